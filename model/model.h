@@ -1,0 +1,90 @@
+/* model.h - the analytic model: the seed's closed form, its calibrated form, and the critical-path walk.
+ *
+ * All formulas are derived once in docs/model.md; this file implements exactly those.
+ *
+ * Seed (per ring step, full non-causal block of B tokens):
+ *   T_comp = c_f * B^2 / F        c_f = FLOPs per (q,k) pair = 4 * d * Hq * batch  (10* backward)
+ *   T_comm = c_b * B / W          c_b = K,V bytes per token = 2 * Hkv * d * batch * act_bytes
+ *   B_min  = F * c_b / (W * c_f)  (= F/W for MHA in 2-byte dtypes, the seed's threshold)
+ * Calibrated: F -> F_eff(B) = F * eff(B); T_comp += launch_s; T_comm = latency_s + bytes / W
+ * (alpha-beta); step time with overlap eta and compute slowdown sigma (docs/model.md, "Overlap").
+ *
+ * The walk (critical path): for every step, every rank posts the step's transfers at its step start;
+ * a transfer on hop p starts when both ends have posted (max of the two step starts), waits the
+ * hop's latency, then flows of one step sharing a hop share its bandwidth equally (processor
+ * sharing); while the sender computes they progress at eta times that rate. Compute runs from the
+ * step start, at 1/sigma speed while any of the rank's transfers is in flight. A rank's step ends
+ * when its compute and all its transfers (in and out) are done. The makespan is the latest step end.
+ */
+#ifndef RS_MODEL_H
+#define RS_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw.h"
+#include "schedule.h"
+#include "util.h"
+
+struct rs_trace; /* traces/trace.h */
+
+/* ---------------------------------------------------------------------------------------------------
+ * Closed form
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t block_tokens;   /* B = S / N */
+    double flops_per_pair;  /* c_f */
+    double bytes_per_token; /* c_b (K,V); the backward also moves dK,dV: see bytes_per_step */
+    double bytes_per_step;  /* bytes on one hop in a middle step (bwd: K,V + dK,dV) */
+    double f_peak_per_s;    /* F */
+    double f_eff_per_s;     /* F * eff(B) */
+    double w_bytes_per_s;   /* slowest hop's bandwidth W */
+    double latency_s;       /* that hop's latency */
+    double t_comp_s;        /* full-block step compute, calibrated (seed form when uncalibrated) */
+    double t_comm_s;        /* middle-step transfer, calibrated */
+    double t_step_s;        /* middle step with overlap eta and slowdown sigma */
+    double makespan_s;      /* balanced non-causal makespan of the pass (docs/model.md) */
+    double b_min_tokens;    /* the seed's threshold F * c_b / (W * c_f) (continuous) */
+    double b_star_tokens;   /* threshold with latency, eff(B), launch: smallest B with
+                               T_comp(B) >= T_comm(B); NaN if none below 2^40 tokens */
+    bool comm_bound;        /* t_comm_s > t_comp_s */
+} rs_closed_t;
+
+/* Evaluate the closed form for a validated problem on a machine. The mask is ignored (full blocks):
+ * it is the seed's per-step analysis. Returns 0 or -1 with err. */
+int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
+
+/* The seed's raw formulas, no calibration: seconds and tokens. Can't fail (inputs validated). */
+double rs_seed_t_comp_s(double block_tokens, double flops_per_pair, double f_per_s);
+double rs_seed_t_comm_s(double block_tokens, double bytes_per_token, double w_bytes_per_s);
+double rs_seed_b_min(double f_per_s, double w_bytes_per_s, double flops_per_pair, double bytes_per_token);
+
+/* Step time of one rank with compute t_comp_s and one transfer t_comm_s (latency included) posted
+ * together: eta (transfer progress while computing) and sigma (compute slowdown while in flight).
+ * eta = 1, sigma = 1 gives max(t_comp, t_comm). Can't fail. */
+double rs_overlap_step_s(double t_comp_s, double t_comm_s, double eta, double sigma);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Critical-path walk
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    double makespan_s;       /* latest step end of the pass */
+    double ideal_s;          /* total useful FLOPs / (N * F_eff(B)): perfect balance, hidden comm */
+    double efficiency;       /* ideal_s / makespan_s */
+    double t_comp_max_s;     /* longest single (rank, step) compute */
+    double t_comm_max_s;     /* longest transfer, post to completion */
+    double busy_max_s;       /* max over ranks of summed compute time */
+    double busy_mean_s;      /* mean over ranks of summed compute time */
+    uint64_t flops_useful;   /* totals over ranks and steps */
+    uint64_t flops_exec;
+    int64_t comm_bound_steps;/* (rank, step) whose transfers finished after its compute */
+    int64_t rank_steps;      /* (rank, step) visited */
+} rs_walk_t;
+
+/* Walk the schedule on the machine. If trace is non-NULL, append compute, send, recv and step
+ * events (traces/trace.h; send/recv from post to completion). If rank_busy_s is non-NULL it must
+ * hold N doubles and receives each rank's summed compute time. Memory O(N). Returns 0 or -1. */
+int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
+                  double *rank_busy_s, rs_walk_t *out, rs_err_t *err);
+
+#endif /* RS_MODEL_H */

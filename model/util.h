@@ -1,0 +1,66 @@
+/* util.h - errors, number parsing and safe file output shared by every module.
+ *
+ * Conventions used across ringsim:
+ *  - library functions return 0 on success and -1 on error, after filling an rs_err_t with one line
+ *    that names the parameter or file:line and the accepted range; only main() decides to exit;
+ *  - exit codes: 0 ok, 1 runtime failure, 2 bad input (RS_EXIT_USAGE);
+ *  - names carry units: *_s seconds, *_bytes, *_flops, *_per_s rates.
+ */
+#ifndef RS_UTIL_H
+#define RS_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RS_EXIT_OK 0
+#define RS_EXIT_FAIL 1
+#define RS_EXIT_USAGE 2
+
+typedef struct {
+    char msg[1024]; /* one line, no trailing newline; empty when no error */
+} rs_err_t;
+
+/* Format an error into err (may be NULL). Always returns -1 so callers can `return rs_errf(...)`. */
+int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a non-negative integer with an optional K/M/G/T suffix (powers of 1024: 1K = 1024,
+ * 128K = 131072, 1M = 1048576). `name` is the parameter name used in the message.
+ * Returns 0 and sets *out, or -1 with err naming the parameter, the value and the accepted range. */
+int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                  rs_err_t *err);
+
+/* Parse a finite double with an optional SI suffix (k, M, G, T, P = 1e3..1e15; e.g. "450G" = 450e9).
+ * Rejects NaN, infinities and values outside [min, max]. Returns 0 or -1 with err. */
+int rs_parse_double(const char *name, const char *text, double min, double max, double *out,
+                    rs_err_t *err);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Atomic output: write to "<path>.tmp.<pid>", then rename over path on commit. A failed run calls
+ * rs_file_abort() (or exits) and leaves no half-written file under the final name.
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    FILE *fp;        /* write here */
+    char *path;      /* final name */
+    char *tmp_path;  /* temporary name */
+} rs_file_t;
+
+/* Open a temporary file beside path. Returns 0 or -1 with err naming the path and errno text. */
+int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err);
+/* Flush, fsync-free close and rename to the final name. Returns 0 or -1 (the temp is removed). */
+int rs_file_commit(rs_file_t *f, rs_err_t *err);
+/* Close and remove the temporary file. Can't fail. */
+void rs_file_abort(rs_file_t *f);
+
+/* Monotonic wall clock in seconds. Can't fail. */
+double rs_now_s(void);
+
+/* Deterministic hash of (seed, a, b) into [0, 1) (splitmix64). Used for seeded jitter so that the
+ * model's walk and the simulator draw the same value for the same rank and step. Can't fail. */
+double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
+
+/* Format seconds with an adaptive unit (ns/us/ms/s) into buf. Returns buf. */
+const char *rs_fmt_time(double t_s, char *buf, size_t len);
+
+#endif /* RS_UTIL_H */

@@ -1,0 +1,78 @@
+/* trace.h - the one trace schema every backend writes (model, sim, exec-cpu, exec-gpu).
+ *
+ * One event per (rank, step, pass, kind): kind is compute, send, recv or step; start and end in
+ * seconds from the run's origin; FLOPs (compute: executed FLOPs), bytes (send/recv: payload summed
+ * over the step's transfers), peer rank (send/recv; -1 otherwise). send/recv span post to
+ * completion. Schema and file formats: docs/traces.md.
+ *
+ * CSV file:
+ *   # ringsim-trace=1
+ *   # key=value            (problem, hardware, backend, versions: self-describing; gnuplot skips '#')
+ *   source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer
+ *   model,0,0,forward,compute,0,1.25e-05,8.6e+09,0,-1
+ * Chrome/Perfetto JSON: {"traceEvents":[...]} with ph "X", ts/dur in microseconds, pid = rank,
+ * tid 0 compute, 1 send, 2 recv, 3 step (events on one tid never overlap).
+ */
+#ifndef RS_TRACE_H
+#define RS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+#include "util.h"
+
+typedef enum { RS_EV_COMPUTE = 0, RS_EV_SEND, RS_EV_RECV, RS_EV_STEP, RS_EV_KIND_COUNT } rs_event_kind_t;
+const char *rs_event_kind_name(rs_event_kind_t k);  /* "compute" | "send" | "recv" | "step" */
+int rs_event_kind_parse(const char *s, rs_event_kind_t *out);
+
+typedef struct {
+    int32_t rank;          /* ring rank */
+    int32_t step;          /* step index within the pass */
+    rs_pass_t pass;        /* forward / backward */
+    rs_event_kind_t kind;  /* compute, send, recv, step */
+    int32_t peer;          /* send: destination; recv: source; else -1 */
+    double start_s;        /* seconds from the run origin */
+    double end_s;          /* >= start_s */
+    double flops;          /* compute: executed FLOPs; else 0 */
+    double bytes;          /* send/recv: payload bytes; else 0 */
+} rs_event_t;
+
+typedef struct rs_trace rs_trace_t; /* opaque: header key/values + growable event array */
+
+/* New empty trace; source is "model", "sim", "exec-cpu", "exec-gpu", ... Returns NULL on OOM. */
+rs_trace_t *rs_trace_create(const char *source);
+void rs_trace_free(rs_trace_t *t);
+
+const char *rs_trace_source(const rs_trace_t *t);
+/* Set (or replace) a header key; value is formatted. Keys: [a-z0-9_.-]+. Returns 0 or -1 on OOM. */
+int rs_trace_set_meta(rs_trace_t *t, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Header value or NULL. */
+const char *rs_trace_get_meta(const rs_trace_t *t, const char *key);
+size_t rs_trace_meta_count(const rs_trace_t *t);
+void rs_trace_meta_at(const rs_trace_t *t, size_t i, const char **key, const char **value);
+
+/* Record the problem's fields under the standard keys (seq_tokens, n_ranks, batch, q_heads, kv_heads,
+ * head_dim, act_bytes, grad_bytes, causal, layout, pass, tile_q, tile_k). Returns 0 or -1 on OOM. */
+int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p);
+/* Rebuild a problem from those keys. Returns 0 or -1 with err naming the missing/bad key. */
+int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err);
+
+/* Append an event. Returns 0 or -1 on OOM. */
+int rs_trace_add(rs_trace_t *t, const rs_event_t *ev);
+size_t rs_trace_count(const rs_trace_t *t);
+const rs_event_t *rs_trace_events(const rs_trace_t *t);
+rs_event_t *rs_trace_events_mut(rs_trace_t *t);
+/* Sort events by (pass, rank, step, kind). Can't fail. */
+void rs_trace_sort(rs_trace_t *t);
+/* Index of the event (rank, step, pass, kind) in a sorted trace, or -1. O(log n). */
+long rs_trace_find(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass, rs_event_kind_t kind);
+
+/* Write CSV / Chrome JSON atomically (temp + rename). Numbers use %.17g, so the same trace gives the
+ * same bytes. Return 0 or -1 with err naming the path. */
+int rs_trace_write_csv(const rs_trace_t *t, const char *path, rs_err_t *err);
+int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err);
+/* Read a CSV trace. Malformed input: NULL with err "path:line: expected ...". */
+rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err);
+
+#endif /* RS_TRACE_H */
