@@ -115,7 +115,7 @@ double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t ho
 bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 
 /* Effective compute rate F_eff(B) = F_peak * eff(B), FLOP/s. */
-double rs_machine_flops_eff(const rs_machine_t *m, int64_t block_tokens);
+double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens);
 /* Compute duration of (rank, step) when nothing is in flight: 0 if flops_exec == 0, else
  * launch_s + flops_exec / F_eff(B) * straggler(rank) * jitter(rank, step). */
 double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
