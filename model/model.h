@@ -59,10 +59,13 @@ double rs_seed_t_comp_s(double block_tokens, double flops_per_pair, double f_per
 double rs_seed_t_comm_s(double block_tokens, double bytes_per_token, double w_bytes_per_s);
 double rs_seed_b_min(double f_per_s, double w_bytes_per_s, double flops_per_pair, double bytes_per_token);
 
-/* Step time of one rank with compute t_comp_s and one transfer t_comm_s (latency included) posted
- * together: eta (transfer progress while computing) and sigma (compute slowdown while in flight).
- * eta = 1, sigma = 1 gives max(t_comp, t_comm). Can't fail. */
-double rs_overlap_step_s(double t_comp_s, double t_comm_s, double eta, double sigma);
+/* Duration of one synchronous step (every rank starts together) with compute t_comp_s and n flows
+ * on the rank's outgoing hop, each xfer_s[i] = bytes_i / W seconds at the full bandwidth, all
+ * starting after latency_s and sharing the hop equally; eta and sigma as in the walk. With one flow,
+ * eta = 1 and sigma = 1 this is max(t_comp, latency + xfer). This is the walk's own step primitive.
+ * Can't fail. */
+double rs_sync_step_s(double t_comp_s, double latency_s, const double *xfer_s, int n, double eta,
+                      double sigma);
 
 /* ---------------------------------------------------------------------------------------------------
  * Critical-path walk

@@ -158,6 +158,10 @@ void rs_schedule_step(const rs_schedule_t *s, int64_t rank, int64_t step, rs_ste
 void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,
                        uint64_t *flops_exec);
 
+/* Payload bytes of the transfers posted at `step` (K,V first, then dK,dV). They are the same on
+ * every rank at a given step; only the block owners differ. Returns the count (0..2). O(1). */
+int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[RS_MAX_TRANSFERS]);
+
 /* Count of visible pairs among {(i,j): 0<=i,j<n, i-j>=diag} and of pairs inside executed
  * tile_q x tile_k tiles. Exposed for tests. */
 uint64_t rs_diag_pairs(int64_t n, int64_t diag);

@@ -1,0 +1,298 @@
+/* model.c - the seed's closed form, the calibrated form and the critical-path walk (model.h).
+ * Derivations: docs/model.md. */
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+/* ================================================================================================
+ * The seed's formulas
+ * ============================================================================================== */
+double rs_seed_t_comp_s(double block_tokens, double flops_per_pair, double f_per_s) {
+    return flops_per_pair * block_tokens * block_tokens / f_per_s;
+}
+
+double rs_seed_t_comm_s(double block_tokens, double bytes_per_token, double w_bytes_per_s) {
+    return bytes_per_token * block_tokens / w_bytes_per_s;
+}
+
+double rs_seed_b_min(double f_per_s, double w_bytes_per_s, double flops_per_pair, double bytes_per_token) {
+    return f_per_s * bytes_per_token / (w_bytes_per_s * flops_per_pair);
+}
+
+/* ================================================================================================
+ * Step primitives shared by the walk and the closed form
+ * ============================================================================================== */
+
+/* End times of n flows that start together at `a` (after the hop latency) on one hop and share it
+ * equally. xfer_s[i] = bytes_i / W, sorted ascending. While the sender computes (until ce) the hop
+ * delivers at eta times its rate. Flow i ends when the cumulative capacity reaches
+ * sum_{j<i} x_j + (n - i) x_i (processor sharing with equal starts). Returns the last end. */
+static double flows_end(double a, double ce, double eta, const double *x_sorted, int n, double *ends) {
+    double done = 0, last = a;
+    for (int i = 0; i < n; i++) {
+        double target = done + (double)(n - i) * x_sorted[i];
+        double t;
+        if (a < ce) {
+            double slow_capacity = eta * (ce - a);
+            if (target <= slow_capacity) t = eta > 0 ? a + target / eta : a;
+            else t = ce + (target - slow_capacity);
+        } else {
+            t = a + target;
+        }
+        if (ends) ends[i] = t;
+        if (t > last) last = t;
+        done += x_sorted[i];
+    }
+    return last;
+}
+
+/* Compute end: `work_s` seconds of compute from t0, at 1/sigma speed inside the union of the n
+ * in-flight intervals [iv[2i], iv[2i+1]]. */
+static double comp_end(double t0, double work_s, double *iv, int n, double sigma) {
+    if (work_s <= 0) return t0;
+    if (sigma <= 1 || n == 0) return t0 + work_s;
+    /* sort intervals by start (n <= 2) */
+    if (n == 2 && iv[2] < iv[0]) {
+        double s0 = iv[0], e0 = iv[1];
+        iv[0] = iv[2], iv[1] = iv[3], iv[2] = s0, iv[3] = e0;
+    }
+    double t = t0, left = work_s;
+    for (int i = 0; i < n; i++) {
+        double s = iv[2 * i], e = iv[2 * i + 1];
+        if (e <= t) continue;
+        if (s > t) {
+            if (left <= s - t) return t + left;
+            left -= s - t;
+            t = s;
+        }
+        double cap = (e - t) / sigma;
+        if (left <= cap) return t + left * sigma;
+        left -= cap;
+        t = e;
+    }
+    return t + left;
+}
+
+static void sort_small(double *x, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
+            double t = x[j];
+            x[j] = x[j - 1];
+            x[j - 1] = t;
+        }
+}
+
+double rs_sync_step_s(double t_comp_s, double latency_s, const double *xfer_s, int n, double eta,
+                      double sigma) {
+    if (n <= 0) return t_comp_s;
+    double x[RS_MAX_TRANSFERS];
+    for (int i = 0; i < n; i++) x[i] = xfer_s[i];
+    sort_small(x, n);
+    double fe, ce;
+    if (sigma > 1) {
+        fe = flows_end(latency_s, 0, 1, x, n, NULL);
+        double iv[4] = {0, fe, 0, fe};
+        ce = comp_end(0, t_comp_s, iv, 2, sigma);
+    } else {
+        ce = t_comp_s;
+        fe = flows_end(latency_s, ce, eta, x, n, NULL);
+    }
+    return fmax(ce, fe);
+}
+
+static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
+    if (rs_machine_validate(m, n_ranks, err) != 0) return -1;
+    if (m->overlap < 1 && m->comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->overlap, m->comp_slowdown);
+    return 0;
+}
+
+/* ================================================================================================
+ * Closed form
+ * ============================================================================================== */
+int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
+    if (rs_problem_validate(p, err) != 0 || check_machine(m, p->n_ranks, err) != 0) return -1;
+    memset(o, 0, sizeof *o);
+    const int64_t n = p->n_ranks, b = rs_problem_block(p);
+    const bool bwd = p->pass == RS_PASS_BACKWARD;
+    o->block_tokens = b;
+    o->flops_per_pair = (double)rs_problem_flops_per_pair(p);
+    o->bytes_per_token = (double)rs_problem_kv_bytes(p) / (double)b;
+    const double kv = (double)rs_problem_kv_bytes(p), dkv = (double)rs_problem_dkv_bytes(p);
+    o->bytes_per_step = bwd && n > 2 ? kv + dkv : kv;
+    o->f_peak_per_s = m->flops_per_s;
+    o->f_eff_per_s = rs_machine_flops_eff(m, b);
+    /* the slowest hop paces the ring */
+    o->w_bytes_per_s = INFINITY;
+    for (int64_t h = 0; h < n; h++) {
+        double w = rs_machine_hop_bw(m, n, h);
+        if (w < o->w_bytes_per_s) {
+            o->w_bytes_per_s = w;
+            o->latency_s = rs_machine_hop_latency(m, n, h);
+        }
+    }
+    const double w = o->w_bytes_per_s, lat = o->latency_s, eta = m->overlap, sigma = m->comp_slowdown;
+    o->t_comp_s = m->launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
+    o->t_comm_s = lat + o->bytes_per_step / w;
+    const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv};
+    const double tc = o->t_comp_s;
+    if (!bwd) {
+        o->t_step_s = rs_sync_step_s(tc, lat, &x_kv, 1, eta, sigma);
+        o->makespan_s = n == 1 ? tc : (double)(n - 1) * o->t_step_s + tc;
+    } else {
+        o->t_step_s = rs_sync_step_s(tc, lat, both, n > 2 ? 2 : 1, eta, sigma);
+        if (n == 1) o->makespan_s = tc;
+        else
+            o->makespan_s = rs_sync_step_s(tc, lat, &x_kv, 1, eta, sigma) +
+                            (double)(n - 2) * rs_sync_step_s(tc, lat, both, 2, eta, sigma) +
+                            rs_sync_step_s(tc, lat, &x_dkv, 1, eta, sigma) +
+                            rs_sync_step_s(0, lat, &x_dkv, 1, eta, sigma);
+    }
+    o->comm_bound = o->t_comm_s > o->t_comp_s;
+    const double bytes_per_token_step = o->bytes_per_step / (double)b;
+    o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);
+    /* B*: the last B at which the step is transfer-bound, T_comm(B) > T_comp(B), with latency,
+     * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40. */
+#define GAP(bb) (m->launch_s + o->flops_per_pair * (bb) * (bb) / rs_machine_flops_eff(m, bb) - \
+                 (lat + bytes_per_token_step * (bb) / w))
+    double last_neg = -1;
+    const double step_factor = pow(2.0, 1.0 / 16.0);
+    for (double bb = 1; bb <= 0x1p40; bb *= step_factor)
+        if (GAP(bb) < 0) last_neg = bb;
+    if (last_neg < 0) {
+        o->b_star_tokens = 0;
+    } else if (last_neg * step_factor > 0x1p40) {
+        o->b_star_tokens = NAN;
+    } else {
+        double lo = last_neg, hi = last_neg * step_factor;
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (GAP(mid) < 0) lo = mid;
+            else hi = mid;
+        }
+        o->b_star_tokens = 0.5 * (lo + hi);
+    }
+#undef GAP
+    return 0;
+}
+
+/* ================================================================================================
+ * Critical-path walk
+ * ============================================================================================== */
+static int emit(struct rs_trace *t, int64_t rank, int64_t step, rs_pass_t pass, rs_event_kind_t kind,
+                int64_t peer, double start, double end, double flops, double bytes) {
+    rs_event_t ev = {(int32_t)rank, (int32_t)step, pass, kind, (int32_t)peer, start, end, flops, bytes};
+    return rs_trace_add(t, &ev);
+}
+
+int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
+                  double *rank_busy_s, rs_walk_t *out, rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    if (check_machine(m, p->n_ranks, err) != 0) return -1;
+    memset(out, 0, sizeof *out);
+    const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
+    const double eta = m->overlap, sigma = m->comp_slowdown;
+    const double f_eff = rs_machine_flops_eff(m, b);
+
+    /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
+    double *buf = malloc(sizeof(double) * (size_t)n * 9);
+    if (!buf) return rs_errf(err, "walk: out of memory for N = %lld ranks", (long long)n);
+    double *t0 = buf, *te = buf + n, *ce = buf + 2 * n, *post = buf + 3 * n, *fe = buf + 4 * n;
+    double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n;
+    for (int64_t h = 0; h < n; h++) {
+        t0[h] = 0;
+        busy[h] = 0;
+        bw[h] = rs_machine_hop_bw(m, n, h);
+        lat[h] = rs_machine_hop_latency(m, n, h);
+        slow[h] = 1;
+    }
+    for (int i = 0; i < m->n_stragglers; i++) slow[m->straggler_rank[i]] *= m->straggler_factor[i];
+
+    int rc = 0;
+    for (int64_t k = 0; k < steps && rc == 0; k++) {
+        uint64_t bytes[RS_MAX_TRANSFERS];
+        const int nx = rs_schedule_step_xfers(s, k, bytes);
+        uint64_t total_bytes = 0;
+        for (int i = 0; i < nx; i++) total_bytes += bytes[i];
+        /* compute durations (fast inline form of rs_machine_comp_time, tested against it) */
+        for (int64_t r = 0; r < n; r++) {
+            uint64_t fu, fx;
+            rs_schedule_flops(s, r, k, &fu, &fx);
+            out->flops_useful += fu;
+            out->flops_exec += fx;
+            double work = 0;
+            if (fx) {
+                work = (double)fx / f_eff * slow[r];
+                if (m->jitter > 0) work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
+                work += m->launch_s;
+            }
+            ce[r] = work; /* duration for now */
+        }
+        /* transfers on every hop r -> r+1 */
+        for (int64_t r = 0; r < n && nx > 0; r++) {
+            const int64_t q = r + 1 == n ? 0 : r + 1;
+            post[r] = fmax(t0[r], t0[q]);
+            double x[RS_MAX_TRANSFERS];
+            for (int i = 0; i < nx; i++) x[i] = (double)bytes[i] / bw[r];
+            sort_small(x, nx);
+            double sender_ce = sigma > 1 ? -INFINITY : t0[r] + ce[r];
+            fe[r] = flows_end(post[r] + lat[r], sender_ce, eta, x, nx, NULL);
+        }
+        /* compute ends, step ends, events */
+        for (int64_t r = 0; r < n; r++) {
+            const int64_t prev = r == 0 ? n - 1 : r - 1;
+            const double work = ce[r];
+            double end_c;
+            if (nx > 0 && sigma > 1) {
+                double iv[4] = {post[r], fe[r], post[prev], fe[prev]};
+                end_c = comp_end(t0[r], work, iv, 2, sigma);
+            } else {
+                end_c = t0[r] + work;
+            }
+            double end_x = nx > 0 ? fmax(fe[r], fe[prev]) : t0[r];
+            te[r] = fmax(end_c, end_x);
+            busy[r] += end_c - t0[r];
+            out->rank_steps++;
+            if (end_c - t0[r] > out->t_comp_max_s) out->t_comp_max_s = end_c - t0[r];
+            if (nx > 0) {
+                if (end_x - t0[r] > out->t_comm_max_s) out->t_comm_max_s = end_x - t0[r];
+                if (end_x > end_c) out->comm_bound_steps++;
+            }
+            if (trace) {
+                uint64_t fu, fx;
+                rs_schedule_flops(s, r, k, &fu, &fx);
+                if (k < n) rc |= emit(trace, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
+                if (nx > 0) {
+                    rc |= emit(trace, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
+                    rc |= emit(trace, r, k, p->pass, RS_EV_RECV, prev, t0[r], fe[prev], 0, (double)total_bytes);
+                }
+                rc |= emit(trace, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+            }
+        }
+        double *tmp = t0;
+        t0 = te;
+        te = tmp;
+    }
+    if (rc != 0) {
+        free(buf);
+        return rs_errf(err, "walk: out of memory while recording the trace");
+    }
+    /* after the last swap t0 holds the final step ends */
+    double sum_busy = 0;
+    for (int64_t r = 0; r < n; r++) {
+        if (t0[r] > out->makespan_s) out->makespan_s = t0[r];
+        if (busy[r] > out->busy_max_s) out->busy_max_s = busy[r];
+        sum_busy += busy[r];
+        if (rank_busy_s) rank_busy_s[r] = busy[r];
+    }
+    out->busy_mean_s = sum_busy / (double)n;
+    out->ideal_s = (double)out->flops_useful / ((double)n * f_eff);
+    out->efficiency = out->makespan_s > 0 ? out->ideal_s / out->makespan_s : 1;
+    free(buf);
+    return 0;
+}
