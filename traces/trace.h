@@ -45,7 +45,8 @@ rs_trace_t *rs_trace_create(const char *source);
 void rs_trace_free(rs_trace_t *t);
 
 const char *rs_trace_source(const rs_trace_t *t);
-/* Set (or replace) a header key; value is formatted. Keys: [a-z0-9_.-]+. Returns 0 or -1 on OOM. */
+/* Set (or replace) a header key; value is formatted (line breaks become spaces). Keys: [a-z0-9_.-]+,
+ * "source" is reserved (it is the trace's source). Returns 0, or -1 on OOM or a bad key. */
 int rs_trace_set_meta(rs_trace_t *t, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Header value or NULL. */
 const char *rs_trace_get_meta(const rs_trace_t *t, const char *key);
@@ -65,14 +66,20 @@ const rs_event_t *rs_trace_events(const rs_trace_t *t);
 rs_event_t *rs_trace_events_mut(rs_trace_t *t);
 /* Sort events by (pass, rank, step, kind). Can't fail. */
 void rs_trace_sort(rs_trace_t *t);
-/* Index of the event (rank, step, pass, kind) in a sorted trace, or -1. O(log n). */
+/* Index of the event (rank, step, pass, kind) in a sorted trace, or -1. O(log n) (O(n) if events
+ * were added out of order since the last sort). */
 long rs_trace_find(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass, rs_event_kind_t kind);
+/* Latest end_s minus earliest start_s over all events (0 when empty). Can't fail. */
+double rs_trace_makespan(const rs_trace_t *t);
 
 /* Write CSV / Chrome JSON atomically (temp + rename). Numbers use %.17g, so the same trace gives the
  * same bytes. Return 0 or -1 with err naming the path. */
 int rs_trace_write_csv(const rs_trace_t *t, const char *path, rs_err_t *err);
 int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err);
-/* Read a CSV trace. Malformed input: NULL with err "path:line: expected ...". */
+/* The Chrome writer refuses (-1, no file) a trace whose events overlap on one (rank, lane); backward
+ * events use lanes 4..7 so a trace holding both passes stays valid. */
+/* Read a CSV trace. Malformed input: NULL with err "path:line: expected ..." (bad header, column
+ * count, number, pass, kind, source, duplicate (rank, step, pass, kind)). */
 rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err);
 
 #endif /* RS_TRACE_H */

@@ -1,0 +1,448 @@
+/* test_trace.c - the trace schema: exact CSV round trip, malformed input with exact line numbers,
+ * Chrome JSON parsed back with jansson (units, lanes, no overlap), atomic writes. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_main.h"
+#include "trace.h"
+
+static char tmpdir[512]; /* per-run scratch directory */
+
+static const char *tpath(const char *name) {
+    static char buf[4][1024];
+    static int k = 0;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, fp);
+    b[got] = '\0';
+    fclose(fp);
+    if (len) *len = got;
+    return b;
+}
+
+/* Count entries of tmpdir whose name contains ".tmp." (left-over temporaries). */
+static int count_temporaries(void) {
+    DIR *d = opendir(tmpdir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+/* A ring-shaped trace: n ranks, n steps, step length T, compute tc, transfer tm (last step sends
+ * nothing), with awkward doubles so %.17g matters. */
+static rs_trace_t *make_trace(int n, double T, double tc, double tm) {
+    rs_trace_t *t = rs_trace_create("model");
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n;
+    p.seq_tokens = 1024 * n;
+    rs_trace_meta_problem(t, &p);
+    rs_trace_set_meta(t, "profile", "h100-sxm");
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < n; k++) {
+            double t0 = k * T + r * 1e-7 / 3.0;
+            rs_event_t c = {r, k, RS_PASS_FORWARD, RS_EV_COMPUTE, -1, t0, t0 + tc, 8.6e9 / 3.0, 0};
+            rs_event_t s = {r, k, RS_PASS_FORWARD, RS_EV_SEND, (r + 1) % n, t0, t0 + tm, 0, 1048576.0};
+            rs_event_t v = {r, k, RS_PASS_FORWARD, RS_EV_RECV, (r + n - 1) % n, t0, t0 + tm, 0, 1048576.0};
+            rs_event_t st = {r, k, RS_PASS_FORWARD, RS_EV_STEP, -1, t0, t0 + T, 0, 0};
+            rs_trace_add(t, &c);
+            if (k < n - 1) {
+                rs_trace_add(t, &s);
+                rs_trace_add(t, &v);
+            }
+            rs_trace_add(t, &st);
+        }
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * CSV round trip
+ * ---------------------------------------------------------------------------------------------- */
+static void test_csv_roundtrip_exact(void) {
+    rs_trace_t *t = make_trace(4, 0.1, 1.0 / 30.0, 0.07);
+    rs_event_t tiny = {3, 3, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 1e-300, 2.5e-300, 1e300, 0};
+    rs_trace_add(t, &tiny);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, tpath("a.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(tpath("a.csv"), &err);
+    if (!u) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    CU_ASSERT_STRING_EQUAL(rs_trace_source(u), "model");
+    CU_ASSERT_EQUAL_FATAL(rs_trace_count(u), rs_trace_count(t));
+    CU_ASSERT_EQUAL(rs_trace_count(t), 4 * 4 * 2 + 4 * 3 * 2 + 1);
+    const rs_event_t *a = rs_trace_events(t), *b = rs_trace_events(u);
+    for (size_t i = 0; i < rs_trace_count(t); i++) {
+        CU_ASSERT_EQUAL(a[i].rank, b[i].rank);
+        CU_ASSERT_EQUAL(a[i].step, b[i].step);
+        CU_ASSERT_EQUAL(a[i].pass, b[i].pass);
+        CU_ASSERT_EQUAL(a[i].kind, b[i].kind);
+        CU_ASSERT_EQUAL(a[i].peer, b[i].peer);
+        /* bit-exact doubles */
+        CU_ASSERT(memcmp(&a[i].start_s, &b[i].start_s, sizeof(double)) == 0);
+        CU_ASSERT(memcmp(&a[i].end_s, &b[i].end_s, sizeof(double)) == 0);
+        CU_ASSERT(memcmp(&a[i].flops, &b[i].flops, sizeof(double)) == 0);
+        CU_ASSERT(memcmp(&a[i].bytes, &b[i].bytes, sizeof(double)) == 0);
+    }
+    CU_ASSERT_EQUAL(rs_trace_meta_count(u), rs_trace_meta_count(t));
+    for (size_t i = 0; i < rs_trace_meta_count(t); i++) {
+        const char *k1, *v1, *k2, *v2;
+        rs_trace_meta_at(t, i, &k1, &v1);
+        rs_trace_meta_at(u, i, &k2, &v2);
+        CU_ASSERT_STRING_EQUAL(k1, k2);
+        CU_ASSERT_STRING_EQUAL(v1, v2);
+    }
+    /* same trace -> same bytes */
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(u, tpath("b.csv"), &err), 0);
+    size_t la, lb;
+    char *fa = slurp(tpath("a.csv"), &la), *fb = slurp(tpath("b.csv"), &lb);
+    CU_ASSERT_EQUAL(la, lb);
+    CU_ASSERT(fa && fb && memcmp(fa, fb, la) == 0);
+    /* the documented first lines */
+    CU_ASSERT(strncmp(fa, "# ringsim-trace=1\n# source=model\n# seq_tokens=4096\n", 50) == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(fa, "\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(fa, "\nmodel,3,3,backward,compute,1e-300,2.5e-300,1.0000000000000001e+300,0,-1\n"));
+    free(fa);
+    free(fb);
+    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    rs_trace_free(t);
+    rs_trace_free(u);
+}
+
+static void test_problem_roundtrip(void) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 3 * 65536;
+    p.n_ranks = 12;
+    p.batch = 2;
+    p.q_heads = 64;
+    p.kv_heads = 4;
+    p.head_dim = 96;
+    p.act_bytes = 1;
+    p.grad_bytes = 2;
+    p.causal = false;
+    p.layout = RS_LAYOUT_STRIPED;
+    p.pass = RS_PASS_BACKWARD;
+    p.tile_q = 64;
+    p.tile_k = 32;
+    rs_trace_t *t = rs_trace_create("sim");
+    CU_ASSERT_EQUAL(rs_trace_meta_problem(t, &p), 0);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, tpath("p.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(tpath("p.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    CU_ASSERT_EQUAL(rs_trace_count(u), 0);
+    rs_problem_t q;
+    CU_ASSERT_EQUAL_FATAL(rs_trace_problem(u, &q, &err), 0);
+    CU_ASSERT_EQUAL(q.seq_tokens, p.seq_tokens);
+    CU_ASSERT_EQUAL(q.n_ranks, 12);
+    CU_ASSERT_EQUAL(q.batch, 2);
+    CU_ASSERT_EQUAL(q.q_heads, 64);
+    CU_ASSERT_EQUAL(q.kv_heads, 4);
+    CU_ASSERT_EQUAL(q.head_dim, 96);
+    CU_ASSERT_EQUAL(q.act_bytes, 1);
+    CU_ASSERT_EQUAL(q.grad_bytes, 2);
+    CU_ASSERT_EQUAL(q.causal, false);
+    CU_ASSERT_EQUAL(q.layout, RS_LAYOUT_STRIPED);
+    CU_ASSERT_EQUAL(q.pass, RS_PASS_BACKWARD);
+    CU_ASSERT_EQUAL(q.tile_q, 64);
+    CU_ASSERT_EQUAL(q.tile_k, 32);
+    /* a missing or bad key is named */
+    rs_trace_t *v = rs_trace_create("sim");
+    rs_trace_meta_problem(v, &p);
+    rs_trace_set_meta(v, "head_dim", "abc");
+    CU_ASSERT_EQUAL(rs_trace_problem(v, &q, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "head_dim=abc"));
+    rs_trace_t *w = rs_trace_create("sim");
+    CU_ASSERT_EQUAL(rs_trace_problem(w, &q, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing key 'seq_tokens'"));
+    /* reserved and bad keys are refused */
+    CU_ASSERT_EQUAL(rs_trace_set_meta(w, "source", "x"), -1);
+    CU_ASSERT_EQUAL(rs_trace_set_meta(w, "Bad Key", "x"), -1);
+    CU_ASSERT_EQUAL(rs_trace_set_meta(w, "note", "two\nlines"), 0);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(w, "note"), "two lines");
+    rs_trace_free(t);
+    rs_trace_free(u);
+    rs_trace_free(v);
+    rs_trace_free(w);
+}
+
+static void test_sort_find_makespan(void) {
+    rs_trace_t *t = rs_trace_create("x");
+    for (int r = 2; r >= 0; r--)
+        for (int k = 2; k >= 0; k--) {
+            rs_event_t e = {r, k, RS_PASS_FORWARD, RS_EV_STEP, -1, k * 1.0 + 0.5, k * 1.0 + 1.5 + r, 0, 0};
+            rs_trace_add(t, &e);
+        }
+    CU_ASSERT_EQUAL(rs_trace_find(t, 1, 2, RS_PASS_FORWARD, RS_EV_STEP), 3); /* unsorted: linear */
+    rs_trace_sort(t);
+    CU_ASSERT_EQUAL(rs_trace_find(t, 0, 0, RS_PASS_FORWARD, RS_EV_STEP), 0);
+    CU_ASSERT_EQUAL(rs_trace_find(t, 1, 2, RS_PASS_FORWARD, RS_EV_STEP), 5);
+    CU_ASSERT_EQUAL(rs_trace_find(t, 2, 2, RS_PASS_FORWARD, RS_EV_STEP), 8);
+    CU_ASSERT_EQUAL(rs_trace_find(t, 1, 2, RS_PASS_FORWARD, RS_EV_SEND), -1);
+    CU_ASSERT_EQUAL(rs_trace_find(t, 1, 2, RS_PASS_BACKWARD, RS_EV_STEP), -1);
+    RS_ASSERT_REL(rs_trace_makespan(t), (2 + 1.5 + 2) - 0.5, 1e-15);
+    rs_trace_free(t);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Malformed CSV: each case names the exact line
+ * ---------------------------------------------------------------------------------------------- */
+#define HDR "# ringsim-trace=1\n# source=sim\n# n_ranks=2\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
+#define ROW "sim,0,0,forward,compute,0,1e-3,100,0,-1\n"
+
+static void test_csv_malformed(void) {
+    struct {
+        const char *text;  /* file content */
+        int line;          /* expected line in the message */
+        const char *what;  /* expected substring */
+    } cases[] = {
+        {"", 1, "expected '# ringsim-trace=1'"},
+        {"source,rank\n", 1, "expected '# ringsim-trace=1'"},
+        {"# ringsim-trace=2\n", 1, "expected trace version 1, got 2"},
+        {"# ringsim-trace=1\n# source=sim\n", 3, "expected the column line"},
+        {"# ringsim-trace=1\n# source=sim\nrank,step\n", 3, "expected the column line"},
+        {"# ringsim-trace=1\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n", 2,
+         "expected a '# source=NAME' header"},
+        {"# ringsim-trace=1\n# source=sim\n# no value here\n", 3, "expected a '# key=value'"},
+        {"# ringsim-trace=1\n# source=sim\n# Bad=1\n", 3, "header key of [a-z0-9_.-]"},
+        {HDR ROW "sim,0,1,forward,compute,0,1e-3,100,0\n", 6, "expected 10 comma-separated columns"},
+        {HDR ROW "sim,0,1,forward,compute,0,1e-3,100,0,-1,7\n", 6, "got 11"},
+        {HDR "sim,0,1,forward,compute,abc,1e-3,100,0,-1\n", 5, "expected start_s as a finite number"},
+        {HDR "sim,0,1,forward,compute,0,nan,100,0,-1\n", 5, "expected end_s as a finite number"},
+        {HDR "sim,0,1,forward,compute,0,inf,100,0,-1\n", 5, "expected end_s as a finite number"},
+        {HDR "sim,0,1,forward,compute,0,1e-3,1e2x,0,-1\n", 5, "expected flops"},
+        {HDR ROW ROW, 6, "already on line 5"},
+        {HDR "sim,0,1,sideways,compute,0,1,0,0,-1\n", 5, "expected pass forward or backward, got 'sideways'"},
+        {HDR "sim,0,1,forward,think,0,1,0,0,-1\n", 5, "expected kind compute, send, recv or step, got 'think'"},
+        {HDR "sim,-1,1,forward,compute,0,1,0,0,-1\n", 5, "expected rank"},
+        {HDR "sim,0,1.5,forward,compute,0,1,0,0,-1\n", 5, "expected step"},
+        {HDR "sim,0,1,forward,send,0,1,0,10,-2\n", 5, "expected peer"},
+        {HDR "sim,0,1,forward,compute,2,1,0,0,-1\n", 5, "expected end_s >= start_s"},
+        {HDR "sim,0,1,forward,compute,0,1,-5,0,-1\n", 5, "expected flops and bytes >= 0"},
+        {HDR ROW "\n" "model,0,1,forward,compute,0,1,0,0,-1\n", 7, "expected source 'sim'"},
+    };
+    const char *path = tpath("bad.csv");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_text(path, cases[i].text);
+        rs_err_t err = {{0}};
+        rs_trace_t *t = rs_trace_read_csv(path, &err);
+        CU_ASSERT_PTR_NULL(t);
+        rs_trace_free(t);
+        char want[1200];
+        snprintf(want, sizeof want, "%s:%d: ", path, cases[i].line);
+        int ok = strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, cases[i].what) != NULL;
+        if (!ok) fprintf(stderr, "  case %zu: got \"%s\", want \"%s...%s\"\n", i, err.msg, want, cases[i].what);
+        CU_ASSERT(ok);
+    }
+    /* a good file with CRLF line ends and a trailing blank line reads */
+    write_text(path, "# ringsim-trace=1\r\n# source=sim\r\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\r\n"
+                     "sim,1,0,backward,recv,0.5,0.75,0,4096,0\r\n\r\n");
+    rs_err_t err = {{0}};
+    rs_trace_t *t = rs_trace_read_csv(path, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(rs_trace_count(t), 1);
+    CU_ASSERT_EQUAL(rs_trace_events(t)[0].kind, RS_EV_RECV);
+    CU_ASSERT_EQUAL(rs_trace_events(t)[0].pass, RS_PASS_BACKWARD);
+    CU_ASSERT_EQUAL(rs_trace_events(t)[0].peer, 0);
+    CU_ASSERT_EQUAL(rs_trace_events(t)[0].bytes, 4096.0);
+    rs_trace_free(t);
+    /* a missing file names the path */
+    CU_ASSERT_PTR_NULL(rs_trace_read_csv(tpath("nope.csv"), &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.csv: cannot open"));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Chrome JSON
+ * ---------------------------------------------------------------------------------------------- */
+static void test_chrome_json(void) {
+    const int n = 4;
+    const double T = 2e-3, tc = 1.5e-3, tm = 1.9e-3;
+    rs_trace_t *t = make_trace(n, T, tc, tm);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, tpath("a.json"), &err), 0);
+    json_error_t jerr;
+    json_t *root = json_load_file(tpath("a.json"), 0, &jerr);
+    if (!root) fprintf(stderr, "  json: %s line %d\n", jerr.text, jerr.line);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    json_t *evs = json_object_get(root, "traceEvents");
+    CU_ASSERT_FATAL(json_is_array(evs));
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(root, "otherData"), "profile")),
+                           "h100-sxm");
+    size_t nx = 0, n_proc = 0, n_thread = 0;
+    /* per (pid, tid): the X events, to check no overlap */
+    double last_end[16][8];
+    int seen[16][8] = {{0}};
+    size_t i;
+    json_t *e;
+    json_array_foreach(evs, i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ph);
+        int pid = (int)json_integer_value(json_object_get(e, "pid"));
+        int tid = (int)json_integer_value(json_object_get(e, "tid"));
+        CU_ASSERT(pid >= 0 && pid < n && tid >= 0 && tid < 4);
+        if (strcmp(ph, "M") == 0) {
+            const char *name = json_string_value(json_object_get(e, "name"));
+            const char *label = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+            if (strcmp(name, "process_name") == 0) {
+                char want[32];
+                snprintf(want, sizeof want, "rank %d", pid);
+                CU_ASSERT_STRING_EQUAL(label, want);
+                n_proc++;
+            } else if (strcmp(name, "thread_name") == 0) {
+                static const char *lanes[] = {"compute", "send", "recv", "step"};
+                CU_ASSERT_STRING_EQUAL(label, lanes[tid]);
+                n_thread++;
+            }
+            continue;
+        }
+        CU_ASSERT_STRING_EQUAL(ph, "X");
+        nx++;
+        json_t *args = json_object_get(e, "args");
+        int step = (int)json_integer_value(json_object_get(args, "step"));
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        rs_event_kind_t kind;
+        CU_ASSERT_EQUAL_FATAL(rs_event_kind_parse(cat, &kind), 0);
+        CU_ASSERT_EQUAL(tid, (int)kind); /* forward lanes: 0 compute, 1 send, 2 recv, 3 step */
+        long idx = rs_trace_find(t, pid, step, RS_PASS_FORWARD, kind);
+        CU_ASSERT_FATAL(idx >= 0);
+        const rs_event_t *ev = &rs_trace_events(t)[idx];
+        double ts = json_number_value(json_object_get(e, "ts"));
+        double dur = json_number_value(json_object_get(e, "dur"));
+        RS_ASSERT_REL(ts, ev->start_s * 1e6, 1e-15); /* microseconds */
+        RS_ASSERT_REL(dur, (ev->end_s - ev->start_s) * 1e6, 1e-9);
+        RS_ASSERT_REL(json_number_value(json_object_get(args, "flops")), ev->flops, 0);
+        RS_ASSERT_REL(json_number_value(json_object_get(args, "bytes")), ev->bytes, 0);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "peer")), ev->peer);
+        /* events are written per rank in step order, so each lane must start after the last end */
+        if (seen[pid][tid]) CU_ASSERT(ts >= last_end[pid][tid] - 1e-9);
+        seen[pid][tid] = 1;
+        last_end[pid][tid] = ts + dur;
+    }
+    CU_ASSERT_EQUAL(nx, rs_trace_count(t));
+    CU_ASSERT_EQUAL(n_proc, (size_t)n);
+    CU_ASSERT_EQUAL(n_thread, (size_t)(4 * n));
+    json_decref(root);
+    /* deterministic bytes */
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, tpath("b.json"), &err), 0);
+    size_t la, lb;
+    char *fa = slurp(tpath("a.json"), &la), *fb = slurp(tpath("b.json"), &lb);
+    CU_ASSERT(la == lb && memcmp(fa, fb, la) == 0);
+    free(fa);
+    free(fb);
+    rs_trace_free(t);
+}
+
+static void test_chrome_refuses_overlap(void) {
+    /* transfer longer than a step: send of step 0 runs into send of step 1 on the same lane */
+    rs_trace_t *t = make_trace(3, 1e-3, 0.5e-3, 1.5e-3);
+    rs_err_t err = {{0}};
+    const char *p = tpath("overlap.json");
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rank 0 forward send events of steps 0 and 1"));
+    CU_ASSERT_EQUAL(access(p, F_OK), -1);
+    /* both passes in one trace: backward uses lanes 4..7, no false overlap */
+    rs_trace_t *u = rs_trace_create("x");
+    rs_event_t f = {0, 0, RS_PASS_FORWARD, RS_EV_COMPUTE, -1, 0, 1, 0, 0};
+    rs_event_t b = {0, 0, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 0.5, 1.5, 0, 0};
+    rs_trace_add(u, &f);
+    rs_trace_add(u, &b);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(u, tpath("both.json"), &err), 0);
+    char *s = slurp(tpath("both.json"), NULL);
+    CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"name\":\"backward compute\""));
+    free(s);
+    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    rs_trace_free(t);
+    rs_trace_free(u);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Atomic output
+ * ---------------------------------------------------------------------------------------------- */
+static void test_no_file_left_behind(void) {
+    rs_trace_t *t = make_trace(2, 1, 0.5, 0.5);
+    rs_err_t err = {{0}};
+    /* unwritable location: error names the path, nothing created */
+    const char *bad = tpath("no-such-dir/t.csv");
+    CU_ASSERT_EQUAL(rs_trace_write_csv(t, bad, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-dir/t.csv"));
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, tpath("no-such-dir/t.json"), &err), -1);
+    /* writing over an existing file replaces it whole */
+    write_text(tpath("old.csv"), "old content\n");
+    CU_ASSERT_EQUAL(rs_trace_write_csv(t, tpath("old.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(tpath("old.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL(u);
+    CU_ASSERT_EQUAL(rs_trace_count(u), rs_trace_count(t));
+    rs_trace_free(u);
+    /* a failed overlap check leaves the previous file untouched */
+    write_text(tpath("keep.json"), "{}\n");
+    rs_trace_t *v = make_trace(3, 1e-3, 0.5e-3, 1.5e-3);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(v, tpath("keep.json"), &err), -1);
+    char *s = slurp(tpath("keep.json"), NULL);
+    CU_ASSERT_STRING_EQUAL(s, "{}\n");
+    free(s);
+    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    rs_trace_free(t);
+    rs_trace_free(v);
+}
+
+/* Remove the scratch directory's files and the directory. */
+static void cleanup(void) {
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+        remove(p);
+    }
+    if (d) closedir(d);
+    rmdir(tmpdir);
+}
+
+int main(void) {
+    snprintf(tmpdir, sizeof tmpdir, "%s/tests/trace-XXXXXX", RS_BINARY_DIR);
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    static const rs_test_case_t csv[] = {
+        {"csv round trip is bit-exact and byte-stable", test_csv_roundtrip_exact},
+        {"problem header round trip", test_problem_roundtrip},
+        {"sort, find, makespan", test_sort_find_makespan},
+        {"malformed CSV names file:line", test_csv_malformed},
+        {NULL, NULL}};
+    static const rs_test_case_t chrome[] = {
+        {"chrome json parses back (us, lanes, no overlap)", test_chrome_json},
+        {"chrome json refuses overlapping lanes", test_chrome_refuses_overlap},
+        {NULL, NULL}};
+    static const rs_test_case_t atomic[] = {{"no file left behind", test_no_file_left_behind}, {NULL, NULL}};
+    const rs_test_suite_t suites[] = {{"trace-csv", csv}, {"trace-chrome", chrome}, {"trace-atomic", atomic}};
+    int rc = rs_test_main(suites, 3);
+    cleanup();
+    return rc;
+}
