@@ -1,0 +1,265 @@
+/* cmd_model.c - `ringsim model`: the analytic model for every layout and pass asked for.
+ *
+ * For each (layout, pass): the closed form (seed + calibrated: T_comp, T_comm, bound, T_step, B_min,
+ * B*) and the critical-path walk (makespan, efficiency against perfect balance, busiest rank).
+ * Output: a fixed-width table on stdout, --csv FILE, --json FILE ("-" = stdout), --trace FILE and
+ * --chrome FILE (the walk's predicted trace; with several entries the file name gets
+ * "-LAYOUT-PASS" before its extension). */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace.h"
+
+enum { OPT_CSV = 2000, OPT_JSON, OPT_TRACE, OPT_CHROME, OPT_HELP };
+
+static const struct option own_opts[] = {
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"trace", required_argument, NULL, OPT_TRACE},
+    {"chrome", required_argument, NULL, OPT_CHROME},
+    {"help", no_argument, NULL, OPT_HELP},
+};
+
+typedef struct {
+    rs_problem_t problem;  /* this entry's problem */
+    rs_closed_t closed;    /* closed form */
+    rs_walk_t walk;        /* critical-path walk */
+} entry_t;
+
+static void help(void) {
+    printf("usage: ringsim model [options]\n\n"
+           "The analytic model: per layout and pass, the seed's per-step T_comp = c_f B^2 / F and\n"
+           "T_comm = c_b B / W (calibrated: latency, F_eff(B), launch, overlap), the overlap threshold\n"
+           "B_min = F c_b / (W c_f) and B* (solved with latency and efficiency), and the critical-path\n"
+           "walk's makespan and efficiency against perfect balance. See docs/model.md.\n\n"
+           "Output:\n"
+           "      --csv FILE           also write the table as CSV (\"-\" = stdout)  [none]\n"
+           "      --json FILE          also write the results as JSON (\"-\" = stdout) [none]\n"
+           "      --trace FILE         the walk's predicted trace, CSV            [none]\n"
+           "      --chrome FILE        the walk's predicted trace, Chrome/Perfetto JSON [none]\n"
+           "  -h, --help               this help\n\n"
+           "Defaults here: --layout all --pass both.\n");
+    rs_cli_common_help(stdout);
+}
+
+/* "out.csv" + "zigzag-forward" -> "out-zigzag-forward.csv" when several entries are written. */
+static void entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {
+    if (!several) {
+        snprintf(dst, len, "%s", path);
+        return;
+    }
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
+}
+
+static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *csv, const char *chrome,
+                        bool several, rs_err_t *err) {
+    rs_schedule_t *s = rs_schedule_create(&e->problem, err);
+    if (!s) return -1;
+    rs_trace_t *t = rs_trace_create("model");
+    if (!t) {
+        rs_schedule_free(s);
+        return rs_errf(err, "out of memory");
+    }
+    rs_walk_t w;
+    int rc = rs_model_walk(s, &c->machine, t, NULL, &w, err);
+    if (rc == 0) {
+        rc |= rs_trace_set_meta(t, "backend", "model");
+        rc |= rs_trace_meta_problem(t, &e->problem);
+        rc |= rs_cli_meta_machine(t, &c->machine);
+        rc |= rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
+        if (rc) rc = rs_errf(err, "out of memory");
+    }
+    char path[1024];
+    if (rc == 0 && csv) {
+        entry_path(path, sizeof path, csv, &e->problem, several);
+        rc = rs_trace_write_csv(t, path, err);
+    }
+    if (rc == 0 && chrome) {
+        entry_path(path, sizeof path, chrome, &e->problem, several);
+        rc = rs_trace_write_chrome(t, path, err);
+    }
+    rs_trace_free(t);
+    rs_schedule_free(s);
+    return rc;
+}
+
+static const char *bound_name(const entry_t *e) { return e->closed.comm_bound ? "comm" : "compute"; }
+
+static void print_table(const rs_cli_common_t *c, const entry_t *es, int n) {
+    const rs_problem_t *p = &c->problem;
+    const rs_machine_t *m = &c->machine;
+    char a[32], b[32], d[32], f[32], g[32];
+    printf("# ringsim model: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
+           (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
+           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->dtype),
+           p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
+    printf("# hardware: %s  F=%.4g TFLOP/s  W=%.4g GB/s (%s, latency %s)",
+           m->hw_name, m->flops_per_s / 1e12, m->intra.bw_bytes_per_s / 1e9, m->intra.name,
+           rs_fmt_time(m->intra.latency_s, a, sizeof a));
+    if (m->devices_per_node > 0 && m->devices_per_node < p->n_ranks)
+        printf("  nodes of %lld, inter %s W=%.4g GB/s", (long long)m->devices_per_node, m->inter.name,
+               m->inter.bw_bytes_per_s / 1e9);
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && es[i].problem.pass == es[i - 1].problem.pass) continue;
+        const rs_closed_t *cl = &es[i].closed;
+        printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %.1f tokens; "
+               "B = %lld is %s-bound\n",
+               rs_pass_name(es[i].problem.pass), cl->b_min_tokens, cl->b_star_tokens,
+               (long long)cl->block_tokens, bound_name(&es[i]));
+    }
+    printf("%-10s %-8s %8s %11s %11s %-7s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
+           "bound", "T_step", "makespan", "closed_form", "eff", "balance");
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        char closed[32] = "-";
+        if (!e->problem.causal) rs_fmt_time(e->closed.makespan_s, closed, sizeof closed);
+        double balance = e->walk.busy_max_s > 0 ? e->walk.busy_mean_s / e->walk.busy_max_s : 1;
+        printf("%-10s %-8s %8lld %11s %11s %-7s %11s %12s %12s %5.1f%% %7.1f%%\n", rs_layout_name(e->problem.layout),
+               rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
+               rs_fmt_time(e->closed.t_comp_s, a, sizeof a), rs_fmt_time(e->closed.t_comm_s, b, sizeof b),
+               bound_name(e), rs_fmt_time(e->closed.t_step_s, d, sizeof d),
+               rs_fmt_time(e->walk.makespan_s, f, sizeof f), closed, 100 * e->walk.efficiency, 100 * balance);
+        (void)g;
+    }
+    printf("# T_comp/T_comm/T_step: one full (unmasked) block step, closed form; makespan: critical-path walk;\n"
+           "# closed_form: (N-1)*T_step + T_comp (forward, non-causal; backward per docs/model.md);\n"
+           "# eff: ideal (useful FLOPs / (N F_eff)) / makespan; balance: mean / max per-rank compute time.\n");
+}
+
+static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
+    rs_file_t f;
+    FILE *fp = stdout;
+    bool to_stdout = !strcmp(path, "-");
+    if (!to_stdout) {
+        if (rs_file_open(&f, path, err)) return -1;
+        fp = f.fp;
+    }
+    fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,t_comp_s,t_comm_s,bound,t_step_s,makespan_s,"
+                "closed_makespan_s,efficiency,busy_max_s,busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens\n");
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%llu,%llu,%.17g,%.17g\n",
+                rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
+                (long long)e->problem.n_ranks, (long long)e->closed.block_tokens, e->closed.t_comp_s,
+                e->closed.t_comm_s, bound_name(e), e->closed.t_step_s, e->walk.makespan_s, e->closed.makespan_s,
+                e->walk.efficiency, e->walk.busy_max_s, e->walk.busy_mean_s, (unsigned long long)e->walk.flops_useful,
+                (unsigned long long)e->walk.flops_exec, e->closed.b_min_tokens, e->closed.b_star_tokens);
+    }
+    return to_stdout ? 0 : rs_file_commit(&f, err);
+}
+
+static int write_json(const char *path, const rs_cli_common_t *c, const entry_t *es, int n, rs_err_t *err) {
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "hw", json_string(c->machine.hw_name));
+    json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
+    json_object_set_new(root, "intra_bw_bytes_per_s", json_real(c->machine.intra.bw_bytes_per_s));
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                              "layout", rs_layout_name(e->problem.layout), "pass", rs_pass_name(e->problem.pass),
+                              "seq_tokens", (json_int_t)e->problem.seq_tokens, "n_ranks", (json_int_t)e->problem.n_ranks,
+                              "block_tokens", (json_int_t)e->closed.block_tokens, "causal", e->problem.causal,
+                              "t_comp_s", e->closed.t_comp_s, "t_comm_s", e->closed.t_comm_s, "bound", bound_name(e),
+                              "t_step_s", e->closed.t_step_s, "makespan_s", e->walk.makespan_s,
+                              "closed_makespan_s", e->closed.makespan_s, "efficiency", e->walk.efficiency,
+                              "b_min_tokens", e->closed.b_min_tokens,
+                              "b_star_tokens", isnan(e->closed.b_star_tokens) ? -1.0 : e->closed.b_star_tokens,
+                              "busy_max_s", e->walk.busy_max_s);
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, "entries", arr);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text) return rs_errf(err, "out of memory");
+    int rc = 0;
+    if (!strcmp(path, "-")) {
+        printf("%s\n", text);
+    } else {
+        rs_file_t f;
+        rc = rs_file_open(&f, path, err);
+        if (rc == 0) {
+            fprintf(f.fp, "%s\n", text);
+            rc = rs_file_commit(&f, err);
+        }
+    }
+    free(text);
+    return rc;
+}
+
+int rs_cmd_model(int argc, char **argv) {
+    rs_cli_common_t c;
+    rs_cli_common_init(&c);
+    c.n_layouts = RS_LAYOUT_COUNT;
+    for (int i = 0; i < RS_LAYOUT_COUNT; i++) c.layouts[i] = (rs_layout_t)i;
+    c.n_passes = 2;
+    c.passes[0] = RS_PASS_FORWARD;
+    c.passes[1] = RS_PASS_BACKWARD;
+    const char *csv = NULL, *json = NULL, *trace = NULL, *chrome = NULL;
+    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
+    if (!opts) return RS_EXIT_FAIL;
+    rs_err_t err = {{0}};
+    int opt, rc = RS_EXIT_OK;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
+        int r = rs_cli_common_opt(&c, opt, optarg, &err);
+        if (r < 0) {
+            rc = RS_EXIT_USAGE;
+            break;
+        }
+        if (r > 0) continue;
+        switch (opt) {
+        case OPT_CSV: csv = optarg; break;
+        case OPT_JSON: json = optarg; break;
+        case OPT_TRACE: trace = optarg; break;
+        case OPT_CHROME: chrome = optarg; break;
+        case 'h':
+        case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
+        default:
+            rs_errf(&err, "unknown option (see ringsim model --help)");
+            rc = RS_EXIT_USAGE;
+        }
+        if (rc) break;
+    }
+    free(opts);
+    if (rc == RS_EXIT_OK && optind < argc) {
+        rs_errf(&err, "unexpected argument '%s' (see ringsim model --help)", argv[optind]);
+        rc = RS_EXIT_USAGE;
+    }
+    if (rc == RS_EXIT_OK && rs_cli_common_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    if (rc != RS_EXIT_OK) {
+        fprintf(stderr, "ringsim model: %s\n", err.msg);
+        return rc;
+    }
+    int n = c.n_layouts * c.n_passes;
+    entry_t *es = calloc((size_t)n, sizeof *es);
+    if (!es) return RS_EXIT_FAIL;
+    int k = 0;
+    for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
+        for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
+            entry_t *e = &es[k];
+            e->problem = rs_cli_common_problem(&c, i, j);
+            rs_schedule_t *s = rs_schedule_create(&e->problem, &err);
+            if (!s || rs_model_closed(&e->problem, &c.machine, &e->closed, &err) != 0 ||
+                rs_model_walk(s, &c.machine, NULL, NULL, &e->walk, &err) != 0)
+                rc = RS_EXIT_USAGE;
+            rs_schedule_free(s);
+        }
+    if (rc == RS_EXIT_OK) {
+        bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-"));
+        if (!quiet) print_table(&c, es, n);
+        if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
+        if (rc == RS_EXIT_OK && json && write_json(json, &c, es, n, &err) != 0) rc = RS_EXIT_FAIL;
+        for (int i = 0; i < n && rc == RS_EXIT_OK && (trace || chrome); i++)
+            if (write_traces(&c, &es[i], trace, chrome, n > 1, &err) != 0) rc = RS_EXIT_FAIL;
+    }
+    if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim model: %s\n", err.msg);
+    free(es);
+    return rc;
+}
