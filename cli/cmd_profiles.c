@@ -1,0 +1,124 @@
+/* cmd_profiles.c - `ringsim profiles [NAME|FILE]`: list the shipped hardware presets, print one, or
+ * check a profile file (format: docs/profiles.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+static void profiles_help(FILE *out) {
+    fprintf(out,
+            "usage: ringsim profiles [options] [NAME | FILE]\n"
+            "\n"
+            "  (no argument)  list the device presets (peak BF16 rate, devices per node, ring tiers and\n"
+            "                 the overlap threshold F/W) and the interconnect tier presets\n"
+            "  NAME           print the JSON of a device or tier preset (case-insensitive)\n"
+            "  FILE           (contains '/' or ends in .json) validate a device profile and print a summary;\n"
+            "                 errors name file:line:column and the key\n"
+            "\n"
+            "options:\n"
+            "  --tier         FILE is an interconnect tier file, not a device profile (default: off)\n"
+            "  -h, --help     this help\n");
+}
+
+/* One line per device preset; returns 0 or 1 if a preset does not load (a build defect). */
+static int list_presets(void) {
+    rs_err_t err = {{0}};
+    int rc = 0;
+    printf("# device presets (ringsim profiles NAME prints one; rates dense, bandwidths per direction)\n");
+    printf("# %-10s %10s %7s %-12s %9s %-16s %9s %8s\n", "name", "bf16_TF/s", "G", "intra", "intra_GB/s", "inter",
+           "inter_GB/s", "F/W_intra");
+    for (const char *const *n = rs_hw_preset_names(); *n; n++) {
+        rs_hw_t hw;
+        if (rs_hw_load(*n, &hw, &err)) {
+            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
+            rc = 1;
+            continue;
+        }
+        double f = hw.flops_per_s[RS_DTYPE_BF16];
+        printf("  %-10s %10.1f %7lld %-12s %9.1f  %-16s %9.1f %8.1f\n", *n, f / 1e12, (long long)hw.devices_per_node,
+               hw.intra.name, hw.intra.bw_bytes_per_s / 1e9, hw.has_inter ? hw.inter.name : "-",
+               hw.has_inter ? hw.inter.bw_bytes_per_s / 1e9 : 0.0, f / hw.intra.bw_bytes_per_s);
+    }
+    printf("\n# tier presets (--inter NAME, or \"intra\"/\"inter\": \"NAME\" in a profile)\n");
+    printf("# %-12s %10s %10s\n", "name", "GB/s_dir", "latency_us");
+    for (const char *const *n = rs_tier_preset_names(); *n; n++) {
+        rs_tier_t t;
+        if (rs_tier_load(*n, &t, &err)) {
+            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
+            rc = 1;
+            continue;
+        }
+        printf("  %-12s %10.1f %10.2f\n", *n, t.bw_bytes_per_s / 1e9, t.latency_s * 1e6);
+    }
+    return rc;
+}
+
+static bool is_path(const char *s) {
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n >= 5 && !strcmp(s + n - 5, ".json"));
+}
+
+int rs_cmd_profiles(int argc, char **argv) {
+    enum { OPT_TIER = 300 };
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'}, {"tier", no_argument, NULL, OPT_TIER}, {NULL, 0, NULL, 0}};
+    bool tier = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': profiles_help(stdout); return RS_EXIT_OK;
+        case OPT_TIER: tier = true; break;
+        default:
+            fprintf(stderr, "ringsim profiles: unknown option '%s' (see ringsim profiles --help)\n", argv[optind - 1]);
+            return RS_EXIT_USAGE;
+        }
+    }
+    if (optind == argc) return list_presets() ? RS_EXIT_FAIL : RS_EXIT_OK;
+    if (optind + 1 < argc) {
+        fprintf(stderr, "ringsim profiles: one NAME or FILE at most, got %d arguments\n", argc - optind);
+        return RS_EXIT_USAGE;
+    }
+    const char *arg = argv[optind];
+    rs_err_t err = {{0}};
+    if (is_path(arg)) {
+        if (tier) {
+            rs_tier_t t;
+            if (rs_tier_load(arg, &t, &err)) {
+                fprintf(stderr, "ringsim profiles: %s\n", err.msg);
+                return RS_EXIT_USAGE;
+            }
+            printf("%s: ok: tier %s, %g bytes/s per direction, latency %g s\n", arg, t.name, t.bw_bytes_per_s, t.latency_s);
+            return RS_EXIT_OK;
+        }
+        rs_hw_t hw;
+        if (rs_hw_load(arg, &hw, &err)) {
+            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
+            return RS_EXIT_USAGE;
+        }
+        printf("%s: ok: %s, bf16 %g FLOP/s, G = %lld, intra %s %g bytes/s, inter %s %g bytes/s, %d efficiency points\n",
+               arg, hw.name, hw.flops_per_s[RS_DTYPE_BF16], (long long)hw.devices_per_node, hw.intra.name,
+               hw.intra.bw_bytes_per_s, hw.has_inter ? hw.inter.name : "-", hw.has_inter ? hw.inter.bw_bytes_per_s : 0.0,
+               hw.n_eff);
+        return RS_EXIT_OK;
+    }
+    const char *text = NULL;
+    for (const char *const *n = rs_hw_preset_names(); *n && !text; n++)
+        if (!strcasecmp(*n, arg)) text = rs_preset_text(*n);
+    for (const char *const *n = rs_tier_preset_names(); *n && !text; n++)
+        if (!strcasecmp(*n, arg)) text = rs_preset_text(*n);
+    if (!text) {
+        fprintf(stderr, "ringsim profiles: unknown preset '%s' (devices:", arg);
+        for (const char *const *n = rs_hw_preset_names(); *n; n++) fprintf(stderr, " %s", *n);
+        fprintf(stderr, "; tiers:");
+        for (const char *const *n = rs_tier_preset_names(); *n; n++) fprintf(stderr, " %s", *n);
+        fprintf(stderr, ")\n");
+        return RS_EXIT_USAGE;
+    }
+    fputs(text, stdout);
+    return RS_EXIT_OK;
+}

@@ -1,0 +1,744 @@
+/* hw.c - hardware profiles (JSON via jansson, embedded presets) and the machine cost parameters
+ * (see hw.h; file format and validation rules: docs/profiles.md). */
+#include "hw.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embed.h"
+#include "jsonpos.h"
+
+#define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
+#define RS_MAX_PRESETS 256
+
+/* ------------------------------------------------------------------------------------------------
+ * Data types
+ * ---------------------------------------------------------------------------------------------- */
+static const char *const dtype_names[RS_DTYPE_COUNT] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+static const int64_t dtype_bytes[RS_DTYPE_COUNT] = {4, 4, 2, 2, 1};
+
+const char *rs_dtype_name(rs_dtype_t t) {
+    return (t >= 0 && t < RS_DTYPE_COUNT) ? dtype_names[t] : "?";
+}
+
+int rs_dtype_parse(const char *s, rs_dtype_t *out) {
+    if (!s) return -1;
+    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
+        if (!strcasecmp(s, dtype_names[k])) {
+            *out = (rs_dtype_t)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int64_t rs_dtype_bytes(rs_dtype_t t) { return (t >= 0 && t < RS_DTYPE_COUNT) ? dtype_bytes[t] : 0; }
+
+/* ------------------------------------------------------------------------------------------------
+ * Validation context: every message is "origin:line:column: key.path: what is wrong"
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+    const char *origin;       /* file name (or "preset:NAME") used in messages */
+    const rs_jsonpos_t *pos;  /* key path -> line:column */
+    rs_err_t *err;            /* where the message goes */
+} vctx_t;
+
+static int vfail(const vctx_t *v, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Fail at path: its position, or the nearest enclosing one that is in the text, or 1:1. */
+static int vfail(const vctx_t *v, const char *path, const char *fmt, ...) {
+    char msg[768], probe[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = 0, col = 0;
+    snprintf(probe, sizeof probe, "%s", path);
+    while (rs_jsonpos_find(v->pos, probe, &line, &col) != 0) {
+        char *cut = strrchr(probe, '.');
+        char *br = strrchr(probe, '[');
+        if (br && (!cut || br > cut)) cut = br;
+        if (!cut) {
+            if (rs_jsonpos_find(v->pos, "", &line, &col) != 0) line = col = 1;
+            break;
+        }
+        *cut = '\0';
+    }
+    if (*path) return rs_errf(v->err, "%s:%d:%d: %s: %s", v->origin, line, col, path, msg);
+    return rs_errf(v->err, "%s:%d:%d: %s", v->origin, line, col, msg);
+}
+
+/* child path "parent.key" (or "key" at the root) into buf */
+static const char *join(char *buf, size_t len, const char *parent, const char *key) {
+    if (*parent) snprintf(buf, len, "%s.%s", parent, key);
+    else snprintf(buf, len, "%s", key);
+    return buf;
+}
+
+static const char *type_name(const json_t *j) {
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+static bool in_list(const char *key, const char *const *list) {
+    for (; list && *list; list++)
+        if (!strcmp(key, *list)) return true;
+    return false;
+}
+
+/* Check obj's keys: each must be in `fields` or be "source" or "<figure>_source" for a figure in
+ * `figures`; every source must be a string. Returns 0 or -1 (unknown key or non-string source). */
+static int check_keys(const vctx_t *v, const char *path, const json_t *obj, const char *const *fields,
+                      const char *const *figures) {
+    const char *key;
+    json_t *val;
+    char kp[512];
+    json_object_foreach((json_t *)obj, key, val) {
+        join(kp, sizeof kp, path, key);
+        size_t kl = strlen(key);
+        bool is_source = !strcmp(key, "source");
+        if (!is_source && kl > 7 && !strcmp(key + kl - 7, "_source")) {
+            char fig[128];
+            if (kl - 7 < sizeof fig) {
+                memcpy(fig, key, kl - 7);
+                fig[kl - 7] = '\0';
+                is_source = in_list(fig, figures);
+            }
+        }
+        if (is_source) {
+            if (!json_is_string(val)) return vfail(v, kp, "must be a string, got %s", type_name(val));
+            continue;
+        }
+        if (in_list(key, fields)) continue;
+        char acc[512] = "";
+        size_t n = 0;
+        for (const char *const *f = fields; f && *f && n < sizeof acc; f++)
+            n += (size_t)snprintf(acc + n, sizeof acc - n, "%s, ", *f);
+        if (n < sizeof acc) snprintf(acc + n, sizeof acc - n, "source%s", figures && *figures ? ", <figure>_source" : "");
+        return vfail(v, kp, "unknown key (accepted: %s)", acc);
+    }
+    return 0;
+}
+
+typedef enum { NUM_GT0, NUM_GE0, NUM_UNIT, NUM_GE1 } num_range_t;
+
+/* Read obj.key as a finite number in range. Returns 1 if present (value in *out), 0 if absent and
+ * optional, -1 with a message otherwise. */
+static int get_num(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
+                   num_range_t range, double *out) {
+    char kp[512];
+    join(kp, sizeof kp, path, key);
+    json_t *j = json_object_get(obj, key);
+    if (!j) {
+        if (required) return vfail(v, path, "missing key '%s'", key);
+        return 0;
+    }
+    if (!json_is_number(j)) return vfail(v, kp, "must be a number, got %s", type_name(j));
+    double x = json_number_value(j);
+    if (!isfinite(x)) return vfail(v, kp, "must be finite, got %g", x);
+    switch (range) {
+    case NUM_GT0: if (!(x > 0)) return vfail(v, kp, "must be > 0, got %g", x); break;
+    case NUM_GE0: if (!(x >= 0)) return vfail(v, kp, "must be >= 0, got %g", x); break;
+    case NUM_UNIT: if (!(x >= 0 && x <= 1)) return vfail(v, kp, "must be in [0, 1], got %g", x); break;
+    case NUM_GE1: if (!(x >= 1)) return vfail(v, kp, "must be >= 1, got %g", x); break;
+    }
+    *out = x;
+    return 1;
+}
+
+/* Read obj.key as a string of at most cap-1 bytes (non-empty when nonempty). Same returns as get_num. */
+static int get_str(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
+                   bool nonempty, char *out, size_t cap) {
+    char kp[512];
+    join(kp, sizeof kp, path, key);
+    json_t *j = json_object_get(obj, key);
+    if (!j) {
+        if (required) return vfail(v, path, "missing key '%s'", key);
+        return 0;
+    }
+    if (!json_is_string(j)) return vfail(v, kp, "must be a string, got %s", type_name(j));
+    const char *s = json_string_value(j);
+    size_t n = strlen(s);
+    if (nonempty && n == 0) return vfail(v, kp, "must not be empty");
+    if (n >= cap) return vfail(v, kp, "must be at most %zu characters, got %zu", cap - 1, n);
+    if (out) memcpy(out, s, n + 1);
+    return 1;
+}
+
+/* obj.key must be an object (required) or absent. Returns the object, NULL when absent (*bad = 0)
+ * or on a type error (*bad = 1, message set). */
+static json_t *get_obj(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
+                       int *bad) {
+    char kp[512];
+    join(kp, sizeof kp, path, key);
+    json_t *j = json_object_get(obj, key);
+    *bad = 0;
+    if (!j) {
+        if (required) {
+            *bad = 1;
+            vfail(v, path, "missing key '%s'", key);
+        }
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        *bad = 1;
+        vfail(v, kp, "must be an object, got %s", type_name(j));
+        return NULL;
+    }
+    return j;
+}
+
+/* Parse text into a jansson tree and a position table; syntax errors name origin:line:column. */
+static json_t *load_text(const char *text, const char *origin, rs_jsonpos_t **pos, rs_err_t *err) {
+    json_error_t je;
+    *pos = NULL;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        rs_errf(err, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+        return NULL;
+    }
+    *pos = rs_jsonpos_scan(text);
+    if (!*pos) {
+        json_decref(root);
+        rs_errf(err, "%s: out of memory", origin);
+        return NULL;
+    }
+    if (!json_is_object(root)) {
+        vctx_t v = {origin, *pos, err};
+        vfail(&v, "", "the top level must be an object, got %s", type_name(root));
+        json_decref(root);
+        rs_jsonpos_free(*pos);
+        *pos = NULL;
+        return NULL;
+    }
+    return root;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Presets: the embedded table holds devices, links and models; devices have a top-level "device"
+ * object, tiers a top-level "bw_bytes_per_s"; anything else (models/) is not ours.
+ * ---------------------------------------------------------------------------------------------- */
+static const char *device_names[RS_MAX_PRESETS + 1];
+static const char *tier_names[RS_MAX_PRESETS + 1];
+static pthread_once_t presets_once = PTHREAD_ONCE_INIT;
+
+static void classify_presets(void) {
+    int nd = 0, nt = 0;
+    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++) {
+        json_t *j = json_loads(f->text, 0, NULL);
+        if (!j) continue;
+        if (json_is_object(j)) {
+            if (json_object_get(j, "device") && nd < RS_MAX_PRESETS) device_names[nd++] = f->name;
+            else if (json_object_get(j, "bw_bytes_per_s") && nt < RS_MAX_PRESETS) tier_names[nt++] = f->name;
+        }
+        json_decref(j);
+    }
+    device_names[nd] = NULL;
+    tier_names[nt] = NULL;
+}
+
+const char *const *rs_hw_preset_names(void) {
+    pthread_once(&presets_once, classify_presets);
+    return device_names;
+}
+
+const char *const *rs_tier_preset_names(void) {
+    pthread_once(&presets_once, classify_presets);
+    return tier_names;
+}
+
+const char *rs_preset_text(const char *name) {
+    if (!name) return NULL;
+    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++)
+        if (!strcasecmp(f->name, name)) return f->text;
+    return NULL;
+}
+
+/* The canonical preset name among names matching `name` case-insensitively, or NULL. */
+static const char *find_in(const char *const *names, const char *name) {
+    for (; *names; names++)
+        if (!strcasecmp(*names, name)) return *names;
+    return NULL;
+}
+
+static void list_names(char *buf, size_t len, const char *const *names) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (; *names && n < len; names++) n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", *names);
+}
+
+/* A name without '/' that does not end in ".json" is a preset name. */
+static bool is_preset_name(const char *s) {
+    size_t n = strlen(s);
+    return !strchr(s, '/') && !(n >= 5 && !strcasecmp(s + n - 5, ".json"));
+}
+
+/* Read a whole file into a malloc'd NUL-terminated buffer. */
+static char *read_file(const char *path, rs_err_t *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            if (cap >= RS_PROFILE_MAX_BYTES) {
+                free(buf);
+                fclose(fp);
+                rs_errf(err, "%s: larger than %d bytes: not a profile", path, RS_PROFILE_MAX_BYTES);
+                return NULL;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
+        n += got;
+        if (got == 0) break;
+    }
+    if (!buf) {
+        fclose(fp);
+        rs_errf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    if (ferror(fp)) {
+        free(buf);
+        fclose(fp);
+        rs_errf(err, "%s: read error", path);
+        return NULL;
+    }
+    fclose(fp);
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        free(buf);
+        rs_errf(err, "%s: contains a NUL byte: not a JSON text", path);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Tiers
+ * ---------------------------------------------------------------------------------------------- */
+static const char *const tier_fields[] = {"name", "description", "bw_bytes_per_s", "latency_s", NULL};
+static const char *const tier_figures[] = {"bw_bytes_per_s", "latency_s", NULL};
+
+static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_err_t *err);
+
+/* A tier at path: an object, or a string naming a tier preset. */
+static int parse_tier_value(const vctx_t *v, const char *path, const json_t *j, rs_tier_t *out) {
+    memset(out, 0, sizeof *out);
+    if (json_is_string(j)) {
+        const char *want = json_string_value(j);
+        const char *name = find_in(rs_tier_preset_names(), want);
+        if (!name) {
+            char known[1024];
+            list_names(known, sizeof known, rs_tier_preset_names());
+            return vfail(v, path, "unknown tier preset '%s' (known: %s)", want, known);
+        }
+        char origin[RS_NAME_LEN + 16];
+        snprintf(origin, sizeof origin, "preset:%s", name);
+        return parse_tier_text(rs_preset_text(name), origin, out, v->err);
+    }
+    if (!json_is_object(j))
+        return vfail(v, path, "must be an object or a tier preset name, got %s", type_name(j));
+    if (check_keys(v, path, j, tier_fields, tier_figures)) return -1;
+    if (get_str(v, path, j, "name", true, true, out->name, sizeof out->name) < 0) return -1;
+    if (get_str(v, path, j, "description", false, false, NULL, 4096) < 0) return -1;
+    if (get_num(v, path, j, "bw_bytes_per_s", true, NUM_GT0, &out->bw_bytes_per_s) < 0) return -1;
+    if (get_num(v, path, j, "latency_s", true, NUM_GE0, &out->latency_s) < 0) return -1;
+    return 0;
+}
+
+static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_err_t *err) {
+    rs_jsonpos_t *pos;
+    json_t *root = load_text(text, origin, &pos, err);
+    if (!root) return -1;
+    vctx_t v = {origin, pos, err};
+    int rc = parse_tier_value(&v, "", root, out);
+    json_decref(root);
+    rs_jsonpos_free(pos);
+    return rc;
+}
+
+int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
+    if (!name_or_path || !*name_or_path) return rs_errf(err, "tier: empty name");
+    if (is_preset_name(name_or_path)) {
+        const char *name = find_in(rs_tier_preset_names(), name_or_path);
+        if (!name) {
+            char known[1024];
+            list_names(known, sizeof known, rs_tier_preset_names());
+            return rs_errf(err, "unknown tier '%s' (presets: %s; or a path to a .json file)", name_or_path, known);
+        }
+        char origin[RS_NAME_LEN + 16];
+        snprintf(origin, sizeof origin, "preset:%s", name);
+        return parse_tier_text(rs_preset_text(name), origin, out, err);
+    }
+    char *text = read_file(name_or_path, err);
+    if (!text) return -1;
+    int rc = parse_tier_text(text, name_or_path, out, err);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Device profiles
+ * ---------------------------------------------------------------------------------------------- */
+static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", NULL};
+static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s",
+                                            "devices_per_node", "price_per_device_hour", NULL};
+static const char *const tiers_fields[] = {"intra", "inter", NULL};
+static const char *const calib_fields[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", "note", NULL};
+static const char *const calib_figures[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", NULL};
+
+static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
+    const char *path = "calibration.efficiency";
+    char ep[128], vp[160];
+    if (!json_is_array(j)) return vfail(v, path, "must be an array of [block_tokens, efficiency] pairs, got %s", type_name(j));
+    size_t n = json_array_size(j);
+    if (n < 1 || n > RS_MAX_EFF_POINTS)
+        return vfail(v, path, "must hold 1 to %d [block_tokens, efficiency] pairs, got %zu", RS_MAX_EFF_POINTS, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *pt = json_array_get(j, k);
+        snprintf(ep, sizeof ep, "%s[%zu]", path, k);
+        if (!json_is_array(pt) || json_array_size(pt) != 2)
+            return vfail(v, ep, "must be a pair [block_tokens, efficiency], got %s", type_name(pt));
+        double x[2];
+        for (size_t c = 0; c < 2; c++) {
+            json_t *e = json_array_get(pt, c);
+            snprintf(vp, sizeof vp, "%s[%zu]", ep, c);
+            if (!json_is_number(e)) return vfail(v, vp, "must be a number, got %s", type_name(e));
+            x[c] = json_number_value(e);
+            if (!isfinite(x[c])) return vfail(v, vp, "must be finite, got %g", x[c]);
+        }
+        snprintf(vp, sizeof vp, "%s[0]", ep);
+        if (!(x[0] > 0)) return vfail(v, vp, "block_tokens must be > 0, got %g", x[0]);
+        if (k > 0 && !(x[0] > out->eff[k - 1].block_tokens))
+            return vfail(v, vp, "block_tokens must increase strictly, got %g after %g", x[0],
+                         out->eff[k - 1].block_tokens);
+        snprintf(vp, sizeof vp, "%s[1]", ep);
+        if (!(x[1] > 0 && x[1] <= 1.5)) return vfail(v, vp, "efficiency must be in (0, 1.5], got %g", x[1]);
+        out->eff[k].block_tokens = x[0];
+        out->eff[k].efficiency = x[1];
+    }
+    out->n_eff = (int)n;
+    return 0;
+}
+
+static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
+    int bad;
+    if (check_keys(v, "", root, root_fields, NULL)) return -1;
+    if (get_str(v, "", root, "name", true, true, out->name, sizeof out->name) < 0) return -1;
+    if (get_str(v, "", root, "description", false, false, NULL, 4096) < 0) return -1;
+
+    json_t *dev = get_obj(v, "", root, "device", true, &bad);
+    if (bad) return -1;
+    if (check_keys(v, "device", dev, device_fields, device_fields)) return -1;
+    json_t *fl = get_obj(v, "device", dev, "flops_per_s", true, &bad);
+    if (bad) return -1;
+    if (check_keys(v, "device.flops_per_s", fl, dtype_names, dtype_names)) return -1;
+    int n_rates = 0;
+    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
+        int got = get_num(v, "device.flops_per_s", fl, dtype_names[k], false, NUM_GT0, &out->flops_per_s[k]);
+        if (got < 0) return -1;
+        n_rates += got;
+    }
+    if (!n_rates) return vfail(v, "device.flops_per_s", "needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
+    if (get_num(v, "device", dev, "memory_bytes", true, NUM_GT0, &out->mem_bytes) < 0) return -1;
+    if (get_num(v, "device", dev, "memory_bw_bytes_per_s", true, NUM_GT0, &out->mem_bw_bytes_per_s) < 0) return -1;
+    json_t *g = json_object_get(dev, "devices_per_node");
+    if (!g) return vfail(v, "device", "missing key 'devices_per_node'");
+    if (!json_is_integer(g)) return vfail(v, "device.devices_per_node", "must be an integer, got %s", type_name(g));
+    json_int_t gv = json_integer_value(g);
+    if (gv < 1 || gv > 1000000)
+        return vfail(v, "device.devices_per_node", "must be in [1, 1000000], got %lld", (long long)gv);
+    out->devices_per_node = (int64_t)gv;
+    if (get_num(v, "device", dev, "price_per_device_hour", false, NUM_GE0, &out->price_per_device_hour) < 0) return -1;
+
+    json_t *tiers = get_obj(v, "", root, "tiers", true, &bad);
+    if (bad) return -1;
+    if (check_keys(v, "tiers", tiers, tiers_fields, NULL)) return -1;
+    json_t *intra = json_object_get(tiers, "intra");
+    if (!intra) return vfail(v, "tiers", "missing key 'intra'");
+    if (parse_tier_value(v, "tiers.intra", intra, &out->intra)) return -1;
+    json_t *inter = json_object_get(tiers, "inter");
+    if (inter) {
+        if (parse_tier_value(v, "tiers.inter", inter, &out->inter)) return -1;
+        out->has_inter = true;
+    }
+
+    out->overlap = 1.0;
+    out->comp_slowdown = 1.0;
+    json_t *cal = get_obj(v, "", root, "calibration", false, &bad);
+    if (bad) return -1;
+    if (cal) {
+        if (check_keys(v, "calibration", cal, calib_fields, calib_figures)) return -1;
+        json_t *eff = json_object_get(cal, "efficiency");
+        if (eff && parse_efficiency(v, eff, out)) return -1;
+        if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->launch_s) < 0) return -1;
+        if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->overlap) < 0) return -1;
+        if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->comp_slowdown) < 0) return -1;
+        if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
+                    sizeof out->calibration_note) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rs_hw_parse(const char *text, const char *origin, rs_hw_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    if (!text) return rs_errf(err, "%s: no text", origin ? origin : "profile");
+    if (!origin) origin = "profile";
+    rs_jsonpos_t *pos;
+    json_t *root = load_text(text, origin, &pos, err);
+    if (!root) return -1;
+    vctx_t v = {origin, pos, err};
+    rs_hw_t hw;
+    memset(&hw, 0, sizeof hw);
+    int rc = parse_device(&v, root, &hw);
+    json_decref(root);
+    rs_jsonpos_free(pos);
+    if (rc == 0) *out = hw;
+    return rc;
+}
+
+int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
+    if (!name_or_path || !*name_or_path) return rs_errf(err, "profile: empty name");
+    if (is_preset_name(name_or_path)) {
+        const char *name = find_in(rs_hw_preset_names(), name_or_path);
+        if (!name) {
+            char known[1024];
+            list_names(known, sizeof known, rs_hw_preset_names());
+            return rs_errf(err, "unknown hardware profile '%s' (presets: %s; or a path to a .json file)",
+                           name_or_path, known);
+        }
+        char origin[RS_NAME_LEN + 16];
+        snprintf(origin, sizeof origin, "preset:%s", name);
+        return rs_hw_parse(rs_preset_text(name), origin, out, err);
+    }
+    char *text = read_file(name_or_path, err);
+    if (!text) return -1;
+    int rc = rs_hw_parse(text, name_or_path, out, err);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Writing: every double goes out with 17 significant digits, so reading back is exact.
+ * ---------------------------------------------------------------------------------------------- */
+static json_t *tier_json(const rs_tier_t *t, const char *source) {
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(t->name));
+    json_object_set_new(o, "bw_bytes_per_s", json_real(t->bw_bytes_per_s));
+    json_object_set_new(o, "latency_s", json_real(t->latency_s));
+    if (source) json_object_set_new(o, "source", json_string(source));
+    return o;
+}
+
+int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_note, rs_err_t *err) {
+    json_t *root = json_object();
+    if (!root) return rs_errf(err, "%s: out of memory", path);
+    json_object_set_new(root, "name", json_string(hw->name));
+    if (source_note) json_object_set_new(root, "description", json_string(source_note));
+
+    json_t *dev = json_object(), *fl = json_object();
+    for (int k = 0; k < RS_DTYPE_COUNT; k++)
+        if (hw->flops_per_s[k] != 0) json_object_set_new(fl, dtype_names[k], json_real(hw->flops_per_s[k]));
+    if (source_note) json_object_set_new(fl, "source", json_string(source_note));
+    json_object_set_new(dev, "flops_per_s", fl);
+    json_object_set_new(dev, "memory_bytes", json_real(hw->mem_bytes));
+    json_object_set_new(dev, "memory_bw_bytes_per_s", json_real(hw->mem_bw_bytes_per_s));
+    json_object_set_new(dev, "devices_per_node", json_integer((json_int_t)hw->devices_per_node));
+    if (hw->price_per_device_hour != 0)
+        json_object_set_new(dev, "price_per_device_hour", json_real(hw->price_per_device_hour));
+    if (source_note) json_object_set_new(dev, "source", json_string(source_note));
+    json_object_set_new(root, "device", dev);
+
+    json_t *tiers = json_object();
+    json_object_set_new(tiers, "intra", tier_json(&hw->intra, source_note));
+    if (hw->has_inter) json_object_set_new(tiers, "inter", tier_json(&hw->inter, source_note));
+    json_object_set_new(root, "tiers", tiers);
+
+    json_t *cal = json_object(), *eff = json_array();
+    for (int k = 0; k < hw->n_eff && k < RS_MAX_EFF_POINTS; k++) {
+        json_t *pt = json_array();
+        json_array_append_new(pt, json_real(hw->eff[k].block_tokens));
+        json_array_append_new(pt, json_real(hw->eff[k].efficiency));
+        json_array_append_new(eff, pt);
+    }
+    if (hw->n_eff > 0) json_object_set_new(cal, "efficiency", eff);
+    else json_decref(eff);
+    json_object_set_new(cal, "launch_s", json_real(hw->launch_s));
+    json_object_set_new(cal, "overlap", json_real(hw->overlap));
+    json_object_set_new(cal, "comp_slowdown", json_real(hw->comp_slowdown));
+    json_object_set_new(cal, "note", json_string(hw->calibration_note));
+    if (source_note) json_object_set_new(cal, "source", json_string(source_note));
+    json_object_set_new(root, "calibration", cal);
+
+    rs_file_t f;
+    if (rs_file_open(&f, path, err)) {
+        json_decref(root);
+        return -1;
+    }
+    int rc = json_dumpf(root, f.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (rc != 0 || fputc('\n', f.fp) == EOF) {
+        rs_file_abort(&f);
+        return rs_errf(err, "%s: write failed", path);
+    }
+    return rs_file_commit(&f, err);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Efficiency curve
+ * ---------------------------------------------------------------------------------------------- */
+/* Log-linear interpolation in B between sorted points, clamped at the ends; 1 without points. */
+static double eff_interp(int n, const rs_eff_point_t *pt, double b) {
+    if (n <= 0) return 1.0;
+    if (!(b > pt[0].block_tokens)) return pt[0].efficiency;
+    if (b >= pt[n - 1].block_tokens) return pt[n - 1].efficiency;
+    int k = 1;
+    while (k < n - 1 && pt[k].block_tokens < b) k++;
+    double x0 = log(pt[k - 1].block_tokens), x1 = log(pt[k].block_tokens);
+    double t = (log(b) - x0) / (x1 - x0);
+    return pt[k - 1].efficiency + t * (pt[k].efficiency - pt[k - 1].efficiency);
+}
+
+double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) {
+    return eff_interp(hw->n_eff, hw->eff, block_tokens);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The machine
+ * ---------------------------------------------------------------------------------------------- */
+int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
+    if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errf(err, "dtype: unknown data type %d", (int)dtype);
+    if (!(hw->flops_per_s[dtype] > 0)) {
+        char have[128] = "";
+        size_t n = 0;
+        for (int k = 0; k < RS_DTYPE_COUNT; k++)
+            if (hw->flops_per_s[k] > 0) n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "", dtype_names[k]);
+        return rs_errf(err, "dtype %s: profile %s has no %s rate (it has: %s)", dtype_names[dtype], hw->name,
+                       dtype_names[dtype], have);
+    }
+    memset(m, 0, sizeof *m);
+    snprintf(m->hw_name, sizeof m->hw_name, "%s", hw->name);
+    m->dtype = dtype;
+    m->flops_per_s = hw->flops_per_s[dtype];
+    m->n_eff = hw->n_eff < 0 ? 0 : (hw->n_eff > RS_MAX_EFF_POINTS ? RS_MAX_EFF_POINTS : hw->n_eff);
+    memcpy(m->eff, hw->eff, (size_t)m->n_eff * sizeof m->eff[0]);
+    m->launch_s = hw->launch_s;
+    m->overlap = hw->overlap;
+    m->comp_slowdown = hw->comp_slowdown;
+    m->devices_per_node = hw->devices_per_node;
+    m->intra = hw->intra;
+    m->inter = hw->has_inter ? hw->inter : hw->intra;
+    return 0;
+}
+
+static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
+    if (!(isfinite(t->bw_bytes_per_s) && t->bw_bytes_per_s > 0))
+        return rs_errf(err, "%s bandwidth (%s): must be finite and > 0 bytes/s, got %g", what, t->name, t->bw_bytes_per_s);
+    if (!(isfinite(t->latency_s) && t->latency_s >= 0))
+        return rs_errf(err, "%s latency (%s): must be finite and >= 0 s, got %g", what, t->name, t->latency_s);
+    return 0;
+}
+
+int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
+    if (n_ranks < 1) return rs_errf(err, "ranks %lld: must be >= 1", (long long)n_ranks);
+    if (!(isfinite(m->flops_per_s) && m->flops_per_s > 0))
+        return rs_errf(err, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
+    if (m->n_eff < 0 || m->n_eff > RS_MAX_EFF_POINTS)
+        return rs_errf(err, "efficiency curve: %d points, must be in [0, %d]", m->n_eff, RS_MAX_EFF_POINTS);
+    for (int k = 0; k < m->n_eff; k++) {
+        double b = m->eff[k].block_tokens, e = m->eff[k].efficiency;
+        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->eff[k - 1].block_tokens)))
+            return rs_errf(err, "efficiency curve point %d: block %g must be finite, > 0 and increasing", k, b);
+        if (!(e > 0 && e <= 1.5)) return rs_errf(err, "efficiency curve point %d: efficiency %g must be in (0, 1.5]", k, e);
+    }
+    if (!(isfinite(m->launch_s) && m->launch_s >= 0)) return rs_errf(err, "launch %g: must be finite and >= 0 s", m->launch_s);
+    if (!(m->overlap >= 0 && m->overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->overlap);
+    if (!(isfinite(m->comp_slowdown) && m->comp_slowdown >= 1))
+        return rs_errf(err, "slowdown %g: must be finite and >= 1", m->comp_slowdown);
+    if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
+    if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
+    if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
+    if (m->n_stragglers < 0 || m->n_stragglers > RS_MAX_PERTURB)
+        return rs_errf(err, "stragglers: %d given, at most %d", m->n_stragglers, RS_MAX_PERTURB);
+    for (int k = 0; k < m->n_stragglers; k++) {
+        if (m->straggler_rank[k] < 0 || m->straggler_rank[k] >= n_ranks)
+            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->straggler_rank[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->straggler_factor[k]) && m->straggler_factor[k] >= 1))
+            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->straggler_factor[k],
+                           (long long)m->straggler_rank[k]);
+    }
+    if (m->n_degraded < 0 || m->n_degraded > RS_MAX_PERTURB)
+        return rs_errf(err, "degraded hops: %d given, at most %d", m->n_degraded, RS_MAX_PERTURB);
+    for (int k = 0; k < m->n_degraded; k++) {
+        if (m->degraded_hop[k] < 0 || m->degraded_hop[k] >= n_ranks)
+            return rs_errf(err, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
+                           (long long)m->degraded_hop[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->degraded_factor[k]) && m->degraded_factor[k] >= 1))
+            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->degraded_factor[k],
+                           (long long)m->degraded_hop[k]);
+    }
+    return 0;
+}
+
+static int64_t wrap(int64_t x, int64_t n) {
+    int64_t r = x % n;
+    return r < 0 ? r + n : r;
+}
+
+bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    int64_t g = m->devices_per_node;
+    if (n_ranks < 1 || g <= 0 || g >= n_ranks) return false;
+    int64_t p = wrap(hop, n_ranks), q = (p + 1) % n_ranks;
+    return p / g != q / g;
+}
+
+double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    double bw = rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
+    if (n_ranks < 1) return bw;
+    int64_t p = wrap(hop, n_ranks);
+    for (int k = 0; k < m->n_degraded && k < RS_MAX_PERTURB; k++)
+        if (m->degraded_hop[k] == p) bw /= m->degraded_factor[k];
+    return bw;
+}
+
+double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    return rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.latency_s : m->intra.latency_s;
+}
+
+double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens) {
+    return m->flops_per_s * eff_interp(m->n_eff, m->eff, block_tokens);
+}
+
+double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                            uint64_t flops_exec) {
+    if (flops_exec == 0) return 0.0;
+    double slow = 1.0;
+    for (int k = 0; k < m->n_stragglers && k < RS_MAX_PERTURB; k++)
+        if (m->straggler_rank[k] == rank) slow *= m->straggler_factor[k];
+    double jit = 1.0;
+    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
+    return m->launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
+}
