@@ -1,0 +1,260 @@
+/* test_memory.c - the memory model against hand-computed numbers, the model presets, and the Ring
+ * Attention paper's minimum sequence per device (s = 6c) from the ring-buffer term. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "model.h"
+#include "test_main.h"
+
+/* The small model of docs/memory.md, "Worked example": L=2, h=64, Hq=4, Hkv=2, d=16 (q=64, k=32),
+ * f=128 SwiGLU, V=100, untied. */
+static rs_transformer_t small_model(void) {
+    rs_transformer_t t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.name, sizeof t.name, "small");
+    t.layers = 2;
+    t.hidden = 64;
+    t.q_heads = 4;
+    t.kv_heads = 2;
+    t.head_dim = 16;
+    t.ffn = 128;
+    t.ffn_kind = RS_FFN_SWIGLU;
+    t.vocab = 100;
+    return t;
+}
+
+static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
+    rs_mem_config_t c;
+    rs_mem_config_default(&c);
+    c.seq_tokens = 1024;
+    c.sp_degree = 4;
+    c.batch = 1;
+    c.shard_devices = 4;
+    c.precision = prec;
+    c.ckpt = ckpt;
+    c.chunk_tokens = 64;
+    return c;
+}
+
+static void test_params_small(void) {
+    rs_transformer_t t = small_model();
+    /* Wq 64x64 + Wk,Wv 2x64x32 + Wo 64x64 = 12288; FFN 3x64x128 = 24576 */
+    CU_ASSERT_EQUAL(rs_transformer_layer_matmul_params(&t), 36864u);
+    CU_ASSERT_EQUAL(rs_transformer_layer_params(&t), 36992u); /* + 2 norms of 64 */
+    /* 2 layers 73984 + embedding 6400 + head 6400 + final norm 64 */
+    CU_ASSERT_EQUAL(rs_transformer_params(&t), 86848u);
+    t.tied_embeddings = true;
+    CU_ASSERT_EQUAL(rs_transformer_params(&t), 80448u);
+    t.tied_embeddings = false;
+    t.ffn_kind = RS_FFN_GELU; /* 2 FFN matrices: 36992 - 8192 = 28800 per layer */
+    CU_ASSERT_EQUAL(rs_transformer_layer_params(&t), 28800u);
+}
+
+static void test_memory_full_mixed(void) {
+    rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    rs_mem_t m;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.local_tokens, 256);      /* T = 1024 / 4 */
+    CU_ASSERT_EQUAL(m.weights_bytes, 43424.0); /* 86848 * 2 / 4 */
+    CU_ASSERT_EQUAL(m.grads_bytes, 43424.0);
+    CU_ASSERT_EQUAL(m.optim_bytes, 260544.0);   /* 86848 * 12 / 4 */
+    CU_ASSERT_EQUAL(m.fsdp_unit_bytes, 221952.0); /* layer 36992 > emb 6400; x (2*2 + 2) */
+    CU_ASSERT_EQUAL(m.act_per_token_layer_bytes, 128.0); /* h * 2 */
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 65536.0);  /* 2 * 256 * 128 */
+    CU_ASSERT_EQUAL(m.layer_work_bytes, 98304.0); /* 256 * 3 * 64 * 2 */
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 131072.0);  /* 256 * (2*64 + 4*32) * 2 */
+    /* 256 * (3*64*2 + 64*4 + 4*32*2 + 6*32*4) = 256 * 1664 */
+    CU_ASSERT_EQUAL(m.ring_bwd_bytes, 425984.0);
+    CU_ASSERT_EQUAL(m.ring_bytes, 425984.0);
+    CU_ASSERT_EQUAL(m.ring_shared_bytes, 0.0);
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 81920.0);   /* 64 * (2*128 + 3*128) * 2 */
+    CU_ASSERT_EQUAL(m.logits_chunk_bytes, 51200.0); /* 64 * 100 * 4 * 2 */
+    CU_ASSERT_EQUAL(m.total_bytes, 1292288.0);
+}
+
+static void test_memory_none_selective_fp32(void) {
+    rs_transformer_t t = small_model();
+    rs_err_t err = {{0}};
+    rs_mem_t m;
+    rs_mem_config_t c = small_config(RS_CKPT_NONE, RS_PREC_MIXED);
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    /* 4h*2 = 512, (2q+2k)*2 = 384, LSE 4*4 = 16, 3f*2 = 768 */
+    CU_ASSERT_EQUAL(m.act_per_token_layer_bytes, 1680.0);
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 860160.0);
+    CU_ASSERT_EQUAL(m.layer_work_bytes, 0.0);
+    CU_ASSERT_EQUAL(m.ring_shared_bytes, 98304.0); /* 256 * 384 */
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 32768.0);   /* 64 * 2f * 2 */
+    CU_ASSERT_EQUAL(m.total_bytes, 43424.0 * 2 + 260544 + 221952 + 860160 + 0 + 425984 - 98304 + 32768 + 51200);
+
+    c = small_config(RS_CKPT_SELECTIVE, RS_PREC_MIXED);
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.act_per_token_layer_bytes, 656.0); /* 2h*2 + 384 + 16 */
+    CU_ASSERT_EQUAL(m.layer_work_bytes, 65536.0);        /* 256 * 2h*2 */
+    CU_ASSERT_EQUAL(m.ring_shared_bytes, 98304.0);
+
+    c = small_config(RS_CKPT_FULL, RS_PREC_FP32);
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.weights_bytes, 86848.0);   /* P * 4 / 4 */
+    CU_ASSERT_EQUAL(m.optim_bytes, 173696.0);    /* P * 8 / 4 */
+    CU_ASSERT_EQUAL(m.fsdp_unit_bytes, 443904.0); /* 36992 * (2*4 + 4) */
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 262144.0); /* 256 * 256 * 4 */
+    /* 256 * (3*64*4 + 64*4 + 4*32*4 + 6*32*4) = 256 * (768 + 256 + 512 + 768) = 256 * 2304 */
+    CU_ASSERT_EQUAL(m.ring_bwd_bytes, 589824.0);
+}
+
+/* USP (U = 2 of N = 4) adds the all-to-all staging; pure Ulysses (U = N) has no incoming blocks. */
+static void test_memory_ulysses(void) {
+    rs_transformer_t t = small_model();
+    rs_err_t err = {{0}};
+    rs_mem_t m;
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.ulysses_degree = 2;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.a2a_bytes, 256.0 * (64 + 2 * 32) * 2);  /* 65536 */
+    CU_ASSERT_EQUAL(m.ring_bytes, 425984.0);                  /* a ring of 2 remains */
+    CU_ASSERT_EQUAL(m.total_bytes, 1292288.0 + 65536.0);
+    c.ulysses_degree = 4;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256.0 * (2 * 64 + 2 * 32) * 2); /* 98304 */
+    /* 256 * (3*64*2 + 64*4 + 2*32*2 + 2*32*4) = 256 * (384 + 256 + 128 + 256) */
+    CU_ASSERT_EQUAL(m.ring_bwd_bytes, 262144.0);
+    c.ulysses_degree = 3;
+    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 3"));
+}
+
+static void test_memory_scaling(void) {
+    /* Doubling N halves every per-token term and leaves the static terms alone. */
+    rs_transformer_t t = small_model();
+    rs_err_t err = {{0}};
+    rs_mem_t a, b;
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.chunk_tokens = 16;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &a, &err), 0);
+    c.sp_degree = 8;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &b, &err), 0);
+    CU_ASSERT_EQUAL(b.act_saved_bytes * 2, a.act_saved_bytes);
+    CU_ASSERT_EQUAL(b.ring_bytes * 2, a.ring_bytes);
+    CU_ASSERT_EQUAL(b.weights_bytes, a.weights_bytes);
+}
+
+static void test_memory_bad_input(void) {
+    rs_transformer_t t = small_model();
+    rs_err_t err = {{0}};
+    rs_mem_t m;
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.seq_tokens = 1000;
+    c.sp_degree = 3;
+    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--seq 1000"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "divisible"));
+    t.kv_heads = 3;
+    c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "kv_heads"));
+}
+
+/* Every shipped model parses; its parameter count agrees with the published one within 1%. */
+static void test_presets(void) {
+    const char *const *names = rs_transformer_preset_names();
+    int n = 0;
+    const char *want[] = {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
+                          "ringattn-3b", "ringattn-7b", "ringattn-13b", "ringattn-30b", "ringattn-65b"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        bool found = false;
+        for (const char *const *p = names; *p; p++) found |= !strcmp(*p, want[i]);
+        if (!found) fprintf(stderr, "  missing preset %s\n", want[i]);
+        CU_ASSERT(found);
+    }
+    for (const char *const *p = names; *p; p++, n++) {
+        rs_transformer_t t;
+        rs_err_t err = {{0}};
+        int rc = rs_transformer_load(*p, &t, &err);
+        if (rc) fprintf(stderr, "  %s: %s\n", *p, err.msg);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_STRING_EQUAL(t.name, *p);
+        CU_ASSERT(t.source[0] != '\0');
+        if (t.params_reference > 0) RS_ASSERT_REL((double)rs_transformer_params(&t), t.params_reference, 0.01);
+    }
+    CU_ASSERT(n >= 11);
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
+    CU_ASSERT_EQUAL(rs_transformer_params(&t), 8030261248ull); /* Meta-Llama-3-8B */
+    CU_ASSERT_EQUAL(t.kv_heads, 8);
+    CU_ASSERT_EQUAL(rs_transformer_load("no-such-model", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-model"));
+}
+
+static void test_parse_errors(void) {
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    const char *unknown = "{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"layerz\": 2\n  }\n}\n";
+    CU_ASSERT_EQUAL(rs_transformer_parse(unknown, "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.json:4:5: transformer.layerz: unknown key"));
+    const char *type = "{\"transformer\": {\"name\": \"x\", \"layers\": \"2\"}}";
+    CU_ASSERT_EQUAL(rs_transformer_parse(type, "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "transformer.layers: must be an integer"));
+    const char *range = "{\"transformer\": {\"name\": \"x\", \"layers\": 0}}";
+    CU_ASSERT_EQUAL(rs_transformer_parse(range, "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "transformer.layers: 0 out of range"));
+    const char *kv = "{\"transformer\": {\"name\": \"x\", \"layers\": 2, \"hidden\": 64, \"q_heads\": 4,"
+                     " \"kv_heads\": 3, \"head_dim\": 16, \"ffn\": 128, \"vocab\": 100}}";
+    CU_ASSERT_EQUAL(rs_transformer_parse(kv, "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "transformer.kv_heads: 3 must divide q_heads = 4"));
+    const char *missing = "{\"transformer\": {\"name\": \"x\", \"layers\": 2}}";
+    CU_ASSERT_EQUAL(rs_transformer_parse(missing, "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing key \"hidden\""));
+    CU_ASSERT_EQUAL(rs_transformer_parse("{\"transformer\": {", "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.json:1:"));
+    CU_ASSERT_EQUAL(rs_transformer_parse("{\"device\": {}}", "t.json", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device: unknown key"));
+}
+
+/* The paper's Table 2 (docs/plan.md; /work/shared/reference/hardware.md): c = F/W and s = 6c. The
+ * forward ring buffer of an MHA model in a 2-byte dtype at B = c tokens holds exactly 6c tokens' worth
+ * of hidden vectors. c comes from the model's seed threshold (model.h), not re-derived here. */
+static void test_paper_six_blocks(void) {
+    struct {
+        const char *setup;
+        double f, w, s_ref;
+    } rows[] = {
+        {"A100 NVLink", 312e12, 300e9, 6240}, {"A100 InfiniBand", 312e12, 12.5e9, 149760},
+        {"TPU v3", 123e12, 112e9, 6589},      {"TPU v4", 275e12, 268e9, 6157},
+        {"TPU v5e", 196e12, 186e9, 6323},
+    };
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("ringattn-7b", &t, &err), 0);
+    double c_f = 4.0 * (double)(t.head_dim * t.q_heads);        /* model.h c_f, batch 1 forward */
+    double c_b = 2.0 * (double)(t.kv_heads * t.head_dim) * 2.0; /* model.h c_b, bf16 */
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double c = rs_seed_b_min(rows[i].f, rows[i].w, c_f, c_b);
+        RS_ASSERT_REL(c, rows[i].f / rows[i].w, 1e-12); /* MHA, 2 bytes: the paper's c = F/W */
+        double ring_bytes = c * rs_memory_ring_fwd_per_token(&t, 2, true);
+        double s = ring_bytes / ((double)t.hidden * 2.0); /* in tokens of one hidden vector */
+        RS_ASSERT_REL(s, 6.0 * c, 1e-12);
+        RS_ASSERT_REL(s, rows[i].s_ref, 1e-3);
+    }
+}
+
+static const rs_test_case_t memory_cases[] = {
+    {"params_small", test_params_small},
+    {"memory_full_mixed", test_memory_full_mixed},
+    {"memory_none_selective_fp32", test_memory_none_selective_fp32},
+    {"memory_ulysses", test_memory_ulysses},
+    {"memory_scaling", test_memory_scaling},
+    {"memory_bad_input", test_memory_bad_input},
+    {"presets", test_presets},
+    {"parse_errors", test_parse_errors},
+    {"paper_six_blocks", test_paper_six_blocks},
+    {NULL, NULL},
+};
+
+int main(void) {
+    rs_test_suite_t suites[] = {{"memory", memory_cases}};
+    return rs_test_main(suites, 1);
+}
