@@ -82,6 +82,16 @@ static uint64_t kv_like_bytes(const rs_problem_t *p, int64_t elem_bytes) {
 uint64_t rs_problem_kv_bytes(const rs_problem_t *p) { return kv_like_bytes(p, p->act_bytes); }
 uint64_t rs_problem_dkv_bytes(const rs_problem_t *p) { return kv_like_bytes(p, p->grad_bytes); }
 
+uint64_t rs_problem_qkv_bytes(const rs_problem_t *p) {
+    return (uint64_t)p->seq_tokens * (uint64_t)(p->q_heads + 2 * p->kv_heads) * (uint64_t)p->head_dim *
+           (uint64_t)p->batch * (uint64_t)p->act_bytes;
+}
+
+uint64_t rs_problem_scores_bytes(const rs_problem_t *p) {
+    return (uint64_t)p->seq_tokens * (uint64_t)p->seq_tokens * (uint64_t)p->q_heads * (uint64_t)p->batch *
+           (uint64_t)p->act_bytes;
+}
+
 #define RANGE_CHECK(field, flag, lo, hi)                                                           \
     do {                                                                                           \
         if (p->field < (lo) || p->field > (hi))                                                    \

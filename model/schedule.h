@@ -87,6 +87,12 @@ uint64_t rs_problem_flops_per_pair(const rs_problem_t *p);
 uint64_t rs_problem_kv_bytes(const rs_problem_t *p);
 uint64_t rs_problem_dkv_bytes(const rs_problem_t *p);
 
+/* The seed's memory figures: bytes of Q, K and V for the whole sequence
+ * (S * (Hq + 2 Hkv) * d * batch * act_bytes) and of one materialised score matrix per head and
+ * sequence (S^2 * Hq * batch * act_bytes), which blockwise attention never stores. */
+uint64_t rs_problem_qkv_bytes(const rs_problem_t *p);
+uint64_t rs_problem_scores_bytes(const rs_problem_t *p);
+
 /* ---------------------------------------------------------------------------------------------------
  * Schedule
  * ------------------------------------------------------------------------------------------------- */

@@ -1,0 +1,265 @@
+/* test_model.c - the analytic model: the seed's numbers, closed form vs critical-path walk,
+ * hand-derived causal makespans, thresholds, the walk's fast compute path vs rs_machine_comp_time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "test_main.h"
+#include "trace.h"
+
+static rs_machine_t machine(double f, double w, double lat) {
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.hw_name, sizeof m.hw_name, "test");
+    m.dtype = RS_DTYPE_BF16;
+    m.flops_per_s = f;
+    m.overlap = 1;
+    m.comp_slowdown = 1;
+    m.intra = (rs_tier_t){"test-link", w, lat};
+    m.inter = m.intra;
+    return m;
+}
+
+static rs_problem_t mha(int64_t s, int64_t n, bool causal, rs_layout_t layout, rs_pass_t pass) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = s;
+    p.n_ranks = n;
+    p.q_heads = p.kv_heads = 1;
+    p.head_dim = 128;
+    p.act_bytes = 2;
+    p.causal = causal;
+    p.layout = layout;
+    p.pass = pass;
+    p.tile_q = p.tile_k = 1;
+    return p;
+}
+
+/* ---- the seed's equations ------------------------------------------------------------------ */
+static void test_seed_equations(void) {
+    /* T_comp = 4 B^2 d / F: B = 2048, d = 128, F = 989e12 -> 2147483648 / 989e12 s */
+    RS_ASSERT_REL(rs_seed_t_comp_s(2048, 4 * 128, 989e12), 2147483648.0 / 989e12, 1e-15);
+    /* T_comm = 4 B d / W (K and V, 2 bytes): B = 2048, d = 128, W = 450e9 -> 1048576 / 450e9 s */
+    RS_ASSERT_REL(rs_seed_t_comm_s(2048, 4 * 128, 450e9), 1048576.0 / 450e9, 1e-15);
+    /* B_min = F / W on H100-SXM: 989e12 / 450e9 = 2197.78 tokens */
+    RS_ASSERT_REL(rs_seed_b_min(989e12, 450e9, 4 * 128, 4 * 128), 2197.7777777777778, 1e-12);
+}
+
+static void test_paper_table2(void) {
+    /* Ring Attention paper, Table 2: c = F / W (MHA, 2-byte K,V) */
+    const struct { double f, w, c; } rows[] = {
+        {312e12, 300e9, 1040}, {312e12, 12.5e9, 24960}, {123e12, 112e9, 1098.2142857142858},
+        {275e12, 268e9, 1026.1194029850747}, {196e12, 186e9, 1053.763440860215}};
+    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        rs_problem_t p = mha(8 * 65536, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+        rs_machine_t m = machine(rows[i].f, rows[i].w, 0);
+        rs_closed_t c;
+        CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+        RS_ASSERT_REL(c.b_min_tokens, rows[i].c, 1e-12);
+        RS_ASSERT_REL(6 * c.b_min_tokens, 6 * rows[i].c, 1e-12); /* s = 6c */
+    }
+}
+
+static void test_closed_form_gqa_and_b_star(void) {
+    /* Llama-3-8B attention on H100: 32 q heads, 8 kv heads -> B_min = F/W * 8/32 */
+    rs_problem_t p = mha(128 * 1024, 8, false, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD);
+    p.q_heads = 32;
+    p.kv_heads = 8;
+    rs_machine_t m = machine(989e12, 450e9, 0);
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    RS_ASSERT_REL(c.b_min_tokens, 989e12 / 450e9 / 4, 1e-12);
+    RS_ASSERT_REL(c.b_star_tokens, c.b_min_tokens, 1e-9); /* no latency/launch/eff: B* = B_min */
+    /* B = 16384: T_comp = 4*128*32*B^2/F, T_comm = 2*2*128*8*B/W */
+    RS_ASSERT_REL(c.t_comp_s, 4.0 * 128 * 32 * 16384.0 * 16384.0 / 989e12, 1e-14);
+    RS_ASSERT_REL(c.t_comm_s, 4.0 * 128 * 8 * 16384.0 / 450e9, 1e-14);
+    CU_ASSERT(!c.comm_bound);
+    /* latency moves the threshold up: solve T_comp(b) = L + c_b b / W for b by hand (quadratic) */
+    m.intra.latency_s = 10e-6;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    double a = 4.0 * 128 * 32 / 989e12, b = 4.0 * 128 * 8 / 450e9, l = 10e-6;
+    double root = (b + sqrt(b * b + 4 * a * l)) / (2 * a);
+    RS_ASSERT_REL(c.b_star_tokens, root, 1e-9);
+    CU_ASSERT(c.b_star_tokens > c.b_min_tokens);
+}
+
+/* ---- closed form == walk in the balanced non-causal case --------------------------------------- */
+static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma, double launch) {
+    const int64_t ns[] = {1, 2, 3, 8, 64};
+    const double ws[] = {1e9, 450e9, 1e13}; /* comm-bound, near threshold, compute-bound */
+    for (unsigned i = 0; i < 5; i++)
+        for (unsigned j = 0; j < 3; j++)
+            for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
+                rs_problem_t p = mha(ns[i] * 2 * 1024, ns[i], false, (rs_layout_t)l, pass);
+                rs_machine_t m = machine(989e12, ws[j], lat);
+                m.overlap = eta;
+                m.comp_slowdown = sigma;
+                m.launch_s = launch;
+                rs_schedule_t *s = rs_schedule_create(&p, NULL);
+                rs_closed_t c;
+                rs_walk_t w;
+                CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+                CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &w, NULL), 0);
+                RS_ASSERT_REL(w.makespan_s, c.makespan_s, 1e-12);
+                RS_ASSERT_REL(w.efficiency, w.ideal_s / w.makespan_s, 1e-15);
+                rs_schedule_free(s);
+            }
+}
+
+static void test_walk_equals_closed_forward(void) { walk_vs_closed(RS_PASS_FORWARD, 0, 1, 1, 0); }
+static void test_walk_equals_closed_backward(void) { walk_vs_closed(RS_PASS_BACKWARD, 0, 1, 1, 0); }
+static void test_walk_equals_closed_latency(void) {
+    walk_vs_closed(RS_PASS_FORWARD, 5e-6, 1, 1, 2e-6);
+    walk_vs_closed(RS_PASS_BACKWARD, 5e-6, 1, 1, 2e-6);
+}
+static void test_walk_equals_closed_overlap(void) {
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 0, 1, 0);
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 0.4, 1, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 0.4, 1, 0);
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1.3, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1.3, 0);
+}
+
+static void test_closed_hand_values(void) {
+    /* forward, N = 4, B = 1024, d = 128, 1 head, F = 1e12, W = 5e8, L = 0:
+     * T_comp = 512 * 1024^2 / 1e12 = 537 us; T_comm = 512 * 1024 / 5e8 = 1049 us; comm-bound:
+     * makespan = 3 * T_comm + T_comp */
+    rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = machine(1e12, 5e8, 0);
+    rs_closed_t c;
+    rs_model_closed(&p, &m, &c, NULL);
+    double tc = 512.0 * 1024 * 1024 / 1e12, tm = 512.0 * 1024 / 5e8;
+    RS_ASSERT_REL(c.makespan_s, 3 * tm + tc, 1e-15);
+    CU_ASSERT(c.comm_bound);
+    /* serialised (eta = 0): each middle step is T_comp + T_comm */
+    m.overlap = 0;
+    rs_model_closed(&p, &m, &c, NULL);
+    RS_ASSERT_REL(c.makespan_s, 3 * (tm + tc) + tc, 1e-15);
+    /* eta = 0.5 with T_comm > T_comp: half of T_comp's duration moves data, the rest after */
+    m.overlap = 0.5;
+    rs_model_closed(&p, &m, &c, NULL);
+    RS_ASSERT_REL(c.t_step_s, tc + (tm - 0.5 * tc), 1e-15);
+    /* backward, N = 2, fp32 grads: step0 K,V; step1 dK,dV with compute; tail dK,dV alone */
+    p = mha(2048, 2, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD);
+    m = machine(1e12, 1e9, 0);
+    rs_model_closed(&p, &m, &c, NULL);
+    double tcb = 1280.0 * 1024 * 1024 / 1e12, kv = 512.0 * 1024 / 1e9, dkv = 1024.0 * 1024 / 1e9;
+    RS_ASSERT_REL(c.makespan_s, fmax(tcb, kv) + fmax(tcb, dkv) + dkv, 1e-15);
+    /* backward middle step: K,V (bf16) and dK,dV (fp32) share the hop: the larger ends at (kv+dkv)/W */
+    double both[2] = {kv, dkv};
+    RS_ASSERT_REL(rs_sync_step_s(0, 0, both, 2, 1, 1), kv + dkv, 1e-15);
+}
+
+/* ---- causal makespans by hand (W infinite, tile 1) ------------------------------------------- */
+static void test_causal_walk_hand_values(void) {
+    const int64_t n = 8, b = 4;
+    const double f = 1e12, fpp = 4 * 128;
+    rs_machine_t m = machine(f, 1e18, 0);
+    rs_walk_t w;
+    /* contiguous: rank N-1 computes its diagonal (10 pairs) and N-1 full blocks (16 pairs) */
+    rs_problem_t p = mha(n * b, n, true, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_model_walk(s, &m, NULL, NULL, &w, NULL);
+    RS_ASSERT_REL(w.makespan_s, (10 + 16 * (n - 1)) * fpp / f, 1e-9);
+    RS_ASSERT_REL(w.busy_max_s, (10 + 16 * 7) * fpp / f, 1e-12);
+    RS_ASSERT_REL(w.busy_mean_s, (double)rs_problem_total_flops(&p) / n / f, 1e-12);
+    rs_schedule_free(s);
+    /* zigzag: chunks of 2; step 0: 2 diagonals (3 pairs) + 1 full (4); later steps 2 full chunks */
+    p.layout = RS_LAYOUT_ZIGZAG;
+    s = rs_schedule_create(&p, NULL);
+    rs_model_walk(s, &m, NULL, NULL, &w, NULL);
+    RS_ASSERT_REL(w.makespan_s, (2 * 3 + 4 + (n - 1) * 8) * fpp / f, 1e-9);
+    RS_ASSERT_REL(w.busy_max_s, w.busy_mean_s, 1e-12); /* perfectly balanced */
+    rs_schedule_free(s);
+}
+
+/* ---- the walk's inline compute == rs_machine_comp_time --------------------------------------- */
+static void test_walk_compute_matches_machine(void) {
+    rs_problem_t p = mha(16 * 256, 16, true, RS_LAYOUT_STRIPED, RS_PASS_BACKWARD);
+    p.tile_q = 64;
+    p.tile_k = 32;
+    rs_machine_t m = machine(1e12, 1e10, 1e-6);
+    m.launch_s = 3e-6;
+    m.jitter = 0.2;
+    m.seed = 42;
+    m.n_stragglers = 1;
+    m.straggler_rank[0] = 5;
+    m.straggler_factor[0] = 1.5;
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_trace_t *t = rs_trace_create("model");
+    rs_walk_t w;
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    size_t n_ev = rs_trace_count(t), n_comp = 0;
+    const rs_event_t *ev = rs_trace_events(t);
+    for (size_t i = 0; i < n_ev; i++) {
+        if (ev[i].kind != RS_EV_COMPUTE) continue;
+        n_comp++;
+        rs_step_t st;
+        rs_schedule_step(s, ev[i].rank, ev[i].step, &st);
+        double want = rs_machine_comp_time(&m, rs_problem_block(&p), ev[i].rank, ev[i].step, st.flops_exec);
+        RS_ASSERT_REL(ev[i].end_s - ev[i].start_s, want, 1e-12);
+        CU_ASSERT_EQUAL(ev[i].flops, (double)st.flops_exec);
+    }
+    CU_ASSERT_EQUAL(n_comp, 16 * 16);
+    CU_ASSERT_EQUAL(n_ev, 16 * 16 + 17 * 16 + 2 * 17 * 16); /* compute, step, send+recv (every step moves data) */
+    rs_trace_free(t);
+    rs_schedule_free(s);
+}
+
+static void test_straggler_and_slow_hop(void) {
+    /* a 1.5x straggler in a compute-bound non-causal ring stretches every rank's end */
+    rs_problem_t p = mha(8 * 4096, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = machine(1e12, 1e13, 0);
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_walk_t base, slow;
+    rs_model_walk(s, &m, NULL, NULL, &base, NULL);
+    m.n_stragglers = 1;
+    m.straggler_rank[0] = 3;
+    m.straggler_factor[0] = 1.5;
+    rs_model_walk(s, &m, NULL, NULL, &slow, NULL);
+    RS_ASSERT_REL(slow.makespan_s, 1.5 * base.makespan_s, 1e-12);
+    /* a hop 9x slower sets the pace of a comm-bound ring: makespan ~ (N-1) * 9 T_comm */
+    rs_machine_t m2 = machine(1e15, 1e11, 0);
+    rs_model_walk(s, &m2, NULL, NULL, &base, NULL);
+    m2.n_degraded = 1;
+    m2.degraded_hop[0] = 2;
+    m2.degraded_factor[0] = 9;
+    rs_model_walk(s, &m2, NULL, NULL, &slow, NULL);
+    double tm = (double)rs_problem_kv_bytes(&p) / 1e11;
+    RS_ASSERT_REL(slow.makespan_s, 7 * 9 * tm + 4096.0 * 4096 * 512 / 1e15, 1e-9);
+    rs_schedule_free(s);
+}
+
+static void test_bad_machine(void) {
+    rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = machine(1e12, 1e9, 0);
+    m.overlap = 0.5;
+    m.comp_slowdown = 2;
+    rs_closed_t c;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--overlap"));
+    m = machine(-1, 1e9, 0);
+    CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
+}
+
+int main(void) {
+    static const rs_test_case_t seed[] = {
+        {"seed equations (T_comp, T_comm, B_min = 2197.8 on H100)", test_seed_equations},
+        {"Ring Attention paper Table 2 thresholds", test_paper_table2},
+        {"GQA bytes and B* with latency", test_closed_form_gqa_and_b_star},
+        {"closed form by hand (fwd, eta, bwd)", test_closed_hand_values},
+        {NULL, NULL}};
+    static const rs_test_case_t walk[] = {
+        {"walk == closed form, forward", test_walk_equals_closed_forward},
+        {"walk == closed form, backward", test_walk_equals_closed_backward},
+        {"walk == closed form, latency + launch", test_walk_equals_closed_latency},
+        {"walk == closed form, overlap eta and slowdown sigma", test_walk_equals_closed_overlap},
+        {"causal makespans by hand", test_causal_walk_hand_values},
+        {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},
+        {"straggler and slow hop", test_straggler_and_slow_hop},
+        {"bad machine rejected", test_bad_machine},
+        {NULL, NULL}};
+    static const rs_test_suite_t suites[] = {{"model closed form", seed}, {"model walk", walk}};
+    return rs_test_main(suites, 2);
+}
