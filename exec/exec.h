@@ -193,6 +193,8 @@ typedef struct {
     double err[RS_TENSOR_COUNT];   /* check: max|x - ref| / max|ref| per tensor (-1: not checked) */
     bool check_ok;                 /* every checked tensor within check_tol (true if no check) */
     bool finite;                   /* outputs contain no inf/NaN */
+    bool faulted;                  /* this rank stopped by opts.fault_* (it returned -1 on purpose) */
+    int64_t n_steps;               /* steps of the measured pass */
     double makespan_s;             /* median over reps of the latest step end (rank 0: over ranks) */
     double t_comp_median_s;        /* medians over (rank, step) of the trace's compute durations */
     double t_comm_median_s;        /* ... of the receive durations (post to completion) */

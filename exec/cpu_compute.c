@@ -1,0 +1,423 @@
+/* cpu_compute.c - the CPU compute backend: blockwise attention in fp32 with the seed's online softmax.
+ *
+ * Per step, per (batch, q head), per (Q segment, KV segment) block of the schedule, per tile of
+ * tile_q query rows:
+ *   forward   S = scale * Q_t K^T              (cblas_sgemm, tile_q x n_cols x d)
+ *             m' = max(m, rowmax S); P = exp(S - m'); l = exp(m - m') l + rowsum P
+ *             O = diag(exp(m - m')) O + P V     (cblas_sgemm, tile_q x d x n_cols)
+ *   backward  P = exp(scale * Q_t K^T - lse)    (recomputed from the saved statistics)
+ *             dV += P^T dO_t; dP = dO_t V^T; dS = P * (dP - D); dQ_t += scale dS K; dK += scale dS^T Q_t
+ * where n_cols is the visible column extent rounded up to tile_k (the tiles the schedule counts in
+ * flops_exec); a DIAG block masks (i, j) with i - j < diag to -inf before the softmax. One OpenBLAS
+ * thread per rank (one rank = one core). Between tiles the rank's transport progress hook runs.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+typedef struct {
+    rs_exec_rank_t r;      /* rank description */
+    int64_t B, d, Hq, Hkv, batch, group; /* shape: rows, head dim, heads, batch, q heads per kv head */
+    int64_t tq, tk;        /* tile rows / columns */
+    int64_t row0[RS_MAX_SEGMENTS]; /* first local row of each of the rank's segments */
+    float *q, *o, *d_o, *dq;       /* [batch][Hq][B][d] */
+    float *m, *l, *lse, *dd;       /* [batch][Hq][B]: running max, normaliser, log-sum-exp, D */
+    float *ws_s, *ws_dp;           /* [tq][B] workspaces (logits/P, dP/dS) */
+    size_t kv_elems;               /* elements of one of K or V in a KV buffer */
+    double t_start_s, t_end_s;     /* interval of the last step */
+    char desc[512];                /* describe() text */
+} cpu_state_t;
+
+/* ---------------------------------------------------------------------------------------------------
+ * Vectorisable helpers (compiled for AVX-512, AVX2 and baseline; picked at load time)
+ * ------------------------------------------------------------------------------------------------- */
+#define RS_CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+
+/* exp(x) for x <= 88, 0 below -87.3 (and for -inf); Cephes polynomial, ~2 ulp. */
+static inline float exp_f32(float x) {
+    const float lo = -87.33654475f, hi = 88.37626266f;
+    float xc = x < lo ? lo : (x > hi ? hi : x);
+    float fx = xc * 1.44269504088896341f;
+    fx = (fx + 12582912.0f) - 12582912.0f; /* round to nearest */
+    int32_t n = (int32_t)fx;
+    float r = xc - fx * 0.693359375f - fx * -2.12194440e-4f;
+    float y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    int32_t bits = (n + 127) << 23;
+    float p2;
+    memcpy(&p2, &bits, sizeof p2);
+    return x < lo ? 0.0f : y * p2;
+}
+
+/* Row max of s[0..n). */
+RS_CLONES static float row_max(const float *s, int64_t n) {
+    float mx = -INFINITY;
+#pragma omp simd reduction(max : mx)
+    for (int64_t j = 0; j < n; j++) mx = s[j] > mx ? s[j] : mx;
+    return mx;
+}
+
+/* s[j] = exp(s[j] - m); returns the sum. */
+RS_CLONES static float row_exp_sum(float *s, int64_t n, float m) {
+    float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < n; j++) {
+        float e = exp_f32(s[j] - m);
+        s[j] = e;
+        sum += e;
+    }
+    return sum;
+}
+
+/* s[j] = exp(s[j] - lse) (backward P). */
+RS_CLONES static void row_exp(float *s, int64_t n, float lse) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) s[j] = exp_f32(s[j] - lse);
+}
+
+/* ds[j] = p[j] * (ds[j] - dd). */
+RS_CLONES static void row_ds(const float *p, float *ds, int64_t n, float dd) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) ds[j] = p[j] * (ds[j] - dd);
+}
+
+RS_CLONES static void vec_scale(float *x, int64_t n, float a) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; j++) x[j] *= a;
+}
+
+RS_CLONES static void vec_add(float *x, const float *y, size_t n) {
+#pragma omp simd
+    for (size_t j = 0; j < n; j++) x[j] += y[j];
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Lifecycle
+ * ------------------------------------------------------------------------------------------------- */
+static void cpu_destroy(void *state) {
+    cpu_state_t *c = state;
+    if (!c) return;
+    free(c->q), free(c->o), free(c->d_o), free(c->dq);
+    free(c->m), free(c->l), free(c->lse), free(c->dd);
+    free(c->ws_s), free(c->ws_dp);
+    free(c);
+}
+
+static float *falloc(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
+
+static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
+    const rs_problem_t *p = &r->problem;
+    if (p->act_bytes != 4) return rs_errf(err, "cpu backend: computes in fp32; use --dtype fp32 (act_bytes 4, got %lld)", (long long)p->act_bytes);
+    if (p->grad_bytes != 4) return rs_errf(err, "cpu backend: dK,dV travel in fp32; use --grad-bytes 4 (got %lld)", (long long)p->grad_bytes);
+    cpu_state_t *c = calloc(1, sizeof *c);
+    if (!c) return rs_errf(err, "cpu backend: out of memory");
+    c->r = *r;
+    c->B = r->block_tokens, c->d = p->head_dim, c->Hq = p->q_heads, c->Hkv = p->kv_heads, c->batch = p->batch;
+    c->group = c->Hq / c->Hkv;
+    c->tq = p->tile_q, c->tk = p->tile_k;
+    int64_t acc = 0;
+    for (int s = 0; s < r->n_segs; s++) c->row0[s] = acc, acc += r->segs[s].count;
+    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    c->kv_elems = (size_t)(c->batch * c->Hkv * c->B * c->d);
+    int64_t tq = c->tq < c->B ? c->tq : c->B;
+    c->q = falloc(nq), c->o = falloc(nq), c->d_o = falloc(nq), c->dq = falloc(nq);
+    c->m = falloc(ns), c->l = falloc(ns), c->lse = falloc(ns), c->dd = falloc(ns);
+    c->ws_s = falloc((size_t)(tq * c->B)), c->ws_dp = falloc((size_t)(tq * c->B));
+    if (!c->q || !c->o || !c->d_o || !c->dq || !c->m || !c->l || !c->lse || !c->dd || !c->ws_s || !c->ws_dp) {
+        rs_errf(err, "cpu backend: out of memory for B=%lld, d=%lld, %lld heads", (long long)c->B, (long long)c->d,
+                (long long)c->Hq);
+        cpu_destroy(c);
+        return -1;
+    }
+    openblas_set_num_threads(1);
+    snprintf(c->desc, sizeof c->desc, "cpu fp32: sgemm (%s) + online softmax, tile %lldx%lld, 1 thread/rank",
+             rs_exec_blas_version(), (long long)c->tq, (long long)c->tk);
+    *state = c;
+    return 0;
+}
+
+static int cpu_buf_alloc(void *state, size_t bytes, void **buf, rs_err_t *err) {
+    (void)state;
+    *buf = calloc(1, bytes ? bytes : 1);
+    return *buf ? 0 : rs_errf(err, "cpu backend: out of memory (%zu bytes)", bytes);
+}
+
+static void cpu_buf_free(void *state, void *buf) {
+    (void)state;
+    free(buf);
+}
+
+static int cpu_upload(void *state, rs_tensor_t which, const float *host, void *buf, rs_err_t *err) {
+    cpu_state_t *c = state;
+    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d);
+    switch (which) {
+    case RS_TENSOR_Q: memcpy(c->q, host, nq * sizeof(float)); return 0;
+    case RS_TENSOR_DO: memcpy(c->d_o, host, nq * sizeof(float)); return 0;
+    case RS_TENSOR_K: memcpy(buf, host, c->kv_elems * sizeof(float)); return 0;
+    case RS_TENSOR_V: memcpy((float *)buf + c->kv_elems, host, c->kv_elems * sizeof(float)); return 0;
+    default: return rs_errf(err, "cpu backend: cannot upload tensor %s", rs_tensor_name(which));
+    }
+}
+
+static int cpu_download(void *state, rs_tensor_t which, float *host, const void *buf, rs_err_t *err) {
+    cpu_state_t *c = state;
+    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    switch (which) {
+    case RS_TENSOR_O: memcpy(host, c->o, nq * sizeof(float)); return 0;
+    case RS_TENSOR_DQ: memcpy(host, c->dq, nq * sizeof(float)); return 0;
+    case RS_TENSOR_LSE: memcpy(host, c->lse, ns * sizeof(float)); return 0;
+    case RS_TENSOR_DK: memcpy(host, buf, c->kv_elems * sizeof(float)); return 0;
+    case RS_TENSOR_DV: memcpy(host, (const float *)buf + c->kv_elems, c->kv_elems * sizeof(float)); return 0;
+    default: return rs_errf(err, "cpu backend: cannot download tensor %s", rs_tensor_name(which));
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Geometry of a block: rows of the Q segment, columns of the KV segment, visible extent per row tile
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t q0, nq;   /* first local Q row, rows */
+    int64_t k0, nk;   /* first row of the KV segment inside the KV buffer, columns */
+} block_geom_t;
+
+static block_geom_t block_geom(const cpu_state_t *c, const rs_step_t *st, const rs_block_t *bl) {
+    block_geom_t g;
+    g.q0 = c->row0[bl->q_seg];
+    g.nq = st->q_segs[bl->q_seg].count;
+    g.k0 = 0;
+    for (int s = 0; s < bl->kv_seg; s++) g.k0 += st->kv_segs[s].count;
+    g.nk = st->kv_segs[bl->kv_seg].count;
+    return g;
+}
+
+/* Columns of the executed tiles for rows [i0, i1) of a block: the union of tile_k tiles holding at
+ * least one visible pair (0 if none). */
+static int64_t tile_cols(const cpu_state_t *c, const rs_block_t *bl, int64_t i0, int64_t i1, int64_t nk) {
+    (void)i0;
+    if (bl->mask == RS_MASK_FULL) return nk;
+    if (bl->mask == RS_MASK_SKIP) return 0;
+    int64_t last = i1 - 1 - bl->diag; /* largest visible column of the tile's last row */
+    if (last < 0) return 0;
+    int64_t cols = (last / c->tk + 1) * c->tk;
+    return cols < nk ? cols : nk;
+}
+
+/* Mask logits of rows [i0, i1) (tile-local rows) to -inf where i - j < diag. */
+static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t ncols, int64_t diag) {
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t jfirst = i - diag + 1; /* first masked column */
+        if (jfirst < 0) jfirst = 0;
+        float *row = s + (i - i0) * ld;
+        for (int64_t j = jfirst; j < ncols; j++) row[j] = -INFINITY;
+    }
+}
+
+static void progress(const cpu_state_t *c) {
+    if (c->r.progress) c->r.progress(c->r.progress_arg);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Forward
+ * ------------------------------------------------------------------------------------------------- */
+static int cpu_fwd_begin(void *state, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    memset(c->o, 0, nq * sizeof(float));
+    memset(c->l, 0, ns * sizeof(float));
+    for (size_t i = 0; i < ns; i++) c->m[i] = -INFINITY;
+    return 0;
+}
+
+static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    c->t_start_s = rs_now_s();
+    const float *kv = kvbuf;
+    const float scale = (float)c->r.softmax_scale;
+    const int64_t d = c->d, B = c->B;
+    for (int bi = 0; bi < st->n_blocks; bi++) {
+        const rs_block_t *bl = &st->blocks[bi];
+        if (bl->mask == RS_MASK_SKIP) continue;
+        block_geom_t g = block_geom(c, st, bl);
+        for (int64_t b = 0; b < c->batch; b++)
+            for (int64_t h = 0; h < c->Hq; h++) {
+                const int64_t hk = h / c->group;
+                const float *K = kv + ((b * c->Hkv + hk) * B + g.k0) * d;
+                const float *V = K + c->kv_elems;
+                const size_t qh = (size_t)((b * c->Hq + h) * B);
+                for (int64_t i0 = 0; i0 < g.nq; i0 += c->tq) {
+                    int64_t i1 = i0 + c->tq < g.nq ? i0 + c->tq : g.nq, nr = i1 - i0;
+                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
+                    if (nc == 0) continue;
+                    float *S = c->ws_s;
+                    const float *Q = c->q + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
+                    float *O = c->o + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, scale, Q,
+                                (int)d, K, (int)d, 0.0f, S, (int)nc);
+                    if (bl->mask == RS_MASK_DIAG) apply_diag(S, nc, i0, i1, nc, bl->diag);
+                    float *m = c->m + qh + (size_t)(g.q0 + i0), *l = c->l + qh + (size_t)(g.q0 + i0);
+                    for (int64_t i = 0; i < nr; i++) {
+                        float *row = S + i * nc;
+                        float mt = row_max(row, nc);
+                        float mn = mt > m[i] ? mt : m[i];
+                        if (mn == -INFINITY) { /* nothing visible yet in this row */
+                            memset(row, 0, (size_t)nc * sizeof(float));
+                            continue;
+                        }
+                        float alpha = m[i] == -INFINITY ? 0.0f : exp_f32(m[i] - mn);
+                        float sum = row_exp_sum(row, nc, mn);
+                        l[i] = alpha * l[i] + sum;
+                        m[i] = mn;
+                        if (alpha != 1.0f) vec_scale(O + i * d, d, alpha);
+                    }
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)nc, 1.0f, S,
+                                (int)nc, V, (int)d, 1.0f, O, (int)d);
+                    progress(c);
+                }
+            }
+    }
+    c->t_end_s = rs_now_s();
+    return 0;
+}
+
+static int cpu_fwd_end(void *state, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    size_t ns = (size_t)(c->batch * c->Hq * c->B);
+    for (size_t i = 0; i < ns; i++) {
+        float inv = c->l[i] > 0 ? 1.0f / c->l[i] : 0.0f;
+        vec_scale(c->o + i * (size_t)c->d, c->d, inv);
+        c->lse[i] = c->l[i] > 0 ? c->m[i] + logf(c->l[i]) : -INFINITY;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Backward
+ * ------------------------------------------------------------------------------------------------- */
+static int cpu_bwd_begin(void *state, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    memset(c->dq, 0, nq * sizeof(float));
+    for (size_t i = 0; i < ns; i++) {
+        const float *o = c->o + i * (size_t)c->d, *g = c->d_o + i * (size_t)c->d;
+        double acc = 0;
+        for (int64_t x = 0; x < c->d; x++) acc += (double)o[x] * g[x];
+        c->dd[i] = (float)acc;
+    }
+    return 0;
+}
+
+static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, void *dkvbuf, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    c->t_start_s = rs_now_s();
+    const float *kv = kvbuf;
+    float *dkv = dkvbuf;
+    const float scale = (float)c->r.softmax_scale;
+    const int64_t d = c->d, B = c->B;
+    for (int bi = 0; bi < st->n_blocks; bi++) {
+        const rs_block_t *bl = &st->blocks[bi];
+        if (bl->mask == RS_MASK_SKIP) continue;
+        block_geom_t g = block_geom(c, st, bl);
+        for (int64_t b = 0; b < c->batch; b++)
+            for (int64_t h = 0; h < c->Hq; h++) {
+                const int64_t hk = h / c->group;
+                const size_t koff = (size_t)(((b * c->Hkv + hk) * B + g.k0) * d);
+                const float *K = kv + koff, *V = kv + c->kv_elems + koff;
+                float *dK = dkv + koff, *dV = dkv + c->kv_elems + koff;
+                const size_t qh = (size_t)((b * c->Hq + h) * B);
+                for (int64_t i0 = 0; i0 < g.nq; i0 += c->tq) {
+                    int64_t i1 = i0 + c->tq < g.nq ? i0 + c->tq : g.nq, nr = i1 - i0;
+                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
+                    if (nc == 0) continue;
+                    const size_t r0 = qh + (size_t)(g.q0 + i0);
+                    const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
+                    float *dQ = c->dq + r0 * (size_t)d;
+                    float *P = c->ws_s, *dS = c->ws_dp;
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, scale, Q,
+                                (int)d, K, (int)d, 0.0f, P, (int)nc);
+                    if (bl->mask == RS_MASK_DIAG) apply_diag(P, nc, i0, i1, nc, bl->diag);
+                    for (int64_t i = 0; i < nr; i++) row_exp(P + i * nc, nc, c->lse[r0 + (size_t)i]);
+                    /* dV += P^T dO */
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nc, (int)d, (int)nr, 1.0f, P,
+                                (int)nc, dO, (int)d, 1.0f, dV, (int)d);
+                    /* dP = dO V^T; dS = P (dP - D) */
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0f, dO,
+                                (int)d, V, (int)d, 0.0f, dS, (int)nc);
+                    for (int64_t i = 0; i < nr; i++) row_ds(P + i * nc, dS + i * nc, nc, c->dd[r0 + (size_t)i]);
+                    /* dQ += scale dS K; dK += scale dS^T Q */
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)nc, scale, dS,
+                                (int)nc, K, (int)d, 1.0f, dQ, (int)d);
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nc, (int)d, (int)nr, scale, dS,
+                                (int)nc, Q, (int)d, 1.0f, dK, (int)d);
+                    progress(c);
+                }
+            }
+    }
+    c->t_end_s = rs_now_s();
+    return 0;
+}
+
+static int cpu_bwd_end(void *state, rs_err_t *err) {
+    (void)state;
+    (void)err;
+    return 0;
+}
+
+static int cpu_grad_zero(void *state, void *dst, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    memset(dst, 0, 2 * c->kv_elems * sizeof(float));
+    return 0;
+}
+
+static int cpu_grad_add(void *state, void *dst, const void *src, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    vec_add(dst, src, 2 * c->kv_elems);
+    return 0;
+}
+
+static int cpu_wait(void *state, double *t_start_s, double *t_end_s, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    if (t_start_s) *t_start_s = c->t_start_s;
+    if (t_end_s) *t_end_s = c->t_end_s;
+    return 0;
+}
+
+static const char *cpu_describe(void *state) { return ((cpu_state_t *)state)->desc; }
+
+const rs_compute_ops_t rs_cpu_compute_ops = {
+    .name = "cpu",
+    .dtype_name = "fp32",
+    .act_bytes = 4,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .buf_alloc = cpu_buf_alloc,
+    .buf_free = cpu_buf_free,
+    .upload = cpu_upload,
+    .download = cpu_download,
+    .fwd_begin = cpu_fwd_begin,
+    .fwd_step = cpu_fwd_step,
+    .fwd_end = cpu_fwd_end,
+    .bwd_begin = cpu_bwd_begin,
+    .bwd_step = cpu_bwd_step,
+    .bwd_end = cpu_bwd_end,
+    .grad_zero = cpu_grad_zero,
+    .grad_add = cpu_grad_add,
+    .wait = cpu_wait,
+    .describe = cpu_describe,
+};

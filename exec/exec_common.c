@@ -1,0 +1,230 @@
+/* exec_common.c - names, options, seeded inputs, the float64 reference and .npy files (see exec.h). */
+#include <cblas.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * Names and options
+ * ------------------------------------------------------------------------------------------------- */
+const char *rs_tensor_name(rs_tensor_t t) {
+    static const char *names[RS_TENSOR_COUNT] = {"Q", "K", "V", "dO", "O", "lse", "dQ", "dK", "dV"};
+    return (unsigned)t < RS_TENSOR_COUNT ? names[t] : "?";
+}
+
+const char *rs_progress_name(rs_progress_t p) {
+    switch (p) {
+    case RS_PROGRESS_NONE: return "none";
+    case RS_PROGRESS_POLL: return "poll";
+    case RS_PROGRESS_THREAD: return "thread";
+    }
+    return "?";
+}
+
+int rs_progress_parse(const char *s, rs_progress_t *out) {
+    for (int i = 0; i <= RS_PROGRESS_THREAD; i++)
+        if (s && strcmp(s, rs_progress_name((rs_progress_t)i)) == 0) {
+            *out = (rs_progress_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+void rs_exec_opts_default(rs_exec_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    o->warmup = 1;
+    o->reps = 3;
+    o->timeout_s = 60.0;
+    o->seed = 1;
+    o->input_scale = 1.0;
+    o->check = false;
+    o->check_tol = 1e-5;
+    o->save_io_dir = NULL;
+    o->fault_rank = -1;
+    o->fault_step = -1;
+}
+
+const char *rs_exec_blas_version(void) {
+    static char buf[256];
+    if (!buf[0]) {
+        const char *cfg = openblas_get_config();
+        const char *core = openblas_get_corename();
+        snprintf(buf, sizeof buf, "%s; core %s", cfg ? cfg : "OpenBLAS", core ? core : "?");
+        for (char *c = buf; *c; c++)
+            if (*c == '\n' || *c == ',') *c = ' ';
+        /* drop trailing blanks inside the config string */
+    }
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Seeded inputs
+ * ------------------------------------------------------------------------------------------------- */
+static int64_t tensor_heads(rs_tensor_t t, const rs_problem_t *p) {
+    return (t == RS_TENSOR_K || t == RS_TENSOR_V || t == RS_TENSOR_DK || t == RS_TENSOR_DV) ? p->kv_heads
+                                                                                            : p->q_heads;
+}
+
+float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
+                    int64_t token, int64_t dim, double scale) {
+    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(t, p) + (uint64_t)h) * (uint64_t)p->seq_tokens +
+                    (uint64_t)token) * (uint64_t)p->head_dim + (uint64_t)dim;
+    double u = rs_hash_unit(seed, 0x5eed0000u + (uint64_t)t, idx);
+    return (float)(scale * (2.0 * u - 1.0));
+}
+
+void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
+                        const rs_segment_t *segs, double scale, float *out) {
+    int64_t heads = tensor_heads(t, p), d = p->head_dim, rows = 0;
+    for (int s = 0; s < n_segs; s++) rows += segs[s].count;
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t h = 0; h < heads; h++) {
+            float *base = out + ((b * heads + h) * rows) * d;
+            int64_t r = 0;
+            for (int s = 0; s < n_segs; s++)
+                for (int64_t i = 0; i < segs[s].count; i++, r++) {
+                    int64_t tok = segs[s].first + i * segs[s].stride;
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                }
+        }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * float64 reference: plain full attention, one (batch, q head) at a time.
+ * ------------------------------------------------------------------------------------------------- */
+int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
+                      const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
+                      rs_err_t *err) {
+    const int64_t S = p->seq_tokens, d = p->head_dim, Hq = p->q_heads, Hkv = p->kv_heads;
+    const int64_t group = Hq / Hkv;
+    const double scale = 1.0 / sqrt((double)d);
+    double *prow = malloc(sizeof(double) * (size_t)S);
+    if (!prow) return rs_errf(err, "reference: out of memory (%" PRId64 " doubles)", S);
+    const bool bwd = d_o && dq && dk && dv;
+    if (bwd) {
+        memset(dk, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
+        memset(dv, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
+    }
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t h = 0; h < Hq; h++) {
+            const int64_t hk = h / group;
+            const double *Q = q + (b * Hq + h) * S * d, *K = k + (b * Hkv + hk) * S * d;
+            const double *V = v + (b * Hkv + hk) * S * d;
+            double *O = o + (b * Hq + h) * S * d, *L = lse + (b * Hq + h) * S;
+            for (int64_t i = 0; i < S; i++) {
+                const int64_t jmax = p->causal ? i + 1 : S;
+                double mx = -INFINITY;
+                for (int64_t j = 0; j < jmax; j++) {
+                    double s = 0;
+                    for (int64_t x = 0; x < d; x++) s += Q[i * d + x] * K[j * d + x];
+                    prow[j] = s * scale;
+                    if (prow[j] > mx) mx = prow[j];
+                }
+                double l = 0;
+                for (int64_t j = 0; j < jmax; j++) l += (prow[j] = exp(prow[j] - mx));
+                for (int64_t x = 0; x < d; x++) O[i * d + x] = 0;
+                for (int64_t j = 0; j < jmax; j++)
+                    for (int64_t x = 0; x < d; x++) O[i * d + x] += prow[j] / l * V[j * d + x];
+                L[i] = mx + log(l);
+            }
+            if (!bwd) continue;
+            const double *dO = d_o + (b * Hq + h) * S * d;
+            double *dQ = dq + (b * Hq + h) * S * d, *dK = dk + (b * Hkv + hk) * S * d;
+            double *dV = dv + (b * Hkv + hk) * S * d;
+            for (int64_t i = 0; i < S; i++) {
+                const int64_t jmax = p->causal ? i + 1 : S;
+                double D = 0;
+                for (int64_t x = 0; x < d; x++) D += dO[i * d + x] * O[i * d + x];
+                for (int64_t x = 0; x < d; x++) dQ[i * d + x] = 0;
+                for (int64_t j = 0; j < jmax; j++) {
+                    double s = 0, dp = 0;
+                    for (int64_t x = 0; x < d; x++) {
+                        s += Q[i * d + x] * K[j * d + x];
+                        dp += dO[i * d + x] * V[j * d + x];
+                    }
+                    double pij = exp(s * scale - L[i]);
+                    double ds = pij * (dp - D);
+                    for (int64_t x = 0; x < d; x++) {
+                        dV[j * d + x] += pij * dO[i * d + x];
+                        dQ[i * d + x] += scale * ds * K[j * d + x];
+                        dK[j * d + x] += scale * ds * Q[i * d + x];
+                    }
+                }
+            }
+        }
+    free(prow);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * .npy files (format 1.0: magic, version, u16 header length, dict padded to 64 bytes, data)
+ * ------------------------------------------------------------------------------------------------- */
+int rs_npy_write_f32(const char *path, const float *data, int ndim, const int64_t *shape, rs_err_t *err) {
+    char dict[512];
+    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%" PRId64 "%s", shape[i], ndim == 1 ? "," : (i + 1 < ndim ? ", " : ""));
+        count *= (size_t)shape[i];
+    }
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+    size_t total = 10 + (size_t)n + 1;
+    size_t pad = (64 - total % 64) % 64;
+    rs_file_t f;
+    if (rs_file_open(&f, path, err) < 0) return -1;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+    size_t hlen = (size_t)n + pad + 1;
+    pre[8] = (unsigned char)(hlen & 0xff);
+    pre[9] = (unsigned char)(hlen >> 8);
+    fwrite(pre, 1, 10, f.fp);
+    fwrite(dict, 1, (size_t)n, f.fp);
+    for (size_t i = 0; i < pad; i++) fputc(' ', f.fp);
+    fputc('\n', f.fp);
+    /* little-endian host assumed (x86-64, aarch64) */
+    if (fwrite(data, sizeof(float), count, f.fp) != count) {
+        rs_file_abort(&f);
+        return rs_errf(err, "%s: write failed: %s", path, strerror(errno));
+    }
+    return rs_file_commit(&f, err);
+}
+
+int rs_npy_read_header(const char *path, char *descr, size_t descr_len, int *ndim, int64_t *shape,
+                       int max_dim, rs_err_t *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return rs_errf(err, "%s: %s", path, strerror(errno));
+    unsigned char pre[10];
+    if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0 || pre[6] != 1) {
+        fclose(fp);
+        return rs_errf(err, "%s: not an .npy file (format 1.0)", path);
+    }
+    size_t hlen = (size_t)pre[8] | ((size_t)pre[9] << 8);
+    char hdr[65536];
+    if (fread(hdr, 1, hlen, fp) != hlen) {
+        fclose(fp);
+        return rs_errf(err, "%s: truncated header", path);
+    }
+    fclose(fp);
+    hdr[hlen] = 0;
+    const char *dp = strstr(hdr, "'descr': '"), *sp = strstr(hdr, "'shape': (");
+    if (!dp || !sp) return rs_errf(err, "%s: header lacks descr or shape", path);
+    dp += 10;
+    size_t i = 0;
+    while (dp[i] && dp[i] != '\'' && i + 1 < descr_len) descr[i] = dp[i], i++;
+    descr[i] = 0;
+    sp += 10;
+    *ndim = 0;
+    while (*sp && *sp != ')') {
+        char *end;
+        long long v = strtoll(sp, &end, 10);
+        if (end == sp) break;
+        if (*ndim >= max_dim) return rs_errf(err, "%s: more than %d dimensions", path, max_dim);
+        shape[(*ndim)++] = v;
+        sp = end;
+        while (*sp == ',' || *sp == ' ') sp++;
+    }
+    return 0;
+}

@@ -1,0 +1,555 @@
+/* executor.c - the one executor loop over the schedule (see exec.h for the data layout and the
+ * per-step protocol), repetitions and medians, gathering events and outputs on rank 0, the float64
+ * check and --save-io files, and the thread runner for N ranks in one process.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "exec.h"
+
+/* Event slots per step, in rs_event_kind_t order (compute, send, recv, step). */
+#define KINDS RS_EV_KIND_COUNT
+
+typedef struct {
+    double start_s, end_s;  /* relative to the repetition's origin */
+    bool valid;             /* the step has this event */
+    int32_t peer;           /* send/recv peer */
+    double flops, bytes;    /* compute FLOPs (executed) / payload bytes */
+} slot_t;
+
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    void *cs;                       /* its state */
+    const rs_transport_ops_t *tops; /* transport */
+    void *ts;                       /* its state */
+    const rs_exec_opts_t *o;        /* options */
+    int64_t rank, n;                /* ring rank, ring size */
+    const float *k_host, *v_host;   /* this rank's own K, V (re-uploaded at every pass start) */
+    void *kv[2];                    /* K,V double buffer */
+    void *dkv[3];                   /* dK,dV: accumulate, send, receive */
+    void *dkv_final;                /* after a backward pass: this rank's dK,dV */
+    rs_pass_t measured;             /* the measured pass (fault injection applies to it) */
+} ctx_t;
+
+#define TRY(x)                                                                                      \
+    do {                                                                                           \
+        if ((x) < 0) goto fail;                                                                    \
+    } while (0)
+
+/* ---------------------------------------------------------------------------------------------------
+ * One pass
+ * ------------------------------------------------------------------------------------------------- */
+static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const bool fwd = p->pass == RS_PASS_FORWARD;
+    const int64_t n_steps = rs_schedule_n_steps(s);
+    rs_err_t e = {{0}};
+    if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
+        c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0)
+        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    if ((fwd ? c->cops->fwd_begin(c->cs, &e) : c->cops->bwd_begin(c->cs, &e)) < 0)
+        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    int cur = 0;
+    void *acc = c->dkv[0], *dsend = c->dkv[1], *din = c->dkv[2];
+    c->dkv_final = NULL;
+    for (int64_t k = 0; k < n_steps; k++) {
+        rs_step_t st;
+        rs_schedule_step(s, c->rank, k, &st);
+        if (c->o->fault_rank == c->rank && c->o->fault_step == k && p->pass == c->measured) {
+            *faulted = true;
+            return rs_errf(err, "rank %lld stopped at %s step %lld (fault injection)", (long long)c->rank,
+                           rs_pass_name(p->pass), (long long)k);
+        }
+        rs_xfer_req_t reqs[RS_XFER_MAX_REQS];
+        int nr = 0, kv_recv = 0;
+        for (int i = 0; i < st.n_send; i++)
+            reqs[nr++] = (rs_xfer_req_t){RS_XFER_SEND, st.send_peer, st.send[i].kind == RS_XFER_KV ? c->kv[cur] : dsend,
+                                         st.send[i].bytes, st.send[i].kind == RS_XFER_KV ? 0 : 1};
+        for (int i = 0; i < st.n_recv; i++) {
+            bool kvk = st.recv[i].kind == RS_XFER_KV;
+            kv_recv |= kvk;
+            reqs[nr++] = (rs_xfer_req_t){RS_XFER_RECV, st.recv_peer, kvk ? c->kv[1 - cur] : din, st.recv[i].bytes,
+                                         kvk ? 0 : 1};
+        }
+        const double t_step0 = rs_now_s();
+        if (nr > 0 && c->tops->post(c->ts, nr, reqs, &e) < 0)
+            return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+        double cs0 = 0, cs1 = 0;
+        if (st.has_compute) {
+            int rc = fwd ? c->cops->fwd_step(c->cs, &st, c->kv[cur], &e)
+                         : (c->cops->grad_zero(c->cs, acc, &e) < 0 ? -1 : c->cops->bwd_step(c->cs, &st, c->kv[cur], acc, &e));
+            if (rc < 0 || c->cops->wait(c->cs, &cs0, &cs1, &e) < 0)
+                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+        }
+        rs_xfer_time_t times[RS_XFER_MAX_REQS];
+        if (nr > 0 && c->tops->wait(c->ts, c->o->timeout_s, times, &e) < 0)
+            return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+        bool dkv_in = false;
+        for (int i = 0; i < st.n_recv; i++) dkv_in |= st.recv[i].kind == RS_XFER_DKV;
+        if (!fwd && dkv_in && st.has_compute) {
+            if (c->cops->grad_add(c->cs, acc, din, &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
+                return rs_errf(err, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
+        }
+        const double t_step1 = rs_now_s();
+        if (slots) {
+            slot_t *sl = slots + k * KINDS;
+            memset(sl, 0, sizeof(slot_t) * KINDS);
+            if (st.has_compute)
+                sl[RS_EV_COMPUTE] = (slot_t){cs0 - t0, cs1 - t0, true, -1, (double)st.flops_exec, 0};
+            for (int dir = 0; dir < 2; dir++) {
+                double a = INFINITY, b = -INFINITY;
+                for (int i = 0; i < nr; i++)
+                    if ((int)reqs[i].dir == dir) {
+                        a = fmin(a, times[i].post_s), b = fmax(b, times[i].done_s);
+                    }
+                if (a <= b) {
+                    rs_event_kind_t kind = dir == RS_XFER_SEND ? RS_EV_SEND : RS_EV_RECV;
+                    sl[kind] = (slot_t){a - t0, b - t0, true, (int32_t)(dir == RS_XFER_SEND ? st.send_peer : st.recv_peer), 0,
+                                        (double)(dir == RS_XFER_SEND ? st.send_bytes : st.recv_bytes)};
+                }
+            }
+            sl[RS_EV_STEP] = (slot_t){t_step0 - t0, t_step1 - t0, true, -1, 0, 0};
+        }
+        if (kv_recv) cur = 1 - cur;
+        if (!fwd) {
+            if (!st.has_compute) {           /* the tail: the incoming partial is complete */
+                c->dkv_final = dkv_in ? din : dsend;
+            } else {                          /* acc becomes the partial sent at the next step */
+                void *t = dsend;
+                dsend = acc, acc = t;
+            }
+        }
+    }
+    if ((fwd ? c->cops->fwd_end(c->cs, &e) : c->cops->bwd_end(c->cs, &e)) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
+        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    if (!fwd && !c->dkv_final) c->dkv_final = dsend;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Medians and results
+ * ------------------------------------------------------------------------------------------------- */
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n) {
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Events of this rank: per (step, kind) the median start and median duration over reps. Invalid
+ * slots get rank -1. */
+static void median_events(const slot_t *rec, int reps, int64_t n_steps, int64_t rank, rs_pass_t pass, rs_event_t *ev) {
+    double *a = malloc(sizeof(double) * (size_t)reps), *b = malloc(sizeof(double) * (size_t)reps);
+    for (int64_t k = 0; k < n_steps; k++)
+        for (int kind = 0; kind < KINDS; kind++) {
+            rs_event_t *e = &ev[k * KINDS + kind];
+            const slot_t *s0 = &rec[k * KINDS + kind];
+            memset(e, 0, sizeof *e);
+            e->rank = -1;
+            if (!s0->valid || !a || !b) continue;
+            for (int r = 0; r < reps; r++) {
+                const slot_t *s = &rec[((size_t)r * (size_t)n_steps + (size_t)k) * KINDS + (size_t)kind];
+                a[r] = s->start_s, b[r] = s->end_s - s->start_s;
+            }
+            double st = median(a, (size_t)reps), du = median(b, (size_t)reps);
+            *e = (rs_event_t){(int32_t)rank, (int32_t)k, pass, (rs_event_kind_t)kind, s0->peer, st, st + du, s0->flops, s0->bytes};
+        }
+    free(a), free(b);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Check and --save-io on rank 0
+ * ------------------------------------------------------------------------------------------------- */
+/* Scatter every rank's local BHSD rows (gathered rank-major) into a global BHSD array. */
+static void to_global(const rs_schedule_t *s, int64_t heads, int64_t width, const float *gathered, double *gd, float *gf) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t N = p->n_ranks, B = rs_problem_block(p), S = p->seq_tokens;
+    for (int64_t r = 0; r < N; r++) {
+        rs_segment_t segs[RS_MAX_SEGMENTS];
+        int ns = rs_schedule_rank_segments(s, r, segs);
+        const float *loc = gathered + (size_t)r * (size_t)(p->batch * heads * B * width);
+        for (int64_t bh = 0; bh < p->batch * heads; bh++) {
+            int64_t row = 0;
+            for (int sg = 0; sg < ns; sg++)
+                for (int64_t i = 0; i < segs[sg].count; i++, row++) {
+                    int64_t tok = segs[sg].first + i * segs[sg].stride;
+                    for (int64_t x = 0; x < width; x++) {
+                        float v = loc[(bh * B + row) * width + x];
+                        size_t gi = (size_t)((bh * S + tok) * width + x);
+                        if (gd) gd[gi] = v;
+                        if (gf) gf[gi] = v;
+                    }
+                }
+        }
+    }
+}
+
+static double rel_err(const double *x, const double *ref, size_t n, bool *finite) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) *finite = false;
+        num = fmax(num, fabs(x[i] - ref[i]));
+        den = fmax(den, fabs(ref[i]));
+    }
+    return den > 0 ? num / den : num;
+}
+
+typedef struct {
+    rs_tensor_t t;         /* which output */
+    int64_t heads, width;  /* its heads and row width */
+    float *gathered;       /* rank-major local arrays (rank 0) */
+} out_t;
+
+static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t *outs, int n_outs,
+                          rs_exec_result_t *res, rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const bool bwd = p->pass == RS_PASS_BACKWARD;
+    const int64_t S = p->seq_tokens, d = p->head_dim;
+    const size_t nq = (size_t)(p->batch * p->q_heads * S * d), nkv = (size_t)(p->batch * p->kv_heads * S * d);
+    const size_t ns = (size_t)(p->batch * p->q_heads * S);
+    int rc = -1;
+    double *in[4] = {0}, *ref[RS_TENSOR_COUNT] = {0}, *got = NULL;
+    float *gf = NULL;
+    const rs_tensor_t ins[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
+    size_t maxn = nq > nkv ? nq : nkv;
+    got = malloc(sizeof(double) * maxn);
+    gf = malloc(sizeof(float) * maxn);
+    if (!got || !gf) { rs_errf(err, "check: out of memory"); goto done; }
+    /* inputs, global order, regenerated from the seed */
+    for (int i = 0; i < (bwd ? 4 : 3); i++) {
+        size_t n = ins[i] == RS_TENSOR_K || ins[i] == RS_TENSOR_V ? nkv : nq;
+        int64_t heads = ins[i] == RS_TENSOR_K || ins[i] == RS_TENSOR_V ? p->kv_heads : p->q_heads;
+        in[i] = malloc(sizeof(double) * n);
+        if (!in[i]) { rs_errf(err, "check: out of memory"); goto done; }
+        double scale = ins[i] == RS_TENSOR_DO ? 1.0 : o->input_scale;
+        size_t j = 0;
+        for (int64_t b = 0; b < p->batch; b++)
+            for (int64_t h = 0; h < heads; h++)
+                for (int64_t t = 0; t < S; t++)
+                    for (int64_t x = 0; x < d; x++, j++) {
+                        float v = rs_exec_input(o->seed, ins[i], p, b, h, t, x, scale);
+                        in[i][j] = v;
+                        gf[j] = v;
+                    }
+        if (o->save_io_dir) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s.npy", o->save_io_dir, rs_tensor_name(ins[i]));
+            int64_t shape[4] = {p->batch, heads, S, d};
+            if (rs_npy_write_f32(path, gf, 4, shape, err) < 0) goto done;
+        }
+    }
+    if (o->check) {
+        ref[RS_TENSOR_O] = malloc(sizeof(double) * nq);
+        ref[RS_TENSOR_LSE] = malloc(sizeof(double) * ns);
+        if (bwd) {
+            ref[RS_TENSOR_DQ] = malloc(sizeof(double) * nq);
+            ref[RS_TENSOR_DK] = malloc(sizeof(double) * nkv);
+            ref[RS_TENSOR_DV] = malloc(sizeof(double) * nkv);
+        }
+        if (!ref[RS_TENSOR_O] || !ref[RS_TENSOR_LSE] || (bwd && (!ref[RS_TENSOR_DQ] || !ref[RS_TENSOR_DK] || !ref[RS_TENSOR_DV]))) {
+            rs_errf(err, "check: out of memory");
+            goto done;
+        }
+        if (rs_exec_reference(p, in[0], in[1], in[2], bwd ? in[3] : NULL, ref[RS_TENSOR_O], ref[RS_TENSOR_LSE],
+                              ref[RS_TENSOR_DQ], ref[RS_TENSOR_DK], ref[RS_TENSOR_DV], err) < 0)
+            goto done;
+    }
+    for (int i = 0; i < n_outs; i++) {
+        out_t *ot = &outs[i];
+        size_t n = (size_t)(p->batch * ot->heads * S * ot->width);
+        to_global(s, ot->heads, ot->width, ot->gathered, got, gf);
+        bool fin = true;
+        if (o->check && ref[ot->t]) {
+            res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin);
+            if (!(res->err[ot->t] <= o->check_tol)) res->check_ok = false;
+        } else {
+            for (size_t j = 0; j < n; j++) fin &= isfinite(got[j]) != 0;
+        }
+        if (!fin) res->finite = false, res->check_ok = false;
+        if (o->save_io_dir && ot->t != RS_TENSOR_LSE) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s.npy", o->save_io_dir, rs_tensor_name(ot->t));
+            int64_t shape[4] = {p->batch, ot->heads, S, ot->width};
+            if (rs_npy_write_f32(path, gf, 4, shape, err) < 0) goto done;
+        }
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < 4; i++) free(in[i]);
+    for (int i = 0; i < RS_TENSOR_COUNT; i++) free(ref[i]);
+    free(got), free(gf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * rs_exec_run
+ * ------------------------------------------------------------------------------------------------- */
+int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
+                void *tstate, const rs_exec_opts_t *opts, int local_rank, rs_trace_t *trace,
+                rs_exec_result_t *res, rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < RS_TENSOR_COUNT; i++) res->err[i] = -1;
+    res->check_ok = true, res->finite = true;
+    ctx_t c = {.cops = cops, .tops = tops, .ts = tstate, .o = opts, .measured = p->pass};
+    c.rank = tops->rank(tstate), c.n = tops->size(tstate);
+    if (c.n != p->n_ranks)
+        return rs_errf(err, "the transport has %lld ranks but the problem asks for N = %lld", (long long)c.n, (long long)p->n_ranks);
+    if (cops->act_bytes != p->act_bytes)
+        return rs_errf(err, "compute backend %s works in %s (%lld bytes) but the problem has act_bytes %lld",
+                       cops->name, cops->dtype_name, (long long)cops->act_bytes, (long long)p->act_bytes);
+    if (opts->reps < 1 || opts->warmup < 0) return rs_errf(err, "reps must be >= 1 and warmup >= 0");
+    const bool bwd = p->pass == RS_PASS_BACKWARD;
+    const int64_t B = rs_problem_block(p), n_steps = rs_schedule_n_steps(s);
+    res->n_steps = n_steps;
+    rs_exec_rank_t ri = {.problem = *p, .rank = c.rank, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p->head_dim),
+                         .local_rank = local_rank, .progress = tops->progress, .progress_arg = tstate};
+    ri.n_segs = rs_schedule_rank_segments(s, c.rank, ri.segs);
+
+    int rc = -1;
+    rs_schedule_t *fs = NULL;
+    float *q = NULL, *k = NULL, *v = NULL, *dout = NULL, *host_out = NULL;
+    slot_t *rec = NULL;
+    rs_event_t *ev = NULL, *all_ev = NULL;
+    out_t outs[5] = {{0}};
+    int n_outs = 0;
+    rs_err_t e = {{0}};
+    if (cops->create(&ri, &c.cs, &e) < 0) {
+        rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+        return -1;
+    }
+    const size_t nq = (size_t)(p->batch * p->q_heads * B * p->head_dim), nkv = (size_t)(p->batch * p->kv_heads * B * p->head_dim);
+    q = malloc(sizeof(float) * nq), dout = malloc(sizeof(float) * nq);
+    k = malloc(sizeof(float) * nkv), v = malloc(sizeof(float) * nkv);
+    rec = calloc((size_t)opts->reps * (size_t)n_steps * KINDS, sizeof *rec);
+    ev = calloc((size_t)n_steps * KINDS, sizeof *ev);
+    if (!q || !dout || !k || !v || !rec || !ev) {
+        rs_errf(err, "rank %lld: out of memory", (long long)c.rank);
+        goto fail;
+    }
+    rs_exec_fill_local(opts->seed, RS_TENSOR_Q, p, ri.n_segs, ri.segs, opts->input_scale, q);
+    rs_exec_fill_local(opts->seed, RS_TENSOR_K, p, ri.n_segs, ri.segs, opts->input_scale, k);
+    rs_exec_fill_local(opts->seed, RS_TENSOR_V, p, ri.n_segs, ri.segs, opts->input_scale, v);
+    rs_exec_fill_local(opts->seed, RS_TENSOR_DO, p, ri.n_segs, ri.segs, 1.0, dout);
+    c.k_host = k, c.v_host = v;
+    if (cops->upload(c.cs, RS_TENSOR_Q, q, NULL, &e) < 0 || (bwd && cops->upload(c.cs, RS_TENSOR_DO, dout, NULL, &e) < 0)) {
+        rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+        goto fail;
+    }
+    for (int i = 0; i < 2; i++)
+        if (cops->buf_alloc(c.cs, rs_problem_kv_bytes(p), &c.kv[i], &e) < 0) {
+            rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+            goto fail;
+        }
+    if (bwd) {
+        for (int i = 0; i < 3; i++)
+            if (cops->buf_alloc(c.cs, rs_problem_dkv_bytes(p), &c.dkv[i], &e) < 0) {
+                rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+                goto fail;
+            }
+        rs_problem_t fp = *p;
+        fp.pass = RS_PASS_FORWARD;
+        if (!(fs = rs_schedule_create(&fp, err))) goto fail;
+    }
+
+    /* repetitions: warm-up, then measured */
+    for (int r = 0; r < opts->warmup + opts->reps; r++) {
+        if (tops->barrier(tstate, opts->timeout_s, &e) < 0) {
+            rs_errf(err, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
+            goto fail;
+        }
+        if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, err));
+        if (bwd && tops->barrier(tstate, opts->timeout_s, &e) < 0) {
+            rs_errf(err, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
+            goto fail;
+        }
+        const double t0 = rs_now_s();
+        slot_t *slots = r >= opts->warmup ? rec + (size_t)(r - opts->warmup) * (size_t)n_steps * KINDS : NULL;
+        TRY(run_pass(&c, s, slots, t0, &res->faulted, err));
+    }
+    median_events(rec, opts->reps, n_steps, c.rank, p->pass, ev);
+
+    /* gather events */
+    const size_t ev_bytes = sizeof(rs_event_t) * (size_t)n_steps * KINDS;
+    if (c.rank == 0 && !(all_ev = malloc(ev_bytes * (size_t)c.n))) {
+        rs_errf(err, "rank 0: out of memory for %lld events", (long long)(c.n * n_steps * KINDS));
+        goto fail;
+    }
+    if (tops->gather(tstate, ev, ev_bytes, all_ev, opts->timeout_s, &e) < 0) {
+        rs_errf(err, "rank %lld, gathering events: %s", (long long)c.rank, e.msg);
+        goto fail;
+    }
+    snprintf(res->compute_desc, sizeof res->compute_desc, "%s", cops->describe(c.cs));
+    snprintf(res->transport_desc, sizeof res->transport_desc, "%s", tops->describe(tstate));
+    if (c.rank == 0) {
+        size_t total = (size_t)c.n * (size_t)n_steps * KINDS, nc = 0, nm = 0, nst = 0;
+        double *tc = malloc(sizeof(double) * total), *tm = malloc(sizeof(double) * total), *tt = malloc(sizeof(double) * total);
+        if (!tc || !tm || !tt) {
+            free(tc), free(tm), free(tt);
+            rs_errf(err, "rank 0: out of memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < total; i++) {
+            const rs_event_t *x = &all_ev[i];
+            if (x->rank < 0) continue;
+            if (x->kind == RS_EV_COMPUTE) tc[nc++] = x->end_s - x->start_s;
+            if (x->kind == RS_EV_RECV) tm[nm++] = x->end_s - x->start_s;
+            if (x->kind == RS_EV_STEP) {
+                tt[nst++] = x->end_s - x->start_s;
+                res->makespan_s = fmax(res->makespan_s, x->end_s);
+            }
+            if (trace && rs_trace_add(trace, x) < 0) {
+                free(tc), free(tm), free(tt);
+                rs_errf(err, "rank 0: out of memory for the trace");
+                goto fail;
+            }
+        }
+        res->t_comp_median_s = median(tc, nc), res->t_comm_median_s = median(tm, nm), res->t_step_median_s = median(tt, nst);
+        free(tc), free(tm), free(tt);
+        if (trace) {
+            struct utsname u;
+            rs_trace_meta_problem(trace, p);
+            rs_trace_set_meta(trace, "compute", "%s", res->compute_desc);
+            rs_trace_set_meta(trace, "transport", "%s", res->transport_desc);
+            rs_trace_set_meta(trace, "dtype", "%s", cops->dtype_name);
+            rs_trace_set_meta(trace, "reps", "%d", opts->reps);
+            rs_trace_set_meta(trace, "warmup", "%d", opts->warmup);
+            rs_trace_set_meta(trace, "seed", "%" PRIu64, opts->seed);
+            rs_trace_set_meta(trace, "input_scale", "%g", opts->input_scale);
+            rs_trace_set_meta(trace, "timing", "per-event median over reps; times from each rank's pass start");
+            if (uname(&u) == 0) rs_trace_set_meta(trace, "host", "%s %s %s", u.nodename, u.sysname, u.machine);
+        }
+    }
+
+    /* gather outputs for --check / --save-io */
+    if (opts->check || opts->save_io_dir) {
+        const rs_tensor_t which[5] = {RS_TENSOR_O, RS_TENSOR_LSE, RS_TENSOR_DQ, RS_TENSOR_DK, RS_TENSOR_DV};
+        const int n_which = bwd ? 5 : 2;
+        host_out = malloc(sizeof(float) * (nq > nkv ? nq : nkv));
+        if (!host_out) { rs_errf(err, "rank %lld: out of memory", (long long)c.rank); goto fail; }
+        for (int i = 0; i < n_which; i++) {
+            out_t cur = {which[i], which[i] == RS_TENSOR_DK || which[i] == RS_TENSOR_DV ? p->kv_heads : p->q_heads,
+                         which[i] == RS_TENSOR_LSE ? 1 : p->head_dim, NULL};
+            size_t n = (size_t)(p->batch * cur.heads * B * cur.width);
+            if (cops->download(c.cs, cur.t, host_out, c.dkv_final, &e) < 0) {
+                rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+                goto fail;
+            }
+            if (c.rank == 0 && !(cur.gathered = malloc(sizeof(float) * n * (size_t)c.n))) {
+                rs_errf(err, "rank 0: out of memory");
+                goto fail;
+            }
+            outs[n_outs++] = cur;
+            if (tops->gather(tstate, host_out, sizeof(float) * n, cur.gathered, opts->timeout_s, &e) < 0) {
+                rs_errf(err, "rank %lld, gathering %s: %s", (long long)c.rank, rs_tensor_name(cur.t), e.msg);
+                goto fail;
+            }
+        }
+        if (c.rank == 0 && check_and_save(s, opts, outs, n_outs, res, err) < 0) goto fail;
+        if (c.rank == 0 && !res->check_ok) {
+            char buf[512];
+            int nb = 0;
+            for (int i = 0; i < n_outs; i++)
+                if (res->err[outs[i].t] >= 0)
+                    nb += snprintf(buf + nb, sizeof buf - (size_t)nb, "%s%s %.3g", nb ? ", " : "", rs_tensor_name(outs[i].t),
+                                   res->err[outs[i].t]);
+            rs_errf(err, "check failed: max|x - ref| / max|ref| = %s (tolerance %.3g)%s", nb ? buf : "?", opts->check_tol,
+                    res->finite ? "" : "; outputs hold inf or NaN");
+        }
+    }
+    rc = 0;
+fail:
+    for (int i = 0; i < n_outs; i++) free(outs[i].gathered);
+    if (c.cs) {
+        for (int i = 0; i < 2; i++)
+            if (c.kv[i]) cops->buf_free(c.cs, c.kv[i]);
+        for (int i = 0; i < 3; i++)
+            if (c.dkv[i]) cops->buf_free(c.cs, c.dkv[i]);
+        cops->destroy(c.cs);
+    }
+    rs_schedule_free(fs);
+    free(q), free(k), free(v), free(dout), free(host_out), free(rec), free(ev), free(all_ev);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * N ranks as threads
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    const rs_schedule_t *s;
+    const rs_compute_ops_t *cops;
+    const rs_transport_ops_t *tops;
+    void *ts;
+    const rs_exec_opts_t *o;
+    int local_rank;
+    rs_trace_t *trace;
+    rs_exec_result_t res;
+    rs_err_t err;
+    int rc;
+    double t_fail_s;        /* when it failed (to report the first failure) */
+} thread_arg_t;
+
+static void *thread_main(void *arg) {
+    thread_arg_t *a = arg;
+    a->rc = rs_exec_run(a->s, a->cops, a->tops, a->ts, a->o, a->local_rank, a->trace, &a->res, &a->err);
+    if (a->rc < 0) {
+        a->t_fail_s = rs_now_s();
+        if (!a->res.faulted) a->tops->abort(a->ts, RS_EXIT_FAIL);
+    }
+    return NULL;
+}
+
+int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
+                        void *const *tstates, const rs_exec_opts_t *opts, rs_trace_t *trace,
+                        rs_exec_result_t *res, rs_err_t *err) {
+    const int64_t n = rs_schedule_problem(s)->n_ranks;
+    rs_local_world_t *w = NULL;
+    if (!tops) {
+        if (!(w = rs_local_world_create(n, err))) return -1;
+        tops = &rs_local_transport_ops;
+    }
+    thread_arg_t *args = calloc((size_t)n, sizeof *args);
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    if (!args || !th) {
+        free(args), free(th), rs_local_world_free(w);
+        return rs_errf(err, "out of memory for %lld threads", (long long)n);
+    }
+    int64_t started = 0;
+    for (int64_t r = 0; r < n; r++) {
+        args[r] = (thread_arg_t){.s = s, .cops = cops, .tops = tops, .ts = w ? rs_local_world_rank(w, r) : tstates[r],
+                                 .o = opts, .local_rank = (int)r, .trace = r == 0 ? trace : NULL};
+        if (pthread_create(&th[r], NULL, thread_main, &args[r]) != 0) break;
+        started++;
+    }
+    int rc = 0;
+    if (started < n) {
+        tops->abort(args[0].ts, RS_EXIT_FAIL);
+        rc = rs_errf(err, "could not start thread %lld of %lld", (long long)started, (long long)n);
+    }
+    for (int64_t r = 0; r < started; r++) pthread_join(th[r], NULL);
+    if (rc == 0) {
+        /* report the first real failure (a fault-injected stop or "aborted by another rank" comes last) */
+        int64_t best = -1;
+        for (int64_t r = 0; r < n; r++) {
+            if (args[r].rc == 0) continue;
+            bool weak = args[r].res.faulted || strstr(args[r].err.msg, "aborted by another rank");
+            bool best_weak = best >= 0 && (args[best].res.faulted || strstr(args[best].err.msg, "aborted by another rank"));
+            if (best < 0 || (best_weak && !weak) || (weak == best_weak && args[r].t_fail_s < args[best].t_fail_s)) best = r;
+        }
+        if (best >= 0) rc = rs_errf(err, "%s", args[best].err.msg);
+        else if (!args[0].res.check_ok) rc = 0;
+    }
+    *res = args[0].res;
+    if (rc == 0 && !res->check_ok) rs_errf(err, "%s", args[0].err.msg);
+    free(args), free(th);
+    rs_local_world_free(w);
+    return rc;
+}

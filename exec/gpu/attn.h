@@ -1,0 +1,73 @@
+/* attn.h - the CUDA attention kernels of one ring step (C API; implemented in attn_fwd.cu and
+ * attn_bwd.cu). Layouts, statistics and masks: gpu_host.h and tile.h.
+ *
+ * Variants (llm.c pattern: the plain reference beside the fast one, both checked by dev/cuda):
+ *   RS_GPU_KERNEL_REF  one warp per row, fp32 scalar math, any head_dim in [8, 256]; slow, obvious.
+ *   RS_GPU_KERNEL_MMA  flash-style tiles on tensor cores (mma.sync m16n8k16 bf16/fp16 -> fp32,
+ *                      cp.async double buffering, online softmax in registers), head_dim 64 or 128;
+ *                      TQ x TK tiles classified by rs_gpu_tile_class (SKIP tiles never run).
+ * Every launcher checks the launch (cudaGetLastError) and returns 0, or -1 with err
+ * "cuda: file:line: ...". Launches are asynchronous on `stream`.
+ */
+#ifndef RS_GPU_ATTN_H
+#define RS_GPU_ATTN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "gpu_host.h"
+
+typedef enum { RS_GPU_KERNEL_REF = 0, RS_GPU_KERNEL_MMA = 1, RS_GPU_KERNEL_COUNT } rs_gpu_kernel_t;
+const char *rs_gpu_kernel_name(rs_gpu_kernel_t k); /* "ref" | "mma" */
+
+/* Tile sizes of a variant (rows of Q x rows of KV per CTA step); the problem's tile_q x tile_k
+ * should equal them so the schedule's executed FLOPs are what the kernel runs. */
+int rs_gpu_fwd_tile_q(rs_gpu_kernel_t k); /* MMA: 128 */
+int rs_gpu_fwd_tile_k(rs_gpu_kernel_t k); /* MMA: 64 */
+int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k); /* MMA: 64 */
+int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k); /* MMA: 64 */
+/* Does variant k support this shape (MMA: head_dim 64 or 128)? Can't fail. */
+bool rs_gpu_kernel_supports(rs_gpu_kernel_t k, const rs_gpu_shape_t *sh);
+
+/* Forward. o, m, l are fp32 (see gpu_host.h); q: Q layout, k and v: KV layout, of sh->dtype.
+ * init: o = 0, m = -inf, l = 0. step: fold the step's visible keys into (o, m, l).
+ * finalize: out = o / l in sh->dtype (and out_f32 if non-NULL), lse = m + log l; rows with l = 0
+ * give 0 and -inf. */
+int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, float *o, float *m, float *l, cudaStream_t stream,
+                    rs_err_t *err);
+int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc,
+                    const void *q, const void *k, const void *v, float *o, float *m, float *l,
+                    cudaStream_t stream, rs_err_t *err);
+int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m, const float *l,
+                        void *out, float *out_f32, float *lse, cudaStream_t stream, rs_err_t *err);
+
+/* Backward. prep: dvec = rowsum(dout * out) (fp32). step: recompute P from lse and accumulate
+ * dq (Q layout), dk and dv (KV layout), all fp32, with +=. */
+int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout, float *dvec,
+                    cudaStream_t stream, rs_err_t *err);
+int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc,
+                    const void *q, const void *k, const void *v, const void *dout, const float *lse,
+                    const float *dvec, float *dq, float *dk, float *dv, cudaStream_t stream,
+                    rs_err_t *err);
+
+/* Elementwise helpers: dst += src (fp32); 16-bit <-> fp32 conversions. */
+int rs_gpu_add_f32(float *dst, const float *src, size_t n, cudaStream_t stream, rs_err_t *err);
+int rs_gpu_f32_to_16(rs_gpu_dtype_t t, const float *src, void *dst, size_t n, cudaStream_t stream,
+                     rs_err_t *err);
+int rs_gpu_16_to_f32(rs_gpu_dtype_t t, const void *src, float *dst, size_t n, cudaStream_t stream,
+                     rs_err_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RS_GPU_ATTN_H */
