@@ -407,6 +407,7 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", "note", NULL};
+static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", NULL};
 
 static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
@@ -454,7 +455,7 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
     if (check_keys(v, "device", dev, device_fields, device_fields)) return -1;
     json_t *fl = get_obj(v, "device", dev, "flops_per_s", true, &bad);
     if (bad) return -1;
-    if (check_keys(v, "device.flops_per_s", fl, dtype_names, dtype_names)) return -1;
+    if (check_keys(v, "device.flops_per_s", fl, rate_keys, rate_keys)) return -1;
     int n_rates = 0;
     for (int k = 0; k < RS_DTYPE_COUNT; k++) {
         int got = get_num(v, "device.flops_per_s", fl, dtype_names[k], false, NUM_GT0, &out->flops_per_s[k]);
