@@ -115,6 +115,36 @@ static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) 
 /* ================================================================================================
  * Closed form
  * ============================================================================================== */
+
+/* gap(B) = T_comp(B) - T_comm(B) = launch + c_f B^2 / F_eff(B) - (L + c_bs B / W). */
+static double gap_s(const rs_machine_t *m, double c_f, double c_bs, double w, double lat, double bb) {
+    return m->launch_s + c_f * bb * bb / rs_machine_flops_eff(m, bb) - (lat + c_bs * bb / w);
+}
+
+static double b_star(const rs_machine_t *m, double c_f, double c_bs, double w, double lat) {
+    if (m->n_eff == 0) {
+        /* constant F: a B^2 - b B + (launch - L) = 0, transfer-bound between the roots */
+        double a = c_f / m->flops_per_s, b = c_bs / w, c0 = m->launch_s - lat;
+        double disc = b * b - 4 * a * c0;
+        if (disc < 0) return 0;
+        double root = (b + sqrt(disc)) / (2 * a);
+        return root > 0 ? root : 0;
+    }
+    /* with an efficiency curve: scan a log grid, then bisect the last sign change */
+    double last_neg = -1;
+    const double factor = pow(2.0, 1.0 / 16.0);
+    for (double bb = 1; bb <= 0x1p40; bb *= factor)
+        if (gap_s(m, c_f, c_bs, w, lat, bb) < 0) last_neg = bb;
+    if (last_neg < 0) return 0;
+    if (last_neg * factor > 0x1p40) return NAN;
+    double lo = last_neg, hi = last_neg * factor;
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (gap_s(m, c_f, c_bs, w, lat, mid) < 0) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_problem_validate(p, err) != 0 || check_machine(m, p->n_ranks, err) != 0) return -1;
     memset(o, 0, sizeof *o);
@@ -157,27 +187,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     const double bytes_per_token_step = o->bytes_per_step / (double)b;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);
     /* B*: the last B at which the step is transfer-bound, T_comm(B) > T_comp(B), with latency,
-     * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40. */
-#define GAP(bb) (m->launch_s + o->flops_per_pair * (bb) * (bb) / rs_machine_flops_eff(m, bb) - \
-                 (lat + bytes_per_token_step * (bb) / w))
-    double last_neg = -1;
-    const double step_factor = pow(2.0, 1.0 / 16.0);
-    for (double bb = 1; bb <= 0x1p40; bb *= step_factor)
-        if (GAP(bb) < 0) last_neg = bb;
-    if (last_neg < 0) {
-        o->b_star_tokens = 0;
-    } else if (last_neg * step_factor > 0x1p40) {
-        o->b_star_tokens = NAN;
-    } else {
-        double lo = last_neg, hi = last_neg * step_factor;
-        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
-            double mid = 0.5 * (lo + hi);
-            if (GAP(mid) < 0) lo = mid;
-            else hi = mid;
-        }
-        o->b_star_tokens = 0.5 * (lo + hi);
-    }
-#undef GAP
+     * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40 tokens. */
+    o->b_star_tokens = b_star(m, o->flops_per_pair, bytes_per_token_step, w, lat);
     return 0;
 }
 
@@ -213,37 +224,61 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     }
     for (int i = 0; i < m->n_stragglers; i++) slow[m->straggler_rank[i]] *= m->straggler_factor[i];
 
+    /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
+     * (rs_schedule_flops_classes); their compute times are precomputed per class. */
+    uint64_t cls_useful[3], cls_exec[3];
+    rs_schedule_flops_classes(s, cls_useful, cls_exec);
+    double cls_time[3];
+    for (int i = 0; i < 3; i++) cls_time[i] = (double)cls_exec[i] / f_eff;
+    const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
+
+    /* local accumulators (kept in registers: the double arrays could alias *out) */
+    uint64_t acc_useful = 0, acc_exec = 0;
+    int64_t acc_bound = 0;
+    double acc_comp_max = 0, acc_comm_max = 0;
     int rc = 0;
     for (int64_t k = 0; k < steps && rc == 0; k++) {
         uint64_t bytes[RS_MAX_TRANSFERS];
         const int nx = rs_schedule_step_xfers(s, k, bytes);
         uint64_t total_bytes = 0;
         for (int i = 0; i < nx; i++) total_bytes += bytes[i];
-        /* compute durations (fast inline form of rs_machine_comp_time, tested against it) */
+        const bool computes = k < n;
+        /* compute durations (inline form of rs_machine_comp_time, tested against it) */
         for (int64_t r = 0; r < n; r++) {
-            uint64_t fu, fx;
-            rs_schedule_flops(s, r, k, &fu, &fx);
-            out->flops_useful += fu;
-            out->flops_exec += fx;
             double work = 0;
-            if (fx) {
-                work = (double)fx / f_eff * slow[r];
-                if (m->jitter > 0) work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
-                work += m->launch_s;
+            if (computes) {
+                int64_t owner = r - k;
+                if (owner < 0) owner += n;
+                const int cls = owner < r ? 0 : owner == r ? 1 : 2;
+                acc_useful += cls_useful[cls];
+                acc_exec += cls_exec[cls];
+                if (cls_exec[cls]) {
+                    work = cls_time[cls] * slow[r];
+                    if (m->jitter > 0)
+                        work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
+                    work += m->launch_s;
+                }
             }
-            ce[r] = work; /* duration for now */
+            ce[r] = work; /* a duration until the next loop */
+            if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
+                const int64_t q = r + 1 == n ? 0 : r + 1;
+                post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
+                fe[r] = post[r] + lat[r] + (double)total_bytes / bw[r];
+            }
         }
-        /* transfers on every hop r -> r+1 */
-        for (int64_t r = 0; r < n && nx > 0; r++) {
-            const int64_t q = r + 1 == n ? 0 : r + 1;
-            post[r] = fmax(t0[r], t0[q]);
-            double x[RS_MAX_TRANSFERS];
-            for (int i = 0; i < nx; i++) x[i] = (double)bytes[i] / bw[r];
-            sort_small(x, nx);
-            double sender_ce = sigma > 1 ? -INFINITY : t0[r] + ce[r];
-            fe[r] = flows_end(post[r] + lat[r], sender_ce, eta, x, nx, NULL);
+        if (nx > 0 && !simple_flows) {
+            double xb[RS_MAX_TRANSFERS];
+            for (int i = 0; i < nx; i++) xb[i] = (double)bytes[i];
+            sort_small(xb, nx);
+            for (int64_t r = 0; r < n; r++) {
+                const int64_t q = r + 1 == n ? 0 : r + 1;
+                post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
+                double x[RS_MAX_TRANSFERS];
+                for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
+                fe[r] = flows_end(post[r] + lat[r], t0[r] + ce[r], eta, x, nx, NULL);
+            }
         }
-        /* compute ends, step ends, events */
+        /* compute ends, step ends, statistics, events */
         for (int64_t r = 0; r < n; r++) {
             const int64_t prev = r == 0 ? n - 1 : r - 1;
             const double work = ce[r];
@@ -254,19 +289,18 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             } else {
                 end_c = t0[r] + work;
             }
-            double end_x = nx > 0 ? fmax(fe[r], fe[prev]) : t0[r];
-            te[r] = fmax(end_c, end_x);
+            const double end_x = nx > 0 ? (fe[r] > fe[prev] ? fe[r] : fe[prev]) : t0[r];
+            te[r] = end_c > end_x ? end_c : end_x;
             busy[r] += end_c - t0[r];
-            out->rank_steps++;
-            if (end_c - t0[r] > out->t_comp_max_s) out->t_comp_max_s = end_c - t0[r];
+            if (end_c - t0[r] > acc_comp_max) acc_comp_max = end_c - t0[r];
             if (nx > 0) {
-                if (end_x - t0[r] > out->t_comm_max_s) out->t_comm_max_s = end_x - t0[r];
-                if (end_x > end_c) out->comm_bound_steps++;
+                if (end_x - t0[r] > acc_comm_max) acc_comm_max = end_x - t0[r];
+                acc_bound += end_x > end_c;
             }
             if (trace) {
                 uint64_t fu, fx;
                 rs_schedule_flops(s, r, k, &fu, &fx);
-                if (k < n) rc |= emit(trace, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
+                if (computes) rc |= emit(trace, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
                 if (nx > 0) {
                     rc |= emit(trace, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
                     rc |= emit(trace, r, k, p->pass, RS_EV_RECV, prev, t0[r], fe[prev], 0, (double)total_bytes);
@@ -274,10 +308,16 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
                 rc |= emit(trace, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
             }
         }
+        out->rank_steps += n;
         double *tmp = t0;
         t0 = te;
         te = tmp;
     }
+    out->flops_useful = acc_useful;
+    out->flops_exec = acc_exec;
+    out->comm_bound_steps = acc_bound;
+    out->t_comp_max_s = acc_comp_max;
+    out->t_comm_max_s = acc_comm_max;
     if (rc != 0) {
         free(buf);
         return rs_errf(err, "walk: out of memory while recording the trace");

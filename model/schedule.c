@@ -324,40 +324,48 @@ int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[
     return o.n_send;
 }
 
-/* Fast path: the case analysis of docs/model.md ("Causal work per step") instead of segment
- * arithmetic. Tested against rs_schedule_step() for every layout. */
-void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,
-                       uint64_t *flops_exec) {
-    const int64_t n = s->p.n_ranks;
-    uint64_t pairs, exec;
-    if (step >= n) {
-        pairs = exec = 0;
-    } else if (!s->p.causal) {
-        pairs = exec = (uint64_t)s->block * (uint64_t)s->block;
+/* Fast path: the case analysis of docs/model.md ("Causal work per step"). For a step that computes,
+ * the work of (rank, step) depends only on whether the KV owner comes before, is, or comes after
+ * the rank. Tested against rs_schedule_step() for every layout. */
+void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+    uint64_t pu[3], px[3];
+    if (!s->p.causal) {
+        pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)s->block * (uint64_t)s->block;
     } else {
-        const int64_t owner = mod_n(rank - step, n);
         switch (s->p.layout) {
-        case RS_LAYOUT_CONTIGUOUS:
-            if (owner < rank) pairs = exec = s->pairs_full;
-            else if (owner == rank) pairs = s->pairs_diag[0], exec = s->exec_diag[0];
-            else pairs = exec = 0;
+        case RS_LAYOUT_CONTIGUOUS: /* before: full; own: diagonal; after: hidden */
+            pu[0] = px[0] = s->pairs_full;
+            pu[1] = s->pairs_diag[0], px[1] = s->exec_diag[0];
+            pu[2] = px[2] = 0;
             break;
-        case RS_LAYOUT_STRIPED: {
-            int d = owner <= rank ? 0 : 1;
-            pairs = s->pairs_diag[d];
-            exec = s->exec_diag[d];
+        case RS_LAYOUT_STRIPED: /* diag 0 when the owner's tokens precede in each stripe, else diag 1 */
+            pu[0] = pu[1] = s->pairs_diag[0], px[0] = px[1] = s->exec_diag[0];
+            pu[2] = s->pairs_diag[1], px[2] = s->exec_diag[1];
             break;
-        }
         default: /* zigzag: (early, early) + (late, early) + (late, late); (early, late) is hidden */
-            if (owner == rank) {
-                pairs = 2 * s->pairs_diag[0] + s->pairs_full;
-                exec = 2 * s->exec_diag[0] + s->pairs_full;
-            } else {
-                pairs = exec = 2 * s->pairs_full;
-            }
+            pu[0] = px[0] = pu[2] = px[2] = 2 * s->pairs_full;
+            pu[1] = 2 * s->pairs_diag[0] + s->pairs_full;
+            px[1] = 2 * s->exec_diag[0] + s->pairs_full;
             break;
         }
     }
-    *flops_useful = pairs * s->fpp;
-    *flops_exec = exec * s->fpp;
+    for (int i = 0; i < 3; i++) {
+        useful[i] = pu[i] * s->fpp;
+        exec[i] = px[i] * s->fpp;
+    }
+}
+
+void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,
+                       uint64_t *flops_exec) {
+    const int64_t n = s->p.n_ranks;
+    if (step >= n) {
+        *flops_useful = *flops_exec = 0;
+        return;
+    }
+    uint64_t u[3], x[3];
+    rs_schedule_flops_classes(s, u, x);
+    const int64_t owner = mod_n(rank - step, n);
+    const int cls = owner < rank ? 0 : owner == rank ? 1 : 2;
+    *flops_useful = u[cls];
+    *flops_exec = x[cls];
 }

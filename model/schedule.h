@@ -164,6 +164,11 @@ void rs_schedule_step(const rs_schedule_t *s, int64_t rank, int64_t step, rs_ste
 void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,
                        uint64_t *flops_exec);
 
+/* Fast path of the fast path: for every step that computes (step < N), the FLOPs of (rank, step)
+ * depend only on the order of the step's KV owner o and the rank: class 0 if o < rank, 1 if
+ * o == rank, 2 if o > rank. Fills the three values. O(1). */
+void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]);
+
 /* Payload bytes of the transfers posted at `step` (K,V first, then dK,dV). They are the same on
  * every rank at a given step; only the block owners differ. Returns the count (0..2). O(1). */
 int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[RS_MAX_TRANSFERS]);
