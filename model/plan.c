@@ -1,0 +1,258 @@
+/* plan.c - capacity planning (plan.h; derivation and assumptions: docs/plan.md). */
+#include "plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void rs_plan_config_default(rs_plan_config_t *c) {
+    memset(c, 0, sizeof *c);
+    c->seq_tokens = 128 * 1024;
+    c->global_batch = 1;
+    c->dp = 0;
+    c->max_sp = 4096;
+    c->fixed_sp = 0;
+    c->precision = RS_PREC_MIXED;
+    c->ckpt = RS_CKPT_FULL;
+    c->chunk_tokens = 2048;
+    c->causal = true;
+    c->layout = RS_LAYOUT_ZIGZAG;
+    c->tile = 128;
+    c->usable_frac = 0.90;
+    c->linear_eff = 0.70;
+    c->attn_eff = 0.50;
+    c->alternatives = true;
+}
+
+static int64_t dp_of(const rs_plan_config_t *c) { return c->dp > 0 ? c->dp : c->global_batch; }
+
+int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err) {
+    if (rs_transformer_validate(&c->model, err)) return -1;
+    if (c->seq_tokens < 0) return rs_errf(err, "--seq %lld: must be >= 1 or \"max\"", (long long)c->seq_tokens);
+    if (c->global_batch < 1) return rs_errf(err, "--global-batch %lld: must be >= 1", (long long)c->global_batch);
+    if (c->dp < 0 || (c->dp > 0 && c->global_batch % c->dp))
+        return rs_errf(err, "--dp %lld: must divide --global-batch %lld (each replica runs whole sequences)",
+                       (long long)c->dp, (long long)c->global_batch);
+    if (c->max_sp < 1 || c->max_sp > (1 << 20) || (c->max_sp & (c->max_sp - 1)))
+        return rs_errf(err, "--max-ranks %lld: must be a power of two in [1, 1048576]", (long long)c->max_sp);
+    if (c->fixed_sp < 0 || c->fixed_sp > (1 << 20))
+        return rs_errf(err, "--ranks %lld: must be in [1, 1048576] (0 = search)", (long long)c->fixed_sp);
+    if (c->chunk_tokens < 1) return rs_errf(err, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
+    if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
+    if (!(c->usable_frac > 0 && c->usable_frac <= 1))
+        return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
+    if (!(c->linear_eff > 0 && c->linear_eff <= 1))
+        return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    return 0;
+}
+
+int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, int64_t ulysses, rs_mem_t *out,
+                   rs_err_t *err) {
+    rs_mem_config_t mc;
+    rs_mem_config_default(&mc);
+    mc.seq_tokens = seq_tokens;
+    mc.sp_degree = sp;
+    mc.ulysses_degree = ulysses;
+    mc.batch = 1;
+    mc.shard_devices = sp * dp_of(c);
+    mc.precision = c->precision;
+    mc.ckpt = c->ckpt;
+    mc.chunk_tokens = c->chunk_tokens;
+    return rs_memory_ring(&c->model, &mc, out, err);
+}
+
+/* The sequence granule at N: zigzag rings need S divisible by 2N, every split by N. */
+static int64_t granule(const rs_plan_config_t *c, int64_t sp) {
+    return (sp > 1 && c->layout == RS_LAYOUT_ZIGZAG) ? 2 * sp : sp;
+}
+
+int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, rs_err_t *err) {
+    int64_t g = granule(c, sp);
+    int64_t lo = 0, hi = ((int64_t)1 << 36) / g; /* in granules; lo fits (0 = nothing), hi + 1 does not */
+    rs_mem_t m;
+    if (rs_plan_memory(c, hi * g, sp, 1, &m, err)) return -1;
+    if (m.total_bytes <= usable_bytes) {
+        *max_seq = hi * g;
+        return 0;
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (rs_plan_memory(c, mid * g, sp, 1, &m, err)) return -1;
+        if (m.total_bytes <= usable_bytes) lo = mid;
+        else hi = mid;
+    }
+    *max_seq = lo * g;
+    return 0;
+}
+
+int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
+                   int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err) {
+    rs_plan_option_t o;
+    memset(&o, 0, sizeof o);
+    const rs_transformer_t *t = &c->model;
+    rs_sp_config_t sc;
+    rs_sp_config_default(&sc);
+    sc.seq_tokens = seq_tokens;
+    sc.batch = 1;
+    sc.ulysses = ulysses;
+    sc.ring = ring;
+    sc.causal = c->causal;
+    sc.layout = c->layout;
+    sc.act_bytes = rs_precision_act_bytes(c->precision);
+    sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+    sc.tile = c->tile;
+    rs_machine_t mm = *m;
+    if (mm.n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
+        mm.n_eff = 1;
+        mm.eff[0].block_tokens = 1;
+        mm.eff[0].efficiency = c->attn_eff;
+    }
+    if (rs_sp_cost(t, &mm, &sc, &o.attn, err)) return -1;
+    o.kind = o.attn.kind;
+    o.ulysses = ulysses;
+    o.ring = ring;
+    int64_t sp = ulysses * ring;
+    rs_mem_t mem;
+    if (rs_plan_memory(c, seq_tokens, sp, ulysses, &mem, err)) return -1;
+    o.mem_bytes = mem.total_bytes;
+    o.fits = mem.total_bytes <= c->usable_frac * hw->mem_bytes;
+
+    double tokens = (double)seq_tokens / (double)sp; /* per device per micro-batch */
+    double f_lin = m->flops_per_s * c->linear_eff;
+    double p_lin = (double)rs_transformer_layer_matmul_params(t);
+    double lin_factor = 3.0 + (c->ckpt == RS_CKPT_NONE ? 0.0 : 1.0); /* fwd + 2 bwd (+ recompute) */
+    o.t_linear_layer_s = lin_factor * 2.0 * p_lin * tokens / f_lin;
+    o.t_attn_layer_s = o.attn.fwd_s + o.attn.bwd_s + (c->ckpt == RS_CKPT_FULL ? o.attn.fwd_s : 0.0);
+    o.t_layer_s = o.t_linear_layer_s + o.t_attn_layer_s;
+    double head = (double)t->vocab * (double)t->hidden;
+    o.t_head_s = 3.0 * 2.0 * head * tokens / f_lin;
+    o.t_micro_s = (double)t->layers * o.t_layer_s + o.t_head_s;
+    int64_t dp = dp_of(c), accum = c->global_batch / dp;
+    o.t_step_s = (double)accum * o.t_micro_s;
+    double devices = (double)(sp * dp);
+    double seq_flops = 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens +
+                       (double)t->layers * (o.attn.flops_useful_fwd + o.attn.flops_useful_bwd);
+    o.model_flops_step = (double)c->global_batch * seq_flops;
+    o.mfu = o.model_flops_step / (o.t_step_s * devices * m->flops_per_s);
+    if (hw->price_per_device_hour > 0) {
+        o.cost_per_step = devices * hw->price_per_device_hour * o.t_step_s / 3600.0;
+        o.cost_per_mtok = o.cost_per_step / ((double)c->global_batch * (double)seq_tokens / 1e6);
+    } else {
+        o.cost_per_step = o.cost_per_mtok = NAN;
+    }
+    *out = o;
+    return 0;
+}
+
+static void describe(char *dst, size_t len, const rs_plan_option_t *o) {
+    if (o->kind == RS_SP_RING) snprintf(dst, len, "ring N=%lld", (long long)o->ring);
+    else if (o->kind == RS_SP_ULYSSES) snprintf(dst, len, "ulysses U=%lld", (long long)o->ulysses);
+    else snprintf(dst, len, "usp U=%lld x R=%lld", (long long)o->ulysses, (long long)o->ring);
+}
+
+/* One line: the winner, its attention time per layer and what limits it, then each rival. */
+static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
+    char *w = r->why;
+    size_t len = sizeof r->why, n = 0;
+    w[0] = '\0';
+#define ADD(...)                                                                                          \
+    do {                                                                                                  \
+        if (n < len) n += (size_t)snprintf(w + n, len - n, __VA_ARGS__);                                  \
+    } while (0)
+    if (r->best < 0) {
+        ADD("nothing fits: %.1f GiB over the usable %.1f GiB per device", r->shortfall_bytes / 1073741824.0,
+            r->usable_bytes / 1073741824.0);
+        return;
+    }
+    const rs_plan_option_t *b = &r->options[r->best];
+    char name[64];
+    describe(name, sizeof name, b);
+    ADD("%s wins: attention %.3g ms/layer", name, b->t_attn_layer_s * 1e3);
+    if (b->ring > 1)
+        ADD(" (ring B=%lld, transfers %s)", (long long)b->attn.ring_block_tokens,
+            b->attn.ring_hidden_fwd && b->attn.ring_hidden_bwd ? "hidden" : "exposed");
+    if (b->ulysses > 1) ADD(" (all-to-all %.3g ms/layer %s)", (b->attn.a2a_fwd_s + b->attn.a2a_bwd_s) * 1e3,
+                            b->attn.a2a_inter ? "across nodes" : "inside a node");
+    for (int i = 0; i < r->n_options; i++) {
+        if (i == r->best) continue;
+        const rs_plan_option_t *o = &r->options[i];
+        describe(name, sizeof name, o);
+        ADD("; %s %.3g ms", name, o->t_attn_layer_s * 1e3);
+        if (!o->fits) ADD(" (does not fit)");
+        else if (o->ulysses > 1 && o->attn.a2a_inter) ADD(" (all-to-all across nodes)");
+        else if (o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd)) ADD(" (ring transfers exposed)");
+    }
+    if (r->sp > c->model.kv_heads)
+        ADD("; pure Ulysses impossible: N=%lld > %lld KV heads", (long long)r->sp, (long long)c->model.kv_heads);
+#undef ADD
+}
+
+int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
+                rs_err_t *err) {
+    if (rs_plan_config_validate(c, err)) return -1;
+    rs_plan_result_t *r = out;
+    memset(r, 0, sizeof *r);
+    snprintf(r->hw_name, sizeof r->hw_name, "%s", hw->name);
+    r->devices_per_node = m->devices_per_node;
+    r->usable_bytes = c->usable_frac * hw->mem_bytes;
+    r->best = -1;
+    r->dp = dp_of(c);
+    r->accum = c->global_batch / r->dp;
+
+    /* choose N and S */
+    int64_t sp = 0, seq = c->seq_tokens;
+    if (seq == 0) {
+        sp = c->fixed_sp ? c->fixed_sp : c->max_sp;
+        if (rs_plan_max_seq(c, r->usable_bytes, sp, &seq, err)) return -1;
+        r->fits = seq > 0;
+        if (!r->fits) seq = granule(c, sp);
+    } else if (c->fixed_sp) {
+        sp = c->fixed_sp;
+        if (seq % granule(c, sp))
+            return rs_errf(err, "--seq %lld: must be divisible by %s%lld for N = %lld", (long long)seq,
+                           granule(c, sp) == sp ? "N = " : "2N = ", (long long)granule(c, sp), (long long)sp);
+    } else {
+        for (int64_t n = 1; n <= c->max_sp; n *= 2) {
+            if (seq % granule(c, n)) break; /* larger N cannot divide either */
+            rs_mem_t mem;
+            if (rs_plan_memory(c, seq, n, 1, &mem, err)) return -1;
+            sp = n;
+            if (mem.total_bytes <= r->usable_bytes) {
+                r->fits = true;
+                break;
+            }
+        }
+        if (sp == 0)
+            return rs_errf(err, "--seq %lld: must be divisible by 2 for a zigzag ring (or N = 1)", (long long)seq);
+    }
+    r->sp = sp;
+    r->seq_tokens = seq;
+    r->devices = sp * r->dp;
+    if (rs_plan_memory(c, seq, sp, 1, &r->mem, err)) return -1;
+    if (c->seq_tokens != 0 || c->fixed_sp) r->fits = r->mem.total_bytes <= r->usable_bytes;
+    if (!r->fits) r->shortfall_bytes = r->mem.total_bytes - r->usable_bytes;
+
+    /* options at N: ring first, then every Ulysses degree U | N that rs_sp_check accepts */
+    if (rs_plan_option(c, hw, m, seq, 1, sp, &r->options[r->n_options], err)) return -1;
+    r->n_options++;
+    if (c->alternatives)
+        for (int64_t u = 2; u <= sp && r->n_options < RS_PLAN_MAX_OPTIONS; u++) {
+            if (sp % u) continue;
+            rs_sp_config_t sc;
+            rs_sp_config_default(&sc);
+            sc.seq_tokens = seq;
+            sc.ulysses = u;
+            sc.ring = sp / u;
+            sc.layout = c->layout;
+            rs_err_t skip;
+            if (rs_sp_check(&c->model, m, &sc, &skip)) continue; /* head bound, divisibility, node tiling */
+            if (rs_plan_option(c, hw, m, seq, u, sp / u, &r->options[r->n_options], err)) return -1;
+            r->n_options++;
+        }
+    for (int i = 0; i < r->n_options; i++)
+        if (r->options[i].fits && (r->best < 0 || r->options[i].t_step_s < r->options[r->best].t_step_s))
+            r->best = i;
+    explain(c, r);
+    return 0;
+}

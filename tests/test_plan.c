@@ -1,0 +1,280 @@
+/* test_plan.c - Ring vs Ulysses vs USP costs (alt.h) and capacity planning (plan.h) against hand-derived
+ * numbers and the model's own walk. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alt.h"
+#include "model.h"
+#include "plan.h"
+#include "test_main.h"
+
+/* A machine with round numbers: F = 1e15, intra 400 GB/s, inter 50 GB/s, no latency, G = 8. */
+static rs_machine_t round_machine(void) {
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.hw_name, sizeof m.hw_name, "round");
+    m.dtype = RS_DTYPE_BF16;
+    m.flops_per_s = 1e15;
+    m.overlap = 1;
+    m.comp_slowdown = 1;
+    m.devices_per_node = 8;
+    snprintf(m.intra.name, sizeof m.intra.name, "intra");
+    m.intra.bw_bytes_per_s = 400e9;
+    snprintf(m.inter.name, sizeof m.inter.name, "inter");
+    m.inter.bw_bytes_per_s = 50e9;
+    return m;
+}
+
+static rs_hw_t round_hw(void) {
+    rs_hw_t hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.name, sizeof hw.name, "round");
+    hw.mem_bytes = 80e9;
+    hw.price_per_device_hour = 3.6;
+    return hw;
+}
+
+static rs_transformer_t load(const char *name) {
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    int rc = rs_transformer_load(name, &t, &err);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return t;
+}
+
+/* Ulysses gives each device whole KV heads: U must divide Hkv (8 for Llama-3 8B). */
+static void test_ulysses_head_bound(void) {
+    rs_transformer_t t = load("llama3-8b");
+    rs_machine_t m = round_machine();
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = 1 << 20;
+    rs_err_t err = {{0}};
+    c.ulysses = 8, c.ring = 1;
+    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), 0);
+    c.ulysses = 16;
+    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 16"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "only 8"));
+    rs_sp_cost_t cost;
+    CU_ASSERT_EQUAL(rs_sp_cost(&t, &m, &c, &cost, &err), -1);
+    c.ulysses = 3;
+    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "must divide"));
+    c.ulysses = 4, c.ring = 3; /* S = 2^20 is not a multiple of 12 */
+    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--seq 1048576"));
+    c.ulysses = 4, c.ring = 4; m.devices_per_node = 6; /* groups of 4 do not tile nodes of 6 */
+    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "devices per node"));
+}
+
+/* t_a2a = max(M (G'-1) / (U W_intra), M (U-G') / (U W_inter)), no latency here. */
+static void test_a2a_formula(void) {
+    rs_machine_t m = round_machine();
+    bool x = true;
+    RS_ASSERT_REL(rs_a2a_time_s(&m, 8, 1e9, &x), 7.0 / 8.0 * 1e9 / 400e9, 1e-12);
+    CU_ASSERT_FALSE(x);
+    RS_ASSERT_REL(rs_a2a_time_s(&m, 16, 1e9, &x), 8.0 / 16.0 * 1e9 / 50e9, 1e-12);
+    CU_ASSERT_TRUE(x);
+    CU_ASSERT_EQUAL(rs_a2a_time_s(&m, 1, 1e9, &x), 0.0);
+    m.intra.latency_s = 1e-5;
+    RS_ASSERT_REL(rs_a2a_time_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
+}
+
+/* The ring option is the model's walk of the schedule, nothing re-derived: compare with a direct walk. */
+static void test_ring_is_walk(void) {
+    rs_transformer_t t = load("llama3-8b");
+    rs_machine_t m = round_machine();
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = 1 << 18;
+    c.ring = 16;
+    rs_sp_cost_t cost;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 1 << 18, p.n_ranks = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 128;
+    p.pass = RS_PASS_BACKWARD;
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rs_walk_t w;
+    CU_ASSERT_EQUAL(rs_model_walk(s, &m, NULL, NULL, &w, &err), 0);
+    rs_schedule_free(s);
+    CU_ASSERT_EQUAL(cost.attn_bwd_s, w.makespan_s);
+    CU_ASSERT_EQUAL(cost.a2a_fwd_s, 0.0);
+    CU_ASSERT_EQUAL(cost.kind, RS_SP_RING);
+    CU_ASSERT_TRUE(cost.ring_inter); /* 16 ranks on nodes of 8 */
+    /* causal useful FLOPs of the whole sequence: S(S+1)/2 pairs x 4 d Hq */
+    double s_tok = (double)(1 << 18);
+    RS_ASSERT_REL(cost.flops_useful_fwd, s_tok * (s_tok + 1) / 2 * 4 * 128 * 32, 1e-12);
+    RS_ASSERT_REL(cost.flops_useful_bwd, 2.5 * cost.flops_useful_fwd, 1e-12);
+}
+
+/* Ulysses on one node: attention = one local kernel over S tokens and Hq/U heads; all-to-alls by the
+ * formula with M = S/U tokens x (q + 2k) x 2 bytes (Q, K, V) and S/U x q x 2 (O). */
+static void test_ulysses_cost(void) {
+    rs_transformer_t t = load("llama2-7b"); /* 32 KV heads */
+    rs_machine_t m = round_machine();
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = 1 << 16;
+    c.ulysses = 8, c.ring = 1;
+    c.causal = false;
+    rs_sp_cost_t u;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &u, &err), 0);
+    CU_ASSERT_EQUAL(u.kind, RS_SP_ULYSSES);
+    double tok = 65536.0 / 8, q = 4096, k = 4096;
+    double t_qkv = 7.0 / 8 * tok * (q + 2 * k) * 2 / 400e9, t_o = 7.0 / 8 * tok * q * 2 / 400e9;
+    RS_ASSERT_REL(u.a2a_fwd_s, t_qkv + t_o, 1e-12);
+    RS_ASSERT_REL(u.a2a_bwd_s, t_qkv + t_o, 1e-12);
+    CU_ASSERT_FALSE(u.a2a_inter);
+    /* non-causal: S^2 pairs x 4 d (Hq / U) FLOPs at peak (uncalibrated machine) */
+    RS_ASSERT_REL(u.attn_fwd_s, 65536.0 * 65536.0 * 4 * 128 * 4 / 1e15, 1e-12);
+    RS_ASSERT_REL(u.fwd_s, u.a2a_fwd_s + u.attn_fwd_s, 1e-15);
+}
+
+/* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
+ * heads and N = 32 across nodes of 8, the ring is chosen unless a USP split is faster. */
+static void test_ring_over_ulysses(void) {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.model = load("llama3-8b");
+    c.seq_tokens = 1 << 20;
+    c.fixed_sp = 32;
+    rs_hw_t hw = round_hw();
+    rs_machine_t m = round_machine();
+    rs_plan_result_t *r = malloc(sizeof *r);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL(r->sp, 32);
+    CU_ASSERT(r->best >= 0);
+    for (int i = 0; i < r->n_options; i++) {
+        CU_ASSERT(r->options[i].kind != RS_SP_ULYSSES);
+        CU_ASSERT(r->options[i].ulysses <= 8);
+    }
+    CU_ASSERT_NOT_EQUAL(r->options[r->best].kind, RS_SP_ULYSSES);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "pure Ulysses impossible: N=32 > 8 KV heads"));
+    /* without USP the ring is the only choice and wins */
+    c.alternatives = false;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL(r->n_options, 1);
+    CU_ASSERT_EQUAL(r->best, 0);
+    CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "ring N=32 wins"));
+    /* N = 8 <= 8 KV heads inside one node: Ulysses is costed */
+    c.alternatives = true;
+    c.fixed_sp = 8;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    bool has_ulysses = false;
+    for (int i = 0; i < r->n_options; i++) has_ulysses |= r->options[i].kind == RS_SP_ULYSSES;
+    CU_ASSERT_TRUE(has_ulysses);
+    free(r);
+}
+
+/* Linear layers, head, step, MFU and cost by hand for one option. */
+static void test_option_arithmetic(void) {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.model = load("llama2-7b");
+    c.seq_tokens = 1 << 16;
+    c.global_batch = 4;
+    c.dp = 2; /* 2 micro-batches per replica */
+    c.ckpt = RS_CKPT_FULL;
+    rs_hw_t hw = round_hw();
+    rs_machine_t m = round_machine();
+    rs_plan_option_t o;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&c, &hw, &m, 1 << 16, 1, 8, &o, &err), 0);
+    double p_lin = 202375168.0; /* 4 x 4096^2 + 3 x 4096 x 11008 */
+    double tok = 65536.0 / 8;
+    RS_ASSERT_REL(o.t_linear_layer_s, 4 * 2 * p_lin * tok / (1e15 * 0.7), 1e-12);
+    RS_ASSERT_REL(o.t_attn_layer_s, 2 * o.attn.fwd_s + o.attn.bwd_s, 1e-12);
+    RS_ASSERT_REL(o.t_head_s, 6 * 32000.0 * 4096 * tok / (1e15 * 0.7), 1e-12);
+    RS_ASSERT_REL(o.t_micro_s, 32 * (o.t_linear_layer_s + o.t_attn_layer_s) + o.t_head_s, 1e-12);
+    RS_ASSERT_REL(o.t_step_s, 2 * o.t_micro_s, 1e-12);
+    double flops = 4 * (6 * (32 * p_lin + 32000.0 * 4096) * 65536 + 32 * (o.attn.flops_useful_fwd + o.attn.flops_useful_bwd));
+    RS_ASSERT_REL(o.model_flops_step, flops, 1e-12);
+    RS_ASSERT_REL(o.mfu, flops / (o.t_step_s * 16 * 1e15), 1e-12);
+    RS_ASSERT_REL(o.cost_per_step, 16 * 3.6 * o.t_step_s / 3600, 1e-12);
+    RS_ASSERT_REL(o.cost_per_mtok, o.cost_per_step / (4 * 65536 / 1e6), 1e-12);
+    CU_ASSERT(o.mfu > 0 && o.mfu < 0.7);
+    /* the attention uses the stated kernel efficiency: the forward ring compute at 0.5 x peak */
+    RS_ASSERT_REL(o.attn.ring_t_comp_s, 4.0 * 128 * 32 * tok * tok / (0.5e15), 1e-9);
+}
+
+/* Smallest N and max context: memory grows with S and shrinks with N. */
+static void test_smallest_n_and_max_seq(void) {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.model = load("llama2-7b");
+    c.seq_tokens = 1 << 20;
+    rs_hw_t hw = round_hw();
+    rs_machine_t m = round_machine();
+    rs_plan_result_t *r = malloc(sizeof *r);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_TRUE(r->fits);
+    int64_t n = r->sp;
+    CU_ASSERT(n >= 2);
+    rs_mem_t a, b;
+    CU_ASSERT_EQUAL(rs_plan_memory(&c, 1 << 20, n, 1, &a, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&c, 1 << 20, n / 2, 1, &b, &err), 0);
+    CU_ASSERT(a.total_bytes <= 0.9 * 80e9);
+    CU_ASSERT(b.total_bytes > 0.9 * 80e9); /* N/2 does not fit: N is the smallest */
+
+    int64_t s1 = 0, s2 = 0;
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 8, &s1, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 16, &s2, &err), 0);
+    CU_ASSERT(s1 > 0 && s1 % 16 == 0);
+    CU_ASSERT(s2 > s1);
+    CU_ASSERT_EQUAL(rs_plan_memory(&c, s1, 8, 1, &a, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&c, s1 + 16, 8, 1, &b, &err), 0);
+    CU_ASSERT(a.total_bytes <= 0.9 * 80e9 && b.total_bytes > 0.9 * 80e9);
+    free(r);
+}
+
+/* A model that cannot fit says by how much. */
+static void test_does_not_fit(void) {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.model = load("llama3-405b");
+    c.seq_tokens = 1 << 20;
+    c.max_sp = 8;
+    rs_hw_t hw = round_hw();
+    rs_machine_t m = round_machine();
+    rs_plan_result_t *r = malloc(sizeof *r);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_FALSE(r->fits);
+    CU_ASSERT_EQUAL(r->best, -1);
+    CU_ASSERT_EQUAL(r->sp, 8);
+    RS_ASSERT_REL(r->shortfall_bytes, r->mem.total_bytes - 0.9 * 80e9, 1e-12);
+    CU_ASSERT(r->shortfall_bytes > 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "nothing fits"));
+    c.dp = 3; /* does not divide the global batch 1 */
+    CU_ASSERT_EQUAL(rs_plan_run(&c, &hw, &m, r, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--dp 3"));
+    free(r);
+}
+
+static const rs_test_case_t plan_cases[] = {
+    {"ulysses_head_bound", test_ulysses_head_bound},
+    {"a2a_formula", test_a2a_formula},
+    {"ring_is_walk", test_ring_is_walk},
+    {"ulysses_cost", test_ulysses_cost},
+    {"ring_over_ulysses", test_ring_over_ulysses},
+    {"option_arithmetic", test_option_arithmetic},
+    {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
+    {"does_not_fit", test_does_not_fit},
+    {NULL, NULL},
+};
+
+int main(void) {
+    rs_test_suite_t suites[] = {{"plan", plan_cases}};
+    return rs_test_main(suites, 1);
+}
