@@ -191,10 +191,12 @@ void rs_exec_opts_default(rs_exec_opts_t *o);
 
 typedef struct {
     double err[RS_TENSOR_COUNT];   /* check: max|x - ref| / max|ref| per tensor (-1: not checked) */
+    double ref_max[RS_TENSOR_COUNT]; /* check: max|ref| per tensor (absolute error = err * ref_max) */
     bool check_ok;                 /* every checked tensor within check_tol (true if no check) */
     bool finite;                   /* outputs contain no inf/NaN */
     bool faulted;                  /* this rank stopped by opts.fault_* (it returned -1 on purpose) */
     int64_t n_steps;               /* steps of the measured pass */
+    int64_t fail_step;             /* on error: the step where this rank failed or timed out (-1) */
     double makespan_s;             /* median over reps of the latest step end (rank 0: over ranks) */
     double t_comp_median_s;        /* medians over (rank, step) of the trace's compute durations */
     double t_comm_median_s;        /* ... of the receive durations (post to completion) */

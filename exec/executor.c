@@ -43,7 +43,8 @@ typedef struct {
 /* ---------------------------------------------------------------------------------------------------
  * One pass
  * ------------------------------------------------------------------------------------------------- */
-static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, rs_err_t *err) {
+static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, int64_t *fail_step,
+                    rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const bool fwd = p->pass == RS_PASS_FORWARD;
     const int64_t n_steps = rs_schedule_n_steps(s);
@@ -59,6 +60,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     for (int64_t k = 0; k < n_steps; k++) {
         rs_step_t st;
         rs_schedule_step(s, c->rank, k, &st);
+        *fail_step = k;
         if (c->o->fault_rank == c->rank && c->o->fault_step == k && p->pass == c->measured) {
             *faulted = true;
             return rs_errf(err, "rank %lld stopped at %s step %lld (fault injection)", (long long)c->rank,
@@ -124,6 +126,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
             }
         }
     }
+    *fail_step = -1;
     if ((fwd ? c->cops->fwd_end(c->cs, &e) : c->cops->bwd_end(c->cs, &e)) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
         return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     if (!fwd && !c->dkv_final) c->dkv_final = dsend;
@@ -192,13 +195,14 @@ static void to_global(const rs_schedule_t *s, int64_t heads, int64_t width, cons
     }
 }
 
-static double rel_err(const double *x, const double *ref, size_t n, bool *finite) {
+static double rel_err(const double *x, const double *ref, size_t n, bool *finite, double *ref_max) {
     double num = 0, den = 0;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(x[i])) *finite = false;
         num = fmax(num, fabs(x[i] - ref[i]));
         den = fmax(den, fabs(ref[i]));
     }
+    *ref_max = den;
     return den > 0 ? num / den : num;
 }
 
@@ -268,7 +272,7 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
         to_global(s, ot->heads, ot->width, ot->gathered, got, gf);
         bool fin = true;
         if (o->check && ref[ot->t]) {
-            res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin);
+            res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin, &res->ref_max[ot->t]);
             if (!(res->err[ot->t] <= o->check_tol)) res->check_ok = false;
         } else {
             for (size_t j = 0; j < n; j++) fin &= isfinite(got[j]) != 0;
@@ -298,7 +302,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     const rs_problem_t *p = rs_schedule_problem(s);
     memset(res, 0, sizeof *res);
     for (int i = 0; i < RS_TENSOR_COUNT; i++) res->err[i] = -1;
-    res->check_ok = true, res->finite = true;
+    res->check_ok = true, res->finite = true, res->fail_step = -1;
     ctx_t c = {.cops = cops, .tops = tops, .ts = tstate, .o = opts, .measured = p->pass};
     c.rank = tops->rank(tstate), c.n = tops->size(tstate);
     if (c.n != p->n_ranks)
@@ -366,14 +370,14 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
             rs_errf(err, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
-        if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, err));
+        if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, &res->fail_step, err));
         if (bwd && tops->barrier(tstate, opts->timeout_s, &e) < 0) {
             rs_errf(err, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
         const double t0 = rs_now_s();
         slot_t *slots = r >= opts->warmup ? rec + (size_t)(r - opts->warmup) * (size_t)n_steps * KINDS : NULL;
-        TRY(run_pass(&c, s, slots, t0, &res->faulted, err));
+        TRY(run_pass(&c, s, slots, t0, &res->faulted, &res->fail_step, err));
     }
     median_events(rec, opts->reps, n_steps, c.rank, p->pass, ev);
 
@@ -536,13 +540,19 @@ int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, co
     }
     for (int64_t r = 0; r < started; r++) pthread_join(th[r], NULL);
     if (rc == 0) {
-        /* report the first real failure (a fault-injected stop or "aborted by another rank" comes last) */
+        /* report the failure closest to the cause: real errors before fault-injected stops and
+         * "aborted by another rank"; then the earliest step (a timeout at a later step is a rank
+         * blocked behind the one that stopped); then the earliest in time */
         int64_t best = -1;
         for (int64_t r = 0; r < n; r++) {
             if (args[r].rc == 0) continue;
             bool weak = args[r].res.faulted || strstr(args[r].err.msg, "aborted by another rank");
-            bool best_weak = best >= 0 && (args[best].res.faulted || strstr(args[best].err.msg, "aborted by another rank"));
-            if (best < 0 || (best_weak && !weak) || (weak == best_weak && args[r].t_fail_s < args[best].t_fail_s)) best = r;
+            if (best < 0) { best = r; continue; }
+            bool best_weak = args[best].res.faulted || strstr(args[best].err.msg, "aborted by another rank");
+            uint64_t sr = (uint64_t)args[r].res.fail_step, sb = (uint64_t)args[best].res.fail_step; /* -1 last */
+            if (best_weak != weak) { if (!weak) best = r; continue; }
+            if (sr != sb) { if (sr < sb) best = r; continue; }
+            if (args[r].t_fail_s < args[best].t_fail_s) best = r;
         }
         if (best >= 0) rc = rs_errf(err, "%s", args[best].err.msg);
         else if (!args[0].res.check_ok) rc = 0;

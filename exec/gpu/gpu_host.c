@@ -11,7 +11,7 @@ _Static_assert(RS_GPU_MASK_SKIP == (int)RS_MASK_SKIP, "mask codes must match rs_
 _Static_assert(RS_GPU_MASK_DIAG == (int)RS_MASK_DIAG, "mask codes must match rs_mask_t");
 _Static_assert(RS_GPU_MAX_SEGS == RS_MAX_SEGMENTS, "segment limits must match");
 _Static_assert(RS_GPU_MAX_BLOCKS == RS_MAX_BLOCKS, "block limits must match");
-_Static_assert(sizeof(rs_gpu_step_desc_t) == 96, "descriptor is passed by value to kernels");
+_Static_assert(sizeof(rs_gpu_step_desc_t) == 112, "descriptor is passed by value to kernels");
 
 /* ---------------------------------------------------------------------------------------------------
  * Shapes

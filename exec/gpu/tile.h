@@ -49,7 +49,7 @@ typedef struct {
     int32_t diag;   /* DIAG only: (i, j) visible iff i - j >= diag */
 } rs_gpu_blk_t;
 
-/* One step's work for one rank, passed by value to the kernels (96 bytes). */
+/* One step's work for one rank, passed by value to the kernels (112 bytes). */
 typedef struct {
     int32_t n_q;                            /* Q segments (1 or 2) */
     int32_t n_kv;                           /* KV segments (1 or 2) */
