@@ -27,9 +27,10 @@ static void profiles_help(FILE *out) {
 static int list_presets(void) {
     rs_err_t err = {{0}};
     int rc = 0;
-    printf("# device presets (ringsim profiles NAME prints one; rates dense, bandwidths per direction)\n");
-    printf("# %-10s %10s %7s %-12s %9s %-16s %9s %8s\n", "name", "bf16_TF/s", "G", "intra", "intra_GB/s", "inter",
-           "inter_GB/s", "F/W_intra");
+    printf("# device presets (ringsim profiles NAME prints one; rates dense, bandwidths per direction;\n"
+           "# F/W in tokens = the seed's B_min for MHA with 2-byte K,V: F/W_inter paces rings that cross nodes)\n");
+    printf("# %-10s %10s %6s %-12s %10s %-16s %10s %9s %9s\n", "name", "bf16_TF/s", "G", "intra", "intra_GB/s",
+           "inter", "inter_GB/s", "F/W_intra", "F/W_inter");
     for (const char *const *n = rs_hw_preset_names(); *n; n++) {
         rs_hw_t hw;
         if (rs_hw_load(*n, &hw, &err)) {
@@ -38,9 +39,13 @@ static int list_presets(void) {
             continue;
         }
         double f = hw.flops_per_s[RS_DTYPE_BF16];
-        printf("  %-10s %10.1f %7lld %-12s %9.1f  %-16s %9.1f %8.1f\n", *n, f / 1e12, (long long)hw.devices_per_node,
-               hw.intra.name, hw.intra.bw_bytes_per_s / 1e9, hw.has_inter ? hw.inter.name : "-",
-               hw.has_inter ? hw.inter.bw_bytes_per_s / 1e9 : 0.0, f / hw.intra.bw_bytes_per_s);
+        printf("  %-10s %10.1f %6lld %-12s %10.1f ", *n, f / 1e12, (long long)hw.devices_per_node, hw.intra.name,
+               hw.intra.bw_bytes_per_s / 1e9);
+        if (hw.has_inter)
+            printf("%-16s %10.1f %9.1f %9.1f\n", hw.inter.name, hw.inter.bw_bytes_per_s / 1e9, f / hw.intra.bw_bytes_per_s,
+                   f / hw.inter.bw_bytes_per_s);
+        else
+            printf("%-16s %10s %9.1f %9s\n", "-", "-", f / hw.intra.bw_bytes_per_s, "-");
     }
     printf("\n# tier presets (--inter NAME, or \"intra\"/\"inter\": \"NAME\" in a profile)\n");
     printf("# %-12s %10s %10s\n", "name", "GB/s_dir", "latency_us");
