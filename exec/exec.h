@@ -248,6 +248,17 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
 bool rs_mpi_launched(void);
 #endif
 
+/* GPU plug-in contract (exec/gpu/gpu.h, helper-gpu). `ringsim exec --backend gpu` uses it when gpu.h
+ * defines RS_GPU_EXEC_API:
+ *   const rs_compute_ops_t *rs_gpu_compute_ops_for(rs_dtype_t dtype);  NULL if dtype unsupported
+ *   extern const rs_transport_ops_t rs_nccl_transport_ops;
+ *   void *rs_nccl_transport_create(int *argc, char ***argv, int local_rank, rs_err_t *err);
+ *        one process per GPU under mpirun (MPI carries the ncclUniqueId)
+ *   int rs_nccl_world_create(int64_t n_ranks, void **tstates, rs_err_t *err);
+ *        one process, one thread per GPU: fills tstates[0..n) for rs_exec_run_threads()
+ *   void rs_nccl_world_free(void **tstates, int64_t n_ranks);
+ */
+
 /* ---------------------------------------------------------------------------------------------------
  * Reference, inputs and files (shared with the GPU backend's checks)
  * ------------------------------------------------------------------------------------------------- */
