@@ -11,6 +11,7 @@
  * Completion times are recorded by whoever observes the completion (thread or caller). Waits,
  * barriers and gathers give up after the timeout and name the peer.
  */
+#include <math.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -46,7 +47,7 @@ typedef struct {
     bool stop;                       /* progress thread: exit */
     bool has_thread;                 /* progress thread running */
     pthread_t thread;                /* the progress thread */
-    char desc[256];                  /* describe() */
+    char desc[512];                  /* describe() */
 } mpi_state_t;
 
 bool rs_mpi_launched(void) {
@@ -116,15 +117,16 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cv, NULL);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    lib[0] = 0;
     int len = 0, ver = 0, sub = 0;
     MPI_Get_library_version(lib, &len);
     MPI_Get_version(&ver, &sub);
     char *nl = strpbrk(lib, ",\n");
     if (nl) *nl = 0;
     if (progress == RS_PROGRESS_THREAD)
-        snprintf(m->desc, sizeof m->desc, "mpi: %s (MPI %d.%d), progress thread every %.0f us", lib, ver, sub, m->poll_s * 1e6);
+        snprintf(m->desc, sizeof m->desc, "mpi: %.200s (MPI %d.%d), progress thread every %.0f us", lib, ver, sub, m->poll_s * 1e6);
     else
-        snprintf(m->desc, sizeof m->desc, "mpi: %s (MPI %d.%d), progress %s", lib, ver, sub, rs_progress_name(progress));
+        snprintf(m->desc, sizeof m->desc, "mpi: %.200s (MPI %d.%d), progress %s", lib, ver, sub, rs_progress_name(progress));
     if (progress == RS_PROGRESS_THREAD) {
         if (pthread_create(&m->thread, NULL, progress_main, m) != 0) {
             rs_errf(err, "mpi: could not start the progress thread");
