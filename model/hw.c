@@ -543,67 +543,152 @@ int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Writing: every double goes out with 17 significant digits, so reading back is exact.
+ * Writing: each double is printed with the fewest digits that read back to the same value
+ * (checked with strtod), so reading a written profile is exact and the file stays readable.
  * ---------------------------------------------------------------------------------------------- */
-static json_t *tier_json(const rs_tier_t *t, const char *source) {
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(t->name));
-    json_object_set_new(o, "bw_bytes_per_s", json_real(t->bw_bytes_per_s));
-    json_object_set_new(o, "latency_s", json_real(t->latency_s));
-    if (source) json_object_set_new(o, "source", json_string(source));
-    return o;
+typedef struct {
+    FILE *fp;  /* output */
+    int bad;   /* a value could not be written (non-finite number, no memory) */
+} writer_t;
+
+static void put_num(writer_t *w, double x) {
+    if (!isfinite(x)) {
+        w->bad = 1;
+        return;
+    }
+    char buf[48];
+    double ax = fabs(x);
+    if (ax != 0 && (ax >= 1e4 || ax < 1e-3)) {
+        /* engineering form, as in the shipped presets: 989e12, 3.35e12, 3e-6 */
+        int e3 = (int)floor(log10(ax) / 3) * 3;
+        double mant = x / pow(10, e3);
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*ge%d", prec, mant, e3);
+            char *end = NULL;
+            if (strtod(buf, &end) == x && *end == '\0') {
+                fputs(buf, w->fp);
+                return;
+            }
+        }
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    fputs(buf, w->fp);
+}
+
+static void put_str(writer_t *w, const char *s) {
+    json_t *j = json_string(s);
+    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    if (t) fputs(t, w->fp);
+    else w->bad = 1;
+    free(t);
+    json_decref(j);
+}
+
+/* `"key": ` at an indentation of ind spaces, preceded by ",\n" unless first */
+static void put_key(writer_t *w, int ind, const char *key, bool first) {
+    fprintf(w->fp, "%s%*s", first ? "\n" : ",\n", ind, "");
+    put_str(w, key);
+    fputs(": ", w->fp);
+}
+
+static void put_tier(writer_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
+    put_key(w, 4, key, first);
+    fputs("{", w->fp);
+    put_key(w, 6, "name", true);
+    put_str(w, t->name);
+    put_key(w, 6, "bw_bytes_per_s", false);
+    put_num(w, t->bw_bytes_per_s);
+    put_key(w, 6, "latency_s", false);
+    put_num(w, t->latency_s);
+    if (source) {
+        put_key(w, 6, "source", false);
+        put_str(w, source);
+    }
+    fputs("\n    }", w->fp);
 }
 
 int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_note, rs_err_t *err) {
-    json_t *root = json_object();
-    if (!root) return rs_errf(err, "%s: out of memory", path);
-    json_object_set_new(root, "name", json_string(hw->name));
-    if (source_note) json_object_set_new(root, "description", json_string(source_note));
-
-    json_t *dev = json_object(), *fl = json_object();
-    for (int k = 0; k < RS_DTYPE_COUNT; k++)
-        if (hw->flops_per_s[k] != 0) json_object_set_new(fl, dtype_names[k], json_real(hw->flops_per_s[k]));
-    if (source_note) json_object_set_new(fl, "source", json_string(source_note));
-    json_object_set_new(dev, "flops_per_s", fl);
-    json_object_set_new(dev, "memory_bytes", json_real(hw->mem_bytes));
-    json_object_set_new(dev, "memory_bw_bytes_per_s", json_real(hw->mem_bw_bytes_per_s));
-    json_object_set_new(dev, "devices_per_node", json_integer((json_int_t)hw->devices_per_node));
-    if (hw->price_per_device_hour != 0)
-        json_object_set_new(dev, "price_per_device_hour", json_real(hw->price_per_device_hour));
-    if (source_note) json_object_set_new(dev, "source", json_string(source_note));
-    json_object_set_new(root, "device", dev);
-
-    json_t *tiers = json_object();
-    json_object_set_new(tiers, "intra", tier_json(&hw->intra, source_note));
-    if (hw->has_inter) json_object_set_new(tiers, "inter", tier_json(&hw->inter, source_note));
-    json_object_set_new(root, "tiers", tiers);
-
-    json_t *cal = json_object(), *eff = json_array();
-    for (int k = 0; k < hw->n_eff && k < RS_MAX_EFF_POINTS; k++) {
-        json_t *pt = json_array();
-        json_array_append_new(pt, json_real(hw->eff[k].block_tokens));
-        json_array_append_new(pt, json_real(hw->eff[k].efficiency));
-        json_array_append_new(eff, pt);
-    }
-    if (hw->n_eff > 0) json_object_set_new(cal, "efficiency", eff);
-    else json_decref(eff);
-    json_object_set_new(cal, "launch_s", json_real(hw->launch_s));
-    json_object_set_new(cal, "overlap", json_real(hw->overlap));
-    json_object_set_new(cal, "comp_slowdown", json_real(hw->comp_slowdown));
-    json_object_set_new(cal, "note", json_string(hw->calibration_note));
-    if (source_note) json_object_set_new(cal, "source", json_string(source_note));
-    json_object_set_new(root, "calibration", cal);
-
     rs_file_t f;
-    if (rs_file_open(&f, path, err)) {
-        json_decref(root);
-        return -1;
+    if (rs_file_open(&f, path, err)) return -1;
+    writer_t w = {f.fp, 0};
+    fputs("{", w.fp);
+    put_key(&w, 2, "name", true);
+    put_str(&w, hw->name);
+    if (source_note) {
+        put_key(&w, 2, "description", false);
+        put_str(&w, source_note);
     }
-    int rc = json_dumpf(root, f.fp, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(root);
-    if (rc != 0 || fputc('\n', f.fp) == EOF) {
+    put_key(&w, 2, "device", false);
+    fputs("{", w.fp);
+    put_key(&w, 4, "flops_per_s", true);
+    fputs("{", w.fp);
+    bool first = true;
+    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
+        if (hw->flops_per_s[k] == 0) continue;
+        put_key(&w, 6, dtype_names[k], first);
+        put_num(&w, hw->flops_per_s[k]);
+        first = false;
+    }
+    if (source_note) {
+        put_key(&w, 6, "source", first);
+        put_str(&w, source_note);
+    }
+    fputs("\n    }", w.fp);
+    put_key(&w, 4, "memory_bytes", false);
+    put_num(&w, hw->mem_bytes);
+    put_key(&w, 4, "memory_bw_bytes_per_s", false);
+    put_num(&w, hw->mem_bw_bytes_per_s);
+    put_key(&w, 4, "devices_per_node", false);
+    fprintf(w.fp, "%lld", (long long)hw->devices_per_node);
+    if (hw->price_per_device_hour != 0) {
+        put_key(&w, 4, "price_per_device_hour", false);
+        put_num(&w, hw->price_per_device_hour);
+    }
+    if (source_note) {
+        put_key(&w, 4, "source", false);
+        put_str(&w, source_note);
+    }
+    fputs("\n  }", w.fp);
+    put_key(&w, 2, "tiers", false);
+    fputs("{", w.fp);
+    put_tier(&w, "intra", &hw->intra, source_note, true);
+    if (hw->has_inter) put_tier(&w, "inter", &hw->inter, source_note, false);
+    fputs("\n  }", w.fp);
+    put_key(&w, 2, "calibration", false);
+    fputs("{", w.fp);
+    first = true;
+    if (hw->n_eff > 0) {
+        put_key(&w, 4, "efficiency", true);
+        fputs("[", w.fp);
+        for (int k = 0; k < hw->n_eff && k < RS_MAX_EFF_POINTS; k++) {
+            fputs(k ? ", [" : "[", w.fp);
+            put_num(&w, hw->eff[k].block_tokens);
+            fputs(", ", w.fp);
+            put_num(&w, hw->eff[k].efficiency);
+            fputs("]", w.fp);
+        }
+        fputs("]", w.fp);
+        first = false;
+    }
+    put_key(&w, 4, "launch_s", first);
+    put_num(&w, hw->launch_s);
+    put_key(&w, 4, "overlap", false);
+    put_num(&w, hw->overlap);
+    put_key(&w, 4, "comp_slowdown", false);
+    put_num(&w, hw->comp_slowdown);
+    put_key(&w, 4, "note", false);
+    put_str(&w, hw->calibration_note);
+    if (source_note) {
+        put_key(&w, 4, "source", false);
+        put_str(&w, source_note);
+    }
+    fputs("\n  }\n}\n", w.fp);
+    if (w.bad) {
         rs_file_abort(&f);
-        return rs_errf(err, "%s: write failed", path);
+        return rs_errf(err, "%s: profile %s has a non-finite figure; nothing written", path, hw->name);
     }
     return rs_file_commit(&f, err);
 }

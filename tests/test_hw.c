@@ -445,6 +445,10 @@ static void test_round_trip(void) {
     hw.comp_slowdown = 1.0000000000000002;
     hw.price_per_device_hour = 2.49;
     hw.intra.latency_s = 2.9e-6 + 1e-22;
+    hw.inter.latency_s = 5e-324; /* denormal */
+    hw.inter.bw_bytes_per_s = 1.7976931348623157e308;
+    hw.mem_bytes = 123456789.123456789;
+    hw.mem_bw_bytes_per_s = 999.9999999999999e12; /* rounds up to 1000 in a short mantissa */
     snprintf(hw.calibration_note, sizeof hw.calibration_note, "OpenBLAS sgemm, \"quoted\", 2026-11-29");
     const char *path = RS_BINARY_DIR "/tests/test_hw_roundtrip.json";
     rs_err_t err = {{0}};
