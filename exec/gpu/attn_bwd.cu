@@ -418,6 +418,17 @@ namespace {
 constexpr int BWD_TQ = 64;
 }
 
+template <typename T, int D>
+static int launch_bwd_mma(const BwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
+    constexpr int smem = bwd_smem_bytes<D, BWD_TQ>();
+    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_bwd_mma<T, D, BWD_TQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int tiles = p.tiles_k0 + (p.desc.n_kv > 1 ? rs_gpu_n_tiles(p.desc.kv[1].len, BWD_TK) : 0);
+    dim3 grid((unsigned)tiles, (unsigned)(batch * p.hkv));
+    attn_bwd_mma<T, D, BWD_TQ><<<grid, BWD_THREADS, smem, stream>>>(p);
+    RS_CUDA_TRY(err, cudaGetLastError());
+    return 0;
+}
+
 extern "C" {
 
 int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? BWD_TQ : 1; }
@@ -435,16 +446,6 @@ int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout,
     return 0;
 }
 
-template <typename T, int D>
-static int launch_bwd_mma(const BwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
-    constexpr int smem = bwd_smem_bytes<D, BWD_TQ>();
-    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_bwd_mma<T, D, BWD_TQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    const int tiles = p.tiles_k0 + (p.desc.n_kv > 1 ? rs_gpu_n_tiles(p.desc.kv[1].len, BWD_TK) : 0);
-    dim3 grid((unsigned)tiles, (unsigned)(batch * p.hkv));
-    attn_bwd_mma<T, D, BWD_TQ><<<grid, BWD_THREADS, smem, stream>>>(p);
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
 
 int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const void *q,
                     const void *k, const void *v, const void *dout, const float *lse, const float *dvec, float *dq,

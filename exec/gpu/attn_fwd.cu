@@ -345,6 +345,18 @@ static unsigned grid_for(size_t n) {
 // ---------------------------------------------------------------------------------------------------
 // C API
 // ---------------------------------------------------------------------------------------------------
+template <typename T, int D>
+static int launch_fwd_mma(const FwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
+    constexpr int smem = fwd_smem_bytes<D>();
+    // The opt-in above 48 KB is a per-device function attribute; setting it costs about a microsecond.
+    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_fwd_mma<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int tiles = p.tiles_q0 + (p.desc.n_q > 1 ? rs_gpu_n_tiles(p.desc.q[1].len, FWD_TQ) : 0);
+    dim3 grid((unsigned)tiles, (unsigned)(batch * p.hq));
+    attn_fwd_mma<T, D><<<grid, FWD_THREADS, smem, stream>>>(p);
+    RS_CUDA_TRY(err, cudaGetLastError());
+    return 0;
+}
+
 extern "C" {
 
 const char *rs_gpu_kernel_name(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? "mma" : "ref"; }
@@ -365,17 +377,6 @@ int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, float *o, float *m, float *l, cuda
     return 0;
 }
 
-template <typename T, int D>
-static int launch_fwd_mma(const FwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
-    constexpr int smem = fwd_smem_bytes<D>();
-    // The opt-in above 48 KB is a per-device function attribute; setting it costs about a microsecond.
-    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_fwd_mma<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    const int tiles = p.tiles_q0 + (p.desc.n_q > 1 ? rs_gpu_n_tiles(p.desc.q[1].len, FWD_TQ) : 0);
-    dim3 grid((unsigned)tiles, (unsigned)(batch * p.hq));
-    attn_fwd_mma<T, D><<<grid, FWD_THREADS, smem, stream>>>(p);
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
 
 int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const void *q,
                     const void *k, const void *v, float *o, float *m, float *l, cudaStream_t stream, rs_err_t *err) {

@@ -1,0 +1,286 @@
+/* test_gpu_host.c - the host half of the GPU backend, on any machine (no GPU needed):
+ *  - tile classification against hand-derived cases;
+ *  - the kernels' tile walk (rs_gpu_desc_exec_pairs with the kernel tile) against the schedule's
+ *    executed pairs, for every layout, causal or not, every rank and step: the GPU executes exactly
+ *    the tiles the schedule counts;
+ *  - 16-bit conversions: hand-derived encodings and exhaustive round trips;
+ *  - the float64 per-step reference driven by the schedule's descriptors, folded over a whole ring,
+ *    against the executor's independent float64 full attention (rs_exec_reference): O, lse, dQ,
+ *    dK, dV for every layout, causal and not, with GQA. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "gpu_host.h"
+#include "schedule.h"
+#include "test_main.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * Tiles
+ * ------------------------------------------------------------------------------------------------- */
+static void test_tile_class(void) {
+    /* diag 0 (i >= j): the diagonal tile is partial, below it full, above it skipped */
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 0, 4, 0, 4), RS_GPU_TILE_PARTIAL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 4, 8, 0, 4), RS_GPU_TILE_FULL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 0, 4, 4, 8), RS_GPU_TILE_SKIP);
+    /* a 1-row tile on the diagonal: i = j = 0 visible under diag 0 -> not skipped; j in [0,1) full */
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 0, 1, 0, 1), RS_GPU_TILE_FULL);
+    /* diag 1 (i > j, striped with the KV rank after the Q rank) */
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 1, 0, 1, 0, 1), RS_GPU_TILE_SKIP);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 1, 0, 4, 0, 4), RS_GPU_TILE_PARTIAL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 1, 4, 8, 0, 4), RS_GPU_TILE_FULL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 1, 3, 8, 0, 3), RS_GPU_TILE_FULL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 1, 2, 8, 0, 3), RS_GPU_TILE_PARTIAL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_FULL, 5, 0, 4, 100, 104), RS_GPU_TILE_FULL);
+    CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_SKIP, 0, 0, 4, 0, 4), RS_GPU_TILE_SKIP);
+    CU_ASSERT(rs_gpu_pair_visible(RS_GPU_MASK_DIAG, 1, 3, 2));
+    CU_ASSERT(!rs_gpu_pair_visible(RS_GPU_MASK_DIAG, 1, 2, 2));
+    /* a single 10 x 10 causal block in 4 x 4 tiles: rows [0,4) see 2 tiles... counted by hand:
+     * tile rows 0:(0,0) ; 1:(1,0),(1,1) ; 2:(2,0),(2,1),(2,2) -> 6 tiles; areas 16+16+16+8+8+4 = 68 */
+    rs_gpu_step_desc_t d;
+    rs_gpu_desc_single(10, 10, RS_GPU_MASK_DIAG, 0, &d);
+    CU_ASSERT_EQUAL(rs_gpu_desc_exec_tiles(&d, 4, 4), 6);
+    CU_ASSERT_EQUAL(rs_gpu_desc_exec_pairs(&d, 4, 4), 68);
+    CU_ASSERT_EQUAL(rs_gpu_desc_pairs(&d), 55);
+    CU_ASSERT_EQUAL(rs_gpu_desc_exec_pairs(&d, 4, 4), rs_diag_exec_pairs(10, 0, 4, 4));
+}
+
+/* For every rank and step: pairs and executed pairs of the descriptor == the schedule's. */
+static void check_schedule_tiles(int64_t S, int64_t N, bool causal, rs_layout_t lay, rs_pass_t pass,
+                                 int64_t tq, int64_t tk) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = S, p.n_ranks = N, p.causal = causal, p.layout = lay, p.pass = pass;
+    p.tile_q = tq, p.tile_k = tk;
+    rs_err_t err = {{0}};
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    int bad = 0;
+    for (int64_t r = 0; r < N; r++)
+        for (int64_t k = 0; k < rs_schedule_n_steps(s); k++) {
+            rs_step_t st;
+            rs_gpu_step_desc_t d;
+            rs_schedule_step(s, r, k, &st);
+            CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
+            uint64_t pairs = 0, exec = 0;
+            for (int b = 0; b < st.n_blocks && st.has_compute; b++) {
+                pairs += st.blocks[b].pairs;
+                exec += st.blocks[b].exec_pairs;
+            }
+            uint64_t got_p = rs_gpu_desc_pairs(&d), got_e = rs_gpu_desc_exec_pairs(&d, (int32_t)tq, (int32_t)tk);
+            if (got_p != pairs || got_e != exec) {
+                if (bad++ < 3)
+                    fprintf(stderr, "  %s causal=%d S=%lld N=%lld rank %lld step %lld: pairs %llu vs %llu, exec %llu vs %llu\n",
+                            rs_layout_name(lay), causal, (long long)S, (long long)N, (long long)r, (long long)k,
+                            (unsigned long long)got_p, (unsigned long long)pairs, (unsigned long long)got_e,
+                            (unsigned long long)exec);
+            }
+        }
+    CU_ASSERT_EQUAL(bad, 0);
+    rs_schedule_free(s);
+}
+
+static void test_tiles_match_schedule(void) {
+    const int64_t tiles[][2] = {{128, 64}, {64, 64}, {16, 16}, {48, 32}};
+    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+        for (int c = 0; c < 2; c++)
+            for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+                check_schedule_tiles(8192, 8, c, (rs_layout_t)lay, RS_PASS_FORWARD, tiles[t][0], tiles[t][1]);
+                check_schedule_tiles(3 * 1024, 6, c, (rs_layout_t)lay, RS_PASS_BACKWARD, tiles[t][0], tiles[t][1]);
+                check_schedule_tiles(1000, 1 + (lay == RS_LAYOUT_ZIGZAG ? 0 : 1), c, (rs_layout_t)lay,
+                                     RS_PASS_FORWARD, tiles[t][0], tiles[t][1]);
+            }
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * 16-bit floats
+ * ------------------------------------------------------------------------------------------------- */
+static void test_half_conversions(void) {
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(1.0f), 0x3f80);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(-2.0f), 0xc000);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(1.0f + 1.0f / 256), 0x3f80);  /* tie -> even */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(1.0f + 3.0f / 256), 0x3f82);  /* tie -> even (up) */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(1.0f), 0x3c00);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(65504.0f), 0x7bff);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(65520.0f), 0x7c00);            /* rounds to infinity */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(ldexpf(1.0f, -24)), 0x0001);   /* smallest subnormal */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(ldexpf(1.0f, -25)), 0x0000);   /* tie -> even (zero) */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(0.1f), 0x2e66);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(-0.0f), 0x8000);
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(1.0f + ldexpf(1.0f, -11)), 0x3c00); /* tie -> even */
+    CU_ASSERT_EQUAL(rs_gpu_f32_to_f16(ldexpf(1.0f, -14) * (1.0f - ldexpf(1.0f, -11))), 0x0400); /* rounds up to normal */
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f16 = rs_gpu_f16_to_f32((uint16_t)h), b16 = rs_gpu_bf16_to_f32((uint16_t)h);
+        if (!isnan(f16) && rs_gpu_f32_to_f16(f16) != h) bad++;
+        if (!isnan(b16) && rs_gpu_f32_to_bf16(b16) != h) bad++;
+        if (isnan(f16) != isnan((float)rs_gpu_f16_to_f32(rs_gpu_f32_to_f16(f16)))) bad++;
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT(isnan(rs_gpu_bf16_to_f32(rs_gpu_f32_to_bf16(NAN))));
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Ring of float64 reference steps vs full attention
+ * ------------------------------------------------------------------------------------------------- */
+/* local (rank-segment) BHSD <-> global BHSD */
+static void gather(const double *g, int64_t heads, const rs_problem_t *p, int n, const rs_segment_t *segs, double *l) {
+    int64_t rows = 0, d = p->head_dim;
+    for (int s = 0; s < n; s++) rows += segs[s].count;
+    for (int64_t bh = 0; bh < p->batch * heads; bh++) {
+        int64_t r = 0;
+        for (int s = 0; s < n; s++)
+            for (int64_t i = 0; i < segs[s].count; i++, r++)
+                memcpy(l + (bh * rows + r) * d, g + (bh * p->seq_tokens + segs[s].first + i * segs[s].stride) * d,
+                       sizeof(double) * (size_t)d);
+    }
+}
+static void scatter_add(const double *l, int64_t heads, const rs_problem_t *p, int n, const rs_segment_t *segs,
+                        int64_t width, double *g) {
+    int64_t rows = 0;
+    for (int s = 0; s < n; s++) rows += segs[s].count;
+    for (int64_t bh = 0; bh < p->batch * heads; bh++) {
+        int64_t r = 0;
+        for (int s = 0; s < n; s++)
+            for (int64_t i = 0; i < segs[s].count; i++, r++)
+                for (int64_t x = 0; x < width; x++)
+                    g[(bh * p->seq_tokens + segs[s].first + i * segs[s].stride) * width + x] += l[(bh * rows + r) * width + x];
+    }
+}
+
+static double max_rel(const double *a, const double *b, size_t n) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isinf(a[i]) && a[i] == b[i]) continue;
+        num = fmax(num, fabs(a[i] - b[i]));
+        den = fmax(den, fabs(b[i]));
+    }
+    return den > 0 ? num / den : num;
+}
+
+static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = S, p.n_ranks = N, p.batch = 2, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 8;
+    p.causal = causal, p.layout = lay, p.pass = RS_PASS_BACKWARD, p.tile_q = 4, p.tile_k = 4;
+    rs_err_t err = {{0}};
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    const int64_t d = p.head_dim, B = S / N;
+    const size_t nq = (size_t)(p.batch * p.q_heads * S * d), nk = (size_t)(p.batch * p.kv_heads * S * d);
+    const size_t nr = (size_t)(p.batch * p.q_heads * S);
+    double *q = calloc(nq, 8), *k = calloc(nk, 8), *v = calloc(nk, 8), *dO = calloc(nq, 8);
+    double *o = calloc(nq, 8), *lse = calloc(nr, 8), *dq = calloc(nq, 8), *dk = calloc(nk, 8), *dv = calloc(nk, 8);
+    double *go = calloc(nq, 8), *glse = calloc(nr, 8), *gdq = calloc(nq, 8), *gdk = calloc(nk, 8), *gdv = calloc(nk, 8);
+    const size_t lq = (size_t)(p.batch * p.q_heads * B * d), lk = (size_t)(p.batch * p.kv_heads * B * d);
+    const size_t lr = (size_t)(p.batch * p.q_heads * B);
+    double *Lq = calloc(lq, 8), *LdO = calloc(lq, 8), *Lk = calloc(lk, 8), *Lv = calloc(lk, 8), *Lo = calloc(lq, 8);
+    double *Lm = calloc(lr, 8), *Ll = calloc(lr, 8), *Lout = calloc(lq, 8), *Llse = calloc(lr, 8), *LD = calloc(lr, 8);
+    double *Ldq = calloc(lq, 8), *Ldk = calloc(lk, 8), *Ldv = calloc(lk, 8);
+    CU_ASSERT_FATAL(q && k && v && dO && o && lse && dq && dk && dv && go && glse && gdq && gdk && gdv && Lq &&
+                    LdO && Lk && Lv && Lo && Lm && Ll && Lout && Llse && LD && Ldq && Ldk && Ldv);
+    for (size_t i = 0; i < nq; i++) q[i] = 2 * rs_hash_unit(7, 1, i) - 1, dO[i] = 2 * rs_hash_unit(7, 4, i) - 1;
+    for (size_t i = 0; i < nk; i++) k[i] = 2 * rs_hash_unit(7, 2, i) - 1, v[i] = 2 * rs_hash_unit(7, 3, i) - 1;
+    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(&p, q, k, v, dO, o, lse, dq, dk, dv, &err), 0);
+
+    rs_gpu_shape_t sh = {RS_GPU_BF16, (int32_t)p.batch, (int32_t)p.q_heads, (int32_t)p.kv_heads, (int32_t)d,
+                         (int32_t)B, (int32_t)B, (float)(1.0 / sqrt((double)d))};
+    for (int64_t r = 0; r < N; r++) {
+        rs_segment_t segs[RS_MAX_SEGMENTS];
+        int ns = rs_schedule_rank_segments(s, r, segs);
+        gather(q, p.q_heads, &p, ns, segs, Lq);
+        gather(dO, p.q_heads, &p, ns, segs, LdO);
+        rs_gpu_ref_fwd_init(&sh, Lo, Lm, Ll);
+        memset(Ldq, 0, lq * 8);
+        /* forward: the N compute steps of the forward schedule equal the backward's first N */
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                rs_gpu_ref_fwd_finalize(&sh, Lo, Lm, Ll, Lout, Llse);
+                rs_gpu_ref_bwd_prep(&sh, Lout, LdO, LD);
+            }
+            for (int64_t step = 0; step < rs_schedule_n_steps(s); step++) {
+                rs_step_t st;
+                rs_gpu_step_desc_t desc;
+                rs_schedule_step(s, r, step, &st);
+                if (!st.has_compute) continue;
+                CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &desc, &err), 0);
+                rs_segment_t kseg[RS_MAX_SEGMENTS];
+                int nks = rs_schedule_rank_segments(s, st.kv_owner, kseg);
+                gather(k, p.kv_heads, &p, nks, kseg, Lk);
+                gather(v, p.kv_heads, &p, nks, kseg, Lv);
+                if (pass == 0) {
+                    rs_gpu_ref_fwd_step(&sh, &desc, Lq, Lk, Lv, Lo, Lm, Ll);
+                } else {
+                    memset(Ldk, 0, lk * 8);
+                    memset(Ldv, 0, lk * 8);
+                    rs_gpu_ref_bwd_step(&sh, &desc, Lq, Lk, Lv, LdO, Llse, LD, Ldq, Ldk, Ldv);
+                    scatter_add(Ldk, p.kv_heads, &p, nks, kseg, d, gdk);
+                    scatter_add(Ldv, p.kv_heads, &p, nks, kseg, d, gdv);
+                }
+            }
+        }
+        scatter_add(Lout, p.q_heads, &p, ns, segs, d, go);
+        scatter_add(Llse, p.q_heads, &p, ns, segs, 1, glse);
+        scatter_add(Ldq, p.q_heads, &p, ns, segs, d, gdq);
+    }
+    /* the reference uses scale = 1/sqrt(d) in double; ours is the float of it: ~3e-8 relative */
+    const double tol = 1e-6;
+    double eo = max_rel(go, o, nq), el = max_rel(glse, lse, nr), eq = max_rel(gdq, dq, nq);
+    double ek = max_rel(gdk, dk, nk), ev = max_rel(gdv, dv, nk);
+    if (!(eo < tol && el < tol && eq < tol && ek < tol && ev < tol))
+        fprintf(stderr, "  %s causal=%d S=%lld N=%lld: O %.3g lse %.3g dQ %.3g dK %.3g dV %.3g\n", rs_layout_name(lay),
+                causal, (long long)S, (long long)N, eo, el, eq, ek, ev);
+    CU_ASSERT(eo < tol && el < tol && eq < tol && ek < tol && ev < tol);
+    free(q), free(k), free(v), free(dO), free(o), free(lse), free(dq), free(dk), free(dv), free(go), free(glse);
+    free(gdq), free(gdk), free(gdv), free(Lq), free(LdO), free(Lk), free(Lv), free(Lo), free(Lm), free(Ll);
+    free(Lout), free(Llse), free(LD), free(Ldq), free(Ldk), free(Ldv);
+    rs_schedule_free(s);
+}
+
+static void test_reference_ring(void) {
+    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+        for (int c = 0; c < 2; c++) {
+            ring_vs_reference((rs_layout_t)lay, c, 48, 4);
+            ring_vs_reference((rs_layout_t)lay, c, 24, 1 + (lay != RS_LAYOUT_ZIGZAG)); /* N = 1 or 2 */
+        }
+}
+
+/* A wrong mask must be caught: flip one block's diag and the ring no longer matches. */
+static void test_reference_detects_bad_mask(void) {
+    rs_gpu_shape_t sh = {RS_GPU_BF16, 1, 1, 1, 8, 8, 8, 0.35f};
+    double q[64], k[64], v[64], o1[64], o2[64], m1[8], m2[8], l1[8], l2[8];
+    for (int i = 0; i < 64; i++) q[i] = rs_hash_unit(3, 0, i), k[i] = rs_hash_unit(3, 1, i), v[i] = rs_hash_unit(3, 2, i);
+    rs_gpu_step_desc_t d0, d1;
+    rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 0, &d0);
+    rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 1, &d1);
+    rs_gpu_ref_fwd_init(&sh, o1, m1, l1);
+    rs_gpu_ref_fwd_init(&sh, o2, m2, l2);
+    rs_gpu_ref_fwd_step(&sh, &d0, q, k, v, o1, m1, l1);
+    rs_gpu_ref_fwd_step(&sh, &d1, q, k, v, o2, m2, l2);
+    CU_ASSERT(max_rel(o1, o2, 64) > 0.01);
+    /* row 0 sees nothing under diag 1: its state stays (-inf, 0, 0) */
+    CU_ASSERT(m2[0] == -INFINITY && l2[0] == 0 && o2[0] == 0);
+    CU_ASSERT(l1[0] == 1.0);
+}
+
+static void test_check_counts(void) {
+    float got[4] = {1.0f, 2.0f, NAN, 4.5f};
+    double ref[4] = {1.0, 2.001, 3.0, 4.0};
+    rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, 1e-3, 1e-2, 0);
+    CU_ASSERT_EQUAL(c.n_bad, 2); /* NaN and 4.5 vs 4 */
+    CU_ASSERT(!isfinite(c.rel_l2) || c.rel_l2 > 0.1);
+}
+
+int main(void) {
+    static const rs_test_case_t tiles[] = {{"tile_class", test_tile_class},
+                                           {"tiles_match_schedule", test_tiles_match_schedule},
+                                           {NULL, NULL}};
+    static const rs_test_case_t halfs[] = {{"conversions", test_half_conversions}, {NULL, NULL}};
+    static const rs_test_case_t ref[] = {{"ring_vs_full_attention", test_reference_ring},
+                                         {"detects_bad_mask", test_reference_detects_bad_mask},
+                                         {"check_counts", test_check_counts},
+                                         {NULL, NULL}};
+    static const rs_test_suite_t suites[] = {{"gpu_tiles", tiles}, {"gpu_half", halfs}, {"gpu_reference", ref}};
+    return rs_test_main(suites, 3);
+}
