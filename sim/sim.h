@@ -1,0 +1,86 @@
+/* sim.h - the SimGrid backend: the ring schedule simulated on a SimGrid platform.
+ *
+ * One actor per rank (on host gpu<p>, or the host a --hostmap names). Each step, from
+ * rs_schedule_step() only: an asynchronous exec of the step's compute (rs_machine_comp_time() x
+ * F_eff(B) FLOPs, so launch, stragglers and jitter are part of it; on a generated platform the host
+ * speed is F_eff(B) and the exec lasts exactly rs_machine_comp_time()), an asynchronous put of each
+ * of the step's transfers to the next rank's mailbox and a get of each from the previous rank, then
+ * a wait for all. A step ends when its compute and all its transfers (in and out) are done; the next
+ * step starts then. Events: compute (step start to exec end; every step that has compute, also with
+ * 0 FLOPs), send and recv (step start = post to the last completion, bytes summed over the step's
+ * transfers), step (start to end) - the same events as rs_model_walk().
+ *
+ * Semantics equal to the walk (model/model.h) under the default configuration (CM02, TCP-gamma 0,
+ * no cross-traffic, precision 1e-15): a transfer starts when both ends have posted, waits its
+ * route's latency, then flows sharing a link share it equally. Compute slowdown (--slowdown > 1)
+ * and partial overlap (--overlap < 1) are walk-only: rs_sim_run() rejects them (docs/sim.md).
+ *
+ * SimGrid's engine can be initialised once per process and aborts on bad input, so every run
+ * happens in a forked child: rs_sim_run() may be called any number of times in one process, and a
+ * SimGrid abort becomes an error message. Results and events come back through a pipe.
+ */
+#ifndef RS_SIM_H
+#define RS_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw.h"
+#include "platform.h"
+#include "schedule.h"
+#include "trace.h"
+#include "util.h"
+
+#define RS_SIM_MAX_CFG 32
+#define RS_SIM_BAD_INPUT (-2) /* rs_sim_run(): the input was bad (exit code 2) */
+
+typedef struct {
+    const char *platform_path;        /* user's SimGrid platform XML; NULL = generate from the machine */
+    const char *hostmap_path;         /* rank-to-host map for platform_path (platform.h); NULL = gpu<p> */
+    const char *platform_out;         /* also write the generated platform XML here; NULL = don't */
+    const char *network_model;        /* SimGrid network/model: "CM02" (default, exact), "LV08", ... */
+    int n_cfg;                        /* entries of cfg */
+    const char *cfg[RS_SIM_MAX_CFG];  /* "KEY:VALUE" SimGrid settings applied after the defaults */
+    rs_platform_routes_t routes;      /* generated platform: ring routes (default) or all pairs */
+} rs_sim_config_t;
+
+typedef struct {
+    double makespan_s;        /* latest step end of the pass */
+    double t_comp_max_s;      /* longest single (rank, step) compute */
+    double t_comm_max_s;      /* longest transfer set, post to completion */
+    double busy_max_s;        /* max over ranks of summed compute time */
+    double busy_mean_s;       /* mean over ranks of summed compute time */
+    uint64_t flops_useful;    /* totals over ranks and steps */
+    uint64_t flops_exec;
+    int64_t comm_bound_steps; /* (rank, step) whose transfers finished after its compute */
+    int64_t rank_steps;       /* (rank, step) simulated */
+    int64_t n_steps;          /* steps of the pass */
+    double *step_end_s;       /* [n_steps]: latest end of step k over ranks (malloc'd) */
+    double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */
+    double sim_wall_s;        /* wall time inside the child: engine init to end of simulation */
+    double child_wall_s;      /* wall time of the child process, fork to exit */
+    long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
+    char platform[512];       /* what was simulated: generated description or the user's file */
+} rs_sim_result_t;
+
+/* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
+void rs_sim_config_default(rs_sim_config_t *c);
+
+/* Simulate the schedule on the machine in a forked child process. If trace is non-NULL its events
+ * are appended (in simulation order; sort with rs_trace_sort) and its header receives the problem
+ * (rs_trace_meta_problem) and sim.* keys: backend, simgrid version, platform, network model, cfg.
+ * Returns 0 on success; RS_SIM_BAD_INPUT (-2) with err naming the file and host or route, the bad
+ * key or the bad value (unknown --cfg key: SimGrid's own message; malformed platform; host missing
+ * from the platform; ranks with no route; walk-only flags); -1 with err on a runtime failure (fork,
+ * pipe, out of memory, SimGrid abort during the run). On failure trace may hold a partial set of
+ * events: callers must not write it. rs_sim_result_free() releases out's arrays (also on failure). */
+int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
+               rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err);
+
+/* Free the arrays of a result (safe on a zeroed or freed result). Can't fail. */
+void rs_sim_result_free(rs_sim_result_t *r);
+
+/* SimGrid's version string, "3.32" (from the library this was linked against). */
+const char *rs_sim_simgrid_version(void);
+
+#endif /* RS_SIM_H */
