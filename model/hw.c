@@ -237,6 +237,11 @@ static const char *device_names[RS_MAX_PRESETS + 1];
 static const char *tier_names[RS_MAX_PRESETS + 1];
 static pthread_once_t presets_once = PTHREAD_ONCE_INIT;
 
+static int cmp_names(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sort the embedded presets into device and tier name lists, each in strcmp order. */
 static void classify_presets(void) {
     int nd = 0, nt = 0;
     for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++) {
@@ -248,6 +253,8 @@ static void classify_presets(void) {
         }
         json_decref(j);
     }
+    qsort(device_names, (size_t)nd, sizeof device_names[0], cmp_names);
+    qsort(tier_names, (size_t)nt, sizeof tier_names[0], cmp_names);
     device_names[nd] = NULL;
     tier_names[nt] = NULL;
 }

@@ -216,6 +216,10 @@ static void test_preset_figures(void) {
     RS_ASSERT_REL(tier_ok("roce-400g").bw_bytes_per_s, 50e9, 0);
     RS_ASSERT_REL(tier_ok("pcie4").bw_bytes_per_s, 32e9, 0);
     RS_ASSERT_REL(tier_ok("nvlink5").bw_bytes_per_s, 900e9, 0);
+    /* measured variants (anchors: NCCL p2p ~370 GB/s on NVLink4, 46-48 per NDR NIC, ~48 per xGMI link) */
+    RS_ASSERT_REL(tier_ok("nvlink4-measured").bw_bytes_per_s, 370e9, 0);
+    RS_ASSERT_REL(tier_ok("ib-ndr-measured").bw_bytes_per_s, 47e9, 0);
+    RS_ASSERT_REL(tier_ok("xgmi-measured").bw_bytes_per_s, 48e9, 0);
 }
 
 static void test_preset_lookup(void) {
@@ -360,8 +364,9 @@ static void test_errors_keys_types(void) {
     expect_error(subst("\"name\": \"T\"", "\"name\": \"0123456789012345678901234567890123456789012345678901234567890123\""),
                  "t.json:2:3: name: must be at most 63 characters, got 64");
     expect_error(subst("\"inter\": \"ib-ndr\"", "\"inter\": \"ib-ndx\""),
-                 "t.json:14:5: tiers.inter: unknown tier preset 'ib-ndx' (known: gaudi3-roce, ib-hdr, ib-ndr, ib-xdr, ici-v4, "
-                 "ici-v5e, ici-v5p, ici-v6e, nvlink3, nvlink4, nvlink5, pcie4, pcie5, roce-400g, xgmi)");
+                 "t.json:14:5: tiers.inter: unknown tier preset 'ib-ndx' (known: gaudi3-roce, ib-hdr, ib-ndr, ib-ndr-measured, "
+                 "ib-xdr, ici-v4, ici-v5e, ici-v5p, ici-v6e, nvlink3, nvlink4, nvlink4-measured, nvlink5, pcie4, pcie5, "
+                 "roce-400g, xgmi, xgmi-measured)");
     expect_error(subst("\"inter\": \"ib-ndr\"", "\"inter\": 5"), "t.json:14:5: tiers.inter: must be an object or a tier preset name, got an integer");
     expect_error(subst("\"intra\": {\"name\": \"t-intra\", ", "\"intra\": {"), "t.json:13:5: tiers.intra: missing key 'name'");
     expect_error("{\"name\": \"T\", \"device\": 3, \"tiers\": {}}", "t.json:1:15: device: must be an object, got an integer");
