@@ -1,0 +1,237 @@
+// attention_backward.cu - check and time the backward attention kernels of one ring step.
+//
+//   ./attention_backward [VARIANT] [options]     VARIANT: 0 = ref (plain), 1 = mma (default)
+//
+// Check: for every layout, causal and not, ranks of a small ring (N = 2, B = 320): the forward is
+// folded in float64 on the CPU (O rounded to the 16-bit dtype, lse), D = rowsum(dO * O) is computed
+// on the GPU (checked), then every compute step of the backward schedule runs on the GPU and in
+// float64: dK, dV of the step's KV block are compared after each step, dQ after the last.
+// Pass iff rel_l2 <= 1e-2 for each tensor and every element is within 1e-2 max|ref| + 2e-2 |ref|.
+// Then one B x B block is timed (CUDA events, median); FLOPs are the schedule's backward count,
+// 10 d per visible pair per head (2.5x the forward).
+#include "common.h"
+
+static void usage(void) {
+    printf("usage: attention_backward [VARIANT] [options]\n"
+           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores)  [1]\n"
+           "  --dtype T        bf16 | fp16                                              [bf16]\n"
+           "  --rows B         rows per rank for timing (K suffix)                      [8K]\n"
+           "  --batch n        sequences                                                [1]\n"
+           "  --heads H        query heads                                              [16]\n"
+           "  --kv-heads G     key/value heads (divides H)                              [H]\n"
+           "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
+           "  --mask M         full | causal (timed block)                              [full]\n"
+           "  --warmup n       untimed runs                                             [3]\n"
+           "  --reps n         timed runs (median)                                      [20]\n"
+           "  --no-check       skip the check;  --no-time  skip the timing\n"
+           "exit: 0 ok, 1 check failed or CUDA error, 2 bad arguments\n");
+}
+
+static double max_abs(const std::vector<double> &x) {
+    double m = 0;
+    for (double v : x) m = fmax(m, fabs(v));
+    return m;
+}
+
+int main(int argc, char **argv) {
+    const char *prog = "attention_backward";
+    rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA;
+    rs_gpu_dtype_t dtype = RS_GPU_BF16;
+    int rows = 8192, batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
+    bool causal = false, do_check = true, do_time = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(), 0;
+        else if (!strcmp(a, "--no-check")) do_check = false;
+        else if (!strcmp(a, "--no-time")) do_time = false;
+        else if (a[0] != '-' && i == 1) kern = (rs_gpu_kernel_t)dev_int(prog, "VARIANT", a, 0, RS_GPU_KERNEL_COUNT - 1);
+        else if (!v) dev_usage(prog, "missing value or unknown argument");
+        else if (!strcmp(a, "--dtype")) {
+            if (rs_gpu_dtype_parse(v, &dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
+            i++;
+        } else if (!strcmp(a, "--rows")) rows = dev_int(prog, a, argv[++i], 1, 1 << 20);
+        else if (!strcmp(a, "--batch")) batch = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--heads")) hq = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--kv-heads")) hkv = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--dim")) dim = dev_int(prog, a, argv[++i], 8, 256);
+        else if (!strcmp(a, "--warmup")) warmup = dev_int(prog, a, argv[++i], 0, 1000);
+        else if (!strcmp(a, "--reps")) reps = dev_int(prog, a, argv[++i], 1, 10000);
+        else if (!strcmp(a, "--mask")) {
+            if (strcmp(v, "full") && strcmp(v, "causal")) dev_usage(prog, "--mask: must be full or causal");
+            causal = !strcmp(v, "causal");
+            i++;
+        } else dev_usage(prog, "unknown argument");
+    }
+    if (hkv < 0) hkv = hq;
+    if (hq % hkv) dev_usage(prog, "--kv-heads must divide --heads");
+    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+    if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    dev_print_device();
+    printf("# attention_backward variant=%s dtype=%s dim=%d\n", rs_gpu_kernel_name(kern), rs_gpu_dtype_name(dtype), dim);
+    rs_err_t err = {{0}};
+    cudaStream_t st = 0;
+    int failed = 0;
+
+    if (do_check) {
+        printf("# %-28s %11s %11s %11s %11s %8s %s\n", "check", "rel_l2(D)", "rel_l2(dQ)", "rel_l2(dK)", "rel_l2(dV)",
+               "n_bad", "result");
+        const int N = 2, S = 640, cb = 1, chq = 4, chkv = 2;
+        for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+            for (int c = 1; c >= 0; c--)
+                for (int rank = 0; rank < N; rank++) {
+                    DevCase dc = dev_case((rs_layout_t)lay, c, S, N, rank, RS_PASS_BACKWARD, cb, chq, chkv, dim,
+                                          rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
+                    const int B = S / N;
+                    rs_gpu_shape_t sh = {dtype, cb, chq, chkv, dim, B, B, 1.0f / sqrtf((float)dim)};
+                    const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+                    std::vector<uint16_t> hq16(nq), hdo16(nq), hk16(nk), hv16(nk), hout16(nq);
+                    std::vector<double> q(nq), dO(nq), k(nk), v(nk), o(nq), m(nr), l(nr), out(nq), lse(nr), D(nr);
+                    std::vector<double> dq(nq, 0.0), dk(nk), dv(nk);
+                    std::vector<float> hlse(nr), hD(nr), gq(nq), gk(nk), gv(nk), tmpf(std::max(nq, nk));
+                    rs_gpu_fill_random(dtype, hq16.data(), nq, 2.0, 11 + rank);
+                    rs_gpu_fill_random(dtype, hdo16.data(), nq, 1.0, 31 + rank);
+                    rs_gpu_unpack(dtype, hq16.data(), q.data(), nq);
+                    rs_gpu_unpack(dtype, hdo16.data(), dO.data(), nq);
+                    // forward in float64 over the compute steps (the backward schedule's first N steps)
+                    rs_gpu_ref_fwd_init(&sh, o.data(), m.data(), l.data());
+                    const int64_t nsteps = rs_schedule_n_steps(dc.sched);
+                    for (int64_t step = 0; step < nsteps; step++) {
+                        rs_step_t s;
+                        rs_gpu_step_desc_t desc;
+                        rs_schedule_step(dc.sched, rank, step, &s);
+                        if (!s.has_compute) continue;
+                        dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
+                        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
+                        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
+                        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
+                        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+                        rs_gpu_ref_fwd_step(&sh, &desc, q.data(), k.data(), v.data(), o.data(), m.data(), l.data());
+                    }
+                    rs_gpu_ref_fwd_finalize(&sh, o.data(), m.data(), l.data(), out.data(), lse.data());
+                    for (size_t i = 0; i < nq; i++) tmpf[i] = (float)out[i];
+                    rs_gpu_pack(dtype, tmpf.data(), hout16.data(), nq);
+                    rs_gpu_unpack(dtype, hout16.data(), out.data(), nq); // the GPU sees the rounded O
+                    rs_gpu_ref_bwd_prep(&sh, out.data(), dO.data(), D.data());
+                    for (size_t i = 0; i < nr; i++) hlse[i] = (float)lse[i];
+
+                    uint16_t *d_q = dev_alloc<uint16_t>(nq), *d_do = dev_alloc<uint16_t>(nq), *d_out = dev_alloc<uint16_t>(nq);
+                    uint16_t *d_k = dev_alloc<uint16_t>(nk), *d_v = dev_alloc<uint16_t>(nk);
+                    float *d_lse = dev_alloc<float>(nr), *d_D = dev_alloc<float>(nr), *d_dq = dev_alloc<float>(nq);
+                    float *d_dk = dev_alloc<float>(nk), *d_dv = dev_alloc<float>(nk);
+                    dev_upload(d_q, hq16.data(), nq);
+                    dev_upload(d_do, hdo16.data(), nq);
+                    dev_upload(d_out, hout16.data(), nq);
+                    dev_upload(d_lse, hlse.data(), nr);
+                    RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
+                    dev_try(rs_gpu_bwd_prep(&sh, d_out, d_do, d_D, st, &err), &err);
+                    RS_CUDA_CHECK(cudaDeviceSynchronize());
+                    dev_download(hD.data(), d_D, nr);
+                    rs_gpu_check_t cD = rs_gpu_check_f32("D", hD.data(), D.data(), nr, 1e-4 * max_abs(D), 1e-4, 3);
+                    double worst_k = 0, worst_v = 0;
+                    size_t bad = cD.n_bad;
+                    for (int64_t step = 0; step < nsteps; step++) {
+                        rs_step_t s;
+                        rs_gpu_step_desc_t desc;
+                        rs_schedule_step(dc.sched, rank, step, &s);
+                        if (!s.has_compute) continue;
+                        dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
+                        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
+                        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
+                        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
+                        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+                        dev_upload(d_k, hk16.data(), nk);
+                        dev_upload(d_v, hv16.data(), nk);
+                        RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
+                        RS_CUDA_CHECK(cudaMemset(d_dv, 0, nk * sizeof(float)));
+                        std::fill(dk.begin(), dk.end(), 0.0);
+                        std::fill(dv.begin(), dv.end(), 0.0);
+                        dev_try(rs_gpu_bwd_step(kern, &sh, &desc, d_q, d_k, d_v, d_do, d_lse, d_D, d_dq, d_dk, d_dv, st, &err), &err);
+                        RS_CUDA_CHECK(cudaDeviceSynchronize());
+                        rs_gpu_ref_bwd_step(&sh, &desc, q.data(), k.data(), v.data(), dO.data(), lse.data(), D.data(),
+                                            dq.data(), dk.data(), dv.data());
+                        dev_download(gk.data(), d_dk, nk);
+                        dev_download(gv.data(), d_dv, nk);
+                        char nm[64];
+                        snprintf(nm, sizeof nm, "dK step %lld", (long long)step);
+                        rs_gpu_check_t ck = rs_gpu_check_f32(nm, gk.data(), dk.data(), nk, 1e-2 * max_abs(dk), 2e-2, 3);
+                        snprintf(nm, sizeof nm, "dV step %lld", (long long)step);
+                        rs_gpu_check_t cv = rs_gpu_check_f32(nm, gv.data(), dv.data(), nk, 1e-2 * max_abs(dv), 2e-2, 3);
+                        // an all-zero step (skipped blocks) compares exactly: rel_l2 = 0
+                        worst_k = fmax(worst_k, ck.rel_l2);
+                        worst_v = fmax(worst_v, cv.rel_l2);
+                        bad += ck.n_bad + cv.n_bad;
+                    }
+                    dev_download(gq.data(), d_dq, nq);
+                    rs_gpu_check_t cq = rs_gpu_check_f32("dQ", gq.data(), dq.data(), nq, 1e-2 * max_abs(dq), 2e-2, 3);
+                    bad += cq.n_bad;
+                    const bool ok = bad == 0 && cD.rel_l2 <= 1e-3 && cq.rel_l2 <= 1e-2 && worst_k <= 1e-2 && worst_v <= 1e-2;
+                    failed += !ok;
+                    char name[64];
+                    snprintf(name, sizeof name, "%s %s rank %d", rs_layout_name((rs_layout_t)lay), c ? "causal" : "full", rank);
+                    printf("  %-28s %11.3e %11.3e %11.3e %11.3e %8zu %s\n", name, cD.rel_l2, cq.rel_l2, worst_k, worst_v, bad,
+                           ok ? "OK" : "FAILED");
+                    cudaFree(d_q), cudaFree(d_do), cudaFree(d_out), cudaFree(d_k), cudaFree(d_v), cudaFree(d_lse);
+                    cudaFree(d_D), cudaFree(d_dq), cudaFree(d_dk), cudaFree(d_dv);
+                    rs_schedule_free(dc.sched);
+                }
+        printf("# check: %s\n", failed ? "FAILED" : "OK");
+    }
+
+    if (do_time) {
+        rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+        if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
+        const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+        std::vector<uint16_t> h(std::max(nq, nk));
+        std::vector<float> hl(nr);
+        uint16_t *d_q = dev_alloc<uint16_t>(nq), *d_do = dev_alloc<uint16_t>(nq), *d_k = dev_alloc<uint16_t>(nk);
+        uint16_t *d_v = dev_alloc<uint16_t>(nk);
+        float *d_lse = dev_alloc<float>(nr), *d_D = dev_alloc<float>(nr), *d_dq = dev_alloc<float>(nq);
+        float *d_dk = dev_alloc<float>(nk), *d_dv = dev_alloc<float>(nk);
+        rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1);
+        dev_upload(d_q, h.data(), nq);
+        rs_gpu_fill_random(dtype, h.data(), nq, 1.0, 4);
+        dev_upload(d_do, h.data(), nq);
+        rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2);
+        dev_upload(d_k, h.data(), nk);
+        rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3);
+        dev_upload(d_v, h.data(), nk);
+        // plausible statistics: lse ~ log(B) + a margin so P stays <= 1; D small
+        for (size_t i = 0; i < nr; i++) hl[i] = logf((float)rows) + 2.0f;
+        dev_upload(d_lse, hl.data(), nr);
+        for (size_t i = 0; i < nr; i++) hl[i] = 0.01f * (float)((i % 7) - 3);
+        dev_upload(d_D, hl.data(), nr);
+        RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
+        RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
+        RS_CUDA_CHECK(cudaMemset(d_dv, 0, nk * sizeof(float)));
+        rs_gpu_step_desc_t desc;
+        rs_gpu_desc_single(rows, rows, causal ? RS_GPU_MASK_DIAG : RS_GPU_MASK_FULL, 0, &desc);
+        const double per_pair = 10.0 * dim * hq * batch;
+        const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+        const double exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
+        double t = dev_time_median(
+            [&] { dev_try(rs_gpu_bwd_step(kern, &sh, &desc, d_q, d_k, d_v, d_do, d_lse, d_D, d_dq, d_dk, d_dv, st, &err), &err); },
+            warmup, reps);
+        RS_CUDA_CHECK(cudaGetLastError());
+        std::vector<float> chk(nk);
+        dev_download(chk.data(), d_dv, nk);
+        for (size_t i = 0; i < nk; i++)
+            if (!isfinite(chk[i])) {
+                printf("# time: dV[%zu] = %g after the timed runs: FAILED\n", i, chk[i]);
+                failed++;
+                break;
+            }
+        printf("# %-8s %5s %5s %5s %4s %-6s %10s %12s %12s\n", "B", "batch", "hq", "hkv", "d", "mask", "time_ms",
+               "TFLOPs_usef", "TFLOPs_exec");
+        printf("  %-8d %5d %5d %5d %4d %-6s %10.4f %12.1f %12.1f\n", rows, batch, hq, hkv, dim, causal ? "causal" : "full",
+               t * 1e3, useful / t * 1e-12, exec / t * 1e-12);
+        cudaFree(d_q), cudaFree(d_do), cudaFree(d_k), cudaFree(d_v), cudaFree(d_lse), cudaFree(d_D), cudaFree(d_dq);
+        cudaFree(d_dk), cudaFree(d_dv);
+    }
+    return failed ? 1 : 0;
+}

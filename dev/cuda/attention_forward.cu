@@ -1,0 +1,168 @@
+// attention_forward.cu - check and time the forward attention kernels of one ring step.
+//
+//   ./attention_forward [VARIANT] [options]      VARIANT: 0 = ref (plain), 1 = mma (default)
+//
+// Check (llm.c pattern): for every layout, causal and not, the steps of ranks of a small ring
+// (N = 2, B = 320 rows so tiles are clipped at segment edges; zigzag chunks of 160) are folded on the
+// GPU and in float64 on the CPU from the same bf16/fp16 inputs, then O (16-bit) and lse are compared:
+// pass iff ||O - ref|| / ||ref|| <= 1e-2 and every element is within 2e-2 + 2e-2 |ref| (lse: 1e-3).
+// Outputs are poisoned (NaN) first, so an unwritten element fails. Then the kernel is timed with CUDA
+// events (median of --reps after --warmup) on one B x B block (full, or causal diagonal).
+#include "common.h"
+
+static void usage(void) {
+    printf("usage: attention_forward [VARIANT] [options]\n"
+           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores)  [1]\n"
+           "  --dtype T        bf16 | fp16                                              [bf16]\n"
+           "  --rows B         rows per rank for timing (K suffix)                      [8K]\n"
+           "  --batch n        sequences                                                [1]\n"
+           "  --heads H        query heads                                              [16]\n"
+           "  --kv-heads G     key/value heads (divides H)                              [H]\n"
+           "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
+           "  --mask M         full | causal (timed block)                              [full]\n"
+           "  --warmup n       untimed runs                                             [3]\n"
+           "  --reps n         timed runs (median)                                      [20]\n"
+           "  --no-check       skip the check;  --no-time  skip the timing\n"
+           "exit: 0 ok, 1 check failed or CUDA error, 2 bad arguments\n");
+}
+
+int main(int argc, char **argv) {
+    const char *prog = "attention_forward";
+    rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA;
+    rs_gpu_dtype_t dtype = RS_GPU_BF16;
+    int rows = 8192, batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
+    bool causal = false, do_check = true, do_time = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(), 0;
+        else if (!strcmp(a, "--no-check")) do_check = false;
+        else if (!strcmp(a, "--no-time")) do_time = false;
+        else if (a[0] != '-' && i == 1) kern = (rs_gpu_kernel_t)dev_int(prog, "VARIANT", a, 0, RS_GPU_KERNEL_COUNT - 1);
+        else if (!v) dev_usage(prog, "missing value or unknown argument");
+        else if (!strcmp(a, "--dtype")) {
+            if (rs_gpu_dtype_parse(v, &dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
+            i++;
+        } else if (!strcmp(a, "--rows")) rows = dev_int(prog, a, argv[++i], 1, 1 << 20);
+        else if (!strcmp(a, "--batch")) batch = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--heads")) hq = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--kv-heads")) hkv = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--dim")) dim = dev_int(prog, a, argv[++i], 8, 256);
+        else if (!strcmp(a, "--warmup")) warmup = dev_int(prog, a, argv[++i], 0, 1000);
+        else if (!strcmp(a, "--reps")) reps = dev_int(prog, a, argv[++i], 1, 10000);
+        else if (!strcmp(a, "--mask")) {
+            if (strcmp(v, "full") && strcmp(v, "causal")) dev_usage(prog, "--mask: must be full or causal");
+            causal = !strcmp(v, "causal");
+            i++;
+        } else dev_usage(prog, "unknown argument");
+    }
+    if (hkv < 0) hkv = hq;
+    if (hq % hkv) dev_usage(prog, "--kv-heads must divide --heads");
+    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+    if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("skipped: no GPU\n");
+        return 77;
+    }
+    dev_print_device();
+    printf("# attention_forward variant=%s dtype=%s dim=%d\n", rs_gpu_kernel_name(kern), rs_gpu_dtype_name(dtype), dim);
+    rs_err_t err = {{0}};
+    cudaStream_t st = 0;
+    int failed = 0;
+
+    if (do_check) {
+        printf("# %-28s %11s %11s %11s %8s %s\n", "check", "rel_l2(O)", "max_err(O)", "rel_l2(lse)", "n_bad", "result");
+        const int N = 2, S = 640, cb = 1, chq = 4, chkv = 2;
+        for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+            for (int c = 1; c >= 0; c--)
+                for (int rank = 0; rank < N; rank++) {
+                    DevCase dc = dev_case((rs_layout_t)lay, c, S, N, rank, RS_PASS_FORWARD, cb, chq, chkv, dim,
+                                          rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
+                    const int B = S / N;
+                    rs_gpu_shape_t sh = {dtype, cb, chq, chkv, dim, B, B, 1.0f / sqrtf((float)dim)};
+                    const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+                    std::vector<uint16_t> hq16(nq), hk16(nk), hv16(nk), hout(nq);
+                    std::vector<double> q(nq), k(nk), v(nk), o(nq), m(nr), l(nr), out(nq), lse(nr);
+                    std::vector<float> hlse(nr);
+                    rs_gpu_fill_random(dtype, hq16.data(), nq, 2.0, 11 + rank);
+                    rs_gpu_unpack(dtype, hq16.data(), q.data(), nq);
+                    uint16_t *dq = dev_alloc<uint16_t>(nq), *dk = dev_alloc<uint16_t>(nk), *dv = dev_alloc<uint16_t>(nk);
+                    uint16_t *dout = dev_alloc<uint16_t>(nq);
+                    float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
+                    float *d_lse = dev_alloc<float>(nr);
+                    dev_upload(dq, hq16.data(), nq);
+                    dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
+                    rs_gpu_ref_fwd_init(&sh, o.data(), m.data(), l.data());
+                    for (int64_t step = 0; step < rs_schedule_n_steps(dc.sched); step++) {
+                        rs_step_t s;
+                        rs_gpu_step_desc_t desc;
+                        rs_schedule_step(dc.sched, rank, step, &s);
+                        dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
+                        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
+                        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
+                        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
+                        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+                        dev_upload(dk, hk16.data(), nk);
+                        dev_upload(dv, hv16.data(), nk);
+                        dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err);
+                        RS_CUDA_CHECK(cudaDeviceSynchronize());
+                        rs_gpu_ref_fwd_step(&sh, &desc, q.data(), k.data(), v.data(), o.data(), m.data(), l.data());
+                    }
+                    dev_try(rs_gpu_fwd_finalize(&sh, d_o, d_m, d_l, dout, NULL, d_lse, st, &err), &err);
+                    RS_CUDA_CHECK(cudaDeviceSynchronize());
+                    rs_gpu_ref_fwd_finalize(&sh, o.data(), m.data(), l.data(), out.data(), lse.data());
+                    dev_download(hout.data(), dout, nq);
+                    dev_download(hlse.data(), d_lse, nr);
+                    char name[64];
+                    snprintf(name, sizeof name, "%s %s rank %d", rs_layout_name((rs_layout_t)lay), c ? "causal" : "full", rank);
+                    rs_gpu_check_t co = rs_gpu_check_16(name, dtype, hout.data(), out.data(), nq, 2e-2, 2e-2, 5);
+                    rs_gpu_check_t cl = rs_gpu_check_f32(name, hlse.data(), lse.data(), nr, 1e-3, 1e-3, 5);
+                    const bool ok = co.n_bad == 0 && cl.n_bad == 0 && co.rel_l2 <= 1e-2 && cl.rel_l2 <= 1e-3;
+                    failed += !ok;
+                    printf("  %-28s %11.3e %11.3e %11.3e %8zu %s\n", name, co.rel_l2, co.max_abs_err, cl.rel_l2,
+                           co.n_bad + cl.n_bad, ok ? "OK" : "FAILED");
+                    cudaFree(dq), cudaFree(dk), cudaFree(dv), cudaFree(dout), cudaFree(d_o), cudaFree(d_m), cudaFree(d_l), cudaFree(d_lse);
+                    rs_schedule_free(dc.sched);
+                }
+        printf("# check: %s\n", failed ? "FAILED" : "OK");
+    }
+
+    if (do_time) {
+        rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+        if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
+        const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+        std::vector<uint16_t> h(std::max(nq, nk));
+        uint16_t *dq = dev_alloc<uint16_t>(nq), *dk = dev_alloc<uint16_t>(nk), *dv = dev_alloc<uint16_t>(nk);
+        float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
+        rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1);
+        dev_upload(dq, h.data(), nq);
+        rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2);
+        dev_upload(dk, h.data(), nk);
+        rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3);
+        dev_upload(dv, h.data(), nk);
+        dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
+        rs_gpu_step_desc_t desc;
+        rs_gpu_desc_single(rows, rows, causal ? RS_GPU_MASK_DIAG : RS_GPU_MASK_FULL, 0, &desc);
+        const double per_pair = 4.0 * dim * hq * batch;
+        const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+        const double exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
+        double t = dev_time_median([&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err); },
+                                   warmup, reps);
+        RS_CUDA_CHECK(cudaGetLastError());
+        std::vector<float> lcheck(nr);
+        dev_download(lcheck.data(), d_l, nr);
+        for (size_t i = 0; i < nr; i++)
+            if (!(lcheck[i] > 0) || !isfinite(lcheck[i])) {
+                printf("# time: l[%zu] = %g after the timed runs: FAILED\n", i, lcheck[i]);
+                failed++;
+                break;
+            }
+        printf("# %-8s %5s %5s %5s %4s %-6s %10s %12s %12s\n", "B", "batch", "hq", "hkv", "d", "mask", "time_ms",
+               "TFLOPs_usef", "TFLOPs_exec");
+        printf("  %-8d %5d %5d %5d %4d %-6s %10.4f %12.1f %12.1f\n", rows, batch, hq, hkv, dim, causal ? "causal" : "full",
+               t * 1e3, useful / t * 1e-12, exec / t * 1e-12);
+        cudaFree(dq), cudaFree(dk), cudaFree(dv), cudaFree(d_o), cudaFree(d_m), cudaFree(d_l);
+    }
+    return failed ? 1 : 0;
+}
