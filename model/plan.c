@@ -168,7 +168,7 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
     const rs_plan_option_t *b = &r->options[r->best];
     char name[64];
     describe(name, sizeof name, b);
-    ADD("%s wins: attention %.3g ms/layer", name, b->t_attn_layer_s * 1e3);
+    ADD("%s wins: attention %.4g ms/layer", name, b->t_attn_layer_s * 1e3);
     if (b->ring > 1)
         ADD(" (ring B=%lld, transfers %s)", (long long)b->attn.ring_block_tokens,
             b->attn.ring_hidden_fwd && b->attn.ring_hidden_bwd ? "hidden" : "exposed");
@@ -178,10 +178,12 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
         if (i == r->best) continue;
         const rs_plan_option_t *o = &r->options[i];
         describe(name, sizeof name, o);
-        ADD("; %s %.3g ms", name, o->t_attn_layer_s * 1e3);
+        ADD("; %s %.4g ms", name, o->t_attn_layer_s * 1e3);
         if (!o->fits) ADD(" (does not fit)");
         else if (o->ulysses > 1 && o->attn.a2a_inter) ADD(" (all-to-all across nodes)");
-        else if (o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd)) ADD(" (ring transfers exposed)");
+        else if (o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd))
+            ADD(" (ring transfers exposed: B=%lld < B*=%.0f)", (long long)o->attn.ring_block_tokens,
+                o->attn.ring_b_star_tokens);
     }
     if (r->sp > c->model.kv_heads)
         ADD("; pure Ulysses impossible: N=%lld > %lld KV heads", (long long)r->sp, (long long)c->model.kv_heads);
