@@ -479,7 +479,7 @@ void rs_memory_print(FILE *out, const rs_transformer_t *t, const rs_mem_config_t
     row(out, "ring_backward", m->ring_bwd_bytes,
         ring ? "T * (3q*a + q*g + 4k*a + 6k*g)" : "T * (3q*a + q*g + 2k*a + 2k*g) (no ring)");
     row(out, "ring (peak of the two)", m->ring_bytes, "counted in the total");
-    row(out, "ring_shared_with_saved", -m->ring_shared_bytes, "Q, K, V, O saved anyway (none/selective)");
+    row(out, "ring_shared_with_saved", 0.0 - m->ring_shared_bytes, "Q, K, V, O saved anyway (none/selective)");
     row(out, "all_to_all_staging", m->a2a_bytes, "Ulysses/USP: T * (q + 2k) * a");
     row(out, "ffn_chunk", m->ffn_chunk_bytes, "min(chunk, T) x FFN intermediates (+ grads)");
     row(out, "logits_chunk", m->logits_chunk_bytes, "min(chunk, T) x vocab x fp32 x 2");
