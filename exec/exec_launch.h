@@ -1,0 +1,24 @@
+/* exec_launch.h - starting ranks: re-launching ringsim under mpirun, and where MPI put this process. */
+#ifndef RS_EXEC_LAUNCH_H
+#define RS_EXEC_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Rank / size / rank on this host from the launcher's environment (Open MPI, PMI, PMIx), read
+ * before MPI_Init. -1 (local rank: 0) when not started by a launcher. Can't fail. */
+int rs_exec_env_rank(void);
+int rs_exec_env_size(void);
+int rs_exec_env_local_rank(void);
+
+/* true when MPI is built in and mpirun is on PATH. */
+bool rs_exec_have_mpirun(void);
+
+/* Run `mpirun [--allow-run-as-root] --oversubscribe -np NP <this executable> SUBCOMMAND argv[1..]`
+ * and wait for it. Returns mpirun's exit status (0, 1, 2, ...), or -1 with err if it could not be
+ * started. */
+int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err);
+
+#endif /* RS_EXEC_LAUNCH_H */
