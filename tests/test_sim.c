@@ -1,0 +1,514 @@
+/* test_sim.c - the SimGrid backend against the critical-path walk, realism flags, platforms, bad input.
+ *
+ * Every simulation here runs in its own forked child (rs_sim_run), many per process. The walk
+ * (rs_model_walk) is the reference: under the default configuration every event of the simulated
+ * trace must equal the walk's to 1e-9 of the makespan. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "platform.h"
+#include "sim.h"
+#include "test_main.h"
+#include "trace.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * Helpers
+ * ---------------------------------------------------------------------------------------------- */
+/* H100-like machine built by hand (independent of the shipped profiles): F, intra W and latency,
+ * optional nodes of g devices with an inter tier. */
+static rs_machine_t machine(double f, double w, double lat, int64_t g, double w_inter, double lat_inter) {
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.hw_name, sizeof m.hw_name, "test-gpu");
+    m.dtype = RS_DTYPE_BF16;
+    m.flops_per_s = f;
+    m.overlap = 1;
+    m.comp_slowdown = 1;
+    m.devices_per_node = g;
+    snprintf(m.intra.name, sizeof m.intra.name, "nvl");
+    m.intra.bw_bytes_per_s = w;
+    m.intra.latency_s = lat;
+    snprintf(m.inter.name, sizeof m.inter.name, "ib");
+    m.inter.bw_bytes_per_s = w_inter > 0 ? w_inter : w;
+    m.inter.latency_s = lat_inter;
+    m.seed = 1;
+    return m;
+}
+
+static rs_problem_t problem(int64_t n, int64_t b, rs_layout_t l, rs_pass_t pass, bool causal) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n;
+    p.seq_tokens = n * b;
+    p.layout = l;
+    p.pass = pass;
+    p.causal = causal;
+    return p;
+}
+
+typedef struct {
+    rs_walk_t walk;
+    rs_sim_result_t sim;
+    rs_trace_t *wt, *st; /* walk and sim traces, sorted */
+} pair_t;
+
+static void pair_free(pair_t *r) {
+    rs_trace_free(r->wt);
+    rs_trace_free(r->st);
+    rs_sim_result_free(&r->sim);
+}
+
+/* Walk and simulate; returns rs_sim_run's code. */
+static int run_pair(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, pair_t *r) {
+    memset(r, 0, sizeof *r);
+    rs_err_t err = {{0}};
+    rs_schedule_t *s = rs_schedule_create(p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    r->wt = rs_trace_create("model");
+    r->st = rs_trace_create("sim");
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, r->wt, NULL, &r->walk, &err), 0);
+    int rc = rs_sim_run(s, m, cfg, r->st, &r->sim, &err);
+    if (rc != 0) fprintf(stderr, "  rs_sim_run: %s\n", err.msg);
+    rs_trace_sort(r->wt);
+    rs_trace_sort(r->st);
+    rs_schedule_free(s);
+    return rc;
+}
+
+/* Every event equal (same identity, times to tol * makespan, same FLOPs and bytes). Returns the
+ * number of mismatches (printing the first few). */
+static int compare_traces(const rs_trace_t *a, const rs_trace_t *b, double tol_abs, const char *what) {
+    size_t na = rs_trace_count(a), nb = rs_trace_count(b);
+    if (na != nb) {
+        fprintf(stderr, "  %s: %zu walk events vs %zu sim events\n", what, na, nb);
+        return 1;
+    }
+    const rs_event_t *x = rs_trace_events(a), *y = rs_trace_events(b);
+    int bad = 0;
+    for (size_t i = 0; i < na; i++) {
+        bool same = x[i].rank == y[i].rank && x[i].step == y[i].step && x[i].kind == y[i].kind &&
+                    x[i].pass == y[i].pass && x[i].peer == y[i].peer && x[i].flops == y[i].flops &&
+                    x[i].bytes == y[i].bytes && fabs(x[i].start_s - y[i].start_s) <= tol_abs &&
+                    fabs(x[i].end_s - y[i].end_s) <= tol_abs;
+        if (!same && bad++ < 3)
+            fprintf(stderr, "  %s: event %zu rank %d step %d %s: walk [%.17g, %.17g] sim [%.17g, %.17g] rank %d step %d\n",
+                    what, i, x[i].rank, x[i].step, rs_event_kind_name(x[i].kind), x[i].start_s, x[i].end_s,
+                    y[i].start_s, y[i].end_s, y[i].rank, y[i].step);
+    }
+    return bad;
+}
+
+/* Simulation equals the walk: makespan to 1e-9 relative, every event to 1e-9 of the makespan. */
+static void check_exact(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, const char *what) {
+    pair_t r;
+    CU_ASSERT_EQUAL_FATAL(run_pair(p, m, cfg, &r), 0);
+    RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+    CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, what), 0);
+    CU_ASSERT_EQUAL(r.sim.rank_steps, r.walk.rank_steps);
+    CU_ASSERT_EQUAL(r.sim.flops_exec, r.walk.flops_exec);
+    CU_ASSERT_EQUAL(r.sim.flops_useful, r.walk.flops_useful);
+    CU_ASSERT_EQUAL(r.sim.comm_bound_steps, r.walk.comm_bound_steps);
+    RS_ASSERT_REL(r.sim.busy_max_s, r.walk.busy_max_s, 1e-9);
+    pair_free(&r);
+}
+
+#define F_H100 989e12
+#define W_NVL 450e9
+
+/* ------------------------------------------------------------------------------------------------
+ * Exactness against the walk
+ * ---------------------------------------------------------------------------------------------- */
+/* All layouts x passes x causal, two block sizes (compute- and transfer-bound: the NVLink threshold
+ * is F c_b / (W c_f) = 549 tokens for 32/8 heads, d = 128), with and without latency. */
+static void exact_matrix(double lat) {
+    for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+            for (int causal = 0; causal < 2; causal++)
+                for (int bi = 0; bi < 2; bi++) {
+                    const int64_t b = bi ? 4096 : 256;
+                    rs_problem_t p = problem(8, b, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    rs_machine_t m = machine(F_H100, W_NVL, lat, 0, 0, 0);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s %s %s B=%lld lat=%g", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                             causal ? "causal" : "full", (long long)b, lat);
+                    check_exact(&p, &m, NULL, what);
+                }
+}
+
+static void test_exact_no_latency(void) { exact_matrix(0); }
+static void test_exact_latency(void) { exact_matrix(5e-6); }
+
+/* MHA (kv_heads = q_heads), batch 2, a 64x128 tile; N = 1 (no transfers) and N = 2. */
+static void test_exact_shapes(void) {
+    rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+    rs_problem_t p = problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    p.kv_heads = p.q_heads;
+    p.batch = 2;
+    p.tile_q = 64;
+    check_exact(&p, &m, NULL, "mha batch 2 tile 64x128");
+    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+        rs_problem_t p1 = problem(1, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, true);
+        check_exact(&p1, &m, NULL, "N=1");
+        rs_problem_t p2 = problem(2, 2048, RS_LAYOUT_STRIPED, (rs_pass_t)pass, true);
+        check_exact(&p2, &m, NULL, "N=2");
+    }
+}
+
+/* Launch overhead, jitter, a straggler and a degraded hop together: still the walk, event by event. */
+static void test_exact_realism(void) {
+    rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 0, 0, 0);
+    m.launch_s = 4e-6;
+    m.jitter = 0.3;
+    m.seed = 11;
+    m.n_stragglers = 1;
+    m.straggler_rank[0] = 2;
+    m.straggler_factor[0] = 1.5;
+    m.n_degraded = 1;
+    m.degraded_hop[0] = 5;
+    m.degraded_factor[0] = 3;
+    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+        rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+        check_exact(&p, &m, NULL, "launch+jitter+straggler+degrade");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Realism effects
+ * ---------------------------------------------------------------------------------------------- */
+/* Last step end of each rank, from a sorted trace. */
+static void rank_ends(const rs_trace_t *t, int64_t n, int64_t steps, rs_pass_t pass, double *end) {
+    for (int64_t r = 0; r < n; r++) {
+        long i = rs_trace_find(t, (int32_t)r, (int32_t)(steps - 1), pass, RS_EV_STEP);
+        CU_ASSERT_FATAL(i >= 0);
+        end[r] = rs_trace_events(t)[i].end_s;
+    }
+}
+
+/* One straggler at 1.5x slows every rank's makespan. The ring is synchronous: a late post delays
+ * the neighbours' transfers, one hop per step in both directions. At B = 512 (just below the NVLink
+ * threshold of 549 tokens: T_comm = 4.66 us > T_comp = 4.34 us, no slack) the delay reaches every
+ * rank within the N - 1 transferring steps; with much slack (B >> threshold) far ranks absorb it. */
+static void test_straggler(void) {
+    const int64_t n = 8, b = 512;
+    rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    pair_t base, slow;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &base), 0);
+    m.n_stragglers = 1;
+    m.straggler_rank[0] = 3;
+    m.straggler_factor[0] = 1.5;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &slow), 0);
+    double e0[8], e1[8];
+    rank_ends(base.st, n, n, p.pass, e0);
+    rank_ends(slow.st, n, n, p.pass, e1);
+    /* hand-derived: T_comp = 4 d Hq B^2 / F, T_comm = 2 Hkv d 2 B / W; unperturbed every rank ends at
+     * (N-1) T_comm + T_comp */
+    const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100, tx = 2.0 * 8 * 128 * 2 * (double)b / W_NVL;
+    CU_ASSERT_FATAL(tx > tc && 1.5 * tc > tx);
+    for (int64_t r = 0; r < n; r++) {
+        RS_ASSERT_REL(e0[r], (double)(n - 1) * tx + tc, 1e-9);
+        CU_ASSERT(e1[r] > e0[r] * 1.05);
+    }
+    /* the straggler computes 1.5 T_comp > T_comm every step and never waits */
+    RS_ASSERT_REL(e1[3], 1.5 * (double)n * tc, 1e-9);
+    RS_ASSERT_REL(slow.sim.makespan_s, slow.walk.makespan_s, 1e-9);
+    CU_ASSERT_EQUAL(compare_traces(slow.wt, slow.st, 1e-9 * slow.walk.makespan_s, "straggler"), 0);
+    pair_free(&base);
+    pair_free(&slow);
+}
+
+/* Nodes of 8 on NVLink (450 GB/s) joined by a NIC 9x slower (50 GB/s). The NVLink threshold is
+ * B = 549 tokens, the NIC's 9x that (4945). At B = 2048 (above NVLink's, below the NIC's) every
+ * middle step lasts the inter-node hop's transfer, latency + c_b B / W_inter, on every rank; at
+ * B = 8192 (above both) it lasts T_comp. */
+static void test_multinode_threshold(void) {
+    const int64_t n = 16;
+    rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 8, W_NVL / 9, 5e-6);
+    for (int bi = 0; bi < 2; bi++) {
+        const int64_t b = bi ? 8192 : 2048;
+        rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+        pair_t r;
+        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+        const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
+        const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b;
+        const double t_inter = 5e-6 + kv_bytes / (W_NVL / 9), t_intra = 2e-6 + kv_bytes / W_NVL;
+        const double expect = bi ? tc : t_inter;
+        CU_ASSERT(bi ? tc > t_inter : t_inter > tc && tc > t_intra);
+        for (int64_t k = 1; k < n - 1; k++) RS_ASSERT_REL(r.sim.step_max_s[k], expect, 1e-9);
+        /* makespan: (N-1) steps paced by the slowest hop, then the last step's compute */
+        RS_ASSERT_REL(r.sim.makespan_s, (double)(n - 1) * (bi ? tc : t_inter) + tc, 1e-9);
+        CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, "multinode"), 0);
+        pair_free(&r);
+    }
+}
+
+/* Seeded jitter: the same seed gives a byte-identical trace file, another seed a different one. */
+static void test_jitter_seeded(void) {
+    rs_problem_t p = problem(8, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
+    rs_machine_t m = machine(F_H100, W_NVL, 1e-6, 0, 0, 0);
+    m.jitter = 0.2;
+    char path[3][256];
+    for (int i = 0; i < 3; i++) {
+        m.seed = i < 2 ? 42 : 43;
+        pair_t r;
+        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+        RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+        snprintf(path[i], sizeof path[i], "%s/tests/sim_jitter_%d_%d.csv", RS_BINARY_DIR, (int)getpid(), i);
+        rs_err_t err;
+        CU_ASSERT_EQUAL(rs_trace_write_csv(r.st, path[i], &err), 0);
+        pair_free(&r);
+    }
+    char *text[3];
+    size_t len[3];
+    for (int i = 0; i < 3; i++) {
+        FILE *fp = fopen(path[i], "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        fseek(fp, 0, SEEK_END);
+        len[i] = (size_t)ftell(fp);
+        rewind(fp);
+        text[i] = malloc(len[i] + 1);
+        CU_ASSERT_EQUAL(fread(text[i], 1, len[i], fp), len[i]);
+        fclose(fp);
+        unlink(path[i]);
+    }
+    CU_ASSERT(len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0);
+    CU_ASSERT(len[0] != len[2] || memcmp(text[0], text[2], len[0]) != 0);
+    for (int i = 0; i < 3; i++) free(text[i]);
+}
+
+/* A degraded hop (bandwidth / 4) in a transfer-bound ring paces every step. */
+static void test_degraded_hop(void) {
+    const int64_t n = 8, b = 256;
+    rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    m.n_degraded = 1;
+    m.degraded_hop[0] = 6;
+    m.degraded_factor[0] = 4;
+    pair_t r;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+    const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
+    RS_ASSERT_REL(r.sim.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
+    RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+    pair_free(&r);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Platforms
+ * ---------------------------------------------------------------------------------------------- */
+/* The all-pairs platform (ports per device) gives the ring the same hops: still exact. */
+static void test_all_pairs_platform(void) {
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    rs_machine_t flat = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+    rs_machine_t nodes = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
+    nodes.n_degraded = 1;
+    nodes.degraded_hop[0] = 3; /* an inter-node hop */
+    nodes.degraded_factor[0] = 2;
+    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    check_exact(&p, &flat, &cfg, "all-pairs flat");
+    check_exact(&p, &nodes, &cfg, "all-pairs 2 nodes");
+}
+
+static char *tmp_path(const char *name) {
+    static char buf[4][512];
+    static int i;
+    char *b = buf[i++ % 4];
+    snprintf(b, 512, "%s/tests/sim_%d_%s", RS_BINARY_DIR, (int)getpid(), name);
+    return b;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* A user platform (the generated one, written to a file) with an explicit hostmap: exact, through the
+ * compute-helper path used for user platforms. */
+static void test_user_platform_hostmap(void) {
+    rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
+    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    char *plat = tmp_path("user.xml"), *map = tmp_path("user.map");
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(plat, &m, 8, 1024, RS_PLATFORM_RING, &err), 0);
+    write_text(map, "# rank host\n7 gpu7\n0 gpu0\n1 gpu1\n2 gpu2\n3 gpu3   # comment\n\n4 gpu4\n5 gpu5\n6 gpu6\n");
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.platform_path = plat;
+    cfg.hostmap_path = map;
+    check_exact(&p, &m, &cfg, "user platform + hostmap");
+    unlink(plat);
+    unlink(map);
+}
+
+/* LV08 (SimGrid's default model) is selectable and is not exact: bandwidth factor 0.97 slows a
+ * transfer-bound ring by ~3%. */
+static void test_network_model_lv08(void) {
+    rs_problem_t p = problem(8, 256, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.network_model = "LV08";
+    pair_t r;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, &cfg, &r), 0);
+    const double rel = (r.sim.makespan_s - r.walk.makespan_s) / r.walk.makespan_s;
+    CU_ASSERT(rel > 0.01 && rel < 0.10);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(r.st, "sim.network_model"), "LV08");
+    pair_free(&r);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Bad input: RS_SIM_BAD_INPUT, a message naming the file and host or route
+ * ---------------------------------------------------------------------------------------------- */
+static int run_bad(const rs_sim_config_t *cfg, const rs_machine_t *m, rs_err_t *err) {
+    rs_problem_t p = problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_schedule_t *s = rs_schedule_create(&p, err);
+    rs_sim_result_t r;
+    rs_trace_t *t = rs_trace_create("sim");
+    int rc = rs_sim_run(s, m, cfg, t, &r, err);
+    rs_sim_result_free(&r);
+    rs_trace_free(t);
+    rs_schedule_free(s);
+    return rc;
+}
+
+static void expect_bad(const rs_sim_config_t *cfg, const rs_machine_t *m, const char *needle1, const char *needle2) {
+    rs_err_t err = {{0}};
+    int rc = run_bad(cfg, m, &err);
+    CU_ASSERT_EQUAL(rc, RS_SIM_BAD_INPUT);
+    if (!strstr(err.msg, needle1) || (needle2 && !strstr(err.msg, needle2)))
+        fprintf(stderr, "  message '%s' lacks '%s' / '%s'\n", err.msg, needle1, needle2 ? needle2 : "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle1));
+    if (needle2) CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle2));
+}
+
+static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                               "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n"
+                               "<host id=\"a\" speed=\"1e15f\"/><host id=\"b\" speed=\"1e15f\"/>\n"
+                               "<host id=\"c\" speed=\"1e15f\"/><host id=\"d\" speed=\"1e15f\"/>\n"
+                               "<link id=\"l\" bandwidth=\"1e11Bps\" latency=\"0s\"/>\n";
+
+static void test_bad_inputs(void) {
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    rs_sim_config_t cfg;
+    char *plat = tmp_path("bad.xml"), *map = tmp_path("bad.map"), text[4096];
+
+    /* malformed XML: the file and line */
+    snprintf(text, sizeof text, "%s<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route\n</zone></platform>\n", PLAT_HEAD);
+    write_text(plat, text);
+    rs_sim_config_default(&cfg);
+    cfg.platform_path = plat;
+    expect_bad(&cfg, &m, plat, NULL);
+
+    /* a mapping naming a host that does not exist: hostmap file:line and the host */
+    snprintf(text, sizeof text,
+             "%s<route src=\"a\" dst=\"b\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+             "<route src=\"b\" dst=\"c\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+             "<route src=\"c\" dst=\"d\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+             "</zone></platform>\n", PLAT_HEAD);
+    write_text(plat, text);
+    write_text(map, "a\nb\nzz\nd\n");
+    cfg.hostmap_path = map;
+    char where[600];
+    snprintf(where, sizeof where, "%s:3", map);
+    expect_bad(&cfg, &m, where, "'zz'");
+
+    /* ranks with no route (d -> a is missing): both hosts and ranks */
+    write_text(map, "a\nb\nc\nd\n");
+    expect_bad(&cfg, &m, "no route from host 'd' (rank 3) to host 'a' (rank 0)", plat);
+
+    /* no hostmap on a platform without gpu<p> hosts */
+    cfg.hostmap_path = NULL;
+    expect_bad(&cfg, &m, "no host 'gpu0'", plat);
+
+    /* hostmap syntax: rank out of range, rank twice, rank missing */
+    cfg.hostmap_path = map;
+    write_text(map, "0 a\n1 b\n9 c\n3 d\n");
+    expect_bad(&cfg, &m, "rank 9 out of range", NULL);
+    write_text(map, "0 a\n1 b\n1 c\n3 d\n");
+    expect_bad(&cfg, &m, "rank 1 already mapped at line 2", NULL);
+    write_text(map, "0 a\n1 b\n3 d\n");
+    expect_bad(&cfg, &m, "rank 2 is not mapped", NULL);
+
+    /* unknown --cfg key: SimGrid's own message */
+    rs_sim_config_default(&cfg);
+    const char *bad_key = "network/no-such-key:1";
+    cfg.cfg[0] = bad_key;
+    cfg.n_cfg = 1;
+    expect_bad(&cfg, &m, "Bad config key: network/no-such-key", NULL);
+
+    /* unknown network model: SimGrid's list of valid ones */
+    rs_sim_config_default(&cfg);
+    cfg.network_model = "NoSuchModel";
+    expect_bad(&cfg, &m, "NoSuchModel", "CM02");
+
+    /* walk-only flags */
+    rs_sim_config_default(&cfg);
+    rs_machine_t ms = m;
+    ms.comp_slowdown = 1.3;
+    expect_bad(&cfg, &ms, "--slowdown", NULL);
+    rs_machine_t mo = m;
+    mo.overlap = 0.5;
+    expect_bad(&cfg, &mo, "--overlap", NULL);
+    unlink(plat);
+    unlink(map);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Platform XML and host maps (no simulation)
+ * ---------------------------------------------------------------------------------------------- */
+static void test_platform_xml(void) {
+    rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
+    m.n_degraded = 1;
+    m.degraded_hop[0] = 1;
+    m.degraded_factor[0] = 2;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    rs_err_t err;
+    CU_ASSERT_EQUAL(rs_platform_write(fp, "mem", &m, 8, 1024, RS_PLATFORM_RING, &err), 0);
+    fclose(fp);
+    /* intra hop 1 degraded to 225 GB/s; hop 3 crosses nodes via the NICs; hop 7 wraps to node 0 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<link id=\"hop1\" bandwidth=\"225000000000Bps\" latency=\"3.0000000000000001e-06s\"/>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<route src=\"gpu3\" dst=\"gpu4\" symmetrical=\"NO\"><link_ctn id=\"nic3-up\"/><link_ctn id=\"nic4-down\"/></route>"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<route src=\"gpu7\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"nic7-up\"/><link_ctn id=\"nic0-down\"/></route>"));
+    CU_ASSERT_PTR_NULL(strstr(buf, "hop3\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<host id=\"gpu0\" speed=\"989000000000000f\"/>"));
+    free(buf);
+}
+
+static const rs_test_case_t exact_cases[] = {
+    {"exact_no_latency (3 layouts x 2 passes x causal x 2 B)", test_exact_no_latency},
+    {"exact_latency (3 layouts x 2 passes x causal x 2 B, 5 us)", test_exact_latency},
+    {"exact_shapes (MHA, batch, tile, N=1, N=2)", test_exact_shapes},
+    {"exact_realism (launch, jitter, straggler, degrade)", test_exact_realism},
+    {NULL, NULL},
+};
+static const rs_test_case_t realism_cases[] = {
+    {"straggler_1.5x_slows_every_rank", test_straggler},
+    {"multinode_9x_nic_sets_step_below_threshold", test_multinode_threshold},
+    {"jitter_same_seed_byte_identical", test_jitter_seeded},
+    {"degraded_hop_paces_ring", test_degraded_hop},
+    {NULL, NULL},
+};
+static const rs_test_case_t platform_cases[] = {
+    {"platform_xml", test_platform_xml},
+    {"all_pairs_platform_exact", test_all_pairs_platform},
+    {"user_platform_hostmap_exact", test_user_platform_hostmap},
+    {"network_model_lv08_selectable", test_network_model_lv08},
+    {"bad_inputs", test_bad_inputs},
+    {NULL, NULL},
+};
+
+int main(void) {
+    const rs_test_suite_t suites[] = {
+        {"sim_exact", exact_cases},
+        {"sim_realism", realism_cases},
+        {"sim_platform", platform_cases},
+    };
+    return rs_test_main(suites, 3);
+}
