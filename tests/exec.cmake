@@ -1,5 +1,29 @@
-# exec/: the executor on the CPU backend (threads; no mpirun) and, when MPI is built, real MPI runs.
+# exec/: the executor on the CPU backend (threads; no mpirun) and, when MPI is built, real MPI runs
+# through `ringsim exec` (which starts itself under mpirun --oversubscribe [--allow-run-as-root]).
 if(TARGET rs_exec)
   rs_add_cunit_test(test_exec SOURCES test_exec.c LIBS rs_exec LABELS exec)
   set_tests_properties(test_exec PROPERTIES TIMEOUT 120)
+
+  set(RS_EXEC_SMALL -S 96 --heads 2 --kv-heads 1 --head-dim 16 --tile 8 --dtype fp32 --reps 1 --warmup 0)
+  string(REPLACE ";" " " RS_EXEC_SMALL_SH "${RS_EXEC_SMALL}")
+  # Bad input fails before any rank starts, exit 2, one line naming the parameter.
+  add_test(NAME exec_bad_input COMMAND sh -c
+    "$<TARGET_FILE:ringsim> exec -S 1000 -N 3 -L striped 2>err.txt; rc=$?; cat err.txt; test $rc -eq 2 && grep -q 'seq 1000' err.txt && test $(wc -l < err.txt) -eq 1")
+  add_test(NAME exec_bad_dtype COMMAND sh -c
+    "$<TARGET_FILE:ringsim> exec --dtype bf16 --launch threads 2>&1; test $? -eq 2")
+  set_tests_properties(exec_bad_input exec_bad_dtype PROPERTIES LABELS exec TIMEOUT 30)
+  if(RINGSIM_HAVE_MPI)
+    # Every layout and both passes, float64 check, 3 MPI ranks, progress thread.
+    add_test(NAME exec_mpi_check_thread COMMAND $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL} -N 3
+      -L all -P both --causal --check --progress thread --launch mpirun --timeout 30)
+    # Non-causal, GQA, progress by polling, 2 ranks; the trace is written.
+    add_test(NAME exec_mpi_check_poll COMMAND $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL} -N 2
+      -L zigzag -P both --no-causal --check --progress poll --launch mpirun --timeout 30
+      --trace ${CMAKE_BINARY_DIR}/tests/exec_mpi_poll.csv)
+    # A rank that stops answering: the others time out naming the rank and the step; non-zero exit.
+    add_test(NAME exec_mpi_dead_rank COMMAND sh -c
+      "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 -L zigzag --launch mpirun --timeout 1 --fault 1:1 --progress none >out.txt 2>&1; rc=$?; grep ringsim out.txt; test $rc -ne 0 && grep -q 'step 1: timeout after 1 s waiting for .* rank 1' out.txt")
+    set_tests_properties(exec_mpi_check_thread exec_mpi_check_poll exec_mpi_dead_rank PROPERTIES
+      LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endif()
 endif()
