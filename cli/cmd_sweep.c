@@ -1,11 +1,601 @@
-/* cmd_sweep.c - `ringsim sweep` (stub: not implemented yet). */
-#include <stdio.h>
+/* cmd_sweep.c - `ringsim sweep`: the model, the simulator and (when asked) the real execution over
+ * ranges of B, N, S, layouts, passes and hardware profiles; one CSV (cli/sweep.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
+#include "sweep.h"
+#include "trace.h"
+#ifdef RINGSIM_HAVE_SIM
+#include "sim.h"
+#endif
+
+/* ------------------------------------------------------------------------------------------------
+ * Ranges
+ * ---------------------------------------------------------------------------------------------- */
+int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                         int max_out, rs_err_t *err) {
+    char buf[256];
+    if (strlen(text) >= sizeof buf) return rs_errf(err, "%s: value too long", name);
+    snprintf(buf, sizeof buf, "%s", text);
+    if (strchr(buf, ',')) { /* list */
+        int n = 0;
+        for (char *s = buf, *e; s; s = e) {
+            e = strchr(s, ',');
+            if (e) *e++ = 0;
+            if (n == max_out) return rs_errf(err, "%s %s: at most %d values", name, text, max_out);
+            if (rs_parse_size(name, s, min, max, &out[n], err) != 0) return -1;
+            n++;
+        }
+        return n;
+    }
+    char *c1 = strchr(buf, ':');
+    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1;
+    *c1++ = 0;
+    char *c2 = strchr(c1, ':');
+    if (!c2)
+        return rs_errf(err, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name, text);
+    *c2++ = 0;
+    int64_t a, b, step;
+    if (rs_parse_size(name, buf, min, max, &a, err) || rs_parse_size(name, c1, min, max, &b, err)) return -1;
+    if (b < a) return rs_errf(err, "%s %s: STOP must be >= START", name, text);
+    bool geo = *c2 == 'x' || *c2 == '*';
+    if (*c2 == 'x' || *c2 == '*' || *c2 == '+') c2++;
+    if (rs_parse_size(name, c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
+    int n = 0;
+    for (int64_t v = a; v <= b; v = geo ? v * step : v + step) {
+        if (n == max_out) return rs_errf(err, "%s %s: more than %d values", name, text, max_out);
+        out[n++] = v;
+        if ((geo && v > INT64_MAX / step) || (!geo && v > INT64_MAX - step)) break;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Points
+ * ---------------------------------------------------------------------------------------------- */
+static int n_profiles(const rs_sweep_spec_t *s) { return s->n_profiles ? s->n_profiles : 1; }
+static int n_ranks(const rs_sweep_spec_t *s) { return s->n_ranks ? s->n_ranks : 1; }
+static int n_sizes(const rs_sweep_spec_t *s) {
+    return s->n_blocks ? s->n_blocks : (s->n_seqs ? s->n_seqs : 1);
+}
+
+size_t rs_sweep_count(const rs_sweep_spec_t *s) {
+    return (size_t)n_profiles(s) * (size_t)s->common.n_layouts * (size_t)s->common.n_passes *
+           (size_t)n_ranks(s) * (size_t)n_sizes(s);
+}
+
+/* Machine for a profile: the shared options with this profile, loaded as rs_cli_common_finish
+ * does; n_max is the largest N of the sweep (perturbation ranks are checked against it). */
+static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t n_max, rs_cli_common_t *c,
+                       rs_err_t *err) {
+    *c = spec->common;
+    snprintf(c->profile, sizeof c->profile, "%s", profile);
+    c->problem.n_ranks = n_max;
+    c->problem.seq_tokens = 2 * n_max * (c->problem.tile_q > c->problem.tile_k ? c->problem.tile_q : c->problem.tile_k);
+    c->n_layouts = 1;
+    c->layouts[0] = RS_LAYOUT_CONTIGUOUS;
+    c->n_passes = 1;
+    c->passes[0] = RS_PASS_FORWARD;
+    return rs_cli_common_finish(c, err);
+}
+
+int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t *pt, rs_err_t *err) {
+    memset(pt, 0, sizeof *pt);
+    size_t ns = (size_t)n_sizes(spec), nn = (size_t)n_ranks(spec);
+    size_t np = (size_t)spec->common.n_passes, nl = (size_t)spec->common.n_layouts;
+    size_t is = i % ns, in = (i / ns) % nn, ip = (i / ns / nn) % np, il = (i / ns / nn / np) % nl;
+    size_t ipr = i / ns / nn / np / nl;
+    const char *profile = spec->n_profiles ? spec->profiles[ipr] : spec->common.profile;
+    int64_t n_max = spec->common.problem.n_ranks;
+    for (int k = 0; k < spec->n_ranks; k++)
+        if (k == 0 || spec->ranks[k] > n_max) n_max = spec->ranks[k];
+    rs_cli_common_t c;
+    if (machine_for(spec, profile, n_max, &c, err) != 0) return -1;
+    rs_problem_t p = spec->common.problem;
+    p.layout = spec->common.layouts[il];
+    p.pass = spec->common.passes[ip];
+    p.n_ranks = spec->n_ranks ? spec->ranks[in] : p.n_ranks;
+    if (spec->n_blocks) {
+        if (spec->blocks[is] > INT64_MAX / p.n_ranks) return rs_errf(err, "--block %lld x N %lld overflows", (long long)spec->blocks[is], (long long)p.n_ranks);
+        p.seq_tokens = spec->blocks[is] * p.n_ranks;
+    } else if (spec->n_seqs) {
+        p.seq_tokens = spec->seqs[is];
+    }
+    char what[800];
+    snprintf(what, sizeof what, "point %zu (profile %s, %s, %s, N=%lld, S=%lld)", i, profile, rs_layout_name(p.layout),
+             rs_pass_name(p.pass), (long long)p.n_ranks, (long long)p.seq_tokens);
+    rs_err_t e;
+    if (rs_problem_validate(&p, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    rs_machine_t m = c.machine;
+    if (m.devices_per_node > 0 && m.devices_per_node < p.n_ranks && !c.hw.has_inter)
+        return rs_errf(err, "%s: N exceeds the profile's %lld devices per node and it has no inter-node tier "
+                            "(give --inter TIER or --gpus-per-node 0)",
+                       what, (long long)m.devices_per_node);
+    if (rs_machine_validate(&m, p.n_ranks, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    snprintf(pt->profile, sizeof pt->profile, "%s", profile);
+    snprintf(pt->series, sizeof pt->series, "%s/%s/%s/%s/N=%lld", profile, rs_layout_name(p.layout),
+             rs_pass_name(p.pass), p.causal ? "causal" : "full", (long long)p.n_ranks);
+    pt->problem = p;
+    pt->machine = m;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Real execution through `ringsim exec` (a subprocess; helper-exec's command)
+ * ---------------------------------------------------------------------------------------------- */
+static int run_exec(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pt, rs_trace_summary_t *out,
+                    char *note, size_t note_len) {
+    if (spec->exec_max_ranks > 0 && pt->problem.n_ranks > spec->exec_max_ranks) {
+        snprintf(note, note_len, "exec skipped: N = %lld > --exec-max-ranks %lld", (long long)pt->problem.n_ranks,
+                 (long long)spec->exec_max_ranks);
+        return -1;
+    }
+    char self[1024];
+    const char *bin = spec->exec_cmd && *spec->exec_cmd ? spec->exec_cmd : NULL;
+    if (!bin) {
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) {
+            snprintf(note, note_len, "exec skipped: cannot find the ringsim binary");
+            return -1;
+        }
+        self[n] = 0;
+        bin = self;
+    }
+    char trace_path[] = "/tmp/ringsim-sweep-exec-XXXXXX";
+    int fd = mkstemp(trace_path);
+    if (fd < 0) {
+        snprintf(note, note_len, "exec skipped: no temporary file");
+        return -1;
+    }
+    close(fd);
+    const rs_problem_t *p = &pt->problem;
+    char a[16][64];
+    snprintf(a[0], 64, "--seq=%lld", (long long)p->seq_tokens);
+    snprintf(a[1], 64, "--ranks=%lld", (long long)p->n_ranks);
+    snprintf(a[2], 64, "--batch=%lld", (long long)p->batch);
+    snprintf(a[3], 64, "--heads=%lld", (long long)p->q_heads);
+    snprintf(a[4], 64, "--kv-heads=%lld", (long long)p->kv_heads);
+    snprintf(a[5], 64, "--head-dim=%lld", (long long)p->head_dim);
+    snprintf(a[6], 64, "--layout=%s", rs_layout_name(p->layout));
+    snprintf(a[7], 64, "--pass=%s", rs_pass_name(p->pass));
+    snprintf(a[8], 64, "%s", p->causal ? "--causal" : "--no-causal");
+    snprintf(a[9], 64, "--tile=%lldx%lld", (long long)p->tile_q, (long long)p->tile_k);
+    char trace_arg[200];
+    snprintf(trace_arg, sizeof trace_arg, "--trace=%s", trace_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) dup2(nul, 1), dup2(nul, 2), dup2(nul, 0);
+        execl(bin, "ringsim", "exec", "--transport=local", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+              a[9], trace_arg, (char *)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    int rc = -1;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        rs_err_t e;
+        rs_trace_t *t = rs_trace_read_csv(trace_path, &e);
+        if (t && rs_trace_summarize(t, p->pass, out, &e) == 0) rc = 0;
+        else snprintf(note, note_len, "exec trace unusable: %.200s", e.msg);
+        rs_trace_free(t);
+    } else {
+        snprintf(note, note_len, "exec failed (ringsim exec --transport=local exit %d)",
+                 pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    remove(trace_path);
+    return rc;
+}
+
+int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err) {
+    if (traces) traces[0] = traces[1] = NULL;
+    if (rs_model_closed(&pt->problem, &pt->machine, &pt->closed, err) != 0) return -1;
+    const rs_closed_t *cl = &pt->closed;
+    pt->seed_t_comp_s = rs_seed_t_comp_s((double)cl->block_tokens, cl->flops_per_pair, cl->f_peak_per_s);
+    pt->seed_t_comm_s = rs_seed_t_comm_s((double)cl->block_tokens, cl->bytes_per_token, cl->w_bytes_per_s);
+    rs_schedule_t *s = rs_schedule_create(&pt->problem, err);
+    if (!s) return -1;
+    rs_trace_t *t = rs_trace_create("model");
+    int rc = t ? 0 : rs_errf(err, "out of memory");
+    if (rc == 0) rc = rs_model_walk(s, &pt->machine, t, NULL, &pt->walk, err);
+    if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, &pt->pred, err);
+    if (rc == 0 && traces) {
+        if (rs_trace_meta_problem(t, &pt->problem) || rs_cli_meta_machine(t, &pt->machine) ||
+            rs_trace_set_meta(t, "backend", "model"))
+            rc = rs_errf(err, "out of memory");
+        rs_trace_sort(t);
+        traces[0] = t;
+        t = NULL;
+    }
+    rs_trace_free(t);
+    pt->note[0] = 0;
+#ifdef RINGSIM_HAVE_SIM
+    if (rc == 0 && spec->run_sim) {
+        if (pt->machine.comp_slowdown > 1 || pt->machine.overlap < 1) {
+            snprintf(pt->note, sizeof pt->note, "sim skipped: --slowdown/--overlap are walk-only");
+        } else {
+            rs_sim_config_t cfg;
+            rs_sim_config_default(&cfg);
+            rs_sim_result_t r;
+            memset(&r, 0, sizeof r);
+            rs_trace_t *st = rs_trace_create("sim");
+            if (!st) rc = rs_errf(err, "out of memory");
+            else if (rs_sim_run(s, &pt->machine, &cfg, st, &r, err) != 0) rc = -1;
+            else if (rs_trace_summarize(st, pt->problem.pass, &pt->sim, err) != 0) rc = -1;
+            else pt->has_sim = true;
+            rs_sim_result_free(&r);
+            if (rc == 0 && traces) {
+                rs_cli_meta_machine(st, &pt->machine);
+                rs_trace_sort(st);
+                traces[1] = st;
+                st = NULL;
+            }
+            rs_trace_free(st);
+        }
+    }
+#else
+    if (spec->run_sim) snprintf(pt->note, sizeof pt->note, "sim not built (SimGrid not found)");
+#endif
+    if (rc == 0 && spec->run_exec) {
+        char note[256] = "";
+        if (run_exec(spec, pt, &pt->exec, note, sizeof note) == 0) pt->has_exec = true;
+        else if (!pt->note[0]) snprintf(pt->note, sizeof pt->note, "%s", note);
+    }
+    rs_schedule_free(s);
+    if (rc != 0 && traces) {
+        rs_trace_free(traces[0]);
+        rs_trace_free(traces[1]);
+        traces[0] = traces[1] = NULL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * CSV
+ * ---------------------------------------------------------------------------------------------- */
+static const char COLUMNS[] =
+    "point,series,profile,layout,pass,causal,seq_tokens,n_ranks,block_tokens,f_per_s,w_bytes_per_s,latency_s,"
+    "b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,closed_t_comp_s,closed_t_comm_s,closed_t_step_s,"
+    "closed_bound,pred_t_comp_s,pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,"
+    "pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency,"
+    "sim_overlap_eff,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_efficiency,"
+    "exec_overlap_eff,note";
+
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command) {
+    const rs_problem_t *p = &spec->common.problem;
+    fprintf(fp, "# ringsim-sweep=1\n");
+    if (command) fprintf(fp, "# command=%s\n", command);
+    fprintf(fp, "# batch=%lld q_heads=%lld kv_heads=%lld head_dim=%lld act_bytes=%lld grad_bytes=%lld causal=%d tile=%lldx%lld\n",
+            (long long)p->batch, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
+            (long long)p->act_bytes, (long long)p->grad_bytes, p->causal ? 1 : 0, (long long)p->tile_q,
+            (long long)p->tile_k);
+    fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (model.h)\n"
+                "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
+                "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
+                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run\n");
+    fprintf(fp, "%s\n", COLUMNS);
+    fflush(fp);
+}
+
+static void num(FILE *fp, double x) {
+    if (isnan(x) || isinf(x)) fputs(",nan", fp);
+    else fprintf(fp, ",%.17g", x);
+}
+
+/* The 7 summary columns of one backend. */
+static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double ideal_s) {
+    if (!has) {
+        fputs(",nan,nan,nan,nan,,nan,nan", fp);
+        return;
+    }
+    num(fp, s->t_comp_s);
+    num(fp, s->t_comm_s);
+    num(fp, s->t_step_s);
+    num(fp, s->makespan_s);
+    fprintf(fp, ",%s", s->n_comm && s->t_comm_s > s->t_comp_s ? "comm" : "compute");
+    num(fp, s->makespan_s > 0 ? ideal_s / s->makespan_s : NAN);
+    num(fp, s->t_step_s > 0 ? s->t_comp_s / s->t_step_s : NAN);
+}
+
+void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt) {
+    const rs_problem_t *p = &pt->problem;
+    const rs_closed_t *c = &pt->closed;
+    fprintf(fp, "%zu,%s,%s,%s,%s,%d,%lld,%lld,%lld", index, pt->series, pt->profile, rs_layout_name(p->layout),
+            rs_pass_name(p->pass), p->causal ? 1 : 0, (long long)p->seq_tokens, (long long)p->n_ranks,
+            (long long)rs_problem_block(p));
+    num(fp, c->f_peak_per_s);
+    num(fp, c->w_bytes_per_s);
+    num(fp, c->latency_s);
+    num(fp, c->b_min_tokens);
+    num(fp, c->b_star_tokens);
+    num(fp, pt->seed_t_comp_s);
+    num(fp, pt->seed_t_comm_s);
+    num(fp, c->t_comp_s);
+    num(fp, c->t_comm_s);
+    num(fp, c->t_step_s);
+    fprintf(fp, ",%s", c->comm_bound ? "comm" : "compute");
+    summary_cols(fp, true, &pt->pred, pt->walk.ideal_s);
+    summary_cols(fp, pt->has_sim, &pt->sim, pt->walk.ideal_s);
+    summary_cols(fp, pt->has_exec, &pt->exec, pt->walk.ideal_s);
+    char note[256];
+    snprintf(note, sizeof note, "%s", pt->note);
+    for (char *q = note; *q; q++)
+        if (*q == ',' || *q == '\n') *q = ';';
+    fprintf(fp, ",%s\n", note);
+    fflush(fp);
+}
+
+double rs_sweep_crossover(const rs_sweep_point_t *pts, size_t n, const char *series, int which) {
+    double *b = malloc((n + 1) * sizeof *b), *tc = malloc((n + 1) * sizeof *tc), *tm = malloc((n + 1) * sizeof *tm);
+    double x = NAN;
+    if (b && tc && tm) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const rs_sweep_point_t *p = &pts[i];
+            if (strcmp(p->series, series) != 0) continue;
+            const rs_trace_summary_t *s = which == 0 ? &p->pred : (which == 1 ? &p->sim : &p->exec);
+            if ((which == 1 && !p->has_sim) || (which == 2 && !p->has_exec)) continue;
+            b[k] = (double)rs_problem_block(&p->problem);
+            tc[k] = s->t_comp_s;
+            tm[k] = s->t_comm_s;
+            k++;
+        }
+        for (size_t i = 1; i < k; i++) /* insertion sort by B */
+            for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+                double t;
+                t = b[j], b[j] = b[j - 1], b[j - 1] = t;
+                t = tc[j], tc[j] = tc[j - 1], tc[j - 1] = t;
+                t = tm[j], tm[j] = tm[j - 1], tm[j - 1] = t;
+            }
+        x = rs_crossover_b(b, tc, tm, k);
+    }
+    free(b), free(tc), free(tm);
+    return x;
+}
+
+void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(pts[j].series, pts[i].series) == 0) first = false;
+        if (!first) continue;
+        fprintf(fp, "# crossover series=%s b_min_tokens=%.6g b_star_tokens=%.6g pred_b=%.6g sim_b=%.6g exec_b=%.6g\n",
+                pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens,
+                rs_sweep_crossover(pts, n, pts[i].series, 0), rs_sweep_crossover(pts, n, pts[i].series, 1),
+                rs_sweep_crossover(pts, n, pts[i].series, 2));
+    }
+    fflush(fp);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The command
+ * ---------------------------------------------------------------------------------------------- */
+static volatile sig_atomic_t interrupted = 0;
+static void on_sigint(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+enum { OPT_OUT = 2000, OPT_BLOCK, OPT_SIM, OPT_NO_SIM, OPT_EXEC, OPT_EXEC_BIN, OPT_EXEC_MAX, OPT_QUIET, OPT_HELP };
+static const struct option own_opts[] = {
+    {"output", required_argument, NULL, OPT_OUT},   {"block", required_argument, NULL, OPT_BLOCK},
+    {"sim", no_argument, NULL, OPT_SIM},            {"no-sim", no_argument, NULL, OPT_NO_SIM},
+    {"exec", no_argument, NULL, OPT_EXEC},          {"exec-bin", required_argument, NULL, OPT_EXEC_BIN},
+    {"exec-max-ranks", required_argument, NULL, OPT_EXEC_MAX},
+    {"quiet", no_argument, NULL, OPT_QUIET},        {"help", no_argument, NULL, OPT_HELP},
+};
+
+static void help(void) {
+    printf("usage: ringsim sweep [options] -o FILE.csv\n\n"
+           "Run the model (closed form + critical-path walk), the SimGrid simulator and, with --exec, the\n"
+           "real CPU execution over ranges of B, N, S, layouts, passes and profiles; write one CSV row per\n"
+           "point (columns: docs/report.md) and, at the end, '# crossover' lines: the B where T_comm\n"
+           "crosses T_comp in the predicted, simulated and measured data (interpolated in log-log).\n"
+           "Ranges: START:STOP:xF (geometric), START:STOP:+D (arithmetic), a,b,c, or one value; K/M/G.\n"
+           "Ctrl-C stops after the current point and keeps the finished points in a valid file.\n\n"
+           "Sweep:\n"
+           "  -o, --output FILE        the CSV (written atomically; \"-\" = stdout)  [-]\n"
+           "      --block RANGE        B = tokens per rank; S = B * N (excludes --seq ranges) [none]\n"
+           "  -N, --ranks RANGE        ring sizes                                    [8]\n"
+           "  -S, --seq RANGE          total tokens (with --block: not allowed)      [128K]\n"
+           "  -L, --layout L           contiguous|striped|zigzag, list, or all       [zigzag]\n"
+           "  -P, --pass P             forward|backward|both                         [forward]\n"
+           "  -p, --profile A,B,C      hardware profiles, one series each            [h100-sxm]\n"
+           "      --sim / --no-sim     simulate each point with SimGrid (when built) [--sim]\n"
+           "      --exec               also run `ringsim exec --transport=local` per point [off]\n"
+           "      --exec-bin PATH      the ringsim binary for --exec                 [this one]\n"
+           "      --exec-max-ranks N   skip --exec points with more ranks            [8]\n"
+           "  -q, --quiet              no progress bar (it shows only on a terminal) [off]\n"
+           "  -h, --help               this help\n\n");
+    rs_cli_common_help(stdout);
+}
 
 int rs_cmd_sweep(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim sweep: not implemented in this build\n");
-    return RS_EXIT_FAIL;
+    rs_sweep_spec_t *spec = calloc(1, sizeof *spec);
+    if (!spec) return RS_EXIT_FAIL;
+    rs_cli_common_init(&spec->common);
+    spec->run_sim = true;
+    spec->exec_max_ranks = 8;
+    const char *out_path = "-";
+    bool quiet = false;
+    rs_err_t err = {{0}};
+    int rc = RS_EXIT_OK;
+    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
+    rs_sweep_point_t *pts = NULL;
+    if (!opts) {
+        free(spec);
+        return RS_EXIT_FAIL;
+    }
+    char cmdline[2048] = "ringsim sweep";
+    for (int i = 1; i < argc && strlen(cmdline) < sizeof cmdline - 300; i++)
+        snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), " %s", argv[i]);
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "o:qh" RS_CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
+        int r = 0;
+        switch (o) {
+        case 'o':
+        case OPT_OUT: out_path = optarg; break;
+        case OPT_BLOCK:
+            r = spec->n_blocks = rs_sweep_parse_range("--block", optarg, 1, (int64_t)UINT32_MAX, spec->blocks,
+                                                      RS_SWEEP_MAX_VALUES, &err);
+            break;
+        case 'N':
+        case RS_OPT_RANKS:
+            r = spec->n_ranks = rs_sweep_parse_range("--ranks", optarg, 1, INT32_MAX, spec->ranks, RS_SWEEP_MAX_VALUES, &err);
+            break;
+        case 'S':
+        case RS_OPT_SEQ:
+            r = spec->n_seqs = rs_sweep_parse_range("--seq", optarg, 1, (int64_t)UINT32_MAX, spec->seqs, RS_SWEEP_MAX_VALUES, &err);
+            break;
+        case 'p':
+        case RS_OPT_PROFILE: {
+            char buf[4096];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            spec->n_profiles = 0;
+            for (char *s = buf, *e; s; s = e) {
+                e = strchr(s, ',');
+                if (e) *e++ = 0;
+                if (!*s || spec->n_profiles == RS_SWEEP_MAX_PROFILES) {
+                    r = rs_errf(&err, "--profile %s: expected 1 to %d comma-separated names", optarg, RS_SWEEP_MAX_PROFILES);
+                    break;
+                }
+                snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.511s", s);
+            }
+            break;
+        }
+        case OPT_SIM: spec->run_sim = true; break;
+        case OPT_NO_SIM: spec->run_sim = false; break;
+        case OPT_EXEC: spec->run_exec = true; break;
+        case OPT_EXEC_BIN: spec->exec_cmd = optarg; break;
+        case OPT_EXEC_MAX: r = rs_parse_size("--exec-max-ranks", optarg, 1, 1024, &spec->exec_max_ranks, &err); break;
+        case 'q':
+        case OPT_QUIET: quiet = true; break;
+        case 'h':
+        case OPT_HELP: help(); goto done;
+        default:
+            r = rs_cli_common_opt(&spec->common, o, optarg, &err);
+            if (r == 0) {
+                fprintf(stderr, "ringsim sweep: unknown option (see ringsim sweep --help)\n");
+                rc = RS_EXIT_USAGE;
+                goto done;
+            }
+            r = r < 0 ? -1 : 0;
+        }
+        if (r < 0) {
+            fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+            rc = RS_EXIT_USAGE;
+            goto done;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ringsim sweep: unexpected argument '%s'\n", argv[optind]);
+        rc = RS_EXIT_USAGE;
+        goto done;
+    }
+    if (spec->n_blocks && spec->n_seqs) {
+        fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
+        rc = RS_EXIT_USAGE;
+        goto done;
+    }
+    size_t n = rs_sweep_count(spec);
+    if (n > 100000) {
+        fprintf(stderr, "ringsim sweep: %zu points: at most 100000\n", n);
+        rc = RS_EXIT_USAGE;
+        goto done;
+    }
+    pts = calloc(n, sizeof *pts);
+    if (!pts) {
+        rc = RS_EXIT_FAIL;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) /* validate everything before running anything */
+        if (rs_sweep_point_setup(spec, i, &pts[i], &err) != 0) {
+            fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+            rc = RS_EXIT_USAGE;
+            goto done;
+        }
+    rs_file_t f = {0};
+    FILE *fp = stdout;
+    bool to_file = strcmp(out_path, "-") != 0;
+    if (to_file) {
+        if (rs_file_open(&f, out_path, &err) != 0) {
+            fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+            rc = RS_EXIT_USAGE;
+            goto done;
+        }
+        fp = f.fp;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    interrupted = 0;
+    bool bar = !quiet && isatty(2);
+    double t0 = rs_now_s();
+    rs_sweep_write_header(fp, spec, cmdline);
+    size_t done_n = 0;
+    for (size_t i = 0; i < n && !interrupted; i++) {
+        if (rs_sweep_point_run(spec, &pts[i], NULL, &err) != 0) {
+            fprintf(stderr, "%sringsim sweep: point %zu: %s\n", bar ? "\n" : "", i, err.msg);
+            rc = RS_EXIT_FAIL;
+            break;
+        }
+        rs_sweep_write_row(fp, i, &pts[i]);
+        done_n++;
+        if (bar) {
+            double el = rs_now_s() - t0, eta = el / (double)done_n * (double)(n - done_n);
+            int w = 30, k = (int)(w * done_n / n);
+            fprintf(stderr, "\r[%.*s%*s] %zu/%zu points, %.0f s left ", k, "##############################", w - k, "",
+                    done_n, n, eta);
+        }
+    }
+    if (bar) fputc('\n', stderr);
+    rs_sweep_write_crossovers(fp, pts, done_n);
+    if (interrupted) {
+        fprintf(fp, "# interrupted after %zu of %zu points\n", done_n, n);
+        fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", done_n, n, to_file ? " in " : "",
+                to_file ? out_path : "");
+        rc = RS_EXIT_FAIL;
+    }
+    if (to_file) {
+        if (done_n == 0 && rc != RS_EXIT_OK) rs_file_abort(&f);
+        else if (rs_file_commit(&f, &err) != 0) {
+            fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+            rc = RS_EXIT_FAIL;
+        }
+    } else {
+        fflush(stdout);
+    }
+    sigaction(SIGINT, &old, NULL);
+    if (!quiet && rc == RS_EXIT_OK) {
+        for (size_t i = 0; i < done_n; i++) {
+            bool first = true;
+            for (size_t j = 0; j < i; j++)
+                if (!strcmp(pts[j].series, pts[i].series)) first = false;
+            if (!first) continue;
+            double bp = rs_sweep_crossover(pts, done_n, pts[i].series, 0);
+            double bs = rs_sweep_crossover(pts, done_n, pts[i].series, 1);
+            fprintf(stderr, "%s: B_min = %.1f, B* = %.1f, crossover in the data: model %.1f, sim %.1f tokens\n",
+                    pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens, bp, bs);
+        }
+        if (to_file) fprintf(stderr, "ringsim sweep: %zu points written to %s\n", done_n, out_path);
+    }
+done:
+    free(pts);
+    free(opts);
+    free(spec);
+    return rc;
 }

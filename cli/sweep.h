@@ -1,0 +1,87 @@
+/* sweep.h - the sweep engine behind `ringsim sweep` and `ringsim report` (cli/cmd_sweep.c).
+ *
+ * A point is (profile, layout, pass, N, B): S = B * N. For each point the engine evaluates
+ *   seed_*    the seed's closed form for a full block: T_comp = c_f B^2 / F, T_comm = c_b B / W;
+ *   closed_*  the calibrated closed form (rs_model_closed: latency, F_eff(B), launch, overlap);
+ *   pred_*    the model's critical-path walk (rs_model_walk), summarized from its trace exactly as a
+ *             measured trace is (rs_trace_summarize: medians over (rank, step) of compute, transfer
+ *             and step durations; makespan);
+ *   sim_*     the SimGrid run (rs_sim_run) summarized the same way, when built and asked;
+ *   exec_*    the real CPU execution (`ringsim exec` under mpirun, a subprocess), when asked.
+ * Bound: "comm" when the median transfer outlasts the median compute, else "compute".
+ * Efficiency: the walk's ideal time (useful FLOPs / (N F_eff)) over the backend's makespan.
+ * Overlap efficiency: T_comp / T_step (medians): 1 when transfers are hidden.
+ */
+#ifndef RS_SWEEP_H
+#define RS_SWEEP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "compare.h"
+
+#define RS_SWEEP_MAX_VALUES 256 /* values per axis */
+#define RS_SWEEP_MAX_PROFILES 16
+
+typedef struct {
+    rs_cli_common_t common;                      /* problem + hardware options shared by all points */
+    int n_profiles;                              /* --profile a,b,c (0 = common.profile) */
+    char profiles[RS_SWEEP_MAX_PROFILES][512];
+    int n_blocks;                                /* --block values (0 = none) */
+    int64_t blocks[RS_SWEEP_MAX_VALUES];
+    int n_ranks;                                 /* --ranks values (0 = common.problem.n_ranks) */
+    int64_t ranks[RS_SWEEP_MAX_VALUES];
+    int n_seqs;                                  /* --seq values (0 = common.problem.seq_tokens) */
+    int64_t seqs[RS_SWEEP_MAX_VALUES];
+    bool run_sim;                                /* simulate each point (when built) */
+    bool run_exec;                               /* execute each point for real (when available) */
+    const char *exec_cmd;                        /* ringsim binary for --exec ("" = /proc/self/exe) */
+    int64_t exec_max_ranks;                      /* refuse --exec points above this N */
+} rs_sweep_spec_t;
+
+typedef struct {
+    char profile[512];        /* profile name or path as given */
+    char series[700];         /* profile/layout/pass/mask/N=: the points that differ only in B (or S) */
+    rs_problem_t problem;     /* the point's problem */
+    rs_machine_t machine;     /* the point's machine */
+    rs_closed_t closed;       /* calibrated closed form */
+    double seed_t_comp_s;     /* the seed's T_comp for a full block */
+    double seed_t_comm_s;     /* the seed's T_comm */
+    rs_walk_t walk;           /* critical-path walk */
+    rs_trace_summary_t pred;  /* the walk's trace, summarized */
+    bool has_sim;             /* sim ran */
+    rs_trace_summary_t sim;   /* the simulated trace, summarized */
+    bool has_exec;            /* exec ran */
+    rs_trace_summary_t exec;  /* the measured trace, summarized */
+    char note[256];           /* why sim/exec did not run ("" = nothing to say) */
+} rs_sweep_point_t;
+
+/* Parse a range of sizes: "256:64K:x2" (start:stop:xFACTOR, geometric), "1K:8K:+1K" or "1K:8K:1K"
+ * (arithmetic), "a,b,c" (a list), or one value. name is the option for messages. Returns the count
+ * (>= 1) or -1 with err. */
+int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                         int max_out, rs_err_t *err);
+
+/* Count of points. Points are enumerated profile-major, then layout, pass, N, and B (or S) last. */
+size_t rs_sweep_count(const rs_sweep_spec_t *spec);
+
+/* Build and validate point i (problem and machine; nothing is run). Returns 0, or -1 with err
+ * naming the point's bad parameter (bad input). */
+int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t *pt, rs_err_t *err);
+
+/* Run point pt (set up): closed form, walk, summaries; sim/exec as spec asks. If traces is
+ * non-NULL, traces[0] receives the walk's trace and traces[1] the simulated one (NULL when not run);
+ * the caller frees them. Returns 0 or -1 with err (runtime failure). */
+int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err);
+
+/* CSV output: header ('#' notes + column line), one row per point, and the crossover notes found in
+ * the data (rs_crossover_b per series: pred, sim, exec). */
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command);
+void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt);
+void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n);
+
+/* Crossover of one series in points: which = 0 pred, 1 sim, 2 exec. NaN when none. */
+double rs_sweep_crossover(const rs_sweep_point_t *pts, size_t n, const char *series, int which);
+
+#endif /* RS_SWEEP_H */

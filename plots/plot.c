@@ -1,0 +1,794 @@
+/* plot.c - the gnuplot driver (plot.h): validate the data, pick the script, run gnuplot. */
+#include "plot.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "embed.h"
+#include "trace.h"
+
+extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
+
+static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
+                                                           "layout-busy", "scaling"};
+static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
+                                                             "layout_busy", "scaling"};
+
+const char *rs_plot_kind_name(rs_plot_kind_t k) {
+    return (k >= 0 && k < RS_PLOT_KIND_COUNT) ? kind_names[k] : "?";
+}
+
+int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out) {
+    for (int k = 0; k < RS_PLOT_KIND_COUNT; k++)
+        if (strcmp(s, kind_names[k]) == 0) {
+            *out = (rs_plot_kind_t)k;
+            return 0;
+        }
+    return -1;
+}
+
+const char *rs_plot_script_name(rs_plot_kind_t k) {
+    static char buf[RS_PLOT_KIND_COUNT][32];
+    if (k < 0 || k >= RS_PLOT_KIND_COUNT) return "?";
+    snprintf(buf[k], sizeof buf[k], "%s.gp", script_names[k]);
+    return buf[k];
+}
+
+const char *rs_plot_format_ext(rs_plot_format_t f) {
+    static const char *const e[RS_PLOT_FORMAT_COUNT] = {"png", "pdf", "svg"};
+    return (f >= 0 && f < RS_PLOT_FORMAT_COUNT) ? e[f] : "?";
+}
+
+int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err) {
+    const char *dot = strrchr(path, '.');
+    if (dot && !strchr(dot, '/'))
+        for (int f = 0; f < RS_PLOT_FORMAT_COUNT; f++)
+            if (strcasecmp(dot + 1, rs_plot_format_ext((rs_plot_format_t)f)) == 0) {
+                *out = (rs_plot_format_t)f;
+                return 0;
+            }
+    return rs_errf(err, "-o %s: expected a file name ending in .png, .pdf or .svg", path);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * gnuplot and the scripts
+ * ---------------------------------------------------------------------------------------------- */
+static int is_exec(const char *p) { return p && *p && access(p, X_OK) == 0; }
+
+const char *rs_gnuplot_path(rs_err_t *err) {
+    static char found[1024];
+    const char *env = getenv("RINGSIM_GNUPLOT");
+    if (env) {
+        if (is_exec(env)) return env;
+        rs_errf(err, "RINGSIM_GNUPLOT=%s: not an executable (unset it to use gnuplot from PATH)", env);
+        return NULL;
+    }
+#ifdef GNUPLOT_EXECUTABLE
+    if (is_exec(GNUPLOT_EXECUTABLE)) return GNUPLOT_EXECUTABLE;
+#endif
+    const char *path = getenv("PATH");
+    if (path) {
+        const char *s = path;
+        while (*s) {
+            const char *e = strchr(s, ':');
+            size_t n = e ? (size_t)(e - s) : strlen(s);
+            if (n > 0 && n < sizeof found - 10) {
+                snprintf(found, sizeof found, "%.*s/gnuplot", (int)n, s);
+                if (is_exec(found)) return found;
+            }
+            if (!e) break;
+            s = e + 1;
+        }
+    }
+    rs_errf(err, "gnuplot not found (figures need it: apt-get install gnuplot-nox, or set RINGSIM_GNUPLOT)");
+    return NULL;
+}
+
+static char extracted_dir[512]; /* temporary copy of the embedded scripts, removed at exit */
+
+static void remove_extracted(void) {
+    if (!extracted_dir[0]) return;
+    for (const rs_embedded_file_t *f = rs_embedded_plots; f->name; f++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s.gp", extracted_dir, f->name);
+        remove(p);
+    }
+    rmdir(extracted_dir);
+    extracted_dir[0] = 0;
+}
+
+static int write_embedded(const char *dir, rs_err_t *err) {
+    for (const rs_embedded_file_t *f = rs_embedded_plots; f->name; f++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s.gp", dir, f->name);
+        rs_file_t out;
+        if (rs_file_open(&out, p, err) != 0) return -1;
+        fputs(f->text, out.fp);
+        if (rs_file_commit(&out, err) != 0) return -1;
+    }
+    return 0;
+}
+
+static int has_style(const char *dir) {
+    char p[1024];
+    snprintf(p, sizeof p, "%s/style.gp", dir);
+    return access(p, R_OK) == 0;
+}
+
+const char *rs_plot_scripts_dir(rs_err_t *err) {
+    const char *env = getenv("RINGSIM_PLOTS_DIR");
+    if (env && *env) {
+        if (has_style(env)) return env;
+        rs_errf(err, "RINGSIM_PLOTS_DIR=%s: no style.gp there", env);
+        return NULL;
+    }
+#ifdef RS_PLOTS_SOURCE_DIR
+    if (has_style(RS_PLOTS_SOURCE_DIR)) return RS_PLOTS_SOURCE_DIR;
+#endif
+    if (extracted_dir[0]) return extracted_dir;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(extracted_dir, sizeof extracted_dir, "%s/ringsim-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(extracted_dir)) {
+        rs_errf(err, "%s: cannot create a temporary directory: %s", extracted_dir, strerror(errno));
+        extracted_dir[0] = 0;
+        return NULL;
+    }
+    atexit(remove_extracted);
+    if (write_embedded(extracted_dir, err) != 0) {
+        remove_extracted();
+        return NULL;
+    }
+    return extracted_dir;
+}
+
+int rs_plot_copy_scripts(const char *dir, rs_err_t *err) {
+    const char *src = rs_plot_scripts_dir(err);
+    if (!src) return -1;
+    const char *names[RS_PLOT_KIND_COUNT + 1];
+    names[0] = "style.gp";
+    for (int k = 0; k < RS_PLOT_KIND_COUNT; k++) names[k + 1] = rs_plot_script_name((rs_plot_kind_t)k);
+    for (int i = 0; i <= RS_PLOT_KIND_COUNT; i++) {
+        char from[1024], to[1024];
+        snprintf(from, sizeof from, "%s/%s", src, names[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+        FILE *in = fopen(from, "r");
+        if (!in) return rs_errf(err, "%s: cannot read: %s", from, strerror(errno));
+        rs_file_t out;
+        if (rs_file_open(&out, to, err) != 0) {
+            fclose(in);
+            return -1;
+        }
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out.fp);
+        fclose(in);
+        if (rs_file_commit(&out, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Table reader
+ * ---------------------------------------------------------------------------------------------- */
+static char **split_dup(const char *line, int *n) {
+    int cnt = 1;
+    for (const char *c = line; *c; c++) cnt += *c == ',';
+    char **v = calloc((size_t)cnt, sizeof *v);
+    if (!v) return NULL;
+    const char *s = line;
+    for (int i = 0; i < cnt; i++) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        v[i] = malloc(len + 1);
+        if (!v[i]) {
+            for (int j = 0; j < i; j++) free(v[j]);
+            free(v);
+            return NULL;
+        }
+        memcpy(v[i], s, len);
+        v[i][len] = 0;
+        s = e ? e + 1 : s + len;
+    }
+    *n = cnt;
+    return v;
+}
+
+static void free_strs(char **v, int n) {
+    if (!v) return;
+    for (int i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void rs_table_free(rs_table_t *t) {
+    free_strs(t->cols, t->n_cols);
+    for (size_t r = 0; r < t->n_rows; r++) free_strs(t->cells[r], t->n_cols);
+    free(t->cells);
+    free(t->lines);
+    for (size_t i = 0; i < t->n_notes; i++) free(t->notes[i]);
+    free(t->notes);
+    memset(t, 0, sizeof *t);
+}
+
+int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
+    memset(t, 0, sizeof *t);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, cap_rows = 0, cap_notes = 0;
+    long ln = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, fp)) != -1) {
+        ln++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+        if (line[0] == '#') {
+            if (t->n_notes == cap_notes) {
+                cap_notes = cap_notes ? 2 * cap_notes : 32;
+                char **nn = realloc(t->notes, cap_notes * sizeof *nn);
+                if (!nn) goto oom;
+                t->notes = nn;
+            }
+            const char *s = line + 1;
+            while (*s == ' ') s++;
+            if (!(t->notes[t->n_notes] = strdup(s))) goto oom;
+            t->n_notes++;
+            continue;
+        }
+        if (len == 0) continue;
+        int n = 0;
+        char **cells = split_dup(line, &n);
+        if (!cells) goto oom;
+        if (!t->cols) {
+            t->cols = cells;
+            t->n_cols = n;
+            continue;
+        }
+        if (n != t->n_cols) {
+            free_strs(cells, n);
+            rc = rs_errf(err, "%s:%ld: expected %d comma-separated columns (as the header line), got %d", path, ln,
+                         t->n_cols, n);
+            goto done;
+        }
+        if (t->n_rows == cap_rows) {
+            cap_rows = cap_rows ? 2 * cap_rows : 64;
+            char ***c = realloc(t->cells, cap_rows * sizeof *c);
+            long *l = c ? realloc(t->lines, cap_rows * sizeof *l) : NULL;
+            if (c) t->cells = c;
+            if (!c || !l) {
+                free_strs(cells, n);
+                goto oom;
+            }
+            t->lines = l;
+        }
+        t->cells[t->n_rows] = cells;
+        t->lines[t->n_rows] = ln;
+        t->n_rows++;
+    }
+    if (!t->cols) rc = rs_errf(err, "%s:%ld: expected a header line of column names", path, ln + 1);
+    goto done;
+oom:
+    rc = rs_errf(err, "%s:%ld: out of memory", path, ln);
+done:
+    free(line);
+    fclose(fp);
+    if (rc) rs_table_free(t);
+    return rc;
+}
+
+int rs_table_col(const rs_table_t *t, const char *name) {
+    for (int i = 0; i < t->n_cols; i++)
+        if (strcmp(t->cols[i], name) == 0) return i;
+    return -1;
+}
+
+const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_t len) {
+    size_t kl = strlen(key);
+    for (size_t i = 0; i < t->n_notes; i++) {
+        const char *s = t->notes[i];
+        while (s && *s) {
+            while (*s == ' ') s++;
+            if (strncmp(s, key, kl) == 0 && s[kl] == '=') {
+                snprintf(buf, len, "%s", s + kl + 1);
+                return buf;
+            }
+            s = strchr(s, ' ');
+        }
+    }
+    return NULL;
+}
+
+/* Required columns: -1 with "path: expected a column NAME" when absent. */
+static int need_cols(const rs_table_t *t, const char *path, const char *const *names, int *idx, rs_err_t *err) {
+    for (int i = 0; names[i]; i++) {
+        idx[i] = rs_table_col(t, names[i]);
+        if (idx[i] < 0) return rs_errf(err, "%s:%d: expected a column named '%s' in the header line", path, 1, names[i]);
+    }
+    return 0;
+}
+
+/* Cell as a number: finite, or NaN for "nan"/"" ; -1 with file:line for anything else. */
+static int cell_num(const rs_table_t *t, size_t r, int c, const char *path, double *out, rs_err_t *err) {
+    const char *s = t->cells[r][c];
+    if (!*s || strcasecmp(s, "nan") == 0 || strcasecmp(s, "-nan") == 0) {
+        *out = NAN;
+        return 0;
+    }
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end || isinf(v))
+        return rs_errf(err, "%s:%ld: expected a number in column '%s', got '%s'", path, t->lines[r], t->cols[c], s);
+    *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * gnuplot variables
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+    char *buf;  /* the -e argument */
+    size_t len; /* used */
+    size_t cap; /* allocated */
+    int oom;    /* allocation failed */
+} vars_t;
+
+static void vars_add(vars_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vars_add(vars_t *v, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || v->oom) return;
+    if (v->len + (size_t)n + 2 > v->cap) {
+        size_t cap = (v->len + (size_t)n + 2) * 2;
+        char *b = realloc(v->buf, cap);
+        if (!b) {
+            v->oom = 1;
+            return;
+        }
+        v->buf = b;
+        v->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(v->buf + v->len, v->cap - v->len, fmt, ap);
+    va_end(ap);
+    v->len += (size_t)n;
+    v->buf[v->len++] = ';';
+    v->buf[v->len] = 0;
+}
+
+/* A gnuplot single-quoted string literal of s ('' escapes a quote); enhanced: also escape the
+ * enhanced-text control characters so a file name prints as is. */
+static void vars_str(vars_t *v, const char *name, const char *s, bool enhanced) {
+    size_t n = strlen(s);
+    char *q = malloc(3 * n + 3);
+    if (!q) {
+        v->oom = 1;
+        return;
+    }
+    size_t k = 0;
+    q[k++] = '\'';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'') q[k++] = '\'';
+        else if (enhanced && strchr("_^{}@&~", s[i])) q[k++] = '\\';
+        q[k++] = s[i];
+    }
+    q[k++] = '\'';
+    q[k] = 0;
+    vars_add(v, "%s=%s", name, q);
+    free(q);
+}
+
+static void vars_num(vars_t *v, const char *name, double x) {
+    if (isnan(x)) vars_add(v, "%s=NaN", name);
+    else vars_add(v, "%s=%.17g", name, x);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Per-kind preparation: validate the data, set the script's variables
+ * ---------------------------------------------------------------------------------------------- */
+static int prep_tcomm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "block_tokens", "b_min_tokens", "b_star_tokens", "seed_t_comp_s",
+                                       "seed_t_comm_s", "pred_t_comp_s", "pred_t_comm_s", NULL};
+    int c[8];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc) {
+        rs_table_free(&t);
+        return -1;
+    }
+    const char *series = o && o->series ? o->series : t.cells[0][c[0]];
+    int c_sim[2] = {rs_table_col(&t, "sim_t_comp_s"), rs_table_col(&t, "sim_t_comm_s")};
+    int c_exec[2] = {rs_table_col(&t, "exec_t_comp_s"), rs_table_col(&t, "exec_t_comm_s")};
+    size_t n = 0;
+    double *b = calloc(t.n_rows, sizeof *b), *cs = calloc(t.n_rows, sizeof *cs), *ms = calloc(t.n_rows, sizeof *ms);
+    double *ce = calloc(t.n_rows, sizeof *ce), *me = calloc(t.n_rows, sizeof *me);
+    double bmin = NAN, bstar = NAN;
+    int good_sim[2] = {0, 0}, good_exec[2] = {0, 0}, good_pred = 0;
+    if (!b || !cs || !ms || !ce || !me) rc = rs_errf(err, "%s: out of memory", data);
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        if (strcmp(t.cells[r][c[0]], series) != 0) continue;
+        double x[8];
+        for (int i = 1; i < 8 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x[i], err);
+        if (rc) break;
+        if (!(x[1] > 0))
+            rc = rs_errf(err, "%s:%ld: expected block_tokens > 0, got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        if (rc) break;
+        if (isnan(bmin)) bmin = x[2], bstar = x[3];
+        good_pred |= x[6] > 0 && x[7] > 0;
+        b[n] = x[1];
+        cs[n] = ms[n] = ce[n] = me[n] = NAN;
+        for (int i = 0; i < 2 && rc == 0; i++) {
+            double y = NAN;
+            if (c_sim[i] >= 0 && (rc = cell_num(&t, r, c_sim[i], data, &y, err)) == 0 && y > 0) good_sim[i] = 1;
+            if (i == 0) cs[n] = y;
+            else ms[n] = y;
+            y = NAN;
+            if (rc == 0 && c_exec[i] >= 0 && (rc = cell_num(&t, r, c_exec[i], data, &y, err)) == 0 && y > 0)
+                good_exec[i] = 1;
+            if (i == 0) ce[n] = y;
+            else me[n] = y;
+        }
+        n++;
+    }
+    if (rc == 0 && n == 0) rc = rs_errf(err, "%s: expected rows with series '%s'", data, series);
+    if (rc == 0 && !good_pred)
+        rc = rs_errf(err, "%s: series '%s' has no positive pred_t_comp_s/pred_t_comm_s to plot", data, series);
+    if (rc == 0 && !(bmin > 0)) rc = rs_errf(err, "%s: series '%s': expected b_min_tokens > 0", data, series);
+    if (rc == 0) {
+        int has_sim = good_sim[0] && good_sim[1], has_exec = good_exec[0] && good_exec[1];
+        /* sort by B for the crossover (rows are usually sorted already) */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+                double *arr[5] = {b, cs, ms, ce, me};
+                for (int a = 0; a < 5; a++) {
+                    double tmp = arr[a][j];
+                    arr[a][j] = arr[a][j - 1];
+                    arr[a][j - 1] = tmp;
+                }
+            }
+        double bx = NAN;
+        const char *bx_label = "measured";
+        if (has_exec) bx = rs_crossover_b(b, ce, me, n);
+        if (isnan(bx) && has_sim) bx = rs_crossover_b(b, cs, ms, n), bx_label = "simulated";
+        vars_str(v, "series", series, false);
+        vars_num(v, "bmin", bmin);
+        vars_num(v, "bstar", bstar);
+        vars_num(v, "bx", bx);
+        vars_str(v, "bx_label", bx_label, false);
+        vars_add(v, "has_sim=%d", has_sim);
+        vars_add(v, "has_exec=%d", has_exec);
+        char title[512];
+        snprintf(title, sizeof title, "Ring step: compute vs transfer (%s)", series);
+        vars_str(v, "title", o && o->title ? o->title : title, !(o && o->title));
+    }
+    free(b), free(cs), free(ms), free(ce), free(me);
+    rs_table_free(&t);
+    return rc;
+}
+
+static int prep_timeline(const char *data, const rs_plot_opts_t *o, vars_t *v, int *height, rs_err_t *err) {
+    rs_trace_t *t = rs_trace_read_csv(data, err);
+    if (!t) return -1;
+    size_t n = rs_trace_count(t);
+    const rs_event_t *e = rs_trace_events(t);
+    if (n == 0) {
+        rs_trace_free(t);
+        return rs_errf(err, "%s: expected at least one event to draw", data);
+    }
+    rs_pass_t pass = e[0].pass;
+    if (o && o->pass && rs_pass_parse(o->pass, &pass) != 0) {
+        rs_trace_free(t);
+        return rs_errf(err, "--pass %s: expected forward or backward", o->pass);
+    }
+    int32_t max_rank = -1;
+    int kinds = 0;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].pass == pass) {
+            if (e[i].rank > max_rank) max_rank = e[i].rank;
+            kinds |= 1 << e[i].kind;
+        }
+    if (max_rank < 0) {
+        rs_trace_free(t);
+        return rs_errf(err, "%s: expected events of the %s pass", data, rs_pass_name(pass));
+    }
+    if (kinds != 0xF) { /* every lane must have data, else gnuplot warns about an empty plot */
+        rs_trace_free(t);
+        return rs_errf(err, "%s: expected compute, send, recv and step events in the %s pass (N = 1 has no "
+                            "transfers to draw)",
+                       data, rs_pass_name(pass));
+    }
+    vars_str(v, "pass_sel", rs_pass_name(pass), false);
+    vars_add(v, "n_ranks=%d", (int)max_rank + 1);
+    char title[512];
+    rs_problem_t p;
+    rs_err_t e2;
+    if (rs_trace_problem(t, &p, &e2) == 0)
+        snprintf(title, sizeof title, "%s: %s %s, %s, S = %lld, N = %lld", rs_trace_source(t),
+                 rs_layout_name(p.layout), rs_pass_name(pass), p.causal ? "causal" : "non-causal",
+                 (long long)p.seq_tokens, (long long)p.n_ranks);
+    else
+        snprintf(title, sizeof title, "%s: %s pass", rs_trace_source(t), rs_pass_name(pass));
+    const char *hw = rs_trace_get_meta(t, "hw");
+    if (hw) snprintf(title + strlen(title), sizeof title - strlen(title), ", %s", hw);
+    vars_str(v, "title", o && o->title ? o->title : title, !(o && o->title));
+    int h = 160 + 60 * (max_rank + 1);
+    *height = h < 750 ? 750 : (h > 4000 ? 4000 : h);
+    rs_trace_free(t);
+    return 0;
+}
+
+static int prep_pvm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"metric", "ref_s", "other_s", NULL};
+    int c[3];
+    if (need_cols(&t, data, need, c, err) != 0) {
+        rs_table_free(&t);
+        return -1;
+    }
+    static const char *const metrics[] = {"t_comp", "t_comm", "t_step"};
+    int present[3] = {0, 0, 0};
+    double lo = INFINITY, hi = 0;
+    int rc = 0;
+    for (size_t r = 0; r < t.n_rows && rc == 0; r++) {
+        double a, b;
+        if ((rc = cell_num(&t, r, c[1], data, &a, err)) || (rc = cell_num(&t, r, c[2], data, &b, err))) break;
+        int m = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(t.cells[r][c[0]], metrics[i]) == 0) m = i;
+        if (m < 0) {
+            rc = rs_errf(err, "%s:%ld: expected metric t_comp, t_comm or t_step, got '%s'", data, t.lines[r],
+                         t.cells[r][c[0]]);
+            break;
+        }
+        if (a > 0 && b > 0) {
+            present[m] = 1;
+            lo = fmin(lo, fmin(a, b));
+            hi = fmax(hi, fmax(a, b));
+        }
+    }
+    if (rc == 0 && !(present[0] || present[1] || present[2]))
+        rc = rs_errf(err, "%s: expected at least one row with positive ref_s and other_s", data);
+    if (rc == 0) {
+        char list[64] = "";
+        for (int i = 0; i < 3; i++)
+            if (present[i]) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " " : "", metrics[i]);
+        vars_str(v, "metrics", list, false);
+        if (hi <= lo * 1.5) lo /= 1.5, hi *= 1.5; /* a band needs some width */
+        vars_num(v, "lo", lo / 1.25);
+        vars_num(v, "hi", hi * 1.25);
+        char buf[600], lab[700];
+        const char *ref = rs_table_note(&t, "reference", buf, sizeof buf);
+        snprintf(lab, sizeof lab, "reference: %s", ref ? ref : "?");
+        if (o && o->xlabel) vars_str(v, "xlab", o->xlabel, false);
+        else vars_str(v, "xlab", lab, true);
+        const char *oth = rs_table_note(&t, "other", buf, sizeof buf);
+        snprintf(lab, sizeof lab, "other: %s", oth ? oth : "?");
+        if (o && o->ylabel) vars_str(v, "ylab", o->ylabel, false);
+        else vars_str(v, "ylab", lab, true);
+        if (o && o->title) vars_str(v, "title", o->title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
+static int prep_busy(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"rank", "contiguous", "striped", "zigzag", NULL};
+    int c[4];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++)
+        for (int i = 1; i < 4 && rc == 0; i++) {
+            double x;
+            if ((rc = cell_num(&t, r, c[i], data, &x, err)) == 0 && !(x >= 0))
+                rc = rs_errf(err, "%s:%ld: expected a time >= 0 in column '%s', got '%s'", data, t.lines[r],
+                             t.cols[c[i]], t.cells[r][c[i]]);
+        }
+    if (rc == 0 && o && o->title) vars_str(v, "title", o->title, false);
+    rs_table_free(&t);
+    return rc;
+}
+
+static int prep_scaling(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_eff", NULL};
+    int c[5];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    int c_sim[2] = {rs_table_col(&t, "sim_t_step_s"), rs_table_col(&t, "sim_overlap_eff")};
+    enum { MAXP = 16 };
+    const char *prof[MAXP];
+    int np = 0, pred_ok[MAXP] = {0}, sim_ok[MAXP] = {0};
+    bool n_varies = false, b_varies = false;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        const char *p = t.cells[r][c[0]];
+        if (!*p || strchr(p, ' ') || strchr(p, '\'')) {
+            rc = rs_errf(err, "%s:%ld: expected a profile name without spaces or quotes, got '%s'", data, t.lines[r], p);
+            break;
+        }
+        int k = -1;
+        for (int i = 0; i < np; i++)
+            if (strcmp(prof[i], p) == 0) k = i;
+        if (k < 0) {
+            if (np == MAXP) {
+                rc = rs_errf(err, "%s:%ld: expected at most %d profiles", data, t.lines[r], MAXP);
+                break;
+            }
+            prof[k = np++] = p;
+        }
+        double x[5];
+        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x[i], err);
+        if (rc) break;
+        if (strcmp(t.cells[r][c[1]], t.cells[0][c[1]]) != 0) n_varies = true;
+        if (strcmp(t.cells[r][c[2]], t.cells[0][c[2]]) != 0) b_varies = true;
+        if (x[3] > 0 && x[4] >= 0) pred_ok[k] = 1;
+        if (c_sim[0] >= 0 && c_sim[1] >= 0) {
+            double s0, s1;
+            if ((rc = cell_num(&t, r, c_sim[0], data, &s0, err)) || (rc = cell_num(&t, r, c_sim[1], data, &s1, err))) break;
+            if (s0 > 0 && s1 >= 0) sim_ok[k] = 1;
+        }
+    }
+    const char *xcol = o && o->x ? o->x : (n_varies ? "n_ranks" : "block_tokens");
+    if (rc == 0 && strcmp(xcol, "n_ranks") != 0 && strcmp(xcol, "block_tokens") != 0)
+        rc = rs_errf(err, "--x %s: expected n_ranks or block_tokens", xcol);
+    if (rc == 0 && !n_varies && !b_varies)
+        rc = rs_errf(err, "%s: expected n_ranks or block_tokens to vary across rows", data);
+    int has_sim = np > 0;
+    for (int i = 0; rc == 0 && i < np; i++) {
+        if (!pred_ok[i]) rc = rs_errf(err, "%s: profile '%s' has no positive pred_t_step_s", data, prof[i]);
+        has_sim &= sim_ok[i];
+    }
+    if (rc == 0) {
+        char list[1024] = "";
+        for (int i = 0; i < np; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "", prof[i]);
+        vars_str(v, "profiles", list, false);
+        vars_str(v, "xcol", xcol, false);
+        vars_add(v, "has_sim=%d", has_sim);
+        char title[256];
+        snprintf(title, sizeof title, "Step time and overlap efficiency vs %s",
+                 strcmp(xcol, "n_ranks") == 0 ? "ranks N" : "block size B");
+        vars_str(v, "title", o && o->title ? o->title : title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Running gnuplot
+ * ---------------------------------------------------------------------------------------------- */
+/* Run gnuplot -e vars script with stdin /dev/null, stdout /dev/null, stderr captured. Returns 0 or
+ * -2 with err quoting gnuplot's first stderr line. */
+static int run_gnuplot(const char *gnuplot, const char *vars, const char *script, rs_err_t *err) {
+    char errpath[] = "/tmp/ringsim-gnuplot-XXXXXX";
+    int efd = mkstemp(errpath);
+    if (efd < 0) {
+        rs_errf(err, "cannot create a temporary file: %s", strerror(errno));
+        return -2;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(efd);
+        remove(errpath);
+        rs_errf(err, "cannot start gnuplot: %s", strerror(errno));
+        return -2;
+    }
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+        }
+        dup2(efd, 2);
+        execl(gnuplot, "gnuplot", "-e", vars, script, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    char first[512] = "";
+    FILE *ef = fdopen(efd, "r");
+    long size = 0;
+    if (ef) {
+        fseek(ef, 0, SEEK_END);
+        size = ftell(ef);
+        fseek(ef, 0, SEEK_SET);
+        while (fgets(first, sizeof first, ef)) { /* first non-blank line */
+            char *s = first;
+            while (isspace((unsigned char)*s)) s++;
+            if (*s) break;
+        }
+        first[strcspn(first, "\n")] = 0;
+        fclose(ef);
+    } else {
+        close(efd);
+    }
+    remove(errpath);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            rs_errf(err, "%s: cannot execute gnuplot", gnuplot);
+        else
+            rs_errf(err, "gnuplot %s failed (status %d): %s", script, WIFEXITED(status) ? WEXITSTATUS(status) : -1, first);
+        return -2;
+    }
+    if (size > 0) {
+        rs_errf(err, "gnuplot %s wrote to stderr (treated as a failure): %s", script, first);
+        return -2;
+    }
+    return 0;
+}
+
+int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
+                   rs_err_t *err) {
+    rs_plot_format_t fmt;
+    if (kind < 0 || kind >= RS_PLOT_KIND_COUNT) return rs_errf(err, "unknown figure kind");
+    if (rs_plot_format_of(out, &fmt, err) != 0) return -1;
+    const char *gnuplot = rs_gnuplot_path(err);
+    if (!gnuplot) return -1;
+    if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
+    vars_t v = {0};
+    int height = 0, rc;
+    switch (kind) {
+    case RS_PLOT_TCOMM_VS_B: rc = prep_tcomm(data, opts, &v, err); break;
+    case RS_PLOT_TIMELINE: rc = prep_timeline(data, opts, &v, &height, err); break;
+    case RS_PLOT_PRED_VS_MEAS: rc = prep_pvm(data, opts, &v, err); break;
+    case RS_PLOT_LAYOUT_BUSY: rc = prep_busy(data, opts, &v, err); break;
+    default: rc = prep_scaling(data, opts, &v, err); break;
+    }
+    if (rc != 0) {
+        free(v.buf);
+        return -1;
+    }
+    const char *dir = rs_plot_scripts_dir(err);
+    if (!dir) {
+        free(v.buf);
+        return -2;
+    }
+    int w = opts && opts->width_px > 0 ? opts->width_px : 1200;
+    int h = opts && opts->height_px > 0 ? opts->height_px : (height > 0 ? height : 750);
+    if (kind == RS_PLOT_SCALING && !(opts && opts->height_px > 0)) h = 1000;
+    char tmp_out[1200], style[1100], script[1100];
+    const char *dot = strrchr(out, '.');
+    snprintf(tmp_out, sizeof tmp_out, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+    snprintf(style, sizeof style, "%s/style.gp", dir);
+    snprintf(script, sizeof script, "%s/%s", dir, rs_plot_script_name(kind));
+    vars_str(&v, "data", data, false);
+    vars_str(&v, "out", tmp_out, false);
+    vars_str(&v, "style", style, false);
+    vars_str(&v, "fmt", rs_plot_format_ext(fmt), false);
+    vars_add(&v, "w_px=%d", w);
+    vars_add(&v, "h_px=%d", h);
+    if (v.oom) {
+        free(v.buf);
+        return rs_errf(err, "out of memory");
+    }
+    rc = run_gnuplot(gnuplot, v.buf, script, err);
+    free(v.buf);
+    struct stat st;
+    if (rc == 0 && (stat(tmp_out, &st) != 0 || st.st_size == 0)) {
+        rs_errf(err, "gnuplot wrote no output to %s", out);
+        rc = -2;
+    }
+    if (rc == 0 && rename(tmp_out, out) != 0) {
+        rs_errf(err, "%s: cannot rename the temporary file: %s", out, strerror(errno));
+        rc = -2;
+    }
+    if (rc != 0) remove(tmp_out);
+    return rc;
+}

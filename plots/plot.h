@@ -1,0 +1,92 @@
+/* plot.h - figures with gnuplot: the C driver behind `ringsim plot KIND DATA -o FILE`.
+ *
+ * Each kind is an editable gnuplot script in plots/ (loading plots/style.gp) fed by a ringsim CSV:
+ *   tcomm-vs-b    T_comp, T_comm vs B (log-log), predicted lines, measured points, B_min and the
+ *                 measured crossover marked                   data: `ringsim sweep` CSV
+ *   timeline      Gantt chart per rank: compute/send/recv per step   data: a trace CSV
+ *   pred-vs-meas  predicted vs measured per step, y = x, +-10% band  data: `ringsim compare --csv` CSV
+ *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
+ *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
+ * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
+ *
+ * Scripts are taken from $RINGSIM_PLOTS_DIR, else the source tree's plots/ (so edits there apply
+ * without a rebuild), else the copies embedded in the binary. gnuplot is the one CMake found
+ * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
+ * text gnuplot writes on stderr (warnings included) is treated as a failure.
+ */
+#ifndef RS_PLOT_H
+#define RS_PLOT_H
+
+#include <stdio.h>
+
+#include "util.h"
+
+typedef enum {
+    RS_PLOT_TCOMM_VS_B = 0,
+    RS_PLOT_TIMELINE,
+    RS_PLOT_PRED_VS_MEAS,
+    RS_PLOT_LAYOUT_BUSY,
+    RS_PLOT_SCALING,
+    RS_PLOT_KIND_COUNT
+} rs_plot_kind_t;
+const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */
+int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out); /* 0 or -1 */
+
+typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
+const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg" */
+/* Format from a path's extension (case-insensitive). Returns 0 or -1 with err. */
+int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err);
+
+typedef struct {
+    int width_px;          /* PNG/SVG width in pixels (PDF: width_px / 150 inches); 0 = 1200 */
+    int height_px;         /* height; 0 = 750 (timeline: grows with the rank count) */
+    const char *title;     /* figure title; NULL = automatic */
+    const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; NULL = first row's */
+    const char *x;         /* scaling: "n_ranks" | "block_tokens"; NULL = the one that varies */
+    const char *pass;      /* timeline: "forward" | "backward"; NULL = the first event's */
+    const char *xlabel;    /* pred-vs-meas axis labels; NULL = from the compare CSV header */
+    const char *ylabel;
+} rs_plot_opts_t;
+
+/* Path of the gnuplot executable or NULL (with err saying how to install it). */
+const char *rs_gnuplot_path(rs_err_t *err);
+
+/* Render kind from data into out (format from out's extension). Returns 0; -1 on bad input (data
+ * missing or malformed: err "path:line: expected ..."; unknown extension; no gnuplot); -2 on a
+ * runtime failure (gnuplot failed or wrote to stderr: err quotes its first line). No output file
+ * is left behind on failure. */
+int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
+                   rs_err_t *err);
+
+/* Directory holding style.gp and the scripts in use (see above), or NULL with err. The embedded
+ * copies are extracted once per process into a temporary directory removed at exit. */
+const char *rs_plot_scripts_dir(rs_err_t *err);
+/* Copy style.gp and every script into dir (for a report a user can re-render). Returns 0 or -1. */
+int rs_plot_copy_scripts(const char *dir, rs_err_t *err);
+/* Script file name of a kind ("tcomm_vs_b.gp"). */
+const char *rs_plot_script_name(rs_plot_kind_t k);
+
+/* ---------------------------------------------------------------------------------------------------
+ * A small CSV table reader for the data files above: '#' lines kept as notes, one header line,
+ * then rows with the header's column count. Errors: "path:line: expected ...".
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    int n_cols;        /* columns */
+    char **cols;       /* [n_cols] header names */
+    size_t n_rows;     /* data rows */
+    char ***cells;     /* [n_rows][n_cols] */
+    long *lines;       /* [n_rows] line numbers in the file */
+    size_t n_notes;    /* '#' lines (without the '#' and leading spaces) */
+    char **notes;
+} rs_table_t;
+
+/* Read path. Returns 0 or -1 with err. Free with rs_table_free. */
+int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err);
+void rs_table_free(rs_table_t *t);
+/* Column index or -1. */
+int rs_table_col(const rs_table_t *t, const char *name);
+/* Value of "key=..." among the notes (first match; notes may hold several space-separated pairs),
+ * copied into buf; NULL if absent. */
+const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_t len);
+
+#endif /* RS_PLOT_H */

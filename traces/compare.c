@@ -1,0 +1,329 @@
+/* compare.c - align two traces and measure per-step and makespan errors (compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rs_cmp_metric_name(rs_cmp_metric_t m) {
+    static const char *const names[RS_CMP_METRIC_COUNT] = {"t_comp", "t_comm", "t_step"};
+    return (m >= 0 && m < RS_CMP_METRIC_COUNT) ? names[m] : "?";
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Problem check
+ * ---------------------------------------------------------------------------------------------- */
+int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+                             const char *name_other, rs_err_t *err) {
+    rs_problem_t a, b;
+    rs_err_t e;
+    if (rs_trace_problem(ref, &a, &e) != 0) return rs_errf(err, "%s: %s", name_ref, e.msg);
+    if (rs_trace_problem(other, &b, &e) != 0) return rs_errf(err, "%s: %s", name_other, e.msg);
+    char diff[900] = "";
+    size_t len = 0;
+#define RS_DIFF_INT(f)                                                                             \
+    if (a.f != b.f && len < sizeof diff - 80)                                                      \
+        len += (size_t)snprintf(diff + len, sizeof diff - len, "%s%s %lld vs %lld", len ? ", " : "", #f, \
+                                (long long)a.f, (long long)b.f);
+    RS_DIFF_INT(seq_tokens)
+    RS_DIFF_INT(n_ranks)
+    RS_DIFF_INT(batch)
+    RS_DIFF_INT(q_heads)
+    RS_DIFF_INT(kv_heads)
+    RS_DIFF_INT(head_dim)
+    RS_DIFF_INT(act_bytes)
+    RS_DIFF_INT(grad_bytes)
+    RS_DIFF_INT(causal)
+    RS_DIFF_INT(tile_q)
+    RS_DIFF_INT(tile_k)
+#undef RS_DIFF_INT
+    if (a.layout != b.layout && len < sizeof diff - 80)
+        len += (size_t)snprintf(diff + len, sizeof diff - len, "%slayout %s vs %s", len ? ", " : "",
+                                rs_layout_name(a.layout), rs_layout_name(b.layout));
+    if (a.pass != b.pass && len < sizeof diff - 80)
+        len += (size_t)snprintf(diff + len, sizeof diff - len, "%spass %s vs %s", len ? ", " : "",
+                                rs_pass_name(a.pass), rs_pass_name(b.pass));
+    if (len) return rs_errf(err, "%s and %s describe different problems: %s", name_ref, name_other, diff);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Statistics
+ * ---------------------------------------------------------------------------------------------- */
+static int dbl_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rs_median(double *v, size_t n) {
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double rs_percentile(double *v, size_t n, double q) {
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof *v, dbl_cmp);
+    size_t k = (size_t)ceil(q * (double)n); /* nearest rank, 1-based */
+    if (k < 1) k = 1;
+    if (k > n) k = n;
+    return v[k - 1];
+}
+
+double rs_crossover_b(const double *b, const double *t_comp, const double *t_comm, size_t n) {
+    double pb = NAN, pr = NAN; /* previous valid point: log b, log ratio */
+    for (size_t i = 0; i < n; i++) {
+        if (!(b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0) || !isfinite(b[i]) || !isfinite(t_comp[i]) ||
+            !isfinite(t_comm[i]))
+            continue;
+        double lb = log(b[i]), lr = log(t_comm[i] / t_comp[i]);
+        if (lr == 0) return b[i];
+        if (!isnan(pr) && (pr > 0) != (lr > 0)) return exp(pb + (lb - pb) * (0 - pr) / (lr - pr));
+        pb = lb;
+        pr = lr;
+    }
+    return NAN;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Alignment
+ * ---------------------------------------------------------------------------------------------- */
+static int key_cmp(const rs_event_t *a, const rs_event_t *b) {
+    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    return 0;
+}
+static int key_qcmp(const void *a, const void *b) { return key_cmp(a, b); }
+/* Order of (pass, rank, step) only. */
+static int step_cmp(const rs_event_t *a, const rs_event_t *b) {
+    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    return 0;
+}
+static int same_step(const rs_event_t *a, const rs_event_t *b) { return step_cmp(a, b) == 0; }
+
+static rs_event_t *sorted_copy(const rs_trace_t *t) {
+    size_t n = rs_trace_count(t);
+    rs_event_t *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e) return NULL;
+    if (n) memcpy(e, rs_trace_events(t), n * sizeof *e);
+    qsort(e, n, sizeof *e, key_qcmp);
+    return e;
+}
+
+/* Durations of one (pass, rank, step) group [lo, hi) per metric; has[m] says whether present. */
+static void group_durations(const rs_event_t *e, size_t lo, size_t hi, double dur[RS_CMP_METRIC_COUNT],
+                            int has[RS_CMP_METRIC_COUNT]) {
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) dur[m] = 0, has[m] = 0;
+    for (size_t i = lo; i < hi; i++) {
+        double d = e[i].end_s - e[i].start_s;
+        switch (e[i].kind) {
+        case RS_EV_COMPUTE: dur[RS_CMP_COMP] = d, has[RS_CMP_COMP] = 1; break;
+        case RS_EV_SEND:
+        case RS_EV_RECV:
+            dur[RS_CMP_COMM] = has[RS_CMP_COMM] ? fmax(dur[RS_CMP_COMM], d) : d;
+            has[RS_CMP_COMM] = 1;
+            break;
+        case RS_EV_STEP: dur[RS_CMP_STEP] = d, has[RS_CMP_STEP] = 1; break;
+        default: break;
+        }
+    }
+}
+
+static void stats_of(const rs_compare_t *c, rs_cmp_metric_t m, double *scratch, rs_cmp_stats_t *s) {
+    memset(s, 0, sizeof *s);
+    s->worst_rank = s->worst_step = -1;
+    s->median_abs = s->p95_abs = s->max_abs = s->worst_rel = NAN;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_points; i++) {
+        const rs_cmp_point_t *p = &c->points[i];
+        if (p->metric != m) continue;
+        if (isnan(p->rel_err)) {
+            s->n_undefined++;
+            continue;
+        }
+        double a = fabs(p->rel_err);
+        scratch[n++] = a;
+        if (s->worst_rank < 0 || a > s->max_abs) {
+            s->max_abs = a;
+            s->worst_rel = p->rel_err;
+            s->worst_rank = p->rank;
+            s->worst_step = p->step;
+            s->worst_pass = p->pass;
+            s->worst_ref_s = p->ref_s;
+            s->worst_other_s = p->other_s;
+        }
+    }
+    s->n = n;
+    if (n) {
+        s->median_abs = rs_median(scratch, n);
+        s->p95_abs = rs_percentile(scratch, n, 0.95);
+    }
+}
+
+int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    size_t na = rs_trace_count(ref), nb = rs_trace_count(other);
+    rs_event_t *a = sorted_copy(ref), *b = sorted_copy(other);
+    rs_cmp_point_t *pts = malloc((na + 1) * sizeof *pts); /* at most one point per REF event */
+    double *scratch = malloc((na + 1) * sizeof *scratch);
+    if (!a || !b || !pts || !scratch) {
+        free(a), free(b), free(pts), free(scratch);
+        return rs_errf(err, "compare: out of memory");
+    }
+    size_t np = 0, i = 0, j = 0, matched = 0;
+    while (i < na || j < nb) {
+        /* the next (pass, rank, step) group present in either trace */
+        rs_event_t key = (i < na && (j >= nb || step_cmp(&a[i], &b[j]) <= 0)) ? a[i] : b[j];
+        size_t ia = i, ib = j;
+        while (ia < na && same_step(&a[ia], &key)) ia++;
+        while (ib < nb && same_step(&b[ib], &key)) ib++;
+        /* count unmatched kinds inside the group */
+        for (size_t x = i, y = j; x < ia || y < ib;) {
+            int c = x < ia && y < ib ? key_cmp(&a[x], &b[y]) : (x < ia ? -1 : 1);
+            if (c == 0) matched++, x++, y++;
+            else if (c < 0) out->only_ref++, x++;
+            else out->only_other++, y++;
+        }
+        double da[RS_CMP_METRIC_COUNT], db[RS_CMP_METRIC_COUNT];
+        int ha[RS_CMP_METRIC_COUNT], hb[RS_CMP_METRIC_COUNT];
+        group_durations(a, i, ia, da, ha);
+        group_durations(b, j, ib, db, hb);
+        for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+            if (!ha[m] || !hb[m]) continue;
+            double rel = da[m] > 0 ? (db[m] - da[m]) / da[m] : (db[m] == 0 ? 0.0 : NAN);
+            pts[np++] = (rs_cmp_point_t){key.rank, key.step, key.pass, (rs_cmp_metric_t)m, da[m], db[m], rel};
+        }
+        i = ia;
+        j = ib;
+    }
+    free(a);
+    free(b);
+    if (matched == 0) {
+        free(pts);
+        free(scratch);
+        return rs_errf(err, "compare: no event of one trace matches an event of the other by (rank, step, pass, kind)");
+    }
+    out->points = pts;
+    out->n_points = np;
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) stats_of(out, (rs_cmp_metric_t)m, scratch, &out->stats[m]);
+    free(scratch);
+    out->makespan_ref_s = rs_trace_makespan(ref);
+    out->makespan_other_s = rs_trace_makespan(other);
+    out->makespan_rel = out->makespan_ref_s > 0
+                            ? (out->makespan_other_s - out->makespan_ref_s) / out->makespan_ref_s
+                            : (out->makespan_other_s == 0 ? 0.0 : NAN);
+    return 0;
+}
+
+int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    size_t n = rs_trace_count(t);
+    rs_event_t *e = sorted_copy(t);
+    double *v[RS_CMP_METRIC_COUNT];
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) v[m] = malloc((n + 1) * sizeof *v[m]);
+    size_t cnt[RS_CMP_METRIC_COUNT] = {0, 0, 0};
+    int rc = 0;
+    if (!e || !v[0] || !v[1] || !v[2]) rc = rs_errf(err, "summary: out of memory");
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; rc == 0 && i < n;) {
+        size_t j = i;
+        while (j < n && same_step(&e[j], &e[i])) j++;
+        if (e[i].pass == pass) {
+            double d[RS_CMP_METRIC_COUNT];
+            int has[RS_CMP_METRIC_COUNT];
+            group_durations(e, i, j, d, has);
+            for (int m = 0; m < RS_CMP_METRIC_COUNT; m++)
+                if (has[m]) v[m][cnt[m]++] = d[m];
+            for (size_t k = i; k < j; k++) lo = fmin(lo, e[k].start_s), hi = fmax(hi, e[k].end_s);
+        }
+        i = j;
+    }
+    if (rc == 0 && !(hi >= lo)) rc = rs_errf(err, "summary: the trace has no %s event", rs_pass_name(pass));
+    if (rc == 0) {
+        out->t_comp_s = rs_median(v[RS_CMP_COMP], out->n_comp = cnt[RS_CMP_COMP]);
+        out->t_comm_s = rs_median(v[RS_CMP_COMM], out->n_comm = cnt[RS_CMP_COMM]);
+        out->t_step_s = rs_median(v[RS_CMP_STEP], out->n_step = cnt[RS_CMP_STEP]);
+        out->makespan_s = hi - lo;
+    }
+    free(e);
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) free(v[m]);
+    return rc;
+}
+
+void rs_compare_free(rs_compare_t *c) {
+    free(c->points);
+    memset(c, 0, sizeof *c);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Output
+ * ---------------------------------------------------------------------------------------------- */
+/* Signed percentage ("+10.00%") or "-" for NaN. */
+static const char *pct(double x, char *buf, size_t len) {
+    if (isnan(x)) snprintf(buf, len, "-");
+    else snprintf(buf, len, "%+.2f%%", 100.0 * x);
+    return buf;
+}
+/* Unsigned percentage ("10.00%") or "-" for NaN. */
+static const char *apct(double x, char *buf, size_t len) {
+    if (isnan(x)) snprintf(buf, len, "-");
+    else snprintf(buf, len, "%.2f%%", 100.0 * x);
+    return buf;
+}
+
+void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out) {
+    char b1[32], b2[32], b3[32], b4[32], t1[32], t2[32];
+    fprintf(out, "# reference: %s\n# other:     %s\n# error = (other - reference) / reference\n", name_ref,
+            name_other);
+    fprintf(out, "%-8s %7s %11s %11s %11s %10s  %-24s %11s %11s\n", "metric", "points", "median|err|",
+            "p95|err|", "max|err|", "worst", "at (rank, step, pass)", "reference", "other");
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+        const rs_cmp_stats_t *s = &c->stats[m];
+        char where[48] = "-";
+        if (s->worst_rank >= 0)
+            snprintf(where, sizeof where, "(%d, %d, %s)", (int)s->worst_rank, (int)s->worst_step,
+                     rs_pass_name(s->worst_pass));
+        fprintf(out, "%-8s %7zu %11s %11s %11s %10s  %-24s %11s %11s\n", rs_cmp_metric_name((rs_cmp_metric_t)m),
+                s->n, apct(s->median_abs, b1, sizeof b1), apct(s->p95_abs, b2, sizeof b2),
+                apct(s->max_abs, b3, sizeof b3), pct(s->worst_rel, b4, sizeof b4),
+                where, s->worst_rank >= 0 ? rs_fmt_time(s->worst_ref_s, t1, sizeof t1) : "-",
+                s->worst_rank >= 0 ? rs_fmt_time(s->worst_other_s, t2, sizeof t2) : "-");
+        if (s->n_undefined)
+            fprintf(out, "#   %s: %zu pairs with a zero reference duration not counted\n",
+                    rs_cmp_metric_name((rs_cmp_metric_t)m), s->n_undefined);
+    }
+    fprintf(out, "%-8s %7s %11s %11s %11s %10s  %-24s %11s %11s\n", "makespan", "1", "", "", "",
+            pct(c->makespan_rel, b1, sizeof b1), "", rs_fmt_time(c->makespan_ref_s, t1, sizeof t1),
+            rs_fmt_time(c->makespan_other_s, t2, sizeof t2));
+    if (c->only_ref || c->only_other)
+        fprintf(out, "# unmatched events: %zu only in the reference, %zu only in the other\n", c->only_ref,
+                c->only_other);
+}
+
+int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char *name_other,
+                         const char *path, rs_err_t *err) {
+    rs_file_t f;
+    if (rs_file_open(&f, path, err) != 0) return -1;
+    FILE *fp = f.fp;
+    fprintf(fp, "# ringsim-compare=1\n# reference=%s\n# other=%s\n# error=(other-reference)/reference\n",
+            name_ref, name_other);
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+        const rs_cmp_stats_t *s = &c->stats[m];
+        fprintf(fp, "# %s: n=%zu median_abs=%.17g p95_abs=%.17g max_abs=%.17g worst_rank=%d worst_step=%d worst_pass=%s\n",
+                rs_cmp_metric_name((rs_cmp_metric_t)m), s->n, s->median_abs, s->p95_abs, s->max_abs,
+                (int)s->worst_rank, (int)s->worst_step, rs_pass_name(s->worst_pass));
+    }
+    fprintf(fp, "# makespan: reference_s=%.17g other_s=%.17g rel_err=%.17g\n", c->makespan_ref_s,
+            c->makespan_other_s, c->makespan_rel);
+    fprintf(fp, "rank,step,pass,metric,ref_s,other_s,rel_err\n");
+    for (size_t i = 0; i < c->n_points; i++) {
+        const rs_cmp_point_t *p = &c->points[i];
+        fprintf(fp, "%d,%d,%s,%s,%.17g,%.17g,%.17g\n", (int)p->rank, (int)p->step, rs_pass_name(p->pass),
+                rs_cmp_metric_name(p->metric), p->ref_s, p->other_s, p->rel_err);
+    }
+    return rs_file_commit(&f, err);
+}

@@ -1,0 +1,108 @@
+/* compare.h - align two traces of the same problem and measure how far apart they are.
+ *
+ * `ringsim compare REF OTHER`: REF is the reference (usually the measurement), OTHER is compared
+ * against it. Events are aligned by (rank, step, pass, kind). Per (rank, step, pass) three
+ * durations are compared:
+ *   T_comp  the compute event's duration;
+ *   T_comm  the longer of the send and recv events (post to completion);
+ *   T_step  the step event's duration.
+ * Relative error = (other - ref) / ref (signed; statistics use its absolute value). A pair whose
+ * reference duration is 0 is not counted (n_undefined), unless both are 0 (error 0).
+ * Makespan = latest end - earliest start of each trace (rs_trace_makespan).
+ * Statistics: median (mean of the two middle values for an even count), p95 (nearest rank:
+ * the ceil(0.95 n)-th smallest), max, and the (rank, step, pass) of the max.
+ */
+#ifndef RS_COMPARE_H
+#define RS_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace.h"
+
+typedef enum { RS_CMP_COMP = 0, RS_CMP_COMM, RS_CMP_STEP, RS_CMP_METRIC_COUNT } rs_cmp_metric_t;
+const char *rs_cmp_metric_name(rs_cmp_metric_t m); /* "t_comp" | "t_comm" | "t_step" */
+
+typedef struct {
+    int32_t rank;            /* ring rank */
+    int32_t step;            /* step within the pass */
+    rs_pass_t pass;          /* forward / backward */
+    rs_cmp_metric_t metric;  /* which duration */
+    double ref_s;            /* duration in REF, seconds */
+    double other_s;          /* duration in OTHER, seconds */
+    double rel_err;          /* (other - ref) / ref; NaN when undefined */
+} rs_cmp_point_t;
+
+typedef struct {
+    size_t n;                /* pairs with a defined error */
+    size_t n_undefined;      /* pairs with ref 0 and other > 0 */
+    double median_abs;       /* median |rel_err| */
+    double p95_abs;          /* 95th percentile |rel_err| */
+    double max_abs;          /* max |rel_err| */
+    double worst_rel;        /* signed error of the worst pair */
+    int32_t worst_rank;      /* (rank, step, pass) of the worst pair; -1 when n == 0 */
+    int32_t worst_step;
+    rs_pass_t worst_pass;
+    double worst_ref_s;      /* its durations */
+    double worst_other_s;
+} rs_cmp_stats_t;
+
+typedef struct {
+    rs_cmp_stats_t stats[RS_CMP_METRIC_COUNT]; /* per metric */
+    double makespan_ref_s;   /* REF makespan */
+    double makespan_other_s; /* OTHER makespan */
+    double makespan_rel;     /* (other - ref) / ref */
+    size_t n_points;         /* per-(rank, step, pass, metric) points, sorted by pass, rank, step, metric */
+    rs_cmp_point_t *points;  /* [n_points] (owned) */
+    size_t only_ref;         /* events present in REF only */
+    size_t only_other;       /* events present in OTHER only */
+} rs_compare_t;
+
+/* Refuse traces of different problems: 0 if both headers describe the same problem, else -1 with
+ * err listing every field that differs ("n_ranks 8 vs 16, layout zigzag vs striped") or naming the
+ * trace whose header lacks a problem key. Names used in messages: name_ref, name_other. */
+int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+                             const char *name_other, rs_err_t *err);
+
+/* Align and compare (does not check the problem; call rs_compare_check_problem first). The traces
+ * need not be sorted. Returns 0, or -1 with err when no event matches or on OOM. Free with
+ * rs_compare_free(). */
+int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare_t *out, rs_err_t *err);
+void rs_compare_free(rs_compare_t *c);
+
+/* Median / nearest-rank p95 of n values (sorted in place). NaN when n == 0. Can't fail. */
+double rs_median(double *v, size_t n);
+double rs_percentile(double *v, size_t n, double q);
+
+/* Typical step of one pass of a trace: medians over (rank, step) of the compute duration, of the
+ * transfer duration (longer of send and recv, post to completion; steps without transfers are not
+ * counted) and of the step duration; and the pass's makespan (latest end - earliest start of its
+ * events). A median with no sample is NaN. */
+typedef struct {
+    double t_comp_s;     /* median compute duration */
+    double t_comm_s;     /* median transfer duration */
+    double t_step_s;     /* median step duration */
+    double makespan_s;   /* the pass's makespan */
+    size_t n_comp;       /* samples behind each median */
+    size_t n_comm;
+    size_t n_step;
+} rs_trace_summary_t;
+
+/* Summarize the events of pass. Returns 0, or -1 with err when the pass has no event or on OOM. */
+int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *out, rs_err_t *err);
+
+/* Crossover block size in measured data: points (b[i], t_comp[i], t_comm[i]) sorted by b; the first
+ * i where t_comm - t_comp changes sign (comm-bound to compute-bound or back), interpolated linearly
+ * in (log b, log(t_comm / t_comp)). Points with a non-positive or non-finite value are skipped. A
+ * point with t_comm == t_comp exactly is the crossover. NaN when there is none. Can't fail. */
+double rs_crossover_b(const double *b, const double *t_comp, const double *t_comm, size_t n);
+
+/* Fixed-width summary table. Can't fail. */
+void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out);
+/* Per-point CSV ('#' summary lines, then rank,step,pass,metric,ref_s,other_s,rel_err), atomically.
+ * Returns 0 or -1 with err. */
+int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char *name_other,
+                         const char *path, rs_err_t *err);
+
+#endif /* RS_COMPARE_H */
