@@ -1,0 +1,206 @@
+/* alt.c - Ulysses and USP (and, for U = 1, the ring) simulated in SimGrid: one layer's attention pass
+ * (model/alt.h, "Simulation"). The platform is sim/platform.h's all-pairs platform; the ring part
+ * walks the same ring sub-schedule as model/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
+ * and writes one result record to a pipe. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/exec.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+
+#include "alt.h"
+#include "platform.h"
+
+/* ================================================================================================
+ * Child
+ * ============================================================================================== */
+static struct {
+    const rs_schedule_t *s;   /* ring sub-schedule (R ranks, Hq/U heads) */
+    const rs_machine_t *rm;   /* the ring's machine (compute time) */
+    int64_t u_deg, r_deg;     /* U, R */
+    int64_t steps;            /* steps of the ring pass */
+    int64_t block;            /* B = S / R */
+    double in_bytes;          /* per device, before the first all-to-all */
+    double out_bytes;         /* per device, before the second */
+    sg_mailbox_t *mb_in, *mb_ring, *mb_out; /* [N] per rank */
+    double end_in, end_attn, end_out;       /* latest over ranks */
+    int64_t finished;         /* ranks that reached the end */
+} A;
+
+static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
+
+/* All-to-all inside rank p's Ulysses group: U-1 puts of bytes/U, U-1 gets, wait for all. */
+static void a2a(int64_t p, sg_mailbox_t *mb, double bytes) {
+    if (A.u_deg <= 1 || bytes <= 0) return;
+    int64_t g0 = (p / A.u_deg) * A.u_deg, n = 0;
+    sg_comm_t *c = malloc(sizeof *c * (size_t)(2 * A.u_deg));
+    void *got = NULL;
+    long msg = (long)llround(bytes / (double)A.u_deg);
+    for (int64_t v = g0; v < g0 + A.u_deg; v++)
+        if (v != p) c[n++] = sg_mailbox_put_async(mb[v], &payload, msg);
+    for (int64_t v = 0; v < A.u_deg - 1; v++) c[n++] = sg_mailbox_get_async(mb[p], &got);
+    sg_comm_wait_all(c, (size_t)n);
+    free(c);
+}
+
+static void rank_main(int argc, char **argv) {
+    (void)argc;
+    const int64_t p = strtoll(argv[1], NULL, 10);
+    const int64_t r = p / A.u_deg, u = p % A.u_deg;
+    const double speed = sg_host_get_speed(sg_host_self());
+    a2a(p, A.mb_in, A.in_bytes);
+    double t = simgrid_get_clock();
+    if (t > A.end_in) A.end_in = t;
+    for (int64_t k = 0; k < A.steps; k++) {
+        rs_step_t st;
+        rs_schedule_step(A.s, r, k, &st);
+        const double tc = st.has_compute ? rs_machine_comp_time(A.rm, A.block, r, k, st.flops_exec) : 0.0;
+        sg_comm_t comm[2 * RS_MAX_TRANSFERS];
+        int nc = 0;
+        void *got = NULL;
+        for (int i = 0; i < st.n_send; i++)
+            comm[nc++] = sg_mailbox_put_async(A.mb_ring[st.send_peer * A.u_deg + u], &payload, (long)st.send[i].bytes);
+        for (int i = 0; i < st.n_recv; i++) comm[nc++] = sg_mailbox_get_async(A.mb_ring[p], &got);
+        sg_exec_t ex = tc > 0 ? sg_actor_exec_async(tc * speed) : NULL;
+        if (nc) sg_comm_wait_all(comm, (size_t)nc);
+        if (ex) sg_exec_wait(ex);
+    }
+    t = simgrid_get_clock();
+    if (t > A.end_attn) A.end_attn = t;
+    a2a(p, A.mb_out, A.out_bytes);
+    t = simgrid_get_clock();
+    if (t > A.end_out) A.end_out = t;
+    A.finished++;
+}
+
+static int child_main(const char *platform, int64_t n, FILE *out) {
+    char *argv[] = {"ringsim-sim-alt", "--log=root.thres:critical", "--cfg=network/model:CM02",
+                    "--cfg=network/TCP-gamma:0", "--cfg=network/crosstraffic:0", "--cfg=surf/precision:1e-15",
+                    "--cfg=maxmin/precision:1e-15", NULL};
+    int argc = 7;
+    simgrid_init(&argc, argv);
+    simgrid_load_platform(platform);
+    A.mb_in = calloc((size_t)n, sizeof *A.mb_in);
+    A.mb_ring = calloc((size_t)n, sizeof *A.mb_ring);
+    A.mb_out = calloc((size_t)n, sizeof *A.mb_out);
+    if (!A.mb_in || !A.mb_ring || !A.mb_out) return RS_EXIT_FAIL;
+    char name[64], host[64], arg[32];
+    for (int64_t p = 0; p < n; p++) {
+        snprintf(name, sizeof name, "in%lld", (long long)p);
+        A.mb_in[p] = sg_mailbox_by_name(name);
+        snprintf(name, sizeof name, "ring%lld", (long long)p);
+        A.mb_ring[p] = sg_mailbox_by_name(name);
+        snprintf(name, sizeof name, "out%lld", (long long)p);
+        A.mb_out[p] = sg_mailbox_by_name(name);
+    }
+    for (int64_t p = 0; p < n; p++) {
+        sg_host_t h = sg_host_by_name(rs_platform_host_name(p, host, sizeof host));
+        if (!h) return RS_EXIT_FAIL;
+        snprintf(name, sizeof name, "rank%lld", (long long)p);
+        snprintf(arg, sizeof arg, "%lld", (long long)p);
+        const char *av[] = {name, arg};
+        sg_actor_create_(name, h, rank_main, 2, av);
+    }
+    const double w0 = rs_now_s();
+    simgrid_run();
+    if (A.finished != n) return RS_EXIT_FAIL;
+    rs_sim_alt_result_t res = {A.end_in, A.end_attn, A.end_out, rs_now_s() - w0};
+    if (fwrite(&res, sizeof res, 1, out) != 1) return RS_EXIT_FAIL;
+    return RS_EXIT_OK;
+}
+
+/* ================================================================================================
+ * Parent
+ * ============================================================================================== */
+int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
+                   rs_sim_alt_result_t *out, rs_err_t *err) {
+    rs_problem_t p;
+    rs_machine_t rm;
+    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return -2;
+    const int64_t n = c->ulysses * c->ring;
+    if (rs_machine_validate(m, n, err)) return -2;
+    rs_schedule_t *s = rs_schedule_create(&p, err);
+    if (!s) return -2;
+
+    /* bytes a device holds before each all-to-all (docs/plan.md) */
+    double tok = (double)c->batch * (double)c->seq_tokens / (double)n;
+    double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
+    double a = (double)c->act_bytes;
+    memset(&A, 0, sizeof A);
+    A.s = s;
+    A.rm = &rm;
+    A.u_deg = c->ulysses;
+    A.r_deg = c->ring;
+    A.steps = rs_schedule_n_steps(s);
+    A.block = rs_problem_block(&p);
+    A.in_bytes = pass == RS_PASS_FORWARD ? tok * (q + 2 * k) * a : tok * q * a;
+    A.out_bytes = pass == RS_PASS_FORWARD ? tok * q * a : tok * (q + 2 * k) * a;
+
+    char dir[] = "/tmp/ringsim-alt-XXXXXX", platform[128];
+    int rc = -1, fds[2] = {-1, -1};
+    if (!mkdtemp(dir)) {
+        rs_schedule_free(s);
+        return rs_errf(err, "sim alt: cannot create a temporary directory: %s", strerror(errno));
+    }
+    snprintf(platform, sizeof platform, "%s/platform.xml", dir);
+    /* host speed F_eff(B), as the ring's compute time assumes */
+    if (rs_platform_write_file(platform, m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS, err)) goto done;
+    if (pipe(fds)) {
+        rs_errf(err, "sim alt: pipe: %s", strerror(errno));
+        goto done;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        rs_errf(err, "sim alt: fork: %s", strerror(errno));
+        goto done;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        struct rlimit nocore = {0, 0};
+        setrlimit(RLIMIT_CORE, &nocore);
+        FILE *pf = fdopen(fds[1], "w");
+        if (!pf) _exit(RS_EXIT_FAIL);
+        int code = child_main(platform, n, pf);
+        fflush(pf);
+        _exit(code);
+    }
+    close(fds[1]);
+    fds[1] = -1;
+    rs_sim_alt_result_t res;
+    size_t got = 0;
+    while (got < sizeof res) {
+        ssize_t r = read(fds[0], (char *)&res + got, sizeof res - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != sizeof res || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        rs_errf(err, "sim alt: the SimGrid child failed (U=%lld, R=%lld, %s; status %d)", (long long)c->ulysses,
+                (long long)c->ring, rs_pass_name(pass), status);
+        goto done;
+    }
+    *out = res;
+    rc = 0;
+done:
+    if (fds[0] >= 0) close(fds[0]);
+    if (fds[1] >= 0) close(fds[1]);
+    unlink(platform);
+    rmdir(dir);
+    rs_schedule_free(s);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* test_plan_sim.c - Ulysses, USP and ring attention passes simulated in SimGrid (sim/alt.c) against the
+ * analytic costs of model/alt.c: the all-to-all formula plus the ring walk. */
+#include <math.h>
+#include <string.h>
+
+#include "alt.h"
+#include "test_main.h"
+
+/* F = 1e15, intra 400 GB/s + 2 us, inter 50 GB/s + 5 us, G = 8. */
+static rs_machine_t machine(void) {
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.hw_name, sizeof m.hw_name, "round");
+    m.dtype = RS_DTYPE_BF16;
+    m.flops_per_s = 1e15;
+    m.overlap = 1;
+    m.comp_slowdown = 1;
+    m.devices_per_node = 8;
+    snprintf(m.intra.name, sizeof m.intra.name, "intra");
+    m.intra.bw_bytes_per_s = 400e9;
+    m.intra.latency_s = 2e-6;
+    snprintf(m.inter.name, sizeof m.inter.name, "inter");
+    m.inter.bw_bytes_per_s = 50e9;
+    m.inter.latency_s = 5e-6;
+    return m;
+}
+
+static void check(const char *model, int64_t seq, int64_t u, int64_t r, bool causal) {
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load(model, &t, &err), 0);
+    rs_machine_t m = machine();
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = seq;
+    c.ulysses = u;
+    c.ring = r;
+    c.causal = causal;
+    rs_sp_cost_t cost;
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
+    rs_sim_alt_result_t f, b;
+    int rc = rs_sim_alt_run(&t, &m, &c, RS_PASS_FORWARD, &f, &err);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL_FATAL(rs_sim_alt_run(&t, &m, &c, RS_PASS_BACKWARD, &b, &err), 0);
+    fprintf(stderr, "  %s S=%lld U=%lld R=%lld: fwd sim %.9g model %.9g | bwd sim %.9g model %.9g\n", model,
+            (long long)seq, (long long)u, (long long)r, f.makespan_s, cost.fwd_s, b.makespan_s, cost.bwd_s);
+    /* the first all-to-all alone: Q, K, V in (forward) */
+    double tok = (double)seq / (double)(u * r), q = (double)(t.q_heads * t.head_dim), k = (double)(t.kv_heads * t.head_dim);
+    RS_ASSERT_REL(f.a2a_in_end_s, rs_a2a_time_s(&m, u, tok * (q + 2 * k) * 2, NULL), 1e-6);
+    RS_ASSERT_REL(f.makespan_s, cost.fwd_s, 1e-6);
+    RS_ASSERT_REL(b.makespan_s, cost.bwd_s, 1e-6);
+}
+
+static void test_ulysses_node(void) { check("llama2-7b", 1 << 16, 8, 1, false); }
+static void test_ulysses_two_nodes(void) { check("llama2-7b", 1 << 16, 16, 1, true); }
+static void test_usp_4x4(void) { check("llama3-8b", 1 << 16, 4, 4, true); }
+static void test_usp_8x2(void) { check("llama3-8b", 1 << 15, 8, 2, false); }
+static void test_ring_16(void) { check("llama3-8b", 1 << 15, 1, 16, true); }
+
+static void test_bad_split(void) {
+    rs_transformer_t t;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
+    rs_machine_t m = machine();
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.ulysses = 16, c.ring = 1;
+    rs_sim_alt_result_t r;
+    CU_ASSERT_EQUAL(rs_sim_alt_run(&t, &m, &c, RS_PASS_FORWARD, &r, &err), -2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 16"));
+}
+
+static const rs_test_case_t cases[] = {
+    {"ulysses_node", test_ulysses_node},   {"ulysses_two_nodes", test_ulysses_two_nodes},
+    {"usp_4x4", test_usp_4x4},             {"usp_8x2", test_usp_8x2},
+    {"ring_16", test_ring_16},             {"bad_split", test_bad_split},
+    {NULL, NULL},
+};
+
+int main(void) {
+    rs_test_suite_t suites[] = {{"plan_sim", cases}};
+    return rs_test_main(suites, 1);
+}
