@@ -162,6 +162,9 @@ typedef struct rs_transport_ops {
     /* Rank 0 receives every rank's `bytes` host bytes, rank-major, into root_buf (ignored elsewhere). */
     int (*gather)(void *state, const void *host_buf, size_t bytes, void *root_buf, double timeout_s,
                   rs_err_t *err);
+    /* Rank 0's `bytes` host bytes to every rank's host_buf (in place). May be NULL (calibration
+     * then falls back to fixed choices). */
+    int (*bcast)(void *state, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err);
     /* Tear the whole job down after an error (MPI_Abort, ncclCommAbort). May not return. */
     void (*abort)(void *state, int exit_code);
     /* One line: library and version ("Open MPI v4.1.4, progress thread"). */

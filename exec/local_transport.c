@@ -216,6 +216,17 @@ static int lt_gather(void *st, const void *host_buf, size_t bytes, void *root_bu
     return lt_barrier(st, timeout_s, err);
 }
 
+static int lt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
+    local_rank_t *r = st;
+    rs_local_world_t *w = r->w;
+    pthread_mutex_lock(&w->mu);
+    w->gather_src[r->rank] = host_buf;
+    pthread_mutex_unlock(&w->mu);
+    if (lt_barrier(st, timeout_s, err) < 0) return -1;
+    if (r->rank != 0) memcpy(host_buf, w->gather_src[0], bytes);
+    return lt_barrier(st, timeout_s, err);
+}
+
 static void lt_abort(void *st, int exit_code) {
     (void)exit_code;
     local_rank_t *r = st;
@@ -241,6 +252,7 @@ const rs_transport_ops_t rs_local_transport_ops = {
     .wait = lt_wait,
     .barrier = lt_barrier,
     .gather = lt_gather,
+    .bcast = lt_bcast,
     .abort = lt_abort,
     .describe = lt_describe,
     .destroy = lt_destroy,

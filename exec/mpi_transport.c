@@ -262,6 +262,17 @@ static int mt_gather(void *st, const void *host_buf, size_t bytes, void *root_bu
     return finish(m, &r, timeout_s, "gathering results on rank 0", err);
 }
 
+static int mt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
+    mpi_state_t *m = st;
+    if (bytes > (size_t)INT32_MAX) return rs_errf(err, "mpi: broadcast of %zu bytes exceeds 2^31-1", bytes);
+    MPI_Request r;
+    pthread_mutex_lock(&m->mu);
+    int rc = MPI_Ibcast(host_buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+    pthread_mutex_unlock(&m->mu);
+    if (rc != MPI_SUCCESS) return rs_errf(err, "mpi: MPI_Ibcast failed");
+    return finish(m, &r, timeout_s, "a broadcast from rank 0", err);
+}
+
 static void mt_abort(void *st, int exit_code) {
     (void)st;
     MPI_Abort(MPI_COMM_WORLD, exit_code);
@@ -296,6 +307,7 @@ const rs_transport_ops_t rs_mpi_transport_ops = {
     .wait = mt_wait,
     .barrier = mt_barrier,
     .gather = mt_gather,
+    .bcast = mt_bcast,
     .abort = mt_abort,
     .describe = mt_describe,
     .destroy = mt_destroy,
