@@ -19,9 +19,11 @@
 
 extern char **environ;
 
+#define SIM_MAX_N 512 /* --sim: the all-pairs platform has N^2 routes */
+
 enum { OPT_MODEL = 2000, OPT_SEQ, OPT_GBATCH, OPT_DP, OPT_PROFILE, OPT_GPN, OPT_INTER, OPT_RANKS, OPT_MAX_RANKS,
        OPT_PRECISION, OPT_CKPT, OPT_CHUNK, OPT_LAYOUT, OPT_NO_CAUSAL, OPT_TILE, OPT_USABLE, OPT_LIN_EFF,
-       OPT_ATTN_EFF, OPT_PRICE, OPT_NO_ALT, OPT_CSV, OPT_MAXCTX_CSV, OPT_FIGURE, OPT_HELP };
+       OPT_ATTN_EFF, OPT_PRICE, OPT_NO_ALT, OPT_SIM, OPT_CSV, OPT_MAXCTX_CSV, OPT_FIGURE, OPT_HELP };
 
 static const struct option opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},        {"seq", required_argument, NULL, OPT_SEQ},
@@ -36,6 +38,7 @@ static const struct option opts[] = {
     {"price", required_argument, NULL, OPT_PRICE},        {"no-alternatives", no_argument, NULL, OPT_NO_ALT},
     {"csv", required_argument, NULL, OPT_CSV},            {"maxctx-csv", required_argument, NULL, OPT_MAXCTX_CSV},
     {"figure", required_argument, NULL, OPT_FIGURE},      {"help", no_argument, NULL, OPT_HELP},
+    {"sim", no_argument, NULL, OPT_SIM},
     {NULL, 0, NULL, 0},
 };
 
@@ -65,10 +68,11 @@ static void help(void) {
            "      --attn-eff E          attention kernel efficiency (uncalibrated profiles) [0.50]\n"
            "      --price [NAME=]USD    price per device-hour (all, or one profile; repeatable) [profile's]\n"
            "      --no-alternatives     cost the ring only (no Ulysses / USP)\n"
+           "      --sim                 also simulate every split in SimGrid (N <= %d; sim_attn_ms) [off]\n"
            "      --csv FILE            the table as CSV (\"-\" = stdout)               [none]\n"
            "      --maxctx-csv FILE     longest context vs N per profile, CSV           [none]\n"
            "      --figure FILE         that curve as .png/.pdf/.svg (gnuplot, plots/maxctx.gp) [none]\n"
-           "  -h, --help                this help\n");
+           "  -h, --help                this help\n", SIM_MAX_N);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -96,6 +100,7 @@ typedef struct {
     int n_curve;           /* longest context per N = 1, 2, 4, ... */
     int64_t curve_n[32];
     int64_t curve_seq[32];
+    double sim_attn_s[RS_PLAN_MAX_OPTIONS]; /* SimGrid: attention per layer as t_attn_layer_s; NaN = not run */
 } cand_t;
 
 typedef struct {
@@ -120,9 +125,9 @@ static void print_table(FILE *out, const rs_plan_config_t *c, cand_t *cands, int
                  "linear_eff=%.2f attn_eff=%.2f (uncalibrated profiles)\n",
             c->model.name, c->seq_tokens ? "given" : "max", (long long)c->global_batch, rs_precision_name(c->precision),
             rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff, c->attn_eff);
-    fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G", "seq",
-            "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "a2a_ms", "hidden", "B_tokens", "layer_ms", "step_s",
-            "MFU", "usd_step", "usd_Mtok");
+    fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
+            "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",
+            "layer_ms", "step_s", "MFU", "usd_step", "usd_Mtok");
     for (int i = 0; i < n; i++) {
         const rs_plan_result_t *r = &cands[i].res;
         for (int j = 0; j < r->n_options; j++) {
@@ -130,10 +135,11 @@ static void print_table(FILE *out, const rs_plan_config_t *c, cand_t *cands, int
             char sp[32], mem[32], hid[8];
             snprintf(hid, sizeof hid, "%s/%s", o->ring > 1 ? (o->attn.ring_hidden_fwd ? "y" : "n") : "-",
                      o->ring > 1 ? (o->attn.ring_hidden_bwd ? "y" : "n") : "-");
-            fprintf(out, "%c %-10.10s %3lld %9lld %5lld %3lld %-9s %4s %7s %9.3f %9.3f %7s %9lld %9.3f %9.3f %6.3f %9.4g %9.4g\n",
+            fprintf(out, "%c %-10.10s %3lld %9lld %5lld %3lld %-9s %4s %7s %9.3f %9.3f %9.3f %7s %9lld %9.3f %9.3f %6.3f %9.4g %9.4g\n",
                     j == r->best ? '*' : ' ', r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
                     (long long)(o->ulysses * o->ring), (long long)r->dp, split_name(sp, sizeof sp, o),
                     o->fits ? "yes" : "no", gib(mem, sizeof mem, o->mem_bytes), o->t_attn_layer_s * 1e3,
+                    cands[i].sim_attn_s[j] * 1e3,
                     (o->attn.a2a_fwd_s + o->attn.a2a_bwd_s) * 1e3, hid, (long long)o->attn.ring_block_tokens,
                     o->t_layer_s * 1e3, o->t_step_s, o->mfu, o->cost_per_step, o->cost_per_mtok);
         }
@@ -159,20 +165,20 @@ static int write_csv(const char *path, cand_t *cands, int n, rs_err_t *err) {
     fprintf(fp, "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,"
                 "usable_bytes,attn_fwd_s,attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,"
                 "step_s,block_tokens,ring_b_star_tokens,ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,"
-                "usd_per_step,usd_per_mtok\n");
+                "usd_per_step,usd_per_mtok,sim_attn_layer_s\n");
     for (int i = 0; i < n; i++) {
         const rs_plan_result_t *r = &cands[i].res;
         for (int j = 0; j < r->n_options; j++) {
             const rs_plan_option_t *o = &r->options[j];
             fprintf(fp, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                        "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g\n",
+                        "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g\n",
                     r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
                     (long long)(o->ulysses * o->ring), (long long)o->ulysses, (long long)o->ring, (long long)r->dp,
                     (long long)r->accum, rs_sp_kind_name(o->kind), j == r->best, o->fits, o->mem_bytes, r->usable_bytes,
                     o->attn.attn_fwd_s, o->attn.attn_bwd_s, o->attn.a2a_fwd_s, o->attn.a2a_bwd_s, o->t_attn_layer_s,
                     o->t_linear_layer_s, o->t_layer_s, o->t_head_s, o->t_step_s, (long long)o->attn.ring_block_tokens,
                     o->attn.ring_b_star_tokens, o->attn.ring_hidden_fwd, o->attn.ring_hidden_bwd, o->attn.a2a_inter,
-                    o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok);
+                    o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok, cands[i].sim_attn_s[j]);
         }
     }
     if (fp != stdout) return rs_file_commit(&f, err);
@@ -246,6 +252,41 @@ static int draw_figure(const char *csv, const char *out, const cand_t *cands, in
     return 0;
 }
 
+/* SimGrid (sim/alt.c): each split's forward and backward attention pass, combined as the plan does
+ * (forward + backward + recomputed forward under full checkpointing). */
+static int simulate(const rs_plan_config_t *c, cand_t *k, rs_err_t *err) {
+#ifdef RINGSIM_HAVE_SIM
+    const rs_plan_result_t *r = &k->res;
+    if (r->sp > SIM_MAX_N) return 0;
+    rs_machine_t mm;
+    rs_plan_machine(c, &k->machine, &mm);
+    for (int j = 0; j < r->n_options; j++) {
+        const rs_plan_option_t *o = &r->options[j];
+        rs_sp_config_t sc;
+        rs_sp_config_default(&sc);
+        sc.seq_tokens = r->seq_tokens;
+        sc.batch = 1;
+        sc.ulysses = o->ulysses;
+        sc.ring = o->ring;
+        sc.causal = c->causal;
+        sc.layout = c->layout;
+        sc.act_bytes = rs_precision_act_bytes(c->precision);
+        sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+        sc.tile = c->tile;
+        rs_sim_alt_result_t f, b;
+        if (rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_FORWARD, &f, err) ||
+            rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_BACKWARD, &b, err))
+            return -1;
+        k->sim_attn_s[j] = f.makespan_s + b.makespan_s + (c->ckpt == RS_CKPT_FULL ? f.makespan_s : 0.0);
+    }
+#else
+    (void)c;
+    (void)k;
+    (void)err;
+#endif
+    return 0;
+}
+
 int rs_cmd_plan(int argc, char **argv) {
     rs_err_t err = {{0}};
     rs_plan_config_t c;
@@ -253,6 +294,7 @@ int rs_cmd_plan(int argc, char **argv) {
     const char *model = NULL, *profile_list = "h100-sxm", *inter = NULL, *csv = NULL, *maxctx_csv = NULL,
                *figure = NULL;
     int64_t gpn = -1;
+    bool do_sim = false;
     price_t prices[MAX_PRICES];
     int n_prices = 0;
     int opt;
@@ -303,6 +345,13 @@ int rs_cmd_plan(int argc, char **argv) {
             break;
         }
         case OPT_NO_ALT: c.alternatives = false; break;
+        case OPT_SIM:
+#ifdef RINGSIM_HAVE_SIM
+            do_sim = true;
+#else
+            rc = rs_errf(&err, "--sim: this build has no SimGrid backend (install libsimgrid-dev and rebuild)");
+#endif
+            break;
         case OPT_CSV: csv = optarg; break;
         case OPT_MAXCTX_CSV: maxctx_csv = optarg; break;
         case OPT_FIGURE: figure = optarg; break;
@@ -382,6 +431,11 @@ int rs_cmd_plan(int argc, char **argv) {
         if (rs_plan_run(&c, &k->hw, &k->machine, &k->res, &err)) goto fail;
         done += 1;
         n_fit += k->res.best >= 0;
+        for (int j = 0; j < RS_PLAN_MAX_OPTIONS; j++) k->sim_attn_s[j] = NAN;
+        if (do_sim && simulate(&c, k, &err)) {
+            exit_code = RS_EXIT_FAIL;
+            goto fail;
+        }
         if (maxctx_csv || figure)
             for (int64_t s = 1; s <= c.max_sp && k->n_curve < 32; s *= 2) {
                 progress(done / total, k->hw.name);

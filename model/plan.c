@@ -86,6 +86,15 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
     return 0;
 }
 
+void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out) {
+    *out = *m;
+    if (out->n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
+        out->n_eff = 1;
+        out->eff[0].block_tokens = 1;
+        out->eff[0].efficiency = c->attn_eff;
+    }
+}
+
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
                    int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err) {
     rs_plan_option_t o;
@@ -102,12 +111,8 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     sc.act_bytes = rs_precision_act_bytes(c->precision);
     sc.grad_bytes = rs_precision_grad_bytes(c->precision);
     sc.tile = c->tile;
-    rs_machine_t mm = *m;
-    if (mm.n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
-        mm.n_eff = 1;
-        mm.eff[0].block_tokens = 1;
-        mm.eff[0].efficiency = c->attn_eff;
-    }
+    rs_machine_t mm;
+    rs_plan_machine(c, m, &mm);
     if (rs_sp_cost(t, &mm, &sc, &o.attn, err)) return -1;
     o.kind = o.attn.kind;
     o.ulysses = ulysses;

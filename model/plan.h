@@ -103,6 +103,10 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
 int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
                 rs_err_t *err);
 
+/* The machine the plan costs on: m with, when it has no calibrated efficiency curve, the constant
+ * attention kernel efficiency attn_eff. Can't fail. */
+void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out);
+
 /* Cost one split at (S, N) on the machine: memory, times, MFU, cost. Returns 0 or -1 (invalid split). */
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
                    int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err);
