@@ -1,0 +1,144 @@
+/* test_plan_cli.c - `ringsim memory` and `ringsim plan` as a user runs them: exit codes (0 ok, 1 runtime
+ * failure, 2 bad input), one-line messages, no half-written output. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_main.h"
+
+extern char **environ;
+
+static char out_text[1 << 16], err_text[1 << 14];
+
+static void slurp(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Run ringsim with args (NULL-terminated); returns the exit code, fills out_text and err_text. */
+static int run(const char *const *args) {
+    char *argv[32];
+    int n = 0;
+    argv[n++] = RS_BINARY_DIR "/bin/ringsim";
+    for (; *args && n < 31; args++) argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    const char *o = "/tmp/rs_test_plan_cli.out", *e = "/tmp/rs_test_plan_cli.err";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    slurp(o, out_text, sizeof out_text);
+    slurp(e, err_text, sizeof err_text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void test_memory_ok(void) {
+    const char *a[] = {"memory", "-m", "llama3-8b", "-S", "1M", "-N", "32", "-p", "h100-sxm", NULL};
+    CU_ASSERT_EQUAL(run(a), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "total"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "fits"));
+    /* the optimizer line: 8030261248 * 12 / 32 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "3011347968 B"));
+}
+
+static void test_memory_bad(void) {
+    const char *a[] = {"memory", "-m", "llama3-8b", "-S", "1M", "-N", "32", "--ulysses", "16", NULL};
+    CU_ASSERT_EQUAL(run(a), 2);
+    CU_ASSERT_EQUAL(lines(err_text), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "KV heads"));
+    const char *path = "/tmp/rs_test_plan_cli_model.json";
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"heads\": 2\n  }\n}\n", f);
+    fclose(f);
+    const char *b[] = {"memory", "-m", path, NULL};
+    CU_ASSERT_EQUAL(run(b), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, ":4:5: transformer.heads: unknown key"));
+    unlink(path);
+    const char *c[] = {"memory", "-m", "llama3-8b", "-S", "1000", "-N", "3", NULL};
+    CU_ASSERT_EQUAL(run(c), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--seq 1000"));
+}
+
+static void test_plan_does_not_fit(void) {
+    const char *csv = "/tmp/rs_test_plan_cli_nofit.csv";
+    unlink(csv);
+    const char *a[] = {"plan", "-m", "llama3-405b", "-S", "4M", "--max-ranks", "64", "-p", "h100-sxm,h200",
+                       "--csv", csv, NULL};
+    CU_ASSERT_EQUAL(run(a), 2);
+    CU_ASSERT_EQUAL(lines(err_text), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "does not fit"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "short by"));
+    CU_ASSERT_EQUAL(access(csv, F_OK), -1); /* no output on failure */
+}
+
+static void test_plan_bad_split(void) {
+    const char *a[] = {"plan", "-m", "llama3-8b", "-S", "1000", "-N", "8", NULL};
+    CU_ASSERT_EQUAL(run(a), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "divisible by 2N = 16"));
+    const char *b[] = {"plan", "-m", "llama3-8b", "--global-batch", "4", "--dp", "3", NULL};
+    CU_ASSERT_EQUAL(run(b), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--dp 3"));
+    const char *c[] = {"plan", "-m", "llama3-8b", "--price", "b200=3", NULL};
+    CU_ASSERT_EQUAL(run(c), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "no such candidate"));
+}
+
+static void test_plan_ok_csv(void) {
+    const char *csv = "/tmp/rs_test_plan_cli.csv", *mc = "/tmp/rs_test_plan_cli_maxctx.csv";
+    unlink(csv);
+    unlink(mc);
+    const char *a[] = {"plan", "-m", "llama3-8b", "-S", "128K", "-N", "64", "-p", "h100-sxm", "--price", "2.5",
+                       "--csv", csv, "--maxctx-csv", mc, "--max-ranks", "64", NULL};
+    CU_ASSERT_EQUAL(run(a), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "wins"));
+    char buf[8192];
+    slurp(csv, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "profile,devices_per_node,seq_tokens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM,8,131072,64,1,64,"));
+    slurp(mc, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "profile,n_ranks,max_seq_tokens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM,64,"));
+    unlink(csv);
+    unlink(mc);
+    /* an unwritable output is a runtime failure (exit 1) */
+    const char *b[] = {"plan", "-m", "llama3-8b", "--csv", "/nonexistent-dir/x.csv", NULL};
+    CU_ASSERT_EQUAL(run(b), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "/nonexistent-dir/x.csv"));
+}
+
+static const rs_test_case_t cases[] = {
+    {"memory_ok", test_memory_ok},
+    {"memory_bad", test_memory_bad},
+    {"plan_does_not_fit", test_plan_does_not_fit},
+    {"plan_bad_split", test_plan_bad_split},
+    {"plan_ok_csv", test_plan_ok_csv},
+    {NULL, NULL},
+};
+
+int main(void) {
+    if (access(RS_BINARY_DIR "/bin/ringsim", X_OK)) {
+        printf("skipped: %s/bin/ringsim not built\n", RS_BINARY_DIR);
+        return RS_TEST_SKIP;
+    }
+    rs_test_suite_t suites[] = {{"plan_cli", cases}};
+    return rs_test_main(suites, 1);
+}
