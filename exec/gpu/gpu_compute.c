@@ -319,14 +319,15 @@ static int gs_wait(void *st, double *t_start_s, double *t_end_s, rs_err_t *err) 
 
 static const char *gs_describe(void *st) { return ((gstate_t *)st)->desc; }
 
-static const rs_compute_ops_t gpu_ops_bf16 = {
-    "gpu", "bf16", 2, gs_create_bf16, gs_destroy, gs_buf_alloc, gs_buf_free, gs_upload, gs_download,
-    gs_fwd_begin, gs_fwd_step, gs_fwd_end, gs_bwd_begin, gs_bwd_step, gs_bwd_end, gs_grad_zero, gs_grad_add,
-    gs_wait, gs_describe};
-static const rs_compute_ops_t gpu_ops_fp16 = {
-    "gpu", "fp16", 2, gs_create_fp16, gs_destroy, gs_buf_alloc, gs_buf_free, gs_upload, gs_download,
-    gs_fwd_begin, gs_fwd_step, gs_fwd_end, gs_bwd_begin, gs_bwd_step, gs_bwd_end, gs_grad_zero, gs_grad_add,
-    gs_wait, gs_describe};
+#define GS_COMMON_OPS                                                                                      \
+    .buf_alloc = gs_buf_alloc, .buf_free = gs_buf_free, .upload = gs_upload, .download = gs_download,           \
+    .fwd_begin = gs_fwd_begin, .fwd_step = gs_fwd_step, .fwd_end = gs_fwd_end, .bwd_begin = gs_bwd_begin,       \
+    .bwd_step = gs_bwd_step, .bwd_end = gs_bwd_end, .grad_zero = gs_grad_zero, .grad_add = gs_grad_add,         \
+    .wait = gs_wait, .describe = gs_describe, .destroy = gs_destroy
+static const rs_compute_ops_t gpu_ops_bf16 = {.name = "gpu", .dtype_name = "bf16", .act_bytes = 2,
+                                               .create = gs_create_bf16, GS_COMMON_OPS};
+static const rs_compute_ops_t gpu_ops_fp16 = {.name = "gpu", .dtype_name = "fp16", .act_bytes = 2,
+                                               .create = gs_create_fp16, GS_COMMON_OPS};
 
 const rs_compute_ops_t *rs_gpu_compute_ops_for(rs_dtype_t dtype) {
     if (dtype == RS_DTYPE_BF16) return &gpu_ops_bf16;

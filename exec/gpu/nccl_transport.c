@@ -414,6 +414,23 @@ static const char *nt_describe(void *st) { return ((nstate_t *)st)->desc; }
 
 static void nt_destroy(void *st) { state_free(st); }
 
-const rs_transport_ops_t rs_nccl_transport_ops = {"nccl",     nt_rank,  nt_size,     nt_post,    NULL,
-                                                  nt_wait,    nt_barrier, nt_gather, nt_abort, nt_describe,
-                                                  nt_destroy};
+static int nt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
+    nstate_t *s = st;
+    if (!s->host_ops->bcast) return rs_errf(err, "nccl: the %s host transport has no bcast", s->host_ops->name);
+    return s->host_ops->bcast(s->host_state, host_buf, bytes, timeout_s, err);
+}
+
+const rs_transport_ops_t rs_nccl_transport_ops = {
+    .name = "nccl",
+    .rank = nt_rank,
+    .size = nt_size,
+    .post = nt_post,
+    .progress = NULL, /* the device moves the data */
+    .wait = nt_wait,
+    .barrier = nt_barrier,
+    .gather = nt_gather,
+    .bcast = nt_bcast,
+    .abort = nt_abort,
+    .describe = nt_describe,
+    .destroy = nt_destroy,
+};
