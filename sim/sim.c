@@ -171,13 +171,18 @@ static void rank_main(int argc, char **argv) {
             end_c = simgrid_get_clock();
         } else {
             /* Fast path (generated platform: this rank alone on its host, constant speed): the exec
-             * runs here; if it ended before the last transfer its end is t0 + amount / speed, which
-             * is what SimGrid computed. Otherwise the helper actor runs it and reports its end. */
+             * runs here; if it ended before the last transfer (the wait returns at once) its end is
+             * t0 + amount / speed, which is what SimGrid computed. Otherwise the helper actor runs it and reports its end. */
             sg_exec_t ex = NULL;
             if (tc > 0 && C.exclusive) ex = sg_actor_exec_async(tc * C.f_eff);
             else if (tc > 0) {
                 sl->amount = tc * C.f_eff;
                 sg_sem_release(sl->go);
+            }
+            if (!C.events) { /* no per-transfer ends needed: one wait for all */
+                sg_comm_wait_all(comm, (size_t)nc);
+                end_send = end_recv = simgrid_get_clock();
+                nc = 0;
             }
             while (nc > 0) { /* each completion time is an event end */
                 ssize_t idx = sg_comm_wait_any(comm, (size_t)nc);
@@ -189,12 +194,10 @@ static void rank_main(int argc, char **argv) {
                 nc--;
             }
             if (ex) {
-                if (sg_exec_test(ex)) {
-                    end_c = t0 + tc * C.f_eff / speed;
-                } else {
-                    sg_exec_wait(ex);
-                    end_c = simgrid_get_clock();
-                }
+                const double before = simgrid_get_clock();
+                sg_exec_wait(ex);
+                const double after = simgrid_get_clock();
+                end_c = after > before ? after : fmin(before, t0 + tc * C.f_eff / speed);
             } else if (tc > 0) {
                 sg_sem_acquire(sl->done);
                 end_c = sl->end_c;

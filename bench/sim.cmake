@@ -1,0 +1,13 @@
+# SimGrid backend benchmark: `ringsim sim` against a bare SimGrid C ring of the same shape.
+# Run: build/bench/sim_bench [--sizes 256,512,1024] [--repeat R]   (figures: docs/sim.md)
+if(TARGET rs_sim AND TARGET ringsim)
+  add_executable(sim_bare_ring ${CMAKE_CURRENT_SOURCE_DIR}/sim_bare_ring.c)
+  target_link_libraries(sim_bare_ring PRIVATE PkgConfig::SIMGRID)
+  set_target_properties(sim_bare_ring PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+
+  add_executable(sim_bench ${CMAKE_CURRENT_SOURCE_DIR}/sim_bench.c)
+  target_link_libraries(sim_bench PRIVATE rs_core)
+  target_compile_definitions(sim_bench PRIVATE RS_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set_target_properties(sim_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+  add_dependencies(sim_bench ringsim sim_bare_ring)
+endif()

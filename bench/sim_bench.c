@@ -1,0 +1,175 @@
+/* sim_bench.c - `ringsim sim` against a bare SimGrid C ring of the same shape (bench/sim_bare_ring.c).
+ *
+ * For each N (default 256, 512, 1024): a non-causal forward pass with B tokens per rank on the
+ * h100-sxm profile (F = 989 TFLOP/s, W = 450 GB/s, 3 us), run as two processes one after the other:
+ *   ringsim sim -N N -S N*B --no-causal -L contiguous -P forward --csv -
+ *   sim_bare_ring N FLOPS_PER_STEP BYTES_PER_STEP F W LATENCY
+ * The step's FLOPs and bytes come from the schedule (rs_problem_flops_per_pair, rs_problem_kv_bytes)
+ * and the machine from the same profile, so both simulate the same ring. Printed per N: wall time of
+ * each process (best of --repeat), time per simulated rank-step, peak RSS (wait4: the process and
+ * its children), the ratio ringsim / bare, and both makespans (they must agree).
+ *
+ * usage: sim_bench [--sizes 256,512,1024] [--block 8192] [--repeat 1]
+ */
+#define _DEFAULT_SOURCE /* wait4 */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hw.h"
+#include "schedule.h"
+#include "util.h"
+
+#define RINGSIM RS_BINARY_DIR "/bin/ringsim"
+#define BARE RS_BINARY_DIR "/bench/sim_bare_ring"
+
+typedef struct {
+    double wall_s;     /* process wall time */
+    long rss_bytes;    /* peak RSS of the process tree */
+    double makespan_s; /* parsed from its output */
+    double inner_s;    /* ringsim: sim_wall_s of the child; bare: its own wall_s */
+} run_t;
+
+/* Run argv, capturing stdout into buf. Returns 0 or -1. */
+static int run(char *const argv[], char *buf, size_t len, run_t *r) {
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    const double t0 = rs_now_s();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(fds[0], buf + got, len - 1 - got)) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0) got += (size_t)n;
+    buf[got] = '\0';
+    close(fds[0]);
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) < 0) return -1;
+    r->wall_s = rs_now_s() - t0;
+    r->rss_bytes = ru.ru_maxrss * 1024L;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    const char *sizes = "256,512,1024";
+    int64_t block = 8192;
+    int repeat = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
+        else if (!strcmp(argv[i], "--block") && i + 1 < argc) block = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--sizes 256,512,1024] [--block 8192] [--repeat 1]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (block < 1 || repeat < 1) {
+        fprintf(stderr, "sim_bench: --block and --repeat must be >= 1\n");
+        return 2;
+    }
+    rs_err_t err;
+    rs_hw_t hw;
+    rs_machine_t m;
+    if (rs_hw_load("h100-sxm", &hw, &err) != 0 || rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err) != 0) {
+        fprintf(stderr, "sim_bench: %s\n", err.msg);
+        return 1;
+    }
+    printf("# sim_bench: ringsim sim vs a bare SimGrid C ring, non-causal forward, B = %lld, h100-sxm\n",
+           (long long)block);
+    printf("# wall: process wall time, best of %d; per_rstep: wall / (N * N rank-steps); rss: peak RSS (wait4)\n",
+           repeat);
+    printf("%6s %10s %11s %11s %7s %12s %12s %10s %10s %12s %12s %10s\n", "N", "rank_steps", "ringsim_s", "bare_s",
+           "ratio", "rs_per_rstep", "bare_rstep", "rs_rss_MB", "bare_rss_MB", "rs_sim_s", "bare_inner_s",
+           "makespan_ok");
+    char *buf = malloc(1 << 20);
+    if (!buf) return 1;
+    int rc = 0;
+    for (const char *s = sizes; *s;) {
+        int64_t n = atoll(s);
+        const char *comma = strchr(s, ',');
+        s = comma ? comma + 1 : s + strlen(s);
+        if (n < 1) continue;
+        rs_problem_t p;
+        rs_problem_default(&p);
+        p.n_ranks = n;
+        p.seq_tokens = n * block;
+        p.causal = false;
+        p.layout = RS_LAYOUT_CONTIGUOUS;
+        p.pass = RS_PASS_FORWARD;
+        if (rs_problem_validate(&p, &err) != 0) {
+            fprintf(stderr, "sim_bench: %s\n", err.msg);
+            return 2;
+        }
+        char a_n[32], a_s[32], a_f[64], a_b[64], a_F[64], a_W[64], a_L[64];
+        snprintf(a_n, sizeof a_n, "%lld", (long long)n);
+        snprintf(a_s, sizeof a_s, "%lld", (long long)p.seq_tokens);
+        snprintf(a_f, sizeof a_f, "%.17g", (double)rs_problem_flops_per_pair(&p) * (double)block * (double)block);
+        snprintf(a_b, sizeof a_b, "%llu", (unsigned long long)rs_problem_kv_bytes(&p));
+        snprintf(a_F, sizeof a_F, "%.17g", rs_machine_flops_eff(&m, (double)block));
+        snprintf(a_W, sizeof a_W, "%.17g", m.intra.bw_bytes_per_s);
+        snprintf(a_L, sizeof a_L, "%.17g", m.intra.latency_s);
+        char *rs_argv[] = {RINGSIM, "sim", "-N", a_n, "-S", a_s, "--no-causal", "-L", "contiguous", "-P", "forward",
+                           "--csv", "-", NULL};
+        char *bare_argv[] = {BARE, a_n, a_f, a_b, a_F, a_W, a_L, NULL};
+        run_t best_rs = {INFINITY, 0, 0, 0}, best_bare = {INFINITY, 0, 0, 0};
+        for (int k = 0; k < repeat; k++) {
+            run_t r;
+            if (run(rs_argv, buf, 1 << 20, &r) != 0) {
+                fprintf(stderr, "sim_bench: ringsim sim failed at N = %lld\n", (long long)n);
+                rc = 1;
+                break;
+            }
+            /* --csv - : header line, then layout,pass,seq,n,B,makespan_s,walk,rel,eff,cb,rs,bmax,bmean,fu,fx,sim_wall_s,... */
+            char *row = strchr(buf, '\n');
+            double f[20] = {0};
+            int nf = 0;
+            for (char *c = row ? row + 1 : buf; c && *c && nf < 20; nf++) {
+                f[nf] = strtod(c, NULL);
+                c = strchr(c, ',');
+                if (c) c++;
+            }
+            r.makespan_s = f[5];
+            r.inner_s = f[15];
+            if (r.wall_s < best_rs.wall_s) best_rs.wall_s = r.wall_s, best_rs.inner_s = r.inner_s;
+            if (r.rss_bytes > best_rs.rss_bytes) best_rs.rss_bytes = r.rss_bytes;
+            best_rs.makespan_s = r.makespan_s;
+            if (run(bare_argv, buf, 1 << 20, &r) != 0) {
+                fprintf(stderr, "sim_bench: sim_bare_ring failed at N = %lld\n", (long long)n);
+                rc = 1;
+                break;
+            }
+            const char *ms = strstr(buf, "makespan_s="), *ws = strstr(buf, "wall_s=");
+            r.makespan_s = ms ? strtod(ms + 11, NULL) : NAN;
+            r.inner_s = ws ? strtod(ws + 7, NULL) : NAN;
+            if (r.wall_s < best_bare.wall_s) best_bare.wall_s = r.wall_s, best_bare.inner_s = r.inner_s;
+            if (r.rss_bytes > best_bare.rss_bytes) best_bare.rss_bytes = r.rss_bytes;
+            best_bare.makespan_s = r.makespan_s;
+        }
+        if (rc) break;
+        const double rank_steps = (double)n * (double)n;
+        const bool same = fabs(best_rs.makespan_s - best_bare.makespan_s) <= 1e-9 * best_bare.makespan_s;
+        printf("%6lld %10.0f %11.3f %11.3f %7.2f %10.3fus %10.3fus %10.1f %10.1f %12.3f %12.3f %10s\n", (long long)n,
+               rank_steps, best_rs.wall_s, best_bare.wall_s, best_rs.wall_s / best_bare.wall_s,
+               1e6 * best_rs.wall_s / rank_steps, 1e6 * best_bare.wall_s / rank_steps, best_rs.rss_bytes / 1e6,
+               best_bare.rss_bytes / 1e6, best_rs.inner_s, best_bare.inner_s, same ? "yes" : "NO");
+        fflush(stdout);
+        if (!same) rc = 1;
+    }
+    free(buf);
+    printf("# targets: ratio <= 1.2, ringsim peak RSS < 200 MB at N = 1024 : %s\n", rc ? "FAILED (see above)" : "see table");
+    return rc;
+}
