@@ -8,6 +8,10 @@
 
 #include "exec_launch.h"
 
+#include <pthread.h>
+
+#include "exec.h"
+
 extern char **environ;
 
 int rs_exec_env_rank(void) {
@@ -73,4 +77,40 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     }
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return RS_EXIT_FAIL;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * SPMD over threads
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    int (*fn)(const struct rs_transport_ops *, void *, void *);
+    void *ts, *arg;
+    int rc;
+} spmd_arg_t;
+
+static void *spmd_main(void *p) {
+    spmd_arg_t *a = p;
+    a->rc = a->fn(&rs_local_transport_ops, a->ts, a->arg);
+    if (a->rc != 0) rs_local_transport_ops.abort(a->ts, 1);
+    return NULL;
+}
+
+int rs_exec_spmd_threads(int64_t n, int (*fn)(const struct rs_transport_ops *tops, void *ts, void *arg), void *arg,
+                         rs_err_t *err) {
+    rs_local_world_t *w = rs_local_world_create(n, err);
+    if (!w) return -1;
+    spmd_arg_t *a = calloc((size_t)n, sizeof *a);
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    int64_t started = 0;
+    if (a && th)
+        for (; started < n; started++) {
+            a[started] = (spmd_arg_t){fn, rs_local_world_rank(w, started), arg, 0};
+            if (pthread_create(&th[started], NULL, spmd_main, &a[started]) != 0) break;
+        }
+    if (started < n && started > 0) rs_local_transport_ops.abort(a[0].ts, 1);
+    for (int64_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    int rc = started < n ? rs_errf(err, "could not start %lld threads", (long long)n) : a[0].rc;
+    free(a), free(th);
+    rs_local_world_free(w);
+    return rc;
 }

@@ -21,4 +21,11 @@ bool rs_exec_have_mpirun(void);
  * started. */
 int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err);
 
+/* Run fn(tops, ts, arg) as an SPMD program: n threads of this process over the "local" transport.
+ * Returns rank 0's return value, or -1 with err if the threads could not start. Use for commands
+ * that are otherwise run under mpirun (calibrate, validate) with --launch threads. */
+struct rs_transport_ops;
+int rs_exec_spmd_threads(int64_t n, int (*fn)(const struct rs_transport_ops *tops, void *ts, void *arg), void *arg,
+                         rs_err_t *err);
+
 #endif /* RS_EXEC_LAUNCH_H */

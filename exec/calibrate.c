@@ -1,0 +1,376 @@
+/* calibrate.c - F_eff(B), alpha-beta transport fit and overlap factor, measured (see calibrate.h). */
+#include "calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double med(double *v, size_t n) {
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void rs_calib_opts_default(rs_calib_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    for (int64_t b = 16; b <= 2048; b *= 2) o->blocks[o->n_blocks++] = b;
+    o->min_time_s = 0.05;
+    o->min_reps = 3;
+    o->timeout_s = 60;
+}
+
+/* Median over ranks of one value per rank, on rank 0 (others: their own value). */
+static int rank_median(const rs_transport_ops_t *tops, void *ts, double v, double timeout_s, double *out, rs_err_t *err) {
+    int64_t n = tops->size(ts), rank = tops->rank(ts);
+    double *all = rank == 0 ? malloc(sizeof(double) * (size_t)n) : NULL;
+    if (rank == 0 && !all) return rs_errf(err, "calibrate: out of memory");
+    if (tops->gather(ts, &v, sizeof v, all, timeout_s, err) < 0) {
+        free(all);
+        return -1;
+    }
+    *out = rank == 0 ? med(all, (size_t)n) : v;
+    free(all);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * A compute state holding one full B x B block (N = 1, S = B, non-causal)
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    rs_schedule_t *s;      /* the N = 1 schedule */
+    rs_step_t st;          /* its compute step */
+    void *cs;              /* compute state */
+    void *kv, *dkv;        /* buffers */
+    bool bwd;              /* measuring the backward step */
+} block_t;
+
+static void block_free(const rs_compute_ops_t *cops, block_t *b) {
+    if (b->cs) {
+        if (b->kv) cops->buf_free(b->cs, b->kv);
+        if (b->dkv) cops->buf_free(b->cs, b->dkv);
+        cops->destroy(b->cs);
+    }
+    rs_schedule_free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank, block_t *b,
+                      rs_err_t *err) {
+    memset(b, 0, sizeof *b);
+    rs_problem_t p = *prob;
+    p.seq_tokens = B, p.n_ranks = 1, p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
+    if (!(b->s = rs_schedule_create(&p, err))) return -1;
+    b->bwd = p.pass == RS_PASS_BACKWARD;
+    rs_schedule_step(b->s, 0, 0, &b->st);
+    rs_exec_rank_t ri = {.problem = p, .rank = 0, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p.head_dim),
+                         .local_rank = local_rank};
+    ri.n_segs = rs_schedule_rank_segments(b->s, 0, ri.segs);
+    rs_err_t e = {{0}};
+    size_t nq = (size_t)(p.batch * p.q_heads * B * p.head_dim), nkv = (size_t)(p.batch * p.kv_heads * B * p.head_dim);
+    float *h = malloc(sizeof(float) * (nq > nkv ? nq : nkv));
+    int rc = -1;
+    if (!h) { rs_errf(err, "calibrate: out of memory"); goto out; }
+    if (cops->create(&ri, &b->cs, &e) < 0 || cops->buf_alloc(b->cs, rs_problem_kv_bytes(&p), &b->kv, &e) < 0 ||
+        (b->bwd && cops->buf_alloc(b->cs, rs_problem_dkv_bytes(&p), &b->dkv, &e) < 0)) {
+        rs_errf(err, "calibrate: %s", e.msg);
+        goto out;
+    }
+    const rs_tensor_t ts[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
+    for (int i = 0; i < 4; i++) {
+        rs_exec_fill_local(7, ts[i], &p, ri.n_segs, ri.segs, 1.0, h);
+        if (cops->upload(b->cs, ts[i], h, b->kv, &e) < 0) { rs_errf(err, "calibrate: %s", e.msg); goto out; }
+    }
+    if (b->bwd) { /* the backward needs O and lse */
+        if (cops->fwd_begin(b->cs, &e) < 0 || cops->fwd_step(b->cs, &b->st, b->kv, &e) < 0 || cops->fwd_end(b->cs, &e) < 0 ||
+            cops->wait(b->cs, NULL, NULL, &e) < 0 || cops->bwd_begin(b->cs, &e) < 0) {
+            rs_errf(err, "calibrate: %s", e.msg);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(h);
+    if (rc < 0) block_free(cops, b);
+    return rc;
+}
+
+/* Launch one step and wait; returns its compute interval. */
+static int block_step(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
+    rs_err_t e = {{0}};
+    int rc = b->bwd ? (cops->grad_zero(b->cs, b->dkv, &e) < 0 ? -1 : cops->bwd_step(b->cs, &b->st, b->kv, b->dkv, &e))
+                    : (cops->fwd_begin(b->cs, &e) < 0 ? -1 : cops->fwd_step(b->cs, &b->st, b->kv, &e));
+    if (rc < 0 || cops->wait(b->cs, t0, t1, &e) < 0) return rs_errf(err, "calibrate: %s", e.msg);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Ring exchange of m bytes: the receive's post-to-completion time
+ * ------------------------------------------------------------------------------------------------- */
+static int exchange(const rs_transport_ops_t *tops, void *ts, void *sbuf, void *rbuf, uint64_t m, double timeout_s,
+                    double *t_s, rs_err_t *err) {
+    int64_t n = tops->size(ts), r = tops->rank(ts);
+    rs_xfer_req_t q[2] = {{RS_XFER_RECV, (r - 1 + n) % n, rbuf, m, 5}, {RS_XFER_SEND, (r + 1) % n, sbuf, m, 5}};
+    rs_xfer_time_t tm[2];
+    if (tops->post(ts, 2, q, err) < 0 || tops->wait(ts, timeout_s, tm, err) < 0) return -1;
+    *t_s = tm[0].done_s - tm[0].post_s;
+    return 0;
+}
+
+/* Least squares of t = L + m / W on relative error: minimise sum ((L + m u - t) / t)^2, u = 1/W. */
+static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L, double *W) {
+    double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (t[i] * t[i]), x = (double)m[i];
+        a11 += w, a12 += w * x, a22 += w * x * x, b1 += w * t[i], b2 += w * x * t[i];
+    }
+    double det = a11 * a22 - a12 * a12;
+    double l = (b1 * a22 - b2 * a12) / det, u = (a11 * b2 - a12 * b1) / det;
+    if (!(u > 0)) u = t[n - 1] / (double)m[n - 1], l = 0; /* degenerate: bandwidth from the largest */
+    if (l < 0) { /* refit through the origin */
+        double num = 0, den = 0;
+        for (int i = 0; i < n; i++) {
+            double w = 1.0 / (t[i] * t[i]);
+            num += w * (double)m[i] * t[i], den += w * (double)m[i] * (double)m[i];
+        }
+        l = 0, u = num / den;
+    }
+    *L = l, *W = 1.0 / u;
+}
+
+static double memcpy_bw(void) {
+    size_t n = 64u << 20;
+    char *a = malloc(n), *b = malloc(n);
+    if (!a || !b) {
+        free(a), free(b);
+        return 0;
+    }
+    memset(a, 1, n), memset(b, 2, n);
+    double best = 0;
+    for (int i = 0; i < 3; i++) {
+        double t0 = rs_now_s();
+        memcpy(b, a, n);
+        double dt = rs_now_s() - t0;
+        if (dt > 0 && 2.0 * (double)n / dt > best) best = 2.0 * (double)n / dt; /* read + write */
+    }
+    volatile char sink = b[n / 2];
+    (void)sink;
+    free(a), free(b);
+    return best;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The calibration
+ * ------------------------------------------------------------------------------------------------- */
+int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
+                 void *ts, const rs_calib_opts_t *o, rs_calib_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    const int64_t n = tops->size(ts), rank = tops->rank(ts);
+    const int local_rank = (int)rank;
+    double *samples = malloc(sizeof(double) * 100000);
+    if (!samples) return rs_errf(err, "calibrate: out of memory");
+    int rc = -1;
+    void *sbuf = NULL, *rbuf = NULL;
+    block_t blk = {0};
+    rs_err_t e = {{0}};
+    block_t scratch = {0};
+
+    /* 1. kernel */
+    for (int i = 0; i < o->n_blocks; i++) {
+        const int64_t B = o->blocks[i];
+        if (block_init(problem, B, cops, local_rank, &blk, err) < 0) goto done;
+        if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+        double t_first = rs_now_s(), t0, t1;
+        size_t ns = 0;
+        if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done; /* warm-up */
+        while ((ns < (size_t)o->min_reps || rs_now_s() - t_first < o->min_time_s) && ns < 100000) {
+            if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
+            samples[ns++] = t1 - t0;
+        }
+        double local = med(samples, ns), all;
+        if (rank_median(tops, ts, local, o->timeout_s, &all, err) < 0) goto done;
+        out->blocks[out->n_blocks] = B;
+        out->t_block_s[out->n_blocks] = all;
+        out->flops_eff[out->n_blocks] = (double)blk.st.flops_exec / all;
+        if (out->flops_eff[out->n_blocks] > out->flops_peak) out->flops_peak = out->flops_eff[out->n_blocks];
+        out->n_blocks++;
+        block_free(cops, &blk);
+    }
+
+    /* 2. transport (needs a ring of >= 2) */
+    out->latency_s = 0, out->bw_bytes_per_s = 0, out->eta = 1, out->sigma = 1;
+    if (n >= 2) {
+        if (o->n_sizes > 0) {
+            out->n_sizes = o->n_sizes;
+            memcpy(out->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->n_sizes);
+        } else {
+            rs_problem_t p = *problem;
+            p.seq_tokens = o->blocks[o->n_blocks - 1], p.n_ranks = 1;
+            uint64_t top = rs_problem_kv_bytes(&p) * 4;
+            if (top < (1u << 20)) top = 1u << 20;
+            for (uint64_t m = 1024; m <= top && out->n_sizes < RS_CALIB_MAX_SIZES; m *= 4) out->sizes[out->n_sizes++] = m;
+        }
+        uint64_t maxm = out->sizes[out->n_sizes - 1];
+        /* buffers for the largest message and the largest block's K,V */
+        rs_problem_t pb = *problem;
+        pb.seq_tokens = o->blocks[o->n_blocks - 1], pb.n_ranks = 1;
+        uint64_t bufm = maxm > rs_problem_kv_bytes(&pb) ? maxm : rs_problem_kv_bytes(&pb);
+        if (!(scratch.cs = NULL, block_init(problem, o->blocks[0], cops, local_rank, &scratch, err) == 0)) goto done;
+        if (cops->buf_alloc(scratch.cs, bufm, &sbuf, &e) < 0 || cops->buf_alloc(scratch.cs, bufm, &rbuf, &e) < 0) {
+            rs_errf(err, "calibrate: %s", e.msg);
+            goto done;
+        }
+        for (int i = 0; i < out->n_sizes; i++) {
+            const uint64_t m = out->sizes[i];
+            const int reps = m <= (1u << 20) ? 30 : 8; /* the same on every rank */
+            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+            double t;
+            for (int r = 0; r < 3; r++)
+                if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
+            for (int r = 0; r < reps; r++) {
+                if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
+                samples[r] = t;
+            }
+            double local = med(samples, (size_t)reps);
+            if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
+        }
+        if (rank == 0) {
+            fit_alpha_beta(out->sizes, out->t_msg_s, out->n_sizes, &out->latency_s, &out->bw_bytes_per_s);
+            for (int i = 0; i < out->n_sizes; i++) {
+                double f = out->latency_s + (double)out->sizes[i] / out->bw_bytes_per_s;
+                double r = fabs(f - out->t_msg_s[i]) / out->t_msg_s[i];
+                if (r > out->fit_err_max) out->fit_err_max = r;
+            }
+        }
+
+        /* 3. overlap, where it matters: at B_o, the block whose compute time is closest to its own
+         * ring transfer (L + kv_bytes(B) / W, the crossover), with that transfer */
+        double decide[2] = {0, 0}; /* B_o index, m bytes */
+        if (rank == 0) {
+            int bi = 0;
+            double best = INFINITY;
+            for (int i = 0; i < out->n_blocks; i++) {
+                rs_problem_t p = *problem;
+                p.seq_tokens = o->blocks[i], p.n_ranks = 1;
+                double tm = out->latency_s + (double)rs_problem_kv_bytes(&p) / out->bw_bytes_per_s;
+                double d = fabs(log(out->t_block_s[i] / tm));
+                if (d < best) best = d, bi = i;
+            }
+            rs_problem_t p = *problem;
+            p.seq_tokens = o->blocks[bi], p.n_ranks = 1;
+            decide[0] = bi, decide[1] = (double)rs_problem_kv_bytes(&p);
+        }
+        if (tops->bcast) {
+            if (tops->bcast(ts, decide, sizeof decide, o->timeout_s, err) < 0) goto done;
+        } else { /* no broadcast: a fixed choice every rank can make alone */
+            rs_problem_t p = *problem;
+            p.seq_tokens = o->blocks[o->n_blocks / 2], p.n_ranks = 1;
+            decide[0] = o->n_blocks / 2, decide[1] = (double)rs_problem_kv_bytes(&p);
+        }
+        const int bi = (int)decide[0];
+        const uint64_t m = (uint64_t)decide[1];
+        out->overlap_block = o->blocks[bi];
+        if (block_init(problem, o->blocks[bi], cops, local_rank, &blk, err) < 0) goto done;
+        int64_t nn = n;
+        rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
+        double ends[31], comps[31], alone[31];
+        int reps = 31;
+        for (int r = 0; r < reps + 1; r++) {
+            double t0, t1, c0, c1;
+            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+            if (block_step(cops, &blk, &c0, &c1, err) < 0) goto done; /* alone */
+            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+            rs_xfer_time_t tm[2];
+            if (tops->post(ts, 2, q, err) < 0) goto done;
+            if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
+            if (tops->wait(ts, o->timeout_s, tm, err) < 0) goto done;
+            if (r == 0) continue; /* warm-up */
+            ends[r - 1] = fmax(tm[0].done_s, tm[1].done_s) - fmin(tm[0].post_s, tm[1].post_s);
+            comps[r - 1] = t1 - t0;
+            alone[r - 1] = c1 - c0;
+        }
+        double E, TC, TA;
+        if (rank_median(tops, ts, med(ends, (size_t)reps), o->timeout_s, &E, err) < 0 ||
+            rank_median(tops, ts, med(comps, (size_t)reps), o->timeout_s, &TC, err) < 0 ||
+            rank_median(tops, ts, med(alone, (size_t)reps), o->timeout_s, &TA, err) < 0)
+            goto done;
+        block_free(cops, &blk);
+        if (rank == 0) {
+            const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
+            out->overlap_t_comp_s = TA, out->overlap_t_comp_busy_s = TC, out->overlap_x_s = L + x, out->overlap_end_s = E;
+            out->sigma = TA > 0 ? fmax(1.0, TC / TA) : 1;
+            double eta;
+            if (TC <= L) eta = 1;
+            else if (E >= TC) eta = (TC + x - E) / (TC - L);
+            else eta = E - L > 0 ? x / (E - L) : 1;
+            out->eta = fmin(1.0, fmax(0.0, eta));
+        }
+    }
+    out->mem_bw_bytes_per_s = memcpy_bw();
+    rc = 0;
+done:
+    block_free(cops, &blk);
+    if (scratch.cs) {
+        if (sbuf) cops->buf_free(scratch.cs, sbuf);
+        if (rbuf) cops->buf_free(scratch.cs, rbuf);
+    }
+    block_free(cops, &scratch);
+    free(samples);
+    return rc;
+}
+
+void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_hw_t *hw) {
+    memset(hw, 0, sizeof *hw);
+    snprintf(hw->name, sizeof hw->name, "%s", name);
+    hw->flops_per_s[RS_DTYPE_FP32] = c->flops_peak;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    hw->mem_bytes = pages > 0 && psz > 0 ? (double)pages * (double)psz : 1e9;
+    hw->mem_bw_bytes_per_s = c->mem_bw_bytes_per_s > 0 ? c->mem_bw_bytes_per_s : 1e9;
+    hw->devices_per_node = n_ranks;
+    snprintf(hw->intra.name, sizeof hw->intra.name, "measured");
+    hw->intra.bw_bytes_per_s = c->bw_bytes_per_s > 0 ? c->bw_bytes_per_s : 1e12;
+    hw->intra.latency_s = c->latency_s;
+    hw->has_inter = false;
+    hw->n_eff = 0;
+    for (int i = 0; i < c->n_blocks && hw->n_eff < RS_MAX_EFF_POINTS; i++) {
+        hw->eff[hw->n_eff].block_tokens = (double)c->blocks[i];
+        hw->eff[hw->n_eff].efficiency = c->flops_eff[i] / c->flops_peak;
+        hw->n_eff++;
+    }
+    hw->launch_s = 0;
+    if (c->eta >= 0.98) {
+        hw->overlap = 1.0;
+        hw->comp_slowdown = c->sigma;
+    } else {
+        hw->overlap = c->eta;
+        hw->comp_slowdown = 1.0;
+    }
+    snprintf(hw->calibration_note, sizeof hw->calibration_note, "%s", note);
+}
+
+void rs_calib_print(const rs_calib_t *c, FILE *out) {
+    fprintf(out, "# kernel: F_eff(B) of one full B x B block step (median over repetitions and ranks)\n");
+    fprintf(out, "# %8s %14s %12s %8s\n", "B", "t_block_s", "GFLOP/s", "eff");
+    for (int i = 0; i < c->n_blocks; i++)
+        fprintf(out, "  %8lld %14.6g %12.3f %8.3f\n", (long long)c->blocks[i], c->t_block_s[i], c->flops_eff[i] * 1e-9,
+                c->flops_eff[i] / c->flops_peak);
+    if (c->n_sizes > 0) {
+        fprintf(out, "# transport: ring exchange (send to p+1, receive from p-1), receive post to completion\n");
+        fprintf(out, "# %12s %14s %14s %10s\n", "bytes", "t_s", "fit_s", "GB/s");
+        for (int i = 0; i < c->n_sizes; i++)
+            fprintf(out, "  %12llu %14.6g %14.6g %10.3f\n", (unsigned long long)c->sizes[i], c->t_msg_s[i],
+                    c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9);
+        fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%)\n", c->latency_s,
+                c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
+        fprintf(out, "# overlap at B=%lld: compute alone %.4g s, with transfer %.4g s (sigma %.3f); transfer alone %.4g s, "
+                     "completed at %.4g s -> eta %.3f\n",
+                (long long)c->overlap_block, c->overlap_t_comp_s, c->overlap_t_comp_busy_s, c->sigma, c->overlap_x_s,
+                c->overlap_end_s, c->eta);
+    }
+    fprintf(out, "# memcpy bandwidth (read + write, one rank): %.3g GB/s\n", c->mem_bw_bytes_per_s * 1e-9);
+}
