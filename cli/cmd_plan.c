@@ -151,8 +151,8 @@ static void print_table(FILE *out, const rs_plan_config_t *c, cand_t *cands, int
         }
         fprintf(out, "# %s: %s\n", r->hw_name, r->why);
     }
-    fprintf(out, "# '*' = fastest split that fits; hidden = ring transfers hide behind compute fwd/bwd (closed "
-                 "form at B); times per layer include recompute (ckpt)\n");
+    fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
+                 "(the walk at B); times per layer include recompute (ckpt)\n");
 }
 
 static int write_csv(const char *path, cand_t *cands, int n, rs_err_t *err) {

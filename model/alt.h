@@ -60,9 +60,11 @@ typedef struct {
     int64_t ring_block_tokens; /* B = S / R tokens per ring rank (R > 1), else S */
     double ring_t_comp_s;      /* closed form middle step, forward (R > 1; else 0) */
     double ring_t_comm_s;
-    double ring_b_star_tokens; /* smallest block hiding the forward transfers (calibrated form) */
-    bool ring_hidden_fwd;      /* forward transfers hide behind compute at this B (closed form) */
-    bool ring_hidden_bwd;
+    double ring_b_star_tokens; /* smallest full block hiding the forward transfers (closed form, no mask) */
+    int64_t comm_bound_fwd;    /* walk: (rank, step) of the forward whose transfers outlast the compute */
+    int64_t comm_bound_bwd;    /* the same, backward, not counting the R tail steps (no compute) */
+    bool ring_hidden_fwd;      /* comm_bound_fwd == 0: every transfer hides (the walk, mask included) */
+    bool ring_hidden_bwd;      /* comm_bound_bwd == 0 */
     double walk_eff_fwd;       /* walk efficiency (perfect balance / makespan), forward */
     double flops_useful_fwd;   /* attention FLOPs of the whole sequence (all devices), forward */
     double flops_useful_bwd;   /* backward */

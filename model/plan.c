@@ -187,7 +187,7 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
         if (!o->fits) ADD(" (does not fit)");
         else if (o->ulysses > 1 && o->attn.a2a_inter) ADD(" (all-to-all across nodes)");
         else if (o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd))
-            ADD(" (ring transfers exposed: B=%lld < B*=%.0f)", (long long)o->attn.ring_block_tokens,
+            ADD(" (ring transfers exposed at B=%lld; full-block B*=%.0f)", (long long)o->attn.ring_block_tokens,
                 o->attn.ring_b_star_tokens);
     }
     if (r->sp > c->model.kv_heads)

@@ -105,6 +105,10 @@ static void test_ring_is_walk(void) {
     CU_ASSERT_EQUAL(rs_model_walk(s, &m, NULL, NULL, &w, &err), 0);
     rs_schedule_free(s);
     CU_ASSERT_EQUAL(cost.attn_bwd_s, w.makespan_s);
+    /* hidden = the walk's transfer-bound steps, less the 16 tail steps that have no compute */
+    CU_ASSERT(w.comm_bound_steps >= 16);
+    CU_ASSERT_EQUAL(cost.comm_bound_bwd, w.comm_bound_steps - 16);
+    CU_ASSERT_EQUAL(cost.ring_hidden_bwd, cost.comm_bound_bwd == 0);
     CU_ASSERT_EQUAL(cost.a2a_fwd_s, 0.0);
     CU_ASSERT_EQUAL(cost.kind, RS_SP_RING);
     CU_ASSERT_TRUE(cost.ring_inter); /* 16 ranks on nodes of 8 */
@@ -136,6 +140,29 @@ static void test_ulysses_cost(void) {
     /* non-causal: S^2 pairs x 4 d (Hq / U) FLOPs at peak (uncalibrated machine) */
     RS_ASSERT_REL(u.attn_fwd_s, 65536.0 * 65536.0 * 4 * 128 * 4 / 1e15, 1e-12);
     RS_ASSERT_REL(u.fwd_s, u.a2a_fwd_s + u.attn_fwd_s, 1e-15);
+}
+
+/* Causal zigzag steps compute half a block: at B = 4096 on the 50 GB/s inter tier the full-block
+ * closed form says "hidden" (B* ~ 2.5K for GQA 32/8 at 0.5 x 1e15) but the walk sees the transfers
+ * outlast the half-block compute; at B = 8192 they hide. */
+static void test_hidden_uses_mask(void) {
+    rs_transformer_t t = load("llama3-8b");
+    rs_machine_t m = round_machine();
+    m.n_eff = 1, m.eff[0].block_tokens = 1, m.eff[0].efficiency = 0.5;
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = 1 << 17;
+    c.ulysses = 2, c.ring = 32; /* B = 4096, ring ranks 4 per node: inter hops */
+    rs_sp_cost_t a, b;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &a, &err), 0);
+    CU_ASSERT(a.ring_b_star_tokens < 4096);
+    CU_ASSERT_FALSE(a.ring_hidden_fwd);
+    CU_ASSERT(a.comm_bound_fwd > 0);
+    c.ulysses = 4, c.ring = 16; /* B = 8192 */
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &b, &err), 0);
+    CU_ASSERT_TRUE(b.ring_hidden_fwd);
+    CU_ASSERT_TRUE(b.ring_hidden_bwd);
 }
 
 /* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
@@ -267,6 +294,7 @@ static const rs_test_case_t plan_cases[] = {
     {"a2a_formula", test_a2a_formula},
     {"ring_is_walk", test_ring_is_walk},
     {"ulysses_cost", test_ulysses_cost},
+    {"hidden_uses_mask", test_hidden_uses_mask},
     {"ring_over_ulysses", test_ring_over_ulysses},
     {"option_arithmetic", test_option_arithmetic},
     {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
