@@ -423,6 +423,7 @@ static int launch_bwd_mma(const BwdParams &p, int batch, cudaStream_t stream, rs
     constexpr int smem = bwd_smem_bytes<D, BWD_TQ>();
     RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_bwd_mma<T, D, BWD_TQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     const int tiles = p.tiles_k0 + (p.desc.n_kv > 1 ? rs_gpu_n_tiles(p.desc.kv[1].len, BWD_TK) : 0);
+    if (tiles == 0) return 0; // no KV rows: nothing to launch
     dim3 grid((unsigned)tiles, (unsigned)(batch * p.hkv));
     attn_bwd_mma<T, D, BWD_TQ><<<grid, BWD_THREADS, smem, stream>>>(p);
     RS_CUDA_TRY(err, cudaGetLastError());

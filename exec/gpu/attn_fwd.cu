@@ -351,6 +351,7 @@ static int launch_fwd_mma(const FwdParams &p, int batch, cudaStream_t stream, rs
     // The opt-in above 48 KB is a per-device function attribute; setting it costs about a microsecond.
     RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_fwd_mma<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     const int tiles = p.tiles_q0 + (p.desc.n_q > 1 ? rs_gpu_n_tiles(p.desc.q[1].len, FWD_TQ) : 0);
+    if (tiles == 0) return 0; // no Q rows: nothing to launch (a 0-block grid is a launch error)
     dim3 grid((unsigned)tiles, (unsigned)(batch * p.hq));
     attn_fwd_mma<T, D><<<grid, FWD_THREADS, smem, stream>>>(p);
     RS_CUDA_TRY(err, cudaGetLastError());
