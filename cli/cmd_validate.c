@@ -1,11 +1,448 @@
-/* cmd_validate.c - `ringsim validate` (stub: not implemented yet). */
-#include <stdio.h>
+/* cmd_validate.c - `ringsim validate`: calibrate this machine, then for a sweep of B across the
+ * overlap threshold predict (the model's critical-path walk, and the SimGrid simulator when built)
+ * and measure (the CPU executor over MPI) the same schedule, and compare them (traces/compare.h):
+ * per B the typical T_comp, T_comm, T_step and the makespan; over the sweep the per-(rank, step)
+ * errors (median, p95, max) and the crossover B where T_comm overtakes T_comp, predicted vs
+ * measured. Runs as one MPI job (it re-starts itself under mpirun), so calibration and measurement
+ * see the same processes, cores and transport. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "compare.h"
+#include "trace.h"
+
+#ifdef RINGSIM_HAVE_EXEC
+#include "calibrate.h"
+#include "exec.h"
+#include "exec_launch.h"
+#ifdef RINGSIM_HAVE_SIM
+#include "sim.h"
+#endif
+
+#define MAX_B 32
+
+enum { OPT_BLOCKS = 2000, OPT_LAUNCH, OPT_PROGRESS, OPT_REPS, OPT_WARMUP, OPT_CALIBRATED, OPT_SAVE_PROFILE, OPT_CSV,
+       OPT_TRACE_DIR, OPT_NO_SIM, OPT_TIMEOUT, OPT_MIN_TIME, OPT_HELP };
+
+static const struct option own_opts[] = {
+    {"blocks", required_argument, NULL, OPT_BLOCKS},
+    {"launch", required_argument, NULL, OPT_LAUNCH},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"calibrated", required_argument, NULL, OPT_CALIBRATED},
+    {"save-profile", required_argument, NULL, OPT_SAVE_PROFILE},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"trace-dir", required_argument, NULL, OPT_TRACE_DIR},
+    {"no-sim", no_argument, NULL, OPT_NO_SIM},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"min-time", required_argument, NULL, OPT_MIN_TIME},
+    {"help", no_argument, NULL, OPT_HELP},
+};
+
+static void help(void) {
+    printf("usage: ringsim validate [options]\n\n"
+           "Calibrate (ringsim calibrate), then for every B of a sweep across the overlap threshold: predict\n"
+           "(critical-path walk; SimGrid when built and the overlap model allows it) and measure (CPU executor,\n"
+           "MPI) the same schedule; print per-B T_comp, T_comm, T_step and makespan, predicted vs measured, the\n"
+           "per-(rank, step) errors over the sweep (median, p95, max) and the crossover B where T_comm\n"
+           "overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n"
+           "      --blocks LIST        B sweep, comma list (K suffix)           [32,64,128,256,512,1024]\n"
+           "      --calibrated FILE    use this calibrated profile instead of calibrating now\n"
+           "      --save-profile FILE  write the calibrated profile             [none]\n"
+           "      --min-time S         calibration time per block size          [0.05]\n"
+           "      --reps N             measured repetitions per B (medians)     [5]\n"
+           "      --warmup N           unmeasured repetitions per B             [1]\n"
+           "      --progress none|poll|thread  MPI progress                     [thread]\n"
+           "      --launch mpirun|threads  ranks as MPI processes or threads    [mpirun if on PATH]\n"
+           "      --no-sim             skip the simulator                       [sim when built]\n"
+           "      --csv FILE           per-B rows as CSV                        [none]\n"
+           "      --trace-dir DIR      write measured and predicted traces per B [none]\n"
+           "      --timeout S          give up a wait after S seconds           [60]\n"
+           "  -h, --help               this help\n\n"
+           "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
+           "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n\n");
+    rs_cli_common_help(stdout);
+}
+
+typedef struct {
+    rs_problem_t problem;       /* shape, layout, pass, causal (S set per B) */
+    int n_b;                    /* sweep */
+    int64_t b[MAX_B];
+    rs_calib_opts_t co;         /* calibration */
+    rs_exec_opts_t eo;          /* executor */
+    const char *calibrated;     /* existing profile, or NULL */
+    const char *save_profile;   /* write the calibrated profile */
+    const char *csv, *trace_dir;
+    const char *progress;       /* name, for the note */
+    bool no_sim;
+} val_job_t;
+
+typedef struct {
+    rs_trace_summary_t meas, pred, sim; /* typical step, makespan */
+    bool has_sim;
+    double b_star;              /* closed form's B* */
+} row_t;
+
+static double rel(double pred, double meas) { return (pred - meas) / meas; }
+
+/* Collect |rel err| of every (rank, step) point of metric into v. */
+static void collect(const rs_compare_t *cmp, rs_cmp_metric_t metric, double *v, size_t *n) {
+    for (size_t i = 0; i < cmp->n_points; i++)
+        if (cmp->points[i].metric == metric && isfinite(cmp->points[i].rel_err)) v[(*n)++] = fabs(cmp->points[i].rel_err);
+}
+
+static int write_pair(const char *dir, int64_t B, const char *what, const rs_trace_t *t, rs_err_t *err) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/validate-B%lld-%s.csv", dir, (long long)B, what);
+    return rs_trace_write_csv(t, path, err);
+}
+
+static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
+    val_job_t *j = arg;
+    const int64_t rank = tops->rank(ts), N = tops->size(ts);
+    rs_err_t err = {{0}};
+    rs_hw_t hw;
+    /* ---- calibration ---- */
+    if (j->calibrated) {
+        if (rs_hw_load(j->calibrated, &hw, &err) < 0) {
+            if (rank == 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
+            return RS_EXIT_USAGE;
+        }
+    } else {
+        rs_calib_t c;
+        rs_problem_t cp = j->problem;
+        cp.pass = j->problem.pass;
+        if (rs_calibrate(&cp, &rs_cpu_compute_ops, tops, ts, &j->co, &c, &err) < 0) {
+            fprintf(stderr, "ringsim validate: rank %lld: calibration: %s\n", (long long)rank, err.msg);
+            return RS_EXIT_FAIL;
+        }
+        if (rank == 0) {
+            char note[256];
+            snprintf(note, sizeof note, "ringsim validate calibration, %lld ranks, progress %s; %.80s", (long long)N,
+                     j->progress, rs_exec_blas_version());
+            rs_calib_to_hw(&c, "cpu-validate", note, N, &hw);
+            printf("# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)N, j->progress);
+            rs_calib_print(&c, stdout);
+            if (j->save_profile && rs_hw_write_json(&hw, j->save_profile, note, &err) < 0) {
+                fprintf(stderr, "ringsim validate: %s\n", err.msg);
+                return RS_EXIT_FAIL;
+            }
+        }
+    }
+    rs_machine_t m;
+    if (rank == 0 && rs_machine_from_hw(&hw, RS_DTYPE_FP32, &m, &err) < 0) {
+        fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    /* ---- sweep ---- */
+    row_t rows[MAX_B];
+    memset(rows, 0, sizeof rows);
+    size_t cap = 0;
+    for (int i = 0; i < j->n_b; i++) cap += (size_t)(N * (N + 1)) * 2;
+    double *ec[RS_CMP_METRIC_COUNT], *es[RS_CMP_METRIC_COUNT];
+    size_t nec[RS_CMP_METRIC_COUNT] = {0}, nes[RS_CMP_METRIC_COUNT] = {0};
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) ec[k] = calloc(cap + 1, sizeof(double)), es[k] = calloc(cap + 1, sizeof(double));
+    double mk_err[MAX_B], mk_err_sim[MAX_B];
+    int n_sim = 0;
+    bool sim_ok = !j->no_sim;
+#ifndef RINGSIM_HAVE_SIM
+    sim_ok = false;
+#endif
+    const char *sim_note = sim_ok ? "" : (j->no_sim ? "--no-sim" : "not built");
+    if (rank == 0 && sim_ok && (m.overlap < 1 || m.comp_slowdown > 1)) {
+        sim_ok = false;
+        sim_note = "overlap < 1 or slowdown > 1 are walk-only";
+    }
+    int exit_code = RS_EXIT_OK;
+    for (int i = 0; i < j->n_b; i++) {
+        rs_problem_t p = j->problem;
+        p.seq_tokens = j->b[i] * N, p.n_ranks = N;
+        rs_schedule_t *s = rs_schedule_create(&p, &err);
+        if (!s) {
+            if (rank == 0) fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
+            exit_code = RS_EXIT_USAGE;
+            break;
+        }
+        rs_trace_t *tm = rank == 0 ? rs_trace_create("exec-cpu") : NULL;
+        rs_exec_result_t res;
+        if (rs_exec_run(s, &rs_cpu_compute_ops, tops, ts, &j->eo, (int)rank, tm, &res, &err) < 0) {
+            fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
+            rs_trace_free(tm);
+            rs_schedule_free(s);
+            exit_code = RS_EXIT_FAIL;
+            tops->abort(ts, RS_EXIT_FAIL);
+            break;
+        }
+        if (rank == 0) {
+            rs_trace_t *tp = rs_trace_create("model");
+            rs_walk_t w;
+            rs_closed_t cf;
+            rs_compare_t cmp;
+            if (rs_model_walk(s, &m, tp, NULL, &w, &err) < 0 || rs_trace_meta_problem(tp, &p) < 0 ||
+                rs_model_closed(&p, &m, &cf, &err) < 0 || rs_trace_summarize(tm, p.pass, &rows[i].meas, &err) < 0 ||
+                rs_trace_summarize(tp, p.pass, &rows[i].pred, &err) < 0 || rs_compare_traces(tm, tp, &cmp, &err) < 0) {
+                fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
+                exit_code = RS_EXIT_FAIL;
+            } else {
+                rows[i].b_star = cf.b_star_tokens;
+                for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, (rs_cmp_metric_t)k, ec[k], &nec[k]);
+                mk_err[i] = rel(rows[i].pred.makespan_s, rows[i].meas.makespan_s);
+                rs_compare_free(&cmp);
+            }
+#ifdef RINGSIM_HAVE_SIM
+            if (sim_ok && exit_code == RS_EXIT_OK) {
+                rs_trace_t *tsim = rs_trace_create("sim");
+                rs_sim_config_t cfg;
+                rs_sim_config_default(&cfg);
+                rs_sim_result_t sr = {0};
+                rs_compare_t cs;
+                if (rs_sim_run(s, &m, &cfg, tsim, &sr, &err) == 0 && rs_trace_summarize(tsim, p.pass, &rows[i].sim, &err) == 0 &&
+                    rs_compare_traces(tm, tsim, &cs, &err) == 0) {
+                    rows[i].has_sim = true;
+                    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cs, (rs_cmp_metric_t)k, es[k], &nes[k]);
+                    mk_err_sim[n_sim++] = fabs(rel(rows[i].sim.makespan_s, rows[i].meas.makespan_s));
+                    rs_compare_free(&cs);
+                    if (j->trace_dir) write_pair(j->trace_dir, j->b[i], "sim", tsim, &err);
+                } else {
+                    sim_ok = false;
+                    sim_note = "simulator failed (see stderr)";
+                    fprintf(stderr, "ringsim validate: sim, B=%lld: %s\n", (long long)j->b[i], err.msg);
+                }
+                rs_sim_result_free(&sr);
+                rs_trace_free(tsim);
+            }
+#endif
+            if (j->trace_dir && (write_pair(j->trace_dir, j->b[i], "exec", tm, &err) < 0 ||
+                                 write_pair(j->trace_dir, j->b[i], "model", tp, &err) < 0)) {
+                fprintf(stderr, "ringsim validate: %s\n", err.msg);
+                exit_code = RS_EXIT_FAIL;
+            }
+            rs_trace_free(tp);
+        }
+        rs_trace_free(tm);
+        rs_schedule_free(s);
+        if (exit_code != RS_EXIT_OK) break;
+    }
+    if (rank == 0 && exit_code == RS_EXIT_OK) {
+        const rs_problem_t *p = &j->problem;
+        printf("# ringsim validate: N=%lld heads=%lld/%lld d=%lld batch=%lld %s %s %s, reps %d (warmup %d), progress %s\n"
+               "# profile: F_peak %.4g GFLOP/s, W %.4g GB/s, L %.3g s, overlap %.3f, slowdown %.3f, %d eff points\n"
+               "# times in seconds; err = (model - measured) / measured; T_* are medians over (rank, step)\n",
+               (long long)N, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, (long long)p->batch,
+               rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal", j->eo.reps, j->eo.warmup,
+               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.overlap,
+               m.comp_slowdown, m.n_eff);
+        printf("# %6s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", "B", "comp_meas", "comp_model", "err",
+               "comm_meas", "comm_model", "err", "step_meas", "step_model", "err", "mkspan_meas", "mkspan_model", "err",
+               "sim_err");
+        rs_file_t csv = {0};
+        if (j->csv && rs_file_open(&csv, j->csv, &err) == 0)
+            fprintf(csv.fp, "B,t_comp_meas_s,t_comp_model_s,t_comm_meas_s,t_comm_model_s,t_step_meas_s,t_step_model_s,"
+                            "makespan_meas_s,makespan_model_s,makespan_sim_s\n");
+        double bb[MAX_B], mc[MAX_B], mm[MAX_B], pc[MAX_B], pm[MAX_B];
+        for (int i = 0; i < j->n_b; i++) {
+            row_t *r = &rows[i];
+            char simc[16] = "n/a";
+            if (r->has_sim) snprintf(simc, sizeof simc, "%+.3f", rel(r->sim.makespan_s, r->meas.makespan_s));
+            printf("  %6lld %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %8s\n",
+                   (long long)j->b[i], r->meas.t_comp_s, r->pred.t_comp_s, rel(r->pred.t_comp_s, r->meas.t_comp_s), r->meas.t_comm_s,
+                   r->pred.t_comm_s, rel(r->pred.t_comm_s, r->meas.t_comm_s), r->meas.t_step_s, r->pred.t_step_s,
+                   rel(r->pred.t_step_s, r->meas.t_step_s), r->meas.makespan_s, r->pred.makespan_s, mk_err[i], simc);
+            if (csv.fp)
+                fprintf(csv.fp, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (long long)j->b[i], r->meas.t_comp_s,
+                        r->pred.t_comp_s, r->meas.t_comm_s, r->pred.t_comm_s, r->meas.t_step_s, r->pred.t_step_s,
+                        r->meas.makespan_s, r->pred.makespan_s, r->has_sim ? r->sim.makespan_s : NAN);
+            bb[i] = (double)j->b[i], mc[i] = r->meas.t_comp_s, mm[i] = r->meas.t_comm_s, pc[i] = r->pred.t_comp_s,
+            pm[i] = r->pred.t_comm_s;
+        }
+        if (csv.fp && rs_file_commit(&csv, &err) < 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        printf("# per-(rank, step) |error| over the sweep, model vs measured:\n# %-8s %8s %8s %8s %8s\n", "metric", "n",
+               "median", "p95", "max");
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
+            size_t n = nec[k];
+            double md = rs_median(ec[k], n), p95 = rs_percentile(ec[k], n, 0.95), mx = n ? ec[k][n - 1] : NAN;
+            printf("  %-8s %8zu %8.3f %8.3f %8.3f\n", rs_cmp_metric_name((rs_cmp_metric_t)k), n, md, p95, mx);
+        }
+        double mk[MAX_B];
+        for (int i = 0; i < j->n_b; i++) mk[i] = fabs(mk_err[i]);
+        size_t nb = (size_t)j->n_b;
+        double mkmed = rs_median(mk, nb), mkp95 = rs_percentile(mk, nb, 0.95), mkmax = mk[nb - 1];
+        printf("  %-8s %8zu %8.3f %8.3f %8.3f\n", "makespan", nb, mkmed, mkp95, mkmax);
+        if (n_sim > 0) {
+            printf("# simulator vs measured:\n");
+            for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
+                size_t n = nes[k];
+                double md = rs_median(es[k], n), p95 = rs_percentile(es[k], n, 0.95), mx = n ? es[k][n - 1] : NAN;
+                printf("  %-8s %8zu %8.3f %8.3f %8.3f\n", rs_cmp_metric_name((rs_cmp_metric_t)k), n, md, p95, mx);
+            }
+            printf("  %-8s %8d %8.3f %8.3f %8.3f\n", "makespan", n_sim, rs_median(mk_err_sim, (size_t)n_sim),
+                   rs_percentile(mk_err_sim, (size_t)n_sim, 0.95), mk_err_sim[n_sim - 1]);
+        } else {
+            printf("# simulator: not run (%s)\n", sim_note);
+        }
+        double xm = rs_crossover_b(bb, mc, mm, nb), xp = rs_crossover_b(bb, pc, pm, nb);
+        printf("# crossover B (T_comm = T_comp): measured %.4g, model walk %.4g (err %+.3f), closed-form B* %.4g\n", xm, xp,
+               isfinite(xm) && isfinite(xp) ? rel(xp, xm) : NAN, rows[0].b_star);
+        fflush(stdout);
+    }
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(ec[k]), free(es[k]);
+    return exit_code;
+}
+
+static int parse_blocks(const char *arg, val_job_t *j, rs_err_t *err) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", arg);
+    j->n_b = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t v;
+        if (j->n_b >= MAX_B) return rs_errf(err, "--blocks %s: at most %d sizes", arg, MAX_B);
+        if (rs_parse_size("--blocks", tok, 2, 1 << 16, &v, err) < 0) return -1;
+        if (j->n_b && v <= j->b[j->n_b - 1]) return rs_errf(err, "--blocks %s: sizes must increase", arg);
+        j->b[j->n_b++] = v;
+    }
+    return j->n_b >= 2 ? 0 : rs_errf(err, "--blocks %s: give at least 2 sizes", arg);
+}
+
+int rs_cmd_validate(int argc, char **argv) {
+    rs_cli_common_t c;
+    rs_cli_common_init(&c);
+    c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2, c.problem.act_bytes = 4;
+    c.problem.causal = false, c.dtype = RS_DTYPE_FP32;
+    c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
+    const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
+    const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
+    if (under_mpi) c.problem.n_ranks = env_size;
+    val_job_t j = {0};
+    const int64_t defb[] = {32, 64, 128, 256, 512, 1024};
+    j.n_b = 6;
+    memcpy(j.b, defb, sizeof defb);
+    rs_calib_opts_default(&j.co);
+    rs_exec_opts_default(&j.eo);
+    j.eo.reps = 5, j.eo.warmup = 1;
+    int launch_threads = 0;
+    bool launch_given = false;
+    rs_progress_t progress = RS_PROGRESS_THREAD;
+    rs_err_t err = {{0}};
+    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
+    if (!opts) return RS_EXIT_FAIL;
+    optind = 1;
+    int opt, rc;
+    while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
+        rc = rs_cli_common_opt(&c, opt, optarg, &err);
+        if (rc < 0) goto usage;
+        if (rc == 1) continue;
+        switch (opt) {
+        case OPT_BLOCKS:
+            if (parse_blocks(optarg, &j, &err) < 0) goto usage;
+            break;
+        case OPT_LAUNCH:
+            if (!strcmp(optarg, "mpirun")) launch_threads = 0;
+            else if (!strcmp(optarg, "threads")) launch_threads = 1;
+            else { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
+            launch_given = true;
+            break;
+        case OPT_PROGRESS:
+            if (rs_progress_parse(optarg, &progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
+            break;
+        case OPT_REPS:
+        case OPT_WARMUP: {
+            int64_t v;
+            if (rs_parse_size(opt == OPT_REPS ? "--reps" : "--warmup", optarg, opt == OPT_REPS ? 1 : 0, 10000, &v, &err) < 0) goto usage;
+            if (opt == OPT_REPS) j.eo.reps = (int)v;
+            else j.eo.warmup = (int)v;
+            break;
+        }
+        case OPT_CALIBRATED: j.calibrated = optarg; break;
+        case OPT_SAVE_PROFILE: j.save_profile = optarg; break;
+        case OPT_CSV: j.csv = optarg; break;
+        case OPT_TRACE_DIR: j.trace_dir = optarg; break;
+        case OPT_NO_SIM: j.no_sim = true; break;
+        case OPT_TIMEOUT:
+            if (rs_parse_double("--timeout", optarg, 0.001, 1e6, &j.eo.timeout_s, &err) < 0) goto usage;
+            j.co.timeout_s = j.eo.timeout_s;
+            break;
+        case OPT_MIN_TIME:
+            if (rs_parse_double("--min-time", optarg, 0, 60, &j.co.min_time_s, &err) < 0) goto usage;
+            break;
+        case OPT_HELP:
+        case 'h':
+            free(opts);
+            if (loud) help();
+            return RS_EXIT_OK;
+        default:
+            free(opts);
+            if (loud) fprintf(stderr, "ringsim validate: unknown option (see ringsim validate --help)\n");
+            return RS_EXIT_USAGE;
+        }
+    }
+    free(opts);
+    opts = NULL;
+    if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
+    if (c.n_layouts != 1 || c.n_passes != 1) { rs_errf(&err, "--layout and --pass: give one of each"); goto usage; }
+    /* calibration covers the sweep (and a bit below) */
+    j.co.n_blocks = 0;
+    for (int64_t b = j.b[0] / 2 < 8 ? 8 : j.b[0] / 2; b <= j.b[j.n_b - 1] * 2 && j.co.n_blocks < RS_MAX_EFF_POINTS; b *= 2)
+        j.co.blocks[j.co.n_blocks++] = b;
+    /* validate every B before any rank starts */
+    for (int i = 0; i < j.n_b; i++) {
+        c.problem.seq_tokens = j.b[i] * c.problem.n_ranks;
+        if (rs_cli_common_finish(&c, &err) < 0) goto usage;
+    }
+    if (c.problem.act_bytes != 4) { rs_errf(&err, "--dtype %s: the CPU kernel computes in fp32 (use --dtype fp32)", rs_dtype_name(c.dtype)); goto usage; }
+    if (c.problem.grad_bytes != 4) { rs_errf(&err, "--grad-bytes %lld: dK,dV travel in fp32 here", (long long)c.problem.grad_bytes); goto usage; }
+    if (c.problem.n_ranks < 2) { rs_errf(&err, "--ranks %lld: validation needs a ring of at least 2", (long long)c.problem.n_ranks); goto usage; }
+    if (under_mpi && c.problem.n_ranks != env_size) {
+        rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
+        goto usage;
+    }
+    if (j.calibrated) {
+        rs_hw_t hw;
+        if (rs_hw_load(j.calibrated, &hw, &err) < 0) goto usage;
+    }
+    j.problem = rs_cli_common_problem(&c, 0, 0);
+    j.progress = rs_progress_name(progress);
+    if (!under_mpi && !launch_threads) {
+        if (rs_exec_have_mpirun()) {
+            int st = rs_exec_mpirun(c.problem.n_ranks, argc, argv, "validate", &err);
+            if (st < 0) { fprintf(stderr, "ringsim validate: %s\n", err.msg); return RS_EXIT_FAIL; }
+            return st;
+        }
+        if (launch_given) { rs_errf(&err, "--launch mpirun: mpirun not found (use --launch threads)"); goto usage; }
+        launch_threads = 1;
+    }
+    if (launch_threads) {
+        j.progress = "threads (local transport)";
+        int r = rs_exec_spmd_threads(c.problem.n_ranks, val_body, &j, &err);
+        if (r < 0) { fprintf(stderr, "ringsim validate: %s\n", err.msg); return RS_EXIT_FAIL; }
+        return r;
+    }
+#ifdef RINGSIM_HAVE_MPI
+    void *ts = rs_mpi_transport_create(&argc, &argv, progress, &err);
+    if (!ts) { fprintf(stderr, "ringsim validate: %s\n", err.msg); return RS_EXIT_FAIL; }
+    int r = val_body(&rs_mpi_transport_ops, ts, &j);
+    if (r != 0) rs_mpi_transport_ops.abort(ts, r);
+    rs_mpi_transport_ops.destroy(ts);
+    return r;
+#else
+    fprintf(stderr, "ringsim validate: this build has no MPI; use --launch threads\n");
+    return RS_EXIT_USAGE;
+#endif
+usage:
+    free(opts);
+    if (loud) fprintf(stderr, "ringsim validate: %s\n", err.msg);
+    return RS_EXIT_USAGE;
+}
+
+#else
 
 int rs_cmd_validate(int argc, char **argv) {
     (void)argc;
     (void)argv;
-    fprintf(stderr, "ringsim validate: not implemented in this build\n");
+    fprintf(stderr, "ringsim validate: this build has no CPU executor (needs OpenBLAS)\n");
     return RS_EXIT_FAIL;
 }
+
+#endif
