@@ -23,6 +23,7 @@ typedef struct {
     rs_exec_rank_t r;      /* rank description */
     int64_t B, d, Hq, Hkv, batch, group; /* shape: rows, head dim, heads, batch, q heads per kv head */
     int64_t tq, tk;        /* tile rows / columns */
+    int64_t kc;            /* columns per chunk: a multiple of tk near 512 (S chunk stays in L2) */
     int64_t row0[RS_MAX_SEGMENTS]; /* first local row of each of the rank's segments */
     float *q, *o, *d_o, *dq;       /* [batch][Hq][B][d] */
     float *m, *l, *lse, *dd;       /* [batch][Hq][B]: running max, normaliser, log-sum-exp, D */
@@ -33,9 +34,10 @@ typedef struct {
 } cpu_state_t;
 
 /* ---------------------------------------------------------------------------------------------------
- * Vectorisable helpers (compiled for AVX-512, AVX2 and baseline; picked at load time)
+ * Vectorisable helpers (compiled for AVX-512F, AVX2 and baseline; picked at load time)
  * ------------------------------------------------------------------------------------------------- */
-#define RS_CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+/* feature-based clones ("arch=" clones dispatch on the CPU model and never fire on AMD) */
+#define RS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 /* exp(x) for x <= 88, 0 below -87.3 (and for -inf); Cephes polynomial, ~2 ulp. */
 static inline float exp_f32(float x) {
@@ -124,6 +126,9 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
     c->B = r->block_tokens, c->d = p->head_dim, c->Hq = p->q_heads, c->Hkv = p->kv_heads, c->batch = p->batch;
     c->group = c->Hq / c->Hkv;
     c->tq = p->tile_q, c->tk = p->tile_k;
+    const char *kce = getenv("RINGSIM_CPU_KC");
+    int64_t kc_want = kce && atoll(kce) > 0 ? atoll(kce) : 512;
+    c->kc = (kc_want + c->tk - 1) / c->tk * c->tk;
     int64_t acc = 0;
     for (int s = 0; s < r->n_segs; s++) c->row0[s] = acc, acc += r->segs[s].count;
     size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
@@ -131,7 +136,8 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
     int64_t tq = c->tq < c->B ? c->tq : c->B;
     c->q = falloc(nq), c->o = falloc(nq), c->d_o = falloc(nq), c->dq = falloc(nq);
     c->m = falloc(ns), c->l = falloc(ns), c->lse = falloc(ns), c->dd = falloc(ns);
-    c->ws_s = falloc((size_t)(tq * c->B)), c->ws_dp = falloc((size_t)(tq * c->B));
+    int64_t kc = c->kc < c->B ? c->kc : c->B;
+    c->ws_s = falloc((size_t)(tq * kc)), c->ws_dp = falloc((size_t)(tq * kc));
     if (!c->q || !c->o || !c->d_o || !c->dq || !c->m || !c->l || !c->lse || !c->dd || !c->ws_s || !c->ws_dp) {
         rs_errf(err, "cpu backend: out of memory for B=%lld, d=%lld, %lld heads", (long long)c->B, (long long)c->d,
                 (long long)c->Hq);
@@ -139,8 +145,8 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
         return -1;
     }
     openblas_set_num_threads(1);
-    snprintf(c->desc, sizeof c->desc, "cpu fp32: sgemm (%s) + online softmax, tile %lldx%lld, 1 thread/rank",
-             rs_exec_blas_version(), (long long)c->tq, (long long)c->tk);
+    snprintf(c->desc, sizeof c->desc, "cpu fp32: sgemm (%s) + online softmax, tile %lldx%lld, %lld-column chunks, 1 thread/rank",
+             rs_exec_blas_version(), (long long)c->tq, (long long)c->tk, (long long)c->kc);
     *state = c;
     return 0;
 }
@@ -211,10 +217,11 @@ static int64_t tile_cols(const cpu_state_t *c, const rs_block_t *bl, int64_t i0,
     return cols < nk ? cols : nk;
 }
 
-/* Mask logits of rows [i0, i1) (tile-local rows) to -inf where i - j < diag. */
-static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t ncols, int64_t diag) {
+/* Mask logits of block rows [i0, i1) and block columns [c0, c0 + ncols) (stored from column 0 of
+ * the tile) to -inf where i - j < diag. */
+static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t c0, int64_t ncols, int64_t diag) {
     for (int64_t i = i0; i < i1; i++) {
-        int64_t jfirst = i - diag + 1; /* first masked column */
+        int64_t jfirst = i - diag + 1 - c0; /* first masked column of the chunk */
         if (jfirst < 0) jfirst = 0;
         float *row = s + (i - i0) * ld;
         for (int64_t j = jfirst; j < ncols; j++) row[j] = -INFINITY;
@@ -259,29 +266,32 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                     int64_t i1 = i0 + c->tq < g.nq ? i0 + c->tq : g.nq, nr = i1 - i0;
                     int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
                     if (nc == 0) continue;
-                    float *S = c->ws_s;
                     const float *Q = c->q + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
                     float *O = c->o + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, scale, Q,
-                                (int)d, K, (int)d, 0.0f, S, (int)nc);
-                    if (bl->mask == RS_MASK_DIAG) apply_diag(S, nc, i0, i1, nc, bl->diag);
                     float *m = c->m + qh + (size_t)(g.q0 + i0), *l = c->l + qh + (size_t)(g.q0 + i0);
-                    for (int64_t i = 0; i < nr; i++) {
-                        float *row = S + i * nc;
-                        float mt = row_max(row, nc);
-                        float mn = mt > m[i] ? mt : m[i];
-                        if (mn == -INFINITY) { /* nothing visible yet in this row */
-                            memset(row, 0, (size_t)nc * sizeof(float));
-                            continue;
+                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
+                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+                        float *S = c->ws_s;
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
+                                    (int)d, K + c0 * d, (int)d, 0.0f, S, (int)ncc);
+                        if (bl->mask == RS_MASK_DIAG) apply_diag(S, ncc, i0, i1, c0, ncc, bl->diag);
+                        for (int64_t i = 0; i < nr; i++) {
+                            float *row = S + i * ncc;
+                            float mt = row_max(row, ncc);
+                            float mn = mt > m[i] ? mt : m[i];
+                            if (mn == -INFINITY) { /* nothing visible yet in this row */
+                                memset(row, 0, (size_t)ncc * sizeof(float));
+                                continue;
+                            }
+                            float alpha = m[i] == -INFINITY ? 0.0f : exp_f32(m[i] - mn);
+                            float sum = row_exp_sum(row, ncc, mn);
+                            l[i] = alpha * l[i] + sum;
+                            m[i] = mn;
+                            if (alpha != 1.0f) vec_scale(O + i * d, d, alpha);
                         }
-                        float alpha = m[i] == -INFINITY ? 0.0f : exp_f32(m[i] - mn);
-                        float sum = row_exp_sum(row, nc, mn);
-                        l[i] = alpha * l[i] + sum;
-                        m[i] = mn;
-                        if (alpha != 1.0f) vec_scale(O + i * d, d, alpha);
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S,
+                                    (int)ncc, V + c0 * d, (int)d, 1.0f, O, (int)d);
                     }
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)nc, 1.0f, S,
-                                (int)nc, V, (int)d, 1.0f, O, (int)d);
                     progress(c);
                 }
             }
@@ -345,23 +355,28 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
                     const size_t r0 = qh + (size_t)(g.q0 + i0);
                     const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
                     float *dQ = c->dq + r0 * (size_t)d;
-                    float *P = c->ws_s, *dS = c->ws_dp;
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, scale, Q,
-                                (int)d, K, (int)d, 0.0f, P, (int)nc);
-                    if (bl->mask == RS_MASK_DIAG) apply_diag(P, nc, i0, i1, nc, bl->diag);
-                    for (int64_t i = 0; i < nr; i++) row_exp(P + i * nc, nc, c->lse[r0 + (size_t)i]);
-                    /* dV += P^T dO */
-                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nc, (int)d, (int)nr, 1.0f, P,
-                                (int)nc, dO, (int)d, 1.0f, dV, (int)d);
-                    /* dP = dO V^T; dS = P (dP - D) */
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0f, dO,
-                                (int)d, V, (int)d, 0.0f, dS, (int)nc);
-                    for (int64_t i = 0; i < nr; i++) row_ds(P + i * nc, dS + i * nc, nc, c->dd[r0 + (size_t)i]);
-                    /* dQ += scale dS K; dK += scale dS^T Q */
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)nc, scale, dS,
-                                (int)nc, K, (int)d, 1.0f, dQ, (int)d);
-                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nc, (int)d, (int)nr, scale, dS,
-                                (int)nc, Q, (int)d, 1.0f, dK, (int)d);
+                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) {
+                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+                        const float *Kc = K + c0 * d, *Vc = V + c0 * d;
+                        float *dKc = dK + c0 * d, *dVc = dV + c0 * d;
+                        float *P = c->ws_s, *dS = c->ws_dp;
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
+                                    (int)d, Kc, (int)d, 0.0f, P, (int)ncc);
+                        if (bl->mask == RS_MASK_DIAG) apply_diag(P, ncc, i0, i1, c0, ncc, bl->diag);
+                        for (int64_t i = 0; i < nr; i++) row_exp(P + i * ncc, ncc, c->lse[r0 + (size_t)i]);
+                        /* dV += P^T dO */
+                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P,
+                                    (int)ncc, dO, (int)d, 1.0f, dVc, (int)d);
+                        /* dP = dO V^T; dS = P (dP - D) */
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO,
+                                    (int)d, Vc, (int)d, 0.0f, dS, (int)ncc);
+                        for (int64_t i = 0; i < nr; i++) row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
+                        /* dQ += scale dS K; dK += scale dS^T Q */
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS,
+                                    (int)ncc, Kc, (int)d, 1.0f, dQ, (int)d);
+                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS,
+                                    (int)ncc, Q, (int)d, 1.0f, dKc, (int)d);
+                    }
                     progress(c);
                 }
             }
