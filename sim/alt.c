@@ -149,6 +149,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
 
     char dir[] = "/tmp/ringsim-alt-XXXXXX", platform[128];
     int rc = -1, fds[2] = {-1, -1};
+    FILE *errf = NULL;
     if (!mkdtemp(dir)) {
         rs_schedule_free(s);
         return rs_errf(err, "sim alt: cannot create a temporary directory: %s", strerror(errno));
@@ -156,8 +157,11 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
     /* host speed F_eff(B), as the ring's compute time assumes */
     if (rs_platform_write_file(platform, m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS, err)) goto done;
-    if (pipe(fds)) {
-        rs_errf(err, "sim alt: pipe: %s", strerror(errno));
+    errf = tmpfile(); /* SimGrid's own messages: quoted on failure, silent otherwise */
+    if (!errf || pipe(fds)) {
+        rs_errf(err, "sim alt: pipe or log file: %s", strerror(errno));
+        if (errf) fclose(errf);
+        errf = NULL;
         goto done;
     }
     fflush(NULL);
@@ -170,6 +174,8 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
         close(fds[0]);
         struct rlimit nocore = {0, 0};
         setrlimit(RLIMIT_CORE, &nocore);
+        dup2(fileno(errf), STDERR_FILENO);
+        dup2(fileno(errf), STDOUT_FILENO);
         FILE *pf = fdopen(fds[1], "w");
         if (!pf) _exit(RS_EXIT_FAIL);
         int code = child_main(platform, n, pf);
@@ -190,13 +196,22 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (got != sizeof res || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        rs_errf(err, "sim alt: the SimGrid child failed (U=%lld, R=%lld, %s; status %d)", (long long)c->ulysses,
-                (long long)c->ring, rs_pass_name(pass), status);
+        char line[300] = "", first[300] = "";
+        rewind(errf);
+        while (fgets(line, sizeof line, errf)) {
+            if (!first[0] && (strstr(line, "rror") || strstr(line, "CRITICAL"))) {
+                line[strcspn(line, "\n")] = '\0';
+                snprintf(first, sizeof first, ": %.280s", line);
+            }
+        }
+        rs_errf(err, "sim alt: the SimGrid child failed (U=%lld, R=%lld, %s; status %d)%s", (long long)c->ulysses,
+                (long long)c->ring, rs_pass_name(pass), status, first);
         goto done;
     }
     *out = res;
     rc = 0;
 done:
+    if (errf) fclose(errf);
     if (fds[0] >= 0) close(fds[0]);
     if (fds[1] >= 0) close(fds[1]);
     unlink(platform);

@@ -125,12 +125,37 @@ static void test_plan_ok_csv(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "/nonexistent-dir/x.csv"));
 }
 
+/* The max-context figure through gnuplot and plots/maxctx.gp (skipped without gnuplot). */
+static void test_plan_figure(void) {
+    if (system("command -v gnuplot > /dev/null 2>&1") != 0) {
+        fprintf(stderr, "  (no gnuplot: figure not tested)\n");
+        return;
+    }
+    const char *png = "/tmp/rs_test_plan_cli_maxctx.png";
+    unlink(png);
+    setenv("RINGSIM_PLOTS_DIR", RS_SOURCE_DIR "/plots", 1);
+    const char *a[] = {"plan", "-m", "llama2-7b", "-S", "max", "-N", "16", "--max-ranks", "16", "-p",
+                       "h100-sxm,mi300x", "--figure", png, NULL};
+    CU_ASSERT_EQUAL(run(a), 0);
+    unsigned char magic[8] = {0};
+    FILE *f = fopen(png, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fread(magic, 1, 8, f), 8u);
+    fclose(f);
+    CU_ASSERT_EQUAL(memcmp(magic, "\x89PNG\r\n\x1a\n", 8), 0);
+    unlink(png);
+    const char *b[] = {"plan", "-m", "llama2-7b", "-S", "max", "-N", "16", "--figure", "/tmp/x.gif", NULL};
+    CU_ASSERT_EQUAL(run(b), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, ".png, .pdf or .svg"));
+}
+
 static const rs_test_case_t cases[] = {
     {"memory_ok", test_memory_ok},
     {"memory_bad", test_memory_bad},
     {"plan_does_not_fit", test_plan_does_not_fit},
     {"plan_bad_split", test_plan_bad_split},
     {"plan_ok_csv", test_plan_ok_csv},
+    {"plan_figure", test_plan_figure},
     {NULL, NULL},
 };
 
