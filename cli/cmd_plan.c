@@ -100,6 +100,7 @@ typedef struct {
     int n_curve;           /* longest context per N = 1, 2, 4, ... */
     int64_t curve_n[32];
     int64_t curve_seq[32];
+    bool curve_capped[32];  /* the 64-bit FLOP limit, not memory, stopped the search */
     double sim_attn_s[RS_PLAN_MAX_OPTIONS]; /* SimGrid: attention per layer as t_attn_layer_s; NaN = not run */
 } cand_t;
 
@@ -191,11 +192,12 @@ static int write_maxctx(const char *path, const rs_plan_config_t *c, cand_t *can
     fprintf(f.fp, "# ringsim plan --maxctx-csv: longest context that fits per device count N (ring, ZeRO-3)\n");
     fprintf(f.fp, "# model=%s precision=%s ckpt=%s usable=%.2f\n", c->model.name, rs_precision_name(c->precision),
             rs_ckpt_name(c->ckpt), c->usable_frac);
-    fprintf(f.fp, "profile,n_ranks,max_seq_tokens\n");
+    fprintf(f.fp, "# limit: memory, or flops64 where the schedule's 64-bit FLOP counts stop first\n");
+    fprintf(f.fp, "profile,n_ranks,max_seq_tokens,limit\n");
     for (int i = 0; i < n; i++)
         for (int k = 0; k < cands[i].n_curve; k++)
-            fprintf(f.fp, "%s,%lld,%lld\n", cands[i].hw.name, (long long)cands[i].curve_n[k],
-                    (long long)cands[i].curve_seq[k]);
+            fprintf(f.fp, "%s,%lld,%lld,%s\n", cands[i].hw.name, (long long)cands[i].curve_n[k],
+                    (long long)cands[i].curve_seq[k], cands[i].curve_capped[k] ? "flops64" : "memory");
     return rs_file_commit(&f, err);
 }
 
@@ -440,7 +442,8 @@ int rs_cmd_plan(int argc, char **argv) {
             for (int64_t s = 1; s <= c.max_sp && k->n_curve < 32; s *= 2) {
                 progress(done / total, k->hw.name);
                 int64_t seq = 0;
-                if (rs_plan_max_seq(&c, c.usable_frac * k->hw.mem_bytes, s, &seq, &err)) goto fail;
+                if (rs_plan_max_seq(&c, c.usable_frac * k->hw.mem_bytes, s, &seq, &k->curve_capped[k->n_curve], &err))
+                    goto fail;
                 k->curve_n[k->n_curve] = s;
                 k->curve_seq[k->n_curve++] = seq;
                 done += 1;

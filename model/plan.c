@@ -67,15 +67,52 @@ static int64_t granule(const rs_plan_config_t *c, int64_t sp) {
     return (sp > 1 && c->layout == RS_LAYOUT_ZIGZAG) ? 2 * sp : sp;
 }
 
-int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, rs_err_t *err) {
+/* Is S representable at N: the ring's backward problem (the larger FLOP count) validates. */
+static bool representable(const rs_plan_config_t *c, int64_t seq, int64_t sp) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = seq;
+    p.n_ranks = sp;
+    p.batch = 1;
+    p.q_heads = c->model.q_heads;
+    p.kv_heads = c->model.kv_heads;
+    p.head_dim = c->model.head_dim;
+    p.act_bytes = rs_precision_act_bytes(c->precision);
+    p.grad_bytes = rs_precision_grad_bytes(c->precision);
+    p.causal = c->causal;
+    p.layout = sp > 1 ? c->layout : RS_LAYOUT_CONTIGUOUS;
+    p.pass = RS_PASS_BACKWARD;
+    p.tile_q = p.tile_k = c->tile;
+    return rs_problem_validate(&p, NULL) == 0;
+}
+
+int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
+                    rs_err_t *err) {
     int64_t g = granule(c, sp);
-    int64_t lo = 0, hi = ((int64_t)1 << 36) / g; /* in granules; lo fits (0 = nothing), hi + 1 does not */
+    if (capped) *capped = false;
+    /* the representable limit first (bisection on granules; validity is monotone in S) */
+    int64_t lo = 0, hi = ((int64_t)1 << 36) / g; /* in granules */
+    if (!representable(c, hi * g, sp)) {
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (representable(c, mid * g, sp)) lo = mid;
+            else hi = mid;
+        }
+        hi = lo;
+        lo = 0;
+    }
+    if (hi == 0) {
+        *max_seq = 0;
+        return 0;
+    }
     rs_mem_t m;
     if (rs_plan_memory(c, hi * g, sp, 1, &m, err)) return -1;
     if (m.total_bytes <= usable_bytes) {
         *max_seq = hi * g;
+        if (capped) *capped = true;
         return 0;
     }
+    hi++; /* now hi does not fit (memory), lo fits (or is 0) */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         if (rs_plan_memory(c, mid * g, sp, 1, &m, err)) return -1;
@@ -173,6 +210,9 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
     const rs_plan_option_t *b = &r->options[r->best];
     char name[64];
     describe(name, sizeof name, b);
+    if (r->seq_capped)
+        ADD("S=%lld is the longest the schedule's 64-bit FLOP counts represent (memory would allow more); ",
+            (long long)r->seq_tokens);
     ADD("%s wins: attention %.4g ms/layer", name, b->t_attn_layer_s * 1e3);
     if (b->ring > 1)
         ADD(" (ring B=%lld, transfers %s)", (long long)b->attn.ring_block_tokens,
@@ -211,7 +251,7 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
     int64_t sp = 0, seq = c->seq_tokens;
     if (seq == 0) {
         sp = c->fixed_sp ? c->fixed_sp : c->max_sp;
-        if (rs_plan_max_seq(c, r->usable_bytes, sp, &seq, err)) return -1;
+        if (rs_plan_max_seq(c, r->usable_bytes, sp, &seq, &r->seq_capped, err)) return -1;
         r->fits = seq > 0;
         if (!r->fits) seq = granule(c, sp);
     } else if (c->fixed_sp) {

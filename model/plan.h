@@ -74,6 +74,7 @@ typedef struct {
     int64_t devices_per_node;   /* G of the machine */
     double usable_bytes;        /* usable_frac x device memory */
     int64_t seq_tokens;         /* S planned (the longest that fits when asked for "max") */
+    bool seq_capped;            /* "max" stopped at the schedule's 64-bit FLOP limit, not memory */
     int64_t sp;                 /* N chosen */
     int64_t dp;                 /* replicas */
     int64_t accum;              /* micro-batches per step per replica */
@@ -93,9 +94,12 @@ int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err);
 /* Memory of N devices (Ulysses degree U) at S tokens on a device of mem_bytes. Returns 0 or -1. */
 int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, int64_t ulysses, rs_mem_t *out,
                    rs_err_t *err);
-/* Longest S (a multiple of 2N, at most 2^36) whose ring memory fits usable_bytes at N; 0 if none.
+/* Longest S (a multiple of 2N) whose ring memory fits usable_bytes at N and whose schedule is
+ * representable (rs_problem_validate: FLOP counts within 64 bits, at most 2^36 tokens); 0 if none.
+ * *capped (may be NULL) is set when the representable limit, not memory, stopped the search.
  * Returns 0 or -1. */
-int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, rs_err_t *err);
+int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
+                    rs_err_t *err);
 
 /* Plan on one machine (built from hw with the dtype of c->precision; hw gives memory and price).
  * Does not fail when nothing fits: result->fits = false with the shortfall. Returns -1 with err only

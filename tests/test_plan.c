@@ -255,13 +255,29 @@ static void test_smallest_n_and_max_seq(void) {
     CU_ASSERT(b.total_bytes > 0.9 * 80e9); /* N/2 does not fit: N is the smallest */
 
     int64_t s1 = 0, s2 = 0;
-    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 8, &s1, &err), 0);
-    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 16, &s2, &err), 0);
+    bool capped = true;
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 8, &s1, &capped, &err), 0);
+    CU_ASSERT_FALSE(capped);
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 16, &s2, NULL, &err), 0);
     CU_ASSERT(s1 > 0 && s1 % 16 == 0);
     CU_ASSERT(s2 > s1);
     CU_ASSERT_EQUAL(rs_plan_memory(&c, s1, 8, 1, &a, &err), 0);
     CU_ASSERT_EQUAL(rs_plan_memory(&c, s1 + 16, 8, 1, &b, &err), 0);
     CU_ASSERT(a.total_bytes <= 0.9 * 80e9 && b.total_bytes > 0.9 * 80e9);
+    /* at N = 4096 memory would allow ~0.5G tokens, but the causal backward's FLOP count
+     * S^2/2 x 10 d Hq must stay below 2^64: S <= ~31M for d = 128, Hq = 32 */
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 4096, &s1, &capped, &err), 0);
+    CU_ASSERT_TRUE(capped);
+    CU_ASSERT(s1 > 20000000 && s1 < 40000000 && s1 % 8192 == 0);
+    double pairs = (double)s1 * ((double)s1 + 1) / 2, pairs_next = (double)(s1 + 8192) * (double)(s1 + 8193) / 2;
+    CU_ASSERT(pairs * 10 * 128 * 32 < 18446744073709551616.0);
+    CU_ASSERT(pairs_next * 10 * 128 * 32 > 18446744073709551616.0 * 0.999);
+    c.seq_tokens = 0;
+    c.fixed_sp = 4096;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_TRUE(r->seq_capped);
+    CU_ASSERT_EQUAL(r->seq_tokens, s1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "64-bit FLOP counts"));
     free(r);
 }
 
