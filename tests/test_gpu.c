@@ -267,10 +267,11 @@ int main(void) {
     static const rs_test_case_t kernels[] = {{"ref_vs_float64", test_kernels_ref},
                                              {"mma_vs_float64", test_kernels_mma},
                                              {NULL, NULL}};
-    static const rs_test_case_t nccl[] = {{"self_send_recv", test_nccl_self},
-                                          {"watchdog_timeout", test_nccl_watchdog},
-                                          {NULL, NULL}};
+    static const rs_test_case_t nccl[] = {{"self_send_recv", test_nccl_self}, {NULL, NULL}};
     static const rs_test_case_t ring[] = {{"n1_all_layouts", test_ring_n1}, {"multi_gpu", test_ring_multi}, {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"gpu_kernels", kernels}, {"gpu_nccl", nccl}, {"gpu_ring", ring}};
-    return rs_test_main(suites, 3);
+    /* last: an aborted communicator (and its killed kernel) must not disturb the other tests */
+    static const rs_test_case_t wd[] = {{"watchdog_timeout", test_nccl_watchdog}, {NULL, NULL}};
+    static const rs_test_suite_t suites[] = {
+        {"gpu_kernels", kernels}, {"gpu_nccl", nccl}, {"gpu_ring", ring}, {"gpu_watchdog", wd}};
+    return rs_test_main(suites, 4);
 }
