@@ -64,9 +64,10 @@ static void help(void) {
            "      --csv FILE           also write the table as CSV (\"-\" = stdout) [none]\n"
            "      --steps              print the per-step table (latest end, longest step) [off]\n"
            "  -h, --help               this help\n\n"
-           "Realism flags keep the walk's meaning (model/model.h): --latency, --launch, --jitter/--seed,\n"
-           "--straggler, --degrade and nodes of --gpus-per-node are simulated; --overlap < 1 and\n"
-           "--slowdown > 1 are walk-only and rejected here.\n"
+           "Realism flags keep the walk's meaning (model/model.h) and are all simulated: --latency,\n"
+           "--launch, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
+           "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
+           "link at eta x bandwidth while the sender computes; generated platforms only).\n"
            "Defaults here: --layout zigzag --pass forward.\n",
            rs_sim_simgrid_version());
     rs_cli_common_help(stdout);

@@ -28,6 +28,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
 #include <simgrid/version.h>
@@ -115,27 +116,98 @@ static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t 
 }
 
 /* Per-rank compute helper. SimGrid 3.32's C API has no wait over an exec and comms together (and
- * its sg_comm_wait_any_for() frees the comms when it times out), so each rank has a second actor
- * on its host that runs the step's exec: the rank posts the work (go), waits for its transfers one
- * by one, then for the helper (done). Both activities start at the step start. */
+ * its sg_comm_wait_any_for() frees the comms when it times out), so a rank that cannot predict its
+ * exec's end (user platform: hosts may be shared or vary in speed; --slowdown: the rate changes)
+ * has a second actor on its host that runs the step's exec: the rank posts the work (go), waits for
+ * its transfers one by one, then for the helper (done). Both activities start at the step start.
+ *
+ * Compute slowdown sigma (the walk's semantics, model/model.h): the exec runs at speed / sigma
+ * while any of the rank's hops (out: p -> p+1, in: p-1 -> p) has a transfer in flight, i.e. from
+ * the moment both ends of the hop have posted the step (the later step start) to the completion of
+ * the hop's last flow; at full speed otherwise. Hop activity is counted in g_active[rank]; every
+ * change wakes the helpers of both ends, which restart the exec's remainder at the new rate. */
 typedef struct {
     sg_sem_t go;      /* released by the rank: amount is set (or stop) */
     sg_sem_t done;    /* released by the helper: end_c is set */
+    sg_sem_t wake;    /* released when the rank's in-flight state changes while computing */
     double amount;    /* FLOPs of this step's exec (0 = none) */
     double end_c;     /* simulated time the exec ended */
+    int computing;    /* 1 while the helper runs a slowdown-aware exec */
+    int active;       /* hops of this rank (in and out) with a transfer in flight */
+    int64_t started;  /* last step this rank has started (-1 before the first) */
     int stop;         /* 1: the helper returns */
+    sg_link_t out_link; /* --overlap < 1: the bottleneck link of hop rank -> rank+1 */
+    double out_bw;      /* its full bandwidth, bytes/s */
+    int throttled;      /* 1 while out_link runs at eta * out_bw (this step's compute) */
 } compute_slot_t;
 
 static compute_slot_t *g_slot; /* [n] */
 
+/* Below this many seconds of remaining compute the exec is simply waited for. */
+#define RS_SIM_TINY_S 1e-15
+
+static void slot_wake(compute_slot_t *sl) {
+    if (sl->computing) sg_sem_release(sl->wake);
+}
+
+/* Hop h (h -> h+1) starts or stops carrying a transfer: both ends' in-flight counts change. */
+static void hop_activity(int64_t h, int delta) {
+    compute_slot_t *a = &g_slot[h], *b = &g_slot[(h + 1) % C.n];
+    a->active += delta;
+    b->active += delta;
+    slot_wake(a);
+    slot_wake(b);
+}
+
+/* Run `amount` FLOPs at speed / sigma while sl->active > 0, at full speed otherwise. */
+static void slowdown_exec(compute_slot_t *sl, double amount, double speed, double sigma) {
+    double rem = amount;
+    sl->computing = 1;
+    while (rem > 0) {
+        const int slow = sl->active > 0;
+        const double rate = slow ? speed / sigma : speed;
+        sg_exec_t ex = sg_actor_exec_init(rem);
+        if (slow) sg_exec_set_bound(ex, rate);
+        sg_exec_start(ex);
+        for (;;) {
+            const double dt = sg_exec_get_remaining(ex) / rate;
+            if (dt <= RS_SIM_TINY_S) {
+                sg_exec_wait(ex);
+                rem = 0;
+                break;
+            }
+            if (sg_sem_acquire_timeout(sl->wake, dt)) { /* timeout: the exec's predicted end */
+                if (sg_exec_test(ex)) {
+                    rem = 0;
+                    break;
+                }
+                continue; /* a shared host runs slower than predicted */
+            }
+            if ((sl->active > 0) == slow) continue; /* woken, same rate */
+            rem = sg_exec_get_remaining(ex);
+            sg_exec_cancel(ex);
+            break;
+        }
+    }
+    sl->computing = 0;
+}
+
 static void compute_main(int argc, char **argv) {
     (void)argc;
     compute_slot_t *sl = &g_slot[strtoll(argv[1], NULL, 10)];
+    const double speed = sg_host_get_speed(sg_host_self()), sigma = C.m->comp_slowdown;
     for (;;) {
         sg_sem_acquire(sl->go);
         if (sl->stop) return;
-        if (sl->amount > 0) sg_actor_execute(sl->amount);
+        if (sl->amount > 0) {
+            if (sigma > 1) slowdown_exec(sl, sl->amount, speed, sigma);
+            else sg_actor_execute(sl->amount);
+        }
         sl->end_c = simgrid_get_clock();
+        if (sl->throttled) { /* the sender stopped computing: its hop runs at full rate again */
+            sg_link_set_bandwidth(sl->out_link, sl->out_bw);
+            sl->throttled = 0;
+        }
         sg_sem_release(sl->done);
     }
 }
@@ -144,8 +216,10 @@ static void compute_main(int argc, char **argv) {
 static void rank_main(int argc, char **argv) {
     (void)argc;
     const int64_t p = strtoll(argv[1], NULL, 10);
+    const int64_t prev = (p + C.n - 1) % C.n, next = (p + 1) % C.n;
     compute_slot_t *sl = &g_slot[p];
     const double speed = sg_host_get_speed(sg_host_self());
+    const bool slowdown = C.m->comp_slowdown > 1, partial = C.m->overlap < 1;
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
@@ -153,8 +227,19 @@ static void rank_main(int argc, char **argv) {
         const double t0 = simgrid_get_clock();
         const double tc =
             st.has_compute ? rs_machine_comp_time(C.m, C.block, p, k, st.flops_exec) : 0.0;
+        const bool moves = st.n_send + st.n_recv > 0;
+        sl->started = k;
+        if (slowdown && moves) { /* a hop is in flight once both its ends have started step k */
+            if (g_slot[next].started >= k) hop_activity(p, +1);
+            if (g_slot[prev].started >= k && prev != p) hop_activity(prev, +1);
+        }
+        if (partial && tc > 0 && st.n_send > 0) { /* transfers progress at eta while computing */
+            /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
+            sg_link_set_bandwidth(sl->out_link, fmax(C.m->overlap, 1e-12) * sl->out_bw);
+            sl->throttled = 1;
+        }
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
-        int is_recv[2 * RS_MAX_TRANSFERS], nc = 0;
+        int is_recv[2 * RS_MAX_TRANSFERS], nc = 0, n_send_left = st.n_send;
         void *got = NULL;
         for (int i = 0; i < st.n_send; i++) {
             is_recv[nc] = 0;
@@ -164,7 +249,6 @@ static void rank_main(int argc, char **argv) {
             is_recv[nc] = 1;
             comm[nc++] = sg_mailbox_get_async(C.mb[p], &got);
         }
-        const bool moves = nc > 0;
         double end_send = t0, end_recv = t0, end_c = t0;
         if (!moves) { /* nothing to overlap: run the exec here */
             if (tc > 0) sg_actor_execute(tc * C.f_eff);
@@ -172,14 +256,15 @@ static void rank_main(int argc, char **argv) {
         } else {
             /* Fast path (generated platform: this rank alone on its host, constant speed): the exec
              * runs here; if it ended before the last transfer (the wait returns at once) its end is
-             * t0 + amount / speed, which is what SimGrid computed. Otherwise the helper actor runs it and reports its end. */
+             * t0 + amount / speed, which is what SimGrid computed. Otherwise the helper runs it. */
             sg_exec_t ex = NULL;
-            if (tc > 0 && C.exclusive) ex = sg_actor_exec_async(tc * C.f_eff);
-            else if (tc > 0) {
+            if (tc > 0 && C.exclusive && !slowdown && !partial) {
+                ex = sg_actor_exec_async(tc * C.f_eff);
+            } else if (tc > 0) {
                 sl->amount = tc * C.f_eff;
                 sg_sem_release(sl->go);
             }
-            if (!C.events) { /* no per-transfer ends needed: one wait for all */
+            if (!C.events && !slowdown) { /* no per-transfer ends needed: one wait for all */
                 sg_comm_wait_all(comm, (size_t)nc);
                 end_send = end_recv = simgrid_get_clock();
                 nc = 0;
@@ -187,8 +272,12 @@ static void rank_main(int argc, char **argv) {
             while (nc > 0) { /* each completion time is an event end */
                 ssize_t idx = sg_comm_wait_any(comm, (size_t)nc);
                 const double t = simgrid_get_clock();
-                if (is_recv[idx]) end_recv = t;
-                else end_send = t;
+                if (is_recv[idx]) {
+                    end_recv = t;
+                } else {
+                    end_send = t;
+                    if (--n_send_left == 0 && slowdown) hop_activity(p, -1); /* hop p drained */
+                }
                 comm[idx] = comm[nc - 1];
                 is_recv[idx] = is_recv[nc - 1];
                 nc--;
@@ -325,6 +414,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     xbt_dynar_free(&links);
 
     char name[64], arg[32];
+    C.exclusive = cfg->platform_path == NULL;
     g_slot = calloc((size_t)C.n, sizeof *g_slot);
     if (!g_slot) return RS_EXIT_FAIL;
     for (int64_t r = 0; r < C.n; r++) {
@@ -332,16 +422,31 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
         C.mb[r] = sg_mailbox_by_name(name);
         g_slot[r].go = sg_sem_init(0);
         g_slot[r].done = sg_sem_init(0);
+        g_slot[r].wake = sg_sem_init(0);
+        g_slot[r].started = -1;
     }
+    if (m->overlap < 1 && C.n > 1) /* generated platform (the parent checks): hop r's bottleneck link */
+        for (int64_t r = 0; r < C.n; r++) {
+            if (rs_machine_hop_inter(m, C.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
+            else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
+            else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
+            g_slot[r].out_link = sg_link_by_name(name);
+            if (!g_slot[r].out_link) {
+                error_rec e = {.code = -1};
+                snprintf(e.msg, sizeof e.msg, "sim: the generated platform lacks link '%s'", name);
+                put_rec('X', &e, sizeof e);
+                return RS_EXIT_FAIL;
+            }
+            g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
+        }
     for (int64_t r = 0; r < C.n; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         snprintf(arg, sizeof arg, "%" PRId64, r);
         const char *av[] = {name, arg};
         sg_actor_create_(name, host[r], rank_main, 2, av);
         snprintf(name, sizeof name, "compute%" PRId64, r);
-        if (!C.exclusive) sg_actor_create_(name, host[r], compute_main, 2, av);
+        if (!C.exclusive || m->comp_slowdown > 1 || m->overlap < 1) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
-    C.exclusive = cfg->platform_path == NULL;
     put_stage(STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
     simgrid_run();
@@ -434,12 +539,13 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
 
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
-    if (m->overlap < 1)
-        return rs_errf(err, "--overlap %g: partial overlap is modelled by the walk only, not by the simulator "
-                            "(use --overlap 1 with `ringsim sim`)", m->overlap), RS_SIM_BAD_INPUT;
-    if (m->comp_slowdown > 1)
-        return rs_errf(err, "--slowdown %g: compute slowdown is modelled by the walk only, not by the simulator "
-                            "(use --slowdown 1 with `ringsim sim`)", m->comp_slowdown), RS_SIM_BAD_INPUT;
+    if (m->overlap < 1 && m->comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->overlap, m->comp_slowdown),
+               RS_SIM_BAD_INPUT;
+    if (m->overlap < 1 && cfg->platform_path)
+        return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
+                            "which link carries a hop", m->overlap, cfg->platform_path), RS_SIM_BAD_INPUT;
     if (cfg->n_cfg > RS_SIM_MAX_CFG)
         return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG), RS_SIM_BAD_INPUT;
     if (cfg->hostmap_path && !cfg->platform_path)

@@ -12,8 +12,11 @@
  *
  * Semantics equal to the walk (model/model.h) under the default configuration (CM02, TCP-gamma 0,
  * no cross-traffic, precision 1e-15): a transfer starts when both ends have posted, waits its
- * route's latency, then flows sharing a link share it equally. Compute slowdown (--slowdown > 1)
- * and partial overlap (--overlap < 1) are walk-only: rs_sim_run() rejects them (docs/sim.md).
+ * route's latency, then flows sharing a link share it equally. Compute slowdown sigma: the exec
+ * runs at speed / sigma while one of the rank's hops (in or out) is in flight (both ends posted,
+ * last flow not done). Partial overlap eta: the hop's bottleneck link runs at eta x its bandwidth
+ * while the sender computes (generated platforms only; eta = 0 is run as 1e-12). sigma and eta
+ * together are rejected, as by the walk (docs/sim.md).
  *
  * SimGrid's engine can be initialised once per process and aborts on bad input, so every run
  * happens in a forked child: rs_sim_run() may be called any number of times in one process, and a
@@ -71,7 +74,7 @@ void rs_sim_config_default(rs_sim_config_t *c);
  * (rs_trace_meta_problem) and sim.* keys: backend, simgrid version, platform, network model, cfg.
  * Returns 0 on success; RS_SIM_BAD_INPUT (-2) with err naming the file and host or route, the bad
  * key or the bad value (unknown --cfg key: SimGrid's own message; malformed platform; host missing
- * from the platform; ranks with no route; walk-only flags); -1 with err on a runtime failure (fork,
+ * from the platform; ranks with no route; --overlap with --slowdown or with a user platform); -1 with err on a runtime failure (fork,
  * pipe, out of memory, SimGrid abort during the run). On failure trace may hold a partial set of
  * events: callers must not write it. rs_sim_result_free() releases out's arrays (also on failure). */
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,

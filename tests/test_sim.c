@@ -174,6 +174,51 @@ static void test_exact_realism(void) {
     }
 }
 
+/* Compute slowdown sigma while a transfer is in flight and partial overlap eta (transfers at eta
+ * of their rate while the sender computes), each over layouts x passes x causal, flat and on nodes
+ * of 4 with a slower NIC: event by event equal to the walk (eta = 0 runs at 1e-12 in SimGrid). */
+static void test_exact_slowdown_overlap(void) {
+    for (int v = 0; v < 4; v++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+                for (int causal = 0; causal < 2; causal++) {
+                    rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+                    if (v < 2) m.comp_slowdown = 1.4;
+                    else m.overlap = v == 2 ? 0.5 : 0.0;
+                    rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %s sigma=%g eta=%g G=%lld", rs_layout_name(p.layout),
+                             rs_pass_name(p.pass), causal ? "causal" : "full", m.comp_slowdown, m.overlap,
+                             (long long)m.devices_per_node);
+                    check_exact(&p, &m, NULL, what);
+                }
+    /* eta on the all-pairs platform (ports) */
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6);
+    m.overlap = 0.3;
+    rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
+}
+
+/* sigma has an effect: a transfer-bound-ish ring with sigma = 2 is slower than without. */
+static void test_slowdown_effect(void) {
+    rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    pair_t a, b;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &a), 0);
+    m.comp_slowdown = 2;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &b), 0);
+    /* hand-derived: T_comp = 17.37 us > T_comm = 9.32 us; every middle step computes T_comm at half
+     * speed and the rest at full: T_comm + (T_comp - T_comm / 2) */
+    const double tc = 4.0 * 128 * 32 * 1024.0 * 1024.0 / F_H100, tx = 2.0 * 8 * 128 * 2 * 1024.0 / W_NVL;
+    RS_ASSERT_REL(a.sim.makespan_s, 8 * tc, 1e-9);
+    RS_ASSERT_REL(b.sim.makespan_s, 7 * (tx + (tc - tx / 2)) + tc, 1e-9);
+    pair_free(&a);
+    pair_free(&b);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Realism effects
  * ---------------------------------------------------------------------------------------------- */
@@ -341,6 +386,8 @@ static void test_user_platform_hostmap(void) {
     cfg.platform_path = plat;
     cfg.hostmap_path = map;
     check_exact(&p, &m, &cfg, "user platform + hostmap");
+    m.comp_slowdown = 1.5; /* the helper's rate changes on a user platform */
+    check_exact(&p, &m, &cfg, "user platform + hostmap + slowdown");
     unlink(plat);
     unlink(map);
 }
@@ -446,14 +493,16 @@ static void test_bad_inputs(void) {
     cfg.network_model = "NoSuchModel";
     expect_bad(&cfg, &m, "NoSuchModel", "CM02");
 
-    /* walk-only flags */
+    /* eta and sigma together (the walk rejects it too); eta on a user platform */
     rs_sim_config_default(&cfg);
-    rs_machine_t ms = m;
-    ms.comp_slowdown = 1.3;
-    expect_bad(&cfg, &ms, "--slowdown", NULL);
     rs_machine_t mo = m;
     mo.overlap = 0.5;
-    expect_bad(&cfg, &mo, "--overlap", NULL);
+    mo.comp_slowdown = 1.3;
+    expect_bad(&cfg, &mo, "--overlap 0.5 with --slowdown 1.3", NULL);
+    mo.comp_slowdown = 1;
+    cfg.platform_path = plat;
+    cfg.hostmap_path = map;
+    expect_bad(&cfg, &mo, "--overlap 0.5 needs a generated platform", NULL);
     unlink(plat);
     unlink(map);
 }
@@ -486,6 +535,8 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_latency (3 layouts x 2 passes x causal x 2 B, 5 us)", test_exact_latency},
     {"exact_shapes (MHA, batch, tile, N=1, N=2)", test_exact_shapes},
     {"exact_realism (launch, jitter, straggler, degrade)", test_exact_realism},
+    {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
+    {"slowdown_hand_derived", test_slowdown_effect},
     {NULL, NULL},
 };
 static const rs_test_case_t realism_cases[] = {

@@ -162,9 +162,8 @@ static void test_bad_input(void) {
     snprintf(args, sizeof args, "sim --platform %s/none.xml", g_dir);
     expect_usage(args, "none.xml", NULL, NULL);
     expect_usage("sim --hostmap x.map", "--hostmap x.map needs --platform", NULL, NULL);
-    /* walk-only realism */
-    expect_usage("sim --slowdown 1.5", "--slowdown", NULL, NULL);
-    expect_usage("sim --overlap 0.5", "--overlap", NULL, NULL);
+    /* the two overlap models together */
+    expect_usage("sim --slowdown 1.5 --overlap 0.5", "--overlap", "--slowdown", NULL);
 }
 
 /* --platform-out writes the generated platform; simulating on it as a user platform gives the same
