@@ -16,6 +16,9 @@
 
 #include "cli.h"
 #include "plan.h"
+#ifdef RINGSIM_HAVE_PLOTS
+#include "plot.h"
+#endif
 
 extern char **environ;
 
@@ -201,17 +204,28 @@ static int write_maxctx(const char *path, const rs_plan_config_t *c, cand_t *can
     return rs_file_commit(&f, err);
 }
 
-/* Directory of the plots/ scripts: $RINGSIM_PLOTS_DIR, else the source tree this file was compiled from. */
-static void plots_dir(char *dst, size_t len) {
+/* Directory of the plots/ scripts: rs_plots' choice ($RINGSIM_PLOTS_DIR, the source tree, or the copies
+ * embedded in the binary) when it is linked, else $RINGSIM_PLOTS_DIR or the source tree this file was
+ * compiled from. Returns 0 or -1 with err. */
+static int plots_dir(char *dst, size_t len, rs_err_t *err) {
+#ifdef RINGSIM_HAVE_PLOTS
+    const char *dir = rs_plot_scripts_dir(err);
+    if (!dir) return -1;
+    snprintf(dst, len, "%s", dir);
+    return 0;
+#else
+    (void)err;
     const char *env = getenv("RINGSIM_PLOTS_DIR");
     if (env && *env) {
         snprintf(dst, len, "%s", env);
-        return;
+        return 0;
     }
     const char *src = __FILE__; /* .../cli/cmd_plan.c */
     const char *slash = strrchr(src, '/');
     int dir_len = slash ? (int)(slash - src) : 0;
     snprintf(dst, len, "%.*s%s../plots", dir_len, src, slash ? "/" : "");
+    return 0;
+#endif
 }
 
 /* Draw the max-context curve: gnuplot plots/maxctx.gp with data, out, fmt; atomic output. */
@@ -223,7 +237,7 @@ static int draw_figure(const char *csv, const char *out, const cand_t *cands, in
     else if (dot && !strcmp(dot, ".svg")) fmt = "svg";
     if (!fmt) return rs_errf(err, "--figure %s: extension must be .png, .pdf or .svg", out);
     char dir[1024], script[1100], style[1100];
-    plots_dir(dir, sizeof dir);
+    if (plots_dir(dir, sizeof dir, err)) return -1;
     snprintf(script, sizeof script, "%s/maxctx.gp", dir);
     snprintf(style, sizeof style, "%s/style.gp", dir);
     if (access(script, R_OK) || access(style, R_OK))
@@ -236,9 +250,14 @@ static int draw_figure(const char *csv, const char *out, const cand_t *cands, in
     }
     snprintf(expr, sizeof expr, "data='%s'; out='%s'; fmt='%s'; style='%s'; profiles='%s'", csv, tmp, fmt, style,
              profiles);
-    char *args[] = {"gnuplot", "-e", expr, script, NULL};
+    const char *gnuplot = "gnuplot";
+#ifdef RINGSIM_HAVE_PLOTS
+    gnuplot = rs_gnuplot_path(err);
+    if (!gnuplot) return -1;
+#endif
+    char *args[] = {(char *)gnuplot, "-e", expr, script, NULL};
     pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
+    int rc = posix_spawnp(&pid, gnuplot, NULL, NULL, args, environ);
     if (rc) return rs_errf(err, "--figure: cannot run gnuplot: %s (install gnuplot)", strerror(rc));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
