@@ -23,11 +23,12 @@
 
 #define MAX_B 32
 
-enum { OPT_BLOCKS = 2000, OPT_LAUNCH, OPT_PROGRESS, OPT_REPS, OPT_WARMUP, OPT_CALIBRATED, OPT_SAVE_PROFILE, OPT_CSV,
+enum { OPT_ROUNDS = 1999, OPT_BLOCKS = 2000, OPT_LAUNCH, OPT_PROGRESS, OPT_REPS, OPT_WARMUP, OPT_CALIBRATED, OPT_SAVE_PROFILE, OPT_CSV,
        OPT_TRACE_DIR, OPT_NO_SIM, OPT_TIMEOUT, OPT_MIN_TIME, OPT_HELP };
 
 static const struct option own_opts[] = {
     {"blocks", required_argument, NULL, OPT_BLOCKS},
+    {"rounds", required_argument, NULL, OPT_ROUNDS},
     {"launch", required_argument, NULL, OPT_LAUNCH},
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"reps", required_argument, NULL, OPT_REPS},
@@ -53,7 +54,10 @@ static void help(void) {
            "      --calibrated FILE    use this calibrated profile instead of calibrating now\n"
            "      --save-profile FILE  write the calibrated profile             [none]\n"
            "      --min-time S         calibration time per block size          [0.05]\n"
-           "      --reps N             measured repetitions per B (medians)     [5]\n"
+           "      --rounds R           rounds over the sweep; each B is measured --reps times per\n"
+           "                           round and the medians are taken over all rounds, so a burst of\n"
+           "                           load elsewhere hits every B a little         [3]\n"
+           "      --reps N             measured repetitions per B and round     [3]\n"
            "      --warmup N           unmeasured repetitions per B             [1]\n"
            "      --progress none|poll|thread  MPI progress                     [thread]\n"
            "      --launch mpirun|threads  ranks as MPI processes or threads    [mpirun if on PATH]\n"
@@ -78,6 +82,7 @@ typedef struct {
     const char *csv, *trace_dir;
     const char *progress;       /* name, for the note */
     bool no_sim;
+    int rounds;                 /* rounds over the sweep */
 } val_job_t;
 
 typedef struct {
@@ -87,6 +92,38 @@ typedef struct {
 } row_t;
 
 static double rel(double pred, double meas) { return (pred - meas) / meas; }
+
+/* One trace from the rounds' traces (sorted, same events): per event the median start and the
+ * median duration. The header is the first round's. NULL on OOM. */
+static rs_trace_t *merge_rounds(rs_trace_t **t, int rounds) {
+    rs_trace_t *m = rs_trace_create("exec-cpu");
+    if (!m) return NULL;
+    for (size_t k = 0; k < rs_trace_meta_count(t[0]); k++) {
+        const char *key, *val;
+        rs_trace_meta_at(t[0], k, &key, &val);
+        rs_trace_set_meta(m, key, "%s", val);
+    }
+    rs_trace_set_meta(m, "timing", "per-event median over %d rounds of per-event medians", rounds);
+    double st[16], du[16];
+    for (size_t e = 0; e < rs_trace_count(t[0]); e++) {
+        rs_event_t ev = rs_trace_events(t[0])[e];
+        int n = 0;
+        for (int r = 0; r < rounds; r++) {
+            long x = rs_trace_find(t[r], ev.rank, ev.step, ev.pass, ev.kind);
+            if (x < 0) continue;
+            const rs_event_t *o = &rs_trace_events(t[r])[x];
+            st[n] = o->start_s, du[n] = o->end_s - o->start_s, n++;
+        }
+        double a = rs_median(st, (size_t)n), b = rs_median(du, (size_t)n);
+        ev.start_s = a, ev.end_s = a + b;
+        if (rs_trace_add(m, &ev) < 0) {
+            rs_trace_free(m);
+            return NULL;
+        }
+    }
+    rs_trace_sort(m);
+    return m;
+}
 
 /* Collect |rel err| of every (rank, step) point of metric into v. */
 static void collect(const rs_compare_t *cmp, rs_cmp_metric_t metric, double *v, size_t *n) {
@@ -157,25 +194,80 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         sim_note = "overlap < 1 or slowdown > 1 are walk-only";
     }
     int exit_code = RS_EXIT_OK;
-    for (int i = 0; i < j->n_b; i++) {
+    /* measure: rounds over the sweep, then per-event medians over the rounds. Before each run the
+     * kernel alone is timed at that B too (when calibrating), so F_eff(B) and the run see the
+     * machine in the same state; F_eff(B) is then the median of all those samples. */
+    rs_trace_t *meas[MAX_B][16] = {{0}};
+    const int rounds = j->rounds < 16 ? j->rounds : 16;
+#define KCAP 4096
+    static double ksmp[MAX_B][KCAP];
+    size_t nk[MAX_B] = {0};
+    uint64_t kflops[MAX_B] = {0};
+    for (int r = 0; r < rounds && exit_code == RS_EXIT_OK; r++)
+        for (int i = 0; i < j->n_b; i++) {
+            rs_problem_t p = j->problem;
+            p.seq_tokens = j->b[i] * N, p.n_ranks = N;
+            rs_schedule_t *s = rs_schedule_create(&p, &err);
+            if (!s) {
+                if (rank == 0) fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
+                exit_code = RS_EXIT_USAGE;
+                break;
+            }
+            if (!j->calibrated && rs_calib_kernel_point(&j->problem, j->b[i], &rs_cpu_compute_ops, (int)rank,
+                                                       j->co.min_time_s / rounds, 2, ksmp[i], KCAP, &nk[i], &kflops[i], &err) < 0) {
+                fprintf(stderr, "ringsim validate: rank %lld: kernel sample B=%lld: %s\n", (long long)rank, (long long)j->b[i], err.msg);
+                rs_schedule_free(s);
+                tops->abort(ts, RS_EXIT_FAIL);
+                exit_code = RS_EXIT_FAIL;
+                break;
+            }
+            rs_trace_t *tr = rank == 0 ? rs_trace_create("exec-cpu") : NULL;
+            rs_exec_result_t res;
+            int rr = rs_exec_run(s, &rs_cpu_compute_ops, tops, ts, &j->eo, (int)rank, tr, &res, &err);
+            rs_schedule_free(s);
+            if (rr < 0) {
+                fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
+                rs_trace_free(tr);
+                tops->abort(ts, RS_EXIT_FAIL);
+                exit_code = RS_EXIT_FAIL;
+                break;
+            }
+            if (tr) rs_trace_sort(tr);
+            meas[i][r] = tr;
+        }
+    /* F_eff at the sweep's B from the interleaved samples replaces the calibration's points */
+    if (!j->calibrated && exit_code == RS_EXIT_OK) {
+        for (int i = 0; i < j->n_b; i++) {
+            double t;
+            if (rs_calib_rank_median(tops, ts, ksmp[i], nk[i], j->eo.timeout_s, &t, &err) < 0) {
+                fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)rank, err.msg);
+                exit_code = RS_EXIT_FAIL;
+                break;
+            }
+            if (rank != 0) continue;
+            double f = (double)kflops[i] / t, peak = m.flops_per_s;
+            for (int e = 0; e < m.n_eff; e++)
+                if ((int64_t)m.eff[e].block_tokens == j->b[i]) m.eff[e].efficiency = f / peak;
+        }
+        if (rank == 0) { /* renormalise: the peak is the largest measured rate */
+            double mx = 0;
+            for (int e = 0; e < m.n_eff; e++) mx = fmax(mx, m.eff[e].efficiency);
+            for (int e = 0; e < m.n_eff; e++) m.eff[e].efficiency /= mx;
+            m.flops_per_s *= mx;
+            printf("# F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n");
+            for (int e = 0; e < m.n_eff; e++)
+                printf("  %6lld %12.3f\n", (long long)m.eff[e].block_tokens, m.flops_per_s * m.eff[e].efficiency * 1e-9);
+        }
+    }
+    for (int i = 0; i < j->n_b && exit_code == RS_EXIT_OK; i++) {
         rs_problem_t p = j->problem;
         p.seq_tokens = j->b[i] * N, p.n_ranks = N;
         rs_schedule_t *s = rs_schedule_create(&p, &err);
         if (!s) {
-            if (rank == 0) fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
             exit_code = RS_EXIT_USAGE;
             break;
         }
-        rs_trace_t *tm = rank == 0 ? rs_trace_create("exec-cpu") : NULL;
-        rs_exec_result_t res;
-        if (rs_exec_run(s, &rs_cpu_compute_ops, tops, ts, &j->eo, (int)rank, tm, &res, &err) < 0) {
-            fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
-            rs_trace_free(tm);
-            rs_schedule_free(s);
-            exit_code = RS_EXIT_FAIL;
-            tops->abort(ts, RS_EXIT_FAIL);
-            break;
-        }
+        rs_trace_t *tm = rank == 0 ? merge_rounds(meas[i], rounds) : NULL;
         if (rank == 0) {
             rs_trace_t *tp = rs_trace_create("model");
             rs_walk_t w;
@@ -289,6 +381,8 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         fflush(stdout);
     }
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(ec[k]), free(es[k]);
+    for (int i = 0; i < MAX_B; i++)
+        for (int r = 0; r < 16; r++) rs_trace_free(meas[i][r]);
     return exit_code;
 }
 
@@ -321,7 +415,8 @@ int rs_cmd_validate(int argc, char **argv) {
     memcpy(j.b, defb, sizeof defb);
     rs_calib_opts_default(&j.co);
     rs_exec_opts_default(&j.eo);
-    j.eo.reps = 5, j.eo.warmup = 1;
+    j.eo.reps = 3, j.eo.warmup = 1;
+    j.rounds = 3;
     int launch_threads = 0;
     bool launch_given = false;
     rs_progress_t progress = RS_PROGRESS_THREAD;
@@ -353,6 +448,12 @@ int rs_cmd_validate(int argc, char **argv) {
             if (rs_parse_size(opt == OPT_REPS ? "--reps" : "--warmup", optarg, opt == OPT_REPS ? 1 : 0, 10000, &v, &err) < 0) goto usage;
             if (opt == OPT_REPS) j.eo.reps = (int)v;
             else j.eo.warmup = (int)v;
+            break;
+        }
+        case OPT_ROUNDS: {
+            int64_t v;
+            if (rs_parse_size("--rounds", optarg, 1, 1000, &v, &err) < 0) goto usage;
+            j.rounds = (int)v;
             break;
         }
         case OPT_CALIBRATED: j.calibrated = optarg; break;

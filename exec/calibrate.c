@@ -109,6 +109,28 @@ static int block_step(const rs_compute_ops_t *cops, block_t *b, double *t0, doub
     return 0;
 }
 
+int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                          double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
+                          rs_err_t *err) {
+    block_t b;
+    if (block_init(problem, B, cops, local_rank, &b, err) < 0) return -1;
+    double t0, t1;
+    int rc = block_step(cops, &b, &t0, &t1, err); /* warm-up */
+    const double t_first = rs_now_s();
+    for (int k = 0; rc == 0 && (k < min_reps || rs_now_s() - t_first < min_time_s) && *n < cap; k++) {
+        rc = block_step(cops, &b, &t0, &t1, err);
+        if (rc == 0) samples[(*n)++] = t1 - t0;
+    }
+    *flops = b.st.flops_exec;
+    block_free(cops, &b);
+    return rc;
+}
+
+int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
+                         double *out, rs_err_t *err) {
+    return rank_median(tops, ts, med(samples, n), timeout_s, out, err);
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * Ring exchange of m bytes: the receive's post-to-completion time
  * ------------------------------------------------------------------------------------------------- */
@@ -180,26 +202,44 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     rs_err_t e = {{0}};
     block_t scratch = {0};
 
-    /* 1. kernel */
-    for (int i = 0; i < o->n_blocks; i++) {
-        const int64_t B = o->blocks[i];
-        if (block_init(problem, B, cops, local_rank, &blk, err) < 0) goto done;
-        if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-        double t_first = rs_now_s(), t0, t1;
-        size_t ns = 0;
-        if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done; /* warm-up */
-        while ((ns < (size_t)o->min_reps || rs_now_s() - t_first < o->min_time_s) && ns < 100000) {
-            if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
-            samples[ns++] = t1 - t0;
+    /* 1. kernel: rounds over all block sizes, so a burst of load elsewhere on the machine hits
+     * every size a little instead of one size entirely; median per size over all its samples */
+    {
+        const int rounds = 5;
+        block_t *blks = calloc((size_t)o->n_blocks, sizeof *blks);
+        double **smp = calloc((size_t)o->n_blocks, sizeof *smp);
+        size_t *nsmp = calloc((size_t)o->n_blocks, sizeof *nsmp);
+        const size_t cap = 20000;
+        int ok = blks && smp && nsmp;
+        for (int i = 0; ok && i < o->n_blocks; i++) {
+            if (block_init(problem, o->blocks[i], cops, local_rank, &blks[i], err) < 0) ok = 0;
+            else if (!(smp[i] = malloc(sizeof(double) * cap))) ok = 0, rs_errf(err, "calibrate: out of memory");
         }
-        double local = med(samples, ns), all;
-        if (rank_median(tops, ts, local, o->timeout_s, &all, err) < 0) goto done;
-        out->blocks[out->n_blocks] = B;
-        out->t_block_s[out->n_blocks] = all;
-        out->flops_eff[out->n_blocks] = (double)blk.st.flops_exec / all;
-        if (out->flops_eff[out->n_blocks] > out->flops_peak) out->flops_peak = out->flops_eff[out->n_blocks];
-        out->n_blocks++;
-        block_free(cops, &blk);
+        if (!blks || !smp || !nsmp) rs_errf(err, "calibrate: out of memory");
+        for (int r = 0; ok && r < rounds; r++)
+            for (int i = 0; ok && i < o->n_blocks; i++) {
+                double t0, t1;
+                if (tops->barrier(ts, o->timeout_s, err) < 0 || block_step(cops, &blks[i], &t0, &t1, err) < 0) { ok = 0; break; }
+                const double t_first = rs_now_s();
+                int k = 0;
+                while ((k < (o->min_reps + rounds - 1) / rounds || rs_now_s() - t_first < o->min_time_s / rounds) && nsmp[i] < cap) {
+                    if (block_step(cops, &blks[i], &t0, &t1, err) < 0) { ok = 0; break; }
+                    smp[i][nsmp[i]++] = t1 - t0, k++;
+                }
+            }
+        for (int i = 0; ok && i < o->n_blocks; i++) {
+            double all;
+            if (rank_median(tops, ts, med(smp[i], nsmp[i]), o->timeout_s, &all, err) < 0) { ok = 0; break; }
+            out->blocks[out->n_blocks] = o->blocks[i];
+            out->t_block_s[out->n_blocks] = all;
+            out->flops_eff[out->n_blocks] = (double)blks[i].st.flops_exec / all;
+            if (out->flops_eff[out->n_blocks] > out->flops_peak) out->flops_peak = out->flops_eff[out->n_blocks];
+            out->n_blocks++;
+        }
+        for (int i = 0; blks && i < o->n_blocks; i++) block_free(cops, &blks[i]);
+        for (int i = 0; smp && i < o->n_blocks; i++) free(smp[i]);
+        free(blks), free(smp), free(nsmp);
+        if (!ok) goto done;
     }
 
     /* 2. transport (needs a ring of >= 2) */
@@ -248,67 +288,75 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             }
         }
 
-        /* 3. overlap, where it matters: at B_o, the block whose compute time is closest to its own
-         * ring transfer (L + kv_bytes(B) / W, the crossover), with that transfer */
-        double decide[2] = {0, 0}; /* B_o index, m bytes */
+        /* 3. overlap at two blocks: B_x, where compute and the block's own ring transfer take about
+         * as long (the crossover), and B_l, the smallest block whose compute is >= 8x its transfer
+         * (how fast a transfer moves while the rank computes: the profile's eta) */
+        double decide[4] = {0, 0, -1, 0}; /* B_x index, its bytes, B_l index (-1: none), its bytes */
         if (rank == 0) {
-            int bi = 0;
             double best = INFINITY;
             for (int i = 0; i < out->n_blocks; i++) {
                 rs_problem_t p = *problem;
                 p.seq_tokens = o->blocks[i], p.n_ranks = 1;
-                double tm = out->latency_s + (double)rs_problem_kv_bytes(&p) / out->bw_bytes_per_s;
+                double kvb = (double)rs_problem_kv_bytes(&p);
+                double tm = out->latency_s + kvb / out->bw_bytes_per_s;
                 double d = fabs(log(out->t_block_s[i] / tm));
-                if (d < best) best = d, bi = i;
+                if (d < best) best = d, decide[0] = i, decide[1] = kvb;
+                if (decide[2] < 0 && out->t_block_s[i] >= 8 * tm && out->t_block_s[i] <= 0.25) decide[2] = i, decide[3] = kvb;
             }
-            rs_problem_t p = *problem;
-            p.seq_tokens = o->blocks[bi], p.n_ranks = 1;
-            decide[0] = bi, decide[1] = (double)rs_problem_kv_bytes(&p);
         }
         if (tops->bcast) {
             if (tops->bcast(ts, decide, sizeof decide, o->timeout_s, err) < 0) goto done;
         } else { /* no broadcast: a fixed choice every rank can make alone */
             rs_problem_t p = *problem;
             p.seq_tokens = o->blocks[o->n_blocks / 2], p.n_ranks = 1;
-            decide[0] = o->n_blocks / 2, decide[1] = (double)rs_problem_kv_bytes(&p);
+            decide[0] = o->n_blocks / 2, decide[1] = (double)rs_problem_kv_bytes(&p), decide[2] = -1;
         }
-        const int bi = (int)decide[0];
-        const uint64_t m = (uint64_t)decide[1];
-        out->overlap_block = o->blocks[bi];
-        if (block_init(problem, o->blocks[bi], cops, local_rank, &blk, err) < 0) goto done;
-        int64_t nn = n;
-        rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
-        double ends[31], comps[31], alone[31];
-        int reps = 31;
-        for (int r = 0; r < reps + 1; r++) {
-            double t0, t1, c0, c1;
-            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-            if (block_step(cops, &blk, &c0, &c1, err) < 0) goto done; /* alone */
-            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-            rs_xfer_time_t tm[2];
-            if (tops->post(ts, 2, q, err) < 0) goto done;
-            if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
-            if (tops->wait(ts, o->timeout_s, tm, err) < 0) goto done;
-            if (r == 0) continue; /* warm-up */
-            ends[r - 1] = fmax(tm[0].done_s, tm[1].done_s) - fmin(tm[0].post_s, tm[1].post_s);
-            comps[r - 1] = t1 - t0;
-            alone[r - 1] = c1 - c0;
+        for (int pt = 0; pt < 2; pt++) {
+            const int bi = (int)decide[2 * pt];
+            if (bi < 0) continue;
+            const uint64_t m = (uint64_t)decide[2 * pt + 1];
+            if (block_init(problem, o->blocks[bi], cops, local_rank, &blk, err) < 0) goto done;
+            int64_t nn = n;
+            rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
+            double ends[31], comps[31], alone[31];
+            const int reps = pt == 0 ? 31 : 9;
+            for (int r = 0; r < reps + 1; r++) {
+                double t0, t1, c0, c1;
+                if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+                if (block_step(cops, &blk, &c0, &c1, err) < 0) goto done; /* alone */
+                if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
+                rs_xfer_time_t tm[2];
+                if (tops->post(ts, 2, q, err) < 0) goto done;
+                if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
+                if (tops->wait(ts, o->timeout_s, tm, err) < 0) goto done;
+                if (r == 0) continue; /* warm-up */
+                ends[r - 1] = fmax(tm[0].done_s, tm[1].done_s) - fmin(tm[0].post_s, tm[1].post_s);
+                comps[r - 1] = t1 - t0;
+                alone[r - 1] = c1 - c0;
+            }
+            double E, TC, TA;
+            if (rank_median(tops, ts, med(ends, (size_t)reps), o->timeout_s, &E, err) < 0 ||
+                rank_median(tops, ts, med(comps, (size_t)reps), o->timeout_s, &TC, err) < 0 ||
+                rank_median(tops, ts, med(alone, (size_t)reps), o->timeout_s, &TA, err) < 0)
+                goto done;
+            block_free(cops, &blk);
+            if (rank == 0) {
+                const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
+                double eta;
+                if (TC <= L) eta = 1;
+                else if (E >= TC) eta = (TC + x - E) / (TC - L);
+                else eta = E - L > 0 ? x / (E - L) : 1;
+                eta = fmin(1.0, fmax(0.0, eta));
+                rs_calib_overlap_t *ov = &out->ov[out->n_ov++];
+                *ov = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, eta, TA > 0 ? fmax(1.0, TC / TA) : 1};
+            }
         }
-        double E, TC, TA;
-        if (rank_median(tops, ts, med(ends, (size_t)reps), o->timeout_s, &E, err) < 0 ||
-            rank_median(tops, ts, med(comps, (size_t)reps), o->timeout_s, &TC, err) < 0 ||
-            rank_median(tops, ts, med(alone, (size_t)reps), o->timeout_s, &TA, err) < 0)
-            goto done;
-        block_free(cops, &blk);
-        if (rank == 0) {
-            const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
-            out->overlap_t_comp_s = TA, out->overlap_t_comp_busy_s = TC, out->overlap_x_s = L + x, out->overlap_end_s = E;
-            out->sigma = TA > 0 ? fmax(1.0, TC / TA) : 1;
-            double eta;
-            if (TC <= L) eta = 1;
-            else if (E >= TC) eta = (TC + x - E) / (TC - L);
-            else eta = E - L > 0 ? x / (E - L) : 1;
-            out->eta = fmin(1.0, fmax(0.0, eta));
+        if (rank == 0 && out->n_ov > 0) {
+            const rs_calib_overlap_t *use = &out->ov[out->n_ov - 1]; /* B_l when measured */
+            out->overlap_block = use->block;
+            out->overlap_t_comp_s = use->t_comp_s, out->overlap_t_comp_busy_s = use->t_comp_busy_s;
+            out->overlap_x_s = use->t_xfer_s, out->overlap_end_s = use->t_end_s;
+            out->eta = use->eta, out->sigma = use->sigma;
         }
     }
     out->mem_bw_bytes_per_s = memcpy_bw();
@@ -367,10 +415,13 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
                     c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9);
         fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%)\n", c->latency_s,
                 c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
-        fprintf(out, "# overlap at B=%lld: compute alone %.4g s, with transfer %.4g s (sigma %.3f); transfer alone %.4g s, "
-                     "completed at %.4g s -> eta %.3f\n",
-                (long long)c->overlap_block, c->overlap_t_comp_s, c->overlap_t_comp_busy_s, c->sigma, c->overlap_x_s,
-                c->overlap_end_s, c->eta);
+        for (int i = 0; i < c->n_ov; i++) {
+            const rs_calib_overlap_t *v = &c->ov[i];
+            fprintf(out, "# overlap at B=%lld (%llu bytes): compute alone %.4g s, with the transfer %.4g s (sigma %.3f); "
+                         "transfer alone %.4g s, completed at %.4g s -> eta %.3f%s\n",
+                    (long long)v->block, (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->sigma, v->t_xfer_s,
+                    v->t_end_s, v->eta, i == c->n_ov - 1 ? " (used)" : "");
+        }
     }
     fprintf(out, "# memcpy bandwidth (read + write, one rank): %.3g GB/s\n", c->mem_bw_bytes_per_s * 1e-9);
 }

@@ -2,14 +2,16 @@
  *
  * SPMD: every rank of the transport calls rs_calibrate(); rank 0 receives the result.
  *  1. Kernel: for every B of the list, every rank at once runs the compute backend's step on one
- *     FULL B x B block (the problem's heads, head_dim, batch, pass), repeated until min_time_s;
+ *     FULL B x B block (the problem's heads, head_dim, batch, pass), in 5 rounds over all B (so a
+ *     burst of outside load spreads over the sizes), min_time_s per B in total;
  *     F_eff(B) = flops_exec / median time (median over repetitions, then over ranks).
  *  2. Transport: for message sizes m, every rank at once sends m bytes to p+1 and receives m from
  *     p-1 (the ring step's pattern, no compute); the receive's post-to-completion time is the
  *     sample. Fit t(m) = L + m / W by least squares on relative error.
- *  3. Overlap: a step at B_o (the block whose compute time is closest to the time of its own ring
- *     transfer L + kv_bytes(B) / W: the crossover, where overlap matters) with that transfer
- *     posted at its start (median of 31): from the measured completion E of the transfer,
+ *  3. Overlap: a step at B with its own ring transfer (kv_bytes(B)) posted at its start, at two
+ *     blocks: B_x whose compute time is closest to the transfer's (the crossover; median of 31)
+ *     and B_l, the smallest whose compute is >= 8x the transfer (median of 9; the one used, since
+ *     it measures how fast data moves while the rank computes). From the completion E,
  *     eta = (t_c + x - E) / (t_c - L) when E >= t_c (the transfer trailed the compute), else
  *     x / (E - L) (clamped to [0, 1]) - the inversion of docs/model.md's eta step; and the compute
  *     slowdown sigma = compute time with the transfer / without.
@@ -35,6 +37,17 @@ typedef struct {
 } rs_calib_opts_t;
 
 typedef struct {
+    int64_t block;                         /* B of the compute */
+    uint64_t bytes;                        /* the transfer posted with it (its ring K,V block) */
+    double t_comp_s;                       /* compute alone */
+    double t_comp_busy_s;                  /* compute with the transfer in flight */
+    double t_xfer_s;                       /* transfer alone by the fit: L + bytes / W */
+    double t_end_s;                        /* measured completion of the transfer, from its post */
+    double eta;                            /* inverted overlap factor */
+    double sigma;                          /* t_comp_busy_s / t_comp_s (>= 1) */
+} rs_calib_overlap_t;
+
+typedef struct {
     int n_blocks;                          /* measured F_eff(B) */
     int64_t blocks[RS_MAX_EFF_POINTS];
     double t_block_s[RS_MAX_EFF_POINTS];   /* median step time of a full block */
@@ -53,6 +66,8 @@ typedef struct {
     double eta;                            /* fitted overlap factor */
     double sigma;                          /* measured compute slowdown */
     double mem_bw_bytes_per_s;             /* memcpy bandwidth (one rank) */
+    int n_ov;                              /* overlap measurements: crossover, then long compute */
+    rs_calib_overlap_t ov[2];
 } rs_calib_t;
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */
@@ -63,6 +78,16 @@ void rs_calib_opts_default(rs_calib_opts_t *o);
  * their own partial view). Returns 0 or -1 with err. */
 int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
                  void *ts, const rs_calib_opts_t *o, rs_calib_t *out, rs_err_t *err);
+
+/* One kernel measurement point on this rank alone: a full B x B block step repeated for
+ * min_time_s (and min_reps), durations appended to samples[*n..cap); *flops = its executed FLOPs.
+ * Used by validate to interleave kernel samples with the measured runs. Returns 0 or -1. */
+int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                          double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
+                          rs_err_t *err);
+/* Median of this rank's samples, then the median over ranks on rank 0 (collective). */
+int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
+                         double *out, rs_err_t *err);
 
 /* Turn a calibration into a profile (name, note, N ranks per node = n_ranks). Can't fail. */
 void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_hw_t *hw);
