@@ -203,6 +203,30 @@ static void test_ring_over_ulysses(void) {
     free(r);
 }
 
+/* The choice is real: on one node with a slow link (64 GB/s, PCIe-like) an MHA model's 4K-token ring
+ * blocks cannot hide their transfers, and Ulysses (one all-to-all each way, then one kernel) wins. */
+static void test_ulysses_wins_when_ring_exposed(void) {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.model = load("llama2-7b");
+    c.seq_tokens = 1 << 15;
+    c.fixed_sp = 8;
+    rs_hw_t hw = round_hw();
+    rs_machine_t m = round_machine();
+    m.intra.bw_bytes_per_s = 64e9;
+    rs_plan_result_t *r = malloc(sizeof *r);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
+    CU_ASSERT_FALSE(r->options[0].attn.ring_hidden_fwd);
+    CU_ASSERT_TRUE_FATAL(r->best >= 0);
+    CU_ASSERT_EQUAL(r->options[r->best].kind, RS_SP_ULYSSES);
+    CU_ASSERT(r->options[r->best].t_attn_layer_s < r->options[0].t_attn_layer_s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "ulysses U=8 wins"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "ring transfers exposed at B=4096"));
+    free(r);
+}
+
 /* Linear layers, head, step, MFU and cost by hand for one option. */
 static void test_option_arithmetic(void) {
     rs_plan_config_t c;
@@ -312,6 +336,7 @@ static const rs_test_case_t plan_cases[] = {
     {"ulysses_cost", test_ulysses_cost},
     {"hidden_uses_mask", test_hidden_uses_mask},
     {"ring_over_ulysses", test_ring_over_ulysses},
+    {"ulysses_wins_when_ring_exposed", test_ulysses_wins_when_ring_exposed},
     {"option_arithmetic", test_option_arithmetic},
     {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
     {"does_not_fit", test_does_not_fit},
