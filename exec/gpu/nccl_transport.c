@@ -233,6 +233,7 @@ void *rs_nccl_transport_create(int *argc, char ***argv, int local_rank, rs_err_t
 
 int rs_nccl_world_create(int64_t n_ranks, void **tss, rs_err_t *err) {
     const int ngpu = rs_gpu_device_count();
+    if (ngpu == 0) return rs_errf(err, "--backend gpu: no GPU visible (cudaGetDeviceCount found none)");
     if (n_ranks < 1 || n_ranks > ngpu)
         return rs_errf(err, "--ranks %lld: one GPU per rank, and %d GPU(s) are visible (--launch threads)",
                        (long long)n_ranks, ngpu);
