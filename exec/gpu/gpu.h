@@ -11,7 +11,7 @@
  *                     (rs_nccl_world_create; barrier and gather through the local transport).
  *   hangs:            every communicator is non-blocking (ncclConfig_t.blocking = 0); a watchdog
  *                     thread per rank aborts it (ncclCommAbort) when a wait, an init or a group end
- *                     exceeds its timeout, printing the rank, the post number and the peers; the waiting
+ *                     exceeds its timeout, printing the rank, the pass and step and the peer; the waiting
  *                     call returns "timeout after T s waiting for receive from rank R" and the executor
  *                     adds the step.
  *
@@ -69,6 +69,10 @@ typedef struct {
     cudaStream_t comm;      /* NCCL send/recv */
     cudaEvent_t anchor;     /* event whose host time is anchor_s */
     double anchor_s;        /* rs_now_s() at which `anchor` completed (midpoint of the bracket) */
+    /* the step the compute backend last launched, so the transport's watchdog can name it */
+    uint64_t step_seq;      /* compute steps launched on this device so far */
+    int64_t last_step;      /* their last step index (-1: none yet) */
+    rs_pass_t last_pass;    /* and its pass */
 } rs_gpu_ctx_t;
 
 /* The context of `device` (created on first use; thread-safe). cudaSetDevice(device) is called.

@@ -41,6 +41,7 @@ static int ctx_create(int device, rs_gpu_ctx_t **out, rs_err_t *err) {
     rs_gpu_ctx_t *c = calloc(1, sizeof *c);
     if (!c) return rs_errf(err, "gpu: out of memory");
     c->device = device;
+    c->last_step = -1;
     *out = c;
     RS_CUDA_TRY(err, cudaSetDevice(device));
     RS_CUDA_TRY(err, cudaStreamCreateWithFlags(&c->compute, cudaStreamNonBlocking));
@@ -253,6 +254,7 @@ static int gs_fwd_step(void *st, const rs_step_t *step, const void *kv, rs_err_t
         return -1;
     RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
     g->have_interval = true;
+    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_FORWARD;
     return 0;
 }
 
@@ -281,6 +283,7 @@ static int gs_bwd_step(void *st, const rs_step_t *step, const void *kv, void *dk
         return -1;
     RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
     g->have_interval = true;
+    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_BACKWARD;
     return 0;
 }
 

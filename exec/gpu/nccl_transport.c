@@ -30,6 +30,7 @@ typedef struct {
     int n_posted;                       /* requests of the outstanding post (0: none) */
     rs_xfer_req_t reqs[RS_XFER_MAX_REQS];
     uint64_t post_count;                /* posts since creation (named by the watchdog) */
+    uint64_t seq_at_post;               /* ctx->step_seq when the outstanding post was made */
     /* watchdog */
     pthread_t wd_thread;                /* the watchdog thread */
     bool wd_running;                    /* the thread exists */
@@ -331,6 +332,7 @@ static int nt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
         return rs_errf(err, "nccl: %s:%d: ncclGroupEnd: %s (%s)", __FILE__, __LINE__, ncclGetErrorString(ge),
                        ncclGetLastError(s->comm));
     s->post_count++;
+    s->seq_at_post = s->ctx->step_seq;
     memcpy(s->reqs, reqs, sizeof *reqs * (size_t)n);
     s->n_posted = n;
     /* the group is enqueued once the communicator leaves ncclInProgress (non-blocking mode) */
@@ -345,11 +347,16 @@ static int nt_wait(void *st, double timeout_s, rs_xfer_time_t *times, rs_err_t *
     const rs_xfer_req_t *first_recv = NULL;
     for (int i = 0; i < s->n_posted; i++)
         if (s->reqs[i].dir == RS_XFER_RECV && !first_recv) first_recv = &s->reqs[i];
-    char what[160];
+    /* The executor posts a step's transfers, then launches its compute, then waits: if a compute
+     * step was launched since the post it is this step; otherwise (the backward tail) the next. */
+    char what[160], where[64] = "";
+    if (s->ctx->last_step >= 0)
+        snprintf(where, sizeof where, " (%s step %lld)", rs_pass_name(s->ctx->last_pass),
+                 (long long)(s->ctx->last_step + (s->ctx->step_seq == s->seq_at_post)));
     if (first_recv)
-        snprintf(what, sizeof what, "receive from rank %lld", (long long)first_recv->peer);
+        snprintf(what, sizeof what, "receive from rank %lld%s", (long long)first_recv->peer, where);
     else
-        snprintf(what, sizeof what, "send to rank %lld", (long long)s->reqs[0].peer);
+        snprintf(what, sizeof what, "send to rank %lld%s", (long long)s->reqs[0].peer, where);
     RS_CUDA_TRY(err, cudaSetDevice(s->ctx->device));
     wd_arm(s, timeout_s, what);
     for (;;) {
