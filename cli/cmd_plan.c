@@ -476,11 +476,14 @@ int rs_cmd_plan(int argc, char **argv) {
             if (cands[i].res.shortfall_bytes < cands[bi].res.shortfall_bytes) bi = i;
         const rs_plan_result_t *r = &cands[bi].res;
         char a[32], b[32], s[32];
+        char hint[200];
+        if (r->n_limit[0]) snprintf(hint, sizeof hint, "%s", r->n_limit);
+        else snprintf(hint, sizeof hint, "raise --max-ranks%s or shorten --seq",
+                      c.ckpt == RS_CKPT_FULL ? "" : ", use --ckpt full");
         rs_errf(&err, "%s does not fit at S=%lld on any candidate even at N=%lld: the closest, %s, needs %s GiB per "
-                      "device with %s GiB usable (short by %s GiB; raise --max-ranks%s or shorten --seq)",
+                      "device with %s GiB usable (short by %s GiB; %s)",
                 c.model.name, (long long)r->seq_tokens, (long long)r->sp, r->hw_name, gib(a, sizeof a, r->mem.total_bytes),
-                gib(b, sizeof b, r->usable_bytes), gib(s, sizeof s, r->shortfall_bytes),
-                c.ckpt == RS_CKPT_FULL ? "" : ", use --ckpt full");
+                gib(b, sizeof b, r->usable_bytes), gib(s, sizeof s, r->shortfall_bytes), hint);
         goto fail;
     }
     exit_code = RS_EXIT_FAIL;

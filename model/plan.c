@@ -205,6 +205,7 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
     if (r->best < 0) {
         ADD("nothing fits: %.1f GiB over the usable %.1f GiB per device", r->shortfall_bytes / 1073741824.0,
             r->usable_bytes / 1073741824.0);
+        if (!r->fits && r->n_limit[0]) ADD(" (%s)", r->n_limit);
         return;
     }
     const rs_plan_option_t *b = &r->options[r->best];
@@ -261,7 +262,11 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
                            granule(c, sp) == sp ? "N = " : "2N = ", (long long)granule(c, sp), (long long)sp);
     } else {
         for (int64_t n = 1; n <= c->max_sp; n *= 2) {
-            if (seq % granule(c, n)) break; /* larger N cannot divide either */
+            if (seq % granule(c, n)) { /* larger N cannot divide either */
+                snprintf(r->n_limit, sizeof r->n_limit, "larger N must divide S: %lld is not a multiple of %s%lld",
+                         (long long)seq, granule(c, n) == n ? "N = " : "2N = ", (long long)granule(c, n));
+                break;
+            }
             rs_mem_t mem;
             if (rs_plan_memory(c, seq, n, 1, &mem, err)) return -1;
             sp = n;

@@ -81,6 +81,7 @@ typedef struct {
     int64_t devices;            /* N x dp */
     bool fits;                  /* the ring fits at N */
     double shortfall_bytes;     /* when nothing fits: memory over the usable amount at the largest N */
+    char n_limit[160];          /* why the search stopped below max_sp ("" if it did not) */
     rs_mem_t mem;               /* ring memory at N */
     int n_options;              /* ring first, then Ulysses/USP splits */
     rs_plan_option_t options[RS_PLAN_MAX_OPTIONS];
