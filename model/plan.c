@@ -174,7 +174,7 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     o.t_step_s = (double)accum * o.t_micro_s;
     double devices = (double)(sp * dp);
     double seq_flops = 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens +
-                       (double)t->layers * (o.attn.flops_useful_fwd + o.attn.flops_useful_bwd);
+                       (double)t->layers * 3.0 * o.attn.flops_useful_fwd; /* model FLOPs: bwd = 2 x fwd */
     o.model_flops_step = (double)c->global_batch * seq_flops;
     o.mfu = o.model_flops_step / (o.t_step_s * devices * m->flops_per_s);
     if (hw->price_per_device_hour > 0) {

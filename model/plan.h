@@ -12,8 +12,8 @@
  *     and full checkpointing), at linear_eff x peak; attention forward recomputed under full
  *     checkpointing; LM head 6 x V x h FLOPs per token at linear_eff; FSDP collectives assumed hidden;
  *   - step = accumulation x (L x layer + head), accumulation = global_batch / dp;
- *   - MFU = (6 x matmul params x tokens + useful attention FLOPs forward + backward) / (step x devices x
- *     peak); cost = devices x price_per_device_hour x step / 3600.
+ *   - MFU = (6 x matmul params x tokens + 3 x useful attention FLOPs of the forward) / (step x devices x
+ *     peak), model FLOPs only (no recompute; the kernel's backward recomputation of QK^T excluded); cost = devices x price_per_device_hour x step / 3600.
  */
 #ifndef RS_PLAN_H
 #define RS_PLAN_H
@@ -63,7 +63,7 @@ typedef struct {
     double t_head_s;          /* LM head forward + backward per micro-batch */
     double t_micro_s;         /* one micro-batch: L layers + head */
     double t_step_s;          /* optimizer step: accumulation x micro-batch */
-    double model_flops_step;  /* useful FLOPs of a step (no recompute) */
+    double model_flops_step;  /* model FLOPs of a step: 6 P_m per token + 3 x useful attention forward */
     double mfu;               /* model_flops_step / (t_step x devices x peak) */
     double cost_per_step;     /* currency units; NaN without a price */
     double cost_per_mtok;     /* per million tokens; NaN without a price */
