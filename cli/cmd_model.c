@@ -207,6 +207,7 @@ int rs_cmd_model(int argc, char **argv) {
     rs_err_t err = {{0}};
     int opt, rc = RS_EXIT_OK;
     optind = 1;
+    opterr = 0; /* report unknown options ourselves, in one line */
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
         int r = rs_cli_common_opt(&c, opt, optarg, &err);
         if (r < 0) {
@@ -222,7 +223,7 @@ int rs_cmd_model(int argc, char **argv) {
         case 'h':
         case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
         default:
-            rs_errf(&err, "unknown option (see ringsim model --help)");
+            rs_errf(&err, "unknown option '%s' or missing value (see ringsim model --help)", argv[optind - 1]);
             rc = RS_EXIT_USAGE;
         }
         if (rc) break;
