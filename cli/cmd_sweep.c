@@ -77,7 +77,13 @@ size_t rs_sweep_count(const rs_sweep_spec_t *s) {
 static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t n_max, rs_cli_common_t *c,
                        rs_err_t *err) {
     *c = spec->common;
+    /* "NAME:gG" = the profile with G devices per node (e.g. h100-sxm:g1: every hop crosses nodes) */
     snprintf(c->profile, sizeof c->profile, "%s", profile);
+    char *g = strstr(c->profile, ":g");
+    if (g) {
+        *g = 0;
+        if (rs_parse_size("--profile NAME:gG", g + 2, 0, INT32_MAX, &c->gpus_per_node, err) != 0) return -1;
+    }
     c->problem.n_ranks = n_max;
     c->problem.seq_tokens = 2 * n_max * (c->problem.tile_q > c->problem.tile_k ? c->problem.tile_q : c->problem.tile_k);
     c->n_layouts = 1;
@@ -411,7 +417,8 @@ static void help(void) {
            "  -S, --seq RANGE          total tokens (with --block: not allowed)      [128K]\n"
            "  -L, --layout L           contiguous|striped|zigzag, list, or all       [zigzag]\n"
            "  -P, --pass P             forward|backward|both                         [forward]\n"
-           "  -p, --profile A,B,C      hardware profiles, one series each            [h100-sxm]\n"
+           "  -p, --profile A,B,C      hardware profiles, one series each; NAME:gG sets G devices\n"
+           "                           per node (h100-sxm:g1: every hop over the inter-node tier) [h100-sxm]\n"
            "      --sim / --no-sim     simulate each point with SimGrid (when built) [--sim]\n"
            "      --exec               also run `ringsim exec --transport=local` per point [off]\n"
            "      --exec-bin PATH      the ringsim binary for --exec                 [this one]\n"

@@ -17,6 +17,6 @@ set boxwidth 0.9
 set key top left
 set grid noxtics
 set xtics scale 0
-plot data using (column('contiguous')):xtic(1) fc rgb c_contiguous title 'contiguous', \
-     data using (column('striped')) fc rgb c_striped title 'striped', \
-     data using (column('zigzag')) fc rgb c_zigzag title 'zigzag'
+plot data using (column('contiguous')):xtic(1) lc rgb c_contiguous title 'contiguous', \
+     data using (column('striped')) lc rgb c_striped title 'striped', \
+     data using (column('zigzag')) lc rgb c_zigzag title 'zigzag'

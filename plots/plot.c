@@ -463,6 +463,10 @@ static int prep_tcomm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_e
         const char *bx_label = "measured";
         if (has_exec) bx = rs_crossover_b(b, ce, me, n);
         if (isnan(bx) && has_sim) bx = rs_crossover_b(b, cs, ms, n), bx_label = "simulated";
+        /* marks outside the data's B range would be drawn outside the axes: leave them out */
+        double blo = b[0], bhi = b[n - 1];
+        if (!(bmin >= blo / 1.05 && bmin <= bhi * 1.05)) bmin = NAN;
+        if (!(bstar >= blo / 1.05 && bstar <= bhi * 1.05)) bstar = NAN;
         vars_str(v, "series", series, false);
         vars_num(v, "bmin", bmin);
         vars_num(v, "bstar", bstar);

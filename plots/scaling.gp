@@ -11,6 +11,9 @@ if (!exists("title")) title = 'Scaling'
 sel(i, c) = (strcol('profile') eq word(profiles, i)) ? column(c) : NaN
 xlab = xcol eq 'n_ranks' ? 'ranks N' : 'block size B (tokens per rank)'
 set multiplot layout 2, 1 title title font ',15'
+set lmargin 14
+set rmargin 4
+set offsets graph 0.02, graph 0.02, 0, 0
 set logscale x 2
 if (xcol eq 'block_tokens') { @tokens_xtics } else { set xtics auto; set format x '%.0f' }
 set key top left
@@ -21,7 +24,7 @@ set format x ''
 set xlabel ''
 set bmargin 1
 # simulated points only when the sweep has them (gnuplot warns on series without data)
-sim_step = has_sim ? ", for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_t_step_s')) with points lt i pt 6 ps 1.6 notitle" : ""
+sim_step = has_sim ? ", keyentry with points pt 6 ps 1.6 lc rgb '#444444' title 'simulated (SimGrid)', for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_t_step_s')) with points lt i pt 6 ps 1.6 notitle" : ""
 sim_eff = has_sim ? ", for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_overlap_eff')) with points lt i pt 6 ps 1.6 notitle" : ""
 plot for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'pred_t_step_s')) with linespoints lt i pt 7 ps 0.8 title word(profiles, i) @sim_step
 unset logscale y
@@ -32,6 +35,6 @@ if (xcol eq 'block_tokens') { set format x '%g'; @tokens_xtics } else { set form
 set xlabel xlab
 set tmargin 1
 set bmargin
-set key bottom right
+if (xcol eq 'n_ranks') { set key top right } else { set key bottom right }
 plot for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'pred_overlap_eff')) with linespoints lt i pt 7 ps 0.8 title word(profiles, i) @sim_eff
 unset multiplot

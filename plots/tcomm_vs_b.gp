@@ -4,7 +4,8 @@
 #
 # Inputs: data  a `ringsim sweep` CSV (columns block_tokens, seed_/pred_/sim_/exec_t_comp_s, ..._t_comm_s)
 #         series  value of the 'series' column to draw ('' = every row)
-#         bmin    the seed's threshold F*c_b/(W*c_f), tokens       bstar  with latency/F_eff (NaN = none)
+#         bmin    the seed's threshold F*c_b/(W*c_f), tokens       bstar  with latency/F_eff
+#                 (NaN = not drawn: the driver passes NaN for a mark outside the data's B range)
 #         bx      crossover B found in the measured data (NaN = none)  bx_label  e.g. 'simulated'
 #         has_sim, has_exec  1 if those columns hold data      title
 if (!exists("style")) style = 'style.gp'
@@ -26,9 +27,11 @@ set ylabel 'time per ring step'
 set key bottom right opaque box lc rgb '#CCCCCC'
 set offsets graph 0.03, graph 0.03, 0, 0
 sel(c) = (series eq '' || strcol('series') eq series) ? column(c) : NaN
-set arrow 1 from bmin, graph 0 to bmin, graph 1 nohead dt 2 lw 1.5 lc rgb c_mark
-set label 1 sprintf(' B_{min} = F c_b / (W c_f) = %.0f', bmin) at bmin, graph 0.04 left textcolor rgb c_mark font ',11'
-if (bstar == bstar && abs(bstar - bmin) > 0.02 * bmin) {
+if (bmin == bmin) {
+    set arrow 1 from bmin, graph 0 to bmin, graph 1 nohead dt 2 lw 1.5 lc rgb c_mark
+    set label 1 sprintf(' B_{min} = F c_b / (W c_f) = %.0f', bmin) at bmin, graph 0.04 left textcolor rgb c_mark font ',11'
+}
+if (bstar == bstar && !(abs(bstar - bmin) <= 0.02 * bmin)) {
     set arrow 2 from bstar, graph 0 to bstar, graph 1 nohead dt 4 lw 1.2 lc rgb '#777777'
     set label 2 sprintf(' B* = %.0f', bstar) at bstar, graph 0.10 left textcolor rgb '#777777' font ',11'
 }

@@ -1,0 +1,7 @@
+# compare, sweep, figures and the report (issue 6). The CLI tests run the ringsim binary.
+if(TARGET rs_plots)
+  rs_add_cunit_test(test_report SOURCES test_report.c LABELS report)
+  add_dependencies(test_report ringsim)
+  rs_add_cunit_test(test_report_plots SOURCES test_report_plots.c LIBS rs_plots LABELS report)
+  add_dependencies(test_report_plots ringsim)
+endif()

@@ -1,0 +1,388 @@
+/* test_report.c - compare (library and CLI), bad input of compare/plot/report, and the report's
+ * numbers against the model for the default problem. The CLI runs as a subprocess
+ * (RS_BINARY_DIR/bin/ringsim). */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "hw.h"
+#include "model.h"
+#include "test_main.h"
+#include "trace.h"
+
+static char tmpdir[512];
+static const char *ringsim = RS_BINARY_DIR "/bin/ringsim";
+
+static const char *tpath(const char *name) {
+    static char buf[8][1024];
+    static int k = 0;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static char *slurp(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, fp);
+    b[got] = 0;
+    fclose(fp);
+    return b;
+}
+
+/* Run "ringsim ARGS" with stdout/stderr into out.txt/err.txt; returns the exit status. */
+static int run(const char *args) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", ringsim, args, tpath("out.txt"), tpath("err.txt"));
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The default machine of the CLI: preset h100-sxm, bf16, no overrides. */
+static void default_machine(rs_machine_t *m) {
+    rs_hw_t hw;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, m, &err), 0);
+}
+
+/* The model's predicted trace of p on the default machine. */
+static rs_trace_t *model_trace(const rs_problem_t *p) {
+    rs_machine_t m;
+    default_machine(&m);
+    rs_err_t err;
+    rs_schedule_t *s = rs_schedule_create(p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rs_trace_t *t = rs_trace_create("model");
+    rs_walk_t w;
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, &err), 0);
+    rs_trace_meta_problem(t, p);
+    rs_trace_sort(t);
+    rs_schedule_free(s);
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * compare
+ * ---------------------------------------------------------------------------------------------- */
+static void test_compare_identical_is_zero(void) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    rs_trace_t *a = model_trace(&p), *b = model_trace(&p);
+    rs_compare_t c;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_compare_check_problem(a, b, "a", "b", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+        CU_ASSERT(c.stats[m].n > 0);
+        CU_ASSERT_EQUAL(c.stats[m].max_abs, 0.0);
+        CU_ASSERT_EQUAL(c.stats[m].median_abs, 0.0);
+        CU_ASSERT_EQUAL(c.stats[m].p95_abs, 0.0);
+    }
+    /* default: N = 8 forward: 64 computes and steps, 7 x 8 transfer steps */
+    CU_ASSERT_EQUAL(c.stats[RS_CMP_COMP].n, 64);
+    CU_ASSERT_EQUAL(c.stats[RS_CMP_STEP].n, 64);
+    CU_ASSERT_EQUAL(c.stats[RS_CMP_COMM].n, 56);
+    CU_ASSERT_EQUAL(c.makespan_rel, 0.0);
+    CU_ASSERT(c.makespan_ref_s > 0);
+    CU_ASSERT_EQUAL(c.only_ref + c.only_other, 0);
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
+/* Make (rank, step) of t 10% slower: its compute and step events last 1.1x. */
+static void slow_down(rs_trace_t *t, int rank, int step, double factor) {
+    rs_event_t *e = rs_trace_events_mut(t);
+    for (size_t i = 0; i < rs_trace_count(t); i++)
+        if (e[i].rank == rank && e[i].step == step && (e[i].kind == RS_EV_COMPUTE || e[i].kind == RS_EV_STEP))
+            e[i].end_s = e[i].start_s + factor * (e[i].end_s - e[i].start_s);
+}
+
+static void test_compare_finds_slow_step(void) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    rs_trace_t *a = model_trace(&p), *b = model_trace(&p);
+    slow_down(b, 3, 2, 1.1);
+    rs_compare_t c;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m += 2) { /* t_comp and t_step */
+        const rs_cmp_stats_t *s = &c.stats[m];
+        CU_ASSERT_EQUAL(s->worst_rank, 3);
+        CU_ASSERT_EQUAL(s->worst_step, 2);
+        RS_ASSERT_REL(s->worst_rel, 0.10, 1e-9);
+        RS_ASSERT_REL(s->max_abs, 0.10, 1e-9);
+        CU_ASSERT_EQUAL(s->median_abs, 0.0);
+        CU_ASSERT_EQUAL(s->p95_abs, 0.0); /* 1 of 64 is above the 95th percentile */
+    }
+    CU_ASSERT_EQUAL(c.stats[RS_CMP_COMM].max_abs, 0.0);
+    /* and through the CLI, with the per-step CSV */
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, tpath("ref.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, tpath("slow.csv"), &err), 0);
+    char args[2048];
+    snprintf(args, sizeof args, "compare %s %s --csv %s", tpath("ref.csv"), tpath("slow.csv"), tpath("cmp.csv"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    char *out = slurp(tpath("out.txt"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "+10.00%  (3, 2, forward)"));
+    free(out);
+    char *csv = slurp(tpath("cmp.csv"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n3,2,forward,t_step,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "# t_step: n=64 median_abs=0 p95_abs=0 max_abs=0.1"));
+    free(csv);
+    /* --fail-above judges p95 and the makespan: one slow step of 64 passes 5%, all slow fails */
+    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", tpath("ref.csv"), tpath("slow.csv"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    rs_trace_t *all = model_trace(&p);
+    for (int r = 0; r < 8; r++)
+        for (int k = 0; k < 8; k++) slow_down(all, r, k, 1.1);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(all, tpath("allslow.csv"), &err), 0);
+    rs_trace_free(all);
+    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", tpath("ref.csv"), tpath("allslow.csv"));
+    CU_ASSERT_EQUAL(run(args), 1);
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
+static void test_compare_refuses_other_problem(void) {
+    rs_problem_t p, q;
+    rs_problem_default(&p);
+    q = p;
+    q.n_ranks = 4;
+    q.layout = RS_LAYOUT_STRIPED;
+    rs_trace_t *a = model_trace(&p), *b = model_trace(&q);
+    rs_err_t err;
+    CU_ASSERT_EQUAL(rs_compare_check_problem(a, b, "A", "B", &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n_ranks 8 vs 4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "layout zigzag vs striped"));
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, tpath("p8.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, tpath("p4.csv"), &err), 0);
+    char args[2048];
+    snprintf(args, sizeof args, "compare %s %s", tpath("p8.csv"), tpath("p4.csv"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    char *e = slurp(tpath("err.txt"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "describe different problems: n_ranks 8 vs 4"));
+    free(e);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
+static void test_stats_and_crossover(void) {
+    double v[] = {5, 1, 4, 2, 3};
+    RS_ASSERT_REL(rs_median(v, 5), 3, 0);
+    double w[] = {4, 1, 3, 2};
+    RS_ASSERT_REL(rs_median(w, 4), 2.5, 0);
+    double x[20];
+    for (int i = 0; i < 20; i++) x[i] = 20 - i; /* 1..20 */
+    RS_ASSERT_REL(rs_percentile(x, 20, 0.95), 19, 0); /* ceil(19) = 19th smallest */
+    /* T_comp = B^2, T_comm = 100 B: cross at B = 100; points at 64 and 128 (log-log interpolation
+     * is exact for power laws) */
+    double b[] = {32, 64, 128, 256}, tc[4], tm[4];
+    for (int i = 0; i < 4; i++) tc[i] = b[i] * b[i], tm[i] = 100 * b[i];
+    RS_ASSERT_REL(rs_crossover_b(b, tc, tm, 4), 100, 1e-12);
+    CU_ASSERT(isnan(rs_crossover_b(b, tc, tc, 0)));
+    double big[] = {1e9, 1e9, 1e9, 1e9};
+    CU_ASSERT(isnan(rs_crossover_b(b, tc, big, 4))); /* never crosses */
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Bad input through the CLI: file:line, exit 2, no output
+ * ---------------------------------------------------------------------------------------------- */
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static void test_bad_csv_exit_2(void) {
+    write_text(tpath("bad-busy.csv"), "# note\nrank,contiguous,striped,zigzag\n0,1e-3,1e-3,1e-3\n1,1e-3,oops,1e-3\n");
+    char args[2048], want[1200];
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy.csv"), tpath("bad.png"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    char *e = slurp(tpath("err.txt"));
+    snprintf(want, sizeof want, "%s:4: expected a number in column 'striped', got 'oops'", tpath("bad-busy.csv"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
+    free(e);
+    CU_ASSERT_EQUAL(access(tpath("bad.png"), F_OK), -1);
+    /* a row with a missing column */
+    write_text(tpath("bad-busy2.csv"), "rank,contiguous,striped,zigzag\n0,1e-3,1e-3\n");
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy2.csv"), tpath("bad.png"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    e = slurp(tpath("err.txt"));
+    snprintf(want, sizeof want, "%s:2: expected 4 comma-separated columns", tpath("bad-busy2.csv"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
+    free(e);
+    /* a malformed trace given to compare */
+    write_text(tpath("bad-trace.csv"), "# ringsim-trace=1\n# source=x\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
+                                       "x,0,0,forward,compute,0,1,0,0\n");
+    snprintf(args, sizeof args, "compare %s %s", tpath("bad-trace.csv"), tpath("bad-trace.csv"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    e = slurp(tpath("err.txt"));
+    snprintf(want, sizeof want, "%s:4: expected 10 comma-separated columns", tpath("bad-trace.csv"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
+    free(e);
+    /* a missing file and an unknown kind */
+    snprintf(args, sizeof args, "plot timeline %s -o %s", tpath("none.csv"), tpath("bad.png"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    snprintf(args, sizeof args, "plot pie %s -o %s", tpath("bad-busy.csv"), tpath("bad.png"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy.csv"), tpath("bad.gif"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    /* sweep: bad range */
+    CU_ASSERT_EQUAL(run("sweep --block 64K:256:x2 -q"), 2);
+    e = slurp(tpath("err.txt"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "--block 64K:256:x2: STOP must be >= START"));
+    free(e);
+}
+
+static void test_report_dir_exists(void) {
+    mkdir(tpath("existing"), 0777);
+    char args[2048];
+    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", tpath("existing"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    char *e = slurp(tpath("err.txt"));
+    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "exists; give --force"));
+    free(e);
+    CU_ASSERT_EQUAL(access(tpath("existing/report.md"), F_OK), -1);
+    snprintf(args, sizeof args, "report -o %s --seq 1000 --no-exec", tpath("never"));
+    CU_ASSERT_EQUAL(run(args), 2);
+    CU_ASSERT_EQUAL(access(tpath("never"), F_OK), -1);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The report's numbers are the model's
+ * ---------------------------------------------------------------------------------------------- */
+static void test_report_matches_model(void) {
+    char args[2048];
+    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", tpath("rep"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    char *out = slurp(tpath("out.txt"));
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "report.md"));
+    free(out);
+    char *md = slurp(tpath("rep/report.md"));
+    char *html = slurp(tpath("rep/report.html"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+    CU_ASSERT_PTR_NOT_NULL(strstr(html, "</html>"));
+    rs_machine_t m;
+    default_machine(&m);
+    FILE *fp = fopen(tpath("rep/summary.csv"), "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    char line[4096];
+    int rows = 0;
+    double best_fwd = INFINITY;
+    while (fgets(line, sizeof line, fp)) {
+        if (line[0] == '#' || strncmp(line, "layout,", 7) == 0) continue;
+        char layout[32], pass[32], bound[32];
+        long long block, cbs, rss;
+        double bmin, bstar, tc, tm, ts, mk, ideal, eff, bmax, bmean;
+        int n = sscanf(line, "%31[^,],%31[^,],%lld,%lf,%lf,%lf,%lf,%lf,%31[^,],%lf,%lf,%lf,%lf,%lf,%lld,%lld", layout, pass,
+                       &block, &bmin, &bstar, &tc, &tm, &ts, bound, &mk, &ideal, &eff, &bmax, &bmean, &cbs, &rss);
+        CU_ASSERT_EQUAL_FATAL(n, 16);
+        rs_problem_t p;
+        rs_problem_default(&p); /* the report's default problem is the project's default */
+        CU_ASSERT_EQUAL_FATAL(rs_layout_parse(layout, &p.layout), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_pass_parse(pass, &p.pass), 0);
+        rs_closed_t c;
+        rs_walk_t w;
+        rs_err_t err;
+        CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, &err), 0);
+        rs_schedule_t *s = rs_schedule_create(&p, &err);
+        CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &w, &err), 0);
+        rs_schedule_free(s);
+        CU_ASSERT_EQUAL(block, 16384);
+        RS_ASSERT_REL(bmin, c.b_min_tokens, 1e-15);
+        RS_ASSERT_REL(bstar, c.b_star_tokens, 1e-15);
+        RS_ASSERT_REL(tc, c.t_comp_s, 1e-15);
+        RS_ASSERT_REL(tm, c.t_comm_s, 1e-15);
+        RS_ASSERT_REL(ts, c.t_step_s, 1e-15);
+        RS_ASSERT_REL(mk, w.makespan_s, 1e-15);
+        RS_ASSERT_REL(eff, w.efficiency, 1e-15);
+        RS_ASSERT_REL(bmax, w.busy_max_s, 1e-15);
+        CU_ASSERT_EQUAL(cbs, w.comm_bound_steps);
+        CU_ASSERT_EQUAL(rss, w.rank_steps);
+        CU_ASSERT_STRING_EQUAL(bound, c.comm_bound ? "comm" : "compute");
+        /* the prose states the same numbers */
+        char want[128], t1[32];
+        snprintf(want, sizeof want, "B_min = F c_b / (W c_f) = %.1f tokens", c.b_min_tokens);
+        CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+        snprintf(want, sizeof want, "| %s|%s|%s|", layout, pass, rs_fmt_time(w.makespan_s, t1, sizeof t1));
+        CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+        if (p.pass == RS_PASS_FORWARD && w.makespan_s < best_fwd) best_fwd = w.makespan_s;
+        rows++;
+    }
+    fclose(fp);
+    CU_ASSERT_EQUAL(rows, 6);
+    /* the seed's B_min for this GQA problem: F/W * (2 * 8 * 128 * 2) / (4 * 128 * 32) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "B_min = F c_b / (W c_f) = 549.4 tokens"));
+    char want[128], t1[32];
+    snprintf(want, sizeof want, "**forward: zigzag wins** with a makespan of %s", rs_fmt_time(best_fwd, t1, sizeof t1));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, "skipped (--no-exec)"));
+    /* traces in both formats, readable */
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(tpath("rep/traces/model-zigzag-backward.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    rs_trace_free(t);
+    CU_ASSERT_EQUAL(access(tpath("rep/traces/model-contiguous-forward.json"), R_OK), 0);
+    CU_ASSERT_EQUAL(access(tpath("rep/data/sweep-b.csv"), R_OK), 0);
+    free(md);
+    free(html);
+}
+
+/* rm -r of the scratch directory (our own files only). */
+static void rm_tree(const char *path) {
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char p[2048];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(p);
+            else remove(p);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+int main(void) {
+    if (access(ringsim, X_OK) != 0) {
+        fprintf(stderr, "%s: not built\n", ringsim);
+        return 1;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "%s/tests/report-XXXXXX", RS_BINARY_DIR);
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    static const rs_test_case_t cmp[] = {
+        {"identical traces: zero error", test_compare_identical_is_zero},
+        {"one step 10% slower: that step, +10%", test_compare_finds_slow_step},
+        {"different problems refused", test_compare_refuses_other_problem},
+        {"median, p95, crossover", test_stats_and_crossover},
+        {NULL, NULL}};
+    static const rs_test_case_t bad[] = {
+        {"bad CSV: file:line, exit 2, no output", test_bad_csv_exit_2},
+        {"report dir exists without --force: exit 2", test_report_dir_exists},
+        {NULL, NULL}};
+    static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model}, {NULL, NULL}};
+    const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};
+    int rc = rs_test_main(suites, 3);
+    if (rc == 0) rm_tree(tmpdir);
+    return rc;
+}

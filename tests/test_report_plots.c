@@ -1,0 +1,175 @@
+/* test_report_plots.c - every figure kind renders in every format: gnuplot exits 0 with an empty
+ * stderr (rs_plot_render fails otherwise), the files are non-empty and of the right type, and the
+ * PNG has the requested pixel size (IHDR). Data comes from the ringsim CLI (sweep, model, compare). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+#include "test_main.h"
+
+static char tmpdir[512];
+static const char *ringsim = RS_BINARY_DIR "/bin/ringsim";
+
+static const char *tpath(const char *name) {
+    static char buf[8][1024];
+    static int k = 0;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static int run(const char *args) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s", ringsim, args, tpath("err.txt"));
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* PNG width and height from the IHDR chunk; 0 on error. */
+static int png_size(const char *path, uint32_t *w, uint32_t *h) {
+    unsigned char b[24];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    size_t n = fread(b, 1, sizeof b, fp);
+    fclose(fp);
+    if (n != 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0 || memcmp(b + 12, "IHDR", 4) != 0) return 0;
+    *w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    *h = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+    return 1;
+}
+
+static int starts_with(const char *path, const char *magic, size_t len, const char *contains) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    if (n < len || memcmp(buf, magic, len) != 0) return 0;
+    return !contains || strstr(buf, contains) != NULL;
+}
+
+static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *o) {
+    static const char *const ext[3] = {"png", "pdf", "svg"};
+    for (int f = 0; f < 3; f++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s.%s", rs_plot_kind_name(kind), ext[f]);
+        const char *out = tpath(name);
+        rs_err_t err = {{0}};
+        int rc = rs_plot_render(kind, data, out, o, &err);
+        if (rc != 0) fprintf(stderr, "  %s: %s\n", name, err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        struct stat st;
+        CU_ASSERT(stat(out, &st) == 0 && st.st_size > 1000);
+        if (f == 0) {
+            uint32_t w = 0, h = 0;
+            CU_ASSERT(png_size(out, &w, &h));
+            CU_ASSERT_EQUAL(w, (uint32_t)o->width_px);
+            CU_ASSERT_EQUAL(h, (uint32_t)o->height_px);
+        } else if (f == 1) {
+            CU_ASSERT(starts_with(out, "%PDF", 4, NULL));
+        } else {
+            CU_ASSERT(starts_with(out, "<?xml", 5, "<svg"));
+        }
+    }
+}
+
+static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024];
+
+static void test_tcomm_vs_b(void) {
+    rs_plot_opts_t o = {.width_px = 800, .height_px = 500};
+    render_all(RS_PLOT_TCOMM_VS_B, sweep_csv, &o);
+}
+static void test_timeline(void) {
+    rs_plot_opts_t o = {.width_px = 1000, .height_px = 600};
+    render_all(RS_PLOT_TIMELINE, trace_csv, &o);
+}
+static void test_pred_vs_meas(void) {
+    rs_plot_opts_t o = {.width_px = 700, .height_px = 700};
+    render_all(RS_PLOT_PRED_VS_MEAS, cmp_csv, &o);
+}
+static void test_layout_busy(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
+    render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
+}
+static void test_scaling(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 900};
+    render_all(RS_PLOT_SCALING, scaling_csv, &o);
+}
+
+static void test_no_gnuplot_is_clear(void) {
+    setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
+    rs_plot_opts_t o = {0};
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
+    CU_ASSERT_EQUAL(access(tpath("x.png"), F_OK), -1);
+    unsetenv("RINGSIM_GNUPLOT");
+    /* a scripts directory without style.gp is named; a copy of the scripts (as a report ships
+     * them) renders */
+    setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), -2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp"));
+    unsetenv("RINGSIM_PLOTS_DIR");
+    mkdir(tpath("scripts"), 0777);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_copy_scripts(tpath("scripts"), &err), 0);
+    setenv("RINGSIM_PLOTS_DIR", tpath("scripts"), 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), 0);
+    unsetenv("RINGSIM_PLOTS_DIR");
+}
+
+int main(void) {
+    rs_err_t err;
+    if (!rs_gnuplot_path(&err)) {
+        printf("skipped: %s\n", err.msg);
+        return RS_TEST_SKIP;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "%s/tests/plots-XXXXXX", RS_BINARY_DIR);
+    if (!mkdtemp(tmpdir)) return 1;
+    snprintf(sweep_csv, sizeof sweep_csv, "%s", tpath("sweep.csv"));
+    snprintf(scaling_csv, sizeof scaling_csv, "%s", tpath("scaling.csv"));
+    snprintf(trace_csv, sizeof trace_csv, "%s", tpath("model.csv"));
+    snprintf(cmp_csv, sizeof cmp_csv, "%s", tpath("cmp.csv"));
+    snprintf(busy_csv, sizeof busy_csv, "%s", tpath("busy.csv"));
+    char args[4096];
+    int bad = 0;
+    snprintf(args, sizeof args, "sweep --block 128:8K:x2 --no-causal -q -o %s", sweep_csv);
+    bad |= run(args);
+    snprintf(args, sizeof args, "sweep --seq 64K --ranks 2:32:x2 --profile h100-sxm,mi300x -q -o %s", scaling_csv);
+    bad |= run(args);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --trace %s", trace_csv);
+    bad |= run(args);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", tpath("model2.csv"));
+    bad |= run(args);
+    snprintf(args, sizeof args, "compare -q %s %s --csv %s", trace_csv, tpath("model2.csv"), cmp_csv);
+    bad |= run(args);
+    FILE *fp = fopen(busy_csv, "w");
+    if (!fp) return 1;
+    fprintf(fp, "# per-rank busy time\nrank,contiguous,striped,zigzag\n");
+    for (int r = 0; r < 4; r++) fprintf(fp, "%d,%g,%g,%g\n", r, 1e-3 * (2 * r + 1), 4e-3, 4e-3);
+    fclose(fp);
+    if (bad) {
+        fprintf(stderr, "could not make the data with %s (see %s)\n", ringsim, tpath("err.txt"));
+        return 1;
+    }
+    static const rs_test_case_t cases[] = {
+        {"tcomm-vs-b: png pdf svg", test_tcomm_vs_b},
+        {"timeline: png pdf svg", test_timeline},
+        {"pred-vs-meas: png pdf svg", test_pred_vs_meas},
+        {"layout-busy: png pdf svg", test_layout_busy},
+        {"scaling: png pdf svg", test_scaling},
+        {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
+        {NULL, NULL}};
+    const rs_test_suite_t suites[] = {{"figures", cases}};
+    int rc = rs_test_main(suites, 1);
+    if (rc == 0) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0) rc = 1;
+    }
+    return rc;
+}
