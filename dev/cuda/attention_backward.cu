@@ -68,8 +68,9 @@ int main(int argc, char **argv) {
     rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
     if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
     int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("skipped: no GPU\n");
+    cudaError_t dc = cudaGetDeviceCount(&ndev);
+    if (dc != cudaSuccess || ndev == 0) {
+        printf("skipped: no GPU (cudaGetDeviceCount: %s)\n", dc != cudaSuccess ? cudaGetErrorString(dc) : "0 devices");
         return 77;
     }
     dev_print_device();
