@@ -110,12 +110,11 @@ int main(int argc, char **argv) {
     void **ts = calloc((size_t)n_ranks, sizeof *ts);
     if (!ts || rs_nccl_world_create(n_ranks, ts, &err) < 0) goto fail;
 
-    /* ---- calibration ---- */
+    /* ---- calibration, per pass (the backward kernel's F_eff(B) differs from the forward's) ---- */
     rs_problem_t cp;
     rs_problem_default(&cp);
     cp.n_ranks = n_ranks, cp.seq_tokens = n_ranks * blocks[n_blocks - 1], cp.batch = 1, cp.q_heads = hq, cp.kv_heads = hkv;
     cp.head_dim = dim, cp.act_bytes = 2, cp.grad_bytes = 4, cp.pass = RS_PASS_FORWARD, cp.causal = false;
-    rs_gpu_kernel_tile(RS_PASS_FORWARD, dim, &cp.tile_q, &cp.tile_k);
     rs_calib_opts_t co;
     rs_calib_opts_default(&co);
     co.n_blocks = n_blocks;
@@ -124,24 +123,33 @@ int main(int argc, char **argv) {
     calib_arg_t *ca = calloc((size_t)n_ranks, sizeof *ca);
     pthread_t *th = calloc((size_t)n_ranks, sizeof *th);
     if (!ca || !th) { rs_errf(&err, "out of memory"); goto fail; }
-    for (int64_t r = 0; r < n_ranks; r++) {
-        ca[r] = (calib_arg_t){&cp, cops, ts[r], &co, {0}, {{0}}, 0};
-        pthread_create(&th[r], NULL, calib_thread, &ca[r]);
-    }
-    for (int64_t r = 0; r < n_ranks; r++) pthread_join(th[r], NULL);
-    for (int64_t r = 0; r < n_ranks; r++)
-        if (ca[r].rc < 0) { err = ca[r].err; goto fail; }
     printf("# ring_validate: %lld-GPU ring (gpu compute + nccl), heads %lld/%lld, d %lld, %s\n", (long long)n_ranks,
            (long long)hq, (long long)hkv, (long long)dim, rs_dtype_name(dtype));
-    rs_calib_print(&ca[0].out, stdout);
-    rs_hw_t hw;
-    rs_calib_to_hw(&ca[0].out, "gpu-calibrated", "ring_validate: gpu kernels + NCCL, calibrated on this machine", n_ranks, &hw);
-    hw.flops_per_s[dtype] = ca[0].out.flops_peak;
-    if (rs_hw_write_json(&hw, profile_out, "dev/cuda/ring_validate", &err) < 0) goto fail;
-    printf("# profile written: %s (peak %s %.1f TFLOP/s, W %.1f GB/s, L %.2f us)\n", profile_out, rs_dtype_name(dtype),
-           ca[0].out.flops_peak * 1e-12, ca[0].out.bw_bytes_per_s * 1e-9, ca[0].out.latency_s * 1e6);
-    rs_machine_t m;
-    if (rs_machine_from_hw(&hw, dtype, &m, &err) < 0) goto fail;
+    rs_machine_t mach[RS_PASS_COUNT];
+    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+        rs_problem_t pp = cp;
+        pp.pass = (rs_pass_t)pass;
+        rs_gpu_kernel_tile(pp.pass, dim, &pp.tile_q, &pp.tile_k);
+        for (int64_t r = 0; r < n_ranks; r++) {
+            ca[r] = (calib_arg_t){&pp, cops, ts[r], &co, {0}, {{0}}, 0};
+            pthread_create(&th[r], NULL, calib_thread, &ca[r]);
+        }
+        for (int64_t r = 0; r < n_ranks; r++) pthread_join(th[r], NULL);
+        for (int64_t r = 0; r < n_ranks; r++)
+            if (ca[r].rc < 0) { err = ca[r].err; goto fail; }
+        printf("# calibration, %s pass:\n", rs_pass_name(pp.pass));
+        rs_calib_print(&ca[0].out, stdout);
+        rs_hw_t hw;
+        rs_calib_to_hw(&ca[0].out, "gpu-calibrated", "ring_validate: gpu kernels + NCCL, calibrated on this machine", n_ranks, &hw);
+        hw.flops_per_s[dtype] = ca[0].out.flops_peak;
+        char path[1024];
+        if (pass == RS_PASS_FORWARD) snprintf(path, sizeof path, "%s", profile_out);
+        else snprintf(path, sizeof path, "%s.%s.json", profile_out, rs_pass_name(pp.pass));
+        if (rs_hw_write_json(&hw, path, "dev/cuda/ring_validate", &err) < 0) goto fail;
+        printf("# profile written: %s (%s, peak %s %.1f TFLOP/s, W %.1f GB/s, L %.2f us)\n", path, rs_pass_name(pp.pass),
+               rs_dtype_name(dtype), ca[0].out.flops_peak * 1e-12, ca[0].out.bw_bytes_per_s * 1e-9, ca[0].out.latency_s * 1e6);
+        if (rs_machine_from_hw(&hw, dtype, &mach[pass], &err) < 0) goto fail;
+    }
 
     /* ---- validation ---- */
     printf("# %-10s %-8s %6s %12s %12s %8s %12s %12s %8s %8s %10s\n", "layout", "pass", "B", "t_comp_meas", "t_comp_model",
@@ -164,7 +172,7 @@ int main(int argc, char **argv) {
                 rs_exec_result_t res;
                 rs_walk_t w;
                 if (rs_exec_run_threads(s, cops, &rs_nccl_transport_ops, ts, &o, meas, &res, &err) < 0 ||
-                    rs_model_walk(s, &m, pred, NULL, &w, &err) < 0)
+                    rs_model_walk(s, &mach[pass], pred, NULL, &w, &err) < 0)
                     goto fail;
                 rs_trace_sort(meas);
                 rs_trace_sort(pred);
