@@ -36,7 +36,7 @@ static void help(void) {
            "      --name NAME          profile name                             [cpu-<host>]\n"
            "      --blocks LIST        block sizes B, comma list (K suffix)     [16,32,...,2048]\n"
            "      --launch mpirun|threads  ranks as MPI processes or threads    [mpirun if on PATH]\n"
-           "      --progress none|poll|thread  MPI progress mode to calibrate  [thread]\n"
+           "      --progress none|poll|thread  MPI progress mode to calibrate  [poll]\n"
            "      --min-time S         measuring time per block size            [0.05]\n"
            "      --timeout S          give up a wait after S seconds           [60]\n"
            "  -h, --help               this help\n\n"
@@ -122,7 +122,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     rs_calib_opts_default(&j.co);
     int launch_threads = 0;
     bool launch_given = false;
-    rs_progress_t progress = RS_PROGRESS_THREAD;
+    rs_progress_t progress = RS_PROGRESS_POLL;
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
     if (!opts) return RS_EXIT_FAIL;

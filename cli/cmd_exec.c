@@ -55,7 +55,7 @@ static void help(void) {
            "                           already) or as threads of this process   [mpirun if on PATH]\n"
            "      --progress none|poll|thread  MPI progress while computing: none (data moves in the\n"
            "                           wait after compute), poll (MPI_Test between tiles), a progress\n"
-           "                           thread (RINGSIM_PROGRESS_US interval, 20 us)   [thread]\n"
+           "                           thread (RINGSIM_PROGRESS_US interval, 20 us, backing off) [poll]\n"
            "      --reps N             measured repetitions (medians)            [3]\n"
            "      --warmup N           unmeasured repetitions first              [1]\n"
            "      --timeout S          give up a wait after S seconds, naming rank and step [60]\n"
@@ -113,7 +113,7 @@ int rs_cmd_exec(int argc, char **argv) {
     const bool loud = !under_mpi || env_rank == 0; /* only rank 0 talks */
     if (under_mpi) c.problem.n_ranks = env_size;
     exec_args_t a = {0};
-    a.progress = RS_PROGRESS_THREAD;
+    a.progress = RS_PROGRESS_POLL;
     rs_exec_opts_default(&a.o);
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));

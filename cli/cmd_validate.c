@@ -59,7 +59,7 @@ static void help(void) {
            "                           load elsewhere hits every B a little         [3]\n"
            "      --reps N             measured repetitions per B and round     [3]\n"
            "      --warmup N           unmeasured repetitions per B             [1]\n"
-           "      --progress none|poll|thread  MPI progress                     [thread]\n"
+           "      --progress none|poll|thread  MPI progress                     [poll]\n"
            "      --launch mpirun|threads  ranks as MPI processes or threads    [mpirun if on PATH]\n"
            "      --no-sim             skip the simulator                       [sim when built]\n"
            "      --csv FILE           per-B rows as CSV                        [none]\n"
@@ -419,7 +419,7 @@ int rs_cmd_validate(int argc, char **argv) {
     j.rounds = 3;
     int launch_threads = 0;
     bool launch_given = false;
-    rs_progress_t progress = RS_PROGRESS_THREAD;
+    rs_progress_t progress = RS_PROGRESS_POLL;
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
     if (!opts) return RS_EXIT_FAIL;

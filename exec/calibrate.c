@@ -60,8 +60,8 @@ static void block_free(const rs_compute_ops_t *cops, block_t *b) {
     memset(b, 0, sizeof *b);
 }
 
-static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank, block_t *b,
-                      rs_err_t *err) {
+static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                      const rs_transport_ops_t *tops, void *ts, block_t *b, rs_err_t *err) {
     memset(b, 0, sizeof *b);
     rs_problem_t p = *prob;
     p.seq_tokens = B, p.n_ranks = 1, p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
@@ -69,7 +69,7 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
     b->bwd = p.pass == RS_PASS_BACKWARD;
     rs_schedule_step(b->s, 0, 0, &b->st);
     rs_exec_rank_t ri = {.problem = p, .rank = 0, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p.head_dim),
-                         .local_rank = local_rank};
+                         .local_rank = local_rank, .progress = tops ? tops->progress : NULL, .progress_arg = ts};
     ri.n_segs = rs_schedule_rank_segments(b->s, 0, ri.segs);
     rs_err_t e = {{0}};
     size_t nq = (size_t)(p.batch * p.q_heads * B * p.head_dim), nkv = (size_t)(p.batch * p.kv_heads * B * p.head_dim);
@@ -81,10 +81,10 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
         rs_errf(err, "calibrate: %s", e.msg);
         goto out;
     }
-    const rs_tensor_t ts[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
+    const rs_tensor_t tn[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
     for (int i = 0; i < 4; i++) {
-        rs_exec_fill_local(7, ts[i], &p, ri.n_segs, ri.segs, 1.0, h);
-        if (cops->upload(b->cs, ts[i], h, b->kv, &e) < 0) { rs_errf(err, "calibrate: %s", e.msg); goto out; }
+        rs_exec_fill_local(7, tn[i], &p, ri.n_segs, ri.segs, 1.0, h);
+        if (cops->upload(b->cs, tn[i], h, b->kv, &e) < 0) { rs_errf(err, "calibrate: %s", e.msg); goto out; }
     }
     if (b->bwd) { /* the backward needs O and lse */
         if (cops->fwd_begin(b->cs, &e) < 0 || cops->fwd_step(b->cs, &b->st, b->kv, &e) < 0 || cops->fwd_end(b->cs, &e) < 0 ||
@@ -113,7 +113,7 @@ int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compu
                           double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
                           rs_err_t *err) {
     block_t b;
-    if (block_init(problem, B, cops, local_rank, &b, err) < 0) return -1;
+    if (block_init(problem, B, cops, local_rank, NULL, NULL, &b, err) < 0) return -1;
     double t0, t1;
     int rc = block_step(cops, &b, &t0, &t1, err); /* warm-up */
     const double t_first = rs_now_s();
@@ -212,7 +212,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         const size_t cap = 20000;
         int ok = blks && smp && nsmp;
         for (int i = 0; ok && i < o->n_blocks; i++) {
-            if (block_init(problem, o->blocks[i], cops, local_rank, &blks[i], err) < 0) ok = 0;
+            if (block_init(problem, o->blocks[i], cops, local_rank, tops, ts, &blks[i], err) < 0) ok = 0;
             else if (!(smp[i] = malloc(sizeof(double) * cap))) ok = 0, rs_errf(err, "calibrate: out of memory");
         }
         if (!blks || !smp || !nsmp) rs_errf(err, "calibrate: out of memory");
@@ -260,7 +260,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         rs_problem_t pb = *problem;
         pb.seq_tokens = o->blocks[o->n_blocks - 1], pb.n_ranks = 1;
         uint64_t bufm = maxm > rs_problem_kv_bytes(&pb) ? maxm : rs_problem_kv_bytes(&pb);
-        if (!(scratch.cs = NULL, block_init(problem, o->blocks[0], cops, local_rank, &scratch, err) == 0)) goto done;
+        if (!(scratch.cs = NULL, block_init(problem, o->blocks[0], cops, local_rank, tops, ts, &scratch, err) == 0)) goto done;
         if (cops->buf_alloc(scratch.cs, bufm, &sbuf, &e) < 0 || cops->buf_alloc(scratch.cs, bufm, &rbuf, &e) < 0) {
             rs_errf(err, "calibrate: %s", e.msg);
             goto done;
@@ -289,8 +289,8 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         }
 
         /* 3. overlap at two blocks: B_x, where compute and the block's own ring transfer take about
-         * as long (the crossover), and B_l, the smallest block whose compute is >= 8x its transfer
-         * (how fast a transfer moves while the rank computes: the profile's eta) */
+         * as long (the crossover), and B_l, the largest block whose compute is >= 8x its transfer
+         * and <= 0.1 s (how fast a transfer moves while the rank computes: the profile's eta) */
         double decide[4] = {0, 0, -1, 0}; /* B_x index, its bytes, B_l index (-1: none), its bytes */
         if (rank == 0) {
             double best = INFINITY;
@@ -301,7 +301,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 double tm = out->latency_s + kvb / out->bw_bytes_per_s;
                 double d = fabs(log(out->t_block_s[i] / tm));
                 if (d < best) best = d, decide[0] = i, decide[1] = kvb;
-                if (decide[2] < 0 && out->t_block_s[i] >= 8 * tm && out->t_block_s[i] <= 0.25) decide[2] = i, decide[3] = kvb;
+                if (out->t_block_s[i] >= 8 * tm && out->t_block_s[i] <= 0.1) decide[2] = i, decide[3] = kvb;
             }
         }
         if (tops->bcast) {
@@ -315,7 +315,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             const int bi = (int)decide[2 * pt];
             if (bi < 0) continue;
             const uint64_t m = (uint64_t)decide[2 * pt + 1];
-            if (block_init(problem, o->blocks[bi], cops, local_rank, &blk, err) < 0) goto done;
+            if (block_init(problem, o->blocks[bi], cops, local_rank, tops, ts, &blk, err) < 0) goto done;
             int64_t nn = n;
             rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
             double ends[31], comps[31], alone[31];

@@ -10,8 +10,8 @@
  *     sample. Fit t(m) = L + m / W by least squares on relative error.
  *  3. Overlap: a step at B with its own ring transfer (kv_bytes(B)) posted at its start, at two
  *     blocks: B_x whose compute time is closest to the transfer's (the crossover; median of 31)
- *     and B_l, the smallest whose compute is >= 8x the transfer (median of 9; the one used, since
- *     it measures how fast data moves while the rank computes). From the completion E,
+ *     and B_l, the largest whose compute is >= 8x the transfer and <= 0.1 s (median of 9; the one
+ *     used, since it measures how fast data moves while the rank computes). From the completion E,
  *     eta = (t_c + x - E) / (t_c - L) when E >= t_c (the transfer trailed the compute), else
  *     x / (E - L) (clamped to [0, 1]) - the inversion of docs/model.md's eta step; and the compute
  *     slowdown sigma = compute time with the transfer / without.

@@ -9,7 +9,8 @@
  *             dV += P^T dO_t; dP = dO_t V^T; dS = P * (dP - D); dQ_t += scale dS K; dK += scale dS^T Q_t
  * where n_cols is the visible column extent rounded up to tile_k (the tiles the schedule counts in
  * flops_exec); a DIAG block masks (i, j) with i - j < diag to -inf before the softmax. One OpenBLAS
- * thread per rank (one rank = one core). Between tiles the rank's transport progress hook runs.
+ * thread per rank (one rank = one core). After every column chunk the rank's transport progress hook
+ * runs (MPI_Testsome in --progress poll).
  */
 #include <cblas.h>
 #include <math.h>
@@ -291,8 +292,8 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                         }
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S,
                                     (int)ncc, V + c0 * d, (int)d, 1.0f, O, (int)d);
+                        progress(c);
                     }
-                    progress(c);
                 }
             }
     }
@@ -376,8 +377,8 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
                                     (int)ncc, Kc, (int)d, 1.0f, dQ, (int)d);
                         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS,
                                     (int)ncc, Q, (int)d, 1.0f, dKc, (int)d);
+                        progress(c);
                     }
-                    progress(c);
                 }
             }
     }

@@ -67,18 +67,25 @@ static void test_some(mpi_state_t *m) {
     }
 }
 
+/* The progress thread: while transfers are in flight, MPI_Testsome every interval; the interval
+ * starts at poll_s and doubles (up to 32x) while nothing completes, so a long compute is not
+ * interrupted every few microseconds; it drops back after a completion or a new post. */
 static void *progress_main(void *arg) {
     mpi_state_t *m = arg;
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* sleep for the interval asked, not +50 us */
-    struct timespec ts = {0, (long)(m->poll_s * 1e9)};
+    double interval = m->poll_s;
     pthread_mutex_lock(&m->mu);
     while (!m->stop) {
         if (m->n_done >= m->n) {
             pthread_cond_wait(&m->cv, &m->mu);
+            interval = m->poll_s;
             continue;
         }
+        int before = m->n_done;
         test_some(m);
+        interval = m->n_done > before ? m->poll_s : fmin(interval * 2, 32 * m->poll_s);
         pthread_mutex_unlock(&m->mu);
+        struct timespec ts = {0, (long)(interval * 1e9)};
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&m->mu);
     }
@@ -184,30 +191,19 @@ static void mt_progress(void *st) {
     pthread_mutex_unlock(&m->mu);
 }
 
-static void deadline_ts(double timeout_s, struct timespec *ts) {
-    clock_gettime(CLOCK_REALTIME, ts);
-    double t = (double)ts->tv_sec + ts->tv_nsec * 1e-9 + timeout_s;
-    ts->tv_sec = (time_t)t;
-    ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
-}
-
 static int mt_wait(void *st, double timeout_s, rs_xfer_time_t *times, rs_err_t *err) {
     mpi_state_t *m = st;
     const double t_end = rs_now_s() + (timeout_s > 0 ? timeout_s : 1e12);
     int rc = 0;
     pthread_mutex_lock(&m->mu);
+    /* the caller has nothing else to do: it polls itself (also with a progress thread, so no
+     * condition-variable wake-up sits between a completion and the next step) */
     while (m->n_done < m->n) {
-        if (m->has_thread) {
-            struct timespec dl;
-            deadline_ts(fmin(0.05, t_end - rs_now_s()), &dl);
-            pthread_cond_timedwait(&m->cv, &m->mu, &dl);
-        } else {
-            test_some(m);
-            if (m->n_done < m->n) {
-                pthread_mutex_unlock(&m->mu);
-                sched_yield();
-                pthread_mutex_lock(&m->mu);
-            }
+        test_some(m);
+        if (m->n_done < m->n) {
+            pthread_mutex_unlock(&m->mu);
+            sched_yield();
+            pthread_mutex_lock(&m->mu);
         }
         if (m->n_done < m->n && rs_now_s() > t_end) {
             int pending = 0;
