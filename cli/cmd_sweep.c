@@ -174,6 +174,9 @@ static int run_exec(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pt, rs_
     snprintf(a[7], 64, "--pass=%s", rs_pass_name(p->pass));
     snprintf(a[8], 64, "%s", p->causal ? "--causal" : "--no-causal");
     snprintf(a[9], 64, "--tile=%lldx%lld", (long long)p->tile_q, (long long)p->tile_k);
+    snprintf(a[10], 64, "--dtype=%s", p->act_bytes == 4 ? "fp32" : (p->act_bytes == 1 ? "fp8" : "bf16"));
+    char launch[64];
+    snprintf(launch, sizeof launch, "--launch=%s", spec->exec_launch && *spec->exec_launch ? spec->exec_launch : "mpirun");
     char trace_arg[200];
     snprintf(trace_arg, sizeof trace_arg, "--trace=%s", trace_path);
     fflush(NULL);
@@ -181,8 +184,8 @@ static int run_exec(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pt, rs_
     if (pid == 0) {
         int nul = open("/dev/null", O_RDWR);
         if (nul >= 0) dup2(nul, 1), dup2(nul, 2), dup2(nul, 0);
-        execl(bin, "ringsim", "exec", "--transport=local", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-              a[9], trace_arg, (char *)NULL);
+        execl(bin, "ringsim", "exec", launch, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+              trace_arg, (char *)NULL);
         _exit(127);
     }
     int status = -1;
@@ -197,7 +200,7 @@ static int run_exec(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pt, rs_
         else snprintf(note, note_len, "exec trace unusable: %.200s", e.msg);
         rs_trace_free(t);
     } else {
-        snprintf(note, note_len, "exec failed (ringsim exec --transport=local exit %d)",
+        snprintf(note, note_len, "exec failed (ringsim exec %s exit %d)", launch,
                  pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     remove(trace_path);
@@ -393,12 +396,13 @@ static void on_sigint(int sig) {
     interrupted = 1;
 }
 
-enum { OPT_OUT = 2000, OPT_BLOCK, OPT_SIM, OPT_NO_SIM, OPT_EXEC, OPT_EXEC_BIN, OPT_EXEC_MAX, OPT_QUIET, OPT_HELP };
+enum { OPT_OUT = 2000, OPT_BLOCK, OPT_SIM, OPT_NO_SIM, OPT_EXEC, OPT_EXEC_BIN, OPT_EXEC_MAX, OPT_EXEC_LAUNCH, OPT_QUIET, OPT_HELP };
 static const struct option own_opts[] = {
     {"output", required_argument, NULL, OPT_OUT},   {"block", required_argument, NULL, OPT_BLOCK},
     {"sim", no_argument, NULL, OPT_SIM},            {"no-sim", no_argument, NULL, OPT_NO_SIM},
     {"exec", no_argument, NULL, OPT_EXEC},          {"exec-bin", required_argument, NULL, OPT_EXEC_BIN},
     {"exec-max-ranks", required_argument, NULL, OPT_EXEC_MAX},
+    {"exec-launch", required_argument, NULL, OPT_EXEC_LAUNCH},
     {"quiet", no_argument, NULL, OPT_QUIET},        {"help", no_argument, NULL, OPT_HELP},
 };
 
@@ -420,7 +424,8 @@ static void help(void) {
            "  -p, --profile A,B,C      hardware profiles, one series each; NAME:gG sets G devices\n"
            "                           per node (h100-sxm:g1: every hop over the inter-node tier) [h100-sxm]\n"
            "      --sim / --no-sim     simulate each point with SimGrid (when built) [--sim]\n"
-           "      --exec               also run `ringsim exec --transport=local` per point [off]\n"
+           "      --exec               also run `ringsim exec` per point (a subprocess)  [off]\n"
+           "      --exec-launch L      mpirun|threads: how ringsim exec starts its ranks [mpirun]\n"
            "      --exec-bin PATH      the ringsim binary for --exec                 [this one]\n"
            "      --exec-max-ranks N   skip --exec points with more ranks            [8]\n"
            "  -q, --quiet              no progress bar (it shows only on a terminal) [off]\n"
@@ -486,6 +491,13 @@ int rs_cmd_sweep(int argc, char **argv) {
         case OPT_NO_SIM: spec->run_sim = false; break;
         case OPT_EXEC: spec->run_exec = true; break;
         case OPT_EXEC_BIN: spec->exec_cmd = optarg; break;
+        case OPT_EXEC_LAUNCH:
+            if (strcmp(optarg, "mpirun") != 0 && strcmp(optarg, "threads") != 0) {
+                r = rs_errf(&err, "--exec-launch %s: expected mpirun or threads", optarg);
+                break;
+            }
+            spec->exec_launch = optarg;
+            break;
         case OPT_EXEC_MAX: r = rs_parse_size("--exec-max-ranks", optarg, 1, 1024, &spec->exec_max_ranks, &err); break;
         case 'q':
         case OPT_QUIET: quiet = true; break;
@@ -595,8 +607,9 @@ int rs_cmd_sweep(int argc, char **argv) {
             if (!first) continue;
             double bp = rs_sweep_crossover(pts, done_n, pts[i].series, 0);
             double bs = rs_sweep_crossover(pts, done_n, pts[i].series, 1);
-            fprintf(stderr, "%s: B_min = %.1f, B* = %.1f, crossover in the data: model %.1f, sim %.1f tokens\n",
-                    pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens, bp, bs);
+            double be = rs_sweep_crossover(pts, done_n, pts[i].series, 2);
+            fprintf(stderr, "%s: B_min = %.1f, B* = %.1f, crossover in the data: model %.1f, sim %.1f, exec %.1f tokens\n",
+                    pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens, bp, bs, be);
         }
         if (to_file) fprintf(stderr, "ringsim sweep: %zu points written to %s\n", done_n, out_path);
     }

@@ -7,7 +7,7 @@
  *             measured trace is (rs_trace_summarize: medians over (rank, step) of compute, transfer
  *             and step durations; makespan);
  *   sim_*     the SimGrid run (rs_sim_run) summarized the same way, when built and asked;
- *   exec_*    the real CPU execution (`ringsim exec` under mpirun, a subprocess), when asked.
+ *   exec_*    the real CPU execution (`ringsim exec`, a subprocess), when asked.
  * Bound: "comm" when the median transfer outlasts the median compute, else "compute".
  * Efficiency: the walk's ideal time (useful FLOPs / (N F_eff)) over the backend's makespan.
  * Overlap efficiency: T_comp / T_step (medians): 1 when transfers are hidden.
@@ -37,6 +37,7 @@ typedef struct {
     bool run_sim;                                /* simulate each point (when built) */
     bool run_exec;                               /* execute each point for real (when available) */
     const char *exec_cmd;                        /* ringsim binary for --exec ("" = /proc/self/exe) */
+    const char *exec_launch;                     /* ringsim exec --launch: "mpirun" (NULL) or "threads" */
     int64_t exec_max_ranks;                      /* refuse --exec points above this N */
 } rs_sweep_spec_t;
 

@@ -7,7 +7,7 @@ load style
 if (!exists("pass_sel")) pass_sel = 'forward'
 if (!exists("title")) title = 'Timeline'
 set title title
-set xlabel 'time since the start of the pass'
+set xlabel 'time since the start of the pass (send, recv: post to completion)'
 set ylabel 'rank'
 set format x fmt_time
 set yrange [n_ranks - 0.5 : -0.5]
@@ -23,7 +23,7 @@ pick(k) = (strcol('pass') eq pass_sel && strcol('kind') eq k)
 plot data using (pick('compute') ? (column('start_s') + column('end_s')) / 2 : NaN):(column('rank') + lane('compute')):(column('start_s')):(column('end_s')):(column('rank') + lane('compute') - h):(column('rank') + lane('compute') + h) \
           with boxxyerror fc rgb c_compute title 'compute', \
      data using (pick('send') ? (column('start_s') + column('end_s')) / 2 : NaN):(column('rank') + lane('send')):(column('start_s')):(column('end_s')):(column('rank') + lane('send') - h):(column('rank') + lane('send') + h) \
-          with boxxyerror fc rgb c_send title 'send (post to completion)', \
+          with boxxyerror fc rgb c_send title 'send', \
      data using (pick('recv') ? (column('start_s') + column('end_s')) / 2 : NaN):(column('rank') + lane('recv')):(column('start_s')):(column('end_s')):(column('rank') + lane('recv') - h):(column('rank') + lane('recv') + h) \
-          with boxxyerror fc rgb c_recv title 'recv (post to completion)', \
+          with boxxyerror fc rgb c_recv title 'recv', \
      data using (pick('step') ? column('end_s') : NaN):(column('rank') - 0.42):(0.0):(0.84) with vectors nohead lc rgb '#555555' lw 1.2 title 'step end'
