@@ -537,10 +537,14 @@ int rs_cmd_report(int argc, char **argv) {
     }
     /* scaling: N at fixed S, and B at fixed N, for three machines */
     spec->common.problem.causal = p0->causal;
-    spec->n_profiles = 3;
-    snprintf(spec->profiles[0], sizeof spec->profiles[0], "h100-sxm");
-    snprintf(spec->profiles[1], sizeof spec->profiles[1], "h100-sxm:g1");
-    snprintf(spec->profiles[2], sizeof spec->profiles[2], "mi300x");
+    /* the report's profile, the same devices one per node (every hop over its inter-node tier, when
+     * it has one), and a third vendor: h100-sxm, h100-sxm:g1, mi300x by default */
+    spec->n_profiles = 0;
+    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s", c->profile);
+    if (c->hw.has_inter && !strchr(c->profile, ':'))
+        snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s:g1", c->profile);
+    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%s",
+             strcmp(c->profile, "mi300x") == 0 ? "h100-sxm" : "mi300x");
     spec->common.flops_override = spec->common.bw_override = spec->common.inter_bw_override = 0;
     spec->n_blocks = 0;
     spec->n_seqs = 1;
@@ -800,18 +804,23 @@ int rs_cmd_report(int argc, char **argv) {
             if (es[j * c->n_layouts + i].walk.makespan_s > es[j * c->n_layouts + worst].walk.makespan_s) worst = i;
         }
         const entry_t *eb = &es[j * c->n_layouts + best], *ew = &es[j * c->n_layouts + worst];
+        char tie[256] = "";
+        for (int i = 0; i < c->n_layouts; i++) /* layouts within 0.5% of the best tie with it */
+            if (i != best && es[j * c->n_layouts + i].walk.makespan_s <= 1.005 * eb->walk.makespan_s)
+                snprintf(tie + strlen(tie), sizeof tie - strlen(tie), " and %s", rs_layout_name(es[j * c->n_layouts + i].problem.layout));
         if (c->n_layouts > 1) {
             char others[1024] = "";
             for (int i = 0; i < c->n_layouts; i++) {
                 if (i == best) continue;
                 const entry_t *e = &es[j * c->n_layouts + i];
-                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s %s (%.2fx, +%.1f%%)",
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s %s (%.2fx, +%.2f%%)",
                          others[0] ? ", " : "", rs_layout_name(e->problem.layout), fmt_t(e->walk.makespan_s, a1, sizeof a1),
                          e->walk.makespan_s / eb->walk.makespan_s, 100.0 * (e->walk.makespan_s / eb->walk.makespan_s - 1));
             }
-            doc_li(&d, "**%s: %s wins** with a makespan of %s (efficiency %.1f%% of perfect balance); %s. The worst, %s, "
+            doc_li(&d, "**%s: %s%s %s** with a makespan of %s (efficiency %.1f%% of perfect balance); %s. The worst, %s, "
                        "leaves its busiest rank computing %.2fx the mean.",
-                   rs_pass_name(eb->problem.pass), rs_layout_name(eb->problem.layout), fmt_t(eb->walk.makespan_s, a2, sizeof a2),
+                   rs_pass_name(eb->problem.pass), rs_layout_name(eb->problem.layout), tie, tie[0] ? "tie (within 0.5%)" : "wins",
+                   fmt_t(eb->walk.makespan_s, a2, sizeof a2),
                    100 * eb->walk.efficiency, others, rs_layout_name(ew->problem.layout),
                    ew->walk.busy_mean_s > 0 ? ew->walk.busy_max_s / ew->walk.busy_mean_s : 1.0);
         }
@@ -853,8 +862,10 @@ int rs_cmd_report(int argc, char **argv) {
                    (long long)(p0->seq_tokens / first_bad));
     }
     doc_end_list(&d);
-    doc_p(&d, "h100-sxm:g1 is H100-SXM with one GPU per node: every ring hop crosses the inter-node tier (NDR InfiniBand, "
-              "50 GB/s per direction) instead of NVLink.");
+    if (spec->n_profiles == 3)
+        doc_p(&d, "%s is %s with one device per node: every ring hop crosses the inter-node tier (%s, %.0f GB/s per "
+                  "direction) instead of %s.",
+              spec->profiles[1], c->profile, c->hw.inter.name, c->hw.inter.bw_bytes_per_s / 1e9, c->hw.intra.name);
 
     doc_h(&d, 2, "Per layout and pass");
     {
