@@ -288,38 +288,22 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             }
         }
 
-        /* 3. overlap at two blocks: B_x, where compute and the block's own ring transfer take about
-         * as long (the crossover), and B_l, the largest block whose compute is >= 8x its transfer
-         * and <= 0.1 s (how fast a transfer moves while the rank computes: the profile's eta) */
-        double decide[4] = {0, 0, -1, 0}; /* B_x index, its bytes, B_l index (-1: none), its bytes */
-        if (rank == 0) {
-            double best = INFINITY;
-            for (int i = 0; i < out->n_blocks; i++) {
-                rs_problem_t p = *problem;
-                p.seq_tokens = o->blocks[i], p.n_ranks = 1;
-                double kvb = (double)rs_problem_kv_bytes(&p);
-                double tm = out->latency_s + kvb / out->bw_bytes_per_s;
-                double d = fabs(log(out->t_block_s[i] / tm));
-                if (d < best) best = d, decide[0] = i, decide[1] = kvb;
-                if (out->t_block_s[i] >= 8 * tm && out->t_block_s[i] <= 0.1) decide[2] = i, decide[3] = kvb;
+        /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with its own ring
+         * K,V transfer posted at its start; eta is then fitted over all the points (below) */
+        for (int bi = 0; bi < out->n_blocks && bi < RS_CALIB_MAX_OV; bi++) {
+            double go = out->t_block_s[bi] <= 0.1 ? 1 : 0; /* rank 0's measurement decides */
+            if (tops->bcast) {
+                if (tops->bcast(ts, &go, sizeof go, o->timeout_s, err) < 0) goto done;
             }
-        }
-        if (tops->bcast) {
-            if (tops->bcast(ts, decide, sizeof decide, o->timeout_s, err) < 0) goto done;
-        } else { /* no broadcast: a fixed choice every rank can make alone */
-            rs_problem_t p = *problem;
-            p.seq_tokens = o->blocks[o->n_blocks / 2], p.n_ranks = 1;
-            decide[0] = o->n_blocks / 2, decide[1] = (double)rs_problem_kv_bytes(&p), decide[2] = -1;
-        }
-        for (int pt = 0; pt < 2; pt++) {
-            const int bi = (int)decide[2 * pt];
-            if (bi < 0) continue;
-            const uint64_t m = (uint64_t)decide[2 * pt + 1];
+            if (!go) continue;
+            rs_problem_t pk = *problem;
+            pk.seq_tokens = o->blocks[bi], pk.n_ranks = 1;
+            const uint64_t m = rs_problem_kv_bytes(&pk);
             if (block_init(problem, o->blocks[bi], cops, local_rank, tops, ts, &blk, err) < 0) goto done;
             int64_t nn = n;
             rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
-            double ends[31], comps[31], alone[31];
-            const int reps = pt == 0 ? 31 : 9;
+            double ends[15], comps[15], alone[15];
+            const int reps = out->t_block_s[bi] < 0.01 ? 15 : 7;
             for (int r = 0; r < reps + 1; r++) {
                 double t0, t1, c0, c1;
                 if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
@@ -347,16 +331,32 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 else if (E >= TC) eta = (TC + x - E) / (TC - L);
                 else eta = E - L > 0 ? x / (E - L) : 1;
                 eta = fmin(1.0, fmax(0.0, eta));
-                rs_calib_overlap_t *ov = &out->ov[out->n_ov++];
-                *ov = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, eta, TA > 0 ? fmax(1.0, TC / TA) : 1};
+                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, eta, TA > 0 ? fmax(1.0, TC / TA) : 1};
             }
         }
         if (rank == 0 && out->n_ov > 0) {
-            const rs_calib_overlap_t *use = &out->ov[out->n_ov - 1]; /* B_l when measured */
-            out->overlap_block = use->block;
-            out->overlap_t_comp_s = use->t_comp_s, out->overlap_t_comp_busy_s = use->t_comp_busy_s;
-            out->overlap_x_s = use->t_xfer_s, out->overlap_end_s = use->t_end_s;
-            out->eta = use->eta, out->sigma = use->sigma;
+            /* eta minimising the median |relative error| of the transfer's completion over the points,
+             * by docs/model.md's eta step: end = L + x/eta if x <= eta (t_c - L), else t_c + x - eta (t_c - L) */
+            double best = INFINITY, best_eta = 1, errs[RS_CALIB_MAX_OV];
+            for (int g = 0; g <= 1000; g++) {
+                const double eta = g / 1000.0;
+                for (int i = 0; i < out->n_ov; i++) {
+                    const rs_calib_overlap_t *v = &out->ov[i];
+                    const double L = out->latency_s, x = v->t_xfer_s - L, tc = v->t_comp_busy_s;
+                    double end;
+                    if (tc <= L) end = L + x;
+                    else if (eta > 0 && x <= eta * (tc - L)) end = L + x / eta;
+                    else end = tc + (x - eta * (tc - L));
+                    errs[i] = fabs(end - v->t_end_s) / v->t_end_s;
+                }
+                const double e = med(errs, (size_t)out->n_ov);
+                if (e < best - 1e-12) best = e, best_eta = eta;
+            }
+            out->eta = best_eta;
+            out->eta_fit_err = best;
+            double sg[RS_CALIB_MAX_OV];
+            for (int i = 0; i < out->n_ov; i++) sg[i] = out->ov[i].sigma;
+            out->sigma = med(sg, (size_t)out->n_ov);
         }
     }
     out->mem_bw_bytes_per_s = memcpy_bw();
@@ -415,13 +415,16 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
                     c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9);
         fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%)\n", c->latency_s,
                 c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
+        fprintf(out, "# overlap: each block step with its own K,V transfer posted at its start\n");
+        fprintf(out, "# %8s %12s %14s %14s %14s %14s %8s %8s\n", "B", "bytes", "t_comp_s", "t_comp_busy_s", "t_xfer_s",
+                "t_end_s", "eta_pt", "sigma");
         for (int i = 0; i < c->n_ov; i++) {
             const rs_calib_overlap_t *v = &c->ov[i];
-            fprintf(out, "# overlap at B=%lld (%llu bytes): compute alone %.4g s, with the transfer %.4g s (sigma %.3f); "
-                         "transfer alone %.4g s, completed at %.4g s -> eta %.3f%s\n",
-                    (long long)v->block, (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->sigma, v->t_xfer_s,
-                    v->t_end_s, v->eta, i == c->n_ov - 1 ? " (used)" : "");
+            fprintf(out, "  %8lld %12llu %14.6g %14.6g %14.6g %14.6g %8.3f %8.3f\n", (long long)v->block,
+                    (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s, v->eta, v->sigma);
         }
+        fprintf(out, "# eta fitted over the points: %.3f (median |error| of the transfer's completion %.1f%%); "
+                     "sigma (median) %.3f\n", c->eta, 100 * c->eta_fit_err, c->sigma);
     }
     fprintf(out, "# memcpy bandwidth (read + write, one rank): %.3g GB/s\n", c->mem_bw_bytes_per_s * 1e-9);
 }

@@ -8,13 +8,11 @@
  *  2. Transport: for message sizes m, every rank at once sends m bytes to p+1 and receives m from
  *     p-1 (the ring step's pattern, no compute); the receive's post-to-completion time is the
  *     sample. Fit t(m) = L + m / W by least squares on relative error.
- *  3. Overlap: a step at B with its own ring transfer (kv_bytes(B)) posted at its start, at two
- *     blocks: B_x whose compute time is closest to the transfer's (the crossover; median of 31)
- *     and B_l, the largest whose compute is >= 8x the transfer and <= 0.1 s (median of 9; the one
- *     used, since it measures how fast data moves while the rank computes). From the completion E,
- *     eta = (t_c + x - E) / (t_c - L) when E >= t_c (the transfer trailed the compute), else
- *     x / (E - L) (clamped to [0, 1]) - the inversion of docs/model.md's eta step; and the compute
- *     slowdown sigma = compute time with the transfer / without.
+ *  3. Overlap: at every B whose compute takes <= 0.1 s, the block step with its own ring transfer
+ *     (kv_bytes(B)) posted at its start; per point the transfer's completion E (from its post), the
+ *     compute with and without the transfer, and the point's own eta (docs/model.md's eta step
+ *     inverted). The profile's eta is the one minimising the median |relative error| of the
+ *     predicted completion over all points (grid of 0.001); sigma is the median slowdown.
  * The profile: F_peak(fp32) = the largest F_eff(B), eff(B) = F_eff(B) / F_peak, the intra tier
  * (L, W), overlap eta; if eta >= 0.98 the slowdown model is used instead (eta = 1, sigma).
  */
@@ -25,6 +23,7 @@
 #include "hw.h"
 
 #define RS_CALIB_MAX_SIZES 24
+#define RS_CALIB_MAX_OV RS_MAX_EFF_POINTS
 
 typedef struct {
     int n_blocks;                         /* block sizes to measure (<= RS_MAX_EFF_POINTS) */
@@ -58,16 +57,12 @@ typedef struct {
     double t_msg_s[RS_CALIB_MAX_SIZES];    /* median post-to-completion time */
     double latency_s, bw_bytes_per_s;      /* alpha-beta fit */
     double fit_err_max;                    /* max |fit - measured| / measured over the sizes */
-    int64_t overlap_block;                 /* B_o */
-    double overlap_t_comp_s;               /* compute alone at B_o */
-    double overlap_t_comp_busy_s;          /* compute with the transfer in flight */
-    double overlap_x_s;                    /* transfer alone (L + m / W) */
-    double overlap_end_s;                  /* measured completion of the transfer */
     double eta;                            /* fitted overlap factor */
     double sigma;                          /* measured compute slowdown */
     double mem_bw_bytes_per_s;             /* memcpy bandwidth (one rank) */
-    int n_ov;                              /* overlap measurements: crossover, then long compute */
-    rs_calib_overlap_t ov[2];
+    int n_ov;                              /* overlap measurements, one per block (compute <= 0.1 s) */
+    rs_calib_overlap_t ov[RS_CALIB_MAX_OV];
+    double eta_fit_err;                    /* median |relative error| of the fitted eta's completions */
 } rs_calib_t;
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */
