@@ -76,8 +76,9 @@ double rs_trace_makespan(const rs_trace_t *t);
  * same bytes. Return 0 or -1 with err naming the path. */
 int rs_trace_write_csv(const rs_trace_t *t, const char *path, rs_err_t *err);
 int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err);
-/* The Chrome writer refuses (-1, no file) a trace whose events overlap on one (rank, lane); backward
- * events use lanes 4..7 so a trace holding both passes stays valid. */
+/* Chrome lanes: tid = kind (forward) or 4 + kind (backward); an event that overlaps the previous one
+ * of its lane (measured traces of medians can) goes to tid + 8 k, thread "KIND (overlap k)", so no
+ * tid holds overlapping events and no time is altered. */
 /* Read a CSV trace. Malformed input: NULL with err "path:line: expected ..." (bad header, column
  * count, number, pass, kind, source, duplicate (rank, step, pass, kind)). */
 rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err);
