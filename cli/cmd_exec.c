@@ -54,7 +54,8 @@ static void help(void) {
            "      --launch mpirun|threads  ranks as MPI processes (re-started under mpirun when not\n"
            "                           already) or as threads of this process   [mpirun if on PATH]\n"
            "      --progress none|poll|thread  MPI progress while computing: none (data moves in the\n"
-           "                           wait after compute), poll (MPI_Test between tiles), a progress\n"
+           "                           wait after compute), poll (MPI_Testsome after every column\n"
+           "                           chunk of the kernel), a progress\n"
            "                           thread (RINGSIM_PROGRESS_US interval, 20 us, backing off) [poll]\n"
            "      --reps N             measured repetitions (medians)            [3]\n"
            "      --warmup N           unmeasured repetitions first              [1]\n"
@@ -225,6 +226,22 @@ int rs_cmd_exec(int argc, char **argv) {
         rs_errf(&err, "--fault %lld:%lld: rank must be < N = %lld", (long long)a.o.fault_rank, (long long)a.o.fault_step,
                 (long long)c.problem.n_ranks);
         goto usage;
+    }
+    if (a.o.save_io_dir && access(a.o.save_io_dir, W_OK | X_OK) != 0) {
+        rs_errf(&err, "--save-io %s: not a writable directory", a.o.save_io_dir);
+        goto usage;
+    }
+    for (int i = 0; i < 2; i++) { /* the traces' directories must exist before the run, not after */
+        const char *f = i ? a.chrome : a.trace;
+        if (!f) continue;
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", f);
+        char *sl = strrchr(dir, '/');
+        if (sl) *sl = 0;
+        if (access(sl ? (dir[0] ? dir : "/") : ".", W_OK | X_OK) != 0) {
+            rs_errf(&err, "--%s %s: directory is not writable", i ? "chrome" : "trace", f);
+            goto usage;
+        }
     }
     /* ---- start ranks ---- */
     if (!under_mpi && !a.launch_threads && c.problem.n_ranks > 1) {
