@@ -171,6 +171,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     opts = NULL;
     if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
     if (!j.out) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
+    if (rs_exec_check_out("out", j.out, false, &err) < 0) goto usage;
     /* every block size must be a valid problem for this shape */
     c.problem.seq_tokens = c.problem.n_ranks * j.co.blocks[j.co.n_blocks - 1];
     c.n_layouts = 1;

@@ -227,22 +227,9 @@ int rs_cmd_exec(int argc, char **argv) {
                 (long long)c.problem.n_ranks);
         goto usage;
     }
-    if (a.o.save_io_dir && access(a.o.save_io_dir, W_OK | X_OK) != 0) {
-        rs_errf(&err, "--save-io %s: not a writable directory", a.o.save_io_dir);
+    if (rs_exec_check_out("save-io", a.o.save_io_dir, true, &err) < 0 || rs_exec_check_out("trace", a.trace, false, &err) < 0 ||
+        rs_exec_check_out("chrome", a.chrome, false, &err) < 0)
         goto usage;
-    }
-    for (int i = 0; i < 2; i++) { /* the traces' directories must exist before the run, not after */
-        const char *f = i ? a.chrome : a.trace;
-        if (!f) continue;
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s", f);
-        char *sl = strrchr(dir, '/');
-        if (sl) *sl = 0;
-        if (access(sl ? (dir[0] ? dir : "/") : ".", W_OK | X_OK) != 0) {
-            rs_errf(&err, "--%s %s: directory is not writable", i ? "chrome" : "trace", f);
-            goto usage;
-        }
-    }
     /* ---- start ranks ---- */
     if (!under_mpi && !a.launch_threads && c.problem.n_ranks > 1) {
         if (rs_exec_have_mpirun()) {

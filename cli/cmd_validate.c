@@ -486,6 +486,9 @@ int rs_cmd_validate(int argc, char **argv) {
     opts = NULL;
     if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
     if (c.n_layouts != 1 || c.n_passes != 1) { rs_errf(&err, "--layout and --pass: give one of each"); goto usage; }
+    if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
+        rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0)
+        goto usage;
     /* calibration covers the sweep (and a bit below) */
     j.co.n_blocks = 0;
     for (int64_t b = j.b[0] / 2 < 8 ? 8 : j.b[0] / 2; b <= j.b[j.n_b - 1] * 2 && j.co.n_blocks < RS_MAX_EFF_POINTS; b *= 2)

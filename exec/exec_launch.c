@@ -114,3 +114,18 @@ int rs_exec_spmd_threads(int64_t n, int (*fn)(const struct rs_transport_ops *top
     rs_local_world_free(w);
     return rc;
 }
+
+int rs_exec_check_out(const char *opt, const char *path, bool is_dir, rs_err_t *err) {
+    if (!path) return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    if (!is_dir) {
+        char *sl = strrchr(dir, '/');
+        if (!sl) snprintf(dir, sizeof dir, ".");
+        else if (sl == dir) dir[1] = 0;
+        else *sl = 0;
+    }
+    if (access(dir, W_OK | X_OK) != 0)
+        return rs_errf(err, "--%s %s: %s is not a writable directory", opt, path, dir);
+    return 0;
+}
