@@ -92,8 +92,11 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
             return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
         bool dkv_in = false;
         for (int i = 0; i < st.n_recv; i++) dkv_in |= st.recv[i].kind == RS_XFER_DKV;
-        if (!fwd && dkv_in && st.has_compute) {
-            if (c->cops->grad_add(c->cs, acc, din, &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
+        const bool tail = !fwd && k == n_steps - 1; /* brings every dK,dV home; nothing to add */
+        if (!fwd && !tail && (dkv_in || !st.has_compute)) {
+            /* acc += the incoming partial (a step without compute just forwards it) */
+            if ((!st.has_compute && c->cops->grad_zero(c->cs, acc, &e) < 0) ||
+                (dkv_in && c->cops->grad_add(c->cs, acc, din, &e) < 0) || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
                 return rs_errf(err, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
         }
         const double t_step1 = rs_now_s();
@@ -118,7 +121,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
         }
         if (kv_recv) cur = 1 - cur;
         if (!fwd) {
-            if (!st.has_compute) {           /* the tail: the incoming partial is complete */
+            if (tail) {                       /* the incoming partial is complete */
                 c->dkv_final = dkv_in ? din : dsend;
             } else {                          /* acc becomes the partial sent at the next step */
                 void *t = dsend;
