@@ -286,7 +286,8 @@ int rs_npy_write_f32(const char *path, const float *data, int ndim, const int64_
 int rs_npy_read_header(const char *path, char *descr, size_t descr_len, int *ndim, int64_t *shape,
                        int max_dim, rs_err_t *err);
 
-/* Versions for trace headers: "OpenBLAS 0.3.21 ... (corename)" or "none". Can't fail. */
+/* BLAS for trace headers and profile notes: "OpenBLAS core Haswell; OpenBLAS 0.3.21 NO_LAPACKE ..."
+ * (openblas_get_corename, then openblas_get_config). Can't fail. */
 const char *rs_exec_blas_version(void);
 
 #endif /* RS_EXEC_H */

@@ -53,10 +53,10 @@ const char *rs_exec_blas_version(void) {
     if (!buf[0]) {
         const char *cfg = openblas_get_config();
         const char *core = openblas_get_corename();
-        snprintf(buf, sizeof buf, "%s; core %s", cfg ? cfg : "OpenBLAS", core ? core : "?");
+        /* the kernel first: a truncated copy (profile notes) keeps what matters */
+        snprintf(buf, sizeof buf, "OpenBLAS core %s; %s", core ? core : "?", cfg ? cfg : "OpenBLAS");
         for (char *c = buf; *c; c++)
             if (*c == '\n' || *c == ',') *c = ' ';
-        /* drop trailing blanks inside the config string */
     }
     return buf;
 }
