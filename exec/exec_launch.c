@@ -83,9 +83,9 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
  * SPMD over threads
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
-    int (*fn)(const struct rs_transport_ops *, void *, void *);
-    void *ts, *arg;
-    int rc;
+    int (*fn)(const struct rs_transport_ops *, void *, void *); /* the SPMD body */
+    void *ts, *arg;                                              /* this rank's transport state, the body's argument */
+    int rc;                                                      /* the body's return */
 } spmd_arg_t;
 
 static void *spmd_main(void *p) {

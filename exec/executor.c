@@ -491,17 +491,17 @@ fail:
  * N ranks as threads
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
-    const rs_schedule_t *s;
-    const rs_compute_ops_t *cops;
-    const rs_transport_ops_t *tops;
-    void *ts;
-    const rs_exec_opts_t *o;
-    int local_rank;
-    rs_trace_t *trace;
-    rs_exec_result_t res;
-    rs_err_t err;
-    int rc;
-    double t_fail_s;        /* when it failed (to report the first failure) */
+    const rs_schedule_t *s;          /* the schedule (shared, read-only) */
+    const rs_compute_ops_t *cops;    /* compute backend */
+    const rs_transport_ops_t *tops;  /* transport */
+    void *ts;                        /* this thread's transport state */
+    const rs_exec_opts_t *o;         /* options (shared) */
+    int local_rank;                  /* = rank (one host) */
+    rs_trace_t *trace;               /* rank 0 only */
+    rs_exec_result_t res;            /* this rank's result */
+    rs_err_t err;                    /* this rank's error */
+    int rc;                          /* rs_exec_run's return */
+    double t_fail_s;                 /* when it failed (to report the first failure) */
 } thread_arg_t;
 
 static void *thread_main(void *arg) {
