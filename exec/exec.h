@@ -195,6 +195,7 @@ void rs_exec_opts_default(rs_exec_opts_t *o);
 typedef struct {
     double err[RS_TENSOR_COUNT];   /* check: max|x - ref| / max|ref| per tensor (-1: not checked) */
     double ref_max[RS_TENSOR_COUNT]; /* check: max|ref| per tensor (absolute error = err * ref_max) */
+    int64_t worst[RS_TENSOR_COUNT][4]; /* check: (batch, head, global token, dim) of the largest error */
     bool check_ok;                 /* every checked tensor within check_tol (true if no check) */
     bool finite;                   /* outputs contain no inf/NaN */
     bool faulted;                  /* this rank stopped by opts.fault_* (it returned -1 on purpose) */

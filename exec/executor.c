@@ -198,11 +198,16 @@ static void to_global(const rs_schedule_t *s, int64_t heads, int64_t width, cons
     }
 }
 
-static double rel_err(const double *x, const double *ref, size_t n, bool *finite, double *ref_max) {
+static double rel_err(const double *x, const double *ref, size_t n, bool *finite, double *ref_max, size_t *worst) {
     double num = 0, den = 0;
+    *worst = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i])) *finite = false;
-        num = fmax(num, fabs(x[i] - ref[i]));
+        double d = fabs(x[i] - ref[i]);
+        if (!isfinite(x[i])) {
+            if (*finite) *worst = i;
+            *finite = false;
+        }
+        if (d > num && *finite) num = d, *worst = i;
         den = fmax(den, fabs(ref[i]));
     }
     *ref_max = den;
@@ -275,7 +280,13 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
         to_global(s, ot->heads, ot->width, ot->gathered, got, gf);
         bool fin = true;
         if (o->check && ref[ot->t]) {
-            res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin, &res->ref_max[ot->t]);
+            size_t w;
+            res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin, &res->ref_max[ot->t], &w);
+            const int64_t W = ot->width, Sx = p->seq_tokens;
+            res->worst[ot->t][3] = (int64_t)w % W;
+            res->worst[ot->t][2] = (int64_t)w / W % Sx;
+            res->worst[ot->t][1] = (int64_t)w / W / Sx % ot->heads;
+            res->worst[ot->t][0] = (int64_t)w / W / Sx / ot->heads;
             if (!(res->err[ot->t] <= o->check_tol)) res->check_ok = false;
         } else {
             for (size_t j = 0; j < n; j++) fin &= isfinite(got[j]) != 0;
@@ -464,10 +475,15 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
         if (c.rank == 0 && !res->check_ok) {
             char buf[512];
             int nb = 0;
-            for (int i = 0; i < n_outs; i++)
-                if (res->err[outs[i].t] >= 0)
-                    nb += snprintf(buf + nb, sizeof buf - (size_t)nb, "%s%s %.3g", nb ? ", " : "", rs_tensor_name(outs[i].t),
-                                   res->err[outs[i].t]);
+            for (int i = 0; i < n_outs; i++) {
+                const rs_tensor_t t = outs[i].t;
+                if (res->err[t] < 0 || nb >= (int)sizeof buf - 1) continue;
+                nb += snprintf(buf + nb, sizeof buf - (size_t)nb, "%s%s %.3g", nb ? ", " : "", rs_tensor_name(t), res->err[t]);
+                if (nb < (int)sizeof buf - 1 && !(res->err[t] <= opts->check_tol))
+                    nb += snprintf(buf + nb, sizeof buf - (size_t)nb, " at (batch %lld, head %lld, token %lld, dim %lld)",
+                                   (long long)res->worst[t][0], (long long)res->worst[t][1], (long long)res->worst[t][2],
+                                   (long long)res->worst[t][3]);
+            }
             rs_errf(err, "check failed: max|x - ref| / max|ref| = %s (tolerance %.3g)%s", nb ? buf : "?", opts->check_tol,
                     res->finite ? "" : "; outputs hold inf or NaN");
         }

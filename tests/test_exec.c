@@ -94,6 +94,9 @@ static void test_check_can_fail(void) {
     CU_ASSERT(!res.check_ok);
     CU_ASSERT(res.err[RS_TENSOR_O] > 1e-12);
     CU_ASSERT(strstr(err.msg, "check failed") != NULL);
+    CU_ASSERT(strstr(err.msg, "at (batch 0, head ") != NULL); /* says where */
+    CU_ASSERT(res.worst[RS_TENSOR_O][2] >= 0 && res.worst[RS_TENSOR_O][2] < 32);
+    CU_ASSERT(res.worst[RS_TENSOR_O][3] >= 0 && res.worst[RS_TENSOR_O][3] < 16);
 }
 
 /* Inputs scaled by 100: logits reach ~1e4 (|q.k| / sqrt(d) up to 100^2 * sqrt(16)). No inf, no NaN.
