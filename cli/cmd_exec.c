@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -314,8 +315,16 @@ int rs_cmd_exec(int argc, char **argv) {
                     while (rs_now_s() < until) sleep(1);
                 }
                 fprintf(stderr, "ringsim exec: %s\n", err.msg);
+                fflush(stderr);
                 rs_trace_free(t);
                 rs_schedule_free(s);
+                if (tops && strstr(err.msg, "timeout")) {
+                    /* let the other waiting ranks time out and say what they waited for before
+                     * the job is torn down (the one nearest the cause may not be the first) */
+                    double until = rs_now_s() + (a.o.timeout_s < 10 ? a.o.timeout_s : 10);
+                    struct timespec nap = {0, 20000000};
+                    while (rs_now_s() < until) nanosleep(&nap, NULL);
+                }
                 if (tops) tops->abort(ts, RS_EXIT_FAIL);
                 return RS_EXIT_FAIL;
             }

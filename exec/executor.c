@@ -525,7 +525,9 @@ static void *thread_main(void *arg) {
     a->rc = rs_exec_run(a->s, a->cops, a->tops, a->ts, a->o, a->local_rank, a->trace, &a->res, &a->err);
     if (a->rc < 0) {
         a->t_fail_s = rs_now_s();
-        if (!a->res.faulted) a->tops->abort(a->ts, RS_EXIT_FAIL);
+        /* a timeout does not stop the others: each waiting rank times out by itself and says what
+         * it waited for, and the report picks the earliest step; other errors stop everyone */
+        if (!a->res.faulted && !strstr(a->err.msg, "timeout")) a->tops->abort(a->ts, RS_EXIT_FAIL);
     }
     return NULL;
 }
