@@ -238,6 +238,17 @@ static void rank_main(int argc, char **argv) {
             sg_link_set_bandwidth(sl->out_link, fmax(C.m->overlap, 1e-12) * sl->out_bw);
             sl->throttled = 1;
         }
+        /* Fast path (generated platform: this rank alone on its host, constant speed): the exec
+         * runs in this actor; if it ends before the last transfer (the wait below returns at once)
+         * its end is t0 + amount / speed, which is what SimGrid computed. Otherwise the helper runs
+         * it. The exec is posted before the transfers, as in a bare ring (cheaper for SimGrid). */
+        sg_exec_t ex = NULL;
+        if (moves && tc > 0 && C.exclusive && !slowdown && !partial) {
+            ex = sg_actor_exec_async(tc * C.f_eff);
+        } else if (moves && tc > 0) {
+            sl->amount = tc * C.f_eff;
+            sg_sem_release(sl->go);
+        }
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
         int is_recv[2 * RS_MAX_TRANSFERS], nc = 0, n_send_left = st.n_send;
         void *got = NULL;
@@ -254,16 +265,6 @@ static void rank_main(int argc, char **argv) {
             if (tc > 0) sg_actor_execute(tc * C.f_eff);
             end_c = simgrid_get_clock();
         } else {
-            /* Fast path (generated platform: this rank alone on its host, constant speed): the exec
-             * runs here; if it ended before the last transfer (the wait returns at once) its end is
-             * t0 + amount / speed, which is what SimGrid computed. Otherwise the helper runs it. */
-            sg_exec_t ex = NULL;
-            if (tc > 0 && C.exclusive && !slowdown && !partial) {
-                ex = sg_actor_exec_async(tc * C.f_eff);
-            } else if (tc > 0) {
-                sl->amount = tc * C.f_eff;
-                sg_sem_release(sl->go);
-            }
             if (!C.events && !slowdown) { /* no per-transfer ends needed: one wait for all */
                 sg_comm_wait_all(comm, (size_t)nc);
                 end_send = end_recv = simgrid_get_clock();
