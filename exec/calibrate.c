@@ -291,11 +291,15 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with its own ring
          * K,V transfer posted at its start; eta is then fitted over all the points (below) */
         for (int bi = 0; bi < out->n_blocks && bi < RS_CALIB_MAX_OV; bi++) {
-            double go = out->t_block_s[bi] <= 0.1 ? 1 : 0; /* rank 0's measurement decides */
+            /* rank 0's numbers decide for everyone (the others hold their own, not the median):
+             * whether to measure and how many repetitions, so every rank makes the same calls */
+            double go[2] = {out->t_block_s[bi] <= 0.1 ? 1 : 0, out->t_block_s[bi] < 0.01 ? 15 : 7};
             if (tops->bcast) {
-                if (tops->bcast(ts, &go, sizeof go, o->timeout_s, err) < 0) goto done;
+                if (tops->bcast(ts, go, sizeof go, o->timeout_s, err) < 0) goto done;
+            } else { /* no broadcast: a rule on B alone */
+                go[0] = o->blocks[bi] <= 512, go[1] = 7;
             }
-            if (!go) continue;
+            if (!go[0]) continue;
             rs_problem_t pk = *problem;
             pk.seq_tokens = o->blocks[bi], pk.n_ranks = 1;
             const uint64_t m = rs_problem_kv_bytes(&pk);
@@ -303,7 +307,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             int64_t nn = n;
             rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
             double ends[15], comps[15], alone[15];
-            const int reps = out->t_block_s[bi] < 0.01 ? 15 : 7;
+            const int reps = (int)go[1];
             for (int r = 0; r < reps + 1; r++) {
                 double t0, t1, c0, c1;
                 if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
