@@ -9,8 +9,8 @@
  *             dV += P^T dO_t; dP = dO_t V^T; dS = P * (dP - D); dQ_t += scale dS K; dK += scale dS^T Q_t
  * where n_cols is the visible column extent rounded up to tile_k (the tiles the schedule counts in
  * flops_exec); a DIAG block masks (i, j) with i - j < diag to -inf before the softmax. One OpenBLAS
- * thread per rank (one rank = one core). After every column chunk the rank's transport progress hook
- * runs (MPI_Testsome in --progress poll).
+ * thread per rank (one rank = one core). Twice per column chunk (after the logits and after the
+ * update) the rank's transport progress hook runs (MPI_Testsome in --progress poll).
  */
 #include <cblas.h>
 #include <math.h>
@@ -276,6 +276,7 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
                                     (int)d, K + c0 * d, (int)d, 0.0f, S, (int)ncc);
                         if (bl->mask == RS_MASK_DIAG) apply_diag(S, ncc, i0, i1, c0, ncc, bl->diag);
+                        progress(c);
                         for (int64_t i = 0; i < nr; i++) {
                             float *row = S + i * ncc;
                             float mt = row_max(row, ncc);
@@ -372,6 +373,7 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO,
                                     (int)d, Vc, (int)d, 0.0f, dS, (int)ncc);
                         for (int64_t i = 0; i < nr; i++) row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
+                        progress(c);
                         /* dQ += scale dS K; dK += scale dS^T Q */
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS,
                                     (int)ncc, Kc, (int)d, 1.0f, dQ, (int)d);
