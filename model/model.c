@@ -211,15 +211,16 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     const double f_eff = rs_machine_flops_eff(m, b);
 
     /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
-    double *buf = malloc(sizeof(double) * (size_t)n * 9);
+    double *buf = malloc(sizeof(double) * (size_t)n * 10);
     if (!buf) return rs_errf(err, "walk: out of memory for N = %lld ranks", (long long)n);
     double *t0 = buf, *te = buf + n, *ce = buf + 2 * n, *post = buf + 3 * n, *fe = buf + 4 * n;
-    double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n;
+    double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n, *inv_bw = buf + 9 * n;
     for (int64_t h = 0; h < n; h++) {
         t0[h] = 0;
         busy[h] = 0;
         bw[h] = rs_machine_hop_bw(m, n, h);
         lat[h] = rs_machine_hop_latency(m, n, h);
+        inv_bw[h] = 1 / bw[h];
         slow[h] = 1;
     }
     for (int i = 0; i < m->n_stragglers; i++) slow[m->straggler_rank[i]] *= m->straggler_factor[i];
@@ -231,6 +232,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     double cls_time[3];
     for (int i = 0; i < 3; i++) cls_time[i] = (double)cls_exec[i] / f_eff;
     const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
+    const bool fused = simple_flows && sigma <= 1 && !trace;
 
     /* local accumulators (kept in registers: the double arrays could alias *out) */
     uint64_t acc_useful = 0, acc_exec = 0;
@@ -243,6 +245,47 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         uint64_t total_bytes = 0;
         for (int i = 0; i < nx; i++) total_bytes += bytes[i];
         const bool computes = k < n;
+        if (fused) {
+            /* One pass: full overlap (eta = 1, sigma = 1) and no trace. Hop r's flows end at
+             * max(t0[r], t0[r+1]) + L_r + bytes / W_r; a rank waits for its hop and the previous. */
+            const double tb = (double)total_bytes;
+            double fe_prev = 0, fe_last = 0;
+            if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
+            for (int64_t r = 0; r < n; r++) {
+                double work = 0;
+                if (computes) {
+                    int64_t owner = r - k;
+                    if (owner < 0) owner += n;
+                    const int cls = owner < r ? 0 : owner == r ? 1 : 2;
+                    acc_useful += cls_useful[cls];
+                    acc_exec += cls_exec[cls];
+                    if (cls_exec[cls]) {
+                        work = cls_time[cls] * slow[r];
+                        if (m->jitter > 0)
+                            work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
+                        work += m->launch_s;
+                    }
+                }
+                double end = t0[r] + work;
+                if (work > acc_comp_max) acc_comp_max = work;
+                busy[r] += work;
+                if (nx > 0) {
+                    double fe_r = fe_last;
+                    if (r + 1 < n) fe_r = (t0[r] > t0[r + 1] ? t0[r] : t0[r + 1]) + lat[r] + tb * inv_bw[r];
+                    const double end_x = fe_r > fe_prev ? fe_r : fe_prev;
+                    if (end_x - t0[r] > acc_comm_max) acc_comm_max = end_x - t0[r];
+                    acc_bound += end_x > end;
+                    if (end_x > end) end = end_x;
+                    fe_prev = fe_r;
+                }
+                te[r] = end;
+            }
+            out->rank_steps += n;
+            double *tmp = t0;
+            t0 = te;
+            te = tmp;
+            continue;
+        }
         /* compute durations (inline form of rs_machine_comp_time, tested against it) */
         for (int64_t r = 0; r < n; r++) {
             double work = 0;
@@ -263,7 +306,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
                 const int64_t q = r + 1 == n ? 0 : r + 1;
                 post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
-                fe[r] = post[r] + lat[r] + (double)total_bytes / bw[r];
+                fe[r] = post[r] + lat[r] + (double)total_bytes * inv_bw[r];
             }
         }
         if (nx > 0 && !simple_flows) {

@@ -230,6 +230,46 @@ static void test_straggler_and_slow_hop(void) {
     rs_schedule_free(s);
 }
 
+/* The one-pass walk (no trace, full overlap) against the general walk (taken when a trace is
+ * recorded), on heterogeneous rings: every statistic must agree. */
+static void test_fused_walk_equals_general(void) {
+    for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+        for (int ps = 0; ps < RS_PASS_COUNT; ps++) {
+            rs_problem_t p = mha(16 * 512, 16, true, (rs_layout_t)l, (rs_pass_t)ps);
+            p.tile_q = p.tile_k = 64;
+            rs_machine_t m = machine(1e13, 2e9, 2e-6);
+            m.devices_per_node = 4;
+            m.inter = (rs_tier_t){"slow-nic", 3e8, 5e-6};
+            m.launch_s = 1e-6;
+            m.jitter = 0.1;
+            m.n_stragglers = 1;
+            m.straggler_rank[0] = 6;
+            m.straggler_factor[0] = 1.7;
+            m.n_degraded = 1;
+            m.degraded_hop[0] = 9;
+            m.degraded_factor[0] = 3;
+            rs_schedule_t *s = rs_schedule_create(&p, NULL);
+            rs_trace_t *t = rs_trace_create("model");
+            double busy_a[16], busy_b[16];
+            rs_walk_t a, b;
+            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, busy_a, &a, NULL), 0);
+            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, busy_b, &b, NULL), 0);
+            RS_ASSERT_REL(a.makespan_s, b.makespan_s, 1e-15);
+            /* durations: the general walk subtracts absolute times, so allow rounding */
+            RS_ASSERT_REL(a.t_comp_max_s, b.t_comp_max_s, 1e-12);
+            RS_ASSERT_REL(a.t_comm_max_s, b.t_comm_max_s, 1e-12);
+            RS_ASSERT_REL(a.busy_max_s, b.busy_max_s, 1e-12);
+            CU_ASSERT_EQUAL(a.comm_bound_steps, b.comm_bound_steps);
+            CU_ASSERT_EQUAL(a.flops_useful, b.flops_useful);
+            CU_ASSERT_EQUAL(a.flops_exec, b.flops_exec);
+            CU_ASSERT_EQUAL(a.rank_steps, b.rank_steps);
+            for (int r = 0; r < 16; r++) RS_ASSERT_REL(busy_a[r], busy_b[r], 1e-12);
+            CU_ASSERT(a.comm_bound_steps > 0); /* the slow NIC hops do bind */
+            rs_trace_free(t);
+            rs_schedule_free(s);
+        }
+}
+
 static void test_bad_machine(void) {
     rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = machine(1e12, 1e9, 0);
@@ -258,6 +298,7 @@ int main(void) {
         {"causal makespans by hand", test_causal_walk_hand_values},
         {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},
         {"straggler and slow hop", test_straggler_and_slow_hop},
+        {"one-pass walk == general walk (multi-node, jitter, straggler)", test_fused_walk_equals_general},
         {"bad machine rejected", test_bad_machine},
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"model closed form", seed}, {"model walk", walk}};
