@@ -284,6 +284,10 @@ int rs_cmd_exec(int argc, char **argv) {
     for (int li = 0; li < c.n_layouts && exit_code == RS_EXIT_OK; li++)
         for (int pj = 0; pj < c.n_passes && exit_code == RS_EXIT_OK; pj++) {
             rs_problem_t p = rs_cli_common_problem(&c, li, pj);
+#ifdef RS_GPU_EXEC_API
+            /* the GPU kernels run their own tile: count executed FLOPs at that tile */
+            if (a.backend_gpu) rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+#endif
             rs_schedule_t *s = rs_schedule_create(&p, &err);
             if (!s) {
                 fprintf(stderr, "ringsim exec: %s\n", err.msg);
