@@ -553,7 +553,8 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
         return rs_errf(err, "--hostmap %s: needs --platform FILE (generated platforms map rank p to gpu<p>)",
                        cfg->hostmap_path), RS_SIM_BAD_INPUT;
     if (cfg->platform_path && cfg->routes != RS_PLATFORM_RING)
-        return rs_errf(err, "routes: a user platform brings its own routes"), RS_SIM_BAD_INPUT;
+        return rs_errf(err, "--all-pairs: a user platform (--platform %s) brings its own routes", cfg->platform_path),
+               RS_SIM_BAD_INPUT;
     for (int i = 0; i < cfg->n_cfg; i++)
         if (!strchr(cfg->cfg[i], ':'))
             return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
