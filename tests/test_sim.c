@@ -392,6 +392,29 @@ static void test_user_platform_hostmap(void) {
     unlink(map);
 }
 
+/* A SimGrid <cluster> a user would write: a 1-D TORUS of 8 with SPLITDUPLEX links is a ring whose
+ * hops are one link each, so with the profile's F, W and latency it reproduces the walk. */
+static void test_user_torus_cluster(void) {
+    char *plat = tmp_path("torus.xml"), *map = tmp_path("torus.map");
+    write_text(plat, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                     "<platform version=\"4.1\">\n"
+                     "  <cluster id=\"ring\" prefix=\"node-\" suffix=\"\" radical=\"0-7\" speed=\"989Tf\" bw=\"450GBps\"\n"
+                     "           lat=\"3us\" topology=\"TORUS\" topo_parameters=\"8\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+                     "</platform>\n");
+    write_text(map, "node-0\nnode-1\nnode-2\nnode-3\nnode-4\nnode-5\nnode-6\nnode-7\n");
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.platform_path = plat;
+    cfg.hostmap_path = map;
+    rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+        rs_problem_t p = problem(8, 256, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+        check_exact(&p, &m, &cfg, "user torus cluster");
+    }
+    unlink(plat);
+    unlink(map);
+}
+
 /* LV08 (SimGrid's default model) is selectable and is not exact: bandwidth factor 0.97 slows a
  * transfer-bound ring by ~3%. */
 static void test_network_model_lv08(void) {
@@ -550,6 +573,7 @@ static const rs_test_case_t platform_cases[] = {
     {"platform_xml", test_platform_xml},
     {"all_pairs_platform_exact", test_all_pairs_platform},
     {"user_platform_hostmap_exact", test_user_platform_hostmap},
+    {"user_torus_cluster_exact", test_user_torus_cluster},
     {"network_model_lv08_selectable", test_network_model_lv08},
     {"bad_inputs", test_bad_inputs},
     {NULL, NULL},
