@@ -2,7 +2,7 @@
  *
  * Child/parent protocol on a pipe, one record = one tag byte + a fixed struct:
  *   'S' stage_rec   the child entered a stage (tells the parent what an abort means)
- *   'E' event_rec   one trace event (only when the caller wants a trace)
+ *   'E' rs_event_t  one trace event (only when the caller wants a trace)
  *   'X' error_rec   the child found bad input itself (missing host, no route) and exits 2
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
@@ -50,9 +50,11 @@ typedef struct {
 } error_rec;
 
 typedef struct {
-    double makespan_s, t_comp_max_s, t_comm_max_s, busy_max_s, busy_mean_s, sim_wall_s;
-    uint64_t flops_useful, flops_exec;
-    int64_t comm_bound_steps, rank_steps, n_steps;
+    double makespan_s, t_comp_max_s, t_comm_max_s; /* as rs_sim_result_t */
+    double busy_max_s, busy_mean_s;                 /* as rs_sim_result_t */
+    double sim_wall_s;                              /* wall time of simgrid_run() */
+    uint64_t flops_useful, flops_exec;              /* totals */
+    int64_t comm_bound_steps, rank_steps, n_steps;  /* counts; n_steps doubles x 2 follow */
 } summary_rec;
 
 void rs_sim_config_default(rs_sim_config_t *c) {
