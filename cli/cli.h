@@ -97,6 +97,10 @@ rs_problem_t rs_cli_common_problem(const rs_cli_common_t *c, int layout_i, int p
 void rs_cli_common_help(FILE *out);
 /* Build a struct option table = own + shared + terminator into a malloc'd array. Free with free(). */
 struct option *rs_cli_merge_longopts(const struct option *own, int n_own);
+/* The output path of one (layout, pass) entry: path itself when only one entry is written, else
+ * "out.csv" -> "out-zigzag-forward.csv" (the suffix goes before the extension). Can't fail
+ * (truncates to len). */
+void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several);
 /* Record the machine (profile name, F, tiers, perturbations) in a trace header. */
 struct rs_trace;
 int rs_cli_meta_machine(struct rs_trace *t, const rs_machine_t *m);

@@ -93,13 +93,7 @@ static int write_trace(rs_trace_t *t, const char *csv, const char *chrome, const
     for (int i = 0; i < 2; i++) {
         const char *base = i ? chrome : csv;
         if (!base) continue;
-        if (several) {
-            const char *dot = strrchr(base, '.');
-            if (!dot) dot = base + strlen(base);
-            snprintf(path, sizeof path, "%.*s-%s-%s%s", (int)(dot - base), base, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
-        } else {
-            snprintf(path, sizeof path, "%s", base);
-        }
+        rs_cli_entry_path(path, sizeof path, base, p, several);
         if ((i ? rs_trace_write_chrome(t, path, err) : rs_trace_write_csv(t, path, err)) < 0) return -1;
     }
     return 0;

@@ -45,18 +45,6 @@ static void help(void) {
     rs_cli_common_help(stdout);
 }
 
-/* "out.csv" + "zigzag-forward" -> "out-zigzag-forward.csv" when several entries are written. */
-static void entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {
-    if (!several) {
-        snprintf(dst, len, "%s", path);
-        return;
-    }
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
-    snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
-}
-
 static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *csv, const char *chrome,
                         bool several, rs_err_t *err) {
     rs_schedule_t *s = rs_schedule_create(&e->problem, err);
@@ -77,11 +65,11 @@ static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *
     }
     char path[1024];
     if (rc == 0 && csv) {
-        entry_path(path, sizeof path, csv, &e->problem, several);
+        rs_cli_entry_path(path, sizeof path, csv, &e->problem, several);
         rc = rs_trace_write_csv(t, path, err);
     }
     if (rc == 0 && chrome) {
-        entry_path(path, sizeof path, chrome, &e->problem, several);
+        rs_cli_entry_path(path, sizeof path, chrome, &e->problem, several);
         rc = rs_trace_write_chrome(t, path, err);
     }
     rs_trace_free(t);

@@ -73,18 +73,6 @@ static void help(void) {
     rs_cli_common_help(stdout);
 }
 
-/* "out.csv" + several entries -> "out-zigzag-forward.csv" */
-static void entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {
-    if (!several) {
-        snprintf(dst, len, "%s", path);
-        return;
-    }
-    const char *dot = strrchr(path, '.');
-    const char *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
-    snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
-}
-
 static double rel_diff(double a, double b) {
     double s = fmax(fabs(a), fabs(b));
     return s > 0 ? fabs(a - b) / s : 0;
@@ -189,11 +177,11 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
         rs_trace_sort(t);
         char path[1024];
         if (rc == RS_EXIT_OK && csv_trace) {
-            entry_path(path, sizeof path, csv_trace, &e->problem, several);
+            rs_cli_entry_path(path, sizeof path, csv_trace, &e->problem, several);
             if (rs_trace_write_csv(t, path, err) != 0) rc = RS_EXIT_FAIL;
         }
         if (rc == RS_EXIT_OK && chrome) {
-            entry_path(path, sizeof path, chrome, &e->problem, several);
+            rs_cli_entry_path(path, sizeof path, chrome, &e->problem, several);
             if (rs_trace_write_chrome(t, path, err) != 0) rc = RS_EXIT_FAIL;
         }
     }

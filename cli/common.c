@@ -263,6 +263,17 @@ void rs_cli_common_help(FILE *out) {
             "      --degrade H:F        hop H -> H+1 has 1/F of its bandwidth (repeatable) [none]\n");
 }
 
+void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {
+    if (!several) {
+        snprintf(dst, len, "%s", path);
+        return;
+    }
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
+}
+
 int rs_cli_meta_machine(struct rs_trace *t, const rs_machine_t *m) {
     int rc = 0;
     rc |= rs_trace_set_meta(t, "hw", "%s", m->hw_name);
