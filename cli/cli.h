@@ -48,7 +48,7 @@ typedef struct {
     double bw_override;            /* --bw (0 = profile; applies to the intra tier) */
     double inter_bw_override;      /* --inter-bw */
     double latency_override;       /* --latency (< 0 = profile) */
-    double launch_override;        /* --launch (< 0 = profile) */
+    double launch_override;        /* --launch-overhead (< 0 = profile) */
     double overlap_override;       /* --overlap (< 0 = profile) */
     double slowdown_override;      /* --slowdown (< 0 = profile) */
     double jitter;                 /* --jitter */

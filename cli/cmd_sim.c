@@ -65,7 +65,7 @@ static void help(void) {
            "      --steps              print the per-step table (latest end, longest step) [off]\n"
            "  -h, --help               this help\n\n"
            "Realism flags keep the walk's meaning (model/model.h) and are all simulated: --latency,\n"
-           "--launch, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
+           "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
            "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
            "link at eta x bandwidth while the sender computes; generated platforms only).\n"
            "Defaults here: --layout zigzag --pass forward.\n",

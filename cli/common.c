@@ -26,7 +26,7 @@ const struct option rs_cli_common_longopts[] = {
     {"bw", required_argument, NULL, RS_OPT_BW},
     {"inter-bw", required_argument, NULL, RS_OPT_INTER_BW},
     {"latency", required_argument, NULL, RS_OPT_LATENCY},
-    {"launch", required_argument, NULL, RS_OPT_LAUNCH},
+    {"launch-overhead", required_argument, NULL, RS_OPT_LAUNCH},
     {"overlap", required_argument, NULL, RS_OPT_OVERLAP},
     {"slowdown", required_argument, NULL, RS_OPT_SLOWDOWN},
     {"jitter", required_argument, NULL, RS_OPT_JITTER},
@@ -155,7 +155,7 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
     case RS_OPT_BW: return rs_parse_double("--bw", arg, 1, 1e16, &c->bw_override, err) ? -1 : 1;
     case RS_OPT_INTER_BW: return rs_parse_double("--inter-bw", arg, 1, 1e16, &c->inter_bw_override, err) ? -1 : 1;
     case RS_OPT_LATENCY: return rs_parse_double("--latency", arg, 0, 10, &c->latency_override, err) ? -1 : 1;
-    case RS_OPT_LAUNCH: return rs_parse_double("--launch", arg, 0, 10, &c->launch_override, err) ? -1 : 1;
+    case RS_OPT_LAUNCH: return rs_parse_double("--launch-overhead", arg, 0, 10, &c->launch_override, err) ? -1 : 1;
     case RS_OPT_OVERLAP: return rs_parse_double("--overlap", arg, 0, 1, &c->overlap_override, err) ? -1 : 1;
     case RS_OPT_SLOWDOWN: return rs_parse_double("--slowdown", arg, 1, 1e6, &c->slowdown_override, err) ? -1 : 1;
     case RS_OPT_JITTER: return rs_parse_double("--jitter", arg, 0, 0.99, &c->jitter, err) ? -1 : 1;
@@ -254,7 +254,7 @@ void rs_cli_common_help(FILE *out) {
             "      --bw W               intra-node hop bandwidth, bytes/s per direction [the profile's]\n"
             "      --inter-bw W         inter-node hop bandwidth                 [the profile's]\n"
             "      --latency S          per-message latency of every tier, s     [the profile's]\n"
-            "      --launch S           per-step launch overhead, s              [the profile's, else 0]\n"
+            "      --launch-overhead S  per-step (kernel) launch overhead, s     [the profile's, else 0]\n"
             "      --overlap ETA        transfer progress rate while computing, [0,1] [1]\n"
             "      --slowdown SIGMA     compute slowdown while a transfer is in flight, >= 1 [1]\n"
             "      --jitter J           compute time x (1 + J*(2u-1)), u seeded per (rank, step) [0]\n"
