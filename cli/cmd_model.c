@@ -97,10 +97,14 @@ static void print_table(const rs_cli_common_t *c, const entry_t *es, int n) {
     for (int i = 0; i < n; i++) {
         if (i > 0 && es[i].problem.pass == es[i - 1].problem.pass) continue;
         const rs_closed_t *cl = &es[i].closed;
-        printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %.1f tokens; "
+        char bstar[64];
+        if (isnan(cl->b_star_tokens)) snprintf(bstar, sizeof bstar, "none (transfer-bound up to 2^40)");
+        else if (cl->b_star_tokens == 0) snprintf(bstar, sizeof bstar, "0 (never transfer-bound)");
+        else snprintf(bstar, sizeof bstar, "%.1f tokens", cl->b_star_tokens);
+        printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %s; "
                "B = %lld is %s-bound\n",
-               rs_pass_name(es[i].problem.pass), cl->b_min_tokens, cl->b_star_tokens,
-               (long long)cl->block_tokens, bound_name(&es[i]));
+               rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens,
+               bound_name(&es[i]));
     }
     printf("%-10s %-8s %8s %11s %11s %-7s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
            "bound", "T_step", "makespan", "closed_form", "eff", "balance");
