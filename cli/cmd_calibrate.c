@@ -184,32 +184,8 @@ int rs_cmd_calibrate(int argc, char **argv) {
     }
     j.problem = rs_cli_common_problem(&c, 0, 0);
     j.progress = rs_progress_name(progress);
-    if (!under_mpi && !launch_threads && c.problem.n_ranks > 1) {
-        if (rs_exec_have_mpirun()) {
-            int st = rs_exec_mpirun(c.problem.n_ranks, argc, argv, "calibrate", &err);
-            if (st < 0) { fprintf(stderr, "ringsim calibrate: %s\n", err.msg); return RS_EXIT_FAIL; }
-            return st;
-        }
-        if (launch_given) { rs_errf(&err, "--launch mpirun: mpirun not found (use --launch threads)"); goto usage; }
-        launch_threads = 1;
-    }
-    if (launch_threads || c.problem.n_ranks == 1) {
-        j.progress = "threads";
-        int r = rs_exec_spmd_threads(c.problem.n_ranks, calib_body, &j, &err);
-        if (r < 0) { fprintf(stderr, "ringsim calibrate: %s\n", err.msg); return RS_EXIT_FAIL; }
-        return r;
-    }
-#ifdef RINGSIM_HAVE_MPI
-    void *ts = rs_mpi_transport_create(&argc, &argv, progress, &err);
-    if (!ts) { fprintf(stderr, "ringsim calibrate: %s\n", err.msg); return RS_EXIT_FAIL; }
-    int r = calib_body(&rs_mpi_transport_ops, ts, &j);
-    if (r != 0) rs_mpi_transport_ops.abort(ts, r);
-    rs_mpi_transport_ops.destroy(ts);
-    return r;
-#else
-    fprintf(stderr, "ringsim calibrate: this build has no MPI; use --launch threads\n");
-    return RS_EXIT_USAGE;
-#endif
+    return rs_exec_spmd_main("calibrate", c.problem.n_ranks, under_mpi, launch_threads, launch_given, (int)progress,
+                             &argc, &argv, calib_body, &j, &j.progress);
 usage:
     free(opts);
     if (loud) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);

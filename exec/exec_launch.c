@@ -1,5 +1,6 @@
 /* exec_launch.c - starting ranks: re-launching ringsim under mpirun, and where MPI put us. */
 #include <signal.h>
+#include <stdio.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,50 @@ int rs_exec_check_out(const char *opt, const char *path, bool is_dir, rs_err_t *
     if (access(dir, W_OK | X_OK) != 0)
         return rs_errf(err, "--%s %s: %s is not a writable directory", opt, path, dir);
     return 0;
+}
+
+int rs_exec_spmd_main(const char *subcommand, int64_t n, bool under_mpi, bool launch_threads, bool launch_given,
+                      int progress, int *argc, char ***argv,
+                      int (*fn)(const struct rs_transport_ops *tops, void *ts, void *arg), void *arg,
+                      const char **label) {
+    rs_err_t err = {{0}};
+    if (!under_mpi && !launch_threads && n > 1) {
+        if (rs_exec_have_mpirun()) {
+            int st = rs_exec_mpirun(n, *argc, *argv, subcommand, &err);
+            if (st < 0) {
+                fprintf(stderr, "ringsim %s: %s\n", subcommand, err.msg);
+                return RS_EXIT_FAIL;
+            }
+            return st;
+        }
+        if (launch_given) {
+            fprintf(stderr, "ringsim %s: --launch mpirun: mpirun not found (use --launch threads)\n", subcommand);
+            return RS_EXIT_USAGE;
+        }
+        launch_threads = true;
+    }
+    if (launch_threads || n == 1) {
+        if (label) *label = "threads";
+        int r = rs_exec_spmd_threads(n, fn, arg, &err);
+        if (r < 0) {
+            fprintf(stderr, "ringsim %s: %s\n", subcommand, err.msg);
+            return RS_EXIT_FAIL;
+        }
+        return r;
+    }
+#ifdef RINGSIM_HAVE_MPI
+    void *ts = rs_mpi_transport_create(argc, argv, (rs_progress_t)progress, &err);
+    if (!ts) {
+        fprintf(stderr, "ringsim %s: %s\n", subcommand, err.msg);
+        return RS_EXIT_FAIL;
+    }
+    int r = fn(&rs_mpi_transport_ops, ts, arg);
+    if (r != 0) rs_mpi_transport_ops.abort(ts, r);
+    rs_mpi_transport_ops.destroy(ts);
+    return r;
+#else
+    (void)progress;
+    fprintf(stderr, "ringsim %s: this build has no MPI; use --launch threads\n", subcommand);
+    return RS_EXIT_USAGE;
+#endif
 }
