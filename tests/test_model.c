@@ -83,6 +83,30 @@ static void test_closed_form_gqa_and_b_star(void) {
     CU_ASSERT(c.b_star_tokens > c.b_min_tokens);
 }
 
+/* With an efficiency curve B* is found numerically: T_comp(B*) = T_comm(B*), transfer-bound just
+ * below it, compute-bound just above. */
+static void test_b_star_with_efficiency_curve(void) {
+    rs_problem_t p = mha(8 * 4096, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = machine(989e12, 450e9, 5e-6);
+    m.n_eff = 3;
+    m.eff[0] = (rs_eff_point_t){256, 0.3};
+    m.eff[1] = (rs_eff_point_t){2048, 0.6};
+    m.eff[2] = (rs_eff_point_t){16384, 0.85};
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    const double bs = c.b_star_tokens;
+    CU_ASSERT(bs > c.b_min_tokens);
+#define T_COMP(b) (c.flops_per_pair * (b) * (b) / rs_machine_flops_eff(&m, (b)))
+#define T_COMM(b) (5e-6 + c.bytes_per_token * (b) / 450e9)
+    RS_ASSERT_REL(T_COMP(bs), T_COMM(bs), 1e-9);
+    CU_ASSERT(T_COMP(bs * 0.99) < T_COMM(bs * 0.99));
+    CU_ASSERT(T_COMP(bs * 1.01) > T_COMM(bs * 1.01));
+#undef T_COMP
+#undef T_COMM
+    /* efficiency interpolates log-linearly: at B = sqrt(256 * 2048) it is (0.3 + 0.6) / 2 */
+    RS_ASSERT_REL(rs_machine_flops_eff(&m, sqrt(256.0 * 2048)), 0.45 * 989e12, 1e-12);
+}
+
 /* ---- closed form == walk in the balanced non-causal case --------------------------------------- */
 static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma, double launch) {
     const int64_t ns[] = {1, 2, 3, 8, 64};
@@ -289,6 +313,7 @@ int main(void) {
         {"Ring Attention paper Table 2 thresholds", test_paper_table2},
         {"GQA bytes and B* with latency", test_closed_form_gqa_and_b_star},
         {"closed form by hand (fwd, eta, bwd)", test_closed_hand_values},
+        {"B* with an efficiency curve (numeric)", test_b_star_with_efficiency_curve},
         {NULL, NULL}};
     static const rs_test_case_t walk[] = {
         {"walk == closed form, forward", test_walk_equals_closed_forward},
