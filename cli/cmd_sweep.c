@@ -568,6 +568,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     size_t done_n = 0;
     for (size_t i = 0; i < n && !interrupted; i++) {
         if (rs_sweep_point_run(spec, &pts[i], NULL, &err) != 0) {
+            if (interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
             fprintf(stderr, "%sringsim sweep: point %zu: %s\n", bar ? "\n" : "", i, err.msg);
             rc = RS_EXIT_FAIL;
             break;

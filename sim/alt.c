@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -174,6 +175,8 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
         close(fds[0]);
         struct rlimit nocore = {0, 0};
         setrlimit(RLIMIT_CORE, &nocore);
+        signal(SIGINT, SIG_DFL); /* Ctrl-C ends the simulation, whatever handler the caller set */
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
         dup2(fileno(errf), STDERR_FILENO);
         dup2(fileno(errf), STDOUT_FILENO);
         FILE *pf = fdopen(fds[1], "w");

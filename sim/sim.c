@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -618,6 +619,8 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
         struct rlimit nocore = {0, 0};
         setrlimit(RLIMIT_CORE, &nocore);
         signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_DFL); /* Ctrl-C ends the simulation, whatever handler the caller set */
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
         dup2(fileno(errf), STDERR_FILENO);
         dup2(fileno(errf), STDOUT_FILENO);
         FILE *pf = fdopen(fds[1], "w");

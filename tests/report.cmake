@@ -5,3 +5,7 @@ if(TARGET rs_plots)
   rs_add_cunit_test(test_report_plots SOURCES test_report_plots.c LIBS rs_plots LABELS report)
   add_dependencies(test_report_plots ringsim)
 endif()
+
+# Ctrl-C (SIGINT to the process group) keeps the finished points of a sweep in a valid file.
+add_test(NAME sweep_sigint_keeps_points COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sweep_sigint.sh $<TARGET_FILE:ringsim>)
+set_tests_properties(sweep_sigint_keeps_points PROPERTIES LABELS report TIMEOUT 300)
