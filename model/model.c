@@ -201,6 +201,29 @@ static int emit(struct rs_trace *t, int64_t rank, int64_t step, rs_pass_t pass, 
     return rs_trace_add(t, &ev);
 }
 
+/* Per-step work of the walk: the schedule's three FLOP classes and their compute times. */
+typedef struct {
+    uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
+    double time_s[3];            /* exec / F_eff(B) */
+    int64_t n;                   /* ranks */
+    const double *slow;          /* per-rank straggler factor */
+    const rs_machine_t *m;       /* launch, jitter */
+} work_classes_t;
+
+/* Compute duration of (rank r, step k < N): the inline form of rs_machine_comp_time (tested
+ * against it); adds the step's FLOPs to the totals. */
+static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, uint64_t *useful, uint64_t *exec) {
+    int64_t owner = r - k;
+    if (owner < 0) owner += wc->n;
+    const int cls = owner < r ? 0 : owner == r ? 1 : 2;
+    *useful += wc->useful[cls];
+    *exec += wc->exec[cls];
+    if (!wc->exec[cls]) return 0;
+    double work = wc->time_s[cls] * wc->slow[r];
+    if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
+    return work + wc->m->launch_s;
+}
+
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
                   double *rank_busy_s, rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
@@ -227,10 +250,9 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
 
     /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
      * (rs_schedule_flops_classes); their compute times are precomputed per class. */
-    uint64_t cls_useful[3], cls_exec[3];
-    rs_schedule_flops_classes(s, cls_useful, cls_exec);
-    double cls_time[3];
-    for (int i = 0; i < 3; i++) cls_time[i] = (double)cls_exec[i] / f_eff;
+    work_classes_t wc = {.n = n, .slow = slow, .m = m};
+    rs_schedule_flops_classes(s, wc.useful, wc.exec);
+    for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
     const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
     const bool fused = simple_flows && sigma <= 1 && !trace;
 
@@ -252,20 +274,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             double fe_prev = 0, fe_last = 0;
             if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
             for (int64_t r = 0; r < n; r++) {
-                double work = 0;
-                if (computes) {
-                    int64_t owner = r - k;
-                    if (owner < 0) owner += n;
-                    const int cls = owner < r ? 0 : owner == r ? 1 : 2;
-                    acc_useful += cls_useful[cls];
-                    acc_exec += cls_exec[cls];
-                    if (cls_exec[cls]) {
-                        work = cls_time[cls] * slow[r];
-                        if (m->jitter > 0)
-                            work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
-                        work += m->launch_s;
-                    }
-                }
+                const double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
                 double end = t0[r] + work;
                 if (work > acc_comp_max) acc_comp_max = work;
                 busy[r] += work;
@@ -288,20 +297,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         }
         /* compute durations (inline form of rs_machine_comp_time, tested against it) */
         for (int64_t r = 0; r < n; r++) {
-            double work = 0;
-            if (computes) {
-                int64_t owner = r - k;
-                if (owner < 0) owner += n;
-                const int cls = owner < r ? 0 : owner == r ? 1 : 2;
-                acc_useful += cls_useful[cls];
-                acc_exec += cls_exec[cls];
-                if (cls_exec[cls]) {
-                    work = cls_time[cls] * slow[r];
-                    if (m->jitter > 0)
-                        work *= 1 + m->jitter * (2 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1);
-                    work += m->launch_s;
-                }
-            }
+            const double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
             ce[r] = work; /* a duration until the next loop */
             if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
                 const int64_t q = r + 1 == n ? 0 : r + 1;
