@@ -95,6 +95,9 @@ int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err);
 rs_problem_t rs_cli_common_problem(const rs_cli_common_t *c, int layout_i, int pass_j);
 /* Print the shared options with their defaults. */
 void rs_cli_common_help(FILE *out);
+/* Reset getopt for a new parse (subcommands may run several times in one process, e.g. in tests)
+ * and silence its own messages: every subcommand reports a bad option itself, in one line. */
+void rs_cli_getopt_reset(void);
 /* Build a struct option table = own + shared + terminator into a malloc'd array. Free with free(). */
 struct option *rs_cli_merge_longopts(const struct option *own, int n_own);
 /* The output path of one (layout, pass) entry: path itself when only one entry is written, else

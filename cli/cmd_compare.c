@@ -37,7 +37,7 @@ int rs_cmd_compare(int argc, char **argv) {
     double fail_above = INFINITY;
     int quiet = 0, o;
     rs_err_t err = {{0}};
-    optind = 1;
+    rs_cli_getopt_reset();
     while ((o = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (o) {
         case 'c': csv = optarg; break;
@@ -49,7 +49,9 @@ int rs_cmd_compare(int argc, char **argv) {
             break;
         case 'q': quiet = 1; break;
         case 'h': compare_help(stdout); return RS_EXIT_OK;
-        default: compare_help(stderr); return RS_EXIT_USAGE;
+        default:
+            fprintf(stderr, "ringsim compare: unknown option '%s' or missing value (see ringsim compare --help)\n", argv[optind - 1]);
+            return RS_EXIT_USAGE;
         }
     }
     if (argc - optind != 2) {

@@ -72,8 +72,7 @@ int rs_cmd_memory(int argc, char **argv) {
     const char *model = NULL, *profile = NULL, *csv = NULL;
     bool shard_given = false;
     int opt;
-    optind = 1;
-    opterr = 0;
+    rs_cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, ":m:S:N:p:h", opts, NULL)) != -1) {
         int rc = 0;
         switch (opt) {

@@ -198,8 +198,7 @@ int rs_cmd_model(int argc, char **argv) {
     if (!opts) return RS_EXIT_FAIL;
     rs_err_t err = {{0}};
     int opt, rc = RS_EXIT_OK;
-    optind = 1;
-    opterr = 0; /* report unknown options ourselves, in one line */
+    rs_cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
         int r = rs_cli_common_opt(&c, opt, optarg, &err);
         if (r < 0) {

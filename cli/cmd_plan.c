@@ -319,8 +319,7 @@ int rs_cmd_plan(int argc, char **argv) {
     price_t prices[MAX_PRICES];
     int n_prices = 0;
     int opt;
-    optind = 1;
-    opterr = 0;
+    rs_cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, ":m:S:p:N:L:h", opts, NULL)) != -1) {
         int rc = 0;
         switch (opt) {

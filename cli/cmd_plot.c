@@ -56,7 +56,7 @@ int rs_cmd_plot(int argc, char **argv) {
     const char *out = NULL;
     rs_err_t err = {{0}};
     int o;
-    optind = 1;
+    rs_cli_getopt_reset();
     while ((o = getopt_long(argc, argv, "o:P:h", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
@@ -84,7 +84,9 @@ int rs_cmd_plot(int argc, char **argv) {
         case OPT_XLABEL: po.xlabel = optarg; break;
         case OPT_YLABEL: po.ylabel = optarg; break;
         case 'h': plot_help(stdout); return RS_EXIT_OK;
-        default: plot_help(stderr); return RS_EXIT_USAGE;
+        default:
+            fprintf(stderr, "ringsim plot: unknown option '%s' or missing value (see ringsim plot --help)\n", argv[optind - 1]);
+            return RS_EXIT_USAGE;
         }
     }
     if (argc - optind != 2 || !out) {

@@ -71,8 +71,7 @@ int rs_cmd_profiles(int argc, char **argv) {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'}, {"tier", no_argument, NULL, OPT_TIER}, {NULL, 0, NULL, 0}};
     bool tier = false;
-    optind = 1;
-    opterr = 0;
+    rs_cli_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {

@@ -328,7 +328,7 @@ int rs_cmd_report(int argc, char **argv) {
     for (int i = 0; i < RS_LAYOUT_COUNT; i++) c->layouts[i] = (rs_layout_t)i;
     c->n_passes = RS_PASS_COUNT;
     for (int i = 0; i < RS_PASS_COUNT; i++) c->passes[i] = (rs_pass_t)i;
-    optind = 1;
+    rs_cli_getopt_reset();
     int o;
     while ((o = getopt_long(argc, argv, "o:h" RS_CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
         int r = 0;
@@ -346,7 +346,7 @@ int rs_cmd_report(int argc, char **argv) {
         default:
             r = rs_cli_common_opt(c, o, optarg, &err);
             if (r == 0) {
-                fprintf(stderr, "ringsim report: unknown option (see ringsim report --help)\n");
+                fprintf(stderr, "ringsim report: unknown option '%s' or missing value (see ringsim report --help)\n", argv[optind - 1]);
                 rc = RS_EXIT_USAGE;
                 goto done;
             }

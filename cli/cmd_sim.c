@@ -201,7 +201,7 @@ int rs_cmd_sim(int argc, char **argv) {
     if (!opts) return RS_EXIT_FAIL;
     rs_err_t err = {{0}};
     int opt, rc = RS_EXIT_OK;
-    optind = 1;
+    rs_cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
         int r = rs_cli_common_opt(&c, opt, optarg, &err);
         if (r < 0) {
@@ -239,7 +239,7 @@ int rs_cmd_sim(int argc, char **argv) {
         case 'h':
         case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
         default:
-            rs_errf(&err, "unknown option (see ringsim sim --help)");
+            rs_errf(&err, "unknown option '%s' or missing value (see ringsim sim --help)", argv[optind - 1]);
             rc = RS_EXIT_USAGE;
         }
         if (rc) break;

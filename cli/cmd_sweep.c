@@ -452,7 +452,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     char cmdline[2048] = "ringsim sweep";
     for (int i = 1; i < argc && strlen(cmdline) < sizeof cmdline - 300; i++)
         snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), " %s", argv[i]);
-    optind = 1;
+    rs_cli_getopt_reset();
     int o;
     while ((o = getopt_long(argc, argv, "o:qh" RS_CLI_COMMON_SHORTOPTS, opts, NULL)) != -1) {
         int r = 0;
@@ -506,7 +506,7 @@ int rs_cmd_sweep(int argc, char **argv) {
         default:
             r = rs_cli_common_opt(&spec->common, o, optarg, &err);
             if (r == 0) {
-                fprintf(stderr, "ringsim sweep: unknown option (see ringsim sweep --help)\n");
+                fprintf(stderr, "ringsim sweep: unknown option '%s' or missing value (see ringsim sweep --help)\n", argv[optind - 1]);
                 rc = RS_EXIT_USAGE;
                 goto done;
             }

@@ -436,7 +436,7 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
     if (!opts) return RS_EXIT_FAIL;
-    optind = 1;
+    rs_cli_getopt_reset();
     int opt, rc;
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
         rc = rs_cli_common_opt(&c, opt, optarg, &err);
@@ -488,7 +488,7 @@ int rs_cmd_validate(int argc, char **argv) {
             return RS_EXIT_OK;
         default:
             free(opts);
-            if (loud) fprintf(stderr, "ringsim validate: unknown option (see ringsim validate --help)\n");
+            if (loud) fprintf(stderr, "ringsim validate: unknown option '%s' or missing value (see ringsim validate --help)\n", argv[optind - 1]);
             return RS_EXIT_USAGE;
         }
     }

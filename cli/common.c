@@ -53,6 +53,11 @@ void rs_cli_common_init(rs_cli_common_t *c) {
     c->seed = 1;
 }
 
+void rs_cli_getopt_reset(void) {
+    optind = 1;
+    opterr = 0;
+}
+
 struct option *rs_cli_merge_longopts(const struct option *own, int n_own) {
     int n = n_own + rs_cli_common_n_longopts + 1;
     struct option *all = calloc((size_t)n, sizeof *all);
