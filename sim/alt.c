@@ -4,11 +4,8 @@
  * and writes one result record to a pipe. */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +19,7 @@
 
 #include "alt.h"
 #include "platform.h"
+#include "sim.h"
 
 /* ================================================================================================
  * Child
@@ -173,12 +171,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     }
     if (pid == 0) {
         close(fds[0]);
-        struct rlimit nocore = {0, 0};
-        setrlimit(RLIMIT_CORE, &nocore);
-        signal(SIGINT, SIG_DFL); /* Ctrl-C ends the simulation, whatever handler the caller set */
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
-        dup2(fileno(errf), STDERR_FILENO);
-        dup2(fileno(errf), STDOUT_FILENO);
+        rs_sim_child_prepare(errf);
         FILE *pf = fdopen(fds[1], "w");
         if (!pf) _exit(RS_EXIT_FAIL);
         int code = child_main(platform, n, pf);

@@ -533,6 +533,16 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
     rs_trace_set_meta(t, "sim.cfg", "%s", buf);
 }
 
+void rs_sim_child_prepare(FILE *log) {
+    struct rlimit nocore = {0, 0};
+    setrlimit(RLIMIT_CORE, &nocore); /* SimGrid aborts on bad input: no core file */
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);          /* Ctrl-C ends the simulation, whatever handler the caller set */
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
+    dup2(fileno(log), STDERR_FILENO);
+    dup2(fileno(log), STDOUT_FILENO);
+}
+
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,
                rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
@@ -616,13 +626,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     }
     if (pid == 0) { /* child */
         close(fds[0]);
-        struct rlimit nocore = {0, 0};
-        setrlimit(RLIMIT_CORE, &nocore);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL); /* Ctrl-C ends the simulation, whatever handler the caller set */
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
-        dup2(fileno(errf), STDERR_FILENO);
-        dup2(fileno(errf), STDOUT_FILENO);
+        rs_sim_child_prepare(errf);
         FILE *pf = fdopen(fds[1], "w");
         if (!pf) _exit(RS_EXIT_FAIL);
         setvbuf(pf, NULL, _IOFBF, 1 << 16);

@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hw.h"
 #include "platform.h"
@@ -68,6 +69,11 @@ typedef struct {
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
 void rs_sim_config_default(rs_sim_config_t *c);
+
+/* In a freshly forked simulation child (rs_sim_run, sim/alt.c): no core dumps, default SIGPIPE and
+ * SIGINT (Ctrl-C ends the simulation), killed when the caller dies, stdout and stderr into log.
+ * Can't fail (best effort). */
+void rs_sim_child_prepare(FILE *log);
 
 /* Simulate the schedule on the machine in a forked child process. If trace is non-NULL its events
  * are appended (in simulation order; sort with rs_trace_sort) and its header receives the problem
