@@ -107,6 +107,36 @@ static void slow_down(rs_trace_t *t, int rank, int step, double factor) {
             e[i].end_s = e[i].start_s + factor * (e[i].end_s - e[i].start_s);
 }
 
+/* T_comm is the recv (the block's arrival): a send that ends late (the sender saw its completion at
+ * a later MPI call) changes nothing; a recv 20% longer is a +20% T_comm error at that (rank, step). */
+static void test_compare_comm_is_recv(void) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    rs_trace_t *a = model_trace(&p), *b = model_trace(&p);
+    rs_event_t *e = rs_trace_events_mut(b);
+    for (size_t i = 0; i < rs_trace_count(b); i++) {
+        if (e[i].kind == RS_EV_SEND) e[i].end_s = e[i].start_s + 3.0 * (e[i].end_s - e[i].start_s);
+        if (e[i].kind == RS_EV_RECV && e[i].rank == 5 && e[i].step == 1)
+            e[i].end_s = e[i].start_s + 1.2 * (e[i].end_s - e[i].start_s);
+    }
+    rs_compare_t c;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    const rs_cmp_stats_t *s = &c.stats[RS_CMP_COMM];
+    CU_ASSERT_EQUAL(s->n, 56);
+    CU_ASSERT_EQUAL(s->worst_rank, 5);
+    CU_ASSERT_EQUAL(s->worst_step, 1);
+    RS_ASSERT_REL(s->worst_rel, 0.20, 1e-9);
+    CU_ASSERT_EQUAL(s->median_abs, 0.0);
+    rs_trace_summary_t sa, sb;
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(b, RS_PASS_FORWARD, &sb, &err), 0);
+    CU_ASSERT_EQUAL(sa.t_comm_s, sb.t_comm_s); /* median of 56: one longer recv does not move it */
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
 static void test_compare_finds_slow_step(void) {
     rs_problem_t p;
     rs_problem_default(&p);
@@ -373,6 +403,7 @@ int main(void) {
     static const rs_test_case_t cmp[] = {
         {"identical traces: zero error", test_compare_identical_is_zero},
         {"one step 10% slower: that step, +10%", test_compare_finds_slow_step},
+        {"T_comm is the recv: a late send end changes nothing", test_compare_comm_is_recv},
         {"different problems refused", test_compare_refuses_other_problem},
         {"median, p95, crossover", test_stats_and_crossover},
         {NULL, NULL}};

@@ -122,8 +122,7 @@ static void group_durations(const rs_event_t *e, size_t lo, size_t hi, double du
         double d = e[i].end_s - e[i].start_s;
         switch (e[i].kind) {
         case RS_EV_COMPUTE: dur[RS_CMP_COMP] = d, has[RS_CMP_COMP] = 1; break;
-        case RS_EV_SEND:
-        case RS_EV_RECV:
+        case RS_EV_RECV: /* T_comm: the next block's arrival (a send's end is only when the sender sees it) */
             dur[RS_CMP_COMM] = has[RS_CMP_COMM] ? fmax(dur[RS_CMP_COMM], d) : d;
             has[RS_CMP_COMM] = 1;
             break;

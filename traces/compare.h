@@ -4,7 +4,11 @@
  * against it. Events are aligned by (rank, step, pass, kind). Per (rank, step, pass) three
  * durations are compared:
  *   T_comp  the compute event's duration;
- *   T_comm  the longer of the send and recv events (post to completion);
+ *   T_comm  the recv event's duration: post to the arrival of the step's incoming block(s) (the
+ *           longest recv if a step has several). The send's end is when the sender learns that
+ *           its block left, which an MPI rank without a progress engine sees only at its next MPI
+ *           call; the ring's step waits for the arrival. (Model and simulator traces end the send
+ *           and the recv of a hop together.)
  *   T_step  the step event's duration.
  * Relative error = (other - ref) / ref (signed; statistics use its absolute value). A pair whose
  * reference duration is 0 is not counted (n_undefined), unless both are 0 (error 0).
@@ -76,7 +80,7 @@ double rs_median(double *v, size_t n);
 double rs_percentile(double *v, size_t n, double q);
 
 /* Typical step of one pass of a trace: medians over (rank, step) of the compute duration, of the
- * transfer duration (longer of send and recv, post to completion; steps without transfers are not
+ * transfer duration (the recv, as T_comm above; steps without transfers are not
  * counted) and of the step duration; and the pass's makespan (latest end - earliest start of its
  * events). A median with no sample is NaN. */
 typedef struct {
