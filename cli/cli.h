@@ -51,6 +51,8 @@ typedef struct {
     double launch_override;        /* --launch-overhead (< 0 = profile) */
     double overlap_override;       /* --overlap (< 0 = profile) */
     double slowdown_override;      /* --slowdown (< 0 = profile) */
+    double host_xfer_override;     /* --host-cost S[:S_PER_BYTE] (< 0 = profile) */
+    double host_byte_override;
     double jitter;                 /* --jitter */
     uint64_t seed;                 /* --seed */
     int n_stragglers;              /* --straggler RANK:FACTOR (repeatable) */
@@ -71,7 +73,7 @@ enum {
     RS_OPT_SEQ, RS_OPT_RANKS, RS_OPT_BATCH, RS_OPT_HEADS, RS_OPT_KV_HEADS, RS_OPT_HEAD_DIM,
     RS_OPT_DTYPE, RS_OPT_GRAD_BYTES, RS_OPT_CAUSAL, RS_OPT_NO_CAUSAL, RS_OPT_LAYOUT, RS_OPT_PASS,
     RS_OPT_TILE, RS_OPT_PROFILE, RS_OPT_INTER, RS_OPT_GPUS_PER_NODE, RS_OPT_FLOPS, RS_OPT_BW,
-    RS_OPT_INTER_BW, RS_OPT_LATENCY, RS_OPT_LAUNCH, RS_OPT_OVERLAP, RS_OPT_SLOWDOWN, RS_OPT_JITTER,
+    RS_OPT_INTER_BW, RS_OPT_LATENCY, RS_OPT_LAUNCH, RS_OPT_OVERLAP, RS_OPT_SLOWDOWN, RS_OPT_HOST_COST, RS_OPT_JITTER,
     RS_OPT_SEED, RS_OPT_STRAGGLER, RS_OPT_DEGRADE,
     RS_OPT_COMMON_END
 };

@@ -29,6 +29,7 @@ const struct option rs_cli_common_longopts[] = {
     {"launch-overhead", required_argument, NULL, RS_OPT_LAUNCH},
     {"overlap", required_argument, NULL, RS_OPT_OVERLAP},
     {"slowdown", required_argument, NULL, RS_OPT_SLOWDOWN},
+    {"host-cost", required_argument, NULL, RS_OPT_HOST_COST},
     {"jitter", required_argument, NULL, RS_OPT_JITTER},
     {"seed", required_argument, NULL, RS_OPT_SEED},
     {"straggler", required_argument, NULL, RS_OPT_STRAGGLER},
@@ -50,6 +51,7 @@ void rs_cli_common_init(rs_cli_common_t *c) {
     c->launch_override = -1;
     c->overlap_override = -1;
     c->slowdown_override = -1;
+    c->host_xfer_override = c->host_byte_override = -1;
     c->seed = 1;
 }
 
@@ -163,6 +165,19 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
     case RS_OPT_LAUNCH: return rs_parse_double("--launch-overhead", arg, 0, 10, &c->launch_override, err) ? -1 : 1;
     case RS_OPT_OVERLAP: return rs_parse_double("--overlap", arg, 0, 1, &c->overlap_override, err) ? -1 : 1;
     case RS_OPT_SLOWDOWN: return rs_parse_double("--slowdown", arg, 1, 1e6, &c->slowdown_override, err) ? -1 : 1;
+    case RS_OPT_HOST_COST: {
+        char head[64];
+        const char *colon = strchr(arg, ':');
+        size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+        if (len == 0 || len >= sizeof head)
+            return rs_errf(err, "--host-cost %s: expected S or S:S_PER_BYTE (seconds per transfer, per byte), e.g. 5e-6:5e-11", arg);
+        memcpy(head, arg, len);
+        head[len] = 0;
+        if (rs_parse_double("--host-cost", head, 0, 10, &c->host_xfer_override, err)) return -1;
+        c->host_byte_override = 0;
+        if (colon && rs_parse_double("--host-cost (per byte)", colon + 1, 0, 1e-3, &c->host_byte_override, err)) return -1;
+        return 1;
+    }
     case RS_OPT_JITTER: return rs_parse_double("--jitter", arg, 0, 0.99, &c->jitter, err) ? -1 : 1;
     case RS_OPT_SEED:
         if (rs_parse_size("--seed", arg, 0, INT64_MAX, &v, err)) return -1;
@@ -203,7 +218,8 @@ int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
     }
     if (c->latency_override >= 0) hw->intra.latency_s = hw->inter.latency_s = c->latency_override;
     if (c->launch_override >= 0) hw->launch_s = c->launch_override;
-    if (c->overlap_override >= 0) hw->overlap = c->overlap_override;
+    if (c->overlap_override >= 0) hw->overlap = c->overlap_override, hw->n_overlap = 0; /* replaces a curve */
+    if (c->host_xfer_override >= 0) hw->host_s_per_xfer = c->host_xfer_override, hw->host_s_per_byte = c->host_byte_override;
     if (c->slowdown_override >= 0) hw->comp_slowdown = c->slowdown_override;
     if (c->gpus_per_node >= 0) hw->devices_per_node = c->gpus_per_node;
     rs_machine_t *m = &c->machine;
@@ -262,6 +278,8 @@ void rs_cli_common_help(FILE *out) {
             "      --launch-overhead S  per-step (kernel) launch overhead, s     [the profile's, else 0]\n"
             "      --overlap ETA        transfer progress rate while computing, [0,1] [1]\n"
             "      --slowdown SIGMA     compute slowdown while a transfer is in flight, >= 1 [1]\n"
+            "      --host-cost S[:S_PER_BYTE]  compute time a rank loses per transfer it receives\n"
+            "                           (and per byte: a CPU-driven copy) in a step [the profile's, else 0]\n"
             "      --jitter J           compute time x (1 + J*(2u-1)), u seeded per (rank, step) [0]\n"
             "      --seed N             jitter seed                              [1]\n"
             "      --straggler R:F      rank R computes F times slower (repeatable) [none]\n"
@@ -296,6 +314,18 @@ int rs_cli_meta_machine(struct rs_trace *t, const rs_machine_t *m) {
     rc |= rs_trace_set_meta(t, "launch_s", "%.17g", m->launch_s);
     rc |= rs_trace_set_meta(t, "overlap", "%.17g", m->overlap);
     rc |= rs_trace_set_meta(t, "comp_slowdown", "%.17g", m->comp_slowdown);
+    if (m->n_overlap > 0) {
+        char buf[RS_MAX_OVERLAP_POINTS * 48] = "";
+        size_t n = 0;
+        for (int k = 0; k < m->n_overlap && n < sizeof buf; k++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%.6g:%.6g", k ? " " : "", m->overlap_curve[k].bytes,
+                                  m->overlap_curve[k].eta);
+        rc |= rs_trace_set_meta(t, "overlap_curve", "%s", buf);
+    }
+    if (m->host_s_per_xfer > 0 || m->host_s_per_byte > 0) {
+        rc |= rs_trace_set_meta(t, "host_s_per_xfer", "%.17g", m->host_s_per_xfer);
+        rc |= rs_trace_set_meta(t, "host_s_per_byte", "%.17g", m->host_s_per_byte);
+    }
     rc |= rs_trace_set_meta(t, "n_eff_points", "%d", m->n_eff);
     rc |= rs_trace_set_meta(t, "jitter", "%.17g", m->jitter);
     rc |= rs_trace_set_meta(t, "seed", "%llu", (unsigned long long)m->seed);

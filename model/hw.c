@@ -413,9 +413,45 @@ static const char *const root_fields[] = {"name", "description", "device", "tier
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s",
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
-static const char *const calib_fields[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", "note", NULL};
+static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
+                                           "host_s_per_xfer", "host_s_per_byte", "note",    NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
-static const char *const calib_figures[] = {"efficiency", "launch_s", "overlap", "comp_slowdown", NULL};
+static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
+                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", NULL};
+
+/* calibration.overlap_curve: [[bytes, eta], ...], bytes > 0 strictly increasing, eta in [0, 1]. */
+static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
+    const char *path = "calibration.overlap_curve";
+    char ep[128], vp[160];
+    if (!json_is_array(j)) return vfail(v, path, "must be an array of [bytes, eta] pairs, got %s", type_name(j));
+    size_t n = json_array_size(j);
+    if (n < 1 || n > RS_MAX_OVERLAP_POINTS)
+        return vfail(v, path, "must hold 1 to %d [bytes, eta] pairs, got %zu", RS_MAX_OVERLAP_POINTS, n);
+    for (size_t k = 0; k < n; k++) {
+        json_t *pt = json_array_get(j, k);
+        snprintf(ep, sizeof ep, "%s[%zu]", path, k);
+        if (!json_is_array(pt) || json_array_size(pt) != 2)
+            return vfail(v, ep, "must be a pair [bytes, eta], got %s", type_name(pt));
+        double x[2];
+        for (size_t c = 0; c < 2; c++) {
+            json_t *e = json_array_get(pt, c);
+            snprintf(vp, sizeof vp, "%s[%zu]", ep, c);
+            if (!json_is_number(e)) return vfail(v, vp, "must be a number, got %s", type_name(e));
+            x[c] = json_number_value(e);
+            if (!isfinite(x[c])) return vfail(v, vp, "must be finite, got %g", x[c]);
+        }
+        snprintf(vp, sizeof vp, "%s[0]", ep);
+        if (!(x[0] > 0)) return vfail(v, vp, "bytes must be > 0, got %g", x[0]);
+        if (k > 0 && !(x[0] > out->overlap_curve[k - 1].bytes))
+            return vfail(v, vp, "bytes must increase strictly, got %g after %g", x[0], out->overlap_curve[k - 1].bytes);
+        snprintf(vp, sizeof vp, "%s[1]", ep);
+        if (!(x[1] >= 0 && x[1] <= 1)) return vfail(v, vp, "eta must be in [0, 1], got %g", x[1]);
+        out->overlap_curve[k].bytes = x[0];
+        out->overlap_curve[k].eta = x[1];
+    }
+    out->n_overlap = (int)n;
+    return 0;
+}
 
 static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
     const char *path = "calibration.efficiency";
@@ -504,6 +540,12 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
         if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->launch_s) < 0) return -1;
         if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->overlap) < 0) return -1;
         if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->comp_slowdown) < 0) return -1;
+        json_t *oc = json_object_get(cal, "overlap_curve");
+        if (oc && json_object_get(cal, "overlap"))
+            return vfail(v, "calibration.overlap_curve", "give either 'overlap' (one eta) or 'overlap_curve', not both");
+        if (oc && parse_overlap_curve(v, oc, out)) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_xfer", false, NUM_GE0, &out->host_s_per_xfer) < 0) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_byte", false, NUM_GE0, &out->host_s_per_byte) < 0) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
                     sizeof out->calibration_note) < 0)
             return -1;
@@ -682,10 +724,29 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
     }
     put_key(&w, 4, "launch_s", first);
     put_num(&w, hw->launch_s);
-    put_key(&w, 4, "overlap", false);
-    put_num(&w, hw->overlap);
+    if (hw->n_overlap > 0) {
+        put_key(&w, 4, "overlap_curve", false);
+        fputs("[", w.fp);
+        for (int k = 0; k < hw->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++) {
+            fputs(k ? ", [" : "[", w.fp);
+            put_num(&w, hw->overlap_curve[k].bytes);
+            fputs(", ", w.fp);
+            put_num(&w, hw->overlap_curve[k].eta);
+            fputs("]", w.fp);
+        }
+        fputs("]", w.fp);
+    } else {
+        put_key(&w, 4, "overlap", false);
+        put_num(&w, hw->overlap);
+    }
     put_key(&w, 4, "comp_slowdown", false);
     put_num(&w, hw->comp_slowdown);
+    if (hw->host_s_per_xfer > 0 || hw->host_s_per_byte > 0) {
+        put_key(&w, 4, "host_s_per_xfer", false);
+        put_num(&w, hw->host_s_per_xfer);
+        put_key(&w, 4, "host_s_per_byte", false);
+        put_num(&w, hw->host_s_per_byte);
+    }
     put_key(&w, 4, "note", false);
     put_str(&w, hw->calibration_note);
     if (source_note) {
@@ -741,6 +802,10 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->launch_s = hw->launch_s;
     m->overlap = hw->overlap;
     m->comp_slowdown = hw->comp_slowdown;
+    m->n_overlap = hw->n_overlap < 0 ? 0 : (hw->n_overlap > RS_MAX_OVERLAP_POINTS ? RS_MAX_OVERLAP_POINTS : hw->n_overlap);
+    memcpy(m->overlap_curve, hw->overlap_curve, (size_t)m->n_overlap * sizeof m->overlap_curve[0]);
+    m->host_s_per_xfer = hw->host_s_per_xfer;
+    m->host_s_per_byte = hw->host_s_per_byte;
     m->devices_per_node = hw->devices_per_node;
     m->intra = hw->intra;
     m->inter = hw->has_inter ? hw->inter : hw->intra;
@@ -771,6 +836,18 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (!(m->overlap >= 0 && m->overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->overlap);
     if (!(isfinite(m->comp_slowdown) && m->comp_slowdown >= 1))
         return rs_errf(err, "slowdown %g: must be finite and >= 1", m->comp_slowdown);
+    if (m->n_overlap < 0 || m->n_overlap > RS_MAX_OVERLAP_POINTS)
+        return rs_errf(err, "overlap curve: %d points, must be in [0, %d]", m->n_overlap, RS_MAX_OVERLAP_POINTS);
+    for (int k = 0; k < m->n_overlap; k++) {
+        double b = m->overlap_curve[k].bytes, e = m->overlap_curve[k].eta;
+        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->overlap_curve[k - 1].bytes)))
+            return rs_errf(err, "overlap curve point %d: bytes %g must be finite, > 0 and increasing", k, b);
+        if (!(e >= 0 && e <= 1)) return rs_errf(err, "overlap curve point %d: eta %g must be in [0, 1]", k, e);
+    }
+    if (!(isfinite(m->host_s_per_xfer) && m->host_s_per_xfer >= 0))
+        return rs_errf(err, "host cost per transfer %g: must be finite and >= 0 s", m->host_s_per_xfer);
+    if (!(isfinite(m->host_s_per_byte) && m->host_s_per_byte >= 0))
+        return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->host_s_per_byte);
     if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
     if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
     if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
@@ -834,4 +911,35 @@ double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t
     double jit = 1.0;
     if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
     return m->launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
+}
+
+double rs_machine_overlap(const rs_machine_t *m, double bytes) {
+    const int n = m->n_overlap;
+    if (n <= 0) return m->overlap;
+    const rs_overlap_point_t *pt = m->overlap_curve;
+    if (!(bytes > pt[0].bytes)) return pt[0].eta;
+    if (bytes >= pt[n - 1].bytes) return pt[n - 1].eta;
+    int k = 1;
+    while (k < n - 1 && pt[k].bytes < bytes) k++;
+    double x0 = log(pt[k - 1].bytes), x1 = log(pt[k].bytes);
+    double t = (log(bytes) - x0) / (x1 - x0);
+    return pt[k - 1].eta + t * (pt[k].eta - pt[k - 1].eta);
+}
+
+bool rs_machine_partial_overlap(const rs_machine_t *m) {
+    if (m->n_overlap <= 0) return m->overlap < 1;
+    for (int k = 0; k < m->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++)
+        if (m->overlap_curve[k].eta < 1) return true;
+    return false;
+}
+
+double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
+    if (n_xfers <= 0) return 0.0;
+    return (double)n_xfers * m->host_s_per_xfer + bytes * m->host_s_per_byte;
+}
+
+double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                                 uint64_t flops_exec, int n_xfers, double bytes) {
+    if (flops_exec == 0) return 0.0;
+    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
 }

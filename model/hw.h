@@ -34,6 +34,15 @@ typedef struct {
     double efficiency;       /* F_eff(B) / F_peak, in (0, 1.5] */
 } rs_eff_point_t;
 
+/* Overlap curve: eta as a function of the bytes a hop carries in the step (calibrated: on a CPU
+ * with polled MPI progress the fraction of the link rate a transfer gets while the ranks compute
+ * depends on the message size). */
+#define RS_MAX_OVERLAP_POINTS 16
+typedef struct {
+    double bytes;            /* bytes on the hop in the step (the sum of its flows) */
+    double eta;              /* overlap factor in [0, 1] at that size */
+} rs_overlap_point_t;
+
 typedef struct {
     char name[RS_NAME_LEN];               /* e.g. "H100-SXM" */
     double flops_per_s[RS_DTYPE_COUNT];   /* peak dense FLOP/s per dtype; 0 = unsupported */
@@ -50,6 +59,10 @@ typedef struct {
     double launch_s;                      /* per-step launch overhead, seconds */
     double overlap;                       /* eta in [0,1]: transfer progress rate while computing */
     double comp_slowdown;                 /* sigma >= 1: compute slowdown while a transfer is in flight */
+    int n_overlap;                        /* overlap curve eta(bytes), sorted; replaces `overlap` when > 0 */
+    rs_overlap_point_t overlap_curve[RS_MAX_OVERLAP_POINTS];
+    double host_s_per_xfer;               /* o: host CPU seconds per received transfer, taken from compute */
+    double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
     char calibration_note[256];           /* free text recorded by calibrate (BLAS kernel, date) */
 } rs_hw_t;
 
@@ -89,6 +102,10 @@ typedef struct {
     double launch_s;               /* per-step launch overhead (only steps with compute) */
     double overlap;                /* eta in [0,1]; 1 = transfers fully overlap compute */
     double comp_slowdown;          /* sigma >= 1; 1 = no slowdown */
+    int n_overlap;                 /* overlap curve eta(bytes); when > 0 it replaces `overlap` */
+    rs_overlap_point_t overlap_curve[RS_MAX_OVERLAP_POINTS];
+    double host_s_per_xfer;        /* o: compute time taken per transfer a rank receives in a step */
+    double host_s_per_byte;        /* O: compute time taken per byte a rank receives in a step */
     int64_t devices_per_node;      /* G; 0 = flat ring */
     rs_tier_t intra;               /* tier of hops inside a node (the flat ring's only tier) */
     rs_tier_t inter;               /* tier of hops crossing nodes */
@@ -120,5 +137,17 @@ double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens);
  * launch_s + flops_exec / F_eff(B) * straggler(rank) * jitter(rank, step). */
 double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                             uint64_t flops_exec);
+/* Overlap factor eta for a step whose hop carries `bytes`: the curve (log-linear in bytes between
+ * points, clamped outside) when the machine has one, else the scalar `overlap`. */
+double rs_machine_overlap(const rs_machine_t *m, double bytes);
+/* true iff some step may get eta < 1 (scalar or any curve point). */
+bool rs_machine_partial_overlap(const rs_machine_t *m);
+/* Host cost (LogGOPS o and O) of receiving n_xfers transfers of `bytes` in all during a step:
+ * n_xfers o + bytes O seconds, added to the step's compute when the step computes. */
+double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);
+/* Compute duration of (rank, step) that receives n_xfers transfers of `bytes` in all:
+ * rs_machine_comp_time() + rs_machine_host_s() when the step computes, else 0. */
+double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                                 uint64_t flops_exec, int n_xfers, double bytes);
 
 #endif /* RS_HW_H */

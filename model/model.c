@@ -106,9 +106,10 @@ double rs_sync_step_s(double t_comp_s, double latency_s, const double *xfer_s, i
 
 static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (rs_machine_validate(m, n_ranks, err) != 0) return -1;
-    if (m->overlap < 1 && m->comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g with --slowdown %g: the two overlap models cannot be combined "
-                            "(use --overlap < 1 or --slowdown > 1, not both)", m->overlap, m->comp_slowdown);
+    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
+                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown);
     return 0;
 }
 
@@ -116,15 +117,18 @@ static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) 
  * Closed form
  * ============================================================================================== */
 
-/* gap(B) = T_comp(B) - T_comm(B) = launch + c_f B^2 / F_eff(B) - (L + c_bs B / W). */
-static double gap_s(const rs_machine_t *m, double c_f, double c_bs, double w, double lat, double bb) {
-    return m->launch_s + c_f * bb * bb / rs_machine_flops_eff(m, bb) - (lat + c_bs * bb / w);
+/* gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B^2 / F_eff(B) - (L + c_bs B / W), with
+ * host(B) = n_x o + c_bs B O the host cost of receiving the step's n_x transfers. */
+static double gap_s(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat, double bb) {
+    return m->launch_s + rs_machine_host_s(m, n_x, c_bs * bb) + c_f * bb * bb / rs_machine_flops_eff(m, bb) -
+           (lat + c_bs * bb / w);
 }
 
-static double b_star(const rs_machine_t *m, double c_f, double c_bs, double w, double lat) {
+static double b_star(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat) {
     if (m->n_eff == 0) {
-        /* constant F: a B^2 - b B + (launch - L) = 0, transfer-bound between the roots */
-        double a = c_f / m->flops_per_s, b = c_bs / w, c0 = m->launch_s - lat;
+        /* constant F: a B^2 - b B + (launch + n_x o - L) = 0, transfer-bound between the roots */
+        double a = c_f / m->flops_per_s, b = c_bs / w - c_bs * m->host_s_per_byte,
+               c0 = m->launch_s + n_x * m->host_s_per_xfer - lat;
         double disc = b * b - 4 * a * c0;
         if (disc < 0) return 0;
         double root = (b + sqrt(disc)) / (2 * a);
@@ -134,13 +138,13 @@ static double b_star(const rs_machine_t *m, double c_f, double c_bs, double w, d
     double last_neg = -1;
     const double factor = pow(2.0, 1.0 / 16.0);
     for (double bb = 1; bb <= 0x1p40; bb *= factor)
-        if (gap_s(m, c_f, c_bs, w, lat, bb) < 0) last_neg = bb;
+        if (gap_s(m, c_f, c_bs, n_x, w, lat, bb) < 0) last_neg = bb;
     if (last_neg < 0) return 0;
     if (last_neg * factor > 0x1p40) return NAN;
     double lo = last_neg, hi = last_neg * factor;
     for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
         double mid = 0.5 * (lo + hi);
-        if (gap_s(m, c_f, c_bs, w, lat, mid) < 0) lo = mid;
+        if (gap_s(m, c_f, c_bs, n_x, w, lat, mid) < 0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -166,29 +170,35 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
             o->latency_s = rs_machine_hop_latency(m, n, h);
         }
     }
-    const double w = o->w_bytes_per_s, lat = o->latency_s, eta = m->overlap, sigma = m->comp_slowdown;
+    const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->comp_slowdown;
     o->t_comp_s = m->launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
     o->t_comm_s = lat + o->bytes_per_step / w;
     const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv};
     const double tc = o->t_comp_s;
+    /* per kind of step: eta of the bytes on the hop, compute + host cost of receiving them */
+    const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv),
+                 eta_both = rs_machine_overlap(m, kv + dkv);
+    const double tc_kv = tc + rs_machine_host_s(m, 1, kv), tc_dkv = tc + rs_machine_host_s(m, 1, dkv),
+                 tc_both = tc + rs_machine_host_s(m, 2, kv + dkv);
     if (!bwd) {
-        o->t_step_s = rs_sync_step_s(tc, lat, &x_kv, 1, eta, sigma);
+        o->t_step_s = rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma);
         o->makespan_s = n == 1 ? tc : (double)(n - 1) * o->t_step_s + tc;
     } else {
-        o->t_step_s = rs_sync_step_s(tc, lat, both, n > 2 ? 2 : 1, eta, sigma);
+        o->t_step_s = n > 2 ? rs_sync_step_s(tc_both, lat, both, 2, eta_both, sigma)
+                            : rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma);
         if (n == 1) o->makespan_s = tc;
         else
-            o->makespan_s = rs_sync_step_s(tc, lat, &x_kv, 1, eta, sigma) +
-                            (double)(n - 2) * rs_sync_step_s(tc, lat, both, 2, eta, sigma) +
-                            rs_sync_step_s(tc, lat, &x_dkv, 1, eta, sigma) +
-                            rs_sync_step_s(0, lat, &x_dkv, 1, eta, sigma);
+            o->makespan_s = rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma) +
+                            (double)(n - 2) * rs_sync_step_s(tc_both, lat, both, 2, eta_both, sigma) +
+                            rs_sync_step_s(tc_dkv, lat, &x_dkv, 1, eta_dkv, sigma) +
+                            rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
     }
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     const double bytes_per_token_step = o->bytes_per_step / (double)b;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);
     /* B*: the last B at which the step is transfer-bound, T_comm(B) > T_comp(B), with latency,
      * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40 tokens. */
-    o->b_star_tokens = b_star(m, o->flops_per_pair, bytes_per_token_step, w, lat);
+    o->b_star_tokens = b_star(m, o->flops_per_pair, bytes_per_token_step, bwd && n > 2 ? 2 : 1, w, lat);
     return 0;
 }
 
@@ -230,7 +240,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     if (check_machine(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
     const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
-    const double eta = m->overlap, sigma = m->comp_slowdown;
+    const double sigma = m->comp_slowdown;
     const double f_eff = rs_machine_flops_eff(m, b);
 
     /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
@@ -253,8 +263,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     work_classes_t wc = {.n = n, .slow = slow, .m = m};
     rs_schedule_flops_classes(s, wc.useful, wc.exec);
     for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
-    const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
-    const bool fused = simple_flows && sigma <= 1 && !trace;
+    /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no trace */
+    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !trace;
 
     /* local accumulators (kept in registers: the double arrays could alias *out) */
     uint64_t acc_useful = 0, acc_exec = 0;
@@ -267,6 +277,10 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         uint64_t total_bytes = 0;
         for (int i = 0; i < nx; i++) total_bytes += bytes[i];
         const bool computes = k < n;
+        /* the step's overlap factor (by the bytes on a hop) and host cost of receiving them */
+        const double eta = rs_machine_overlap(m, (double)total_bytes);
+        const double host = rs_machine_host_s(m, nx, (double)total_bytes);
+        const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
         if (fused) {
             /* One pass: full overlap (eta = 1, sigma = 1) and no trace. Hop r's flows end at
              * max(t0[r], t0[r+1]) + L_r + bytes / W_r; a rank waits for its hop and the previous. */
@@ -274,7 +288,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             double fe_prev = 0, fe_last = 0;
             if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
             for (int64_t r = 0; r < n; r++) {
-                const double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
+                double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
+                if (work > 0) work += host;
                 double end = t0[r] + work;
                 if (work > acc_comp_max) acc_comp_max = work;
                 busy[r] += work;
@@ -297,7 +312,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         }
         /* compute durations (inline form of rs_machine_comp_time, tested against it) */
         for (int64_t r = 0; r < n; r++) {
-            const double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
+            double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
+            if (work > 0) work += host;
             ce[r] = work; /* a duration until the next loop */
             if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
                 const int64_t q = r + 1 == n ? 0 : r + 1;

@@ -222,23 +222,26 @@ static void rank_main(int argc, char **argv) {
     const int64_t prev = (p + C.n - 1) % C.n, next = (p + 1) % C.n;
     compute_slot_t *sl = &g_slot[p];
     const double speed = sg_host_get_speed(sg_host_self());
-    const bool slowdown = C.m->comp_slowdown > 1, partial = C.m->overlap < 1;
+    const bool slowdown = C.m->comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
         const double t0 = simgrid_get_clock();
+        double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
+        for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
         const double tc =
-            st.has_compute ? rs_machine_comp_time(C.m, C.block, p, k, st.flops_exec) : 0.0;
+            st.has_compute ? rs_machine_step_comp_time(C.m, C.block, p, k, st.flops_exec, st.n_recv, recv_bytes) : 0.0;
+        const double eta = rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;
         sl->started = k;
         if (slowdown && moves) { /* a hop is in flight once both its ends have started step k */
             if (g_slot[next].started >= k) hop_activity(p, +1);
             if (g_slot[prev].started >= k && prev != p) hop_activity(prev, +1);
         }
-        if (partial && tc > 0 && st.n_send > 0) { /* transfers progress at eta while computing */
+        if (partial && tc > 0 && st.n_send > 0 && eta < 1) { /* transfers progress at eta while computing */
             /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
-            sg_link_set_bandwidth(sl->out_link, fmax(C.m->overlap, 1e-12) * sl->out_bw);
+            sg_link_set_bandwidth(sl->out_link, fmax(eta, 1e-12) * sl->out_bw);
             sl->throttled = 1;
         }
         /* Fast path (generated platform: this rank alone on its host, constant speed): the exec
@@ -429,7 +432,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
         g_slot[r].wake = sg_sem_init(0);
         g_slot[r].started = -1;
     }
-    if (m->overlap < 1 && C.n > 1) /* generated platform (the parent checks): hop r's bottleneck link */
+    if (rs_machine_partial_overlap(m) && C.n > 1) /* generated platform (the parent checks): hop r's bottleneck link */
         for (int64_t r = 0; r < C.n; r++) {
             if (rs_machine_hop_inter(m, C.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
@@ -449,7 +452,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
         const char *av[] = {name, arg};
         sg_actor_create_(name, host[r], rank_main, 2, av);
         snprintf(name, sizeof name, "compute%" PRId64, r);
-        if (!C.exclusive || m->comp_slowdown > 1 || m->overlap < 1) sg_actor_create_(name, host[r], compute_main, 2, av);
+        if (!C.exclusive || m->comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
     put_stage(STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
@@ -553,11 +556,12 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
 
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
-    if (m->overlap < 1 && m->comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g with --slowdown %g: the two overlap models cannot be combined "
-                            "(use --overlap < 1 or --slowdown > 1, not both)", m->overlap, m->comp_slowdown),
+    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
+                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown),
                RS_SIM_BAD_INPUT;
-    if (m->overlap < 1 && cfg->platform_path)
+    if (rs_machine_partial_overlap(m) && cfg->platform_path)
         return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
                             "which link carries a hop", m->overlap, cfg->platform_path), RS_SIM_BAD_INPUT;
     if (cfg->n_cfg > RS_SIM_MAX_CFG)

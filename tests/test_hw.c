@@ -344,6 +344,15 @@ static void test_errors_values(void) {
                  "t.json:17:5: calibration.efficiency: must hold 1 to 64 [block_tokens, efficiency] pairs, got 0");
     expect_error(subst("[4096, 0.8]", "[4096]"),
                  "t.json:17:33: calibration.efficiency[1]: must be a pair [block_tokens, efficiency], got an array");
+    /* overlap curve and host cost */
+    expect_error(subst("\"overlap\": 0.9", "\"overlap\": 0.9, \"overlap_curve\": [[65536, 0.2]]"),
+                 "t.json:19:21: calibration.overlap_curve: give either 'overlap' (one eta) or 'overlap_curve', not both");
+    expect_error(subst("\"overlap\": 0.9", "\"overlap_curve\": [[65536, 0.2], [1048576, 1.2]]"),
+                 "t.json:19:47: calibration.overlap_curve[1][1]: eta must be in [0, 1], got 1.2");
+    expect_error(subst("\"overlap\": 0.9", "\"overlap_curve\": [[65536, 0.2], [65536, 0.5]]"),
+                 "t.json:19:38: calibration.overlap_curve[1][0]: bytes must increase strictly, got 65536 after 65536");
+    expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
+                 "t.json:19:5: calibration.host_s_per_byte: must be >= 0, got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
 }
 
@@ -353,7 +362,8 @@ static void test_errors_keys_types(void) {
     expect_error(subst("\"bf16\": 100e12", "\"bf61\": 100e12"),
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
-                 "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, comp_slowdown, note, source, <figure>_source)");
+                 "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");
@@ -481,6 +491,26 @@ static void test_round_trip(void) {
     CU_ASSERT_EQUAL(back.overlap, hw.overlap);
     CU_ASSERT_EQUAL(back.comp_slowdown, hw.comp_slowdown);
     CU_ASSERT_STRING_EQUAL(back.calibration_note, hw.calibration_note);
+    CU_ASSERT_EQUAL(back.n_overlap, 0);
+    CU_ASSERT_EQUAL(back.host_s_per_xfer, 0.0);
+    {   /* an overlap curve (written instead of the scalar) and the host cost */
+        rs_hw_t c = hw;
+        c.n_overlap = 2;
+        c.overlap_curve[0] = (rs_overlap_point_t){65536, 0.1 + 0.2};
+        c.overlap_curve[1] = (rs_overlap_point_t){2097152, 1.0 / 3.0};
+        c.host_s_per_xfer = 7e-6 / 3, c.host_s_per_byte = 1e-10 / 3;
+        const char *pc = RS_BINARY_DIR "/tests/test_hw_roundtrip_curve.json";
+        CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
+        rs_hw_t cb = load_ok(pc);
+        CU_ASSERT_EQUAL_FATAL(cb.n_overlap, 2);
+        for (int k = 0; k < 2; k++) {
+            CU_ASSERT_EQUAL(cb.overlap_curve[k].bytes, c.overlap_curve[k].bytes);
+            CU_ASSERT_EQUAL(cb.overlap_curve[k].eta, c.overlap_curve[k].eta);
+        }
+        CU_ASSERT_EQUAL(cb.host_s_per_xfer, c.host_s_per_xfer);
+        CU_ASSERT_EQUAL(cb.host_s_per_byte, c.host_s_per_byte);
+        CU_ASSERT_EQUAL(cb.overlap, 1.0); /* the scalar is not written next to a curve */
+    }
     /* a second write of what was read is byte-identical */
     const char *path2 = RS_BINARY_DIR "/tests/test_hw_roundtrip2.json";
     CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&back, path2, "calibrated by test_hw", &err), 0);
@@ -580,6 +610,39 @@ static void test_machine_hops(void) {
     rs_machine_t mt;
     CU_ASSERT_EQUAL(rs_machine_from_hw(&t, RS_DTYPE_BF16, &mt, &err), 0);
     RS_ASSERT_REL(rs_machine_hop_bw(&mt, 8, 3), 50e9, 0);
+}
+
+/* eta(bytes): log-linear between points, clamped outside; host cost n o + bytes O; the step's
+ * compute adds the host cost only when it computes. Values derived by hand. */
+static void test_machine_overlap_curve_host(void) {
+    rs_machine_t m = machine_2x4();
+    rs_err_t err;
+    RS_ASSERT_REL(rs_machine_overlap(&m, 12345), 1.0, 0); /* no curve: the scalar */
+    CU_ASSERT(!rs_machine_partial_overlap(&m));
+    m.n_overlap = 3;
+    m.overlap_curve[0] = (rs_overlap_point_t){1024, 0.2};
+    m.overlap_curve[1] = (rs_overlap_point_t){4096, 0.6};
+    m.overlap_curve[2] = (rs_overlap_point_t){65536, 1.0};
+    CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
+    CU_ASSERT(rs_machine_partial_overlap(&m));
+    RS_ASSERT_REL(rs_machine_overlap(&m, 100), 0.2, 0);     /* clamped below */
+    RS_ASSERT_REL(rs_machine_overlap(&m, 2048), 0.4, 1e-15); /* halfway in log2: 10 -> 11 -> 12 */
+    RS_ASSERT_REL(rs_machine_overlap(&m, 16384), 0.8, 1e-15); /* log2 12 -> 14 -> 16 */
+    RS_ASSERT_REL(rs_machine_overlap(&m, 1e9), 1.0, 0);     /* clamped above */
+    m.overlap_curve[1].eta = 1.5;
+    CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "overlap curve point 1: eta 1.5 must be in [0, 1]");
+    m.overlap_curve[1].eta = 0.6;
+    m.host_s_per_xfer = 5e-6, m.host_s_per_byte = 1e-10;
+    CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
+    RS_ASSERT_REL(rs_machine_host_s(&m, 2, 3e6), 2 * 5e-6 + 3e-4, 1e-15);
+    CU_ASSERT_EQUAL(rs_machine_host_s(&m, 0, 0), 0.0);
+    const uint64_t fl = 4ull * 4096 * 4096 * 128;
+    RS_ASSERT_REL(rs_machine_step_comp_time(&m, 4096, 0, 0, fl, 1, 2e6), (double)fl / 989e12 + 5e-6 + 2e-4, 1e-15);
+    CU_ASSERT_EQUAL(rs_machine_step_comp_time(&m, 4096, 0, 0, 0, 1, 2e6), 0.0); /* no compute, no cost */
+    m.host_s_per_byte = -1;
+    CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "host cost per byte -1: must be finite and >= 0 s/byte");
 }
 
 static void test_machine_comp_time(void) {
@@ -692,6 +755,7 @@ int main(void) {
         {"efficiency", test_efficiency},
         {"hops_2x4", test_machine_hops},
         {"comp_time", test_machine_comp_time},
+        {"overlap_curve_host_cost", test_machine_overlap_curve_host},
         {"from_hw_validate", test_machine_from_hw_and_validate},
         {"dtypes", test_dtypes},
         {NULL, NULL}};

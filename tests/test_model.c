@@ -108,6 +108,10 @@ static void test_b_star_with_efficiency_curve(void) {
 }
 
 /* ---- closed form == walk in the balanced non-causal case --------------------------------------- */
+/* optional extras for walk_vs_closed: an overlap curve (g_curve) and a host cost per transfer/byte */
+static int g_curve;
+static double g_host_o, g_host_per_byte;
+
 static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma, double launch) {
     const int64_t ns[] = {1, 2, 3, 8, 64};
     const double ws[] = {1e9, 450e9, 1e13}; /* comm-bound, near threshold, compute-bound */
@@ -119,6 +123,13 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
                 m.overlap = eta;
                 m.comp_slowdown = sigma;
                 m.launch_s = launch;
+                if (g_curve) { /* K,V here: 2 * B * 128 * 2 bytes = 1 MiB; dK,dV 2 MiB; both 3 MiB */
+                    m.n_overlap = 3;
+                    m.overlap_curve[0] = (rs_overlap_point_t){524288, 0.1};
+                    m.overlap_curve[1] = (rs_overlap_point_t){2097152, 0.5};
+                    m.overlap_curve[2] = (rs_overlap_point_t){8388608, 0.9};
+                }
+                m.host_s_per_xfer = g_host_o, m.host_s_per_byte = g_host_per_byte;
                 rs_schedule_t *s = rs_schedule_create(&p, NULL);
                 rs_closed_t c;
                 rs_walk_t w;
@@ -142,6 +153,61 @@ static void test_walk_equals_closed_overlap(void) {
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 0.4, 1, 0);
     walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1.3, 0);
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1.3, 0);
+}
+
+static void test_walk_equals_closed_curve_host(void) {
+    g_host_o = 3e-6, g_host_per_byte = 2e-11; /* host cost alone (full overlap: the one-pass walk) */
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 1e-6);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 1e-6);
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1.3, 0); /* with the slowdown sigma */
+    g_curve = 1; /* eta by bytes: the K,V, dK,dV and shared steps get different eta */
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
+    g_host_o = g_host_per_byte = 0;
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
+    g_curve = 0;
+}
+
+/* Host cost and an overlap curve by hand: forward, N = 4, B = 1024, d = 128, bf16: K,V = 524288
+ * bytes; T_comp = 537 us, T_comm = 1049 us (F = 1e12, W = 5e8, L = 0). Host o = 10 us, O = 1e-10
+ * s/byte: 62.43 us added to every step that receives. Curve (262144, 0.2), (1048576, 0.6): eta at
+ * 524288 (halfway in log) = 0.4. Step: t_c' = T_comp + host; the hop moves 0.4 t_c' worth while
+ * computing, the rest after: T_step = t_c' + T_comm - 0.4 t_c'. Last step: T_comp alone. */
+static void test_closed_hand_curve_host(void) {
+    rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = machine(1e12, 5e8, 0);
+    m.host_s_per_xfer = 10e-6, m.host_s_per_byte = 1e-10;
+    m.n_overlap = 2;
+    m.overlap_curve[0] = (rs_overlap_point_t){262144, 0.2};
+    m.overlap_curve[1] = (rs_overlap_point_t){1048576, 0.6};
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    const double tc = 512.0 * 1024 * 1024 / 1e12, tm = 512.0 * 1024 / 5e8, host = 10e-6 + 524288 * 1e-10;
+    const double tcp = tc + host, step = tcp + tm - 0.4 * tcp;
+    RS_ASSERT_REL(c.t_step_s, step, 1e-14);
+    RS_ASSERT_REL(c.makespan_s, 3 * step + tc, 1e-14);
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_walk_t w;
+    rs_trace_t *t = rs_trace_create("model");
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    RS_ASSERT_REL(w.makespan_s, 3 * step + tc, 1e-14);
+    RS_ASSERT_REL(w.t_comp_max_s, tcp, 1e-14); /* the host cost is compute time */
+    rs_trace_free(t);
+    rs_schedule_free(s);
+    /* B* with the host cost (constant F, L = 0): c_f B^2 / F + o + O c_b B = c_b B / W at B* */
+    m.n_overlap = 0;
+    m.host_s_per_xfer = 1e-6, m.host_s_per_byte = 2e-10;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    const double b = c.b_star_tokens, cf = 512, cb = 512;
+    CU_ASSERT(b > 0);
+    RS_ASSERT_REL(cf * b * b / 1e12 + 1e-6 + 2e-10 * cb * b, cb * b / 5e8, 1e-9);
+    /* host cost and sigma combine; an eta < 1 on the curve with sigma > 1 does not */
+    m.n_overlap = 1;
+    m.overlap_curve[0] = (rs_overlap_point_t){1e6, 0.5};
+    m.comp_slowdown = 2;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap_curve"));
 }
 
 static void test_closed_hand_values(void) {
@@ -314,12 +380,14 @@ int main(void) {
         {"GQA bytes and B* with latency", test_closed_form_gqa_and_b_star},
         {"closed form by hand (fwd, eta, bwd)", test_closed_hand_values},
         {"B* with an efficiency curve (numeric)", test_b_star_with_efficiency_curve},
+        {"host cost and overlap curve by hand", test_closed_hand_curve_host},
         {NULL, NULL}};
     static const rs_test_case_t walk[] = {
         {"walk == closed form, forward", test_walk_equals_closed_forward},
         {"walk == closed form, backward", test_walk_equals_closed_backward},
         {"walk == closed form, latency + launch", test_walk_equals_closed_latency},
         {"walk == closed form, overlap eta and slowdown sigma", test_walk_equals_closed_overlap},
+        {"walk == closed form, overlap curve and host cost", test_walk_equals_closed_curve_host},
         {"causal makespans by hand", test_causal_walk_hand_values},
         {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},
         {"straggler and slow hop", test_straggler_and_slow_hop},

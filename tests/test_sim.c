@@ -202,6 +202,29 @@ static void test_exact_slowdown_overlap(void) {
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
 
+/* An overlap curve eta(bytes) (K,V, dK,dV and shared steps get different eta) with a host cost per
+ * received transfer and byte, and the host cost with sigma: event by event equal to the walk. */
+static void test_exact_curve_host(void) {
+    for (int v = 0; v < 3; v++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+                rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+                m.host_s_per_xfer = 4e-6, m.host_s_per_byte = 3e-12;
+                if (v < 2) {
+                    m.n_overlap = 2;
+                    m.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+                    m.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+                } else {
+                    m.comp_slowdown = 1.3;
+                }
+                rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
+                char what[160];
+                snprintf(what, sizeof what, "%s %s curve=%d host G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                         m.n_overlap, (long long)m.devices_per_node);
+                check_exact(&p, &m, NULL, what);
+            }
+}
+
 /* sigma has an effect: a transfer-bound-ish ring with sigma = 2 is slower than without. */
 static void test_slowdown_effect(void) {
     rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
@@ -559,6 +582,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_shapes (MHA, batch, tile, N=1, N=2)", test_exact_shapes},
     {"exact_realism (launch, jitter, straggler, degrade)", test_exact_realism},
     {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
+    {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
     {"slowdown_hand_derived", test_slowdown_effect},
     {NULL, NULL},
 };
