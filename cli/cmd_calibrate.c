@@ -87,10 +87,11 @@ static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         fprintf(stderr, "ringsim calibrate: the profile written does not load back: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
-    printf("# profile %s: F_peak(fp32) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s, overlap %.3f, "
-           "slowdown %.3f\n",
-           j->out, back.flops_per_s[RS_DTYPE_FP32] * 1e-9, back.n_eff, back.intra.bw_bytes_per_s * 1e-9,
-           back.intra.latency_s, back.overlap, back.comp_slowdown);
+    rs_machine_t mb;
+    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
+    if (rs_machine_from_hw(&back, RS_DTYPE_FP32, &mb, &err) == 0) rs_cli_overlap_desc(&mb, ovd, sizeof ovd);
+    printf("# profile %s: F_peak(fp32) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out,
+           back.flops_per_s[RS_DTYPE_FP32] * 1e-9, back.n_eff, back.intra.bw_bytes_per_s * 1e-9, back.intra.latency_s, ovd);
     fflush(stdout);
     return 0;
 }

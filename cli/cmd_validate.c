@@ -50,14 +50,14 @@ static void help(void) {
            "MPI) the same schedule; print per-B T_comp, T_comm, T_step and makespan, predicted vs measured, the\n"
            "per-(rank, step) errors over the sweep (median, p95, max) and the crossover B where T_comm\n"
            "overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n"
-           "      --blocks LIST        B sweep, comma list (K suffix)           [32,64,128,256,512,1024]\n"
+           "      --blocks LIST        B sweep, comma list (K suffix)           [8,16,...,1024]\n"
            "      --calibrated FILE    use this calibrated profile instead of calibrating now\n"
            "      --save-profile FILE  write the calibrated profile             [none]\n"
            "      --min-time S         calibration time per block size          [0.05]\n"
            "      --rounds R           rounds over the sweep; each B is measured --reps times per\n"
            "                           round and the medians are taken over all rounds, so a burst of\n"
-           "                           load elsewhere hits every B a little         [3]\n"
-           "      --reps N             measured repetitions per B and round     [3]\n"
+           "                           load elsewhere hits every B a little         [5]\n"
+           "      --reps N             measured repetitions per B and round     [7]\n"
            "      --warmup N           unmeasured repetitions per B             [1]\n"
            "      --progress none|poll|thread  MPI progress                     [poll]\n"
            "      --launch mpirun|threads  ranks as MPI processes or threads    [mpirun if on PATH]\n"
@@ -293,11 +293,11 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 /* the calibrated machine; a simulator without partial overlap (docs/sim.md) refuses it
                  * as bad input, and then runs with eta = 1, sigma = 1 (its full overlap), labelled */
                 rs_machine_t msim = m; /* after the F_eff update above */
-                if (!sim_full) msim.overlap = 1, msim.comp_slowdown = 1;
+                if (!sim_full) msim.overlap = 1, msim.n_overlap = 0, msim.comp_slowdown = 1;
                 int src = rs_sim_run(s, &msim, &cfg, tsim, &sr, &err);
-                if (src == RS_SIM_BAD_INPUT && sim_full && (m.overlap < 1 || m.comp_slowdown > 1)) {
+                if (src == RS_SIM_BAD_INPUT && sim_full && (rs_machine_partial_overlap(&m) || m.comp_slowdown > 1)) {
                     sim_full = false;
-                    msim.overlap = 1, msim.comp_slowdown = 1;
+                    msim.overlap = 1, msim.n_overlap = 0, msim.comp_slowdown = 1;
                     rs_sim_result_free(&sr);
                     rs_trace_free(tsim);
                     tsim = rs_trace_create("sim");
@@ -332,13 +332,14 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     }
     if (rank == 0 && exit_code == RS_EXIT_OK) {
         const rs_problem_t *p = &j->problem;
+        char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160];
+        rs_cli_overlap_desc(&m, ovd, sizeof ovd);
         printf("# ringsim validate: N=%lld heads=%lld/%lld d=%lld batch=%lld %s %s %s, reps %d (warmup %d), progress %s\n"
-               "# profile: F_peak %.4g GFLOP/s, W %.4g GB/s, L %.3g s, overlap %.3f, slowdown %.3f, %d eff points\n"
+               "# profile: F_peak %.4g GFLOP/s, W %.4g GB/s, L %.3g s, %d eff points; %s\n"
                "# times in seconds; err = (model - measured) / measured; T_* are medians over (rank, step)\n",
                (long long)N, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, (long long)p->batch,
                rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal", j->eo.reps, j->eo.warmup,
-               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.overlap,
-               m.comp_slowdown, m.n_eff);
+               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.n_eff, ovd);
         printf("# %6s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", "B", "comp_meas", "comp_model", "err",
                "comm_meas", "comm_model", "err", "step_meas", "step_model", "err", "mkspan_meas", "mkspan_model", "err",
                "sim_err");
@@ -423,13 +424,13 @@ int rs_cmd_validate(int argc, char **argv) {
     const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
     if (under_mpi) c.problem.n_ranks = env_size;
     val_job_t j = {0};
-    const int64_t defb[] = {32, 64, 128, 256, 512, 1024};
-    j.n_b = 6;
+    const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/exec.md) */
+    j.n_b = (int)(sizeof defb / sizeof defb[0]);
     memcpy(j.b, defb, sizeof defb);
     rs_calib_opts_default(&j.co);
     rs_exec_opts_default(&j.eo);
-    j.eo.reps = 3, j.eo.warmup = 1;
-    j.rounds = 3;
+    j.eo.reps = 7, j.eo.warmup = 1;
+    j.rounds = 5;
     int launch_threads = 0;
     bool launch_given = false;
     rs_progress_t progress = RS_PROGRESS_POLL;

@@ -297,6 +297,26 @@ void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem
     snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
 }
 
+void rs_cli_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
+    size_t n = 0;
+    if (!len) return;
+    dst[0] = 0;
+#define PUT(...)                                                                        \
+    do {                                                                                \
+        if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
+    } while (0)
+    if (m->n_overlap > 0) {
+        PUT("overlap curve (bytes:eta)");
+        for (int k = 0; k < m->n_overlap; k++) PUT(" %.0f:%.3f", m->overlap_curve[k].bytes, m->overlap_curve[k].eta);
+    } else {
+        PUT("overlap %.3f", m->overlap);
+    }
+    if (m->comp_slowdown > 1) PUT(", slowdown %.3f", m->comp_slowdown);
+    if (m->host_s_per_xfer > 0 || m->host_s_per_byte > 0)
+        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->host_s_per_xfer, m->host_s_per_byte);
+#undef PUT
+}
+
 int rs_cli_meta_machine(struct rs_trace *t, const rs_machine_t *m) {
     int rc = 0;
     rc |= rs_trace_set_meta(t, "hw", "%s", m->hw_name);

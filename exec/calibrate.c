@@ -47,6 +47,7 @@ typedef struct {
     rs_step_t st;          /* its compute step */
     void *cs;              /* compute state */
     void *kv, *dkv;        /* buffers */
+    float *hk, *hv;        /* K and V on the host (re-uploaded before an overlap measurement) */
     bool bwd;              /* measuring the backward step */
 } block_t;
 
@@ -57,6 +58,7 @@ static void block_free(const rs_compute_ops_t *cops, block_t *b) {
         cops->destroy(b->cs);
     }
     rs_schedule_free(b->s);
+    free(b->hk), free(b->hv);
     memset(b, 0, sizeof *b);
 }
 
@@ -85,6 +87,11 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
     for (int i = 0; i < 4; i++) {
         rs_exec_fill_local(7, tn[i], &p, ri.n_segs, ri.segs, 1.0, h);
         if (cops->upload(b->cs, tn[i], h, b->kv, &e) < 0) { rs_errf(err, "calibrate: %s", e.msg); goto out; }
+        if (tn[i] == RS_TENSOR_K || tn[i] == RS_TENSOR_V) {
+            float **dst = tn[i] == RS_TENSOR_K ? &b->hk : &b->hv;
+            if (!(*dst = malloc(sizeof(float) * nkv))) { rs_errf(err, "calibrate: out of memory"); goto out; }
+            memcpy(*dst, h, sizeof(float) * nkv);
+        }
     }
     if (b->bwd) { /* the backward needs O and lse */
         if (cops->fwd_begin(b->cs, &e) < 0 || cops->fwd_step(b->cs, &b->st, b->kv, &e) < 0 || cops->fwd_end(b->cs, &e) < 0 ||
@@ -184,6 +191,68 @@ static double memcpy_bw(void) {
     (void)sink;
     free(a), free(b);
     return best;
+}
+
+/* End of a transfer of x seconds (after latency L) posted with a compute of tc seconds that lets
+ * it progress at eta: docs/model.md's eta step. */
+static double eta_end(double L, double x, double tc, double eta) {
+    if (tc <= L) return L + x;
+    if (eta > 0 && x <= eta * (tc - L)) return L + x / eta;
+    return tc + (x - eta * (tc - L));
+}
+
+/* Host cost o + O m from the busy compute (least squares on relative error, o, O >= 0), then each
+ * point's eta with the model's compute (t_alone + o + O m), the one-eta fit and sigma. */
+void rs_calib_fit_overlap(rs_calib_t *out) {
+    const int n = out->n_ov;
+    double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
+    for (int i = 0; i < n; i++) {
+        const rs_calib_overlap_t *v = &out->ov[i];
+        const double w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s), mb = (double)v->bytes,
+                     d = v->t_comp_busy_s - v->t_comp_s;
+        a11 += w, a12 += w * mb, a22 += w * mb * mb, b1 += w * d, b2 += w * mb * d;
+    }
+    double o = 0, ob = 0, det = a11 * a22 - a12 * a12;
+    if (n >= 2 && det > 0) o = (b1 * a22 - b2 * a12) / det, ob = (a11 * b2 - a12 * b1) / det;
+    if (n < 2 || !(det > 0) || o < 0 || ob < 0) { /* one parameter at a time, the better of the two */
+        double o1 = a11 > 0 ? fmax(0, b1 / a11) : 0, ob1 = a22 > 0 ? fmax(0, b2 / a22) : 0, e1 = 0, e2 = 0;
+        for (int i = 0; i < n; i++) {
+            const rs_calib_overlap_t *v = &out->ov[i];
+            const double d = v->t_comp_busy_s - v->t_comp_s, w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s);
+            e1 += w * (o1 - d) * (o1 - d), e2 += w * (ob1 * (double)v->bytes - d) * (ob1 * (double)v->bytes - d);
+        }
+        if (e1 <= e2) o = o1, ob = 0;
+        else o = 0, ob = ob1;
+    }
+    out->host_s_per_xfer = o, out->host_s_per_byte = ob;
+    double errs[RS_CALIB_MAX_OV], sg[RS_CALIB_MAX_OV];
+    for (int i = 0; i < n; i++) {
+        rs_calib_overlap_t *v = &out->ov[i];
+        const double tc = v->t_comp_s + o + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L, E = v->t_end_s;
+        errs[i] = fabs(tc - v->t_comp_busy_s) / v->t_comp_busy_s;
+        double eta;
+        if (tc <= L) eta = 1;
+        else if (E >= tc) eta = (tc + x - E) / (tc - L);
+        else eta = E - L > 0 ? x / (E - L) : 1;
+        v->eta = fmin(1.0, fmax(0.0, eta));
+        sg[i] = v->sigma;
+    }
+    out->host_fit_err = med(errs, (size_t)n);
+    /* one eta for every point, minimising the median |relative error| of the completions */
+    double best = INFINITY, best_eta = 1;
+    for (int g = 0; g <= 1000; g++) {
+        const double eta = g / 1000.0;
+        for (int i = 0; i < n; i++) {
+            const rs_calib_overlap_t *v = &out->ov[i];
+            const double L = out->latency_s, tc = v->t_comp_s + o + ob * (double)v->bytes;
+            errs[i] = fabs(eta_end(L, v->t_xfer_s - L, tc, eta) - v->t_end_s) / v->t_end_s;
+        }
+        const double e = med(errs, (size_t)n);
+        if (e < best - 1e-12) best = e, best_eta = eta;
+    }
+    out->eta = best_eta;
+    out->eta_fit_err = best;
+    out->sigma = med(sg, (size_t)n);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -305,7 +374,9 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             const uint64_t m = rs_problem_kv_bytes(&pk);
             if (block_init(problem, o->blocks[bi], cops, local_rank, tops, ts, &blk, err) < 0) goto done;
             int64_t nn = n;
-            rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, sbuf, m, 6}};
+            /* as in a ring step: the K,V being computed on is the block sent, freshly uploaded (the
+             * executor uploads K,V at the start of a pass) */
+            rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, blk.kv, m, 6}};
             double ends[15], comps[15], alone[15];
             const int reps = (int)go[1];
             for (int r = 0; r < reps + 1; r++) {
@@ -314,11 +385,15 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 if (block_step(cops, &blk, &c0, &c1, err) < 0) goto done; /* alone */
                 if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
                 rs_xfer_time_t tm[2];
+                if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
+                    rs_errf(err, "calibrate: %s", e.msg);
+                    goto done;
+                }
                 if (tops->post(ts, 2, q, err) < 0) goto done;
                 if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
                 if (tops->wait(ts, o->timeout_s, tm, err) < 0) goto done;
                 if (r == 0) continue; /* warm-up */
-                ends[r - 1] = fmax(tm[0].done_s, tm[1].done_s) - fmin(tm[0].post_s, tm[1].post_s);
+                ends[r - 1] = tm[0].done_s - tm[0].post_s; /* the receive: the block's arrival */
                 comps[r - 1] = t1 - t0;
                 alone[r - 1] = c1 - c0;
             }
@@ -330,38 +405,10 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             block_free(cops, &blk);
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
-                double eta;
-                if (TC <= L) eta = 1;
-                else if (E >= TC) eta = (TC + x - E) / (TC - L);
-                else eta = E - L > 0 ? x / (E - L) : 1;
-                eta = fmin(1.0, fmax(0.0, eta));
-                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, eta, TA > 0 ? fmax(1.0, TC / TA) : 1};
+                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, 1, TA > 0 ? fmax(1.0, TC / TA) : 1};
             }
         }
-        if (rank == 0 && out->n_ov > 0) {
-            /* eta minimising the median |relative error| of the transfer's completion over the points,
-             * by docs/model.md's eta step: end = L + x/eta if x <= eta (t_c - L), else t_c + x - eta (t_c - L) */
-            double best = INFINITY, best_eta = 1, errs[RS_CALIB_MAX_OV];
-            for (int g = 0; g <= 1000; g++) {
-                const double eta = g / 1000.0;
-                for (int i = 0; i < out->n_ov; i++) {
-                    const rs_calib_overlap_t *v = &out->ov[i];
-                    const double L = out->latency_s, x = v->t_xfer_s - L, tc = v->t_comp_busy_s;
-                    double end;
-                    if (tc <= L) end = L + x;
-                    else if (eta > 0 && x <= eta * (tc - L)) end = L + x / eta;
-                    else end = tc + (x - eta * (tc - L));
-                    errs[i] = fabs(end - v->t_end_s) / v->t_end_s;
-                }
-                const double e = med(errs, (size_t)out->n_ov);
-                if (e < best - 1e-12) best = e, best_eta = eta;
-            }
-            out->eta = best_eta;
-            out->eta_fit_err = best;
-            double sg[RS_CALIB_MAX_OV];
-            for (int i = 0; i < out->n_ov; i++) sg[i] = out->ov[i].sigma;
-            out->sigma = med(sg, (size_t)out->n_ov);
-        }
+        if (rank == 0 && out->n_ov > 0) rs_calib_fit_overlap(out);
     }
     out->mem_bw_bytes_per_s = memcpy_bw();
     rc = 0;
@@ -395,13 +442,17 @@ void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int
         hw->n_eff++;
     }
     hw->launch_s = 0;
-    if (c->eta >= 0.98) {
-        hw->overlap = 1.0;
-        hw->comp_slowdown = c->sigma;
-    } else {
-        hw->overlap = c->eta;
-        hw->comp_slowdown = 1.0;
+    /* the host cost describes the busy compute; the overlap curve (one point per measured size)
+     * the transfer's progress; without overlap points: full overlap, no cost */
+    hw->overlap = 1.0;
+    hw->comp_slowdown = 1.0;
+    hw->n_overlap = 0;
+    for (int i = 0; i < c->n_ov && hw->n_overlap < RS_MAX_OVERLAP_POINTS; i++) {
+        if (hw->n_overlap > 0 && !((double)c->ov[i].bytes > hw->overlap_curve[hw->n_overlap - 1].bytes)) continue;
+        hw->overlap_curve[hw->n_overlap++] = (rs_overlap_point_t){(double)c->ov[i].bytes, c->ov[i].eta};
     }
+    hw->host_s_per_xfer = c->host_s_per_xfer;
+    hw->host_s_per_byte = c->host_s_per_byte;
     snprintf(hw->calibration_note, sizeof hw->calibration_note, "%s", note);
 }
 
@@ -427,8 +478,10 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
             fprintf(out, "  %8lld %12llu %14.6g %14.6g %14.6g %14.6g %8.3f %8.3f\n", (long long)v->block,
                     (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s, v->eta, v->sigma);
         }
-        fprintf(out, "# eta fitted over the points: %.3f (median |error| of the transfer's completion %.1f%%); "
-                     "sigma (median) %.3f\n", c->eta, 100 * c->eta_fit_err, c->sigma);
+        fprintf(out, "# host cost (compute lost per received transfer): %.3g s + %.3g s/byte (median |error| of the "
+                     "busy compute %.1f%%)\n", c->host_s_per_xfer, c->host_s_per_byte, 100 * c->host_fit_err);
+        fprintf(out, "# overlap curve: eta_pt by bytes (profile's overlap_curve); one eta for all points would be %.3f "
+                     "(median |error| of the completion %.1f%%); sigma (median) %.3f\n", c->eta, 100 * c->eta_fit_err, c->sigma);
     }
     fprintf(out, "# memcpy bandwidth (read + write, one rank): %.3g GB/s\n", c->mem_bw_bytes_per_s * 1e-9);
 }

@@ -9,12 +9,17 @@
  *     p-1 (the ring step's pattern, no compute); the receive's post-to-completion time is the
  *     sample. Fit t(m) = L + m / W by least squares on relative error.
  *  3. Overlap: at every B whose compute takes <= 0.1 s, the block step with its own ring transfer
- *     (kv_bytes(B)) posted at its start; per point the transfer's completion E (from its post), the
- *     compute with and without the transfer, and the point's own eta (docs/model.md's eta step
- *     inverted). The profile's eta is the one minimising the median |relative error| of the
- *     predicted completion over all points (grid of 0.001); sigma is the median slowdown.
+ *     (kv_bytes(B)) posted at its start; per point the receive's completion E (from its post: the
+ *     block's arrival) and the compute with and without the transfer.
+ *     Host cost: the compute time the transfer takes from the rank, t_busy - t_alone = o + O m,
+ *     fitted by least squares on the relative error of the predicted busy compute (o, O >= 0).
+ *     Overlap: each point's eta inverts docs/model.md's eta step with the model's own compute
+ *     (t_alone + o + O m); the points form the overlap curve eta(bytes). One eta for all points
+ *     (minimising the median |relative error| of the completions, grid 0.001) is reported too, and
+ *     sigma (median t_busy / t_alone) for reference.
  * The profile: F_peak(fp32) = the largest F_eff(B), eff(B) = F_eff(B) / F_peak, the intra tier
- * (L, W), overlap eta; if eta >= 0.98 the slowdown model is used instead (eta = 1, sigma).
+ * (L, W), the overlap curve and the host cost (comp_slowdown 1: the host cost describes the busy
+ * compute).
  */
 #ifndef RS_CALIBRATE_H
 #define RS_CALIBRATE_H
@@ -41,8 +46,8 @@ typedef struct {
     double t_comp_s;                       /* compute alone */
     double t_comp_busy_s;                  /* compute with the transfer in flight */
     double t_xfer_s;                       /* transfer alone by the fit: L + bytes / W */
-    double t_end_s;                        /* measured completion of the transfer, from its post */
-    double eta;                            /* inverted overlap factor */
+    double t_end_s;                        /* measured completion of the receive, from its post */
+    double eta;                            /* inverted overlap factor (with the fitted host cost) */
     double sigma;                          /* t_comp_busy_s / t_comp_s (>= 1) */
 } rs_calib_overlap_t;
 
@@ -57,13 +62,21 @@ typedef struct {
     double t_msg_s[RS_CALIB_MAX_SIZES];    /* median post-to-completion time */
     double latency_s, bw_bytes_per_s;      /* alpha-beta fit */
     double fit_err_max;                    /* max |fit - measured| / measured over the sizes */
-    double eta;                            /* fitted overlap factor */
-    double sigma;                          /* measured compute slowdown */
+    double eta;                            /* one overlap factor fitted over all points */
+    double sigma;                          /* measured compute slowdown (median, for reference) */
+    double host_s_per_xfer;                /* o: fitted host cost per transfer */
+    double host_s_per_byte;                /* O: fitted host cost per byte */
+    double host_fit_err;                   /* median |relative error| of the busy compute with o + O m */
     double mem_bw_bytes_per_s;             /* memcpy bandwidth (one rank) */
     int n_ov;                              /* overlap measurements, one per block (compute <= 0.1 s) */
     rs_calib_overlap_t ov[RS_CALIB_MAX_OV];
     double eta_fit_err;                    /* median |relative error| of the fitted eta's completions */
 } rs_calib_t;
+
+/* From out->ov[] (block, bytes, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and out->latency_s:
+ * the host cost o + O m (least squares on the relative error of t_comp_busy_s, o, O >= 0), every
+ * point's eta (the eta step inverted with t_comp_s + o + O m), the one-eta fit and sigma. Can't fail. */
+void rs_calib_fit_overlap(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */
 void rs_calib_opts_default(rs_calib_opts_t *o);

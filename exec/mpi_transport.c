@@ -33,6 +33,9 @@
         }                                                                                          \
     } while (0)
 
+/* vader BTL flags asked for (no "put": receivers pull their incoming blocks) */
+#define RS_MPI_VADER_FLAGS "send,get,inplace,atomics,fetching-atomics"
+
 typedef struct {
     int rank, size;                  /* in MPI_COMM_WORLD */
     rs_progress_t mode;              /* none | poll | thread */
@@ -97,6 +100,12 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
     int inited = 0, provided = 0;
     MPI_Initialized(&inited);
     if (!inited) {
+        /* Open MPI's shared-memory BTL (vader, 4.x) moves a large message with one CMA copy, a GET by
+         * the receiver or a PUT by the sender depending on which side posted first, so the copy's CPU
+         * time lands on a random rank of each pair. Without PUT every rank copies its own incoming
+         * block: the same cost on every rank, which is the model's host cost per received transfer
+         * (docs/exec.md section 3). A value set by the user is kept. */
+        setenv("OMPI_MCA_btl_vader_flags", RS_MPI_VADER_FLAGS, 0);
         int want = progress == RS_PROGRESS_THREAD ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
         if (MPI_Init_thread(argc, argv, want, &provided) != MPI_SUCCESS) {
             rs_errf(err, "mpi: MPI_Init_thread failed");
@@ -134,6 +143,11 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
         snprintf(m->desc, sizeof m->desc, "mpi: %.200s (MPI %d.%d), progress thread every %.0f us", lib, ver, sub, m->poll_s * 1e6);
     else
         snprintf(m->desc, sizeof m->desc, "mpi: %.200s (MPI %d.%d), progress %s", lib, ver, sub, rs_progress_name(progress));
+    const char *vf = getenv("OMPI_MCA_btl_vader_flags");
+    if (vf) {
+        size_t dl = strlen(m->desc);
+        snprintf(m->desc + dl, sizeof m->desc - dl, ", btl_vader_flags %.80s", vf);
+    }
     if (progress == RS_PROGRESS_THREAD) {
         if (pthread_create(&m->thread, NULL, progress_main, m) != 0) {
             rs_errf(err, "mpi: could not start the progress thread");

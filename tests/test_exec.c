@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "exec.h"
+#include "model.h"
 #include "test_main.h"
 
 /* A small problem: S tokens over N ranks, 2 q heads, d 16, fp32, tile 4x4 (so DIAG blocks skip tiles). */
@@ -249,6 +251,52 @@ static void test_reference_hand(void) {
     RS_ASSERT_REL(lse[1], log(w0 + w1), 1e-14);
 }
 
+/* Calibration's overlap fit on synthetic points made by the model itself: a host cost o + O m on
+ * top of the compute alone, and completions from the eta step with a different eta per size (the
+ * last point's transfer outlasts its compute: the E >= t_c branch). The fit must give back o, O and
+ * every eta, and the profile built from it must reproduce each point's compute and completion. */
+static void test_calib_fit_overlap(void) {
+    rs_calib_t c;
+    memset(&c, 0, sizeof c);
+    const double L = 5e-6, W = 20e9, o = 4e-6, ob = 1e-10;
+    const double ta[5] = {1e-5, 4e-5, 1.6e-4, 6.4e-4, 1e-4}, eta[5] = {0.3, 0.25, 0.2, 0.15, 0.05};
+    c.latency_s = L, c.bw_bytes_per_s = W;
+    for (int i = 0; i < 5; i++) {
+        const uint64_t m = 65536ull << i;
+        const double x = (double)m / W, tc = ta[i] + o + ob * (double)m;
+        double end;
+        if (x <= eta[i] * (tc - L)) end = L + x / eta[i];
+        else end = tc + (x - eta[i] * (tc - L));
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, ta[i], tc, L + x, end, 0, 1};
+    }
+    CU_ASSERT(c.ov[4].t_end_s > c.ov[4].t_comp_busy_s); /* the branch after compute is exercised */
+    rs_calib_fit_overlap(&c);
+    RS_ASSERT_REL(c.host_s_per_xfer, o, 1e-9);
+    RS_ASSERT_REL(c.host_s_per_byte, ob, 1e-9);
+    CU_ASSERT(c.host_fit_err < 1e-12);
+    for (int i = 0; i < 5; i++) RS_ASSERT_REL(c.ov[i].eta, eta[i], 1e-9);
+    /* the profile: curve by bytes, host cost, no slowdown; the model reproduces every point */
+    rs_hw_t hw;
+    rs_calib_to_hw(&c, "fit-test", "synthetic", 2, &hw);
+    CU_ASSERT_EQUAL_FATAL(hw.n_overlap, 5);
+    CU_ASSERT_EQUAL(hw.comp_slowdown, 1.0);
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    m.flops_per_s = 1e12, m.overlap = 1, m.comp_slowdown = 1;
+    m.n_overlap = hw.n_overlap;
+    memcpy(m.overlap_curve, hw.overlap_curve, sizeof hw.overlap_curve);
+    m.host_s_per_xfer = hw.host_s_per_xfer, m.host_s_per_byte = hw.host_s_per_byte;
+    for (int i = 0; i < 5; i++) {
+        const double x = (double)c.ov[i].bytes / W;
+        const double tc = c.ov[i].t_comp_s + rs_machine_host_s(&m, 1, (double)c.ov[i].bytes);
+        RS_ASSERT_REL(tc, c.ov[i].t_comp_busy_s, 1e-9);
+        RS_ASSERT_REL(rs_machine_overlap(&m, (double)c.ov[i].bytes), eta[i], 1e-9);
+        /* one step: the step ends at max(compute, completion) */
+        RS_ASSERT_REL(rs_sync_step_s(tc, L, &x, 1, rs_machine_overlap(&m, (double)c.ov[i].bytes), 1),
+                      fmax(tc, c.ov[i].t_end_s), 1e-9);
+    }
+}
+
 int main(void) {
     static const rs_test_case_t numerics[] = {{"reference_hand", test_reference_hand},
                                               {"all_layouts_causal_pass_gqa", test_numerics_all},
@@ -259,6 +307,7 @@ int main(void) {
     static const rs_test_case_t runs[] = {{"save_io_npy", test_save_io},
                                           {"dead_rank_timeout", test_dead_rank_timeout},
                                           {"trace_schema", test_trace_schema},
+                                          {"calib_fit_overlap", test_calib_fit_overlap},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};
     return rs_test_main(suites, 2);
