@@ -231,10 +231,10 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         const double tc = v->t_comp_s + o + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L, E = v->t_end_s;
         errs[i] = fabs(tc - v->t_comp_busy_s) / v->t_comp_busy_s;
         double eta;
-        if (tc <= L) eta = 1;
+        if (tc <= L) eta = NAN; /* compute over before the latency: any eta predicts L + x */
         else if (E >= tc) eta = (tc + x - E) / (tc - L);
         else eta = E - L > 0 ? x / (E - L) : 1;
-        v->eta = fmin(1.0, fmax(0.0, eta));
+        v->eta = isnan(eta) ? eta : fmin(1.0, fmax(0.0, eta));
         sg[i] = v->sigma;
     }
     out->host_fit_err = med(errs, (size_t)n);
@@ -448,6 +448,7 @@ void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int
     hw->comp_slowdown = 1.0;
     hw->n_overlap = 0;
     for (int i = 0; i < c->n_ov && hw->n_overlap < RS_MAX_OVERLAP_POINTS; i++) {
+        if (isnan(c->ov[i].eta)) continue; /* undetermined (compute shorter than the latency) */
         if (hw->n_overlap > 0 && !((double)c->ov[i].bytes > hw->overlap_curve[hw->n_overlap - 1].bytes)) continue;
         hw->overlap_curve[hw->n_overlap++] = (rs_overlap_point_t){(double)c->ov[i].bytes, c->ov[i].eta};
     }

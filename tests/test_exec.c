@@ -270,7 +270,13 @@ static void test_calib_fit_overlap(void) {
         c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, ta[i], tc, L + x, end, 0, 1};
     }
     CU_ASSERT(c.ov[4].t_end_s > c.ov[4].t_comp_busy_s); /* the branch after compute is exercised */
+    /* a sixth point whose compute (with its host cost) ends before the latency: its eta is
+     * undetermined (any eta predicts L + x) and it stays out of the curve */
+    const double x6 = 1000 / W;
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1};
+    CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
+    CU_ASSERT(isnan(c.ov[5].eta));
     RS_ASSERT_REL(c.host_s_per_xfer, o, 1e-9);
     RS_ASSERT_REL(c.host_s_per_byte, ob, 1e-9);
     CU_ASSERT(c.host_fit_err < 1e-12);
