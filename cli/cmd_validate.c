@@ -142,6 +142,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     const int64_t rank = tops->rank(ts), N = tops->size(ts);
     rs_err_t err = {{0}};
     rs_hw_t hw;
+    static rs_calib_t c; /* the calibration (rank 0's holds the medians) */
     /* ---- calibration ---- */
     if (j->calibrated) {
         if (rs_hw_load(j->calibrated, &hw, &err) < 0) {
@@ -149,7 +150,6 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             return RS_EXIT_USAGE;
         }
     } else {
-        rs_calib_t c;
         rs_problem_t cp = j->problem;
         cp.pass = j->problem.pass;
         if (rs_calibrate(&cp, &rs_cpu_compute_ops, tops, ts, &j->co, &c, &err) < 0) {
@@ -202,6 +202,10 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     static double ksmp[MAX_B][KCAP];
     size_t nk[MAX_B] = {0};
     uint64_t kflops[MAX_B] = {0};
+    /* the same for the overlap points (block step with its ring exchange): 2 per round and B */
+#define OCAP 64
+    static double oend[MAX_B][OCAP], obusy[MAX_B][OCAP], oalone[MAX_B][OCAP];
+    size_t no[MAX_B] = {0};
     for (int r = 0; r < rounds && exit_code == RS_EXIT_OK; r++)
         for (int i = 0; i < j->n_b; i++) {
             rs_problem_t p = j->problem;
@@ -215,6 +219,15 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             if (!j->calibrated && rs_calib_kernel_point(&j->problem, j->b[i], &rs_cpu_compute_ops, (int)rank,
                                                        j->co.min_time_s / rounds, 2, ksmp[i], KCAP, &nk[i], &kflops[i], &err) < 0) {
                 fprintf(stderr, "ringsim validate: rank %lld: kernel sample B=%lld: %s\n", (long long)rank, (long long)j->b[i], err.msg);
+                rs_schedule_free(s);
+                tops->abort(ts, RS_EXIT_FAIL);
+                exit_code = RS_EXIT_FAIL;
+                break;
+            }
+            if (!j->calibrated && N >= 2 &&
+                rs_calib_overlap_samples(&j->problem, j->b[i], &rs_cpu_compute_ops, (int)rank, tops, ts, 2, j->eo.timeout_s,
+                                         oend[i], obusy[i], oalone[i], OCAP, &no[i], &err) < 0) {
+                fprintf(stderr, "ringsim validate: rank %lld: overlap sample B=%lld: %s\n", (long long)rank, (long long)j->b[i], err.msg);
                 rs_schedule_free(s);
                 tops->abort(ts, RS_EXIT_FAIL);
                 exit_code = RS_EXIT_FAIL;
@@ -247,6 +260,38 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             double f = (double)kflops[i] / t, peak = m.flops_per_s;
             for (int e = 0; e < m.n_eff; e++)
                 if ((int64_t)m.eff[e].block_tokens == j->b[i]) m.eff[e].efficiency = f / peak;
+        }
+        /* the overlap points at the sweep's B from the interleaved samples replace the calibration's;
+         * host cost and overlap curve are fitted again over all points */
+        for (int i = 0; N >= 2 && i < j->n_b && exit_code == RS_EXIT_OK; i++) {
+            double e_s, busy_s, alone_s;
+            if (rs_calib_rank_median(tops, ts, oend[i], no[i], j->eo.timeout_s, &e_s, &err) < 0 ||
+                rs_calib_rank_median(tops, ts, obusy[i], no[i], j->eo.timeout_s, &busy_s, &err) < 0 ||
+                rs_calib_rank_median(tops, ts, oalone[i], no[i], j->eo.timeout_s, &alone_s, &err) < 0) {
+                fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)rank, err.msg);
+                exit_code = RS_EXIT_FAIL;
+                break;
+            }
+            for (int k = 0; rank == 0 && k < c.n_ov; k++)
+                if (c.ov[k].block == j->b[i]) {
+                    c.ov[k].t_end_s = e_s, c.ov[k].t_comp_busy_s = busy_s, c.ov[k].t_comp_s = alone_s;
+                    c.ov[k].sigma = alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1;
+                }
+        }
+        if (rank == 0 && N >= 2 && c.n_ov > 0 && exit_code == RS_EXIT_OK) {
+            rs_hw_t h2;
+            rs_calib_fit_overlap(&c);
+            rs_calib_to_hw(&c, hw.name, hw.calibration_note, N, &h2);
+            m.n_overlap = h2.n_overlap;
+            memcpy(m.overlap_curve, h2.overlap_curve, sizeof m.overlap_curve);
+            m.host_s_per_xfer = h2.host_s_per_xfer, m.host_s_per_byte = h2.host_s_per_byte;
+            printf("# overlap points from samples interleaved with the runs (host cost and curve fitted again):\n"
+                   "#      B        bytes      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n");
+            for (int k = 0; k < c.n_ov; k++)
+                printf("  %6lld %12llu %13.6g %14.6g %14.6g %8.3f\n", (long long)c.ov[k].block, (unsigned long long)c.ov[k].bytes,
+                       c.ov[k].t_comp_s, c.ov[k].t_comp_busy_s, c.ov[k].t_end_s, c.ov[k].eta);
+            printf("# host cost %.3g s + %.3g s/byte (median |error| of the busy compute %.1f%%)\n", c.host_s_per_xfer,
+                   c.host_s_per_byte, 100 * c.host_fit_err);
         }
         if (rank == 0) { /* renormalise: the peak is the largest measured rate */
             double mx = 0;
@@ -347,7 +392,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         if (j->csv && rs_file_open(&csv, j->csv, &err) == 0)
             fprintf(csv.fp, "B,t_comp_meas_s,t_comp_model_s,t_comm_meas_s,t_comm_model_s,t_step_meas_s,t_step_model_s,"
                             "makespan_meas_s,makespan_model_s,makespan_sim_s\n");
-        double bb[MAX_B], mc[MAX_B], mm[MAX_B], pc[MAX_B], pm[MAX_B];
+        double bb[MAX_B], mc[MAX_B], mm[MAX_B], pc[MAX_B], pm[MAX_B], ma[MAX_B], pa[MAX_B];
         for (int i = 0; i < j->n_b; i++) {
             row_t *r = &rows[i];
             char simc[16] = "n/a";
@@ -360,7 +405,8 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 fprintf(csv.fp, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (long long)j->b[i], r->meas.t_comp_s,
                         r->pred.t_comp_s, r->meas.t_comm_s, r->pred.t_comm_s, r->meas.t_step_s, r->pred.t_step_s,
                         r->meas.makespan_s, r->pred.makespan_s, r->has_sim ? r->sim.makespan_s : NAN);
-            bb[i] = (double)j->b[i], mc[i] = r->meas.t_comp_s, mm[i] = r->meas.t_comm_s, pc[i] = r->pred.t_comp_s,
+            ma[i] = r->meas.t_comp_alone_s, pa[i] = r->pred.t_comp_alone_s;
+            bb[i] = (double)j->b[i], mc[i] = r->meas.t_comp_xfer_s, mm[i] = r->meas.t_comm_s, pc[i] = r->pred.t_comp_xfer_s,
             pm[i] = r->pred.t_comm_s;
         }
         if (csv.fp && rs_file_commit(&csv, &err) < 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
@@ -389,9 +435,16 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         } else {
             printf("# simulator: not run (%s)\n", sim_note);
         }
-        double xm = rs_crossover_b(bb, mc, mm, nb), xp = rs_crossover_b(bb, pc, pm, nb);
-        printf("# crossover B (T_comm = T_comp): measured %.4g, model walk %.4g (err %+.3f), closed-form B* %.4g\n", xm, xp,
-               isfinite(xm) && isfinite(xp) ? rel(xp, xm) : NAN, rows[0].b_star);
+        /* Crossovers, measured and predicted by the same estimator (a log-log line through 2 points
+         * on each side of the sign change). The seed's threshold compares the transfer with the
+         * block's compute alone (the steps without a transfer: the forward's last step); the exposed
+         * one with the compute of the same steps (host cost included): past it the step waits. */
+        double xa = rs_crossover_b_fit(bb, ma, mm, nb, 2), ya = rs_crossover_b_fit(bb, pa, pm, nb, 2);
+        double xm = rs_crossover_b_fit(bb, mc, mm, nb, 2), xp = rs_crossover_b_fit(bb, pc, pm, nb, 2);
+        printf("# crossover B (T_comm = T_comp alone, the seed's threshold): measured %.4g, model walk %.4g (err %+.3f)\n",
+               xa, ya, isfinite(xa) && isfinite(ya) ? rel(ya, xa) : NAN);
+        printf("# crossover B (T_comm = T_comp of the same steps, transfer exposed): measured %.4g, model walk %.4g "
+               "(err %+.3f), closed-form B* %.4g\n", xm, xp, isfinite(xm) && isfinite(xp) ? rel(xp, xm) : NAN, rows[0].b_star);
         fflush(stdout);
     }
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(ec[k]), free(es[k]);

@@ -107,13 +107,25 @@ out:
     return rc;
 }
 
-/* Launch one step and wait; returns its compute interval. */
-static int block_step(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
+/* Reset the accumulators (the forward's O, m, l; the backward's dK,dV partial): what the executor does
+ * before a pass's first post. */
+static int block_begin(const rs_compute_ops_t *cops, block_t *b, rs_err_t *err) {
     rs_err_t e = {{0}};
-    int rc = b->bwd ? (cops->grad_zero(b->cs, b->dkv, &e) < 0 ? -1 : cops->bwd_step(b->cs, &b->st, b->kv, b->dkv, &e))
-                    : (cops->fwd_begin(b->cs, &e) < 0 ? -1 : cops->fwd_step(b->cs, &b->st, b->kv, &e));
+    if ((b->bwd ? cops->grad_zero(b->cs, b->dkv, &e) : cops->fwd_begin(b->cs, &e)) < 0) return rs_errf(err, "calibrate: %s", e.msg);
+    return 0;
+}
+
+/* Run the step (after block_begin) and wait; returns its compute interval. */
+static int block_run(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
+    rs_err_t e = {{0}};
+    int rc = b->bwd ? cops->bwd_step(b->cs, &b->st, b->kv, b->dkv, &e) : cops->fwd_step(b->cs, &b->st, b->kv, &e);
     if (rc < 0 || cops->wait(b->cs, t0, t1, &e) < 0) return rs_errf(err, "calibrate: %s", e.msg);
     return 0;
+}
+
+/* Launch one step and wait; returns its compute interval. */
+static int block_step(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
+    return block_begin(cops, b, err) < 0 ? -1 : block_run(cops, b, t0, t1, err);
 }
 
 int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
@@ -130,6 +142,52 @@ int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compu
     }
     *flops = b.st.flops_exec;
     block_free(cops, &b);
+    return rc;
+}
+
+int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                             const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
+                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err) {
+    const int64_t nn = tops->size(ts), rank = tops->rank(ts);
+    if (nn < 2) return 0;
+    rs_problem_t pk = *problem;
+    pk.seq_tokens = B, pk.n_ranks = 1;
+    const uint64_t m = rs_problem_kv_bytes(&pk);
+    block_t blk;
+    if (block_init(problem, B, cops, local_rank, tops, ts, &blk, err) < 0) return -1;
+    rs_err_t e = {{0}};
+    void *rbuf = NULL;
+    int rc = -1;
+    if (cops->buf_alloc(blk.cs, m, &rbuf, &e) < 0) {
+        rs_errf(err, "calibrate: %s", e.msg);
+        goto out;
+    }
+    /* as in a ring step: the K,V being computed on is the block sent, freshly uploaded (the executor
+     * uploads K,V at the start of a pass), the next block is received from p-1 */
+    rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, blk.kv, m, 6}};
+    for (int r = 0; r < reps + 1; r++) {
+        double t0, t1, c0, c1;
+        rs_xfer_time_t tm[2];
+        if (tops->barrier(ts, timeout_s, err) < 0 || block_step(cops, &blk, &c0, &c1, err) < 0 || /* alone */
+            tops->barrier(ts, timeout_s, err) < 0)
+            goto out;
+        if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
+            rs_errf(err, "calibrate: %s", e.msg);
+            goto out;
+        }
+        if (block_begin(cops, &blk, err) < 0 || tops->post(ts, 2, q, err) < 0 || block_run(cops, &blk, &t0, &t1, err) < 0 ||
+            tops->wait(ts, timeout_s, tm, err) < 0)
+            goto out;
+        if (r == 0 || *n >= cap) continue; /* warm-up */
+        end_s[*n] = tm[0].done_s - tm[0].post_s; /* the receive: the block's arrival */
+        busy_s[*n] = t1 - t0;
+        alone_s[*n] = c1 - c0;
+        (*n)++;
+    }
+    rc = 0;
+out:
+    if (rbuf) cops->buf_free(blk.cs, rbuf);
+    block_free(cops, &blk);
     return rc;
 }
 
@@ -267,7 +325,6 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     if (!samples) return rs_errf(err, "calibrate: out of memory");
     int rc = -1;
     void *sbuf = NULL, *rbuf = NULL;
-    block_t blk = {0};
     rs_err_t e = {{0}};
     block_t scratch = {0};
 
@@ -372,37 +429,17 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             rs_problem_t pk = *problem;
             pk.seq_tokens = o->blocks[bi], pk.n_ranks = 1;
             const uint64_t m = rs_problem_kv_bytes(&pk);
-            if (block_init(problem, o->blocks[bi], cops, local_rank, tops, ts, &blk, err) < 0) goto done;
-            int64_t nn = n;
-            /* as in a ring step: the K,V being computed on is the block sent, freshly uploaded (the
-             * executor uploads K,V at the start of a pass) */
-            rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, blk.kv, m, 6}};
-            double ends[15], comps[15], alone[15];
+            double ends[16], comps[16], alone[16];
+            size_t ns = 0;
             const int reps = (int)go[1];
-            for (int r = 0; r < reps + 1; r++) {
-                double t0, t1, c0, c1;
-                if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-                if (block_step(cops, &blk, &c0, &c1, err) < 0) goto done; /* alone */
-                if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-                rs_xfer_time_t tm[2];
-                if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
-                    rs_errf(err, "calibrate: %s", e.msg);
-                    goto done;
-                }
-                if (tops->post(ts, 2, q, err) < 0) goto done;
-                if (block_step(cops, &blk, &t0, &t1, err) < 0) goto done;
-                if (tops->wait(ts, o->timeout_s, tm, err) < 0) goto done;
-                if (r == 0) continue; /* warm-up */
-                ends[r - 1] = tm[0].done_s - tm[0].post_s; /* the receive: the block's arrival */
-                comps[r - 1] = t1 - t0;
-                alone[r - 1] = c1 - c0;
-            }
-            double E, TC, TA;
-            if (rank_median(tops, ts, med(ends, (size_t)reps), o->timeout_s, &E, err) < 0 ||
-                rank_median(tops, ts, med(comps, (size_t)reps), o->timeout_s, &TC, err) < 0 ||
-                rank_median(tops, ts, med(alone, (size_t)reps), o->timeout_s, &TA, err) < 0)
+            if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, comps,
+                                         alone, 16, &ns, err) < 0)
                 goto done;
-            block_free(cops, &blk);
+            double E, TC, TA;
+            if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||
+                rank_median(tops, ts, med(comps, ns), o->timeout_s, &TC, err) < 0 ||
+                rank_median(tops, ts, med(alone, ns), o->timeout_s, &TA, err) < 0)
+                goto done;
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
                 out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, 1, TA > 0 ? fmax(1.0, TC / TA) : 1};
@@ -413,7 +450,6 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     out->mem_bw_bytes_per_s = memcpy_bw();
     rc = 0;
 done:
-    block_free(cops, &blk);
     if (scratch.cs) {
         if (sbuf) cops->buf_free(scratch.cs, sbuf);
         if (rbuf) cops->buf_free(scratch.cs, rbuf);

@@ -73,6 +73,15 @@ typedef struct {
     double eta_fit_err;                    /* median |relative error| of the fitted eta's completions */
 } rs_calib_t;
 
+/* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
+ * after one warm-up of the FULL B x B block step alone, then with the ring exchange of its K,V block
+ * (sent to p+1, the next received from p-1) posted at its start. Appends this rank's receive
+ * completion (from its post), busy compute and alone compute per repetition to end_s, busy_s,
+ * alone_s [*n, cap). Returns 0 or -1 with err. */
+int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                             const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
+                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err);
+
 /* From out->ov[] (block, bytes, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and out->latency_s:
  * the host cost o + O m (least squares on the relative error of t_comp_busy_s, o, O >= 0), every
  * point's eta (the eta step inverted with t_comp_s + o + O m), the one-eta fit and sigma. Can't fail. */

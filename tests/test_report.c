@@ -132,6 +132,11 @@ static void test_compare_comm_is_recv(void) {
     CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(b, RS_PASS_FORWARD, &sb, &err), 0);
     CU_ASSERT_EQUAL(sa.t_comm_s, sb.t_comm_s); /* median of 56: one longer recv does not move it */
+    /* compute split by whether the step transfers: N = 8 forward, the last step sends nothing */
+    CU_ASSERT_EQUAL(sa.n_comp_xfer, 56);
+    CU_ASSERT_EQUAL(sa.n_comp_alone, 8);
+    CU_ASSERT(sa.t_comp_xfer_s > 0 && sa.t_comp_alone_s > 0);
+    RS_ASSERT_REL(sa.t_comp_xfer_s, sa.t_comp_alone_s, 1e-9); /* zigzag is balanced, no host cost */
     rs_compare_free(&c);
     rs_trace_free(a);
     rs_trace_free(b);
@@ -224,6 +229,17 @@ static void test_stats_and_crossover(void) {
     CU_ASSERT(isnan(rs_crossover_b(b, tc, tc, 0)));
     double big[] = {1e9, 1e9, 1e9, 1e9};
     CU_ASSERT(isnan(rs_crossover_b(b, tc, big, 4))); /* never crosses */
+    /* the fitted crossing: exact on a power law; with the ratio at B = 16 10% high, interpolation
+     * moves to 21.604 and the line through 8..64 to 20.728 (computed independently, in Python: least
+     * squares of log ratio on log B) */
+    double b2[] = {8, 16, 32, 64}, c2[4], m2[4];
+    for (int i = 0; i < 4; i++) c2[i] = 1, m2[i] = pow(b2[i] / 20, -0.7);
+    RS_ASSERT_REL(rs_crossover_b_fit(b2, c2, m2, 4, 2), 20, 1e-12);
+    m2[1] *= 1.1;
+    RS_ASSERT_REL(rs_crossover_b(b2, c2, m2, 4), 21.60443680752496, 1e-12);
+    RS_ASSERT_REL(rs_crossover_b_fit(b2, c2, m2, 4, 2), 20.728171749116598, 1e-12);
+    CU_ASSERT(isnan(rs_crossover_b_fit(b, tc, big, 4, 2)));
+    RS_ASSERT_REL(rs_crossover_b_fit(b, tc, tm, 4, 0), 100, 1e-12); /* half 0: the interpolation */
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -85,6 +85,35 @@ double rs_crossover_b(const double *b, const double *t_comp, const double *t_com
     return NAN;
 }
 
+double rs_crossover_b_fit(const double *b, const double *t_comp, const double *t_comm, size_t n, int half) {
+    const double bx = rs_crossover_b(b, t_comp, t_comm, n);
+    if (isnan(bx) || half < 1) return bx;
+    /* the valid points, in order; the first sign change is between v[j-1] and v[j] */
+    double lb[256], lr[256];
+    size_t m = 0, j = 0;
+    for (size_t i = 0; i < n && m < 256; i++) {
+        if (!(b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0) || !isfinite(b[i]) || !isfinite(t_comp[i]) ||
+            !isfinite(t_comm[i]))
+            continue;
+        lb[m] = log(b[i]), lr[m] = log(t_comm[i] / t_comp[i]);
+        if (!j && m > 0 && (lr[m] == 0 || (lr[m - 1] > 0) != (lr[m] > 0))) j = m;
+        m++;
+    }
+    if (!j) return bx; /* the crossing is a point with ratio exactly 1 at the start */
+    const size_t lo = j >= (size_t)half ? j - (size_t)half : 0, hi = j + (size_t)half < m ? j + (size_t)half : m;
+    if (hi - lo < 3) return bx;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, k = (double)(hi - lo);
+    for (size_t i = lo; i < hi; i++) sx += lb[i], sy += lr[i], sxx += lb[i] * lb[i], sxy += lb[i] * lr[i];
+    const double den = k * sxx - sx * sx;
+    if (!(den > 0)) return bx;
+    const double slope = (k * sxy - sx * sy) / den, icpt = (sy - slope * sx) / k;
+    /* the line must cross the way the data do (sign of lr[j] - lr[j-1]) and inside the points used */
+    if (slope == 0 || (slope > 0) != (lr[j] > lr[j - 1])) return bx;
+    const double x0 = -icpt / slope;
+    if (!(x0 >= lb[lo] && x0 <= lb[hi - 1])) return bx;
+    return exp(x0);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Alignment
  * ---------------------------------------------------------------------------------------------- */
@@ -222,11 +251,12 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
     memset(out, 0, sizeof *out);
     size_t n = rs_trace_count(t);
     rs_event_t *e = sorted_copy(t);
-    double *v[RS_CMP_METRIC_COUNT];
+    /* vx, va: compute of the steps that transfer, of those that do not */
+    double *v[RS_CMP_METRIC_COUNT], *vx = malloc((n + 1) * sizeof *vx), *va = malloc((n + 1) * sizeof *va);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) v[m] = malloc((n + 1) * sizeof *v[m]);
-    size_t cnt[RS_CMP_METRIC_COUNT] = {0, 0, 0};
+    size_t cnt[RS_CMP_METRIC_COUNT] = {0, 0, 0}, nx = 0, na = 0;
     int rc = 0;
-    if (!e || !v[0] || !v[1] || !v[2]) rc = rs_errf(err, "summary: out of memory");
+    if (!e || !v[0] || !v[1] || !v[2] || !vx || !va) rc = rs_errf(err, "summary: out of memory");
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t j = i;
@@ -237,6 +267,8 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
             group_durations(e, i, j, d, has);
             for (int m = 0; m < RS_CMP_METRIC_COUNT; m++)
                 if (has[m]) v[m][cnt[m]++] = d[m];
+            if (has[RS_CMP_COMP] && has[RS_CMP_COMM]) vx[nx++] = d[RS_CMP_COMP];
+            else if (has[RS_CMP_COMP]) va[na++] = d[RS_CMP_COMP];
             for (size_t k = i; k < j; k++) lo = fmin(lo, e[k].start_s), hi = fmax(hi, e[k].end_s);
         }
         i = j;
@@ -246,9 +278,13 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
         out->t_comp_s = rs_median(v[RS_CMP_COMP], out->n_comp = cnt[RS_CMP_COMP]);
         out->t_comm_s = rs_median(v[RS_CMP_COMM], out->n_comm = cnt[RS_CMP_COMM]);
         out->t_step_s = rs_median(v[RS_CMP_STEP], out->n_step = cnt[RS_CMP_STEP]);
+        out->t_comp_xfer_s = rs_median(vx, out->n_comp_xfer = nx);
+        out->t_comp_alone_s = rs_median(va, out->n_comp_alone = na);
         out->makespan_s = hi - lo;
     }
     free(e);
+    free(vx);
+    free(va);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) free(v[m]);
     return rc;
 }

@@ -87,10 +87,15 @@ typedef struct {
     double t_comp_s;     /* median compute duration */
     double t_comm_s;     /* median transfer duration */
     double t_step_s;     /* median step duration */
+    double t_comp_xfer_s; /* median compute duration of the steps that also transfer (the compute a
+                          * transfer must hide; NaN if none) */
+    double t_comp_alone_s; /* median compute duration of the steps without a transfer (NaN if none) */
     double makespan_s;   /* the pass's makespan */
     size_t n_comp;       /* samples behind each median */
     size_t n_comm;
     size_t n_step;
+    size_t n_comp_xfer;
+    size_t n_comp_alone;
 } rs_trace_summary_t;
 
 /* Summarize the events of pass. Returns 0, or -1 with err when the pass has no event or on OOM. */
@@ -101,6 +106,13 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
  * in (log b, log(t_comm / t_comp)). Points with a non-positive or non-finite value are skipped. A
  * point with t_comm == t_comp exactly is the crossover. NaN when there is none. Can't fail. */
 double rs_crossover_b(const double *b, const double *t_comp, const double *t_comm, size_t n);
+/* The same crossing, estimated for noisy (measured) points: at the first sign change, a least-squares
+ * line log(t_comm / t_comp) = a + s log b through up to `half` valid points on each side of it, and
+ * the b where the line crosses 0. Where two curves cross at a shallow angle one noisy point moves the
+ * interpolated crossing a lot; the line through 2 x half points moves it less. Falls back to
+ * rs_crossover_b() when the line is flat, rises the other way, or crosses outside the points used.
+ * NaN when there is no sign change. Can't fail. */
+double rs_crossover_b_fit(const double *b, const double *t_comp, const double *t_comm, size_t n, int half);
 
 /* Fixed-width summary table. Can't fail. */
 void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out);
