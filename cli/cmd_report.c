@@ -306,6 +306,7 @@ int rs_cmd_report(int argc, char **argv) {
     rs_sweep_point_t *sb = NULL, *sbc = NULL, *sn = NULL, *sbb = NULL;
     size_t nsb = 0, nsbc = 0, nsn = 0, nsbb = 0;
     rs_sweep_point_t *sv = NULL; /* ringsim validate's B sweep, in the sweep format */
+    double val_x_meas = NAN, val_x_model = NAN; /* validate's crossover at the seed's threshold */
     size_t nsv = 0;
     rs_compare_t vcmp;           /* measured vs model traces at one B of it */
     memset(&vcmp, 0, sizeof vcmp);
@@ -568,7 +569,7 @@ int rs_cmd_report(int argc, char **argv) {
     }
 
     /* ---- 3. real CPU execution: ringsim validate (helper-exec's command), as a subprocess ---- */
-    char exec_note[1024] = "", exec_summary[1400] = "";
+    char exec_note[1024] = "", exec_summary[2400] = "";
     int exec_status = -3;
     bool have_val = false, have_val_cmp = false;
     if (!no_exec) {
@@ -607,7 +608,14 @@ int rs_cmd_report(int argc, char **argv) {
                 char line[512];
                 while (lf && fgets(line, sizeof line, lf)) {
                     line[strcspn(line, "\n")] = 0;
+                    const char *seed_x = "# crossover B (T_comm = T_comp alone";
+                    if (strncmp(line, seed_x, strlen(seed_x)) == 0) { /* validate's crossover at the seed's threshold */
+                        const char *pm = strstr(line, "measured "), *pw = strstr(line, "walk ");
+                        if (pm) val_x_meas = strtod(pm + 9, NULL);
+                        if (pw) val_x_model = strtod(pw + 5, NULL);
+                    }
                     if (strncmp(line, "# crossover", 11) == 0 || strncmp(line, "# profile", 9) == 0 ||
+                        strncmp(line, "# per-(rank, step)", 18) == 0 || strncmp(line, "# simulator vs", 14) == 0 ||
                         strncmp(line, "# alpha-beta", 12) == 0 || strncmp(line, "  t_", 4) == 0 || strncmp(line, "  makespan", 10) == 0)
                         snprintf(exec_summary + strlen(exec_summary), sizeof exec_summary - strlen(exec_summary), "%s\n",
                                  line[0] == '#' ? line + 2 : line + 2);
@@ -924,11 +932,14 @@ int rs_cmd_report(int argc, char **argv) {
     }
     if (have_val) {
         double bx = rs_sweep_crossover(sv, nsv, sv[0].series, 2), bm = rs_sweep_crossover(sv, nsv, sv[0].series, 0);
-        doc_p(&d, "On this machine (calibrated: F_eff peak %.2f GFLOP/s, W = %.3f GB/s, latency %s) the measured T_comm crosses "
-                  "T_comp at B = %.0f tokens; the calibrated model's walk puts it at %.0f, the closed form's B* at %.0f "
-                  "(B_min = %.0f without latency and efficiency).",
+        doc_p(&d, "On this machine (calibrated: F_eff peak %.2f GFLOP/s, W = %.3f GB/s, latency %s) the measured T_comm "
+                  "crosses the block's compute alone (the seed's threshold) at B = %.0f tokens and the calibrated model's walk "
+                  "at %.0f; it crosses the median per-step T_comp (the figure's points and lines; with N = 2 half of the steps "
+                  "carry a transfer and its host cost) at B = %.0f, the model at %.0f. The closed form's B* (compute with "
+                  "the host cost against the full-rate transfer) is %.0f, B_min = %.0f without latency and efficiency.",
               sv[0].machine.flops_per_s / 1e9, sv[0].machine.intra.bw_bytes_per_s / 1e9,
-              fmt_t(sv[0].machine.intra.latency_s, a1, sizeof a1), bx, bm, sv[0].closed.b_star_tokens, sv[0].closed.b_min_tokens);
+              fmt_t(sv[0].machine.intra.latency_s, a1, sizeof a1), val_x_meas, val_x_model, bx, bm, sv[0].closed.b_star_tokens,
+              sv[0].closed.b_min_tokens);
         doc_fig(&d, "tcomm-vs-b-measured", "T_comp and T_comm measured on this CPU (points) against the calibrated model (lines)", f_vb);
     }
     if (have_val_cmp) {

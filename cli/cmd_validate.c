@@ -52,7 +52,7 @@ static void help(void) {
            "overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n"
            "      --blocks LIST        B sweep, comma list (K suffix)           [8,16,...,1024]\n"
            "      --calibrated FILE    use this calibrated profile instead of calibrating now\n"
-           "      --save-profile FILE  write the calibrated profile             [none]\n"
+           "      --save-profile FILE  write the profile the predictions used  [none]\n"
            "      --min-time S         calibration time per block size          [0.05]\n"
            "      --rounds R           rounds over the sweep; each B is measured --reps times per\n"
            "                           round and the medians are taken over all rounds, so a burst of\n"
@@ -163,10 +163,6 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             rs_calib_to_hw(&c, "cpu-validate", note, N, &hw);
             printf("# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)N, j->progress);
             rs_calib_print(&c, stdout);
-            if (j->save_profile && rs_hw_write_json(&hw, j->save_profile, note, &err) < 0) {
-                fprintf(stderr, "ringsim validate: %s\n", err.msg);
-                return RS_EXIT_FAIL;
-            }
         }
     }
     rs_machine_t m;
@@ -301,6 +297,20 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             printf("# F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n");
             for (int e = 0; e < m.n_eff; e++)
                 printf("  %6lld %12.3f\n", (long long)m.eff[e].block_tokens, m.flops_per_s * m.eff[e].efficiency * 1e-9);
+        }
+        /* --save-profile: the machine the predictions use (calibration, then the interleaved samples) */
+        if (rank == 0 && j->save_profile && exit_code == RS_EXIT_OK) {
+            hw.flops_per_s[RS_DTYPE_FP32] = m.flops_per_s;
+            hw.n_eff = m.n_eff;
+            memcpy(hw.eff, m.eff, sizeof hw.eff);
+            hw.n_overlap = m.n_overlap;
+            memcpy(hw.overlap_curve, m.overlap_curve, sizeof hw.overlap_curve);
+            hw.overlap = m.overlap, hw.comp_slowdown = m.comp_slowdown;
+            hw.host_s_per_xfer = m.host_s_per_xfer, hw.host_s_per_byte = m.host_s_per_byte;
+            if (rs_hw_write_json(&hw, j->save_profile, hw.calibration_note, &err) < 0) {
+                fprintf(stderr, "ringsim validate: %s\n", err.msg);
+                exit_code = RS_EXIT_FAIL;
+            }
         }
     }
     for (int i = 0; i < j->n_b && exit_code == RS_EXIT_OK; i++) {
