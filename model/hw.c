@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,19 +420,27 @@ static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", N
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
                                             "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", NULL};
 
-/* calibration.overlap_curve: [[bytes, eta], ...], bytes > 0 strictly increasing, eta in [0, 1]. */
-static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
-    const char *path = "calibration.overlap_curve";
+/* A calibration curve: an array of 1..max [x, y] pairs, x > 0 and strictly increasing, y in
+ * (ylo, yhi] (ylo_open) or [ylo, yhi]. Messages name the pair's fields (xname, yname). */
+typedef struct {
+    const char *path, *xname, *yname;
+    int max;
+    double ylo, yhi;
+    bool ylo_open;
+} pairs_spec_t;
+
+static int parse_pairs(const vctx_t *v, const json_t *j, const pairs_spec_t *sp, double *xs, double *ys, int *n_out) {
     char ep[128], vp[160];
-    if (!json_is_array(j)) return vfail(v, path, "must be an array of [bytes, eta] pairs, got %s", type_name(j));
+    if (!json_is_array(j))
+        return vfail(v, sp->path, "must be an array of [%s, %s] pairs, got %s", sp->xname, sp->yname, type_name(j));
     size_t n = json_array_size(j);
-    if (n < 1 || n > RS_MAX_OVERLAP_POINTS)
-        return vfail(v, path, "must hold 1 to %d [bytes, eta] pairs, got %zu", RS_MAX_OVERLAP_POINTS, n);
+    if (n < 1 || n > (size_t)sp->max)
+        return vfail(v, sp->path, "must hold 1 to %d [%s, %s] pairs, got %zu", sp->max, sp->xname, sp->yname, n);
     for (size_t k = 0; k < n; k++) {
         json_t *pt = json_array_get(j, k);
-        snprintf(ep, sizeof ep, "%s[%zu]", path, k);
+        snprintf(ep, sizeof ep, "%s[%zu]", sp->path, k);
         if (!json_is_array(pt) || json_array_size(pt) != 2)
-            return vfail(v, ep, "must be a pair [bytes, eta], got %s", type_name(pt));
+            return vfail(v, ep, "must be a pair [%s, %s], got %s", sp->xname, sp->yname, type_name(pt));
         double x[2];
         for (size_t c = 0; c < 2; c++) {
             json_t *e = json_array_get(pt, c);
@@ -441,49 +450,32 @@ static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
             if (!isfinite(x[c])) return vfail(v, vp, "must be finite, got %g", x[c]);
         }
         snprintf(vp, sizeof vp, "%s[0]", ep);
-        if (!(x[0] > 0)) return vfail(v, vp, "bytes must be > 0, got %g", x[0]);
-        if (k > 0 && !(x[0] > out->overlap_curve[k - 1].bytes))
-            return vfail(v, vp, "bytes must increase strictly, got %g after %g", x[0], out->overlap_curve[k - 1].bytes);
+        if (!(x[0] > 0)) return vfail(v, vp, "%s must be > 0, got %g", sp->xname, x[0]);
+        if (k > 0 && !(x[0] > xs[k - 1]))
+            return vfail(v, vp, "%s must increase strictly, got %g after %g", sp->xname, x[0], xs[k - 1]);
         snprintf(vp, sizeof vp, "%s[1]", ep);
-        if (!(x[1] >= 0 && x[1] <= 1)) return vfail(v, vp, "eta must be in [0, 1], got %g", x[1]);
-        out->overlap_curve[k].bytes = x[0];
-        out->overlap_curve[k].eta = x[1];
+        if (!((sp->ylo_open ? x[1] > sp->ylo : x[1] >= sp->ylo) && x[1] <= sp->yhi))
+            return vfail(v, vp, "%s must be in %c%g, %g], got %g", sp->yname, sp->ylo_open ? '(' : '[', sp->ylo, sp->yhi, x[1]);
+        xs[k] = x[0], ys[k] = x[1];
     }
-    out->n_overlap = (int)n;
+    *n_out = (int)n;
+    return 0;
+}
+
+/* calibration.overlap_curve: [[bytes, eta], ...], bytes > 0 strictly increasing, eta in [0, 1]. */
+static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
+    const pairs_spec_t sp = {"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false};
+    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
+    if (parse_pairs(v, j, &sp, xs, ys, &out->n_overlap)) return -1;
+    for (int k = 0; k < out->n_overlap; k++) out->overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
     return 0;
 }
 
 static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
-    const char *path = "calibration.efficiency";
-    char ep[128], vp[160];
-    if (!json_is_array(j)) return vfail(v, path, "must be an array of [block_tokens, efficiency] pairs, got %s", type_name(j));
-    size_t n = json_array_size(j);
-    if (n < 1 || n > RS_MAX_EFF_POINTS)
-        return vfail(v, path, "must hold 1 to %d [block_tokens, efficiency] pairs, got %zu", RS_MAX_EFF_POINTS, n);
-    for (size_t k = 0; k < n; k++) {
-        json_t *pt = json_array_get(j, k);
-        snprintf(ep, sizeof ep, "%s[%zu]", path, k);
-        if (!json_is_array(pt) || json_array_size(pt) != 2)
-            return vfail(v, ep, "must be a pair [block_tokens, efficiency], got %s", type_name(pt));
-        double x[2];
-        for (size_t c = 0; c < 2; c++) {
-            json_t *e = json_array_get(pt, c);
-            snprintf(vp, sizeof vp, "%s[%zu]", ep, c);
-            if (!json_is_number(e)) return vfail(v, vp, "must be a number, got %s", type_name(e));
-            x[c] = json_number_value(e);
-            if (!isfinite(x[c])) return vfail(v, vp, "must be finite, got %g", x[c]);
-        }
-        snprintf(vp, sizeof vp, "%s[0]", ep);
-        if (!(x[0] > 0)) return vfail(v, vp, "block_tokens must be > 0, got %g", x[0]);
-        if (k > 0 && !(x[0] > out->eff[k - 1].block_tokens))
-            return vfail(v, vp, "block_tokens must increase strictly, got %g after %g", x[0],
-                         out->eff[k - 1].block_tokens);
-        snprintf(vp, sizeof vp, "%s[1]", ep);
-        if (!(x[1] > 0 && x[1] <= 1.5)) return vfail(v, vp, "efficiency must be in (0, 1.5], got %g", x[1]);
-        out->eff[k].block_tokens = x[0];
-        out->eff[k].efficiency = x[1];
-    }
-    out->n_eff = (int)n;
+    const pairs_spec_t sp = {"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS, 0, 1.5, true};
+    double xs[RS_MAX_EFF_POINTS], ys[RS_MAX_EFF_POINTS];
+    if (parse_pairs(v, j, &sp, xs, ys, &out->n_eff)) return -1;
+    for (int k = 0; k < out->n_eff; k++) out->eff[k] = (rs_eff_point_t){xs[k], ys[k]};
     return 0;
 }
 
@@ -764,16 +756,31 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
 /* ------------------------------------------------------------------------------------------------
  * Efficiency curve
  * ---------------------------------------------------------------------------------------------- */
+_Static_assert(sizeof(rs_eff_point_t) == 2 * sizeof(double) && offsetof(rs_eff_point_t, efficiency) == sizeof(double),
+               "rs_eff_point_t is (x, y) as two doubles");
+_Static_assert(sizeof(rs_overlap_point_t) == 2 * sizeof(double) && offsetof(rs_overlap_point_t, eta) == sizeof(double),
+               "rs_overlap_point_t is (x, y) as two doubles");
+
+/* A curve of n > 0 points (x, y) sorted by x, stored as structs of two doubles (x first) `stride`
+ * bytes apart: y at x, linear in log x between points, clamped to the end points outside. The
+ * efficiency curve (x = B) and the overlap curve (x = bytes) are both read through it. */
+static double curve_at(int n, const void *pts, size_t stride, double x) {
+#define CX(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[0])
+#define CY(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[1])
+    if (!(x > CX(0))) return CY(0);
+    if (x >= CX(n - 1)) return CY(n - 1);
+    int k = 1;
+    while (k < n - 1 && CX(k) < x) k++;
+    double x0 = log(CX(k - 1)), x1 = log(CX(k));
+    double t = (log(x) - x0) / (x1 - x0);
+    return CY(k - 1) + t * (CY(k) - CY(k - 1));
+#undef CX
+#undef CY
+}
+
 /* Log-linear interpolation in B between sorted points, clamped at the ends; 1 without points. */
 static double eff_interp(int n, const rs_eff_point_t *pt, double b) {
-    if (n <= 0) return 1.0;
-    if (!(b > pt[0].block_tokens)) return pt[0].efficiency;
-    if (b >= pt[n - 1].block_tokens) return pt[n - 1].efficiency;
-    int k = 1;
-    while (k < n - 1 && pt[k].block_tokens < b) k++;
-    double x0 = log(pt[k - 1].block_tokens), x1 = log(pt[k].block_tokens);
-    double t = (log(b) - x0) / (x1 - x0);
-    return pt[k - 1].efficiency + t * (pt[k].efficiency - pt[k - 1].efficiency);
+    return n <= 0 ? 1.0 : curve_at(n, pt, sizeof *pt, b);
 }
 
 double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) {
@@ -914,16 +921,7 @@ double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t
 }
 
 double rs_machine_overlap(const rs_machine_t *m, double bytes) {
-    const int n = m->n_overlap;
-    if (n <= 0) return m->overlap;
-    const rs_overlap_point_t *pt = m->overlap_curve;
-    if (!(bytes > pt[0].bytes)) return pt[0].eta;
-    if (bytes >= pt[n - 1].bytes) return pt[n - 1].eta;
-    int k = 1;
-    while (k < n - 1 && pt[k].bytes < bytes) k++;
-    double x0 = log(pt[k - 1].bytes), x1 = log(pt[k].bytes);
-    double t = (log(bytes) - x0) / (x1 - x0);
-    return pt[k - 1].eta + t * (pt[k].eta - pt[k - 1].eta);
+    return m->n_overlap <= 0 ? m->overlap : curve_at(m->n_overlap, m->overlap_curve, sizeof m->overlap_curve[0], bytes);
 }
 
 bool rs_machine_partial_overlap(const rs_machine_t *m) {
