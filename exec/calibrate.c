@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model.h"
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -251,14 +253,6 @@ static double memcpy_bw(void) {
     return best;
 }
 
-/* End of a transfer of x seconds (after latency L) posted with a compute of tc seconds that lets
- * it progress at eta: docs/model.md's eta step. */
-static double eta_end(double L, double x, double tc, double eta) {
-    if (tc <= L) return L + x;
-    if (eta > 0 && x <= eta * (tc - L)) return L + x / eta;
-    return tc + (x - eta * (tc - L));
-}
-
 /* Host cost o + O m from the busy compute (least squares on relative error, o, O >= 0), then each
  * point's eta with the model's compute (t_alone + o + O m), the one-eta fit and sigma. */
 void rs_calib_fit_overlap(rs_calib_t *out) {
@@ -303,7 +297,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         for (int i = 0; i < n; i++) {
             const rs_calib_overlap_t *v = &out->ov[i];
             const double L = out->latency_s, tc = v->t_comp_s + o + ob * (double)v->bytes;
-            errs[i] = fabs(eta_end(L, v->t_xfer_s - L, tc, eta) - v->t_end_s) / v->t_end_s;
+            errs[i] = fabs(rs_xfer_end_s(tc, L, v->t_xfer_s - L, eta) - v->t_end_s) / v->t_end_s;
         }
         const double e = med(errs, (size_t)n);
         if (e < best - 1e-12) best = e, best_eta = eta;

@@ -104,6 +104,10 @@ double rs_sync_step_s(double t_comp_s, double latency_s, const double *xfer_s, i
     return fmax(ce, fe);
 }
 
+double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double eta) {
+    return flows_end(latency_s, t_comp_s, eta, &xfer_s, 1, NULL);
+}
+
 static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (rs_machine_validate(m, n_ranks, err) != 0) return -1;
     if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)

@@ -66,6 +66,10 @@ double rs_seed_b_min(double f_per_s, double w_bytes_per_s, double flops_per_pair
  * Can't fail. */
 double rs_sync_step_s(double t_comp_s, double latency_s, const double *xfer_s, int n, double eta,
                       double sigma);
+/* End of one transfer of xfer_s seconds at full rate, posted with a compute of t_comp_s (both from
+ * 0), after latency_s, progressing at eta while the compute runs: the eta step of docs/model.md
+ * (L + x / eta inside the compute, else t_c + the rest at full rate). */
+double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double eta);
 
 /* ---------------------------------------------------------------------------------------------------
  * Critical-path walk
