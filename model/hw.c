@@ -733,12 +733,10 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
     }
     put_key(&w, 4, "comp_slowdown", false);
     put_num(&w, hw->comp_slowdown);
-    if (hw->host_s_per_xfer > 0 || hw->host_s_per_byte > 0) {
-        put_key(&w, 4, "host_s_per_xfer", false);
-        put_num(&w, hw->host_s_per_xfer);
-        put_key(&w, 4, "host_s_per_byte", false);
-        put_num(&w, hw->host_s_per_byte);
-    }
+    put_key(&w, 4, "host_s_per_xfer", false);
+    put_num(&w, hw->host_s_per_xfer);
+    put_key(&w, 4, "host_s_per_byte", false);
+    put_num(&w, hw->host_s_per_byte);
     put_key(&w, 4, "note", false);
     put_str(&w, hw->calibration_note);
     if (source_note) {
