@@ -245,18 +245,42 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         }
     /* F_eff at the sweep's B from the interleaved samples replaces the calibration's points */
     if (!j->calibrated && exit_code == RS_EXIT_OK) {
+        /* each rank's median kernel time per B: F_eff(B) is the fastest rank's rate, and a rank that
+         * is slower at every size (its core shared with other work) is a straggler in the model,
+         * by its median ratio to the fastest over the sweep */
+        double *kt = rank == 0 ? calloc((size_t)(N * j->n_b), sizeof *kt) : NULL;
+        if (rank == 0 && !kt) {
+            fprintf(stderr, "ringsim validate: out of memory\n");
+            tops->abort(ts, RS_EXIT_FAIL);
+            return RS_EXIT_FAIL;
+        }
         for (int i = 0; i < j->n_b; i++) {
-            double t;
-            if (rs_calib_rank_median(tops, ts, ksmp[i], nk[i], j->eo.timeout_s, &t, &err) < 0) {
+            if (rs_calib_rank_values(tops, ts, ksmp[i], nk[i], j->eo.timeout_s, kt ? kt + (size_t)i * (size_t)N : NULL, &err) < 0) {
                 fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)rank, err.msg);
                 exit_code = RS_EXIT_FAIL;
                 break;
             }
-            if (rank != 0) continue;
-            double f = (double)kflops[i] / t, peak = m.flops_per_s;
-            for (int e = 0; e < m.n_eff; e++)
-                if ((int64_t)m.eff[e].block_tokens == j->b[i]) m.eff[e].efficiency = f / peak;
         }
+        double *fr = rank == 0 && exit_code == RS_EXIT_OK ? malloc(sizeof(double) * (size_t)N) : NULL;
+        if (fr) {
+            double fastest[MAX_B];
+            rs_calib_rank_factors(kt, j->n_b, N, fastest, fr);
+            for (int i = 0; i < j->n_b; i++) {
+                const double f = (double)kflops[i] / fastest[i], peak = m.flops_per_s;
+                for (int e = 0; e < m.n_eff; e++)
+                    if ((int64_t)m.eff[e].block_tokens == j->b[i]) m.eff[e].efficiency = f / peak;
+            }
+            m.n_stragglers = 0;
+            printf("# per-rank kernel time over the fastest rank's (median over the sweep):");
+            for (int64_t r = 0; r < N; r++) {
+                printf(" rank %lld x%.3f", (long long)r, fr[r]);
+                if (fr[r] > 1.005 && m.n_stragglers < RS_MAX_PERTURB)
+                    m.straggler_rank[m.n_stragglers] = r, m.straggler_factor[m.n_stragglers++] = fr[r];
+            }
+            printf("%s\n", m.n_stragglers ? " (the slower ones are stragglers in the model)" : "");
+        }
+        free(fr);
+        free(kt);
         /* the overlap points at the sweep's B from the interleaved samples replace the calibration's;
          * host cost and overlap curve are fitted again over all points */
         for (int i = 0; N >= 2 && i < j->n_b && exit_code == RS_EXIT_OK; i++) {

@@ -193,6 +193,25 @@ out:
     return rc;
 }
 
+void rs_calib_rank_factors(const double *t, int n_b, int64_t n_ranks, double *fastest, double *factor) {
+    double *ratio = malloc(sizeof(double) * (size_t)(n_b > 0 ? n_b : 1));
+    for (int i = 0; i < n_b; i++) {
+        fastest[i] = INFINITY;
+        for (int64_t r = 0; r < n_ranks; r++) fastest[i] = fmin(fastest[i], t[(size_t)i * (size_t)n_ranks + (size_t)r]);
+    }
+    for (int64_t r = 0; r < n_ranks; r++) {
+        for (int i = 0; ratio && i < n_b; i++) ratio[i] = t[(size_t)i * (size_t)n_ranks + (size_t)r] / fastest[i];
+        factor[r] = ratio && n_b > 0 ? med(ratio, (size_t)n_b) : 1.0;
+    }
+    free(ratio);
+}
+
+int rs_calib_rank_values(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
+                         double *all, rs_err_t *err) {
+    double v = med(samples, n);
+    return tops->gather(ts, &v, sizeof v, all, timeout_s, err) < 0 ? -1 : 0;
+}
+
 int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
                          double *out, rs_err_t *err) {
     return rank_median(tops, ts, med(samples, n), timeout_s, out, err);

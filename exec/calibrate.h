@@ -102,6 +102,16 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
 int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                           double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
                           rs_err_t *err);
+/* Ranks of unequal speed: t[i * n_ranks + r] is rank r's kernel time at block i. fastest[i] = the
+ * smallest time at block i; factor[r] = the median over the blocks of t / fastest (>= 1; 1 for the
+ * fastest rank), the rank's straggler factor in the model. */
+void rs_calib_rank_factors(const double *t, int n_b, int64_t n_ranks, double *fastest, double *factor);
+
+/* Each rank's median of its samples (sorted in place), gathered on rank 0 into all[rank] (N values;
+ * others may pass NULL). Collective. Returns 0 or -1 with err. */
+int rs_calib_rank_values(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
+                         double *all, rs_err_t *err);
+
 /* Median of this rank's samples, then the median over ranks on rank 0 (collective). */
 int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
                          double *out, rs_err_t *err);

@@ -303,6 +303,23 @@ static void test_calib_fit_overlap(void) {
     }
 }
 
+/* Ranks of unequal speed: rank 1 is 10% slower at every block but one, rank 2 5% slower; the
+ * factors are the medians of the ratios to the fastest rank at each block. */
+static void test_calib_rank_factors(void) {
+    /* blocks x ranks: times */
+    const double t[4 * 3] = {1.0, 1.1, 1.05,   /* B0 */
+                             2.0, 2.2, 2.1,    /* B1 */
+                             4.0, 4.4, 4.2,    /* B2 */
+                             8.8, 8.0, 8.4};   /* B3: rank 1 fastest here */
+    double fastest[4], f[3];
+    rs_calib_rank_factors(t, 4, 3, fastest, f);
+    RS_ASSERT_REL(fastest[0], 1.0, 0);
+    RS_ASSERT_REL(fastest[3], 8.0, 0);
+    RS_ASSERT_REL(f[0], 1.0, 1e-15);  /* ratios 1, 1, 1, 1.1 -> median 1 */
+    RS_ASSERT_REL(f[1], 1.1, 1e-12);  /* 1.1, 1.1, 1.1, 1 -> 1.1 */
+    RS_ASSERT_REL(f[2], 1.05, 1e-12); /* 1.05, 1.05, 1.05, 1.05 */
+}
+
 int main(void) {
     static const rs_test_case_t numerics[] = {{"reference_hand", test_reference_hand},
                                               {"all_layouts_causal_pass_gqa", test_numerics_all},
@@ -314,6 +331,7 @@ int main(void) {
                                           {"dead_rank_timeout", test_dead_rank_timeout},
                                           {"trace_schema", test_trace_schema},
                                           {"calib_fit_overlap", test_calib_fit_overlap},
+                                          {"calib_rank_factors", test_calib_rank_factors},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};
     return rs_test_main(suites, 2);
