@@ -28,8 +28,8 @@ double rs_seed_b_min(double f_per_s, double w_bytes_per_s, double flops_per_pair
  * ============================================================================================== */
 
 /* End times of n flows that start together at `a` (after the hop latency) on one hop and share it
- * equally. xfer_s[i] = bytes_i / W, sorted ascending. While the sender computes (until ce) the hop
- * delivers at eta times its rate. Flow i ends when the cumulative capacity reaches
+ * equally. xfer_s[i] = bytes_i / W, sorted ascending. While the receiving rank computes (until ce)
+ * the hop delivers at eta times its rate (its progress engine is busy computing). Flow i ends when the cumulative capacity reaches
  * sum_{j<i} x_j + (n - i) x_i (processor sharing with equal starts). Returns the last end. */
 static double flows_end(double a, double ce, double eta, const double *x_sorted, int n, double *ends) {
     double done = 0, last = a;
@@ -334,7 +334,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
                 post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
                 double x[RS_MAX_TRANSFERS];
                 for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
-                fe[r] = flows_end(post[r] + lat[r], t0[r] + ce[r], eta, x, nx, NULL);
+                fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta, x, nx, NULL); /* q receives */
             }
         }
         /* compute ends, step ends, statistics, events */

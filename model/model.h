@@ -12,8 +12,8 @@
  * The walk (critical path): for every step, every rank posts the step's transfers at its step start;
  * a transfer on hop p starts when both ends have posted (max of the two step starts), waits the
  * hop's latency, then flows of one step sharing a hop share its bandwidth equally (processor
- * sharing); while the sender computes they progress at eta times that rate. Compute runs from the
- * step start, at 1/sigma speed while any of the rank's transfers is in flight. A rank's step ends
+ * sharing); while the receiving rank computes they progress at eta times that rate. Compute runs
+ * from the step start, at 1/sigma speed while any of the rank's transfers is in flight. A rank's step ends
  * when its compute and all its transfers (in and out) are done. The makespan is the latest step end.
  */
 #ifndef RS_MODEL_H

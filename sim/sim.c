@@ -141,7 +141,8 @@ typedef struct {
     int stop;         /* 1: the helper returns */
     sg_link_t out_link; /* --overlap < 1: the bottleneck link of hop rank -> rank+1 */
     double out_bw;      /* its full bandwidth, bytes/s */
-    int throttled;      /* 1 while out_link runs at eta * out_bw (this step's compute) */
+    int throttled;      /* 1 while the incoming hop's link (the previous rank's out_link) runs at
+                         * eta x its bandwidth: this rank's compute of this step */
 } compute_slot_t;
 
 static compute_slot_t *g_slot; /* [n] */
@@ -207,8 +208,9 @@ static void compute_main(int argc, char **argv) {
             else sg_actor_execute(sl->amount);
         }
         sl->end_c = simgrid_get_clock();
-        if (sl->throttled) { /* the sender stopped computing: its hop runs at full rate again */
-            sg_link_set_bandwidth(sl->out_link, sl->out_bw);
+        if (sl->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
+            const compute_slot_t *in = &g_slot[(sl - g_slot + C.n - 1) % C.n];
+            sg_link_set_bandwidth(in->out_link, in->out_bw);
             sl->throttled = 0;
         }
         sg_sem_release(sl->done);
@@ -239,9 +241,9 @@ static void rank_main(int argc, char **argv) {
             if (g_slot[next].started >= k) hop_activity(p, +1);
             if (g_slot[prev].started >= k && prev != p) hop_activity(prev, +1);
         }
-        if (partial && tc > 0 && st.n_send > 0 && eta < 1) { /* transfers progress at eta while computing */
+        if (partial && tc > 0 && st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
             /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
-            sg_link_set_bandwidth(sl->out_link, fmax(eta, 1e-12) * sl->out_bw);
+            sg_link_set_bandwidth(g_slot[prev].out_link, fmax(eta, 1e-12) * g_slot[prev].out_bw);
             sl->throttled = 1;
         }
         /* Fast path (generated platform: this rank alone on its host, constant speed): the exec

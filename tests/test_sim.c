@@ -192,6 +192,15 @@ static void test_exact_slowdown_overlap(void) {
                              (long long)m.devices_per_node);
                     check_exact(&p, &m, NULL, what);
                 }
+    /* eta with a straggler: a hop's transfer progresses at eta while its receiver computes, so the
+     * hop into the slow rank stays slow longer than the hop out of it */
+    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+        rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+        m.overlap = 0.3;
+        m.n_stragglers = 1, m.straggler_rank[0] = 3, m.straggler_factor[0] = 1.8;
+        rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
+        check_exact(&p, &m, NULL, "eta 0.3 with a 1.8x straggler");
+    }
     /* eta on the all-pairs platform (ports) */
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
