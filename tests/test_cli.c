@@ -67,6 +67,9 @@ static void test_bad_input(void) {
     expect_usage_error("--seq 12Q", "--seq 12Q: unknown suffix");
     expect_usage_error("--layout diagonal", "--layout diagonal: expected contiguous, striped, zigzag");
     expect_usage_error("--overlap 1.5", "--overlap 1.5: must be in [0, 1]");
+    expect_usage_error("--host-cost -1", "--host-cost -1: must be in [0, 10]");
+    expect_usage_error("--host-cost 1e-6:x", "--host-cost (per byte) x: not a number");
+    expect_usage_error("--host-cost :3", "--host-cost :3: expected S or S:S_PER_BYTE");
     expect_usage_error("--straggler 9:2", "straggler rank 9");
     expect_usage_error("--profile no-such-gpu", "no-such-gpu");
     expect_usage_error("--bogus", "unknown option");
@@ -83,12 +86,15 @@ static void test_help_lists_options_with_defaults(void) {
 }
 
 /* The CSV equals what the library computes for the same problem and profile. */
-static void test_csv_matches_library(void) {
-    CU_ASSERT_EQUAL_FATAL(run("model --csv - --seq 64K --ranks 16 --layout all --pass both"), 0);
+static void csv_matches_library(const char *extra, double host_o, double host_per_byte) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "model --csv - --seq 64K --ranks 16 --layout all --pass both%s", extra);
+    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
     rs_hw_t hw;
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    m.host_s_per_xfer = host_o, m.host_s_per_byte = host_per_byte;
     char *save = NULL, *line = strtok_r(out_buf, "\n", &save); /* header */
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "makespan_s"));
@@ -118,6 +124,11 @@ static void test_csv_matches_library(void) {
         rows++;
     }
     CU_ASSERT_EQUAL(rows, 6);
+}
+
+static void test_csv_matches_library(void) {
+    csv_matches_library("", 0, 0);
+    csv_matches_library(" --host-cost 2e-5:1e-12", 2e-5, 1e-12); /* the option reaches the model */
 }
 
 static void test_json_and_traces(void) {
