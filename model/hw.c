@@ -849,6 +849,10 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
             return rs_errf(err, "overlap curve point %d: bytes %g must be finite, > 0 and increasing", k, b);
         if (!(e >= 0 && e <= 1)) return rs_errf(err, "overlap curve point %d: eta %g must be in [0, 1]", k, e);
     }
+    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
+                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown);
     if (!(isfinite(m->host_s_per_xfer) && m->host_s_per_xfer >= 0))
         return rs_errf(err, "host cost per transfer %g: must be finite and >= 0 s", m->host_s_per_xfer);
     if (!(isfinite(m->host_s_per_byte) && m->host_s_per_byte >= 0))

@@ -108,15 +108,6 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
     return flows_end(latency_s, t_comp_s, eta, &xfer_s, 1, NULL);
 }
 
-static int check_machine(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
-    if (rs_machine_validate(m, n_ranks, err) != 0) return -1;
-    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
-                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
-                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown);
-    return 0;
-}
-
 /* ================================================================================================
  * Closed form
  * ============================================================================================== */
@@ -154,7 +145,7 @@ static double b_star(const rs_machine_t *m, double c_f, double c_bs, int n_x, do
     return 0.5 * (lo + hi);
 }
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
-    if (rs_problem_validate(p, err) != 0 || check_machine(m, p->n_ranks, err) != 0) return -1;
+    if (rs_problem_validate(p, err) != 0 || rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(o, 0, sizeof *o);
     const int64_t n = p->n_ranks, b = rs_problem_block(p);
     const bool bwd = p->pass == RS_PASS_BACKWARD;
@@ -241,7 +232,7 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
                   double *rank_busy_s, rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
-    if (check_machine(m, p->n_ranks, err) != 0) return -1;
+    if (rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
     const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
     const double sigma = m->comp_slowdown;

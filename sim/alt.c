@@ -89,6 +89,7 @@ static int child_main(const char *platform, int64_t n, FILE *out) {
                     "--cfg=maxmin/precision:1e-15", NULL};
     int argc = 7;
     simgrid_init(&argc, argv);
+    rs_sim_child_after_init();
     simgrid_load_platform(platform);
     A.mb_in = calloc((size_t)n, sizeof *A.mb_in);
     A.mb_ring = calloc((size_t)n, sizeof *A.mb_ring);

@@ -374,6 +374,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     argv[argc] = NULL;
     put_stage(STAGE_INIT, "SimGrid configuration");
     simgrid_init(&argc, argv);
+    rs_sim_child_after_init();
     if (argc > 1) {
         error_rec e = {.code = RS_SIM_BAD_INPUT};
         snprintf(e.msg, sizeof e.msg, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
@@ -538,6 +539,8 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
     rs_trace_set_meta(t, "sim.cfg", "%s", buf);
 }
 
+void rs_sim_child_after_init(void) { signal(SIGINT, SIG_DFL); }
+
 void rs_sim_child_prepare(FILE *log) {
     struct rlimit nocore = {0, 0};
     setrlimit(RLIMIT_CORE, &nocore); /* SimGrid aborts on bad input: no core file */
@@ -558,11 +561,6 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
 
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
-    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
-                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
-                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown),
-               RS_SIM_BAD_INPUT;
     if (rs_machine_partial_overlap(m) && cfg->platform_path)
         return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
                             "which link carries a hop", m->overlap, cfg->platform_path), RS_SIM_BAD_INPUT;

@@ -74,6 +74,10 @@ void rs_sim_config_default(rs_sim_config_t *c);
  * SIGINT (Ctrl-C ends the simulation), killed when the caller dies, stdout and stderr into log.
  * Can't fail (best effort). */
 void rs_sim_child_prepare(FILE *log);
+/* In a simulation child right after simgrid_init(): SimGrid installs a SIGINT handler that calls
+ * exit(), which is not async-signal-safe (a child interrupted inside malloc deadlocked in free() at
+ * exit and its caller waited forever); put SIG_DFL back so Ctrl-C simply ends the child. */
+void rs_sim_child_after_init(void);
 
 /* Simulate the schedule on the machine in a forked child process. If trace is non-NULL its events
  * are appended (in simulation order; sort with rs_trace_sort) and its header receives the problem
