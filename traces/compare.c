@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,12 +71,15 @@ double rs_percentile(double *v, size_t n, double q) {
     return v[k - 1];
 }
 
+/* A crossover point is usable when b, t_comp and t_comm are all finite and > 0. */
+static bool cross_point_ok(const double *b, const double *t_comp, const double *t_comm, size_t i) {
+    return b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0 && isfinite(b[i]) && isfinite(t_comp[i]) && isfinite(t_comm[i]);
+}
+
 double rs_crossover_b(const double *b, const double *t_comp, const double *t_comm, size_t n) {
     double pb = NAN, pr = NAN; /* previous valid point: log b, log ratio */
     for (size_t i = 0; i < n; i++) {
-        if (!(b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0) || !isfinite(b[i]) || !isfinite(t_comp[i]) ||
-            !isfinite(t_comm[i]))
-            continue;
+        if (!cross_point_ok(b, t_comp, t_comm, i)) continue;
         double lb = log(b[i]), lr = log(t_comm[i] / t_comp[i]);
         if (lr == 0) return b[i];
         if (!isnan(pr) && (pr > 0) != (lr > 0)) return exp(pb + (lb - pb) * (0 - pr) / (lr - pr));
@@ -92,9 +96,7 @@ double rs_crossover_b_fit(const double *b, const double *t_comp, const double *t
     double lb[256], lr[256];
     size_t m = 0, j = 0;
     for (size_t i = 0; i < n && m < 256; i++) {
-        if (!(b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0) || !isfinite(b[i]) || !isfinite(t_comp[i]) ||
-            !isfinite(t_comm[i]))
-            continue;
+        if (!cross_point_ok(b, t_comp, t_comm, i)) continue;
         lb[m] = log(b[i]), lr[m] = log(t_comm[i] / t_comp[i]);
         if (!j && m > 0 && (lr[m] == 0 || (lr[m - 1] > 0) != (lr[m] > 0))) j = m;
         m++;
