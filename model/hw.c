@@ -635,6 +635,20 @@ static void put_key(writer_t *w, int ind, const char *key, bool first) {
     fputs(": ", w->fp);
 }
 
+/* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as curve_at). */
+static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {
+    fputs("[", w->fp);
+    for (int k = 0; k < n; k++) {
+        const double *xy = (const double *)(const void *)((const char *)pts + (size_t)k * stride);
+        fputs(k ? ", [" : "[", w->fp);
+        put_num(w, xy[0]);
+        fputs(", ", w->fp);
+        put_num(w, xy[1]);
+        fputs("]", w->fp);
+    }
+    fputs("]", w->fp);
+}
+
 static void put_tier(writer_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
     put_key(w, 4, key, first);
     fputs("{", w->fp);
@@ -703,30 +717,15 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
     first = true;
     if (hw->n_eff > 0) {
         put_key(&w, 4, "efficiency", true);
-        fputs("[", w.fp);
-        for (int k = 0; k < hw->n_eff && k < RS_MAX_EFF_POINTS; k++) {
-            fputs(k ? ", [" : "[", w.fp);
-            put_num(&w, hw->eff[k].block_tokens);
-            fputs(", ", w.fp);
-            put_num(&w, hw->eff[k].efficiency);
-            fputs("]", w.fp);
-        }
-        fputs("]", w.fp);
+        put_pairs(&w, hw->eff, sizeof hw->eff[0], hw->n_eff < RS_MAX_EFF_POINTS ? hw->n_eff : RS_MAX_EFF_POINTS);
         first = false;
     }
     put_key(&w, 4, "launch_s", first);
     put_num(&w, hw->launch_s);
     if (hw->n_overlap > 0) {
         put_key(&w, 4, "overlap_curve", false);
-        fputs("[", w.fp);
-        for (int k = 0; k < hw->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++) {
-            fputs(k ? ", [" : "[", w.fp);
-            put_num(&w, hw->overlap_curve[k].bytes);
-            fputs(", ", w.fp);
-            put_num(&w, hw->overlap_curve[k].eta);
-            fputs("]", w.fp);
-        }
-        fputs("]", w.fp);
+        put_pairs(&w, hw->overlap_curve, sizeof hw->overlap_curve[0],
+                  hw->n_overlap < RS_MAX_OVERLAP_POINTS ? hw->n_overlap : RS_MAX_OVERLAP_POINTS);
     } else {
         put_key(&w, 4, "overlap", false);
         put_num(&w, hw->overlap);
