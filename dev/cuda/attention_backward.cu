@@ -15,12 +15,12 @@ static void usage(void) {
     printf("usage: attention_backward [VARIANT] [options]\n"
            "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores)  [1]\n"
            "  --dtype T        bf16 | fp16                                              [bf16]\n"
-           "  --rows B         rows per rank for timing (K suffix)                      [8K]\n"
+           "  --rows L         timed call shapes: Q or QxK, comma list (K suffix)       [8K]\n"
            "  --batch n        sequences                                                [1]\n"
            "  --heads H        query heads                                              [16]\n"
            "  --kv-heads G     key/value heads (divides H)                              [H]\n"
            "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
-           "  --mask M         full | causal (timed block)                              [full]\n"
+           "  --mask M         timed masks: full,causal,striped (comma list)            [full]\n"
            "  --warmup n       untimed runs                                             [3]\n"
            "  --reps n         timed runs (median)                                      [20]\n"
            "  --no-check       skip the check;  --no-time  skip the timing\n"
@@ -37,8 +37,9 @@ int main(int argc, char **argv) {
     const char *prog = "attention_backward";
     rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA;
     rs_gpu_dtype_t dtype = RS_GPU_BF16;
-    int rows = 8192, batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
-    bool causal = false, do_check = true, do_time = true;
+    int batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
+    const char *rows_text = "8K", *mask_text = "full";
+    bool do_check = true, do_time = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -50,22 +51,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--dtype")) {
             if (rs_gpu_dtype_parse(v, &dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
             i++;
-        } else if (!strcmp(a, "--rows")) rows = dev_int(prog, a, argv[++i], 1, 1 << 20);
+        } else if (!strcmp(a, "--rows")) rows_text = argv[++i];
         else if (!strcmp(a, "--batch")) batch = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--heads")) hq = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--kv-heads")) hkv = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--dim")) dim = dev_int(prog, a, argv[++i], 8, 256);
         else if (!strcmp(a, "--warmup")) warmup = dev_int(prog, a, argv[++i], 0, 1000);
         else if (!strcmp(a, "--reps")) reps = dev_int(prog, a, argv[++i], 1, 10000);
-        else if (!strcmp(a, "--mask")) {
-            if (strcmp(v, "full") && strcmp(v, "causal")) dev_usage(prog, "--mask: must be full or causal");
-            causal = !strcmp(v, "causal");
-            i++;
-        } else dev_usage(prog, "unknown argument");
+        else if (!strcmp(a, "--mask")) mask_text = argv[++i]; else dev_usage(prog, "unknown argument");
     }
     if (hkv < 0) hkv = hq;
     if (hq % hkv) dev_usage(prog, "--kv-heads must divide --heads");
-    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+    const std::vector<DevShape> shapes = dev_shapes(prog, rows_text);
+    const std::vector<DevMask> masks = dev_masks(prog, mask_text);
+    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, shapes[0].q, shapes[0].k, 1.0f / sqrtf((float)dim)};
     if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
     int ndev = 0;
     cudaError_t dc = cudaGetDeviceCount(&ndev);
@@ -185,54 +184,60 @@ int main(int argc, char **argv) {
     }
 
     if (do_time) {
-        rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
-        if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
-        const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
-        std::vector<uint16_t> h(std::max(nq, nk));
-        std::vector<float> hl(nr);
-        uint16_t *d_q = dev_alloc<uint16_t>(nq), *d_do = dev_alloc<uint16_t>(nq), *d_k = dev_alloc<uint16_t>(nk);
-        uint16_t *d_v = dev_alloc<uint16_t>(nk);
-        float *d_lse = dev_alloc<float>(nr), *d_D = dev_alloc<float>(nr), *d_dq = dev_alloc<float>(nq);
-        float *d_dk = dev_alloc<float>(nk), *d_dv = dev_alloc<float>(nk);
-        rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1);
-        dev_upload(d_q, h.data(), nq);
-        rs_gpu_fill_random(dtype, h.data(), nq, 1.0, 4);
-        dev_upload(d_do, h.data(), nq);
-        rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2);
-        dev_upload(d_k, h.data(), nk);
-        rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3);
-        dev_upload(d_v, h.data(), nk);
-        // plausible statistics: lse ~ log(B) + a margin so P stays <= 1; D small
-        for (size_t i = 0; i < nr; i++) hl[i] = logf((float)rows) + 2.0f;
-        dev_upload(d_lse, hl.data(), nr);
-        for (size_t i = 0; i < nr; i++) hl[i] = 0.01f * (float)((i % 7) - 3);
-        dev_upload(d_D, hl.data(), nr);
-        RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
-        RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
-        RS_CUDA_CHECK(cudaMemset(d_dv, 0, nk * sizeof(float)));
-        rs_gpu_step_desc_t desc;
-        rs_gpu_desc_single(rows, rows, causal ? RS_GPU_MASK_DIAG : RS_GPU_MASK_FULL, 0, &desc);
-        const double per_pair = 10.0 * dim * hq * batch;
-        const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
-        const double exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
-        double t = dev_time_median(
-            [&] { dev_try(rs_gpu_bwd_step(kern, &sh, &desc, d_q, d_k, d_v, d_do, d_lse, d_D, d_dq, d_dk, d_dv, st, &err), &err); },
-            warmup, reps);
-        RS_CUDA_CHECK(cudaGetLastError());
-        std::vector<float> chk(nk);
-        dev_download(chk.data(), d_dv, nk);
-        for (size_t i = 0; i < nk; i++)
-            if (!isfinite(chk[i])) {
-                printf("# time: dV[%zu] = %g after the timed runs: FAILED\n", i, chk[i]);
-                failed++;
-                break;
+        dev_time_header();
+        for (const DevShape &shp : shapes) {
+            rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, shp.q, shp.k, 1.0f / sqrtf((float)dim)};
+            if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
+            const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+            std::vector<uint16_t> h(std::max(nq, nk));
+            std::vector<float> hl(nr);
+            uint16_t *d_q = dev_alloc<uint16_t>(nq), *d_do = dev_alloc<uint16_t>(nq), *d_k = dev_alloc<uint16_t>(nk);
+            uint16_t *d_v = dev_alloc<uint16_t>(nk);
+            float *d_lse = dev_alloc<float>(nr), *d_D = dev_alloc<float>(nr), *d_dq = dev_alloc<float>(nq);
+            float *d_dk = dev_alloc<float>(nk), *d_dv = dev_alloc<float>(nk);
+            rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1 + shp.q);
+            dev_upload(d_q, h.data(), nq);
+            rs_gpu_fill_random(dtype, h.data(), nq, 1.0, 4 + shp.q);
+            dev_upload(d_do, h.data(), nq);
+            rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2 + shp.k);
+            dev_upload(d_k, h.data(), nk);
+            rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3 + shp.k);
+            dev_upload(d_v, h.data(), nk);
+            // plausible statistics: lse ~ log(k) + a margin so P stays <= 1; D small
+            for (size_t i = 0; i < nr; i++) hl[i] = logf((float)shp.k) + 2.0f;
+            dev_upload(d_lse, hl.data(), nr);
+            for (size_t i = 0; i < nr; i++) hl[i] = 0.01f * (float)((i % 7) - 3);
+            dev_upload(d_D, hl.data(), nr);
+            for (const DevMask &mk : masks) {
+                RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
+                RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
+                RS_CUDA_CHECK(cudaMemset(d_dv, 0, nk * sizeof(float)));
+                rs_gpu_step_desc_t desc;
+                rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
+                const double per_pair = 10.0 * dim * hq * batch;
+                const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+                const double exec =
+                    per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
+                double t = dev_time_median(
+                    [&] {
+                        dev_try(rs_gpu_bwd_step(kern, &sh, &desc, d_q, d_k, d_v, d_do, d_lse, d_D, d_dq, d_dk, d_dv, st, &err),
+                                &err);
+                    },
+                    warmup, reps);
+                RS_CUDA_CHECK(cudaGetLastError());
+                std::vector<float> chk(nk);
+                dev_download(chk.data(), d_dv, nk);
+                for (size_t i = 0; i < nk; i++)
+                    if (!isfinite(chk[i])) {
+                        printf("# time: dV[%zu] = %g after the timed runs (%s): FAILED\n", i, chk[i], mk.name);
+                        failed++;
+                        break;
+                    }
+                dev_time_row("backward", shp, batch, hq, hkv, dim, mk, t, useful, exec);
             }
-        printf("# %-8s %5s %5s %5s %4s %-6s %10s %12s %12s\n", "B", "batch", "hq", "hkv", "d", "mask", "time_ms",
-               "TFLOPs_usef", "TFLOPs_exec");
-        printf("  %-8d %5d %5d %5d %4d %-6s %10.4f %12.1f %12.1f\n", rows, batch, hq, hkv, dim, causal ? "causal" : "full",
-               t * 1e3, useful / t * 1e-12, exec / t * 1e-12);
-        cudaFree(d_q), cudaFree(d_do), cudaFree(d_k), cudaFree(d_v), cudaFree(d_lse), cudaFree(d_D), cudaFree(d_dq);
-        cudaFree(d_dk), cudaFree(d_dv);
+            cudaFree(d_q), cudaFree(d_do), cudaFree(d_k), cudaFree(d_v), cudaFree(d_lse), cudaFree(d_D), cudaFree(d_dq);
+            cudaFree(d_dk), cudaFree(d_dv);
+        }
     }
     return failed ? 1 : 0;
 }

@@ -7,19 +7,19 @@
 // GPU and in float64 on the CPU from the same bf16/fp16 inputs, then O (16-bit) and lse are compared:
 // pass iff ||O - ref|| / ||ref|| <= 1e-2 and every element is within 2e-2 + 2e-2 |ref| (lse: 1e-3).
 // Outputs are poisoned (NaN) first, so an unwritten element fails. Then the kernel is timed with CUDA
-// events (median of --reps after --warmup) on one B x B block (full, or causal diagonal).
+// events (median of --reps after --warmup) for each call shape of --rows and mask of --mask.
 #include "common.h"
 
 static void usage(void) {
     printf("usage: attention_forward [VARIANT] [options]\n"
            "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores)  [1]\n"
            "  --dtype T        bf16 | fp16                                              [bf16]\n"
-           "  --rows B         rows per rank for timing (K suffix)                      [8K]\n"
+           "  --rows L         timed call shapes: Q or QxK, comma list (K suffix)       [8K]\n"
            "  --batch n        sequences                                                [1]\n"
            "  --heads H        query heads                                              [16]\n"
            "  --kv-heads G     key/value heads (divides H)                              [H]\n"
            "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
-           "  --mask M         full | causal (timed block)                              [full]\n"
+           "  --mask M         timed masks: full,causal,striped (comma list)            [full]\n"
            "  --warmup n       untimed runs                                             [3]\n"
            "  --reps n         timed runs (median)                                      [20]\n"
            "  --no-check       skip the check;  --no-time  skip the timing\n"
@@ -30,8 +30,9 @@ int main(int argc, char **argv) {
     const char *prog = "attention_forward";
     rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA;
     rs_gpu_dtype_t dtype = RS_GPU_BF16;
-    int rows = 8192, batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
-    bool causal = false, do_check = true, do_time = true;
+    int batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
+    const char *rows_text = "8K", *mask_text = "full";
+    bool do_check = true, do_time = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -43,22 +44,20 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--dtype")) {
             if (rs_gpu_dtype_parse(v, &dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
             i++;
-        } else if (!strcmp(a, "--rows")) rows = dev_int(prog, a, argv[++i], 1, 1 << 20);
+        } else if (!strcmp(a, "--rows")) rows_text = argv[++i];
         else if (!strcmp(a, "--batch")) batch = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--heads")) hq = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--kv-heads")) hkv = dev_int(prog, a, argv[++i], 1, 4096);
         else if (!strcmp(a, "--dim")) dim = dev_int(prog, a, argv[++i], 8, 256);
         else if (!strcmp(a, "--warmup")) warmup = dev_int(prog, a, argv[++i], 0, 1000);
         else if (!strcmp(a, "--reps")) reps = dev_int(prog, a, argv[++i], 1, 10000);
-        else if (!strcmp(a, "--mask")) {
-            if (strcmp(v, "full") && strcmp(v, "causal")) dev_usage(prog, "--mask: must be full or causal");
-            causal = !strcmp(v, "causal");
-            i++;
-        } else dev_usage(prog, "unknown argument");
+        else if (!strcmp(a, "--mask")) mask_text = argv[++i]; else dev_usage(prog, "unknown argument");
     }
     if (hkv < 0) hkv = hq;
     if (hq % hkv) dev_usage(prog, "--kv-heads must divide --heads");
-    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
+    const std::vector<DevShape> shapes = dev_shapes(prog, rows_text);
+    const std::vector<DevMask> masks = dev_masks(prog, mask_text);
+    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, shapes[0].q, shapes[0].k, 1.0f / sqrtf((float)dim)};
     if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
     int ndev = 0;
     cudaError_t dc = cudaGetDeviceCount(&ndev);
@@ -130,40 +129,46 @@ int main(int argc, char **argv) {
     }
 
     if (do_time) {
-        rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, rows, rows, 1.0f / sqrtf((float)dim)};
-        if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
-        const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
-        std::vector<uint16_t> h(std::max(nq, nk));
-        uint16_t *dq = dev_alloc<uint16_t>(nq), *dk = dev_alloc<uint16_t>(nk), *dv = dev_alloc<uint16_t>(nk);
-        float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
-        rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1);
-        dev_upload(dq, h.data(), nq);
-        rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2);
-        dev_upload(dk, h.data(), nk);
-        rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3);
-        dev_upload(dv, h.data(), nk);
-        dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
-        rs_gpu_step_desc_t desc;
-        rs_gpu_desc_single(rows, rows, causal ? RS_GPU_MASK_DIAG : RS_GPU_MASK_FULL, 0, &desc);
-        const double per_pair = 4.0 * dim * hq * batch;
-        const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
-        const double exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
-        double t = dev_time_median([&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err); },
-                                   warmup, reps);
-        RS_CUDA_CHECK(cudaGetLastError());
-        std::vector<float> lcheck(nr);
-        dev_download(lcheck.data(), d_l, nr);
-        for (size_t i = 0; i < nr; i++)
-            if (!(lcheck[i] > 0) || !isfinite(lcheck[i])) {
-                printf("# time: l[%zu] = %g after the timed runs: FAILED\n", i, lcheck[i]);
-                failed++;
-                break;
+        // One kernel call per (shape, mask), as a ring step issues it: Q rows x KV rows, fresh random
+        // bf16/fp16 inputs (never zeros), the running state reset before the timed runs.
+        dev_time_header();
+        for (const DevShape &shp : shapes) {
+            rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, shp.q, shp.k, 1.0f / sqrtf((float)dim)};
+            if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);
+            const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
+            std::vector<uint16_t> h(std::max(nq, nk));
+            uint16_t *dq = dev_alloc<uint16_t>(nq), *dk = dev_alloc<uint16_t>(nk), *dv = dev_alloc<uint16_t>(nk);
+            float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
+            rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1 + shp.q);
+            dev_upload(dq, h.data(), nq);
+            rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2 + shp.k);
+            dev_upload(dk, h.data(), nk);
+            rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3 + shp.k);
+            dev_upload(dv, h.data(), nk);
+            for (const DevMask &mk : masks) {
+                dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
+                rs_gpu_step_desc_t desc;
+                rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
+                const double per_pair = 4.0 * dim * hq * batch;
+                const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+                const double exec =
+                    per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
+                double t = dev_time_median(
+                    [&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err); },
+                    warmup, reps);
+                RS_CUDA_CHECK(cudaGetLastError());
+                std::vector<float> lcheck(nr);
+                dev_download(lcheck.data(), d_l, nr);
+                for (size_t i = 0; i < nr; i++) // rows with no visible key (striped row 0) keep l = 0
+                    if (!(lcheck[i] >= 0) || !isfinite(lcheck[i]) || (lcheck[i] == 0 && !(mk.diag > 0 && i % shp.q == 0))) {
+                        printf("# time: l[%zu] = %g after the timed runs (%s): FAILED\n", i, lcheck[i], mk.name);
+                        failed++;
+                        break;
+                    }
+                dev_time_row("forward", shp, batch, hq, hkv, dim, mk, t, useful, exec);
             }
-        printf("# %-8s %5s %5s %5s %4s %-6s %10s %12s %12s\n", "B", "batch", "hq", "hkv", "d", "mask", "time_ms",
-               "TFLOPs_usef", "TFLOPs_exec");
-        printf("  %-8d %5d %5d %5d %4d %-6s %10.4f %12.1f %12.1f\n", rows, batch, hq, hkv, dim, causal ? "causal" : "full",
-               t * 1e3, useful / t * 1e-12, exec / t * 1e-12);
-        cudaFree(dq), cudaFree(dk), cudaFree(dv), cudaFree(d_o), cudaFree(d_m), cudaFree(d_l);
+            cudaFree(dq), cudaFree(dk), cudaFree(dv), cudaFree(d_o), cudaFree(d_m), cudaFree(d_l);
+        }
     }
     return failed ? 1 : 0;
 }

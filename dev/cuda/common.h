@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -110,4 +111,66 @@ static inline DevCase dev_case(rs_layout_t lay, bool causal, int64_t seq, int64_
     }
     c.rank = rank;
     return c;
+}
+
+// ---- timing sweeps: lists of call shapes and masks ------------------------------------------------
+// A timed call is one kernel launch on q x k rows (one Q segment, one KV segment) under one mask:
+//   full     every pair visible                                  (RS_GPU_MASK_FULL)
+//   causal   the causal diagonal i - j >= 0 (contiguous/zigzag)  (RS_GPU_MASK_DIAG, diag 0)
+//   striped  the shifted causal mask i - j >= 1 (striped layout, KV rank after the Q rank)
+struct DevShape {
+    int q, k; // query rows, key rows
+};
+struct DevMask {
+    const char *name;
+    int mask, diag;
+};
+
+// "512,1K,2Kx1K" -> shapes (QxK, or Q alone for a square call). Exits 2 on a bad item.
+static inline std::vector<DevShape> dev_shapes(const char *prog, const char *text) {
+    std::vector<DevShape> out;
+    std::string s(text);
+    size_t pos = 0;
+    while (pos <= s.size()) {
+        size_t comma = s.find(',', pos);
+        std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        size_t x = item.find('x');
+        DevShape sh;
+        sh.q = dev_int(prog, "--rows", item.substr(0, x).c_str(), 1, 1 << 20);
+        sh.k = x == std::string::npos ? sh.q : dev_int(prog, "--rows", item.substr(x + 1).c_str(), 1, 1 << 20);
+        out.push_back(sh);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return out;
+}
+
+// "full,causal,striped" -> masks. Exits 2 on an unknown name.
+static inline std::vector<DevMask> dev_masks(const char *prog, const char *text) {
+    std::vector<DevMask> out;
+    std::string s(text);
+    size_t pos = 0;
+    while (pos <= s.size()) {
+        size_t comma = s.find(',', pos);
+        std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        if (item == "full") out.push_back({"full", RS_GPU_MASK_FULL, 0});
+        else if (item == "causal") out.push_back({"causal", RS_GPU_MASK_DIAG, 0});
+        else if (item == "striped") out.push_back({"striped", RS_GPU_MASK_DIAG, 1});
+        else dev_usage(prog, "--mask: each item must be full, causal or striped");
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return out;
+}
+
+// One row of the timing table (the header is dev_time_header()); gnuplot-readable.
+static inline void dev_time_header(void) {
+    printf("# %-8s %6s %6s %5s %5s %5s %4s %-8s %10s %12s %12s\n", "pass", "q", "k", "batch", "hq", "hkv", "d", "mask",
+           "time_ms", "TFLOPs_usef", "TFLOPs_exec");
+}
+static inline void dev_time_row(const char *pass, const DevShape &s, int batch, int hq, int hkv, int d,
+                                const DevMask &m, double t_s, double useful, double exec) {
+    printf("  %-8s %6d %6d %5d %5d %5d %4d %-8s %10.4f %12.1f %12.1f\n", pass, s.q, s.k, batch, hq, hkv, d, m.name,
+           t_s * 1e3, useful / t_s * 1e-12, exec / t_s * 1e-12);
+    fflush(stdout);
 }
