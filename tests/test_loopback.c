@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "exec.h"
 #include "test_main.h"
 
@@ -155,11 +156,35 @@ static void test_run_loopback_refusals(void) {
     rs_schedule_free(s);
 }
 
+/* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
+ * itself and the overlap with no second rank (its collectives involve itself only). */
+static void test_calibrate_loopback(void) {
+    rs_err_t err = {{0}};
+    void *ts = rs_local_loopback_create(0, 2, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
+    rs_problem_t p = small_problem(2, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_calib_opts_t o;
+    rs_calib_opts_default(&o);
+    o.n_blocks = 2, o.blocks[0] = 64, o.blocks[1] = 128, o.min_time_s = 0.002, o.min_reps = 2;
+    rs_calib_t c;
+    int rc = rs_calibrate(&p, &rs_cpu_compute_ops, &rs_local_transport_ops, ts, &o, &c, &err);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_EQUAL(c.n_blocks, 2);
+    for (int i = 0; i < c.n_blocks; i++) CU_ASSERT(c.flops_eff[i] > 0 && isfinite(c.flops_eff[i]));
+    CU_ASSERT(c.n_sizes > 0);
+    for (int i = 0; i < c.n_sizes; i++) CU_ASSERT(c.t_msg_s[i] > 0 && isfinite(c.t_msg_s[i]));
+    CU_ASSERT(c.bw_bytes_per_s > 0 && isfinite(c.bw_bytes_per_s));
+    CU_ASSERT(c.n_ov > 0);
+    rs_local_transport_ops.destroy(ts);
+}
+
 int main(void) {
     static const rs_test_case_t cases[] = {{"local_loopback_transport", test_local_loopback_transport},
                                            {"run_loopback_forward", test_run_loopback_forward},
                                            {"run_loopback_backward", test_run_loopback_backward},
                                            {"run_loopback_refusals", test_run_loopback_refusals},
+                                           {"calibrate_loopback", test_calibrate_loopback},
                                            {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"exec_loopback", cases}};
     return rs_test_main(suites, 1);

@@ -60,9 +60,10 @@ static void *wd_main(void *arg) {
                             "aborting the communicator\n",
                     (long long)s->rank, s->wd_what, (unsigned long long)s->post_count);
             fflush(stderr);
+            /* an injected stall ends first, so nothing queued behind it can keep the abort waiting */
+            if (s->stall_host) *(volatile int *)s->stall_host = 1;
             if (s->comm) ncclCommAbort(s->comm); /* under wd_mu: the waiting thread no longer touches comm */
             s->comm = NULL;
-            if (s->stall_host) *(volatile int *)s->stall_host = 1; /* let an injected stall end */
             pthread_cond_broadcast(&s->wd_cv);
             continue;
         }
@@ -347,7 +348,7 @@ static int nt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
     if (s->stall_next) { /* test hook: the transfers queue behind a kernel that waits for the watchdog */
         s->stall_next = false;
         *(volatile int *)s->stall_host = 0;
-        if (rs_gpu_stall(s->stall_dev, 600.0, s->ctx->comm, err) < 0) return -1;
+        if (rs_gpu_stall(s->stall_dev, 120.0, s->ctx->comm, err) < 0) return -1; /* ends by itself at worst */
     }
     if (s->loop == RS_GPU_LOOP_COPY) return post_copies(s, n, reqs, err);
     pthread_mutex_lock(&s->wd_mu);
