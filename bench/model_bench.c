@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
         rs_walk_t w;
         t0 = rs_now_s();
         rs_err_t err;
-        if (!s || rs_model_walk(s, &m, NULL, NULL, &w, &err) != 0) {
+        if (!s || rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, &err) != 0) {
             fprintf(stderr, "walk failed\n");
             return 1;
         }

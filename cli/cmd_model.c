@@ -55,7 +55,7 @@ static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *
         return rs_errf(err, "out of memory");
     }
     rs_walk_t w;
-    int rc = rs_model_walk(s, &c->machine, t, NULL, &w, err);
+    int rc = rs_model_walk(s, &c->machine, rs_trace_sink(t), NULL, &w, err);
     if (rc == 0) {
         rc |= rs_trace_set_meta(t, "backend", "model");
         rc |= rs_trace_meta_problem(t, &e->problem);
@@ -239,7 +239,7 @@ int rs_cmd_model(int argc, char **argv) {
             e->problem = rs_cli_common_problem(&c, i, j);
             rs_schedule_t *s = rs_schedule_create(&e->problem, &err);
             if (!s || rs_model_closed(&e->problem, &c.machine, &e->closed, &err) != 0 ||
-                rs_model_walk(s, &c.machine, NULL, NULL, &e->walk, &err) != 0)
+                rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
             rs_schedule_free(s);
         }

@@ -416,7 +416,7 @@ int rs_cmd_report(int argc, char **argv) {
             rs_schedule_t *s = rs_schedule_create(p, &err);
             rs_trace_t *t = rs_trace_create("model");
             if (!e->busy_s || !s || !t || rs_model_closed(p, m, &e->closed, &err) != 0 ||
-                rs_model_walk(s, m, t, e->busy_s, &e->walk, &err) != 0 || rs_trace_meta_problem(t, p) != 0 ||
+                rs_model_walk(s, m, rs_trace_sink(t), e->busy_s, &e->walk, &err) != 0 || rs_trace_meta_problem(t, p) != 0 ||
                 rs_cli_meta_machine(t, m) != 0 || rs_trace_set_meta(t, "backend", "model") != 0) {
                 rc = RS_EXIT_FAIL;
             }

@@ -160,7 +160,7 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
             return RS_EXIT_FAIL;
         }
     }
-    if (rs_model_walk(s, &c->machine, NULL, NULL, &e->walk, err) != 0) rc = RS_EXIT_USAGE;
+    if (rs_model_walk(s, &c->machine, RS_NO_SINK, NULL, &e->walk, err) != 0) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
         int r = rs_sim_run(s, &c->machine, cfg, t, &e->sim, err);
         if (r == RS_SIM_BAD_INPUT) rc = RS_EXIT_USAGE;

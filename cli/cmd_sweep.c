@@ -217,7 +217,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     if (!s) return -1;
     rs_trace_t *t = rs_trace_create("model");
     int rc = t ? 0 : rs_errf(err, "out of memory");
-    if (rc == 0) rc = rs_model_walk(s, &pt->machine, t, NULL, &pt->walk, err);
+    if (rc == 0) rc = rs_model_walk(s, &pt->machine, rs_trace_sink(t), NULL, &pt->walk, err);
     if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, &pt->pred, err);
     if (rc == 0 && traces) {
         if (rs_trace_meta_problem(t, &pt->problem) || rs_cli_meta_machine(t, &pt->machine) ||

@@ -351,7 +351,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             rs_walk_t w;
             rs_closed_t cf;
             rs_compare_t cmp;
-            if (rs_model_walk(s, &m, tp, NULL, &w, &err) < 0 || rs_trace_meta_problem(tp, &p) < 0 ||
+            if (rs_model_walk(s, &m, rs_trace_sink(tp), NULL, &w, &err) < 0 || rs_trace_meta_problem(tp, &p) < 0 ||
                 rs_model_closed(&p, &m, &cf, &err) < 0 || rs_trace_summarize(tm, p.pass, &rows[i].meas, &err) < 0 ||
                 rs_trace_summarize(tp, p.pass, &rows[i].pred, &err) < 0 || rs_compare_traces(tm, tp, &cmp, &err) < 0) {
                 fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);

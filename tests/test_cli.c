@@ -115,7 +115,7 @@ static void csv_matches_library(const char *extra, double host_o, double host_pe
         rs_closed_t c;
         rs_walk_t w;
         rs_model_closed(&p, &m, &c, NULL);
-        rs_model_walk(sch, &m, NULL, NULL, &w, NULL);
+        rs_model_walk(sch, &m, RS_NO_SINK, NULL, &w, NULL);
         RS_ASSERT_REL(tc, c.t_comp_s, 1e-15);
         RS_ASSERT_REL(tm, c.t_comm_s, 1e-15);
         RS_ASSERT_REL(mk, w.makespan_s, 1e-15);

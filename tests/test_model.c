@@ -134,7 +134,7 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
                 rs_closed_t c;
                 rs_walk_t w;
                 CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
-                CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &w, NULL), 0);
+                CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, NULL), 0);
                 RS_ASSERT_REL(w.makespan_s, c.makespan_s, 1e-12);
                 RS_ASSERT_REL(w.efficiency, w.ideal_s / w.makespan_s, 1e-15);
                 rs_schedule_free(s);
@@ -189,7 +189,7 @@ static void test_closed_hand_curve_host(void) {
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_walk_t w;
     rs_trace_t *t = rs_trace_create("model");
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, NULL), 0);
     RS_ASSERT_REL(w.makespan_s, 3 * step + tc, 1e-14);
     RS_ASSERT_REL(w.t_comp_max_s, tcp, 1e-14); /* the host cost is compute time */
     rs_trace_free(t);
@@ -249,7 +249,7 @@ static void test_causal_walk_hand_values(void) {
     /* contiguous: rank N-1 computes its diagonal (10 pairs) and N-1 full blocks (16 pairs) */
     rs_problem_t p = mha(n * b, n, true, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
-    rs_model_walk(s, &m, NULL, NULL, &w, NULL);
+    rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, NULL);
     RS_ASSERT_REL(w.makespan_s, (10 + 16 * (n - 1)) * fpp / f, 1e-9);
     RS_ASSERT_REL(w.busy_max_s, (10 + 16 * 7) * fpp / f, 1e-12);
     RS_ASSERT_REL(w.busy_mean_s, (double)rs_problem_total_flops(&p) / n / f, 1e-12);
@@ -257,7 +257,7 @@ static void test_causal_walk_hand_values(void) {
     /* zigzag: chunks of 2; step 0: 2 diagonals (3 pairs) + 1 full (4); later steps 2 full chunks */
     p.layout = RS_LAYOUT_ZIGZAG;
     s = rs_schedule_create(&p, NULL);
-    rs_model_walk(s, &m, NULL, NULL, &w, NULL);
+    rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, NULL);
     RS_ASSERT_REL(w.makespan_s, (2 * 3 + 4 + (n - 1) * 8) * fpp / f, 1e-9);
     RS_ASSERT_REL(w.busy_max_s, w.busy_mean_s, 1e-12); /* perfectly balanced */
     rs_schedule_free(s);
@@ -278,7 +278,7 @@ static void test_loopback_walk_hand_values(void) {
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, NULL), 0);
     rs_trace_sort(t);
     const rs_event_t *ev = rs_trace_events(t);
     long e0 = rs_trace_find(t, 0, 7, RS_PASS_FORWARD, RS_EV_STEP), e7 = rs_trace_find(t, 7, 7, RS_PASS_FORWARD, RS_EV_STEP);
@@ -289,7 +289,7 @@ static void test_loopback_walk_hand_values(void) {
     /* the ring itself couples the ranks: rank 0 cannot end before rank 1 has posted */
     m.loopback = false;
     rs_walk_t wr;
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &wr, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, RS_NO_SINK, NULL, &wr, NULL), 0);
     CU_ASSERT(wr.makespan_s >= w.makespan_s);
     /* the receive's peer stays the ring's (p - 1), as the executor writes it */
     long r3 = rs_trace_find(t, 3, 1, RS_PASS_FORWARD, RS_EV_RECV);
@@ -314,7 +314,7 @@ static void test_walk_compute_matches_machine(void) {
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, NULL), 0);
     size_t n_ev = rs_trace_count(t), n_comp = 0;
     const rs_event_t *ev = rs_trace_events(t);
     for (size_t i = 0; i < n_ev; i++) {
@@ -338,19 +338,19 @@ static void test_straggler_and_slow_hop(void) {
     rs_machine_t m = machine(1e12, 1e13, 0);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_walk_t base, slow;
-    rs_model_walk(s, &m, NULL, NULL, &base, NULL);
+    rs_model_walk(s, &m, RS_NO_SINK, NULL, &base, NULL);
     m.n_stragglers = 1;
     m.straggler_rank[0] = 3;
     m.straggler_factor[0] = 1.5;
-    rs_model_walk(s, &m, NULL, NULL, &slow, NULL);
+    rs_model_walk(s, &m, RS_NO_SINK, NULL, &slow, NULL);
     RS_ASSERT_REL(slow.makespan_s, 1.5 * base.makespan_s, 1e-12);
     /* a hop 9x slower sets the pace of a comm-bound ring: makespan ~ (N-1) * 9 T_comm */
     rs_machine_t m2 = machine(1e15, 1e11, 0);
-    rs_model_walk(s, &m2, NULL, NULL, &base, NULL);
+    rs_model_walk(s, &m2, RS_NO_SINK, NULL, &base, NULL);
     m2.n_degraded = 1;
     m2.degraded_hop[0] = 2;
     m2.degraded_factor[0] = 9;
-    rs_model_walk(s, &m2, NULL, NULL, &slow, NULL);
+    rs_model_walk(s, &m2, RS_NO_SINK, NULL, &slow, NULL);
     double tm = (double)rs_problem_kv_bytes(&p) / 1e11;
     RS_ASSERT_REL(slow.makespan_s, 7 * 9 * tm + 4096.0 * 4096 * 512 / 1e15, 1e-9);
     rs_schedule_free(s);
@@ -378,8 +378,8 @@ static void test_fused_walk_equals_general(void) {
             rs_trace_t *t = rs_trace_create("model");
             double busy_a[16], busy_b[16];
             rs_walk_t a, b;
-            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, busy_a, &a, NULL), 0);
-            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, busy_b, &b, NULL), 0);
+            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, RS_NO_SINK, busy_a, &a, NULL), 0);
+            CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), busy_b, &b, NULL), 0);
             RS_ASSERT_REL(a.makespan_s, b.makespan_s, 1e-15);
             /* durations: the general walk subtracts absolute times, so allow rounding */
             RS_ASSERT_REL(a.t_comp_max_s, b.t_comp_max_s, 1e-12);

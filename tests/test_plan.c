@@ -102,7 +102,7 @@ static void test_ring_is_walk(void) {
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_walk_t w;
-    CU_ASSERT_EQUAL(rs_model_walk(s, &m, NULL, NULL, &w, &err), 0);
+    CU_ASSERT_EQUAL(rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, &err), 0);
     rs_schedule_free(s);
     CU_ASSERT_EQUAL(cost.attn_bwd_s, w.makespan_s);
     /* hidden = the walk's transfer-bound steps, less the 16 tail steps that have no compute */

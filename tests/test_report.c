@@ -63,7 +63,7 @@ static rs_trace_t *model_trace(const rs_problem_t *p) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, &err), 0);
     rs_trace_meta_problem(t, p);
     rs_trace_sort(t);
     rs_schedule_free(s);
@@ -346,7 +346,7 @@ static void test_report_matches_model(void) {
         rs_err_t err;
         CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, &err), 0);
         rs_schedule_t *s = rs_schedule_create(&p, &err);
-        CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &w, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, &err), 0);
         rs_schedule_free(s);
         CU_ASSERT_EQUAL(block, 16384);
         RS_ASSERT_REL(bmin, c.b_min_tokens, 1e-15);

@@ -68,7 +68,7 @@ static int run_pair(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_c
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     r->wt = rs_trace_create("model");
     r->st = rs_trace_create("sim");
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, r->wt, NULL, &r->walk, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, rs_trace_sink(r->wt), NULL, &r->walk, &err), 0);
     int rc = rs_sim_run(s, m, cfg, r->st, &r->sim, &err);
     if (rc != 0) fprintf(stderr, "  rs_sim_run: %s\n", err.msg);
     rs_trace_sort(r->wt);

@@ -28,24 +28,6 @@ struct rs_trace {
 };
 
 /* ------------------------------------------------------------------------------------------------
- * Kinds
- * ---------------------------------------------------------------------------------------------- */
-static const char *const kind_names[RS_EV_KIND_COUNT] = {"compute", "send", "recv", "step"};
-
-const char *rs_event_kind_name(rs_event_kind_t k) {
-    return (k >= 0 && k < RS_EV_KIND_COUNT) ? kind_names[k] : "?";
-}
-
-int rs_event_kind_parse(const char *s, rs_event_kind_t *out) {
-    for (int k = 0; k < RS_EV_KIND_COUNT; k++)
-        if (strcmp(s, kind_names[k]) == 0) {
-            *out = (rs_event_kind_t)k;
-            return 0;
-        }
-    return -1;
-}
-
-/* ------------------------------------------------------------------------------------------------
  * Trace object
  * ---------------------------------------------------------------------------------------------- */
 rs_trace_t *rs_trace_create(const char *source) {
@@ -231,6 +213,10 @@ int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
     t->events[t->n_events++] = *ev;
     return 0;
 }
+
+static int trace_emit(void *ctx, const rs_event_t *ev) { return rs_trace_add(ctx, ev); }
+
+rs_event_sink_t rs_trace_sink(rs_trace_t *t) { return t ? (rs_event_sink_t){trace_emit, t} : RS_NO_SINK; }
 
 size_t rs_trace_count(const rs_trace_t *t) { return t->n_events; }
 const rs_event_t *rs_trace_events(const rs_trace_t *t) { return t->events; }

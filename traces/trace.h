@@ -19,24 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event.h"
 #include "schedule.h"
 #include "util.h"
-
-typedef enum { RS_EV_COMPUTE = 0, RS_EV_SEND, RS_EV_RECV, RS_EV_STEP, RS_EV_KIND_COUNT } rs_event_kind_t;
-const char *rs_event_kind_name(rs_event_kind_t k);  /* "compute" | "send" | "recv" | "step" */
-int rs_event_kind_parse(const char *s, rs_event_kind_t *out);
-
-typedef struct {
-    int32_t rank;          /* ring rank */
-    int32_t step;          /* step index within the pass */
-    rs_pass_t pass;        /* forward / backward */
-    rs_event_kind_t kind;  /* compute, send, recv, step */
-    int32_t peer;          /* send: destination; recv: source; else -1 */
-    double start_s;        /* seconds from the run origin */
-    double end_s;          /* >= start_s */
-    double flops;          /* compute: executed FLOPs; else 0 */
-    double bytes;          /* send/recv: payload bytes; else 0 */
-} rs_event_t;
 
 typedef struct rs_trace rs_trace_t; /* opaque: header key/values + growable event array */
 
@@ -61,6 +46,8 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err);
 
 /* Append an event. Returns 0 or -1 on OOM. */
 int rs_trace_add(rs_trace_t *t, const rs_event_t *ev);
+/* A sink (event.h) that appends every event to t; RS_NO_SINK when t is NULL. Can't fail. */
+rs_event_sink_t rs_trace_sink(rs_trace_t *t);
 size_t rs_trace_count(const rs_trace_t *t);
 const rs_event_t *rs_trace_events(const rs_trace_t *t);
 rs_event_t *rs_trace_events_mut(rs_trace_t *t);

@@ -192,7 +192,7 @@ int main(int argc, char **argv) {
                 int64_t la[2] = {n_ranks, loop};
                 if ((loop ? rs_exec_run_loopback(s, cops, &rs_nccl_transport_ops, make_loop, la, NULL, 0, &o, meas, &res, &err)
                           : rs_exec_run_threads(s, cops, &rs_nccl_transport_ops, ts, &o, meas, &res, &err)) < 0 ||
-                    rs_model_walk(s, &mach[pass], pred, NULL, &w, &err) < 0)
+                    rs_model_walk(s, &mach[pass], rs_trace_sink(pred), NULL, &w, &err) < 0)
                     goto fail;
                 rs_trace_sort(meas);
                 rs_trace_sort(pred);

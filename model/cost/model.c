@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
-
 /* ================================================================================================
  * The seed's formulas
  * ============================================================================================== */
@@ -200,10 +198,10 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
 /* ================================================================================================
  * Critical-path walk
  * ============================================================================================== */
-static int emit(struct rs_trace *t, int64_t rank, int64_t step, rs_pass_t pass, rs_event_kind_t kind,
+static int emit(rs_event_sink_t sink, int64_t rank, int64_t step, rs_pass_t pass, rs_event_kind_t kind,
                 int64_t peer, double start, double end, double flops, double bytes) {
     rs_event_t ev = {(int32_t)rank, (int32_t)step, pass, kind, (int32_t)peer, start, end, flops, bytes};
-    return rs_trace_add(t, &ev);
+    return rs_sink_emit(sink, &ev);
 }
 
 /* Per-step work of the walk: the schedule's three FLOP classes and their compute times. */
@@ -229,8 +227,8 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     return work + wc->m->launch_s;
 }
 
-int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
-                  double *rank_busy_s, rs_walk_t *out, rs_err_t *err) {
+int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
+                  rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     if (rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
@@ -258,8 +256,9 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     work_classes_t wc = {.n = n, .slow = slow, .m = m};
     rs_schedule_flops_classes(s, wc.useful, wc.exec);
     for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
-    /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no trace */
-    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !trace && !m->loopback;
+    /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no events */
+    const bool want_events = rs_sink_wants(sink);
+    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !want_events && !m->loopback;
 
     /* local accumulators (kept in registers: the double arrays could alias *out) */
     uint64_t acc_useful = 0, acc_exec = 0;
@@ -277,7 +276,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         const double host = rs_machine_host_s(m, nx, (double)total_bytes);
         const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
         if (fused) {
-            /* One pass: full overlap (eta = 1, sigma = 1) and no trace. Hop r's flows end at
+            /* One pass: full overlap (eta = 1, sigma = 1) and no events. Hop r's flows end at
              * max(t0[r], t0[r+1]) + L_r + bytes / W_r; a rank waits for its hop and the previous. */
             const double tb = (double)total_bytes;
             double fe_prev = 0, fe_last = 0;
@@ -347,16 +346,16 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
                 if (end_x - t0[r] > acc_comm_max) acc_comm_max = end_x - t0[r];
                 acc_bound += end_x > end_c;
             }
-            if (trace) {
+            if (want_events) {
                 uint64_t fu, fx;
                 rs_schedule_flops(s, r, k, &fu, &fx);
-                if (computes) rc |= emit(trace, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
+                if (computes) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
                 if (nx > 0) {
-                    rc |= emit(trace, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
-                    rc |= emit(trace, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0,
+                    rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
+                    rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0,
                                (double)total_bytes);
                 }
-                rc |= emit(trace, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+                rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
             }
         }
         out->rank_steps += n;

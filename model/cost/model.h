@@ -24,11 +24,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "event.h"
 #include "hw.h"
 #include "schedule.h"
 #include "util.h"
-
-struct rs_trace; /* traces/trace.h */
 
 /* ---------------------------------------------------------------------------------------------------
  * Closed form
@@ -90,10 +89,11 @@ typedef struct {
     int64_t rank_steps;      /* (rank, step) visited */
 } rs_walk_t;
 
-/* Walk the schedule on the machine. If trace is non-NULL, append compute, send, recv and step
- * events (traces/trace.h; send/recv from post to completion). If rank_busy_s is non-NULL it must
- * hold N doubles and receives each rank's summed compute time. Memory O(N). Returns 0 or -1. */
-int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace *trace,
-                  double *rank_busy_s, rs_walk_t *out, rs_err_t *err);
+/* Walk the schedule on the machine. Compute, send, recv and step events (event.h; send/recv from
+ * post to completion) go to sink (RS_NO_SINK: none are made). If rank_busy_s is non-NULL it must
+ * hold N doubles and receives each rank's summed compute time. Memory O(N). Returns 0 or -1 with err
+ * (the sink refused an event: out of memory). */
+int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
+                  rs_walk_t *out, rs_err_t *err);
 
 #endif /* RS_MODEL_H */

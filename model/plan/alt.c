@@ -103,7 +103,7 @@ static int walk_pass(const rs_transformer_t *t, const rs_machine_t *m, const rs_
     if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return -1;
     rs_schedule_t *s = rs_schedule_create(&p, err);
     if (!s) return -1;
-    int rc = rs_model_walk(s, &rm, NULL, NULL, w, err);
+    int rc = rs_model_walk(s, &rm, RS_NO_SINK, NULL, w, err);
     rs_schedule_free(s);
     if (rc) return -1;
     if (rs_model_closed(&p, &rm, cl, err)) return -1;
