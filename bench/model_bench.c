@@ -19,8 +19,8 @@ static rs_machine_t h100(void) {
     snprintf(m.hw_name, sizeof m.hw_name, "H100-SXM (figures inline)");
     m.dtype = RS_DTYPE_BF16;
     m.flops_per_s = 989e12;
-    m.overlap = 1;
-    m.comp_slowdown = 1;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
     m.intra = (rs_tier_t){"nvlink4", 450e9, 3e-6};
     m.inter = m.intra;
     return m;

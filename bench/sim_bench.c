@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "schedule.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "model.h"
 #include "schedule.h"
 #include "util.h"

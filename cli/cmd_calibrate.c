@@ -77,7 +77,7 @@ static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
            rs_pass_name(j->problem.pass), note);
     rs_calib_print(&c, stdout);
     rs_hw_t hw;
-    rs_calib_to_hw(&c, name, note, tops->size(ts), &hw);
+    rs_calib_to_hw(&c, name, note, tops->size(ts), RS_DTYPE_FP32, &hw);
     if (rs_hw_write_json(&hw, j->out, note, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
         return RS_EXIT_FAIL;
@@ -91,7 +91,7 @@ static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
     if (rs_machine_from_hw(&back, RS_DTYPE_FP32, &mb, &err) == 0) rs_cli_overlap_desc(&mb, ovd, sizeof ovd);
     printf("# profile %s: F_peak(fp32) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out,
-           back.flops_per_s[RS_DTYPE_FP32] * 1e-9, back.n_eff, back.intra.bw_bytes_per_s * 1e-9, back.intra.latency_s, ovd);
+           back.flops_per_s[RS_DTYPE_FP32] * 1e-9, back.cal.n_eff, back.intra.bw_bytes_per_s * 1e-9, back.intra.latency_s, ovd);
     fflush(stdout);
     return 0;
 }

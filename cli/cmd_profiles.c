@@ -107,7 +107,7 @@ int rs_cmd_profiles(int argc, char **argv) {
         printf("%s: ok: %s, bf16 %g FLOP/s, G = %lld, intra %s %g bytes/s, inter %s %g bytes/s, %d efficiency points\n",
                arg, hw.name, hw.flops_per_s[RS_DTYPE_BF16], (long long)hw.devices_per_node, hw.intra.name,
                hw.intra.bw_bytes_per_s, hw.has_inter ? hw.inter.name : "-", hw.has_inter ? hw.inter.bw_bytes_per_s : 0.0,
-               hw.n_eff);
+               hw.cal.n_eff);
         return RS_EXIT_OK;
     }
     const char *text = NULL;

@@ -395,7 +395,7 @@ int rs_cmd_report(int argc, char **argv) {
     const rs_problem_t *p0 = &c->problem;
     bool sim_on = false;
 #ifdef RINGSIM_HAVE_SIM
-    sim_on = !no_sim && m->comp_slowdown <= 1 && !rs_machine_partial_overlap(m);
+    sim_on = !no_sim && m->cal.comp_slowdown <= 1 && !rs_machine_partial_overlap(m);
 #endif
     fprintf(stderr, "ringsim report: model%s for %d layouts x %d passes...\n", sim_on ? " and sim" : "", c->n_layouts,
             c->n_passes);

@@ -231,7 +231,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     pt->note[0] = 0;
 #ifdef RINGSIM_HAVE_SIM
     if (rc == 0 && spec->run_sim) {
-        if (pt->machine.comp_slowdown > 1 || rs_machine_partial_overlap(&pt->machine)) {
+        if (pt->machine.cal.comp_slowdown > 1 || rs_machine_partial_overlap(&pt->machine)) {
             snprintf(pt->note, sizeof pt->note, "sim skipped: --slowdown/--overlap are walk-only");
         } else {
             rs_sim_config_t cfg;

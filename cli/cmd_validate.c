@@ -160,7 +160,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             char note[256];
             snprintf(note, sizeof note, "ringsim validate calibration, %lld ranks, progress %s; %.80s", (long long)N,
                      j->progress, rs_exec_blas_version());
-            rs_calib_to_hw(&c, "cpu-validate", note, N, &hw);
+            rs_calib_to_hw(&c, "cpu-validate", note, N, RS_DTYPE_FP32, &hw);
             printf("# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)N, j->progress);
             rs_calib_print(&c, stdout);
         }
@@ -266,9 +266,9 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             double fastest[MAX_B];
             rs_calib_rank_factors(kt, j->n_b, N, fastest, fr);
             for (int i = 0; i < j->n_b; i++) {
-                const double f = (double)kflops[i] / fastest[i], peak = m.flops_per_s;
-                for (int e = 0; e < m.n_eff; e++)
-                    if ((int64_t)m.eff[e].block_tokens == j->b[i]) m.eff[e].efficiency = f / peak;
+                const double f = (double)kflops[i] / fastest[i], peak = c.flops_peak;
+                for (int e = 0; e < c.model.n_eff; e++)
+                    if ((int64_t)c.model.eff[e].block_tokens == j->b[i]) c.model.eff[e].efficiency = f / peak;
             }
             m.n_stragglers = 0;
             printf("# per-rank kernel time over the fastest rank's (median over the sweep):");
@@ -299,38 +299,31 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 }
         }
         if (rank == 0 && N >= 2 && c.n_ov > 0 && exit_code == RS_EXIT_OK) {
-            rs_hw_t h2;
             rs_calib_fit_overlap(&c);
-            rs_calib_to_hw(&c, hw.name, hw.calibration_note, N, &h2);
-            m.n_overlap = h2.n_overlap;
-            memcpy(m.overlap_curve, h2.overlap_curve, sizeof m.overlap_curve);
-            m.host_s_per_xfer = h2.host_s_per_xfer, m.host_s_per_byte = h2.host_s_per_byte;
             printf("# overlap points from samples interleaved with the runs (host cost and curve fitted again):\n"
                    "#      B        bytes      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n");
             for (int k = 0; k < c.n_ov; k++)
                 printf("  %6lld %12llu %13.6g %14.6g %14.6g %8.3f\n", (long long)c.ov[k].block, (unsigned long long)c.ov[k].bytes,
                        c.ov[k].t_comp_s, c.ov[k].t_comp_busy_s, c.ov[k].t_end_s, c.ov[k].eta);
-            printf("# host cost %.3g s + %.3g s/byte (median |error| of the busy compute %.1f%%)\n", c.host_s_per_xfer,
-                   c.host_s_per_byte, 100 * c.host_fit_err);
+            printf("# host cost %.3g s + %.3g s/byte (median |error| of the busy compute %.1f%%)\n", c.model.host_s_per_xfer,
+                   c.model.host_s_per_byte, 100 * c.host_fit_err);
         }
         if (rank == 0) { /* renormalise: the peak is the largest measured rate */
             double mx = 0;
-            for (int e = 0; e < m.n_eff; e++) mx = fmax(mx, m.eff[e].efficiency);
-            for (int e = 0; e < m.n_eff; e++) m.eff[e].efficiency /= mx;
-            m.flops_per_s *= mx;
+            for (int e = 0; e < c.model.n_eff; e++) mx = fmax(mx, c.model.eff[e].efficiency);
+            for (int e = 0; e < c.model.n_eff; e++) c.model.eff[e].efficiency /= mx;
+            c.flops_peak *= mx;
+            /* the machine the predictions use: the calibration, updated by the interleaved samples */
+            m.cal = c.model;
+            m.flops_per_s = c.flops_peak;
             printf("# F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n");
-            for (int e = 0; e < m.n_eff; e++)
-                printf("  %6lld %12.3f\n", (long long)m.eff[e].block_tokens, m.flops_per_s * m.eff[e].efficiency * 1e-9);
+            for (int e = 0; e < m.cal.n_eff; e++)
+                printf("  %6lld %12.3f\n", (long long)m.cal.eff[e].block_tokens, m.flops_per_s * m.cal.eff[e].efficiency * 1e-9);
         }
         /* --save-profile: the machine the predictions use (calibration, then the interleaved samples) */
         if (rank == 0 && j->save_profile && exit_code == RS_EXIT_OK) {
             hw.flops_per_s[RS_DTYPE_FP32] = m.flops_per_s;
-            hw.n_eff = m.n_eff;
-            memcpy(hw.eff, m.eff, sizeof hw.eff);
-            hw.n_overlap = m.n_overlap;
-            memcpy(hw.overlap_curve, m.overlap_curve, sizeof hw.overlap_curve);
-            hw.overlap = m.overlap, hw.comp_slowdown = m.comp_slowdown;
-            hw.host_s_per_xfer = m.host_s_per_xfer, hw.host_s_per_byte = m.host_s_per_byte;
+            hw.cal = m.cal;
             if (rs_hw_write_json(&hw, j->save_profile, hw.calibration_note, &err) < 0) {
                 fprintf(stderr, "ringsim validate: %s\n", err.msg);
                 exit_code = RS_EXIT_FAIL;
@@ -372,11 +365,11 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 /* the calibrated machine; a simulator without partial overlap (docs/sim.md) refuses it
                  * as bad input, and then runs with eta = 1, sigma = 1 (its full overlap), labelled */
                 rs_machine_t msim = m; /* after the F_eff update above */
-                if (!sim_full) msim.overlap = 1, msim.n_overlap = 0, msim.comp_slowdown = 1;
+                if (!sim_full) msim.cal.overlap = 1, msim.cal.n_overlap = 0, msim.cal.comp_slowdown = 1;
                 int src = rs_sim_run(s, &msim, &cfg, tsim, &sr, &err);
-                if (src == RS_SIM_BAD_INPUT && sim_full && (rs_machine_partial_overlap(&m) || m.comp_slowdown > 1)) {
+                if (src == RS_SIM_BAD_INPUT && sim_full && (rs_machine_partial_overlap(&m) || m.cal.comp_slowdown > 1)) {
                     sim_full = false;
-                    msim.overlap = 1, msim.n_overlap = 0, msim.comp_slowdown = 1;
+                    msim.cal.overlap = 1, msim.cal.n_overlap = 0, msim.cal.comp_slowdown = 1;
                     rs_sim_result_free(&sr);
                     rs_trace_free(tsim);
                     tsim = rs_trace_create("sim");
@@ -418,7 +411,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                "# times in seconds; err = (model - measured) / measured; T_* are medians over (rank, step)\n",
                (long long)N, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, (long long)p->batch,
                rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal", j->eo.reps, j->eo.warmup,
-               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.n_eff, ovd);
+               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.cal.n_eff, ovd);
         printf("# %6s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", "B", "comp_meas", "comp_model", "err",
                "comm_meas", "comm_model", "err", "step_meas", "step_model", "err", "mkspan_meas", "mkspan_model", "err",
                "sim_err");

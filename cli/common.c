@@ -217,10 +217,10 @@ int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
         }
     }
     if (c->latency_override >= 0) hw->intra.latency_s = hw->inter.latency_s = c->latency_override;
-    if (c->launch_override >= 0) hw->launch_s = c->launch_override;
-    if (c->overlap_override >= 0) hw->overlap = c->overlap_override, hw->n_overlap = 0; /* replaces a curve */
-    if (c->host_xfer_override >= 0) hw->host_s_per_xfer = c->host_xfer_override, hw->host_s_per_byte = c->host_byte_override;
-    if (c->slowdown_override >= 0) hw->comp_slowdown = c->slowdown_override;
+    if (c->launch_override >= 0) hw->cal.launch_s = c->launch_override;
+    if (c->overlap_override >= 0) hw->cal.overlap = c->overlap_override, hw->cal.n_overlap = 0; /* replaces a curve */
+    if (c->host_xfer_override >= 0) hw->cal.host_s_per_xfer = c->host_xfer_override, hw->cal.host_s_per_byte = c->host_byte_override;
+    if (c->slowdown_override >= 0) hw->cal.comp_slowdown = c->slowdown_override;
     if (c->gpus_per_node >= 0) hw->devices_per_node = c->gpus_per_node;
     rs_machine_t *m = &c->machine;
     if (rs_machine_from_hw(hw, c->dtype, m, err) != 0) return -1;
@@ -305,15 +305,15 @@ void rs_cli_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
     do {                                                                                \
         if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
     } while (0)
-    if (m->n_overlap > 0) {
+    if (m->cal.n_overlap > 0) {
         PUT("overlap curve (bytes:eta)");
-        for (int k = 0; k < m->n_overlap; k++) PUT(" %.0f:%.3f", m->overlap_curve[k].bytes, m->overlap_curve[k].eta);
+        for (int k = 0; k < m->cal.n_overlap; k++) PUT(" %.0f:%.3f", m->cal.overlap_curve[k].bytes, m->cal.overlap_curve[k].eta);
     } else {
-        PUT("overlap %.3f", m->overlap);
+        PUT("overlap %.3f", m->cal.overlap);
     }
-    if (m->comp_slowdown > 1) PUT(", slowdown %.3f", m->comp_slowdown);
-    if (m->host_s_per_xfer > 0 || m->host_s_per_byte > 0)
-        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->host_s_per_xfer, m->host_s_per_byte);
+    if (m->cal.comp_slowdown > 1) PUT(", slowdown %.3f", m->cal.comp_slowdown);
+    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0)
+        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->cal.host_s_per_xfer, m->cal.host_s_per_byte);
 #undef PUT
 }
 
@@ -331,22 +331,22 @@ int rs_cli_meta_machine(struct rs_trace *t, const rs_machine_t *m) {
         rc |= rs_trace_set_meta(t, "inter_bw_bytes_per_s", "%.17g", m->inter.bw_bytes_per_s);
         rc |= rs_trace_set_meta(t, "inter_latency_s", "%.17g", m->inter.latency_s);
     }
-    rc |= rs_trace_set_meta(t, "launch_s", "%.17g", m->launch_s);
-    rc |= rs_trace_set_meta(t, "overlap", "%.17g", m->overlap);
-    rc |= rs_trace_set_meta(t, "comp_slowdown", "%.17g", m->comp_slowdown);
-    if (m->n_overlap > 0) {
+    rc |= rs_trace_set_meta(t, "launch_s", "%.17g", m->cal.launch_s);
+    rc |= rs_trace_set_meta(t, "overlap", "%.17g", m->cal.overlap);
+    rc |= rs_trace_set_meta(t, "comp_slowdown", "%.17g", m->cal.comp_slowdown);
+    if (m->cal.n_overlap > 0) {
         char buf[RS_MAX_OVERLAP_POINTS * 48] = "";
         size_t n = 0;
-        for (int k = 0; k < m->n_overlap && n < sizeof buf; k++)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%.6g:%.6g", k ? " " : "", m->overlap_curve[k].bytes,
-                                  m->overlap_curve[k].eta);
+        for (int k = 0; k < m->cal.n_overlap && n < sizeof buf; k++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%.6g:%.6g", k ? " " : "", m->cal.overlap_curve[k].bytes,
+                                  m->cal.overlap_curve[k].eta);
         rc |= rs_trace_set_meta(t, "overlap_curve", "%s", buf);
     }
-    if (m->host_s_per_xfer > 0 || m->host_s_per_byte > 0) {
-        rc |= rs_trace_set_meta(t, "host_s_per_xfer", "%.17g", m->host_s_per_xfer);
-        rc |= rs_trace_set_meta(t, "host_s_per_byte", "%.17g", m->host_s_per_byte);
+    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0) {
+        rc |= rs_trace_set_meta(t, "host_s_per_xfer", "%.17g", m->cal.host_s_per_xfer);
+        rc |= rs_trace_set_meta(t, "host_s_per_byte", "%.17g", m->cal.host_s_per_byte);
     }
-    rc |= rs_trace_set_meta(t, "n_eff_points", "%d", m->n_eff);
+    rc |= rs_trace_set_meta(t, "n_eff_points", "%d", m->cal.n_eff);
     rc |= rs_trace_set_meta(t, "jitter", "%.17g", m->jitter);
     rc |= rs_trace_set_meta(t, "seed", "%llu", (unsigned long long)m->seed);
     char buf[1024] = "";

@@ -274,6 +274,28 @@ static double memcpy_bw(void) {
     return best;
 }
 
+/* The model's efficiency curve from the kernel measurements: eff(B) = F_eff(B) / F_peak. */
+static void model_efficiency(rs_calib_t *c) {
+    c->model.n_eff = 0;
+    for (int i = 0; i < c->n_blocks && c->model.n_eff < RS_MAX_EFF_POINTS; i++)
+        c->model.eff[c->model.n_eff++] = (rs_eff_point_t){(double)c->blocks[i], c->flops_eff[i] / c->flops_peak};
+}
+
+/* The model's overlap curve from the overlap points: one point per measured size whose eta is
+ * determined (a compute shorter than the latency leaves it NaN), sizes strictly increasing. The
+ * host cost describes the busy compute and the curve the transfer's progress, so no scalar eta
+ * (1) and no slowdown (1). */
+static void model_overlap_curve(rs_calib_t *c) {
+    c->model.overlap = 1.0;
+    c->model.comp_slowdown = 1.0;
+    c->model.n_overlap = 0;
+    for (int i = 0; i < c->n_ov && c->model.n_overlap < RS_MAX_OVERLAP_POINTS; i++) {
+        if (isnan(c->ov[i].eta)) continue;
+        if (c->model.n_overlap > 0 && !((double)c->ov[i].bytes > c->model.overlap_curve[c->model.n_overlap - 1].bytes)) continue;
+        c->model.overlap_curve[c->model.n_overlap++] = (rs_overlap_point_t){(double)c->ov[i].bytes, c->ov[i].eta};
+    }
+}
+
 /* Host cost o + O m from the busy compute (least squares on relative error, o, O >= 0), then each
  * point's eta with the model's compute (t_alone + o + O m), the one-eta fit and sigma. */
 void rs_calib_fit_overlap(rs_calib_t *out) {
@@ -297,7 +319,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         if (e1 <= e2) o = o1, ob = 0;
         else o = 0, ob = ob1;
     }
-    out->host_s_per_xfer = o, out->host_s_per_byte = ob;
+    out->model.host_s_per_xfer = o, out->model.host_s_per_byte = ob;
     double errs[RS_CALIB_MAX_OV], sg[RS_CALIB_MAX_OV];
     for (int i = 0; i < n; i++) {
         rs_calib_overlap_t *v = &out->ov[i];
@@ -326,6 +348,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
     out->eta = best_eta;
     out->eta_fit_err = best;
     out->sigma = med(sg, (size_t)n);
+    model_overlap_curve(out);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -334,6 +357,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
 int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
                  void *ts, const rs_calib_opts_t *o, rs_calib_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
+    rs_calibration_default(&out->model);
     const int64_t n = tops->size(ts), rank = tops->rank(ts);
     const int local_rank = (int)rank;
     double *samples = malloc(sizeof(double) * 100000);
@@ -381,6 +405,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         for (int i = 0; smp && i < o->n_blocks; i++) free(smp[i]);
         free(blks), free(smp), free(nsmp);
         if (!ok) goto done;
+        model_efficiency(out);
     }
 
     /* 2. transport (needs a ring of >= 2) */
@@ -474,10 +499,11 @@ done:
     return rc;
 }
 
-void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_hw_t *hw) {
+void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_dtype_t dtype,
+                    rs_hw_t *hw) {
     memset(hw, 0, sizeof *hw);
     snprintf(hw->name, sizeof hw->name, "%s", name);
-    hw->flops_per_s[RS_DTYPE_FP32] = c->flops_peak;
+    hw->flops_per_s[dtype] = c->flops_peak;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     hw->mem_bytes = pages > 0 && psz > 0 ? (double)pages * (double)psz : 1e9;
     hw->mem_bw_bytes_per_s = c->mem_bw_bytes_per_s > 0 ? c->mem_bw_bytes_per_s : 1e9;
@@ -486,25 +512,7 @@ void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int
     hw->intra.bw_bytes_per_s = c->bw_bytes_per_s > 0 ? c->bw_bytes_per_s : 1e12;
     hw->intra.latency_s = c->latency_s;
     hw->has_inter = false;
-    hw->n_eff = 0;
-    for (int i = 0; i < c->n_blocks && hw->n_eff < RS_MAX_EFF_POINTS; i++) {
-        hw->eff[hw->n_eff].block_tokens = (double)c->blocks[i];
-        hw->eff[hw->n_eff].efficiency = c->flops_eff[i] / c->flops_peak;
-        hw->n_eff++;
-    }
-    hw->launch_s = 0;
-    /* the host cost describes the busy compute; the overlap curve (one point per measured size)
-     * the transfer's progress; without overlap points: full overlap, no cost */
-    hw->overlap = 1.0;
-    hw->comp_slowdown = 1.0;
-    hw->n_overlap = 0;
-    for (int i = 0; i < c->n_ov && hw->n_overlap < RS_MAX_OVERLAP_POINTS; i++) {
-        if (isnan(c->ov[i].eta)) continue; /* undetermined (compute shorter than the latency) */
-        if (hw->n_overlap > 0 && !((double)c->ov[i].bytes > hw->overlap_curve[hw->n_overlap - 1].bytes)) continue;
-        hw->overlap_curve[hw->n_overlap++] = (rs_overlap_point_t){(double)c->ov[i].bytes, c->ov[i].eta};
-    }
-    hw->host_s_per_xfer = c->host_s_per_xfer;
-    hw->host_s_per_byte = c->host_s_per_byte;
+    hw->cal = c->model;
     snprintf(hw->calibration_note, sizeof hw->calibration_note, "%s", note);
 }
 
@@ -531,7 +539,7 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
                     (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s, v->eta, v->sigma);
         }
         fprintf(out, "# host cost (compute lost per received transfer): %.3g s + %.3g s/byte (median |error| of the "
-                     "busy compute %.1f%%)\n", c->host_s_per_xfer, c->host_s_per_byte, 100 * c->host_fit_err);
+                     "busy compute %.1f%%)\n", c->model.host_s_per_xfer, c->model.host_s_per_byte, 100 * c->host_fit_err);
         fprintf(out, "# overlap curve: eta_pt by bytes (profile's overlap_curve); one eta for all points would be %.3f "
                      "(median |error| of the completion %.1f%%); sigma (median) %.3f\n", c->eta, 100 * c->eta_fit_err, c->sigma);
     }

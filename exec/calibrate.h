@@ -25,7 +25,7 @@
 #define RS_CALIBRATE_H
 
 #include "exec.h"
-#include "hw.h"
+#include "machine.h"
 
 #define RS_CALIB_MAX_SIZES 24
 #define RS_CALIB_MAX_OV RS_MAX_EFF_POINTS
@@ -64,13 +64,15 @@ typedef struct {
     double fit_err_max;                    /* max |fit - measured| / measured over the sizes */
     double eta;                            /* one overlap factor fitted over all points */
     double sigma;                          /* measured compute slowdown (median, for reference) */
-    double host_s_per_xfer;                /* o: fitted host cost per transfer */
-    double host_s_per_byte;                /* O: fitted host cost per byte */
     double host_fit_err;                   /* median |relative error| of the busy compute with o + O m */
     double mem_bw_bytes_per_s;             /* memcpy bandwidth (one rank) */
     int n_ov;                              /* overlap measurements, one per block (compute <= 0.1 s) */
     rs_calib_overlap_t ov[RS_CALIB_MAX_OV];
     double eta_fit_err;                    /* median |relative error| of the fitted eta's completions */
+    rs_calibration_t model;                /* what the model takes from these measurements (calibration.h):
+                                            * eff(B) = F_eff(B) / flops_peak, the overlap curve (points with
+                                            * an eta) and the fitted host cost o + O m (host_s_per_xfer,
+                                            * host_s_per_byte); launch 0, overlap 1, slowdown 1 */
 } rs_calib_t;
 
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
@@ -83,8 +85,9 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
                              double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err);
 
 /* From out->ov[] (block, bytes, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and out->latency_s:
- * the host cost o + O m (least squares on the relative error of t_comp_busy_s, o, O >= 0), every
- * point's eta (the eta step inverted with t_comp_s + o + O m), the one-eta fit and sigma. Can't fail. */
+ * the host cost o + O m (least squares on the relative error of t_comp_busy_s, o, O >= 0, into
+ * out->model), every point's eta (the eta step inverted with t_comp_s + o + O m) and the model's
+ * overlap curve from them, the one-eta fit and sigma. Can't fail. */
 void rs_calib_fit_overlap(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */
@@ -116,8 +119,11 @@ int rs_calib_rank_values(const rs_transport_ops_t *tops, void *ts, double *sampl
 int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
                          double *out, rs_err_t *err);
 
-/* Turn a calibration into a profile (name, note, N ranks per node = n_ranks). Can't fail. */
-void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_hw_t *hw);
+/* Turn a calibration into a profile (name, note, N ranks per node = n_ranks): the peak rate for dtype
+ * (the compute backend's), the measured intra tier, and c->model as the profile's calibration.
+ * Can't fail. */
+void rs_calib_to_hw(const rs_calib_t *c, const char *name, const char *note, int64_t n_ranks, rs_dtype_t dtype,
+                    rs_hw_t *hw);
 
 /* Print the calibration tables ('#' header lines, fixed width). Can't fail. */
 void rs_calib_print(const rs_calib_t *c, FILE *out);

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "util.h"
 
 typedef enum { RS_PLATFORM_RING = 0, RS_PLATFORM_ALL_PAIRS } rs_platform_routes_t;

@@ -199,7 +199,7 @@ static void slowdown_exec(compute_slot_t *sl, double amount, double speed, doubl
 static void compute_main(int argc, char **argv) {
     (void)argc;
     compute_slot_t *sl = &g_slot[strtoll(argv[1], NULL, 10)];
-    const double speed = sg_host_get_speed(sg_host_self()), sigma = C.m->comp_slowdown;
+    const double speed = sg_host_get_speed(sg_host_self()), sigma = C.m->cal.comp_slowdown;
     for (;;) {
         sg_sem_acquire(sl->go);
         if (sl->stop) return;
@@ -224,7 +224,7 @@ static void rank_main(int argc, char **argv) {
     const int64_t prev = (p + C.n - 1) % C.n, next = (p + 1) % C.n;
     compute_slot_t *sl = &g_slot[p];
     const double speed = sg_host_get_speed(sg_host_self());
-    const bool slowdown = C.m->comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
+    const bool slowdown = C.m->cal.comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
@@ -455,7 +455,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
         const char *av[] = {name, arg};
         sg_actor_create_(name, host[r], rank_main, 2, av);
         snprintf(name, sizeof name, "compute%" PRId64, r);
-        if (!C.exclusive || m->comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
+        if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
     put_stage(STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
@@ -566,7 +566,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
                             "simulator runs the real ring"), RS_SIM_BAD_INPUT;
     if (rs_machine_partial_overlap(m) && cfg->platform_path)
         return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
-                            "which link carries a hop", m->overlap, cfg->platform_path), RS_SIM_BAD_INPUT;
+                            "which link carries a hop", m->cal.overlap, cfg->platform_path), RS_SIM_BAD_INPUT;
     if (cfg->n_cfg > RS_SIM_MAX_CFG)
         return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG), RS_SIM_BAD_INPUT;
     if (cfg->hostmap_path && !cfg->platform_path)

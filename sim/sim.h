@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "platform.h"
 #include "schedule.h"
 #include "trace.h"

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "model.h"
 #include "test_main.h"
 #include "trace.h"
@@ -94,7 +94,7 @@ static void csv_matches_library(const char *extra, double host_o, double host_pe
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
-    m.host_s_per_xfer = host_o, m.host_s_per_byte = host_per_byte;
+    m.cal.host_s_per_xfer = host_o, m.cal.host_s_per_byte = host_per_byte;
     char *save = NULL, *line = strtok_r(out_buf, "\n", &save); /* header */
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "makespan_s"));

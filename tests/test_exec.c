@@ -277,21 +277,19 @@ static void test_calib_fit_overlap(void) {
     CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
     CU_ASSERT(isnan(c.ov[5].eta));
-    RS_ASSERT_REL(c.host_s_per_xfer, o, 1e-9);
-    RS_ASSERT_REL(c.host_s_per_byte, ob, 1e-9);
+    RS_ASSERT_REL(c.model.host_s_per_xfer, o, 1e-9);
+    RS_ASSERT_REL(c.model.host_s_per_byte, ob, 1e-9);
     CU_ASSERT(c.host_fit_err < 1e-12);
     for (int i = 0; i < 5; i++) RS_ASSERT_REL(c.ov[i].eta, eta[i], 1e-9);
     /* the profile: curve by bytes, host cost, no slowdown; the model reproduces every point */
     rs_hw_t hw;
-    rs_calib_to_hw(&c, "fit-test", "synthetic", 2, &hw);
-    CU_ASSERT_EQUAL_FATAL(hw.n_overlap, 5);
-    CU_ASSERT_EQUAL(hw.comp_slowdown, 1.0);
+    rs_calib_to_hw(&c, "fit-test", "synthetic", 2, RS_DTYPE_FP32, &hw);
+    CU_ASSERT_EQUAL_FATAL(hw.cal.n_overlap, 5);
+    CU_ASSERT_EQUAL(hw.cal.comp_slowdown, 1.0);
     rs_machine_t m;
     memset(&m, 0, sizeof m);
-    m.flops_per_s = 1e12, m.overlap = 1, m.comp_slowdown = 1;
-    m.n_overlap = hw.n_overlap;
-    memcpy(m.overlap_curve, hw.overlap_curve, sizeof hw.overlap_curve);
-    m.host_s_per_xfer = hw.host_s_per_xfer, m.host_s_per_byte = hw.host_s_per_byte;
+    m.flops_per_s = 1e12;
+    m.cal = hw.cal;
     for (int i = 0; i < 5; i++) {
         const double x = (double)c.ov[i].bytes / W;
         const double tc = c.ov[i].t_comp_s + rs_machine_host_s(&m, 1, (double)c.ov[i].bytes);

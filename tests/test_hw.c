@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "jsonpos.h"
 #include "model.h"
 #include "test_main.h"
@@ -163,9 +163,9 @@ static void test_preset_figures(void) {
     CU_ASSERT(h.has_inter);
     CU_ASSERT_STRING_EQUAL(h.inter.name, "ib-ndr");
     RS_ASSERT_REL(h.inter.bw_bytes_per_s, 50e9, 0);
-    CU_ASSERT_EQUAL(h.n_eff, 0);
-    RS_ASSERT_REL(h.overlap, 1, 0);
-    RS_ASSERT_REL(h.comp_slowdown, 1, 0);
+    CU_ASSERT_EQUAL(h.cal.n_eff, 0);
+    RS_ASSERT_REL(h.cal.overlap, 1, 0);
+    RS_ASSERT_REL(h.cal.comp_slowdown, 1, 0);
 
     rs_hw_t a = load_ok("a100-sxm");
     RS_ASSERT_REL(a.flops_per_s[RS_DTYPE_BF16], 312e12, 0);
@@ -308,12 +308,12 @@ static void test_base_parses(void) {
     RS_ASSERT_REL(hw.intra.latency_s, 1e-6, 0);
     CU_ASSERT_STRING_EQUAL(hw.inter.name, "ib-ndr"); /* resolved from the tier preset */
     RS_ASSERT_REL(hw.inter.bw_bytes_per_s, 50e9, 0);
-    CU_ASSERT_EQUAL(hw.n_eff, 2);
-    RS_ASSERT_REL(hw.eff[1].block_tokens, 4096, 0);
-    RS_ASSERT_REL(hw.eff[1].efficiency, 0.8, 0);
-    RS_ASSERT_REL(hw.launch_s, 5e-6, 0);
-    RS_ASSERT_REL(hw.overlap, 0.9, 0);
-    RS_ASSERT_REL(hw.comp_slowdown, 1.1, 0);
+    CU_ASSERT_EQUAL(hw.cal.n_eff, 2);
+    RS_ASSERT_REL(hw.cal.eff[1].block_tokens, 4096, 0);
+    RS_ASSERT_REL(hw.cal.eff[1].efficiency, 0.8, 0);
+    RS_ASSERT_REL(hw.cal.launch_s, 5e-6, 0);
+    RS_ASSERT_REL(hw.cal.overlap, 0.9, 0);
+    RS_ASSERT_REL(hw.cal.comp_slowdown, 1.1, 0);
 }
 
 static void test_errors_values(void) {
@@ -451,13 +451,13 @@ static void test_jsonpos(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_round_trip(void) {
     rs_hw_t hw = load_ok("mi300x");
-    hw.n_eff = 3;
-    hw.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
-    hw.eff[1] = (rs_eff_point_t){1000.5, 1.0 / 3.0};
-    hw.eff[2] = (rs_eff_point_t){65536, 1.4999999999999998};
-    hw.launch_s = 1e-5 / 3;
-    hw.overlap = 0.7;
-    hw.comp_slowdown = 1.0000000000000002;
+    hw.cal.n_eff = 3;
+    hw.cal.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
+    hw.cal.eff[1] = (rs_eff_point_t){1000.5, 1.0 / 3.0};
+    hw.cal.eff[2] = (rs_eff_point_t){65536, 1.4999999999999998};
+    hw.cal.launch_s = 1e-5 / 3;
+    hw.cal.overlap = 0.7;
+    hw.cal.comp_slowdown = 1.0000000000000002;
     hw.price_per_device_hour = 2.49;
     hw.intra.latency_s = 2.9e-6 + 1e-22;
     hw.inter.latency_s = 5e-324; /* denormal */
@@ -482,34 +482,34 @@ static void test_round_trip(void) {
     CU_ASSERT_EQUAL(back.inter.bw_bytes_per_s, hw.inter.bw_bytes_per_s);
     CU_ASSERT_EQUAL(back.inter.latency_s, hw.inter.latency_s);
     CU_ASSERT_EQUAL(back.price_per_device_hour, hw.price_per_device_hour);
-    CU_ASSERT_EQUAL_FATAL(back.n_eff, 3);
+    CU_ASSERT_EQUAL_FATAL(back.cal.n_eff, 3);
     for (int k = 0; k < 3; k++) {
-        CU_ASSERT_EQUAL(back.eff[k].block_tokens, hw.eff[k].block_tokens);
-        CU_ASSERT_EQUAL(back.eff[k].efficiency, hw.eff[k].efficiency);
+        CU_ASSERT_EQUAL(back.cal.eff[k].block_tokens, hw.cal.eff[k].block_tokens);
+        CU_ASSERT_EQUAL(back.cal.eff[k].efficiency, hw.cal.eff[k].efficiency);
     }
-    CU_ASSERT_EQUAL(back.launch_s, hw.launch_s);
-    CU_ASSERT_EQUAL(back.overlap, hw.overlap);
-    CU_ASSERT_EQUAL(back.comp_slowdown, hw.comp_slowdown);
+    CU_ASSERT_EQUAL(back.cal.launch_s, hw.cal.launch_s);
+    CU_ASSERT_EQUAL(back.cal.overlap, hw.cal.overlap);
+    CU_ASSERT_EQUAL(back.cal.comp_slowdown, hw.cal.comp_slowdown);
     CU_ASSERT_STRING_EQUAL(back.calibration_note, hw.calibration_note);
-    CU_ASSERT_EQUAL(back.n_overlap, 0);
-    CU_ASSERT_EQUAL(back.host_s_per_xfer, 0.0);
+    CU_ASSERT_EQUAL(back.cal.n_overlap, 0);
+    CU_ASSERT_EQUAL(back.cal.host_s_per_xfer, 0.0);
     {   /* an overlap curve (written instead of the scalar) and the host cost */
         rs_hw_t c = hw;
-        c.n_overlap = 2;
-        c.overlap_curve[0] = (rs_overlap_point_t){65536, 0.1 + 0.2};
-        c.overlap_curve[1] = (rs_overlap_point_t){2097152, 1.0 / 3.0};
-        c.host_s_per_xfer = 7e-6 / 3, c.host_s_per_byte = 1e-10 / 3;
+        c.cal.n_overlap = 2;
+        c.cal.overlap_curve[0] = (rs_overlap_point_t){65536, 0.1 + 0.2};
+        c.cal.overlap_curve[1] = (rs_overlap_point_t){2097152, 1.0 / 3.0};
+        c.cal.host_s_per_xfer = 7e-6 / 3, c.cal.host_s_per_byte = 1e-10 / 3;
         const char *pc = RS_BINARY_DIR "/tests/test_hw_roundtrip_curve.json";
         CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
         rs_hw_t cb = load_ok(pc);
-        CU_ASSERT_EQUAL_FATAL(cb.n_overlap, 2);
+        CU_ASSERT_EQUAL_FATAL(cb.cal.n_overlap, 2);
         for (int k = 0; k < 2; k++) {
-            CU_ASSERT_EQUAL(cb.overlap_curve[k].bytes, c.overlap_curve[k].bytes);
-            CU_ASSERT_EQUAL(cb.overlap_curve[k].eta, c.overlap_curve[k].eta);
+            CU_ASSERT_EQUAL(cb.cal.overlap_curve[k].bytes, c.cal.overlap_curve[k].bytes);
+            CU_ASSERT_EQUAL(cb.cal.overlap_curve[k].eta, c.cal.overlap_curve[k].eta);
         }
-        CU_ASSERT_EQUAL(cb.host_s_per_xfer, c.host_s_per_xfer);
-        CU_ASSERT_EQUAL(cb.host_s_per_byte, c.host_s_per_byte);
-        CU_ASSERT_EQUAL(cb.overlap, 1.0); /* the scalar is not written next to a curve */
+        CU_ASSERT_EQUAL(cb.cal.host_s_per_xfer, c.cal.host_s_per_xfer);
+        CU_ASSERT_EQUAL(cb.cal.host_s_per_byte, c.cal.host_s_per_byte);
+        CU_ASSERT_EQUAL(cb.cal.overlap, 1.0); /* the scalar is not written next to a curve */
     }
     /* a second write of what was read is byte-identical */
     const char *path2 = RS_BINARY_DIR "/tests/test_hw_roundtrip2.json";
@@ -539,10 +539,10 @@ static void test_efficiency(void) {
     rs_hw_t hw;
     memset(&hw, 0, sizeof hw);
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1234), 1.0, 0); /* no curve */
-    hw.n_eff = 3;
-    hw.eff[0] = (rs_eff_point_t){1024, 0.4};
-    hw.eff[1] = (rs_eff_point_t){4096, 0.8};
-    hw.eff[2] = (rs_eff_point_t){16384, 1.0};
+    hw.cal.n_eff = 3;
+    hw.cal.eff[0] = (rs_eff_point_t){1024, 0.4};
+    hw.cal.eff[1] = (rs_eff_point_t){4096, 0.8};
+    hw.cal.eff[2] = (rs_eff_point_t){16384, 1.0};
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 2048), 0.6, 1e-14);  /* halfway in log B */
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 8192), 0.9, 1e-14);
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1024), 0.4, 0);
@@ -552,15 +552,15 @@ static void test_efficiency(void) {
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 16), 0.4, 0);    /* clamped */
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 0), 0.4, 0);
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1e9), 1.0, 0);
-    hw.n_eff = 1;
+    hw.cal.n_eff = 1;
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1e9), 0.4, 0);
 
     rs_machine_t m;
     rs_err_t err = {{0}};
-    hw.n_eff = 3;
+    hw.cal.n_eff = 3;
     hw.flops_per_s[RS_DTYPE_BF16] = 1e15;
     hw.intra.bw_bytes_per_s = 1e11;
-    hw.overlap = hw.comp_slowdown = 1;
+    hw.cal.overlap = hw.cal.comp_slowdown = 1;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err), 0);
     RS_ASSERT_REL(rs_machine_flops_eff(&m, 2048), 0.6e15, 1e-14);
     RS_ASSERT_REL(rs_machine_flops_eff(&m, 2896.3093757400989), 0.7e15, 1e-12); /* 2048 * 2^(1/2) */
@@ -619,35 +619,35 @@ static void test_machine_overlap_curve_host(void) {
     rs_err_t err;
     RS_ASSERT_REL(rs_machine_overlap(&m, 12345), 1.0, 0); /* no curve: the scalar */
     CU_ASSERT(!rs_machine_partial_overlap(&m));
-    m.n_overlap = 3;
-    m.overlap_curve[0] = (rs_overlap_point_t){1024, 0.2};
-    m.overlap_curve[1] = (rs_overlap_point_t){4096, 0.6};
-    m.overlap_curve[2] = (rs_overlap_point_t){65536, 1.0};
+    m.cal.n_overlap = 3;
+    m.cal.overlap_curve[0] = (rs_overlap_point_t){1024, 0.2};
+    m.cal.overlap_curve[1] = (rs_overlap_point_t){4096, 0.6};
+    m.cal.overlap_curve[2] = (rs_overlap_point_t){65536, 1.0};
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
     CU_ASSERT(rs_machine_partial_overlap(&m));
     RS_ASSERT_REL(rs_machine_overlap(&m, 100), 0.2, 0);     /* clamped below */
     RS_ASSERT_REL(rs_machine_overlap(&m, 2048), 0.4, 1e-15); /* halfway in log2: 10 -> 11 -> 12 */
     RS_ASSERT_REL(rs_machine_overlap(&m, 16384), 0.8, 1e-15); /* log2 12 -> 14 -> 16 */
     RS_ASSERT_REL(rs_machine_overlap(&m, 1e9), 1.0, 0);     /* clamped above */
-    m.overlap_curve[1].eta = 1.5;
+    m.cal.overlap_curve[1].eta = 1.5;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "overlap curve point 1: eta 1.5 must be in [0, 1]");
-    m.overlap_curve[1].eta = 0.6;
-    m.host_s_per_xfer = 5e-6, m.host_s_per_byte = 1e-10;
+    m.cal.overlap_curve[1].eta = 0.6;
+    m.cal.host_s_per_xfer = 5e-6, m.cal.host_s_per_byte = 1e-10;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
     RS_ASSERT_REL(rs_machine_host_s(&m, 2, 3e6), 2 * 5e-6 + 3e-4, 1e-15);
     CU_ASSERT_EQUAL(rs_machine_host_s(&m, 0, 0), 0.0);
     const uint64_t fl = 4ull * 4096 * 4096 * 128;
     RS_ASSERT_REL(rs_machine_step_comp_time(&m, 4096, 0, 0, fl, 1, 2e6), (double)fl / 989e12 + 5e-6 + 2e-4, 1e-15);
     CU_ASSERT_EQUAL(rs_machine_step_comp_time(&m, 4096, 0, 0, 0, 1, 2e6), 0.0); /* no compute, no cost */
-    m.host_s_per_byte = -1;
+    m.cal.host_s_per_byte = -1;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "host cost per byte -1: must be finite and >= 0 s/byte");
 }
 
 static void test_machine_comp_time(void) {
     rs_machine_t m = machine_2x4();
-    m.launch_s = 4e-6;
+    m.cal.launch_s = 4e-6;
     const uint64_t fl = 4ull * 4096 * 4096 * 128; /* one seed step at B = 4096, d = 128 */
     CU_ASSERT_EQUAL(rs_machine_comp_time(&m, 4096, 0, 0, 0), 0.0); /* nothing to do: no launch */
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + (double)fl / 989e12, 1e-15);
@@ -669,8 +669,8 @@ static void test_machine_comp_time(void) {
     CU_ASSERT(lo >= 0.9 && lo < 0.95 && hi <= 1.1 && hi > 1.05); /* the draws spread over the range */
     /* the efficiency curve slows compute: F_eff = 0.5 F at B = 4096 */
     m.jitter = 0, m.n_stragglers = 0;
-    m.n_eff = 1;
-    m.eff[0] = (rs_eff_point_t){4096, 0.5};
+    m.cal.n_eff = 1;
+    m.cal.eff[0] = (rs_eff_point_t){4096, 0.5};
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + 2 * (double)fl / 989e12, 1e-15);
 }
 
@@ -701,9 +701,9 @@ static void test_machine_from_hw_and_validate(void) {
     BAD(b.flops_per_s = NAN, 8, "flops nan: must be finite and > 0 FLOP/s");
     BAD(b.intra.bw_bytes_per_s = INFINITY, 8, "intra-node bandwidth (nvlink4): must be finite and > 0 bytes/s, got inf");
     BAD(b.inter.latency_s = -1e-6, 8, "inter-node latency (ib-ndr): must be finite and >= 0 s, got -1e-06");
-    BAD(b.overlap = 1.5, 8, "overlap 1.5: must be in [0, 1]");
-    BAD(b.comp_slowdown = 0.5, 8, "slowdown 0.5: must be finite and >= 1");
-    BAD(b.launch_s = -1, 8, "launch -1: must be finite and >= 0 s");
+    BAD(b.cal.overlap = 1.5, 8, "overlap 1.5: must be in [0, 1]");
+    BAD(b.cal.comp_slowdown = 0.5, 8, "slowdown 0.5: must be finite and >= 1");
+    BAD(b.cal.launch_s = -1, 8, "launch -1: must be finite and >= 0 s");
     BAD(b.jitter = 1, 8, "jitter 1: must be in [0, 1)");
     BAD((b.n_stragglers = 1, b.straggler_rank[0] = 8, b.straggler_factor[0] = 2), 8, "straggler rank 8: must be in [0, 7]");
     BAD((b.n_stragglers = 1, b.straggler_rank[0] = 3, b.straggler_factor[0] = 0.5), 8,
@@ -711,7 +711,7 @@ static void test_machine_from_hw_and_validate(void) {
     BAD((b.n_degraded = 1, b.degraded_hop[0] = -1, b.degraded_factor[0] = 2), 8,
         "degraded hop -1: must be in [0, 7] (hop p is the link p -> p+1 mod N)");
     BAD((b.n_degraded = 1, b.degraded_hop[0] = 1, b.degraded_factor[0] = 0), 8, "degrade factor 0 (hop 1): must be finite and >= 1");
-    BAD((b.n_eff = 2, b.eff[0] = (rs_eff_point_t){4096, 0.5}, b.eff[1] = (rs_eff_point_t){1024, 0.5}), 8,
+    BAD((b.cal.n_eff = 2, b.cal.eff[0] = (rs_eff_point_t){4096, 0.5}, b.cal.eff[1] = (rs_eff_point_t){1024, 0.5}), 8,
         "efficiency curve point 1: block 1024 must be finite, > 0 and increasing");
     BAD(b.devices_per_node = -1, 8, "gpus-per-node -1: must be >= 0 (0 = flat ring)");
 #undef BAD

@@ -13,8 +13,8 @@ static rs_machine_t machine(double f, double w, double lat) {
     snprintf(m.hw_name, sizeof m.hw_name, "test");
     m.dtype = RS_DTYPE_BF16;
     m.flops_per_s = f;
-    m.overlap = 1;
-    m.comp_slowdown = 1;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
     m.intra = (rs_tier_t){"test-link", w, lat};
     m.inter = m.intra;
     return m;
@@ -88,10 +88,10 @@ static void test_closed_form_gqa_and_b_star(void) {
 static void test_b_star_with_efficiency_curve(void) {
     rs_problem_t p = mha(8 * 4096, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = machine(989e12, 450e9, 5e-6);
-    m.n_eff = 3;
-    m.eff[0] = (rs_eff_point_t){256, 0.3};
-    m.eff[1] = (rs_eff_point_t){2048, 0.6};
-    m.eff[2] = (rs_eff_point_t){16384, 0.85};
+    m.cal.n_eff = 3;
+    m.cal.eff[0] = (rs_eff_point_t){256, 0.3};
+    m.cal.eff[1] = (rs_eff_point_t){2048, 0.6};
+    m.cal.eff[2] = (rs_eff_point_t){16384, 0.85};
     rs_closed_t c;
     CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
     const double bs = c.b_star_tokens;
@@ -120,16 +120,16 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
             for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
                 rs_problem_t p = mha(ns[i] * 2 * 1024, ns[i], false, (rs_layout_t)l, pass);
                 rs_machine_t m = machine(989e12, ws[j], lat);
-                m.overlap = eta;
-                m.comp_slowdown = sigma;
-                m.launch_s = launch;
+                m.cal.overlap = eta;
+                m.cal.comp_slowdown = sigma;
+                m.cal.launch_s = launch;
                 if (g_curve) { /* K,V here: 2 * B * 128 * 2 bytes = 1 MiB; dK,dV 2 MiB; both 3 MiB */
-                    m.n_overlap = 3;
-                    m.overlap_curve[0] = (rs_overlap_point_t){524288, 0.1};
-                    m.overlap_curve[1] = (rs_overlap_point_t){2097152, 0.5};
-                    m.overlap_curve[2] = (rs_overlap_point_t){8388608, 0.9};
+                    m.cal.n_overlap = 3;
+                    m.cal.overlap_curve[0] = (rs_overlap_point_t){524288, 0.1};
+                    m.cal.overlap_curve[1] = (rs_overlap_point_t){2097152, 0.5};
+                    m.cal.overlap_curve[2] = (rs_overlap_point_t){8388608, 0.9};
                 }
-                m.host_s_per_xfer = g_host_o, m.host_s_per_byte = g_host_per_byte;
+                m.cal.host_s_per_xfer = g_host_o, m.cal.host_s_per_byte = g_host_per_byte;
                 rs_schedule_t *s = rs_schedule_create(&p, NULL);
                 rs_closed_t c;
                 rs_walk_t w;
@@ -176,10 +176,10 @@ static void test_walk_equals_closed_curve_host(void) {
 static void test_closed_hand_curve_host(void) {
     rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = machine(1e12, 5e8, 0);
-    m.host_s_per_xfer = 10e-6, m.host_s_per_byte = 1e-10;
-    m.n_overlap = 2;
-    m.overlap_curve[0] = (rs_overlap_point_t){262144, 0.2};
-    m.overlap_curve[1] = (rs_overlap_point_t){1048576, 0.6};
+    m.cal.host_s_per_xfer = 10e-6, m.cal.host_s_per_byte = 1e-10;
+    m.cal.n_overlap = 2;
+    m.cal.overlap_curve[0] = (rs_overlap_point_t){262144, 0.2};
+    m.cal.overlap_curve[1] = (rs_overlap_point_t){1048576, 0.6};
     rs_closed_t c;
     CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
     const double tc = 512.0 * 1024 * 1024 / 1e12, tm = 512.0 * 1024 / 5e8, host = 10e-6 + 524288 * 1e-10;
@@ -195,16 +195,16 @@ static void test_closed_hand_curve_host(void) {
     rs_trace_free(t);
     rs_schedule_free(s);
     /* B* with the host cost (constant F, L = 0): c_f B^2 / F + o + O c_b B = c_b B / W at B* */
-    m.n_overlap = 0;
-    m.host_s_per_xfer = 1e-6, m.host_s_per_byte = 2e-10;
+    m.cal.n_overlap = 0;
+    m.cal.host_s_per_xfer = 1e-6, m.cal.host_s_per_byte = 2e-10;
     CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
     const double b = c.b_star_tokens, cf = 512, cb = 512;
     CU_ASSERT(b > 0);
     RS_ASSERT_REL(cf * b * b / 1e12 + 1e-6 + 2e-10 * cb * b, cb * b / 5e8, 1e-9);
     /* host cost and sigma combine; an eta < 1 on the curve with sigma > 1 does not */
-    m.n_overlap = 1;
-    m.overlap_curve[0] = (rs_overlap_point_t){1e6, 0.5};
-    m.comp_slowdown = 2;
+    m.cal.n_overlap = 1;
+    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e6, 0.5};
+    m.cal.comp_slowdown = 2;
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap_curve"));
@@ -222,11 +222,11 @@ static void test_closed_hand_values(void) {
     RS_ASSERT_REL(c.makespan_s, 3 * tm + tc, 1e-15);
     CU_ASSERT(c.comm_bound);
     /* serialised (eta = 0): each middle step is T_comp + T_comm */
-    m.overlap = 0;
+    m.cal.overlap = 0;
     rs_model_closed(&p, &m, &c, NULL);
     RS_ASSERT_REL(c.makespan_s, 3 * (tm + tc) + tc, 1e-15);
     /* eta = 0.5 with T_comm > T_comp: half of T_comp's duration moves data, the rest after */
-    m.overlap = 0.5;
+    m.cal.overlap = 0.5;
     rs_model_closed(&p, &m, &c, NULL);
     RS_ASSERT_REL(c.t_step_s, tc + (tm - 0.5 * tc), 1e-15);
     /* backward, N = 2, fp32 grads: step0 K,V; step1 dK,dV with compute; tail dK,dV alone */
@@ -305,7 +305,7 @@ static void test_walk_compute_matches_machine(void) {
     p.tile_q = 64;
     p.tile_k = 32;
     rs_machine_t m = machine(1e12, 1e10, 1e-6);
-    m.launch_s = 3e-6;
+    m.cal.launch_s = 3e-6;
     m.jitter = 0.2;
     m.seed = 42;
     m.n_stragglers = 1;
@@ -366,7 +366,7 @@ static void test_fused_walk_equals_general(void) {
             rs_machine_t m = machine(1e13, 2e9, 2e-6);
             m.devices_per_node = 4;
             m.inter = (rs_tier_t){"slow-nic", 3e8, 5e-6};
-            m.launch_s = 1e-6;
+            m.cal.launch_s = 1e-6;
             m.jitter = 0.1;
             m.n_stragglers = 1;
             m.straggler_rank[0] = 6;
@@ -399,8 +399,8 @@ static void test_fused_walk_equals_general(void) {
 static void test_bad_machine(void) {
     rs_problem_t p = mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = machine(1e12, 1e9, 0);
-    m.overlap = 0.5;
-    m.comp_slowdown = 2;
+    m.cal.overlap = 0.5;
+    m.cal.comp_slowdown = 2;
     rs_closed_t c;
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);

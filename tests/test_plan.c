@@ -16,8 +16,8 @@ static rs_machine_t round_machine(void) {
     snprintf(m.hw_name, sizeof m.hw_name, "round");
     m.dtype = RS_DTYPE_BF16;
     m.flops_per_s = 1e15;
-    m.overlap = 1;
-    m.comp_slowdown = 1;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
     m.devices_per_node = 8;
     snprintf(m.intra.name, sizeof m.intra.name, "intra");
     m.intra.bw_bytes_per_s = 400e9;
@@ -148,7 +148,7 @@ static void test_ulysses_cost(void) {
 static void test_hidden_uses_mask(void) {
     rs_transformer_t t = load("llama3-8b");
     rs_machine_t m = round_machine();
-    m.n_eff = 1, m.eff[0].block_tokens = 1, m.eff[0].efficiency = 0.5;
+    m.cal.n_eff = 1, m.cal.eff[0].block_tokens = 1, m.cal.eff[0].efficiency = 0.5;
     rs_sp_config_t c;
     rs_sp_config_default(&c);
     c.seq_tokens = 1 << 17;

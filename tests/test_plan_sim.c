@@ -13,8 +13,8 @@ static rs_machine_t machine(void) {
     snprintf(m.hw_name, sizeof m.hw_name, "round");
     m.dtype = RS_DTYPE_BF16;
     m.flops_per_s = 1e15;
-    m.overlap = 1;
-    m.comp_slowdown = 1;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
     m.devices_per_node = 8;
     snprintf(m.intra.name, sizeof m.intra.name, "intra");
     m.intra.bw_bytes_per_s = 400e9;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "hw.h"
+#include "machine.h"
 #include "model.h"
 #include "test_main.h"
 #include "trace.h"

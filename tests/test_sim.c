@@ -24,8 +24,8 @@ static rs_machine_t machine(double f, double w, double lat, int64_t g, double w_
     snprintf(m.hw_name, sizeof m.hw_name, "test-gpu");
     m.dtype = RS_DTYPE_BF16;
     m.flops_per_s = f;
-    m.overlap = 1;
-    m.comp_slowdown = 1;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
     m.devices_per_node = g;
     snprintf(m.intra.name, sizeof m.intra.name, "nvl");
     m.intra.bw_bytes_per_s = w;
@@ -159,7 +159,7 @@ static void test_exact_shapes(void) {
 /* Launch overhead, jitter, a straggler and a degraded hop together: still the walk, event by event. */
 static void test_exact_realism(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 0, 0, 0);
-    m.launch_s = 4e-6;
+    m.cal.launch_s = 4e-6;
     m.jitter = 0.3;
     m.seed = 11;
     m.n_stragglers = 1;
@@ -183,12 +183,12 @@ static void test_exact_slowdown_overlap(void) {
             for (int pass = 0; pass < RS_PASS_COUNT; pass++)
                 for (int causal = 0; causal < 2; causal++) {
                     rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
-                    if (v < 2) m.comp_slowdown = 1.4;
-                    else m.overlap = v == 2 ? 0.5 : 0.0;
+                    if (v < 2) m.cal.comp_slowdown = 1.4;
+                    else m.cal.overlap = v == 2 ? 0.5 : 0.0;
                     rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
                     char what[160];
                     snprintf(what, sizeof what, "%s %s %s sigma=%g eta=%g G=%lld", rs_layout_name(p.layout),
-                             rs_pass_name(p.pass), causal ? "causal" : "full", m.comp_slowdown, m.overlap,
+                             rs_pass_name(p.pass), causal ? "causal" : "full", m.cal.comp_slowdown, m.cal.overlap,
                              (long long)m.devices_per_node);
                     check_exact(&p, &m, NULL, what);
                 }
@@ -196,7 +196,7 @@ static void test_exact_slowdown_overlap(void) {
      * hop into the slow rank stays slow longer than the hop out of it */
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
-        m.overlap = 0.3;
+        m.cal.overlap = 0.3;
         m.n_stragglers = 1, m.straggler_rank[0] = 3, m.straggler_factor[0] = 1.8;
         rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
         check_exact(&p, &m, NULL, "eta 0.3 with a 1.8x straggler");
@@ -206,7 +206,7 @@ static void test_exact_slowdown_overlap(void) {
     rs_sim_config_default(&cfg);
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6);
-    m.overlap = 0.3;
+    m.cal.overlap = 0.3;
     rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
@@ -218,18 +218,18 @@ static void test_exact_curve_host(void) {
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
                 rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
-                m.host_s_per_xfer = 4e-6, m.host_s_per_byte = 3e-12;
+                m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
                 if (v < 2) {
-                    m.n_overlap = 2;
-                    m.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
-                    m.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+                    m.cal.n_overlap = 2;
+                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+                    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
                 } else {
-                    m.comp_slowdown = 1.3;
+                    m.cal.comp_slowdown = 1.3;
                 }
                 rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
                 char what[160];
                 snprintf(what, sizeof what, "%s %s curve=%d host G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
-                         m.n_overlap, (long long)m.devices_per_node);
+                         m.cal.n_overlap, (long long)m.devices_per_node);
                 check_exact(&p, &m, NULL, what);
             }
 }
@@ -240,7 +240,7 @@ static void test_slowdown_effect(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     pair_t a, b;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &a), 0);
-    m.comp_slowdown = 2;
+    m.cal.comp_slowdown = 2;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &b), 0);
     /* hand-derived: T_comp = 17.37 us > T_comm = 9.32 us; every middle step computes T_comm at half
      * speed and the rest at full: T_comm + (T_comp - T_comm / 2) */
@@ -418,7 +418,7 @@ static void test_user_platform_hostmap(void) {
     cfg.platform_path = plat;
     cfg.hostmap_path = map;
     check_exact(&p, &m, &cfg, "user platform + hostmap");
-    m.comp_slowdown = 1.5; /* the helper's rate changes on a user platform */
+    m.cal.comp_slowdown = 1.5; /* the helper's rate changes on a user platform */
     check_exact(&p, &m, &cfg, "user platform + hostmap + slowdown");
     unlink(plat);
     unlink(map);
@@ -551,10 +551,10 @@ static void test_bad_inputs(void) {
     /* eta and sigma together (the walk rejects it too); eta on a user platform */
     rs_sim_config_default(&cfg);
     rs_machine_t mo = m;
-    mo.overlap = 0.5;
-    mo.comp_slowdown = 1.3;
+    mo.cal.overlap = 0.5;
+    mo.cal.comp_slowdown = 1.3;
     expect_bad(&cfg, &mo, "--overlap 0.5 with --slowdown 1.3", NULL);
-    mo.comp_slowdown = 1;
+    mo.cal.comp_slowdown = 1;
     cfg.platform_path = plat;
     cfg.hostmap_path = map;
     expect_bad(&cfg, &mo, "--overlap 0.5 needs a generated platform", NULL);

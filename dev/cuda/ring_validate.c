@@ -157,8 +157,7 @@ int main(int argc, char **argv) {
         printf("# calibration, %s pass:\n", rs_pass_name(pp.pass));
         rs_calib_print(&ca[0].out, stdout);
         rs_hw_t hw;
-        rs_calib_to_hw(&ca[0].out, "gpu-calibrated", "ring_validate: gpu kernels + NCCL, calibrated on this machine", n_ranks, &hw);
-        hw.flops_per_s[dtype] = ca[0].out.flops_peak;
+        rs_calib_to_hw(&ca[0].out, "gpu-calibrated", "ring_validate: gpu kernels + NCCL, calibrated on this machine", n_ranks, dtype, &hw);
         char path[1024];
         if (pass == RS_PASS_FORWARD) snprintf(path, sizeof path, "%s", profile_out);
         else snprintf(path, sizeof path, "%s.%s.json", profile_out, rs_pass_name(pp.pass));

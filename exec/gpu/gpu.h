@@ -33,7 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include "exec.h"
-#include "hw.h"
+#include "machine.h"
 
 #define RS_GPU_EXEC_API 1 /* cmd_exec.c: this header provides the functions below */
 

@@ -113,15 +113,15 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
 /* gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B^2 / F_eff(B) - (L + c_bs B / W), with
  * host(B) = n_x o + c_bs B O the host cost of receiving the step's n_x transfers. */
 static double gap_s(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat, double bb) {
-    return m->launch_s + rs_machine_host_s(m, n_x, c_bs * bb) + c_f * bb * bb / rs_machine_flops_eff(m, bb) -
+    return m->cal.launch_s + rs_machine_host_s(m, n_x, c_bs * bb) + c_f * bb * bb / rs_machine_flops_eff(m, bb) -
            (lat + c_bs * bb / w);
 }
 
 static double b_star(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat) {
-    if (m->n_eff == 0) {
+    if (m->cal.n_eff == 0) {
         /* constant F: a B^2 - b B + (launch + n_x o - L) = 0, transfer-bound between the roots */
-        double a = c_f / m->flops_per_s, b = c_bs / w - c_bs * m->host_s_per_byte,
-               c0 = m->launch_s + n_x * m->host_s_per_xfer - lat;
+        double a = c_f / m->flops_per_s, b = c_bs / w - c_bs * m->cal.host_s_per_byte,
+               c0 = m->cal.launch_s + n_x * m->cal.host_s_per_xfer - lat;
         double disc = b * b - 4 * a * c0;
         if (disc < 0) return 0;
         double root = (b + sqrt(disc)) / (2 * a);
@@ -163,8 +163,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
             o->latency_s = rs_machine_hop_latency(m, n, h);
         }
     }
-    const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->comp_slowdown;
-    o->t_comp_s = m->launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
+    const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->cal.comp_slowdown;
+    o->t_comp_s = m->cal.launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
     o->t_comm_s = lat + o->bytes_per_step / w;
     const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv};
     const double tc = o->t_comp_s;
@@ -224,7 +224,7 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     if (!wc->exec[cls]) return 0;
     double work = wc->time_s[cls] * wc->slow[r];
     if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
-    return work + wc->m->launch_s;
+    return work + wc->m->cal.launch_s;
 }
 
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
@@ -233,7 +233,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     if (rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
     const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
-    const double sigma = m->comp_slowdown;
+    const double sigma = m->cal.comp_slowdown;
     const double f_eff = rs_machine_flops_eff(m, b);
 
     /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "event.h"
-#include "hw.h"
+#include "machine.h"
 #include "schedule.h"
 #include "util.h"
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hw.h"
+#include "machine.h"
 #include "memory.h"
 #include "model.h"
 #include "schedule.h"

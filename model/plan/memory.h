@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hw.h"
+#include "profile.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------------------------------------------

@@ -125,10 +125,10 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
 
 void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out) {
     *out = *m;
-    if (out->n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
-        out->n_eff = 1;
-        out->eff[0].block_tokens = 1;
-        out->eff[0].efficiency = c->attn_eff;
+    if (out->cal.n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
+        out->cal.n_eff = 1;
+        out->cal.eff[0].block_tokens = 1;
+        out->cal.eff[0].efficiency = c->attn_eff;
     }
 }
 

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "alt.h"
-#include "hw.h"
+#include "machine.h"
 #include "memory.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
-/* hw.c - hardware profiles (JSON via jansson, embedded presets) and the machine cost parameters
- * (see hw.h; file format and validation rules: docs/profiles.md). */
-#include "hw.h"
+/* profile.c - hardware profiles: JSON via jansson, embedded presets, writing (profile.h; file format
+ * and validation rules: docs/profiles.md). */
+#include "profile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -466,16 +466,16 @@ static int parse_pairs(const vctx_t *v, const json_t *j, const pairs_spec_t *sp,
 static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
     const pairs_spec_t sp = {"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false};
     double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
-    if (parse_pairs(v, j, &sp, xs, ys, &out->n_overlap)) return -1;
-    for (int k = 0; k < out->n_overlap; k++) out->overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
+    if (parse_pairs(v, j, &sp, xs, ys, &out->cal.n_overlap)) return -1;
+    for (int k = 0; k < out->cal.n_overlap; k++) out->cal.overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
     return 0;
 }
 
 static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
     const pairs_spec_t sp = {"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS, 0, 1.5, true};
     double xs[RS_MAX_EFF_POINTS], ys[RS_MAX_EFF_POINTS];
-    if (parse_pairs(v, j, &sp, xs, ys, &out->n_eff)) return -1;
-    for (int k = 0; k < out->n_eff; k++) out->eff[k] = (rs_eff_point_t){xs[k], ys[k]};
+    if (parse_pairs(v, j, &sp, xs, ys, &out->cal.n_eff)) return -1;
+    for (int k = 0; k < out->cal.n_eff; k++) out->cal.eff[k] = (rs_eff_point_t){xs[k], ys[k]};
     return 0;
 }
 
@@ -521,23 +521,23 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
         out->has_inter = true;
     }
 
-    out->overlap = 1.0;
-    out->comp_slowdown = 1.0;
+    out->cal.overlap = 1.0;
+    out->cal.comp_slowdown = 1.0;
     json_t *cal = get_obj(v, "", root, "calibration", false, &bad);
     if (bad) return -1;
     if (cal) {
         if (check_keys(v, "calibration", cal, calib_fields, calib_figures)) return -1;
         json_t *eff = json_object_get(cal, "efficiency");
         if (eff && parse_efficiency(v, eff, out)) return -1;
-        if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->launch_s) < 0) return -1;
-        if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->overlap) < 0) return -1;
-        if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->comp_slowdown) < 0) return -1;
+        if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->cal.launch_s) < 0) return -1;
+        if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->cal.overlap) < 0) return -1;
+        if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->cal.comp_slowdown) < 0) return -1;
         json_t *oc = json_object_get(cal, "overlap_curve");
         if (oc && json_object_get(cal, "overlap"))
             return vfail(v, "calibration.overlap_curve", "give either 'overlap' (one eta) or 'overlap_curve', not both");
         if (oc && parse_overlap_curve(v, oc, out)) return -1;
-        if (get_num(v, "calibration", cal, "host_s_per_xfer", false, NUM_GE0, &out->host_s_per_xfer) < 0) return -1;
-        if (get_num(v, "calibration", cal, "host_s_per_byte", false, NUM_GE0, &out->host_s_per_byte) < 0) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_xfer", false, NUM_GE0, &out->cal.host_s_per_xfer) < 0) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_byte", false, NUM_GE0, &out->cal.host_s_per_byte) < 0) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
                     sizeof out->calibration_note) < 0)
             return -1;
@@ -635,7 +635,7 @@ static void put_key(writer_t *w, int ind, const char *key, bool first) {
     fputs(": ", w->fp);
 }
 
-/* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as curve_at). */
+/* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as the calibration curves, calibration.c). */
 static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {
     fputs("[", w->fp);
     for (int k = 0; k < n; k++) {
@@ -715,27 +715,27 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
     put_key(&w, 2, "calibration", false);
     fputs("{", w.fp);
     first = true;
-    if (hw->n_eff > 0) {
+    if (hw->cal.n_eff > 0) {
         put_key(&w, 4, "efficiency", true);
-        put_pairs(&w, hw->eff, sizeof hw->eff[0], hw->n_eff < RS_MAX_EFF_POINTS ? hw->n_eff : RS_MAX_EFF_POINTS);
+        put_pairs(&w, hw->cal.eff, sizeof hw->cal.eff[0], hw->cal.n_eff < RS_MAX_EFF_POINTS ? hw->cal.n_eff : RS_MAX_EFF_POINTS);
         first = false;
     }
     put_key(&w, 4, "launch_s", first);
-    put_num(&w, hw->launch_s);
-    if (hw->n_overlap > 0) {
+    put_num(&w, hw->cal.launch_s);
+    if (hw->cal.n_overlap > 0) {
         put_key(&w, 4, "overlap_curve", false);
-        put_pairs(&w, hw->overlap_curve, sizeof hw->overlap_curve[0],
-                  hw->n_overlap < RS_MAX_OVERLAP_POINTS ? hw->n_overlap : RS_MAX_OVERLAP_POINTS);
+        put_pairs(&w, hw->cal.overlap_curve, sizeof hw->cal.overlap_curve[0],
+                  hw->cal.n_overlap < RS_MAX_OVERLAP_POINTS ? hw->cal.n_overlap : RS_MAX_OVERLAP_POINTS);
     } else {
         put_key(&w, 4, "overlap", false);
-        put_num(&w, hw->overlap);
+        put_num(&w, hw->cal.overlap);
     }
     put_key(&w, 4, "comp_slowdown", false);
-    put_num(&w, hw->comp_slowdown);
+    put_num(&w, hw->cal.comp_slowdown);
     put_key(&w, 4, "host_s_per_xfer", false);
-    put_num(&w, hw->host_s_per_xfer);
+    put_num(&w, hw->cal.host_s_per_xfer);
     put_key(&w, 4, "host_s_per_byte", false);
-    put_num(&w, hw->host_s_per_byte);
+    put_num(&w, hw->cal.host_s_per_byte);
     put_key(&w, 4, "note", false);
     put_str(&w, hw->calibration_note);
     if (source_note) {
@@ -748,197 +748,4 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
         return rs_errf(err, "%s: profile %s has a non-finite figure; nothing written", path, hw->name);
     }
     return rs_file_commit(&f, err);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Efficiency curve
- * ---------------------------------------------------------------------------------------------- */
-_Static_assert(sizeof(rs_eff_point_t) == 2 * sizeof(double) && offsetof(rs_eff_point_t, efficiency) == sizeof(double),
-               "rs_eff_point_t is (x, y) as two doubles");
-_Static_assert(sizeof(rs_overlap_point_t) == 2 * sizeof(double) && offsetof(rs_overlap_point_t, eta) == sizeof(double),
-               "rs_overlap_point_t is (x, y) as two doubles");
-
-/* A curve of n > 0 points (x, y) sorted by x, stored as structs of two doubles (x first) `stride`
- * bytes apart: y at x, linear in log x between points, clamped to the end points outside. The
- * efficiency curve (x = B) and the overlap curve (x = bytes) are both read through it. */
-static double curve_at(int n, const void *pts, size_t stride, double x) {
-#define CX(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[0])
-#define CY(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[1])
-    if (!(x > CX(0))) return CY(0);
-    if (x >= CX(n - 1)) return CY(n - 1);
-    int k = 1;
-    while (k < n - 1 && CX(k) < x) k++;
-    double x0 = log(CX(k - 1)), x1 = log(CX(k));
-    double t = (log(x) - x0) / (x1 - x0);
-    return CY(k - 1) + t * (CY(k) - CY(k - 1));
-#undef CX
-#undef CY
-}
-
-/* Log-linear interpolation in B between sorted points, clamped at the ends; 1 without points. */
-static double eff_interp(int n, const rs_eff_point_t *pt, double b) {
-    return n <= 0 ? 1.0 : curve_at(n, pt, sizeof *pt, b);
-}
-
-double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) {
-    return eff_interp(hw->n_eff, hw->eff, block_tokens);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * The machine
- * ---------------------------------------------------------------------------------------------- */
-int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
-    if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errf(err, "dtype: unknown data type %d", (int)dtype);
-    if (!(hw->flops_per_s[dtype] > 0)) {
-        char have[128] = "";
-        size_t n = 0;
-        for (int k = 0; k < RS_DTYPE_COUNT; k++)
-            if (hw->flops_per_s[k] > 0) n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "", dtype_names[k]);
-        return rs_errf(err, "dtype %s: profile %s has no %s rate (it has: %s)", dtype_names[dtype], hw->name,
-                       dtype_names[dtype], have);
-    }
-    memset(m, 0, sizeof *m);
-    snprintf(m->hw_name, sizeof m->hw_name, "%s", hw->name);
-    m->dtype = dtype;
-    m->flops_per_s = hw->flops_per_s[dtype];
-    m->n_eff = hw->n_eff < 0 ? 0 : (hw->n_eff > RS_MAX_EFF_POINTS ? RS_MAX_EFF_POINTS : hw->n_eff);
-    memcpy(m->eff, hw->eff, (size_t)m->n_eff * sizeof m->eff[0]);
-    m->launch_s = hw->launch_s;
-    m->overlap = hw->overlap;
-    m->comp_slowdown = hw->comp_slowdown;
-    m->n_overlap = hw->n_overlap < 0 ? 0 : (hw->n_overlap > RS_MAX_OVERLAP_POINTS ? RS_MAX_OVERLAP_POINTS : hw->n_overlap);
-    memcpy(m->overlap_curve, hw->overlap_curve, (size_t)m->n_overlap * sizeof m->overlap_curve[0]);
-    m->host_s_per_xfer = hw->host_s_per_xfer;
-    m->host_s_per_byte = hw->host_s_per_byte;
-    m->devices_per_node = hw->devices_per_node;
-    m->intra = hw->intra;
-    m->inter = hw->has_inter ? hw->inter : hw->intra;
-    return 0;
-}
-
-static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
-    if (!(isfinite(t->bw_bytes_per_s) && t->bw_bytes_per_s > 0))
-        return rs_errf(err, "%s bandwidth (%s): must be finite and > 0 bytes/s, got %g", what, t->name, t->bw_bytes_per_s);
-    if (!(isfinite(t->latency_s) && t->latency_s >= 0))
-        return rs_errf(err, "%s latency (%s): must be finite and >= 0 s, got %g", what, t->name, t->latency_s);
-    return 0;
-}
-
-int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
-    if (n_ranks < 1) return rs_errf(err, "ranks %lld: must be >= 1", (long long)n_ranks);
-    if (!(isfinite(m->flops_per_s) && m->flops_per_s > 0))
-        return rs_errf(err, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
-    if (m->n_eff < 0 || m->n_eff > RS_MAX_EFF_POINTS)
-        return rs_errf(err, "efficiency curve: %d points, must be in [0, %d]", m->n_eff, RS_MAX_EFF_POINTS);
-    for (int k = 0; k < m->n_eff; k++) {
-        double b = m->eff[k].block_tokens, e = m->eff[k].efficiency;
-        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->eff[k - 1].block_tokens)))
-            return rs_errf(err, "efficiency curve point %d: block %g must be finite, > 0 and increasing", k, b);
-        if (!(e > 0 && e <= 1.5)) return rs_errf(err, "efficiency curve point %d: efficiency %g must be in (0, 1.5]", k, e);
-    }
-    if (!(isfinite(m->launch_s) && m->launch_s >= 0)) return rs_errf(err, "launch %g: must be finite and >= 0 s", m->launch_s);
-    if (!(m->overlap >= 0 && m->overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->overlap);
-    if (!(isfinite(m->comp_slowdown) && m->comp_slowdown >= 1))
-        return rs_errf(err, "slowdown %g: must be finite and >= 1", m->comp_slowdown);
-    if (m->n_overlap < 0 || m->n_overlap > RS_MAX_OVERLAP_POINTS)
-        return rs_errf(err, "overlap curve: %d points, must be in [0, %d]", m->n_overlap, RS_MAX_OVERLAP_POINTS);
-    for (int k = 0; k < m->n_overlap; k++) {
-        double b = m->overlap_curve[k].bytes, e = m->overlap_curve[k].eta;
-        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->overlap_curve[k - 1].bytes)))
-            return rs_errf(err, "overlap curve point %d: bytes %g must be finite, > 0 and increasing", k, b);
-        if (!(e >= 0 && e <= 1)) return rs_errf(err, "overlap curve point %d: eta %g must be in [0, 1]", k, e);
-    }
-    if (rs_machine_partial_overlap(m) && m->comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
-                            "(use --overlap < 1 or --slowdown > 1, not both)", m->n_overlap ? rs_machine_overlap(m, 0) : m->overlap,
-                       m->n_overlap ? " (the profile's overlap_curve)" : "", m->comp_slowdown);
-    if (!(isfinite(m->host_s_per_xfer) && m->host_s_per_xfer >= 0))
-        return rs_errf(err, "host cost per transfer %g: must be finite and >= 0 s", m->host_s_per_xfer);
-    if (!(isfinite(m->host_s_per_byte) && m->host_s_per_byte >= 0))
-        return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->host_s_per_byte);
-    if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
-    if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
-    if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
-    if (m->n_stragglers < 0 || m->n_stragglers > RS_MAX_PERTURB)
-        return rs_errf(err, "stragglers: %d given, at most %d", m->n_stragglers, RS_MAX_PERTURB);
-    for (int k = 0; k < m->n_stragglers; k++) {
-        if (m->straggler_rank[k] < 0 || m->straggler_rank[k] >= n_ranks)
-            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->straggler_rank[k], (long long)n_ranks - 1);
-        if (!(isfinite(m->straggler_factor[k]) && m->straggler_factor[k] >= 1))
-            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->straggler_factor[k],
-                           (long long)m->straggler_rank[k]);
-    }
-    if (m->n_degraded < 0 || m->n_degraded > RS_MAX_PERTURB)
-        return rs_errf(err, "degraded hops: %d given, at most %d", m->n_degraded, RS_MAX_PERTURB);
-    for (int k = 0; k < m->n_degraded; k++) {
-        if (m->degraded_hop[k] < 0 || m->degraded_hop[k] >= n_ranks)
-            return rs_errf(err, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
-                           (long long)m->degraded_hop[k], (long long)n_ranks - 1);
-        if (!(isfinite(m->degraded_factor[k]) && m->degraded_factor[k] >= 1))
-            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->degraded_factor[k],
-                           (long long)m->degraded_hop[k]);
-    }
-    return 0;
-}
-
-static int64_t wrap(int64_t x, int64_t n) {
-    int64_t r = x % n;
-    return r < 0 ? r + n : r;
-}
-
-bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
-    int64_t g = m->devices_per_node;
-    if (n_ranks < 1 || g <= 0 || g >= n_ranks) return false;
-    int64_t p = wrap(hop, n_ranks), q = (p + 1) % n_ranks;
-    return p / g != q / g;
-}
-
-double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
-    double bw = rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
-    if (n_ranks < 1) return bw;
-    int64_t p = wrap(hop, n_ranks);
-    for (int k = 0; k < m->n_degraded && k < RS_MAX_PERTURB; k++)
-        if (m->degraded_hop[k] == p) bw /= m->degraded_factor[k];
-    return bw;
-}
-
-double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
-    return rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.latency_s : m->intra.latency_s;
-}
-
-double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens) {
-    return m->flops_per_s * eff_interp(m->n_eff, m->eff, block_tokens);
-}
-
-double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
-                            uint64_t flops_exec) {
-    if (flops_exec == 0) return 0.0;
-    double slow = 1.0;
-    for (int k = 0; k < m->n_stragglers && k < RS_MAX_PERTURB; k++)
-        if (m->straggler_rank[k] == rank) slow *= m->straggler_factor[k];
-    double jit = 1.0;
-    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
-    return m->launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
-}
-
-double rs_machine_overlap(const rs_machine_t *m, double bytes) {
-    return m->n_overlap <= 0 ? m->overlap : curve_at(m->n_overlap, m->overlap_curve, sizeof m->overlap_curve[0], bytes);
-}
-
-bool rs_machine_partial_overlap(const rs_machine_t *m) {
-    if (m->n_overlap <= 0) return m->overlap < 1;
-    for (int k = 0; k < m->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++)
-        if (m->overlap_curve[k].eta < 1) return true;
-    return false;
-}
-
-double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
-    if (n_xfers <= 0) return 0.0;
-    return (double)n_xfers * m->host_s_per_xfer + bytes * m->host_s_per_byte;
-}
-
-double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
-                                 uint64_t flops_exec, int n_xfers, double bytes) {
-    if (flops_exec == 0) return 0.0;
-    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
 }

@@ -1,0 +1,54 @@
+/* calibration.c - the calibration state and its curves (calibration.h). */
+#include "calibration.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+void rs_calibration_default(rs_calibration_t *c) {
+    memset(c, 0, sizeof *c);
+    c->overlap = 1.0;
+    c->comp_slowdown = 1.0;
+}
+
+_Static_assert(sizeof(rs_eff_point_t) == 2 * sizeof(double) && offsetof(rs_eff_point_t, efficiency) == sizeof(double),
+               "rs_eff_point_t is (x, y) as two doubles");
+_Static_assert(sizeof(rs_overlap_point_t) == 2 * sizeof(double) && offsetof(rs_overlap_point_t, eta) == sizeof(double),
+               "rs_overlap_point_t is (x, y) as two doubles");
+
+/* A curve of n > 0 points (x, y) sorted by x, stored as structs of two doubles (x first) `stride`
+ * bytes apart: y at x, linear in log x between points, clamped to the end points outside. The
+ * efficiency curve (x = B) and the overlap curve (x = bytes) are both read through it. */
+static double curve_at(int n, const void *pts, size_t stride, double x) {
+#define CX(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[0])
+#define CY(i) (((const double *)(const void *)((const char *)pts + (size_t)(i) * stride))[1])
+    if (!(x > CX(0))) return CY(0);
+    if (x >= CX(n - 1)) return CY(n - 1);
+    int k = 1;
+    while (k < n - 1 && CX(k) < x) k++;
+    double x0 = log(CX(k - 1)), x1 = log(CX(k));
+    double t = (log(x) - x0) / (x1 - x0);
+    return CY(k - 1) + t * (CY(k) - CY(k - 1));
+#undef CX
+#undef CY
+}
+
+/* Log-linear interpolation in B between sorted points, clamped at the ends; 1 without points. */
+static double eff_interp(int n, const rs_eff_point_t *pt, double b) {
+    return n <= 0 ? 1.0 : curve_at(n, pt, sizeof *pt, b);
+}
+
+double rs_calibration_efficiency(const rs_calibration_t *c, double block_tokens) {
+    return eff_interp(c->n_eff, c->eff, block_tokens);
+}
+
+double rs_calibration_overlap(const rs_calibration_t *c, double bytes) {
+    return c->n_overlap <= 0 ? c->overlap : curve_at(c->n_overlap, c->overlap_curve, sizeof c->overlap_curve[0], bytes);
+}
+
+bool rs_calibration_partial_overlap(const rs_calibration_t *c) {
+    if (c->n_overlap <= 0) return c->overlap < 1;
+    for (int k = 0; k < c->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++)
+        if (c->overlap_curve[k].eta < 1) return true;
+    return false;
+}

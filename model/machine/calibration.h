@@ -1,0 +1,55 @@
+/* calibration.h - the calibration state of a machine: the efficiency curve F_eff(B) / F_peak, the
+ * per-step launch overhead, the overlap model (one eta, an eta(bytes) curve, or a compute slowdown
+ * sigma) and the host cost of a transfer (docs/model.md section 3). Written by `ringsim calibrate`,
+ * read from a profile's "calibration" object (profile.h).
+ */
+#ifndef RS_CALIBRATION_H
+#define RS_CALIBRATION_H
+
+#include <stdbool.h>
+
+#define RS_MAX_EFF_POINTS 64
+
+typedef struct {
+    double block_tokens;     /* B, tokens per rank */
+    double efficiency;       /* F_eff(B) / F_peak, in (0, 1.5] */
+} rs_eff_point_t;
+
+/* Overlap curve: eta as a function of the bytes a hop carries in the step (calibrated: on a CPU
+ * with polled MPI progress the fraction of the link rate a transfer gets while the ranks compute
+ * depends on the message size). */
+#define RS_MAX_OVERLAP_POINTS 16
+typedef struct {
+    double bytes;            /* bytes on the hop in the step (the sum of its flows) */
+    double eta;              /* overlap factor in [0, 1] at that size */
+} rs_overlap_point_t;
+
+/* Calibration state: what `ringsim calibrate` measures beyond the data sheet. ONE struct, held whole
+ * by a profile (rs_hw_t), by the machine built from it (rs_machine_t, machine.h) and by a calibration
+ * (rs_calib_t, exec/calibrate.h), and passed along by assignment. Defaults (rs_calibration_default):
+ * no curve (efficiency 1), launch 0, overlap 1, slowdown 1, no host cost. */
+typedef struct {
+    int n_eff;                            /* points of the efficiency curve eff(B) = F_eff(B) / F_peak, sorted by B */
+    rs_eff_point_t eff[RS_MAX_EFF_POINTS];
+    double launch_s;                      /* per-step launch overhead, seconds (only steps with compute) */
+    double overlap;                       /* eta in [0,1]: transfer progress rate while the receiver computes */
+    double comp_slowdown;                 /* sigma >= 1: compute slowdown while a transfer is in flight */
+    int n_overlap;                        /* overlap curve eta(bytes), sorted; replaces `overlap` when > 0 */
+    rs_overlap_point_t overlap_curve[RS_MAX_OVERLAP_POINTS];
+    double host_s_per_xfer;               /* o: host CPU seconds per received transfer, taken from compute */
+    double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
+} rs_calibration_t;
+
+/* No calibration: efficiency 1, launch 0, overlap 1, slowdown 1, no host cost. Can't fail. */
+void rs_calibration_default(rs_calibration_t *c);
+
+/* eff(B): 1 without a curve; log-linear interpolation in B between points, clamped to the end
+ * points outside. Can't fail. */
+double rs_calibration_efficiency(const rs_calibration_t *c, double block_tokens);
+/* eta for a step whose hop carries `bytes`: the curve (log-linear in bytes between points, clamped
+ * outside) when there is one, else the scalar `overlap`. Can't fail. */
+double rs_calibration_overlap(const rs_calibration_t *c, double bytes);
+/* true iff some step may get eta < 1 (scalar or any curve point). Can't fail. */
+bool rs_calibration_partial_overlap(const rs_calibration_t *c);
+
+#endif /* RS_CALIBRATION_H */

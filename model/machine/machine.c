@@ -1,0 +1,152 @@
+/* machine.c - the machine cost parameters built from a profile (machine.h). */
+#include "machine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) { return rs_calibration_efficiency(&hw->cal, block_tokens); }
+
+/* ------------------------------------------------------------------------------------------------
+ * The machine
+ * ---------------------------------------------------------------------------------------------- */
+int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
+    if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errf(err, "dtype: unknown data type %d", (int)dtype);
+    if (!(hw->flops_per_s[dtype] > 0)) {
+        char have[128] = "";
+        size_t n = 0;
+        for (int k = 0; k < RS_DTYPE_COUNT; k++)
+            if (hw->flops_per_s[k] > 0) n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "", rs_dtype_name((rs_dtype_t)k));
+        return rs_errf(err, "dtype %s: profile %s has no %s rate (it has: %s)", rs_dtype_name(dtype), hw->name,
+                       rs_dtype_name(dtype), have);
+    }
+    memset(m, 0, sizeof *m);
+    snprintf(m->hw_name, sizeof m->hw_name, "%s", hw->name);
+    m->dtype = dtype;
+    m->flops_per_s = hw->flops_per_s[dtype];
+    m->cal = hw->cal;
+    m->devices_per_node = hw->devices_per_node;
+    m->intra = hw->intra;
+    m->inter = hw->has_inter ? hw->inter : hw->intra;
+    return 0;
+}
+
+static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
+    if (!(isfinite(t->bw_bytes_per_s) && t->bw_bytes_per_s > 0))
+        return rs_errf(err, "%s bandwidth (%s): must be finite and > 0 bytes/s, got %g", what, t->name, t->bw_bytes_per_s);
+    if (!(isfinite(t->latency_s) && t->latency_s >= 0))
+        return rs_errf(err, "%s latency (%s): must be finite and >= 0 s, got %g", what, t->name, t->latency_s);
+    return 0;
+}
+
+int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
+    if (n_ranks < 1) return rs_errf(err, "ranks %lld: must be >= 1", (long long)n_ranks);
+    if (!(isfinite(m->flops_per_s) && m->flops_per_s > 0))
+        return rs_errf(err, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
+    if (m->cal.n_eff < 0 || m->cal.n_eff > RS_MAX_EFF_POINTS)
+        return rs_errf(err, "efficiency curve: %d points, must be in [0, %d]", m->cal.n_eff, RS_MAX_EFF_POINTS);
+    for (int k = 0; k < m->cal.n_eff; k++) {
+        double b = m->cal.eff[k].block_tokens, e = m->cal.eff[k].efficiency;
+        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->cal.eff[k - 1].block_tokens)))
+            return rs_errf(err, "efficiency curve point %d: block %g must be finite, > 0 and increasing", k, b);
+        if (!(e > 0 && e <= 1.5)) return rs_errf(err, "efficiency curve point %d: efficiency %g must be in (0, 1.5]", k, e);
+    }
+    if (!(isfinite(m->cal.launch_s) && m->cal.launch_s >= 0)) return rs_errf(err, "launch %g: must be finite and >= 0 s", m->cal.launch_s);
+    if (!(m->cal.overlap >= 0 && m->cal.overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->cal.overlap);
+    if (!(isfinite(m->cal.comp_slowdown) && m->cal.comp_slowdown >= 1))
+        return rs_errf(err, "slowdown %g: must be finite and >= 1", m->cal.comp_slowdown);
+    if (m->cal.n_overlap < 0 || m->cal.n_overlap > RS_MAX_OVERLAP_POINTS)
+        return rs_errf(err, "overlap curve: %d points, must be in [0, %d]", m->cal.n_overlap, RS_MAX_OVERLAP_POINTS);
+    for (int k = 0; k < m->cal.n_overlap; k++) {
+        double b = m->cal.overlap_curve[k].bytes, e = m->cal.overlap_curve[k].eta;
+        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->cal.overlap_curve[k - 1].bytes)))
+            return rs_errf(err, "overlap curve point %d: bytes %g must be finite, > 0 and increasing", k, b);
+        if (!(e >= 0 && e <= 1)) return rs_errf(err, "overlap curve point %d: eta %g must be in [0, 1]", k, e);
+    }
+    if (rs_machine_partial_overlap(m) && m->cal.comp_slowdown > 1)
+        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
+                            "(use --overlap < 1 or --slowdown > 1, not both)", m->cal.n_overlap ? rs_machine_overlap(m, 0) : m->cal.overlap,
+                       m->cal.n_overlap ? " (the profile's overlap_curve)" : "", m->cal.comp_slowdown);
+    if (!(isfinite(m->cal.host_s_per_xfer) && m->cal.host_s_per_xfer >= 0))
+        return rs_errf(err, "host cost per transfer %g: must be finite and >= 0 s", m->cal.host_s_per_xfer);
+    if (!(isfinite(m->cal.host_s_per_byte) && m->cal.host_s_per_byte >= 0))
+        return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->cal.host_s_per_byte);
+    if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
+    if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
+    if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
+    if (m->n_stragglers < 0 || m->n_stragglers > RS_MAX_PERTURB)
+        return rs_errf(err, "stragglers: %d given, at most %d", m->n_stragglers, RS_MAX_PERTURB);
+    for (int k = 0; k < m->n_stragglers; k++) {
+        if (m->straggler_rank[k] < 0 || m->straggler_rank[k] >= n_ranks)
+            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->straggler_rank[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->straggler_factor[k]) && m->straggler_factor[k] >= 1))
+            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->straggler_factor[k],
+                           (long long)m->straggler_rank[k]);
+    }
+    if (m->n_degraded < 0 || m->n_degraded > RS_MAX_PERTURB)
+        return rs_errf(err, "degraded hops: %d given, at most %d", m->n_degraded, RS_MAX_PERTURB);
+    for (int k = 0; k < m->n_degraded; k++) {
+        if (m->degraded_hop[k] < 0 || m->degraded_hop[k] >= n_ranks)
+            return rs_errf(err, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
+                           (long long)m->degraded_hop[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->degraded_factor[k]) && m->degraded_factor[k] >= 1))
+            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->degraded_factor[k],
+                           (long long)m->degraded_hop[k]);
+    }
+    return 0;
+}
+
+static int64_t wrap(int64_t x, int64_t n) {
+    int64_t r = x % n;
+    return r < 0 ? r + n : r;
+}
+
+bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    int64_t g = m->devices_per_node;
+    if (n_ranks < 1 || g <= 0 || g >= n_ranks) return false;
+    int64_t p = wrap(hop, n_ranks), q = (p + 1) % n_ranks;
+    return p / g != q / g;
+}
+
+double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    double bw = rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
+    if (n_ranks < 1) return bw;
+    int64_t p = wrap(hop, n_ranks);
+    for (int k = 0; k < m->n_degraded && k < RS_MAX_PERTURB; k++)
+        if (m->degraded_hop[k] == p) bw /= m->degraded_factor[k];
+    return bw;
+}
+
+double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    return rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.latency_s : m->intra.latency_s;
+}
+
+double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens) {
+    return m->flops_per_s * rs_calibration_efficiency(&m->cal, block_tokens);
+}
+
+double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                            uint64_t flops_exec) {
+    if (flops_exec == 0) return 0.0;
+    double slow = 1.0;
+    for (int k = 0; k < m->n_stragglers && k < RS_MAX_PERTURB; k++)
+        if (m->straggler_rank[k] == rank) slow *= m->straggler_factor[k];
+    double jit = 1.0;
+    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
+    return m->cal.launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
+}
+
+double rs_machine_overlap(const rs_machine_t *m, double bytes) { return rs_calibration_overlap(&m->cal, bytes); }
+
+bool rs_machine_partial_overlap(const rs_machine_t *m) { return rs_calibration_partial_overlap(&m->cal); }
+
+double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
+    if (n_xfers <= 0) return 0.0;
+    return (double)n_xfers * m->cal.host_s_per_xfer + bytes * m->cal.host_s_per_byte;
+}
+
+double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                                 uint64_t flops_exec, int n_xfers, double bytes) {
+    if (flops_exec == 0) return 0.0;
+    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
+}

@@ -1,0 +1,77 @@
+/* machine.h - the machine: everything the critical-path walk and the simulator need to cost a
+ * schedule, built from a hardware profile (profile.h) plus overrides and realism flags.
+ */
+#ifndef RS_MACHINE_H
+#define RS_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "util.h"
+
+/* Efficiency at block size B: 1 without a curve; log-linear interpolation in B between points,
+ * clamped to the end points outside. Can't fail. */
+double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens);
+
+/* ---------------------------------------------------------------------------------------------------
+ * The machine: everything the critical-path walk and the simulator need to cost a schedule.
+ * Built from a profile plus CLI overrides and realism flags. Hop p is the link p -> p+1 (mod N).
+ * Ranks fill nodes in order: rank r is on node r / G; hop p crosses nodes iff (p+1) mod N is on
+ * another node than p (flat ring when G >= N or G == 0).
+ * ------------------------------------------------------------------------------------------------- */
+#define RS_MAX_PERTURB 64
+
+typedef struct {
+    char hw_name[RS_NAME_LEN];     /* profile name, for trace headers */
+    rs_dtype_t dtype;              /* picks the peak rate */
+    double flops_per_s;            /* peak F, FLOP/s */
+    rs_calibration_t cal;          /* the profile's calibration (profile.h), whole */
+    int64_t devices_per_node;      /* G; 0 = flat ring */
+    rs_tier_t intra;               /* tier of hops inside a node (the flat ring's only tier) */
+    rs_tier_t inter;               /* tier of hops crossing nodes */
+    double jitter;                 /* compute time x (1 + jitter * (2u - 1)), u = rs_hash_unit(seed, rank, step) */
+    uint64_t seed;                 /* jitter seed */
+    int n_stragglers;              /* ranks whose compute is slower by a factor */
+    int64_t straggler_rank[RS_MAX_PERTURB];
+    double straggler_factor[RS_MAX_PERTURB];
+    int n_degraded;                /* hops whose bandwidth is divided by a factor */
+    int64_t degraded_hop[RS_MAX_PERTURB];
+    double degraded_factor[RS_MAX_PERTURB];
+    bool loopback;                 /* every rank alone, its hop p going to itself (one device playing
+                                      each rank in turn: exec --loopback); the walk only */
+} rs_machine_t;
+
+/* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.
+ * Returns 0 or -1 if the profile has no rate for dtype. */
+int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err);
+/* Validate ranges (positive finite rates, eta in [0,1], sigma >= 1, ranks/hops < n_ranks, ...) and
+ * that eta < 1 (scalar or curve) is not combined with sigma > 1. */
+int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err);
+
+/* Bandwidth (bytes/s, after degradation) and latency (s) of hop p -> p+1 in a ring of n ranks. */
+double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
+double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
+/* true iff hop p -> p+1 crosses a node boundary. */
+bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
+
+/* Effective compute rate F_eff(B) = F_peak * eff(B), FLOP/s. */
+double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens);
+/* Compute duration of (rank, step) when nothing is in flight: 0 if flops_exec == 0, else
+ * launch_s + flops_exec / F_eff(B) * straggler(rank) * jitter(rank, step). */
+double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                            uint64_t flops_exec);
+/* Overlap factor eta for a step whose hop carries `bytes`: the curve (log-linear in bytes between
+ * points, clamped outside) when the machine has one, else the scalar `overlap`. */
+double rs_machine_overlap(const rs_machine_t *m, double bytes);
+/* true iff some step may get eta < 1 (scalar or any curve point). */
+bool rs_machine_partial_overlap(const rs_machine_t *m);
+/* Host cost (LogGOPS o and O) of receiving n_xfers transfers of `bytes` in all during a step:
+ * n_xfers o + bytes O seconds, added to the step's compute when the step computes. */
+double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);
+/* Compute duration of (rank, step) that receives n_xfers transfers of `bytes` in all:
+ * rs_machine_comp_time() + rs_machine_host_s() when the step computes, else 0. */
+double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
+                                 uint64_t flops_exec, int n_xfers, double bytes);
+
+#endif /* RS_MACHINE_H */
