@@ -1,4 +1,4 @@
-/* cmd_plan.c - `ringsim plan`: capacity planning over candidate hardware (model/plan.h, docs/plan.md).
+/* cmd_plan.c - `ringsim plan`: capacity planning over candidate hardware (model/plan/plan.h, docs/plan.md).
  *
  * For every profile: the smallest sequence-parallel N that fits memory (or the longest context at N
  * with --seq max), the predicted attention and layer times, whether the ring's transfers hide, MFU
@@ -18,6 +18,9 @@
 #include "plan.h"
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
+#endif
+#ifdef RINGSIM_HAVE_SIM
+#include "sim_alt.h"
 #endif
 
 extern char **environ;

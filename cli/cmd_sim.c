@@ -64,7 +64,7 @@ static void help(void) {
            "      --csv FILE           also write the table as CSV (\"-\" = stdout) [none]\n"
            "      --steps              print the per-step table (latest end, longest step) [off]\n"
            "  -h, --help               this help\n\n"
-           "Realism flags keep the walk's meaning (model/model.h) and are all simulated: --latency,\n"
+           "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
            "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
            "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
            "link at eta x bandwidth while the sender computes; generated platforms only).\n"
@@ -106,7 +106,7 @@ static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, co
                rs_fmt_time(e->sim.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.rank_steps : 0, d, sizeof d),
                (double)e->sim.peak_rss_bytes / 1e6);
     }
-    printf("# makespan: simulated; walk: critical-path walk (model/model.h) on the same machine; rel_diff:\n"
+    printf("# makespan: simulated; walk: critical-path walk (model/cost/model.h) on the same machine; rel_diff:\n"
            "# |sim - walk| / max; eff: ideal (useful FLOPs / (N F_eff)) / simulated makespan; comm_bound:\n"
            "# rank-steps whose transfers ended after their compute; sim_wall: SimGrid run in the child;\n"
            "# per_rstep: sim_wall / rank_steps; peak_rss: the child's peak resident memory.\n");

@@ -124,7 +124,7 @@ static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t 
  * has a second actor on its host that runs the step's exec: the rank posts the work (go), waits for
  * its transfers one by one, then for the helper (done). Both activities start at the step start.
  *
- * Compute slowdown sigma (the walk's semantics, model/model.h): the exec runs at speed / sigma
+ * Compute slowdown sigma (the walk's semantics, model/cost/model.h): the exec runs at speed / sigma
  * while any of the rank's hops (out: p -> p+1, in: p-1 -> p) has a transfer in flight, i.e. from
  * the moment both ends of the hop have posted the step (the later step start) to the completion of
  * the hop's last flow; at full speed otherwise. Hop activity is counted in g_active[rank]; every

@@ -10,7 +10,7 @@
  * 0 FLOPs), send and recv (step start = post to the last completion, bytes summed over the step's
  * transfers), step (start to end) - the same events as rs_model_walk().
  *
- * Semantics equal to the walk (model/model.h) under the default configuration (CM02, TCP-gamma 0,
+ * Semantics equal to the walk (model/cost/model.h) under the default configuration (CM02, TCP-gamma 0,
  * no cross-traffic, precision 1e-15): a transfer starts when both ends have posted, waits its
  * route's latency, then flows sharing a link share it equally. Compute slowdown sigma: the exec
  * runs at speed / sigma while one of the rank's hops (in or out) is in flight (both ends posted,

@@ -1,9 +1,9 @@
 /* test_plan_sim.c - Ulysses, USP and ring attention passes simulated in SimGrid (sim/alt.c) against the
- * analytic costs of model/alt.c: the all-to-all formula plus the ring walk. */
+ * analytic costs of model/plan/alt.c: the all-to-all formula plus the ring walk. */
 #include <math.h>
 #include <string.h>
 
-#include "alt.h"
+#include "sim_alt.h"
 #include "test_main.h"
 
 /* F = 1e15, intra 400 GB/s + 2 us, inter 50 GB/s + 5 us, G = 8. */

@@ -2,14 +2,14 @@
  *
  * One layer's attention for a sequence of S tokens split over N = U * R devices (derivation:
  * docs/plan.md, "Ring, Ulysses, USP"):
- *   - Ring (U = 1, R = N): the ring schedule (model/schedule.h) walked by rs_model_walk on the machine.
+ *   - Ring (U = 1, R = N): the ring schedule (model/schedule/schedule.h) walked by rs_model_walk on the machine.
  *   - Ulysses (U = N, R = 1): an all-to-all turns S/U tokens x all heads into S tokens x Hq/U heads,
  *     one local attention kernel, an all-to-all back. Needs U <= Hkv and U | Hkv (each device owns
  *     whole KV heads). Forward moves Q, K, V in and O out; backward moves dO in and dQ, dK, dV out.
  *   - USP (1 < U < N): Ulysses inside groups of U consecutive ranks, a ring of R = N / U ranks across
  *     groups; each ring rank holds S/R tokens of Hq/U query and Hkv/U KV heads. The ring walks the same
  *     schedule with those heads on a machine whose "node" holds G/U ring ranks (U | G) or one (G | U).
- * Ranks fill nodes of G devices in order (model/hw.h). An all-to-all of M bytes per device over a group
+ * Ranks fill nodes of G devices in order (model/machine/machine.h). An all-to-all of M bytes per device over a group
  * of U ranks keeps M/U, sends M (G'-1)/U inside the node and M (U-G')/U across nodes, G' = min(U, G):
  *   t_a2a = max(lat_intra + M (G'-1) / (U W_intra),  lat_inter + M (U-G') / (U W_inter))
  * (each device injects on its own links; the two tiers run concurrently). The all-to-alls of Ulysses do
@@ -89,28 +89,5 @@ int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const r
 /* Cost one layer's attention for the split. Returns 0 or -1 with err. */
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,
                rs_err_t *err);
-
-/* ---------------------------------------------------------------------------------------------------
- * Simulation (sim/alt.c; linked into rs_sim, so only in builds with SimGrid: RINGSIM_HAVE_SIM)
- *
- * One layer's attention pass for the split simulated in SimGrid on the all-pairs platform of
- * sim/platform.h (N = U x R hosts gpu<p>, intra ports and NICs per device, CM02 exact settings): every
- * rank posts its all-to-all in (U-1 messages of M/U bytes to its group), waits, walks the ring
- * sub-schedule (rs_schedule_step of rs_sp_ring_problem: compute exec + transfers to the ring
- * neighbour U ranks away), then posts the all-to-all out. Runs in a forked child (SimGrid initialises
- * once per process). Times are the latest over ranks.
- * ------------------------------------------------------------------------------------------------- */
-typedef struct {
-    double a2a_in_end_s;  /* latest end of the first all-to-all (0 for a pure ring) */
-    double attn_end_s;    /* latest end of the ring/attention phase */
-    double makespan_s;    /* latest end of the second all-to-all: the layer's attention pass */
-    double sim_wall_s;    /* wall time of the child */
-} rs_sim_alt_result_t;
-
-/* Simulate one pass (forward: Q,K,V in / O out; backward: dO in / dQ,dK,dV out) of the split on the
- * machine. Returns 0; -1 with err on a runtime failure (fork, SimGrid abort); -2 on bad input
- * (rs_sp_check's messages). */
-int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
-                   rs_sim_alt_result_t *out, rs_err_t *err);
 
 #endif /* RS_ALT_H */

@@ -126,7 +126,7 @@ typedef struct {
 
 /* Memory per device of sequence-parallel training (ring, Ulysses or USP by c->ulysses_degree).
  * Validates c (S divisible by N, U divides N, sizes >= 1) with err naming the parameter. The head-count
- * bound of Ulysses is checked by model/alt.h, not here. Returns 0 or -1. */
+ * bound of Ulysses is checked by model/plan/alt.h, not here. Returns 0 or -1. */
 int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err);
 
 /* The attention working sets per local token (bytes), see the header comment; has_ring = false for a

@@ -3,11 +3,11 @@
  *
  * Derivation and assumptions: docs/plan.md. In short, per candidate (a hardware profile turned into a
  * machine, nodes of G devices, an inter-node tier):
- *   - memory per device: model/memory.h with ZeRO-3 over all N x dp devices; fits iff total <=
+ *   - memory per device: model/plan/memory.h with ZeRO-3 over all N x dp devices; fits iff total <=
  *     usable_frac x device memory;
  *   - N: the smallest power of two <= max_sp whose ring memory fits (or the N given); with seq = 0
  *     ("max") the longest S that fits at that N (a multiple of 2N, binary search: memory grows with S);
- *   - attention time per layer: model/alt.h (the ring walk of model/model.h, Ulysses' all-to-alls);
+ *   - attention time per layer: model/plan/alt.h (the ring walk of model/cost/model.h, Ulysses' all-to-alls);
  *   - projections + FFN: 2 x matmul params FLOPs per token forward, x2 backward, x1 recompute (selective
  *     and full checkpointing), at linear_eff x peak; attention forward recomputed under full
  *     checkpointing; LM head 6 x V x h FLOPs per token at linear_eff; FSDP collectives assumed hidden;

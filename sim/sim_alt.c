@@ -1,6 +1,6 @@
-/* alt.c - Ulysses and USP (and, for U = 1, the ring) simulated in SimGrid: one layer's attention pass
- * (model/alt.h, "Simulation"). The platform is sim/platform.h's all-pairs platform; the ring part
- * walks the same ring sub-schedule as model/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
+/* sim_alt.c - Ulysses and USP (and, for U = 1, the ring) simulated in SimGrid: one layer's attention
+ * pass (sim_alt.h). The platform is sim/platform.h's all-pairs platform; the ring part
+ * walks the same ring sub-schedule as model/plan/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
  * and writes one result record to a pipe. */
 #include <errno.h>
 #include <math.h>
@@ -17,7 +17,8 @@
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 
-#include "alt.h"
+#include "sim_alt.h"
+
 #include "platform.h"
 #include "sim.h"
 

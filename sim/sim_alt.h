@@ -1,0 +1,37 @@
+/* sim_alt.h - Ring, Ulysses and USP (model/plan/alt.h) simulated in SimGrid: one layer's attention
+ * pass of a sequence-parallel split on the all-pairs platform (sim/platform.h). Defined in
+ * sim/sim_alt.c; the model's side of the same question is rs_sp_cost (alt.h).
+ */
+#ifndef RS_SIM_ALT_H
+#define RS_SIM_ALT_H
+
+#include "alt.h"
+#include "machine.h"
+#include "memory.h"
+#include "schedule.h"
+#include "util.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * Simulation (only in builds with SimGrid: RINGSIM_HAVE_SIM)
+ *
+ * One layer's attention pass for the split simulated in SimGrid on the all-pairs platform of
+ * sim/platform.h (N = U x R hosts gpu<p>, intra ports and NICs per device, CM02 exact settings): every
+ * rank posts its all-to-all in (U-1 messages of M/U bytes to its group), waits, walks the ring
+ * sub-schedule (rs_schedule_step of rs_sp_ring_problem: compute exec + transfers to the ring
+ * neighbour U ranks away), then posts the all-to-all out. Runs in a forked child (SimGrid initialises
+ * once per process). Times are the latest over ranks.
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    double a2a_in_end_s;  /* latest end of the first all-to-all (0 for a pure ring) */
+    double attn_end_s;    /* latest end of the ring/attention phase */
+    double makespan_s;    /* latest end of the second all-to-all: the layer's attention pass */
+    double sim_wall_s;    /* wall time of the child */
+} rs_sim_alt_result_t;
+
+/* Simulate one pass (forward: Q,K,V in / O out; backward: dO in / dQ,dK,dV out) of the split on the
+ * machine. Returns 0; -1 with err on a runtime failure (fork, SimGrid abort); -2 on bad input
+ * (rs_sp_check's messages). */
+int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
+                   rs_sim_alt_result_t *out, rs_err_t *err);
+
+#endif /* RS_SIM_ALT_H */
