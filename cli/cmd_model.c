@@ -59,7 +59,7 @@ static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *
     if (rc == 0) {
         rc |= rs_trace_set_meta(t, "backend", "model");
         rc |= rs_trace_meta_problem(t, &e->problem);
-        rc |= rs_cli_meta_machine(t, &c->machine);
+        rc |= rs_trace_meta_machine(t, &c->machine);
         rc |= rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
         if (rc) rc = rs_errf(err, "out of memory");
     }

@@ -417,7 +417,7 @@ int rs_cmd_report(int argc, char **argv) {
             rs_trace_t *t = rs_trace_create("model");
             if (!e->busy_s || !s || !t || rs_model_closed(p, m, &e->closed, &err) != 0 ||
                 rs_model_walk(s, m, rs_trace_sink(t), e->busy_s, &e->walk, &err) != 0 || rs_trace_meta_problem(t, p) != 0 ||
-                rs_cli_meta_machine(t, m) != 0 || rs_trace_set_meta(t, "backend", "model") != 0) {
+                rs_trace_meta_machine(t, m) != 0 || rs_trace_set_meta(t, "backend", "model") != 0) {
                 rc = RS_EXIT_FAIL;
             }
             if (rc == 0) {
@@ -437,7 +437,7 @@ int rs_cmd_report(int argc, char **argv) {
                     rc = RS_EXIT_FAIL;
                 } else {
                     rs_trace_sort(st);
-                    rs_cli_meta_machine(st, m);
+                    rs_trace_meta_machine(st, m);
                     e->has_sim = true;
                     e->sim_makespan_s = r.makespan_s;
                     snprintf(path, sizeof path, "%s/traces/sim-%s-%s.csv", dir, rs_layout_name(p->layout), rs_pass_name(p->pass));

@@ -167,7 +167,7 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
         else if (r != 0) rc = RS_EXIT_FAIL;
     }
     if (rc == RS_EXIT_OK && t) {
-        int m = rs_cli_meta_machine(t, &c->machine);
+        int m = rs_trace_meta_machine(t, &c->machine);
         m |= rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
         m |= rs_trace_set_meta(t, "makespan_s", "%.17g", e->sim.makespan_s);
         if (m) {

@@ -220,7 +220,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     if (rc == 0) rc = rs_model_walk(s, &pt->machine, rs_trace_sink(t), NULL, &pt->walk, err);
     if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, &pt->pred, err);
     if (rc == 0 && traces) {
-        if (rs_trace_meta_problem(t, &pt->problem) || rs_cli_meta_machine(t, &pt->machine) ||
+        if (rs_trace_meta_problem(t, &pt->problem) || rs_trace_meta_machine(t, &pt->machine) ||
             rs_trace_set_meta(t, "backend", "model"))
             rc = rs_errf(err, "out of memory");
         rs_trace_sort(t);
@@ -245,7 +245,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
             else pt->has_sim = true;
             rs_sim_result_free(&r);
             if (rc == 0 && traces) {
-                rs_cli_meta_machine(st, &pt->machine);
+                rs_trace_meta_machine(st, &pt->machine);
                 rs_trace_sort(st);
                 traces[1] = st;
                 st = NULL;

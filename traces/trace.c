@@ -161,6 +161,51 @@ static int meta_int(const rs_trace_t *t, const char *key, int64_t *out, rs_err_t
     return 0;
 }
 
+int rs_trace_meta_machine(rs_trace_t *t, const rs_machine_t *m) {
+    int rc = 0;
+    rc |= rs_trace_set_meta(t, "hw", "%s", m->hw_name);
+    rc |= rs_trace_set_meta(t, "dtype", "%s", rs_dtype_name(m->dtype));
+    rc |= rs_trace_set_meta(t, "flops_per_s", "%.17g", m->flops_per_s);
+    rc |= rs_trace_set_meta(t, "intra", "%s", m->intra.name);
+    rc |= rs_trace_set_meta(t, "intra_bw_bytes_per_s", "%.17g", m->intra.bw_bytes_per_s);
+    rc |= rs_trace_set_meta(t, "intra_latency_s", "%.17g", m->intra.latency_s);
+    rc |= rs_trace_set_meta(t, "devices_per_node", "%lld", (long long)m->devices_per_node);
+    if (m->devices_per_node > 0) {
+        rc |= rs_trace_set_meta(t, "inter", "%s", m->inter.name);
+        rc |= rs_trace_set_meta(t, "inter_bw_bytes_per_s", "%.17g", m->inter.bw_bytes_per_s);
+        rc |= rs_trace_set_meta(t, "inter_latency_s", "%.17g", m->inter.latency_s);
+    }
+    rc |= rs_trace_set_meta(t, "launch_s", "%.17g", m->cal.launch_s);
+    rc |= rs_trace_set_meta(t, "overlap", "%.17g", m->cal.overlap);
+    rc |= rs_trace_set_meta(t, "comp_slowdown", "%.17g", m->cal.comp_slowdown);
+    if (m->cal.n_overlap > 0) {
+        char buf[RS_MAX_OVERLAP_POINTS * 48] = "";
+        size_t n = 0;
+        for (int k = 0; k < m->cal.n_overlap && n < sizeof buf; k++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%.6g:%.6g", k ? " " : "", m->cal.overlap_curve[k].bytes,
+                                  m->cal.overlap_curve[k].eta);
+        rc |= rs_trace_set_meta(t, "overlap_curve", "%s", buf);
+    }
+    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0) {
+        rc |= rs_trace_set_meta(t, "host_s_per_xfer", "%.17g", m->cal.host_s_per_xfer);
+        rc |= rs_trace_set_meta(t, "host_s_per_byte", "%.17g", m->cal.host_s_per_byte);
+    }
+    rc |= rs_trace_set_meta(t, "n_eff_points", "%d", m->cal.n_eff);
+    rc |= rs_trace_set_meta(t, "jitter", "%.17g", m->jitter);
+    rc |= rs_trace_set_meta(t, "seed", "%llu", (unsigned long long)m->seed);
+    char buf[1024] = "";
+    size_t off = 0;
+    for (int i = 0; i < m->n_stragglers && off < sizeof buf - 40; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->straggler_rank[i], m->straggler_factor[i]);
+    rc |= rs_trace_set_meta(t, "stragglers", "%s", m->n_stragglers ? buf : "none");
+    off = 0;
+    buf[0] = 0;
+    for (int i = 0; i < m->n_degraded && off < sizeof buf - 40; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->degraded_hop[i], m->degraded_factor[i]);
+    rc |= rs_trace_set_meta(t, "degraded_hops", "%s", m->n_degraded ? buf : "none");
+    return rc ? -1 : 0;
+}
+
 int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
     rs_problem_t q;
     memset(&q, 0, sizeof q);

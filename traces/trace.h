@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "machine.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -41,6 +42,9 @@ void rs_trace_meta_at(const rs_trace_t *t, size_t i, const char **key, const cha
 /* Record the problem's fields under the standard keys (seq_tokens, n_ranks, batch, q_heads, kv_heads,
  * head_dim, act_bytes, grad_bytes, causal, layout, pass, tile_q, tile_k). Returns 0 or -1 on OOM. */
 int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p);
+/* Record the machine: profile name, dtype, F, tiers, launch, overlap (scalar or curve), slowdown, host
+ * cost, efficiency points, jitter and seed, stragglers and degraded hops. Returns 0 or -1 on OOM. */
+int rs_trace_meta_machine(rs_trace_t *t, const rs_machine_t *m);
 /* Rebuild a problem from those keys. Returns 0 or -1 with err naming the missing/bad key. */
 int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err);
 
