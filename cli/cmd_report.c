@@ -18,13 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "compare.h"
 #include "sweep.h"
 #include "trace.h"
-#ifdef RINGSIM_HAVE_SIM
-#include "sim.h"
-#endif
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
 #endif
@@ -133,7 +131,7 @@ static void doc_fig(doc_t *d, const char *name, const char *caption, bool have) 
 typedef struct {
     rs_problem_t problem;     /* layout x pass */
     rs_closed_t closed;       /* closed form */
-    rs_walk_t walk;           /* critical-path walk */
+    rs_run_summary_t walk;    /* critical-path walk (the model backend) */
     double *busy_s;           /* [N] per-rank compute time (walk) */
     bool has_sim;             /* simulated */
     double sim_makespan_s;    /* simulated makespan */
@@ -393,10 +391,15 @@ int rs_cmd_report(int argc, char **argv) {
     }
     const rs_machine_t *m = &c->machine;
     const rs_problem_t *p0 = &c->problem;
-    bool sim_on = false;
-#ifdef RINGSIM_HAVE_SIM
-    sim_on = !no_sim && m->cal.comp_slowdown <= 1 && !rs_machine_partial_overlap(m);
-#endif
+    /* the simulator, when built, not refused (--no-sim) and its can_run rule allows the machine */
+    const rs_backend_ops_t *sim = no_sim ? NULL : rs_backend_find("sim");
+    char sim_why[400] = "";
+    for (int i = 0; sim && i < c->n_layouts; i++) {
+        rs_err_t why;
+        rs_problem_t p = rs_cli_common_problem(c, i, 0);
+        if (sim->can_run(&p, m, &why) != 0) snprintf(sim_why, sizeof sim_why, "%.390s", why.msg), sim = NULL;
+    }
+    const bool sim_on = sim != NULL;
     fprintf(stderr, "ringsim report: model%s for %d layouts x %d passes...\n", sim_on ? " and sim" : "", c->n_layouts,
             c->n_passes);
 
@@ -415,9 +418,11 @@ int rs_cmd_report(int argc, char **argv) {
             e->busy_s = calloc((size_t)p->n_ranks, sizeof *e->busy_s);
             rs_schedule_t *s = rs_schedule_create(p, &err);
             rs_trace_t *t = rs_trace_create("model");
+            rs_backend_opts_t bo;
+            rs_backend_opts_default(&bo);
+            bo.rank_busy_s = e->busy_s;
             if (!e->busy_s || !s || !t || rs_model_closed(p, m, &e->closed, &err) != 0 ||
-                rs_model_walk(s, m, rs_trace_sink(t), e->busy_s, &e->walk, &err) != 0 || rs_trace_meta_problem(t, p) != 0 ||
-                rs_trace_meta_machine(t, m) != 0 || rs_trace_set_meta(t, "backend", "model") != 0) {
+                rs_walk_backend.run(s, m, &bo, t, &e->walk, &err) != 0) {
                 rc = RS_EXIT_FAIL;
             }
             if (rc == 0) {
@@ -426,18 +431,13 @@ int rs_cmd_report(int argc, char **argv) {
                 snprintf(path2, sizeof path2, "%s/traces/model-%s-%s.json", dir, rs_layout_name(p->layout), rs_pass_name(p->pass));
                 if (rs_trace_write_csv(t, path, &err) != 0 || rs_trace_write_chrome(t, path2, &err) != 0) rc = RS_EXIT_FAIL;
             }
-#ifdef RINGSIM_HAVE_SIM
             if (rc == 0 && sim_on) {
-                rs_sim_config_t cfg;
-                rs_sim_config_default(&cfg);
-                rs_sim_result_t r;
-                memset(&r, 0, sizeof r);
-                rs_trace_t *st = rs_trace_create("sim");
-                if (!st || rs_sim_run(s, m, &cfg, st, &r, &err) != 0) {
+                rs_run_summary_t r;
+                rs_trace_t *st = rs_trace_create(sim->source);
+                if (!st || sim->run(s, m, NULL, st, &r, &err) != 0) {
                     rc = RS_EXIT_FAIL;
                 } else {
                     rs_trace_sort(st);
-                    rs_trace_meta_machine(st, m);
                     e->has_sim = true;
                     e->sim_makespan_s = r.makespan_s;
                     snprintf(path, sizeof path, "%s/traces/sim-%s-%s.csv", dir, rs_layout_name(p->layout), rs_pass_name(p->pass));
@@ -451,10 +451,8 @@ int rs_cmd_report(int argc, char **argv) {
                     snprintf(nb, sizeof nb, "model-%s-%s.csv (model)", rs_layout_name(p->layout), rs_pass_name(p->pass));
                     if (rc == 0 && rs_compare_write_csv(&e->cmp, na, nb, path, &err) != 0) rc = RS_EXIT_FAIL;
                 }
-                rs_sim_result_free(&r);
                 rs_trace_free(st);
             }
-#endif
             rs_trace_free(t);
             rs_schedule_free(s);
         }
@@ -908,7 +906,7 @@ int rs_cmd_report(int argc, char **argv) {
                   "and passes (data/compare-*.csv; `ringsim compare` reproduces them).",
               100 * worst, 100 * worst_ms);
     } else {
-        doc_p(&d, "SimGrid: not run (%s).", no_sim ? "--no-sim" : "not built, or --slowdown/--overlap are walk-only");
+        doc_p(&d, "SimGrid: not run (%s).", no_sim ? "--no-sim" : sim_why[0] ? sim_why : "not built");
     }
 
     doc_h(&d, 2, "Figures");

@@ -9,13 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "compare.h"
 #include "sweep.h"
 #include "trace.h"
-#ifdef RINGSIM_HAVE_SIM
-#include "sim.h"
-#endif
 
 /* ------------------------------------------------------------------------------------------------
  * Ranges
@@ -135,76 +133,36 @@ int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Real execution through `ringsim exec` (a subprocess; helper-exec's command)
+ * Running a point: every backend through the one interface (backend.h)
  * ---------------------------------------------------------------------------------------------- */
-static int run_exec(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pt, rs_trace_summary_t *out,
-                    char *note, size_t note_len) {
-    if (spec->exec_max_ranks > 0 && pt->problem.n_ranks > spec->exec_max_ranks) {
-        snprintf(note, note_len, "exec skipped: N = %lld > --exec-max-ranks %lld", (long long)pt->problem.n_ranks,
-                 (long long)spec->exec_max_ranks);
-        return -1;
+/* Run backend be on the point into a fresh trace and summarize it into *sum; *t receives the trace
+ * (sorted) when asked. Returns 0 or -1 with err. */
+static int run_backend(const rs_backend_ops_t *be, const rs_schedule_t *s, const rs_sweep_point_t *pt,
+                       const rs_backend_opts_t *o, rs_trace_t **keep, rs_trace_summary_t *sum, rs_run_summary_t *run,
+                       rs_err_t *err) {
+    rs_run_summary_t tmp;
+    rs_trace_t *t = rs_trace_create(be->source);
+    int rc = t ? be->run(s, &pt->machine, o, t, run ? run : &tmp, err) : rs_errf(err, "out of memory");
+    if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, sum, err);
+    if (rc == 0 && keep) {
+        rs_trace_sort(t);
+        *keep = t;
+        t = NULL;
     }
-    char self[1024];
-    const char *bin = spec->exec_cmd && *spec->exec_cmd ? spec->exec_cmd : NULL;
-    if (!bin) {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) {
-            snprintf(note, note_len, "exec skipped: cannot find the ringsim binary");
-            return -1;
-        }
-        self[n] = 0;
-        bin = self;
-    }
-    char trace_path[] = "/tmp/ringsim-sweep-exec-XXXXXX";
-    int fd = mkstemp(trace_path);
-    if (fd < 0) {
-        snprintf(note, note_len, "exec skipped: no temporary file");
-        return -1;
-    }
-    close(fd);
-    const rs_problem_t *p = &pt->problem;
-    char a[16][64];
-    snprintf(a[0], 64, "--seq=%lld", (long long)p->seq_tokens);
-    snprintf(a[1], 64, "--ranks=%lld", (long long)p->n_ranks);
-    snprintf(a[2], 64, "--batch=%lld", (long long)p->batch);
-    snprintf(a[3], 64, "--heads=%lld", (long long)p->q_heads);
-    snprintf(a[4], 64, "--kv-heads=%lld", (long long)p->kv_heads);
-    snprintf(a[5], 64, "--head-dim=%lld", (long long)p->head_dim);
-    snprintf(a[6], 64, "--layout=%s", rs_layout_name(p->layout));
-    snprintf(a[7], 64, "--pass=%s", rs_pass_name(p->pass));
-    snprintf(a[8], 64, "%s", p->causal ? "--causal" : "--no-causal");
-    snprintf(a[9], 64, "--tile=%lldx%lld", (long long)p->tile_q, (long long)p->tile_k);
-    snprintf(a[10], 64, "--dtype=%s", p->act_bytes == 4 ? "fp32" : (p->act_bytes == 1 ? "fp8" : "bf16"));
-    char launch[64];
-    snprintf(launch, sizeof launch, "--launch=%s", spec->exec_launch && *spec->exec_launch ? spec->exec_launch : "mpirun");
-    char trace_arg[200];
-    snprintf(trace_arg, sizeof trace_arg, "--trace=%s", trace_path);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) dup2(nul, 1), dup2(nul, 2), dup2(nul, 0);
-        execl(bin, "ringsim", "exec", launch, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
-              trace_arg, (char *)NULL);
-        _exit(127);
-    }
-    int status = -1;
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-    int rc = -1;
-    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        rs_err_t e;
-        rs_trace_t *t = rs_trace_read_csv(trace_path, &e);
-        if (t && rs_trace_summarize(t, p->pass, out, &e) == 0) rc = 0;
-        else snprintf(note, note_len, "exec trace unusable: %.200s", e.msg);
-        rs_trace_free(t);
-    } else {
-        snprintf(note, note_len, "exec failed (ringsim exec %s exit %d)", launch,
-                 pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
-    remove(trace_path);
+    rs_trace_free(t);
     return rc;
+}
+
+/* The note of a backend that did not run at this point ("" = it may run): not built, or its
+ * can_run rule's reason. */
+static const rs_backend_ops_t *backend_for(const char *name, const char *what, const rs_sweep_point_t *pt, char *note,
+                                           size_t len) {
+    const rs_backend_ops_t *be = rs_backend_find(name);
+    rs_err_t why;
+    if (!be) snprintf(note, len, "%s not built (%s)", what, !strcmp(name, "sim") ? "SimGrid not found" : "no CPU executor");
+    else if (be->can_run(&pt->problem, &pt->machine, &why) != 0) snprintf(note, len, "%s skipped: %.200s", what, why.msg);
+    else return be;
+    return NULL;
 }
 
 int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err) {
@@ -215,51 +173,29 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     pt->seed_t_comm_s = rs_seed_t_comm_s((double)cl->block_tokens, cl->bytes_per_token, cl->w_bytes_per_s);
     rs_schedule_t *s = rs_schedule_create(&pt->problem, err);
     if (!s) return -1;
-    rs_trace_t *t = rs_trace_create("model");
-    int rc = t ? 0 : rs_errf(err, "out of memory");
-    if (rc == 0) rc = rs_model_walk(s, &pt->machine, rs_trace_sink(t), NULL, &pt->walk, err);
-    if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, &pt->pred, err);
-    if (rc == 0 && traces) {
-        if (rs_trace_meta_problem(t, &pt->problem) || rs_trace_meta_machine(t, &pt->machine) ||
-            rs_trace_set_meta(t, "backend", "model"))
-            rc = rs_errf(err, "out of memory");
-        rs_trace_sort(t);
-        traces[0] = t;
-        t = NULL;
-    }
-    rs_trace_free(t);
+    rs_backend_opts_t o;
+    rs_backend_opts_default(&o);
+    o.exec_bin = spec->exec_cmd;
+    o.exec_launch = spec->exec_launch;
+    int rc = run_backend(&rs_walk_backend, s, pt, &o, traces ? &traces[0] : NULL, &pt->pred, &pt->walk, err);
     pt->note[0] = 0;
-#ifdef RINGSIM_HAVE_SIM
     if (rc == 0 && spec->run_sim) {
-        if (pt->machine.cal.comp_slowdown > 1 || rs_machine_partial_overlap(&pt->machine)) {
-            snprintf(pt->note, sizeof pt->note, "sim skipped: --slowdown/--overlap are walk-only");
-        } else {
-            rs_sim_config_t cfg;
-            rs_sim_config_default(&cfg);
-            rs_sim_result_t r;
-            memset(&r, 0, sizeof r);
-            rs_trace_t *st = rs_trace_create("sim");
-            if (!st) rc = rs_errf(err, "out of memory");
-            else if (rs_sim_run(s, &pt->machine, &cfg, st, &r, err) != 0) rc = -1;
-            else if (rs_trace_summarize(st, pt->problem.pass, &pt->sim, err) != 0) rc = -1;
-            else pt->has_sim = true;
-            rs_sim_result_free(&r);
-            if (rc == 0 && traces) {
-                rs_trace_meta_machine(st, &pt->machine);
-                rs_trace_sort(st);
-                traces[1] = st;
-                st = NULL;
-            }
-            rs_trace_free(st);
-        }
+        const rs_backend_ops_t *sim = backend_for("sim", "sim", pt, pt->note, sizeof pt->note);
+        if (sim && run_backend(sim, s, pt, &o, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
+        pt->has_sim = sim && rc == 0;
     }
-#else
-    if (spec->run_sim) snprintf(pt->note, sizeof pt->note, "sim not built (SimGrid not found)");
-#endif
     if (rc == 0 && spec->run_exec) {
         char note[256] = "";
-        if (run_exec(spec, pt, &pt->exec, note, sizeof note) == 0) pt->has_exec = true;
-        else if (!pt->note[0]) snprintf(pt->note, sizeof pt->note, "%s", note);
+        rs_err_t e;
+        const rs_backend_ops_t *cpu = NULL;
+        if (spec->exec_max_ranks > 0 && pt->problem.n_ranks > spec->exec_max_ranks)
+            snprintf(note, sizeof note, "exec skipped: N = %lld > --exec-max-ranks %lld", (long long)pt->problem.n_ranks,
+                     (long long)spec->exec_max_ranks);
+        else if ((cpu = backend_for("cpu", "exec", pt, note, sizeof note)) &&
+                 run_backend(cpu, s, pt, &o, NULL, &pt->exec, NULL, &e) != 0)
+            snprintf(note, sizeof note, "%.255s", e.msg);
+        pt->has_exec = !note[0];
+        if (note[0] && !pt->note[0]) snprintf(pt->note, sizeof pt->note, "%s", note);
     }
     rs_schedule_free(s);
     if (rc != 0 && traces) {

@@ -14,17 +14,16 @@
 #include "trace.h"
 
 #ifdef RINGSIM_HAVE_EXEC
+#include "backend.h"
 #include "calibrate.h"
 #include "exec.h"
+#include "exec_backend.h"
 #include "exec_launch.h"
-#ifdef RINGSIM_HAVE_SIM
-#include "sim.h"
-#endif
 
 #define MAX_B 32
 
 enum { OPT_ROUNDS = 1999, OPT_BLOCKS = 2000, OPT_LAUNCH, OPT_PROGRESS, OPT_REPS, OPT_WARMUP, OPT_CALIBRATED, OPT_SAVE_PROFILE, OPT_CSV,
-       OPT_TRACE_DIR, OPT_NO_SIM, OPT_TIMEOUT, OPT_MIN_TIME, OPT_HELP };
+       OPT_TRACE_DIR, OPT_NO_SIM, OPT_TIMEOUT, OPT_MIN_TIME, OPT_BACKEND, OPT_LOOPBACK, OPT_HELP };
 
 static const struct option own_opts[] = {
     {"blocks", required_argument, NULL, OPT_BLOCKS},
@@ -40,6 +39,8 @@ static const struct option own_opts[] = {
     {"no-sim", no_argument, NULL, OPT_NO_SIM},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"min-time", required_argument, NULL, OPT_MIN_TIME},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"loopback", required_argument, NULL, OPT_LOOPBACK},
     {"help", no_argument, NULL, OPT_HELP},
 };
 
@@ -65,8 +66,11 @@ static void help(void) {
            "      --csv FILE           per-B rows as CSV                        [none]\n"
            "      --trace-dir DIR      write measured and predicted traces per B [none]\n"
            "      --timeout S          give up a wait after S seconds           [60]\n"
+           "      --backend cpu|gpu    the executor to calibrate and measure     [cpu]\n"
+           "      --loopback KIND      one device plays every rank of the ring in turn, its transfers\n"
+           "                           to itself: cpu: local; gpu: nccl or copy  [off]\n"
            "  -h, --help               this help\n\n"
-           "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
+           "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32 (gpu: bf16)\n"
            "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n\n");
     rs_cli_common_help(stdout);
 }
@@ -81,6 +85,7 @@ typedef struct {
     const char *save_profile;   /* write the calibrated profile */
     const char *csv, *trace_dir;
     const char *progress;       /* name, for the note */
+    rs_dtype_t dtype;           /* what the executor computes in */
     bool no_sim;
     int rounds;                 /* rounds over the sweep */
 } val_job_t;
@@ -96,7 +101,7 @@ static double rel(double pred, double meas) { return (pred - meas) / meas; }
 /* One trace from the rounds' traces (sorted, same events): per event the median start and the
  * median duration. The header is the first round's. NULL on OOM. */
 static rs_trace_t *merge_rounds(rs_trace_t **t, int rounds) {
-    rs_trace_t *m = rs_trace_create("exec-cpu");
+    rs_trace_t *m = rs_trace_create(rs_trace_source(t[0]));
     if (!m) return NULL;
     for (size_t k = 0; k < rs_trace_meta_count(t[0]); k++) {
         const char *key, *val;
@@ -137,9 +142,16 @@ static int write_pair(const char *dir, int64_t B, const char *what, const rs_tra
     return rs_trace_write_csv(t, path, err);
 }
 
-static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
+static int val_body(const rs_exec_job_t *job, void *arg) {
     val_job_t *j = arg;
-    const int64_t rank = tops->rank(ts), N = tops->size(ts);
+    const rs_transport_ops_t *tops = job->tops;
+    void *ts = job->ts;
+    /* N: the ring; P: the ranks that take part in collectives (1 when one device plays them all) */
+    const int64_t rank = job->rank, N = job->n_ranks, P = job->n_procs;
+    const rs_dtype_t dtype = j->dtype;
+    const char *mode = strcmp(job->launch, "mpirun") ? job->launch : j->progress; /* threads, loopback or MPI progress */
+    rs_problem_t prob = j->problem; /* at the executor's kernel tile: the schedule counts what it runs */
+    if (job->be->kernel_tile) job->be->kernel_tile(prob.pass, prob.head_dim, &prob.tile_q, &prob.tile_k);
     rs_err_t err = {{0}};
     rs_hw_t hw;
     static rs_calib_t c; /* the calibration (rank 0's holds the medians) */
@@ -150,26 +162,27 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             return RS_EXIT_USAGE;
         }
     } else {
-        rs_problem_t cp = j->problem;
-        cp.pass = j->problem.pass;
-        if (rs_calibrate(&cp, &rs_cpu_compute_ops, tops, ts, &j->co, &c, &err) < 0) {
+        if (rs_calibrate(&prob, job->cops, tops, ts, &j->co, &c, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: calibration: %s\n", (long long)rank, err.msg);
             return RS_EXIT_FAIL;
         }
         if (rank == 0) {
             char note[256];
             snprintf(note, sizeof note, "ringsim validate calibration, %lld ranks, progress %s; %.80s", (long long)N,
-                     j->progress, rs_exec_blas_version());
-            rs_calib_to_hw(&c, "cpu-validate", note, N, RS_DTYPE_FP32, &hw);
-            printf("# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)N, j->progress);
+                     mode, job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name);
+            char name[RS_NAME_LEN];
+            snprintf(name, sizeof name, "%s-validate", job->be->name);
+            rs_calib_to_hw(&c, name, note, N, dtype, &hw);
+            printf("# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)N, mode);
             rs_calib_print(&c, stdout);
         }
     }
     rs_machine_t m;
-    if (rank == 0 && rs_machine_from_hw(&hw, RS_DTYPE_FP32, &m, &err) < 0) {
+    if (rank == 0 && rs_machine_from_hw(&hw, dtype, &m, &err) < 0) {
         fprintf(stderr, "ringsim validate: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
+    m.loopback = job->loopback != NULL; /* one device playing each rank alone: the walk's loopback machine */
     /* ---- sweep ---- */
     row_t rows[MAX_B];
     memset(rows, 0, sizeof rows);
@@ -180,14 +193,9 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) ec[k] = calloc(cap + 1, sizeof(double)), es[k] = calloc(cap + 1, sizeof(double));
     double mk_err[MAX_B], mk_err_sim[MAX_B];
     int n_sim = 0;
-    bool sim_ok = !j->no_sim;
-#ifndef RINGSIM_HAVE_SIM
-    sim_ok = false;
-#endif
-    const char *sim_note = sim_ok ? "" : (j->no_sim ? "--no-sim" : "not built");
-    /* the simulator has full overlap only (eta = 1, sigma = 1: docs/sim.md); with a partial-overlap
-     * profile it runs on that machine with eta = 1, i.e. the seed's assumption, and says so */
-    bool sim_full = true; /* false once the simulator refused partial overlap and ran with eta = 1 */
+    const rs_backend_ops_t *sim = j->no_sim ? NULL : rs_backend_find("sim");
+    char sim_note[300];
+    snprintf(sim_note, sizeof sim_note, "%s", j->no_sim ? "--no-sim" : "not built");
     int exit_code = RS_EXIT_OK;
     /* measure: rounds over the sweep, then per-event medians over the rounds. Before each run the
      * kernel alone is timed at that B too (when calibrating), so F_eff(B) and the run see the
@@ -204,7 +212,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     size_t no[MAX_B] = {0};
     for (int r = 0; r < rounds && exit_code == RS_EXIT_OK; r++)
         for (int i = 0; i < j->n_b; i++) {
-            rs_problem_t p = j->problem;
+            rs_problem_t p = prob;
             p.seq_tokens = j->b[i] * N, p.n_ranks = N;
             rs_schedule_t *s = rs_schedule_create(&p, &err);
             if (!s) {
@@ -212,7 +220,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 exit_code = RS_EXIT_USAGE;
                 break;
             }
-            if (!j->calibrated && rs_calib_kernel_point(&j->problem, j->b[i], &rs_cpu_compute_ops, (int)rank,
+            if (!j->calibrated && rs_calib_kernel_point(&prob, j->b[i], job->cops, job->local_rank,
                                                        j->co.min_time_s / rounds, 2, ksmp[i], KCAP, &nk[i], &kflops[i], &err) < 0) {
                 fprintf(stderr, "ringsim validate: rank %lld: kernel sample B=%lld: %s\n", (long long)rank, (long long)j->b[i], err.msg);
                 rs_schedule_free(s);
@@ -221,7 +229,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 break;
             }
             if (!j->calibrated && N >= 2 &&
-                rs_calib_overlap_samples(&j->problem, j->b[i], &rs_cpu_compute_ops, (int)rank, tops, ts, 2, j->eo.timeout_s,
+                rs_calib_overlap_samples(&prob, j->b[i], job->cops, job->local_rank, tops, ts, 2, j->eo.timeout_s,
                                          oend[i], obusy[i], oalone[i], OCAP, &no[i], &err) < 0) {
                 fprintf(stderr, "ringsim validate: rank %lld: overlap sample B=%lld: %s\n", (long long)rank, (long long)j->b[i], err.msg);
                 rs_schedule_free(s);
@@ -229,9 +237,9 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 exit_code = RS_EXIT_FAIL;
                 break;
             }
-            rs_trace_t *tr = rank == 0 ? rs_trace_create("exec-cpu") : NULL;
+            rs_trace_t *tr = rank == 0 ? rs_trace_create(job->be->source) : NULL;
             rs_exec_result_t res;
-            int rr = rs_exec_run(s, &rs_cpu_compute_ops, tops, ts, &j->eo, (int)rank, tr, &res, &err);
+            int rr = rs_exec_job_run(job, s, &j->eo, tr, &res, &err);
             rs_schedule_free(s);
             if (rr < 0) {
                 fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
@@ -248,23 +256,23 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         /* each rank's median kernel time per B: F_eff(B) is the fastest rank's rate, and a rank that
          * is slower at every size (its core shared with other work) is a straggler in the model,
          * by its median ratio to the fastest over the sweep */
-        double *kt = rank == 0 ? calloc((size_t)(N * j->n_b), sizeof *kt) : NULL;
+        double *kt = rank == 0 ? calloc((size_t)(P * j->n_b), sizeof *kt) : NULL;
         if (rank == 0 && !kt) {
             fprintf(stderr, "ringsim validate: out of memory\n");
             tops->abort(ts, RS_EXIT_FAIL);
             return RS_EXIT_FAIL;
         }
         for (int i = 0; i < j->n_b; i++) {
-            if (rs_calib_rank_values(tops, ts, ksmp[i], nk[i], j->eo.timeout_s, kt ? kt + (size_t)i * (size_t)N : NULL, &err) < 0) {
+            if (rs_calib_rank_values(tops, ts, ksmp[i], nk[i], j->eo.timeout_s, kt ? kt + (size_t)i * (size_t)P : NULL, &err) < 0) {
                 fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)rank, err.msg);
                 exit_code = RS_EXIT_FAIL;
                 break;
             }
         }
-        double *fr = rank == 0 && exit_code == RS_EXIT_OK ? malloc(sizeof(double) * (size_t)N) : NULL;
+        double *fr = rank == 0 && exit_code == RS_EXIT_OK ? malloc(sizeof(double) * (size_t)P) : NULL;
         if (fr) {
             double fastest[MAX_B];
-            rs_calib_rank_factors(kt, j->n_b, N, fastest, fr);
+            rs_calib_rank_factors(kt, j->n_b, P, fastest, fr);
             for (int i = 0; i < j->n_b; i++) {
                 const double f = (double)kflops[i] / fastest[i], peak = c.flops_peak;
                 for (int e = 0; e < c.model.n_eff; e++)
@@ -272,7 +280,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
             }
             m.n_stragglers = 0;
             printf("# per-rank kernel time over the fastest rank's (median over the sweep):");
-            for (int64_t r = 0; r < N; r++) {
+            for (int64_t r = 0; r < P; r++) {
                 printf(" rank %lld x%.3f", (long long)r, fr[r]);
                 if (fr[r] > 1.005 && m.n_stragglers < RS_MAX_PERTURB)
                     m.straggler_rank[m.n_stragglers] = r, m.straggler_factor[m.n_stragglers++] = fr[r];
@@ -331,7 +339,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         }
     }
     for (int i = 0; i < j->n_b && exit_code == RS_EXIT_OK; i++) {
-        rs_problem_t p = j->problem;
+        rs_problem_t p = prob;
         p.seq_tokens = j->b[i] * N, p.n_ranks = N;
         rs_schedule_t *s = rs_schedule_create(&p, &err);
         if (!s) {
@@ -341,12 +349,12 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         rs_trace_t *tm = rank == 0 ? merge_rounds(meas[i], rounds) : NULL;
         if (rank == 0) {
             rs_trace_t *tp = rs_trace_create("model");
-            rs_walk_t w;
+            rs_run_summary_t w;
             rs_closed_t cf;
             rs_compare_t cmp;
-            if (rs_model_walk(s, &m, rs_trace_sink(tp), NULL, &w, &err) < 0 || rs_trace_meta_problem(tp, &p) < 0 ||
-                rs_model_closed(&p, &m, &cf, &err) < 0 || rs_trace_summarize(tm, p.pass, &rows[i].meas, &err) < 0 ||
-                rs_trace_summarize(tp, p.pass, &rows[i].pred, &err) < 0 || rs_compare_traces(tm, tp, &cmp, &err) < 0) {
+            if (!tp || rs_walk_backend.run(s, &m, NULL, tp, &w, &err) < 0 || rs_model_closed(&p, &m, &cf, &err) < 0 ||
+                rs_trace_summarize(tm, p.pass, &rows[i].meas, &err) < 0 || rs_trace_summarize(tp, p.pass, &rows[i].pred, &err) < 0 ||
+                rs_compare_traces(tm, tp, &cmp, &err) < 0) {
                 fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)j->b[i], err.msg);
                 exit_code = RS_EXIT_FAIL;
             } else {
@@ -355,27 +363,17 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                 mk_err[i] = rel(rows[i].pred.makespan_s, rows[i].meas.makespan_s);
                 rs_compare_free(&cmp);
             }
-#ifdef RINGSIM_HAVE_SIM
-            if (sim_ok && exit_code == RS_EXIT_OK) {
-                rs_trace_t *tsim = rs_trace_create("sim");
-                rs_sim_config_t cfg;
-                rs_sim_config_default(&cfg);
-                rs_sim_result_t sr = {0};
+            /* the simulator on the calibrated machine, when the one rule (its can_run) says it can */
+            rs_err_t why;
+            if (sim && exit_code == RS_EXIT_OK && sim->can_run(&p, &m, &why) != 0) {
+                snprintf(sim_note, sizeof sim_note, "%.290s", why.msg);
+                sim = NULL;
+            }
+            if (sim && exit_code == RS_EXIT_OK) {
+                rs_trace_t *tsim = rs_trace_create(sim->source);
+                rs_run_summary_t sr;
                 rs_compare_t cs;
-                /* the calibrated machine; a simulator without partial overlap (docs/sim.md) refuses it
-                 * as bad input, and then runs with eta = 1, sigma = 1 (its full overlap), labelled */
-                rs_machine_t msim = m; /* after the F_eff update above */
-                if (!sim_full) msim.cal.overlap = 1, msim.cal.n_overlap = 0, msim.cal.comp_slowdown = 1;
-                int src = rs_sim_run(s, &msim, &cfg, tsim, &sr, &err);
-                if (src == RS_SIM_BAD_INPUT && sim_full && (rs_machine_partial_overlap(&m) || m.cal.comp_slowdown > 1)) {
-                    sim_full = false;
-                    msim.cal.overlap = 1, msim.cal.n_overlap = 0, msim.cal.comp_slowdown = 1;
-                    rs_sim_result_free(&sr);
-                    rs_trace_free(tsim);
-                    tsim = rs_trace_create("sim");
-                    src = rs_sim_run(s, &msim, &cfg, tsim, &sr, &err);
-                }
-                if (src == 0 && rs_trace_summarize(tsim, p.pass, &rows[i].sim, &err) == 0 &&
+                if (tsim && sim->run(s, &m, NULL, tsim, &sr, &err) == 0 && rs_trace_summarize(tsim, p.pass, &rows[i].sim, &err) == 0 &&
                     rs_compare_traces(tm, tsim, &cs, &err) == 0) {
                     rows[i].has_sim = true;
                     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cs, (rs_cmp_metric_t)k, es[k], &nes[k]);
@@ -383,14 +381,12 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                     rs_compare_free(&cs);
                     if (j->trace_dir) write_pair(j->trace_dir, j->b[i], "sim", tsim, &err);
                 } else {
-                    sim_ok = false;
-                    sim_note = "simulator failed (see stderr)";
+                    sim = NULL;
+                    snprintf(sim_note, sizeof sim_note, "simulator failed (see stderr)");
                     fprintf(stderr, "ringsim validate: sim, B=%lld: %s\n", (long long)j->b[i], err.msg);
                 }
-                rs_sim_result_free(&sr);
                 rs_trace_free(tsim);
             }
-#endif
             if (j->trace_dir && (write_pair(j->trace_dir, j->b[i], "exec", tm, &err) < 0 ||
                                  write_pair(j->trace_dir, j->b[i], "model", tp, &err) < 0)) {
                 fprintf(stderr, "ringsim validate: %s\n", err.msg);
@@ -411,7 +407,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
                "# times in seconds; err = (model - measured) / measured; T_* are medians over (rank, step)\n",
                (long long)N, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, (long long)p->batch,
                rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal", j->eo.reps, j->eo.warmup,
-               j->progress, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.cal.n_eff, ovd);
+               mode, m.flops_per_s * 1e-9, m.intra.bw_bytes_per_s * 1e-9, m.intra.latency_s, m.cal.n_eff, ovd);
         printf("# %6s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", "B", "comp_meas", "comp_model", "err",
                "comm_meas", "comm_model", "err", "step_meas", "step_model", "err", "mkspan_meas", "mkspan_model", "err",
                "sim_err");
@@ -450,7 +446,7 @@ static int val_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
         double mkmed = rs_median(mk, nb), mkp95 = rs_percentile(mk, nb, 0.95), mkmax = mk[nb - 1];
         printf("  %-8s %8zu %8.3f %8.3f %8.3f\n", "makespan", nb, mkmed, mkp95, mkmax);
         if (n_sim > 0) {
-            printf("# simulator vs measured%s:\n", sim_full ? "" : " (simulated with eta = 1, sigma = 1: the simulator's full overlap)");
+            printf("# simulator vs measured:\n");
             for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
                 size_t n = nes[k];
                 double md = rs_median(es[k], n), p95 = rs_percentile(es[k], n, 0.95), mx = n ? es[k][n - 1] : NAN;
@@ -511,8 +507,8 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_exec_opts_default(&j.eo);
     j.eo.reps = 7, j.eo.warmup = 1;
     j.rounds = 5;
-    int launch_threads = 0;
-    bool launch_given = false;
+    const char *launch = NULL, *backend = "cpu", *loopback = NULL;
+    bool dtype_given = false;
     rs_progress_t progress = RS_PROGRESS_POLL;
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
@@ -520,18 +516,19 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_cli_getopt_reset();
     int opt, rc;
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
+        dtype_given |= opt == RS_OPT_DTYPE;
         rc = rs_cli_common_opt(&c, opt, optarg, &err);
         if (rc < 0) goto usage;
         if (rc == 1) continue;
         switch (opt) {
+        case OPT_BACKEND: backend = optarg; break;
+        case OPT_LOOPBACK: loopback = optarg; break;
         case OPT_BLOCKS:
             if (parse_blocks(optarg, &j, &err) < 0) goto usage;
             break;
         case OPT_LAUNCH:
-            if (!strcmp(optarg, "mpirun")) launch_threads = 0;
-            else if (!strcmp(optarg, "threads")) launch_threads = 1;
-            else { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
-            launch_given = true;
+            if (strcmp(optarg, "mpirun") && strcmp(optarg, "threads")) { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
+            launch = optarg;
             break;
         case OPT_PROGRESS:
             if (rs_progress_parse(optarg, &progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
@@ -580,6 +577,12 @@ int rs_cmd_validate(int argc, char **argv) {
     if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
         rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0)
         goto usage;
+    const rs_backend_ops_t *be;
+    if (rs_backend_get(backend, true, &be, &err) < 0) goto usage;
+    if (!dtype_given) { /* the executor's own dtype */
+        c.dtype = be->exec->default_dtype;
+        c.problem.act_bytes = rs_dtype_bytes(c.dtype);
+    }
     /* calibration covers the sweep (and a bit below) */
     j.co.n_blocks = 0;
     for (int64_t b = j.b[0] / 2 < 8 ? 8 : j.b[0] / 2; b <= j.b[j.n_b - 1] * 2 && j.co.n_blocks < RS_MAX_EFF_POINTS; b *= 2)
@@ -589,8 +592,8 @@ int rs_cmd_validate(int argc, char **argv) {
         c.problem.seq_tokens = j.b[i] * c.problem.n_ranks;
         if (rs_cli_common_finish(&c, &err) < 0) goto usage;
     }
-    if (c.problem.act_bytes != 4) { rs_errf(&err, "--dtype %s: the CPU kernel computes in fp32 (use --dtype fp32)", rs_dtype_name(c.dtype)); goto usage; }
-    if (c.problem.grad_bytes != 4) { rs_errf(&err, "--grad-bytes %lld: dK,dV travel in fp32 here", (long long)c.problem.grad_bytes); goto usage; }
+    rs_exec_spmd_t sp = {"validate", c.problem.n_ranks, launch, progress, loopback, c.dtype, &argc, &argv};
+    if (rs_exec_spmd_check(be->exec, &sp, c.problem.grad_bytes, &err) < 0) goto usage;
     if (c.problem.n_ranks < 2) { rs_errf(&err, "--ranks %lld: validation needs a ring of at least 2", (long long)c.problem.n_ranks); goto usage; }
     if (under_mpi && c.problem.n_ranks != env_size) {
         rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
@@ -602,8 +605,8 @@ int rs_cmd_validate(int argc, char **argv) {
     }
     j.problem = rs_cli_common_problem(&c, 0, 0);
     j.progress = rs_progress_name(progress);
-    return rs_exec_spmd_main("validate", c.problem.n_ranks, under_mpi, launch_threads, launch_given, (int)progress,
-                             &argc, &argv, val_body, &j, &j.progress);
+    j.dtype = c.dtype;
+    return rs_exec_spmd(be->exec, &sp, val_body, &j);
 usage:
     free(opts);
     if (loud) fprintf(stderr, "ringsim validate: %s\n", err.msg);

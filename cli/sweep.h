@@ -3,11 +3,12 @@
  * A point is (profile, layout, pass, N, B): S = B * N. For each point the engine evaluates
  *   seed_*    the seed's closed form for a full block: T_comp = c_f B^2 / F, T_comm = c_b B / W;
  *   closed_*  the calibrated closed form (rs_model_closed: latency, F_eff(B), launch, overlap);
- *   pred_*    the model's critical-path walk (rs_model_walk), summarized from its trace exactly as a
- *             measured trace is (rs_trace_summarize: medians over (rank, step) of compute, transfer
- *             and step durations; makespan);
- *   sim_*     the SimGrid run (rs_sim_run) summarized the same way, when built and asked;
- *   exec_*    the real CPU execution (`ringsim exec`, a subprocess), when asked.
+ *   pred_*    the model's critical-path walk (backend "model"), summarized from its trace exactly as
+ *             a measured trace is (rs_trace_summarize: medians over (rank, step) of compute,
+ *             transfer and step durations; makespan);
+ *   sim_*     the SimGrid run (backend "sim") summarized the same way, when built, asked and its
+ *             can_run rule allows;
+ *   exec_*    the real CPU execution (backend "cpu": `ringsim exec`, a subprocess), when asked.
  * Bound: "comm" when the median transfer outlasts the median compute, else "compute".
  * Efficiency: the walk's ideal time (useful FLOPs / (N F_eff)) over the backend's makespan.
  * Overlap efficiency: T_comp / T_step (medians): 1 when transfers are hidden.
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "compare.h"
 
@@ -49,7 +51,7 @@ typedef struct {
     rs_closed_t closed;       /* calibrated closed form */
     double seed_t_comp_s;     /* the seed's T_comp for a full block */
     double seed_t_comm_s;     /* the seed's T_comm */
-    rs_walk_t walk;           /* critical-path walk */
+    rs_run_summary_t walk;    /* critical-path walk (the model backend) */
     rs_trace_summary_t pred;  /* the walk's trace, summarized */
     bool has_sim;             /* sim ran */
     rs_trace_summary_t sim;   /* the simulated trace, summarized */
