@@ -80,6 +80,7 @@ int main(int argc, char **argv) {
     const char *profile_out = "gpu-profile.json", *trace_dir = NULL;
     int loop = 0; /* --loopback: 0 none, else rs_gpu_loop_t */
     rs_err_t err = {{0}};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout keeps what it printed */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
