@@ -128,6 +128,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     rs_cli_common_init(&c);
     c.problem.seq_tokens = 4096, c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2;
     c.problem.act_bytes = 4, c.dtype = RS_DTYPE_FP32, c.problem.causal = false;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
     if (under_mpi) c.problem.n_ranks = env_size;
