@@ -124,10 +124,10 @@ static int parse_blocks(const char *arg, rs_calib_opts_t *co, rs_err_t *err) {
 }
 
 int rs_cmd_calibrate(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
+    rs_setup_t c;
+    rs_setup_default(&c);
     c.problem.seq_tokens = 4096, c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2;
-    c.problem.act_bytes = 4, c.dtype = RS_DTYPE_FP32, c.problem.causal = false;
+    rs_setup_dtype(&c, RS_DTYPE_FP32), c.problem.causal = false;
     setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
@@ -190,22 +190,21 @@ int rs_cmd_calibrate(int argc, char **argv) {
     const rs_backend_ops_t *be;
     if (rs_backend_get(backend, true, &be, &err) < 0) goto usage;
     if (!dtype_given) { /* the executor's own dtype */
-        c.dtype = be->exec->default_dtype;
-        c.problem.act_bytes = rs_dtype_bytes(c.dtype);
+        rs_setup_dtype(&c, be->exec->default_dtype);
     }
     /* every block size must be a valid problem for this shape */
     c.problem.seq_tokens = c.problem.n_ranks * j.co.blocks[j.co.n_blocks - 1];
     c.n_layouts = 1;
     c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
-    if (rs_cli_common_finish(&c, &err) < 0) goto usage;
-    rs_exec_spmd_t sp = {"calibrate", c.problem.n_ranks, launch, progress, loopback, c.dtype, &argc, &argv};
+    if (rs_setup_finish(&c, &err) < 0) goto usage;
+    rs_exec_spmd_t sp = {"calibrate", c.problem.n_ranks, launch, progress, loopback, c.spec.dtype, &argc, &argv};
     if (rs_exec_spmd_check(be->exec, &sp, c.problem.grad_bytes, &err) < 0) goto usage;
     if (under_mpi && c.problem.n_ranks != env_size) {
         rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
         goto usage;
     }
-    j.problem = rs_cli_common_problem(&c, 0, 0);
-    j.dtype = c.dtype;
+    j.problem = rs_setup_problem(&c, 0, 0);
+    j.dtype = c.spec.dtype;
     j.progress = rs_progress_name(progress);
     return rs_exec_spmd(be->exec, &sp, calib_body, &j);
 usage:

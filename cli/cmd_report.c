@@ -298,7 +298,7 @@ static void help(void) {
 }
 
 int rs_cmd_report(int argc, char **argv) {
-    rs_cli_common_t *c = calloc(1, sizeof *c);
+    rs_setup_t *c = calloc(1, sizeof *c);
     rs_sweep_spec_t *spec = calloc(1, sizeof *spec);
     entry_t *es = NULL;
     rs_sweep_point_t *sb = NULL, *sbc = NULL, *sn = NULL, *sbb = NULL;
@@ -322,7 +322,7 @@ int rs_cmd_report(int argc, char **argv) {
         rc = RS_EXIT_FAIL;
         goto done;
     }
-    rs_cli_common_init(c);
+    rs_setup_default(c);
     c->n_layouts = RS_LAYOUT_COUNT;
     for (int i = 0; i < RS_LAYOUT_COUNT; i++) c->layouts[i] = (rs_layout_t)i;
     c->n_passes = RS_PASS_COUNT;
@@ -362,7 +362,7 @@ int rs_cmd_report(int argc, char **argv) {
         rc = RS_EXIT_USAGE;
         goto done;
     }
-    if (rs_cli_common_finish(c, &err) != 0) {
+    if (rs_setup_finish(c, &err) != 0) {
         fprintf(stderr, "ringsim report: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
         goto done;
@@ -396,7 +396,7 @@ int rs_cmd_report(int argc, char **argv) {
     char sim_why[400] = "";
     for (int i = 0; sim && i < c->n_layouts; i++) {
         rs_err_t why;
-        rs_problem_t p = rs_cli_common_problem(c, i, 0);
+        rs_problem_t p = rs_setup_problem(c, i, 0);
         if (sim->can_run(&p, m, &why) != 0) snprintf(sim_why, sizeof sim_why, "%.390s", why.msg), sim = NULL;
     }
     const bool sim_on = sim != NULL;
@@ -413,7 +413,7 @@ int rs_cmd_report(int argc, char **argv) {
     for (int j = 0; j < c->n_passes && rc == 0; j++)
         for (int i = 0; i < c->n_layouts && rc == 0; i++) {
             entry_t *e = &es[j * c->n_layouts + i];
-            e->problem = rs_cli_common_problem(c, i, j);
+            e->problem = rs_setup_problem(c, i, j);
             const rs_problem_t *p = &e->problem;
             e->busy_s = calloc((size_t)p->n_ranks, sizeof *e->busy_s);
             rs_schedule_t *s = rs_schedule_create(p, &err);
@@ -539,12 +539,12 @@ int rs_cmd_report(int argc, char **argv) {
     /* the report's profile, the same devices one per node (every hop over its inter-node tier, when
      * it has one), and a third vendor: h100-sxm, h100-sxm:g1, mi300x by default */
     spec->n_profiles = 0;
-    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s", c->profile);
-    if (c->hw.has_inter && !strchr(c->profile, ':'))
-        snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s:g1", c->profile);
+    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s", c->spec.profile);
+    if (c->hw.has_inter && !strchr(c->spec.profile, ':'))
+        snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s:g1", c->spec.profile);
     snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%s",
-             strcmp(c->profile, "mi300x") == 0 ? "h100-sxm" : "mi300x");
-    spec->common.flops_override = spec->common.bw_override = spec->common.inter_bw_override = 0;
+             strcmp(c->spec.profile, "mi300x") == 0 ? "h100-sxm" : "mi300x");
+    spec->common.spec.flops = spec->common.spec.bw = spec->common.spec.inter_bw = 0;
     spec->n_blocks = 0;
     spec->n_seqs = 1;
     spec->seqs[0] = p0->seq_tokens;
@@ -628,9 +628,9 @@ int rs_cmd_report(int argc, char **argv) {
                         cs = rs_table_col(&vt, "t_step_meas_s"), ck = rs_table_col(&vt, "makespan_meas_s");
                     rs_sweep_spec_t *vs = calloc(1, sizeof *vs);
                     if (vs && cb >= 0 && cc >= 0 && cm >= 0 && cs >= 0 && ck >= 0 && vt.n_rows > 0) {
-                        rs_cli_common_init(&vs->common);
+                        rs_setup_default(&vs->common);
                         rs_err_t e2;
-                        snprintf(vs->common.profile, sizeof vs->common.profile, "%.480s/calibrated.json", vdir);
+                        snprintf(vs->common.spec.profile, sizeof vs->common.spec.profile, "%.480s/calibrated.json", vdir);
                         rs_cli_common_opt(&vs->common, RS_OPT_DTYPE, "fp32", &e2);
                         vs->common.problem.n_ranks = 2;
                         vs->common.problem.q_heads = vs->common.problem.kv_heads = 2;
@@ -784,11 +784,11 @@ int rs_cmd_report(int argc, char **argv) {
     doc_p(&d, "Problem: S = %lld tokens over N = %lld ranks (B = %lld tokens per rank), batch %lld, %lld query heads, "
               "%lld KV heads, head_dim %lld, %s activations (%lld bytes), dK/dV in flight %lld bytes, %s mask, tile %lldx%lld.",
           (long long)p0->seq_tokens, (long long)p0->n_ranks, (long long)rs_problem_block(p0), (long long)p0->batch,
-          (long long)p0->q_heads, (long long)p0->kv_heads, (long long)p0->head_dim, rs_dtype_name(c->dtype),
+          (long long)p0->q_heads, (long long)p0->kv_heads, (long long)p0->head_dim, rs_dtype_name(c->spec.dtype),
           (long long)p0->act_bytes, (long long)p0->grad_bytes, p0->causal ? "causal" : "no", (long long)p0->tile_q,
           (long long)p0->tile_k);
     doc_p(&d, "Hardware: %s, F = %.1f TFLOP/s (%s), ring hop %s W = %.1f GB/s per direction, latency %s%s.", m->hw_name,
-          m->flops_per_s / 1e12, rs_dtype_name(c->dtype), m->intra.name, m->intra.bw_bytes_per_s / 1e9,
+          m->flops_per_s / 1e12, rs_dtype_name(c->spec.dtype), m->intra.name, m->intra.bw_bytes_per_s / 1e9,
           fmt_t(m->intra.latency_s, a1, sizeof a1),
           m->devices_per_node > 0 && m->devices_per_node < p0->n_ranks ? " (nodes cross over the inter-node tier)" : "");
 
@@ -871,7 +871,7 @@ int rs_cmd_report(int argc, char **argv) {
     if (spec->n_profiles == 3)
         doc_p(&d, "%s is %s with one device per node: every ring hop crosses the inter-node tier (%s, %.0f GB/s per "
                   "direction) instead of %s.",
-              spec->profiles[1], c->profile, c->hw.inter.name, c->hw.inter.bw_bytes_per_s / 1e9, c->hw.intra.name);
+              spec->profiles[1], c->spec.profile, c->hw.inter.name, c->hw.inter.bw_bytes_per_s / 1e9, c->hw.intra.name);
 
     doc_h(&d, 2, "Per layout and pass");
     {

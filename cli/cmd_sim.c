@@ -78,13 +78,13 @@ static double rel_diff(double a, double b) {
     return s > 0 ? fabs(a - b) / s : 0;
 }
 
-static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
     char a[32], b[32], d[32];
     printf("# ringsim sim: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
-           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->dtype),
+           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
     printf("# hardware: %s  F=%.4g TFLOP/s  F_eff(B)=%.4g TFLOP/s\n", m->hw_name, m->flops_per_s / 1e12,
            rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
@@ -146,7 +146,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
 }
 
 /* Simulate one entry; writes its traces when asked. Returns an exit code. */
-static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
+static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
                      const char *chrome, bool several, rs_err_t *err) {
     rs_schedule_t *s = rs_schedule_create(&e->problem, err);
     if (!s) return RS_EXIT_USAGE;
@@ -191,8 +191,8 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
 }
 
 int rs_cmd_sim(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
+    rs_setup_t c;
+    rs_setup_default(&c);
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
     const char *trace = NULL, *chrome = NULL, *csv = NULL;
@@ -258,7 +258,7 @@ int rs_cmd_sim(int argc, char **argv) {
         rs_errf(&err, "--platform-out writes a generated platform; it cannot be combined with --platform");
         rc = RS_EXIT_USAGE;
     }
-    if (rc == RS_EXIT_OK && rs_cli_common_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
         return rc;
@@ -269,7 +269,7 @@ int rs_cmd_sim(int argc, char **argv) {
     int k = 0;
     for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
         for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
-            es[k].problem = rs_cli_common_problem(&c, i, j);
+            es[k].problem = rs_setup_problem(&c, i, j);
             rc = run_entry(&c, &cfg, &es[k], trace, chrome, n > 1, &err);
         }
     if (rc == RS_EXIT_OK) {

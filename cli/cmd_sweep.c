@@ -72,15 +72,15 @@ size_t rs_sweep_count(const rs_sweep_spec_t *s) {
 
 /* Machine for a profile: the shared options with this profile, loaded as rs_cli_common_finish
  * does; n_max is the largest N of the sweep (perturbation ranks are checked against it). */
-static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t n_max, rs_cli_common_t *c,
+static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t n_max, rs_setup_t *c,
                        rs_err_t *err) {
     *c = spec->common;
     /* "NAME:gG" = the profile with G devices per node (e.g. h100-sxm:g1: every hop crosses nodes) */
-    snprintf(c->profile, sizeof c->profile, "%s", profile);
-    char *g = strstr(c->profile, ":g");
+    snprintf(c->spec.profile, sizeof c->spec.profile, "%s", profile);
+    char *g = strstr(c->spec.profile, ":g");
     if (g) {
         *g = 0;
-        if (rs_parse_size("--profile NAME:gG", g + 2, 0, INT32_MAX, &c->gpus_per_node, err) != 0) return -1;
+        if (rs_parse_size("--profile NAME:gG", g + 2, 0, INT32_MAX, &c->spec.gpus_per_node, err) != 0) return -1;
     }
     c->problem.n_ranks = n_max;
     c->problem.seq_tokens = 2 * n_max * (c->problem.tile_q > c->problem.tile_k ? c->problem.tile_q : c->problem.tile_k);
@@ -88,7 +88,7 @@ static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t
     c->layouts[0] = RS_LAYOUT_CONTIGUOUS;
     c->n_passes = 1;
     c->passes[0] = RS_PASS_FORWARD;
-    return rs_cli_common_finish(c, err);
+    return rs_setup_finish(c, err);
 }
 
 int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t *pt, rs_err_t *err) {
@@ -97,11 +97,11 @@ int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t
     size_t np = (size_t)spec->common.n_passes, nl = (size_t)spec->common.n_layouts;
     size_t is = i % ns, in = (i / ns) % nn, ip = (i / ns / nn) % np, il = (i / ns / nn / np) % nl;
     size_t ipr = i / ns / nn / np / nl;
-    const char *profile = spec->n_profiles ? spec->profiles[ipr] : spec->common.profile;
+    const char *profile = spec->n_profiles ? spec->profiles[ipr] : spec->common.spec.profile;
     int64_t n_max = spec->common.problem.n_ranks;
     for (int k = 0; k < spec->n_ranks; k++)
         if (k == 0 || spec->ranks[k] > n_max) n_max = spec->ranks[k];
-    rs_cli_common_t c;
+    rs_setup_t c;
     if (machine_for(spec, profile, n_max, &c, err) != 0) return -1;
     rs_problem_t p = spec->common.problem;
     p.layout = spec->common.layouts[il];
@@ -372,7 +372,7 @@ static void help(void) {
 int rs_cmd_sweep(int argc, char **argv) {
     rs_sweep_spec_t *spec = calloc(1, sizeof *spec);
     if (!spec) return RS_EXIT_FAIL;
-    rs_cli_common_init(&spec->common);
+    rs_setup_default(&spec->common);
     spec->run_sim = true;
     spec->exec_max_ranks = 8;
     const char *out_path = "-";

@@ -278,14 +278,14 @@ static int val_body(const rs_exec_job_t *job, void *arg) {
                 for (int e = 0; e < c.model.n_eff; e++)
                     if ((int64_t)c.model.eff[e].block_tokens == j->b[i]) c.model.eff[e].efficiency = f / peak;
             }
-            m.n_stragglers = 0;
+            m.perturb.n_stragglers = 0;
             printf("# per-rank kernel time over the fastest rank's (median over the sweep):");
             for (int64_t r = 0; r < P; r++) {
                 printf(" rank %lld x%.3f", (long long)r, fr[r]);
-                if (fr[r] > 1.005 && m.n_stragglers < RS_MAX_PERTURB)
-                    m.straggler_rank[m.n_stragglers] = r, m.straggler_factor[m.n_stragglers++] = fr[r];
+                if (fr[r] > 1.005 && m.perturb.n_stragglers < RS_MAX_PERTURB)
+                    m.perturb.straggler_rank[m.perturb.n_stragglers] = r, m.perturb.straggler_factor[m.perturb.n_stragglers++] = fr[r];
             }
-            printf("%s\n", m.n_stragglers ? " (the slower ones are stragglers in the model)" : "");
+            printf("%s\n", m.perturb.n_stragglers ? " (the slower ones are stragglers in the model)" : "");
         }
         free(fr);
         free(kt);
@@ -491,10 +491,10 @@ static int parse_blocks(const char *arg, val_job_t *j, rs_err_t *err) {
 }
 
 int rs_cmd_validate(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
+    rs_setup_t c;
+    rs_setup_default(&c);
     c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2, c.problem.act_bytes = 4;
-    c.problem.causal = false, c.dtype = RS_DTYPE_FP32;
+    c.problem.causal = false, c.spec.dtype = RS_DTYPE_FP32;
     c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
     setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
@@ -581,8 +581,7 @@ int rs_cmd_validate(int argc, char **argv) {
     const rs_backend_ops_t *be;
     if (rs_backend_get(backend, true, &be, &err) < 0) goto usage;
     if (!dtype_given) { /* the executor's own dtype */
-        c.dtype = be->exec->default_dtype;
-        c.problem.act_bytes = rs_dtype_bytes(c.dtype);
+        rs_setup_dtype(&c, be->exec->default_dtype);
     }
     /* calibration covers the sweep (and a bit below) */
     j.co.n_blocks = 0;
@@ -591,9 +590,9 @@ int rs_cmd_validate(int argc, char **argv) {
     /* validate every B before any rank starts */
     for (int i = 0; i < j.n_b; i++) {
         c.problem.seq_tokens = j.b[i] * c.problem.n_ranks;
-        if (rs_cli_common_finish(&c, &err) < 0) goto usage;
+        if (rs_setup_finish(&c, &err) < 0) goto usage;
     }
-    rs_exec_spmd_t sp = {"validate", c.problem.n_ranks, launch, progress, loopback, c.dtype, &argc, &argv};
+    rs_exec_spmd_t sp = {"validate", c.problem.n_ranks, launch, progress, loopback, c.spec.dtype, &argc, &argv};
     if (rs_exec_spmd_check(be->exec, &sp, c.problem.grad_bytes, &err) < 0) goto usage;
     if (c.problem.n_ranks < 2) { rs_errf(&err, "--ranks %lld: validation needs a ring of at least 2", (long long)c.problem.n_ranks); goto usage; }
     if (under_mpi && c.problem.n_ranks != env_size) {
@@ -604,9 +603,9 @@ int rs_cmd_validate(int argc, char **argv) {
         rs_hw_t hw;
         if (rs_hw_load(j.calibrated, &hw, &err) < 0) goto usage;
     }
-    j.problem = rs_cli_common_problem(&c, 0, 0);
+    j.problem = rs_setup_problem(&c, 0, 0);
     j.progress = rs_progress_name(progress);
-    j.dtype = c.dtype;
+    j.dtype = c.spec.dtype;
     return rs_exec_spmd(be->exec, &sp, val_body, &j);
 usage:
     free(opts);

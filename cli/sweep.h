@@ -27,7 +27,7 @@
 #define RS_SWEEP_MAX_PROFILES 16
 
 typedef struct {
-    rs_cli_common_t common;                      /* problem + hardware options shared by all points */
+    rs_setup_t common;                      /* problem + hardware options shared by all points */
     int n_profiles;                              /* --profile a,b,c (0 = common.profile) */
     char profiles[RS_SWEEP_MAX_PROFILES][512];
     int n_blocks;                                /* --block values (0 = none) */

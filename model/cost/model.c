@@ -249,7 +249,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         inv_bw[h] = 1 / bw[h];
         slow[h] = 1;
     }
-    for (int i = 0; i < m->n_stragglers; i++) slow[m->straggler_rank[i]] *= m->straggler_factor[i];
+    for (int i = 0; i < m->perturb.n_stragglers; i++) slow[m->perturb.straggler_rank[i]] *= m->perturb.straggler_factor[i];
 
     /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
      * (rs_schedule_flops_classes); their compute times are precomputed per class. */
