@@ -21,7 +21,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "compare.h"
-#include "sweep.h"
+#include "study_sweep.h"
 #include "trace.h"
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
@@ -175,35 +175,14 @@ static bool render(const char *dir, int kind, const char *data, const char *name
 /* Run a sweep spec into path; the points (run) come back in *pts_out. Returns 0 or -1. */
 static int run_sweep(rs_sweep_spec_t *spec, const char *path, const char *label, rs_sweep_point_t **pts_out,
                      size_t *n_out, rs_err_t *err) {
-    size_t n = rs_sweep_count(spec);
-    rs_sweep_point_t *pts = calloc(n ? n : 1, sizeof *pts);
-    if (!pts) return rs_errf(err, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (rs_sweep_point_setup(spec, i, &pts[i], err) != 0) {
-            free(pts);
-            return -1;
-        }
-    rs_file_t f;
-    if (rs_file_open(&f, path, err) != 0) {
-        free(pts);
+    rs_sweep_in_t in = {spec, path, label, false, false, false};
+    rs_sweep_out_t out;
+    if (rs_study_sweep(&in, &out, err) != RS_EXIT_OK) {
+        free(out.points);
         return -1;
     }
-    rs_sweep_write_header(f.fp, spec, label);
-    for (size_t i = 0; i < n; i++) {
-        if (rs_sweep_point_run(spec, &pts[i], NULL, err) != 0) {
-            rs_file_abort(&f);
-            free(pts);
-            return -1;
-        }
-        rs_sweep_write_row(f.fp, i, &pts[i]);
-    }
-    rs_sweep_write_crossovers(f.fp, pts, n);
-    if (rs_file_commit(&f, err) != 0) {
-        free(pts);
-        return -1;
-    }
-    *pts_out = pts;
-    *n_out = n;
+    *pts_out = out.points;
+    *n_out = out.n;
     return 0;
 }
 
