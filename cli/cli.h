@@ -66,8 +66,5 @@ struct option *rs_cli_merge_longopts(const struct option *own, int n_own);
  * "out.csv" -> "out-zigzag-forward.csv" (the suffix goes before the extension). Can't fail
  * (truncates to len). */
 void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several);
-/* The machine's overlap model in one line: "overlap 0.5" or "overlap curve 65536:0.26 ..." (eta by
- * bytes), then ", slowdown S" when > 1 and ", host cost o s + O s/byte" when set. */
-void rs_cli_overlap_desc(const rs_machine_t *m, char *dst, size_t len);
 
 #endif /* RS_CLI_H */

@@ -100,7 +100,7 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     }
     rs_machine_t mb;
     char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
-    if (rs_machine_from_hw(&back, j->dtype, &mb, &err) == 0) rs_cli_overlap_desc(&mb, ovd, sizeof ovd);
+    if (rs_machine_from_hw(&back, j->dtype, &mb, &err) == 0) rs_machine_overlap_desc(&mb, ovd, sizeof ovd);
     printf("# profile %s: F_peak(%s) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out,
            rs_dtype_name(j->dtype), back.flops_per_s[j->dtype] * 1e-9, back.cal.n_eff, back.intra.bw_bytes_per_s * 1e-9,
            back.intra.latency_s, ovd);

@@ -230,22 +230,3 @@ void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem
     snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
 }
 
-void rs_cli_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
-    size_t n = 0;
-    if (!len) return;
-    dst[0] = 0;
-#define PUT(...)                                                                        \
-    do {                                                                                \
-        if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
-    } while (0)
-    if (m->cal.n_overlap > 0) {
-        PUT("overlap curve (bytes:eta)");
-        for (int k = 0; k < m->cal.n_overlap; k++) PUT(" %.0f:%.3f", m->cal.overlap_curve[k].bytes, m->cal.overlap_curve[k].eta);
-    } else {
-        PUT("overlap %.3f", m->cal.overlap);
-    }
-    if (m->cal.comp_slowdown > 1) PUT(", slowdown %.3f", m->cal.comp_slowdown);
-    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0)
-        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->cal.host_s_per_xfer, m->cal.host_s_per_byte);
-#undef PUT
-}

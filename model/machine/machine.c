@@ -151,6 +151,27 @@ double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, in
     return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
 }
 
+const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
+    size_t n = 0;
+    if (!len) return dst;
+    dst[0] = 0;
+#define PUT(...)                                                                        \
+    do {                                                                                \
+        if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
+    } while (0)
+    if (m->cal.n_overlap > 0) {
+        PUT("overlap curve (bytes:eta)");
+        for (int k = 0; k < m->cal.n_overlap; k++) PUT(" %.0f:%.3f", m->cal.overlap_curve[k].bytes, m->cal.overlap_curve[k].eta);
+    } else {
+        PUT("overlap %.3f", m->cal.overlap);
+    }
+    if (m->cal.comp_slowdown > 1) PUT(", slowdown %.3f", m->cal.comp_slowdown);
+    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0)
+        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->cal.host_s_per_xfer, m->cal.host_s_per_byte);
+#undef PUT
+    return dst;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * A machine as asked for
  * ---------------------------------------------------------------------------------------------- */

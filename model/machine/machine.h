@@ -80,6 +80,11 @@ double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);
 double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                                  uint64_t flops_exec, int n_xfers, double bytes);
 
+/* The machine's overlap model in one line: "overlap 0.5" or "overlap curve (bytes:eta) 65536:0.26 ...",
+ * then ", slowdown S" when > 1 and ", host cost o s + O s/byte per received transfer" when set.
+ * Returns dst (truncated to len). */
+const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len);
+
 /* ---------------------------------------------------------------------------------------------------
  * A machine as asked for: a profile (a preset name or a file) and what is changed on it - the shared
  * options of every command and the machine of every study. Messages name those options.
