@@ -3,16 +3,12 @@
  * `ringsim model --profile FILE` and `ringsim sim --profile FILE` read (exec/calibrate.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-#include "calibrate.h"
-#include "exec.h"
-#include "exec_backend.h"
 #include "exec_launch.h"
+#include "study_calibrate.h"
 
 enum { OPT_OUT = 2000, OPT_NAME, OPT_BLOCKS, OPT_LAUNCH, OPT_PROGRESS, OPT_MIN_TIME, OPT_TIMEOUT, OPT_BACKEND, OPT_LOOPBACK,
        OPT_HELP };
@@ -52,62 +48,6 @@ static void help(void) {
     rs_cli_common_help(stdout);
 }
 
-typedef struct {
-    rs_problem_t problem;   /* shape */
-    rs_calib_opts_t co;     /* calibration options */
-    const char *out, *name; /* profile path and name */
-    const char *progress;   /* MPI progress mode name (for the note) */
-    rs_dtype_t dtype;       /* what the executor computes in */
-    rs_err_t err;           /* rank 0's error */
-} calib_job_t;
-
-static int calib_body(const rs_exec_job_t *job, void *arg) {
-    calib_job_t *j = arg;
-    rs_calib_t c;
-    rs_err_t err = {{0}};
-    const int64_t rank = job->rank;
-    rs_problem_t p = j->problem;
-    if (job->be->kernel_tile) job->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
-    if (rs_calibrate(&p, job->cops, job->tops, job->ts, &j->co, &c, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: rank %lld: %s\n", (long long)rank, err.msg);
-        return RS_EXIT_FAIL;
-    }
-    if (rank != 0) return 0;
-    char name[RS_NAME_LEN], note[256], date[32];
-    struct utsname u;
-    if (uname(&u) != 0) snprintf(u.nodename, sizeof u.nodename, "host");
-    snprintf(name, sizeof name, "%s", j->name ? j->name : "");
-    if (!j->name) snprintf(name, sizeof name, "%s-%.40s", job->be->name, u.nodename);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M", gmtime(&now));
-    const char *kernel = job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name;
-    const char *mode = strcmp(job->launch, "mpirun") ? job->launch : j->progress; /* threads, loopback, or MPI progress */
-    snprintf(note, sizeof note, "ringsim calibrate %s UTC, %lld ranks, %s; %.80s; transport %.60s", date,
-             (long long)job->n_ranks, mode, kernel, job->tops->describe(job->ts));
-    printf("# ringsim calibrate: %lld ranks, heads %lld/%lld, d %lld, %s pass\n# %s\n", (long long)job->n_ranks,
-           (long long)p.q_heads, (long long)p.kv_heads, (long long)p.head_dim, rs_pass_name(p.pass), note);
-    rs_calib_print(&c, stdout);
-    rs_hw_t hw;
-    rs_calib_to_hw(&c, name, note, job->n_ranks, j->dtype, &hw);
-    if (rs_hw_write_json(&hw, j->out, note, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
-    rs_hw_t back;
-    if (rs_hw_load(j->out, &back, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: the profile written does not load back: %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
-    rs_machine_t mb;
-    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
-    if (rs_machine_from_hw(&back, j->dtype, &mb, &err) == 0) rs_machine_overlap_desc(&mb, ovd, sizeof ovd);
-    printf("# profile %s: F_peak(%s) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out,
-           rs_dtype_name(j->dtype), back.flops_per_s[j->dtype] * 1e-9, back.cal.n_eff, back.intra.bw_bytes_per_s * 1e-9,
-           back.intra.latency_s, ovd);
-    fflush(stdout);
-    return 0;
-}
-
 /* "16,32,1K" -> blocks. */
 static int parse_blocks(const char *arg, rs_calib_opts_t *co, rs_err_t *err) {
     char buf[1024];
@@ -124,19 +64,18 @@ static int parse_blocks(const char *arg, rs_calib_opts_t *co, rs_err_t *err) {
 }
 
 int rs_cmd_calibrate(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
+    rs_calibrate_in_t j;
+    rs_calibrate_defaults(&j);
     rs_setup_t c;
     rs_setup_default(&c);
-    c.problem.seq_tokens = 4096, c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2;
-    rs_setup_dtype(&c, RS_DTYPE_FP32), c.problem.causal = false;
-    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
+    c.problem = j.problem;
+    rs_setup_dtype(&c, RS_DTYPE_FP32);
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
     if (under_mpi) c.problem.n_ranks = env_size;
-    calib_job_t j = {0};
-    rs_calib_opts_default(&j.co);
-    const char *launch = NULL, *backend = "cpu", *loopback = NULL;
+    const char *backend = "cpu";
     bool dtype_given = false;
-    rs_progress_t progress = RS_PROGRESS_POLL;
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
     if (!opts) return RS_EXIT_FAIL;
@@ -148,28 +87,28 @@ int rs_cmd_calibrate(int argc, char **argv) {
         if (rc < 0) goto usage;
         if (rc == 1) continue;
         switch (opt) {
-        case OPT_OUT: j.out = optarg; break;
+        case OPT_OUT: j.out_path = optarg; break;
         case OPT_BACKEND: backend = optarg; break;
-        case OPT_LOOPBACK: loopback = optarg; break;
+        case OPT_LOOPBACK: j.job.loopback = optarg; break;
         case OPT_NAME:
             if (strlen(optarg) >= RS_NAME_LEN) { rs_errf(&err, "--name %s: at most %d characters", optarg, RS_NAME_LEN - 1); goto usage; }
             j.name = optarg;
             break;
         case OPT_BLOCKS:
-            if (parse_blocks(optarg, &j.co, &err) < 0) goto usage;
+            if (parse_blocks(optarg, &j.calib, &err) < 0) goto usage;
             break;
         case OPT_LAUNCH:
             if (strcmp(optarg, "mpirun") && strcmp(optarg, "threads")) { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
-            launch = optarg;
+            j.job.launch = optarg;
             break;
         case OPT_PROGRESS:
-            if (rs_progress_parse(optarg, &progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
+            if (rs_progress_parse(optarg, &j.job.progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
             break;
         case OPT_MIN_TIME:
-            if (rs_parse_double("--min-time", optarg, 0, 60, &j.co.min_time_s, &err) < 0) goto usage;
+            if (rs_parse_double("--min-time", optarg, 0, 60, &j.calib.min_time_s, &err) < 0) goto usage;
             break;
         case OPT_TIMEOUT:
-            if (rs_parse_double("--timeout", optarg, 0.001, 1e6, &j.co.timeout_s, &err) < 0) goto usage;
+            if (rs_parse_double("--timeout", optarg, 0.001, 1e6, &j.calib.timeout_s, &err) < 0) goto usage;
             break;
         case OPT_HELP:
         case 'h':
@@ -185,28 +124,20 @@ int rs_cmd_calibrate(int argc, char **argv) {
     free(opts);
     opts = NULL;
     if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
-    if (!j.out) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
-    if (rs_exec_check_out("out", j.out, false, &err) < 0) goto usage;
-    const rs_backend_ops_t *be;
-    if (rs_backend_get(backend, true, &be, &err) < 0) goto usage;
-    if (!dtype_given) { /* the executor's own dtype */
-        rs_setup_dtype(&c, be->exec->default_dtype);
-    }
+    if (!j.out_path) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
+    if (rs_exec_check_out("out", j.out_path, false, &err) < 0) goto usage;
+    if (rs_backend_get(backend, true, &j.backend, &err) < 0) goto usage;
+    if (!dtype_given) rs_setup_dtype(&c, j.backend->exec->default_dtype); /* the executor's own dtype */
     /* every block size must be a valid problem for this shape */
-    c.problem.seq_tokens = c.problem.n_ranks * j.co.blocks[j.co.n_blocks - 1];
+    c.problem = rs_problem_with_block(&c.problem, j.calib.blocks[j.calib.n_blocks - 1]);
     c.n_layouts = 1;
     c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
     if (rs_setup_finish(&c, &err) < 0) goto usage;
-    rs_exec_spmd_t sp = {"calibrate", c.problem.n_ranks, launch, progress, loopback, c.spec.dtype, &argc, &argv};
-    if (rs_exec_spmd_check(be->exec, &sp, c.problem.grad_bytes, &err) < 0) goto usage;
-    if (under_mpi && c.problem.n_ranks != env_size) {
-        rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
-        goto usage;
-    }
     j.problem = rs_setup_problem(&c, 0, 0);
     j.dtype = c.spec.dtype;
-    j.progress = rs_progress_name(progress);
-    return rs_exec_spmd(be->exec, &sp, calib_body, &j);
+    j.job.argc = &argc, j.job.argv = &argv;
+    if (rs_calibrate_finish(&j, &err) < 0) goto usage;
+    return rs_study_calibrate(&j);
 usage:
     free(opts);
     if (loud) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
