@@ -14,6 +14,13 @@ void rs_setup_default(rs_setup_t *s) {
     rs_setup_dtype(s, s->spec.dtype);
 }
 
+void rs_setup_measure_problem(rs_problem_t *p) {
+    rs_problem_default(p);
+    p->seq_tokens = 4096, p->n_ranks = 2, p->q_heads = 2, p->kv_heads = 2, p->head_dim = 128;
+    p->act_bytes = rs_dtype_bytes(RS_DTYPE_FP32);
+    p->layout = RS_LAYOUT_CONTIGUOUS, p->pass = RS_PASS_FORWARD, p->causal = false;
+}
+
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype) {
     s->spec.dtype = dtype;
     s->problem.act_bytes = rs_dtype_bytes(dtype);

@@ -27,6 +27,11 @@ typedef struct {
 /* The default problem (rs_problem_default), layout zigzag, pass forward, the default machine spec
  * (rs_machine_spec_default) with act_bytes from its dtype. Can't fail. */
 void rs_setup_default(rs_setup_t *s);
+/* The problem the executors measure by default (calibrate, validate, and the report's validation):
+ * the seed's full-block analysis on a CPU - N 2, 2 query and 2 KV heads, head_dim 128, fp32,
+ * contiguous, forward, non-causal, S 4K (calibration and validation set S = B N per block). Can't
+ * fail. */
+void rs_setup_measure_problem(rs_problem_t *p);
 /* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
 /* Load the profile, build the machine for the problem's N, validate the problem of every

@@ -7,13 +7,12 @@
 #include <time.h>
 
 #include "exec_launch.h"
+#include "setup.h"
 
 void rs_calibrate_defaults(rs_calibrate_in_t *in) {
     memset(in, 0, sizeof *in);
     in->backend = rs_backend_find("cpu");
-    rs_problem_default(&in->problem);
-    in->problem.seq_tokens = 4096, in->problem.n_ranks = 2, in->problem.q_heads = 2, in->problem.kv_heads = 2;
-    in->problem.act_bytes = rs_dtype_bytes(RS_DTYPE_FP32), in->problem.causal = false;
+    rs_setup_measure_problem(&in->problem);
     in->dtype = RS_DTYPE_FP32;
     in->job = (rs_exec_spmd_t){"calibrate", in->problem.n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
     rs_calib_opts_default(&in->calib);

@@ -24,7 +24,7 @@ typedef struct {
     FILE *out;                       /* the report (rank 0): the calibration tables */
 } rs_calibrate_in_t;
 
-/* Defaults: the cpu backend; N 2, 2/2 heads, head_dim 128, fp32, forward, non-causal; calibration
+/* Defaults: the cpu backend; the measurement problem (rs_setup_measure_problem); calibration
  * defaults; MPI progress poll; out = stdout. */
 void rs_calibrate_defaults(rs_calibrate_in_t *in);
 /* Check before any rank starts: the executor computes the dtype, the loopback, mpirun's rank count.

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "setup.h"
 #include "exec_launch.h"
 #include "model.h"
 #include "trace.h"
@@ -16,17 +17,10 @@
 #define KCAP 4096 /* kernel samples per B and rank */
 #define OCAP 64   /* overlap samples per B and rank */
 
-void rs_validate_default_problem(rs_problem_t *p) {
-    rs_problem_default(p);
-    p->n_ranks = 2, p->q_heads = 2, p->kv_heads = 2, p->head_dim = 128;
-    p->act_bytes = rs_dtype_bytes(RS_DTYPE_FP32);
-    p->layout = RS_LAYOUT_CONTIGUOUS, p->pass = RS_PASS_FORWARD, p->causal = false;
-}
-
 void rs_validate_defaults(rs_validate_in_t *in) {
     memset(in, 0, sizeof *in);
     in->backend = rs_backend_find("cpu");
-    rs_validate_default_problem(&in->problem);
+    rs_setup_measure_problem(&in->problem);
     in->dtype = RS_DTYPE_FP32;
     in->job = (rs_exec_spmd_t){"validate", in->problem.n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
     const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/exec.md) */

@@ -42,11 +42,7 @@ typedef struct {
     FILE *out;                       /* the report (rank 0): calibration, per-B table, errors, crossovers */
 } rs_validate_in_t;
 
-/* The problem validate measures by default - the seed's full-block analysis on a CPU: N 2, 2 query
- * and 2 KV heads, head_dim 128, fp32, contiguous, forward, non-causal. `ringsim report` asks for it
- * spelled out. Can't fail. */
-void rs_validate_default_problem(rs_problem_t *p);
-/* Defaults: the cpu backend, the default problem, B = 8, 16, ..., 1024 (spans the crossover), 5
+/* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem), B = 8, 16, ..., 1024 (spans the crossover), 5
  * rounds, 7 reps after 1 warm-up, calibration defaults, MPI progress poll, out = stdout. */
 void rs_validate_defaults(rs_validate_in_t *in);
 /* Check what every rank needs before any starts (every B a valid problem, a ring of >= 2, the
