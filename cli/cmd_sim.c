@@ -8,6 +8,7 @@
  * entries the file name gets "-LAYOUT-PASS" before its extension), --platform-out FILE. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,24 +18,49 @@
 #ifdef RINGSIM_HAVE_SIM
 #include "sim.h"
 
-enum {
-    OPT_TRACE = 2000, OPT_CHROME, OPT_CSV, OPT_PLATFORM, OPT_HOSTMAP, OPT_PLATFORM_OUT, OPT_NETMODEL, OPT_CFG,
-    OPT_STEPS, OPT_ALL_PAIRS, OPT_HELP
-};
+typedef struct {
+    const char *trace, *chrome, *csv; /* outputs */
+    bool steps;                       /* the per-step table */
+    bool all_pairs;                   /* routes between all device pairs */
+    rs_sim_config_t cfg;              /* platform, network model, settings */
+} sim_opts_t;
 
-static const struct option own_opts[] = {
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"chrome", required_argument, NULL, OPT_CHROME},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"platform", required_argument, NULL, OPT_PLATFORM},
-    {"hostmap", required_argument, NULL, OPT_HOSTMAP},
-    {"platform-out", required_argument, NULL, OPT_PLATFORM_OUT},
-    {"network-model", required_argument, NULL, OPT_NETMODEL},
-    {"cfg", required_argument, NULL, OPT_CFG},
-    {"steps", no_argument, NULL, OPT_STEPS},
-    {"all-pairs", no_argument, NULL, OPT_ALL_PAIRS},
-    {"help", no_argument, NULL, OPT_HELP},
+static int parse_netmodel(void *dst, const char *arg, rs_err_t *err) {
+    if (!*arg || strchr(arg, ' '))
+        return rs_errf(err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", arg);
+    ((sim_opts_t *)dst)->cfg.network_model = arg;
+    return 0;
+}
+
+static int parse_cfg(void *dst, const char *arg, rs_err_t *err) {
+    rs_sim_config_t *cfg = &((sim_opts_t *)dst)->cfg;
+    if (cfg->n_cfg >= RS_SIM_MAX_CFG) return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
+    if (!strchr(arg, ':') || arg[0] == ':') return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", arg);
+    cfg->cfg[cfg->n_cfg++] = arg;
+    return 0;
+}
+
+#define O(field) offsetof(sim_opts_t, field)
+static const rs_opt_t own_opts[] = {
+    {"platform", 0, "FILE", "generated", "your SimGrid platform XML instead of a generated one", RS_ARG_STRING,
+     O(cfg.platform_path), 0, 0, NULL, NULL, "Simulation:"},
+    {"hostmap", 0, "FILE", "rank p on host gpu<p>", "rank-to-host map for --platform: lines \"HOST\" or \"RANK HOST\"",
+     RS_ARG_STRING, O(cfg.hostmap_path), 0, 0, NULL, NULL, NULL},
+    {"platform-out", 0, "FILE", "none", "write the generated platform XML", RS_ARG_STRING, O(cfg.platform_out), 0, 0, NULL,
+     NULL, NULL},
+    {"all-pairs", 0, NULL, "ring routes", "generate routes between all device pairs (ports per device)\ninstead of the ring's N hops",
+     RS_ARG_TRUE, O(all_pairs), 0, 0, NULL, NULL, NULL},
+    {"network-model", 0, "M", "CM02", "SimGrid network/model: CM02 (exact), LV08, IB, Constant", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_netmodel, NULL},
+    {"cfg", 0, "KEY:VALUE", "none", "any SimGrid setting, after the defaults (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_cfg, NULL},
+    {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_STRING, O(trace), 0, 0, NULL, NULL, "Output:"},
+    {"chrome", 0, "FILE", "none", "the simulated trace, Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"steps", 0, NULL, "off", "print the per-step table (latest end, longest step)", RS_ARG_TRUE, O(steps), 0, 0, NULL, NULL,
+     NULL},
 };
+#undef O
 
 typedef struct {
     rs_problem_t problem;  /* this entry's problem */
@@ -42,35 +68,20 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk on the same machine */
 } entry_t;
 
-static void help(void) {
+static void help(const rs_opt_group_t *groups, int n) {
     printf("usage: ringsim sim [options]\n\n"
            "Simulate the ring schedule in SimGrid %s: one actor per rank, each step an async exec of\n"
            "the step's compute and async put/get of its transfers, on a platform generated from the\n"
            "hardware profile (flat ring, or nodes of G devices with one NIC per device) or your own\n"
            "SimGrid platform. The default network model (CM02, TCP-gamma 0, no cross-traffic) is exact:\n"
-           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n\n"
-           "Simulation:\n"
-           "      --platform FILE      your SimGrid platform XML instead of a generated one [generated]\n"
-           "      --hostmap FILE       rank-to-host map for --platform: lines \"HOST\" or \"RANK HOST\"\n"
-           "                           [rank p on host gpu<p>]\n"
-           "      --platform-out FILE  write the generated platform XML           [none]\n"
-           "      --all-pairs          generate routes between all device pairs (ports per device)\n"
-           "                           instead of the ring's N hops               [ring routes]\n"
-           "      --network-model M    SimGrid network/model: CM02 (exact), LV08, IB, Constant [CM02]\n"
-           "      --cfg KEY:VALUE      any SimGrid setting, after the defaults (repeatable) [none]\n"
-           "Output:\n"
-           "      --trace FILE         the simulated trace, CSV                   [none]\n"
-           "      --chrome FILE        the simulated trace, Chrome/Perfetto JSON   [none]\n"
-           "      --csv FILE           also write the table as CSV (\"-\" = stdout) [none]\n"
-           "      --steps              print the per-step table (latest end, longest step) [off]\n"
-           "  -h, --help               this help\n\n"
-           "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
+           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n\n",
+           rs_sim_simgrid_version());
+    rs_cli_print_opts(stdout, groups, n);
+    printf("\nRealism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
            "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
            "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
            "link at eta x bandwidth while the sender computes; generated platforms only).\n"
-           "Defaults here: --layout zigzag --pass forward.\n",
-           rs_sim_simgrid_version());
-    rs_cli_common_help(stdout);
+           "Defaults here: --layout zigzag --pass forward.\n");
 }
 
 static double rel_diff(double a, double b) {
@@ -193,59 +204,18 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
 int rs_cmd_sim(int argc, char **argv) {
     rs_setup_t c;
     rs_setup_default(&c);
-    rs_sim_config_t cfg;
-    rs_sim_config_default(&cfg);
-    const char *trace = NULL, *chrome = NULL, *csv = NULL;
-    bool steps = false;
-    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
-    if (!opts) return RS_EXIT_FAIL;
+    sim_opts_t o = {0};
+    rs_sim_config_default(&o.cfg);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
+    int rc = rs_cli_run_parse("sim", argc, argv, groups, 2, true, help);
+    if (rc >= 0) return rc;
+    rs_sim_config_t cfg = o.cfg;
+    if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    const char *trace = o.trace, *chrome = o.chrome, *csv = o.csv;
+    const bool steps = o.steps;
     rs_err_t err = {{0}};
-    int opt, rc = RS_EXIT_OK;
-    rs_cli_getopt_reset();
-    while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
-        int r = rs_cli_common_opt(&c, opt, optarg, &err);
-        if (r < 0) {
-            rc = RS_EXIT_USAGE;
-            break;
-        }
-        if (r > 0) continue;
-        switch (opt) {
-        case OPT_TRACE: trace = optarg; break;
-        case OPT_CHROME: chrome = optarg; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_PLATFORM: cfg.platform_path = optarg; break;
-        case OPT_HOSTMAP: cfg.hostmap_path = optarg; break;
-        case OPT_PLATFORM_OUT: cfg.platform_out = optarg; break;
-        case OPT_NETMODEL:
-            if (!*optarg || strchr(optarg, ' ')) {
-                rs_errf(&err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", optarg);
-                rc = RS_EXIT_USAGE;
-            }
-            cfg.network_model = optarg;
-            break;
-        case OPT_CFG:
-            if (cfg.n_cfg >= RS_SIM_MAX_CFG) {
-                rs_errf(&err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
-                rc = RS_EXIT_USAGE;
-            } else if (!strchr(optarg, ':') || optarg[0] == ':') {
-                rs_errf(&err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", optarg);
-                rc = RS_EXIT_USAGE;
-            } else {
-                cfg.cfg[cfg.n_cfg++] = optarg;
-            }
-            break;
-        case OPT_STEPS: steps = true; break;
-        case OPT_ALL_PAIRS: cfg.routes = RS_PLATFORM_ALL_PAIRS; break;
-        case 'h':
-        case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
-        default:
-            rs_errf(&err, "unknown option '%s' or missing value (see ringsim sim --help)", argv[optind - 1]);
-            rc = RS_EXIT_USAGE;
-        }
-        if (rc) break;
-    }
-    free(opts);
-    if (rc == RS_EXIT_OK && optind < argc) {
+    rc = RS_EXIT_OK;
+    if (optind < argc) {
         rs_errf(&err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]);
         rc = RS_EXIT_USAGE;
     }
