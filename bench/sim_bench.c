@@ -7,23 +7,21 @@
  * The step's FLOPs and bytes come from the schedule (rs_problem_flops_per_pair, rs_problem_kv_bytes)
  * and the machine from the same profile, so both simulate the same ring. Printed per N: wall time of
  * each process (best of --repeat), time per simulated rank-step, peak RSS (wait4: the process and
- * its children), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
+ * its children, the one child-process helper), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
  * which cancels the drift of a shared machine), and both makespans (they must agree).
  *
  * usage: sim_bench [--sizes 256,512,1024] [--block 8192] [--repeat 1]
  */
-#define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "machine.h"
 #include "schedule.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define RINGSIM RS_BINARY_DIR "/bin/ringsim"
@@ -37,19 +35,19 @@ typedef struct {
     double inner_s;    /* ringsim: sim_wall_s of the child; bare: its own wall_s */
 } run_t;
 
-/* Run argv, capturing stdout into buf. Returns 0 or -1. */
+/* Run argv, capturing stdout into buf (the one child-process helper). Returns 0 or -1. */
 static int run(char *const argv[], char *buf, size_t len, run_t *r) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
-    const double t0 = rs_now_s();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execv(argv[0], argv);
-        _exit(127);
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = argv;
+    sp.stdout_fd = fds[1];
+    rs_child_t child;
+    rs_err_t err;
+    if (rs_spawn_start(&sp, argv[0], &child, &err) != 0) {
+        close(fds[0]), close(fds[1]);
+        return -1;
     }
     close(fds[1]);
     size_t got = 0;
@@ -58,14 +56,12 @@ static int run(char *const argv[], char *buf, size_t len, run_t *r) {
         if (n > 0) got += (size_t)n;
     buf[got] = '\0';
     close(fds[0]);
-    int st;
-    struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) < 0) return -1;
-    r->wall_s = rs_now_s() - t0;
-    r->rss_bytes = ru.ru_maxrss * 1024L;
-    r->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
-               1e-6 * (double)ru.ru_stime.tv_usec;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    rs_child_status_t st;
+    if (rs_spawn_wait(&child, 0, &st, &err) != 0) return -1;
+    r->wall_s = st.wall_s;
+    r->rss_bytes = st.peak_rss_bytes;
+    r->cpu_s = st.cpu_s;
+    return st.exit_code == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -113,7 +109,7 @@ int main(int argc, char **argv) {
         rs_problem_t p;
         rs_problem_default(&p);
         p.n_ranks = n;
-        p.seq_tokens = n * block;
+        p = rs_problem_with_block(&p, block);
         p.causal = false;
         p.layout = RS_LAYOUT_CONTIGUOUS;
         p.pass = RS_PASS_FORWARD;
