@@ -81,14 +81,35 @@ static int same_file(const char *a, const char *b) {
     return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-static int check_outputs(const char *const *outs, int n_out, char **ins, int n_in) {
-    for (int i = 0; i < n_out; i++)
-        for (int j = 0; outs[i] && j < n_in; j++)
-            if (same_file(outs[i], ins[j])) {
-                fprintf(stderr, "ringsim import: output %s is the input %s: an output never replaces an input\n", outs[i], ins[j]);
-                return -1;
-            }
-    return 0;
+/* The paths trace i is written to (csv, chrome, kernels; NULL when not asked for). */
+static void output_paths(const rs_import_t *im, size_t i, const char *const base[3], char path[3][4096]) {
+    rs_problem_t p;
+    rs_err_t err;
+    rs_trace_problem(rs_import_trace(im, i), &p, &err); /* the import wrote these keys */
+    for (int j = 0; j < 3; j++) {
+        path[j][0] = 0;
+        if (base[j]) rs_cli_entry_path(path[j], sizeof path[j], base[j], &p, rs_import_n_traces(im) > 1);
+    }
+}
+
+static int check_outputs(const rs_import_t *im, const char *const base[3], char **args, int n_args) {
+    char **ins = NULL;
+    rs_err_t err;
+    long n_in = rs_import_list_files((const char *const *)args, (size_t)n_args, &ins, &err);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < rs_import_n_traces(im); i++) {
+        char path[3][4096];
+        output_paths(im, i, base, path);
+        for (int j = 0; rc == 0 && j < 3; j++)
+            for (long k = 0; rc == 0 && path[j][0] && k < n_in; k++)
+                if (same_file(path[j], ins[k])) {
+                    fprintf(stderr, "ringsim import: output %s is the input %s: an output never replaces an input\n", path[j], ins[k]);
+                    rc = -1;
+                }
+    }
+    for (long k = 0; k < n_in; k++) free(ins[k]);
+    free(ins);
+    return rc;
 }
 
 static int export_kineto(const char *dir, int argc, char **argv) {
@@ -109,28 +130,29 @@ static int export_kineto(const char *dir, int argc, char **argv) {
 }
 
 /* Write the outputs of trace i. */
-static int write_outputs(const rs_import_t *im, size_t i, const char *csv, const char *chrome, const char *kernels, bool several,
-                         rs_err_t *err) {
+static int write_outputs(const rs_import_t *im, size_t i, const char *const base[3], rs_err_t *err) {
     const rs_trace_t *t = rs_import_trace(im, i);
-    rs_problem_t p;
-    if (rs_trace_problem(t, &p, err) != 0) return -1;
-    char path[4096];
-    rs_cli_entry_path(path, sizeof path, csv, &p, several);
-    if (rs_trace_write_csv(t, path, err) != 0) return -1;
-    if (chrome) {
-        rs_cli_entry_path(path, sizeof path, chrome, &p, several);
-        if (rs_trace_write_chrome(t, path, err) != 0) return -1;
-    }
-    if (kernels) {
-        rs_cli_entry_path(path, sizeof path, kernels, &p, several);
-        if (rs_import_write_kernels_csv(im, i, path, err) != 0) return -1;
-    }
+    char path[3][4096];
+    output_paths(im, i, base, path);
+    if (rs_trace_write_csv(t, path[0], err) != 0) return -1;
+    if (path[1][0] && rs_trace_write_chrome(t, path[1], err) != 0) return -1;
+    if (path[2][0] && rs_import_write_kernels_csv(im, i, path[2], err) != 0) return -1;
     return 0;
 }
 
+/* getopt table: own options + the shared problem options. */
+static struct option *import_longopts(void) {
+    int n_own = (int)(sizeof own_opts / sizeof own_opts[0]), n = 0;
+    struct option *all = calloc((size_t)(n_own + rs_cli_common_n_longopts + 1), sizeof *all);
+    if (!all) return NULL;
+    for (int i = 0; i < n_own; i++) all[n++] = own_opts[i];
+    for (int i = 0; i < rs_cli_common_n_longopts; i++)
+        if (problem_opt(rs_cli_common_longopts[i].val)) all[n++] = rs_cli_common_longopts[i];
+    return all; /* zero terminator from calloc */
+}
+
 int rs_cmd_import(int argc, char **argv) {
-    int n_own = (int)(sizeof own_opts / sizeof own_opts[0]);
-    struct option *all = rs_cli_merge_longopts(own_opts, n_own);
+    struct option *all = import_longopts();
     if (!all) {
         fprintf(stderr, "ringsim import: out of memory\n");
         return RS_EXIT_FAIL;
@@ -144,7 +166,7 @@ int rs_cmd_import(int argc, char **argv) {
     rs_err_t err = {{0}};
     int opt, rc = RS_EXIT_OK;
     rs_cli_getopt_reset();
-    while (rc == RS_EXIT_OK && (opt = getopt_long(argc, argv, "o:qh" RS_CLI_COMMON_SHORTOPTS, all, NULL)) != -1) {
+    while (rc == RS_EXIT_OK && (opt = getopt_long(argc, argv, "o:qhS:N:L:P:", all, NULL)) != -1) {
         int64_t v;
         switch (opt) {
         case 'o': csv = optarg; break;
@@ -195,8 +217,6 @@ int rs_cmd_import(int argc, char **argv) {
         fprintf(stderr, "ringsim import: --layout: give the one layout the traced run used\n");
         return RS_EXIT_USAGE;
     }
-    const char *outs[3] = {csv, chrome, kernels};
-    if (check_outputs(outs, 3, argv + optind, argc - optind) != 0) return RS_EXIT_USAGE;
     o.problem = c.problem;
     o.problem.layout = c.layouts[0];
     if (pass_given) {
@@ -208,9 +228,14 @@ int rs_cmd_import(int argc, char **argv) {
         fprintf(stderr, "ringsim import: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
+    const char *const base[3] = {csv, chrome, kernels};
+    if (check_outputs(im, base, argv + optind, argc - optind) != 0) {
+        rs_import_free(im);
+        return RS_EXIT_USAGE;
+    }
     size_t n = rs_import_n_traces(im);
     for (size_t i = 0; i < n && rc == RS_EXIT_OK; i++)
-        if (write_outputs(im, i, csv, chrome, kernels, n > 1, &err) != 0) {
+        if (write_outputs(im, i, base, &err) != 0) {
             fprintf(stderr, "ringsim import: %s\n", err.msg);
             rc = RS_EXIT_FAIL;
         }

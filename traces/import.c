@@ -332,6 +332,16 @@ static int expand_paths(const char *const *paths, size_t n, strlist_t *out, rs_e
     return 0;
 }
 
+long rs_import_list_files(const char *const *paths, size_t n_paths, char ***out, rs_err_t *err) {
+    strlist_t l = {0};
+    if (expand_paths(paths, n_paths, &l, err) != 0) {
+        strlist_free(&l);
+        return -1;
+    }
+    *out = l.v;
+    return (long)l.n;
+}
+
 /* Format by content: SQLite header, else gzip magic or JSON text. */
 static int sniff_format(const char *path, rs_import_format_t *f, rs_err_t *err) {
     FILE *fp = fopen(path, "rb");

@@ -118,6 +118,10 @@ typedef struct rs_import rs_import_t;
  * without the SendRecv the schedule needs, ...): NULL with err "FILE: what is missing". */
 rs_import_t *rs_import_read(const char *const *paths, size_t n_paths, const rs_import_opts_t *o,
                             rs_err_t *err);
+/* The files rs_import_read() reads for paths: files as given, directories expanded (natural order:
+ * rank2 before rank10). Returns the count and *out (malloc'd strings in a malloc'd array: free
+ * each, then the array), or -1 with err naming the path. */
+long rs_import_list_files(const char *const *paths, size_t n_paths, char ***out, rs_err_t *err);
 void rs_import_free(rs_import_t *im);
 
 const rs_import_info_t *rs_import_info(const rs_import_t *im);

@@ -106,7 +106,13 @@ static int text_to_i64(const char *s, size_t len, int64_t *v) {
     buf[len] = '\0';
     char *end;
     errno = 0;
-    double d = strtod(buf, &end); /* ids are integers; tolerate "7.0" */
+    long long x = strtoll(buf, &end, 10); /* exact: baseTimeNanoseconds needs all 19 digits */
+    if (!*end && errno == 0) {
+        *v = x;
+        return 0;
+    }
+    errno = 0;
+    double d = strtod(buf, &end); /* ids written as "7.0" */
     if (*end || errno || !isfinite(d) || d != floor(d) || fabs(d) > 9e15) return -1;
     *v = (int64_t)d;
     return 0;
