@@ -160,7 +160,7 @@ int fx_generate(const fx_opts_t *o, fx_run_t *run) {
     int n = o->n_ranks;
     int64_t *corr = calloc((size_t)n, sizeof *corr);
     if (!corr) return -1;
-    for (int r = 0; r < n; r++) corr[r] = 1000 + 7 * r;
+    for (int r = 0; r < n; r++) corr[r] = o->one_process ? 1000 + 10000000LL * r : 1000 + 7 * r; /* unique per process */
     gen_t g = {run, corr, 0, 1000};
     int64_t T = T0_NS;
     int rc = 0;
@@ -279,7 +279,11 @@ static const char *dur_us(int64_t ns, char *buf) {
     return buf;
 }
 
-static void k_kernel(kw_t *w, const fx_kernel_t *k, int64_t host) {
+/* Host process and thread of rank r's launches. */
+static int64_t host_pid(const fx_opts_t *o, int r) { return o->one_process ? 40000 : 40000 - 17 * r; }
+static int64_t host_tid(const fx_opts_t *o, int r) { return o->one_process ? 40001 + r : 40000 - 17 * r; }
+
+static void k_kernel(kw_t *w, const fx_kernel_t *k, int64_t host, int64_t tid) {
     char a[32], b[32];
     bool nccl = !strncmp(k->name, "nccl", 4);
     int64_t ext = w->ext++;
@@ -287,14 +291,14 @@ static void k_kernel(kw_t *w, const fx_kernel_t *k, int64_t host) {
         kput(w, ",\n  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld,\n    \"ts\": %s, \"dur\": 9.125,\n"
                 "    \"args\": {\n      \"External id\": %lld,\"Record function id\": 0, \"Ev Idx\": %lld, \"Input Dims\": [[4096, 4096], [4096, 4096]], "
                 "\"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"]\n    }\n  }",
-             k->name == K_GEMM ? "aten::mm" : "aten::add", (long long)host, (long long)host, us(w, k->launch_ns - 2000, a), (long long)ext,
+             k->name == K_GEMM ? "aten::mm" : "aten::add", (long long)host, (long long)tid, us(w, k->launch_ns - 2000, a), (long long)ext,
              (long long)ext);
     kput(w, ",\n  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld,\n    \"ts\": %s, \"dur\": 3.412,\n"
             "    \"args\": {\n      \"External id\": %lld, \"cbid\": %d, \"correlation\": %lld\n    }\n  }",
-         nccl ? "cudaLaunchKernelExC" : "cudaLaunchKernel", (long long)host, (long long)host, us(w, k->launch_ns, a), (long long)ext,
+         nccl ? "cudaLaunchKernelExC" : "cudaLaunchKernel", (long long)host, (long long)tid, us(w, k->launch_ns, a), (long long)ext,
          nccl ? 430 : 211, (long long)k->corr);
     kput(w, ",\n  {\n    \"ph\": \"s\", \"id\": %lld, \"pid\": %lld, \"tid\": %lld, \"ts\": %s,\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }",
-         (long long)k->corr, (long long)host, (long long)host, us(w, k->launch_ns, a));
+         (long long)k->corr, (long long)host, (long long)tid, us(w, k->launch_ns, a));
     int dev = k->rank;
     kput(w, ",\n  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d,\n    \"ts\": %s, \"dur\": %s,\n"
             "    \"args\": {\n      \"External id\": %lld,\n      \"queued\": 0, \"device\": %d, \"context\": 1,\n      \"stream\": %d, "
@@ -315,20 +319,22 @@ static void k_dist(kw_t *w, int rank, int n) {
     kput(w, "]}], \"nccl_version\": \"2.21.5\"},");
 }
 
+/* One file: rank r's events, or every rank's (r < 0, one process). */
 static int k_file(const fx_run_t *run, int r, const char *dir, bool gzip, uint64_t pad) {
     char path[1024], a[32], b[32];
-    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json%s", dir, r, gzip ? ".gz" : "");
-    kw_t w = {gzopen(path, gzip ? "wb6" : "wbT"), 0, 1700000000000000000LL + 1234567891LL * r, 100};
+    if (r >= 0) snprintf(path, sizeof path, "%s/rank%d.pt.trace.json%s", dir, r, gzip ? ".gz" : "");
+    else snprintf(path, sizeof path, "%s/process.pt.trace.json%s", dir, gzip ? ".gz" : "");
+    kw_t w = {gzopen(path, gzip ? "wb6" : "wbT"), 0, 1700000000000000000LL + 1234567891LL * (r < 0 ? 0 : r), 100};
     if (!w.f) return -1;
     int n = run->o.n_ranks;
-    int64_t host = 40000 - 17 * r;
+    int64_t host = host_pid(&run->o, r < 0 ? 0 : r);
     kput(&w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\n      \"id\": %d, \"name\": \"NVIDIA H100 80GB HBM3\", "
              "\"totalGlobalMem\": 85029158912,\n      \"computeMajor\": 9, \"computeMinor\": 0,\n      \"maxThreadsPerBlock\": 1024, "
              "\"maxThreadsPerMultiprocessor\": 2048,\n      \"regsPerBlock\": 65536, \"warpSize\": 32,\n      \"sharedMemPerBlock\": 49152, "
              "\"numSms\": 132\n    , \"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, \"sharedMemPerMultiprocessor\": "
              "233472}\n  ],",
          r);
-    if (r % 2 == 0) k_dist(&w, r, n);
+    if (r >= 0 && r % 2 == 0) k_dist(&w, r, n);
     kput(&w, "\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %lld,\n  \"traceEvents\": [", (long long)w.base);
     kput(&w, "\n  {\n    \"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %lld, \"tid\": 0,\n    \"args\": {\n      \"name\": \"python\"\n    }\n  }",
          (long long)host);
@@ -336,29 +342,30 @@ static int k_file(const fx_run_t *run, int r, const char *dir, bool gzip, uint64
     kput(&w, ",\n  {\n    \"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 7,\n    \"args\": {\n      \"name\": \"stream 7 \"\n    }\n  }", r);
     for (size_t i = 0; i < run->ng; i++) {
         const fx_range_t *g = &run->g[i];
-        if (g->rank != r) continue;
+        if (r >= 0 && g->rank != r) continue;
         kput(&w, ",\n  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld,\n    \"ts\": %s, \"dur\": %s,\n"
                  "    \"args\": {\n      \"External id\": %lld, \"Record function id\": 0, \"Ev Idx\": %lld\n    }\n  }",
-             g->name, (long long)host, (long long)host, us(&w, g->start_ns, a), dur_us(g->end_ns - g->start_ns, b), (long long)w.ext,
+             g->name, (long long)host, (long long)host_tid(&run->o, g->rank), us(&w, g->start_ns, a), dur_us(g->end_ns - g->start_ns, b), (long long)w.ext,
              (long long)w.ext);
         w.ext++;
     }
     for (size_t i = 0; i < run->nk; i++)
-        if (run->k[i].rank == r) k_kernel(&w, &run->k[i], host);
+        if (r < 0 || run->k[i].rank == r) k_kernel(&w, &run->k[i], host, host_tid(&run->o, run->k[i].rank));
     for (uint64_t i = 0; w.bytes < pad; i++) /* Python stack events: most of a real trace's bytes */
         kput(&w, ",\n  {\n    \"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"torch/nn/modules/module.py(1527): _call_impl\", "
                  "\"pid\": %lld, \"tid\": %lld,\n    \"ts\": %s, \"dur\": 12.250,\n    \"args\": {\n      \"Python parent id\": %llu, "
                  "\"Python id\": %llu, \"Ev Idx\": %llu\n    }\n  }",
-             (long long)host, (long long)host, us(&w, T0_NS + (int64_t)(i % 100000) * 1000, a), (unsigned long long)i,
+             (long long)host, (long long)host_tid(&run->o, r < 0 ? 0 : r), us(&w, T0_NS + (int64_t)(i % 100000) * 1000, a), (unsigned long long)i,
              (unsigned long long)i + 1, (unsigned long long)(w.ext + i));
     kput(&w, ",\n  {\n    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": %s\n  }\n  ],",
          us(&w, run->nk ? run->k[run->nk - 1].end_ns + 100000 : T0_NS, a));
-    if (r % 2 == 1) k_dist(&w, r, n);
+    if (r >= 0 && r % 2 == 1) k_dist(&w, r, n);
     kput(&w, "\n  \"traceName\": \"%s\"\n}", path);
     return gzclose(w.f) == Z_OK ? 0 : -1;
 }
 
 int fx_write_kineto(const fx_run_t *run, const char *dir, bool gzip, uint64_t pad_bytes) {
+    if (run->o.one_process) return k_file(run, -1, dir, gzip, pad_bytes);
     for (int r = 0; r < run->o.n_ranks; r++)
         if (k_file(run, r, dir, gzip, pad_bytes) != 0) return -1;
     return 0;
@@ -406,9 +413,9 @@ static const char NSYS_SCHEMA[] =
     "color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER, uint64Value INTEGER, "
     "int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT);\n";
 
-static int64_t ns_pid(const fx_opts_t *o, int r) { (void)o; return 40000 - 17 * r; }
 static int ns_dev(const fx_opts_t *o, int r) { return o->mpi_ranks ? (r * 3 + 1) % o->n_ranks : r; }
-static int64_t gpid(const fx_opts_t *o, int r) { return ns_pid(o, r) << 24; }
+static int64_t gpid(const fx_opts_t *o, int r) { return host_pid(o, r) << 24; }
+static int64_t gtid(const fx_opts_t *o, int r) { return gpid(o, r) | host_tid(o, r); }
 
 int fx_write_nsys_sql(const fx_run_t *run, FILE *fp) {
     const fx_opts_t *o = &run->o;
@@ -425,7 +432,7 @@ int fx_write_nsys_sql(const fx_run_t *run, FILE *fp) {
                     "threadsPerWarp, computeMajor, computeMinor) VALUES (0, %d, 'NVIDIA H100 80GB HBM3', '0000:%02x:00.0', 1, 85029158912, 132, "
                     "'GPU-0000000%d-aaaa-bbbb-cccc-ddddeeeeffff', 'GH100', %d, 32, 9, 0);\n",
                 d, 0x18 + d, d, d);
-        if (o->mpi_ranks) fprintf(fp, "INSERT INTO MPI_RANKS VALUES (%lld, %d);\n", (long long)(gpid(o, r) | ns_pid(o, r)), r);
+        if (o->mpi_ranks) fprintf(fp, "INSERT INTO MPI_RANKS VALUES (%lld, %d);\n", (long long)gtid(o, r), r);
     }
     for (size_t i = 0; i < run->nk; i++) {
         const fx_kernel_t *k = &run->k[i];
@@ -437,11 +444,11 @@ int fx_write_nsys_sql(const fx_run_t *run, FILE *fp) {
                 (long long)gpid(o, k->rank), dn, sn, nccl ? 96 : 255, nccl ? 2 : 528, nccl ? 640 : 128, nccl ? 0 : 98304, 1000 + i, nccl ? 0 : 98304);
         fprintf(fp, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (%lld, %lld, 1, %lld, %lld, %d, 0, NULL);\n",
                 (long long)(k->launch_ns - SESSION_NS), (long long)(k->launch_ns - SESSION_NS + 3412),
-                (long long)(gpid(o, k->rank) | ns_pid(o, k->rank)), (long long)k->corr, api);
+                (long long)gtid(o, k->rank), (long long)k->corr, api);
     }
     for (size_t i = 0; i < run->ng; i++) {
         const fx_range_t *g = &run->g[i];
-        long long tid = (long long)(gpid(o, g->rank) | ns_pid(o, g->rank));
+        long long tid = (long long)gtid(o, g->rank);
         if (o->nvtx_text_id)
             fprintf(fp, "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) VALUES (%lld, %lld, 59, NULL, %lld, %d, 0);\n",
                     (long long)(g->start_ns - SESSION_NS), (long long)(g->end_ns - SESSION_NS), tid, sid(&st, g->name));

@@ -35,6 +35,8 @@ typedef struct {
     bool ranges;          /* a step range per step: record_function (Kineto) / NVTX push-pop (nsys) */
     bool nvtx_text_id;    /* nsys: range names as registered strings (textId) */
     bool mpi_ranks;       /* nsys: devices permuted, the ring order given by MPI_RANKS */
+    bool one_process;     /* every rank a thread of one process driving N GPUs (ringsim exec
+                           * --launch threads): one Kineto file, one nsys process */
     bool no_attention;    /* attention kernels get names no built-in pattern knows */
     int filler;           /* unrelated kernels (+ CPU ops) per step */
     int drop_comm_rank;   /* this rank loses its SendRecv kernels in drop_comm_step of the first */
@@ -76,8 +78,9 @@ typedef struct {
 int fx_generate(const fx_opts_t *o, fx_run_t *run);
 void fx_free(fx_run_t *run);
 
-/* Kineto: DIR/rankR.pt.trace.json (gzip: .json.gz). pad_bytes > 0: each file gets filler CPU
- * events until it holds at least that many bytes (benchmarks). 0 or -1. */
+/* Kineto: DIR/rankR.pt.trace.json (gzip: .json.gz), or DIR/process.pt.trace.json with one_process.
+ * pad_bytes > 0: each file gets filler CPU events until it holds at least that many bytes
+ * (benchmarks). 0 or -1. */
 int fx_write_kineto(const fx_run_t *run, const char *dir, bool gzip, uint64_t pad_bytes);
 /* nsys: the SQL script of the export (CREATE TABLE + INSERT). 0 or -1. */
 int fx_write_nsys_sql(const fx_run_t *run, FILE *fp);

@@ -297,6 +297,34 @@ static void test_nsys(void) {
     }
 }
 
+/* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
+static void test_one_process(void) {
+    for (int v = 0; v < 4; v++) {
+        fx_opts_t fo;
+        fx_opts_default(&fo);
+        fo.one_process = true;
+        fo.ranges = v & 1;
+        fx_run_t run;
+        CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
+        char in[1100];
+        if (v & 2) {
+            nsys_db(&run, "one", in, sizeof in);
+        } else {
+            snprintf(in, sizeof in, "%s", fresh_dir("one"));
+            CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, in, v & 1, 0), 0);
+        }
+        rs_import_opts_t o = opts();
+        rs_err_t err = {{0}};
+        rs_import_t *im = import1(in, &o, &err);
+        if (!im) fprintf(stderr, "  variant %d: %s\n", v, err.msg);
+        check_import(&run, im, 0);
+        CU_ASSERT_EQUAL(rs_import_info(im)->n_files, 1);
+        CU_ASSERT_EQUAL(rs_import_info(im)->ranges, fo.ranges);
+        rs_import_free(im);
+        fx_free(&run);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 static rs_trace_t *model_trace(const rs_problem_t *p, bool hierarchical) {
     rs_err_t err;
@@ -718,6 +746,7 @@ int main(int argc, char **argv) {
         {"Kineto with step ranges: every event, header, kernels", test_kineto_ranges},
         {"Kineto gzip without ranges, 3 ring passes, files out of order", test_kineto_gzip_no_ranges_layers},
         {"nsys: NVTX text, textId, no NVTX, MPI_RANKS", test_nsys},
+        {"one process driving 4 GPUs: Kineto and nsys", test_one_process},
         {"round trip: model trace -> Kineto export -> import", test_round_trip_model},
         {"bad input: one line naming the file", test_bad_input},
         {"ringsim import CLI: outputs, exit 2, no output", test_cli},

@@ -40,11 +40,16 @@ enum { AK_OTHER = 0, AK_STREAM, AK_CORR, AK_DEVICE };
 typedef struct {
     int64_t corr;      /* correlation id */
     int64_t ts_ns;     /* host launch time (relative to the file's base) */
+    int64_t tid;       /* launching thread, -1 unknown */
 } launch_t;
 
 typedef struct {
+    rs_raw_range_t g;  /* times relative to the file's base */
+    int64_t tid;       /* its thread */
+} trange_t;
+
+typedef struct {
     rs_raw_t *raw;
-    size_t rank;           /* index of this file's rank in raw */
     const char *path;
     int depth;             /* nesting depth: 1 = top object */
     int top_key, ev_key, arg_key, sub_key;
@@ -59,7 +64,25 @@ typedef struct {
     bool has_ts, has_dur, pid_num, tid_num, has_stream, has_corr, has_device;
     launch_t *launch;      /* launches seen */
     size_t n_launch, cap_launch;
+    rs_raw_kernel_t *kern; /* ring kernels seen (times relative to the base) */
+    size_t n_kern, cap_kern;
+    trange_t *rng;         /* step ranges seen */
+    size_t n_rng, cap_rng;
 } kparse_t;
+
+/* Append one element to a growable array. 0 or -1 on OOM. */
+static int grow(void **v, size_t *n, size_t *cap, size_t size, const void *x) {
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        void *w = realloc(*v, c * size);
+        if (!w) return -1;
+        *v = w;
+        *cap = c;
+    }
+    memcpy((char *)*v + *n * size, x, size);
+    (*n)++;
+    return 0;
+}
 
 #define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
@@ -152,7 +175,6 @@ static bool cat_is(const char *cat, const char *want) {
 static int event_done(kparse_t *k) {
     if (strcmp(k->ph, "X") != 0 || !k->has_ts) return 0;
     rs_raw_t *raw = k->raw;
-    rs_raw_rank_t *r = &raw->ranks[k->rank];
     int64_t dur = k->has_dur && k->dur_ns > 0 ? k->dur_ns : 0;
     if (cat_is(k->cat, "kernel")) {
         uint32_t id = rs_raw_intern(raw, k->name ? k->name : "", k->name_len);
@@ -161,20 +183,12 @@ static int event_done(kparse_t *k) {
         rs_raw_kernel_t x = {k->ts_ns, k->ts_ns + dur, RS_RAW_NO_TIME, k->has_corr ? k->corr : -1,
                              k->has_device ? k->device : (k->pid_num ? k->pid : -1),
                              k->has_stream ? k->stream : (k->tid_num ? k->tid : -1), id, (uint8_t)rs_raw_role(raw, id)};
-        if (r->device < 0) r->device = x.device;
-        return rs_raw_add_kernel(r, &x);
+        return grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
     if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver")) && k->has_corr && k->name &&
         strstr(k->name, "Launch")) {
-        if (k->n_launch == k->cap_launch) {
-            size_t cap = k->cap_launch ? 2 * k->cap_launch : 1024;
-            launch_t *v = realloc(k->launch, cap * sizeof *v);
-            if (!v) return -1;
-            k->launch = v;
-            k->cap_launch = cap;
-        }
-        k->launch[k->n_launch++] = (launch_t){k->corr, k->ts_ns};
-        return 0;
+        launch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
+        return grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
     }
     if (cat_is(k->cat, "user_annotation") && k->name) {
         int32_t step;
@@ -182,8 +196,8 @@ static int event_done(kparse_t *k) {
         if (!rs_raw_step_range(raw, k->name, &step, &hint)) return 0;
         uint32_t id = rs_raw_intern(raw, k->name, k->name_len);
         if (id == UINT32_MAX) return -1;
-        rs_raw_range_t g = {k->ts_ns, k->ts_ns + dur, id, step, hint};
-        return rs_raw_add_range(r, &g);
+        trange_t g = {{k->ts_ns, k->ts_ns + dur, id, step, hint}, k->tid_num ? k->tid : -1};
+        return grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
     }
     return 0;
 }
@@ -328,24 +342,65 @@ static int launch_cmp(const void *a, const void *b) {
     return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
-/* After the parse: shift by the base, attach launch times by correlation id. */
-static void finish_rank(kparse_t *k) {
-    rs_raw_rank_t *r = &k->raw->ranks[k->rank];
+/* After the parse: shift by the base, attach launch times by correlation id, and split the file into
+ * ranks, one per CUDA device (a process driving several GPUs from one thread each, as ringsim's
+ * `exec --launch threads`, is several ranks); a step range goes to the device its thread launches on. */
+static int finish_file(kparse_t *k) {
+    rs_raw_t *raw = k->raw;
+    enum { MAXDEV = 64 };
+    int64_t dev[MAXDEV], tid_of[MAXDEV * 4], tid_dev[MAXDEV * 4];
+    int n_dev = 0, n_tid = 0;
     if (k->n_launch > 1) qsort(k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
-    for (size_t i = 0; i < r->nk; i++) {
-        rs_raw_kernel_t *x = &r->k[i];
+    for (size_t i = 0; i < k->n_kern; i++) {
+        rs_raw_kernel_t *x = &k->kern[i];
+        int d = 0;
+        while (d < n_dev && dev[d] != x->device) d++;
+        if (d == n_dev) {
+            if (n_dev == MAXDEV) return rs_errf(NULL, "too many devices");
+            dev[n_dev++] = x->device;
+        }
         x->start_ns += k->base_ns;
         x->end_ns += k->base_ns;
         if (x->order < 0 || k->n_launch == 0) continue;
-        launch_t key = {x->order, 0};
+        launch_t key = {x->order, 0, 0};
         const launch_t *l = bsearch(&key, k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
-        if (l) x->launch_ns = l->ts_ns + k->base_ns;
+        if (!l) continue;
+        x->launch_ns = l->ts_ns + k->base_ns;
+        int t = 0;
+        while (t < n_tid && tid_of[t] != l->tid) t++;
+        if (t == n_tid && n_tid < MAXDEV * 4) tid_of[n_tid] = l->tid, tid_dev[n_tid++] = x->device;
     }
-    for (size_t i = 0; i < r->nr; i++) {
-        r->r[i].start_ns += k->base_ns;
-        r->r[i].end_ns += k->base_ns;
+    for (int a = 1; a < n_dev; a++) /* ranks in device order */
+        for (int b = a; b > 0 && dev[b - 1] > dev[b]; b--) {
+            int64_t t = dev[b];
+            dev[b] = dev[b - 1], dev[b - 1] = t;
+        }
+    size_t first = raw->n_ranks;
+    for (int d = 0; d < (n_dev ? n_dev : 1); d++) { /* a file without ring kernels is one (empty) rank */
+        rs_raw_rank_t *r = rs_raw_add_rank(raw, k->path);
+        if (!r) return -1;
+        r->device = n_dev ? dev[d] : -1;
+        r->rank_key = n_dev <= 1 ? k->dist_rank : -1;
     }
-    r->rank_key = k->dist_rank;
+    for (size_t i = 0; i < k->n_kern; i++) {
+        int d = 0;
+        while (dev[d] != k->kern[i].device) d++;
+        if (rs_raw_add_kernel(&raw->ranks[first + d], &k->kern[i]) != 0) return -1;
+    }
+    for (size_t i = 0; i < k->n_rng; i++) {
+        rs_raw_range_t g = k->rng[i].g;
+        g.start_ns += k->base_ns;
+        g.end_ns += k->base_ns;
+        int d = 0;
+        if (n_dev > 1) {
+            int t = 0;
+            while (t < n_tid && tid_of[t] != k->rng[i].tid) t++;
+            if (t == n_tid) continue; /* a thread that launches no ring kernel */
+            while (dev[d] != tid_dev[t]) d++;
+        }
+        if (rs_raw_add_range(&raw->ranks[first + d], &g) != 0) return -1;
+    }
+    return 0;
 }
 
 /* One line from yajl's message (it ends with a newline and may point into the text). */
@@ -363,13 +418,11 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     gzFile gz = gzopen(path, "rb");
     if (!gz) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
     gzbuffer(gz, 1 << 18);
-    rs_raw_rank_t *r = rs_raw_add_rank(raw, path);
     kparse_t k = {0};
     k.raw = raw;
-    k.rank = raw->n_ranks - 1;
     k.path = path;
     k.dist_rank = -1;
-    yajl_handle h = r ? yajl_alloc(&kineto_callbacks, NULL, &k) : NULL;
+    yajl_handle h = yajl_alloc(&kineto_callbacks, NULL, &k);
     enum { CHUNK = 1 << 16 };
     unsigned char *buf = malloc(CHUNK);
     int rc = 0;
@@ -403,11 +456,13 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     }
     if (rc == 0 && !k.saw_events)
         rc = rs_errf(err, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
-    if (rc == 0) finish_rank(&k);
+    if (rc == 0 && finish_file(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
     if (h) yajl_free(h);
     free(buf);
     free(k.name);
     free(k.launch);
+    free(k.kern);
+    free(k.rng);
     gzclose(gz);
     return rc;
 }

@@ -21,10 +21,17 @@
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 
 typedef struct {
+    int64_t tid;     /* serialized globalTid */
+    int64_t device;  /* the device its launches go to */
+} tid_dev_t;
+
+typedef struct {
     sqlite3 *db;
     const char *path;
     rs_raw_t *raw;
     rs_err_t *err;
+    tid_dev_t *tids;  /* threads that launch ring kernels */
+    size_t n_tids, cap_tids;
 } nsys_t;
 
 static int has_table(sqlite3 *db, const char *name) {
@@ -127,9 +134,10 @@ typedef struct {
     size_t first, n;     /* its kernels in the sorted pkernel array */
 } proc_t;
 
-static int pk_cmp(const void *a, const void *b) { /* by process, then file order */
+static int pk_cmp(const void *a, const void *b) { /* by (process, device), then file order */
     const pkernel_t *x = a, *y = b;
     if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->k.device != y->k.device) return x->k.device < y->k.device ? -1 : 1;
     if (x->k.start_ns != y->k.start_ns) return x->k.start_ns < y->k.start_ns ? -1 : 1;
     return (x->k.order > y->k.order) - (x->k.order < y->k.order);
 }
@@ -200,14 +208,31 @@ static int read_launches(nsys_t *x, pkernel_t *k, size_t n, int64_t offset) {
     if (sqlite3_prepare_v2(x->db, "SELECT correlationId, start, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL",
                            -1, &st, NULL) != SQLITE_OK)
         return sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
-    int s;
+    int s, rc = 0;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        pkernel_t key = {.pid = PID_OF(sqlite3_column_int64(st, 2))};
+        int64_t tid = sqlite3_column_int64(st, 2);
+        pkernel_t key = {.pid = PID_OF(tid)};
         key.k.order = sqlite3_column_int64(st, 0);
         pkernel_t *m = bsearch(&key, k, n, sizeof *k, pk_corr_cmp);
-        if (m && m->k.launch_ns == RS_RAW_NO_TIME) m->k.launch_ns = sqlite3_column_int64(st, 1) + offset;
+        if (!m || m->k.launch_ns != RS_RAW_NO_TIME) continue;
+        m->k.launch_ns = sqlite3_column_int64(st, 1) + offset;
+        size_t t = 0;
+        while (t < x->n_tids && x->tids[t].tid != tid) t++;
+        if (t == x->n_tids) {
+            if (x->n_tids == x->cap_tids) {
+                size_t cap = x->cap_tids ? 2 * x->cap_tids : 16;
+                tid_dev_t *v = realloc(x->tids, cap * sizeof *v);
+                if (!v) {
+                    rc = rs_errf(x->err, "%s: out of memory", x->path);
+                    break;
+                }
+                x->tids = v;
+                x->cap_tids = cap;
+            }
+            x->tids[x->n_tids++] = (tid_dev_t){tid, m->k.device};
+        }
     }
-    int rc = s == SQLITE_DONE ? 0 : sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
     sqlite3_finalize(st);
     return rc;
 }
@@ -229,10 +254,18 @@ static int read_ranges(nsys_t *x, const proc_t *procs, size_t n_procs, size_t fi
         int32_t step;
         int8_t hint;
         if (!name || !rs_raw_step_range(x->raw, name, &step, &hint)) continue;
-        int64_t pid = PID_OF(sqlite3_column_int64(st, 3));
-        size_t p = 0;
-        while (p < n_procs && procs[p].pid != pid) p++;
-        if (p == n_procs) continue; /* a process without ring kernels */
+        int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
+        for (size_t t = 0; t < x->n_tids; t++)
+            if (x->tids[t].tid == tid) dev = x->tids[t].device;
+        size_t p = 0, n_of_pid = 0, any = n_procs;
+        for (size_t q = 0; q < n_procs; q++)
+            if (procs[q].pid == pid) n_of_pid++, any = q;
+        if (n_of_pid == 1) { /* one GPU per process: the range is that rank's */
+            p = any;
+        } else { /* a process driving several GPUs: the rank of the device its thread launches on */
+            while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
+        }
+        if (p == n_procs) continue; /* a thread or process without ring kernels */
         uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
         rs_raw_range_t g = {sqlite3_column_int64(st, 0) + offset, sqlite3_column_int64(st, 1) + offset, id, step, hint};
         if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[first_rank + p], &g) != 0) {
@@ -249,22 +282,24 @@ static int read_ranges(nsys_t *x, const proc_t *procs, size_t n_procs, size_t fi
  * every process has an entry. */
 static int make_procs(nsys_t *x, const pkernel_t *k, size_t n, proc_t **out, size_t *n_out) {
     size_t np = 0;
-    for (size_t i = 0; i < n; i++) np += i == 0 || k[i].pid != k[i - 1].pid;
+#define NEW_GROUP(i) ((i) == 0 || k[i].pid != k[(i) - 1].pid || k[i].k.device != k[(i) - 1].k.device)
+    for (size_t i = 0; i < n; i++) np += NEW_GROUP(i);
     proc_t *p = calloc(np ? np : 1, sizeof *p);
     if (!p) return rs_errf(x->err, "%s: out of memory", x->path);
     np = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0 || k[i].pid != k[i - 1].pid) p[np++] = (proc_t){k[i].pid, k[i].k.device, -1, i, 0};
+        if (NEW_GROUP(i)) p[np++] = (proc_t){k[i].pid, k[i].k.device, -1, i, 0};
         p[np - 1].n++;
     }
+#undef NEW_GROUP
     if (has_table(x->db, "MPI_RANKS")) {
         for (size_t i = 0; i < np; i++) {
             char sql[160];
             snprintf(sql, sizeof sql, "SELECT MIN(rank) FROM MPI_RANKS WHERE ((globalTid >> 24) & 16777215) = %lld", (long long)p[i].pid);
             p[i].mpi_rank = query_i64(x->db, sql, -1);
         }
-        bool all = true;
-        for (size_t i = 0; i < np; i++) all = all && p[i].mpi_rank >= 0;
+        bool all = true; /* MPI ranks order processes of one GPU each */
+        for (size_t i = 0; i < np; i++) all = all && p[i].mpi_rank >= 0 && (i == 0 || p[i].pid != p[i - 1].pid);
         if (!all)
             for (size_t i = 0; i < np; i++) p[i].mpi_rank = -1;
     }
@@ -276,6 +311,11 @@ static int make_procs(nsys_t *x, const pkernel_t *k, size_t n, proc_t **out, siz
 
 /* Kernels and ranges of one open database into raw ranks. */
 static int read_db(nsys_t *x) {
+    sqlite3_stmt *st;
+    int s = sqlite3_prepare_v2(x->db, "SELECT name FROM sqlite_master", -1, &st, NULL);
+    while (s == SQLITE_OK && (s = sqlite3_step(st)) == SQLITE_ROW) s = SQLITE_OK;
+    sqlite3_finalize(st);
+    if (s != SQLITE_DONE) return sql_fail(x, "reading the schema");
     if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL"))
         return rs_errf(x->err, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
                        x->path);
@@ -287,7 +327,6 @@ static int read_db(nsys_t *x) {
                          ? query_i64(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", 0)
                          : 0;
     if (!x->raw->gpu_name[0] && has_table(x->db, "TARGET_INFO_GPU") && has_column(x->db, "TARGET_INFO_GPU", "name")) {
-        sqlite3_stmt *st;
         if (sqlite3_prepare_v2(x->db, "SELECT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
             if (sqlite3_step(st) == SQLITE_ROW)
                 snprintf(x->raw->gpu_name, sizeof x->raw->gpu_name, "%s", (const char *)sqlite3_column_text(st, 0));
@@ -330,7 +369,7 @@ static int read_db(nsys_t *x) {
 }
 
 int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
-    nsys_t x = {NULL, path, raw, err};
+    nsys_t x = {NULL, path, raw, err, NULL, 0, 0};
     if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         int rc = rs_errf(err, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
         sqlite3_close(x.db);
@@ -338,5 +377,6 @@ int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
     }
     int rc = read_db(&x);
     sqlite3_close(x.db);
+    free(x.tids);
     return rc;
 }
