@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "import.h"
+#include "import_raw.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -68,29 +69,8 @@ void fx_free(fx_run_t *run) {
     memset(run, 0, sizeof *run);
 }
 
-static int add_k(fx_run_t *run, const fx_kernel_t *k) {
-    if (run->nk == run->ck) {
-        size_t cap = run->ck ? 2 * run->ck : 1024;
-        fx_kernel_t *v = realloc(run->k, cap * sizeof *v);
-        if (!v) return -1;
-        run->k = v;
-        run->ck = cap;
-    }
-    run->k[run->nk++] = *k;
-    return 0;
-}
-
-static int add_g(fx_run_t *run, const fx_range_t *g) {
-    if (run->ng == run->cg) {
-        size_t cap = run->cg ? 2 * run->cg : 256;
-        fx_range_t *v = realloc(run->g, cap * sizeof *v);
-        if (!v) return -1;
-        run->g = v;
-        run->cg = cap;
-    }
-    run->g[run->ng++] = *g;
-    return 0;
-}
+static int add_k(fx_run_t *run, const fx_kernel_t *k) { return rs_raw_grow((void **)&run->k, &run->nk, &run->ck, sizeof *k, k); }
+static int add_g(fx_run_t *run, const fx_range_t *g) { return rs_raw_grow((void **)&run->g, &run->ng, &run->cg, sizeof *g, g); }
 
 /* Pseudo-random duration in [base, base + spread) ns, deterministic in (seed, a, b). */
 static int64_t dur(const fx_opts_t *o, uint64_t a, uint64_t b, int64_t base, int64_t spread) {

@@ -201,29 +201,21 @@ rs_raw_rank_t *rs_raw_add_rank(rs_raw_t *raw, const char *file) {
     return r;
 }
 
-int rs_raw_add_kernel(rs_raw_rank_t *r, const rs_raw_kernel_t *k) {
-    if (r->nk == r->ck) {
-        size_t cap = r->ck ? 2 * r->ck : 256;
-        rs_raw_kernel_t *n = realloc(r->k, cap * sizeof *n);
-        if (!n) return -1;
-        r->k = n;
-        r->ck = cap;
+int rs_raw_grow(void **v, size_t *n, size_t *cap, size_t size, const void *x) {
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        void *w = realloc(*v, c * size);
+        if (!w) return -1;
+        *v = w;
+        *cap = c;
     }
-    r->k[r->nk++] = *k;
+    memcpy((char *)*v + *n * size, x, size);
+    (*n)++;
     return 0;
 }
 
-int rs_raw_add_range(rs_raw_rank_t *r, const rs_raw_range_t *g) {
-    if (r->nr == r->cr) {
-        size_t cap = r->cr ? 2 * r->cr : 64;
-        rs_raw_range_t *n = realloc(r->r, cap * sizeof *n);
-        if (!n) return -1;
-        r->r = n;
-        r->cr = cap;
-    }
-    r->r[r->nr++] = *g;
-    return 0;
-}
+int rs_raw_add_kernel(rs_raw_rank_t *r, const rs_raw_kernel_t *k) { return rs_raw_grow((void **)&r->k, &r->nk, &r->ck, sizeof *k, k); }
+int rs_raw_add_range(rs_raw_rank_t *r, const rs_raw_range_t *g) { return rs_raw_grow((void **)&r->r, &r->nr, &r->cr, sizeof *g, g); }
 
 static void raw_free(rs_raw_t *raw, bool keep_names) {
     for (size_t i = 0; i < raw->n_ranks; i++) {

@@ -70,20 +70,6 @@ typedef struct {
     size_t n_rng, cap_rng;
 } kparse_t;
 
-/* Append one element to a growable array. 0 or -1 on OOM. */
-static int grow(void **v, size_t *n, size_t *cap, size_t size, const void *x) {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 256;
-        void *w = realloc(*v, c * size);
-        if (!w) return -1;
-        *v = w;
-        *cap = c;
-    }
-    memcpy((char *)*v + *n * size, x, size);
-    (*n)++;
-    return 0;
-}
-
 #define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 /* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals. */
@@ -183,12 +169,12 @@ static int event_done(kparse_t *k) {
         rs_raw_kernel_t x = {k->ts_ns, k->ts_ns + dur, RS_RAW_NO_TIME, k->has_corr ? k->corr : -1,
                              k->has_device ? k->device : (k->pid_num ? k->pid : -1),
                              k->has_stream ? k->stream : (k->tid_num ? k->tid : -1), id, (uint8_t)rs_raw_role(raw, id)};
-        return grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
+        return rs_raw_grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
     if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver")) && k->has_corr && k->name &&
         strstr(k->name, "Launch")) {
         launch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
-        return grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
+        return rs_raw_grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
     }
     if (cat_is(k->cat, "user_annotation") && k->name) {
         int32_t step;
@@ -197,7 +183,7 @@ static int event_done(kparse_t *k) {
         uint32_t id = rs_raw_intern(raw, k->name, k->name_len);
         if (id == UINT32_MAX) return -1;
         trange_t g = {{k->ts_ns, k->ts_ns + dur, id, step, hint}, k->tid_num ? k->tid : -1};
-        return grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
+        return rs_raw_grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
     }
     return 0;
 }

@@ -71,6 +71,8 @@ int rs_raw_step_range(const rs_raw_t *raw, const char *name, int32_t *step, int8
 
 /* New raw rank for file (copied). NULL on OOM. The pointer stays valid until the next call. */
 rs_raw_rank_t *rs_raw_add_rank(rs_raw_t *raw, const char *file);
+/* Append *x (size bytes) to the growable array (*v, *n, *cap). 0 or -1 on OOM. */
+int rs_raw_grow(void **v, size_t *n, size_t *cap, size_t size, const void *x);
 /* Append to a rank. 0 or -1 on OOM. */
 int rs_raw_add_kernel(rs_raw_rank_t *r, const rs_raw_kernel_t *k);
 int rs_raw_add_range(rs_raw_rank_t *r, const rs_raw_range_t *g);
