@@ -6,12 +6,14 @@
  *
  * `test_import --write-fixtures DIR` regenerates tests/data (see tests/data/README.md). */
 #include <dirent.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "compare.h"
 #include "hw.h"
@@ -691,6 +693,91 @@ static void test_checked_in_fixtures(void) {
     }
 }
 
+/* Decompressed bytes of a gzip file (NUL-terminated), NULL on error. */
+static char *gunzip(const char *path) {
+    gzFile f = gzopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    int k;
+    while (b && (k = gzread(f, b + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)k;
+        if (cap - n < 2) b = realloc(b, cap *= 2);
+    }
+    gzclose(f);
+    if (b) b[n] = 0;
+    return b;
+}
+
+/* A real torch.profiler capture (torch 2.11, NCCL 2.28, one H200; tests/data/torch_h200/capture.py). */
+static void test_real_torch_trace(void) {
+    /* every kernel name of the SDPA backends' forward + backward classifies as its pass */
+    char *text = gunzip(DATA "/torch_h200/names.pt.trace.json.gz");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+    rs_err_t err = {{0}};
+    rs_kclass_t *kc = rs_kclass_create(NULL, &err);
+    int count[RS_KROLE_COUNT] = {0}, other = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(j, "traceEvents"), i, e) {
+        if (!json_is_string(json_object_get(e, "cat")) || strcmp(json_string_value(json_object_get(e, "cat")), "kernel")) continue;
+        int r = rs_kclass_role(kc, json_string_value(json_object_get(e, "name")));
+        if (r >= 0) count[r]++;
+        else other++;
+    }
+    /* flash: fwd + dot_do_o, dq_dk_dv, convert_dq; cuDNN: fprop + compute_dot_do_o, bprop, convert_dq;
+     * memory-efficient: fmha_cutlassF + fmha_cutlassB */
+    CU_ASSERT_EQUAL(count[RS_KROLE_ATTN_FWD], 3);
+    CU_ASSERT_EQUAL(count[RS_KROLE_ATTN_BWD], 7);
+    CU_ASSERT_EQUAL(other, 20); /* of its 30 kernels: fills, copies, reductions, adds */
+    rs_kclass_free(kc);
+    json_decref(j);
+    /* the ring capture as rank 0, and as rank 1 (the same timeline: world size 1 on one GPU) */
+    char *ring = gunzip(DATA "/torch_h200/ring.pt.trace.json.gz");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
+    const char *dir = fresh_dir("real");
+    char p0[1100], p1[1100];
+    snprintf(p0, sizeof p0, "%s/rank0.json", dir);
+    snprintf(p1, sizeof p1, "%s/rank1.json", dir);
+    write_text(p0, ring);
+    char *at = strstr(ring, "\"rank\": 0, \"world_size\": 1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    at[8] = '1';
+    write_text(p1, ring);
+    free(ring);
+    free(text);
+    const char *twice[2] = {p0, p0};
+    rs_import_opts_t o = opts();
+    o.problem.seq_tokens = 16384;
+    CU_ASSERT_PTR_NULL(rs_import_read(twice, 2, &o, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rank0.json: rank 0 again (also in "));
+    for (int ranges = 0; ranges < 2; ranges++) {
+        o.use_ranges = ranges;
+        rs_import_t *im = import1(dir, &o, &err);
+        if (!im) fprintf(stderr, "  %s\n", err.msg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(im);
+        CU_ASSERT_EQUAL(rs_import_info(im)->ranges, ranges);
+        CU_ASSERT_STRING_EQUAL(rs_import_info(im)->gpu_name, "NVIDIA H200");
+        CU_ASSERT_EQUAL_FATAL(rs_import_n_traces(im), 1);
+        const rs_trace_t *t = rs_import_trace(im, 0);
+        CU_ASSERT_EQUAL(rs_trace_count(t), 12);
+        /* values read off the file: SendRecv at ts 5205877015945.161 for 37.408 us is the origin;
+         * flash at +220.286 us for 935.032 us; step 1's flash at +1156.534 us, ends +2700.650 us */
+        const rs_event_t *ev = rs_trace_events(t);
+        long c0 = rs_trace_find(t, 1, 0, RS_PASS_FORWARD, RS_EV_COMPUTE), s0 = rs_trace_find(t, 1, 0, RS_PASS_FORWARD, RS_EV_SEND),
+             c1 = rs_trace_find(t, 1, 1, RS_PASS_FORWARD, RS_EV_COMPUTE);
+        CU_ASSERT_FATAL(c0 >= 0 && s0 >= 0 && c1 >= 0);
+        CU_ASSERT(fabs(ev[s0].start_s) < 1e-12 && fabs(ev[s0].end_s - 37.408e-6) < 1e-12);
+        CU_ASSERT(fabs(ev[c0].start_s - 220.286e-6) < 1e-12 && fabs(ev[c0].end_s - 1155.318e-6) < 1e-12);
+        CU_ASSERT(fabs(ev[c1].start_s - 1156.534e-6) < 1e-12 && fabs(ev[c1].end_s - 2700.650e-6) < 1e-12);
+        CU_ASSERT_EQUAL(rs_trace_find(t, 1, 1, RS_PASS_FORWARD, RS_EV_SEND), -1);
+        rs_import_free(im);
+    }
+}
+
 /* Regenerate tests/data. */
 static int write_fixtures(const char *dir) {
     char p[2048];
@@ -751,6 +838,7 @@ int main(int argc, char **argv) {
         {"bad input: one line naming the file", test_bad_input},
         {"ringsim import CLI: outputs, exit 2, no output", test_cli},
         {"checked-in fixtures of tests/data", test_checked_in_fixtures},
+        {"a real torch.profiler capture (torch 2.11, H200)", test_real_torch_trace},
         {NULL, NULL},
     };
     static const rs_test_suite_t suites[] = {{"import", cases}};

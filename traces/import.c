@@ -23,8 +23,8 @@
  *    (also PyTorch's copy, pytorch_flash::flash_fwd_kernel);
  *  flash-attn 3: flash::FlashAttnFwdSm90 / FlashAttnFwdSm80 / FlashAttnFwdCombine, flash::FlashAttnBwdSm90,
  *    FlashAttnBwdPreprocess, FlashAttnBwdPostprocessConvertdQ;
- *  cuDNN fused attention (TransformerEngine's backend): cudnn_generated_fort_native_sdpa_*_fprop_* /
- *    *_bprop_*; TE's own fused_attn_*fwd* / *bwd*;
+ *  cuDNN fused attention (PyTorch's and TransformerEngine's backend): cudnn_generated_fort_native_sdpa_*_fprop_*
+ *    / *_bprop_* with the backward's cudnn::fusion::compute_dot_do_o_* and convert_dq_*; TE's fused_attn_*fwd* / *bwd*;
  *  PyTorch memory-efficient attention: fmha_cutlassF_* / fmha_cutlassB_*;
  *  ringsim: attn_fwd_mma, attn_fwd_ref, attn_bwd_mma, attn_bwd_ref_dq, attn_bwd_ref_dkv. */
 static const char RE_ATTN_FWD[] =
@@ -34,7 +34,7 @@ static const char RE_ATTN_FWD[] =
 static const char RE_ATTN_BWD[] =
     "flash_bwd|FlashAttnBwd|flash_attn_bwd|fmha_cutlassB|fused_attn[A-Za-z0-9_]*bwd|"
     "cudnn[A-Za-z0-9_]*(sdpa|fmha|flash)[A-Za-z0-9_]*bprop|cudnn[A-Za-z0-9_]*bprop[A-Za-z0-9_]*(sdpa|fmha|flash)|"
-    "attn_bwd_mma|attn_bwd_ref";
+    "cudnn::fusion::(compute_dot_do_o|convert_dq)|attn_bwd_mma|attn_bwd_ref";
 /* Words that make a name (user-regex kernel, step range) backward or forward. */
 static const char RE_BWD_WORD[] = "bwd|backward|bprop|grad";
 static const char RE_FWD_WORD[] = "fwd|forward|fprop";
