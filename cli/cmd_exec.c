@@ -24,7 +24,7 @@
 
 enum {
     OPT_BACKEND = 2000, OPT_LAUNCH, OPT_PROGRESS, OPT_CHECK, OPT_TOL, OPT_SAVE_IO, OPT_REPS, OPT_WARMUP,
-    OPT_TIMEOUT, OPT_SCALE, OPT_TRACE, OPT_CHROME, OPT_FAULT, OPT_HELP
+    OPT_TIMEOUT, OPT_SCALE, OPT_TRACE, OPT_CHROME, OPT_FAULT, OPT_STALL, OPT_LOOPBACK, OPT_HELP
 };
 
 static const struct option own_opts[] = {
@@ -41,6 +41,8 @@ static const struct option own_opts[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"chrome", required_argument, NULL, OPT_CHROME},
     {"fault", required_argument, NULL, OPT_FAULT},
+    {"stall", required_argument, NULL, OPT_STALL},
+    {"loopback", required_argument, NULL, OPT_LOOPBACK},
     {"help", no_argument, NULL, OPT_HELP},
 };
 
@@ -61,6 +63,9 @@ static void help(void) {
            "      --reps N             measured repetitions (medians)            [3]\n"
            "      --warmup N           unmeasured repetitions first              [1]\n"
            "      --timeout S          give up a wait after S seconds, naming rank and step [60]\n"
+           "      --loopback KIND      one device plays every rank in turn, alone, each step's transfers\n"
+           "                           to itself: cpu: local (memcpy); gpu: nccl (ncclSend/Recv to\n"
+           "                           itself) or copy (cudaMemcpyAsync); --check is refused [off]\n"
            "Checking and output:\n"
            "      --check              compare O (and dQ, dK, dV) with a float64 full-attention\n"
            "                           reference on rank 0                       [off]\n"
@@ -71,6 +76,8 @@ static void help(void) {
            "      --trace FILE         measured trace, CSV (docs/traces.md)     [none]\n"
            "      --chrome FILE        measured trace, Chrome/Perfetto JSON      [none]\n"
            "      --fault R:K          testing: rank R stops answering at step K [none]\n"
+           "      --stall R:K          testing: rank R's step-K transfers stall on the device until\n"
+           "                           the watchdog gives up (GPU transports)    [none]\n"
            "  -h, --help               this help\n\n"
            "Defaults here: --seq 4K --ranks 4 (under mpirun: its -np) --heads 2 --kv-heads 2 --dtype fp32\n"
            "--layout zigzag --pass forward --causal. The hardware options are ignored (nothing is predicted).\n\n");
@@ -85,7 +92,34 @@ typedef struct {
     rs_exec_opts_t o;       /* executor options */
     const char *trace, *chrome;
     bool ranks_given;       /* --ranks given */
+    const char *loopback;   /* --loopback kind, or NULL */
 } exec_args_t;
+
+/* RANK:STEP of --fault and --stall. Returns 0 or -1 with err. */
+static int parse_rank_step(const char *name, const char *text, int64_t *rank, int64_t *step, rs_err_t *err) {
+    char *end, *e2;
+    long long r = strtoll(text, &end, 10);
+    if (end == text || *end != ':') return rs_errf(err, "%s %s: expected RANK:STEP", name, text);
+    long long k = strtoll(end + 1, &e2, 10);
+    if (e2 == end + 1 || *e2 || r < 0 || k < 0) return rs_errf(err, "%s %s: expected RANK:STEP, both >= 0", name, text);
+    *rank = r, *step = k;
+    return 0;
+}
+
+/* Loopback transports for rs_exec_run_loopback: {kind, N}. */
+typedef struct {
+    const char *kind; /* local | nccl | copy */
+    int64_t n;        /* ring size */
+} loop_arg_t;
+
+static void *make_loopback(void *arg, int64_t rank, rs_err_t *err) {
+    const loop_arg_t *la = arg;
+#ifdef RS_GPU_EXEC_API
+    rs_gpu_loop_t how;
+    if (rs_gpu_loop_parse(la->kind, &how) == 0) return rs_nccl_loopback_create(rank, la->n, 0, how, err);
+#endif
+    return rs_local_loopback_create(rank, la->n, err);
+}
 
 static int write_trace(rs_trace_t *t, const char *csv, const char *chrome, const rs_problem_t *p, bool several,
                        rs_err_t *err) {
@@ -116,7 +150,6 @@ int rs_cmd_exec(int argc, char **argv) {
     if (!opts) return RS_EXIT_FAIL;
     rs_cli_getopt_reset();
     int opt, rc;
-    char *end;
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
         if (opt == RS_OPT_RANKS || opt == 'N') a.ranks_given = true;
         rc = rs_cli_common_opt(&c, opt, optarg, &err);
@@ -161,15 +194,13 @@ int rs_cmd_exec(int argc, char **argv) {
             break;
         case OPT_TRACE: a.trace = optarg; break;
         case OPT_CHROME: a.chrome = optarg; break;
-        case OPT_FAULT: {
-            long long r = strtoll(optarg, &end, 10);
-            if (end == optarg || *end != ':') { rs_errf(&err, "--fault %s: expected RANK:STEP", optarg); goto usage; }
-            char *e2;
-            long long k = strtoll(end + 1, &e2, 10);
-            if (e2 == end + 1 || *e2 || r < 0 || k < 0) { rs_errf(&err, "--fault %s: expected RANK:STEP, both >= 0", optarg); goto usage; }
-            a.o.fault_rank = r, a.o.fault_step = k;
+        case OPT_FAULT:
+            if (parse_rank_step("--fault", optarg, &a.o.fault_rank, &a.o.fault_step, &err) < 0) goto usage;
             break;
-        }
+        case OPT_STALL:
+            if (parse_rank_step("--stall", optarg, &a.o.stall_rank, &a.o.stall_step, &err) < 0) goto usage;
+            break;
+        case OPT_LOOPBACK: a.loopback = optarg; break;
         case OPT_HELP:
         case 'h':
             free(opts);
@@ -215,6 +246,29 @@ int rs_cmd_exec(int argc, char **argv) {
     }
     if (a.o.check && c.problem.seq_tokens > 65536) {
         rs_errf(&err, "--check with --seq %lld: the float64 reference is O(S^2); use --seq <= 64K", (long long)c.problem.seq_tokens);
+        goto usage;
+    }
+    if (a.loopback) {
+        const bool ok = a.backend_gpu ? !strcmp(a.loopback, "nccl") || !strcmp(a.loopback, "copy") : !strcmp(a.loopback, "local");
+        if (!ok) {
+            rs_errf(&err, "--loopback %s: expected %s with --backend %s", a.loopback, a.backend_gpu ? "nccl or copy" : "local",
+                    a.backend_gpu ? "gpu" : "cpu");
+            goto usage;
+        }
+        if (under_mpi || (a.launch_given && !a.launch_threads)) {
+            rs_errf(&err, "--loopback %s: one process plays every rank in turn (not under mpirun)", a.loopback);
+            goto usage;
+        }
+        if (a.o.check || a.o.save_io_dir) {
+            rs_errf(&err, "--loopback %s: --check and --save-io need the real ring (a loopback rank computes on its own blocks)",
+                    a.loopback);
+            goto usage;
+        }
+        a.launch_threads = 1;
+    }
+    if (a.o.stall_rank >= c.problem.n_ranks) {
+        rs_errf(&err, "--stall %lld:%lld: rank must be < N = %lld", (long long)a.o.stall_rank, (long long)a.o.stall_step,
+                (long long)c.problem.n_ranks);
         goto usage;
     }
     if (a.o.fault_rank >= c.problem.n_ranks) {
@@ -291,7 +345,14 @@ int rs_cmd_exec(int argc, char **argv) {
             rs_trace_t *t = rank == 0 ? rs_trace_create(a.backend_gpu ? "exec-gpu" : "exec-cpu") : NULL;
             rs_exec_result_t res;
             int rr;
-            if (tops)
+            if (a.loopback) {
+                loop_arg_t la = {a.loopback, p.n_ranks};
+                const rs_transport_ops_t *lops = &rs_local_transport_ops;
+#ifdef RS_GPU_EXEC_API
+                if (a.backend_gpu) lops = &rs_nccl_transport_ops;
+#endif
+                rr = rs_exec_run_loopback(s, cops, lops, make_loopback, &la, NULL, 0, &a.o, t, &res, &err);
+            } else if (tops)
                 rr = rs_exec_run(s, cops, tops, ts, &a.o, rs_exec_env_local_rank(), t, &res, &err);
             else {
 #ifdef RS_GPU_EXEC_API
@@ -348,7 +409,7 @@ int rs_cmd_exec(int argc, char **argv) {
                 rs_trace_set_meta(t, "backend", "%s", a.backend_gpu ? "exec-gpu" : "exec-cpu");
                 rs_trace_set_meta(t, "blas", "%s", rs_exec_blas_version());
                 rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
-                rs_trace_set_meta(t, "launch", "%s", tops ? tops->name : "threads");
+                rs_trace_set_meta(t, "launch", "%s", a.loopback ? "loopback" : tops ? tops->name : "threads");
                 if (write_trace(t, a.trace, a.chrome, &p, several, &err) < 0) {
                     fprintf(stderr, "ringsim exec: %s\n", err.msg);
                     exit_code = RS_EXIT_FAIL;

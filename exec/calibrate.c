@@ -27,9 +27,11 @@ void rs_calib_opts_default(rs_calib_opts_t *o) {
     o->timeout_s = 60;
 }
 
-/* Median over ranks of one value per rank, on rank 0 (others: their own value). */
+/* Median over ranks of one value per rank, on rank 0 (others: their own value). A loopback state
+ * (one rank alone) gathers its own value only. */
 static int rank_median(const rs_transport_ops_t *tops, void *ts, double v, double timeout_s, double *out, rs_err_t *err) {
-    int64_t n = tops->size(ts), rank = tops->rank(ts);
+    const bool alone = tops->loopback && tops->loopback(ts);
+    int64_t n = alone ? 1 : tops->size(ts), rank = alone ? 0 : tops->rank(ts);
     double *all = rank == 0 ? malloc(sizeof(double) * (size_t)n) : NULL;
     if (rank == 0 && !all) return rs_errf(err, "calibrate: out of memory");
     if (tops->gather(ts, &v, sizeof v, all, timeout_s, err) < 0) {

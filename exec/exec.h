@@ -170,6 +170,14 @@ typedef struct rs_transport_ops {
     /* One line: library and version ("Open MPI v4.1.4, progress thread"). */
     const char *(*describe)(void *state);
     void (*destroy)(void *state);
+    /* Loopback: true when this state plays ONE rank of the ring alone, every transfer going to itself
+     * (one device emulating its rank of an N-rank ring: same buffers, sizes, masks and step order as
+     * the real ring, but the blocks it computes on are its own). rank()/size() are the emulated rank
+     * and N; barrier and gather involve this state only. May be NULL (= false). */
+    bool (*loopback)(void *state);
+    /* Test hook: the transfers of the next post do not complete until the transport gives up (its
+     * watchdog fires at the wait's timeout). May be NULL (the transport cannot stall). */
+    int (*inject_stall)(void *state, rs_err_t *err);
 } rs_transport_ops_t;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -186,10 +194,13 @@ typedef struct {
     const char *save_io_dir;  /* non-NULL: rank 0 writes Q K V O [dO dQ dK dV].npy, global order */
     int64_t fault_rank;       /* test hook: this rank stops answering at fault_step (-1: none) */
     int64_t fault_step;       /* step at which fault_rank stops (before posting) */
+    int64_t stall_rank;       /* test hook: this rank's transfers of stall_step never complete (the
+                                 transport's inject_stall; its watchdog must fire) (-1: none) */
+    int64_t stall_step;       /* step of the measured pass whose transfers stall */
 } rs_exec_opts_t;
 
 /* Defaults: warmup 1, reps 3, timeout 60 s, seed 1, input_scale 1, no check (tol 1e-5), no save,
- * no fault. Can't fail. */
+ * no fault, no stall. Can't fail. */
 void rs_exec_opts_default(rs_exec_opts_t *o);
 
 typedef struct {
@@ -226,6 +237,18 @@ int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, co
                         void *const *tstates, const rs_exec_opts_t *opts, rs_trace_t *trace,
                         rs_exec_result_t *res, rs_err_t *err);
 
+/* Run the ring rank by rank on one device: for each rank r of `ranks` (all N when ranks is NULL),
+ * make(arg, r) returns a loopback transport state (tops->loopback true, rank r of N) that
+ * rs_exec_run uses alone; the states are destroyed after their run. trace (if non-NULL) receives
+ * every run's events (each rank's times from its own pass start); res holds the medians over all
+ * of them and the makespan = the latest step end of any rank. Each rank's timeline is the ring's
+ * with every hop going to itself: the model predicts it with rs_machine_t.loopback (docs/model.md).
+ * --check is refused (the blocks are not the ring's). Returns 0 or -1 with err. */
+typedef void *(*rs_loopback_make_fn)(void *arg, int64_t rank, rs_err_t *err);
+int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
+                         rs_loopback_make_fn make, void *make_arg, const int64_t *ranks, int n_ranks_run,
+                         const rs_exec_opts_t *opts, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err);
+
 /* ---------------------------------------------------------------------------------------------------
  * Backends provided by exec/ (CPU build)
  * ------------------------------------------------------------------------------------------------- */
@@ -238,6 +261,10 @@ typedef struct rs_local_world rs_local_world_t;
 rs_local_world_t *rs_local_world_create(int64_t n_ranks, rs_err_t *err);
 void *rs_local_world_rank(rs_local_world_t *w, int64_t rank);
 void rs_local_world_free(rs_local_world_t *w);
+/* Local loopback: one state playing rank `rank` of a ring of n_ranks alone (see loopback above);
+ * each receive is a copy of the send of the same tag, made at post. Pass it to rs_exec_run with
+ * rs_local_transport_ops; free it with rs_local_transport_ops.destroy. Returns NULL with err. */
+void *rs_local_loopback_create(int64_t rank, int64_t n_ranks, rs_err_t *err);
 
 typedef enum { RS_PROGRESS_NONE = 0, RS_PROGRESS_POLL, RS_PROGRESS_THREAD } rs_progress_t;
 const char *rs_progress_name(rs_progress_t p);          /* "none" | "poll" | "thread" */

@@ -46,6 +46,8 @@ void rs_exec_opts_default(rs_exec_opts_t *o) {
     o->save_io_dir = NULL;
     o->fault_rank = -1;
     o->fault_step = -1;
+    o->stall_rank = -1;
+    o->stall_step = -1;
 }
 
 const char *rs_exec_blas_version(void) {

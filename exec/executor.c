@@ -66,6 +66,15 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
             return rs_errf(err, "rank %lld stopped at %s step %lld (fault injection)", (long long)c->rank,
                            rs_pass_name(p->pass), (long long)k);
         }
+        if (c->o->stall_rank == c->rank && c->o->stall_step == k && p->pass == c->measured) {
+            if (st.n_send + st.n_recv == 0)
+                return rs_errf(err, "rank %lld: --stall at %s step %lld: that step moves nothing (N = %lld)", (long long)c->rank,
+                               rs_pass_name(p->pass), (long long)k, (long long)c->n);
+            if (!c->tops->inject_stall)
+                return rs_errf(err, "rank %lld: the %s transport cannot inject a stall", (long long)c->rank, c->tops->name);
+            if (c->tops->inject_stall(c->ts, &e) < 0)
+                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+        }
         rs_xfer_req_t reqs[RS_XFER_MAX_REQS];
         int nr = 0, kv_recv = 0;
         for (int i = 0; i < st.n_send; i++)
@@ -319,6 +328,12 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     res->check_ok = true, res->finite = true, res->fail_step = -1;
     ctx_t c = {.cops = cops, .tops = tops, .ts = tstate, .o = opts, .measured = p->pass};
     c.rank = tops->rank(tstate), c.n = tops->size(tstate);
+    /* loopback: this state plays its rank alone; gather and the trace cover that rank only */
+    const bool alone = tops->loopback && tops->loopback(tstate);
+    const bool root = alone || c.rank == 0;
+    const int64_t n_here = alone ? 1 : c.n;
+    if (alone && (opts->check || opts->save_io_dir))
+        return rs_errf(err, "--check and --save-io need the real ring: a loopback rank computes on its own blocks");
     if (c.n != p->n_ranks)
         return rs_errf(err, "the transport has %lld ranks but the problem asks for N = %lld", (long long)c.n, (long long)p->n_ranks);
     if (cops->act_bytes != p->act_bytes)
@@ -397,8 +412,8 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
 
     /* gather events */
     const size_t ev_bytes = sizeof(rs_event_t) * (size_t)n_steps * KINDS;
-    if (c.rank == 0 && !(all_ev = malloc(ev_bytes * (size_t)c.n))) {
-        rs_errf(err, "rank 0: out of memory for %lld events", (long long)(c.n * n_steps * KINDS));
+    if (root && !(all_ev = malloc(ev_bytes * (size_t)n_here))) {
+        rs_errf(err, "rank %lld: out of memory for %lld events", (long long)c.rank, (long long)(n_here * n_steps * KINDS));
         goto fail;
     }
     if (tops->gather(tstate, ev, ev_bytes, all_ev, opts->timeout_s, &e) < 0) {
@@ -407,8 +422,8 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     }
     snprintf(res->compute_desc, sizeof res->compute_desc, "%s", cops->describe(c.cs));
     snprintf(res->transport_desc, sizeof res->transport_desc, "%s", tops->describe(tstate));
-    if (c.rank == 0) {
-        size_t total = (size_t)c.n * (size_t)n_steps * KINDS, nc = 0, nm = 0, nst = 0;
+    if (root) {
+        size_t total = (size_t)n_here * (size_t)n_steps * KINDS, nc = 0, nm = 0, nst = 0;
         double *tc = malloc(sizeof(double) * total), *tm = malloc(sizeof(double) * total), *tt = malloc(sizeof(double) * total);
         if (!tc || !tm || !tt) {
             free(tc), free(tm), free(tt);
@@ -582,5 +597,72 @@ int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, co
     if (rc == 0 && !res->check_ok) rs_errf(err, "%s", args[0].err.msg);
     free(args), free(th);
     rs_local_world_free(w);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Loopback: the ring rank by rank on one device
+ * ------------------------------------------------------------------------------------------------- */
+int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
+                         rs_loopback_make_fn make, void *make_arg, const int64_t *ranks, int n_ranks_run,
+                         const rs_exec_opts_t *opts, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t n = p->n_ranks;
+    const int count = ranks ? n_ranks_run : (int)n;
+    if (count < 1) return rs_errf(err, "loopback: no rank to run");
+    if (opts->check || opts->save_io_dir)
+        return rs_errf(err, "--check and --save-io need the real ring: a loopback rank computes on its own blocks");
+    rs_trace_t *all = trace ? trace : rs_trace_create("exec");
+    if (!all) return rs_errf(err, "loopback: out of memory");
+    const size_t first = rs_trace_count(all);
+    double makespan = 0;
+    int rc = 0;
+    memset(res, 0, sizeof *res);
+    for (int i = 0; i < count && rc == 0; i++) {
+        const int64_t r = ranks ? ranks[i] : i;
+        if (r < 0 || r >= n) {
+            rc = rs_errf(err, "loopback: rank %lld of N = %lld", (long long)r, (long long)n);
+            break;
+        }
+        void *ts = make(make_arg, r, err);
+        if (!ts) {
+            rc = -1;
+            break;
+        }
+        rs_exec_result_t one;
+        rs_err_t e = {{0}};
+        if (!tops->loopback || !tops->loopback(ts)) {
+            rc = rs_errf(err, "loopback: the %s state made for rank %lld is not a loopback", tops->name, (long long)r);
+        } else if (rs_exec_run(s, cops, tops, ts, opts, 0, all, &one, &e) < 0) {
+            rc = rs_errf(err, "%s", e.msg);
+            *res = one;
+        } else {
+            makespan = fmax(makespan, one.makespan_s);
+            *res = one; /* descriptions, n_steps, finite */
+        }
+        tops->destroy(ts);
+    }
+    if (rc == 0) {
+        /* medians over every run's events */
+        const size_t total = rs_trace_count(all) - first;
+        const rs_event_t *ev = rs_trace_events(all) + first;
+        double *v = malloc(sizeof(double) * (total ? total : 1));
+        if (!v) {
+            rc = rs_errf(err, "loopback: out of memory");
+        } else {
+            const rs_event_kind_t kinds[3] = {RS_EV_COMPUTE, RS_EV_RECV, RS_EV_STEP};
+            double *dst[3] = {&res->t_comp_median_s, &res->t_comm_median_s, &res->t_step_median_s};
+            for (int kk = 0; kk < 3; kk++) {
+                size_t m = 0;
+                for (size_t i = 0; i < total; i++)
+                    if (ev[i].kind == kinds[kk]) v[m++] = ev[i].end_s - ev[i].start_s;
+                *dst[kk] = median(v, m);
+            }
+            free(v);
+            res->makespan_s = makespan;
+        }
+        if (trace) rs_trace_set_meta(trace, "loopback", "each rank alone on one device, its transfers to itself");
+    }
+    if (!trace) rs_trace_free(all);
     return rc;
 }

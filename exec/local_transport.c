@@ -35,6 +35,8 @@ struct local_rank {
     bool done[RS_XFER_MAX_REQS];
     int n_inbox;            /* messages deposited for this rank, not yet received */
     message_t inbox[INBOX_MAX];
+    bool loop;              /* loopback: this state plays rank loop_rank of loop_n alone and owns w */
+    int64_t loop_rank, loop_n;
 };
 
 struct rs_local_world {
@@ -77,8 +79,15 @@ void rs_local_world_free(rs_local_world_t *w) {
     free(w);
 }
 
-static int64_t lt_rank(void *st) { return ((local_rank_t *)st)->rank; }
-static int64_t lt_size(void *st) { return ((local_rank_t *)st)->w->n_ranks; }
+static int64_t lt_rank(void *st) {
+    local_rank_t *r = st;
+    return r->loop ? r->loop_rank : r->rank;
+}
+static int64_t lt_size(void *st) {
+    local_rank_t *r = st;
+    return r->loop ? r->loop_n : r->w->n_ranks;
+}
+static bool lt_loopback(void *st) { return ((local_rank_t *)st)->loop; }
 
 static int lt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
     local_rank_t *r = st;
@@ -93,7 +102,7 @@ static int lt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
         r->times[i].done_s = 0;
         r->done[i] = false;
         if (reqs[i].dir == RS_XFER_SEND) {
-            local_rank_t *dst = &w->ranks[reqs[i].peer];
+            local_rank_t *dst = r->loop ? r : &w->ranks[reqs[i].peer]; /* loopback: to itself */
             if (dst->n_inbox >= INBOX_MAX) {
                 pthread_mutex_unlock(&w->mu);
                 return rs_errf(err, "local transport: inbox of rank %lld full", (long long)reqs[i].peer);
@@ -114,7 +123,7 @@ static int deliver(local_rank_t *r, rs_err_t *err, int *bad) {
         if (r->done[i] || r->reqs[i].dir != RS_XFER_RECV) continue;
         for (int m = 0; m < r->n_inbox; m++) {
             message_t *msg = &r->inbox[m];
-            if (msg->src != r->reqs[i].peer || msg->tag != r->reqs[i].tag) continue;
+            if ((!r->loop && msg->src != r->reqs[i].peer) || msg->tag != r->reqs[i].tag) continue;
             if (msg->bytes != r->reqs[i].bytes) {
                 rs_errf(err, "local transport: rank %lld expected %llu bytes from rank %lld, got %llu",
                         (long long)r->rank, (unsigned long long)r->reqs[i].bytes, (long long)msg->src,
@@ -237,11 +246,24 @@ static void lt_abort(void *st, int exit_code) {
 }
 
 static const char *lt_describe(void *st) {
-    (void)st;
-    return "local: threads of one process, memcpy on delivery";
+    return ((local_rank_t *)st)->loop ? "local loopback: one rank alone, each receive a memcpy of its own send"
+                                      : "local: threads of one process, memcpy on delivery";
 }
 
-static void lt_destroy(void *st) { (void)st; /* owned by the world */ }
+static void lt_destroy(void *st) {
+    local_rank_t *r = st;
+    if (r->loop) rs_local_world_free(r->w); /* a loopback state owns its world of one */
+}
+
+void *rs_local_loopback_create(int64_t rank, int64_t n_ranks, rs_err_t *err) {
+    if (n_ranks < 1 || rank < 0 || rank >= n_ranks)
+        return rs_errf(err, "local loopback: rank %lld of %lld", (long long)rank, (long long)n_ranks), NULL;
+    rs_local_world_t *w = rs_local_world_create(1, err);
+    if (!w) return NULL;
+    local_rank_t *r = &w->ranks[0];
+    r->loop = true, r->loop_rank = rank, r->loop_n = n_ranks;
+    return r;
+}
 
 const rs_transport_ops_t rs_local_transport_ops = {
     .name = "local",
@@ -256,4 +278,6 @@ const rs_transport_ops_t rs_local_transport_ops = {
     .abort = lt_abort,
     .describe = lt_describe,
     .destroy = lt_destroy,
+    .loopback = lt_loopback,
+    .inject_stall = NULL,
 };

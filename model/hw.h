@@ -117,6 +117,8 @@ typedef struct {
     int n_degraded;                /* hops whose bandwidth is divided by a factor */
     int64_t degraded_hop[RS_MAX_PERTURB];
     double degraded_factor[RS_MAX_PERTURB];
+    bool loopback;                 /* every rank alone, its hop p going to itself (one device playing
+                                      each rank in turn: exec --loopback); the walk only */
 } rs_machine_t;
 
 /* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.

@@ -259,7 +259,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
     rs_schedule_flops_classes(s, wc.useful, wc.exec);
     for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
     /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no trace */
-    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !trace;
+    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !trace && !m->loopback;
 
     /* local accumulators (kept in registers: the double arrays could alias *out) */
     uint64_t acc_useful = 0, acc_exec = 0;
@@ -311,7 +311,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             if (work > 0) work += host;
             ce[r] = work; /* a duration until the next loop */
             if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
-                const int64_t q = r + 1 == n ? 0 : r + 1;
+                const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
                 post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
                 fe[r] = post[r] + lat[r] + (double)total_bytes * inv_bw[r];
             }
@@ -321,7 +321,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
             for (int i = 0; i < nx; i++) xb[i] = (double)bytes[i];
             sort_small(xb, nx);
             for (int64_t r = 0; r < n; r++) {
-                const int64_t q = r + 1 == n ? 0 : r + 1;
+                const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
                 post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
                 double x[RS_MAX_TRANSFERS];
                 for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
@@ -330,7 +330,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
         }
         /* compute ends, step ends, statistics, events */
         for (int64_t r = 0; r < n; r++) {
-            const int64_t prev = r == 0 ? n - 1 : r - 1;
+            const int64_t prev = m->loopback ? r : r == 0 ? n - 1 : r - 1; /* whose hop delivers to r */
             const double work = ce[r];
             double end_c;
             if (nx > 0 && sigma > 1) {
@@ -353,7 +353,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, struct rs_trace
                 if (computes) rc |= emit(trace, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
                 if (nx > 0) {
                     rc |= emit(trace, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
-                    rc |= emit(trace, r, k, p->pass, RS_EV_RECV, prev, t0[r], fe[prev], 0, (double)total_bytes);
+                    rc |= emit(trace, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0,
+                               (double)total_bytes);
                 }
                 rc |= emit(trace, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
             }

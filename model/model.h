@@ -15,6 +15,8 @@
  * sharing); while the receiving rank computes they progress at eta times that rate. Compute runs
  * from the step start, at 1/sigma speed while any of the rank's transfers is in flight. A rank's step ends
  * when its compute and all its transfers (in and out) are done. The makespan is the latest step end.
+ * A loopback machine (m->loopback) sends every rank's transfers to itself: each rank's timeline is
+ * its own, the steps of one device playing that rank alone (exec --loopback).
  */
 #ifndef RS_MODEL_H
 #define RS_MODEL_H

@@ -561,6 +561,9 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
 
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
+    if (m->loopback)
+        return rs_errf(err, "loopback machine (each rank alone on one device): the walk predicts it; the "
+                            "simulator runs the real ring"), RS_SIM_BAD_INPUT;
     if (rs_machine_partial_overlap(m) && cfg->platform_path)
         return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
                             "which link carries a hop", m->overlap, cfg->platform_path), RS_SIM_BAD_INPUT;

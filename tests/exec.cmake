@@ -3,6 +3,8 @@
 if(TARGET rs_exec)
   rs_add_cunit_test(test_exec SOURCES test_exec.c LIBS rs_exec LABELS exec)
   set_tests_properties(test_exec PROPERTIES TIMEOUT 120)
+  rs_add_cunit_test(test_loopback SOURCES test_loopback.c LIBS rs_exec LABELS exec)
+  set_tests_properties(test_loopback PROPERTIES TIMEOUT 60)
 
   set(RS_EXEC_SMALL -S 96 --heads 2 --kv-heads 1 --head-dim 16 --tile 8 --dtype fp32 --reps 1 --warmup 0)
   string(REPLACE ";" " " RS_EXEC_SMALL_SH "${RS_EXEC_SMALL}")
@@ -11,7 +13,13 @@ if(TARGET rs_exec)
     "$<TARGET_FILE:ringsim> exec -S 1000 -N 3 -L striped 2>err.txt; rc=$?; cat err.txt; test $rc -eq 2 && grep -q 'seq 1000' err.txt && test $(wc -l < err.txt) -eq 1")
   add_test(NAME exec_bad_dtype COMMAND sh -c
     "$<TARGET_FILE:ringsim> exec --dtype bf16 --launch threads 2>&1; test $? -eq 2")
-  set_tests_properties(exec_bad_input exec_bad_dtype PROPERTIES LABELS exec TIMEOUT 30)
+  # One process plays every rank in turn (loopback): a trace of the whole ring, marked as such.
+  add_test(NAME exec_loopback_local COMMAND sh -c
+    "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 -L zigzag -P forward --loopback local --trace lb.csv && grep -q '^# loopback=' lb.csv && test $(grep -c ',compute,' lb.csv) -eq 9")
+  # Refused: a GPU loopback kind on the CPU, --check with a loopback, a stall the transport cannot make.
+  add_test(NAME exec_loopback_bad COMMAND sh -c
+    "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback nccl 2>e1.txt; r1=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback local --check 2>e2.txt; r2=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback local --stall 1:1 2>e3.txt; r3=$?; cat e1.txt e2.txt e3.txt; test $r1 -eq 2 && test $r2 -eq 2 && test $r3 -eq 1 && grep -q 'expected local with --backend cpu' e1.txt && grep -q 'need the real ring' e2.txt && grep -q 'rank 1: the local transport cannot inject a stall' e3.txt")
+  set_tests_properties(exec_bad_input exec_bad_dtype exec_loopback_local exec_loopback_bad PROPERTIES LABELS exec TIMEOUT 30)
   if(RINGSIM_HAVE_MPI)
     # Every layout and both passes, float64 check, 3 MPI ranks, progress thread.
     add_test(NAME exec_mpi_check_thread COMMAND $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL} -N 3

@@ -6,7 +6,9 @@
  *    folded on the GPU vs the float64 reference of the same 16-bit inputs; rel_l2 <= 1e-2 (bf16),
  *    every element within tolerance, nothing left unwritten (outputs poisoned with NaN first);
  *  - NCCL self send/recv on one GPU (a world of 1): bytes arrive intact; the event interval is sane;
- *  - the watchdog: a receive nobody sends is aborted after the timeout with "timeout";
+ *  - the watchdog: a stall injected before a step's transfers (rank 1 of a loopback ring, NCCL and
+ *    copy kinds) ends the run after the timeout naming the rank, the step and the peer;
+ *  - loopback rings (one rank alone, transfers to itself) rank by rank, N = 4, both kinds;
  *  - the ring through the executor (rs_exec_run_threads, gpu compute + nccl transport): N = 1 and,
  *    with several GPUs, N = GPU count (<= 8), forward and backward, checked against the executor's
  *    float64 full attention. */
@@ -148,6 +150,8 @@ static void kernels_for(rs_gpu_kernel_t kern) {
 }
 static void test_kernels_ref(void) { kernels_for(RS_GPU_KERNEL_REF); }
 static void test_kernels_mma(void) { kernels_for(RS_GPU_KERNEL_MMA); }
+static void test_kernels_mma_ldsm(void) { kernels_for(RS_GPU_KERNEL_MMA_LDSM); }
+static void test_kernels_mma64(void) { kernels_for(RS_GPU_KERNEL_MMA64); }
 
 /* ---------------------------------------------------------------------------------------------------
  * NCCL transport on one GPU
@@ -183,25 +187,91 @@ static void test_nccl_self(void) {
     rs_nccl_world_free(ts, 1);
 }
 
-static void test_nccl_watchdog(void) {
-    void *ts[1] = {NULL};
+/* The watchdog on an injected stall: rank 1 of a 3-rank ring alone on the GPU (loopback), its step-1
+ * transfers queued behind a kernel that waits until the watchdog fires; the run fails after the
+ * timeout, naming the rank, the pass and step, and the peer; for both loopback kinds. */
+static void *make_loop(void *arg, int64_t rank, rs_err_t *err) {
+    const int64_t *nk = arg; /* {N, how} */
+    return rs_nccl_loopback_create(rank, nk[0], 0, (rs_gpu_loop_t)nk[1], err);
+}
+
+static void watchdog_case(rs_gpu_loop_t how) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 3 * 1024, p.n_ranks = 3, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = RS_LAYOUT_ZIGZAG;
+    rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
     rs_err_t err = {{0}};
-    CU_ASSERT_FATAL(rs_nccl_world_create(1, ts, &err) == 0);
-    void *b = dalloc(1 << 20);
-    rs_xfer_req_t req = {RS_XFER_RECV, 0, b, 1 << 20, 0}; /* nobody sends */
-    rs_xfer_time_t t;
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rs_exec_opts_t o;
+    rs_exec_opts_default(&o);
+    o.reps = 1, o.warmup = 0, o.timeout_s = 2.0, o.stall_rank = 1, o.stall_step = 1;
+    int64_t nk[2] = {3, how};
+    const int64_t only[1] = {1};
+    rs_exec_result_t res;
     const double t0 = rs_now_s();
-    int rc = rs_nccl_transport_ops.post(ts[0], 1, &req, &err);
-    if (rc == 0) rc = rs_nccl_transport_ops.wait(ts[0], 2.0, &t, &err);
+    int rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1,
+                                  &o, NULL, &res, &err);
     const double dt = rs_now_s() - t0;
     CU_ASSERT(rc < 0);
     CU_ASSERT(strstr(err.msg, "timeout") != NULL);
-    CU_ASSERT(strstr(err.msg, "rank 0") != NULL);
+    CU_ASSERT(strstr(err.msg, "rank 1, forward step 1") != NULL);
+    CU_ASSERT(strstr(err.msg, "receive from rank 0") != NULL);
     CU_ASSERT(dt >= 1.9 && dt < 30.0);
-    fprintf(stderr, "  watchdog: \"%s\" after %.2f s\n", err.msg, dt);
-    rs_nccl_world_free(ts, 1);
-    cudaFree(b);
+    fprintf(stderr, "  watchdog (%s loopback): \"%s\" after %.2f s\n", rs_gpu_loop_name(how), err.msg, dt);
+    /* the device is usable afterwards: the same rank runs clean */
+    o.stall_rank = -1;
+    rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1, &o,
+                              NULL, &res, &err);
+    if (rc) fprintf(stderr, "  after the stall: %s\n", err.msg);
+    CU_ASSERT(rc == 0);
+    rs_schedule_free(s);
     (void)cudaGetLastError();
+}
+static void test_nccl_watchdog(void) { watchdog_case(RS_GPU_LOOP_NCCL); }
+static void test_copy_watchdog(void) { watchdog_case(RS_GPU_LOOP_COPY); }
+
+/* Loopback rings (N = 4) rank by rank, both kinds, forward and backward, zigzag causal: every
+ * (rank, step) event is there, each receive took time and carried the schedule's bytes. */
+static void test_ring_loopback(void) {
+    for (int how = RS_GPU_LOOP_NCCL; how <= RS_GPU_LOOP_COPY; how++)
+        for (int pass = 0; pass < 2; pass++) {
+            rs_problem_t p;
+            rs_problem_default(&p);
+            p.seq_tokens = 4 * 2048, p.n_ranks = 4, p.q_heads = 8, p.kv_heads = 2, p.head_dim = 128;
+            p.layout = RS_LAYOUT_ZIGZAG, p.pass = (rs_pass_t)pass;
+            rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+            rs_err_t err = {{0}};
+            rs_schedule_t *s = rs_schedule_create(&p, &err);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            rs_exec_opts_t o;
+            rs_exec_opts_default(&o);
+            o.reps = 2, o.warmup = 1;
+            int64_t nk[2] = {4, how};
+            rs_trace_t *t = rs_trace_create("exec-gpu");
+            rs_exec_result_t res;
+            int rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk,
+                                          NULL, 0, &o, t, &res, &err);
+            if (rc) fprintf(stderr, "  loopback %s %s: %s\n", rs_gpu_loop_name((rs_gpu_loop_t)how), rs_pass_name(p.pass),
+                            err.msg);
+            CU_ASSERT_FATAL(rc == 0);
+            size_t n_recv = 0, n_comp = 0;
+            for (size_t i = 0; i < rs_trace_count(t); i++) {
+                const rs_event_t *e = &rs_trace_events(t)[i];
+                if (e->kind == RS_EV_RECV) {
+                    n_recv++;
+                    CU_ASSERT(e->end_s > e->start_s && e->bytes > 0);
+                }
+                n_comp += e->kind == RS_EV_COMPUTE;
+            }
+            CU_ASSERT_EQUAL(n_comp, 16u);
+            CU_ASSERT_EQUAL(n_recv, pass == 0 ? 12u : 20u); /* fwd: steps 0..N-2 move K,V; bwd: every one of N+1 */
+            fprintf(stderr, "  loopback %s %s N=4: T_comp %.3f ms, T_comm %.3f ms, makespan %.3f ms\n",
+                    rs_gpu_loop_name((rs_gpu_loop_t)how), rs_pass_name(p.pass), res.t_comp_median_s * 1e3,
+                    res.t_comm_median_s * 1e3, res.makespan_s * 1e3);
+            rs_trace_free(t);
+            rs_schedule_free(s);
+        }
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -266,11 +336,18 @@ int main(void) {
     }
     static const rs_test_case_t kernels[] = {{"ref_vs_float64", test_kernels_ref},
                                              {"mma_vs_float64", test_kernels_mma},
+                                             {"mma_ldsm_vs_float64", test_kernels_mma_ldsm},
+                                             {"mma64_vs_float64", test_kernels_mma64},
                                              {NULL, NULL}};
     static const rs_test_case_t nccl[] = {{"self_send_recv", test_nccl_self}, {NULL, NULL}};
-    static const rs_test_case_t ring[] = {{"n1_all_layouts", test_ring_n1}, {"multi_gpu", test_ring_multi}, {NULL, NULL}};
+    static const rs_test_case_t ring[] = {{"n1_all_layouts", test_ring_n1},
+                                          {"multi_gpu", test_ring_multi},
+                                          {"loopback_n4", test_ring_loopback},
+                                          {NULL, NULL}};
     /* last: an aborted communicator (and its killed kernel) must not disturb the other tests */
-    static const rs_test_case_t wd[] = {{"watchdog_timeout", test_nccl_watchdog}, {NULL, NULL}};
+    static const rs_test_case_t wd[] = {{"watchdog_nccl_stall", test_nccl_watchdog},
+                                        {"watchdog_copy_stall", test_copy_watchdog},
+                                        {NULL, NULL}};
     static const rs_test_suite_t suites[] = {
         {"gpu_kernels", kernels}, {"gpu_nccl", nccl}, {"gpu_ring", ring}, {"gpu_watchdog", wd}};
     return rs_test_main(suites, 4);

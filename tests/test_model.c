@@ -263,6 +263,42 @@ static void test_causal_walk_hand_values(void) {
     rs_schedule_free(s);
 }
 
+/* ---- loopback: every rank alone, its transfers to itself ---------------------------------------- */
+static void test_loopback_walk_hand_values(void) {
+    /* contiguous causal, N = 8, B = 4, d = 128: a diagonal block is 10 pairs (c10), a full one 16
+     * (c16); a K,V block of 2 B d 2 = 2048 bytes takes x = 7 ns, between the two. Alone, rank 0
+     * computes only its diagonal and then waits for its own transfers: max(c10, x) + 6 x; rank 7
+     * computes everything: max(c10, x) + 6 max(c16, x) + c16 (its last step sends nothing). */
+    const int64_t n = 8, b = 4;
+    const double f = 1e12, fpp = 4 * 128, x = 7e-9;
+    const double c10 = 10 * fpp / f, c16 = 16 * fpp / f;
+    rs_machine_t m = machine(f, 2048 / x, 0);
+    m.loopback = true;
+    rs_problem_t p = mha(n * b, n, true, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_trace_t *t = rs_trace_create("model");
+    rs_walk_t w;
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, t, NULL, &w, NULL), 0);
+    rs_trace_sort(t);
+    const rs_event_t *ev = rs_trace_events(t);
+    long e0 = rs_trace_find(t, 0, 7, RS_PASS_FORWARD, RS_EV_STEP), e7 = rs_trace_find(t, 7, 7, RS_PASS_FORWARD, RS_EV_STEP);
+    CU_ASSERT_FATAL(e0 >= 0 && e7 >= 0);
+    RS_ASSERT_REL(ev[e0].end_s, fmax(c10, x) + 6 * x, 1e-12);
+    RS_ASSERT_REL(ev[e7].end_s, fmax(c10, x) + 6 * fmax(c16, x) + c16, 1e-12);
+    RS_ASSERT_REL(w.makespan_s, fmax(c10, x) + 6 * fmax(c16, x) + c16, 1e-12);
+    /* the ring itself couples the ranks: rank 0 cannot end before rank 1 has posted */
+    m.loopback = false;
+    rs_walk_t wr;
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, NULL, NULL, &wr, NULL), 0);
+    CU_ASSERT(wr.makespan_s >= w.makespan_s);
+    /* the receive's peer stays the ring's (p - 1), as the executor writes it */
+    long r3 = rs_trace_find(t, 3, 1, RS_PASS_FORWARD, RS_EV_RECV);
+    CU_ASSERT_FATAL(r3 >= 0);
+    CU_ASSERT_EQUAL(ev[r3].peer, 2);
+    rs_trace_free(t);
+    rs_schedule_free(s);
+}
+
 /* ---- the walk's inline compute == rs_machine_comp_time --------------------------------------- */
 static void test_walk_compute_matches_machine(void) {
     rs_problem_t p = mha(16 * 256, 16, true, RS_LAYOUT_STRIPED, RS_PASS_BACKWARD);
@@ -389,6 +425,7 @@ int main(void) {
         {"walk == closed form, overlap eta and slowdown sigma", test_walk_equals_closed_overlap},
         {"walk == closed form, overlap curve and host cost", test_walk_equals_closed_curve_host},
         {"causal makespans by hand", test_causal_walk_hand_values},
+        {"loopback walk by hand (each rank alone)", test_loopback_walk_hand_values},
         {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},
         {"straggler and slow hop", test_straggler_and_slow_hop},
         {"one-pass walk == general walk (multi-node, jitter, straggler)", test_fused_walk_equals_general},

@@ -13,7 +13,8 @@
 
 static void usage(void) {
     printf("usage: attention_backward [VARIANT] [options]\n"
-           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores)  [1]\n"
+           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores),  [1]\n"
+           "                   2 = mma-ldsm (K by ldmatrix), 3 = mma64 (64-row CTAs)\n"
            "  --dtype T        bf16 | fp16                                              [bf16]\n"
            "  --rows L         timed call shapes: Q or QxK, comma list (K suffix)       [8K]\n"
            "  --batch n        sequences                                                [1]\n"

@@ -42,6 +42,11 @@ static void *calib_thread(void *p) {
     return NULL;
 }
 
+static void *make_loop(void *arg, int64_t rank, rs_err_t *err) {
+    const int64_t *la = arg; /* {N, how} */
+    return rs_nccl_loopback_create(rank, la[0], 0, (rs_gpu_loop_t)la[1], err);
+}
+
 static int parse_list(const char *name, const char *text, int64_t *out, int max) {
     int n = 0;
     char buf[512];
@@ -73,13 +78,15 @@ int main(int argc, char **argv) {
     int64_t n_ranks = -1, hq = 32, hkv = 8, dim = 128;
     rs_dtype_t dtype = RS_DTYPE_BF16;
     const char *profile_out = "gpu-profile.json", *trace_dir = NULL;
+    int loop = 0; /* --loopback: 0 none, else rs_gpu_loop_t */
     rs_err_t err = {{0}};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short by a timeout keeps what it printed */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: ring_validate [--ranks N (all GPUs, <= 8)] [--blocks 1K,2K,4K,8K,16K] [--validate-blocks 4K,16K]\n"
                    "                     [--heads 32] [--kv-heads 8] [--dim 128] [--dtype bf16|fp16] [--reps 5]\n"
-                   "                     [--profile-out gpu-profile.json] [--trace-dir DIR]\n");
+                   "                     [--profile-out gpu-profile.json] [--trace-dir DIR] [--loopback nccl|copy]\n");
             return 0;
         }
         if (!v) {
@@ -97,6 +104,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--dtype")) { if (rs_dtype_parse(v, &dtype) < 0 || !rs_gpu_compute_ops_for(dtype)) { rs_errf(&err, "--dtype %s: bf16 or fp16", v); goto bad; } }
         else if (!strcmp(a, "--profile-out")) profile_out = v;
         else if (!strcmp(a, "--trace-dir")) trace_dir = v;
+        else if (!strcmp(a, "--loopback")) {
+            rs_gpu_loop_t how;
+            if (rs_gpu_loop_parse(v, &how) < 0) { rs_errf(&err, "--loopback %s: nccl or copy", v); goto bad; }
+            loop = how;
+        }
         else { rs_errf(&err, "%s: unknown option", a); goto bad; }
     }
     if (hq % hkv) { rs_errf(&err, "--kv-heads %lld must divide --heads %lld", (long long)hkv, (long long)hq); goto bad; }
@@ -105,10 +117,15 @@ int main(int argc, char **argv) {
         printf("skipped: no GPU\n");
         return 77;
     }
-    if (n_ranks < 0) n_ranks = ngpu > 8 ? 8 : ngpu;
+    if (n_ranks < 0) n_ranks = loop ? 4 : ngpu > 8 ? 8 : ngpu;
     const rs_compute_ops_t *cops = rs_gpu_compute_ops_for(dtype);
     void **ts = calloc((size_t)n_ranks, sizeof *ts);
-    if (!ts || rs_nccl_world_create(n_ranks, ts, &err) < 0) goto fail;
+    /* loopback: GPU 0 plays rank 0 of the ring alone for the calibration (transfers to itself), then
+     * every rank in turn for the validation; the model walks a loopback machine */
+    if (!ts || (loop ? !(ts[0] = rs_nccl_loopback_create(0, n_ranks, 0, (rs_gpu_loop_t)loop, &err))
+                     : rs_nccl_world_create(n_ranks, ts, &err) < 0))
+        goto fail;
+    const int64_t n_threads = loop ? 1 : n_ranks;
 
     /* ---- calibration, per pass (the backward kernel's F_eff(B) differs from the forward's) ---- */
     rs_problem_t cp;
@@ -123,19 +140,20 @@ int main(int argc, char **argv) {
     calib_arg_t *ca = calloc((size_t)n_ranks, sizeof *ca);
     pthread_t *th = calloc((size_t)n_ranks, sizeof *th);
     if (!ca || !th) { rs_errf(&err, "out of memory"); goto fail; }
-    printf("# ring_validate: %lld-GPU ring (gpu compute + nccl), heads %lld/%lld, d %lld, %s\n", (long long)n_ranks,
-           (long long)hq, (long long)hkv, (long long)dim, rs_dtype_name(dtype));
+    printf("# ring_validate: %lld-%s ring (gpu compute + %s), heads %lld/%lld, d %lld, %s\n", (long long)n_ranks,
+           loop ? "rank loopback" : "GPU", loop ? rs_gpu_loop_name((rs_gpu_loop_t)loop) : "nccl", (long long)hq,
+           (long long)hkv, (long long)dim, rs_dtype_name(dtype));
     rs_machine_t mach[RS_PASS_COUNT];
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t pp = cp;
         pp.pass = (rs_pass_t)pass;
         rs_gpu_kernel_tile(pp.pass, dim, &pp.tile_q, &pp.tile_k);
-        for (int64_t r = 0; r < n_ranks; r++) {
+        for (int64_t r = 0; r < n_threads; r++) {
             ca[r] = (calib_arg_t){&pp, cops, ts[r], &co, {0}, {{0}}, 0};
             pthread_create(&th[r], NULL, calib_thread, &ca[r]);
         }
-        for (int64_t r = 0; r < n_ranks; r++) pthread_join(th[r], NULL);
-        for (int64_t r = 0; r < n_ranks; r++)
+        for (int64_t r = 0; r < n_threads; r++) pthread_join(th[r], NULL);
+        for (int64_t r = 0; r < n_threads; r++)
             if (ca[r].rc < 0) { err = ca[r].err; goto fail; }
         printf("# calibration, %s pass:\n", rs_pass_name(pp.pass));
         rs_calib_print(&ca[0].out, stdout);
@@ -149,6 +167,7 @@ int main(int argc, char **argv) {
         printf("# profile written: %s (%s, peak %s %.1f TFLOP/s, W %.1f GB/s, L %.2f us)\n", path, rs_pass_name(pp.pass),
                rs_dtype_name(dtype), ca[0].out.flops_peak * 1e-12, ca[0].out.bw_bytes_per_s * 1e-9, ca[0].out.latency_s * 1e6);
         if (rs_machine_from_hw(&hw, dtype, &mach[pass], &err) < 0) goto fail;
+        mach[pass].loopback = loop != 0;
     }
 
     /* ---- validation ---- */
@@ -171,7 +190,9 @@ int main(int argc, char **argv) {
                 rs_trace_t *meas = rs_trace_create("exec-gpu"), *pred = rs_trace_create("model");
                 rs_exec_result_t res;
                 rs_walk_t w;
-                if (rs_exec_run_threads(s, cops, &rs_nccl_transport_ops, ts, &o, meas, &res, &err) < 0 ||
+                int64_t la[2] = {n_ranks, loop};
+                if ((loop ? rs_exec_run_loopback(s, cops, &rs_nccl_transport_ops, make_loop, la, NULL, 0, &o, meas, &res, &err)
+                          : rs_exec_run_threads(s, cops, &rs_nccl_transport_ops, ts, &o, meas, &res, &err)) < 0 ||
                     rs_model_walk(s, &mach[pass], pred, NULL, &w, &err) < 0)
                     goto fail;
                 rs_trace_sort(meas);
@@ -228,7 +249,8 @@ int main(int argc, char **argv) {
     printf("# median |model - measured| / measured over all (rank, step): T_comp %.2f%%, T_comm %s (target <= 5%%)\n",
            100 * median(all_c, n_all_c), n_all_w ? "" : "n/a (N = 1: no transfers)");
     if (n_all_w) printf("#   T_comm %.2f%%\n", 100 * median(all_w, n_all_w));
-    rs_nccl_world_free(ts, n_ranks);
+    if (loop) rs_nccl_transport_ops.destroy(ts[0]);
+    else rs_nccl_world_free(ts, n_ranks);
     free(ts), free(ca), free(th);
     return 0;
 bad:

@@ -26,12 +26,25 @@ extern "C" {
 
 #include "gpu_host.h"
 
-typedef enum { RS_GPU_KERNEL_REF = 0, RS_GPU_KERNEL_MMA = 1, RS_GPU_KERNEL_COUNT } rs_gpu_kernel_t;
-const char *rs_gpu_kernel_name(rs_gpu_kernel_t k); /* "ref" | "mma" */
+/* Variants 2 and 3 differ from 1 in the forward only (the backward runs the mma kernel):
+ *   RS_GPU_KERNEL_MMA_LDSM  as MMA, K fragments of S = Q K^T by ldmatrix.x4 (a quarter of the
+ *                           shared-memory load instructions);
+ *   RS_GPU_KERNEL_MMA64     as MMA_LDSM with 64-row CTAs of 4 warps, two CTAs per SM. */
+typedef enum {
+    RS_GPU_KERNEL_REF = 0,
+    RS_GPU_KERNEL_MMA = 1,
+    RS_GPU_KERNEL_MMA_LDSM = 2,
+    RS_GPU_KERNEL_MMA64 = 3,
+    RS_GPU_KERNEL_COUNT
+} rs_gpu_kernel_t;
+const char *rs_gpu_kernel_name(rs_gpu_kernel_t k); /* "ref" | "mma" | "mma-ldsm" | "mma64" */
+/* The variant `ringsim exec --backend gpu` runs (RINGSIM_GPU_KERNEL=<name> overrides it): the fastest
+ * correct one measured on an H200 (docs/gpu.md). */
+#define RS_GPU_KERNEL_DEFAULT RS_GPU_KERNEL_MMA64
 
 /* Tile sizes of a variant (rows of Q x rows of KV per CTA step); the problem's tile_q x tile_k
  * should equal them so the schedule's executed FLOPs are what the kernel runs. */
-int rs_gpu_fwd_tile_q(rs_gpu_kernel_t k); /* MMA: 128 */
+int rs_gpu_fwd_tile_q(rs_gpu_kernel_t k); /* MMA, MMA_LDSM: 128; MMA64: 64 */
 int rs_gpu_fwd_tile_k(rs_gpu_kernel_t k); /* MMA: 64 */
 int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k); /* MMA: 64 */
 int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k); /* MMA: 64 */
@@ -58,6 +71,11 @@ int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu
                     const void *q, const void *k, const void *v, const void *dout, const float *lse,
                     const float *dvec, float *dq, float *dk, float *dv, cudaStream_t stream,
                     rs_err_t *err);
+
+/* Test hook: one thread on `stream` that spins until *release (device address of host-mapped
+ * memory) is non-zero or max_s seconds have passed, so work queued behind it stalls but nothing
+ * hangs for ever. */
+int rs_gpu_stall(const volatile int *release, double max_s, cudaStream_t stream, rs_err_t *err);
 
 /* Elementwise helpers: dst += src (fp32); 16-bit <-> fp32 conversions. */
 int rs_gpu_add_f32(float *dst, const float *src, size_t n, cudaStream_t stream, rs_err_t *err);

@@ -432,8 +432,8 @@ static int launch_bwd_mma(const BwdParams &p, int batch, cudaStream_t stream, rs
 
 extern "C" {
 
-int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? BWD_TQ : 1; }
-int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? BWD_TK : 1; }
+int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k) { return k != RS_GPU_KERNEL_REF ? BWD_TQ : 1; }
+int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k) { return k != RS_GPU_KERNEL_REF ? BWD_TK : 1; }
 
 int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout, float *dvec, cudaStream_t stream,
                     rs_err_t *err) {

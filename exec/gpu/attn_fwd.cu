@@ -101,9 +101,10 @@ __global__ void attn_fwd_ref(FwdParams p) {
 // element. (o, m, l) are read at the start and written at the end, so steps merge exactly.
 // ---------------------------------------------------------------------------------------------------
 namespace {
-constexpr int FWD_TQ = 128, FWD_TK = 64, FWD_WARPS = 8, FWD_THREADS = FWD_WARPS * 32;
+constexpr int FWD_TK = 64;
 
-template <int D> constexpr int fwd_smem_bytes() { return (FWD_TQ + 4 * FWD_TK) * (D + 8) * 2; }
+// Shared memory of a CTA of WARPS warps (TQ = 16 WARPS rows of Q, two K and two V tiles).
+template <int D, int WARPS> constexpr int fwd_smem_bytes() { return (16 * WARPS + 4 * FWD_TK) * (D + 8) * 2; }
 
 // Next work item after (bi, jt) for the Q rows [i0, i1) of segment qs: a (block, KV tile) whose
 // tile is not SKIP. Uniform across the CTA. Returns false when there is none.
@@ -127,9 +128,12 @@ __device__ __forceinline__ bool next_kv_tile(const rs_gpu_step_desc_t &d, int qs
 }
 } // namespace
 
-template <typename T, int D>
-__global__ void __launch_bounds__(FWD_THREADS, 1) attn_fwd_mma(FwdParams p) {
-    constexpr int TQ = FWD_TQ, TK = FWD_TK, LD = D + 8; // LD: padded smem row (conflict-free)
+// WARPS: warps per CTA (TQ = 16 WARPS query rows); KLDSM: K fragments of S = Q K^T by ldmatrix.x4
+// (one instruction for two n-tiles) instead of two 32-bit loads per fragment; MINB: CTAs per SM the
+// register allocation must allow.
+template <typename T, int D, int WARPS, bool KLDSM, int MINB>
+__global__ void __launch_bounds__(WARPS * 32, MINB) attn_fwd_mma(FwdParams p) {
+    constexpr int TQ = 16 * WARPS, TK = FWD_TK, LD = D + 8, NT = WARPS * 32; // LD: padded smem row (conflict-free)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sQ = reinterpret_cast<T *>(smem_raw); // TQ x LD
     T *sK = sQ + TQ * LD;                    // 2 x TK x LD
@@ -155,7 +159,7 @@ __global__ void __launch_bounds__(FWD_THREADS, 1) attn_fwd_mma(FwdParams p) {
     if (!next_kv_tile<TK>(sd, qs, i0, i0 + rows, bi, jt)) return; // nothing visible: state untouched
 
     constexpr int CPR = D / 8; // 16-byte chunks per row
-    for (int c = tid; c < TQ * CPR; c += FWD_THREADS) {
+    for (int c = tid; c < TQ * CPR; c += NT) {
         const int r = c / CPR, col = (c % CPR) * 8;
         cp_async16(&sQ[r * LD + col], qg + (size_t)(r < rows ? r : 0) * D + col, r < rows);
     }
@@ -163,7 +167,7 @@ __global__ void __launch_bounds__(FWD_THREADS, 1) attn_fwd_mma(FwdParams p) {
         const rs_gpu_blk_t &B = sd.blocks[bi_];
         const int koff = sd.kv[B.kv_seg].off, nk = sd.kv[B.kv_seg].len, j0 = jt_ * TK;
         T *dk = sK + buf * TK * LD, *dv = sV + buf * TK * LD;
-        for (int c = tid; c < TK * CPR; c += FWD_THREADS) {
+        for (int c = tid; c < TK * CPR; c += NT) {
             const int r = c / CPR, col = (c % CPR) * 8;
             const bool ok = j0 + r < nk;
             const size_t go = (size_t)(koff + (ok ? j0 + r : 0)) * D + col;
@@ -227,12 +231,24 @@ __global__ void __launch_bounds__(FWD_THREADS, 1) attn_fwd_mma(FwdParams p) {
 #pragma unroll
         for (int nt = 0; nt < TK / 8; nt++) s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
 #pragma unroll
-        for (int kc = 0; kc < D / 16; kc++)
+        for (int kc = 0; kc < D / 16; kc++) {
+            if constexpr (KLDSM) {
+                // matrices: rows 16np..+7 cols kc16..+7 | cols +8 | rows +8 cols kc16 | rows +8 cols +8
 #pragma unroll
-            for (int nt = 0; nt < TK / 8; nt++) {
-                const T *kr = &sKb[(nt * 8 + g) * LD + kc * 16 + 2 * t];
-                mma16816<T>(s[nt], qa[kc], lds32(kr), lds32(kr + 8));
+                for (int np = 0; np < TK / 16; np++) {
+                    uint32_t b0, b1, b2, b3;
+                    ldsm_x4(b0, b1, b2, b3, &sKb[(np * 16 + ((lane >> 4) & 1) * 8 + (lane & 7)) * LD + kc * 16 + ((lane >> 3) & 1) * 8]);
+                    mma16816<T>(s[2 * np], qa[kc], b0, b1);
+                    mma16816<T>(s[2 * np + 1], qa[kc], b2, b3);
+                }
+            } else {
+#pragma unroll
+                for (int nt = 0; nt < TK / 8; nt++) {
+                    const T *kr = &sKb[(nt * 8 + g) * LD + kc * 16 + 2 * t];
+                    mma16816<T>(s[nt], qa[kc], lds32(kr), lds32(kr + 8));
+                }
             }
+        }
         // scale to log2 units, mask
 #pragma unroll
         for (int nt = 0; nt < TK / 8; nt++)
@@ -337,6 +353,18 @@ __global__ void f16_to_32_kernel(const T *src, float *dst, size_t n) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] = to_f32<T>(src[i]);
 }
 
+// Spin until *release != 0 or max_ns of %globaltimer have passed (a stall that always ends).
+__global__ void stall_kernel(const volatile int *release, unsigned long long max_ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        if (*release) return;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > max_ns) return;
+        __nanosleep(1000);
+    }
+}
+
 static unsigned grid_for(size_t n) {
     size_t g = (n + 255) / 256;
     return (unsigned)(g < 65536 ? (g ? g : 1) : 65536);
@@ -345,24 +373,38 @@ static unsigned grid_for(size_t n) {
 // ---------------------------------------------------------------------------------------------------
 // C API
 // ---------------------------------------------------------------------------------------------------
-template <typename T, int D>
-static int launch_fwd_mma(const FwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
-    constexpr int smem = fwd_smem_bytes<D>();
+template <typename T, int D, int WARPS, bool KLDSM, int MINB>
+static int launch_fwd_mma_cfg(FwdParams p, int batch, cudaStream_t stream, rs_err_t *err) {
+    constexpr int smem = fwd_smem_bytes<D, WARPS>(), TQ = 16 * WARPS;
     // The opt-in above 48 KB is a per-device function attribute; setting it costs about a microsecond.
-    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_fwd_mma<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    const int tiles = p.tiles_q0 + (p.desc.n_q > 1 ? rs_gpu_n_tiles(p.desc.q[1].len, FWD_TQ) : 0);
+    RS_CUDA_TRY(err, cudaFuncSetAttribute(attn_fwd_mma<T, D, WARPS, KLDSM, MINB>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    p.tiles_q0 = rs_gpu_n_tiles(p.desc.q[0].len, TQ);
+    const int tiles = p.tiles_q0 + (p.desc.n_q > 1 ? rs_gpu_n_tiles(p.desc.q[1].len, TQ) : 0);
     if (tiles == 0) return 0; // no Q rows: nothing to launch (a 0-block grid is a launch error)
     dim3 grid((unsigned)tiles, (unsigned)(batch * p.hq));
-    attn_fwd_mma<T, D><<<grid, FWD_THREADS, smem, stream>>>(p);
+    attn_fwd_mma<T, D, WARPS, KLDSM, MINB><<<grid, WARPS * 32, smem, stream>>>(p);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }
 
+// The tensor-core variants: mma (8 warps, 128 rows, K by 32-bit loads), mma-ldsm (the same with K by
+// ldmatrix), mma64 (4 warps, 64 rows, K by ldmatrix, two CTAs per SM).
+template <typename T, int D>
+static int launch_fwd_mma(rs_gpu_kernel_t kern, const FwdParams &p, int batch, cudaStream_t stream, rs_err_t *err) {
+    if (kern == RS_GPU_KERNEL_MMA_LDSM) return launch_fwd_mma_cfg<T, D, 8, true, 1>(p, batch, stream, err);
+    if (kern == RS_GPU_KERNEL_MMA64) return launch_fwd_mma_cfg<T, D, 4, true, 2>(p, batch, stream, err);
+    return launch_fwd_mma_cfg<T, D, 8, false, 1>(p, batch, stream, err);
+}
+
 extern "C" {
 
-const char *rs_gpu_kernel_name(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? "mma" : "ref"; }
-int rs_gpu_fwd_tile_q(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? FWD_TQ : 1; }
-int rs_gpu_fwd_tile_k(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_MMA ? FWD_TK : 1; }
+const char *rs_gpu_kernel_name(rs_gpu_kernel_t k) {
+    static const char *const names[RS_GPU_KERNEL_COUNT] = {"ref", "mma", "mma-ldsm", "mma64"};
+    return k >= 0 && k < RS_GPU_KERNEL_COUNT ? names[k] : "?";
+}
+int rs_gpu_fwd_tile_q(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_REF ? 1 : k == RS_GPU_KERNEL_MMA64 ? 64 : 128; }
+int rs_gpu_fwd_tile_k(rs_gpu_kernel_t k) { return k == RS_GPU_KERNEL_REF ? 1 : FWD_TK; }
 
 bool rs_gpu_kernel_supports(rs_gpu_kernel_t k, const rs_gpu_shape_t *sh) {
     if (k == RS_GPU_KERNEL_REF) return sh->head_dim >= 8 && sh->head_dim <= 256;
@@ -392,7 +434,7 @@ int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu
     p.hq = sh->q_heads, p.hkv = sh->kv_heads, p.d = sh->head_dim;
     p.q_rows = sh->q_rows, p.kv_rows = sh->kv_rows, p.scale = sh->scale;
     p.desc = *desc;
-    p.tiles_q0 = rs_gpu_n_tiles(desc->q[0].len, FWD_TQ);
+    p.tiles_q0 = 0; // set by the launcher from its tile
     const bool bf = sh->dtype == RS_GPU_BF16;
     if (kern == RS_GPU_KERNEL_REF) {
         dim3 grid((unsigned)((sh->q_rows + 7) / 8), (unsigned)(sh->batch * sh->q_heads));
@@ -402,8 +444,10 @@ int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu
         return 0;
     }
     if (sh->head_dim == 64)
-        return bf ? launch_fwd_mma<__nv_bfloat16, 64>(p, sh->batch, stream, err) : launch_fwd_mma<__half, 64>(p, sh->batch, stream, err);
-    return bf ? launch_fwd_mma<__nv_bfloat16, 128>(p, sh->batch, stream, err) : launch_fwd_mma<__half, 128>(p, sh->batch, stream, err);
+        return bf ? launch_fwd_mma<__nv_bfloat16, 64>(kern, p, sh->batch, stream, err)
+                  : launch_fwd_mma<__half, 64>(kern, p, sh->batch, stream, err);
+    return bf ? launch_fwd_mma<__nv_bfloat16, 128>(kern, p, sh->batch, stream, err)
+              : launch_fwd_mma<__half, 128>(kern, p, sh->batch, stream, err);
 }
 
 int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m, const float *l, void *out,
@@ -414,6 +458,12 @@ int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m
         fwd_finalize_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(o, m, l, (__nv_bfloat16 *)out, out_f32, lse, nr, sh->head_dim);
     else
         fwd_finalize_kernel<__half><<<grid, 256, 0, stream>>>(o, m, l, (__half *)out, out_f32, lse, nr, sh->head_dim);
+    RS_CUDA_TRY(err, cudaGetLastError());
+    return 0;
+}
+
+int rs_gpu_stall(const volatile int *release, double max_s, cudaStream_t stream, rs_err_t *err) {
+    stall_kernel<<<1, 1, 0, stream>>>(release, (unsigned long long)(max_s * 1e9));
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }

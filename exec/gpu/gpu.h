@@ -20,7 +20,8 @@
  * before the next step, so the only cross-stream order needed is "a send starts after the compute
  * stream's last write of its buffer" (grad_add into the dK,dV partial), given by that event.
  *
- * Environment: RINGSIM_GPU_KERNEL=ref|mma (default mma where it supports head_dim, else ref);
+ * Environment: RINGSIM_GPU_KERNEL=ref|mma|mma-ldsm|mma64 (default RS_GPU_KERNEL_DEFAULT where it supports
+ * head_dim, else ref);
  * RINGSIM_NCCL_INIT_TIMEOUT seconds for communicator creation (default 120).
  */
 #ifndef RS_GPU_H
@@ -59,6 +60,18 @@ void *rs_nccl_transport_create(int *argc, char ***argv, int local_rank, rs_err_t
 int rs_nccl_world_create(int64_t n_ranks, void **tss, rs_err_t *err);
 /* Destroy the states made by rs_nccl_world_create (communicators, watchdogs, the local world). */
 void rs_nccl_world_free(void **tss, int64_t n_ranks);
+
+/* Loopback (exec.h): one process plays rank `rank` of a ring of n_ranks alone on GPU `device`, every
+ * transfer of a step going to itself - by NCCL send/recv to itself in a one-rank communicator
+ * (RS_GPU_LOOP_NCCL: NCCL's copy kernels share the SMs with the attention kernel, as on a real ring)
+ * or by a device-to-device cudaMemcpyAsync (RS_GPU_LOOP_COPY: the copy engines). Same buffers,
+ * sizes, events and watchdog as the ring. Use with rs_nccl_transport_ops and rs_exec_run (or
+ * rs_exec_run_loopback for every rank in turn); destroy with rs_nccl_transport_ops.destroy.
+ * Returns NULL with err. */
+typedef enum { RS_GPU_LOOP_NCCL = 1, RS_GPU_LOOP_COPY = 2 } rs_gpu_loop_t;
+const char *rs_gpu_loop_name(rs_gpu_loop_t how);      /* "nccl" | "copy" */
+int rs_gpu_loop_parse(const char *text, rs_gpu_loop_t *out); /* 0 or -1 */
+void *rs_nccl_loopback_create(int64_t rank, int64_t n_ranks, int device, rs_gpu_loop_t how, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
  * Per-device context shared by the compute backend and the transport of one device (internal).

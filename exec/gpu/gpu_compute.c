@@ -88,8 +88,10 @@ int rs_gpu_ctx_event_time(const rs_gpu_ctx_t *ctx, cudaEvent_t ev, double *t_s, 
 static rs_gpu_kernel_t pick_kernel(int64_t head_dim) {
     const char *e = getenv("RINGSIM_GPU_KERNEL");
     rs_gpu_shape_t sh = {RS_GPU_BF16, 1, 1, 1, (int32_t)head_dim, 1, 1, 1.0f};
-    if (e && !strcmp(e, "ref")) return RS_GPU_KERNEL_REF;
-    return rs_gpu_kernel_supports(RS_GPU_KERNEL_MMA, &sh) ? RS_GPU_KERNEL_MMA : RS_GPU_KERNEL_REF;
+    for (int k = 0; e && k < RS_GPU_KERNEL_COUNT; k++)
+        if (!strcmp(e, rs_gpu_kernel_name((rs_gpu_kernel_t)k)) && rs_gpu_kernel_supports((rs_gpu_kernel_t)k, &sh))
+            return (rs_gpu_kernel_t)k;
+    return rs_gpu_kernel_supports(RS_GPU_KERNEL_DEFAULT, &sh) ? RS_GPU_KERNEL_DEFAULT : RS_GPU_KERNEL_REF;
 }
 
 void rs_gpu_kernel_tile(rs_pass_t pass, int64_t head_dim, int64_t *tile_q, int64_t *tile_k) {
@@ -173,7 +175,7 @@ static int gs_create(const rs_exec_rank_t *r, rs_gpu_dtype_t dt, void **state, r
     if (cudaGetDeviceProperties(&prop, g->ctx->device) != cudaSuccess) snprintf(prop.name, sizeof prop.name, "?");
     cudaDriverGetVersion(&drv);
     snprintf(g->desc, sizeof g->desc, "CUDA %s kernels (%s; fwd tile %dx%d, bwd %dx%d), %.*s sm_%d%d, driver %d",
-             rs_gpu_kernel_name(g->kern), g->kern == RS_GPU_KERNEL_MMA ? "mma.sync m16n8k16, fp32 accumulate" : "fp32 scalar",
+             rs_gpu_kernel_name(g->kern), g->kern != RS_GPU_KERNEL_REF ? "mma.sync m16n8k16, fp32 accumulate" : "fp32 scalar",
              rs_gpu_fwd_tile_q(g->kern), rs_gpu_fwd_tile_k(g->kern), rs_gpu_bwd_tile_q(g->kern), rs_gpu_bwd_tile_k(g->kern),
              (int)sizeof prop.name > 64 ? 64 : (int)sizeof prop.name, prop.name, prop.major, prop.minor, drv);
     *state = g;

@@ -11,6 +11,7 @@
 
 #include <nccl.h>
 
+#include "attn.h"
 #include "check.h"
 #include "gpu.h"
 
@@ -41,6 +42,9 @@ typedef struct {
     char wd_what[160];                  /* what is being waited for, for the message */
     rs_local_world_t *world;            /* threads mode, rank 0's state: the local world to free */
     char desc[256];                     /* describe() */
+    rs_gpu_loop_t loop;                 /* loopback: 0 none, NCCL self send/recv or a device copy */
+    bool stall_next;                    /* test hook: the next post stalls on the device */
+    int *stall_host, *stall_dev;        /* host-mapped release flag of an injected stall */
 } nstate_t;
 
 /* ---------------------------------------------------------------------------------------------------
@@ -56,7 +60,9 @@ static void *wd_main(void *arg) {
                             "aborting the communicator\n",
                     (long long)s->rank, s->wd_what, (unsigned long long)s->post_count);
             fflush(stderr);
-            ncclCommAbort(s->comm); /* under wd_mu: the waiting thread no longer touches comm */
+            /* an injected stall ends first, so nothing queued behind it can keep the abort waiting */
+            if (s->stall_host) *(volatile int *)s->stall_host = 1;
+            if (s->comm) ncclCommAbort(s->comm); /* under wd_mu: the waiting thread no longer touches comm */
             s->comm = NULL;
             pthread_cond_broadcast(&s->wd_cv);
             continue;
@@ -177,6 +183,12 @@ static void state_free(nstate_t *s) {
         pthread_mutex_unlock(&s->wd_mu);
         pthread_join(s->wd_thread, NULL);
     }
+    if (s->stall_host) {
+        *(volatile int *)s->stall_host = 1;
+        cudaStreamSynchronize(s->ctx->comm); /* the stall kernel reads the flag until it sees it */
+        cudaFreeHost(s->stall_host);
+    }
+    if (s->world && s->loop) rs_local_world_free(s->world); /* a loopback owns its world of one */
     if (s->ev_ready) cudaEventDestroy(s->ev_ready);
     if (s->ev_start) cudaEventDestroy(s->ev_start);
     if (s->ev_end) cudaEventDestroy(s->ev_end);
@@ -300,16 +312,45 @@ void rs_nccl_world_free(void **tss, int64_t n_ranks) {
 static int64_t nt_rank(void *st) { return ((nstate_t *)st)->rank; }
 static int64_t nt_size(void *st) { return ((nstate_t *)st)->size; }
 
+/* Loopback by device copies: each receive is a cudaMemcpyAsync of the send with the same tag, on the
+ * comm stream (the copy engines), between the events of the post. */
+static int post_copies(nstate_t *s, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
+    for (int i = 0; i < n; i++) {
+        const rs_xfer_req_t *q = &reqs[i];
+        if (q->dir != RS_XFER_RECV) continue;
+        const rs_xfer_req_t *src = NULL;
+        for (int j = 0; j < n && !src; j++)
+            if (reqs[j].dir == RS_XFER_SEND && reqs[j].tag == q->tag) src = &reqs[j];
+        if (!src || src->bytes != q->bytes)
+            return rs_errf(err, "nccl loopback: receive %d (tag %d, %llu bytes) has no send of the same tag and size", i,
+                           q->tag, (unsigned long long)q->bytes);
+        RS_CUDA_TRY(err, cudaMemcpyAsync(q->buf, src->buf, (size_t)q->bytes, cudaMemcpyDeviceToDevice, s->ctx->comm));
+    }
+    s->post_count++;
+    s->seq_at_post = s->ctx->step_seq;
+    memcpy(s->reqs, reqs, sizeof *reqs * (size_t)n);
+    s->n_posted = n;
+    RS_CUDA_TRY(err, cudaEventRecord(s->ev_end, s->ctx->comm));
+    return 0;
+}
+
 static int nt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
     nstate_t *s = st;
     if (n < 1 || n > RS_XFER_MAX_REQS) return rs_errf(err, "nccl: post of %d transfers (1..%d)", n, RS_XFER_MAX_REQS);
     if (s->n_posted) return rs_errf(err, "nccl: post while the previous post is not waited for");
-    if (!s->comm) return rs_errf(err, "nccl: rank %lld: the communicator was aborted", (long long)s->rank);
+    if ((!s->comm && s->loop != RS_GPU_LOOP_COPY) || s->wd_fired)
+        return rs_errf(err, "nccl: rank %lld: the communicator was aborted", (long long)s->rank);
     RS_CUDA_TRY(err, cudaSetDevice(s->ctx->device));
     /* sends start after everything the compute stream has queued (the dK,dV partial's grad_add) */
     RS_CUDA_TRY(err, cudaEventRecord(s->ev_ready, s->ctx->compute));
     RS_CUDA_TRY(err, cudaStreamWaitEvent(s->ctx->comm, s->ev_ready, 0));
     RS_CUDA_TRY(err, cudaEventRecord(s->ev_start, s->ctx->comm));
+    if (s->stall_next) { /* test hook: the transfers queue behind a kernel that waits for the watchdog */
+        s->stall_next = false;
+        *(volatile int *)s->stall_host = 0;
+        if (rs_gpu_stall(s->stall_dev, 120.0, s->ctx->comm, err) < 0) return -1; /* ends by itself at worst */
+    }
+    if (s->loop == RS_GPU_LOOP_COPY) return post_copies(s, n, reqs, err);
     pthread_mutex_lock(&s->wd_mu);
     ncclResult_t r = ncclGroupStart();
     for (int i = 0; i < n && (r == ncclSuccess || r == ncclInProgress); i++) {
@@ -320,8 +361,9 @@ static int nt_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
             return rs_errf(err, "nccl: transfer %d: peer %lld of %lld, %llu bytes", i, (long long)q->peer,
                            (long long)s->size, (unsigned long long)q->bytes);
         }
-        r = q->dir == RS_XFER_SEND ? ncclSend(q->buf, (size_t)q->bytes, ncclUint8, (int)q->peer, s->comm, s->ctx->comm)
-                                   : ncclRecv(q->buf, (size_t)q->bytes, ncclUint8, (int)q->peer, s->comm, s->ctx->comm);
+        const int peer = s->loop ? 0 : (int)q->peer; /* loopback: every transfer to itself */
+        r = q->dir == RS_XFER_SEND ? ncclSend(q->buf, (size_t)q->bytes, ncclUint8, peer, s->comm, s->ctx->comm)
+                                   : ncclRecv(q->buf, (size_t)q->bytes, ncclUint8, peer, s->comm, s->ctx->comm);
     }
     ncclResult_t ge = ncclGroupEnd();
     pthread_mutex_unlock(&s->wd_mu);
@@ -422,6 +464,20 @@ static const char *nt_describe(void *st) { return ((nstate_t *)st)->desc; }
 
 static void nt_destroy(void *st) { state_free(st); }
 
+static bool nt_loopback(void *st) { return ((nstate_t *)st)->loop != 0; }
+
+static int nt_inject_stall(void *st, rs_err_t *err) {
+    nstate_t *s = st;
+    if (!s->stall_host) {
+        RS_CUDA_TRY(err, cudaSetDevice(s->ctx->device));
+        RS_CUDA_TRY(err, cudaHostAlloc((void **)&s->stall_host, sizeof(int), cudaHostAllocMapped));
+        *(volatile int *)s->stall_host = 0;
+        RS_CUDA_TRY(err, cudaHostGetDevicePointer((void **)&s->stall_dev, s->stall_host, 0));
+    }
+    s->stall_next = true;
+    return 0;
+}
+
 static int nt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
     nstate_t *s = st;
     if (!s->host_ops->bcast) return rs_errf(err, "nccl: the %s host transport has no bcast", s->host_ops->name);
@@ -441,4 +497,64 @@ const rs_transport_ops_t rs_nccl_transport_ops = {
     .abort = nt_abort,
     .describe = nt_describe,
     .destroy = nt_destroy,
+    .loopback = nt_loopback,
+    .inject_stall = nt_inject_stall,
 };
+
+/* ---------------------------------------------------------------------------------------------------
+ * Loopback: one rank of an N-rank ring alone on one GPU
+ * ------------------------------------------------------------------------------------------------- */
+const char *rs_gpu_loop_name(rs_gpu_loop_t how) { return how == RS_GPU_LOOP_COPY ? "copy" : "nccl"; }
+
+int rs_gpu_loop_parse(const char *text, rs_gpu_loop_t *out) {
+    if (!strcmp(text, "nccl")) *out = RS_GPU_LOOP_NCCL;
+    else if (!strcmp(text, "copy")) *out = RS_GPU_LOOP_COPY;
+    else return -1;
+    return 0;
+}
+
+void *rs_nccl_loopback_create(int64_t rank, int64_t n_ranks, int device, rs_gpu_loop_t how, rs_err_t *err) {
+    if (n_ranks < 1 || rank < 0 || rank >= n_ranks || (how != RS_GPU_LOOP_NCCL && how != RS_GPU_LOOP_COPY))
+        return rs_errf(err, "gpu loopback: rank %lld of N = %lld", (long long)rank, (long long)n_ranks), NULL;
+    const int ngpu = rs_gpu_device_count();
+    if (device < 0 || device >= ngpu)
+        return rs_errf(err, "gpu loopback: device %d but %d GPU(s) visible", device, ngpu), NULL;
+    rs_local_world_t *w = rs_local_world_create(1, err);
+    if (!w) return NULL;
+    nstate_t *s = state_new(rank, n_ranks, device, err);
+    if (!s) {
+        rs_local_world_free(w);
+        return NULL;
+    }
+    s->loop = how;
+    s->world = w;
+    s->host_ops = &rs_local_transport_ops, s->host_state = rs_local_world_rank(w, 0);
+    if (how == RS_GPU_LOOP_COPY) {
+        snprintf(s->desc, sizeof s->desc, "loopback copy: cudaMemcpyAsync device to device on a comm stream (GPU %d), "
+                 "rank %lld of %lld alone", device, (long long)rank, (long long)n_ranks);
+        return s;
+    }
+    int v = 0;
+    ncclGetVersion(&v);
+    snprintf(s->desc, sizeof s->desc, "loopback nccl %d.%d.%d: ncclSend/Recv to itself on a comm stream (GPU %d), "
+             "rank %lld of %lld alone, watchdog", v / 10000, (v / 100) % 100, v % 100, device, (long long)rank,
+             (long long)n_ranks);
+    ncclUniqueId id;
+    if (ncclGetUniqueId(&id) != ncclSuccess) {
+        rs_errf(err, "nccl: ncclGetUniqueId failed: %s", ncclGetLastError(NULL));
+        state_free(s);
+        return NULL;
+    }
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&s->comm, 1, id, 0, &cfg);
+    if ((r != ncclSuccess && r != ncclInProgress) ||
+        comm_settle(s, init_timeout_s(), "communicator creation (ncclCommInitRankConfig, loopback)", err) < 0) {
+        if (r != ncclSuccess && r != ncclInProgress)
+            rs_errf(err, "nccl: %s:%d: ncclCommInitRankConfig: %s (%s)", __FILE__, __LINE__, ncclGetErrorString(r),
+                    ncclGetLastError(NULL));
+        state_free(s);
+        return NULL;
+    }
+    return s;
+}
