@@ -68,21 +68,6 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk on the same machine */
 } entry_t;
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim sim [options]\n\n"
-           "Simulate the ring schedule in SimGrid %s: one actor per rank, each step an async exec of\n"
-           "the step's compute and async put/get of its transfers, on a platform generated from the\n"
-           "hardware profile (flat ring, or nodes of G devices with one NIC per device) or your own\n"
-           "SimGrid platform. The default network model (CM02, TCP-gamma 0, no cross-traffic) is exact:\n"
-           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n\n",
-           rs_sim_simgrid_version());
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nRealism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
-           "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
-           "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
-           "link at eta x bandwidth while the sender computes; generated platforms only).\n"
-           "Defaults here: --layout zigzag --pass forward.\n");
-}
 
 static double rel_diff(double a, double b) {
     double s = fmax(fabs(a), fabs(b));
@@ -207,7 +192,7 @@ int rs_cmd_sim(int argc, char **argv) {
     sim_opts_t o = {0};
     rs_sim_config_default(&o.cfg);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("sim", argc, argv, groups, 2, true, help);
+    int rc = rs_cli_run_parse("sim", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     rs_sim_config_t cfg = o.cfg;
     if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
@@ -215,11 +200,7 @@ int rs_cmd_sim(int argc, char **argv) {
     const bool steps = o.steps;
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (optind < argc) {
-        rs_errf(&err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]);
-        rc = RS_EXIT_USAGE;
-    }
-    if (rc == RS_EXIT_OK && cfg.hostmap_path && !cfg.platform_path) {
+    if (cfg.hostmap_path && !cfg.platform_path) {
         rs_errf(&err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
                 cfg.hostmap_path);
         rc = RS_EXIT_USAGE;
@@ -251,15 +232,6 @@ int rs_cmd_sim(int argc, char **argv) {
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);
     return rc;
-}
-
-#else /* no SimGrid */
-
-int rs_cmd_sim(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim sim: this build has no SimGrid backend (install libsimgrid-dev and reconfigure)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

@@ -71,18 +71,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim sweep [options] -o FILE.csv\n\n"
-           "Run the model (closed form + critical-path walk), the SimGrid simulator and, with --exec, the\n"
-           "real CPU execution over ranges of B, N, S, layouts, passes and profiles; write one CSV row per\n"
-           "point (columns: docs/report.md) and, at the end, '# crossover' lines: the B where T_comm\n"
-           "crosses T_comp in the predicted, simulated and measured data (interpolated in log-log).\n"
-           "Ranges: START:STOP:xF (geometric), START:STOP:+D (arithmetic), a,b,c, or one value; K/M/G.\n"
-           "Ctrl-C stops after the current point and keeps the finished points in a valid file.\n"
-           "Under mpirun or srun the points are divided over the ranks; rank 0 writes the CSV.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --layout zigzag --pass forward.\n");
-}
 
 int rs_cmd_sweep(int argc, char **argv) {
     sweep_opts_t *so = calloc(1, sizeof *so);
@@ -94,7 +82,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     so->out_path = "-";
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), so, NULL, 0},
                                rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
-    int rc = rs_cli_run_parse("sweep", argc, argv, groups, 2, true, help);
+    int rc = rs_cli_run_parse("sweep", argc, argv, groups, 2, true);
     if (rc >= 0) {
         free(so);
         return rc;
@@ -104,14 +92,8 @@ int rs_cmd_sweep(int argc, char **argv) {
     rs_sweep_point_t *pts = NULL;
     const char *out_path = so->out_path;
     const bool quiet = so->quiet;
-    char cmdline[2048] = "ringsim sweep";
-    for (int i = 1; i < argc && strlen(cmdline) < sizeof cmdline - 300; i++)
-        snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), " %s", argv[i]);
-    if (optind < argc) {
-        fprintf(stderr, "ringsim sweep: unexpected argument '%s'\n", argv[optind]);
-        rc = RS_EXIT_USAGE;
-        goto done;
-    }
+    char cmdline[2048];
+    rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     if (spec->n_blocks && spec->n_seqs) {
         fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
         rc = RS_EXIT_USAGE;

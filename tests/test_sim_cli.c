@@ -13,77 +13,24 @@
 #include <unistd.h>
 
 #include "test_main.h"
+#include "test_util.h"
 
-#define RINGSIM RS_BINARY_DIR "/bin/ringsim"
 #define GOLDEN RS_SOURCE_DIR "/tests/golden"
 #define GOLDEN_ARGS                                                                                         \
     "sim -p " GOLDEN "/sim_profile.json -N 4 -S 4K -L zigzag -P backward --causal --jitter 0.1 --seed 3 " \
     "--straggler 1:1.25 --degrade 2:2"
 
-static char g_dir[512]; /* scratch directory of this run */
-
-static const char *scratch(const char *name) {
-    static char buf[8][768];
-    static int i;
-    char *b = buf[i++ % 8];
-    snprintf(b, 768, "%s/%s", g_dir, name);
-    return b;
-}
-
-/* Run "ringsim ARGS" with stdout and stderr into files; returns the exit code (-1 if killed). */
-static int run(const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", RINGSIM, args, scratch("out.txt"), scratch("err.txt"));
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    rewind(fp);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = '\0';
-    fclose(fp);
-    if (len) *len = got;
-    return b;
-}
-
 static bool contains(const char *path, const char *needle) {
-    char *t = slurp(path, NULL);
+    char *t = rs_test_slurp(path, NULL);
     bool ok = t && strstr(t, needle);
     if (!ok) fprintf(stderr, "  %s lacks '%s': %s\n", path, needle, t ? t : "(missing)");
     free(t);
     return ok;
 }
 
-static bool exists(const char *path) { return access(path, F_OK) == 0; }
-
-/* No temporary output ("*.tmp.*") left in the scratch directory. */
-static bool no_temp_files(void) {
-    DIR *d = opendir(g_dir);
-    if (!d) return false;
-    struct dirent *e;
-    bool ok = true;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) ok = false;
-    closedir(d);
-    return ok;
-}
-
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 static void compare_golden(const char *produced, const char *golden) {
     size_t la = 0, lb = 0;
-    char *a = slurp(produced, &la), *b = slurp(golden, &lb);
+    char *a = rs_test_slurp(produced, &la), *b = rs_test_slurp(golden, &lb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     if (getenv("RS_UPDATE_GOLDEN")) {
         FILE *fp = fopen(golden, "wb");
@@ -108,15 +55,15 @@ static void compare_golden(const char *produced, const char *golden) {
 /* ------------------------------------------------------------------------------------------------ */
 static void test_golden(void) {
     char args[4096];
-    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s --chrome %s", scratch("g.csv"), scratch("g.json"));
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    compare_golden(scratch("g.csv"), GOLDEN "/sim_small.csv");
-    compare_golden(scratch("g.json"), GOLDEN "/sim_small.json");
+    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s --chrome %s", rs_test_path("g.csv"), rs_test_path("g.json"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    compare_golden(rs_test_path("g.csv"), GOLDEN "/sim_small.csv");
+    compare_golden(rs_test_path("g.json"), GOLDEN "/sim_small.json");
     /* the same input twice: byte-identical */
-    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s", scratch("g2.csv"));
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    compare_golden(scratch("g2.csv"), GOLDEN "/sim_small.csv");
-    CU_ASSERT(contains(scratch("out.txt"), "0.00e+00")); /* rel_diff to the walk */
+    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s", rs_test_path("g2.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    compare_golden(rs_test_path("g2.csv"), GOLDEN "/sim_small.csv");
+    CU_ASSERT(contains(rs_test_path("out.txt"), "0.00e+00")); /* rel_diff to the walk */
 }
 
 static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -125,41 +72,41 @@ static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM
                                "<link id=\"l\" bandwidth=\"1e11Bps\" latency=\"0s\"/>\n";
 
 static void expect_usage(const char *args, const char *needle1, const char *needle2, const char *trace) {
-    CU_ASSERT_EQUAL(run(args), 2);
-    CU_ASSERT(contains(scratch("err.txt"), needle1));
-    if (needle2) CU_ASSERT(contains(scratch("err.txt"), needle2));
-    if (trace) CU_ASSERT(!exists(trace));
-    CU_ASSERT(no_temp_files());
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT(contains(rs_test_path("err.txt"), needle1));
+    if (needle2) CU_ASSERT(contains(rs_test_path("err.txt"), needle2));
+    if (trace) CU_ASSERT(rs_test_file_size(trace) < 0);
+    CU_ASSERT(rs_test_temp_files() == 0);
 }
 
 static void test_bad_input(void) {
     char plat[800], map[800], trace[800], text[2048], args[4096];
-    snprintf(plat, sizeof plat, "%s", scratch("p.xml"));
-    snprintf(map, sizeof map, "%s", scratch("p.map"));
-    snprintf(trace, sizeof trace, "%s", scratch("bad.csv"));
+    snprintf(plat, sizeof plat, "%s", rs_test_path("p.xml"));
+    snprintf(map, sizeof map, "%s", rs_test_path("p.map"));
+    snprintf(trace, sizeof trace, "%s", rs_test_path("bad.csv"));
     /* malformed platform: the file, no trace */
     snprintf(text, sizeof text, "%s<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route\n</zone></platform>\n", PLAT_HEAD);
-    write_text(plat, text);
+    rs_test_write_text(plat, text);
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --trace %s", plat, trace);
     expect_usage(args, plat, "Parse error", trace);
     /* a mapping naming a missing host: hostmap:line and the host */
     snprintf(text, sizeof text,
              "%s<route src=\"a\" dst=\"b\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n", PLAT_HEAD);
-    write_text(plat, text);
-    write_text(map, "a\nnope\n");
+    rs_test_write_text(plat, text);
+    rs_test_write_text(map, "a\nnope\n");
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --hostmap %s --trace %s", plat, map, trace);
     char where[1000];
     snprintf(where, sizeof where, "%s:2: host 'nope' (rank 1)", map);
     expect_usage(args, where, NULL, trace);
     /* no route b -> a */
-    write_text(map, "a\nb\n");
+    rs_test_write_text(map, "a\nb\n");
     expect_usage(args, "no route from host 'b' (rank 1) to host 'a' (rank 0)", plat, trace);
     /* unknown --cfg key: SimGrid's message */
     snprintf(args, sizeof args, "sim -N 2 -S 4K --cfg network/bogus-key:1 --trace %s", trace);
     expect_usage(args, "Bad config key: network/bogus-key", NULL, trace);
     /* malformed --cfg, missing platform file, hostmap without platform */
     expect_usage("sim --cfg nocolon", "--cfg 'nocolon'", NULL, NULL);
-    snprintf(args, sizeof args, "sim --platform %s/none.xml", g_dir);
+    snprintf(args, sizeof args, "sim --platform %s/none.xml", rs_test_dir);
     expect_usage(args, "none.xml", NULL, NULL);
     expect_usage("sim --hostmap x.map", "--hostmap x.map needs --platform", NULL, NULL);
     /* the two overlap models together */
@@ -170,15 +117,15 @@ static void test_bad_input(void) {
  * makespan (printed with %.17g in --csv -). */
 static void test_platform_out(void) {
     char plat[800], args[4096];
-    snprintf(plat, sizeof plat, "%s", scratch("gen.xml"));
+    snprintf(plat, sizeof plat, "%s", rs_test_path("gen.xml"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform-out %s --csv -",
              plat);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *a = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *a = rs_test_slurp(rs_test_path("out.txt"), NULL);
     CU_ASSERT(contains(plat, "nic7-up"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform %s --csv -", plat);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *b = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *b = rs_test_slurp(rs_test_path("out.txt"), NULL);
     /* row: layout,pass,seq,n,B,makespan_s,walk_makespan_s,... : compare the first 7 fields */
     const char *ra = strchr(a, '\n'), *rb = strchr(b, '\n');
     CU_ASSERT_FATAL(ra && rb);
@@ -191,10 +138,10 @@ static void test_platform_out(void) {
 }
 
 static void test_help(void) {
-    CU_ASSERT_EQUAL(run("sim --help"), 0);
+    CU_ASSERT_EQUAL(rs_test_ringsim("sim --help"), 0);
     const char *opts[] = {"--platform FILE", "--hostmap FILE", "--platform-out FILE", "--network-model", "--cfg KEY:VALUE",
                           "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", NULL};
-    for (int i = 0; opts[i]; i++) CU_ASSERT(contains(scratch("out.txt"), opts[i]));
+    for (int i = 0; opts[i]; i++) CU_ASSERT(contains(rs_test_path("out.txt"), opts[i]));
 }
 
 static const rs_test_case_t cases[] = {
@@ -206,17 +153,9 @@ static const rs_test_case_t cases[] = {
 };
 
 int main(void) {
-    if (access(RINGSIM, X_OK) != 0) {
-        fprintf(stderr, "%s not built (test_sim_cli depends on the ringsim target)\n", RINGSIM);
-        return 1;
-    }
-    snprintf(g_dir, sizeof g_dir, "%s/tests/sim_cli_%d", RS_BINARY_DIR, (int)getpid());
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-    if (system(cmd) != 0) return 1;
+    if (rs_test_scratch("sim_cli") != 0) return 1;
     const rs_test_suite_t suites[] = {{"sim_cli", cases}};
     int rc = rs_test_main(suites, 1);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) rc = 1;
+    rs_test_cleanup();
     return rc;
 }
