@@ -93,13 +93,13 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
            "rel_diff", "eff", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.makespan_s > 0 ? e->walk.ideal_s / e->sim.makespan_s : 1;
+        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
         printf("%-10s %-8s %8lld %12s %12s %9.2e %5.1f%% %10" PRId64 " %10" PRId64 " %9.3fs %10s %7.1fMB\n",
                rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass),
-               (long long)rs_problem_block(&e->problem), rs_fmt_time(e->sim.makespan_s, a, sizeof a),
-               rs_fmt_time(e->walk.makespan_s, b, sizeof b), rel_diff(e->sim.makespan_s, e->walk.makespan_s),
-               100 * eff, e->sim.comm_bound_steps, e->sim.rank_steps, e->sim.sim_wall_s,
-               rs_fmt_time(e->sim.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.rank_steps : 0, d, sizeof d),
+               (long long)rs_problem_block(&e->problem), rs_fmt_time(e->sim.fig.makespan_s, a, sizeof a),
+               rs_fmt_time(e->walk.makespan_s, b, sizeof b), rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s),
+               100 * eff, e->sim.fig.comm_bound_steps, e->sim.fig.rank_steps, e->sim.sim_wall_s,
+               rs_fmt_time(e->sim.fig.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.fig.rank_steps : 0, d, sizeof d),
                (double)e->sim.peak_rss_bytes / 1e6);
     }
     printf("# makespan: simulated; walk: critical-path walk (model/cost/model.h) on the same machine; rel_diff:\n"
@@ -130,13 +130,13 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
                 "child_wall_s,peak_rss_bytes\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.makespan_s > 0 ? e->walk.ideal_s / e->sim.makespan_s : 1;
+        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
         fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
-                (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.makespan_s,
-                e->walk.makespan_s, rel_diff(e->sim.makespan_s, e->walk.makespan_s), eff, e->sim.comm_bound_steps,
-                e->sim.rank_steps, e->sim.busy_max_s, e->sim.busy_mean_s, (unsigned long long)e->sim.flops_useful,
-                (unsigned long long)e->sim.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
+                (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
+                e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), eff, e->sim.fig.comm_bound_steps,
+                e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
+                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
     }
     return to_stdout ? 0 : rs_file_commit(&f, err);
 }
@@ -165,7 +165,7 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
     if (rc == RS_EXIT_OK && t) {
         int m = rs_trace_meta_machine(t, &c->machine);
         m |= rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
-        m |= rs_trace_set_meta(t, "makespan_s", "%.17g", e->sim.makespan_s);
+        m |= rs_trace_set_meta(t, "makespan_s", "%.17g", e->sim.fig.makespan_s);
         if (m) {
             rs_errf(err, "out of memory");
             rc = RS_EXIT_FAIL;

@@ -93,9 +93,9 @@ static void test_compare_comm_is_recv(void) {
     CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
     const rs_cmp_stats_t *s = &c.stats[RS_CMP_COMM];
     CU_ASSERT_EQUAL(s->n, 56);
-    CU_ASSERT_EQUAL(s->worst_rank, 5);
-    CU_ASSERT_EQUAL(s->worst_step, 1);
-    RS_ASSERT_REL(s->worst_rel, 0.20, 1e-9);
+    CU_ASSERT_EQUAL(s->worst.rank, 5);
+    CU_ASSERT_EQUAL(s->worst.step, 1);
+    RS_ASSERT_REL(s->worst.rel_err, 0.20, 1e-9);
     CU_ASSERT_EQUAL(s->median_abs, 0.0);
     rs_trace_summary_t sa, sb;
     CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
@@ -121,9 +121,9 @@ static void test_compare_finds_slow_step(void) {
     CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m += 2) { /* t_comp and t_step */
         const rs_cmp_stats_t *s = &c.stats[m];
-        CU_ASSERT_EQUAL(s->worst_rank, 3);
-        CU_ASSERT_EQUAL(s->worst_step, 2);
-        RS_ASSERT_REL(s->worst_rel, 0.10, 1e-9);
+        CU_ASSERT_EQUAL(s->worst.rank, 3);
+        CU_ASSERT_EQUAL(s->worst.step, 2);
+        RS_ASSERT_REL(s->worst.rel_err, 0.10, 1e-9);
         RS_ASSERT_REL(s->max_abs, 0.10, 1e-9);
         CU_ASSERT_EQUAL(s->median_abs, 0.0);
         CU_ASSERT_EQUAL(s->p95_abs, 0.0); /* 1 of 64 is above the 95th percentile */
