@@ -13,42 +13,42 @@ static const rs_opt_t own_opts[] = {
 };
 
 
-/* One line per device preset; returns 0 or 1 if a preset does not load (a build defect). */
-static int list_presets(void) {
-    rs_err_t err = {{0}};
+/* One line per device preset (tiers: false) or tier preset (true). Returns 0, or 1 when a preset does
+ * not load (a build defect). */
+static int list(bool tiers) {
     int rc = 0;
+    for (const char *const *n = tiers ? rs_tier_preset_names() : rs_hw_preset_names(); *n; n++) {
+        rs_err_t err = {{0}};
+        rs_hw_t hw;
+        rs_tier_t t;
+        if (tiers ? rs_tier_load(*n, &t, &err) : rs_hw_load(*n, &hw, &err)) {
+            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
+            rc = 1;
+        } else if (tiers) {
+            printf("  %-12s %10.1f %10.2f\n", *n, t.bw_bytes_per_s / 1e9, t.latency_s * 1e6);
+        } else {
+            const double f = hw.flops_per_s[RS_DTYPE_BF16];
+            printf("  %-10s %10.1f %6lld %-12s %10.1f ", *n, f / 1e12, (long long)hw.devices_per_node, hw.intra.name,
+                   hw.intra.bw_bytes_per_s / 1e9);
+            if (hw.has_inter)
+                printf("%-16s %10.1f %9.1f %9.1f\n", hw.inter.name, hw.inter.bw_bytes_per_s / 1e9,
+                       f / hw.intra.bw_bytes_per_s, f / hw.inter.bw_bytes_per_s);
+            else
+                printf("%-16s %10s %9.1f %9s\n", "-", "-", f / hw.intra.bw_bytes_per_s, "-");
+        }
+    }
+    return rc;
+}
+
+static int list_presets(void) {
     printf("# device presets (ringsim profiles NAME prints one; rates dense, bandwidths per direction;\n"
            "# F/W in tokens = the seed's B_min for MHA with 2-byte K,V: F/W_inter paces rings that cross nodes)\n");
     printf("# %-10s %10s %6s %-12s %10s %-16s %10s %9s %9s\n", "name", "bf16_TF/s", "G", "intra", "intra_GB/s",
            "inter", "inter_GB/s", "F/W_intra", "F/W_inter");
-    for (const char *const *n = rs_hw_preset_names(); *n; n++) {
-        rs_hw_t hw;
-        if (rs_hw_load(*n, &hw, &err)) {
-            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
-            rc = 1;
-            continue;
-        }
-        double f = hw.flops_per_s[RS_DTYPE_BF16];
-        printf("  %-10s %10.1f %6lld %-12s %10.1f ", *n, f / 1e12, (long long)hw.devices_per_node, hw.intra.name,
-               hw.intra.bw_bytes_per_s / 1e9);
-        if (hw.has_inter)
-            printf("%-16s %10.1f %9.1f %9.1f\n", hw.inter.name, hw.inter.bw_bytes_per_s / 1e9, f / hw.intra.bw_bytes_per_s,
-                   f / hw.inter.bw_bytes_per_s);
-        else
-            printf("%-16s %10s %9.1f %9s\n", "-", "-", f / hw.intra.bw_bytes_per_s, "-");
-    }
+    int rc = list(false);
     printf("\n# tier presets (--inter NAME, or \"intra\"/\"inter\": \"NAME\" in a profile)\n");
     printf("# %-12s %10s %10s\n", "name", "GB/s_dir", "latency_us");
-    for (const char *const *n = rs_tier_preset_names(); *n; n++) {
-        rs_tier_t t;
-        if (rs_tier_load(*n, &t, &err)) {
-            fprintf(stderr, "ringsim profiles: %s\n", err.msg);
-            rc = 1;
-            continue;
-        }
-        printf("  %-12s %10.1f %10.2f\n", *n, t.bw_bytes_per_s / 1e9, t.latency_s * 1e6);
-    }
-    return rc;
+    return rc | list(true);
 }
 
 static bool is_path(const char *s) {

@@ -11,27 +11,16 @@
 /* ---------------------------------------------------------------------------------------------------
  * Names and options
  * ------------------------------------------------------------------------------------------------- */
-const char *rs_tensor_name(rs_tensor_t t) {
-    static const char *names[RS_TENSOR_COUNT] = {"Q", "K", "V", "dO", "O", "lse", "dQ", "dK", "dV"};
-    return (unsigned)t < RS_TENSOR_COUNT ? names[t] : "?";
-}
+static const char *const tensor_names[RS_TENSOR_COUNT] = {"Q", "K", "V", "dO", "O", "lse", "dQ", "dK", "dV"};
+static const char *const progress_names[] = {"none", "poll", "thread"}; /* RS_PROGRESS_NONE, _POLL, _THREAD */
 
-const char *rs_progress_name(rs_progress_t p) {
-    switch (p) {
-    case RS_PROGRESS_NONE: return "none";
-    case RS_PROGRESS_POLL: return "poll";
-    case RS_PROGRESS_THREAD: return "thread";
-    }
-    return "?";
-}
+const char *rs_tensor_name(rs_tensor_t t) { return rs_enum_name(tensor_names, RS_TENSOR_COUNT, (int)t); }
+const char *rs_progress_name(rs_progress_t p) { return rs_enum_name(progress_names, 3, (int)p); }
 
 int rs_progress_parse(const char *s, rs_progress_t *out) {
-    for (int i = 0; i <= RS_PROGRESS_THREAD; i++)
-        if (s && strcmp(s, rs_progress_name((rs_progress_t)i)) == 0) {
-            *out = (rs_progress_t)i;
-            return 0;
-        }
-    return -1;
+    const int i = rs_enum_parse(progress_names, 3, s);
+    if (i >= 0) *out = (rs_progress_t)i;
+    return i < 0 ? -1 : 0;
 }
 
 void rs_exec_opts_default(rs_exec_opts_t *o) {

@@ -25,17 +25,12 @@ static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeli
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
                                                              "layout_busy", "scaling", "maxctx"};
 
-const char *rs_plot_kind_name(rs_plot_kind_t k) {
-    return (k >= 0 && k < RS_PLOT_KIND_COUNT) ? kind_names[k] : "?";
-}
+const char *rs_plot_kind_name(rs_plot_kind_t k) { return rs_enum_name(kind_names, RS_PLOT_KIND_COUNT, (int)k); }
 
 int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out) {
-    for (int k = 0; k < RS_PLOT_KIND_COUNT; k++)
-        if (strcmp(s, kind_names[k]) == 0) {
-            *out = (rs_plot_kind_t)k;
-            return 0;
-        }
-    return -1;
+    const int k = rs_enum_parse(kind_names, RS_PLOT_KIND_COUNT, s);
+    if (k >= 0) *out = (rs_plot_kind_t)k;
+    return k < 0 ? -1 : 0;
 }
 
 const char *rs_plot_script_name(rs_plot_kind_t k) {
@@ -66,14 +61,21 @@ int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err) {
  * ---------------------------------------------------------------------------------------------- */
 static int is_exec(const char *p) { return p && *p && access(p, X_OK) == 0; }
 
+/* The environment's choice: 1 with *out when var is set and ok(its value), -1 with err "VAR=value:
+ * why" when it is set but not ok, 0 when it is unset or empty. */
+static int env_choice(const char *var, int (*ok)(const char *), const char *why, const char **out, rs_err_t *err) {
+    const char *v = getenv(var);
+    if (!v || !*v) return 0;
+    if (!ok(v)) return rs_errf(err, "%s=%s: %s", var, v, why);
+    *out = v;
+    return 1;
+}
+
 const char *rs_gnuplot_path(rs_err_t *err) {
     static char found[1024];
-    const char *env = getenv("RINGSIM_GNUPLOT");
-    if (env) {
-        if (is_exec(env)) return env;
-        rs_errf(err, "RINGSIM_GNUPLOT=%s: not an executable (unset it to use gnuplot from PATH)", env);
-        return NULL;
-    }
+    const char *env = NULL;
+    const int chosen = env_choice("RINGSIM_GNUPLOT", is_exec, "not an executable (unset it to use gnuplot from PATH)", &env, err);
+    if (chosen) return chosen > 0 ? env : NULL;
 #ifdef GNUPLOT_EXECUTABLE
     if (is_exec(GNUPLOT_EXECUTABLE)) return GNUPLOT_EXECUTABLE;
 #endif
@@ -127,12 +129,9 @@ static int has_style(const char *dir) {
 }
 
 const char *rs_plot_scripts_dir(rs_err_t *err) {
-    const char *env = getenv("RINGSIM_PLOTS_DIR");
-    if (env && *env) {
-        if (has_style(env)) return env;
-        rs_errf(err, "RINGSIM_PLOTS_DIR=%s: no style.gp there", env);
-        return NULL;
-    }
+    const char *env = NULL;
+    const int chosen = env_choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", &env, err);
+    if (chosen) return chosen > 0 ? env : NULL;
 #ifdef RS_PLOTS_SOURCE_DIR
     if (has_style(RS_PLOTS_SOURCE_DIR)) return RS_PLOTS_SOURCE_DIR;
 #endif
@@ -710,12 +709,7 @@ static int run_gnuplot(const char *gnuplot, const char *vars, const char *script
         return -2;
     }
     char *argv[] = {(char *)gnuplot, "-e", (char *)vars, (char *)script, NULL};
-    rs_spawn_t sp;
-    rs_spawn_init(&sp);
-    sp.argv = argv;
-    sp.stdin_fd = RS_SPAWN_NULL;
-    sp.stdout_fd = RS_SPAWN_NULL;
-    sp.stderr_fd = efd;
+    const rs_spawn_t sp = {.argv = argv, .stdin_fd = RS_SPAWN_NULL, .stdout_fd = RS_SPAWN_NULL, .stderr_fd = efd};
     rs_child_status_t st;
     if (rs_spawn_run(&sp, "gnuplot", 0, &st, err) != 0) {
         close(efd);

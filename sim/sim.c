@@ -1,9 +1,10 @@
 /* sim.c - the SimGrid backend (sim.h): a forked child runs SimGrid, the parent collects results.
  *
  * Child/parent protocol on a pipe, one record = one tag byte + a fixed struct:
- *   'S' stage_rec   the child entered a stage (tells the parent what an abort means)
+ *   'S' text_rec    the child entered a stage (code; tells the parent what an abort means)
  *   'E' rs_event_t  one trace event (only when the caller wants a trace)
- *   'X' error_rec   the child found bad input itself (missing host, no route) and exits 2
+ *   'X' text_rec    the child found bad input itself (code RS_SIM_BAD_INPUT: missing host, no route;
+ *                   exit 2) or failed (-1)
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
@@ -42,14 +43,9 @@
 enum { STAGE_INIT = 0, STAGE_LOAD, STAGE_CHECK, STAGE_RUN, STAGE_DONE };
 
 typedef struct {
-    int32_t stage;   /* STAGE_* */
-    char text[480];  /* what is being done, for messages */
-} stage_rec;
-
-typedef struct {
-    int32_t code;    /* RS_SIM_BAD_INPUT or -1 */
-    char msg[1000];  /* one line */
-} error_rec;
+    int32_t code;    /* 'S': STAGE_*; 'X': RS_SIM_BAD_INPUT or -1 */
+    char text[1000]; /* 'S': what is being done, for messages; 'X': the error, one line */
+} text_rec;
 
 typedef struct {
     double makespan_s, t_comp_max_s, t_comm_max_s; /* as rs_sim_result_t */
@@ -101,15 +97,18 @@ static void put_rec(char tag, const void *rec, size_t size) {
     fwrite(rec, size, 1, C.out);
 }
 
-static void put_stage(int stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put_stage(int stage, const char *fmt, ...) {
-    stage_rec r = {.stage = stage};
+/* A text record, flushed (the parent must know the stage if SimGrid aborts next): 'S' entering stage
+ * `code`, or 'X' the child's error `code`. Returns the exit code that goes with an 'X' record. */
+static int put_text(char tag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int put_text(char tag, int code, const char *fmt, ...) {
+    text_rec r = {.code = code};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(r.text, sizeof r.text, fmt, ap);
     va_end(ap);
-    put_rec('S', &r, sizeof r);
-    fflush(C.out); /* the parent must know the stage if SimGrid aborts next */
+    put_rec(tag, &r, sizeof r);
+    fflush(C.out);
+    return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 }
 
 static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t peer, double t0, double t1,
@@ -328,19 +327,6 @@ static void rank_main(int argc, char **argv) {
     sg_sem_release(sl->go);
 }
 
-/* The child found bad input (code RS_SIM_BAD_INPUT) or failed (-1): an 'X' record. Returns the exit
- * code that goes with it. */
-static int put_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int put_error(int code, const char *fmt, ...) {
-    error_rec e = {.code = code};
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
-    va_end(ap);
-    put_rec('X', &e, sizeof e);
-    return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
-}
-
 /* SimGrid's engine and configuration: defaults first, the caller's --cfg after (they win). Returns
  * 0 or the exit code. */
 static int child_init_simgrid(const rs_sim_config_t *cfg) {
@@ -364,25 +350,25 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
         argv[argc++] = user[i];
     }
     argv[argc] = NULL;
-    put_stage(STAGE_INIT, "SimGrid configuration");
+    put_text('S', STAGE_INIT, "SimGrid configuration");
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     if (argc > 1)
-        return put_error(RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
+        return put_text('X', RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
     return 0;
 }
 
 /* Every rank's host exists (into host[]), every hop has a route. Returns 0 or the exit code. */
 static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg_host_t *host) {
-    put_stage(STAGE_CHECK, "checking hosts and routes");
+    put_text('S', STAGE_CHECK, "checking hosts and routes");
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
     for (int64_t r = 0; r < C.n; r++) {
         host[r] = sg_host_by_name(hm->host[r]);
         if (host[r]) continue;
         if (cfg->hostmap_path)
-            return put_error(RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
+            return put_text('X', RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
                              cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
-        return put_error(RS_SIM_BAD_INPUT,
+        return put_text('X', RS_SIM_BAD_INPUT,
                          "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
                          plat_name, hm->host[r], r);
     }
@@ -391,12 +377,12 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
     for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++) {
         const int64_t q = (r + 1) % C.n;
         if (host[r] == host[q]) continue;
-        put_stage(STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
+        put_text('S', STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
                   plat_name, hm->host[r], r, hm->host[q], q);
         xbt_dynar_reset(links);
         sg_host_get_route(host[r], host[q], links);
         if (xbt_dynar_length(links) == 0)
-            rc = put_error(RS_SIM_BAD_INPUT,
+            rc = put_text('X', RS_SIM_BAD_INPUT,
                            "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
                            plat_name, hm->host[r], r, hm->host[q], q);
     }
@@ -424,7 +410,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
             else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
             g_slot[r].out_link = sg_link_by_name(name);
-            if (!g_slot[r].out_link) return put_error(-1, "sim: the generated platform lacks link '%s'", name);
+            if (!g_slot[r].out_link) return put_text('X', -1, "sim: the generated platform lacks link '%s'", name);
             g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
         }
     for (int64_t r = 0; r < C.n; r++) {
@@ -450,12 +436,12 @@ static int child_results(void) {
         if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
     C.sum.n_steps = C.steps;
     if (C.sum.rank_steps != C.n * C.steps)
-        return put_error(-1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
+        return put_text('X', -1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
                          C.n * C.steps);
     put_rec('R', &C.sum, sizeof C.sum);
     fwrite(C.step_end, sizeof(double), (size_t)C.steps, C.out);
     fwrite(C.step_max, sizeof(double), (size_t)C.steps, C.out);
-    put_stage(STAGE_DONE, "done");
+    put_text('S', STAGE_DONE, "done");
     return ferror(C.out) ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
 
@@ -478,13 +464,13 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
     sg_host_t *host = calloc((size_t)C.n, sizeof *host);
     if (!C.mb || !C.busy || !C.step_end || !C.step_max || !host)
-        return put_error(-1, "sim: out of memory for N = %" PRId64, C.n);
+        return put_text('X', -1, "sim: out of memory for N = %" PRId64, C.n);
     int rc = child_init_simgrid(cfg);
     if (rc != 0) return rc;
-    put_stage(STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
+    put_text('S', STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
     simgrid_load_platform(platform);
     if ((rc = child_check_platform(cfg, hm, host)) != 0 || (rc = child_create_actors(m, cfg, host)) != 0) return rc;
-    put_stage(STAGE_RUN, "simulation");
+    put_text('S', STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
     simgrid_run();
     C.sum.sim_wall_s = rs_now_s() - w0;
@@ -546,6 +532,12 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
 }
 
 void rs_sim_child_after_init(void) { signal(SIGINT, SIG_DFL); }
+
+FILE *rs_sim_child_pipe(FILE *log, const int fds[2]) {
+    close(fds[0]);
+    rs_sim_child_prepare(log);
+    return fdopen(fds[1], "w");
+}
 
 void rs_sim_child_prepare(FILE *log) {
     struct rlimit nocore = {0, 0};
@@ -636,9 +628,7 @@ typedef struct {
 
 static int child_run(void *arg) {
     child_arg_t *a = arg;
-    close(a->fds[0]);
-    rs_sim_child_prepare(a->errf);
-    FILE *pf = fdopen(a->fds[1], "w");
+    FILE *pf = rs_sim_child_pipe(a->errf, a->fds);
     if (!pf) return RS_EXIT_FAIL;
     setvbuf(pf, NULL, _IOFBF, 1 << 16);
     int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, pf);
@@ -649,8 +639,8 @@ static int child_run(void *arg) {
 
 /* What the parent read from the pipe. */
 typedef struct {
-    stage_rec stage;       /* the last stage the child entered */
-    error_rec child_err;   /* its 'X' record (code 0: none) */
+    text_rec stage;        /* the last stage the child entered */
+    text_rec child_err;    /* its 'X' record (code 0: none) */
     summary_rec sum;       /* its 'R' record */
     bool have_sum, io_bad, oom;
 } collected_t;
@@ -691,7 +681,7 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *o
 static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, rs_sim_result_t *out, rs_err_t *err) {
     if (c->oom) return rs_errf(err, "sim: out of memory while collecting the results");
     if (c->child_err.code != 0) {
-        rs_errf(err, "%s", c->child_err.msg);
+        rs_errf(err, "%s", c->child_err.text);
         return c->child_err.code == RS_SIM_BAD_INPUT ? RS_SIM_BAD_INPUT : -1;
     }
     if (st->exit_code == 0 && c->have_sum && !c->io_bad) {
@@ -708,8 +698,8 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
     char msg[700];
     simgrid_message(errf, msg, sizeof msg);
     const char *how = st->term_signal ? strsignal(st->term_signal) : "exited";
-    if (c->stage.stage == STAGE_INIT) return rs_errf(err, "SimGrid configuration: %s", msg), RS_SIM_BAD_INPUT;
-    if (c->stage.stage == STAGE_LOAD || c->stage.stage == STAGE_CHECK)
+    if (c->stage.code == STAGE_INIT) return rs_errf(err, "SimGrid configuration: %s", msg), RS_SIM_BAD_INPUT;
+    if (c->stage.code == STAGE_LOAD || c->stage.code == STAGE_CHECK)
         return rs_errf(err, "%s: %s", c->stage.text, msg), RS_SIM_BAD_INPUT;
     return rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", c->stage.text, how, st->exit_code,
                    msg);
@@ -725,7 +715,7 @@ static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_re
     if (rs_spawn_start(&sp, "the SimGrid child", &child, err) != 0) return -1;
     close(a->fds[1]);
     a->fds[1] = -1;
-    collected_t c = {.stage = {.stage = -1, .text = "starting"}};
+    collected_t c = {.stage = {.code = -1, .text = "starting"}};
     collect(a->fds[0], steps, trace, out, &c);
     close(a->fds[0]);
     a->fds[0] = -1;

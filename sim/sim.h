@@ -68,6 +68,9 @@ void rs_sim_config_default(rs_sim_config_t *c);
  * SIGINT (Ctrl-C ends the simulation), killed when the caller dies, stdout and stderr into log.
  * Can't fail (best effort). */
 void rs_sim_child_prepare(FILE *log);
+/* rs_sim_child_prepare, then the child's end of a pipe (fds as pipe() made them: the read end is
+ * closed) as a FILE. NULL when fdopen fails. */
+FILE *rs_sim_child_pipe(FILE *log, const int fds[2]);
 /* In a simulation child right after simgrid_init(): SimGrid installs a SIGINT handler that calls
  * exit(), which is not async-signal-safe (a child interrupted inside malloc deadlocked in free() at
  * exit and its caller waited forever); put SIG_DFL back so Ctrl-C simply ends the child. */

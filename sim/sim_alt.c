@@ -131,9 +131,7 @@ typedef struct {
 
 static int alt_child(void *arg) {
     alt_child_t *a = arg;
-    close(a->fds[0]);
-    rs_sim_child_prepare(a->errf);
-    FILE *pf = fdopen(a->fds[1], "w");
+    FILE *pf = rs_sim_child_pipe(a->errf, a->fds);
     if (!pf) return RS_EXIT_FAIL;
     int code = child_main(a->platform, a->n, pf);
     fflush(pf);

@@ -22,29 +22,32 @@ void rs_doc_h(rs_doc_t *d, int level, const char *text) {
     fprintf(d->html, "</h%d>\n", level);
 }
 
-void rs_doc_p(rs_doc_t *d, const char *fmt, ...) {
+/* One block of text: "md_pre TEXT md_post" in Markdown, "html_open TEXT html_close" in HTML. */
+static void block(rs_doc_t *d, const char *md_pre, const char *md_post, const char *html_open, const char *html_close,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void block(rs_doc_t *d, const char *md_pre, const char *md_post, const char *html_open, const char *html_close,
+                  const char *fmt, va_list ap) {
     char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fprintf(d->md, "%s%s%s", md_pre, buf, md_post);
+    fputs(html_open, d->html);
+    rs_doc_html_text(d->html, buf);
+    fputs(html_close, d->html);
+}
+
+void rs_doc_p(rs_doc_t *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    block(d, "", "\n\n", "<p>", "</p>\n", fmt, ap);
     va_end(ap);
-    fprintf(d->md, "%s\n\n", buf);
-    fputs("<p>", d->html);
-    rs_doc_html_text(d->html, buf);
-    fputs("</p>\n", d->html);
 }
 
 /* Bullet list item (consecutive items form one list in Markdown; HTML gets one-item lists). */
 void rs_doc_li(rs_doc_t *d, const char *fmt, ...) {
-    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    block(d, "- ", "\n", "<ul><li>", "</li></ul>\n", fmt, ap);
     va_end(ap);
-    fprintf(d->md, "- %s\n", buf);
-    fputs("<ul><li>", d->html);
-    rs_doc_html_text(d->html, buf);
-    fputs("</li></ul>\n", d->html);
 }
 void rs_doc_end_list(rs_doc_t *d) { fputs("\n", d->md); }
 

@@ -9,25 +9,35 @@
 #include "exec_launch.h"
 #include "setup.h"
 
+void rs_measure_defaults(const char *subcommand, const rs_backend_ops_t **backend, rs_problem_t *problem, rs_dtype_t *dtype,
+                         rs_exec_spmd_t *job) {
+    *backend = rs_backend_find("cpu");
+    rs_setup_measure_problem(problem);
+    *dtype = RS_DTYPE_FP32;
+    *job = (rs_exec_spmd_t){subcommand, problem->n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
+}
+
+int rs_measure_check(const rs_backend_ops_t *backend, const rs_problem_t *problem, rs_dtype_t dtype, rs_exec_spmd_t *job,
+                     rs_err_t *err) {
+    job->n_ranks = problem->n_ranks;
+    job->dtype = dtype;
+    if (rs_exec_spmd_check(backend->exec, job, problem->grad_bytes, err) < 0) return -1;
+    const int env_size = rs_exec_env_size();
+    if (env_size > 0 && problem->n_ranks != env_size)
+        return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)problem->n_ranks,
+                       env_size);
+    return 0;
+}
+
 void rs_calibrate_defaults(rs_calibrate_in_t *in) {
     memset(in, 0, sizeof *in);
-    in->backend = rs_backend_find("cpu");
-    rs_setup_measure_problem(&in->problem);
-    in->dtype = RS_DTYPE_FP32;
-    in->job = (rs_exec_spmd_t){"calibrate", in->problem.n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
+    rs_measure_defaults("calibrate", &in->backend, &in->problem, &in->dtype, &in->job);
     rs_calib_opts_default(&in->calib);
     in->out = stdout;
 }
 
 int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err) {
-    in->job.n_ranks = in->problem.n_ranks;
-    in->job.dtype = in->dtype;
-    if (rs_exec_spmd_check(in->backend->exec, &in->job, in->problem.grad_bytes, err) < 0) return -1;
-    const int env_size = rs_exec_env_size();
-    if (env_size > 0 && in->problem.n_ranks != env_size)
-        return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)in->problem.n_ranks,
-                       env_size);
-    return 0;
+    return rs_measure_check(in->backend, &in->problem, in->dtype, &in->job, err);
 }
 
 static int calib_body(const rs_exec_job_t *job, void *arg) {

@@ -24,6 +24,15 @@ typedef struct {
     FILE *out;                       /* the report (rank 0): the calibration tables */
 } rs_calibrate_in_t;
 
+/* What the measuring studies (calibrate, validate) share. Defaults: the cpu backend, the measurement
+ * problem (rs_setup_measure_problem) in fp32, its job (N ranks, MPI progress poll). Can't fail. */
+void rs_measure_defaults(const char *subcommand, const rs_backend_ops_t **backend, rs_problem_t *problem, rs_dtype_t *dtype,
+                         rs_exec_spmd_t *job);
+/* Before any rank starts: the job takes the problem's N and dtype, the executor computes that dtype
+ * (rs_exec_spmd_check), a launcher started N processes. Returns 0 or -1 with err. */
+int rs_measure_check(const rs_backend_ops_t *backend, const rs_problem_t *problem, rs_dtype_t dtype, rs_exec_spmd_t *job,
+                     rs_err_t *err);
+
 /* Defaults: the cpu backend; the measurement problem (rs_setup_measure_problem); calibration
  * defaults; MPI progress poll; out = stdout. */
 void rs_calibrate_defaults(rs_calibrate_in_t *in);

@@ -215,6 +215,21 @@ static int report_entries(report_t *r, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * 2. sweeps
  * ---------------------------------------------------------------------------------------------- */
+/* One scaling sweep: N at the report's S (over_n), or B at its N. */
+static int scaling(report_t *r, rs_sweep_spec_t *spec, bool over_n, bool quick, sweep_t *out, rs_err_t *err) {
+    const char *range = over_n ? (quick ? "2:16:x2" : "2:128:x2") : (quick ? "256:16K:x4" : "256:64K:x2");
+    const int n = rs_sweep_parse_range(over_n ? "--ranks" : "--block", range, 1, INT32_MAX, over_n ? spec->ranks : spec->blocks,
+                                       RS_SWEEP_MAX_VALUES, err);
+    spec->n_seqs = over_n ? 1 : 0;
+    spec->seqs[0] = r->p0->seq_tokens;
+    spec->n_blocks = over_n ? 0 : n;
+    spec->n_ranks = over_n ? n : 1;
+    if (!over_n) spec->ranks[0] = r->p0->n_ranks;
+    snprintf(r->path, sizeof r->path, "%s/data/scaling-%s.csv", r->dir, over_n ? "n" : "b");
+    return run_sweep(spec, r->path, over_n ? "ringsim report (N scaling at fixed S)" : "ringsim report (B scaling at fixed N)",
+                     out, err);
+}
+
 static int report_sweeps(report_t *r, rs_err_t *err) {
     rs_sweep_spec_t *spec = r->spec;
     const rs_setup_t *c = r->c;
@@ -246,20 +261,8 @@ static int report_sweeps(report_t *r, rs_err_t *err) {
     snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%s",
              strcmp(c->spec.profile, "mi300x") == 0 ? "h100-sxm" : "mi300x");
     spec->common.spec.flops = spec->common.spec.bw = spec->common.spec.inter_bw = 0;
-    spec->n_blocks = 0;
-    spec->n_seqs = 1;
-    spec->seqs[0] = r->p0->seq_tokens;
-    spec->n_ranks = rs_sweep_parse_range("--ranks", quick ? "2:16:x2" : "2:128:x2", 1, INT32_MAX, spec->ranks,
-                                         RS_SWEEP_MAX_VALUES, err);
-    snprintf(r->path, sizeof r->path, "%s/data/scaling-n.csv", r->dir);
-    if (run_sweep(spec, r->path, "ringsim report (N scaling at fixed S)", &r->sn, err) != 0) return -1;
-    spec->n_seqs = 0;
-    spec->n_ranks = 1;
-    spec->ranks[0] = r->p0->n_ranks;
-    spec->n_blocks = rs_sweep_parse_range("--block", quick ? "256:16K:x4" : "256:64K:x2", 1, INT32_MAX, spec->blocks,
-                                          RS_SWEEP_MAX_VALUES, err);
-    snprintf(r->path, sizeof r->path, "%s/data/scaling-b.csv", r->dir);
-    return run_sweep(spec, r->path, "ringsim report (B scaling at fixed N)", &r->sbb, err);
+    if (scaling(r, spec, true, quick, &r->sn, err) != 0) return -1;
+    return scaling(r, spec, false, quick, &r->sbb, err);
 }
 
 /* ------------------------------------------------------------------------------------------------

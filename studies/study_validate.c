@@ -10,6 +10,7 @@
 
 #include "compare.h"
 #include "setup.h"
+#include "study_calibrate.h"
 #include "exec_launch.h"
 #include "model.h"
 #include "trace.h"
@@ -19,10 +20,7 @@
 
 void rs_validate_defaults(rs_validate_in_t *in) {
     memset(in, 0, sizeof *in);
-    in->backend = rs_backend_find("cpu");
-    rs_setup_measure_problem(&in->problem);
-    in->dtype = RS_DTYPE_FP32;
-    in->job = (rs_exec_spmd_t){"validate", in->problem.n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
+    rs_measure_defaults("validate", &in->backend, &in->problem, &in->dtype, &in->job);
     const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/exec.md) */
     in->n_b = (int)(sizeof defb / sizeof defb[0]);
     memcpy(in->b, defb, sizeof defb);
@@ -43,15 +41,9 @@ int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err) {
         rs_problem_t p = rs_problem_with_block(&in->problem, in->b[i]);
         if (rs_problem_validate(&p, err) != 0) return -1;
     }
-    in->job.n_ranks = in->problem.n_ranks;
-    in->job.dtype = in->dtype;
-    if (rs_exec_spmd_check(in->backend->exec, &in->job, in->problem.grad_bytes, err) < 0) return -1;
+    if (rs_measure_check(in->backend, &in->problem, in->dtype, &in->job, err) < 0) return -1;
     if (in->problem.n_ranks < 2)
         return rs_errf(err, "--ranks %lld: validation needs a ring of at least 2", (long long)in->problem.n_ranks);
-    const int env_size = rs_exec_env_size();
-    if (env_size > 0 && in->problem.n_ranks != env_size)
-        return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)in->problem.n_ranks,
-                       env_size);
     rs_hw_t hw;
     if (in->calibrated && rs_hw_load(in->calibrated, &hw, err) < 0) return -1;
     return 0;

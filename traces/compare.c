@@ -116,17 +116,6 @@ double rs_crossover_b_fit(const double *b, const double *t_comp, const double *t
     return exp(x0);
 }
 
-/* ------------------------------------------------------------------------------------------------
- * Alignment
- * ---------------------------------------------------------------------------------------------- */
-static int key_cmp(const rs_event_t *a, const rs_event_t *b) {
-    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->step != b->step) return a->step < b->step ? -1 : 1;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return 0;
-}
-static int key_qcmp(const void *a, const void *b) { return key_cmp(a, b); }
 /* Order of (pass, rank, step) only. */
 static int step_cmp(const rs_event_t *a, const rs_event_t *b) {
     if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
@@ -141,7 +130,7 @@ static rs_event_t *sorted_copy(const rs_trace_t *t) {
     rs_event_t *e = malloc((n ? n : 1) * sizeof *e);
     if (!e) return NULL;
     if (n) memcpy(e, rs_trace_events(t), n * sizeof *e);
-    qsort(e, n, sizeof *e, key_qcmp);
+    qsort(e, n, sizeof *e, rs_event_key_qcmp);
     return e;
 }
 
@@ -208,7 +197,7 @@ int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare
         while (ib < nb && same_step(&b[ib], &key)) ib++;
         /* count unmatched kinds inside the group */
         for (size_t x = i, y = j; x < ia || y < ib;) {
-            int c = x < ia && y < ib ? key_cmp(&a[x], &b[y]) : (x < ia ? -1 : 1);
+            int c = x < ia && y < ib ? rs_event_key_cmp(&a[x], &b[y]) : (x < ia ? -1 : 1);
             if (c == 0) matched++, x++, y++;
             else if (c < 0) out->only_ref++, x++;
             else out->only_other++, y++;

@@ -235,17 +235,6 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * Events
  * ---------------------------------------------------------------------------------------------- */
-/* Order of (pass, rank, step, kind). */
-static int ev_cmp(const rs_event_t *a, const rs_event_t *b) {
-    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
-    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
-    if (a->step != b->step) return a->step < b->step ? -1 : 1;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return 0;
-}
-
-static int ev_qcmp(const void *a, const void *b) { return ev_cmp(a, b); }
-
 int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
     if (t->n_events == t->cap_events) {
         size_t cap = t->cap_events ? 2 * t->cap_events : 256;
@@ -254,7 +243,7 @@ int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
         t->events = e;
         t->cap_events = cap;
     }
-    if (t->sorted && t->n_events > 0 && ev_cmp(&t->events[t->n_events - 1], ev) > 0) t->sorted = 0;
+    if (t->sorted && t->n_events > 0 && rs_event_key_cmp(&t->events[t->n_events - 1], ev) > 0) t->sorted = 0;
     t->events[t->n_events++] = *ev;
     return 0;
 }
@@ -272,7 +261,7 @@ rs_event_t *rs_trace_events_mut(rs_trace_t *t) {
 }
 
 void rs_trace_sort(rs_trace_t *t) {
-    if (t->n_events > 1) qsort(t->events, t->n_events, sizeof *t->events, ev_qcmp);
+    if (t->n_events > 1) qsort(t->events, t->n_events, sizeof *t->events, rs_event_key_qcmp);
     t->sorted = 1;
 }
 
@@ -281,13 +270,13 @@ long rs_trace_find(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pa
     rs_event_t key = {.rank = rank, .step = step, .pass = pass, .kind = kind};
     if (!t->sorted) { /* not known sorted: linear scan keeps the answer right */
         for (size_t i = 0; i < t->n_events; i++)
-            if (ev_cmp(&t->events[i], &key) == 0) return (long)i;
+            if (rs_event_key_cmp(&t->events[i], &key) == 0) return (long)i;
         return -1;
     }
     size_t lo = 0, hi = t->n_events;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = ev_cmp(&t->events[mid], &key);
+        int c = rs_event_key_cmp(&t->events[mid], &key);
         if (c == 0) return (long)mid;
         if (c < 0) lo = mid + 1;
         else hi = mid;
@@ -368,7 +357,7 @@ typedef struct {
 
 static int lref_cmp(const void *a, const void *b) {
     const line_ref_t *x = a, *y = b;
-    int c = ev_cmp(x->ev, y->ev);
+    int c = rs_event_key_cmp(x->ev, y->ev);
     if (c) return c;
     return x->line < y->line ? -1 : x->line > y->line;
 }
@@ -417,7 +406,7 @@ static int check_duplicates(const rs_trace_t *t, const long *lines, const char *
     qsort(r, t->n_events, sizeof *r, lref_cmp);
     int rc = 0;
     for (size_t i = 1; i < t->n_events; i++)
-        if (ev_cmp(r[i - 1].ev, r[i].ev) == 0) {
+        if (rs_event_key_cmp(r[i - 1].ev, r[i].ev) == 0) {
             const rs_event_t *e = r[i].ev;
             rc = rs_errf(err,
                          "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s "

@@ -51,30 +51,34 @@ static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
     return 0;
 }
 
+/* The efficiency curve (block > 0 increasing, efficiency in (0, 1.5]) or the overlap curve (bytes > 0
+ * increasing, eta in [0, 1]). Returns 0 or -1 with err. */
+static int check_curve(const rs_calibration_t *cal, bool overlap, rs_err_t *err) {
+    const char *what = overlap ? "overlap curve" : "efficiency curve", *xname = overlap ? "bytes" : "block";
+    const int n = overlap ? cal->n_overlap : cal->n_eff, max = overlap ? RS_MAX_OVERLAP_POINTS : RS_MAX_EFF_POINTS;
+    if (n < 0 || n > max) return rs_errf(err, "%s: %d points, must be in [0, %d]", what, n, max);
+    for (int k = 0; k < n; k++) {
+        const double b = overlap ? cal->overlap_curve[k].bytes : cal->eff[k].block_tokens;
+        const double e = overlap ? cal->overlap_curve[k].eta : cal->eff[k].efficiency;
+        const double prev = k == 0 ? 0 : overlap ? cal->overlap_curve[k - 1].bytes : cal->eff[k - 1].block_tokens;
+        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > prev)))
+            return rs_errf(err, "%s point %d: %s %g must be finite, > 0 and increasing", what, k, xname, b);
+        if (overlap ? !(e >= 0 && e <= 1) : !(e > 0 && e <= 1.5))
+            return rs_errf(err, "%s point %d: %s %g must be in %s", what, k, overlap ? "eta" : "efficiency", e,
+                           overlap ? "[0, 1]" : "(0, 1.5]");
+    }
+    return 0;
+}
+
 int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (n_ranks < 1) return rs_errf(err, "ranks %lld: must be >= 1", (long long)n_ranks);
     if (!(isfinite(m->flops_per_s) && m->flops_per_s > 0))
         return rs_errf(err, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
-    if (m->cal.n_eff < 0 || m->cal.n_eff > RS_MAX_EFF_POINTS)
-        return rs_errf(err, "efficiency curve: %d points, must be in [0, %d]", m->cal.n_eff, RS_MAX_EFF_POINTS);
-    for (int k = 0; k < m->cal.n_eff; k++) {
-        double b = m->cal.eff[k].block_tokens, e = m->cal.eff[k].efficiency;
-        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->cal.eff[k - 1].block_tokens)))
-            return rs_errf(err, "efficiency curve point %d: block %g must be finite, > 0 and increasing", k, b);
-        if (!(e > 0 && e <= 1.5)) return rs_errf(err, "efficiency curve point %d: efficiency %g must be in (0, 1.5]", k, e);
-    }
+    if (check_curve(&m->cal, false, err) || check_curve(&m->cal, true, err)) return -1;
     if (!(isfinite(m->cal.launch_s) && m->cal.launch_s >= 0)) return rs_errf(err, "launch %g: must be finite and >= 0 s", m->cal.launch_s);
     if (!(m->cal.overlap >= 0 && m->cal.overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->cal.overlap);
     if (!(isfinite(m->cal.comp_slowdown) && m->cal.comp_slowdown >= 1))
         return rs_errf(err, "slowdown %g: must be finite and >= 1", m->cal.comp_slowdown);
-    if (m->cal.n_overlap < 0 || m->cal.n_overlap > RS_MAX_OVERLAP_POINTS)
-        return rs_errf(err, "overlap curve: %d points, must be in [0, %d]", m->cal.n_overlap, RS_MAX_OVERLAP_POINTS);
-    for (int k = 0; k < m->cal.n_overlap; k++) {
-        double b = m->cal.overlap_curve[k].bytes, e = m->cal.overlap_curve[k].eta;
-        if (!(isfinite(b) && b > 0) || (k > 0 && !(b > m->cal.overlap_curve[k - 1].bytes)))
-            return rs_errf(err, "overlap curve point %d: bytes %g must be finite, > 0 and increasing", k, b);
-        if (!(e >= 0 && e <= 1)) return rs_errf(err, "overlap curve point %d: eta %g must be in [0, 1]", k, e);
-    }
     if (rs_machine_partial_overlap(m) && m->cal.comp_slowdown > 1)
         return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
                             "(use --overlap < 1 or --slowdown > 1, not both)", m->cal.n_overlap ? rs_machine_overlap(m, 0) : m->cal.overlap,

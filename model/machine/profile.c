@@ -296,53 +296,6 @@ static bool is_preset_name(const char *s) {
     return !strchr(s, '/') && !(n >= 5 && !strcasecmp(s + n - 5, ".json"));
 }
 
-/* Read a whole file into a malloc'd NUL-terminated buffer. */
-static char *read_file(const char *path, rs_err_t *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap >= RS_PROFILE_MAX_BYTES) {
-                free(buf);
-                fclose(fp);
-                rs_errf(err, "%s: larger than %d bytes: not a profile", path, RS_PROFILE_MAX_BYTES);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - 1 - n, fp);
-        n += got;
-        if (got == 0) break;
-    }
-    if (!buf) {
-        fclose(fp);
-        rs_errf(err, "%s: out of memory", path);
-        return NULL;
-    }
-    if (ferror(fp)) {
-        free(buf);
-        fclose(fp);
-        rs_errf(err, "%s: read error", path);
-        return NULL;
-    }
-    fclose(fp);
-    buf[n] = '\0';
-    if (strlen(buf) != n) {
-        free(buf);
-        rs_errf(err, "%s: contains a NUL byte: not a JSON text", path);
-        return NULL;
-    }
-    return buf;
-}
-
 /* ------------------------------------------------------------------------------------------------
  * Tiers
  * ---------------------------------------------------------------------------------------------- */
@@ -400,7 +353,7 @@ int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
         snprintf(origin, sizeof origin, "preset:%s", name);
         return parse_tier_text(rs_preset_text(name), origin, out, err);
     }
-    char *text = read_file(name_or_path, err);
+    char *text = rs_read_text_file(name_or_path, RS_PROFILE_MAX_BYTES, "JSON text", err);
     if (!text) return -1;
     int rc = parse_tier_text(text, name_or_path, out, err);
     free(text);
@@ -462,20 +415,19 @@ static int parse_pairs(const vctx_t *v, const json_t *j, const pairs_spec_t *sp,
     return 0;
 }
 
-/* calibration.overlap_curve: [[bytes, eta], ...], bytes > 0 strictly increasing, eta in [0, 1]. */
-static int parse_overlap_curve(const vctx_t *v, const json_t *j, rs_hw_t *out) {
-    const pairs_spec_t sp = {"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false};
-    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
-    if (parse_pairs(v, j, &sp, xs, ys, &out->cal.n_overlap)) return -1;
-    for (int k = 0; k < out->cal.n_overlap; k++) out->cal.overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
-    return 0;
-}
-
-static int parse_efficiency(const vctx_t *v, const json_t *j, rs_hw_t *out) {
-    const pairs_spec_t sp = {"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS, 0, 1.5, true};
-    double xs[RS_MAX_EFF_POINTS], ys[RS_MAX_EFF_POINTS];
-    if (parse_pairs(v, j, &sp, xs, ys, &out->cal.n_eff)) return -1;
-    for (int k = 0; k < out->cal.n_eff; k++) out->cal.eff[k] = (rs_eff_point_t){xs[k], ys[k]};
+/* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1.5]; and
+ * calibration.overlap_curve: [[bytes, eta], ...], eta in [0, 1]; x > 0 strictly increasing. */
+static int parse_curve(const vctx_t *v, const json_t *j, bool overlap, rs_calibration_t *cal) {
+    const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false}
+                                    : (pairs_spec_t){"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS,
+                                                     0, 1.5, true};
+    double xs[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS], ys[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS];
+    int n = 0;
+    if (parse_pairs(v, j, &sp, xs, ys, &n)) return -1;
+    for (int k = 0; k < n; k++)
+        if (overlap) cal->overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
+        else cal->eff[k] = (rs_eff_point_t){xs[k], ys[k]};
+    *(overlap ? &cal->n_overlap : &cal->n_eff) = n;
     return 0;
 }
 
@@ -528,14 +480,14 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
     if (cal) {
         if (check_keys(v, "calibration", cal, calib_fields, calib_figures)) return -1;
         json_t *eff = json_object_get(cal, "efficiency");
-        if (eff && parse_efficiency(v, eff, out)) return -1;
+        if (eff && parse_curve(v, eff, false, &out->cal)) return -1;
         if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->cal.launch_s) < 0) return -1;
         if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->cal.overlap) < 0) return -1;
         if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->cal.comp_slowdown) < 0) return -1;
         json_t *oc = json_object_get(cal, "overlap_curve");
         if (oc && json_object_get(cal, "overlap"))
             return vfail(v, "calibration.overlap_curve", "give either 'overlap' (one eta) or 'overlap_curve', not both");
-        if (oc && parse_overlap_curve(v, oc, out)) return -1;
+        if (oc && parse_curve(v, oc, true, &out->cal)) return -1;
         if (get_num(v, "calibration", cal, "host_s_per_xfer", false, NUM_GE0, &out->cal.host_s_per_xfer) < 0) return -1;
         if (get_num(v, "calibration", cal, "host_s_per_byte", false, NUM_GE0, &out->cal.host_s_per_byte) < 0) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
@@ -576,7 +528,7 @@ int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
         snprintf(origin, sizeof origin, "preset:%s", name);
         return rs_hw_parse(rs_preset_text(name), origin, out, err);
     }
-    char *text = read_file(name_or_path, err);
+    char *text = rs_read_text_file(name_or_path, RS_PROFILE_MAX_BYTES, "JSON text", err);
     if (!text) return -1;
     int rc = rs_hw_parse(text, name_or_path, out, err);
     free(text);

@@ -232,46 +232,6 @@ const char *const *rs_transformer_preset_names(void) {
     return names;
 }
 
-static char *read_file(const char *path, rs_err_t *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len - 1, fp);
-        len += n;
-        if (n == 0) break;
-        if (len + 1 == cap) {
-            if (cap > (64u << 20)) {
-                free(buf);
-                fclose(fp);
-                rs_errf(err, "%s: larger than 64 MiB, not a model description", path);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    bool failed = ferror(fp);
-    fclose(fp);
-    if (!buf || failed) {
-        free(buf);
-        rs_errf(err, "%s: read error", path);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
 int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_t *err) {
     size_t n = strlen(name_or_path);
     bool is_path = strchr(name_or_path, '/') || (n > 5 && !strcmp(name_or_path + n - 5, ".json"));
@@ -293,7 +253,7 @@ int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_
         return rs_errf(err, "--model %s: no such preset (presets:%s; or give a path to a .json file)",
                        name_or_path, list);
     }
-    char *text = read_file(name_or_path, err);
+    char *text = rs_read_text_file(name_or_path, (size_t)64 << 20, "model description", err);
     if (!text) return -1;
     int rc = rs_transformer_parse(text, name_or_path, out, err);
     free(text);

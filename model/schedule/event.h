@@ -34,6 +34,11 @@ typedef struct {
     double bytes;          /* send/recv: payload bytes; else 0 */
 } rs_event_t;
 
+/* The order of traces: (pass, rank, step, kind); times do not count. -1, 0 or 1; the second for
+ * qsort over rs_event_t arrays. */
+int rs_event_key_cmp(const rs_event_t *a, const rs_event_t *b);
+int rs_event_key_qcmp(const void *a, const void *b);
+
 /* Where events go. emit returns 0, or -1 when it cannot take the event (out of memory): the
  * producer stops and reports the error. */
 typedef struct {

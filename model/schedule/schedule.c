@@ -10,35 +10,24 @@
 static const char *const layout_names[RS_LAYOUT_COUNT] = {"contiguous", "striped", "zigzag"};
 static const char *const pass_names[RS_PASS_COUNT] = {"forward", "backward"};
 
-const char *rs_layout_name(rs_layout_t l) { return (unsigned)l < RS_LAYOUT_COUNT ? layout_names[l] : "?"; }
-const char *rs_pass_name(rs_pass_t p) { return (unsigned)p < RS_PASS_COUNT ? pass_names[p] : "?"; }
-const char *rs_mask_name(rs_mask_t m) {
-    switch (m) {
-    case RS_MASK_FULL: return "full";
-    case RS_MASK_SKIP: return "skip";
-    case RS_MASK_DIAG: return "diag";
-    }
-    return "?";
-}
+static const char *const mask_names[] = {"full", "skip", "diag"}; /* RS_MASK_FULL, _SKIP, _DIAG */
+
+const char *rs_layout_name(rs_layout_t l) { return rs_enum_name(layout_names, RS_LAYOUT_COUNT, (int)l); }
+const char *rs_pass_name(rs_pass_t p) { return rs_enum_name(pass_names, RS_PASS_COUNT, (int)p); }
+const char *rs_mask_name(rs_mask_t m) { return rs_enum_name(mask_names, 3, (int)m); }
 
 int rs_layout_parse(const char *s, rs_layout_t *out) {
-    for (int i = 0; i < RS_LAYOUT_COUNT; i++)
-        if (!strcmp(s, layout_names[i])) {
-            *out = (rs_layout_t)i;
-            return 0;
-        }
-    return -1;
+    const int i = rs_enum_parse(layout_names, RS_LAYOUT_COUNT, s);
+    if (i >= 0) *out = (rs_layout_t)i;
+    return i < 0 ? -1 : 0;
 }
 
 int rs_pass_parse(const char *s, rs_pass_t *out) {
-    for (int i = 0; i < RS_PASS_COUNT; i++)
-        if (!strcmp(s, pass_names[i])) {
-            *out = (rs_pass_t)i;
-            return 0;
-        }
-    if (!strcmp(s, "fwd")) { *out = RS_PASS_FORWARD; return 0; }
-    if (!strcmp(s, "bwd")) { *out = RS_PASS_BACKWARD; return 0; }
-    return -1;
+    static const char *const short_names[RS_PASS_COUNT] = {"fwd", "bwd"};
+    int i = rs_enum_parse(pass_names, RS_PASS_COUNT, s);
+    if (i < 0) i = rs_enum_parse(short_names, RS_PASS_COUNT, s);
+    if (i >= 0) *out = (rs_pass_t)i;
+    return i < 0 ? -1 : 0;
 }
 
 /* ================================================================================================

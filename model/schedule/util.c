@@ -2,6 +2,8 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -159,4 +161,49 @@ const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     else if (a < 1) snprintf(buf, len, "%.4g ms", t_s * 1e3);
     else snprintf(buf, len, "%.4g s", t_s);
     return buf;
+}
+
+char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (size_t got = 1; buf && got > 0;) {
+        if (n + 1 >= cap) {
+            char *nb = cap <= max_bytes ? realloc(buf, cap * 2) : NULL;
+            if (!nb && cap <= max_bytes) rs_errf(err, "%s: out of memory", path);
+            if (!nb && cap > max_bytes) rs_errf(err, "%s: larger than %zu bytes: not a %s", path, max_bytes, what);
+            if (!nb) free(buf);
+            buf = nb;
+            cap *= 2;
+            if (!buf) break;
+        }
+        got = fread(buf + n, 1, cap - 1 - n, fp);
+        n += got;
+    }
+    const bool bad = buf && ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        rs_errf(err, "%s: read error", path);
+        return NULL;
+    }
+    if (buf) buf[n] = '\0';
+    if (buf && strlen(buf) != n) {
+        free(buf);
+        rs_errf(err, "%s: contains a NUL byte: not a %s", path, what);
+        return NULL;
+    }
+    return buf;
+}
+
+const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }
+
+int rs_enum_parse(const char *const *names, int n, const char *s) {
+    for (int i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0) return i;
+    return -1;
 }

@@ -53,6 +53,16 @@ int rs_file_commit(rs_file_t *f, rs_err_t *err);
 /* Close and remove the temporary file. Can't fail. */
 void rs_file_abort(rs_file_t *f);
 
+/* Enumerations by name: names[i] for 0 <= i < n, else "?"; the index of s among names[0..n), -1
+ * when it is none of them. Can't fail. */
+const char *rs_enum_name(const char *const *names, int n, int i);
+int rs_enum_parse(const char *const *names, int n, const char *s);
+
+/* The whole text file at path, NUL-terminated (malloc'd), at most max_bytes. what names its kind in
+ * the messages: "PATH: cannot read: No such file or directory", "PATH: larger than N bytes: not a
+ * WHAT", "PATH: contains a NUL byte: not a WHAT", "PATH: read error". NULL with err. */
+char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err);
+
 /* Monotonic wall clock in seconds. Can't fail. */
 double rs_now_s(void);
 
