@@ -68,10 +68,26 @@ typedef struct {
 } rs_cli_exec_t;
 extern const rs_opt_t rs_cli_exec_opts[];
 rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x);
-/* The setup of an executor's study (calibrate, validate) from its default problem p: fp32, p's
- * layout and pass, N = the launcher's -np under mpirun. Returns whether this process talks (not
- * under a launcher, or its rank 0). Can't fail. */
-bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p);
+/* A measuring study's command (calibrate, validate) as parsed: the setup (made from the study's
+ * default problem: fp32, its layout and pass, N = the launcher's -np under mpirun), the executors'
+ * options, the three option groups (own, executors', shared: rs_cli_given) and whether this process
+ * talks (not under a launcher, or its rank 0). */
+typedef struct {
+    rs_setup_t c;
+    rs_cli_exec_t x;
+    rs_opt_group_t groups[3];
+    bool loud;
+} rs_cli_exec_cmd_t;
+/* Parse its command line: its own options (own), the executors' (filling *job) and the shared ones.
+ * stdout is line-buffered (a run cut short keeps what it printed). Returns as rs_cli_run_parse. */
+int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t own, const rs_problem_t *p,
+                      rs_exec_spmd_t *job, rs_cli_exec_cmd_t *e);
+/* Then: the executor (e->x.backend) into *backend, its own dtype unless --dtype was given, the setup
+ * checked with each of the blocks (S = B N) before any rank starts, the study's problem (the last
+ * block's) and dtype, the command line into the job (a re-launch under mpirun repeats it). Returns 0
+ * or -1 with err. */
+int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks, const rs_backend_ops_t **backend,
+                       rs_problem_t *problem, rs_dtype_t *dtype, rs_exec_spmd_t *job, int *argc, char ***argv, rs_err_t *err);
 #endif
 
 /* Parse the options of the command called name, and when that ends the command, its exit code:
@@ -80,6 +96,9 @@ bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p);
  * printed as "ringsim NAME: message" -> RS_EXIT_USAGE. -1: parsed, go on (optind is the first
  * positional). */
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
+
+/* "ringsim NAME: message" (when loud); returns RS_EXIT_USAGE. */
+int rs_cli_usage(const char *name, bool loud, const rs_err_t *err);
 
 /* The command line as one string, "ringsim sweep -S 64K ..." (truncated to len). Returns buf. */
 const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);

@@ -30,34 +30,23 @@ static const rs_opt_t own_opts[] = {
 #undef O
 
 int rs_cmd_calibrate(int argc, char **argv) {
-    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     rs_calibrate_in_t j;
     rs_calibrate_defaults(&j);
-    rs_setup_t c;
-    const bool loud = rs_cli_exec_setup(&c, &j.problem);
-    rs_cli_exec_t x = {"cpu", j.job};
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, rs_cli_exec_group(&x), rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("calibrate", argc, argv, groups, 3, loud);
+    rs_cli_exec_cmd_t e;
+    int rc = rs_cli_exec_parse("calibrate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
+                               &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
-    j.job = x.job;
-    if (!j.out_path) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
-    if (rs_exec_check_out("out", j.out_path, false, &err) < 0) goto usage;
-    if (rs_backend_get(x.backend, true, &j.backend, &err) < 0) goto usage;
-    if (!rs_cli_given(&groups[2], "dtype")) rs_setup_dtype(&c, j.backend->exec->default_dtype); /* the executor's own */
-    /* every block size must be a valid problem for this shape */
-    c.problem = rs_problem_with_block(&c.problem, j.calib.blocks[j.calib.n_blocks - 1]);
-    c.n_layouts = 1;
-    c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
-    if (rs_setup_finish(&c, &err) < 0) goto usage;
-    j.problem = rs_setup_problem(&c, 0, 0);
-    j.dtype = c.spec.dtype;
-    j.job.argc = &argc, j.job.argv = &argv;
-    if (rs_calibrate_finish(&j, &err) < 0) goto usage;
+    if (!j.out_path) rs_errf(&err, "--out FILE is required (the profile to write)");
+    e.c.n_layouts = 1;
+    e.c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
+    /* the largest block size must be a valid problem for this shape */
+    if (err.msg[0] || rs_exec_check_out("out", j.out_path, false, &err) < 0 ||
+        rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
+                           &j.job, &argc, &argv, &err) < 0 ||
+        rs_calibrate_finish(&j, &err) < 0)
+        return rs_cli_usage("calibrate", e.loud, &err);
     return rs_study_calibrate(&j);
-usage:
-    if (loud) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
-    return RS_EXIT_USAGE;
 }
 
 #endif

@@ -52,36 +52,22 @@ static const rs_opt_t own_opts[] = {
 #undef O
 
 int rs_cmd_validate(int argc, char **argv) {
-    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
+    rs_cli_exec_cmd_t e;
     rs_validate_in_t j;
     rs_validate_defaults(&j);
-    rs_setup_t c;
-    const bool loud = rs_cli_exec_setup(&c, &j.problem);
-    rs_cli_exec_t x = {"cpu", j.job};
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, rs_cli_exec_group(&x), rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("validate", argc, argv, groups, 3, loud);
+    int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
+                               &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
-    j.job = x.job;
-    if (c.n_layouts != 1 || c.n_passes != 1) { rs_errf(&err, "--layout and --pass: give one of each"); goto usage; }
-    if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
-        rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0)
-        goto usage;
-    if (rs_backend_get(x.backend, true, &j.backend, &err) < 0) goto usage;
-    if (!rs_cli_given(&groups[2], "dtype")) rs_setup_dtype(&c, j.backend->exec->default_dtype); /* the executor's own */
+    if (e.c.n_layouts != 1 || e.c.n_passes != 1) rs_errf(&err, "--layout and --pass: give one of each");
     /* the problem and the hardware options: every B valid before any rank starts */
-    for (int i = 0; i < j.n_b; i++) {
-        c.problem = rs_problem_with_block(&c.problem, j.b[i]);
-        if (rs_setup_finish(&c, &err) < 0) goto usage;
-    }
-    j.problem = rs_setup_problem(&c, 0, 0);
-    j.dtype = c.spec.dtype;
-    j.job.argc = &argc, j.job.argv = &argv;
-    if (rs_validate_finish(&j, &err) < 0) goto usage;
+    if (err.msg[0] || rs_exec_check_out("csv", j.csv, false, &err) < 0 ||
+        rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
+        rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0 ||
+        rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
+        rs_validate_finish(&j, &err) < 0)
+        return rs_cli_usage("validate", e.loud, &err);
     return rs_study_validate(&j);
-usage:
-    if (loud) fprintf(stderr, "ringsim validate: %s\n", err.msg);
-    return RS_EXIT_USAGE;
 }
 
 #endif

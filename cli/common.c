@@ -223,7 +223,10 @@ rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
     return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
 }
 
-bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p) {
+int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t own, const rs_problem_t *p,
+                      rs_exec_spmd_t *job, rs_cli_exec_cmd_t *e) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    rs_setup_t *c = &e->c;
     rs_setup_default(c);
     c->problem = *p;
     rs_setup_dtype(c, RS_DTYPE_FP32);
@@ -231,7 +234,27 @@ bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p) {
     c->passes[0] = p->pass;
     const int env_size = rs_exec_env_size();
     if (env_size > 0) c->problem.n_ranks = env_size;
-    return env_size <= 0 || rs_exec_env_rank() == 0;
+    e->loud = env_size <= 0 || rs_exec_env_rank() == 0;
+    e->x = (rs_cli_exec_t){"cpu", *job};
+    e->groups[0] = own, e->groups[1] = rs_cli_exec_group(&e->x), e->groups[2] = rs_cli_shared_group(c, NULL);
+    const int rc = rs_cli_run_parse(name, argc, argv, e->groups, 3, e->loud);
+    *job = e->x.job;
+    return rc;
+}
+
+int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks, const rs_backend_ops_t **backend,
+                       rs_problem_t *problem, rs_dtype_t *dtype, rs_exec_spmd_t *job, int *argc, char ***argv, rs_err_t *err) {
+    rs_setup_t *c = &e->c;
+    if (rs_backend_get(e->x.backend, true, backend, err) < 0) return -1;
+    if (!rs_cli_given(&e->groups[2], "dtype")) rs_setup_dtype(c, (*backend)->exec->default_dtype); /* the executor's own */
+    for (int i = 0; i < n_blocks; i++) {
+        c->problem = rs_problem_with_block(&c->problem, blocks[i]);
+        if (rs_setup_finish(c, err) < 0) return -1;
+    }
+    *problem = rs_setup_problem(c, 0, 0);
+    *dtype = c->spec.dtype;
+    job->argc = argc, job->argv = argv;
+    return 0;
 }
 #endif
 
@@ -264,6 +287,11 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         return RS_EXIT_USAGE;
     }
     return -1;
+}
+
+int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {
+    if (loud) fprintf(stderr, "ringsim %s: %s\n", name, err->msg);
+    return RS_EXIT_USAGE;
 }
 
 const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv) {

@@ -292,21 +292,13 @@ static void *cpu_loopback_create(int64_t rank, int64_t n, const char *kind, rs_e
 }
 
 const rs_exec_backend_t rs_cpu_exec_backend = {
-    .name = "cpu",
-    .source = "exec-cpu",
-    .default_dtype = RS_DTYPE_FP32,
-    .loopback_kinds = "local",
-    .compute_for = cpu_compute_for,
-    .kernel_tile = NULL,
+    .name = "cpu", .source = "exec-cpu", .default_dtype = RS_DTYPE_FP32, .loopback_kinds = "local",
+    .compute_for = cpu_compute_for, .kernel_tile = NULL,
 #ifdef RINGSIM_HAVE_MPI
-    .mpi_ops = &rs_mpi_transport_ops,
-    .mpi_create = cpu_mpi_create,
+    .mpi_ops = &rs_mpi_transport_ops, .mpi_create = cpu_mpi_create,
 #endif
-    .world_ops = &rs_local_transport_ops,
-    .world_create = cpu_world_create,
-    .world_free = cpu_world_free,
-    .loopback_ops = &rs_local_transport_ops,
-    .loopback_create = cpu_loopback_create,
+    .world_ops = &rs_local_transport_ops, .world_create = cpu_world_create, .world_free = cpu_world_free,
+    .loopback_ops = &rs_local_transport_ops, .loopback_create = cpu_loopback_create,
 };
 
 static int cpu_can_run(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why) {

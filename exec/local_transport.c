@@ -212,28 +212,27 @@ static int lt_barrier(void *st, double timeout_s, rs_err_t *err) {
     return rc;
 }
 
-static int lt_gather(void *st, const void *host_buf, size_t bytes, void *root_buf, double timeout_s,
-                     rs_err_t *err) {
+/* Every rank shows its buffer to the others, then (between two barriers) rank 0 copies them all
+ * into root_buf (gather), or every other rank copies rank 0's (bcast). */
+static int lt_exchange(void *st, void *host_buf, size_t bytes, void *root_buf, bool bcast, double timeout_s, rs_err_t *err) {
     local_rank_t *r = st;
     rs_local_world_t *w = r->w;
     pthread_mutex_lock(&w->mu);
     w->gather_src[r->rank] = host_buf;
     pthread_mutex_unlock(&w->mu);
     if (lt_barrier(st, timeout_s, err) < 0) return -1;
-    if (r->rank == 0)
+    if (!bcast && r->rank == 0)
         for (int64_t i = 0; i < w->n_ranks; i++) memcpy((char *)root_buf + (size_t)i * bytes, w->gather_src[i], bytes);
+    if (bcast && r->rank != 0) memcpy(host_buf, w->gather_src[0], bytes);
     return lt_barrier(st, timeout_s, err);
 }
 
+static int lt_gather(void *st, const void *host_buf, size_t bytes, void *root_buf, double timeout_s, rs_err_t *err) {
+    return lt_exchange(st, (void *)host_buf, bytes, root_buf, false, timeout_s, err);
+}
+
 static int lt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
-    local_rank_t *r = st;
-    rs_local_world_t *w = r->w;
-    pthread_mutex_lock(&w->mu);
-    w->gather_src[r->rank] = host_buf;
-    pthread_mutex_unlock(&w->mu);
-    if (lt_barrier(st, timeout_s, err) < 0) return -1;
-    if (r->rank != 0) memcpy(host_buf, w->gather_src[0], bytes);
-    return lt_barrier(st, timeout_s, err);
+    return lt_exchange(st, host_buf, bytes, NULL, true, timeout_s, err);
 }
 
 static void lt_abort(void *st, int exit_code) {
@@ -266,18 +265,7 @@ void *rs_local_loopback_create(int64_t rank, int64_t n_ranks, rs_err_t *err) {
 }
 
 const rs_transport_ops_t rs_local_transport_ops = {
-    .name = "local",
-    .rank = lt_rank,
-    .size = lt_size,
-    .post = lt_post,
-    .progress = lt_progress,
-    .wait = lt_wait,
-    .barrier = lt_barrier,
-    .gather = lt_gather,
-    .bcast = lt_bcast,
-    .abort = lt_abort,
-    .describe = lt_describe,
-    .destroy = lt_destroy,
-    .loopback = lt_loopback,
-    .inject_stall = NULL,
+    .name = "local", .rank = lt_rank, .size = lt_size, .post = lt_post, .progress = lt_progress, .wait = lt_wait,
+    .barrier = lt_barrier, .gather = lt_gather, .bcast = lt_bcast, .abort = lt_abort, .describe = lt_describe,
+    .destroy = lt_destroy, .loopback = lt_loopback, .inject_stall = NULL,
 };

@@ -290,16 +290,18 @@ static void mt_abort(void *st, int exit_code) {
 
 static const char *mt_describe(void *st) { return ((mpi_state_t *)st)->desc; }
 
+static void stop_progress_thread(mpi_state_t *m) {
+    pthread_mutex_lock(&m->mu);
+    m->stop = true;
+    pthread_cond_broadcast(&m->cv);
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->thread, NULL);
+}
+
 static void mt_destroy(void *st) {
     mpi_state_t *m = st;
     if (!m) return;
-    if (m->has_thread) {
-        pthread_mutex_lock(&m->mu);
-        m->stop = true;
-        pthread_cond_broadcast(&m->cv);
-        pthread_mutex_unlock(&m->mu);
-        pthread_join(m->thread, NULL);
-    }
+    if (m->has_thread) stop_progress_thread(m);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     free(m);
@@ -309,16 +311,7 @@ static void mt_destroy(void *st) {
 }
 
 const rs_transport_ops_t rs_mpi_transport_ops = {
-    .name = "mpi",
-    .rank = mt_rank,
-    .size = mt_size,
-    .post = mt_post,
-    .progress = mt_progress,
-    .wait = mt_wait,
-    .barrier = mt_barrier,
-    .gather = mt_gather,
-    .bcast = mt_bcast,
-    .abort = mt_abort,
-    .describe = mt_describe,
+    .name = "mpi", .rank = mt_rank, .size = mt_size, .post = mt_post, .progress = mt_progress, .wait = mt_wait,
+    .barrier = mt_barrier, .gather = mt_gather, .bcast = mt_bcast, .abort = mt_abort, .describe = mt_describe,
     .destroy = mt_destroy,
 };

@@ -61,24 +61,26 @@ int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err) {
  * ---------------------------------------------------------------------------------------------- */
 static int is_exec(const char *p) { return p && *p && access(p, X_OK) == 0; }
 
-/* The environment's choice: 1 with *out when var is set and ok(its value), -1 with err "VAR=value:
- * why" when it is set but not ok, 0 when it is unset or empty. */
-static int env_choice(const char *var, int (*ok)(const char *), const char *why, const char **out, rs_err_t *err) {
+/* The environment's choice, else the build's: 1 with *out when var is set and ok(its value), -1 with
+ * err "VAR=value: why" when it is set but not ok; when it is unset or empty, 1 with *out = built
+ * when built is ok, else 0. */
+static int choice(const char *var, int (*ok)(const char *), const char *why, const char *built, const char **out,
+                  rs_err_t *err) {
     const char *v = getenv(var);
-    if (!v || !*v) return 0;
-    if (!ok(v)) return rs_errf(err, "%s=%s: %s", var, v, why);
-    *out = v;
-    return 1;
+    if (v && *v && !ok(v)) return rs_errf(err, "%s=%s: %s", var, v, why);
+    *out = v && *v ? v : built;
+    return *out && ok(*out);
 }
 
 const char *rs_gnuplot_path(rs_err_t *err) {
     static char found[1024];
-    const char *env = NULL;
-    const int chosen = env_choice("RINGSIM_GNUPLOT", is_exec, "not an executable (unset it to use gnuplot from PATH)", &env, err);
-    if (chosen) return chosen > 0 ? env : NULL;
-#ifdef GNUPLOT_EXECUTABLE
-    if (is_exec(GNUPLOT_EXECUTABLE)) return GNUPLOT_EXECUTABLE;
+#ifndef GNUPLOT_EXECUTABLE
+#define GNUPLOT_EXECUTABLE NULL
 #endif
+    const char *chosen = NULL;
+    const int k = choice("RINGSIM_GNUPLOT", is_exec, "not an executable (unset it to use gnuplot from PATH)",
+                         GNUPLOT_EXECUTABLE, &chosen, err);
+    if (k) return k > 0 ? chosen : NULL;
     const char *path = getenv("PATH");
     if (path) {
         const char *s = path;
@@ -129,12 +131,12 @@ static int has_style(const char *dir) {
 }
 
 const char *rs_plot_scripts_dir(rs_err_t *err) {
-    const char *env = NULL;
-    const int chosen = env_choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", &env, err);
-    if (chosen) return chosen > 0 ? env : NULL;
-#ifdef RS_PLOTS_SOURCE_DIR
-    if (has_style(RS_PLOTS_SOURCE_DIR)) return RS_PLOTS_SOURCE_DIR;
+#ifndef RS_PLOTS_SOURCE_DIR
+#define RS_PLOTS_SOURCE_DIR NULL
 #endif
+    const char *chosen = NULL;
+    const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", RS_PLOTS_SOURCE_DIR, &chosen, err);
+    if (k) return k > 0 ? chosen : NULL;
     if (extracted_dir[0]) return extracted_dir;
     const char *tmp = getenv("TMPDIR");
     snprintf(extracted_dir, sizeof extracted_dir, "%s/ringsim-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");

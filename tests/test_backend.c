@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "model.h"
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
 
 #define RINGSIM RS_BINARY_DIR "/bin/ringsim"
@@ -20,16 +21,6 @@ static rs_machine_t h100(void) {
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err), 0);
     return m;
-}
-
-static rs_problem_t problem(int64_t n, int64_t b, rs_layout_t l, rs_pass_t pass) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.n_ranks = n;
-    p.seq_tokens = n * b;
-    p.layout = l;
-    p.pass = pass;
-    return p;
 }
 
 /* The table: the walk first; every name found again; unknown names refused with the choices, and a
@@ -64,7 +55,7 @@ static void test_table(void) {
 static void test_walk_equals_model(void) {
     rs_machine_t m = h100();
     m.cal.overlap = 0.4; /* the slow path of the walk (events made) */
-    rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD);
+    rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_err_t err = {{0}};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -103,7 +94,7 @@ static void test_walk_equals_model(void) {
  * overlap; the CPU executor takes fp32 and refuses 2-byte activations, saying why. */
 static void test_can_run(void) {
     rs_machine_t m = h100();
-    rs_problem_t p = problem(4, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, true);
     rs_err_t why = {{0}};
     CU_ASSERT_EQUAL(rs_walk_backend.can_run(&p, &m, &why), 0);
     m.loopback = true;
@@ -142,7 +133,7 @@ static void test_sim_equals_walk(void) {
     if (!sim) return;
     rs_machine_t m = h100();
     m.cal.overlap = 0.5;
-    rs_problem_t p = problem(6, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD);
+    rs_problem_t p = rs_test_problem(6, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_err_t err = {{0}};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -168,7 +159,7 @@ static void test_cpu_subprocess(void) {
     const rs_backend_ops_t *cpu = rs_backend_find("cpu");
     if (!cpu || access(RINGSIM, X_OK) != 0) return;
     rs_machine_t m = h100();
-    rs_problem_t p = problem(3, 32, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD);
+    rs_problem_t p = rs_test_problem(3, 32, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     p.act_bytes = 4, p.q_heads = 2, p.kv_heads = 1, p.head_dim = 16, p.tile_q = p.tile_k = 8;
     rs_err_t err = {{0}};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -205,6 +196,5 @@ int main(void) {
                                            {"sim_equals_walk", test_sim_equals_walk},
                                            {"cpu_subprocess", test_cpu_subprocess},
                                            {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"backend", cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("backend", cases);
 }

@@ -132,7 +132,6 @@ static void test_json_and_traces(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("cli") != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"bad input: exit 2, one line, no output file", test_bad_input},
         {"--help lists every option with its default", test_help_lists_options_with_defaults},
@@ -140,6 +139,7 @@ int main(void) {
         {"JSON and predicted traces", test_json_and_traces},
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
+    if (rs_test_scratch("cli") != 0) return 1;
     int rc = rs_test_main(suites, 1);
     rs_test_cleanup();
     return rc;

@@ -760,8 +760,7 @@ int main(int argc, char **argv) {
         {"a real torch.profiler capture (torch 2.11, H200)", test_real_torch_trace},
         {NULL, NULL},
     };
-    static const rs_test_suite_t suites[] = {{"import", cases}};
-    int rc = rs_test_main(suites, 1);
+    int rc = rs_test_main1("import", cases);
     rs_test_cleanup();
     return rc;
 }

@@ -17,6 +17,15 @@ static rs_problem_t small_problem(int64_t n, rs_layout_t lay, rs_pass_t pass) {
     return p;
 }
 
+/* The small problem's schedule on a ring of n (valid: failures are fatal), options for reps measured
+ * runs and no warm-up. */
+static rs_schedule_t *small_schedule(int64_t n, rs_layout_t lay, rs_pass_t pass, int reps, rs_exec_opts_t *o) {
+    rs_problem_t p = small_problem(n, lay, pass);
+    rs_exec_opts_default(o);
+    o->reps = reps, o->warmup = 0, o->timeout_s = 10;
+    return rs_schedule_create(&p, NULL);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -61,13 +70,10 @@ static void test_local_loopback_transport(void) {
  * schedule, each rank's compute events carrying the schedule's executed FLOPs. */
 static void run_all_ranks(rs_layout_t lay, rs_pass_t pass) {
     int64_t n = 3;
-    rs_problem_t p = small_problem(n, lay, pass);
-    rs_err_t err = {{0}};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_exec_opts_t o;
-    rs_exec_opts_default(&o);
-    o.reps = 2, o.warmup = 0, o.timeout_s = 10;
+    rs_schedule_t *s = small_schedule(n, lay, pass, 2, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rs_err_t err = {{0}};
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
     int rc = rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o, tr,
@@ -125,16 +131,13 @@ static void test_run_loopback_backward(void) {
 /* A subset of ranks; refusals: --check, a rank out of range, a stall on a transport without one. */
 static void test_run_loopback_refusals(void) {
     int64_t n = 4;
-    rs_problem_t p = small_problem(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD);
-    rs_err_t err = {{0}};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    const int64_t some[2] = {3, 1};
     rs_exec_opts_t o;
-    rs_exec_opts_default(&o);
-    o.reps = 1, o.warmup = 0, o.timeout_s = 10;
+    rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
-    const int64_t some[2] = {3, 1};
+    rs_err_t err = {{0}};
     CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, some, 2, &o,
                                          tr, &res, &err), 0);
     CU_ASSERT(rs_trace_find(tr, 3, 0, RS_PASS_FORWARD, RS_EV_STEP) >= 0);
@@ -190,6 +193,5 @@ int main(void) {
                                            {"run_loopback_refusals", test_run_loopback_refusals},
                                            {"calibrate_loopback", test_calibrate_loopback},
                                            {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"exec_loopback", cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("exec_loopback", cases);
 }

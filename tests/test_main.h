@@ -1,5 +1,5 @@
 /* test_main.h - the shared CUnit runner. A test file defines its suites, then
- *     int main(void) { return rs_test_main(suites, n); }
+ *     int main(void) { return rs_test_main(suites, n); }      (one suite: rs_test_main1(name, cases))
  * Exit code: 0 all passed, 1 any failure or CUnit error. A test binary that cannot run here (no
  * GPU, ...) prints "skipped: <why>" and returns RS_TEST_SKIP (CTest reports it as Skipped). */
 #ifndef RS_TEST_MAIN_H
@@ -46,6 +46,12 @@ static inline int rs_test_main(const rs_test_suite_t *suites, int n_suites) {
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     CU_cleanup_registry();
     return failed ? 1 : 0;
+}
+
+/* A test program of one suite. */
+static inline int rs_test_main1(const char *name, const rs_test_case_t *cases) {
+    const rs_test_suite_t suite = {name, cases};
+    return rs_test_main(&suite, 1);
 }
 
 #endif /* RS_TEST_MAIN_H */

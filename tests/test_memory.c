@@ -10,30 +10,15 @@
 /* The small model of docs/memory.md, "Worked example": L=2, h=64, Hq=4, Hkv=2, d=16 (q=64, k=32),
  * f=128 SwiGLU, V=100, untied. */
 static rs_transformer_t small_model(void) {
-    rs_transformer_t t;
-    memset(&t, 0, sizeof t);
-    snprintf(t.name, sizeof t.name, "small");
-    t.layers = 2;
-    t.hidden = 64;
-    t.q_heads = 4;
-    t.kv_heads = 2;
-    t.head_dim = 16;
-    t.ffn = 128;
-    t.ffn_kind = RS_FFN_SWIGLU;
-    t.vocab = 100;
-    return t;
+    return (rs_transformer_t){.name = "small", .layers = 2, .hidden = 64, .q_heads = 4, .kv_heads = 2, .head_dim = 16,
+                              .ffn = 128, .ffn_kind = RS_FFN_SWIGLU, .vocab = 100};
 }
 
 static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
     rs_mem_config_t c;
     rs_mem_config_default(&c);
-    c.seq_tokens = 1024;
-    c.sp_degree = 4;
-    c.batch = 1;
-    c.shard_devices = 4;
-    c.precision = prec;
-    c.ckpt = ckpt;
-    c.chunk_tokens = 64;
+    c.seq_tokens = 1024, c.sp_degree = 4, c.batch = 1, c.shard_devices = 4;
+    c.precision = prec, c.ckpt = ckpt, c.chunk_tokens = 64;
     return c;
 }
 
@@ -107,11 +92,11 @@ static void test_memory_none_selective_fp32(void) {
 
 /* USP (U = 2 of N = 4) adds the all-to-all staging; pure Ulysses (U = N) has no incoming blocks. */
 static void test_memory_ulysses(void) {
-    rs_transformer_t t = small_model();
-    rs_err_t err = {{0}};
-    rs_mem_t m;
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.ulysses_degree = 2;
+    rs_transformer_t t = small_model();
+    rs_mem_t m;
+    rs_err_t err = {{0}};
     CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
     CU_ASSERT_EQUAL(m.a2a_bytes, 256.0 * (64 + 2 * 32) * 2);  /* 65536 */
     CU_ASSERT_EQUAL(m.ring_bytes, 425984.0);                  /* a ring of 2 remains */
@@ -255,6 +240,5 @@ static const rs_test_case_t memory_cases[] = {
 };
 
 int main(void) {
-    rs_test_suite_t suites[] = {{"memory", memory_cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("memory", memory_cases);
 }

@@ -299,9 +299,7 @@ static void test_walk_compute_matches_machine(void) {
     m.cal.launch_s = 3e-6;
     m.jitter = 0.2;
     m.seed = 42;
-    m.perturb.n_stragglers = 1;
-    m.perturb.straggler_rank[0] = 5;
-    m.perturb.straggler_factor[0] = 1.5;
+    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 5, m.perturb.straggler_factor[0] = 1.5;
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
@@ -330,17 +328,13 @@ static void test_straggler_and_slow_hop(void) {
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_walk_t base, slow;
     rs_model_walk(s, &m, RS_NO_SINK, NULL, &base, NULL);
-    m.perturb.n_stragglers = 1;
-    m.perturb.straggler_rank[0] = 3;
-    m.perturb.straggler_factor[0] = 1.5;
+    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.5;
     rs_model_walk(s, &m, RS_NO_SINK, NULL, &slow, NULL);
     RS_ASSERT_REL(slow.makespan_s, 1.5 * base.makespan_s, 1e-12);
     /* a hop 9x slower sets the pace of a comm-bound ring: makespan ~ (N-1) * 9 T_comm */
     rs_machine_t m2 = machine(1e15, 1e11, 0);
     rs_model_walk(s, &m2, RS_NO_SINK, NULL, &base, NULL);
-    m2.perturb.n_degraded = 1;
-    m2.perturb.degraded_hop[0] = 2;
-    m2.perturb.degraded_factor[0] = 9;
+    m2.perturb.n_degraded = 1, m2.perturb.degraded_hop[0] = 2, m2.perturb.degraded_factor[0] = 9;
     rs_model_walk(s, &m2, RS_NO_SINK, NULL, &slow, NULL);
     double tm = (double)rs_problem_kv_bytes(&p) / 1e11;
     RS_ASSERT_REL(slow.makespan_s, 7 * 9 * tm + 4096.0 * 4096 * 512 / 1e15, 1e-9);
@@ -359,12 +353,8 @@ static void test_fused_walk_equals_general(void) {
             m.inter = (rs_tier_t){"slow-nic", 3e8, 5e-6};
             m.cal.launch_s = 1e-6;
             m.jitter = 0.1;
-            m.perturb.n_stragglers = 1;
-            m.perturb.straggler_rank[0] = 6;
-            m.perturb.straggler_factor[0] = 1.7;
-            m.perturb.n_degraded = 1;
-            m.perturb.degraded_hop[0] = 9;
-            m.perturb.degraded_factor[0] = 3;
+            m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 6, m.perturb.straggler_factor[0] = 1.7;
+            m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 9, m.perturb.degraded_factor[0] = 3;
             rs_schedule_t *s = rs_schedule_create(&p, NULL);
             rs_trace_t *t = rs_trace_create("model");
             double busy_a[16], busy_b[16];

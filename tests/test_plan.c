@@ -17,13 +17,31 @@ static rs_machine_t round_machine(void) { /* nodes of 8: 400 GB/s inside, 50 GB/
     return m;
 }
 
-static rs_hw_t round_hw(void) {
+static rs_hw_t round_hw(void) { return (rs_hw_t){.name = "round", .mem_bytes = 80e9, .price_per_device_hour = 3.6}; }
+
+static rs_transformer_t load(const char *name);
+
+/* The default split config at S tokens, U x R devices. */
+static rs_sp_config_t sp_config(int64_t seq, int64_t u, int64_t r) {
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.seq_tokens = seq, c.ulysses = u, c.ring = r;
+    return c;
+}
+
+/* A plan of model at S tokens on the round machine (80 GB devices at 3.6 USD/h). */
+typedef struct {
+    rs_plan_config_t c;
     rs_hw_t hw;
-    memset(&hw, 0, sizeof hw);
-    snprintf(hw.name, sizeof hw.name, "round");
-    hw.mem_bytes = 80e9;
-    hw.price_per_device_hour = 3.6;
-    return hw;
+    rs_machine_t m;
+} fixture_t;
+
+static fixture_t fixture(const char *model, int64_t seq) {
+    fixture_t f = {.hw = round_hw(), .m = round_machine()};
+    rs_plan_config_default(&f.c);
+    f.c.model = load(model);
+    f.c.seq_tokens = seq;
+    return f;
 }
 
 static rs_transformer_t load(const char *name) {
@@ -39,11 +57,8 @@ static rs_transformer_t load(const char *name) {
 static void test_ulysses_head_bound(void) {
     rs_transformer_t t = load("llama3-8b");
     rs_machine_t m = round_machine();
-    rs_sp_config_t c;
-    rs_sp_config_default(&c);
-    c.seq_tokens = 1 << 20;
+    rs_sp_config_t c = sp_config(1 << 20, 8, 1);
     rs_err_t err = {{0}};
-    c.ulysses = 8, c.ring = 1;
     CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), 0);
     c.ulysses = 16;
     CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
@@ -79,10 +94,7 @@ static void test_a2a_formula(void) {
 static void test_ring_is_walk(void) {
     rs_transformer_t t = load("llama3-8b");
     rs_machine_t m = round_machine();
-    rs_sp_config_t c;
-    rs_sp_config_default(&c);
-    c.seq_tokens = 1 << 18;
-    c.ring = 16;
+    rs_sp_config_t c = sp_config(1 << 18, 1, 16);
     rs_sp_cost_t cost;
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
@@ -114,10 +126,7 @@ static void test_ring_is_walk(void) {
 static void test_ulysses_cost(void) {
     rs_transformer_t t = load("llama2-7b"); /* 32 KV heads */
     rs_machine_t m = round_machine();
-    rs_sp_config_t c;
-    rs_sp_config_default(&c);
-    c.seq_tokens = 1 << 16;
-    c.ulysses = 8, c.ring = 1;
+    rs_sp_config_t c = sp_config(1 << 16, 8, 1);
     c.causal = false;
     rs_sp_cost_t u;
     rs_err_t err = {{0}};
@@ -140,10 +149,7 @@ static void test_hidden_uses_mask(void) {
     rs_transformer_t t = load("llama3-8b");
     rs_machine_t m = round_machine();
     m.cal.n_eff = 1, m.cal.eff[0].block_tokens = 1, m.cal.eff[0].efficiency = 0.5;
-    rs_sp_config_t c;
-    rs_sp_config_default(&c);
-    c.seq_tokens = 1 << 17;
-    c.ulysses = 2, c.ring = 32; /* B = 4096, ring ranks 4 per node: inter hops */
+    rs_sp_config_t c = sp_config(1 << 17, 2, 32); /* B = 4096, ring ranks 4 per node: inter hops */
     rs_sp_cost_t a, b;
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &a, &err), 0);
@@ -159,16 +165,11 @@ static void test_hidden_uses_mask(void) {
 /* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
  * heads and N = 32 across nodes of 8, the ring is chosen unless a USP split is faster. */
 static void test_ring_over_ulysses(void) {
-    rs_plan_config_t c;
-    rs_plan_config_default(&c);
-    c.model = load("llama3-8b");
-    c.seq_tokens = 1 << 20;
-    c.fixed_sp = 32;
-    rs_hw_t hw = round_hw();
-    rs_machine_t m = round_machine();
+    fixture_t f = fixture("llama3-8b", 1 << 20);
+    f.c.fixed_sp = 32;
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(r->sp, 32);
     CU_ASSERT(r->best >= 0);
     for (int i = 0; i < r->n_options; i++) {
@@ -178,16 +179,16 @@ static void test_ring_over_ulysses(void) {
     CU_ASSERT_NOT_EQUAL(r->options[r->best].kind, RS_SP_ULYSSES);
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "pure Ulysses impossible: N=32 > 8 KV heads"));
     /* without USP the ring is the only choice and wins */
-    c.alternatives = false;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    f.c.alternatives = false;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(r->n_options, 1);
     CU_ASSERT_EQUAL(r->best, 0);
     CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "ring N=32 wins"));
     /* N = 8 <= 8 KV heads inside one node: Ulysses is costed */
-    c.alternatives = true;
-    c.fixed_sp = 8;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    f.c.alternatives = true;
+    f.c.fixed_sp = 8;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     bool has_ulysses = false;
     for (int i = 0; i < r->n_options; i++) has_ulysses |= r->options[i].kind == RS_SP_ULYSSES;
     CU_ASSERT_TRUE(has_ulysses);
@@ -197,17 +198,12 @@ static void test_ring_over_ulysses(void) {
 /* The choice is real: on one node with a slow link (64 GB/s, PCIe-like) an MHA model's 4K-token ring
  * blocks cannot hide their transfers, and Ulysses (one all-to-all each way, then one kernel) wins. */
 static void test_ulysses_wins_when_ring_exposed(void) {
-    rs_plan_config_t c;
-    rs_plan_config_default(&c);
-    c.model = load("llama2-7b");
-    c.seq_tokens = 1 << 15;
-    c.fixed_sp = 8;
-    rs_hw_t hw = round_hw();
-    rs_machine_t m = round_machine();
-    m.intra.bw_bytes_per_s = 64e9;
+    fixture_t f = fixture("llama2-7b", 1 << 15);
+    f.c.fixed_sp = 8;
+    f.m.intra.bw_bytes_per_s = 64e9;
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
     CU_ASSERT_FALSE(r->options[0].attn.ring_hidden_fwd);
     CU_ASSERT_TRUE_FATAL(r->best >= 0);
@@ -220,18 +216,13 @@ static void test_ulysses_wins_when_ring_exposed(void) {
 
 /* Linear layers, head, step, MFU and cost by hand for one option. */
 static void test_option_arithmetic(void) {
-    rs_plan_config_t c;
-    rs_plan_config_default(&c);
-    c.model = load("llama2-7b");
-    c.seq_tokens = 1 << 16;
-    c.global_batch = 4;
-    c.dp = 2; /* 2 micro-batches per replica */
-    c.ckpt = RS_CKPT_FULL;
-    rs_hw_t hw = round_hw();
-    rs_machine_t m = round_machine();
+    fixture_t f = fixture("llama2-7b", 1 << 16);
+    f.c.global_batch = 4;
+    f.c.dp = 2; /* 2 micro-batches per replica */
+    f.c.ckpt = RS_CKPT_FULL;
     rs_plan_option_t o;
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&c, &hw, &m, 1 << 16, 1, 8, &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, 1 << 16, 1, 8, &o, &err), 0);
     double p_lin = 202375168.0; /* 4 x 4096^2 + 3 x 4096 x 11008 */
     double tok = 65536.0 / 8;
     RS_ASSERT_REL(o.t_linear_layer_s, 4 * 2 * p_lin * tok / (1e15 * 0.7), 1e-12);
@@ -252,45 +243,40 @@ static void test_option_arithmetic(void) {
 
 /* Smallest N and max context: memory grows with S and shrinks with N. */
 static void test_smallest_n_and_max_seq(void) {
-    rs_plan_config_t c;
-    rs_plan_config_default(&c);
-    c.model = load("llama2-7b");
-    c.seq_tokens = 1 << 20;
-    rs_hw_t hw = round_hw();
-    rs_machine_t m = round_machine();
+    fixture_t f = fixture("llama2-7b", 1 << 20);
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_TRUE(r->fits);
     int64_t n = r->sp;
     CU_ASSERT(n >= 2);
     rs_mem_t a, b;
-    CU_ASSERT_EQUAL(rs_plan_memory(&c, 1 << 20, n, 1, &a, &err), 0);
-    CU_ASSERT_EQUAL(rs_plan_memory(&c, 1 << 20, n / 2, 1, &b, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&f.c, 1 << 20, n, 1, &a, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&f.c, 1 << 20, n / 2, 1, &b, &err), 0);
     CU_ASSERT(a.total_bytes <= 0.9 * 80e9);
     CU_ASSERT(b.total_bytes > 0.9 * 80e9); /* N/2 does not fit: N is the smallest */
 
     int64_t s1 = 0, s2 = 0;
     bool capped = true;
-    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 8, &s1, &capped, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&f.c, 0.9 * 80e9, 8, &s1, &capped, &err), 0);
     CU_ASSERT_FALSE(capped);
-    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 16, &s2, NULL, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&f.c, 0.9 * 80e9, 16, &s2, NULL, &err), 0);
     CU_ASSERT(s1 > 0 && s1 % 16 == 0);
     CU_ASSERT(s2 > s1);
-    CU_ASSERT_EQUAL(rs_plan_memory(&c, s1, 8, 1, &a, &err), 0);
-    CU_ASSERT_EQUAL(rs_plan_memory(&c, s1 + 16, 8, 1, &b, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&f.c, s1, 8, 1, &a, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_memory(&f.c, s1 + 16, 8, 1, &b, &err), 0);
     CU_ASSERT(a.total_bytes <= 0.9 * 80e9 && b.total_bytes > 0.9 * 80e9);
     /* at N = 4096 memory would allow ~0.5G tokens, but the causal backward's FLOP count
      * S^2/2 x 10 d Hq must stay below 2^64: S <= ~31M for d = 128, Hq = 32 */
-    CU_ASSERT_EQUAL(rs_plan_max_seq(&c, 0.9 * 80e9, 4096, &s1, &capped, &err), 0);
+    CU_ASSERT_EQUAL(rs_plan_max_seq(&f.c, 0.9 * 80e9, 4096, &s1, &capped, &err), 0);
     CU_ASSERT_TRUE(capped);
     CU_ASSERT(s1 > 20000000 && s1 < 40000000 && s1 % 8192 == 0);
     double pairs = (double)s1 * ((double)s1 + 1) / 2, pairs_next = (double)(s1 + 8192) * (double)(s1 + 8193) / 2;
     CU_ASSERT(pairs * 10 * 128 * 32 < 18446744073709551616.0);
     CU_ASSERT(pairs_next * 10 * 128 * 32 > 18446744073709551616.0 * 0.999);
-    c.seq_tokens = 0;
-    c.fixed_sp = 4096;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    f.c.seq_tokens = 0;
+    f.c.fixed_sp = 4096;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_TRUE(r->seq_capped);
     CU_ASSERT_EQUAL(r->seq_tokens, s1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "64-bit FLOP counts"));
@@ -299,24 +285,19 @@ static void test_smallest_n_and_max_seq(void) {
 
 /* A model that cannot fit says by how much. */
 static void test_does_not_fit(void) {
-    rs_plan_config_t c;
-    rs_plan_config_default(&c);
-    c.model = load("llama3-405b");
-    c.seq_tokens = 1 << 20;
-    c.max_sp = 8;
-    rs_hw_t hw = round_hw();
-    rs_machine_t m = round_machine();
+    fixture_t f = fixture("llama3-405b", 1 << 20);
+    f.c.max_sp = 8;
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&c, &hw, &m, r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_FALSE(r->fits);
     CU_ASSERT_EQUAL(r->best, -1);
     CU_ASSERT_EQUAL(r->sp, 8);
     RS_ASSERT_REL(r->shortfall_bytes, r->mem.total_bytes - 0.9 * 80e9, 1e-12);
     CU_ASSERT(r->shortfall_bytes > 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "nothing fits"));
-    c.dp = 3; /* does not divide the global batch 1 */
-    CU_ASSERT_EQUAL(rs_plan_run(&c, &hw, &m, r, &err), -1);
+    f.c.dp = 3; /* does not divide the global batch 1 */
+    CU_ASSERT_EQUAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--dp 3"));
     free(r);
 }
@@ -336,6 +317,5 @@ static const rs_test_case_t plan_cases[] = {
 };
 
 int main(void) {
-    rs_test_suite_t suites[] = {{"plan", plan_cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("plan", plan_cases);
 }

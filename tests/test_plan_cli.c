@@ -164,6 +164,5 @@ int main(void) {
         printf("skipped: %s/bin/ringsim not built\n", RS_BINARY_DIR);
         return RS_TEST_SKIP;
     }
-    rs_test_suite_t suites[] = {{"plan_cli", cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("plan_cli", cases);
 }

@@ -21,10 +21,7 @@ static void check(const char *model, int64_t seq, int64_t u, int64_t r, bool cau
     rs_machine_t m = machine();
     rs_sp_config_t c;
     rs_sp_config_default(&c);
-    c.seq_tokens = seq;
-    c.ulysses = u;
-    c.ring = r;
-    c.causal = causal;
+    c.seq_tokens = seq, c.ulysses = u, c.ring = r, c.causal = causal;
     rs_sp_cost_t cost;
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
     rs_sim_alt_result_t f, b;
@@ -68,6 +65,5 @@ static const rs_test_case_t cases[] = {
 };
 
 int main(void) {
-    rs_test_suite_t suites[] = {{"plan_sim", cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("plan_sim", cases);
 }

@@ -334,7 +334,6 @@ static void test_report_matches_model(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("report") != 0) return 1;
     static const rs_test_case_t cmp[] = {
         {"identical traces: zero error", test_compare_identical_is_zero},
         {"one step 10% slower: that step, +10%", test_compare_finds_slow_step},
@@ -348,6 +347,7 @@ int main(void) {
         {NULL, NULL}};
     static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model}, {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};
+    if (rs_test_scratch("report") != 0) return 1;
     int rc = rs_test_main(suites, 3);
     if (rc == 0) rs_test_cleanup();
     return rc;

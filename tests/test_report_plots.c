@@ -146,8 +146,7 @@ int main(void) {
         {"scaling: png pdf svg", test_scaling},
         {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
         {NULL, NULL}};
-    const rs_test_suite_t suites[] = {{"figures", cases}};
-    int rc = rs_test_main(suites, 1);
+    int rc = rs_test_main1("figures", cases);
     if (rc == 0) rs_test_cleanup();
     return rc;
 }

@@ -8,16 +8,8 @@
 static rs_problem_t small(int64_t s, int64_t n, rs_layout_t layout, bool causal, rs_pass_t pass) {
     rs_problem_t p;
     rs_problem_default(&p);
-    p.seq_tokens = s;
-    p.n_ranks = n;
-    p.layout = layout;
-    p.causal = causal;
-    p.pass = pass;
-    p.q_heads = 4;
-    p.kv_heads = 2;
-    p.head_dim = 16;
-    p.tile_q = 3;
-    p.tile_k = 2;
+    p.seq_tokens = s, p.n_ranks = n, p.layout = layout, p.causal = causal, p.pass = pass;
+    p.q_heads = 4, p.kv_heads = 2, p.head_dim = 16, p.tile_q = 3, p.tile_k = 2;
     return p;
 }
 

@@ -11,6 +11,7 @@
 #include "platform.h"
 #include "sim.h"
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
 
 /* ------------------------------------------------------------------------------------------------
@@ -24,17 +25,6 @@ static rs_machine_t machine(double f, double w, double lat, int64_t g, double w_
     m.inter = (rs_tier_t){"ib", w_inter > 0 ? w_inter : w, lat_inter};
     m.seed = 1;
     return m;
-}
-
-static rs_problem_t problem(int64_t n, int64_t b, rs_layout_t l, rs_pass_t pass, bool causal) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.n_ranks = n;
-    p.seq_tokens = n * b;
-    p.layout = l;
-    p.pass = pass;
-    p.causal = causal;
-    return p;
 }
 
 typedef struct {
@@ -117,7 +107,7 @@ static void exact_matrix(double lat) {
             for (int causal = 0; causal < 2; causal++)
                 for (int bi = 0; bi < 2; bi++) {
                     const int64_t b = bi ? 4096 : 256;
-                    rs_problem_t p = problem(8, b, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    rs_problem_t p = rs_test_problem(8, b, (rs_layout_t)l, (rs_pass_t)pass, causal);
                     rs_machine_t m = machine(F_H100, W_NVL, lat, 0, 0, 0);
                     char what[128];
                     snprintf(what, sizeof what, "%s %s %s B=%lld lat=%g", rs_layout_name(p.layout), rs_pass_name(p.pass),
@@ -132,15 +122,15 @@ static void test_exact_latency(void) { exact_matrix(5e-6); }
 /* MHA (kv_heads = q_heads), batch 2, a 64x128 tile; N = 1 (no transfers) and N = 2. */
 static void test_exact_shapes(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
-    rs_problem_t p = problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     p.kv_heads = p.q_heads;
     p.batch = 2;
     p.tile_q = 64;
     check_exact(&p, &m, NULL, "mha batch 2 tile 64x128");
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p1 = problem(1, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, true);
+        rs_problem_t p1 = rs_test_problem(1, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, true);
         check_exact(&p1, &m, NULL, "N=1");
-        rs_problem_t p2 = problem(2, 2048, RS_LAYOUT_STRIPED, (rs_pass_t)pass, true);
+        rs_problem_t p2 = rs_test_problem(2, 2048, RS_LAYOUT_STRIPED, (rs_pass_t)pass, true);
         check_exact(&p2, &m, NULL, "N=2");
     }
 }
@@ -151,14 +141,10 @@ static void test_exact_realism(void) {
     m.cal.launch_s = 4e-6;
     m.jitter = 0.3;
     m.seed = 11;
-    m.perturb.n_stragglers = 1;
-    m.perturb.straggler_rank[0] = 2;
-    m.perturb.straggler_factor[0] = 1.5;
-    m.perturb.n_degraded = 1;
-    m.perturb.degraded_hop[0] = 5;
-    m.perturb.degraded_factor[0] = 3;
+    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 2, m.perturb.straggler_factor[0] = 1.5;
+    m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 5, m.perturb.degraded_factor[0] = 3;
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+        rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         check_exact(&p, &m, NULL, "launch+jitter+straggler+degrade");
     }
 }
@@ -174,7 +160,7 @@ static void test_exact_slowdown_overlap(void) {
                     rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
                     if (v < 2) m.cal.comp_slowdown = 1.4;
                     else m.cal.overlap = v == 2 ? 0.5 : 0.0;
-                    rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
                     char what[160];
                     snprintf(what, sizeof what, "%s %s %s sigma=%g eta=%g G=%lld", rs_layout_name(p.layout),
                              rs_pass_name(p.pass), causal ? "causal" : "full", m.cal.comp_slowdown, m.cal.overlap,
@@ -187,7 +173,7 @@ static void test_exact_slowdown_overlap(void) {
         rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
         m.cal.overlap = 0.3;
         m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.8;
-        rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
+        rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
         check_exact(&p, &m, NULL, "eta 0.3 with a 1.8x straggler");
     }
     /* eta on the all-pairs platform (ports) */
@@ -196,7 +182,7 @@ static void test_exact_slowdown_overlap(void) {
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6);
     m.cal.overlap = 0.3;
-    rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
 
@@ -215,7 +201,7 @@ static void test_exact_curve_host(void) {
                 } else {
                     m.cal.comp_slowdown = 1.3;
                 }
-                rs_problem_t p = problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
+                rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
                 char what[160];
                 snprintf(what, sizeof what, "%s %s curve=%d host G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
                          m.cal.n_overlap, (long long)m.devices_per_node);
@@ -225,7 +211,7 @@ static void test_exact_curve_host(void) {
 
 /* sigma has an effect: a transfer-bound-ish ring with sigma = 2 is slower than without. */
 static void test_slowdown_effect(void) {
-    rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     pair_t a, b;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &a), 0);
@@ -258,13 +244,11 @@ static void rank_ends(const rs_trace_t *t, int64_t n, int64_t steps, rs_pass_t p
  * rank within the N - 1 transferring steps; with much slack (B >> threshold) far ranks absorb it. */
 static void test_straggler(void) {
     const int64_t n = 8, b = 512;
-    rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     pair_t base, slow;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &base), 0);
-    m.perturb.n_stragglers = 1;
-    m.perturb.straggler_rank[0] = 3;
-    m.perturb.straggler_factor[0] = 1.5;
+    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.5;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &slow), 0);
     double e0[8], e1[8];
     rank_ends(base.st, n, n, p.pass, e0);
@@ -294,7 +278,7 @@ static void test_multinode_threshold(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 8, W_NVL / 9, 5e-6);
     for (int bi = 0; bi < 2; bi++) {
         const int64_t b = bi ? 8192 : 2048;
-        rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+        rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
         pair_t r;
         CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
         const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
@@ -312,7 +296,7 @@ static void test_multinode_threshold(void) {
 
 /* Seeded jitter: the same seed gives a byte-identical trace file, another seed a different one. */
 static void test_jitter_seeded(void) {
-    rs_problem_t p = problem(8, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
+    rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
     rs_machine_t m = machine(F_H100, W_NVL, 1e-6, 0, 0, 0);
     m.jitter = 0.2;
     char path[3][256];
@@ -347,11 +331,9 @@ static void test_jitter_seeded(void) {
 /* A degraded hop (bandwidth / 4) in a transfer-bound ring paces every step. */
 static void test_degraded_hop(void) {
     const int64_t n = 8, b = 256;
-    rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
-    m.perturb.n_degraded = 1;
-    m.perturb.degraded_hop[0] = 6;
-    m.perturb.degraded_factor[0] = 4;
+    m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 6, m.perturb.degraded_factor[0] = 4;
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
     const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
@@ -373,7 +355,7 @@ static void test_all_pairs_platform(void) {
     nodes.perturb.n_degraded = 1;
     nodes.perturb.degraded_hop[0] = 3; /* an inter-node hop */
     nodes.perturb.degraded_factor[0] = 2;
-    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     check_exact(&p, &flat, &cfg, "all-pairs flat");
     check_exact(&p, &nodes, &cfg, "all-pairs 2 nodes");
 }
@@ -397,7 +379,7 @@ static void write_text(const char *path, const char *text) {
  * compute-helper path used for user platforms. */
 static void test_user_platform_hostmap(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
-    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     char *plat = tmp_path("user.xml"), *map = tmp_path("user.map");
     rs_err_t err;
     CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(plat, &m, 8, 1024, RS_PLATFORM_RING, &err), 0);
@@ -429,7 +411,7 @@ static void test_user_torus_cluster(void) {
     cfg.hostmap_path = map;
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(8, 256, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+        rs_problem_t p = rs_test_problem(8, 256, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         check_exact(&p, &m, &cfg, "user torus cluster");
     }
     unlink(plat);
@@ -439,7 +421,7 @@ static void test_user_torus_cluster(void) {
 /* LV08 (SimGrid's default model) is selectable and is not exact: bandwidth factor 0.97 slows a
  * transfer-bound ring by ~3%. */
 static void test_network_model_lv08(void) {
-    rs_problem_t p = problem(8, 256, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_problem_t p = rs_test_problem(8, 256, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -456,7 +438,7 @@ static void test_network_model_lv08(void) {
  * Bad input: RS_SIM_BAD_INPUT, a message naming the file and host or route
  * ---------------------------------------------------------------------------------------------- */
 static int run_bad(const rs_sim_config_t *cfg, const rs_machine_t *m, rs_err_t *err) {
-    rs_problem_t p = problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_schedule_t *s = rs_schedule_create(&p, err);
     rs_sim_result_t r;
     rs_trace_t *t = rs_trace_create("sim");
@@ -556,9 +538,7 @@ static void test_bad_inputs(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_platform_xml(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
-    m.perturb.n_degraded = 1;
-    m.perturb.degraded_hop[0] = 1;
-    m.perturb.degraded_factor[0] = 2;
+    m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 1, m.perturb.degraded_factor[0] = 2;
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);

@@ -154,8 +154,7 @@ static const rs_test_case_t cases[] = {
 
 int main(void) {
     if (rs_test_scratch("sim_cli") != 0) return 1;
-    const rs_test_suite_t suites[] = {{"sim_cli", cases}};
-    int rc = rs_test_main(suites, 1);
+    int rc = rs_test_main1("sim_cli", cases);
     rs_test_cleanup();
     return rc;
 }

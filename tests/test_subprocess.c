@@ -128,6 +128,5 @@ int main(void) {
                                            {"watchdog", test_watchdog},
                                            {"fn_output_env", test_fn_output_env},
                                            {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"subprocess", cases}};
-    return rs_test_main(suites, 1);
+    return rs_test_main1("subprocess", cases);
 }

@@ -94,19 +94,9 @@ static void test_csv_roundtrip_exact(void) {
 static void test_problem_roundtrip(void) {
     rs_problem_t p;
     rs_problem_default(&p);
-    p.seq_tokens = 3 * 65536;
-    p.n_ranks = 12;
-    p.batch = 2;
-    p.q_heads = 64;
-    p.kv_heads = 4;
-    p.head_dim = 96;
-    p.act_bytes = 1;
-    p.grad_bytes = 2;
-    p.causal = false;
-    p.layout = RS_LAYOUT_STRIPED;
-    p.pass = RS_PASS_BACKWARD;
-    p.tile_q = 64;
-    p.tile_k = 32;
+    p.seq_tokens = 3 * 65536, p.n_ranks = 12, p.batch = 2, p.q_heads = 64, p.kv_heads = 4, p.head_dim = 96;
+    p.act_bytes = 1, p.grad_bytes = 2, p.causal = false, p.layout = RS_LAYOUT_STRIPED, p.pass = RS_PASS_BACKWARD;
+    p.tile_q = 64, p.tile_k = 32;
     rs_trace_t *t = rs_trace_create("sim");
     CU_ASSERT_EQUAL(rs_trace_meta_problem(t, &p), 0);
     rs_err_t err = {{0}};
@@ -408,7 +398,6 @@ static void test_no_file_left_behind(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("trace") != 0) return 1;
     static const rs_test_case_t csv[] = {
         {"csv round trip is bit-exact and byte-stable", test_csv_roundtrip_exact},
         {"problem header round trip", test_problem_roundtrip},
@@ -421,6 +410,7 @@ int main(void) {
         {NULL, NULL}};
     static const rs_test_case_t atomic[] = {{"no file left behind", test_no_file_left_behind}, {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"trace-csv", csv}, {"trace-chrome", chrome}, {"trace-atomic", atomic}};
+    if (rs_test_scratch("trace") != 0) return 1;
     int rc = rs_test_main(suites, 3);
     rs_test_cleanup();
     return rc;

@@ -108,3 +108,12 @@ long rs_test_file_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
+
+rs_problem_t rs_test_problem(int64_t n, int64_t b, rs_layout_t layout, rs_pass_t pass, bool causal) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n;
+    p = rs_problem_with_block(&p, b);
+    p.layout = layout, p.pass = pass, p.causal = causal;
+    return p;
+}

@@ -4,7 +4,11 @@
 #ifndef RS_TEST_UTIL_H
 #define RS_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
 
 /* This run's scratch directory (rs_test_scratch). */
 extern char rs_test_dir[512];
@@ -33,6 +37,9 @@ char *rs_test_slurp(const char *path, size_t *len);
 void rs_test_write_text(const char *path, const char *text);
 /* Entries of the scratch directory whose name holds ".tmp." (temporaries left behind). */
 int rs_test_temp_files(void);
+/* The default problem on a ring of n with b tokens per rank (S = b n), that layout, pass and mask. */
+rs_problem_t rs_test_problem(int64_t n, int64_t b, rs_layout_t layout, rs_pass_t pass, bool causal);
+
 /* The size of a file, -1 when there is none. */
 long rs_test_file_size(const char *path);
 

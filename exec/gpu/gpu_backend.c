@@ -32,21 +32,13 @@ static void *gpu_loopback_create(int64_t rank, int64_t n, const char *kind, rs_e
 }
 
 const rs_exec_backend_t rs_gpu_exec_backend = {
-    .name = "gpu",
-    .source = "exec-gpu",
-    .default_dtype = RS_DTYPE_BF16,
-    .loopback_kinds = "nccl|copy",
-    .compute_for = rs_gpu_compute_ops_for,
-    .kernel_tile = rs_gpu_kernel_tile,
+    .name = "gpu", .source = "exec-gpu", .default_dtype = RS_DTYPE_BF16, .loopback_kinds = "nccl|copy",
+    .compute_for = rs_gpu_compute_ops_for, .kernel_tile = rs_gpu_kernel_tile,
 #ifdef RINGSIM_HAVE_MPI
-    .mpi_ops = &rs_nccl_transport_ops,
-    .mpi_create = gpu_mpi_create,
+    .mpi_ops = &rs_nccl_transport_ops, .mpi_create = gpu_mpi_create,
 #endif
-    .world_ops = &rs_nccl_transport_ops,
-    .world_create = gpu_world_create,
-    .world_free = gpu_world_free,
-    .loopback_ops = &rs_nccl_transport_ops,
-    .loopback_create = gpu_loopback_create,
+    .world_ops = &rs_nccl_transport_ops, .world_create = gpu_world_create, .world_free = gpu_world_free,
+    .loopback_ops = &rs_nccl_transport_ops, .loopback_create = gpu_loopback_create,
 };
 
 static int gpu_can_run(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why) {

@@ -3,6 +3,7 @@
  * so that paths match the keys jansson hands out. */
 #include "jsonpos.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,13 +216,27 @@ bad:
 
 static int scan_value(scan_t *sc, int depth, int rec);
 
-static int scan_object(scan_t *sc, int depth) {
-    advance(sc); /* '{' */
+/* Past the opening '{' or '['; true (and past close) when the container is empty. */
+static bool opens_empty(scan_t *sc, int close) {
+    advance(sc);
     skip_ws(sc);
-    if (peek(sc) == '}') {
-        advance(sc);
-        return 0;
-    }
+    if (peek(sc) != close) return false;
+    advance(sc);
+    return true;
+}
+
+/* After a member or element: back to the container's path, then ',' (1: another follows), the
+ * closing character (0: done) or anything else (-1). */
+static int next_item(scan_t *sc, size_t old, int close) {
+    path_pop(sc, old);
+    skip_ws(sc);
+    int c = peek(sc);
+    advance(sc);
+    return c == close ? 0 : c == ',' ? 1 : -1;
+}
+
+static int scan_object(scan_t *sc, int depth) {
+    if (opens_empty(sc, '}')) return 0;
     for (;;) {
         skip_ws(sc);
         int line = sc->line, col = sc->col;
@@ -236,34 +251,21 @@ static int scan_object(scan_t *sc, int depth) {
         if (peek(sc) != ':') return -1;
         advance(sc);
         if (scan_value(sc, depth + 1, 0)) return -1;
-        path_pop(sc, old);
-        skip_ws(sc);
-        int c = peek(sc);
-        advance(sc);
-        if (c == '}') return 0;
-        if (c != ',') return -1;
+        const int more = next_item(sc, old, '}');
+        if (more <= 0) return more;
     }
 }
 
 static int scan_array(scan_t *sc, int depth) {
-    advance(sc); /* '[' */
-    skip_ws(sc);
-    if (peek(sc) == ']') {
-        advance(sc);
-        return 0;
-    }
+    if (opens_empty(sc, ']')) return 0;
     for (size_t k = 0;; k++) {
         char idx[32];
         int m = snprintf(idx, sizeof idx, "[%zu]", k);
         size_t old = path_push(sc, "", idx, (size_t)m);
         if (old == (size_t)-1) return -1;
         if (scan_value(sc, depth + 1, 1)) return -1;
-        path_pop(sc, old);
-        skip_ws(sc);
-        int c = peek(sc);
-        advance(sc);
-        if (c == ']') return 0;
-        if (c != ',') return -1;
+        const int more = next_item(sc, old, ']');
+        if (more <= 0) return more;
     }
 }
 

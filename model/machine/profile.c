@@ -138,17 +138,23 @@ static int check_keys(const vctx_t *v, const char *path, const json_t *obj, cons
 
 typedef enum { NUM_GT0, NUM_GE0, NUM_UNIT, NUM_GE1 } num_range_t;
 
+/* obj.key, its path into kp; NULL when absent (*rc 0, or -1 with a message when required). */
+static json_t *member(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required, char *kp,
+                      size_t kp_len, int *rc) {
+    join(kp, kp_len, path, key);
+    json_t *j = json_object_get(obj, key);
+    *rc = !j && required ? vfail(v, path, "missing key '%s'", key) : 0;
+    return j;
+}
+
 /* Read obj.key as a finite number in range. Returns 1 if present (value in *out), 0 if absent and
  * optional, -1 with a message otherwise. */
 static int get_num(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
                    num_range_t range, double *out) {
     char kp[512];
-    join(kp, sizeof kp, path, key);
-    json_t *j = json_object_get(obj, key);
-    if (!j) {
-        if (required) return vfail(v, path, "missing key '%s'", key);
-        return 0;
-    }
+    int rc;
+    json_t *j = member(v, path, obj, key, required, kp, sizeof kp, &rc);
+    if (!j) return rc;
     if (!json_is_number(j)) return vfail(v, kp, "must be a number, got %s", type_name(j));
     double x = json_number_value(j);
     if (!isfinite(x)) return vfail(v, kp, "must be finite, got %g", x);
@@ -166,12 +172,9 @@ static int get_num(const vctx_t *v, const char *path, const json_t *obj, const c
 static int get_str(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
                    bool nonempty, char *out, size_t cap) {
     char kp[512];
-    join(kp, sizeof kp, path, key);
-    json_t *j = json_object_get(obj, key);
-    if (!j) {
-        if (required) return vfail(v, path, "missing key '%s'", key);
-        return 0;
-    }
+    int rc;
+    json_t *j = member(v, path, obj, key, required, kp, sizeof kp, &rc);
+    if (!j) return rc;
     if (!json_is_string(j)) return vfail(v, kp, "must be a string, got %s", type_name(j));
     const char *s = json_string_value(j);
     size_t n = strlen(s);
@@ -340,24 +343,45 @@ static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out,
     return rc;
 }
 
-int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
-    if (!name_or_path || !*name_or_path) return rs_errf(err, "tier: empty name");
-    if (is_preset_name(name_or_path)) {
-        const char *name = find_in(rs_tier_preset_names(), name_or_path);
-        if (!name) {
-            char known[1024];
-            list_names(known, sizeof known, rs_tier_preset_names());
-            return rs_errf(err, "unknown tier '%s' (presets: %s; or a path to a .json file)", name_or_path, known);
-        }
-        char origin[RS_NAME_LEN + 16];
-        snprintf(origin, sizeof origin, "preset:%s", name);
-        return parse_tier_text(rs_preset_text(name), origin, out, err);
+/* The JSON text of a preset among names, or of a file, and its origin for messages ("preset:NAME" or
+ * the path); *owned is the text to free (NULL for a preset). NULL with err: "unknown KIND 'x'
+ * (presets: ...; or a path to a .json file)", or the file's error. */
+static const char *load_text_of(const char *name_or_path, const char *const *names, const char *kind, char *origin,
+                                size_t origin_len, char **owned, rs_err_t *err) {
+    *owned = NULL;
+    if (!is_preset_name(name_or_path)) {
+        snprintf(origin, origin_len, "%s", name_or_path);
+        return *owned = rs_read_text_file(name_or_path, RS_PROFILE_MAX_BYTES, "JSON text", err);
     }
-    char *text = rs_read_text_file(name_or_path, RS_PROFILE_MAX_BYTES, "JSON text", err);
-    if (!text) return -1;
-    int rc = parse_tier_text(text, name_or_path, out, err);
-    free(text);
+    const char *name = find_in(names, name_or_path);
+    if (!name) {
+        char known[1024];
+        list_names(known, sizeof known, names);
+        rs_errf(err, "unknown %s '%s' (presets: %s; or a path to a .json file)", kind, name_or_path, known);
+        return NULL;
+    }
+    snprintf(origin, origin_len, "preset:%s", name);
+    return rs_preset_text(name);
+}
+
+static int tier_parse(const char *text, const char *origin, void *out, rs_err_t *err) {
+    return parse_tier_text(text, origin, out, err);
+}
+
+/* A preset among names or a file, parsed by parse into out; what names it when empty ("tier"), kind
+ * when unknown ("hardware profile"). Returns 0 or -1 with err. */
+static int load(const char *name_or_path, const char *const *names, const char *what, const char *kind,
+                int (*parse)(const char *text, const char *origin, void *out, rs_err_t *err), void *out, rs_err_t *err) {
+    if (!name_or_path || !*name_or_path) return rs_errf(err, "%s: empty name", what);
+    char origin[1100], *owned;
+    const char *text = load_text_of(name_or_path, names, kind, origin, sizeof origin, &owned, err);
+    int rc = text ? parse(text, origin, out, err) : -1;
+    free(owned);
     return rc;
+}
+
+int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
+    return load(name_or_path, rs_tier_preset_names(), "tier", "tier", tier_parse, out, err);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -514,25 +538,12 @@ int rs_hw_parse(const char *text, const char *origin, rs_hw_t *out, rs_err_t *er
     return rc;
 }
 
+static int hw_parse(const char *text, const char *origin, void *out, rs_err_t *err) {
+    return rs_hw_parse(text, origin, out, err);
+}
+
 int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
-    if (!name_or_path || !*name_or_path) return rs_errf(err, "profile: empty name");
-    if (is_preset_name(name_or_path)) {
-        const char *name = find_in(rs_hw_preset_names(), name_or_path);
-        if (!name) {
-            char known[1024];
-            list_names(known, sizeof known, rs_hw_preset_names());
-            return rs_errf(err, "unknown hardware profile '%s' (presets: %s; or a path to a .json file)",
-                           name_or_path, known);
-        }
-        char origin[RS_NAME_LEN + 16];
-        snprintf(origin, sizeof origin, "preset:%s", name);
-        return rs_hw_parse(rs_preset_text(name), origin, out, err);
-    }
-    char *text = rs_read_text_file(name_or_path, RS_PROFILE_MAX_BYTES, "JSON text", err);
-    if (!text) return -1;
-    int rc = rs_hw_parse(text, name_or_path, out, err);
-    free(text);
-    return rc;
+    return load(name_or_path, rs_hw_preset_names(), "profile", "hardware profile", hw_parse, out, err);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -587,6 +598,21 @@ static void put_key(writer_t *w, int ind, const char *key, bool first) {
     fputs(": ", w->fp);
 }
 
+/* `"key": "s"` and `"key": x` (put_key, then the value); the source note, when there is one. */
+static void put_str_at(writer_t *w, int ind, const char *key, const char *s, bool first) {
+    put_key(w, ind, key, first);
+    put_str(w, s);
+}
+
+static void put_num_at(writer_t *w, int ind, const char *key, double x, bool first) {
+    put_key(w, ind, key, first);
+    put_num(w, x);
+}
+
+static void put_source(writer_t *w, int ind, const char *note, bool first) {
+    if (note) put_str_at(w, ind, "source", note, first);
+}
+
 /* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as the calibration curves, calibration.c). */
 static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {
     fputs("[", w->fp);
@@ -604,17 +630,60 @@ static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {
 static void put_tier(writer_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
     put_key(w, 4, key, first);
     fputs("{", w->fp);
-    put_key(w, 6, "name", true);
-    put_str(w, t->name);
-    put_key(w, 6, "bw_bytes_per_s", false);
-    put_num(w, t->bw_bytes_per_s);
-    put_key(w, 6, "latency_s", false);
-    put_num(w, t->latency_s);
-    if (source) {
-        put_key(w, 6, "source", false);
-        put_str(w, source);
-    }
+    put_str_at(w, 6, "name", t->name, true);
+    put_num_at(w, 6, "bw_bytes_per_s", t->bw_bytes_per_s, false);
+    put_num_at(w, 6, "latency_s", t->latency_s, false);
+    put_source(w, 6, source, false);
     fputs("\n    }", w->fp);
+}
+
+/* The device object of a profile. */
+static void put_device(writer_t *w, const rs_hw_t *hw, const char *source_note) {
+    put_key(w, 2, "device", false);
+    fputs("{", w->fp);
+    put_key(w, 4, "flops_per_s", true);
+    fputs("{", w->fp);
+    bool first = true;
+    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
+        if (hw->flops_per_s[k] == 0) continue;
+        put_num_at(w, 6, dtype_names[k], hw->flops_per_s[k], first);
+        first = false;
+    }
+    put_source(w, 6, source_note, first);
+    fputs("\n    }", w->fp);
+    put_num_at(w, 4, "memory_bytes", hw->mem_bytes, false);
+    put_num_at(w, 4, "memory_bw_bytes_per_s", hw->mem_bw_bytes_per_s, false);
+    put_key(w, 4, "devices_per_node", false);
+    fprintf(w->fp, "%lld", (long long)hw->devices_per_node);
+    if (hw->price_per_device_hour != 0) put_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
+    put_source(w, 4, source_note, false);
+    fputs("\n  }", w->fp);
+}
+
+/* The calibration object of a profile. */
+static void put_calibration(writer_t *w, const rs_hw_t *hw, const char *source_note) {
+    put_key(w, 2, "calibration", false);
+    fputs("{", w->fp);
+    bool first = true;
+    if (hw->cal.n_eff > 0) {
+        put_key(w, 4, "efficiency", true);
+        put_pairs(w, hw->cal.eff, sizeof hw->cal.eff[0], hw->cal.n_eff < RS_MAX_EFF_POINTS ? hw->cal.n_eff : RS_MAX_EFF_POINTS);
+        first = false;
+    }
+    put_num_at(w, 4, "launch_s", hw->cal.launch_s, first);
+    if (hw->cal.n_overlap > 0) {
+        put_key(w, 4, "overlap_curve", false);
+        put_pairs(w, hw->cal.overlap_curve, sizeof hw->cal.overlap_curve[0],
+                  hw->cal.n_overlap < RS_MAX_OVERLAP_POINTS ? hw->cal.n_overlap : RS_MAX_OVERLAP_POINTS);
+    } else {
+        put_num_at(w, 4, "overlap", hw->cal.overlap, false);
+    }
+    put_num_at(w, 4, "comp_slowdown", hw->cal.comp_slowdown, false);
+    put_num_at(w, 4, "host_s_per_xfer", hw->cal.host_s_per_xfer, false);
+    put_num_at(w, 4, "host_s_per_byte", hw->cal.host_s_per_byte, false);
+    put_str_at(w, 4, "note", hw->calibration_note, false);
+    put_source(w, 4, source_note, false);
+    fputs("\n  }\n}\n", w->fp);
 }
 
 int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_note, rs_err_t *err) {
@@ -622,79 +691,15 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
     if (rs_file_open(&f, path, err)) return -1;
     writer_t w = {f.fp, 0};
     fputs("{", w.fp);
-    put_key(&w, 2, "name", true);
-    put_str(&w, hw->name);
-    if (source_note) {
-        put_key(&w, 2, "description", false);
-        put_str(&w, source_note);
-    }
-    put_key(&w, 2, "device", false);
-    fputs("{", w.fp);
-    put_key(&w, 4, "flops_per_s", true);
-    fputs("{", w.fp);
-    bool first = true;
-    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
-        if (hw->flops_per_s[k] == 0) continue;
-        put_key(&w, 6, dtype_names[k], first);
-        put_num(&w, hw->flops_per_s[k]);
-        first = false;
-    }
-    if (source_note) {
-        put_key(&w, 6, "source", first);
-        put_str(&w, source_note);
-    }
-    fputs("\n    }", w.fp);
-    put_key(&w, 4, "memory_bytes", false);
-    put_num(&w, hw->mem_bytes);
-    put_key(&w, 4, "memory_bw_bytes_per_s", false);
-    put_num(&w, hw->mem_bw_bytes_per_s);
-    put_key(&w, 4, "devices_per_node", false);
-    fprintf(w.fp, "%lld", (long long)hw->devices_per_node);
-    if (hw->price_per_device_hour != 0) {
-        put_key(&w, 4, "price_per_device_hour", false);
-        put_num(&w, hw->price_per_device_hour);
-    }
-    if (source_note) {
-        put_key(&w, 4, "source", false);
-        put_str(&w, source_note);
-    }
-    fputs("\n  }", w.fp);
+    put_str_at(&w, 2, "name", hw->name, true);
+    if (source_note) put_str_at(&w, 2, "description", source_note, false);
+    put_device(&w, hw, source_note);
     put_key(&w, 2, "tiers", false);
     fputs("{", w.fp);
     put_tier(&w, "intra", &hw->intra, source_note, true);
     if (hw->has_inter) put_tier(&w, "inter", &hw->inter, source_note, false);
     fputs("\n  }", w.fp);
-    put_key(&w, 2, "calibration", false);
-    fputs("{", w.fp);
-    first = true;
-    if (hw->cal.n_eff > 0) {
-        put_key(&w, 4, "efficiency", true);
-        put_pairs(&w, hw->cal.eff, sizeof hw->cal.eff[0], hw->cal.n_eff < RS_MAX_EFF_POINTS ? hw->cal.n_eff : RS_MAX_EFF_POINTS);
-        first = false;
-    }
-    put_key(&w, 4, "launch_s", first);
-    put_num(&w, hw->cal.launch_s);
-    if (hw->cal.n_overlap > 0) {
-        put_key(&w, 4, "overlap_curve", false);
-        put_pairs(&w, hw->cal.overlap_curve, sizeof hw->cal.overlap_curve[0],
-                  hw->cal.n_overlap < RS_MAX_OVERLAP_POINTS ? hw->cal.n_overlap : RS_MAX_OVERLAP_POINTS);
-    } else {
-        put_key(&w, 4, "overlap", false);
-        put_num(&w, hw->cal.overlap);
-    }
-    put_key(&w, 4, "comp_slowdown", false);
-    put_num(&w, hw->cal.comp_slowdown);
-    put_key(&w, 4, "host_s_per_xfer", false);
-    put_num(&w, hw->cal.host_s_per_xfer);
-    put_key(&w, 4, "host_s_per_byte", false);
-    put_num(&w, hw->cal.host_s_per_byte);
-    put_key(&w, 4, "note", false);
-    put_str(&w, hw->calibration_note);
-    if (source_note) {
-        put_key(&w, 4, "source", false);
-        put_str(&w, source_note);
-    }
-    fputs("\n  }\n}\n", w.fp);
+    put_calibration(&w, hw, source_note);
     if (w.bad) {
         rs_file_abort(&f);
         return rs_errf(err, "%s: profile %s has a non-finite figure; nothing written", path, hw->name);
