@@ -72,6 +72,14 @@ static const rs_opt_t own_opts[] = {
 #undef O
 
 
+/* This process's rank under a launcher (mpirun, srun), -1 when none: only rank 0 reports. */
+static int launcher_rank(void) {
+    const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return atoi(getenv(vars[i]));
+    return -1;
+}
+
 int rs_cmd_sweep(int argc, char **argv) {
     sweep_opts_t *so = calloc(1, sizeof *so);
     if (!so) return RS_EXIT_FAIL;
@@ -99,11 +107,12 @@ int rs_cmd_sweep(int argc, char **argv) {
         rc = RS_EXIT_USAGE;
         goto done;
     }
-    rs_sweep_in_t in = {spec, out_path, cmdline, !quiet, true, true};
+    rs_sweep_in_t in = {spec, out_path, cmdline, !quiet, true, true, true};
     rs_sweep_out_t out;
     rc = rs_study_sweep(&in, &out, &err);
     pts = out.points;
-    if (rc != RS_EXIT_OK && err.msg[0]) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+    if (rc != RS_EXIT_OK && err.msg[0] && launcher_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+    if (out.worker) goto done; /* rank 0 wrote the CSV and reports */
     const bool to_file = strcmp(out_path, "-") != 0;
     if (out.interrupted)
         fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", out.done, out.n, to_file ? " in " : "",

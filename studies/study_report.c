@@ -87,7 +87,7 @@ static int mkdir_p(const char *path, rs_err_t *err) {
 
 /* Run a sweep spec into path; the points (run) come back in *out. Returns 0 or -1. */
 static int run_sweep(rs_sweep_spec_t *spec, const char *path, const char *label, sweep_t *out, rs_err_t *err) {
-    rs_sweep_in_t in = {spec, path, label, false, false, false};
+    rs_sweep_in_t in = {spec, path, label, false, false, false, false};
     rs_sweep_out_t o;
     if (rs_study_sweep(&in, &o, err) != RS_EXIT_OK) {
         free(o.points);

@@ -13,6 +13,10 @@
 #include "backend.h"
 #include "compare.h"
 #include "trace.h"
+#if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
+#include "exec_backend.h" /* the CPU executor's MPI transport: the ranks of a distributed sweep */
+#define RS_SWEEP_MPI 1
+#endif
 
 /* ------------------------------------------------------------------------------------------------
  * Ranges
@@ -355,6 +359,13 @@ static void progress_bar(size_t done, size_t n, double elapsed_s) {
     fprintf(stderr, "\r[%.*s%*s] %zu/%zu points, %.0f s left ", k, "##############################", w - k, "", done, n, eta);
 }
 
+/* Run point i. Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
+static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, rs_err_t *err) {
+    const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
+    if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errf(err, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
+    return rs_sweep_point_run(in->spec, &pts[i], NULL, err);
+}
+
 /* Run the points in order into fp (header, rows, crossovers). Returns RS_EXIT_OK or RS_EXIT_FAIL. */
 static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs_err_t *err) {
     const bool bar = in->progress && isatty(2);
@@ -363,7 +374,7 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
     rs_sweep_write_header(fp, in->spec, in->command);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
         rs_err_t e;
-        if (rs_sweep_point_run(in->spec, &out->points[i], NULL, &e) != 0) {
+        if (run_point(in, out->points, i, &e) != 0) {
             if (in->interruptible && interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
             rs_errf(err, "point %zu: %s", i, e.msg);
             rc = RS_EXIT_FAIL;
@@ -383,6 +394,112 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
     return rc;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Distributed: the points divided over the processes of a launcher (mpirun, srun)
+ * ---------------------------------------------------------------------------------------------- */
+/* Processes the launcher started, from its environment (1 when none). The MPI library has the last
+ * word (a singleton MPI job runs the sweep alone). */
+static int launcher_size(void) {
+    const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 1) return atoi(v);
+    }
+    return 1;
+}
+
+/* What a rank tells rank 0 before its points. */
+typedef struct {
+    int32_t failed;      /* 1: point `point` failed (msg says why); the rank ran none after it */
+    int32_t rank;
+    int64_t point;
+    char msg[512];
+} rank_status_t;
+
+/* Write the points (all run) as one single-process sweep would: header, rows, crossovers. */
+static int write_all(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
+    rs_file_t f = {0};
+    const bool to_file = strcmp(in->out_path, "-") != 0;
+    if (to_file && rs_file_open(&f, in->out_path, err) != 0) return RS_EXIT_FAIL;
+    FILE *fp = to_file ? f.fp : stdout;
+    rs_sweep_write_header(fp, in->spec, in->command);
+    for (size_t i = 0; i < out->n; i++) rs_sweep_write_row(fp, i, &out->points[i]);
+    rs_sweep_write_crossovers(fp, out->points, out->n);
+    out->done = out->n;
+    if (!to_file) return fflush(stdout), RS_EXIT_OK;
+    return rs_file_commit(&f, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
+}
+
+#ifdef RS_SWEEP_MPI
+/* Run this rank's points (i = rank, rank + size, ...) into its slots of buf (status, then the points
+ * in that order), with a progress bar on rank 0. */
+static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, int size, char *buf) {
+    rank_status_t *st = (rank_status_t *)(void *)buf;
+    rs_sweep_point_t *slot = (rs_sweep_point_t *)(void *)(buf + sizeof *st);
+    const size_t mine = out->n > (size_t)rank ? (out->n - (size_t)rank + (size_t)size - 1) / (size_t)size : 0;
+    const bool bar = rank == 0 && in->progress && isatty(2) && mine > 0;
+    const double t0 = rs_now_s();
+    st->rank = rank;
+    for (size_t j = 0; j < mine; j++) {
+        const size_t i = (size_t)rank + j * (size_t)size;
+        rs_err_t e;
+        if (run_point(in, out->points, i, &e) != 0) {
+            st->failed = 1, st->point = (int64_t)i;
+            snprintf(st->msg, sizeof st->msg, "%.511s", e.msg);
+            break;
+        }
+        slot[j] = out->points[i];
+        if (bar) progress_bar(j + 1, mine, rs_now_s() - t0);
+    }
+    if (bar) fputc('\n', stderr);
+}
+
+/* Rank 0: the gathered points in point order, or err naming every rank that failed and its points. */
+static int collect(rs_sweep_out_t *out, int size, const char *all, size_t bytes, rs_err_t *err) {
+    const size_t per = (bytes - sizeof(rank_status_t)) / sizeof(rs_sweep_point_t);
+    char *m = err->msg;
+    const size_t len = sizeof err->msg;
+    m[0] = 0;
+    for (int r = 0; r < size; r++) {
+        const rank_status_t *st = (const rank_status_t *)(const void *)(all + (size_t)r * bytes);
+        const rs_sweep_point_t *slot = (const rs_sweep_point_t *)(const void *)(all + (size_t)r * bytes + sizeof *st);
+        for (size_t j = 0; j < per && (size_t)r + j * (size_t)size < out->n; j++)
+            out->points[(size_t)r + j * (size_t)size] = slot[j];
+        if (!st->failed) continue;
+        snprintf(m + strlen(m), len - strlen(m), "%srank %d (points", m[0] ? "; " : "", r);
+        for (size_t i = (size_t)r; i < out->n; i += (size_t)size) snprintf(m + strlen(m), len - strlen(m), " %zu", i);
+        snprintf(m + strlen(m), len - strlen(m), "): point %lld: %s", (long long)st->point, st->msg);
+    }
+    return m[0] ? RS_EXIT_FAIL : RS_EXIT_OK;
+}
+
+/* The sweep over the launcher's processes: every rank runs its share, rank 0 gathers them and writes
+ * the one CSV; a failed point on any rank: no file, the failure named, RS_EXIT_FAIL on rank 0. */
+static int run_distributed(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
+    const rs_exec_backend_t *be = &rs_cpu_exec_backend;
+    void *ts = be->mpi_create(NULL, NULL, RS_PROGRESS_NONE, 0, err);
+    if (!ts) return RS_EXIT_FAIL;
+    const int rank = (int)be->mpi_ops->rank(ts), size = (int)be->mpi_ops->size(ts);
+    const size_t per = (out->n + (size_t)size - 1) / (size_t)size;
+    const size_t bytes = sizeof(rank_status_t) + per * sizeof(rs_sweep_point_t);
+    char *buf = calloc(1, bytes), *all = rank == 0 ? calloc((size_t)size, bytes) : NULL;
+    int rc = RS_EXIT_FAIL;
+    if (!buf || (rank == 0 && !all)) {
+        rs_errf(err, "rank %d: out of memory for the sweep's results", rank);
+        be->mpi_ops->abort(ts, RS_EXIT_FAIL);
+    } else {
+        run_share(in, out, rank, size, buf);
+        if (be->mpi_ops->gather(ts, buf, bytes, all, 0, err) != 0) be->mpi_ops->abort(ts, RS_EXIT_FAIL);
+        out->worker = rank != 0;
+        rc = rank != 0 ? RS_EXIT_OK : collect(out, size, all, bytes, err);
+        if (rank == 0 && rc == RS_EXIT_OK) rc = write_all(in, out, err);
+    }
+    free(buf), free(all);
+    be->mpi_ops->destroy(ts);
+    return rc;
+}
+#endif
+
 int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     err->msg[0] = 0;
@@ -392,6 +509,14 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     if (!out->points) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     /* validate everything before running anything */
     if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return RS_EXIT_USAGE;
+    if (in->distribute && launcher_size() > 1) {
+#ifdef RS_SWEEP_MPI
+        return run_distributed(in, out, err);
+#else
+        return rs_errf(err, "started by a launcher (%d processes) but this build has no MPI: run the sweep as one process",
+                       launcher_size()), RS_EXIT_USAGE;
+#endif
+    }
     rs_file_t f = {0};
     FILE *fp = stdout;
     const bool to_file = strcmp(in->out_path, "-") != 0;

@@ -101,6 +101,12 @@ typedef struct {
     bool interruptible;           /* Ctrl-C (SIGINT) stops after the current point */
     bool keep_partial;            /* after a failed or interrupted point the finished ones are kept (the
                                      file is written when at least one point ran); else nothing is */
+    bool distribute;              /* under a launcher (mpirun, srun: MPI) divide the points over its
+                                     processes: point i runs on rank i mod P (its SimGrid children
+                                     too), rank 0 gathers them and writes the one CSV, byte for byte
+                                     what one process writes; a failed point on any rank: no file,
+                                     RS_EXIT_FAIL on rank 0 with err naming the rank, its points and
+                                     the failure (interrupts and keep_partial do not apply) */
 } rs_sweep_in_t;
 
 typedef struct {
@@ -108,6 +114,7 @@ typedef struct {
     size_t n;                     /* points */
     size_t done;                  /* points run and written, in order */
     bool interrupted;             /* stopped by Ctrl-C */
+    bool worker;                  /* a rank > 0 of a distributed sweep: rank 0 wrote (done = 0 here) */
 } rs_sweep_out_t;
 
 /* Set up every point (nothing runs on bad input), then run them in order into the CSV: header, one
