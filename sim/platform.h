@@ -12,7 +12,7 @@
  *     downlink (inter tier bandwidth, latency 0): one NIC per device.
  *   A flat ring (G = 0 or G >= N) has only hop links. Each flow's route bandwidth and latency are
  *   exactly the hop's, so CM02 reproduces the walk.
- * RS_PLATFORM_ALL_PAIRS (all-to-all, e.g. sim/alt.c): every device has an intra-node port
+ * RS_PLATFORM_ALL_PAIRS (all-to-all, e.g. sim/sim_alt.c): every device has an intra-node port
  *   (nvl<p>-up / nvl<p>-down, intra tier) and, on a multi-node machine, a NIC (nic<p>-up /
  *   nic<p>-down, inter tier); the route p -> q is [nvl<p>-up, nvl<q>-down] inside a node and
  *   [nic<p>-up, nic<q>-down] across nodes. Latency sits on the uplink, degradation of hop p on

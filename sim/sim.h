@@ -64,7 +64,7 @@ typedef struct {
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
 void rs_sim_config_default(rs_sim_config_t *c);
 
-/* In a freshly forked simulation child (rs_sim_run, sim/alt.c): no core dumps, default SIGPIPE and
+/* In a freshly forked simulation child (rs_sim_run, sim/sim_alt.c): no core dumps, default SIGPIPE and
  * SIGINT (Ctrl-C ends the simulation), killed when the caller dies, stdout and stderr into log.
  * Can't fail (best effort). */
 void rs_sim_child_prepare(FILE *log);
