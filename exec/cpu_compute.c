@@ -52,10 +52,10 @@ typedef struct {
 /* feature-based clones ("arch=" clones dispatch on the CPU model and never fire on AMD) */
 #define RS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-/* exp(x) for x <= 88, 0 below -87.3 (and for -inf); Cephes polynomial, ~2 ulp. */
+/* exp(x) for x <= 88, 0 below -87.3 (and for -inf), NaN for NaN; Cephes polynomial, ~2 ulp. */
 static inline float exp_f32(float x) {
     const float lo = -87.33654475f, hi = 88.37626266f;
-    float xc = x < lo ? lo : (x > hi ? hi : x);
+    float xc = x >= lo ? (x > hi ? hi : x) : lo; /* NaN -> lo: the int conversion below stays defined */
     float fx = xc * 1.44269504088896341f;
     fx = (fx + 12582912.0f) - 12582912.0f; /* round to nearest */
     int32_t n = (int32_t)fx;
@@ -70,7 +70,7 @@ static inline float exp_f32(float x) {
     int32_t bits = (n + 127) << 23;
     float p2;
     memcpy(&p2, &bits, sizeof p2);
-    return x < lo ? 0.0f : y * p2;
+    return x >= lo ? y * p2 : (x < lo ? 0.0f : x);
 }
 
 /* Row max of s[0..n). */
