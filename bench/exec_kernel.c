@@ -17,7 +17,9 @@
  * the kernel that ran (its describe() line). OPENBLAS_CORETYPE, if set, is printed, never set.
  * Times are this thread's CPU time by default (--clock cpu: on a machine shared with other jobs the
  * time the core was taken away is not counted; cache pollution still is), or wall time (--clock wall).
- * usage: bench_exec_kernel [--pass forward|backward|both] [--no-plain] [--clock cpu|wall] [--min-s S] [B ...]
+ * --shapes prints instead sgemm alone on the kernel's call shapes and the whole block's (the largest B).
+ * usage: bench_exec_kernel [--pass forward|backward|both] [--no-plain] [--clock cpu|wall] [--min-s S]
+ *                          [--shapes] [B ...]
  */
 #include <cblas.h>
 #include <math.h>
@@ -259,10 +261,61 @@ static int bench_row(const setup_t *s, kernel_t *fast, kernel_t *plain, bool bwd
     return 0;
 }
 
+/* --shapes: OpenBLAS sgemm alone on the kernel's call shapes against the whole-block shapes (d = 128,
+ * operands hot in cache: repeated calls), best of 5 rounds of >= min_s / 10 each. Is any shape the
+ * BLAS runs slowly (tall-skinny, transposed, beta = 1)? */
+static int shapes_table(int64_t B, double min_s) {
+    typedef struct {
+        const char *what;
+        bool ta, tb;
+        int m, n, k;
+        float beta;
+    } shape_t;
+    const int b = (int)B, d = 128;
+    const shape_t sh[] = {
+        {"whole block  S = Q K^T      (NT)", false, true, b, b, d, 0},
+        {"whole block  O = P V        (NN)", false, false, b, d, b, 0},
+        {"whole block  dV = P^T dO    (TN)", true, false, b, d, b, 0},
+        {"tile 128, 512 cols: S   (NT)", false, true, 128, 512, d, 0},
+        {"tile 128, 512 cols: PV  (NN, b1)", false, false, 128, d, 512, 1},
+        {"tile 128, 512 cols: dV  (TN, b1)", true, false, 512, d, 128, 1},
+        {"panel 512, 256 cols: S  (NT)", false, true, 512, 256, d, 0},
+        {"panel 512, 256 cols: PV (NN, b1)", false, false, 512, d, 256, 1},
+        {"panel 256, 256 cols: dV (TN, b1)", true, false, 256, d, 256, 1},
+        {"panel 512, 512 cols: S  (NT)", false, true, 512, 512, d, 0},
+        {"panel 512, 512 cols: PV (NN, b1)", false, false, 512, d, 512, 1}};
+    const size_t big = (size_t)(b > 512 ? b : 512) * (size_t)(b > 512 ? b : 512);
+    float *A = malloc(big * 4), *Bm = malloc(big * 4), *C = malloc(big * 4);
+    if (!A || !Bm || !C) {
+        free(A), free(Bm), free(C);
+        return -1;
+    }
+    for (size_t i = 0; i < big; i++) A[i] = Bm[i] = C[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+    printf("# sgemm alone per shape (M x N x K; b1: beta = 1), GFLOP/s, best of 5 rounds, operands hot\n");
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+        const shape_t *x = &sh[i];
+        const double fl = 2.0 * x->m * x->n * x->k;
+        double best = 0;
+        for (int round = 0; round < 5; round++) {
+            double t0 = clock_s(), t = 0;
+            int calls = 0;
+            do {
+                cblas_sgemm(CblasRowMajor, x->ta ? CblasTrans : CblasNoTrans, x->tb ? CblasTrans : CblasNoTrans, x->m,
+                            x->n, x->k, 1.0f, A, x->ta ? x->m : x->k, Bm, x->tb ? x->k : x->n, x->beta, C, x->n);
+                calls++, t = clock_s() - t0;
+            } while (t < min_s / 10);
+            best = fmax(best, fl * calls / t * 1e-9);
+        }
+        printf("  %-34s %5d x %5d x %5d  %8.2f\n", x->what, x->m, x->n, x->k, best);
+    }
+    free(A), free(Bm), free(C);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int64_t blocks[16] = {512, 1024, 2048, 4096};
     int nb = 0;
-    bool do_fwd = true, do_bwd = true, with_plain = true;
+    bool do_fwd = true, do_bwd = true, with_plain = true, shapes = false;
     double min_s = 1.0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--pass") == 0 && i + 1 < argc) {
@@ -280,6 +333,8 @@ int main(int argc, char **argv) {
                 return 2;
             }
             g_cpu_clock = strcmp(v, "cpu") == 0;
+        } else if (strcmp(argv[i], "--shapes") == 0) {
+            shapes = true;
         } else if (strcmp(argv[i], "--no-plain") == 0) {
             with_plain = false;
         } else if (strcmp(argv[i], "--min-s") == 0 && i + 1 < argc) {
@@ -294,7 +349,8 @@ int main(int argc, char **argv) {
             if (!end || *end || b < 16 || b > 16384 || nb >= 16) {
                 fprintf(stderr,
                         "bench_exec_kernel: %s: a block size B must be an integer in [16, 16384] (at most 16 of them); "
-                        "options --pass forward|backward|both, --no-plain, --clock cpu|wall, --min-s SECONDS\n",
+                        "options --pass forward|backward|both, --no-plain, --clock cpu|wall, --min-s SECONDS, "
+                        "--shapes\n",
                         argv[i]);
                 return 2;
             }
@@ -304,6 +360,7 @@ int main(int argc, char **argv) {
     if (nb == 0) nb = 4;
     openblas_set_num_threads(1);
     print_header();
+    if (shapes) return shapes_table(blocks[nb - 1], min_s) < 0 ? 1 : 0;
     bool described = false;
     printf("# times on the %s clock; ratio = sgemm time / kernel time, median of the per-repetition pairs;\n"
            "# plain = RINGSIM_CPU_KERNEL=plain (the reference kernel)\n",
