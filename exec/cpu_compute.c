@@ -354,12 +354,13 @@ static int64_t l2_cache_bytes(void) {
 }
 
 /* Chunk and panel sizes. Plain (the reference): one tile of rows, 512 columns. Fast paths, from the
- * L2 size: the packed K and V chunks take half of L2 (kc = L2 / (16 d) columns: 256 on a 512 KiB
- * L2, 512 on 1 MiB), and a FULL block runs panels of several tiles whose score workspace fills L2
- * (forward S: L2 / (4 kc) rows; backward P and dS: half that), so OpenBLAS packs each K,V chunk once
- * per panel instead of once per tile. DIAG blocks always go tile by tile (the schedule's executed
- * tiles). RINGSIM_CPU_KC overrides the columns (rounded up to a multiple of tile_k, as is 512);
- * RINGSIM_CPU_PANEL_ROWS the fast paths' panel rows of both passes (rounded up to a multiple of tile_q). */
+ * L2 size: the packed K and V chunks take half of L2 (kc = L2 / (16 d) columns, at most 4096: 256 on
+ * a 512 KiB L2, 512 on 1 MiB), and a FULL block runs panels of several tiles whose score workspace
+ * fills L2 (forward S: L2 / (4 kc) rows; backward P and dS: half that), so OpenBLAS packs each K,V
+ * chunk once per panel instead of once per tile. DIAG blocks always go tile by tile (the schedule's
+ * executed tiles). RINGSIM_CPU_KC overrides the columns (rounded up to a multiple of tile_k, as is
+ * 512); RINGSIM_CPU_PANEL_ROWS the fast paths' panel rows of both passes (rounded up to a multiple of
+ * tile_q). */
 static void chunk_sizes(cpu_state_t *c) {
     const char *kce = getenv("RINGSIM_CPU_KC");
     int64_t kc_want = 512;
@@ -367,6 +368,7 @@ static void chunk_sizes(cpu_state_t *c) {
     if (c->rows != &rows_plain) {
         c->l2_bytes = l2_cache_bytes();
         kc_want = c->l2_bytes / (16 * c->d);
+        if (kc_want > 4096) kc_want = 4096; /* small head_dim: bound the workspaces */
     }
     if (c->l2_bytes) kc_want = kc_want / c->tk * c->tk; /* derived: round down (stay inside L2) */
     if (kce && atoll(kce) > 0) kc_want = atoll(kce);

@@ -1,6 +1,7 @@
 /* test_exec.c - the executor on the CPU backend, N ranks as threads (no mpirun needed):
  * numerics against the float64 reference for every layout x causal x pass x GQA, N = 1, extreme
- * logits, .npy files, a rank that stops answering, and the trace against the schedule. */
+ * logits, .npy files, a rank that stops answering, and the trace against the schedule; the kernel's
+ * variants (plain reference and fast paths) on one block of every mask kind against float64. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
