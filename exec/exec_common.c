@@ -24,8 +24,9 @@ int rs_progress_parse(const char *s, rs_progress_t *out) {
 }
 
 void rs_exec_opts_default(rs_exec_opts_t *o) {
-    *o = (rs_exec_opts_t){.warmup = 1, .reps = 3, .timeout_s = 60.0, .seed = 1, .input_scale = 1.0, .check_tol = 1e-5,
-                          .fault_rank = -1, .fault_step = -1, .stall_rank = -1, .stall_step = -1};
+    memset(o, 0, sizeof *o);
+    o->warmup = 1, o->reps = 3, o->timeout_s = 60.0, o->seed = 1, o->input_scale = 1.0, o->check_tol = 1e-5;
+    o->fault_rank = -1, o->fault_step = -1, o->stall_rank = -1, o->stall_step = -1;
 }
 
 const char *rs_exec_blas_version(void) {

@@ -10,8 +10,9 @@ const char *rs_sp_kind_name(rs_sp_kind_t k) { return (unsigned)k < RS_SP_COUNT ?
 void rs_sp_config_default(rs_sp_config_t *c) {
     rs_problem_t p; /* the one default problem */
     rs_problem_default(&p);
-    *c = (rs_sp_config_t){.seq_tokens = p.seq_tokens, .batch = p.batch, .ulysses = 1, .ring = p.n_ranks, .causal = p.causal,
-                          .layout = p.layout, .act_bytes = p.act_bytes, .grad_bytes = p.grad_bytes, .tile = p.tile_q};
+    memset(c, 0, sizeof *c);
+    c->seq_tokens = p.seq_tokens, c->batch = p.batch, c->ulysses = 1, c->ring = p.n_ranks, c->causal = p.causal;
+    c->layout = p.layout, c->act_bytes = p.act_bytes, c->grad_bytes = p.grad_bytes, c->tile = p.tile_q;
 }
 
 static rs_sp_kind_t kind_of(int64_t u, int64_t r) {

@@ -287,8 +287,9 @@ uint64_t rs_transformer_params(const rs_transformer_t *t) {
 void rs_mem_config_default(rs_mem_config_t *c) {
     rs_problem_t p; /* the one default problem: S, N, batch */
     rs_problem_default(&p);
-    *c = (rs_mem_config_t){.seq_tokens = p.seq_tokens, .sp_degree = p.n_ranks, .ulysses_degree = 1, .batch = p.batch,
-                           .shard_devices = p.n_ranks, .precision = RS_PREC_MIXED, .ckpt = RS_CKPT_FULL, .chunk_tokens = 2048};
+    memset(c, 0, sizeof *c);
+    c->seq_tokens = p.seq_tokens, c->sp_degree = p.n_ranks, c->ulysses_degree = 1, c->batch = p.batch;
+    c->shard_devices = p.n_ranks, c->precision = RS_PREC_MIXED, c->ckpt = RS_CKPT_FULL, c->chunk_tokens = 2048;
 }
 
 int64_t rs_precision_act_bytes(rs_precision_t p) { return p == RS_PREC_FP32 ? 4 : 2; }

@@ -8,10 +8,10 @@
 void rs_plan_config_default(rs_plan_config_t *c) {
     rs_problem_t p; /* the one default problem: S, mask, layout, tile */
     rs_problem_default(&p);
-    *c = (rs_plan_config_t){.seq_tokens = p.seq_tokens, .global_batch = p.batch, .max_sp = 4096, .precision = RS_PREC_MIXED,
-                            .ckpt = RS_CKPT_FULL, .chunk_tokens = 2048, .causal = p.causal, .layout = p.layout,
-                            .tile = p.tile_q, .usable_frac = 0.90, .linear_eff = 0.70, .attn_eff = 0.50,
-                            .alternatives = true};
+    memset(c, 0, sizeof *c);
+    c->seq_tokens = p.seq_tokens, c->global_batch = p.batch, c->max_sp = 4096, c->precision = RS_PREC_MIXED;
+    c->ckpt = RS_CKPT_FULL, c->chunk_tokens = 2048, c->causal = p.causal, c->layout = p.layout, c->tile = p.tile_q;
+    c->usable_frac = 0.90, c->linear_eff = 0.70, c->attn_eff = 0.50, c->alternatives = true;
 }
 
 static int64_t dp_of(const rs_plan_config_t *c) { return c->dp > 0 ? c->dp : c->global_batch; }

@@ -34,9 +34,10 @@ int rs_pass_parse(const char *s, rs_pass_t *out) {
  * Problem
  * ============================================================================================== */
 void rs_problem_default(rs_problem_t *p) {
-    *p = (rs_problem_t){.seq_tokens = 128 * 1024, .n_ranks = 8, .batch = 1, .q_heads = 32, .kv_heads = 8, .head_dim = 128,
-                        .act_bytes = 2, .grad_bytes = 4, .causal = true, .layout = RS_LAYOUT_ZIGZAG,
-                        .pass = RS_PASS_FORWARD, .tile_q = 128, .tile_k = 128};
+    memset(p, 0, sizeof *p); /* the padding too: problems are compared with memcmp */
+    p->seq_tokens = 128 * 1024, p->n_ranks = 8, p->batch = 1, p->q_heads = 32, p->kv_heads = 8, p->head_dim = 128;
+    p->act_bytes = 2, p->grad_bytes = 4, p->causal = true, p->layout = RS_LAYOUT_ZIGZAG, p->pass = RS_PASS_FORWARD;
+    p->tile_q = 128, p->tile_k = 128;
 }
 
 uint64_t rs_problem_flops_per_pair(const rs_problem_t *p) {
