@@ -15,11 +15,12 @@
 #include "trace.h"
 
 #ifdef RINGSIM_HAVE_SIM
+#include "job_opts.h"
 #include "sim.h"
 
 enum {
     OPT_TRACE = 2000, OPT_CHROME, OPT_CSV, OPT_PLATFORM, OPT_HOSTMAP, OPT_PLATFORM_OUT, OPT_NETMODEL, OPT_CFG,
-    OPT_STEPS, OPT_ALL_PAIRS, OPT_HELP
+    OPT_STEPS, OPT_ALL_PAIRS, OPT_HOPS, OPT_LINKS, OPT_HELP
 };
 
 static const struct option own_opts[] = {
@@ -33,6 +34,8 @@ static const struct option own_opts[] = {
     {"cfg", required_argument, NULL, OPT_CFG},
     {"steps", no_argument, NULL, OPT_STEPS},
     {"all-pairs", no_argument, NULL, OPT_ALL_PAIRS},
+    {"hops", required_argument, NULL, OPT_HOPS},
+    {"links", required_argument, NULL, OPT_LINKS},
     {"help", no_argument, NULL, OPT_HELP},
 };
 
@@ -63,6 +66,8 @@ static void help(void) {
            "      --chrome FILE        the simulated trace, Chrome/Perfetto JSON   [none]\n"
            "      --csv FILE           also write the table as CSV (\"-\" = stdout) [none]\n"
            "      --steps              print the per-step table (latest end, longest step) [off]\n"
+           "      --hops FILE          a job's per-hop table as CSV (\"-\" = stdout) [none]\n"
+           "      --links FILE         a job's per-link table as CSV (\"-\" = stdout) [none]\n"
            "  -h, --help               this help\n\n"
            "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
            "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
@@ -70,6 +75,7 @@ static void help(void) {
            "link at eta x bandwidth while the sender computes; generated platforms only).\n"
            "Defaults here: --layout zigzag --pass forward.\n",
            rs_sim_simgrid_version());
+    rs_cli_job_help(stdout);
     rs_cli_common_help(stdout);
 }
 
@@ -190,96 +196,139 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
     return rc;
 }
 
-int rs_cmd_sim(int argc, char **argv) {
+typedef struct {
     rs_cli_common_t c;
-    rs_cli_common_init(&c);
     rs_sim_config_t cfg;
-    rs_sim_config_default(&cfg);
-    const char *trace = NULL, *chrome = NULL, *csv = NULL;
-    bool steps = false;
-    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
-    if (!opts) return RS_EXIT_FAIL;
-    rs_err_t err = {{0}};
+    rs_cli_job_t job;
+    const char *trace, *chrome, *csv, *hops, *links;
+    bool steps, ranks_given;
+} sim_args_t;
+
+/* One option of ringsim sim's own. Returns 0, 1 for --help, or -1 with err. */
+static int own_opt(sim_args_t *a, int opt, const char *arg, const char *word, rs_err_t *err) {
+    switch (opt) {
+    case OPT_TRACE: a->trace = arg; return 0;
+    case OPT_CHROME: a->chrome = arg; return 0;
+    case OPT_CSV: a->csv = arg; return 0;
+    case OPT_HOPS: a->hops = arg; return 0;
+    case OPT_LINKS: a->links = arg; return 0;
+    case OPT_PLATFORM: a->cfg.platform_path = arg; return 0;
+    case OPT_HOSTMAP: a->cfg.hostmap_path = arg; return 0;
+    case OPT_PLATFORM_OUT: a->cfg.platform_out = arg; return 0;
+    case OPT_NETMODEL:
+        if (!*arg || strchr(arg, ' '))
+            return rs_errf(err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", arg);
+        a->cfg.network_model = arg;
+        return 0;
+    case OPT_CFG:
+        if (a->cfg.n_cfg >= RS_SIM_MAX_CFG) return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
+        if (!strchr(arg, ':') || arg[0] == ':')
+            return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", arg);
+        a->cfg.cfg[a->cfg.n_cfg++] = arg;
+        return 0;
+    case OPT_STEPS: a->steps = true; return 0;
+    case OPT_ALL_PAIRS: a->cfg.routes = RS_PLATFORM_ALL_PAIRS; return 0;
+    case 'h':
+    case OPT_HELP: return 1;
+    default: return rs_errf(err, "unknown option '%s' or missing value (see ringsim sim --help)", word);
+    }
+}
+
+/* Parse and check every option. Returns RS_EXIT_OK, RS_EXIT_USAGE with err, or -1 after --help. */
+static int parse_args(int argc, char **argv, sim_args_t *a, rs_err_t *err) {
+    struct option *opts = rs_cli_job_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
+    if (!opts) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     int opt, rc = RS_EXIT_OK;
     rs_cli_getopt_reset();
-    while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
-        int r = rs_cli_common_opt(&c, opt, optarg, &err);
-        if (r < 0) {
-            rc = RS_EXIT_USAGE;
-            break;
+    while (rc == RS_EXIT_OK && (opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
+        if (opt == 'N' || opt == RS_OPT_RANKS) a->ranks_given = true;
+        int r = rs_cli_common_opt(&a->c, opt, optarg, err);
+        if (r == 0) r = rs_cli_job_opt(&a->job, opt, optarg, err);
+        if (r < 0) rc = RS_EXIT_USAGE;
+        if (r != 0) continue;
+        r = own_opt(a, opt, optarg, argv[optind - 1], err);
+        if (r > 0) {
+            help();
+            free(opts);
+            return -1;
         }
-        if (r > 0) continue;
-        switch (opt) {
-        case OPT_TRACE: trace = optarg; break;
-        case OPT_CHROME: chrome = optarg; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_PLATFORM: cfg.platform_path = optarg; break;
-        case OPT_HOSTMAP: cfg.hostmap_path = optarg; break;
-        case OPT_PLATFORM_OUT: cfg.platform_out = optarg; break;
-        case OPT_NETMODEL:
-            if (!*optarg || strchr(optarg, ' ')) {
-                rs_errf(&err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", optarg);
-                rc = RS_EXIT_USAGE;
-            }
-            cfg.network_model = optarg;
-            break;
-        case OPT_CFG:
-            if (cfg.n_cfg >= RS_SIM_MAX_CFG) {
-                rs_errf(&err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
-                rc = RS_EXIT_USAGE;
-            } else if (!strchr(optarg, ':') || optarg[0] == ':') {
-                rs_errf(&err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", optarg);
-                rc = RS_EXIT_USAGE;
-            } else {
-                cfg.cfg[cfg.n_cfg++] = optarg;
-            }
-            break;
-        case OPT_STEPS: steps = true; break;
-        case OPT_ALL_PAIRS: cfg.routes = RS_PLATFORM_ALL_PAIRS; break;
-        case 'h':
-        case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
-        default:
-            rs_errf(&err, "unknown option '%s' or missing value (see ringsim sim --help)", argv[optind - 1]);
-            rc = RS_EXIT_USAGE;
-        }
-        if (rc) break;
+        if (r < 0) rc = RS_EXIT_USAGE;
     }
     free(opts);
-    if (rc == RS_EXIT_OK && optind < argc) {
-        rs_errf(&err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]);
-        rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && optind < argc)
+        rc = (rs_errf(err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]), RS_EXIT_USAGE);
+    if (rc == RS_EXIT_OK && a->cfg.hostmap_path && !a->cfg.platform_path)
+        rc = (rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
+                      a->cfg.hostmap_path), RS_EXIT_USAGE);
+    if (rc == RS_EXIT_OK && a->cfg.platform_path && a->cfg.platform_out)
+        rc = (rs_errf(err, "--platform-out writes a generated platform; it cannot be combined with --platform"), RS_EXIT_USAGE);
+    if (rc == RS_EXIT_OK && (a->hops || a->links) && !a->job.any)
+        rc = (rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric",
+                      a->hops ? "hops" : "links"), RS_EXIT_USAGE);
+    if (rc == RS_EXIT_OK && rs_cli_job_apply(&a->job, &a->c, a->ranks_given, err) != 0) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && rs_cli_common_finish(&a->c, err) != 0) rc = RS_EXIT_USAGE;
+    return rc;
+}
+
+/* Tables and CSV files of the entries. Returns an exit code. */
+static int write_outputs(const sim_args_t *a, const rs_job_t *job, const entry_t *es, int n, rs_err_t *err) {
+    const bool quiet = (a->csv && !strcmp(a->csv, "-")) || (a->hops && !strcmp(a->hops, "-")) ||
+                       (a->links && !strcmp(a->links, "-"));
+    if (!job) {
+        if (!quiet) print_table(&a->c, &a->cfg, es, n, a->steps);
+        return a->csv && write_csv(a->csv, es, n, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
     }
-    if (rc == RS_EXIT_OK && cfg.hostmap_path && !cfg.platform_path) {
-        rs_errf(&err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
-                cfg.hostmap_path);
-        rc = RS_EXIT_USAGE;
+    rs_cli_job_entry_t *je = calloc((size_t)n, sizeof *je);
+    if (!je) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    for (int i = 0; i < n; i++) je[i] = (rs_cli_job_entry_t){&es[i].problem, &es[i].sim};
+    if (!quiet) {
+        print_table(&a->c, &a->cfg, es, n, a->steps);
+        rs_cli_job_print(stdout, job, je, n);
     }
-    if (rc == RS_EXIT_OK && cfg.platform_path && cfg.platform_out) {
-        rs_errf(&err, "--platform-out writes a generated platform; it cannot be combined with --platform");
-        rc = RS_EXIT_USAGE;
+    int rc = RS_EXIT_OK;
+    if ((a->csv && rs_cli_job_write_rings(a->csv, je, n, err) != 0) || (a->hops && rs_cli_job_write_hops(a->hops, je, n, err) != 0) ||
+        (a->links && rs_cli_job_write_links(a->links, je, n, err) != 0))
+        rc = RS_EXIT_FAIL;
+    free(je);
+    return rc;
+}
+
+int rs_cmd_sim(int argc, char **argv) {
+    sim_args_t a;
+    memset(&a, 0, sizeof a);
+    rs_cli_common_init(&a.c);
+    rs_sim_config_default(&a.cfg);
+    rs_cli_job_init(&a.job);
+    rs_err_t err = {{0}};
+    int rc = parse_args(argc, argv, &a, &err);
+    if (rc < 0) return RS_EXIT_OK; /* --help */
+    rs_job_t job;
+    memset(&job, 0, sizeof job);
+    if (rc == RS_EXIT_OK && a.job.any) {
+        if (rs_cli_job_build(&a.job, &a.c, &job, &err) != 0) rc = RS_EXIT_USAGE;
+        else a.cfg.job = &job;
     }
-    if (rc == RS_EXIT_OK && rs_cli_common_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
         return rc;
     }
-    const int n = c.n_layouts * c.n_passes;
+    const int n = a.c.n_layouts * a.c.n_passes;
     entry_t *es = calloc((size_t)n, sizeof *es);
-    if (!es) return RS_EXIT_FAIL;
-    int k = 0;
-    for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
-        for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
-            es[k].problem = rs_cli_common_problem(&c, i, j);
-            rc = run_entry(&c, &cfg, &es[k], trace, chrome, n > 1, &err);
-        }
-    if (rc == RS_EXIT_OK) {
-        const bool quiet = csv && !strcmp(csv, "-");
-        if (!quiet) print_table(&c, &cfg, es, n, steps);
-        if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
+    if (!es) {
+        rs_job_free(&job);
+        return RS_EXIT_FAIL;
     }
+    int k = 0;
+    for (int j = 0; j < a.c.n_passes && rc == RS_EXIT_OK; j++)
+        for (int i = 0; i < a.c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
+            es[k].problem = rs_cli_common_problem(&a.c, i, j);
+            rc = run_entry(&a.c, &a.cfg, &es[k], a.trace, a.chrome, n > 1, &err);
+        }
+    if (rc == RS_EXIT_OK) rc = write_outputs(&a, a.cfg.job, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);
+    rs_job_free(&job);
     return rc;
 }
 

@@ -5,11 +5,14 @@
  *   'E' rs_event_t  one trace event (only when the caller wants a trace)
  *   'X' error_rec   the child found bad input itself (missing host, no route) and exits 2
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
+ *   'J' a job's per ring, hop and link results (job_child.h), before 'R'
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
  */
 #define _DEFAULT_SOURCE /* wait4(): the child's own peak RSS */
 #include "sim.h"
+
+#include "job_child.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -69,6 +72,9 @@ void rs_sim_result_free(rs_sim_result_t *r) {
     free(r->step_end_s);
     free(r->step_max_s);
     r->step_end_s = r->step_max_s = NULL;
+    if (r->job) rs_job_result_free(r->job);
+    free(r->job);
+    r->job = NULL;
 }
 
 const char *rs_sim_simgrid_version(void) {
@@ -83,13 +89,16 @@ const char *rs_sim_simgrid_version(void) {
 static struct {
     const rs_schedule_t *s;   /* the schedule */
     const rs_machine_t *m;    /* the machine */
-    int64_t n, steps, block;  /* N, steps of the pass, B */
+    int64_t n, steps, block;  /* N (ranks per ring), steps of the pass, B */
+    int64_t total;            /* rank actors: rings x N; actor g is ring g / N's rank g mod N */
+    bool job;                 /* a job of concurrent rings (job_child.h keeps its books) */
+    sg_host_t *host;          /* [total] host of each rank */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
     bool events;              /* stream events to the parent */
     bool exclusive;           /* generated platform: one rank per host, constant speed */
     FILE *out;                /* the pipe */
-    sg_mailbox_t *mb;         /* [n] mailbox of each rank (its receives) */
-    double *busy;             /* [n] summed compute time */
+    sg_mailbox_t *mb;         /* [total] mailbox of each rank (its receives) */
+    double *busy;             /* [total] summed compute time */
     double *step_end;         /* [steps] latest end */
     double *step_max;         /* [steps] longest duration */
     summary_rec sum;          /* running totals */
@@ -145,7 +154,17 @@ typedef struct {
                          * eta x its bandwidth: this rank's compute of this step */
 } compute_slot_t;
 
-static compute_slot_t *g_slot; /* [n] */
+static compute_slot_t *g_slot; /* [total] */
+
+/* Next and previous rank of actor g in its own ring. */
+static int64_t next_of(int64_t g) {
+    const int64_t p = g % C.n;
+    return g - p + (p + 1) % C.n;
+}
+static int64_t prev_of(int64_t g) {
+    const int64_t p = g % C.n;
+    return g - p + (p + C.n - 1) % C.n;
+}
 
 /* Below this many seconds of remaining compute the exec is simply waited for. */
 #define RS_SIM_TINY_S 1e-15
@@ -156,7 +175,7 @@ static void slot_wake(compute_slot_t *sl) {
 
 /* Hop h (h -> h+1) starts or stops carrying a transfer: both ends' in-flight counts change. */
 static void hop_activity(int64_t h, int delta) {
-    compute_slot_t *a = &g_slot[h], *b = &g_slot[(h + 1) % C.n];
+    compute_slot_t *a = &g_slot[h], *b = &g_slot[next_of(h)];
     a->active += delta;
     b->active += delta;
     slot_wake(a);
@@ -209,7 +228,7 @@ static void compute_main(int argc, char **argv) {
         }
         sl->end_c = simgrid_get_clock();
         if (sl->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
-            const compute_slot_t *in = &g_slot[(sl - g_slot + C.n - 1) % C.n];
+            const compute_slot_t *in = &g_slot[prev_of(sl - g_slot)];
             sg_link_set_bandwidth(in->out_link, in->out_bw);
             sl->throttled = 0;
         }
@@ -217,19 +236,21 @@ static void compute_main(int argc, char **argv) {
     }
 }
 
-/* One rank. argv[1] is its index. */
+/* One rank. argv[1] is its actor index g (ring g / N, rank g mod N). */
 static void rank_main(int argc, char **argv) {
     (void)argc;
-    const int64_t p = strtoll(argv[1], NULL, 10);
-    const int64_t prev = (p + C.n - 1) % C.n, next = (p + 1) % C.n;
-    compute_slot_t *sl = &g_slot[p];
+    const int64_t g = strtoll(argv[1], NULL, 10), p = g % C.n;
+    const int64_t prev = prev_of(g), next = next_of(g);
+    compute_slot_t *sl = &g_slot[g];
     const double speed = sg_host_get_speed(sg_host_self());
     const bool slowdown = C.m->cal.comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
+    if (C.job) rs_jc_rank_route(g, C.host[g], C.host[next]);
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
         const double t0 = simgrid_get_clock();
+        if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
         const double tc =
@@ -238,8 +259,8 @@ static void rank_main(int argc, char **argv) {
         const bool moves = st.n_send + st.n_recv > 0;
         sl->started = k;
         if (slowdown && moves) { /* a hop is in flight once both its ends have started step k */
-            if (g_slot[next].started >= k) hop_activity(p, +1);
-            if (g_slot[prev].started >= k && prev != p) hop_activity(prev, +1);
+            if (g_slot[next].started >= k) hop_activity(g, +1);
+            if (g_slot[prev].started >= k && prev != g) hop_activity(prev, +1);
         }
         if (partial && tc > 0 && st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
             /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
@@ -262,18 +283,18 @@ static void rank_main(int argc, char **argv) {
         void *got = NULL;
         for (int i = 0; i < st.n_send; i++) {
             is_recv[nc] = 0;
-            comm[nc++] = sg_mailbox_put_async(C.mb[st.send_peer], &payload, (long)st.send[i].bytes);
+            comm[nc++] = sg_mailbox_put_async(C.mb[next], &payload, (long)st.send[i].bytes);
         }
         for (int i = 0; i < st.n_recv; i++) {
             is_recv[nc] = 1;
-            comm[nc++] = sg_mailbox_get_async(C.mb[p], &got);
+            comm[nc++] = sg_mailbox_get_async(C.mb[g], &got);
         }
         double end_send = t0, end_recv = t0, end_c = t0;
         if (!moves) { /* nothing to overlap: run the exec here */
             if (tc > 0) sg_actor_execute(tc * C.f_eff);
             end_c = simgrid_get_clock();
         } else {
-            if (!C.events && !slowdown) { /* no per-transfer ends needed: one wait for all */
+            if (!C.events && !slowdown && !C.job) { /* no per-transfer ends needed: one wait for all */
                 sg_comm_wait_all(comm, (size_t)nc);
                 end_send = end_recv = simgrid_get_clock();
                 nc = 0;
@@ -285,7 +306,7 @@ static void rank_main(int argc, char **argv) {
                     end_recv = t;
                 } else {
                     end_send = t;
-                    if (--n_send_left == 0 && slowdown) hop_activity(p, -1); /* hop p drained */
+                    if (--n_send_left == 0 && slowdown) hop_activity(g, -1); /* hop g drained */
                 }
                 comm[idx] = comm[nc - 1];
                 is_recv[idx] = is_recv[nc - 1];
@@ -302,8 +323,12 @@ static void rank_main(int argc, char **argv) {
             }
         }
         const double end_x = fmax(end_send, end_recv), te = fmax(end_c, end_x);
+        if (C.job) {
+            if (st.n_send > 0) rs_jc_hop_done(g, k, t0, end_send, (double)st.send_bytes);
+            rs_jc_rank_end(g, te);
+        }
         /* statistics, as rs_walk_t defines them */
-        C.busy[p] += end_c - t0;
+        C.busy[g] += end_c - t0;
         C.sum.rank_steps++;
         C.sum.flops_useful += st.flops_useful;
         C.sum.flops_exec += st.flops_exec;
@@ -327,31 +352,20 @@ static void rank_main(int argc, char **argv) {
     sg_sem_release(sl->go);
 }
 
-/* Child body; returns the exit code. */
-static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
-                      const char *platform, const rs_hostmap_t *hm, bool events, FILE *out) {
-    const rs_problem_t *pb = rs_schedule_problem(s);
-    memset(&C, 0, sizeof C);
-    C.s = s;
-    C.m = m;
-    C.n = pb->n_ranks;
-    C.steps = rs_schedule_n_steps(s);
-    C.block = rs_problem_block(pb);
-    C.f_eff = rs_machine_flops_eff(m, (double)C.block);
-    C.events = events;
-    C.out = out;
-    C.mb = calloc((size_t)C.n, sizeof *C.mb);
-    C.busy = calloc((size_t)C.n, sizeof *C.busy);
-    C.step_end = calloc((size_t)C.steps, sizeof *C.step_end);
-    C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
-    if (!C.mb || !C.busy || !C.step_end || !C.step_max) {
-        error_rec e = {.code = -1};
-        snprintf(e.msg, sizeof e.msg, "sim: out of memory for N = %" PRId64, C.n);
-        put_rec('X', &e, sizeof e);
-        return RS_EXIT_FAIL;
-    }
+static int child_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Report an error to the parent; returns the exit code that goes with it. */
+static int child_error(int code, const char *fmt, ...) {
+    error_rec e = {.code = code};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    put_rec('X', &e, sizeof e);
+    return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+}
 
-    /* engine and configuration: defaults first, the caller's --cfg after (they win) */
+/* SimGrid's engine and configuration: defaults first, the caller's --cfg after (they win). */
+static int child_engine(const rs_sim_config_t *cfg) {
     char *argv[RS_SIM_MAX_CFG + 16];
     char model_arg[160];
     int argc = 0;
@@ -363,6 +377,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     argv[argc++] = "--cfg=network/crosstraffic:0";
     argv[argc++] = "--cfg=surf/precision:1e-15";
     argv[argc++] = "--cfg=maxmin/precision:1e-15";
+    if (cfg->job) argv[argc++] = "--cfg=network/optim:Full"; /* see RS_SIM_JOB_OPTIM in sim.h */
     char *user[RS_SIM_MAX_CFG];
     for (int i = 0; i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++) {
         size_t len = strlen(cfg->cfg[i]) + 7;
@@ -375,59 +390,53 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     put_stage(STAGE_INIT, "SimGrid configuration");
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
-    if (argc > 1) {
-        error_rec e = {.code = RS_SIM_BAD_INPUT};
-        snprintf(e.msg, sizeof e.msg, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
-        put_rec('X', &e, sizeof e);
-        return RS_EXIT_USAGE;
-    }
+    if (argc > 1)
+        return child_error(RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
+    return RS_EXIT_OK;
+}
 
-    put_stage(STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
-    simgrid_load_platform(platform);
-
-    /* every rank's host exists, every hop has a route */
+/* Every rank's host exists; every hop has a route (checked here for Full zones; a job's fabric is a
+ * DijkstraCache zone, routed only once the simulation runs, and generated with every path). */
+static int child_hosts(const rs_sim_config_t *cfg, const rs_hostmap_t *hm) {
     put_stage(STAGE_CHECK, "checking hosts and routes");
-    sg_host_t *host = calloc((size_t)C.n, sizeof *host);
-    if (!host) return RS_EXIT_FAIL;
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
-    for (int64_t r = 0; r < C.n; r++) {
-        host[r] = sg_host_by_name(hm->host[r]);
-        if (!host[r]) {
-            error_rec e = {.code = RS_SIM_BAD_INPUT};
-            if (cfg->hostmap_path)
-                snprintf(e.msg, sizeof e.msg, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
-                         cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
-            else
-                snprintf(e.msg, sizeof e.msg,
-                         "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
-                         plat_name, hm->host[r], r);
-            put_rec('X', &e, sizeof e);
-            return RS_EXIT_USAGE;
-        }
+    for (int64_t r = 0; r < C.total; r++) {
+        C.host[r] = sg_host_by_name(hm->host[r]);
+        if (C.host[r]) continue;
+        if (cfg->hostmap_path)
+            return child_error(RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
+                               cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
+        return child_error(RS_SIM_BAD_INPUT,
+                           "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
+                           plat_name, hm->host[r], r);
     }
+    if (C.job) return RS_EXIT_OK;
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
     for (int64_t r = 0; r < C.n && C.n > 1; r++) {
         const int64_t q = (r + 1) % C.n;
-        if (host[r] == host[q]) continue;
+        if (C.host[r] == C.host[q]) continue;
         put_stage(STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
                   plat_name, hm->host[r], r, hm->host[q], q);
         xbt_dynar_reset(links);
-        sg_host_get_route(host[r], host[q], links);
+        sg_host_get_route(C.host[r], C.host[q], links);
         if (xbt_dynar_length(links) == 0) {
-            error_rec e = {.code = RS_SIM_BAD_INPUT};
-            snprintf(e.msg, sizeof e.msg, "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                     plat_name, hm->host[r], r, hm->host[q], q);
-            put_rec('X', &e, sizeof e);
-            return RS_EXIT_USAGE;
+            xbt_dynar_free(&links);
+            return child_error(RS_SIM_BAD_INPUT,
+                               "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
+                               plat_name, hm->host[r], r, hm->host[q], q);
         }
     }
     xbt_dynar_free(&links);
+    return RS_EXIT_OK;
+}
 
+/* Slots, mailboxes, throttled links; the rank actors (and compute helpers, background actors). */
+static int child_actors(const rs_machine_t *m, const rs_sim_config_t *cfg) {
     char name[64], arg[32];
     C.exclusive = cfg->platform_path == NULL;
-    g_slot = calloc((size_t)C.n, sizeof *g_slot);
+    g_slot = calloc((size_t)C.total, sizeof *g_slot);
     if (!g_slot) return RS_EXIT_FAIL;
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         C.mb[r] = sg_mailbox_by_name(name);
         g_slot[r].go = sg_sem_init(0);
@@ -435,49 +444,75 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
         g_slot[r].wake = sg_sem_init(0);
         g_slot[r].started = -1;
     }
-    if (rs_machine_partial_overlap(m) && C.n > 1) /* generated platform (the parent checks): hop r's bottleneck link */
+    if (rs_machine_partial_overlap(m) && C.n > 1) /* one ring, generated (the parent checks): hop r's bottleneck link */
         for (int64_t r = 0; r < C.n; r++) {
             if (rs_machine_hop_inter(m, C.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
             else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
             g_slot[r].out_link = sg_link_by_name(name);
-            if (!g_slot[r].out_link) {
-                error_rec e = {.code = -1};
-                snprintf(e.msg, sizeof e.msg, "sim: the generated platform lacks link '%s'", name);
-                put_rec('X', &e, sizeof e);
-                return RS_EXIT_FAIL;
-            }
+            if (!g_slot[r].out_link) return child_error(-1, "sim: the generated platform lacks link '%s'", name);
             g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
         }
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         snprintf(arg, sizeof arg, "%" PRId64, r);
         const char *av[] = {name, arg};
-        sg_actor_create_(name, host[r], rank_main, 2, av);
+        sg_actor_create_(name, C.host[r], rank_main, 2, av);
         snprintf(name, sizeof name, "compute%" PRId64, r);
-        if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
+        if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m))
+            sg_actor_create_(name, C.host[r], compute_main, 2, av);
     }
+    if (C.job && rs_jc_start_background() != 0) return child_error(-1, "sim: cannot start the background collectives");
+    return RS_EXIT_OK;
+}
+
+/* Child body; returns the exit code. hm maps every rank actor (rings x N) to its host. */
+static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
+                      const char *platform, const rs_hostmap_t *hm, bool events, FILE *out) {
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    memset(&C, 0, sizeof C);
+    C.s = s;
+    C.m = m;
+    C.n = pb->n_ranks;
+    C.total = hm->n_ranks;
+    C.job = cfg->job != NULL;
+    C.steps = rs_schedule_n_steps(s);
+    C.block = rs_problem_block(pb);
+    C.f_eff = rs_machine_flops_eff(m, (double)C.block);
+    C.events = events;
+    C.out = out;
+    C.mb = calloc((size_t)C.total, sizeof *C.mb);
+    C.host = calloc((size_t)C.total, sizeof *C.host);
+    C.busy = calloc((size_t)C.total, sizeof *C.busy);
+    C.step_end = calloc((size_t)C.steps, sizeof *C.step_end);
+    C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
+    if (!C.mb || !C.host || !C.busy || !C.step_end || !C.step_max ||
+        (C.job && rs_jc_init(cfg->job, pb->pass, C.n) != 0))
+        return child_error(-1, "sim: out of memory for %" PRId64 " ranks", C.total);
+    int rc = child_engine(cfg);
+    if (rc != RS_EXIT_OK) return rc;
+    put_stage(STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
+    simgrid_load_platform(platform);
+    if ((rc = child_hosts(cfg, hm)) != RS_EXIT_OK || (rc = child_actors(m, cfg)) != RS_EXIT_OK) return rc;
+
     put_stage(STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
     simgrid_run();
     C.sum.sim_wall_s = rs_now_s() - w0;
 
     double busy_sum = 0;
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         if (C.busy[r] > C.sum.busy_max_s) C.sum.busy_max_s = C.busy[r];
         busy_sum += C.busy[r];
     }
-    C.sum.busy_mean_s = busy_sum / (double)C.n;
+    C.sum.busy_mean_s = busy_sum / (double)C.total;
     for (int64_t k = 0; k < C.steps; k++)
         if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
     C.sum.n_steps = C.steps;
-    if (C.sum.rank_steps != C.n * C.steps) {
-        error_rec e = {.code = -1};
-        snprintf(e.msg, sizeof e.msg, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)",
-                 C.sum.rank_steps, C.n * C.steps);
-        put_rec('X', &e, sizeof e);
-        return RS_EXIT_FAIL;
-    }
+    if (C.sum.rank_steps != C.total * C.steps)
+        return child_error(-1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
+                           C.total * C.steps);
+    if (C.job && rs_jc_write(C.out) != 0) return RS_EXIT_FAIL;
     put_rec('R', &C.sum, sizeof C.sum);
     fwrite(C.step_end, sizeof(double), (size_t)C.steps, C.out);
     fwrite(C.step_max, sizeof(double), (size_t)C.steps, C.out);
@@ -541,6 +576,57 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
 
 void rs_sim_child_after_init(void) { signal(SIGINT, SIG_DFL); }
 
+/* What a job cannot run with, and its own consistency. Returns 0 or RS_SIM_BAD_INPUT with err. */
+static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_problem_t *pb, bool trace,
+                     rs_err_t *err) {
+    const rs_job_t *j = cfg->job;
+    if (rs_job_validate(j, err) != 0) return RS_SIM_BAD_INPUT;
+    const char *why = cfg->platform_path ? "--platform (a job runs on its generated fabric; map one ring with --hostmap)"
+                      : cfg->routes != RS_PLATFORM_RING ? "--all-pairs (the fabric routes every pair already)"
+                      : m->n_degraded > 0 ? "--degrade (a hop of a shared fabric has no link of its own)"
+                      : rs_machine_partial_overlap(m) ? "an overlap below 1 (a shared link cannot slow one flow)"
+                      : trace ? "--trace/--chrome (one trace holds one ring)" : NULL;
+    if (why) return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why), RS_SIM_BAD_INPUT;
+    if (j->placement.ring_ranks != pb->n_ranks)
+        return rs_errf(err, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks,
+                       pb->n_ranks), RS_SIM_BAD_INPUT;
+    return 0;
+}
+
+/* Every rank actor of a job (rings x N) on host gpu<device>. Returns 0 or -1 with err. */
+static int job_hostmap(const rs_job_t *j, rs_hostmap_t *hm, rs_err_t *err) {
+    const int64_t total = j->placement.n_rings * j->placement.ring_ranks;
+    if (rs_hostmap_identity(total, hm, err) != 0) return -1;
+    char name[64];
+    for (int64_t g = 0; g < total; g++) {
+        snprintf(name, sizeof name, "gpu%" PRId64, j->placement.device[g]);
+        char *dup = strdup(name);
+        if (!dup) {
+            rs_hostmap_free(hm);
+            return rs_errf(err, "job: out of memory");
+        }
+        free(hm->host[g]);
+        hm->host[g] = dup;
+    }
+    return 0;
+}
+
+/* The generated platform into path (and cfg->platform_out); its description into desc. */
+static int write_platform(const char *path, const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
+                          char *desc, size_t len, rs_err_t *err) {
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    if (cfg->job) {
+        rs_fabric_describe(&cfg->job->fabric, desc, len);
+        if (rs_fabric_write_file(path, &cfg->job->fabric, err) != 0) return -1;
+        return cfg->platform_out ? rs_fabric_write_file(cfg->platform_out, &cfg->job->fabric, err) : 0;
+    }
+    rs_platform_describe(m, pb->n_ranks, desc, len);
+    int rc = rs_platform_write_file(path, m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, err);
+    if (rc == 0 && cfg->platform_out)
+        rc = rs_platform_write_file(cfg->platform_out, m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, err);
+    return rc;
+}
+
 void rs_sim_child_prepare(FILE *log) {
     struct rlimit nocore = {0, 0};
     setrlimit(RLIMIT_CORE, &nocore); /* SimGrid aborts on bad input: no core file */
@@ -579,10 +665,13 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
         if (!strchr(cfg->cfg[i], ':'))
             return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
                    RS_SIM_BAD_INPUT;
+    if (cfg->job && job_check(m, cfg, pb, trace != NULL, err) != 0) return RS_SIM_BAD_INPUT;
 
     /* rank-to-host map */
     rs_hostmap_t hm;
-    if (cfg->platform_path) {
+    if (cfg->job) {
+        if (job_hostmap(cfg->job, &hm, err) != 0) return -1;
+    } else if (cfg->platform_path) {
         if (access(cfg->platform_path, R_OK) != 0)
             return rs_errf(err, "--platform %s: %s", cfg->platform_path, strerror(errno)), RS_SIM_BAD_INPUT;
         int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, &hm, err) : rs_hostmap_identity(n, &hm, err);
@@ -605,11 +694,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
                            strerror(errno));
         }
         snprintf(platform, sizeof platform, "%s/platform.xml", tmpdir);
-        rs_platform_describe(m, n, out->platform, sizeof out->platform);
-        int rc = rs_platform_write_file(platform, m, n, (double)rs_problem_block(pb), cfg->routes, err);
-        if (rc == 0 && cfg->platform_out)
-            rc = rs_platform_write_file(cfg->platform_out, m, n, (double)rs_problem_block(pb), cfg->routes, err);
-        if (rc != 0) {
+        if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
             unlink(platform);
             rmdir(tmpdir);
             rs_hostmap_free(&hm);
@@ -665,6 +750,9 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
             if (trace && !oom && rs_trace_add(trace, &ev) != 0) oom = true;
         } else if (tag == 'X') {
             if (read_full(fds[0], &child_err, sizeof child_err) != 1) { io_bad = true; break; }
+        } else if (tag == 'J') {
+            if (out->job || !(out->job = calloc(1, sizeof *out->job))) { io_bad = true; break; }
+            if (rs_jc_read(fds[0], read_full, out->job) != 0) { io_bad = true; break; }
         } else if (tag == 'R') {
             if (read_full(fds[0], &sum, sizeof sum) != 1 || sum.n_steps != steps) { io_bad = true; break; }
             out->step_end_s = malloc(sizeof(double) * (size_t)steps);
@@ -705,6 +793,10 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
         out->rank_steps = sum.rank_steps;
         out->n_steps = sum.n_steps;
         out->sim_wall_s = sum.sim_wall_s;
+        if (cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0)) {
+            if (!out->job) rs_errf(err, "sim: the child sent no job results");
+            rc = -1;
+        }
     } else {
         char msg[700];
         simgrid_message(errf, msg, sizeof msg);

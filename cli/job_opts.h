@@ -1,0 +1,76 @@
+/* job_opts.h - the options of a job of concurrent rings (sim/job.h): placement, fabric, background.
+ *
+ * Shared by the commands that simulate jobs (ringsim sim). Every value is checked with a message
+ * that names the option and the rule; rs_cli_job_build() turns them into an rs_job_t once the shared
+ * options are final (the machine gives G and the tiers, the problem gives N and B).
+ */
+#ifndef RS_CLI_JOB_OPTS_H
+#define RS_CLI_JOB_OPTS_H
+
+#ifdef RINGSIM_HAVE_SIM
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "job.h"
+#include "sim.h"
+
+enum {
+    RS_OPT_JOB_BEGIN = 3000,
+    RS_OPT_TP, RS_OPT_CP, RS_OPT_DP, RS_OPT_DEVICES, RS_OPT_ORDER, RS_OPT_MAP, RS_OPT_FABRIC, RS_OPT_NICS,
+    RS_OPT_NODES_PER_LEAF, RS_OPT_OVERSUB, RS_OPT_BACKGROUND, RS_OPT_BG_GROUP, RS_OPT_MODEL, RS_OPT_BG_BYTES,
+    RS_OPT_JOB_END
+};
+
+typedef struct {
+    bool any;                  /* some job option was given: simulate a job */
+    int64_t tp, cp, dp;        /* degrees (cp 0 = -N) */
+    int64_t devices;           /* --devices (0 = from the degrees or the map) */
+    rs_dim_t order[RS_DIM_COUNT];
+    const char *map;           /* --map FILE */
+    rs_fabric_kind_t fabric;
+    int64_t nics;              /* --nics (0 = G) */
+    int64_t nodes_per_leaf;    /* 0 = default */
+    double oversub;
+    rs_bg_kind_t background;
+    rs_bg_group_t bg_group;
+    const char *model;         /* --model preset or path */
+    double bg_bytes;           /* --bg-bytes: parameters and gradients of the layer, bytes (0 = from the model) */
+} rs_cli_job_t;
+
+extern const struct option rs_cli_job_longopts[];
+extern const int rs_cli_job_n_longopts;
+
+/* Defaults: tp 1, dp 1, cp = -N, order tp-cp-dp, flat fabric, K = G, non-blocking, no background. */
+void rs_cli_job_init(rs_cli_job_t *j);
+/* Handle one getopt result: 1 handled, 0 not a job option, -1 with err on a bad value. */
+int rs_cli_job_opt(rs_cli_job_t *j, int opt, const char *arg, rs_err_t *err);
+/* Before rs_cli_common_finish: --cp sets the ring size -N (both given and different: error). */
+int rs_cli_job_apply(const rs_cli_job_t *j, rs_cli_common_t *c, bool ranks_given, rs_err_t *err);
+/* After rs_cli_common_finish: the job (placement, fabric from the machine, background sized from the
+ * model). Returns 0 or -1 with err (the job is freed on error). */
+int rs_cli_job_build(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_job_t *job, rs_err_t *err);
+/* Own + job + shared options in one getopt table (malloc'd, zero-terminated). */
+struct option *rs_cli_job_merge_longopts(const struct option *own, int n_own);
+void rs_cli_job_help(FILE *out);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Output of a simulated job (job_report.c): one entry per (layout, pass).
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    const rs_problem_t *problem;
+    const rs_sim_result_t *sim;  /* with sim->job */
+} rs_cli_job_entry_t;
+
+/* The job, the fabric and the background in '#' lines, then per entry: one line per ring (up to 32;
+ * else the 16 slowest and a summary), the most loaded links, the link that saturates, the background
+ * collectives and whether they end after the rings. Can't fail. */
+void rs_cli_job_print(FILE *out, const rs_job_t *job, const rs_cli_job_entry_t *es, int n);
+/* CSV: one row per ring / per hop / per link of every entry ("-" = stdout). Returns 0 or -1 with err. */
+int rs_cli_job_write_rings(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err);
+int rs_cli_job_write_hops(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err);
+int rs_cli_job_write_links(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err);
+
+#endif /* RINGSIM_HAVE_SIM */
+#endif /* RS_CLI_JOB_OPTS_H */
