@@ -84,10 +84,10 @@ static double rel_diff(double a, double b) {
     return s > 0 ? fabs(a - b) / s : 0;
 }
 
-static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+/* Problem, hardware, platform and SimGrid configuration in '#' lines. */
+static void print_header(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
-    char a[32], b[32], d[32];
     printf("# ringsim sim: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
            (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->dtype),
@@ -97,8 +97,14 @@ static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, co
     printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
     printf("# SimGrid %s, network/model %s%s", rs_sim_simgrid_version(), cfg->network_model,
            strcmp(cfg->network_model, "CM02") ? "" : " (exact)");
+    if (cfg->job || cfg->platform_path) printf(", network/optim Full");
     for (int i = 0; i < cfg->n_cfg; i++) printf(" --cfg %s", cfg->cfg[i]);
     printf("\n");
+}
+
+static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+    char a[32], b[32], d[32];
+    print_header(c, cfg, es, n);
     printf("%-10s %-8s %8s %12s %12s %9s %6s %10s %10s %10s %10s %9s\n", "layout", "pass", "B", "makespan", "walk",
            "rel_diff", "eff", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
     for (int i = 0; i < n; i++) {
@@ -282,7 +288,7 @@ static int write_outputs(const sim_args_t *a, const rs_job_t *job, const entry_t
     if (!je) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     for (int i = 0; i < n; i++) je[i] = (rs_cli_job_entry_t){&es[i].problem, &es[i].sim};
     if (!quiet) {
-        print_table(&a->c, &a->cfg, es, n, a->steps);
+        print_header(&a->c, &a->cfg, es, n);
         rs_cli_job_print(stdout, job, je, n);
     }
     int rc = RS_EXIT_OK;
