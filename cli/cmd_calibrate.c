@@ -3,17 +3,15 @@
  * `ringsim model --profile FILE` and `ringsim sim --profile FILE` read (exec/calibrate.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-#include "calibrate.h"
-#include "exec.h"
 #include "exec_launch.h"
+#include "study_calibrate.h"
 
-enum { OPT_OUT = 2000, OPT_NAME, OPT_BLOCKS, OPT_LAUNCH, OPT_PROGRESS, OPT_MIN_TIME, OPT_TIMEOUT, OPT_HELP };
+enum { OPT_OUT = 2000, OPT_NAME, OPT_BLOCKS, OPT_LAUNCH, OPT_PROGRESS, OPT_MIN_TIME, OPT_TIMEOUT, OPT_BACKEND, OPT_LOOPBACK,
+       OPT_HELP };
 
 static const struct option own_opts[] = {
     {"out", required_argument, NULL, OPT_OUT},
@@ -23,6 +21,8 @@ static const struct option own_opts[] = {
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"min-time", required_argument, NULL, OPT_MIN_TIME},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"loopback", required_argument, NULL, OPT_LOOPBACK},
     {"help", no_argument, NULL, OPT_HELP},
 };
 
@@ -39,61 +39,13 @@ static void help(void) {
            "      --progress none|poll|thread  MPI progress mode to calibrate  [poll]\n"
            "      --min-time S         measuring time per block size            [0.05]\n"
            "      --timeout S          give up a wait after S seconds           [60]\n"
+           "      --backend cpu|gpu    the executor to calibrate                [cpu]\n"
+           "      --loopback KIND      one device plays rank 0 of the ring alone, its transfers to\n"
+           "                           itself: cpu: local; gpu: nccl or copy    [off]\n"
            "  -h, --help               this help\n\n"
            "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
-           "--pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n\n");
+           "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n\n");
     rs_cli_common_help(stdout);
-}
-
-typedef struct {
-    rs_problem_t problem;   /* shape */
-    rs_calib_opts_t co;     /* calibration options */
-    const char *out, *name; /* profile path and name */
-    const char *progress;   /* progress mode name (for the note) */
-    rs_err_t err;           /* rank 0's error */
-} calib_job_t;
-
-static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
-    calib_job_t *j = arg;
-    rs_calib_t c;
-    rs_err_t err = {{0}};
-    int64_t rank = tops->rank(ts);
-    if (rs_calibrate(&j->problem, &rs_cpu_compute_ops, tops, ts, &j->co, &c, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: rank %lld: %s\n", (long long)rank, err.msg);
-        return RS_EXIT_FAIL;
-    }
-    if (rank != 0) return 0;
-    char name[RS_NAME_LEN], note[256], date[32];
-    struct utsname u;
-    if (uname(&u) != 0) snprintf(u.nodename, sizeof u.nodename, "host");
-    snprintf(name, sizeof name, "%s", j->name ? j->name : "");
-    if (!j->name) snprintf(name, sizeof name, "cpu-%.40s", u.nodename);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M", gmtime(&now));
-    snprintf(note, sizeof note, "ringsim calibrate %s UTC, %lld ranks, %s; %.80s; transport %.60s", date,
-             (long long)tops->size(ts), j->progress, rs_exec_blas_version(), tops->describe(ts));
-    printf("# ringsim calibrate: %lld ranks, heads %lld/%lld, d %lld, %s pass\n# %s\n", (long long)tops->size(ts),
-           (long long)j->problem.q_heads, (long long)j->problem.kv_heads, (long long)j->problem.head_dim,
-           rs_pass_name(j->problem.pass), note);
-    rs_calib_print(&c, stdout);
-    rs_hw_t hw;
-    rs_calib_to_hw(&c, name, note, tops->size(ts), RS_DTYPE_FP32, &hw);
-    if (rs_hw_write_json(&hw, j->out, note, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
-    rs_hw_t back;
-    if (rs_hw_load(j->out, &back, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: the profile written does not load back: %s\n", err.msg);
-        return RS_EXIT_FAIL;
-    }
-    rs_machine_t mb;
-    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
-    if (rs_machine_from_hw(&back, RS_DTYPE_FP32, &mb, &err) == 0) rs_cli_overlap_desc(&mb, ovd, sizeof ovd);
-    printf("# profile %s: F_peak(fp32) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out,
-           back.flops_per_s[RS_DTYPE_FP32] * 1e-9, back.cal.n_eff, back.intra.bw_bytes_per_s * 1e-9, back.intra.latency_s, ovd);
-    fflush(stdout);
-    return 0;
 }
 
 /* "16,32,1K" -> blocks. */
@@ -112,50 +64,51 @@ static int parse_blocks(const char *arg, rs_calib_opts_t *co, rs_err_t *err) {
 }
 
 int rs_cmd_calibrate(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
-    c.problem.seq_tokens = 4096, c.problem.n_ranks = 2, c.problem.q_heads = 2, c.problem.kv_heads = 2;
-    c.problem.act_bytes = 4, c.dtype = RS_DTYPE_FP32, c.problem.causal = false;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
+    rs_calibrate_in_t j;
+    rs_calibrate_defaults(&j);
+    rs_setup_t c;
+    rs_setup_default(&c);
+    c.problem = j.problem;
+    rs_setup_dtype(&c, RS_DTYPE_FP32);
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
     if (under_mpi) c.problem.n_ranks = env_size;
-    calib_job_t j = {0};
-    rs_calib_opts_default(&j.co);
-    int launch_threads = 0;
-    bool launch_given = false;
-    rs_progress_t progress = RS_PROGRESS_POLL;
+    const char *backend = "cpu";
+    bool dtype_given = false;
     rs_err_t err = {{0}};
     struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
     if (!opts) return RS_EXIT_FAIL;
     rs_cli_getopt_reset();
     int opt, rc;
     while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
+        dtype_given |= opt == RS_OPT_DTYPE;
         rc = rs_cli_common_opt(&c, opt, optarg, &err);
         if (rc < 0) goto usage;
         if (rc == 1) continue;
         switch (opt) {
-        case OPT_OUT: j.out = optarg; break;
+        case OPT_OUT: j.out_path = optarg; break;
+        case OPT_BACKEND: backend = optarg; break;
+        case OPT_LOOPBACK: j.job.loopback = optarg; break;
         case OPT_NAME:
             if (strlen(optarg) >= RS_NAME_LEN) { rs_errf(&err, "--name %s: at most %d characters", optarg, RS_NAME_LEN - 1); goto usage; }
             j.name = optarg;
             break;
         case OPT_BLOCKS:
-            if (parse_blocks(optarg, &j.co, &err) < 0) goto usage;
+            if (parse_blocks(optarg, &j.calib, &err) < 0) goto usage;
             break;
         case OPT_LAUNCH:
-            if (!strcmp(optarg, "mpirun")) launch_threads = 0;
-            else if (!strcmp(optarg, "threads")) launch_threads = 1;
-            else { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
-            launch_given = true;
+            if (strcmp(optarg, "mpirun") && strcmp(optarg, "threads")) { rs_errf(&err, "--launch %s: expected mpirun or threads", optarg); goto usage; }
+            j.job.launch = optarg;
             break;
         case OPT_PROGRESS:
-            if (rs_progress_parse(optarg, &progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
+            if (rs_progress_parse(optarg, &j.job.progress) < 0) { rs_errf(&err, "--progress %s: expected none, poll or thread", optarg); goto usage; }
             break;
         case OPT_MIN_TIME:
-            if (rs_parse_double("--min-time", optarg, 0, 60, &j.co.min_time_s, &err) < 0) goto usage;
+            if (rs_parse_double("--min-time", optarg, 0, 60, &j.calib.min_time_s, &err) < 0) goto usage;
             break;
         case OPT_TIMEOUT:
-            if (rs_parse_double("--timeout", optarg, 0.001, 1e6, &j.co.timeout_s, &err) < 0) goto usage;
+            if (rs_parse_double("--timeout", optarg, 0.001, 1e6, &j.calib.timeout_s, &err) < 0) goto usage;
             break;
         case OPT_HELP:
         case 'h':
@@ -171,22 +124,20 @@ int rs_cmd_calibrate(int argc, char **argv) {
     free(opts);
     opts = NULL;
     if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
-    if (!j.out) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
-    if (rs_exec_check_out("out", j.out, false, &err) < 0) goto usage;
+    if (!j.out_path) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
+    if (rs_exec_check_out("out", j.out_path, false, &err) < 0) goto usage;
+    if (rs_backend_get(backend, true, &j.backend, &err) < 0) goto usage;
+    if (!dtype_given) rs_setup_dtype(&c, j.backend->exec->default_dtype); /* the executor's own dtype */
     /* every block size must be a valid problem for this shape */
-    c.problem.seq_tokens = c.problem.n_ranks * j.co.blocks[j.co.n_blocks - 1];
+    c.problem = rs_problem_with_block(&c.problem, j.calib.blocks[j.calib.n_blocks - 1]);
     c.n_layouts = 1;
     c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
-    if (rs_cli_common_finish(&c, &err) < 0) goto usage;
-    if (c.problem.act_bytes != 4) { rs_errf(&err, "--dtype %s: the CPU kernel computes in fp32 (use --dtype fp32)", rs_dtype_name(c.dtype)); goto usage; }
-    if (under_mpi && c.problem.n_ranks != env_size) {
-        rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
-        goto usage;
-    }
-    j.problem = rs_cli_common_problem(&c, 0, 0);
-    j.progress = rs_progress_name(progress);
-    return rs_exec_spmd_main("calibrate", c.problem.n_ranks, under_mpi, launch_threads, launch_given, (int)progress,
-                             &argc, &argv, calib_body, &j, &j.progress);
+    if (rs_setup_finish(&c, &err) < 0) goto usage;
+    j.problem = rs_setup_problem(&c, 0, 0);
+    j.dtype = c.spec.dtype;
+    j.job.argc = &argc, j.job.argv = &argv;
+    if (rs_calibrate_finish(&j, &err) < 0) goto usage;
+    return rs_study_calibrate(&j);
 usage:
     free(opts);
     if (loud) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);

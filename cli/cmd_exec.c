@@ -134,10 +134,10 @@ static int write_trace(rs_trace_t *t, const char *csv, const char *chrome, const
 }
 
 int rs_cmd_exec(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
+    rs_setup_t c;
+    rs_setup_default(&c);
     c.problem.seq_tokens = 4096, c.problem.n_ranks = 4, c.problem.q_heads = 2, c.problem.kv_heads = 2;
-    c.problem.act_bytes = 4, c.dtype = RS_DTYPE_FP32;
+    rs_setup_dtype(&c, RS_DTYPE_FP32);
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0;
     const bool loud = !under_mpi || env_rank == 0; /* only rank 0 talks */
@@ -218,9 +218,9 @@ int rs_cmd_exec(int argc, char **argv) {
     }
     free(opts);
     opts = NULL;
-    a.o.seed = c.seed;
+    a.o.seed = c.spec.seed;
     /* ---- validate everything before any rank starts ---- */
-    if (rs_cli_common_finish(&c, &err) < 0) goto usage;
+    if (rs_setup_finish(&c, &err) < 0) goto usage;
     if (under_mpi && c.problem.n_ranks != env_size) {
         rs_errf(&err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)c.problem.n_ranks, env_size);
         goto usage;
@@ -228,15 +228,15 @@ int rs_cmd_exec(int argc, char **argv) {
     const rs_compute_ops_t *cops = &rs_cpu_compute_ops;
     if (a.backend_gpu) {
 #ifdef RS_GPU_EXEC_API
-        cops = rs_gpu_compute_ops_for(c.dtype);
-        if (!cops) { rs_errf(&err, "--backend gpu: --dtype %s is not supported by the GPU kernels", rs_dtype_name(c.dtype)); goto usage; }
+        cops = rs_gpu_compute_ops_for(c.spec.dtype);
+        if (!cops) { rs_errf(&err, "--backend gpu: --dtype %s is not supported by the GPU kernels", rs_dtype_name(c.spec.dtype)); goto usage; }
 #else
         if (loud) fprintf(stderr, "ringsim exec: --backend gpu: this build has no GPU executor (needs nvcc, NCCL and exec/gpu/gpu.h)\n");
         return RS_EXIT_USAGE;
 #endif
     }
     if (c.problem.act_bytes != cops->act_bytes) {
-        rs_errf(&err, "--dtype %s: the %s backend computes in %s (use --dtype %s)", rs_dtype_name(c.dtype), cops->name,
+        rs_errf(&err, "--dtype %s: the %s backend computes in %s (use --dtype %s)", rs_dtype_name(c.spec.dtype), cops->name,
                 cops->dtype_name, cops->dtype_name);
         goto usage;
     }
@@ -331,7 +331,7 @@ int rs_cmd_exec(int argc, char **argv) {
                a.o.warmup, "layout", "pass", "t_comp_s", "t_comm_s", "t_step_s", "makespan_s", "GFLOP/s/rk", "check");
     for (int li = 0; li < c.n_layouts && exit_code == RS_EXIT_OK; li++)
         for (int pj = 0; pj < c.n_passes && exit_code == RS_EXIT_OK; pj++) {
-            rs_problem_t p = rs_cli_common_problem(&c, li, pj);
+            rs_problem_t p = rs_setup_problem(&c, li, pj);
 #ifdef RS_GPU_EXEC_API
             /* the GPU kernels run their own tile: count executed FLOPs at that tile */
             if (a.backend_gpu) rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);

@@ -45,7 +45,7 @@ static void help(void) {
     rs_cli_common_help(stdout);
 }
 
-static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *csv, const char *chrome,
+static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, const char *chrome,
                         bool several, rs_err_t *err) {
     rs_schedule_t *s = rs_schedule_create(&e->problem, err);
     if (!s) return -1;
@@ -79,13 +79,13 @@ static int write_traces(const rs_cli_common_t *c, const entry_t *e, const char *
 
 static const char *bound_name(const entry_t *e) { return e->closed.comm_bound ? "comm" : "compute"; }
 
-static void print_table(const rs_cli_common_t *c, const entry_t *es, int n) {
+static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
     char a[32], b[32], d[32], f[32], g[32];
     printf("# ringsim model: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
-           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->dtype),
+           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
     printf("# hardware: %s  F=%.4g TFLOP/s  W=%.4g GB/s (%s, latency %s)",
            m->hw_name, m->flops_per_s / 1e12, m->intra.bw_bytes_per_s / 1e9, m->intra.name,
@@ -147,7 +147,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     return to_stdout ? 0 : rs_file_commit(&f, err);
 }
 
-static int write_json(const char *path, const rs_cli_common_t *c, const entry_t *es, int n, rs_err_t *err) {
+static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, int n, rs_err_t *err) {
     json_t *root = json_object(), *arr = json_array();
     json_object_set_new(root, "hw", json_string(c->machine.hw_name));
     json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
@@ -186,8 +186,8 @@ static int write_json(const char *path, const rs_cli_common_t *c, const entry_t 
 }
 
 int rs_cmd_model(int argc, char **argv) {
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
+    rs_setup_t c;
+    rs_setup_default(&c);
     c.n_layouts = RS_LAYOUT_COUNT;
     for (int i = 0; i < RS_LAYOUT_COUNT; i++) c.layouts[i] = (rs_layout_t)i;
     c.n_passes = 2;
@@ -224,7 +224,7 @@ int rs_cmd_model(int argc, char **argv) {
         rs_errf(&err, "unexpected argument '%s' (see ringsim model --help)", argv[optind]);
         rc = RS_EXIT_USAGE;
     }
-    if (rc == RS_EXIT_OK && rs_cli_common_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
@@ -236,7 +236,7 @@ int rs_cmd_model(int argc, char **argv) {
     for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
         for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
             entry_t *e = &es[k];
-            e->problem = rs_cli_common_problem(&c, i, j);
+            e->problem = rs_setup_problem(&c, i, j);
             rs_schedule_t *s = rs_schedule_create(&e->problem, &err);
             if (!s || rs_model_closed(&e->problem, &c.machine, &e->closed, &err) != 0 ||
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)

@@ -22,6 +22,7 @@ static void plot_help(FILE *out) {
             "  pred-vs-meas  predicted vs measured per step, y = x, +-10%% band DATA: ringsim compare --csv\n"
             "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
             "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
+            "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
             "\n"
             "options:\n"
             "  -o, --output FILE   the figure (.png, .pdf or .svg)                  [required]\n"
@@ -95,7 +96,7 @@ int rs_cmd_plot(int argc, char **argv) {
     }
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy or scaling)\n",
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling or maxctx)\n",
                 argv[optind]);
         return RS_EXIT_USAGE;
     }

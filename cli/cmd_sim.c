@@ -85,12 +85,12 @@ static double rel_diff(double a, double b) {
 }
 
 /* Problem, hardware, platform and SimGrid configuration in '#' lines. */
-static void print_header(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n) {
+static void print_header(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
     printf("# ringsim sim: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
-           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->dtype),
+           (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
     printf("# hardware: %s  F=%.4g TFLOP/s  F_eff(B)=%.4g TFLOP/s\n", m->hw_name, m->flops_per_s / 1e12,
            rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
@@ -102,7 +102,7 @@ static void print_header(const rs_cli_common_t *c, const rs_sim_config_t *cfg, c
     printf("\n");
 }
 
-static void print_table(const rs_cli_common_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
     char a[32], b[32], d[32];
     print_header(c, cfg, es, n);
     printf("%-10s %-8s %8s %12s %12s %9s %6s %10s %10s %10s %10s %9s\n", "layout", "pass", "B", "makespan", "walk",
@@ -158,7 +158,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
 }
 
 /* Simulate one entry; writes its traces when asked. Returns an exit code. */
-static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
+static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
                      const char *chrome, bool several, rs_err_t *err) {
     rs_schedule_t *s = rs_schedule_create(&e->problem, err);
     if (!s) return RS_EXIT_USAGE;
@@ -203,7 +203,7 @@ static int run_entry(const rs_cli_common_t *c, const rs_sim_config_t *cfg, entry
 }
 
 typedef struct {
-    rs_cli_common_t c;
+    rs_setup_t c;
     rs_sim_config_t cfg;
     rs_cli_job_t job;
     const char *trace, *chrome, *csv, *hops, *links;
@@ -272,7 +272,7 @@ static int parse_args(int argc, char **argv, sim_args_t *a, rs_err_t *err) {
         rc = (rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric",
                       a->hops ? "hops" : "links"), RS_EXIT_USAGE);
     if (rc == RS_EXIT_OK && rs_cli_job_apply(&a->job, &a->c, a->ranks_given, err) != 0) rc = RS_EXIT_USAGE;
-    if (rc == RS_EXIT_OK && rs_cli_common_finish(&a->c, err) != 0) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && rs_setup_finish(&a->c, err) != 0) rc = RS_EXIT_USAGE;
     return rc;
 }
 
@@ -302,7 +302,7 @@ static int write_outputs(const sim_args_t *a, const rs_job_t *job, const entry_t
 int rs_cmd_sim(int argc, char **argv) {
     sim_args_t a;
     memset(&a, 0, sizeof a);
-    rs_cli_common_init(&a.c);
+    rs_setup_default(&a.c);
     rs_sim_config_default(&a.cfg);
     rs_cli_job_init(&a.job);
     rs_err_t err = {{0}};
@@ -327,7 +327,7 @@ int rs_cmd_sim(int argc, char **argv) {
     int k = 0;
     for (int j = 0; j < a.c.n_passes && rc == RS_EXIT_OK; j++)
         for (int i = 0; i < a.c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
-            es[k].problem = rs_cli_common_problem(&a.c, i, j);
+            es[k].problem = rs_setup_problem(&a.c, i, j);
             rc = run_entry(&a.c, &a.cfg, &es[k], a.trace, a.chrome, n > 1, &err);
         }
     if (rc == RS_EXIT_OK) rc = write_outputs(&a, a.cfg.job, es, n, &err);

@@ -37,24 +37,6 @@ const struct option rs_cli_common_longopts[] = {
 };
 const int rs_cli_common_n_longopts = (int)(sizeof rs_cli_common_longopts / sizeof rs_cli_common_longopts[0]);
 
-void rs_cli_common_init(rs_cli_common_t *c) {
-    memset(c, 0, sizeof *c);
-    rs_problem_default(&c->problem);
-    c->n_layouts = 1;
-    c->layouts[0] = RS_LAYOUT_ZIGZAG;
-    c->n_passes = 1;
-    c->passes[0] = RS_PASS_FORWARD;
-    c->dtype = RS_DTYPE_BF16;
-    snprintf(c->profile, sizeof c->profile, "h100-sxm");
-    c->gpus_per_node = -1;
-    c->latency_override = -1;
-    c->launch_override = -1;
-    c->overlap_override = -1;
-    c->slowdown_override = -1;
-    c->host_xfer_override = c->host_byte_override = -1;
-    c->seed = 1;
-}
-
 void rs_cli_getopt_reset(void) {
     optind = 1;
     opterr = 0;
@@ -82,7 +64,7 @@ static int parse_pair(const char *flag, const char *arg, int64_t *idx, double *f
     return rs_parse_double(flag, colon + 1, 1e-6, 1e6, factor, err);
 }
 
-static int parse_layouts(rs_cli_common_t *c, const char *arg, rs_err_t *err) {
+static int parse_layouts(rs_setup_t *c, const char *arg, rs_err_t *err) {
     if (!strcmp(arg, "all")) {
         c->n_layouts = RS_LAYOUT_COUNT;
         for (int i = 0; i < RS_LAYOUT_COUNT; i++) c->layouts[i] = (rs_layout_t)i;
@@ -101,7 +83,7 @@ static int parse_layouts(rs_cli_common_t *c, const char *arg, rs_err_t *err) {
     return 0;
 }
 
-static int parse_passes(rs_cli_common_t *c, const char *arg, rs_err_t *err) {
+static int parse_passes(rs_setup_t *c, const char *arg, rs_err_t *err) {
     if (!strcmp(arg, "both") || !strcmp(arg, "all")) {
         c->n_passes = 2;
         c->passes[0] = RS_PASS_FORWARD;
@@ -115,8 +97,10 @@ static int parse_passes(rs_cli_common_t *c, const char *arg, rs_err_t *err) {
     return 0;
 }
 
-int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *err) {
+int rs_cli_common_opt(rs_setup_t *c, int opt, const char *arg, rs_err_t *err) {
     rs_problem_t *p = &c->problem;
+    rs_machine_spec_t *m = &c->spec;
+    rs_dtype_t dtype;
     int64_t v;
     switch (opt) {
     case 'S':
@@ -129,9 +113,9 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
     case RS_OPT_HEAD_DIM: return rs_parse_size("--head-dim", arg, 1, 1 << 16, &p->head_dim, err) ? -1 : 1;
     case RS_OPT_GRAD_BYTES: return rs_parse_size("--grad-bytes", arg, 1, 8, &p->grad_bytes, err) ? -1 : 1;
     case RS_OPT_DTYPE:
-        if (rs_dtype_parse(arg, &c->dtype) != 0)
+        if (rs_dtype_parse(arg, &dtype) != 0)
             return rs_errf(err, "--dtype %s: expected fp32, tf32, bf16, fp16 or fp8", arg);
-        p->act_bytes = rs_dtype_bytes(c->dtype);
+        rs_setup_dtype(c, dtype);
         return 1;
     case RS_OPT_CAUSAL: p->causal = true; return 1;
     case RS_OPT_NO_CAUSAL: p->causal = false; return 1;
@@ -155,16 +139,16 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
         return rs_parse_size("--tile", x + 1, 1, 1 << 20, &p->tile_k, err) ? -1 : 1;
     }
     case 'p':
-    case RS_OPT_PROFILE: snprintf(c->profile, sizeof c->profile, "%s", arg); return 1;
-    case RS_OPT_INTER: snprintf(c->inter, sizeof c->inter, "%s", arg); return 1;
-    case RS_OPT_GPUS_PER_NODE: return rs_parse_size("--gpus-per-node", arg, 0, INT32_MAX, &c->gpus_per_node, err) ? -1 : 1;
-    case RS_OPT_FLOPS: return rs_parse_double("--flops", arg, 1, 1e20, &c->flops_override, err) ? -1 : 1;
-    case RS_OPT_BW: return rs_parse_double("--bw", arg, 1, 1e16, &c->bw_override, err) ? -1 : 1;
-    case RS_OPT_INTER_BW: return rs_parse_double("--inter-bw", arg, 1, 1e16, &c->inter_bw_override, err) ? -1 : 1;
-    case RS_OPT_LATENCY: return rs_parse_double("--latency", arg, 0, 10, &c->latency_override, err) ? -1 : 1;
-    case RS_OPT_LAUNCH: return rs_parse_double("--launch-overhead", arg, 0, 10, &c->launch_override, err) ? -1 : 1;
-    case RS_OPT_OVERLAP: return rs_parse_double("--overlap", arg, 0, 1, &c->overlap_override, err) ? -1 : 1;
-    case RS_OPT_SLOWDOWN: return rs_parse_double("--slowdown", arg, 1, 1e6, &c->slowdown_override, err) ? -1 : 1;
+    case RS_OPT_PROFILE: snprintf(m->profile, sizeof m->profile, "%s", arg); return 1;
+    case RS_OPT_INTER: snprintf(m->inter, sizeof m->inter, "%s", arg); return 1;
+    case RS_OPT_GPUS_PER_NODE: return rs_parse_size("--gpus-per-node", arg, 0, INT32_MAX, &m->gpus_per_node, err) ? -1 : 1;
+    case RS_OPT_FLOPS: return rs_parse_double("--flops", arg, 1, 1e20, &m->flops, err) ? -1 : 1;
+    case RS_OPT_BW: return rs_parse_double("--bw", arg, 1, 1e16, &m->bw, err) ? -1 : 1;
+    case RS_OPT_INTER_BW: return rs_parse_double("--inter-bw", arg, 1, 1e16, &m->inter_bw, err) ? -1 : 1;
+    case RS_OPT_LATENCY: return rs_parse_double("--latency", arg, 0, 10, &m->latency, err) ? -1 : 1;
+    case RS_OPT_LAUNCH: return rs_parse_double("--launch-overhead", arg, 0, 10, &m->launch, err) ? -1 : 1;
+    case RS_OPT_OVERLAP: return rs_parse_double("--overlap", arg, 0, 1, &m->overlap, err) ? -1 : 1;
+    case RS_OPT_SLOWDOWN: return rs_parse_double("--slowdown", arg, 1, 1e6, &m->slowdown, err) ? -1 : 1;
     case RS_OPT_HOST_COST: {
         char head[64];
         const char *colon = strchr(arg, ':');
@@ -173,83 +157,32 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
             return rs_errf(err, "--host-cost %s: expected S or S:S_PER_BYTE (seconds per transfer, per byte), e.g. 5e-6:5e-11", arg);
         memcpy(head, arg, len);
         head[len] = 0;
-        if (rs_parse_double("--host-cost", head, 0, 10, &c->host_xfer_override, err)) return -1;
-        c->host_byte_override = 0;
-        if (colon && rs_parse_double("--host-cost (per byte)", colon + 1, 0, 1e-3, &c->host_byte_override, err)) return -1;
+        if (rs_parse_double("--host-cost", head, 0, 10, &m->host_xfer, err)) return -1;
+        m->host_byte = 0;
+        if (colon && rs_parse_double("--host-cost (per byte)", colon + 1, 0, 1e-3, &m->host_byte, err)) return -1;
         return 1;
     }
-    case RS_OPT_JITTER: return rs_parse_double("--jitter", arg, 0, 0.99, &c->jitter, err) ? -1 : 1;
+    case RS_OPT_JITTER: return rs_parse_double("--jitter", arg, 0, 0.99, &m->jitter, err) ? -1 : 1;
     case RS_OPT_SEED:
         if (rs_parse_size("--seed", arg, 0, INT64_MAX, &v, err)) return -1;
-        c->seed = (uint64_t)v;
+        m->seed = (uint64_t)v;
         return 1;
     case RS_OPT_STRAGGLER:
-        if (c->n_stragglers >= RS_MAX_PERTURB) return rs_errf(err, "--straggler: at most %d", RS_MAX_PERTURB);
-        if (parse_pair("--straggler", arg, &c->straggler_rank[c->n_stragglers], &c->straggler_factor[c->n_stragglers], err))
+        if (m->perturb.n_stragglers >= RS_MAX_PERTURB) return rs_errf(err, "--straggler: at most %d", RS_MAX_PERTURB);
+        if (parse_pair("--straggler", arg, &m->perturb.straggler_rank[m->perturb.n_stragglers],
+                       &m->perturb.straggler_factor[m->perturb.n_stragglers], err))
             return -1;
-        c->n_stragglers++;
+        m->perturb.n_stragglers++;
         return 1;
     case RS_OPT_DEGRADE:
-        if (c->n_degraded >= RS_MAX_PERTURB) return rs_errf(err, "--degrade: at most %d", RS_MAX_PERTURB);
-        if (parse_pair("--degrade", arg, &c->degraded_hop[c->n_degraded], &c->degraded_factor[c->n_degraded], err))
+        if (m->perturb.n_degraded >= RS_MAX_PERTURB) return rs_errf(err, "--degrade: at most %d", RS_MAX_PERTURB);
+        if (parse_pair("--degrade", arg, &m->perturb.degraded_hop[m->perturb.n_degraded],
+                       &m->perturb.degraded_factor[m->perturb.n_degraded], err))
             return -1;
-        c->n_degraded++;
+        m->perturb.n_degraded++;
         return 1;
     default: return 0;
     }
-}
-
-int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
-    rs_hw_t *hw = &c->hw;
-    if (rs_hw_load(c->profile, hw, err) != 0) return -1;
-    if (c->inter[0]) {
-        if (rs_tier_load(c->inter, &hw->inter, err) != 0) return -1;
-        hw->has_inter = true;
-    }
-    if (c->flops_override > 0) hw->flops_per_s[c->dtype] = c->flops_override;
-    if (c->bw_override > 0) hw->intra.bw_bytes_per_s = c->bw_override;
-    if (c->inter_bw_override > 0) {
-        hw->inter.bw_bytes_per_s = c->inter_bw_override;
-        if (!hw->has_inter) {
-            hw->has_inter = true;
-            snprintf(hw->inter.name, sizeof hw->inter.name, "custom");
-            hw->inter.latency_s = hw->intra.latency_s;
-        }
-    }
-    if (c->latency_override >= 0) hw->intra.latency_s = hw->inter.latency_s = c->latency_override;
-    if (c->launch_override >= 0) hw->cal.launch_s = c->launch_override;
-    if (c->overlap_override >= 0) hw->cal.overlap = c->overlap_override, hw->cal.n_overlap = 0; /* replaces a curve */
-    if (c->host_xfer_override >= 0) hw->cal.host_s_per_xfer = c->host_xfer_override, hw->cal.host_s_per_byte = c->host_byte_override;
-    if (c->slowdown_override >= 0) hw->cal.comp_slowdown = c->slowdown_override;
-    if (c->gpus_per_node >= 0) hw->devices_per_node = c->gpus_per_node;
-    rs_machine_t *m = &c->machine;
-    if (rs_machine_from_hw(hw, c->dtype, m, err) != 0) return -1;
-    m->jitter = c->jitter;
-    m->seed = c->seed;
-    m->n_stragglers = c->n_stragglers;
-    memcpy(m->straggler_rank, c->straggler_rank, sizeof c->straggler_rank);
-    memcpy(m->straggler_factor, c->straggler_factor, sizeof c->straggler_factor);
-    m->n_degraded = c->n_degraded;
-    memcpy(m->degraded_hop, c->degraded_hop, sizeof c->degraded_hop);
-    memcpy(m->degraded_factor, c->degraded_factor, sizeof c->degraded_factor);
-    if (m->devices_per_node > 0 && m->devices_per_node < c->problem.n_ranks && !hw->has_inter)
-        return rs_errf(err, "--ranks %lld exceeds --gpus-per-node %lld but profile %s has no inter-node tier "
-                            "(give --inter TIER, e.g. ib-ndr, or --inter-bw)",
-                       (long long)c->problem.n_ranks, (long long)m->devices_per_node, hw->name);
-    if (rs_machine_validate(m, c->problem.n_ranks, err) != 0) return -1;
-    for (int i = 0; i < c->n_layouts; i++)
-        for (int j = 0; j < c->n_passes; j++) {
-            rs_problem_t p = rs_cli_common_problem(c, i, j);
-            if (rs_problem_validate(&p, err) != 0) return -1;
-        }
-    return 0;
-}
-
-rs_problem_t rs_cli_common_problem(const rs_cli_common_t *c, int layout_i, int pass_j) {
-    rs_problem_t p = c->problem;
-    p.layout = c->layouts[layout_i];
-    p.pass = c->passes[pass_j];
-    return p;
 }
 
 void rs_cli_common_help(FILE *out) {
@@ -297,22 +230,3 @@ void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem
     snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
 }
 
-void rs_cli_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
-    size_t n = 0;
-    if (!len) return;
-    dst[0] = 0;
-#define PUT(...)                                                                        \
-    do {                                                                                \
-        if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
-    } while (0)
-    if (m->cal.n_overlap > 0) {
-        PUT("overlap curve (bytes:eta)");
-        for (int k = 0; k < m->cal.n_overlap; k++) PUT(" %.0f:%.3f", m->cal.overlap_curve[k].bytes, m->cal.overlap_curve[k].eta);
-    } else {
-        PUT("overlap %.3f", m->cal.overlap);
-    }
-    if (m->cal.comp_slowdown > 1) PUT(", slowdown %.3f", m->cal.comp_slowdown);
-    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0)
-        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->cal.host_s_per_xfer, m->cal.host_s_per_byte);
-#undef PUT
-}

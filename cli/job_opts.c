@@ -75,7 +75,7 @@ int rs_cli_job_opt(rs_cli_job_t *j, int opt, const char *arg, rs_err_t *err) {
     }
 }
 
-int rs_cli_job_apply(const rs_cli_job_t *j, rs_cli_common_t *c, bool ranks_given, rs_err_t *err) {
+int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_err_t *err) {
     if (!j->any || j->cp == 0) return 0;
     if (ranks_given && c->problem.n_ranks != j->cp)
         return rs_errf(err, "--cp %" PRId64 " and -N %" PRId64 ": the CP degree is the ring's rank count (give one)", j->cp,
@@ -84,7 +84,7 @@ int rs_cli_job_apply(const rs_cli_job_t *j, rs_cli_common_t *c, bool ranks_given
     return 0;
 }
 
-static int build_placement(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_placement_t *p, rs_err_t *err) {
+static int build_placement(const rs_cli_job_t *j, const rs_setup_t *c, rs_placement_t *p, rs_err_t *err) {
     const int64_t n = c->problem.n_ranks;
     if (j->map) {
         if (j->tp != 1 || j->dp != 1)
@@ -94,7 +94,7 @@ static int build_placement(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_p
     return rs_placement_grid(j->tp, n, j->dp, j->order, j->devices, p, err);
 }
 
-static int build_background(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_background_t *bg, rs_err_t *err) {
+static int build_background(const rs_cli_job_t *j, const rs_setup_t *c, rs_background_t *bg, rs_err_t *err) {
     memset(bg, 0, sizeof *bg);
     bg->kind = j->background;
     bg->group = j->bg_group;
@@ -112,7 +112,7 @@ static int build_background(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_
     return 0;
 }
 
-int rs_cli_job_build(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_job_t *job, rs_err_t *err) {
+int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, rs_err_t *err) {
     memset(job, 0, sizeof *job);
     if (build_placement(j, c, &job->placement, err) != 0) return -1;
     const rs_machine_t *m = &c->machine;

@@ -47,10 +47,10 @@ void rs_cli_job_init(rs_cli_job_t *j);
 /* Handle one getopt result: 1 handled, 0 not a job option, -1 with err on a bad value. */
 int rs_cli_job_opt(rs_cli_job_t *j, int opt, const char *arg, rs_err_t *err);
 /* Before rs_cli_common_finish: --cp sets the ring size -N (both given and different: error). */
-int rs_cli_job_apply(const rs_cli_job_t *j, rs_cli_common_t *c, bool ranks_given, rs_err_t *err);
+int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_err_t *err);
 /* After rs_cli_common_finish: the job (placement, fabric from the machine, background sized from the
  * model). Returns 0 or -1 with err (the job is freed on error). */
-int rs_cli_job_build(const rs_cli_job_t *j, const rs_cli_common_t *c, rs_job_t *job, rs_err_t *err);
+int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, rs_err_t *err);
 /* Own + job + shared options in one getopt table (malloc'd, zero-terminated). */
 struct option *rs_cli_job_merge_longopts(const struct option *own, int n_own);
 void rs_cli_job_help(FILE *out);

@@ -67,6 +67,9 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
                            rs_pass_name(p->pass), (long long)k);
         }
         if (c->o->stall_rank == c->rank && c->o->stall_step == k && p->pass == c->measured) {
+            if (st.n_send + st.n_recv == 0)
+                return rs_errf(err, "rank %lld: --stall at %s step %lld: that step moves nothing (N = %lld)", (long long)c->rank,
+                               rs_pass_name(p->pass), (long long)k, (long long)c->n);
             if (!c->tops->inject_stall)
                 return rs_errf(err, "rank %lld: the %s transport cannot inject a stall", (long long)c->rank, c->tops->name);
             if (c->tops->inject_stall(c->ts, &e) < 0)

@@ -21,9 +21,9 @@
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
 
 static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
-                                                           "layout-busy", "scaling"};
+                                                           "layout-busy", "scaling", "maxctx"};
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
-                                                             "layout_busy", "scaling"};
+                                                             "layout_busy", "scaling", "maxctx"};
 
 const char *rs_plot_kind_name(rs_plot_kind_t k) {
     return (k >= 0 && k < RS_PLOT_KIND_COUNT) ? kind_names[k] : "?";
@@ -673,6 +673,30 @@ static int prep_scaling(const char *data, const rs_plot_opts_t *o, vars_t *v, rs
     return rc;
 }
 
+/* profile,n_ranks,max_seq_tokens: the profiles, in the order they come. */
+static int prep_maxctx(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"profile", "n_ranks", "max_seq_tokens", NULL};
+    int c[3];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    char list[1024] = "";
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        const char *p = t.cells[r][c[0]];
+        double x;
+        if (!*p || strchr(p, ' ') || strchr(p, '\''))
+            rc = rs_errf(err, "%s:%ld: expected a profile name without spaces or quotes, got '%s'", data, t.lines[r], p);
+        for (int i = 1; i < 3 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x, err);
+        if (rc == 0 && (r == 0 || strcmp(p, t.cells[r - 1][c[0]]) != 0))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " " : "", p);
+    }
+    if (rc == 0) vars_str(v, "profiles", list, false);
+    if (rc == 0 && o && o->title) vars_str(v, "title", o->title, false);
+    rs_table_free(&t);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Running gnuplot
  * ---------------------------------------------------------------------------------------------- */
@@ -753,6 +777,7 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     case RS_PLOT_TIMELINE: rc = prep_timeline(data, opts, &v, &height, err); break;
     case RS_PLOT_PRED_VS_MEAS: rc = prep_pvm(data, opts, &v, err); break;
     case RS_PLOT_LAYOUT_BUSY: rc = prep_busy(data, opts, &v, err); break;
+    case RS_PLOT_MAXCTX: rc = prep_maxctx(data, opts, &v, err); break;
     default: rc = prep_scaling(data, opts, &v, err); break;
     }
     if (rc != 0) {

@@ -7,6 +7,7 @@
  *   pred-vs-meas  predicted vs measured per step, y = x, +-10% band  data: `ringsim compare --csv` CSV
  *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
  *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
+ *   maxctx        the longest context that fits against N per profile     data: `ringsim plan --maxctx-csv` CSV
  * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else the source tree's plots/ (so edits there apply
@@ -27,6 +28,7 @@ typedef enum {
     RS_PLOT_PRED_VS_MEAS,
     RS_PLOT_LAYOUT_BUSY,
     RS_PLOT_SCALING,
+    RS_PLOT_MAXCTX,
     RS_PLOT_KIND_COUNT
 } rs_plot_kind_t;
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */

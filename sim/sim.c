@@ -588,7 +588,7 @@ static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, const rs
     if (rs_job_validate(j, err) != 0) return RS_SIM_BAD_INPUT;
     const char *why = cfg->platform_path ? "--platform (a job runs on its generated fabric; map one ring with --hostmap)"
                       : cfg->routes != RS_PLATFORM_RING ? "--all-pairs (the fabric routes every pair already)"
-                      : m->n_degraded > 0 ? "--degrade (a hop of a shared fabric has no link of its own)"
+                      : m->perturb.n_degraded > 0 ? "--degrade (a hop of a shared fabric has no link of its own)"
                       : rs_machine_partial_overlap(m) ? "an overlap below 1 (a shared link cannot slow one flow)"
                       : trace ? "--trace/--chrome (one trace holds one ring)" : NULL;
     if (why) return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why), RS_SIM_BAD_INPUT;

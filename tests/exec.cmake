@@ -19,7 +19,15 @@ if(TARGET rs_exec)
   # Refused: a GPU loopback kind on the CPU, --check with a loopback, a stall the transport cannot make.
   add_test(NAME exec_loopback_bad COMMAND sh -c
     "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback nccl 2>e1.txt; r1=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback local --check 2>e2.txt; r2=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --loopback local --stall 1:1 2>e3.txt; r3=$?; cat e1.txt e2.txt e3.txt; test $r1 -eq 2 && test $r2 -eq 2 && test $r3 -eq 1 && grep -q 'expected local with --backend cpu' e1.txt && grep -q 'need the real ring' e2.txt && grep -q 'rank 1: the local transport cannot inject a stall' e3.txt")
-  set_tests_properties(exec_bad_input exec_bad_dtype exec_loopback_local exec_loopback_bad PROPERTIES LABELS exec TIMEOUT 30)
+  # validate on one device playing each rank of a 4-rank ring in turn (the same code as --backend gpu
+  # --loopback nccl): the walk predicts the loopback machine, the simulator says why it does not run it
+  add_test(NAME exec_validate_loopback COMMAND sh -c
+    "$<TARGET_FILE:ringsim> validate --loopback local -N 4 --blocks 16,32,64 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 > vl.txt 2>&1; rc=$?; cat vl.txt; test $rc -eq 0 && grep -q 'progress loopback' vl.txt && grep -q 'simulator: not run (a loopback machine' vl.txt && grep -q '^ *64 ' vl.txt")
+  # an executor asked for a dtype it does not compute in, or a loopback it does not have: exit 2, one line
+  add_test(NAME exec_calibrate_bad_backend COMMAND sh -c
+    "$<TARGET_FILE:ringsim> calibrate --out cb.json --loopback nccl 2>cb1.txt; r1=$?; $<TARGET_FILE:ringsim> validate --backend tpu 2>cb2.txt; r2=$?; cat cb1.txt cb2.txt; test $r1 -eq 2 && test $r2 -eq 2 && grep -q 'expected local with --backend cpu' cb1.txt && grep -q -- '--backend tpu: expected cpu or gpu' cb2.txt && test ! -e cb.json")
+  set_tests_properties(exec_bad_input exec_bad_dtype exec_loopback_local exec_loopback_bad exec_validate_loopback
+                       exec_calibrate_bad_backend PROPERTIES LABELS exec TIMEOUT 60)
   if(RINGSIM_HAVE_MPI)
     # Every layout and both passes, float64 check, 3 MPI ranks, progress thread.
     add_test(NAME exec_mpi_check_thread COMMAND $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL} -N 3

@@ -265,7 +265,7 @@ static void test_ring_loopback(void) {
                 n_comp += e->kind == RS_EV_COMPUTE;
             }
             CU_ASSERT_EQUAL(n_comp, 16u);
-            CU_ASSERT_EQUAL(n_recv, pass == 0 ? 12u : 16u); /* fwd: N-1 steps move K,V; bwd: N steps carry */
+            CU_ASSERT_EQUAL(n_recv, pass == 0 ? 12u : 20u); /* fwd: steps 0..N-2 move K,V; bwd: every one of N+1 */
             fprintf(stderr, "  loopback %s %s N=4: T_comp %.3f ms, T_comm %.3f ms, makespan %.3f ms\n",
                     rs_gpu_loop_name((rs_gpu_loop_t)how), rs_pass_name(p.pass), res.t_comp_median_s * 1e3,
                     res.t_comm_median_s * 1e3, res.makespan_s * 1e3);

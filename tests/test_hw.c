@@ -595,10 +595,10 @@ static void test_machine_hops(void) {
     for (int64_t p = 0; p < 8; p++) CU_ASSERT(!rs_machine_hop_inter(&m, 8, p));
     m.devices_per_node = 4;
     /* degraded hops divide the bandwidth; repeated entries multiply */
-    m.n_degraded = 3;
-    m.degraded_hop[0] = 5, m.degraded_factor[0] = 2;
-    m.degraded_hop[1] = 7, m.degraded_factor[1] = 4;
-    m.degraded_hop[2] = 5, m.degraded_factor[2] = 1.5;
+    m.perturb.n_degraded = 3;
+    m.perturb.degraded_hop[0] = 5, m.perturb.degraded_factor[0] = 2;
+    m.perturb.degraded_hop[1] = 7, m.perturb.degraded_factor[1] = 4;
+    m.perturb.degraded_hop[2] = 5, m.perturb.degraded_factor[2] = 1.5;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
     RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 5), 150e9, 1e-15);
     RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 7), 12.5e9, 0);
@@ -651,8 +651,8 @@ static void test_machine_comp_time(void) {
     const uint64_t fl = 4ull * 4096 * 4096 * 128; /* one seed step at B = 4096, d = 128 */
     CU_ASSERT_EQUAL(rs_machine_comp_time(&m, 4096, 0, 0, 0), 0.0); /* nothing to do: no launch */
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + (double)fl / 989e12, 1e-15);
-    m.n_stragglers = 1;
-    m.straggler_rank[0] = 2, m.straggler_factor[0] = 3;
+    m.perturb.n_stragglers = 1;
+    m.perturb.straggler_rank[0] = 2, m.perturb.straggler_factor[0] = 3;
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 2, 5, fl), 4e-6 + 3 * (double)fl / 989e12, 1e-15);
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 1, 5, fl), 4e-6 + (double)fl / 989e12, 1e-15);
     m.jitter = 0.1;
@@ -668,7 +668,7 @@ static void test_machine_comp_time(void) {
     }
     CU_ASSERT(lo >= 0.9 && lo < 0.95 && hi <= 1.1 && hi > 1.05); /* the draws spread over the range */
     /* the efficiency curve slows compute: F_eff = 0.5 F at B = 4096 */
-    m.jitter = 0, m.n_stragglers = 0;
+    m.jitter = 0, m.perturb.n_stragglers = 0;
     m.cal.n_eff = 1;
     m.cal.eff[0] = (rs_eff_point_t){4096, 0.5};
     RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + 2 * (double)fl / 989e12, 1e-15);
@@ -705,12 +705,12 @@ static void test_machine_from_hw_and_validate(void) {
     BAD(b.cal.comp_slowdown = 0.5, 8, "slowdown 0.5: must be finite and >= 1");
     BAD(b.cal.launch_s = -1, 8, "launch -1: must be finite and >= 0 s");
     BAD(b.jitter = 1, 8, "jitter 1: must be in [0, 1)");
-    BAD((b.n_stragglers = 1, b.straggler_rank[0] = 8, b.straggler_factor[0] = 2), 8, "straggler rank 8: must be in [0, 7]");
-    BAD((b.n_stragglers = 1, b.straggler_rank[0] = 3, b.straggler_factor[0] = 0.5), 8,
+    BAD((b.perturb.n_stragglers = 1, b.perturb.straggler_rank[0] = 8, b.perturb.straggler_factor[0] = 2), 8, "straggler rank 8: must be in [0, 7]");
+    BAD((b.perturb.n_stragglers = 1, b.perturb.straggler_rank[0] = 3, b.perturb.straggler_factor[0] = 0.5), 8,
         "straggler factor 0.5 (rank 3): must be finite and >= 1");
-    BAD((b.n_degraded = 1, b.degraded_hop[0] = -1, b.degraded_factor[0] = 2), 8,
+    BAD((b.perturb.n_degraded = 1, b.perturb.degraded_hop[0] = -1, b.perturb.degraded_factor[0] = 2), 8,
         "degraded hop -1: must be in [0, 7] (hop p is the link p -> p+1 mod N)");
-    BAD((b.n_degraded = 1, b.degraded_hop[0] = 1, b.degraded_factor[0] = 0), 8, "degrade factor 0 (hop 1): must be finite and >= 1");
+    BAD((b.perturb.n_degraded = 1, b.perturb.degraded_hop[0] = 1, b.perturb.degraded_factor[0] = 0), 8, "degrade factor 0 (hop 1): must be finite and >= 1");
     BAD((b.cal.n_eff = 2, b.cal.eff[0] = (rs_eff_point_t){4096, 0.5}, b.cal.eff[1] = (rs_eff_point_t){1024, 0.5}), 8,
         "efficiency curve point 1: block 1024 must be finite, > 0 and increasing");
     BAD(b.devices_per_node = -1, 8, "gpus-per-node -1: must be >= 0 (0 = flat ring)");

@@ -279,9 +279,9 @@ static void test_one_ring_realism(void) {
                 m.cal.launch_s = 4e-6;
                 m.jitter = 0.3;
                 m.seed = 7;
-                m.n_stragglers = 1;
-                m.straggler_rank[0] = 5;
-                m.straggler_factor[0] = 1.5;
+                m.perturb.n_stragglers = 1;
+                m.perturb.straggler_rank[0] = 5;
+                m.perturb.straggler_factor[0] = 1.5;
             } else {
                 m.cal.comp_slowdown = 1.4;
             }
@@ -541,7 +541,7 @@ static void test_bad_input(void) {
     rs_problem_t pb = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_machine_t mm = machine(4, 0, 0);
     rs_job_t j = grid_job(&mm, &pb, 2, 1, TP_CP_DP, RS_FABRIC_FLAT, 0, 0, 1);
-    mm.n_degraded = 1, mm.degraded_hop[0] = 1, mm.degraded_factor[0] = 2;
+    mm.perturb.n_degraded = 1, mm.perturb.degraded_hop[0] = 1, mm.perturb.degraded_factor[0] = 2;
     rs_sim_result_t r;
     rs_schedule_t *s = rs_schedule_create(&pb, &err);
     rs_sim_config_t cfg;

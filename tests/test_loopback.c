@@ -152,6 +152,10 @@ static void test_run_loopback_refusals(void) {
     CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o,
                                          NULL, &res, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot inject a stall"));
+    o.stall_step = 3; /* the last forward step sends nothing */
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o,
+                                         NULL, &res, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--stall at forward step 3: that step moves nothing"));
     rs_trace_free(tr);
     rs_schedule_free(s);
 }

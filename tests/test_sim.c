@@ -162,12 +162,12 @@ static void test_exact_realism(void) {
     m.cal.launch_s = 4e-6;
     m.jitter = 0.3;
     m.seed = 11;
-    m.n_stragglers = 1;
-    m.straggler_rank[0] = 2;
-    m.straggler_factor[0] = 1.5;
-    m.n_degraded = 1;
-    m.degraded_hop[0] = 5;
-    m.degraded_factor[0] = 3;
+    m.perturb.n_stragglers = 1;
+    m.perturb.straggler_rank[0] = 2;
+    m.perturb.straggler_factor[0] = 1.5;
+    m.perturb.n_degraded = 1;
+    m.perturb.degraded_hop[0] = 5;
+    m.perturb.degraded_factor[0] = 3;
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         check_exact(&p, &m, NULL, "launch+jitter+straggler+degrade");
@@ -197,7 +197,7 @@ static void test_exact_slowdown_overlap(void) {
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
         m.cal.overlap = 0.3;
-        m.n_stragglers = 1, m.straggler_rank[0] = 3, m.straggler_factor[0] = 1.8;
+        m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.8;
         rs_problem_t p = problem(8, 1024, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
         check_exact(&p, &m, NULL, "eta 0.3 with a 1.8x straggler");
     }
@@ -273,9 +273,9 @@ static void test_straggler(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     pair_t base, slow;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &base), 0);
-    m.n_stragglers = 1;
-    m.straggler_rank[0] = 3;
-    m.straggler_factor[0] = 1.5;
+    m.perturb.n_stragglers = 1;
+    m.perturb.straggler_rank[0] = 3;
+    m.perturb.straggler_factor[0] = 1.5;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &slow), 0);
     double e0[8], e1[8];
     rank_ends(base.st, n, n, p.pass, e0);
@@ -360,9 +360,9 @@ static void test_degraded_hop(void) {
     const int64_t n = 8, b = 256;
     rs_problem_t p = problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
-    m.n_degraded = 1;
-    m.degraded_hop[0] = 6;
-    m.degraded_factor[0] = 4;
+    m.perturb.n_degraded = 1;
+    m.perturb.degraded_hop[0] = 6;
+    m.perturb.degraded_factor[0] = 4;
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
     const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
@@ -381,9 +381,9 @@ static void test_all_pairs_platform(void) {
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rs_machine_t flat = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
     rs_machine_t nodes = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
-    nodes.n_degraded = 1;
-    nodes.degraded_hop[0] = 3; /* an inter-node hop */
-    nodes.degraded_factor[0] = 2;
+    nodes.perturb.n_degraded = 1;
+    nodes.perturb.degraded_hop[0] = 3; /* an inter-node hop */
+    nodes.perturb.degraded_factor[0] = 2;
     rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     check_exact(&p, &flat, &cfg, "all-pairs flat");
     check_exact(&p, &nodes, &cfg, "all-pairs 2 nodes");
@@ -567,9 +567,9 @@ static void test_bad_inputs(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_platform_xml(void) {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
-    m.n_degraded = 1;
-    m.degraded_hop[0] = 1;
-    m.degraded_factor[0] = 2;
+    m.perturb.n_degraded = 1;
+    m.perturb.degraded_hop[0] = 1;
+    m.perturb.degraded_factor[0] = 2;
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);

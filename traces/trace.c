@@ -195,14 +195,14 @@ int rs_trace_meta_machine(rs_trace_t *t, const rs_machine_t *m) {
     rc |= rs_trace_set_meta(t, "seed", "%llu", (unsigned long long)m->seed);
     char buf[1024] = "";
     size_t off = 0;
-    for (int i = 0; i < m->n_stragglers && off < sizeof buf - 40; i++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->straggler_rank[i], m->straggler_factor[i]);
-    rc |= rs_trace_set_meta(t, "stragglers", "%s", m->n_stragglers ? buf : "none");
+    for (int i = 0; i < m->perturb.n_stragglers && off < sizeof buf - 40; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->perturb.straggler_rank[i], m->perturb.straggler_factor[i]);
+    rc |= rs_trace_set_meta(t, "stragglers", "%s", m->perturb.n_stragglers ? buf : "none");
     off = 0;
     buf[0] = 0;
-    for (int i = 0; i < m->n_degraded && off < sizeof buf - 40; i++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->degraded_hop[i], m->degraded_factor[i]);
-    rc |= rs_trace_set_meta(t, "degraded_hops", "%s", m->n_degraded ? buf : "none");
+    for (int i = 0; i < m->perturb.n_degraded && off < sizeof buf - 40; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%lld:%g", i ? "," : "", (long long)m->perturb.degraded_hop[i], m->perturb.degraded_factor[i]);
+    rc |= rs_trace_set_meta(t, "degraded_hops", "%s", m->perturb.n_degraded ? buf : "none");
     return rc ? -1 : 0;
 }
 

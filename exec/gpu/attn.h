@@ -40,7 +40,7 @@ typedef enum {
 const char *rs_gpu_kernel_name(rs_gpu_kernel_t k); /* "ref" | "mma" | "mma-ldsm" | "mma64" */
 /* The variant `ringsim exec --backend gpu` runs (RINGSIM_GPU_KERNEL=<name> overrides it): the fastest
  * correct one measured on an H200 (docs/gpu.md). */
-#define RS_GPU_KERNEL_DEFAULT RS_GPU_KERNEL_MMA
+#define RS_GPU_KERNEL_DEFAULT RS_GPU_KERNEL_MMA64
 
 /* Tile sizes of a variant (rows of Q x rows of KV per CTA step); the problem's tile_q x tile_k
  * should equal them so the schedule's executed FLOPs are what the kernel runs. */

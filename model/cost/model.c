@@ -227,13 +227,87 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     return work + wc->m->cal.launch_s;
 }
 
+/* Running totals of a walk. */
+typedef struct {
+    uint64_t useful, exec;   /* FLOPs */
+    int64_t bound;           /* (rank, step) whose transfers outlast the compute */
+    double comp_max, comm_max;
+} walk_acc_t;
+
+/* One step of the one-pass walk: full overlap (eta = 1, sigma = 1) and no events. Hop r's flows
+ * end at max(t0[r], t0[r+1]) + L_r + bytes / W_r; a rank waits for its hop and the previous. */
+static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, double tb, double host, const double *lat,
+                              const double *inv_bw, const double *t0, double *te, double *busy, walk_acc_t *acc) {
+    const int64_t n = wc->n;
+    const bool computes = k < n;
+    double fe_prev = 0, fe_last = 0;
+    if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
+    for (int64_t r = 0; r < n; r++) {
+        double work = computes ? rank_work(wc, r, k, &acc->useful, &acc->exec) : 0;
+        if (work > 0) work += host;
+        double end = t0[r] + work;
+        if (work > acc->comp_max) acc->comp_max = work;
+        busy[r] += work;
+        if (nx > 0) {
+            double fe_r = fe_last;
+            if (r + 1 < n) fe_r = (t0[r] > t0[r + 1] ? t0[r] : t0[r + 1]) + lat[r] + tb * inv_bw[r];
+            const double end_x = fe_r > fe_prev ? fe_r : fe_prev;
+            if (end_x - t0[r] > acc->comm_max) acc->comm_max = end_x - t0[r];
+            acc->bound += end_x > end;
+            if (end_x > end) end = end_x;
+            fe_prev = fe_r;
+        }
+        te[r] = end;
+    }
+}
+
+/* The end of step k on every rank from its compute durations ce and its hops' post and flow ends:
+ * compute at 1/sigma speed while a transfer of the rank is in flight, the step's end, the totals,
+ * and the events. Returns 0, or -1 when the sink refused an event. */
+static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, int nx,
+                     uint64_t total_bytes, const double *t0, const double *ce, const double *post, const double *fe,
+                     double *te, double *busy, walk_acc_t *acc) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t n = p->n_ranks;
+    const double sigma = m->cal.comp_slowdown;
+    int rc = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const int64_t prev = m->loopback ? r : r == 0 ? n - 1 : r - 1; /* whose hop delivers to r */
+        double end_c;
+        if (nx > 0 && sigma > 1) {
+            double iv[4] = {post[r], fe[r], post[prev], fe[prev]};
+            end_c = comp_end(t0[r], ce[r], iv, 2, sigma);
+        } else {
+            end_c = t0[r] + ce[r];
+        }
+        const double end_x = nx > 0 ? (fe[r] > fe[prev] ? fe[r] : fe[prev]) : t0[r];
+        te[r] = end_c > end_x ? end_c : end_x;
+        busy[r] += end_c - t0[r];
+        if (end_c - t0[r] > acc->comp_max) acc->comp_max = end_c - t0[r];
+        if (nx > 0) {
+            if (end_x - t0[r] > acc->comm_max) acc->comm_max = end_x - t0[r];
+            acc->bound += end_x > end_c;
+        }
+        if (rs_sink_wants(sink)) {
+            uint64_t fu, fx;
+            rs_schedule_flops(s, r, k, &fu, &fx);
+            if (k < n) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
+            if (nx > 0) {
+                rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
+                rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0, (double)total_bytes);
+            }
+            rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+        }
+    }
+    return rc;
+}
+
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
                   rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     if (rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
     const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
-    const double sigma = m->cal.comp_slowdown;
     const double f_eff = rs_machine_flops_eff(m, b);
 
     /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
@@ -249,7 +323,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         inv_bw[h] = 1 / bw[h];
         slow[h] = 1;
     }
-    for (int i = 0; i < m->n_stragglers; i++) slow[m->straggler_rank[i]] *= m->straggler_factor[i];
+    for (int i = 0; i < m->perturb.n_stragglers; i++) slow[m->perturb.straggler_rank[i]] *= m->perturb.straggler_factor[i];
 
     /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
      * (rs_schedule_flops_classes); their compute times are precomputed per class. */
@@ -257,13 +331,9 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     rs_schedule_flops_classes(s, wc.useful, wc.exec);
     for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
     /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no events */
-    const bool want_events = rs_sink_wants(sink);
-    const bool fused = !rs_machine_partial_overlap(m) && sigma <= 1 && !want_events && !m->loopback;
+    const bool fused = !rs_machine_partial_overlap(m) && m->cal.comp_slowdown <= 1 && !rs_sink_wants(sink) && !m->loopback;
 
-    /* local accumulators (kept in registers: the double arrays could alias *out) */
-    uint64_t acc_useful = 0, acc_exec = 0;
-    int64_t acc_bound = 0;
-    double acc_comp_max = 0, acc_comm_max = 0;
+    walk_acc_t acc = {0, 0, 0, 0, 0}; /* a local: its fields stay in registers (the arrays could alias *out) */
     int rc = 0;
     for (int64_t k = 0; k < steps && rc == 0; k++) {
         uint64_t bytes[RS_MAX_TRANSFERS];
@@ -276,98 +346,43 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         const double host = rs_machine_host_s(m, nx, (double)total_bytes);
         const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
         if (fused) {
-            /* One pass: full overlap (eta = 1, sigma = 1) and no events. Hop r's flows end at
-             * max(t0[r], t0[r+1]) + L_r + bytes / W_r; a rank waits for its hop and the previous. */
-            const double tb = (double)total_bytes;
-            double fe_prev = 0, fe_last = 0;
-            if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
+            fused_step(&wc, k, nx, (double)total_bytes, host, lat, inv_bw, t0, te, busy, &acc);
+        } else {
+            /* compute durations (inline form of rs_machine_comp_time, tested against it) */
             for (int64_t r = 0; r < n; r++) {
-                double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
+                double work = computes ? rank_work(&wc, r, k, &acc.useful, &acc.exec) : 0;
                 if (work > 0) work += host;
-                double end = t0[r] + work;
-                if (work > acc_comp_max) acc_comp_max = work;
-                busy[r] += work;
-                if (nx > 0) {
-                    double fe_r = fe_last;
-                    if (r + 1 < n) fe_r = (t0[r] > t0[r + 1] ? t0[r] : t0[r + 1]) + lat[r] + tb * inv_bw[r];
-                    const double end_x = fe_r > fe_prev ? fe_r : fe_prev;
-                    if (end_x - t0[r] > acc_comm_max) acc_comm_max = end_x - t0[r];
-                    acc_bound += end_x > end;
-                    if (end_x > end) end = end_x;
-                    fe_prev = fe_r;
+                ce[r] = work; /* a duration until step_ends */
+                if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
+                    const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
+                    post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
+                    fe[r] = post[r] + lat[r] + (double)total_bytes * inv_bw[r];
                 }
-                te[r] = end;
             }
-            out->rank_steps += n;
-            double *tmp = t0;
-            t0 = te;
-            te = tmp;
-            continue;
-        }
-        /* compute durations (inline form of rs_machine_comp_time, tested against it) */
-        for (int64_t r = 0; r < n; r++) {
-            double work = computes ? rank_work(&wc, r, k, &acc_useful, &acc_exec) : 0;
-            if (work > 0) work += host;
-            ce[r] = work; /* a duration until the next loop */
-            if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
-                const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
-                post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
-                fe[r] = post[r] + lat[r] + (double)total_bytes * inv_bw[r];
-            }
-        }
-        if (nx > 0 && !simple_flows) {
-            double xb[RS_MAX_TRANSFERS];
-            for (int i = 0; i < nx; i++) xb[i] = (double)bytes[i];
-            sort_small(xb, nx);
-            for (int64_t r = 0; r < n; r++) {
-                const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
-                post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
-                double x[RS_MAX_TRANSFERS];
-                for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
-                fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta, x, nx, NULL); /* q receives */
-            }
-        }
-        /* compute ends, step ends, statistics, events */
-        for (int64_t r = 0; r < n; r++) {
-            const int64_t prev = m->loopback ? r : r == 0 ? n - 1 : r - 1; /* whose hop delivers to r */
-            const double work = ce[r];
-            double end_c;
-            if (nx > 0 && sigma > 1) {
-                double iv[4] = {post[r], fe[r], post[prev], fe[prev]};
-                end_c = comp_end(t0[r], work, iv, 2, sigma);
-            } else {
-                end_c = t0[r] + work;
-            }
-            const double end_x = nx > 0 ? (fe[r] > fe[prev] ? fe[r] : fe[prev]) : t0[r];
-            te[r] = end_c > end_x ? end_c : end_x;
-            busy[r] += end_c - t0[r];
-            if (end_c - t0[r] > acc_comp_max) acc_comp_max = end_c - t0[r];
-            if (nx > 0) {
-                if (end_x - t0[r] > acc_comm_max) acc_comm_max = end_x - t0[r];
-                acc_bound += end_x > end_c;
-            }
-            if (want_events) {
-                uint64_t fu, fx;
-                rs_schedule_flops(s, r, k, &fu, &fx);
-                if (computes) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
-                if (nx > 0) {
-                    rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
-                    rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0,
-                               (double)total_bytes);
+            if (nx > 0 && !simple_flows) {
+                double xb[RS_MAX_TRANSFERS];
+                for (int i = 0; i < nx; i++) xb[i] = (double)bytes[i];
+                sort_small(xb, nx);
+                for (int64_t r = 0; r < n; r++) {
+                    const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
+                    post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
+                    double x[RS_MAX_TRANSFERS];
+                    for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
+                    fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta, x, nx, NULL); /* q receives */
                 }
-                rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
             }
+            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, post, fe, te, busy, &acc);
         }
         out->rank_steps += n;
         double *tmp = t0;
         t0 = te;
         te = tmp;
     }
-    out->flops_useful = acc_useful;
-    out->flops_exec = acc_exec;
-    out->comm_bound_steps = acc_bound;
-    out->t_comp_max_s = acc_comp_max;
-    out->t_comm_max_s = acc_comm_max;
+    out->flops_useful = acc.useful;
+    out->flops_exec = acc.exec;
+    out->comm_bound_steps = acc.bound;
+    out->t_comp_max_s = acc.comp_max;
+    out->t_comm_max_s = acc.comm_max;
     if (rc != 0) {
         free(buf);
         return rs_errf(err, "walk: out of memory while recording the trace");

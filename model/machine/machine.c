@@ -74,24 +74,24 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
     if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
     if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
-    if (m->n_stragglers < 0 || m->n_stragglers > RS_MAX_PERTURB)
-        return rs_errf(err, "stragglers: %d given, at most %d", m->n_stragglers, RS_MAX_PERTURB);
-    for (int k = 0; k < m->n_stragglers; k++) {
-        if (m->straggler_rank[k] < 0 || m->straggler_rank[k] >= n_ranks)
-            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->straggler_rank[k], (long long)n_ranks - 1);
-        if (!(isfinite(m->straggler_factor[k]) && m->straggler_factor[k] >= 1))
-            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->straggler_factor[k],
-                           (long long)m->straggler_rank[k]);
+    if (m->perturb.n_stragglers < 0 || m->perturb.n_stragglers > RS_MAX_PERTURB)
+        return rs_errf(err, "stragglers: %d given, at most %d", m->perturb.n_stragglers, RS_MAX_PERTURB);
+    for (int k = 0; k < m->perturb.n_stragglers; k++) {
+        if (m->perturb.straggler_rank[k] < 0 || m->perturb.straggler_rank[k] >= n_ranks)
+            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->perturb.straggler_rank[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->perturb.straggler_factor[k]) && m->perturb.straggler_factor[k] >= 1))
+            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->perturb.straggler_factor[k],
+                           (long long)m->perturb.straggler_rank[k]);
     }
-    if (m->n_degraded < 0 || m->n_degraded > RS_MAX_PERTURB)
-        return rs_errf(err, "degraded hops: %d given, at most %d", m->n_degraded, RS_MAX_PERTURB);
-    for (int k = 0; k < m->n_degraded; k++) {
-        if (m->degraded_hop[k] < 0 || m->degraded_hop[k] >= n_ranks)
+    if (m->perturb.n_degraded < 0 || m->perturb.n_degraded > RS_MAX_PERTURB)
+        return rs_errf(err, "degraded hops: %d given, at most %d", m->perturb.n_degraded, RS_MAX_PERTURB);
+    for (int k = 0; k < m->perturb.n_degraded; k++) {
+        if (m->perturb.degraded_hop[k] < 0 || m->perturb.degraded_hop[k] >= n_ranks)
             return rs_errf(err, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
-                           (long long)m->degraded_hop[k], (long long)n_ranks - 1);
-        if (!(isfinite(m->degraded_factor[k]) && m->degraded_factor[k] >= 1))
-            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->degraded_factor[k],
-                           (long long)m->degraded_hop[k]);
+                           (long long)m->perturb.degraded_hop[k], (long long)n_ranks - 1);
+        if (!(isfinite(m->perturb.degraded_factor[k]) && m->perturb.degraded_factor[k] >= 1))
+            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->perturb.degraded_factor[k],
+                           (long long)m->perturb.degraded_hop[k]);
     }
     return 0;
 }
@@ -113,8 +113,8 @@ double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
     double bw = rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
     if (n_ranks < 1) return bw;
     int64_t p = wrap(hop, n_ranks);
-    for (int k = 0; k < m->n_degraded && k < RS_MAX_PERTURB; k++)
-        if (m->degraded_hop[k] == p) bw /= m->degraded_factor[k];
+    for (int k = 0; k < m->perturb.n_degraded && k < RS_MAX_PERTURB; k++)
+        if (m->perturb.degraded_hop[k] == p) bw /= m->perturb.degraded_factor[k];
     return bw;
 }
 
@@ -130,8 +130,8 @@ double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t
                             uint64_t flops_exec) {
     if (flops_exec == 0) return 0.0;
     double slow = 1.0;
-    for (int k = 0; k < m->n_stragglers && k < RS_MAX_PERTURB; k++)
-        if (m->straggler_rank[k] == rank) slow *= m->straggler_factor[k];
+    for (int k = 0; k < m->perturb.n_stragglers && k < RS_MAX_PERTURB; k++)
+        if (m->perturb.straggler_rank[k] == rank) slow *= m->perturb.straggler_factor[k];
     double jit = 1.0;
     if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
     return m->cal.launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
@@ -150,4 +150,75 @@ double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, in
                                  uint64_t flops_exec, int n_xfers, double bytes) {
     if (flops_exec == 0) return 0.0;
     return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
+}
+
+const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
+    size_t n = 0;
+    if (!len) return dst;
+    dst[0] = 0;
+#define PUT(...)                                                                        \
+    do {                                                                                \
+        if (n < len) n += (size_t)snprintf(dst + n, len - n, __VA_ARGS__);              \
+    } while (0)
+    if (m->cal.n_overlap > 0) {
+        PUT("overlap curve (bytes:eta)");
+        for (int k = 0; k < m->cal.n_overlap; k++) PUT(" %.0f:%.3f", m->cal.overlap_curve[k].bytes, m->cal.overlap_curve[k].eta);
+    } else {
+        PUT("overlap %.3f", m->cal.overlap);
+    }
+    if (m->cal.comp_slowdown > 1) PUT(", slowdown %.3f", m->cal.comp_slowdown);
+    if (m->cal.host_s_per_xfer > 0 || m->cal.host_s_per_byte > 0)
+        PUT(", host cost %.3g s + %.3g s/byte per received transfer", m->cal.host_s_per_xfer, m->cal.host_s_per_byte);
+#undef PUT
+    return dst;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * A machine as asked for
+ * ---------------------------------------------------------------------------------------------- */
+void rs_machine_spec_default(rs_machine_spec_t *s) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->profile, sizeof s->profile, "h100-sxm");
+    s->dtype = RS_DTYPE_BF16;
+    s->gpus_per_node = -1;
+    s->latency = s->launch = s->overlap = s->slowdown = -1;
+    s->host_xfer = s->host_byte = -1;
+    s->seed = 1;
+}
+
+int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err) {
+    if (rs_hw_load(s->profile, hw, err) != 0) return -1;
+    if (s->inter[0]) {
+        if (rs_tier_load(s->inter, &hw->inter, err) != 0) return -1;
+        hw->has_inter = true;
+    }
+    if (s->flops > 0) hw->flops_per_s[s->dtype] = s->flops;
+    if (s->bw > 0) hw->intra.bw_bytes_per_s = s->bw;
+    if (s->inter_bw > 0) {
+        hw->inter.bw_bytes_per_s = s->inter_bw;
+        if (!hw->has_inter) {
+            hw->has_inter = true;
+            snprintf(hw->inter.name, sizeof hw->inter.name, "custom");
+            hw->inter.latency_s = hw->intra.latency_s;
+        }
+    }
+    if (s->latency >= 0) hw->intra.latency_s = hw->inter.latency_s = s->latency;
+    if (s->launch >= 0) hw->cal.launch_s = s->launch;
+    if (s->overlap >= 0) hw->cal.overlap = s->overlap, hw->cal.n_overlap = 0; /* replaces a curve */
+    if (s->host_xfer >= 0) hw->cal.host_s_per_xfer = s->host_xfer, hw->cal.host_s_per_byte = s->host_byte;
+    if (s->slowdown >= 0) hw->cal.comp_slowdown = s->slowdown;
+    if (s->gpus_per_node >= 0) hw->devices_per_node = s->gpus_per_node;
+    return 0;
+}
+
+int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err) {
+    if (rs_machine_from_hw(hw, s->dtype, m, err) != 0) return -1;
+    m->jitter = s->jitter;
+    m->seed = s->seed;
+    m->perturb = s->perturb;
+    if (m->devices_per_node > 0 && m->devices_per_node < n_ranks && !hw->has_inter)
+        return rs_errf(err, "--ranks %lld exceeds --gpus-per-node %lld but profile %s has no inter-node tier "
+                            "(give --inter TIER, e.g. ib-ndr, or --inter-bw)",
+                       (long long)n_ranks, (long long)m->devices_per_node, hw->name);
+    return rs_machine_validate(m, n_ranks, err);
 }

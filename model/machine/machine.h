@@ -22,6 +22,17 @@ double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens);
  * ------------------------------------------------------------------------------------------------- */
 #define RS_MAX_PERTURB 64
 
+/* Ranks that compute slower and hops that carry less than the profile says (the realism flags
+ * --straggler R:F and --degrade H:F). */
+typedef struct {
+    int n_stragglers;                        /* ranks whose compute is slower by a factor */
+    int64_t straggler_rank[RS_MAX_PERTURB];
+    double straggler_factor[RS_MAX_PERTURB];
+    int n_degraded;                          /* hops whose bandwidth is divided by a factor */
+    int64_t degraded_hop[RS_MAX_PERTURB];
+    double degraded_factor[RS_MAX_PERTURB];
+} rs_perturb_t;
+
 typedef struct {
     char hw_name[RS_NAME_LEN];     /* profile name, for trace headers */
     rs_dtype_t dtype;              /* picks the peak rate */
@@ -32,12 +43,7 @@ typedef struct {
     rs_tier_t inter;               /* tier of hops crossing nodes */
     double jitter;                 /* compute time x (1 + jitter * (2u - 1)), u = rs_hash_unit(seed, rank, step) */
     uint64_t seed;                 /* jitter seed */
-    int n_stragglers;              /* ranks whose compute is slower by a factor */
-    int64_t straggler_rank[RS_MAX_PERTURB];
-    double straggler_factor[RS_MAX_PERTURB];
-    int n_degraded;                /* hops whose bandwidth is divided by a factor */
-    int64_t degraded_hop[RS_MAX_PERTURB];
-    double degraded_factor[RS_MAX_PERTURB];
+    rs_perturb_t perturb;          /* stragglers and degraded hops */
     bool loopback;                 /* every rank alone, its hop p going to itself (one device playing
                                       each rank in turn: exec --loopback); the walk only */
     const bool *hop_inter;         /* borrowed, optional: hop_inter[p] tells whether hop p -> p+1 crosses
@@ -76,5 +82,44 @@ double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);
  * rs_machine_comp_time() + rs_machine_host_s() when the step computes, else 0. */
 double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                                  uint64_t flops_exec, int n_xfers, double bytes);
+
+/* The machine's overlap model in one line: "overlap 0.5" or "overlap curve (bytes:eta) 65536:0.26 ...",
+ * then ", slowdown S" when > 1 and ", host cost o s + O s/byte per received transfer" when set.
+ * Returns dst (truncated to len). */
+const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len);
+
+/* ---------------------------------------------------------------------------------------------------
+ * A machine as asked for: a profile (a preset name or a file) and what is changed on it - the shared
+ * options of every command and the machine of every study. Messages name those options.
+ * ------------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    char profile[512];             /* --profile: name or path */
+    char inter[512];               /* --inter: tier name or path ("" = the profile's) */
+    rs_dtype_t dtype;              /* --dtype: picks the peak rate */
+    int64_t gpus_per_node;         /* --gpus-per-node (-1 = the profile's; 0 = flat ring) */
+    double flops;                  /* --flops for dtype (0 = the profile's) */
+    double bw;                     /* --bw: intra-node tier (0 = the profile's) */
+    double inter_bw;               /* --inter-bw (0 = the profile's) */
+    double latency;                /* --latency of every tier (< 0 = the profile's) */
+    double launch;                 /* --launch-overhead (< 0 = the profile's) */
+    double overlap;                /* --overlap (< 0 = the profile's; replaces an overlap curve) */
+    double slowdown;               /* --slowdown (< 0 = the profile's) */
+    double host_xfer;              /* --host-cost S[:S_PER_BYTE] (< 0 = the profile's) */
+    double host_byte;
+    double jitter;                 /* --jitter */
+    uint64_t seed;                 /* --seed */
+    rs_perturb_t perturb;          /* --straggler, --degrade */
+} rs_machine_spec_t;
+
+/* Profile h100-sxm, bf16, nothing changed, seed 1. Can't fail. */
+void rs_machine_spec_default(rs_machine_spec_t *s);
+/* The profile as used: s->profile loaded (JSON is read here and only here), the inter tier loaded
+ * when given, the overrides applied. Returns 0 or -1 with err naming the file or option. */
+int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err);
+/* The machine of that profile (from rs_machine_spec_profile) for a ring of n_ranks: peak for
+ * s->dtype, perturbations; refused when n_ranks spans nodes the profile has no inter-node tier for,
+ * and by rs_machine_validate. Returns 0 or -1 with err. */
+int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err);
 
 #endif /* RS_MACHINE_H */

@@ -89,8 +89,8 @@ int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const r
         int64_t g = m->devices_per_node;
         if (g > 0) ring_m->devices_per_node = g >= c->ulysses ? g / c->ulysses : 1;
         /* perturbations name ranks and hops of the full N: they do not map onto the sub-ring */
-        ring_m->n_stragglers = 0;
-        ring_m->n_degraded = 0;
+        ring_m->perturb.n_stragglers = 0;
+        ring_m->perturb.n_degraded = 0;
     }
     return 0;
 }

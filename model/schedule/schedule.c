@@ -99,6 +99,13 @@ uint64_t rs_problem_scores_bytes(const rs_problem_t *p) {
                            (long long)(lo), (long long)(hi));                                      \
     } while (0)
 
+rs_problem_t rs_problem_with_block(const rs_problem_t *p, int64_t block_tokens) {
+    rs_problem_t q = *p;
+    q.seq_tokens = block_tokens > 0 && p->n_ranks > 0 && block_tokens > INT64_MAX / p->n_ranks ? INT64_MAX
+                                                                                              : block_tokens * p->n_ranks;
+    return q;
+}
+
 int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
     RANGE_CHECK(n_ranks, "--ranks", 1, INT32_MAX);
     RANGE_CHECK(seq_tokens, "--seq", 1, (int64_t)UINT32_MAX);

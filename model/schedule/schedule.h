@@ -76,6 +76,9 @@ int rs_problem_validate(const rs_problem_t *p, rs_err_t *err);
 
 /* Tokens per rank B = S / N. */
 static inline int64_t rs_problem_block(const rs_problem_t *p) { return p->seq_tokens / p->n_ranks; }
+/* The problem with B tokens per rank: S = B * N (saturated at INT64_MAX, which validation refuses).
+ * The one place a block size becomes a sequence length. Can't fail. */
+rs_problem_t rs_problem_with_block(const rs_problem_t *p, int64_t block_tokens);
 
 /* Full-attention totals over all ranks and steps (exact integers): visible (q,k) pairs per
  * (batch, head) and useful FLOPs of the pass. */

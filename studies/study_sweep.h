@@ -1,31 +1,35 @@
-/* sweep.h - the sweep engine behind `ringsim sweep` and `ringsim report` (cli/cmd_sweep.c).
+/* study_sweep.h - the sweep study: the engine behind `ringsim sweep` and `ringsim report`.
  *
  * A point is (profile, layout, pass, N, B): S = B * N. For each point the engine evaluates
  *   seed_*    the seed's closed form for a full block: T_comp = c_f B^2 / F, T_comm = c_b B / W;
  *   closed_*  the calibrated closed form (rs_model_closed: latency, F_eff(B), launch, overlap);
- *   pred_*    the model's critical-path walk (rs_model_walk), summarized from its trace exactly as a
- *             measured trace is (rs_trace_summarize: medians over (rank, step) of compute, transfer
- *             and step durations; makespan);
- *   sim_*     the SimGrid run (rs_sim_run) summarized the same way, when built and asked;
- *   exec_*    the real CPU execution (`ringsim exec`, a subprocess), when asked.
+ *   pred_*    the model's critical-path walk (backend "model"), summarized from its trace exactly as
+ *             a measured trace is (rs_trace_summarize: medians over (rank, step) of compute,
+ *             transfer and step durations; makespan);
+ *   sim_*     the SimGrid run (backend "sim") summarized the same way, when built, asked and its
+ *             can_run rule allows;
+ *   exec_*    the real CPU execution (backend "cpu": `ringsim exec`, a subprocess), when asked.
  * Bound: "comm" when the median transfer outlasts the median compute, else "compute".
  * Efficiency: the walk's ideal time (useful FLOPs / (N F_eff)) over the backend's makespan.
  * Overlap efficiency: T_comp / T_step (medians): 1 when transfers are hidden.
  */
-#ifndef RS_SWEEP_H
-#define RS_SWEEP_H
+#ifndef RS_STUDY_SWEEP_H
+#define RS_STUDY_SWEEP_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "backend.h"
 #include "compare.h"
+#include "model.h"
+#include "setup.h"
 
 #define RS_SWEEP_MAX_VALUES 256 /* values per axis */
 #define RS_SWEEP_MAX_PROFILES 16
 
 typedef struct {
-    rs_cli_common_t common;                      /* problem + hardware options shared by all points */
+    rs_setup_t common;                           /* problem + hardware shared by all points (common.spec.profile
+                                                    when no profiles are listed) */
     int n_profiles;                              /* --profile a,b,c (0 = common.profile) */
     char profiles[RS_SWEEP_MAX_PROFILES][512];
     int n_blocks;                                /* --block values (0 = none) */
@@ -49,7 +53,7 @@ typedef struct {
     rs_closed_t closed;       /* calibrated closed form */
     double seed_t_comp_s;     /* the seed's T_comp for a full block */
     double seed_t_comm_s;     /* the seed's T_comm */
-    rs_walk_t walk;           /* critical-path walk */
+    rs_run_summary_t walk;    /* critical-path walk (the model backend) */
     rs_trace_summary_t pred;  /* the walk's trace, summarized */
     bool has_sim;             /* sim ran */
     rs_trace_summary_t sim;   /* the simulated trace, summarized */
@@ -67,9 +71,10 @@ int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_
 /* Count of points. Points are enumerated profile-major, then layout, pass, N, and B (or S) last. */
 size_t rs_sweep_count(const rs_sweep_spec_t *spec);
 
-/* Build and validate point i (problem and machine; nothing is run). Returns 0, or -1 with err
- * naming the point's bad parameter (bad input). */
-int rs_sweep_point_setup(const rs_sweep_spec_t *spec, size_t i, rs_sweep_point_t *pt, rs_err_t *err);
+/* Build and validate every point (problem and machine; nothing is run), pts[0..rs_sweep_count).
+ * Each profile is read once. Returns 0, or -1 with err naming the first bad point's parameter (bad
+ * input). */
+int rs_sweep_points_setup(const rs_sweep_spec_t *spec, rs_sweep_point_t *pts, rs_err_t *err);
 
 /* Run point pt (set up): closed form, walk, summaries; sim/exec as spec asks. If traces is
  * non-NULL, traces[0] receives the walk's trace and traces[1] the simulated one (NULL when not run);
@@ -85,4 +90,31 @@ void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n);
 /* Crossover of one series in points: which = 0 pred, 1 sim, 2 exec. NaN when none. */
 double rs_sweep_crossover(const rs_sweep_point_t *pts, size_t n, const char *series, int which);
 
-#endif /* RS_SWEEP_H */
+/* ---------------------------------------------------------------------------------------------------
+ * The study: one sweep into one CSV
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    const rs_sweep_spec_t *spec;  /* what to sweep */
+    const char *out_path;         /* the CSV, written to a temporary name and renamed; "-" = stdout */
+    const char *command;          /* the header's "# command=" line (NULL: none) */
+    bool progress;                /* a progress bar on stderr */
+    bool interruptible;           /* Ctrl-C (SIGINT) stops after the current point */
+    bool keep_partial;            /* after a failed or interrupted point the finished ones are kept (the
+                                     file is written when at least one point ran); else nothing is */
+} rs_sweep_in_t;
+
+typedef struct {
+    rs_sweep_point_t *points;     /* every point set up, the first `done` run (malloc'd: free() it) */
+    size_t n;                     /* points */
+    size_t done;                  /* points run and written, in order */
+    bool interrupted;             /* stopped by Ctrl-C */
+} rs_sweep_out_t;
+
+/* Set up every point (nothing runs on bad input), then run them in order into the CSV: header, one
+ * row per point, the crossover lines; "# interrupted after K of N points" when interrupted. Returns
+ * RS_EXIT_OK; RS_EXIT_USAGE with err on bad input (a point, the output path); RS_EXIT_FAIL with err
+ * ("point 3: ...") when a point failed or was interrupted (err empty then). out is filled in every
+ * case (out->points NULL only when nothing was set up). */
+int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err);
+
+#endif /* RS_STUDY_SWEEP_H */

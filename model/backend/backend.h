@@ -1,0 +1,91 @@
+/* backend.h - one interface for every way of running a schedule (nccl-tests style: a table of
+ * function pointers the caller never looks behind).
+ *
+ *   name     what runs                                           where it is defined
+ *   "model"  the critical-path walk (model/cost)                 model/backend/walk_backend.c
+ *   "sim"    SimGrid, in a forked child (sim/)                   sim/sim_backend.c   (RINGSIM_HAVE_SIM)
+ *   "cpu"    the executor: OpenBLAS + MPI or threads (exec/)     exec/exec_backend.c (RINGSIM_HAVE_EXEC)
+ *   "gpu"    the executor: CUDA + NCCL (exec/gpu/)               exec/gpu/gpu_backend.c (RINGSIM_HAVE_GPU)
+ *
+ * can_run is THE rule for which backend runs which problem on which machine: callers ask it and
+ * report its reason instead of deciding themselves. run() runs one schedule and appends its events
+ * and header keys to a trace (docs/traces.md); how it runs (a function, a forked child, a
+ * subprocess) stays inside the backend. The executors also expose the SPMD side that calibration
+ * and validation run on (exec->..., exec/exec_backend.h).
+ *
+ * Adding a backend: implement rs_backend_ops_t in a new file of its folder, add it to the table in
+ * model/backend/backend.c (under its RINGSIM_HAVE_* guard) - nothing else changes
+ * (docs/architecture.md).
+ */
+#ifndef RS_BACKEND_H
+#define RS_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "machine.h"
+#include "schedule.h"
+#include "trace.h"
+#include "util.h"
+
+/* How to run (each backend reads what concerns it and ignores the rest). */
+typedef struct {
+    double *rank_busy_s;     /* model: NULL, or N doubles receiving each rank's summed compute time */
+    const char *exec_bin;    /* executors: the ringsim binary run as `ringsim exec` (NULL: this one) */
+    const char *exec_launch; /* executors: how that subprocess starts its ranks, "mpirun" (NULL) or "threads" */
+    double timeout_s;        /* executors: the subprocess's watchdog, seconds (<= 0: none) */
+} rs_backend_opts_t;
+
+/* What a run found, in the walk's terms (rs_walk_t, model/cost/model.h). A backend that cannot
+ * tell a figure leaves it 0 (counts) or NaN (times). */
+typedef struct {
+    double makespan_s;        /* latest step end of the pass */
+    double ideal_s;           /* total useful FLOPs / (N F_eff(B)): perfect balance, hidden transfers */
+    double efficiency;        /* ideal_s / makespan_s */
+    double t_comp_max_s;      /* longest single (rank, step) compute */
+    double t_comm_max_s;      /* longest transfer, post to completion */
+    double busy_max_s;        /* max over ranks of summed compute time */
+    double busy_mean_s;       /* mean over ranks of summed compute time */
+    uint64_t flops_useful;    /* totals over ranks and steps */
+    uint64_t flops_exec;
+    int64_t comm_bound_steps; /* (rank, step) whose transfers finished after its compute */
+    int64_t rank_steps;       /* (rank, step) run */
+    double wall_s;            /* what the run cost: wall time of the walk, the simulation or the execution */
+} rs_run_summary_t;
+
+struct rs_exec_backend; /* exec/exec_backend.h */
+
+typedef struct rs_backend_ops {
+    const char *name;         /* "model", "sim", "cpu", "gpu" */
+    const char *source;       /* the trace's source: "model", "sim", "exec-cpu", "exec-gpu" */
+    /* Can this backend run problem p (validated) on machine m (validated)? 0, or -1 with why: one
+     * line saying what it cannot do, e.g. "the cpu executor computes in fp32 (problem: 2-byte
+     * activations)". Can't fail otherwise. */
+    int (*can_run)(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why);
+    /* Run the schedule's pass on the machine (the executors measure it on this host; m only names
+     * it). Events and header keys go to trace when non-NULL (unsorted: rs_trace_sort before use).
+     * Returns 0; -1 with err on a runtime failure; -2 (RS_EXIT_USAGE's "bad input") when the input
+     * was refused. On failure trace may hold a partial set of events: callers must not write it. */
+    int (*run)(const rs_schedule_t *s, const rs_machine_t *m, const rs_backend_opts_t *o, rs_trace_t *trace,
+               rs_run_summary_t *out, rs_err_t *err);
+    const struct rs_exec_backend *exec; /* executors: compute, transports and SPMD jobs; NULL otherwise */
+} rs_backend_ops_t;
+
+#define RS_BACKEND_BAD_INPUT (-2) /* run(): the input was refused */
+
+/* The backends this build has, NULL-terminated: model first, then sim, cpu, gpu where built. */
+const rs_backend_ops_t *const *rs_backends(void);
+/* The backend called name, or NULL (unknown, or not in this build). */
+const rs_backend_ops_t *rs_backend_find(const char *name);
+/* The same for an option: 0 and *out, or -1 with err "--backend NAME: ..." saying what the build
+ * lacks ("this build has no GPU executor (needs nvcc and NCCL)") or which names exist. exec_only:
+ * only the executors (cpu, gpu) qualify. */
+int rs_backend_get(const char *name, bool exec_only, const rs_backend_ops_t **out, rs_err_t *err);
+
+/* Default options: no per-rank busy output, this binary, mpirun, no watchdog. Can't fail. */
+void rs_backend_opts_default(rs_backend_opts_t *o);
+
+/* The walk ("model"): exported for callers that always have it. */
+extern const rs_backend_ops_t rs_walk_backend;
+
+#endif /* RS_BACKEND_H */

@@ -1,0 +1,136 @@
+/* subprocess.c - child processes with a watchdog (subprocess.h). */
+#define _DEFAULT_SOURCE /* wait4(): the child's own rusage */
+#include "subprocess.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+void rs_spawn_init(rs_spawn_t *sp) {
+    memset(sp, 0, sizeof *sp);
+    sp->stdin_fd = sp->stdout_fd = sp->stderr_fd = RS_SPAWN_INHERIT;
+}
+
+/* In the child: put fd (or /dev/null) on target. */
+static void child_stream(int fd, int target) {
+    if (fd == RS_SPAWN_INHERIT) return;
+    if (fd == RS_SPAWN_NULL) fd = open("/dev/null", target == 0 ? O_RDONLY : O_WRONLY);
+    if (fd >= 0 && fd != target) dup2(fd, target);
+}
+
+/* In the child: drop the environment variables that start with one of the prefixes. */
+static void child_drop_env(const char *const *prefixes) {
+    for (int again = 1; again && prefixes;) {
+        again = 0;
+        for (char **e = environ; e && *e; e++)
+            for (const char *const *p = prefixes; *p; p++)
+                if (strncmp(*e, *p, strlen(*p)) == 0) {
+                    char name[256];
+                    size_t len = strcspn(*e, "=");
+                    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), *e);
+                    unsetenv(name); /* environ changed under us: scan it again */
+                    again = 1;
+                    break;
+                }
+    }
+}
+
+/* The child's side of the fork: never returns. */
+static void child_main(const rs_spawn_t *sp) {
+    if (sp->new_group) setpgid(0, 0);
+    if (sp->output_path) {
+        int fd = open(sp->output_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+    } else {
+        child_stream(sp->stdout_fd, 1);
+        child_stream(sp->stderr_fd, 2);
+    }
+    child_stream(sp->stdin_fd, 0);
+    child_drop_env(sp->drop_env);
+    if (!sp->argv) _exit(sp->fn ? sp->fn(sp->arg) : 0);
+    if (strchr(sp->argv[0], '/')) execv(sp->argv[0], sp->argv);
+    else execvp(sp->argv[0], sp->argv);
+    _exit(127);
+}
+
+int rs_spawn_start(const rs_spawn_t *sp, const char *what, rs_child_t *child, rs_err_t *err) {
+    memset(child, 0, sizeof *child);
+    fflush(NULL);
+    child->t0_s = rs_now_s();
+    pid_t pid = fork();
+    if (pid < 0) return rs_errf(err, "cannot start %s: %s", what, strerror(errno));
+    if (pid == 0) child_main(sp);
+    if (sp->new_group) setpgid(pid, pid); /* also here: no window in which a kill misses the group */
+    child->pid = pid;
+    child->group = sp->new_group;
+    return 0;
+}
+
+static void nap(double t_s) {
+    struct timespec ts = {(time_t)t_s, (long)((t_s - (double)(time_t)t_s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static void fill(rs_child_status_t *st, int status, const struct rusage *ru, const rs_child_t *c) {
+    st->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    st->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    st->wall_s = rs_now_s() - c->t0_s;
+    st->peak_rss_bytes = ru->ru_maxrss * 1024L;
+}
+
+int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs_err_t *err) {
+    memset(st, 0, sizeof *st);
+    st->exit_code = -1;
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (timeout_s <= 0) {
+        while (wait4(child->pid, &status, 0, &ru) < 0)
+            if (errno != EINTR) return rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+        fill(st, status, &ru, child);
+        return 0;
+    }
+    /* the watchdog: poll, 1 ms at first, backing off to 20 ms */
+    for (double dt = 1e-3;; dt = dt < 0.02 ? 2 * dt : 0.02) {
+        pid_t r = wait4(child->pid, &status, WNOHANG, &ru);
+        if (r == child->pid) break;
+        if (r < 0 && errno != EINTR) return rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+        if (rs_now_s() - child->t0_s > timeout_s) {
+            kill(child->group ? -child->pid : child->pid, SIGTERM);
+            nap(0.5);
+            kill(child->group ? -child->pid : child->pid, SIGKILL);
+            while (wait4(child->pid, &status, 0, &ru) < 0 && errno == EINTR) {
+            }
+            fill(st, status, &ru, child);
+            st->timed_out = true;
+            return 0;
+        }
+        nap(dt);
+    }
+    fill(st, status, &ru, child);
+    return 0;
+}
+
+int rs_spawn_run(const rs_spawn_t *sp, const char *what, double timeout_s, rs_child_status_t *st, rs_err_t *err) {
+    rs_child_t c;
+    if (rs_spawn_start(sp, what, &c, err) != 0) return -1;
+    return rs_spawn_wait(&c, timeout_s, st, err);
+}
+
+const char *rs_child_status_text(const rs_child_status_t *st, double timeout_s, char *buf, size_t len) {
+    if (st->timed_out) snprintf(buf, len, "timeout after %g s", timeout_s);
+    else if (st->term_signal) snprintf(buf, len, "killed by %s", strsignal(st->term_signal));
+    else snprintf(buf, len, "exit %d", st->exit_code);
+    return buf;
+}

@@ -1,0 +1,51 @@
+/* sim_backend.c - the SimGrid simulator (sim.h) as a backend (model/backend/backend.h): the default
+ * configuration (a platform generated from the machine, ring routes, CM02 with the exact settings).
+ * The forked child stays inside rs_sim_run. */
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "sim.h"
+
+/* The one rule for the simulator: it runs every valid machine that is a real ring - partial overlap
+ * (eta, one value or a curve) and the compute slowdown sigma included (docs/sim.md) - but not a
+ * loopback machine (each rank alone on one device), which only the walk describes. */
+static int sim_can_run(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why) {
+    if (rs_problem_validate(p, why) != 0 || rs_machine_validate(m, p->n_ranks, why) != 0) return -1;
+    if (m->loopback)
+        return rs_errf(why, "a loopback machine (each rank alone on one device): the walk predicts it; the simulator "
+                            "runs the real ring");
+    return 0;
+}
+
+/* Header keys: the simulator's (problem, backend=simgrid, sim.*), then the machine. */
+static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backend_opts_t *o, rs_trace_t *trace,
+                           rs_run_summary_t *out, rs_err_t *err) {
+    (void)o;
+    memset(out, 0, sizeof *out);
+    rs_sim_result_t r;
+    int rc = rs_sim_run(s, m, NULL, trace, &r, err);
+    if (rc == RS_SIM_BAD_INPUT) return RS_BACKEND_BAD_INPUT;
+    if (rc != 0) return -1;
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const double ideal = (double)r.flops_useful / ((double)p->n_ranks * rs_machine_flops_eff(m, (double)rs_problem_block(p)));
+    *out = (rs_run_summary_t){r.makespan_s,
+                              ideal,
+                              r.makespan_s > 0 ? ideal / r.makespan_s : 1,
+                              r.t_comp_max_s,
+                              r.t_comm_max_s,
+                              r.busy_max_s,
+                              r.busy_mean_s,
+                              r.flops_useful,
+                              r.flops_exec,
+                              r.comm_bound_steps,
+                              r.rank_steps,
+                              r.child_wall_s};
+    rs_sim_result_free(&r);
+    if (trace && rs_trace_meta_machine(trace, m)) return rs_errf(err, "out of memory");
+    return 0;
+}
+
+const rs_backend_ops_t rs_sim_backend = {
+    .name = "sim", .source = "sim", .can_run = sim_can_run, .run = sim_backend_run, .exec = NULL,
+};

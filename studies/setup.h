@@ -1,0 +1,43 @@
+/* setup.h - what a study (and a command) runs on: the problem, the layouts and passes asked for,
+ * and the machine - as asked for (a profile and what is changed on it) and as built.
+ *
+ * Filled from the shared options (cli/options.c) or by a caller, then rs_setup_finish loads the
+ * profile, builds the machine and validates the problem of every (layout, pass) entry, so a study
+ * starts from inputs known to be valid.
+ */
+#ifndef RS_SETUP_H
+#define RS_SETUP_H
+
+#include "machine.h"
+#include "schedule.h"
+#include "util.h"
+
+typedef struct {
+    rs_problem_t problem;                  /* layout/pass fields are overwritten per entry of the lists */
+    int n_layouts;                         /* layouts asked for */
+    rs_layout_t layouts[RS_LAYOUT_COUNT];
+    int n_passes;                          /* passes asked for */
+    rs_pass_t passes[RS_PASS_COUNT];
+    rs_machine_spec_t spec;                /* the machine as asked for: profile, overrides, perturbations */
+    /* results of rs_setup_finish */
+    rs_hw_t hw;                            /* the profile as used (overrides applied) */
+    rs_machine_t machine;                  /* the machine of model, sim and the studies */
+} rs_setup_t;
+
+/* The default problem (rs_problem_default), layout zigzag, pass forward, the default machine spec
+ * (rs_machine_spec_default) with act_bytes from its dtype. Can't fail. */
+void rs_setup_default(rs_setup_t *s);
+/* The problem the executors measure by default (calibrate, validate, and the report's validation):
+ * the seed's full-block analysis on a CPU - N 2, 2 query and 2 KV heads, head_dim 128, fp32,
+ * contiguous, forward, non-causal, S 4K (calibration and validation set S = B N per block). Can't
+ * fail. */
+void rs_setup_measure_problem(rs_problem_t *p);
+/* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
+void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
+/* Load the profile, build the machine for the problem's N, validate the problem of every
+ * (layout, pass). Returns 0 or -1 with err (bad input: err names the option or file). */
+int rs_setup_finish(rs_setup_t *s, rs_err_t *err);
+/* The problem of entry (layout i, pass j). */
+rs_problem_t rs_setup_problem(const rs_setup_t *s, int layout_i, int pass_j);
+
+#endif /* RS_SETUP_H */

@@ -1,0 +1,83 @@
+/* study_calibrate.c - the calibration study (study_calibrate.h). */
+#include "study_calibrate.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "exec_launch.h"
+#include "setup.h"
+
+void rs_calibrate_defaults(rs_calibrate_in_t *in) {
+    memset(in, 0, sizeof *in);
+    in->backend = rs_backend_find("cpu");
+    rs_setup_measure_problem(&in->problem);
+    in->dtype = RS_DTYPE_FP32;
+    in->job = (rs_exec_spmd_t){"calibrate", in->problem.n_ranks, NULL, RS_PROGRESS_POLL, NULL, RS_DTYPE_FP32, NULL, NULL};
+    rs_calib_opts_default(&in->calib);
+    in->out = stdout;
+}
+
+int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err) {
+    in->job.n_ranks = in->problem.n_ranks;
+    in->job.dtype = in->dtype;
+    if (rs_exec_spmd_check(in->backend->exec, &in->job, in->problem.grad_bytes, err) < 0) return -1;
+    const int env_size = rs_exec_env_size();
+    if (env_size > 0 && in->problem.n_ranks != env_size)
+        return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)in->problem.n_ranks,
+                       env_size);
+    return 0;
+}
+
+static int calib_body(const rs_exec_job_t *job, void *arg) {
+    const rs_calibrate_in_t *j = arg;
+    rs_calib_t c;
+    rs_err_t err = {{0}};
+    const int64_t rank = job->rank;
+    rs_problem_t p = j->problem;
+    if (job->be->kernel_tile) job->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+    if (rs_calibrate(&p, job->cops, job->tops, job->ts, &j->calib, &c, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: rank %lld: %s\n", (long long)rank, err.msg);
+        return RS_EXIT_FAIL;
+    }
+    if (rank != 0) return 0;
+    char name[RS_NAME_LEN], note[256], date[32];
+    struct utsname u;
+    if (uname(&u) != 0) snprintf(u.nodename, sizeof u.nodename, "host");
+    snprintf(name, sizeof name, "%s", j->name ? j->name : "");
+    if (!j->name) snprintf(name, sizeof name, "%s-%.40s", job->be->name, u.nodename);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M", gmtime(&now));
+    const char *kernel = job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name;
+    /* threads, loopback, or the MPI progress mode */
+    const char *mode = strcmp(job->launch, "mpirun") ? job->launch : rs_progress_name(j->job.progress);
+    snprintf(note, sizeof note, "ringsim calibrate %s UTC, %lld ranks, %s; %.80s; transport %.60s", date,
+             (long long)job->n_ranks, mode, kernel, job->tops->describe(job->ts));
+    fprintf(j->out, "# ringsim calibrate: %lld ranks, heads %lld/%lld, d %lld, %s pass\n# %s\n", (long long)job->n_ranks,
+           (long long)p.q_heads, (long long)p.kv_heads, (long long)p.head_dim, rs_pass_name(p.pass), note);
+    rs_calib_print(&c, j->out);
+    rs_hw_t hw;
+    rs_calib_to_hw(&c, name, note, job->n_ranks, j->dtype, &hw);
+    if (rs_hw_write_json(&hw, j->out_path, note, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    rs_hw_t back;
+    if (rs_hw_load(j->out_path, &back, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: the profile written does not load back: %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
+    rs_machine_t mb;
+    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160] = "";
+    if (rs_machine_from_hw(&back, j->dtype, &mb, &err) == 0) rs_machine_overlap_desc(&mb, ovd, sizeof ovd);
+    fprintf(j->out, "# profile %s: F_peak(%s) %.4g GFLOP/s, %d efficiency points, W %.4g GB/s, L %.3g s; %s\n", j->out_path,
+           rs_dtype_name(j->dtype), back.flops_per_s[j->dtype] * 1e-9, back.cal.n_eff, back.intra.bw_bytes_per_s * 1e-9,
+           back.intra.latency_s, ovd);
+    fflush(j->out);
+    return 0;
+}
+
+int rs_study_calibrate(const rs_calibrate_in_t *in) {
+    return rs_exec_spmd(in->backend->exec, &in->job, calib_body, (void *)in);
+}

@@ -1,0 +1,36 @@
+/* study_calibrate.h - the calibration study behind `ringsim calibrate`: measure this machine with an
+ * executor (cpu or gpu, through the backend interface) - F_eff(B) of a full B x B block step, the
+ * ring exchange's alpha-beta, the overlap curve and host cost (exec/calibrate.h) - and write a
+ * hardware profile that `ringsim model|sim --profile FILE` read. One SPMD job
+ * (exec/exec_backend.h); rank 0 writes the profile and reads it back.
+ */
+#ifndef RS_STUDY_CALIBRATE_H
+#define RS_STUDY_CALIBRATE_H
+
+#include <stdio.h>
+
+#include "backend.h"
+#include "calibrate.h"
+#include "exec_backend.h"
+
+typedef struct {
+    const rs_backend_ops_t *backend; /* the executor: cpu or gpu */
+    rs_problem_t problem;            /* the shape: heads, head_dim, batch, dtypes, pass, tile */
+    rs_dtype_t dtype;                /* what the executor computes in (the profile's peak is for it) */
+    rs_exec_spmd_t job;              /* ranks: N, launch, MPI progress, loopback, command line */
+    rs_calib_opts_t calib;           /* block sizes, time per point, timeout */
+    const char *out_path;            /* the profile to write (atomically) */
+    const char *name;                /* its name (NULL: "<backend>-<host>") */
+    FILE *out;                       /* the report (rank 0): the calibration tables */
+} rs_calibrate_in_t;
+
+/* Defaults: the cpu backend; the measurement problem (rs_setup_measure_problem); calibration
+ * defaults; MPI progress poll; out = stdout. */
+void rs_calibrate_defaults(rs_calibrate_in_t *in);
+/* Check before any rank starts: the executor computes the dtype, the loopback, mpirun's rank count.
+ * Returns 0 or -1 with err. */
+int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err);
+/* Run the study. Returns the exit code: 0; 1 runtime failure; 2 bad input. */
+int rs_study_calibrate(const rs_calibrate_in_t *in);
+
+#endif /* RS_STUDY_CALIBRATE_H */

@@ -1,0 +1,283 @@
+/* study_plan.c - the capacity-planning study (study_plan.h). */
+#include "study_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef RINGSIM_HAVE_PLOTS
+#include "plot.h"
+#endif
+#ifdef RINGSIM_HAVE_SIM
+#include "sim_alt.h"
+#endif
+
+typedef rs_plan_candidate_t cand_t;
+
+void rs_plan_defaults(rs_plan_in_t *in) {
+    memset(in, 0, sizeof *in);
+    rs_plan_config_default(&in->config);
+    in->profiles = "h100-sxm";
+    in->gpus_per_node = -1;
+    in->out = stdout;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Progress bar (stderr, only when it is a terminal)
+ * ------------------------------------------------------------------------------------------------- */
+static void progress(double frac, const char *what) {
+    if (!isatty(2)) return;
+    int w = 30, k = (int)(frac * w + 0.5);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f%% %-40.40s", k, "##############################", w - k, "", 100 * frac, what);
+    if (frac >= 1) fprintf(stderr, "\r%*s\r", 80, "");
+    fflush(stderr);
+}
+
+static const char *gib(char *buf, size_t len, double bytes) {
+    snprintf(buf, len, "%.1f", bytes / 1073741824.0);
+    return buf;
+}
+
+static const char *split_name(char *buf, size_t len, const rs_plan_option_t *o) {
+    if (o->kind == RS_SP_RING) snprintf(buf, len, "ring");
+    else if (o->kind == RS_SP_ULYSSES) snprintf(buf, len, "ulysses");
+    else snprintf(buf, len, "usp%lldx%lld", (long long)o->ulysses, (long long)o->ring);
+    return buf;
+}
+
+static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cands, int n) {
+    fprintf(out, "# model=%s seq=%s global_batch=%lld precision=%s ckpt=%s layout=%s causal=%d usable=%.2f "
+                 "linear_eff=%.2f attn_eff=%.2f (uncalibrated profiles)\n",
+            c->model.name, c->seq_tokens ? "given" : "max", (long long)c->global_batch, rs_precision_name(c->precision),
+            rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff, c->attn_eff);
+    fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
+            "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",
+            "layer_ms", "step_s", "MFU", "usd_step", "usd_Mtok");
+    for (int i = 0; i < n; i++) {
+        const rs_plan_result_t *r = &cands[i].res;
+        for (int j = 0; j < r->n_options; j++) {
+            const rs_plan_option_t *o = &r->options[j];
+            char sp[32], mem[32], hid[8];
+            snprintf(hid, sizeof hid, "%s/%s", o->ring > 1 ? (o->attn.ring_hidden_fwd ? "y" : "n") : "-",
+                     o->ring > 1 ? (o->attn.ring_hidden_bwd ? "y" : "n") : "-");
+            fprintf(out, "%c %-10.10s %3lld %9lld %5lld %3lld %-9s %4s %7s %9.3f %9.3f %9.3f %7s %9lld %9.3f %9.3f %6.3f %9.4g %9.4g\n",
+                    j == r->best ? '*' : ' ', r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
+                    (long long)(o->ulysses * o->ring), (long long)r->dp, split_name(sp, sizeof sp, o),
+                    o->fits ? "yes" : "no", gib(mem, sizeof mem, o->mem_bytes), o->t_attn_layer_s * 1e3,
+                    cands[i].sim_attn_s[j] * 1e3,
+                    (o->attn.a2a_fwd_s + o->attn.a2a_bwd_s) * 1e3, hid, (long long)o->attn.ring_block_tokens,
+                    o->t_layer_s * 1e3, o->t_step_s, o->mfu, o->cost_per_step, o->cost_per_mtok);
+        }
+        if (!r->fits) {
+            char a[32], b[32], s[32];
+            fprintf(out, "# %s: does not fit at N=%lld: %s GiB per device, %s usable (short by %s GiB)\n", r->hw_name,
+                    (long long)r->sp, gib(a, sizeof a, r->mem.total_bytes), gib(b, sizeof b, r->usable_bytes),
+                    gib(s, sizeof s, r->shortfall_bytes));
+        }
+        fprintf(out, "# %s: %s\n", r->hw_name, r->why);
+    }
+    fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
+                 "(the walk at B); times per layer include recompute (ckpt)\n");
+}
+
+static int write_csv(const char *path, const cand_t *cands, int n, rs_err_t *err) {
+    rs_file_t f = {0};
+    FILE *fp = stdout;
+    if (strcmp(path, "-")) {
+        if (rs_file_open(&f, path, err)) return -1;
+        fp = f.fp;
+    }
+    fprintf(fp, "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,"
+                "usable_bytes,attn_fwd_s,attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,"
+                "step_s,block_tokens,ring_b_star_tokens,ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,"
+                "usd_per_step,usd_per_mtok,sim_attn_layer_s\n");
+    for (int i = 0; i < n; i++) {
+        const rs_plan_result_t *r = &cands[i].res;
+        for (int j = 0; j < r->n_options; j++) {
+            const rs_plan_option_t *o = &r->options[j];
+            fprintf(fp, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                        "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g\n",
+                    r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
+                    (long long)(o->ulysses * o->ring), (long long)o->ulysses, (long long)o->ring, (long long)r->dp,
+                    (long long)r->accum, rs_sp_kind_name(o->kind), j == r->best, o->fits, o->mem_bytes, r->usable_bytes,
+                    o->attn.attn_fwd_s, o->attn.attn_bwd_s, o->attn.a2a_fwd_s, o->attn.a2a_bwd_s, o->t_attn_layer_s,
+                    o->t_linear_layer_s, o->t_layer_s, o->t_head_s, o->t_step_s, (long long)o->attn.ring_block_tokens,
+                    o->attn.ring_b_star_tokens, o->attn.ring_hidden_fwd, o->attn.ring_hidden_bwd, o->attn.a2a_inter,
+                    o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok, cands[i].sim_attn_s[j]);
+        }
+    }
+    if (fp != stdout) return rs_file_commit(&f, err);
+    return 0;
+}
+
+static int write_maxctx(const char *path, const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_t *err) {
+    rs_file_t f = {0};
+    if (rs_file_open(&f, path, err)) return -1;
+    fprintf(f.fp, "# ringsim plan --maxctx-csv: longest context that fits per device count N (ring, ZeRO-3)\n");
+    fprintf(f.fp, "# model=%s precision=%s ckpt=%s usable=%.2f\n", c->model.name, rs_precision_name(c->precision),
+            rs_ckpt_name(c->ckpt), c->usable_frac);
+    fprintf(f.fp, "# limit: memory, or flops64 where the schedule's 64-bit FLOP counts stop first\n");
+    fprintf(f.fp, "profile,n_ranks,max_seq_tokens,limit\n");
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < cands[i].n_curve; k++)
+            fprintf(f.fp, "%s,%lld,%lld,%s\n", cands[i].hw.name, (long long)cands[i].curve_n[k],
+                    (long long)cands[i].curve_seq[k], cands[i].curve_capped[k] ? "flops64" : "memory");
+    return rs_file_commit(&f, err);
+}
+
+/* SimGrid (sim/sim_alt.h): each split's forward and backward attention pass, combined as the plan does
+ * (forward + backward + recomputed forward under full checkpointing). */
+static int simulate(const rs_plan_config_t *c, cand_t *k, rs_err_t *err) {
+#ifdef RINGSIM_HAVE_SIM
+    const rs_plan_result_t *r = &k->res;
+    if (r->sp > RS_PLAN_SIM_MAX_N) return 0;
+    rs_machine_t mm;
+    rs_plan_machine(c, &k->machine, &mm);
+    for (int j = 0; j < r->n_options; j++) {
+        const rs_plan_option_t *o = &r->options[j];
+        rs_sp_config_t sc;
+        rs_sp_config_default(&sc);
+        sc.seq_tokens = r->seq_tokens;
+        sc.batch = 1;
+        sc.ulysses = o->ulysses;
+        sc.ring = o->ring;
+        sc.causal = c->causal;
+        sc.layout = c->layout;
+        sc.act_bytes = rs_precision_act_bytes(c->precision);
+        sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+        sc.tile = c->tile;
+        rs_sim_alt_result_t f, b;
+        if (rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_FORWARD, &f, err) ||
+            rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_BACKWARD, &b, err))
+            return -1;
+        k->sim_attn_s[j] = f.makespan_s + b.makespan_s + (c->ckpt == RS_CKPT_FULL ? f.makespan_s : 0.0);
+    }
+#else
+    (void)c;
+    (void)k;
+    (void)err;
+#endif
+    return 0;
+}
+
+
+/* ---------------------------------------------------------------------------------------------------
+ * The study
+ * ------------------------------------------------------------------------------------------------- */
+/* The candidates of in->profiles: each loaded once, the tier, devices per node and prices applied. */
+static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs_err_t *err) {
+    int n = 0;
+    char list[4096];
+    snprintf(list, sizeof list, "%s", in->profiles);
+    rs_machine_spec_t spec;
+    rs_machine_spec_default(&spec);
+    spec.dtype = in->config.precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
+    spec.gpus_per_node = in->gpus_per_node;
+    if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n >= RS_PLAN_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
+        cand_t *k = &cands[n];
+        snprintf(k->spec, sizeof k->spec, "%s", tok);
+        snprintf(spec.profile, sizeof spec.profile, "%s", tok);
+        if (rs_machine_spec_profile(&spec, &k->hw, err)) return -1;
+        for (int i = 0; i < in->n_prices; i++)
+            if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
+                k->hw.price_per_device_hour = in->prices[i].usd;
+        if (rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
+        n++;
+    }
+    if (n == 0) return rs_errf(err, "--profile: no candidate given");
+    for (int i = 0; i < in->n_prices; i++) {
+        bool used = !in->prices[i].name[0];
+        for (int j = 0; j < n && !used; j++)
+            used = !strcmp(in->prices[i].name, cands[j].spec) || !strcmp(in->prices[i].name, cands[j].hw.name);
+        if (!used) return rs_errf(err, "--price %s=...: no such candidate in --profile %s", in->prices[i].name, in->profiles);
+    }
+    *n_out = n;
+    return 0;
+}
+
+/* Plan every candidate; simulate its splits and trace its max-context curve when asked. Returns an
+ * exit code. */
+static int plan_all(const rs_plan_in_t *in, cand_t *cands, int n, int *n_fit, rs_err_t *err) {
+    const rs_plan_config_t *c = &in->config;
+    const bool curve = in->maxctx_csv || in->figure;
+    int64_t n_points = 0;
+    for (int64_t s = 1; s <= c->max_sp; s *= 2) n_points++;
+    double total = (double)n * (1.0 + (curve ? (double)n_points : 0.0)), done = 0;
+    *n_fit = 0;
+    for (int i = 0; i < n; i++) {
+        cand_t *k = &cands[i];
+        if (in->progress) progress(done / total, k->hw.name);
+        if (rs_plan_run(c, &k->hw, &k->machine, &k->res, err)) return RS_EXIT_USAGE;
+        done += 1;
+        *n_fit += k->res.best >= 0;
+        for (int j = 0; j < RS_PLAN_MAX_OPTIONS; j++) k->sim_attn_s[j] = NAN;
+        if (in->simulate && simulate(c, k, err)) return RS_EXIT_FAIL;
+        for (int64_t s = 1; curve && s <= c->max_sp && k->n_curve < RS_PLAN_MAX_CURVE; s *= 2) {
+            if (in->progress) progress(done / total, k->hw.name);
+            int64_t seq = 0;
+            if (rs_plan_max_seq(c, c->usable_frac * k->hw.mem_bytes, s, &seq, &k->curve_capped[k->n_curve], err))
+                return RS_EXIT_USAGE;
+            k->curve_n[k->n_curve] = s;
+            k->curve_seq[k->n_curve++] = seq;
+            done += 1;
+        }
+    }
+    return RS_EXIT_OK;
+}
+
+/* Nothing fits: one line naming the candidate that comes closest, and by how much it misses. */
+static int no_fit(const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_t *err) {
+    int bi = 0;
+    for (int i = 1; i < n; i++)
+        if (cands[i].res.shortfall_bytes < cands[bi].res.shortfall_bytes) bi = i;
+    const rs_plan_result_t *r = &cands[bi].res;
+    char a[32], b[32], s[32], hint[200];
+    if (r->n_limit[0]) snprintf(hint, sizeof hint, "%s", r->n_limit);
+    else snprintf(hint, sizeof hint, "raise --max-ranks%s or shorten --seq", c->ckpt == RS_CKPT_FULL ? "" : ", use --ckpt full");
+    return rs_errf(err, "%s does not fit at S=%lld on any candidate even at N=%lld: the closest, %s, needs %s GiB per "
+                        "device with %s GiB usable (short by %s GiB; %s)",
+                   c->model.name, (long long)r->seq_tokens, (long long)r->sp, r->hw_name, gib(a, sizeof a, r->mem.total_bytes),
+                   gib(b, sizeof b, r->usable_bytes), gib(s, sizeof s, r->shortfall_bytes), hint);
+}
+
+/* The max-context curve drawn by plots/maxctx.gp (through the one gnuplot driver). */
+static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
+#ifdef RINGSIM_HAVE_PLOTS
+    char tmpcsv[1100];
+    const char *data = in->maxctx_csv;
+    if (!data) {
+        snprintf(tmpcsv, sizeof tmpcsv, "%s.maxctx.%ld.csv", in->figure, (long)getpid());
+        if (write_maxctx(tmpcsv, &in->config, cands, n, err)) return -1;
+        data = tmpcsv;
+    }
+    rs_err_t e;
+    int rc = rs_plot_render(RS_PLOT_MAXCTX, data, in->figure, NULL, &e);
+    if (rc) rs_errf(err, "--figure %s: %s", in->figure, e.msg);
+    if (!in->maxctx_csv) remove(tmpcsv);
+    return rc ? -1 : 0;
+#else
+    (void)cands, (void)n;
+    return rs_errf(err, "--figure %s: this build has no figures (rs_plots)", in->figure);
+#endif
+}
+
+int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err) {
+    cand_t *cands = calloc(RS_PLAN_MAX_CANDIDATES, sizeof *cands);
+    if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    int n = 0, n_fit = 0, rc = RS_EXIT_USAGE;
+    if (load_candidates(in, cands, &n, err) == 0) rc = plan_all(in, cands, n, &n_fit, err);
+    if (in->progress) progress(1, "");
+    if (rc == RS_EXIT_OK && n_fit == 0) rc = no_fit(&in->config, cands, n, err), rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK) {
+        if ((in->csv && write_csv(in->csv, cands, n, err)) || (in->maxctx_csv && write_maxctx(in->maxctx_csv, &in->config, cands, n, err)) ||
+            (in->figure && draw_figure(in, cands, n, err)))
+            rc = RS_EXIT_FAIL;
+        else if (!in->csv || strcmp(in->csv, "-"))
+            print_table(in->out, &in->config, cands, n);
+    }
+    free(cands);
+    return rc;
+}

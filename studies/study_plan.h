@@ -1,0 +1,59 @@
+/* study_plan.h - the capacity-planning study behind `ringsim plan` (model/plan/plan.h, docs/plan.md):
+ * for every candidate profile, the smallest sequence-parallel N that fits memory (or the longest
+ * context at N), the predicted attention and layer times, whether the ring's transfers hide, MFU and
+ * cost; Ring against Ulysses and USP at that N with the winner and why; optionally every split
+ * simulated in SimGrid and the longest context against N; written as a table, CSVs and a figure.
+ */
+#ifndef RS_STUDY_PLAN_H
+#define RS_STUDY_PLAN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+#define RS_PLAN_MAX_CANDIDATES 32
+#define RS_PLAN_MAX_PRICES 32
+#define RS_PLAN_SIM_MAX_N 512 /* simulate: the all-pairs platform has N^2 routes */
+#define RS_PLAN_MAX_CURVE 32
+
+typedef struct {
+    char name[256];           /* profile name or spec; "" = every candidate */
+    double usd;               /* per device-hour */
+} rs_plan_price_t;
+
+typedef struct {
+    rs_plan_config_t config;  /* the plan: model, S (0 = the longest that fits), batch, dp, N, ... */
+    const char *profiles;     /* candidates: a comma list of profile names or files */
+    const char *inter;        /* inter-node tier of every candidate (NULL: each profile's) */
+    int64_t gpus_per_node;    /* devices per node of every candidate (-1: each profile's) */
+    int n_prices;             /* prices per device-hour (override the profiles') */
+    rs_plan_price_t prices[RS_PLAN_MAX_PRICES];
+    bool simulate;            /* also simulate every split in SimGrid (N <= RS_PLAN_SIM_MAX_N) */
+    const char *csv;          /* the table as CSV ("-" = stdout instead of the table; NULL: none) */
+    const char *maxctx_csv;   /* the longest context against N per candidate (NULL: none) */
+    const char *figure;       /* that curve drawn (.png/.pdf/.svg; NULL: none) */
+    bool progress;            /* a progress bar on stderr (only on a terminal) */
+    FILE *out;                /* the table */
+} rs_plan_in_t;
+
+typedef struct {
+    char spec[512];           /* as given */
+    rs_hw_t hw;               /* loaded, overrides applied */
+    rs_machine_t machine;     /* cost parameters */
+    rs_plan_result_t res;     /* the plan */
+    int n_curve;              /* longest context per N = 1, 2, 4, ... */
+    int64_t curve_n[RS_PLAN_MAX_CURVE];
+    int64_t curve_seq[RS_PLAN_MAX_CURVE];
+    bool curve_capped[RS_PLAN_MAX_CURVE]; /* the 64-bit FLOP limit, not memory, stopped the search */
+    double sim_attn_s[RS_PLAN_MAX_OPTIONS]; /* SimGrid: attention per layer as t_attn_layer_s; NaN = not run */
+} rs_plan_candidate_t;
+
+/* Defaults: the plan defaults (rs_plan_config_default), candidate h100-sxm, out = stdout. */
+void rs_plan_defaults(rs_plan_in_t *in);
+/* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input
+ * (a candidate, a price, or nothing fits: err names the closest candidate and its shortfall);
+ * RS_EXIT_FAIL with err on a runtime failure (SimGrid, writing). */
+int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err);
+
+#endif /* RS_STUDY_PLAN_H */

@@ -1,0 +1,847 @@
+/* study_report.c - the report study (study_report.h): one directory with traces, sweeps, figures and
+ * report.md / report.html stating the findings in numbers (docs/report.md). In phases, each a
+ * function over one state (report_t): the entries (every layout x pass), their data files, the
+ * sweeps, the real execution, the figures, then the document section by section. */
+#include "study_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "compare.h"
+#include "doc.h"
+#include "model.h"
+#include "study_sweep.h"
+#include "subprocess.h"
+#include "plot.h"
+#include "trace.h"
+
+void rs_report_setup_default(rs_setup_t *setup) {
+    rs_setup_default(setup);
+    setup->n_layouts = RS_LAYOUT_COUNT;
+    for (int i = 0; i < RS_LAYOUT_COUNT; i++) setup->layouts[i] = (rs_layout_t)i;
+    setup->n_passes = RS_PASS_COUNT;
+    for (int i = 0; i < RS_PASS_COUNT; i++) setup->passes[i] = (rs_pass_t)i;
+}
+
+void rs_report_defaults(rs_report_in_t *in) {
+    memset(in, 0, sizeof *in);
+    in->dir = "ringsim-report";
+    in->exec_timeout_s = 240;
+    in->command = "ringsim report";
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * State
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct {
+    rs_problem_t problem;     /* layout x pass */
+    rs_closed_t closed;       /* closed form */
+    rs_run_summary_t walk;    /* critical-path walk (the model backend) */
+    double *busy_s;           /* [N] per-rank compute time (walk) */
+    bool has_sim;             /* simulated */
+    double sim_makespan_s;    /* simulated makespan */
+    rs_compare_t cmp;         /* sim (reference) vs model */
+} entry_t;
+
+typedef struct {
+    rs_sweep_point_t *pts;    /* run points (owned) */
+    size_t n;
+} sweep_t;
+
+typedef struct {
+    const rs_report_in_t *in;
+    const rs_setup_t *c;               /* problem, layouts, passes, machine */
+    const rs_machine_t *m;
+    const rs_problem_t *p0;
+    const char *dir;
+    double t_start;
+    const rs_backend_ops_t *sim;       /* the simulator when it runs */
+    char sim_why[400];                 /* why it does not (its rule) */
+    int ne;                            /* entries: layouts x passes */
+    entry_t *es;
+    bool have_busy[RS_PASS_COUNT];     /* data/busy-PASS.csv written */
+    rs_sweep_spec_t *spec;             /* the sweeps (the scaling profiles stay in it) */
+    sweep_t sb, sbc, sn, sbb, sv;      /* B full, B causal, N scaling, B scaling, validate's B sweep */
+    char exec_note[1024];              /* what the real execution did */
+    char exec_summary[2400];           /* its summary lines, verbatim */
+    bool have_val, have_val_cmp;       /* data/validation-b.csv, data/compare-exec.csv */
+    double val_x_meas, val_x_model;    /* validate's crossover at the seed's threshold */
+    rs_compare_t vcmp;                 /* measured vs model traces at one B of it */
+    long long vcmp_b;
+    char fig_why[1200];                /* the first figure that failed and why */
+    bool f_vb, f_vpvm, f_tb, f_tbc, f_tl, f_tlc, f_pvm, f_busy, f_sn, f_sb; /* figures rendered */
+    char path[2048], path2[2048];      /* scratch */
+} report_t;
+
+static const char *fmt_t(double t, char *buf, size_t n) { return rs_fmt_time(t, buf, n); }
+
+static int mkdir_p(const char *path, rs_err_t *err) {
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return rs_errf(err, "%s: cannot create: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Run a sweep spec into path; the points (run) come back in *out. Returns 0 or -1. */
+static int run_sweep(rs_sweep_spec_t *spec, const char *path, const char *label, sweep_t *out, rs_err_t *err) {
+    rs_sweep_in_t in = {spec, path, label, false, false, false};
+    rs_sweep_out_t o;
+    if (rs_study_sweep(&in, &o, err) != RS_EXIT_OK) {
+        free(o.points);
+        return -1;
+    }
+    out->pts = o.points;
+    out->n = o.n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 1. every layout x pass: closed form, walk, traces, sim, compare
+ * ---------------------------------------------------------------------------------------------- */
+/* The simulated side of one entry: its traces and its comparison with the model's trace t. */
+static int entry_sim(report_t *r, entry_t *e, const rs_schedule_t *s, const rs_trace_t *t, rs_err_t *err) {
+    const rs_problem_t *p = &e->problem;
+    const char *lay = rs_layout_name(p->layout), *pass = rs_pass_name(p->pass);
+    rs_run_summary_t sum;
+    rs_trace_t *st = rs_trace_create(r->sim->source);
+    int rc = 0;
+    if (!st || r->sim->run(s, r->m, NULL, st, &sum, err) != 0) {
+        rc = -1;
+    } else {
+        rs_trace_sort(st);
+        e->has_sim = true;
+        e->sim_makespan_s = sum.makespan_s;
+        snprintf(r->path, sizeof r->path, "%s/traces/sim-%s-%s.csv", r->dir, lay, pass);
+        snprintf(r->path2, sizeof r->path2, "%s/traces/sim-%s-%s.json", r->dir, lay, pass);
+        if (rs_trace_write_csv(st, r->path, err) != 0 || rs_trace_write_chrome(st, r->path2, err) != 0 ||
+            rs_compare_traces(st, t, &e->cmp, err) != 0)
+            rc = -1;
+        snprintf(r->path, sizeof r->path, "%s/data/compare-%s-%s.csv", r->dir, lay, pass);
+        char na[200], nb[200];
+        snprintf(na, sizeof na, "sim-%s-%s.csv (sim)", lay, pass);
+        snprintf(nb, sizeof nb, "model-%s-%s.csv (model)", lay, pass);
+        if (rc == 0 && rs_compare_write_csv(&e->cmp, na, nb, r->path, err) != 0) rc = -1;
+    }
+    rs_trace_free(st);
+    return rc;
+}
+
+/* One entry: the closed form, the walk (per-rank busy time), its traces, the simulator's. */
+static int report_entry(report_t *r, entry_t *e, rs_err_t *err) {
+    const rs_problem_t *p = &e->problem;
+    e->busy_s = calloc((size_t)p->n_ranks, sizeof *e->busy_s);
+    rs_schedule_t *s = rs_schedule_create(p, err);
+    rs_trace_t *t = rs_trace_create("model");
+    rs_backend_opts_t bo;
+    rs_backend_opts_default(&bo);
+    bo.rank_busy_s = e->busy_s;
+    int rc = 0;
+    if (!e->busy_s || !s || !t || rs_model_closed(p, r->m, &e->closed, err) != 0 ||
+        rs_walk_backend.run(s, r->m, &bo, t, &e->walk, err) != 0)
+        rc = -1;
+    if (rc == 0) {
+        rs_trace_sort(t);
+        snprintf(r->path, sizeof r->path, "%s/traces/model-%s-%s.csv", r->dir, rs_layout_name(p->layout), rs_pass_name(p->pass));
+        snprintf(r->path2, sizeof r->path2, "%s/traces/model-%s-%s.json", r->dir, rs_layout_name(p->layout),
+                 rs_pass_name(p->pass));
+        if (rs_trace_write_csv(t, r->path, err) != 0 || rs_trace_write_chrome(t, r->path2, err) != 0) rc = -1;
+    }
+    if (rc == 0 && r->sim) rc = entry_sim(r, e, s, t, err);
+    rs_trace_free(t);
+    rs_schedule_free(s);
+    return rc;
+}
+
+/* Per-rank busy time, one file per pass (all three layouts needed). */
+static int report_busy(report_t *r, rs_err_t *err) {
+    const rs_setup_t *c = r->c;
+    for (int j = 0; j < c->n_passes; j++) {
+        const entry_t *byl[RS_LAYOUT_COUNT] = {NULL, NULL, NULL};
+        for (int i = 0; i < c->n_layouts; i++) byl[r->es[j * c->n_layouts + i].problem.layout] = &r->es[j * c->n_layouts + i];
+        if (!byl[0] || !byl[1] || !byl[2]) continue;
+        snprintf(r->path, sizeof r->path, "%s/data/busy-%s.csv", r->dir, rs_pass_name(c->passes[j]));
+        rs_file_t f;
+        if (rs_file_open(&f, r->path, err) != 0) return -1;
+        fprintf(f.fp, "# per-rank compute (busy) time of the model's critical-path walk, seconds; %s pass, %s\n",
+                rs_pass_name(c->passes[j]), r->p0->causal ? "causal" : "non-causal");
+        fprintf(f.fp, "rank,contiguous,striped,zigzag\n");
+        for (int64_t k = 0; k < r->p0->n_ranks; k++)
+            fprintf(f.fp, "%lld,%.17g,%.17g,%.17g\n", (long long)k, byl[0]->busy_s[k], byl[1]->busy_s[k], byl[2]->busy_s[k]);
+        if (rs_file_commit(&f, err) != 0) return -1;
+        r->have_busy[c->passes[j]] = true;
+    }
+    return 0;
+}
+
+/* summary.csv: the numbers the report states, at full precision (tests compare them to the model). */
+static int report_summary(report_t *r, rs_err_t *err) {
+    snprintf(r->path, sizeof r->path, "%s/summary.csv", r->dir);
+    rs_file_t f;
+    if (rs_file_open(&f, r->path, err) != 0) return -1;
+    fprintf(f.fp, "# ringsim report summary: closed form and critical-path walk per layout and pass\n"
+                  "layout,pass,block_tokens,b_min_tokens,b_star_tokens,t_comp_s,t_comm_s,t_step_s,bound,makespan_s,"
+                  "ideal_s,efficiency,busy_max_s,busy_mean_s,comm_bound_steps,rank_steps,sim_makespan_s\n");
+    for (int k = 0; k < r->ne; k++) {
+        const entry_t *e = &r->es[k];
+        fprintf(f.fp, "%s,%s,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,",
+                rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
+                e->closed.b_min_tokens, e->closed.b_star_tokens, e->closed.t_comp_s, e->closed.t_comm_s, e->closed.t_step_s,
+                e->closed.comm_bound ? "comm" : "compute", e->walk.makespan_s, e->walk.ideal_s, e->walk.efficiency,
+                e->walk.busy_max_s, e->walk.busy_mean_s, (long long)e->walk.comm_bound_steps, (long long)e->walk.rank_steps);
+        if (e->has_sim) fprintf(f.fp, "%.17g\n", e->sim_makespan_s);
+        else fprintf(f.fp, "nan\n");
+    }
+    return rs_file_commit(&f, err);
+}
+
+static int report_entries(report_t *r, rs_err_t *err) {
+    const rs_setup_t *c = r->c;
+    r->ne = c->n_layouts * c->n_passes;
+    r->es = calloc((size_t)r->ne, sizeof *r->es);
+    if (!r->es) return rs_errf(err, "out of memory");
+    for (int j = 0; j < c->n_passes; j++)
+        for (int i = 0; i < c->n_layouts; i++) {
+            entry_t *e = &r->es[j * c->n_layouts + i];
+            e->problem = rs_setup_problem(c, i, j);
+            if (report_entry(r, e, err) != 0) return -1;
+        }
+    if (report_busy(r, err) != 0 || report_summary(r, err) != 0) return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 2. sweeps
+ * ---------------------------------------------------------------------------------------------- */
+static int report_sweeps(report_t *r, rs_err_t *err) {
+    rs_sweep_spec_t *spec = r->spec;
+    const rs_setup_t *c = r->c;
+    const bool quick = r->in->quick;
+    fprintf(stderr, "ringsim report: sweeps...\n");
+    spec->common = *c;
+    spec->common.n_layouts = 1;
+    spec->common.layouts[0] = RS_LAYOUT_ZIGZAG;
+    spec->common.n_passes = 1;
+    spec->common.passes[0] = RS_PASS_FORWARD;
+    spec->run_sim = r->sim != NULL;
+    spec->run_exec = false;
+    spec->n_blocks = rs_sweep_parse_range("--block", quick ? "256:16K:x4" : "64:64K:x2", 1, INT32_MAX, spec->blocks,
+                                          RS_SWEEP_MAX_VALUES, err);
+    spec->common.problem.causal = false;
+    snprintf(r->path, sizeof r->path, "%s/data/sweep-b.csv", r->dir);
+    if (run_sweep(spec, r->path, "ringsim report (B sweep, full blocks)", &r->sb, err) != 0) return -1;
+    spec->common.problem.causal = true;
+    snprintf(r->path, sizeof r->path, "%s/data/sweep-b-causal.csv", r->dir);
+    if (run_sweep(spec, r->path, "ringsim report (B sweep, causal)", &r->sbc, err) != 0) return -1;
+    /* scaling: N at fixed S, and B at fixed N, for three machines: the report's profile, the same
+     * devices one per node (every hop over its inter-node tier, when it has one), and a third
+     * vendor: h100-sxm, h100-sxm:g1, mi300x by default */
+    spec->common.problem.causal = r->p0->causal;
+    spec->n_profiles = 0;
+    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s", c->spec.profile);
+    if (c->hw.has_inter && !strchr(c->spec.profile, ':'))
+        snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%.500s:g1", c->spec.profile);
+    snprintf(spec->profiles[spec->n_profiles++], sizeof spec->profiles[0], "%s",
+             strcmp(c->spec.profile, "mi300x") == 0 ? "h100-sxm" : "mi300x");
+    spec->common.spec.flops = spec->common.spec.bw = spec->common.spec.inter_bw = 0;
+    spec->n_blocks = 0;
+    spec->n_seqs = 1;
+    spec->seqs[0] = r->p0->seq_tokens;
+    spec->n_ranks = rs_sweep_parse_range("--ranks", quick ? "2:16:x2" : "2:128:x2", 1, INT32_MAX, spec->ranks,
+                                         RS_SWEEP_MAX_VALUES, err);
+    snprintf(r->path, sizeof r->path, "%s/data/scaling-n.csv", r->dir);
+    if (run_sweep(spec, r->path, "ringsim report (N scaling at fixed S)", &r->sn, err) != 0) return -1;
+    spec->n_seqs = 0;
+    spec->n_ranks = 1;
+    spec->ranks[0] = r->p0->n_ranks;
+    spec->n_blocks = rs_sweep_parse_range("--block", quick ? "256:16K:x4" : "256:64K:x2", 1, INT32_MAX, spec->blocks,
+                                          RS_SWEEP_MAX_VALUES, err);
+    snprintf(r->path, sizeof r->path, "%s/data/scaling-b.csv", r->dir);
+    return run_sweep(spec, r->path, "ringsim report (B scaling at fixed N)", &r->sbb, err);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 3. real CPU execution: `ringsim validate` as a subprocess with a watchdog
+ * ---------------------------------------------------------------------------------------------- */
+/* The last 4 non-empty lines of a text file into buf, joined by "; ". */
+static void file_tail(const char *path, char *buf, size_t len) {
+    buf[0] = 0;
+    FILE *fp = fopen(path, "r");
+    if (!fp) return;
+    char line[512];
+    char last[4][512] = {{0}};
+    int n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0]) continue;
+        snprintf(last[n % 4], sizeof last[0], "%s", line);
+        n++;
+    }
+    fclose(fp);
+    for (int i = n > 4 ? n - 4 : 0; i < n; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", strlen(buf) ? "; " : "", last[i % 4]);
+}
+
+/* Run `self validate` on the measurement problem (rs_setup_measure_problem, spelled out) into
+ * vdir; its output goes to log. Returns its exit status, -1 if it could not start, -2 on timeout. */
+static int run_validate(const char *self, const char *vdir, const char *log, int64_t timeout_s) {
+    rs_problem_t p;
+    rs_setup_measure_problem(&p);
+    char a[12][1400];
+    snprintf(a[0], sizeof a[0], "--csv=%s/validate.csv", vdir);
+    snprintf(a[1], sizeof a[1], "--trace-dir=%s/traces", vdir);
+    snprintf(a[2], sizeof a[2], "--save-profile=%s/calibrated.json", vdir);
+    snprintf(a[3], sizeof a[3], "--ranks=%lld", (long long)p.n_ranks);
+    snprintf(a[4], sizeof a[4], "--heads=%lld", (long long)p.q_heads);
+    snprintf(a[5], sizeof a[5], "--kv-heads=%lld", (long long)p.kv_heads);
+    snprintf(a[6], sizeof a[6], "--head-dim=%lld", (long long)p.head_dim);
+    snprintf(a[7], sizeof a[7], "--dtype=%s", p.act_bytes == 4 ? "fp32" : "bf16");
+    snprintf(a[8], sizeof a[8], "%s", p.causal ? "--causal" : "--no-causal");
+    snprintf(a[9], sizeof a[9], "--layout=%s", rs_layout_name(p.layout));
+    snprintf(a[10], sizeof a[10], "--pass=%s", rs_pass_name(p.pass));
+    char *args[] = {(char *)self, "validate", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], NULL};
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = args;
+    sp.output_path = log;
+    sp.stdin_fd = RS_SPAWN_NULL;
+    sp.new_group = true; /* a timeout ends mpirun and its ranks together */
+    rs_child_status_t st;
+    rs_err_t err;
+    if (rs_spawn_run(&sp, "ringsim validate", (double)timeout_s, &st, &err) != 0) return -1;
+    if (st.timed_out) return -2;
+    return st.exit_code;
+}
+
+/* validate's summary lines, verbatim, and its crossover at the seed's threshold, from its log. */
+static void read_validate_log(report_t *r, const char *log) {
+    FILE *lf = fopen(log, "r");
+    char line[512];
+    while (lf && fgets(line, sizeof line, lf)) {
+        line[strcspn(line, "\n")] = 0;
+        const char *seed_x = "# crossover B (T_comm = T_comp alone";
+        if (strncmp(line, seed_x, strlen(seed_x)) == 0) { /* validate's crossover at the seed's threshold */
+            const char *pm = strstr(line, "measured "), *pw = strstr(line, "walk ");
+            if (pm) r->val_x_meas = strtod(pm + 9, NULL);
+            if (pw) r->val_x_model = strtod(pw + 5, NULL);
+        }
+        if (strncmp(line, "# crossover", 11) == 0 || strncmp(line, "# profile", 9) == 0 ||
+            strncmp(line, "# per-(rank, step)", 18) == 0 || strncmp(line, "# simulator vs", 14) == 0 ||
+            strncmp(line, "# alpha-beta", 12) == 0 || strncmp(line, "  t_", 4) == 0 || strncmp(line, "  makespan", 10) == 0)
+            snprintf(r->exec_summary + strlen(r->exec_summary), sizeof r->exec_summary - strlen(r->exec_summary), "%s\n",
+                     line + 2);
+    }
+    if (lf) fclose(lf);
+}
+
+/* Points whose exec columns are validate's measured rows of table vt (the columns found). */
+static void fill_measured(sweep_t *sv, const rs_table_t *vt, const int *col) {
+    for (size_t k = 0; k < sv->n && k < vt->n_rows; k++) {
+        rs_trace_summary_t *x = &sv->pts[k].exec;
+        sv->pts[k].has_exec = true;
+        x->t_comp_s = strtod(vt->cells[k][col[1]], NULL);
+        x->t_comm_s = strtod(vt->cells[k][col[2]], NULL);
+        x->t_step_s = strtod(vt->cells[k][col[3]], NULL);
+        x->makespan_s = strtod(vt->cells[k][col[4]], NULL);
+        x->n_comp = x->n_comm = x->n_step = 1;
+    }
+}
+
+/* The measured B sweep in the sweep format: the model (walk on the calibrated profile) and the
+ * measured rows of validate.csv, into data/validation-b.csv. */
+static void validation_sweep(report_t *r, const char *vdir) {
+    rs_table_t vt;
+    rs_err_t e2;
+    snprintf(r->path, sizeof r->path, "%s/validate.csv", vdir);
+    if (rs_table_read(r->path, &vt, &e2) != 0) return;
+    static const char *const names[5] = {"B", "t_comp_meas_s", "t_comm_meas_s", "t_step_meas_s", "makespan_meas_s"};
+    int col[5], ok = vt.n_rows > 0;
+    for (int i = 0; i < 5; i++) ok &= (col[i] = rs_table_col(&vt, names[i])) >= 0;
+    rs_sweep_spec_t *vs = ok ? calloc(1, sizeof *vs) : NULL;
+    if (vs) {
+        const char *label = "ringsim report (ringsim validate's B sweep: calibrated model + measured)";
+        rs_setup_default(&vs->common);
+        snprintf(vs->common.spec.profile, sizeof vs->common.spec.profile, "%.480s/calibrated.json", vdir);
+        rs_setup_measure_problem(&vs->common.problem);
+        rs_setup_dtype(&vs->common, RS_DTYPE_FP32);
+        vs->common.layouts[0] = vs->common.problem.layout;
+        vs->common.passes[0] = vs->common.problem.pass;
+        for (size_t k = 0; k < vt.n_rows && k < RS_SWEEP_MAX_VALUES; k++)
+            vs->blocks[vs->n_blocks++] = strtoll(vt.cells[k][col[0]], NULL, 10);
+        snprintf(r->path, sizeof r->path, "%s/data/validation-b.csv", r->dir);
+        if (run_sweep(vs, r->path, label, &r->sv, &e2) == 0) {
+            fill_measured(&r->sv, &vt, col);
+            rs_file_t f;
+            if (rs_file_open(&f, r->path, &e2) == 0) {
+                rs_sweep_write_header(f.fp, vs, label);
+                for (size_t k = 0; k < r->sv.n; k++) rs_sweep_write_row(f.fp, k, &r->sv.pts[k]);
+                rs_sweep_write_crossovers(f.fp, r->sv.pts, r->sv.n);
+                r->have_val = rs_file_commit(&f, &e2) == 0;
+            }
+        }
+    }
+    free(vs);
+    rs_table_free(&vt);
+}
+
+/* Per-step comparison at the B nearest the measured crossover's upper side: data/compare-exec.csv. */
+static void validation_compare(report_t *r, const char *vdir) {
+    const sweep_t *sv = &r->sv;
+    for (size_t k = 0; k < sv->n && !r->have_val_cmp; k++) {
+        long long b = (long long)rs_problem_block(&sv->pts[k].problem);
+        if (sv->pts[k].exec.t_comp_s < sv->pts[k].exec.t_comm_s && k + 1 < sv->n) continue;
+        char ta[1600], tb[1600];
+        snprintf(ta, sizeof ta, "%s/traces/validate-B%lld-exec.csv", vdir, b);
+        snprintf(tb, sizeof tb, "%s/traces/validate-B%lld-model.csv", vdir, b);
+        rs_err_t e2;
+        rs_trace_t *xa = rs_trace_read_csv(ta, &e2), *xb = xa ? rs_trace_read_csv(tb, &e2) : NULL;
+        if (xa && xb && rs_compare_traces(xa, xb, &r->vcmp, &e2) == 0) {
+            char na[200], nb[200];
+            snprintf(na, sizeof na, "validate-B%lld-exec.csv (measured, CPU)", b);
+            snprintf(nb, sizeof nb, "validate-B%lld-model.csv (model, calibrated)", b);
+            snprintf(r->path, sizeof r->path, "%s/data/compare-exec.csv", r->dir);
+            r->have_val_cmp = rs_compare_write_csv(&r->vcmp, na, nb, r->path, &e2) == 0;
+            r->vcmp_b = b;
+        }
+        rs_trace_free(xa);
+        rs_trace_free(xb);
+        if (!r->have_val_cmp) break;
+    }
+}
+
+static void report_exec(report_t *r) {
+    const int64_t timeout = r->in->exec_timeout_s;
+    if (r->in->no_exec) {
+        snprintf(r->exec_note, sizeof r->exec_note, "skipped (--no-exec).");
+        return;
+    }
+    char self[1024];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) {
+        snprintf(r->exec_note, sizeof r->exec_note, "the ringsim binary could not be located; no real execution.");
+        return;
+    }
+    self[k] = 0;
+    char vdir[1200], log[1300];
+    rs_err_t err;
+    snprintf(vdir, sizeof vdir, "%s/validation", r->dir);
+    snprintf(r->path, sizeof r->path, "%s/traces", vdir);
+    mkdir_p(vdir, &err);
+    mkdir_p(r->path, &err);
+    snprintf(log, sizeof log, "%s/validate.log", vdir);
+    fprintf(stderr, "ringsim report: real CPU execution (ringsim validate, up to %lld s)...\n", (long long)timeout);
+    const int status = run_validate(self, vdir, log, timeout);
+    char tail[700];
+    file_tail(log, tail, sizeof tail);
+    if (status == 0)
+        snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate calibrated this machine and measured a B sweep on "
+                 "2 MPI ranks (validation/: validate.log, validate.csv, calibrated.json, traces/).");
+    else if (status == -2)
+        snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate did not finish within %lld s and was stopped "
+                 "(validation/validate.log).", (long long)timeout);
+    else
+        snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate is not available or failed (exit %d): %s", status,
+                 tail[0] ? tail : "no output");
+    if (status != 0) return;
+    read_validate_log(r, log);
+    validation_sweep(r, vdir);
+    validation_compare(r, vdir);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 4. figures
+ * ---------------------------------------------------------------------------------------------- */
+/* Render one figure in PNG, SVG and PDF. Returns true when all three exist. */
+static bool render(report_t *r, rs_plot_kind_t kind, const char *data, const char *name, const char *title,
+                   const char *x) {
+    static const char *const ext[3] = {"png", "svg", "pdf"};
+    rs_plot_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.title = title;
+    o.x = x;
+    for (int i = 0; i < 3; i++) {
+        char out[1200];
+        snprintf(out, sizeof out, "%s/figures/%s.%s", r->dir, name, ext[i]);
+        rs_err_t err;
+        if (rs_plot_render(kind, data, out, &o, &err) != 0) {
+            if (!r->fig_why[0]) snprintf(r->fig_why, sizeof r->fig_why, "%s: %s", name, err.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* regenerate.sh: the same figures from the data, with the (editable) copied scripts. */
+static void write_regenerate(report_t *r) {
+    rs_err_t err;
+    snprintf(r->path, sizeof r->path, "%s/figures/regenerate.sh", r->dir);
+    rs_file_t f;
+    if (rs_file_open(&f, r->path, &err) != 0) return;
+    const char *simtr = r->sim ? "sim" : "model";
+    fprintf(f.fp,
+            "#!/bin/sh\n# Re-render the report's figures from its data with the scripts in figures/scripts/\n"
+            "# (edit them freely; plots/style.gp is the shared look). Run from the report directory.\n"
+            "set -e\ncd \"$(dirname \"$0\")/..\"\nRINGSIM=${RINGSIM:-ringsim}\n"
+            "export RINGSIM_PLOTS_DIR=\"$PWD/figures/scripts\"\n"
+            "for ext in png svg pdf; do\n"
+            "  $RINGSIM plot tcomm-vs-b data/sweep-b.csv -o figures/tcomm-vs-b.$ext\n"
+            "  $RINGSIM plot tcomm-vs-b data/sweep-b-causal.csv -o figures/tcomm-vs-b-causal.$ext\n"
+            "  $RINGSIM plot timeline traces/%s-zigzag-forward.csv -o figures/timeline-zigzag-forward.$ext\n"
+            "  $RINGSIM plot timeline traces/%s-contiguous-forward.csv -o figures/timeline-contiguous-forward.$ext\n"
+            "  [ -f data/compare-zigzag-forward.csv ] && $RINGSIM plot pred-vs-meas data/compare-zigzag-forward.csv "
+            "--title 'Model vs SimGrid, per step (zigzag, forward)' -o figures/pred-vs-meas.$ext\n"
+            "  $RINGSIM plot layout-busy data/busy-forward.csv -o figures/layout-busy.$ext\n"
+            "  $RINGSIM plot scaling data/scaling-n.csv --x n_ranks -o figures/scaling-n.$ext\n"
+            "  $RINGSIM plot scaling data/scaling-b.csv --x block_tokens -o figures/scaling-b.$ext\n"
+            "done\n",
+            simtr, simtr);
+    if (rs_file_commit(&f, &err) == 0) chmod(r->path, 0755);
+}
+
+/* The figure data file "DIR/REL" into r->path; returns r->path. */
+static const char *data_path(report_t *r, const char *rel) {
+    snprintf(r->path, sizeof r->path, "%s/%s", r->dir, rel);
+    return r->path;
+}
+
+static void report_figures(report_t *r) {
+    if (r->in->no_figures) {
+        snprintf(r->fig_why, sizeof r->fig_why, "figures skipped (--no-figures)");
+        return;
+    }
+    fprintf(stderr, "ringsim report: figures...\n");
+    const char *tr = r->sim ? "sim" : "model";
+    char rel[64];
+    r->f_tb = render(r, RS_PLOT_TCOMM_VS_B, data_path(r, "data/sweep-b.csv"), "tcomm-vs-b", NULL, NULL);
+    r->f_tbc = render(r, RS_PLOT_TCOMM_VS_B, data_path(r, "data/sweep-b-causal.csv"), "tcomm-vs-b-causal", NULL, NULL);
+    snprintf(rel, sizeof rel, "traces/%s-zigzag-forward.csv", tr);
+    if (access(data_path(r, rel), R_OK) == 0) r->f_tl = render(r, RS_PLOT_TIMELINE, r->path, "timeline-zigzag-forward", NULL, NULL);
+    snprintf(rel, sizeof rel, "traces/%s-contiguous-forward.csv", tr);
+    if (access(data_path(r, rel), R_OK) == 0)
+        r->f_tlc = render(r, RS_PLOT_TIMELINE, r->path, "timeline-contiguous-forward", NULL, NULL);
+    if (access(data_path(r, "data/compare-zigzag-forward.csv"), R_OK) == 0)
+        r->f_pvm = render(r, RS_PLOT_PRED_VS_MEAS, r->path, "pred-vs-meas", "Model vs SimGrid, per step (zigzag, forward)", NULL);
+    if (r->have_busy[RS_PASS_FORWARD])
+        r->f_busy = render(r, RS_PLOT_LAYOUT_BUSY, data_path(r, "data/busy-forward.csv"), "layout-busy",
+                           r->p0->causal ? "Per-rank compute time by layout (causal, forward)"
+                                         : "Per-rank compute time by layout (forward)",
+                           NULL);
+    if (r->have_val)
+        r->f_vb = render(r, RS_PLOT_TCOMM_VS_B, data_path(r, "data/validation-b.csv"), "tcomm-vs-b-measured",
+                         "Measured on this CPU (2 MPI ranks) vs the calibrated model", NULL);
+    if (r->have_val_cmp)
+        r->f_vpvm = render(r, RS_PLOT_PRED_VS_MEAS, data_path(r, "data/compare-exec.csv"), "pred-vs-meas-exec",
+                           "Calibrated model vs CPU measurement, per (rank, step)", NULL);
+    r->f_sn = render(r, RS_PLOT_SCALING, data_path(r, "data/scaling-n.csv"), "scaling-n", NULL, "n_ranks");
+    r->f_sb = render(r, RS_PLOT_SCALING, data_path(r, "data/scaling-b.csv"), "scaling-b", NULL, "block_tokens");
+    rs_err_t e2;
+    if (rs_plot_copy_scripts(data_path(r, "figures/scripts"), &e2) != 0 && !r->fig_why[0])
+        snprintf(r->fig_why, sizeof r->fig_why, "%s", e2.msg);
+    write_regenerate(r);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 5. the document: report.md and report.html
+ * ---------------------------------------------------------------------------------------------- */
+static void doc_problem(report_t *r, rs_doc_t *d) {
+    const rs_problem_t *p0 = r->p0;
+    const rs_machine_t *m = r->m;
+    const rs_dtype_t dtype = r->c->spec.dtype;
+    char a1[32];
+    rs_doc_h(d, 1, "Ring Attention report");
+    rs_doc_p(d, "Problem: S = %lld tokens over N = %lld ranks (B = %lld tokens per rank), batch %lld, %lld query heads, "
+                "%lld KV heads, head_dim %lld, %s activations (%lld bytes), dK/dV in flight %lld bytes, %s mask, tile %lldx%lld.",
+             (long long)p0->seq_tokens, (long long)p0->n_ranks, (long long)rs_problem_block(p0), (long long)p0->batch,
+             (long long)p0->q_heads, (long long)p0->kv_heads, (long long)p0->head_dim, rs_dtype_name(dtype),
+             (long long)p0->act_bytes, (long long)p0->grad_bytes, p0->causal ? "causal" : "no", (long long)p0->tile_q,
+             (long long)p0->tile_k);
+    rs_doc_p(d, "Hardware: %s, F = %.1f TFLOP/s (%s), ring hop %s W = %.1f GB/s per direction, latency %s%s.", m->hw_name,
+             m->flops_per_s / 1e12, rs_dtype_name(dtype), m->intra.name, m->intra.bw_bytes_per_s / 1e9,
+             fmt_t(m->intra.latency_s, a1, sizeof a1),
+             m->devices_per_node > 0 && m->devices_per_node < p0->n_ranks ? " (nodes cross over the inter-node tier)" : "");
+}
+
+/* Per pass: the overlap threshold, and which layout wins and by how much. */
+static void doc_pass(report_t *r, rs_doc_t *d, int j) {
+    const int nl = r->c->n_layouts;
+    const entry_t *es = &r->es[j * nl];
+    const rs_closed_t *cl = &es[0].closed;
+    char a1[32], a2[32];
+    rs_doc_li(d, "**%s: overlap threshold.** B_min = F c_b / (W c_f) = %.1f tokens (the seed's F/W, scaled by the K,V bytes "
+                 "per token over the FLOPs per pair); with latency, F_eff(B) and launch overhead B* = %.1f tokens. "
+                 "This problem runs B = %lld, %.1fx B*: one full step computes for %s and moves %s, so it is %s-bound "
+                 "(T_comm / T_comp = %.3f).",
+              rs_pass_name(es[0].problem.pass), cl->b_min_tokens, cl->b_star_tokens, (long long)cl->block_tokens,
+              (double)cl->block_tokens / cl->b_star_tokens, fmt_t(cl->t_comp_s, a1, sizeof a1),
+              fmt_t(cl->t_comm_s, a2, sizeof a2), cl->comm_bound ? "transfer" : "compute", cl->t_comm_s / cl->t_comp_s);
+    int best = 0, worst = 0;
+    for (int i = 1; i < nl; i++) {
+        if (es[i].walk.makespan_s < es[best].walk.makespan_s) best = i;
+        if (es[i].walk.makespan_s > es[worst].walk.makespan_s) worst = i;
+    }
+    const entry_t *eb = &es[best], *ew = &es[worst];
+    char tie[256] = "";
+    for (int i = 0; i < nl; i++) /* layouts within 0.5% of the best tie with it */
+        if (i != best && es[i].walk.makespan_s <= 1.005 * eb->walk.makespan_s)
+            snprintf(tie + strlen(tie), sizeof tie - strlen(tie), " and %s", rs_layout_name(es[i].problem.layout));
+    if (nl <= 1) return;
+    char others[1024] = "";
+    for (int i = 0; i < nl; i++) {
+        if (i == best) continue;
+        const entry_t *e = &es[i];
+        snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s %s (%.2fx, +%.2f%%)", others[0] ? ", " : "",
+                 rs_layout_name(e->problem.layout), fmt_t(e->walk.makespan_s, a1, sizeof a1),
+                 e->walk.makespan_s / eb->walk.makespan_s, 100.0 * (e->walk.makespan_s / eb->walk.makespan_s - 1));
+    }
+    rs_doc_li(d, "**%s: %s%s %s** with a makespan of %s (efficiency %.1f%% of perfect balance); %s. The worst, %s, "
+                 "leaves its busiest rank computing %.2fx the mean.",
+              rs_pass_name(eb->problem.pass), rs_layout_name(eb->problem.layout), tie, tie[0] ? "tie (within 0.5%)" : "wins",
+              fmt_t(eb->walk.makespan_s, a2, sizeof a2), 100 * eb->walk.efficiency, others, rs_layout_name(ew->problem.layout),
+              ew->walk.busy_mean_s > 0 ? ew->walk.busy_max_s / ew->walk.busy_mean_s : 1.0);
+}
+
+/* Per profile of the N scaling: how far the ring stays compute-bound at the problem's S. */
+static void doc_scaling(report_t *r, rs_doc_t *d) {
+    const rs_sweep_spec_t *spec = r->spec;
+    const sweep_t *sn = &r->sn;
+    for (int pr = 0; pr < spec->n_profiles; pr++) {
+        int64_t last_ok = -1, first_bad = -1, largest = 0;
+        for (size_t i = 0; i < sn->n; i++) {
+            const rs_sweep_point_t *pt = &sn->pts[i];
+            if (strcmp(pt->profile, spec->profiles[pr]) != 0) continue;
+            bool comm = pt->pred.n_comm && pt->pred.t_comm_s > pt->pred.t_comp_s;
+            if (!comm && first_bad < 0) last_ok = pt->problem.n_ranks;
+            if (comm && first_bad < 0) first_bad = pt->problem.n_ranks;
+            if (pt->problem.n_ranks > largest) largest = pt->problem.n_ranks;
+        }
+        if (first_bad < 0)
+            rs_doc_li(d, "**Scaling, %s**: at S = %lld the ring stays compute-bound up to the largest N swept (%lld).",
+                      spec->profiles[pr], (long long)r->p0->seq_tokens, (long long)largest);
+        else
+            rs_doc_li(d, "**Scaling, %s**: at S = %lld the ring is compute-bound up to N = %lld and transfer-bound from N = %lld "
+                         "(B = %lld tokens per rank).",
+                      spec->profiles[pr], (long long)r->p0->seq_tokens, (long long)last_ok, (long long)first_bad,
+                      (long long)(r->p0->seq_tokens / first_bad));
+    }
+}
+
+static void doc_findings(report_t *r, rs_doc_t *d) {
+    const rs_setup_t *c = r->c;
+    rs_doc_h(d, 2, "Findings");
+    for (int j = 0; j < c->n_passes; j++) doc_pass(r, d, j);
+    for (int k = 0; k < r->ne; k++) { /* bound by what */
+        const entry_t *e = &r->es[k];
+        double frac = e->walk.rank_steps ? (double)e->walk.comm_bound_steps / (double)e->walk.rank_steps : 0;
+        double imb = e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1;
+        const char *what = frac > 0.5 ? "the transfers" : (imb > 1.1 ? "load imbalance" : "compute");
+        rs_doc_li(d, "%s %s is bound by **%s**: %.0f%% of (rank, step) wait on a transfer, busiest rank %.2fx the mean, "
+                     "efficiency %.1f%%.",
+                  rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), what, 100 * frac, imb, 100 * e->walk.efficiency);
+    }
+    const sweep_t *sb = &r->sb, *sbc = &r->sbc;
+    const int which = r->sim ? 1 : 0;
+    double bx_full = rs_sweep_crossover(sb->pts, sb->n, sb->pts[0].series, which);
+    double bx_causal = rs_sweep_crossover(sbc->pts, sbc->n, sbc->pts[0].series, which);
+    rs_doc_li(d, "**Crossover in the data** (%s, zigzag, forward, N = %lld): full blocks cross at B = %.0f tokens "
+                 "(B* = %.0f, B_min = %.0f); under the causal mask at B = %.0f tokens, because a causal zigzag step "
+                 "computes about half a full block.",
+              r->sim ? "SimGrid" : "model walk", (long long)r->p0->n_ranks, bx_full, sb->pts[0].closed.b_star_tokens,
+              sb->pts[0].closed.b_min_tokens, bx_causal);
+    doc_scaling(r, d);
+    rs_doc_end_list(d);
+    if (r->spec->n_profiles == 3)
+        rs_doc_p(d, "%s is %s with one device per node: every ring hop crosses the inter-node tier (%s, %.0f GB/s per "
+                    "direction) instead of %s.",
+                 r->spec->profiles[1], c->spec.profile, c->hw.inter.name, c->hw.inter.bw_bytes_per_s / 1e9, c->hw.intra.name);
+}
+
+/* The table per layout and pass, and how far SimGrid is from the model. */
+static void doc_entries(report_t *r, rs_doc_t *d) {
+    enum { MAXR = 1 + RS_LAYOUT_COUNT * RS_PASS_COUNT };
+    char rows[MAXR][512], a1[32], a2[32], a3[32], a4[32];
+    const char *rp[MAXR];
+    const int ne = r->ne;
+    rs_doc_h(d, 2, "Per layout and pass");
+    snprintf(rows[0], sizeof rows[0],
+             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp full|T_comm");
+    for (int k = 0; k < ne && k + 1 < MAXR; k++) {
+        const entry_t *e = &r->es[k];
+        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s", rs_layout_name(e->problem.layout),
+                 rs_pass_name(e->problem.pass), fmt_t(e->walk.makespan_s, a1, sizeof a1),
+                 e->has_sim ? fmt_t(e->sim_makespan_s, a2, sizeof a2) : "-", 100 * e->walk.efficiency,
+                 e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1.0, (long long)e->walk.comm_bound_steps,
+                 (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4));
+    }
+    for (int k = 0; k <= ne && k < MAXR; k++) rp[k] = rows[k];
+    rs_doc_table(d, rp, ne + 1 < MAXR ? ne + 1 : MAXR);
+    rs_doc_p(d, "Efficiency = total useful FLOPs / (N F_eff) / makespan. T_comp full and T_comm are the closed form's full-block "
+                "step (the seed's per-step analysis, calibrated). Exact values: summary.csv.");
+    if (!r->sim) {
+        rs_doc_p(d, "SimGrid: not run (%s).", r->in->no_sim ? "--no-sim" : r->sim_why[0] ? r->sim_why : "not built");
+        return;
+    }
+    double worst = 0, worst_ms = 0;
+    for (int k = 0; k < ne; k++) {
+        if (!r->es[k].has_sim) continue;
+        for (int mm = 0; mm < RS_CMP_METRIC_COUNT; mm++)
+            if (r->es[k].cmp.stats[mm].n && r->es[k].cmp.stats[mm].max_abs > worst) worst = r->es[k].cmp.stats[mm].max_abs;
+        if (fabs(r->es[k].cmp.makespan_rel) > worst_ms) worst_ms = fabs(r->es[k].cmp.makespan_rel);
+    }
+    rs_doc_p(d, "SimGrid against the model: largest per-step error %.3g%%, largest makespan error %.3g%% over all layouts "
+                "and passes (data/compare-*.csv; `ringsim compare` reproduces them).",
+             100 * worst, 100 * worst_ms);
+}
+
+static void doc_figures(report_t *r, rs_doc_t *d) {
+    rs_doc_h(d, 2, "Figures");
+    if (r->fig_why[0]) rs_doc_p(d, "Note: %s", r->fig_why);
+    rs_doc_fig(d, "tcomm-vs-b", "T_comp and T_comm per ring step against B (full blocks): predicted lines, simulated points", r->f_tb);
+    rs_doc_fig(d, "tcomm-vs-b-causal", "The same under the causal mask (zigzag): the crossover moves to about 2 B*", r->f_tbc);
+    rs_doc_fig(d, "timeline-zigzag-forward", "Timeline of the zigzag forward pass: compute, send and recv per rank and step", r->f_tl);
+    rs_doc_fig(d, "timeline-contiguous-forward", "Timeline of the contiguous forward pass: the causal mask idles early ranks",
+               r->f_tlc);
+    rs_doc_fig(d, "layout-busy", "Per-rank compute time of the three layouts", r->f_busy);
+    rs_doc_fig(d, "pred-vs-meas", "Model against SimGrid per (rank, step), y = x with a +-10% band", r->f_pvm);
+    rs_doc_fig(d, "scaling-n", "Step time and overlap efficiency against N at fixed S, three machines", r->f_sn);
+    rs_doc_fig(d, "scaling-b", "Step time and overlap efficiency against B at fixed N, three machines", r->f_sb);
+}
+
+static void doc_exec(report_t *r, rs_doc_t *d) {
+    char a1[32];
+    rs_doc_h(d, 2, "Real execution (CPU)");
+    rs_doc_p(d, "%s", r->exec_note);
+    if (r->exec_summary[0]) {
+        fprintf(d->md, "```\n%s```\n\n", r->exec_summary);
+        fputs("<pre>", d->html);
+        rs_doc_html_text(d->html, r->exec_summary);
+        fputs("</pre>\n", d->html);
+    }
+    if (r->have_val) {
+        const sweep_t *sv = &r->sv;
+        const rs_sweep_point_t *p = &sv->pts[0];
+        double bx = rs_sweep_crossover(sv->pts, sv->n, p->series, 2), bm = rs_sweep_crossover(sv->pts, sv->n, p->series, 0);
+        rs_doc_p(d, "On this machine (calibrated: F_eff peak %.2f GFLOP/s, W = %.3f GB/s, latency %s) the measured T_comm "
+                    "crosses the block's compute alone (the seed's threshold) at B = %.0f tokens and the calibrated model's walk "
+                    "at %.0f; it crosses the median per-step T_comp (the figure's points and lines; with N = 2 half of the steps "
+                    "carry a transfer and its host cost) at B = %.0f, the model at %.0f. The closed form's B* (compute with "
+                    "the host cost against the full-rate transfer) is %.0f, B_min = %.0f without latency and efficiency.",
+                 p->machine.flops_per_s / 1e9, p->machine.intra.bw_bytes_per_s / 1e9,
+                 fmt_t(p->machine.intra.latency_s, a1, sizeof a1), r->val_x_meas, r->val_x_model, bx, bm,
+                 p->closed.b_star_tokens, p->closed.b_min_tokens);
+        rs_doc_fig(d, "tcomm-vs-b-measured", "T_comp and T_comm measured on this CPU (points) against the calibrated model (lines)",
+                   r->f_vb);
+    }
+    if (r->have_val_cmp) {
+        const rs_cmp_stats_t *s0 = &r->vcmp.stats[RS_CMP_STEP];
+        rs_doc_p(d, "Per (rank, step) at B = %lld: T_step error median %.1f%%, p95 %.1f%%, max %.1f%% (worst at rank %d, step %d); "
+                    "makespan error %+.1f%% (data/compare-exec.csv; error = (model - measured) / measured).",
+                 r->vcmp_b, 100 * s0->median_abs, 100 * s0->p95_abs, 100 * s0->max_abs, (int)s0->worst_rank, (int)s0->worst_step,
+                 100 * r->vcmp.makespan_rel);
+        rs_doc_fig(d, "pred-vs-meas-exec", "Calibrated model against the CPU measurement per (rank, step), y = x with a +-10% band",
+                   r->f_vpvm);
+    }
+}
+
+static void doc_files(report_t *r, rs_doc_t *d) {
+    rs_doc_h(d, 2, "Files");
+    rs_doc_li(d, "traces/: model-LAYOUT-PASS.csv and .json (Chrome/Perfetto: open in ui.perfetto.dev)%s",
+              r->sim ? ", sim-LAYOUT-PASS.*" : "");
+    rs_doc_li(d, "data/: sweep-b.csv, sweep-b-causal.csv, scaling-n.csv, scaling-b.csv (ringsim sweep format), busy-*.csv, compare-*.csv");
+    rs_doc_li(d, "figures/: PNG, SVG and PDF; figures/scripts/ holds the gnuplot scripts, figures/regenerate.sh re-renders them");
+    rs_doc_li(d, "summary.csv: every number of the table above at full precision");
+    rs_doc_end_list(d);
+    rs_doc_p(d, "Generated by `%s` (ringsim %s) in %.1f s.", r->in->command, RINGSIM_VERSION, rs_now_s() - r->t_start);
+}
+
+static int report_doc(report_t *r, rs_err_t *err) {
+    rs_file_t fmd = {0}, fhtml = {0};
+    snprintf(r->path, sizeof r->path, "%s/report.md", r->dir);
+    snprintf(r->path2, sizeof r->path2, "%s/report.html", r->dir);
+    if (rs_file_open(&fmd, r->path, err) != 0 || rs_file_open(&fhtml, r->path2, err) != 0) {
+        if (fmd.fp) rs_file_abort(&fmd);
+        return -1;
+    }
+    rs_doc_t d = {fmd.fp, fhtml.fp};
+    fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ringsim report</title>\n<style>\n"
+          "body{font-family:'DejaVu Sans',sans-serif;max-width:1000px;margin:2em auto;line-height:1.45;color:#222}\n"
+          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}\n"
+          "th{background:#f3f3f3}figure{margin:1.5em 0}figcaption{font-style:italic;color:#444}\n"
+          "</style></head><body>\n",
+          d.html);
+    doc_problem(r, &d);
+    doc_findings(r, &d);
+    doc_entries(r, &d);
+    doc_figures(r, &d);
+    doc_exec(r, &d);
+    doc_files(r, &d);
+    fputs("</body></html>\n", d.html);
+    if (rs_file_commit(&fhtml, err) != 0 || rs_file_commit(&fmd, err) != 0) {
+        if (fmd.fp) rs_file_abort(&fmd);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The study
+ * ---------------------------------------------------------------------------------------------- */
+/* The directory and its sub-directories; RS_EXIT_USAGE when it exists without --force. */
+static int report_dirs(const rs_report_in_t *in, rs_err_t *err) {
+    if (strlen(in->dir) > 400) return rs_errf(err, "-o: at most 400 characters"), RS_EXIT_USAGE;
+    struct stat st;
+    if (stat(in->dir, &st) == 0 && !in->force)
+        return rs_errf(err, "-o %s: exists; give --force to write into it, or another directory", in->dir), RS_EXIT_USAGE;
+    const char *subs[] = {"", "/traces", "/data", "/figures", "/figures/scripts"};
+    char path[600];
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s%s", in->dir, subs[i]);
+        if (mkdir_p(path, err) != 0) return RS_EXIT_USAGE;
+    }
+    return RS_EXIT_OK;
+}
+
+static void report_free(report_t *r) {
+    for (int k = 0; r->es && k < r->ne; k++) {
+        free(r->es[k].busy_s);
+        rs_compare_free(&r->es[k].cmp);
+    }
+    free(r->es);
+    free(r->sb.pts), free(r->sbc.pts), free(r->sn.pts), free(r->sbb.pts), free(r->sv.pts);
+    rs_compare_free(&r->vcmp);
+    free(r->spec);
+    free(r);
+}
+
+int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
+    int rc = report_dirs(in, err);
+    if (rc != RS_EXIT_OK) return rc;
+    report_t *r = calloc(1, sizeof *r);
+    if (!r || !(r->spec = calloc(1, sizeof *r->spec))) {
+        free(r);
+        return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    }
+    r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = in->dir;
+    r->t_start = rs_now_s();
+    r->val_x_meas = r->val_x_model = NAN;
+    /* the simulator, when built, not refused (--no-sim) and its can_run rule allows the machine */
+    r->sim = in->no_sim ? NULL : rs_backend_find("sim");
+    for (int i = 0; r->sim && i < r->c->n_layouts; i++) {
+        rs_err_t why;
+        rs_problem_t p = rs_setup_problem(r->c, i, 0);
+        if (r->sim->can_run(&p, r->m, &why) != 0) snprintf(r->sim_why, sizeof r->sim_why, "%.390s", why.msg), r->sim = NULL;
+    }
+    fprintf(stderr, "ringsim report: model%s for %d layouts x %d passes...\n", r->sim ? " and sim" : "", r->c->n_layouts,
+            r->c->n_passes);
+    rc = report_entries(r, err) == 0 && report_sweeps(r, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK) {
+        report_exec(r);
+        report_figures(r);
+        if (report_doc(r, err) != 0) rc = RS_EXIT_FAIL;
+    }
+    if (rc == RS_EXIT_OK)
+        printf("ringsim report: written to %s/report.md (and %s/report.html) in %.1f s\n", in->dir, in->dir, rs_now_s() - r->t_start);
+    report_free(r);
+    return rc;
+}

@@ -1,0 +1,424 @@
+/* study_sweep.c - the sweep study (study_sweep.h): points of a range of B, N, S, layouts, passes and
+ * profiles, each run by the model, the simulator and (when asked) the CPU executor through the one
+ * backend interface; one CSV. */
+#include "study_sweep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "compare.h"
+#include "trace.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * Ranges
+ * ---------------------------------------------------------------------------------------------- */
+int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
+                         int max_out, rs_err_t *err) {
+    char buf[256];
+    if (strlen(text) >= sizeof buf) return rs_errf(err, "%s: value too long", name);
+    snprintf(buf, sizeof buf, "%s", text);
+    if (strchr(buf, ',')) { /* list */
+        int n = 0;
+        for (char *s = buf, *e; s; s = e) {
+            e = strchr(s, ',');
+            if (e) *e++ = 0;
+            if (n == max_out) return rs_errf(err, "%s %s: at most %d values", name, text, max_out);
+            if (rs_parse_size(name, s, min, max, &out[n], err) != 0) return -1;
+            n++;
+        }
+        return n;
+    }
+    char *c1 = strchr(buf, ':');
+    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1;
+    *c1++ = 0;
+    char *c2 = strchr(c1, ':');
+    if (!c2)
+        return rs_errf(err, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name, text);
+    *c2++ = 0;
+    int64_t a, b, step;
+    if (rs_parse_size(name, buf, min, max, &a, err) || rs_parse_size(name, c1, min, max, &b, err)) return -1;
+    if (b < a) return rs_errf(err, "%s %s: STOP must be >= START", name, text);
+    bool geo = *c2 == 'x' || *c2 == '*';
+    if (*c2 == 'x' || *c2 == '*' || *c2 == '+') c2++;
+    if (rs_parse_size(name, c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
+    int n = 0;
+    for (int64_t v = a; v <= b; v = geo ? v * step : v + step) {
+        if (n == max_out) return rs_errf(err, "%s %s: more than %d values", name, text, max_out);
+        out[n++] = v;
+        if ((geo && v > INT64_MAX / step) || (!geo && v > INT64_MAX - step)) break;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Points
+ * ---------------------------------------------------------------------------------------------- */
+static int n_profiles(const rs_sweep_spec_t *s) { return s->n_profiles ? s->n_profiles : 1; }
+static int n_ranks(const rs_sweep_spec_t *s) { return s->n_ranks ? s->n_ranks : 1; }
+static int n_sizes(const rs_sweep_spec_t *s) {
+    return s->n_blocks ? s->n_blocks : (s->n_seqs ? s->n_seqs : 1);
+}
+
+size_t rs_sweep_count(const rs_sweep_spec_t *s) {
+    return (size_t)n_profiles(s) * (size_t)s->common.n_layouts * (size_t)s->common.n_passes *
+           (size_t)n_ranks(s) * (size_t)n_sizes(s);
+}
+
+/* The machine of one profile entry: the shared options with this profile, loaded and built as
+ * rs_setup_finish does ("NAME:gG" = the profile with G devices per node, e.g. h100-sxm:g1: every hop
+ * crosses nodes); n_max is the largest N of the sweep (perturbation ranks are checked against it). */
+static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t n_max, rs_setup_t *c,
+                       rs_err_t *err) {
+    *c = spec->common;
+    snprintf(c->spec.profile, sizeof c->spec.profile, "%s", profile);
+    char *g = strstr(c->spec.profile, ":g");
+    if (g) {
+        *g = 0;
+        if (rs_parse_size("--profile NAME:gG", g + 2, 0, INT32_MAX, &c->spec.gpus_per_node, err) != 0) return -1;
+    }
+    c->problem.n_ranks = n_max;
+    c->problem.seq_tokens = 2 * n_max * (c->problem.tile_q > c->problem.tile_k ? c->problem.tile_q : c->problem.tile_k);
+    c->n_layouts = 1;
+    c->layouts[0] = RS_LAYOUT_CONTIGUOUS;
+    c->n_passes = 1;
+    c->passes[0] = RS_PASS_FORWARD;
+    return rs_setup_finish(c, err);
+}
+
+/* Point i on the machine of its profile (c, from machine_for). */
+static int point_setup(const rs_sweep_spec_t *spec, size_t i, const rs_setup_t *c, rs_sweep_point_t *pt,
+                       rs_err_t *err) {
+    memset(pt, 0, sizeof *pt);
+    size_t ns = (size_t)n_sizes(spec), nn = (size_t)n_ranks(spec);
+    size_t np = (size_t)spec->common.n_passes, nl = (size_t)spec->common.n_layouts;
+    size_t is = i % ns, in = (i / ns) % nn, ip = (i / ns / nn) % np, il = (i / ns / nn / np) % nl;
+    size_t ipr = i / ns / nn / np / nl;
+    const char *profile = spec->n_profiles ? spec->profiles[ipr] : spec->common.spec.profile;
+    rs_problem_t p = spec->common.problem;
+    p.layout = spec->common.layouts[il];
+    p.pass = spec->common.passes[ip];
+    p.n_ranks = spec->n_ranks ? spec->ranks[in] : p.n_ranks;
+    if (spec->n_blocks) {
+        if (spec->blocks[is] > INT64_MAX / p.n_ranks) return rs_errf(err, "--block %lld x N %lld overflows", (long long)spec->blocks[is], (long long)p.n_ranks);
+        p = rs_problem_with_block(&p, spec->blocks[is]);
+    } else if (spec->n_seqs) {
+        p.seq_tokens = spec->seqs[is];
+    }
+    char what[800];
+    snprintf(what, sizeof what, "point %zu (profile %s, %s, %s, N=%lld, S=%lld)", i, profile, rs_layout_name(p.layout),
+             rs_pass_name(p.pass), (long long)p.n_ranks, (long long)p.seq_tokens);
+    rs_err_t e;
+    if (rs_problem_validate(&p, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    rs_machine_t m = c->machine;
+    if (m.devices_per_node > 0 && m.devices_per_node < p.n_ranks && !c->hw.has_inter)
+        return rs_errf(err, "%s: N exceeds the profile's %lld devices per node and it has no inter-node tier "
+                            "(give --inter TIER or --gpus-per-node 0)",
+                       what, (long long)m.devices_per_node);
+    if (rs_machine_validate(&m, p.n_ranks, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    snprintf(pt->profile, sizeof pt->profile, "%s", profile);
+    snprintf(pt->series, sizeof pt->series, "%s/%s/%s/%s/N=%lld", profile, rs_layout_name(p.layout),
+             rs_pass_name(p.pass), p.causal ? "causal" : "full", (long long)p.n_ranks);
+    pt->problem = p;
+    pt->machine = m;
+    return 0;
+}
+
+int rs_sweep_points_setup(const rs_sweep_spec_t *spec, rs_sweep_point_t *pts, rs_err_t *err) {
+    int64_t n_max = spec->common.problem.n_ranks;
+    for (int k = 0; k < spec->n_ranks; k++)
+        if (k == 0 || spec->ranks[k] > n_max) n_max = spec->ranks[k];
+    const size_t n = rs_sweep_count(spec), per_profile = n / (size_t)n_profiles(spec);
+    rs_setup_t *c = malloc(sizeof *c);
+    if (!c) return rs_errf(err, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        /* points are profile-major: each profile's machine is made (its JSON read) once */
+        if (i % per_profile == 0) {
+            const char *profile = spec->n_profiles ? spec->profiles[i / per_profile] : spec->common.spec.profile;
+            rc = machine_for(spec, profile, n_max, c, err);
+        }
+        if (rc == 0) rc = point_setup(spec, i, c, &pts[i], err);
+    }
+    free(c);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Running a point: every backend through the one interface (backend.h)
+ * ---------------------------------------------------------------------------------------------- */
+/* Run backend be on the point into a fresh trace and summarize it into *sum; *t receives the trace
+ * (sorted) when asked. Returns 0 or -1 with err. */
+static int run_backend(const rs_backend_ops_t *be, const rs_schedule_t *s, const rs_sweep_point_t *pt,
+                       const rs_backend_opts_t *o, rs_trace_t **keep, rs_trace_summary_t *sum, rs_run_summary_t *run,
+                       rs_err_t *err) {
+    rs_run_summary_t tmp;
+    rs_trace_t *t = rs_trace_create(be->source);
+    int rc = t ? be->run(s, &pt->machine, o, t, run ? run : &tmp, err) : rs_errf(err, "out of memory");
+    if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, sum, err);
+    if (rc == 0 && keep) {
+        rs_trace_sort(t);
+        *keep = t;
+        t = NULL;
+    }
+    rs_trace_free(t);
+    return rc;
+}
+
+/* The note of a backend that did not run at this point ("" = it may run): not built, or its
+ * can_run rule's reason. */
+static const rs_backend_ops_t *backend_for(const char *name, const char *what, const rs_sweep_point_t *pt, char *note,
+                                           size_t len) {
+    const rs_backend_ops_t *be = rs_backend_find(name);
+    rs_err_t why;
+    if (!be) snprintf(note, len, "%s not built (%s)", what, !strcmp(name, "sim") ? "SimGrid not found" : "no CPU executor");
+    else if (be->can_run(&pt->problem, &pt->machine, &why) != 0) snprintf(note, len, "%s skipped: %.200s", what, why.msg);
+    else return be;
+    return NULL;
+}
+
+int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err) {
+    if (traces) traces[0] = traces[1] = NULL;
+    if (rs_model_closed(&pt->problem, &pt->machine, &pt->closed, err) != 0) return -1;
+    const rs_closed_t *cl = &pt->closed;
+    pt->seed_t_comp_s = rs_seed_t_comp_s((double)cl->block_tokens, cl->flops_per_pair, cl->f_peak_per_s);
+    pt->seed_t_comm_s = rs_seed_t_comm_s((double)cl->block_tokens, cl->bytes_per_token, cl->w_bytes_per_s);
+    rs_schedule_t *s = rs_schedule_create(&pt->problem, err);
+    if (!s) return -1;
+    rs_backend_opts_t o;
+    rs_backend_opts_default(&o);
+    o.exec_bin = spec->exec_cmd;
+    o.exec_launch = spec->exec_launch;
+    int rc = run_backend(&rs_walk_backend, s, pt, &o, traces ? &traces[0] : NULL, &pt->pred, &pt->walk, err);
+    pt->note[0] = 0;
+    if (rc == 0 && spec->run_sim) {
+        const rs_backend_ops_t *sim = backend_for("sim", "sim", pt, pt->note, sizeof pt->note);
+        if (sim && run_backend(sim, s, pt, &o, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
+        pt->has_sim = sim && rc == 0;
+    }
+    if (rc == 0 && spec->run_exec) {
+        char note[256] = "";
+        rs_err_t e;
+        const rs_backend_ops_t *cpu = NULL;
+        if (spec->exec_max_ranks > 0 && pt->problem.n_ranks > spec->exec_max_ranks)
+            snprintf(note, sizeof note, "exec skipped: N = %lld > --exec-max-ranks %lld", (long long)pt->problem.n_ranks,
+                     (long long)spec->exec_max_ranks);
+        else if ((cpu = backend_for("cpu", "exec", pt, note, sizeof note)) &&
+                 run_backend(cpu, s, pt, &o, NULL, &pt->exec, NULL, &e) != 0)
+            snprintf(note, sizeof note, "%.255s", e.msg);
+        pt->has_exec = !note[0];
+        if (note[0] && !pt->note[0]) snprintf(pt->note, sizeof pt->note, "%s", note);
+    }
+    rs_schedule_free(s);
+    if (rc != 0 && traces) {
+        rs_trace_free(traces[0]);
+        rs_trace_free(traces[1]);
+        traces[0] = traces[1] = NULL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * CSV
+ * ---------------------------------------------------------------------------------------------- */
+static const char COLUMNS[] =
+    "point,series,profile,layout,pass,causal,seq_tokens,n_ranks,block_tokens,f_per_s,w_bytes_per_s,latency_s,"
+    "b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,closed_t_comp_s,closed_t_comm_s,closed_t_step_s,"
+    "closed_bound,pred_t_comp_s,pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,"
+    "pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency,"
+    "sim_overlap_eff,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_efficiency,"
+    "exec_overlap_eff,note";
+
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command) {
+    const rs_problem_t *p = &spec->common.problem;
+    fprintf(fp, "# ringsim-sweep=1\n");
+    if (command) fprintf(fp, "# command=%s\n", command);
+    fprintf(fp, "# batch=%lld q_heads=%lld kv_heads=%lld head_dim=%lld act_bytes=%lld grad_bytes=%lld causal=%d tile=%lldx%lld\n",
+            (long long)p->batch, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
+            (long long)p->act_bytes, (long long)p->grad_bytes, p->causal ? 1 : 0, (long long)p->tile_q,
+            (long long)p->tile_k);
+    fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (model.h)\n"
+                "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
+                "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
+                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run\n");
+    fprintf(fp, "%s\n", COLUMNS);
+    fflush(fp);
+}
+
+static void num(FILE *fp, double x) {
+    if (isnan(x) || isinf(x)) fputs(",nan", fp);
+    else fprintf(fp, ",%.17g", x);
+}
+
+/* The 7 summary columns of one backend. */
+static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double ideal_s) {
+    if (!has) {
+        fputs(",nan,nan,nan,nan,,nan,nan", fp);
+        return;
+    }
+    num(fp, s->t_comp_s);
+    num(fp, s->t_comm_s);
+    num(fp, s->t_step_s);
+    num(fp, s->makespan_s);
+    fprintf(fp, ",%s", s->n_comm && s->t_comm_s > s->t_comp_s ? "comm" : "compute");
+    num(fp, s->makespan_s > 0 ? ideal_s / s->makespan_s : NAN);
+    num(fp, s->t_step_s > 0 ? s->t_comp_s / s->t_step_s : NAN);
+}
+
+void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt) {
+    const rs_problem_t *p = &pt->problem;
+    const rs_closed_t *c = &pt->closed;
+    fprintf(fp, "%zu,%s,%s,%s,%s,%d,%lld,%lld,%lld", index, pt->series, pt->profile, rs_layout_name(p->layout),
+            rs_pass_name(p->pass), p->causal ? 1 : 0, (long long)p->seq_tokens, (long long)p->n_ranks,
+            (long long)rs_problem_block(p));
+    num(fp, c->f_peak_per_s);
+    num(fp, c->w_bytes_per_s);
+    num(fp, c->latency_s);
+    num(fp, c->b_min_tokens);
+    num(fp, c->b_star_tokens);
+    num(fp, pt->seed_t_comp_s);
+    num(fp, pt->seed_t_comm_s);
+    num(fp, c->t_comp_s);
+    num(fp, c->t_comm_s);
+    num(fp, c->t_step_s);
+    fprintf(fp, ",%s", c->comm_bound ? "comm" : "compute");
+    summary_cols(fp, true, &pt->pred, pt->walk.ideal_s);
+    summary_cols(fp, pt->has_sim, &pt->sim, pt->walk.ideal_s);
+    summary_cols(fp, pt->has_exec, &pt->exec, pt->walk.ideal_s);
+    char note[256];
+    snprintf(note, sizeof note, "%s", pt->note);
+    for (char *q = note; *q; q++)
+        if (*q == ',' || *q == '\n') *q = ';';
+    fprintf(fp, ",%s\n", note);
+    fflush(fp);
+}
+
+double rs_sweep_crossover(const rs_sweep_point_t *pts, size_t n, const char *series, int which) {
+    double *b = malloc((n + 1) * sizeof *b), *tc = malloc((n + 1) * sizeof *tc), *tm = malloc((n + 1) * sizeof *tm);
+    double x = NAN;
+    if (b && tc && tm) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const rs_sweep_point_t *p = &pts[i];
+            if (strcmp(p->series, series) != 0) continue;
+            const rs_trace_summary_t *s = which == 0 ? &p->pred : (which == 1 ? &p->sim : &p->exec);
+            if ((which == 1 && !p->has_sim) || (which == 2 && !p->has_exec)) continue;
+            b[k] = (double)rs_problem_block(&p->problem);
+            tc[k] = s->t_comp_s;
+            tm[k] = s->t_comm_s;
+            k++;
+        }
+        for (size_t i = 1; i < k; i++) /* insertion sort by B */
+            for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+                double t;
+                t = b[j], b[j] = b[j - 1], b[j - 1] = t;
+                t = tc[j], tc[j] = tc[j - 1], tc[j - 1] = t;
+                t = tm[j], tm[j] = tm[j - 1], tm[j - 1] = t;
+            }
+        x = rs_crossover_b(b, tc, tm, k);
+    }
+    free(b), free(tc), free(tm);
+    return x;
+}
+
+void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(pts[j].series, pts[i].series) == 0) first = false;
+        if (!first) continue;
+        fprintf(fp, "# crossover series=%s b_min_tokens=%.6g b_star_tokens=%.6g pred_b=%.6g sim_b=%.6g exec_b=%.6g\n",
+                pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens,
+                rs_sweep_crossover(pts, n, pts[i].series, 0), rs_sweep_crossover(pts, n, pts[i].series, 1),
+                rs_sweep_crossover(pts, n, pts[i].series, 2));
+    }
+    fflush(fp);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The study
+ * ---------------------------------------------------------------------------------------------- */
+static volatile sig_atomic_t interrupted = 0;
+static void on_sigint(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+/* "[####    ] 3/11 points, 2 s left" on stderr. */
+static void progress_bar(size_t done, size_t n, double elapsed_s) {
+    double eta = elapsed_s / (double)done * (double)(n - done);
+    int w = 30, k = (int)(w * done / n);
+    fprintf(stderr, "\r[%.*s%*s] %zu/%zu points, %.0f s left ", k, "##############################", w - k, "", done, n, eta);
+}
+
+/* Run the points in order into fp (header, rows, crossovers). Returns RS_EXIT_OK or RS_EXIT_FAIL. */
+static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs_err_t *err) {
+    const bool bar = in->progress && isatty(2);
+    const double t0 = rs_now_s();
+    int rc = RS_EXIT_OK;
+    rs_sweep_write_header(fp, in->spec, in->command);
+    for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
+        rs_err_t e;
+        if (rs_sweep_point_run(in->spec, &out->points[i], NULL, &e) != 0) {
+            if (in->interruptible && interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
+            rs_errf(err, "point %zu: %s", i, e.msg);
+            rc = RS_EXIT_FAIL;
+            break;
+        }
+        rs_sweep_write_row(fp, i, &out->points[i]);
+        out->done++;
+        if (bar) progress_bar(out->done, out->n, rs_now_s() - t0);
+    }
+    if (bar) fputc('\n', stderr);
+    rs_sweep_write_crossovers(fp, out->points, out->done);
+    out->interrupted = in->interruptible && interrupted;
+    if (out->interrupted) {
+        fprintf(fp, "# interrupted after %zu of %zu points\n", out->done, out->n);
+        rc = RS_EXIT_FAIL;
+    }
+    return rc;
+}
+
+int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    err->msg[0] = 0;
+    out->n = rs_sweep_count(in->spec);
+    if (out->n > 100000) return rs_errf(err, "%zu points: at most 100000", out->n), RS_EXIT_USAGE;
+    out->points = calloc(out->n ? out->n : 1, sizeof *out->points);
+    if (!out->points) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    /* validate everything before running anything */
+    if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return RS_EXIT_USAGE;
+    rs_file_t f = {0};
+    FILE *fp = stdout;
+    const bool to_file = strcmp(in->out_path, "-") != 0;
+    if (to_file) {
+        if (rs_file_open(&f, in->out_path, err) != 0) return RS_EXIT_USAGE;
+        fp = f.fp;
+    }
+    struct sigaction sa, old;
+    if (in->interruptible) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+        interrupted = 0;
+    }
+    int rc = run_points(in, fp, out, err);
+    if (to_file) {
+        rs_err_t ce;
+        if (rc != RS_EXIT_OK && (out->done == 0 || !in->keep_partial)) {
+            rs_file_abort(&f);
+        } else if (rs_file_commit(&f, &ce) != 0) {
+            *err = ce;
+            rc = RS_EXIT_FAIL;
+        }
+    } else {
+        fflush(stdout);
+    }
+    if (in->interruptible) sigaction(SIGINT, &old, NULL);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* test_subprocess.c - the child-process helper (model/schedule/subprocess.h): exit codes, signals,
+ * the watchdog on a child that does not end (and on its process group), output redirection, a
+ * function run in the child, and the launcher's environment kept from it. */
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "subprocess.h"
+#include "test_main.h"
+
+static int run(char *const *argv, double timeout_s, rs_child_status_t *st) {
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = argv;
+    sp.stdout_fd = sp.stderr_fd = RS_SPAWN_NULL;
+    rs_err_t err = {{0}};
+    return rs_spawn_run(&sp, "test child", timeout_s, st, &err);
+}
+
+static void test_exit_codes(void) {
+    rs_child_status_t st;
+    char *ok[] = {"true", NULL}, *bad[] = {"sh", "-c", "exit 3", NULL}, *none[] = {"/no/such/program", NULL};
+    CU_ASSERT_EQUAL(run(ok, 0, &st), 0);
+    CU_ASSERT_EQUAL(st.exit_code, 0);
+    CU_ASSERT_EQUAL(run(bad, 10, &st), 0);
+    CU_ASSERT_EQUAL(st.exit_code, 3);
+    CU_ASSERT_FALSE(st.timed_out);
+    CU_ASSERT_EQUAL(run(none, 0, &st), 0);
+    CU_ASSERT_EQUAL(st.exit_code, 127);
+    char *killed[] = {"sh", "-c", "kill -SEGV $$", NULL}, buf[64];
+    CU_ASSERT_EQUAL(run(killed, 0, &st), 0);
+    CU_ASSERT_EQUAL(st.term_signal, SIGSEGV);
+    CU_ASSERT_EQUAL(st.exit_code, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_child_status_text(&st, 0, buf, sizeof buf), "killed by"));
+}
+
+/* true while pid runs (a zombie waiting for a reaper that this container's init may never be has
+ * ended: /proc says 'Z'). */
+static bool alive(int pid) {
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return false;
+    size_t n = fread(stat, 1, sizeof stat - 1, fp);
+    fclose(fp);
+    stat[n] = 0;
+    const char *close_paren = strrchr(stat, ')');
+    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z';
+}
+
+/* A child that sleeps past its timeout ends within about the timeout and the TERM/KILL grace; with
+ * a new group its own child goes too. */
+static void test_watchdog(void) {
+    rs_child_status_t st;
+    char *slow[] = {"sleep", "30", NULL}, buf[64];
+    double t0 = rs_now_s();
+    CU_ASSERT_EQUAL(run(slow, 0.2, &st), 0);
+    CU_ASSERT(st.timed_out);
+    CU_ASSERT(rs_now_s() - t0 < 5);
+    CU_ASSERT_STRING_EQUAL(rs_child_status_text(&st, 0.2, buf, sizeof buf), "timeout after 0.2 s");
+    char pidfile[] = "/tmp/ringsim-test-subprocess-XXXXXX";
+    int fd = mkstemp(pidfile);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    char script[256];
+    snprintf(script, sizeof script, "sleep 30 & echo $! > %s; wait", pidfile);
+    char *tree[] = {"sh", "-c", script, NULL};
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = tree;
+    sp.new_group = true;
+    rs_err_t err;
+    CU_ASSERT_EQUAL(rs_spawn_run(&sp, "test tree", 0.3, &st, &err), 0);
+    CU_ASSERT(st.timed_out);
+    FILE *fp = fopen(pidfile, "r");
+    int grandchild = 0;
+    CU_ASSERT(fp && fscanf(fp, "%d", &grandchild) == 1);
+    if (fp) fclose(fp);
+    remove(pidfile);
+    struct timespec nap = {0, 100000000};
+    nanosleep(&nap, NULL);
+    CU_ASSERT(grandchild > 0 && !alive(grandchild)); /* the whole group is gone */
+}
+
+static int child_fn(void *arg) { return *(int *)arg + 1; }
+
+/* A function in the child, output into a file, and OMPI_ variables kept from the child. */
+static void test_fn_output_env(void) {
+    int v = 41;
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.fn = child_fn;
+    sp.arg = &v;
+    rs_child_status_t st;
+    rs_err_t err;
+    CU_ASSERT_EQUAL(rs_spawn_run(&sp, "test fn", 0, &st, &err), 0);
+    CU_ASSERT_EQUAL(st.exit_code, 42);
+    char out[] = "/tmp/ringsim-test-subprocess-out-XXXXXX";
+    int fd = mkstemp(out);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    setenv("RINGSIM_TEST_KEEP", "yes", 1);
+    const char *drop[] = {"OMPI_", NULL};
+    char *env[] = {"sh", "-c", "echo size=${OMPI_COMM_WORLD_SIZE:-none} keep=$RINGSIM_TEST_KEEP; echo err >&2", NULL};
+    rs_spawn_init(&sp);
+    sp.argv = env;
+    sp.output_path = out;
+    sp.drop_env = drop;
+    CU_ASSERT_EQUAL(rs_spawn_run(&sp, "test env", 10, &st, &err), 0);
+    CU_ASSERT_EQUAL(st.exit_code, 0);
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("RINGSIM_TEST_KEEP");
+    char text[128] = "";
+    FILE *fp = fopen(out, "r");
+    size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+    text[n] = 0;
+    if (fp) fclose(fp);
+    remove(out);
+    CU_ASSERT_STRING_EQUAL(text, "size=none keep=yes\nerr\n");
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {{"exit_codes", test_exit_codes},
+                                           {"watchdog", test_watchdog},
+                                           {"fn_output_env", test_fn_output_env},
+                                           {NULL, NULL}};
+    static const rs_test_suite_t suites[] = {{"subprocess", cases}};
+    return rs_test_main(suites, 1);
+}
