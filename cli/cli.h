@@ -1,22 +1,21 @@
 /* cli.h - the `ringsim` command: subcommand entry points and the options they share.
  *
  * Every subcommand is `int rs_cmd_NAME(int argc, char **argv)` (argv[0] is the subcommand name) in
- * cli/cmd_NAME.c, returns an exit code (0, 1 runtime failure, 2 bad input) and prints errors as one
- * line "ringsim NAME: message" on stderr. Options are parsed with getopt_long; sizes take K/M/G
- * suffixes (powers of 1024), rates take SI suffixes (450G = 450e9).
- *
- * Shared problem/machine options (rs_setup_t) are parsed by rs_cli_common_opt(); each command
- * appends RS_CLI_COMMON_LONGOPTS to its own option table and calls rs_cli_common_help() in --help.
+ * cli/cmd_NAME.c: it parses its options (options.h: one table per command, plus the shared table
+ * rs_cli_shared_opts of the problem and the hardware, which fills an rs_setup_t), calls one study or
+ * backend, prints, and returns an exit code (0, 1 runtime failure, 2 bad input). Errors are one line
+ * "ringsim NAME: message" on stderr. Sizes take K/M/G suffixes (powers of 1024), rates take SI
+ * suffixes (450G = 450e9).
  */
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "machine.h"
 #include "model.h"
+#include "options.h"
 #include "schedule.h"
 #include "setup.h"
 #include "util.h"
@@ -34,34 +33,36 @@ int rs_cmd_memory(int argc, char **argv);
 int rs_cmd_plan(int argc, char **argv);
 int rs_cmd_profiles(int argc, char **argv);
 
-/* Long option codes of the shared options start here; commands use codes below 256 or above
- * RS_OPT_COMMON_END for their own. */
-enum {
-    RS_OPT_COMMON_BEGIN = 1000,
-    RS_OPT_SEQ, RS_OPT_RANKS, RS_OPT_BATCH, RS_OPT_HEADS, RS_OPT_KV_HEADS, RS_OPT_HEAD_DIM,
-    RS_OPT_DTYPE, RS_OPT_GRAD_BYTES, RS_OPT_CAUSAL, RS_OPT_NO_CAUSAL, RS_OPT_LAYOUT, RS_OPT_PASS,
-    RS_OPT_TILE, RS_OPT_PROFILE, RS_OPT_INTER, RS_OPT_GPUS_PER_NODE, RS_OPT_FLOPS, RS_OPT_BW,
-    RS_OPT_INTER_BW, RS_OPT_LATENCY, RS_OPT_LAUNCH, RS_OPT_OVERLAP, RS_OPT_SLOWDOWN, RS_OPT_HOST_COST, RS_OPT_JITTER,
-    RS_OPT_SEED, RS_OPT_STRAGGLER, RS_OPT_DEGRADE,
-    RS_OPT_COMMON_END
-};
+/* The shared options: the problem (-S, -N, --heads, ..., -L, -P, --tile) and the hardware (-p,
+ * --inter, --flops, --bw, ..., --straggler, --degrade), one table filling an rs_setup_t. */
+extern const rs_opt_t rs_cli_shared_opts[];
+extern const int rs_cli_shared_n;
+/* The shared options as a group filling s; skip: the names another group of the command takes
+ * over ("seq,ranks,profile" for sweep's ranges), or NULL. */
+rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
 
-/* getopt_long entries of the shared options (no terminator). Short forms: -S seq, -N ranks,
- * -L layout, -P pass, -p profile. */
-#define RS_CLI_COMMON_SHORTOPTS "S:N:L:P:p:"
-extern const struct option rs_cli_common_longopts[];
-extern const int rs_cli_common_n_longopts;
+/* "16,32,1K": increasing sizes in [min, max], at least min_n and at most max_n of them, into out and
+ * *n_out. Returns 0 or -1 with err "--blocks 64: give at least 2 sizes". */
+int rs_cli_parse_sizes(const char *name, const char *arg, int64_t min, int64_t max, int min_n, int max_n, int64_t *out,
+                       int *n_out, rs_err_t *err);
 
-/* Handle one getopt result into the setup (setup.h). Returns 1 if it was a shared option (parsed), 0
- * if not shared, -1 with err on a bad value (err names the option, the value and the accepted range). */
-int rs_cli_common_opt(rs_setup_t *c, int opt, const char *arg, rs_err_t *err);
-/* Print the shared options with their defaults. */
-void rs_cli_common_help(FILE *out);
-/* Reset getopt for a new parse (subcommands may run several times in one process, e.g. in tests)
- * and silence its own messages: every subcommand reports a bad option itself, in one line. */
-void rs_cli_getopt_reset(void);
-/* Build a struct option table = own + shared + terminator into a malloc'd array. Free with free(). */
-struct option *rs_cli_merge_longopts(const struct option *own, int n_own);
+#ifdef RINGSIM_HAVE_EXEC
+#include "exec_backend.h"
+/* The executors' options (exec, calibrate, validate): --backend, --launch, --progress, --loopback. */
+typedef struct {
+    const char *backend;     /* --backend: cpu or gpu (rs_backend_get checks it) */
+    rs_exec_spmd_t job;      /* --launch, --progress, --loopback */
+} rs_cli_exec_t;
+extern const rs_opt_t rs_cli_exec_opts[];
+rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x);
+#endif
+
+/* Parse, and when that ends the command, its exit code: --help printed by help(groups, n) (only
+ * when loud: under mpirun only rank 0 talks) -> RS_EXIT_OK; a bad option or value printed as
+ * "ringsim CMD: message" -> RS_EXIT_USAGE. -1: parsed, go on (optind is the first positional). */
+int rs_cli_run_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud,
+                     void (*help)(const rs_opt_group_t *groups, int n_groups));
+
 /* The output path of one (layout, pass) entry: path itself when only one entry is written, else
  * "out.csv" -> "out-zigzag-forward.csv" (the suffix goes before the extension). Can't fail
  * (truncates to len). */

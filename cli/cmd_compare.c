@@ -1,7 +1,7 @@
 /* cmd_compare.c - `ringsim compare REF OTHER`: per-step and makespan errors between two traces of the
  * same problem (traces/compare.h). */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,50 +10,42 @@
 #include "compare.h"
 #include "trace.h"
 
-static void compare_help(FILE *out) {
-    fprintf(out,
-            "usage: ringsim compare [options] REF.csv OTHER.csv\n"
-            "\n"
-            "Align two traces of the same problem by (rank, step, pass, kind) and report the relative\n"
-            "errors (other - ref) / ref of T_comp (compute), T_comm (longer of send/recv, post to\n"
-            "completion) and T_step per (rank, step, pass): median, p95, max and the worst step; and\n"
-            "the makespan error. Traces of different problems are refused (exit 2).\n"
-            "\n"
-            "options:\n"
-            "  --csv FILE          also write the per-step points and the summary as CSV (default: none)\n"
-            "  --fail-above FRAC   exit 1 if the makespan |error| or a metric's p95 |error| exceeds FRAC\n"
-            "                      (e.g. 0.1; default: never)\n"
-            "  -q, --quiet         no table on stdout\n"
-            "  -h, --help          this help\n");
+typedef struct {
+    const char *csv;    /* --csv */
+    double fail_above;  /* --fail-above, INFINITY: never */
+    bool quiet;         /* -q */
+} compare_opts_t;
+
+#define O(field) offsetof(compare_opts_t, field)
+static const rs_opt_t own_opts[] = {
+    {"csv", 0, "FILE", "none", "also write the per-step points and the summary as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL,
+     NULL, "options:"},
+    {"fail-above", 0, "FRAC", "never", "exit 1 if the makespan |error| or a metric's p95 |error|\nexceeds FRAC (e.g. 0.1)",
+     RS_ARG_DOUBLE, O(fail_above), 0, 1e6, NULL, NULL, NULL},
+    {"quiet", 'q', NULL, "off", "no table on stdout", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
+};
+#undef O
+
+static void help(const rs_opt_group_t *groups, int n) {
+    printf("usage: ringsim compare [options] REF.csv OTHER.csv\n"
+           "\n"
+           "Align two traces of the same problem by (rank, step, pass, kind) and report the relative\n"
+           "errors (other - ref) / ref of T_comp (compute), T_comm (longer of send/recv, post to\n"
+           "completion) and T_step per (rank, step, pass): median, p95, max and the worst step; and\n"
+           "the makespan error. Traces of different problems are refused (exit 2).\n"
+           "\n");
+    rs_cli_print_opts(stdout, groups, n);
 }
 
 int rs_cmd_compare(int argc, char **argv) {
-    static const struct option opts[] = {{"csv", required_argument, NULL, 'c'},
-                                         {"fail-above", required_argument, NULL, 'f'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *csv = NULL;
-    double fail_above = INFINITY;
-    int quiet = 0, o;
+    compare_opts_t co = {NULL, INFINITY, false};
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &co, NULL, 0}};
+    int rc = rs_cli_run_parse("compare", argc, argv, groups, 1, true, help);
+    if (rc >= 0) return rc;
+    const char *csv = co.csv;
+    const double fail_above = co.fail_above;
+    const bool quiet = co.quiet;
     rs_err_t err = {{0}};
-    rs_cli_getopt_reset();
-    while ((o = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-        switch (o) {
-        case 'c': csv = optarg; break;
-        case 'f':
-            if (rs_parse_double("--fail-above", optarg, 0, 1e6, &fail_above, &err) != 0) {
-                fprintf(stderr, "ringsim compare: %s\n", err.msg);
-                return RS_EXIT_USAGE;
-            }
-            break;
-        case 'q': quiet = 1; break;
-        case 'h': compare_help(stdout); return RS_EXIT_OK;
-        default:
-            fprintf(stderr, "ringsim compare: unknown option '%s' or missing value (see ringsim compare --help)\n", argv[optind - 1]);
-            return RS_EXIT_USAGE;
-        }
-    }
     if (argc - optind != 2) {
         fprintf(stderr, "ringsim compare: expected two trace files (REF OTHER), got %d\n", argc - optind);
         return RS_EXIT_USAGE;
@@ -70,7 +62,7 @@ int rs_cmd_compare(int argc, char **argv) {
         rs_trace_free(a);
         return RS_EXIT_USAGE;
     }
-    int rc = RS_EXIT_OK;
+    rc = RS_EXIT_OK;
     rs_compare_t c;
     if (rs_compare_check_problem(a, b, pa, pb, &err) != 0 || rs_compare_traces(a, b, &c, &err) != 0) {
         fprintf(stderr, "ringsim compare: %s\n", err.msg);

@@ -1,5 +1,6 @@
 /* cmd_memory.c - `ringsim memory`: per-device memory of training a transformer with ring attention
  * (or Ulysses / USP with --ulysses), term by term (model/plan/memory.h, docs/memory.md). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,37 +8,69 @@
 #include "alt.h"
 #include "memory.h"
 
-enum { OPT_MODEL = 2000, OPT_SEQ, OPT_RANKS, OPT_ULYSSES, OPT_BATCH, OPT_SHARD, OPT_PRECISION, OPT_CKPT,
-       OPT_CHUNK, OPT_PROFILE, OPT_CSV, OPT_LIST, OPT_HELP };
+/* memory's options. */
+typedef struct {
+    rs_mem_config_t c;      /* what is costed */
+    const char *model;      /* -m */
+    const char *profile;    /* -p */
+    const char *csv;        /* --csv */
+    bool list;              /* --list */
+} mem_cli_t;
 
-static const struct option opts[] = {
-    {"model", required_argument, NULL, OPT_MODEL},   {"seq", required_argument, NULL, OPT_SEQ},
-    {"ranks", required_argument, NULL, OPT_RANKS},   {"ulysses", required_argument, NULL, OPT_ULYSSES},
-    {"batch", required_argument, NULL, OPT_BATCH},   {"shard", required_argument, NULL, OPT_SHARD},
-    {"precision", required_argument, NULL, OPT_PRECISION}, {"ckpt", required_argument, NULL, OPT_CKPT},
-    {"chunk", required_argument, NULL, OPT_CHUNK},   {"profile", required_argument, NULL, OPT_PROFILE},
-    {"csv", required_argument, NULL, OPT_CSV},       {"list", no_argument, NULL, OPT_LIST},
-    {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
+static int parse_precision(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_precision_parse(arg, &((mem_cli_t *)dst)->c.precision)) return rs_errf(err, "--precision %s: expected mixed or fp32", arg);
+    return 0;
+}
+
+static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_ckpt_parse(arg, &((mem_cli_t *)dst)->c.ckpt)) return rs_errf(err, "--ckpt %s: expected none, selective or full", arg);
+    return 0;
+}
+
+#define O(field) offsetof(mem_cli_t, field)
+static const rs_opt_t own_opts[] = {
+    {"model", 'm', "NAME|FILE", "required", "model preset or JSON file (--list shows presets)", RS_ARG_STRING, O(model), 0, 0,
+     NULL, NULL, NULL},
+    {"seq", 'S', "TOKENS", "128K", "sequence length S (K/M suffixes)", RS_ARG_SIZE, O(c.seq_tokens), 1, (double)(1LL << 40),
+     NULL, NULL, NULL},
+    {"ranks", 'N', "N", "8", "sequence-parallel degree N (S/N tokens per device)", RS_ARG_SIZE, O(c.sp_degree), 1, 1 << 24,
+     NULL, NULL, NULL},
+    {"ulysses", 0, "U", "1", "Ulysses degree inside N (1 = pure ring)", RS_ARG_SIZE, O(c.ulysses_degree), 1, 1 << 24, NULL,
+     NULL, NULL},
+    {"batch", 0, "B", "1", "sequences resident per sequence-parallel group", RS_ARG_SIZE, O(c.batch), 1, 1 << 20, NULL, NULL,
+     NULL},
+    {"shard", 0, "D", "N", "ZeRO-3/FSDP group size (devices sharing the state)", RS_ARG_SIZE, O(c.shard_devices), 1,
+     (double)(1LL << 30), NULL, NULL, NULL},
+    {"precision", 0, "P", "mixed", "mixed (bf16 + fp32 master + Adam) | fp32", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_precision,
+     NULL},
+    {"ckpt", 0, "C", "full", "none | selective | full", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ckpt, NULL},
+    {"chunk", 0, "TOKENS", "2048", "blockwise FFN / loss chunk", RS_ARG_SIZE, O(c.chunk_tokens), 1, (double)(1LL << 30), NULL,
+     NULL, NULL},
+    {"profile", 'p', "NAME|FILE", "none", "compare with this device's memory", RS_ARG_STRING, O(profile), 0, 0, NULL, NULL,
+     NULL},
+    {"csv", 0, "FILE", "none", "also write term,bytes as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"list", 0, NULL, NULL, "list the model presets and exit", RS_ARG_TRUE, O(list), 0, 0, NULL, NULL, NULL},
 };
+#undef O
 
-static void help(void) {
+static void help(const rs_opt_group_t *groups, int n) {
     printf("usage: ringsim memory --model NAME|FILE [options]\n\n"
            "Per-device memory of training with ring attention (Ulysses/USP with --ulysses): weights,\n"
            "gradients and optimizer state sharded by ZeRO-3/FSDP, saved activations by checkpointing\n"
-           "mode, the ring's buffers, chunked FFN and loss. Formulas: docs/memory.md.\n\n"
-           "  -m, --model NAME|FILE    model preset or JSON file (--list shows presets)  [required]\n"
-           "  -S, --seq TOKENS         sequence length S (K/M suffixes)              [128K]\n"
-           "  -N, --ranks N            sequence-parallel degree N (S/N tokens per device) [8]\n"
-           "      --ulysses U          Ulysses degree inside N (1 = pure ring)        [1]\n"
-           "      --batch B            sequences resident per sequence-parallel group [1]\n"
-           "      --shard D            ZeRO-3/FSDP group size (devices sharing the state) [N]\n"
-           "      --precision P        mixed (bf16 + fp32 master + Adam) | fp32      [mixed]\n"
-           "      --ckpt C             none | selective | full                        [full]\n"
-           "      --chunk TOKENS       blockwise FFN / loss chunk                     [2048]\n"
-           "  -p, --profile NAME|FILE  compare with this device's memory              [none]\n"
-           "      --csv FILE           also write term,bytes as CSV (\"-\" = stdout)    [none]\n"
-           "      --list               list the model presets and exit\n"
-           "  -h, --help               this help\n");
+           "mode, the ring's buffers, chunked FFN and loss. Formulas: docs/memory.md.\n\n");
+    rs_cli_print_opts(stdout, groups, n);
+}
+
+static int list_models(void) {
+    rs_err_t err = {{0}};
+    for (const char *const *p = rs_transformer_preset_names(); *p; p++) {
+        rs_transformer_t t;
+        if (rs_transformer_load(*p, &t, &err) == 0)
+            printf("%-14s %6.1fB params  L=%-3lld h=%-5lld Hq=%-3lld Hkv=%-3lld d=%-3lld ffn=%-5lld V=%lld\n", *p,
+                   (double)rs_transformer_params(&t) / 1e9, (long long)t.layers, (long long)t.hidden, (long long)t.q_heads,
+                   (long long)t.kv_heads, (long long)t.head_dim, (long long)t.ffn, (long long)t.vocab);
+    }
+    return RS_EXIT_OK;
 }
 
 static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
@@ -67,52 +100,15 @@ static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
 
 int rs_cmd_memory(int argc, char **argv) {
     rs_err_t err = {{0}};
-    rs_mem_config_t c;
-    rs_mem_config_default(&c);
-    const char *model = NULL, *profile = NULL, *csv = NULL;
-    bool shard_given = false;
-    int opt;
-    rs_cli_getopt_reset();
-    while ((opt = getopt_long(argc, argv, ":m:S:N:p:h", opts, NULL)) != -1) {
-        int rc = 0;
-        switch (opt) {
-        case 'm': case OPT_MODEL: model = optarg; break;
-        case 'S': case OPT_SEQ: rc = rs_parse_size("--seq", optarg, 1, (int64_t)1 << 40, &c.seq_tokens, &err); break;
-        case 'N': case OPT_RANKS: rc = rs_parse_size("--ranks", optarg, 1, 1 << 24, &c.sp_degree, &err); break;
-        case OPT_ULYSSES: rc = rs_parse_size("--ulysses", optarg, 1, 1 << 24, &c.ulysses_degree, &err); break;
-        case OPT_BATCH: rc = rs_parse_size("--batch", optarg, 1, 1 << 20, &c.batch, &err); break;
-        case OPT_SHARD:
-            rc = rs_parse_size("--shard", optarg, 1, (int64_t)1 << 30, &c.shard_devices, &err);
-            shard_given = true;
-            break;
-        case OPT_PRECISION:
-            if (rs_precision_parse(optarg, &c.precision)) rc = rs_errf(&err, "--precision %s: expected mixed or fp32", optarg);
-            break;
-        case OPT_CKPT:
-            if (rs_ckpt_parse(optarg, &c.ckpt)) rc = rs_errf(&err, "--ckpt %s: expected none, selective or full", optarg);
-            break;
-        case OPT_CHUNK: rc = rs_parse_size("--chunk", optarg, 1, (int64_t)1 << 30, &c.chunk_tokens, &err); break;
-        case 'p': case OPT_PROFILE: profile = optarg; break;
-        case OPT_CSV: csv = optarg; break;
-        case OPT_LIST:
-            for (const char *const *p = rs_transformer_preset_names(); *p; p++) {
-                rs_transformer_t t;
-                if (rs_transformer_load(*p, &t, &err) == 0)
-                    printf("%-14s %6.1fB params  L=%-3lld h=%-5lld Hq=%-3lld Hkv=%-3lld d=%-3lld ffn=%-5lld V=%lld\n", *p,
-                           (double)rs_transformer_params(&t) / 1e9, (long long)t.layers, (long long)t.hidden,
-                           (long long)t.q_heads, (long long)t.kv_heads, (long long)t.head_dim, (long long)t.ffn,
-                           (long long)t.vocab);
-            }
-            return RS_EXIT_OK;
-        case 'h': case OPT_HELP: help(); return RS_EXIT_OK;
-        case ':': rc = rs_errf(&err, "%s: missing value", argv[optind - 1]); break;
-        default: rc = rs_errf(&err, "%s: unknown option (see ringsim memory --help)", argv[optind - 1]); break;
-        }
-        if (rc) {
-            fprintf(stderr, "ringsim memory: %s\n", err.msg);
-            return RS_EXIT_USAGE;
-        }
-    }
+    mem_cli_t mc = {0};
+    rs_mem_config_default(&mc.c);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &mc, NULL, 0}};
+    int rc = rs_cli_run_parse("memory", argc, argv, groups, 1, true, help);
+    if (rc >= 0) return rc;
+    if (mc.list) return list_models();
+    rs_mem_config_t c = mc.c;
+    const char *model = mc.model, *profile = mc.profile, *csv = mc.csv;
+    const bool shard_given = rs_cli_given(&groups[0], "shard");
     if (optind < argc) {
         fprintf(stderr, "ringsim memory: unexpected argument '%s'\n", argv[optind]);
         return RS_EXIT_USAGE;

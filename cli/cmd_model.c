@@ -7,20 +7,26 @@
  * "-LAYOUT-PASS" before its extension). */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "trace.h"
 
-enum { OPT_CSV = 2000, OPT_JSON, OPT_TRACE, OPT_CHROME, OPT_HELP };
+typedef struct {
+    const char *csv, *json, *trace, *chrome; /* outputs */
+} model_opts_t;
 
-static const struct option own_opts[] = {
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"chrome", required_argument, NULL, OPT_CHROME},
-    {"help", no_argument, NULL, OPT_HELP},
+static const rs_opt_t own_opts[] = {
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, offsetof(model_opts_t, csv), 0,
+     0, NULL, NULL, "Output:"},
+    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING,
+     offsetof(model_opts_t, json), 0, 0, NULL, NULL, NULL},
+    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_STRING, offsetof(model_opts_t, trace), 0, 0, NULL,
+     NULL, NULL},
+    {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_STRING,
+     offsetof(model_opts_t, chrome), 0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
@@ -29,20 +35,14 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk */
 } entry_t;
 
-static void help(void) {
+static void help(const rs_opt_group_t *groups, int n) {
     printf("usage: ringsim model [options]\n\n"
            "The analytic model: per layout and pass, the seed's per-step T_comp = c_f B^2 / F and\n"
            "T_comm = c_b B / W (calibrated: latency, F_eff(B), launch, overlap), the overlap threshold\n"
            "B_min = F c_b / (W c_f) and B* (solved with latency and efficiency), and the critical-path\n"
-           "walk's makespan and efficiency against perfect balance. See docs/model.md.\n\n"
-           "Output:\n"
-           "      --csv FILE           also write the table as CSV (\"-\" = stdout)  [none]\n"
-           "      --json FILE          also write the results as JSON (\"-\" = stdout) [none]\n"
-           "      --trace FILE         the walk's predicted trace, CSV            [none]\n"
-           "      --chrome FILE        the walk's predicted trace, Chrome/Perfetto JSON [none]\n"
-           "  -h, --help               this help\n\n"
-           "Defaults here: --layout all --pass both.\n");
-    rs_cli_common_help(stdout);
+           "walk's makespan and efficiency against perfect balance. See docs/model.md.\n\n");
+    rs_cli_print_opts(stdout, groups, n);
+    printf("\nDefaults here: --layout all --pass both.\n");
 }
 
 static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, const char *chrome,
@@ -193,34 +193,14 @@ int rs_cmd_model(int argc, char **argv) {
     c.n_passes = 2;
     c.passes[0] = RS_PASS_FORWARD;
     c.passes[1] = RS_PASS_BACKWARD;
-    const char *csv = NULL, *json = NULL, *trace = NULL, *chrome = NULL;
-    struct option *opts = rs_cli_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
-    if (!opts) return RS_EXIT_FAIL;
+    model_opts_t o = {0};
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
+    int rc = rs_cli_run_parse("model", argc, argv, groups, 2, true, help);
+    if (rc >= 0) return rc;
+    const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
     rs_err_t err = {{0}};
-    int opt, rc = RS_EXIT_OK;
-    rs_cli_getopt_reset();
-    while ((opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
-        int r = rs_cli_common_opt(&c, opt, optarg, &err);
-        if (r < 0) {
-            rc = RS_EXIT_USAGE;
-            break;
-        }
-        if (r > 0) continue;
-        switch (opt) {
-        case OPT_CSV: csv = optarg; break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_TRACE: trace = optarg; break;
-        case OPT_CHROME: chrome = optarg; break;
-        case 'h':
-        case OPT_HELP: help(); free(opts); return RS_EXIT_OK;
-        default:
-            rs_errf(&err, "unknown option '%s' or missing value (see ringsim model --help)", argv[optind - 1]);
-            rc = RS_EXIT_USAGE;
-        }
-        if (rc) break;
-    }
-    free(opts);
-    if (rc == RS_EXIT_OK && optind < argc) {
+    rc = RS_EXIT_OK;
+    if (optind < argc) {
         rs_errf(&err, "unexpected argument '%s' (see ringsim model --help)", argv[optind]);
         rc = RS_EXIT_USAGE;
     }

@@ -1,6 +1,5 @@
 /* cmd_profiles.c - `ringsim profiles [NAME|FILE]`: list the shipped hardware presets, print one, or
  * check a profile file (format: docs/profiles.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,19 +7,21 @@
 
 #include "cli.h"
 
-static void profiles_help(FILE *out) {
-    fprintf(out,
-            "usage: ringsim profiles [options] [NAME | FILE]\n"
-            "\n"
-            "  (no argument)  list the device presets (peak BF16 rate, devices per node, ring tiers and\n"
-            "                 the overlap threshold F/W) and the interconnect tier presets\n"
-            "  NAME           print the JSON of a device or tier preset (case-insensitive)\n"
-            "  FILE           (contains '/' or ends in .json) validate a device profile and print a summary;\n"
-            "                 errors name file:line:column and the key\n"
-            "\n"
-            "options:\n"
-            "  --tier         FILE is an interconnect tier file, not a device profile (default: off)\n"
-            "  -h, --help     this help\n");
+static const rs_opt_t own_opts[] = {
+    {"tier", 0, NULL, "off", "FILE is an interconnect tier file, not a device profile", RS_ARG_TRUE, 0, 0, 0, NULL, NULL,
+     "options:"},
+};
+
+static void help(const rs_opt_group_t *groups, int n) {
+    printf("usage: ringsim profiles [options] [NAME | FILE]\n"
+           "\n"
+           "  (no argument)  list the device presets (peak BF16 rate, devices per node, ring tiers and\n"
+           "                 the overlap threshold F/W) and the interconnect tier presets\n"
+           "  NAME           print the JSON of a device or tier preset (case-insensitive)\n"
+           "  FILE           (contains '/' or ends in .json) validate a device profile and print a summary;\n"
+           "                 errors name file:line:column and the key\n"
+           "\n");
+    rs_cli_print_opts(stdout, groups, n);
 }
 
 /* One line per device preset; returns 0 or 1 if a preset does not load (a build defect). */
@@ -67,21 +68,10 @@ static bool is_path(const char *s) {
 }
 
 int rs_cmd_profiles(int argc, char **argv) {
-    enum { OPT_TIER = 300 };
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'}, {"tier", no_argument, NULL, OPT_TIER}, {NULL, 0, NULL, 0}};
     bool tier = false;
-    rs_cli_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h': profiles_help(stdout); return RS_EXIT_OK;
-        case OPT_TIER: tier = true; break;
-        default:
-            fprintf(stderr, "ringsim profiles: unknown option '%s' (see ringsim profiles --help)\n", argv[optind - 1]);
-            return RS_EXIT_USAGE;
-        }
-    }
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &tier, NULL, 0}};
+    int rc = rs_cli_run_parse("profiles", argc, argv, groups, 1, true, help);
+    if (rc >= 0) return rc;
     if (optind == argc) return list_presets() ? RS_EXIT_FAIL : RS_EXIT_OK;
     if (optind + 1 < argc) {
         fprintf(stderr, "ringsim profiles: one NAME or FILE at most, got %d arguments\n", argc - optind);

@@ -8,6 +8,7 @@
  * entries the file name gets "-LAYOUT-PASS" before its extension), --platform-out FILE. */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,26 +19,53 @@
 #include "job_opts.h"
 #include "sim.h"
 
-enum {
-    OPT_TRACE = 2000, OPT_CHROME, OPT_CSV, OPT_PLATFORM, OPT_HOSTMAP, OPT_PLATFORM_OUT, OPT_NETMODEL, OPT_CFG,
-    OPT_STEPS, OPT_ALL_PAIRS, OPT_HOPS, OPT_LINKS, OPT_HELP
-};
+typedef struct {
+    const char *trace, *chrome, *csv; /* outputs */
+    const char *hops, *links;         /* a job's per-hop and per-link CSV */
+    bool steps;                       /* the per-step table */
+    bool all_pairs;                   /* routes between all device pairs */
+    rs_sim_config_t cfg;              /* platform, network model, settings */
+} sim_opts_t;
 
-static const struct option own_opts[] = {
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"chrome", required_argument, NULL, OPT_CHROME},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"platform", required_argument, NULL, OPT_PLATFORM},
-    {"hostmap", required_argument, NULL, OPT_HOSTMAP},
-    {"platform-out", required_argument, NULL, OPT_PLATFORM_OUT},
-    {"network-model", required_argument, NULL, OPT_NETMODEL},
-    {"cfg", required_argument, NULL, OPT_CFG},
-    {"steps", no_argument, NULL, OPT_STEPS},
-    {"all-pairs", no_argument, NULL, OPT_ALL_PAIRS},
-    {"hops", required_argument, NULL, OPT_HOPS},
-    {"links", required_argument, NULL, OPT_LINKS},
-    {"help", no_argument, NULL, OPT_HELP},
+static int parse_netmodel(void *dst, const char *arg, rs_err_t *err) {
+    if (!*arg || strchr(arg, ' '))
+        return rs_errf(err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", arg);
+    ((sim_opts_t *)dst)->cfg.network_model = arg;
+    return 0;
+}
+
+static int parse_cfg(void *dst, const char *arg, rs_err_t *err) {
+    rs_sim_config_t *cfg = &((sim_opts_t *)dst)->cfg;
+    if (cfg->n_cfg >= RS_SIM_MAX_CFG) return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
+    if (!strchr(arg, ':') || arg[0] == ':') return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", arg);
+    cfg->cfg[cfg->n_cfg++] = arg;
+    return 0;
+}
+
+#define O(field) offsetof(sim_opts_t, field)
+static const rs_opt_t own_opts[] = {
+    {"platform", 0, "FILE", "generated", "your SimGrid platform XML instead of a generated one", RS_ARG_STRING,
+     O(cfg.platform_path), 0, 0, NULL, NULL, "Simulation:"},
+    {"hostmap", 0, "FILE", "rank p on host gpu<p>", "rank-to-host map for --platform: lines \"HOST\" or \"RANK HOST\"",
+     RS_ARG_STRING, O(cfg.hostmap_path), 0, 0, NULL, NULL, NULL},
+    {"platform-out", 0, "FILE", "none", "write the generated platform XML", RS_ARG_STRING, O(cfg.platform_out), 0, 0, NULL,
+     NULL, NULL},
+    {"all-pairs", 0, NULL, "ring routes", "generate routes between all device pairs (ports per device)\ninstead of the ring's N hops",
+     RS_ARG_TRUE, O(all_pairs), 0, 0, NULL, NULL, NULL},
+    {"network-model", 0, "M", "CM02", "SimGrid network/model: CM02 (exact), LV08, IB, Constant", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_netmodel, NULL},
+    {"cfg", 0, "KEY:VALUE", "none", "any SimGrid setting, after the defaults (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_cfg, NULL},
+    {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_STRING, O(trace), 0, 0, NULL, NULL, "Output:"},
+    {"chrome", 0, "FILE", "none", "the simulated trace, Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"steps", 0, NULL, "off", "print the per-step table (latest end, longest step)", RS_ARG_TRUE, O(steps), 0, 0, NULL, NULL,
+     NULL},
+    {"hops", 0, "FILE", "none", "a job's per-hop table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(hops), 0, 0, NULL, NULL, NULL},
+    {"links", 0, "FILE", "none", "a job's per-link table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(links), 0, 0, NULL, NULL,
+     NULL},
 };
+#undef O
 
 typedef struct {
     rs_problem_t problem;  /* this entry's problem */
@@ -45,38 +73,24 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk on the same machine */
 } entry_t;
 
-static void help(void) {
+static void help(const rs_opt_group_t *groups, int n) {
     printf("usage: ringsim sim [options]\n\n"
            "Simulate the ring schedule in SimGrid %s: one actor per rank, each step an async exec of\n"
            "the step's compute and async put/get of its transfers, on a platform generated from the\n"
            "hardware profile (flat ring, or nodes of G devices with one NIC per device) or your own\n"
            "SimGrid platform. The default network model (CM02, TCP-gamma 0, no cross-traffic) is exact:\n"
-           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n\n"
-           "Simulation:\n"
-           "      --platform FILE      your SimGrid platform XML instead of a generated one [generated]\n"
-           "      --hostmap FILE       rank-to-host map for --platform: lines \"HOST\" or \"RANK HOST\"\n"
-           "                           [rank p on host gpu<p>]\n"
-           "      --platform-out FILE  write the generated platform XML           [none]\n"
-           "      --all-pairs          generate routes between all device pairs (ports per device)\n"
-           "                           instead of the ring's N hops               [ring routes]\n"
-           "      --network-model M    SimGrid network/model: CM02 (exact), LV08, IB, Constant [CM02]\n"
-           "      --cfg KEY:VALUE      any SimGrid setting, after the defaults (repeatable) [none]\n"
-           "Output:\n"
-           "      --trace FILE         the simulated trace, CSV                   [none]\n"
-           "      --chrome FILE        the simulated trace, Chrome/Perfetto JSON   [none]\n"
-           "      --csv FILE           also write the table as CSV (\"-\" = stdout) [none]\n"
-           "      --steps              print the per-step table (latest end, longest step) [off]\n"
-           "      --hops FILE          a job's per-hop table as CSV (\"-\" = stdout) [none]\n"
-           "      --links FILE         a job's per-link table as CSV (\"-\" = stdout) [none]\n"
-           "  -h, --help               this help\n\n"
-           "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
+           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n"
+           "Concurrent rings (--tp, --dp, --map, --fabric ...) run R rings at once on a generated fabric\n"
+           "(NICs per node, leaf-spine oversubscription, rails) with optional background collectives,\n"
+           "and report per ring the slowdown against its contention-free walk, per hop the achieved\n"
+           "bandwidth, per link the load and the link that saturates (docs/sim.md, \"Contention\").\n\n",
+           rs_sim_simgrid_version());
+    rs_cli_print_opts(stdout, groups, n);
+    printf("\nRealism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
            "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
            "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
            "link at eta x bandwidth while the sender computes; generated platforms only).\n"
-           "Defaults here: --layout zigzag --pass forward.\n",
-           rs_sim_simgrid_version());
-    rs_cli_job_help(stdout);
-    rs_cli_common_help(stdout);
+           "Defaults here: --layout zigzag --pass forward.\n");
 }
 
 static double rel_diff(double a, double b) {
@@ -94,7 +108,7 @@ static void print_header(const rs_setup_t *c, const rs_sim_config_t *cfg, const 
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
     printf("# hardware: %s  F=%.4g TFLOP/s  F_eff(B)=%.4g TFLOP/s\n", m->hw_name, m->flops_per_s / 1e12,
            rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
-    printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
+    if (!cfg->job) printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
     printf("# SimGrid %s, network/model %s%s", rs_sim_simgrid_version(), cfg->network_model,
            strcmp(cfg->network_model, "CM02") ? "" : " (exact)");
     if (cfg->job || cfg->platform_path) printf(", network/optim Full");
@@ -202,135 +216,83 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
     return rc;
 }
 
-typedef struct {
-    rs_setup_t c;
-    rs_sim_config_t cfg;
-    rs_cli_job_t job;
-    const char *trace, *chrome, *csv, *hops, *links;
-    bool steps, ranks_given;
-} sim_args_t;
-
-/* One option of ringsim sim's own. Returns 0, 1 for --help, or -1 with err. */
-static int own_opt(sim_args_t *a, int opt, const char *arg, const char *word, rs_err_t *err) {
-    switch (opt) {
-    case OPT_TRACE: a->trace = arg; return 0;
-    case OPT_CHROME: a->chrome = arg; return 0;
-    case OPT_CSV: a->csv = arg; return 0;
-    case OPT_HOPS: a->hops = arg; return 0;
-    case OPT_LINKS: a->links = arg; return 0;
-    case OPT_PLATFORM: a->cfg.platform_path = arg; return 0;
-    case OPT_HOSTMAP: a->cfg.hostmap_path = arg; return 0;
-    case OPT_PLATFORM_OUT: a->cfg.platform_out = arg; return 0;
-    case OPT_NETMODEL:
-        if (!*arg || strchr(arg, ' '))
-            return rs_errf(err, "--network-model '%s': expected a SimGrid model name (CM02, LV08, IB, Constant)", arg);
-        a->cfg.network_model = arg;
-        return 0;
-    case OPT_CFG:
-        if (a->cfg.n_cfg >= RS_SIM_MAX_CFG) return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
-        if (!strchr(arg, ':') || arg[0] == ':')
-            return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", arg);
-        a->cfg.cfg[a->cfg.n_cfg++] = arg;
-        return 0;
-    case OPT_STEPS: a->steps = true; return 0;
-    case OPT_ALL_PAIRS: a->cfg.routes = RS_PLATFORM_ALL_PAIRS; return 0;
-    case 'h':
-    case OPT_HELP: return 1;
-    default: return rs_errf(err, "unknown option '%s' or missing value (see ringsim sim --help)", word);
-    }
-}
-
-/* Parse and check every option. Returns RS_EXIT_OK, RS_EXIT_USAGE with err, or -1 after --help. */
-static int parse_args(int argc, char **argv, sim_args_t *a, rs_err_t *err) {
-    struct option *opts = rs_cli_job_merge_longopts(own_opts, (int)(sizeof own_opts / sizeof own_opts[0]));
-    if (!opts) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    int opt, rc = RS_EXIT_OK;
-    rs_cli_getopt_reset();
-    while (rc == RS_EXIT_OK && (opt = getopt_long(argc, argv, RS_CLI_COMMON_SHORTOPTS "h", opts, NULL)) != -1) {
-        if (opt == 'N' || opt == RS_OPT_RANKS) a->ranks_given = true;
-        int r = rs_cli_common_opt(&a->c, opt, optarg, err);
-        if (r == 0) r = rs_cli_job_opt(&a->job, opt, optarg, err);
-        if (r < 0) rc = RS_EXIT_USAGE;
-        if (r != 0) continue;
-        r = own_opt(a, opt, optarg, argv[optind - 1], err);
-        if (r > 0) {
-            help();
-            free(opts);
-            return -1;
-        }
-        if (r < 0) rc = RS_EXIT_USAGE;
-    }
-    free(opts);
-    if (rc == RS_EXIT_OK && optind < argc)
-        rc = (rs_errf(err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]), RS_EXIT_USAGE);
-    if (rc == RS_EXIT_OK && a->cfg.hostmap_path && !a->cfg.platform_path)
-        rc = (rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
-                      a->cfg.hostmap_path), RS_EXIT_USAGE);
-    if (rc == RS_EXIT_OK && a->cfg.platform_path && a->cfg.platform_out)
-        rc = (rs_errf(err, "--platform-out writes a generated platform; it cannot be combined with --platform"), RS_EXIT_USAGE);
-    if (rc == RS_EXIT_OK && (a->hops || a->links) && !a->job.any)
-        rc = (rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric",
-                      a->hops ? "hops" : "links"), RS_EXIT_USAGE);
-    if (rc == RS_EXIT_OK && rs_cli_job_apply(&a->job, &a->c, a->ranks_given, err) != 0) rc = RS_EXIT_USAGE;
-    if (rc == RS_EXIT_OK && rs_setup_finish(&a->c, err) != 0) rc = RS_EXIT_USAGE;
-    return rc;
-}
-
 /* Tables and CSV files of the entries. Returns an exit code. */
-static int write_outputs(const sim_args_t *a, const rs_job_t *job, const entry_t *es, int n, rs_err_t *err) {
-    const bool quiet = (a->csv && !strcmp(a->csv, "-")) || (a->hops && !strcmp(a->hops, "-")) ||
-                       (a->links && !strcmp(a->links, "-"));
-    if (!job) {
-        if (!quiet) print_table(&a->c, &a->cfg, es, n, a->steps);
-        return a->csv && write_csv(a->csv, es, n, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
+static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_config_t *cfg, const entry_t *es, int n,
+                         rs_err_t *err) {
+    const bool quiet = (o->csv && !strcmp(o->csv, "-")) || (o->hops && !strcmp(o->hops, "-")) ||
+                       (o->links && !strcmp(o->links, "-"));
+    if (!cfg->job) {
+        if (!quiet) print_table(c, cfg, es, n, o->steps);
+        return o->csv && write_csv(o->csv, es, n, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
     }
     rs_cli_job_entry_t *je = calloc((size_t)n, sizeof *je);
     if (!je) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     for (int i = 0; i < n; i++) je[i] = (rs_cli_job_entry_t){&es[i].problem, &es[i].sim};
     if (!quiet) {
-        print_header(&a->c, &a->cfg, es, n);
-        rs_cli_job_print(stdout, job, je, n);
+        print_header(c, cfg, es, n);
+        rs_cli_job_print(stdout, cfg->job, je, n);
     }
     int rc = RS_EXIT_OK;
-    if ((a->csv && rs_cli_job_write_rings(a->csv, je, n, err) != 0) || (a->hops && rs_cli_job_write_hops(a->hops, je, n, err) != 0) ||
-        (a->links && rs_cli_job_write_links(a->links, je, n, err) != 0))
+    if ((o->csv && rs_cli_job_write_rings(o->csv, je, n, err) != 0) || (o->hops && rs_cli_job_write_hops(o->hops, je, n, err) != 0) ||
+        (o->links && rs_cli_job_write_links(o->links, je, n, err) != 0))
         rc = RS_EXIT_FAIL;
     free(je);
     return rc;
 }
 
+/* Options that only make sense together, then the setup and the job. Returns an exit code. */
+static int check_args(int argc, char **argv, rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups, rs_cli_job_t *jo,
+                      rs_job_t *job, rs_sim_config_t *cfg, rs_err_t *err) {
+    if (optind < argc) return rs_errf(err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]), RS_EXIT_USAGE;
+    if (cfg->hostmap_path && !cfg->platform_path)
+        return rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
+                       cfg->hostmap_path), RS_EXIT_USAGE;
+    if (cfg->platform_path && cfg->platform_out)
+        return rs_errf(err, "--platform-out writes a generated platform; it cannot be combined with --platform"), RS_EXIT_USAGE;
+    jo->any = groups[1].seen != 0;
+    if ((o->hops || o->links) && !jo->any)
+        return rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric", o->hops ? "hops" : "links"),
+               RS_EXIT_USAGE;
+    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    if (!jo->any) return RS_EXIT_OK;
+    if (rs_cli_job_build(jo, c, job, err) != 0) return RS_EXIT_USAGE;
+    cfg->job = job;
+    return RS_EXIT_OK;
+}
+
 int rs_cmd_sim(int argc, char **argv) {
-    sim_args_t a;
-    memset(&a, 0, sizeof a);
-    rs_setup_default(&a.c);
-    rs_sim_config_default(&a.cfg);
-    rs_cli_job_init(&a.job);
+    rs_setup_t c;
+    rs_setup_default(&c);
+    sim_opts_t o = {0};
+    rs_sim_config_default(&o.cfg);
+    rs_cli_job_t jo;
+    rs_cli_job_init(&jo);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_job_group(&jo), rs_cli_shared_group(&c, NULL)};
+    int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true, help);
+    if (rc >= 0) return rc;
+    rs_sim_config_t cfg = o.cfg;
+    if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rs_err_t err = {{0}};
-    int rc = parse_args(argc, argv, &a, &err);
-    if (rc < 0) return RS_EXIT_OK; /* --help */
     rs_job_t job;
     memset(&job, 0, sizeof job);
-    if (rc == RS_EXIT_OK && a.job.any) {
-        if (rs_cli_job_build(&a.job, &a.c, &job, &err) != 0) rc = RS_EXIT_USAGE;
-        else a.cfg.job = &job;
-    }
+    rc = check_args(argc, argv, &c, &o, groups, &jo, &job, &cfg, &err);
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
         return rc;
     }
-    const int n = a.c.n_layouts * a.c.n_passes;
+    const int n = c.n_layouts * c.n_passes;
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) {
         rs_job_free(&job);
         return RS_EXIT_FAIL;
     }
     int k = 0;
-    for (int j = 0; j < a.c.n_passes && rc == RS_EXIT_OK; j++)
-        for (int i = 0; i < a.c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
-            es[k].problem = rs_setup_problem(&a.c, i, j);
-            rc = run_entry(&a.c, &a.cfg, &es[k], a.trace, a.chrome, n > 1, &err);
+    for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
+        for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
+            es[k].problem = rs_setup_problem(&c, i, j);
+            rc = run_entry(&c, &cfg, &es[k], o.trace, o.chrome, n > 1, &err);
         }
-    if (rc == RS_EXIT_OK) rc = write_outputs(&a, a.cfg.job, es, n, &err);
+    if (rc == RS_EXIT_OK) rc = write_outputs(&c, &o, &cfg, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);

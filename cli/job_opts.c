@@ -6,23 +6,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct option rs_cli_job_longopts[] = {
-    {"tp", required_argument, NULL, RS_OPT_TP},
-    {"cp", required_argument, NULL, RS_OPT_CP},
-    {"dp", required_argument, NULL, RS_OPT_DP},
-    {"devices", required_argument, NULL, RS_OPT_DEVICES},
-    {"order", required_argument, NULL, RS_OPT_ORDER},
-    {"map", required_argument, NULL, RS_OPT_MAP},
-    {"fabric", required_argument, NULL, RS_OPT_FABRIC},
-    {"nics", required_argument, NULL, RS_OPT_NICS},
-    {"nodes-per-leaf", required_argument, NULL, RS_OPT_NODES_PER_LEAF},
-    {"oversub", required_argument, NULL, RS_OPT_OVERSUB},
-    {"background", required_argument, NULL, RS_OPT_BACKGROUND},
-    {"bg-group", required_argument, NULL, RS_OPT_BG_GROUP},
-    {"model", required_argument, NULL, RS_OPT_MODEL},
-    {"bg-bytes", required_argument, NULL, RS_OPT_BG_BYTES},
+#include <stddef.h>
+
+static int parse_order(void *dst, const char *arg, rs_err_t *err) {
+    return rs_placement_order_parse(arg, ((rs_cli_job_t *)dst)->order, err);
+}
+
+static int parse_fabric(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_fabric_kind_parse(arg, &((rs_cli_job_t *)dst)->fabric) != 0)
+        return rs_errf(err, "--fabric %s: expected flat, leaf-spine or rail", arg);
+    return 0;
+}
+
+static int parse_oversub(void *dst, const char *arg, rs_err_t *err) {
+    double *o = &((rs_cli_job_t *)dst)->oversub;
+    if (rs_parse_double("--oversub", arg, -1e300, 1e6, o, err) != 0) return -1;
+    if (*o < 1) return rs_errf(err, "--oversub %s: must be >= 1 (leaf downlink : uplink capacity; 1 = non-blocking)", arg);
+    return 0;
+}
+
+static int parse_background(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_bg_kind_parse(arg, &((rs_cli_job_t *)dst)->background) != 0)
+        return rs_errf(err, "--background %s: expected none, dp (gradient all-reduce) or fsdp (all-gather, reduce-scatter)", arg);
+    return 0;
+}
+
+static int parse_bg_group(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_bg_group_parse(arg, &((rs_cli_job_t *)dst)->bg_group) != 0)
+        return rs_errf(err, "--bg-group %s: expected dp-cp or dp", arg);
+    return 0;
+}
+
+static int parse_bg_bytes(void *dst, const char *arg, rs_err_t *err) {
+    int64_t v;
+    if (rs_parse_size("--bg-bytes", arg, 1, INT64_C(1) << 50, &v, err)) return -1;
+    ((rs_cli_job_t *)dst)->bg_bytes = (double)v;
+    return 0;
+}
+
+#define O(field) offsetof(rs_cli_job_t, field)
+const rs_opt_t rs_cli_job_opts[] = {
+    {"tp", 0, "T", "1", "tensor-parallel degree: R = T x P rings", RS_ARG_SIZE, O(tp), 1, 1 << 24, NULL, NULL,
+     "Concurrent rings (any of these simulates a job of R rings on a generated fabric; docs/sim.md):"},
+    {"dp", 0, "P", "1", "data-parallel degree", RS_ARG_SIZE, O(dp), 1, 1 << 24, NULL, NULL, NULL},
+    {"cp", 0, "C", "-N", "context-parallel degree = ranks per ring", RS_ARG_SIZE, O(cp), 1, 1 << 24, NULL, NULL, NULL},
+    {"devices", 0, "D", "T C P", "device count; the degrees must multiply to it", RS_ARG_SIZE, O(devices), 1, 1 << 24, NULL,
+     NULL, NULL},
+    {"order", 0, "O", "tp-cp-dp", "placement order, innermost first (tp-cp-dp: TP inside a node,\nCP across nodes; cp-tp-dp: rings inside nodes)",
+     RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_order, NULL},
+    {"map", 0, "FILE", "none", "explicit placement: one line per ring, its N device indices", RS_ARG_STRING, O(map), 0, 0, NULL,
+     NULL, NULL},
+    {"fabric", 0, "F", "flat", "flat (one switch), leaf-spine or rail (rail-optimised leaves)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_fabric, NULL},
+    {"nics", 0, "K", "G", "NICs per node, 1..G (device l uses NIC l K / G)", RS_ARG_SIZE, O(nics), 1, 1 << 20, NULL, NULL, NULL},
+    {"nodes-per-leaf", 0, "M", "32 / K", "nodes under one leaf (rail: under one rail leaf)", RS_ARG_SIZE, O(nodes_per_leaf), 1,
+     1 << 24, NULL, NULL, NULL},
+    {"oversub", 0, "O", "1", "leaf downlink : uplink capacity, >= 1", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_oversub, NULL},
+    {"background", 0, "B", "none", "none, dp (gradient all-reduce, backward) or fsdp (parameter\nall-gather; backward also the gradient reduce-scatter)",
+     RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_background, NULL},
+    {"bg-group", 0, "G", "dp-cp", "dp-cp (every device of a TP rank) or dp (same TP and CP rank)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_bg_group, NULL},
+    {"model", 0, "M", "none", "model preset sizing the background (one layer per device)", RS_ARG_STRING, O(model), 0, 0,
+     NULL, NULL, NULL},
+    {"bg-bytes", 0, "SIZE", "none", "or that layer's bytes directly", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_bg_bytes, NULL},
 };
-const int rs_cli_job_n_longopts = (int)(sizeof rs_cli_job_longopts / sizeof rs_cli_job_longopts[0]);
+#undef O
+const int rs_cli_job_n = RS_OPTS_N(rs_cli_job_opts);
+
+rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j) { return (rs_opt_group_t){rs_cli_job_opts, rs_cli_job_n, j, NULL, 0}; }
 
 void rs_cli_job_init(rs_cli_job_t *j) {
     memset(j, 0, sizeof *j);
@@ -34,45 +85,6 @@ void rs_cli_job_init(rs_cli_job_t *j) {
     j->oversub = 1;
     j->background = RS_BG_NONE;
     j->bg_group = RS_BG_GROUP_DP_CP;
-}
-
-int rs_cli_job_opt(rs_cli_job_t *j, int opt, const char *arg, rs_err_t *err) {
-    if (opt <= RS_OPT_JOB_BEGIN || opt >= RS_OPT_JOB_END) return 0;
-    j->any = true;
-    switch (opt) {
-    case RS_OPT_TP: return rs_parse_size("--tp", arg, 1, 1 << 24, &j->tp, err) ? -1 : 1;
-    case RS_OPT_CP: return rs_parse_size("--cp", arg, 1, 1 << 24, &j->cp, err) ? -1 : 1;
-    case RS_OPT_DP: return rs_parse_size("--dp", arg, 1, 1 << 24, &j->dp, err) ? -1 : 1;
-    case RS_OPT_DEVICES: return rs_parse_size("--devices", arg, 1, 1 << 24, &j->devices, err) ? -1 : 1;
-    case RS_OPT_ORDER: return rs_placement_order_parse(arg, j->order, err) ? -1 : 1;
-    case RS_OPT_MAP: j->map = arg; return 1;
-    case RS_OPT_FABRIC:
-        if (rs_fabric_kind_parse(arg, &j->fabric) != 0)
-            return rs_errf(err, "--fabric %s: expected flat, leaf-spine or rail", arg);
-        return 1;
-    case RS_OPT_NICS: return rs_parse_size("--nics", arg, 1, 1 << 20, &j->nics, err) ? -1 : 1;
-    case RS_OPT_NODES_PER_LEAF: return rs_parse_size("--nodes-per-leaf", arg, 1, 1 << 24, &j->nodes_per_leaf, err) ? -1 : 1;
-    case RS_OPT_OVERSUB:
-        if (rs_parse_double("--oversub", arg, -1e9, 1e6, &j->oversub, err) != 0) return -1;
-        if (j->oversub < 1)
-            return rs_errf(err, "--oversub %s: must be >= 1 (leaf downlink : uplink capacity; 1 = non-blocking)", arg);
-        return 1;
-    case RS_OPT_BACKGROUND:
-        if (rs_bg_kind_parse(arg, &j->background) != 0)
-            return rs_errf(err, "--background %s: expected none, dp (gradient all-reduce) or fsdp (all-gather, reduce-scatter)", arg);
-        return 1;
-    case RS_OPT_BG_GROUP:
-        if (rs_bg_group_parse(arg, &j->bg_group) != 0) return rs_errf(err, "--bg-group %s: expected dp-cp or dp", arg);
-        return 1;
-    case RS_OPT_MODEL: j->model = arg; return 1;
-    case RS_OPT_BG_BYTES: {
-        int64_t v;
-        if (rs_parse_size("--bg-bytes", arg, 1, INT64_C(1) << 50, &v, err)) return -1;
-        j->bg_bytes = (double)v;
-        return 1;
-    }
-    default: return 0;
-    }
 }
 
 int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_err_t *err) {
@@ -130,37 +142,6 @@ int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, 
     if (rc == 0) rc = rs_job_validate(job, err);
     if (rc != 0) rs_job_free(job);
     return rc;
-}
-
-struct option *rs_cli_job_merge_longopts(const struct option *own, int n_own) {
-    const int n = n_own + rs_cli_job_n_longopts;
-    struct option *mine = malloc(sizeof *mine * (size_t)n);
-    if (!mine) return NULL;
-    memcpy(mine, own, sizeof *own * (size_t)n_own);
-    memcpy(mine + n_own, rs_cli_job_longopts, sizeof *own * (size_t)rs_cli_job_n_longopts);
-    struct option *all = rs_cli_merge_longopts(mine, n);
-    free(mine);
-    return all;
-}
-
-void rs_cli_job_help(FILE *out) {
-    fprintf(out,
-            "Concurrent rings (any of these simulates a job of R rings on a generated fabric; docs/sim.md):\n"
-            "      --tp T, --dp P       tensor- and data-parallel degrees: R = T x P rings   [1, 1]\n"
-            "      --cp C               context-parallel degree = ranks per ring (= -N)      [-N]\n"
-            "      --devices D          device count; the degrees must multiply to it        [T C P]\n"
-            "      --order O            placement order, innermost first (tp-cp-dp: TP inside a node,\n"
-            "                           CP across nodes; cp-tp-dp: rings inside nodes)     [tp-cp-dp]\n"
-            "      --map FILE           explicit placement: one line per ring, its N device indices\n"
-            "      --fabric F           flat (one switch), leaf-spine or rail (rail-optimised) [flat]\n"
-            "      --nics K             NICs per node, 1..G (device l uses NIC l K / G)      [G]\n"
-            "      --nodes-per-leaf M   nodes under one leaf (rail: per rail leaf)           [32 / K]\n"
-            "      --oversub O          leaf downlink : uplink capacity, >= 1                [1]\n"
-            "      --background B       none, dp (gradient all-reduce, backward) or fsdp (parameter\n"
-            "                           all-gather; backward also gradient reduce-scatter)   [none]\n"
-            "      --bg-group G         dp-cp (every device of a TP rank) or dp              [dp-cp]\n"
-            "      --model M            model preset sizing the background (one layer per device)\n"
-            "      --bg-bytes SIZE      or that layer's bytes directly\n");
 }
 
 #endif /* RINGSIM_HAVE_SIM */

@@ -13,18 +13,13 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "options.h"
 #include "job.h"
 #include "sim.h"
 
-enum {
-    RS_OPT_JOB_BEGIN = 3000,
-    RS_OPT_TP, RS_OPT_CP, RS_OPT_DP, RS_OPT_DEVICES, RS_OPT_ORDER, RS_OPT_MAP, RS_OPT_FABRIC, RS_OPT_NICS,
-    RS_OPT_NODES_PER_LEAF, RS_OPT_OVERSUB, RS_OPT_BACKGROUND, RS_OPT_BG_GROUP, RS_OPT_MODEL, RS_OPT_BG_BYTES,
-    RS_OPT_JOB_END
-};
-
 typedef struct {
-    bool any;                  /* some job option was given: simulate a job */
+    bool any;                  /* some job option was given: simulate a job (the caller sets it from
+                                  the group's seen bits) */
     int64_t tp, cp, dp;        /* degrees (cp 0 = -N) */
     int64_t devices;           /* --devices (0 = from the degrees or the map) */
     rs_dim_t order[RS_DIM_COUNT];
@@ -39,22 +34,18 @@ typedef struct {
     double bg_bytes;           /* --bg-bytes: parameters and gradients of the layer, bytes (0 = from the model) */
 } rs_cli_job_t;
 
-extern const struct option rs_cli_job_longopts[];
-extern const int rs_cli_job_n_longopts;
+/* The job's options as a table (cli/options.h) filling j. */
+extern const rs_opt_t rs_cli_job_opts[];
+extern const int rs_cli_job_n;
+rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j);
 
 /* Defaults: tp 1, dp 1, cp = -N, order tp-cp-dp, flat fabric, K = G, non-blocking, no background. */
 void rs_cli_job_init(rs_cli_job_t *j);
-/* Handle one getopt result: 1 handled, 0 not a job option, -1 with err on a bad value. */
-int rs_cli_job_opt(rs_cli_job_t *j, int opt, const char *arg, rs_err_t *err);
-/* Before rs_cli_common_finish: --cp sets the ring size -N (both given and different: error). */
+/* Before rs_setup_finish: --cp sets the ring size -N (both given and different: error). */
 int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_err_t *err);
-/* After rs_cli_common_finish: the job (placement, fabric from the machine, background sized from the
+/* After rs_setup_finish: the job (placement, fabric from the machine, background sized from the
  * model). Returns 0 or -1 with err (the job is freed on error). */
 int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, rs_err_t *err);
-/* Own + job + shared options in one getopt table (malloc'd, zero-terminated). */
-struct option *rs_cli_job_merge_longopts(const struct option *own, int n_own);
-void rs_cli_job_help(FILE *out);
-
 /* ---------------------------------------------------------------------------------------------------
  * Output of a simulated job (job_report.c): one entry per (layout, pass).
  * ------------------------------------------------------------------------------------------------- */

@@ -45,8 +45,8 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     char name[RS_NAME_LEN], note[256], date[32];
     struct utsname u;
     if (uname(&u) != 0) snprintf(u.nodename, sizeof u.nodename, "host");
-    snprintf(name, sizeof name, "%s", j->name ? j->name : "");
-    if (!j->name) snprintf(name, sizeof name, "%s-%.40s", job->be->name, u.nodename);
+    snprintf(name, sizeof name, "%s", j->name);
+    if (!j->name[0]) snprintf(name, sizeof name, "%s-%.40s", job->be->name, u.nodename);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", gmtime(&now));
     const char *kernel = job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name;

@@ -20,7 +20,7 @@ typedef struct {
     rs_exec_spmd_t job;              /* ranks: N, launch, MPI progress, loopback, command line */
     rs_calib_opts_t calib;           /* block sizes, time per point, timeout */
     const char *out_path;            /* the profile to write (atomically) */
-    const char *name;                /* its name (NULL: "<backend>-<host>") */
+    char name[RS_NAME_LEN];          /* its name ("": "<backend>-<host>") */
     FILE *out;                       /* the report (rank 0): the calibration tables */
 } rs_calibrate_in_t;
 

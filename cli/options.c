@@ -1,0 +1,167 @@
+/* options.c - command-line options as data (options.h). */
+#include "options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RS_OPT_CODE 1000 /* getopt_long's value of group g, row i: RS_OPT_CODE + 64 g + i */
+
+/* "a|b|c" -> "a, b or c". */
+static void choice_list(const char *choices, char *buf, size_t len) {
+    buf[0] = 0;
+    int n = 1;
+    for (const char *c = choices; *c; c++) n += *c == '|';
+    int i = 0;
+    for (const char *c = choices; *c && i < n; i++) {
+        const size_t m = strcspn(c, "|");
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%.*s", i == 0 ? "" : i == n - 1 ? " or " : ", ", (int)m, c);
+        c += m + (c[m] == '|');
+    }
+}
+
+static bool in_choices(const char *choices, const char *arg) {
+    const size_t n = strlen(arg);
+    for (const char *c = choices; *c;) {
+        const size_t m = strcspn(c, "|");
+        if (m == n && strncmp(c, arg, n) == 0) return true;
+        c += m + (c[m] == '|');
+    }
+    return false;
+}
+
+/* Store the argument of o into dst. Returns 0 or -1 with err. */
+static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
+    char *p = (char *)dst + o->offset, name[80];
+    snprintf(name, sizeof name, "--%s", o->name);
+    int64_t v;
+    switch (o->kind) {
+    case RS_ARG_TRUE: *(bool *)p = true; return 0;
+    case RS_ARG_FALSE: *(bool *)p = false; return 0;
+    case RS_ARG_SIZE: return rs_parse_size(name, arg, (int64_t)o->min, (int64_t)o->max, (int64_t *)p, err);
+    case RS_ARG_INT:
+        if (rs_parse_size(name, arg, (int64_t)o->min, (int64_t)o->max, &v, err) != 0) return -1;
+        *(int *)p = (int)v;
+        return 0;
+    case RS_ARG_DOUBLE: return rs_parse_double(name, arg, o->min, o->max, (double *)p, err);
+    case RS_ARG_STRING: *(const char **)p = arg; return 0;
+    case RS_ARG_BUF:
+        if (strlen(arg) >= (size_t)o->max) return rs_errf(err, "%s %s: at most %d characters", name, arg, (int)o->max - 1);
+        snprintf(p, (size_t)o->max, "%s", arg);
+        return 0;
+    case RS_ARG_CHOICE:
+        if (!in_choices(o->choices, arg)) {
+            char list[256];
+            choice_list(o->choices, list, sizeof list);
+            return rs_errf(err, "%s %s: expected %s", name, arg, list);
+        }
+        *(const char **)p = arg;
+        return 0;
+    case RS_ARG_CUSTOM: return o->parse(dst, arg, err);
+    }
+    return rs_errf(err, "%s: unknown option kind", name);
+}
+
+/* true when row o of group g is offered (not in its skip list). */
+static bool offered(const rs_opt_group_t *g, const rs_opt_t *o) {
+    const size_t n = strlen(o->name);
+    for (const char *c = g->skip; c && *c;) {
+        const size_t m = strcspn(c, ",");
+        if (m == n && strncmp(c, o->name, n) == 0) return false;
+        c += m + (c[m] == ',');
+    }
+    return true;
+}
+
+/* getopt_long's tables for the groups: long options and "-S:" short ones. NULL on OOM. */
+static struct option *make_longopts(const rs_opt_group_t *groups, int n_groups, char *shortopts, size_t len) {
+    int total = 1;
+    for (int g = 0; g < n_groups; g++) total += groups[g].n;
+    struct option *lo = calloc((size_t)total + 1, sizeof *lo);
+    if (!lo) return NULL;
+    snprintf(shortopts, len, ":h");
+    int k = 0;
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            const rs_opt_t *o = &groups[g].opts[i];
+            if (!offered(&groups[g], o)) continue;
+            const bool has_arg = o->kind != RS_ARG_TRUE && o->kind != RS_ARG_FALSE;
+            lo[k++] = (struct option){o->name, has_arg ? required_argument : no_argument, NULL, RS_OPT_CODE + 64 * g + i};
+            if (o->short_name)
+                snprintf(shortopts + strlen(shortopts), len - strlen(shortopts), "%c%s", o->short_name, has_arg ? ":" : "");
+        }
+    lo[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    return lo;
+}
+
+/* The group and row of a short option letter. */
+static bool find_short(const rs_opt_group_t *groups, int n_groups, int c, int *g_out, int *i_out) {
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++)
+            if (groups[g].opts[i].short_name == c && offered(&groups[g], &groups[g].opts[i])) {
+                *g_out = g, *i_out = i;
+                return true;
+            }
+    return false;
+}
+
+int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err) {
+    char shortopts[256];
+    struct option *lo = make_longopts(groups, n_groups, shortopts, sizeof shortopts);
+    if (!lo) return rs_errf(err, "out of memory");
+    for (int g = 0; g < n_groups; g++) groups[g].seen = 0;
+    optind = 1;
+    opterr = 0;
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+        int g = -1, i = -1;
+        if (c == 'h') {
+            rc = 1;
+        } else if (c == ':') {
+            rc = rs_errf(err, "option '%s' needs a value (see ringsim %s --help)", argv[optind - 1], cmd);
+        } else if (c >= RS_OPT_CODE) {
+            g = (c - RS_OPT_CODE) / 64, i = (c - RS_OPT_CODE) % 64;
+        } else if (c == '?' || !find_short(groups, n_groups, c, &g, &i)) {
+            rc = rs_errf(err, "unknown option '%s' (see ringsim %s --help)", argv[optind - 1], cmd);
+        }
+        if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) groups[g].seen |= 1ull << i;
+    }
+    free(lo);
+    return rc;
+}
+
+bool rs_cli_given(const rs_opt_group_t *g, const char *name) {
+    for (int i = 0; i < g->n; i++)
+        if (strcmp(g->opts[i].name, name) == 0) return (g->seen >> i) & 1;
+    return false;
+}
+
+/* One option: "  -S, --seq TOKENS         help text [default]" (help lines after the first indented). */
+static void print_opt(FILE *out, const rs_opt_t *o) {
+    char left[96];
+    snprintf(left, sizeof left, "%s--%s%s%s", o->short_name ? (char[]){'-', o->short_name, ',', ' ', 0} : "    ", o->name,
+             o->arg ? " " : "", o->arg ? o->arg : "");
+    const char *h = o->help;
+    for (int line = 0;; line++) {
+        const size_t n = strcspn(h, "\n");
+        const bool last = h[n] == 0;
+        char text[160];
+        snprintf(text, sizeof text, "%.*s", (int)n, h);
+        if (last && o->def) fprintf(out, "  %-24s %-44s [%s]\n", line == 0 ? left : "", text, o->def);
+        else fprintf(out, "  %-24s %s\n", line == 0 ? left : "", text);
+        if (last) break;
+        h += n + 1;
+    }
+}
+
+void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups) {
+    static const rs_opt_t help = {"help", 'h', NULL, NULL, "this help", RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
+    for (int g = 0; g < n_groups; g++) {
+        for (int i = 0; i < groups[g].n; i++) {
+            const rs_opt_t *o = &groups[g].opts[i];
+            if (o->section) fprintf(out, "%s\n", o->section);
+            if (offered(&groups[g], o)) print_opt(out, o);
+        }
+        if (g == 0) print_opt(out, &help); /* after the command's own options */
+    }
+}

@@ -1,0 +1,79 @@
+/* options.h - command-line options as data: one table row per option drives parsing (getopt_long),
+ * the validation message of a bad value and the --help text of every command, and can generate man
+ * pages and shell completion later. A command hands rs_cli_parse its option groups: the shared
+ * options (rs_cli_shared_opts, filling an rs_setup_t) and its own table (filling its own struct).
+ *
+ * Values land at `offset` in the group's struct, by kind:
+ *   TRUE / FALSE   bool = true / false (no argument)
+ *   SIZE           int64_t, K/M/G suffixes (powers of 1024), in [min, max]   (rs_parse_size)
+ *   INT            int, as SIZE
+ *   DOUBLE         double, SI suffixes (450G), finite, in [min, max]           (rs_parse_double)
+ *   STRING         const char *: the argument itself
+ *   BUF            char[max]: a copy of the argument (at most max - 1 characters)
+ *   CHOICE         const char *: the argument, one of choices "a|b|c"
+ *                  (else "--NAME X: expected a, b or c")
+ *   CUSTOM         parse(the group's struct, the argument, err)
+ * Messages name the option and the value: "--seq 12Q: unknown suffix", "--launch x: expected
+ * mpirun or threads".
+ */
+#ifndef RS_OPTIONS_H
+#define RS_OPTIONS_H
+
+#include <getopt.h> /* optind */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+typedef enum {
+    RS_ARG_TRUE = 0,
+    RS_ARG_FALSE,
+    RS_ARG_SIZE,
+    RS_ARG_INT,
+    RS_ARG_DOUBLE,
+    RS_ARG_STRING,
+    RS_ARG_BUF,
+    RS_ARG_CHOICE,
+    RS_ARG_CUSTOM,
+} rs_arg_kind_t;
+
+typedef struct {
+    const char *name;        /* long name without the dashes: "seq" */
+    char short_name;         /* 'S', or 0 */
+    const char *arg;         /* the argument in --help ("TOKENS"); NULL for TRUE / FALSE */
+    const char *def;         /* the default as --help shows it ("128K"); NULL: none shown */
+    const char *help;        /* what it does; '\n' continues on the next help line */
+    rs_arg_kind_t kind;      /* how the argument is read */
+    size_t offset;           /* where the value goes in the group's struct (offsetof) */
+    double min, max;         /* SIZE, INT, DOUBLE: the accepted range; BUF: max = buffer size */
+    const char *choices;     /* CHOICE: "a|b|c" */
+    int (*parse)(void *dst, const char *arg, rs_err_t *err); /* CUSTOM: dst = the group's struct */
+    const char *section;     /* a heading printed before this option in --help, or NULL */
+} rs_opt_t;
+
+/* One table of options and the struct its values go to. */
+typedef struct {
+    const rs_opt_t *opts;    /* the table */
+    int n;                   /* its rows */
+    void *dst;               /* the values */
+    const char *skip;        /* names of rows not offered, comma-separated ("seq,ranks": another group's
+                                rows take them), or NULL */
+    uint64_t seen;           /* out: bit i set when opts[i] was given */
+} rs_opt_group_t;
+
+#define RS_OPTS_N(table) ((int)(sizeof(table) / sizeof(table)[0]))
+
+/* Parse argv[1..] of command cmd (argv[0]) against the groups (at most 64 options each), then
+ * optind is the first positional argument. -h / --help anywhere: returns 1 (nothing else is
+ * checked). Returns 0, or -1 with err: the value's message, "unknown option '--x' (see ringsim
+ * CMD --help)" or "option '--seq' needs a value". */
+int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
+/* true when the option called name was given. */
+bool rs_cli_given(const rs_opt_group_t *g, const char *name);
+/* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; -h,
+ * --help after the first group (the command's own options). */
+void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);
+
+#endif /* RS_OPTIONS_H */
