@@ -378,6 +378,44 @@ static void test_links(void) {
     rs_job_free(&j);
 }
 
+/* Rings of different shapes sharing NICs unevenly (a map file; nodes of 4, one NIC each): flows start
+ * at different times and rates change, so no closed form, but max-min fairness bounds every flow
+ * below by min over its links of capacity / (flows on it): node 0's NIC carries at most 3 flows each
+ * way, the others 2. Each ring ends between its contention-free walk and the walk with every
+ * node-crossing hop at W / 3. */
+static void test_uneven_bounds(void) {
+    char path[] = "/tmp/ringsim-test-map-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    const char *text = "0 4 8 2\n1 5 6 7\n3 9 10 11\n";
+    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
+    close(fd);
+    rs_machine_t m = machine(4, 2e-6, 5e-6);
+    for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+            rs_problem_t p = problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
+            rs_job_t j;
+            memset(&j, 0, sizeof j);
+            rs_err_t err = {{0}};
+            CU_ASSERT_EQUAL_FATAL(rs_placement_load_map(path, 4, 0, &j.placement, &err), 0);
+            rs_fabric_default(&j.fabric, &m, j.placement.devices, rs_machine_flops_eff(&m, 1024));
+            j.fabric.nics_per_node = 1;
+            rs_sim_result_t r;
+            CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
+            bool slowed = false;
+            for (int64_t k = 0; k < 3; k++) {
+                const double lo = placed_walk(&p, &m, &j, k, W_IB), hi = placed_walk(&p, &m, &j, k, W_IB / 3);
+                CU_ASSERT(r.job->rings[k].makespan_s >= lo * (1 - 1e-12));
+                CU_ASSERT(r.job->rings[k].makespan_s <= hi * (1 + 1e-12));
+                slowed |= r.job->rings[k].makespan_s > lo * (1 + 1e-6);
+            }
+            CU_ASSERT(slowed); /* the NICs are shared: somebody waits */
+            rs_sim_result_free(&r);
+            rs_job_free(&j);
+        }
+    unlink(path);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Background traffic
  * ---------------------------------------------------------------------------------------------- */
@@ -565,6 +603,7 @@ static const rs_test_case_t contention_cases[] = {
     {"spine_oversubscription", test_spine_oversubscription},
     {"rails", test_rails},
     {"links", test_links},
+    {"uneven_bounds", test_uneven_bounds},
     {NULL, NULL},
 };
 static const rs_test_case_t background_cases[] = {

@@ -1,5 +1,6 @@
 /* test_sim_cli.c - `ringsim sim` end to end: the golden trace byte for byte, bad input (exit 2, a
- * message naming the file and host or route, no trace file), --platform-out round trip, --help.
+ * message naming the file and host or route, no trace file), --platform-out round trip, --help; a job
+ * of concurrent rings (its bad input and its tables).
  *
  * Golden files: tests/golden/sim_small.csv and .json, from the command in GOLDEN_ARGS with the fixed
  * profile tests/golden/sim_profile.json. After an intended change, regenerate them with
@@ -200,8 +201,71 @@ static void test_platform_out(void) {
 static void test_help(void) {
     CU_ASSERT_EQUAL(run("sim --help"), 0);
     const char *opts[] = {"--platform FILE", "--hostmap FILE", "--platform-out FILE", "--network-model", "--cfg KEY:VALUE",
-                          "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", NULL};
+                          "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", "--tp T", "--map FILE",
+                          "--fabric F", "--nics K", "--oversub O", "--background B", "--hops FILE", NULL};
     for (int i = 0; opts[i]; i++) CU_ASSERT(contains(scratch("out.txt"), opts[i]));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Concurrent rings (issue 20)
+ * ---------------------------------------------------------------------------------------------- */
+/* Bad job input: exit 2, one line naming the option and the rule, no output file. */
+static void test_job_bad_input(void) {
+    char map[800], csv[800], args[4096];
+    snprintf(map, sizeof map, "%s", scratch("job.map"));
+    snprintf(csv, sizeof csv, "%s", scratch("job.csv"));
+    snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 8 --dp 3 --devices 256 --csv %s", csv);
+    expect_usage(args, "--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256", "the degrees must multiply to the device count",
+                 csv);
+    snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --gpus-per-node 8 --nics 16 --csv %s", csv);
+    expect_usage(args, "--nics 16", "K <= G", csv);
+    snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --fabric leaf-spine --oversub 0.5 --csv %s", csv);
+    expect_usage(args, "--oversub 0.5: must be >= 1", NULL, csv);
+    write_text(map, "0 1 2 3\n4 5 6 3\n");
+    snprintf(args, sizeof args, "sim -N 4 -S 16K --map %s --csv %s", map, csv);
+    char where[1000];
+    snprintf(where, sizeof where, "%s:2: device 3 already holds ring 0 rank 3 (line 1)", map);
+    expect_usage(args, where, "a device holds one rank", csv);
+    expect_usage("sim -N 8 -S 64K --cp 16", "--cp 16 and -N 8", NULL, NULL);
+    expect_usage("sim -N 8 -S 64K --fabric mesh", "--fabric mesh: expected flat, leaf-spine or rail", NULL, NULL);
+    expect_usage("sim -N 8 -S 64K --tp 2 --background dp", "--background dp: size it with --model", NULL, NULL);
+    expect_usage("sim -N 8 -S 64K --tp 2 --degrade 1:2", "--degrade", NULL, NULL);
+    snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --trace %s", csv);
+    expect_usage(args, "--trace", NULL, csv);
+    expect_usage("sim -N 8 -S 64K --hops -", "--hops reports a job", NULL, NULL);
+}
+
+/* A job end to end: 8 rings through one NIC per node: the table names the saturated NIC, the ring
+ * CSV has one row per ring at 1/8 of the NIC, the hop and link CSVs their rows; --platform-out
+ * writes the fabric (one DijkstraCache zone). */
+static void test_job_run(void) {
+    char args[4096], plat[800], hops[800], links[800];
+    snprintf(plat, sizeof plat, "%s", scratch("fabric.xml"));
+    snprintf(hops, sizeof hops, "%s", scratch("hops.csv"));
+    snprintf(links, sizeof links, "%s", scratch("links.csv"));
+    snprintf(args, sizeof args,
+             "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --platform-out %s --hops %s --links %s",
+             plat, hops, links);
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    CU_ASSERT(contains(scratch("out.txt"), "# job: tp 8 x cp 4 x dp 1, order tp-cp-dp: 8 rings of 4 ranks on 32 devices"));
+    CU_ASSERT(contains(scratch("out.txt"), "# saturates: nic"));
+    CU_ASSERT(contains(scratch("out.txt"), "0.1250 nic"));
+    CU_ASSERT(contains(plat, "routing=\"DijkstraCache\""));
+    CU_ASSERT(contains(hops, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw"));
+    CU_ASSERT(contains(links, "nic0.0-up,50000000000,"));
+    snprintf(args, sizeof args, "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --csv -");
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    char *t = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    int rows = 0;
+    for (char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        rows++;
+        char *f = l + 1;
+        for (int k = 0; k < 9 && f; k++) f = strchr(f, ',') + 1; /* worst_ratio */
+        RS_ASSERT_REL(strtod(f, NULL), 0.125, 1e-9);
+    }
+    CU_ASSERT_EQUAL(rows, 8);
+    free(t);
 }
 
 static const rs_test_case_t cases[] = {
@@ -209,6 +273,8 @@ static const rs_test_case_t cases[] = {
     {"bad_input_exit2_no_trace", test_bad_input},
     {"platform_out_round_trip", test_platform_out},
     {"help_lists_options", test_help},
+    {"job_bad_input", test_job_bad_input},
+    {"job_run", test_job_run},
     {NULL, NULL},
 };
 
