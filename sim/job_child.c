@@ -28,7 +28,7 @@ typedef struct {
     sg_link_t link;
     double cap, bytes;
     int64_t flows;
-    blk_t *blk; /* disjoint, sorted; a new interval ends last (the clock is monotone) and merges backwards */
+    blk_t *blk; /* busy intervals: disjoint, sorted */
     int64_t n_blk, cap_blk;
 } link_acc_t;
 
@@ -89,24 +89,33 @@ static int64_t link_index(sg_link_t l) {
     return J.n_link++;
 }
 
-/* A flow moved `bytes` through link i, flowing from s to e. */
+/* A flow moved `bytes` through link i, flowing from s to e. Blocks stay sorted and disjoint; flows
+ * mostly arrive in order of their end (recorded when they complete), so the new block usually goes
+ * last, merging the blocks it overlaps. */
 static void link_add(int64_t i, double s, double e, double bytes) {
     link_acc_t *a = &J.link[i];
     a->bytes += bytes;
     a->flows++;
     if (!(e > s)) return;
-    while (a->n_blk > 0 && a->blk[a->n_blk - 1].e >= s) { /* overlaps the last block: merge it */
-        if (a->blk[a->n_blk - 1].s < s) s = a->blk[a->n_blk - 1].s;
-        a->n_blk--;
+    int64_t hi = a->n_blk;
+    while (hi > 0 && a->blk[hi - 1].s > e) hi--; /* blocks [hi, n) start after this flow ends */
+    int64_t lo = hi;
+    while (lo > 0 && a->blk[lo - 1].e >= s) { /* blocks [lo, hi) overlap it: merge */
+        lo--;
+        if (a->blk[lo].s < s) s = a->blk[lo].s;
+        if (a->blk[lo].e > e) e = a->blk[lo].e;
     }
-    if (a->n_blk == a->cap_blk) {
+    if (lo == hi && a->n_blk == a->cap_blk) { /* a new block: room for it */
         int64_t c = a->cap_blk ? 2 * a->cap_blk : 16;
         blk_t *g = realloc(a->blk, sizeof *g * (size_t)c);
         if (!g) return; /* out of memory: the busy time drops this interval */
         a->blk = g;
         a->cap_blk = c;
     }
-    a->blk[a->n_blk++] = (blk_t){s, e};
+    const int64_t tail = a->n_blk - hi; /* blocks after the merged one move to lo + 1 */
+    memmove(a->blk + lo + 1, a->blk + hi, sizeof *a->blk * (size_t)tail);
+    a->blk[lo] = (blk_t){s, e};
+    a->n_blk = lo + 1 + tail;
 }
 
 /* Route from src to dst: latency and the shared links (at most RS_JOB_ROUTE_MAX). */

@@ -307,6 +307,7 @@ static void rank_main(int argc, char **argv) {
                 } else {
                     end_send = t;
                     if (--n_send_left == 0 && slowdown) hop_activity(g, -1); /* hop g drained */
+                    if (n_send_left == 0 && C.job) rs_jc_hop_done(g, k, t0, t, (double)st.send_bytes);
                 }
                 comm[idx] = comm[nc - 1];
                 is_recv[idx] = is_recv[nc - 1];
@@ -323,10 +324,7 @@ static void rank_main(int argc, char **argv) {
             }
         }
         const double end_x = fmax(end_send, end_recv), te = fmax(end_c, end_x);
-        if (C.job) {
-            if (st.n_send > 0) rs_jc_hop_done(g, k, t0, end_send, (double)st.send_bytes);
-            rs_jc_rank_end(g, te);
-        }
+        if (C.job) rs_jc_rank_end(g, te);
         /* statistics, as rs_walk_t defines them */
         C.busy[g] += end_c - t0;
         C.sum.rank_steps++;

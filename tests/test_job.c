@@ -479,6 +479,45 @@ static void test_background_shares_the_nic(void) {
     }
 }
 
+/* Rings and a DP all-reduce (dp-cp groups of 16) crossing the same NICs and a 2:1 spine: no link runs
+ * above its capacity while it carries anything (busy time is the union of the flows' intervals, which
+ * complete out of order), and the NIC uplinks carry exactly the node-crossing bytes of ring hops and
+ * collective steps. */
+static void test_background_link_books(void) {
+    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    /* compute-bound steps (B = 16K): a rank's send completes well before its step ends */
+    rs_problem_t p = problem(8, 16384, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 8, 4, 2);
+    j.background.kind = RS_BG_DP;
+    j.background.param_bytes = j.background.grad_bytes = 109e6;
+    rs_sim_result_t r;
+    CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
+    const rs_job_result_t *jr = r.job;
+    double nic_up = 0, expect = 0;
+    for (int64_t i = 0; i < jr->n_links; i++) {
+        CU_ASSERT(rs_link_busy_util(&jr->links[i]) <= 1 + 1e-9);
+        if (!strncmp(jr->links[i].name, "nic", 3) && strstr(jr->links[i].name, "-up")) nic_up += jr->links[i].bytes;
+    }
+    for (int64_t h = 0; h < jr->n_hops; h++)
+        if (jr->hops[h].inter) expect += jr->hops[h].bytes;
+    int64_t *mem, *off;
+    const int64_t ng = rs_background_groups(&j.placement, j.background.group, &mem, &off);
+    for (int64_t g = 0; g < ng; g++) {
+        const int64_t n = off[g + 1] - off[g];
+        rs_bg_coll_t c[RS_BG_MAX_COLL];
+        const int nc = rs_background_colls(&j.background, p.pass, n, c);
+        for (int64_t i = 0; i < n; i++)
+            if (!rs_fabric_same_node(&j.fabric, mem[off[g] + i], mem[off[g] + (i + 1) % n]))
+                for (int k = 0; k < nc; k++) expect += (double)c[k].steps * (double)c[k].step_bytes;
+    }
+    free(mem);
+    free(off);
+    CU_ASSERT_EQUAL(jr->n_bg, 1);
+    RS_ASSERT_REL(nic_up, expect, 1e-12);
+    rs_sim_result_free(&r);
+    rs_job_free(&j);
+}
+
 /* Sizing from a model: one llama3-8b layer over TP 4, bf16 parameters, fp32 gradients. */
 static void test_background_size(void) {
     rs_transformer_t t;
@@ -609,6 +648,7 @@ static const rs_test_case_t contention_cases[] = {
 static const rs_test_case_t background_cases[] = {
     {"beside", test_background_beside},
     {"shares_the_nic", test_background_shares_the_nic},
+    {"link_books", test_background_link_books},
     {"size", test_background_size},
     {NULL, NULL},
 };
