@@ -1,14 +1,13 @@
 /* bench_proc.h - run a benchmark's child process: wall time, CPU time and peak RSS of the process tree
- * (wait4), stdout captured. Shared by the benchmarks in bench/ (header-only, static). */
+ * (rs_spawn), stdout captured. Shared by the benchmarks in bench/ (header-only, static). */
 #ifndef RS_BENCH_PROC_H
 #define RS_BENCH_PROC_H
 
 #include <errno.h>
 #include <stddef.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "subprocess.h"
 #include "util.h"
 
 typedef struct {
@@ -19,20 +18,20 @@ typedef struct {
     double inner_s;    /* ringsim: sim_wall_s of the child; bare: its own wall_s */
 } run_t;
 
-/* Run argv, capturing stdout into buf (len bytes, NUL-terminated). Returns 0, or -1 if it could not
- * start or did not exit 0. */
+/* Run argv, capturing stdout into buf (len bytes, NUL-terminated), through the one child-process
+ * helper (rs_spawn). Returns 0, or -1 if it could not start or did not exit 0. */
 static inline int run(char *const argv[], char *buf, size_t len, run_t *r) {
     int fds[2];
     if (pipe(fds) != 0) return -1;
-    const double t0 = rs_now_s();
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execv(argv[0], argv);
-        _exit(127);
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = argv;
+    sp.stdout_fd = fds[1];
+    rs_child_t child;
+    rs_err_t err;
+    if (rs_spawn_start(&sp, argv[0], &child, &err) != 0) {
+        close(fds[0]), close(fds[1]);
+        return -1;
     }
     close(fds[1]);
     size_t got = 0;
@@ -41,14 +40,12 @@ static inline int run(char *const argv[], char *buf, size_t len, run_t *r) {
         if (n > 0) got += (size_t)n;
     buf[got] = '\0';
     close(fds[0]);
-    int st;
-    struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) < 0) return -1;
-    r->wall_s = rs_now_s() - t0;
-    r->rss_bytes = ru.ru_maxrss * 1024L;
-    r->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
-               1e-6 * (double)ru.ru_stime.tv_usec;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    rs_child_status_t st;
+    if (rs_spawn_wait(&child, 0, &st, &err) != 0) return -1;
+    r->wall_s = st.wall_s;
+    r->rss_bytes = st.peak_rss_bytes;
+    r->cpu_s = st.cpu_s;
+    return st.exit_code == 0 ? 0 : -1;
 }
 
 #endif /* RS_BENCH_PROC_H */

@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     printf("%-8s %-10s %12s %12s %14s %12s\n", "N", "layout", "rank-steps", "walk_s", "ns/rank-step", "peak_rss_MB");
     for (int i = 0; i < n_ns; i++) {
         p.n_ranks = ns[i];
-        p.seq_tokens = 1024 * ns[i];
+        p = rs_problem_with_block(&p, 1024);
         rs_schedule_t *s = rs_schedule_create(&p, NULL);
         rs_walk_t w;
         t0 = rs_now_s();

@@ -7,24 +7,22 @@
  * The step's FLOPs and bytes come from the schedule (rs_problem_flops_per_pair, rs_problem_kv_bytes)
  * and the machine from the same profile, so both simulate the same ring. Printed per N: wall time of
  * each process (best of --repeat), time per simulated rank-step, peak RSS (wait4: the process and
- * its children), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
+ * its children, the one child-process helper), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
  * which cancels the drift of a shared machine), and both makespans (they must agree).
  *
  * usage: sim_bench [--sizes 256,512,1024] [--block 8192] [--repeat 1]
  */
-#define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_proc.h"
 #include "machine.h"
 #include "schedule.h"
+#include "subprocess.h"
 #include "util.h"
 
 #define RINGSIM RS_BINARY_DIR "/bin/ringsim"
@@ -75,7 +73,7 @@ int main(int argc, char **argv) {
         rs_problem_t p;
         rs_problem_default(&p);
         p.n_ranks = n;
-        p.seq_tokens = n * block;
+        p = rs_problem_with_block(&p, block);
         p.causal = false;
         p.layout = RS_LAYOUT_CONTIGUOUS;
         p.pass = RS_PASS_FORWARD;

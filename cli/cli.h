@@ -26,6 +26,7 @@ int rs_cmd_exec(int argc, char **argv);
 int rs_cmd_calibrate(int argc, char **argv);
 int rs_cmd_validate(int argc, char **argv);
 int rs_cmd_compare(int argc, char **argv);
+int rs_cmd_import(int argc, char **argv);
 int rs_cmd_sweep(int argc, char **argv);
 int rs_cmd_plot(int argc, char **argv);
 int rs_cmd_report(int argc, char **argv);

@@ -275,7 +275,8 @@ int rs_cmd_exec(int argc, char **argv) {
     if (!e) return RS_EXIT_FAIL;
     rs_setup_t *c = &e->c;
     rs_setup_default(c);
-    c->problem.seq_tokens = 4096, c->problem.n_ranks = 4, c->problem.q_heads = 2, c->problem.kv_heads = 2;
+    rs_setup_measure_problem(&c->problem); /* the measurement problem, on a causal ring of 4 */
+    c->problem.n_ranks = 4, c->problem.causal = true;
     rs_setup_dtype(c, RS_DTYPE_FP32);
     const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
     const bool under_mpi = env_size > 0;

@@ -17,6 +17,7 @@ static const rs_command_t commands[] = {
     {"calibrate", rs_cmd_calibrate, "measure F_eff(B), transport alpha-beta and overlap; write a profile"},
     {"validate", rs_cmd_validate, "calibrate, then predict (model, sim) and measure (exec) a B sweep"},
     {"compare", rs_cmd_compare, "per-step and makespan errors between two traces"},
+    {"import", rs_cmd_import, "read PyTorch-profiler (Kineto) / Nsight Systems traces into ringsim's schema"},
     {"sweep", rs_cmd_sweep, "sweep B, N, S, layout, pass, profile; write one CSV"},
     {"plot", rs_cmd_plot, "render a figure with gnuplot (PNG, PDF, SVG)"},
     {"report", rs_cmd_report, "the main job: traces, sweeps, figures and report.md/html"},

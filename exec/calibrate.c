@@ -8,6 +8,13 @@
 
 #include "model.h"
 
+/* The problem on one rank with B tokens (S = B). */
+static rs_problem_t one_rank(const rs_problem_t *p, int64_t B) {
+    rs_problem_t q = *p;
+    q.n_ranks = 1;
+    return rs_problem_with_block(&q, B);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -69,8 +76,8 @@ static void block_free(const rs_compute_ops_t *cops, block_t *b) {
 static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                       const rs_transport_ops_t *tops, void *ts, block_t *b, rs_err_t *err) {
     memset(b, 0, sizeof *b);
-    rs_problem_t p = *prob;
-    p.seq_tokens = B, p.n_ranks = 1, p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
+    rs_problem_t p = one_rank(prob, B);
+    p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
     if (!(b->s = rs_schedule_create(&p, err))) return -1;
     b->bwd = p.pass == RS_PASS_BACKWARD;
     rs_schedule_step(b->s, 0, 0, &b->st);
@@ -154,8 +161,7 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
                              double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err) {
     const int64_t nn = tops->size(ts), rank = tops->rank(ts);
     if (nn < 2) return 0;
-    rs_problem_t pk = *problem;
-    pk.seq_tokens = B, pk.n_ranks = 1;
+    rs_problem_t pk = one_rank(problem, B);
     const uint64_t m = rs_problem_kv_bytes(&pk);
     block_t blk;
     if (block_init(problem, B, cops, local_rank, tops, ts, &blk, err) < 0) return -1;
@@ -415,16 +421,14 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             out->n_sizes = o->n_sizes;
             memcpy(out->sizes, o->sizes, sizeof(uint64_t) * (size_t)o->n_sizes);
         } else {
-            rs_problem_t p = *problem;
-            p.seq_tokens = o->blocks[o->n_blocks - 1], p.n_ranks = 1;
+            rs_problem_t p = one_rank(problem, o->blocks[o->n_blocks - 1]);
             uint64_t top = rs_problem_kv_bytes(&p) * 4;
             if (top < (1u << 20)) top = 1u << 20;
             for (uint64_t m = 1024; m <= top && out->n_sizes < RS_CALIB_MAX_SIZES; m *= 4) out->sizes[out->n_sizes++] = m;
         }
         uint64_t maxm = out->sizes[out->n_sizes - 1];
         /* buffers for the largest message and the largest block's K,V */
-        rs_problem_t pb = *problem;
-        pb.seq_tokens = o->blocks[o->n_blocks - 1], pb.n_ranks = 1;
+        rs_problem_t pb = one_rank(problem, o->blocks[o->n_blocks - 1]);
         uint64_t bufm = maxm > rs_problem_kv_bytes(&pb) ? maxm : rs_problem_kv_bytes(&pb);
         if (!(scratch.cs = NULL, block_init(problem, o->blocks[0], cops, local_rank, tops, ts, &scratch, err) == 0)) goto done;
         if (cops->buf_alloc(scratch.cs, bufm, &sbuf, &e) < 0 || cops->buf_alloc(scratch.cs, bufm, &rbuf, &e) < 0) {
@@ -466,8 +470,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 go[0] = o->blocks[bi] <= 512, go[1] = 7;
             }
             if (!go[0]) continue;
-            rs_problem_t pk = *problem;
-            pk.seq_tokens = o->blocks[bi], pk.n_ranks = 1;
+            rs_problem_t pk = one_rank(problem, o->blocks[bi]);
             const uint64_t m = rs_problem_kv_bytes(&pk);
             double ends[16], comps[16], alone[16];
             size_t ns = 0;

@@ -316,6 +316,97 @@ done:
     return rc;
 }
 
+/* Root: the medians of the gathered events (all_ev, total slots, unused ones have rank < 0) into
+ * res, the events and the header into trace. Returns 0 or -1 with err. */
+static int summarize_events(const rs_problem_t *p, const rs_compute_ops_t *cops, const rs_exec_opts_t *opts,
+                            const rs_event_t *all_ev, size_t total, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err) {
+    size_t nc = 0, nm = 0, nst = 0;
+    double *tc = malloc(sizeof(double) * total), *tm = malloc(sizeof(double) * total), *tt = malloc(sizeof(double) * total);
+    int rc = tc && tm && tt ? 0 : rs_errf(err, "rank 0: out of memory");
+    for (size_t i = 0; i < total && rc == 0; i++) {
+        const rs_event_t *x = &all_ev[i];
+        if (x->rank < 0) continue;
+        if (x->kind == RS_EV_COMPUTE) tc[nc++] = x->end_s - x->start_s;
+        if (x->kind == RS_EV_RECV) tm[nm++] = x->end_s - x->start_s;
+        if (x->kind == RS_EV_STEP) {
+            tt[nst++] = x->end_s - x->start_s;
+            res->makespan_s = fmax(res->makespan_s, x->end_s);
+        }
+        if (trace && rs_trace_add(trace, x) < 0) rc = rs_errf(err, "rank 0: out of memory for the trace");
+    }
+    if (rc == 0)
+        res->t_comp_median_s = median(tc, nc), res->t_comm_median_s = median(tm, nm), res->t_step_median_s = median(tt, nst);
+    free(tc), free(tm), free(tt);
+    if (rc == 0 && trace) {
+        struct utsname u;
+        rs_trace_meta_problem(trace, p);
+        rs_trace_set_meta(trace, "compute", "%s", res->compute_desc);
+        rs_trace_set_meta(trace, "transport", "%s", res->transport_desc);
+        rs_trace_set_meta(trace, "dtype", "%s", cops->dtype_name);
+        rs_trace_set_meta(trace, "reps", "%d", opts->reps);
+        rs_trace_set_meta(trace, "warmup", "%d", opts->warmup);
+        rs_trace_set_meta(trace, "seed", "%" PRIu64, opts->seed);
+        rs_trace_set_meta(trace, "input_scale", "%g", opts->input_scale);
+        rs_trace_set_meta(trace, "timing", "per-event median over reps; times from each rank's pass start");
+        if (uname(&u) == 0) rs_trace_set_meta(trace, "host", "%s %s %s", u.nodename, u.sysname, u.machine);
+    }
+    return rc;
+}
+
+/* Rank 0 after a failed check: which tensors, by how much, where. */
+static void check_message(const rs_exec_opts_t *opts, const out_t *outs, int n_outs, const rs_exec_result_t *res,
+                          rs_err_t *err) {
+    char buf[512];
+    int nb = 0;
+    for (int i = 0; i < n_outs; i++) {
+        const rs_tensor_t t = outs[i].t;
+        if (res->err[t] < 0 || nb >= (int)sizeof buf - 1) continue;
+        nb += snprintf(buf + nb, sizeof buf - (size_t)nb, "%s%s %.3g", nb ? ", " : "", rs_tensor_name(t), res->err[t]);
+        if (nb < (int)sizeof buf - 1 && !(res->err[t] <= opts->check_tol))
+            nb += snprintf(buf + nb, sizeof buf - (size_t)nb, " at (batch %lld, head %lld, token %lld, dim %lld)",
+                           (long long)res->worst[t][0], (long long)res->worst[t][1], (long long)res->worst[t][2],
+                           (long long)res->worst[t][3]);
+    }
+    rs_errf(err, "check failed: max|x - ref| / max|ref| = %s (tolerance %.3g)%s", nb ? buf : "?", opts->check_tol,
+            res->finite ? "" : "; outputs hold inf or NaN");
+}
+
+/* --check / --save-io: every rank's outputs gathered on rank 0 (into outs[0..*n_outs), which the
+ * caller frees), checked and saved there. Returns 0 (a failed check: res->check_ok false, err says
+ * why) or -1 with err. */
+static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, int *n_outs, rs_exec_result_t *res,
+                          rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const rs_exec_opts_t *opts = c->o;
+    const int64_t B = rs_problem_block(p);
+    const rs_tensor_t which[5] = {RS_TENSOR_O, RS_TENSOR_LSE, RS_TENSOR_DQ, RS_TENSOR_DK, RS_TENSOR_DV};
+    const int n_which = p->pass == RS_PASS_BACKWARD ? 5 : 2;
+    const int64_t heads = p->q_heads > p->kv_heads ? p->q_heads : p->kv_heads;
+    rs_err_t e = {{0}};
+    float *host_out = malloc(sizeof(float) * (size_t)(p->batch * heads * B * p->head_dim));
+    int rc = host_out ? 0 : rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
+    for (int i = 0; i < n_which && rc == 0; i++) {
+        out_t cur = {which[i], which[i] == RS_TENSOR_DK || which[i] == RS_TENSOR_DV ? p->kv_heads : p->q_heads,
+                     which[i] == RS_TENSOR_LSE ? 1 : p->head_dim, NULL};
+        size_t n = (size_t)(p->batch * cur.heads * B * cur.width);
+        if (c->cops->download(c->cs, cur.t, host_out, c->dkv_final, &e) < 0) {
+            rc = rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+            break;
+        }
+        if (c->rank == 0 && !(cur.gathered = malloc(sizeof(float) * n * (size_t)c->n))) {
+            rc = rs_errf(err, "rank 0: out of memory");
+            break;
+        }
+        outs[(*n_outs)++] = cur;
+        if (c->tops->gather(c->ts, host_out, sizeof(float) * n, cur.gathered, opts->timeout_s, &e) < 0)
+            rc = rs_errf(err, "rank %lld, gathering %s: %s", (long long)c->rank, rs_tensor_name(cur.t), e.msg);
+    }
+    free(host_out);
+    if (rc == 0 && c->rank == 0 && check_and_save(s, opts, outs, *n_outs, res, err) < 0) rc = -1;
+    if (rc == 0 && c->rank == 0 && !res->check_ok) check_message(opts, outs, *n_outs, res, err);
+    return rc;
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * rs_exec_run
  * ------------------------------------------------------------------------------------------------- */
@@ -349,7 +440,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
 
     int rc = -1;
     rs_schedule_t *fs = NULL;
-    float *q = NULL, *k = NULL, *v = NULL, *dout = NULL, *host_out = NULL;
+    float *q = NULL, *k = NULL, *v = NULL, *dout = NULL;
     slot_t *rec = NULL;
     rs_event_t *ev = NULL, *all_ev = NULL;
     out_t outs[5] = {{0}};
@@ -422,87 +513,11 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     }
     snprintf(res->compute_desc, sizeof res->compute_desc, "%s", cops->describe(c.cs));
     snprintf(res->transport_desc, sizeof res->transport_desc, "%s", tops->describe(tstate));
-    if (root) {
-        size_t total = (size_t)n_here * (size_t)n_steps * KINDS, nc = 0, nm = 0, nst = 0;
-        double *tc = malloc(sizeof(double) * total), *tm = malloc(sizeof(double) * total), *tt = malloc(sizeof(double) * total);
-        if (!tc || !tm || !tt) {
-            free(tc), free(tm), free(tt);
-            rs_errf(err, "rank 0: out of memory");
-            goto fail;
-        }
-        for (size_t i = 0; i < total; i++) {
-            const rs_event_t *x = &all_ev[i];
-            if (x->rank < 0) continue;
-            if (x->kind == RS_EV_COMPUTE) tc[nc++] = x->end_s - x->start_s;
-            if (x->kind == RS_EV_RECV) tm[nm++] = x->end_s - x->start_s;
-            if (x->kind == RS_EV_STEP) {
-                tt[nst++] = x->end_s - x->start_s;
-                res->makespan_s = fmax(res->makespan_s, x->end_s);
-            }
-            if (trace && rs_trace_add(trace, x) < 0) {
-                free(tc), free(tm), free(tt);
-                rs_errf(err, "rank 0: out of memory for the trace");
-                goto fail;
-            }
-        }
-        res->t_comp_median_s = median(tc, nc), res->t_comm_median_s = median(tm, nm), res->t_step_median_s = median(tt, nst);
-        free(tc), free(tm), free(tt);
-        if (trace) {
-            struct utsname u;
-            rs_trace_meta_problem(trace, p);
-            rs_trace_set_meta(trace, "compute", "%s", res->compute_desc);
-            rs_trace_set_meta(trace, "transport", "%s", res->transport_desc);
-            rs_trace_set_meta(trace, "dtype", "%s", cops->dtype_name);
-            rs_trace_set_meta(trace, "reps", "%d", opts->reps);
-            rs_trace_set_meta(trace, "warmup", "%d", opts->warmup);
-            rs_trace_set_meta(trace, "seed", "%" PRIu64, opts->seed);
-            rs_trace_set_meta(trace, "input_scale", "%g", opts->input_scale);
-            rs_trace_set_meta(trace, "timing", "per-event median over reps; times from each rank's pass start");
-            if (uname(&u) == 0) rs_trace_set_meta(trace, "host", "%s %s %s", u.nodename, u.sysname, u.machine);
-        }
-    }
+    if (root && summarize_events(p, cops, opts, all_ev, (size_t)n_here * (size_t)n_steps * KINDS, trace, res, err) < 0)
+        goto fail;
 
     /* gather outputs for --check / --save-io */
-    if (opts->check || opts->save_io_dir) {
-        const rs_tensor_t which[5] = {RS_TENSOR_O, RS_TENSOR_LSE, RS_TENSOR_DQ, RS_TENSOR_DK, RS_TENSOR_DV};
-        const int n_which = bwd ? 5 : 2;
-        host_out = malloc(sizeof(float) * (nq > nkv ? nq : nkv));
-        if (!host_out) { rs_errf(err, "rank %lld: out of memory", (long long)c.rank); goto fail; }
-        for (int i = 0; i < n_which; i++) {
-            out_t cur = {which[i], which[i] == RS_TENSOR_DK || which[i] == RS_TENSOR_DV ? p->kv_heads : p->q_heads,
-                         which[i] == RS_TENSOR_LSE ? 1 : p->head_dim, NULL};
-            size_t n = (size_t)(p->batch * cur.heads * B * cur.width);
-            if (cops->download(c.cs, cur.t, host_out, c.dkv_final, &e) < 0) {
-                rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
-                goto fail;
-            }
-            if (c.rank == 0 && !(cur.gathered = malloc(sizeof(float) * n * (size_t)c.n))) {
-                rs_errf(err, "rank 0: out of memory");
-                goto fail;
-            }
-            outs[n_outs++] = cur;
-            if (tops->gather(tstate, host_out, sizeof(float) * n, cur.gathered, opts->timeout_s, &e) < 0) {
-                rs_errf(err, "rank %lld, gathering %s: %s", (long long)c.rank, rs_tensor_name(cur.t), e.msg);
-                goto fail;
-            }
-        }
-        if (c.rank == 0 && check_and_save(s, opts, outs, n_outs, res, err) < 0) goto fail;
-        if (c.rank == 0 && !res->check_ok) {
-            char buf[512];
-            int nb = 0;
-            for (int i = 0; i < n_outs; i++) {
-                const rs_tensor_t t = outs[i].t;
-                if (res->err[t] < 0 || nb >= (int)sizeof buf - 1) continue;
-                nb += snprintf(buf + nb, sizeof buf - (size_t)nb, "%s%s %.3g", nb ? ", " : "", rs_tensor_name(t), res->err[t]);
-                if (nb < (int)sizeof buf - 1 && !(res->err[t] <= opts->check_tol))
-                    nb += snprintf(buf + nb, sizeof buf - (size_t)nb, " at (batch %lld, head %lld, token %lld, dim %lld)",
-                                   (long long)res->worst[t][0], (long long)res->worst[t][1], (long long)res->worst[t][2],
-                                   (long long)res->worst[t][3]);
-            }
-            rs_errf(err, "check failed: max|x - ref| / max|ref| = %s (tolerance %.3g)%s", nb ? buf : "?", opts->check_tol,
-                    res->finite ? "" : "; outputs hold inf or NaN");
-        }
-    }
+    if ((opts->check || opts->save_io_dir) && gather_outputs(&c, s, outs, &n_outs, res, err) < 0) goto fail;
     rc = 0;
 fail:
     for (int i = 0; i < n_outs; i++) free(outs[i].gathered);
@@ -514,7 +529,7 @@ fail:
         cops->destroy(c.cs);
     }
     rs_schedule_free(fs);
-    free(q), free(k), free(v), free(dout), free(host_out), free(rec), free(ev), free(all_ev);
+    free(q), free(k), free(v), free(dout), free(rec), free(ev), free(all_ev);
     return rc;
 }
 

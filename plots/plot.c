@@ -11,11 +11,11 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compare.h"
 #include "embed.h"
+#include "subprocess.h"
 #include "trace.h"
 
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
@@ -709,26 +709,18 @@ static int run_gnuplot(const char *gnuplot, const char *vars, const char *script
         rs_errf(err, "cannot create a temporary file: %s", strerror(errno));
         return -2;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    char *argv[] = {(char *)gnuplot, "-e", (char *)vars, (char *)script, NULL};
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.argv = argv;
+    sp.stdin_fd = RS_SPAWN_NULL;
+    sp.stdout_fd = RS_SPAWN_NULL;
+    sp.stderr_fd = efd;
+    rs_child_status_t st;
+    if (rs_spawn_run(&sp, "gnuplot", 0, &st, err) != 0) {
         close(efd);
         remove(errpath);
-        rs_errf(err, "cannot start gnuplot: %s", strerror(errno));
         return -2;
-    }
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) {
-            dup2(nul, 0);
-            dup2(nul, 1);
-        }
-        dup2(efd, 2);
-        execl(gnuplot, "gnuplot", "-e", vars, script, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     char first[512] = "";
     FILE *ef = fdopen(efd, "r");
@@ -748,11 +740,11 @@ static int run_gnuplot(const char *gnuplot, const char *vars, const char *script
         close(efd);
     }
     remove(errpath);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    if (st.exit_code != 0) {
+        if (st.exit_code == 127)
             rs_errf(err, "%s: cannot execute gnuplot", gnuplot);
         else
-            rs_errf(err, "gnuplot %s failed (status %d): %s", script, WIFEXITED(status) ? WEXITSTATUS(status) : -1, first);
+            rs_errf(err, "gnuplot %s failed (status %d): %s", script, st.exit_code, first);
         return -2;
     }
     if (size > 0) {

@@ -9,10 +9,11 @@
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
  */
-#define _DEFAULT_SOURCE /* wait4(): the child's own peak RSS */
+#define _DEFAULT_SOURCE /* mkdtemp, strsignal */
 #include "sim.h"
 
 #include "job_child.h"
+#include "subprocess.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +25,6 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <simgrid/actor.h>
@@ -350,9 +350,10 @@ static void rank_main(int argc, char **argv) {
     sg_sem_release(sl->go);
 }
 
-static int child_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Report an error to the parent; returns the exit code that goes with it. */
-static int child_error(int code, const char *fmt, ...) {
+/* The child found bad input (code RS_SIM_BAD_INPUT) or failed (-1): an 'X' record. Returns the exit
+ * code that goes with it. */
+static int put_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int put_error(int code, const char *fmt, ...) {
     error_rec e = {.code = code};
     va_list ap;
     va_start(ap, fmt);
@@ -362,8 +363,9 @@ static int child_error(int code, const char *fmt, ...) {
     return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 }
 
-/* SimGrid's engine and configuration: defaults first, the caller's --cfg after (they win). */
-static int child_engine(const rs_sim_config_t *cfg) {
+/* SimGrid's engine and configuration: defaults first, the caller's --cfg after (they win). Returns
+ * 0 or the exit code. */
+static int child_init_simgrid(const rs_sim_config_t *cfg) {
     char *argv[RS_SIM_MAX_CFG + 16];
     char model_arg[160];
     int argc = 0;
@@ -393,47 +395,48 @@ static int child_engine(const rs_sim_config_t *cfg) {
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     if (argc > 1)
-        return child_error(RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
-    return RS_EXIT_OK;
+        return put_error(RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
+    return 0;
 }
 
-/* Every rank's host exists; every hop has a route (checked here for Full zones; a job's fabric is a
- * DijkstraCache zone, routed only once the simulation runs, and generated with every path). */
-static int child_hosts(const rs_sim_config_t *cfg, const rs_hostmap_t *hm) {
+/* Every rank's host exists (into host[]), every hop has a route (checked here for Full zones; a job's
+ * fabric is a DijkstraCache zone, routed only once the simulation runs, and generated with every
+ * path). Returns 0 or the exit code. */
+static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg_host_t *host) {
     put_stage(STAGE_CHECK, "checking hosts and routes");
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
     for (int64_t r = 0; r < C.total; r++) {
-        C.host[r] = sg_host_by_name(hm->host[r]);
-        if (C.host[r]) continue;
+        host[r] = sg_host_by_name(hm->host[r]);
+        if (host[r]) continue;
         if (cfg->hostmap_path)
-            return child_error(RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
-                               cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
-        return child_error(RS_SIM_BAD_INPUT,
-                           "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
-                           plat_name, hm->host[r], r);
+            return put_error(RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
+                             cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
+        return put_error(RS_SIM_BAD_INPUT,
+                         "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
+                         plat_name, hm->host[r], r);
     }
-    if (C.job) return RS_EXIT_OK;
+    if (C.job) return 0;
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
-    for (int64_t r = 0; r < C.n && C.n > 1; r++) {
+    int rc = 0;
+    for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++) {
         const int64_t q = (r + 1) % C.n;
-        if (C.host[r] == C.host[q]) continue;
+        if (host[r] == host[q]) continue;
         put_stage(STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
                   plat_name, hm->host[r], r, hm->host[q], q);
         xbt_dynar_reset(links);
-        sg_host_get_route(C.host[r], C.host[q], links);
-        if (xbt_dynar_length(links) == 0) {
-            xbt_dynar_free(&links);
-            return child_error(RS_SIM_BAD_INPUT,
-                               "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                               plat_name, hm->host[r], r, hm->host[q], q);
-        }
+        sg_host_get_route(host[r], host[q], links);
+        if (xbt_dynar_length(links) == 0)
+            rc = put_error(RS_SIM_BAD_INPUT,
+                           "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
+                           plat_name, hm->host[r], r, hm->host[q], q);
     }
     xbt_dynar_free(&links);
-    return RS_EXIT_OK;
+    return rc;
 }
 
-/* Slots, mailboxes, throttled links; the rank actors (and compute helpers, background actors). */
-static int child_actors(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+/* Mailboxes, compute slots and the actors of every rank (and a job's background collectives).
+ * Returns 0 or the exit code. */
+static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg, sg_host_t *host) {
     char name[64], arg[32];
     C.exclusive = cfg->platform_path == NULL;
     g_slot = calloc((size_t)C.total, sizeof *g_slot);
@@ -452,20 +455,41 @@ static int child_actors(const rs_machine_t *m, const rs_sim_config_t *cfg) {
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
             else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
             g_slot[r].out_link = sg_link_by_name(name);
-            if (!g_slot[r].out_link) return child_error(-1, "sim: the generated platform lacks link '%s'", name);
+            if (!g_slot[r].out_link) return put_error(-1, "sim: the generated platform lacks link '%s'", name);
             g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
         }
     for (int64_t r = 0; r < C.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         snprintf(arg, sizeof arg, "%" PRId64, r);
         const char *av[] = {name, arg};
-        sg_actor_create_(name, C.host[r], rank_main, 2, av);
+        sg_actor_create_(name, host[r], rank_main, 2, av);
         snprintf(name, sizeof name, "compute%" PRId64, r);
-        if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m))
-            sg_actor_create_(name, C.host[r], compute_main, 2, av);
+        if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
-    if (C.job && rs_jc_start_background() != 0) return child_error(-1, "sim: cannot start the background collectives");
-    return RS_EXIT_OK;
+    if (C.job && rs_jc_start_background() != 0) return put_error(-1, "sim: cannot start the background collectives");
+    return 0;
+}
+
+/* After the run: the totals, the 'R' record and the per-step figures. Returns the exit code. */
+static int child_results(void) {
+    double busy_sum = 0;
+    for (int64_t r = 0; r < C.total; r++) {
+        if (C.busy[r] > C.sum.busy_max_s) C.sum.busy_max_s = C.busy[r];
+        busy_sum += C.busy[r];
+    }
+    C.sum.busy_mean_s = busy_sum / (double)C.total;
+    for (int64_t k = 0; k < C.steps; k++)
+        if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
+    C.sum.n_steps = C.steps;
+    if (C.sum.rank_steps != C.total * C.steps)
+        return put_error(-1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
+                         C.total * C.steps);
+    if (C.job && rs_jc_write(C.out) != 0) return RS_EXIT_FAIL;
+    put_rec('R', &C.sum, sizeof C.sum);
+    fwrite(C.step_end, sizeof(double), (size_t)C.steps, C.out);
+    fwrite(C.step_max, sizeof(double), (size_t)C.steps, C.out);
+    put_stage(STAGE_DONE, "done");
+    return ferror(C.out) ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
 
 /* Child body; returns the exit code. hm maps every rank actor (rings x N) to its host. */
@@ -484,42 +508,22 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.events = events;
     C.out = out;
     C.mb = calloc((size_t)C.total, sizeof *C.mb);
-    C.host = calloc((size_t)C.total, sizeof *C.host);
     C.busy = calloc((size_t)C.total, sizeof *C.busy);
     C.step_end = calloc((size_t)C.steps, sizeof *C.step_end);
     C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
-    if (!C.mb || !C.host || !C.busy || !C.step_end || !C.step_max ||
-        (C.job && rs_jc_init(cfg->job, pb->pass, C.n) != 0))
-        return child_error(-1, "sim: out of memory for %" PRId64 " ranks", C.total);
-    int rc = child_engine(cfg);
-    if (rc != RS_EXIT_OK) return rc;
+    sg_host_t *host = C.host = calloc((size_t)C.total, sizeof *host);
+    if (!C.mb || !C.busy || !C.step_end || !C.step_max || !host || (C.job && rs_jc_init(cfg->job, pb->pass, C.n) != 0))
+        return put_error(-1, "sim: out of memory for %" PRId64 " ranks", C.total);
+    int rc = child_init_simgrid(cfg);
+    if (rc != 0) return rc;
     put_stage(STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
     simgrid_load_platform(platform);
-    if ((rc = child_hosts(cfg, hm)) != RS_EXIT_OK || (rc = child_actors(m, cfg)) != RS_EXIT_OK) return rc;
-
+    if ((rc = child_check_platform(cfg, hm, host)) != 0 || (rc = child_create_actors(m, cfg, host)) != 0) return rc;
     put_stage(STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
     simgrid_run();
     C.sum.sim_wall_s = rs_now_s() - w0;
-
-    double busy_sum = 0;
-    for (int64_t r = 0; r < C.total; r++) {
-        if (C.busy[r] > C.sum.busy_max_s) C.sum.busy_max_s = C.busy[r];
-        busy_sum += C.busy[r];
-    }
-    C.sum.busy_mean_s = busy_sum / (double)C.total;
-    for (int64_t k = 0; k < C.steps; k++)
-        if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
-    C.sum.n_steps = C.steps;
-    if (C.sum.rank_steps != C.total * C.steps)
-        return child_error(-1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
-                           C.total * C.steps);
-    if (C.job && rs_jc_write(C.out) != 0) return RS_EXIT_FAIL;
-    put_rec('R', &C.sum, sizeof C.sum);
-    fwrite(C.step_end, sizeof(double), (size_t)C.steps, C.out);
-    fwrite(C.step_max, sizeof(double), (size_t)C.steps, C.out);
-    put_stage(STAGE_DONE, "done");
-    return ferror(C.out) ? RS_EXIT_FAIL : RS_EXIT_OK;
+    return child_results();
 }
 
 /* ================================================================================================
@@ -579,9 +583,18 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
 
 void rs_sim_child_after_init(void) { signal(SIGINT, SIG_DFL); }
 
+void rs_sim_child_prepare(FILE *log) {
+    struct rlimit nocore = {0, 0};
+    setrlimit(RLIMIT_CORE, &nocore); /* SimGrid aborts on bad input: no core file */
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);          /* Ctrl-C ends the simulation, whatever handler the caller set */
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
+    dup2(fileno(log), STDERR_FILENO);
+    dup2(fileno(log), STDOUT_FILENO);
+}
+
 /* What a job cannot run with, and its own consistency. Returns 0 or RS_SIM_BAD_INPUT with err. */
-static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_problem_t *pb, bool trace,
-                     rs_err_t *err) {
+static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t n, bool trace, rs_err_t *err) {
     const rs_job_t *j = cfg->job;
     if (rs_job_validate(j, err) != 0) return RS_SIM_BAD_INPUT;
     const char *why = cfg->platform_path ? "--platform (a job runs on its generated fabric; map one ring with --hostmap)"
@@ -590,9 +603,9 @@ static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, const rs
                       : rs_machine_partial_overlap(m) ? "an overlap below 1 (a shared link cannot slow one flow)"
                       : trace ? "--trace/--chrome (one trace holds one ring)" : NULL;
     if (why) return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why), RS_SIM_BAD_INPUT;
-    if (j->placement.ring_ranks != pb->n_ranks)
-        return rs_errf(err, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks,
-                       pb->n_ranks), RS_SIM_BAD_INPUT;
+    if (j->placement.ring_ranks != n)
+        return rs_errf(err, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks, n),
+               RS_SIM_BAD_INPUT;
     return 0;
 }
 
@@ -614,7 +627,8 @@ static int job_hostmap(const rs_job_t *j, rs_hostmap_t *hm, rs_err_t *err) {
     return 0;
 }
 
-/* The generated platform into path (and cfg->platform_out); its description into desc. */
+/* The generated platform into path (and cfg->platform_out); its description into desc. Returns 0 or
+ * -1 with err. */
 static int write_platform(const char *path, const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
                           char *desc, size_t len, rs_err_t *err) {
     const rs_problem_t *pb = rs_schedule_problem(s);
@@ -630,25 +644,8 @@ static int write_platform(const char *path, const rs_schedule_t *s, const rs_mac
     return rc;
 }
 
-void rs_sim_child_prepare(FILE *log) {
-    struct rlimit nocore = {0, 0};
-    setrlimit(RLIMIT_CORE, &nocore); /* SimGrid aborts on bad input: no core file */
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);          /* Ctrl-C ends the simulation, whatever handler the caller set */
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* and so does the end of the caller: no orphan runs on */
-    dup2(fileno(log), STDERR_FILENO);
-    dup2(fileno(log), STDOUT_FILENO);
-}
-
-int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,
-               rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
-    memset(out, 0, sizeof *out);
-    rs_sim_config_t defcfg;
-    rs_sim_config_default(&defcfg);
-    const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
-    const rs_problem_t *pb = rs_schedule_problem(s);
-    const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
-
+/* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
+static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, bool trace, rs_err_t *err) {
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
     if (m->loopback)
         return rs_errf(err, "loopback machine (each rank alone on one device): the walk predicts it; the "
@@ -668,159 +665,189 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
         if (!strchr(cfg->cfg[i], ':'))
             return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
                    RS_SIM_BAD_INPUT;
-    if (cfg->job && job_check(m, cfg, pb, trace != NULL, err) != 0) return RS_SIM_BAD_INPUT;
+    return cfg->job ? job_check(m, cfg, n, trace, err) : 0;
+}
 
-    /* rank-to-host map */
-    rs_hostmap_t hm;
-    if (cfg->job) {
-        if (job_hostmap(cfg->job, &hm, err) != 0) return -1;
-    } else if (cfg->platform_path) {
+/* The platform file (the user's, or generated into a new temporary directory tmpdir, "" when none)
+ * and the rank-to-host map. Returns 0, -1 or RS_SIM_BAD_INPUT with err (nothing to free then). */
+static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, rs_hostmap_t *hm,
+                            char *tmpdir, size_t tmplen, char *platform, size_t platlen, rs_sim_result_t *out,
+                            rs_err_t *err) {
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    const int64_t n = pb->n_ranks;
+    tmpdir[0] = 0;
+    if (cfg->platform_path) {
         if (access(cfg->platform_path, R_OK) != 0)
             return rs_errf(err, "--platform %s: %s", cfg->platform_path, strerror(errno)), RS_SIM_BAD_INPUT;
-        int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, &hm, err) : rs_hostmap_identity(n, &hm, err);
+        int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, hm, err) : rs_hostmap_identity(n, hm, err);
         if (rc != 0) return cfg->hostmap_path ? RS_SIM_BAD_INPUT : -1;
-    } else if (rs_hostmap_identity(n, &hm, err) != 0) {
+        snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);
+        snprintf(platform, platlen, "%s", cfg->platform_path);
+        return 0;
+    }
+    if ((cfg->job ? job_hostmap(cfg->job, hm, err) : rs_hostmap_identity(n, hm, err)) != 0) return -1;
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, tmplen, "%s/ringsim-sim-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        tmpdir[0] = 0;
+        rs_hostmap_free(hm);
+        return rs_errf(err, "sim: cannot create a temporary directory in %s: %s", base && *base ? base : "/tmp",
+                       strerror(errno));
+    }
+    snprintf(platform, platlen, "%s/platform.xml", tmpdir);
+    if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
+        unlink(platform);
+        rmdir(tmpdir);
+        tmpdir[0] = 0;
+        rs_hostmap_free(hm);
         return -1;
     }
+    return 0;
+}
 
-    /* platform file */
-    char tmpdir[4096] = "", platform[4200];
-    if (cfg->platform_path) {
-        snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);
-        snprintf(platform, sizeof platform, "%s", cfg->platform_path);
-    } else {
-        const char *base = getenv("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/ringsim-sim-XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(tmpdir)) {
-            rs_hostmap_free(&hm);
-            return rs_errf(err, "sim: cannot create a temporary directory in %s: %s", base && *base ? base : "/tmp",
-                           strerror(errno));
-        }
-        snprintf(platform, sizeof platform, "%s/platform.xml", tmpdir);
-        if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
-            unlink(platform);
-            rmdir(tmpdir);
-            rs_hostmap_free(&hm);
-            return -1;
-        }
-    }
-    if (trace) fill_meta(trace, s, cfg, out->platform);
+/* The SimGrid child: its arguments (rs_spawn_t's fn). */
+typedef struct {
+    const rs_schedule_t *s;
+    const rs_machine_t *m;
+    const rs_sim_config_t *cfg;
+    const char *platform;
+    const rs_hostmap_t *hm;
+    bool events;
+    int fds[2];   /* the pipe */
+    FILE *errf;   /* SimGrid's stdout and stderr */
+} child_arg_t;
 
-    int rc = 0, fds[2] = {-1, -1};
-    FILE *errf = tmpfile();
-    if (!errf || pipe(fds) != 0) {
-        rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
-        goto done;
-    }
-    fflush(NULL);
-    const double w0 = rs_now_s();
-    pid_t pid = fork();
-    if (pid < 0) {
-        rc = rs_errf(err, "sim: fork failed: %s", strerror(errno));
-        goto done;
-    }
-    if (pid == 0) { /* child */
-        close(fds[0]);
-        rs_sim_child_prepare(errf);
-        FILE *pf = fdopen(fds[1], "w");
-        if (!pf) _exit(RS_EXIT_FAIL);
-        setvbuf(pf, NULL, _IOFBF, 1 << 16);
-        int code = child_main(s, m, cfg, platform, &hm, trace != NULL, pf);
-        fflush(pf);
-        fflush(stderr);
-        _exit(code);
-    }
-    close(fds[1]);
-    fds[1] = -1;
+static int child_run(void *arg) {
+    child_arg_t *a = arg;
+    close(a->fds[0]);
+    rs_sim_child_prepare(a->errf);
+    FILE *pf = fdopen(a->fds[1], "w");
+    if (!pf) return RS_EXIT_FAIL;
+    setvbuf(pf, NULL, _IOFBF, 1 << 16);
+    int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, pf);
+    fflush(pf);
+    fflush(stderr);
+    return code;
+}
 
-    /* collect */
-    stage_rec stage = {.stage = -1, .text = "starting"};
-    error_rec child_err = {.code = 0};
-    summary_rec sum;
-    bool have_sum = false, io_bad = false, oom = false;
+/* What the parent read from the pipe. */
+typedef struct {
+    stage_rec stage;       /* the last stage the child entered */
+    error_rec child_err;   /* its 'X' record (code 0: none) */
+    summary_rec sum;       /* its 'R' record */
+    bool have_sum, io_bad, oom;
+} collected_t;
+
+/* Read the child's records until EOF: events into trace, the results into out and c. */
+static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, collected_t *c) {
     for (;;) {
         char tag;
-        int r = read_full(fds[0], &tag, 1);
+        int r = read_full(fd, &tag, 1);
         if (r <= 0) {
-            io_bad = r < 0;
-            break;
+            c->io_bad = r < 0;
+            return;
         }
         if (tag == 'S') {
-            if (read_full(fds[0], &stage, sizeof stage) != 1) { io_bad = true; break; }
+            if (read_full(fd, &c->stage, sizeof c->stage) != 1) { c->io_bad = true; return; }
         } else if (tag == 'E') {
             rs_event_t ev;
-            if (read_full(fds[0], &ev, sizeof ev) != 1) { io_bad = true; break; }
-            if (trace && !oom && rs_trace_add(trace, &ev) != 0) oom = true;
+            if (read_full(fd, &ev, sizeof ev) != 1) { c->io_bad = true; return; }
+            if (trace && !c->oom && rs_trace_add(trace, &ev) != 0) c->oom = true;
         } else if (tag == 'X') {
-            if (read_full(fds[0], &child_err, sizeof child_err) != 1) { io_bad = true; break; }
+            if (read_full(fd, &c->child_err, sizeof c->child_err) != 1) { c->io_bad = true; return; }
         } else if (tag == 'J') {
-            if (out->job || !(out->job = calloc(1, sizeof *out->job))) { io_bad = true; break; }
-            if (rs_jc_read(fds[0], read_full, out->job) != 0) { io_bad = true; break; }
+            if (out->job || !(out->job = calloc(1, sizeof *out->job))) { c->oom = true; return; }
+            if (rs_jc_read(fd, read_full, out->job) != 0) { c->io_bad = true; return; }
         } else if (tag == 'R') {
-            if (read_full(fds[0], &sum, sizeof sum) != 1 || sum.n_steps != steps) { io_bad = true; break; }
+            if (read_full(fd, &c->sum, sizeof c->sum) != 1 || c->sum.n_steps != steps) { c->io_bad = true; return; }
             out->step_end_s = malloc(sizeof(double) * (size_t)steps);
             out->step_max_s = malloc(sizeof(double) * (size_t)steps);
-            if (!out->step_end_s || !out->step_max_s) { oom = true; break; }
-            if (read_full(fds[0], out->step_end_s, sizeof(double) * (size_t)steps) != 1 ||
-                read_full(fds[0], out->step_max_s, sizeof(double) * (size_t)steps) != 1) { io_bad = true; break; }
-            have_sum = true;
+            if (!out->step_end_s || !out->step_max_s) { c->oom = true; return; }
+            if (read_full(fd, out->step_end_s, sizeof(double) * (size_t)steps) != 1 ||
+                read_full(fd, out->step_max_s, sizeof(double) * (size_t)steps) != 1) { c->io_bad = true; return; }
+            c->have_sum = true;
         } else {
-            io_bad = true;
-            break;
+            c->io_bad = true;
+            return;
         }
     }
-    close(fds[0]);
-    fds[0] = -1;
-    if (oom || io_bad) kill(pid, SIGKILL);
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
-    out->child_wall_s = rs_now_s() - w0;
-    out->peak_rss_bytes = ru.ru_maxrss * 1024L;
+}
 
-    if (oom) {
-        rc = rs_errf(err, "sim: out of memory while collecting the results");
-    } else if (child_err.code != 0) {
-        rc = child_err.code == RS_SIM_BAD_INPUT ? RS_SIM_BAD_INPUT : -1;
-        rs_errf(err, "%s", child_err.msg);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && have_sum && !io_bad) {
-        out->makespan_s = sum.makespan_s;
-        out->t_comp_max_s = sum.t_comp_max_s;
-        out->t_comm_max_s = sum.t_comm_max_s;
-        out->busy_max_s = sum.busy_max_s;
-        out->busy_mean_s = sum.busy_mean_s;
-        out->flops_useful = sum.flops_useful;
-        out->flops_exec = sum.flops_exec;
-        out->comm_bound_steps = sum.comm_bound_steps;
-        out->rank_steps = sum.rank_steps;
-        out->n_steps = sum.n_steps;
-        out->sim_wall_s = sum.sim_wall_s;
-        if (cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0)) {
-            if (!out->job) rs_errf(err, "sim: the child sent no job results");
-            rc = -1;
-        }
-    } else {
-        char msg[700];
-        simgrid_message(errf, msg, sizeof msg);
-        const char *how = WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exited";
-        if (stage.stage == STAGE_INIT) {
-            rc = RS_SIM_BAD_INPUT;
-            rs_errf(err, "SimGrid configuration: %s", msg);
-        } else if (stage.stage == STAGE_LOAD || stage.stage == STAGE_CHECK) {
-            rc = RS_SIM_BAD_INPUT;
-            rs_errf(err, "%s: %s", stage.text, msg);
-        } else {
-            rc = -1;
-            rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", stage.text, how,
-                    WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
-        }
+/* The child's outcome: the results, or what went wrong. Returns 0, -1 or RS_SIM_BAD_INPUT. */
+static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, rs_sim_result_t *out, rs_err_t *err) {
+    if (c->oom) return rs_errf(err, "sim: out of memory while collecting the results");
+    if (c->child_err.code != 0) {
+        rs_errf(err, "%s", c->child_err.msg);
+        return c->child_err.code == RS_SIM_BAD_INPUT ? RS_SIM_BAD_INPUT : -1;
     }
+    if (st->exit_code == 0 && c->have_sum && !c->io_bad) {
+        const summary_rec *sum = &c->sum;
+        out->makespan_s = sum->makespan_s;
+        out->t_comp_max_s = sum->t_comp_max_s;
+        out->t_comm_max_s = sum->t_comm_max_s;
+        out->busy_max_s = sum->busy_max_s;
+        out->busy_mean_s = sum->busy_mean_s;
+        out->flops_useful = sum->flops_useful;
+        out->flops_exec = sum->flops_exec;
+        out->comm_bound_steps = sum->comm_bound_steps;
+        out->rank_steps = sum->rank_steps;
+        out->n_steps = sum->n_steps;
+        out->sim_wall_s = sum->sim_wall_s;
+        return 0;
+    }
+    char msg[700];
+    simgrid_message(errf, msg, sizeof msg);
+    const char *how = st->term_signal ? strsignal(st->term_signal) : "exited";
+    if (c->stage.stage == STAGE_INIT) return rs_errf(err, "SimGrid configuration: %s", msg), RS_SIM_BAD_INPUT;
+    if (c->stage.stage == STAGE_LOAD || c->stage.stage == STAGE_CHECK)
+        return rs_errf(err, "%s: %s", c->stage.text, msg), RS_SIM_BAD_INPUT;
+    return rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", c->stage.text, how, st->exit_code,
+                   msg);
+}
 
-done:
-    if (fds[0] >= 0) close(fds[0]);
-    if (fds[1] >= 0) close(fds[1]);
-    if (errf) fclose(errf);
+/* Fork the SimGrid child (the one child-process helper) and collect what it sends. */
+static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.fn = child_run;
+    sp.arg = a;
+    rs_child_t child;
+    if (rs_spawn_start(&sp, "the SimGrid child", &child, err) != 0) return -1;
+    close(a->fds[1]);
+    a->fds[1] = -1;
+    collected_t c = {.stage = {.stage = -1, .text = "starting"}};
+    collect(a->fds[0], steps, trace, out, &c);
+    close(a->fds[0]);
+    a->fds[0] = -1;
+    if (c.oom || c.io_bad) kill(child.pid, SIGKILL);
+    rs_child_status_t st;
+    if (rs_spawn_wait(&child, 0, &st, err) != 0) return -1;
+    out->child_wall_s = st.wall_s;
+    out->peak_rss_bytes = st.peak_rss_bytes;
+    return outcome(&c, &st, a->errf, out, err);
+}
+
+int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,
+               rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    rs_sim_config_t defcfg;
+    rs_sim_config_default(&defcfg);
+    const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
+    const int64_t n = rs_schedule_problem(s)->n_ranks;
+    int rc = check_input(m, n, cfg, trace != NULL, err);
+    if (rc != 0) return rc;
+    rs_hostmap_t hm;
+    char tmpdir[4096], platform[4200];
+    if ((rc = prepare_platform(s, m, cfg, &hm, tmpdir, sizeof tmpdir, platform, sizeof platform, out, err)) != 0) return rc;
+    if (trace) fill_meta(trace, s, cfg, out->platform);
+    child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile()};
+    if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
+    else rc = run_child(&a, rs_schedule_n_steps(s), trace, out, err);
+    if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
+        rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
+    if (a.fds[0] >= 0) close(a.fds[0]);
+    if (a.fds[1] >= 0) close(a.fds[1]);
+    if (a.errf) fclose(a.errf);
     if (tmpdir[0]) {
         unlink(platform);
         rmdir(tmpdir);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <simgrid/actor.h>
@@ -21,6 +20,7 @@
 
 #include "platform.h"
 #include "sim.h"
+#include "subprocess.h"
 
 /* ================================================================================================
  * Child
@@ -121,6 +121,25 @@ static int child_main(const char *platform, int64_t n, FILE *out) {
     return RS_EXIT_OK;
 }
 
+/* The child (rs_spawn_t's fn): SimGrid on the platform, the result on the pipe. */
+typedef struct {
+    const char *platform;
+    int64_t n;
+    int fds[2];
+    FILE *errf;
+} alt_child_t;
+
+static int alt_child(void *arg) {
+    alt_child_t *a = arg;
+    close(a->fds[0]);
+    rs_sim_child_prepare(a->errf);
+    FILE *pf = fdopen(a->fds[1], "w");
+    if (!pf) return RS_EXIT_FAIL;
+    int code = child_main(a->platform, a->n, pf);
+    fflush(pf);
+    return code;
+}
+
 /* ================================================================================================
  * Parent
  * ============================================================================================== */
@@ -165,21 +184,13 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
         errf = NULL;
         goto done;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        rs_errf(err, "sim alt: fork: %s", strerror(errno));
-        goto done;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        rs_sim_child_prepare(errf);
-        FILE *pf = fdopen(fds[1], "w");
-        if (!pf) _exit(RS_EXIT_FAIL);
-        int code = child_main(platform, n, pf);
-        fflush(pf);
-        _exit(code);
-    }
+    alt_child_t ca = {platform, n, {fds[0], fds[1]}, errf};
+    rs_spawn_t sp;
+    rs_spawn_init(&sp);
+    sp.fn = alt_child;
+    sp.arg = &ca;
+    rs_child_t child;
+    if (rs_spawn_start(&sp, "the SimGrid child (sim alt)", &child, err) != 0) goto done;
     close(fds[1]);
     fds[1] = -1;
     rs_sim_alt_result_t res;
@@ -190,10 +201,9 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
         if (r <= 0) break;
         got += (size_t)r;
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (got != sizeof res || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    rs_child_status_t st;
+    if (rs_spawn_wait(&child, 0, &st, err) != 0) goto done;
+    if (got != sizeof res || st.exit_code != 0) {
         char line[300] = "", first[300] = "";
         rewind(errf);
         while (fgets(line, sizeof line, errf)) {
@@ -203,7 +213,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
             }
         }
         rs_errf(err, "sim alt: the SimGrid child failed (U=%lld, R=%lld, %s; status %d)%s", (long long)c->ulysses,
-                (long long)c->ring, rs_pass_name(pass), status, first);
+                (long long)c->ring, rs_pass_name(pass), st.exit_code, first);
         goto done;
     }
     *out = res;

@@ -8,15 +8,17 @@ static const char *const sp_names[RS_SP_COUNT] = {"ring", "ulysses", "usp"};
 const char *rs_sp_kind_name(rs_sp_kind_t k) { return (unsigned)k < RS_SP_COUNT ? sp_names[k] : "?"; }
 
 void rs_sp_config_default(rs_sp_config_t *c) {
-    c->seq_tokens = 128 * 1024;
-    c->batch = 1;
+    rs_problem_t p; /* the one default problem */
+    rs_problem_default(&p);
+    c->seq_tokens = p.seq_tokens;
+    c->batch = p.batch;
     c->ulysses = 1;
-    c->ring = 8;
-    c->causal = true;
-    c->layout = RS_LAYOUT_ZIGZAG;
-    c->act_bytes = 2;
-    c->grad_bytes = 4;
-    c->tile = 128;
+    c->ring = p.n_ranks;
+    c->causal = p.causal;
+    c->layout = p.layout;
+    c->act_bytes = p.act_bytes;
+    c->grad_bytes = p.grad_bytes;
+    c->tile = p.tile_q;
 }
 
 static rs_sp_kind_t kind_of(int64_t u, int64_t r) {

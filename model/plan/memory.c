@@ -8,6 +8,7 @@
 
 #include "embed.h"
 #include "jsonpos.h"
+#include "schedule.h"
 
 /* ===================================================================================================
  * Names
@@ -324,11 +325,13 @@ uint64_t rs_transformer_params(const rs_transformer_t *t) {
  * Memory terms (docs/memory.md)
  * ================================================================================================= */
 void rs_mem_config_default(rs_mem_config_t *c) {
-    c->seq_tokens = 128 * 1024;
-    c->sp_degree = 8;
+    rs_problem_t p; /* the one default problem: S, N, batch */
+    rs_problem_default(&p);
+    c->seq_tokens = p.seq_tokens;
+    c->sp_degree = p.n_ranks;
     c->ulysses_degree = 1;
-    c->batch = 1;
-    c->shard_devices = 8;
+    c->batch = p.batch;
+    c->shard_devices = p.n_ranks;
     c->precision = RS_PREC_MIXED;
     c->ckpt = RS_CKPT_FULL;
     c->chunk_tokens = 2048;

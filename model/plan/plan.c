@@ -7,17 +7,19 @@
 
 void rs_plan_config_default(rs_plan_config_t *c) {
     memset(c, 0, sizeof *c);
-    c->seq_tokens = 128 * 1024;
-    c->global_batch = 1;
+    rs_problem_t p; /* the one default problem: S, mask, layout, tile */
+    rs_problem_default(&p);
+    c->seq_tokens = p.seq_tokens;
+    c->global_batch = p.batch;
     c->dp = 0;
     c->max_sp = 4096;
     c->fixed_sp = 0;
     c->precision = RS_PREC_MIXED;
     c->ckpt = RS_CKPT_FULL;
     c->chunk_tokens = 2048;
-    c->causal = true;
-    c->layout = RS_LAYOUT_ZIGZAG;
-    c->tile = 128;
+    c->causal = p.causal;
+    c->layout = p.layout;
+    c->tile = p.tile_q;
     c->usable_frac = 0.90;
     c->linear_eff = 0.70;
     c->attn_eff = 0.50;

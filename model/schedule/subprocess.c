@@ -87,6 +87,8 @@ static void fill(rs_child_status_t *st, int status, const struct rusage *ru, con
     st->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     st->wall_s = rs_now_s() - c->t0_s;
     st->peak_rss_bytes = ru->ru_maxrss * 1024L;
+    st->cpu_s = (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec + (double)ru->ru_stime.tv_sec +
+                1e-6 * (double)ru->ru_stime.tv_usec;
 }
 
 int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs_err_t *err) {

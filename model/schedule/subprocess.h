@@ -47,7 +47,8 @@ typedef struct {
     int term_signal;        /* the signal that ended it (0: it exited) */
     bool timed_out;         /* the watchdog ended it */
     double wall_s;          /* fork to reap, seconds */
-    long peak_rss_bytes;    /* its peak resident set (getrusage of the child) */
+    long peak_rss_bytes;    /* its peak resident set (wait4: the child and its reaped children) */
+    double cpu_s;           /* its user + system CPU time, likewise */
 } rs_child_status_t;
 
 /* Fork the child (flushes stdio first so nothing is written twice). Returns 0, or -1 with err

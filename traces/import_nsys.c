@@ -1,0 +1,382 @@
+/* import_nsys.c - Nsight Systems SQLite exports (`nsys export --type sqlite`), read with libsqlite3
+ * (import.h). Tables used (schema: the Nsight Systems user guide, "SQLite Schema Reference"):
+ *   CUPTI_ACTIVITY_KIND_KERNEL  start, end (ns), deviceId, streamId, correlationId, globalPid,
+ *                               demangledName / shortName (StringIds ids)          (required)
+ *   StringIds                   id, value                                          (required)
+ *   CUPTI_ACTIVITY_KIND_RUNTIME start, correlationId, globalTid: the launch of each kernel
+ *   NVTX_EVENTS                 start, end, eventType (59 push/pop, 60 start/end range), text or
+ *                               textId (StringIds), globalTid: step ranges
+ *   MPI_RANKS                   globalTid, rank: ring order when present
+ *   TARGET_INFO_GPU             name: recorded in the header
+ *   TARGET_INFO_SESSION_START_TIME utcEpochNs: aligns several files (one per node)
+ * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_raw.h"
+
+#define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
+
+typedef struct {
+    int64_t tid;     /* serialized globalTid */
+    int64_t device;  /* the device its launches go to */
+} tid_dev_t;
+
+typedef struct {
+    sqlite3 *db;
+    const char *path;
+    rs_raw_t *raw;
+    rs_err_t *err;
+    tid_dev_t *tids;  /* threads that launch ring kernels */
+    size_t n_tids, cap_tids;
+} nsys_t;
+
+static int has_table(sqlite3 *db, const char *name) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int has_column(sqlite3 *db, const char *table, const char *col) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1", table);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
+    sqlite3_bind_text(st, 1, col, -1, SQLITE_STATIC);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int sql_fail(nsys_t *x, const char *what) {
+    return rs_errf(x->err, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
+}
+
+/* A single integer (or def when the query returns nothing). */
+static int64_t query_i64(sqlite3 *db, const char *sql, int64_t def) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return def;
+    int64_t v = def;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+typedef struct {
+    int64_t id;      /* StringIds id */
+    uint32_t name;   /* interned name */
+} name_map_t;
+
+static int nmap_cmp(const void *a, const void *b) {
+    const name_map_t *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The kernel names that matter: StringIds ids of the name column whose string is an attention or
+ * SendRecv kernel. */
+static int relevant_names(nsys_t *x, const char *col, name_map_t **out, size_t *n_out) {
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT k.id, s.value FROM (SELECT DISTINCT %s AS id FROM CUPTI_ACTIVITY_KIND_KERNEL) AS k "
+             "LEFT JOIN StringIds AS s ON s.id = k.id",
+             col);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading kernel names");
+    name_map_t *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0, s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (!name) continue;
+        uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
+        if (id == UINT32_MAX) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
+        }
+        if (rs_raw_role(x->raw, id) < 0) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            name_map_t *w = realloc(v, cap * sizeof *w);
+            if (!w) {
+                rc = rs_errf(x->err, "%s: out of memory", x->path);
+                break;
+            }
+            v = w;
+        }
+        v[n++] = (name_map_t){sqlite3_column_int64(st, 0), id};
+    }
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading kernel names");
+    sqlite3_finalize(st);
+    if (rc != 0) {
+        free(v);
+        return -1;
+    }
+    if (n > 1) qsort(v, n, sizeof *v, nmap_cmp);
+    *out = v;
+    *n_out = n;
+    return 0;
+}
+
+typedef struct {
+    rs_raw_kernel_t k;
+    int64_t pid;
+} pkernel_t;
+
+typedef struct {
+    int64_t pid, device, mpi_rank;
+    size_t first, n;     /* its kernels in the sorted pkernel array */
+} proc_t;
+
+static int pk_cmp(const void *a, const void *b) { /* by (process, device), then file order */
+    const pkernel_t *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->k.device != y->k.device) return x->k.device < y->k.device ? -1 : 1;
+    if (x->k.start_ns != y->k.start_ns) return x->k.start_ns < y->k.start_ns ? -1 : 1;
+    return (x->k.order > y->k.order) - (x->k.order < y->k.order);
+}
+
+static int pk_corr_cmp(const void *a, const void *b) { /* by process, then correlation id */
+    const pkernel_t *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    return (x->k.order > y->k.order) - (x->k.order < y->k.order);
+}
+
+static int proc_cmp(const void *a, const void *b) { /* ring order inside a file */
+    const proc_t *x = a, *y = b;
+    if (x->mpi_rank != y->mpi_rank) return x->mpi_rank < y->mpi_rank ? -1 : 1;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Kept kernels of the file. */
+static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int64_t offset, pkernel_t **out, size_t *n_out) {
+    const char *col = has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT start, end, %s, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", col,
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId") ? "deviceId" : "0",
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "streamId") ? "streamId" : "0",
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "-1",
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading CUPTI_ACTIVITY_KIND_KERNEL");
+    pkernel_t *v = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0, s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        name_map_t key = {sqlite3_column_int64(st, 2), 0};
+        const name_map_t *m = n_names ? bsearch(&key, names, n_names, sizeof *names, nmap_cmp) : NULL;
+        if (!m) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            pkernel_t *w = realloc(v, cap * sizeof *w);
+            if (!w) {
+                rc = rs_errf(x->err, "%s: out of memory", x->path);
+                break;
+            }
+            v = w;
+        }
+        int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
+        int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+        v[n++] = (pkernel_t){{t0 + offset, (t1 > t0 ? t1 : t0) + offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
+                              sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
+                             PID_OF(sqlite3_column_int64(st, 6))};
+    }
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_KERNEL");
+    sqlite3_finalize(st);
+    if (rc != 0) {
+        free(v);
+        return -1;
+    }
+    *out = v;
+    *n_out = n;
+    return 0;
+}
+
+/* Launch times from CUPTI_ACTIVITY_KIND_RUNTIME (streamed; matched by process and correlation id). */
+static int read_launches(nsys_t *x, pkernel_t *k, size_t n, int64_t offset) {
+    if (n == 0 || !has_table(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId"))
+        return 0;
+    qsort(k, n, sizeof *k, pk_corr_cmp);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, "SELECT correlationId, start, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
+    int s, rc = 0;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t tid = sqlite3_column_int64(st, 2);
+        pkernel_t key = {.pid = PID_OF(tid)};
+        key.k.order = sqlite3_column_int64(st, 0);
+        pkernel_t *m = bsearch(&key, k, n, sizeof *k, pk_corr_cmp);
+        if (!m || m->k.launch_ns != RS_RAW_NO_TIME) continue;
+        m->k.launch_ns = sqlite3_column_int64(st, 1) + offset;
+        size_t t = 0;
+        while (t < x->n_tids && x->tids[t].tid != tid) t++;
+        if (t == x->n_tids) {
+            if (x->n_tids == x->cap_tids) {
+                size_t cap = x->cap_tids ? 2 * x->cap_tids : 16;
+                tid_dev_t *v = realloc(x->tids, cap * sizeof *v);
+                if (!v) {
+                    rc = rs_errf(x->err, "%s: out of memory", x->path);
+                    break;
+                }
+                x->tids = v;
+                x->cap_tids = cap;
+            }
+            x->tids[x->n_tids++] = (tid_dev_t){tid, m->k.device};
+        }
+    }
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* NVTX push/pop and start/end ranges that name a step, to the rank of their process. */
+static int read_ranges(nsys_t *x, const proc_t *procs, size_t n_procs, size_t first_rank, int64_t offset) {
+    if (!has_table(x->db, "NVTX_EVENTS")) return 0;
+    bool text_id = has_column(x->db, "NVTX_EVENTS", "textId");
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT n.start, n.end, %s, n.globalTid FROM NVTX_EVENTS AS n %s "
+             "WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL",
+             text_id ? "COALESCE(n.text, s.value)" : "n.text", text_id ? "LEFT JOIN StringIds AS s ON s.id = n.textId" : "");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading NVTX_EVENTS");
+    int rc = 0, s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 2);
+        int32_t step;
+        int8_t hint;
+        if (!name || !rs_raw_step_range(x->raw, name, &step, &hint)) continue;
+        int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
+        for (size_t t = 0; t < x->n_tids; t++)
+            if (x->tids[t].tid == tid) dev = x->tids[t].device;
+        size_t p = 0, n_of_pid = 0, any = n_procs;
+        for (size_t q = 0; q < n_procs; q++)
+            if (procs[q].pid == pid) n_of_pid++, any = q;
+        if (n_of_pid == 1) { /* one GPU per process: the range is that rank's */
+            p = any;
+        } else { /* a process driving several GPUs: the rank of the device its thread launches on */
+            while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
+        }
+        if (p == n_procs) continue; /* a thread or process without ring kernels */
+        uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
+        rs_raw_range_t g = {sqlite3_column_int64(st, 0) + offset, sqlite3_column_int64(st, 1) + offset, id, step, hint};
+        if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[first_rank + p], &g) != 0) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
+        }
+    }
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading NVTX_EVENTS");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Processes of the kept kernels (k sorted by process), in ring order; MPI_RANKS gives the order when
+ * every process has an entry. */
+static int make_procs(nsys_t *x, const pkernel_t *k, size_t n, proc_t **out, size_t *n_out) {
+    size_t np = 0;
+#define NEW_GROUP(i) ((i) == 0 || k[i].pid != k[(i) - 1].pid || k[i].k.device != k[(i) - 1].k.device)
+    for (size_t i = 0; i < n; i++) np += NEW_GROUP(i);
+    proc_t *p = calloc(np ? np : 1, sizeof *p);
+    if (!p) return rs_errf(x->err, "%s: out of memory", x->path);
+    np = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (NEW_GROUP(i)) p[np++] = (proc_t){k[i].pid, k[i].k.device, -1, i, 0};
+        p[np - 1].n++;
+    }
+#undef NEW_GROUP
+    if (has_table(x->db, "MPI_RANKS")) {
+        for (size_t i = 0; i < np; i++) {
+            char sql[160];
+            snprintf(sql, sizeof sql, "SELECT MIN(rank) FROM MPI_RANKS WHERE ((globalTid >> 24) & 16777215) = %lld", (long long)p[i].pid);
+            p[i].mpi_rank = query_i64(x->db, sql, -1);
+        }
+        bool all = true; /* MPI ranks order processes of one GPU each */
+        for (size_t i = 0; i < np; i++) all = all && p[i].mpi_rank >= 0 && (i == 0 || p[i].pid != p[i - 1].pid);
+        if (!all)
+            for (size_t i = 0; i < np; i++) p[i].mpi_rank = -1;
+    }
+    qsort(p, np, sizeof *p, proc_cmp);
+    *out = p;
+    *n_out = np;
+    return 0;
+}
+
+/* Kernels and ranges of one open database into raw ranks. */
+static int read_db(nsys_t *x) {
+    sqlite3_stmt *st;
+    int s = sqlite3_prepare_v2(x->db, "SELECT name FROM sqlite_master", -1, &st, NULL);
+    while (s == SQLITE_OK && (s = sqlite3_step(st)) == SQLITE_ROW) s = SQLITE_OK;
+    sqlite3_finalize(st);
+    if (s != SQLITE_DONE) return sql_fail(x, "reading the schema");
+    if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+        return rs_errf(x->err, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
+                       x->path);
+    if (!has_table(x->db, "StringIds")) return rs_errf(x->err, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
+    if (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "start") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "end") ||
+        (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") && !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")))
+        return rs_errf(x->err, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
+    int64_t offset = has_table(x->db, "TARGET_INFO_SESSION_START_TIME")
+                         ? query_i64(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", 0)
+                         : 0;
+    if (!x->raw->gpu_name[0] && has_table(x->db, "TARGET_INFO_GPU") && has_column(x->db, "TARGET_INFO_GPU", "name")) {
+        if (sqlite3_prepare_v2(x->db, "SELECT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW)
+                snprintf(x->raw->gpu_name, sizeof x->raw->gpu_name, "%s", (const char *)sqlite3_column_text(st, 0));
+            sqlite3_finalize(st);
+        }
+    }
+    const char *col = has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
+    name_map_t *names = NULL;
+    size_t n_names = 0, nk = 0, np = 0;
+    pkernel_t *k = NULL;
+    proc_t *procs = NULL;
+    int rc = relevant_names(x, col, &names, &n_names);
+    if (rc == 0) rc = read_kernels(x, names, n_names, offset, &k, &nk);
+    if (rc == 0 && nk == 0) {
+        int64_t all = query_i64(x->db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0);
+        rc = rs_errf(x->err, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
+                     (long long)all);
+    }
+    if (rc == 0) rc = read_launches(x, k, nk, offset);
+    if (rc == 0) {
+        qsort(k, nk, sizeof *k, pk_cmp);
+        rc = make_procs(x, k, nk, &procs, &np);
+    }
+    size_t first = x->raw->n_ranks;
+    for (size_t p = 0; rc == 0 && p < np; p++) {
+        rs_raw_rank_t *r = rs_raw_add_rank(x->raw, x->path);
+        if (!r) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
+        }
+        r->proc = procs[p].pid;
+        r->device = procs[p].device;
+        r->rank_key = procs[p].mpi_rank;
+        for (size_t i = 0; i < procs[p].n && rc == 0; i++)
+            if (rs_raw_add_kernel(r, &k[procs[p].first + i].k) != 0) rc = rs_errf(x->err, "%s: out of memory", x->path);
+    }
+    if (rc == 0) rc = read_ranges(x, procs, np, first, offset);
+    free(names), free(k), free(procs);
+    return rc;
+}
+
+int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
+    nsys_t x = {NULL, path, raw, err, NULL, 0, 0};
+    if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        int rc = rs_errf(err, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
+        sqlite3_close(x.db);
+        return rc;
+    }
+    int rc = read_db(&x);
+    sqlite3_close(x.db);
+    free(x.tids);
+    return rc;
+}
