@@ -41,6 +41,8 @@ extern const int rs_cli_shared_n;
 /* The shared options as a group filling s; skip: the names another group of the command takes
  * over ("seq,ranks,profile" for sweep's ranges), or NULL. */
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
+/* Only the problem's options (the table's first section: -S ... --tile), filling s. */
+rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
 
 /* "16,32,1K": increasing sizes in [min, max], at least min_n and at most max_n of them, into out and
  * *n_out. Returns 0 or -1 with err "--blocks 64: give at least 2 sizes". */

@@ -1,7 +1,7 @@
 /* cmd_import.c - `ringsim import`: PyTorch-profiler (Kineto) and Nsight Systems traces of a real
  * ring-attention run -> ringsim's trace schema (traces/import.h); and `--export-kineto`, the other
  * direction for a ringsim trace. Rules and capture commands: docs/import.md. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,68 +11,62 @@
 #include "import.h"
 #include "trace.h"
 
-enum { OPT_CHROME = 2000, OPT_KERNELS, OPT_FORMAT, OPT_KREGEX, OPT_SREGEX, OPT_NO_RANGES, OPT_OCC, OPT_EXPORT };
+/* import's own options. */
+typedef struct {
+    rs_import_opts_t o;                     /* how to read */
+    const char *csv, *chrome, *kernels;     /* outputs */
+    const char *export_dir;                 /* --export-kineto */
+    bool quiet;                             /* -q */
+} import_cli_t;
 
-static const struct option own_opts[] = {
-    {"trace", required_argument, NULL, 'o'},
-    {"chrome", required_argument, NULL, OPT_CHROME},
-    {"kernels", required_argument, NULL, OPT_KERNELS},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"kernel-regex", required_argument, NULL, OPT_KREGEX},
-    {"step-regex", required_argument, NULL, OPT_SREGEX},
-    {"no-ranges", no_argument, NULL, OPT_NO_RANGES},
-    {"occurrence", required_argument, NULL, OPT_OCC},
-    {"export-kineto", required_argument, NULL, OPT_EXPORT},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-};
-
-/* The shared options that describe the problem (the machine options mean nothing here). */
-static bool problem_opt(int v) {
-    switch (v) {
-    case RS_OPT_SEQ: case RS_OPT_RANKS: case RS_OPT_BATCH: case RS_OPT_HEADS: case RS_OPT_KV_HEADS:
-    case RS_OPT_HEAD_DIM: case RS_OPT_DTYPE: case RS_OPT_GRAD_BYTES: case RS_OPT_CAUSAL: case RS_OPT_NO_CAUSAL:
-    case RS_OPT_LAYOUT: case RS_OPT_PASS: case RS_OPT_TILE:
-        return true;
-    default:
-        return false;
-    }
+static int parse_format(void *dst, const char *arg, rs_err_t *err) {
+    rs_import_opts_t *o = &((import_cli_t *)dst)->o;
+    if (!strcmp(arg, "auto")) o->format = RS_IMPORT_AUTO;
+    else if (!strcmp(arg, "kineto")) o->format = RS_IMPORT_KINETO;
+    else if (!strcmp(arg, "nsys")) o->format = RS_IMPORT_NSYS;
+    else return rs_errf(err, "--format %s: expected auto, kineto or nsys", arg);
+    return 0;
 }
 
-static void help(FILE *out) {
-    fprintf(out,
-            "usage: ringsim import [options] -o OUT.csv TRACE...\n"
-            "       ringsim import --export-kineto DIR RINGSIM.csv\n"
-            "\n"
-            "Read the per-rank GPU traces of a ring-attention run and write ringsim's trace schema: per\n"
-            "(rank, step) one compute event (first to last attention kernel), send and recv events (the\n"
-            "step's NCCL SendRecv kernels) and a step event. TRACE: PyTorch profiler / Kineto JSON files\n"
-            "(one per rank, .json or .json.gz), Nsight Systems SQLite exports (nsys export --type sqlite;\n"
-            "one file may hold every rank), or directories of them. N comes from the trace; give the\n"
-            "problem (--seq, --heads, --kv-heads, --head-dim, --dtype, --layout, --causal, --tile): it goes\n"
-            "into the header and the schedule checks every step. See docs/import.md.\n"
-            "\n"
-            "options:\n"
-            "  -o, --trace FILE          the imported trace, CSV (with --pass both: FILE-LAYOUT-PASS.csv)\n"
-            "      --chrome FILE         also as Chrome/Perfetto JSON                  [none]\n"
-            "      --kernels FILE        the kernels behind every event, CSV           [none]\n"
-            "      --format F            auto, kineto or nsys                          [auto]\n"
-            "      --kernel-regex RE     more attention kernels (POSIX ERE on the demangled name;\n"
-            "                            backward when the name has bwd/backward/bprop/grad) [none]\n"
-            "      --step-regex RE       step ranges: NVTX / record_function names, case-insensitive,\n"
-            "                            last group = step number     [%s]\n"
-            "      --no-ranges           ignore step ranges; steps from the launch order\n"
-            "      --occurrence K        which ring pass of each kind, 0 = the first   [0]\n"
-            "  -P, --pass P              forward, backward or both                     [every pass found]\n"
-            "  -N, --ranks N             check the trace has N ranks                   [inferred]\n"
-            "      --export-kineto DIR   instead: write the ringsim CSV trace given as DIR/rankR.pt.trace.json\n"
-            "                            (Kineto JSON, as torch.profiler writes it)\n"
-            "  -q, --quiet               no summary on stdout\n"
-            "  -h, --help                this help\n"
-            "\n"
-            "problem options (as for ringsim model): -S/--seq, --batch, --heads, --kv-heads, --head-dim,\n"
-            "--dtype, --grad-bytes, --causal/--no-causal, -L/--layout (one), --tile.\n",
-            RS_IMPORT_STEP_REGEX);
+#define O(field) offsetof(import_cli_t, field)
+static const rs_opt_t own_opts[] = {
+    {"trace", 'o', "FILE", "required", "the imported trace, CSV (with --pass both: FILE-LAYOUT-PASS.csv)", RS_ARG_STRING,
+     O(csv), 0, 0, NULL, NULL, "options:"},
+    {"chrome", 0, "FILE", "none", "also as Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"kernels", 0, "FILE", "none", "the kernels behind every event, CSV", RS_ARG_STRING, O(kernels), 0, 0, NULL, NULL, NULL},
+    {"format", 0, "F", "auto", "auto, kineto or nsys", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_format, NULL},
+    {"kernel-regex", 0, "RE", "none",
+     "more attention kernels (POSIX ERE on the demangled name;\nbackward when the name has bwd/backward/bprop/grad)",
+     RS_ARG_STRING, O(o.kernel_regex), 0, 0, NULL, NULL, NULL},
+    {"step-regex", 0, "RE", RS_IMPORT_STEP_REGEX,
+     "step ranges: NVTX / record_function names, case-insensitive,\nlast group = step number", RS_ARG_STRING,
+     O(o.step_regex), 0, 0, NULL, NULL, NULL},
+    {"no-ranges", 0, NULL, NULL, "ignore step ranges; steps from the launch order", RS_ARG_FALSE, O(o.use_ranges), 0, 0, NULL,
+     NULL, NULL},
+    {"occurrence", 0, "K", "0", "which ring pass of each kind, 0 = the first", RS_ARG_INT, O(o.occurrence), 0, 1 << 20, NULL,
+     NULL, NULL},
+    {"export-kineto", 0, "DIR", NULL,
+     "instead: write the ringsim CSV trace given as\nDIR/rankR.pt.trace.json (Kineto JSON, as torch.profiler writes it)",
+     RS_ARG_STRING, O(export_dir), 0, 0, NULL, NULL, NULL},
+    {"quiet", 'q', NULL, NULL, "no summary on stdout", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
+};
+#undef O
+
+static void help(const rs_opt_group_t *groups, int n) {
+    printf("usage: ringsim import [options] -o OUT.csv TRACE...\n"
+           "       ringsim import --export-kineto DIR RINGSIM.csv\n"
+           "\n"
+           "Read the per-rank GPU traces of a ring-attention run and write ringsim's trace schema: per\n"
+           "(rank, step) one compute event (first to last attention kernel), send and recv events (the\n"
+           "step's NCCL SendRecv kernels) and a step event. TRACE: PyTorch profiler / Kineto JSON files\n"
+           "(one per rank, .json or .json.gz), Nsight Systems SQLite exports (nsys export --type sqlite;\n"
+           "one file may hold every rank), or directories of them. N comes from the trace; give the\n"
+           "problem (--seq, --heads, --kv-heads, --head-dim, --dtype, --layout, --causal, --tile): it goes\n"
+           "into the header and the schedule checks every step. -N checks the trace has N ranks\n"
+           "(default: inferred); -P picks passes (default: every pass found); -L is the one layout the\n"
+           "traced run used. See docs/import.md.\n"
+           "\n");
+    rs_cli_print_opts(stdout, groups, n);
 }
 
 /* An output must not be one of the inputs. */
@@ -140,70 +134,20 @@ static int write_outputs(const rs_import_t *im, size_t i, const char *const base
     return 0;
 }
 
-/* getopt table: own options + the shared problem options. */
-static struct option *import_longopts(void) {
-    int n_own = (int)(sizeof own_opts / sizeof own_opts[0]), n = 0;
-    struct option *all = calloc((size_t)(n_own + rs_cli_common_n_longopts + 1), sizeof *all);
-    if (!all) return NULL;
-    for (int i = 0; i < n_own; i++) all[n++] = own_opts[i];
-    for (int i = 0; i < rs_cli_common_n_longopts; i++)
-        if (problem_opt(rs_cli_common_longopts[i].val)) all[n++] = rs_cli_common_longopts[i];
-    return all; /* zero terminator from calloc */
-}
-
 int rs_cmd_import(int argc, char **argv) {
-    struct option *all = import_longopts();
-    if (!all) {
-        fprintf(stderr, "ringsim import: out of memory\n");
-        return RS_EXIT_FAIL;
-    }
-    rs_cli_common_t c;
-    rs_cli_common_init(&c);
-    rs_import_opts_t o;
-    rs_import_opts_default(&o);
-    const char *csv = NULL, *chrome = NULL, *kernels = NULL, *export_dir = NULL;
-    bool quiet = false, pass_given = false;
+    rs_setup_t c;
+    rs_setup_default(&c);
+    import_cli_t ic = {0};
+    rs_import_opts_default(&ic.o);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &ic, NULL, 0}, rs_cli_problem_group(&c)};
+    int rc = rs_cli_run_parse("import", argc, argv, groups, 2, true, help);
+    if (rc >= 0) return rc;
+    rc = RS_EXIT_OK;
+    rs_import_opts_t o = ic.o;
+    const char *csv = ic.csv, *chrome = ic.chrome, *kernels = ic.kernels, *export_dir = ic.export_dir;
+    const bool quiet = ic.quiet, pass_given = rs_cli_given(&groups[1], "pass");
+    o.check_ranks = rs_cli_given(&groups[1], "ranks");
     rs_err_t err = {{0}};
-    int opt, rc = RS_EXIT_OK;
-    rs_cli_getopt_reset();
-    while (rc == RS_EXIT_OK && (opt = getopt_long(argc, argv, "o:qhS:N:L:P:", all, NULL)) != -1) {
-        int64_t v;
-        switch (opt) {
-        case 'o': csv = optarg; break;
-        case OPT_CHROME: chrome = optarg; break;
-        case OPT_KERNELS: kernels = optarg; break;
-        case OPT_FORMAT:
-            if (!strcmp(optarg, "auto")) o.format = RS_IMPORT_AUTO;
-            else if (!strcmp(optarg, "kineto")) o.format = RS_IMPORT_KINETO;
-            else if (!strcmp(optarg, "nsys")) o.format = RS_IMPORT_NSYS;
-            else rc = (fprintf(stderr, "ringsim import: --format %s: expected auto, kineto or nsys\n", optarg), RS_EXIT_USAGE);
-            break;
-        case OPT_KREGEX: o.kernel_regex = optarg; break;
-        case OPT_SREGEX: o.step_regex = optarg; break;
-        case OPT_NO_RANGES: o.use_ranges = false; break;
-        case OPT_OCC:
-            if (rs_parse_size("--occurrence", optarg, 0, 1 << 20, &v, &err) != 0) rc = RS_EXIT_USAGE;
-            o.occurrence = (int)v;
-            break;
-        case OPT_EXPORT: export_dir = optarg; break;
-        case 'q': quiet = true; break;
-        case 'h': help(stdout); free(all); return RS_EXIT_OK;
-        default: {
-            bool known = opt == 'S' || opt == 'N' || opt == 'L' || opt == 'P' || problem_opt(opt);
-            int r = known ? rs_cli_common_opt(&c, opt, optarg, &err) : 0;
-            if (r < 0) rc = RS_EXIT_USAGE;
-            else if (r == 0) rc = (fprintf(stderr, "ringsim import: unknown option '%s' or missing value (see ringsim import --help)\n",
-                                           argv[optind - 1]), RS_EXIT_USAGE);
-            if (opt == 'N' || opt == RS_OPT_RANKS) o.check_ranks = true;
-            if (opt == 'P' || opt == RS_OPT_PASS) pass_given = true;
-        }
-        }
-    }
-    free(all);
-    if (rc != RS_EXIT_OK) {
-        if (err.msg[0]) fprintf(stderr, "ringsim import: %s\n", err.msg);
-        return rc;
-    }
     if (export_dir) return export_kineto(export_dir, argc - optind, argv + optind);
     if (optind >= argc) {
         fprintf(stderr, "ringsim import: expected trace files or directories (see ringsim import --help)\n");

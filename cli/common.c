@@ -224,6 +224,12 @@ rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip) {
     return (rs_opt_group_t){rs_cli_shared_opts, rs_cli_shared_n, s, skip, 0};
 }
 
+rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
+    int n = 0;
+    while (n < rs_cli_shared_n && strcmp(rs_cli_shared_opts[n].name, "profile") != 0) n++; /* the hardware's first */
+    return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
+}
+
 int rs_cli_run_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud,
                      void (*help)(const rs_opt_group_t *groups, int n_groups)) {
     rs_err_t err = {{0}};

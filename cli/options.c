@@ -159,7 +159,12 @@ void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups) {
     for (int g = 0; g < n_groups; g++) {
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
-            if (o->section) fprintf(out, "%s\n", o->section);
+            if (o->section) /* the heading, when a row of its section is offered */
+                for (int j = i; j < groups[g].n && (j == i || !groups[g].opts[j].section); j++)
+                    if (offered(&groups[g], &groups[g].opts[j])) {
+                        fprintf(out, "%s\n", o->section);
+                        break;
+                    }
             if (offered(&groups[g], o)) print_opt(out, o);
         }
         if (g == 0) print_opt(out, &help); /* after the command's own options */

@@ -16,7 +16,8 @@
 #include <zlib.h>
 
 #include "compare.h"
-#include "hw.h"
+#include "machine.h"
+#include "profile.h"
 #include "import.h"
 #include "import_fixtures.h"
 #include "model.h"
@@ -335,14 +336,14 @@ static rs_trace_t *model_trace(const rs_problem_t *p, bool hierarchical) {
     if (rs_hw_load("h100-sxm", &hw, &err) != 0 || rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err) != 0) return NULL;
     if (hierarchical) { /* two nodes of 2 GPUs: two hops are slower, so send and recv differ; a straggler */
         m.devices_per_node = 2;
-        m.n_stragglers = 1;
-        m.straggler_rank[0] = 1;
-        m.straggler_factor[0] = 1.37;
+        m.perturb.n_stragglers = 1;
+        m.perturb.straggler_rank[0] = 1;
+        m.perturb.straggler_factor[0] = 1.37;
     }
     rs_schedule_t *s = rs_schedule_create(p, &err);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
-    if (!s || rs_model_walk(s, &m, t, NULL, &w, &err) != 0) {
+    if (!s || rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, &err) != 0) {
         fprintf(stderr, "  model: %s\n", err.msg);
         rs_schedule_free(s);
         rs_trace_free(t);
