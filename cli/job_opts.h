@@ -1,6 +1,6 @@
 /* job_opts.h - the options of a job of concurrent rings (sim/job.h): placement, fabric, background.
  *
- * Shared by the commands that simulate jobs (ringsim sim). Every value is checked with a message
+ * Shared by the commands that simulate jobs (ringsim sim, sweep, plan --sim). Every value is checked with a message
  * that names the option and the rule; rs_cli_job_build() turns them into an rs_job_t once the shared
  * options are final (the machine gives G and the tiers, the problem gives N and B).
  */
@@ -16,20 +16,14 @@
 #include "options.h"
 #include "job.h"
 #include "sim.h"
+#include "study_contention.h"
 
 typedef struct {
     bool any;                  /* some job option was given: simulate a job (the caller sets it from
                                   the group's seen bits) */
-    int64_t tp, cp, dp;        /* degrees (cp 0 = -N) */
-    int64_t devices;           /* --devices (0 = from the degrees or the map) */
-    rs_dim_t order[RS_DIM_COUNT];
-    const char *map;           /* --map FILE */
-    rs_fabric_kind_t fabric;
-    int64_t nics;              /* --nics (0 = G) */
-    int64_t nodes_per_leaf;    /* 0 = default */
-    double oversub;
-    rs_bg_kind_t background;
-    rs_bg_group_t bg_group;
+    rs_contention_knobs_t k;   /* degrees, map, lists of orders, fabrics, NICs, ratios; background kind
+                                  and group (sized by rs_cli_job_background) */
+    int64_t cp;                /* --cp (0 = -N) */
     const char *model;         /* --model preset or path */
     double bg_bytes;           /* --bg-bytes: parameters and gradients of the layer, bytes (0 = from the model) */
 } rs_cli_job_t;
@@ -39,12 +33,18 @@ extern const rs_opt_t rs_cli_job_opts[];
 extern const int rs_cli_job_n;
 rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j);
 
-/* Defaults: tp 1, dp 1, cp = -N, order tp-cp-dp, flat fabric, K = G, non-blocking, no background. */
+/* Defaults: tp 1, dp 1, cp = -N, order tp-cp-dp, flat fabric, K = G, non-blocking, no background
+ * (rs_contention_knobs_default). --order, --fabric, --nics and --oversub take comma lists (swept by
+ * ringsim sweep and plan --sim; one value for ringsim sim). Can't fail. */
 void rs_cli_job_init(rs_cli_job_t *j);
 /* Before rs_setup_finish: --cp sets the ring size -N (both given and different: error). */
 int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_err_t *err);
-/* After rs_setup_finish: the job (placement, fabric from the machine, background sized from the
- * model). Returns 0 or -1 with err (the job is freed on error). */
+/* After rs_setup_finish: the background sized from --model (layer of a TP shard: tp, the problem's
+ * activation and gradient bytes) or --bg-bytes into j->k.background. Returns 0 or -1 with err. */
+int rs_cli_job_background(rs_cli_job_t *j, const rs_problem_t *p, rs_err_t *err);
+/* After rs_setup_finish and rs_cli_job_background: the one job of ringsim sim (every list holds one
+ * value: else "--nics 1,2: ringsim sim simulates one fabric; sweep lists with ringsim sweep"). Checks
+ * the profile has an inter-node tier when the job spans nodes. Returns 0 or -1 with err. */
 int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, rs_err_t *err);
 /* ---------------------------------------------------------------------------------------------------
  * Output of a simulated job (job_report.c): one entry per (layout, pass).
