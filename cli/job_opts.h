@@ -28,10 +28,11 @@ typedef struct {
     double bg_bytes;           /* --bg-bytes: parameters and gradients of the layer, bytes (0 = from the model) */
 } rs_cli_job_t;
 
-/* The job's options as a table (cli/options.h) filling j. */
+/* The job's options as a table (cli/options.h) filling j; skip: names not offered ("cp": the
+ * command sets N itself), or NULL. */
 extern const rs_opt_t rs_cli_job_opts[];
 extern const int rs_cli_job_n;
-rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j);
+rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j, const char *skip);
 
 /* Defaults: tp 1, dp 1, cp = -N, order tp-cp-dp, flat fabric, K = G, non-blocking, no background
  * (rs_contention_knobs_default). --order, --fabric, --nics and --oversub take comma lists (swept by

@@ -19,4 +19,5 @@ set ylabel 'efficiency (ideal / makespan)'
 set yrange [0 : 1.05]
 set key bottom right
 plot for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, 'efficiency')) with linespoints lt i pt 7 ps 0.9 title word(series, i), \
+     keyentry with lines dt 2 lc rgb '#444444' title 'without contention (dashed)', \
      for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, 'efficiency_free')) with lines lt i dt 2 notitle

@@ -268,6 +268,44 @@ static void test_job_run(void) {
     free(t);
 }
 
+/* ringsim sweep with fabric knobs: one row per NICs value, the worst hop at K / 8 of the NIC, the
+ * efficiency growing with K up to the contention-free one; the figure when gnuplot is there. */
+static void test_job_sweep(void) {
+    char args[4096], csv[800], fig[800];
+    snprintf(csv, sizeof csv, "%s", scratch("cont.csv"));
+    snprintf(fig, sizeof fig, "%s", scratch("cont.svg"));
+    const bool plot = system("command -v gnuplot >/dev/null 2>&1") == 0;
+    snprintf(args, sizeof args, "sweep -S 16K -N 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1,2,4,8 -q -o %s%s%s", csv,
+             plot ? " --figure " : "", plot ? fig : "");
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    char *t = slurp(csv, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    char *row = strstr(t, "\nseries,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    int rows = 0;
+    double prev = 0, free_eff = 0;
+    for (char *l = strchr(row + 1, '\n'); l && l[1]; l = strchr(l + 1, '\n'), rows++) {
+        char *f = l + 1;
+        double v[22];
+        for (int k = 0; k < 21 && f; k++) {
+            v[k] = strtod(f, NULL);
+            f = strchr(f, ',');
+            if (f) f++;
+        }
+        RS_ASSERT_REL(v[13], (double)(1 << rows), 1e-15);         /* nics */
+        RS_ASSERT_REL(v[20], (double)(1 << rows) / 8, 1e-9);       /* worst_hop_ratio */
+        CU_ASSERT(v[18] > prev);                                     /* efficiency */
+        prev = v[18];
+        free_eff = v[19];
+    }
+    CU_ASSERT_EQUAL(rows, 4);
+    RS_ASSERT_REL(prev, free_eff, 1e-9); /* K = G: no contention left */
+    free(t);
+    if (plot) CU_ASSERT(contains(fig, "<svg"));
+    expect_usage("sweep -S 16K -N 4 --tp 2 --oversub 1,0.5", "--oversub 0.5: must be >= 1", NULL, NULL);
+    expect_usage("sweep -S 16K -N 4 --figure x.png", "--figure draws a sweep of fabric knobs", NULL, NULL);
+}
+
 static const rs_test_case_t cases[] = {
     {"golden_trace_byte_for_byte", test_golden},
     {"bad_input_exit2_no_trace", test_bad_input},
@@ -275,6 +313,7 @@ static const rs_test_case_t cases[] = {
     {"help_lists_options", test_help},
     {"job_bad_input", test_job_bad_input},
     {"job_run", test_job_run},
+    {"job_sweep", test_job_sweep},
     {NULL, NULL},
 };
 
