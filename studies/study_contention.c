@@ -51,7 +51,7 @@ size_t rs_contention_count(const rs_contention_in_t *in) {
     return in->n_cases * (size_t)k->n_fabrics * (size_t)(k->map ? 1 : k->n_orders) * (size_t)k->n_oversubs * (size_t)k->n_nics;
 }
 
-static const char *order_name(const rs_contention_knobs_t *k, int i, char *buf, size_t len) {
+const char *rs_contention_order_name(const rs_contention_knobs_t *k, int i, char *buf, size_t len) {
     static const char *const dim[RS_DIM_COUNT] = {"tp", "cp", "dp"};
     if (k->map) return "map";
     snprintf(buf, len, "%s-%s-%s", dim[k->orders[i][0]], dim[k->orders[i][1]], dim[k->orders[i][2]]);
@@ -83,7 +83,7 @@ static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, b
     if (in->n_cases > 1)
         snprintf(s, len, "%.48s/%s/%s/N=%lld/B=%lld/", c->profile, rs_layout_name(c->problem.layout),
                  rs_pass_name(c->problem.pass), (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem));
-    snprintf(s + strlen(s), len - strlen(s), "%s/%s", rs_fabric_kind_name(pt->pick.fabric), order_name(k, pt->pick.order, o, sizeof o));
+    snprintf(s + strlen(s), len - strlen(s), "%s/%s", rs_fabric_kind_name(pt->pick.fabric), rs_contention_order_name(k, pt->pick.order, o, sizeof o));
     if (x_is_nics) snprintf(s + strlen(s), len - strlen(s), "/%.6g:1", pt->pick.oversub);
     else snprintf(s + strlen(s), len - strlen(s), "/K=%lld", (long long)pt->pick.nics);
     for (char *q = s; *q; q++)
@@ -155,7 +155,7 @@ static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_cont
                 pt->series, c->profile, rs_layout_name(c->problem.layout), rs_pass_name(c->problem.pass),
                 (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem), (long long)(k->map ? 0 : k->tp),
                 (long long)(k->map ? 0 : k->dp), (long long)pt->devices, (long long)pt->rings, rs_fabric_kind_name(pt->pick.fabric),
-                order_name(k, pt->pick.order, o, sizeof o), (long long)k->nodes_per_leaf,
+                rs_contention_order_name(k, pt->pick.order, o, sizeof o), (long long)k->nodes_per_leaf,
                 (long long)(pt->pick.nics > 0 ? pt->pick.nics : g), pt->pick.oversub, pt->makespan_s, pt->free_s, pt->slowdown,
                 pt->efficiency, pt->efficiency_free, pt->worst_ratio, pt->saturated, pt->bg_end_s, pt->sim_wall_s,
                 pt->peak_rss_bytes);

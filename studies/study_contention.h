@@ -28,7 +28,7 @@
 #define RS_CONT_MAX_VALUES 16
 
 /* The knobs and the job around them; lists are swept, one value each for a single job. */
-typedef struct {
+typedef struct rs_contention_knobs {
     int64_t tp, dp;                     /* degrees (cp = the problem's N) */
     int64_t devices;                    /* 0 = tp N dp (or the map's) */
     const char *map;                    /* a map file instead of degrees and orders (NULL: degrees) */
@@ -46,6 +46,9 @@ typedef struct {
 
 /* One job, tp = dp = 1, order tp-cp-dp, flat, K = G, non-blocking, no background. Can't fail. */
 void rs_contention_knobs_default(rs_contention_knobs_t *k);
+
+/* Order i of the knobs as "tp-cp-dp" ("map" with a map file) into buf. Returns buf. */
+const char *rs_contention_order_name(const rs_contention_knobs_t *k, int i, char *buf, size_t len);
 
 /* The values of one point. */
 typedef struct {

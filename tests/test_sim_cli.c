@@ -306,6 +306,38 @@ static void test_job_sweep(void) {
     expect_usage("sweep -S 16K -N 4 --figure x.png", "--figure draws a sweep of fabric knobs", NULL, NULL);
 }
 
+/* ringsim plan --sim with fabric knobs: the ring split (N = 8 on nodes of 4, 2 replicas) as a job per
+ * pass and NICs value; without background the ring is alone on its NICs (slowdown 1), ZeRO-3's
+ * all-gather on the same NICs slows it (the plan assumes FSDP hidden). Knobs without --sim: exit 2. */
+static void test_job_plan(void) {
+    char args[4096], csv[800];
+    snprintf(csv, sizeof csv, "%s", scratch("plan-cont.csv"));
+    for (int bg = 0; bg < 2; bg++) {
+        snprintf(args, sizeof args,
+                 "plan -m llama3-8b --seq 32K --ranks 8 --gpus-per-node 4 --inter ib-ndr --global-batch 2 --dp 2 --sim "
+                 "--nics 1,4 %s --contention-csv %s",
+                 bg ? "--background fsdp" : "", csv);
+        CU_ASSERT_EQUAL_FATAL(run(args), 0);
+        CU_ASSERT(contains(scratch("out.txt"), "# the ring split as a job (SimGrid): N ranks x 2 replica(s)"));
+        char *t = slurp(csv, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        int rows = 0;
+        for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
+            char *f = l + 1;
+            for (int k = 0; k < 17 && f; k++) f = strchr(f, ',') + 1; /* slowdown */
+            const double slow = strtod(f, NULL);
+            if (bg) {
+                CU_ASSERT(slow > 1.1);
+            } else {
+                RS_ASSERT_REL(slow, 1, 1e-9);
+            }
+        }
+        CU_ASSERT_EQUAL(rows, 4); /* forward and backward x K = 1, 4 */
+        free(t);
+    }
+    expect_usage("plan -m llama3-8b --nics 1,4", "need --sim", NULL, NULL);
+}
+
 static const rs_test_case_t cases[] = {
     {"golden_trace_byte_for_byte", test_golden},
     {"bad_input_exit2_no_trace", test_bad_input},
@@ -314,6 +346,7 @@ static const rs_test_case_t cases[] = {
     {"job_bad_input", test_job_bad_input},
     {"job_run", test_job_run},
     {"job_sweep", test_job_sweep},
+    {"job_plan", test_job_plan},
     {NULL, NULL},
 };
 
