@@ -34,7 +34,7 @@ static const rs_opt_t own_opts[] = {
     {"title", 0, "TEXT", "automatic", "figure title", RS_ARG_STRING, O(po.title), 0, 0, NULL, NULL, NULL},
     {"series", 0, "NAME", "the first row's", "tcomm-vs-b: the sweep's series to draw", RS_ARG_STRING, O(po.series), 0, 0,
      NULL, NULL, NULL},
-    {"x", 0, "COLUMN", "the one that varies", "scaling: n_ranks or block_tokens", RS_ARG_STRING, O(po.x), 0, 0, NULL, NULL,
+    {"x", 0, "COLUMN", "the one that varies", "scaling: n_ranks or block_tokens; contention: nics or oversub", RS_ARG_STRING, O(po.x), 0, 0, NULL, NULL,
      NULL},
     {"pass", 'P', "PASS", "the first event's", "timeline: forward or backward", RS_ARG_STRING, O(po.pass), 0, 0, NULL, NULL,
      NULL},
@@ -57,6 +57,8 @@ static void help(const rs_opt_group_t *groups, int n) {
            "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
            "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
            "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
+           "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
+           "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
            "\n");
     rs_cli_print_opts(stdout, groups, n);
     printf("\ngnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
@@ -78,7 +80,7 @@ int rs_cmd_plot(int argc, char **argv) {
     }
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling or maxctx)\n",
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx or contention)\n",
                 argv[optind]);
         return RS_EXIT_USAGE;
     }
