@@ -338,6 +338,34 @@ static void test_job_plan(void) {
     expect_usage("plan -m llama3-8b --nics 1,4", "need --sim", NULL, NULL);
 }
 
+/* The report's contention section: data/contention.csv with NICs 1, 2, 4, 8 at 1:1 and 2:1 (h100-sxm:
+ * nodes of 8), K = G at 1:1 as efficient as without contention, the sentence in report.md. */
+static void test_job_report(void) {
+    char args[4096], dir[800], path[1000];
+    snprintf(dir, sizeof dir, "%s", scratch("rep"));
+    snprintf(args, sizeof args, "report --quick --no-exec --no-figures -o %s", dir);
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    CU_ASSERT(contains(path, "8 rings (TP 8 fills each node) of N = 8 ranks"));
+    snprintf(path, sizeof path, "%s/data/contention.csv", dir);
+    char *t = slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    int rows = 0;
+    for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
+        char *f = l + 1;
+        double v[20];
+        for (int k = 0; k < 20 && f; k++) {
+            v[k] = strtod(f, NULL);
+            f = strchr(f, ',');
+            if (f) f++;
+        }
+        if (v[13] == 8 && v[14] == 1) RS_ASSERT_REL(v[18], v[19], 1e-9);
+        CU_ASSERT(v[18] <= v[19] * (1 + 1e-9));
+    }
+    CU_ASSERT_EQUAL(rows, 8);
+    free(t);
+}
+
 static const rs_test_case_t cases[] = {
     {"golden_trace_byte_for_byte", test_golden},
     {"bad_input_exit2_no_trace", test_bad_input},
@@ -347,6 +375,7 @@ static const rs_test_case_t cases[] = {
     {"job_run", test_job_run},
     {"job_sweep", test_job_sweep},
     {"job_plan", test_job_plan},
+    {"job_report", test_job_report},
     {NULL, NULL},
 };
 
