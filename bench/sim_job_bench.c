@@ -79,11 +79,13 @@ int main(int argc, char **argv) {
     char *job_argv[MAX_ARGS] = {RINGSIM, "sim", "-N", n_job, "-S", s_job, "--tp", tp};
     int nr = 6, nj = 8;
     for (int i = 0; i < nc; i++) ring_argv[nr++] = job_argv[nj++] = common[i];
+    char shown[1024];
+    snprintf(shown, sizeof shown, "%s", extra); /* strtok cuts extra into the job's arguments */
     for (char *t = strtok(extra, " "); t && nj < MAX_ARGS - 1; t = strtok(NULL, " ")) job_argv[nj++] = t;
 
     printf("# sim_job_bench: %ld rings of %ld ranks (%ld devices) against one ring of %ld, zigzag causal forward,\n"
            "# B = %ld, h100-sxm, nodes of 8, ib-ndr; job args: --tp %ld %s\n",
-           rings, ranks, rings * ranks, rings * ranks, block, rings, extra[0] ? extra : "(flat fabric, one NIC per device)");
+           rings, ranks, rings * ranks, rings * ranks, block, rings, shown[0] ? shown : "(flat fabric, one NIC per device)");
     printf("# wall/cpu: best of %d; paired: median of back-to-back job/ring CPU ratios; sim_s: SimGrid in the child\n",
            repeat);
     char *buf = malloc(1 << 22);
