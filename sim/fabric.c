@@ -128,43 +128,37 @@ static void put_edge(FILE *fp, const char *src, const char *dst, const char *l1,
     fprintf(fp, "</route>\n");
 }
 
+/* Links "<name>-<a>" (latency lat) and "<name>-<b>" (latency 0), both of bandwidth bw. */
+static void put_pair(FILE *fp, const char *name, const char *a, const char *b, double bw, double lat, bool fatpipe) {
+    char id[128];
+    snprintf(id, sizeof id, "%s-%s", name, a);
+    put_link(fp, id, bw, lat, fatpipe);
+    snprintf(id, sizeof id, "%s-%s", name, b);
+    put_link(fp, id, bw, 0, fatpipe);
+}
+
 static void write_links(FILE *fp, const rs_fabric_t *f) {
     const int64_t nodes = rs_fabric_nodes(f), leaves = rs_fabric_leaves(f);
     const double wi = f->intra.bw_bytes_per_s, wx = f->inter.bw_bytes_per_s;
     char a[96];
     for (int64_t d = 0; d < f->devices; d++) {
-        snprintf(a, sizeof a, "nvl%" PRId64 "-up", d);
-        put_link(fp, a, wi, f->intra.latency_s, false);
-        snprintf(a, sizeof a, "nvl%" PRId64 "-down", d);
-        put_link(fp, a, wi, 0, false);
-        snprintf(a, sizeof a, "pcie%" PRId64 "-up", d);
-        put_link(fp, a, wx, 0, true);
-        snprintf(a, sizeof a, "pcie%" PRId64 "-down", d);
-        put_link(fp, a, wx, 0, true);
+        snprintf(a, sizeof a, "nvl%" PRId64, d);
+        put_pair(fp, a, "up", "down", wi, f->intra.latency_s, false);
+        snprintf(a, sizeof a, "pcie%" PRId64, d);
+        put_pair(fp, a, "up", "down", wx, 0, true);
     }
     for (int64_t n = 0; n < nodes; n++) {
-        snprintf(a, sizeof a, "nvsw%" PRId64 "-in", n);
-        put_link(fp, a, wi, 0, true);
-        snprintf(a, sizeof a, "nvsw%" PRId64 "-out", n);
-        put_link(fp, a, wi, 0, true);
+        snprintf(a, sizeof a, "nvsw%" PRId64, n);
+        put_pair(fp, a, "in", "out", wi, 0, true);
         for (int64_t j = 0; j < f->nics_per_node; j++) {
-            snprintf(a, sizeof a, "nic%" PRId64 ".%" PRId64 "-up", n, j);
-            put_link(fp, a, wx, f->inter.latency_s, false);
-            snprintf(a, sizeof a, "nic%" PRId64 ".%" PRId64 "-down", n, j);
-            put_link(fp, a, wx, 0, false);
+            snprintf(a, sizeof a, "nic%" PRId64 ".%" PRId64, n, j);
+            put_pair(fp, a, "up", "down", wx, f->inter.latency_s, false);
         }
     }
     for (int64_t i = 0; i < leaves; i++) {
-        snprintf(a, sizeof a, "leaf%" PRId64 "-in", i);
-        put_link(fp, a, wx, 0, true);
-        snprintf(a, sizeof a, "leaf%" PRId64 "-out", i);
-        put_link(fp, a, wx, 0, true);
-        if (leaves > 1) {
-            snprintf(a, sizeof a, "leaf%" PRId64 "-up", i);
-            put_link(fp, a, rs_fabric_uplink_bw(f, i), 0, false);
-            snprintf(a, sizeof a, "leaf%" PRId64 "-down", i);
-            put_link(fp, a, rs_fabric_uplink_bw(f, i), 0, false);
-        }
+        snprintf(a, sizeof a, "leaf%" PRId64, i);
+        put_pair(fp, a, "in", "out", wx, 0, true);
+        if (leaves > 1) put_pair(fp, a, "up", "down", rs_fabric_uplink_bw(f, i), 0, false);
     }
 }
 

@@ -16,41 +16,15 @@
 
 #include "model.h"
 #include "sim.h"
+#include "sim_fixtures.h"
 #include "test_main.h"
 
 #define F_H100 989e12
 #define W_NVL 450e9
 #define W_IB 50e9
 
-static rs_machine_t machine(int64_t g, double lat_nvl, double lat_ib) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "test-gpu");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = F_H100;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
-    m.devices_per_node = g;
-    snprintf(m.intra.name, sizeof m.intra.name, "nvl");
-    m.intra.bw_bytes_per_s = W_NVL;
-    m.intra.latency_s = lat_nvl;
-    snprintf(m.inter.name, sizeof m.inter.name, "ib");
-    m.inter.bw_bytes_per_s = W_IB;
-    m.inter.latency_s = lat_ib;
-    m.seed = 1;
-    return m;
-}
-
-static rs_problem_t problem(int64_t n, int64_t b, rs_layout_t l, rs_pass_t pass, bool causal) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.n_ranks = n;
-    p.seq_tokens = n * b;
-    p.layout = l;
-    p.pass = pass;
-    p.causal = causal;
-    return p;
-}
+/* Nodes of g H100-like devices on NVLink (lat_nvl) joined by 50 GB/s NICs (lat_ib). */
+static rs_machine_t nodes_of(int64_t g, double lat_nvl, double lat_ib) { return machine(F_H100, W_NVL, lat_nvl, g, W_IB, lat_ib); }
 
 static const rs_dim_t TP_CP_DP[3] = {RS_DIM_TP, RS_DIM_CP, RS_DIM_DP};
 static const rs_dim_t CP_TP_DP[3] = {RS_DIM_CP, RS_DIM_TP, RS_DIM_DP};
@@ -141,7 +115,7 @@ static bool route_has(const rs_job_result_t *r, const rs_hop_result_t *h, const 
 /* Shared links of every hop: NVLink ports inside a node; the two NICs on one leaf; plus the two leaf
  * uplinks across leaves (leaf-spine: node / M; rail: its rail's leaf of the group). */
 static void check_routes(rs_fabric_kind_t kind, const rs_dim_t *order, int64_t tp, int64_t cp) {
-    rs_machine_t m = machine(4, 1e-6, 4e-6);
+    rs_machine_t m = nodes_of(4, 1e-6, 4e-6);
     rs_problem_t p = problem(cp, 512, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_job_t j = grid_job(&m, &p, tp, 1, order, kind, 2, 2, 1);
     rs_sim_result_t r;
@@ -187,7 +161,7 @@ static void test_routes(void) {
 /* The platform: one DijkstraCache zone, edges linear in the devices (4 per device + 2 per leaf with a
  * spine), never a route per device pair. */
 static void test_platform_xml(void) {
-    rs_machine_t m = machine(8, 1e-6, 4e-6);
+    rs_machine_t m = nodes_of(8, 1e-6, 4e-6);
     rs_problem_t p = problem(16, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 4, 2, 2);
     char path[] = "/tmp/ringsim-test-fabric-XXXXXX";
@@ -261,7 +235,7 @@ static void test_one_ring_is_the_walk(void) {
             for (int pass = 0; pass < RS_PASS_COUNT; pass++)
                 for (int c = 0; c < 2; c++)
                     for (int bi = 0; bi < 2; bi++) {
-                        rs_machine_t m = machine(8, 2e-6, 5e-6);
+                        rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
                         rs_problem_t p = problem(16, bi ? 4096 : 256, (rs_layout_t)l, (rs_pass_t)pass, c);
                         char what[128];
                         snprintf(what, sizeof what, "%s %s %s %s B=%d", rs_fabric_kind_name((rs_fabric_kind_t)k),
@@ -274,7 +248,7 @@ static void test_one_ring_realism(void) {
     /* launch, jitter, a straggler; then compute slowdown while a hop is in flight */
     for (int v = 0; v < 2; v++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-            rs_machine_t m = machine(4, 2e-6, 6e-6);
+            rs_machine_t m = nodes_of(4, 2e-6, 6e-6);
             if (v == 0) {
                 m.cal.launch_s = 4e-6;
                 m.jitter = 0.3;
@@ -297,7 +271,7 @@ static void test_one_ring_realism(void) {
  * single NIC: each at W / 8; K NICs shared by G = 8 devices' rings: W K / 8. Both passes (the
  * backward puts two flows on each hop: 16 on a NIC, the hop still gets its 1/8). */
 static void test_shared_nics(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     const int64_t ks[] = {1, 2, 4, 8};
     for (int i = 0; i < 4; i++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++)
@@ -315,7 +289,7 @@ static void test_shared_nics(void) {
  * quarters it; with two nodes per leaf half of the NICs send across, and a 2:1 uplink has room for
  * them all (no slowdown). */
 static void test_spine_oversubscription(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 8, 1, 2);
@@ -333,7 +307,7 @@ static void test_spine_oversubscription(void) {
  * slowdown at all); CP inside the node puts each ring's node-crossing hops from rail 7 to rail 0,
  * through the spine: those hops at W / 2, the NVLink hops untouched. */
 static void test_rails(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(16, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         rs_job_t right = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_RAIL, 8, 16, 2);
@@ -353,7 +327,7 @@ static void test_rails(void) {
 /* The saturated link and byte conservation: 8 rings through one NIC per node saturate the NICs, not
  * the half-used leaf uplinks; every link carries exactly the bytes of the hops routed through it. */
 static void test_links(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 1, 2, 1);
     rs_sim_result_t r;
@@ -390,7 +364,7 @@ static void test_uneven_bounds(void) {
     const char *text = "0 4 8 2\n1 5 6 7\n3 9 10 11\n";
     CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
     close(fd);
-    rs_machine_t m = machine(4, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(4, 2e-6, 5e-6);
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
             rs_problem_t p = problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
@@ -423,7 +397,7 @@ static void test_uneven_bounds(void) {
  * nodes (--bg-group dp: device c with device 8 + c): the rings never touch a NIC (the walk exactly),
  * the all-reduce takes 2 steps of L + (g / 2) / W. The forward has no DP traffic. */
 static void test_background_beside(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
         rs_job_t j = grid_job(&m, &p, 1, 2, TP_CP_DP, RS_FABRIC_FLAT, 8, 0, 1);
@@ -452,7 +426,7 @@ static void test_background_beside(void) {
  * ring's K,V (a bytes) and the gather's half layer (b bytes) leave each device together on its NIC
  * and share it: the smaller ends at L + 2 min(a, b) / W, the larger at L + (a + b) / W. */
 static void test_background_shares_the_nic(void) {
-    rs_machine_t m = machine(1, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(1, 2e-6, 5e-6);
     rs_problem_t p = problem(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_err_t err = {{0}};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -484,7 +458,7 @@ static void test_background_shares_the_nic(void) {
  * complete out of order), and the NIC uplinks carry exactly the node-crossing bytes of ring hops and
  * collective steps. */
 static void test_background_link_books(void) {
-    rs_machine_t m = machine(8, 2e-6, 5e-6);
+    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     /* compute-bound steps (B = 16K): a rank's send completes well before its step ends */
     rs_problem_t p = problem(8, 16384, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 8, 4, 2);
@@ -577,7 +551,7 @@ static void test_bad_input(void) {
     CU_ASSERT_EQUAL(rs_placement_grid(8, 8, 3, TP_CP_DP, 256, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
-    rs_machine_t m = machine(8, 0, 0);
+    rs_machine_t m = nodes_of(8, 0, 0);
     rs_fabric_t f;
     rs_fabric_default(&f, &m, 16, 1e12);
     f.nics_per_node = 16;
@@ -616,7 +590,7 @@ static void test_bad_input(void) {
     unlink(path);
     /* what a job cannot run with */
     rs_problem_t pb = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
-    rs_machine_t mm = machine(4, 0, 0);
+    rs_machine_t mm = nodes_of(4, 0, 0);
     rs_job_t j = grid_job(&mm, &pb, 2, 1, TP_CP_DP, RS_FABRIC_FLAT, 0, 0, 1);
     mm.perturb.n_degraded = 1, mm.perturb.degraded_hop[0] = 1, mm.perturb.degraded_factor[0] = 2;
     rs_sim_result_t r;

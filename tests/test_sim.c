@@ -10,44 +10,13 @@
 #include "model.h"
 #include "platform.h"
 #include "sim.h"
+#include "sim_fixtures.h"
 #include "test_main.h"
 #include "trace.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Helpers
  * ---------------------------------------------------------------------------------------------- */
-/* H100-like machine built by hand (independent of the shipped profiles): F, intra W and latency,
- * optional nodes of g devices with an inter tier. */
-static rs_machine_t machine(double f, double w, double lat, int64_t g, double w_inter, double lat_inter) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "test-gpu");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = f;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
-    m.devices_per_node = g;
-    snprintf(m.intra.name, sizeof m.intra.name, "nvl");
-    m.intra.bw_bytes_per_s = w;
-    m.intra.latency_s = lat;
-    snprintf(m.inter.name, sizeof m.inter.name, "ib");
-    m.inter.bw_bytes_per_s = w_inter > 0 ? w_inter : w;
-    m.inter.latency_s = lat_inter;
-    m.seed = 1;
-    return m;
-}
-
-static rs_problem_t problem(int64_t n, int64_t b, rs_layout_t l, rs_pass_t pass, bool causal) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.n_ranks = n;
-    p.seq_tokens = n * b;
-    p.layout = l;
-    p.pass = pass;
-    p.causal = causal;
-    return p;
-}
-
 typedef struct {
     rs_walk_t walk;
     rs_sim_result_t sim;
