@@ -14,16 +14,7 @@
 #include "model.h"
 
 static rs_machine_t h100(void) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "H100-SXM (figures inline)");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = 989e12;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
-    m.intra = (rs_tier_t){"nvlink4", 450e9, 3e-6};
-    m.inter = m.intra;
-    return m;
+    return rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6});
 }
 
 static long peak_rss_kb(void) {

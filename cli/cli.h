@@ -1,9 +1,9 @@
 /* cli.h - the `ringsim` command: subcommand entry points and the options they share.
  *
- * Every subcommand is `int rs_cmd_NAME(int argc, char **argv)` (argv[0] is the subcommand name) in
- * cli/cmd_NAME.c: it parses its options (options.h: one table per command, plus the shared table
- * rs_cli_shared_opts of the problem and the hardware, which fills an rs_setup_t), calls one study or
- * backend, prints, and returns an exit code (0, 1 runtime failure, 2 bad input). Errors are one line
+ * Every subcommand is an rs_command_t rs_command_NAME in cli/cmd_NAME.c: its run() parses its
+ * options (options.h: one table per command, plus the shared table rs_cli_shared_opts of the problem
+ * and the hardware, which fills an rs_setup_t), calls one study or backend, prints, and returns an
+ * exit code (0, 1 runtime failure, 2 bad input). Errors are one line
  * "ringsim NAME: message" on stderr. Sizes take K/M/G suffixes (powers of 1024), rates take SI
  * suffixes (450G = 450e9).
  */
@@ -20,19 +20,29 @@
 #include "setup.h"
 #include "util.h"
 
-int rs_cmd_model(int argc, char **argv);
-int rs_cmd_sim(int argc, char **argv);
-int rs_cmd_exec(int argc, char **argv);
-int rs_cmd_calibrate(int argc, char **argv);
-int rs_cmd_validate(int argc, char **argv);
-int rs_cmd_compare(int argc, char **argv);
-int rs_cmd_import(int argc, char **argv);
-int rs_cmd_sweep(int argc, char **argv);
-int rs_cmd_plot(int argc, char **argv);
-int rs_cmd_report(int argc, char **argv);
-int rs_cmd_memory(int argc, char **argv);
-int rs_cmd_plan(int argc, char **argv);
-int rs_cmd_profiles(int argc, char **argv);
+/* The subcommands' entry points: argv[0] is the command's name; they return the exit code. */
+typedef int rs_cmd_fn(int argc, char **argv);
+rs_cmd_fn rs_cmd_model, rs_cmd_sim, rs_cmd_exec, rs_cmd_calibrate, rs_cmd_validate, rs_cmd_compare, rs_cmd_import,
+    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles;
+
+/* A subcommand, as data (cli/commands.c): `ringsim --help` lists the summaries, `ringsim NAME
+ * --help` prints usage, the option tables and notes. run is NULL when this build lacks what the
+ * command needs (missing says what, e.g. "this build has no CPU executor (needs OpenBLAS)"). */
+typedef struct {
+    const char *name;                  /* "sweep" */
+    const char *summary;               /* one line */
+    rs_cmd_fn *run;                    /* the entry point, or NULL */
+    const char *missing;               /* why run is NULL */
+    int max_args;                      /* positional arguments allowed (more: "unexpected argument");
+                                          -1: the command checks them */
+    const char *usage;                 /* --help before the options: usage line and description */
+    const char *notes;                 /* --help after them, or NULL */
+} rs_command_t;
+
+/* Every subcommand, in `ringsim --help` order; the last has name NULL. */
+extern const rs_command_t rs_commands[];
+/* The subcommand called name, or NULL. */
+const rs_command_t *rs_cli_command(const char *name);
 
 /* The shared options: the problem (-S, -N, --heads, ..., -L, -P, --tile) and the hardware (-p,
  * --inter, --flops, --bw, ..., --straggler, --degrade), one table filling an rs_setup_t. */
@@ -58,13 +68,21 @@ typedef struct {
 } rs_cli_exec_t;
 extern const rs_opt_t rs_cli_exec_opts[];
 rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x);
+/* The setup of an executor's study (calibrate, validate) from its default problem p: fp32, p's
+ * layout and pass, N = the launcher's -np under mpirun. Returns whether this process talks (not
+ * under a launcher, or its rank 0). Can't fail. */
+bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p);
 #endif
 
-/* Parse, and when that ends the command, its exit code: --help printed by help(groups, n) (only
- * when loud: under mpirun only rank 0 talks) -> RS_EXIT_OK; a bad option or value printed as
- * "ringsim CMD: message" -> RS_EXIT_USAGE. -1: parsed, go on (optind is the first positional). */
-int rs_cli_run_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud,
-                     void (*help)(const rs_opt_group_t *groups, int n_groups));
+/* Parse the options of the command called name, and when that ends the command, its exit code:
+ * --help (its usage, the groups' options, its notes; printed only when loud: under mpirun only rank
+ * 0 talks) -> RS_EXIT_OK; a bad option or value, or more positional arguments than its max_args,
+ * printed as "ringsim NAME: message" -> RS_EXIT_USAGE. -1: parsed, go on (optind is the first
+ * positional). */
+int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
+
+/* The command line as one string, "ringsim sweep -S 64K ..." (truncated to len). Returns buf. */
+const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
 
 /* The output path of one (layout, pass) entry: path itself when only one entry is written, else
  * "out.csv" -> "out-zigzag-forward.csv" (the suffix goes before the extension). Can't fail

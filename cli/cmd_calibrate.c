@@ -29,36 +29,18 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim calibrate --out FILE [options]\n\n"
-           "Measure this machine with the real kernel and transport of an executor (--backend cpu: OpenBLAS +\n"
-           "MPI; gpu: CUDA + NCCL; exec/calibrate.h): F_eff(B) of a full B x B block step, the ring exchange's\n"
-           "latency and bandwidth (alpha-beta fit over message sizes), the host cost of a transfer and the\n"
-           "overlap curve eta(bytes), and write a profile JSON for `ringsim model|sim --profile FILE`.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
-           "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n");
-}
-
 int rs_cmd_calibrate(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     rs_calibrate_in_t j;
     rs_calibrate_defaults(&j);
     rs_setup_t c;
-    rs_setup_default(&c);
-    c.problem = j.problem;
-    rs_setup_dtype(&c, RS_DTYPE_FP32);
-    c.layouts[0] = j.problem.layout;
-    const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
-    const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
-    if (under_mpi) c.problem.n_ranks = env_size;
+    const bool loud = rs_cli_exec_setup(&c, &j.problem);
     rs_cli_exec_t x = {"cpu", j.job};
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, rs_cli_exec_group(&x), rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("calibrate", argc, argv, groups, 3, loud, help);
+    int rc = rs_cli_run_parse("calibrate", argc, argv, groups, 3, loud);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
     j.job = x.job;
-    if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
     if (!j.out_path) { rs_errf(&err, "--out FILE is required (the profile to write)"); goto usage; }
     if (rs_exec_check_out("out", j.out_path, false, &err) < 0) goto usage;
     if (rs_backend_get(x.backend, true, &j.backend, &err) < 0) goto usage;
@@ -76,15 +58,6 @@ int rs_cmd_calibrate(int argc, char **argv) {
 usage:
     if (loud) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
     return RS_EXIT_USAGE;
-}
-
-#else
-
-int rs_cmd_calibrate(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim calibrate: this build has no CPU executor (needs OpenBLAS)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

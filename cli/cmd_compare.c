@@ -26,21 +26,11 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim compare [options] REF.csv OTHER.csv\n"
-           "\n"
-           "Align two traces of the same problem by (rank, step, pass, kind) and report the relative\n"
-           "errors (other - ref) / ref of T_comp (compute), T_comm (longer of send/recv, post to\n"
-           "completion) and T_step per (rank, step, pass): median, p95, max and the worst step; and\n"
-           "the makespan error. Traces of different problems are refused (exit 2).\n"
-           "\n");
-    rs_cli_print_opts(stdout, groups, n);
-}
 
 int rs_cmd_compare(int argc, char **argv) {
     compare_opts_t co = {NULL, INFINITY, false};
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &co, NULL, 0}};
-    int rc = rs_cli_run_parse("compare", argc, argv, groups, 1, true, help);
+    int rc = rs_cli_run_parse("compare", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     const char *csv = co.csv;
     const double fail_above = co.fail_above;

@@ -72,17 +72,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim exec [options]      (or: mpirun -np N ringsim exec [options])\n\n"
-           "Execute the ring schedule for real: every step posts the K,V (and, backward, dK,dV) transfers\n"
-           "to p+1 / from p-1, runs the step's blockwise attention, waits, and records timestamps.\n"
-           "Per (rank, step): compute, transfer (post to completion) and step time, medians over --reps\n"
-           "after --warmup. CPU: fp32, OpenBLAS sgemm + online softmax, one core per rank. The progress\n"
-           "thread polls every RINGSIM_PROGRESS_US (20 us, backing off); --loopback refuses --check.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --seq 4K --ranks 4 (under mpirun: its -np) --heads 2 --kv-heads 2 --dtype fp32\n"
-           "--layout zigzag --pass forward --causal. The hardware options are ignored (nothing is predicted).\n");
-}
 
 /* A parsed `ringsim exec`. */
 typedef struct {
@@ -287,9 +276,8 @@ int rs_cmd_exec(int argc, char **argv) {
     e->x.job.progress = RS_PROGRESS_POLL;
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &e->a, NULL, 0}, rs_cli_exec_group(&e->x),
                                rs_cli_shared_group(c, NULL)};
-    int rc = rs_cli_run_parse("exec", argc, argv, groups, 3, loud, help);
+    int rc = rs_cli_run_parse("exec", argc, argv, groups, 3, loud);
     rs_err_t err = {{0}};
-    if (rc < 0 && optind < argc) rs_errf(&err, "unexpected argument '%s'", argv[optind]);
     e->a.o.seed = c->spec.seed;
     if (rc < 0 && (err.msg[0] || check(e, env_size, &err) < 0)) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);
@@ -319,15 +307,6 @@ int rs_cmd_exec(int argc, char **argv) {
     if (e->tops && !e->failed) e->tops->destroy(e->ts);
     free(e);
     return rc;
-}
-
-#else /* !RINGSIM_HAVE_EXEC */
-
-int rs_cmd_exec(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim exec: this build has no CPU executor (needs OpenBLAS)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

@@ -52,22 +52,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim import [options] -o OUT.csv TRACE...\n"
-           "       ringsim import --export-kineto DIR RINGSIM.csv\n"
-           "\n"
-           "Read the per-rank GPU traces of a ring-attention run and write ringsim's trace schema: per\n"
-           "(rank, step) one compute event (first to last attention kernel), send and recv events (the\n"
-           "step's NCCL SendRecv kernels) and a step event. TRACE: PyTorch profiler / Kineto JSON files\n"
-           "(one per rank, .json or .json.gz), Nsight Systems SQLite exports (nsys export --type sqlite;\n"
-           "one file may hold every rank), or directories of them. N comes from the trace; give the\n"
-           "problem (--seq, --heads, --kv-heads, --head-dim, --dtype, --layout, --causal, --tile): it goes\n"
-           "into the header and the schedule checks every step. -N checks the trace has N ranks\n"
-           "(default: inferred); -P picks passes (default: every pass found); -L is the one layout the\n"
-           "traced run used. See docs/import.md.\n"
-           "\n");
-    rs_cli_print_opts(stdout, groups, n);
-}
 
 /* An output must not be one of the inputs. */
 static int same_file(const char *a, const char *b) {
@@ -140,7 +124,7 @@ int rs_cmd_import(int argc, char **argv) {
     import_cli_t ic = {0};
     rs_import_opts_default(&ic.o);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &ic, NULL, 0}, rs_cli_problem_group(&c)};
-    int rc = rs_cli_run_parse("import", argc, argv, groups, 2, true, help);
+    int rc = rs_cli_run_parse("import", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     rc = RS_EXIT_OK;
     rs_import_opts_t o = ic.o;

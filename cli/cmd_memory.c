@@ -53,13 +53,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim memory --model NAME|FILE [options]\n\n"
-           "Per-device memory of training with ring attention (Ulysses/USP with --ulysses): weights,\n"
-           "gradients and optimizer state sharded by ZeRO-3/FSDP, saved activations by checkpointing\n"
-           "mode, the ring's buffers, chunked FFN and loss. Formulas: docs/memory.md.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-}
 
 static int list_models(void) {
     rs_err_t err = {{0}};
@@ -103,16 +96,12 @@ int rs_cmd_memory(int argc, char **argv) {
     mem_cli_t mc = {0};
     rs_mem_config_default(&mc.c);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &mc, NULL, 0}};
-    int rc = rs_cli_run_parse("memory", argc, argv, groups, 1, true, help);
+    int rc = rs_cli_run_parse("memory", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     if (mc.list) return list_models();
     rs_mem_config_t c = mc.c;
     const char *model = mc.model, *profile = mc.profile, *csv = mc.csv;
     const bool shard_given = rs_cli_given(&groups[0], "shard");
-    if (optind < argc) {
-        fprintf(stderr, "ringsim memory: unexpected argument '%s'\n", argv[optind]);
-        return RS_EXIT_USAGE;
-    }
     if (!model) {
         fprintf(stderr, "ringsim memory: --model is required (presets: ringsim memory --list)\n");
         return RS_EXIT_USAGE;

@@ -35,15 +35,6 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk */
 } entry_t;
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim model [options]\n\n"
-           "The analytic model: per layout and pass, the seed's per-step T_comp = c_f B^2 / F and\n"
-           "T_comm = c_b B / W (calibrated: latency, F_eff(B), launch, overlap), the overlap threshold\n"
-           "B_min = F c_b / (W c_f) and B* (solved with latency and efficiency), and the critical-path\n"
-           "walk's makespan and efficiency against perfect balance. See docs/model.md.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --layout all --pass both.\n");
-}
 
 static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, const char *chrome,
                         bool several, rs_err_t *err) {
@@ -195,16 +186,12 @@ int rs_cmd_model(int argc, char **argv) {
     c.passes[1] = RS_PASS_BACKWARD;
     model_opts_t o = {0};
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("model", argc, argv, groups, 2, true, help);
+    int rc = rs_cli_run_parse("model", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (optind < argc) {
-        rs_errf(&err, "unexpected argument '%s' (see ringsim model --help)", argv[optind]);
-        rc = RS_EXIT_USAGE;
-    }
-    if (rc == RS_EXIT_OK && rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    if (rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;

@@ -116,17 +116,6 @@ static const rs_opt_t own_opts[] = {
 #undef O
 #undef C
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim plan --model NAME|FILE [options]\n\n"
-           "Capacity planning: per candidate hardware, the smallest sequence-parallel N that fits memory\n"
-           "(ZeRO-3 over all devices), the predicted attention time (the ring walk of `ringsim model`)\n"
-           "and whole-layer time, whether the ring's transfers hide at B = S/N, MFU and cost; Ring vs\n"
-           "Ulysses vs USP at that N and which wins and why. Assumptions: docs/plan.md.\n"
-           "With --sim and fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ...) the ring split\n"
-           "also runs as a job of its replicas on each fabric, with ZeRO-3's collectives when\n"
-           "--background fsdp (docs/sim.md \"Contention\").\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-}
 
 int rs_cmd_plan(int argc, char **argv) {
     rs_err_t err = {{0}};
@@ -142,7 +131,7 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
 #endif
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
-    int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true, help);
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
     rs_plan_in_t in = pc.in;
 #ifdef RINGSIM_HAVE_SIM
@@ -165,10 +154,6 @@ int rs_cmd_plan(int argc, char **argv) {
         fprintf(stderr, "ringsim plan: --sim: this build has no SimGrid backend (install libsimgrid-dev and rebuild)\n");
         return RS_EXIT_USAGE;
 #endif
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ringsim plan: unexpected argument '%s'\n", argv[optind]);
-        return RS_EXIT_USAGE;
     }
     if (!model) {
         fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");

@@ -43,33 +43,12 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim plot KIND DATA -o FILE.{png,pdf,svg} [options]\n"
-           "\n"
-           "Render a figure with gnuplot; the format follows FILE's extension (PNG for screens, PDF and\n"
-           "SVG for papers). The scripts are plots/*.gp (one style: plots/style.gp) and can be edited.\n"
-           "\n"
-           "kinds and their DATA:\n"
-           "  tcomm-vs-b    T_comp, T_comm vs B, log-log, predicted lines, measured points,\n"
-           "                B_min = F/W and the measured crossover marked     DATA: ringsim sweep CSV\n"
-           "  timeline      Gantt chart: compute/send/recv per rank and step DATA: a trace CSV\n"
-           "  pred-vs-meas  predicted vs measured per step, y = x, +-10%% band DATA: ringsim compare --csv\n"
-           "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
-           "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
-           "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
-           "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
-           "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
-           "\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\ngnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
-           "$RINGSIM_PLOTS_DIR, else the source tree's plots/, else the copies built into ringsim.\n");
-}
 
 int rs_cmd_plot(int argc, char **argv) {
     plot_cli_t pc;
     memset(&pc, 0, sizeof pc);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
-    int rc = rs_cli_run_parse("plot", argc, argv, groups, 1, true, help);
+    int rc = rs_cli_run_parse("plot", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     const rs_plot_opts_t po = pc.po;
     const char *out = pc.out;
@@ -90,15 +69,6 @@ int rs_cmd_plot(int argc, char **argv) {
         return rc == -1 ? RS_EXIT_USAGE : RS_EXIT_FAIL;
     }
     return RS_EXIT_OK;
-}
-
-#else
-
-int rs_cmd_plot(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim plot: not built (the rs_plots library is missing)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

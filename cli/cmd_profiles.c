@@ -12,17 +12,6 @@ static const rs_opt_t own_opts[] = {
      "options:"},
 };
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim profiles [options] [NAME | FILE]\n"
-           "\n"
-           "  (no argument)  list the device presets (peak BF16 rate, devices per node, ring tiers and\n"
-           "                 the overlap threshold F/W) and the interconnect tier presets\n"
-           "  NAME           print the JSON of a device or tier preset (case-insensitive)\n"
-           "  FILE           (contains '/' or ends in .json) validate a device profile and print a summary;\n"
-           "                 errors name file:line:column and the key\n"
-           "\n");
-    rs_cli_print_opts(stdout, groups, n);
-}
 
 /* One line per device preset; returns 0 or 1 if a preset does not load (a build defect). */
 static int list_presets(void) {
@@ -70,7 +59,7 @@ static bool is_path(const char *s) {
 int rs_cmd_profiles(int argc, char **argv) {
     bool tier = false;
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &tier, NULL, 0}};
-    int rc = rs_cli_run_parse("profiles", argc, argv, groups, 1, true, help);
+    int rc = rs_cli_run_parse("profiles", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     if (optind == argc) return list_presets() ? RS_EXIT_FAIL : RS_EXIT_OK;
     if (optind + 1 < argc) {

@@ -24,17 +24,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim report [options]\n\n"
-           "The main job: model, simulate and (where available) execute Ring Attention for one problem,\n"
-           "sweep B across the overlap threshold and N across hardware, and write a directory with the\n"
-           "traces (CSV + Chrome JSON), the data, the figures (PNG, SVG, PDF) and report.md / report.html\n"
-           "stating the findings in numbers. See docs/report.md.\n\n"
-           "Default problem: 8 x H100-SXM over NVLink, Llama-3-8B attention (32 q heads, 8 kv heads,\n"
-           "head_dim 128), S = 128K, causal, bf16, all layouts, forward and backward.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --layout all --pass both.\n");
-}
 
 int rs_cmd_report(int argc, char **argv) {
     rs_setup_t *c = calloc(1, sizeof *c);
@@ -47,27 +36,20 @@ int rs_cmd_report(int argc, char **argv) {
     rs_report_setup_default(c);
     in.setup = c;
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &in, NULL, 0}, rs_cli_shared_group(c, NULL)};
-    int rc = rs_cli_run_parse("report", argc, argv, groups, 2, true, help);
+    int rc = rs_cli_run_parse("report", argc, argv, groups, 2, true);
     if (rc >= 0) {
         free(c);
         return rc;
     }
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (optind < argc) {
-        fprintf(stderr, "ringsim report: unexpected argument '%s'\n", argv[optind]);
-        rc = RS_EXIT_USAGE;
-        goto done;
-    }
     if (rs_setup_finish(c, &err) != 0) {
         fprintf(stderr, "ringsim report: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
         goto done;
     }
-    char cmdline[1024] = "ringsim report";
-    for (int i = 1; i < argc && strlen(cmdline) < sizeof cmdline - 200; i++)
-        snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), " %s", argv[i]);
-    in.command = cmdline;
+    char cmdline[1024];
+    in.command = rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     rc = rs_study_report(&in, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim report: %s\n", err.msg);
 done:

@@ -73,25 +73,6 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk on the same machine */
 } entry_t;
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim sim [options]\n\n"
-           "Simulate the ring schedule in SimGrid %s: one actor per rank, each step an async exec of\n"
-           "the step's compute and async put/get of its transfers, on a platform generated from the\n"
-           "hardware profile (flat ring, or nodes of G devices with one NIC per device) or your own\n"
-           "SimGrid platform. The default network model (CM02, TCP-gamma 0, no cross-traffic) is exact:\n"
-           "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n"
-           "Concurrent rings (--tp, --dp, --map, --fabric ...) run R rings at once on a generated fabric\n"
-           "(NICs per node, leaf-spine oversubscription, rails) with optional background collectives,\n"
-           "and report per ring the slowdown against its contention-free walk, per hop the achieved\n"
-           "bandwidth, per link the load and the link that saturates (docs/sim.md, \"Contention\").\n\n",
-           rs_sim_simgrid_version());
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nRealism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
-           "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
-           "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
-           "link at eta x bandwidth while the sender computes; generated platforms only).\n"
-           "Defaults here: --layout zigzag --pass forward.\n");
-}
 
 static double rel_diff(double a, double b) {
     double s = fmax(fabs(a), fabs(b));
@@ -123,13 +104,13 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
            "rel_diff", "eff", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.makespan_s > 0 ? e->walk.ideal_s / e->sim.makespan_s : 1;
+        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
         printf("%-10s %-8s %8lld %12s %12s %9.2e %5.1f%% %10" PRId64 " %10" PRId64 " %9.3fs %10s %7.1fMB\n",
                rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass),
-               (long long)rs_problem_block(&e->problem), rs_fmt_time(e->sim.makespan_s, a, sizeof a),
-               rs_fmt_time(e->walk.makespan_s, b, sizeof b), rel_diff(e->sim.makespan_s, e->walk.makespan_s),
-               100 * eff, e->sim.comm_bound_steps, e->sim.rank_steps, e->sim.sim_wall_s,
-               rs_fmt_time(e->sim.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.rank_steps : 0, d, sizeof d),
+               (long long)rs_problem_block(&e->problem), rs_fmt_time(e->sim.fig.makespan_s, a, sizeof a),
+               rs_fmt_time(e->walk.makespan_s, b, sizeof b), rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s),
+               100 * eff, e->sim.fig.comm_bound_steps, e->sim.fig.rank_steps, e->sim.sim_wall_s,
+               rs_fmt_time(e->sim.fig.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.fig.rank_steps : 0, d, sizeof d),
                (double)e->sim.peak_rss_bytes / 1e6);
     }
     printf("# makespan: simulated; walk: critical-path walk (model/cost/model.h) on the same machine; rel_diff:\n"
@@ -160,13 +141,13 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
                 "child_wall_s,peak_rss_bytes\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.makespan_s > 0 ? e->walk.ideal_s / e->sim.makespan_s : 1;
+        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
         fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
-                (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.makespan_s,
-                e->walk.makespan_s, rel_diff(e->sim.makespan_s, e->walk.makespan_s), eff, e->sim.comm_bound_steps,
-                e->sim.rank_steps, e->sim.busy_max_s, e->sim.busy_mean_s, (unsigned long long)e->sim.flops_useful,
-                (unsigned long long)e->sim.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
+                (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
+                e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), eff, e->sim.fig.comm_bound_steps,
+                e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
+                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
     }
     return to_stdout ? 0 : rs_file_commit(&f, err);
 }
@@ -195,7 +176,7 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
     if (rc == RS_EXIT_OK && t) {
         int m = rs_trace_meta_machine(t, &c->machine);
         m |= rs_trace_set_meta(t, "ringsim_version", "%s", RINGSIM_VERSION);
-        m |= rs_trace_set_meta(t, "makespan_s", "%.17g", e->sim.makespan_s);
+        m |= rs_trace_set_meta(t, "makespan_s", "%.17g", e->sim.fig.makespan_s);
         if (m) {
             rs_errf(err, "out of memory");
             rc = RS_EXIT_FAIL;
@@ -241,9 +222,8 @@ static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_
 }
 
 /* Options that only make sense together, then the setup and the job. Returns an exit code. */
-static int check_args(int argc, char **argv, rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups, rs_cli_job_t *jo,
+static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups, rs_cli_job_t *jo,
                       rs_job_t *job, rs_sim_config_t *cfg, rs_err_t *err) {
-    if (optind < argc) return rs_errf(err, "unexpected argument '%s' (see ringsim sim --help)", argv[optind]), RS_EXIT_USAGE;
     if (cfg->hostmap_path && !cfg->platform_path)
         return rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
                        cfg->hostmap_path), RS_EXIT_USAGE;
@@ -268,14 +248,14 @@ int rs_cmd_sim(int argc, char **argv) {
     rs_cli_job_t jo;
     rs_cli_job_init(&jo);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_job_group(&jo, NULL), rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true, help);
+    int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true);
     if (rc >= 0) return rc;
     rs_sim_config_t cfg = o.cfg;
     if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rs_err_t err = {{0}};
     rs_job_t job;
     memset(&job, 0, sizeof job);
-    rc = check_args(argc, argv, &c, &o, groups, &jo, &job, &cfg, &err);
+    rc = check_args(&c, &o, groups, &jo, &job, &cfg, &err);
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
         return rc;
@@ -298,15 +278,6 @@ int rs_cmd_sim(int argc, char **argv) {
     free(es);
     rs_job_free(&job);
     return rc;
-}
-
-#else /* no SimGrid */
-
-int rs_cmd_sim(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim sim: this build has no SimGrid backend (install libsimgrid-dev and reconfigure)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

@@ -80,21 +80,6 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim sweep [options] -o FILE.csv\n\n"
-           "Run the model (closed form + critical-path walk), the SimGrid simulator and, with --exec, the\n"
-           "real CPU execution over ranges of B, N, S, layouts, passes and profiles; write one CSV row per\n"
-           "point (columns: docs/report.md) and, at the end, '# crossover' lines: the B where T_comm\n"
-           "crosses T_comp in the predicted, simulated and measured data (interpolated in log-log).\n"
-           "Ranges: START:STOP:xF (geometric), START:STOP:+D (arithmetic), a,b,c, or one value; K/M/G.\n"
-           "Ctrl-C stops after the current point and keeps the finished points in a valid file.\n"
-           "Under mpirun or srun the points are divided over the ranks; rank 0 writes the CSV.\n"
-           "With fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ... --tp T --dp P) every\n"
-           "point is a job of T x P concurrent rings simulated on each fabric instead: one row per point\n"
-           "and knob value (efficiency, slowdown, saturated link: docs/sim.md \"Contention\").\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --layout zigzag --pass forward.\n");
-}
 
 #ifdef RINGSIM_HAVE_SIM
 /* Every sweep point a case, the job's knobs swept on each: the contention study. Returns an exit code. */
@@ -145,7 +130,7 @@ int rs_cmd_sweep(int argc, char **argv) {
                                rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
 #endif
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
-    int rc = rs_cli_run_parse("sweep", argc, argv, groups, n_groups, true, help);
+    int rc = rs_cli_run_parse("sweep", argc, argv, groups, n_groups, true);
     if (rc >= 0) {
         free(so);
         return rc;
@@ -155,14 +140,8 @@ int rs_cmd_sweep(int argc, char **argv) {
     rs_sweep_point_t *pts = NULL;
     const char *out_path = so->out_path;
     const bool quiet = so->quiet;
-    char cmdline[2048] = "ringsim sweep";
-    for (int i = 1; i < argc && strlen(cmdline) < sizeof cmdline - 300; i++)
-        snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), " %s", argv[i]);
-    if (optind < argc) {
-        fprintf(stderr, "ringsim sweep: unexpected argument '%s'\n", argv[optind]);
-        rc = RS_EXIT_USAGE;
-        goto done;
-    }
+    char cmdline[2048];
+    rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     if (spec->n_blocks && spec->n_seqs) {
         fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
         rc = RS_EXIT_USAGE;

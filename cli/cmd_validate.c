@@ -51,38 +51,18 @@ static const rs_opt_t own_opts[] = {
 };
 #undef O
 
-static void help(const rs_opt_group_t *groups, int n) {
-    printf("usage: ringsim validate [options]\n\n"
-           "Calibrate (ringsim calibrate), then for every B of a sweep across the overlap threshold: predict\n"
-           "(critical-path walk; SimGrid when built and its rule allows the machine) and measure (the executor:\n"
-           "--backend cpu or gpu) the same schedule; print per-B T_comp, T_comm, T_step and makespan, predicted vs\n"
-           "measured, the per-(rank, step) errors over the sweep (median, p95, max) and the crossover B where\n"
-           "T_comm overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n");
-    rs_cli_print_opts(stdout, groups, n);
-    printf("\nDefaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32 (gpu: bf16)\n"
-           "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n");
-}
-
 int rs_cmd_validate(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0); /* a run cut short (a timeout) keeps what it printed */
     rs_validate_in_t j;
     rs_validate_defaults(&j);
     rs_setup_t c;
-    rs_setup_default(&c);
-    c.problem = j.problem;
-    rs_setup_dtype(&c, RS_DTYPE_FP32);
-    c.layouts[0] = j.problem.layout;
-    c.passes[0] = j.problem.pass;
-    const int env_size = rs_exec_env_size(), env_rank = rs_exec_env_rank();
-    const bool under_mpi = env_size > 0, loud = !under_mpi || env_rank == 0;
-    if (under_mpi) c.problem.n_ranks = env_size;
+    const bool loud = rs_cli_exec_setup(&c, &j.problem);
     rs_cli_exec_t x = {"cpu", j.job};
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, rs_cli_exec_group(&x), rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("validate", argc, argv, groups, 3, loud, help);
+    int rc = rs_cli_run_parse("validate", argc, argv, groups, 3, loud);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
     j.job = x.job;
-    if (optind < argc) { rs_errf(&err, "unexpected argument '%s'", argv[optind]); goto usage; }
     if (c.n_layouts != 1 || c.n_passes != 1) { rs_errf(&err, "--layout and --pass: give one of each"); goto usage; }
     if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
         rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0)
@@ -102,15 +82,6 @@ int rs_cmd_validate(int argc, char **argv) {
 usage:
     if (loud) fprintf(stderr, "ringsim validate: %s\n", err.msg);
     return RS_EXIT_USAGE;
-}
-
-#else
-
-int rs_cmd_validate(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ringsim validate: this build has no CPU executor (needs OpenBLAS)\n");
-    return RS_EXIT_FAIL;
 }
 
 #endif

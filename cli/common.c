@@ -6,6 +6,10 @@
 
 #include "cli.h"
 
+#ifdef RINGSIM_HAVE_EXEC
+#include "exec_launch.h"
+#endif
+
 /* "RANK:FACTOR" */
 static int parse_pair(const char *flag, const char *arg, int64_t *idx, double *factor, rs_err_t *err) {
     const char *colon = strchr(arg, ':');
@@ -218,6 +222,17 @@ const rs_opt_t rs_cli_exec_opts[] = {
 rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
     return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
 }
+
+bool rs_cli_exec_setup(rs_setup_t *c, const rs_problem_t *p) {
+    rs_setup_default(c);
+    c->problem = *p;
+    rs_setup_dtype(c, RS_DTYPE_FP32);
+    c->layouts[0] = p->layout;
+    c->passes[0] = p->pass;
+    const int env_size = rs_exec_env_size();
+    if (env_size > 0) c->problem.n_ranks = env_size;
+    return env_size <= 0 || rs_exec_env_rank() == 0;
+}
 #endif
 
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip) {
@@ -230,19 +245,32 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
-int rs_cli_run_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud,
-                     void (*help)(const rs_opt_group_t *groups, int n_groups)) {
+int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
+    const rs_command_t *cmd = rs_cli_command(name);
     rs_err_t err = {{0}};
-    int rc = rs_cli_parse(cmd, argc, argv, groups, n_groups, &err);
+    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
-        if (loud) help(groups, n_groups);
+        if (loud) {
+            fputs(cmd->usage, stdout);
+            rs_cli_print_opts(stdout, groups, n_groups);
+            if (cmd->notes) printf("\n%s", cmd->notes);
+        }
         return RS_EXIT_OK;
     }
+    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
+        rc = rs_errf(&err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
     if (rc < 0) {
-        if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd, err.msg);
+        if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd->name, err.msg);
         return RS_EXIT_USAGE;
     }
     return -1;
+}
+
+const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv) {
+    snprintf(buf, len, "ringsim");
+    for (int i = 0; i < argc && strlen(buf) + strlen(argv[i]) + 2 < len; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), " %s", argv[i]);
+    return buf;
 }
 
 void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {

@@ -782,15 +782,11 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
     }
     if (st->exit_code == 0 && c->have_sum && !c->io_bad) {
         const summary_rec *sum = &c->sum;
-        out->makespan_s = sum->makespan_s;
-        out->t_comp_max_s = sum->t_comp_max_s;
-        out->t_comm_max_s = sum->t_comm_max_s;
-        out->busy_max_s = sum->busy_max_s;
-        out->busy_mean_s = sum->busy_mean_s;
-        out->flops_useful = sum->flops_useful;
-        out->flops_exec = sum->flops_exec;
-        out->comm_bound_steps = sum->comm_bound_steps;
-        out->rank_steps = sum->rank_steps;
+        out->fig = (rs_walk_t){.makespan_s = sum->makespan_s, .t_comp_max_s = sum->t_comp_max_s,
+                               .t_comm_max_s = sum->t_comm_max_s, .busy_max_s = sum->busy_max_s,
+                               .busy_mean_s = sum->busy_mean_s, .flops_useful = sum->flops_useful,
+                               .flops_exec = sum->flops_exec, .comm_bound_steps = sum->comm_bound_steps,
+                               .rank_steps = sum->rank_steps};
         out->n_steps = sum->n_steps;
         out->sim_wall_s = sum->sim_wall_s;
         return 0;

@@ -31,6 +31,7 @@
 
 #include "job.h"
 #include "machine.h"
+#include "model.h"
 #include "platform.h"
 #include "schedule.h"
 #include "trace.h"
@@ -51,15 +52,8 @@ typedef struct {
 } rs_sim_config_t;
 
 typedef struct {
-    double makespan_s;        /* latest step end of the pass */
-    double t_comp_max_s;      /* longest single (rank, step) compute */
-    double t_comm_max_s;      /* longest transfer set, post to completion */
-    double busy_max_s;        /* max over ranks of summed compute time */
-    double busy_mean_s;       /* mean over ranks of summed compute time */
-    uint64_t flops_useful;    /* totals over ranks and steps */
-    uint64_t flops_exec;
-    int64_t comm_bound_steps; /* (rank, step) whose transfers finished after its compute */
-    int64_t rank_steps;       /* (rank, step) simulated */
+    rs_walk_t fig;            /* makespan, longest compute and transfer set, busy times, FLOPs, counts as
+                                 the walk's (model/cost/model.h; ideal_s, efficiency, wall_s: 0) */
     int64_t n_steps;          /* steps of the pass */
     double *step_end_s;       /* [n_steps]: latest end of step k over ranks (malloc'd) */
     double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */

@@ -28,19 +28,10 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
     if (rc == RS_SIM_BAD_INPUT) return RS_BACKEND_BAD_INPUT;
     if (rc != 0) return -1;
     const rs_problem_t *p = rs_schedule_problem(s);
-    const double ideal = (double)r.flops_useful / ((double)p->n_ranks * rs_machine_flops_eff(m, (double)rs_problem_block(p)));
-    *out = (rs_run_summary_t){r.makespan_s,
-                              ideal,
-                              r.makespan_s > 0 ? ideal / r.makespan_s : 1,
-                              r.t_comp_max_s,
-                              r.t_comm_max_s,
-                              r.busy_max_s,
-                              r.busy_mean_s,
-                              r.flops_useful,
-                              r.flops_exec,
-                              r.comm_bound_steps,
-                              r.rank_steps,
-                              r.child_wall_s};
+    *out = r.fig;
+    out->ideal_s = (double)r.fig.flops_useful / ((double)p->n_ranks * rs_machine_flops_eff(m, (double)rs_problem_block(p)));
+    out->efficiency = r.fig.makespan_s > 0 ? out->ideal_s / r.fig.makespan_s : 1;
+    out->wall_s = r.child_wall_s;
     rs_sim_result_free(&r);
     if (trace && rs_trace_meta_machine(trace, m)) return rs_errf(err, "out of memory");
     return 0;

@@ -816,7 +816,7 @@ static void doc_exec(report_t *r, rs_doc_t *d) {
         const rs_cmp_stats_t *s0 = &r->vcmp.stats[RS_CMP_STEP];
         rs_doc_p(d, "Per (rank, step) at B = %lld: T_step error median %.1f%%, p95 %.1f%%, max %.1f%% (worst at rank %d, step %d); "
                     "makespan error %+.1f%% (data/compare-exec.csv; error = (model - measured) / measured).",
-                 r->vcmp_b, 100 * s0->median_abs, 100 * s0->p95_abs, 100 * s0->max_abs, (int)s0->worst_rank, (int)s0->worst_step,
+                 r->vcmp_b, 100 * s0->median_abs, 100 * s0->p95_abs, 100 * s0->max_abs, (int)s0->worst.rank, (int)s0->worst.step,
                  100 * r->vcmp.makespan_rel);
         rs_doc_fig(d, "pred-vs-meas-exec", "Calibrated model against the CPU measurement per (rank, step), y = x with a +-10% band",
                    r->f_vpvm);

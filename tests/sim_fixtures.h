@@ -14,20 +14,9 @@
 /* H100-like machine: F, intra W and latency, optional nodes of g devices with an inter tier (w_inter
  * 0: the intra bandwidth). */
 static inline rs_machine_t machine(double f, double w, double lat, int64_t g, double w_inter, double lat_inter) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "test-gpu");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = f;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
+    rs_machine_t m = rs_machine_figures("test-gpu", RS_DTYPE_BF16, f, (rs_tier_t){"nvl", w, lat});
     m.devices_per_node = g;
-    snprintf(m.intra.name, sizeof m.intra.name, "nvl");
-    m.intra.bw_bytes_per_s = w;
-    m.intra.latency_s = lat;
-    snprintf(m.inter.name, sizeof m.inter.name, "ib");
-    m.inter.bw_bytes_per_s = w_inter > 0 ? w_inter : w;
-    m.inter.latency_s = lat_inter;
+    m.inter = (rs_tier_t){"ib", w_inter > 0 ? w_inter : w, lat_inter};
     m.seed = 1;
     return m;
 }

@@ -10,49 +10,22 @@
 #include "machine.h"
 #include "model.h"
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
 
-#define RINGSIM RS_BINARY_DIR "/bin/ringsim"
-
-static char out_buf[1 << 16], err_buf[1 << 14];
-static char tmpdir[256];
-
-/* Run `ringsim ARGS` (a shell word list); capture stdout/stderr; return the exit code. */
-static int run(const char *args) {
-    char cmd[2048], so[300], se[300];
-    snprintf(so, sizeof so, "%s/stdout", tmpdir);
-    snprintf(se, sizeof se, "%s/stderr", tmpdir);
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", RINGSIM, args, so, se);
-    int st = system(cmd);
-    FILE *f = fopen(so, "r");
-    size_t n = f ? fread(out_buf, 1, sizeof out_buf - 1, f) : 0;
-    out_buf[n] = 0;
-    if (f) fclose(f);
-    f = fopen(se, "r");
-    n = f ? fread(err_buf, 1, sizeof err_buf - 1, f) : 0;
-    err_buf[n] = 0;
-    if (f) fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int exists(const char *path) {
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
 static void expect_usage_error(const char *args, const char *needle) {
-    char path[512], full[1024];
-    snprintf(path, sizeof path, "%s/never.csv", tmpdir);
+    const char *path = rs_test_path("never.csv");
+    char full[2048];
     snprintf(full, sizeof full, "model %s --csv %s", args, path);
-    int rc = run(full);
+    int rc = rs_test_ringsim(full);
     CU_ASSERT_EQUAL(rc, 2);
-    if (!strstr(err_buf, needle)) fprintf(stderr, "  stderr '%s' lacks '%s'\n", err_buf, needle);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, needle));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, "ringsim model: "));
+    if (!strstr(rs_test_err, needle)) fprintf(stderr, "  stderr '%s' lacks '%s'\n", rs_test_err, needle);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, needle));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim model: "));
     /* exactly one line */
-    char *nl = strchr(err_buf, '\n');
+    char *nl = strchr(rs_test_err, '\n');
     CU_ASSERT(nl != NULL && nl[1] == 0);
-    CU_ASSERT(!exists(path));
+    CU_ASSERT(rs_test_file_size(path) < 0);
 }
 
 static void test_bad_input(void) {
@@ -76,12 +49,12 @@ static void test_bad_input(void) {
 }
 
 static void test_help_lists_options_with_defaults(void) {
-    CU_ASSERT_EQUAL(run("model --help"), 0);
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --help"), 0);
     const char *must[] = {"--seq", "[128K]", "--ranks", "--kv-heads", "--layout", "--pass", "--tile", "--profile",
                           "[h100-sxm]", "--flops", "--bw", "--latency", "--csv", "--json", "--trace", "--chrome"};
     for (unsigned i = 0; i < sizeof must / sizeof must[0]; i++) {
-        if (!strstr(out_buf, must[i])) fprintf(stderr, "  --help lacks %s\n", must[i]);
-        CU_ASSERT_PTR_NOT_NULL(strstr(out_buf, must[i]));
+        if (!strstr(rs_test_out, must[i])) fprintf(stderr, "  --help lacks %s\n", must[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, must[i]));
     }
 }
 
@@ -89,13 +62,13 @@ static void test_help_lists_options_with_defaults(void) {
 static void csv_matches_library(const char *extra, double host_o, double host_per_byte) {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "model --csv - --seq 64K --ranks 16 --layout all --pass both%s", extra);
-    CU_ASSERT_EQUAL_FATAL(run(cmd), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(cmd), 0);
     rs_hw_t hw;
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     m.cal.host_s_per_xfer = host_o, m.cal.host_s_per_byte = host_per_byte;
-    char *save = NULL, *line = strtok_r(out_buf, "\n", &save); /* header */
+    char *save = NULL, *line = strtok_r(rs_test_out, "\n", &save); /* header */
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "makespan_s"));
     int rows = 0;
@@ -132,10 +105,10 @@ static void test_csv_matches_library(void) {
 }
 
 static void test_json_and_traces(void) {
-    char args[1024], path[512];
-    CU_ASSERT_EQUAL_FATAL(run("model --json - --layout zigzag --pass forward"), 0);
+    char args[4096];
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --json - --layout zigzag --pass forward"), 0);
     json_error_t jerr;
-    json_t *root = json_loads(out_buf, 0, &jerr);
+    json_t *root = json_loads(rs_test_out, 0, &jerr);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     json_t *e = json_array_get(json_object_get(root, "entries"), 0);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "layout")), "zigzag");
@@ -144,25 +117,22 @@ static void test_json_and_traces(void) {
     json_decref(root);
 
     /* a predicted trace per entry; it reads back and holds every rank's steps */
-    snprintf(args, sizeof args, "model --ranks 4 --seq 8K --layout zigzag,striped --pass backward --trace %s/t.csv "
-                                "--chrome %s/t.json", tmpdir, tmpdir);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    snprintf(path, sizeof path, "%s/t-striped-backward.csv", tmpdir);
+    snprintf(args, sizeof args, "model --ranks 4 --seq 8K --layout zigzag,striped --pass backward --trace %s --chrome %s",
+             rs_test_path("t.csv"), rs_test_path("t.json"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     rs_err_t err;
-    rs_trace_t *t = rs_trace_read_csv(path, &err);
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("t-striped-backward.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     /* backward N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 5 x 4 x (send + recv) */
     CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 40);
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "layout"), "striped");
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "hw"), "H100-SXM");
     rs_trace_free(t);
-    snprintf(path, sizeof path, "%s/t-zigzag-backward.json", tmpdir);
-    CU_ASSERT(exists(path));
+    CU_ASSERT(rs_test_file_size(rs_test_path("t-zigzag-backward.json")) >= 0);
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ringsim-test-cli-XXXXXX");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (rs_test_scratch("cli") != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"bad input: exit 2, one line, no output file", test_bad_input},
         {"--help lists every option with its default", test_help_lists_options_with_defaults},
@@ -171,8 +141,6 @@ int main(void) {
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
     int rc = rs_test_main(suites, 1);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) rc = rc ? rc : 1;
+    rs_test_cleanup();
     return rc;
 }

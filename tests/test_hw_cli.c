@@ -1,41 +1,20 @@
-/* test_hw_cli.c - `ringsim profiles`: the listing, printing a preset, checking files, bad input. */
-#include <fcntl.h>
+/* test_hw_cli.c - `ringsim profiles`: the listing, printing a preset, checking files, bad input
+ * (the built binary, run through test_util.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli.h"
+#include "profile.h"
 #include "test_main.h"
+#include "test_util.h"
 
-/* Run `ringsim profiles ARGS...` in-process; stdout and stderr go to malloc'd strings. */
+/* Run `ringsim profiles ARGS...` (the built binary); stdout and stderr in malloc'd strings. */
 static int run(char **out, char **errs, int argc, const char **args) {
-    char *argv[16];
-    argv[0] = "profiles";
-    for (int k = 0; k < argc; k++) argv[k + 1] = (char *)args[k];
-    argv[argc + 1] = NULL;
-    FILE *fo = tmpfile(), *fe = tmpfile();
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    dup2(fileno(fo), 1);
-    dup2(fileno(fe), 2);
-    int rc = rs_cmd_profiles(argc + 1, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    FILE *fs[2] = {fo, fe};
-    char **dst[2] = {out, errs};
-    for (int k = 0; k < 2; k++) {
-        long n = ftell(fs[k]);
-        rewind(fs[k]);
-        *dst[k] = calloc((size_t)n + 1, 1);
-        if (n > 0 && fread(*dst[k], 1, (size_t)n, fs[k]) != (size_t)n) (*dst[k])[0] = '\0';
-        fclose(fs[k]);
-    }
+    char line[4096] = "profiles";
+    for (int k = 0; k < argc; k++) snprintf(line + strlen(line), sizeof line - strlen(line), " %s", args[k]);
+    int rc = rs_test_ringsim(line);
+    *out = strdup(rs_test_out);
+    *errs = strdup(rs_test_err);
     return rc;
 }
 
@@ -108,5 +87,8 @@ int main(void) {
     static const rs_test_case_t cases[] = {
         {"list", test_list}, {"print_and_check", test_print_and_check}, {"bad_input", test_bad_input}, {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"hw_cli_profiles", cases}};
-    return rs_test_main(suites, 1);
+    if (rs_test_scratch("hw_cli") != 0) return 1;
+    int rc = rs_test_main(suites, 1);
+    rs_test_cleanup();
+    return rc;
 }

@@ -22,46 +22,10 @@
 #include "import_fixtures.h"
 #include "model.h"
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
 
-#define RINGSIM RS_BINARY_DIR "/bin/ringsim"
 #define DATA RS_SOURCE_DIR "/tests/data"
-
-static char tmpdir[512];
-
-static const char *tpath(const char *name) {
-    static char buf[8][1024];
-    static int k = 0;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void rm_rf(const char *dir) {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char p[2048];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_rf(p);
-        else unlink(p);
-    }
-    if (d) closedir(d);
-    rmdir(dir);
-}
-
-/* An empty directory tmpdir/name; the path stays valid until fresh_dir is called 8 more times. */
-static const char *fresh_dir(const char *name) {
-    static char buf[8][1024];
-    static int k = 0;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    rm_rf(buf[k]);
-    mkdir(buf[k], 0777);
-    return buf[k];
-}
 
 static rs_problem_t problem(void) {
     rs_problem_t p;
@@ -198,7 +162,7 @@ static void test_kineto_ranges(void) {
     fx_opts_default(&fo);
     fx_run_t run;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = fresh_dir("k_ranges");
+    const char *dir = rs_test_fresh_dir("k_ranges");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, false, 0), 0);
     rs_import_opts_t o = opts();
     rs_err_t err = {{0}};
@@ -235,7 +199,7 @@ static void test_kineto_gzip_no_ranges_layers(void) {
     fo.filler = 5;
     fx_run_t run;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = fresh_dir("k_gz");
+    const char *dir = rs_test_fresh_dir("k_gz");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, true, 0), 0);
     rs_err_t err = {{0}};
     for (int layer = 0; layer < 3; layer++) {
@@ -264,8 +228,8 @@ static void test_kineto_gzip_no_ranges_layers(void) {
 
 static void nsys_db(const fx_run_t *run, const char *name, char *db, size_t len) {
     char sql[1024];
-    snprintf(sql, sizeof sql, "%s/%s.sql", tmpdir, name);
-    snprintf(db, len, "%s/%s.sqlite", tmpdir, name);
+    snprintf(sql, sizeof sql, "%s/%s.sql", rs_test_dir, name);
+    snprintf(db, len, "%s/%s.sqlite", rs_test_dir, name);
     FILE *fp = fopen(sql, "w");
     CU_ASSERT_FATAL(fp != NULL);
     CU_ASSERT_EQUAL(fx_write_nsys_sql(run, fp), 0);
@@ -313,7 +277,7 @@ static void test_one_process(void) {
         if (v & 2) {
             nsys_db(&run, "one", in, sizeof in);
         } else {
-            snprintf(in, sizeof in, "%s", fresh_dir("one"));
+            snprintf(in, sizeof in, "%s", rs_test_fresh_dir("one"));
             CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, in, v & 1, 0), 0);
         }
         rs_import_opts_t o = opts();
@@ -363,7 +327,7 @@ static void test_round_trip_model(void) {
         bool hier = c & 4;
         rs_trace_t *model = model_trace(&p, hier);
         CU_ASSERT_PTR_NOT_NULL_FATAL(model);
-        const char *dir = fresh_dir("rt");
+        const char *dir = rs_test_fresh_dir("rt");
         rs_err_t err = {{0}};
         CU_ASSERT_EQUAL_FATAL(rs_import_export_kineto(model, dir, &err), 0);
         for (int ranges = 0; ranges < 2; ranges++) {
@@ -400,13 +364,6 @@ static void expect_fail(const char *path, const rs_import_opts_t *o, const char 
     CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 }
 
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 /* Copy the first `keep` bytes of src to dst. */
 static void truncate_copy(const char *src, const char *dst, long keep) {
     FILE *a = fopen(src, "rb"), *b = fopen(dst, "wb");
@@ -421,11 +378,6 @@ static void truncate_copy(const char *src, const char *dst, long keep) {
     fclose(a), fclose(b);
 }
 
-static long file_size(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 ? (long)st.st_size : -1;
-}
-
 static void bad_kineto(const char *name, void (*tweak)(fx_opts_t *), bool ranges, const char *needle) {
     fx_opts_t fo;
     fx_opts_default(&fo);
@@ -433,7 +385,7 @@ static void bad_kineto(const char *name, void (*tweak)(fx_opts_t *), bool ranges
     tweak(&fo);
     fx_run_t run;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = fresh_dir(name);
+    const char *dir = rs_test_fresh_dir(name);
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, false, 0), 0);
     rs_import_opts_t o = opts();
     expect_fail(dir, &o, needle);
@@ -450,45 +402,45 @@ static void test_bad_input(void) {
     fx_opts_default(&fo);
     fx_run_t run;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = fresh_dir("bad_ok");
+    const char *dir = rs_test_fresh_dir("bad_ok");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, false, 0), 0);
     char good[1100];
     snprintf(good, sizeof good, "%s/rank1.pt.trace.json", dir);
     /* truncated JSON, in the middle of an event */
-    const char *cut = fresh_dir("bad_cut");
+    const char *cut = rs_test_fresh_dir("bad_cut");
     char p[1100];
     for (int r = 0; r < 4; r++) {
         char src[1100];
         snprintf(src, sizeof src, "%s/rank%d.pt.trace.json", dir, r);
         snprintf(p, sizeof p, "%s/rank%d.pt.trace.json", cut, r);
-        truncate_copy(src, p, r == 2 ? file_size(src) / 2 : file_size(src));
+        truncate_copy(src, p, r == 2 ? rs_test_file_size(src) / 2 : rs_test_file_size(src));
     }
     snprintf(p, sizeof p, "%s/rank2.pt.trace.json", cut);
     expect_fail(cut, &o, "rank2.pt.trace.json: truncated JSON");
     /* gzip cut short */
-    const char *gz = fresh_dir("bad_gz");
+    const char *gz = rs_test_fresh_dir("bad_gz");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, gz, true, 0), 0);
     char gz1[1100];
     snprintf(gz1, sizeof gz1, "%s/rank1.pt.trace.json.gz", gz);
-    truncate_copy(gz1, tpath("cut.json.gz"), file_size(gz1) - 40);
-    expect_fail(tpath("cut.json.gz"), &o, "cut.json.gz: truncated");
+    truncate_copy(gz1, rs_test_path("cut.json.gz"), rs_test_file_size(gz1) - 40);
+    expect_fail(rs_test_path("cut.json.gz"), &o, "cut.json.gz: truncated");
     /* not JSON, not a trace, empty */
-    write_text(tpath("notjson.json"), "{\"traceEvents\": [ {\"ph\": \"X\", \"ts\": 1.0, } ]}");
-    expect_fail(tpath("notjson.json"), &o, "notjson.json: not valid JSON at byte");
-    write_text(tpath("text.json"), "rank,step\n0,1\n");
-    expect_fail(tpath("text.json"), &o, "text.json: not a Kineto JSON trace");
-    write_text(tpath("other.json"), "{\"a\": [1, 2, 3]}");
-    expect_fail(tpath("other.json"), &o, "other.json: no \"traceEvents\" array");
-    write_text(tpath("empty.json"), "");
-    expect_fail(tpath("empty.json"), &o, "empty.json: empty file");
-    expect_fail(tpath("no-such-file.json"), &o, "no-such-file.json: cannot open");
+    rs_test_write_text(rs_test_path("notjson.json"), "{\"traceEvents\": [ {\"ph\": \"X\", \"ts\": 1.0, } ]}");
+    expect_fail(rs_test_path("notjson.json"), &o, "notjson.json: not valid JSON at byte");
+    rs_test_write_text(rs_test_path("text.json"), "rank,step\n0,1\n");
+    expect_fail(rs_test_path("text.json"), &o, "text.json: not a Kineto JSON trace");
+    rs_test_write_text(rs_test_path("other.json"), "{\"a\": [1, 2, 3]}");
+    expect_fail(rs_test_path("other.json"), &o, "other.json: no \"traceEvents\" array");
+    rs_test_write_text(rs_test_path("empty.json"), "");
+    expect_fail(rs_test_path("empty.json"), &o, "empty.json: empty file");
+    expect_fail(rs_test_path("no-such-file.json"), &o, "no-such-file.json: cannot open");
     /* one rank only */
     expect_fail(good, &o, "rank1.pt.trace.json: 1 process with GPU kernels; a ring needs at least 2 ranks");
     /* SQLite without the kernel table */
-    write_text(tpath("nokernel.sql"), "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
+    rs_test_write_text(rs_test_path("nokernel.sql"), "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
                                       "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT);\n");
-    CU_ASSERT_EQUAL_FATAL(fx_sql_to_sqlite(tpath("nokernel.sql"), tpath("nokernel.sqlite")), 0);
-    expect_fail(tpath("nokernel.sqlite"), &o, "nokernel.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL table");
+    CU_ASSERT_EQUAL_FATAL(fx_sql_to_sqlite(rs_test_path("nokernel.sql"), rs_test_path("nokernel.sqlite")), 0);
+    expect_fail(rs_test_path("nokernel.sqlite"), &o, "nokernel.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL table");
     /* no attention kernels: Kineto, nsys; --kernel-regex fixes it */
     bad_kineto("bad_noattn", tw_no_attention, true, "rank0.pt.trace.json: rank 0: no attention kernel");
     fx_opts_t fn = fo;
@@ -531,7 +483,7 @@ static void test_bad_input(void) {
     f1.backward = false;
     fx_run_t run3;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&f1, &run3), 0);
-    const char *fwd_only = fresh_dir("bad_fwd_only");
+    const char *fwd_only = rs_test_fresh_dir("bad_fwd_only");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run3, fwd_only, false, 0), 0);
     oo = opts();
     oo.n_passes = 1;
@@ -541,53 +493,33 @@ static void test_bad_input(void) {
     fx_free(&run);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-static char err_buf[1 << 14], out_buf[1 << 14];
-
-static int run_cli(const char *args) {
-    char cmd[4096], so[700], se[700];
-    snprintf(so, sizeof so, "%s/stdout", tmpdir);
-    snprintf(se, sizeof se, "%s/stderr", tmpdir);
-    snprintf(cmd, sizeof cmd, "timeout 60 %s %s >%s 2>%s", RINGSIM, args, so, se);
-    int st = system(cmd);
-    FILE *f = fopen(se, "r");
-    size_t n = f ? fread(err_buf, 1, sizeof err_buf - 1, f) : 0;
-    err_buf[n] = 0;
-    if (f) fclose(f);
-    f = fopen(so, "r");
-    n = f ? fread(out_buf, 1, sizeof out_buf - 1, f) : 0;
-    out_buf[n] = 0;
-    if (f) fclose(f);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_cli(void) {
     fx_opts_t fo;
     fx_opts_default(&fo);
     fx_run_t run;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = fresh_dir("cli");
+    const char *dir = rs_test_fresh_dir("cli");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, true, 0), 0);
     char args[4096];
-    snprintf(args, sizeof args, "import -S 32K -N 4 --pass both -o %s --chrome %s --kernels %s %s", tpath("cli.csv"), tpath("cli.json"),
-             tpath("cli-k.csv"), dir);
-    CU_ASSERT_EQUAL(run_cli(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out_buf, "kineto, 4 file(s), N = 4 ranks"));
+    snprintf(args, sizeof args, "import -S 32K -N 4 --pass both -o %s --chrome %s --kernels %s %s", rs_test_path("cli.csv"), rs_test_path("cli.json"),
+             rs_test_path("cli-k.csv"), dir);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kineto, 4 file(s), N = 4 ranks"));
     const char *outs[] = {"cli-zigzag-forward.csv", "cli-zigzag-backward.csv", "cli-zigzag-forward.json", "cli-k-zigzag-backward.csv"};
-    for (int i = 0; i < 4; i++) CU_ASSERT(file_size(tpath(outs[i])) > 0);
+    for (int i = 0; i < 4; i++) CU_ASSERT(rs_test_file_size(rs_test_path(outs[i])) > 0);
     /* the CSV reads back as the expected trace; compare works on it unchanged */
     rs_err_t err;
-    rs_trace_t *t = rs_trace_read_csv(tpath("cli-zigzag-backward.csv"), &err);
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("cli-zigzag-backward.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     rs_problem_t prob = problem();
     rs_trace_t *exp = fx_expected(&run, RS_PASS_BACKWARD, 0, &prob);
     assert_same_events(exp, t, 1e-15);
     rs_trace_free(exp);
     rs_trace_free(t);
-    snprintf(args, sizeof args, "compare %s %s", tpath("cli-zigzag-forward.csv"), tpath("cli-zigzag-forward.csv"));
-    CU_ASSERT_EQUAL(run_cli(args), 0);
+    snprintf(args, sizeof args, "compare %s %s", rs_test_path("cli-zigzag-forward.csv"), rs_test_path("cli-zigzag-forward.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
     /* kernels CSV: header + one row per kernel, names quoted */
-    FILE *fp = fopen(tpath("cli-k-zigzag-backward.csv"), "r");
+    FILE *fp = fopen(rs_test_path("cli-k-zigzag-backward.csv"), "r");
     CU_ASSERT_FATAL(fp != NULL);
     char line[2048];
     int rows = 0, quoted = 0;
@@ -599,37 +531,37 @@ static void test_cli(void) {
     CU_ASSERT_EQUAL(rows, 1 + 4 * (3 * 4 + 3 + 4)); /* per rank: 3 attention kernels x 4 steps, 3 K,V + 4 dK,dV SendRecv */
     CU_ASSERT_EQUAL(quoted, 16);
     /* bad input: exit 2, one line naming the file, no output */
-    const char *cut = fresh_dir("cli_bad");
+    const char *cut = rs_test_fresh_dir("cli_bad");
     for (int r = 0; r < 4; r++) {
         char src[1100], dst[1100];
         snprintf(src, sizeof src, "%s/rank%d.pt.trace.json.gz", dir, r);
         snprintf(dst, sizeof dst, "%s/rank%d.pt.trace.json.gz", cut, r);
-        truncate_copy(src, dst, r == 3 ? file_size(src) / 3 : file_size(src));
+        truncate_copy(src, dst, r == 3 ? rs_test_file_size(src) / 3 : rs_test_file_size(src));
     }
-    snprintf(args, sizeof args, "import -S 32K -o %s %s", tpath("never.csv"), cut);
-    CU_ASSERT_EQUAL(run_cli(args), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, "ringsim import: "));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, "rank3.pt.trace.json.gz: truncated"));
-    char *nl = strchr(err_buf, '\n');
+    snprintf(args, sizeof args, "import -S 32K -o %s %s", rs_test_path("never.csv"), cut);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim import: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "rank3.pt.trace.json.gz: truncated"));
+    char *nl = strchr(rs_test_err, '\n');
     CU_ASSERT(nl && nl[1] == 0);
-    CU_ASSERT(file_size(tpath("never.csv")) < 0);
+    CU_ASSERT(rs_test_file_size(rs_test_path("never.csv")) < 0);
     /* an output never replaces an input */
     char in0[1100];
     snprintf(in0, sizeof in0, "%s/rank0.pt.trace.json.gz", dir);
-    long before = file_size(in0);
+    long before = rs_test_file_size(in0);
     snprintf(args, sizeof args, "import -S 32K -P forward -o %s %s", in0, dir);
-    CU_ASSERT_EQUAL(run_cli(args), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, "an output never replaces an input"));
-    CU_ASSERT_EQUAL(file_size(in0), before);
-    snprintf(args, sizeof args, "import -o %s --profile h100-sxm %s", tpath("never.csv"), dir);
-    CU_ASSERT_EQUAL(run_cli(args), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err_buf, "unknown option '--profile'"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "an output never replaces an input"));
+    CU_ASSERT_EQUAL(rs_test_file_size(in0), before);
+    snprintf(args, sizeof args, "import -o %s --profile h100-sxm %s", rs_test_path("never.csv"), dir);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "unknown option '--profile'"));
     /* export: ringsim trace -> Kineto directory -> import */
-    snprintf(args, sizeof args, "import --export-kineto %s %s", tpath("cli_export"), tpath("cli-zigzag-forward.csv"));
-    CU_ASSERT_EQUAL(run_cli(args), 0);
-    snprintf(args, sizeof args, "import -q -S 32K -o %s %s", tpath("cli-again.csv"), tpath("cli_export"));
-    CU_ASSERT_EQUAL(run_cli(args), 0);
-    rs_trace_t *a = rs_trace_read_csv(tpath("cli-zigzag-forward.csv"), &err), *b = rs_trace_read_csv(tpath("cli-again.csv"), &err);
+    snprintf(args, sizeof args, "import --export-kineto %s %s", rs_test_path("cli_export"), rs_test_path("cli-zigzag-forward.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    snprintf(args, sizeof args, "import -q -S 32K -o %s %s", rs_test_path("cli-again.csv"), rs_test_path("cli_export"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    rs_trace_t *a = rs_trace_read_csv(rs_test_path("cli-zigzag-forward.csv"), &err), *b = rs_trace_read_csv(rs_test_path("cli-again.csv"), &err);
     CU_ASSERT_FATAL(a && b);
     assert_same_events(a, b, 1e-9);
     rs_trace_free(a), rs_trace_free(b);
@@ -645,19 +577,6 @@ static void fixture_opts(bool nsys, fx_opts_t *fo) {
     fo->filler = nsys ? 1 : 2;
 }
 
-static char *slurp(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = 0;
-    fclose(fp);
-    return b;
-}
-
 static void test_checked_in_fixtures(void) {
     for (int nsys = 0; nsys < 2; nsys++) {
         fx_opts_t fo;
@@ -666,7 +585,7 @@ static void test_checked_in_fixtures(void) {
         CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
         char in[1100];
         if (nsys) {
-            snprintf(in, sizeof in, "%s/nsys_ring4.sqlite", tmpdir);
+            snprintf(in, sizeof in, "%s/nsys_ring4.sqlite", rs_test_dir);
             CU_ASSERT_EQUAL_FATAL(fx_sql_to_sqlite(DATA "/nsys_ring4.sql", in), 0);
         } else {
             snprintf(in, sizeof in, "%s", DATA "/kineto_ring4");
@@ -680,11 +599,11 @@ static void test_checked_in_fixtures(void) {
             char want[1100], got[1100];
             const char *pass = rs_trace_get_meta(rs_import_trace(im, i), "pass");
             snprintf(want, sizeof want, "%s/%s_ring4-%s.expected.csv", DATA, nsys ? "nsys" : "kineto", pass);
-            snprintf(got, sizeof got, "%s/got-%d-%s.csv", tmpdir, nsys, pass);
+            snprintf(got, sizeof got, "%s/got-%d-%s.csv", rs_test_dir, nsys, pass);
             rs_trace_t *t = (rs_trace_t *)rs_import_trace(im, i);
             rs_trace_set_meta(t, "import.input", "%s", nsys ? "nsys_ring4.sqlite" : "kineto_ring4"); /* path-independent */
             CU_ASSERT_EQUAL(rs_trace_write_csv(t, got, &err), 0);
-            char *a = slurp(want), *b = slurp(got);
+            char *a = rs_test_slurp(want, NULL), *b = rs_test_slurp(got, NULL);
             CU_ASSERT_PTR_NOT_NULL(a);
             CU_ASSERT(a && b && strcmp(a, b) == 0);
             free(a), free(b);
@@ -739,15 +658,15 @@ static void test_real_torch_trace(void) {
     /* the ring capture as rank 0, and as rank 1 (the same timeline: world size 1 on one GPU) */
     char *ring = gunzip(DATA "/torch_h200/ring.pt.trace.json.gz");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
-    const char *dir = fresh_dir("real");
+    const char *dir = rs_test_fresh_dir("real");
     char p0[1100], p1[1100];
     snprintf(p0, sizeof p0, "%s/rank0.json", dir);
     snprintf(p1, sizeof p1, "%s/rank1.json", dir);
-    write_text(p0, ring);
+    rs_test_write_text(p0, ring);
     char *at = strstr(ring, "\"rank\": 0, \"world_size\": 1");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     at[8] = '1';
-    write_text(p1, ring);
+    rs_test_write_text(p1, ring);
     free(ring);
     free(text);
     const char *twice[2] = {p0, p0};
@@ -792,7 +711,7 @@ static int write_fixtures(const char *dir) {
             FILE *fp = fopen(p, "w");
             if (!fp || fx_write_nsys_sql(&run, fp) != 0) return 1;
             fclose(fp);
-            snprintf(p, sizeof p, "%s/nsys_ring4.sqlite", tmpdir);
+            snprintf(p, sizeof p, "%s/nsys_ring4.sqlite", rs_test_dir);
             char sql[2048];
             snprintf(sql, sizeof sql, "%s/nsys_ring4.sql", dir);
             if (fx_sql_to_sqlite(sql, p) != 0) return 1;
@@ -822,11 +741,10 @@ static int write_fixtures(const char *dir) {
 }
 
 int main(int argc, char **argv) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rs_test_import.XXXXXX");
-    if (!mkdtemp(tmpdir)) return 1;
+    if (rs_test_scratch("import") != 0) return 1;
     if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) {
         int rc = write_fixtures(argv[2]);
-        rm_rf(tmpdir);
+        rs_test_cleanup();
         return rc;
     }
     static const rs_test_case_t cases[] = {
@@ -844,6 +762,6 @@ int main(int argc, char **argv) {
     };
     static const rs_test_suite_t suites[] = {{"import", cases}};
     int rc = rs_test_main(suites, 1);
-    rm_rf(tmpdir);
+    rs_test_cleanup();
     return rc;
 }

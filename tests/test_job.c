@@ -207,13 +207,13 @@ static void one_ring(const rs_problem_t *p, const rs_machine_t *m, rs_fabric_kin
     CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, RS_NO_SINK, NULL, &w, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_sim_run(s, m, NULL, NULL, &one, &err), 0);
     rs_schedule_free(s);
-    RS_ASSERT_REL(r.makespan_s, w.makespan_s, 1e-9);
+    RS_ASSERT_REL(r.fig.makespan_s, w.makespan_s, 1e-9);
     RS_ASSERT_REL(r.job->rings[0].walk_makespan_s, w.makespan_s, 1e-12);
     RS_ASSERT_REL(r.job->rings[0].slowdown, 1, 1e-9);
-    CU_ASSERT_EQUAL(r.rank_steps, w.rank_steps);
-    CU_ASSERT_EQUAL(r.flops_exec, w.flops_exec);
-    CU_ASSERT_EQUAL(r.comm_bound_steps, w.comm_bound_steps);
-    RS_ASSERT_REL(r.busy_max_s, w.busy_max_s, 1e-9);
+    CU_ASSERT_EQUAL(r.fig.rank_steps, w.rank_steps);
+    CU_ASSERT_EQUAL(r.fig.flops_exec, w.flops_exec);
+    CU_ASSERT_EQUAL(r.fig.comm_bound_steps, w.comm_bound_steps);
+    RS_ASSERT_REL(r.fig.busy_max_s, w.busy_max_s, 1e-9);
     int bad = 0;
     for (int64_t k = 0; k < r.n_steps; k++)
         if (fabs(r.step_end_s[k] - one.step_end_s[k]) > 1e-9 * w.makespan_s ||

@@ -8,16 +8,7 @@
 #include "trace.h"
 
 static rs_machine_t machine(double f, double w, double lat) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "test");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = f;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
-    m.intra = (rs_tier_t){"test-link", w, lat};
-    m.inter = m.intra;
-    return m;
+    return rs_machine_figures("test", RS_DTYPE_BF16, f, (rs_tier_t){"test-link", w, lat});
 }
 
 static rs_problem_t mha(int64_t s, int64_t n, bool causal, rs_layout_t layout, rs_pass_t pass) {

@@ -10,19 +10,10 @@
 #include "test_main.h"
 
 /* A machine with round numbers: F = 1e15, intra 400 GB/s, inter 50 GB/s, no latency, G = 8. */
-static rs_machine_t round_machine(void) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "round");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = 1e15;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
+static rs_machine_t round_machine(void) { /* nodes of 8: 400 GB/s inside, 50 GB/s between */
+    rs_machine_t m = rs_machine_figures("round", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 400e9, 0});
     m.devices_per_node = 8;
-    snprintf(m.intra.name, sizeof m.intra.name, "intra");
-    m.intra.bw_bytes_per_s = 400e9;
-    snprintf(m.inter.name, sizeof m.inter.name, "inter");
-    m.inter.bw_bytes_per_s = 50e9;
+    m.inter = (rs_tier_t){"inter", 50e9, 0};
     return m;
 }
 

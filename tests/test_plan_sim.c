@@ -7,21 +7,10 @@
 #include "test_main.h"
 
 /* F = 1e15, intra 400 GB/s + 2 us, inter 50 GB/s + 5 us, G = 8. */
-static rs_machine_t machine(void) {
-    rs_machine_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.hw_name, sizeof m.hw_name, "round");
-    m.dtype = RS_DTYPE_BF16;
-    m.flops_per_s = 1e15;
-    m.cal.overlap = 1;
-    m.cal.comp_slowdown = 1;
+static rs_machine_t machine(void) { /* nodes of 8: 400 GB/s and 2 us inside, 50 GB/s and 5 us between */
+    rs_machine_t m = rs_machine_figures("round", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 400e9, 2e-6});
     m.devices_per_node = 8;
-    snprintf(m.intra.name, sizeof m.intra.name, "intra");
-    m.intra.bw_bytes_per_s = 400e9;
-    m.intra.latency_s = 2e-6;
-    snprintf(m.inter.name, sizeof m.inter.name, "inter");
-    m.inter.bw_bytes_per_s = 50e9;
-    m.inter.latency_s = 5e-6;
+    m.inter = (rs_tier_t){"inter", 50e9, 5e-6};
     return m;
 }
 

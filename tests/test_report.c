@@ -12,39 +12,8 @@
 #include "machine.h"
 #include "model.h"
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
-
-static char tmpdir[512];
-static const char *ringsim = RS_BINARY_DIR "/bin/ringsim";
-
-static const char *tpath(const char *name) {
-    static char buf[8][1024];
-    static int k = 0;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static char *slurp(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = 0;
-    fclose(fp);
-    return b;
-}
-
-/* Run "ringsim ARGS" with stdout/stderr into out.txt/err.txt; returns the exit status. */
-static int run(const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", ringsim, args, tpath("out.txt"), tpath("err.txt"));
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* The default machine of the CLI: preset h100-sxm, bf16, no overrides. */
 static void default_machine(rs_machine_t *m) {
@@ -124,9 +93,9 @@ static void test_compare_comm_is_recv(void) {
     CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
     const rs_cmp_stats_t *s = &c.stats[RS_CMP_COMM];
     CU_ASSERT_EQUAL(s->n, 56);
-    CU_ASSERT_EQUAL(s->worst_rank, 5);
-    CU_ASSERT_EQUAL(s->worst_step, 1);
-    RS_ASSERT_REL(s->worst_rel, 0.20, 1e-9);
+    CU_ASSERT_EQUAL(s->worst.rank, 5);
+    CU_ASSERT_EQUAL(s->worst.step, 1);
+    RS_ASSERT_REL(s->worst.rel_err, 0.20, 1e-9);
     CU_ASSERT_EQUAL(s->median_abs, 0.0);
     rs_trace_summary_t sa, sb;
     CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
@@ -152,39 +121,36 @@ static void test_compare_finds_slow_step(void) {
     CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m += 2) { /* t_comp and t_step */
         const rs_cmp_stats_t *s = &c.stats[m];
-        CU_ASSERT_EQUAL(s->worst_rank, 3);
-        CU_ASSERT_EQUAL(s->worst_step, 2);
-        RS_ASSERT_REL(s->worst_rel, 0.10, 1e-9);
+        CU_ASSERT_EQUAL(s->worst.rank, 3);
+        CU_ASSERT_EQUAL(s->worst.step, 2);
+        RS_ASSERT_REL(s->worst.rel_err, 0.10, 1e-9);
         RS_ASSERT_REL(s->max_abs, 0.10, 1e-9);
         CU_ASSERT_EQUAL(s->median_abs, 0.0);
         CU_ASSERT_EQUAL(s->p95_abs, 0.0); /* 1 of 64 is above the 95th percentile */
     }
     CU_ASSERT_EQUAL(c.stats[RS_CMP_COMM].max_abs, 0.0);
     /* and through the CLI, with the per-step CSV */
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, tpath("ref.csv"), &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, tpath("slow.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, rs_test_path("ref.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, rs_test_path("slow.csv"), &err), 0);
     char args[2048];
-    snprintf(args, sizeof args, "compare %s %s --csv %s", tpath("ref.csv"), tpath("slow.csv"), tpath("cmp.csv"));
-    CU_ASSERT_EQUAL(run(args), 0);
-    char *out = slurp(tpath("out.txt"));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "+10.00%  (3, 2, forward)"));
-    free(out);
-    char *csv = slurp(tpath("cmp.csv"));
+    snprintf(args, sizeof args, "compare %s %s --csv %s", rs_test_path("ref.csv"), rs_test_path("slow.csv"), rs_test_path("cmp.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "+10.00%  (3, 2, forward)"));
+    char *csv = rs_test_slurp(rs_test_path("cmp.csv"), NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n3,2,forward,t_step,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "# t_step: n=64 median_abs=0 p95_abs=0 max_abs=0.1"));
     free(csv);
     /* --fail-above judges p95 and the makespan: one slow step of 64 passes 5%, all slow fails */
-    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", tpath("ref.csv"), tpath("slow.csv"));
-    CU_ASSERT_EQUAL(run(args), 0);
+    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", rs_test_path("ref.csv"), rs_test_path("slow.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
     rs_trace_t *all = model_trace(&p);
     for (int r = 0; r < 8; r++)
         for (int k = 0; k < 8; k++) slow_down(all, r, k, 1.1);
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(all, tpath("allslow.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(all, rs_test_path("allslow.csv"), &err), 0);
     rs_trace_free(all);
-    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", tpath("ref.csv"), tpath("allslow.csv"));
-    CU_ASSERT_EQUAL(run(args), 1);
+    snprintf(args, sizeof args, "compare -q %s %s --fail-above 0.05", rs_test_path("ref.csv"), rs_test_path("allslow.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 1);
     rs_compare_free(&c);
     rs_trace_free(a);
     rs_trace_free(b);
@@ -201,14 +167,12 @@ static void test_compare_refuses_other_problem(void) {
     CU_ASSERT_EQUAL(rs_compare_check_problem(a, b, "A", "B", &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "n_ranks 8 vs 4"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "layout zigzag vs striped"));
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, tpath("p8.csv"), &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, tpath("p4.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(a, rs_test_path("p8.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(b, rs_test_path("p4.csv"), &err), 0);
     char args[2048];
-    snprintf(args, sizeof args, "compare %s %s", tpath("p8.csv"), tpath("p4.csv"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    char *e = slurp(tpath("err.txt"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "describe different problems: n_ranks 8 vs 4"));
-    free(e);
+    snprintf(args, sizeof args, "compare %s %s", rs_test_path("p8.csv"), rs_test_path("p4.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "describe different problems: n_ranks 8 vs 4"));
     rs_trace_free(a);
     rs_trace_free(b);
 }
@@ -245,66 +209,49 @@ static void test_stats_and_crossover(void) {
 /* ------------------------------------------------------------------------------------------------
  * Bad input through the CLI: file:line, exit 2, no output
  * ---------------------------------------------------------------------------------------------- */
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 static void test_bad_csv_exit_2(void) {
-    write_text(tpath("bad-busy.csv"), "# note\nrank,contiguous,striped,zigzag\n0,1e-3,1e-3,1e-3\n1,1e-3,oops,1e-3\n");
+    rs_test_write_text(rs_test_path("bad-busy.csv"), "# note\nrank,contiguous,striped,zigzag\n0,1e-3,1e-3,1e-3\n1,1e-3,oops,1e-3\n");
     char args[2048], want[1200];
-    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy.csv"), tpath("bad.png"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    char *e = slurp(tpath("err.txt"));
-    snprintf(want, sizeof want, "%s:4: expected a number in column 'striped', got 'oops'", tpath("bad-busy.csv"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
-    free(e);
-    CU_ASSERT_EQUAL(access(tpath("bad.png"), F_OK), -1);
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", rs_test_path("bad-busy.csv"), rs_test_path("bad.png"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    snprintf(want, sizeof want, "%s:4: expected a number in column 'striped', got 'oops'", rs_test_path("bad-busy.csv"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, want));
+    CU_ASSERT_EQUAL(access(rs_test_path("bad.png"), F_OK), -1);
     /* a row with a missing column */
-    write_text(tpath("bad-busy2.csv"), "rank,contiguous,striped,zigzag\n0,1e-3,1e-3\n");
-    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy2.csv"), tpath("bad.png"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    e = slurp(tpath("err.txt"));
-    snprintf(want, sizeof want, "%s:2: expected 4 comma-separated columns", tpath("bad-busy2.csv"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
-    free(e);
+    rs_test_write_text(rs_test_path("bad-busy2.csv"), "rank,contiguous,striped,zigzag\n0,1e-3,1e-3\n");
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", rs_test_path("bad-busy2.csv"), rs_test_path("bad.png"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    snprintf(want, sizeof want, "%s:2: expected 4 comma-separated columns", rs_test_path("bad-busy2.csv"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, want));
     /* a malformed trace given to compare */
-    write_text(tpath("bad-trace.csv"), "# ringsim-trace=1\n# source=x\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
+    rs_test_write_text(rs_test_path("bad-trace.csv"), "# ringsim-trace=1\n# source=x\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
                                        "x,0,0,forward,compute,0,1,0,0\n");
-    snprintf(args, sizeof args, "compare %s %s", tpath("bad-trace.csv"), tpath("bad-trace.csv"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    e = slurp(tpath("err.txt"));
-    snprintf(want, sizeof want, "%s:4: expected 10 comma-separated columns", tpath("bad-trace.csv"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, want));
-    free(e);
+    snprintf(args, sizeof args, "compare %s %s", rs_test_path("bad-trace.csv"), rs_test_path("bad-trace.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    snprintf(want, sizeof want, "%s:4: expected 10 comma-separated columns", rs_test_path("bad-trace.csv"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, want));
     /* a missing file and an unknown kind */
-    snprintf(args, sizeof args, "plot timeline %s -o %s", tpath("none.csv"), tpath("bad.png"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    snprintf(args, sizeof args, "plot pie %s -o %s", tpath("bad-busy.csv"), tpath("bad.png"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    snprintf(args, sizeof args, "plot layout-busy %s -o %s", tpath("bad-busy.csv"), tpath("bad.gif"));
-    CU_ASSERT_EQUAL(run(args), 2);
+    snprintf(args, sizeof args, "plot timeline %s -o %s", rs_test_path("none.csv"), rs_test_path("bad.png"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    snprintf(args, sizeof args, "plot pie %s -o %s", rs_test_path("bad-busy.csv"), rs_test_path("bad.png"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", rs_test_path("bad-busy.csv"), rs_test_path("bad.gif"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     /* sweep: bad range */
-    CU_ASSERT_EQUAL(run("sweep --block 64K:256:x2 -q"), 2);
-    e = slurp(tpath("err.txt"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "--block 64K:256:x2: STOP must be >= START"));
-    free(e);
+    CU_ASSERT_EQUAL(rs_test_ringsim("sweep --block 64K:256:x2 -q"), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "--block 64K:256:x2: STOP must be >= START"));
 }
 
 static void test_report_dir_exists(void) {
-    mkdir(tpath("existing"), 0777);
+    mkdir(rs_test_path("existing"), 0777);
     char args[2048];
-    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", tpath("existing"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    char *e = slurp(tpath("err.txt"));
-    CU_ASSERT_PTR_NOT_NULL(e && strstr(e, "exists; give --force"));
-    free(e);
-    CU_ASSERT_EQUAL(access(tpath("existing/report.md"), F_OK), -1);
-    snprintf(args, sizeof args, "report -o %s --seq 1000 --no-exec", tpath("never"));
-    CU_ASSERT_EQUAL(run(args), 2);
-    CU_ASSERT_EQUAL(access(tpath("never"), F_OK), -1);
+    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", rs_test_path("existing"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "exists; give --force"));
+    CU_ASSERT_EQUAL(access(rs_test_path("existing/report.md"), F_OK), -1);
+    snprintf(args, sizeof args, "report -o %s --seq 1000 --no-exec", rs_test_path("never"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_EQUAL(access(rs_test_path("never"), F_OK), -1);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -312,19 +259,17 @@ static void test_report_dir_exists(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_report_matches_model(void) {
     char args[2048];
-    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", tpath("rep"));
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *out = slurp(tpath("out.txt"));
-    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "report.md"));
-    free(out);
-    char *md = slurp(tpath("rep/report.md"));
-    char *html = slurp(tpath("rep/report.html"));
+    snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", rs_test_path("rep"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "report.md"));
+    char *md = rs_test_slurp(rs_test_path("rep/report.md"), NULL);
+    char *html = rs_test_slurp(rs_test_path("rep/report.html"), NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
     CU_ASSERT_PTR_NOT_NULL_FATAL(html);
     CU_ASSERT_PTR_NOT_NULL(strstr(html, "</html>"));
     rs_machine_t m;
     default_machine(&m);
-    FILE *fp = fopen(tpath("rep/summary.csv"), "r");
+    FILE *fp = fopen(rs_test_path("rep/summary.csv"), "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     char line[4096];
     int rows = 0;
@@ -379,43 +324,17 @@ static void test_report_matches_model(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "skipped (--no-exec)"));
     /* traces in both formats, readable */
     rs_err_t err;
-    rs_trace_t *t = rs_trace_read_csv(tpath("rep/traces/model-zigzag-backward.csv"), &err);
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("rep/traces/model-zigzag-backward.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL(t);
     rs_trace_free(t);
-    CU_ASSERT_EQUAL(access(tpath("rep/traces/model-contiguous-forward.json"), R_OK), 0);
-    CU_ASSERT_EQUAL(access(tpath("rep/data/sweep-b.csv"), R_OK), 0);
+    CU_ASSERT_EQUAL(access(rs_test_path("rep/traces/model-contiguous-forward.json"), R_OK), 0);
+    CU_ASSERT_EQUAL(access(rs_test_path("rep/data/sweep-b.csv"), R_OK), 0);
     free(md);
     free(html);
 }
 
-/* rm -r of the scratch directory (our own files only). */
-static void rm_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char p[2048];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(p);
-            else remove(p);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 int main(void) {
-    if (access(ringsim, X_OK) != 0) {
-        fprintf(stderr, "%s: not built\n", ringsim);
-        return 1;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "%s/tests/report-XXXXXX", RS_BINARY_DIR);
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (rs_test_scratch("report") != 0) return 1;
     static const rs_test_case_t cmp[] = {
         {"identical traces: zero error", test_compare_identical_is_zero},
         {"one step 10% slower: that step, +10%", test_compare_finds_slow_step},
@@ -430,6 +349,6 @@ int main(void) {
     static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model}, {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};
     int rc = rs_test_main(suites, 3);
-    if (rc == 0) rm_tree(tmpdir);
+    if (rc == 0) rs_test_cleanup();
     return rc;
 }

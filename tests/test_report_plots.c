@@ -10,24 +10,7 @@
 
 #include "plot.h"
 #include "test_main.h"
-
-static char tmpdir[512];
-static const char *ringsim = RS_BINARY_DIR "/bin/ringsim";
-
-static const char *tpath(const char *name) {
-    static char buf[8][1024];
-    static int k = 0;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static int run(const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s", ringsim, args, tpath("err.txt"));
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "test_util.h"
 
 /* PNG width and height from the IHDR chunk; 0 on error. */
 static int png_size(const char *path, uint32_t *w, uint32_t *h) {
@@ -58,7 +41,7 @@ static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts
     for (int f = 0; f < 3; f++) {
         char name[128];
         snprintf(name, sizeof name, "%s.%s", rs_plot_kind_name(kind), ext[f]);
-        const char *out = tpath(name);
+        const char *out = rs_test_path(name);
         rs_err_t err = {{0}};
         int rc = rs_plot_render(kind, data, out, o, &err);
         if (rc != 0) fprintf(stderr, "  %s: %s\n", name, err.msg);
@@ -108,11 +91,11 @@ static void test_contention(void) {
     render_all(RS_PLOT_CONTENTION, cont_csv, &o);
     o.x = "oversub";
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, tpath("c2.svg"), &o, &err), 0);
-    FILE *fp = fopen(tpath("bad-cont.csv"), "w");
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
+    FILE *fp = fopen(rs_test_path("bad-cont.csv"), "w");
     fprintf(fp, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n");
     fclose(fp);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, tpath("bad-cont.csv"), tpath("c3.svg"), NULL, &err), -1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, rs_test_path("bad-cont.csv"), rs_test_path("c3.svg"), NULL, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: expected a series name without spaces"));
 }
 
@@ -120,20 +103,20 @@ static void test_no_gnuplot_is_clear(void) {
     setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
     rs_plot_opts_t o = {0};
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), -1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
-    CU_ASSERT_EQUAL(access(tpath("x.png"), F_OK), -1);
+    CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);
     unsetenv("RINGSIM_GNUPLOT");
     /* a scripts directory without style.gp is named; a copy of the scripts (as a report ships
      * them) renders */
     setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), -2);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp"));
     unsetenv("RINGSIM_PLOTS_DIR");
-    mkdir(tpath("scripts"), 0777);
-    CU_ASSERT_EQUAL_FATAL(rs_plot_copy_scripts(tpath("scripts"), &err), 0);
-    setenv("RINGSIM_PLOTS_DIR", tpath("scripts"), 1);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, tpath("x.png"), &o, &err), 0);
+    mkdir(rs_test_path("scripts"), 0777);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_copy_scripts(rs_test_path("scripts"), &err), 0);
+    setenv("RINGSIM_PLOTS_DIR", rs_test_path("scripts"), 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), 0);
     unsetenv("RINGSIM_PLOTS_DIR");
 }
 
@@ -143,31 +126,30 @@ int main(void) {
         printf("skipped: %s\n", err.msg);
         return RS_TEST_SKIP;
     }
-    snprintf(tmpdir, sizeof tmpdir, "%s/tests/plots-XXXXXX", RS_BINARY_DIR);
-    if (!mkdtemp(tmpdir)) return 1;
-    snprintf(sweep_csv, sizeof sweep_csv, "%s", tpath("sweep.csv"));
-    snprintf(scaling_csv, sizeof scaling_csv, "%s", tpath("scaling.csv"));
-    snprintf(trace_csv, sizeof trace_csv, "%s", tpath("model.csv"));
-    snprintf(cmp_csv, sizeof cmp_csv, "%s", tpath("cmp.csv"));
-    snprintf(busy_csv, sizeof busy_csv, "%s", tpath("busy.csv"));
+    if (rs_test_scratch("plots") != 0) return 1;
+    snprintf(sweep_csv, sizeof sweep_csv, "%s", rs_test_path("sweep.csv"));
+    snprintf(scaling_csv, sizeof scaling_csv, "%s", rs_test_path("scaling.csv"));
+    snprintf(trace_csv, sizeof trace_csv, "%s", rs_test_path("model.csv"));
+    snprintf(cmp_csv, sizeof cmp_csv, "%s", rs_test_path("cmp.csv"));
+    snprintf(busy_csv, sizeof busy_csv, "%s", rs_test_path("busy.csv"));
     char args[4096];
     int bad = 0;
     snprintf(args, sizeof args, "sweep --block 128:8K:x2 --no-causal -q -o %s", sweep_csv);
-    bad |= run(args);
+    bad |= rs_test_ringsim(args);
     snprintf(args, sizeof args, "sweep --seq 64K --ranks 2:32:x2 --profile h100-sxm,mi300x -q -o %s", scaling_csv);
-    bad |= run(args);
+    bad |= rs_test_ringsim(args);
     snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --trace %s", trace_csv);
-    bad |= run(args);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", tpath("model2.csv"));
-    bad |= run(args);
-    snprintf(args, sizeof args, "compare -q %s %s --csv %s", trace_csv, tpath("model2.csv"), cmp_csv);
-    bad |= run(args);
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", rs_test_path("model2.csv"));
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "compare -q %s %s --csv %s", trace_csv, rs_test_path("model2.csv"), cmp_csv);
+    bad |= rs_test_ringsim(args);
     FILE *fp = fopen(busy_csv, "w");
     if (!fp) return 1;
     fprintf(fp, "# per-rank busy time\nrank,contiguous,striped,zigzag\n");
     for (int r = 0; r < 4; r++) fprintf(fp, "%d,%g,%g,%g\n", r, 1e-3 * (2 * r + 1), 4e-3, 4e-3);
     fclose(fp);
-    snprintf(cont_csv, sizeof cont_csv, "%s", tpath("contention.csv"));
+    snprintf(cont_csv, sizeof cont_csv, "%s", rs_test_path("contention.csv"));
     if (!(fp = fopen(cont_csv, "w"))) return 1;
     fprintf(fp, "# contention\nseries,nics,oversub,efficiency,efficiency_free\n");
     for (int s2 = 0; s2 < 2; s2++)
@@ -175,7 +157,7 @@ int main(void) {
             fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
     fclose(fp);
     if (bad) {
-        fprintf(stderr, "could not make the data with %s (see %s)\n", ringsim, tpath("err.txt"));
+        fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
         return 1;
     }
     static const rs_test_case_t cases[] = {
@@ -189,10 +171,6 @@ int main(void) {
         {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"figures", cases}};
     int rc = rs_test_main(suites, 1);
-    if (rc == 0) {
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0) rc = 1;
-    }
+    if (rc == 0) rs_test_cleanup();
     return rc;
 }

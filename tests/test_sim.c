@@ -73,13 +73,13 @@ static int compare_traces(const rs_trace_t *a, const rs_trace_t *b, double tol_a
 static void check_exact(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, const char *what) {
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(p, m, cfg, &r), 0);
-    RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
     CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, what), 0);
-    CU_ASSERT_EQUAL(r.sim.rank_steps, r.walk.rank_steps);
-    CU_ASSERT_EQUAL(r.sim.flops_exec, r.walk.flops_exec);
-    CU_ASSERT_EQUAL(r.sim.flops_useful, r.walk.flops_useful);
-    CU_ASSERT_EQUAL(r.sim.comm_bound_steps, r.walk.comm_bound_steps);
-    RS_ASSERT_REL(r.sim.busy_max_s, r.walk.busy_max_s, 1e-9);
+    CU_ASSERT_EQUAL(r.sim.fig.rank_steps, r.walk.rank_steps);
+    CU_ASSERT_EQUAL(r.sim.fig.flops_exec, r.walk.flops_exec);
+    CU_ASSERT_EQUAL(r.sim.fig.flops_useful, r.walk.flops_useful);
+    CU_ASSERT_EQUAL(r.sim.fig.comm_bound_steps, r.walk.comm_bound_steps);
+    RS_ASSERT_REL(r.sim.fig.busy_max_s, r.walk.busy_max_s, 1e-9);
     pair_free(&r);
 }
 
@@ -214,8 +214,8 @@ static void test_slowdown_effect(void) {
     /* hand-derived: T_comp = 17.37 us > T_comm = 9.32 us; every middle step computes T_comm at half
      * speed and the rest at full: T_comm + (T_comp - T_comm / 2) */
     const double tc = 4.0 * 128 * 32 * 1024.0 * 1024.0 / F_H100, tx = 2.0 * 8 * 128 * 2 * 1024.0 / W_NVL;
-    RS_ASSERT_REL(a.sim.makespan_s, 8 * tc, 1e-9);
-    RS_ASSERT_REL(b.sim.makespan_s, 7 * (tx + (tc - tx / 2)) + tc, 1e-9);
+    RS_ASSERT_REL(a.sim.fig.makespan_s, 8 * tc, 1e-9);
+    RS_ASSERT_REL(b.sim.fig.makespan_s, 7 * (tx + (tc - tx / 2)) + tc, 1e-9);
     pair_free(&a);
     pair_free(&b);
 }
@@ -259,7 +259,7 @@ static void test_straggler(void) {
     }
     /* the straggler computes 1.5 T_comp > T_comm every step and never waits */
     RS_ASSERT_REL(e1[3], 1.5 * (double)n * tc, 1e-9);
-    RS_ASSERT_REL(slow.sim.makespan_s, slow.walk.makespan_s, 1e-9);
+    RS_ASSERT_REL(slow.sim.fig.makespan_s, slow.walk.makespan_s, 1e-9);
     CU_ASSERT_EQUAL(compare_traces(slow.wt, slow.st, 1e-9 * slow.walk.makespan_s, "straggler"), 0);
     pair_free(&base);
     pair_free(&slow);
@@ -284,7 +284,7 @@ static void test_multinode_threshold(void) {
         CU_ASSERT(bi ? tc > t_inter : t_inter > tc && tc > t_intra);
         for (int64_t k = 1; k < n - 1; k++) RS_ASSERT_REL(r.sim.step_max_s[k], expect, 1e-9);
         /* makespan: (N-1) steps paced by the slowest hop, then the last step's compute */
-        RS_ASSERT_REL(r.sim.makespan_s, (double)(n - 1) * (bi ? tc : t_inter) + tc, 1e-9);
+        RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * (bi ? tc : t_inter) + tc, 1e-9);
         CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, "multinode"), 0);
         pair_free(&r);
     }
@@ -300,7 +300,7 @@ static void test_jitter_seeded(void) {
         m.seed = i < 2 ? 42 : 43;
         pair_t r;
         CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
-        RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+        RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
         snprintf(path[i], sizeof path[i], "%s/tests/sim_jitter_%d_%d.csv", RS_BINARY_DIR, (int)getpid(), i);
         rs_err_t err;
         CU_ASSERT_EQUAL(rs_trace_write_csv(r.st, path[i], &err), 0);
@@ -335,8 +335,8 @@ static void test_degraded_hop(void) {
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
     const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
-    RS_ASSERT_REL(r.sim.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
-    RS_ASSERT_REL(r.sim.makespan_s, r.walk.makespan_s, 1e-9);
+    RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
+    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
     pair_free(&r);
 }
 
@@ -426,7 +426,7 @@ static void test_network_model_lv08(void) {
     cfg.network_model = "LV08";
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, &cfg, &r), 0);
-    const double rel = (r.sim.makespan_s - r.walk.makespan_s) / r.walk.makespan_s;
+    const double rel = (r.sim.fig.makespan_s - r.walk.makespan_s) / r.walk.makespan_s;
     CU_ASSERT(rel > 0.01 && rel < 0.10);
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(r.st, "sim.network_model"), "LV08");
     pair_free(&r);

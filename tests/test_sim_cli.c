@@ -1,6 +1,6 @@
 /* test_sim_cli.c - `ringsim sim` end to end: the golden trace byte for byte, bad input (exit 2, a
  * message naming the file and host or route, no trace file), --platform-out round trip, --help; a job
- * of concurrent rings (its bad input and its tables).
+ * of concurrent rings (its bad input and its tables; sweep, plan --sim and report with fabric knobs).
  *
  * Golden files: tests/golden/sim_small.csv and .json, from the command in GOLDEN_ARGS with the fixed
  * profile tests/golden/sim_profile.json. After an intended change, regenerate them with
@@ -14,77 +14,24 @@
 #include <unistd.h>
 
 #include "test_main.h"
+#include "test_util.h"
 
-#define RINGSIM RS_BINARY_DIR "/bin/ringsim"
 #define GOLDEN RS_SOURCE_DIR "/tests/golden"
 #define GOLDEN_ARGS                                                                                         \
     "sim -p " GOLDEN "/sim_profile.json -N 4 -S 4K -L zigzag -P backward --causal --jitter 0.1 --seed 3 " \
     "--straggler 1:1.25 --degrade 2:2"
 
-static char g_dir[512]; /* scratch directory of this run */
-
-static const char *scratch(const char *name) {
-    static char buf[8][768];
-    static int i;
-    char *b = buf[i++ % 8];
-    snprintf(b, 768, "%s/%s", g_dir, name);
-    return b;
-}
-
-/* Run "ringsim ARGS" with stdout and stderr into files; returns the exit code (-1 if killed). */
-static int run(const char *args) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", RINGSIM, args, scratch("out.txt"), scratch("err.txt"));
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    rewind(fp);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = '\0';
-    fclose(fp);
-    if (len) *len = got;
-    return b;
-}
-
 static bool contains(const char *path, const char *needle) {
-    char *t = slurp(path, NULL);
+    char *t = rs_test_slurp(path, NULL);
     bool ok = t && strstr(t, needle);
     if (!ok) fprintf(stderr, "  %s lacks '%s': %s\n", path, needle, t ? t : "(missing)");
     free(t);
     return ok;
 }
 
-static bool exists(const char *path) { return access(path, F_OK) == 0; }
-
-/* No temporary output ("*.tmp.*") left in the scratch directory. */
-static bool no_temp_files(void) {
-    DIR *d = opendir(g_dir);
-    if (!d) return false;
-    struct dirent *e;
-    bool ok = true;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) ok = false;
-    closedir(d);
-    return ok;
-}
-
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 static void compare_golden(const char *produced, const char *golden) {
     size_t la = 0, lb = 0;
-    char *a = slurp(produced, &la), *b = slurp(golden, &lb);
+    char *a = rs_test_slurp(produced, &la), *b = rs_test_slurp(golden, &lb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     if (getenv("RS_UPDATE_GOLDEN")) {
         FILE *fp = fopen(golden, "wb");
@@ -109,15 +56,15 @@ static void compare_golden(const char *produced, const char *golden) {
 /* ------------------------------------------------------------------------------------------------ */
 static void test_golden(void) {
     char args[4096];
-    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s --chrome %s", scratch("g.csv"), scratch("g.json"));
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    compare_golden(scratch("g.csv"), GOLDEN "/sim_small.csv");
-    compare_golden(scratch("g.json"), GOLDEN "/sim_small.json");
+    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s --chrome %s", rs_test_path("g.csv"), rs_test_path("g.json"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    compare_golden(rs_test_path("g.csv"), GOLDEN "/sim_small.csv");
+    compare_golden(rs_test_path("g.json"), GOLDEN "/sim_small.json");
     /* the same input twice: byte-identical */
-    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s", scratch("g2.csv"));
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    compare_golden(scratch("g2.csv"), GOLDEN "/sim_small.csv");
-    CU_ASSERT(contains(scratch("out.txt"), "0.00e+00")); /* rel_diff to the walk */
+    snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s", rs_test_path("g2.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    compare_golden(rs_test_path("g2.csv"), GOLDEN "/sim_small.csv");
+    CU_ASSERT(contains(rs_test_path("out.txt"), "0.00e+00")); /* rel_diff to the walk */
 }
 
 static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -126,41 +73,41 @@ static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM
                                "<link id=\"l\" bandwidth=\"1e11Bps\" latency=\"0s\"/>\n";
 
 static void expect_usage(const char *args, const char *needle1, const char *needle2, const char *trace) {
-    CU_ASSERT_EQUAL(run(args), 2);
-    CU_ASSERT(contains(scratch("err.txt"), needle1));
-    if (needle2) CU_ASSERT(contains(scratch("err.txt"), needle2));
-    if (trace) CU_ASSERT(!exists(trace));
-    CU_ASSERT(no_temp_files());
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT(contains(rs_test_path("err.txt"), needle1));
+    if (needle2) CU_ASSERT(contains(rs_test_path("err.txt"), needle2));
+    if (trace) CU_ASSERT(rs_test_file_size(trace) < 0);
+    CU_ASSERT(rs_test_temp_files() == 0);
 }
 
 static void test_bad_input(void) {
     char plat[800], map[800], trace[800], text[2048], args[4096];
-    snprintf(plat, sizeof plat, "%s", scratch("p.xml"));
-    snprintf(map, sizeof map, "%s", scratch("p.map"));
-    snprintf(trace, sizeof trace, "%s", scratch("bad.csv"));
+    snprintf(plat, sizeof plat, "%s", rs_test_path("p.xml"));
+    snprintf(map, sizeof map, "%s", rs_test_path("p.map"));
+    snprintf(trace, sizeof trace, "%s", rs_test_path("bad.csv"));
     /* malformed platform: the file, no trace */
     snprintf(text, sizeof text, "%s<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route\n</zone></platform>\n", PLAT_HEAD);
-    write_text(plat, text);
+    rs_test_write_text(plat, text);
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --trace %s", plat, trace);
     expect_usage(args, plat, "Parse error", trace);
     /* a mapping naming a missing host: hostmap:line and the host */
     snprintf(text, sizeof text,
              "%s<route src=\"a\" dst=\"b\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n", PLAT_HEAD);
-    write_text(plat, text);
-    write_text(map, "a\nnope\n");
+    rs_test_write_text(plat, text);
+    rs_test_write_text(map, "a\nnope\n");
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --hostmap %s --trace %s", plat, map, trace);
     char where[1000];
     snprintf(where, sizeof where, "%s:2: host 'nope' (rank 1)", map);
     expect_usage(args, where, NULL, trace);
     /* no route b -> a */
-    write_text(map, "a\nb\n");
+    rs_test_write_text(map, "a\nb\n");
     expect_usage(args, "no route from host 'b' (rank 1) to host 'a' (rank 0)", plat, trace);
     /* unknown --cfg key: SimGrid's message */
     snprintf(args, sizeof args, "sim -N 2 -S 4K --cfg network/bogus-key:1 --trace %s", trace);
     expect_usage(args, "Bad config key: network/bogus-key", NULL, trace);
     /* malformed --cfg, missing platform file, hostmap without platform */
     expect_usage("sim --cfg nocolon", "--cfg 'nocolon'", NULL, NULL);
-    snprintf(args, sizeof args, "sim --platform %s/none.xml", g_dir);
+    snprintf(args, sizeof args, "sim --platform %s/none.xml", rs_test_dir);
     expect_usage(args, "none.xml", NULL, NULL);
     expect_usage("sim --hostmap x.map", "--hostmap x.map needs --platform", NULL, NULL);
     /* the two overlap models together */
@@ -172,15 +119,15 @@ static void test_bad_input(void) {
  * update (network/optim:Full, docs/sim.md), which rounds differently in the last digits. */
 static void test_platform_out(void) {
     char plat[800], args[4096];
-    snprintf(plat, sizeof plat, "%s", scratch("gen.xml"));
+    snprintf(plat, sizeof plat, "%s", rs_test_path("gen.xml"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform-out %s --csv -",
              plat);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *a = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *a = rs_test_slurp(rs_test_path("out.txt"), NULL);
     CU_ASSERT(contains(plat, "nic7-up"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform %s --csv -", plat);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *b = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *b = rs_test_slurp(rs_test_path("out.txt"), NULL);
     /* row: layout,pass,seq,n,B,makespan_s,walk_makespan_s,... : the first 5 fields equal, both
      * makespans to 1e-12 */
     const char *ra = strchr(a, '\n'), *rb = strchr(b, '\n');
@@ -199,11 +146,11 @@ static void test_platform_out(void) {
 }
 
 static void test_help(void) {
-    CU_ASSERT_EQUAL(run("sim --help"), 0);
+    CU_ASSERT_EQUAL(rs_test_ringsim("sim --help"), 0);
     const char *opts[] = {"--platform FILE", "--hostmap FILE", "--platform-out FILE", "--network-model", "--cfg KEY:VALUE",
                           "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", "--tp T", "--map FILE",
                           "--fabric F", "--nics K", "--oversub O", "--background B", "--hops FILE", NULL};
-    for (int i = 0; opts[i]; i++) CU_ASSERT(contains(scratch("out.txt"), opts[i]));
+    for (int i = 0; opts[i]; i++) CU_ASSERT(contains(rs_test_path("out.txt"), opts[i]));
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -212,8 +159,8 @@ static void test_help(void) {
 /* Bad job input: exit 2, one line naming the option and the rule, no output file. */
 static void test_job_bad_input(void) {
     char map[800], csv[800], args[4096];
-    snprintf(map, sizeof map, "%s", scratch("job.map"));
-    snprintf(csv, sizeof csv, "%s", scratch("job.csv"));
+    snprintf(map, sizeof map, "%s", rs_test_path("job.map"));
+    snprintf(csv, sizeof csv, "%s", rs_test_path("job.csv"));
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 8 --dp 3 --devices 256 --csv %s", csv);
     expect_usage(args, "--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256", "the degrees must multiply to the device count",
                  csv);
@@ -221,7 +168,7 @@ static void test_job_bad_input(void) {
     expect_usage(args, "--nics 16", "K <= G", csv);
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --fabric leaf-spine --oversub 0.5 --csv %s", csv);
     expect_usage(args, "--oversub 0.5: must be >= 1", NULL, csv);
-    write_text(map, "0 1 2 3\n4 5 6 3\n");
+    rs_test_write_text(map, "0 1 2 3\n4 5 6 3\n");
     snprintf(args, sizeof args, "sim -N 4 -S 16K --map %s --csv %s", map, csv);
     char where[1000];
     snprintf(where, sizeof where, "%s:2: device 3 already holds ring 0 rank 3 (line 1)", map);
@@ -240,22 +187,22 @@ static void test_job_bad_input(void) {
  * writes the fabric (one DijkstraCache zone). */
 static void test_job_run(void) {
     char args[4096], plat[800], hops[800], links[800];
-    snprintf(plat, sizeof plat, "%s", scratch("fabric.xml"));
-    snprintf(hops, sizeof hops, "%s", scratch("hops.csv"));
-    snprintf(links, sizeof links, "%s", scratch("links.csv"));
+    snprintf(plat, sizeof plat, "%s", rs_test_path("fabric.xml"));
+    snprintf(hops, sizeof hops, "%s", rs_test_path("hops.csv"));
+    snprintf(links, sizeof links, "%s", rs_test_path("links.csv"));
     snprintf(args, sizeof args,
              "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --platform-out %s --hops %s --links %s",
              plat, hops, links);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    CU_ASSERT(contains(scratch("out.txt"), "# job: tp 8 x cp 4 x dp 1, order tp-cp-dp: 8 rings of 4 ranks on 32 devices"));
-    CU_ASSERT(contains(scratch("out.txt"), "# saturates: nic"));
-    CU_ASSERT(contains(scratch("out.txt"), "0.1250 nic"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT(contains(rs_test_path("out.txt"), "# job: tp 8 x cp 4 x dp 1, order tp-cp-dp: 8 rings of 4 ranks on 32 devices"));
+    CU_ASSERT(contains(rs_test_path("out.txt"), "# saturates: nic"));
+    CU_ASSERT(contains(rs_test_path("out.txt"), "0.1250 nic"));
     CU_ASSERT(contains(plat, "routing=\"DijkstraCache\""));
     CU_ASSERT(contains(hops, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw"));
     CU_ASSERT(contains(links, "nic0.0-up,50000000000,"));
     snprintf(args, sizeof args, "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --csv -");
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *t = slurp(scratch("out.txt"), NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *t = rs_test_slurp(rs_test_path("out.txt"), NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     int rows = 0;
     for (char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
@@ -272,13 +219,13 @@ static void test_job_run(void) {
  * efficiency growing with K up to the contention-free one; the figure when gnuplot is there. */
 static void test_job_sweep(void) {
     char args[4096], csv[800], fig[800];
-    snprintf(csv, sizeof csv, "%s", scratch("cont.csv"));
-    snprintf(fig, sizeof fig, "%s", scratch("cont.svg"));
+    snprintf(csv, sizeof csv, "%s", rs_test_path("cont.csv"));
+    snprintf(fig, sizeof fig, "%s", rs_test_path("cont.svg"));
     const bool plot = system("command -v gnuplot >/dev/null 2>&1") == 0;
     snprintf(args, sizeof args, "sweep -S 16K -N 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1,2,4,8 -q -o %s%s%s", csv,
              plot ? " --figure " : "", plot ? fig : "");
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    char *t = slurp(csv, NULL);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *t = rs_test_slurp(csv, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     char *row = strstr(t, "\nseries,");
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);
@@ -311,15 +258,15 @@ static void test_job_sweep(void) {
  * all-gather on the same NICs slows it (the plan assumes FSDP hidden). Knobs without --sim: exit 2. */
 static void test_job_plan(void) {
     char args[4096], csv[800];
-    snprintf(csv, sizeof csv, "%s", scratch("plan-cont.csv"));
+    snprintf(csv, sizeof csv, "%s", rs_test_path("plan-cont.csv"));
     for (int bg = 0; bg < 2; bg++) {
         snprintf(args, sizeof args,
                  "plan -m llama3-8b --seq 32K --ranks 8 --gpus-per-node 4 --inter ib-ndr --global-batch 2 --dp 2 --sim "
                  "--nics 1,4 %s --contention-csv %s",
                  bg ? "--background fsdp" : "", csv);
-        CU_ASSERT_EQUAL_FATAL(run(args), 0);
-        CU_ASSERT(contains(scratch("out.txt"), "# the ring split as a job (SimGrid): N ranks x 2 replica(s)"));
-        char *t = slurp(csv, NULL);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        CU_ASSERT(contains(rs_test_path("out.txt"), "# the ring split as a job (SimGrid): N ranks x 2 replica(s)"));
+        char *t = rs_test_slurp(csv, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         int rows = 0;
         for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
@@ -342,13 +289,13 @@ static void test_job_plan(void) {
  * nodes of 8), K = G at 1:1 as efficient as without contention, the sentence in report.md. */
 static void test_job_report(void) {
     char args[4096], dir[800], path[1000];
-    snprintf(dir, sizeof dir, "%s", scratch("rep"));
+    snprintf(dir, sizeof dir, "%s", rs_test_path("rep"));
     snprintf(args, sizeof args, "report --quick --no-exec --no-figures -o %s", dir);
-    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     snprintf(path, sizeof path, "%s/report.md", dir);
     CU_ASSERT(contains(path, "8 rings (TP 8 fills each node) of N = 8 ranks"));
     snprintf(path, sizeof path, "%s/data/contention.csv", dir);
-    char *t = slurp(path, NULL);
+    char *t = rs_test_slurp(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     int rows = 0;
     for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
@@ -380,17 +327,9 @@ static const rs_test_case_t cases[] = {
 };
 
 int main(void) {
-    if (access(RINGSIM, X_OK) != 0) {
-        fprintf(stderr, "%s not built (test_sim_cli depends on the ringsim target)\n", RINGSIM);
-        return 1;
-    }
-    snprintf(g_dir, sizeof g_dir, "%s/tests/sim_cli_%d", RS_BINARY_DIR, (int)getpid());
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-    if (system(cmd) != 0) return 1;
+    if (rs_test_scratch("sim_cli") != 0) return 1;
     const rs_test_suite_t suites[] = {{"sim_cli", cases}};
     int rc = rs_test_main(suites, 1);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-    if (system(cmd) != 0) rc = 1;
+    rs_test_cleanup();
     return rc;
 }

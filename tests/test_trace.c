@@ -8,49 +8,8 @@
 #include <unistd.h>
 
 #include "test_main.h"
+#include "test_util.h"
 #include "trace.h"
-
-static char tmpdir[512]; /* per-run scratch directory */
-
-static const char *tpath(const char *name) {
-    static char buf[4][1024];
-    static int k = 0;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    fputs(text, fp);
-    fclose(fp);
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, fp);
-    b[got] = '\0';
-    fclose(fp);
-    if (len) *len = got;
-    return b;
-}
-
-/* Count entries of tmpdir whose name contains ".tmp." (left-over temporaries). */
-static int count_temporaries(void) {
-    DIR *d = opendir(tmpdir);
-    int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) n++;
-    if (d) closedir(d);
-    return n;
-}
 
 /* A ring-shaped trace: n ranks, n steps, step length T, compute tc, transfer tm (last step sends
  * nothing), with awkward doubles so %.17g matters. */
@@ -87,8 +46,8 @@ static void test_csv_roundtrip_exact(void) {
     rs_event_t tiny = {3, 3, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 1e-300, 2.5e-300, 1e300, 0};
     rs_trace_add(t, &tiny);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, tpath("a.csv"), &err), 0);
-    rs_trace_t *u = rs_trace_read_csv(tpath("a.csv"), &err);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, rs_test_path("a.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(rs_test_path("a.csv"), &err);
     if (!u) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(u);
     CU_ASSERT_STRING_EQUAL(rs_trace_source(u), "model");
@@ -116,9 +75,9 @@ static void test_csv_roundtrip_exact(void) {
         CU_ASSERT_STRING_EQUAL(v1, v2);
     }
     /* same trace -> same bytes */
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(u, tpath("b.csv"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(u, rs_test_path("b.csv"), &err), 0);
     size_t la, lb;
-    char *fa = slurp(tpath("a.csv"), &la), *fb = slurp(tpath("b.csv"), &lb);
+    char *fa = rs_test_slurp(rs_test_path("a.csv"), &la), *fb = rs_test_slurp(rs_test_path("b.csv"), &lb);
     CU_ASSERT_EQUAL(la, lb);
     CU_ASSERT(fa && fb && memcmp(fa, fb, la) == 0);
     /* the documented first lines */
@@ -127,7 +86,7 @@ static void test_csv_roundtrip_exact(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(fa, "\nmodel,3,3,backward,compute,1e-300,2.5e-300,1.0000000000000001e+300,0,-1\n"));
     free(fa);
     free(fb);
-    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     rs_trace_free(t);
     rs_trace_free(u);
 }
@@ -151,8 +110,8 @@ static void test_problem_roundtrip(void) {
     rs_trace_t *t = rs_trace_create("sim");
     CU_ASSERT_EQUAL(rs_trace_meta_problem(t, &p), 0);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, tpath("p.csv"), &err), 0);
-    rs_trace_t *u = rs_trace_read_csv(tpath("p.csv"), &err);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, rs_test_path("p.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(rs_test_path("p.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(u);
     CU_ASSERT_EQUAL(rs_trace_count(u), 0);
     rs_problem_t q;
@@ -245,9 +204,9 @@ static void test_csv_malformed(void) {
         {HDR "sim,0,1,forward,compute,0,1,-5,0,-1\n", 5, "expected flops and bytes >= 0"},
         {HDR ROW "\n" "model,0,1,forward,compute,0,1,0,0,-1\n", 7, "expected source 'sim'"},
     };
-    const char *path = tpath("bad.csv");
+    const char *path = rs_test_path("bad.csv");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_text(path, cases[i].text);
+        rs_test_write_text(path, cases[i].text);
         rs_err_t err = {{0}};
         rs_trace_t *t = rs_trace_read_csv(path, &err);
         CU_ASSERT_PTR_NULL(t);
@@ -259,7 +218,7 @@ static void test_csv_malformed(void) {
         CU_ASSERT(ok);
     }
     /* a good file with CRLF line ends and a trailing blank line reads */
-    write_text(path, "# ringsim-trace=1\r\n# source=sim\r\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\r\n"
+    rs_test_write_text(path, "# ringsim-trace=1\r\n# source=sim\r\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\r\n"
                      "sim,1,0,backward,recv,0.5,0.75,0,4096,0\r\n\r\n");
     rs_err_t err = {{0}};
     rs_trace_t *t = rs_trace_read_csv(path, &err);
@@ -271,7 +230,7 @@ static void test_csv_malformed(void) {
     CU_ASSERT_EQUAL(rs_trace_events(t)[0].bytes, 4096.0);
     rs_trace_free(t);
     /* a missing file names the path */
-    CU_ASSERT_PTR_NULL(rs_trace_read_csv(tpath("nope.csv"), &err));
+    CU_ASSERT_PTR_NULL(rs_trace_read_csv(rs_test_path("nope.csv"), &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.csv: cannot open"));
 }
 
@@ -283,9 +242,9 @@ static void test_chrome_json(void) {
     const double T = 2e-3, tc = 1.5e-3, tm = 1.9e-3;
     rs_trace_t *t = make_trace(n, T, tc, tm);
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, tpath("a.json"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, rs_test_path("a.json"), &err), 0);
     json_error_t jerr;
-    json_t *root = json_load_file(tpath("a.json"), 0, &jerr);
+    json_t *root = json_load_file(rs_test_path("a.json"), 0, &jerr);
     if (!root) fprintf(stderr, "  json: %s line %d\n", jerr.text, jerr.line);
     CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     json_t *evs = json_object_get(root, "traceEvents");
@@ -347,9 +306,9 @@ static void test_chrome_json(void) {
     CU_ASSERT_EQUAL(n_thread, (size_t)(4 * n));
     json_decref(root);
     /* deterministic bytes */
-    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, tpath("b.json"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, rs_test_path("b.json"), &err), 0);
     size_t la, lb;
-    char *fa = slurp(tpath("a.json"), &la), *fb = slurp(tpath("b.json"), &lb);
+    char *fa = rs_test_slurp(rs_test_path("a.json"), &la), *fb = rs_test_slurp(rs_test_path("b.json"), &lb);
     CU_ASSERT(la == lb && memcmp(fa, fb, la) == 0);
     free(fa);
     free(fb);
@@ -361,7 +320,7 @@ static void test_chrome_overflow_lanes(void) {
      * writer moves it to an overflow lane (tid + 8) and alters no time */
     rs_trace_t *t = make_trace(3, 1e-3, 0.5e-3, 1.5e-3);
     rs_err_t err = {{0}};
-    const char *p = tpath("overlap.json");
+    const char *p = rs_test_path("overlap.json");
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, p, &err), 0);
     json_error_t jerr;
     json_t *root = json_load_file(p, 0, &jerr);
@@ -408,12 +367,12 @@ static void test_chrome_overflow_lanes(void) {
     rs_event_t b = {0, 0, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 0.5, 1.5, 0, 0};
     rs_trace_add(u, &f);
     rs_trace_add(u, &b);
-    CU_ASSERT_EQUAL(rs_trace_write_chrome(u, tpath("both.json"), &err), 0);
-    char *s = slurp(tpath("both.json"), NULL);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(u, rs_test_path("both.json"), &err), 0);
+    char *s = rs_test_slurp(rs_test_path("both.json"), NULL);
     CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"tid\":4,\"args\":{\"name\":\"backward compute\"}"));
     CU_ASSERT_PTR_NULL(s ? strstr(s, "overlap") : NULL);
     free(s);
-    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     rs_trace_free(t);
     rs_trace_free(u);
 }
@@ -425,49 +384,31 @@ static void test_no_file_left_behind(void) {
     rs_trace_t *t = make_trace(2, 1, 0.5, 0.5);
     rs_err_t err = {{0}};
     /* unwritable location: error names the path, nothing created */
-    const char *bad = tpath("no-such-dir/t.csv");
+    const char *bad = rs_test_path("no-such-dir/t.csv");
     CU_ASSERT_EQUAL(rs_trace_write_csv(t, bad, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-dir/t.csv"));
-    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, tpath("no-such-dir/t.json"), &err), -1);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, rs_test_path("no-such-dir/t.json"), &err), -1);
     /* writing over an existing file replaces it whole */
-    write_text(tpath("old.csv"), "old content\n");
-    CU_ASSERT_EQUAL(rs_trace_write_csv(t, tpath("old.csv"), &err), 0);
-    rs_trace_t *u = rs_trace_read_csv(tpath("old.csv"), &err);
+    rs_test_write_text(rs_test_path("old.csv"), "old content\n");
+    CU_ASSERT_EQUAL(rs_trace_write_csv(t, rs_test_path("old.csv"), &err), 0);
+    rs_trace_t *u = rs_trace_read_csv(rs_test_path("old.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL(u);
     CU_ASSERT_EQUAL(rs_trace_count(u), rs_trace_count(t));
     rs_trace_free(u);
     /* a failed rename (the target is a directory) removes the temporary and keeps the target */
-    mkdir(tpath("adir"), 0777);
-    CU_ASSERT_EQUAL(rs_trace_write_csv(t, tpath("adir"), &err), -1);
+    mkdir(rs_test_path("adir"), 0777);
+    CU_ASSERT_EQUAL(rs_trace_write_csv(t, rs_test_path("adir"), &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "adir: cannot rename"));
-    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, tpath("adir"), &err), -1);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, rs_test_path("adir"), &err), -1);
     struct stat st;
-    CU_ASSERT(stat(tpath("adir"), &st) == 0 && S_ISDIR(st.st_mode));
-    rmdir(tpath("adir"));
-    CU_ASSERT_EQUAL(count_temporaries(), 0);
+    CU_ASSERT(stat(rs_test_path("adir"), &st) == 0 && S_ISDIR(st.st_mode));
+    rmdir(rs_test_path("adir"));
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     rs_trace_free(t);
 }
 
-/* Remove the scratch directory's files and the directory. */
-static void cleanup(void) {
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-        remove(p);
-    }
-    if (d) closedir(d);
-    rmdir(tmpdir);
-}
-
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "%s/tests/trace-XXXXXX", RS_BINARY_DIR);
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (rs_test_scratch("trace") != 0) return 1;
     static const rs_test_case_t csv[] = {
         {"csv round trip is bit-exact and byte-stable", test_csv_roundtrip_exact},
         {"problem header round trip", test_problem_roundtrip},
@@ -481,6 +422,6 @@ int main(void) {
     static const rs_test_case_t atomic[] = {{"no file left behind", test_no_file_left_behind}, {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"trace-csv", csv}, {"trace-chrome", chrome}, {"trace-atomic", atomic}};
     int rc = rs_test_main(suites, 3);
-    cleanup();
+    rs_test_cleanup();
     return rc;
 }

@@ -165,8 +165,8 @@ static void group_durations(const rs_event_t *e, size_t lo, size_t hi, double du
 
 static void stats_of(const rs_compare_t *c, rs_cmp_metric_t m, double *scratch, rs_cmp_stats_t *s) {
     memset(s, 0, sizeof *s);
-    s->worst_rank = s->worst_step = -1;
-    s->median_abs = s->p95_abs = s->max_abs = s->worst_rel = NAN;
+    s->worst.rank = s->worst.step = -1;
+    s->median_abs = s->p95_abs = s->max_abs = s->worst.rel_err = NAN;
     size_t n = 0;
     for (size_t i = 0; i < c->n_points; i++) {
         const rs_cmp_point_t *p = &c->points[i];
@@ -177,14 +177,9 @@ static void stats_of(const rs_compare_t *c, rs_cmp_metric_t m, double *scratch, 
         }
         double a = fabs(p->rel_err);
         scratch[n++] = a;
-        if (s->worst_rank < 0 || a > s->max_abs) {
+        if (s->worst.rank < 0 || a > s->max_abs) {
             s->max_abs = a;
-            s->worst_rel = p->rel_err;
-            s->worst_rank = p->rank;
-            s->worst_step = p->step;
-            s->worst_pass = p->pass;
-            s->worst_ref_s = p->ref_s;
-            s->worst_other_s = p->other_s;
+            s->worst = *p;
         }
     }
     s->n = n;
@@ -321,14 +316,14 @@ void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *n
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
         const rs_cmp_stats_t *s = &c->stats[m];
         char where[48] = "-";
-        if (s->worst_rank >= 0)
-            snprintf(where, sizeof where, "(%d, %d, %s)", (int)s->worst_rank, (int)s->worst_step,
-                     rs_pass_name(s->worst_pass));
+        if (s->worst.rank >= 0)
+            snprintf(where, sizeof where, "(%d, %d, %s)", (int)s->worst.rank, (int)s->worst.step,
+                     rs_pass_name(s->worst.pass));
         fprintf(out, "%-8s %7zu %11s %11s %11s %10s  %-24s %11s %11s\n", rs_cmp_metric_name((rs_cmp_metric_t)m),
                 s->n, apct(s->median_abs, b1, sizeof b1), apct(s->p95_abs, b2, sizeof b2),
-                apct(s->max_abs, b3, sizeof b3), pct(s->worst_rel, b4, sizeof b4),
-                where, s->worst_rank >= 0 ? rs_fmt_time(s->worst_ref_s, t1, sizeof t1) : "-",
-                s->worst_rank >= 0 ? rs_fmt_time(s->worst_other_s, t2, sizeof t2) : "-");
+                apct(s->max_abs, b3, sizeof b3), pct(s->worst.rel_err, b4, sizeof b4),
+                where, s->worst.rank >= 0 ? rs_fmt_time(s->worst.ref_s, t1, sizeof t1) : "-",
+                s->worst.rank >= 0 ? rs_fmt_time(s->worst.other_s, t2, sizeof t2) : "-");
         if (s->n_undefined)
             fprintf(out, "#   %s: %zu pairs with a zero reference duration not counted\n",
                     rs_cmp_metric_name((rs_cmp_metric_t)m), s->n_undefined);
@@ -352,7 +347,7 @@ int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char
         const rs_cmp_stats_t *s = &c->stats[m];
         fprintf(fp, "# %s: n=%zu median_abs=%.17g p95_abs=%.17g max_abs=%.17g worst_rank=%d worst_step=%d worst_pass=%s\n",
                 rs_cmp_metric_name((rs_cmp_metric_t)m), s->n, s->median_abs, s->p95_abs, s->max_abs,
-                (int)s->worst_rank, (int)s->worst_step, rs_pass_name(s->worst_pass));
+                (int)s->worst.rank, (int)s->worst.step, rs_pass_name(s->worst.pass));
     }
     fprintf(fp, "# makespan: reference_s=%.17g other_s=%.17g rel_err=%.17g\n", c->makespan_ref_s,
             c->makespan_other_s, c->makespan_rel);

@@ -44,12 +44,8 @@ typedef struct {
     double median_abs;       /* median |rel_err| */
     double p95_abs;          /* 95th percentile |rel_err| */
     double max_abs;          /* max |rel_err| */
-    double worst_rel;        /* signed error of the worst pair */
-    int32_t worst_rank;      /* (rank, step, pass) of the worst pair; -1 when n == 0 */
-    int32_t worst_step;
-    rs_pass_t worst_pass;
-    double worst_ref_s;      /* its durations */
-    double worst_other_s;
+    rs_cmp_point_t worst;    /* the worst pair (its signed error, durations, rank, step, pass);
+                                worst.rank -1 when n == 0 */
 } rs_cmp_stats_t;
 
 typedef struct {

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "model.h"
 #include "schedule.h"
 #include "trace.h"
 #include "util.h"
@@ -36,22 +37,8 @@ typedef struct {
     double timeout_s;        /* executors: the subprocess's watchdog, seconds (<= 0: none) */
 } rs_backend_opts_t;
 
-/* What a run found, in the walk's terms (rs_walk_t, model/cost/model.h). A backend that cannot
- * tell a figure leaves it 0 (counts) or NaN (times). */
-typedef struct {
-    double makespan_s;        /* latest step end of the pass */
-    double ideal_s;           /* total useful FLOPs / (N F_eff(B)): perfect balance, hidden transfers */
-    double efficiency;        /* ideal_s / makespan_s */
-    double t_comp_max_s;      /* longest single (rank, step) compute */
-    double t_comm_max_s;      /* longest transfer, post to completion */
-    double busy_max_s;        /* max over ranks of summed compute time */
-    double busy_mean_s;       /* mean over ranks of summed compute time */
-    uint64_t flops_useful;    /* totals over ranks and steps */
-    uint64_t flops_exec;
-    int64_t comm_bound_steps; /* (rank, step) whose transfers finished after its compute */
-    int64_t rank_steps;       /* (rank, step) run */
-    double wall_s;            /* what the run cost: wall time of the walk, the simulation or the execution */
-} rs_run_summary_t;
+/* What a run found: the walk's figures (rs_walk_t, model/cost/model.h), wall_s what it cost. */
+typedef rs_walk_t rs_run_summary_t;
 
 struct rs_exec_backend; /* exec/exec_backend.h */
 

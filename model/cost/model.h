@@ -75,6 +75,8 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
 /* ---------------------------------------------------------------------------------------------------
  * Critical-path walk
  * ------------------------------------------------------------------------------------------------- */
+/* The figures of one run of a pass: the walk's, and every backend's (model/backend/backend.h: a
+ * backend that cannot tell a figure leaves it 0). */
 typedef struct {
     double makespan_s;       /* latest step end of the pass */
     double ideal_s;          /* total useful FLOPs / (N * F_eff(B)): perfect balance, hidden comm */
@@ -87,6 +89,7 @@ typedef struct {
     uint64_t flops_exec;
     int64_t comm_bound_steps;/* (rank, step) whose transfers finished after its compute */
     int64_t rank_steps;      /* (rank, step) visited */
+    double wall_s;           /* what the run cost: wall time of the simulation or execution (the walk: 0) */
 } rs_walk_t;
 
 /* Walk the schedule on the machine. Compute, send, recv and step events (event.h; send/recv from

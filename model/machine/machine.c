@@ -10,6 +10,18 @@ double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) { return rs_cali
 /* ------------------------------------------------------------------------------------------------
  * The machine
  * ---------------------------------------------------------------------------------------------- */
+rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops_per_s, rs_tier_t tier) {
+    rs_machine_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.hw_name, sizeof m.hw_name, "%s", name);
+    m.dtype = dtype;
+    m.flops_per_s = flops_per_s;
+    m.cal.overlap = 1;
+    m.cal.comp_slowdown = 1;
+    m.intra = m.inter = tier;
+    return m;
+}
+
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
     if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errf(err, "dtype: unknown data type %d", (int)dtype);
     if (!(hw->flops_per_s[dtype] > 0)) {

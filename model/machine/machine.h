@@ -54,6 +54,10 @@ typedef struct {
 /* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.
  * Returns 0 or -1 if the profile has no rate for dtype. */
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err);
+/* Machine from its figures instead of a profile (tests, benchmarks): peak F for dtype, every hop on
+ * tier (intra = inter), one flat ring, full overlap, no slowdown, no calibration, no perturbations.
+ * Can't fail. */
+rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops_per_s, rs_tier_t tier);
 /* Validate ranges (positive finite rates, eta in [0,1], sigma >= 1, ranks/hops < n_ranks, ...) and
  * that eta < 1 (scalar or curve) is not combined with sigma > 1. */
 int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err);
