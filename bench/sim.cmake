@@ -11,3 +11,13 @@ if(TARGET rs_sim AND TARGET ringsim)
   set_target_properties(sim_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
   add_dependencies(sim_bench ringsim sim_bare_ring)
 endif()
+
+# Concurrent rings (issue 20): R rings of N ranks on a generated fabric against one ring of R N ranks.
+# Run: build/bench/sim_job_bench [--rings 8] [--ranks 64] [--repeat R] [--args "--fabric rail ..."]
+if(TARGET rs_sim AND TARGET ringsim)
+  add_executable(sim_job_bench ${CMAKE_CURRENT_SOURCE_DIR}/sim_job_bench.c)
+  target_link_libraries(sim_job_bench PRIVATE rs_core)
+  target_compile_definitions(sim_job_bench PRIVATE RS_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set_target_properties(sim_job_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+  add_dependencies(sim_job_bench ringsim)
+endif()

@@ -12,6 +12,9 @@
 
 #include "cli.h"
 #include "study_plan.h"
+#ifdef RINGSIM_HAVE_SIM
+#include "job_opts.h"
+#endif
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -105,6 +108,10 @@ static const rs_opt_t own_opts[] = {
      NULL, NULL},
     {"figure", 0, "FILE", "none", "that curve as .png/.pdf/.svg (gnuplot, plots/maxctx.gp)", RS_ARG_STRING, O(in.figure), 0, 0,
      NULL, NULL, NULL},
+    {"contention-csv", 0, "FILE", "none", "with --sim and fabric knobs: the ring split's job points, CSV",
+     RS_ARG_STRING, O(in.contention_csv), 0, 0, NULL, NULL, NULL},
+    {"contention-figure", 0, "FILE", "none", "their efficiency vs NICs per node or ratio (needs --contention-csv)",
+     RS_ARG_STRING, O(in.contention_figure), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 #undef C
@@ -115,10 +122,29 @@ int rs_cmd_plan(int argc, char **argv) {
     plan_cli_t pc = {0};
     rs_plan_defaults(&pc.in);
     pc.in.progress = true;
+#ifdef RINGSIM_HAVE_SIM
+    rs_cli_job_t jo;
+    rs_cli_job_init(&jo);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0},
+                               rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group")};
+#else
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
-    int rc = rs_cli_run_parse("plan", argc, argv, groups, 1, true);
+#endif
+    const int n_groups = (int)(sizeof groups / sizeof groups[0]);
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
     rs_plan_in_t in = pc.in;
+#ifdef RINGSIM_HAVE_SIM
+    if (groups[1].seen && !pc.sim) {
+        fprintf(stderr, "ringsim plan: fabric knobs (--nics, --oversub, --fabric, --order, --background) need --sim\n");
+        return RS_EXIT_USAGE;
+    }
+    if (groups[1].seen) in.knobs = &jo.k;
+#endif
+    if ((in.contention_csv || in.contention_figure) && !in.knobs) {
+        fprintf(stderr, "ringsim plan: --contention-csv/--contention-figure need --sim and fabric knobs (e.g. --nics 1,2,4,8)\n");
+        return RS_EXIT_USAGE;
+    }
     rs_plan_config_t c = in.config;
     const char *model = pc.model;
     if (pc.sim) {

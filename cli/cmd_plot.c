@@ -34,7 +34,7 @@ static const rs_opt_t own_opts[] = {
     {"title", 0, "TEXT", "automatic", "figure title", RS_ARG_STRING, O(po.title), 0, 0, NULL, NULL, NULL},
     {"series", 0, "NAME", "the first row's", "tcomm-vs-b: the sweep's series to draw", RS_ARG_STRING, O(po.series), 0, 0,
      NULL, NULL, NULL},
-    {"x", 0, "COLUMN", "the one that varies", "scaling: n_ranks or block_tokens", RS_ARG_STRING, O(po.x), 0, 0, NULL, NULL,
+    {"x", 0, "COLUMN", "the one that varies", "scaling: n_ranks or block_tokens; contention: nics or oversub", RS_ARG_STRING, O(po.x), 0, 0, NULL, NULL,
      NULL},
     {"pass", 'P', "PASS", "the first event's", "timeline: forward or backward", RS_ARG_STRING, O(po.pass), 0, 0, NULL, NULL,
      NULL},
@@ -59,7 +59,7 @@ int rs_cmd_plot(int argc, char **argv) {
     }
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling or maxctx)\n",
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx or contention)\n",
                 argv[optind]);
         return RS_EXIT_USAGE;
     }

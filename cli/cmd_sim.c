@@ -16,10 +16,12 @@
 #include "trace.h"
 
 #ifdef RINGSIM_HAVE_SIM
+#include "job_opts.h"
 #include "sim.h"
 
 typedef struct {
     const char *trace, *chrome, *csv; /* outputs */
+    const char *hops, *links;         /* a job's per-hop and per-link CSV */
     bool steps;                       /* the per-step table */
     bool all_pairs;                   /* routes between all device pairs */
     rs_sim_config_t cfg;              /* platform, network model, settings */
@@ -59,6 +61,9 @@ static const rs_opt_t own_opts[] = {
     {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
     {"steps", 0, NULL, "off", "print the per-step table (latest end, longest step)", RS_ARG_TRUE, O(steps), 0, 0, NULL, NULL,
      NULL},
+    {"hops", 0, "FILE", "none", "a job's per-hop table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(hops), 0, 0, NULL, NULL, NULL},
+    {"links", 0, "FILE", "none", "a job's per-link table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(links), 0, 0, NULL, NULL,
+     NULL},
 };
 #undef O
 
@@ -74,21 +79,27 @@ static double rel_diff(double a, double b) {
     return s > 0 ? fabs(a - b) / s : 0;
 }
 
-static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+/* Problem, hardware, platform and SimGrid configuration in '#' lines. */
+static void print_header(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
-    char a[32], b[32], d[32];
     printf("# ringsim sim: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
            (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
     printf("# hardware: %s  F=%.4g TFLOP/s  F_eff(B)=%.4g TFLOP/s\n", m->hw_name, m->flops_per_s / 1e12,
            rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
-    printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
+    if (!cfg->job) printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
     printf("# SimGrid %s, network/model %s%s", rs_sim_simgrid_version(), cfg->network_model,
            strcmp(cfg->network_model, "CM02") ? "" : " (exact)");
+    if (cfg->job || cfg->platform_path) printf(", network/optim Full");
     for (int i = 0; i < cfg->n_cfg; i++) printf(" --cfg %s", cfg->cfg[i]);
     printf("\n");
+}
+
+static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
+    char a[32], b[32], d[32];
+    print_header(c, cfg, es, n);
     printf("%-10s %-8s %8s %12s %12s %9s %6s %10s %10s %10s %10s %9s\n", "layout", "pass", "B", "makespan", "walk",
            "rel_diff", "eff", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
     for (int i = 0; i < n; i++) {
@@ -186,51 +197,86 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
     return rc;
 }
 
+/* Tables and CSV files of the entries. Returns an exit code. */
+static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_config_t *cfg, const entry_t *es, int n,
+                         rs_err_t *err) {
+    const bool quiet = (o->csv && !strcmp(o->csv, "-")) || (o->hops && !strcmp(o->hops, "-")) ||
+                       (o->links && !strcmp(o->links, "-"));
+    if (!cfg->job) {
+        if (!quiet) print_table(c, cfg, es, n, o->steps);
+        return o->csv && write_csv(o->csv, es, n, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
+    }
+    rs_cli_job_entry_t *je = calloc((size_t)n, sizeof *je);
+    if (!je) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    for (int i = 0; i < n; i++) je[i] = (rs_cli_job_entry_t){&es[i].problem, &es[i].sim};
+    if (!quiet) {
+        print_header(c, cfg, es, n);
+        rs_cli_job_print(stdout, cfg->job, je, n);
+    }
+    int rc = RS_EXIT_OK;
+    if ((o->csv && rs_cli_job_write_rings(o->csv, je, n, err) != 0) || (o->hops && rs_cli_job_write_hops(o->hops, je, n, err) != 0) ||
+        (o->links && rs_cli_job_write_links(o->links, je, n, err) != 0))
+        rc = RS_EXIT_FAIL;
+    free(je);
+    return rc;
+}
+
+/* Options that only make sense together, then the setup and the job. Returns an exit code. */
+static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups, rs_cli_job_t *jo,
+                      rs_job_t *job, rs_sim_config_t *cfg, rs_err_t *err) {
+    if (cfg->hostmap_path && !cfg->platform_path)
+        return rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
+                       cfg->hostmap_path), RS_EXIT_USAGE;
+    if (cfg->platform_path && cfg->platform_out)
+        return rs_errf(err, "--platform-out writes a generated platform; it cannot be combined with --platform"), RS_EXIT_USAGE;
+    jo->any = groups[1].seen != 0;
+    if ((o->hops || o->links) && !jo->any)
+        return rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric", o->hops ? "hops" : "links"),
+               RS_EXIT_USAGE;
+    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    if (!jo->any) return RS_EXIT_OK;
+    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, job, err) != 0) return RS_EXIT_USAGE;
+    cfg->job = job;
+    return RS_EXIT_OK;
+}
+
 int rs_cmd_sim(int argc, char **argv) {
     rs_setup_t c;
     rs_setup_default(&c);
     sim_opts_t o = {0};
     rs_sim_config_default(&o.cfg);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("sim", argc, argv, groups, 2, true);
+    rs_cli_job_t jo;
+    rs_cli_job_init(&jo);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_job_group(&jo, NULL), rs_cli_shared_group(&c, NULL)};
+    int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true);
     if (rc >= 0) return rc;
     rs_sim_config_t cfg = o.cfg;
     if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
-    const char *trace = o.trace, *chrome = o.chrome, *csv = o.csv;
-    const bool steps = o.steps;
     rs_err_t err = {{0}};
-    rc = RS_EXIT_OK;
-    if (cfg.hostmap_path && !cfg.platform_path) {
-        rs_errf(&err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
-                cfg.hostmap_path);
-        rc = RS_EXIT_USAGE;
-    }
-    if (rc == RS_EXIT_OK && cfg.platform_path && cfg.platform_out) {
-        rs_errf(&err, "--platform-out writes a generated platform; it cannot be combined with --platform");
-        rc = RS_EXIT_USAGE;
-    }
-    if (rc == RS_EXIT_OK && rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    rs_job_t job;
+    memset(&job, 0, sizeof job);
+    rc = check_args(&c, &o, groups, &jo, &job, &cfg, &err);
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
         return rc;
     }
     const int n = c.n_layouts * c.n_passes;
     entry_t *es = calloc((size_t)n, sizeof *es);
-    if (!es) return RS_EXIT_FAIL;
+    if (!es) {
+        rs_job_free(&job);
+        return RS_EXIT_FAIL;
+    }
     int k = 0;
     for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
         for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
             es[k].problem = rs_setup_problem(&c, i, j);
-            rc = run_entry(&c, &cfg, &es[k], trace, chrome, n > 1, &err);
+            rc = run_entry(&c, &cfg, &es[k], o.trace, o.chrome, n > 1, &err);
         }
-    if (rc == RS_EXIT_OK) {
-        const bool quiet = csv && !strcmp(csv, "-");
-        if (!quiet) print_table(&c, &cfg, es, n, steps);
-        if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
-    }
+    if (rc == RS_EXIT_OK) rc = write_outputs(&c, &o, &cfg, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);
+    rs_job_free(&job);
     return rc;
 }
 

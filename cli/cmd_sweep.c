@@ -1,17 +1,24 @@
 /* cmd_sweep.c - `ringsim sweep`: the model, the simulator and (when asked) the real execution over
  * ranges of B, N, S, layouts, passes and hardware profiles; one CSV (the sweep study,
- * studies/study_sweep.h). */
+ * studies/study_sweep.h). With fabric knobs (--nics, --oversub, --fabric, --order, --tp ...) every
+ * such point is a job of concurrent rings simulated over the knobs' lists instead (the contention
+ * study, studies/study_contention.h), with its figure (--figure). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "study_sweep.h"
+#ifdef RINGSIM_HAVE_SIM
+#include "job_opts.h"
+#endif
 
 /* The sweep's own options: the spec (ranges replace the shared --seq, --ranks, --profile) and the run. */
 typedef struct {
     rs_sweep_spec_t spec;   /* what to sweep */
     const char *out_path;   /* the CSV */
+    const char *figure;     /* a job sweep's figure (efficiency vs NICs per node or ratio) */
     bool quiet;             /* no progress bar */
 } sweep_opts_t;
 
@@ -68,6 +75,8 @@ static const rs_opt_t own_opts[] = {
     {"exec-max-ranks", 0, "N", "8", "skip --exec points with more ranks", RS_ARG_SIZE, O(spec.exec_max_ranks), 1, 1024, NULL,
      NULL, NULL},
     {"quiet", 'q', NULL, "off", "no progress bar (it shows only on a terminal)", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
+    {"figure", 0, "FILE", "none", "with fabric knobs: efficiency vs NICs per node (or ratio),\n.png/.pdf/.svg (needs -o FILE.csv)",
+     RS_ARG_STRING, O(figure), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -80,6 +89,37 @@ static int launcher_rank(void) {
     return -1;
 }
 
+#ifdef RINGSIM_HAVE_SIM
+/* Every sweep point a case, the job's knobs swept on each: the contention study. Returns an exit code. */
+static int sweep_jobs(sweep_opts_t *so, rs_cli_job_t *jo, const char *cmdline, rs_err_t *err) {
+    rs_sweep_spec_t *spec = &so->spec;
+    if (spec->run_exec) return rs_errf(err, "--exec runs one ring: not with fabric knobs"), RS_EXIT_USAGE;
+    const size_t n = rs_sweep_count(spec);
+    rs_sweep_point_t *pts = calloc(n, sizeof *pts);
+    rs_contention_case_t *cases = calloc(n, sizeof *cases);
+    int rc = pts && cases ? RS_EXIT_OK : (rs_errf(err, "out of memory"), RS_EXIT_FAIL);
+    if (rc == RS_EXIT_OK && rs_sweep_points_setup(spec, pts, err) != 0) rc = RS_EXIT_USAGE;
+    for (size_t i = 0; rc == RS_EXIT_OK && i < n; i++) {
+        snprintf(cases[i].profile, sizeof cases[i].profile, "%s", pts[i].profile);
+        cases[i].problem = pts[i].problem;
+        cases[i].machine = pts[i].machine;
+    }
+    if (rc == RS_EXIT_OK && rs_cli_job_background(jo, &cases[0].problem, err) != 0) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK) {
+        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet && isatty(2)};
+        rs_contention_out_t out;
+        rc = rs_study_contention(&in, &out, err);
+        if (rc == RS_EXIT_OK && !so->quiet && strcmp(so->out_path, "-") != 0)
+            fprintf(stderr, "ringsim sweep: %zu job points written to %s%s%s\n", out.done, so->out_path,
+                    so->figure ? ", figure " : "", so->figure ? so->figure : "");
+        free(out.points);
+    }
+    free(pts);
+    free(cases);
+    return rc;
+}
+#endif
+
 int rs_cmd_sweep(int argc, char **argv) {
     sweep_opts_t *so = calloc(1, sizeof *so);
     if (!so) return RS_EXIT_FAIL;
@@ -88,9 +128,17 @@ int rs_cmd_sweep(int argc, char **argv) {
     spec->run_sim = true;
     spec->exec_max_ranks = 8;
     so->out_path = "-";
+#ifdef RINGSIM_HAVE_SIM
+    rs_cli_job_t jo;
+    rs_cli_job_init(&jo);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), so, NULL, 0}, rs_cli_job_group(&jo, "cp"),
+                               rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
+#else
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), so, NULL, 0},
                                rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
-    int rc = rs_cli_run_parse("sweep", argc, argv, groups, 2, true);
+#endif
+    const int n_groups = (int)(sizeof groups / sizeof groups[0]);
+    int rc = rs_cli_run_parse("sweep", argc, argv, groups, n_groups, true);
     if (rc >= 0) {
         free(so);
         return rc;
@@ -104,6 +152,18 @@ int rs_cmd_sweep(int argc, char **argv) {
     rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     if (spec->n_blocks && spec->n_seqs) {
         fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
+        rc = RS_EXIT_USAGE;
+        goto done;
+    }
+#ifdef RINGSIM_HAVE_SIM
+    if (groups[1].seen) {
+        rc = sweep_jobs(so, &jo, cmdline, &err);
+        if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+        goto done;
+    }
+#endif
+    if (so->figure) {
+        fprintf(stderr, "ringsim sweep: --figure draws a sweep of fabric knobs (--nics, --oversub, --fabric, --order, --tp)\n");
         rc = RS_EXIT_USAGE;
         goto done;
     }

@@ -33,7 +33,11 @@ const rs_command_t rs_commands[] = {
      "the step's compute and async put/get of its transfers, on a platform generated from the\n"
      "hardware profile (flat ring, or nodes of G devices with one NIC per device) or your own\n"
      "SimGrid platform. The default network model (CM02, TCP-gamma 0, no cross-traffic) is exact:\n"
-     "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n\n",
+     "the makespan equals the critical-path walk's (column rel_diff). See docs/sim.md.\n"
+     "Concurrent rings (--tp, --dp, --map, --fabric ...) run R rings at once on a generated fabric\n"
+     "(NICs per node, leaf-spine oversubscription, rails) with optional background collectives,\n"
+     "and report per ring the slowdown against its contention-free walk, per hop the achieved\n"
+     "bandwidth, per link the load and the link that saturates (docs/sim.md, \"Contention\").\n\n",
      "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
      "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
      "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
@@ -100,7 +104,10 @@ const rs_command_t rs_commands[] = {
      "crosses T_comp in the predicted, simulated and measured data (interpolated in log-log).\n"
      "Ranges: START:STOP:xF (geometric), START:STOP:+D (arithmetic), a,b,c, or one value; K/M/G.\n"
      "Ctrl-C stops after the current point and keeps the finished points in a valid file.\n"
-     "Under mpirun or srun the points are divided over the ranks; rank 0 writes the CSV.\n\n",
+     "Under mpirun or srun the points are divided over the ranks; rank 0 writes the CSV.\n"
+     "With fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ... --tp T --dp P) every\n"
+     "point is a job of T x P concurrent rings simulated on each fabric instead: one row per point\n"
+     "and knob value (efficiency, slowdown, saturated link: docs/sim.md \"Contention\").\n\n",
      "Defaults here: --layout zigzag --pass forward.\n"},
     {"plot", "render a figure with gnuplot (PNG, PDF, SVG)", rs_cmd_plot,
      "not built (the rs_plots library is missing)", -1,
@@ -117,6 +124,8 @@ const rs_command_t rs_commands[] = {
      "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
      "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
+     "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
+     "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
      "$RINGSIM_PLOTS_DIR, else the source tree's plots/, else the copies built into ringsim.\n"},
@@ -140,7 +149,10 @@ const rs_command_t rs_commands[] = {
      "Capacity planning: per candidate hardware, the smallest sequence-parallel N that fits memory\n"
      "(ZeRO-3 over all devices), the predicted attention time (the ring walk of `ringsim model`)\n"
      "and whole-layer time, whether the ring's transfers hide at B = S/N, MFU and cost; Ring vs\n"
-     "Ulysses vs USP at that N and which wins and why. Assumptions: docs/plan.md.\n\n",
+     "Ulysses vs USP at that N and which wins and why. Assumptions: docs/plan.md.\n"
+     "With --sim and fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ...) the ring split\n"
+     "also runs as a job of its replicas on each fabric, with ZeRO-3's collectives when\n"
+     "--background fsdp (docs/sim.md \"Contention\").\n\n",
      NULL},
     {"profiles", "list or print the shipped hardware profiles", rs_cmd_profiles, NULL, -1,
      "usage: ringsim profiles [options] [NAME | FILE]\n"

@@ -21,9 +21,9 @@
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
 
 static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
-                                                           "layout-busy", "scaling", "maxctx"};
+                                                           "layout-busy", "scaling", "maxctx", "contention"};
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
-                                                             "layout_busy", "scaling", "maxctx"};
+                                                             "layout_busy", "scaling", "maxctx", "contention"};
 
 const char *rs_plot_kind_name(rs_plot_kind_t k) { return rs_enum_name(kind_names, RS_PLOT_KIND_COUNT, (int)k); }
 
@@ -698,6 +698,46 @@ static int prep_maxctx(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_
     return rc;
 }
 
+/* series,nics,oversub,efficiency,efficiency_free: the series in the order they come; x = the column
+ * that varies (nics unless only oversub does). */
+static int prep_contention(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "nics", "oversub", "efficiency", "efficiency_free", NULL};
+    int c[5];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    char list[4096] = "";
+    bool nics_vary = false, ratio_vary = false;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        const char *p = t.cells[r][c[0]];
+        if (!*p || strchr(p, ' ') || strchr(p, '\''))
+            rc = rs_errf(err, "%s:%ld: expected a series name without spaces or quotes, got '%s'", data, t.lines[r], p);
+        double x;
+        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x, err);
+        if (rc) break;
+        nics_vary |= strcmp(t.cells[r][c[1]], t.cells[0][c[1]]) != 0;
+        ratio_vary |= strcmp(t.cells[r][c[2]], t.cells[0][c[2]]) != 0;
+        bool seen = false;
+        for (size_t q = 0; q < r && !seen; q++) seen = strcmp(t.cells[q][c[0]], p) == 0;
+        if (!seen && strlen(list) + strlen(p) + 2 < sizeof list)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " " : "", p);
+    }
+    const char *xcol = o && o->x ? o->x : (nics_vary || !ratio_vary ? "nics" : "oversub");
+    if (rc == 0 && strcmp(xcol, "nics") != 0 && strcmp(xcol, "oversub") != 0)
+        rc = rs_errf(err, "--x %s: expected nics or oversub", xcol);
+    if (rc == 0) {
+        vars_str(v, "series", list, false);
+        vars_str(v, "xcol", xcol, false);
+        vars_str(v, "title", o && o->title ? o->title
+                                           : !strcmp(xcol, "nics") ? "Concurrent rings: efficiency vs NICs per node"
+                                                                   : "Concurrent rings: efficiency vs spine oversubscription",
+                 false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Running gnuplot
  * ---------------------------------------------------------------------------------------------- */
@@ -766,6 +806,7 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     case RS_PLOT_PRED_VS_MEAS: rc = prep_pvm(data, opts, &v, err); break;
     case RS_PLOT_LAYOUT_BUSY: rc = prep_busy(data, opts, &v, err); break;
     case RS_PLOT_MAXCTX: rc = prep_maxctx(data, opts, &v, err); break;
+    case RS_PLOT_CONTENTION: rc = prep_contention(data, opts, &v, err); break;
     default: rc = prep_scaling(data, opts, &v, err); break;
     }
     if (rc != 0) {

@@ -8,6 +8,9 @@
  *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
  *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
  *   maxctx        the longest context that fits against N per profile     data: `ringsim plan --maxctx-csv` CSV
+ *   contention    efficiency of concurrent rings against NICs per node (or oversubscription), one
+ *                 line per series, the contention-free efficiency dashed   data: a contention CSV
+ *                 (`ringsim sweep --nics ...`, studies/study_contention.h)
  * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else the source tree's plots/ (so edits there apply
@@ -29,6 +32,7 @@ typedef enum {
     RS_PLOT_LAYOUT_BUSY,
     RS_PLOT_SCALING,
     RS_PLOT_MAXCTX,
+    RS_PLOT_CONTENTION,
     RS_PLOT_KIND_COUNT
 } rs_plot_kind_t;
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */
@@ -44,7 +48,8 @@ typedef struct {
     int height_px;         /* height; 0 = 750 (timeline: grows with the rank count) */
     const char *title;     /* figure title; NULL = automatic */
     const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; NULL = first row's */
-    const char *x;         /* scaling: "n_ranks" | "block_tokens"; NULL = the one that varies */
+    const char *x;         /* scaling: "n_ranks" | "block_tokens"; contention: "nics" | "oversub"; NULL = the one
+                              that varies */
     const char *pass;      /* timeline: "forward" | "backward"; NULL = the first event's */
     const char *xlabel;    /* pred-vs-meas axis labels; NULL = from the compare CSV header */
     const char *ylabel;

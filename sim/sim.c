@@ -6,11 +6,15 @@
  *   'X' text_rec    the child found bad input itself (code RS_SIM_BAD_INPUT: missing host, no route;
  *                   exit 2) or failed (-1)
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
+ *   'J' a job's per ring, hop and link results (job_child.h), before 'R'
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
  */
 #define _DEFAULT_SOURCE /* mkdtemp, strsignal */
 #include "sim.h"
+
+#include "job_child.h"
+#include "subprocess.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,8 +38,6 @@
 #include <simgrid/semaphore.h>
 #include <simgrid/version.h>
 #include <xbt/dynar.h>
-
-#include "subprocess.h"
 
 /* ================================================================================================
  * Records
@@ -66,6 +68,9 @@ void rs_sim_result_free(rs_sim_result_t *r) {
     free(r->step_end_s);
     free(r->step_max_s);
     r->step_end_s = r->step_max_s = NULL;
+    if (r->job) rs_job_result_free(r->job);
+    free(r->job);
+    r->job = NULL;
 }
 
 const char *rs_sim_simgrid_version(void) {
@@ -80,13 +85,16 @@ const char *rs_sim_simgrid_version(void) {
 static struct {
     const rs_schedule_t *s;   /* the schedule */
     const rs_machine_t *m;    /* the machine */
-    int64_t n, steps, block;  /* N, steps of the pass, B */
+    int64_t n, steps, block;  /* N (ranks per ring), steps of the pass, B */
+    int64_t total;            /* rank actors: rings x N; actor g is ring g / N's rank g mod N */
+    bool job;                 /* a job of concurrent rings (job_child.h keeps its books) */
+    sg_host_t *host;          /* [total] host of each rank */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
     bool events;              /* stream events to the parent */
     bool exclusive;           /* generated platform: one rank per host, constant speed */
     FILE *out;                /* the pipe */
-    sg_mailbox_t *mb;         /* [n] mailbox of each rank (its receives) */
-    double *busy;             /* [n] summed compute time */
+    sg_mailbox_t *mb;         /* [total] mailbox of each rank (its receives) */
+    double *busy;             /* [total] summed compute time */
     double *step_end;         /* [steps] latest end */
     double *step_max;         /* [steps] longest duration */
     summary_rec sum;          /* running totals */
@@ -145,7 +153,17 @@ typedef struct {
                          * eta x its bandwidth: this rank's compute of this step */
 } compute_slot_t;
 
-static compute_slot_t *g_slot; /* [n] */
+static compute_slot_t *g_slot; /* [total] */
+
+/* Next and previous rank of actor g in its own ring. */
+static int64_t next_of(int64_t g) {
+    const int64_t p = g % C.n;
+    return g - p + (p + 1) % C.n;
+}
+static int64_t prev_of(int64_t g) {
+    const int64_t p = g % C.n;
+    return g - p + (p + C.n - 1) % C.n;
+}
 
 /* Below this many seconds of remaining compute the exec is simply waited for. */
 #define RS_SIM_TINY_S 1e-15
@@ -156,7 +174,7 @@ static void slot_wake(compute_slot_t *sl) {
 
 /* Hop h (h -> h+1) starts or stops carrying a transfer: both ends' in-flight counts change. */
 static void hop_activity(int64_t h, int delta) {
-    compute_slot_t *a = &g_slot[h], *b = &g_slot[(h + 1) % C.n];
+    compute_slot_t *a = &g_slot[h], *b = &g_slot[next_of(h)];
     a->active += delta;
     b->active += delta;
     slot_wake(a);
@@ -209,7 +227,7 @@ static void compute_main(int argc, char **argv) {
         }
         sl->end_c = simgrid_get_clock();
         if (sl->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
-            const compute_slot_t *in = &g_slot[(sl - g_slot + C.n - 1) % C.n];
+            const compute_slot_t *in = &g_slot[prev_of(sl - g_slot)];
             sg_link_set_bandwidth(in->out_link, in->out_bw);
             sl->throttled = 0;
         }
@@ -217,19 +235,21 @@ static void compute_main(int argc, char **argv) {
     }
 }
 
-/* One rank. argv[1] is its index. */
+/* One rank. argv[1] is its actor index g (ring g / N, rank g mod N). */
 static void rank_main(int argc, char **argv) {
     (void)argc;
-    const int64_t p = strtoll(argv[1], NULL, 10);
-    const int64_t prev = (p + C.n - 1) % C.n, next = (p + 1) % C.n;
-    compute_slot_t *sl = &g_slot[p];
+    const int64_t g = strtoll(argv[1], NULL, 10), p = g % C.n;
+    const int64_t prev = prev_of(g), next = next_of(g);
+    compute_slot_t *sl = &g_slot[g];
     const double speed = sg_host_get_speed(sg_host_self());
     const bool slowdown = C.m->cal.comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
+    if (C.job) rs_jc_rank_route(g, C.host[g], C.host[next]);
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
         const double t0 = simgrid_get_clock();
+        if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
         const double tc =
@@ -238,8 +258,8 @@ static void rank_main(int argc, char **argv) {
         const bool moves = st.n_send + st.n_recv > 0;
         sl->started = k;
         if (slowdown && moves) { /* a hop is in flight once both its ends have started step k */
-            if (g_slot[next].started >= k) hop_activity(p, +1);
-            if (g_slot[prev].started >= k && prev != p) hop_activity(prev, +1);
+            if (g_slot[next].started >= k) hop_activity(g, +1);
+            if (g_slot[prev].started >= k && prev != g) hop_activity(prev, +1);
         }
         if (partial && tc > 0 && st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
             /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
@@ -262,18 +282,18 @@ static void rank_main(int argc, char **argv) {
         void *got = NULL;
         for (int i = 0; i < st.n_send; i++) {
             is_recv[nc] = 0;
-            comm[nc++] = sg_mailbox_put_async(C.mb[st.send_peer], &payload, (long)st.send[i].bytes);
+            comm[nc++] = sg_mailbox_put_async(C.mb[next], &payload, (long)st.send[i].bytes);
         }
         for (int i = 0; i < st.n_recv; i++) {
             is_recv[nc] = 1;
-            comm[nc++] = sg_mailbox_get_async(C.mb[p], &got);
+            comm[nc++] = sg_mailbox_get_async(C.mb[g], &got);
         }
         double end_send = t0, end_recv = t0, end_c = t0;
         if (!moves) { /* nothing to overlap: run the exec here */
             if (tc > 0) sg_actor_execute(tc * C.f_eff);
             end_c = simgrid_get_clock();
         } else {
-            if (!C.events && !slowdown) { /* no per-transfer ends needed: one wait for all */
+            if (!C.events && !slowdown && !C.job) { /* no per-transfer ends needed: one wait for all */
                 sg_comm_wait_all(comm, (size_t)nc);
                 end_send = end_recv = simgrid_get_clock();
                 nc = 0;
@@ -285,7 +305,8 @@ static void rank_main(int argc, char **argv) {
                     end_recv = t;
                 } else {
                     end_send = t;
-                    if (--n_send_left == 0 && slowdown) hop_activity(p, -1); /* hop p drained */
+                    if (--n_send_left == 0 && slowdown) hop_activity(g, -1); /* hop g drained */
+                    if (n_send_left == 0 && C.job) rs_jc_hop_done(g, k, t0, t, (double)st.send_bytes);
                 }
                 comm[idx] = comm[nc - 1];
                 is_recv[idx] = is_recv[nc - 1];
@@ -302,8 +323,9 @@ static void rank_main(int argc, char **argv) {
             }
         }
         const double end_x = fmax(end_send, end_recv), te = fmax(end_c, end_x);
+        if (C.job) rs_jc_rank_end(g, te);
         /* statistics, as rs_walk_t defines them */
-        C.busy[p] += end_c - t0;
+        C.busy[g] += end_c - t0;
         C.sum.rank_steps++;
         C.sum.flops_useful += st.flops_useful;
         C.sum.flops_exec += st.flops_exec;
@@ -341,6 +363,11 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
     argv[argc++] = "--cfg=network/crosstraffic:0";
     argv[argc++] = "--cfg=surf/precision:1e-15";
     argv[argc++] = "--cfg=maxmin/precision:1e-15";
+    /* SimGrid 3.32's lazy network update re-solves, when a flow starts, only the constraints reached
+     * from its route's first link; a flow whose first link another starting flow already marked keeps
+     * its other links out of the solve (it ran through a shared NIC at full rate: docs/sim.md). Full
+     * update is exact. Generated ring platforms give each flow its hop's own first link. */
+    if (cfg->job || cfg->platform_path) argv[argc++] = "--cfg=network/optim:Full";
     char *user[RS_SIM_MAX_CFG];
     for (int i = 0; i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++) {
         size_t len = strlen(cfg->cfg[i]) + 7;
@@ -358,11 +385,13 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
     return 0;
 }
 
-/* Every rank's host exists (into host[]), every hop has a route. Returns 0 or the exit code. */
+/* Every rank's host exists (into host[]), every hop has a route (checked here for Full zones; a job's
+ * fabric is a DijkstraCache zone, routed only once the simulation runs, and generated with every
+ * path). Returns 0 or the exit code. */
 static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg_host_t *host) {
     put_text('S', STAGE_CHECK, "checking hosts and routes");
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         host[r] = sg_host_by_name(hm->host[r]);
         if (host[r]) continue;
         if (cfg->hostmap_path)
@@ -372,6 +401,7 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
                          "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
                          plat_name, hm->host[r], r);
     }
+    if (C.job) return 0;
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
     int rc = 0;
     for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++) {
@@ -390,13 +420,14 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
     return rc;
 }
 
-/* Mailboxes, compute slots and the actors of every rank. Returns 0 or the exit code. */
+/* Mailboxes, compute slots and the actors of every rank (and a job's background collectives).
+ * Returns 0 or the exit code. */
 static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg, sg_host_t *host) {
     char name[64], arg[32];
     C.exclusive = cfg->platform_path == NULL;
-    g_slot = calloc((size_t)C.n, sizeof *g_slot);
+    g_slot = calloc((size_t)C.total, sizeof *g_slot);
     if (!g_slot) return RS_EXIT_FAIL;
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         C.mb[r] = sg_mailbox_by_name(name);
         g_slot[r].go = sg_sem_init(0);
@@ -404,7 +435,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
         g_slot[r].wake = sg_sem_init(0);
         g_slot[r].started = -1;
     }
-    if (rs_machine_partial_overlap(m) && C.n > 1) /* generated platform (the parent checks): hop r's bottleneck link */
+    if (rs_machine_partial_overlap(m) && C.n > 1) /* one ring, generated (the parent checks): hop r's bottleneck link */
         for (int64_t r = 0; r < C.n; r++) {
             if (rs_machine_hop_inter(m, C.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
@@ -413,7 +444,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
             if (!g_slot[r].out_link) return put_text('X', -1, "sim: the generated platform lacks link '%s'", name);
             g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
         }
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         snprintf(arg, sizeof arg, "%" PRId64, r);
         const char *av[] = {name, arg};
@@ -421,23 +452,25 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
         snprintf(name, sizeof name, "compute%" PRId64, r);
         if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
+    if (C.job && rs_jc_start_background() != 0) return put_text('X', -1, "sim: cannot start the background collectives");
     return 0;
 }
 
 /* After the run: the totals, the 'R' record and the per-step figures. Returns the exit code. */
 static int child_results(void) {
     double busy_sum = 0;
-    for (int64_t r = 0; r < C.n; r++) {
+    for (int64_t r = 0; r < C.total; r++) {
         if (C.busy[r] > C.sum.busy_max_s) C.sum.busy_max_s = C.busy[r];
         busy_sum += C.busy[r];
     }
-    C.sum.busy_mean_s = busy_sum / (double)C.n;
+    C.sum.busy_mean_s = busy_sum / (double)C.total;
     for (int64_t k = 0; k < C.steps; k++)
         if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
     C.sum.n_steps = C.steps;
-    if (C.sum.rank_steps != C.n * C.steps)
+    if (C.sum.rank_steps != C.total * C.steps)
         return put_text('X', -1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
-                         C.n * C.steps);
+                         C.total * C.steps);
+    if (C.job && rs_jc_write(C.out) != 0) return RS_EXIT_FAIL;
     put_rec('R', &C.sum, sizeof C.sum);
     fwrite(C.step_end, sizeof(double), (size_t)C.steps, C.out);
     fwrite(C.step_max, sizeof(double), (size_t)C.steps, C.out);
@@ -445,7 +478,7 @@ static int child_results(void) {
     return ferror(C.out) ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
 
-/* Child body; returns the exit code. */
+/* Child body; returns the exit code. hm maps every rank actor (rings x N) to its host. */
 static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
                       const char *platform, const rs_hostmap_t *hm, bool events, FILE *out) {
     const rs_problem_t *pb = rs_schedule_problem(s);
@@ -453,18 +486,20 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.s = s;
     C.m = m;
     C.n = pb->n_ranks;
+    C.total = hm->n_ranks;
+    C.job = cfg->job != NULL;
     C.steps = rs_schedule_n_steps(s);
     C.block = rs_problem_block(pb);
     C.f_eff = rs_machine_flops_eff(m, (double)C.block);
     C.events = events;
     C.out = out;
-    C.mb = calloc((size_t)C.n, sizeof *C.mb);
-    C.busy = calloc((size_t)C.n, sizeof *C.busy);
+    C.mb = calloc((size_t)C.total, sizeof *C.mb);
+    C.busy = calloc((size_t)C.total, sizeof *C.busy);
     C.step_end = calloc((size_t)C.steps, sizeof *C.step_end);
     C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
-    sg_host_t *host = calloc((size_t)C.n, sizeof *host);
-    if (!C.mb || !C.busy || !C.step_end || !C.step_max || !host)
-        return put_text('X', -1, "sim: out of memory for N = %" PRId64, C.n);
+    sg_host_t *host = C.host = calloc((size_t)C.total, sizeof *host);
+    if (!C.mb || !C.busy || !C.step_end || !C.step_max || !host || (C.job && rs_jc_init(cfg->job, pb->pass, C.n) != 0))
+        return put_text('X', -1, "sim: out of memory for %" PRId64 " ranks", C.total);
     int rc = child_init_simgrid(cfg);
     if (rc != 0) return rc;
     put_text('S', STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
@@ -524,6 +559,7 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
     if (cfg->hostmap_path) rs_trace_set_meta(t, "sim.hostmap", "%s", cfg->hostmap_path);
     rs_trace_set_meta(t, "sim.network_model", "%s", cfg->network_model ? cfg->network_model : "CM02");
     char buf[1024] = "network/TCP-gamma:0 network/crosstraffic:0 surf/precision:1e-15 maxmin/precision:1e-15";
+    if (cfg->job || cfg->platform_path) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " network/optim:Full");
     for (int i = 0; i < cfg->n_cfg; i++) {
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, " %s", cfg->cfg[i]);
@@ -549,8 +585,59 @@ void rs_sim_child_prepare(FILE *log) {
     dup2(fileno(log), STDOUT_FILENO);
 }
 
+/* What a job cannot run with, and its own consistency. Returns 0 or RS_SIM_BAD_INPUT with err. */
+static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t n, bool trace, rs_err_t *err) {
+    const rs_job_t *j = cfg->job;
+    if (rs_job_validate(j, err) != 0) return RS_SIM_BAD_INPUT;
+    const char *why = cfg->platform_path ? "--platform (a job runs on its generated fabric; map one ring with --hostmap)"
+                      : cfg->routes != RS_PLATFORM_RING ? "--all-pairs (the fabric routes every pair already)"
+                      : m->perturb.n_degraded > 0 ? "--degrade (a hop of a shared fabric has no link of its own)"
+                      : rs_machine_partial_overlap(m) ? "an overlap below 1 (a shared link cannot slow one flow)"
+                      : trace ? "--trace/--chrome (one trace holds one ring)" : NULL;
+    if (why) return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why), RS_SIM_BAD_INPUT;
+    if (j->placement.ring_ranks != n)
+        return rs_errf(err, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks, n),
+               RS_SIM_BAD_INPUT;
+    return 0;
+}
+
+/* Every rank actor of a job (rings x N) on host gpu<device>. Returns 0 or -1 with err. */
+static int job_hostmap(const rs_job_t *j, rs_hostmap_t *hm, rs_err_t *err) {
+    const int64_t total = j->placement.n_rings * j->placement.ring_ranks;
+    if (rs_hostmap_identity(total, hm, err) != 0) return -1;
+    char name[64];
+    for (int64_t g = 0; g < total; g++) {
+        snprintf(name, sizeof name, "gpu%" PRId64, j->placement.device[g]);
+        char *dup = strdup(name);
+        if (!dup) {
+            rs_hostmap_free(hm);
+            return rs_errf(err, "job: out of memory");
+        }
+        free(hm->host[g]);
+        hm->host[g] = dup;
+    }
+    return 0;
+}
+
+/* The generated platform into path (and cfg->platform_out); its description into desc. Returns 0 or
+ * -1 with err. */
+static int write_platform(const char *path, const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
+                          char *desc, size_t len, rs_err_t *err) {
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    if (cfg->job) {
+        rs_fabric_describe(&cfg->job->fabric, desc, len);
+        if (rs_fabric_write_file(path, &cfg->job->fabric, err) != 0) return -1;
+        return cfg->platform_out ? rs_fabric_write_file(cfg->platform_out, &cfg->job->fabric, err) : 0;
+    }
+    rs_platform_describe(m, pb->n_ranks, desc, len);
+    int rc = rs_platform_write_file(path, m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, err);
+    if (rc == 0 && cfg->platform_out)
+        rc = rs_platform_write_file(cfg->platform_out, m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, err);
+    return rc;
+}
+
 /* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
-static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, rs_err_t *err) {
+static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, bool trace, rs_err_t *err) {
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
     if (m->loopback)
         return rs_errf(err, "loopback machine (each rank alone on one device): the walk predicts it; the "
@@ -570,7 +657,7 @@ static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *
         if (!strchr(cfg->cfg[i], ':'))
             return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
                    RS_SIM_BAD_INPUT;
-    return 0;
+    return cfg->job ? job_check(m, cfg, n, trace, err) : 0;
 }
 
 /* The platform file (the user's, or generated into a new temporary directory tmpdir, "" when none)
@@ -590,7 +677,7 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
         snprintf(platform, platlen, "%s", cfg->platform_path);
         return 0;
     }
-    if (rs_hostmap_identity(n, hm, err) != 0) return -1;
+    if ((cfg->job ? job_hostmap(cfg->job, hm, err) : rs_hostmap_identity(n, hm, err)) != 0) return -1;
     const char *base = getenv("TMPDIR");
     snprintf(tmpdir, tmplen, "%s/ringsim-sim-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmpdir)) {
@@ -600,11 +687,7 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
                        strerror(errno));
     }
     snprintf(platform, platlen, "%s/platform.xml", tmpdir);
-    rs_platform_describe(m, n, out->platform, sizeof out->platform);
-    int rc = rs_platform_write_file(platform, m, n, (double)rs_problem_block(pb), cfg->routes, err);
-    if (rc == 0 && cfg->platform_out)
-        rc = rs_platform_write_file(cfg->platform_out, m, n, (double)rs_problem_block(pb), cfg->routes, err);
-    if (rc != 0) {
+    if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
         unlink(platform);
         rmdir(tmpdir);
         tmpdir[0] = 0;
@@ -662,6 +745,9 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *o
             if (trace && !c->oom && rs_trace_add(trace, &ev) != 0) c->oom = true;
         } else if (tag == 'X') {
             if (read_full(fd, &c->child_err, sizeof c->child_err) != 1) { c->io_bad = true; return; }
+        } else if (tag == 'J') {
+            if (out->job || !(out->job = calloc(1, sizeof *out->job))) { c->oom = true; return; }
+            if (rs_jc_read(fd, read_full, out->job) != 0) { c->io_bad = true; return; }
         } else if (tag == 'R') {
             if (read_full(fd, &c->sum, sizeof c->sum) != 1 || c->sum.n_steps != steps) { c->io_bad = true; return; }
             out->step_end_s = malloc(sizeof(double) * (size_t)steps);
@@ -734,7 +820,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     rs_sim_config_default(&defcfg);
     const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
     const int64_t n = rs_schedule_problem(s)->n_ranks;
-    int rc = check_input(m, n, cfg, err);
+    int rc = check_input(m, n, cfg, trace != NULL, err);
     if (rc != 0) return rc;
     rs_hostmap_t hm;
     char tmpdir[4096], platform[4200];
@@ -743,6 +829,8 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile()};
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
     else rc = run_child(&a, rs_schedule_n_steps(s), trace, out, err);
+    if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
+        rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
     if (a.fds[0] >= 0) close(a.fds[0]);
     if (a.fds[1] >= 0) close(a.fds[1]);
     if (a.errf) fclose(a.errf);

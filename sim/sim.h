@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "job.h"
 #include "machine.h"
 #include "model.h"
 #include "platform.h"
@@ -47,6 +48,7 @@ typedef struct {
     int n_cfg;                        /* entries of cfg */
     const char *cfg[RS_SIM_MAX_CFG];  /* "KEY:VALUE" SimGrid settings applied after the defaults */
     rs_platform_routes_t routes;      /* generated platform: ring routes (default) or all pairs */
+    const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
 } rs_sim_config_t;
 
 typedef struct {
@@ -59,6 +61,7 @@ typedef struct {
     double child_wall_s;      /* wall time of the child process, fork to exit */
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */
+    rs_job_result_t *job;     /* with a job: per ring, hop and link (malloc'd; NULL without) */
 } rs_sim_result_t;
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
@@ -76,7 +79,12 @@ FILE *rs_sim_child_pipe(FILE *log, const int fds[2]);
  * exit and its caller waited forever); put SIG_DFL back so Ctrl-C simply ends the child. */
 void rs_sim_child_after_init(void);
 
-/* Simulate the schedule on the machine in a forked child process. If trace is non-NULL its events
+/* Simulate the schedule on the machine in a forked child process. With cfg->job, every ring of the
+ * job runs the schedule at once on the job's fabric (job.h; rank p of ring r on its placed device),
+ * the background collectives beside them; the makespan, step ends and totals then cover every ring,
+ * and out->job holds per ring (with its contention-free walk), per hop and per link results. A job
+ * needs a generated platform and rejects --degrade and an overlap below 1 (a shared link cannot run
+ * one flow at eta), a trace (ranks of several rings), --all-pairs and a loopback machine. If trace is non-NULL its events
  * are appended (in simulation order; sort with rs_trace_sort) and its header receives the problem
  * (rs_trace_meta_problem) and sim.* keys: backend, simgrid version, platform, network model, cfg.
  * Returns 0 on success; RS_SIM_BAD_INPUT (-2) with err naming the file and host or route, the bad

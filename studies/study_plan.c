@@ -11,6 +11,7 @@
 #endif
 #ifdef RINGSIM_HAVE_SIM
 #include "sim_alt.h"
+#include "study_contention.h"
 #endif
 
 typedef rs_plan_candidate_t cand_t;
@@ -162,6 +163,82 @@ static int simulate(const rs_plan_config_t *c, cand_t *k, rs_err_t *err) {
 }
 
 
+#ifdef RINGSIM_HAVE_SIM
+/* The ring split of candidate k as a contention case for one pass: one micro-batch of S over N. */
+static void ring_case(const rs_plan_config_t *c, const cand_t *k, rs_pass_t pass, rs_contention_case_t *out) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->profile, sizeof out->profile, "%s", k->hw.name);
+    rs_problem_t *p = &out->problem;
+    rs_problem_default(p);
+    p->seq_tokens = k->res.seq_tokens;
+    p->n_ranks = k->res.sp;
+    p->batch = 1;
+    p->q_heads = c->model.q_heads;
+    p->kv_heads = c->model.kv_heads;
+    p->head_dim = c->model.head_dim;
+    p->act_bytes = rs_precision_act_bytes(c->precision);
+    p->grad_bytes = rs_precision_grad_bytes(c->precision);
+    p->causal = c->causal;
+    p->layout = c->layout;
+    p->pass = pass;
+    p->tile_q = p->tile_k = c->tile;
+    rs_plan_machine(c, &k->machine, &out->machine);
+}
+
+static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_contention_out_t *co, int64_t dp) {
+    fprintf(f, "\n# the ring split as a job (SimGrid): N ranks x %lld replica(s); efficiency = ideal / makespan of one "
+               "micro-batch's attention pass; free = without contention\n", (long long)dp);
+    fprintf(f, "# %-10s %-8s %5s %-10s %-8s %5s %4s %9s %9s %9s %7s %s\n", "profile", "pass", "N", "fabric", "order", "ratio",
+            "K", "slowdown", "eff", "eff_free", "worst", "saturated");
+    char o[32];
+    for (size_t i = 0; i < co->done; i++) {
+        const rs_contention_point_t *pt = &co->points[i];
+        const rs_contention_case_t *cs = &ci->cases[pt->case_index];
+        fprintf(f, "  %-10s %-8s %5lld %-10s %-8s %5.3g %4lld %9.4f %9.4f %9.4f %7.4f %s\n", cs->profile,
+                rs_pass_name(cs->problem.pass), (long long)cs->problem.n_ranks, rs_fabric_kind_name(pt->pick.fabric),
+                rs_contention_order_name(ci->knobs, pt->pick.order, o, sizeof o), pt->pick.oversub, (long long)(pt->pick.nics > 0 ? pt->pick.nics : cs->machine.devices_per_node), pt->slowdown,
+                pt->efficiency, pt->efficiency_free, pt->worst_ratio, pt->saturated[0] ? pt->saturated : "-");
+    }
+}
+
+/* Every fitting candidate's ring split, forward and backward, as a job on the knobs' fabrics. */
+static int plan_contention(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
+    const rs_plan_config_t *c = &in->config;
+    rs_contention_case_t *cases = calloc((size_t)(2 * n), sizeof *cases);
+    if (!cases) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    rs_contention_knobs_t k = *in->knobs;
+    k.tp = 1;
+    k.dp = 0;
+    k.devices = 0;
+    k.map = NULL;
+    size_t nc = 0;
+    for (int i = 0; i < n; i++) {
+        const rs_plan_result_t *r = &cands[i].res;
+        if (r->best < 0 || r->sp < 2 || r->sp > RS_PLAN_SIM_MAX_N) continue;
+        const int64_t dp = r->dp < RS_PLAN_SIM_MAX_N / r->sp ? r->dp : RS_PLAN_SIM_MAX_N / r->sp;
+        if (k.dp == 0 || dp < k.dp) k.dp = dp; /* one job shape for every candidate */
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) ring_case(c, &cands[i], (rs_pass_t)pass, &cases[nc++]);
+    }
+    int rc = RS_EXIT_OK;
+    if (nc == 0) {
+        fprintf(in->out, "\n# the ring split as a job: no candidate fits with 2 <= N <= %d\n", RS_PLAN_SIM_MAX_N);
+    } else {
+        if (k.dp < 1) k.dp = 1;
+        if (k.background.kind != RS_BG_NONE) {
+            rs_background_size(&k.background, &c->model, 1, cases[0].problem.act_bytes, cases[0].problem.grad_bytes);
+            k.background.group = RS_BG_GROUP_DP_CP; /* ZeRO-3 over every device */
+        }
+        rs_contention_in_t ci = {cases, nc, &k, in->contention_csv, in->contention_figure, NULL, false};
+        rs_contention_out_t co;
+        rc = rs_study_contention(&ci, &co, err);
+        if (rc == RS_EXIT_OK && (!in->contention_csv || strcmp(in->contention_csv, "-"))) print_contention(in->out, &ci, &co, k.dp);
+        free(co.points);
+    }
+    free(cases);
+    return rc;
+}
+#endif
+
 /* ---------------------------------------------------------------------------------------------------
  * The study
  * ------------------------------------------------------------------------------------------------- */
@@ -278,6 +355,9 @@ int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err) {
         else if (!in->csv || strcmp(in->csv, "-"))
             print_table(in->out, &in->config, cands, n);
     }
+#ifdef RINGSIM_HAVE_SIM
+    if (rc == RS_EXIT_OK && in->simulate && in->knobs) rc = plan_contention(in, cands, n, err);
+#endif
     free(cands);
     return rc;
 }

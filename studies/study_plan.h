@@ -22,6 +22,8 @@ typedef struct {
     double usd;               /* per device-hour */
 } rs_plan_price_t;
 
+struct rs_contention_knobs; /* studies/study_contention.h (with the simulator) */
+
 typedef struct {
     rs_plan_config_t config;  /* the plan: model, S (0 = the longest that fits), batch, dp, N, ... */
     const char *profiles;     /* candidates: a comma list of profile names or files */
@@ -30,6 +32,11 @@ typedef struct {
     int n_prices;             /* prices per device-hour (override the profiles') */
     rs_plan_price_t prices[RS_PLAN_MAX_PRICES];
     bool simulate;            /* also simulate every split in SimGrid (N <= RS_PLAN_SIM_MAX_N) */
+    const struct rs_contention_knobs *knobs; /* with simulate: also the ring split as a job of its dp replicas
+                                 (as many as fit in RS_PLAN_SIM_MAX_N devices) on each fabric of the
+                                 knobs' lists, ZeRO-3 traffic when its background is fsdp; NULL: no */
+    const char *contention_csv;    /* those points as CSV ("-" = stdout instead of their table; NULL: table only) */
+    const char *contention_figure; /* efficiency vs NICs per node or ratio (needs contention_csv; NULL: none) */
     const char *csv;          /* the table as CSV ("-" = stdout instead of the table; NULL: none) */
     const char *maxctx_csv;   /* the longest context against N per candidate (NULL: none) */
     const char *figure;       /* that curve drawn (.png/.pdf/.svg; NULL: none) */

@@ -16,6 +16,9 @@
 #include "doc.h"
 #include "model.h"
 #include "study_sweep.h"
+#ifdef RINGSIM_HAVE_SIM
+#include "study_contention.h"
+#endif
 #include "subprocess.h"
 #include "plot.h"
 #include "trace.h"
@@ -75,6 +78,8 @@ typedef struct {
     long long vcmp_b;
     char fig_why[1200];                /* the first figure that failed and why */
     bool f_vb, f_vpvm, f_tb, f_tbc, f_tl, f_tlc, f_pvm, f_busy, f_sn, f_sb; /* figures rendered */
+    bool have_cont, f_cont;            /* data/contention.csv written, its figure rendered */
+    char cont_note[900];               /* what the contention figure shows (its numbers), or why there is none */
     char path[2048], path2[2048];      /* scratch */
 } report_t;
 
@@ -263,6 +268,75 @@ static int report_sweeps(report_t *r, rs_err_t *err) {
     spec->common.spec.flops = spec->common.spec.bw = spec->common.spec.inter_bw = 0;
     if (scaling(r, spec, true, quick, &r->sn, err) != 0) return -1;
     return scaling(r, spec, false, quick, &r->sbb, err);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * 2b. contention: the report's ring as a job of TP = G concurrent rings (one per device of a node,
+ *     every hop across nodes), over NICs per node and a 1:1 or 2:1 spine (one node per leaf)
+ * ---------------------------------------------------------------------------------------------- */
+#ifdef RINGSIM_HAVE_SIM
+/* One sentence from the points: efficiency at K = 1 and K = G for each ratio. */
+static void contention_note(report_t *r, const rs_contention_out_t *o, int64_t g, int64_t n, int64_t b) {
+    char *s = r->cont_note;
+    const size_t len = sizeof r->cont_note;
+    snprintf(s, len,
+             "%lld rings (TP %lld fills each node) of N = %lld ranks, B = %lld, zigzag forward, every hop across nodes, one "
+             "node per leaf (data/contention.csv): efficiency",
+             (long long)g, (long long)g, (long long)n, (long long)b);
+    bool first = true;
+    for (size_t i = 0; i < o->done; i++) {
+        const rs_contention_point_t *pt = &o->points[i];
+        if (pt->pick.nics != 1 && pt->pick.nics != g) continue;
+        snprintf(s + strlen(s), len - strlen(s), "%s %.3f with %lld NIC%s per node at %.3g:1", first ? "" : ";", pt->efficiency,
+                 (long long)pt->pick.nics, pt->pick.nics == 1 ? "" : "s", pt->pick.oversub);
+        first = false;
+    }
+    snprintf(s + strlen(s), len - strlen(s), " (%.3f without contention).", o->done ? o->points[0].efficiency_free : 0.0);
+}
+#endif
+
+static void report_contention(report_t *r) {
+#ifdef RINGSIM_HAVE_SIM
+    const int64_t g = r->m->devices_per_node;
+    if (!r->sim) return (void)snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: %s.", r->sim_why[0] ? r->sim_why : "the simulator does not run");
+    if (g < 2 || !r->c->hw.has_inter)
+        return (void)snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: the machine has %s.",
+                              g < 2 ? "one device per node" : "no inter-node tier");
+    fprintf(stderr, "ringsim report: contention...\n");
+    rs_contention_case_t cs;
+    memset(&cs, 0, sizeof cs);
+    snprintf(cs.profile, sizeof cs.profile, "%s", r->c->spec.profile);
+    cs.problem = *r->p0;
+    cs.problem.layout = RS_LAYOUT_ZIGZAG;
+    cs.problem.pass = RS_PASS_FORWARD;
+    const int64_t b = rs_problem_block(r->p0);
+    while (cs.problem.n_ranks > 2 && cs.problem.n_ranks * g > 256) cs.problem.n_ranks /= 2; /* at most 256 devices */
+    cs.problem.seq_tokens = b * cs.problem.n_ranks;
+    cs.machine = *r->m;
+    rs_contention_knobs_t k;
+    rs_contention_knobs_default(&k);
+    k.tp = g;
+    k.fabrics[0] = RS_FABRIC_LEAF_SPINE;
+    k.nodes_per_leaf = 1;
+    k.n_nics = 0;
+    for (int64_t n = 1; n < g && k.n_nics < RS_CONT_MAX_VALUES - 1; n *= 2) k.nics[k.n_nics++] = n;
+    k.nics[k.n_nics++] = g;
+    k.n_oversubs = 2;
+    k.oversubs[1] = 2;
+    snprintf(r->path, sizeof r->path, "%s/data/contention.csv", r->dir);
+    rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", false};
+    rs_contention_out_t o;
+    rs_err_t e;
+    if (rs_problem_validate(&cs.problem, &e) != 0 || rs_study_contention(&in, &o, &e) != RS_EXIT_OK) {
+        snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: %.800s", e.msg);
+    } else {
+        r->have_cont = true;
+        contention_note(r, &o, g, cs.problem.n_ranks, b);
+    }
+    free(o.points);
+#else
+    snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: this build has no simulator.");
+#endif
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -498,6 +572,7 @@ static void write_regenerate(report_t *r) {
             "  $RINGSIM plot layout-busy data/busy-forward.csv -o figures/layout-busy.$ext\n"
             "  $RINGSIM plot scaling data/scaling-n.csv --x n_ranks -o figures/scaling-n.$ext\n"
             "  $RINGSIM plot scaling data/scaling-b.csv --x block_tokens -o figures/scaling-b.$ext\n"
+            "  [ -f data/contention.csv ] && $RINGSIM plot contention data/contention.csv --x nics -o figures/contention.$ext\n"
             "done\n",
             simtr, simtr);
     if (rs_file_commit(&f, &err) == 0) chmod(r->path, 0755);
@@ -539,6 +614,7 @@ static void report_figures(report_t *r) {
                            "Calibrated model vs CPU measurement, per (rank, step)", NULL);
     r->f_sn = render(r, RS_PLOT_SCALING, data_path(r, "data/scaling-n.csv"), "scaling-n", NULL, "n_ranks");
     r->f_sb = render(r, RS_PLOT_SCALING, data_path(r, "data/scaling-b.csv"), "scaling-b", NULL, "block_tokens");
+    if (r->have_cont) r->f_cont = render(r, RS_PLOT_CONTENTION, data_path(r, "data/contention.csv"), "contention", NULL, "nics");
     rs_err_t e2;
     if (rs_plot_copy_scripts(data_path(r, "figures/scripts"), &e2) != 0 && !r->fig_why[0])
         snprintf(r->fig_why, sizeof r->fig_why, "%s", e2.msg);
@@ -709,6 +785,9 @@ static void doc_figures(report_t *r, rs_doc_t *d) {
     rs_doc_fig(d, "pred-vs-meas", "Model against SimGrid per (rank, step), y = x with a +-10% band", r->f_pvm);
     rs_doc_fig(d, "scaling-n", "Step time and overlap efficiency against N at fixed S, three machines", r->f_sn);
     rs_doc_fig(d, "scaling-b", "Step time and overlap efficiency against B at fixed N, three machines", r->f_sb);
+    rs_doc_p(d, "%s", r->cont_note);
+    rs_doc_fig(d, "contention", "Concurrent rings: efficiency against NICs per node, non-blocking and 2:1 spine (dashed: "
+                                "without contention)", r->f_cont);
 }
 
 static void doc_exec(report_t *r, rs_doc_t *d) {
@@ -751,7 +830,8 @@ static void doc_files(report_t *r, rs_doc_t *d) {
     rs_doc_h(d, 2, "Files");
     rs_doc_li(d, "traces/: model-LAYOUT-PASS.csv and .json (Chrome/Perfetto: open in ui.perfetto.dev)%s",
               r->sim ? ", sim-LAYOUT-PASS.*" : "");
-    rs_doc_li(d, "data/: sweep-b.csv, sweep-b-causal.csv, scaling-n.csv, scaling-b.csv (ringsim sweep format), busy-*.csv, compare-*.csv");
+    rs_doc_li(d, "data/: sweep-b.csv, sweep-b-causal.csv, scaling-n.csv, scaling-b.csv (ringsim sweep format), busy-*.csv, compare-*.csv%s",
+              r->have_cont ? ", contention.csv (the contention study's format, docs/sim.md)" : "");
     rs_doc_li(d, "figures/: PNG, SVG and PDF; figures/scripts/ holds the gnuplot scripts, figures/regenerate.sh re-renders them");
     rs_doc_li(d, "summary.csv: every number of the table above at full precision");
     rs_doc_end_list(d);
@@ -839,6 +919,7 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
             r->c->n_passes);
     rc = report_entries(r, err) == 0 && report_sweeps(r, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK) {
+        report_contention(r);
         report_exec(r);
         report_figures(r);
         if (report_doc(r, err) != 0) rc = RS_EXIT_FAIL;

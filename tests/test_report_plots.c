@@ -61,7 +61,7 @@ static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts
     }
 }
 
-static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024];
+static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024];
 
 static void test_tcomm_vs_b(void) {
     rs_plot_opts_t o = {.width_px = 800, .height_px = 500};
@@ -82,6 +82,21 @@ static void test_layout_busy(void) {
 static void test_scaling(void) {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 900};
     render_all(RS_PLOT_SCALING, scaling_csv, &o);
+}
+
+/* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
+ * series name with a space is refused with its line */
+static void test_contention(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_CONTENTION, cont_csv, &o);
+    o.x = "oversub";
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
+    FILE *fp = fopen(rs_test_path("bad-cont.csv"), "w");
+    fprintf(fp, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n");
+    fclose(fp);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, rs_test_path("bad-cont.csv"), rs_test_path("c3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: expected a series name without spaces"));
 }
 
 static void test_no_gnuplot_is_clear(void) {
@@ -134,6 +149,13 @@ int main(void) {
     fprintf(fp, "# per-rank busy time\nrank,contiguous,striped,zigzag\n");
     for (int r = 0; r < 4; r++) fprintf(fp, "%d,%g,%g,%g\n", r, 1e-3 * (2 * r + 1), 4e-3, 4e-3);
     fclose(fp);
+    snprintf(cont_csv, sizeof cont_csv, "%s", rs_test_path("contention.csv"));
+    if (!(fp = fopen(cont_csv, "w"))) return 1;
+    fprintf(fp, "# contention\nseries,nics,oversub,efficiency,efficiency_free\n");
+    for (int s2 = 0; s2 < 2; s2++)
+        for (int k = 1; k <= 8; k *= 2)
+            fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
+    fclose(fp);
     if (bad) {
         fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
         return 1;
@@ -144,6 +166,7 @@ int main(void) {
         {"pred-vs-meas: png pdf svg", test_pred_vs_meas},
         {"layout-busy: png pdf svg", test_layout_busy},
         {"scaling: png pdf svg", test_scaling},
+        {"contention: png pdf svg", test_contention},
         {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
         {NULL, NULL}};
     int rc = rs_test_main1("figures", cases);

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "platform.h"
 #include "sim.h"
+#include "sim_fixtures.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"
@@ -17,16 +18,6 @@
 /* ------------------------------------------------------------------------------------------------
  * Helpers
  * ---------------------------------------------------------------------------------------------- */
-/* H100-like machine built by hand (independent of the shipped profiles): F, intra W and latency,
- * optional nodes of g devices with an inter tier. */
-static rs_machine_t machine(double f, double w, double lat, int64_t g, double w_inter, double lat_inter) {
-    rs_machine_t m = rs_machine_figures("test-gpu", RS_DTYPE_BF16, f, (rs_tier_t){"nvl", w, lat});
-    m.devices_per_node = g;
-    m.inter = (rs_tier_t){"ib", w_inter > 0 ? w_inter : w, lat_inter};
-    m.seed = 1;
-    return m;
-}
-
 typedef struct {
     rs_walk_t walk;
     rs_sim_result_t sim;

@@ -119,6 +119,7 @@ static int64_t wrap(int64_t x, int64_t n) {
 }
 
 bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
+    if (m->hop_inter && n_ranks > 1) return m->hop_inter[wrap(hop, n_ranks)];
     int64_t g = m->devices_per_node;
     if (n_ranks < 1 || g <= 0 || g >= n_ranks) return false;
     int64_t p = wrap(hop, n_ranks), q = (p + 1) % n_ranks;

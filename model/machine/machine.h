@@ -46,6 +46,9 @@ typedef struct {
     rs_perturb_t perturb;          /* stragglers and degraded hops */
     bool loopback;                 /* every rank alone, its hop p going to itself (one device playing
                                       each rank in turn: exec --loopback); the walk only */
+    const bool *hop_inter;         /* borrowed, optional: hop_inter[p] tells whether hop p -> p+1 crosses
+                                      nodes, for a ring placed on a fabric (sim/job.h) whose ranks do not
+                                      fill nodes in order; NULL = by devices_per_node. n_ranks entries. */
 } rs_machine_t;
 
 /* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.
@@ -62,7 +65,7 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err);
 /* Bandwidth (bytes/s, after degradation) and latency (s) of hop p -> p+1 in a ring of n ranks. */
 double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
-/* true iff hop p -> p+1 crosses a node boundary. */
+/* true iff hop p -> p+1 crosses a node boundary (hop_inter[p] when the machine has the array). */
 bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 
 /* Effective compute rate F_eff(B) = F_peak * eff(B), FLOP/s. */

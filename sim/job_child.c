@@ -1,0 +1,459 @@
+/* job_child.c - a job's bookkeeping inside the simulation child, background collectives, and the
+ * parent's side of the results (job_child.h). */
+#include "job_child.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/mailbox.h>
+#include <xbt/dynar.h>
+
+#include "model.h"
+
+/* ================================================================================================
+ * Child state
+ * ============================================================================================== */
+typedef struct {
+    double s, e; /* a busy interval */
+} blk_t;
+
+typedef struct {
+    sg_link_t link;
+    double cap, bytes;
+    int64_t flows;
+    blk_t *blk; /* busy intervals: disjoint, sorted */
+    int64_t n_blk, cap_blk;
+} link_acc_t;
+
+typedef struct {
+    double bytes, flow_s, min_bw, lat;
+    int32_t n_route, route[RS_JOB_ROUTE_MAX];
+} hop_acc_t;
+
+typedef struct {
+    rs_bg_coll_t coll;        /* what runs */
+    int64_t p;                /* members */
+    const int64_t *member;    /* devices, ascending */
+    sg_mailbox_t *mb;         /* [p] */
+    double *start;            /* [2 p]: step start of member i at step s at 2 i + (s & 1) */
+    double end_s;             /* latest member end */
+    int coll_index;           /* which of the pass's collectives */
+} bg_inst_t;
+
+static struct {
+    const rs_job_t *job;
+    int64_t n, total;         /* ranks per ring, all ranks */
+    hop_acc_t *hop;           /* [total] */
+    double *start;            /* [2 total]: step start of rank g at step k at 2 g + (k & 1) */
+    double *ring_end;         /* [rings] */
+    link_acc_t *link;         /* registry of shared links that carried traffic */
+    int64_t n_link, cap_link;
+    int n_coll;
+    rs_bg_coll_t coll[RS_BG_MAX_COLL];
+    int64_t coll_groups[RS_BG_MAX_COLL], coll_members[RS_BG_MAX_COLL];
+    bg_inst_t *inst;          /* background instances */
+    int64_t n_inst;
+    int64_t *members, *offset; /* background groups */
+} J;
+
+static char untracked; /* sg_link data of a FATPIPE link (never binding: not tracked) */
+
+/* Index of a shared link in the registry (registered on first sight); -1 for a FATPIPE link or OOM. */
+static int64_t link_index(sg_link_t l) {
+    void *d = sg_link_get_data(l);
+    if (d == &untracked) return -1;
+    if (d) return (int64_t)(intptr_t)d - 1;
+    if (!sg_link_is_shared(l)) {
+        sg_link_set_data(l, &untracked);
+        return -1;
+    }
+    if (J.n_link == J.cap_link) {
+        int64_t c = J.cap_link ? 2 * J.cap_link : 64;
+        link_acc_t *g = realloc(J.link, sizeof *g * (size_t)c);
+        if (!g) return -1;
+        J.link = g;
+        J.cap_link = c;
+    }
+    link_acc_t *a = &J.link[J.n_link];
+    memset(a, 0, sizeof *a);
+    a->link = l;
+    a->cap = sg_link_get_bandwidth(l);
+    sg_link_set_data(l, (void *)(intptr_t)(J.n_link + 1));
+    return J.n_link++;
+}
+
+/* A flow moved `bytes` through link i, flowing from s to e. Blocks stay sorted and disjoint; flows
+ * mostly arrive in order of their end (recorded when they complete), so the new block usually goes
+ * last, merging the blocks it overlaps. */
+static void link_add(int64_t i, double s, double e, double bytes) {
+    link_acc_t *a = &J.link[i];
+    a->bytes += bytes;
+    a->flows++;
+    if (!(e > s)) return;
+    int64_t hi = a->n_blk;
+    while (hi > 0 && a->blk[hi - 1].s > e) hi--; /* blocks [hi, n) start after this flow ends */
+    int64_t lo = hi;
+    while (lo > 0 && a->blk[lo - 1].e >= s) { /* blocks [lo, hi) overlap it: merge */
+        lo--;
+        if (a->blk[lo].s < s) s = a->blk[lo].s;
+        if (a->blk[lo].e > e) e = a->blk[lo].e;
+    }
+    if (lo == hi && a->n_blk == a->cap_blk) { /* a new block: room for it */
+        int64_t c = a->cap_blk ? 2 * a->cap_blk : 16;
+        blk_t *g = realloc(a->blk, sizeof *g * (size_t)c);
+        if (!g) return; /* out of memory: the busy time drops this interval */
+        a->blk = g;
+        a->cap_blk = c;
+    }
+    const int64_t tail = a->n_blk - hi; /* blocks after the merged one move to lo + 1 */
+    memmove(a->blk + lo + 1, a->blk + hi, sizeof *a->blk * (size_t)tail);
+    a->blk[lo] = (blk_t){s, e};
+    a->n_blk = lo + 1 + tail;
+}
+
+/* Route from src to dst: latency and the shared links (at most RS_JOB_ROUTE_MAX). */
+static void route_of(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]) {
+    *n_route = 0;
+    *lat = 0;
+    if (src == dst) return;
+    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(src, dst, links);
+    *lat = sg_host_get_route_latency(src, dst);
+    for (unsigned i = 0; i < xbt_dynar_length(links); i++) {
+        const int64_t k = link_index(xbt_dynar_get_as(links, i, sg_link_t));
+        if (k >= 0 && *n_route < RS_JOB_ROUTE_MAX) route[(*n_route)++] = (int32_t)k;
+    }
+    xbt_dynar_free(&links);
+}
+
+static void record_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes) {
+    for (int32_t i = 0; i < n_route; i++) link_add(route[i], s, e, bytes);
+}
+
+int rs_jc_init(const rs_job_t *job, rs_pass_t pass, int64_t n) {
+    memset(&J, 0, sizeof J);
+    J.job = job;
+    J.n = n;
+    J.total = job->placement.n_rings * n;
+    J.hop = calloc((size_t)J.total, sizeof *J.hop);
+    J.start = calloc((size_t)(2 * J.total), sizeof *J.start);
+    J.ring_end = calloc((size_t)job->placement.n_rings, sizeof *J.ring_end);
+    if (!J.hop || !J.start || !J.ring_end) return -1;
+    for (int64_t g = 0; g < J.total; g++) J.hop[g].min_bw = INFINITY;
+    if (job->background.kind == RS_BG_NONE) return 0;
+    const int64_t n_groups = rs_background_groups(&job->placement, job->background.group, &J.members, &J.offset);
+    if (n_groups < 0) return -1;
+    J.inst = calloc((size_t)(n_groups * RS_BG_MAX_COLL + 1), sizeof *J.inst);
+    if (!J.inst) return -1;
+    for (int64_t k = 0; k < n_groups; k++) {
+        const int64_t p = J.offset[k + 1] - J.offset[k];
+        rs_bg_coll_t c[RS_BG_MAX_COLL];
+        const int nc = rs_background_colls(&job->background, pass, p, c);
+        for (int i = 0; i < nc; i++) {
+            bg_inst_t *in = &J.inst[J.n_inst++];
+            in->coll = c[i];
+            in->coll_index = i;
+            in->p = p;
+            in->member = J.members + J.offset[k];
+            in->mb = calloc((size_t)p, sizeof *in->mb);
+            in->start = calloc((size_t)(2 * p), sizeof *in->start);
+            if (!in->mb || !in->start) return -1;
+            J.coll[i] = c[i];
+            if (i + 1 > J.n_coll) J.n_coll = i + 1;
+            J.coll_groups[i]++;
+            if (p > J.coll_members[i]) J.coll_members[i] = p;
+        }
+    }
+    return 0;
+}
+
+static int64_t ring_next(int64_t g) {
+    const int64_t p = g % J.n;
+    return g - p + (p + 1) % J.n;
+}
+
+void rs_jc_rank_route(int64_t g, sg_host_t src, sg_host_t dst) {
+    hop_acc_t *h = &J.hop[g];
+    route_of(src, dst, &h->lat, &h->n_route, h->route);
+}
+
+void rs_jc_step_start(int64_t g, int64_t k, double t0) { J.start[2 * g + (k & 1)] = t0; }
+
+void rs_jc_hop_done(int64_t g, int64_t k, double t0, double end_s, double bytes) {
+    hop_acc_t *h = &J.hop[g];
+    const double other = J.start[2 * ring_next(g) + (k & 1)];
+    const double s = fmax(t0, other) + h->lat, flow = end_s - s;
+    if (!(bytes > 0) || !(flow > 0)) return;
+    h->bytes += bytes;
+    h->flow_s += flow;
+    if (bytes / flow < h->min_bw) h->min_bw = bytes / flow;
+    record_flow(h->route, h->n_route, s, end_s, bytes);
+}
+
+void rs_jc_rank_end(int64_t g, double te) {
+    const int64_t r = g / J.n;
+    if (te > J.ring_end[r]) J.ring_end[r] = te;
+}
+
+/* ================================================================================================
+ * Background collectives: NCCL's ring algorithm, one actor per member
+ * ============================================================================================== */
+static void bg_main(int argc, char **argv) {
+    (void)argc;
+    bg_inst_t *in = &J.inst[strtoll(argv[1], NULL, 10)];
+    const int64_t i = strtoll(argv[2], NULL, 10), next = (i + 1) % in->p;
+    char name[48];
+    snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
+    sg_host_t self = sg_host_by_name(name);
+    snprintf(name, sizeof name, "gpu%" PRId64, in->member[next]);
+    sg_host_t to = sg_host_by_name(name);
+    double lat;
+    int32_t n_route, route[RS_JOB_ROUTE_MAX];
+    route_of(self, to, &lat, &n_route, route);
+    static char payload; /* SimGrid needs a non-NULL payload */
+    for (int64_t s = 0; s < in->coll.steps; s++) {
+        const double t0 = simgrid_get_clock();
+        in->start[2 * i + (s & 1)] = t0;
+        void *got = NULL;
+        sg_comm_t c[2];
+        c[0] = sg_mailbox_put_async(in->mb[next], &payload, (long)in->coll.step_bytes);
+        c[1] = sg_mailbox_get_async(in->mb[i], &got);
+        ssize_t first = sg_comm_wait_any(c, 2);
+        double send_end = simgrid_get_clock();
+        sg_comm_wait(c[1 - first]);
+        if (first != 0) send_end = simgrid_get_clock();
+        const double fs = fmax(t0, in->start[2 * next + (s & 1)]) + lat;
+        if (send_end > fs) record_flow(route, n_route, fs, send_end, (double)in->coll.step_bytes);
+    }
+    const double end = simgrid_get_clock();
+    if (end > in->end_s) in->end_s = end;
+}
+
+int rs_jc_start_background(void) {
+    char name[64], a1[24], a2[24];
+    for (int64_t k = 0; k < J.n_inst; k++) {
+        bg_inst_t *in = &J.inst[k];
+        for (int64_t i = 0; i < in->p; i++) {
+            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
+            in->mb[i] = sg_mailbox_by_name(name);
+        }
+        for (int64_t i = 0; i < in->p; i++) {
+            snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
+            sg_host_t h = sg_host_by_name(name);
+            if (!h) return -1;
+            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
+            snprintf(a1, sizeof a1, "%" PRId64, k);
+            snprintf(a2, sizeof a2, "%" PRId64, i);
+            const char *av[] = {name, a1, a2};
+            sg_actor_create_(name, h, bg_main, 3, av);
+        }
+    }
+    return 0;
+}
+
+/* ================================================================================================
+ * Child -> parent records
+ * ============================================================================================== */
+typedef struct {
+    int64_t n_rings, n_hops, n_links, n_bg;
+} job_hdr_t;
+
+typedef struct {
+    double bytes, flow_s, min_bw, lat;
+    int32_t n_route, route[RS_JOB_ROUTE_MAX];
+} hop_rec_t;
+
+typedef struct {
+    char name[48];
+    double cap, bytes, busy_s;
+    int64_t flows;
+} link_rec_t;
+
+int rs_jc_write(FILE *out) {
+    job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, J.n_coll};
+    fputc('J', out);
+    fwrite(&h, sizeof h, 1, out);
+    fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
+    for (int64_t g = 0; g < J.total; g++) {
+        const hop_acc_t *a = &J.hop[g];
+        hop_rec_t r = {a->bytes, a->flow_s, isfinite(a->min_bw) ? a->min_bw : 0, a->lat, a->n_route, {0}};
+        memcpy(r.route, a->route, sizeof r.route);
+        fwrite(&r, sizeof r, 1, out);
+    }
+    for (int64_t i = 0; i < J.n_link; i++) {
+        const link_acc_t *a = &J.link[i];
+        link_rec_t r;
+        memset(&r, 0, sizeof r);
+        snprintf(r.name, sizeof r.name, "%s", sg_link_get_name(a->link));
+        r.cap = a->cap;
+        r.bytes = a->bytes;
+        r.flows = a->flows;
+        for (int64_t b = 0; b < a->n_blk; b++) r.busy_s += a->blk[b].e - a->blk[b].s;
+        fwrite(&r, sizeof r, 1, out);
+    }
+    for (int i = 0; i < J.n_coll; i++) {
+        rs_bg_result_t b;
+        memset(&b, 0, sizeof b);
+        snprintf(b.name, sizeof b.name, "%s", J.coll[i].name);
+        b.groups = J.coll_groups[i];
+        b.members = J.coll_members[i];
+        b.bytes = (double)J.coll[i].steps * (double)J.coll[i].step_bytes;
+        for (int64_t k = 0; k < J.n_inst; k++)
+            if (J.inst[k].coll_index == i && J.inst[k].end_s > b.end_s) b.end_s = J.inst[k].end_s;
+        fwrite(&b, sizeof b, 1, out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int rs_jc_read(int fd, rs_jc_read_fn rd, rs_job_result_t *out) {
+    memset(out, 0, sizeof *out);
+    job_hdr_t h;
+    if (rd(fd, &h, sizeof h) != 1 || h.n_rings < 1 || h.n_hops < 1 || h.n_links < 0 || h.n_bg < 0 ||
+        h.n_bg > RS_BG_MAX_COLL)
+        return -1;
+    out->rings = calloc((size_t)h.n_rings, sizeof *out->rings);
+    out->hops = calloc((size_t)h.n_hops, sizeof *out->hops);
+    out->links = calloc((size_t)h.n_links + 1, sizeof *out->links);
+    double *ends = malloc(sizeof *ends * (size_t)h.n_rings);
+    int rc = (!out->rings || !out->hops || !out->links || !ends) ? -1 : 0;
+    if (rc == 0 && rd(fd, ends, sizeof *ends * (size_t)h.n_rings) != 1) rc = -1;
+    out->n_rings = h.n_rings;
+    out->n_hops = h.n_hops;
+    out->n_links = h.n_links;
+    out->n_bg = h.n_bg;
+    for (int64_t r = 0; rc == 0 && r < h.n_rings; r++) {
+        out->rings[r].makespan_s = ends[r];
+        if (ends[r] > out->makespan_s) out->makespan_s = ends[r];
+    }
+    for (int64_t g = 0; rc == 0 && g < h.n_hops; g++) {
+        hop_rec_t r;
+        if (rd(fd, &r, sizeof r) != 1 || r.n_route < 0 || r.n_route > RS_JOB_ROUTE_MAX) {
+            rc = -1;
+            break;
+        }
+        rs_hop_result_t *o = &out->hops[g];
+        o->bytes = r.bytes;
+        o->flow_s = r.flow_s;
+        o->min_bw = r.min_bw;
+        o->latency_s = r.lat;
+        o->n_route = r.n_route;
+        memcpy(o->route, r.route, sizeof o->route);
+        for (int32_t i = 0; i < r.n_route; i++)
+            if (r.route[i] < 0 || r.route[i] >= h.n_links) rc = -1;
+    }
+    for (int64_t i = 0; rc == 0 && i < h.n_links; i++) {
+        link_rec_t r;
+        if (rd(fd, &r, sizeof r) != 1) {
+            rc = -1;
+            break;
+        }
+        rs_link_result_t *o = &out->links[i];
+        snprintf(o->name, sizeof o->name, "%.47s", r.name);
+        o->capacity_bw = r.cap;
+        o->bytes = r.bytes;
+        o->busy_s = r.busy_s;
+        o->flows = r.flows;
+    }
+    for (int i = 0; rc == 0 && i < h.n_bg; i++)
+        if (rd(fd, &out->bg[i], sizeof out->bg[i]) != 1) rc = -1;
+    free(ends);
+    if (rc != 0) rs_job_result_free(out);
+    return rc;
+}
+
+/* ================================================================================================
+ * Parent: what the numbers mean
+ * ============================================================================================== */
+/* The bottleneck of hop h: the route's link with the highest busy utilisation (ties: the most
+ * loaded, then the first on the route). */
+static int32_t hop_bottleneck(const rs_job_result_t *r, const rs_hop_result_t *h) {
+    int32_t best = -1;
+    double bu = -1, bl = -1;
+    for (int32_t i = 0; i < h->n_route; i++) {
+        const rs_link_result_t *l = &r->links[h->route[i]];
+        const double u = rs_link_busy_util(l), load = l->bytes / l->capacity_bw;
+        if (u > bu + 1e-9 || (fabs(u - bu) <= 1e-9 && load > bl)) {
+            best = h->route[i];
+            bu = u;
+            bl = load;
+        }
+    }
+    return best;
+}
+
+/* Node-crossing pattern of ring r's hops into inter[N]. */
+static void ring_pattern(const rs_job_t *job, int64_t r, bool *inter) {
+    const int64_t n = job->placement.ring_ranks;
+    const int64_t *dev = job->placement.device + r * n;
+    for (int64_t p = 0; p < n; p++) inter[p] = !rs_fabric_same_node(&job->fabric, dev[p], dev[(p + 1) % n]);
+}
+
+/* Contention-free walk of a ring whose hops cross nodes where inter[] says: the machine with the
+ * ring's own hop tiers (rs_machine_t.hop_inter). */
+static int pattern_walk(const rs_schedule_t *s, const rs_machine_t *m, const bool *inter, double *makespan_s,
+                        rs_err_t *err) {
+    rs_machine_t mm = *m;
+    mm.hop_inter = inter;
+    rs_walk_t w;
+    if (rs_model_walk(s, &mm, RS_NO_SINK, NULL, &w, err) != 0) return -1;
+    *makespan_s = w.makespan_s;
+    return 0;
+}
+
+/* Ring k's hops: identities, tiers, bottlenecks, the worst one. */
+static void ring_hops(const rs_job_t *job, const rs_machine_t *m, const bool *inter, int64_t k, rs_job_result_t *r) {
+    const int64_t n = job->placement.ring_ranks;
+    rs_ring_result_t *ring = &r->rings[k];
+    ring->worst_hop = -1;
+    ring->worst_ratio = 1;
+    for (int64_t p = 0; p < n; p++) {
+        rs_hop_result_t *h = &r->hops[k * n + p];
+        h->ring = k;
+        h->rank = p;
+        h->src = job->placement.device[k * n + p];
+        h->dst = job->placement.device[k * n + (p + 1) % n];
+        h->inter = inter[p];
+        h->nominal_bw = h->inter ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
+        h->bottleneck = hop_bottleneck(r, h);
+        ring->inter_hops += h->inter;
+        if (h->flow_s > 0) {
+            const double ratio = h->bytes / h->flow_s / h->nominal_bw;
+            if (ring->worst_hop < 0 || ratio < ring->worst_ratio) {
+                ring->worst_hop = p;
+                ring->worst_ratio = ratio;
+            }
+        }
+    }
+}
+
+int rs_job_finish(const rs_job_t *job, const rs_schedule_t *s, const rs_machine_t *m, rs_job_result_t *r,
+                  rs_err_t *err) {
+    const int64_t n = job->placement.ring_ranks;
+    bool *inter = malloc(sizeof *inter * (size_t)n), *prev = malloc(sizeof *prev * (size_t)n);
+    if (!inter || !prev) {
+        free(inter);
+        free(prev);
+        return rs_errf(err, "job: out of memory");
+    }
+    double walk = 0;
+    int rc = 0;
+    for (int64_t k = 0; k < r->n_rings && rc == 0; k++) {
+        ring_pattern(job, k, inter);
+        if (k == 0 || memcmp(inter, prev, sizeof *inter * (size_t)n) != 0) /* rings alike walk alike */
+            rc = pattern_walk(s, m, inter, &walk, err);
+        memcpy(prev, inter, sizeof *inter * (size_t)n);
+        r->rings[k].walk_makespan_s = walk;
+        r->rings[k].slowdown = walk > 0 ? r->rings[k].makespan_s / walk : 1;
+        ring_hops(job, m, inter, k, r);
+    }
+    free(inter);
+    free(prev);
+    return rc;
+}

@@ -1,0 +1,223 @@
+/* study_contention.c - concurrent rings over fabric knobs (study_contention.h). */
+#ifdef RINGSIM_HAVE_SIM
+#include "study_contention.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "plot.h"
+
+void rs_contention_knobs_default(rs_contention_knobs_t *k) {
+    memset(k, 0, sizeof *k);
+    k->tp = k->dp = 1;
+    k->n_orders = 1;
+    k->orders[0][0] = RS_DIM_TP;
+    k->orders[0][1] = RS_DIM_CP;
+    k->orders[0][2] = RS_DIM_DP;
+    k->n_fabrics = 1;
+    k->fabrics[0] = RS_FABRIC_FLAT;
+    k->n_nics = 1;
+    k->nics[0] = 0;
+    k->n_oversubs = 1;
+    k->oversubs[0] = 1;
+    k->background.kind = RS_BG_NONE;
+}
+
+int rs_contention_job(const rs_contention_knobs_t *k, const rs_contention_pick_t *pick, const rs_problem_t *p,
+                      const rs_machine_t *m, rs_job_t *job, rs_err_t *err) {
+    memset(job, 0, sizeof *job);
+    int rc = k->map ? rs_placement_load_map(k->map, p->n_ranks, k->devices, &job->placement, err)
+                    : rs_placement_grid(k->tp, p->n_ranks, k->dp, k->orders[pick->order], k->devices, &job->placement, err);
+    if (rc != 0) return -1;
+    rs_fabric_t *f = &job->fabric;
+    rs_fabric_default(f, m, job->placement.devices, rs_machine_flops_eff(m, (double)rs_problem_block(p)));
+    f->kind = pick->fabric;
+    if (pick->nics > 0) f->nics_per_node = pick->nics;
+    if (k->nodes_per_leaf > 0) f->nodes_per_leaf = k->nodes_per_leaf;
+    f->oversub = pick->oversub;
+    job->background = k->background;
+    if (rs_job_validate(job, err) != 0) {
+        rs_job_free(job);
+        return -1;
+    }
+    return 0;
+}
+
+size_t rs_contention_count(const rs_contention_in_t *in) {
+    const rs_contention_knobs_t *k = in->knobs;
+    return in->n_cases * (size_t)k->n_fabrics * (size_t)(k->map ? 1 : k->n_orders) * (size_t)k->n_oversubs * (size_t)k->n_nics;
+}
+
+const char *rs_contention_order_name(const rs_contention_knobs_t *k, int i, char *buf, size_t len) {
+    static const char *const dim[RS_DIM_COUNT] = {"tp", "cp", "dp"};
+    if (k->map) return "map";
+    snprintf(buf, len, "%s-%s-%s", dim[k->orders[i][0]], dim[k->orders[i][1]], dim[k->orders[i][2]]);
+    return buf;
+}
+
+/* Point i's case and pick (NICs fastest, then ratio, order, fabric, case). */
+static void point_of(const rs_contention_in_t *in, size_t i, rs_contention_point_t *pt) {
+    const rs_contention_knobs_t *k = in->knobs;
+    memset(pt, 0, sizeof *pt);
+    const int n_orders = k->map ? 1 : k->n_orders;
+    pt->pick.nics = k->nics[i % (size_t)k->n_nics];
+    i /= (size_t)k->n_nics;
+    pt->pick.oversub = k->oversubs[i % (size_t)k->n_oversubs];
+    i /= (size_t)k->n_oversubs;
+    pt->pick.order = (int)(i % (size_t)n_orders);
+    i /= (size_t)n_orders;
+    pt->pick.fabric = k->fabrics[i % (size_t)k->n_fabrics];
+    pt->case_index = i / (size_t)k->n_fabrics;
+}
+
+/* The series a point belongs to in the figure: what differs except the x axis (no spaces). */
+static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, bool x_is_nics) {
+    const rs_contention_knobs_t *k = in->knobs;
+    const rs_contention_case_t *c = &in->cases[pt->case_index];
+    char o[32], *s = pt->series;
+    const size_t len = sizeof pt->series;
+    s[0] = 0;
+    if (in->n_cases > 1)
+        snprintf(s, len, "%.48s/%s/%s/N=%lld/B=%lld/", c->profile, rs_layout_name(c->problem.layout),
+                 rs_pass_name(c->problem.pass), (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem));
+    snprintf(s + strlen(s), len - strlen(s), "%s/%s", rs_fabric_kind_name(pt->pick.fabric), rs_contention_order_name(k, pt->pick.order, o, sizeof o));
+    if (x_is_nics) snprintf(s + strlen(s), len - strlen(s), "/%.6g:1", pt->pick.oversub);
+    else snprintf(s + strlen(s), len - strlen(s), "/K=%lld", (long long)pt->pick.nics);
+    for (char *q = s; *q; q++)
+        if (*q == ' ' || *q == '\'' || *q == ',' || *q == '_') *q = '.';
+}
+
+/* Simulate one point. Returns 0, or the sim's code (-1, RS_SIM_BAD_INPUT) with err. */
+static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs_err_t *err) {
+    const rs_contention_case_t *c = &in->cases[pt->case_index];
+    rs_job_t job;
+    if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return RS_SIM_BAD_INPUT;
+    rs_schedule_t *s = rs_schedule_create(&c->problem, err);
+    if (!s) {
+        rs_job_free(&job);
+        return RS_SIM_BAD_INPUT;
+    }
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.job = &job;
+    rs_sim_result_t r;
+    int rc = rs_sim_run(s, &c->machine, &cfg, NULL, &r, err);
+    if (rc == 0) {
+        const rs_job_result_t *jr = r.job;
+        pt->devices = job.placement.devices;
+        pt->rings = jr->n_rings;
+        pt->makespan_s = jr->makespan_s;
+        pt->worst_ratio = 1;
+        for (int64_t k = 0; k < jr->n_rings; k++) {
+            const rs_ring_result_t *g = &jr->rings[k];
+            if (g->walk_makespan_s > pt->free_s) pt->free_s = g->walk_makespan_s;
+            if (g->slowdown > pt->slowdown) pt->slowdown = g->slowdown;
+            if (g->worst_hop >= 0 && g->worst_ratio < pt->worst_ratio) pt->worst_ratio = g->worst_ratio;
+        }
+        const double f_eff = rs_machine_flops_eff(&c->machine, (double)rs_problem_block(&c->problem));
+        pt->ideal_s = (double)r.fig.flops_useful / (double)jr->n_rings / ((double)c->problem.n_ranks * f_eff);
+        pt->efficiency = pt->makespan_s > 0 ? pt->ideal_s / pt->makespan_s : 1;
+        pt->efficiency_free = pt->free_s > 0 ? pt->ideal_s / pt->free_s : 1;
+        const int64_t sat = rs_job_saturated_link(jr);
+        if (sat >= 0) snprintf(pt->saturated, sizeof pt->saturated, "%s", jr->links[sat].name);
+        for (int i = 0; i < jr->n_bg; i++)
+            if (jr->bg[i].end_s > pt->bg_end_s) pt->bg_end_s = jr->bg[i].end_s;
+        pt->sim_wall_s = r.sim_wall_s;
+        pt->peak_rss_bytes = r.peak_rss_bytes;
+    }
+    rs_sim_result_free(&r);
+    rs_schedule_free(s);
+    rs_job_free(&job);
+    return rc;
+}
+
+static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_contention_out_t *out) {
+    const rs_contention_knobs_t *k = in->knobs;
+    if (in->command) fprintf(fp, "# command=%s\n", in->command);
+    fprintf(fp, "# job: %s; background %s (%s), %.17g parameter bytes, %.17g gradient bytes per device\n",
+            k->map ? k->map : "degrees", rs_bg_kind_name(k->background.kind), rs_bg_group_name(k->background.group),
+            k->background.param_bytes, k->background.grad_bytes);
+    fprintf(fp, "# efficiency: useful FLOPs of one ring / (N F_eff(B)) over the job's makespan (free: over the slowest "
+                "ring's contention-free walk); slowdown: worst ring, makespan / its own walk\n");
+    fprintf(fp, "series,profile,layout,pass,n_ranks,block_tokens,tp,dp,devices,rings,fabric,order,nodes_per_leaf,nics,oversub,"
+                "makespan_s,free_makespan_s,slowdown,efficiency,efficiency_free,worst_hop_ratio,saturated_link,bg_end_s,"
+                "sim_wall_s,peak_rss_bytes\n");
+    char o[32];
+    for (size_t i = 0; i < out->done; i++) {
+        const rs_contention_point_t *pt = &out->points[i];
+        const rs_contention_case_t *c = &in->cases[pt->case_index];
+        const int64_t g = c->machine.devices_per_node;
+        fprintf(fp, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,"
+                    "%.17g,%ld\n",
+                pt->series, c->profile, rs_layout_name(c->problem.layout), rs_pass_name(c->problem.pass),
+                (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem), (long long)(k->map ? 0 : k->tp),
+                (long long)(k->map ? 0 : k->dp), (long long)pt->devices, (long long)pt->rings, rs_fabric_kind_name(pt->pick.fabric),
+                rs_contention_order_name(k, pt->pick.order, o, sizeof o), (long long)k->nodes_per_leaf,
+                (long long)(pt->pick.nics > 0 ? pt->pick.nics : g), pt->pick.oversub, pt->makespan_s, pt->free_s, pt->slowdown,
+                pt->efficiency, pt->efficiency_free, pt->worst_ratio, pt->saturated, pt->bg_end_s, pt->sim_wall_s,
+                pt->peak_rss_bytes);
+    }
+}
+
+static int write_outputs(const rs_contention_in_t *in, const rs_contention_out_t *out, rs_err_t *err) {
+    if (!in->csv) return 0;
+    if (!strcmp(in->csv, "-")) {
+        write_csv_rows(stdout, in, out);
+        return fflush(stdout) == 0 ? 0 : rs_errf(err, "stdout: write error");
+    }
+    rs_file_t f;
+    if (rs_file_open(&f, in->csv, err) != 0) return -1;
+    write_csv_rows(f.fp, in, out);
+    if (rs_file_commit(&f, err) != 0) return -1;
+    if (!in->figure) return 0;
+    rs_plot_opts_t po;
+    memset(&po, 0, sizeof po);
+    return rs_plot_render(RS_PLOT_CONTENTION, in->csv, in->figure, &po, err) != 0 ? -1 : 0;
+}
+
+/* Check every point's job before anything runs. Returns 0 or -1 with err ("point 3: ..."). */
+static int check_points(const rs_contention_in_t *in, rs_contention_out_t *out, bool x_is_nics, rs_err_t *err) {
+    for (size_t i = 0; i < out->n; i++) {
+        rs_contention_point_t *pt = &out->points[i];
+        point_of(in, i, pt);
+        series_of(in, pt, x_is_nics);
+        rs_job_t job;
+        const rs_contention_case_t *c = &in->cases[pt->case_index];
+        if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return -1;
+        rs_job_free(&job);
+    }
+    return 0;
+}
+
+int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    const rs_contention_knobs_t *k = in->knobs;
+    if (in->n_cases < 1 || k->n_fabrics < 1 || k->n_orders < 1 || k->n_nics < 1 || k->n_oversubs < 1)
+        return rs_errf(err, "contention: nothing to simulate"), RS_EXIT_USAGE;
+    if (in->figure && (!in->csv || !strcmp(in->csv, "-")))
+        return rs_errf(err, "--figure %s: needs the points in a CSV file (-o FILE.csv)", in->figure), RS_EXIT_USAGE;
+    out->n = rs_contention_count(in);
+    out->points = calloc(out->n, sizeof *out->points);
+    if (!out->points) return rs_errf(err, "contention: out of memory for %zu points", out->n), RS_EXIT_FAIL;
+    const bool x_is_nics = k->n_nics > 1 || k->n_oversubs == 1;
+    if (check_points(in, out, x_is_nics, err) != 0) return RS_EXIT_USAGE;
+    for (size_t i = 0; i < out->n; i++) {
+        rs_err_t e = {{0}};
+        const int rc = run_point(in, &out->points[i], &e);
+        if (rc != 0) {
+            rs_errf(err, "point %zu (%s): %s", i, out->points[i].series, e.msg);
+            return rc == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+        }
+        out->done = i + 1;
+        if (in->progress)
+            fprintf(stderr, "contention: point %zu of %zu (%s, K=%lld): efficiency %.4f, slowdown %.4f\n", i + 1, out->n,
+                    out->points[i].series, (long long)out->points[i].pick.nics, out->points[i].efficiency,
+                    out->points[i].slowdown);
+    }
+    return write_outputs(in, out, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
+}
+
+#endif /* RINGSIM_HAVE_SIM */
