@@ -12,6 +12,7 @@
 #include "setup.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
+#include "meter.h"
 #include "model.h"
 #include "trace.h"
 
@@ -83,6 +84,7 @@ typedef struct {
     int n_sim;
     const rs_backend_ops_t *sim;         /* the simulator while it runs */
     char sim_note[300];                  /* why it does not */
+    rs_meter_t meter;                    /* rank 0, on a terminal: points measured and predicted */
 } val_t;
 
 static double rel(double pred, double meas) { return (pred - meas) / meas; }
@@ -168,6 +170,7 @@ static int val_calibrate(val_t *v) {
                      v->mode, job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name);
             snprintf(name, sizeof name, "%s-validate", job->be->name);
             rs_calib_to_hw(&v->calib, name, note, job->n_ranks, in->dtype, &v->hw);
+            rs_meter_hide();
             fprintf(v->out, "# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)job->n_ranks, v->mode);
             rs_calib_print(&v->calib, v->out);
         }
@@ -215,6 +218,7 @@ static int val_measure(val_t *v) {
             }
             if (tr) rs_trace_sort(tr);
             v->meas[i][r] = tr;
+            rs_meter_update(&v->meter, r * in->n_b + i + 1, "measure B=%lld", (long long)in->b[i]);
         }
     return RS_EXIT_OK;
 }
@@ -248,6 +252,7 @@ static int val_refit_kernel(val_t *v) {
         }
         rs_perturb_t *q = &v->m.perturb;
         q->n_stragglers = 0;
+        rs_meter_hide();
         fprintf(v->out, "# per-rank kernel time over the fastest rank's (median over the sweep):");
         for (int64_t r = 0; r < P; r++) {
             fprintf(v->out, " rank %lld x%.3f", (long long)r, fr[r]);
@@ -284,6 +289,7 @@ static int val_refit_overlap(val_t *v) {
     }
     if (job->rank != 0 || job->n_ranks < 2 || c->n_ov == 0) return RS_EXIT_OK;
     rs_calib_fit_overlap(c);
+    rs_meter_hide();
     fprintf(v->out, "# overlap points from samples interleaved with the runs (host cost and curve fitted again):\n"
                     "#      B        bytes      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n");
     for (int k = 0; k < c->n_ov; k++)
@@ -308,6 +314,7 @@ static int val_refit(val_t *v) {
     v->calib.flops_peak *= mx;
     v->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
     v->m.flops_per_s = v->calib.flops_peak;
+    rs_meter_hide();
     fprintf(v->out, "# F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n");
     for (int e = 0; e < v->m.cal.n_eff; e++)
         fprintf(v->out, "  %6lld %12.3f\n", (long long)v->m.cal.eff[e].block_tokens,
@@ -389,6 +396,7 @@ static int val_predict(val_t *v) {
         rs_trace_free(tm);
         rs_schedule_free(s);
         if (rc != RS_EXIT_OK) return rc;
+        rs_meter_update(&v->meter, v->rounds * in->n_b + i + 1, "predict B=%lld", (long long)in->b[i]);
     }
     return RS_EXIT_OK;
 }
@@ -519,10 +527,13 @@ static int val_body(const rs_exec_job_t *job, void *arg) {
         fprintf(stderr, "ringsim validate: rank %lld: out of memory\n", (long long)job->rank);
         return RS_EXIT_FAIL;
     }
+    if (job->rank == 0) rs_meter_start(&v->meter, "validate", (double)(v->rounds + 1) * in->n_b, "points");
+    rs_meter_update(&v->meter, 0, "calibrate");
     int rc = val_calibrate(v);
     if (rc == RS_EXIT_OK) rc = val_measure(v);
     if (rc == RS_EXIT_OK) rc = val_refit(v);
     if (rc == RS_EXIT_OK) rc = val_predict(v);
+    rs_meter_end(&v->meter);
     if (rc == RS_EXIT_OK && job->rank == 0) val_print(v);
     val_free(v);
     return rc;
