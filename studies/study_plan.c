@@ -237,21 +237,15 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
     int n = 0;
     char list[4096];
     snprintf(list, sizeof list, "%s", in->profiles);
-    rs_machine_spec_t spec;
-    rs_machine_spec_default(&spec);
-    spec.dtype = in->config.precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
-    spec.gpus_per_node = in->gpus_per_node;
-    if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n >= RS_PLAN_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
-        snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err)) return -1;
-        for (int i = 0; i < in->n_prices; i++)
+        if (rs_plan_candidate(tok, in->config.precision, in->gpus_per_node, in->inter, -1, &k->hw, &k->machine, err))
+            return -1;
+        for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
             if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
                 k->hw.price_per_device_hour = in->prices[i].usd;
-        if (rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
