@@ -62,6 +62,15 @@ install(DIRECTORY ${RINGSIM_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 F
 install(FILES ${RINGSIM_BASH_COMPLETION} DESTINATION ${RINGSIM_BASH_COMPLETION_DIR} RENAME ringsim)
 install(FILES ${RINGSIM_ZSH_COMPLETION} DESTINATION ${RINGSIM_ZSH_COMPLETION_DIR} RENAME _ringsim)
 
+# The Python package (pure Python, python/ringsim) where the system's python3 imports it, when asked:
+# -DRINGSIM_PYTHON_DIR=lib/python3/dist-packages (Debian; the package does it). It finds libringsim.so
+# on the system path (by its SONAME). Without it: pip install ./python (docs/python.md).
+set(RINGSIM_PYTHON_DIR "" CACHE STRING "install python/ringsim here (relative to the prefix); empty: not installed")
+if(RINGSIM_PYTHON_DIR)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ringsim DESTINATION ${RINGSIM_PYTHON_DIR}
+          FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+endif()
+
 file(GLOB _rs_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${_rs_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
@@ -89,6 +98,6 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "gnuplot-nox | gnuplot")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3, python3-numpy")
 set(CPACK_STRIP_FILES ON)
 include(CPack)
