@@ -2,7 +2,7 @@
 #   P/bin/ringsim                              the command (RPATH $ORIGIN/../lib unless lib is a system dir)
 #   P/<libdir>/libringsim.so.<VERSION>         the library, SONAME libringsim.so.<SOVERSION>, and its links
 #   P/include/ringsim/*.h                      the public headers (cmake/Library.cmake) + version.h, ringsim.h
-#   P/<libdir>/pkgconfig/ringsim.pc            pkg-config (relocatable: its prefix is ${pcfiledir}/...)
+#   P/<libdir>/pkgconfig/ringsim.pc            pkg-config (its prefix: P, as given at install time)
 #   P/<libdir>/cmake/ringsim/                  find_package(ringsim) -> ringsim::ringsim
 #   P/share/ringsim/{profiles,plots}           the data, found at run time beside the binary (datadir.h)
 #   P/share/man/man1/ringsim*.1                man pages, generated from the option and command tables
@@ -29,11 +29,15 @@ install(TARGETS ringsim_shared EXPORT ringsimTargets
 install(FILES ${RINGSIM_PUBLIC_HEADERS} ${RINGSIM_GEN_INCLUDE}/ringsim/version.h ${RINGSIM_GEN_INCLUDE}/ringsim/ringsim.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ringsim)
 
-# pkg-config: the prefix relative to the .pc file, so `--prefix P` at install time needs no reconfigure.
-file(RELATIVE_PATH RS_PC_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
-string(REGEX REPLACE "/$" "" RS_PC_TO_PREFIX "${RS_PC_TO_PREFIX}")
-configure_file(${PROJECT_SOURCE_DIR}/cmake/ringsim.pc.in ${PROJECT_BINARY_DIR}/ringsim.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/ringsim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# pkg-config: its prefix is the one given at install time (`cmake --install --prefix P`, or CPack's).
+set(RS_PC_PREFIX "@RS_PC_PREFIX@") # left for install time
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ringsim.pc.in ${PROJECT_BINARY_DIR}/ringsim.pc.in @ONLY)
+install(CODE "
+  file(READ \"${PROJECT_BINARY_DIR}/ringsim.pc.in\" _pc)
+  string(REPLACE \"@RS_PC_PREFIX@\" \"\${CMAKE_INSTALL_PREFIX}\" _pc \"\${_pc}\")
+  file(WRITE \"${PROJECT_BINARY_DIR}/ringsim.pc\" \"\${_pc}\")
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\" TYPE FILE
+       FILES \"${PROJECT_BINARY_DIR}/ringsim.pc\")")
 
 # find_package(ringsim): the exported target and a version file (before 1.0: same minor version).
 install(EXPORT ringsimTargets NAMESPACE ringsim:: DESTINATION ${RINGSIM_CMAKE_DIR})

@@ -49,11 +49,7 @@ echo "set print \"$tmp/marker\"; print \"installed style.gp\"; unset print" >>"$
 (cd "$tmp" && "$P/bin/ringsim" model -L zigzag -P forward -N 4 --trace t.csv >/dev/null &&
   "$P/bin/ringsim" plot timeline t.csv -o t.png) || fail "ringsim plot from the installed tree"
 [ -s "$tmp/marker" ] || fail "ringsim plot did not run the installed share/ringsim/plots"
-mv "$P" "$tmp/moved"
-P=$tmp/moved
-"$P/bin/ringsim" profiles | grep -q 'site-test' || fail "after moving the prefix, the data directory is lost"
-libdir=$P/${libdir#"$tmp/prefix/"}
-echo "data found beside the binary (profiles, plots), also after moving the prefix"
+echo "data found beside the binary (profiles, plots)"
 
 # the example against the installed library: pkg-config, then find_package
 model=$("$P/bin/ringsim" model -L zigzag -P forward --json -) || fail "ringsim model --json"
@@ -89,4 +85,8 @@ cmds=$("$P/bin/ringsim" --help | awk '/^  [a-z]/ {print $1}' | wc -l)
 [ -s "$P/share/bash-completion/completions/ringsim" ] && ls "$P"/share/zsh/*/_ringsim >/dev/null 2>&1 ||
   fail "completion scripts missing"
 echo "$n man pages render without warnings; bash and zsh completion installed"
+# the installation moved as a whole: the command still finds its data beside itself
+mv "$P" "$tmp/moved"
+"$tmp/moved/bin/ringsim" profiles | grep -q 'site-test' || fail "after moving the prefix, the data directory is lost"
+echo "after moving the prefix, the command still finds its data"
 echo "PASS"
