@@ -56,7 +56,8 @@ void rs_cli_common_init(rs_cli_common_t *c) {
 }
 
 void rs_cli_getopt_reset(void) {
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also drops the rest of a short-option cluster ("-xN") where the
+                 * previous parse stopped, which points into that parse's argv */
     opterr = 0;
 }
 
