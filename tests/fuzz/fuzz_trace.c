@@ -3,10 +3,13 @@
  *
  * Contract checked: a refused input gives a message; an accepted trace holds only events the schema
  * allows (trace.h), no two with one (rank, step, pass, kind), and writing it (rs_trace_write_csv)
- * and reading it back gives the same source, header and events, bit for bit. */
+ * and reading it back gives the same source, header and events, bit for bit; a pass's summary
+ * (rs_trace_summarize) has finite medians (NaN only without samples); comparing a trace with its
+ * copy (rs_compare_traces) finds every event and no error. */
 #include <math.h>
 #include <string.h>
 
+#include "compare.h"
 #include "fuzz.h"
 #include "trace.h"
 
@@ -43,6 +46,49 @@ static bool same_trace(const rs_trace_t *a, const rs_trace_t *b) {
     return true;
 }
 
+/* a median: finite with samples, NaN without */
+static void check_median(double v, size_t n) {
+    if (n) RS_FUZZ_CHECK(isfinite(v) && v >= 0);
+    else RS_FUZZ_CHECK(isnan(v));
+}
+
+static void check_summaries(const rs_trace_t *t) {
+    for (int p = 0; p < RS_PASS_COUNT; p++) {
+        rs_trace_summary_t s;
+        rs_err_t err = {{0}};
+        if (rs_trace_summarize(t, (rs_pass_t)p, &s, &err) != 0) {
+            RS_FUZZ_CHECK(err.msg[0] != '\0');
+            continue;
+        }
+        check_median(s.t_comp_s, s.n_comp);
+        check_median(s.t_comm_s, s.n_comm);
+        check_median(s.t_step_s, s.n_step);
+        check_median(s.t_comp_xfer_s, s.n_comp_xfer);
+        check_median(s.t_comp_alone_s, s.n_comp_alone);
+        RS_FUZZ_CHECK(isfinite(s.makespan_s) && s.makespan_s >= 0);
+    }
+}
+
+/* a trace against an identical copy: everything aligns, every error is 0 */
+static void check_self_compare(const rs_trace_t *t, const rs_trace_t *copy) {
+    rs_compare_t c;
+    rs_err_t err = {{0}};
+    if (rs_compare_traces(t, copy, &c, &err) != 0) {
+        RS_FUZZ_CHECK(err.msg[0] != '\0');
+        return;
+    }
+    RS_FUZZ_CHECK(c.only_ref == 0 && c.only_other == 0);
+    for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+        RS_FUZZ_CHECK(c.stats[m].n_undefined == 0);
+        if (c.stats[m].n) RS_FUZZ_CHECK(c.stats[m].max_abs == 0 && c.stats[m].median_abs == 0);
+    }
+    RS_FUZZ_CHECK(isfinite(c.makespan_ref_s) && c.makespan_ref_s == c.makespan_other_s);
+    RS_FUZZ_CHECK(c.makespan_ref_s > 0 ? c.makespan_rel == 0 : isnan(c.makespan_rel) || c.makespan_rel == 0);
+    for (size_t i = 0; i < c.n_points; i++)
+        RS_FUZZ_CHECK(isfinite(c.points[i].ref_s) && c.points[i].ref_s == c.points[i].other_s);
+    rs_compare_free(&c);
+}
+
 static void round_trip(const rs_trace_t *t) {
     const char *out = rs_fuzz_path("written", ".csv");
     rs_err_t err = {{0}};
@@ -53,6 +99,7 @@ static void round_trip(const rs_trace_t *t) {
     if (!back) fprintf(stderr, "read back: %s\n", err.msg);
     RS_FUZZ_CHECK(back != NULL);
     RS_FUZZ_CHECK(same_trace(t, back));
+    check_self_compare(t, back);
     rs_trace_free(back);
 }
 
@@ -67,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     check_events(t);
     round_trip(t);
+    check_summaries(t);
     /* what compare and plot do with a trace */
     double span = rs_trace_makespan(t);
     RS_FUZZ_CHECK(isfinite(span) && span >= 0);
