@@ -231,6 +231,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len != strlen(line)) { /* a NUL would cut the line short silently */
+            rc = rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if (line[0] == '#') {
             if (t->n_notes == cap_notes) {

@@ -2,8 +2,8 @@
  * the figures make on a `ringsim sweep` CSV before gnuplot sees it (rs_plot_prepare for tcomm-vs-b
  * and scaling; pred-vs-meas and layout-busy read the same tables).
  *
- * Contract checked: a refused input gives a message; an accepted table has a header and rows of the
- * header's width, with increasing line numbers; the variables handed to gnuplot never hold inf or
+ * Contract checked: a refused input gives a message; an accepted table is text (no NUL byte) with a
+ * header and rows of the header's width, with increasing line numbers; the variables handed to gnuplot never hold inf or
  * nan spelled by printf (a missing value is gnuplot's NaN). */
 #include <string.h>
 
@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = rs_table_read(path, &t, &err);
     rs_fuzz_note("rs_table_read", rc, err.msg);
     if (rc == 0) {
+        RS_FUZZ_CHECK(memchr(data, '\0', size) == NULL); /* not text: a NUL cut a cell short */
         check_table(&t);
         rs_table_free(&t);
     } else {
