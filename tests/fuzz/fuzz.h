@@ -29,6 +29,9 @@ char *rs_fuzz_text(const uint8_t *data, size_t size);
 /* Say what a reader decided ("accepted" or its message) when RS_FUZZ_VERBOSE is set (replay -v). */
 void rs_fuzz_note(const char *what, int rc, const char *msg);
 
+/* A refused input's message: rc is -1 and msg one non-empty line of text (util.h: rs_err_t). */
+void rs_fuzz_check_refused(int rc, const char *msg);
+
 /* A broken contract: print where and what, then abort (libFuzzer keeps the input as a crash). */
 #define RS_FUZZ_CHECK(cond)                                                                   \
     do {                                                                                      \

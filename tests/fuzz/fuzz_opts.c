@@ -64,7 +64,7 @@ static int parse(int argc, char **argv, bool sweep, rs_sweep_spec_t *spec, rs_er
     if (rc == 0 && optind < argc) rc = rs_errf(err, "unexpected argument '%s'", argv[optind]);
     rs_fuzz_note("options", rc, err->msg);
     if (rc != 0) {
-        RS_FUZZ_CHECK(rc == -1 && err->msg[0] != '\0');
+        rs_fuzz_check_refused(rc, err->msg);
         return -1;
     }
     check_common(c);
@@ -89,7 +89,7 @@ static void finish(rs_sweep_spec_t *spec, bool sweep) {
                     RS_FUZZ_CHECK(rs_problem_validate(&p, &err) == 0);
                 }
         } else {
-            RS_FUZZ_CHECK(err.msg[0] != '\0');
+            rs_fuzz_check_refused(rc, err.msg);
         }
         return;
     }
@@ -101,7 +101,7 @@ static void finish(rs_sweep_spec_t *spec, bool sweep) {
         int rc = rs_sweep_point_setup(spec, i, pt, &err);
         rs_fuzz_note("rs_sweep_point_setup", rc, err.msg);
         if (rc != 0) {
-            RS_FUZZ_CHECK(err.msg[0] != '\0');
+            rs_fuzz_check_refused(rc, err.msg);
             break;
         }
         RS_FUZZ_CHECK(rs_machine_validate(&pt->machine, pt->problem.n_ranks, &err) == 0);

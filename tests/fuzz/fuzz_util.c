@@ -77,3 +77,9 @@ void rs_fuzz_note(const char *what, int rc, const char *msg) {
     if (verbose < 0) verbose = getenv("RS_FUZZ_VERBOSE") != NULL;
     if (verbose) fprintf(stderr, "  %s: %s\n", what, rc == 0 ? "accepted" : msg);
 }
+
+void rs_fuzz_check_refused(int rc, const char *msg) {
+    RS_FUZZ_CHECK(rc == -1);
+    RS_FUZZ_CHECK(msg[0] != '\0');
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) RS_FUZZ_CHECK(*c >= 0x20 && *c != 0x7f);
+}
