@@ -1,7 +1,8 @@
 /* fuzz_profile.c - the profile JSON readers: rs_hw_parse (device profiles), rs_tier_load (tier files),
  * rs_hw_load (the file path: size and NUL checks) and the position table (rs_jsonpos_scan) on any text.
  *
- * Contract checked: a refused input gives a one-line message; an accepted profile has every figure
+ * Contract checked: a refused input gives a one-line message starting with the file's name; an
+ * accepted profile has every figure
  * in the range docs/profiles.md states, and writing it (rs_hw_write_json) and reading it back gives
  * the same profile. */
 #include <math.h>
@@ -11,9 +12,9 @@
 #include "hw.h"
 #include "jsonpos.h"
 
-static void check_refused(int rc, const rs_err_t *err) {
+static void check_refused(int rc, const rs_err_t *err, const char *origin) {
     RS_FUZZ_CHECK(strlen(err->msg) < sizeof err->msg);
-    rs_fuzz_check_refused(rc, err->msg);
+    rs_fuzz_check_refused_at(rc, err->msg, origin);
 }
 
 static void check_name(const char *s, size_t cap) {
@@ -124,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_hw(&hw);
         round_trip(&hw);
     } else {
-        check_refused(rc_text, &err);
+        check_refused(rc_text, &err, "fuzz.json");
     }
 
     /* the same bytes as files: a tier, then a device profile (read_file: NUL bytes, size) */
@@ -134,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = rs_tier_load(path, &tier, &err);
     rs_fuzz_note("rs_tier_load", rc, err.msg);
     if (rc == 0) check_tier(&tier);
-    else check_refused(rc, &err);
+    else check_refused(rc, &err, path);
 
     rs_hw_t hw2;
     memset(&err, 0, sizeof err);
@@ -144,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         RS_FUZZ_CHECK(memchr(data, '\0', size) == NULL); /* then the file is the text */
         RS_FUZZ_CHECK(rc_text == 0 && same_hw(&hw, &hw2));
     } else {
-        check_refused(rc, &err);
+        check_refused(rc, &err, path);
     }
     free(text);
     return 0;

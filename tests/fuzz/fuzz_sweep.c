@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_table(&t);
         rs_table_free(&t);
     } else {
-        rs_fuzz_check_refused(rc, err.msg);
+        rs_fuzz_check_refused_at(rc, err.msg, path);
         RS_FUZZ_CHECK(t.n_rows == 0 && t.cols == NULL);
     }
     static const rs_plot_kind_t kinds[] = {RS_PLOT_TCOMM_VS_B, RS_PLOT_SCALING, RS_PLOT_PRED_VS_MEAS,
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             RS_FUZZ_CHECK(vars != NULL || kinds[k] == RS_PLOT_LAYOUT_BUSY);
             check_vars(vars);
         } else {
-            rs_fuzz_check_refused(rc, err.msg);
+            rs_fuzz_check_refused_at(rc, err.msg, path);
             RS_FUZZ_CHECK(vars == NULL);
         }
         free(vars);

@@ -83,3 +83,9 @@ void rs_fuzz_check_refused(int rc, const char *msg) {
     RS_FUZZ_CHECK(msg[0] != '\0');
     for (const unsigned char *c = (const unsigned char *)msg; *c; c++) RS_FUZZ_CHECK(*c >= 0x20 && *c != 0x7f);
 }
+
+void rs_fuzz_check_refused_at(int rc, const char *msg, const char *origin) {
+    rs_fuzz_check_refused(rc, msg);
+    size_t n = strlen(origin);
+    RS_FUZZ_CHECK(!strncmp(msg, origin, n) && msg[n] == ':');
+}
