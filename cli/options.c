@@ -110,7 +110,8 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
     struct option *lo = make_longopts(groups, n_groups, shortopts, sizeof shortopts);
     if (!lo) return rs_errf(err, "out of memory");
     for (int g = 0; g < n_groups; g++) groups[g].seen = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also drops the rest of a short-option cluster ("-xN") where an
+                 * earlier parse stopped, which points into that parse's argv */
     opterr = 0;
     int c, rc = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {

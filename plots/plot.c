@@ -232,6 +232,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len != strlen(line)) { /* a NUL would cut the line short silently */
+            rc = rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if (line[0] == '#') {
             if (t->n_notes == cap_notes) {
@@ -790,6 +794,38 @@ static int run_gnuplot(const char *gnuplot, const char *vars, const char *script
     return 0;
 }
 
+/* Validate data for kind and set the script's variables in v (height: timeline's). Returns 0 or -1. */
+static int prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, vars_t *v, int *height,
+                   rs_err_t *err) {
+    switch (kind) {
+    case RS_PLOT_TCOMM_VS_B: return prep_tcomm(data, opts, v, err);
+    case RS_PLOT_TIMELINE: return prep_timeline(data, opts, v, height, err);
+    case RS_PLOT_PRED_VS_MEAS: return prep_pvm(data, opts, v, err);
+    case RS_PLOT_LAYOUT_BUSY: return prep_busy(data, opts, v, err);
+    case RS_PLOT_MAXCTX: return prep_maxctx(data, opts, v, err);
+    case RS_PLOT_CONTENTION: return prep_contention(data, opts, v, err);
+    default: return prep_scaling(data, opts, v, err);
+    }
+}
+
+int rs_plot_prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, char **vars, rs_err_t *err) {
+    if (vars) *vars = NULL;
+    if (kind < 0 || kind >= RS_PLOT_KIND_COUNT) return rs_errf(err, "unknown figure kind");
+    vars_t v = {0};
+    int height = 0;
+    if (prepare(kind, data, opts, &v, &height, err) != 0) {
+        free(v.buf);
+        return -1;
+    }
+    if (v.oom) {
+        free(v.buf);
+        return rs_errf(err, "out of memory");
+    }
+    if (vars) *vars = v.buf;
+    else free(v.buf);
+    return 0;
+}
+
 int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
                    rs_err_t *err) {
     rs_plot_format_t fmt;
@@ -799,16 +835,8 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     if (!gnuplot) return -1;
     if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
     vars_t v = {0};
-    int height = 0, rc;
-    switch (kind) {
-    case RS_PLOT_TCOMM_VS_B: rc = prep_tcomm(data, opts, &v, err); break;
-    case RS_PLOT_TIMELINE: rc = prep_timeline(data, opts, &v, &height, err); break;
-    case RS_PLOT_PRED_VS_MEAS: rc = prep_pvm(data, opts, &v, err); break;
-    case RS_PLOT_LAYOUT_BUSY: rc = prep_busy(data, opts, &v, err); break;
-    case RS_PLOT_MAXCTX: rc = prep_maxctx(data, opts, &v, err); break;
-    case RS_PLOT_CONTENTION: rc = prep_contention(data, opts, &v, err); break;
-    default: rc = prep_scaling(data, opts, &v, err); break;
-    }
+    int height = 0;
+    int rc = prepare(kind, data, opts, &v, &height, err);
     if (rc != 0) {
         free(v.buf);
         return -1;

@@ -22,7 +22,9 @@ typedef struct {
     char msg[1024]; /* one line, no trailing newline; empty when no error */
 } rs_err_t;
 
-/* Format an error into err (may be NULL). Always returns -1 so callers can `return rs_errf(...)`. */
+/* Format an error into err (may be NULL); control bytes in the result (from quoted input) are written
+ * as escapes (\n, \r, \t, \xNN), so the message stays one line. Always returns -1 so callers can
+ * `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a non-negative integer with an optional K/M/G/T suffix (powers of 1024: 1K = 1024,
