@@ -32,8 +32,10 @@ void rs_fuzz_note(const char *what, int rc, const char *msg);
 /* A refused input's message: rc is -1 and msg one non-empty line of text (util.h: rs_err_t). */
 void rs_fuzz_check_refused(int rc, const char *msg);
 
-/* The same, and msg starts with origin (the file: "path:line: ..." or "path: ..."). */
-void rs_fuzz_check_refused_at(int rc, const char *msg, const char *origin);
+/* The same, and msg starts with origin (the file: "path:line: ..." or "path: ..."); a line it cites
+ * is one of the file's (data, size: its bytes), or the one after its last (what was expected at the
+ * end). */
+void rs_fuzz_check_refused_at(int rc, const char *msg, const char *origin, const uint8_t *data, size_t size);
 
 /* A broken contract: print where and what, then abort (libFuzzer keeps the input as a crash). */
 #define RS_FUZZ_CHECK(cond)                                                                   \

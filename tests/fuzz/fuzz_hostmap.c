@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = rs_hostmap_load(path, n, &hm, &err);
     rs_fuzz_note("rs_hostmap_load", rc, err.msg);
     if (rc != 0) {
-        rs_fuzz_check_refused_at(rc, err.msg, path);
+        rs_fuzz_check_refused_at(rc, err.msg, path, data, size);
         RS_FUZZ_CHECK(hm.n_ranks == 0 && hm.host == NULL && hm.line == NULL);
         rs_hostmap_free(&hm);
         return 0;

@@ -3,18 +3,20 @@
  * checks) and the position table (rs_jsonpos_scan, jsonpos.h) on any text.
  *
  * Contract checked: a refused input gives a one-line message starting with the file's name; an
- * accepted profile has every figure in the range docs/profiles.md states, and writing it
- * (rs_hw_write_json) and reading it back gives the same profile. */
+ * accepted profile has every figure in the range docs/profiles.md states, gives a machine for every
+ * dtype it has a rate for (model/machine/machine.h: its checks pass or refuse it in one line), and
+ * writing it (rs_hw_write_json) and reading it back gives the same profile. */
 #include <math.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "jsonpos.h"
+#include "machine.h"
 #include "profile.h"
 
-static void check_refused(int rc, const rs_err_t *err, const char *origin) {
+static void check_refused(int rc, const rs_err_t *err, const char *origin, const uint8_t *data, size_t size) {
     RS_FUZZ_CHECK(strlen(err->msg) < sizeof err->msg);
-    rs_fuzz_check_refused_at(rc, err->msg, origin);
+    rs_fuzz_check_refused_at(rc, err->msg, origin, data, size);
 }
 
 static void check_name(const char *s, size_t cap) {
@@ -64,6 +66,31 @@ static void check_hw(const rs_hw_t *hw) {
     /* the efficiency curve is defined everywhere */
     RS_FUZZ_CHECK(isfinite(rs_calibration_efficiency(c, 1)) && isfinite(rs_calibration_efficiency(c, 1e9)));
     RS_FUZZ_CHECK(isfinite(rs_calibration_overlap(c, 1)) && isfinite(rs_calibration_overlap(c, 1e12)));
+}
+
+/* The machine of each dtype: built iff the profile has its rate; its checks (a ring of 8 ranks) pass
+ * or say why in one line; eta stays in [0, 1]. */
+static void check_machines(const rs_hw_t *hw) {
+    for (int k = 0; k < RS_DTYPE_COUNT; k++) {
+        rs_machine_t m;
+        rs_err_t err = {{0}};
+        int rc = rs_machine_from_hw(hw, (rs_dtype_t)k, &m, &err);
+        if (hw->flops_per_s[k] <= 0) {
+            rs_fuzz_check_refused(rc, err.msg);
+            continue;
+        }
+        RS_FUZZ_CHECK(rc == 0);
+        rc = rs_machine_validate(&m, 8, &err);
+        rs_fuzz_note("rs_machine_validate", rc, err.msg);
+        if (rc != 0) {
+            rs_fuzz_check_refused(rc, err.msg);
+            continue;
+        }
+        for (double bytes = 1; bytes < 1e13; bytes *= 1000) {
+            const double eta = rs_machine_overlap(&m, bytes);
+            RS_FUZZ_CHECK(eta >= 0 && eta <= 1);
+        }
+    }
 }
 
 static bool same_tier(const rs_tier_t *a, const rs_tier_t *b) {
@@ -130,9 +157,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rs_fuzz_note("rs_hw_parse", rc_text, err.msg);
     if (rc_text == 0) {
         check_hw(&hw);
+        check_machines(&hw);
         round_trip(&hw);
     } else {
-        check_refused(rc_text, &err, "fuzz.json");
+        check_refused(rc_text, &err, "fuzz.json", data, size);
     }
 
     /* the same bytes as files: a tier, then a device profile (read_file: NUL bytes, size) */
@@ -142,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = rs_tier_load(path, &tier, &err);
     rs_fuzz_note("rs_tier_load", rc, err.msg);
     if (rc == 0) check_tier(&tier);
-    else check_refused(rc, &err, path);
+    else check_refused(rc, &err, path, data, size);
 
     rs_hw_t hw2;
     memset(&err, 0, sizeof err);
@@ -152,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         RS_FUZZ_CHECK(memchr(data, '\0', size) == NULL); /* then the file is the text */
         RS_FUZZ_CHECK(rc_text == 0 && same_hw(&hw, &hw2));
     } else {
-        check_refused(rc, &err, path);
+        check_refused(rc, &err, path, data, size);
     }
     free(text);
     return 0;

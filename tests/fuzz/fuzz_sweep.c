@@ -1,10 +1,13 @@
 /* fuzz_sweep.c - the sweep CSV reader: the table reader (rs_table_read, plots/plot.h) and the checks
- * the figures make on a `ringsim sweep` CSV before gnuplot sees it (rs_plot_prepare for tcomm-vs-b
- * and scaling; pred-vs-meas and layout-busy read the same tables).
+ * every figure but the timeline makes on its CSV before gnuplot sees it (rs_plot_prepare): a
+ * `ringsim sweep` CSV (tcomm-vs-b, scaling; with fabric knobs: contention), compare's table
+ * (pred-vs-meas), a busy table (layout-busy), plan's --maxctx-csv (maxctx).
  *
- * Contract checked: a refused input gives a message; an accepted table is text (no NUL byte) with a
- * header and rows of the header's width, with increasing line numbers; the variables handed to gnuplot never hold inf or
- * nan spelled by printf (a missing value is gnuplot's NaN). */
+ * Contract checked: a refused input gives a one-line message starting with the file's name; an
+ * accepted table is text (no NUL byte) with a header and rows of the header's width, with increasing
+ * line numbers; the variables handed to gnuplot never hold inf or nan spelled by printf (a missing
+ * value is gnuplot's NaN). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -46,31 +49,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = rs_fuzz_file("input", ".csv", data, size);
     rs_table_t t;
     rs_err_t err = {{0}};
-    int rc = rs_table_read(path, &t, &err);
-    rs_fuzz_note("rs_table_read", rc, err.msg);
-    if (rc == 0) {
+    const int rc_table = rs_table_read(path, &t, &err);
+    rs_fuzz_note("rs_table_read", rc_table, err.msg);
+    if (rc_table == 0) {
         RS_FUZZ_CHECK(memchr(data, '\0', size) == NULL); /* not text: a NUL cut a cell short */
         check_table(&t);
-        rs_table_free(&t);
     } else {
-        rs_fuzz_check_refused_at(rc, err.msg, path);
+        rs_fuzz_check_refused_at(rc_table, err.msg, path, data, size);
         RS_FUZZ_CHECK(t.n_rows == 0 && t.cols == NULL);
     }
     static const rs_plot_kind_t kinds[] = {RS_PLOT_TCOMM_VS_B, RS_PLOT_SCALING, RS_PLOT_PRED_VS_MEAS,
-                                           RS_PLOT_LAYOUT_BUSY};
+                                           RS_PLOT_LAYOUT_BUSY, RS_PLOT_MAXCTX, RS_PLOT_CONTENTION};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char *vars = NULL;
         memset(&err, 0, sizeof err);
-        rc = rs_plot_prepare(kinds[k], path, NULL, &vars, &err);
+        const int rc = rs_plot_prepare(kinds[k], path, NULL, &vars, &err);
         rs_fuzz_note(rs_plot_kind_name(kinds[k]), rc, err.msg);
         if (rc == 0) {
+            RS_FUZZ_CHECK(rc_table == 0); /* a figure reads the same table */
             RS_FUZZ_CHECK(vars != NULL || kinds[k] == RS_PLOT_LAYOUT_BUSY);
             check_vars(vars);
         } else {
-            rs_fuzz_check_refused_at(rc, err.msg, path);
+            rs_fuzz_check_refused_at(rc, err.msg, path, data, size);
             RS_FUZZ_CHECK(vars == NULL);
         }
         free(vars);
     }
+    rs_table_free(&t);
     return 0;
 }

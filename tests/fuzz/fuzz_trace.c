@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rs_trace_t *t = rs_trace_read_csv(path, &err);
     rs_fuzz_note("rs_trace_read_csv", t ? 0 : -1, err.msg);
     if (!t) {
-        rs_fuzz_check_refused_at(-1, err.msg, path);
+        rs_fuzz_check_refused_at(-1, err.msg, path, data, size);
         return 0;
     }
     check_events(t);

@@ -84,8 +84,17 @@ void rs_fuzz_check_refused(int rc, const char *msg) {
     for (const unsigned char *c = (const unsigned char *)msg; *c; c++) RS_FUZZ_CHECK(*c >= 0x20 && *c != 0x7f);
 }
 
-void rs_fuzz_check_refused_at(int rc, const char *msg, const char *origin) {
+void rs_fuzz_check_refused_at(int rc, const char *msg, const char *origin, const uint8_t *data, size_t size) {
     rs_fuzz_check_refused(rc, msg);
     size_t n = strlen(origin);
     RS_FUZZ_CHECK(!strncmp(msg, origin, n) && msg[n] == ':');
+    if (msg[n + 1] < '0' || msg[n + 1] > '9') return; /* no line cited */
+    char *end;
+    const long line = strtol(msg + n + 1, &end, 10);
+    RS_FUZZ_CHECK(*end == ':');
+    long lines = 0;
+    for (size_t i = 0; i < size; i++) lines += data[i] == '\n';
+    if (size && data[size - 1] != '\n') lines++;
+    if (line < 1 || line > lines + 1) fprintf(stderr, "fuzz: line %ld cited, the file has %ld\n", line, lines);
+    RS_FUZZ_CHECK(line >= 1 && line <= lines + 1);
 }
