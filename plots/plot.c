@@ -257,6 +257,7 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
         if (!t->cols) {
             t->cols = cells;
             t->n_cols = n;
+            t->header_line = ln;
             continue;
         }
         if (n != t->n_cols) {
@@ -317,7 +318,8 @@ const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_
 static int need_cols(const rs_table_t *t, const char *path, const char *const *names, int *idx, rs_err_t *err) {
     for (int i = 0; names[i]; i++) {
         idx[i] = rs_table_col(t, names[i]);
-        if (idx[i] < 0) return rs_errf(err, "%s:%d: expected a column named '%s' in the header line", path, 1, names[i]);
+        if (idx[i] < 0) return rs_errf(err, "%s:%ld: expected a column named '%s' in the header line", path, t->header_line,
+                                    names[i]);
     }
     return 0;
 }
@@ -409,7 +411,7 @@ static int prep_tcomm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_e
                                        "seed_t_comm_s", "pred_t_comp_s", "pred_t_comm_s", NULL};
     int c[8];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     if (rc) {
         rs_table_free(&t);
         return -1;
@@ -600,7 +602,7 @@ static int prep_busy(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_er
     static const char *const need[] = {"rank", "contiguous", "striped", "zigzag", NULL};
     int c[4];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++)
         for (int i = 1; i < 4 && rc == 0; i++) {
             double x;
@@ -619,7 +621,7 @@ static int prep_scaling(const char *data, const rs_plot_opts_t *o, vars_t *v, rs
     static const char *const need[] = {"profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_eff", NULL};
     int c[5];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     int c_sim[2] = {rs_table_col(&t, "sim_t_step_s"), rs_table_col(&t, "sim_overlap_eff")};
     enum { MAXP = 16 };
     const char *prof[MAXP];
@@ -685,7 +687,7 @@ static int prep_maxctx(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_
     static const char *const need[] = {"profile", "n_ranks", "max_seq_tokens", NULL};
     int c[3];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     char list[1024] = "";
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
         const char *p = t.cells[r][c[0]];
@@ -710,7 +712,7 @@ static int prep_contention(const char *data, const rs_plot_opts_t *o, vars_t *v,
     static const char *const need[] = {"series", "nics", "oversub", "efficiency", "efficiency_free", NULL};
     int c[5];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     char list[4096] = "";
     bool nics_vary = false, ratio_vary = false;
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {

@@ -89,6 +89,7 @@ typedef struct {
     size_t n_rows;     /* data rows */
     char ***cells;     /* [n_rows][n_cols] */
     long *lines;       /* [n_rows] line numbers in the file */
+    long header_line;  /* the header's line number in the file */
     size_t n_notes;    /* '#' lines (without the '#' and leading spaces) */
     char **notes;
 } rs_table_t;

@@ -5,7 +5,7 @@
  *
  * Contract checked: a refused input gives a one-line message starting with the file's name; an
  * accepted table is text (no NUL byte) with a header and rows of the header's width, with increasing
- * line numbers; the variables handed to gnuplot never hold inf or nan spelled by printf (a missing
+ * line numbers after the header's (the line a message about the header cites); the variables handed to gnuplot never hold inf or nan spelled by printf (a missing
  * value is gnuplot's NaN). */
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,10 @@
 #include "plot.h"
 
 static void check_table(const rs_table_t *t) {
-    RS_FUZZ_CHECK(t->n_cols >= 1 && t->cols != NULL);
+    RS_FUZZ_CHECK(t->n_cols >= 1 && t->cols != NULL && t->header_line >= 1);
     for (int c = 0; c < t->n_cols; c++) RS_FUZZ_CHECK(t->cols[c] && !strchr(t->cols[c], ','));
     for (size_t r = 0; r < t->n_rows; r++) {
-        RS_FUZZ_CHECK(t->lines[r] >= 2 && (r == 0 || t->lines[r] > t->lines[r - 1]));
+        RS_FUZZ_CHECK(t->lines[r] > (r == 0 ? t->header_line : t->lines[r - 1]));
         for (int c = 0; c < t->n_cols; c++) RS_FUZZ_CHECK(t->cells[r][c] && !strchr(t->cells[r][c], ','));
     }
     for (int c = 0; c < t->n_cols; c++) RS_FUZZ_CHECK(rs_table_col(t, t->cols[c]) <= c);
@@ -43,6 +43,15 @@ static void check_vars(const char *vars) {
         }
         if (s) s++;
     }
+}
+
+/* A figure's message about the table's shape cites its line: the header's for a missing column, the
+ * one after it for no data row. */
+static void check_shape_line(const char *msg, const char *path, const rs_table_t *t) {
+    const char *at = msg + strlen(path) + 1;
+    const long line = strtol(at, NULL, 10);
+    if (strstr(msg, "in the header line")) RS_FUZZ_CHECK(line == t->header_line);
+    if (strstr(msg, "expected at least one data row")) RS_FUZZ_CHECK(line == t->header_line + 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -71,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check_vars(vars);
         } else {
             rs_fuzz_check_refused_at(rc, err.msg, path, data, size);
+            if (rc_table == 0) check_shape_line(err.msg, path, &t);
             RS_FUZZ_CHECK(vars == NULL);
         }
         free(vars);
