@@ -118,12 +118,25 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
         int g = -1, i = -1;
         if (c == 'h') {
             rc = 1;
-        } else if (c == ':') {
-            rc = rs_errf(err, "option '%s' needs a value (see ringsim %s --help)", argv[optind - 1], cmd);
+        } else if (c == ':' || c == '?') {
+            /* optopt: the letter of a short option, a long option's code, 0 for an unknown long one;
+             * argv[optind - 1] is not always the option: "-zN" stops on z with optind still on it */
+            char name[96];
+            if (optopt >= RS_OPT_CODE) {
+                const int og = (optopt - RS_OPT_CODE) / 64, oi = (optopt - RS_OPT_CODE) % 64;
+                snprintf(name, sizeof name, "--%s", groups[og].opts[oi].name);
+            } else if (optopt > 0) {
+                snprintf(name, sizeof name, "-%c", optopt);
+            } else {
+                snprintf(name, sizeof name, "%s", argv[optind - 1]);
+            }
+            if (c == ':') rc = rs_errf(err, "option '%s' needs a value (see ringsim %s --help)", name, cmd);
+            else if (optopt >= RS_OPT_CODE) rc = rs_errf(err, "option '%s' takes no value (see ringsim %s --help)", name, cmd);
+            else rc = rs_errf(err, "unknown option '%s' (see ringsim %s --help)", name, cmd);
         } else if (c >= RS_OPT_CODE) {
             g = (c - RS_OPT_CODE) / 64, i = (c - RS_OPT_CODE) % 64;
-        } else if (c == '?' || !find_short(groups, n_groups, c, &g, &i)) {
-            rc = rs_errf(err, "unknown option '%s' (see ringsim %s --help)", argv[optind - 1], cmd);
+        } else if (!find_short(groups, n_groups, c, &g, &i)) {
+            rc = rs_errf(err, "unknown option '-%c' (see ringsim %s --help)", c, cmd);
         }
         if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) groups[g].seen |= 1ull << i;
     }

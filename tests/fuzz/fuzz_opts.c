@@ -10,10 +10,10 @@
  * background is sized: rs_cli_job_background); anything else parses as `ringsim model` does and
  * finishes its setup (rs_setup_finish: profile, overrides, machine, every problem). Profiles, tiers
  * and models are loaded only when they name presets (a path could name /dev/stdin).
- * Contract checked: a refused command line gives a one-line message; accepted values stay in their
- * ranges; parsing the same argv twice gives the same result (nothing leaks from one parse into the
- * next); what the command then checks passes or is refused with a message, and a setup it passes
- * holds a valid machine and problems. */
+ * Contract checked: a refused command line gives a one-line message, naming the option when it is
+ * about one; accepted values stay in their ranges; parsing the same argv twice gives the same result
+ * (nothing leaks from one parse into the next); what the command then checks passes or is refused
+ * with a message, and a setup it passes holds a valid machine and problems. */
 #include <string.h>
 #include <strings.h>
 
@@ -174,6 +174,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     RS_FUZZ_CHECK(!memcmp(st[0], st[1], st_size));
     if (rc[0] < 0) {
         rs_fuzz_check_refused(rc[0], err[0].msg);
+        /* a message about an option names the option ("-z", "--seq"), not a neighbouring argument */
+        const char *m = err[0].msg;
+        if (!strncmp(m, "unknown option '", 16)) RS_FUZZ_CHECK(m[16] == '-');
+        if (!strncmp(m, "option '", 8)) RS_FUZZ_CHECK(m[8] == '-');
     } else if (rc[0] == 0 && sweep) {
         check_sweep(st[0]);
 #ifdef RINGSIM_HAVE_SIM
