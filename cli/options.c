@@ -125,8 +125,8 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
             if (optopt >= RS_OPT_CODE) {
                 const int og = (optopt - RS_OPT_CODE) / 64, oi = (optopt - RS_OPT_CODE) % 64;
                 snprintf(name, sizeof name, "--%s", groups[og].opts[oi].name);
-            } else if (optopt > 0) {
-                snprintf(name, sizeof name, "-%c", optopt);
+            } else if (optopt != 0) { /* glibc's char: a byte over 0x7f is negative */
+                snprintf(name, sizeof name, "-%c", (char)optopt);
             } else {
                 snprintf(name, sizeof name, "%s", argv[optind - 1]);
             }
