@@ -46,12 +46,16 @@ static void check_vars(const char *vars) {
 }
 
 /* A figure's message about the table's shape cites its line: the header's for a missing column, the
- * one after it for no data row. */
+ * one after it for no data row. msg is "path:LINE: what" (rs_fuzz_check_refused_at checked that). */
 static void check_shape_line(const char *msg, const char *path, const rs_table_t *t) {
     const char *at = msg + strlen(path) + 1;
-    const long line = strtol(at, NULL, 10);
-    if (strstr(msg, "in the header line")) RS_FUZZ_CHECK(line == t->header_line);
-    if (strstr(msg, "expected at least one data row")) RS_FUZZ_CHECK(line == t->header_line + 1);
+    if (*at < '0' || *at > '9') return; /* no line cited */
+    char *what;
+    const long line = strtol(at, &what, 10);
+    what += 2; /* ": " */
+    static const char missing[] = "expected a column named '"; /* the names are the figure's own */
+    if (!strncmp(what, missing, sizeof missing - 1)) RS_FUZZ_CHECK(line == t->header_line);
+    if (!strcmp(what, "expected at least one data row")) RS_FUZZ_CHECK(line == t->header_line + 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
