@@ -131,8 +131,16 @@ int rs_placement_load_map(const char *path, int64_t n, int64_t devices, rs_place
     char line[1 << 16];
     int64_t *row = malloc(sizeof *row * (size_t)n);
     if (!row) rc = rs_errf(err, "%s: out of memory", path);
-    while (rc == 0 && fgets(line, sizeof line, fp)) {
+    for (long len; rc == 0 && (len = rs_read_line(fp, line, sizeof line)) != -1;) {
         lineno++;
+        if (len == -2) {
+            rc = rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, lineno, sizeof line - 1);
+            break;
+        }
+        if (len == -3) {
+            rc = rs_errf(err, "%s:%d: expected text, found a NUL byte", path, lineno);
+            break;
+        }
         char *bad = NULL;
         const int64_t k = map_line(line, n, row, &bad);
         if (k < 0) {

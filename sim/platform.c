@@ -175,21 +175,6 @@ int rs_hostmap_identity(int64_t n, rs_hostmap_t *out, rs_err_t *err) {
     return 0;
 }
 
-/* Read one line of fp without its '\n' into buf (cap bytes). Returns its length, -1 at the end of the
- * file, -2 when it does not fit in buf, -3 when it holds a NUL byte (not text). */
-static long read_line(FILE *fp, char *buf, size_t cap) {
-    size_t len = 0;
-    int c;
-    while ((c = getc(fp)) != EOF && c != '\n') {
-        if (c == '\0') return -3;
-        if (len + 1 >= cap) return -2;
-        buf[len++] = (char)c;
-    }
-    if (c == EOF && len == 0) return -1;
-    buf[len] = '\0';
-    return (long)len;
-}
-
 int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *err) {
     FILE *fp = fopen(path, "r");
     if (!fp) return rs_errf(err, "--hostmap %s: %s", path, strerror(errno));
@@ -200,7 +185,7 @@ int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *er
     char line[4096];
     int lineno = 0, rc = 0;
     int64_t next = 0; /* implicit rank of the next "HOST" entry */
-    for (long len; rc == 0 && (len = read_line(fp, line, sizeof line)) != -1;) {
+    for (long len; rc == 0 && (len = rs_read_line(fp, line, sizeof line)) != -1;) {
         lineno++;
         if (len == -2) {
             rc = rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, lineno, sizeof line - 1);

@@ -217,6 +217,19 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
     return buf;
 }
 
+long rs_read_line(FILE *fp, char *buf, size_t cap) {
+    size_t len = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (c == '\0') return -3;
+        if (len + 1 >= cap) return -2;
+        buf[len++] = (char)c;
+    }
+    if (c == EOF && len == 0) return -1;
+    buf[len] = '\0';
+    return (long)len;
+}
+
 const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }
 
 int rs_enum_parse(const char *const *names, int n, const char *s) {
