@@ -268,10 +268,18 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
+                         rs_err_t *err) {
+    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, err);
+    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
+        rc = rs_errf(err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
+    return rc;
+}
+
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
     const rs_command_t *cmd = rs_cli_command(name);
     rs_err_t err = {{0}};
-    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, &err);
+    int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
         if (loud) {
             fputs(cmd->usage, stdout);
@@ -280,8 +288,6 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         }
         return RS_EXIT_OK;
     }
-    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
-        rc = rs_errf(&err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
     if (rc < 0) {
         if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd->name, err.msg);
         return RS_EXIT_USAGE;

@@ -13,10 +13,27 @@
 
 int rs_errf(rs_err_t *err, const char *fmt, ...) {
     if (err) {
+        char raw[sizeof err->msg]; /* not err->msg itself: callers pass err->msg as an argument */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        /* one line of text: control bytes a message quotes from a file or an argument (a JSON key's
+         * \n, a CR, ESC) are written as escapes */
+        size_t n = 0, cap = sizeof err->msg;
+        for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
+            if (*c >= 0x20 && *c != 0x7f) {
+                if (n + 1 >= cap) break;
+                err->msg[n++] = (char)*c;
+                continue;
+            }
+            char esc[8];
+            int k = snprintf(esc, sizeof esc, *c == '\n' ? "\\n" : *c == '\r' ? "\\r" : *c == '\t' ? "\\t" : "\\x%02x", (unsigned)*c);
+            if (n + (size_t)k >= cap) break;
+            memcpy(err->msg + n, esc, (size_t)k);
+            n += (size_t)k;
+        }
+        err->msg[n] = '\0';
     }
     return -1;
 }
@@ -198,6 +215,19 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
         return NULL;
     }
     return buf;
+}
+
+long rs_read_line(FILE *fp, char *buf, size_t cap) {
+    size_t len = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (c == '\0') return -3;
+        if (len + 1 >= cap) return -2;
+        buf[len++] = (char)c;
+    }
+    if (c == EOF && len == 0) return -1;
+    buf[len] = '\0';
+    return (long)len;
 }
 
 const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }

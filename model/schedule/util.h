@@ -22,7 +22,9 @@ typedef struct {
     char msg[1024]; /* one line, no trailing newline; empty when no error */
 } rs_err_t;
 
-/* Format an error into err (may be NULL). Always returns -1 so callers can `return rs_errf(...)`. */
+/* Format an error into err (may be NULL); control bytes in the result (from quoted input) are written
+ * as escapes (\n, \r, \t, \xNN), so the message stays one line. Always returns -1 so callers can
+ * `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a non-negative integer with an optional K/M/G/T suffix (powers of 1024: 1K = 1024,
@@ -62,6 +64,12 @@ int rs_enum_parse(const char *const *names, int n, const char *s);
  * the messages: "PATH: cannot read: No such file or directory", "PATH: larger than N bytes: not a
  * WHAT", "PATH: contains a NUL byte: not a WHAT", "PATH: read error". NULL with err. */
 char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err);
+
+/* One line of fp into buf (cap bytes) without its '\n', NUL-terminated, for readers that go line by
+ * line (hostmap, device map). Returns its length; -1 at the end of the file (nothing left); -2 when
+ * it holds more than cap - 1 characters; -3 when it holds a NUL byte (not text: fgets would cut the
+ * line there silently). After -2 or -3 the rest of the line is left unread. Can't fail. */
+long rs_read_line(FILE *fp, char *buf, size_t cap);
 
 /* Monotonic wall clock in seconds. Can't fail. */
 double rs_now_s(void);
