@@ -27,6 +27,15 @@ static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
+static int parse_mask(void *dst, const char *arg, rs_err_t *err) {
+    rs_validate_in_t *j = dst;
+    if (!strcmp(arg, "full")) j->n_masks = 1, j->masks_causal[0] = false;
+    else if (!strcmp(arg, "causal")) j->n_masks = 1, j->masks_causal[0] = true;
+    else if (!strcmp(arg, "both")) j->n_masks = 2, j->masks_causal[0] = false, j->masks_causal[1] = true;
+    else return rs_errf(err, "--mask %s: expected full, causal or both", arg);
+    return 0;
+}
+
 #define O(field) offsetof(rs_validate_in_t, field)
 static const rs_opt_t own_opts[] = {
     {"blocks", 0, "LIST", "8,16,...,1024", "B sweep, comma list (K suffix)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_blocks,
@@ -44,7 +53,11 @@ static const rs_opt_t own_opts[] = {
     {"reps", 0, "N", "7", "measured repetitions per B and round", RS_ARG_INT, O(exec.reps), 1, 10000, NULL, NULL, NULL},
     {"warmup", 0, "N", "1", "unmeasured repetitions per B", RS_ARG_INT, O(exec.warmup), 0, 10000, NULL, NULL, NULL},
     {"no-sim", 0, NULL, "sim when built", "skip the simulator", RS_ARG_TRUE, O(no_sim), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "per-B rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "per-(configuration, B) rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"mask", 0, "M", "--causal's", "full | causal | both: the masks to validate (overrides --causal)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_mask, NULL},
+    {"summary", 0, "FILE", "none", "the held-out table (one row per configuration) as CSV", RS_ARG_STRING, O(summary_csv), 0,
+     0, NULL, NULL, NULL},
     {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_STRING, O(trace_dir), 0, 0, NULL, NULL,
      NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_timeout, NULL},
@@ -55,13 +68,18 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_cli_exec_cmd_t e;
     rs_validate_in_t j;
     rs_validate_defaults(&j);
+    j.n_masks = 0; /* --mask, or the problem's --causal after parsing */
     int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
-    if (e.c.n_layouts != 1 || e.c.n_passes != 1) rs_errf(&err, "--layout and --pass: give one of each");
+    /* the configurations: every layout x pass asked for (--layout all, --pass both) */
+    j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
+    if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;
+    memcpy(j.layouts, e.c.layouts, sizeof j.layouts);
+    memcpy(j.passes, e.c.passes, sizeof j.passes);
     /* the problem and the hardware options: every B valid before any rank starts */
-    if (err.msg[0] || rs_exec_check_out("csv", j.csv, false, &err) < 0 ||
+    if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("summary", j.summary_csv, false, &err) < 0 ||
         rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
         rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0 ||
         rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
