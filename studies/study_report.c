@@ -366,12 +366,13 @@ static void file_tail(const char *path, char *buf, size_t len) {
 #define VAL_FIT_TAG "contiguous-forward-full"
 
 /* Run `self validate` on the measurement problem (rs_setup_measure_problem, spelled out) for every
- * layout, both passes and both masks (the held-out table) into vdir; its output goes to log.
+ * layout, both passes and both masks (the held-out table) into vdir, B = 8..512, 2 rounds of 3
+ * repetitions (12 configurations: a shorter sweep than validate's own); its output goes to log.
  * Returns its exit status, -1 if it could not start, -2 on timeout. */
 static int run_validate(const char *self, const char *vdir, const char *log, int64_t timeout_s) {
     rs_problem_t p;
     rs_setup_measure_problem(&p);
-    char a[14][1400];
+    char a[15][1400];
     snprintf(a[0], sizeof a[0], "--csv=%s/validate.csv", vdir);
     snprintf(a[1], sizeof a[1], "--trace-dir=%s/traces", vdir);
     snprintf(a[2], sizeof a[2], "--save-profile=%s/calibrated.json", vdir);
@@ -385,7 +386,10 @@ static int run_validate(const char *self, const char *vdir, const char *log, int
     snprintf(a[10], sizeof a[10], "--pass=both");
     snprintf(a[11], sizeof a[11], "--summary=%s/heldout.csv", vdir);
     snprintf(a[12], sizeof a[12], "--rounds=2");
-    char *args[] = {(char *)self, "validate", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], NULL};
+    snprintf(a[13], sizeof a[13], "--reps=3");
+    snprintf(a[14], sizeof a[14], "--blocks=8,16,32,64,128,256,512");
+    char *args[] = {(char *)self, "validate", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
+                    a[13], a[14], NULL};
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.argv = args;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "plot.h"
 #include "setup.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
@@ -601,12 +602,13 @@ void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n) 
                 rs_fmt_num(r->mk_med, "%.3f", c[6], 16), rs_fmt_num(r->mk_max, "%.3f", c[7], 16),
                 rs_fmt_num(r->x_meas, "%.4g", c[8], 16), rs_fmt_num(r->x_model, "%.4g", c[9], 16));
     }
-    for (int i = 0; i < n; i++)
-        if (rows[i].n_ranks > rows[i].cores) {
+    for (int i = 0; i < n; i++) { /* once per N */
+        bool seen = false;
+        for (int k = 0; k < i; k++) seen |= rows[k].n_ranks == rows[i].n_ranks;
+        if (!seen && rows[i].n_ranks > rows[i].cores)
             fprintf(out, "# oversubscribed: %lld ranks on %lld cores - the ranks share cores, and that is part of what is "
                          "measured\n", (long long)rows[i].n_ranks, (long long)rows[i].cores);
-            break;
-        }
+    }
 }
 
 /* A CSV cell: the number, or empty when it is not finite. */
@@ -628,6 +630,35 @@ void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int
         csv_num(out, r->b_lo), csv_num(out, r->b_hi);
         fputs("\n", out);
     }
+}
+
+/* A number cell (empty: NaN). */
+static double num_cell(const char *c) { return c[0] ? strtod(c, NULL) : NAN; }
+
+int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(path, &t, err) != 0) return -1;
+    static const char *const names[20] = {"n_ranks", "cores", "layout", "pass", "mask", "q_heads", "kv_heads", "fitted",
+                                          "t_comp_med", "t_comp_p95", "t_comm_med", "t_comm_p95", "t_step_med", "t_step_p95",
+                                          "makespan_med", "makespan_max", "crossover_meas", "crossover_model", "b_lo", "b_hi"};
+    int c[20], rc = 0;
+    for (int k = 0; k < 20 && rc == 0; k++)
+        if ((c[k] = rs_table_col(&t, names[k])) < 0) rc = rs_errf(err, "%s: no column %s (not a validate --summary file)", path, names[k]);
+    for (size_t i = 0; rc == 0 && i < t.n_rows && *n < max; i++) {
+        char **x = t.cells[i];
+        rs_validate_row_t *r = &rows[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->n_ranks = strtoll(x[c[0]], NULL, 10), r->cores = strtoll(x[c[1]], NULL, 10);
+        r->causal = !strcmp(x[c[4]], "causal");
+        r->q_heads = strtoll(x[c[5]], NULL, 10), r->kv_heads = strtoll(x[c[6]], NULL, 10), r->fitted = x[c[7]][0] == '1';
+        if (rs_layout_parse(x[c[2]], &r->layout) < 0 || rs_pass_parse(x[c[3]], &r->pass) < 0)
+            rc = rs_errf(err, "%s:%ld: bad layout or pass", path, t.lines[i]);
+        for (int k = 0; k < 3; k++) r->med[k] = num_cell(x[c[8 + 2 * k]]), r->p95[k] = num_cell(x[c[9 + 2 * k]]);
+        r->mk_med = num_cell(x[c[14]]), r->mk_max = num_cell(x[c[15]]), r->x_meas = num_cell(x[c[16]]);
+        r->x_model = num_cell(x[c[17]]), r->b_lo = num_cell(x[c[18]]), r->b_hi = num_cell(x[c[19]]);
+    }
+    rs_table_free(&t);
+    return rc;
 }
 
 /* Every configuration's summary, then the held-out table (and the CSV files). */

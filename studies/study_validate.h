@@ -56,6 +56,8 @@ typedef struct {
     const char *summary_csv;         /* the held-out table as CSV (NULL: no) */
     const char *trace_dir;           /* measured, predicted and simulated traces per B (NULL: none) */
     bool no_sim;                     /* skip the simulator */
+    int n_ranks_list;                /* ringsim validate --ranks-list: one job per N (cli/cmd_validate.c); the */
+    int64_t ranks_list[8];           /* study itself runs problem.n_ranks */
     FILE *out;                       /* the report (rank 0): calibration, per-B tables, errors, crossovers */
 } rs_validate_in_t;
 
@@ -90,6 +92,10 @@ int rs_study_validate(const rs_validate_in_t *in);
  * not reached) and its CSV form (empty cells for the same). Can't fail. */
 void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n);
 void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n);
+
+/* Read a held-out table written by rs_validate_write_summary_csv, appending its rows to rows[*n..max).
+ * Returns 0 or -1 with err ("PATH:LINE: ..."). */
+int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err);
 
 /* A crossover for a sentence: "B = 64.2", or "not reached in the swept range (B = 8..1024)" when x
  * is not finite. Returns buf. */
