@@ -20,6 +20,7 @@
 
 #define KCAP 4096 /* kernel samples per B and rank */
 #define OCAP 64   /* overlap samples per B and rank */
+#define OREPS 4   /* overlap samples per B, pass and round: their median is one point of the curve */
 
 void rs_validate_defaults(rs_validate_in_t *in) {
     memset(in, 0, sizeof *in);
@@ -244,7 +245,7 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
                               KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     if (job->n_ranks >= 2 &&
-        rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, 2, in->exec.timeout_s,
+        rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
                                  ps->oend[i], ps->obusy[i], ps->oalone[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     return RS_EXIT_OK;
