@@ -189,9 +189,16 @@ static void flows_free(const rs_compute_ops_t *cops, const block_t *blk, flows_t
     if (f->dsend) cops->buf_free(blk->cs, f->dsend);
 }
 
+/* The last receive's completion from the first post of a step's transfers (the trace's recv). */
+static double recv_span(const rs_xfer_time_t *tm, int n_recv) {
+    double p0 = INFINITY, p1 = -INFINITY;
+    for (int i = 0; i < n_recv; i++) p0 = fmin(p0, tm[i].post_s), p1 = fmax(p1, tm[i].done_s);
+    return p1 - p0;
+}
+
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
+                             double *busy_s, double *alone_s, double *xfer_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
                              rs_err_t *err) {
     const int64_t nn = tops->size(ts), rank = tops->rank(ts);
     if (flows) memset(flows, 0, sizeof *flows);
@@ -218,8 +225,10 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
     }
     for (int r = 0; r < reps + 1; r++) {
         double t0, t1, c0, c1;
-        rs_xfer_time_t tm[2 * RS_MAX_TRANSFERS];
-        if (tops->barrier(ts, timeout_s, err) < 0 || block_step(cops, &blk, &c0, &c1, err) < 0 || /* alone */
+        rs_xfer_time_t tm[2 * RS_MAX_TRANSFERS], tx[2 * RS_MAX_TRANSFERS];
+        if (tops->barrier(ts, timeout_s, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || /* the transfers alone */
+            tops->wait(ts, timeout_s, tx, err) < 0 || tops->barrier(ts, timeout_s, err) < 0 ||
+            block_step(cops, &blk, &c0, &c1, err) < 0 || /* the compute alone */
             tops->barrier(ts, timeout_s, err) < 0)
             goto out;
         if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
@@ -230,11 +239,10 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
             tops->wait(ts, timeout_s, tm, err) < 0)
             goto out;
         if (r == 0 || *n >= cap) continue; /* warm-up */
-        double p0 = INFINITY, p1 = -INFINITY; /* the receives: the step's blocks' arrival, as the trace's recv */
-        for (int i = 0; i < f.n; i++) p0 = fmin(p0, tm[i].post_s), p1 = fmax(p1, tm[i].done_s);
-        end_s[*n] = p1 - p0;
+        end_s[*n] = recv_span(tm, f.n); /* the receives: the step's blocks' arrival, as the trace's recv */
         busy_s[*n] = t1 - t0;
         alone_s[*n] = c1 - c0;
+        if (xfer_s) xfer_s[*n] = recv_span(tx, f.n);
         (*n)++;
     }
     if (flows) {
@@ -304,6 +312,17 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
         l = 0, u = num / den;
     }
     *L = l, *W = 1.0 / u;
+}
+
+void rs_calib_fit_transport(rs_calib_t *c) {
+    c->fit_err_max = 0;
+    if (c->n_sizes < 1) return;
+    fit_alpha_beta(c->sizes, c->t_msg_s, c->n_sizes, &c->latency_s, &c->bw_bytes_per_s);
+    for (int i = 0; i < c->n_sizes; i++) {
+        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
+        if (r > c->fit_err_max) c->fit_err_max = r;
+    }
+    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
 }
 
 static double memcpy_bw(void) {
@@ -506,14 +525,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             double local = med(samples, (size_t)reps);
             if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
         }
-        if (rank == 0) {
-            fit_alpha_beta(out->sizes, out->t_msg_s, out->n_sizes, &out->latency_s, &out->bw_bytes_per_s);
-            for (int i = 0; i < out->n_sizes; i++) {
-                double f = out->latency_s + (double)out->sizes[i] / out->bw_bytes_per_s;
-                double r = fabs(f - out->t_msg_s[i]) / out->t_msg_s[i];
-                if (r > out->fit_err_max) out->fit_err_max = r;
-            }
-        }
+        if (rank == 0) rs_calib_fit_transport(out);
 
         /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with the pass's own
          * ring transfers posted at its start; eta is then fitted over all the points (below) */
@@ -532,7 +544,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             const int reps = (int)go[1];
             rs_calib_flows_t fl;
             if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, comps,
-                                         alone, 16, &ns, &fl, err) < 0)
+                                         alone, NULL, 16, &ns, &fl, err) < 0)
                 goto done;
             double E, TC, TA;
             if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||

@@ -93,16 +93,22 @@ typedef struct {
 } rs_calib_flows_t;
 
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
- * after one warm-up of the FULL B x B block step alone, then with the pass's ring transfers
- * (rs_calib_step_flows: sent to p+1, the same received from p-1; the K,V sent is the block being
- * computed on, freshly uploaded, as in a ring step) posted at its start. Appends this rank's receive
- * completion (the last receive's, from their post), busy compute and alone compute per repetition
- * to end_s, busy_s, alone_s [*n, cap); *flows (may be NULL) says what was posted. Returns 0 or -1
- * with err. */
+ * after one warm-up of: the pass's ring transfers alone (rs_calib_step_flows: sent to p+1, the same
+ * received from p-1), the FULL B x B block step alone, then the step with the transfers posted at
+ * its start (the K,V sent is the block being computed on, freshly uploaded, as in a ring step).
+ * Appends this rank's receive completion with the compute (the last receive's, from their post),
+ * busy compute, alone compute and (xfer_s may be NULL) the receive completion of the transfers alone
+ * per repetition to end_s, busy_s, alone_s, xfer_s [*n, cap); *flows (may be NULL) says what was
+ * posted. Returns 0 or -1 with err. */
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
+                             double *busy_s, double *alone_s, double *xfer_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
                              rs_err_t *err);
+
+/* The alpha-beta fit t = L + m / W of out->sizes / out->t_msg_s (least squares on relative error;
+ * fit_err_max the largest |relative error|), and every overlap point's t_xfer_s = L + bytes / W
+ * with it. Can't fail. */
+void rs_calib_fit_transport(rs_calib_t *c);
 
 /* From out->ov[] (block, bytes, n_flows, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and
  * out->latency_s: the host cost n o + O m (least squares on the relative error of t_comp_busy_s,

@@ -84,7 +84,7 @@ typedef struct {
     double (*ksmp)[KCAP];                /* [n_b][KCAP] kernel samples at each B */
     size_t nk[RS_VALIDATE_MAX_B];
     uint64_t kflops[RS_VALIDATE_MAX_B];
-    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP]; /* [n_b][OCAP] overlap samples */
+    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP]; /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
     rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
 } val_pass_t;
@@ -246,7 +246,7 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
         return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     if (job->n_ranks >= 2 &&
         rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
-                                 ps->oend[i], ps->obusy[i], ps->oalone[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
+                                 ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     return RS_EXIT_OK;
 }
@@ -331,45 +331,54 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
     return rc;
 }
 
-/* The overlap points at every B of the sweep from the interleaved samples (the pass's own transfers)
- * replace the calibration's at that B or join them: the curve reaches the sweep's largest step. Host
- * cost and overlap curve are fitted again over all points. */
+/* The transport and the overlap points at every B of the sweep from the interleaved samples (the
+ * pass's own transfers): the alpha-beta fit on the transfers alone at the sweep's sizes replaces the
+ * calibration's (one load burst during calibration no longer sets L and W for the whole run); the
+ * overlap points replace the calibration's at that B or join them (the curve reaches the sweep's
+ * largest step). Host cost and overlap curve are fitted again over all points. */
 static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     rs_calib_t *c = &ps->calib;
     rs_err_t err = {{0}};
+    int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
-        double e_s, busy_s, alone_s;
+        double e_s, busy_s, alone_s, x_s;
         if (rs_calib_rank_median(job->tops, job->ts, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0) {
+            rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
         if (job->rank != 0 || ps->no[i] == 0) continue;
+        const rs_calib_flows_t *fl = &ps->oflows[i];
+        if (n_sizes < RS_CALIB_MAX_SIZES) c->sizes[n_sizes] = fl->bytes, c->t_msg_s[n_sizes++] = x_s;
         int k = 0;
         while (k < c->n_ov && c->ov[k].block != in->b[i]) k++;
         if (k == c->n_ov && c->n_ov == RS_CALIB_MAX_OV) continue;
         if (k == c->n_ov) c->n_ov++;
-        const rs_calib_flows_t *fl = &ps->oflows[i];
-        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s,
-                                        c->latency_s + (double)fl->bytes / c->bw_bytes_per_s, e_s, 1,
-                                        alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1};
+        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1, alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1};
     }
     if (job->rank != 0 || job->n_ranks < 2 || c->n_ov == 0) return RS_EXIT_OK;
+    if (n_sizes >= 2) c->n_sizes = n_sizes; /* the sweep's transfers alone */
+    rs_calib_fit_transport(c);
     rs_calib_fit_overlap(c);
-    fprintf(v->out, "# %s: overlap points from samples interleaved with the runs (host cost and curve fitted again):\n"
-                    "#      B flows        bytes      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
+    fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
+                    "curve fitted again):\n#      B flows        bytes    t_xfer_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
             rs_pass_name(ps->prob.pass));
     for (int k = 0; k < c->n_ov; k++) {
-        char eta[16];
-        fprintf(v->out, "  %6lld %5d %12llu %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
-                (unsigned long long)c->ov[k].bytes, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
+        char eta[16], tx[24] = "-";
+        for (int q = 0; q < c->n_sizes; q++)
+            if (c->sizes[q] == c->ov[k].bytes) snprintf(tx, sizeof tx, "%.6g", c->t_msg_s[q]);
+        fprintf(v->out, "  %6lld %5d %12llu %11s %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
+                (unsigned long long)c->ov[k].bytes, tx, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
                 rs_fmt_num(c->ov[k].eta, "%.3f", eta, sizeof eta));
     }
-    fprintf(v->out, "# host cost %.3g s per flow + %.3g s/byte (median |error| of the busy compute %.1f%%)\n",
-            c->model.host_s_per_xfer, c->model.host_s_per_byte, 100 * c->host_fit_err);
+    fprintf(v->out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); host cost %.3g s per flow + "
+                    "%.3g s/byte (median |error| of the busy compute %.1f%%)\n",
+            c->latency_s, c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max, c->model.host_s_per_xfer, c->model.host_s_per_byte,
+            100 * c->host_fit_err);
     return RS_EXIT_OK;
 }
 
@@ -395,6 +404,10 @@ static int val_refit(val_t *v, val_pass_t *ps) {
     ps->calib.flops_peak *= mx;
     ps->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
     ps->m.flops_per_s = ps->calib.flops_peak;
+    if (ps->calib.bw_bytes_per_s > 0) { /* the transport fitted again */
+        ps->m.intra.latency_s = ps->hw.intra.latency_s = ps->calib.latency_s;
+        ps->m.intra.bw_bytes_per_s = ps->hw.intra.bw_bytes_per_s = ps->calib.bw_bytes_per_s;
+    }
     fprintf(v->out, "# %s: F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n",
             rs_pass_name(ps->prob.pass));
     for (int e = 0; e < ps->m.cal.n_eff; e++)
@@ -691,7 +704,8 @@ static void val_free(val_t *v) {
         for (int i = 0; i < RS_VALIDATE_MAX_B; i++)
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
-    for (int j = 0; j < RS_PASS_COUNT; j++) free(v->ps[j].ksmp), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone);
+    for (int j = 0; j < RS_PASS_COUNT; j++)
+        free(v->ps[j].ksmp), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer);
     free(v);
 }
 
@@ -708,7 +722,8 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
         ps->oend = calloc((size_t)in->n_b, sizeof *ps->oend);
         ps->obusy = calloc((size_t)in->n_b, sizeof *ps->obusy);
         ps->oalone = calloc((size_t)in->n_b, sizeof *ps->oalone);
-        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone;
+        ps->oxfer = calloc((size_t)in->n_b, sizeof *ps->oxfer);
+        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone && ps->oxfer;
     }
     const size_t cap = (size_t)in->n_b * (size_t)(job->n_ranks * (job->n_ranks + 1)) * 2 + 1;
     for (int j = 0; j < v->np; j++)
