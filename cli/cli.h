@@ -108,6 +108,10 @@ int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_
 /* "ringsim NAME: message" (when loud); returns RS_EXIT_USAGE. */
 int rs_cli_usage(const char *name, bool loud, const rs_err_t *err);
 
+/* Write a jansson tree (a json_t *, taken: it is released) as indented JSON with exact reals to
+ * path, atomically ("-" = stdout). Returns 0 or -1 with err. */
+int rs_cli_write_json(const char *path, void *root, rs_err_t *err);
+
 /* The command line as one string, "ringsim sweep -S 64K ..." (truncated to len). Returns buf. */
 const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
 

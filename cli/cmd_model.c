@@ -154,22 +154,7 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(root);
-    if (!text) return rs_errf(err, "out of memory");
-    int rc = 0;
-    if (!strcmp(path, "-")) {
-        printf("%s\n", text);
-    } else {
-        rs_file_t f;
-        rc = rs_file_open(&f, path, err);
-        if (rc == 0) {
-            fprintf(f.fp, "%s\n", text);
-            rc = rs_file_commit(&f, err);
-        }
-    }
-    free(text);
-    return rc;
+    return rs_cli_write_json(path, root, err);
 }
 
 int rs_cli_model_groups(rs_cli_model_t *m, rs_opt_group_t *groups) {

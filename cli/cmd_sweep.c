@@ -184,8 +184,12 @@ int rs_cmd_sweep(int argc, char **argv) {
             double bp = rs_sweep_crossover(pts, out.done, pts[i].series, 0);
             double bs = rs_sweep_crossover(pts, out.done, pts[i].series, 1);
             double be = rs_sweep_crossover(pts, out.done, pts[i].series, 2);
-            fprintf(stderr, "%s: B_min = %.1f, B* = %.1f, crossover in the data: model %.1f, sim %.1f, exec %.1f tokens\n",
-                    pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens, bp, bs, be);
+            char c[5][24]; /* "-": not run, or no crossing in the swept range */
+            fprintf(stderr, "%s: B_min = %s, B* = %s, crossover in the data (tokens; '-': not run or not reached): model %s, "
+                            "sim %s, exec %s\n",
+                    pts[i].series, rs_fmt_num(pts[i].closed.b_min_tokens, "%.1f", c[0], 24),
+                    rs_fmt_num(pts[i].closed.b_star_tokens, "%.1f", c[1], 24), rs_fmt_num(bp, "%.1f", c[2], 24),
+                    rs_fmt_num(bs, "%.1f", c[3], 24), rs_fmt_num(be, "%.1f", c[4], 24));
         }
         if (to_file) fprintf(stderr, "ringsim sweep: %zu points written to %s\n", out.done, out_path);
     }

@@ -172,11 +172,18 @@ double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b) {
 
 const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     double a = fabs(t_s);
-    if (a == 0) snprintf(buf, len, "0 s");
+    if (!isfinite(t_s)) snprintf(buf, len, "-");
+    else if (a == 0) snprintf(buf, len, "0 s");
     else if (a < 1e-6) snprintf(buf, len, "%.3g ns", t_s * 1e9);
     else if (a < 1e-3) snprintf(buf, len, "%.4g us", t_s * 1e6);
     else if (a < 1) snprintf(buf, len, "%.4g ms", t_s * 1e3);
     else snprintf(buf, len, "%.4g s", t_s);
+    return buf;
+}
+
+const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len) {
+    if (!isfinite(x)) snprintf(buf, len, "-");
+    else snprintf(buf, len, fmt, x);
     return buf;
 }
 

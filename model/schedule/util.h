@@ -78,7 +78,11 @@ double rs_now_s(void);
  * model's walk and the simulator draw the same value for the same rank and step. Can't fail. */
 double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
 
-/* Format seconds with an adaptive unit (ns/us/ms/s) into buf. Returns buf. */
+/* Format seconds with an adaptive unit (ns/us/ms/s) into buf; "-" when t_s is not finite (no nan or
+ * inf reaches a reader). Returns buf. */
 const char *rs_fmt_time(double t_s, char *buf, size_t len);
+/* x with the printf format fmt (one double conversion, e.g. "%.3f") into buf, or "-" when x is NaN
+ * or infinite (a text table's cell). Returns buf. */
+const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len);
 
 #endif /* RS_UTIL_H */
