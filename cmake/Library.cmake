@@ -5,8 +5,8 @@
 #   ringsim_shared   libringsim.so.<SOVERSION>: the layers' archives whole (rs_core, rs_backends,
 #                    rs_plots, rs_studies and the backends this build has), only rs_* symbols exported
 #                    (cmake/ringsim.map); the ringsim command and the Python package (python/) use it
-#   ringsim_api      build-tree usage of it: the layers' include folders and RINGSIM_HAVE_* definitions
-#                    without their archives (the command links the shared object, not a second copy)
+#   ringsim_headers  the layers' include folders and RINGSIM_HAVE_* definitions, without their archives
+#                    (the command compiles against them and links the shared object, not a second copy)
 #
 # SOVERSION: the major version, or major.minor while the major is 0 (before 1.0 a minor release may
 # change the ABI).
@@ -66,10 +66,10 @@ target_link_libraries(ringsim_shared PRIVATE "-Wl,--whole-archive" ${RINGSIM_LIB
 target_include_directories(ringsim_shared INTERFACE
   $<BUILD_INTERFACE:${RINGSIM_GEN_INCLUDE}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
-# Build-tree usage for the command: include folders and definitions of every part, no archives.
-add_library(ringsim_api INTERFACE)
+# Build-tree usage for the command (cli/CMakeLists.txt: it links ringsim_shared): include folders
+# and definitions of every part, no archives.
+add_library(ringsim_headers INTERFACE)
 foreach(lib ${RINGSIM_LIB_PARTS} rs_backend_api)
-  target_include_directories(ringsim_api INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
-  target_compile_definitions(ringsim_api INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_COMPILE_DEFINITIONS>)
+  target_include_directories(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_COMPILE_DEFINITIONS>)
 endforeach()
-target_link_libraries(ringsim_api INTERFACE ringsim_shared)
