@@ -19,8 +19,11 @@ site=$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()[
 echo "installed into $site"
 cd "$tmp" || exit 1
 run() { env LD_PRELOAD="${RS_PRELOAD:-}" "$@"; }
-RINGSIM_LIB=$lib RINGSIM_BIN=$bin run "$tmp/venv/bin/python" -m unittest discover -s "$src/python/tests" -t "$src/python/tests" ||
-  fail "the unittest suite on the installed package"
+RINGSIM_LIB=$lib RINGSIM_BIN=$bin run "$tmp/venv/bin/python" -m unittest discover -s "$src/python/tests" -t "$src/python/tests" \
+  >"$tmp/unittest.log" 2>&1 || { cat "$tmp/unittest.log"; fail "the unittest suite on the installed package"; }
+ran=$(sed -n 's/^Ran \([0-9]*\) tests* in .*/\1/p' "$tmp/unittest.log")
+[ "${ran:-0}" -ge 10 ] || { cat "$tmp/unittest.log"; fail "the installed package's suite ran ${ran:-no} tests (Python 3.11 passes an empty run)"; }
+echo "the unittest suite on the installed package: $ran tests passed"
 where=$(RINGSIM_LIB=$lib run "$tmp/venv/bin/python" -c 'import ringsim; print(ringsim.__file__)')
 case $where in "$site"/*) ;; *) fail "the tests imported $where, not the installed package" ;; esac
 cp "$lib" "$site/ringsim/"
