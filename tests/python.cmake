@@ -31,6 +31,12 @@ if(RINGSIM_PYTHON)
            $<TARGET_FILE:ringsim_shared> $<TARGET_FILE:ringsim>)
   set_tests_properties(python_pip_install PROPERTIES LABELS python TIMEOUT 600
                        ENVIRONMENT "RS_PRELOAD=${_preload};ASAN_OPTIONS=detect_leaks=0")
+  if(RINGSIM_HAVE_SIM) # docs/python.md's session, run (it reads a SimGrid trace)
+    add_test(NAME python_doc COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/python_doc.sh ${RINGSIM_PYTHON} ${PROJECT_SOURCE_DIR}
+             $<TARGET_FILE:ringsim_shared> $<TARGET_FILE:ringsim>)
+    set_tests_properties(python_doc PROPERTIES LABELS python TIMEOUT 600
+                         ENVIRONMENT "RS_PRELOAD=${_preload};ASAN_OPTIONS=detect_leaks=0")
+  endif()
 else() # the package's tests are part of the suite (issue 16): without python3 they fail, not vanish
   add_test(NAME python_api COMMAND sh -c "echo 'python3 not found: scripts/bootstrap installs it (and numpy)'; exit 1")
   set_tests_properties(python_api PROPERTIES LABELS python)
