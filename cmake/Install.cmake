@@ -73,6 +73,14 @@ set(RINGSIM_PYTHON_DIR "" CACHE STRING "install python/ringsim here (relative to
 if(RINGSIM_PYTHON_DIR)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ringsim DESTINATION ${RINGSIM_PYTHON_DIR}
           FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  # The package's prerm removes the bytecode python3 writes beside the modules on import (a root user's
+  # `import ringsim`): dpkg does not own it, and it would be left behind (scripts/deb-check checks).
+  file(WRITE ${PROJECT_BINARY_DIR}/deb/prerm.in "#!/bin/sh\nset -e\nrm -rf '${CMAKE_INSTALL_PREFIX}/${RINGSIM_PYTHON_DIR}/ringsim/__pycache__'\n")
+  file(COPY ${PROJECT_BINARY_DIR}/deb/prerm.in DESTINATION ${PROJECT_BINARY_DIR}/deb/ctl
+       FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  file(RENAME ${PROJECT_BINARY_DIR}/deb/ctl/prerm.in ${PROJECT_BINARY_DIR}/deb/ctl/prerm)
+  set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/deb/ctl/prerm)
+  set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 endif()
 
 file(GLOB _rs_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
