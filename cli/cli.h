@@ -99,6 +99,29 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
  * positional). */
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
 
+/* How --help is answered: printed (hook NULL, the default), or the command's usage and option groups
+ * handed to hook instead - the man page and completion generators (cli/docgen.c) run every command
+ * with --help and read the same rows --help prints. The groups are valid during the call only. */
+typedef void rs_cli_help_hook_fn(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups);
+void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx);
+
+/* The man pages (ringsim.1 and ringsim-NAME.1 per command) into dir, and the completion script of
+ * shell ("bash" or "zsh") on out: from rs_commands and the option tables (cli/docgen.c). Return 0 or
+ * -1 with err. */
+int rs_cli_write_man(const char *dir, rs_err_t *err);
+int rs_cli_write_completion(FILE *out, const char *shell, rs_err_t *err);
+
+/* The program, as `ringsim --help` and ringsim(1) describe it: one line, a paragraph, the
+ * environment variables it reads (a table ending with name NULL) and the files it uses. */
+extern const char rs_cli_about[];
+extern const char rs_cli_description[];
+typedef struct {
+    const char *name;                  /* "RINGSIM_PLOTS_DIR" */
+    const char *text;                  /* what it does, one sentence */
+} rs_cli_env_t;
+extern const rs_cli_env_t rs_cli_environment[];
+extern const char rs_cli_files[];
+
 /* rs_cli_parse for command cmd, then its positional arguments against cmd->max_args ("unexpected
  * argument 'x' (see ringsim NAME --help)"): what rs_cli_run_parse decides, without printing.
  * Returns 1 (--help), 0 (parsed: optind is the first positional) or -1 with err. */

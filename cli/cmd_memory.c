@@ -112,19 +112,6 @@ int rs_cmd_memory(int argc, char **argv) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
-    if (c.ulysses_degree > 1 && c.sp_degree % c.ulysses_degree == 0) { /* Ulysses' head bound, S divisibility */
-        rs_machine_t flat;
-        memset(&flat, 0, sizeof flat);
-        rs_sp_config_t sc;
-        rs_sp_config_default(&sc);
-        sc.seq_tokens = c.seq_tokens;
-        sc.ulysses = c.ulysses_degree;
-        sc.ring = c.sp_degree / c.ulysses_degree;
-        if (rs_sp_check(&t, &flat, &sc, &err)) {
-            fprintf(stderr, "ringsim memory: %s\n", err.msg);
-            return RS_EXIT_USAGE;
-        }
-    }
     rs_hw_t hw;
     double dev_mem = 0;
     if (profile) {
@@ -135,7 +122,7 @@ int rs_cmd_memory(int argc, char **argv) {
         dev_mem = hw.mem_bytes;
     }
     rs_mem_t m;
-    if (rs_memory_ring(&t, &c, &m, &err)) {
+    if (rs_sp_memory(&t, &c, &m, &err)) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }

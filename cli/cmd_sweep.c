@@ -66,7 +66,7 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"exec-max-ranks", 0, "N", "8", "skip --exec points with more ranks", RS_ARG_SIZE, O(spec.exec_max_ranks), 1, 1024, NULL,
      NULL, NULL},
-    {"quiet", 'q', NULL, "off", "no progress bar (it shows only on a terminal)", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
+    {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
     {"figure", 0, "FILE", "none", "with fabric knobs: efficiency vs NICs per node (or ratio),\n.png/.pdf/.svg (needs -o FILE.csv)",
      RS_ARG_STRING, O(figure), 0, 0, NULL, NULL, NULL},
 };
@@ -99,7 +99,7 @@ static int sweep_jobs(rs_cli_sweep_t *so, const char *cmdline, rs_err_t *err) {
     }
     if (rc == RS_EXIT_OK && rs_cli_job_background(jo, &cases[0].problem, err) != 0) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
-        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet && isatty(2)};
+        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet};
         rs_contention_out_t out;
         rc = rs_study_contention(&in, &out, err);
         if (rc == RS_EXIT_OK && !so->quiet && strcmp(so->out_path, "-") != 0)

@@ -18,6 +18,35 @@
 #define rs_cmd_plot NULL
 #endif
 
+const char rs_cli_about[] = "predicts, simulates and measures Ring Attention";
+
+const char rs_cli_description[] =
+    "ringsim builds the ring schedule of Ring Attention once (who holds which key/value block at each\n"
+    "step, what each rank computes and sends) and runs that identical schedule three ways: an analytic\n"
+    "model with a critical-path walk, a SimGrid simulation, and a real execution (CPU: MPI + OpenBLAS;\n"
+    "GPU: NCCL + CUDA). All of them write one trace schema, which ringsim compares, sweeps, plots with\n"
+    "gnuplot and writes into a report; memory and plan answer the capacity-planning questions.\n"
+    "\n"
+    "Every command has --help listing each option with its default. Sizes take K/M/G suffixes (powers\n"
+    "of 1024), rates take SI suffixes (450G = 450e9). Bad input gets one line on stderr naming the\n"
+    "parameter, exit code 2 and no output file; a runtime failure exits 1. Progress shows on stderr\n"
+    "when it is a terminal (-q: none).\n";
+
+const rs_cli_env_t rs_cli_environment[] = {
+    {"RINGSIM_PLOTS_DIR", "directory of the gnuplot scripts to use instead of the installed or built-in ones"},
+    {"RINGSIM_GNUPLOT", "the gnuplot program to run"},
+    {"RINGSIM_PROGRESS_US", "exec: how often the MPI progress thread polls, microseconds (default 20)"},
+    {"RINGSIM_CPU_KERNEL", "exec: the CPU attention kernel, auto, plain, avx2 or avx512f (default auto)"},
+    {"TMPDIR", "where simulation platforms and extracted plot scripts are written for a run"},
+    {NULL, NULL},
+};
+
+const char rs_cli_files[] =
+    "An installation keeps its data in share/ringsim/ beside its bin/ (found at run time):\n"
+    "  profiles/devices, profiles/links, profiles/models   hardware, interconnect and model presets\n"
+    "                  (the same presets are built into ringsim; a file here replaces or adds one)\n"
+    "  plots/          the gnuplot scripts of ringsim plot and the report\n";
+
 const rs_command_t rs_commands[] = {
     {"model", "analytic model: T_comp, T_comm, threshold, critical-path makespan", rs_cmd_model, NULL, 0,
      "usage: ringsim model [options]\n\n"
@@ -128,7 +157,8 @@ const rs_command_t rs_commands[] = {
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
-     "$RINGSIM_PLOTS_DIR, else the source tree's plots/, else the copies built into ringsim.\n"},
+     "$RINGSIM_PLOTS_DIR, else the installed share/ringsim/plots (beside the binary), else the source\n"
+     "tree's plots/, else the copies built into ringsim.\n"},
     {"report", "the main job: traces, sweeps, figures and report.md/html", rs_cmd_report, NULL, 0,
      "usage: ringsim report [options]\n\n"
      "The main job: model, simulate and (where available) execute Ring Attention for one problem,\n"

@@ -269,6 +269,14 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+static rs_cli_help_hook_fn *help_hook;
+static void *help_ctx;
+
+void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx) {
+    help_hook = hook;
+    help_ctx = ctx;
+}
+
 int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
                          rs_err_t *err) {
     int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, err);
@@ -282,7 +290,9 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
     rs_err_t err = {{0}};
     int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
-        if (loud) {
+        if (help_hook) {
+            help_hook(help_ctx, cmd, groups, n_groups);
+        } else if (loud) {
             fputs(cmd->usage, stdout);
             rs_cli_print_opts(stdout, groups, n_groups);
             if (cmd->notes) printf("\n%s", cmd->notes);

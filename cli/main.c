@@ -1,4 +1,5 @@
 /* main.c - `ringsim COMMAND [options]`: dispatch to the subcommands (cli/cmd_*.c). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,7 +8,32 @@
 static void usage(FILE *out) {
     fprintf(out, "usage: ringsim COMMAND [options]   (ringsim COMMAND --help for its options)\n\n");
     for (const rs_command_t *c = rs_commands; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
-    fprintf(out, "\nringsim %s: predicts, simulates and measures Ring Attention.\n", RINGSIM_VERSION);
+    fprintf(out, "\nringsim %s: %s.\n", RINGSIM_VERSION, rs_cli_about);
+}
+
+/* Hidden (build time, cli/CMakeLists.txt): `--man-dir DIR` writes the man pages, `--completion
+ * bash|zsh [FILE]` the completion script (stdout without FILE), from the option and command tables. */
+static int docs(int argc, char **argv) {
+    rs_err_t err = {{0}};
+    const bool man = !strcmp(argv[1], "--man-dir");
+    if (argc != 3 && (man || argc != 4)) {
+        fprintf(stderr, "ringsim: usage: ringsim --man-dir DIR | ringsim --completion bash|zsh [FILE]\n");
+        return RS_EXIT_USAGE;
+    }
+    int rc;
+    if (man) {
+        rc = rs_cli_write_man(argv[2], &err);
+    } else if (argc == 3) {
+        rc = rs_cli_write_completion(stdout, argv[2], &err);
+    } else {
+        rs_file_t f;
+        rc = rs_file_open(&f, argv[3], &err);
+        if (rc == 0 && (rc = rs_cli_write_completion(f.fp, argv[2], &err)) != 0) rs_file_abort(&f);
+        else if (rc == 0) rc = rs_file_commit(&f, &err);
+    }
+    if (rc == 0) return RS_EXIT_OK;
+    fprintf(stderr, "ringsim: %s\n", err.msg);
+    return RS_EXIT_FAIL;
 }
 
 int main(int argc, char **argv) {
@@ -19,6 +45,7 @@ int main(int argc, char **argv) {
         usage(stdout);
         return RS_EXIT_OK;
     }
+    if (!strcmp(argv[1], "--man-dir") || !strcmp(argv[1], "--completion")) return docs(argc, argv);
     if (!strcmp(argv[1], "--version")) {
         printf("ringsim %s\n", RINGSIM_VERSION);
         return RS_EXIT_OK;

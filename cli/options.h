@@ -67,13 +67,19 @@ typedef struct {
 
 /* Parse argv[1..] of command cmd (argv[0]) against the groups (at most 64 options each), then
  * optind is the first positional argument. -h / --help anywhere: returns 1 (nothing else is
- * checked). Returns 0, or -1 with err: the value's message, "unknown option '--x' (see ringsim
- * CMD --help)" or "option '--seq' needs a value". */
+ * checked). -q / --quiet (offered by every command; a command's own "quiet" row keeps its meaning
+ * too) silences the progress meter (model/schedule/meter.h). Returns 0, or -1 with err: the value's
+ * message, "unknown option '--x' (see ringsim CMD --help)" or "option '--seq' needs a value". */
 int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
 /* true when the option called name was given. */
 bool rs_cli_given(const rs_opt_group_t *g, const char *name);
-/* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; -h,
- * --help after the first group (the command's own options). */
+/* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; the
+ * built-in rows (-h, --help; -q, --quiet) after the first group (the command's own options). */
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);
+/* true when row o of group g is offered (not in the group's skip list). */
+bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o);
+/* The built-in rows the groups get (--help, and --quiet unless a group has its own): their count,
+ * the rows into out[0..2). */
+int rs_cli_builtins(const rs_opt_group_t *groups, int n_groups, const rs_opt_t **out);
 
 #endif /* RS_OPTIONS_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "meter.h"
 #include "model.h"
 
 /* The problem on one rank with B tokens (S = B). */
@@ -448,11 +449,13 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     void *sbuf = NULL, *rbuf = NULL;
     rs_err_t e = {{0}};
     block_t scratch = {0};
+    const int rounds = 5;
+    rs_meter_t meter = {.active = false}; /* rank 0, on a terminal: the points measured */
+    if (rank == 0) rs_meter_start(&meter, "calibrate", rounds * o->n_blocks + (n >= 2 ? 2 * o->n_blocks : 0), "points");
 
     /* 1. kernel: rounds over all block sizes, so a burst of load elsewhere on the machine hits
      * every size a little instead of one size entirely; median per size over all its samples */
     {
-        const int rounds = 5;
         block_t *blks = calloc((size_t)o->n_blocks, sizeof *blks);
         double **smp = calloc((size_t)o->n_blocks, sizeof *smp);
         size_t *nsmp = calloc((size_t)o->n_blocks, sizeof *nsmp);
@@ -473,6 +476,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                     if (block_step(cops, &blks[i], &t0, &t1, err) < 0) { ok = 0; break; }
                     smp[i][nsmp[i]++] = t1 - t0, k++;
                 }
+                rs_meter_update(&meter, r * o->n_blocks + i + 1, "kernel B=%lld", (long long)o->blocks[i]);
             }
         for (int i = 0; ok && i < o->n_blocks; i++) {
             double all;
@@ -524,12 +528,15 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             }
             double local = med(samples, (size_t)reps);
             if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
+            rs_meter_update(&meter, rounds * o->n_blocks + (o->n_blocks * (i + 1)) / out->n_sizes, "transport %llu bytes",
+                            (unsigned long long)m);
         }
         if (rank == 0) rs_calib_fit_transport(out);
 
         /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with the pass's own
          * ring transfers posted at its start; eta is then fitted over all the points (below) */
         for (int bi = 0; bi < out->n_blocks && bi < RS_CALIB_MAX_OV; bi++) {
+            rs_meter_update(&meter, (rounds + 1) * o->n_blocks + bi, "overlap B=%lld", (long long)o->blocks[bi]);
             /* rank 0's numbers decide for everyone (the others hold their own, not the median):
              * whether to measure and how many repetitions, so every rank makes the same calls */
             double go[2] = {out->t_block_s[bi] <= 0.1 ? 1 : 0, out->t_block_s[bi] < 0.01 ? 15 : 7};
@@ -568,6 +575,7 @@ done:
     }
     block_free(cops, &scratch);
     free(samples);
+    if (rank == 0) rs_meter_end(&meter);
     return rc;
 }
 

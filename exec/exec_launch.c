@@ -7,6 +7,7 @@
 #include "exec_launch.h"
 
 #include "exec.h"
+#include "meter.h"
 #include "subprocess.h"
 
 int rs_exec_env_rank(void) {
@@ -61,6 +62,8 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     args[k++] = (char *)subcommand;
     for (int i = 1; i < argc; i++) args[k++] = argv[i];
     args[k] = NULL;
+    /* The ranks' stderr is mpirun's pipe: tell them whether this process would draw a meter (meter.h) */
+    setenv("RINGSIM_METER", rs_meter_on() ? "1" : "0", 1);
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.argv = args;

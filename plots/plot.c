@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "datadir.h"
 #include "embed.h"
 #include "subprocess.h"
 #include "trace.h"
@@ -134,8 +135,10 @@ const char *rs_plot_scripts_dir(rs_err_t *err) {
 #ifndef RS_PLOTS_SOURCE_DIR
 #define RS_PLOTS_SOURCE_DIR NULL
 #endif
+    static char installed[4096]; /* an installation's share/ringsim/plots wins over the source tree */
+    const char *built = rs_data_path(installed, sizeof installed, "plots") ? installed : RS_PLOTS_SOURCE_DIR;
     const char *chosen = NULL;
-    const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", RS_PLOTS_SOURCE_DIR, &chosen, err);
+    const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", built, &chosen, err);
     if (k) return k > 0 ? chosen : NULL;
     if (extracted_dir[0]) return extracted_dir;
     const char *tmp = getenv("TMPDIR");

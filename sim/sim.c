@@ -7,6 +7,8 @@
  *                   exit 2) or failed (-1)
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
  *   'J' a job's per ring, hop and link results (job_child.h), before 'R'
+ *   'P' progress_rec how far the simulation is (simulated time, rank-steps done), every
+ *                   RS_SIM_PROGRESS_S of wall time, only when the caller draws a meter (meter.h)
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
  */
@@ -14,6 +16,7 @@
 #include "sim.h"
 
 #include "job_child.h"
+#include "meter.h"
 #include "subprocess.h"
 
 #include <errno.h>
@@ -57,6 +60,13 @@ typedef struct {
     int64_t comm_bound_steps, rank_steps, n_steps;  /* counts; n_steps doubles x 2 follow */
 } summary_rec;
 
+typedef struct {
+    double sim_time_s;                              /* simulated clock */
+    int64_t rank_steps, total;                      /* done, to do */
+} progress_rec;
+
+#define RS_SIM_PROGRESS_S 0.2 /* wall seconds between 'P' records */
+
 void rs_sim_config_default(rs_sim_config_t *c) {
     memset(c, 0, sizeof *c);
     c->network_model = "CM02";
@@ -98,6 +108,8 @@ static struct {
     double *step_end;         /* [steps] latest end */
     double *step_max;         /* [steps] longest duration */
     summary_rec sum;          /* running totals */
+    bool progress;            /* send 'P' records */
+    double next_progress_s;   /* wall time of the next one */
 } C;
 
 static void put_rec(char tag, const void *rec, size_t size) {
@@ -117,6 +129,17 @@ static int put_text(char tag, int code, const char *fmt, ...) {
     put_rec(tag, &r, sizeof r);
     fflush(C.out);
     return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+}
+
+/* After a rank-step: a 'P' record when RS_SIM_PROGRESS_S have passed (the clock is read every 64). */
+static void put_progress(void) {
+    if (!C.progress || (C.sum.rank_steps & 63) != 0) return;
+    const double now = rs_now_s();
+    if (now < C.next_progress_s) return;
+    C.next_progress_s = now + RS_SIM_PROGRESS_S;
+    progress_rec r = {simgrid_get_clock(), C.sum.rank_steps, C.total * C.steps};
+    put_rec('P', &r, sizeof r);
+    fflush(C.out);
 }
 
 static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t peer, double t0, double t1,
@@ -327,6 +350,7 @@ static void rank_main(int argc, char **argv) {
         /* statistics, as rs_walk_t defines them */
         C.busy[g] += end_c - t0;
         C.sum.rank_steps++;
+        put_progress();
         C.sum.flops_useful += st.flops_useful;
         C.sum.flops_exec += st.flops_exec;
         if (end_c - t0 > C.sum.t_comp_max_s) C.sum.t_comp_max_s = end_c - t0;
@@ -480,7 +504,7 @@ static int child_results(void) {
 
 /* Child body; returns the exit code. hm maps every rank actor (rings x N) to its host. */
 static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
-                      const char *platform, const rs_hostmap_t *hm, bool events, FILE *out) {
+                      const char *platform, const rs_hostmap_t *hm, bool events, bool progress, FILE *out) {
     const rs_problem_t *pb = rs_schedule_problem(s);
     memset(&C, 0, sizeof C);
     C.s = s;
@@ -492,6 +516,8 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.block = rs_problem_block(pb);
     C.f_eff = rs_machine_flops_eff(m, (double)C.block);
     C.events = events;
+    C.progress = progress;
+    C.next_progress_s = rs_now_s() + RS_SIM_PROGRESS_S;
     C.out = out;
     C.mb = calloc((size_t)C.total, sizeof *C.mb);
     C.busy = calloc((size_t)C.total, sizeof *C.busy);
@@ -707,6 +733,7 @@ typedef struct {
     bool events;
     int fds[2];   /* the pipe */
     FILE *errf;   /* SimGrid's stdout and stderr */
+    rs_meter_t *meter; /* drawn from the child's 'P' records; NULL: none are sent */
 } child_arg_t;
 
 static int child_run(void *arg) {
@@ -714,7 +741,7 @@ static int child_run(void *arg) {
     FILE *pf = rs_sim_child_pipe(a->errf, a->fds);
     if (!pf) return RS_EXIT_FAIL;
     setvbuf(pf, NULL, _IOFBF, 1 << 16);
-    int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, pf);
+    int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, a->meter != NULL, pf);
     fflush(pf);
     fflush(stderr);
     return code;
@@ -728,8 +755,9 @@ typedef struct {
     bool have_sum, io_bad, oom;
 } collected_t;
 
-/* Read the child's records until EOF: events into trace, the results into out and c. */
-static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, collected_t *c) {
+/* Read the child's records until EOF: events into trace, the results into out and c, progress into
+ * meter. */
+static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter, rs_sim_result_t *out, collected_t *c) {
     for (;;) {
         char tag;
         int r = read_full(fd, &tag, 1);
@@ -745,6 +773,11 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *o
             if (trace && !c->oom && rs_trace_add(trace, &ev) != 0) c->oom = true;
         } else if (tag == 'X') {
             if (read_full(fd, &c->child_err, sizeof c->child_err) != 1) { c->io_bad = true; return; }
+        } else if (tag == 'P') {
+            progress_rec p;
+            if (read_full(fd, &p, sizeof p) != 1) { c->io_bad = true; return; }
+            char t[32];
+            if (meter) rs_meter_update(meter, (double)p.rank_steps, "%s simulated", rs_fmt_time(p.sim_time_s, t, sizeof t));
         } else if (tag == 'J') {
             if (out->job || !(out->job = calloc(1, sizeof *out->job))) { c->oom = true; return; }
             if (rs_jc_read(fd, read_full, out->job) != 0) { c->io_bad = true; return; }
@@ -802,7 +835,7 @@ static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_re
     close(a->fds[1]);
     a->fds[1] = -1;
     collected_t c = {.stage = {.code = -1, .text = "starting"}};
-    collect(a->fds[0], steps, trace, out, &c);
+    collect(a->fds[0], steps, trace, a->meter, out, &c);
     close(a->fds[0]);
     a->fds[0] = -1;
     if (c.oom || c.io_bad) kill(child.pid, SIGKILL);
@@ -826,9 +859,15 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     char tmpdir[4096], platform[4200];
     if ((rc = prepare_platform(s, m, cfg, &hm, tmpdir, sizeof tmpdir, platform, sizeof platform, out, err)) != 0) return rc;
     if (trace) fill_meta(trace, s, cfg, out->platform);
-    child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile()};
+    rs_meter_t meter; /* on a terminal: simulated time and rank-steps, from the child's 'P' records */
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    char what[64];
+    snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
+    rs_meter_start(&meter, what, (double)hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
+    child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile(), meter.active ? &meter : NULL};
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
     else rc = run_child(&a, rs_schedule_n_steps(s), trace, out, err);
+    rs_meter_end(&meter);
     if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
         rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
     if (a.fds[0] >= 0) close(a.fds[0]);

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "compare.h"
+#include "meter.h"
 #include "trace.h"
 #if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
 #include "exec_backend.h" /* the CPU executor's MPI transport: the ranks of a distributed sweep */
@@ -355,13 +356,6 @@ static void on_sigint(int sig) {
     interrupted = 1;
 }
 
-/* "[####    ] 3/11 points, 2 s left" on stderr. */
-static void progress_bar(size_t done, size_t n, double elapsed_s) {
-    double eta = elapsed_s / (double)done * (double)(n - done);
-    int w = 30, k = (int)(w * done / n);
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu points, %.0f s left ", k, "##############################", w - k, "", done, n, eta);
-}
-
 /* Run point i. Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
 static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, rs_err_t *err) {
     const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
@@ -371,8 +365,8 @@ static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, r
 
 /* Run the points in order into fp (header, rows, crossovers). Returns RS_EXIT_OK or RS_EXIT_FAIL. */
 static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs_err_t *err) {
-    const bool bar = in->progress && isatty(2);
-    const double t0 = rs_now_s();
+    rs_meter_t meter; /* "sweep 3/11 points (27%), 2 s left" on a terminal */
+    if (in->progress) rs_meter_start(&meter, "sweep", (double)out->n, "points");
     int rc = RS_EXIT_OK;
     rs_sweep_write_header(fp, in->spec, in->command);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
@@ -385,9 +379,9 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
         }
         rs_sweep_write_row(fp, i, &out->points[i]);
         out->done++;
-        if (bar) progress_bar(out->done, out->n, rs_now_s() - t0);
+        if (in->progress) rs_meter_update(&meter, (double)out->done, NULL);
     }
-    if (bar) fputc('\n', stderr);
+    if (in->progress) rs_meter_end(&meter);
     rs_sweep_write_crossovers(fp, out->points, out->done);
     out->interrupted = in->interruptible && interrupted;
     if (out->interrupted) {
@@ -440,8 +434,9 @@ static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, in
     rank_status_t *st = (rank_status_t *)(void *)buf;
     rs_sweep_point_t *slot = (rs_sweep_point_t *)(void *)(buf + sizeof *st);
     const size_t mine = out->n > (size_t)rank ? (out->n - (size_t)rank + (size_t)size - 1) / (size_t)size : 0;
-    const bool bar = rank == 0 && in->progress && isatty(2) && mine > 0;
-    const double t0 = rs_now_s();
+    const bool bar = rank == 0 && in->progress && mine > 0; /* rank 0's share, on a terminal */
+    rs_meter_t meter;
+    if (bar) rs_meter_start(&meter, "sweep (rank 0's share)", (double)mine, "points");
     st->rank = rank;
     for (size_t j = 0; j < mine; j++) {
         const size_t i = (size_t)rank + j * (size_t)size;
@@ -452,9 +447,9 @@ static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, in
             break;
         }
         slot[j] = out->points[i];
-        if (bar) progress_bar(j + 1, mine, rs_now_s() - t0);
+        if (bar) rs_meter_update(&meter, (double)(j + 1), NULL);
     }
-    if (bar) fputc('\n', stderr);
+    if (bar) rs_meter_end(&meter);
 }
 
 /* Rank 0: the gathered points in point order, or err naming every rank that failed and its points. */

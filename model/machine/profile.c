@@ -248,7 +248,7 @@ static int cmp_names(const void *a, const void *b) {
 /* Sort the embedded presets into device and tier name lists, each in strcmp order. */
 static void classify_presets(void) {
     int nd = 0, nt = 0;
-    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++) {
+    for (const rs_embedded_file_t *f = rs_presets(); f->name; f++) {
         json_t *j = json_loads(f->text, 0, NULL);
         if (!j) continue;
         if (json_is_object(j)) {
@@ -275,7 +275,7 @@ const char *const *rs_tier_preset_names(void) {
 
 const char *rs_preset_text(const char *name) {
     if (!name) return NULL;
-    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++)
+    for (const rs_embedded_file_t *f = rs_presets(); f->name; f++)
         if (!strcasecmp(f->name, name)) return f->text;
     return NULL;
 }

@@ -165,3 +165,17 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
     *out = o;
     return 0;
 }
+
+int rs_sp_memory(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err) {
+    if (c->ulysses_degree > 1 && c->sp_degree % c->ulysses_degree == 0) { /* Ulysses' head bound, S divisibility */
+        rs_machine_t flat;
+        memset(&flat, 0, sizeof flat);
+        rs_sp_config_t sc;
+        rs_sp_config_default(&sc);
+        sc.seq_tokens = c->seq_tokens;
+        sc.ulysses = c->ulysses_degree;
+        sc.ring = c->sp_degree / c->ulysses_degree;
+        if (rs_sp_check(t, &flat, &sc, err)) return -1;
+    }
+    return rs_memory_ring(t, c, out, err);
+}

@@ -90,4 +90,9 @@ int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const r
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,
                rs_err_t *err);
 
+/* Memory per device of the split c describes (rs_memory_ring, memory.h), after the split's own
+ * checks when c->ulysses_degree > 1 and divides N: Ulysses' head bound and S divisible by N
+ * (rs_sp_check; no machine needed for them). Returns 0 or -1 with err naming the parameter. */
+int rs_sp_memory(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err);
+
 #endif /* RS_ALT_H */
