@@ -169,6 +169,23 @@ double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, in
     return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
 }
 
+double rs_machine_a2a_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes) {
+    if (crosses_nodes) *crosses_nodes = false;
+    if (group <= 1 || bytes_per_device <= 0) return 0;
+    int64_t g = m->devices_per_node;
+    int64_t in_node = (g <= 0 || g >= group) ? group : g; /* G' */
+    double u = (double)group;
+    double intra_bytes = bytes_per_device * (double)(in_node - 1) / u;
+    double inter_bytes = bytes_per_device * (double)(group - in_node) / u;
+    double t = 0;
+    if (intra_bytes > 0) t = m->intra.latency_s + intra_bytes / m->intra.bw_bytes_per_s;
+    if (inter_bytes > 0) {
+        if (crosses_nodes) *crosses_nodes = true;
+        t = fmax(t, m->inter.latency_s + inter_bytes / m->inter.bw_bytes_per_s);
+    }
+    return t;
+}
+
 const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
     size_t n = 0;
     if (!len) return dst;
