@@ -366,20 +366,19 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
 }
 
 /* pass-q's all-to-all step (docs/inference.md): no compute; the exchange starts when the last rank
- * has posted (a loopback rank: its own start) and takes rs_machine_a2a_s of the N partials a rank
- * holds; every rank ends with it. Send and receive events span post to that end, peer -1. Returns 0,
+ * has posted (a loopback rank: its own start) and each rank is done rs_machine_a2a_rank_s of the N
+ * partials it holds later. Send and receive events span post to that end, peer -1. Returns 0,
  * or -1 when the sink refused an event. */
 static int a2a_step(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, uint64_t peer_bytes,
                     const double *t0, double *te, walk_acc_t *acc) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n = p->n_ranks;
-    const double dur = rs_machine_a2a_s(m, n, (double)peer_bytes * (double)n, NULL);
     const double bytes = (double)peer_bytes * (double)(n - 1);
     double start = 0;
     for (int64_t r = 0; r < n; r++) start = t0[r] > start ? t0[r] : start;
     int rc = 0;
     for (int64_t r = 0; r < n; r++) {
-        te[r] = (m->loopback ? t0[r] : start) + dur;
+        te[r] = (m->loopback ? t0[r] : start) + rs_machine_a2a_rank_s(m, n, (double)peer_bytes * (double)n, r);
         if (te[r] - t0[r] > acc->comm_max) acc->comm_max = te[r] - t0[r];
         acc->bound++; /* nothing to compute: the transfers set the step */
         if (rs_sink_wants(sink)) {
