@@ -286,6 +286,14 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+void rs_cli_inference_passes(rs_setup_t *s, const rs_opt_group_t *shared) {
+    const rs_problem_t *p = &s->problem;
+    if ((p->cached_tokens > 0 || p->ring == RS_RING_PASS_Q || p->decode) && !rs_cli_given(shared, "pass")) {
+        s->n_passes = 1;
+        s->passes[0] = RS_PASS_FORWARD;
+    }
+}
+
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
     const rs_command_t *cmd = rs_cli_command(name);
     rs_err_t err = {{0}};
