@@ -46,6 +46,8 @@ static void test_bad_input(void) {
     expect_usage_error("--straggler 9:2", "straggler rank 9");
     expect_usage_error("--profile no-such-gpu", "no-such-gpu");
     expect_usage_error("--bogus", "unknown option");
+    expect_usage_error("-zN 4", "unknown option '-z'");               /* not the argument before the cluster */
+    expect_usage_error("--causal=1", "option '--causal' takes no value");
     /* the inference variants (docs/inference.md) */
     expect_usage_error("--cached 1000", "--cached 1000: must be divisible by 2*N = 16: the cache is sharded by the zigzag layout");
     expect_usage_error("--layout striped --cached 4100", "--cached 4100: must be divisible by N = 8");
