@@ -25,7 +25,8 @@
 /* The subcommands' entry points: argv[0] is the command's name; they return the exit code. */
 typedef int rs_cmd_fn(int argc, char **argv);
 rs_cmd_fn rs_cmd_model, rs_cmd_sim, rs_cmd_exec, rs_cmd_calibrate, rs_cmd_validate, rs_cmd_compare, rs_cmd_import,
-    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles;
+    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles,
+    rs_cmd_plan_infer; /* ringsim plan --inference */
 
 /* A subcommand, as data (cli/commands.c): `ringsim --help` lists the summaries, `ringsim NAME
  * --help` prints usage, the option tables and notes. run is NULL when this build lacks what the

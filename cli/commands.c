@@ -126,6 +126,8 @@ const rs_command_t rs_commands[] = {
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
      "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
+     "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
+     "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
      "$RINGSIM_PLOTS_DIR, else the source tree's plots/, else the copies built into ringsim.\n"},
