@@ -172,7 +172,7 @@ static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_
         for (int a = 0; a < in->n_nodes && rc == 0; a++)
             for (int p = 0; p < in->n_cached && rc == 0; p++) {
                 rs_infer_config_t c = in->config;
-                c.nodes = in->nodes[a], c.cached_tokens = in->cached[p];
+                c.nodes = in->nodes[a], c.cached_tokens = in->cached[p], c.new_tokens = in->new_tokens[0]; /* checked */
                 const rs_machine_t *m = &cands[k].machine;
                 int64_t cross = 0;
                 if (c.cached_tokens == 0 || (rc = rs_infer_config_validate(&c, m, err)) || (rc = rs_infer_crossing(&c, m, &cross, err)))

@@ -33,6 +33,19 @@ static int64_t hkv_dev(const rs_infer_config_t *c, const rs_machine_t *m) {
     return c->model.kv_heads >= tp_of(c, m) ? c->model.kv_heads / tp_of(c, m) : 1;
 }
 
+static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t hkv, int64_t n, int64_t t, int64_t p,
+                                 rs_ring_t ring);
+
+/* T and P as the layout shards them over the CP ranks (the schedule's rule, the option named). */
+static int layout_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
+    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens,
+                                        RS_RING_PASS_KV);
+    rs_err_t e = {{0}};
+    if (rs_problem_validate(&p, &e) == 0) return 0;
+    return rs_errf(err, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
+                   (long long)c->nodes, (long long)g_of(m), (long long)tp_of(c, m));
+}
+
 int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
     if (rs_transformer_validate(&c->model, err)) return -1;
     const int64_t g = g_of(m), tp = tp_of(c, m);
@@ -60,7 +73,7 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
     if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
     if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
-    return 0;
+    return layout_validate(c, m, err);
 }
 
 /* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
