@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 #include "study_infer.h"
 
 typedef struct {
@@ -104,12 +105,15 @@ static bool in_list(const char *list, const char *word) {
     return false;
 }
 
-/* Refuse an output that is also an input (a profile or model file) or another output. */
+/* Refuse an output that is also an input (a profile or model file) or another output, and a figure
+ * whose name has no format. */
 static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
     const char *outs[4] = {pc->in.csv, pc->in.figure, pc->in.boundary_csv, pc->in.boundary_figure};
     static const char *const names[4] = {"--csv", "--figure", "--boundary-csv", "--boundary-figure"};
     for (int i = 0; i < 4; i++) {
         if (!outs[i] || !strcmp(outs[i], "-")) continue;
+        rs_plot_format_t fmt;
+        if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
         if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
         if (in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
         for (int j = 0; j < i; j++)

@@ -7,6 +7,7 @@
 #                 comm_bound_ratio,...)
 #         series  space-separated series (PROFILE:nNODES) with at least one crossing
 #         ratio   the comm_bound_ratio r of the first row
+#         pmin, pmax  the x range (the smallest and largest P with a margin)
 #         title
 if (!exists("style")) style = 'style.gp'
 load style
@@ -16,6 +17,7 @@ pos(v) = v > 0 ? v : NaN
 set title title
 set logscale x 2
 set logscale y 2
+set xrange [pmin:pmax]
 set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216)
 set ytics ("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304)
 set xlabel 'cached tokens P'

@@ -790,6 +790,14 @@ static int prep_ttft(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_er
             if (rc == 0 && x > 0) has[k][j] = 1;
         }
     }
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        double x;
+        cell_num(&t, r, c[1], data, &x, NULL);
+        xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+        for (int j = 0; j < 4; j++)
+            if (cell_num(&t, r, c[2 + j], data, &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
+    }
     char pser[4096] = "", pcol[4096] = "", pname[4096] = "", pdash[512] = "", pcolor[512] = "";
     for (int i = 0; rc == 0 && i < ns; i++)
         for (int j = 0; j < 4; j++) {
@@ -811,6 +819,8 @@ static int prep_ttft(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_er
         vars_str(v, "pname", pname, false);
         vars_str(v, "pdash", pdash, false);
         vars_str(v, "pcolor", pcolor, false);
+        vars_num(v, "xmin", xmin / 1.25), vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
+        vars_num(v, "ymin", ymin / 1.25), vars_num(v, "ymax", ymax * 1.25);
         if (o && o->title) vars_str(v, "title", o->title, false);
     }
     rs_table_free(&t);
@@ -827,7 +837,7 @@ static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, r
     int rc = need_cols(&t, data, need, c, err);
     if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     char list[4096] = "";
-    double ratio = NAN;
+    double ratio = NAN, pmin = INFINITY, pmax = 0;
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
         double x[4];
         if ((rc = series_ok(&t, r, c[0], data, err))) break;
@@ -836,6 +846,7 @@ static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, r
         if (rc == 0 && !(x[3] > 0)) rc = rs_errf(err, "%s:%ld: expected comm_bound_ratio > 0, got '%s'", data, t.lines[r], t.cells[r][c[3]]);
         if (rc) break;
         if (r == 0) ratio = x[3];
+        pmin = fmin(pmin, x[1]), pmax = fmax(pmax, x[1]);
         bool seen = false;
         for (size_t q = 0; q < r && !seen; q++) seen = !strcmp(t.cells[q][c[0]], t.cells[r][c[0]]) && atof(t.cells[q][c[2]]) > 0;
         if (!seen && x[2] > 0) {
@@ -850,6 +861,8 @@ static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, r
     if (rc == 0) {
         vars_str(v, "series", list, false);
         vars_num(v, "ratio", ratio);
+        vars_num(v, "pmin", pmin / 1.25); /* a margin: one P alone still spans a range */
+        vars_num(v, "pmax", pmax * 1.25);
         if (o && o->title) vars_str(v, "title", o->title, false);
     }
     rs_table_free(&t);

@@ -8,6 +8,7 @@
 #         pname  the legend of each line (series/variant, no spaces)
 #         pdash  the dash type of each line (1 pass-KV, 2 pass-Q, 3 Ulysses, 4 USP)
 #         pcolor the colour (line type) of each line: one per series
+#         xmin, xmax, ymin, ymax  the ranges (the data's with a margin)
 #         title  figure title
 if (!exists("style")) style = 'style.gp'
 load style
@@ -16,6 +17,8 @@ sel(s, c) = (strcol('series') eq s) ? column(c) : NaN
 set title title
 set logscale x 2
 set logscale y 10
+set xrange [xmin:xmax]
+set yrange [ymin:ymax]
 @tokens_xtics
 set xlabel 'context length P + T (tokens)'
 set ylabel 'time to first token (s)'

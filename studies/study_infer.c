@@ -157,8 +157,30 @@ static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *e
     return fp != stdout ? rs_file_commit(&f, err) : 0;
 }
 
-/* The pass-kv/pass-q boundary: per candidate, node count and P, the crossing T (the study's first T
- * fixes nothing: the crossing is searched over T), and the transfer-bound ratio of docs/inference.md. */
+/* The pass-kv/pass-q boundary: per candidate, node count and P > 0, the crossing T (searched over T:
+ * the study's T list fixes nothing but the configuration checked) and the transfer-bound ratio of
+ * docs/inference.md, as CSV rows on fp (NULL: count only). *n_cross: rows with a crossing > 0. */
+static int boundary_rows(FILE *fp, const rs_infer_in_t *in, const cand_t *cands, int nc, int *n_cross, rs_err_t *err) {
+    *n_cross = 0;
+    for (int k = 0; k < nc; k++)
+        for (int a = 0; a < in->n_nodes; a++)
+            for (int p = 0; p < in->n_cached; p++) {
+                rs_infer_config_t c = in->config;
+                c.nodes = in->nodes[a], c.cached_tokens = in->cached[p], c.new_tokens = in->new_tokens[0];
+                const rs_machine_t *m = &cands[k].machine;
+                int64_t cross = 0;
+                if (c.cached_tokens == 0) continue;
+                if (rs_infer_config_validate(&c, m, err) || rs_infer_crossing(&c, m, &cross, err)) return -1;
+                *n_cross += cross > 0;
+                if (fp)
+                    fprintf(fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%.17g,%.17g\n", cands[k].hw.name, (long long)c.nodes,
+                            cands[k].hw.name, (long long)c.nodes, (long long)rs_infer_cp_ranks(&c, m), (long long)c.cached_tokens,
+                            (long long)cross, cross > 0 ? (double)cross / (double)c.cached_tokens : 0,
+                            rs_infer_comm_bound_ratio(&c, m));
+            }
+    return 0;
+}
+
 static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
     rs_file_t f;
     if (rs_file_open(&f, path, err)) return -1;
@@ -167,26 +189,8 @@ static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_
                   "(cross_tokens; 0: pass-kv at every T, -1: pass-q up to 2^26)\n# model=%s linear=%s layout=%s\n",
             c0->model.name, rs_dtype_name(c0->linear_dtype), rs_layout_name(c0->layout));
     fprintf(f.fp, "series,profile,nodes,cp,cached_tokens,cross_tokens,cross_ratio,comm_bound_ratio\n");
-    int rc = 0;
-    for (int k = 0; k < nc && rc == 0; k++)
-        for (int a = 0; a < in->n_nodes && rc == 0; a++)
-            for (int p = 0; p < in->n_cached && rc == 0; p++) {
-                rs_infer_config_t c = in->config;
-                c.nodes = in->nodes[a], c.cached_tokens = in->cached[p], c.new_tokens = in->new_tokens[0]; /* checked */
-                const rs_machine_t *m = &cands[k].machine;
-                int64_t cross = 0;
-                if (c.cached_tokens == 0 || (rc = rs_infer_config_validate(&c, m, err)) || (rc = rs_infer_crossing(&c, m, &cross, err)))
-                    continue;
-                const int64_t tp = c.tp > 0 ? c.tp : (m->devices_per_node > 0 ? m->devices_per_node : 1);
-                const double hq = (double)(c.model.q_heads / tp), hkv = c.model.kv_heads >= tp ? (double)(c.model.kv_heads / tp) : 1;
-                const double de = (double)c.model.head_dim * 2.0;
-                fprintf(f.fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%.17g,%.17g\n", cands[k].hw.name, (long long)c.nodes,
-                        cands[k].hw.name, (long long)c.nodes,
-                        (long long)(c.nodes * ((m->devices_per_node > 0 ? m->devices_per_node : 1) / tp)),
-                        (long long)c.cached_tokens, (long long)cross, cross > 0 ? (double)cross / (double)c.cached_tokens : 0,
-                        2 * hkv * de / (2 * hq * de + 4 * hq - 2 * hkv * de));
-            }
-    if (rc) {
+    int n_cross;
+    if (boundary_rows(f.fp, in, cands, nc, &n_cross, err)) {
         rs_file_abort(&f);
         return -1;
     }
@@ -201,7 +205,7 @@ static int draw(int kind, const char *figure, const char *csv, const char *what,
     const char *data = csv;
     if (!data || !strcmp(data, "-")) {
         snprintf(tmp, sizeof tmp, "%s.%s.%ld.csv", figure, what, (long)getpid());
-        if (write(tmp, arg, err)) return -1;
+        if (write(tmp, arg, err)) return remove(tmp), -1;
         data = tmp;
     }
     rs_err_t e;
@@ -232,6 +236,32 @@ static int write_boundary_cb(const char *path, void *arg, rs_err_t *err) {
     return write_boundary(path, o->in, o->cands, o->nc, err);
 }
 
+/* Every output asked for: CSVs, then figures. Returns 0 or -1 with err. */
+static int write_outputs(const rs_infer_in_t *in, outputs_t *o, rs_err_t *err) {
+    if (in->csv && write_csv(in->csv, o->pts, o->n, err)) return -1;
+    if (in->boundary_csv && write_boundary(in->boundary_csv, in, o->cands, o->nc, err)) return -1;
+    if (in->figure && draw(RS_PLOT_KIND_TTFT, in->figure, in->csv, "ttft", write_points_cb, o, err)) return -1;
+    if (in->boundary_figure &&
+        draw(RS_PLOT_KIND_BOUNDARY, in->boundary_figure, in->boundary_csv, "boundary", write_boundary_cb, o, err))
+        return -1;
+    return 0;
+}
+
+/* What the outputs need of the input, before anything is written: a cached prefix and a crossing to
+ * draw for the boundary. Returns 0 or -1 with err. */
+static int check_outputs(const rs_infer_in_t *in, const outputs_t *o, rs_err_t *err) {
+    const char *b = in->boundary_figure ? "--boundary-figure" : "--boundary-csv";
+    if (!in->boundary_csv && !in->boundary_figure) return 0;
+    if (!(in->cached[in->n_cached - 1] > 0))
+        return rs_errf(err, "%s: the pass-kv/pass-q boundary needs a cached prefix (--cached P > 0)", b);
+    int n_cross = 0;
+    if (in->boundary_figure && boundary_rows(NULL, in, o->cands, o->nc, &n_cross, err)) return -1;
+    if (in->boundary_figure && n_cross == 0)
+        return rs_errf(err, "--boundary-figure: no (profile, nodes, P > 0) has a crossing to draw: pass-kv is no slower "
+                            "than pass-q at every T there (one CP rank never crosses: add --nodes or lower --tp)");
+    return 0;
+}
+
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_INFER_MAX_CANDIDATES, sizeof *cands);
     int nc = 0;
@@ -244,14 +274,9 @@ int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     }
     point_t *pts = calloc(np ? np : 1, sizeof *pts);
     int rc = pts ? RS_EXIT_OK : (rs_errf(err, "out of memory for %zu points", np), RS_EXIT_FAIL);
-    if (rc == RS_EXIT_OK && plan_points(in, cands, nc, pts, err)) rc = RS_EXIT_USAGE;
     outputs_t o = {in, cands, nc, pts, np};
-    if (rc == RS_EXIT_OK &&
-        ((in->csv && write_csv(in->csv, pts, np, err)) || (in->boundary_csv && write_boundary(in->boundary_csv, in, cands, nc, err)) ||
-         (in->figure && draw(RS_PLOT_KIND_TTFT, in->figure, in->csv, "ttft", write_points_cb, &o, err)) ||
-         (in->boundary_figure &&
-          draw(RS_PLOT_KIND_BOUNDARY, in->boundary_figure, in->boundary_csv, "boundary", write_boundary_cb, &o, err))))
-        rc = RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && write_outputs(in, &o, err)) rc = RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
     free(cands);
     free(pts);

@@ -176,6 +176,8 @@ static void test_crossing_transfer_bound(void) {
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, &err), 0);
     CU_ASSERT_EQUAL(t, 804);
+    RS_ASSERT_REL(rs_infer_comm_bound_ratio(&c, &m), 0.8, 1e-15); /* 32 / (64 + 8 - 32) */
+    CU_ASSERT_EQUAL(rs_infer_cp_ranks(&c, &m), 2);
     /* around it: by hand, pass-kv (B + Bc) 32 / W, pass-q B (32 + 40) / W */
     double kv, q;
     CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, 800, 1004, &kv, NULL, &err), 0);

@@ -205,6 +205,13 @@ static void usp_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_inf
     }
 }
 
+int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m) { return cp_of(c, m); }
+
+double rs_infer_comm_bound_ratio(const rs_infer_config_t *c, const rs_machine_t *m) {
+    const double hq = (double)hq_dev(c, m), hkv = (double)hkv_dev(c, m), de = (double)c->model.head_dim * ACT_BYTES;
+    return 2 * hkv * de / (2 * hq * de + 4 * hq - 2 * hkv * de);
+}
+
 int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t *t_cross, rs_err_t *err) {
     const int64_t cp = cp_of(c, m), g = cp > 1 && c->layout == RS_LAYOUT_ZIGZAG ? 2 * cp : cp;
     const int64_t kmax = ((int64_t)1 << 26) / g;

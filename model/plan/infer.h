@@ -111,4 +111,12 @@ int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, rs_rin
  * the smallest T, -1 when pass-q stays faster up to 2^26. Returns 0 or -1 with err. */
 int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t *t_cross, rs_err_t *err);
 
+/* CP ranks of the configuration: nodes x G / tp (G: the machine's devices per node). Can't fail. */
+int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m);
+
+/* The T/P at which pass-kv and pass-q cost the same when both are transfer-bound on one NIC per CP
+ * rank (docs/inference.md): 2 Hkv d e / (2 Hq d e + 4 Hq - 2 Hkv d e), heads per device, e = 2 bytes.
+ * Can't fail (the configuration validated). */
+double rs_infer_comm_bound_ratio(const rs_infer_config_t *c, const rs_machine_t *m);
+
 #endif /* RS_INFER_H */
