@@ -781,11 +781,11 @@ static int prep_ttft(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_er
         if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t.lines[r], MAXS);
         else if (k < 0) ser[k = ns++] = t.cells[r][c[0]];
         double x;
-        if (rc == 0 && (rc = cell_num(&t, r, c[1], data, &x, err)) == 0 && !(x > 0))
-            rc = rs_errf(err, "%s:%ld: expected context_tokens > 0, got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        if (rc == 0 && (rc = cell_num(&t, r, c[1], data, &x, err)) == 0 && !(x > 0 && x < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
         for (int j = 0; j < 4 && rc == 0; j++) {
-            if ((rc = cell_num(&t, r, c[2 + j], data, &x, err)) == 0 && !isnan(x) && !(x > 0))
-                rc = rs_errf(err, "%s:%ld: expected a TTFT > 0 (or empty) in column '%s', got '%s'", data, t.lines[r],
+            if ((rc = cell_num(&t, r, c[2 + j], data, &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
+                rc = rs_errf(err, "%s:%ld: expected a TTFT in (0, 1e30) s (or empty) in column '%s', got '%s'", data, t.lines[r],
                              t.cols[c[2 + j]], t.cells[r][c[2 + j]]);
             if (rc == 0 && x > 0) has[k][j] = 1;
         }
@@ -842,8 +842,10 @@ static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, r
         double x[4];
         if ((rc = series_ok(&t, r, c[0], data, err))) break;
         for (int i = 1; i < 4 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x[i], err);
-        if (rc == 0 && !(x[1] > 0)) rc = rs_errf(err, "%s:%ld: expected cached_tokens > 0, got '%s'", data, t.lines[r], t.cells[r][c[1]]);
-        if (rc == 0 && !(x[3] > 0)) rc = rs_errf(err, "%s:%ld: expected comm_bound_ratio > 0, got '%s'", data, t.lines[r], t.cells[r][c[3]]);
+        if (rc == 0 && !(x[1] > 0 && x[1] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected cached_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        if (rc == 0 && !(x[3] > 0 && x[3] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected comm_bound_ratio in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[3]]);
         if (rc) break;
         if (r == 0) ratio = x[3];
         pmin = fmin(pmin, x[1]), pmax = fmax(pmax, x[1]);
