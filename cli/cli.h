@@ -25,7 +25,8 @@
 /* The subcommands' entry points: argv[0] is the command's name; they return the exit code. */
 typedef int rs_cmd_fn(int argc, char **argv);
 rs_cmd_fn rs_cmd_model, rs_cmd_sim, rs_cmd_exec, rs_cmd_calibrate, rs_cmd_validate, rs_cmd_compare, rs_cmd_import,
-    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles;
+    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles,
+    rs_cmd_plan_infer; /* ringsim plan --inference */
 
 /* A subcommand, as data (cli/commands.c): `ringsim --help` lists the summaries, `ringsim NAME
  * --help` prints usage, the option tables and notes. run is NULL when this build lacks what the
@@ -55,6 +56,10 @@ extern const int rs_cli_shared_n;
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
+/* An inference problem (--cached, --ring pass-q, --pass decode) runs the forward pass only unless
+ * --pass was given in `shared` (the shared group it was parsed with). Call before rs_setup_finish.
+ * Can't fail. */
+void rs_cli_inference_passes(rs_setup_t *s, const rs_opt_group_t *shared);
 
 /* "16,32,1K": increasing sizes in [min, max], at least min_n and at most max_n of them, into out and
  * *n_out. Returns 0 or -1 with err "--blocks 64: give at least 2 sizes". */

@@ -108,6 +108,11 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
     if (job.loopback && (o->check || o->save_io_dir))
         return rs_errf(err, "--loopback %s: --check and --save-io need the real ring (a loopback rank computes on its own blocks)",
                        job.loopback);
+    if (rs_problem_passes_q(p) && job.loopback)
+        return rs_errf(err, "--loopback %s: --ring pass-q and decode return their partial outputs in an all-to-all, which "
+                            "needs the real ring", job.loopback);
+    if (rs_problem_passes_q(p) && (!e->cops || !e->cops->q_step || !e->cops->q_merge))
+        return rs_errf(err, "--ring pass-q / decode: the %s backend has no partial-output kernels", e->x.backend);
     if (o->stall_rank >= p->n_ranks)
         return rs_errf(err, "--stall %lld:%lld: rank must be < N = %lld", (long long)o->stall_rank, (long long)o->stall_step,
                        (long long)p->n_ranks);
@@ -283,12 +288,16 @@ int rs_cmd_exec(int argc, char **argv) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
     }
+    if (rc < 0 && loud && c->note[0]) fprintf(stderr, "ringsim exec: note: %s\n", c->note);
     if (rc < 0) rc = start_ranks(e, under_mpi, &argc, &argv);
     if (rc >= 0) {
         free(e);
         return rc;
     }
     const rs_problem_t *p = &c->problem;
+    if (e->rank == 0 && (p->cached_tokens > 0 || rs_problem_passes_q(p)))
+        printf("# inference: %s, %lld cached tokens per sequence%s\n", rs_ring_name(p->ring), (long long)p->cached_tokens,
+               p->decode ? ", decode (one new token per sequence)" : "");
     if (e->rank == 0)
         printf("# ringsim exec: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s, reps %d (warmup %d)\n"
                "# %-10s %-8s %12s %12s %12s %12s %10s %s\n",

@@ -81,6 +81,11 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
         printf("  nodes of %lld, inter %s W=%.4g GB/s", (long long)m->devices_per_node, m->inter.name,
                m->inter.bw_bytes_per_s / 1e9);
     printf("\n");
+    if (p->cached_tokens > 0 || rs_problem_passes_q(p))
+        printf("# inference: %s, P=%lld cached tokens per sequence (Bc=%lld per rank)%s; all-to-all return %s\n",
+               rs_ring_name(p->ring), (long long)p->cached_tokens, (long long)rs_problem_cached_block(p),
+               p->decode ? ", decode: one new token per sequence" : "",
+               rs_problem_passes_q(p) && n > 0 ? rs_fmt_time(es[0].closed.a2a_s, g, sizeof g) : "none (pass-kv)");
     for (int i = 0; i < n; i++) {
         if (i > 0 && es[i].problem.pass == es[i - 1].problem.pass) continue;
         const rs_closed_t *cl = &es[i].closed;
@@ -88,10 +93,17 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
         if (isnan(cl->b_star_tokens)) snprintf(bstar, sizeof bstar, "none (transfer-bound up to 2^40)");
         else if (cl->b_star_tokens == 0) snprintf(bstar, sizeof bstar, "0 (never transfer-bound)");
         else snprintf(bstar, sizeof bstar, "%.1f tokens", cl->b_star_tokens);
-        printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %s; "
-               "B = %lld is %s-bound\n",
-               rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens,
-               bound_name(&es[i]));
+        if (es[i].problem.decode)
+            printf("# decode: B = 1 token per sequence (fixed); a step is %s-bound\n", bound_name(&es[i]));
+        else if (rs_problem_passes_q(&es[i].problem))
+            printf("# %s (pass-q): hidden iff B + Bc >= F*c_q/(W*c_f), B_min = %.1f new tokens per rank; B* (latency, "
+                   "F_eff, launch) = %s; B = %lld is %s-bound\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens, bound_name(&es[i]));
+        else
+            printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %s; "
+                   "B = %lld is %s-bound\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens,
+                   bound_name(&es[i]));
     }
     printf("%-10s %-8s %8s %11s %11s %-7s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
            "bound", "T_step", "makespan", "closed_form", "eff", "balance");
@@ -181,11 +193,13 @@ int rs_cmd_model(int argc, char **argv) {
     const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
+    rs_cli_inference_passes(&c, &groups[1]);
     if (rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
     }
+    if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) return RS_EXIT_FAIL;

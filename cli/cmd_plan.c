@@ -24,6 +24,7 @@ typedef struct {
     rs_plan_in_t in;        /* the study */
     const char *model;      /* -m */
     bool sim;               /* --sim */
+    bool inference;         /* --inference: handled by rs_cmd_plan_infer (cmd_plan_infer.c) */
 } plan_cli_t;
 
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
@@ -108,6 +109,8 @@ static const rs_opt_t own_opts[] = {
      NULL, NULL},
     {"figure", 0, "FILE", "none", "that curve as .png/.pdf/.svg (gnuplot, plots/maxctx.gp)", RS_ARG_STRING, O(in.figure), 0, 0,
      NULL, NULL, NULL},
+    {"inference", 0, NULL, NULL, "inference planning instead: TTFT, KV cache, decode (ringsim plan --inference --help)",
+     RS_ARG_TRUE, O(inference), 0, 0, NULL, NULL, NULL},
     {"contention-csv", 0, "FILE", "none", "with --sim and fabric knobs: the ring split's job points, CSV",
      RS_ARG_STRING, O(in.contention_csv), 0, 0, NULL, NULL, NULL},
     {"contention-figure", 0, "FILE", "none", "their efficiency vs NICs per node or ratio (needs --contention-csv)",
@@ -118,6 +121,8 @@ static const rs_opt_t own_opts[] = {
 
 
 int rs_cmd_plan(int argc, char **argv) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--inference")) return rs_cmd_plan_infer(argc, argv);
     rs_err_t err = {{0}};
     plan_cli_t pc = {0};
     rs_plan_defaults(&pc.in);

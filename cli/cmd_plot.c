@@ -59,7 +59,7 @@ int rs_cmd_plot(int argc, char **argv) {
     }
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx or contention)\n",
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx, contention, ttft or pass-boundary)\n",
                 argv[optind]);
         return RS_EXIT_USAGE;
     }

@@ -155,6 +155,8 @@ const rs_command_t rs_commands[] = {
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
      "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
+     "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
+     "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
      "$RINGSIM_PLOTS_DIR, else the installed share/ringsim/plots (beside the binary), else the source\n"
@@ -182,7 +184,10 @@ const rs_command_t rs_commands[] = {
      "Ulysses vs USP at that N and which wins and why. Assumptions: docs/plan.md.\n"
      "With --sim and fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ...) the ring split\n"
      "also runs as a job of its replicas on each fabric, with ZeRO-3's collectives when\n"
-     "--background fsdp (docs/sim.md \"Contention\").\n\n",
+     "--background fsdp (docs/sim.md \"Contention\").\n"
+     "With --inference: inference planning instead (TTFT of T new tokens on P cached, KV cache per\n"
+     "device, decode step; pass-KV vs pass-Q vs Ulysses vs USP, TP in a node and CP across nodes;\n"
+     "ringsim plan --inference --help lists its options; docs/inference.md).\n\n",
      NULL},
     {"profiles", "list or print the shipped hardware profiles", rs_cmd_profiles, NULL, -1,
      "usage: ringsim profiles [options] [NAME | FILE]\n"

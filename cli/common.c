@@ -47,15 +47,26 @@ static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
 static int parse_passes(void *dst, const char *arg, rs_err_t *err) {
     rs_setup_t *c = dst;
     if (!strcmp(arg, "both") || !strcmp(arg, "all")) {
+        c->problem.decode = false;
         c->n_passes = 2;
         c->passes[0] = RS_PASS_FORWARD;
         c->passes[1] = RS_PASS_BACKWARD;
         return 0;
     }
     rs_pass_t p;
-    if (rs_pass_parse(arg, &p) != 0) return rs_errf(err, "--pass %s: expected forward, backward or both", arg);
+    c->problem.decode = !strcmp(arg, "decode"); /* a forward step of one token per sequence (pass-q) */
+    if (c->problem.decode) p = RS_PASS_FORWARD, c->problem.seq_tokens = 1;
+    else if (rs_pass_parse(arg, &p) != 0) return rs_errf(err, "--pass %s: expected forward, backward, both or decode", arg);
     c->n_passes = 1;
     c->passes[0] = p;
+    return 0;
+}
+
+static int parse_ring(void *dst, const char *arg, rs_err_t *err) {
+    rs_setup_t *c = dst;
+    if (rs_ring_parse(arg, &c->problem.ring) != 0)
+        return rs_errf(err, "--ring %s: expected pass-kv (K,V circulate, Q stays) or pass-q (Q circulates, K,V stay)", arg);
+    c->ring_given = true;
     return 0;
 }
 
@@ -141,7 +152,14 @@ const rs_opt_t rs_cli_shared_opts[] = {
     {"no-causal", 0, NULL, NULL, "no mask: every token sees every token", RS_ARG_FALSE, P(causal), 0, 0, NULL, NULL, NULL},
     {"layout", 'L', "L", "command default", "contiguous|striped|zigzag, comma list, or all", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_layouts, NULL},
-    {"pass", 'P', "P", "command default", "forward|backward|both", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_passes, NULL},
+    {"pass", 'P', "P", "command default",
+     "forward|backward|both, or decode (one new token per\nsequence on the --cached ones, pass-q; sets --seq 1)",
+     RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_passes, NULL},
+    {"ring", 0, "R", "pass-kv", "pass-kv (K,V circulate) or pass-q (Q circulates,\nthe partial outputs return in an all-to-all)",
+     RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ring, NULL},
+    {"cached", 0, "P", "0", "cached prefix tokens per sequence (their K,V are\nsharded like the --seq new tokens)",
+     RS_ARG_SIZE, P(cached_tokens), 0, (double)UINT32_MAX, NULL, NULL, NULL},
     {"tile", 0, "T|TQxTK", "128", "kernel tile for executed FLOPs", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_tile, NULL},
     {"profile", 'p', "NAME|FILE", "h100-sxm", "device profile (ringsim profiles lists them)", RS_ARG_BUF, M(profile), 0,
      sizeof(((rs_machine_spec_t *)0)->profile), NULL, NULL, "Hardware (rates take SI suffixes: 450G = 450e9):"},
@@ -275,6 +293,14 @@ static void *help_ctx;
 void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx) {
     help_hook = hook;
     help_ctx = ctx;
+}
+
+void rs_cli_inference_passes(rs_setup_t *s, const rs_opt_group_t *shared) {
+    const rs_problem_t *p = &s->problem;
+    if ((p->cached_tokens > 0 || p->ring == RS_RING_PASS_Q || p->decode) && !rs_cli_given(shared, "pass")) {
+        s->n_passes = 1;
+        s->passes[0] = RS_PASS_FORWARD;
+    }
 }
 
 int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,

@@ -22,9 +22,11 @@
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
 
 static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
-                                                           "layout-busy", "scaling", "maxctx", "contention"};
+                                                           "layout-busy", "scaling", "maxctx", "contention",
+                                                           "ttft", "pass-boundary"};
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
-                                                             "layout_busy", "scaling", "maxctx", "contention"};
+                                                             "layout_busy", "scaling", "maxctx", "contention",
+                                                             "ttft", "pass_boundary"};
 
 const char *rs_plot_kind_name(rs_plot_kind_t k) { return rs_enum_name(kind_names, RS_PLOT_KIND_COUNT, (int)k); }
 
@@ -747,6 +749,131 @@ static int prep_contention(const char *data, const rs_plot_opts_t *o, vars_t *v,
     return rc;
 }
 
+/* A series name gnuplot can take as a word: not empty, no spaces or quotes. */
+static int series_ok(const rs_table_t *t, size_t r, int c, const char *data, rs_err_t *err) {
+    const char *p = t->cells[r][c];
+    if (!*p || strchr(p, ' ') || strchr(p, '\'') || strchr(p, '"'))
+        return rs_errf(err, "%s:%ld: expected a series name without spaces or quotes, got '%s'", data, t->lines[r], p);
+    return 0;
+}
+
+/* Append word to a space-separated list (when it fits). */
+static void list_add(char *list, size_t len, const char *word) {
+    const size_t n = strlen(list);
+    if (n + strlen(word) + 2 < len) snprintf(list + n, len - n, "%s%s", n ? " " : "", word);
+}
+
+/* series,context_tokens and the four TTFT columns (`ringsim plan --inference --csv`): one line per
+ * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there). */
+static int prep_ttft(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "context_tokens", "ttft_pass_kv_s", "ttft_pass_q_s", "ttft_ulysses_s",
+                                       "ttft_usp_s", NULL};
+    static const char *const variant[4] = {"pass-KV", "pass-Q", "Ulysses", "USP"};
+    enum { MAXS = 16 };
+    int c[6], ns = 0, has[MAXS][4] = {{0}};
+    const char *ser[MAXS];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        if ((rc = series_ok(&t, r, c[0], data, err))) break;
+        int k = -1;
+        for (int i = 0; i < ns; i++)
+            if (!strcmp(ser[i], t.cells[r][c[0]])) k = i;
+        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t.lines[r], MAXS);
+        else if (k < 0) ser[k = ns++] = t.cells[r][c[0]];
+        double x;
+        if (rc == 0 && (rc = cell_num(&t, r, c[1], data, &x, err)) == 0 && !(x > 0 && x < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        for (int j = 0; j < 4 && rc == 0; j++) {
+            if ((rc = cell_num(&t, r, c[2 + j], data, &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
+                rc = rs_errf(err, "%s:%ld: expected a TTFT in (0, 1e30) s (or empty) in column '%s', got '%s'", data, t.lines[r],
+                             t.cols[c[2 + j]], t.cells[r][c[2 + j]]);
+            if (rc == 0 && x > 0) has[k][j] = 1;
+        }
+    }
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        double x;
+        cell_num(&t, r, c[1], data, &x, NULL);
+        xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+        for (int j = 0; j < 4; j++)
+            if (cell_num(&t, r, c[2 + j], data, &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
+    }
+    char pser[4096] = "", pcol[4096] = "", pname[4096] = "", pdash[512] = "", pcolor[512] = "";
+    for (int i = 0; rc == 0 && i < ns; i++)
+        for (int j = 0; j < 4; j++) {
+            if (!has[i][j]) continue;
+            char name[300], num[16];
+            snprintf(name, sizeof name, "%.250s/%s", ser[i], variant[j]);
+            list_add(pser, sizeof pser, ser[i]);
+            list_add(pcol, sizeof pcol, need[2 + j]);
+            list_add(pname, sizeof pname, name);
+            snprintf(num, sizeof num, "%d", j + 1);
+            list_add(pdash, sizeof pdash, num);
+            snprintf(num, sizeof num, "%d", i + 1);
+            list_add(pcolor, sizeof pcolor, num);
+        }
+    if (rc == 0 && !pser[0]) rc = rs_errf(err, "%s: expected a TTFT > 0 in at least one row", data);
+    if (rc == 0) {
+        vars_str(v, "pser", pser, false);
+        vars_str(v, "pcol", pcol, false);
+        vars_str(v, "pname", pname, false);
+        vars_str(v, "pdash", pdash, false);
+        vars_str(v, "pcolor", pcolor, false);
+        vars_num(v, "xmin", xmin / 1.25), vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
+        vars_num(v, "ymin", ymin / 1.25), vars_num(v, "ymax", ymax * 1.25);
+        if (o && o->title) vars_str(v, "title", o->title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
+/* series,cached_tokens,cross_tokens,comm_bound_ratio (`ringsim plan --inference --boundary-csv`): the
+ * series with at least one crossing > 0; ratio from the first row. */
+static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "cached_tokens", "cross_tokens", "comm_bound_ratio", NULL};
+    int c[4];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
+    char list[4096] = "";
+    double ratio = NAN, pmin = INFINITY, pmax = 0;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        double x[4];
+        if ((rc = series_ok(&t, r, c[0], data, err))) break;
+        for (int i = 1; i < 4 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x[i], err);
+        if (rc == 0 && !(x[1] > 0 && x[1] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected cached_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        if (rc == 0 && !(x[3] > 0 && x[3] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected comm_bound_ratio in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[3]]);
+        if (rc) break;
+        if (r == 0) ratio = x[3];
+        pmin = fmin(pmin, x[1]), pmax = fmax(pmax, x[1]);
+        bool seen = false;
+        for (size_t q = 0; q < r && !seen; q++) seen = !strcmp(t.cells[q][c[0]], t.cells[r][c[0]]) && atof(t.cells[q][c[2]]) > 0;
+        if (!seen && x[2] > 0) {
+            char word[300];
+            snprintf(word, sizeof word, " %s ", t.cells[r][c[0]]);
+            char padded[4100];
+            snprintf(padded, sizeof padded, " %s ", list);
+            if (!strstr(padded, word)) list_add(list, sizeof list, t.cells[r][c[0]]);
+        }
+    }
+    if (rc == 0 && !list[0]) rc = rs_errf(err, "%s: expected a crossing (cross_tokens > 0) in at least one row", data);
+    if (rc == 0) {
+        vars_str(v, "series", list, false);
+        vars_num(v, "ratio", ratio);
+        vars_num(v, "pmin", pmin / 1.25); /* a margin: one P alone still spans a range */
+        vars_num(v, "pmax", pmax * 1.25);
+        if (o && o->title) vars_str(v, "title", o->title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Running gnuplot
  * ---------------------------------------------------------------------------------------------- */
@@ -809,6 +936,8 @@ static int prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *
     case RS_PLOT_LAYOUT_BUSY: return prep_busy(data, opts, v, err);
     case RS_PLOT_MAXCTX: return prep_maxctx(data, opts, v, err);
     case RS_PLOT_CONTENTION: return prep_contention(data, opts, v, err);
+    case RS_PLOT_TTFT: return prep_ttft(data, opts, v, err);
+    case RS_PLOT_PASS_BOUNDARY: return prep_boundary(data, opts, v, err);
     default: return prep_scaling(data, opts, v, err);
     }
 }

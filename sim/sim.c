@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
@@ -110,6 +111,7 @@ static struct {
     summary_rec sum;          /* running totals */
     bool progress;            /* send 'P' records */
     double next_progress_s;   /* wall time of the next one */
+    sg_bar_t a2a_barrier;     /* pass-q's return: every rank has posted it (NULL without) */
 } C;
 
 static void put_rec(char tag, const void *rec, size_t size) {
@@ -258,6 +260,35 @@ static void compute_main(int argc, char **argv) {
     }
 }
 
+/* pass-q's all-to-all step (the walk's semantics, model/cost/model.h): the exchange starts when the
+ * last rank has posted it (a barrier), then the rank puts its partial to every other rank and gets one
+ * from each; on the all-pairs platform the flows share each device's links as rs_machine_a2a_s
+ * counts. Statistics and events as the walk's. */
+static void a2a_step(int64_t g, int64_t k, const rs_step_t *st) {
+    static char payload;
+    const int64_t p = g % C.n, n = C.n;
+    const double t0 = simgrid_get_clock();
+    sg_barrier_wait(C.a2a_barrier);
+    sg_comm_t *comm = malloc(sizeof(sg_comm_t) * (size_t)(2 * (n - 1)));
+    void *got = NULL;
+    int nc = 0;
+    for (int64_t j = 1; j < n; j++) comm[nc++] = sg_mailbox_put_async(C.mb[g - p + (p + j) % n], &payload, (long)st->a2a_peer_bytes);
+    for (int64_t j = 1; j < n; j++) comm[nc++] = sg_mailbox_get_async(C.mb[g], &got);
+    sg_comm_wait_all(comm, (size_t)nc);
+    free(comm);
+    const double te = simgrid_get_clock();
+    C.sum.rank_steps++;
+    if (te - t0 > C.sum.t_comm_max_s) C.sum.t_comm_max_s = te - t0;
+    C.sum.comm_bound_steps++;
+    if (te > C.step_end[k]) C.step_end[k] = te;
+    if (te - t0 > C.step_max[k]) C.step_max[k] = te - t0;
+    if (C.events) {
+        put_event(p, k, RS_EV_SEND, -1, t0, te, 0, (double)st->send_bytes);
+        put_event(p, k, RS_EV_RECV, -1, t0, te, 0, (double)st->recv_bytes);
+        put_event(p, k, RS_EV_STEP, -1, t0, te, 0, 0);
+    }
+}
+
 /* One rank. argv[1] is its actor index g (ring g / N, rank g mod N). */
 static void rank_main(int argc, char **argv) {
     (void)argc;
@@ -271,6 +302,11 @@ static void rank_main(int argc, char **argv) {
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
+        if (st.a2a) {
+            sl->started = k;
+            a2a_step(g, k, &st);
+            continue;
+        }
         const double t0 = simgrid_get_clock();
         if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
@@ -391,7 +427,7 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
      * from its route's first link; a flow whose first link another starting flow already marked keeps
      * its other links out of the solve (it ran through a shared NIC at full rate: docs/sim.md). Full
      * update is exact. Generated ring platforms give each flow its hop's own first link. */
-    if (cfg->job || cfg->platform_path) argv[argc++] = "--cfg=network/optim:Full";
+    if (cfg->job || cfg->platform_path || cfg->routes == RS_PLATFORM_ALL_PAIRS) argv[argc++] = "--cfg=network/optim:Full";
     char *user[RS_SIM_MAX_CFG];
     for (int i = 0; i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++) {
         size_t len = strlen(cfg->cfg[i]) + 7;
@@ -428,18 +464,21 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
     if (C.job) return 0;
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
     int rc = 0;
-    for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++) {
-        const int64_t q = (r + 1) % C.n;
-        if (host[r] == host[q]) continue;
-        put_text('S', STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                  plat_name, hm->host[r], r, hm->host[q], q);
-        xbt_dynar_reset(links);
-        sg_host_get_route(host[r], host[q], links);
-        if (xbt_dynar_length(links) == 0)
-            rc = put_text('X', RS_SIM_BAD_INPUT,
-                           "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                           plat_name, hm->host[r], r, hm->host[q], q);
-    }
+    const bool a2a = rs_schedule_step_a2a_bytes(C.s, C.n) > 0; /* pass-q's return: every pair talks */
+    for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++)
+        for (int64_t j = 1; j < (a2a ? C.n : 2) && rc == 0; j++) {
+            const int64_t q = (r + j) % C.n;
+            if (host[r] == host[q]) continue;
+            put_text('S', STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
+                     plat_name, hm->host[r], r, hm->host[q], q);
+            xbt_dynar_reset(links);
+            sg_host_get_route(host[r], host[q], links);
+            if (xbt_dynar_length(links) == 0)
+                rc = put_text('X', RS_SIM_BAD_INPUT,
+                              "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")%s",
+                              plat_name, hm->host[r], r, hm->host[q], q,
+                              a2a ? " (pass-q's all-to-all return needs a route between every pair)" : "");
+        }
     xbt_dynar_free(&links);
     return rc;
 }
@@ -477,6 +516,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
         if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
     if (C.job && rs_jc_start_background() != 0) return put_text('X', -1, "sim: cannot start the background collectives");
+    if (rs_schedule_step_a2a_bytes(C.s, C.n) > 0) C.a2a_barrier = sg_barrier_init((unsigned)C.total);
     return 0;
 }
 
@@ -585,7 +625,8 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
     if (cfg->hostmap_path) rs_trace_set_meta(t, "sim.hostmap", "%s", cfg->hostmap_path);
     rs_trace_set_meta(t, "sim.network_model", "%s", cfg->network_model ? cfg->network_model : "CM02");
     char buf[1024] = "network/TCP-gamma:0 network/crosstraffic:0 surf/precision:1e-15 maxmin/precision:1e-15";
-    if (cfg->job || cfg->platform_path) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " network/optim:Full");
+    if (cfg->job || cfg->platform_path || cfg->routes == RS_PLATFORM_ALL_PAIRS)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " network/optim:Full");
     for (int i = 0; i < cfg->n_cfg; i++) {
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, " %s", cfg->cfg[i]);
@@ -660,6 +701,17 @@ static int write_platform(const char *path, const rs_schedule_t *s, const rs_mac
     if (rc == 0 && cfg->platform_out)
         rc = rs_platform_write_file(cfg->platform_out, m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, err);
     return rc;
+}
+
+/* What pass-q's all-to-all return cannot run with. Returns 0 or RS_SIM_BAD_INPUT with err. */
+static int check_a2a(const rs_machine_t *m, const rs_sim_config_t *cfg, rs_err_t *err) {
+    if (cfg->job)
+        return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) run pass-kv; --ring pass-q and decode return "
+                            "their partials in an all-to-all across the ring"), RS_SIM_BAD_INPUT;
+    if (m->perturb.n_degraded > 0)
+        return rs_errf(err, "--degrade with --ring pass-q or decode: the all-to-all return shares a degraded link with "
+                            "other flows, which the walk's all-to-all (tier bandwidths) does not model"), RS_SIM_BAD_INPUT;
+    return 0;
 }
 
 /* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
@@ -854,7 +906,14 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
     const int64_t n = rs_schedule_problem(s)->n_ranks;
     int rc = check_input(m, n, cfg, trace != NULL, err);
+    if (rc == 0 && rs_schedule_step_a2a_bytes(s, n) > 0) rc = check_a2a(m, cfg, err);
     if (rc != 0) return rc;
+    rs_sim_config_t a2a_cfg; /* pass-q's return: a generated platform routes every pair */
+    if (rs_schedule_step_a2a_bytes(s, n) > 0 && !cfg->platform_path && cfg->routes == RS_PLATFORM_RING) {
+        a2a_cfg = *cfg;
+        a2a_cfg.routes = RS_PLATFORM_ALL_PAIRS;
+        cfg = &a2a_cfg;
+    }
     rs_hostmap_t hm;
     char tmpdir[4096], platform[4200];
     if ((rc = prepare_platform(s, m, cfg, &hm, tmpdir, sizeof tmpdir, platform, sizeof platform, out, err)) != 0) return rc;

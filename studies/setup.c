@@ -27,13 +27,16 @@ void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype) {
 }
 
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
+    if (s->problem.decode && !s->ring_given) s->problem.ring = RS_RING_PASS_Q;
     if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
         return -1;
+    s->note[0] = '\0';
     for (int i = 0; i < s->n_layouts; i++)
         for (int j = 0; j < s->n_passes; j++) {
             rs_problem_t p = rs_setup_problem(s, i, j);
             if (rs_problem_validate(&p, err) != 0) return -1;
+            if (!s->note[0]) rs_problem_note(&p, s->note, sizeof s->note);
         }
     return 0;
 }

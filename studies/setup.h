@@ -19,9 +19,12 @@ typedef struct {
     int n_passes;                          /* passes asked for */
     rs_pass_t passes[RS_PASS_COUNT];
     rs_machine_spec_t spec;                /* the machine as asked for: profile, overrides, perturbations */
+    bool ring_given;                       /* --ring was given (else decode runs pass-q by itself) */
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */
+    char note[512];                        /* a valid but costlier choice to tell the user about
+                                              (rs_problem_note of the first entry that has one), or "" */
 } rs_setup_t;
 
 /* The default problem (rs_problem_default), layout zigzag, pass forward, the default machine spec
@@ -35,7 +38,8 @@ void rs_setup_measure_problem(rs_problem_t *p);
 /* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
 /* Load the profile, build the machine for the problem's N, validate the problem of every
- * (layout, pass). Returns 0 or -1 with err (bad input: err names the option or file). */
+ * (layout, pass) (decode without --ring runs pass-q), fill note. Returns 0 or -1 with err (bad
+ * input: err names the option or file). */
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err);
 /* The problem of entry (layout i, pass j). */
 rs_problem_t rs_setup_problem(const rs_setup_t *s, int layout_i, int pass_j);

@@ -147,6 +147,10 @@ int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p) {
     r |= rs_trace_set_meta(t, "pass", "%s", rs_pass_name(p->pass));
     r |= rs_trace_set_meta(t, "tile_q", "%lld", (long long)p->tile_q);
     r |= rs_trace_set_meta(t, "tile_k", "%lld", (long long)p->tile_k);
+    /* the inference variants (docs/inference.md) only when used: training traces keep their header */
+    if (p->ring != RS_RING_PASS_KV) r |= rs_trace_set_meta(t, "ring", "%s", rs_ring_name(p->ring));
+    if (p->cached_tokens > 0) r |= rs_trace_set_meta(t, "cached_tokens", "%lld", (long long)p->cached_tokens);
+    if (p->decode) r |= rs_trace_set_meta(t, "decode", "1");
     return r ? -1 : 0;
 }
 
@@ -230,6 +234,14 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
     if (!v) return rs_errf(err, "trace header: missing key 'pass'");
     if (rs_pass_parse(v, &q.pass) != 0)
         return rs_errf(err, "trace header: pass=%s: expected forward or backward", v);
+    q.ring = RS_RING_PASS_KV;
+    if ((v = rs_trace_get_meta(t, "ring")) && rs_ring_parse(v, &q.ring) != 0)
+        return rs_errf(err, "trace header: ring=%s: expected pass-kv or pass-q", v);
+    if (rs_trace_get_meta(t, "cached_tokens") && meta_int(t, "cached_tokens", &q.cached_tokens, err)) return -1;
+    if ((v = rs_trace_get_meta(t, "decode"))) {
+        if (strcmp(v, "1") && strcmp(v, "0")) return rs_errf(err, "trace header: decode=%s: expected 0 or 1", v);
+        q.decode = strcmp(v, "1") == 0;
+    }
     *p = q;
     return 0;
 }

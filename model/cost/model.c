@@ -110,48 +110,87 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
  * Closed form
  * ============================================================================================== */
 
-/* gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B^2 / F_eff(B) - (L + c_bs B / W), with
- * host(B) = n_x o + c_bs B O the host cost of receiving the step's n_x transfers. */
-static double gap_s(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat, double bb) {
-    return m->cal.launch_s + rs_machine_host_s(m, n_x, c_bs * bb) + c_f * bb * bb / rs_machine_flops_eff(m, bb) -
-           (lat + c_bs * bb / w);
+/* The moving block of a variant as a function of B (docs/inference.md): T_comp(B) = c_f B (B + Bc) /
+ * F_eff(B) + launch + host, T_comm(B) = L + c_x (B + off) / W with c_x the bytes per token of what
+ * circulates and off = Bc when the cache travels too (pass-kv), 0 when only queries do (pass-q). */
+typedef struct {
+    double c_f, c_x; /* FLOPs per visible pair; bytes per token of the moving block */
+    double bc, off;  /* cached tokens per rank; tokens of the moving block that do not scale with B */
+    int n_x;         /* transfers a middle step receives */
+    double w, lat;   /* the slowest hop */
+} variant_t;
+
+/* gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B (B + Bc) / F_eff(B) - (L + c_x (B + off) / W),
+ * with host(B) = n_x o + c_x (B + off) O the host cost of receiving the step's n_x transfers. */
+static double gap_s(const rs_machine_t *m, const variant_t *v, double bb) {
+    const double bytes = v->c_x * (bb + v->off);
+    return m->cal.launch_s + rs_machine_host_s(m, v->n_x, bytes) + v->c_f * bb * (bb + v->bc) / rs_machine_flops_eff(m, bb) -
+           (v->lat + bytes / v->w);
 }
 
-static double b_star(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat) {
+static double b_star(const rs_machine_t *m, const variant_t *v) {
     if (m->cal.n_eff == 0) {
-        /* constant F: a B^2 - b B + (launch + n_x o - L) = 0, transfer-bound between the roots */
-        double a = c_f / m->flops_per_s, b = c_bs / w - c_bs * m->cal.host_s_per_byte,
-               c0 = m->cal.launch_s + n_x * m->cal.host_s_per_xfer - lat;
-        double disc = b * b - 4 * a * c0;
+        /* constant F: A B^2 + Bq B + C = 0 with A = c_f / F, k = 1/W - O, Bq = A Bc - c_x k,
+         * C = launch + n_x o - L - c_x k off; transfer-bound below the larger root */
+        const double a = v->c_f / m->flops_per_s, k = 1 / v->w - m->cal.host_s_per_byte;
+        const double bq = a * v->bc - v->c_x * k;
+        const double c0 = m->cal.launch_s + v->n_x * m->cal.host_s_per_xfer - v->lat - v->c_x * k * v->off;
+        const double disc = bq * bq - 4 * a * c0;
         if (disc < 0) return 0;
-        double root = (b + sqrt(disc)) / (2 * a);
+        const double root = (-bq + sqrt(disc)) / (2 * a);
         return root > 0 ? root : 0;
     }
     /* with an efficiency curve: scan a log grid, then bisect the last sign change */
     double last_neg = -1;
     const double factor = pow(2.0, 1.0 / 16.0);
     for (double bb = 1; bb <= 0x1p40; bb *= factor)
-        if (gap_s(m, c_f, c_bs, n_x, w, lat, bb) < 0) last_neg = bb;
+        if (gap_s(m, v, bb) < 0) last_neg = bb;
     if (last_neg < 0) return 0;
     if (last_neg * factor > 0x1p40) return NAN;
     double lo = last_neg, hi = last_neg * factor;
     for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
         double mid = 0.5 * (lo + hi);
-        if (gap_s(m, c_f, c_bs, n_x, w, lat, mid) < 0) lo = mid;
+        if (gap_s(m, v, mid) < 0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
 }
+
+/* The closed form of the inference variants (forward, pass-q, a cache, decode; docs/inference.md):
+ * every step computes B (B + Bc) full pairs (decode: ceil(b/N) sequences x Bc, plus the own token at
+ * step 0) and moves the variant's block; pass-q adds the all-to-all. Fills the step fields of o. */
+static void closed_variant(const rs_problem_t *p, const rs_machine_t *m, const variant_t *v, rs_closed_t *o) {
+    const int64_t n = p->n_ranks;
+    const double sigma = m->cal.comp_slowdown, b = (double)o->block_tokens;
+    const double moving = rs_problem_passes_q(p) ? (double)rs_problem_q_bytes(p) : (double)rs_problem_kv_bytes(p);
+    const double pairs = p->decode ? v->bc : b * (b + v->bc), pairs0 = p->decode ? v->bc + 1 : pairs;
+    o->t_comp_s = m->cal.launch_s + v->c_f * pairs / o->f_eff_per_s;
+    const double tc0 = m->cal.launch_s + v->c_f * pairs0 / o->f_eff_per_s;
+    o->t_comm_s = v->lat + moving / v->w;
+    const double x = moving / v->w, eta = rs_machine_overlap(m, moving), host = rs_machine_host_s(m, 1, moving);
+    o->t_step_s = rs_sync_step_s(o->t_comp_s + host, v->lat, &x, 1, eta, sigma);
+    if (n == 1) {
+        o->makespan_s = tc0;
+        return;
+    }
+    /* step 0 (the own block), N - 2 middle steps, the last step (nothing to send), the return */
+    o->makespan_s = rs_sync_step_s(tc0 + host, v->lat, &x, 1, eta, sigma) + (double)(n - 2) * o->t_step_s + o->t_comp_s;
+    if (rs_problem_passes_q(p)) o->a2a_s = rs_machine_a2a_s(m, n, (double)rs_problem_part_bytes(p) * (double)n, NULL);
+    o->makespan_s += o->a2a_s;
+}
+
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_problem_validate(p, err) != 0 || rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(o, 0, sizeof *o);
     const int64_t n = p->n_ranks, b = rs_problem_block(p);
     const bool bwd = p->pass == RS_PASS_BACKWARD;
+    const bool variant = rs_problem_passes_q(p) || p->cached_tokens > 0;
     o->block_tokens = b;
     o->flops_per_pair = (double)rs_problem_flops_per_pair(p);
-    o->bytes_per_token = (double)rs_problem_kv_bytes(p) / (double)b;
     const double kv = (double)rs_problem_kv_bytes(p), dkv = (double)rs_problem_dkv_bytes(p);
-    o->bytes_per_step = bwd && n > 2 ? kv + dkv : kv;
+    const double moving = rs_problem_passes_q(p) ? (double)rs_problem_q_bytes(p) : kv;
+    o->bytes_per_token = moving / (double)(b + (rs_problem_passes_q(p) ? 0 : rs_problem_cached_block(p)));
+    o->bytes_per_step = bwd && n > 2 ? kv + dkv : moving;
     o->f_peak_per_s = m->flops_per_s;
     o->f_eff_per_s = rs_machine_flops_eff(m, b);
     /* the slowest hop paces the ring */
@@ -164,6 +203,19 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
         }
     }
     const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->cal.comp_slowdown;
+    if (variant) {
+        variant_t v = {o->flops_per_pair, o->bytes_per_token, (double)rs_problem_cached_block(p),
+                       rs_problem_passes_q(p) ? 0 : (double)rs_problem_cached_block(p), 1, w, lat};
+        if (p->decode) v.c_f = o->flops_per_pair / (double)p->batch * (double)rs_problem_buf_seqs(p);
+        closed_variant(p, m, &v, o);
+        o->comm_bound = o->t_comm_s > o->t_comp_s;
+        /* B_min: smallest B with c_f B (B + Bc) / F >= c_x (B + off) / W (the seed's, cache included) */
+        if (p->decode) return 0; /* B = 1 is fixed: no threshold in new tokens per rank (B_min = B* = 0) */
+        o->b_min_tokens = rs_problem_passes_q(p) ? fmax(0, m->flops_per_s * v.c_x / (w * v.c_f) - v.bc)
+                                                 : rs_seed_b_min(m->flops_per_s, w, v.c_f, v.c_x);
+        o->b_star_tokens = b_star(m, &v);
+        return 0;
+    }
     o->t_comp_s = m->cal.launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
     o->t_comm_s = lat + o->bytes_per_step / w;
     const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv};
@@ -191,7 +243,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);
     /* B*: the last B at which the step is transfer-bound, T_comm(B) > T_comp(B), with latency,
      * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40 tokens. */
-    o->b_star_tokens = b_star(m, o->flops_per_pair, bytes_per_token_step, bwd && n > 2 ? 2 : 1, w, lat);
+    const variant_t v = {o->flops_per_pair, bytes_per_token_step, 0, 0, bwd && n > 2 ? 2 : 1, w, lat};
+    o->b_star_tokens = b_star(m, &v);
     return 0;
 }
 
@@ -204,13 +257,17 @@ static int emit(rs_event_sink_t sink, int64_t rank, int64_t step, rs_pass_t pass
     return rs_sink_emit(sink, &ev);
 }
 
-/* Per-step work of the walk: the schedule's three FLOP classes and their compute times. */
+/* Per-step work of the walk: the schedule's three FLOP classes and their compute times, or (when the
+ * work is no function of the class: decode with uneven sequences per rank) the schedule per step. */
 typedef struct {
     uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
     double time_s[3];            /* exec / F_eff(B) */
     int64_t n;                   /* ranks */
     const double *slow;          /* per-rank straggler factor */
     const rs_machine_t *m;       /* launch, jitter */
+    const rs_schedule_t *s;      /* per_step: rs_schedule_flops of (rank, step) */
+    bool per_step;
+    double f_eff;                /* F_eff(B) */
 } work_classes_t;
 
 /* Compute duration of (rank r, step k < N): the inline form of rs_machine_comp_time (tested
@@ -219,10 +276,16 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     int64_t owner = r - k;
     if (owner < 0) owner += wc->n;
     const int cls = owner < r ? 0 : owner == r ? 1 : 2;
-    *useful += wc->useful[cls];
-    *exec += wc->exec[cls];
-    if (!wc->exec[cls]) return 0;
-    double work = wc->time_s[cls] * wc->slow[r];
+    uint64_t fu = wc->useful[cls], fx = wc->exec[cls];
+    double t = wc->time_s[cls];
+    if (wc->per_step) {
+        rs_schedule_flops(wc->s, r, k, &fu, &fx);
+        t = (double)fx / wc->f_eff;
+    }
+    *useful += fu;
+    *exec += fx;
+    if (!fx) return 0;
+    double work = t * wc->slow[r];
     if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
     return work + wc->m->cal.launch_s;
 }
@@ -302,6 +365,31 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
     return rc;
 }
 
+/* pass-q's all-to-all step (docs/inference.md): no compute; the exchange starts when the last rank
+ * has posted (a loopback rank: its own start) and each rank is done rs_machine_a2a_rank_s of the N
+ * partials it holds later. Send and receive events span post to that end, peer -1. Returns 0,
+ * or -1 when the sink refused an event. */
+static int a2a_step(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, uint64_t peer_bytes,
+                    const double *t0, double *te, walk_acc_t *acc) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t n = p->n_ranks;
+    const double bytes = (double)peer_bytes * (double)(n - 1);
+    double start = 0;
+    for (int64_t r = 0; r < n; r++) start = t0[r] > start ? t0[r] : start;
+    int rc = 0;
+    for (int64_t r = 0; r < n; r++) {
+        te[r] = (m->loopback ? t0[r] : start) + rs_machine_a2a_rank_s(m, n, (double)peer_bytes * (double)n, r);
+        if (te[r] - t0[r] > acc->comm_max) acc->comm_max = te[r] - t0[r];
+        acc->bound++; /* nothing to compute: the transfers set the step */
+        if (rs_sink_wants(sink)) {
+            rc |= emit(sink, r, k, p->pass, RS_EV_SEND, -1, t0[r], te[r], 0, bytes);
+            rc |= emit(sink, r, k, p->pass, RS_EV_RECV, -1, t0[r], te[r], 0, bytes);
+            rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+        }
+    }
+    return rc;
+}
+
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
                   rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
@@ -327,15 +415,24 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
 
     /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
      * (rs_schedule_flops_classes); their compute times are precomputed per class. */
-    work_classes_t wc = {.n = n, .slow = slow, .m = m};
-    rs_schedule_flops_classes(s, wc.useful, wc.exec);
-    for (int i = 0; i < 3; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
+    work_classes_t wc = {.n = n, .slow = slow, .m = m, .s = s, .f_eff = f_eff};
+    wc.per_step = rs_schedule_flops_classes(s, wc.useful, wc.exec) != 0;
+    for (int i = 0; i < 3 && !wc.per_step; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
     /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no events */
     const bool fused = !rs_machine_partial_overlap(m) && m->cal.comp_slowdown <= 1 && !rs_sink_wants(sink) && !m->loopback;
 
     walk_acc_t acc = {0, 0, 0, 0, 0}; /* a local: its fields stay in registers (the arrays could alias *out) */
     int rc = 0;
     for (int64_t k = 0; k < steps && rc == 0; k++) {
+        const uint64_t a2a_bytes = rs_schedule_step_a2a_bytes(s, k);
+        if (a2a_bytes > 0) { /* pass-q's return: a collective step */
+            rc = a2a_step(s, m, sink, k, a2a_bytes, t0, te, &acc);
+            out->rank_steps += n;
+            double *tmp = t0;
+            t0 = te;
+            te = tmp;
+            continue;
+        }
         uint64_t bytes[RS_MAX_TRANSFERS];
         const int nx = rs_schedule_step_xfers(s, k, bytes);
         uint64_t total_bytes = 0;

@@ -49,10 +49,15 @@ typedef struct {
     double b_star_tokens;   /* threshold with latency, eff(B), launch: smallest B with
                                T_comp(B) >= T_comm(B); NaN if none below 2^40 tokens */
     bool comm_bound;        /* t_comm_s > t_comp_s */
+    double a2a_s;           /* pass-q and decode: the all-to-all return of the partial outputs */
 } rs_closed_t;
 
 /* Evaluate the closed form for a validated problem on a machine. The mask is ignored (full blocks):
- * it is the seed's per-step analysis. Returns 0 or -1 with err. */
+ * it is the seed's per-step analysis. The inference variants (docs/inference.md): a middle step
+ * computes B (B + Bc) pairs (decode: ceil(b/N) sequences x Bc; step 0 one more token) and moves the
+ * K,V block with its cache (pass-kv) or the Q block (pass-q, decode; bytes_per_token then counts Q);
+ * makespan = T_step(step 0) + (N-2) T_step + T_comp (+ a2a_s); B_min and B* are in new tokens per rank
+ * at the problem's Bc. Returns 0 or -1 with err. */
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
 
 /* The seed's raw formulas, no calibration: seconds and tokens. Can't fail (inputs validated). */

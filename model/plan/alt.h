@@ -10,7 +10,7 @@
  *     groups; each ring rank holds S/R tokens of Hq/U query and Hkv/U KV heads. The ring walks the same
  *     schedule with those heads on a machine whose "node" holds G/U ring ranks (U | G) or one (G | U).
  * Ranks fill nodes of G devices in order (model/machine/machine.h). An all-to-all of M bytes per device over a group
- * of U ranks keeps M/U, sends M (G'-1)/U inside the node and M (U-G')/U across nodes, G' = min(U, G):
+ * of U ranks (rs_machine_a2a_s, model/machine/machine.h) keeps M/U, sends M (G'-1)/U inside the node and M (U-G')/U across nodes, G' = min(U, G):
  *   t_a2a = max(lat_intra + M (G'-1) / (U W_intra),  lat_inter + M (U-G') / (U W_inter))
  * (each device injects on its own links; the two tiers run concurrently). The all-to-alls of Ulysses do
  * not overlap its attention (data dependency); the ring's transfers overlap as the walk says.
@@ -76,10 +76,6 @@ typedef struct {
  * whole KV heads; llama3-8b has 8, so U must divide 8 (use a ring or USP for N > 8)".
  * Returns 0 or -1. */
 int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_err_t *err);
-
-/* All-to-all time over a group of `group` consecutive ranks (starting on a node boundary) moving
- * bytes_per_device (the data a device holds before the exchange). 0 for group 1. Can't fail. */
-double rs_a2a_time_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes);
 
 /* The ring sub-problem of a split (S tokens, R ranks, Hq/U and Hkv/U heads) and the machine it runs on
  * (devices_per_node = G/U or 1). Returns 0 or -1 (rs_sp_check's errors). */
