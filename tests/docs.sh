@@ -55,7 +55,7 @@ check_bash "llama3-405b llama3-70b llama3-8b" plan --model llama3
 check_bash "zigzag" model --layout=z
 check_bash "max" plan --seq m
 check_bash "" model --seq ""
-check_bash "tcomm-vs-b timeline" plot t
+check_bash "tcomm-vs-b timeline ttft" plot t
 check_bash "--quiet" report --quie
 echo "bash completion: commands, options, values, presets, --opt=value, plot kinds"
 

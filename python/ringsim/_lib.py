@@ -170,6 +170,7 @@ def _enum(parse, name_of, what, choices):
 
 layout_of, layout_name = _enum("rs_layout_parse", "rs_layout_name", "layout", "contiguous, striped or zigzag")
 pass_of, pass_name = _enum("rs_pass_parse", "rs_pass_name", "pass", "forward or backward")
+ring_of, ring_name = _enum("rs_ring_parse", "rs_ring_name", "ring", "pass-kv or pass-q")
 dtype_of, dtype_name = _enum("rs_dtype_parse", "rs_dtype_name", "dtype", "fp32, tf32, bf16, fp16 or fp8")
 precision_of, precision_name = _enum("rs_precision_parse", "rs_precision_name", "precision", "mixed or fp32")
 ckpt_of, ckpt_name = _enum("rs_ckpt_parse", "rs_ckpt_name", "ckpt", "none, selective or full")
@@ -179,6 +180,7 @@ _, ffn_kind_name = _enum("rs_ffn_kind_parse", "rs_ffn_kind_name", "ffn kind", "s
 
 # enum fields shown by name in records: (struct, field) -> name function
 ENUM_NAMES = {("rs_problem_t", "layout"): layout_name, ("rs_problem_t", "pass"): pass_name,
+              ("rs_problem_t", "ring"): ring_name,
               ("rs_machine_spec_t", "dtype"): dtype_name, ("rs_mem_config_t", "precision"): precision_name,
               ("rs_mem_config_t", "ckpt"): ckpt_name, ("rs_plan_config_t", "precision"): precision_name,
               ("rs_plan_config_t", "ckpt"): ckpt_name, ("rs_plan_config_t", "layout"): layout_name,
