@@ -31,9 +31,9 @@ static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
 static const rs_opt_t own_opts[] = {
     {"blocks", 0, "LIST", "8,16,...,1024", "B sweep, comma list (K suffix)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_blocks,
      "Validation:"},
-    {"calibrated", 0, "FILE", "calibrate now", "use this calibrated profile instead of calibrating now", RS_ARG_STRING,
+    {"calibrated", 0, "FILE", "calibrate now", "use this calibrated profile instead of calibrating now", RS_ARG_IN,
      O(calibrated), 0, 0, NULL, NULL, NULL},
-    {"save-profile", 0, "FILE", "none", "write the profile the predictions used", RS_ARG_STRING, O(save_profile), 0, 0, NULL,
+    {"save-profile", 0, "FILE", "none", "write the profile the predictions used", RS_ARG_OUT, O(save_profile), 0, 0, NULL,
      NULL, NULL},
     {"min-time", 0, "S", "0.05", "calibration time per block size", RS_ARG_DOUBLE, O(calib.min_time_s), 0, 60, NULL, NULL,
      NULL},
@@ -44,8 +44,8 @@ static const rs_opt_t own_opts[] = {
     {"reps", 0, "N", "7", "measured repetitions per B and round", RS_ARG_INT, O(exec.reps), 1, 10000, NULL, NULL, NULL},
     {"warmup", 0, "N", "1", "unmeasured repetitions per B", RS_ARG_INT, O(exec.warmup), 0, 10000, NULL, NULL, NULL},
     {"no-sim", 0, NULL, "sim when built", "skip the simulator", RS_ARG_TRUE, O(no_sim), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "per-B rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
-    {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_STRING, O(trace_dir), 0, 0, NULL, NULL,
+    {"csv", 0, "FILE", "none", "per-B rows as CSV", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
+    {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_OUTDIR, O(trace_dir), 0, 0, NULL, NULL,
      NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_timeout, NULL},
 };
@@ -61,10 +61,8 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_err_t err = {{0}};
     if (e.c.n_layouts != 1 || e.c.n_passes != 1) rs_errf(&err, "--layout and --pass: give one of each");
     /* the problem and the hardware options: every B valid before any rank starts */
-    if (err.msg[0] || rs_exec_check_out("csv", j.csv, false, &err) < 0 ||
-        rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
-        rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0 ||
-        rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
+    if (!err.msg[0] && (rc = rs_cli_check_files("validate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
+    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
     return rs_study_validate(&j);

@@ -123,6 +123,13 @@ static int parse_degrade(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
+static int parse_max_memory(void *dst, const char *arg, rs_err_t *err) {
+    int64_t v;
+    if (rs_parse_size("--max-memory", arg, 1 << 20, INT64_MAX, &v, err) != 0) return -1;
+    ((rs_setup_t *)dst)->limits.max_mem_bytes = (double)v;
+    return 0;
+}
+
 #define P(field) offsetof(rs_setup_t, problem.field)
 #define M(field) offsetof(rs_setup_t, spec.field)
 const rs_opt_t rs_cli_shared_opts[] = {
@@ -142,9 +149,9 @@ const rs_opt_t rs_cli_shared_opts[] = {
      parse_layouts, NULL},
     {"pass", 'P', "P", "command default", "forward|backward|both", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_passes, NULL},
     {"tile", 0, "T|TQxTK", "128", "kernel tile for executed FLOPs", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_tile, NULL},
-    {"profile", 'p', "NAME|FILE", "h100-sxm", "device profile (ringsim profiles lists them)", RS_ARG_BUF, M(profile), 0,
+    {"profile", 'p', "NAME|FILE", "h100-sxm", "device profile (ringsim profiles lists them)", RS_ARG_IN_BUF, M(profile), 0,
      sizeof(((rs_machine_spec_t *)0)->profile), NULL, NULL, "Hardware (rates take SI suffixes: 450G = 450e9):"},
-    {"inter", 0, "NAME|FILE", "the profile's", "inter-node tier preset (ib-ndr, roce-400g, ...)", RS_ARG_BUF, M(inter), 0,
+    {"inter", 0, "NAME|FILE", "the profile's", "inter-node tier preset (ib-ndr, roce-400g, ...)", RS_ARG_IN_BUF, M(inter), 0,
      sizeof(((rs_machine_spec_t *)0)->inter), NULL, NULL, NULL},
     {"gpus-per-node", 0, "G", "the profile's", "devices per node; 0 = one flat ring", RS_ARG_SIZE, M(gpus_per_node), 0,
      INT32_MAX, NULL, NULL, NULL},
@@ -170,6 +177,10 @@ const rs_opt_t rs_cli_shared_opts[] = {
      parse_straggler, NULL},
     {"degrade", 0, "H:F", "none", "hop H -> H+1 has 1/F of its bandwidth (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_degrade, NULL},
+    {"max-time", 0, "S", "600", "refuse a run estimated to take longer, seconds", RS_ARG_DOUBLE,
+     offsetof(rs_setup_t, limits.max_time_s), 1e-3, 1e12, NULL, NULL, "Limits (estimated before anything runs):"},
+    {"max-memory", 0, "SIZE", "half the RAM", "refuse a run estimated to need more memory (K/M/G)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_max_memory, NULL},
 };
 const int rs_cli_shared_n = RS_OPTS_N(rs_cli_shared_opts);
 #undef P
@@ -287,6 +298,32 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         return RS_EXIT_USAGE;
     }
     return -1;
+}
+
+int rs_cli_check_files(const char *name, const rs_opt_group_t *groups, int n_groups, rs_io_plan_t *plan, const char *skip,
+                       bool loud) {
+    rs_err_t err = {{0}};
+    int rc = rs_cli_io_add(plan, groups, n_groups, skip) != 0 ? rs_errf(&err, "out of memory") : rs_io_check(plan, &err);
+    if (rc == 0) rc = rs_io_make_dirs(plan, &err);
+    rs_io_free(plan);
+    return rc == 0 ? -1 : rs_cli_usage(name, loud, &err);
+}
+
+int rs_cli_check_entry_files(const char *name, const rs_setup_t *c, const rs_opt_group_t *groups, int n_groups,
+                             const char *trace, const char *chrome, bool loud) {
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    const bool several = c->n_layouts * c->n_passes > 1;
+    if (several) /* the value given, too: --csv o.csv --trace o.csv is refused whatever the entries */
+        rs_io_output(&io, "--trace", trace), rs_io_output(&io, "--chrome", chrome);
+    for (int j = 0; j < c->n_passes; j++)
+        for (int i = 0; i < c->n_layouts; i++) {
+            const rs_problem_t p = rs_setup_problem(c, i, j);
+            char path[1024];
+            if (trace) rs_cli_entry_path(path, sizeof path, trace, &p, several), rs_io_output(&io, "--trace", path);
+            if (chrome) rs_cli_entry_path(path, sizeof path, chrome, &p, several), rs_io_output(&io, "--chrome", path);
+        }
+    return rs_cli_check_files(name, groups, n_groups, &io, "trace,chrome", loud);
 }
 
 int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {

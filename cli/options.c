@@ -44,8 +44,12 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
         *(int *)p = (int)v;
         return 0;
     case RS_ARG_DOUBLE: return rs_parse_double(name, arg, o->min, o->max, (double *)p, err);
-    case RS_ARG_STRING: *(const char **)p = arg; return 0;
+    case RS_ARG_STRING:
+    case RS_ARG_IN:
+    case RS_ARG_OUT:
+    case RS_ARG_OUTDIR: *(const char **)p = arg; return 0;
     case RS_ARG_BUF:
+    case RS_ARG_IN_BUF:
         if (strlen(arg) >= (size_t)o->max) return rs_errf(err, "%s %s: at most %d characters", name, arg, (int)o->max - 1);
         snprintf(p, (size_t)o->max, "%s", arg);
         return 0;
@@ -62,16 +66,19 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
     return rs_errf(err, "%s: unknown option kind", name);
 }
 
-/* true when row o of group g is offered (not in its skip list). */
-static bool offered(const rs_opt_group_t *g, const rs_opt_t *o) {
-    const size_t n = strlen(o->name);
-    for (const char *c = g->skip; c && *c;) {
+/* true when name is in the comma list. */
+static bool in_list(const char *list, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *c = list; c && *c;) {
         const size_t m = strcspn(c, ",");
-        if (m == n && strncmp(c, o->name, n) == 0) return false;
+        if (m == n && strncmp(c, name, n) == 0) return true;
         c += m + (c[m] == ',');
     }
-    return true;
+    return false;
 }
+
+/* true when row o of group g is offered (not in its skip list). */
+static bool offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !in_list(g->skip, o->name); }
 
 /* getopt_long's tables for the groups: long options and "-S:" short ones. NULL on OOM. */
 static struct option *make_longopts(const rs_opt_group_t *groups, int n_groups, char *shortopts, size_t len) {
@@ -127,6 +134,23 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
         if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) groups[g].seen |= 1ull << i;
     }
     free(lo);
+    return rc;
+}
+
+int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip) {
+    int rc = 0;
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            const rs_opt_t *o = &groups[g].opts[i];
+            if (!((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue;
+            char name[80];
+            snprintf(name, sizeof name, "--%s", o->name);
+            const char *p = (const char *)groups[g].dst + o->offset;
+            const char *v = o->kind == RS_ARG_IN_BUF ? p : *(const char *const *)(const void *)p;
+            if (o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF) rc |= rs_io_input(plan, name, v, true);
+            else if (o->kind == RS_ARG_OUT) rc |= rs_io_output(plan, name, v);
+            else if (o->kind == RS_ARG_OUTDIR) rc |= rs_io_output_dir(plan, name, v, true);
+        }
     return rc;
 }
 

@@ -1,6 +1,8 @@
 /* plot.c - the gnuplot driver (plot.h): validate the data, pick the script, run gnuplot. */
 #include "plot.h"
 
+#include "output.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -103,12 +105,7 @@ static char extracted_dir[512]; /* temporary copy of the embedded scripts, remov
 
 static void remove_extracted(void) {
     if (!extracted_dir[0]) return;
-    for (const rs_embedded_file_t *f = rs_embedded_plots; f->name; f++) {
-        char p[700];
-        snprintf(p, sizeof p, "%s/%s.gp", extracted_dir, f->name);
-        remove(p);
-    }
-    rmdir(extracted_dir);
+    rs_out_tmpdir_remove(extracted_dir);
     extracted_dir[0] = 0;
 }
 
@@ -138,10 +135,7 @@ const char *rs_plot_scripts_dir(rs_err_t *err) {
     const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", RS_PLOTS_SOURCE_DIR, &chosen, err);
     if (k) return k > 0 ? chosen : NULL;
     if (extracted_dir[0]) return extracted_dir;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(extracted_dir, sizeof extracted_dir, "%s/ringsim-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(extracted_dir)) {
-        rs_errf(err, "%s: cannot create a temporary directory: %s", extracted_dir, strerror(errno));
+    if (rs_out_tmpdir("plots", extracted_dir, sizeof extracted_dir, err) != 0) {
         extracted_dir[0] = 0;
         return NULL;
     }
@@ -797,6 +791,8 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     if (rs_plot_format_of(out, &fmt, err) != 0) return -1;
     const char *gnuplot = rs_gnuplot_path(err);
     if (!gnuplot) return -1;
+    char pending[4200];
+    data = rs_out_read_path(data, pending, sizeof pending); /* this run's own CSV, not yet committed */
     if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
     vars_t v = {0};
     int height = 0, rc;
@@ -821,9 +817,13 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     int w = opts && opts->width_px > 0 ? opts->width_px : 1200;
     int h = opts && opts->height_px > 0 ? opts->height_px : (height > 0 ? height : 750);
     if (kind == RS_PLOT_SCALING && !(opts && opts->height_px > 0)) h = 1000;
-    char tmp_out[1200], style[1100], script[1100];
-    const char *dot = strrchr(out, '.');
-    snprintf(tmp_out, sizeof tmp_out, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+    char style[1100], script[1100];
+    rs_file_t fo; /* gnuplot writes the temporary; committed with the run's other outputs */
+    if (rs_file_reserve(&fo, out, err) != 0) {
+        free(v.buf);
+        return -1;
+    }
+    const char *tmp_out = fo.tmp_path;
     snprintf(style, sizeof style, "%s/style.gp", dir);
     snprintf(script, sizeof script, "%s/%s", dir, rs_plot_script_name(kind));
     vars_str(&v, "data", data, false);
@@ -843,10 +843,7 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
         rs_errf(err, "gnuplot wrote no output to %s", out);
         rc = -2;
     }
-    if (rc == 0 && rename(tmp_out, out) != 0) {
-        rs_errf(err, "%s: cannot rename the temporary file: %s", out, strerror(errno));
-        rc = -2;
-    }
-    if (rc != 0) remove(tmp_out);
+    if (rc == 0 && rs_file_commit(&fo, err) != 0) rc = -2;
+    if (rc != 0) rs_file_abort(&fo);
     return rc;
 }

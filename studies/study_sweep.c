@@ -500,6 +500,22 @@ static int run_distributed(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_
 }
 #endif
 
+/* Every point's runs (the walk, the simulator, the executor as asked for), one after the other,
+ * against the limits (estimate.h). Returns 0 or -1 with err. */
+static int check_estimate(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pts, size_t n, rs_err_t *err) {
+    rs_estimate_t sum = {0, 0, 0}, e;
+    const char *names[3] = {"model", spec->run_sim ? "sim" : NULL, spec->run_exec ? "cpu" : NULL};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            const rs_backend_ops_t *be = names[k] ? rs_backend_find(names[k]) : NULL;
+            if (!be || !be->estimate || (k == 2 && spec->exec_max_ranks > 0 && pts[i].problem.n_ranks > spec->exec_max_ranks))
+                continue;
+            be->estimate(&pts[i].problem, &pts[i].machine, RS_EST_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+        }
+    return rs_limits_check("this sweep", &sum, &spec->common.limits, err);
+}
+
 int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     err->msg[0] = 0;
@@ -509,6 +525,7 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     if (!out->points) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     /* validate everything before running anything */
     if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return RS_EXIT_USAGE;
+    if (check_estimate(in->spec, out->points, out->n, err) != 0) return RS_EXIT_USAGE;
     if (in->distribute && launcher_size() > 1) {
 #ifdef RS_SWEEP_MPI
         return run_distributed(in, out, err);
@@ -537,7 +554,8 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
         rs_err_t ce;
         if (rc != RS_EXIT_OK && (out->done == 0 || !in->keep_partial)) {
             rs_file_abort(&f);
-        } else if (rs_file_commit(&f, &ce) != 0) {
+        } else if ((rc == RS_EXIT_OK ? rs_file_commit(&f, &ce) : rs_file_commit_now(&f, &ce)) != 0) { /* a kept partial file now:
+                                                                                                       the run fails */
             *err = ce;
             rc = RS_EXIT_FAIL;
         }

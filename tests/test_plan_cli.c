@@ -119,9 +119,9 @@ static void test_plan_ok_csv(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM,64,"));
     unlink(csv);
     unlink(mc);
-    /* an unwritable output is a runtime failure (exit 1) */
+    /* an unwritable output is bad input, found before any work (exit 2, as in every command) */
     const char *b[] = {"plan", "-m", "llama3-8b", "--csv", "/nonexistent-dir/x.csv", NULL};
-    CU_ASSERT_EQUAL(run(b), 1);
+    CU_ASSERT_EQUAL(run(b), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "/nonexistent-dir/x.csv"));
 }
 

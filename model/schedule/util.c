@@ -1,4 +1,4 @@
-/* util.c - errors, number parsing, atomic files, clocks, hashing (see util.h). */
+/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.c). */
 #include "util.h"
 
 #include <ctype.h>
@@ -13,12 +13,29 @@
 
 int rs_errf(rs_err_t *err, const char *fmt, ...) {
     if (err) {
+        char raw[sizeof err->msg]; /* not err->msg itself: callers pass err->msg as an argument */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        rs_escape(raw, err->msg, sizeof err->msg);
     }
     return -1;
+}
+
+const char *rs_escape(const char *s, char *out, size_t len) {
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)s; len && *c; c++) {
+        char esc[8] = {(char)*c, 0};
+        if (*c == '\n' || *c == '\r' || *c == '\t') snprintf(esc, sizeof esc, "\\%c", *c == '\n' ? 'n' : *c == '\r' ? 'r' : 't');
+        else if (*c < 0x20 || *c == 0x7f) snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*c);
+        const size_t k = strlen(esc);
+        if (n + k >= len) break;
+        memcpy(out + n, esc, k);
+        n += k;
+    }
+    if (len) out[n] = 0;
+    return out;
 }
 
 int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
@@ -78,58 +95,6 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
     if (v < min || v > max) return rs_errf(err, "%s %s: must be in [%g, %g]", name, text, min, max);
     *out = v;
     return 0;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Atomic files
- * ---------------------------------------------------------------------------------------------- */
-int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err) {
-    memset(f, 0, sizeof *f);
-    size_t n = strlen(path) + 64;
-    f->path = strdup(path);
-    f->tmp_path = malloc(n);
-    if (!f->path || !f->tmp_path) {
-        rs_file_abort(f);
-        return rs_errf(err, "%s: out of memory", path);
-    }
-    snprintf(f->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
-    f->fp = fopen(f->tmp_path, "w");
-    if (!f->fp) {
-        int e = errno;
-        rs_file_abort(f);
-        return rs_errf(err, "%s: cannot write: %s", path, strerror(e));
-    }
-    return 0;
-}
-
-int rs_file_commit(rs_file_t *f, rs_err_t *err) {
-    int bad = ferror(f->fp);
-    if (fclose(f->fp) != 0) bad = 1;
-    f->fp = NULL;
-    if (bad) {
-        int e = errno;
-        rs_errf(err, "%s: write failed: %s", f->path, strerror(e));
-        rs_file_abort(f);
-        return -1;
-    }
-    if (rename(f->tmp_path, f->path) != 0) {
-        int e = errno;
-        rs_errf(err, "%s: cannot rename temporary file: %s", f->path, strerror(e));
-        rs_file_abort(f);
-        return -1;
-    }
-    free(f->path);
-    free(f->tmp_path);
-    memset(f, 0, sizeof *f);
-    return 0;
-}
-
-void rs_file_abort(rs_file_t *f) {
-    if (f->fp) fclose(f->fp);
-    if (f->tmp_path) remove(f->tmp_path);
-    free(f->path);
-    free(f->tmp_path);
-    memset(f, 0, sizeof *f);
 }
 
 /* ------------------------------------------------------------------------------------------------
