@@ -217,8 +217,8 @@ void rs_table_free(rs_table_t *t) {
 
 int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     memset(t, 0, sizeof *t);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "CSV table", (uint64_t)1 << 30, err);
+    if (!fp) return -1;
     char *line = NULL;
     size_t cap = 0, cap_rows = 0, cap_notes = 0;
     long ln = 0;
@@ -226,6 +226,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len > RS_MAX_LINE_BYTES) {
+            rc = rs_errf(err, "%s:%ld: line longer than %zu bytes (not a CSV table)", path, ln, RS_MAX_LINE_BYTES);
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if (line[0] == '#') {
             if (t->n_notes == cap_notes) {

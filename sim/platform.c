@@ -176,8 +176,8 @@ int rs_hostmap_identity(int64_t n, rs_hostmap_t *out, rs_err_t *err) {
 }
 
 int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *err) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "--hostmap %s: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "hostmap", (uint64_t)64 << 20, err);
+    if (!fp) return -1;
     if (hostmap_alloc(out, n, err) != 0) {
         fclose(fp);
         return -1;
@@ -187,6 +187,10 @@ int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *er
     int64_t next = 0; /* implicit rank of the next "HOST" entry */
     while (rc == 0 && fgets(line, sizeof line, fp)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(fp)) {
+            rc = rs_errf(err, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
         char *tok[3] = {NULL, NULL, NULL};

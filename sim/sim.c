@@ -15,6 +15,7 @@
 
 #include "job_child.h"
 #include "output.h"
+#include "platform_check.h"
 #include "subprocess.h"
 
 #include <errno.h>
@@ -735,8 +736,7 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
     const int64_t n = pb->n_ranks;
     tmpdir[0] = 0;
     if (cfg->platform_path) {
-        if (access(cfg->platform_path, R_OK) != 0)
-            return rs_errf(err, "--platform %s: %s", cfg->platform_path, strerror(errno)), RS_SIM_BAD_INPUT;
+        if (rs_platform_check_file(cfg->platform_path, err) != 0) return RS_SIM_BAD_INPUT; /* before SimGrid aborts on it */
         int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, hm, err) : rs_hostmap_identity(n, hm, err);
         if (rc != 0) return cfg->hostmap_path ? RS_SIM_BAD_INPUT : -1;
         snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);

@@ -221,7 +221,7 @@ static void test_csv_malformed(void) {
     rs_trace_free(t);
     /* a missing file names the path */
     CU_ASSERT_PTR_NULL(rs_trace_read_csv(rs_test_path("nope.csv"), &err));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.csv: cannot open"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.csv: cannot read"));
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,12 +130,78 @@ const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     return buf;
 }
 
-char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+/* "1.5 GiB" */
+static const char *bytes_text(double b, char *buf, size_t len) {
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (b >= 1024 && u < 6) b /= 1024, u++;
+    snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+/* Classify an open input: 0, or -1 with err. */
+static int input_kind(const char *path, const char *what, const struct stat *st, uint64_t max_bytes, bool fifo_ok,
+                      rs_err_t *err) {
+    char a[32], b[32];
+    if (S_ISREG(st->st_mode)) {
+        if ((uint64_t)st->st_size > max_bytes)
+            return rs_errf(err, "%s: %s is larger than the %s a %s may have", path, bytes_text((double)st->st_size, a, sizeof a),
+                           bytes_text((double)max_bytes, b, sizeof b), what);
+        return 0;
+    }
+    if (S_ISFIFO(st->st_mode) && fifo_ok) return 0;
+    const char *kind = S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device"
+                       : S_ISBLK(st->st_mode) ? "a block device" : S_ISSOCK(st->st_mode) ? "a socket" : "a FIFO";
+    return rs_errf(err, "%s: is %s, not a %s (a regular file%s is expected)", path, kind, what, fifo_ok ? " or a pipe" : "");
+}
+
+int rs_input_check(const char *path, const char *what, uint64_t max_bytes, bool fifo_ok, rs_err_t *err) {
+    struct stat st;
+    if (stat(path, &st) != 0) return rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+    return input_kind(path, what, &st, max_bytes, fifo_ok, err);
+}
+
+FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_err_t *err) {
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO without a writer: not a hang */
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
         return NULL;
     }
+    if (input_kind(path, what, &st, max_bytes, true, err) != 0) {
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (S_ISREG(st.st_mode)) {
+        FILE *fp = fdopen(fd, "rb");
+        if (!fp) close(fd), rs_errf(err, "%s: out of memory", path);
+        return fp;
+    }
+    FILE *tmp = tmpfile(); /* the pipe's bytes, bounded */
+    char buf[1 << 16], a[32];
+    uint64_t total = 0;
+    for (ssize_t n; tmp && (n = read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (total += (uint64_t)n) > max_bytes || fwrite(buf, 1, (size_t)n, tmp) != (size_t)n) {
+            if (n < 0) rs_errf(err, "%s: read error: %s", path, strerror(errno));
+            else if (total > max_bytes) rs_errf(err, "%s: more than the %s a %s may have", path, bytes_text((double)max_bytes, a, sizeof a), what);
+            else rs_errf(err, "%s: cannot keep the pipe's data: %s", path, strerror(errno));
+            fclose(tmp);
+            close(fd);
+            return NULL;
+        }
+    }
+    close(fd);
+    if (!tmp) rs_errf(err, "%s: cannot keep the pipe's data: %s", path, strerror(errno));
+    else rewind(tmp);
+    return tmp;
+}
+
+char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err) {
+    FILE *fp = rs_input_open(path, what, max_bytes, err);
+    if (!fp) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (size_t got = 1; buf && got > 0;) {

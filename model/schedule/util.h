@@ -10,6 +10,7 @@
 #define RS_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,6 +74,21 @@ void rs_file_abort(rs_file_t *f);
  * when it is none of them. Can't fail. */
 const char *rs_enum_name(const char *const *names, int n, int i);
 int rs_enum_parse(const char *const *names, int n, const char *s);
+
+/* Inputs (issue 13): every reader opens its file through these, so that a directory, a device (an
+ * endless /dev/zero or /dev/urandom, a terminal) or a socket is refused at once, a regular file
+ * larger than max_bytes is refused before it is read, and a FIFO (a pipe, <(...)) is read up to
+ * max_bytes. what names the kind in messages: "PATH: is a character device, not a ringsim trace",
+ * "PATH: 5.2 GiB is larger than the 4 GiB a ringsim trace may have". */
+/* Check path: exists, and is a regular file of at most max_bytes (or a FIFO when fifo_ok). Returns
+ * 0 or -1 with err. */
+int rs_input_check(const char *path, const char *what, uint64_t max_bytes, bool fifo_ok, rs_err_t *err);
+/* rs_input_check, then open for reading; a FIFO's bytes (at most max_bytes) are first copied into
+ * an unlinked temporary, so a reader sees a bounded regular file. NULL with err. */
+FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_err_t *err);
+/* The line-length cap of the text readers (traces, tables, maps): a longer line is refused with its
+ * file:line. */
+#define RS_MAX_LINE_BYTES ((size_t)1 << 16)
 
 /* The whole text file at path, NUL-terminated (malloc'd), at most max_bytes. what names its kind in
  * the messages: "PATH: cannot read: No such file or directory", "PATH: larger than N bytes: not a
