@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ranges.h"
 #include "study_plan.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "job_opts.h"
@@ -62,7 +63,7 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     p->name[0] = '\0';
     if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
     in->n_prices++;
-    return rs_parse_double("--price", eq ? eq + 1 : arg, 0, 1e6, &p->usd, err);
+    return rs_parse_double("--price", eq ? eq + 1 : arg, RS_RANGE_PRICE, &p->usd, err);
 }
 
 #define O(field) offsetof(plan_cli_t, field)

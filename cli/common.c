@@ -1,6 +1,7 @@
 /* common.c - the options every command shares, as one table (rs_cli_shared_opts): the problem, the
  * hardware profile and what is changed on it. They fill an rs_setup_t (studies/setup.h). */
 #include <stddef.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static int parse_pair(const char *flag, const char *what, const char *arg, const
     if (rs_parse_size(flag, head, 0, INT32_MAX, idx_out, &e) != 0)
         return rs_errf(err, "%s %s: the %s must be an integer >= 0, got '%s'", flag, arg, what, head);
     if (rs_parse_double(flag, colon + 1, r.min, r.max, factor, &e) != 0)
-        return rs_errf(err, "%s %s: the factor must be a number >= %g (at most %g), got '%s'", flag, arg, r.min, r.max, colon + 1);
+        return rs_errf(err, "%s %s: the factor must be a number in [%g, %g], got '%s'", flag, arg, r.min, r.max, colon + 1);
     for (int i = 0; i < n; i++)
         if (idx[i] == *idx_out)
             return rs_errf(err, "%s %s: %s %lld already has factor %g (given once per %s; factors do not multiply)", flag, arg,
@@ -179,8 +180,8 @@ const rs_opt_t rs_cli_shared_opts[] = {
      sizeof(((rs_machine_spec_t *)0)->profile), NULL, NULL, "Hardware (rates take SI suffixes: 450G = 450e9):"},
     {"inter", 0, "NAME|FILE", "the profile's", "inter-node tier preset (ib-ndr, roce-400g, ...)", RS_ARG_IN_BUF, M(inter), 0,
      sizeof(((rs_machine_spec_t *)0)->inter), NULL, NULL, NULL},
-    {"gpus-per-node", 0, "G", "the profile's", "devices per node; 0 = one flat ring", RS_ARG_SIZE, M(gpus_per_node), 0,
-     1e6, NULL, NULL, NULL},
+    {"gpus-per-node", 0, "G", "the profile's", "devices per node; 0 = one flat ring", RS_ARG_SIZE, M(gpus_per_node),
+     RS_RANGE_GPUS_PER_NODE, NULL, NULL, NULL},
     {"flops", 0, "F", "the profile's", "peak FLOP/s for --dtype", RS_ARG_DOUBLE, M(flops), RS_RANGE_FLOPS, NULL, NULL, NULL},
     {"bw", 0, "W", "the profile's", "intra-node hop bandwidth, bytes/s per direction", RS_ARG_DOUBLE, M(bw), RS_RANGE_BW, NULL,
      NULL, NULL},
@@ -306,10 +307,18 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
+                         rs_err_t *err) {
+    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, err);
+    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
+        rc = rs_errf(err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
+    return rc;
+}
+
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
     const rs_command_t *cmd = rs_cli_command(name);
     rs_err_t err = {{0}};
-    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, &err);
+    int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
         if (loud) {
             fputs(cmd->usage, stdout);
@@ -318,8 +327,6 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         }
         return RS_EXIT_OK;
     }
-    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
-        rc = rs_errf(&err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
     if (rc < 0) {
         if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd->name, err.msg);
         return RS_EXIT_USAGE;
@@ -351,6 +358,25 @@ int rs_cli_check_entry_files(const char *name, const rs_setup_t *c, const rs_opt
             if (chrome) rs_cli_entry_path(path, sizeof path, chrome, &p, several), rs_io_output(&io, "--chrome", path);
         }
     return rs_cli_check_files(name, groups, n_groups, &io, "trace,chrome", loud);
+}
+
+int rs_cli_write_json(const char *path, void *root, rs_err_t *err) {
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text) return rs_errf(err, "out of memory");
+    int rc = 0;
+    if (!strcmp(path, "-")) {
+        printf("%s\n", text);
+    } else {
+        rs_file_t f;
+        rc = rs_file_open(&f, path, err);
+        if (rc == 0) {
+            fprintf(f.fp, "%s\n", text);
+            rc = rs_file_commit(&f, err);
+        }
+    }
+    free(text);
+    return rc;
 }
 
 int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {

@@ -438,9 +438,9 @@ static int parse_pairs(const vctx_t *v, const json_t *j, const pairs_spec_t *sp,
 /* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1.5]; and
  * calibration.overlap_curve: [[bytes, eta], ...], eta in [0, 1]; x > 0 strictly increasing. */
 static int parse_curve(const vctx_t *v, const json_t *j, bool overlap, rs_calibration_t *cal) {
-    const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false}
+    const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, RS_RANGE_OVERLAP, false}
                                     : (pairs_spec_t){"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS,
-                                                     0, 1.5, true};
+                                                     RS_RANGE_EFFICIENCY, true};
     double xs[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS], ys[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS];
     int n = 0;
     if (parse_pairs(v, j, &sp, xs, ys, &n)) return -1;

@@ -122,11 +122,18 @@ double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b) {
 
 const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     double a = fabs(t_s);
-    if (a == 0) snprintf(buf, len, "0 s");
+    if (!isfinite(t_s)) snprintf(buf, len, "-");
+    else if (a == 0) snprintf(buf, len, "0 s");
     else if (a < 1e-6) snprintf(buf, len, "%.3g ns", t_s * 1e9);
     else if (a < 1e-3) snprintf(buf, len, "%.4g us", t_s * 1e6);
     else if (a < 1) snprintf(buf, len, "%.4g ms", t_s * 1e3);
     else snprintf(buf, len, "%.4g s", t_s);
+    return buf;
+}
+
+const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len) {
+    if (!isfinite(x)) snprintf(buf, len, "-");
+    else snprintf(buf, len, fmt, x);
     return buf;
 }
 
@@ -231,6 +238,19 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
         return NULL;
     }
     return buf;
+}
+
+long rs_read_line(FILE *fp, char *buf, size_t cap) {
+    size_t len = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (c == '\0') return -3;
+        if (len + 1 >= cap) return -2;
+        buf[len++] = (char)c;
+    }
+    if (c == EOF && len == 0) return -1;
+    buf[len] = '\0';
+    return (long)len;
 }
 
 const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }
