@@ -63,7 +63,12 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     p->name[0] = '\0';
     if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
     in->n_prices++;
-    return rs_parse_double("--price", eq ? eq + 1 : arg, RS_RANGE_PRICE, &p->usd, err);
+    rs_err_t e;
+    const rs_range_t r = {RS_RANGE_PRICE};
+    if (rs_parse_double("--price", eq ? eq + 1 : arg, r.min, r.max, &p->usd, &e) != 0)
+        return rs_errf(err, "--price %s: the price per device-hour must be a number in [%g, %g], got '%s'", arg, r.min, r.max,
+                       eq ? eq + 1 : arg);
+    return 0;
 }
 
 #define O(field) offsetof(plan_cli_t, field)

@@ -21,7 +21,9 @@ static int parse_size(void *dst, const char *arg, rs_err_t *err) {
     const char *x = strchr(arg, 'x');
     if (!x || (size_t)(x - arg) >= sizeof buf) return rs_errf(err, "--size %s: expected WxH in pixels, e.g. 1200x750", arg);
     snprintf(buf, sizeof buf, "%.*s", (int)(x - arg), arg);
-    if (rs_parse_size("--size", buf, 100, 10000, &w, err) || rs_parse_size("--size", x + 1, 100, 10000, &h, err)) return -1;
+    rs_err_t e;
+    if (rs_parse_size("--size", buf, 100, 10000, &w, &e) || rs_parse_size("--size", x + 1, 100, 10000, &h, &e))
+        return rs_errf(err, "--size %s: width and height must be integers in [100, 10000] pixels, e.g. 1200x750", arg);
     po->width_px = (int)w;
     po->height_px = (int)h;
     return 0;

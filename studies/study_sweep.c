@@ -21,6 +21,16 @@
 /* ------------------------------------------------------------------------------------------------
  * Ranges
  * ---------------------------------------------------------------------------------------------- */
+/* One part (what: "START", "STOP", "STEP", "value") of a range option's value, the message quoting the
+ * whole value: "--block 64:1K:x1: STEP 1: must be in [2, ...]". Returns 0 or -1 with err. */
+static int range_part(const char *name, const char *text, const char *what, const char *part, int64_t min, int64_t max,
+                      int64_t *out, rs_err_t *err) {
+    rs_err_t e;
+    if (rs_parse_size(name, part, min, max, out, &e) == 0) return 0;
+    const size_t k = strlen(name);
+    return rs_errf(err, "%s %s: %s %s", name, text, what, strncmp(e.msg, name, k) == 0 && e.msg[k] == ' ' ? e.msg + k + 1 : e.msg);
+}
+
 int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
                          int max_out, rs_err_t *err) {
     char buf[256];
@@ -32,24 +42,24 @@ int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_
             e = strchr(s, ',');
             if (e) *e++ = 0;
             if (n == max_out) return rs_errf(err, "%s %s: at most %d values", name, text, max_out);
-            if (rs_parse_size(name, s, min, max, &out[n], err) != 0) return -1;
+            if (range_part(name, text, "value", s, min, max, &out[n], err) != 0) return -1;
             n++;
         }
         return n;
     }
     char *c1 = strchr(buf, ':');
-    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1;
+    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1; /* the whole value already */
     *c1++ = 0;
     char *c2 = strchr(c1, ':');
     if (!c2)
         return rs_errf(err, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name, text);
     *c2++ = 0;
     int64_t a, b, step;
-    if (rs_parse_size(name, buf, min, max, &a, err) || rs_parse_size(name, c1, min, max, &b, err)) return -1;
+    if (range_part(name, text, "START", buf, min, max, &a, err) || range_part(name, text, "STOP", c1, min, max, &b, err)) return -1;
     if (b < a) return rs_errf(err, "%s %s: STOP must be >= START", name, text);
     bool geo = *c2 == 'x' || *c2 == '*';
     if (*c2 == 'x' || *c2 == '*' || *c2 == '+') c2++;
-    if (rs_parse_size(name, c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
+    if (range_part(name, text, "STEP", c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
     int n = 0;
     for (int64_t v = a; v <= b; v = geo ? v * step : v + step) {
         if (n == max_out) return rs_errf(err, "%s %s: more than %d values", name, text, max_out);

@@ -118,6 +118,14 @@ static int writable(const target_t *t, char *why, size_t wl) {
     }
     if (access(t->dir, W_OK | X_OK) != 0)
         return snprintf(why, wl, "folder %s is not writable: %s", t->dir, strerror(errno)), -1;
+    /* access() says yes to root on a folder that takes no new file (/proc, a read-only /sys): create
+     * the temporary's name once (SEQ 0: no writer uses it) and remove it */
+    char probe[PATH_MAX + 64];
+    if (snprintf(probe, sizeof probe, "%s.tmp.%ld.0.ringsim", t->target, (long)getpid()) >= (int)sizeof probe)
+        return snprintf(why, wl, "path too long"), -1;
+    const int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return snprintf(why, wl, "folder %s takes no new file: %s", t->dir, strerror(errno)), -1;
+    if (fd >= 0) close(fd), unlink(probe);
     return 0;
 }
 

@@ -59,10 +59,13 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
         case 'G': mult = 1ULL << 30; break;
         case 'T': mult = 1ULL << 40; break;
         default:
-            return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024)", name, text, end);
+            return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024); range [%lld, %lld]", name,
+                           text, end, (long long)min, (long long)max);
         }
         end++;
-        if (*end) return rs_errf(err, "%s %s: trailing characters '%s'", name, text, end);
+        if (*end)
+            return rs_errf(err, "%s %s: trailing characters '%s' (expected an integer in [%lld, %lld])", name, text, end,
+                           (long long)min, (long long)max);
     }
     if (v > (unsigned long long)INT64_MAX / mult)
         return rs_errf(err, "%s %s: too large (range [%lld, %lld])", name, text, (long long)min, (long long)max);
@@ -88,9 +91,9 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
         case 'G': mult = 1e9; break;
         case 'T': mult = 1e12; break;
         case 'P': mult = 1e15; break;
-        default: return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P)", name, text, end);
+        default: return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P); range [%g, %g]", name, text, end, min, max);
         }
-        if (end[1]) return rs_errf(err, "%s %s: trailing characters '%s'", name, text, end + 1);
+        if (end[1]) return rs_errf(err, "%s %s: trailing characters '%s' (expected a number in [%g, %g])", name, text, end + 1, min, max);
         v *= mult;
     }
     if (!isfinite(v)) return rs_errf(err, "%s %s: must be finite, in [%g, %g]", name, text, min, max);
