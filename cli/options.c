@@ -156,7 +156,8 @@ int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups
     for (int g = 0; g < n_groups; g++)
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
-            if (!((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue;
+            const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
+            if (!file || !((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
             char name[80];
             snprintf(name, sizeof name, "--%s", o->name);
             const char *p = (const char *)groups[g].dst + o->offset;
