@@ -127,6 +127,19 @@ typedef struct {
 extern const rs_cli_env_t rs_cli_environment[];
 extern const char rs_cli_files[];
 
+/* The command's files checked before any work (output.h): every given IN, IN_BUF, OUT and OUTDIR
+ * option of the groups but those named in skip, and what plan holds already (positional inputs,
+ * output paths the command derives). Frees plan. Returns -1 to go on, or RS_EXIT_USAGE after
+ * "ringsim NAME: --csv x.csv: the same file as the input ..." (printed when loud). */
+int rs_cli_check_files(const char *name, const rs_opt_group_t *groups, int n_groups, rs_io_plan_t *plan, const char *skip,
+                       bool loud);
+
+/* rs_cli_check_files for a command that writes --trace and --chrome per (layout, pass) entry of the
+ * setup (rs_cli_entry_path): those paths instead of the options' values. Returns as
+ * rs_cli_check_files. */
+int rs_cli_check_entry_files(const char *name, const rs_setup_t *c, const rs_opt_group_t *groups, int n_groups,
+                             const char *trace, const char *chrome, bool loud);
+
 /* rs_cli_parse for command cmd, then its positional arguments against cmd->max_args ("unexpected
  * argument 'x' (see ringsim NAME --help)"): what rs_cli_run_parse decides, without printing.
  * Returns 1 (--help), 0 (parsed: optind is the first positional) or -1 with err. */

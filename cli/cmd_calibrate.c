@@ -18,7 +18,7 @@ static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(rs_calibrate_in_t, field)
 static const rs_opt_t own_opts[] = {
-    {"out", 0, "FILE", "required", "profile to write (atomically)", RS_ARG_STRING, O(out_path), 0, 0, NULL, NULL,
+    {"out", 0, "FILE", "required", "profile to write (atomically)", RS_ARG_OUT, O(out_path), 0, 0, NULL, NULL,
      "Calibration:"},
     {"name", 0, "NAME", "BACKEND-<host>", "profile name", RS_ARG_BUF, O(name), 0, RS_NAME_LEN, NULL, NULL, NULL},
     {"blocks", 0, "LIST", "16,32,...,2048", "block sizes B, comma list (K suffix)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_blocks,
@@ -41,8 +41,8 @@ int rs_cmd_calibrate(int argc, char **argv) {
     e.c.n_layouts = 1;
     e.c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
     /* the largest block size must be a valid problem for this shape */
-    if (err.msg[0] || rs_exec_check_out("out", j.out_path, false, &err) < 0 ||
-        rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
+    if (!err.msg[0] && (rc = rs_cli_check_files("calibrate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
+    if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
                            &j.job, &argc, &argv, &err) < 0 ||
         rs_calibrate_finish(&j, &err) < 0)
         return rs_cli_usage("calibrate", e.loud, &err);

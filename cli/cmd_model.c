@@ -15,13 +15,13 @@
 #include "trace.h"
 
 static const rs_opt_t own_opts[] = {
-    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, offsetof(rs_cli_model_t, csv), 0,
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_OUT, offsetof(rs_cli_model_t, csv), 0,
      0, NULL, NULL, "Output:"},
-    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING,
+    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_OUT,
      offsetof(rs_cli_model_t, json), 0, 0, NULL, NULL, NULL},
-    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_STRING, offsetof(rs_cli_model_t, trace), 0, 0, NULL,
+    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_OUT, offsetof(rs_cli_model_t, trace), 0, 0, NULL,
      NULL, NULL},
-    {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_STRING,
+    {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_OUT,
      offsetof(rs_cli_model_t, chrome), 0, 0, NULL, NULL, NULL},
 };
 
@@ -199,8 +199,23 @@ int rs_cmd_model(int argc, char **argv) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
     }
+    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, trace, chrome, true)) >= 0) return rc;
+    rc = RS_EXIT_OK;
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
+    rs_estimate_t sum = {0, 0, 0}; /* every walk, and the traces' events when asked for */
+    for (int j = 0; j < c.n_passes; j++)
+        for (int i = 0; i < c.n_layouts; i++) {
+            rs_estimate_t e;
+            const rs_problem_t p = rs_setup_problem(&c, i, j);
+            rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+            if (trace || chrome) rs_walk_estimate(&p, RS_EST_TRACE_FILE, &e), rs_estimate_then(&sum, &e);
+        }
+    if (rs_limits_check("this run", &sum, &c.limits, &err) != 0) {
+        fprintf(stderr, "ringsim model: %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) return RS_EXIT_FAIL;
     int k = 0;

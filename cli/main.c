@@ -1,9 +1,32 @@
 /* main.c - `ringsim COMMAND [options]`: dispatch to the subcommands (cli/cmd_*.c). */
 #include <stdbool.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
+
+/* The end of a command: stdout checked (a full disk, a closed pipe: exit 1, its outputs removed),
+ * then every output committed together, or removed when the command failed. Returns the exit code. */
+static int finish(const char *name, int rc) {
+    rs_err_t err = {{0}};
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
+        rc = RS_EXIT_FAIL;
+    } else if (rs_out_finish(rc == RS_EXIT_OK, &err) != 0) {
+        rc = RS_EXIT_FAIL;
+    }
+    rs_out_finish(false, NULL); /* after a failure above: nothing of this run stays */
+    errno = 0;
+    if (fclose(stdout) != 0 && !err.msg[0]) {
+        rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
+        rc = RS_EXIT_FAIL;
+    }
+    if (err.msg[0]) fprintf(stderr, "ringsim %s: %s\n", name, err.msg);
+    return rc;
+}
 
 static void usage(FILE *out) {
     fprintf(out, "usage: ringsim COMMAND [options]   (ringsim COMMAND --help for its options)\n\n");
@@ -51,12 +74,16 @@ int main(int argc, char **argv) {
         return RS_EXIT_OK;
     }
     const rs_command_t *c = rs_cli_command(argv[1]);
-    if (c && c->run) return c->run(argc - 1, argv + 1);
+    if (c && c->run) {
+        rs_out_begin();
+        return finish(c->name, c->run(argc - 1, argv + 1));
+    }
     if (c) {
         fprintf(stderr, "ringsim %s: %s\n", c->name, c->missing);
         return RS_EXIT_FAIL;
     }
-    fprintf(stderr, "ringsim: unknown command '%s' (expected one of:", argv[1]);
+    char esc[256];
+    fprintf(stderr, "ringsim: unknown command '%s' (expected one of:", rs_escape(argv[1], esc, sizeof esc));
     for (c = rs_commands; c->name; c++) fprintf(stderr, " %s", c->name);
     fprintf(stderr, ")\n");
     return RS_EXIT_USAGE;

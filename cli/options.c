@@ -46,8 +46,12 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
         *(int *)p = (int)v;
         return 0;
     case RS_ARG_DOUBLE: return rs_parse_double(name, arg, o->min, o->max, (double *)p, err);
-    case RS_ARG_STRING: *(const char **)p = arg; return 0;
+    case RS_ARG_STRING:
+    case RS_ARG_IN:
+    case RS_ARG_OUT:
+    case RS_ARG_OUTDIR: *(const char **)p = arg; return 0;
     case RS_ARG_BUF:
+    case RS_ARG_IN_BUF:
         if (strlen(arg) >= (size_t)o->max) return rs_errf(err, "%s %s: at most %d characters", name, arg, (int)o->max - 1);
         snprintf(p, (size_t)o->max, "%s", arg);
         return 0;
@@ -69,15 +73,18 @@ static const rs_opt_t builtin_help = {"help", 'h', NULL, NULL, "this help", RS_A
 static const rs_opt_t builtin_quiet = {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)",
                                        RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
 
-bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) {
-    const size_t n = strlen(o->name);
-    for (const char *c = g->skip; c && *c;) {
+/* true when name is in the comma list. */
+static bool in_list(const char *list, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *c = list; c && *c;) {
         const size_t m = strcspn(c, ",");
-        if (m == n && strncmp(c, o->name, n) == 0) return false;
+        if (m == n && strncmp(c, name, n) == 0) return true;
         c += m + (c[m] == ',');
     }
-    return true;
+    return false;
 }
+
+bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !in_list(g->skip, o->name); }
 
 /* getopt_long's tables for the groups: long options and "-S:" short ones. NULL on OOM. */
 static struct option *make_longopts(const rs_opt_group_t *groups, int n_groups, char *shortopts, size_t len) {
@@ -171,6 +178,24 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
         }
     }
     free(lo);
+    return rc;
+}
+
+int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip) {
+    int rc = 0;
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            const rs_opt_t *o = &groups[g].opts[i];
+            const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
+            if (!file || !((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
+            char name[80];
+            snprintf(name, sizeof name, "--%s", o->name);
+            const char *p = (const char *)groups[g].dst + o->offset;
+            const char *v = o->kind == RS_ARG_IN_BUF ? p : *(const char *const *)(const void *)p;
+            if (o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF) rc |= rs_io_input(plan, name, v, true);
+            else if (o->kind == RS_ARG_OUT) rc |= rs_io_output(plan, name, v);
+            else if (o->kind == RS_ARG_OUTDIR) rc |= rs_io_output_dir(plan, name, v, true);
+        }
     return rc;
 }
 

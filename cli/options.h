@@ -13,6 +13,10 @@
  *   CHOICE         const char *: the argument, one of choices "a|b|c"
  *                  (else "--NAME X: expected a, b or c")
  *   CUSTOM         parse(the group's struct, the argument, err)
+ *   IN             const char *: an input file (or NAME|FILE; a comma list is split)  \  checked by
+ *   IN_BUF         char[max]: as BUF, an input file or NAME|FILE                       | rs_cli_check_files
+ *   OUT            const char *: an output file ("-" = stdout)                         | (output.h) before
+ *   OUTDIR         const char *: an output folder (created then)                      /  any work
  * Messages name the option and the value: "--seq 12Q: unknown suffix", "--launch x: expected
  * mpirun or threads".
  */
@@ -25,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "util.h"
 
 typedef enum {
@@ -37,6 +42,10 @@ typedef enum {
     RS_ARG_BUF,
     RS_ARG_CHOICE,
     RS_ARG_CUSTOM,
+    RS_ARG_IN,
+    RS_ARG_IN_BUF,
+    RS_ARG_OUT,
+    RS_ARG_OUTDIR,
 } rs_arg_kind_t;
 
 typedef struct {
@@ -73,6 +82,10 @@ typedef struct {
 int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
 /* true when the option called name was given. */
 bool rs_cli_given(const rs_opt_group_t *g, const char *name);
+/* Every given option of kind IN, IN_BUF, OUT or OUTDIR of the groups, except the names in skip
+ * ("trace,chrome": the command adds the paths it derives from them), into plan. Returns 0 or -1
+ * (out of memory). */
+int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip);
 /* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; the
  * built-in rows (-h, --help; -q, --quiet) after the first group (the command's own options). */
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);

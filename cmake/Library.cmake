@@ -32,7 +32,7 @@ list(APPEND RINGSIM_LIB_PARTS rs_core)
 # (sim/, exec/: built only where SimGrid and OpenBLAS are) and the studies that need them
 # (study_calibrate.h, study_validate.h, study_contention.h).
 set(RINGSIM_PUBLIC_HEADERS
-  model/schedule/util.h model/schedule/schedule.h model/schedule/event.h model/schedule/meter.h
+  model/schedule/util.h model/schedule/schedule.h model/schedule/event.h model/schedule/meter.h model/schedule/estimate.h
   model/machine/calibration.h model/machine/profile.h model/machine/machine.h
   model/cost/model.h
   traces/trace.h traces/compare.h traces/import.h

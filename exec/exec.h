@@ -62,6 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "schedule.h"
 #include "trace.h"
 #include "util.h"
@@ -230,6 +231,12 @@ typedef struct {
 /* Defaults: warmup 1, reps 3, timeout 60 s, seed 1, input_scale 1, no check (tol 1e-5), no save,
  * no fault, no stall. Can't fail. */
 void rs_exec_opts_default(rs_exec_opts_t *o);
+
+/* What executing problem p on this host costs (estimate.h): every rank's blocks (Q, K, V, O, dO,
+ * the ring's double buffers, the gradients) in 4-byte elements, all ranks on this host; the float64
+ * reference of o->check on rank 0; the time of (warmup + reps) runs at about 2e10 FLOP/s per core.
+ * o NULL: the defaults. Can't fail. */
+void rs_exec_estimate(const rs_problem_t *p, const rs_exec_opts_t *o, rs_estimate_t *e);
 
 typedef struct {
     double err[RS_TENSOR_COUNT];   /* check: max|x - ref| / max|ref| per tensor (-1: not checked) */

@@ -313,6 +313,12 @@ static int cpu_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backe
     return rs_exec_subprocess_run(&rs_cpu_exec_backend, s, o, trace, out, err);
 }
 
+static void cpu_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m, (void)trace;
+    rs_exec_estimate(p, NULL, e);
+}
+
 const rs_backend_ops_t rs_cpu_backend = {
     .name = "cpu", .source = "exec-cpu", .can_run = cpu_can_run, .run = cpu_run, .exec = &rs_cpu_exec_backend,
+    .estimate = cpu_estimate,
 };

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -21,6 +22,22 @@ int rs_progress_parse(const char *s, rs_progress_t *out) {
     const int i = rs_enum_parse(progress_names, 3, s);
     if (i >= 0) *out = (rs_progress_t)i;
     return i < 0 ? -1 : 0;
+}
+
+void rs_exec_estimate(const rs_problem_t *p, const rs_exec_opts_t *o, rs_estimate_t *e) {
+    rs_exec_opts_t def;
+    if (!o) rs_exec_opts_default(&def), o = &def;
+    const double n = (double)p->n_ranks, b = (double)rs_problem_block(p), d = (double)p->head_dim;
+    const double steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n, bwd = p->pass == RS_PASS_BACKWARD;
+    const double nq = (double)p->batch * (double)p->q_heads * b * d, nkv = (double)p->batch * (double)p->kv_heads * b * d;
+    e->rank_steps = n * steps;
+    e->mem_bytes = 32e6 * n + n * 4 * ((3 + 2 * bwd) * nq + (6 + 4 * bwd) * nkv);
+    const double s_tok = (double)p->seq_tokens, full = (double)p->batch * s_tok * d * (double)(p->q_heads + p->kv_heads);
+    if (o->check) e->mem_bytes += 8 * 4 * full + 4 * n * nq;
+    const double flops = (p->causal ? 2.0 : 4.0) * s_tok * s_tok * d * (double)p->batch * (double)p->q_heads * (1 + 1.5 * bwd);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const double par = fmin(n, cores > 0 ? (double)cores : 1);
+    e->time_s = 0.5 + flops * (o->warmup + o->reps) / (2e10 * par) + (o->check ? flops / 1e9 : 0);
 }
 
 void rs_exec_opts_default(rs_exec_opts_t *o) {

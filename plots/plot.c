@@ -1,6 +1,8 @@
 /* plot.c - the gnuplot driver (plot.h): validate the data, pick the script, run gnuplot. */
 #include "plot.h"
 
+#include "output.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -106,12 +108,7 @@ static char extracted_dir[512]; /* temporary copy of the embedded scripts, remov
 
 static void remove_extracted(void) {
     if (!extracted_dir[0]) return;
-    for (const rs_embedded_file_t *f = rs_embedded_plots; f->name; f++) {
-        char p[700];
-        snprintf(p, sizeof p, "%s/%s.gp", extracted_dir, f->name);
-        remove(p);
-    }
-    rmdir(extracted_dir);
+    rs_out_tmpdir_remove(extracted_dir);
     extracted_dir[0] = 0;
 }
 
@@ -143,10 +140,7 @@ const char *rs_plot_scripts_dir(rs_err_t *err) {
     const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", built, &chosen, err);
     if (k) return k > 0 ? chosen : NULL;
     if (extracted_dir[0]) return extracted_dir;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(extracted_dir, sizeof extracted_dir, "%s/ringsim-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(extracted_dir)) {
-        rs_errf(err, "%s: cannot create a temporary directory: %s", extracted_dir, strerror(errno));
+    if (rs_out_tmpdir("plots", extracted_dir, sizeof extracted_dir, err) != 0) {
         extracted_dir[0] = 0;
         return NULL;
     }
@@ -228,8 +222,8 @@ void rs_table_free(rs_table_t *t) {
 
 int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     memset(t, 0, sizeof *t);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "CSV table", (uint64_t)1 << 30, err);
+    if (!fp) return -1;
     char *line = NULL;
     size_t cap = 0, cap_rows = 0, cap_notes = 0;
     long ln = 0;
@@ -237,6 +231,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len > RS_MAX_LINE_BYTES) {
+            rc = rs_errf(err, "%s:%ld: line longer than %zu bytes (not a CSV table)", path, ln, RS_MAX_LINE_BYTES);
+            goto done;
+        }
         if ((size_t)len != strlen(line)) { /* a NUL would cut the line short silently */
             rc = rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
             goto done;
@@ -967,6 +965,8 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     if (rs_plot_format_of(out, &fmt, err) != 0) return -1;
     const char *gnuplot = rs_gnuplot_path(err);
     if (!gnuplot) return -1;
+    char pending[4200];
+    data = rs_out_read_path(data, pending, sizeof pending); /* this run's own CSV, not yet committed */
     if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
     vars_t v = {0};
     int height = 0;
@@ -983,9 +983,13 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     int w = opts && opts->width_px > 0 ? opts->width_px : 1200;
     int h = opts && opts->height_px > 0 ? opts->height_px : (height > 0 ? height : 750);
     if (kind == RS_PLOT_SCALING && !(opts && opts->height_px > 0)) h = 1000;
-    char tmp_out[1200], style[1100], script[1100];
-    const char *dot = strrchr(out, '.');
-    snprintf(tmp_out, sizeof tmp_out, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+    char style[1100], script[1100];
+    rs_file_t fo; /* gnuplot writes the temporary; committed with the run's other outputs */
+    if (rs_file_reserve(&fo, out, err) != 0) {
+        free(v.buf);
+        return -1;
+    }
+    const char *tmp_out = fo.tmp_path;
     snprintf(style, sizeof style, "%s/style.gp", dir);
     snprintf(script, sizeof script, "%s/%s", dir, rs_plot_script_name(kind));
     vars_str(&v, "data", data, false);
@@ -1005,10 +1009,7 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
         rs_errf(err, "gnuplot wrote no output to %s", out);
         rc = -2;
     }
-    if (rc == 0 && rename(tmp_out, out) != 0) {
-        rs_errf(err, "%s: cannot rename the temporary file: %s", out, strerror(errno));
-        rc = -2;
-    }
-    if (rc != 0) remove(tmp_out);
+    if (rc == 0 && rs_file_commit(&fo, err) != 0) rc = -2;
+    if (rc != 0) rs_file_abort(&fo);
     return rc;
 }

@@ -17,6 +17,8 @@
 
 #include "job_child.h"
 #include "meter.h"
+#include "output.h"
+#include "platform_check.h"
 #include "subprocess.h"
 
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -88,6 +91,26 @@ const char *rs_sim_simgrid_version(void) {
 #define RS_STR2(x) #x
 #define RS_STR(x) RS_STR2(x)
     return RS_STR(SIMGRID_VERSION_MAJOR) "." RS_STR(SIMGRID_VERSION_MINOR) "." RS_STR(SIMGRID_VERSION_PATCH);
+}
+
+/* ================================================================================================
+ * Estimates (docs/benchmarks.md: a CM02 ring of N ranks costs about 30 us + 0.05 us x N per
+ * rank-step in the child (0.05: an upper bound), whose resident memory grows by about 24 KiB per rank actor)
+ * ============================================================================================== */
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    const double rings = cfg && cfg->job ? (double)cfg->job->placement.n_rings : 1;
+    const double n = (double)p->n_ranks * rings, steps = p->pass == RS_PASS_BACKWARD ? (double)p->n_ranks + 1 : (double)p->n_ranks;
+    e->rank_steps = n * steps;
+    e->time_s = 0.3 + e->rank_steps * (30e-6 + 0.05e-6 * n + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
+    e->mem_bytes = 16e6 + n * 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
+    if (cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS) e->mem_bytes += n * n * 256; /* a route per pair */
+}
+
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {
+    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
+    rs_estimate_t e;
+    rs_sim_estimate(p, cfg, RS_EST_NO_TRACE, &e);
+    return fmax(60, 10 * e.time_s);
 }
 
 /* ================================================================================================
@@ -714,6 +737,49 @@ static int check_a2a(const rs_machine_t *m, const rs_sim_config_t *cfg, rs_err_t
     return 0;
 }
 
+/* SimGrid network models this backend runs: ns-3 (not built into this SimGrid: it hangs) and unknown
+ * names are refused before a child starts. */
+static const char *const net_models[] = {"CM02", "LV08", "SMPI", "IB", "Constant", NULL};
+
+static int check_net_model(const char *opt, const char *m, rs_err_t *err) {
+    for (const char *const *k = net_models; *k; k++)
+        if (!strcmp(m, *k)) return 0;
+    if (!strcasecmp(m, "ns-3") || !strcasecmp(m, "ns3"))
+        return rs_errf(err, "%s%s: ns-3 is not supported (this SimGrid has no ns-3: its child hangs); expected CM02, LV08, "
+                            "SMPI, IB or Constant", opt, m);
+    return rs_errf(err, "%s%s: unknown network model; expected CM02, LV08, SMPI, IB or Constant", opt, m);
+}
+
+/* A --cfg KEY:VALUE that SimGrid hangs or crashes on, refused with the accepted range. */
+static int check_setting(const char *kv, rs_err_t *err) {
+    const char *colon = strchr(kv, ':');
+    if (!colon || colon == kv) return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", kv);
+    const size_t kl = (size_t)(colon - kv);
+    const char *v = colon + 1;
+    char opt[300];
+    snprintf(opt, sizeof opt, "--cfg %.*s:", (int)kl, kv);
+    if (kl == 13 && !strncmp(kv, "network/model", kl)) return check_net_model(opt, v, err);
+    static const struct {
+        const char *key;
+        double min;
+        bool open;          /* min itself refused */
+        const char *rule;
+    } num[] = {{"surf/precision", 0, true, "a number > 0 (0 or below: SimGrid never converges)"},
+               {"maxmin/precision", 0, true, "a number > 0 (below: SimGrid crashes)"},
+               {"network/latency-factor", 0, true, "a number > 0"},
+               {"network/bandwidth-factor", 0, true, "a number > 0"},
+               {"network/TCP-gamma", 0, false, "a number >= 0"},
+               {"contexts/stack-size", 64, false, "a number of KiB >= 64 (smaller: the actors crash)"}};
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+        if (strlen(num[i].key) != kl || strncmp(kv, num[i].key, kl)) continue;
+        char *end = NULL;
+        const double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x) || x < num[i].min || (num[i].open && x == num[i].min))
+            return rs_errf(err, "--cfg %s: expected %s", kv, num[i].rule);
+    }
+    return 0;
+}
+
 /* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
 static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, bool trace, rs_err_t *err) {
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
@@ -731,10 +797,11 @@ static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *
     if (cfg->platform_path && cfg->routes != RS_PLATFORM_RING)
         return rs_errf(err, "--all-pairs: a user platform (--platform %s) brings its own routes", cfg->platform_path),
                RS_SIM_BAD_INPUT;
+    if (cfg->network_model && check_net_model("--network-model ", cfg->network_model, err) != 0) return RS_SIM_BAD_INPUT;
     for (int i = 0; i < cfg->n_cfg; i++)
-        if (!strchr(cfg->cfg[i], ':'))
-            return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
-                   RS_SIM_BAD_INPUT;
+        if (check_setting(cfg->cfg[i], err) != 0) return RS_SIM_BAD_INPUT;
+    if (cfg->timeout_s < 0 || !isfinite(cfg->timeout_s))
+        return rs_errf(err, "--timeout %g: must be > 0 seconds", cfg->timeout_s), RS_SIM_BAD_INPUT;
     return cfg->job ? job_check(m, cfg, n, trace, err) : 0;
 }
 
@@ -747,8 +814,7 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
     const int64_t n = pb->n_ranks;
     tmpdir[0] = 0;
     if (cfg->platform_path) {
-        if (access(cfg->platform_path, R_OK) != 0)
-            return rs_errf(err, "--platform %s: %s", cfg->platform_path, strerror(errno)), RS_SIM_BAD_INPUT;
+        if (rs_platform_check_file(cfg->platform_path, err) != 0) return RS_SIM_BAD_INPUT; /* before SimGrid aborts on it */
         int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, hm, err) : rs_hostmap_identity(n, hm, err);
         if (rc != 0) return cfg->hostmap_path ? RS_SIM_BAD_INPUT : -1;
         snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);
@@ -756,18 +822,14 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
         return 0;
     }
     if ((cfg->job ? job_hostmap(cfg->job, hm, err) : rs_hostmap_identity(n, hm, err)) != 0) return -1;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, tmplen, "%s/ringsim-sim-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpdir)) {
+    if (rs_out_tmpdir("sim", tmpdir, tmplen, err) != 0) { /* removed by a signal, or below */
         tmpdir[0] = 0;
         rs_hostmap_free(hm);
-        return rs_errf(err, "sim: cannot create a temporary directory in %s: %s", base && *base ? base : "/tmp",
-                       strerror(errno));
+        return -1;
     }
     snprintf(platform, platlen, "%s/platform.xml", tmpdir);
     if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
-        unlink(platform);
-        rmdir(tmpdir);
+        rs_out_tmpdir_remove(tmpdir);
         tmpdir[0] = 0;
         rs_hostmap_free(hm);
         return -1;
@@ -876,14 +938,21 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
                    msg);
 }
 
-/* Fork the SimGrid child (the one child-process helper) and collect what it sends. */
-static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
+/* Fork the SimGrid child (the one child-process helper) under a watchdog of timeout_s and collect
+ * what it sends. */
+static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.fn = child_run;
     sp.arg = a;
     rs_child_t child;
     if (rs_spawn_start(&sp, "the SimGrid child", &child, err) != 0) return -1;
+    if (rs_spawn_watchdog(&child, timeout_s, err) != 0) {
+        kill(child.pid, SIGKILL);
+        rs_child_status_t st;
+        rs_spawn_wait(&child, 0, &st, NULL);
+        return -1;
+    }
     close(a->fds[1]);
     a->fds[1] = -1;
     collected_t c = {.stage = {.code = -1, .text = "starting"}};
@@ -895,6 +964,10 @@ static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_re
     if (rs_spawn_wait(&child, 0, &st, err) != 0) return -1;
     out->child_wall_s = st.wall_s;
     out->peak_rss_bytes = st.peak_rss_bytes;
+    if (st.timed_out)
+        return rs_errf(err, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
+                            "allow more", timeout_s, c.stage.text, c.stage.code == STAGE_RUN ? "the simulation did not end"
+                            : "SimGrid did not get past this stage");
     return outcome(&c, &st, a->errf, out, err);
 }
 
@@ -925,17 +998,14 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     rs_meter_start(&meter, what, (double)hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
     child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile(), meter.active ? &meter : NULL};
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
-    else rc = run_child(&a, rs_schedule_n_steps(s), trace, out, err);
+    else rc = run_child(&a, rs_schedule_n_steps(s), rs_sim_timeout(rs_schedule_problem(s), cfg), trace, out, err);
     rs_meter_end(&meter);
     if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
         rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
     if (a.fds[0] >= 0) close(a.fds[0]);
     if (a.fds[1] >= 0) close(a.fds[1]);
     if (a.errf) fclose(a.errf);
-    if (tmpdir[0]) {
-        unlink(platform);
-        rmdir(tmpdir);
-    }
+    rs_out_tmpdir_remove(tmpdir);
     rs_hostmap_free(&hm);
     if (rc != 0) rs_sim_result_free(out);
     return rc;

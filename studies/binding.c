@@ -39,7 +39,7 @@ static const rs_abi_field_t table[] = {
     F(rs_machine_spec_t, host_byte), F(rs_machine_spec_t, jitter), F(rs_machine_spec_t, seed),
     SUB(rs_machine_spec_t, perturb, rs_perturb_t),
     TYPE(rs_setup_t), SUB(rs_setup_t, problem, rs_problem_t), F(rs_setup_t, n_layouts), F(rs_setup_t, layouts),
-    F(rs_setup_t, n_passes), F(rs_setup_t, passes), SUB(rs_setup_t, spec, rs_machine_spec_t), F(rs_setup_t, ring_given), OPAQUE(rs_setup_t, hw),
+    F(rs_setup_t, n_passes), F(rs_setup_t, passes), SUB(rs_setup_t, spec, rs_machine_spec_t), F(rs_setup_t, ring_given), OPAQUE(rs_setup_t, limits), OPAQUE(rs_setup_t, hw),
     OPAQUE(rs_setup_t, machine), F(rs_setup_t, note),
     TYPE(rs_closed_t), F(rs_closed_t, block_tokens), F(rs_closed_t, flops_per_pair), F(rs_closed_t, bytes_per_token),
     F(rs_closed_t, bytes_per_step), F(rs_closed_t, f_peak_per_s), F(rs_closed_t, f_eff_per_s), F(rs_closed_t, w_bytes_per_s),

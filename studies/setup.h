@@ -8,6 +8,7 @@
 #ifndef RS_SETUP_H
 #define RS_SETUP_H
 
+#include "estimate.h"
 #include "machine.h"
 #include "schedule.h"
 #include "util.h"
@@ -20,6 +21,7 @@ typedef struct {
     rs_pass_t passes[RS_PASS_COUNT];
     rs_machine_spec_t spec;                /* the machine as asked for: profile, overrides, perturbations */
     bool ring_given;                       /* --ring was given (else decode runs pass-q by itself) */
+    rs_limits_t limits;                    /* --max-time, --max-memory (estimate.h; 0: the defaults) */
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */

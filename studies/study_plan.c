@@ -8,6 +8,7 @@
 
 #ifdef RINGSIM_HAVE_PLOTS
 #include "meter.h"
+#include "output.h"
 #include "plot.h"
 #endif
 #ifdef RINGSIM_HAVE_SIM
@@ -310,17 +311,18 @@ static int no_fit(const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_
 /* The max-context curve drawn by plots/maxctx.gp (through the one gnuplot driver). */
 static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
 #ifdef RINGSIM_HAVE_PLOTS
-    char tmpcsv[1100];
+    char tmpdir[1024] = "", tmpcsv[1100];
     const char *data = in->maxctx_csv;
-    if (!data) {
-        snprintf(tmpcsv, sizeof tmpcsv, "%s.maxctx.%ld.csv", in->figure, (long)getpid());
-        if (write_maxctx(tmpcsv, &in->config, cands, n, err)) return -1;
+    if (!data) { /* the curve's data in a temporary folder of the run */
+        if (rs_out_tmpdir("plan", tmpdir, sizeof tmpdir, err) != 0) return -1;
+        snprintf(tmpcsv, sizeof tmpcsv, "%s/maxctx.csv", tmpdir);
+        if (write_maxctx(tmpcsv, &in->config, cands, n, err)) return rs_out_tmpdir_remove(tmpdir), -1;
         data = tmpcsv;
     }
     rs_err_t e;
     int rc = rs_plot_render(RS_PLOT_MAXCTX, data, in->figure, NULL, &e);
     if (rc) rs_errf(err, "--figure %s: %s", in->figure, e.msg);
-    if (!in->maxctx_csv) remove(tmpcsv);
+    rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else
     (void)cands, (void)n;

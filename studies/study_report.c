@@ -16,6 +16,7 @@
 #include "doc.h"
 #include "meter.h"
 #include "model.h"
+#include "output.h"
 #include "study_sweep.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "study_contention.h"
@@ -84,6 +85,7 @@ typedef struct {
     char cont_note[900];               /* what the contention figure shows (its numbers), or why there is none */
     rs_meter_t meter;                  /* on a terminal: "report [2/6] sweeps", nested meters after it */
     char path[2048], path2[2048];      /* scratch */
+    char stage[1024];                  /* the folder written: DIR's stage until the run ends (output.h) */
 } report_t;
 
 static const char *fmt_t(double t, char *buf, size_t n) { return rs_fmt_time(t, buf, n); }
@@ -893,16 +895,19 @@ static int report_doc(report_t *r, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * The study
  * ---------------------------------------------------------------------------------------------- */
-/* The directory and its sub-directories; RS_EXIT_USAGE when it exists without --force. */
-static int report_dirs(const rs_report_in_t *in, rs_err_t *err) {
+/* The directory's stage (output.h: the report becomes DIR when the run ends well, nothing of it
+ * stays otherwise) and its sub-directories into stage; RS_EXIT_USAGE when DIR exists without --force. */
+static int report_dirs(const rs_report_in_t *in, char *stage, size_t len, rs_err_t *err) {
     if (strlen(in->dir) > 400) return rs_errf(err, "-o: at most 400 characters"), RS_EXIT_USAGE;
     struct stat st;
     if (stat(in->dir, &st) == 0 && !in->force)
         return rs_errf(err, "-o %s: exists; give --force to write into it, or another directory", in->dir), RS_EXIT_USAGE;
-    const char *subs[] = {"", "/traces", "/data", "/figures", "/figures/scripts"};
-    char path[600];
-    for (int i = 0; i < 5; i++) {
-        snprintf(path, sizeof path, "%s%s", in->dir, subs[i]);
+    if (stat(in->dir, &st) == 0 && !S_ISDIR(st.st_mode)) return rs_errf(err, "-o %s: exists and is not a folder", in->dir), RS_EXIT_USAGE;
+    if (rs_out_stage_dir(in->dir, stage, len, err) != 0) return RS_EXIT_USAGE;
+    const char *subs[] = {"/traces", "/data", "/figures", "/figures/scripts"};
+    char path[1200];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", stage, subs[i]);
         if (mkdir_p(path, err) != 0) return RS_EXIT_USAGE;
     }
     return RS_EXIT_OK;
@@ -922,14 +927,17 @@ static void report_free(report_t *r) {
 }
 
 int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
-    int rc = report_dirs(in, err);
-    if (rc != RS_EXIT_OK) return rc;
     report_t *r = calloc(1, sizeof *r);
     if (!r || !(r->spec = calloc(1, sizeof *r->spec))) {
         free(r);
         return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     }
-    r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = in->dir;
+    int rc = report_dirs(in, r->stage, sizeof r->stage, err);
+    if (rc != RS_EXIT_OK) {
+        report_free(r);
+        return rc;
+    }
+    r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = r->stage;
     r->t_start = rs_now_s();
     r->val_x_meas = r->val_x_model = NAN;
     /* the simulator, when built, not refused (--no-sim) and its can_run rule allows the machine */

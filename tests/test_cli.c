@@ -40,8 +40,8 @@ static void test_bad_input(void) {
     expect_usage_error("--seq 12Q", "--seq 12Q: unknown suffix");
     expect_usage_error("--layout diagonal", "--layout diagonal: expected contiguous, striped, zigzag");
     expect_usage_error("--overlap 1.5", "--overlap 1.5: must be in [0, 1]");
-    expect_usage_error("--host-cost -1", "--host-cost -1: must be in [0, 10]");
-    expect_usage_error("--host-cost 1e-6:x", "--host-cost (per byte) x: not a number");
+    expect_usage_error("--host-cost -1", "--host-cost -1: seconds per transfer must be a number in [0, 10], got '-1'");
+    expect_usage_error("--host-cost 1e-6:x", "--host-cost 1e-6:x: seconds per byte must be a number in [0, 0.001], got 'x'");
     expect_usage_error("--host-cost :3", "--host-cost :3: expected S or S:S_PER_BYTE");
     expect_usage_error("--straggler 9:2", "straggler rank 9");
     expect_usage_error("--profile no-such-gpu", "no-such-gpu");

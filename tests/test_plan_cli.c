@@ -119,9 +119,9 @@ static void test_plan_ok_csv(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM,64,"));
     unlink(csv);
     unlink(mc);
-    /* an unwritable output is a runtime failure (exit 1) */
+    /* an unwritable output is bad input, found before any work (exit 2, as in every command) */
     const char *b[] = {"plan", "-m", "llama3-8b", "--csv", "/nonexistent-dir/x.csv", NULL};
-    CU_ASSERT_EQUAL(run(b), 1);
+    CU_ASSERT_EQUAL(run(b), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "/nonexistent-dir/x.csv"));
 }
 
@@ -163,7 +163,7 @@ static void test_infer_bad(void) {
         {{"--nodes", "2", "--cached", "102"}, "--cached 102: must be divisible by 2*N = 4: the cache is sharded"},
         {{"--decode-batch", "4", "--no-causal"}, "--decode-batch 4: decode needs the causal mask"},
         {{"--nodes", "2,1"}, "--nodes 2,1: sizes must increase"},
-        {{"--nodes", "0"}, "--nodes 0: must be in [1, 1048576]"},
+        {{"--nodes", "0"}, "--nodes 0: '0' is not a size in [1, 1048576]"},
         {{"--linear-dtype", "fp16"}, "--linear-dtype fp16: expected bf16 or fp8"},
         {{"--linear-eff", "2"}, "--linear-eff"},
         {{"--figure", "/tmp/rs_test_plan_cli_infer.gif"}, "--figure /tmp/rs_test_plan_cli_infer.gif: expected a file name ending in .png"},

@@ -390,6 +390,13 @@ static int a2a_step(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink
     return rc;
 }
 
+void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e) {
+    const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
+    e->rank_steps = n * steps;
+    e->time_s = e->rank_steps * (trace == RS_EST_TRACE_FILE ? 30e-6 : trace ? 0.1e-6 : 30e-9);
+    e->mem_bytes = 16e6 + n * 10 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
+}
+
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
                   rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "event.h"
 #include "machine.h"
 #include "schedule.h"
@@ -96,6 +97,11 @@ typedef struct {
     int64_t rank_steps;      /* (rank, step) visited */
     double wall_s;           /* what the run cost: wall time of the simulation or execution (the walk: 0) */
 } rs_walk_t;
+
+/* What rs_model_walk of problem p costs (estimate.h): N x steps rank-steps at about 30 ns each and
+ * O(N) memory; with trace (RS_EST_*: events kept, and written as a trace file), about 300 bytes
+ * and 0.1 us (written: 30 us) per rank-step (docs/benchmarks.md). Can't fail. */
+void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e);
 
 /* Walk the schedule on the machine. Compute, send, recv and step events (event.h; send/recv from
  * post to completion) go to sink (RS_NO_SINK: none are made). If rank_busy_s is non-NULL it must

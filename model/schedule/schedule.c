@@ -149,17 +149,36 @@ static int validate_variant(const rs_problem_t *p, int64_t div, rs_err_t *err) {
     return 0;
 }
 
+int rs_problem_field_range(const char *field, int64_t *min, int64_t *max) {
+    static const struct {
+        const char *name;
+        int64_t min, max;
+    } t[] = {{"seq_tokens", RS_SEQ_TOKENS_MIN, RS_SEQ_TOKENS_MAX}, {"n_ranks", RS_N_RANKS_MIN, RS_N_RANKS_MAX},
+             {"batch", RS_BATCH_MIN, RS_BATCH_MAX},                {"q_heads", RS_HEADS_MIN, RS_HEADS_MAX},
+             {"kv_heads", RS_HEADS_MIN, RS_HEADS_MAX},             {"head_dim", RS_HEAD_DIM_MIN, RS_HEAD_DIM_MAX},
+             {"act_bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX},  {"grad_bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX},
+             {"tile_q", RS_TILE_MIN, RS_TILE_MAX},                 {"tile_k", RS_TILE_MIN, RS_TILE_MAX},
+             {"cached_tokens", RS_CACHED_TOKENS_MIN, RS_CACHED_TOKENS_MAX}};
+    for (size_t i = 0; field && i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(field, t[i].name) == 0) {
+            *min = t[i].min;
+            *max = t[i].max;
+            return 0;
+        }
+    return -1;
+}
+
 int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
-    RANGE_CHECK(n_ranks, "--ranks", 1, INT32_MAX);
-    RANGE_CHECK(seq_tokens, "--seq", 1, (int64_t)UINT32_MAX);
-    RANGE_CHECK(batch, "--batch", 1, 1 << 20);
-    RANGE_CHECK(q_heads, "--heads", 1, 1 << 16);
-    RANGE_CHECK(kv_heads, "--kv-heads", 1, 1 << 16);
-    RANGE_CHECK(head_dim, "--head-dim", 1, 1 << 16);
-    RANGE_CHECK(act_bytes, "--act-bytes", 1, 8);
-    RANGE_CHECK(grad_bytes, "--grad-bytes", 1, 8);
-    RANGE_CHECK(tile_q, "--tile (rows)", 1, 1 << 20);
-    RANGE_CHECK(tile_k, "--tile (columns)", 1, 1 << 20);
+    RANGE_CHECK(n_ranks, "--ranks", RS_N_RANKS_MIN, RS_N_RANKS_MAX);
+    RANGE_CHECK(seq_tokens, "--seq", RS_SEQ_TOKENS_MIN, RS_SEQ_TOKENS_MAX);
+    RANGE_CHECK(batch, "--batch", RS_BATCH_MIN, RS_BATCH_MAX);
+    RANGE_CHECK(q_heads, "--heads", RS_HEADS_MIN, RS_HEADS_MAX);
+    RANGE_CHECK(kv_heads, "--kv-heads", RS_HEADS_MIN, RS_HEADS_MAX);
+    RANGE_CHECK(head_dim, "--head-dim", RS_HEAD_DIM_MIN, RS_HEAD_DIM_MAX);
+    RANGE_CHECK(act_bytes, "--act-bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX);
+    RANGE_CHECK(grad_bytes, "--grad-bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX);
+    RANGE_CHECK(tile_q, "--tile (rows)", RS_TILE_MIN, RS_TILE_MAX);
+    RANGE_CHECK(tile_k, "--tile (columns)", RS_TILE_MIN, RS_TILE_MAX);
     if ((unsigned)p->layout >= RS_LAYOUT_COUNT) return rs_errf(err, "--layout %d: must be contiguous, striped or zigzag", (int)p->layout);
     if ((unsigned)p->pass >= RS_PASS_COUNT) return rs_errf(err, "--pass %d: must be forward or backward", (int)p->pass);
     if (p->q_heads % p->kv_heads != 0)

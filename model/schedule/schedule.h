@@ -97,6 +97,30 @@ typedef struct {
 
 /* Defaults: S=128K, N=8, batch 1, 32/8 heads, d=128, bf16 activations, fp32 grads, causal, zigzag,
  * forward, tile 128x128, pass-kv, no cache, no decode. Can't fail. */
+/* The accepted range of each integer field of the problem: one table, read by rs_problem_validate,
+ * the command line's option rows (cli/common.c) and the Python package (rs_problem_field_range). */
+#define RS_SEQ_TOKENS_MIN 1
+#define RS_SEQ_TOKENS_MAX ((int64_t)UINT32_MAX)
+#define RS_N_RANKS_MIN 1
+#define RS_N_RANKS_MAX ((int64_t)INT32_MAX)
+#define RS_BATCH_MIN 1
+#define RS_BATCH_MAX ((int64_t)1 << 20)
+#define RS_HEADS_MIN 1 /* q_heads and kv_heads */
+#define RS_HEADS_MAX ((int64_t)1 << 16)
+#define RS_HEAD_DIM_MIN 1
+#define RS_HEAD_DIM_MAX ((int64_t)1 << 16)
+#define RS_ELEM_BYTES_MIN 1 /* act_bytes and grad_bytes */
+#define RS_ELEM_BYTES_MAX 8
+#define RS_TILE_MIN 1 /* tile_q and tile_k */
+#define RS_TILE_MAX ((int64_t)1 << 20)
+#define RS_CACHED_TOKENS_MIN 0
+#define RS_CACHED_TOKENS_MAX ((int64_t)UINT32_MAX) /* with seq_tokens: their sum at most UINT32_MAX */
+
+/* The range of the problem's integer field called field ("seq_tokens", "n_ranks", "batch", "q_heads",
+ * "kv_heads", "head_dim", "act_bytes", "grad_bytes", "tile_q", "tile_k", "cached_tokens") into *min
+ * and *max. Returns 0, or -1 for another name. */
+int rs_problem_field_range(const char *field, int64_t *min, int64_t *max);
+
 void rs_problem_default(rs_problem_t *p);
 
 /* Validate every field; on error err names the parameter, the value and the accepted range

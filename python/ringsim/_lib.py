@@ -128,7 +128,16 @@ P = ctypes.POINTER
 c_int, c_int64, c_double, c_char_p, c_size_t = ctypes.c_int, ctypes.c_int64, ctypes.c_double, ctypes.c_char_p, ctypes.c_size_t
 
 _parse_size = fn("rs_parse_size", c_int, c_char_p, c_char_p, c_int64, c_int64, P(c_int64), P(Err))
+_field_range = fn("rs_problem_field_range", c_int, c_char_p, P(c_int64), P(c_int64))
 _parse_double = fn("rs_parse_double", c_int, c_char_p, c_char_p, c_double, c_double, P(c_double), P(Err))
+
+
+def field_range(field):
+    """(min, max) of rs_problem_t's integer field, from the schedule's one table (rs_problem_field_range)."""
+    lo, hi = c_int64(), c_int64()
+    if _field_range(field.encode(), ctypes.byref(lo), ctypes.byref(hi)) != 0:
+        raise RingsimError("%s: not an integer field of the problem" % field)
+    return lo.value, hi.value
 
 
 def size(name, value, lo=0, hi=(1 << 62)):

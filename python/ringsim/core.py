@@ -4,7 +4,7 @@ import ctypes
 
 from . import _arrays
 from ._lib import (S, Err, P, RingsimError, _layout, c_int, c_size_t, check, dtype_of, event_kind_name, fn, layout_of,
-                   layout_name, pass_of, pass_name, real, record, size)
+                   field_range, layout_name, pass_of, pass_name, real, record, size)
 
 _setup_default = fn("rs_setup_default", None, P(S["rs_setup_t"]))
 _setup_dtype = fn("rs_setup_dtype", None, P(S["rs_setup_t"]), ctypes.c_uint32)
@@ -29,7 +29,7 @@ class Problem:
                  dtype="bf16", grad_bytes=None, causal=True, layout="zigzag", pass_="forward", tile=None):
         given = dict(seq_tokens=seq_tokens, n_ranks=n_ranks, batch=batch, q_heads=q_heads, kv_heads=kv_heads,
                      head_dim=head_dim, grad_bytes=grad_bytes)
-        self.sizes = {k: size(k, v, 1) for k, v in given.items() if v is not None}
+        self.sizes = {k: size(k, v, *field_range(k)) for k, v in given.items() if v is not None}
         self.dtype = dtype_of(dtype)
         self.causal = bool(causal)
         self.layout = layout_of(layout)
@@ -37,7 +37,7 @@ class Problem:
         self.tile = None
         if tile is not None:
             q, _, k = str(tile).partition("x")
-            self.tile = (size("tile", q, 1, 1 << 20), size("tile", k or q, 1, 1 << 20))
+            self.tile = (size("tile", q, *field_range("tile_q")), size("tile", k or q, *field_range("tile_k")))
 
     def _apply(self, p):
         for k, v in self.sizes.items():
