@@ -594,8 +594,8 @@ static void fitted_profile(const rs_tset_t *ts, const rs_tfit_t *f, const char *
         const size_t u = strlen(bl);
         snprintf(bl + u, sizeof bl - u, "%s%lld", i ? "," : "", (long long)f->calib.blocks[i]);
     }
-    snprintf(note, sizeof note, "ringsim calibrate --from-trace: %d trace(s), first %.80s, B = %s, N = %lld; memory figures "
-             "are this host's", ts->n, ts->path[0], bl, (long long)f->shape.n_ranks);
+    snprintf(note, sizeof note, "ringsim calibrate --from-trace: %d trace(s), first %.60s, B = %.48s, N = %lld; memory "
+             "figures: this host's", ts->n, ts->path[0], bl, (long long)f->shape.n_ranks);
     rs_tfit_to_hw(f, nm, note, hw);
 }
 
