@@ -95,6 +95,13 @@ int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t ow
  * or -1 with err. */
 int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks, const rs_backend_ops_t **backend,
                        rs_problem_t *problem, rs_dtype_t *dtype, rs_exec_spmd_t *job, int *argc, char ***argv, rs_err_t *err);
+#include "study_fromtrace.h"
+/* calibrate / validate --from-trace FIRST [FILE...]: the trace files (first, then the positional
+ * arguments after optind) into paths[] and o, the problem of import's defaults (rs_setup_default)
+ * with the problem options given on the command line (o->given says which), --dtype and --latency
+ * when given. Returns 0 or -1 with err naming the option. */
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+                           const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err);
 #endif
 
 /* Parse the options of the command called name, and when that ends the command, its exit code:

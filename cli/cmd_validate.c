@@ -72,6 +72,8 @@ static const rs_opt_t own_opts[] = {
     {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_OUTDIR, O(trace_dir), 0, 0, NULL, NULL,
      NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_timeout, NULL},
+    {"from-trace", 0, "FILE", "measure", "predict this trace and the FILEs after the options\n(ringsim traces, e.g. from ringsim "
+     "import) instead", RS_ARG_STRING, O(from_trace), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -154,6 +156,19 @@ int rs_cmd_validate(int argc, char **argv) {
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
+    if (j.from_trace) {
+        const char *paths[RS_TFIT_MAX_TRACES];
+        rs_tfit_opts_t o;
+        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0 ||
+            rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
+            rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0)
+            return rs_cli_usage("validate", true, &err);
+        return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
+    }
+    if (optind < argc) {
+        rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);
+        return rs_cli_usage("validate", e.loud, &err);
+    }
     /* the configurations: every layout x pass asked for (--layout all, --pass both) */
     j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
     if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;

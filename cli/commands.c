@@ -83,24 +83,37 @@ const rs_command_t rs_commands[] = {
      "Defaults here: --seq 4K --ranks 4 (under mpirun: its -np) --heads 2 --kv-heads 2 --dtype fp32\n"
      "--layout zigzag --pass forward --causal. The hardware options are ignored (nothing is predicted).\n"},
     {"calibrate", "measure F_eff(B), transport alpha-beta and overlap; write a profile", rs_cmd_calibrate,
-     "this build has no CPU executor (needs OpenBLAS)", 0,
-     "usage: ringsim calibrate --out FILE [options]\n\n"
+     "this build has no CPU executor (needs OpenBLAS)", -1,
+     "usage: ringsim calibrate --out FILE [options]\n"
+     "       ringsim calibrate --out FILE --from-trace TRACE.csv [TRACE.csv...] [problem options]\n\n"
      "Measure this machine with the real kernel and transport of an executor (--backend cpu: OpenBLAS +\n"
      "MPI; gpu: CUDA + NCCL; exec/calibrate.h): F_eff(B) of a full B x B block step, the ring exchange's\n"
      "latency and bandwidth (alpha-beta fit over message sizes), the host cost of a transfer and the\n"
-     "overlap curve eta(bytes), and write a profile JSON for `ringsim model|sim --profile FILE`.\n\n",
+     "overlap curve eta(bytes), and write a profile JSON for `ringsim model|sim --profile FILE`.\n"
+     "--from-trace: fit the same from traces of a run instead (ringsim import's, at one or more B):\n"
+     "F_eff(B) from the compute events, alpha-beta from the transfers, host cost and overlap where\n"
+     "identifiable; the problem from the headers (docs/import.md section 9).\n\n",
      "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
-     "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n"},
+     "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n"
+     "With --from-trace: the problem options fill what a header lacks (defaults as for ringsim import) and\n"
+     "must agree with every header when given; --latency L fixes L (W fitted alone); --dtype picks the\n"
+     "peak's dtype (default: from the activations' bytes).\n"},
     {"validate", "calibrate, then predict (model, sim) and measure (exec) a B sweep", rs_cmd_validate,
-     "this build has no CPU executor (needs OpenBLAS)", 0,
-     "usage: ringsim validate [options]\n\n"
+     "this build has no CPU executor (needs OpenBLAS)", -1,
+     "usage: ringsim validate [options]\n"
+     "       ringsim validate --from-trace TRACE.csv [TRACE.csv...] [--calibrated P.json] [--trace-dir DIR]\n\n"
      "Calibrate (ringsim calibrate), then for every B of a sweep across the overlap threshold: predict\n"
      "(critical-path walk; SimGrid when built and its rule allows the machine) and measure (the executor:\n"
      "--backend cpu or gpu) the same schedule; print per-B T_comp, T_comm, T_step and makespan, predicted vs\n"
      "measured, the per-(rank, step) errors over the sweep (median, p95, max) and the crossover B where\n"
-     "T_comm overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n",
+     "T_comm overtakes T_comp. One MPI job: re-started under mpirun when not already.\n"
+     "--from-trace: predict traced runs instead (the walk, with --calibrated P.json or the profile\n"
+     "ringsim calibrate --from-trace fits from the same traces) and compare per (rank, step) as ringsim\n"
+     "compare does: T_comp, T_comm, T_step median / p95 errors and the makespan error per trace;\n"
+     "--trace-dir DIR: predicted traces, per-step CSVs and pred-vs-meas figures (docs/import.md).\n\n",
      "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32 (gpu: bf16)\n"
-     "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n"},
+     "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n"
+     "With --from-trace: the problem comes from the headers (as for calibrate --from-trace).\n"},
     {"compare", "per-step and makespan errors between two traces", rs_cmd_compare, NULL, -1,
      "usage: ringsim compare [options] REF.csv OTHER.csv\n"
      "\n"

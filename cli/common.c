@@ -280,6 +280,43 @@ rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
     return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
 }
 
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+                           const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err) {
+    rs_tfit_opts_default(o);
+    if (argc - optind + 1 > RS_TFIT_MAX_TRACES)
+        return rs_errf(err, "--from-trace: at most %d trace files, got %d", RS_TFIT_MAX_TRACES, argc - optind + 1);
+    paths[o->n_paths++] = first;
+    for (int i = optind; i < argc; i++) paths[o->n_paths++] = argv[i];
+    o->paths = paths;
+    /* the problem options given, over import's defaults (what a header lacks) */
+    static const char *const names[][2] = {{"seq", NULL},       {"ranks", NULL},      {"batch", NULL},     {"heads", NULL},
+                                           {"kv-heads", NULL},  {"head-dim", NULL},   {"dtype", NULL},     {"grad-bytes", NULL},
+                                           {"causal", "no-causal"}, {"layout", NULL}, {"pass", NULL},      {"tile", NULL}};
+    const rs_opt_group_t *g = &e->groups[2];
+    rs_setup_t d;
+    rs_setup_default(&d);
+    const rs_problem_t *c = &e->c.problem;
+    rs_problem_t *p = &o->problem;
+    *p = d.problem;
+    for (int k = 0; k < RS_TFIT_KEY_COUNT; k++)
+        if (rs_cli_given(g, names[k][0]) || (names[k][1] && rs_cli_given(g, names[k][1]))) o->given |= 1u << k;
+    if (e->c.n_layouts != 1 || e->c.n_passes != 1) return rs_errf(err, "--from-trace: give one --layout and one --pass (or none)");
+    const int64_t *src[] = {&c->seq_tokens, &c->n_ranks, &c->batch, &c->q_heads, &c->kv_heads, &c->head_dim, &c->act_bytes,
+                            &c->grad_bytes};
+    int64_t *dst[] = {&p->seq_tokens, &p->n_ranks, &p->batch, &p->q_heads, &p->kv_heads, &p->head_dim, &p->act_bytes,
+                      &p->grad_bytes};
+    for (int k = 0; k < RS_TFIT_KEY_CAUSAL; k++)
+        if (o->given >> k & 1u) *dst[k] = *src[k];
+    if (o->given >> RS_TFIT_KEY_CAUSAL & 1u) p->causal = c->causal;
+    if (o->given >> RS_TFIT_KEY_LAYOUT & 1u) p->layout = e->c.layouts[0];
+    if (o->given >> RS_TFIT_KEY_PASS & 1u) p->pass = e->c.passes[0];
+    if (o->given >> RS_TFIT_KEY_TILE & 1u) p->tile_q = c->tile_q, p->tile_k = c->tile_k;
+    o->dtype_given = o->given >> RS_TFIT_KEY_ACT_BYTES & 1u;
+    o->dtype = e->c.spec.dtype;
+    if (rs_cli_given(g, "latency")) o->latency_s = e->c.spec.latency;
+    return 0;
+}
+
 int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t own, const rs_problem_t *p,
                       rs_exec_spmd_t *job, rs_cli_exec_cmd_t *e) {
     setvbuf(stdout, NULL, _IOLBF, 0);

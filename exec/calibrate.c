@@ -294,6 +294,16 @@ static int exchange(const rs_transport_ops_t *tops, void *ts, void *sbuf, void *
     return 0;
 }
 
+/* Least squares of t = L + m u on relative error with L given: u minimising sum ((L + m u - t) / t)^2. */
+static double fit_inv_bw(const uint64_t *m, const double *t, int n, double L) {
+    double num = 0, den = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (t[i] * t[i]);
+        num += w * (double)m[i] * (t[i] - L), den += w * (double)m[i] * (double)m[i];
+    }
+    return num / den;
+}
+
 /* Least squares of t = L + m / W on relative error: minimise sum ((L + m u - t) / t)^2, u = 1/W. */
 static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L, double *W) {
     double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
@@ -304,26 +314,33 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
     double det = a11 * a22 - a12 * a12;
     double l = (b1 * a22 - b2 * a12) / det, u = (a11 * b2 - a12 * b1) / det;
     if (!(u > 0)) u = t[n - 1] / (double)m[n - 1], l = 0; /* degenerate: bandwidth from the largest */
-    if (l < 0) { /* refit through the origin */
-        double num = 0, den = 0;
-        for (int i = 0; i < n; i++) {
-            double w = 1.0 / (t[i] * t[i]);
-            num += w * (double)m[i] * t[i], den += w * (double)m[i] * (double)m[i];
-        }
-        l = 0, u = num / den;
-    }
+    if (l < 0) l = 0, u = fit_inv_bw(m, t, n, 0); /* refit through the origin */
     *L = l, *W = 1.0 / u;
+}
+
+/* The fit's largest relative error over the sizes and every overlap point's t_xfer_s. */
+static void transport_fitted(rs_calib_t *c) {
+    for (int i = 0; i < c->n_sizes; i++) {
+        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
+        if (r > c->fit_err_max) c->fit_err_max = r;
+    }
+    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
 }
 
 void rs_calib_fit_transport(rs_calib_t *c) {
     c->fit_err_max = 0;
     if (c->n_sizes < 1) return;
     fit_alpha_beta(c->sizes, c->t_msg_s, c->n_sizes, &c->latency_s, &c->bw_bytes_per_s);
-    for (int i = 0; i < c->n_sizes; i++) {
-        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
-        if (r > c->fit_err_max) c->fit_err_max = r;
-    }
-    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
+    transport_fitted(c);
+}
+
+void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s) {
+    c->fit_err_max = 0;
+    if (c->n_sizes < 1) return;
+    const double u = fit_inv_bw(c->sizes, c->t_msg_s, c->n_sizes, latency_s);
+    c->latency_s = latency_s;
+    c->bw_bytes_per_s = u > 0 ? 1.0 / u : INFINITY;
+    if (u > 0) transport_fitted(c);
 }
 
 static double memcpy_bw(void) {

@@ -68,3 +68,10 @@ if(TARGET rs_exec)
       LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
   endif()
 endif()
+
+# calibrate / validate --from-trace (studies/study_fromtrace.c): traces of a known profile through
+# Kineto and back, the fit within 1%, validate ~0, bad input.
+if(TARGET rs_exec)
+  rs_add_cunit_test(test_fromtrace SOURCES test_fromtrace.c LIBS rs_studies LABELS "exec;traces")
+  set_tests_properties(test_fromtrace PROPERTIES TIMEOUT 120)
+endif()
