@@ -102,6 +102,9 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
  * when given. Returns 0 or -1 with err naming the option. */
 int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
                            const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err);
+/* rs_cli_check_files for --from-trace: the command's given file options and o's trace files as
+ * inputs, checked before any work. Returns -1 to go on, or RS_EXIT_USAGE (printed). */
+int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, const rs_tfit_opts_t *o);
 #endif
 
 /* Parse the options of the command called name, and when that ends the command, its exit code:

@@ -43,9 +43,9 @@ int rs_cmd_calibrate(int argc, char **argv) {
     else if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_exec_check_out("out", j.out_path, false, &err) < 0 ||
-            rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
             return rs_cli_usage("calibrate", true, &err);
+        if ((rc = rs_cli_check_trace_inputs("calibrate", &e, &o)) >= 0) return rc;
         return rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout);
     } else if (optind < argc) {
         rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);

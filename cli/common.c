@@ -280,6 +280,14 @@ rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
     return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
 }
 
+int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, const rs_tfit_opts_t *o) {
+    rs_io_plan_t plan;
+    rs_io_init(&plan);
+    for (int i = 0; i < o->n_paths; i++)
+        if (rs_io_input(&plan, "--from-trace", o->paths[i], false) != 0) break;
+    return rs_cli_check_files(name, e->groups, 3, &plan, NULL, true);
+}
+
 int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
                            const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err) {
     rs_tfit_opts_default(o);

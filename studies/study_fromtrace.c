@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "backend.h"
+#include "output.h"
 #include "plot.h"
 
 /* ------------------------------------------------------------------------------------------------
@@ -604,7 +605,9 @@ static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
     rs_hw_t back;
     if (rs_hw_write_json(hw, path, hw->calibration_note, err) != 0) return -1;
     rs_err_t e = {{0}};
-    if (rs_hw_load(path, &back, &e) != 0) return rs_errf(err, "the profile written does not load back: %s", e.msg);
+    char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now */
+    if (rs_hw_load(rs_out_read_path(path, pending, sizeof pending), &back, &e) != 0)
+        return rs_errf(err, "the profile written does not load back: %s", e.msg);
     return 0;
 }
 
