@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "test_exec_util.h"
 #include "test_main.h"
 #include "trace.h"
 
@@ -20,26 +21,12 @@ static rs_problem_t infer(int64_t S, int64_t P, int64_t N, rs_layout_t layout, r
     return p;
 }
 
-static int run(const rs_problem_t *p, rs_exec_opts_t *o, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err) {
-    rs_schedule_t *s = rs_schedule_create(p, err);
-    if (!s) return -2;
-    int rc = rs_exec_run_threads(s, &rs_cpu_compute_ops, NULL, NULL, o, trace, res, err);
-    rs_schedule_free(s);
-    return rc;
-}
-
-static rs_exec_opts_t opts_check(void) {
-    rs_exec_opts_t o;
-    rs_exec_opts_default(&o);
-    o.warmup = 0, o.reps = 1, o.timeout_s = 20, o.check = true, o.check_tol = 1e-5;
-    return o;
-}
 
 static void expect_ok(const rs_problem_t *p, const char *what) {
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
     rs_err_t err = {{0}};
-    int rc = run(p, &o, NULL, &res, &err);
+    int rc = rs_test_exec_run(p, &o, NULL, &res, &err);
     if (rc != 0 || !res.check_ok)
         fprintf(stderr, "  %s: %s %s causal=%d N=%lld P=%lld kv_heads=%lld: rc %d: %s\n", what, rs_ring_name(p->ring),
                 rs_layout_name(p->layout), p->causal, (long long)p->n_ranks, (long long)p->cached_tokens,
@@ -92,11 +79,11 @@ static void test_decode_every_layout(void) {
  * ones (a position >= P). */
 static void test_check_can_fail(void) {
     rs_problem_t p = infer(16, 32, 4, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q, 2);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12;
     rs_exec_result_t res;
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL(run(&p, &o, NULL, &res, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_exec_run(&p, &o, NULL, &res, &err), 0);
     CU_ASSERT(!res.check_ok);
     CU_ASSERT(strstr(err.msg, "check failed") != NULL);
     CU_ASSERT(res.worst[RS_TENSOR_O][2] >= 32 && res.worst[RS_TENSOR_O][2] < 48);
@@ -106,12 +93,12 @@ static void test_check_can_fail(void) {
  * (N - 1) partials, peer -1, no compute event). */
 static void test_trace_of_the_all_to_all(void) {
     rs_problem_t p = infer(24, 48, 3, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q, 2);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check = false;
     rs_trace_t *t = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL_FATAL(run(&p, &o, t, &res, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_test_exec_run(&p, &o, t, &res, &err), 0);
     CU_ASSERT_EQUAL(res.n_steps, 4);
     int computes = 0, a2a_sends = 0, q_sends = 0;
     for (size_t i = 0; i < rs_trace_count(t); i++) {
