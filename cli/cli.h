@@ -99,8 +99,10 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
 /* calibrate / validate --from-trace FIRST [FILE...]: the trace files (first, then the positional
  * arguments after optind) into paths[] and o, the problem of import's defaults (rs_setup_default)
  * with the problem options given on the command line (o->given says which), --dtype and --latency
- * when given. Returns 0 or -1 with err naming the option. */
-int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+ * when given. Any other option given is refused, except the command's own in applies (a comma list,
+ * "out,name"): "--blocks cannot be used with --from-trace (the traces fix B: ...)". Returns 0 or -1
+ * with err naming the option. */
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, const char *applies, int argc, char **argv,
                            const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err);
 /* rs_cli_check_files for --from-trace: the command's given file options and o's trace files as
  * inputs, checked before any work. Returns -1 to go on, or RS_EXIT_USAGE (printed). */

@@ -93,18 +93,6 @@ static const rs_opt_t own_opts[] = {
 #undef O
 #undef C
 
-/* Is word one of the comma list's items? */
-static bool in_list(const char *list, const char *word) {
-    const size_t n = strlen(word);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        const size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, word, n)) return true;
-        p = e ? e + 1 : NULL;
-    }
-    return false;
-}
-
 /* Refuse an output that is also an input (a profile or model file) or another output, and a figure
  * whose name has no format. */
 static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
@@ -115,7 +103,7 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
         rs_plot_format_t fmt;
         if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
         if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
-        if (in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
+        if (rs_cli_in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
         for (int j = 0; j < i; j++)
             if (outs[j] && !strcmp(outs[i], outs[j])) return rs_errf(err, "%s %s: also given to %s", names[i], outs[i], names[j]);
     }

@@ -159,7 +159,7 @@ int rs_cmd_validate(int argc, char **argv) {
     if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", argc, argv, paths, &o, &err) < 0)
             return rs_cli_usage("validate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
         return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
