@@ -62,6 +62,7 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     const char *eq = strrchr(arg, '=');
     rs_plan_price_t *p = &in->prices[in->n_prices];
     p->name[0] = '\0';
+    p->arg = arg;
     if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
     in->n_prices++;
     rs_err_t e;

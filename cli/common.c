@@ -147,7 +147,7 @@ static int parse_straggler(void *dst, const char *arg, rs_err_t *err) {
     if (parse_pair("--straggler", "rank", arg, q->straggler_rank, q->straggler_factor, q->n_stragglers,
                    &q->straggler_rank[q->n_stragglers], &q->straggler_factor[q->n_stragglers], err))
         return -1;
-    q->n_stragglers++;
+    ((rs_setup_t *)dst)->perturb_args[0][q->n_stragglers++] = arg;
     return 0;
 }
 
@@ -157,7 +157,7 @@ static int parse_degrade(void *dst, const char *arg, rs_err_t *err) {
     if (parse_pair("--degrade", "hop", arg, q->degraded_hop, q->degraded_factor, q->n_degraded, &q->degraded_hop[q->n_degraded],
                    &q->degraded_factor[q->n_degraded], err))
         return -1;
-    q->n_degraded++;
+    ((rs_setup_t *)dst)->perturb_args[1][q->n_degraded++] = arg;
     return 0;
 }
 

@@ -911,7 +911,8 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter,
 }
 
 /* The child's outcome: the results, or what went wrong. Returns 0, -1 or RS_SIM_BAD_INPUT. */
-static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, rs_sim_result_t *out, rs_err_t *err) {
+static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, const rs_sim_config_t *cfg, rs_sim_result_t *out,
+                   rs_err_t *err) {
     if (c->oom) return rs_errf(err, "sim: out of memory while collecting the results");
     if (c->child_err.code != 0) {
         rs_errf(err, "%s", c->child_err.text);
@@ -931,7 +932,13 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
     char msg[700];
     simgrid_message(errf, msg, sizeof msg);
     const char *how = st->term_signal ? strsignal(st->term_signal) : "exited";
-    if (c->stage.code == STAGE_INIT) return rs_errf(err, "SimGrid configuration: %s", msg), RS_SIM_BAD_INPUT;
+    if (c->stage.code == STAGE_INIT) { /* the settings given (--cfg), quoted whole */
+        char given[600] = "";
+        for (int i = 0; cfg && i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++)
+            snprintf(given + strlen(given), sizeof given - strlen(given), "%s--cfg %s", i ? " " : " (", cfg->cfg[i]);
+        if (given[0]) snprintf(given + strlen(given), sizeof given - strlen(given), ")");
+        return rs_errf(err, "SimGrid configuration%s: %s", given, msg), RS_SIM_BAD_INPUT;
+    }
     if (c->stage.code == STAGE_LOAD || c->stage.code == STAGE_CHECK)
         return rs_errf(err, "%s: %s", c->stage.text, msg), RS_SIM_BAD_INPUT;
     return rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", c->stage.text, how, st->exit_code,
@@ -968,7 +975,7 @@ static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t
         return rs_errf(err, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
                             "allow more", timeout_s, c.stage.text, c.stage.code == STAGE_RUN ? "the simulation did not end"
                             : "SimGrid did not get past this stage");
-    return outcome(&c, &st, a->errf, out, err);
+    return outcome(&c, &st, a->errf, a->cfg, out, err);
 }
 
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,

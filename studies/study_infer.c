@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "setup.h"
+
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
 #define RS_PLOT_KIND_TTFT RS_PLOT_TTFT
@@ -52,7 +54,8 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
+        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err))
+            return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");

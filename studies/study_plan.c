@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "setup.h"
+
 #ifdef RINGSIM_HAVE_PLOTS
 #include "meter.h"
 #include "output.h"
@@ -245,7 +247,7 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         if (rs_plan_candidate(tok, in->config.precision, in->gpus_per_node, in->inter, -1, &k->hw, &k->machine, err))
-            return -1;
+            return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
             if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
                 k->hw.price_per_device_hour = in->prices[i].usd;
@@ -256,7 +258,9 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         bool used = !in->prices[i].name[0];
         for (int j = 0; j < n && !used; j++)
             used = !strcmp(in->prices[i].name, cands[j].spec) || !strcmp(in->prices[i].name, cands[j].hw.name);
-        if (!used) return rs_errf(err, "--price %s=...: no such candidate in --profile %s", in->prices[i].name, in->profiles);
+        if (!used)
+            return rs_errf(err, "--price %s%s: no such candidate in --profile %s", in->prices[i].arg ? in->prices[i].arg : in->prices[i].name,
+                           in->prices[i].arg ? "" : "=...", in->profiles);
     }
     *n_out = n;
     return 0;

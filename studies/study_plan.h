@@ -20,6 +20,7 @@
 typedef struct {
     char name[256];           /* profile name or spec; "" = every candidate */
     double usd;               /* per device-hour */
+    const char *arg;          /* --price as given, quoted by messages (NULL: set by a caller) */
 } rs_plan_price_t;
 
 struct rs_contention_knobs; /* studies/study_contention.h (with the simulator) */
