@@ -56,6 +56,9 @@ extern const int rs_cli_shared_n;
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
+/* Only the limits (the table's last section: --max-time, --max-memory), filling s->limits: for a
+ * command without the other shared options (plan). */
+rs_opt_group_t rs_cli_limits_group(rs_setup_t *s);
 /* An inference problem (--cached, --ring pass-q, --pass decode) runs the forward pass only unless
  * --pass was given in `shared` (the shared group it was parsed with). Call before rs_setup_finish.
  * Can't fail. */

@@ -20,6 +20,7 @@ typedef struct {
     rs_infer_in_t in;     /* the study */
     const char *model;    /* -m */
     bool inference;       /* --inference (what brought us here) */
+    rs_setup_t limits;    /* only its limits: --max-time, --max-memory (rs_cli_limits_group) */
 } infer_cli_t;
 
 static int parse_nodes(void *dst, const char *arg, rs_err_t *err) {
@@ -112,10 +113,12 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
 
 int rs_cmd_plan_infer(int argc, char **argv) {
     rs_err_t err = {{0}};
-    infer_cli_t pc = {0};
+    static infer_cli_t pc;
+    memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
-    int rc = rs_cli_run_parse("plan", argc, argv, groups, 1, true);
+    rs_setup_default(&pc.limits);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     if (!pc.model) {
         fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");
@@ -125,6 +128,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
         fprintf(stderr, "ringsim plan: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
+    pc.in.limits = pc.limits.limits;
     rc = rs_study_infer(&pc.in, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim plan: %s\n", err.msg);
     return rc;

@@ -410,6 +410,12 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+rs_opt_group_t rs_cli_limits_group(rs_setup_t *s) {
+    int k = 0;
+    while (k < rs_cli_shared_n && strcmp(rs_cli_shared_opts[k].name, "max-time") != 0) k++; /* the limits' first */
+    return (rs_opt_group_t){rs_cli_shared_opts + k, rs_cli_shared_n - k, s, NULL, 0};
+}
+
 static rs_cli_help_hook_fn *help_hook;
 static void *help_ctx;
 
