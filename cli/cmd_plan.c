@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kernel.h"
 #include "plan.h"
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
@@ -26,7 +27,7 @@ extern char **environ;
 
 enum { OPT_MODEL = 2000, OPT_SEQ, OPT_GBATCH, OPT_DP, OPT_PROFILE, OPT_GPN, OPT_INTER, OPT_RANKS, OPT_MAX_RANKS,
        OPT_PRECISION, OPT_CKPT, OPT_CHUNK, OPT_LAYOUT, OPT_NO_CAUSAL, OPT_TILE, OPT_USABLE, OPT_LIN_EFF,
-       OPT_ATTN_EFF, OPT_PRICE, OPT_NO_ALT, OPT_SIM, OPT_CSV, OPT_MAXCTX_CSV, OPT_FIGURE, OPT_HELP };
+       OPT_PRICE, OPT_NO_ALT, OPT_SIM, OPT_CSV, OPT_MAXCTX_CSV, OPT_FIGURE, OPT_HELP };
 
 static const struct option opts[] = {
     {"model", required_argument, NULL, OPT_MODEL},        {"seq", required_argument, NULL, OPT_SEQ},
@@ -37,7 +38,7 @@ static const struct option opts[] = {
     {"ckpt", required_argument, NULL, OPT_CKPT},          {"chunk", required_argument, NULL, OPT_CHUNK},
     {"layout", required_argument, NULL, OPT_LAYOUT},      {"no-causal", no_argument, NULL, OPT_NO_CAUSAL},
     {"tile", required_argument, NULL, OPT_TILE},          {"usable", required_argument, NULL, OPT_USABLE},
-    {"linear-eff", required_argument, NULL, OPT_LIN_EFF}, {"attn-eff", required_argument, NULL, OPT_ATTN_EFF},
+    {"linear-eff", required_argument, NULL, OPT_LIN_EFF},
     {"price", required_argument, NULL, OPT_PRICE},        {"no-alternatives", no_argument, NULL, OPT_NO_ALT},
     {"csv", required_argument, NULL, OPT_CSV},            {"maxctx-csv", required_argument, NULL, OPT_MAXCTX_CSV},
     {"figure", required_argument, NULL, OPT_FIGURE},      {"help", no_argument, NULL, OPT_HELP},
@@ -68,7 +69,6 @@ static void help(void) {
            "      --tile T              attention kernel tile (tokens)                 [128]\n"
            "      --usable F            usable fraction of device memory               [0.90]\n"
            "      --linear-eff E        projections/FFN GEMM efficiency vs peak        [0.70]\n"
-           "      --attn-eff E          attention kernel efficiency (uncalibrated profiles) [0.50]\n"
            "      --price [NAME=]USD    price per device-hour (all, or one profile; repeatable) [profile's]\n"
            "      --no-alternatives     cost the ring only (no Ulysses / USP)\n"
            "      --sim                 also simulate every split in SimGrid (N <= %d; sim_attn_ms) [off]\n"
@@ -126,9 +126,13 @@ static const char *split_name(char *buf, size_t len, const rs_plan_option_t *o) 
 
 static void print_table(FILE *out, const rs_plan_config_t *c, cand_t *cands, int n) {
     fprintf(out, "# model=%s seq=%s global_batch=%lld precision=%s ckpt=%s layout=%s causal=%d usable=%.2f "
-                 "linear_eff=%.2f attn_eff=%.2f (uncalibrated profiles)\n",
+                 "linear_eff=%.2f\n",
             c->model.name, c->seq_tokens ? "given" : "max", (long long)c->global_batch, rs_precision_name(c->precision),
-            rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff, c->attn_eff);
+            rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff);
+    for (int i = 0; i < n; i++) {
+        char kd[256];
+        fprintf(out, "# %s: attention %s\n", cands[i].res.hw_name, rs_kernel_describe(&cands[i].machine, kd, sizeof kd));
+    }
     fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
             "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",
             "layer_ms", "step_s", "MFU", "usd_step", "usd_Mtok");
@@ -156,7 +160,8 @@ static void print_table(FILE *out, const rs_plan_config_t *c, cand_t *cands, int
         fprintf(out, "# %s: %s\n", r->hw_name, r->why);
     }
     fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
-                 "(the walk at B); times per layer include recompute (ckpt)\n");
+                 "(the layout's middle step computes at least as long as its transfers take, model/kernel.h); times per layer "
+                 "include recompute (ckpt)\n");
 }
 
 static int write_csv(const char *path, cand_t *cands, int n, rs_err_t *err) {
@@ -350,7 +355,6 @@ int rs_cmd_plan(int argc, char **argv) {
         case OPT_TILE: rc = rs_parse_size("--tile", optarg, 1, 65536, &c.tile, &err); break;
         case OPT_USABLE: rc = rs_parse_double("--usable", optarg, 1e-6, 1, &c.usable_frac, &err); break;
         case OPT_LIN_EFF: rc = rs_parse_double("--linear-eff", optarg, 1e-6, 1, &c.linear_eff, &err); break;
-        case OPT_ATTN_EFF: rc = rs_parse_double("--attn-eff", optarg, 1e-6, 1, &c.attn_eff, &err); break;
         case OPT_PRICE: {
             if (n_prices >= MAX_PRICES) {
                 rc = rs_errf(&err, "--price: at most %d", MAX_PRICES);

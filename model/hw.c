@@ -14,6 +14,7 @@
 
 #include "embed.h"
 #include "jsonpos.h"
+#include "kernel_json.h"
 
 #define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
 #define RS_MAX_PRESETS 256
@@ -55,25 +56,12 @@ static int vfail(const vctx_t *v, const char *path, const char *fmt, ...)
 
 /* Fail at path: its position, or the nearest enclosing one that is in the text, or 1:1. */
 static int vfail(const vctx_t *v, const char *path, const char *fmt, ...) {
-    char msg[768], probe[512];
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int line = 0, col = 0;
-    snprintf(probe, sizeof probe, "%s", path);
-    while (rs_jsonpos_find(v->pos, probe, &line, &col) != 0) {
-        char *cut = strrchr(probe, '.');
-        char *br = strrchr(probe, '[');
-        if (br && (!cut || br > cut)) cut = br;
-        if (!cut) {
-            if (rs_jsonpos_find(v->pos, "", &line, &col) != 0) line = col = 1;
-            break;
-        }
-        *cut = '\0';
-    }
-    if (*path) return rs_errf(v->err, "%s:%d:%d: %s: %s", v->origin, line, col, path, msg);
-    return rs_errf(v->err, "%s:%d:%d: %s", v->origin, line, col, msg);
+    return rs_jsonpos_errf(v->pos, v->origin, path, v->err, "%s", msg);
 }
 
 /* child path "parent.key" (or "key" at the root) into buf */
@@ -410,7 +398,7 @@ int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * Device profiles
  * ---------------------------------------------------------------------------------------------- */
-static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", NULL};
+static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", "kernels", NULL};
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s",
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
@@ -542,6 +530,8 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
                     sizeof out->calibration_note) < 0)
             return -1;
     }
+    json_t *kern = json_object_get(root, "kernels");
+    if (kern && rs_kernel_json_parse(kern, v->origin, v->pos, &out->kernels, v->err)) return -1;
     return 0;
 }
 
@@ -593,30 +583,9 @@ typedef struct {
 } writer_t;
 
 static void put_num(writer_t *w, double x) {
-    if (!isfinite(x)) {
-        w->bad = 1;
-        return;
-    }
     char buf[48];
-    double ax = fabs(x);
-    if (ax != 0 && (ax >= 1e4 || ax < 1e-3)) {
-        /* engineering form, as in the shipped presets: 989e12, 3.35e12, 3e-6 */
-        int e3 = (int)floor(log10(ax) / 3) * 3;
-        double mant = x / pow(10, e3);
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, sizeof buf, "%.*ge%d", prec, mant, e3);
-            char *end = NULL;
-            if (strtod(buf, &end) == x && *end == '\0') {
-                fputs(buf, w->fp);
-                return;
-            }
-        }
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    fputs(buf, w->fp);
+    if (!rs_fmt_exact(x, buf, sizeof buf)) w->bad = 1;
+    else fputs(buf, w->fp);
 }
 
 static void put_str(writer_t *w, const char *s) {
@@ -742,7 +711,9 @@ int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_not
         put_key(&w, 4, "source", false);
         put_str(&w, source_note);
     }
-    fputs("\n  }\n}\n", w.fp);
+    fputs("\n  }", w.fp);
+    if (hw->kernels.n_kernels > 0 && rs_kernel_json_write(w.fp, &hw->kernels, 2, source_note) < 0) w.bad = 1;
+    fputs("\n}\n", w.fp);
     if (w.bad) {
         rs_file_abort(&f);
         return rs_errf(err, "%s: profile %s has a non-finite figure; nothing written", path, hw->name);
@@ -813,6 +784,10 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->devices_per_node = hw->devices_per_node;
     m->intra = hw->intra;
     m->inter = hw->has_inter ? hw->inter : hw->intra;
+    m->kernels = hw->kernels;
+    if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
+    m->impl = hw->kernels.default_impl;
+    m->kernel = m->impl > 0 && m->impl < RS_IMPL_COUNT ? hw->kernels.impl_kernel[m->impl] : 0;
     return 0;
 }
 
@@ -857,6 +832,13 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (!(isfinite(m->host_s_per_byte) && m->host_s_per_byte >= 0))
         return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->host_s_per_byte);
     if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
+    if (m->impl < 0 || m->impl >= RS_IMPL_COUNT) return rs_errf(err, "implementation %d: unknown preset", m->impl);
+    if (m->kernel < 0 || m->kernel > m->kernels.n_kernels)
+        return rs_errf(err, "kernel %d: the machine has %d kernels", m->kernel - 1, m->kernels.n_kernels);
+    if (m->impl != RS_IMPL_NONE && !(isfinite(m->kernels.merge_bw_bytes_per_s) && m->kernels.merge_bw_bytes_per_s > 0))
+        return rs_errf(err, "--impl %s: the merge bandwidth must be finite and > 0 bytes/s, got %g", rs_impl_name((rs_impl_t)m->impl),
+                       m->kernels.merge_bw_bytes_per_s);
+    if (m->kernel > 0 && rs_kernel_table_validate(&m->kernels, err)) return -1;
     if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
     if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
     if (m->n_stragglers < 0 || m->n_stragglers > RS_MAX_PERTURB)

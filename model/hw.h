@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel_table.h"
 #include "util.h"
 
 typedef enum { RS_DTYPE_FP32 = 0, RS_DTYPE_TF32, RS_DTYPE_BF16, RS_DTYPE_FP16, RS_DTYPE_FP8, RS_DTYPE_COUNT } rs_dtype_t;
@@ -64,6 +65,7 @@ typedef struct {
     double host_s_per_xfer;               /* o: host CPU seconds per received transfer, taken from compute */
     double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
     char calibration_note[256];           /* free text recorded by calibrate (BLAS kernel, date) */
+    rs_kernel_table_t kernels;            /* attention kernel curves and implementation presets (optional) */
 } rs_hw_t;
 
 /* Load a device profile: a preset name ("h100-sxm") or a path. Returns 0 or -1 with err naming
@@ -119,9 +121,13 @@ typedef struct {
     double degraded_factor[RS_MAX_PERTURB];
     bool loopback;                 /* every rank alone, its hop p going to itself (one device playing
                                       each rank in turn: exec --loopback); the walk only */
+    rs_kernel_table_t kernels;     /* the profile's kernel curves (merge_bw: the device's when 0 there) */
+    int impl;                      /* rs_impl_t costing the steps (model/kernel.h); RS_IMPL_NONE = dense peak */
+    int kernel;                    /* kernel index + 1 whose curves rate the calls; 0 = F x eff(B) */
 } rs_machine_t;
 
-/* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.
+/* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration, kernel curves with
+ * the profile's default implementation preset and the kernel it runs there; no perturbations.
  * Returns 0 or -1 if the profile has no rate for dtype. */
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err);
 /* Validate ranges (positive finite rates, eta in [0,1], sigma >= 1, ranks/hops < n_ranks, ...) and

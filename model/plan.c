@@ -1,6 +1,8 @@
 /* plan.c - capacity planning (plan.h; derivation and assumptions: docs/plan.md). */
 #include "plan.h"
 
+#include "kernel.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +22,6 @@ void rs_plan_config_default(rs_plan_config_t *c) {
     c->tile = 128;
     c->usable_frac = 0.90;
     c->linear_eff = 0.70;
-    c->attn_eff = 0.50;
     c->alternatives = true;
 }
 
@@ -43,7 +44,6 @@ int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err) {
         return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (!(c->linear_eff > 0 && c->linear_eff <= 1))
         return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
     return 0;
 }
 
@@ -124,12 +124,8 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
 }
 
 void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out) {
-    *out = *m;
-    if (out->n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
-        out->n_eff = 1;
-        out->eff[0].block_tokens = 1;
-        out->eff[0].efficiency = c->attn_eff;
-    }
+    (void)c;
+    *out = *m; /* the attention rate is the machine's: its kernel curves, or F x eff(B) without them */
 }
 
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
@@ -147,6 +143,8 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     sc.layout = c->layout;
     sc.act_bytes = rs_precision_act_bytes(c->precision);
     sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+    const int64_t gb = rs_impl_grad_bytes((rs_impl_t)m->impl, sc.act_bytes); /* the preset's dK,dV in flight */
+    if (gb > 0) sc.grad_bytes = gb;
     sc.tile = c->tile;
     rs_machine_t mm;
     rs_plan_machine(c, m, &mm);
@@ -228,7 +226,7 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
         if (!o->fits) ADD(" (does not fit)");
         else if (o->ulysses > 1 && o->attn.a2a_inter) ADD(" (all-to-all across nodes)");
         else if (o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd))
-            ADD(" (ring transfers exposed at B=%lld; full-block B*=%.0f)", (long long)o->attn.ring_block_tokens,
+            ADD(" (ring transfers exposed at B=%lld; B*=%.0f)", (long long)o->attn.ring_block_tokens,
                 o->attn.ring_b_star_tokens);
     }
     if (r->sp > c->model.kv_heads)

@@ -327,32 +327,50 @@ int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[
 /* Fast path: the case analysis of docs/model.md ("Causal work per step"). For a step that computes,
  * the work of (rank, step) depends only on whether the KV owner comes before, is, or comes after
  * the rank. Tested against rs_schedule_step() for every layout. */
-void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+/* The classes from a problem and its blocks' pair counts: seg = tokens per segment, full = seg^2, pd
+ * and xd = visible and executed pairs of a diagonal block with diag 0 and 1 (xd[1] read for striped
+ * only). */
+static void flops_classes(const rs_problem_t *p, int64_t block, uint64_t full, const uint64_t pd[2], const uint64_t xd[2],
+                          uint64_t fpp, uint64_t useful[3], uint64_t exec[3]) {
     uint64_t pu[3], px[3];
-    if (!s->p.causal) {
-        pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)s->block * (uint64_t)s->block;
+    if (!p->causal) {
+        pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)block * (uint64_t)block;
     } else {
-        switch (s->p.layout) {
+        switch (p->layout) {
         case RS_LAYOUT_CONTIGUOUS: /* before: full; own: diagonal; after: hidden */
-            pu[0] = px[0] = s->pairs_full;
-            pu[1] = s->pairs_diag[0], px[1] = s->exec_diag[0];
+            pu[0] = px[0] = full;
+            pu[1] = pd[0], px[1] = xd[0];
             pu[2] = px[2] = 0;
             break;
         case RS_LAYOUT_STRIPED: /* diag 0 when the owner's tokens precede in each stripe, else diag 1 */
-            pu[0] = pu[1] = s->pairs_diag[0], px[0] = px[1] = s->exec_diag[0];
-            pu[2] = s->pairs_diag[1], px[2] = s->exec_diag[1];
+            pu[0] = pu[1] = pd[0], px[0] = px[1] = xd[0];
+            pu[2] = pd[1], px[2] = xd[1];
             break;
         default: /* zigzag: (early, early) + (late, early) + (late, late); (early, late) is hidden */
-            pu[0] = px[0] = pu[2] = px[2] = 2 * s->pairs_full;
-            pu[1] = 2 * s->pairs_diag[0] + s->pairs_full;
-            px[1] = 2 * s->exec_diag[0] + s->pairs_full;
+            pu[0] = px[0] = pu[2] = px[2] = 2 * full;
+            pu[1] = 2 * pd[0] + full;
+            px[1] = 2 * xd[0] + full;
             break;
         }
     }
     for (int i = 0; i < 3; i++) {
-        useful[i] = pu[i] * s->fpp;
-        exec[i] = px[i] * s->fpp;
+        useful[i] = pu[i] * fpp;
+        exec[i] = px[i] * fpp;
     }
+}
+
+void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+    flops_classes(&s->p, s->block, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
+}
+
+void rs_problem_flops_classes(const rs_problem_t *p, uint64_t useful[3], uint64_t exec[3]) {
+    const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG ? block / 2 : block;
+    uint64_t pd[2] = {0, 0}, xd[2] = {0, 0};
+    if (p->causal) {
+        pd[0] = rs_diag_pairs(seg, 0), xd[0] = rs_diag_exec_pairs(seg, 0, p->tile_q, p->tile_k);
+        if (p->layout == RS_LAYOUT_STRIPED) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
+    }
+    flops_classes(p, block, (uint64_t)seg * (uint64_t)seg, pd, xd, rs_problem_flops_per_pair(p), useful, exec);
 }
 
 void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,

@@ -169,6 +169,10 @@ void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint6
  * o == rank, 2 if o > rank. Fills the three values. O(1). */
 void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]);
 
+/* The same three classes for a validated problem without building a schedule (no allocation; the
+ * executed pairs of the diagonal blocks cost O(B / tile)). Equal to rs_schedule_flops_classes (tested). */
+void rs_problem_flops_classes(const rs_problem_t *p, uint64_t useful[3], uint64_t exec[3]);
+
 /* Payload bytes of the transfers posted at `step` (K,V first, then dK,dV). They are the same on
  * every rank at a given step; only the block owners differ. Returns the count (0..2). O(1). */
 int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[RS_MAX_TRANSFERS]);

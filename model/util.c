@@ -160,3 +160,23 @@ const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     else snprintf(buf, len, "%.4g s", t_s);
     return buf;
 }
+
+const char *rs_fmt_exact(double x, char *buf, size_t len) {
+    if (!isfinite(x)) return NULL;
+    double ax = fabs(x);
+    if (ax != 0 && (ax >= 1e4 || ax < 1e-3)) {
+        /* engineering form, as in the shipped presets: 989e12, 3.35e12, 3e-6 */
+        int e3 = (int)floor(log10(ax) / 3) * 3;
+        double mant = x / pow(10, e3);
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, len, "%.*ge%d", prec, mant, e3);
+            char *end = NULL;
+            if (strtod(buf, &end) == x && *end == '\0') return buf;
+        }
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
+}

@@ -60,6 +60,11 @@ double rs_now_s(void);
  * model's walk and the simulator draw the same value for the same rank and step. Can't fail. */
 double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
 
+/* A double with the fewest digits that read back (strtod) to the identical value, in engineering form
+ * (989e12, 3e-6) outside [1e-3, 1e4): the number format of written profiles. Returns buf, or NULL
+ * (buf untouched) for a non-finite x. len >= 32. */
+const char *rs_fmt_exact(double x, char *buf, size_t len);
+
 /* Format seconds with an adaptive unit (ns/us/ms/s) into buf. Returns buf. */
 const char *rs_fmt_time(double t_s, char *buf, size_t len);
 

@@ -35,6 +35,8 @@
 #include <simgrid/version.h>
 #include <xbt/dynar.h>
 
+#include "kernel.h"
+
 /* ================================================================================================
  * Records
  * ============================================================================================== */
@@ -84,6 +86,7 @@ static struct {
     const rs_schedule_t *s;   /* the schedule */
     const rs_machine_t *m;    /* the machine */
     int64_t n, steps, block;  /* N, steps of the pass, B */
+    rs_kmodel_t km;           /* the step cost (model/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
     bool events;              /* stream events to the parent */
     bool exclusive;           /* generated platform: one rank per host, constant speed */
@@ -226,14 +229,14 @@ static void rank_main(int argc, char **argv) {
     const double speed = sg_host_get_speed(sg_host_self());
     const bool slowdown = C.m->comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
+    rs_krank_t acc = {0, 0}; /* merges this rank defers to its epilogue */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
         const double t0 = simgrid_get_clock();
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
-        const double tc =
-            st.has_compute ? rs_machine_step_comp_time(C.m, C.block, p, k, st.flops_exec, st.n_recv, recv_bytes) : 0.0;
+        const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
         const double eta = rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;
         sl->started = k;
@@ -338,6 +341,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.steps = rs_schedule_n_steps(s);
     C.block = rs_problem_block(pb);
     C.f_eff = rs_machine_flops_eff(m, (double)C.block);
+    if (rs_kmodel_init(&C.km, pb, m, NULL) != 0) return RS_EXIT_FAIL; /* checked by the parent */
     C.events = events;
     C.out = out;
     C.mb = calloc((size_t)C.n, sizeof *C.mb);
@@ -561,6 +565,10 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
 
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
+    {
+        rs_kmodel_t km;
+        if (rs_kmodel_init(&km, pb, m, err) != 0) return RS_SIM_BAD_INPUT;
+    }
     if (m->loopback)
         return rs_errf(err, "loopback machine (each rank alone on one device): the walk predicts it; the "
                             "simulator runs the real ring"), RS_SIM_BAD_INPUT;
