@@ -62,6 +62,10 @@ typedef struct {
     int n_degraded;                /* --degrade HOP:FACTOR (repeatable) */
     int64_t degraded_hop[RS_MAX_PERTURB];
     double degraded_factor[RS_MAX_PERTURB];
+    char impl[32];                 /* --impl preset name ("" = the profile's default) */
+    char kernel[64];               /* --kernel name ("" = the one the preset runs on the profile) */
+    bool grad_bytes_given;         /* --grad-bytes was given (else the preset's dK,dV dtype) */
+    char kernel_notes[768];        /* fallbacks the kernel curves take for this problem (printed once) */
     /* results of rs_cli_common_finish */
     rs_hw_t hw;                    /* the loaded profile (overrides applied) */
     rs_machine_t machine;          /* machine for model and sim */
@@ -75,7 +79,7 @@ enum {
     RS_OPT_DTYPE, RS_OPT_GRAD_BYTES, RS_OPT_CAUSAL, RS_OPT_NO_CAUSAL, RS_OPT_LAYOUT, RS_OPT_PASS,
     RS_OPT_TILE, RS_OPT_PROFILE, RS_OPT_INTER, RS_OPT_GPUS_PER_NODE, RS_OPT_FLOPS, RS_OPT_BW,
     RS_OPT_INTER_BW, RS_OPT_LATENCY, RS_OPT_LAUNCH, RS_OPT_OVERLAP, RS_OPT_SLOWDOWN, RS_OPT_HOST_COST, RS_OPT_JITTER,
-    RS_OPT_SEED, RS_OPT_STRAGGLER, RS_OPT_DEGRADE,
+    RS_OPT_SEED, RS_OPT_STRAGGLER, RS_OPT_DEGRADE, RS_OPT_IMPL, RS_OPT_KERNEL,
     RS_OPT_COMMON_END
 };
 
@@ -91,8 +95,10 @@ void rs_cli_common_init(rs_cli_common_t *c);
 /* Handle one getopt result. Returns 1 if it was a shared option (parsed), 0 if not shared, -1 with
  * err on a bad value (err names the option, the value and the accepted range). */
 int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *err);
-/* Load the profile, apply overrides, build the machine, validate the problem for every layout and
- * pass asked for. Returns 0 or -1 with err. */
+/* Load the profile, apply overrides, build the machine (its implementation preset and kernel: --impl,
+ * --kernel, else the profile's default; --flops without --impl = the dense peak model), validate the
+ * problem for every layout and pass asked for. The kernel curves' fallbacks are printed once each on
+ * stderr as "ringsim: note: ...". Returns 0 or -1 with err. */
 int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err);
 /* The problem for entry (layout i, pass j). */
 rs_problem_t rs_cli_common_problem(const rs_cli_common_t *c, int layout_i, int pass_j);

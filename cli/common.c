@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kernel.h"
 #include "trace.h"
 
 const struct option rs_cli_common_longopts[] = {
@@ -34,6 +35,8 @@ const struct option rs_cli_common_longopts[] = {
     {"seed", required_argument, NULL, RS_OPT_SEED},
     {"straggler", required_argument, NULL, RS_OPT_STRAGGLER},
     {"degrade", required_argument, NULL, RS_OPT_DEGRADE},
+    {"impl", required_argument, NULL, RS_OPT_IMPL},
+    {"kernel", required_argument, NULL, RS_OPT_KERNEL},
 };
 const int rs_cli_common_n_longopts = (int)(sizeof rs_cli_common_longopts / sizeof rs_cli_common_longopts[0]);
 
@@ -127,7 +130,19 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
     case RS_OPT_HEADS: return rs_parse_size("--heads", arg, 1, 1 << 16, &p->q_heads, err) ? -1 : 1;
     case RS_OPT_KV_HEADS: return rs_parse_size("--kv-heads", arg, 1, 1 << 16, &p->kv_heads, err) ? -1 : 1;
     case RS_OPT_HEAD_DIM: return rs_parse_size("--head-dim", arg, 1, 1 << 16, &p->head_dim, err) ? -1 : 1;
-    case RS_OPT_GRAD_BYTES: return rs_parse_size("--grad-bytes", arg, 1, 8, &p->grad_bytes, err) ? -1 : 1;
+    case RS_OPT_GRAD_BYTES:
+        c->grad_bytes_given = true;
+        return rs_parse_size("--grad-bytes", arg, 1, 8, &p->grad_bytes, err) ? -1 : 1;
+    case RS_OPT_IMPL: {
+        rs_impl_t i;
+        if (rs_impl_parse(arg, &i) != 0) return rs_errf(err, "--impl %s: expected ringsim, flash-attn, te or none", arg);
+        snprintf(c->impl, sizeof c->impl, "%s", arg);
+        return 1;
+    }
+    case RS_OPT_KERNEL:
+        if (strlen(arg) >= sizeof c->kernel) return rs_errf(err, "--kernel %s: at most %zu characters", arg, sizeof c->kernel - 1);
+        snprintf(c->kernel, sizeof c->kernel, "%s", arg);
+        return 1;
     case RS_OPT_DTYPE:
         if (rs_dtype_parse(arg, &c->dtype) != 0)
             return rs_errf(err, "--dtype %s: expected fp32, tf32, bf16, fp16 or fp8", arg);
@@ -199,6 +214,54 @@ int rs_cli_common_opt(rs_cli_common_t *c, int opt, const char *arg, rs_err_t *er
     }
 }
 
+/* Kernel list of a profile, for messages. */
+static void kernel_names(const rs_kernel_table_t *t, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (int k = 0; k < t->n_kernels && n < len; k++) n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "", t->kernel[k].name);
+    if (!t->n_kernels) snprintf(buf, len, "none");
+}
+
+/* The machine's implementation preset and kernel (rs_cli_common_finish), and the preset's dK,dV
+ * dtype in flight unless --grad-bytes was given. */
+static int rs_cli_kernel_select(rs_cli_common_t *c, rs_err_t *err) {
+    rs_machine_t *m = &c->machine;
+    const rs_kernel_table_t *t = &m->kernels;
+    char names[512];
+    kernel_names(t, names, sizeof names);
+    if (c->impl[0]) {
+        rs_impl_t i = RS_IMPL_NONE;
+        rs_impl_parse(c->impl, &i);
+        m->impl = (int)i;
+        m->kernel = i == RS_IMPL_NONE || c->flops_override > 0 ? 0 : t->impl_kernel[i];
+        if (i != RS_IMPL_NONE && !m->kernel && !c->kernel[0] && c->flops_override <= 0)
+            return rs_errf(err, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
+                                "--flops F for the dense peak", c->impl, c->hw.name, names);
+    } else if (c->flops_override > 0) { /* --flops alone: the dense peak model, as before presets */
+        m->impl = RS_IMPL_NONE, m->kernel = 0;
+    }
+    if (c->kernel[0]) {
+        int k = rs_kernel_find(t, c->kernel);
+        if (k < 0) return rs_errf(err, "--kernel %s: profile %s has no such kernel (its kernels: %s)", c->kernel, c->hw.name, names);
+        if (m->impl == RS_IMPL_NONE)
+            return rs_errf(err, "--kernel %s: needs an implementation preset (--impl ringsim, flash-attn or te)", c->kernel);
+        m->kernel = k + 1;
+    }
+    if (m->kernel > 0) { /* the curves must cover the dtype; print the fallbacks taken once */
+        rs_kresolve_t r;
+        rs_err_t e = {{0}};
+        if (rs_kernel_resolve(t, m->kernel - 1, (int)c->dtype, c->problem.head_dim, &r, &e) != 0) {
+            if (c->impl[0] || c->kernel[0]) return rs_errf(err, "--impl %s: %s", rs_impl_name((rs_impl_t)m->impl), e.msg);
+            m->impl = RS_IMPL_NONE, m->kernel = 0; /* no curve for the dtype: the dense peak model (headers say so) */
+        } else {
+            snprintf(c->kernel_notes, sizeof c->kernel_notes, "%s", r.notes);
+        }
+    }
+    const int64_t gb = rs_impl_grad_bytes((rs_impl_t)m->impl, c->problem.act_bytes);
+    if (gb > 0 && !c->grad_bytes_given) c->problem.grad_bytes = gb;
+    return 0;
+}
+
 int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
     rs_hw_t *hw = &c->hw;
     if (rs_hw_load(c->profile, hw, err) != 0) return -1;
@@ -224,6 +287,7 @@ int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
     if (c->gpus_per_node >= 0) hw->devices_per_node = c->gpus_per_node;
     rs_machine_t *m = &c->machine;
     if (rs_machine_from_hw(hw, c->dtype, m, err) != 0) return -1;
+    if (rs_cli_kernel_select(c, err) != 0) return -1;
     m->jitter = c->jitter;
     m->seed = c->seed;
     m->n_stragglers = c->n_stragglers;
@@ -242,6 +306,7 @@ int rs_cli_common_finish(rs_cli_common_t *c, rs_err_t *err) {
             rs_problem_t p = rs_cli_common_problem(c, i, j);
             if (rs_problem_validate(&p, err) != 0) return -1;
         }
+    if (c->kernel_notes[0]) fprintf(stderr, "ringsim: note: %s\n", c->kernel_notes); /* the curves' fallbacks, once */
     return 0;
 }
 
@@ -283,7 +348,12 @@ void rs_cli_common_help(FILE *out) {
             "      --jitter J           compute time x (1 + J*(2u-1)), u seeded per (rank, step) [0]\n"
             "      --seed N             jitter seed                              [1]\n"
             "      --straggler R:F      rank R computes F times slower (repeatable) [none]\n"
-            "      --degrade H:F        hop H -> H+1 has 1/F of its bandwidth (repeatable) [none]\n");
+            "      --degrade H:F        hop H -> H+1 has 1/F of its bandwidth (repeatable) [none]\n"
+            "Attention kernels (docs/model.md section 3):\n"
+            "      --impl P             ringsim|flash-attn|te: how the ring issues its calls and merges,\n"
+            "                           none: the dense peak F x eff(B)        [the profile's default]\n"
+            "      --kernel NAME        the kernel curves the calls run at     [the preset's on the profile]\n"
+            "                           (--flops without --impl: the dense peak model)\n");
 }
 
 void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several) {
