@@ -109,7 +109,7 @@ static void print_table(const rs_cli_common_t *c, const entry_t *es, int n) {
         const entry_t *e = &es[i];
         char closed[32] = "-", bstar[32];
         if (!e->problem.causal) rs_fmt_time(e->closed.makespan_s, closed, sizeof closed);
-        if (isnan(e->closed.b_star_tokens)) snprintf(bstar, sizeof bstar, ">2^40");
+        if (isnan(e->closed.b_star_tokens)) snprintf(bstar, sizeof bstar, "none"); /* transfer-bound at the largest B */
         else snprintf(bstar, sizeof bstar, "%.1f", e->closed.b_star_tokens);
         double balance = e->walk.busy_max_s > 0 ? e->walk.busy_mean_s / e->walk.busy_max_s : 1;
         printf("%-10s %-8s %8lld %11s %11s %-7s %10s %11s %12s %12s %5.1f%% %7.1f%%\n", rs_layout_name(e->problem.layout),

@@ -182,24 +182,30 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
- * scan b = g 2^(j/4), then bisect on whole granules. 0 if none; NaN if still transfer-bound at the
- * largest valid b. */
+ * scan b = g 2^(j/4) up to 2^24 tokens, then bisect on whole granules. The scan stops two octaves
+ * after the transfer-bound range ends (compute grows as b^2 once the curves are clamped, transfers as
+ * b). 0 if never transfer-bound; NaN if still transfer-bound at the largest b scanned. */
 static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double c_bs, int n_x, double w, double lat) {
     const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
     int64_t last_neg = -1, first_pos_after = -1, prev = 0;
+    int pos_run = 0;
     bool valid = true;
-    for (int j = 0; j < 4 * 40; j++) {
-        int64_t b = (int64_t)ldexp(1.0, j / 4) * (j % 4 == 0 ? 4 : j % 4 == 1 ? 5 : j % 4 == 2 ? 6 : 7) / 4;
+    for (int j = 0; j <= 4 * 24; j++) {
+        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
         b = (b + g - 1) / g * g;
         if (b <= prev) continue;
         prev = b;
         double gp = gap_kernel(p, m, c_bs, n_x, w, lat, b, &valid);
         if (!valid) break;
-        if (gp < 0) last_neg = b, first_pos_after = -1;
-        else if (last_neg >= 0 && first_pos_after < 0) first_pos_after = b;
+        if (gp < 0) {
+            last_neg = b, first_pos_after = -1, pos_run = 0;
+        } else if (last_neg >= 0) {
+            if (first_pos_after < 0) first_pos_after = b;
+            if (++pos_run >= 8) break;
+        }
     }
     if (last_neg < 0) return 0;
-    if (first_pos_after < 0) return NAN; /* transfer-bound up to the largest valid B */
+    if (first_pos_after < 0) return NAN; /* transfer-bound up to the largest b scanned */
     int64_t lo = last_neg / g, hi = first_pos_after / g; /* gap(lo g) < 0 <= gap(hi g) */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
