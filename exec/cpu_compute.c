@@ -1,7 +1,8 @@
 /* cpu_compute.c - the CPU compute backend: blockwise attention in fp32 with the seed's online softmax.
  *
- * Per step, per (batch, q head), per (Q segment, KV segment) block of the schedule, per tile of
- * tile_q query rows:
+ * Per step, per (batch, q head), per (Q segment, KV segment) block of the schedule, per panel of
+ * query rows (a DIAG block: one tile of tile_q rows; a FULL block: a panel of several tiles), per
+ * chunk of columns:
  *   forward   S = scale * Q_t K^T              (cblas_sgemm, tile_q x n_cols x d)
  *             m' = max(m, rowmax S); P = exp(S - m'); l = exp(m - m') l + rowsum P
  *             O = diag(exp(m - m')) O + P V     (cblas_sgemm, tile_q x d x n_cols)
@@ -11,12 +12,20 @@
  * flops_exec); a DIAG block masks (i, j) with i - j < diag to -inf before the softmax. One OpenBLAS
  * thread per rank (one rank = one core). Twice per column chunk (after the logits and after the
  * update) the rank's transport progress hook runs (MPI_Testsome in --progress poll).
+ *
+ * Two variants of the same loop (RINGSIM_CPU_KERNEL, default auto = the widest fast path the CPU has):
+ *   plain     the reference: portable exp (vectorised by the compiler only where it can, i.e. for
+ *             AVX-512), one tile of rows at a time, 512-column chunks;
+ *   avx2 / avx512f  exp written with AVX2+FMA / AVX-512F intrinsics, chunk columns and the rows of a
+ *             FULL block's panels derived from the L2 size (chunk_sizes). Same arithmetic otherwise;
+ *             tests/test_exec.c checks every variant against float64 for every mask kind, both passes.
  */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -24,11 +33,14 @@ typedef struct {
     rs_exec_rank_t r;      /* rank description */
     int64_t B, d, Hq, Hkv, batch, group; /* shape: rows, head dim, heads, batch, q heads per kv head */
     int64_t tq, tk;        /* tile rows / columns */
-    int64_t kc;            /* columns per chunk: a multiple of tk near 512 (S chunk stays in L2) */
+    int64_t kc;            /* columns per chunk: a multiple of tk (see chunk_sizes) */
+    int64_t mq_fwd, mq_bwd; /* rows per panel of a FULL block, forward / backward: multiples of tq */
+    int64_t l2_bytes;      /* the L2 size the sizes were derived from (0: plain, fixed sizes) */
     int64_t row0[RS_MAX_SEGMENTS]; /* first local row of each of the rank's segments */
     float *q, *o, *d_o, *dq;       /* [batch][Hq][B][d] */
     float *m, *l, *lse, *dd;       /* [batch][Hq][B]: running max, normaliser, log-sum-exp, D */
-    float *ws_s, *ws_dp;           /* [tq][B] workspaces (logits/P, dP/dS) */
+    float *ws_s, *ws_dp;           /* [tq][kc] workspaces (logits/P, dP/dS) */
+    const struct row_ops *rows;    /* softmax row kernels: plain or a fast path */
     size_t kv_elems;               /* elements of one of K or V in a KV buffer */
     double t_start_s, t_end_s;     /* interval of the last step */
     char desc[512];                /* describe() text */
@@ -40,10 +52,10 @@ typedef struct {
 /* feature-based clones ("arch=" clones dispatch on the CPU model and never fire on AMD) */
 #define RS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-/* exp(x) for x <= 88, 0 below -87.3 (and for -inf); Cephes polynomial, ~2 ulp. */
+/* exp(x) for x <= 88, 0 below -87.3 (and for -inf), NaN for NaN; Cephes polynomial, ~2 ulp. */
 static inline float exp_f32(float x) {
     const float lo = -87.33654475f, hi = 88.37626266f;
-    float xc = x < lo ? lo : (x > hi ? hi : x);
+    float xc = x >= lo ? (x > hi ? hi : x) : lo; /* NaN -> lo: the int conversion below stays defined */
     float fx = xc * 1.44269504088896341f;
     fx = (fx + 12582912.0f) - 12582912.0f; /* round to nearest */
     int32_t n = (int32_t)fx;
@@ -58,7 +70,7 @@ static inline float exp_f32(float x) {
     int32_t bits = (n + 127) << 23;
     float p2;
     memcpy(&p2, &bits, sizeof p2);
-    return x < lo ? 0.0f : y * p2;
+    return x >= lo ? y * p2 : (x < lo ? 0.0f : x);
 }
 
 /* Row max of s[0..n). */
@@ -104,6 +116,215 @@ RS_CLONES static void vec_add(float *x, const float *y, size_t n) {
 }
 
 /* ---------------------------------------------------------------------------------------------------
+ * Fast row kernels: the same exp (Cephes polynomial, same clamp, exact 0 below -87.3) written with
+ * intrinsics for AVX2+FMA and AVX-512F. The plain functions above are their reference: GCC vectorises
+ * exp_f32 only for AVX-512 (masked if-conversion), so on an AVX2-only CPU the plain clone is scalar.
+ * A row whose max (or lse) is -inf has seen nothing: its P is 0 (never exp(-inf + inf)). A NaN logit
+ * stays NaN, as in exp_f32 (the executor's finiteness check must see it).
+ * ------------------------------------------------------------------------------------------------- */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define RS_HAVE_X86_FAST 1
+
+#define RS_AVX2 __attribute__((target("avx2,fma")))
+RS_AVX2 static inline __m256 exp8_avx2(__m256 x) {
+    const __m256 lo = _mm256_set1_ps(-87.33654475f), hi = _mm256_set1_ps(88.37626266f);
+    __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x)); /* operand order: a NaN x stays NaN */
+    __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_add_ps(_mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+    __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    __m256 e = _mm256_mul_ps(y, _mm256_castsi256_ps(n));
+    return _mm256_and_ps(e, _mm256_cmp_ps(x, lo, _CMP_NLT_UQ)); /* exact 0 below lo and for -inf */
+}
+
+RS_AVX2 static float row_max_avx2(const float *s, int64_t n) {
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        m0 = _mm256_max_ps(m0, _mm256_loadu_ps(s + j));
+        m1 = _mm256_max_ps(m1, _mm256_loadu_ps(s + j + 8));
+    }
+    if (j + 8 <= n) m0 = _mm256_max_ps(m0, _mm256_loadu_ps(s + j)), j += 8;
+    m0 = _mm256_max_ps(m0, m1);
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    float mx = _mm_cvtss_f32(h);
+    for (; j < n; j++) mx = s[j] > mx ? s[j] : mx;
+    return mx;
+}
+
+/* s[j] = exp(s[j] - m) (0 everywhere when m = -inf); returns the sum. */
+RS_AVX2 static float row_exp_sum_avx2(float *s, int64_t n, float m) {
+    if (m == -INFINITY) {
+        memset(s, 0, (size_t)n * sizeof(float));
+        return 0.0f;
+    }
+    const __m256 vm = _mm256_set1_ps(m);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
+        __m256 e1 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j + 8), vm));
+        _mm256_storeu_ps(s + j, e0), _mm256_storeu_ps(s + j + 8, e1);
+        a0 = _mm256_add_ps(a0, e0), a1 = _mm256_add_ps(a1, e1);
+    }
+    if (n - j >= 8) {
+        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
+        _mm256_storeu_ps(s + j, e0);
+        a0 = _mm256_add_ps(a0, e0), j += 8;
+    }
+    if (j < n) { /* tail: masked load/store of the last n - j (< 8) elements */
+        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), idx);
+        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + j, mask), vm));
+        e0 = _mm256_and_ps(e0, _mm256_castsi256_ps(mask));
+        _mm256_maskstore_ps(s + j, mask, e0);
+        a0 = _mm256_add_ps(a0, e0);
+    }
+    a0 = _mm256_add_ps(a0, a1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+}
+
+/* s[j] = exp(s[j] - lse) (backward P; 0 when lse = -inf). */
+RS_AVX2 static void row_exp_avx2(float *s, int64_t n, float lse) {
+    if (lse == -INFINITY) {
+        memset(s, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    const __m256 vl = _mm256_set1_ps(lse);
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vl)));
+    if (j < n) {
+        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), idx);
+        _mm256_maskstore_ps(s + j, mask, exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + j, mask), vl)));
+    }
+}
+
+#define RS_AVX512 __attribute__((target("avx512f")))
+RS_AVX512 static inline __m512 exp16_avx512(__m512 x) {
+    const __m512 lo = _mm512_set1_ps(-87.33654475f), hi = _mm512_set1_ps(88.37626266f);
+    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, x)); /* operand order: a NaN x stays NaN */
+    __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), xc);
+    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    __m512i n = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+    __m512 e = _mm512_mul_ps(y, _mm512_castsi512_ps(n));
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), e); /* exact 0 below lo and for -inf */
+}
+
+static inline __mmask16 tail_mask16(int64_t left) { return (__mmask16)((1u << left) - 1u); }
+
+RS_AVX512 static float row_max_avx512(const float *s, int64_t n) {
+    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
+    int64_t j = 0;
+    for (; j + 32 <= n; j += 32) {
+        m0 = _mm512_max_ps(m0, _mm512_loadu_ps(s + j));
+        m1 = _mm512_max_ps(m1, _mm512_loadu_ps(s + j + 16));
+    }
+    for (; j < n; j += 16) {
+        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
+        m0 = _mm512_mask_max_ps(m0, k, m0, _mm512_maskz_loadu_ps(k, s + j));
+    }
+    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+RS_AVX512 static float row_exp_sum_avx512(float *s, int64_t n, float m) {
+    if (m == -INFINITY) {
+        memset(s, 0, (size_t)n * sizeof(float));
+        return 0.0f;
+    }
+    const __m512 vm = _mm512_set1_ps(m);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+    int64_t j = 0;
+    for (; j + 32 <= n; j += 32) {
+        __m512 e0 = exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + j), vm));
+        __m512 e1 = exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + j + 16), vm));
+        _mm512_storeu_ps(s + j, e0), _mm512_storeu_ps(s + j + 16, e1);
+        a0 = _mm512_add_ps(a0, e0), a1 = _mm512_add_ps(a1, e1);
+    }
+    for (; j < n; j += 16) {
+        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
+        __m512 e0 = _mm512_maskz_mov_ps(k, exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), vm)));
+        _mm512_mask_storeu_ps(s + j, k, e0);
+        a0 = _mm512_add_ps(a0, e0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+}
+
+RS_AVX512 static void row_exp_avx512(float *s, int64_t n, float lse) {
+    if (lse == -INFINITY) {
+        memset(s, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    const __m512 vl = _mm512_set1_ps(lse);
+    for (int64_t j = 0; j < n; j += 16) {
+        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
+        _mm512_mask_storeu_ps(s + j, k, exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), vl)));
+    }
+}
+#endif
+
+/* The row kernels one state uses: plain (the reference) or a fast path. */
+typedef struct row_ops {
+    const char *name;                                  /* "plain", "avx2+fma", "avx512f" */
+    float (*row_max)(const float *s, int64_t n);       /* max of s[0..n) (-inf if all are) */
+    float (*exp_sum)(float *s, int64_t n, float m);    /* s = exp(s - m); returns the sum */
+    void (*exp_sub)(float *s, int64_t n, float lse);   /* s = exp(s - lse) */
+} row_ops_t;
+
+static const row_ops_t rows_plain = {"plain", row_max, row_exp_sum, row_exp};
+#ifdef RS_HAVE_X86_FAST
+static const row_ops_t rows_avx2 = {"avx2+fma", row_max_avx2, row_exp_sum_avx2, row_exp_avx2};
+static const row_ops_t rows_avx512 = {"avx512f", row_max_avx512, row_exp_sum_avx512, row_exp_avx512};
+#endif
+
+/* The row kernels for RINGSIM_CPU_KERNEL (auto | plain | avx2 | avx512f; unset = auto: the widest the
+ * CPU has). Returns NULL with err when the value is unknown or the CPU lacks the ISA. */
+static const row_ops_t *pick_rows(rs_err_t *err) {
+    const char *want = getenv("RINGSIM_CPU_KERNEL");
+    if (!want || !*want) want = "auto";
+    bool is_auto = strcmp(want, "auto") == 0;
+    if (strcmp(want, "plain") == 0) return &rows_plain;
+#ifdef RS_HAVE_X86_FAST
+    __builtin_cpu_init();
+    bool has512 = __builtin_cpu_supports("avx512f");
+    bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if ((is_auto && has512) || (strcmp(want, "avx512f") == 0 && has512)) return &rows_avx512;
+    if ((is_auto && has2) || (strcmp(want, "avx2") == 0 && has2)) return &rows_avx2;
+    if (strcmp(want, "avx512f") == 0 || strcmp(want, "avx2") == 0) {
+        rs_errf(err, "RINGSIM_CPU_KERNEL=%s: this CPU lacks %s (accepted: auto, plain, avx2, avx512f)", want,
+                strcmp(want, "avx2") == 0 ? "avx2+fma" : "avx512f");
+        return NULL;
+    }
+#endif
+    if (is_auto) return &rows_plain;
+    rs_errf(err, "RINGSIM_CPU_KERNEL=%s: unknown (accepted: auto, plain, avx2, avx512f)", want);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------------
  * Lifecycle
  * ------------------------------------------------------------------------------------------------- */
 static void cpu_destroy(void *state) {
@@ -115,30 +336,78 @@ static void cpu_destroy(void *state) {
     free(c);
 }
 
+/* This core's L2 in bytes: sysconf, else /sys (cpu0), else 1 MiB; clamped to [256 KiB, 8 MiB]. */
+static int64_t l2_cache_bytes(void) {
+    long b = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    b = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (b <= 0) {
+        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
+        long kib = 0;
+        char unit = 'K';
+        if (f && fscanf(f, "%ld%c", &kib, &unit) >= 1) b = unit == 'M' ? kib << 20 : kib << 10;
+        if (f) fclose(f);
+    }
+    if (b <= 0) b = 1 << 20;
+    return b < (256 << 10) ? 256 << 10 : (b > (8 << 20) ? 8 << 20 : b);
+}
+
+/* Chunk and panel sizes. Plain (the reference): one tile of rows, 512 columns. Fast paths, from the
+ * L2 size: the packed K and V chunks take half of L2 (kc = L2 / (16 d) columns, at most 4096: 256 on
+ * a 512 KiB L2, 512 on 1 MiB), and a FULL block runs panels of several tiles whose score workspace
+ * fills L2 (forward S: L2 / (4 kc) rows; backward P and dS: half that), so OpenBLAS packs each K,V
+ * chunk once per panel instead of once per tile. DIAG blocks always go tile by tile (the schedule's
+ * executed tiles). RINGSIM_CPU_KC overrides the columns (rounded up to a multiple of tile_k, as is
+ * 512); RINGSIM_CPU_PANEL_ROWS the fast paths' panel rows of both passes (rounded up to a multiple of
+ * tile_q). */
+static void chunk_sizes(cpu_state_t *c) {
+    const char *kce = getenv("RINGSIM_CPU_KC");
+    int64_t kc_want = 512;
+    c->mq_fwd = c->mq_bwd = c->tq, c->l2_bytes = 0;
+    if (c->rows != &rows_plain) {
+        c->l2_bytes = l2_cache_bytes();
+        kc_want = c->l2_bytes / (16 * c->d);
+        if (kc_want > 4096) kc_want = 4096; /* small head_dim: bound the workspaces */
+    }
+    if (c->l2_bytes) kc_want = kc_want / c->tk * c->tk; /* derived: round down (stay inside L2) */
+    if (kce && atoll(kce) > 0) kc_want = atoll(kce);
+    c->kc = (kc_want + c->tk - 1) / c->tk * c->tk;      /* a multiple of tile_k, at least one tile */
+    if (c->kc < c->tk) c->kc = c->tk;
+    if (c->rows != &rows_plain) {
+        int64_t f = c->l2_bytes / (4 * c->kc) / c->tq, b = f / 2;
+        const char *pe = getenv("RINGSIM_CPU_PANEL_ROWS");
+        if (pe && atoll(pe) > 0) f = b = (atoll(pe) + c->tq - 1) / c->tq;
+        c->mq_fwd = (f > 1 ? f : 1) * c->tq, c->mq_bwd = (b > 1 ? b : 1) * c->tq;
+    }
+}
+
 static float *falloc(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 
 static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
     const rs_problem_t *p = &r->problem;
     if (p->act_bytes != 4) return rs_errf(err, "cpu backend: computes in fp32; use --dtype fp32 (act_bytes 4, got %lld)", (long long)p->act_bytes);
     if (p->grad_bytes != 4) return rs_errf(err, "cpu backend: dK,dV travel in fp32; use --grad-bytes 4 (got %lld)", (long long)p->grad_bytes);
+    const row_ops_t *rows = pick_rows(err);
+    if (!rows) return -1;
     cpu_state_t *c = calloc(1, sizeof *c);
     if (!c) return rs_errf(err, "cpu backend: out of memory");
+    c->rows = rows;
     c->r = *r;
     c->B = r->block_tokens, c->d = p->head_dim, c->Hq = p->q_heads, c->Hkv = p->kv_heads, c->batch = p->batch;
     c->group = c->Hq / c->Hkv;
     c->tq = p->tile_q, c->tk = p->tile_k;
-    const char *kce = getenv("RINGSIM_CPU_KC");
-    int64_t kc_want = kce && atoll(kce) > 0 ? atoll(kce) : 512;
-    c->kc = (kc_want + c->tk - 1) / c->tk * c->tk;
+    chunk_sizes(c);
     int64_t acc = 0;
     for (int s = 0; s < r->n_segs; s++) c->row0[s] = acc, acc += r->segs[s].count;
     size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
     c->kv_elems = (size_t)(c->batch * c->Hkv * c->B * c->d);
-    int64_t tq = c->tq < c->B ? c->tq : c->B;
+    int64_t mq = c->mq_fwd > c->mq_bwd ? c->mq_fwd : c->mq_bwd;
+    if (mq > c->B) mq = c->B;
     c->q = falloc(nq), c->o = falloc(nq), c->d_o = falloc(nq), c->dq = falloc(nq);
     c->m = falloc(ns), c->l = falloc(ns), c->lse = falloc(ns), c->dd = falloc(ns);
     int64_t kc = c->kc < c->B ? c->kc : c->B;
-    c->ws_s = falloc((size_t)(tq * kc)), c->ws_dp = falloc((size_t)(tq * kc));
+    c->ws_s = falloc((size_t)(mq * kc)), c->ws_dp = falloc((size_t)(mq * kc));
     if (!c->q || !c->o || !c->d_o || !c->dq || !c->m || !c->l || !c->lse || !c->dd || !c->ws_s || !c->ws_dp) {
         rs_errf(err, "cpu backend: out of memory for B=%lld, d=%lld, %lld heads", (long long)c->B, (long long)c->d,
                 (long long)c->Hq);
@@ -146,8 +415,16 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
         return -1;
     }
     openblas_set_num_threads(1);
-    snprintf(c->desc, sizeof c->desc, "cpu fp32: sgemm (%s) + online softmax, tile %lldx%lld, %lld-column chunks, 1 thread/rank",
-             rs_exec_blas_version(), (long long)c->tq, (long long)c->tk, (long long)c->kc);
+    if (c->l2_bytes)
+        snprintf(c->desc, sizeof c->desc,
+                 "cpu fp32: sgemm (%s) + online softmax (%s exp), tile %lldx%lld, %lld-column chunks, full blocks in "
+                 "panels of %lld/%lld rows (fwd/bwd; from L2 %lld KiB), 1 thread/rank",
+                 rs_exec_blas_version(), c->rows->name, (long long)c->tq, (long long)c->tk, (long long)c->kc,
+                 (long long)c->mq_fwd, (long long)c->mq_bwd, (long long)(c->l2_bytes / 1024));
+    else
+        snprintf(c->desc, sizeof c->desc,
+                 "cpu fp32: sgemm (%s) + online softmax (%s exp), tile %lldx%lld, %lld-column chunks, 1 thread/rank",
+                 rs_exec_blas_version(), c->rows->name, (long long)c->tq, (long long)c->tk, (long long)c->kc);
     *state = c;
     return 0;
 }
@@ -229,6 +506,14 @@ static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t c0,
     }
 }
 
+/* A row whose max is -inf holds only -inf (masked) or also NaN (from NaN inputs; max skips NaN):
+ * true if any element is not -inf. */
+static bool nan_row(const float *row, int64_t n) {
+    for (int64_t j = 0; j < n; j++)
+        if (row[j] != -INFINITY) return true;
+    return false;
+}
+
 static void progress(const cpu_state_t *c) {
     if (c->r.progress) c->r.progress(c->r.progress_arg);
 }
@@ -263,8 +548,9 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                 const float *K = kv + ((b * c->Hkv + hk) * B + g.k0) * d;
                 const float *V = K + c->kv_elems;
                 const size_t qh = (size_t)((b * c->Hq + h) * B);
-                for (int64_t i0 = 0; i0 < g.nq; i0 += c->tq) {
-                    int64_t i1 = i0 + c->tq < g.nq ? i0 + c->tq : g.nq, nr = i1 - i0;
+                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_fwd : c->tq; /* rows per panel */
+                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
+                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
                     int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
                     if (nc == 0) continue;
                     const float *Q = c->q + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
@@ -279,14 +565,15 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                         progress(c);
                         for (int64_t i = 0; i < nr; i++) {
                             float *row = S + i * ncc;
-                            float mt = row_max(row, ncc);
+                            float mt = c->rows->row_max(row, ncc);
                             float mn = mt > m[i] ? mt : m[i];
-                            if (mn == -INFINITY) { /* nothing visible yet in this row */
-                                memset(row, 0, (size_t)ncc * sizeof(float));
+                            if (mn == -INFINITY) { /* nothing visible yet in this row, or NaN logits */
+                                if (nan_row(row, ncc)) m[i] = l[i] = NAN; /* the row stays NaN: O sees it */
+                                else memset(row, 0, (size_t)ncc * sizeof(float));
                                 continue;
                             }
                             float alpha = m[i] == -INFINITY ? 0.0f : exp_f32(m[i] - mn);
-                            float sum = row_exp_sum(row, ncc, mn);
+                            float sum = c->rows->exp_sum(row, ncc, mn);
                             l[i] = alpha * l[i] + sum;
                             m[i] = mn;
                             if (alpha != 1.0f) vec_scale(O + i * d, d, alpha);
@@ -309,7 +596,7 @@ static int cpu_fwd_end(void *state, rs_err_t *err) {
     for (size_t i = 0; i < ns; i++) {
         float inv = c->l[i] > 0 ? 1.0f / c->l[i] : 0.0f;
         vec_scale(c->o + i * (size_t)c->d, c->d, inv);
-        c->lse[i] = c->l[i] > 0 ? c->m[i] + logf(c->l[i]) : -INFINITY;
+        c->lse[i] = c->l[i] > 0 ? c->m[i] + logf(c->l[i]) : (isnan(c->l[i]) ? NAN : -INFINITY);
     }
     return 0;
 }
@@ -350,8 +637,9 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
                 const float *K = kv + koff, *V = kv + c->kv_elems + koff;
                 float *dK = dkv + koff, *dV = dkv + c->kv_elems + koff;
                 const size_t qh = (size_t)((b * c->Hq + h) * B);
-                for (int64_t i0 = 0; i0 < g.nq; i0 += c->tq) {
-                    int64_t i1 = i0 + c->tq < g.nq ? i0 + c->tq : g.nq, nr = i1 - i0;
+                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_bwd : c->tq; /* rows per panel */
+                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
+                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
                     int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
                     if (nc == 0) continue;
                     const size_t r0 = qh + (size_t)(g.q0 + i0);
@@ -365,7 +653,11 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
                                     (int)d, Kc, (int)d, 0.0f, P, (int)ncc);
                         if (bl->mask == RS_MASK_DIAG) apply_diag(P, ncc, i0, i1, c0, ncc, bl->diag);
-                        for (int64_t i = 0; i < nr; i++) row_exp(P + i * ncc, ncc, c->lse[r0 + (size_t)i]);
+                        for (int64_t i = 0; i < nr; i++) { /* a row that saw nothing (lse -inf) has P = 0 */
+                            const float lse = c->lse[r0 + (size_t)i];
+                            if (lse == -INFINITY) memset(P + i * ncc, 0, (size_t)ncc * sizeof(float));
+                            else c->rows->exp_sub(P + i * ncc, ncc, lse);
+                        }
                         /* dV += P^T dO */
                         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P,
                                     (int)ncc, dO, (int)d, 1.0f, dVc, (int)d);
