@@ -10,6 +10,7 @@
 
 #ifdef RINGSIM_HAVE_EXEC
 #include "calibrate.h"
+#include "calibrate_kernels.h"
 #include "exec.h"
 #include "exec_launch.h"
 
@@ -30,8 +31,10 @@ static void help(void) {
     printf("usage: ringsim calibrate --out FILE [options]\n\n"
            "Measure this machine with the real CPU kernel and MPI transport (exec/calibrate.h):\n"
            "F_eff(B) of a full B x B block step, the ring exchange's latency and bandwidth (alpha-beta\n"
-           "fit over message sizes) and the overlap factor eta (or the compute slowdown sigma), and\n"
-           "write a profile JSON for `ringsim model|sim --profile FILE`.\n\n"
+           "fit over message sizes) and the overlap factor eta (or the compute slowdown sigma), and the\n"
+           "kernel table (one B x B call per mask kind - full, causal, shifted - and pass: the ringsim\n"
+           "preset's curves, docs/model.md section 3), and write a profile JSON for\n"
+           "`ringsim model|sim --profile FILE`.\n\n"
            "      --out FILE           profile to write (atomically)            [required]\n"
            "      --name NAME          profile name                             [cpu-<host>]\n"
            "      --blocks LIST        block sizes B, comma list (K suffix)     [16,32,...,2048]\n"
@@ -52,6 +55,31 @@ typedef struct {
     const char *progress;   /* progress mode name (for the note) */
     rs_err_t err;           /* rank 0's error */
 } calib_job_t;
+
+/* The kernel table (exec/calibrate_kernels.h) on this rank (0) alone, into the profile: the block
+ * sizes of the calibration (at most RS_KMAX_POINTS, from the largest down), a quarter of its time per
+ * point. Prints the table. */
+static int calib_kernels(const calib_job_t *j, const rs_calib_t *c, rs_hw_t *hw) {
+    rs_calib_kernel_opts_t ko = {.min_time_s = j->co.min_time_s / 4, .min_reps = 3, .dtype = RS_DTYPE_FP32,
+                                 .merge_bw_bytes_per_s = c->mem_bw_bytes_per_s > 0 ? c->mem_bw_bytes_per_s : 1e9};
+    snprintf(ko.name, sizeof ko.name, "ringsim-cpu");
+    const int skip = j->co.n_blocks > RS_KMAX_POINTS ? j->co.n_blocks - RS_KMAX_POINTS : 0;
+    for (int i = skip; i < j->co.n_blocks; i++) ko.blocks[ko.n_blocks++] = j->co.blocks[i];
+    if (ko.n_blocks < 2) return 0; /* one size: no curve (the dense model stays) */
+    rs_err_t err = {{0}};
+    if (rs_calib_kernel_table(&j->problem, &rs_cpu_compute_ops, 0, &ko, &hw->kernels, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
+        return -1;
+    }
+    printf("# kernel table: useful GFLOP/s of one B x B call per mask kind (the profile's kernels.list[0], preset ringsim)\n");
+    printf("# %8s %-8s %12s %12s %12s\n", "B", "pass", "full", "causal", "shifted");
+    for (int i = 0; i < ko.n_blocks; i++)
+        for (int pass = 0; pass < 2; pass++)
+            printf("  %8lld %-8s %12.3f %12.3f %12.3f\n", (long long)ko.blocks[i], rs_pass_name((rs_pass_t)pass),
+                   hw->kernels.curve[pass * 3 + 0].pt[i].flops_per_s * 1e-9, hw->kernels.curve[pass * 3 + 1].pt[i].flops_per_s * 1e-9,
+                   hw->kernels.curve[pass * 3 + 2].pt[i].flops_per_s * 1e-9);
+    return 0;
+}
 
 static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     calib_job_t *j = arg;
@@ -78,6 +106,7 @@ static int calib_body(const rs_transport_ops_t *tops, void *ts, void *arg) {
     rs_calib_print(&c, stdout);
     rs_hw_t hw;
     rs_calib_to_hw(&c, name, note, tops->size(ts), &hw);
+    if (calib_kernels(j, &c, &hw) < 0) return RS_EXIT_FAIL;
     if (rs_hw_write_json(&hw, j->out, note, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
         return RS_EXIT_FAIL;
