@@ -119,6 +119,14 @@ static void print_table(const rs_cli_common_t *c, const entry_t *es, int n) {
                rs_fmt_time(e->walk.makespan_s, f, sizeof f), closed, 100 * e->walk.efficiency, 100 * balance);
         (void)g;
     }
+    for (int i = 0; i < n; i++) /* forward + backward of a layout: the efficiency of a training step's attention */
+        for (int j = i + 1; j < n; j++)
+            if (es[i].problem.layout == es[j].problem.layout && es[i].problem.pass != es[j].problem.pass) {
+                const rs_walk_t *x = &es[i].walk, *y = &es[j].walk;
+                printf("# %s forward+backward: makespan %s, efficiency %.1f%% (ideal / makespan, both passes summed)\n",
+                       rs_layout_name(es[i].problem.layout), rs_fmt_time(x->makespan_s + y->makespan_s, a, sizeof a),
+                       100 * (x->ideal_s + y->ideal_s) / (x->makespan_s + y->makespan_s));
+            }
     printf("# T_comp/T_comm/T_step: the layout's middle step (the step class that paces the synchronous ring: a causal\n"
            "# zigzag or striped step computes about half a block, a contiguous one a full block on the last rank), closed\n"
            "# form; bound: T_comm > T_comp; B*: the largest B at which that step is transfer-bound (latency, rates, launch);\n"
@@ -171,6 +179,7 @@ static int write_json(const char *path, const rs_cli_common_t *c, const entry_t 
                               "b_min_tokens", e->closed.b_min_tokens,
                               "b_star_tokens", isnan(e->closed.b_star_tokens) ? -1.0 : e->closed.b_star_tokens,
                               "busy_max_s", e->walk.busy_max_s);
+        json_object_set_new(o, "ideal_s", json_real(e->walk.ideal_s));
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);

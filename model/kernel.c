@@ -99,14 +99,17 @@ const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len) {
  * The model of a (problem, machine)
  * ---------------------------------------------------------------------------------------------- */
 int rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *m, rs_err_t *err) {
-    memset(km, 0, sizeof *km);
+    /* field by field (no memset: the closed form's hot path builds one per evaluation) */
+    km->notes[0] = '\0';
+    km->curves = km->gqa_expand = false;
     km->m = m;
-    km->p = *p;
     km->pre = rs_impl_preset((rs_impl_t)m->impl);
     km->n = p->n_ranks;
     km->block = rs_problem_block(p);
-    km->cf = (double)rs_problem_flops_per_pair(p);
     km->f_eff = rs_machine_flops_eff(m, (double)km->block);
+    if (!km->pre) return 0; /* the dense model needs no more (the closed form's hot path) */
+    km->p = *p;
+    km->cf = (double)rs_problem_flops_per_pair(p);
     km->bw = m->kernels.merge_bw_bytes_per_s;
     km->eq = (double)(p->q_heads * p->head_dim * p->batch);
     km->ekv = (double)(p->kv_heads * p->head_dim * p->batch);

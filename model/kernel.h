@@ -70,8 +70,8 @@ const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len);
  * machine (which must outlive it). */
 typedef struct {
     const rs_machine_t *m;
+    const rs_impl_preset_t *pre;       /* NULL: RS_IMPL_NONE (then only m, pre, n, block, f_eff are set) */
     rs_problem_t p;
-    const rs_impl_preset_t *pre;       /* NULL: RS_IMPL_NONE */
     bool curves;                       /* call rates from curves (machine kernel > 0) */
     int idx[2][RS_KMASK_COUNT];        /* curve per (pass, mask) when curves */
     bool gqa_expand;                   /* the kernel's backward expands GQA (and Hq != Hkv) */

@@ -123,13 +123,19 @@ static int closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kclas
         rs_schedule_free(s);
         return 0;
     }
-    memset(kc, 0, sizeof *kc);
-    rs_problem_flops_classes(p, kc->useful, kc->exec);
-    for (int c = 0; c < 3; c++)
-        if (kc->exec[c] > 0) {
-            kc->cls[c].calls_s = kc->cls[c].scaled_s = (double)kc->exec[c] / km->f_eff;
-            kc->cls[c].launches = 1;
-        }
+    /* field by field (this is the closed form's hot path): the classes the closed form reads. A causal
+     * contiguous or zigzag ring needs no step 0 (the balanced makespan is the non-causal one; its step
+     * 0 is that of a middle step), which saves the diagonal block's executed pairs. */
+    const unsigned want = p->n_ranks < 2 ? 2u : p->causal && p->layout != RS_LAYOUT_STRIPED ? 5u : 7u;
+    rs_problem_flops_classes(p, want, kc->useful, kc->exec);
+    for (int c = 0; c < 3; c++) { /* what the closed form reads of a class */
+        rs_kstep_t *k = &kc->cls[c];
+        k->deferred_s = 0, k->deferred_launches = 0;
+        k->scaled_s = kc->exec[c] > 0 ? (double)kc->exec[c] / km->f_eff : 0;
+        k->launches = kc->exec[c] > 0 ? 1 : 0;
+    }
+    if (!(want & 2u)) kc->cls[1].scaled_s = kc->cls[0].scaled_s, kc->cls[1].launches = kc->cls[0].launches;
+    kc->epi_fixed_s = 0, kc->epi_fixed_launches = 0;
     return 0;
 }
 
@@ -218,13 +224,13 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
 /* The balanced non-causal makespan from the per-kind step computes: step 0 (tc0), a middle step (tcm),
  * the last computing step (tcl = tcm + the pass epilogue). */
 static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
-                              double kv, double dkv, double w) {
+                              double kv, double dkv, double w, double t_mid_fwd) {
     const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv}, sigma = m->comp_slowdown;
     const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv), eta_both = rs_machine_overlap(m, kv + dkv);
     const double h_kv = rs_machine_host_s(m, 1, kv), h_dkv = rs_machine_host_s(m, 1, dkv), h_both = rs_machine_host_s(m, 2, kv + dkv);
     if (n == 1) return tcl;
     if (!bwd) {
-        const double t_mid = rs_sync_step_s(tcm + h_kv, lat, &x_kv, 1, eta_kv, sigma);
+        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kv, lat, &x_kv, 1, eta_kv, sigma);
         if (tc0 == tcm && tcl == tcm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
         return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) + (double)(n - 2) * t_mid + tcl;
     }
@@ -273,7 +279,9 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
         o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 1, kv), lat, &x_kv, 1, rs_machine_overlap(m, kv), sigma);
     else
         o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 2, kv + dkv), lat, both, 2, rs_machine_overlap(m, kv + dkv), sigma);
-    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w);
+    /* the forward's middle step is t_step when the layout's step is the one of the makespan (t_mid) */
+    const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
+    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd);
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     const double bytes_per_token_step = o->bytes_per_step / (double)b;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);

@@ -363,14 +363,19 @@ void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint6
     flops_classes(&s->p, s->block, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
 }
 
-void rs_problem_flops_classes(const rs_problem_t *p, uint64_t useful[3], uint64_t exec[3]) {
+void rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]) {
     const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG ? block / 2 : block;
     uint64_t pd[2] = {0, 0}, xd[2] = {0, 0};
-    if (p->causal) {
+    /* the diagonal blocks' pairs (O(B / tile) for the executed ones) only where a wanted class has one:
+     * class 1 in every causal layout, every class of a causal striped ring */
+    const bool striped = p->layout == RS_LAYOUT_STRIPED;
+    if (p->causal && ((want & 2u) || striped)) {
         pd[0] = rs_diag_pairs(seg, 0), xd[0] = rs_diag_exec_pairs(seg, 0, p->tile_q, p->tile_k);
-        if (p->layout == RS_LAYOUT_STRIPED) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
+        if (striped && (want & 5u)) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
     }
     flops_classes(p, block, (uint64_t)seg * (uint64_t)seg, pd, xd, rs_problem_flops_per_pair(p), useful, exec);
+    for (int c = 0; c < 3; c++)
+        if (!(want >> c & 1u)) useful[c] = exec[c] = 0;
 }
 
 void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,

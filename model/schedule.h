@@ -169,9 +169,11 @@ void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint6
  * o == rank, 2 if o > rank. Fills the three values. O(1). */
 void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]);
 
-/* The same three classes for a validated problem without building a schedule (no allocation; the
- * executed pairs of the diagonal blocks cost O(B / tile)). Equal to rs_schedule_flops_classes (tested). */
-void rs_problem_flops_classes(const rs_problem_t *p, uint64_t useful[3], uint64_t exec[3]);
+/* The same three classes for a validated problem without building a schedule (no allocation): the
+ * classes whose bit is set in want (bit c = class c; 7 = all) equal rs_schedule_flops_classes
+ * (tested), the others are 0. The executed pairs of a diagonal block cost O(B / tile) and are counted
+ * only where a wanted class has one. */
+void rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]);
 
 /* Payload bytes of the transfers posted at `step` (K,V first, then dK,dV). They are the same on
  * every rank at a given step; only the block owners differ. Returns the count (0..2). O(1). */

@@ -375,10 +375,12 @@ static void test_problem_classes(void) {
                     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
                     uint64_t u1[3], x1[3], u2[3], x2[3];
                     rs_schedule_flops_classes(s, u1, x1);
-                    rs_problem_flops_classes(&p, u2, x2);
-                    for (int c = 0; c < 3; c++) {
-                        CU_ASSERT_EQUAL(u1[c], u2[c]);
-                        CU_ASSERT_EQUAL(x1[c], x2[c]);
+                    for (unsigned want = 1; want < 8; want++) {
+                        rs_problem_flops_classes(&p, want, u2, x2);
+                        for (int c = 0; c < 3; c++) {
+                            CU_ASSERT_EQUAL(u2[c], want >> c & 1u ? u1[c] : 0);
+                            CU_ASSERT_EQUAL(x2[c], want >> c & 1u ? x1[c] : 0);
+                        }
                     }
                     rs_schedule_free(s);
                 }
