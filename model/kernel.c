@@ -126,6 +126,13 @@ int rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *m
     return 0;
 }
 
+void rs_kmodel_reseq(rs_kmodel_t *km, const rs_problem_t *p) {
+    km->n = p->n_ranks;
+    km->block = rs_problem_block(p);
+    km->f_eff = rs_machine_flops_eff(km->m, (double)km->block);
+    if (km->pre) km->p = *p;
+}
+
 static double eb(const rs_kmodel_t *km, rs_elem_bytes_t b) { return b.act * km->act + b.f32 * 4.0; }
 
 /* Time of one call on its blocks' FLOPs: useful FLOPs at the curve's rate for its shape, or executed

@@ -87,6 +87,10 @@ typedef struct {
 /* Resolve the machine's preset and kernel for the problem. Returns 0, or -1 with err (the kernel has
  * no curve for the dtype; invalid machine). */
 int rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *m, rs_err_t *err);
+/* The same model for p, a problem that differs from km's only in seq_tokens (the curves resolved for
+ * km stay: they depend on the pass, dtype and head_dim): what a B* search needs per block size,
+ * without resolving the curves again. Can't fail. */
+void rs_kmodel_reseq(rs_kmodel_t *km, const rs_problem_t *p);
 
 typedef struct {
     rs_kmask_t mask;                   /* the kind the call runs with */

@@ -176,22 +176,25 @@ static double b_star_dense(const rs_machine_t *m, double c_f, double c_bs, int n
 /* Kernel model: gap at an integer block size b (a multiple of the layout's granule g): the layout's
  * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm. Sets
  * *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
-static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c_bs, int n_x, double w, double lat,
+static double gap_kernel(const rs_problem_t *p0, rs_kmodel_t *km, double c_bs, int n_x, double w, double lat,
                          int64_t b, bool *valid) {
     rs_problem_t p = *p0;
     p.seq_tokens = b * p.n_ranks;
-    rs_kmodel_t km;
     rs_kclasses_t kc;
-    *valid = rs_problem_validate(&p, NULL) == 0 && rs_kmodel_init(&km, &p, m, NULL) == 0 && closed_classes(&p, &km, &kc, NULL) == 0;
+    *valid = rs_problem_validate(&p, NULL) == 0;
     if (!*valid) return 0;
-    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, c_bs * (double)b) - (lat + c_bs * (double)b / w);
+    rs_kmodel_reseq(km, &p); /* the curves resolved once for the problem (no resolution per b) */
+    *valid = closed_classes(&p, km, &kc, NULL) == 0;
+    if (!*valid) return 0;
+    return rs_kernel_layout_comp_s(km, &kc) + rs_machine_host_s(km->m, n_x, c_bs * (double)b) - (lat + c_bs * (double)b / w);
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
  * scan b = g 2^(j/4) up to 2^24 tokens, then bisect on whole granules. The scan stops two octaves
  * after the transfer-bound range ends (compute grows as b^2 once the curves are clamped, transfers as
  * b). 0 if never transfer-bound; NaN if still transfer-bound at the largest b scanned. */
-static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double c_bs, int n_x, double w, double lat) {
+static double b_star_kernel(const rs_problem_t *p, const rs_kmodel_t *km0, double c_bs, int n_x, double w, double lat) {
+    rs_kmodel_t kmv = *km0, *km = &kmv;
     const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
     int64_t last_neg = -1, first_pos_after = -1, prev = 0;
     int pos_run = 0;
@@ -201,7 +204,7 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
         b = (b + g - 1) / g * g;
         if (b <= prev) continue;
         prev = b;
-        double gp = gap_kernel(p, m, c_bs, n_x, w, lat, b, &valid);
+        double gp = gap_kernel(p, km, c_bs, n_x, w, lat, b, &valid);
         if (!valid) break;
         if (gp < 0) {
             last_neg = b, first_pos_after = -1, pos_run = 0;
@@ -215,7 +218,7 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
     int64_t lo = last_neg / g, hi = first_pos_after / g; /* gap(lo g) < 0 <= gap(hi g) */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (gap_kernel(p, m, c_bs, n_x, w, lat, mid * g, &valid) < 0) lo = mid;
+        if (gap_kernel(p, km, c_bs, n_x, w, lat, mid * g, &valid) < 0) lo = mid;
         else hi = mid;
     }
     return (double)(lo * g);
@@ -268,9 +271,9 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->t_comp_s = rs_kernel_layout_comp_s(&km, &kc);
     const double launch = m->launch_s;
     const rs_kstep_t *c0 = &kc.cls[1], *cm = &kc.cls[n > 1 ? 0 : 1];
-    double epi_s;
-    int epi_l;
-    rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l);
+    double epi_s = 0;
+    int epi_l = 0;
+    if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
     const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
     const double tcl = epi_s > 0 || epi_l > 0 ? (double)(cm->launches + epi_l) * launch + (cm->scaled_s + epi_s) : tcm;
     o->t_comm_s = lat + o->bytes_per_step / w;
@@ -289,7 +292,7 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
      * latency, launch and the rates; 0 if never transfer-bound, NaN if still at the largest B. */
     const int n_x = bwd && n > 2 ? 2 : 1;
     if (km.pre) {
-        o->b_star_tokens = b_star_kernel(p, m, bytes_per_token_step, n_x, w, lat);
+        o->b_star_tokens = b_star_kernel(p, &km, bytes_per_token_step, n_x, w, lat);
     } else {
         const uint64_t lx = n > 1 ? (kc.exec[0] > kc.exec[2] ? kc.exec[0] : kc.exec[2]) : kc.exec[1];
         const double kappa = (double)lx / (o->flops_per_pair * (double)b * (double)b);
