@@ -428,9 +428,9 @@ static void test_bound_rule_half_block(void) {
 /* Every shipped point: a single call of that shape and mask takes useful FLOPs / the source's rate,
  * so FLOPs / time gives back the source's TFLOP/s. */
 static void test_shipped_round_trip(void) {
-    const char *const names[] = {"a100-sxm", "h100-sxm", "h200"};
+    const char *const names[] = {"a100-sxm", "h100-sxm", "h200", "h800-sxm"};
     int points = 0;
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < 4; i++) {
         rs_hw_t hw;
         rs_err_t err = {{0}};
         CU_ASSERT_EQUAL_FATAL(rs_hw_load(names[i], &hw, &err), 0);
