@@ -14,6 +14,7 @@
 
 #include "embed.h"
 #include "jsonpos.h"
+#include "jsonw.h"
 #include "kernel_json.h"
 
 #define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
@@ -71,18 +72,7 @@ static const char *join(char *buf, size_t len, const char *parent, const char *k
     return buf;
 }
 
-static const char *type_name(const json_t *j) {
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
+static const char *type_name(const json_t *j) { return rs_json_type_name(j); }
 
 static bool in_list(const char *key, const char *const *list) {
     for (; list && *list; list++)
@@ -577,32 +567,10 @@ int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
  * Writing: each double is printed with the fewest digits that read back to the same value
  * (checked with strtod), so reading a written profile is exact and the file stays readable.
  * ---------------------------------------------------------------------------------------------- */
-typedef struct {
-    FILE *fp;  /* output */
-    int bad;   /* a value could not be written (non-finite number, no memory) */
-} writer_t;
-
-static void put_num(writer_t *w, double x) {
-    char buf[48];
-    if (!rs_fmt_exact(x, buf, sizeof buf)) w->bad = 1;
-    else fputs(buf, w->fp);
-}
-
-static void put_str(writer_t *w, const char *s) {
-    json_t *j = json_string(s);
-    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    if (t) fputs(t, w->fp);
-    else w->bad = 1;
-    free(t);
-    json_decref(j);
-}
-
-/* `"key": ` at an indentation of ind spaces, preceded by ",\n" unless first */
-static void put_key(writer_t *w, int ind, const char *key, bool first) {
-    fprintf(w->fp, "%s%*s", first ? "\n" : ",\n", ind, "");
-    put_str(w, key);
-    fputs(": ", w->fp);
-}
+typedef rs_jw_t writer_t; /* jsonw.h */
+static void put_num(writer_t *w, double x) { rs_jw_num(w, x); }
+static void put_str(writer_t *w, const char *s) { rs_jw_str(w, s); }
+static void put_key(writer_t *w, int ind, const char *key, bool first) { rs_jw_key(w, ind, key, first); }
 
 /* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as curve_at). */
 static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {

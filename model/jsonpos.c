@@ -346,3 +346,16 @@ int rs_jsonpos_errf(const rs_jsonpos_t *p, const char *origin, const char *path,
     if (*path) return rs_errf(err, "%s:%d:%d: %s: %s", origin, line, col, path, msg);
     return rs_errf(err, "%s:%d:%d: %s", origin, line, col, msg);
 }
+
+const char *rs_json_type_name(const json_t *j) {
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}

@@ -13,6 +13,8 @@
 #ifndef RS_JSONPOS_H
 #define RS_JSONPOS_H
 
+#include <jansson.h>
+
 #include "util.h"
 
 typedef struct rs_jsonpos rs_jsonpos_t;
@@ -27,6 +29,9 @@ int rs_jsonpos_find(const rs_jsonpos_t *p, const char *path, int *line, int *col
  * path that is (1:1 when none). Always returns -1. */
 int rs_jsonpos_errf(const rs_jsonpos_t *p, const char *origin, const char *path, rs_err_t *err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* "an object", "an array", "a string", "an integer", "a number", "a boolean", "null": j's JSON type
+ * for messages ("must be a string, got a number"). Can't fail. */
+const char *rs_json_type_name(const json_t *j);
 /* Release the table. NULL is fine. Can't fail. */
 void rs_jsonpos_free(rs_jsonpos_t *p);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hw.h"
+#include "jsonw.h"
 #include "schedule.h"
 
 typedef struct {
@@ -16,19 +17,6 @@ typedef struct {
 } kctx_t;
 
 #define KFAIL(k, path, ...) rs_jsonpos_errf((k)->pos, (k)->origin, (path), (k)->err, __VA_ARGS__)
-
-static const char *jtype(const json_t *j) {
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
 
 /* obj's keys must be in fields, or be "source", "description", "note" (strings), or "<figure>_source"
  * for a figure in figures (a string). */
@@ -44,7 +32,7 @@ static int check_keys(const kctx_t *k, const char *path, const json_t *obj, cons
         for (const char *const *f = figures; !text && f && *f; f++)
             text = kl == strlen(*f) + 7 && !strncmp(key, *f, strlen(*f)) && !strcmp(key + kl - 7, "_source");
         if (text) {
-            if (!json_is_string(val)) return KFAIL(k, kp, "must be a string, got %s", jtype(val));
+            if (!json_is_string(val)) return KFAIL(k, kp, "must be a string, got %s", rs_json_type_name(val));
             continue;
         }
         bool ok = false;
@@ -60,7 +48,7 @@ static int check_keys(const kctx_t *k, const char *path, const json_t *obj, cons
 }
 
 static int get_string(const kctx_t *k, const char *path, const json_t *j, char *out, size_t cap) {
-    if (!json_is_string(j)) return KFAIL(k, path, "must be a string, got %s", jtype(j));
+    if (!json_is_string(j)) return KFAIL(k, path, "must be a string, got %s", rs_json_type_name(j));
     const char *s = json_string_value(j);
     if (!*s || strlen(s) >= cap) return KFAIL(k, path, "must be 1 to %zu characters, got %zu", cap - 1, strlen(s));
     snprintf(out, cap, "%s", s);
@@ -72,7 +60,7 @@ static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsi
     *out = 0;
     size_t n = json_is_array(j) ? json_array_size(j) : 1;
     if (!json_is_string(j) && !(json_is_array(j) && n > 0))
-        return KFAIL(k, path, "must be a dtype name or a non-empty array of them (fp32, tf32, bf16, fp16, fp8), got %s", jtype(j));
+        return KFAIL(k, path, "must be a dtype name or a non-empty array of them (fp32, tf32, bf16, fp16, fp8), got %s", rs_json_type_name(j));
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_is_array(j) ? json_array_get(j, i) : j;
         char ep[480];
@@ -88,7 +76,7 @@ static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsi
 
 /* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), all > 0 */
 static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
-    if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", jtype(j));
+    if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", rs_json_type_name(j));
     size_t n = json_array_size(j);
     if (n < 2 || n > RS_KMAX_POINTS)
         return KFAIL(k, path, "needs 2 to %d points [q_tokens, k_tokens, flops_per_s], got %zu", RS_KMAX_POINTS, n);
@@ -98,12 +86,12 @@ static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_k
         snprintf(ep, sizeof ep, "%s[%zu]", path, i);
         const json_t *pt = json_array_get(j, i);
         if (!json_is_array(pt) || json_array_size(pt) != 3)
-            return KFAIL(k, ep, "must be a point [q_tokens, k_tokens, flops_per_s], got %s", jtype(pt));
+            return KFAIL(k, ep, "must be a point [q_tokens, k_tokens, flops_per_s], got %s", rs_json_type_name(pt));
         double x[3];
         for (size_t e = 0; e < 3; e++) {
             snprintf(vp, sizeof vp, "%s[%zu]", ep, e);
             const json_t *v = json_array_get(pt, e);
-            if (!json_is_number(v)) return KFAIL(k, vp, "%s must be a number, got %s", what[e], jtype(v));
+            if (!json_is_number(v)) return KFAIL(k, vp, "%s must be a number, got %s", what[e], rs_json_type_name(v));
             x[e] = json_number_value(v);
             if (!(isfinite(x[e]) && x[e] > 0)) return KFAIL(k, vp, "%s must be > 0, got %g", what[e], x[e]);
         }
@@ -124,7 +112,7 @@ static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_k
 
 static int parse_curve(const kctx_t *k, const char *path, const json_t *j, int kernel, rs_kernel_table_t *t) {
     static const char *const fields[] = {"dtype", "head_dim", "pass", "mask", "points", NULL};
-    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", jtype(j));
+    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, path, j, fields, NULL)) return -1;
     for (const char *const *f = fields; *f; f++)
         if (!json_object_get(j, *f)) return KFAIL(k, path, "missing key '%s'", *f);
@@ -164,7 +152,7 @@ static int parse_curve(const kctx_t *k, const char *path, const json_t *j, int k
 static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_kernel_table_t *t) {
     static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", NULL};
     static const char *const figures[] = {"gqa_expand_bwd", NULL};
-    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", jtype(j));
+    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, path, j, fields, figures)) return -1;
     if (t->n_kernels >= RS_KMAX_KERNELS) return KFAIL(k, path, "at most %d kernels", RS_KMAX_KERNELS);
     rs_kernel_info_t *ki = &t->kernel[t->n_kernels];
@@ -177,7 +165,7 @@ static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_k
     const json_t *g = json_object_get(j, "gqa_expand_bwd");
     if (g && !json_is_boolean(g)) {
         snprintf(kp, sizeof kp, "%s.gqa_expand_bwd", path);
-        return KFAIL(k, kp, "must be true or false, got %s", jtype(g));
+        return KFAIL(k, kp, "must be true or false, got %s", rs_json_type_name(g));
     }
     ki->gqa_expand_bwd = g && json_is_true(g);
     const json_t *cv = json_object_get(j, "curves");
@@ -195,7 +183,7 @@ static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_k
 
 static int parse_impls(const kctx_t *k, const json_t *j, rs_kernel_table_t *t) {
     static const char *const fields[] = {"ringsim", "flash-attn", "te", NULL};
-    if (!json_is_object(j)) return KFAIL(k, "kernels.impl_kernels", "must be an object, got %s", jtype(j));
+    if (!json_is_object(j)) return KFAIL(k, "kernels.impl_kernels", "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, "kernels.impl_kernels", j, fields, NULL)) return -1;
     for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) {
         const json_t *v = json_object_get(j, rs_impl_name((rs_impl_t)i));
@@ -216,7 +204,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
     static const char *const figures[] = {"impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
     const kctx_t k = {origin, pos, err};
     memset(t, 0, sizeof *t);
-    if (!json_is_object(j)) return KFAIL(&k, "kernels", "must be an object, got %s", jtype(j));
+    if (!json_is_object(j)) return KFAIL(&k, "kernels", "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(&k, "kernels", j, fields, figures)) return -1;
     const json_t *list = json_object_get(j, "list");
     if (!list) return KFAIL(&k, "kernels", "missing key 'list'");
@@ -230,7 +218,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
     if (im && parse_impls(&k, im, t)) return -1;
     const json_t *bw = json_object_get(j, "merge_bw_bytes_per_s");
     if (bw) {
-        if (!json_is_number(bw)) return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", jtype(bw));
+        if (!json_is_number(bw)) return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", rs_json_type_name(bw));
         t->merge_bw_bytes_per_s = json_number_value(bw);
         if (!(isfinite(t->merge_bw_bytes_per_s) && t->merge_bw_bytes_per_s > 0))
             return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be > 0, got %g", t->merge_bw_bytes_per_s);
@@ -252,83 +240,56 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
 /* ------------------------------------------------------------------------------------------------
  * Writing
  * ---------------------------------------------------------------------------------------------- */
-typedef struct {
-    FILE *fp;
-    int bad;
-} kw_t;
-
-static void kw_num(kw_t *w, double x) {
-    char buf[48];
-    if (!rs_fmt_exact(x, buf, sizeof buf)) w->bad = 1;
-    else fputs(buf, w->fp);
-}
-
-static void kw_str(kw_t *w, const char *s) {
-    json_t *j = json_string(s);
-    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    if (t) fputs(t, w->fp);
-    else w->bad = 1;
-    free(t);
-    json_decref(j);
-}
-
-/* ",\n<ind>"key": " (or "\n<ind>..." when first) */
-static void kw_key(kw_t *w, int ind, const char *key, bool first) {
-    fprintf(w->fp, "%s%*s", first ? "\n" : ",\n", ind, "");
-    kw_str(w, key);
-    fputs(": ", w->fp);
-}
-
-static void write_curve(kw_t *w, const rs_kcurve_t *c, int ind, const char *source) {
+static void write_curve(rs_jw_t *w, const rs_kcurve_t *c, int ind, const char *source) {
     fprintf(w->fp, "%*s{", ind, "");
-    kw_key(w, ind + 2, "dtype", true);
+    rs_jw_key(w, ind + 2, "dtype", true);
     fputs("[", w->fp);
     bool first = true;
     for (int d = 0; d < RS_DTYPE_COUNT; d++)
         if (c->dtypes >> d & 1u) {
             if (!first) fputs(", ", w->fp);
-            kw_str(w, rs_dtype_name((rs_dtype_t)d));
+            rs_jw_str(w, rs_dtype_name((rs_dtype_t)d));
             first = false;
         }
     fputs("]", w->fp);
-    kw_key(w, ind + 2, "head_dim", false);
+    rs_jw_key(w, ind + 2, "head_dim", false);
     fprintf(w->fp, "%lld", (long long)c->head_dim);
-    kw_key(w, ind + 2, "pass", false);
-    kw_str(w, rs_pass_name((rs_pass_t)c->pass));
-    kw_key(w, ind + 2, "mask", false);
-    kw_str(w, rs_kmask_name(c->mask));
-    kw_key(w, ind + 2, "points", false);
+    rs_jw_key(w, ind + 2, "pass", false);
+    rs_jw_str(w, rs_pass_name((rs_pass_t)c->pass));
+    rs_jw_key(w, ind + 2, "mask", false);
+    rs_jw_str(w, rs_kmask_name(c->mask));
+    rs_jw_key(w, ind + 2, "points", false);
     fputs("[", w->fp);
     for (int i = 0; i < c->n; i++) {
         fputs(i ? ", [" : "[", w->fp);
-        kw_num(w, c->pt[i].q_tokens);
+        rs_jw_num(w, c->pt[i].q_tokens);
         fputs(", ", w->fp);
-        kw_num(w, c->pt[i].k_tokens);
+        rs_jw_num(w, c->pt[i].k_tokens);
         fputs(", ", w->fp);
-        kw_num(w, c->pt[i].flops_per_s);
+        rs_jw_num(w, c->pt[i].flops_per_s);
         fputs("]", w->fp);
     }
     fputs("]", w->fp);
     if (source) {
-        kw_key(w, ind + 2, "source", false);
-        kw_str(w, source);
+        rs_jw_key(w, ind + 2, "source", false);
+        rs_jw_str(w, source);
     }
     fprintf(w->fp, "\n%*s}", ind, "");
 }
 
 int rs_kernel_json_write(FILE *fp, const rs_kernel_table_t *t, int ind, const char *source) {
-    kw_t w = {fp, 0};
-    kw_key(&w, ind, "kernels", false);
+    rs_jw_t w = {fp, 0};
+    rs_jw_key(&w, ind, "kernels", false);
     fputs("{", fp);
-    kw_key(&w, ind + 2, "list", true);
+    rs_jw_key(&w, ind + 2, "list", true);
     fputs("[", fp);
     for (int k = 0; k < t->n_kernels; k++) {
         fprintf(fp, "%s\n%*s{", k ? "," : "", ind + 4, "");
-        kw_key(&w, ind + 6, "name", true);
-        kw_str(&w, t->kernel[k].name);
-        kw_key(&w, ind + 6, "gqa_expand_bwd", false);
+        rs_jw_key(&w, ind + 6, "name", true);
+        rs_jw_str(&w, t->kernel[k].name);
+        rs_jw_key(&w, ind + 6, "gqa_expand_bwd", false);
         fputs(t->kernel[k].gqa_expand_bwd ? "true" : "false", fp);
-        kw_key(&w, ind + 6, "curves", false);
+        rs_jw_key(&w, ind + 6, "curves", false);
         fputs("[", fp);
         bool first = true;
         for (int i = 0; i < t->n_curves; i++) {
@@ -339,8 +300,8 @@ int rs_kernel_json_write(FILE *fp, const rs_kernel_table_t *t, int ind, const ch
         }
         fprintf(fp, "\n%*s]", ind + 6, "");
         if (source) {
-            kw_key(&w, ind + 6, "source", false);
-            kw_str(&w, source);
+            rs_jw_key(&w, ind + 6, "source", false);
+            rs_jw_str(&w, source);
         }
         fprintf(fp, "\n%*s}", ind + 4, "");
     }
@@ -348,26 +309,26 @@ int rs_kernel_json_write(FILE *fp, const rs_kernel_table_t *t, int ind, const ch
     bool any = false;
     for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) any |= t->impl_kernel[i] > 0;
     if (any) {
-        kw_key(&w, ind + 2, "impl_kernels", false);
+        rs_jw_key(&w, ind + 2, "impl_kernels", false);
         fputs("{", fp);
         bool first = true;
         for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) {
             if (t->impl_kernel[i] <= 0) continue;
-            kw_key(&w, ind + 4, rs_impl_name((rs_impl_t)i), first);
-            kw_str(&w, t->kernel[t->impl_kernel[i] - 1].name);
+            rs_jw_key(&w, ind + 4, rs_impl_name((rs_impl_t)i), first);
+            rs_jw_str(&w, t->kernel[t->impl_kernel[i] - 1].name);
             first = false;
         }
         fprintf(fp, "\n%*s}", ind + 2, "");
     }
-    kw_key(&w, ind + 2, "default_impl", false);
-    kw_str(&w, rs_impl_name((rs_impl_t)t->default_impl));
+    rs_jw_key(&w, ind + 2, "default_impl", false);
+    rs_jw_str(&w, rs_impl_name((rs_impl_t)t->default_impl));
     if (t->merge_bw_bytes_per_s > 0) {
-        kw_key(&w, ind + 2, "merge_bw_bytes_per_s", false);
-        kw_num(&w, t->merge_bw_bytes_per_s);
+        rs_jw_key(&w, ind + 2, "merge_bw_bytes_per_s", false);
+        rs_jw_num(&w, t->merge_bw_bytes_per_s);
     }
     if (source) {
-        kw_key(&w, ind + 2, "source", false);
-        kw_str(&w, source);
+        rs_jw_key(&w, ind + 2, "source", false);
+        rs_jw_str(&w, source);
     }
     fprintf(fp, "\n%*s}", ind, "");
     return w.bad ? -1 : 0;
