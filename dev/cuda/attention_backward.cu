@@ -11,22 +11,6 @@
 // 10 d per visible pair per head (2.5x the forward).
 #include "common.h"
 
-static void usage(void) {
-    printf("usage: attention_backward [VARIANT] [options]\n"
-           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores),  [1]\n"
-           "                   2 = mma-ldsm (K by ldmatrix), 3 = mma64 (64-row CTAs)\n"
-           "  --dtype T        bf16 | fp16                                              [bf16]\n"
-           "  --rows L         timed call shapes: Q or QxK, comma list (K suffix)       [8K]\n"
-           "  --batch n        sequences                                                [1]\n"
-           "  --heads H        query heads                                              [16]\n"
-           "  --kv-heads G     key/value heads (divides H)                              [H]\n"
-           "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
-           "  --mask M         timed masks: full,causal,striped (comma list)            [full]\n"
-           "  --warmup n       untimed runs                                             [3]\n"
-           "  --reps n         timed runs (median)                                      [20]\n"
-           "  --no-check       skip the check;  --no-time  skip the timing\n"
-           "exit: 0 ok, 1 check failed or CUDA error, 2 bad arguments\n");
-}
 
 static double max_abs(const std::vector<double> &x) {
     double m = 0;
@@ -36,45 +20,13 @@ static double max_abs(const std::vector<double> &x) {
 
 int main(int argc, char **argv) {
     const char *prog = "attention_backward";
-    rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA;
-    rs_gpu_dtype_t dtype = RS_GPU_BF16;
-    int batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
-    const char *rows_text = "8K", *mask_text = "full";
-    bool do_check = true, do_time = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(), 0;
-        else if (!strcmp(a, "--no-check")) do_check = false;
-        else if (!strcmp(a, "--no-time")) do_time = false;
-        else if (a[0] != '-' && i == 1) kern = (rs_gpu_kernel_t)dev_int(prog, "VARIANT", a, 0, RS_GPU_KERNEL_COUNT - 1);
-        else if (!v) dev_usage(prog, "missing value or unknown argument");
-        else if (!strcmp(a, "--dtype")) {
-            if (rs_gpu_dtype_parse(v, &dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
-            i++;
-        } else if (!strcmp(a, "--rows")) rows_text = argv[++i];
-        else if (!strcmp(a, "--batch")) batch = dev_int(prog, a, argv[++i], 1, 4096);
-        else if (!strcmp(a, "--heads")) hq = dev_int(prog, a, argv[++i], 1, 4096);
-        else if (!strcmp(a, "--kv-heads")) hkv = dev_int(prog, a, argv[++i], 1, 4096);
-        else if (!strcmp(a, "--dim")) dim = dev_int(prog, a, argv[++i], 8, 256);
-        else if (!strcmp(a, "--warmup")) warmup = dev_int(prog, a, argv[++i], 0, 1000);
-        else if (!strcmp(a, "--reps")) reps = dev_int(prog, a, argv[++i], 1, 10000);
-        else if (!strcmp(a, "--mask")) mask_text = argv[++i]; else dev_usage(prog, "unknown argument");
-    }
-    if (hkv < 0) hkv = hq;
-    if (hq % hkv) dev_usage(prog, "--kv-heads must divide --heads");
-    const std::vector<DevShape> shapes = dev_shapes(prog, rows_text);
-    const std::vector<DevMask> masks = dev_masks(prog, mask_text);
-    rs_gpu_shape_t probe = {dtype, batch, hq, hkv, dim, shapes[0].q, shapes[0].k, 1.0f / sqrtf((float)dim)};
-    if (!rs_gpu_kernel_supports(kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
-    int ndev = 0;
-    cudaError_t dc = cudaGetDeviceCount(&ndev);
-    if (dc != cudaSuccess || ndev == 0) {
-        printf("skipped: no GPU (cudaGetDeviceCount: %s)\n", dc != cudaSuccess ? cudaGetErrorString(dc) : "0 devices");
-        return 77;
-    }
-    dev_print_device();
-    printf("# attention_backward variant=%s dtype=%s dim=%d\n", rs_gpu_kernel_name(kern), rs_gpu_dtype_name(dtype), dim);
+    const DevArgs args = dev_parse(argc, argv, prog);
+    const rs_gpu_kernel_t kern = args.kern;
+    const rs_gpu_dtype_t dtype = args.dtype;
+    const int batch = args.batch, hq = args.hq, hkv = args.hkv, dim = args.dim, warmup = args.warmup, reps = args.reps;
+    const bool do_check = args.do_check, do_time = args.do_time;
+    const std::vector<DevShape> &shapes = args.shapes;
+    const std::vector<DevMask> &masks = args.masks;
     rs_err_t err = {{0}};
     cudaStream_t st = 0;
     int failed = 0;

@@ -135,6 +135,10 @@ static inline std::vector<DevShape> dev_shapes(const char *prog, const char *tex
         size_t comma = s.find(',', pos);
         std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         size_t x = item.find('x');
+        if (item.empty() || x == 0 || (x != std::string::npos && x + 1 == item.size())) {
+            std::string msg = "--rows " + std::string(text) + ": each item must be Q or QxK (K suffix allowed)";
+            dev_usage(prog, msg.c_str());
+        }
         DevShape sh;
         sh.q = dev_int(prog, "--rows", item.substr(0, x).c_str(), 1, 1 << 20);
         sh.k = x == std::string::npos ? sh.q : dev_int(prog, "--rows", item.substr(x + 1).c_str(), 1, 1 << 20);
@@ -173,4 +177,76 @@ static inline void dev_time_row(const char *pass, const DevShape &s, int batch, 
     printf("  %-8s %6d %6d %5d %5d %5d %4d %-8s %10.4f %12.1f %12.1f\n", pass, s.q, s.k, batch, hq, hkv, d, m.name,
            t_s * 1e3, useful / t_s * 1e-12, exec / t_s * 1e-12);
     fflush(stdout);
+}
+
+// ---- the command line both programs share -----------------------------------------------------
+struct DevArgs {
+    rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA; // VARIANT
+    rs_gpu_dtype_t dtype = RS_GPU_BF16;
+    int batch = 1, hq = 16, hkv = -1, dim = 128, warmup = 3, reps = 20;
+    bool do_check = true, do_time = true;
+    std::vector<DevShape> shapes; // --rows
+    std::vector<DevMask> masks;   // --mask
+};
+
+static inline void dev_usage_text(const char *prog) {
+    printf("usage: %s [VARIANT] [options]\n"
+           "  VARIANT          0 = ref (one warp per row, fp32), 1 = mma (tensor cores),  [1]\n"
+           "                   2 = mma-ldsm (K by ldmatrix), 3 = mma64 (64-row CTAs)\n"
+           "  --dtype T        bf16 | fp16                                              [bf16]\n"
+           "  --rows L         timed call shapes: Q or QxK, comma list (K suffix)       [8K]\n"
+           "  --batch n        sequences                                                [1]\n"
+           "  --heads H        query heads                                              [16]\n"
+           "  --kv-heads G     key/value heads (divides H)                              [H]\n"
+           "  --dim d          head_dim (mma: 64 or 128)                                [128]\n"
+           "  --mask M         timed masks: full,causal,striped (comma list)            [full]\n"
+           "  --warmup n       untimed runs                                             [3]\n"
+           "  --reps n         timed runs (median)                                      [20]\n"
+           "  --no-check       skip the check;  --no-time  skip the timing\n"
+           "exit: 0 ok, 1 check failed or CUDA error, 2 bad arguments, 77 no GPU\n",
+           prog);
+}
+
+// Parse the shared command line; --help prints the usage and exits 0, a bad argument exits 2 with a
+// message, no GPU prints "skipped: no GPU" and exits 77. Then the device line and the program's
+// header are printed.
+static inline DevArgs dev_parse(int argc, char **argv, const char *prog) {
+    DevArgs d;
+    const char *rows_text = "8K", *mask_text = "full";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) dev_usage_text(prog), exit(0);
+        else if (!strcmp(a, "--no-check")) d.do_check = false;
+        else if (!strcmp(a, "--no-time")) d.do_time = false;
+        else if (a[0] != '-' && i == 1) d.kern = (rs_gpu_kernel_t)dev_int(prog, "VARIANT", a, 0, RS_GPU_KERNEL_COUNT - 1);
+        else if (!v) dev_usage(prog, "missing value or unknown argument");
+        else if (!strcmp(a, "--dtype")) {
+            if (rs_gpu_dtype_parse(v, &d.dtype)) dev_usage(prog, "--dtype: must be bf16 or fp16");
+            i++;
+        } else if (!strcmp(a, "--rows")) rows_text = argv[++i];
+        else if (!strcmp(a, "--batch")) d.batch = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--heads")) d.hq = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--kv-heads")) d.hkv = dev_int(prog, a, argv[++i], 1, 4096);
+        else if (!strcmp(a, "--dim")) d.dim = dev_int(prog, a, argv[++i], 8, 256);
+        else if (!strcmp(a, "--warmup")) d.warmup = dev_int(prog, a, argv[++i], 0, 1000);
+        else if (!strcmp(a, "--reps")) d.reps = dev_int(prog, a, argv[++i], 1, 10000);
+        else if (!strcmp(a, "--mask")) mask_text = argv[++i];
+        else dev_usage(prog, "unknown argument");
+    }
+    if (d.hkv < 0) d.hkv = d.hq;
+    if (d.hq % d.hkv) dev_usage(prog, "--kv-heads must divide --heads");
+    d.shapes = dev_shapes(prog, rows_text);
+    d.masks = dev_masks(prog, mask_text);
+    rs_gpu_shape_t probe = {d.dtype, d.batch, d.hq, d.hkv, d.dim, d.shapes[0].q, d.shapes[0].k, 1.0f / sqrtf((float)d.dim)};
+    if (!rs_gpu_kernel_supports(d.kern, &probe)) dev_usage(prog, "--dim: this variant supports 64 or 128 only");
+    int ndev = 0;
+    cudaError_t dc = cudaGetDeviceCount(&ndev);
+    if (dc != cudaSuccess || ndev == 0) {
+        printf("skipped: no GPU (cudaGetDeviceCount: %s)\n", dc != cudaSuccess ? cudaGetErrorString(dc) : "0 devices");
+        exit(77);
+    }
+    dev_print_device();
+    printf("# %s variant=%s dtype=%s dim=%d\n", prog, rs_gpu_kernel_name(d.kern), rs_gpu_dtype_name(d.dtype), d.dim);
+    return d;
 }
