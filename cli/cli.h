@@ -51,6 +51,9 @@ extern const int rs_cli_shared_n;
 /* The shared options as a group filling s; skip: the names another group of the command takes
  * over ("seq,ranks,profile" for sweep's ranges), or NULL. */
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
+/* rs_setup_finish, then the kernel curves' fallbacks (kernel_notes) once on stderr as "ringsim: note:
+ * ...". Returns 0 or -1 with err. */
+int rs_cli_setup_finish(rs_setup_t *s, rs_err_t *err);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
 

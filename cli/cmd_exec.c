@@ -94,7 +94,7 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
     const rs_problem_t *p = &e->c.problem;
     const rs_exec_opts_t *o = &e->a.o;
     const rs_backend_ops_t *b;
-    if (rs_setup_finish(&e->c, err) < 0) return -1;
+    if (rs_cli_setup_finish(&e->c, err) < 0) return -1;
     if (env_size > 0 && p->n_ranks != env_size)
         return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)p->n_ranks, env_size);
     if (rs_backend_get(e->x.backend, true, &b, err) < 0) return -1;

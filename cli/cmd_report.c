@@ -43,7 +43,7 @@ int rs_cmd_report(int argc, char **argv) {
     }
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (rs_setup_finish(c, &err) != 0) {
+    if (rs_cli_setup_finish(c, &err) != 0) {
         fprintf(stderr, "ringsim report: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
         goto done;

@@ -233,7 +233,7 @@ static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups
     if ((o->hops || o->links) && !jo->any)
         return rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric", o->hops ? "hops" : "links"),
                RS_EXIT_USAGE;
-    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_cli_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
     if (!jo->any) return RS_EXIT_OK;
     if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, job, err) != 0) return RS_EXIT_USAGE;
     cfg->job = job;

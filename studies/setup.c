@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "kernel.h"
+
 void rs_setup_default(rs_setup_t *s) {
     memset(s, 0, sizeof *s);
     rs_problem_default(&s->problem);
@@ -30,6 +32,9 @@ int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
         return -1;
+    const int64_t gb = rs_impl_grad_bytes((rs_impl_t)s->machine.impl, s->problem.act_bytes);
+    if (gb > 0 && !s->grad_bytes_given) s->problem.grad_bytes = gb;
+    rs_machine_kernel_notes(&s->machine, s->problem.head_dim, s->kernel_notes, sizeof s->kernel_notes);
     for (int i = 0; i < s->n_layouts; i++)
         for (int j = 0; j < s->n_passes; j++) {
             rs_problem_t p = rs_setup_problem(s, i, j);

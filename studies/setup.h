@@ -19,9 +19,11 @@ typedef struct {
     int n_passes;                          /* passes asked for */
     rs_pass_t passes[RS_PASS_COUNT];
     rs_machine_spec_t spec;                /* the machine as asked for: profile, overrides, perturbations */
+    bool grad_bytes_given;                 /* problem.grad_bytes was asked for (else the preset's) */
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */
+    char kernel_notes[768];                /* the kernel curves' fallbacks for the problem, "" if none */
 } rs_setup_t;
 
 /* The default problem (rs_problem_default), layout zigzag, pass forward, the default machine spec
@@ -34,7 +36,9 @@ void rs_setup_default(rs_setup_t *s);
 void rs_setup_measure_problem(rs_problem_t *p);
 /* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
-/* Load the profile, build the machine for the problem's N, validate the problem of every
+/* Load the profile, build the machine for the problem's N (its implementation preset and kernel:
+ * rs_machine_spec_build), set the problem's grad_bytes to the preset's dK,dV dtype unless
+ * grad_bytes_given, note the curves' fallbacks (kernel_notes), validate the problem of every
  * (layout, pass). Returns 0 or -1 with err (bad input: err names the option or file). */
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err);
 /* The problem of entry (layout i, pass j). */

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "kernel.h"
 #include "compare.h"
 #include "doc.h"
+#include "kernel.h"
 #include "model.h"
 #include "study_sweep.h"
 #ifdef RINGSIM_HAVE_SIM
@@ -144,7 +146,7 @@ static int report_entry(report_t *r, entry_t *e, rs_err_t *err) {
     rs_backend_opts_default(&bo);
     bo.rank_busy_s = e->busy_s;
     int rc = 0;
-    if (!e->busy_s || !s || !t || rs_model_closed(p, r->m, &e->closed, err) != 0 ||
+    if (!e->busy_s || !s || !t || rs_model_b_star(p, r->m, &e->closed, err) != 0 ||
         rs_walk_backend.run(s, r->m, &bo, t, &e->walk, err) != 0)
         rc = -1;
     if (rc == 0) {
@@ -640,6 +642,9 @@ static void doc_problem(report_t *r, rs_doc_t *d) {
              m->flops_per_s / 1e12, rs_dtype_name(dtype), m->intra.name, m->intra.bw_bytes_per_s / 1e9,
              fmt_t(m->intra.latency_s, a1, sizeof a1),
              m->devices_per_node > 0 && m->devices_per_node < p0->n_ranks ? " (nodes cross over the inter-node tier)" : "");
+    char kd[256];
+    rs_doc_p(d, "Compute: the attention steps are costed %s (docs/model.md section 3a; --impl, --kernel, --flops change it).",
+             rs_kernel_describe(m, kd, sizeof kd));
 }
 
 /* Per pass: the overlap threshold, and which layout wins and by how much. */
@@ -649,10 +654,11 @@ static void doc_pass(report_t *r, rs_doc_t *d, int j) {
     const rs_closed_t *cl = &es[0].closed;
     char a1[32], a2[32];
     rs_doc_li(d, "**%s: overlap threshold.** B_min = F c_b / (W c_f) = %.1f tokens (the seed's F/W, scaled by the K,V bytes "
-                 "per token over the FLOPs per pair); with latency, F_eff(B) and launch overhead B* = %.1f tokens. "
-                 "This problem runs B = %lld, %.1fx B*: one full step computes for %s and moves %s, so it is %s-bound "
-                 "(T_comm / T_comp = %.3f).",
-              rs_pass_name(es[0].problem.pass), cl->b_min_tokens, cl->b_star_tokens, (long long)cl->block_tokens,
+                 "per token over the FLOPs per pair); for the %s layout's middle step, with latency, the kernel rates and "
+                 "launches, B* = %.1f tokens. This problem runs B = %lld, %.1fx B*: that step computes for %s and moves %s, "
+                 "so it is %s-bound (T_comm / T_comp = %.3f).",
+              rs_pass_name(es[0].problem.pass), cl->b_min_tokens, rs_layout_name(es[0].problem.layout), cl->b_star_tokens,
+              (long long)cl->block_tokens,
               (double)cl->block_tokens / cl->b_star_tokens, fmt_t(cl->t_comp_s, a1, sizeof a1),
               fmt_t(cl->t_comm_s, a2, sizeof a2), cl->comm_bound ? "transfer" : "compute", cl->t_comm_s / cl->t_comp_s);
     int best = 0, worst = 0;
@@ -744,19 +750,22 @@ static void doc_entries(report_t *r, rs_doc_t *d) {
     const int ne = r->ne;
     rs_doc_h(d, 2, "Per layout and pass");
     snprintf(rows[0], sizeof rows[0],
-             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp full|T_comm");
+             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp (step)|T_comm|bound|B*");
     for (int k = 0; k < ne && k + 1 < MAXR; k++) {
         const entry_t *e = &r->es[k];
-        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s", rs_layout_name(e->problem.layout),
+        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s|%s|%.0f", rs_layout_name(e->problem.layout),
                  rs_pass_name(e->problem.pass), fmt_t(e->walk.makespan_s, a1, sizeof a1),
                  e->has_sim ? fmt_t(e->sim_makespan_s, a2, sizeof a2) : "-", 100 * e->walk.efficiency,
                  e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1.0, (long long)e->walk.comm_bound_steps,
-                 (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4));
+                 (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4),
+                 e->closed.comm_bound ? "transfer" : "compute", e->closed.b_star_tokens);
     }
     for (int k = 0; k <= ne && k < MAXR; k++) rp[k] = rows[k];
     rs_doc_table(d, rp, ne + 1 < MAXR ? ne + 1 : MAXR);
-    rs_doc_p(d, "Efficiency = total useful FLOPs / (N F_eff) / makespan. T_comp full and T_comm are the closed form's full-block "
-                "step (the seed's per-step analysis, calibrated). Exact values: summary.csv.");
+    rs_doc_p(d, "Efficiency = ideal / makespan, ideal = total useful FLOPs / (N x the kernel's rate on one B x B call of the "
+                "problem's mask; F_eff(B) without kernel curves). T_comp (step), T_comm, the bound and B* are the closed form's "
+                "for the layout's middle step (the step class that paces the ring: a causal zigzag step computes about half a "
+                "block). Exact values: summary.csv.");
     if (!r->sim) {
         rs_doc_p(d, "SimGrid: not run (%s).", r->in->no_sim ? "--no-sim" : r->sim_why[0] ? r->sim_why : "not built");
         return;

@@ -368,7 +368,7 @@ static int val_predict(val_t *v) {
         rs_run_summary_t w;
         rs_closed_t cf;
         rs_compare_t cmp;
-        if (!tm || !tp || rs_walk_backend.run(s, &v->m, NULL, tp, &w, &err) < 0 || rs_model_closed(&p, &v->m, &cf, &err) < 0 ||
+        if (!tm || !tp || rs_walk_backend.run(s, &v->m, NULL, tp, &w, &err) < 0 || rs_model_b_star(&p, &v->m, &cf, &err) < 0 ||
             rs_trace_summarize(tm, p.pass, &v->rows[i].meas, &err) < 0 ||
             rs_trace_summarize(tp, p.pass, &v->rows[i].pred, &err) < 0 || rs_compare_traces(tm, tp, &cmp, &err) < 0) {
             fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);

@@ -41,7 +41,7 @@ if(TARGET rs_exec)
       "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 -L zigzag --launch mpirun --timeout 1 --fault 1:1 --progress none >out.txt 2>&1; rc=$?; grep ringsim out.txt; test $rc -ne 0 && grep -q 'step 1: timeout after 1 s waiting for .* rank 1' out.txt")
     # Calibration writes a profile that `ringsim model --profile` reads; validate runs end to end.
     add_test(NAME exec_calibrate_profile COMMAND sh -c
-      "$<TARGET_FILE:ringsim> calibrate --out cal-test.json --blocks 64,128,256 --min-time 0.005 && $<TARGET_FILE:ringsim> model --profile cal-test.json --dtype fp32 -S 256 -N 2 --heads 2 --kv-heads 2 -L contiguous -P forward --no-causal | grep -q contiguous && grep -q '\"overlap_curve\": \\[\\[' cal-test.json && grep -q '\"host_s_per_byte\"' cal-test.json")
+      "$<TARGET_FILE:ringsim> calibrate --out cal-test.json --blocks 64,128,256 --min-time 0.005 && $<TARGET_FILE:ringsim> model --profile cal-test.json --dtype fp32 -S 256 -N 2 --heads 2 --kv-heads 2 -L contiguous -P forward --no-causal | grep -q contiguous && grep -q '\"overlap_curve\": \\[\\[' cal-test.json && grep -q '\"host_s_per_byte\"' cal-test.json && grep -q '\"name\": \"ringsim-cpu\"' cal-test.json && grep -q '\"default_impl\": \"ringsim\"' cal-test.json")
     add_test(NAME exec_validate_quick COMMAND sh -c
       "$<TARGET_FILE:ringsim> validate --blocks 16,32,64 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim > val.txt 2>&1; rc=$?; cat val.txt; test $rc -eq 0 && grep -q 'crossover B (T_comm = T_comp alone' val.txt && grep -q 't_comm' val.txt && grep -q 'interleaved with the runs (host cost' val.txt && grep -q 'per-rank kernel time over the fastest' val.txt")
     add_test(NAME exec_validate_bad_input COMMAND sh -c
