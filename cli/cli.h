@@ -18,7 +18,9 @@
 #include "options.h"
 #include "schedule.h"
 #include "setup.h"
+#include "study_sweep.h"
 #include "util.h"
+#include "job_opts.h" /* rs_cli_job_t (with SimGrid) */
 
 /* The subcommands' entry points: argv[0] is the command's name; they return the exit code. */
 typedef int rs_cmd_fn(int argc, char **argv);
@@ -100,8 +102,18 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
  * positional). */
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
 
+/* rs_cli_parse for command cmd, then its positional arguments against cmd->max_args ("unexpected
+ * argument 'x' (see ringsim NAME --help)"): what rs_cli_run_parse decides, without printing.
+ * Returns 1 (--help), 0 (parsed: optind is the first positional) or -1 with err. */
+int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
+                         rs_err_t *err);
+
 /* "ringsim NAME: message" (when loud); returns RS_EXIT_USAGE. */
 int rs_cli_usage(const char *name, bool loud, const rs_err_t *err);
+
+/* Write a jansson tree (a json_t *, taken: it is released) as indented JSON with exact reals to
+ * path, atomically ("-" = stdout). Returns 0 or -1 with err. */
+int rs_cli_write_json(const char *path, void *root, rs_err_t *err);
 
 /* The command line as one string, "ringsim sweep -S 64K ..." (truncated to len). Returns buf. */
 const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
@@ -110,5 +122,29 @@ const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
  * "out.csv" -> "out-zigzag-forward.csv" (the suffix goes before the extension). Can't fail
  * (truncates to len). */
 void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem_t *p, bool several);
+
+/* The command lines of `ringsim model` and `ringsim sweep` as data: the command's defaults and its
+ * option groups, through which the command parses (rs_cli_run_parse) and so does the option
+ * parser's fuzz harness (tests/fuzz/fuzz_opts.c). */
+typedef struct {
+    rs_setup_t c;                            /* the shared options (defaults: every layout, both passes) */
+    const char *csv, *json, *trace, *chrome; /* --csv, --json, --trace, --chrome (NULL: not given) */
+} rs_cli_model_t;
+/* m's defaults and its groups (model's own, the shared) into groups[0..1]. Returns the group count. */
+int rs_cli_model_groups(rs_cli_model_t *m, rs_opt_group_t *groups);
+
+typedef struct {
+    rs_sweep_spec_t spec;   /* what to sweep: ranges replace the shared --seq, --ranks, --profile */
+    const char *out_path;   /* -o: the CSV ("-" = stdout) */
+    const char *figure;     /* --figure: a job sweep's figure (efficiency vs NICs per node or ratio) */
+    bool quiet;             /* -q: no progress bar */
+#ifdef RINGSIM_HAVE_SIM
+    rs_cli_job_t job;       /* fabric knobs (job_opts.h): any given makes every point a job of rings */
+#endif
+} rs_cli_sweep_t;
+#define RS_CLI_SWEEP_GROUPS 3
+/* s's defaults and its groups (sweep's own, the job's with SimGrid, the shared) into
+ * groups[0..RS_CLI_SWEEP_GROUPS). Returns the group count. */
+int rs_cli_sweep_groups(rs_cli_sweep_t *s, rs_opt_group_t *groups);
 
 #endif /* RS_CLI_H */

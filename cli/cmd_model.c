@@ -15,19 +15,15 @@
 #include "kernel.h"
 #include "trace.h"
 
-typedef struct {
-    const char *csv, *json, *trace, *chrome; /* outputs */
-} model_opts_t;
-
 static const rs_opt_t own_opts[] = {
-    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, offsetof(model_opts_t, csv), 0,
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, offsetof(rs_cli_model_t, csv), 0,
      0, NULL, NULL, "Output:"},
     {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING,
-     offsetof(model_opts_t, json), 0, 0, NULL, NULL, NULL},
-    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_STRING, offsetof(model_opts_t, trace), 0, 0, NULL,
+     offsetof(rs_cli_model_t, json), 0, 0, NULL, NULL, NULL},
+    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_STRING, offsetof(rs_cli_model_t, trace), 0, 0, NULL,
      NULL, NULL},
     {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_STRING,
-     offsetof(model_opts_t, chrome), 0, 0, NULL, NULL, NULL},
+     offsetof(rs_cli_model_t, chrome), 0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
@@ -172,36 +168,30 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(root);
-    if (!text) return rs_errf(err, "out of memory");
-    int rc = 0;
-    if (!strcmp(path, "-")) {
-        printf("%s\n", text);
-    } else {
-        rs_file_t f;
-        rc = rs_file_open(&f, path, err);
-        if (rc == 0) {
-            fprintf(f.fp, "%s\n", text);
-            rc = rs_file_commit(&f, err);
-        }
-    }
-    free(text);
-    return rc;
+    return rs_cli_write_json(path, root, err);
+}
+
+int rs_cli_model_groups(rs_cli_model_t *m, rs_opt_group_t *groups) {
+    memset(m, 0, sizeof *m);
+    rs_setup_t *c = &m->c;
+    rs_setup_default(c);
+    c->n_layouts = RS_LAYOUT_COUNT;
+    for (int i = 0; i < RS_LAYOUT_COUNT; i++) c->layouts[i] = (rs_layout_t)i;
+    c->n_passes = 2;
+    c->passes[0] = RS_PASS_FORWARD;
+    c->passes[1] = RS_PASS_BACKWARD;
+    groups[0] = (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), m, NULL, 0};
+    groups[1] = rs_cli_shared_group(c, NULL);
+    return 2;
 }
 
 int rs_cmd_model(int argc, char **argv) {
-    rs_setup_t c;
-    rs_setup_default(&c);
-    c.n_layouts = RS_LAYOUT_COUNT;
-    for (int i = 0; i < RS_LAYOUT_COUNT; i++) c.layouts[i] = (rs_layout_t)i;
-    c.n_passes = 2;
-    c.passes[0] = RS_PASS_FORWARD;
-    c.passes[1] = RS_PASS_BACKWARD;
-    model_opts_t o = {0};
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_shared_group(&c, NULL)};
-    int rc = rs_cli_run_parse("model", argc, argv, groups, 2, true);
+    rs_cli_model_t o;
+    rs_opt_group_t groups[2];
+    const int n_groups = rs_cli_model_groups(&o, groups);
+    int rc = rs_cli_run_parse("model", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
+    rs_setup_t c = o.c;
     const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;

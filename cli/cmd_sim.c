@@ -4,9 +4,10 @@
  * For each (layout, pass): the simulated makespan, the walk's makespan on the same machine and their
  * relative difference, efficiency against perfect balance, transfer-bound rank-steps, and what the
  * simulation cost (wall time in the child, per rank-step, peak RSS). Output: a fixed-width table,
- * --csv FILE, --steps (per-step table), --trace/--chrome FILE (the simulated trace; with several
+ * --csv FILE, --json FILE (as `ringsim model --json`), --steps (per-step table), --trace/--chrome FILE (the simulated trace; with several
  * entries the file name gets "-LAYOUT-PASS" before its extension), --platform-out FILE. */
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 #include "sim.h"
 
 typedef struct {
-    const char *trace, *chrome, *csv; /* outputs */
+    const char *trace, *chrome, *csv, *json; /* outputs */
     const char *hops, *links;         /* a job's per-hop and per-link CSV */
     bool steps;                       /* the per-step table */
     bool all_pairs;                   /* routes between all device pairs */
@@ -59,6 +60,8 @@ static const rs_opt_t own_opts[] = {
     {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_STRING, O(trace), 0, 0, NULL, NULL, "Output:"},
     {"chrome", 0, "FILE", "none", "the simulated trace, Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
     {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING, O(json), 0, 0, NULL, NULL,
+     NULL},
     {"steps", 0, NULL, "off", "print the per-step table (latest end, longest step)", RS_ARG_TRUE, O(steps), 0, 0, NULL, NULL,
      NULL},
     {"hops", 0, "FILE", "none", "a job's per-hop table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(hops), 0, 0, NULL, NULL, NULL},
@@ -152,6 +155,38 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     return to_stdout ? 0 : rs_file_commit(&f, err);
 }
 
+/* The entries as JSON (the table's columns, as `ringsim model --json` writes its own). */
+static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, rs_err_t *err) {
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "hw", json_string(c->machine.hw_name));
+    json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
+    json_object_set_new(root, "intra_bw_bytes_per_s", json_real(c->machine.intra.bw_bytes_per_s));
+    json_object_set_new(root, "simgrid_version", json_string(rs_sim_simgrid_version()));
+    json_object_set_new(root, "network_model", json_string(cfg->network_model));
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        const double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:f, s:I}",
+                              "layout", rs_layout_name(e->problem.layout), "pass", rs_pass_name(e->problem.pass),
+                              "seq_tokens", (json_int_t)e->problem.seq_tokens, "n_ranks", (json_int_t)e->problem.n_ranks,
+                              "block_tokens", (json_int_t)rs_problem_block(&e->problem), "causal", e->problem.causal,
+                              "makespan_s", e->sim.fig.makespan_s, "walk_makespan_s", e->walk.makespan_s,
+                              "rel_diff", rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), "efficiency", eff,
+                              "comm_bound_steps", (json_int_t)e->sim.fig.comm_bound_steps, "rank_steps",
+                              (json_int_t)e->sim.fig.rank_steps, "busy_max_s", e->sim.fig.busy_max_s, "busy_mean_s",
+                              e->sim.fig.busy_mean_s, "flops_useful", (json_int_t)e->sim.fig.flops_useful, "flops_exec",
+                              (json_int_t)e->sim.fig.flops_exec, "sim_wall_s", e->sim.sim_wall_s, "child_wall_s",
+                              e->sim.child_wall_s, "peak_rss_bytes", (json_int_t)e->sim.peak_rss_bytes);
+        if (!o || json_array_append_new(arr, o) != 0) {
+            json_decref(arr), json_decref(root);
+            return rs_errf(err, "--json: %s %s: a value is not finite", rs_layout_name(e->problem.layout),
+                           rs_pass_name(e->problem.pass));
+        }
+    }
+    json_object_set_new(root, "entries", arr);
+    return rs_cli_write_json(path, root, err);
+}
+
 /* Simulate one entry; writes its traces when asked. Returns an exit code. */
 static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
                      const char *chrome, bool several, rs_err_t *err) {
@@ -201,7 +236,8 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
 static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_config_t *cfg, const entry_t *es, int n,
                          rs_err_t *err) {
     const bool quiet = (o->csv && !strcmp(o->csv, "-")) || (o->hops && !strcmp(o->hops, "-")) ||
-                       (o->links && !strcmp(o->links, "-"));
+                       (o->links && !strcmp(o->links, "-")) || (o->json && !strcmp(o->json, "-"));
+    if (o->json && write_json(o->json, c, cfg, es, n, err) != 0) return RS_EXIT_FAIL;
     if (!cfg->job) {
         if (!quiet) print_table(c, cfg, es, n, o->steps);
         return o->csv && write_csv(o->csv, es, n, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;

@@ -14,31 +14,23 @@
 #include "job_opts.h"
 #endif
 
-/* The sweep's own options: the spec (ranges replace the shared --seq, --ranks, --profile) and the run. */
-typedef struct {
-    rs_sweep_spec_t spec;   /* what to sweep */
-    const char *out_path;   /* the CSV */
-    const char *figure;     /* a job sweep's figure (efficiency vs NICs per node or ratio) */
-    bool quiet;             /* no progress bar */
-} sweep_opts_t;
-
 static int parse_block(void *dst, const char *arg, rs_err_t *err) {
-    rs_sweep_spec_t *s = &((sweep_opts_t *)dst)->spec;
+    rs_sweep_spec_t *s = &((rs_cli_sweep_t *)dst)->spec;
     return (s->n_blocks = rs_sweep_parse_range("--block", arg, 1, (int64_t)UINT32_MAX, s->blocks, RS_SWEEP_MAX_VALUES, err)) < 0 ? -1 : 0;
 }
 
 static int parse_ranks(void *dst, const char *arg, rs_err_t *err) {
-    rs_sweep_spec_t *s = &((sweep_opts_t *)dst)->spec;
+    rs_sweep_spec_t *s = &((rs_cli_sweep_t *)dst)->spec;
     return (s->n_ranks = rs_sweep_parse_range("--ranks", arg, 1, INT32_MAX, s->ranks, RS_SWEEP_MAX_VALUES, err)) < 0 ? -1 : 0;
 }
 
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
-    rs_sweep_spec_t *s = &((sweep_opts_t *)dst)->spec;
+    rs_sweep_spec_t *s = &((rs_cli_sweep_t *)dst)->spec;
     return (s->n_seqs = rs_sweep_parse_range("--seq", arg, 1, (int64_t)UINT32_MAX, s->seqs, RS_SWEEP_MAX_VALUES, err)) < 0 ? -1 : 0;
 }
 
 static int parse_profiles(void *dst, const char *arg, rs_err_t *err) {
-    rs_sweep_spec_t *spec = &((sweep_opts_t *)dst)->spec;
+    rs_sweep_spec_t *spec = &((rs_cli_sweep_t *)dst)->spec;
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", arg);
     spec->n_profiles = 0;
@@ -52,7 +44,7 @@ static int parse_profiles(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
-#define O(field) offsetof(sweep_opts_t, field)
+#define O(field) offsetof(rs_cli_sweep_t, field)
 static const rs_opt_t own_opts[] = {
     {"output", 'o', "FILE", "-", "the CSV (written atomically; \"-\" = stdout)", RS_ARG_STRING, O(out_path), 0, 0, NULL, NULL,
      "Sweep:"},
@@ -91,7 +83,8 @@ static int launcher_rank(void) {
 
 #ifdef RINGSIM_HAVE_SIM
 /* Every sweep point a case, the job's knobs swept on each: the contention study. Returns an exit code. */
-static int sweep_jobs(sweep_opts_t *so, rs_cli_job_t *jo, const char *cmdline, rs_err_t *err) {
+static int sweep_jobs(rs_cli_sweep_t *so, const char *cmdline, rs_err_t *err) {
+    rs_cli_job_t *jo = &so->job;
     rs_sweep_spec_t *spec = &so->spec;
     if (spec->run_exec) return rs_errf(err, "--exec runs one ring: not with fabric knobs"), RS_EXIT_USAGE;
     const size_t n = rs_sweep_count(spec);
@@ -120,24 +113,29 @@ static int sweep_jobs(sweep_opts_t *so, rs_cli_job_t *jo, const char *cmdline, r
 }
 #endif
 
-int rs_cmd_sweep(int argc, char **argv) {
-    sweep_opts_t *so = calloc(1, sizeof *so);
-    if (!so) return RS_EXIT_FAIL;
+int rs_cli_sweep_groups(rs_cli_sweep_t *so, rs_opt_group_t *groups) {
+    memset(so, 0, sizeof *so);
     rs_sweep_spec_t *spec = &so->spec;
     rs_setup_default(&spec->common);
     spec->run_sim = true;
     spec->exec_max_ranks = 8;
     so->out_path = "-";
+    int n = 0;
+    groups[n++] = (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), so, NULL, 0};
 #ifdef RINGSIM_HAVE_SIM
-    rs_cli_job_t jo;
-    rs_cli_job_init(&jo);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), so, NULL, 0}, rs_cli_job_group(&jo, "cp"),
-                               rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
-#else
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), so, NULL, 0},
-                               rs_cli_shared_group(&spec->common, "seq,ranks,profile")};
+    rs_cli_job_init(&so->job);
+    groups[n++] = rs_cli_job_group(&so->job, "cp");
 #endif
-    const int n_groups = (int)(sizeof groups / sizeof groups[0]);
+    groups[n++] = rs_cli_shared_group(&spec->common, "seq,ranks,profile");
+    return n;
+}
+
+int rs_cmd_sweep(int argc, char **argv) {
+    rs_cli_sweep_t *so = malloc(sizeof *so);
+    if (!so) return RS_EXIT_FAIL;
+    rs_sweep_spec_t *spec = &so->spec;
+    rs_opt_group_t groups[RS_CLI_SWEEP_GROUPS];
+    const int n_groups = rs_cli_sweep_groups(so, groups);
     int rc = rs_cli_run_parse("sweep", argc, argv, groups, n_groups, true);
     if (rc >= 0) {
         free(so);
@@ -157,7 +155,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     }
 #ifdef RINGSIM_HAVE_SIM
     if (groups[1].seen) {
-        rc = sweep_jobs(so, &jo, cmdline, &err);
+        rc = sweep_jobs(so, cmdline, &err);
         if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
         goto done;
     }
@@ -186,8 +184,12 @@ int rs_cmd_sweep(int argc, char **argv) {
             double bp = rs_sweep_crossover(pts, out.done, pts[i].series, 0);
             double bs = rs_sweep_crossover(pts, out.done, pts[i].series, 1);
             double be = rs_sweep_crossover(pts, out.done, pts[i].series, 2);
-            fprintf(stderr, "%s: B_min = %.1f, B* = %.1f, crossover in the data: model %.1f, sim %.1f, exec %.1f tokens\n",
-                    pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens, bp, bs, be);
+            char c[5][24]; /* "-": not run, or no crossing in the swept range */
+            fprintf(stderr, "%s: B_min = %s, B* = %s, crossover in the data (tokens; '-': not run or not reached): model %s, "
+                            "sim %s, exec %s\n",
+                    pts[i].series, rs_fmt_num(pts[i].closed.b_min_tokens, "%.1f", c[0], 24),
+                    rs_fmt_num(pts[i].closed.b_star_tokens, "%.1f", c[1], 24), rs_fmt_num(bp, "%.1f", c[2], 24),
+                    rs_fmt_num(bs, "%.1f", c[3], 24), rs_fmt_num(be, "%.1f", c[4], 24));
         }
         if (to_file) fprintf(stderr, "ringsim sweep: %zu points written to %s\n", out.done, out_path);
     }

@@ -6,14 +6,18 @@
  * measured. Runs as one MPI job (it re-starts itself under mpirun), so calibration and measurement
  * see the same processes, cores and transport. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
 #include "exec_launch.h"
 #include "study_validate.h"
+#include "subprocess.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
@@ -24,6 +28,20 @@ static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
     if (rs_parse_double("--timeout", arg, 0.001, 1e6, &j->exec.timeout_s, err) < 0) return -1;
     j->calib.timeout_s = j->exec.timeout_s; /* calibration's waits too */
+    return 0;
+}
+
+static int parse_ranks_list(void *dst, const char *arg, rs_err_t *err) {
+    rs_validate_in_t *j = dst;
+    return rs_cli_parse_sizes("--ranks-list", arg, 2, 4096, 1, 8, j->ranks_list, &j->n_ranks_list, err);
+}
+
+static int parse_mask(void *dst, const char *arg, rs_err_t *err) {
+    rs_validate_in_t *j = dst;
+    if (!strcmp(arg, "full")) j->n_masks = 1, j->masks_causal[0] = false;
+    else if (!strcmp(arg, "causal")) j->n_masks = 1, j->masks_causal[0] = true;
+    else if (!strcmp(arg, "both")) j->n_masks = 2, j->masks_causal[0] = false, j->masks_causal[1] = true;
+    else return rs_errf(err, "--mask %s: expected full, causal or both", arg);
     return 0;
 }
 
@@ -44,29 +62,112 @@ static const rs_opt_t own_opts[] = {
     {"reps", 0, "N", "7", "measured repetitions per B and round", RS_ARG_INT, O(exec.reps), 1, 10000, NULL, NULL, NULL},
     {"warmup", 0, "N", "1", "unmeasured repetitions per B", RS_ARG_INT, O(exec.warmup), 0, 10000, NULL, NULL, NULL},
     {"no-sim", 0, NULL, "sim when built", "skip the simulator", RS_ARG_TRUE, O(no_sim), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "per-B rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "per-(configuration, B) rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"mask", 0, "M", "--causal's", "full | causal | both: the masks to validate (overrides --causal)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_mask, NULL},
+    {"ranks-list", 0, "LIST", "--ranks", "validate at each N of the list (e.g. 2,3,4), one job per N, each calibrated\non its "
+     "own ranks; one held-out table of all at the end", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ranks_list, NULL},
+    {"summary", 0, "FILE", "none", "the held-out table (one row per configuration) as CSV", RS_ARG_STRING, O(summary_csv), 0,
+     0, NULL, NULL, NULL},
     {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_STRING, O(trace_dir), 0, 0, NULL, NULL,
      NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_timeout, NULL},
 };
 #undef O
 
+/* PATH with "-N<n>" before its extension (a per-N output of --ranks-list). */
+static void per_n_path(const char *path, int64_t n, char *buf, size_t len) {
+    const char *dot = strrchr(path, '.'), *sl = strrchr(path, '/');
+    if (!dot || (sl && dot < sl)) dot = path + strlen(path);
+    snprintf(buf, len, "%.*s-N%lld%s", (int)(dot - path), path, (long long)n, dot);
+}
+
+/* --ranks-list: `ringsim validate` once per N as a subprocess (its own job: mpirun or threads, its own
+ * calibration on its ranks), the same options plus --ranks N and a temporary --summary; per-N outputs
+ * (--csv, --save-profile: "-N3" before the extension; --trace-dir: a sub-directory N3); then one
+ * held-out table of every N (and --summary). Returns the exit code. */
+static int validate_ranks_list(const rs_validate_in_t *j, int argc, char **argv) {
+    char self[1024], dir[] = "/tmp/ringsim-validate-XXXXXX";
+    const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0 || !mkdtemp(dir)) return fprintf(stderr, "ringsim validate: --ranks-list: no executable or temporary directory\n"), RS_EXIT_FAIL;
+    self[k] = 0;
+    static rs_validate_row_t rows[8 * RS_VALIDATE_MAX_CFG];
+    int n_rows = 0, rc = RS_EXIT_OK;
+    char extra[6][1200];
+    char **args = calloc((size_t)argc + 10, sizeof *args);
+    for (int i = 0; args && i < j->n_ranks_list && rc == RS_EXIT_OK; i++) {
+        const long long n = (long long)j->ranks_list[i];
+        int a = 0, x = 0;
+        args[a++] = self, args[a++] = "validate";
+        for (int q = 1; q < argc; q++) args[a++] = argv[q];
+        snprintf(extra[x], sizeof extra[0], "--ranks-list=%lld", n), args[a++] = extra[x++];
+        snprintf(extra[x], sizeof extra[0], "--ranks=%lld", n), args[a++] = extra[x++];
+        snprintf(extra[x], sizeof extra[0], "--summary=%s/N%lld.csv", dir, n), args[a++] = extra[x++];
+        if (j->csv) {
+            snprintf(extra[x], sizeof extra[0], "--csv="), per_n_path(j->csv, n, extra[x] + 6, sizeof extra[0] - 6);
+            args[a++] = extra[x++];
+        }
+        if (j->save_profile) {
+            snprintf(extra[x], sizeof extra[0], "--save-profile="), per_n_path(j->save_profile, n, extra[x] + 15, sizeof extra[0] - 15);
+            args[a++] = extra[x++];
+        }
+        if (j->trace_dir) {
+            snprintf(extra[x], sizeof extra[0], "--trace-dir=%.1000s/N%lld", j->trace_dir, n);
+            mkdir(extra[x] + 12, 0777);
+            args[a++] = extra[x++];
+        }
+        args[a] = NULL;
+        rs_spawn_t sp;
+        rs_spawn_init(&sp);
+        sp.argv = args;
+        rs_child_status_t st;
+        rs_err_t err = {{0}};
+        char path[1200];
+        snprintf(path, sizeof path, "%s/N%lld.csv", dir, n);
+        if (rs_spawn_run(&sp, "ringsim validate", 0, &st, &err) != 0) rc = RS_EXIT_FAIL, fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        else if (st.exit_code != 0) rc = st.exit_code > 0 ? st.exit_code : RS_EXIT_FAIL;
+        else if (rs_validate_read_summary_csv(path, rows, 8 * RS_VALIDATE_MAX_CFG, &n_rows, &err) < 0)
+            rc = RS_EXIT_FAIL, fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        remove(path);
+    }
+    if (!args) rc = RS_EXIT_FAIL;
+    free(args);
+    rmdir(dir);
+    if (rc != RS_EXIT_OK) return rc;
+    printf("# ringsim validate --ranks-list: every N\n");
+    rs_validate_print_summary(stdout, rows, n_rows);
+    rs_file_t f;
+    rs_err_t err;
+    if (j->summary_csv && rs_file_open(&f, j->summary_csv, &err) == 0) {
+        rs_validate_write_summary_csv(f.fp, rows, n_rows);
+        if (rs_file_commit(&f, &err) < 0) return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
+    }
+    return RS_EXIT_OK;
+}
+
 int rs_cmd_validate(int argc, char **argv) {
     rs_cli_exec_cmd_t e;
     rs_validate_in_t j;
     rs_validate_defaults(&j);
+    j.n_masks = 0; /* --mask, or the problem's --causal after parsing */
     int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
-    if (e.c.n_layouts != 1 || e.c.n_passes != 1) rs_errf(&err, "--layout and --pass: give one of each");
+    /* the configurations: every layout x pass asked for (--layout all, --pass both) */
+    j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
+    if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;
+    if (j.n_ranks_list >= 1 && rs_exec_env_size() <= 0) e.c.problem.n_ranks = j.ranks_list[0]; /* (under a launcher: its size) */
+    memcpy(j.layouts, e.c.layouts, sizeof j.layouts);
+    memcpy(j.passes, e.c.passes, sizeof j.passes);
     /* the problem and the hardware options: every B valid before any rank starts */
-    if (err.msg[0] || rs_exec_check_out("csv", j.csv, false, &err) < 0 ||
+    if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("summary", j.summary_csv, false, &err) < 0 ||
         rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
         rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0 ||
         rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
+    if (j.n_ranks_list > 1 && rs_exec_env_size() <= 0) return validate_ranks_list(&j, argc, argv);
     return rs_study_validate(&j);
 }
 

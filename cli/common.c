@@ -1,6 +1,7 @@
 /* common.c - the options every command shares, as one table (rs_cli_shared_opts): the problem, the
  * hardware profile and what is changed on it. They fill an rs_setup_t (studies/setup.h). */
 #include <stddef.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,10 +293,18 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
 }
 
+int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
+                         rs_err_t *err) {
+    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, err);
+    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
+        rc = rs_errf(err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
+    return rc;
+}
+
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
     const rs_command_t *cmd = rs_cli_command(name);
     rs_err_t err = {{0}};
-    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, &err);
+    int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
         if (loud) {
             fputs(cmd->usage, stdout);
@@ -304,13 +313,30 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         }
         return RS_EXIT_OK;
     }
-    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
-        rc = rs_errf(&err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
     if (rc < 0) {
         if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd->name, err.msg);
         return RS_EXIT_USAGE;
     }
     return -1;
+}
+
+int rs_cli_write_json(const char *path, void *root, rs_err_t *err) {
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text) return rs_errf(err, "out of memory");
+    int rc = 0;
+    if (!strcmp(path, "-")) {
+        printf("%s\n", text);
+    } else {
+        rs_file_t f;
+        rc = rs_file_open(&f, path, err);
+        if (rc == 0) {
+            fprintf(f.fp, "%s\n", text);
+            rc = rs_file_commit(&f, err);
+        }
+    }
+    free(text);
+    return rc;
 }
 
 int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {

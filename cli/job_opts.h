@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "options.h"
 #include "job.h"
+#include "options.h"
+#include "setup.h"
 #include "sim.h"
 #include "study_contention.h"
 

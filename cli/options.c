@@ -110,19 +110,33 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
     struct option *lo = make_longopts(groups, n_groups, shortopts, sizeof shortopts);
     if (!lo) return rs_errf(err, "out of memory");
     for (int g = 0; g < n_groups; g++) groups[g].seen = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also drops the rest of a short-option cluster ("-xN") where an
+                 * earlier parse stopped, which points into that parse's argv */
     opterr = 0;
     int c, rc = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
         int g = -1, i = -1;
         if (c == 'h') {
             rc = 1;
-        } else if (c == ':') {
-            rc = rs_errf(err, "option '%s' needs a value (see ringsim %s --help)", argv[optind - 1], cmd);
+        } else if (c == ':' || c == '?') {
+            /* optopt: the letter of a short option, a long option's code, 0 for an unknown long one;
+             * argv[optind - 1] is not always the option: "-zN" stops on z with optind still on it */
+            char name[96];
+            if (optopt >= RS_OPT_CODE) {
+                const int og = (optopt - RS_OPT_CODE) / 64, oi = (optopt - RS_OPT_CODE) % 64;
+                snprintf(name, sizeof name, "--%s", groups[og].opts[oi].name);
+            } else if (optopt != 0) { /* glibc's char: a byte over 0x7f is negative */
+                snprintf(name, sizeof name, "-%c", (char)optopt);
+            } else {
+                snprintf(name, sizeof name, "%s", argv[optind - 1]);
+            }
+            if (c == ':') rc = rs_errf(err, "option '%s' needs a value (see ringsim %s --help)", name, cmd);
+            else if (optopt >= RS_OPT_CODE) rc = rs_errf(err, "option '%s' takes no value (see ringsim %s --help)", name, cmd);
+            else rc = rs_errf(err, "unknown option '%s' (see ringsim %s --help)", name, cmd);
         } else if (c >= RS_OPT_CODE) {
             g = (c - RS_OPT_CODE) / 64, i = (c - RS_OPT_CODE) % 64;
-        } else if (c == '?' || !find_short(groups, n_groups, c, &g, &i)) {
-            rc = rs_errf(err, "unknown option '%s' (see ringsim %s --help)", argv[optind - 1], cmd);
+        } else if (!find_short(groups, n_groups, c, &g, &i)) {
+            rc = rs_errf(err, "unknown option '-%c' (see ringsim %s --help)", c, cmd);
         }
         if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) groups[g].seen |= 1ull << i;
     }

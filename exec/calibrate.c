@@ -220,47 +220,102 @@ int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_o
     return rc < 0 ? -1 : 0;
 }
 
+int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks, rs_xfer_kind_t kind[RS_MAX_TRANSFERS],
+                        uint64_t bytes[RS_MAX_TRANSFERS], rs_err_t *err) {
+    if (n_ranks < 2) return 0;
+    rs_problem_t p = *problem;
+    p.n_ranks = n_ranks, p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
+    p = rs_problem_with_block(&p, B);
+    rs_schedule_t *s = rs_schedule_create(&p, err);
+    if (!s) return -1;
+    rs_step_t best = {0}, st;
+    for (int64_t k = 0; k < n_ranks; k++) { /* the computing steps; the first with the most bytes */
+        rs_schedule_step(s, 0, k, &st);
+        if (st.has_compute && st.send_bytes > best.send_bytes) best = st;
+    }
+    rs_schedule_free(s);
+    for (int i = 0; i < best.n_send; i++) kind[i] = best.send[i].kind, bytes[i] = best.send[i].bytes;
+    return best.n_send;
+}
+
+/* The buffers of an overlap sample: a receive buffer per flow, and the dK,dV partial sent (the
+ * executor sends the partial of the previous step, not the one being accumulated). */
+typedef struct {
+    int n;                                   /* flows */
+    rs_xfer_kind_t kind[RS_MAX_TRANSFERS];
+    uint64_t bytes[RS_MAX_TRANSFERS];
+    void *rbuf[RS_MAX_TRANSFERS], *dsend;
+} flows_t;
+
+static void flows_free(const rs_compute_ops_t *cops, const block_t *blk, flows_t *f) {
+    for (int i = 0; i < f->n; i++)
+        if (f->rbuf[i]) cops->buf_free(blk->cs, f->rbuf[i]);
+    if (f->dsend) cops->buf_free(blk->cs, f->dsend);
+}
+
+/* The last receive's completion from the first post of a step's transfers (the trace's recv). */
+static double recv_span(const rs_xfer_time_t *tm, int n_recv) {
+    double p0 = INFINITY, p1 = -INFINITY;
+    for (int i = 0; i < n_recv; i++) p0 = fmin(p0, tm[i].post_s), p1 = fmax(p1, tm[i].done_s);
+    return p1 - p0;
+}
+
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err) {
+                             double *busy_s, double *alone_s, double *xfer_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
+                             rs_err_t *err) {
     const int64_t nn = tops->size(ts), rank = tops->rank(ts);
+    if (flows) memset(flows, 0, sizeof *flows);
     if (nn < 2) return 0;
-    rs_problem_t pk = one_rank(problem, B);
-    const uint64_t m = rs_problem_kv_bytes(&pk);
+    flows_t f = {0};
+    if ((f.n = rs_calib_step_flows(problem, B, nn, f.kind, f.bytes, err)) < 0) return -1;
     block_t blk;
     if (block_init(problem, B, cops, local_rank, tops, ts, &blk, err) < 0) return -1;
     rs_err_t e = {{0}};
-    void *rbuf = NULL;
     int rc = -1;
-    if (cops->buf_alloc(blk.cs, m, &rbuf, &e) < 0) {
-        rs_errf(err, "calibrate: %s", e.msg);
-        goto out;
-    }
+    for (int i = 0; i < f.n; i++)
+        if (cops->buf_alloc(blk.cs, f.bytes[i], &f.rbuf[i], &e) < 0 ||
+            (f.kind[i] == RS_XFER_DKV && cops->buf_alloc(blk.cs, f.bytes[i], &f.dsend, &e) < 0)) {
+            rs_errf(err, "calibrate: %s", e.msg);
+            goto out;
+        }
     /* as in a ring step: the K,V being computed on is the block sent, freshly uploaded (the executor
-     * uploads K,V at the start of a pass), the next block is received from p-1 */
-    rs_xfer_req_t q[2] = {{RS_XFER_RECV, (rank - 1 + nn) % nn, rbuf, m, 6}, {RS_XFER_SEND, (rank + 1) % nn, blk.kv, m, 6}};
+     * uploads K,V at the start of a pass), the next block is received from p-1; a backward step also
+     * sends the previous step's dK,dV partial and receives one */
+    rs_xfer_req_t q[2 * RS_MAX_TRANSFERS];
+    for (int i = 0; i < f.n; i++) {
+        q[i] = (rs_xfer_req_t){RS_XFER_RECV, (rank - 1 + nn) % nn, f.rbuf[i], f.bytes[i], 6 + i};
+        q[f.n + i] = (rs_xfer_req_t){RS_XFER_SEND, (rank + 1) % nn, f.kind[i] == RS_XFER_KV ? blk.kv : f.dsend, f.bytes[i], 6 + i};
+    }
     for (int r = 0; r < reps + 1; r++) {
         double t0, t1, c0, c1;
-        rs_xfer_time_t tm[2];
-        if (tops->barrier(ts, timeout_s, err) < 0 || block_step(cops, &blk, &c0, &c1, err) < 0 || /* alone */
+        rs_xfer_time_t tm[2 * RS_MAX_TRANSFERS], tx[2 * RS_MAX_TRANSFERS];
+        if (tops->barrier(ts, timeout_s, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || /* the transfers alone */
+            tops->wait(ts, timeout_s, tx, err) < 0 || tops->barrier(ts, timeout_s, err) < 0 ||
+            block_step(cops, &blk, &c0, &c1, err) < 0 || /* the compute alone */
             tops->barrier(ts, timeout_s, err) < 0)
             goto out;
         if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
             rs_errf(err, "calibrate: %s", e.msg);
             goto out;
         }
-        if (block_begin(cops, &blk, err) < 0 || tops->post(ts, 2, q, err) < 0 || block_run(cops, &blk, &t0, &t1, err) < 0 ||
+        if (block_begin(cops, &blk, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || block_run(cops, &blk, &t0, &t1, err) < 0 ||
             tops->wait(ts, timeout_s, tm, err) < 0)
             goto out;
         if (r == 0 || *n >= cap) continue; /* warm-up */
-        end_s[*n] = tm[0].done_s - tm[0].post_s; /* the receive: the block's arrival */
+        end_s[*n] = recv_span(tm, f.n); /* the receives: the step's blocks' arrival, as the trace's recv */
         busy_s[*n] = t1 - t0;
         alone_s[*n] = c1 - c0;
+        if (xfer_s) xfer_s[*n] = recv_span(tx, f.n);
         (*n)++;
+    }
+    if (flows) {
+        flows->n = f.n;
+        for (int i = 0; i < f.n; i++) flows->bytes += f.bytes[i];
     }
     rc = 0;
 out:
-    if (rbuf) cops->buf_free(blk.cs, rbuf);
+    flows_free(cops, &blk, &f);
     block_free(cops, &blk);
     return rc;
 }
@@ -323,6 +378,17 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
     *L = l, *W = 1.0 / u;
 }
 
+void rs_calib_fit_transport(rs_calib_t *c) {
+    c->fit_err_max = 0;
+    if (c->n_sizes < 1) return;
+    fit_alpha_beta(c->sizes, c->t_msg_s, c->n_sizes, &c->latency_s, &c->bw_bytes_per_s);
+    for (int i = 0; i < c->n_sizes; i++) {
+        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
+        if (r > c->fit_err_max) c->fit_err_max = r;
+    }
+    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
+}
+
 static double memcpy_bw(void) {
     size_t n = 64u << 20;
     char *a = malloc(n), *b = malloc(n);
@@ -359,10 +425,18 @@ static void model_overlap_curve(rs_calib_t *c) {
     c->model.overlap = 1.0;
     c->model.comp_slowdown = 1.0;
     c->model.n_overlap = 0;
-    for (int i = 0; i < c->n_ov && c->model.n_overlap < RS_MAX_OVERLAP_POINTS; i++) {
-        if (isnan(c->ov[i].eta)) continue;
-        if (c->model.n_overlap > 0 && !((double)c->ov[i].bytes > c->model.overlap_curve[c->model.n_overlap - 1].bytes)) continue;
-        c->model.overlap_curve[c->model.n_overlap++] = (rs_overlap_point_t){(double)c->ov[i].bytes, c->ov[i].eta};
+    int idx[RS_CALIB_MAX_OV];
+    for (int i = 0; i < c->n_ov; i++) idx[i] = i;
+    for (int i = 1; i < c->n_ov; i++) /* by bytes */
+        for (int j = i; j > 0 && c->ov[idx[j]].bytes < c->ov[idx[j - 1]].bytes; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1], idx[j - 1] = t;
+        }
+    for (int k = 0; k < c->n_ov && c->model.n_overlap < RS_MAX_OVERLAP_POINTS; k++) {
+        const rs_calib_overlap_t *v = &c->ov[idx[k]];
+        if (isnan(v->eta)) continue;
+        if (c->model.n_overlap > 0 && !((double)v->bytes > c->model.overlap_curve[c->model.n_overlap - 1].bytes)) continue;
+        c->model.overlap_curve[c->model.n_overlap++] = (rs_overlap_point_t){(double)v->bytes, v->eta};
     }
 }
 
@@ -371,11 +445,11 @@ static void model_overlap_curve(rs_calib_t *c) {
 void rs_calib_fit_overlap(rs_calib_t *out) {
     const int n = out->n_ov;
     double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) { /* d = t_busy - t_alone = o nf + O m */
         const rs_calib_overlap_t *v = &out->ov[i];
-        const double w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s), mb = (double)v->bytes,
+        const double w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s), mb = (double)v->bytes, nf = v->n_flows,
                      d = v->t_comp_busy_s - v->t_comp_s;
-        a11 += w, a12 += w * mb, a22 += w * mb * mb, b1 += w * d, b2 += w * mb * d;
+        a11 += w * nf * nf, a12 += w * nf * mb, a22 += w * mb * mb, b1 += w * nf * d, b2 += w * mb * d;
     }
     double o = 0, ob = 0, det = a11 * a22 - a12 * a12;
     if (n >= 2 && det > 0) o = (b1 * a22 - b2 * a12) / det, ob = (a11 * b2 - a12 * b1) / det;
@@ -383,8 +457,9 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         double o1 = a11 > 0 ? fmax(0, b1 / a11) : 0, ob1 = a22 > 0 ? fmax(0, b2 / a22) : 0, e1 = 0, e2 = 0;
         for (int i = 0; i < n; i++) {
             const rs_calib_overlap_t *v = &out->ov[i];
-            const double d = v->t_comp_busy_s - v->t_comp_s, w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s);
-            e1 += w * (o1 - d) * (o1 - d), e2 += w * (ob1 * (double)v->bytes - d) * (ob1 * (double)v->bytes - d);
+            const double d = v->t_comp_busy_s - v->t_comp_s, w = 1.0 / (v->t_comp_busy_s * v->t_comp_busy_s),
+                         nf = v->n_flows, mb = (double)v->bytes;
+            e1 += w * (o1 * nf - d) * (o1 * nf - d), e2 += w * (ob1 * mb - d) * (ob1 * mb - d);
         }
         if (e1 <= e2) o = o1, ob = 0;
         else o = 0, ob = ob1;
@@ -393,7 +468,8 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
     double errs[RS_CALIB_MAX_OV], sg[RS_CALIB_MAX_OV];
     for (int i = 0; i < n; i++) {
         rs_calib_overlap_t *v = &out->ov[i];
-        const double tc = v->t_comp_s + o + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L, E = v->t_end_s;
+        const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L,
+                     E = v->t_end_s;
         errs[i] = fabs(tc - v->t_comp_busy_s) / v->t_comp_busy_s;
         double eta;
         if (tc <= L) eta = NAN; /* compute over before the latency: any eta predicts L + x */
@@ -409,7 +485,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         const double eta = g / 1000.0;
         for (int i = 0; i < n; i++) {
             const rs_calib_overlap_t *v = &out->ov[i];
-            const double L = out->latency_s, tc = v->t_comp_s + o + ob * (double)v->bytes;
+            const double L = out->latency_s, tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes;
             errs[i] = fabs(rs_xfer_end_s(tc, L, v->t_xfer_s - L, eta) - v->t_end_s) / v->t_end_s;
         }
         const double e = med(errs, (size_t)n);
@@ -513,17 +589,10 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             double local = med(samples, (size_t)reps);
             if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
         }
-        if (rank == 0) {
-            fit_alpha_beta(out->sizes, out->t_msg_s, out->n_sizes, &out->latency_s, &out->bw_bytes_per_s);
-            for (int i = 0; i < out->n_sizes; i++) {
-                double f = out->latency_s + (double)out->sizes[i] / out->bw_bytes_per_s;
-                double r = fabs(f - out->t_msg_s[i]) / out->t_msg_s[i];
-                if (r > out->fit_err_max) out->fit_err_max = r;
-            }
-        }
+        if (rank == 0) rs_calib_fit_transport(out);
 
-        /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with its own ring
-         * K,V transfer posted at its start; eta is then fitted over all the points (below) */
+        /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with the pass's own
+         * ring transfers posted at its start; eta is then fitted over all the points (below) */
         for (int bi = 0; bi < out->n_blocks && bi < RS_CALIB_MAX_OV; bi++) {
             /* rank 0's numbers decide for everyone (the others hold their own, not the median):
              * whether to measure and how many repetitions, so every rank makes the same calls */
@@ -534,13 +603,12 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 go[0] = o->blocks[bi] <= 512, go[1] = 7;
             }
             if (!go[0]) continue;
-            rs_problem_t pk = one_rank(problem, o->blocks[bi]);
-            const uint64_t m = rs_problem_kv_bytes(&pk);
             double ends[16], comps[16], alone[16];
             size_t ns = 0;
             const int reps = (int)go[1];
+            rs_calib_flows_t fl;
             if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, comps,
-                                         alone, 16, &ns, err) < 0)
+                                         alone, NULL, 16, &ns, &fl, err) < 0)
                 goto done;
             double E, TC, TA;
             if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||
@@ -548,8 +616,9 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 rank_median(tops, ts, med(alone, ns), o->timeout_s, &TA, err) < 0)
                 goto done;
             if (rank == 0) {
-                const double L = out->latency_s, x = (double)m / out->bw_bytes_per_s;
-                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], m, TA, TC, L + x, E, 1, TA > 0 ? fmax(1.0, TC / TA) : 1};
+                const double L = out->latency_s, x = (double)fl.bytes / out->bw_bytes_per_s;
+                out->ov[out->n_ov++] =
+                    (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, 1, TA > 0 ? fmax(1.0, TC / TA) : 1};
             }
         }
         if (rank == 0 && out->n_ov > 0) rs_calib_fit_overlap(out);
@@ -597,13 +666,15 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
                     c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9);
         fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%)\n", c->latency_s,
                 c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
-        fprintf(out, "# overlap: each block step with its own K,V transfer posted at its start\n");
-        fprintf(out, "# %8s %12s %14s %14s %14s %14s %8s %8s\n", "B", "bytes", "t_comp_s", "t_comp_busy_s", "t_xfer_s",
-                "t_end_s", "eta_pt", "sigma");
+        fprintf(out, "# overlap: each block step with its pass's ring transfers (flows, bytes in all) posted at its start\n");
+        fprintf(out, "# %8s %5s %12s %14s %14s %14s %14s %8s %8s\n", "B", "flows", "bytes", "t_comp_s", "t_comp_busy_s",
+                "t_xfer_s", "t_end_s", "eta_pt", "sigma");
         for (int i = 0; i < c->n_ov; i++) {
             const rs_calib_overlap_t *v = &c->ov[i];
-            fprintf(out, "  %8lld %12llu %14.6g %14.6g %14.6g %14.6g %8.3f %8.3f\n", (long long)v->block,
-                    (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s, v->eta, v->sigma);
+            char eta[16];
+            fprintf(out, "  %8lld %5d %12llu %14.6g %14.6g %14.6g %14.6g %8s %8.3f\n", (long long)v->block, v->n_flows,
+                    (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s,
+                    rs_fmt_num(v->eta, "%.3f", eta, sizeof eta), v->sigma);
         }
         fprintf(out, "# host cost (compute lost per received transfer): %.3g s + %.3g s/byte (median |error| of the "
                      "busy compute %.1f%%)\n", c->model.host_s_per_xfer, c->model.host_s_per_byte, 100 * c->host_fit_err);

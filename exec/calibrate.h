@@ -8,11 +8,14 @@
  *  2. Transport: for message sizes m, every rank at once sends m bytes to p+1 and receives m from
  *     p-1 (the ring step's pattern, no compute); the receive's post-to-completion time is the
  *     sample. Fit t(m) = L + m / W by least squares on relative error.
- *  3. Overlap: at every B whose compute takes <= 0.1 s, the block step with its own ring transfer
- *     (kv_bytes(B)) posted at its start; per point the receive's completion E (from its post: the
- *     block's arrival) and the compute with and without the transfer.
- *     Host cost: the compute time the transfer takes from the rank, t_busy - t_alone = o + O m,
- *     fitted by least squares on the relative error of the predicted busy compute (o, O >= 0).
+ *  3. Overlap: at every B whose compute takes <= 0.1 s, the block step with the pass's own ring
+ *     transfers posted at its start: those of the pass's computing step that moves the most bytes on
+ *     this ring (rs_calib_step_flows: the forward's K,V; the backward's K,V and dK,dV partial
+ *     together when N > 2); per point the receives' completion E (from their post: the step's
+ *     blocks' arrival) and the compute with and without the transfers.
+ *     Host cost: the compute time the transfers take from the rank, t_busy - t_alone = n o + O m
+ *     (n flows of m bytes in all), fitted by least squares on the relative error of the predicted
+ *     busy compute (o, O >= 0).
  *     Overlap: each point's eta inverts docs/model.md's eta step with the model's own compute
  *     (t_alone + o + O m); the points form the overlap curve eta(bytes). One eta for all points
  *     (minimising the median |relative error| of the completions, grid 0.001) is reported too, and
@@ -42,7 +45,8 @@ typedef struct {
 
 typedef struct {
     int64_t block;                         /* B of the compute */
-    uint64_t bytes;                        /* the transfer posted with it (its ring K,V block) */
+    uint64_t bytes;                        /* the transfers posted with it, in all (rs_calib_step_flows) */
+    int n_flows;                           /* how many (1, or 2: K,V and dK,dV) */
     double t_comp_s;                       /* compute alone */
     double t_comp_busy_s;                  /* compute with the transfer in flight */
     double t_xfer_s;                       /* transfer alone by the fit: L + bytes / W */
@@ -75,19 +79,43 @@ typedef struct {
                                             * host_s_per_byte); launch 0, overlap 1, slowdown 1 */
 } rs_calib_t;
 
+/* The transfers a ring step of the problem's pass moves at B on n_ranks ranks (contiguous, non-causal:
+ * every rank alike): those of the computing step with the most bytes - the forward's K,V block; the
+ * backward's K,V block and dK,dV partial together when N > 2 (at N = 2 one of them per step). Their
+ * kinds and bytes into kind[], bytes[]. Returns their count (0 on a ring of 1), or -1 with err. */
+int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks, rs_xfer_kind_t kind[RS_MAX_TRANSFERS],
+                        uint64_t bytes[RS_MAX_TRANSFERS], rs_err_t *err);
+
+/* What an overlap sample posted: its flows and their bytes in all. */
+typedef struct {
+    int n;
+    uint64_t bytes;
+} rs_calib_flows_t;
+
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
- * after one warm-up of the FULL B x B block step alone, then with the ring exchange of its K,V block
- * (sent to p+1, the next received from p-1) posted at its start. Appends this rank's receive
- * completion (from its post), busy compute and alone compute per repetition to end_s, busy_s,
- * alone_s [*n, cap). Returns 0 or -1 with err. */
+ * after one warm-up of: the pass's ring transfers alone (rs_calib_step_flows: sent to p+1, the same
+ * received from p-1), the FULL B x B block step alone, then the step with the transfers posted at
+ * its start (the K,V sent is the block being computed on, freshly uploaded, as in a ring step).
+ * Appends this rank's receive completion with the compute (the last receive's, from their post),
+ * busy compute, alone compute and (xfer_s may be NULL) the receive completion of the transfers alone
+ * per repetition to end_s, busy_s, alone_s, xfer_s [*n, cap); *flows (may be NULL) says what was
+ * posted. Returns 0 or -1 with err. */
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, size_t cap, size_t *n, rs_err_t *err);
+                             double *busy_s, double *alone_s, double *xfer_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
+                             rs_err_t *err);
 
-/* From out->ov[] (block, bytes, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and out->latency_s:
- * the host cost o + O m (least squares on the relative error of t_comp_busy_s, o, O >= 0, into
- * out->model), every point's eta (the eta step inverted with t_comp_s + o + O m) and the model's
- * overlap curve from them, the one-eta fit and sigma. Can't fail. */
+/* The alpha-beta fit t = L + m / W of out->sizes / out->t_msg_s (least squares on relative error;
+ * fit_err_max the largest |relative error|), and every overlap point's t_xfer_s = L + bytes / W
+ * with it. Can't fail. */
+void rs_calib_fit_transport(rs_calib_t *c);
+
+/* From out->ov[] (block, bytes, n_flows, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and
+ * out->latency_s: the host cost n o + O m (least squares on the relative error of t_comp_busy_s,
+ * o, O >= 0, into out->model), every point's eta (the eta step of the walk's flows inverted with
+ * t_comp_s + n o + O m: flows sharing a hop with equal starts end with their sum, so the last
+ * receive inverts on the bytes in all) and the model's overlap curve from them (by bytes; points
+ * need not be sorted), the one-eta fit and sigma. Can't fail. */
 void rs_calib_fit_overlap(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */

@@ -232,6 +232,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len != strlen(line)) { /* a NUL would cut the line short silently */
+            rc = rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
+            goto done;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if (line[0] == '#') {
             if (t->n_notes == cap_notes) {
@@ -253,6 +257,7 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
         if (!t->cols) {
             t->cols = cells;
             t->n_cols = n;
+            t->header_line = ln;
             continue;
         }
         if (n != t->n_cols) {
@@ -313,7 +318,8 @@ const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_
 static int need_cols(const rs_table_t *t, const char *path, const char *const *names, int *idx, rs_err_t *err) {
     for (int i = 0; names[i]; i++) {
         idx[i] = rs_table_col(t, names[i]);
-        if (idx[i] < 0) return rs_errf(err, "%s:%d: expected a column named '%s' in the header line", path, 1, names[i]);
+        if (idx[i] < 0) return rs_errf(err, "%s:%ld: expected a column named '%s' in the header line", path, t->header_line,
+                                    names[i]);
     }
     return 0;
 }
@@ -405,7 +411,7 @@ static int prep_tcomm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_e
                                        "seed_t_comm_s", "pred_t_comp_s", "pred_t_comm_s", NULL};
     int c[8];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     if (rc) {
         rs_table_free(&t);
         return -1;
@@ -596,7 +602,7 @@ static int prep_busy(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_er
     static const char *const need[] = {"rank", "contiguous", "striped", "zigzag", NULL};
     int c[4];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++)
         for (int i = 1; i < 4 && rc == 0; i++) {
             double x;
@@ -615,7 +621,7 @@ static int prep_scaling(const char *data, const rs_plot_opts_t *o, vars_t *v, rs
     static const char *const need[] = {"profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_eff", NULL};
     int c[5];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     int c_sim[2] = {rs_table_col(&t, "sim_t_step_s"), rs_table_col(&t, "sim_overlap_eff")};
     enum { MAXP = 16 };
     const char *prof[MAXP];
@@ -681,7 +687,7 @@ static int prep_maxctx(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_
     static const char *const need[] = {"profile", "n_ranks", "max_seq_tokens", NULL};
     int c[3];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     char list[1024] = "";
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
         const char *p = t.cells[r][c[0]];
@@ -706,7 +712,7 @@ static int prep_contention(const char *data, const rs_plot_opts_t *o, vars_t *v,
     static const char *const need[] = {"series", "nics", "oversub", "efficiency", "efficiency_free", NULL};
     int c[5];
     int rc = need_cols(&t, data, need, c, err);
-    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, (long)t.n_notes + 2);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
     char list[4096] = "";
     bool nics_vary = false, ratio_vary = false;
     for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
@@ -790,6 +796,38 @@ static int run_gnuplot(const char *gnuplot, const char *vars, const char *script
     return 0;
 }
 
+/* Validate data for kind and set the script's variables in v (height: timeline's). Returns 0 or -1. */
+static int prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, vars_t *v, int *height,
+                   rs_err_t *err) {
+    switch (kind) {
+    case RS_PLOT_TCOMM_VS_B: return prep_tcomm(data, opts, v, err);
+    case RS_PLOT_TIMELINE: return prep_timeline(data, opts, v, height, err);
+    case RS_PLOT_PRED_VS_MEAS: return prep_pvm(data, opts, v, err);
+    case RS_PLOT_LAYOUT_BUSY: return prep_busy(data, opts, v, err);
+    case RS_PLOT_MAXCTX: return prep_maxctx(data, opts, v, err);
+    case RS_PLOT_CONTENTION: return prep_contention(data, opts, v, err);
+    default: return prep_scaling(data, opts, v, err);
+    }
+}
+
+int rs_plot_prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, char **vars, rs_err_t *err) {
+    if (vars) *vars = NULL;
+    if (kind < 0 || kind >= RS_PLOT_KIND_COUNT) return rs_errf(err, "unknown figure kind");
+    vars_t v = {0};
+    int height = 0;
+    if (prepare(kind, data, opts, &v, &height, err) != 0) {
+        free(v.buf);
+        return -1;
+    }
+    if (v.oom) {
+        free(v.buf);
+        return rs_errf(err, "out of memory");
+    }
+    if (vars) *vars = v.buf;
+    else free(v.buf);
+    return 0;
+}
+
 int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
                    rs_err_t *err) {
     rs_plot_format_t fmt;
@@ -799,16 +837,8 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     if (!gnuplot) return -1;
     if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
     vars_t v = {0};
-    int height = 0, rc;
-    switch (kind) {
-    case RS_PLOT_TCOMM_VS_B: rc = prep_tcomm(data, opts, &v, err); break;
-    case RS_PLOT_TIMELINE: rc = prep_timeline(data, opts, &v, &height, err); break;
-    case RS_PLOT_PRED_VS_MEAS: rc = prep_pvm(data, opts, &v, err); break;
-    case RS_PLOT_LAYOUT_BUSY: rc = prep_busy(data, opts, &v, err); break;
-    case RS_PLOT_MAXCTX: rc = prep_maxctx(data, opts, &v, err); break;
-    case RS_PLOT_CONTENTION: rc = prep_contention(data, opts, &v, err); break;
-    default: rc = prep_scaling(data, opts, &v, err); break;
-    }
+    int height = 0;
+    int rc = prepare(kind, data, opts, &v, &height, err);
     if (rc != 0) {
         free(v.buf);
         return -1;

@@ -65,6 +65,12 @@ const char *rs_gnuplot_path(rs_err_t *err);
 int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
                    rs_err_t *err);
 
+/* The checks rs_plot_render makes on data before it starts gnuplot (columns, numbers, rows), alone:
+ * no gnuplot, no output. On success *vars (when vars is not NULL) receives the script's variables as
+ * gnuplot -e text ("name=value;...", malloc'd: free it). Returns 0, or -1 with err as rs_plot_render's
+ * bad-input case. */
+int rs_plot_prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, char **vars, rs_err_t *err);
+
 /* Directory holding style.gp and the scripts in use (see above), or NULL with err. The embedded
  * copies are extracted once per process into a temporary directory removed at exit. */
 const char *rs_plot_scripts_dir(rs_err_t *err);
@@ -83,6 +89,7 @@ typedef struct {
     size_t n_rows;     /* data rows */
     char ***cells;     /* [n_rows][n_cols] */
     long *lines;       /* [n_rows] line numbers in the file */
+    long header_line;  /* the header's line number in the file */
     size_t n_notes;    /* '#' lines (without the '#' and leading spaces) */
     char **notes;
 } rs_table_t;

@@ -131,8 +131,16 @@ int rs_placement_load_map(const char *path, int64_t n, int64_t devices, rs_place
     char line[1 << 16];
     int64_t *row = malloc(sizeof *row * (size_t)n);
     if (!row) rc = rs_errf(err, "%s: out of memory", path);
-    while (rc == 0 && fgets(line, sizeof line, fp)) {
+    for (long len; rc == 0 && (len = rs_read_line(fp, line, sizeof line)) != -1;) {
         lineno++;
+        if (len == -2) {
+            rc = rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, lineno, sizeof line - 1);
+            break;
+        }
+        if (len == -3) {
+            rc = rs_errf(err, "%s:%d: expected text, found a NUL byte", path, lineno);
+            break;
+        }
         char *bad = NULL;
         const int64_t k = map_line(line, n, row, &bad);
         if (k < 0) {
@@ -157,13 +165,14 @@ int rs_placement_load_map(const char *path, int64_t n, int64_t devices, rs_place
             if (devices > 0 && row[i] >= devices)
                 rc = rs_errf(err, "%s:%d: device %" PRId64 " out of range [0, %" PRId64 ") (--devices %" PRId64 ")", path,
                              lineno, row[i], devices, devices);
-            if (row[i] > max_dev) max_dev = row[i];
+            else if (row[i] >= (1 << 24)) /* here, so that max_dev + 1 below cannot overflow */
+                rc = rs_errf(err, "%s:%d: device %" PRId64 ": at most %d devices", path, lineno, row[i], 1 << 24);
+            if (rc == 0 && row[i] > max_dev) max_dev = row[i];
             out->device[(out->n_rings - 1) * n + i] = row[i];
         }
     }
     if (rc == 0 && ferror(fp)) rc = rs_errf(err, "%s: read error", path);
     if (rc == 0 && out->n_rings == 0) rc = rs_errf(err, "%s: no ring (one line of N device indices per ring)", path);
-    if (rc == 0 && max_dev >= (1 << 24)) rc = rs_errf(err, "%s: device %" PRId64 ": at most %d devices", path, max_dev, 1 << 24);
     fclose(fp);
     out->devices = devices > 0 ? devices : max_dev + 1;
     if (rc == 0) rc = map_check_unique(path, out, line_of, err);

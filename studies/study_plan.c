@@ -65,16 +65,18 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
         const rs_plan_result_t *r = &cands[i].res;
         for (int j = 0; j < r->n_options; j++) {
             const rs_plan_option_t *o = &r->options[j];
-            char sp[32], mem[32], hid[8];
+            char sp[32], mem[32], hid[8], c[8][24]; /* a number not computed (no --sim, no price) is "-" */
             snprintf(hid, sizeof hid, "%s/%s", o->ring > 1 ? (o->attn.ring_hidden_fwd ? "y" : "n") : "-",
                      o->ring > 1 ? (o->attn.ring_hidden_bwd ? "y" : "n") : "-");
-            fprintf(out, "%c %-10.10s %3lld %9lld %5lld %3lld %-9s %4s %7s %9.3f %9.3f %9.3f %7s %9lld %9.3f %9.3f %6.3f %9.4g %9.4g\n",
+            fprintf(out, "%c %-10.10s %3lld %9lld %5lld %3lld %-9s %4s %7s %9s %9s %9s %7s %9lld %9s %9s %6s %9s %9s\n",
                     j == r->best ? '*' : ' ', r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
                     (long long)(o->ulysses * o->ring), (long long)r->dp, split_name(sp, sizeof sp, o),
-                    o->fits ? "yes" : "no", gib(mem, sizeof mem, o->mem_bytes), o->t_attn_layer_s * 1e3,
-                    cands[i].sim_attn_s[j] * 1e3,
-                    (o->attn.a2a_fwd_s + o->attn.a2a_bwd_s) * 1e3, hid, (long long)o->attn.ring_block_tokens,
-                    o->t_layer_s * 1e3, o->t_step_s, o->mfu, o->cost_per_step, o->cost_per_mtok);
+                    o->fits ? "yes" : "no", gib(mem, sizeof mem, o->mem_bytes), rs_fmt_num(o->t_attn_layer_s * 1e3, "%.3f", c[0], 24),
+                    rs_fmt_num(cands[i].sim_attn_s[j] * 1e3, "%.3f", c[1], 24),
+                    rs_fmt_num((o->attn.a2a_fwd_s + o->attn.a2a_bwd_s) * 1e3, "%.3f", c[2], 24), hid,
+                    (long long)o->attn.ring_block_tokens, rs_fmt_num(o->t_layer_s * 1e3, "%.3f", c[3], 24),
+                    rs_fmt_num(o->t_step_s, "%.3f", c[4], 24), rs_fmt_num(o->mfu, "%.3f", c[5], 24),
+                    rs_fmt_num(o->cost_per_step, "%.4g", c[6], 24), rs_fmt_num(o->cost_per_mtok, "%.4g", c[7], 24));
         }
         if (!r->fits) {
             char a[32], b[32], s[32];

@@ -73,9 +73,10 @@ typedef struct {
     rs_sweep_spec_t *spec;             /* the sweeps (the scaling profiles stay in it) */
     sweep_t sb, sbc, sn, sbb, sv;      /* B full, B causal, N scaling, B scaling, validate's B sweep */
     char exec_note[1024];              /* what the real execution did */
-    char exec_summary[2400];           /* its summary lines, verbatim */
+    rs_table_t heldout;                /* validate's held-out table (validation/heldout.csv) */
+    bool have_heldout;
     bool have_val, have_val_cmp;       /* data/validation-b.csv, data/compare-exec.csv */
-    double val_x_meas, val_x_model;    /* validate's crossover at the seed's threshold */
+    double val_x_meas, val_x_model;    /* validate's crossover at the seed's threshold (the fitted configuration) */
     rs_compare_t vcmp;                 /* measured vs model traces at one B of it */
     long long vcmp_b;
     char fig_why[1200];                /* the first figure that failed and why */
@@ -363,12 +364,17 @@ static void file_tail(const char *path, char *buf, size_t len) {
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", strlen(buf) ? "; " : "", last[i % 4]);
 }
 
-/* Run `self validate` on the measurement problem (rs_setup_measure_problem, spelled out) into
- * vdir; its output goes to log. Returns its exit status, -1 if it could not start, -2 on timeout. */
+/* The configuration the calibration is fitted on, whose rows feed the measured-vs-model figure. */
+#define VAL_FIT_TAG "contiguous-forward-full"
+
+/* Run `self validate` on the measurement problem (rs_setup_measure_problem, spelled out) for every
+ * layout, both passes and both masks (the held-out table) into vdir, B = 8..512, 2 rounds of 3
+ * repetitions (12 configurations: a shorter sweep than validate's own); its output goes to log.
+ * Returns its exit status, -1 if it could not start, -2 on timeout. */
 static int run_validate(const char *self, const char *vdir, const char *log, int64_t timeout_s) {
     rs_problem_t p;
     rs_setup_measure_problem(&p);
-    char a[12][1400];
+    char a[15][1400];
     snprintf(a[0], sizeof a[0], "--csv=%s/validate.csv", vdir);
     snprintf(a[1], sizeof a[1], "--trace-dir=%s/traces", vdir);
     snprintf(a[2], sizeof a[2], "--save-profile=%s/calibrated.json", vdir);
@@ -377,10 +383,15 @@ static int run_validate(const char *self, const char *vdir, const char *log, int
     snprintf(a[5], sizeof a[5], "--kv-heads=%lld", (long long)p.kv_heads);
     snprintf(a[6], sizeof a[6], "--head-dim=%lld", (long long)p.head_dim);
     snprintf(a[7], sizeof a[7], "--dtype=%s", p.act_bytes == 4 ? "fp32" : "bf16");
-    snprintf(a[8], sizeof a[8], "%s", p.causal ? "--causal" : "--no-causal");
-    snprintf(a[9], sizeof a[9], "--layout=%s", rs_layout_name(p.layout));
-    snprintf(a[10], sizeof a[10], "--pass=%s", rs_pass_name(p.pass));
-    char *args[] = {(char *)self, "validate", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], NULL};
+    snprintf(a[8], sizeof a[8], "--mask=both");
+    snprintf(a[9], sizeof a[9], "--layout=all");
+    snprintf(a[10], sizeof a[10], "--pass=both");
+    snprintf(a[11], sizeof a[11], "--summary=%s/heldout.csv", vdir);
+    snprintf(a[12], sizeof a[12], "--rounds=2");
+    snprintf(a[13], sizeof a[13], "--reps=3");
+    snprintf(a[14], sizeof a[14], "--blocks=8,16,32,64,128,256,512");
+    char *args[] = {(char *)self, "validate", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
+                    a[13], a[14], NULL};
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.argv = args;
@@ -394,64 +405,65 @@ static int run_validate(const char *self, const char *vdir, const char *log, int
     return st.exit_code;
 }
 
-/* validate's summary lines, verbatim, and its crossover at the seed's threshold, from its log. */
-static void read_validate_log(report_t *r, const char *log) {
-    FILE *lf = fopen(log, "r");
-    char line[512];
-    while (lf && fgets(line, sizeof line, lf)) {
-        line[strcspn(line, "\n")] = 0;
-        const char *seed_x = "# crossover B (T_comm = T_comp alone";
-        if (strncmp(line, seed_x, strlen(seed_x)) == 0) { /* validate's crossover at the seed's threshold */
-            const char *pm = strstr(line, "measured "), *pw = strstr(line, "walk ");
-            if (pm) r->val_x_meas = strtod(pm + 9, NULL);
-            if (pw) r->val_x_model = strtod(pw + 5, NULL);
-        }
-        if (strncmp(line, "# crossover", 11) == 0 || strncmp(line, "# profile", 9) == 0 ||
-            strncmp(line, "# per-(rank, step)", 18) == 0 || strncmp(line, "# simulator vs", 14) == 0 ||
-            strncmp(line, "# alpha-beta", 12) == 0 || strncmp(line, "  t_", 4) == 0 || strncmp(line, "  makespan", 10) == 0)
-            snprintf(r->exec_summary + strlen(r->exec_summary), sizeof r->exec_summary - strlen(r->exec_summary), "%s\n",
-                     line + 2);
+/* validate's held-out table, and the fitted configuration's crossover at the seed's threshold from it. */
+static void read_heldout(report_t *r, const char *vdir) {
+    rs_err_t e2;
+    snprintf(r->path, sizeof r->path, "%s/heldout.csv", vdir);
+    if (rs_table_read(r->path, &r->heldout, &e2) != 0) return;
+    r->have_heldout = true;
+    const int l = rs_table_col(&r->heldout, "layout"), p = rs_table_col(&r->heldout, "pass"), m = rs_table_col(&r->heldout, "mask"),
+              xm = rs_table_col(&r->heldout, "crossover_meas"), xp = rs_table_col(&r->heldout, "crossover_model");
+    for (size_t i = 0; l >= 0 && p >= 0 && m >= 0 && xm >= 0 && xp >= 0 && i < r->heldout.n_rows; i++) {
+        char **c = r->heldout.cells[i];
+        if (strcmp(c[l], "contiguous") || strcmp(c[p], "forward") || strcmp(c[m], "full")) continue;
+        r->val_x_meas = c[xm][0] ? strtod(c[xm], NULL) : NAN;
+        r->val_x_model = c[xp][0] ? strtod(c[xp], NULL) : NAN;
     }
-    if (lf) fclose(lf);
 }
 
-/* Points whose exec columns are validate's measured rows of table vt (the columns found). */
-static void fill_measured(sweep_t *sv, const rs_table_t *vt, const int *col) {
-    for (size_t k = 0; k < sv->n && k < vt->n_rows; k++) {
+/* Points whose exec columns are validate's measured rows of table vt (rows[k]: the fitted
+ * configuration's k-th row; col: the columns found). */
+static void fill_measured(sweep_t *sv, const rs_table_t *vt, const size_t *rows, const int *col) {
+    for (size_t k = 0; k < sv->n; k++) {
         rs_trace_summary_t *x = &sv->pts[k].exec;
+        char **c = vt->cells[rows[k]];
         sv->pts[k].has_exec = true;
-        x->t_comp_s = strtod(vt->cells[k][col[1]], NULL);
-        x->t_comm_s = strtod(vt->cells[k][col[2]], NULL);
-        x->t_step_s = strtod(vt->cells[k][col[3]], NULL);
-        x->makespan_s = strtod(vt->cells[k][col[4]], NULL);
+        x->t_comp_s = strtod(c[col[1]], NULL);
+        x->t_comm_s = strtod(c[col[2]], NULL);
+        x->t_step_s = strtod(c[col[3]], NULL);
+        x->makespan_s = strtod(c[col[4]], NULL);
         x->n_comp = x->n_comm = x->n_step = 1;
     }
 }
 
-/* The measured B sweep in the sweep format: the model (walk on the calibrated profile) and the
- * measured rows of validate.csv, into data/validation-b.csv. */
+/* The measured B sweep of the fitted configuration (contiguous forward, full blocks) in the sweep
+ * format: the model (walk on the calibrated forward profile) and the measured rows of validate.csv,
+ * into data/validation-b.csv. */
 static void validation_sweep(report_t *r, const char *vdir) {
     rs_table_t vt;
     rs_err_t e2;
     snprintf(r->path, sizeof r->path, "%s/validate.csv", vdir);
     if (rs_table_read(r->path, &vt, &e2) != 0) return;
-    static const char *const names[5] = {"B", "t_comp_meas_s", "t_comm_meas_s", "t_step_meas_s", "makespan_meas_s"};
-    int col[5], ok = vt.n_rows > 0;
-    for (int i = 0; i < 5; i++) ok &= (col[i] = rs_table_col(&vt, names[i])) >= 0;
-    rs_sweep_spec_t *vs = ok ? calloc(1, sizeof *vs) : NULL;
+    static const char *const names[8] = {"B", "t_comp_meas_s", "t_comm_meas_s", "t_step_meas_s", "makespan_meas_s", "layout", "pass", "mask"};
+    int col[8], ok = vt.n_rows > 0;
+    for (int i = 0; i < 8; i++) ok &= (col[i] = rs_table_col(&vt, names[i])) >= 0;
+    size_t rows[RS_SWEEP_MAX_VALUES], nr = 0;
+    for (size_t k = 0; ok && k < vt.n_rows && nr < RS_SWEEP_MAX_VALUES; k++)
+        if (!strcmp(vt.cells[k][col[5]], "contiguous") && !strcmp(vt.cells[k][col[6]], "forward") && !strcmp(vt.cells[k][col[7]], "full"))
+            rows[nr++] = k;
+    rs_sweep_spec_t *vs = nr > 0 ? calloc(1, sizeof *vs) : NULL;
     if (vs) {
         const char *label = "ringsim report (ringsim validate's B sweep: calibrated model + measured)";
         rs_setup_default(&vs->common);
-        snprintf(vs->common.spec.profile, sizeof vs->common.spec.profile, "%.480s/calibrated.json", vdir);
+        snprintf(vs->common.spec.profile, sizeof vs->common.spec.profile, "%.480s/calibrated-forward.json", vdir);
         rs_setup_measure_problem(&vs->common.problem);
         rs_setup_dtype(&vs->common, RS_DTYPE_FP32);
         vs->common.layouts[0] = vs->common.problem.layout;
         vs->common.passes[0] = vs->common.problem.pass;
-        for (size_t k = 0; k < vt.n_rows && k < RS_SWEEP_MAX_VALUES; k++)
-            vs->blocks[vs->n_blocks++] = strtoll(vt.cells[k][col[0]], NULL, 10);
+        for (size_t k = 0; k < nr; k++) vs->blocks[vs->n_blocks++] = strtoll(vt.cells[rows[k]][col[0]], NULL, 10);
         snprintf(r->path, sizeof r->path, "%s/data/validation-b.csv", r->dir);
-        if (run_sweep(vs, r->path, label, &r->sv, &e2) == 0) {
-            fill_measured(&r->sv, &vt, col);
+        if (run_sweep(vs, r->path, label, &r->sv, &e2) == 0 && r->sv.n == nr) {
+            fill_measured(&r->sv, &vt, rows, col);
             rs_file_t f;
             if (rs_file_open(&f, r->path, &e2) == 0) {
                 rs_sweep_write_header(f.fp, vs, label);
@@ -472,14 +484,14 @@ static void validation_compare(report_t *r, const char *vdir) {
         long long b = (long long)rs_problem_block(&sv->pts[k].problem);
         if (sv->pts[k].exec.t_comp_s < sv->pts[k].exec.t_comm_s && k + 1 < sv->n) continue;
         char ta[1600], tb[1600];
-        snprintf(ta, sizeof ta, "%s/traces/validate-B%lld-exec.csv", vdir, b);
-        snprintf(tb, sizeof tb, "%s/traces/validate-B%lld-model.csv", vdir, b);
+        snprintf(ta, sizeof ta, "%s/traces/validate-" VAL_FIT_TAG "-B%lld-exec.csv", vdir, b);
+        snprintf(tb, sizeof tb, "%s/traces/validate-" VAL_FIT_TAG "-B%lld-model.csv", vdir, b);
         rs_err_t e2;
         rs_trace_t *xa = rs_trace_read_csv(ta, &e2), *xb = xa ? rs_trace_read_csv(tb, &e2) : NULL;
         if (xa && xb && rs_compare_traces(xa, xb, &r->vcmp, &e2) == 0) {
             char na[200], nb[200];
-            snprintf(na, sizeof na, "validate-B%lld-exec.csv (measured, CPU)", b);
-            snprintf(nb, sizeof nb, "validate-B%lld-model.csv (model, calibrated)", b);
+            snprintf(na, sizeof na, "validate-" VAL_FIT_TAG "-B%lld-exec.csv (measured, CPU)", b);
+            snprintf(nb, sizeof nb, "validate-" VAL_FIT_TAG "-B%lld-model.csv (model, calibrated)", b);
             snprintf(r->path, sizeof r->path, "%s/data/compare-exec.csv", r->dir);
             r->have_val_cmp = rs_compare_write_csv(&r->vcmp, na, nb, r->path, &e2) == 0;
             r->vcmp_b = b;
@@ -515,8 +527,9 @@ static void report_exec(report_t *r) {
     char tail[700];
     file_tail(log, tail, sizeof tail);
     if (status == 0)
-        snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate calibrated this machine and measured a B sweep on "
-                 "2 MPI ranks (validation/: validate.log, validate.csv, calibrated.json, traces/).");
+        snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate calibrated this machine once per pass (one full block "
+                 "with the pass's own transfers, contiguous, non-causal) and measured a B sweep of every layout, pass and mask "
+                 "on 2 MPI ranks (validation/: validate.log, validate.csv, heldout.csv, calibrated-PASS.json, traces/).");
     else if (status == -2)
         snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate did not finish within %lld s and was stopped "
                  "(validation/validate.log).", (long long)timeout);
@@ -524,7 +537,7 @@ static void report_exec(report_t *r) {
         snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate is not available or failed (exit %d): %s", status,
                  tail[0] ? tail : "no output");
     if (status != 0) return;
-    read_validate_log(r, log);
+    read_heldout(r, vdir);
     validation_sweep(r, vdir);
     validation_compare(r, vdir);
 }
@@ -651,16 +664,9 @@ static void doc_problem(report_t *r, rs_doc_t *d) {
 static void doc_pass(report_t *r, rs_doc_t *d, int j) {
     const int nl = r->c->n_layouts;
     const entry_t *es = &r->es[j * nl];
-    const rs_closed_t *cl = &es[0].closed;
-    char a1[32], a2[32];
-    rs_doc_li(d, "**%s: overlap threshold.** B_min = F c_b / (W c_f) = %.1f tokens (the seed's F/W, scaled by the K,V bytes "
-                 "per token over the FLOPs per pair); for the %s layout's middle step, with latency, the kernel rates and "
-                 "launches, B* = %.1f tokens. This problem runs B = %lld, %.1fx B*: that step computes for %s and moves %s, "
-                 "so it is %s-bound (T_comm / T_comp = %.3f).",
-              rs_pass_name(es[0].problem.pass), cl->b_min_tokens, rs_layout_name(es[0].problem.layout), cl->b_star_tokens,
-              (long long)cl->block_tokens,
-              (double)cl->block_tokens / cl->b_star_tokens, fmt_t(cl->t_comp_s, a1, sizeof a1),
-              fmt_t(cl->t_comm_s, a2, sizeof a2), cl->comm_bound ? "transfer" : "compute", cl->t_comm_s / cl->t_comp_s);
+    char a1[32], a2[32], line[1200];
+    rs_report_finding_threshold(&es[0].closed, es[0].problem.pass, es[0].problem.layout, line, sizeof line);
+    rs_doc_li(d, "%s", line);
     int best = 0, worst = 0;
     for (int i = 1; i < nl; i++) {
         if (es[i].walk.makespan_s < es[best].walk.makespan_s) best = i;
@@ -687,28 +693,14 @@ static void doc_pass(report_t *r, rs_doc_t *d, int j) {
               ew->walk.busy_mean_s > 0 ? ew->walk.busy_max_s / ew->walk.busy_mean_s : 1.0);
 }
 
-/* Per profile of the N scaling: how far the ring stays compute-bound at the problem's S. */
+/* Per profile of the N scaling: how far the ring keeps its transfers hidden at the problem's S (the
+ * scaling-n figure's rows). */
 static void doc_scaling(report_t *r, rs_doc_t *d) {
     const rs_sweep_spec_t *spec = r->spec;
-    const sweep_t *sn = &r->sn;
+    char line[1200];
     for (int pr = 0; pr < spec->n_profiles; pr++) {
-        int64_t last_ok = -1, first_bad = -1, largest = 0;
-        for (size_t i = 0; i < sn->n; i++) {
-            const rs_sweep_point_t *pt = &sn->pts[i];
-            if (strcmp(pt->profile, spec->profiles[pr]) != 0) continue;
-            bool comm = pt->pred.n_comm && pt->pred.t_comm_s > pt->pred.t_comp_s;
-            if (!comm && first_bad < 0) last_ok = pt->problem.n_ranks;
-            if (comm && first_bad < 0) first_bad = pt->problem.n_ranks;
-            if (pt->problem.n_ranks > largest) largest = pt->problem.n_ranks;
-        }
-        if (first_bad < 0)
-            rs_doc_li(d, "**Scaling, %s**: at S = %lld the ring stays compute-bound up to the largest N swept (%lld).",
-                      spec->profiles[pr], (long long)r->p0->seq_tokens, (long long)largest);
-        else
-            rs_doc_li(d, "**Scaling, %s**: at S = %lld the ring is compute-bound up to N = %lld and transfer-bound from N = %lld "
-                         "(B = %lld tokens per rank).",
-                      spec->profiles[pr], (long long)r->p0->seq_tokens, (long long)last_ok, (long long)first_bad,
-                      (long long)(r->p0->seq_tokens / first_bad));
+        rs_report_finding_scaling(r->sn.pts, r->sn.n, spec->profiles[pr], 0.9, line, sizeof line);
+        rs_doc_li(d, "%s", line);
     }
 }
 
@@ -725,15 +717,10 @@ static void doc_findings(report_t *r, rs_doc_t *d) {
                      "efficiency %.1f%%.",
                   rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), what, 100 * frac, imb, 100 * e->walk.efficiency);
     }
-    const sweep_t *sb = &r->sb, *sbc = &r->sbc;
-    const int which = r->sim ? 1 : 0;
-    double bx_full = rs_sweep_crossover(sb->pts, sb->n, sb->pts[0].series, which);
-    double bx_causal = rs_sweep_crossover(sbc->pts, sbc->n, sbc->pts[0].series, which);
-    rs_doc_li(d, "**Crossover in the data** (%s, zigzag, forward, N = %lld): full blocks cross at B = %.0f tokens "
-                 "(B* = %.0f, B_min = %.0f); under the causal mask at B = %.0f tokens, because a causal zigzag step "
-                 "computes about half a full block.",
-              r->sim ? "SimGrid" : "model walk", (long long)r->p0->n_ranks, bx_full, sb->pts[0].closed.b_star_tokens,
-              sb->pts[0].closed.b_min_tokens, bx_causal);
+    char line[1200];
+    rs_report_finding_crossover(r->sb.pts, r->sb.n, r->sbc.pts, r->sbc.n, r->sim ? 1 : 0, r->sim ? "SimGrid" : "model walk",
+                                r->p0->n_ranks, line, sizeof line);
+    rs_doc_li(d, "%s", line);
     doc_scaling(r, d);
     rs_doc_end_list(d);
     if (r->spec->n_profiles == 3)
@@ -799,37 +786,57 @@ static void doc_figures(report_t *r, rs_doc_t *d) {
                                 "without contention)", r->f_cont);
 }
 
+/* The held-out table and its sentence, from validate's heldout.csv. */
+static void doc_heldout(report_t *r, rs_doc_t *d) {
+    enum { MAXR = 1 + 4 * RS_LAYOUT_COUNT * RS_PASS_COUNT };
+    static char rows[MAXR][512];
+    const char *rp[MAXR];
+    int n = 0;
+    char line[1400];
+    rs_report_heldout_rows(&r->heldout, rows, MAXR, &n);
+    for (int k = 0; k < n; k++) rp[k] = rows[k];
+    rs_doc_p(d, "Held-out validation (validation/heldout.csv; |error| = |model - measured| / measured per (rank, step), "
+                "medians and p95 over the B sweep; crossover B at the seed's threshold, '-' where the sweep does not reach it "
+                "or no step computes without a transfer):");
+    rs_doc_table(d, rp, n);
+    rs_report_finding_heldout(&r->heldout, 0.10, line, sizeof line);
+    rs_doc_p(d, "%s", line);
+}
+
 static void doc_exec(report_t *r, rs_doc_t *d) {
-    char a1[32];
+    char a1[32], t1[96], t2[96], t3[96], t4[96];
     rs_doc_h(d, 2, "Real execution (CPU)");
     rs_doc_p(d, "%s", r->exec_note);
-    if (r->exec_summary[0]) {
-        fprintf(d->md, "```\n%s```\n\n", r->exec_summary);
-        fputs("<pre>", d->html);
-        rs_doc_html_text(d->html, r->exec_summary);
-        fputs("</pre>\n", d->html);
-    }
+    if (r->have_heldout) doc_heldout(r, d);
     if (r->have_val) {
         const sweep_t *sv = &r->sv;
         const rs_sweep_point_t *p = &sv->pts[0];
+        const double lo = (double)rs_problem_block(&sv->pts[0].problem), hi = (double)rs_problem_block(&sv->pts[sv->n - 1].problem);
         double bx = rs_sweep_crossover(sv->pts, sv->n, p->series, 2), bm = rs_sweep_crossover(sv->pts, sv->n, p->series, 0);
-        rs_doc_p(d, "On this machine (calibrated: F_eff peak %.2f GFLOP/s, W = %.3f GB/s, latency %s) the measured T_comm "
-                    "crosses the block's compute alone (the seed's threshold) at B = %.0f tokens and the calibrated model's walk "
-                    "at %.0f; it crosses the median per-step T_comp (the figure's points and lines; with N = 2 half of the steps "
-                    "carry a transfer and its host cost) at B = %.0f, the model at %.0f. The closed form's B* (compute with "
-                    "the host cost against the full-rate transfer) is %.0f, B_min = %.0f without latency and efficiency.",
-                 p->machine.flops_per_s / 1e9, p->machine.intra.bw_bytes_per_s / 1e9,
-                 fmt_t(p->machine.intra.latency_s, a1, sizeof a1), r->val_x_meas, r->val_x_model, bx, bm,
-                 p->closed.b_star_tokens, p->closed.b_min_tokens);
+        rs_doc_p(d, "Contiguous forward with full blocks (the configuration the calibration measures; calibrated: F_eff peak %s "
+                    "GFLOP/s, W = %s GB/s, latency %s): the measured T_comm crosses the block's compute alone (the seed's "
+                    "threshold) at %s and the calibrated model's walk at %s; it crosses the median per-step T_comp (the figure's "
+                    "points and lines; with N = 2 half of the steps carry a transfer and its host cost) at %s, the model at %s. "
+                    "The closed form's B* (compute with the host cost against the full-rate transfer) is %s, B_min = %s without "
+                    "latency and efficiency.",
+                 rs_fmt_num(p->machine.flops_per_s / 1e9, "%.2f", t1, sizeof t1),
+                 rs_fmt_num(p->machine.intra.bw_bytes_per_s / 1e9, "%.3f", t2, sizeof t2), fmt_t(p->machine.intra.latency_s, a1, sizeof a1),
+                 rs_report_crossing_text(r->val_x_meas, lo, hi, t3, sizeof t3),
+                 rs_report_crossing_text(r->val_x_model, lo, hi, t4, sizeof t4),
+                 rs_report_crossing_text(bx, lo, hi, r->path, 256), rs_report_crossing_text(bm, lo, hi, r->path2, 256),
+                 rs_fmt_num(p->closed.b_star_tokens > 0 ? p->closed.b_star_tokens : NAN, "%.0f", t1, sizeof t1),
+                 rs_fmt_num(p->closed.b_min_tokens, "%.0f", t2, sizeof t2));
         rs_doc_fig(d, "tcomm-vs-b-measured", "T_comp and T_comm measured on this CPU (points) against the calibrated model (lines)",
                    r->f_vb);
     }
     if (r->have_val_cmp) {
         const rs_cmp_stats_t *s0 = &r->vcmp.stats[RS_CMP_STEP];
-        rs_doc_p(d, "Per (rank, step) at B = %lld: T_step error median %.1f%%, p95 %.1f%%, max %.1f%% (worst at rank %d, step %d); "
-                    "makespan error %+.1f%% (data/compare-exec.csv; error = (model - measured) / measured).",
-                 r->vcmp_b, 100 * s0->median_abs, 100 * s0->p95_abs, 100 * s0->max_abs, (int)s0->worst.rank, (int)s0->worst.step,
-                 100 * r->vcmp.makespan_rel);
+        char m1[16], m2[16], m3[16], m4[16];
+        rs_doc_p(d, "Per (rank, step) at B = %lld: T_step error median %s%%, p95 %s%%, max %s%% (worst at rank %d, step %d); "
+                    "makespan error %s%% (data/compare-exec.csv; error = (model - measured) / measured).",
+                 r->vcmp_b, rs_fmt_num(100 * s0->median_abs, "%.1f", m1, sizeof m1), rs_fmt_num(100 * s0->p95_abs, "%.1f", m2, sizeof m2),
+                 rs_fmt_num(100 * s0->max_abs, "%.1f", m3, sizeof m3), (int)s0->worst.rank, (int)s0->worst.step,
+                 rs_fmt_num(100 * r->vcmp.makespan_rel, "%+.1f", m4, sizeof m4));
         rs_doc_fig(d, "pred-vs-meas-exec", "Calibrated model against the CPU measurement per (rank, step), y = x with a +-10% band",
                    r->f_vpvm);
     }
@@ -901,6 +908,7 @@ static void report_free(report_t *r) {
     }
     free(r->es);
     free(r->sb.pts), free(r->sbc.pts), free(r->sn.pts), free(r->sbb.pts), free(r->sv.pts);
+    if (r->have_heldout) rs_table_free(&r->heldout);
     rs_compare_free(&r->vcmp);
     free(r->spec);
     free(r);

@@ -13,7 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compare.h"
+#include "model.h"
+#include "plot.h"
 #include "setup.h"
+#include "study_sweep.h"
 
 typedef struct {
     const rs_setup_t *setup;   /* problem, layouts, passes and machine (rs_setup_finish done) */
@@ -36,5 +40,36 @@ void rs_report_defaults(rs_report_in_t *in);
  * with err on a runtime failure (a model, simulator, sweep or file). The real execution failing is
  * not a failure: the report says so. */
 int rs_study_report(const rs_report_in_t *in, rs_err_t *err);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Findings (studies/report_findings.c): each sentence with a number is made by one function from the
+ * rows that feed the figure or table next to it; what was not reached is said in words ("not reached
+ * in the swept range (B = 64..65536)"), never as nan or inf. Each writes one Markdown sentence into
+ * buf. Can't fail.
+ * ------------------------------------------------------------------------------------------------- */
+/* The overlap efficiency of a summarized trace, T_comp / T_step (the sweep CSV's *_overlap_eff column
+ * and the scaling figure's lower panel); NaN without a step. */
+double rs_report_overlap_eff(const rs_trace_summary_t *s);
+/* Scaling at fixed S over N, one profile's points of the N sweep (the scaling-n figure): up to which
+ * N the predicted overlap efficiency stays >= eff_min, where it falls below and to what (and whether
+ * the ring spans nodes there), and its value at the largest N. */
+void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char *profile, double eff_min, char *buf,
+                               size_t len);
+/* "B = 788 tokens", or "not reached in the swept range (B = 64..65536)". Returns buf. */
+const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *buf, size_t len);
+/* The crossover in the data of the full-block and the causal B sweeps (figures tcomm-vs-b and
+ * tcomm-vs-b-causal) by backend `which` (rs_sweep_crossover: 0 model walk, 1 SimGrid), named `who`. */
+void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const rs_sweep_point_t *causal, size_t nc, int which,
+                                 const char *who, int64_t n_ranks, char *buf, size_t len);
+/* The overlap threshold of a pass from its closed form with B* (rs_model_b_star; summary.csv's row):
+ * B_min, B* (or that there is none), the problem's B against it, the layout's middle step's T_comp
+ * and T_comm (model/cost/kernel.h's bound rule). */
+void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layout_t layout, char *buf, size_t len);
+/* The held-out table of `ringsim validate --summary` (its CSV read with rs_table_read): rows of a
+ * Markdown table (header first, '|'-separated) into rows[0..*n_rows) (at most max_rows), and the
+ * sentence from the same rows: per metric the range of the held-out configurations' median errors,
+ * the largest, and how many meet T_comm, T_step and makespan within target (0.10 = 10%). */
+void rs_report_heldout_rows(const rs_table_t *t, char rows[][512], int max_rows, int *n_rows);
+void rs_report_finding_heldout(const rs_table_t *t, double target, char *buf, size_t len);
 
 #endif /* RS_STUDY_REPORT_H */

@@ -248,7 +248,8 @@ void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *co
     fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (model.h)\n"
                 "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
                 "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
-                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run\n");
+                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run;\n"
+                "# crossover lines: '-' = not run, or no crossing in the swept range\n");
     fprintf(fp, "%s\n", COLUMNS);
     fflush(fp);
 }
@@ -335,10 +336,12 @@ void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n) 
         for (size_t j = 0; j < i; j++)
             if (strcmp(pts[j].series, pts[i].series) == 0) first = false;
         if (!first) continue;
-        fprintf(fp, "# crossover series=%s b_min_tokens=%.6g b_star_tokens=%.6g pred_b=%.6g sim_b=%.6g exec_b=%.6g\n",
-                pts[i].series, pts[i].closed.b_min_tokens, pts[i].closed.b_star_tokens,
-                rs_sweep_crossover(pts, n, pts[i].series, 0), rs_sweep_crossover(pts, n, pts[i].series, 1),
-                rs_sweep_crossover(pts, n, pts[i].series, 2));
+        char c[5][24]; /* "-": not run, or no crossing in the swept range */
+        fprintf(fp, "# crossover series=%s b_min_tokens=%s b_star_tokens=%s pred_b=%s sim_b=%s exec_b=%s\n", pts[i].series,
+                rs_fmt_num(pts[i].closed.b_min_tokens, "%.6g", c[0], 24), rs_fmt_num(pts[i].closed.b_star_tokens, "%.6g", c[1], 24),
+                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 0), "%.6g", c[2], 24),
+                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 1), "%.6g", c[3], 24),
+                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 2), "%.6g", c[4], 24));
     }
     fflush(fp);
 }

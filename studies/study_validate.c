@@ -1,14 +1,17 @@
 /* study_validate.c - the validation study (study_validate.h). Phases, each a function: calibrate
- * (or load a calibrated profile), measure (rounds over the sweep, calibration samples interleaved),
- * refit the model's inputs from the interleaved samples, predict and compare per B, report. */
+ * (or load a calibrated profile) once per pass, measure (rounds over the sweep, calibration samples
+ * interleaved with the runs of every configuration), refit the model's inputs from the interleaved
+ * samples, predict and compare per configuration and B, report. */
 #include "study_validate.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
+#include "plot.h"
 #include "setup.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
@@ -17,10 +20,14 @@
 
 #define KCAP 4096 /* kernel samples per B and rank */
 #define OCAP 64   /* overlap samples per B and rank */
+#define OREPS 4   /* overlap samples per B, pass and round: their median is one point of the curve */
 
 void rs_validate_defaults(rs_validate_in_t *in) {
     memset(in, 0, sizeof *in);
     rs_measure_defaults("validate", &in->backend, &in->problem, &in->dtype, &in->job);
+    in->n_layouts = 1, in->layouts[0] = in->problem.layout;
+    in->n_passes = 1, in->passes[0] = in->problem.pass;
+    in->n_masks = 1, in->masks_causal[0] = in->problem.causal;
     const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/exec.md) */
     in->n_b = (int)(sizeof defb / sizeof defb[0]);
     memcpy(in->b, defb, sizeof defb);
@@ -37,10 +44,15 @@ int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err) {
     for (int64_t b = in->b[0] / 2 < 8 ? 8 : in->b[0] / 2; b <= in->b[in->n_b - 1] * 2 && in->calib.n_blocks < RS_MAX_EFF_POINTS;
          b *= 2)
         in->calib.blocks[in->calib.n_blocks++] = b;
-    for (int i = 0; i < in->n_b; i++) {
-        rs_problem_t p = rs_problem_with_block(&in->problem, in->b[i]);
-        if (rs_problem_validate(&p, err) != 0) return -1;
-    }
+    for (int l = 0; l < in->n_layouts; l++)
+        for (int j = 0; j < in->n_passes; j++)
+            for (int k = 0; k < in->n_masks; k++)
+                for (int i = 0; i < in->n_b; i++) {
+                    rs_problem_t p = in->problem;
+                    p.layout = in->layouts[l], p.pass = in->passes[j], p.causal = in->masks_causal[k];
+                    p = rs_problem_with_block(&p, in->b[i]);
+                    if (rs_problem_validate(&p, err) != 0) return -1;
+                }
     if (rs_measure_check(in->backend, &in->problem, in->dtype, &in->job, err) < 0) return -1;
     if (in->problem.n_ranks < 2)
         return rs_errf(err, "--ranks %lld: validation needs a ring of at least 2", (long long)in->problem.n_ranks);
@@ -49,31 +61,39 @@ int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err) {
     return 0;
 }
 
+const char *rs_validate_crossover_text(double x, double b_lo, double b_hi, char *buf, size_t len) {
+    if (isfinite(x)) snprintf(buf, len, "B = %.4g", x);
+    else snprintf(buf, len, "not reached in the swept range (B = %.0f..%.0f)", b_lo, b_hi);
+    return buf;
+}
+
 /* ---------------------------------------------------------------------------------------------------
- * One rank's state
+ * State
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
     rs_trace_summary_t meas, pred, sim; /* typical step, makespan */
     bool has_sim;
-    double b_star;                       /* closed form's B* */
 } row_t;
 
+/* Per pass: the calibration, its interleaved samples and the machine that predicts the pass. */
 typedef struct {
-    const rs_validate_in_t *in;
-    const rs_exec_job_t *job;
     rs_problem_t prob;                   /* at the executor's kernel tile: the schedule counts what it runs */
-    const char *mode;                    /* threads, loopback or the MPI progress mode, for the notes */
-    FILE *out;                           /* rank 0's report */
     rs_calib_t calib;                    /* the calibration (rank 0's holds the medians) */
     rs_hw_t hw;                          /* the profile the predictions use */
     rs_machine_t m;                      /* its machine (rank 0) */
-    int rounds;                          /* rounds run */
-    rs_trace_t *meas[RS_VALIDATE_MAX_B][RS_VALIDATE_MAX_ROUNDS]; /* rank 0: measured trace per B and round */
     double (*ksmp)[KCAP];                /* [n_b][KCAP] kernel samples at each B */
     size_t nk[RS_VALIDATE_MAX_B];
     uint64_t kflops[RS_VALIDATE_MAX_B];
-    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP]; /* [n_b][OCAP] overlap samples */
+    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP]; /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
+    rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
+} val_pass_t;
+
+/* Per configuration: its runs, the predictions and the errors. */
+typedef struct {
+    rs_problem_t prob;                   /* layout, pass, mask, heads; at its pass's tile */
+    int ip;                              /* its pass in val_t.ps */
+    rs_trace_t *meas[RS_VALIDATE_MAX_B][RS_VALIDATE_MAX_ROUNDS]; /* rank 0: measured trace per B and round */
     row_t rows[RS_VALIDATE_MAX_B];       /* rank 0: per B */
     double *ec[RS_CMP_METRIC_COUNT];     /* |error| of every (rank, step) point: model vs measured */
     double *es[RS_CMP_METRIC_COUNT];     /* simulator vs measured */
@@ -81,8 +101,22 @@ typedef struct {
     double mk_err[RS_VALIDATE_MAX_B];    /* makespan error per B, model */
     double mk_err_sim[RS_VALIDATE_MAX_B];
     int n_sim;
+    double b_star;                       /* closed form's B* at the first B */
+} val_cfg_t;
+
+typedef struct {
+    const rs_validate_in_t *in;
+    const rs_exec_job_t *job;
+    const char *mode;                    /* threads, loopback or the MPI progress mode, for the notes */
+    FILE *out;                           /* rank 0's report */
+    int rounds;                          /* rounds run */
+    int np, nc;                          /* passes, configurations */
+    val_pass_t ps[RS_PASS_COUNT];
+    val_cfg_t cs[RS_VALIDATE_MAX_CFG];
     const rs_backend_ops_t *sim;         /* the simulator while it runs */
     char sim_note[300];                  /* why it does not */
+    int64_t cores;                       /* online cores of this host */
+    char oversub[200];                   /* "" or the oversubscription note */
 } val_t;
 
 static double rel(double pred, double meas) { return (pred - meas) / meas; }
@@ -98,6 +132,12 @@ static int fail(val_t *v, int code, const char *fmt, ...) {
     fprintf(stderr, "ringsim validate: %s\n", msg);
     if (code == RS_EXIT_FAIL) v->job->tops->abort(v->job->ts, RS_EXIT_FAIL);
     return code;
+}
+
+/* "contiguous forward causal" into buf. */
+static const char *cfg_name(const rs_problem_t *p, char *buf, size_t len) {
+    snprintf(buf, len, "%s %s %s", rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal");
+    return buf;
 }
 
 /* One trace from the rounds' traces (sorted, same events): per event the median start and the
@@ -132,89 +172,119 @@ static rs_trace_t *merge_rounds(rs_trace_t **t, int rounds) {
     return m;
 }
 
-/* Collect |rel err| of every (rank, step) point of metric into v. */
-static void collect(const rs_compare_t *cmp, rs_cmp_metric_t metric, double *v, size_t *n) {
-    for (size_t i = 0; i < cmp->n_points; i++)
-        if (cmp->points[i].metric == metric && isfinite(cmp->points[i].rel_err)) v[(*n)++] = fabs(cmp->points[i].rel_err);
+/* Collect |rel err| of every (rank, step) point of metric into v. The compute of a step without work
+ * (every block skipped: the schedule says 0 FLOPs, the model 0 s) is not a point: the executor's
+ * tens of nanoseconds walking the skipped blocks against 0 would be a -100% error of nothing. */
+static void collect(const rs_compare_t *cmp, const rs_trace_t *tm, rs_cmp_metric_t metric, double *v, size_t *n) {
+    for (size_t i = 0; i < cmp->n_points; i++) {
+        const rs_cmp_point_t *pt = &cmp->points[i];
+        if (pt->metric != metric || !isfinite(pt->rel_err)) continue;
+        if (metric == RS_CMP_COMP) {
+            long x = rs_trace_find(tm, pt->rank, pt->step, pt->pass, RS_EV_COMPUTE);
+            if (x >= 0 && rs_trace_events(tm)[x].flops == 0) continue;
+        }
+        v[(*n)++] = fabs(pt->rel_err);
+    }
 }
 
-static int write_pair(const char *dir, int64_t B, const char *what, const rs_trace_t *t, rs_err_t *err) {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/validate-B%lld-%s.csv", dir, (long long)B, what);
+/* DIR/validate-B64-exec.csv for one configuration; with several, DIR/validate-zigzag-backward-causal-B64-exec.csv. */
+static int write_pair(const val_t *v, const rs_problem_t *p, int64_t B, const char *what, const rs_trace_t *t, rs_err_t *err) {
+    char path[1200], tag[96] = "";
+    if (v->nc > 1)
+        snprintf(tag, sizeof tag, "%s-%s-%s-", rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "full");
+    snprintf(path, sizeof path, "%s/validate-%sB%lld-%s.csv", v->in->trace_dir, tag, (long long)B, what);
     return rs_trace_write_csv(t, path, err);
 }
 
 /* ---------------------------------------------------------------------------------------------------
  * Phases
  * ------------------------------------------------------------------------------------------------- */
-/* Calibrate (or load --calibrated); rank 0 builds the machine. Returns an exit code. */
-static int val_calibrate(val_t *v) {
+/* Calibrate pass ip (or load --calibrated); rank 0 builds its machine. Returns an exit code. */
+static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     rs_err_t err = {{0}};
     if (in->calibrated) {
-        if (rs_hw_load(in->calibrated, &v->hw, &err) < 0) {
+        if (rs_hw_load(in->calibrated, &ps->hw, &err) < 0) {
             if (job->rank == 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
             return RS_EXIT_USAGE;
         }
     } else {
-        if (rs_calibrate(&v->prob, job->cops, job->tops, job->ts, &in->calib, &v->calib, &err) < 0) {
+        if (rs_calibrate(&ps->prob, job->cops, job->tops, job->ts, &in->calib, &ps->calib, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: calibration: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
         if (job->rank == 0) {
             char note[256], name[RS_NAME_LEN];
-            snprintf(note, sizeof note, "ringsim validate calibration, %lld ranks, progress %s; %.80s", (long long)job->n_ranks,
-                     v->mode, job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name);
+            snprintf(note, sizeof note, "ringsim validate calibration, %s pass, %lld ranks, progress %s; %.80s",
+                     rs_pass_name(ps->prob.pass), (long long)job->n_ranks, v->mode,
+                     job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name);
             snprintf(name, sizeof name, "%s-validate", job->be->name);
-            rs_calib_to_hw(&v->calib, name, note, job->n_ranks, in->dtype, &v->hw);
-            fprintf(v->out, "# ringsim validate: calibration (%lld ranks, progress %s)\n", (long long)job->n_ranks, v->mode);
-            rs_calib_print(&v->calib, v->out);
+            rs_calib_to_hw(&ps->calib, name, note, job->n_ranks, in->dtype, &ps->hw);
+            fprintf(v->out, "# ringsim validate: calibration, %s pass (%lld ranks, progress %s)\n", rs_pass_name(ps->prob.pass),
+                    (long long)job->n_ranks, v->mode);
+            rs_calib_print(&ps->calib, v->out);
         }
     }
-    if (job->rank == 0 && rs_machine_from_hw(&v->hw, in->dtype, &v->m, &err) < 0) {
+    if (job->rank == 0 && rs_machine_from_hw(&ps->hw, in->dtype, &ps->m, &err) < 0) {
         fprintf(stderr, "ringsim validate: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
-    v->m.loopback = job->loopback != NULL; /* one device playing each rank alone: the walk's loopback machine */
+    ps->m.loopback = job->loopback != NULL; /* one device playing each rank alone: the walk's loopback machine */
     return RS_EXIT_OK;
 }
 
-/* Rounds over the sweep: at every B the kernel alone and the overlap sample (when calibrating), then
- * the measured run; rank 0 keeps each round's trace. Returns an exit code. */
+/* The interleaved calibration samples of pass ps at sweep point i: the kernel alone and the overlap
+ * sample with the pass's transfers. Returns an exit code. */
+static int val_samples(val_t *v, val_pass_t *ps, int i) {
+    const rs_validate_in_t *in = v->in;
+    const rs_exec_job_t *job = v->job;
+    rs_err_t err = {{0}};
+    if (in->calibrated) return RS_EXIT_OK;
+    if (rs_calib_kernel_point(&ps->prob, in->b[i], job->cops, job->local_rank, in->calib.min_time_s / v->rounds, 2, ps->ksmp[i],
+                              KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
+        return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
+    if (job->n_ranks >= 2 &&
+        rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
+                                 ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
+        return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
+    return RS_EXIT_OK;
+}
+
+/* Rounds over the sweep: at every B the calibration samples of every pass, then the measured run of
+ * every configuration; rank 0 keeps each round's trace. Returns an exit code. */
 static int val_measure(val_t *v) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
-    const int64_t rank = job->rank, N = job->n_ranks;
+    const int64_t rank = job->rank;
     rs_err_t err = {{0}};
     for (int r = 0; r < v->rounds; r++)
         for (int i = 0; i < in->n_b; i++) {
-            rs_problem_t p = rs_problem_with_block(&v->prob, in->b[i]);
-            rs_schedule_t *s = rs_schedule_create(&p, &err);
-            if (!s) {
-                if (rank == 0) fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
-                return RS_EXIT_USAGE;
+            for (int j = 0; j < v->np; j++) {
+                int rc = val_samples(v, &v->ps[j], i);
+                if (rc != RS_EXIT_OK) return rc;
             }
-            int rc = RS_EXIT_OK;
-            if (!in->calibrated && rs_calib_kernel_point(&v->prob, in->b[i], job->cops, job->local_rank,
-                                                        in->calib.min_time_s / v->rounds, 2, v->ksmp[i], KCAP, &v->nk[i],
-                                                        &v->kflops[i], &err) < 0)
-                rc = fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)rank, (long long)in->b[i], err.msg);
-            if (rc == RS_EXIT_OK && !in->calibrated && N >= 2 &&
-                rs_calib_overlap_samples(&v->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, 2,
-                                         in->exec.timeout_s, v->oend[i], v->obusy[i], v->oalone[i], OCAP, &v->no[i], &err) < 0)
-                rc = fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)rank, (long long)in->b[i], err.msg);
-            rs_trace_t *tr = rank == 0 && rc == RS_EXIT_OK ? rs_trace_create(job->be->source) : NULL;
-            rs_exec_result_t res;
-            if (rc == RS_EXIT_OK && rs_exec_job_run(job, s, &in->exec, tr, &res, &err) < 0)
-                rc = fail(v, RS_EXIT_FAIL, "B=%lld: %s", (long long)in->b[i], err.msg);
-            rs_schedule_free(s);
-            if (rc != RS_EXIT_OK) {
-                rs_trace_free(tr);
-                return rc;
+            for (int c = 0; c < v->nc; c++) {
+                val_cfg_t *cf = &v->cs[c];
+                rs_problem_t p = rs_problem_with_block(&cf->prob, in->b[i]);
+                rs_schedule_t *s = rs_schedule_create(&p, &err);
+                if (!s) {
+                    if (rank == 0) fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
+                    return RS_EXIT_USAGE;
+                }
+                int rc = RS_EXIT_OK;
+                rs_trace_t *tr = rank == 0 ? rs_trace_create(job->be->source) : NULL;
+                rs_exec_result_t res;
+                if (rs_exec_job_run(job, s, &in->exec, tr, &res, &err) < 0)
+                    rc = fail(v, RS_EXIT_FAIL, "B=%lld: %s", (long long)in->b[i], err.msg);
+                rs_schedule_free(s);
+                if (rc != RS_EXIT_OK) {
+                    rs_trace_free(tr);
+                    return rc;
+                }
+                if (tr) rs_trace_sort(tr);
+                cf->meas[i][r] = tr;
             }
-            if (tr) rs_trace_sort(tr);
-            v->meas[i][r] = tr;
         }
     return RS_EXIT_OK;
 }
@@ -222,7 +292,7 @@ static int val_measure(val_t *v) {
 /* F_eff at the sweep's B from the interleaved kernel samples: each rank's median kernel time per B;
  * F_eff(B) is the fastest rank's rate, and a rank that is slower at every size (its core shared
  * with other work) is a straggler in the model, by its median ratio to the fastest. */
-static int val_refit_kernel(val_t *v) {
+static int val_refit_kernel(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     const int64_t P = job->n_procs; /* the ranks that gather: N, or 1 for one device playing them all */
@@ -231,7 +301,7 @@ static int val_refit_kernel(val_t *v) {
     if (job->rank == 0 && !kt) return fail(v, RS_EXIT_FAIL, "out of memory");
     int rc = RS_EXIT_OK;
     for (int i = 0; i < in->n_b && rc == RS_EXIT_OK; i++)
-        if (rs_calib_rank_values(job->tops, job->ts, v->ksmp[i], v->nk[i], in->exec.timeout_s,
+        if (rs_calib_rank_values(job->tops, job->ts, ps->ksmp[i], ps->nk[i], in->exec.timeout_s,
                                  kt ? kt + (size_t)i * (size_t)P : NULL, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             rc = RS_EXIT_FAIL;
@@ -240,15 +310,15 @@ static int val_refit_kernel(val_t *v) {
     if (fr) {
         double fastest[RS_VALIDATE_MAX_B];
         rs_calib_rank_factors(kt, in->n_b, P, fastest, fr);
-        rs_calibration_t *model = &v->calib.model;
+        rs_calibration_t *model = &ps->calib.model;
         for (int i = 0; i < in->n_b; i++) {
-            const double f = (double)v->kflops[i] / fastest[i], peak = v->calib.flops_peak;
+            const double f = (double)ps->kflops[i] / fastest[i], peak = ps->calib.flops_peak;
             for (int e = 0; e < model->n_eff; e++)
                 if ((int64_t)model->eff[e].block_tokens == in->b[i]) model->eff[e].efficiency = f / peak;
         }
-        rs_perturb_t *q = &v->m.perturb;
+        rs_perturb_t *q = &ps->m.perturb;
         q->n_stragglers = 0;
-        fprintf(v->out, "# per-rank kernel time over the fastest rank's (median over the sweep):");
+        fprintf(v->out, "# %s: per-rank kernel time over the fastest rank's (median over the sweep):", rs_pass_name(ps->prob.pass));
         for (int64_t r = 0; r < P; r++) {
             fprintf(v->out, " rank %lld x%.3f", (long long)r, fr[r]);
             if (fr[r] > 1.005 && q->n_stragglers < RS_MAX_PERTURB)
@@ -261,62 +331,96 @@ static int val_refit_kernel(val_t *v) {
     return rc;
 }
 
-/* The overlap points at the sweep's B from the interleaved samples replace the calibration's; host
- * cost and overlap curve are fitted again over all points. */
-static int val_refit_overlap(val_t *v) {
+/* The transport and the overlap points at every B of the sweep from the interleaved samples (the
+ * pass's own transfers): the alpha-beta fit on the transfers alone at the sweep's sizes replaces the
+ * calibration's (one load burst during calibration no longer sets L and W for the whole run); the
+ * overlap points replace the calibration's at that B or join them (the curve reaches the sweep's
+ * largest step). Host cost and overlap curve are fitted again over all points. */
+static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
-    rs_calib_t *c = &v->calib;
+    rs_calib_t *c = &ps->calib;
     rs_err_t err = {{0}};
+    int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
-        double e_s, busy_s, alone_s;
-        if (rs_calib_rank_median(job->tops, job->ts, v->oend[i], v->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, v->obusy[i], v->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, v->oalone[i], v->no[i], in->exec.timeout_s, &alone_s, &err) < 0) {
+        double e_s, busy_s, alone_s, x_s;
+        if (rs_calib_rank_median(job->tops, job->ts, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
-        for (int k = 0; job->rank == 0 && k < c->n_ov; k++)
-            if (c->ov[k].block == in->b[i]) {
-                c->ov[k].t_end_s = e_s, c->ov[k].t_comp_busy_s = busy_s, c->ov[k].t_comp_s = alone_s;
-                c->ov[k].sigma = alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1;
-            }
+        if (job->rank != 0 || ps->no[i] == 0) continue;
+        const rs_calib_flows_t *fl = &ps->oflows[i];
+        if (n_sizes < RS_CALIB_MAX_SIZES) c->sizes[n_sizes] = fl->bytes, c->t_msg_s[n_sizes++] = x_s;
+        int k = 0;
+        while (k < c->n_ov && c->ov[k].block != in->b[i]) k++;
+        if (k == c->n_ov && c->n_ov == RS_CALIB_MAX_OV) continue;
+        if (k == c->n_ov) c->n_ov++;
+        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1, alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1};
     }
     if (job->rank != 0 || job->n_ranks < 2 || c->n_ov == 0) return RS_EXIT_OK;
+    if (n_sizes >= 2) c->n_sizes = n_sizes; /* the sweep's transfers alone */
+    rs_calib_fit_transport(c);
     rs_calib_fit_overlap(c);
-    fprintf(v->out, "# overlap points from samples interleaved with the runs (host cost and curve fitted again):\n"
-                    "#      B        bytes      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n");
-    for (int k = 0; k < c->n_ov; k++)
-        fprintf(v->out, "  %6lld %12llu %13.6g %14.6g %14.6g %8.3f\n", (long long)c->ov[k].block,
-                (unsigned long long)c->ov[k].bytes, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s, c->ov[k].eta);
-    fprintf(v->out, "# host cost %.3g s + %.3g s/byte (median |error| of the busy compute %.1f%%)\n", c->model.host_s_per_xfer,
-            c->model.host_s_per_byte, 100 * c->host_fit_err);
+    fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
+                    "curve fitted again):\n#      B flows        bytes    t_xfer_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
+            rs_pass_name(ps->prob.pass));
+    for (int k = 0; k < c->n_ov; k++) {
+        char eta[16], tx[24] = "-";
+        for (int q = 0; q < c->n_sizes; q++)
+            if (c->sizes[q] == c->ov[k].bytes) snprintf(tx, sizeof tx, "%.6g", c->t_msg_s[q]);
+        fprintf(v->out, "  %6lld %5d %12llu %11s %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
+                (unsigned long long)c->ov[k].bytes, tx, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
+                rs_fmt_num(c->ov[k].eta, "%.3f", eta, sizeof eta));
+    }
+    fprintf(v->out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); host cost %.3g s per flow + "
+                    "%.3g s/byte (median |error| of the busy compute %.1f%%)\n",
+            c->latency_s, c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max, c->model.host_s_per_xfer, c->model.host_s_per_byte,
+            100 * c->host_fit_err);
     return RS_EXIT_OK;
 }
 
-/* The model's inputs from the interleaved samples (when calibrating): F_eff(B), stragglers, host
- * cost and overlap curve, renormalised to the largest rate; --save-profile writes them. */
-static int val_refit(val_t *v) {
+/* DIR/name.json -> DIR/name-PASS.json (the pass's name before the extension). */
+static void pass_path(const char *path, rs_pass_t pass, char *buf, size_t len) {
+    const char *dot = strrchr(path, '.'), *sl = strrchr(path, '/');
+    if (!dot || (sl && dot < sl)) dot = path + strlen(path);
+    snprintf(buf, len, "%.*s-%s%s", (int)(dot - path), path, rs_pass_name(pass), dot);
+}
+
+/* The model's inputs of one pass from the interleaved samples (when calibrating): F_eff(B),
+ * stragglers, host cost and overlap curve, renormalised to the largest rate; --save-profile writes
+ * them. */
+static int val_refit(val_t *v, val_pass_t *ps) {
     if (v->in->calibrated) return RS_EXIT_OK;
-    int rc = val_refit_kernel(v);
-    if (rc == RS_EXIT_OK) rc = val_refit_overlap(v);
+    int rc = val_refit_kernel(v, ps);
+    if (rc == RS_EXIT_OK) rc = val_refit_overlap(v, ps);
     if (v->job->rank != 0) return rc;
-    rs_calibration_t *model = &v->calib.model;
+    rs_calibration_t *model = &ps->calib.model;
     double mx = 0; /* renormalise: the peak is the largest measured rate */
     for (int e = 0; e < model->n_eff; e++) mx = fmax(mx, model->eff[e].efficiency);
     for (int e = 0; e < model->n_eff; e++) model->eff[e].efficiency /= mx;
-    v->calib.flops_peak *= mx;
-    v->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
-    v->m.flops_per_s = v->calib.flops_peak;
-    fprintf(v->out, "# F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n");
-    for (int e = 0; e < v->m.cal.n_eff; e++)
-        fprintf(v->out, "  %6lld %12.3f\n", (long long)v->m.cal.eff[e].block_tokens,
-                v->m.flops_per_s * v->m.cal.eff[e].efficiency * 1e-9);
+    ps->calib.flops_peak *= mx;
+    ps->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
+    ps->m.flops_per_s = ps->calib.flops_peak;
+    if (ps->calib.bw_bytes_per_s > 0) { /* the transport fitted again */
+        ps->m.intra.latency_s = ps->hw.intra.latency_s = ps->calib.latency_s;
+        ps->m.intra.bw_bytes_per_s = ps->hw.intra.bw_bytes_per_s = ps->calib.bw_bytes_per_s;
+    }
+    fprintf(v->out, "# %s: F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n",
+            rs_pass_name(ps->prob.pass));
+    for (int e = 0; e < ps->m.cal.n_eff; e++)
+        fprintf(v->out, "  %6lld %12.3f\n", (long long)ps->m.cal.eff[e].block_tokens,
+                ps->m.flops_per_s * ps->m.cal.eff[e].efficiency * 1e-9);
     if (v->in->save_profile && rc == RS_EXIT_OK) {
         rs_err_t err;
-        v->hw.flops_per_s[v->in->dtype] = v->m.flops_per_s;
-        v->hw.cal = v->m.cal;
-        if (rs_hw_write_json(&v->hw, v->in->save_profile, v->hw.calibration_note, &err) < 0) {
+        char path[1200];
+        if (v->np > 1) pass_path(v->in->save_profile, ps->prob.pass, path, sizeof path);
+        else snprintf(path, sizeof path, "%s", v->in->save_profile);
+        ps->hw.flops_per_s[v->in->dtype] = ps->m.flops_per_s;
+        ps->hw.cal = ps->m.cal;
+        if (rs_hw_write_json(&ps->hw, path, ps->hw.calibration_note, &err) < 0) {
             fprintf(stderr, "ringsim validate: %s\n", err.msg);
             return RS_EXIT_FAIL;
         }
@@ -325,9 +429,10 @@ static int val_refit(val_t *v) {
 }
 
 /* The simulator at one B, against the measurement tm (rank 0). */
-static void val_simulate(val_t *v, int i, const rs_schedule_t *s, const rs_problem_t *p, const rs_trace_t *tm) {
+static void val_simulate(val_t *v, val_cfg_t *cf, int i, const rs_schedule_t *s, const rs_problem_t *p, const rs_trace_t *tm) {
+    const rs_machine_t *m = &v->ps[cf->ip].m;
     rs_err_t err = {{0}}, why;
-    if (v->sim && v->sim->can_run(p, &v->m, &why) != 0) { /* the one rule (its can_run) decides */
+    if (v->sim && v->sim->can_run(p, m, &why) != 0) { /* the one rule (its can_run) decides */
         snprintf(v->sim_note, sizeof v->sim_note, "%.290s", why.msg);
         v->sim = NULL;
     }
@@ -335,14 +440,14 @@ static void val_simulate(val_t *v, int i, const rs_schedule_t *s, const rs_probl
     rs_trace_t *tsim = rs_trace_create(v->sim->source);
     rs_run_summary_t sr;
     rs_compare_t cs;
-    row_t *row = &v->rows[i];
-    if (tsim && v->sim->run(s, &v->m, NULL, tsim, &sr, &err) == 0 && rs_trace_summarize(tsim, p->pass, &row->sim, &err) == 0 &&
+    row_t *row = &cf->rows[i];
+    if (tsim && v->sim->run(s, m, NULL, tsim, &sr, &err) == 0 && rs_trace_summarize(tsim, p->pass, &row->sim, &err) == 0 &&
         rs_compare_traces(tm, tsim, &cs, &err) == 0) {
         row->has_sim = true;
-        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cs, (rs_cmp_metric_t)k, v->es[k], &v->nes[k]);
-        v->mk_err_sim[v->n_sim++] = fabs(rel(row->sim.makespan_s, row->meas.makespan_s));
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cs, tm, (rs_cmp_metric_t)k, cf->es[k], &cf->nes[k]);
+        cf->mk_err_sim[cf->n_sim++] = fabs(rel(row->sim.makespan_s, row->meas.makespan_s));
         rs_compare_free(&cs);
-        if (v->in->trace_dir) write_pair(v->in->trace_dir, v->in->b[i], "sim", tsim, &err);
+        if (v->in->trace_dir) write_pair(v, p, v->in->b[i], "sim", tsim, &err);
     } else {
         v->sim = NULL;
         snprintf(v->sim_note, sizeof v->sim_note, "simulator failed (see stderr)");
@@ -351,113 +456,128 @@ static void val_simulate(val_t *v, int i, const rs_schedule_t *s, const rs_probl
     rs_trace_free(tsim);
 }
 
-/* Per B: the measured trace (medians over the rounds) against the walk's and the simulator's. */
-static int val_predict(val_t *v) {
+/* One configuration at sweep point i (rank 0): the measured trace (medians over the rounds) against
+ * the walk's and the simulator's. Returns an exit code. */
+static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
     const rs_validate_in_t *in = v->in;
+    const rs_machine_t *m = &v->ps[cf->ip].m;
     rs_err_t err = {{0}};
-    for (int i = 0; i < in->n_b; i++) {
-        rs_problem_t p = rs_problem_with_block(&v->prob, in->b[i]);
-        rs_schedule_t *s = rs_schedule_create(&p, &err);
-        if (!s) return RS_EXIT_USAGE;
-        if (v->job->rank != 0) {
-            rs_schedule_free(s);
-            continue;
-        }
-        int rc = RS_EXIT_OK;
-        rs_trace_t *tm = merge_rounds(v->meas[i], v->rounds), *tp = rs_trace_create("model");
-        rs_run_summary_t w;
-        rs_closed_t cf;
-        rs_compare_t cmp;
-        if (!tm || !tp || rs_walk_backend.run(s, &v->m, NULL, tp, &w, &err) < 0 || rs_model_b_star(&p, &v->m, &cf, &err) < 0 ||
-            rs_trace_summarize(tm, p.pass, &v->rows[i].meas, &err) < 0 ||
-            rs_trace_summarize(tp, p.pass, &v->rows[i].pred, &err) < 0 || rs_compare_traces(tm, tp, &cmp, &err) < 0) {
-            fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
-            rc = RS_EXIT_FAIL;
-        } else {
-            v->rows[i].b_star = cf.b_star_tokens;
-            for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, (rs_cmp_metric_t)k, v->ec[k], &v->nec[k]);
-            v->mk_err[i] = rel(v->rows[i].pred.makespan_s, v->rows[i].meas.makespan_s);
-            rs_compare_free(&cmp);
-            val_simulate(v, i, s, &p, tm);
-        }
-        if (rc == RS_EXIT_OK && in->trace_dir &&
-            (write_pair(in->trace_dir, in->b[i], "exec", tm, &err) < 0 || write_pair(in->trace_dir, in->b[i], "model", tp, &err) < 0)) {
-            fprintf(stderr, "ringsim validate: %s\n", err.msg);
-            rc = RS_EXIT_FAIL;
-        }
-        rs_trace_free(tp);
-        rs_trace_free(tm);
-        rs_schedule_free(s);
-        if (rc != RS_EXIT_OK) return rc;
+    rs_problem_t p = rs_problem_with_block(&cf->prob, in->b[i]);
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    if (!s) return RS_EXIT_USAGE;
+    int rc = RS_EXIT_OK;
+    rs_trace_t *tm = merge_rounds(cf->meas[i], v->rounds), *tp = rs_trace_create("model");
+    rs_run_summary_t w;
+    rs_closed_t cl;
+    rs_compare_t cmp;
+    if (!tm || !tp || rs_walk_backend.run(s, m, NULL, tp, &w, &err) < 0 || (i == 0 ? rs_model_b_star : rs_model_closed)(&p, m, &cl, &err) < 0 ||
+        rs_trace_summarize(tm, p.pass, &cf->rows[i].meas, &err) < 0 || rs_trace_summarize(tp, p.pass, &cf->rows[i].pred, &err) < 0 ||
+        rs_compare_traces(tm, tp, &cmp, &err) < 0) {
+        fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
+        rc = RS_EXIT_FAIL;
+    } else {
+        if (i == 0) cf->b_star = cl.b_star_tokens;
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, tm, (rs_cmp_metric_t)k, cf->ec[k], &cf->nec[k]);
+        cf->mk_err[i] = rel(cf->rows[i].pred.makespan_s, cf->rows[i].meas.makespan_s);
+        rs_compare_free(&cmp);
+        val_simulate(v, cf, i, s, &p, tm);
     }
-    return RS_EXIT_OK;
+    if (rc == RS_EXIT_OK && in->trace_dir &&
+        (write_pair(v, &p, in->b[i], "exec", tm, &err) < 0 || write_pair(v, &p, in->b[i], "model", tp, &err) < 0)) {
+        fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        rc = RS_EXIT_FAIL;
+    }
+    rs_trace_free(tp);
+    rs_trace_free(tm);
+    rs_schedule_free(s);
+    return rc;
 }
 
-/* "  t_comp    n  median  p95  max" for the |errors| of one metric (sorted in place). */
+/* ---------------------------------------------------------------------------------------------------
+ * Printing
+ * ------------------------------------------------------------------------------------------------- */
+/* "  t_comp    n  median  p95  max" for the |errors| of one metric (sorted in place); "-" for none. */
 static void print_stats(FILE *out, const char *name, double *e, size_t n) {
-    double md = rs_median(e, n), p95 = rs_percentile(e, n, 0.95), mx = n ? e[n - 1] : NAN;
-    fprintf(out, "  %-8s %8zu %8.3f %8.3f %8.3f\n", name, n, md, p95, mx);
+    char a[16], b[16], c[16];
+    rs_fmt_num(rs_median(e, n), "%8.3f", a, sizeof a);
+    rs_fmt_num(rs_percentile(e, n, 0.95), "%8.3f", b, sizeof b);
+    rs_fmt_num(n ? e[n - 1] : NAN, "%8.3f", c, sizeof c);
+    fprintf(out, "  %-8s %8zu %8s %8s %8s\n", name, n, a, b, c);
 }
 
-/* The per-B table (and --csv). Fills the crossover inputs. */
-static void val_print_rows(val_t *v, double *bb, double *mc, double *mm, double *pc, double *pm, double *ma, double *pa) {
+/* A relative error cell: "+0.012", or "-" when it cannot be formed. */
+static const char *err_cell(double pred, double meas, char *buf, size_t len) {
+    return rs_fmt_num(rel(pred, meas), "%+.3f", buf, len);
+}
+
+/* A time cell: "%.4g" seconds, or "-" when not measured. */
+static const char *t_cell(double t, char *buf, size_t len) { return rs_fmt_num(t, "%.4g", buf, len); }
+
+/* The per-B table of one configuration (and its --csv rows, csv may be NULL). Fills the crossover
+ * inputs. */
+static void val_print_rows(val_t *v, const val_cfg_t *cf, FILE *csv, double *bb, double *mc, double *mm, double *pc,
+                           double *pm, double *ma, double *pa) {
     const rs_validate_in_t *in = v->in;
-    const rs_problem_t *p = &in->problem;
-    const rs_machine_t *m = &v->m;
-    rs_err_t err;
-    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160];
+    const rs_problem_t *p = &cf->prob;
+    const rs_machine_t *m = &v->ps[cf->ip].m;
+    char ovd[RS_MAX_OVERLAP_POINTS * 24 + 160], name[96];
     rs_machine_overlap_desc(m, ovd, sizeof ovd);
     fprintf(v->out,
-            "# ringsim validate: N=%lld heads=%lld/%lld d=%lld batch=%lld %s %s %s, reps %d (warmup %d), progress %s\n"
+            "# ringsim validate: N=%lld heads=%lld/%lld d=%lld batch=%lld %s, reps %d (warmup %d), progress %s%s%s\n"
             "# profile: F_peak %.4g GFLOP/s, W %.4g GB/s, L %.3g s, %d eff points; %s\n"
             "# times in seconds; err = (model - measured) / measured; T_* are medians over (rank, step)\n",
             (long long)v->job->n_ranks, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
-            (long long)p->batch, rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "non-causal",
-            in->exec.reps, in->exec.warmup, v->mode, m->flops_per_s * 1e-9, m->intra.bw_bytes_per_s * 1e-9,
-            m->intra.latency_s, m->cal.n_eff, ovd);
+            (long long)p->batch, cfg_name(p, name, sizeof name), in->exec.reps, in->exec.warmup, v->mode,
+            v->oversub[0] ? "; " : "", v->oversub, m->flops_per_s * 1e-9, m->intra.bw_bytes_per_s * 1e-9, m->intra.latency_s,
+            m->cal.n_eff, ovd);
     fprintf(v->out, "# %6s %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", "B", "comp_meas", "comp_model",
             "err", "comm_meas", "comm_model", "err", "step_meas", "step_model", "err", "mkspan_meas", "mkspan_model", "err",
             "sim_err");
-    rs_file_t csv = {0};
-    if (in->csv && rs_file_open(&csv, in->csv, &err) == 0)
-        fprintf(csv.fp, "B,t_comp_meas_s,t_comp_model_s,t_comm_meas_s,t_comm_model_s,t_step_meas_s,t_step_model_s,"
-                        "makespan_meas_s,makespan_model_s,makespan_sim_s\n");
     for (int i = 0; i < in->n_b; i++) {
-        const row_t *r = &v->rows[i];
-        char simc[16] = "n/a";
-        if (r->has_sim) snprintf(simc, sizeof simc, "%+.3f", rel(r->sim.makespan_s, r->meas.makespan_s));
-        fprintf(v->out, "  %6lld %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %11.4g %11.4g %+7.3f %8s\n",
-                (long long)in->b[i], r->meas.t_comp_s, r->pred.t_comp_s, rel(r->pred.t_comp_s, r->meas.t_comp_s),
-                r->meas.t_comm_s, r->pred.t_comm_s, rel(r->pred.t_comm_s, r->meas.t_comm_s), r->meas.t_step_s,
-                r->pred.t_step_s, rel(r->pred.t_step_s, r->meas.t_step_s), r->meas.makespan_s, r->pred.makespan_s,
-                v->mk_err[i], simc);
-        if (csv.fp)
-            fprintf(csv.fp, "%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", (long long)in->b[i], r->meas.t_comp_s,
+        const row_t *r = &cf->rows[i];
+        char c[13][24];
+        fprintf(v->out, "  %6lld %11s %11s %7s %11s %11s %7s %11s %11s %7s %11s %11s %7s %8s\n", (long long)in->b[i],
+                t_cell(r->meas.t_comp_s, c[0], 24), t_cell(r->pred.t_comp_s, c[1], 24),
+                err_cell(r->pred.t_comp_s, r->meas.t_comp_s, c[2], 24), t_cell(r->meas.t_comm_s, c[3], 24),
+                t_cell(r->pred.t_comm_s, c[4], 24), err_cell(r->pred.t_comm_s, r->meas.t_comm_s, c[5], 24),
+                t_cell(r->meas.t_step_s, c[6], 24), t_cell(r->pred.t_step_s, c[7], 24),
+                err_cell(r->pred.t_step_s, r->meas.t_step_s, c[8], 24), t_cell(r->meas.makespan_s, c[9], 24),
+                t_cell(r->pred.makespan_s, c[10], 24), rs_fmt_num(cf->mk_err[i], "%+.3f", c[11], 24),
+                r->has_sim ? err_cell(r->sim.makespan_s, r->meas.makespan_s, c[12], 24) : "-");
+        if (csv)
+            fprintf(csv, "%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", rs_layout_name(p->layout),
+                    rs_pass_name(p->pass), p->causal ? "causal" : "full", (long long)in->b[i], r->meas.t_comp_s,
                     r->pred.t_comp_s, r->meas.t_comm_s, r->pred.t_comm_s, r->meas.t_step_s, r->pred.t_step_s,
                     r->meas.makespan_s, r->pred.makespan_s, r->has_sim ? r->sim.makespan_s : NAN);
         ma[i] = r->meas.t_comp_alone_s, pa[i] = r->pred.t_comp_alone_s;
         bb[i] = (double)in->b[i], mc[i] = r->meas.t_comp_xfer_s, mm[i] = r->meas.t_comm_s, pc[i] = r->pred.t_comp_xfer_s,
         pm[i] = r->pred.t_comm_s;
     }
-    if (csv.fp && rs_file_commit(&csv, &err) < 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
 }
 
-/* The report's summary: per-B rows, errors over the sweep, the simulator's, the crossovers. */
-static void val_print(val_t *v) {
+/* One configuration's summary: per-B rows, errors over the sweep, the simulator's, the crossovers;
+ * its row of the held-out table into *row. */
+static void val_print_cfg(val_t *v, val_cfg_t *cf, FILE *csv, rs_validate_row_t *row) {
     const size_t nb = (size_t)v->in->n_b;
     double bb[RS_VALIDATE_MAX_B], mc[RS_VALIDATE_MAX_B], mm[RS_VALIDATE_MAX_B], pc[RS_VALIDATE_MAX_B],
         pm[RS_VALIDATE_MAX_B], ma[RS_VALIDATE_MAX_B], pa[RS_VALIDATE_MAX_B], mk[RS_VALIDATE_MAX_B];
-    val_print_rows(v, bb, mc, mm, pc, pm, ma, pa);
+    val_print_rows(v, cf, csv, bb, mc, mm, pc, pm, ma, pa);
     fprintf(v->out, "# per-(rank, step) |error| over the sweep, model vs measured:\n# %-8s %8s %8s %8s %8s\n", "metric",
             "n", "median", "p95", "max");
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), v->ec[k], v->nec[k]);
-    for (size_t i = 0; i < nb; i++) mk[i] = fabs(v->mk_err[i]);
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->ec[k], cf->nec[k]);
+    for (size_t i = 0; i < nb; i++) mk[i] = fabs(cf->mk_err[i]);
     print_stats(v->out, "makespan", mk, nb);
-    if (v->n_sim > 0) {
+    const rs_problem_t *p = &cf->prob;
+    *row = (rs_validate_row_t){.n_ranks = v->job->n_ranks, .cores = v->cores, .layout = p->layout, .pass = p->pass,
+                               .causal = p->causal, .q_heads = p->q_heads, .kv_heads = p->kv_heads,
+                               .fitted = p->layout == RS_LAYOUT_CONTIGUOUS && !p->causal, .mk_med = rs_median(mk, nb),
+                               .mk_max = rs_percentile(mk, nb, 1.0), .b_lo = bb[0], .b_hi = bb[nb - 1]};
+    for (int k = 0; k < 3; k++) row->med[k] = rs_median(cf->ec[k], cf->nec[k]), row->p95[k] = rs_percentile(cf->ec[k], cf->nec[k], 0.95);
+    if (cf->n_sim > 0) {
         fprintf(v->out, "# simulator vs measured:\n");
         for (int k = 0; k < RS_CMP_METRIC_COUNT; k++)
-            print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), v->es[k], v->nes[k]);
-        print_stats(v->out, "makespan", v->mk_err_sim, (size_t)v->n_sim);
+            print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->es[k], cf->nes[k]);
+        print_stats(v->out, "makespan", cf->mk_err_sim, (size_t)cf->n_sim);
     } else {
         fprintf(v->out, "# simulator: not run (%s)\n", v->sim_note);
     }
@@ -467,11 +587,110 @@ static void val_print(val_t *v) {
      * the compute of the same steps (host cost included): past it the step waits. */
     double xa = rs_crossover_b_fit(bb, ma, mm, nb, 2), ya = rs_crossover_b_fit(bb, pa, pm, nb, 2);
     double xm = rs_crossover_b_fit(bb, mc, mm, nb, 2), xp = rs_crossover_b_fit(bb, pc, pm, nb, 2);
-    fprintf(v->out, "# crossover B (T_comm = T_comp alone, the seed's threshold): measured %.4g, model walk %.4g (err %+.3f)\n",
-            xa, ya, isfinite(xa) && isfinite(ya) ? rel(ya, xa) : NAN);
-    fprintf(v->out, "# crossover B (T_comm = T_comp of the same steps, transfer exposed): measured %.4g, model walk %.4g "
-                    "(err %+.3f), closed-form B* %.4g\n",
-            xm, xp, isfinite(xm) && isfinite(xp) ? rel(xp, xm) : NAN, v->rows[0].b_star);
+    row->x_meas = xa, row->x_model = ya;
+    char t1[96], t2[96], e[16], bs[16];
+    fprintf(v->out, "# crossover B (T_comm = T_comp alone, the seed's threshold): measured %s, model walk %s (err %s)\n",
+            rs_validate_crossover_text(xa, bb[0], bb[nb - 1], t1, sizeof t1), rs_validate_crossover_text(ya, bb[0], bb[nb - 1], t2, sizeof t2),
+            rs_fmt_num(rel(ya, xa), "%+.3f", e, sizeof e));
+    fprintf(v->out, "# crossover B (T_comm = T_comp of the same steps, transfer exposed): measured %s, model walk %s (err %s), "
+                    "closed-form B* %s\n",
+            rs_validate_crossover_text(xm, bb[0], bb[nb - 1], t1, sizeof t1), rs_validate_crossover_text(xp, bb[0], bb[nb - 1], t2, sizeof t2),
+            rs_fmt_num(rel(xp, xm), "%+.3f", e, sizeof e), rs_fmt_num(cf->b_star > 0 ? cf->b_star : NAN, "%.4g", bs, sizeof bs));
+}
+
+void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n) {
+    fprintf(out, "# held-out table: per configuration, |error| = |model - measured| / measured; per (rank, step) the median "
+                 "and p95 over the B sweep, makespan the median and max over B; crossover B at the seed's threshold "
+                 "(T_comm = T_comp alone; '-': not reached in the swept range or no step without a transfer)\n");
+    fprintf(out, "# %2s %5s %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n", "N", "cores", "layout", "pass",
+            "mask", "heads", "fit", "comp", "comp95", "comm", "comm95", "step", "step95", "mk", "mkmax", "x_meas", "x_model");
+    for (int i = 0; i < n; i++) {
+        const rs_validate_row_t *r = &rows[i];
+        char c[10][16], h[24];
+        snprintf(h, sizeof h, "%lld/%lld", (long long)r->q_heads, (long long)r->kv_heads);
+        fprintf(out, "  %2lld %5lld %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n", (long long)r->n_ranks,
+                (long long)r->cores, rs_layout_name(r->layout), rs_pass_name(r->pass), r->causal ? "causal" : "full", h,
+                r->fitted ? "fitted" : "held-out", rs_fmt_num(r->med[0], "%.3f", c[0], 16), rs_fmt_num(r->p95[0], "%.3f", c[1], 16),
+                rs_fmt_num(r->med[1], "%.3f", c[2], 16), rs_fmt_num(r->p95[1], "%.3f", c[3], 16),
+                rs_fmt_num(r->med[2], "%.3f", c[4], 16), rs_fmt_num(r->p95[2], "%.3f", c[5], 16),
+                rs_fmt_num(r->mk_med, "%.3f", c[6], 16), rs_fmt_num(r->mk_max, "%.3f", c[7], 16),
+                rs_fmt_num(r->x_meas, "%.4g", c[8], 16), rs_fmt_num(r->x_model, "%.4g", c[9], 16));
+    }
+    for (int i = 0; i < n; i++) { /* once per N */
+        bool seen = false;
+        for (int k = 0; k < i; k++) seen |= rows[k].n_ranks == rows[i].n_ranks;
+        if (!seen && rows[i].n_ranks > rows[i].cores)
+            fprintf(out, "# oversubscribed: %lld ranks on %lld cores - the ranks share cores, and that is part of what is "
+                         "measured\n", (long long)rows[i].n_ranks, (long long)rows[i].cores);
+    }
+}
+
+/* A CSV cell: the number, or empty when it is not finite. */
+static void csv_num(FILE *out, double x) {
+    if (isfinite(x)) fprintf(out, ",%.6g", x);
+    else fputs(",", out);
+}
+
+void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n) {
+    fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
+          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi\n",
+          out);
+    for (int i = 0; i < n; i++) {
+        const rs_validate_row_t *r = &rows[i];
+        fprintf(out, "%lld,%lld,%s,%s,%s,%lld,%lld,%d", (long long)r->n_ranks, (long long)r->cores, rs_layout_name(r->layout),
+                rs_pass_name(r->pass), r->causal ? "causal" : "full", (long long)r->q_heads, (long long)r->kv_heads, r->fitted ? 1 : 0);
+        for (int k = 0; k < 3; k++) csv_num(out, r->med[k]), csv_num(out, r->p95[k]);
+        csv_num(out, r->mk_med), csv_num(out, r->mk_max), csv_num(out, r->x_meas), csv_num(out, r->x_model);
+        csv_num(out, r->b_lo), csv_num(out, r->b_hi);
+        fputs("\n", out);
+    }
+}
+
+/* A number cell (empty: NaN). */
+static double num_cell(const char *c) { return c[0] ? strtod(c, NULL) : NAN; }
+
+int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(path, &t, err) != 0) return -1;
+    static const char *const names[20] = {"n_ranks", "cores", "layout", "pass", "mask", "q_heads", "kv_heads", "fitted",
+                                          "t_comp_med", "t_comp_p95", "t_comm_med", "t_comm_p95", "t_step_med", "t_step_p95",
+                                          "makespan_med", "makespan_max", "crossover_meas", "crossover_model", "b_lo", "b_hi"};
+    int c[20], rc = 0;
+    for (int k = 0; k < 20 && rc == 0; k++)
+        if ((c[k] = rs_table_col(&t, names[k])) < 0) rc = rs_errf(err, "%s: no column %s (not a validate --summary file)", path, names[k]);
+    for (size_t i = 0; rc == 0 && i < t.n_rows && *n < max; i++) {
+        char **x = t.cells[i];
+        rs_validate_row_t *r = &rows[(*n)++];
+        memset(r, 0, sizeof *r);
+        r->n_ranks = strtoll(x[c[0]], NULL, 10), r->cores = strtoll(x[c[1]], NULL, 10);
+        r->causal = !strcmp(x[c[4]], "causal");
+        r->q_heads = strtoll(x[c[5]], NULL, 10), r->kv_heads = strtoll(x[c[6]], NULL, 10), r->fitted = x[c[7]][0] == '1';
+        if (rs_layout_parse(x[c[2]], &r->layout) < 0 || rs_pass_parse(x[c[3]], &r->pass) < 0)
+            rc = rs_errf(err, "%s:%ld: bad layout or pass", path, t.lines[i]);
+        for (int k = 0; k < 3; k++) r->med[k] = num_cell(x[c[8 + 2 * k]]), r->p95[k] = num_cell(x[c[9 + 2 * k]]);
+        r->mk_med = num_cell(x[c[14]]), r->mk_max = num_cell(x[c[15]]), r->x_meas = num_cell(x[c[16]]);
+        r->x_model = num_cell(x[c[17]]), r->b_lo = num_cell(x[c[18]]), r->b_hi = num_cell(x[c[19]]);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
+/* Every configuration's summary, then the held-out table (and the CSV files). */
+static void val_print(val_t *v) {
+    const rs_validate_in_t *in = v->in;
+    rs_validate_row_t rows[RS_VALIDATE_MAX_CFG];
+    rs_file_t csv = {0}, sum = {0};
+    rs_err_t err;
+    if (in->csv && rs_file_open(&csv, in->csv, &err) == 0)
+        fprintf(csv.fp, "layout,pass,mask,B,t_comp_meas_s,t_comp_model_s,t_comm_meas_s,t_comm_model_s,t_step_meas_s,"
+                        "t_step_model_s,makespan_meas_s,makespan_model_s,makespan_sim_s\n");
+    for (int c = 0; c < v->nc; c++) val_print_cfg(v, &v->cs[c], csv.fp, &rows[c]);
+    rs_validate_print_summary(v->out, rows, v->nc);
+    if (csv.fp && rs_file_commit(&csv, &err) < 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
+    if (in->summary_csv && rs_file_open(&sum, in->summary_csv, &err) == 0) {
+        rs_validate_write_summary_csv(sum.fp, rows, v->nc);
+        if (rs_file_commit(&sum, &err) < 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
+    }
     fflush(v->out);
 }
 
@@ -479,35 +698,63 @@ static void val_print(val_t *v) {
  * The SPMD body and the study
  * ------------------------------------------------------------------------------------------------- */
 static void val_free(val_t *v) {
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(v->ec[k]), free(v->es[k]);
-    for (int i = 0; i < RS_VALIDATE_MAX_B; i++)
-        for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(v->meas[i][r]);
-    free(v->ksmp), free(v->oend), free(v->obusy), free(v->oalone);
+    for (int c = 0; c < RS_VALIDATE_MAX_CFG; c++) {
+        val_cfg_t *cf = &v->cs[c];
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(cf->ec[k]), free(cf->es[k]);
+        for (int i = 0; i < RS_VALIDATE_MAX_B; i++)
+            for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
+    }
+    for (int j = 0; j < RS_PASS_COUNT; j++)
+        free(v->ps[j].ksmp), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer);
     free(v);
+}
+
+/* The passes and configurations of the study (rank-independent). Returns false on OOM. */
+static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t *job) {
+    bool ok = true;
+    v->np = in->n_passes;
+    for (int j = 0; j < v->np; j++) {
+        val_pass_t *ps = &v->ps[j];
+        ps->prob = in->problem;
+        ps->prob.pass = in->passes[j];
+        if (job->be->kernel_tile) job->be->kernel_tile(ps->prob.pass, ps->prob.head_dim, &ps->prob.tile_q, &ps->prob.tile_k);
+        ps->ksmp = calloc((size_t)in->n_b, sizeof *ps->ksmp);
+        ps->oend = calloc((size_t)in->n_b, sizeof *ps->oend);
+        ps->obusy = calloc((size_t)in->n_b, sizeof *ps->obusy);
+        ps->oalone = calloc((size_t)in->n_b, sizeof *ps->oalone);
+        ps->oxfer = calloc((size_t)in->n_b, sizeof *ps->oxfer);
+        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone && ps->oxfer;
+    }
+    const size_t cap = (size_t)in->n_b * (size_t)(job->n_ranks * (job->n_ranks + 1)) * 2 + 1;
+    for (int j = 0; j < v->np; j++)
+        for (int k = 0; k < in->n_masks; k++)
+            for (int l = 0; l < in->n_layouts; l++) {
+                val_cfg_t *cf = &v->cs[v->nc++];
+                cf->ip = j;
+                cf->prob = v->ps[j].prob;
+                cf->prob.layout = in->layouts[l], cf->prob.causal = in->masks_causal[k];
+                for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
+                    cf->ec[m] = calloc(cap, sizeof(double)), cf->es[m] = calloc(cap, sizeof(double));
+                    ok = ok && cf->ec[m] && cf->es[m];
+                }
+            }
+    return ok;
 }
 
 static val_t *val_new(const rs_validate_in_t *in, const rs_exec_job_t *job) {
     val_t *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->in = in, v->job = job, v->out = in->out;
-    v->prob = in->problem;
-    if (job->be->kernel_tile) job->be->kernel_tile(v->prob.pass, v->prob.head_dim, &v->prob.tile_q, &v->prob.tile_k);
     v->mode = strcmp(job->launch, "mpirun") ? job->launch : rs_progress_name(in->job.progress);
     v->rounds = in->rounds < RS_VALIDATE_MAX_ROUNDS ? in->rounds : RS_VALIDATE_MAX_ROUNDS;
-    size_t cap = 0;
-    for (int i = 0; i < in->n_b; i++) cap += (size_t)(job->n_ranks * (job->n_ranks + 1)) * 2;
-    bool ok = true;
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
-        v->ec[k] = calloc(cap + 1, sizeof(double)), v->es[k] = calloc(cap + 1, sizeof(double));
-        ok = ok && v->ec[k] && v->es[k];
-    }
-    v->ksmp = calloc((size_t)in->n_b, sizeof *v->ksmp);
-    v->oend = calloc((size_t)in->n_b, sizeof *v->oend);
-    v->obusy = calloc((size_t)in->n_b, sizeof *v->obusy);
-    v->oalone = calloc((size_t)in->n_b, sizeof *v->oalone);
+    const long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    v->cores = nc > 0 ? nc : 1;
+    if (!job->loopback && job->n_ranks > v->cores)
+        snprintf(v->oversub, sizeof v->oversub, "oversubscribed: %lld ranks on %lld cores", (long long)job->n_ranks,
+                 (long long)v->cores);
     v->sim = in->no_sim ? NULL : rs_backend_find("sim");
     snprintf(v->sim_note, sizeof v->sim_note, "%s", in->no_sim ? "--no-sim" : "not built");
-    if (ok && v->ksmp && v->oend && v->obusy && v->oalone) return v;
+    if (val_setup(v, in, job)) return v;
     val_free(v);
     return NULL;
 }
@@ -519,10 +766,14 @@ static int val_body(const rs_exec_job_t *job, void *arg) {
         fprintf(stderr, "ringsim validate: rank %lld: out of memory\n", (long long)job->rank);
         return RS_EXIT_FAIL;
     }
-    int rc = val_calibrate(v);
+    if (job->rank == 0 && v->oversub[0])
+        fprintf(v->out, "# %s: the ranks share cores, and that is part of what is measured\n", v->oversub);
+    int rc = RS_EXIT_OK;
+    for (int j = 0; j < v->np && rc == RS_EXIT_OK; j++) rc = val_calibrate_pass(v, &v->ps[j]);
     if (rc == RS_EXIT_OK) rc = val_measure(v);
-    if (rc == RS_EXIT_OK) rc = val_refit(v);
-    if (rc == RS_EXIT_OK) rc = val_predict(v);
+    for (int j = 0; j < v->np && rc == RS_EXIT_OK; j++) rc = val_refit(v, &v->ps[j]);
+    for (int c = 0; c < v->nc && rc == RS_EXIT_OK && job->rank == 0; c++)
+        for (int i = 0; i < in->n_b && rc == RS_EXIT_OK; i++) rc = val_predict_point(v, &v->cs[c], i);
     if (rc == RS_EXIT_OK && job->rank == 0) val_print(v);
     val_free(v);
     return rc;

@@ -1,13 +1,21 @@
-/* study_validate.h - the validation study behind `ringsim validate`: calibrate this machine with an
- * executor (cpu or gpu, through the backend interface), then for a sweep of B across the overlap
- * threshold predict (the model's walk, and the simulator when its rule allows) and measure (the
- * executor) the same schedule, and compare them (traces/compare.h): per B the typical T_comp, T_comm,
- * T_step and the makespan; over the sweep the per-(rank, step) errors (median, p95, max) and the
- * crossover B where T_comm overtakes T_comp, predicted against measured.
+/* study_validate.h - the validation study behind `ringsim validate`: calibrate this machine once with
+ * an executor (cpu or gpu, through the backend interface), then for every configuration asked for
+ * (layouts x passes x masks, the problem's heads) and a sweep of B across the overlap threshold
+ * predict (the model's walk, and the simulator when its rule allows) and measure (the executor) the
+ * same schedule, and compare them (traces/compare.h): per B the typical T_comp, T_comm, T_step and
+ * the makespan; per configuration the per-(rank, step) errors (median, p95, max), the makespan
+ * errors and the crossover B where T_comm overtakes T_comp, predicted against measured; last, the
+ * held-out table: one row per configuration.
+ *
+ * What the calibration is fitted on: per pass, one FULL B x B block (non-causal) with the pass's own
+ * ring transfers (exec/calibrate.h), the transport alone, at the sweep's B. Every other layout, the
+ * causal mask (diagonal and skipped blocks, half blocks), and the ranks' count are held out: the
+ * model predicts them from the schedule.
  *
  * One SPMD job (exec/exec_backend.h): under mpirun each process is a rank; started by hand it
  * re-starts itself under mpirun, or runs threads, or (loopback) one device plays every rank in turn.
- * Calibration and measurement see the same processes, cores and transport. Measurement is
+ * Calibration and measurement see the same processes, cores and transport - with more ranks than
+ * cores, oversubscription is part of what is measured (the output says so). Measurement is
  * interleaved with calibration samples (`rounds` rounds over the sweep), so the model's inputs and
  * the runs see the machine in the same state (docs/exec.md section 5).
  */
@@ -23,10 +31,17 @@
 
 #define RS_VALIDATE_MAX_B 32     /* block sizes of the sweep */
 #define RS_VALIDATE_MAX_ROUNDS 16
+#define RS_VALIDATE_MAX_CFG (RS_LAYOUT_COUNT * RS_PASS_COUNT * 2)
 
 typedef struct {
     const rs_backend_ops_t *backend; /* the executor: cpu or gpu (its exec part) */
-    rs_problem_t problem;            /* heads, head_dim, batch, dtypes, layout, pass, causal (S = B N per B) */
+    rs_problem_t problem;            /* heads, head_dim, batch, dtypes (S = B N per B; layout, pass, mask per entry) */
+    int n_layouts;                   /* the configurations: layouts x passes x masks */
+    rs_layout_t layouts[RS_LAYOUT_COUNT];
+    int n_passes;
+    rs_pass_t passes[RS_PASS_COUNT];
+    int n_masks;                     /* and masks: full blocks and/or causal (default: the problem's) */
+    bool masks_causal[2];
     rs_dtype_t dtype;                /* what the executor computes in */
     rs_exec_spmd_t job;              /* ranks: N, launch, MPI progress, loopback, command line */
     int n_b;                         /* the sweep, increasing, >= 2 */
@@ -35,21 +50,55 @@ typedef struct {
     rs_calib_opts_t calib;           /* calibration (its blocks span the sweep: rs_validate_finish) */
     rs_exec_opts_t exec;             /* reps, warmup, timeout of each measured run */
     const char *calibrated;          /* a calibrated profile to use instead of calibrating (NULL: calibrate) */
-    const char *save_profile;        /* write the profile the predictions used (NULL: no) */
-    const char *csv;                 /* per-B rows as CSV (NULL: no) */
+    const char *save_profile;        /* write the profile the predictions used (NULL: no); with two passes
+                                        one per pass, the pass's name before the extension */
+    const char *csv;                 /* per-(configuration, B) rows as CSV (NULL: no) */
+    const char *summary_csv;         /* the held-out table as CSV (NULL: no) */
     const char *trace_dir;           /* measured, predicted and simulated traces per B (NULL: none) */
     bool no_sim;                     /* skip the simulator */
-    FILE *out;                       /* the report (rank 0): calibration, per-B table, errors, crossovers */
+    int n_ranks_list;                /* ringsim validate --ranks-list: one job per N (cli/cmd_validate.c); the */
+    int64_t ranks_list[8];           /* study itself runs problem.n_ranks */
+    FILE *out;                       /* the report (rank 0): calibration, per-B tables, errors, crossovers */
 } rs_validate_in_t;
 
-/* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem), B = 8, 16, ..., 1024 (spans the crossover), 5
- * rounds, 7 reps after 1 warm-up, calibration defaults, MPI progress poll, out = stdout. */
+/* One row of the held-out table: a configuration's errors over the B sweep. Errors are
+ * |model - measured| / measured. */
+typedef struct {
+    int64_t n_ranks;                 /* N */
+    int64_t cores;                   /* online CPU cores of this host (oversubscribed when N > cores) */
+    rs_layout_t layout;
+    rs_pass_t pass;
+    bool causal;
+    int64_t q_heads, kv_heads;
+    bool fitted;                     /* the calibration measures this configuration (contiguous, non-causal) */
+    double med[3], p95[3];           /* per-(rank, step) |error| of T_comp, T_comm, T_step: median, p95 (NaN: no points) */
+    double mk_med, mk_max;           /* makespan |error| over the B sweep */
+    double x_meas, x_model;          /* crossover B at the seed's threshold (T_comm = T_comp alone); NaN: not reached */
+    double b_lo, b_hi;               /* the sweep's range */
+} rs_validate_row_t;
+
+/* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem: one configuration,
+ * contiguous forward), B = 8, 16, ..., 1024 (spans the crossover), 5 rounds, 7 reps after 1 warm-up,
+ * calibration defaults, MPI progress poll, out = stdout. */
 void rs_validate_defaults(rs_validate_in_t *in);
-/* Check what every rank needs before any starts (every B a valid problem, a ring of >= 2, the
- * executor computes the dtype, the calibrated profile loads) and make the calibration's blocks span
- * the sweep. Returns 0 or -1 with err naming the option. */
+/* Check what every rank needs before any starts (every configuration and B a valid problem, a ring
+ * of >= 2, the executor computes the dtype, the calibrated profile loads) and make the calibration's
+ * blocks span the sweep. Returns 0 or -1 with err naming the option. */
 int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err);
 /* Run the study (an SPMD job). Returns the exit code: 0; 1 runtime failure; 2 bad input. */
 int rs_study_validate(const rs_validate_in_t *in);
+
+/* The held-out table (text, fixed width, '#' header; no nan or inf: "-" for what was not measured or
+ * not reached) and its CSV form (empty cells for the same). Can't fail. */
+void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n);
+void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n);
+
+/* Read a held-out table written by rs_validate_write_summary_csv, appending its rows to rows[*n..max).
+ * Returns 0 or -1 with err ("PATH:LINE: ..."). */
+int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err);
+
+/* A crossover for a sentence: "B = 64.2", or "not reached in the swept range (B = 8..1024)" when x
+ * is not finite. Returns buf. */
+const char *rs_validate_crossover_text(double x, double b_lo, double b_hi, char *buf, size_t len);
 
 #endif /* RS_STUDY_VALIDATE_H */

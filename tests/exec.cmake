@@ -43,11 +43,13 @@ if(TARGET rs_exec)
     add_test(NAME exec_calibrate_profile COMMAND sh -c
       "$<TARGET_FILE:ringsim> calibrate --out cal-test.json --blocks 64,128,256 --min-time 0.005 && $<TARGET_FILE:ringsim> model --profile cal-test.json --dtype fp32 -S 256 -N 2 --heads 2 --kv-heads 2 -L contiguous -P forward --no-causal | grep -q contiguous && grep -q '\"overlap_curve\": \\[\\[' cal-test.json && grep -q '\"host_s_per_byte\"' cal-test.json && grep -q '\"name\": \"ringsim-cpu\"' cal-test.json && grep -q '\"default_impl\": \"ringsim\"' cal-test.json")
     add_test(NAME exec_validate_quick COMMAND sh -c
-      "$<TARGET_FILE:ringsim> validate --blocks 16,32,64 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim > val.txt 2>&1; rc=$?; cat val.txt; test $rc -eq 0 && grep -q 'crossover B (T_comm = T_comp alone' val.txt && grep -q 't_comm' val.txt && grep -q 'interleaved with the runs (host cost' val.txt && grep -q 'per-rank kernel time over the fastest' val.txt")
+      "$<TARGET_FILE:ringsim> validate --blocks 16,32,64 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim > val.txt 2>&1; rc=$?; cat val.txt; test $rc -eq 0 && grep -q 'crossover B (T_comm = T_comp alone' val.txt && grep -q 't_comm' val.txt && grep -q 'interleaved with the runs (transport, host cost' val.txt && grep -q 'per-rank kernel time over the fastest' val.txt")
+    # validate (every layout, pass and mask) and calibrate print no nan or inf (tests/no_nan.sh).
+    add_test(NAME exec_text_no_nan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/no_nan.sh $<TARGET_FILE:ringsim> exec)
     add_test(NAME exec_validate_bad_input COMMAND sh -c
       "$<TARGET_FILE:ringsim> validate --blocks 64 2>&1; test $? -eq 2")
     set_tests_properties(exec_mpi_check_thread exec_mpi_check_poll exec_mpi_dead_rank exec_calibrate_profile
-                         exec_validate_quick exec_validate_bad_input PROPERTIES
+                         exec_validate_quick exec_validate_bad_input exec_text_no_nan PROPERTIES
       LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
   endif()
 endif()

@@ -46,6 +46,8 @@ static void test_bad_input(void) {
     expect_usage_error("--straggler 9:2", "straggler rank 9");
     expect_usage_error("--profile no-such-gpu", "no-such-gpu");
     expect_usage_error("--bogus", "unknown option");
+    expect_usage_error("-zN 4", "unknown option '-z'");               /* not the argument before the cluster */
+    expect_usage_error("--causal=1", "option '--causal' takes no value");
 }
 
 static void test_help_lists_options_with_defaults(void) {

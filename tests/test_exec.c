@@ -571,53 +571,60 @@ static void test_kernel_variant_bad(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "accepted: auto, plain, avx2, avx512f"));
 }
 
-/* Calibration's overlap fit on synthetic points made by the model itself: a host cost o + O m on
- * top of the compute alone, and completions from the eta step with a different eta per size (the
- * last point's transfer outlasts its compute: the E >= t_c branch). The fit must give back o, O and
- * every eta, and the profile built from it must reproduce each point's compute and completion. */
+/* Calibration's overlap fit on synthetic points made by the model itself: a host cost n o + O m on
+ * top of the compute alone (n flows of m bytes in all: points 1 and 3 carry two flows, a backward
+ * step's K,V and dK,dV), and completions from the eta step with a different eta per size (the last
+ * point's transfer outlasts its compute: the E >= t_c branch); the points are given out of order.
+ * The fit must give back o, O and every eta, and the profile built from it must reproduce each
+ * point's compute and, with the walk's sharing of the flows, its completion. */
 static void test_calib_fit_overlap(void) {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const double L = 5e-6, W = 20e9, o = 4e-6, ob = 1e-10;
     const double ta[5] = {1e-5, 4e-5, 1.6e-4, 6.4e-4, 1e-4}, eta[5] = {0.3, 0.25, 0.2, 0.15, 0.05};
+    const int nf[5] = {1, 2, 1, 2, 1}, order[5] = {3, 0, 4, 1, 2};
     c.latency_s = L, c.bw_bytes_per_s = W;
-    for (int i = 0; i < 5; i++) {
+    for (int k = 0; k < 5; k++) {
+        const int i = order[k];
         const uint64_t m = 65536ull << i;
-        const double x = (double)m / W, tc = ta[i] + o + ob * (double)m;
+        const double x = (double)m / W, tc = ta[i] + nf[i] * o + ob * (double)m;
         double end;
         if (x <= eta[i] * (tc - L)) end = L + x / eta[i];
         else end = tc + (x - eta[i] * (tc - L));
-        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, ta[i], tc, L + x, end, 0, 1};
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1};
     }
-    CU_ASSERT(c.ov[4].t_end_s > c.ov[4].t_comp_busy_s); /* the branch after compute is exercised */
+    CU_ASSERT(c.ov[2].t_end_s > c.ov[2].t_comp_busy_s); /* the branch after compute is exercised */
     /* a sixth point whose compute (with its host cost) ends before the latency: its eta is
      * undetermined (any eta predicts L + x) and it stays out of the curve */
     const double x6 = 1000 / W;
-    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1};
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1};
     CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
     CU_ASSERT(isnan(c.ov[5].eta));
     RS_ASSERT_REL(c.model.host_s_per_xfer, o, 1e-9);
     RS_ASSERT_REL(c.model.host_s_per_byte, ob, 1e-9);
     CU_ASSERT(c.host_fit_err < 1e-12);
-    for (int i = 0; i < 5; i++) RS_ASSERT_REL(c.ov[i].eta, eta[i], 1e-9);
+    for (int k = 0; k < 5; k++) RS_ASSERT_REL(c.ov[k].eta, eta[order[k]], 1e-9);
     /* the profile: curve by bytes, host cost, no slowdown; the model reproduces every point */
     rs_hw_t hw;
     rs_calib_to_hw(&c, "fit-test", "synthetic", 2, RS_DTYPE_FP32, &hw);
     CU_ASSERT_EQUAL_FATAL(hw.cal.n_overlap, 5);
+    for (int k = 1; k < 5; k++) CU_ASSERT(hw.cal.overlap_curve[k].bytes > hw.cal.overlap_curve[k - 1].bytes);
     CU_ASSERT_EQUAL(hw.cal.comp_slowdown, 1.0);
     rs_machine_t m;
     memset(&m, 0, sizeof m);
     m.flops_per_s = 1e12;
     m.cal = hw.cal;
-    for (int i = 0; i < 5; i++) {
-        const double x = (double)c.ov[i].bytes / W;
-        const double tc = c.ov[i].t_comp_s + rs_machine_host_s(&m, 1, (double)c.ov[i].bytes);
-        RS_ASSERT_REL(tc, c.ov[i].t_comp_busy_s, 1e-9);
-        RS_ASSERT_REL(rs_machine_overlap(&m, (double)c.ov[i].bytes), eta[i], 1e-9);
-        /* one step: the step ends at max(compute, completion) */
-        RS_ASSERT_REL(rs_sync_step_s(tc, L, &x, 1, rs_machine_overlap(&m, (double)c.ov[i].bytes), 1),
-                      fmax(tc, c.ov[i].t_end_s), 1e-9);
+    for (int k = 0; k < 5; k++) {
+        const rs_calib_overlap_t *v = &c.ov[k];
+        const double x = (double)v->bytes / W, xs[2] = {0.5 * x, 0.5 * x}; /* two flows: K,V and dK,dV alike */
+        const double tc = v->t_comp_s + rs_machine_host_s(&m, v->n_flows, (double)v->bytes);
+        const double e = rs_machine_overlap(&m, (double)v->bytes);
+        RS_ASSERT_REL(tc, v->t_comp_busy_s, 1e-9);
+        RS_ASSERT_REL(e, eta[order[k]], 1e-9);
+        /* one step: the step ends at max(compute, completion of the last flow) */
+        RS_ASSERT_REL(v->n_flows == 2 ? rs_sync_step_s(tc, L, xs, 2, e, 1) : rs_sync_step_s(tc, L, &x, 1, e, 1),
+                      fmax(tc, v->t_end_s), 1e-9);
     }
 }
 

@@ -1,9 +1,11 @@
 /* test_report.c - compare (library and CLI), bad input of compare/plot/report, and the report's
  * numbers against the model for the default problem. The CLI runs as a subprocess
  * (RS_BINARY_DIR/bin/ringsim). */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include "compare.h"
 #include "machine.h"
 #include "model.h"
+#include "study_report.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"
@@ -341,6 +344,138 @@ static void test_report_matches_model(void) {
     free(html);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * Findings: each sentence from the rows of its figure, on planted data with a known answer
+ * ---------------------------------------------------------------------------------------------- */
+/* No "nan" or "inf" as a word (case-insensitive) in s. */
+static bool no_nan_word(const char *s) {
+    for (const char *q = s; *q; q++) {
+        const bool start = q == s || !(isalnum((unsigned char)q[-1]) || q[-1] == '_');
+        if (!start) continue;
+        if ((!strncasecmp(q, "nan", 3) && !isalnum((unsigned char)q[3])) || (!strncasecmp(q, "inf", 3) && !isalnum((unsigned char)q[3])))
+            return false;
+    }
+    return true;
+}
+
+/* An N sweep at fixed S on a machine of 8 devices per node: every step hides its transfer up to
+ * N = 16 (overlap efficiency 1, then 0.95), at N = 32 the inter-node hop paces the ring (0.41),
+ * 0.2 at 64 and 0.1 at 128. The sentence must say 0.90 or more up to N = 16, 0.410 at N = 32 and that
+ * the ring spans 4 nodes there - and nothing about N = 64 being compute-bound. */
+static void test_finding_scaling_planted(void) {
+    static rs_sweep_point_t pts[8];
+    memset(pts, 0, sizeof pts);
+    const double eff[7] = {1, 1, 1, 0.95, 0.41, 0.2, 0.1};
+    rs_machine_t m;
+    default_machine(&m);
+    for (int i = 0; i < 7; i++) {
+        rs_sweep_point_t *p = &pts[i];
+        snprintf(p->profile, sizeof p->profile, "planted");
+        rs_problem_default(&p->problem);
+        p->problem.seq_tokens = 131072, p->problem.n_ranks = 2 << i;
+        p->machine = m;
+        p->pred.t_step_s = 1e-3, p->pred.t_comp_s = eff[i] * 1e-3, p->pred.n_step = p->pred.n_comp = 1;
+        p->pred.t_comm_s = 1e-5; /* the median transfer is an intra-node hop's: it says nothing of the slow hop */
+    }
+    snprintf(pts[7].profile, sizeof pts[7].profile, "other"); /* another profile's point is ignored */
+    pts[7].problem = pts[0].problem, pts[7].pred.t_step_s = 1, pts[7].pred.t_comp_s = 0.1;
+    char s[1200];
+    rs_report_finding_scaling(pts, 8, "planted", 0.9, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "**Scaling, planted**"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "at S = 131072"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "0.90 or more up to N = 16"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "falls to 0.410 at N = 32 (B = 4096 tokens per rank; the ring spans 4 nodes"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "0.100 at N = 128"));
+    CU_ASSERT_PTR_NULL(strstr(s, "N = 64"));
+    CU_ASSERT_PTR_NULL(strstr(s, "compute-bound"));
+    CU_ASSERT(no_nan_word(s));
+    /* every N hides its transfers: the largest N is named with its efficiency */
+    for (int i = 0; i < 7; i++) pts[i].pred.t_comp_s = 1e-3;
+    rs_report_finding_scaling(pts, 7, "planted", 0.9, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "stays at 0.90 or more up to the largest N swept (1.000 at N = 128)"));
+    /* a sweep that never ran: no number at all */
+    pts[0].pred.t_step_s = 0;
+    rs_report_finding_scaling(pts, 1, "planted", 0.9, s, sizeof s);
+    CU_ASSERT(no_nan_word(s));
+    rs_report_finding_scaling(pts, 7, "absent", 0.9, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "no point of the N sweep ran"));
+}
+
+/* B sweeps with a known crossing (T_comm = T_comp at B = 256 on a log-log straight line) and one
+ * without (the causal sweep never crosses in B = 64..1024): the sentence names 256 and says "not
+ * reached in the swept range (B = 64..1024)"; B* = 0 and B* = NaN in the threshold sentence are
+ * words, not numbers. */
+static void test_finding_crossover_planted(void) {
+    static rs_sweep_point_t full[5], causal[5];
+    memset(full, 0, sizeof full), memset(causal, 0, sizeof causal);
+    for (int i = 0; i < 5; i++) {
+        const double b = 64 << i;
+        rs_sweep_point_t *f = &full[i], *c = &causal[i];
+        snprintf(f->series, sizeof f->series, "s/full");
+        snprintf(c->series, sizeof c->series, "s/causal");
+        rs_problem_default(&f->problem);
+        f->problem.n_ranks = 8, f->problem.seq_tokens = 8 * (int64_t)b;
+        c->problem = f->problem;
+        f->pred.t_comp_s = b * b, f->pred.t_comm_s = 256 * b; /* equal at B = 256 */
+        c->pred.t_comp_s = b * b, c->pred.t_comm_s = 32 * b;  /* equal at B = 32: below the sweep */
+        f->closed.b_star_tokens = 250, f->closed.b_min_tokens = 200;
+    }
+    char s[1200];
+    rs_report_finding_crossover(full, 5, causal, 5, 0, "model walk", 8, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "full blocks cross at B = 256 tokens (B* = 250, B_min = 200)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "under the causal mask at not reached in the swept range (B = 64..1024)"));
+    CU_ASSERT(no_nan_word(s));
+    rs_closed_t cl;
+    memset(&cl, 0, sizeof cl);
+    cl.block_tokens = 1024, cl.b_min_tokens = 100, cl.t_comp_s = 1e-3, cl.t_comm_s = 1e-4;
+    rs_report_finding_threshold(&cl, RS_PASS_FORWARD, RS_LAYOUT_ZIGZAG, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "no B* (the zigzag layout's middle step is compute-bound at every B)"));
+    CU_ASSERT(no_nan_word(s));
+    cl.b_star_tokens = NAN, cl.comm_bound = true, cl.t_comp_s = 0;
+    rs_report_finding_threshold(&cl, RS_PASS_BACKWARD, RS_LAYOUT_ZIGZAG, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "transfer-bound at every B searched: up to 2^40 tokens, 2^24 with kernel curves"));
+    CU_ASSERT(no_nan_word(s));
+    cl.b_star_tokens = 512, cl.t_comp_s = 2e-4;
+    rs_report_finding_threshold(&cl, RS_PASS_FORWARD, RS_LAYOUT_ZIGZAG, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "B* = 512.0 tokens (the largest B at which the zigzag layout's middle step is transfer-bound). This problem runs B = 1024, 2.0x B*"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "(T_comm / T_comp = 0.500)"));
+}
+
+/* The held-out table of validate --summary (planted CSV): its rows become the report's table (empty
+ * cells "-") and the sentence states the ranges and the largest of the held-out rows only. */
+static void test_finding_heldout_planted(void) {
+    const char *path = rs_test_path("heldout.csv");
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
+          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi\n"
+          "2,2,contiguous,forward,full,2,2,1,0.01,0.02,0.5,0.6,0.01,0.02,0.01,0.02,64,70,8,1024\n"
+          "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024\n"
+          "2,2,striped,backward,causal,2,2,0,0.03,0.1,0.12,0.3,0.07,0.1,0.09,0.2,,,8,1024\n",
+          fp);
+    fclose(fp);
+    rs_table_t t;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &t, &err), 0);
+    char s[1400], rows[8][512];
+    int n = 0;
+    rs_report_heldout_rows(&t, rows, 8, &n);
+    CU_ASSERT_EQUAL(n, 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "contiguous forward full (N = 2)|fitted|1.0% (2.0%)|50.0% (60.0%)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|64 / 70"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "zigzag forward causal (N = 2)|held out|"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "|- / -"));
+    rs_report_finding_heldout(&t, 0.10, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "Held out (2 configurations the calibration did not measure, N = 2)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 8.0%..12.0% (largest: striped backward causal)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_step 5.0%..7.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%"));
+    CU_ASSERT_PTR_NULL(strstr(s, "50.0")); /* the fitted row is not held out */
+    CU_ASSERT(no_nan_word(s));
+    for (int i = 0; i < n; i++) CU_ASSERT(no_nan_word(rows[i]));
+    rs_table_free(&t);
+}
+
 int main(void) {
     static const rs_test_case_t cmp[] = {
         {"identical traces: zero error", test_compare_identical_is_zero},
@@ -353,7 +488,11 @@ int main(void) {
         {"bad CSV: file:line, exit 2, no output", test_bad_csv_exit_2},
         {"report dir exists without --force: exit 2", test_report_dir_exists},
         {NULL, NULL}};
-    static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model}, {NULL, NULL}};
+    static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model},
+                                         {"scaling sentence from planted N sweep (crossing at N = 32, inter-node)", test_finding_scaling_planted},
+                                         {"crossover and threshold sentences: planted crossing, none reached, no B*", test_finding_crossover_planted},
+                                         {"held-out table and sentence from a planted summary", test_finding_heldout_planted},
+                                         {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};
     if (rs_test_scratch("report") != 0) return 1;
     int rc = rs_test_main(suites, 3);

@@ -14,6 +14,8 @@
 #define RS_TRACE_VERSION 1
 static const char RS_TRACE_COLUMNS[] = "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer";
 #define RS_TRACE_NCOLS 10
+/* |start_s|, |end_s| at most this (~31700 years): a difference of two times can't overflow */
+#define RS_TRACE_MAX_ABS_TIME_S 1e12
 
 struct rs_trace {
     char *source;          /* "model", "sim", "exec-cpu", ... (also every row's first column) */
@@ -390,6 +392,10 @@ static int parse_row(char *line, const char *path, long ln, const char *source, 
         if (parse_num(f[5 + i], dst[i]))
             return rs_errf(err, "%s:%ld: expected %s as a finite number, got '%s'", path, ln, names[i],
                            f[5 + i]);
+    for (int i = 0; i < 2; i++) /* so that every duration and makespan of the trace is finite */
+        if (!(fabs(*dst[i]) <= RS_TRACE_MAX_ABS_TIME_S))
+            return rs_errf(err, "%s:%ld: expected %s in [-%g, %g] s (from the run's origin), got '%s'", path, ln,
+                           names[i], RS_TRACE_MAX_ABS_TIME_S, RS_TRACE_MAX_ABS_TIME_S, f[5 + i]);
     if (ev->end_s < ev->start_s)
         return rs_errf(err, "%s:%ld: expected end_s >= start_s, got %s < %s", path, ln, f[6], f[5]);
     if (ev->flops < 0 || ev->bytes < 0)

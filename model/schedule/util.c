@@ -13,10 +13,27 @@
 
 int rs_errf(rs_err_t *err, const char *fmt, ...) {
     if (err) {
+        char raw[sizeof err->msg]; /* not err->msg itself: callers pass err->msg as an argument */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        /* one line of text: control bytes a message quotes from a file or an argument (a JSON key's
+         * \n, a CR, ESC) are written as escapes */
+        size_t n = 0, cap = sizeof err->msg;
+        for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
+            if (*c >= 0x20 && *c != 0x7f) {
+                if (n + 1 >= cap) break;
+                err->msg[n++] = (char)*c;
+                continue;
+            }
+            char esc[8];
+            int k = snprintf(esc, sizeof esc, *c == '\n' ? "\\n" : *c == '\r' ? "\\r" : *c == '\t' ? "\\t" : "\\x%02x", (unsigned)*c);
+            if (n + (size_t)k >= cap) break;
+            memcpy(err->msg + n, esc, (size_t)k);
+            n += (size_t)k;
+        }
+        err->msg[n] = '\0';
     }
     return -1;
 }
@@ -155,11 +172,18 @@ double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b) {
 
 const char *rs_fmt_time(double t_s, char *buf, size_t len) {
     double a = fabs(t_s);
-    if (a == 0) snprintf(buf, len, "0 s");
+    if (!isfinite(t_s)) snprintf(buf, len, "-");
+    else if (a == 0) snprintf(buf, len, "0 s");
     else if (a < 1e-6) snprintf(buf, len, "%.3g ns", t_s * 1e9);
     else if (a < 1e-3) snprintf(buf, len, "%.4g us", t_s * 1e6);
     else if (a < 1) snprintf(buf, len, "%.4g ms", t_s * 1e3);
     else snprintf(buf, len, "%.4g s", t_s);
+    return buf;
+}
+
+const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len) {
+    if (!isfinite(x)) snprintf(buf, len, "-");
+    else snprintf(buf, len, fmt, x);
     return buf;
 }
 
@@ -198,6 +222,19 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
         return NULL;
     }
     return buf;
+}
+
+long rs_read_line(FILE *fp, char *buf, size_t cap) {
+    size_t len = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (c == '\0') return -3;
+        if (len + 1 >= cap) return -2;
+        buf[len++] = (char)c;
+    }
+    if (c == EOF && len == 0) return -1;
+    buf[len] = '\0';
+    return (long)len;
 }
 
 const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }

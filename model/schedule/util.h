@@ -22,7 +22,9 @@ typedef struct {
     char msg[1024]; /* one line, no trailing newline; empty when no error */
 } rs_err_t;
 
-/* Format an error into err (may be NULL). Always returns -1 so callers can `return rs_errf(...)`. */
+/* Format an error into err (may be NULL); control bytes in the result (from quoted input) are written
+ * as escapes (\n, \r, \t, \xNN), so the message stays one line. Always returns -1 so callers can
+ * `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a non-negative integer with an optional K/M/G/T suffix (powers of 1024: 1K = 1024,
@@ -63,6 +65,12 @@ int rs_enum_parse(const char *const *names, int n, const char *s);
  * WHAT", "PATH: contains a NUL byte: not a WHAT", "PATH: read error". NULL with err. */
 char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err);
 
+/* One line of fp into buf (cap bytes) without its '\n', NUL-terminated, for readers that go line by
+ * line (hostmap, device map). Returns its length; -1 at the end of the file (nothing left); -2 when
+ * it holds more than cap - 1 characters; -3 when it holds a NUL byte (not text: fgets would cut the
+ * line there silently). After -2 or -3 the rest of the line is left unread. Can't fail. */
+long rs_read_line(FILE *fp, char *buf, size_t cap);
+
 /* Monotonic wall clock in seconds. Can't fail. */
 double rs_now_s(void);
 
@@ -70,7 +78,11 @@ double rs_now_s(void);
  * model's walk and the simulator draw the same value for the same rank and step. Can't fail. */
 double rs_hash_unit(uint64_t seed, uint64_t a, uint64_t b);
 
-/* Format seconds with an adaptive unit (ns/us/ms/s) into buf. Returns buf. */
+/* Format seconds with an adaptive unit (ns/us/ms/s) into buf; "-" when t_s is not finite (no nan or
+ * inf reaches a reader). Returns buf. */
 const char *rs_fmt_time(double t_s, char *buf, size_t len);
+/* x with the printf format fmt (one double conversion, e.g. "%.3f") into buf, or "-" when x is NaN
+ * or infinite (a text table's cell). Returns buf. */
+const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len);
 
 #endif /* RS_UTIL_H */
