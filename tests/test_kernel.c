@@ -308,6 +308,64 @@ static void test_classes_equal_every_step(void) {
                     }
 }
 
+/* Fields of two class sets that differ (0: identical to the last bit). */
+static int classes_diff(const rs_kclasses_t *a, const rs_kclasses_t *b) {
+    int bad = a->epi_fixed_s != b->epi_fixed_s || a->epi_fixed_launches != b->epi_fixed_launches;
+    for (int c = 0; c < 3; c++) {
+        const rs_kstep_t *x = &a->cls[c], *y = &b->cls[c];
+        bad += a->useful[c] != b->useful[c] || x->n_calls != y->n_calls || x->launches != y->launches ||
+               x->deferred_launches != y->deferred_launches || x->calls_s != y->calls_s || x->merge_bytes != y->merge_bytes ||
+               x->deferred_bytes != y->deferred_bytes || x->scaled_s != y->scaled_s || x->deferred_s != y->deferred_s;
+        for (int i = 0; i < x->n_calls && i < y->n_calls; i++)
+            bad += x->call[i].mask != y->call[i].mask || x->call[i].q_tokens != y->call[i].q_tokens ||
+                   x->call[i].k_tokens != y->call[i].k_tokens || x->call[i].flops_useful != y->call[i].flops_useful ||
+                   x->call[i].rate != y->call[i].rate || x->call[i].time_s != y->call[i].time_s;
+    }
+    return bad;
+}
+
+/* The closed form's fast path (rs_kernel_classes_fast: templates read once) gives the reference's
+ * numbers (rs_kernel_classes) bit for bit: every preset, layout, mask, pass, N = 1, 2, 5, block sizes
+ * from 1 token (the reference's own path) to 2^20, on the hand machine (GQA 32/8 heads: the backward's
+ * expansion) and on the shipped h200 profile's curves (several points per area, other head dims). */
+static void test_classes_fast_equal_reference(void) {
+    const int64_t ns[] = {1, 2, 5}, bs[] = {1, 2, 3, 4, 6, 10, 130, 1000, 4096, 1 << 20};
+    rs_hw_t hw;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, NULL), 0);
+    int checked = 0;
+    for (int impl = RS_IMPL_RINGSIM; impl < RS_IMPL_COUNT; impl++)
+        for (int mach = 0; mach < 2; mach++) {
+            rs_machine_t m = hand_machine((rs_impl_t)impl, 1e-6);
+            if (mach == 1) {
+                CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+                if (!hw.kernels.impl_kernel[impl]) continue;
+                CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, impl, hw.kernels.impl_kernel[impl], NULL), 0);
+            }
+            for (size_t i = 0; i < 3 * sizeof bs / sizeof bs[0]; i++)
+                for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+                    for (int pass = 0; pass < 2; pass++)
+                        for (int causal = 0; causal < 2; causal++) {
+                            const int64_t n = ns[i % 3], b = bs[i / 3];
+                            if (b % 2 && l == RS_LAYOUT_ZIGZAG) continue; /* zigzag needs B even */
+                            rs_problem_t p = prob(n, b, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                            p.q_heads = 32, p.kv_heads = 8;
+                            rs_kmodel_t km;
+                            rs_kmodel_init(&km, &p, &m);
+                            CU_ASSERT_TRUE(km.curves);
+                            rs_kclasses_t ref, fast;
+                            rs_kernel_classes(&km, false, &ref);
+                            rs_kernel_classes_fast(&km, &fast);
+                            const int bad = classes_diff(&ref, &fast);
+                            if (bad)
+                                fprintf(stderr, "  impl %d machine %d N %lld B %lld layout %d pass %d causal %d: %d fields differ\n",
+                                        impl, mach, (long long)n, (long long)b, l, pass, causal, bad);
+                            CU_ASSERT_EQUAL(bad, 0);
+                            checked++;
+                        }
+        }
+    CU_ASSERT(checked > 600);
+}
+
 /* The walk's compute of (rank, step) equals rs_kernel_step_s (the simulators' function), with
  * stragglers, jitter and a host cost, for every preset, layout and pass. */
 static void test_walk_equals_step_function(void) {
@@ -655,6 +713,7 @@ int main(void) {
         {NULL, NULL}};
     static const rs_test_case_t truth[] = {
         {"every (rank, step) costs its class", test_classes_equal_every_step},
+        {"closed form's fast classes == the reference, bit for bit (every preset, layout, mask, pass, N, B)", test_classes_fast_equal_reference},
         {"walk compute == rs_kernel_step_s (every preset, layout, pass)", test_walk_equals_step_function},
         {"closed form == walk (non-causal, every preset)", test_closed_equals_walk},
         {"schedule-free step classes == the schedule's", test_problem_classes},

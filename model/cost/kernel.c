@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <threads.h>
 
 /* ------------------------------------------------------------------------------------------------
  * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes.
@@ -203,19 +204,20 @@ static void call_per_step(const rs_kmodel_t *km, const kstep_view_t *st, rs_kste
     *part = c->q_tokens < rows_all;
 }
 
-/* The calls of a step (their times not yet known: step_finish) at step number `step` and the merges it
- * runs inline or defers, under a preset. */
-static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
-    o->n_calls = o->launches = o->deferred_launches = 0;
-    o->merge_bytes = o->deferred_bytes = 0;
-    if (!st->computes) return;
+/* The calls of a computing step (their times not yet known: step_finish) and the launches they take;
+ * for a per-step call, the rows its merges cover (mq, mk) and whether they are part of the rank's. */
+static void step_calls(const rs_kmodel_t *km, const kstep_view_t *st, rs_kstep_t *o, double *mq, double *mk, bool *part) {
+    *mq = *mk = 0;
+    *part = false;
+    if (km->pre->fused) calls_fused(km, st, o);
+    else call_per_step(km, st, o, mq, mk, part);
+}
+
+/* The merges a step runs inline or defers under its preset, at step number 0 (later = 0) or a later
+ * one, from step_calls's rows. */
+static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, bool part, rs_kstep_t *o) {
     const rs_impl_preset_t *pr = km->pre;
     const bool bwd = km->p.pass == RS_PASS_BACKWARD;
-    const int later = step == 0 ? 0 : 1; /* index of the step-0 / later-step byte counts */
-    double mq = 0, mk = 0;
-    bool part = false;
-    if (pr->fused) calls_fused(km, st, o);
-    else call_per_step(km, st, o, &mq, &mk, &part);
     if (!bwd && mq > 0) { /* the output merge of a per-step call */
         double by = mq * (km->eq * eb(km, pr->fwd_q[later]) + km->rh * eb(km, pr->fwd_rh[later]));
         int la = pr->fwd_launch[later];
@@ -235,8 +237,20 @@ static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t ste
         const double e = 2 * (double)km->block * km->ekv;
         o->merge_bytes += e * eb(km, pr->step_kv[0]);
         o->launches += pr->step_launch[0];
-        if (step >= 1) o->merge_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
+        if (later) o->merge_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
     }
+}
+
+/* The calls of a step (their times not yet known: step_finish) at step number `step` and the merges it
+ * runs inline or defers, under a preset. */
+static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
+    o->n_calls = o->launches = o->deferred_launches = 0;
+    o->merge_bytes = o->deferred_bytes = 0;
+    if (!st->computes) return;
+    double mq, mk;
+    bool part;
+    step_calls(km, st, o, &mq, &mk, &part);
+    step_merges(km, step == 0 ? 0 : 1, mq, mk, part, o);
 }
 
 /* The step's totals once its calls are timed. */
@@ -333,6 +347,25 @@ static void classes_rate(const rs_kmodel_t *km, rs_kclasses_t *out) {
         }
 }
 
+/* The view of class c (rs_problem_class_kinds of p) on segments of seg tokens, its blocks of each kind
+ * as kind[] gives them; returns the class's visible and executed pairs. */
+static void class_view(const rs_problem_t *p, int c, double seg, const kblock_t kind[4], kstep_view_t *v, uint64_t *pairs,
+                       uint64_t *exec_pairs) {
+    unsigned char kinds[RS_MAX_BLOCKS];
+    v->n = 0;
+    v->n_q = v->n_kv = rs_problem_class_kinds(p, c, kinds);
+    v->computes = v->n_q > 0;
+    *pairs = *exec_pairs = 0;
+    for (int i = 0; i < v->n_q; i++) v->q_count[i] = v->kv_count[i] = seg;
+    for (int i = 0; i < v->n_q * v->n_q; i++) {
+        if (kinds[i] == RS_KIND_SKIP) continue;
+        kblock_t *b = &v->b[v->n++];
+        *b = kind[kinds[i]];
+        b->q = i / v->n_q, b->kv = i % v->n_q;
+        *pairs += b->pairs, *exec_pairs += b->exec_pairs;
+    }
+}
+
 void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
     const int64_t n = km->n;
     if (!km->pre) { /* the dense model needs the FLOPs only */
@@ -356,20 +389,119 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
                                              count_exec ? rs_diag_exec_pairs(seg, d, km->p.tile_q, km->p.tile_k) : 0};
     const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
     for (int c = 0; c < 3; c++) {
-        unsigned char kinds[RS_MAX_BLOCKS];
-        kstep_view_t v = {.n_q = rs_problem_class_kinds(&km->p, c, kinds)};
-        v.computes = v.n_q > 0, v.n_kv = v.n_q;
-        uint64_t pairs = 0, exec_pairs = 0;
-        for (int i = 0; i < v.n_q; i++) v.q_count[i] = v.kv_count[i] = (double)seg;
-        for (int i = 0; i < v.n_q * v.n_q; i++) {
-            if (kinds[i] == RS_KIND_SKIP) continue;
-            kblock_t *b = &v.b[v.n++];
-            *b = kind[kinds[i]];
-            b->q = i / v.n_q, b->kv = i % v.n_q;
-            pairs += b->pairs, exec_pairs += b->exec_pairs;
-        }
+        kstep_view_t v;
+        uint64_t pairs, exec_pairs;
+        class_view(&km->p, c, (double)seg, kind, &v, &pairs, &exec_pairs);
         step_plan(km, &v, c == 1 ? 0 : 1, &out->cls[c]); /* class 1: step 0; classes 0 and 2: step 1 */
         out->useful[c] = pairs * fpp, out->exec[c] = exec ? exec_pairs * fpp : 0;
+    }
+    classes_rate(km, out);
+    for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);
+    rs_kernel_epilogue(km, 0, 0, &out->epi_fixed_s, &out->epi_fixed_launches);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The classes as functions of the segment length (the closed form's fast path)
+ * ---------------------------------------------------------------------------------------------- */
+/* What step_calls makes of a class, for any segment length seg >= 2 (the kinds of blocks do not
+ * depend on seg then): each call's mask, its shape qn seg - qs by kn seg - ks and its blocks of each
+ * kind; the merge rows mqn seg - mqs, mkn seg - mks. Read off rs_kernel_classes's own view and calls
+ * (class_view, step_calls) at two segment lengths, so the rules live there only. */
+typedef struct {
+    unsigned char mask, qn, qs, kn, ks, nk[3]; /* nk: full, diagonal, shifted-diagonal blocks */
+} tcall_t;
+typedef struct {
+    bool computes, part;
+    unsigned char n_calls, launches, mqn, mqs, mkn, mks;
+    tcall_t call[RS_MAX_BLOCKS];
+} tclass_t;
+
+enum { T_SEG1 = 1 << 10, T_SEG2 = 1 << 11 };   /* the two lengths the templates are read at */
+static const uint64_t T_CODE[3] = {1, 1u << 8, 1u << 16}; /* pairs of a block of each kind in the view */
+
+static void tlinear(double v1, double v2, unsigned char *mul, unsigned char *sub) {
+    const double k = (v2 - v1) / (T_SEG2 - T_SEG1);
+    *mul = (unsigned char)k, *sub = (unsigned char)(k * T_SEG1 - v1);
+}
+
+/* The templates of the classes of preset pre for (layout, causal, N = 1 when single). */
+static void tclass_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool causal, bool single, tclass_t t[3]) {
+    rs_kmodel_t km;
+    memset(&km, 0, sizeof km);
+    km.pre = pre, km.cf = 1;
+    rs_problem_default(&km.p);
+    km.p.layout = layout, km.p.causal = causal, km.p.n_ranks = single ? 1 : 4;
+    const int segs = layout == RS_LAYOUT_ZIGZAG ? 2 : 1;
+    km.p.seq_tokens = km.p.n_ranks * segs * 4; /* a block of seg = 4 >= 2 tokens: rs_problem_class_kinds's kinds for seg >= 2 */
+    kblock_t kind[4] = {{0, 0, RS_KMASK_FULL, T_CODE[0], 0}};
+    kind[RS_KIND_DIAG0] = (kblock_t){0, 0, RS_KMASK_CAUSAL, T_CODE[1], 0};
+    kind[RS_KIND_DIAG1] = (kblock_t){0, 0, RS_KMASK_SHIFTED, T_CODE[2], 0};
+    for (int c = 0; c < 3; c++) {
+        kstep_view_t v1, v2;
+        rs_kstep_t o1 = {0}, o2 = {0};
+        double mq1, mk1, mq2, mk2;
+        bool part;
+        uint64_t pairs, ex;
+        class_view(&km.p, c, T_SEG1, kind, &v1, &pairs, &ex);
+        class_view(&km.p, c, T_SEG2, kind, &v2, &pairs, &ex);
+        tclass_t *tc = &t[c];
+        memset(tc, 0, sizeof *tc);
+        tc->computes = v1.computes;
+        if (!tc->computes) continue;
+        step_calls(&km, &v1, &o1, &mq1, &mk1, &part);
+        step_calls(&km, &v2, &o2, &mq2, &mk2, &tc->part);
+        tc->n_calls = (unsigned char)o1.n_calls, tc->launches = (unsigned char)o1.launches;
+        tlinear(mq1, mq2, &tc->mqn, &tc->mqs);
+        tlinear(mk1, mk2, &tc->mkn, &tc->mks);
+        for (int i = 0; i < o1.n_calls; i++) {
+            tcall_t *k = &tc->call[i];
+            k->mask = (unsigned char)o1.call[i].mask;
+            tlinear(o1.call[i].q_tokens, o2.call[i].q_tokens, &k->qn, &k->qs);
+            tlinear(o1.call[i].k_tokens, o2.call[i].k_tokens, &k->kn, &k->ks);
+            const uint64_t code = (uint64_t)o1.call[i].flops_useful;
+            for (int j = 0; j < 3; j++) k->nk[j] = (unsigned char)(code / T_CODE[j] % 256);
+        }
+    }
+}
+
+static tclass_t tmpl[RS_IMPL_COUNT][RS_LAYOUT_COUNT][2][2][3]; /* [impl][layout][causal][single][class] */
+static once_flag tmpl_once = ONCE_FLAG_INIT;
+
+static void tmpl_init(void) {
+    for (int i = RS_IMPL_NONE + 1; i < RS_IMPL_COUNT; i++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int c = 0; c < 2; c++)
+                for (int s = 0; s < 2; s++) tclass_build(rs_impl_preset((rs_impl_t)i), (rs_layout_t)l, c, s, tmpl[i][l][c][s]);
+}
+
+void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
+    const int64_t seg = km->p.layout == RS_LAYOUT_ZIGZAG ? km->block / 2 : km->block;
+    if (!km->pre || !km->curves || seg < 2) {
+        rs_kernel_classes(km, false, out);
+        return;
+    }
+    call_once(&tmpl_once, tmpl_init);
+    const tclass_t *t = tmpl[km->pre->impl][km->p.layout][km->p.causal][km->n < 2];
+    const uint64_t kp[3] = {(uint64_t)seg * (uint64_t)seg, rs_diag_pairs(seg, 0), rs_diag_pairs(seg, 1)};
+    const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
+    const double sg = (double)seg;
+    for (int c = 0; c < 3; c++) {
+        const tclass_t *tc = &t[c];
+        rs_kstep_t *o = &out->cls[c];
+        o->n_calls = tc->n_calls, o->launches = tc->launches, o->deferred_launches = 0;
+        o->merge_bytes = o->deferred_bytes = 0;
+        uint64_t pairs = 0;
+        for (int i = 0; i < tc->n_calls; i++) {
+            const tcall_t *k = &tc->call[i];
+            rs_kcall_t *ca = &o->call[i];
+            const uint64_t cp = k->nk[0] * kp[0] + k->nk[1] * kp[1] + k->nk[2] * kp[2];
+            ca->mask = (rs_kmask_t)k->mask;
+            ca->q_tokens = k->qn * sg - k->qs, ca->k_tokens = k->kn * sg - k->ks;
+            ca->flops_useful = (double)(int64_t)cp * km->cf, ca->flops_exec = 0;
+            pairs += cp;
+        }
+        if (tc->computes) step_merges(km, c == 1 ? 0 : 1, tc->mqn * sg - tc->mqs, tc->mkn * sg - tc->mks, tc->part, o);
+        out->useful[c] = pairs * fpp, out->exec[c] = 0;
     }
     classes_rate(km, out);
     for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);

@@ -112,11 +112,12 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
  * Closed form
  * ============================================================================================== */
 
-/* The step classes of the problem (rs_kernel_classes, without the executed FLOPs it does not read). The
- * dense model needs only their FLOPs, which rs_problem_flops_classes gives directly (the hot path). */
+/* The step classes of the problem (rs_kernel_classes, without the executed FLOPs it does not read; by
+ * its templates, rs_kernel_classes_fast, under a preset). The dense model needs only their FLOPs,
+ * which rs_problem_flops_classes gives directly (the hot path). */
 static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kclasses_t *kc) {
     if (km->pre) {
-        rs_kernel_classes(km, false, kc);
+        rs_kernel_classes_fast(km, kc);
         return;
     }
     /* field by field (this is the closed form's hot path): the classes the closed form reads. A causal
