@@ -404,30 +404,60 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
  * The classes as functions of the segment length (the closed form's fast path)
  * ---------------------------------------------------------------------------------------------- */
 /* What step_calls makes of a class, for any segment length seg >= 2 (the kinds of blocks do not
- * depend on seg then): each call's mask, its shape qn seg - qs by kn seg - ks and its blocks of each
- * kind; the merge rows mqn seg - mqs, mkn seg - mks. Read off rs_kernel_classes's own view and calls
- * (class_view, step_calls) at two segment lengths, so the rules live there only. */
+ * depend on seg then): each call's shape (a slot: mask, qn seg - qs by kn seg - ks; calls of the same
+ * shape share a slot, rated once as classes_rate would) and its blocks of each kind; the merge rows
+ * mqn seg - mqs, mkn seg - mks. Read off rs_kernel_classes's own view and calls (class_view,
+ * step_calls) at two segment lengths, so the rules live there only. */
 typedef struct {
-    unsigned char mask, qn, qs, kn, ks, nk[3]; /* nk: full, diagonal, shifted-diagonal blocks */
+    int mask;
+    int twin;                  /* an earlier slot of the same mask and area (a transposed shape), or -1 */
+    double qn, qs, kn, ks;
+} tslot_t;
+typedef struct {
+    int slot;
+    uint64_t nk[3];            /* full, diagonal, shifted-diagonal blocks */
 } tcall_t;
 typedef struct {
     bool computes, part;
-    unsigned char n_calls, launches, mqn, mqs, mkn, mks;
+    int n_calls, launches;
+    double mqn, mqs, mkn, mks;
     tcall_t call[RS_MAX_BLOCKS];
 } tclass_t;
+typedef struct {
+    tclass_t cls[3];
+    int n_slots;
+    tslot_t slot[3 * RS_MAX_BLOCKS];
+} tset_t;
 
 enum { T_SEG1 = 1 << 10, T_SEG2 = 1 << 11 };   /* the two lengths the templates are read at */
 static const uint64_t T_CODE[3] = {1, 1u << 8, 1u << 16}; /* pairs of a block of each kind in the view */
 
-static void tlinear(double v1, double v2, unsigned char *mul, unsigned char *sub) {
-    const double k = (v2 - v1) / (T_SEG2 - T_SEG1);
-    *mul = (unsigned char)k, *sub = (unsigned char)(k * T_SEG1 - v1);
+static void tlinear(double v1, double v2, double *mul, double *sub) {
+    *mul = (v2 - v1) / (T_SEG2 - T_SEG1);
+    *sub = *mul * T_SEG1 - v1;
+}
+
+/* The slot of a call's shape in t (added when new, with its transposed twin if any). */
+static int tslot(tset_t *t, tslot_t sl) {
+    int j = 0;
+    while (j < t->n_slots && !(t->slot[j].mask == sl.mask && t->slot[j].qn == sl.qn && t->slot[j].qs == sl.qs &&
+                               t->slot[j].kn == sl.kn && t->slot[j].ks == sl.ks))
+        j++;
+    if (j < t->n_slots) return j;
+    sl.twin = -1;
+    for (int i = 0; i < t->n_slots && sl.twin < 0; i++)
+        if (t->slot[i].mask == sl.mask && t->slot[i].qn == sl.kn && t->slot[i].qs == sl.ks && t->slot[i].kn == sl.qn &&
+            t->slot[i].ks == sl.qs)
+            sl.twin = i;
+    t->slot[t->n_slots++] = sl;
+    return j;
 }
 
 /* The templates of the classes of preset pre for (layout, causal, N = 1 when single). */
-static void tclass_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool causal, bool single, tclass_t t[3]) {
+static void tset_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool causal, bool single, tset_t *t) {
     rs_kmodel_t km;
     memset(&km, 0, sizeof km);
+    memset(t, 0, sizeof *t);
     km.pre = pre, km.cf = 1;
     rs_problem_default(&km.p);
     km.p.layout = layout, km.p.causal = causal, km.p.n_ranks = single ? 1 : 4;
@@ -444,34 +474,34 @@ static void tclass_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool c
         uint64_t pairs, ex;
         class_view(&km.p, c, T_SEG1, kind, &v1, &pairs, &ex);
         class_view(&km.p, c, T_SEG2, kind, &v2, &pairs, &ex);
-        tclass_t *tc = &t[c];
-        memset(tc, 0, sizeof *tc);
+        tclass_t *tc = &t->cls[c];
         tc->computes = v1.computes;
         if (!tc->computes) continue;
         step_calls(&km, &v1, &o1, &mq1, &mk1, &part);
         step_calls(&km, &v2, &o2, &mq2, &mk2, &tc->part);
-        tc->n_calls = (unsigned char)o1.n_calls, tc->launches = (unsigned char)o1.launches;
+        tc->n_calls = o1.n_calls, tc->launches = o1.launches;
         tlinear(mq1, mq2, &tc->mqn, &tc->mqs);
         tlinear(mk1, mk2, &tc->mkn, &tc->mks);
         for (int i = 0; i < o1.n_calls; i++) {
+            tslot_t sl = {.mask = (int)o1.call[i].mask};
+            tlinear(o1.call[i].q_tokens, o2.call[i].q_tokens, &sl.qn, &sl.qs);
+            tlinear(o1.call[i].k_tokens, o2.call[i].k_tokens, &sl.kn, &sl.ks);
             tcall_t *k = &tc->call[i];
-            k->mask = (unsigned char)o1.call[i].mask;
-            tlinear(o1.call[i].q_tokens, o2.call[i].q_tokens, &k->qn, &k->qs);
-            tlinear(o1.call[i].k_tokens, o2.call[i].k_tokens, &k->kn, &k->ks);
+            k->slot = tslot(t, sl);
             const uint64_t code = (uint64_t)o1.call[i].flops_useful;
-            for (int j = 0; j < 3; j++) k->nk[j] = (unsigned char)(code / T_CODE[j] % 256);
+            for (int j = 0; j < 3; j++) k->nk[j] = code / T_CODE[j] % 256;
         }
     }
 }
 
-static tclass_t tmpl[RS_IMPL_COUNT][RS_LAYOUT_COUNT][2][2][3]; /* [impl][layout][causal][single][class] */
+static tset_t tmpl[RS_IMPL_COUNT][RS_LAYOUT_COUNT][2][2]; /* [impl][layout][causal][single] */
 static once_flag tmpl_once = ONCE_FLAG_INIT;
 
 static void tmpl_init(void) {
     for (int i = RS_IMPL_NONE + 1; i < RS_IMPL_COUNT; i++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int c = 0; c < 2; c++)
-                for (int s = 0; s < 2; s++) tclass_build(rs_impl_preset((rs_impl_t)i), (rs_layout_t)l, c, s, tmpl[i][l][c][s]);
+                for (int s = 0; s < 2; s++) tset_build(rs_impl_preset((rs_impl_t)i), (rs_layout_t)l, c, s, &tmpl[i][l][c][s]);
 }
 
 void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
@@ -481,30 +511,38 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         return;
     }
     call_once(&tmpl_once, tmpl_init);
-    const tclass_t *t = tmpl[km->pre->impl][km->p.layout][km->p.causal][km->n < 2];
+    const tset_t *t = &tmpl[km->pre->impl][km->p.layout][km->p.causal][km->n < 2];
+    const double sg = (double)seg, cf = km->cf;
+    const rs_kcurve_t *const *curve = km->curve[km->p.pass];
+    double rate[3 * RS_MAX_BLOCKS];
+    for (int j = 0; j < t->n_slots; j++) {
+        const tslot_t *sl = &t->slot[j];
+        const rs_kcurve_t *cv = curve[sl->mask];
+        /* a curve with one point per area rates a call by its area alone (rs_kcurve_rate): q x k = k x q */
+        rate[j] = sl->twin >= 0 && !cv->shared_areas ? rate[sl->twin] : rs_kcurve_rate(cv, sl->qn * sg - sl->qs, sl->kn * sg - sl->ks);
+    }
     const uint64_t kp[3] = {(uint64_t)seg * (uint64_t)seg, rs_diag_pairs(seg, 0), rs_diag_pairs(seg, 1)};
     const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
-    const double sg = (double)seg;
     for (int c = 0; c < 3; c++) {
-        const tclass_t *tc = &t[c];
+        const tclass_t *tc = &t->cls[c];
         rs_kstep_t *o = &out->cls[c];
-        o->n_calls = tc->n_calls, o->launches = tc->launches, o->deferred_launches = 0;
+        o->n_calls = 0; /* the calls are not listed (the closed form reads the class's totals) */
+        o->launches = tc->launches, o->deferred_launches = 0;
         o->merge_bytes = o->deferred_bytes = 0;
         uint64_t pairs = 0;
+        double calls_s = 0; /* step_finish's sum, in call order */
         for (int i = 0; i < tc->n_calls; i++) {
             const tcall_t *k = &tc->call[i];
-            rs_kcall_t *ca = &o->call[i];
             const uint64_t cp = k->nk[0] * kp[0] + k->nk[1] * kp[1] + k->nk[2] * kp[2];
-            ca->mask = (rs_kmask_t)k->mask;
-            ca->q_tokens = k->qn * sg - k->qs, ca->k_tokens = k->kn * sg - k->ks;
-            ca->flops_useful = (double)(int64_t)cp * km->cf, ca->flops_exec = 0;
+            calls_s += (double)(int64_t)cp * cf / rate[k->slot];
             pairs += cp;
         }
         if (tc->computes) step_merges(km, c == 1 ? 0 : 1, tc->mqn * sg - tc->mqs, tc->mkn * sg - tc->mks, tc->part, o);
+        o->calls_s = calls_s;
+        o->scaled_s = calls_s + o->merge_bytes / km->bw;
+        o->deferred_s = o->deferred_bytes / km->bw;
         out->useful[c] = pairs * fpp, out->exec[c] = 0;
     }
-    classes_rate(km, out);
-    for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);
     rs_kernel_epilogue(km, 0, 0, &out->epi_fixed_s, &out->epi_fixed_launches);
 }
 
