@@ -154,9 +154,9 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out);
 /* rs_kernel_classes(km, false, out) by templates of the classes (read once per process off
  * rs_kernel_classes's own rules at two segment lengths): the closed form's per-evaluation path. Fills
  * what the closed form reads - per class calls_s, scaled_s, merge and deferred bytes, deferred_s,
- * launches, deferred launches and useful FLOPs, and the fixed epilogue - with the reference's numbers
- * bit for bit (tested for every preset, layout, mask, pass and several B); the calls are not listed
- * (n_calls = 0) and exec is 0. Falls back to the reference (calls listed) without a preset or curves,
+ * launches, deferred launches and useful FLOPs - with the reference's numbers bit for bit (tested for
+ * every preset, layout, mask, pass and several B); the calls are not listed (n_calls = 0), exec and
+ * the fixed epilogue are 0 (rs_kernel_classes_epilogue computes the epilogue). Falls back to the reference (calls listed) without a preset or curves,
  * or below 2 tokens per segment. Thread-safe. Can't fail. */
 void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out);
 /* The epilogue of rank r from the classes: steps 1..N-1 are class 0 for k <= r (r of them), class 2
