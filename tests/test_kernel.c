@@ -151,8 +151,9 @@ static void test_zigzag_step_by_hand(void) {
     RS_ASSERT_REL(ks.scaled_s, ks.calls_s + 2048.0 * 128 * 6 / 1e12, 1e-15);
     CU_ASSERT_EQUAL(ks.launches, 2);
     /* KV owner before the rank (rank 3, step 1: owner 2): one full call (B, B/2) = 2 C^2 pairs at
-     * area 2M = 2^21 (t = 1/4); merge (TorchScript-fused update): 4 + 2 + 4 = 10 bytes per element,
-     * 5 x 4 bytes per row-head */
+     * area 2M = 2^21 (t = 1/4); merge (update_out_and_lse op by op): .to(fp32) 2 + 4, out - block_out
+     * 4 + 4 + 4, the scaled difference 4 + 4, out - it 4 + 4 + 4 = 38 bytes per element; the lse ops
+     * (5 + 8) x 4 = 52 bytes per row-head; the call and 9 launches */
     step_of(&p, &m, 3, 1, &ks);
     CU_ASSERT_EQUAL_FATAL(ks.n_calls, 1);
     CU_ASSERT_EQUAL(ks.call[0].mask, RS_KMASK_FULL);
@@ -160,12 +161,12 @@ static void test_zigzag_step_by_hand(void) {
     const double f1 = 2.0 * 1024 * 1024 * 512, r1 = 100e12 * pow(2.0, 0.25);
     RS_ASSERT_REL(loglog(100e12, 200e12, 2048.0 * 1024), r1, 1e-14);
     RS_ASSERT_REL(ks.calls_s, f1 / r1, 1e-14);
-    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * (128 * 10 + 20), 1e-15);
-    CU_ASSERT_EQUAL(ks.launches, 3);
+    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * (128 * 38 + 52), 1e-15);
+    CU_ASSERT_EQUAL(ks.launches, 10);
     /* the step's time = the sum of its calls at their rates + merge bytes / bandwidth + launches */
     rs_kmodel_t km;
     rs_kmodel_init(&km, &p, &m);
-    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, 3, 1, ks.scaled_s, ks.launches, 0, 0), 3 * launch + f1 / r1 + 2048.0 * 1300 / 1e12,
+    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, 3, 1, ks.scaled_s, ks.launches, 0, 0), 10 * launch + f1 / r1 + 2048.0 * 4916 / 1e12,
                   1e-14);
     /* KV owner after the rank (rank 0, step 1: owner 3): one full call (B/2, B) on the second half of
      * the rows, same area; its merge covers 1024 rows and copies the slice back (4 + 4 bytes per
@@ -173,8 +174,8 @@ static void test_zigzag_step_by_hand(void) {
     step_of(&p, &m, 0, 1, &ks);
     CU_ASSERT_EQUAL(ks.call[0].q_tokens, 1024); CU_ASSERT_EQUAL(ks.call[0].k_tokens, 2048);
     RS_ASSERT_REL(ks.calls_s, f1 / r1, 1e-14);
-    RS_ASSERT_REL(ks.merge_bytes, 1024.0 * (128 * 10 + 20) + 1024.0 * (128 * 8 + 8), 1e-15);
-    CU_ASSERT_EQUAL(ks.launches, 5);
+    RS_ASSERT_REL(ks.merge_bytes, 1024.0 * (128 * 38 + 52) + 1024.0 * (128 * 8 + 8), 1e-15);
+    CU_ASSERT_EQUAL(ks.launches, 12);
 }
 
 /* Striped, causal, forward, N = 4, B = 2048: the KV owner after the rank gives a shifted-causal B x B
@@ -196,12 +197,12 @@ static void test_striped_shifted_by_hand(void) {
     CU_ASSERT_EQUAL(ks.call[0].mask, RS_KMASK_CAUSAL);
     CU_ASSERT_EQUAL(ks.call[0].q_tokens, 2047); CU_ASSERT_EQUAL(ks.call[0].k_tokens, 2047);
     RS_ASSERT_REL(ks.calls_s, f / loglog(50e12, 150e12, 2047.0 * 2047), 1e-14);
-    RS_ASSERT_REL(ks.merge_bytes, 2047.0 * (128 * 10 + 20) + 2047.0 * (128 * 8 + 8), 1e-15);
+    RS_ASSERT_REL(ks.merge_bytes, 2047.0 * (128 * 38 + 52) + 2047.0 * (128 * 8 + 8), 1e-15);
     /* the owner before the rank: a causal B x B call, B (B + 1) / 2 pairs, no slice */
     step_of(&p, &m, 3, 1, &ks);
     CU_ASSERT_EQUAL(ks.call[0].mask, RS_KMASK_CAUSAL);
     RS_ASSERT_REL(ks.calls_s, 2048.0 * 2049 / 2 * 512 / loglog(50e12, 150e12, 2048.0 * 2048), 1e-14);
-    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * (128 * 10 + 20), 1e-15);
+    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * (128 * 38 + 52), 1e-15);
 }
 
 /* Merge cost = bytes / bandwidth: ringsim's backward clears the fp32 dK,dV partial every step (4 bytes

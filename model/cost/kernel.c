@@ -29,20 +29,23 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
     [RS_IMPL_FLASH_ATTN] =
         {
             /* zhuzilin/ring-flash-attention on FlashAttention-2 (_flash_attn_forward/_backward): step 0
-             * out = block_out.to(fp32) (read act, write 4); later steps the TorchScript-fused
-             * update_out_and_lse: out -= sigmoid(block_lse - lse) * (out - block_out) (read 4 + act,
-             * write 4) and lse -= logsigmoid(lse - block_lse) (lse and block_lse read twice, lse
-             * written: 5 x 4 B per row-head); a call on part of the rows (zigzag's second half,
-             * striped's shifted slices) copies the slice back into out and lse (read 4, write 4);
-             * out.to(q.dtype) after the loop. Backward: step 0 dq, dk, dv = buffers.to(fp32) (read
-             * act, write 4); later dq += dq_buffer, dk = dk_buffer + dk, dv likewise (read act + 4,
-             * write 4); dq, dk, dv .to(q.dtype) at the end. dK,dV travel in fp32. */
+             * out = block_out.to(fp32) (read act, write 4); later steps update_out_and_lse, costed as
+             * its ops run eagerly, one kernel each (the published step times match this, not a fused
+             * kernel: docs/model.md section 8): block_out.to(fp32) (read act, write 4), out - block_out
+             * (read 4 + 4, write 4), sigmoid(block_lse - lse) * that (read 4, write 4), out - the
+             * product (read 4 + 4, write 4): act + 9 x 4 B per element; on the row-heads
+             * block_lse - lse and sigmoid (5 x 4 B), lse - block_lse, logsigmoid and lse - it (8 x 4
+             * B); 9 launches. A call on part of the rows (zigzag's second half, striped's shifted
+             * slices) copies the slice back into out and lse (read 4, write 4); out.to(q.dtype) after
+             * the loop. Backward: step 0 dq, dk, dv = buffers.to(fp32) (read act, write 4); later
+             * dq += dq_buffer, dk = dk_buffer + dk, dv likewise (read act + 4, write 4); dq, dk, dv
+             * .to(q.dtype) at the end. dK,dV travel in fp32. */
             .impl = RS_IMPL_FLASH_ATTN,
-            .fwd_q = {{1, 1}, {1, 2}},
-            .fwd_rh = {{0, 0}, {0, 5}},
+            .fwd_q = {{1, 1}, {1, 9}},
+            .fwd_rh = {{0, 0}, {0, 13}},
             .fwd_part_q = {0, 2},
             .fwd_part_rh = {0, 2},
-            .fwd_launch = {1, 2},
+            .fwd_launch = {1, 9},
             .fwd_part_launch = 2,
             .bwd_q = {{1, 1}, {1, 2}},
             .bwd_kv = {{1, 1}, {1, 2}},
