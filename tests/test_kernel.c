@@ -608,6 +608,48 @@ static void test_shipped_round_trip(void) {
     CU_ASSERT_EQUAL(hw.kernels.merge_bw_bytes_per_s, 4.117e12);
 }
 
+/* The h200 profile's ringsim-mma64 curves against their source file, row by row: every point is the
+ * file's useful TFLOP/s for its (kernel row, q, k, mask) - forward rows fwd-v3 (mma64), backward rows
+ * backward (mma) - and every square of the file is a point (rectangles: the full mask only); the
+ * ringsim preset runs it. */
+static void test_h200_mma64_source(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/gpu-runs/2026-11-30-h200-run2-kernel-times.txt", RS_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    rs_hw_t hw;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, NULL), 0);
+    const int k = rs_kernel_find(&hw.kernels, "ringsim-mma64");
+    CU_ASSERT_TRUE_FATAL(k >= 0);
+    CU_ASSERT_EQUAL(hw.kernels.impl_kernel[RS_IMPL_RINGSIM], k + 1);
+    char line[256], name[32], mask[32];
+    int matched = 0, wanted = 0;
+    while (fgets(line, sizeof line, f)) {
+        long q, kk, b, hq, hk, d;
+        double ms, useful;
+        if (sscanf(line, "%31s %ld %ld %ld %ld %ld %ld %31s %lf %lf", name, &q, &kk, &b, &hq, &hk, &d, mask, &ms, &useful) != 10) continue;
+        const int pass = !strcmp(name, "fwd-v3") ? RS_PASS_FORWARD : !strcmp(name, "backward") ? RS_PASS_BACKWARD : -1;
+        const int km = !strcmp(mask, "full") ? RS_KMASK_FULL : !strcmp(mask, "causal") ? RS_KMASK_CAUSAL : RS_KMASK_SHIFTED;
+        if (pass < 0 || (km != RS_KMASK_FULL && q != kk)) continue;
+        wanted++;
+        for (int c = 0; c < hw.kernels.n_curves; c++) {
+            const rs_kcurve_t *cv = &hw.kernels.curve[c];
+            if (cv->kernel != k || cv->pass != pass || cv->mask != (rs_kmask_t)km || cv->head_dim != 128) continue;
+            for (int i = 0; i < cv->n; i++)
+                if (cv->pt[i].q_tokens == q && cv->pt[i].k_tokens == kk) {
+                    RS_ASSERT_REL(cv->pt[i].flops_per_s, useful * 1e12, 1e-15);
+                    matched++;
+                }
+        }
+    }
+    fclose(f);
+    CU_ASSERT_EQUAL(wanted, 2 * (10 + 6 + 6));
+    CU_ASSERT_EQUAL(matched, wanted);
+    int points = 0;
+    for (int c = 0; c < hw.kernels.n_curves; c++) points += hw.kernels.curve[c].kernel == k ? hw.kernels.curve[c].n : 0;
+    CU_ASSERT_EQUAL(points, wanted); /* nothing in the profile that the file does not have */
+}
+
 /* The profile's default preset and kernel make the machine; --impl-like selection by hand. */
 static void test_machine_from_profile(void) {
     rs_hw_t hw;
@@ -727,6 +769,7 @@ int main(void) {
         {NULL, NULL}};
     static const rs_test_case_t profiles[] = {
         {"shipped curves round-trip their sources' TFLOP/s", test_shipped_round_trip},
+        {"h200 ringsim-mma64 == docs/gpu-runs/2026-11-30-h200-run2-kernel-times.txt, point by point", test_h200_mma64_source},
         {"machine from a profile: default preset and kernel", test_machine_from_profile},
         {"bad kernels input: file:line:column and key", test_bad_profile_input},
         {"write and read back exactly", test_write_round_trip},
