@@ -131,14 +131,9 @@ int rs_placement_load_map(const char *path, int64_t n, int64_t devices, rs_place
     char line[1 << 16];
     int64_t *row = malloc(sizeof *row * (size_t)n);
     if (!row) rc = rs_errf(err, "%s: out of memory", path);
-    for (long len; rc == 0 && (len = rs_read_line(fp, line, sizeof line)) != -1;) {
-        lineno++;
-        if (len == -2) {
-            rc = rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, lineno, sizeof line - 1);
-            break;
-        }
-        if (len == -3) {
-            rc = rs_errf(err, "%s:%d: expected text, found a NUL byte", path, lineno);
+    for (int got; rc == 0 && (got = rs_read_text_line(fp, line, sizeof line, path, &lineno, err)) != 0;) {
+        if (got < 0) {
+            rc = -1;
             break;
         }
         char *bad = NULL;

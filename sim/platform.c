@@ -185,14 +185,9 @@ int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *er
     char line[4096];
     int lineno = 0, rc = 0;
     int64_t next = 0; /* implicit rank of the next "HOST" entry */
-    for (long len; rc == 0 && (len = rs_read_line(fp, line, sizeof line)) != -1;) {
-        lineno++;
-        if (len == -2) {
-            rc = rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, lineno, sizeof line - 1);
-            break;
-        }
-        if (len == -3) {
-            rc = rs_errf(err, "%s:%d: expected text, found a NUL byte", path, lineno);
+    for (int got; rc == 0 && (got = rs_read_text_line(fp, line, sizeof line, path, &lineno, err)) != 0;) {
+        if (got < 0) {
+            rc = -1;
             break;
         }
         char *hash = strchr(line, '#');

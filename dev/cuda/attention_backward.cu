@@ -42,13 +42,8 @@ static bool check_one(rs_gpu_kernel_t kern, rs_gpu_dtype_t dtype, int dim, int l
     for (int64_t step = 0; step < nsteps; step++) {
         rs_step_t s;
         rs_gpu_step_desc_t desc;
-        rs_schedule_step(dc.sched, rank, step, &s);
-        if (!s.has_compute) continue;
-        dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
-        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
-        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
-        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
-        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+        if (!dev_step(dc, step, &s, &desc)) continue;
+        dev_step_kv(dtype, s, nk, hk16, hv16, k, v);
         rs_gpu_ref_fwd_step(&sh, &desc, q.data(), k.data(), v.data(), o.data(), m.data(), l.data());
     }
     rs_gpu_ref_fwd_finalize(&sh, o.data(), m.data(), l.data(), out.data(), lse.data());
@@ -76,13 +71,8 @@ static bool check_one(rs_gpu_kernel_t kern, rs_gpu_dtype_t dtype, int dim, int l
     for (int64_t step = 0; step < nsteps; step++) {
         rs_step_t s;
         rs_gpu_step_desc_t desc;
-        rs_schedule_step(dc.sched, rank, step, &s);
-        if (!s.has_compute) continue;
-        dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
-        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
-        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
-        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
-        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+        if (!dev_step(dc, step, &s, &desc)) continue;
+        dev_step_kv(dtype, s, nk, hk16, hv16, k, v);
         dev_upload(d_k, hk16.data(), nk);
         dev_upload(d_v, hv16.data(), nk);
         RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
@@ -136,14 +126,10 @@ static int time_shape(const char *prog, const DevArgs &args, const DevShape &shp
     uint16_t *d_v = dev_alloc<uint16_t>(nk);
     float *d_lse = dev_alloc<float>(nr), *d_D = dev_alloc<float>(nr), *d_dq = dev_alloc<float>(nq);
     float *d_dk = dev_alloc<float>(nk), *d_dv = dev_alloc<float>(nk);
-    rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1 + shp.q);
-    dev_upload(d_q, h.data(), nq);
-    rs_gpu_fill_random(dtype, h.data(), nq, 1.0, 4 + shp.q);
-    dev_upload(d_do, h.data(), nq);
-    rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2 + shp.k);
-    dev_upload(d_k, h.data(), nk);
-    rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3 + shp.k);
-    dev_upload(d_v, h.data(), nk);
+    dev_random_upload(dtype, h, d_q, nq, 2.0, 1 + shp.q);
+    dev_random_upload(dtype, h, d_do, nq, 1.0, 4 + shp.q);
+    dev_random_upload(dtype, h, d_k, nk, 2.0, 2 + shp.k);
+    dev_random_upload(dtype, h, d_v, nk, 1.0, 3 + shp.k);
     // plausible statistics: lse ~ log(k) + a margin so P stays <= 1; D small
     for (size_t i = 0; i < nr; i++) hl[i] = logf((float)shp.k) + 2.0f;
     dev_upload(d_lse, hl.data(), nr);
@@ -153,12 +139,9 @@ static int time_shape(const char *prog, const DevArgs &args, const DevShape &shp
         RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
         RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));
         RS_CUDA_CHECK(cudaMemset(d_dv, 0, nk * sizeof(float)));
-        rs_gpu_step_desc_t desc;
-        rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
-        const double per_pair = 10.0 * dim * hq * batch;
-        const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
-        const double exec =
-            per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
+        double useful, exec;
+        const rs_gpu_step_desc_t desc = dev_call(shp, mk, 10.0 * dim * hq * batch, rs_gpu_bwd_tile_q(kern),
+                                                 rs_gpu_bwd_tile_k(kern), &useful, &exec);
         double t = dev_time_median(
             [&] {
                 dev_try(rs_gpu_bwd_step(kern, &sh, &desc, d_q, d_k, d_v, d_do, d_lse, d_D, d_dq, d_dk, d_dv, st, &err),

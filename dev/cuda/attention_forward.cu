@@ -52,10 +52,7 @@ int main(int argc, char **argv) {
                         rs_gpu_step_desc_t desc;
                         rs_schedule_step(dc.sched, rank, step, &s);
                         dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
-                        rs_gpu_fill_random(dtype, hk16.data(), nk, 2.0, 100 + s.kv_owner);
-                        rs_gpu_fill_random(dtype, hv16.data(), nk, 1.0, 200 + s.kv_owner);
-                        rs_gpu_unpack(dtype, hk16.data(), k.data(), nk);
-                        rs_gpu_unpack(dtype, hv16.data(), v.data(), nk);
+                        dev_step_kv(dtype, s, nk, hk16, hv16, k, v);
                         dev_upload(dk, hk16.data(), nk);
                         dev_upload(dv, hv16.data(), nk);
                         dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err);
@@ -92,20 +89,14 @@ int main(int argc, char **argv) {
             std::vector<uint16_t> h(std::max(nq, nk));
             uint16_t *dq = dev_alloc<uint16_t>(nq), *dk = dev_alloc<uint16_t>(nk), *dv = dev_alloc<uint16_t>(nk);
             float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
-            rs_gpu_fill_random(dtype, h.data(), nq, 2.0, 1 + shp.q);
-            dev_upload(dq, h.data(), nq);
-            rs_gpu_fill_random(dtype, h.data(), nk, 2.0, 2 + shp.k);
-            dev_upload(dk, h.data(), nk);
-            rs_gpu_fill_random(dtype, h.data(), nk, 1.0, 3 + shp.k);
-            dev_upload(dv, h.data(), nk);
+            dev_random_upload(dtype, h, dq, nq, 2.0, 1 + shp.q);
+            dev_random_upload(dtype, h, dk, nk, 2.0, 2 + shp.k);
+            dev_random_upload(dtype, h, dv, nk, 1.0, 3 + shp.k);
             for (const DevMask &mk : masks) {
                 dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
-                rs_gpu_step_desc_t desc;
-                rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
-                const double per_pair = 4.0 * dim * hq * batch;
-                const double useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
-                const double exec =
-                    per_pair * (double)rs_gpu_desc_exec_pairs(&desc, rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
+                double useful, exec;
+                const rs_gpu_step_desc_t desc = dev_call(shp, mk, 4.0 * dim * hq * batch, rs_gpu_fwd_tile_q(kern),
+                                                         rs_gpu_fwd_tile_k(kern), &useful, &exec);
                 double t = dev_time_median(
                     [&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err); },
                     warmup, reps);

@@ -126,14 +126,60 @@ struct DevMask {
     int mask, diag;
 };
 
+// n random 16-bit values (rs_gpu_fill_random's amp and seed) made in the host buffer h, copied to dst.
+static inline void dev_random_upload(rs_gpu_dtype_t dtype, std::vector<uint16_t> &h, uint16_t *dst, size_t n,
+                                     double amp, uint64_t seed) {
+    rs_gpu_fill_random(dtype, h.data(), n, amp, seed);
+    dev_upload(dst, h.data(), n);
+}
+
+// Step `step` of the case's rank: its schedule entry and kernel descriptor. Returns whether it computes.
+static inline bool dev_step(const DevCase &dc, int64_t step, rs_step_t *s, rs_gpu_step_desc_t *desc) {
+    rs_err_t err;
+    rs_schedule_step(dc.sched, dc.rank, step, s);
+    if (!s->has_compute) return false;
+    dev_try(rs_gpu_desc_from_step(s, desc, &err), &err);
+    return true;
+}
+
+// One timed call of shape shp and mask mk: its descriptor, and its useful and executed FLOPs at
+// per_pair FLOPs per (query, key) pair (executed: the kernel's tq x tk tiles, masked pairs included).
+static inline rs_gpu_step_desc_t dev_call(const DevShape &shp, const DevMask &mk, double per_pair, int tq, int tk,
+                                          double *useful, double *exec) {
+    rs_gpu_step_desc_t desc;
+    rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
+    *useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+    *exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, tq, tk);
+    return desc;
+}
+
+// The K,V block a step attends to, made as the checks make it: 16-bit values seeded by the block's
+// owner (hk16, hv16; n elements each) and their float64 unpacking (k, v).
+static inline void dev_step_kv(rs_gpu_dtype_t dtype, const rs_step_t &s, size_t n, std::vector<uint16_t> &hk16,
+                               std::vector<uint16_t> &hv16, std::vector<double> &k, std::vector<double> &v) {
+    rs_gpu_fill_random(dtype, hk16.data(), n, 2.0, 100 + s.kv_owner);
+    rs_gpu_fill_random(dtype, hv16.data(), n, 1.0, 200 + s.kv_owner);
+    rs_gpu_unpack(dtype, hk16.data(), k.data(), n);
+    rs_gpu_unpack(dtype, hv16.data(), v.data(), n);
+}
+
+// "a,b,c" -> {"a", "b", "c"} (an empty text gives one empty item).
+static inline std::vector<std::string> dev_split(const char *text) {
+    std::vector<std::string> out;
+    std::string s(text);
+    size_t pos = 0;
+    for (;;) {
+        size_t comma = s.find(',', pos);
+        out.push_back(s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+        if (comma == std::string::npos) return out;
+        pos = comma + 1;
+    }
+}
+
 // "512,1K,2Kx1K" -> shapes (QxK, or Q alone for a square call). Exits 2 on a bad item.
 static inline std::vector<DevShape> dev_shapes(const char *prog, const char *text) {
     std::vector<DevShape> out;
-    std::string s(text);
-    size_t pos = 0;
-    while (pos <= s.size()) {
-        size_t comma = s.find(',', pos);
-        std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    for (const std::string &item : dev_split(text)) {
         size_t x = item.find('x');
         if (item.empty() || x == 0 || (x != std::string::npos && x + 1 == item.size())) {
             std::string msg = "--rows " + std::string(text) + ": each item must be Q or QxK (K suffix allowed)";
@@ -143,8 +189,6 @@ static inline std::vector<DevShape> dev_shapes(const char *prog, const char *tex
         sh.q = dev_int(prog, "--rows", item.substr(0, x).c_str(), 1, 1 << 20);
         sh.k = x == std::string::npos ? sh.q : dev_int(prog, "--rows", item.substr(x + 1).c_str(), 1, 1 << 20);
         out.push_back(sh);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
     }
     return out;
 }
@@ -152,17 +196,11 @@ static inline std::vector<DevShape> dev_shapes(const char *prog, const char *tex
 // "full,causal,striped" -> masks. Exits 2 on an unknown name.
 static inline std::vector<DevMask> dev_masks(const char *prog, const char *text) {
     std::vector<DevMask> out;
-    std::string s(text);
-    size_t pos = 0;
-    while (pos <= s.size()) {
-        size_t comma = s.find(',', pos);
-        std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    for (const std::string &item : dev_split(text)) {
         if (item == "full") out.push_back({"full", RS_GPU_MASK_FULL, 0});
         else if (item == "causal") out.push_back({"causal", RS_GPU_MASK_DIAG, 0});
         else if (item == "striped") out.push_back({"striped", RS_GPU_MASK_DIAG, 1});
         else dev_usage(prog, "--mask: each item must be full, causal or striped");
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
     }
     return out;
 }

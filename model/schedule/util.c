@@ -237,6 +237,15 @@ long rs_read_line(FILE *fp, char *buf, size_t cap) {
     return (long)len;
 }
 
+int rs_read_text_line(FILE *fp, char *buf, size_t cap, const char *path, int *lineno, rs_err_t *err) {
+    const long len = rs_read_line(fp, buf, cap);
+    if (len == -1) return 0;
+    ++*lineno;
+    if (len == -2) return rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, *lineno, cap - 1);
+    if (len == -3) return rs_errf(err, "%s:%d: expected text, found a NUL byte", path, *lineno);
+    return 1;
+}
+
 const char *rs_enum_name(const char *const *names, int n, int i) { return i >= 0 && i < n ? names[i] : "?"; }
 
 int rs_enum_parse(const char *const *names, int n, const char *s) {

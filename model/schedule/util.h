@@ -71,6 +71,11 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
  * line there silently). After -2 or -3 the rest of the line is left unread. Can't fail. */
 long rs_read_line(FILE *fp, char *buf, size_t cap);
 
+/* rs_read_line for a file path (for its messages) whose lines are counted in *lineno: returns 1 with
+ * the next line in buf (*lineno advanced), 0 at the end of the file, -1 with err "PATH:LINE: expected
+ * a line of at most N characters" or "PATH:LINE: expected text, found a NUL byte". */
+int rs_read_text_line(FILE *fp, char *buf, size_t cap, const char *path, int *lineno, rs_err_t *err);
+
 /* Monotonic wall clock in seconds. Can't fail. */
 double rs_now_s(void);
 
