@@ -25,7 +25,8 @@
 /* The subcommands' entry points: argv[0] is the command's name; they return the exit code. */
 typedef int rs_cmd_fn(int argc, char **argv);
 rs_cmd_fn rs_cmd_model, rs_cmd_sim, rs_cmd_exec, rs_cmd_calibrate, rs_cmd_validate, rs_cmd_compare, rs_cmd_import,
-    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles;
+    rs_cmd_sweep, rs_cmd_plot, rs_cmd_report, rs_cmd_memory, rs_cmd_plan, rs_cmd_profiles,
+    rs_cmd_plan_infer; /* ringsim plan --inference */
 
 /* A subcommand, as data (cli/commands.c): `ringsim --help` lists the summaries, `ringsim NAME
  * --help` prints usage, the option tables and notes. run is NULL when this build lacks what the
@@ -53,11 +54,18 @@ extern const int rs_cli_shared_n;
 /* The shared options as a group filling s; skip: the names another group of the command takes
  * over ("seq,ranks,profile" for sweep's ranges), or NULL. */
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
-/* rs_setup_finish, then the kernel curves' fallbacks (kernel_notes) once on stderr as "ringsim: note:
- * ...". Returns 0 or -1 with err. */
-int rs_cli_setup_finish(rs_setup_t *s, rs_err_t *err);
+/* A run that succeeded: keep the kernel curves' fallbacks (rs_setup_finish's kernel_notes) for
+ * rs_cli_notes_print, which main calls once stdout and the outputs are safe (a run that fails ends
+ * with its one error line, output.h). Can't fail. */
+void rs_cli_kernel_notes(const rs_setup_t *s);
+/* The kept notes once on stderr as "ringsim: note: ...", then forgotten. Can't fail. */
+void rs_cli_notes_print(void);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
+/* An inference problem (--cached, --ring pass-q, --pass decode) runs the forward pass only unless
+ * --pass was given in `shared` (the shared group it was parsed with). Call before rs_setup_finish.
+ * Can't fail. */
+void rs_cli_inference_passes(rs_setup_t *s, const rs_opt_group_t *shared);
 
 /* "16,32,1K": increasing sizes in [min, max], at least min_n and at most max_n of them, into out and
  * *n_out. Returns 0 or -1 with err "--blocks 64: give at least 2 sizes". */
@@ -93,6 +101,16 @@ int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t ow
  * or -1 with err. */
 int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks, const rs_backend_ops_t **backend,
                        rs_problem_t *problem, rs_dtype_t *dtype, rs_exec_spmd_t *job, int *argc, char ***argv, rs_err_t *err);
+#include "study_fromtrace.h"
+/* calibrate / validate --from-trace FIRST [FILE...]: the trace files (first, then the positional
+ * arguments after optind) into paths[] and o, the problem of import's defaults (rs_setup_default)
+ * with the problem options given on the command line (o->given says which), --dtype and --latency
+ * when given. Returns 0 or -1 with err naming the option. */
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+                           const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err);
+/* rs_cli_check_files for --from-trace: the command's given file options and o's trace files as
+ * inputs, checked before any work. Returns -1 to go on, or RS_EXIT_USAGE (printed). */
+int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, const rs_tfit_opts_t *o);
 #endif
 
 /* Parse the options of the command called name, and when that ends the command, its exit code:
@@ -101,6 +119,42 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
  * printed as "ringsim NAME: message" -> RS_EXIT_USAGE. -1: parsed, go on (optind is the first
  * positional). */
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
+
+/* How --help is answered: printed (hook NULL, the default), or the command's usage and option groups
+ * handed to hook instead - the man page and completion generators (cli/docgen.c) run every command
+ * with --help and read the same rows --help prints. The groups are valid during the call only. */
+typedef void rs_cli_help_hook_fn(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups);
+void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx);
+
+/* The man pages (ringsim.1 and ringsim-NAME.1 per command) into dir, and the completion script of
+ * shell ("bash" or "zsh") on out: from rs_commands and the option tables (cli/docgen.c). Return 0 or
+ * -1 with err. */
+int rs_cli_write_man(const char *dir, rs_err_t *err);
+int rs_cli_write_completion(FILE *out, const char *shell, rs_err_t *err);
+
+/* The program, as `ringsim --help` and ringsim(1) describe it: one line, a paragraph, the
+ * environment variables it reads (a table ending with name NULL) and the files it uses. */
+extern const char rs_cli_about[];
+extern const char rs_cli_description[];
+typedef struct {
+    const char *name;                  /* "RINGSIM_PLOTS_DIR" */
+    const char *text;                  /* what it does, one sentence */
+} rs_cli_env_t;
+extern const rs_cli_env_t rs_cli_environment[];
+extern const char rs_cli_files[];
+
+/* The command's files checked before any work (output.h): every given IN, IN_BUF, OUT and OUTDIR
+ * option of the groups but those named in skip, and what plan holds already (positional inputs,
+ * output paths the command derives). Frees plan. Returns -1 to go on, or RS_EXIT_USAGE after
+ * "ringsim NAME: --csv x.csv: the same file as the input ..." (printed when loud). */
+int rs_cli_check_files(const char *name, const rs_opt_group_t *groups, int n_groups, rs_io_plan_t *plan, const char *skip,
+                       bool loud);
+
+/* rs_cli_check_files for a command that writes --trace and --chrome per (layout, pass) entry of the
+ * setup (rs_cli_entry_path): those paths instead of the options' values. Returns as
+ * rs_cli_check_files. */
+int rs_cli_check_entry_files(const char *name, const rs_setup_t *c, const rs_opt_group_t *groups, int n_groups,
+                             const char *trace, const char *chrome, bool loud);
 
 /* rs_cli_parse for command cmd, then its positional arguments against cmd->max_args ("unexpected
  * argument 'x' (see ringsim NAME --help)"): what rs_cli_run_parse decides, without printing.

@@ -18,7 +18,7 @@ static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(rs_calibrate_in_t, field)
 static const rs_opt_t own_opts[] = {
-    {"out", 0, "FILE", "required", "profile to write (atomically)", RS_ARG_STRING, O(out_path), 0, 0, NULL, NULL,
+    {"out", 0, "FILE", "required", "profile to write (atomically)", RS_ARG_OUT, O(out_path), 0, 0, NULL, NULL,
      "Calibration:"},
     {"name", 0, "NAME", "BACKEND-<host>", "profile name", RS_ARG_BUF, O(name), 0, RS_NAME_LEN, NULL, NULL, NULL},
     {"blocks", 0, "LIST", "16,32,...,2048", "block sizes B, comma list (K suffix)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_blocks,
@@ -26,6 +26,8 @@ static const rs_opt_t own_opts[] = {
     {"min-time", 0, "S", "0.05", "measuring time per block size", RS_ARG_DOUBLE, O(calib.min_time_s), 0, 60, NULL, NULL, NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_DOUBLE, O(calib.timeout_s), 0.001, 1e6, NULL, NULL,
      NULL},
+    {"from-trace", 0, "FILE", "measure", "fit from this trace and the FILEs after the options\n(ringsim traces, e.g. from ringsim "
+     "import) instead", RS_ARG_STRING, O(from_trace), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -38,11 +40,21 @@ int rs_cmd_calibrate(int argc, char **argv) {
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
     if (!j.out_path) rs_errf(&err, "--out FILE is required (the profile to write)");
+    else if (j.from_trace) {
+        const char *paths[RS_TFIT_MAX_TRACES];
+        rs_tfit_opts_t o;
+        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+            return rs_cli_usage("calibrate", true, &err);
+        if ((rc = rs_cli_check_trace_inputs("calibrate", &e, &o)) >= 0) return rc;
+        return rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout);
+    } else if (optind < argc) {
+        rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);
+    }
     e.c.n_layouts = 1;
     e.c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
     /* the largest block size must be a valid problem for this shape */
-    if (err.msg[0] || rs_exec_check_out("out", j.out_path, false, &err) < 0 ||
-        rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
+    if (!err.msg[0] && (rc = rs_cli_check_files("calibrate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
+    if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
                            &j.job, &argc, &argv, &err) < 0 ||
         rs_calibrate_finish(&j, &err) < 0)
         return rs_cli_usage("calibrate", e.loud, &err);

@@ -18,7 +18,7 @@ typedef struct {
 
 #define O(field) offsetof(compare_opts_t, field)
 static const rs_opt_t own_opts[] = {
-    {"csv", 0, "FILE", "none", "also write the per-step points and the summary as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL,
+    {"csv", 0, "FILE", "none", "also write the per-step points and the summary as CSV", RS_ARG_OUT, O(csv), 0, 0, NULL,
      NULL, "options:"},
     {"fail-above", 0, "FRAC", "never", "exit 1 if the makespan |error| or a metric's p95 |error|\nexceeds FRAC (e.g. 0.1)",
      RS_ARG_DOUBLE, O(fail_above), 0, 1e6, NULL, NULL, NULL},
@@ -41,6 +41,11 @@ int rs_cmd_compare(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     const char *pa = argv[optind], *pb = argv[optind + 1];
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    rs_io_input(&io, "REF", pa, false);
+    rs_io_input(&io, "OTHER", pb, false);
+    if ((rc = rs_cli_check_files("compare", groups, 1, &io, NULL, true)) >= 0) return rc;
     rs_trace_t *a = rs_trace_read_csv(pa, &err);
     if (!a) {
         fprintf(stderr, "ringsim compare: %s\n", err.msg);

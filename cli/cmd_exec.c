@@ -61,10 +61,10 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"input-scale", 0, "X", "1", "Q, K, V uniform in [-X, X) (logits ~ X^2 sqrt(d));\n--seed seeds them", RS_ARG_DOUBLE,
      O(o.input_scale), 1e-30, 1e15, NULL, NULL, NULL},
-    {"save-io", 0, "DIR", "none", "write Q K V O (dO dQ dK dV) .npy, shape (batch, heads, S, d)", RS_ARG_STRING,
+    {"save-io", 0, "DIR", "none", "write Q K V O (dO dQ dK dV) .npy, shape (batch, heads, S, d)", RS_ARG_OUTDIR,
      O(o.save_io_dir), 0, 0, NULL, NULL, NULL},
-    {"trace", 0, "FILE", "none", "measured trace, CSV (docs/traces.md)", RS_ARG_STRING, O(trace), 0, 0, NULL, NULL, NULL},
-    {"chrome", 0, "FILE", "none", "measured trace, Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"trace", 0, "FILE", "none", "measured trace, CSV (docs/traces.md)", RS_ARG_OUT, O(trace), 0, 0, NULL, NULL, NULL},
+    {"chrome", 0, "FILE", "none", "measured trace, Chrome/Perfetto JSON", RS_ARG_OUT, O(chrome), 0, 0, NULL, NULL, NULL},
     {"fault", 0, "R:K", "none", "testing: rank R stops answering at step K", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_fault, NULL},
     {"stall", 0, "R:K", "none",
      "testing: rank R's step-K transfers stall on the device until\nthe watchdog gives up (GPU transports)", RS_ARG_CUSTOM,
@@ -94,7 +94,7 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
     const rs_problem_t *p = &e->c.problem;
     const rs_exec_opts_t *o = &e->a.o;
     const rs_backend_ops_t *b;
-    if (rs_cli_setup_finish(&e->c, err) < 0) return -1;
+    if (rs_setup_finish(&e->c, err) < 0) return -1;
     if (env_size > 0 && p->n_ranks != env_size)
         return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)p->n_ranks, env_size);
     if (rs_backend_get(e->x.backend, true, &b, err) < 0) return -1;
@@ -108,15 +108,17 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
     if (job.loopback && (o->check || o->save_io_dir))
         return rs_errf(err, "--loopback %s: --check and --save-io need the real ring (a loopback rank computes on its own blocks)",
                        job.loopback);
+    if (rs_problem_passes_q(p) && job.loopback)
+        return rs_errf(err, "--loopback %s: --ring pass-q and decode return their partial outputs in an all-to-all, which "
+                            "needs the real ring", job.loopback);
+    if (rs_problem_passes_q(p) && (!e->cops || !e->cops->q_step || !e->cops->q_merge))
+        return rs_errf(err, "--ring pass-q / decode: the %s backend has no partial-output kernels", e->x.backend);
     if (o->stall_rank >= p->n_ranks)
         return rs_errf(err, "--stall %lld:%lld: rank must be < N = %lld", (long long)o->stall_rank, (long long)o->stall_step,
                        (long long)p->n_ranks);
     if (o->fault_rank >= p->n_ranks)
         return rs_errf(err, "--fault %lld:%lld: rank must be < N = %lld", (long long)o->fault_rank, (long long)o->fault_step,
                        (long long)p->n_ranks);
-    if (rs_exec_check_out("save-io", o->save_io_dir, true, err) < 0 || rs_exec_check_out("trace", e->a.trace, false, err) < 0 ||
-        rs_exec_check_out("chrome", e->a.chrome, false, err) < 0)
-        return -1;
     e->threads = job.loopback || (job.launch && strcmp(job.launch, "threads") == 0);
     return 0;
 }
@@ -283,12 +285,27 @@ int rs_cmd_exec(int argc, char **argv) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
     }
+    if (rc < 0) rc = rs_cli_check_entry_files("exec", c, groups, 3, e->a.trace, e->a.chrome, loud);
+    if (rc < 0) { /* every entry, one after the other, against --max-time and --max-memory */
+        rs_estimate_t sum = {0, 0, 0}, est;
+        for (int li = 0; li < c->n_layouts; li++)
+            for (int pj = 0; pj < c->n_passes; pj++) {
+                const rs_problem_t p = rs_setup_problem(c, li, pj);
+                rs_exec_estimate(&p, &e->a.o, &est);
+                rs_estimate_then(&sum, &est);
+            }
+        if (rs_limits_check("this run", &sum, &c->limits, &err) != 0) rc = rs_cli_usage("exec", loud, &err);
+    }
+    if (rc < 0 && loud && c->note[0]) fprintf(stderr, "ringsim exec: note: %s\n", c->note);
     if (rc < 0) rc = start_ranks(e, under_mpi, &argc, &argv);
     if (rc >= 0) {
         free(e);
         return rc;
     }
     const rs_problem_t *p = &c->problem;
+    if (e->rank == 0 && (p->cached_tokens > 0 || rs_problem_passes_q(p)))
+        printf("# inference: %s, %lld cached tokens per sequence%s\n", rs_ring_name(p->ring), (long long)p->cached_tokens,
+               p->decode ? ", decode (one new token per sequence)" : "");
     if (e->rank == 0)
         printf("# ringsim exec: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s, reps %d (warmup %d)\n"
                "# %-10s %-8s %12s %12s %12s %12s %10s %s\n",

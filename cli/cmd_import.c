@@ -30,10 +30,10 @@ static int parse_format(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(import_cli_t, field)
 static const rs_opt_t own_opts[] = {
-    {"trace", 'o', "FILE", "required", "the imported trace, CSV (with --pass both: FILE-LAYOUT-PASS.csv)", RS_ARG_STRING,
+    {"trace", 'o', "FILE", "required", "the imported trace, CSV (with --pass both: FILE-LAYOUT-PASS.csv)", RS_ARG_OUT,
      O(csv), 0, 0, NULL, NULL, "options:"},
-    {"chrome", 0, "FILE", "none", "also as Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
-    {"kernels", 0, "FILE", "none", "the kernels behind every event, CSV", RS_ARG_STRING, O(kernels), 0, 0, NULL, NULL, NULL},
+    {"chrome", 0, "FILE", "none", "also as Chrome/Perfetto JSON", RS_ARG_OUT, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"kernels", 0, "FILE", "none", "the kernels behind every event, CSV", RS_ARG_OUT, O(kernels), 0, 0, NULL, NULL, NULL},
     {"format", 0, "F", "auto", "auto, kineto or nsys", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_format, NULL},
     {"kernel-regex", 0, "RE", "none",
      "more attention kernels (POSIX ERE on the demangled name;\nbackward when the name has bwd/backward/bprop/grad)",
@@ -47,17 +47,11 @@ static const rs_opt_t own_opts[] = {
      NULL, NULL},
     {"export-kineto", 0, "DIR", NULL,
      "instead: write the ringsim CSV trace given as\nDIR/rankR.pt.trace.json (Kineto JSON, as torch.profiler writes it)",
-     RS_ARG_STRING, O(export_dir), 0, 0, NULL, NULL, NULL},
+     RS_ARG_OUTDIR, O(export_dir), 0, 0, NULL, NULL, NULL},
     {"quiet", 'q', NULL, NULL, "no summary on stdout", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
-
-/* An output must not be one of the inputs. */
-static int same_file(const char *a, const char *b) {
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
 
 /* The paths trace i is written to (csv, chrome, kernels; NULL when not asked for). */
 static void output_paths(const rs_import_t *im, size_t i, const char *const base[3], char path[3][4096]) {
@@ -70,24 +64,29 @@ static void output_paths(const rs_import_t *im, size_t i, const char *const base
     }
 }
 
-static int check_outputs(const rs_import_t *im, const char *const base[3], char **args, int n_args) {
+/* The input files (directories expanded) and, with im, the output paths of every trace into io. */
+static void io_files(rs_io_plan_t *io, const rs_import_t *im, const char *const base[3], char **args, int n_args) {
     char **ins = NULL;
     rs_err_t err;
-    long n_in = rs_import_list_files((const char *const *)args, (size_t)n_args, &ins, &err);
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < rs_import_n_traces(im); i++) {
+    const long n_in = rs_import_list_files((const char *const *)args, (size_t)n_args, &ins, &err);
+    for (long k = 0; k < n_in; k++) rs_io_input(io, "TRACE", ins[k], false), free(ins[k]);
+    free(ins);
+    static const char *const what[3] = {"--trace", "--chrome", "--kernels"};
+    for (size_t i = 0; im && i < rs_import_n_traces(im); i++) {
         char path[3][4096];
         output_paths(im, i, base, path);
-        for (int j = 0; rc == 0 && j < 3; j++)
-            for (long k = 0; rc == 0 && path[j][0] && k < n_in; k++)
-                if (same_file(path[j], ins[k])) {
-                    fprintf(stderr, "ringsim import: output %s is the input %s: an output never replaces an input\n", path[j], ins[k]);
-                    rc = -1;
-                }
+        for (int j = 0; j < 3; j++)
+            if (path[j][0]) rs_io_output(io, what[j], path[j]);
     }
-    for (long k = 0; k < n_in; k++) free(ins[k]);
-    free(ins);
-    return rc;
+}
+
+/* Before the import: the options' outputs and the inputs; after it (im): the outputs of every
+ * trace (--pass both: FILE-LAYOUT-PASS.csv). Returns -1 to go on or RS_EXIT_USAGE. */
+static int check_files(const rs_opt_group_t *groups, const rs_import_t *im, const char *const base[3], char **args, int n_args) {
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    io_files(&io, im, base, args, n_args);
+    return rs_cli_check_files("import", groups, im ? 0 : 2, &io, NULL, true);
 }
 
 static int export_kineto(const char *dir, int argc, char **argv) {
@@ -132,6 +131,9 @@ int rs_cmd_import(int argc, char **argv) {
     const bool quiet = ic.quiet, pass_given = rs_cli_given(&groups[1], "pass");
     o.check_ranks = rs_cli_given(&groups[1], "ranks");
     rs_err_t err = {{0}};
+    const char *const base[3] = {csv, chrome, kernels};
+    if ((rc = check_files(groups, NULL, base, argv + optind, argc - optind)) >= 0) return rc;
+    rc = RS_EXIT_OK;
     if (export_dir) return export_kineto(export_dir, argc - optind, argv + optind);
     if (optind >= argc) {
         fprintf(stderr, "ringsim import: expected trace files or directories (see ringsim import --help)\n");
@@ -156,11 +158,11 @@ int rs_cmd_import(int argc, char **argv) {
         fprintf(stderr, "ringsim import: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
-    const char *const base[3] = {csv, chrome, kernels};
-    if (check_outputs(im, base, argv + optind, argc - optind) != 0) {
+    if ((rc = check_files(groups, im, base, argv + optind, argc - optind)) >= 0) {
         rs_import_free(im);
-        return RS_EXIT_USAGE;
+        return rc;
     }
+    rc = RS_EXIT_OK;
     size_t n = rs_import_n_traces(im);
     for (size_t i = 0; i < n && rc == RS_EXIT_OK; i++)
         if (write_outputs(im, i, base, &err) != 0) {

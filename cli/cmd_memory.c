@@ -29,7 +29,7 @@ static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(mem_cli_t, field)
 static const rs_opt_t own_opts[] = {
-    {"model", 'm', "NAME|FILE", "required", "model preset or JSON file (--list shows presets)", RS_ARG_STRING, O(model), 0, 0,
+    {"model", 'm', "NAME|FILE", "required", "model preset or JSON file (--list shows presets)", RS_ARG_IN, O(model), 0, 0,
      NULL, NULL, NULL},
     {"seq", 'S', "TOKENS", "128K", "sequence length S (K/M suffixes)", RS_ARG_SIZE, O(c.seq_tokens), 1, (double)(1LL << 40),
      NULL, NULL, NULL},
@@ -46,9 +46,9 @@ static const rs_opt_t own_opts[] = {
     {"ckpt", 0, "C", "full", "none | selective | full", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ckpt, NULL},
     {"chunk", 0, "TOKENS", "2048", "blockwise FFN / loss chunk", RS_ARG_SIZE, O(c.chunk_tokens), 1, (double)(1LL << 30), NULL,
      NULL, NULL},
-    {"profile", 'p', "NAME|FILE", "none", "compare with this device's memory", RS_ARG_STRING, O(profile), 0, 0, NULL, NULL,
+    {"profile", 'p', "NAME|FILE", "none", "compare with this device's memory", RS_ARG_IN, O(profile), 0, 0, NULL, NULL,
      NULL},
-    {"csv", 0, "FILE", "none", "also write term,bytes as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "also write term,bytes as CSV (\"-\" = stdout)", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
     {"list", 0, NULL, NULL, "list the model presets and exit", RS_ARG_TRUE, O(list), 0, 0, NULL, NULL, NULL},
 };
 #undef O
@@ -99,6 +99,7 @@ int rs_cmd_memory(int argc, char **argv) {
     int rc = rs_cli_run_parse("memory", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     if (mc.list) return list_models();
+    if ((rc = rs_cli_check_files("memory", groups, 1, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_mem_config_t c = mc.c;
     const char *model = mc.model, *profile = mc.profile, *csv = mc.csv;
     const bool shard_given = rs_cli_given(&groups[0], "shard");
@@ -112,19 +113,6 @@ int rs_cmd_memory(int argc, char **argv) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
-    if (c.ulysses_degree > 1 && c.sp_degree % c.ulysses_degree == 0) { /* Ulysses' head bound, S divisibility */
-        rs_machine_t flat;
-        memset(&flat, 0, sizeof flat);
-        rs_sp_config_t sc;
-        rs_sp_config_default(&sc);
-        sc.seq_tokens = c.seq_tokens;
-        sc.ulysses = c.ulysses_degree;
-        sc.ring = c.sp_degree / c.ulysses_degree;
-        if (rs_sp_check(&t, &flat, &sc, &err)) {
-            fprintf(stderr, "ringsim memory: %s\n", err.msg);
-            return RS_EXIT_USAGE;
-        }
-    }
     rs_hw_t hw;
     double dev_mem = 0;
     if (profile) {
@@ -135,7 +123,7 @@ int rs_cmd_memory(int argc, char **argv) {
         dev_mem = hw.mem_bytes;
     }
     rs_mem_t m;
-    if (rs_memory_ring(&t, &c, &m, &err)) {
+    if (rs_sp_memory(&t, &c, &m, &err)) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }

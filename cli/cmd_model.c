@@ -16,13 +16,13 @@
 #include "trace.h"
 
 static const rs_opt_t own_opts[] = {
-    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, offsetof(rs_cli_model_t, csv), 0,
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_OUT, offsetof(rs_cli_model_t, csv), 0,
      0, NULL, NULL, "Output:"},
-    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING,
+    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_OUT,
      offsetof(rs_cli_model_t, json), 0, 0, NULL, NULL, NULL},
-    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_STRING, offsetof(rs_cli_model_t, trace), 0, 0, NULL,
+    {"trace", 0, "FILE", "none", "the walk's predicted trace, CSV", RS_ARG_OUT, offsetof(rs_cli_model_t, trace), 0, 0, NULL,
      NULL, NULL},
-    {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_STRING,
+    {"chrome", 0, "FILE", "none", "the walk's predicted trace, Chrome/Perfetto JSON", RS_ARG_OUT,
      offsetof(rs_cli_model_t, chrome), 0, 0, NULL, NULL, NULL},
 };
 
@@ -70,7 +70,7 @@ static const char *bound_name(const entry_t *e) { return e->closed.comm_bound ? 
 static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
-    char a[32], b[32], d[32], f[32];
+    char a[32], b[32], d[32], f[32], g[32];
     printf("# ringsim model: S=%lld N=%lld B=%lld batch=%lld heads=%lld/%lld d=%lld %s %s tile=%lldx%lld\n",
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
            (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
@@ -84,10 +84,23 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
     printf("\n");
     char kd[256];
     printf("# compute: the attention steps %s\n", rs_kernel_describe(m, kd, sizeof kd));
+    if (p->cached_tokens > 0 || rs_problem_passes_q(p))
+        printf("# inference: %s, P=%lld cached tokens per sequence (Bc=%lld per rank)%s; all-to-all return %s\n",
+               rs_ring_name(p->ring), (long long)p->cached_tokens, (long long)rs_problem_cached_block(p),
+               p->decode ? ", decode: one new token per sequence" : "",
+               rs_problem_passes_q(p) && n > 0 ? rs_fmt_time(es[0].closed.a2a_s, g, sizeof g) : "none (pass-kv)");
     for (int i = 0; i < n; i++) {
         if (i > 0 && es[i].problem.pass == es[i - 1].problem.pass) continue;
-        printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens (the seed's threshold: a full block at peak F)\n",
-               rs_pass_name(es[i].problem.pass), es[i].closed.b_min_tokens);
+        const rs_closed_t *cl = &es[i].closed;
+        if (es[i].problem.decode)
+            printf("# decode: B = 1 token per sequence (fixed); a step is %s-bound\n", bound_name(&es[i]));
+        else if (rs_problem_passes_q(&es[i].problem))
+            printf("# %s (pass-q): hidden iff B + Bc >= F*c_q/(W*c_f), B_min = %.1f new tokens per rank (the seed's "
+                   "threshold at peak F)\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens);
+        else
+            printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens (the seed's threshold: a full block at peak F)\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens);
     }
     printf("%-10s %-8s %8s %11s %11s %-7s %10s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
            "bound", "B*", "T_step", "makespan", "closed_form", "eff", "balance");
@@ -118,6 +131,9 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
            "# makespan: critical-path walk; closed_form: the balanced non-causal makespan (docs/model.md);\n"
            "# eff: ideal (useful FLOPs / (N x the kernel's rate on one B x B call of the mask; F_eff(B) without curves)) / makespan;\n"
            "# balance: mean / max per-rank compute time.\n");
+    if (rs_problem_is_inference(p))
+        printf("# inference variant: T_comp and B* are a middle step's B (B + Bc) pairs as full blocks at the dense model\n"
+               "# (docs/inference.md; the kernel presets cost training rings).\n");
 }
 
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
@@ -195,12 +211,29 @@ int rs_cmd_model(int argc, char **argv) {
     const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (rs_cli_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
+    rs_cli_inference_passes(&c, &groups[1]);
+    if (rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
     }
+    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, trace, chrome, true)) >= 0) return rc;
+    rc = RS_EXIT_OK;
+    if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
+    rs_estimate_t sum = {0, 0, 0}; /* every walk, and the traces' events when asked for */
+    for (int j = 0; j < c.n_passes; j++)
+        for (int i = 0; i < c.n_layouts; i++) {
+            rs_estimate_t e;
+            const rs_problem_t p = rs_setup_problem(&c, i, j);
+            rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+            if (trace || chrome) rs_walk_estimate(&p, RS_EST_TRACE_FILE, &e), rs_estimate_then(&sum, &e);
+        }
+    if (rs_limits_check("this run", &sum, &c.limits, &err) != 0) {
+        fprintf(stderr, "ringsim model: %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) return RS_EXIT_FAIL;
     int k = 0;
@@ -223,6 +256,7 @@ int rs_cmd_model(int argc, char **argv) {
             if (write_traces(&c, &es[i], trace, chrome, n > 1, &err) != 0) rc = RS_EXIT_FAIL;
     }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim model: %s\n", err.msg);
+    else rs_cli_kernel_notes(&c);
     free(es);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ranges.h"
 #include "study_plan.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "job_opts.h"
@@ -24,6 +25,7 @@ typedef struct {
     rs_plan_in_t in;        /* the study */
     const char *model;      /* -m */
     bool sim;               /* --sim */
+    bool inference;         /* --inference: handled by rs_cmd_plan_infer (cmd_plan_infer.c) */
 } plan_cli_t;
 
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
@@ -62,24 +64,29 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     p->name[0] = '\0';
     if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
     in->n_prices++;
-    return rs_parse_double("--price", eq ? eq + 1 : arg, 0, 1e6, &p->usd, err);
+    rs_err_t e;
+    const rs_range_t r = {RS_RANGE_PRICE};
+    if (rs_parse_double("--price", eq ? eq + 1 : arg, r.min, r.max, &p->usd, &e) != 0)
+        return rs_errf(err, "--price %s: the price per device-hour must be a number in [%g, %g], got '%s'", arg, r.min, r.max,
+                       eq ? eq + 1 : arg);
+    return 0;
 }
 
 #define O(field) offsetof(plan_cli_t, field)
 #define C(field) offsetof(plan_cli_t, in.config.field)
 static const rs_opt_t own_opts[] = {
-    {"model", 'm', "NAME|FILE", "required", "model preset or JSON (ringsim memory --list)", RS_ARG_STRING, O(model), 0, 0, NULL,
+    {"model", 'm', "NAME|FILE", "required", "model preset or JSON (ringsim memory --list)", RS_ARG_IN, O(model), 0, 0, NULL,
      NULL, NULL},
     {"seq", 'S', "TOKENS|max", "128K", "context length; max = the longest that fits at N", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_seq, NULL},
     {"global-batch", 0, "B", "1", "sequences per optimizer step", RS_ARG_SIZE, C(global_batch), 1, 1 << 24, NULL, NULL, NULL},
     {"dp", 0, "D", "B", "data-parallel replicas (divides B; rest is accumulation)", RS_ARG_SIZE, C(dp), 1, 1 << 24, NULL, NULL,
      NULL},
-    {"profile", 'p', "A,B,...", "h100-sxm", "candidate hardware profiles (names or files)", RS_ARG_STRING, O(in.profiles), 0, 0,
+    {"profile", 'p', "A,B,...", "h100-sxm", "candidate hardware profiles (names or files)", RS_ARG_IN, O(in.profiles), 0, 0,
      NULL, NULL, NULL},
     {"gpus-per-node", 0, "G", "profile's", "devices per node, all candidates", RS_ARG_SIZE, O(in.gpus_per_node), 0, 1 << 20,
      NULL, NULL, NULL},
-    {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_STRING, O(in.inter), 0, 0, NULL,
+    {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_IN, O(in.inter), 0, 0, NULL,
      NULL, NULL},
     {"ranks", 'N', "N", "search", "plan at this N instead of searching", RS_ARG_SIZE, C(fixed_sp), 1, 1 << 20, NULL, NULL, NULL},
     {"max-ranks", 0, "N", "4096", "largest N searched (power of two)", RS_ARG_SIZE, C(max_sp), 1, 1 << 20, NULL, NULL, NULL},
@@ -101,21 +108,25 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"sim", 0, NULL, "off", "also simulate every split in SimGrid (N <= " STR(RS_PLAN_SIM_MAX_N) "; sim_attn_ms)",
      RS_ARG_TRUE, O(sim), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(in.csv), 0, 0, NULL, NULL, NULL},
-    {"maxctx-csv", 0, "FILE", "none", "longest context vs N per profile, CSV", RS_ARG_STRING, O(in.maxctx_csv), 0, 0, NULL,
+    {"csv", 0, "FILE", "none", "the table as CSV (\"-\" = stdout)", RS_ARG_OUT, O(in.csv), 0, 0, NULL, NULL, NULL},
+    {"maxctx-csv", 0, "FILE", "none", "longest context vs N per profile, CSV", RS_ARG_OUT, O(in.maxctx_csv), 0, 0, NULL,
      NULL, NULL},
-    {"figure", 0, "FILE", "none", "that curve as .png/.pdf/.svg (gnuplot, plots/maxctx.gp)", RS_ARG_STRING, O(in.figure), 0, 0,
+    {"figure", 0, "FILE", "none", "that curve as .png/.pdf/.svg (gnuplot, plots/maxctx.gp)", RS_ARG_OUT, O(in.figure), 0, 0,
      NULL, NULL, NULL},
+    {"inference", 0, NULL, NULL, "inference planning instead: TTFT, KV cache, decode (ringsim plan --inference --help)",
+     RS_ARG_TRUE, O(inference), 0, 0, NULL, NULL, NULL},
     {"contention-csv", 0, "FILE", "none", "with --sim and fabric knobs: the ring split's job points, CSV",
-     RS_ARG_STRING, O(in.contention_csv), 0, 0, NULL, NULL, NULL},
+     RS_ARG_OUT, O(in.contention_csv), 0, 0, NULL, NULL, NULL},
     {"contention-figure", 0, "FILE", "none", "their efficiency vs NICs per node or ratio (needs --contention-csv)",
-     RS_ARG_STRING, O(in.contention_figure), 0, 0, NULL, NULL, NULL},
+     RS_ARG_OUT, O(in.contention_figure), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 #undef C
 
 
 int rs_cmd_plan(int argc, char **argv) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--inference")) return rs_cmd_plan_infer(argc, argv);
     rs_err_t err = {{0}};
     plan_cli_t pc = {0};
     rs_plan_defaults(&pc.in);
@@ -131,6 +142,7 @@ int rs_cmd_plan(int argc, char **argv) {
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
+    if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_plan_in_t in = pc.in;
 #ifdef RINGSIM_HAVE_SIM
     if (groups[1].seen && !pc.sim) {

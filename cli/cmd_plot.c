@@ -21,7 +21,9 @@ static int parse_size(void *dst, const char *arg, rs_err_t *err) {
     const char *x = strchr(arg, 'x');
     if (!x || (size_t)(x - arg) >= sizeof buf) return rs_errf(err, "--size %s: expected WxH in pixels, e.g. 1200x750", arg);
     snprintf(buf, sizeof buf, "%.*s", (int)(x - arg), arg);
-    if (rs_parse_size("--size", buf, 100, 10000, &w, err) || rs_parse_size("--size", x + 1, 100, 10000, &h, err)) return -1;
+    rs_err_t e;
+    if (rs_parse_size("--size", buf, 100, 10000, &w, &e) || rs_parse_size("--size", x + 1, 100, 10000, &h, &e))
+        return rs_errf(err, "--size %s: width and height must be integers in [100, 10000] pixels, e.g. 1200x750", arg);
     po->width_px = (int)w;
     po->height_px = (int)h;
     return 0;
@@ -29,7 +31,7 @@ static int parse_size(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(plot_cli_t, field)
 static const rs_opt_t own_opts[] = {
-    {"output", 'o', "FILE", "required", "the figure (.png, .pdf or .svg)", RS_ARG_STRING, O(out), 0, 0, NULL, NULL, "options:"},
+    {"output", 'o', "FILE", "required", "the figure (.png, .pdf or .svg)", RS_ARG_OUT, O(out), 0, 0, NULL, NULL, "options:"},
     {"size", 0, "WxH", "1200x750", "pixels (PDF: W/150 x H/150 inches)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_size, NULL},
     {"title", 0, "TEXT", "automatic", "figure title", RS_ARG_STRING, O(po.title), 0, 0, NULL, NULL, NULL},
     {"series", 0, "NAME", "the first row's", "tcomm-vs-b: the sweep's series to draw", RS_ARG_STRING, O(po.series), 0, 0,
@@ -57,9 +59,13 @@ int rs_cmd_plot(int argc, char **argv) {
         fprintf(stderr, "ringsim plot: expected KIND DATA -o FILE (see ringsim plot --help)\n");
         return RS_EXIT_USAGE;
     }
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    rs_io_input(&io, "DATA", argv[optind + 1], false);
+    if ((rc = rs_cli_check_files("plot", groups, 1, &io, NULL, true)) >= 0) return rc;
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx or contention)\n",
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx, contention, ttft or pass-boundary)\n",
                 argv[optind]);
         return RS_EXIT_USAGE;
     }

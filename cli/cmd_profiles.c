@@ -1,15 +1,24 @@
 /* cmd_profiles.c - `ringsim profiles [NAME|FILE]`: list the shipped hardware presets, print one, or
  * check a profile file (format: docs/profiles.md). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+#include "ranges.h"
+
+typedef struct {
+    bool tier;   /* --tier */
+    bool ranges; /* --ranges */
+} profiles_opts_t;
 
 static const rs_opt_t own_opts[] = {
-    {"tier", 0, NULL, "off", "FILE is an interconnect tier file, not a device profile", RS_ARG_TRUE, 0, 0, 0, NULL, NULL,
-     "options:"},
+    {"tier", 0, NULL, "off", "FILE is an interconnect tier file, not a device profile", RS_ARG_TRUE,
+     offsetof(profiles_opts_t, tier), 0, 0, NULL, NULL, "options:"},
+    {"ranges", 0, NULL, "off", "print the accepted range of every hardware quantity (options and\nprofile fields), as Markdown",
+     RS_ARG_TRUE, offsetof(profiles_opts_t, ranges), 0, 0, NULL, NULL, NULL},
 };
 
 
@@ -57,10 +66,16 @@ static bool is_path(const char *s) {
 }
 
 int rs_cmd_profiles(int argc, char **argv) {
-    bool tier = false;
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &tier, NULL, 0}};
+    profiles_opts_t o = {false, false};
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}};
     int rc = rs_cli_run_parse("profiles", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
+    const bool tier = o.tier;
+    if (o.ranges) {
+        if (optind != argc) return fprintf(stderr, "ringsim profiles: --ranges takes no NAME or FILE\n"), RS_EXIT_USAGE;
+        rs_ranges_print(stdout);
+        return RS_EXIT_OK;
+    }
     if (optind == argc) return list_presets() ? RS_EXIT_FAIL : RS_EXIT_OK;
     if (optind + 1 < argc) {
         fprintf(stderr, "ringsim profiles: one NAME or FILE at most, got %d arguments\n", argc - optind);

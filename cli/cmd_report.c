@@ -11,7 +11,7 @@
 
 #define O(field) offsetof(rs_report_in_t, field)
 static const rs_opt_t own_opts[] = {
-    {"output", 'o', "DIR", "ringsim-report", "the report directory (refused if it exists)", RS_ARG_STRING, O(dir), 0, 0, NULL,
+    {"output", 'o', "DIR", "ringsim-report", "the report directory (refused if it exists)", RS_ARG_OUTDIR, O(dir), 0, 0, NULL,
      NULL, "Report:"},
     {"force", 0, NULL, "off", "write into an existing DIR (files are replaced)", RS_ARG_TRUE, O(force), 0, 0, NULL, NULL, NULL},
     {"no-sim", 0, NULL, "sim when built", "skip the SimGrid runs", RS_ARG_TRUE, O(no_sim), 0, 0, NULL, NULL, NULL},
@@ -43,15 +43,21 @@ int rs_cmd_report(int argc, char **argv) {
     }
     rs_err_t err = {{0}};
     rc = RS_EXIT_OK;
-    if (rs_cli_setup_finish(c, &err) != 0) {
+    if (rs_setup_finish(c, &err) != 0) {
         fprintf(stderr, "ringsim report: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
         goto done;
     }
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    rs_io_output_dir(&io, "-o", in.dir, false); /* the study stages it (a folder of its own until the end) */
+    if ((rc = rs_cli_check_files("report", groups, 2, &io, "output", true)) >= 0) goto done;
+    rc = RS_EXIT_OK;
     char cmdline[1024];
     in.command = rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     rc = rs_study_report(&in, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim report: %s\n", err.msg);
+    else rs_cli_kernel_notes(c);
 done:
     free(c);
     return rc;

@@ -45,11 +45,11 @@ static int parse_cfg(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(sim_opts_t, field)
 static const rs_opt_t own_opts[] = {
-    {"platform", 0, "FILE", "generated", "your SimGrid platform XML instead of a generated one", RS_ARG_STRING,
+    {"platform", 0, "FILE", "generated", "your SimGrid platform XML instead of a generated one", RS_ARG_IN,
      O(cfg.platform_path), 0, 0, NULL, NULL, "Simulation:"},
     {"hostmap", 0, "FILE", "rank p on host gpu<p>", "rank-to-host map for --platform: lines \"HOST\" or \"RANK HOST\"",
-     RS_ARG_STRING, O(cfg.hostmap_path), 0, 0, NULL, NULL, NULL},
-    {"platform-out", 0, "FILE", "none", "write the generated platform XML", RS_ARG_STRING, O(cfg.platform_out), 0, 0, NULL,
+     RS_ARG_IN, O(cfg.hostmap_path), 0, 0, NULL, NULL, NULL},
+    {"platform-out", 0, "FILE", "none", "write the generated platform XML", RS_ARG_OUT, O(cfg.platform_out), 0, 0, NULL,
      NULL, NULL},
     {"all-pairs", 0, NULL, "ring routes", "generate routes between all device pairs (ports per device)\ninstead of the ring's N hops",
      RS_ARG_TRUE, O(all_pairs), 0, 0, NULL, NULL, NULL},
@@ -57,15 +57,17 @@ static const rs_opt_t own_opts[] = {
      parse_netmodel, NULL},
     {"cfg", 0, "KEY:VALUE", "none", "any SimGrid setting, after the defaults (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_cfg, NULL},
-    {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_STRING, O(trace), 0, 0, NULL, NULL, "Output:"},
-    {"chrome", 0, "FILE", "none", "the simulated trace, Chrome/Perfetto JSON", RS_ARG_STRING, O(chrome), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
-    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_STRING, O(json), 0, 0, NULL, NULL,
+    {"timeout", 0, "S", "10 x estimate, >= 60", "stop a SimGrid child after S seconds (its watchdog)", RS_ARG_DOUBLE,
+     O(cfg.timeout_s), 1e-3, 1e9, NULL, NULL, NULL},
+    {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_OUT, O(trace), 0, 0, NULL, NULL, "Output:"},
+    {"chrome", 0, "FILE", "none", "the simulated trace, Chrome/Perfetto JSON", RS_ARG_OUT, O(chrome), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
+    {"json", 0, "FILE", "none", "also write the results as JSON (\"-\" = stdout)", RS_ARG_OUT, O(json), 0, 0, NULL, NULL,
      NULL},
     {"steps", 0, NULL, "off", "print the per-step table (latest end, longest step)", RS_ARG_TRUE, O(steps), 0, 0, NULL, NULL,
      NULL},
-    {"hops", 0, "FILE", "none", "a job's per-hop table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(hops), 0, 0, NULL, NULL, NULL},
-    {"links", 0, "FILE", "none", "a job's per-link table as CSV (\"-\" = stdout)", RS_ARG_STRING, O(links), 0, 0, NULL, NULL,
+    {"hops", 0, "FILE", "none", "a job's per-hop table as CSV (\"-\" = stdout)", RS_ARG_OUT, O(hops), 0, 0, NULL, NULL, NULL},
+    {"links", 0, "FILE", "none", "a job's per-link table as CSV (\"-\" = stdout)", RS_ARG_OUT, O(links), 0, 0, NULL, NULL,
      NULL},
 };
 #undef O
@@ -269,11 +271,29 @@ static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups
     if ((o->hops || o->links) && !jo->any)
         return rs_errf(err, "--%s reports a job of concurrent rings: give --tp/--dp, --map or --fabric", o->hops ? "hops" : "links"),
                RS_EXIT_USAGE;
-    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_cli_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    rs_cli_inference_passes(c, &groups[2]);
+    if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
     if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, job, err) != 0) return RS_EXIT_USAGE;
     cfg->job = job;
     return RS_EXIT_OK;
+}
+
+/* Every entry's walk and simulation against --max-time and --max-memory. Returns -1 to go on or
+ * RS_EXIT_USAGE. */
+static int check_limits(const rs_setup_t *c, const rs_sim_config_t *cfg, bool trace) {
+    rs_estimate_t sum = {0, 0, 0}, e;
+    for (int j = 0; j < c->n_passes; j++)
+        for (int i = 0; i < c->n_layouts; i++) {
+            const rs_problem_t p = rs_setup_problem(c, i, j);
+            rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+            rs_sim_estimate(&p, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+        }
+    rs_err_t err = {{0}};
+    return rs_limits_check("this run", &sum, &c->limits, &err) == 0 ? -1 : rs_cli_usage("sim", true, &err);
 }
 
 int rs_cmd_sim(int argc, char **argv) {
@@ -294,8 +314,15 @@ int rs_cmd_sim(int argc, char **argv) {
     rc = check_args(&c, &o, groups, &jo, &job, &cfg, &err);
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
+        rs_job_free(&job);
         return rc;
     }
+    if ((rc = rs_cli_check_entry_files("sim", &c, groups, 3, o.trace, o.chrome, true)) >= 0 ||
+        (rc = check_limits(&c, &cfg, o.trace || o.chrome)) >= 0) {
+        rs_job_free(&job);
+        return rc;
+    }
+    rc = RS_EXIT_OK;
     const int n = c.n_layouts * c.n_passes;
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) {
@@ -310,6 +337,7 @@ int rs_cmd_sim(int argc, char **argv) {
         }
     if (rc == RS_EXIT_OK) rc = write_outputs(&c, &o, &cfg, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
+    else rs_cli_kernel_notes(&c);
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);
     rs_job_free(&job);

@@ -46,7 +46,7 @@ static int parse_profiles(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(rs_cli_sweep_t, field)
 static const rs_opt_t own_opts[] = {
-    {"output", 'o', "FILE", "-", "the CSV (written atomically; \"-\" = stdout)", RS_ARG_STRING, O(out_path), 0, 0, NULL, NULL,
+    {"output", 'o', "FILE", "-", "the CSV (written atomically; \"-\" = stdout)", RS_ARG_OUT, O(out_path), 0, 0, NULL, NULL,
      "Sweep:"},
     {"block", 0, "RANGE", "none", "B = tokens per rank; S = B * N (excludes --seq ranges)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_block, NULL},
@@ -66,9 +66,9 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"exec-max-ranks", 0, "N", "8", "skip --exec points with more ranks", RS_ARG_SIZE, O(spec.exec_max_ranks), 1, 1024, NULL,
      NULL, NULL},
-    {"quiet", 'q', NULL, "off", "no progress bar (it shows only on a terminal)", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
+    {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
     {"figure", 0, "FILE", "none", "with fabric knobs: efficiency vs NICs per node (or ratio),\n.png/.pdf/.svg (needs -o FILE.csv)",
-     RS_ARG_STRING, O(figure), 0, 0, NULL, NULL, NULL},
+     RS_ARG_OUT, O(figure), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -99,7 +99,7 @@ static int sweep_jobs(rs_cli_sweep_t *so, const char *cmdline, rs_err_t *err) {
     }
     if (rc == RS_EXIT_OK && rs_cli_job_background(jo, &cases[0].problem, err) != 0) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
-        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet && isatty(2)};
+        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet};
         rs_contention_out_t out;
         rc = rs_study_contention(&in, &out, err);
         if (rc == RS_EXIT_OK && !so->quiet && strcmp(so->out_path, "-") != 0)
@@ -148,6 +148,19 @@ int rs_cmd_sweep(int argc, char **argv) {
     const bool quiet = so->quiet;
     char cmdline[2048];
     rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    for (int i = 0; i < spec->n_profiles; i++) { /* NAME or FILE, maybe with :gG */
+        const char *pr = spec->profiles[i], *colon = strrchr(pr, ':');
+        rs_io_input(&io, "--profile", pr, false);
+        if (colon) {
+            char head[sizeof spec->profiles[0]];
+            snprintf(head, sizeof head, "%.*s", (int)(colon - pr), pr);
+            rs_io_input(&io, "--profile", head, false);
+        }
+    }
+    if ((rc = rs_cli_check_files("sweep", groups, n_groups, &io, NULL, launcher_rank() <= 0)) >= 0) goto done;
+    rc = RS_EXIT_OK;
     if (spec->n_blocks && spec->n_seqs) {
         fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
         rc = RS_EXIT_USAGE;

@@ -49,9 +49,9 @@ static int parse_mask(void *dst, const char *arg, rs_err_t *err) {
 static const rs_opt_t own_opts[] = {
     {"blocks", 0, "LIST", "8,16,...,1024", "B sweep, comma list (K suffix)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_blocks,
      "Validation:"},
-    {"calibrated", 0, "FILE", "calibrate now", "use this calibrated profile instead of calibrating now", RS_ARG_STRING,
+    {"calibrated", 0, "FILE", "calibrate now", "use this calibrated profile instead of calibrating now", RS_ARG_IN,
      O(calibrated), 0, 0, NULL, NULL, NULL},
-    {"save-profile", 0, "FILE", "none", "write the profile the predictions used", RS_ARG_STRING, O(save_profile), 0, 0, NULL,
+    {"save-profile", 0, "FILE", "none", "write the profile the predictions used", RS_ARG_OUT, O(save_profile), 0, 0, NULL,
      NULL, NULL},
     {"min-time", 0, "S", "0.05", "calibration time per block size", RS_ARG_DOUBLE, O(calib.min_time_s), 0, 60, NULL, NULL,
      NULL},
@@ -62,16 +62,18 @@ static const rs_opt_t own_opts[] = {
     {"reps", 0, "N", "7", "measured repetitions per B and round", RS_ARG_INT, O(exec.reps), 1, 10000, NULL, NULL, NULL},
     {"warmup", 0, "N", "1", "unmeasured repetitions per B", RS_ARG_INT, O(exec.warmup), 0, 10000, NULL, NULL, NULL},
     {"no-sim", 0, NULL, "sim when built", "skip the simulator", RS_ARG_TRUE, O(no_sim), 0, 0, NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "per-(configuration, B) rows as CSV", RS_ARG_STRING, O(csv), 0, 0, NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "per-(configuration, B) rows as CSV", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
     {"mask", 0, "M", "--causal's", "full | causal | both: the masks to validate (overrides --causal)", RS_ARG_CUSTOM, 0, 0, 0,
      NULL, parse_mask, NULL},
     {"ranks-list", 0, "LIST", "--ranks", "validate at each N of the list (e.g. 2,3,4), one job per N, each calibrated\non its "
      "own ranks; one held-out table of all at the end", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ranks_list, NULL},
-    {"summary", 0, "FILE", "none", "the held-out table (one row per configuration) as CSV", RS_ARG_STRING, O(summary_csv), 0,
+    {"summary", 0, "FILE", "none", "the held-out table (one row per configuration) as CSV", RS_ARG_OUT, O(summary_csv), 0,
      0, NULL, NULL, NULL},
-    {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_STRING, O(trace_dir), 0, 0, NULL, NULL,
+    {"trace-dir", 0, "DIR", "none", "write measured and predicted traces per B", RS_ARG_OUTDIR, O(trace_dir), 0, 0, NULL, NULL,
      NULL},
     {"timeout", 0, "S", "60", "give up a wait after S seconds", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_timeout, NULL},
+    {"from-trace", 0, "FILE", "measure", "predict this trace and the FILEs after the options\n(ringsim traces, e.g. from ringsim "
+     "import) instead", RS_ARG_STRING, O(from_trace), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -154,6 +156,18 @@ int rs_cmd_validate(int argc, char **argv) {
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {{0}};
+    if (j.from_trace) {
+        const char *paths[RS_TFIT_MAX_TRACES];
+        rs_tfit_opts_t o;
+        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+            return rs_cli_usage("validate", true, &err);
+        if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
+        return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
+    }
+    if (optind < argc) {
+        rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);
+        return rs_cli_usage("validate", e.loud, &err);
+    }
     /* the configurations: every layout x pass asked for (--layout all, --pass both) */
     j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
     if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;
@@ -161,10 +175,8 @@ int rs_cmd_validate(int argc, char **argv) {
     memcpy(j.layouts, e.c.layouts, sizeof j.layouts);
     memcpy(j.passes, e.c.passes, sizeof j.passes);
     /* the problem and the hardware options: every B valid before any rank starts */
-    if (rs_exec_check_out("csv", j.csv, false, &err) < 0 || rs_exec_check_out("summary", j.summary_csv, false, &err) < 0 ||
-        rs_exec_check_out("trace-dir", j.trace_dir, true, &err) < 0 ||
-        rs_exec_check_out("save-profile", j.save_profile, false, &err) < 0 ||
-        rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
+    if (!err.msg[0] && (rc = rs_cli_check_files("validate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
+    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
     if (j.n_ranks_list > 1 && rs_exec_env_size() <= 0) return validate_ranks_list(&j, argc, argv);

@@ -18,6 +18,35 @@
 #define rs_cmd_plot NULL
 #endif
 
+const char rs_cli_about[] = "predicts, simulates and measures Ring Attention";
+
+const char rs_cli_description[] =
+    "ringsim builds the ring schedule of Ring Attention once (who holds which key/value block at each\n"
+    "step, what each rank computes and sends) and runs that identical schedule three ways: an analytic\n"
+    "model with a critical-path walk, a SimGrid simulation, and a real execution (CPU: MPI + OpenBLAS;\n"
+    "GPU: NCCL + CUDA). All of them write one trace schema, which ringsim compares, sweeps, plots with\n"
+    "gnuplot and writes into a report; memory and plan answer the capacity-planning questions.\n"
+    "\n"
+    "Every command has --help listing each option with its default. Sizes take K/M/G suffixes (powers\n"
+    "of 1024), rates take SI suffixes (450G = 450e9). Bad input gets one line on stderr naming the\n"
+    "parameter, exit code 2 and no output file; a runtime failure exits 1. Progress shows on stderr\n"
+    "when it is a terminal (-q: none).\n";
+
+const rs_cli_env_t rs_cli_environment[] = {
+    {"RINGSIM_PLOTS_DIR", "directory of the gnuplot scripts to use instead of the installed or built-in ones"},
+    {"RINGSIM_GNUPLOT", "the gnuplot program to run"},
+    {"RINGSIM_PROGRESS_US", "exec: how often the MPI progress thread polls, microseconds (default 20)"},
+    {"RINGSIM_CPU_KERNEL", "exec: the CPU attention kernel, auto, plain, avx2 or avx512f (default auto)"},
+    {"TMPDIR", "where simulation platforms and extracted plot scripts are written for a run"},
+    {NULL, NULL},
+};
+
+const char rs_cli_files[] =
+    "An installation keeps its data in share/ringsim/ beside its bin/ (found at run time):\n"
+    "  profiles/devices, profiles/links, profiles/models   hardware, interconnect and model presets\n"
+    "                  (the same presets are built into ringsim; a file here replaces or adds one)\n"
+    "  plots/          the gnuplot scripts of ringsim plot and the report\n";
+
 const rs_command_t rs_commands[] = {
     {"model", "analytic model: T_comp, T_comm, threshold, critical-path makespan", rs_cmd_model, NULL, 0,
      "usage: ringsim model [options]\n\n"
@@ -54,24 +83,37 @@ const rs_command_t rs_commands[] = {
      "Defaults here: --seq 4K --ranks 4 (under mpirun: its -np) --heads 2 --kv-heads 2 --dtype fp32\n"
      "--layout zigzag --pass forward --causal. The hardware options are ignored (nothing is predicted).\n"},
     {"calibrate", "measure F_eff(B), transport alpha-beta and overlap; write a profile", rs_cmd_calibrate,
-     "this build has no CPU executor (needs OpenBLAS)", 0,
-     "usage: ringsim calibrate --out FILE [options]\n\n"
+     "this build has no CPU executor (needs OpenBLAS)", -1,
+     "usage: ringsim calibrate --out FILE [options]\n"
+     "       ringsim calibrate --out FILE --from-trace TRACE.csv [TRACE.csv...] [problem options]\n\n"
      "Measure this machine with the real kernel and transport of an executor (--backend cpu: OpenBLAS +\n"
      "MPI; gpu: CUDA + NCCL; exec/calibrate.h): F_eff(B) of a full B x B block step, the ring exchange's\n"
      "latency and bandwidth (alpha-beta fit over message sizes), the host cost of a transfer and the\n"
-     "overlap curve eta(bytes), and write a profile JSON for `ringsim model|sim --profile FILE`.\n\n",
+     "overlap curve eta(bytes), and write a profile JSON for `ringsim model|sim --profile FILE`.\n"
+     "--from-trace: fit the same from traces of a run instead (ringsim import's, at one or more B):\n"
+     "F_eff(B) from the compute events, alpha-beta from the transfers, host cost and overlap where\n"
+     "identifiable; the problem from the headers (docs/import.md section 9).\n\n",
      "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32\n"
-     "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n"},
+     "(gpu: bf16) --pass forward. Only the shape options matter (heads, head-dim, batch, pass, tile).\n"
+     "With --from-trace: the problem options fill what a header lacks (defaults as for ringsim import) and\n"
+     "must agree with every header when given; --latency L fixes L (W fitted alone); --dtype picks the\n"
+     "peak's dtype (default: from the activations' bytes).\n"},
     {"validate", "calibrate, then predict (model, sim) and measure (exec) a B sweep", rs_cmd_validate,
-     "this build has no CPU executor (needs OpenBLAS)", 0,
-     "usage: ringsim validate [options]\n\n"
+     "this build has no CPU executor (needs OpenBLAS)", -1,
+     "usage: ringsim validate [options]\n"
+     "       ringsim validate --from-trace TRACE.csv [TRACE.csv...] [--calibrated P.json] [--trace-dir DIR]\n\n"
      "Calibrate (ringsim calibrate), then for every B of a sweep across the overlap threshold: predict\n"
      "(critical-path walk; SimGrid when built and its rule allows the machine) and measure (the executor:\n"
      "--backend cpu or gpu) the same schedule; print per-B T_comp, T_comm, T_step and makespan, predicted vs\n"
      "measured, the per-(rank, step) errors over the sweep (median, p95, max) and the crossover B where\n"
-     "T_comm overtakes T_comp. One MPI job: re-started under mpirun when not already.\n\n",
+     "T_comm overtakes T_comp. One MPI job: re-started under mpirun when not already.\n"
+     "--from-trace: predict traced runs instead (the walk, with --calibrated P.json or the profile\n"
+     "ringsim calibrate --from-trace fits from the same traces) and compare per (rank, step) as ringsim\n"
+     "compare does: T_comp, T_comm, T_step median / p95 errors and the makespan error per trace;\n"
+     "--trace-dir DIR: predicted traces, per-step CSVs and pred-vs-meas figures (docs/import.md).\n\n",
      "Defaults here: --ranks 2 (under mpirun: its -np) --heads 2 --kv-heads 2 --head-dim 128 --dtype fp32 (gpu: bf16)\n"
-     "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n"},
+     "--no-causal --layout contiguous --pass forward (the seed's full-block analysis). S = N * B.\n"
+     "With --from-trace: the problem comes from the headers (as for calibrate --from-trace).\n"},
     {"compare", "per-step and makespan errors between two traces", rs_cmd_compare, NULL, -1,
      "usage: ringsim compare [options] REF.csv OTHER.csv\n"
      "\n"
@@ -126,9 +168,12 @@ const rs_command_t rs_commands[] = {
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
      "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
+     "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
+     "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
-     "$RINGSIM_PLOTS_DIR, else the source tree's plots/, else the copies built into ringsim.\n"},
+     "$RINGSIM_PLOTS_DIR, else the installed share/ringsim/plots (beside the binary), else the source\n"
+     "tree's plots/, else the copies built into ringsim.\n"},
     {"report", "the main job: traces, sweeps, figures and report.md/html", rs_cmd_report, NULL, 0,
      "usage: ringsim report [options]\n\n"
      "The main job: model, simulate and (where available) execute Ring Attention for one problem,\n"
@@ -152,7 +197,10 @@ const rs_command_t rs_commands[] = {
      "Ulysses vs USP at that N and which wins and why. Assumptions: docs/plan.md.\n"
      "With --sim and fabric knobs (--nics 1,2,4,8 --oversub 1,2 --fabric ... --order ...) the ring split\n"
      "also runs as a job of its replicas on each fabric, with ZeRO-3's collectives when\n"
-     "--background fsdp (docs/sim.md \"Contention\").\n\n",
+     "--background fsdp (docs/sim.md \"Contention\").\n"
+     "With --inference: inference planning instead (TTFT of T new tokens on P cached, KV cache per\n"
+     "device, decode step; pass-KV vs pass-Q vs Ulysses vs USP, TP in a node and CP across nodes;\n"
+     "ringsim plan --inference --help lists its options; docs/inference.md).\n\n",
      NULL},
     {"profiles", "list or print the shipped hardware profiles", rs_cmd_profiles, NULL, -1,
      "usage: ringsim profiles [options] [NAME | FILE]\n"

@@ -6,22 +6,34 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ranges.h"
 
 #ifdef RINGSIM_HAVE_EXEC
 #include "exec_launch.h"
 #endif
 
-/* "RANK:FACTOR" */
-static int parse_pair(const char *flag, const char *arg, int64_t *idx, double *factor, rs_err_t *err) {
+/* "RANK:FACTOR" (what: "rank" or "hop"), the factor in RS_RANGE_FACTOR; one factor per index (n
+ * given so far in idx[]). Messages quote the whole value. */
+static int parse_pair(const char *flag, const char *what, const char *arg, const int64_t *idx, const double *fac, int n,
+                      int64_t *idx_out, double *factor, rs_err_t *err) {
+    const rs_range_t r = {RS_RANGE_FACTOR};
     const char *colon = strchr(arg, ':');
-    if (!colon) return rs_errf(err, "%s %s: expected INDEX:FACTOR, e.g. 3:1.5", flag, arg);
     char head[64];
-    size_t len = (size_t)(colon - arg);
-    if (len == 0 || len >= sizeof head) return rs_errf(err, "%s %s: expected INDEX:FACTOR, e.g. 3:1.5", flag, arg);
+    const size_t len = colon ? (size_t)(colon - arg) : 0;
+    if (!colon || len == 0 || len >= sizeof head || strchr(colon + 1, ':'))
+        return rs_errf(err, "%s %s: expected %s:FACTOR, one colon, e.g. 3:1.5", flag, arg, what[0] == 'r' ? "RANK" : "HOP");
     memcpy(head, arg, len);
     head[len] = 0;
-    if (rs_parse_size(flag, head, 0, INT32_MAX, idx, err) != 0) return -1;
-    return rs_parse_double(flag, colon + 1, 1e-6, 1e6, factor, err);
+    rs_err_t e;
+    if (rs_parse_size(flag, head, 0, INT32_MAX, idx_out, &e) != 0)
+        return rs_errf(err, "%s %s: the %s must be an integer >= 0, got '%s'", flag, arg, what, head);
+    if (rs_parse_double(flag, colon + 1, r.min, r.max, factor, &e) != 0)
+        return rs_errf(err, "%s %s: the factor must be a number in [%g, %g], got '%s'", flag, arg, r.min, r.max, colon + 1);
+    for (int i = 0; i < n; i++)
+        if (idx[i] == *idx_out)
+            return rs_errf(err, "%s %s: %s %lld already has factor %g (given once per %s; factors do not multiply)", flag, arg,
+                           what, (long long)*idx_out, fac[i], what);
+    return 0;
 }
 
 static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
@@ -34,10 +46,14 @@ static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", arg);
     c->n_layouts = 0;
+    if (strlen(arg) >= sizeof buf || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
+        return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         rs_layout_t l;
-        if (rs_layout_parse(tok, &l) != 0 || c->n_layouts >= RS_LAYOUT_COUNT)
+        if (rs_layout_parse(tok, &l) != 0)
             return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
+        for (int i = 0; i < c->n_layouts; i++)
+            if (c->layouts[i] == l) return rs_errf(err, "--layout %s: %s is given twice (each layout once)", arg, tok);
         c->layouts[c->n_layouts++] = l;
     }
     if (c->n_layouts == 0) return rs_errf(err, "--layout %s: empty list", arg);
@@ -47,15 +63,26 @@ static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
 static int parse_passes(void *dst, const char *arg, rs_err_t *err) {
     rs_setup_t *c = dst;
     if (!strcmp(arg, "both") || !strcmp(arg, "all")) {
+        c->problem.decode = false;
         c->n_passes = 2;
         c->passes[0] = RS_PASS_FORWARD;
         c->passes[1] = RS_PASS_BACKWARD;
         return 0;
     }
     rs_pass_t p;
-    if (rs_pass_parse(arg, &p) != 0) return rs_errf(err, "--pass %s: expected forward, backward or both", arg);
+    c->problem.decode = !strcmp(arg, "decode"); /* a forward step of one token per sequence (pass-q) */
+    if (c->problem.decode) p = RS_PASS_FORWARD, c->problem.seq_tokens = 1;
+    else if (rs_pass_parse(arg, &p) != 0) return rs_errf(err, "--pass %s: expected forward, backward, both or decode", arg);
     c->n_passes = 1;
     c->passes[0] = p;
+    return 0;
+}
+
+static int parse_ring(void *dst, const char *arg, rs_err_t *err) {
+    rs_setup_t *c = dst;
+    if (rs_ring_parse(arg, &c->problem.ring) != 0)
+        return rs_errf(err, "--ring %s: expected pass-kv (K,V circulate, Q stays) or pass-q (Q circulates, K,V stay)", arg);
+    c->ring_given = true;
     return 0;
 }
 
@@ -66,23 +93,25 @@ static int parse_dtype(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
-/* "T" or "TQxTK" */
+/* "T" or "TQxTK", each in [1, 2^20]; a message quotes the whole value. */
 static int parse_tile(void *dst, const char *arg, rs_err_t *err) {
     rs_problem_t *p = &((rs_setup_t *)dst)->problem;
-    int64_t v;
+    int64_t q, k;
+    rs_err_t e;
     const char *x = strchr(arg, 'x');
-    if (!x) {
-        if (rs_parse_size("--tile", arg, 1, 1 << 20, &v, err)) return -1;
-        p->tile_q = p->tile_k = v;
-        return 0;
-    }
     char head[32];
-    size_t len = (size_t)(x - arg);
-    if (len == 0 || len >= sizeof head) return rs_errf(err, "--tile %s: expected T or TQxTK, e.g. 128x64", arg);
-    memcpy(head, arg, len);
-    head[len] = 0;
-    if (rs_parse_size("--tile", head, 1, 1 << 20, &p->tile_q, err)) return -1;
-    return rs_parse_size("--tile", x + 1, 1, 1 << 20, &p->tile_k, err);
+    const size_t len = x ? (size_t)(x - arg) : strlen(arg);
+    int rc = len == 0 || len >= sizeof head || (x && strchr(x + 1, 'x')) ? -1 : 0;
+    if (rc == 0) {
+        memcpy(head, arg, len);
+        head[len] = 0;
+        rc = rs_parse_size("--tile", head, RS_TILE_MIN, RS_TILE_MAX, &q, &e);
+        k = q;
+        if (rc == 0 && x) rc = rs_parse_size("--tile", x + 1, RS_TILE_MIN, RS_TILE_MAX, &k, &e);
+    }
+    if (rc != 0) return rs_errf(err, "--tile %s: expected T or TQxTK, sizes in [1, 1048576] (K suffix), e.g. 128 or 128x64", arg);
+    p->tile_q = q, p->tile_k = k;
+    return 0;
 }
 
 /* "S" or "S:S_PER_BYTE" */
@@ -95,15 +124,20 @@ static int parse_host_cost(void *dst, const char *arg, rs_err_t *err) {
         return rs_errf(err, "--host-cost %s: expected S or S:S_PER_BYTE (seconds per transfer, per byte), e.g. 5e-6:5e-11", arg);
     memcpy(head, arg, len);
     head[len] = 0;
-    if (rs_parse_double("--host-cost", head, 0, 10, &m->host_xfer, err)) return -1;
+    const rs_range_t rx = {RS_RANGE_HOST_XFER}, rb = {RS_RANGE_HOST_BYTE};
+    rs_err_t e;
+    if (rs_parse_double("--host-cost", head, rx.min, rx.max, &m->host_xfer, &e))
+        return rs_errf(err, "--host-cost %s: seconds per transfer must be a number in [%g, %g], got '%s'", arg, rx.min, rx.max, head);
     m->host_byte = 0;
-    return colon ? rs_parse_double("--host-cost (per byte)", colon + 1, 0, 1e-3, &m->host_byte, err) : 0;
+    if (colon && rs_parse_double("--host-cost", colon + 1, rb.min, rb.max, &m->host_byte, &e))
+        return rs_errf(err, "--host-cost %s: seconds per byte must be a number in [%g, %g], got '%s'", arg, rb.min, rb.max, colon + 1);
+    return 0;
 }
 
 static int parse_grad_bytes(void *dst, const char *arg, rs_err_t *err) {
     rs_setup_t *s = dst;
     s->grad_bytes_given = true;
-    return rs_parse_size("--grad-bytes", arg, 1, 8, &s->problem.grad_bytes, err);
+    return rs_parse_size("--grad-bytes", arg, RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX, &s->problem.grad_bytes, err);
 }
 
 static int parse_impl(void *dst, const char *arg, rs_err_t *err) {
@@ -123,7 +157,8 @@ static int parse_seed(void *dst, const char *arg, rs_err_t *err) {
 static int parse_straggler(void *dst, const char *arg, rs_err_t *err) {
     rs_perturb_t *q = &((rs_setup_t *)dst)->spec.perturb;
     if (q->n_stragglers >= RS_MAX_PERTURB) return rs_errf(err, "--straggler: at most %d", RS_MAX_PERTURB);
-    if (parse_pair("--straggler", arg, &q->straggler_rank[q->n_stragglers], &q->straggler_factor[q->n_stragglers], err))
+    if (parse_pair("--straggler", "rank", arg, q->straggler_rank, q->straggler_factor, q->n_stragglers,
+                   &q->straggler_rank[q->n_stragglers], &q->straggler_factor[q->n_stragglers], err))
         return -1;
     q->n_stragglers++;
     return 0;
@@ -132,21 +167,30 @@ static int parse_straggler(void *dst, const char *arg, rs_err_t *err) {
 static int parse_degrade(void *dst, const char *arg, rs_err_t *err) {
     rs_perturb_t *q = &((rs_setup_t *)dst)->spec.perturb;
     if (q->n_degraded >= RS_MAX_PERTURB) return rs_errf(err, "--degrade: at most %d", RS_MAX_PERTURB);
-    if (parse_pair("--degrade", arg, &q->degraded_hop[q->n_degraded], &q->degraded_factor[q->n_degraded], err)) return -1;
+    if (parse_pair("--degrade", "hop", arg, q->degraded_hop, q->degraded_factor, q->n_degraded, &q->degraded_hop[q->n_degraded],
+                   &q->degraded_factor[q->n_degraded], err))
+        return -1;
     q->n_degraded++;
+    return 0;
+}
+
+static int parse_max_memory(void *dst, const char *arg, rs_err_t *err) {
+    int64_t v;
+    if (rs_parse_size("--max-memory", arg, 1 << 20, INT64_MAX, &v, err) != 0) return -1;
+    ((rs_setup_t *)dst)->limits.max_mem_bytes = (double)v;
     return 0;
 }
 
 #define P(field) offsetof(rs_setup_t, problem.field)
 #define M(field) offsetof(rs_setup_t, spec.field)
 const rs_opt_t rs_cli_shared_opts[] = {
-    {"seq", 'S', "TOKENS", "128K", "total sequence length S", RS_ARG_SIZE, P(seq_tokens), 1, (double)UINT32_MAX, NULL, NULL,
+    {"seq", 'S', "TOKENS", "128K", "total sequence length S", RS_ARG_SIZE, P(seq_tokens), RS_SEQ_TOKENS_MIN, (double)RS_SEQ_TOKENS_MAX, NULL, NULL,
      "Problem (sizes take K/M/G = powers of 1024):"},
-    {"ranks", 'N', "N", "8", "ranks in the ring", RS_ARG_SIZE, P(n_ranks), 1, INT32_MAX, NULL, NULL, NULL},
-    {"batch", 0, "B", "1", "sequences per step", RS_ARG_SIZE, P(batch), 1, 1 << 20, NULL, NULL, NULL},
-    {"heads", 0, "H", "32", "query heads", RS_ARG_SIZE, P(q_heads), 1, 1 << 16, NULL, NULL, NULL},
-    {"kv-heads", 0, "H", "8", "key/value heads (divides --heads)", RS_ARG_SIZE, P(kv_heads), 1, 1 << 16, NULL, NULL, NULL},
-    {"head-dim", 0, "D", "128", "head dimension", RS_ARG_SIZE, P(head_dim), 1, 1 << 16, NULL, NULL, NULL},
+    {"ranks", 'N', "N", "8", "ranks in the ring", RS_ARG_SIZE, P(n_ranks), RS_N_RANKS_MIN, (double)RS_N_RANKS_MAX, NULL, NULL, NULL},
+    {"batch", 0, "B", "1", "sequences per step", RS_ARG_SIZE, P(batch), RS_BATCH_MIN, (double)RS_BATCH_MAX, NULL, NULL, NULL},
+    {"heads", 0, "H", "32", "query heads", RS_ARG_SIZE, P(q_heads), RS_HEADS_MIN, (double)RS_HEADS_MAX, NULL, NULL, NULL},
+    {"kv-heads", 0, "H", "8", "key/value heads (divides --heads)", RS_ARG_SIZE, P(kv_heads), RS_HEADS_MIN, (double)RS_HEADS_MAX, NULL, NULL, NULL},
+    {"head-dim", 0, "D", "128", "head dimension", RS_ARG_SIZE, P(head_dim), RS_HEAD_DIM_MIN, (double)RS_HEAD_DIM_MAX, NULL, NULL, NULL},
     {"dtype", 0, "T", "bf16", "fp32|tf32|bf16|fp16|fp8: activations and the peak F used", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_dtype, NULL},
     {"grad-bytes", 0, "N", "the preset's, else 4", "bytes per dK,dV element in flight", RS_ARG_CUSTOM, 0, 0, 0, NULL,
@@ -155,40 +199,49 @@ const rs_opt_t rs_cli_shared_opts[] = {
     {"no-causal", 0, NULL, NULL, "no mask: every token sees every token", RS_ARG_FALSE, P(causal), 0, 0, NULL, NULL, NULL},
     {"layout", 'L', "L", "command default", "contiguous|striped|zigzag, comma list, or all", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_layouts, NULL},
-    {"pass", 'P', "P", "command default", "forward|backward|both", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_passes, NULL},
+    {"pass", 'P', "P", "command default",
+     "forward|backward|both, or decode (one new token per\nsequence on the --cached ones, pass-q; sets --seq 1)",
+     RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_passes, NULL},
+    {"ring", 0, "R", "pass-kv", "pass-kv (K,V circulate) or pass-q (Q circulates,\nthe partial outputs return in an all-to-all)",
+     RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ring, NULL},
+    {"cached", 0, "P", "0", "cached prefix tokens per sequence (their K,V are\nsharded like the --seq new tokens)",
+     RS_ARG_SIZE, P(cached_tokens), RS_CACHED_TOKENS_MIN, (double)RS_CACHED_TOKENS_MAX, NULL, NULL, NULL},
     {"tile", 0, "T|TQxTK", "128", "kernel tile for executed FLOPs", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_tile, NULL},
-    {"profile", 'p', "NAME|FILE", "h100-sxm", "device profile (ringsim profiles lists them)", RS_ARG_BUF, M(profile), 0,
+    {"profile", 'p', "NAME|FILE", "h100-sxm", "device profile (ringsim profiles lists them)", RS_ARG_IN_BUF, M(profile), 0,
      sizeof(((rs_machine_spec_t *)0)->profile), NULL, NULL, "Hardware (rates take SI suffixes: 450G = 450e9):"},
-    {"inter", 0, "NAME|FILE", "the profile's", "inter-node tier preset (ib-ndr, roce-400g, ...)", RS_ARG_BUF, M(inter), 0,
+    {"inter", 0, "NAME|FILE", "the profile's", "inter-node tier preset (ib-ndr, roce-400g, ...)", RS_ARG_IN_BUF, M(inter), 0,
      sizeof(((rs_machine_spec_t *)0)->inter), NULL, NULL, NULL},
-    {"gpus-per-node", 0, "G", "the profile's", "devices per node; 0 = one flat ring", RS_ARG_SIZE, M(gpus_per_node), 0,
-     INT32_MAX, NULL, NULL, NULL},
-    {"flops", 0, "F", "the profile's", "peak FLOP/s for --dtype", RS_ARG_DOUBLE, M(flops), 1, 1e20, NULL, NULL, NULL},
-    {"bw", 0, "W", "the profile's", "intra-node hop bandwidth, bytes/s per direction", RS_ARG_DOUBLE, M(bw), 1, 1e16, NULL,
+    {"gpus-per-node", 0, "G", "the profile's", "devices per node; 0 = one flat ring", RS_ARG_SIZE, M(gpus_per_node),
+     RS_RANGE_GPUS_PER_NODE, NULL, NULL, NULL},
+    {"flops", 0, "F", "the profile's", "peak FLOP/s for --dtype", RS_ARG_DOUBLE, M(flops), RS_RANGE_FLOPS, NULL, NULL, NULL},
+    {"bw", 0, "W", "the profile's", "intra-node hop bandwidth, bytes/s per direction", RS_ARG_DOUBLE, M(bw), RS_RANGE_BW, NULL,
      NULL, NULL},
-    {"inter-bw", 0, "W", "the profile's", "inter-node hop bandwidth", RS_ARG_DOUBLE, M(inter_bw), 1, 1e16, NULL, NULL, NULL},
-    {"latency", 0, "S", "the profile's", "per-message latency of every tier, s", RS_ARG_DOUBLE, M(latency), 0, 10, NULL,
+    {"inter-bw", 0, "W", "the profile's", "inter-node hop bandwidth", RS_ARG_DOUBLE, M(inter_bw), RS_RANGE_BW, NULL, NULL, NULL},
+    {"latency", 0, "S", "the profile's", "per-message latency of every tier, s", RS_ARG_DOUBLE, M(latency), RS_RANGE_LATENCY, NULL,
      NULL, NULL},
     {"impl", 0, "NAME", "the profile's", "ring implementation preset costing the steps: ringsim|flash-attn|te|none\n"
      "(none: the dense peak F x eff(B); --flops alone implies it)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_impl, NULL},
     {"kernel", 0, "NAME", "the preset's", "the profile's kernel whose curves rate the calls", RS_ARG_BUF, M(kernel), 0,
      sizeof(((rs_machine_spec_t *)0)->kernel), NULL, NULL, NULL},
-    {"launch-overhead", 0, "S", "the profile's, else 0", "per-step (kernel) launch overhead, s", RS_ARG_DOUBLE, M(launch),
-     0, 10, NULL, NULL, NULL},
-    {"overlap", 0, "ETA", "1", "transfer progress rate while computing, [0,1]", RS_ARG_DOUBLE, M(overlap), 0, 1, NULL, NULL,
+    {"launch-overhead", 0, "S", "the profile's, else 0", "per-step (kernel) launch overhead, s", RS_ARG_DOUBLE, M(launch), RS_RANGE_LAUNCH, NULL, NULL, NULL},
+    {"overlap", 0, "ETA", "1", "transfer progress rate while computing, [0,1]", RS_ARG_DOUBLE, M(overlap), RS_RANGE_OVERLAP, NULL, NULL,
      NULL},
-    {"slowdown", 0, "SIGMA", "1", "compute slowdown while a transfer is in flight, >= 1", RS_ARG_DOUBLE, M(slowdown), 1,
-     1e6, NULL, NULL, NULL},
+    {"slowdown", 0, "SIGMA", "1", "compute slowdown while a transfer is in flight, >= 1", RS_ARG_DOUBLE, M(slowdown), RS_RANGE_SLOWDOWN, NULL, NULL, NULL},
     {"host-cost", 0, "S[:S_PER_BYTE]", "the profile's, else 0",
      "compute time a rank loses per transfer it receives\n(and per byte: a CPU-driven copy) in a step", RS_ARG_CUSTOM, 0,
      0, 0, NULL, parse_host_cost, NULL},
-    {"jitter", 0, "J", "0", "compute time x (1 + J*(2u-1)), u seeded per (rank, step)", RS_ARG_DOUBLE, M(jitter), 0, 0.99,
+    {"jitter", 0, "J", "0", "compute time x (1 + J*(2u-1)), u seeded per (rank, step)", RS_ARG_DOUBLE, M(jitter), RS_RANGE_JITTER,
      NULL, NULL, NULL},
     {"seed", 0, "N", "1", "jitter seed", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_seed, NULL},
     {"straggler", 0, "R:F", "none", "rank R computes F times slower (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_straggler, NULL},
     {"degrade", 0, "H:F", "none", "hop H -> H+1 has 1/F of its bandwidth (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_degrade, NULL},
+    {"max-time", 0, "S", "600", "refuse a run estimated to take longer, seconds", RS_ARG_DOUBLE,
+     offsetof(rs_setup_t, limits.max_time_s), 1e-3, 1e12, NULL, NULL, "Limits (estimated before anything runs):"},
+    {"max-memory", 0, "SIZE", "half the RAM", "refuse a run estimated to need more memory (K/M/G)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_max_memory, NULL},
 };
 const int rs_cli_shared_n = RS_OPTS_N(rs_cli_shared_opts);
 #undef P
@@ -203,7 +256,10 @@ int rs_cli_parse_sizes(const char *name, const char *arg, int64_t min, int64_t m
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int64_t v;
         if (n >= max_n) return rs_errf(err, "%s %s: at most %d sizes", name, arg, max_n);
-        if (rs_parse_size(name, tok, min, max, &v, err) < 0) return -1;
+        rs_err_t e;
+        if (rs_parse_size(name, tok, min, max, &v, &e) < 0)
+            return rs_errf(err, "%s %s: '%s' is not a size in [%lld, %lld] (K/M/G suffixes)", name, arg, tok, (long long)min,
+                           (long long)max);
         if (n && v <= out[n - 1]) return rs_errf(err, "%s %s: sizes must increase", name, arg);
         out[n++] = v;
     }
@@ -242,6 +298,51 @@ rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
     return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
 }
 
+int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, const rs_tfit_opts_t *o) {
+    rs_io_plan_t plan;
+    rs_io_init(&plan);
+    for (int i = 0; i < o->n_paths; i++)
+        if (rs_io_input(&plan, "--from-trace", o->paths[i], false) != 0) break;
+    return rs_cli_check_files(name, e->groups, 3, &plan, NULL, true);
+}
+
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+                           const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err) {
+    rs_tfit_opts_default(o);
+    if (argc - optind + 1 > RS_TFIT_MAX_TRACES)
+        return rs_errf(err, "--from-trace: at most %d trace files, got %d", RS_TFIT_MAX_TRACES, argc - optind + 1);
+    paths[o->n_paths++] = first;
+    for (int i = optind; i < argc; i++) paths[o->n_paths++] = argv[i];
+    o->paths = paths;
+    /* the problem options given, over import's defaults (what a header lacks) */
+    static const char *const names[][2] = {{"seq", NULL},       {"ranks", NULL},      {"batch", NULL},     {"heads", NULL},
+                                           {"kv-heads", NULL},  {"head-dim", NULL},   {"dtype", NULL},     {"grad-bytes", NULL},
+                                           {"causal", "no-causal"}, {"layout", NULL}, {"pass", NULL},      {"tile", NULL}};
+    const rs_opt_group_t *g = &e->groups[2];
+    rs_setup_t d;
+    rs_setup_default(&d);
+    const rs_problem_t *c = &e->c.problem;
+    rs_problem_t *p = &o->problem;
+    *p = d.problem;
+    for (int k = 0; k < RS_TFIT_KEY_COUNT; k++)
+        if (rs_cli_given(g, names[k][0]) || (names[k][1] && rs_cli_given(g, names[k][1]))) o->given |= 1u << k;
+    if (e->c.n_layouts != 1 || e->c.n_passes != 1) return rs_errf(err, "--from-trace: give one --layout and one --pass (or none)");
+    const int64_t *src[] = {&c->seq_tokens, &c->n_ranks, &c->batch, &c->q_heads, &c->kv_heads, &c->head_dim, &c->act_bytes,
+                            &c->grad_bytes};
+    int64_t *dst[] = {&p->seq_tokens, &p->n_ranks, &p->batch, &p->q_heads, &p->kv_heads, &p->head_dim, &p->act_bytes,
+                      &p->grad_bytes};
+    for (int k = 0; k < RS_TFIT_KEY_CAUSAL; k++)
+        if (o->given >> k & 1u) *dst[k] = *src[k];
+    if (o->given >> RS_TFIT_KEY_CAUSAL & 1u) p->causal = c->causal;
+    if (o->given >> RS_TFIT_KEY_LAYOUT & 1u) p->layout = e->c.layouts[0];
+    if (o->given >> RS_TFIT_KEY_PASS & 1u) p->pass = e->c.passes[0];
+    if (o->given >> RS_TFIT_KEY_TILE & 1u) p->tile_q = c->tile_q, p->tile_k = c->tile_k;
+    o->dtype_given = o->given >> RS_TFIT_KEY_ACT_BYTES & 1u;
+    o->dtype = e->c.spec.dtype;
+    if (rs_cli_given(g, "latency")) o->latency_s = e->c.spec.latency;
+    return 0;
+}
+
 int rs_cli_exec_parse(const char *name, int argc, char **argv, rs_opt_group_t own, const rs_problem_t *p,
                       rs_exec_spmd_t *job, rs_cli_exec_cmd_t *e) {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -268,7 +369,7 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
     if (!rs_cli_given(&e->groups[2], "dtype")) rs_setup_dtype(c, (*backend)->exec->default_dtype); /* the executor's own */
     for (int i = 0; i < n_blocks; i++) {
         c->problem = rs_problem_with_block(&c->problem, blocks[i]);
-        if (rs_cli_setup_finish(c, err) < 0) return -1;
+        if (rs_setup_finish(c, err) < 0) return -1;
     }
     *problem = rs_setup_problem(c, 0, 0);
     *dtype = c->spec.dtype;
@@ -277,10 +378,13 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
 }
 #endif
 
-int rs_cli_setup_finish(rs_setup_t *s, rs_err_t *err) {
-    if (rs_setup_finish(s, err) != 0) return -1;
-    if (s->kernel_notes[0]) fprintf(stderr, "ringsim: note: %s\n", s->kernel_notes); /* the curves' fallbacks, once */
-    return 0;
+static char kept_notes[sizeof(((rs_setup_t *)0)->kernel_notes)];
+
+void rs_cli_kernel_notes(const rs_setup_t *s) { snprintf(kept_notes, sizeof kept_notes, "%s", s->kernel_notes); }
+
+void rs_cli_notes_print(void) {
+    if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
+    kept_notes[0] = '\0';
 }
 
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip) {
@@ -291,6 +395,22 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     int n = 0;
     while (n < rs_cli_shared_n && strcmp(rs_cli_shared_opts[n].name, "profile") != 0) n++; /* the hardware's first */
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
+}
+
+static rs_cli_help_hook_fn *help_hook;
+static void *help_ctx;
+
+void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx) {
+    help_hook = hook;
+    help_ctx = ctx;
+}
+
+void rs_cli_inference_passes(rs_setup_t *s, const rs_opt_group_t *shared) {
+    const rs_problem_t *p = &s->problem;
+    if ((p->cached_tokens > 0 || p->ring == RS_RING_PASS_Q || p->decode) && !rs_cli_given(shared, "pass")) {
+        s->n_passes = 1;
+        s->passes[0] = RS_PASS_FORWARD;
+    }
 }
 
 int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
@@ -306,7 +426,9 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
     rs_err_t err = {{0}};
     int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
-        if (loud) {
+        if (help_hook) {
+            help_hook(help_ctx, cmd, groups, n_groups);
+        } else if (loud) {
             fputs(cmd->usage, stdout);
             rs_cli_print_opts(stdout, groups, n_groups);
             if (cmd->notes) printf("\n%s", cmd->notes);
@@ -318,6 +440,32 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
         return RS_EXIT_USAGE;
     }
     return -1;
+}
+
+int rs_cli_check_files(const char *name, const rs_opt_group_t *groups, int n_groups, rs_io_plan_t *plan, const char *skip,
+                       bool loud) {
+    rs_err_t err = {{0}};
+    int rc = rs_cli_io_add(plan, groups, n_groups, skip) != 0 ? rs_errf(&err, "out of memory") : rs_io_check(plan, &err);
+    if (rc == 0) rc = rs_io_make_dirs(plan, &err);
+    rs_io_free(plan);
+    return rc == 0 ? -1 : rs_cli_usage(name, loud, &err);
+}
+
+int rs_cli_check_entry_files(const char *name, const rs_setup_t *c, const rs_opt_group_t *groups, int n_groups,
+                             const char *trace, const char *chrome, bool loud) {
+    rs_io_plan_t io;
+    rs_io_init(&io);
+    const bool several = c->n_layouts * c->n_passes > 1;
+    if (several) /* the value given, too: --csv o.csv --trace o.csv is refused whatever the entries */
+        rs_io_output(&io, "--trace", trace), rs_io_output(&io, "--chrome", chrome);
+    for (int j = 0; j < c->n_passes; j++)
+        for (int i = 0; i < c->n_layouts; i++) {
+            const rs_problem_t p = rs_setup_problem(c, i, j);
+            char path[1024];
+            if (trace) rs_cli_entry_path(path, sizeof path, trace, &p, several), rs_io_output(&io, "--trace", path);
+            if (chrome) rs_cli_entry_path(path, sizeof path, chrome, &p, several), rs_io_output(&io, "--chrome", path);
+        }
+    return rs_cli_check_files(name, groups, n_groups, &io, "trace,chrome", loud);
 }
 
 int rs_cli_write_json(const char *path, void *root, rs_err_t *err) {

@@ -88,7 +88,7 @@ const rs_opt_t rs_cli_job_opts[] = {
      NULL, NULL},
     {"order", 0, "O[,O]", "tp-cp-dp", "placement order, innermost first (tp-cp-dp: TP inside a node,\nCP across nodes; cp-tp-dp: rings inside nodes)",
      RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_order, NULL},
-    {"map", 0, "FILE", "none", "explicit placement: one line per ring, its N device indices", RS_ARG_STRING, O(k.map), 0, 0, NULL,
+    {"map", 0, "FILE", "none", "explicit placement: one line per ring, its N device indices", RS_ARG_IN, O(k.map), 0, 0, NULL,
      NULL, NULL},
     {"fabric", 0, "F[,F]", "flat", "flat (one switch), leaf-spine or rail (rail-optimised leaves)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_fabric, NULL},
@@ -101,7 +101,7 @@ const rs_opt_t rs_cli_job_opts[] = {
      RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_background, NULL},
     {"bg-group", 0, "G", "dp-cp", "dp-cp (every device of a TP rank) or dp (same TP and CP rank)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_bg_group, NULL},
-    {"model", 0, "M", "none", "model preset sizing the background (one layer per device)", RS_ARG_STRING, O(model), 0, 0,
+    {"model", 0, "M", "none", "model preset sizing the background (one layer per device)", RS_ARG_IN, O(model), 0, 0,
      NULL, NULL, NULL},
     {"bg-bytes", 0, "SIZE", "none", "or that layer's bytes directly", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_bg_bytes, NULL},
 };

@@ -1,13 +1,63 @@
 /* main.c - `ringsim COMMAND [options]`: dispatch to the subcommands (cli/cmd_*.c). */
+#include <stdbool.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "output.h"
+
+/* The end of a command: stdout checked (a full disk, a closed pipe: exit 1, its outputs removed),
+ * then every output committed together, or removed when the command failed. Returns the exit code. */
+static int finish(const char *name, int rc) {
+    rs_err_t err = {{0}};
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
+        rc = RS_EXIT_FAIL;
+    } else if (rs_out_finish(rc == RS_EXIT_OK, &err) != 0) {
+        rc = RS_EXIT_FAIL;
+    }
+    rs_out_finish(false, NULL); /* after a failure above: nothing of this run stays */
+    errno = 0;
+    if (fclose(stdout) != 0 && !err.msg[0]) {
+        rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
+        rc = RS_EXIT_FAIL;
+    }
+    if (err.msg[0]) fprintf(stderr, "ringsim %s: %s\n", name, err.msg);
+    else if (rc == RS_EXIT_OK) rs_cli_notes_print();
+    return rc;
+}
 
 static void usage(FILE *out) {
     fprintf(out, "usage: ringsim COMMAND [options]   (ringsim COMMAND --help for its options)\n\n");
     for (const rs_command_t *c = rs_commands; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
-    fprintf(out, "\nringsim %s: predicts, simulates and measures Ring Attention.\n", RINGSIM_VERSION);
+    fprintf(out, "\nringsim %s: %s.\n", RINGSIM_VERSION, rs_cli_about);
+}
+
+/* Hidden (build time, cli/CMakeLists.txt): `--man-dir DIR` writes the man pages, `--completion
+ * bash|zsh [FILE]` the completion script (stdout without FILE), from the option and command tables. */
+static int docs(int argc, char **argv) {
+    rs_err_t err = {{0}};
+    const bool man = !strcmp(argv[1], "--man-dir");
+    if (argc != 3 && (man || argc != 4)) {
+        fprintf(stderr, "ringsim: usage: ringsim --man-dir DIR | ringsim --completion bash|zsh [FILE]\n");
+        return RS_EXIT_USAGE;
+    }
+    int rc;
+    if (man) {
+        rc = rs_cli_write_man(argv[2], &err);
+    } else if (argc == 3) {
+        rc = rs_cli_write_completion(stdout, argv[2], &err);
+    } else {
+        rs_file_t f;
+        rc = rs_file_open(&f, argv[3], &err);
+        if (rc == 0 && (rc = rs_cli_write_completion(f.fp, argv[2], &err)) != 0) rs_file_abort(&f);
+        else if (rc == 0) rc = rs_file_commit(&f, &err);
+    }
+    if (rc == 0) return RS_EXIT_OK;
+    fprintf(stderr, "ringsim: %s\n", err.msg);
+    return RS_EXIT_FAIL;
 }
 
 int main(int argc, char **argv) {
@@ -19,17 +69,22 @@ int main(int argc, char **argv) {
         usage(stdout);
         return RS_EXIT_OK;
     }
+    if (!strcmp(argv[1], "--man-dir") || !strcmp(argv[1], "--completion")) return docs(argc, argv);
     if (!strcmp(argv[1], "--version")) {
         printf("ringsim %s\n", RINGSIM_VERSION);
         return RS_EXIT_OK;
     }
     const rs_command_t *c = rs_cli_command(argv[1]);
-    if (c && c->run) return c->run(argc - 1, argv + 1);
+    if (c && c->run) {
+        rs_out_begin();
+        return finish(c->name, c->run(argc - 1, argv + 1));
+    }
     if (c) {
         fprintf(stderr, "ringsim %s: %s\n", c->name, c->missing);
         return RS_EXIT_FAIL;
     }
-    fprintf(stderr, "ringsim: unknown command '%s' (expected one of:", argv[1]);
+    char esc[256];
+    fprintf(stderr, "ringsim: unknown command '%s' (expected one of:", rs_escape(argv[1], esc, sizeof esc));
     for (c = rs_commands; c->name; c++) fprintf(stderr, " %s", c->name);
     fprintf(stderr, ")\n");
     return RS_EXIT_USAGE;

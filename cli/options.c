@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meter.h"
+
 #define RS_OPT_CODE 1000 /* getopt_long's value of group g, row i: RS_OPT_CODE + 64 g + i */
 
 /* "a|b|c" -> "a, b or c". */
@@ -44,8 +46,12 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
         *(int *)p = (int)v;
         return 0;
     case RS_ARG_DOUBLE: return rs_parse_double(name, arg, o->min, o->max, (double *)p, err);
-    case RS_ARG_STRING: *(const char **)p = arg; return 0;
+    case RS_ARG_STRING:
+    case RS_ARG_IN:
+    case RS_ARG_OUT:
+    case RS_ARG_OUTDIR: *(const char **)p = arg; return 0;
     case RS_ARG_BUF:
+    case RS_ARG_IN_BUF:
         if (strlen(arg) >= (size_t)o->max) return rs_errf(err, "%s %s: at most %d characters", name, arg, (int)o->max - 1);
         snprintf(p, (size_t)o->max, "%s", arg);
         return 0;
@@ -62,43 +68,67 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
     return rs_errf(err, "%s: unknown option kind", name);
 }
 
-/* true when row o of group g is offered (not in its skip list). */
-static bool offered(const rs_opt_group_t *g, const rs_opt_t *o) {
-    const size_t n = strlen(o->name);
-    for (const char *c = g->skip; c && *c;) {
+/* The rows every command gets. */
+static const rs_opt_t builtin_help = {"help", 'h', NULL, NULL, "this help", RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
+static const rs_opt_t builtin_quiet = {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)",
+                                       RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
+
+/* true when name is in the comma list. */
+static bool in_list(const char *list, const char *name) {
+    const size_t n = strlen(name);
+    for (const char *c = list; c && *c;) {
         const size_t m = strcspn(c, ",");
-        if (m == n && strncmp(c, o->name, n) == 0) return false;
+        if (m == n && strncmp(c, name, n) == 0) return true;
         c += m + (c[m] == ',');
     }
-    return true;
+    return false;
 }
+
+bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !in_list(g->skip, o->name); }
 
 /* getopt_long's tables for the groups: long options and "-S:" short ones. NULL on OOM. */
 static struct option *make_longopts(const rs_opt_group_t *groups, int n_groups, char *shortopts, size_t len) {
     int total = 1;
     for (int g = 0; g < n_groups; g++) total += groups[g].n;
-    struct option *lo = calloc((size_t)total + 1, sizeof *lo);
+    struct option *lo = calloc((size_t)total + 2, sizeof *lo);
     if (!lo) return NULL;
     snprintf(shortopts, len, ":h");
     int k = 0;
     for (int g = 0; g < n_groups; g++)
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
-            if (!offered(&groups[g], o)) continue;
+            if (!rs_cli_offered(&groups[g], o)) continue;
             const bool has_arg = o->kind != RS_ARG_TRUE && o->kind != RS_ARG_FALSE;
             lo[k++] = (struct option){o->name, has_arg ? required_argument : no_argument, NULL, RS_OPT_CODE + 64 * g + i};
             if (o->short_name)
                 snprintf(shortopts + strlen(shortopts), len - strlen(shortopts), "%c%s", o->short_name, has_arg ? ":" : "");
         }
-    lo[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    const rs_opt_t *builtin[2];
+    for (int i = 0, n = rs_cli_builtins(groups, n_groups, builtin); i < n; i++) {
+        lo[k++] = (struct option){builtin[i]->name, no_argument, NULL, builtin[i]->short_name};
+        if (builtin[i]->short_name != 'h') /* 'h' is already in shortopts */
+            snprintf(shortopts + strlen(shortopts), len - strlen(shortopts), "%c", builtin[i]->short_name);
+    }
     return lo;
+}
+
+int rs_cli_builtins(const rs_opt_group_t *groups, int n_groups, const rs_opt_t **out) {
+    bool own_quiet = false;
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++)
+            own_quiet |= rs_cli_offered(&groups[g], &groups[g].opts[i]) &&
+                         (!strcmp(groups[g].opts[i].name, "quiet") || groups[g].opts[i].short_name == 'q');
+    int n = 0;
+    out[n++] = &builtin_help;
+    if (!own_quiet) out[n++] = &builtin_quiet;
+    return n;
 }
 
 /* The group and row of a short option letter. */
 static bool find_short(const rs_opt_group_t *groups, int n_groups, int c, int *g_out, int *i_out) {
     for (int g = 0; g < n_groups; g++)
         for (int i = 0; i < groups[g].n; i++)
-            if (groups[g].opts[i].short_name == c && offered(&groups[g], &groups[g].opts[i])) {
+            if (groups[g].opts[i].short_name == c && rs_cli_offered(&groups[g], &groups[g].opts[i])) {
                 *g_out = g, *i_out = i;
                 return true;
             }
@@ -110,6 +140,8 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
     struct option *lo = make_longopts(groups, n_groups, shortopts, sizeof shortopts);
     if (!lo) return rs_errf(err, "out of memory");
     for (int g = 0; g < n_groups; g++) groups[g].seen = 0;
+    const rs_opt_t *builtin[2];
+    const bool builtin_quiet = rs_cli_builtins(groups, n_groups, builtin) > 1;
     optind = 0; /* 0, not 1: glibc then also drops the rest of a short-option cluster ("-xN") where an
                  * earlier parse stopped, which points into that parse's argv */
     opterr = 0;
@@ -118,6 +150,8 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
         int g = -1, i = -1;
         if (c == 'h') {
             rc = 1;
+        } else if (c == 'q' && builtin_quiet) { /* the built-in --quiet (a command's own row comes back as its code) */
+            rs_meter_quiet(true);
         } else if (c == ':' || c == '?') {
             /* optopt: the letter of a short option, a long option's code, 0 for an unknown long one;
              * argv[optind - 1] is not always the option: "-zN" stops on z with optind still on it */
@@ -138,9 +172,30 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
         } else if (!find_short(groups, n_groups, c, &g, &i)) {
             rc = rs_errf(err, "unknown option '-%c' (see ringsim %s --help)", c, cmd);
         }
-        if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) groups[g].seen |= 1ull << i;
+        if (g >= 0 && (rc = store(&groups[g].opts[i], groups[g].dst, optarg, err)) == 0) {
+            groups[g].seen |= 1ull << i;
+            if (!strcmp(groups[g].opts[i].name, "quiet")) rs_meter_quiet(true); /* a command's own -q also silences it */
+        }
     }
     free(lo);
+    return rc;
+}
+
+int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip) {
+    int rc = 0;
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++) {
+            const rs_opt_t *o = &groups[g].opts[i];
+            const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
+            if (!file || !((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
+            char name[80];
+            snprintf(name, sizeof name, "--%s", o->name);
+            const char *p = (const char *)groups[g].dst + o->offset;
+            const char *v = o->kind == RS_ARG_IN_BUF ? p : *(const char *const *)(const void *)p;
+            if (o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF) rc |= rs_io_input(plan, name, v, true);
+            else if (o->kind == RS_ARG_OUT) rc |= rs_io_output(plan, name, v);
+            else if (o->kind == RS_ARG_OUTDIR) rc |= rs_io_output_dir(plan, name, v, true);
+        }
     return rc;
 }
 
@@ -169,18 +224,19 @@ static void print_opt(FILE *out, const rs_opt_t *o) {
 }
 
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups) {
-    static const rs_opt_t help = {"help", 'h', NULL, NULL, "this help", RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
+    const rs_opt_t *builtin[2];
+    const int n_builtin = rs_cli_builtins(groups, n_groups, builtin);
     for (int g = 0; g < n_groups; g++) {
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
             if (o->section) /* the heading, when a row of its section is offered */
                 for (int j = i; j < groups[g].n && (j == i || !groups[g].opts[j].section); j++)
-                    if (offered(&groups[g], &groups[g].opts[j])) {
+                    if (rs_cli_offered(&groups[g], &groups[g].opts[j])) {
                         fprintf(out, "%s\n", o->section);
                         break;
                     }
-            if (offered(&groups[g], o)) print_opt(out, o);
+            if (rs_cli_offered(&groups[g], o)) print_opt(out, o);
         }
-        if (g == 0) print_opt(out, &help); /* after the command's own options */
+        for (int i = 0; g == 0 && i < n_builtin; i++) print_opt(out, builtin[i]); /* after the command's own options */
     }
 }

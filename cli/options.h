@@ -13,6 +13,10 @@
  *   CHOICE         const char *: the argument, one of choices "a|b|c"
  *                  (else "--NAME X: expected a, b or c")
  *   CUSTOM         parse(the group's struct, the argument, err)
+ *   IN             const char *: an input file (or NAME|FILE; a comma list is split)  \  checked by
+ *   IN_BUF         char[max]: as BUF, an input file or NAME|FILE                       | rs_cli_check_files
+ *   OUT            const char *: an output file ("-" = stdout)                         | (output.h) before
+ *   OUTDIR         const char *: an output folder (created then)                      /  any work
  * Messages name the option and the value: "--seq 12Q: unknown suffix", "--launch x: expected
  * mpirun or threads".
  */
@@ -25,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "util.h"
 
 typedef enum {
@@ -37,6 +42,10 @@ typedef enum {
     RS_ARG_BUF,
     RS_ARG_CHOICE,
     RS_ARG_CUSTOM,
+    RS_ARG_IN,
+    RS_ARG_IN_BUF,
+    RS_ARG_OUT,
+    RS_ARG_OUTDIR,
 } rs_arg_kind_t;
 
 typedef struct {
@@ -67,13 +76,23 @@ typedef struct {
 
 /* Parse argv[1..] of command cmd (argv[0]) against the groups (at most 64 options each), then
  * optind is the first positional argument. -h / --help anywhere: returns 1 (nothing else is
- * checked). Returns 0, or -1 with err: the value's message, "unknown option '--x' (see ringsim
- * CMD --help)" or "option '--seq' needs a value". */
+ * checked). -q / --quiet (offered by every command; a command's own "quiet" row keeps its meaning
+ * too) silences the progress meter (model/schedule/meter.h). Returns 0, or -1 with err: the value's
+ * message, "unknown option '--x' (see ringsim CMD --help)" or "option '--seq' needs a value". */
 int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
 /* true when the option called name was given. */
 bool rs_cli_given(const rs_opt_group_t *g, const char *name);
-/* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; -h,
- * --help after the first group (the command's own options). */
+/* Every given option of kind IN, IN_BUF, OUT or OUTDIR of the groups, except the names in skip
+ * ("trace,chrome": the command adds the paths it derives from them), into plan. Returns 0 or -1
+ * (out of memory). */
+int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip);
+/* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; the
+ * built-in rows (-h, --help; -q, --quiet) after the first group (the command's own options). */
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);
+/* true when row o of group g is offered (not in the group's skip list). */
+bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o);
+/* The built-in rows the groups get (--help, and --quiet unless a group has its own): their count,
+ * the rows into out[0..2). */
+int rs_cli_builtins(const rs_opt_group_t *groups, int n_groups, const rs_opt_t **out);
 
 #endif /* RS_OPTIONS_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "meter.h"
 #include "model.h"
 
 /* The problem on one rank with B tokens (S = B). */
@@ -357,6 +358,16 @@ static int exchange(const rs_transport_ops_t *tops, void *ts, void *sbuf, void *
     return 0;
 }
 
+/* Least squares of t = L + m u on relative error with L given: u minimising sum ((L + m u - t) / t)^2. */
+static double fit_inv_bw(const uint64_t *m, const double *t, int n, double L) {
+    double num = 0, den = 0;
+    for (int i = 0; i < n; i++) {
+        double w = 1.0 / (t[i] * t[i]);
+        num += w * (double)m[i] * (t[i] - L), den += w * (double)m[i] * (double)m[i];
+    }
+    return num / den;
+}
+
 /* Least squares of t = L + m / W on relative error: minimise sum ((L + m u - t) / t)^2, u = 1/W. */
 static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L, double *W) {
     double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
@@ -367,26 +378,33 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
     double det = a11 * a22 - a12 * a12;
     double l = (b1 * a22 - b2 * a12) / det, u = (a11 * b2 - a12 * b1) / det;
     if (!(u > 0)) u = t[n - 1] / (double)m[n - 1], l = 0; /* degenerate: bandwidth from the largest */
-    if (l < 0) { /* refit through the origin */
-        double num = 0, den = 0;
-        for (int i = 0; i < n; i++) {
-            double w = 1.0 / (t[i] * t[i]);
-            num += w * (double)m[i] * t[i], den += w * (double)m[i] * (double)m[i];
-        }
-        l = 0, u = num / den;
-    }
+    if (l < 0) l = 0, u = fit_inv_bw(m, t, n, 0); /* refit through the origin */
     *L = l, *W = 1.0 / u;
+}
+
+/* The fit's largest relative error over the sizes and every overlap point's t_xfer_s. */
+static void transport_fitted(rs_calib_t *c) {
+    for (int i = 0; i < c->n_sizes; i++) {
+        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
+        if (r > c->fit_err_max) c->fit_err_max = r;
+    }
+    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
 }
 
 void rs_calib_fit_transport(rs_calib_t *c) {
     c->fit_err_max = 0;
     if (c->n_sizes < 1) return;
     fit_alpha_beta(c->sizes, c->t_msg_s, c->n_sizes, &c->latency_s, &c->bw_bytes_per_s);
-    for (int i = 0; i < c->n_sizes; i++) {
-        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
-        if (r > c->fit_err_max) c->fit_err_max = r;
-    }
-    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
+    transport_fitted(c);
+}
+
+void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s) {
+    c->fit_err_max = 0;
+    if (c->n_sizes < 1) return;
+    const double u = fit_inv_bw(c->sizes, c->t_msg_s, c->n_sizes, latency_s);
+    c->latency_s = latency_s;
+    c->bw_bytes_per_s = u > 0 ? 1.0 / u : INFINITY;
+    if (u > 0) transport_fitted(c);
 }
 
 static double memcpy_bw(void) {
@@ -512,11 +530,13 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     void *sbuf = NULL, *rbuf = NULL;
     rs_err_t e = {{0}};
     block_t scratch = {0};
+    const int rounds = 5;
+    rs_meter_t meter = {.active = false}; /* rank 0, on a terminal: the points measured */
+    if (rank == 0) rs_meter_start(&meter, "calibrate", rounds * o->n_blocks + (n >= 2 ? 2 * o->n_blocks : 0), "points");
 
     /* 1. kernel: rounds over all block sizes, so a burst of load elsewhere on the machine hits
      * every size a little instead of one size entirely; median per size over all its samples */
     {
-        const int rounds = 5;
         block_t *blks = calloc((size_t)o->n_blocks, sizeof *blks);
         double **smp = calloc((size_t)o->n_blocks, sizeof *smp);
         size_t *nsmp = calloc((size_t)o->n_blocks, sizeof *nsmp);
@@ -537,6 +557,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                     if (block_step(cops, &blks[i], &t0, &t1, err) < 0) { ok = 0; break; }
                     smp[i][nsmp[i]++] = t1 - t0, k++;
                 }
+                rs_meter_update(&meter, r * o->n_blocks + i + 1, "kernel B=%lld", (long long)o->blocks[i]);
             }
         for (int i = 0; ok && i < o->n_blocks; i++) {
             double all;
@@ -588,12 +609,15 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             }
             double local = med(samples, (size_t)reps);
             if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
+            rs_meter_update(&meter, rounds * o->n_blocks + (o->n_blocks * (i + 1)) / out->n_sizes, "transport %llu bytes",
+                            (unsigned long long)m);
         }
         if (rank == 0) rs_calib_fit_transport(out);
 
         /* 3. overlap: at every block whose compute takes <= 0.1 s, the block step with the pass's own
          * ring transfers posted at its start; eta is then fitted over all the points (below) */
         for (int bi = 0; bi < out->n_blocks && bi < RS_CALIB_MAX_OV; bi++) {
+            rs_meter_update(&meter, (rounds + 1) * o->n_blocks + bi, "overlap B=%lld", (long long)o->blocks[bi]);
             /* rank 0's numbers decide for everyone (the others hold their own, not the median):
              * whether to measure and how many repetitions, so every rank makes the same calls */
             double go[2] = {out->t_block_s[bi] <= 0.1 ? 1 : 0, out->t_block_s[bi] < 0.01 ? 15 : 7};
@@ -632,6 +656,7 @@ done:
     }
     block_free(cops, &scratch);
     free(samples);
+    if (rank == 0) rs_meter_end(&meter);
     return rc;
 }
 

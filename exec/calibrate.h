@@ -109,6 +109,10 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
  * fit_err_max the largest |relative error|), and every overlap point's t_xfer_s = L + bytes / W
  * with it. Can't fail. */
 void rs_calib_fit_transport(rs_calib_t *c);
+/* The same with the latency given (latency_s >= 0, e.g. --latency): W alone, u = 1/W minimising
+ * sum ((L + m u - t) / t)^2 - one size suffices. bw_bytes_per_s is INFINITY when the samples do not
+ * exceed the latency (u <= 0; callers refuse it). Can't fail. */
+void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s);
 
 /* From out->ov[] (block, bytes, n_flows, t_comp_s, t_comp_busy_s, t_xfer_s, t_end_s) and
  * out->latency_s: the host cost n o + O m (least squares on the relative error of t_comp_busy_s,

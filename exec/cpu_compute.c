@@ -31,14 +31,16 @@
 
 typedef struct {
     rs_exec_rank_t r;      /* rank description */
-    int64_t B, d, Hq, Hkv, batch, group; /* shape: rows, head dim, heads, batch, q heads per kv head */
+    int64_t B, d, Hq, Hkv, batch, group; /* shape: Q rows, head dim, heads, batch, q heads per kv head */
+    int64_t Bkv, qseqs;    /* K,V rows (cache included); sequences of the Q-like tensors */
     int64_t tq, tk;        /* tile rows / columns */
     int64_t kc;            /* columns per chunk: a multiple of tk (see chunk_sizes) */
     int64_t mq_fwd, mq_bwd; /* rows per panel of a FULL block, forward / backward: multiples of tq */
     int64_t l2_bytes;      /* the L2 size the sizes were derived from (0: plain, fixed sizes) */
     int64_t row0[RS_MAX_SEGMENTS]; /* first local row of each of the rank's segments */
-    float *q, *o, *d_o, *dq;       /* [batch][Hq][B][d] */
-    float *m, *l, *lse, *dd;       /* [batch][Hq][B]: running max, normaliser, log-sum-exp, D */
+    float *q, *o, *d_o, *dq;       /* [qseqs][Hq][B][d] */
+    float *m, *l, *lse, *dd;       /* [qseqs][Hq][B]: running max, normaliser, log-sum-exp, D */
+    float *po, *pm, *pl;           /* pass-q: one owner's partial O, m, l while a step runs */
     float *ws_s, *ws_dp;           /* [tq][kc] workspaces (logits/P, dP/dS) */
     const struct row_ops *rows;    /* softmax row kernels: plain or a fast path */
     size_t kv_elems;               /* elements of one of K or V in a KV buffer */
@@ -332,6 +334,7 @@ static void cpu_destroy(void *state) {
     if (!c) return;
     free(c->q), free(c->o), free(c->d_o), free(c->dq);
     free(c->m), free(c->l), free(c->lse), free(c->dd);
+    free(c->po), free(c->pm), free(c->pl);
     free(c->ws_s), free(c->ws_dp);
     free(c);
 }
@@ -395,20 +398,23 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
     c->rows = rows;
     c->r = *r;
     c->B = r->block_tokens, c->d = p->head_dim, c->Hq = p->q_heads, c->Hkv = p->kv_heads, c->batch = p->batch;
+    c->Bkv = r->kv_rows > 0 ? r->kv_rows : r->block_tokens, c->qseqs = r->q_seqs > 0 ? r->q_seqs : p->batch;
     c->group = c->Hq / c->Hkv;
     c->tq = p->tile_q, c->tk = p->tile_k;
     chunk_sizes(c);
     int64_t acc = 0;
     for (int s = 0; s < r->n_segs; s++) c->row0[s] = acc, acc += r->segs[s].count;
-    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
-    c->kv_elems = (size_t)(c->batch * c->Hkv * c->B * c->d);
+    size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
+    c->kv_elems = (size_t)(c->batch * c->Hkv * c->Bkv * c->d);
     int64_t mq = c->mq_fwd > c->mq_bwd ? c->mq_fwd : c->mq_bwd;
     if (mq > c->B) mq = c->B;
     c->q = falloc(nq), c->o = falloc(nq), c->d_o = falloc(nq), c->dq = falloc(nq);
     c->m = falloc(ns), c->l = falloc(ns), c->lse = falloc(ns), c->dd = falloc(ns);
-    int64_t kc = c->kc < c->B ? c->kc : c->B;
+    if (rs_problem_passes_q(p)) c->po = falloc(nq), c->pm = falloc(ns), c->pl = falloc(ns);
+    int64_t kc = c->kc < c->Bkv ? c->kc : c->Bkv;
     c->ws_s = falloc((size_t)(mq * kc)), c->ws_dp = falloc((size_t)(mq * kc));
-    if (!c->q || !c->o || !c->d_o || !c->dq || !c->m || !c->l || !c->lse || !c->dd || !c->ws_s || !c->ws_dp) {
+    if (!c->q || !c->o || !c->d_o || !c->dq || !c->m || !c->l || !c->lse || !c->dd || !c->ws_s || !c->ws_dp ||
+        (rs_problem_passes_q(p) && (!c->po || !c->pm || !c->pl))) {
         rs_errf(err, "cpu backend: out of memory for B=%lld, d=%lld, %lld heads", (long long)c->B, (long long)c->d,
                 (long long)c->Hq);
         cpu_destroy(c);
@@ -442,9 +448,9 @@ static void cpu_buf_free(void *state, void *buf) {
 
 static int cpu_upload(void *state, rs_tensor_t which, const float *host, void *buf, rs_err_t *err) {
     cpu_state_t *c = state;
-    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d);
+    size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d);
     switch (which) {
-    case RS_TENSOR_Q: memcpy(c->q, host, nq * sizeof(float)); return 0;
+    case RS_TENSOR_Q: memcpy(buf ? buf : c->q, host, nq * sizeof(float)); return 0;
     case RS_TENSOR_DO: memcpy(c->d_o, host, nq * sizeof(float)); return 0;
     case RS_TENSOR_K: memcpy(buf, host, c->kv_elems * sizeof(float)); return 0;
     case RS_TENSOR_V: memcpy((float *)buf + c->kv_elems, host, c->kv_elems * sizeof(float)); return 0;
@@ -454,7 +460,7 @@ static int cpu_upload(void *state, rs_tensor_t which, const float *host, void *b
 
 static int cpu_download(void *state, rs_tensor_t which, float *host, const void *buf, rs_err_t *err) {
     cpu_state_t *c = state;
-    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
     switch (which) {
     case RS_TENSOR_O: memcpy(host, c->o, nq * sizeof(float)); return 0;
     case RS_TENSOR_DQ: memcpy(host, c->dq, nq * sizeof(float)); return 0;
@@ -524,28 +530,30 @@ static void progress(const cpu_state_t *c) {
 static int cpu_fwd_begin(void *state, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
-    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
     memset(c->o, 0, nq * sizeof(float));
     memset(c->l, 0, ns * sizeof(float));
     for (size_t i = 0; i < ns; i++) c->m[i] = -INFINITY;
     return 0;
 }
 
-static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_err_t *err) {
-    (void)err;
-    cpu_state_t *c = state;
-    c->t_start_s = rs_now_s();
-    const float *kv = kvbuf;
+/* The forward of one step: the step's blocks of the queries qsrc ([qseqs][Hq][B][d]) against the
+ * K,V buffer kv folded into (o, m, l) with the seed's recurrence. Local query sequence i reads the K,V
+ * of sequence i (decode: q_owner + i N). */
+static void fwd_core(cpu_state_t *c, const rs_step_t *st, const float *qsrc, const float *kv, float *o_all, float *m_all,
+                     float *l_all) {
     const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, B = c->B;
+    const int64_t d = c->d, B = c->B, Bkv = c->Bkv;
+    const bool decode = c->r.problem.decode;
+    const int64_t seqs = decode ? st->n_seqs : c->qseqs;
     for (int bi = 0; bi < st->n_blocks; bi++) {
         const rs_block_t *bl = &st->blocks[bi];
         if (bl->mask == RS_MASK_SKIP) continue;
         block_geom_t g = block_geom(c, st, bl);
-        for (int64_t b = 0; b < c->batch; b++)
+        for (int64_t b = 0; b < seqs; b++)
             for (int64_t h = 0; h < c->Hq; h++) {
-                const int64_t hk = h / c->group;
-                const float *K = kv + ((b * c->Hkv + hk) * B + g.k0) * d;
+                const int64_t hk = h / c->group, kvb = decode ? st->q_owner + b * c->r.problem.n_ranks : b;
+                const float *K = kv + ((kvb * c->Hkv + hk) * Bkv + g.k0) * d;
                 const float *V = K + c->kv_elems;
                 const size_t qh = (size_t)((b * c->Hq + h) * B);
                 const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_fwd : c->tq; /* rows per panel */
@@ -553,9 +561,9 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                     int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
                     int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
                     if (nc == 0) continue;
-                    const float *Q = c->q + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *O = c->o + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *m = c->m + qh + (size_t)(g.q0 + i0), *l = c->l + qh + (size_t)(g.q0 + i0);
+                    const float *Q = qsrc + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
+                    float *O = o_all + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
+                    float *m = m_all + qh + (size_t)(g.q0 + i0), *l = l_all + qh + (size_t)(g.q0 + i0);
                     for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
                         const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
                         float *S = c->ws_s;
@@ -585,19 +593,81 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
                 }
             }
     }
+}
+
+static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    c->t_start_s = rs_now_s();
+    fwd_core(c, st, c->q, kvbuf, c->o, c->m, c->l);
     c->t_end_s = rs_now_s();
+    return 0;
+}
+
+/* o /= l and lse = m + log l over ns rows of o (d wide); a row that saw nothing gets 0 and -inf. */
+static void finalize_rows(const cpu_state_t *c, size_t ns, float *o, const float *m, const float *l, float *lse) {
+    for (size_t i = 0; i < ns; i++) {
+        float inv = l[i] > 0 ? 1.0f / l[i] : 0.0f;
+        vec_scale(o + i * (size_t)c->d, c->d, inv);
+        lse[i] = l[i] > 0 ? m[i] + logf(l[i]) : (isnan(l[i]) ? NAN : -INFINITY);
+    }
+}
+
+/* pass-q: the visiting queries' partial output into part (O [qseqs][Hq][B][d], then lse). */
+static int cpu_q_step(void *state, const rs_step_t *st, const void *qbuf, const void *kvbuf, void *part, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    c->t_start_s = rs_now_s();
+    const size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
+    memset(c->po, 0, nq * sizeof(float));
+    memset(c->pl, 0, ns * sizeof(float));
+    for (size_t i = 0; i < ns; i++) c->pm[i] = -INFINITY;
+    fwd_core(c, st, qbuf, kvbuf, c->po, c->pm, c->pl);
+    float *out = part;
+    memcpy(out, c->po, nq * sizeof(float));
+    finalize_rows(c, ns, out, c->pm, c->pl, out + nq);
+    c->t_end_s = rs_now_s();
+    return 0;
+}
+
+/* pass-q: O and lse from the rank's n partials (exec.h). */
+static int cpu_q_merge(void *state, int n, void *const *parts, rs_err_t *err) {
+    (void)err;
+    cpu_state_t *c = state;
+    const size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
+    for (size_t i = 0; i < ns; i++) {
+        float mx = -INFINITY;
+        bool nan = false;
+        for (int r = 0; r < n; r++) {
+            const float v = ((const float *)parts[r])[nq + i];
+            nan |= isnan(v);
+            mx = v > mx ? v : mx;
+        }
+        float *o = c->o + i * (size_t)c->d;
+        memset(o, 0, (size_t)c->d * sizeof(float));
+        if (nan || mx == -INFINITY) { /* NaN stays NaN (the check must see it); nothing visible: 0, -inf */
+            c->lse[i] = nan ? NAN : -INFINITY;
+            if (nan) o[0] = NAN;
+            continue;
+        }
+        double sum = 0;
+        for (int r = 0; r < n; r++) sum += exp((double)((const float *)parts[r])[nq + i] - mx);
+        const float lse = mx + (float)log(sum);
+        for (int r = 0; r < n; r++) {
+            const float *pr = parts[r];
+            const float w = exp_f32(pr[nq + i] - lse);
+            if (w != 0.0f)
+                for (int64_t x = 0; x < c->d; x++) o[x] += w * pr[i * (size_t)c->d + (size_t)x];
+        }
+        c->lse[i] = lse;
+    }
     return 0;
 }
 
 static int cpu_fwd_end(void *state, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
-    size_t ns = (size_t)(c->batch * c->Hq * c->B);
-    for (size_t i = 0; i < ns; i++) {
-        float inv = c->l[i] > 0 ? 1.0f / c->l[i] : 0.0f;
-        vec_scale(c->o + i * (size_t)c->d, c->d, inv);
-        c->lse[i] = c->l[i] > 0 ? c->m[i] + logf(c->l[i]) : (isnan(c->l[i]) ? NAN : -INFINITY);
-    }
+    finalize_rows(c, (size_t)(c->qseqs * c->Hq * c->B), c->o, c->m, c->l, c->lse);
     return 0;
 }
 
@@ -607,7 +677,7 @@ static int cpu_fwd_end(void *state, rs_err_t *err) {
 static int cpu_bwd_begin(void *state, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
-    size_t nq = (size_t)(c->batch * c->Hq * c->B * c->d), ns = (size_t)(c->batch * c->Hq * c->B);
+    size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
     memset(c->dq, 0, nq * sizeof(float));
     for (size_t i = 0; i < ns; i++) {
         const float *o = c->o + i * (size_t)c->d, *g = c->d_o + i * (size_t)c->d;
@@ -633,7 +703,7 @@ static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, voi
         for (int64_t b = 0; b < c->batch; b++)
             for (int64_t h = 0; h < c->Hq; h++) {
                 const int64_t hk = h / c->group;
-                const size_t koff = (size_t)(((b * c->Hkv + hk) * B + g.k0) * d);
+                const size_t koff = (size_t)(((b * c->Hkv + hk) * c->Bkv + g.k0) * d);
                 const float *K = kv + koff, *V = kv + c->kv_elems + koff;
                 float *dK = dkv + koff, *dV = dkv + c->kv_elems + koff;
                 const size_t qh = (size_t)((b * c->Hq + h) * B);
@@ -726,6 +796,8 @@ const rs_compute_ops_t rs_cpu_compute_ops = {
     .bwd_begin = cpu_bwd_begin,
     .bwd_step = cpu_bwd_step,
     .bwd_end = cpu_bwd_end,
+    .q_step = cpu_q_step,
+    .q_merge = cpu_q_merge,
     .grad_zero = cpu_grad_zero,
     .grad_add = cpu_grad_add,
     .wait = cpu_wait,

@@ -30,6 +30,22 @@
  *
  * Forward (N steps): fwd_begin; for each step k: post(send KV cur -> p+1, recv KV nxt <- p-1),
  * fwd_step(KV cur), wait both, swap; fwd_end (O /= l, lse).
+ * A cached prefix (problem.cached_tokens P): Q-like tensors keep B = S/N rows (the new tokens); K,V
+ * and the KV buffers have kv_rows = Bc + B rows, the rank's K,V segments (cached, then new), so a KV
+ * buffer is rs_problem_kv_bytes() bytes. Inputs of cached tokens are seeded like the others (their
+ * global token is their position in [0, P)).
+ * pass-q (schedules that circulate Q, rs_problem_passes_q): the rank's own Q goes into a Q buffer
+ * (upload Q with a buffer: [q_seqs][q_heads][B][d] in the activation dtype, rs_problem_q_bytes bytes)
+ * and its K,V into a KV buffer that stays. Step k < N: post(send Q cur -> p+1, recv Q nxt <- p-1),
+ * q_step(Q cur, own K,V) writes the partial output of the Q owner into that owner's partial buffer
+ * (O normalised over the keys seen, [q_seqs][q_heads][B][d] in the activation dtype, then its lse
+ * [q_seqs][q_heads][B] in fp32: rs_problem_part_bytes bytes); wait; swap. Step N (the all-to-all):
+ * every partial goes to its owner (N - 1 pairwise rounds: round j sends to p+j and receives from
+ * p-j), then q_merge combines the rank's N partials into its O and lse (download as usual).
+ * Decode: Q-like tensors hold q_seqs = ceil(batch / N) sequences, local sequence i being global
+ * sequence rank + i N (rows of sequences the rank does not own stay 0); K,V hold every sequence,
+ * the new-token row only for the rank's own sequences; a step's local Q sequence i reads the K,V of
+ * sequence q_owner + i N.
  * Backward (N+1 steps, after a forward that produced O and lse): bwd_begin (D = rowsum(dO*O),
  * dQ = 0); step k: post(KV prefetch as forward for k < N-1; dKV partial of step k-1 -> p+1 and the
  * incoming partial <- p-1 for k >= 1), grad_zero(acc), bwd_step(KV cur, acc), wait, then
@@ -46,6 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "schedule.h"
 #include "trace.h"
 #include "util.h"
@@ -56,9 +73,13 @@
 typedef struct {
     rs_problem_t problem;                  /* the problem (pass = the measured pass) */
     int64_t rank;                          /* this rank in the ring */
-    int64_t block_tokens;                  /* B = S / N rows per rank */
-    int n_segs;                            /* this rank's token segments (Q rows; own KV block) */
+    int64_t block_tokens;                  /* B = S / N rows of Q per sequence */
+    int n_segs;                            /* this rank's query token segments (Q rows) */
     rs_segment_t segs[RS_MAX_SEGMENTS];
+    int64_t kv_rows;                       /* rows of K,V per sequence: Bc + B (= B without a cache) */
+    int n_kv_segs;                         /* this rank's K,V segments: cached, then new */
+    rs_segment_t kv_segs[RS_MAX_KV_SEGMENTS];
+    int64_t q_seqs;                        /* sequences of the Q-like tensors (batch; decode ceil(b/N)) */
     double softmax_scale;                  /* 1 / sqrt(head_dim) */
     int local_rank;                        /* rank among the processes of this host (GPU ordinal) */
     void (*progress)(void *arg);           /* may be NULL: call between compute chunks so a transport
@@ -96,8 +117,9 @@ typedef struct rs_compute_ops {
     /* Transfer buffers in the backend's memory space (host for cpu, device for gpu); zeroed. */
     int (*buf_alloc)(void *state, size_t bytes, void **buf, rs_err_t *err);
     void (*buf_free)(void *state, void *buf);
-    /* Host fp32 -> backend. Q, dO: stored in the state (buf ignored); K, V: into the KV buffer buf.
-     * Host arrays are rank-local BHSD (K, V: kv_heads). Synchronous. */
+    /* Host fp32 -> backend. Q, dO: stored in the state (Q: into the Q buffer buf when buf is not
+     * NULL); K, V: into the KV buffer buf. Host arrays are rank-local BHSD (K, V: kv_heads, kv_rows
+     * rows; Q: q_seqs sequences). Synchronous. */
     int (*upload)(void *state, rs_tensor_t which, const float *host, void *buf, rs_err_t *err);
     /* Backend -> host fp32. O, LSE, dQ: from the state; dK, dV: from the dKV buffer buf. Synchronous. */
     int (*download)(void *state, rs_tensor_t which, float *host, const void *buf, rs_err_t *err);
@@ -112,6 +134,13 @@ typedef struct rs_compute_ops {
     int (*bwd_begin)(void *state, rs_err_t *err);
     int (*bwd_step)(void *state, const rs_step_t *step, const void *kv, void *dkv, rs_err_t *err);
     int (*bwd_end)(void *state, rs_err_t *err);
+    /* pass-q (may be NULL: the backend cannot run schedules that circulate Q). q_step: the queries in
+     * the Q buffer qbuf (the step's Q owner's) against the K,V buffer kv for the step's blocks, from
+     * scratch; writes their partial output and lse into the partial buffer part (layouts above).
+     * q_merge: O and lse of this rank from its n partials parts[0..n) (the N owners' order, any
+     * order is exact): lse = log sum exp lse_i, O = sum exp(lse_i - lse) O_i. */
+    int (*q_step)(void *state, const rs_step_t *step, const void *qbuf, const void *kv, void *part, rs_err_t *err);
+    int (*q_merge)(void *state, int n, void *const *parts, rs_err_t *err);
     /* dKV buffers: dst = 0; dst += src (fp32, rs_problem_dkv_bytes bytes). May be asynchronous,
      * ordered with the launches above. */
     int (*grad_zero)(void *state, void *dst, rs_err_t *err);
@@ -202,6 +231,12 @@ typedef struct {
 /* Defaults: warmup 1, reps 3, timeout 60 s, seed 1, input_scale 1, no check (tol 1e-5), no save,
  * no fault, no stall. Can't fail. */
 void rs_exec_opts_default(rs_exec_opts_t *o);
+
+/* What executing problem p on this host costs (estimate.h): every rank's blocks (Q, K, V, O, dO,
+ * the ring's double buffers, the gradients) in 4-byte elements, all ranks on this host; the float64
+ * reference of o->check on rank 0; the time of (warmup + reps) runs at about 2e10 FLOP/s per core.
+ * o NULL: the defaults. Can't fail. */
+void rs_exec_estimate(const rs_problem_t *p, const rs_exec_opts_t *o, rs_estimate_t *e);
 
 typedef struct {
     double err[RS_TENSOR_COUNT];   /* check: max|x - ref| / max|ref| per tensor (-1: not checked) */
@@ -297,13 +332,18 @@ bool rs_mpi_launched(void);
  * Value in [-scale, scale). Can't fail. */
 float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
                     int64_t token, int64_t dim, double scale);
-/* Fill a rank-local BHSD host array of tensor t for the given segments. Can't fail. */
+/* Fill a rank-local BHSD host array of tensor t for the given segments, every sequence. Can't fail. */
 void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
                         const rs_segment_t *segs, double scale, float *out);
+/* The Q-like (Q, dO) or K,V host array of rank r as the executor lays it out (the layouts above:
+ * decode's sequences by owner, the new-token row of K,V only for the rank's own sequences). Can't
+ * fail. */
+void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int64_t rank, double scale, float *out);
 
-/* float64 full attention on global BHSD arrays (heads as in the problem; causal from the problem):
- * o [batch][Hq][S][d], lse [batch][Hq][S]; backward also dq, dk, dv from d_o (NULL to skip).
- * Returns 0 or -1 on OOM. */
+/* float64 full attention on global BHSD arrays (heads as in the problem; causal from the problem)
+ * with a cached prefix of P = cached_tokens: q, o [batch][Hq][S][d], lse [batch][Hq][S] for the S new
+ * tokens (positions P..P+S-1), k, v [batch][Hkv][P+S][d]; query i sees keys j <= P + i (causal) or
+ * all. Backward (P = 0) also dq, dk, dv from d_o (NULL to skip). Returns 0 or -1 on OOM. */
 int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
                       const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
                       rs_err_t *err);

@@ -199,7 +199,7 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
     if (fd < 0) return rs_errf(err, "exec skipped: no temporary file");
     close(fd);
     const rs_problem_t *p = rs_schedule_problem(s);
-    char a[16][80];
+    char a[19][80];
     int k = 0;
     snprintf(a[k++], 80, "--backend=%s", be->name);
     snprintf(a[k++], 80, "--launch=%s", o && o->exec_launch && *o->exec_launch ? o->exec_launch : "mpirun");
@@ -210,13 +210,15 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
     snprintf(a[k++], 80, "--kv-heads=%lld", (long long)p->kv_heads);
     snprintf(a[k++], 80, "--head-dim=%lld", (long long)p->head_dim);
     snprintf(a[k++], 80, "--layout=%s", rs_layout_name(p->layout));
-    snprintf(a[k++], 80, "--pass=%s", rs_pass_name(p->pass));
+    snprintf(a[k++], 80, "--pass=%s", p->decode ? "decode" : rs_pass_name(p->pass));
+    snprintf(a[k++], 80, "--ring=%s", rs_ring_name(p->ring));
+    snprintf(a[k++], 80, "--cached=%lld", (long long)p->cached_tokens);
     snprintf(a[k++], 80, "%s", p->causal ? "--causal" : "--no-causal");
     snprintf(a[k++], 80, "--tile=%lldx%lld", (long long)p->tile_q, (long long)p->tile_k);
     snprintf(a[k++], 80, "--dtype=%s", p->act_bytes == 4 ? "fp32" : (p->act_bytes == 1 ? "fp8" : "bf16"));
     char trace_arg[200];
     snprintf(trace_arg, sizeof trace_arg, "--trace=%s", trace_path);
-    char *argv[20] = {(char *)bin, "exec"};
+    char *argv[24] = {(char *)bin, "exec"};
     for (int i = 0; i < k; i++) argv[2 + i] = a[i];
     argv[2 + k] = trace_arg;
     argv[3 + k] = NULL;
@@ -311,6 +313,12 @@ static int cpu_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backe
     return rs_exec_subprocess_run(&rs_cpu_exec_backend, s, o, trace, out, err);
 }
 
+static void cpu_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m, (void)trace;
+    rs_exec_estimate(p, NULL, e);
+}
+
 const rs_backend_ops_t rs_cpu_backend = {
     .name = "cpu", .source = "exec-cpu", .can_run = cpu_can_run, .run = cpu_run, .exec = &rs_cpu_exec_backend,
+    .estimate = cpu_estimate,
 };

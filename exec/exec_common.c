@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -21,6 +22,22 @@ int rs_progress_parse(const char *s, rs_progress_t *out) {
     const int i = rs_enum_parse(progress_names, 3, s);
     if (i >= 0) *out = (rs_progress_t)i;
     return i < 0 ? -1 : 0;
+}
+
+void rs_exec_estimate(const rs_problem_t *p, const rs_exec_opts_t *o, rs_estimate_t *e) {
+    rs_exec_opts_t def;
+    if (!o) rs_exec_opts_default(&def), o = &def;
+    const double n = (double)p->n_ranks, b = (double)rs_problem_block(p), d = (double)p->head_dim;
+    const double steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n, bwd = p->pass == RS_PASS_BACKWARD;
+    const double nq = (double)p->batch * (double)p->q_heads * b * d, nkv = (double)p->batch * (double)p->kv_heads * b * d;
+    e->rank_steps = n * steps;
+    e->mem_bytes = 32e6 * n + n * 4 * ((3 + 2 * bwd) * nq + (6 + 4 * bwd) * nkv);
+    const double s_tok = (double)p->seq_tokens, full = (double)p->batch * s_tok * d * (double)(p->q_heads + p->kv_heads);
+    if (o->check) e->mem_bytes += 8 * 4 * full + 4 * n * nq;
+    const double flops = (p->causal ? 2.0 : 4.0) * s_tok * s_tok * d * (double)p->batch * (double)p->q_heads * (1 + 1.5 * bwd);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const double par = fmin(n, cores > 0 ? (double)cores : 1);
+    e->time_s = 0.5 + flops * (o->warmup + o->reps) / (2e10 * par) + (o->check ? flops / 1e9 : 0);
 }
 
 void rs_exec_opts_default(rs_exec_opts_t *o) {
@@ -52,8 +69,9 @@ static int64_t tensor_heads(rs_tensor_t t, const rs_problem_t *p) {
 
 float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
                     int64_t token, int64_t dim, double scale) {
-    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(t, p) + (uint64_t)h) * (uint64_t)p->seq_tokens +
-                    (uint64_t)token) * (uint64_t)p->head_dim + (uint64_t)dim;
+    const uint64_t positions = (uint64_t)p->seq_tokens + (uint64_t)p->cached_tokens;
+    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(t, p) + (uint64_t)h) * positions + (uint64_t)token) *
+                       (uint64_t)p->head_dim + (uint64_t)dim;
     double u = rs_hash_unit(seed, 0x5eed0000u + (uint64_t)t, idx);
     return (float)(scale * (2.0 * u - 1.0));
 }
@@ -74,18 +92,49 @@ void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int
         }
 }
 
+void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int64_t rank, double scale, float *out) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    rs_segment_t segs[RS_MAX_KV_SEGMENTS];
+    const bool kv = t == RS_TENSOR_K || t == RS_TENSOR_V;
+    const int n_segs = kv ? rs_schedule_rank_kv_segments(s, rank, segs) : rs_schedule_rank_segments(s, rank, segs);
+    if (!p->decode) {
+        rs_exec_fill_local(seed, t, p, n_segs, segs, scale, out);
+        return;
+    }
+    /* decode: Q-like rows of the rank's own sequences rank + i N; K,V of every sequence, whose new
+     * token (the last row) lives on its owner only */
+    const int64_t heads = tensor_heads(t, p), d = p->head_dim, seqs = kv ? p->batch : rs_problem_buf_seqs(p);
+    int64_t rows = 0;
+    for (int g = 0; g < n_segs; g++) rows += segs[g].count;
+    memset(out, 0, sizeof(float) * (size_t)(seqs * heads * rows * d));
+    for (int64_t i = 0; i < seqs; i++) {
+        const int64_t b = kv ? i : rank + i * p->n_ranks;
+        if (b >= p->batch) continue;
+        for (int64_t h = 0; h < heads; h++) {
+            float *base = out + ((i * heads + h) * rows) * d;
+            int64_t r = 0;
+            for (int g = 0; g < n_segs; g++)
+                for (int64_t j = 0; j < segs[g].count; j++, r++) {
+                    const int64_t tok = segs[g].first + j * segs[g].stride;
+                    if (kv && tok >= p->cached_tokens && b % p->n_ranks != rank) continue; /* another's new token */
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                }
+        }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * float64 reference: plain full attention, one (batch, q head) at a time.
  * ------------------------------------------------------------------------------------------------- */
 int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
                       const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
                       rs_err_t *err) {
-    const int64_t S = p->seq_tokens, d = p->head_dim, Hq = p->q_heads, Hkv = p->kv_heads;
-    const int64_t group = Hq / Hkv;
+    const int64_t S = p->seq_tokens, P = p->cached_tokens, SK = S + P, d = p->head_dim, Hq = p->q_heads;
+    const int64_t Hkv = p->kv_heads, group = Hq / Hkv;
     const double scale = 1.0 / sqrt((double)d);
-    double *prow = malloc(sizeof(double) * (size_t)S);
-    if (!prow) return rs_errf(err, "reference: out of memory (%" PRId64 " doubles)", S);
-    const bool bwd = d_o && dq && dk && dv;
+    double *prow = malloc(sizeof(double) * (size_t)SK);
+    if (!prow) return rs_errf(err, "reference: out of memory (%" PRId64 " doubles)", SK);
+    const bool bwd = d_o && dq && dk && dv && P == 0;
     if (bwd) {
         memset(dk, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
         memset(dv, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
@@ -93,11 +142,11 @@ int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, c
     for (int64_t b = 0; b < p->batch; b++)
         for (int64_t h = 0; h < Hq; h++) {
             const int64_t hk = h / group;
-            const double *Q = q + (b * Hq + h) * S * d, *K = k + (b * Hkv + hk) * S * d;
-            const double *V = v + (b * Hkv + hk) * S * d;
+            const double *Q = q + (b * Hq + h) * S * d, *K = k + (b * Hkv + hk) * SK * d;
+            const double *V = v + (b * Hkv + hk) * SK * d;
             double *O = o + (b * Hq + h) * S * d, *L = lse + (b * Hq + h) * S;
             for (int64_t i = 0; i < S; i++) {
-                const int64_t jmax = p->causal ? i + 1 : S;
+                const int64_t jmax = p->causal ? P + i + 1 : SK;
                 double mx = -INFINITY;
                 for (int64_t j = 0; j < jmax; j++) {
                     double s = 0;

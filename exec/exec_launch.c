@@ -7,6 +7,7 @@
 #include "exec_launch.h"
 
 #include "exec.h"
+#include "meter.h"
 #include "subprocess.h"
 
 int rs_exec_env_rank(void) {
@@ -61,6 +62,8 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     args[k++] = (char *)subcommand;
     for (int i = 1; i < argc; i++) args[k++] = argv[i];
     args[k] = NULL;
+    /* The ranks' stderr is mpirun's pipe: tell them whether this process would draw a meter (meter.h) */
+    setenv("RINGSIM_METER", rs_meter_on() ? "1" : "0", 1);
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.argv = args;
@@ -70,19 +73,4 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     if (rc != 0) return -1;
     if (st.exit_code == 127) return rs_errf(err, "could not start mpirun (not on PATH?)");
     return st.exit_code >= 0 ? st.exit_code : RS_EXIT_FAIL;
-}
-
-int rs_exec_check_out(const char *opt, const char *path, bool is_dir, rs_err_t *err) {
-    if (!path) return 0;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    if (!is_dir) {
-        char *sl = strrchr(dir, '/');
-        if (!sl) snprintf(dir, sizeof dir, ".");
-        else if (sl == dir) dir[1] = 0;
-        else *sl = 0;
-    }
-    if (access(dir, W_OK | X_OK) != 0)
-        return rs_errf(err, "--%s %s: %s is not a writable directory", opt, path, dir);
-    return 0;
 }

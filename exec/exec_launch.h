@@ -21,8 +21,4 @@ bool rs_exec_have_mpirun(void);
  * started. */
 int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err);
 
-/* Check before any rank starts that an output can be written: is_dir, path is a writable directory;
- * else path's directory is. Returns 0 or -1 with err "--OPT PATH: ...". */
-int rs_exec_check_out(const char *opt, const char *path, bool is_dir, rs_err_t *err);
-
 #endif /* RS_EXEC_LAUNCH_H */

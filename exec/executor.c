@@ -29,7 +29,11 @@ typedef struct {
     const rs_exec_opts_t *o;        /* options */
     int64_t rank, n;                /* ring rank, ring size */
     const float *k_host, *v_host;   /* this rank's own K, V (re-uploaded at every pass start) */
-    void *kv[2];                    /* K,V double buffer */
+    const float *q_host;            /* this rank's own Q (pass-q: uploaded into qbuf at every pass start) */
+    void *kv[2];                    /* K,V double buffer (pass-q: kv[0] holds the rank's own) */
+    void *qbuf[2];                  /* pass-q: Q double buffer */
+    void **part;                    /* pass-q: [N] partial outputs of every owner's queries, then [N]
+                                       received from every rank (part[n + r]) */
     void *dkv[3];                   /* dK,dV: accumulate, send, receive */
     void *dkv_final;                /* after a backward pass: this rank's dK,dV */
     rs_pass_t measured;             /* the measured pass (fault injection applies to it) */
@@ -43,6 +47,98 @@ typedef struct {
 /* ---------------------------------------------------------------------------------------------------
  * One pass
  * ------------------------------------------------------------------------------------------------- */
+/* Record the step's events into its slots (send/recv: first post to last completion). */
+static void record_slots(slot_t *sl, const rs_step_t *st, const rs_xfer_req_t *reqs, const rs_xfer_time_t *times, int nr,
+                         double t0, double cs0, double cs1, double t_step0, double t_step1) {
+    memset(sl, 0, sizeof(slot_t) * KINDS);
+    if (st->has_compute) sl[RS_EV_COMPUTE] = (slot_t){cs0 - t0, cs1 - t0, true, -1, (double)st->flops_exec, 0};
+    for (int dir = 0; dir < 2; dir++) {
+        double a = INFINITY, b = -INFINITY;
+        for (int i = 0; i < nr; i++)
+            if ((int)reqs[i].dir == dir) a = fmin(a, times[i].post_s), b = fmax(b, times[i].done_s);
+        if (a <= b) {
+            rs_event_kind_t kind = dir == RS_XFER_SEND ? RS_EV_SEND : RS_EV_RECV;
+            sl[kind] = (slot_t){a - t0, b - t0, true, (int32_t)(dir == RS_XFER_SEND ? st->send_peer : st->recv_peer), 0,
+                                (double)(dir == RS_XFER_SEND ? st->send_bytes : st->recv_bytes)};
+        }
+    }
+    sl[RS_EV_STEP] = (slot_t){t_step0 - t0, t_step1 - t0, true, -1, 0, 0};
+}
+
+/* pass-q's return: every partial to its owner in N - 1 pairwise rounds (round j: to p+j, from p-j).
+ * reqs/times receive one send and one receive spanning the first post to the last completion. */
+static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_xfer_time_t times[2], rs_err_t *err) {
+    const int64_t n = c->n, p = c->rank;
+    rs_err_t e = {{0}};
+    times[0] = times[1] = (rs_xfer_time_t){INFINITY, -INFINITY};
+    for (int64_t j = 1; j < n; j++) {
+        const int64_t to = (p + j) % n, from = (p - j + n) % n;
+        rs_xfer_time_t tt[2];
+        reqs[0] = (rs_xfer_req_t){RS_XFER_SEND, to, c->part[to], st->a2a_peer_bytes, 2};
+        reqs[1] = (rs_xfer_req_t){RS_XFER_RECV, from, c->part[n + from], st->a2a_peer_bytes, 2};
+        if (c->tops->post(c->ts, 2, reqs, &e) < 0 || c->tops->wait(c->ts, c->o->timeout_s, tt, &e) < 0)
+            return rs_errf(err, "rank %lld, all-to-all round %lld (to %lld, from %lld): %s", (long long)p, (long long)j,
+                           (long long)to, (long long)from, e.msg);
+        for (int i = 0; i < 2; i++)
+            times[i].post_s = fmin(times[i].post_s, tt[i].post_s), times[i].done_s = fmax(times[i].done_s, tt[i].done_s);
+    }
+    return 0;
+}
+
+/* The pass of a schedule that circulates Q (exec.h, "pass-q"). */
+static int run_pass_q(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, int64_t *fail_step,
+                      rs_err_t *err) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t n_steps = rs_schedule_n_steps(s), n = c->n;
+    rs_err_t e = {{0}};
+    if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
+        c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
+        c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0)
+        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    int cur = 0;
+    for (int64_t k = 0; k < n_steps; k++) {
+        rs_step_t st;
+        rs_schedule_step(s, c->rank, k, &st);
+        *fail_step = k;
+        if (c->o->fault_rank == c->rank && c->o->fault_step == k) {
+            *faulted = true;
+            return rs_errf(err, "rank %lld stopped at %s step %lld (fault injection)", (long long)c->rank,
+                           rs_pass_name(p->pass), (long long)k);
+        }
+        rs_xfer_req_t reqs[RS_XFER_MAX_REQS];
+        rs_xfer_time_t times[RS_XFER_MAX_REQS];
+        int nr = 0;
+        double cs0 = 0, cs1 = 0;
+        const double t_step0 = rs_now_s();
+        if (st.a2a) {
+            if (a2a_return(c, &st, reqs, times, err) < 0) return -1;
+            nr = 2;
+        } else {
+            for (int i = 0; i < st.n_send; i++)
+                reqs[nr++] = (rs_xfer_req_t){RS_XFER_SEND, st.send_peer, c->qbuf[cur], st.send[i].bytes, 0};
+            for (int i = 0; i < st.n_recv; i++)
+                reqs[nr++] = (rs_xfer_req_t){RS_XFER_RECV, st.recv_peer, c->qbuf[1 - cur], st.recv[i].bytes, 0};
+            if (nr > 0 && c->tops->post(c->ts, nr, reqs, &e) < 0)
+                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+            if (st.has_compute && (c->cops->q_step(c->cs, &st, c->qbuf[cur], c->kv[0], c->part[st.q_owner], &e) < 0 ||
+                                   c->cops->wait(c->cs, &cs0, &cs1, &e) < 0))
+                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+            if (nr > 0 && c->tops->wait(c->ts, c->o->timeout_s, times, &e) < 0)
+                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+            if (st.n_recv) cur = 1 - cur;
+        }
+        if (k == n_steps - 1) { /* the rank's partials are home: merge them */
+            c->part[n + c->rank] = c->part[c->rank];
+            if (c->cops->q_merge(c->cs, (int)n, c->part + n, &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
+                return rs_errf(err, "rank %lld, merging the partials: %s", (long long)c->rank, e.msg);
+            c->part[n + c->rank] = NULL;
+        }
+        if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, rs_now_s());
+    }
+    *fail_step = -1;
+    return 0;
+}
+
 static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, int64_t *fail_step,
                     rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
@@ -108,26 +204,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
                 (dkv_in && c->cops->grad_add(c->cs, acc, din, &e) < 0) || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
                 return rs_errf(err, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
         }
-        const double t_step1 = rs_now_s();
-        if (slots) {
-            slot_t *sl = slots + k * KINDS;
-            memset(sl, 0, sizeof(slot_t) * KINDS);
-            if (st.has_compute)
-                sl[RS_EV_COMPUTE] = (slot_t){cs0 - t0, cs1 - t0, true, -1, (double)st.flops_exec, 0};
-            for (int dir = 0; dir < 2; dir++) {
-                double a = INFINITY, b = -INFINITY;
-                for (int i = 0; i < nr; i++)
-                    if ((int)reqs[i].dir == dir) {
-                        a = fmin(a, times[i].post_s), b = fmax(b, times[i].done_s);
-                    }
-                if (a <= b) {
-                    rs_event_kind_t kind = dir == RS_XFER_SEND ? RS_EV_SEND : RS_EV_RECV;
-                    sl[kind] = (slot_t){a - t0, b - t0, true, (int32_t)(dir == RS_XFER_SEND ? st.send_peer : st.recv_peer), 0,
-                                        (double)(dir == RS_XFER_SEND ? st.send_bytes : st.recv_bytes)};
-                }
-            }
-            sl[RS_EV_STEP] = (slot_t){t_step0 - t0, t_step1 - t0, true, -1, 0, 0};
-        }
+        if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, rs_now_s());
         if (kv_recv) cur = 1 - cur;
         if (!fwd) {
             if (tail) {                       /* the incoming partial is complete */
@@ -183,26 +260,33 @@ static void median_events(const slot_t *rec, int reps, int64_t n_steps, int64_t 
 /* ---------------------------------------------------------------------------------------------------
  * Check and --save-io on rank 0
  * ------------------------------------------------------------------------------------------------- */
-/* Scatter every rank's local BHSD rows (gathered rank-major) into a global BHSD array. */
+/* Scatter every rank's local BHSD rows of its new tokens (gathered rank-major, q_seqs sequences each;
+ * decode: local sequence i of rank r is sequence r + i N) into a global BHSD array of the S new tokens. */
 static void to_global(const rs_schedule_t *s, int64_t heads, int64_t width, const float *gathered, double *gd, float *gf) {
     const rs_problem_t *p = rs_schedule_problem(s);
-    const int64_t N = p->n_ranks, B = rs_problem_block(p), S = p->seq_tokens;
+    const int64_t N = p->n_ranks, B = rs_problem_block(p), S = p->seq_tokens, P = p->cached_tokens;
+    const int64_t qs = rs_problem_buf_seqs(p);
     for (int64_t r = 0; r < N; r++) {
         rs_segment_t segs[RS_MAX_SEGMENTS];
         int ns = rs_schedule_rank_segments(s, r, segs);
-        const float *loc = gathered + (size_t)r * (size_t)(p->batch * heads * B * width);
-        for (int64_t bh = 0; bh < p->batch * heads; bh++) {
-            int64_t row = 0;
-            for (int sg = 0; sg < ns; sg++)
-                for (int64_t i = 0; i < segs[sg].count; i++, row++) {
-                    int64_t tok = segs[sg].first + i * segs[sg].stride;
-                    for (int64_t x = 0; x < width; x++) {
-                        float v = loc[(bh * B + row) * width + x];
-                        size_t gi = (size_t)((bh * S + tok) * width + x);
-                        if (gd) gd[gi] = v;
-                        if (gf) gf[gi] = v;
+        const float *loc = gathered + (size_t)r * (size_t)(qs * heads * B * width);
+        for (int64_t i = 0; i < qs; i++) {
+            const int64_t b = p->decode ? r + i * N : i;
+            if (b >= p->batch) continue;
+            for (int64_t h = 0; h < heads; h++) {
+                const int64_t bh = i * heads + h, gbh = b * heads + h;
+                int64_t row = 0;
+                for (int sg = 0; sg < ns; sg++)
+                    for (int64_t j = 0; j < segs[sg].count; j++, row++) {
+                        int64_t tok = segs[sg].first + j * segs[sg].stride - P;
+                        for (int64_t x = 0; x < width; x++) {
+                            float v = loc[(bh * B + row) * width + x];
+                            size_t gi = (size_t)((gbh * S + tok) * width + x);
+                            if (gd) gd[gi] = v;
+                            if (gf) gf[gi] = v;
+                        }
                     }
-                }
+            }
         }
     }
 }
@@ -233,8 +317,8 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
                           rs_exec_result_t *res, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const bool bwd = p->pass == RS_PASS_BACKWARD;
-    const int64_t S = p->seq_tokens, d = p->head_dim;
-    const size_t nq = (size_t)(p->batch * p->q_heads * S * d), nkv = (size_t)(p->batch * p->kv_heads * S * d);
+    const int64_t S = p->seq_tokens, P = p->cached_tokens, d = p->head_dim;
+    const size_t nq = (size_t)(p->batch * p->q_heads * S * d), nkv = (size_t)(p->batch * p->kv_heads * (S + P) * d);
     const size_t ns = (size_t)(p->batch * p->q_heads * S);
     int rc = -1;
     double *in[4] = {0}, *ref[RS_TENSOR_COUNT] = {0}, *got = NULL;
@@ -244,26 +328,28 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
     got = malloc(sizeof(double) * maxn);
     gf = malloc(sizeof(float) * maxn);
     if (!got || !gf) { rs_errf(err, "check: out of memory"); goto done; }
-    /* inputs, global order, regenerated from the seed */
+    /* inputs, global order, regenerated from the seed: Q-like rows are the new tokens (positions
+     * P..P+S-1), K and V every position */
     for (int i = 0; i < (bwd ? 4 : 3); i++) {
-        size_t n = ins[i] == RS_TENSOR_K || ins[i] == RS_TENSOR_V ? nkv : nq;
-        int64_t heads = ins[i] == RS_TENSOR_K || ins[i] == RS_TENSOR_V ? p->kv_heads : p->q_heads;
+        const bool kv = ins[i] == RS_TENSOR_K || ins[i] == RS_TENSOR_V;
+        size_t n = kv ? nkv : nq;
+        int64_t heads = kv ? p->kv_heads : p->q_heads, rows = kv ? S + P : S, first = kv ? 0 : P;
         in[i] = malloc(sizeof(double) * n);
         if (!in[i]) { rs_errf(err, "check: out of memory"); goto done; }
         double scale = ins[i] == RS_TENSOR_DO ? 1.0 : o->input_scale;
         size_t j = 0;
         for (int64_t b = 0; b < p->batch; b++)
             for (int64_t h = 0; h < heads; h++)
-                for (int64_t t = 0; t < S; t++)
+                for (int64_t t = 0; t < rows; t++)
                     for (int64_t x = 0; x < d; x++, j++) {
-                        float v = rs_exec_input(o->seed, ins[i], p, b, h, t, x, scale);
+                        float v = rs_exec_input(o->seed, ins[i], p, b, h, first + t, x, scale);
                         in[i][j] = v;
                         gf[j] = v;
                     }
         if (o->save_io_dir) {
             char path[1200];
             snprintf(path, sizeof path, "%s/%s.npy", o->save_io_dir, rs_tensor_name(ins[i]));
-            int64_t shape[4] = {p->batch, heads, S, d};
+            int64_t shape[4] = {p->batch, heads, rows, d};
             if (rs_npy_write_f32(path, gf, 4, shape, err) < 0) goto done;
         }
     }
@@ -293,7 +379,7 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
             res->err[ot->t] = rel_err(got, ref[ot->t], n, &fin, &res->ref_max[ot->t], &w);
             const int64_t W = ot->width, Sx = p->seq_tokens;
             res->worst[ot->t][3] = (int64_t)w % W;
-            res->worst[ot->t][2] = (int64_t)w / W % Sx;
+            res->worst[ot->t][2] = (int64_t)w / W % Sx + p->cached_tokens; /* the token's position */
             res->worst[ot->t][1] = (int64_t)w / W / Sx % ot->heads;
             res->worst[ot->t][0] = (int64_t)w / W / Sx / ot->heads;
             if (!(res->err[ot->t] <= o->check_tol)) res->check_ok = false;
@@ -381,14 +467,14 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
     const int64_t B = rs_problem_block(p);
     const rs_tensor_t which[5] = {RS_TENSOR_O, RS_TENSOR_LSE, RS_TENSOR_DQ, RS_TENSOR_DK, RS_TENSOR_DV};
     const int n_which = p->pass == RS_PASS_BACKWARD ? 5 : 2;
-    const int64_t heads = p->q_heads > p->kv_heads ? p->q_heads : p->kv_heads;
+    const int64_t heads = p->q_heads > p->kv_heads ? p->q_heads : p->kv_heads, qs = rs_problem_buf_seqs(p);
     rs_err_t e = {{0}};
-    float *host_out = malloc(sizeof(float) * (size_t)(p->batch * heads * B * p->head_dim));
+    float *host_out = malloc(sizeof(float) * (size_t)(qs * heads * B * p->head_dim));
     int rc = host_out ? 0 : rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
     for (int i = 0; i < n_which && rc == 0; i++) {
         out_t cur = {which[i], which[i] == RS_TENSOR_DK || which[i] == RS_TENSOR_DV ? p->kv_heads : p->q_heads,
                      which[i] == RS_TENSOR_LSE ? 1 : p->head_dim, NULL};
-        size_t n = (size_t)(p->batch * cur.heads * B * cur.width);
+        size_t n = (size_t)(qs * cur.heads * B * cur.width);
         if (c->cops->download(c->cs, cur.t, host_out, c->dkv_final, &e) < 0) {
             rc = rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
             break;
@@ -410,6 +496,19 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
 /* ---------------------------------------------------------------------------------------------------
  * rs_exec_run
  * ------------------------------------------------------------------------------------------------- */
+/* pass-q's buffers: the Q double buffer, a partial per owner and one per other rank's return. */
+static int alloc_q_buffers(ctx_t *c, const rs_problem_t *p, rs_err_t *err) {
+    rs_err_t e = {{0}};
+    if (!(c->part = calloc((size_t)(2 * c->n), sizeof *c->part))) return rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
+    for (int i = 0; i < 2; i++)
+        if (c->cops->buf_alloc(c->cs, rs_problem_q_bytes(p), &c->qbuf[i], &e) < 0)
+            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    for (int64_t i = 0; i < 2 * c->n; i++)
+        if (i != c->n + c->rank && c->cops->buf_alloc(c->cs, rs_problem_part_bytes(p), &c->part[i], &e) < 0)
+            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    return 0;
+}
+
 int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
                 void *tstate, const rs_exec_opts_t *opts, int local_rank, rs_trace_t *trace,
                 rs_exec_result_t *res, rs_err_t *err) {
@@ -437,6 +536,15 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     rs_exec_rank_t ri = {.problem = *p, .rank = c.rank, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p->head_dim),
                          .local_rank = local_rank, .progress = tops->progress, .progress_arg = tstate};
     ri.n_segs = rs_schedule_rank_segments(s, c.rank, ri.segs);
+    ri.n_kv_segs = rs_schedule_rank_kv_segments(s, c.rank, ri.kv_segs);
+    ri.kv_rows = B + rs_problem_cached_block(p);
+    ri.q_seqs = rs_problem_buf_seqs(p);
+    const bool passes_q = rs_problem_passes_q(p);
+    if (passes_q && (!cops->q_step || !cops->q_merge))
+        return rs_errf(err, "compute backend %s: cannot run --ring pass-q or decode (no partial-output kernels)", cops->name);
+    if (passes_q && alone)
+        return rs_errf(err, "--loopback: --ring pass-q and decode return their partials in an all-to-all, which needs "
+                            "the real ring");
 
     int rc = -1;
     rs_schedule_t *fs = NULL;
@@ -450,7 +558,8 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
         rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
         return -1;
     }
-    const size_t nq = (size_t)(p->batch * p->q_heads * B * p->head_dim), nkv = (size_t)(p->batch * p->kv_heads * B * p->head_dim);
+    const size_t nq = (size_t)(ri.q_seqs * p->q_heads * B * p->head_dim),
+                 nkv = (size_t)(p->batch * p->kv_heads * ri.kv_rows * p->head_dim);
     q = malloc(sizeof(float) * nq), dout = malloc(sizeof(float) * nq);
     k = malloc(sizeof(float) * nkv), v = malloc(sizeof(float) * nkv);
     rec = calloc((size_t)opts->reps * (size_t)n_steps * KINDS, sizeof *rec);
@@ -459,16 +568,18 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
         rs_errf(err, "rank %lld: out of memory", (long long)c.rank);
         goto fail;
     }
-    rs_exec_fill_local(opts->seed, RS_TENSOR_Q, p, ri.n_segs, ri.segs, opts->input_scale, q);
-    rs_exec_fill_local(opts->seed, RS_TENSOR_K, p, ri.n_segs, ri.segs, opts->input_scale, k);
-    rs_exec_fill_local(opts->seed, RS_TENSOR_V, p, ri.n_segs, ri.segs, opts->input_scale, v);
-    rs_exec_fill_local(opts->seed, RS_TENSOR_DO, p, ri.n_segs, ri.segs, 1.0, dout);
-    c.k_host = k, c.v_host = v;
-    if (cops->upload(c.cs, RS_TENSOR_Q, q, NULL, &e) < 0 || (bwd && cops->upload(c.cs, RS_TENSOR_DO, dout, NULL, &e) < 0)) {
+    rs_exec_fill_rank(opts->seed, RS_TENSOR_Q, s, c.rank, opts->input_scale, q);
+    rs_exec_fill_rank(opts->seed, RS_TENSOR_K, s, c.rank, opts->input_scale, k);
+    rs_exec_fill_rank(opts->seed, RS_TENSOR_V, s, c.rank, opts->input_scale, v);
+    rs_exec_fill_rank(opts->seed, RS_TENSOR_DO, s, c.rank, 1.0, dout);
+    c.k_host = k, c.v_host = v, c.q_host = q;
+    if (passes_q && alloc_q_buffers(&c, p, err) < 0) goto fail;
+    if ((!passes_q && cops->upload(c.cs, RS_TENSOR_Q, q, NULL, &e) < 0) ||
+        (bwd && cops->upload(c.cs, RS_TENSOR_DO, dout, NULL, &e) < 0)) {
         rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
         goto fail;
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < (passes_q ? 1 : 2); i++)
         if (cops->buf_alloc(c.cs, rs_problem_kv_bytes(p), &c.kv[i], &e) < 0) {
             rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
             goto fail;
@@ -497,7 +608,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
         }
         const double t0 = rs_now_s();
         slot_t *slots = r >= opts->warmup ? rec + (size_t)(r - opts->warmup) * (size_t)n_steps * KINDS : NULL;
-        TRY(run_pass(&c, s, slots, t0, &res->faulted, &res->fail_step, err));
+        TRY((passes_q ? run_pass_q : run_pass)(&c, s, slots, t0, &res->faulted, &res->fail_step, err));
     }
     median_events(rec, opts->reps, n_steps, c.rank, p->pass, ev);
 
@@ -522,13 +633,18 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
 fail:
     for (int i = 0; i < n_outs; i++) free(outs[i].gathered);
     if (c.cs) {
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
             if (c.kv[i]) cops->buf_free(c.cs, c.kv[i]);
+            if (c.qbuf[i]) cops->buf_free(c.cs, c.qbuf[i]);
+        }
+        for (int64_t i = 0; c.part && i < 2 * c.n; i++)
+            if (c.part[i]) cops->buf_free(c.cs, c.part[i]);
         for (int i = 0; i < 3; i++)
             if (c.dkv[i]) cops->buf_free(c.cs, c.dkv[i]);
         cops->destroy(c.cs);
     }
     rs_schedule_free(fs);
+    free(c.part);
     free(q), free(k), free(v), free(dout), free(rec), free(ev), free(all_ev);
     return rc;
 }

@@ -1,6 +1,8 @@
 /* plot.c - the gnuplot driver (plot.h): validate the data, pick the script, run gnuplot. */
 #include "plot.h"
 
+#include "output.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "datadir.h"
 #include "embed.h"
 #include "subprocess.h"
 #include "trace.h"
@@ -21,9 +24,11 @@
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
 
 static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
-                                                           "layout-busy", "scaling", "maxctx", "contention"};
+                                                           "layout-busy", "scaling", "maxctx", "contention",
+                                                           "ttft", "pass-boundary"};
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
-                                                             "layout_busy", "scaling", "maxctx", "contention"};
+                                                             "layout_busy", "scaling", "maxctx", "contention",
+                                                             "ttft", "pass_boundary"};
 
 const char *rs_plot_kind_name(rs_plot_kind_t k) { return rs_enum_name(kind_names, RS_PLOT_KIND_COUNT, (int)k); }
 
@@ -103,12 +108,7 @@ static char extracted_dir[512]; /* temporary copy of the embedded scripts, remov
 
 static void remove_extracted(void) {
     if (!extracted_dir[0]) return;
-    for (const rs_embedded_file_t *f = rs_embedded_plots; f->name; f++) {
-        char p[700];
-        snprintf(p, sizeof p, "%s/%s.gp", extracted_dir, f->name);
-        remove(p);
-    }
-    rmdir(extracted_dir);
+    rs_out_tmpdir_remove(extracted_dir);
     extracted_dir[0] = 0;
 }
 
@@ -134,14 +134,13 @@ const char *rs_plot_scripts_dir(rs_err_t *err) {
 #ifndef RS_PLOTS_SOURCE_DIR
 #define RS_PLOTS_SOURCE_DIR NULL
 #endif
+    static char installed[4096]; /* an installation's share/ringsim/plots wins over the source tree */
+    const char *built = rs_data_path(installed, sizeof installed, "plots") ? installed : RS_PLOTS_SOURCE_DIR;
     const char *chosen = NULL;
-    const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", RS_PLOTS_SOURCE_DIR, &chosen, err);
+    const int k = choice("RINGSIM_PLOTS_DIR", has_style, "no style.gp there", built, &chosen, err);
     if (k) return k > 0 ? chosen : NULL;
     if (extracted_dir[0]) return extracted_dir;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(extracted_dir, sizeof extracted_dir, "%s/ringsim-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(extracted_dir)) {
-        rs_errf(err, "%s: cannot create a temporary directory: %s", extracted_dir, strerror(errno));
+    if (rs_out_tmpdir("plots", extracted_dir, sizeof extracted_dir, err) != 0) {
         extracted_dir[0] = 0;
         return NULL;
     }
@@ -223,8 +222,8 @@ void rs_table_free(rs_table_t *t) {
 
 int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     memset(t, 0, sizeof *t);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "CSV table", (uint64_t)1 << 30, err);
+    if (!fp) return -1;
     char *line = NULL;
     size_t cap = 0, cap_rows = 0, cap_notes = 0;
     long ln = 0;
@@ -232,6 +231,10 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err) {
     int rc = 0;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len > RS_MAX_LINE_BYTES) {
+            rc = rs_errf(err, "%s:%ld: line longer than %zu bytes (not a CSV table)", path, ln, RS_MAX_LINE_BYTES);
+            goto done;
+        }
         if ((size_t)len != strlen(line)) { /* a NUL would cut the line short silently */
             rc = rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
             goto done;
@@ -744,6 +747,131 @@ static int prep_contention(const char *data, const rs_plot_opts_t *o, vars_t *v,
     return rc;
 }
 
+/* A series name gnuplot can take as a word: not empty, no spaces or quotes. */
+static int series_ok(const rs_table_t *t, size_t r, int c, const char *data, rs_err_t *err) {
+    const char *p = t->cells[r][c];
+    if (!*p || strchr(p, ' ') || strchr(p, '\'') || strchr(p, '"'))
+        return rs_errf(err, "%s:%ld: expected a series name without spaces or quotes, got '%s'", data, t->lines[r], p);
+    return 0;
+}
+
+/* Append word to a space-separated list (when it fits). */
+static void list_add(char *list, size_t len, const char *word) {
+    const size_t n = strlen(list);
+    if (n + strlen(word) + 2 < len) snprintf(list + n, len - n, "%s%s", n ? " " : "", word);
+}
+
+/* series,context_tokens and the four TTFT columns (`ringsim plan --inference --csv`): one line per
+ * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there). */
+static int prep_ttft(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "context_tokens", "ttft_pass_kv_s", "ttft_pass_q_s", "ttft_ulysses_s",
+                                       "ttft_usp_s", NULL};
+    static const char *const variant[4] = {"pass-KV", "pass-Q", "Ulysses", "USP"};
+    enum { MAXS = 16 };
+    int c[6], ns = 0, has[MAXS][4] = {{0}};
+    const char *ser[MAXS];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        if ((rc = series_ok(&t, r, c[0], data, err))) break;
+        int k = -1;
+        for (int i = 0; i < ns; i++)
+            if (!strcmp(ser[i], t.cells[r][c[0]])) k = i;
+        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t.lines[r], MAXS);
+        else if (k < 0) ser[k = ns++] = t.cells[r][c[0]];
+        double x;
+        if (rc == 0 && (rc = cell_num(&t, r, c[1], data, &x, err)) == 0 && !(x > 0 && x < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        for (int j = 0; j < 4 && rc == 0; j++) {
+            if ((rc = cell_num(&t, r, c[2 + j], data, &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
+                rc = rs_errf(err, "%s:%ld: expected a TTFT in (0, 1e30) s (or empty) in column '%s', got '%s'", data, t.lines[r],
+                             t.cols[c[2 + j]], t.cells[r][c[2 + j]]);
+            if (rc == 0 && x > 0) has[k][j] = 1;
+        }
+    }
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        double x;
+        cell_num(&t, r, c[1], data, &x, NULL);
+        xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+        for (int j = 0; j < 4; j++)
+            if (cell_num(&t, r, c[2 + j], data, &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
+    }
+    char pser[4096] = "", pcol[4096] = "", pname[4096] = "", pdash[512] = "", pcolor[512] = "";
+    for (int i = 0; rc == 0 && i < ns; i++)
+        for (int j = 0; j < 4; j++) {
+            if (!has[i][j]) continue;
+            char name[300], num[16];
+            snprintf(name, sizeof name, "%.250s/%s", ser[i], variant[j]);
+            list_add(pser, sizeof pser, ser[i]);
+            list_add(pcol, sizeof pcol, need[2 + j]);
+            list_add(pname, sizeof pname, name);
+            snprintf(num, sizeof num, "%d", j + 1);
+            list_add(pdash, sizeof pdash, num);
+            snprintf(num, sizeof num, "%d", i + 1);
+            list_add(pcolor, sizeof pcolor, num);
+        }
+    if (rc == 0 && !pser[0]) rc = rs_errf(err, "%s: expected a TTFT > 0 in at least one row", data);
+    if (rc == 0) {
+        vars_str(v, "pser", pser, false);
+        vars_str(v, "pcol", pcol, false);
+        vars_str(v, "pname", pname, false);
+        vars_str(v, "pdash", pdash, false);
+        vars_str(v, "pcolor", pcolor, false);
+        vars_num(v, "xmin", xmin / 1.25), vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
+        vars_num(v, "ymin", ymin / 1.25), vars_num(v, "ymax", ymax * 1.25);
+        if (o && o->title) vars_str(v, "title", o->title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
+/* series,cached_tokens,cross_tokens,comm_bound_ratio (`ringsim plan --inference --boundary-csv`): the
+ * series with at least one crossing > 0; ratio from the first row. */
+static int prep_boundary(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_err_t *err) {
+    rs_table_t t;
+    if (rs_table_read(data, &t, err) != 0) return -1;
+    static const char *const need[] = {"series", "cached_tokens", "cross_tokens", "comm_bound_ratio", NULL};
+    int c[4];
+    int rc = need_cols(&t, data, need, c, err);
+    if (rc == 0 && t.n_rows == 0) rc = rs_errf(err, "%s:%ld: expected at least one data row", data, t.header_line + 1);
+    char list[4096] = "";
+    double ratio = NAN, pmin = INFINITY, pmax = 0;
+    for (size_t r = 0; rc == 0 && r < t.n_rows; r++) {
+        double x[4];
+        if ((rc = series_ok(&t, r, c[0], data, err))) break;
+        for (int i = 1; i < 4 && rc == 0; i++) rc = cell_num(&t, r, c[i], data, &x[i], err);
+        if (rc == 0 && !(x[1] > 0 && x[1] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected cached_tokens in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[1]]);
+        if (rc == 0 && !(x[3] > 0 && x[3] < 1e30))
+            rc = rs_errf(err, "%s:%ld: expected comm_bound_ratio in (0, 1e30), got '%s'", data, t.lines[r], t.cells[r][c[3]]);
+        if (rc) break;
+        if (r == 0) ratio = x[3];
+        pmin = fmin(pmin, x[1]), pmax = fmax(pmax, x[1]);
+        bool seen = false;
+        for (size_t q = 0; q < r && !seen; q++) seen = !strcmp(t.cells[q][c[0]], t.cells[r][c[0]]) && atof(t.cells[q][c[2]]) > 0;
+        if (!seen && x[2] > 0) {
+            char word[300];
+            snprintf(word, sizeof word, " %s ", t.cells[r][c[0]]);
+            char padded[4100];
+            snprintf(padded, sizeof padded, " %s ", list);
+            if (!strstr(padded, word)) list_add(list, sizeof list, t.cells[r][c[0]]);
+        }
+    }
+    if (rc == 0 && !list[0]) rc = rs_errf(err, "%s: expected a crossing (cross_tokens > 0) in at least one row", data);
+    if (rc == 0) {
+        vars_str(v, "series", list, false);
+        vars_num(v, "ratio", ratio);
+        vars_num(v, "pmin", pmin / 1.25); /* a margin: one P alone still spans a range */
+        vars_num(v, "pmax", pmax * 1.25);
+        if (o && o->title) vars_str(v, "title", o->title, false);
+    }
+    rs_table_free(&t);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Running gnuplot
  * ---------------------------------------------------------------------------------------------- */
@@ -806,6 +934,8 @@ static int prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *
     case RS_PLOT_LAYOUT_BUSY: return prep_busy(data, opts, v, err);
     case RS_PLOT_MAXCTX: return prep_maxctx(data, opts, v, err);
     case RS_PLOT_CONTENTION: return prep_contention(data, opts, v, err);
+    case RS_PLOT_TTFT: return prep_ttft(data, opts, v, err);
+    case RS_PLOT_PASS_BOUNDARY: return prep_boundary(data, opts, v, err);
     default: return prep_scaling(data, opts, v, err);
     }
 }
@@ -835,6 +965,8 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     if (rs_plot_format_of(out, &fmt, err) != 0) return -1;
     const char *gnuplot = rs_gnuplot_path(err);
     if (!gnuplot) return -1;
+    char pending[4200];
+    data = rs_out_read_path(data, pending, sizeof pending); /* this run's own CSV, not yet committed */
     if (access(data, R_OK) != 0) return rs_errf(err, "%s: cannot read: %s", data, strerror(errno));
     vars_t v = {0};
     int height = 0;
@@ -851,9 +983,13 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
     int w = opts && opts->width_px > 0 ? opts->width_px : 1200;
     int h = opts && opts->height_px > 0 ? opts->height_px : (height > 0 ? height : 750);
     if (kind == RS_PLOT_SCALING && !(opts && opts->height_px > 0)) h = 1000;
-    char tmp_out[1200], style[1100], script[1100];
-    const char *dot = strrchr(out, '.');
-    snprintf(tmp_out, sizeof tmp_out, "%.*s.tmp.%ld%s", (int)(dot - out), out, (long)getpid(), dot);
+    char style[1100], script[1100];
+    rs_file_t fo; /* gnuplot writes the temporary; committed with the run's other outputs */
+    if (rs_file_reserve(&fo, out, err) != 0) {
+        free(v.buf);
+        return -1;
+    }
+    const char *tmp_out = fo.tmp_path;
     snprintf(style, sizeof style, "%s/style.gp", dir);
     snprintf(script, sizeof script, "%s/%s", dir, rs_plot_script_name(kind));
     vars_str(&v, "data", data, false);
@@ -873,10 +1009,7 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
         rs_errf(err, "gnuplot wrote no output to %s", out);
         rc = -2;
     }
-    if (rc == 0 && rename(tmp_out, out) != 0) {
-        rs_errf(err, "%s: cannot rename the temporary file: %s", out, strerror(errno));
-        rc = -2;
-    }
-    if (rc != 0) remove(tmp_out);
+    if (rc == 0 && rs_file_commit(&fo, err) != 0) rc = -2;
+    if (rc != 0) rs_file_abort(&fo);
     return rc;
 }

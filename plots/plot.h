@@ -11,10 +11,16 @@
  *   contention    efficiency of concurrent rings against NICs per node (or oversubscription), one
  *                 line per series, the contention-free efficiency dashed   data: a contention CSV
  *                 (`ringsim sweep --nics ...`, studies/study_contention.h)
+ *   ttft          time to first token against context length P + T, one line per series (profile and
+ *                 node count) and CP variant (pass-KV, pass-Q, Ulysses, USP)
+ *                                                             data: `ringsim plan --inference --csv` CSV
+ *   pass-boundary the smallest T at which pass-KV is no slower than pass-Q against P, one line per
+ *                 series, T = r P of docs/inference.md dashed  data: `ringsim plan --inference --boundary-csv`
  * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
  *
- * Scripts are taken from $RINGSIM_PLOTS_DIR, else the source tree's plots/ (so edits there apply
- * without a rebuild), else the copies embedded in the binary. gnuplot is the one CMake found
+ * Scripts are taken from $RINGSIM_PLOTS_DIR, else an installation's share/ringsim/plots (found
+ * relative to the binary: model/schedule/datadir.h), else the source tree's plots/ (so edits there
+ * apply without a rebuild), else the copies embedded in the binary. gnuplot is the one CMake found
  * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
  * text gnuplot writes on stderr (warnings included) is treated as a failure.
  */
@@ -33,6 +39,8 @@ typedef enum {
     RS_PLOT_SCALING,
     RS_PLOT_MAXCTX,
     RS_PLOT_CONTENTION,
+    RS_PLOT_TTFT,
+    RS_PLOT_PASS_BOUNDARY,
     RS_PLOT_KIND_COUNT
 } rs_plot_kind_t;
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */

@@ -123,8 +123,8 @@ static int map_check_unique(const char *path, rs_placement_t *out, const int *li
 
 int rs_placement_load_map(const char *path, int64_t n, int64_t devices, rs_placement_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "--map %s: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "placement map", (uint64_t)64 << 20, err);
+    if (!fp) return -1;
     out->ring_ranks = n;
     int *line_of = NULL, lineno = 0, rc = 0;
     int64_t max_dev = -1;

@@ -176,8 +176,8 @@ int rs_hostmap_identity(int64_t n, rs_hostmap_t *out, rs_err_t *err) {
 }
 
 int rs_hostmap_load(const char *path, int64_t n, rs_hostmap_t *out, rs_err_t *err) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) return rs_errf(err, "--hostmap %s: %s", path, strerror(errno));
+    FILE *fp = rs_input_open(path, "hostmap", (uint64_t)64 << 20, err);
+    if (!fp) return -1;
     if (hostmap_alloc(out, n, err) != 0) {
         fclose(fp);
         return -1;

@@ -7,6 +7,8 @@
  *                   exit 2) or failed (-1)
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
  *   'J' a job's per ring, hop and link results (job_child.h), before 'R'
+ *   'P' progress_rec how far the simulation is (simulated time, rank-steps done), every
+ *                   RS_SIM_PROGRESS_S of wall time, only when the caller draws a meter (meter.h)
  * SimGrid's stderr goes to an unlinked temporary file; on an abort the parent quotes its first
  * CRITICAL/ERROR line. The child never returns into the caller: it leaves with _exit().
  */
@@ -15,6 +17,9 @@
 
 #include "job_child.h"
 #include "kernel.h"
+#include "meter.h"
+#include "output.h"
+#include "platform_check.h"
 #include "subprocess.h"
 
 #include <errno.h>
@@ -24,12 +29,14 @@
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
@@ -58,6 +65,13 @@ typedef struct {
     int64_t comm_bound_steps, rank_steps, n_steps;  /* counts; n_steps doubles x 2 follow */
 } summary_rec;
 
+typedef struct {
+    double sim_time_s;                              /* simulated clock */
+    int64_t rank_steps, total;                      /* done, to do */
+} progress_rec;
+
+#define RS_SIM_PROGRESS_S 0.2 /* wall seconds between 'P' records */
+
 void rs_sim_config_default(rs_sim_config_t *c) {
     memset(c, 0, sizeof *c);
     c->network_model = "CM02";
@@ -81,6 +95,26 @@ const char *rs_sim_simgrid_version(void) {
 }
 
 /* ================================================================================================
+ * Estimates (docs/benchmarks.md: a CM02 ring of N ranks costs about 30 us + 0.05 us x N per
+ * rank-step in the child (0.05: an upper bound), whose resident memory grows by about 24 KiB per rank actor)
+ * ============================================================================================== */
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    const double rings = cfg && cfg->job ? (double)cfg->job->placement.n_rings : 1;
+    const double n = (double)p->n_ranks * rings, steps = p->pass == RS_PASS_BACKWARD ? (double)p->n_ranks + 1 : (double)p->n_ranks;
+    e->rank_steps = n * steps;
+    e->time_s = 0.3 + e->rank_steps * (30e-6 + 0.05e-6 * n + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
+    e->mem_bytes = 16e6 + n * 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
+    if (cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS) e->mem_bytes += n * n * 256; /* a route per pair */
+}
+
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {
+    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
+    rs_estimate_t e;
+    rs_sim_estimate(p, cfg, RS_EST_NO_TRACE, &e);
+    return fmax(60, 10 * e.time_s);
+}
+
+/* ================================================================================================
  * Child: the simulation
  * ============================================================================================== */
 static struct {
@@ -100,6 +134,9 @@ static struct {
     double *step_end;         /* [steps] latest end */
     double *step_max;         /* [steps] longest duration */
     summary_rec sum;          /* running totals */
+    bool progress;            /* send 'P' records */
+    double next_progress_s;   /* wall time of the next one */
+    sg_bar_t a2a_barrier;     /* pass-q's return: every rank has posted it (NULL without) */
 } C;
 
 static void put_rec(char tag, const void *rec, size_t size) {
@@ -119,6 +156,17 @@ static int put_text(char tag, int code, const char *fmt, ...) {
     put_rec(tag, &r, sizeof r);
     fflush(C.out);
     return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+}
+
+/* After a rank-step: a 'P' record when RS_SIM_PROGRESS_S have passed (the clock is read every 64). */
+static void put_progress(void) {
+    if (!C.progress || (C.sum.rank_steps & 63) != 0) return;
+    const double now = rs_now_s();
+    if (now < C.next_progress_s) return;
+    C.next_progress_s = now + RS_SIM_PROGRESS_S;
+    progress_rec r = {simgrid_get_clock(), C.sum.rank_steps, C.total * C.steps};
+    put_rec('P', &r, sizeof r);
+    fflush(C.out);
 }
 
 static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t peer, double t0, double t1,
@@ -237,6 +285,35 @@ static void compute_main(int argc, char **argv) {
     }
 }
 
+/* pass-q's all-to-all step (the walk's semantics, model/cost/model.h): the exchange starts when the
+ * last rank has posted it (a barrier), then the rank puts its partial to every other rank and gets one
+ * from each; on the all-pairs platform the flows share each device's links as rs_machine_a2a_s
+ * counts. Statistics and events as the walk's. */
+static void a2a_step(int64_t g, int64_t k, const rs_step_t *st) {
+    static char payload;
+    const int64_t p = g % C.n, n = C.n;
+    const double t0 = simgrid_get_clock();
+    sg_barrier_wait(C.a2a_barrier);
+    sg_comm_t *comm = malloc(sizeof(sg_comm_t) * (size_t)(2 * (n - 1)));
+    void *got = NULL;
+    int nc = 0;
+    for (int64_t j = 1; j < n; j++) comm[nc++] = sg_mailbox_put_async(C.mb[g - p + (p + j) % n], &payload, (long)st->a2a_peer_bytes);
+    for (int64_t j = 1; j < n; j++) comm[nc++] = sg_mailbox_get_async(C.mb[g], &got);
+    sg_comm_wait_all(comm, (size_t)nc);
+    free(comm);
+    const double te = simgrid_get_clock();
+    C.sum.rank_steps++;
+    if (te - t0 > C.sum.t_comm_max_s) C.sum.t_comm_max_s = te - t0;
+    C.sum.comm_bound_steps++;
+    if (te > C.step_end[k]) C.step_end[k] = te;
+    if (te - t0 > C.step_max[k]) C.step_max[k] = te - t0;
+    if (C.events) {
+        put_event(p, k, RS_EV_SEND, -1, t0, te, 0, (double)st->send_bytes);
+        put_event(p, k, RS_EV_RECV, -1, t0, te, 0, (double)st->recv_bytes);
+        put_event(p, k, RS_EV_STEP, -1, t0, te, 0, 0);
+    }
+}
+
 /* One rank. argv[1] is its actor index g (ring g / N, rank g mod N). */
 static void rank_main(int argc, char **argv) {
     (void)argc;
@@ -251,6 +328,11 @@ static void rank_main(int argc, char **argv) {
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
+        if (st.a2a) {
+            sl->started = k;
+            a2a_step(g, k, &st);
+            continue;
+        }
         const double t0 = simgrid_get_clock();
         if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
@@ -329,6 +411,7 @@ static void rank_main(int argc, char **argv) {
         /* statistics, as rs_walk_t defines them */
         C.busy[g] += end_c - t0;
         C.sum.rank_steps++;
+        put_progress();
         C.sum.flops_useful += st.flops_useful;
         C.sum.flops_exec += st.flops_exec;
         if (end_c - t0 > C.sum.t_comp_max_s) C.sum.t_comp_max_s = end_c - t0;
@@ -369,7 +452,7 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
      * from its route's first link; a flow whose first link another starting flow already marked keeps
      * its other links out of the solve (it ran through a shared NIC at full rate: docs/sim.md). Full
      * update is exact. Generated ring platforms give each flow its hop's own first link. */
-    if (cfg->job || cfg->platform_path) argv[argc++] = "--cfg=network/optim:Full";
+    if (cfg->job || cfg->platform_path || cfg->routes == RS_PLATFORM_ALL_PAIRS) argv[argc++] = "--cfg=network/optim:Full";
     char *user[RS_SIM_MAX_CFG];
     for (int i = 0; i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++) {
         size_t len = strlen(cfg->cfg[i]) + 7;
@@ -406,18 +489,21 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
     if (C.job) return 0;
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
     int rc = 0;
-    for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++) {
-        const int64_t q = (r + 1) % C.n;
-        if (host[r] == host[q]) continue;
-        put_text('S', STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                  plat_name, hm->host[r], r, hm->host[q], q);
-        xbt_dynar_reset(links);
-        sg_host_get_route(host[r], host[q], links);
-        if (xbt_dynar_length(links) == 0)
-            rc = put_text('X', RS_SIM_BAD_INPUT,
-                           "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
-                           plat_name, hm->host[r], r, hm->host[q], q);
-    }
+    const bool a2a = rs_schedule_step_a2a_bytes(C.s, C.n) > 0; /* pass-q's return: every pair talks */
+    for (int64_t r = 0; r < C.n && C.n > 1 && rc == 0; r++)
+        for (int64_t j = 1; j < (a2a ? C.n : 2) && rc == 0; j++) {
+            const int64_t q = (r + j) % C.n;
+            if (host[r] == host[q]) continue;
+            put_text('S', STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")",
+                     plat_name, hm->host[r], r, hm->host[q], q);
+            xbt_dynar_reset(links);
+            sg_host_get_route(host[r], host[q], links);
+            if (xbt_dynar_length(links) == 0)
+                rc = put_text('X', RS_SIM_BAD_INPUT,
+                              "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")%s",
+                              plat_name, hm->host[r], r, hm->host[q], q,
+                              a2a ? " (pass-q's all-to-all return needs a route between every pair)" : "");
+        }
     xbt_dynar_free(&links);
     return rc;
 }
@@ -455,6 +541,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
         if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
     if (C.job && rs_jc_start_background() != 0) return put_text('X', -1, "sim: cannot start the background collectives");
+    if (rs_schedule_step_a2a_bytes(C.s, C.n) > 0) C.a2a_barrier = sg_barrier_init((unsigned)C.total);
     return 0;
 }
 
@@ -482,7 +569,7 @@ static int child_results(void) {
 
 /* Child body; returns the exit code. hm maps every rank actor (rings x N) to its host. */
 static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
-                      const char *platform, const rs_hostmap_t *hm, bool events, FILE *out) {
+                      const char *platform, const rs_hostmap_t *hm, bool events, bool progress, FILE *out) {
     const rs_problem_t *pb = rs_schedule_problem(s);
     memset(&C, 0, sizeof C);
     C.s = s;
@@ -495,6 +582,8 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.f_eff = rs_machine_flops_eff(m, (double)C.block);
     rs_kmodel_init(&C.km, pb, m);
     C.events = events;
+    C.progress = progress;
+    C.next_progress_s = rs_now_s() + RS_SIM_PROGRESS_S;
     C.out = out;
     C.mb = calloc((size_t)C.total, sizeof *C.mb);
     C.busy = calloc((size_t)C.total, sizeof *C.busy);
@@ -562,7 +651,8 @@ static void fill_meta(rs_trace_t *t, const rs_schedule_t *s, const rs_sim_config
     if (cfg->hostmap_path) rs_trace_set_meta(t, "sim.hostmap", "%s", cfg->hostmap_path);
     rs_trace_set_meta(t, "sim.network_model", "%s", cfg->network_model ? cfg->network_model : "CM02");
     char buf[1024] = "network/TCP-gamma:0 network/crosstraffic:0 surf/precision:1e-15 maxmin/precision:1e-15";
-    if (cfg->job || cfg->platform_path) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " network/optim:Full");
+    if (cfg->job || cfg->platform_path || cfg->routes == RS_PLATFORM_ALL_PAIRS)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " network/optim:Full");
     for (int i = 0; i < cfg->n_cfg; i++) {
         size_t l = strlen(buf);
         snprintf(buf + l, sizeof buf - l, " %s", cfg->cfg[i]);
@@ -639,6 +729,60 @@ static int write_platform(const char *path, const rs_schedule_t *s, const rs_mac
     return rc;
 }
 
+/* What pass-q's all-to-all return cannot run with. Returns 0 or RS_SIM_BAD_INPUT with err. */
+static int check_a2a(const rs_machine_t *m, const rs_sim_config_t *cfg, rs_err_t *err) {
+    if (cfg->job)
+        return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) run pass-kv; --ring pass-q and decode return "
+                            "their partials in an all-to-all across the ring"), RS_SIM_BAD_INPUT;
+    if (m->perturb.n_degraded > 0)
+        return rs_errf(err, "--degrade with --ring pass-q or decode: the all-to-all return shares a degraded link with "
+                            "other flows, which the walk's all-to-all (tier bandwidths) does not model"), RS_SIM_BAD_INPUT;
+    return 0;
+}
+
+/* SimGrid network models this backend runs: ns-3 (not built into this SimGrid: it hangs) and unknown
+ * names are refused before a child starts. */
+static const char *const net_models[] = {"CM02", "LV08", "SMPI", "IB", "Constant", NULL};
+
+static int check_net_model(const char *opt, const char *m, rs_err_t *err) {
+    for (const char *const *k = net_models; *k; k++)
+        if (!strcmp(m, *k)) return 0;
+    if (!strcasecmp(m, "ns-3") || !strcasecmp(m, "ns3"))
+        return rs_errf(err, "%s%s: ns-3 is not supported (this SimGrid has no ns-3: its child hangs); expected CM02, LV08, "
+                            "SMPI, IB or Constant", opt, m);
+    return rs_errf(err, "%s%s: unknown network model; expected CM02, LV08, SMPI, IB or Constant", opt, m);
+}
+
+/* A --cfg KEY:VALUE that SimGrid hangs or crashes on, refused with the accepted range. */
+static int check_setting(const char *kv, rs_err_t *err) {
+    const char *colon = strchr(kv, ':');
+    if (!colon || colon == kv) return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", kv);
+    const size_t kl = (size_t)(colon - kv);
+    const char *v = colon + 1;
+    char opt[300];
+    snprintf(opt, sizeof opt, "--cfg %.*s:", (int)kl, kv);
+    if (kl == 13 && !strncmp(kv, "network/model", kl)) return check_net_model(opt, v, err);
+    static const struct {
+        const char *key;
+        double min;
+        bool open;          /* min itself refused */
+        const char *rule;
+    } num[] = {{"surf/precision", 0, true, "a number > 0 (0 or below: SimGrid never converges)"},
+               {"maxmin/precision", 0, true, "a number > 0 (below: SimGrid crashes)"},
+               {"network/latency-factor", 0, true, "a number > 0"},
+               {"network/bandwidth-factor", 0, true, "a number > 0"},
+               {"network/TCP-gamma", 0, false, "a number >= 0"},
+               {"contexts/stack-size", 64, false, "a number of KiB >= 64 (smaller: the actors crash)"}};
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+        if (strlen(num[i].key) != kl || strncmp(kv, num[i].key, kl)) continue;
+        char *end = NULL;
+        const double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x) || x < num[i].min || (num[i].open && x == num[i].min))
+            return rs_errf(err, "--cfg %s: expected %s", kv, num[i].rule);
+    }
+    return 0;
+}
+
 /* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
 static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, bool trace, rs_err_t *err) {
     if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
@@ -656,10 +800,11 @@ static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *
     if (cfg->platform_path && cfg->routes != RS_PLATFORM_RING)
         return rs_errf(err, "--all-pairs: a user platform (--platform %s) brings its own routes", cfg->platform_path),
                RS_SIM_BAD_INPUT;
+    if (cfg->network_model && check_net_model("--network-model ", cfg->network_model, err) != 0) return RS_SIM_BAD_INPUT;
     for (int i = 0; i < cfg->n_cfg; i++)
-        if (!strchr(cfg->cfg[i], ':'))
-            return rs_errf(err, "--cfg '%s': expected KEY:VALUE (e.g. network/model:LV08)", cfg->cfg[i]),
-                   RS_SIM_BAD_INPUT;
+        if (check_setting(cfg->cfg[i], err) != 0) return RS_SIM_BAD_INPUT;
+    if (cfg->timeout_s < 0 || !isfinite(cfg->timeout_s))
+        return rs_errf(err, "--timeout %g: must be > 0 seconds", cfg->timeout_s), RS_SIM_BAD_INPUT;
     return cfg->job ? job_check(m, cfg, n, trace, err) : 0;
 }
 
@@ -672,8 +817,7 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
     const int64_t n = pb->n_ranks;
     tmpdir[0] = 0;
     if (cfg->platform_path) {
-        if (access(cfg->platform_path, R_OK) != 0)
-            return rs_errf(err, "--platform %s: %s", cfg->platform_path, strerror(errno)), RS_SIM_BAD_INPUT;
+        if (rs_platform_check_file(cfg->platform_path, err) != 0) return RS_SIM_BAD_INPUT; /* before SimGrid aborts on it */
         int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, hm, err) : rs_hostmap_identity(n, hm, err);
         if (rc != 0) return cfg->hostmap_path ? RS_SIM_BAD_INPUT : -1;
         snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);
@@ -681,18 +825,14 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
         return 0;
     }
     if ((cfg->job ? job_hostmap(cfg->job, hm, err) : rs_hostmap_identity(n, hm, err)) != 0) return -1;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, tmplen, "%s/ringsim-sim-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpdir)) {
+    if (rs_out_tmpdir("sim", tmpdir, tmplen, err) != 0) { /* removed by a signal, or below */
         tmpdir[0] = 0;
         rs_hostmap_free(hm);
-        return rs_errf(err, "sim: cannot create a temporary directory in %s: %s", base && *base ? base : "/tmp",
-                       strerror(errno));
+        return -1;
     }
     snprintf(platform, platlen, "%s/platform.xml", tmpdir);
     if (write_platform(platform, s, m, cfg, out->platform, sizeof out->platform, err) != 0) {
-        unlink(platform);
-        rmdir(tmpdir);
+        rs_out_tmpdir_remove(tmpdir);
         tmpdir[0] = 0;
         rs_hostmap_free(hm);
         return -1;
@@ -710,6 +850,7 @@ typedef struct {
     bool events;
     int fds[2];   /* the pipe */
     FILE *errf;   /* SimGrid's stdout and stderr */
+    rs_meter_t *meter; /* drawn from the child's 'P' records; NULL: none are sent */
 } child_arg_t;
 
 static int child_run(void *arg) {
@@ -717,7 +858,7 @@ static int child_run(void *arg) {
     FILE *pf = rs_sim_child_pipe(a->errf, a->fds);
     if (!pf) return RS_EXIT_FAIL;
     setvbuf(pf, NULL, _IOFBF, 1 << 16);
-    int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, pf);
+    int code = child_main(a->s, a->m, a->cfg, a->platform, a->hm, a->events, a->meter != NULL, pf);
     fflush(pf);
     fflush(stderr);
     return code;
@@ -731,8 +872,9 @@ typedef struct {
     bool have_sum, io_bad, oom;
 } collected_t;
 
-/* Read the child's records until EOF: events into trace, the results into out and c. */
-static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, collected_t *c) {
+/* Read the child's records until EOF: events into trace, the results into out and c, progress into
+ * meter. */
+static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter, rs_sim_result_t *out, collected_t *c) {
     for (;;) {
         char tag;
         int r = read_full(fd, &tag, 1);
@@ -748,6 +890,11 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_sim_result_t *o
             if (trace && !c->oom && rs_trace_add(trace, &ev) != 0) c->oom = true;
         } else if (tag == 'X') {
             if (read_full(fd, &c->child_err, sizeof c->child_err) != 1) { c->io_bad = true; return; }
+        } else if (tag == 'P') {
+            progress_rec p;
+            if (read_full(fd, &p, sizeof p) != 1) { c->io_bad = true; return; }
+            char t[32];
+            if (meter) rs_meter_update(meter, (double)p.rank_steps, "%s simulated", rs_fmt_time(p.sim_time_s, t, sizeof t));
         } else if (tag == 'J') {
             if (out->job || !(out->job = calloc(1, sizeof *out->job))) { c->oom = true; return; }
             if (rs_jc_read(fd, read_full, out->job) != 0) { c->io_bad = true; return; }
@@ -794,18 +941,25 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
                    msg);
 }
 
-/* Fork the SimGrid child (the one child-process helper) and collect what it sends. */
-static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
+/* Fork the SimGrid child (the one child-process helper) under a watchdog of timeout_s and collect
+ * what it sends. */
+static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.fn = child_run;
     sp.arg = a;
     rs_child_t child;
     if (rs_spawn_start(&sp, "the SimGrid child", &child, err) != 0) return -1;
+    if (rs_spawn_watchdog(&child, timeout_s, err) != 0) {
+        kill(child.pid, SIGKILL);
+        rs_child_status_t st;
+        rs_spawn_wait(&child, 0, &st, NULL);
+        return -1;
+    }
     close(a->fds[1]);
     a->fds[1] = -1;
     collected_t c = {.stage = {.code = -1, .text = "starting"}};
-    collect(a->fds[0], steps, trace, out, &c);
+    collect(a->fds[0], steps, trace, a->meter, out, &c);
     close(a->fds[0]);
     a->fds[0] = -1;
     if (c.oom || c.io_bad) kill(child.pid, SIGKILL);
@@ -813,6 +967,10 @@ static int run_child(child_arg_t *a, int64_t steps, rs_trace_t *trace, rs_sim_re
     if (rs_spawn_wait(&child, 0, &st, err) != 0) return -1;
     out->child_wall_s = st.wall_s;
     out->peak_rss_bytes = st.peak_rss_bytes;
+    if (st.timed_out)
+        return rs_errf(err, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
+                            "allow more", timeout_s, c.stage.text, c.stage.code == STAGE_RUN ? "the simulation did not end"
+                            : "SimGrid did not get past this stage");
     return outcome(&c, &st, a->errf, out, err);
 }
 
@@ -824,23 +982,33 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
     const int64_t n = rs_schedule_problem(s)->n_ranks;
     int rc = check_input(m, n, cfg, trace != NULL, err);
+    if (rc == 0 && rs_schedule_step_a2a_bytes(s, n) > 0) rc = check_a2a(m, cfg, err);
     if (rc != 0) return rc;
+    rs_sim_config_t a2a_cfg; /* pass-q's return: a generated platform routes every pair */
+    if (rs_schedule_step_a2a_bytes(s, n) > 0 && !cfg->platform_path && cfg->routes == RS_PLATFORM_RING) {
+        a2a_cfg = *cfg;
+        a2a_cfg.routes = RS_PLATFORM_ALL_PAIRS;
+        cfg = &a2a_cfg;
+    }
     rs_hostmap_t hm;
     char tmpdir[4096], platform[4200];
     if ((rc = prepare_platform(s, m, cfg, &hm, tmpdir, sizeof tmpdir, platform, sizeof platform, out, err)) != 0) return rc;
     if (trace) fill_meta(trace, s, cfg, out->platform);
-    child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile()};
+    rs_meter_t meter; /* on a terminal: simulated time and rank-steps, from the child's 'P' records */
+    const rs_problem_t *pb = rs_schedule_problem(s);
+    char what[64];
+    snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
+    rs_meter_start(&meter, what, (double)hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
+    child_arg_t a = {s, m, cfg, platform, &hm, trace != NULL, {-1, -1}, tmpfile(), meter.active ? &meter : NULL};
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
-    else rc = run_child(&a, rs_schedule_n_steps(s), trace, out, err);
+    else rc = run_child(&a, rs_schedule_n_steps(s), rs_sim_timeout(rs_schedule_problem(s), cfg), trace, out, err);
+    rs_meter_end(&meter);
     if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
         rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
     if (a.fds[0] >= 0) close(a.fds[0]);
     if (a.fds[1] >= 0) close(a.fds[1]);
     if (a.errf) fclose(a.errf);
-    if (tmpdir[0]) {
-        unlink(platform);
-        rmdir(tmpdir);
-    }
+    rs_out_tmpdir_remove(tmpdir);
     rs_hostmap_free(&hm);
     if (rc != 0) rs_sim_result_free(out);
     return rc;

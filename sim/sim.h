@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "estimate.h"
 #include "job.h"
 #include "machine.h"
 #include "model.h"
@@ -49,6 +50,7 @@ typedef struct {
     const char *cfg[RS_SIM_MAX_CFG];  /* "KEY:VALUE" SimGrid settings applied after the defaults */
     rs_platform_routes_t routes;      /* generated platform: ring routes (default) or all pairs */
     const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
+    double timeout_s;                 /* the child's watchdog, seconds; 0 = rs_sim_timeout's default */
 } rs_sim_config_t;
 
 typedef struct {
@@ -66,6 +68,12 @@ typedef struct {
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
 void rs_sim_config_default(rs_sim_config_t *c);
+
+/* What simulating problem p costs (estimate.h): rank-steps over every ring of the job, the child's
+ * time and memory, and with trace the events the parent keeps. Can't fail. */
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
+/* The child's watchdog: cfg->timeout_s when set, else 10 x the estimated time, at least 60 s. */
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg);
 
 /* In a freshly forked simulation child (rs_sim_run, sim/sim_alt.c): no core dumps, default SIGPIPE and
  * SIGINT (Ctrl-C ends the simulation), killed when the caller dies, stdout and stderr into log.

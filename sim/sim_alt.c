@@ -21,6 +21,7 @@
 #include "kernel.h"
 #include "platform.h"
 #include "sim.h"
+#include "output.h"
 #include "subprocess.h"
 
 /* ================================================================================================
@@ -169,12 +170,12 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     A.in_bytes = pass == RS_PASS_FORWARD ? tok * (q + 2 * k) * a : tok * q * a;
     A.out_bytes = pass == RS_PASS_FORWARD ? tok * q * a : tok * (q + 2 * k) * a;
 
-    char dir[] = "/tmp/ringsim-alt-XXXXXX", platform[128];
+    char dir[1024], platform[1100];
     int rc = -1, fds[2] = {-1, -1};
     FILE *errf = NULL;
-    if (!mkdtemp(dir)) {
+    if (rs_out_tmpdir("alt", dir, sizeof dir, err) != 0) { /* removed by a signal, or below */
         rs_schedule_free(s);
-        return rs_errf(err, "sim alt: cannot create a temporary directory: %s", strerror(errno));
+        return -1;
     }
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
     /* host speed F_eff(B), as the ring's compute time assumes */
@@ -224,8 +225,7 @@ done:
     if (errf) fclose(errf);
     if (fds[0] >= 0) close(fds[0]);
     if (fds[1] >= 0) close(fds[1]);
-    unlink(platform);
-    rmdir(dir);
+    rs_out_tmpdir_remove(dir);
     rs_schedule_free(s);
     return rc;
 }

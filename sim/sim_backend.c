@@ -38,6 +38,11 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
     return 0;
 }
 
+static void sim_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m;
+    rs_sim_estimate(p, NULL, trace, e);
+}
+
 const rs_backend_ops_t rs_sim_backend = {
-    .name = "sim", .source = "sim", .can_run = sim_can_run, .run = sim_backend_run, .exec = NULL,
+    .name = "sim", .source = "sim", .can_run = sim_can_run, .run = sim_backend_run, .exec = NULL, .estimate = sim_estimate,
 };

@@ -8,6 +8,7 @@
 
 #include "calibrate_kernels.h"
 #include "exec_launch.h"
+#include "output.h"
 #include "setup.h"
 
 void rs_measure_defaults(const char *subcommand, const rs_backend_ops_t **backend, rs_problem_t *problem, rs_dtype_t *dtype,
@@ -94,7 +95,8 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
         return RS_EXIT_FAIL;
     }
     rs_hw_t back;
-    if (rs_hw_load(j->out_path, &back, &err) < 0) {
+    char pending[4200]; /* the profile is committed at the end of the run: read it where it is now */
+    if (rs_hw_load(rs_out_read_path(j->out_path, pending, sizeof pending), &back, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: the profile written does not load back: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }

@@ -22,6 +22,7 @@ typedef struct {
     const char *out_path;            /* the profile to write (atomically) */
     char name[RS_NAME_LEN];          /* its name ("": "<backend>-<host>") */
     FILE *out;                       /* the report (rank 0): the calibration tables */
+    const char *from_trace;          /* --from-trace FILE: fit from traces instead (study_fromtrace.h) */
 } rs_calibrate_in_t;
 
 /* What the measuring studies (calibrate, validate) share. Defaults: the cpu backend, the measurement

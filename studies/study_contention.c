@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "meter.h"
 #include "model.h"
 #include "plot.h"
 
@@ -204,19 +205,22 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
     if (!out->points) return rs_errf(err, "contention: out of memory for %zu points", out->n), RS_EXIT_FAIL;
     const bool x_is_nics = k->n_nics > 1 || k->n_oversubs == 1;
     if (check_points(in, out, x_is_nics, err) != 0) return RS_EXIT_USAGE;
+    rs_meter_t meter; /* on a terminal: "contention 3/8 points K=4: efficiency 0.9312 (37%), 12 s left" */
+    if (in->progress) rs_meter_start(&meter, "contention", (double)out->n, "points");
     for (size_t i = 0; i < out->n; i++) {
         rs_err_t e = {{0}};
         const int rc = run_point(in, &out->points[i], &e);
         if (rc != 0) {
+            if (in->progress) rs_meter_end(&meter);
             rs_errf(err, "point %zu (%s): %s", i, out->points[i].series, e.msg);
             return rc == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
         }
         out->done = i + 1;
         if (in->progress)
-            fprintf(stderr, "contention: point %zu of %zu (%s, K=%lld): efficiency %.4f, slowdown %.4f\n", i + 1, out->n,
-                    out->points[i].series, (long long)out->points[i].pick.nics, out->points[i].efficiency,
-                    out->points[i].slowdown);
+            rs_meter_update(&meter, (double)(i + 1), "%s K=%lld: efficiency %.4f", out->points[i].series,
+                            (long long)out->points[i].pick.nics, out->points[i].efficiency);
     }
+    if (in->progress) rs_meter_end(&meter);
     return write_outputs(in, out, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
 }
 

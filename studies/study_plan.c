@@ -9,6 +9,8 @@
 #include "kernel.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
+#include "meter.h"
+#include "output.h"
 #include "plot.h"
 #endif
 #ifdef RINGSIM_HAVE_SIM
@@ -24,17 +26,6 @@ void rs_plan_defaults(rs_plan_in_t *in) {
     in->profiles = "h100-sxm";
     in->gpus_per_node = -1;
     in->out = stdout;
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * Progress bar (stderr, only when it is a terminal)
- * ------------------------------------------------------------------------------------------------- */
-static void progress(double frac, const char *what) {
-    if (!isatty(2)) return;
-    int w = 30, k = (int)(frac * w + 0.5);
-    fprintf(stderr, "\r[%.*s%*s] %3.0f%% %-40.40s", k, "##############################", w - k, "", 100 * frac, what);
-    if (frac >= 1) fprintf(stderr, "\r%*s\r", 80, "");
-    fflush(stderr);
 }
 
 static const char *gib(char *buf, size_t len, double bytes) {
@@ -254,21 +245,15 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
     int n = 0;
     char list[4096];
     snprintf(list, sizeof list, "%s", in->profiles);
-    rs_machine_spec_t spec;
-    rs_machine_spec_default(&spec);
-    spec.dtype = in->config.precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
-    spec.gpus_per_node = in->gpus_per_node;
-    if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n >= RS_PLAN_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
-        snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err)) return -1;
-        for (int i = 0; i < in->n_prices; i++)
+        if (rs_plan_candidate(tok, in->config.precision, in->gpus_per_node, in->inter, -1, &k->hw, &k->machine, err))
+            return -1;
+        for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
             if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
                 k->hw.price_per_device_hour = in->prices[i].usd;
-        if (rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
@@ -284,23 +269,24 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
 
 /* Plan every candidate; simulate its splits and trace its max-context curve when asked. Returns an
  * exit code. */
-static int plan_all(const rs_plan_in_t *in, cand_t *cands, int n, int *n_fit, rs_err_t *err) {
+static int plan_all(const rs_plan_in_t *in, cand_t *cands, int n, int *n_fit, rs_meter_t *meter, rs_err_t *err) {
     const rs_plan_config_t *c = &in->config;
     const bool curve = in->maxctx_csv || in->figure;
     int64_t n_points = 0;
     for (int64_t s = 1; s <= c->max_sp; s *= 2) n_points++;
-    double total = (double)n * (1.0 + (curve ? (double)n_points : 0.0)), done = 0;
+    double done = 0;
+    if (in->progress) rs_meter_start(meter, "plan", (double)n * (1.0 + (curve ? (double)n_points : 0.0)), "steps");
     *n_fit = 0;
     for (int i = 0; i < n; i++) {
         cand_t *k = &cands[i];
-        if (in->progress) progress(done / total, k->hw.name);
+        rs_meter_update(meter, done, "%s", k->hw.name);
         if (rs_plan_run(c, &k->hw, &k->machine, &k->res, err)) return RS_EXIT_USAGE;
         done += 1;
         *n_fit += k->res.best >= 0;
         for (int j = 0; j < RS_PLAN_MAX_OPTIONS; j++) k->sim_attn_s[j] = NAN;
         if (in->simulate && simulate(c, k, err)) return RS_EXIT_FAIL;
         for (int64_t s = 1; curve && s <= c->max_sp && k->n_curve < RS_PLAN_MAX_CURVE; s *= 2) {
-            if (in->progress) progress(done / total, k->hw.name);
+            rs_meter_update(meter, done, "%s", k->hw.name);
             int64_t seq = 0;
             if (rs_plan_max_seq(c, c->usable_frac * k->hw.mem_bytes, s, &seq, &k->curve_capped[k->n_curve], err))
                 return RS_EXIT_USAGE;
@@ -330,17 +316,18 @@ static int no_fit(const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_
 /* The max-context curve drawn by plots/maxctx.gp (through the one gnuplot driver). */
 static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
 #ifdef RINGSIM_HAVE_PLOTS
-    char tmpcsv[1100];
+    char tmpdir[1024] = "", tmpcsv[1100];
     const char *data = in->maxctx_csv;
-    if (!data) {
-        snprintf(tmpcsv, sizeof tmpcsv, "%s.maxctx.%ld.csv", in->figure, (long)getpid());
-        if (write_maxctx(tmpcsv, &in->config, cands, n, err)) return -1;
+    if (!data) { /* the curve's data in a temporary folder of the run */
+        if (rs_out_tmpdir("plan", tmpdir, sizeof tmpdir, err) != 0) return -1;
+        snprintf(tmpcsv, sizeof tmpcsv, "%s/maxctx.csv", tmpdir);
+        if (write_maxctx(tmpcsv, &in->config, cands, n, err)) return rs_out_tmpdir_remove(tmpdir), -1;
         data = tmpcsv;
     }
     rs_err_t e;
     int rc = rs_plot_render(RS_PLOT_MAXCTX, data, in->figure, NULL, &e);
     if (rc) rs_errf(err, "--figure %s: %s", in->figure, e.msg);
-    if (!in->maxctx_csv) remove(tmpcsv);
+    rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else
     (void)cands, (void)n;
@@ -352,8 +339,9 @@ int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_PLAN_MAX_CANDIDATES, sizeof *cands);
     if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     int n = 0, n_fit = 0, rc = RS_EXIT_USAGE;
-    if (load_candidates(in, cands, &n, err) == 0) rc = plan_all(in, cands, n, &n_fit, err);
-    if (in->progress) progress(1, "");
+    rs_meter_t meter = {.active = false}; /* on a terminal: candidates and max-context points */
+    if (load_candidates(in, cands, &n, err) == 0) rc = plan_all(in, cands, n, &n_fit, &meter, err);
+    rs_meter_end(&meter);
     if (rc == RS_EXIT_OK && n_fit == 0) rc = no_fit(&in->config, cands, n, err), rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
         if ((in->csv && write_csv(in->csv, cands, n, err)) || (in->maxctx_csv && write_maxctx(in->maxctx_csv, &in->config, cands, n, err)) ||

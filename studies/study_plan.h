@@ -40,7 +40,7 @@ typedef struct {
     const char *csv;          /* the table as CSV ("-" = stdout instead of the table; NULL: none) */
     const char *maxctx_csv;   /* the longest context against N per candidate (NULL: none) */
     const char *figure;       /* that curve drawn (.png/.pdf/.svg; NULL: none) */
-    bool progress;            /* a progress bar on stderr (only on a terminal) */
+    bool progress;            /* a progress meter on a terminal (model/schedule/meter.h) */
     FILE *out;                /* the table */
 } rs_plan_in_t;
 

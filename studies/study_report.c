@@ -12,11 +12,12 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "kernel.h"
 #include "compare.h"
 #include "doc.h"
 #include "kernel.h"
+#include "meter.h"
 #include "model.h"
+#include "output.h"
 #include "study_sweep.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "study_contention.h"
@@ -83,10 +84,16 @@ typedef struct {
     bool f_vb, f_vpvm, f_tb, f_tbc, f_tl, f_tlc, f_pvm, f_busy, f_sn, f_sb; /* figures rendered */
     bool have_cont, f_cont;            /* data/contention.csv written, its figure rendered */
     char cont_note[900];               /* what the contention figure shows (its numbers), or why there is none */
+    rs_meter_t meter;                  /* on a terminal: "report [2/6] sweeps", nested meters after it */
     char path[2048], path2[2048];      /* scratch */
+    char stage[1024];                  /* the folder written: DIR's stage until the run ends (output.h) */
 } report_t;
 
 static const char *fmt_t(double t, char *buf, size_t n) { return rs_fmt_time(t, buf, n); }
+
+#define RS_REPORT_PHASES 6
+/* The phase k (1..RS_REPORT_PHASES) begins: the meter says so (a terminal only; nothing in logs). */
+static void phase(report_t *r, int k, const char *what) { rs_meter_update(&r->meter, 0, "[%d/%d] %s", k, RS_REPORT_PHASES, what); }
 
 static int mkdir_p(const char *path, rs_err_t *err) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) return rs_errf(err, "%s: cannot create: %s", path, strerror(errno));
@@ -95,7 +102,7 @@ static int mkdir_p(const char *path, rs_err_t *err) {
 
 /* Run a sweep spec into path; the points (run) come back in *out. Returns 0 or -1. */
 static int run_sweep(rs_sweep_spec_t *spec, const char *path, const char *label, sweep_t *out, rs_err_t *err) {
-    rs_sweep_in_t in = {spec, path, label, false, false, false, false};
+    rs_sweep_in_t in = {spec, path, label, true, false, false, false}; /* its meter nests in the report's */
     rs_sweep_out_t o;
     if (rs_study_sweep(&in, &o, err) != RS_EXIT_OK) {
         free(o.points);
@@ -210,12 +217,16 @@ static int report_entries(report_t *r, rs_err_t *err) {
     r->ne = c->n_layouts * c->n_passes;
     r->es = calloc((size_t)r->ne, sizeof *r->es);
     if (!r->es) return rs_errf(err, "out of memory");
+    rs_meter_t m;
+    rs_meter_start(&m, "entries", r->ne, "layout x pass");
     for (int j = 0; j < c->n_passes; j++)
         for (int i = 0; i < c->n_layouts; i++) {
             entry_t *e = &r->es[j * c->n_layouts + i];
             e->problem = rs_setup_problem(c, i, j);
-            if (report_entry(r, e, err) != 0) return -1;
+            if (report_entry(r, e, err) != 0) return rs_meter_end(&m), -1;
+            rs_meter_update(&m, j * c->n_layouts + i + 1, NULL);
         }
+    rs_meter_end(&m);
     if (report_busy(r, err) != 0 || report_summary(r, err) != 0) return -1;
     return 0;
 }
@@ -242,7 +253,7 @@ static int report_sweeps(report_t *r, rs_err_t *err) {
     rs_sweep_spec_t *spec = r->spec;
     const rs_setup_t *c = r->c;
     const bool quick = r->in->quick;
-    fprintf(stderr, "ringsim report: sweeps...\n");
+    phase(r, 2, "sweeps");
     spec->common = *c;
     spec->common.n_layouts = 1;
     spec->common.layouts[0] = RS_LAYOUT_ZIGZAG;
@@ -305,7 +316,7 @@ static void report_contention(report_t *r) {
     if (g < 2 || !r->c->hw.has_inter)
         return (void)snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: the machine has %s.",
                               g < 2 ? "one device per node" : "no inter-node tier");
-    fprintf(stderr, "ringsim report: contention...\n");
+    phase(r, 3, "contention");
     rs_contention_case_t cs;
     memset(&cs, 0, sizeof cs);
     snprintf(cs.profile, sizeof cs.profile, "%s", r->c->spec.profile);
@@ -327,7 +338,7 @@ static void report_contention(report_t *r) {
     k.n_oversubs = 2;
     k.oversubs[1] = 2;
     snprintf(r->path, sizeof r->path, "%s/data/contention.csv", r->dir);
-    rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", false};
+    rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", true};
     rs_contention_out_t o;
     rs_err_t e;
     if (rs_problem_validate(&cs.problem, &e) != 0 || rs_study_contention(&in, &o, &e) != RS_EXIT_OK) {
@@ -522,8 +533,13 @@ static void report_exec(report_t *r) {
     mkdir_p(vdir, &err);
     mkdir_p(r->path, &err);
     snprintf(log, sizeof log, "%s/validate.log", vdir);
-    fprintf(stderr, "ringsim report: real CPU execution (ringsim validate, up to %lld s)...\n", (long long)timeout);
+    phase(r, 4, "real CPU execution");
+    rs_meter_t m; /* the child's output goes to its log: its time, against the limit */
+    char what[64], lim[32];
+    snprintf(what, sizeof what, "ringsim validate (up to %s)", rs_meter_duration((double)timeout, lim, sizeof lim));
+    rs_meter_start(&m, what, 0, NULL);
     const int status = run_validate(self, vdir, log, timeout);
+    rs_meter_end(&m);
     char tail[700];
     file_tail(log, tail, sizeof tail);
     if (status == 0)
@@ -604,7 +620,7 @@ static void report_figures(report_t *r) {
         snprintf(r->fig_why, sizeof r->fig_why, "figures skipped (--no-figures)");
         return;
     }
-    fprintf(stderr, "ringsim report: figures...\n");
+    phase(r, 5, "figures");
     const char *tr = r->sim ? "sim" : "model";
     char rel[64];
     r->f_tb = render(r, RS_PLOT_TCOMM_VS_B, data_path(r, "data/sweep-b.csv"), "tcomm-vs-b", NULL, NULL);
@@ -886,16 +902,19 @@ static int report_doc(report_t *r, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * The study
  * ---------------------------------------------------------------------------------------------- */
-/* The directory and its sub-directories; RS_EXIT_USAGE when it exists without --force. */
-static int report_dirs(const rs_report_in_t *in, rs_err_t *err) {
+/* The directory's stage (output.h: the report becomes DIR when the run ends well, nothing of it
+ * stays otherwise) and its sub-directories into stage; RS_EXIT_USAGE when DIR exists without --force. */
+static int report_dirs(const rs_report_in_t *in, char *stage, size_t len, rs_err_t *err) {
     if (strlen(in->dir) > 400) return rs_errf(err, "-o: at most 400 characters"), RS_EXIT_USAGE;
     struct stat st;
     if (stat(in->dir, &st) == 0 && !in->force)
         return rs_errf(err, "-o %s: exists; give --force to write into it, or another directory", in->dir), RS_EXIT_USAGE;
-    const char *subs[] = {"", "/traces", "/data", "/figures", "/figures/scripts"};
-    char path[600];
-    for (int i = 0; i < 5; i++) {
-        snprintf(path, sizeof path, "%s%s", in->dir, subs[i]);
+    if (stat(in->dir, &st) == 0 && !S_ISDIR(st.st_mode)) return rs_errf(err, "-o %s: exists and is not a folder", in->dir), RS_EXIT_USAGE;
+    if (rs_out_stage_dir(in->dir, stage, len, err) != 0) return RS_EXIT_USAGE;
+    const char *subs[] = {"/traces", "/data", "/figures", "/figures/scripts"};
+    char path[1200];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", stage, subs[i]);
         if (mkdir_p(path, err) != 0) return RS_EXIT_USAGE;
     }
     return RS_EXIT_OK;
@@ -915,14 +934,17 @@ static void report_free(report_t *r) {
 }
 
 int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
-    int rc = report_dirs(in, err);
-    if (rc != RS_EXIT_OK) return rc;
     report_t *r = calloc(1, sizeof *r);
     if (!r || !(r->spec = calloc(1, sizeof *r->spec))) {
         free(r);
         return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     }
-    r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = in->dir;
+    int rc = report_dirs(in, r->stage, sizeof r->stage, err);
+    if (rc != RS_EXIT_OK) {
+        report_free(r);
+        return rc;
+    }
+    r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = r->stage;
     r->t_start = rs_now_s();
     r->val_x_meas = r->val_x_model = NAN;
     /* the simulator, when built, not refused (--no-sim) and its can_run rule allows the machine */
@@ -932,15 +954,17 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
         rs_problem_t p = rs_setup_problem(r->c, i, 0);
         if (r->sim->can_run(&p, r->m, &why) != 0) snprintf(r->sim_why, sizeof r->sim_why, "%.390s", why.msg), r->sim = NULL;
     }
-    fprintf(stderr, "ringsim report: model%s for %d layouts x %d passes...\n", r->sim ? " and sim" : "", r->c->n_layouts,
-            r->c->n_passes);
+    rs_meter_start(&r->meter, "report", 0, NULL);
+    phase(r, 1, r->sim ? "model and sim" : "model");
     rc = report_entries(r, err) == 0 && report_sweeps(r, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK) {
         report_contention(r);
         report_exec(r);
         report_figures(r);
+        phase(r, 6, "report.md and report.html");
         if (report_doc(r, err) != 0) rc = RS_EXIT_FAIL;
     }
+    rs_meter_end(&r->meter);
     if (rc == RS_EXIT_OK)
         printf("ringsim report: written to %s/report.md (and %s/report.html) in %.1f s\n", in->dir, in->dir, rs_now_s() - r->t_start);
     report_free(r);

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "compare.h"
+#include "meter.h"
 #include "trace.h"
 #if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
 #include "exec_backend.h" /* the CPU executor's MPI transport: the ranks of a distributed sweep */
@@ -21,6 +22,16 @@
 /* ------------------------------------------------------------------------------------------------
  * Ranges
  * ---------------------------------------------------------------------------------------------- */
+/* One part (what: "START", "STOP", "STEP", "value") of a range option's value, the message quoting the
+ * whole value: "--block 64:1K:x1: STEP 1: must be in [2, ...]". Returns 0 or -1 with err. */
+static int range_part(const char *name, const char *text, const char *what, const char *part, int64_t min, int64_t max,
+                      int64_t *out, rs_err_t *err) {
+    rs_err_t e;
+    if (rs_parse_size(name, part, min, max, out, &e) == 0) return 0;
+    const size_t k = strlen(name);
+    return rs_errf(err, "%s %s: %s %s", name, text, what, strncmp(e.msg, name, k) == 0 && e.msg[k] == ' ' ? e.msg + k + 1 : e.msg);
+}
+
 int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
                          int max_out, rs_err_t *err) {
     char buf[256];
@@ -32,24 +43,24 @@ int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_
             e = strchr(s, ',');
             if (e) *e++ = 0;
             if (n == max_out) return rs_errf(err, "%s %s: at most %d values", name, text, max_out);
-            if (rs_parse_size(name, s, min, max, &out[n], err) != 0) return -1;
+            if (range_part(name, text, "value", s, min, max, &out[n], err) != 0) return -1;
             n++;
         }
         return n;
     }
     char *c1 = strchr(buf, ':');
-    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1;
+    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1; /* the whole value already */
     *c1++ = 0;
     char *c2 = strchr(c1, ':');
     if (!c2)
         return rs_errf(err, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name, text);
     *c2++ = 0;
     int64_t a, b, step;
-    if (rs_parse_size(name, buf, min, max, &a, err) || rs_parse_size(name, c1, min, max, &b, err)) return -1;
+    if (range_part(name, text, "START", buf, min, max, &a, err) || range_part(name, text, "STOP", c1, min, max, &b, err)) return -1;
     if (b < a) return rs_errf(err, "%s %s: STOP must be >= START", name, text);
     bool geo = *c2 == 'x' || *c2 == '*';
     if (*c2 == 'x' || *c2 == '*' || *c2 == '+') c2++;
-    if (rs_parse_size(name, c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
+    if (range_part(name, text, "STEP", c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
     int n = 0;
     for (int64_t v = a; v <= b; v = geo ? v * step : v + step) {
         if (n == max_out) return rs_errf(err, "%s %s: more than %d values", name, text, max_out);
@@ -355,13 +366,6 @@ static void on_sigint(int sig) {
     interrupted = 1;
 }
 
-/* "[####    ] 3/11 points, 2 s left" on stderr. */
-static void progress_bar(size_t done, size_t n, double elapsed_s) {
-    double eta = elapsed_s / (double)done * (double)(n - done);
-    int w = 30, k = (int)(w * done / n);
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu points, %.0f s left ", k, "##############################", w - k, "", done, n, eta);
-}
-
 /* Run point i. Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
 static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, rs_err_t *err) {
     const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
@@ -371,8 +375,8 @@ static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, r
 
 /* Run the points in order into fp (header, rows, crossovers). Returns RS_EXIT_OK or RS_EXIT_FAIL. */
 static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs_err_t *err) {
-    const bool bar = in->progress && isatty(2);
-    const double t0 = rs_now_s();
+    rs_meter_t meter; /* "sweep 3/11 points (27%), 2 s left" on a terminal */
+    if (in->progress) rs_meter_start(&meter, "sweep", (double)out->n, "points");
     int rc = RS_EXIT_OK;
     rs_sweep_write_header(fp, in->spec, in->command);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
@@ -385,9 +389,9 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
         }
         rs_sweep_write_row(fp, i, &out->points[i]);
         out->done++;
-        if (bar) progress_bar(out->done, out->n, rs_now_s() - t0);
+        if (in->progress) rs_meter_update(&meter, (double)out->done, NULL);
     }
-    if (bar) fputc('\n', stderr);
+    if (in->progress) rs_meter_end(&meter);
     rs_sweep_write_crossovers(fp, out->points, out->done);
     out->interrupted = in->interruptible && interrupted;
     if (out->interrupted) {
@@ -440,8 +444,9 @@ static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, in
     rank_status_t *st = (rank_status_t *)(void *)buf;
     rs_sweep_point_t *slot = (rs_sweep_point_t *)(void *)(buf + sizeof *st);
     const size_t mine = out->n > (size_t)rank ? (out->n - (size_t)rank + (size_t)size - 1) / (size_t)size : 0;
-    const bool bar = rank == 0 && in->progress && isatty(2) && mine > 0;
-    const double t0 = rs_now_s();
+    const bool bar = rank == 0 && in->progress && mine > 0; /* rank 0's share, on a terminal */
+    rs_meter_t meter;
+    if (bar) rs_meter_start(&meter, "sweep (rank 0's share)", (double)mine, "points");
     st->rank = rank;
     for (size_t j = 0; j < mine; j++) {
         const size_t i = (size_t)rank + j * (size_t)size;
@@ -452,9 +457,9 @@ static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, in
             break;
         }
         slot[j] = out->points[i];
-        if (bar) progress_bar(j + 1, mine, rs_now_s() - t0);
+        if (bar) rs_meter_update(&meter, (double)(j + 1), NULL);
     }
-    if (bar) fputc('\n', stderr);
+    if (bar) rs_meter_end(&meter);
 }
 
 /* Rank 0: the gathered points in point order, or err naming every rank that failed and its points. */
@@ -503,6 +508,22 @@ static int run_distributed(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_
 }
 #endif
 
+/* Every point's runs (the walk, the simulator, the executor as asked for), one after the other,
+ * against the limits (estimate.h). Returns 0 or -1 with err. */
+static int check_estimate(const rs_sweep_spec_t *spec, const rs_sweep_point_t *pts, size_t n, rs_err_t *err) {
+    rs_estimate_t sum = {0, 0, 0}, e;
+    const char *names[3] = {"model", spec->run_sim ? "sim" : NULL, spec->run_exec ? "cpu" : NULL};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            const rs_backend_ops_t *be = names[k] ? rs_backend_find(names[k]) : NULL;
+            if (!be || !be->estimate || (k == 2 && spec->exec_max_ranks > 0 && pts[i].problem.n_ranks > spec->exec_max_ranks))
+                continue;
+            be->estimate(&pts[i].problem, &pts[i].machine, RS_EST_TRACE, &e);
+            rs_estimate_then(&sum, &e);
+        }
+    return rs_limits_check("this sweep", &sum, &spec->common.limits, err);
+}
+
 int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     err->msg[0] = 0;
@@ -512,6 +533,7 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     if (!out->points) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     /* validate everything before running anything */
     if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return RS_EXIT_USAGE;
+    if (check_estimate(in->spec, out->points, out->n, err) != 0) return RS_EXIT_USAGE;
     if (in->distribute && launcher_size() > 1) {
 #ifdef RS_SWEEP_MPI
         return run_distributed(in, out, err);
@@ -540,7 +562,8 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
         rs_err_t ce;
         if (rc != RS_EXIT_OK && (out->done == 0 || !in->keep_partial)) {
             rs_file_abort(&f);
-        } else if (rs_file_commit(&f, &ce) != 0) {
+        } else if ((rc == RS_EXIT_OK ? rs_file_commit(&f, &ce) : rs_file_commit_now(&f, &ce)) != 0) { /* a kept partial file now:
+                                                                                                       the run fails */
             *err = ce;
             rc = RS_EXIT_FAIL;
         }

@@ -15,6 +15,7 @@
 #include "setup.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
+#include "meter.h"
 #include "model.h"
 #include "trace.h"
 
@@ -117,6 +118,7 @@ typedef struct {
     char sim_note[300];                  /* why it does not */
     int64_t cores;                       /* online cores of this host */
     char oversub[200];                   /* "" or the oversubscription note */
+    rs_meter_t meter;                    /* rank 0, on a terminal: runs measured and points predicted */
 } val_t;
 
 static double rel(double pred, double meas) { return (pred - meas) / meas; }
@@ -221,6 +223,7 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
                      job->be->compute_for(RS_DTYPE_FP32) ? rs_exec_blas_version() : job->cops->name);
             snprintf(name, sizeof name, "%s-validate", job->be->name);
             rs_calib_to_hw(&ps->calib, name, note, job->n_ranks, in->dtype, &ps->hw);
+            rs_meter_hide();
             fprintf(v->out, "# ringsim validate: calibration, %s pass (%lld ranks, progress %s)\n", rs_pass_name(ps->prob.pass),
                     (long long)job->n_ranks, v->mode);
             rs_calib_print(&ps->calib, v->out);
@@ -284,6 +287,7 @@ static int val_measure(val_t *v) {
                 }
                 if (tr) rs_trace_sort(tr);
                 cf->meas[i][r] = tr;
+                rs_meter_update(&v->meter, ((double)r * in->n_b + i) * v->nc + c + 1, "measure B=%lld", (long long)in->b[i]);
             }
         }
     return RS_EXIT_OK;
@@ -318,6 +322,7 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
         }
         rs_perturb_t *q = &ps->m.perturb;
         q->n_stragglers = 0;
+        rs_meter_hide();
         fprintf(v->out, "# %s: per-rank kernel time over the fastest rank's (median over the sweep):", rs_pass_name(ps->prob.pass));
         for (int64_t r = 0; r < P; r++) {
             fprintf(v->out, " rank %lld x%.3f", (long long)r, fr[r]);
@@ -364,6 +369,7 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     if (n_sizes >= 2) c->n_sizes = n_sizes; /* the sweep's transfers alone */
     rs_calib_fit_transport(c);
     rs_calib_fit_overlap(c);
+    rs_meter_hide();
     fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
                     "curve fitted again):\n#      B flows        bytes    t_xfer_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
             rs_pass_name(ps->prob.pass));
@@ -408,6 +414,7 @@ static int val_refit(val_t *v, val_pass_t *ps) {
         ps->m.intra.latency_s = ps->hw.intra.latency_s = ps->calib.latency_s;
         ps->m.intra.bw_bytes_per_s = ps->hw.intra.bw_bytes_per_s = ps->calib.bw_bytes_per_s;
     }
+    rs_meter_hide();
     fprintf(v->out, "# %s: F_eff(B) from kernel samples interleaved with the runs:\n#      B      GFLOP/s\n",
             rs_pass_name(ps->prob.pass));
     for (int e = 0; e < ps->m.cal.n_eff; e++)
@@ -768,12 +775,19 @@ static int val_body(const rs_exec_job_t *job, void *arg) {
     }
     if (job->rank == 0 && v->oversub[0])
         fprintf(v->out, "# %s: the ranks share cores, and that is part of what is measured\n", v->oversub);
+    const double runs = (double)v->rounds * in->n_b * v->nc; /* measured, then as many points predicted */
+    if (job->rank == 0) rs_meter_start(&v->meter, "validate", runs + (double)in->n_b * v->nc, "points");
+    rs_meter_update(&v->meter, 0, "calibrate");
     int rc = RS_EXIT_OK;
     for (int j = 0; j < v->np && rc == RS_EXIT_OK; j++) rc = val_calibrate_pass(v, &v->ps[j]);
     if (rc == RS_EXIT_OK) rc = val_measure(v);
     for (int j = 0; j < v->np && rc == RS_EXIT_OK; j++) rc = val_refit(v, &v->ps[j]);
     for (int c = 0; c < v->nc && rc == RS_EXIT_OK && job->rank == 0; c++)
-        for (int i = 0; i < in->n_b && rc == RS_EXIT_OK; i++) rc = val_predict_point(v, &v->cs[c], i);
+        for (int i = 0; i < in->n_b && rc == RS_EXIT_OK; i++) {
+            rc = val_predict_point(v, &v->cs[c], i);
+            rs_meter_update(&v->meter, runs + (double)c * in->n_b + i + 1, "predict B=%lld", (long long)in->b[i]);
+        }
+    rs_meter_end(&v->meter);
     if (rc == RS_EXIT_OK && job->rank == 0) val_print(v);
     val_free(v);
     return rc;

@@ -59,6 +59,7 @@ typedef struct {
     int n_ranks_list;                /* ringsim validate --ranks-list: one job per N (cli/cmd_validate.c); the */
     int64_t ranks_list[8];           /* study itself runs problem.n_ranks */
     FILE *out;                       /* the report (rank 0): calibration, per-B tables, errors, crossovers */
+    const char *from_trace;          /* --from-trace FILE: validate against traces instead (study_fromtrace.h) */
 } rs_validate_in_t;
 
 /* One row of the held-out table: a configuration's errors over the B sweep. Errors are

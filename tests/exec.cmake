@@ -5,6 +5,8 @@ if(TARGET rs_exec)
   set_tests_properties(test_exec PROPERTIES TIMEOUT 120)
   rs_add_cunit_test(test_loopback SOURCES test_loopback.c LIBS rs_exec LABELS exec)
   set_tests_properties(test_loopback PROPERTIES TIMEOUT 60)
+  rs_add_cunit_test(test_infer_exec SOURCES test_infer_exec.c LIBS rs_exec LABELS exec)
+  set_tests_properties(test_infer_exec PROPERTIES TIMEOUT 120)
 
   set(RS_EXEC_SMALL -S 96 --heads 2 --kv-heads 1 --head-dim 16 --tile 8 --dtype fp32 --reps 1 --warmup 0)
   string(REPLACE ";" " " RS_EXEC_SMALL_SH "${RS_EXEC_SMALL}")
@@ -26,6 +28,11 @@ if(TARGET rs_exec)
   # an executor asked for a dtype it does not compute in, or a loopback it does not have: exit 2, one line
   add_test(NAME exec_calibrate_bad_backend COMMAND sh -c
     "$<TARGET_FILE:ringsim> calibrate --out cb.json --loopback nccl 2>cb1.txt; r1=$?; $<TARGET_FILE:ringsim> validate --backend tpu 2>cb2.txt; r2=$?; cat cb1.txt cb2.txt; test $r1 -eq 2 && test $r2 -eq 2 && grep -q 'expected local with --backend cpu' cb1.txt && grep -q -- '--backend tpu: expected cpu or gpu' cb2.txt && test ! -e cb.json")
+  # The inference variants' bad input: exit 2, one line naming the option and the rule; pass-q without
+  # a cache runs and says its pass-kv equivalent; a loopback cannot run the all-to-all.
+  add_test(NAME exec_infer_bad_input COMMAND sh -c
+    "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --cached 100 --launch threads 2>i1.txt; r1=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --pass decode --no-causal --cached 96 --launch threads 2>i2.txt; r2=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --ring pass-q --launch threads --loopback local 2>i3.txt; r3=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --ring pass-q --launch threads >/dev/null 2>i4.txt; r4=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 2 --ring pass-kv --pass decode --cached 96 --launch threads 2>i5.txt; r5=$?; cat i1.txt i2.txt i3.txt i4.txt i5.txt; test $r1 -eq 2 && test $r2 -eq 2 && test $r3 -eq 2 && test $r4 -eq 0 && test $r5 -eq 2 && grep -q -- '--cached 100: must be divisible by 2\\*N = 6' i1.txt && grep -q -- '--pass decode: needs the causal mask' i2.txt && grep -q 'needs the real ring' i3.txt && grep -q 'note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv' i4.txt && grep -q -- '--pass decode: runs as --ring pass-q' i5.txt && test $(wc -l < i1.txt) -eq 1")
+  set_tests_properties(exec_infer_bad_input PROPERTIES LABELS exec TIMEOUT 60)
   set_tests_properties(exec_bad_input exec_bad_dtype exec_loopback_local exec_loopback_bad exec_validate_loopback
                        exec_calibrate_bad_backend PROPERTIES LABELS exec TIMEOUT 60)
   if(RINGSIM_HAVE_MPI)
@@ -48,8 +55,23 @@ if(TARGET rs_exec)
     add_test(NAME exec_text_no_nan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/no_nan.sh $<TARGET_FILE:ringsim> exec)
     add_test(NAME exec_validate_bad_input COMMAND sh -c
       "$<TARGET_FILE:ringsim> validate --blocks 64 2>&1; test $? -eq 2")
+    # Inference: pass-q over a cached prefix (every layout) and decode, float64 check, 3 MPI ranks.
+    add_test(NAME exec_mpi_pass_q_cached COMMAND $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL} -N 3 -L all
+      --cached 192 --ring pass-q --check --launch mpirun --timeout 30)
+    add_test(NAME exec_mpi_decode COMMAND $<TARGET_FILE:ringsim> exec --heads 2 --kv-heads 1 --head-dim 16 --tile 8
+      --dtype fp32 --reps 1 --warmup 0 -N 3 -L striped --pass decode --batch 4 --cached 96 --check --launch mpirun
+      --timeout 30)
+    set_tests_properties(exec_mpi_pass_q_cached exec_mpi_decode PROPERTIES
+      LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
     set_tests_properties(exec_mpi_check_thread exec_mpi_check_poll exec_mpi_dead_rank exec_calibrate_profile
                          exec_validate_quick exec_validate_bad_input exec_text_no_nan PROPERTIES
       LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
   endif()
+endif()
+
+# calibrate / validate --from-trace (studies/study_fromtrace.c): traces of a known profile through
+# Kineto and back, the fit within 1%, validate ~0, bad input.
+if(TARGET rs_exec)
+  rs_add_cunit_test(test_fromtrace SOURCES test_fromtrace.c LIBS rs_studies LABELS "exec;traces")
+  set_tests_properties(test_fromtrace PROPERTIES TIMEOUT 120)
 endif()

@@ -4,7 +4,7 @@
 # lines and its CSV's crossover lines; with "exec": validate's output over every layout, pass and
 # mask on tiny blocks, and calibrate's tables). Cases that used to print nan: a sweep whose crossover
 # is not reached, plan without --sim or prices, validate's crossovers in backward passes and causal
-# sweeps, calibration's overlap points whose eta is undetermined.
+# sweeps, calibration's overlap points whose eta is undetermined; calibrate and validate --from-trace.
 set -u
 bin=${1:?usage: no_nan.sh RINGSIM [exec]}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
@@ -29,7 +29,12 @@ if [ "${2:-}" = exec ]; then
   run validate validate --blocks 16,32 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim -L all -P both --mask both \
     --summary heldout.csv
   run calibrate calibrate --out cal.json --blocks 16,32,64 --min-time 0.005 --head-dim 32
-  files="$files validate.txt calibrate.txt"
+  # from traces: the walk's traces at two B (forward; contiguous causal: idle ranks, skipped steps)
+  run tr1 model -S 4K -N 4 -L contiguous -P forward --trace t1.csv
+  run tr2 model -S 8K -N 4 -L contiguous -P forward --trace t2.csv
+  run calibrate_ft calibrate --out ft.json --from-trace t1.csv t2.csv
+  run validate_ft validate --from-trace t1.csv t2.csv --calibrated ft.json
+  files="$files validate.txt calibrate.txt calibrate_ft.txt validate_ft.txt"
   grep -q 'held-out table' validate.txt || { echo "FAIL: validate printed no held-out table"; fail=1; }
 fi
 for f in $files; do

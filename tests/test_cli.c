@@ -40,14 +40,45 @@ static void test_bad_input(void) {
     expect_usage_error("--seq 12Q", "--seq 12Q: unknown suffix");
     expect_usage_error("--layout diagonal", "--layout diagonal: expected contiguous, striped, zigzag");
     expect_usage_error("--overlap 1.5", "--overlap 1.5: must be in [0, 1]");
-    expect_usage_error("--host-cost -1", "--host-cost -1: must be in [0, 10]");
-    expect_usage_error("--host-cost 1e-6:x", "--host-cost (per byte) x: not a number");
+    expect_usage_error("--host-cost -1", "--host-cost -1: seconds per transfer must be a number in [0, 10], got '-1'");
+    expect_usage_error("--host-cost 1e-6:x", "--host-cost 1e-6:x: seconds per byte must be a number in [0, 0.001], got 'x'");
     expect_usage_error("--host-cost :3", "--host-cost :3: expected S or S:S_PER_BYTE");
     expect_usage_error("--straggler 9:2", "straggler rank 9");
     expect_usage_error("--profile no-such-gpu", "no-such-gpu");
     expect_usage_error("--bogus", "unknown option");
     expect_usage_error("-zN 4", "unknown option '-z'");               /* not the argument before the cluster */
     expect_usage_error("--causal=1", "option '--causal' takes no value");
+    /* the inference variants (docs/inference.md) */
+    expect_usage_error("--cached 1000", "--cached 1000: must be divisible by 2*N = 16: the cache is sharded by the zigzag layout");
+    expect_usage_error("--layout striped --cached 4100", "--cached 4100: must be divisible by N = 8");
+    expect_usage_error("--pass decode --no-causal --cached 64K", "--pass decode: needs the causal mask");
+    expect_usage_error("--pass decode --ring pass-kv --cached 64K", "--pass decode: runs as --ring pass-q");
+    expect_usage_error("--cached 64K --pass backward", "--cached 65536: a KV cache is an inference input");
+    expect_usage_error("--ring pass-x", "--ring pass-x: expected pass-kv");
+}
+
+/* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
+ * problem runs the forward only; its trace header names the variant and reads back. */
+static void test_inference_runs(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
+    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "zigzag     backward"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "zigzag     forward"));
+    char args[1024];
+    snprintf(args, sizeof args, "model -N 4 -S 8K --cached 64K --ring pass-q -L zigzag --trace %s", rs_test_path("q.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# inference: pass-q, P=65536 cached tokens"));
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("q.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    rs_problem_t p;
+    CU_ASSERT_EQUAL(rs_trace_problem(t, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.ring, RS_RING_PASS_Q);
+    CU_ASSERT_EQUAL(p.cached_tokens, 65536);
+    CU_ASSERT(!p.decode);
+    /* N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 3 x 4 x (send + recv) Q, 4 x (send + recv) return */
+    CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 24 + 8);
+    rs_trace_free(t);
 }
 
 static void test_help_lists_options_with_defaults(void) {
@@ -192,6 +223,7 @@ int main(void) {
         {"CSV equals the library's closed form and walk", test_csv_matches_library},
         {"JSON and predicted traces", test_json_and_traces},
         {"--impl, --kernel, --flops, notes, bad kernels input", test_kernel_options},
+        {"inference: pass-q note, forward only, trace header", test_inference_runs},
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
     if (rs_test_scratch("cli") != 0) return 1;

@@ -11,6 +11,7 @@
 
 #include "calibrate.h"
 #include "exec.h"
+#include "test_exec_util.h"
 #include "model.h"
 #include "test_main.h"
 
@@ -24,20 +25,6 @@ static rs_problem_t small(int64_t S, int64_t N, rs_layout_t layout, bool causal,
     return p;
 }
 
-static int run(const rs_problem_t *p, rs_exec_opts_t *o, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err) {
-    rs_schedule_t *s = rs_schedule_create(p, err);
-    if (!s) return -2;
-    int rc = rs_exec_run_threads(s, &rs_cpu_compute_ops, NULL, NULL, o, trace, res, err);
-    rs_schedule_free(s);
-    return rc;
-}
-
-static rs_exec_opts_t opts_check(void) {
-    rs_exec_opts_t o;
-    rs_exec_opts_default(&o);
-    o.warmup = 0, o.reps = 1, o.timeout_s = 20, o.check = true, o.check_tol = 1e-5;
-    return o;
-}
 
 /* Set (value non-NULL) or unset an environment variable. */
 static void env_set(const char *name, const char *value) {
@@ -56,12 +43,12 @@ static void test_numerics_all(void) {
                 for (int pass = 0; pass < RS_PASS_COUNT; pass++)
                     for (int kvh = 1; kvh <= 2; kvh++) {
                         rs_problem_t p = small(48, 4, (rs_layout_t)l, causal, (rs_pass_t)pass, kvh);
-                        rs_exec_opts_t o = opts_check();
+                        rs_exec_opts_t o = rs_test_exec_opts_check();
                         rs_exec_result_t res;
                         rs_err_t err = {{0}};
                         env_set("RINGSIM_CPU_KERNEL", cfg[ci][0]), env_set("RINGSIM_CPU_KC", cfg[ci][1]);
                         env_set("RINGSIM_CPU_PANEL_ROWS", cfg[ci][2]);
-                        int rc = run(&p, &o, NULL, &res, &err);
+                        int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
                         env_set("RINGSIM_CPU_KERNEL", NULL), env_set("RINGSIM_CPU_KC", NULL);
                         env_set("RINGSIM_CPU_PANEL_ROWS", NULL);
                         if (rc != 0 || !res.check_ok)
@@ -88,10 +75,10 @@ static void test_numerics_sizes(void) {
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
             rs_problem_t p = small(cfg[i][0], cfg[i][1], RS_LAYOUT_ZIGZAG, true, (rs_pass_t)pass, 2);
             p.tile_q = 5, p.tile_k = 3;
-            rs_exec_opts_t o = opts_check();
+            rs_exec_opts_t o = rs_test_exec_opts_check();
             rs_exec_result_t res;
             rs_err_t err = {{0}};
-            int rc = run(&p, &o, NULL, &res, &err);
+            int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
             if (rc) fprintf(stderr, "  S=%lld N=%lld: %s\n", (long long)cfg[i][0], (long long)cfg[i][1], err.msg);
             CU_ASSERT_EQUAL(rc, 0);
             CU_ASSERT(res.check_ok);
@@ -103,11 +90,11 @@ static void test_numerics_sizes(void) {
 /* A wrong answer must be caught: a reference on other inputs (tolerance 0) fails the check. */
 static void test_check_can_fail(void) {
     rs_problem_t p = small(32, 4, RS_LAYOUT_STRIPED, true, RS_PASS_FORWARD, 2);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12; /* fp32 cannot reach this: the check must say so */
     rs_exec_result_t res;
     rs_err_t err = {{0}};
-    int rc = run(&p, &o, NULL, &res, &err);
+    int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(!res.check_ok);
     CU_ASSERT(res.err[RS_TENSOR_O] > 1e-12);
@@ -124,12 +111,12 @@ static void test_check_can_fail(void) {
 static void test_extreme_logits(void) {
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = small(32, 4, RS_LAYOUT_ZIGZAG, true, (rs_pass_t)pass, 2);
-        rs_exec_opts_t o = opts_check();
+        rs_exec_opts_t o = rs_test_exec_opts_check();
         o.input_scale = 100.0;
         o.check_tol = 1e300; /* judged below */
         rs_exec_result_t res;
         rs_err_t err = {{0}};
-        int rc = run(&p, &o, NULL, &res, &err);
+        int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
         if (rc || !res.check_ok) fprintf(stderr, "  extreme %s: %s\n", rs_pass_name(p.pass), err.msg);
         CU_ASSERT_EQUAL(rc, 0);
         CU_ASSERT(res.finite);
@@ -153,11 +140,11 @@ static void test_save_io(void) {
     char dir[] = "/tmp/rs_test_exec_XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     rs_problem_t p = small(24, 3, RS_LAYOUT_STRIPED, true, RS_PASS_BACKWARD, 1);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     o.save_io_dir = dir;
     rs_exec_result_t res;
     rs_err_t err = {{0}};
-    CU_ASSERT_EQUAL(run(&p, &o, NULL, &res, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_exec_run(&p, &o, NULL, &res, &err), 0);
     const char *names[] = {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"};
     const int64_t heads[] = {2, 1, 1, 2, 2, 2, 1, 1};
     for (int i = 0; i < 8; i++) {
@@ -188,13 +175,13 @@ static void test_save_io(void) {
 /* Rank 2 stops answering at step 1: the others give up after the timeout, naming rank and step. */
 static void test_dead_rank_timeout(void) {
     rs_problem_t p = small(32, 4, RS_LAYOUT_ZIGZAG, false, RS_PASS_FORWARD, 2);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check = false;
     o.timeout_s = 0.5, o.fault_rank = 2, o.fault_step = 1;
     rs_exec_result_t res;
     rs_err_t err = {{0}};
     double t0 = rs_now_s();
-    int rc = run(&p, &o, NULL, &res, &err);
+    int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     double dt = rs_now_s() - t0;
     fprintf(stderr, "  dead rank: %s (%.2f s)\n", err.msg, dt);
     CU_ASSERT_EQUAL(rc, -1);
@@ -209,12 +196,12 @@ static void test_dead_rank_timeout(void) {
 static void test_trace_schema(void) {
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = small(32, 4, RS_LAYOUT_ZIGZAG, true, (rs_pass_t)pass, 2);
-        rs_exec_opts_t o = opts_check();
+        rs_exec_opts_t o = rs_test_exec_opts_check();
         o.check = false, o.reps = 3, o.warmup = 1;
         rs_trace_t *t = rs_trace_create("exec-cpu");
         rs_exec_result_t res;
         rs_err_t err = {{0}};
-        CU_ASSERT_EQUAL_FATAL(run(&p, &o, t, &res, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_test_exec_run(&p, &o, t, &res, &err), 0);
         rs_schedule_t *s = rs_schedule_create(&p, &err);
         rs_trace_sort(t);
         size_t expect = 0;
@@ -560,11 +547,11 @@ static void test_kernel_exp_rows(void) {
 /* An unknown variant is refused with the accepted values. */
 static void test_kernel_variant_bad(void) {
     rs_problem_t p = small(24, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 2);
-    rs_exec_opts_t o = opts_check();
+    rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
     rs_err_t err = {{0}};
     setenv("RINGSIM_CPU_KERNEL", "sse9", 1);
-    int rc = run(&p, &o, NULL, &res, &err);
+    int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     unsetenv("RINGSIM_CPU_KERNEL");
     CU_ASSERT_EQUAL(rc, -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_CPU_KERNEL=sse9"));

@@ -11,7 +11,8 @@
  *  - loopback rings (one rank alone, transfers to itself) rank by rank, N = 4, both kinds;
  *  - the ring through the executor (rs_exec_run_threads, gpu compute + nccl transport): N = 1 and,
  *    with several GPUs, N = GPU count (<= 8), forward and backward, checked against the executor's
- *    float64 full attention. */
+ *    float64 full attention; the inference variants (pass-kv and pass-q over a cached prefix, decode)
+ *    the same way. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,45 @@ static void ring_case(int64_t N, rs_layout_t lay, bool causal, rs_pass_t pass) {
     rs_schedule_free(s);
 }
 
+/* The inference variants through the executor: pass-kv and pass-q over a cached prefix, decode (one
+ * token for each of 3 sequences), checked against float64 attention over the cache. */
+static void infer_case(int64_t N, rs_layout_t lay, rs_ring_t ring, bool decode) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = decode ? 1 : 512 * N, p.cached_tokens = 1024 * N, p.n_ranks = N, p.batch = decode ? 3 : 1;
+    p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = lay, p.ring = decode ? RS_RING_PASS_Q : ring;
+    p.decode = decode, p.act_bytes = 2, p.grad_bytes = 4;
+    rs_gpu_kernel_tile(RS_PASS_FORWARD, p.head_dim, &p.tile_q, &p.tile_k);
+    rs_err_t err = {{0}};
+    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    void **ts = calloc((size_t)N, sizeof *ts);
+    CU_ASSERT_FATAL(ts && rs_nccl_world_create(N, ts, &err) == 0);
+    rs_exec_opts_t o;
+    rs_exec_opts_default(&o);
+    o.check = true, o.check_tol = 2e-2, o.reps = 1, o.warmup = 1, o.timeout_s = 60;
+    rs_exec_result_t res;
+    int rc = rs_exec_run_threads(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, ts, &o, NULL, &res, &err);
+    if (rc || !res.check_ok)
+        fprintf(stderr, "  N=%lld %s %s%s: rc %d O %.3g lse %.3g: %s\n", (long long)N, rs_layout_name(lay), rs_ring_name(p.ring),
+                decode ? " decode" : "", rc, res.err[RS_TENSOR_O], res.err[RS_TENSOR_LSE], err.msg);
+    CU_ASSERT(rc == 0 && res.check_ok && res.finite);
+    rs_nccl_world_free(ts, N);
+    free(ts);
+    rs_schedule_free(s);
+}
+
+static void test_infer(void) {
+    const int64_t N = n_gpus > 8 ? 8 : n_gpus;
+    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+        for (int ring = 0; ring < RS_RING_COUNT; ring++) {
+            infer_case(1, (rs_layout_t)lay, (rs_ring_t)ring, false);
+            if (N > 1) infer_case(N, (rs_layout_t)lay, (rs_ring_t)ring, false);
+        }
+    infer_case(1, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q, true);
+    if (N > 1) infer_case(N, RS_LAYOUT_STRIPED, RS_RING_PASS_Q, true);
+}
+
 static void test_ring_n1(void) {
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
         for (int pass = 0; pass < 2; pass++) ring_case(1, (rs_layout_t)lay, true, (rs_pass_t)pass);
@@ -343,6 +383,7 @@ int main(void) {
     static const rs_test_case_t ring[] = {{"n1_all_layouts", test_ring_n1},
                                           {"multi_gpu", test_ring_multi},
                                           {"loopback_n4", test_ring_loopback},
+                                          {"inference_cached_pass_q_decode", test_infer},
                                           {NULL, NULL}};
     /* last: an aborted communicator (and its killed kernel) must not disturb the other tests */
     static const rs_test_case_t wd[] = {{"watchdog_nccl_stall", test_nccl_watchdog},

@@ -317,20 +317,23 @@ static void test_base_parses(void) {
 }
 
 static void test_errors_values(void) {
-    expect_error(subst("\"bf16\": 100e12", "\"bf16\": -1"), "t.json:5:7: device.flops_per_s.bf16: must be > 0, got -1");
-    expect_error(subst("\"bf16\": 100e12", "\"bf16\": 0"), "t.json:5:7: device.flops_per_s.bf16: must be > 0, got 0");
-    expect_error(subst("\"memory_bytes\": 80e9", "\"memory_bytes\": -8"), "t.json:8:5: device.memory_bytes: must be > 0, got -8");
+    expect_error(subst("\"bf16\": 100e12", "\"bf16\": -1"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got -1");
+    expect_error(subst("\"bf16\": 100e12", "\"bf16\": 0"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 0");
+    /* issue 13: 1e-300 passed as > 0 and printed "inf s"; the range is --flops' */
+    expect_error(subst("\"bf16\": 100e12", "\"bf16\": 1e-300"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 1e-300");
+    expect_error(subst("\"bf16\": 100e12", "\"bf16\": 1e21"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 1e+21");
+    expect_error(subst("\"memory_bytes\": 80e9", "\"memory_bytes\": -8"), "t.json:8:5: device.memory_bytes: must be in [1, 1e+18], got -8");
     expect_error(subst("\"devices_per_node\": 4", "\"devices_per_node\": 0"),
-                 "t.json:10:5: device.devices_per_node: must be in [1, 1000000], got 0");
+                 "t.json:10:5: device.devices_per_node: must be in [1, 1e+06], got 0");
     expect_error(subst("\"bw_bytes_per_s\": 100e9", "\"bw_bytes_per_s\": -100e9"),
-                 "t.json:13:34: tiers.intra.bw_bytes_per_s: must be > 0, got -1e+11");
+                 "t.json:13:34: tiers.intra.bw_bytes_per_s: must be in [1, 1e+16], got -1e+11");
     expect_error(subst("\"latency_s\": 1e-6", "\"latency_s\": -1e-6"),
-                 "t.json:13:59: tiers.intra.latency_s: must be >= 0, got -1e-06");
+                 "t.json:13:59: tiers.intra.latency_s: must be in [0, 10], got -1e-06");
     expect_error(subst("\"overlap\": 0.9", "\"overlap\": 1.5"), "t.json:19:5: calibration.overlap: must be in [0, 1], got 1.5");
     expect_error(subst("\"overlap\": 0.9", "\"overlap\": -0.1"), "t.json:19:5: calibration.overlap: must be in [0, 1], got -0.1");
     expect_error(subst("\"comp_slowdown\": 1.1", "\"comp_slowdown\": 0.9"),
-                 "t.json:20:5: calibration.comp_slowdown: must be >= 1, got 0.9");
-    expect_error(subst("\"launch_s\": 5e-6", "\"launch_s\": -5e-6"), "t.json:18:5: calibration.launch_s: must be >= 0, got -5e-06");
+                 "t.json:20:5: calibration.comp_slowdown: must be in [1, 1e+06], got 0.9");
+    expect_error(subst("\"launch_s\": 5e-6", "\"launch_s\": -5e-6"), "t.json:18:5: calibration.launch_s: must be in [0, 10], got -5e-06");
     /* efficiency points: value positions inside the array */
     expect_error(subst("[4096, 0.8]", "[4096, 1.6]"),
                  "t.json:17:40: calibration.efficiency[1][1]: efficiency must be in (0, 1.5], got 1.6");
@@ -352,7 +355,7 @@ static void test_errors_values(void) {
     expect_error(subst("\"overlap\": 0.9", "\"overlap_curve\": [[65536, 0.2], [65536, 0.5]]"),
                  "t.json:19:38: calibration.overlap_curve[1][0]: bytes must increase strictly, got 65536 after 65536");
     expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
-                 "t.json:19:5: calibration.host_s_per_byte: must be >= 0, got -1e-10");
+                 "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
 }
 
@@ -413,7 +416,7 @@ static void test_errors_files(void) {
     fclose(fp);
     CU_ASSERT_EQUAL(rs_tier_load(path, &t, &err), -1);
     char want[1024];
-    snprintf(want, sizeof want, "%s:4:3: latency_s: must be >= 0, got -1", path);
+    snprintf(want, sizeof want, "%s:4:3: latency_s: must be in [0, 10], got -1", path);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     fp = fopen(path, "w");
     fputs("{\"name\": \"x\", \"bw_bytes_per_s\": 1e9}\n", fp);
@@ -461,7 +464,7 @@ static void test_round_trip(void) {
     hw.price_per_device_hour = 2.49;
     hw.intra.latency_s = 2.9e-6 + 1e-22;
     hw.inter.latency_s = 5e-324; /* denormal */
-    hw.inter.bw_bytes_per_s = 1.7976931348623157e308;
+    hw.inter.bw_bytes_per_s = 9999999999999998.0; /* the largest double below the range's 1e16 */
     hw.mem_bytes = 123456789.123456789;
     hw.mem_bw_bytes_per_s = 999.9999999999999e12; /* rounds up to 1000 in a short mantissa */
     snprintf(hw.calibration_note, sizeof hw.calibration_note, "OpenBLAS sgemm, \"quoted\", 2026-11-29");

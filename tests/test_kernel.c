@@ -713,9 +713,9 @@ static void test_bad_profile_input(void) {
                  "t.json:9:42: kernels.list[0].curves[0].points[1][0]: points must be sorted by area q*k, then by q (strictly): "
                  "512x512 after 1024x1024");
     expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 0]]", "",
-                 "t.json:9:52: kernels.list[0].curves[0].points[1][2]: flops_per_s must be > 0, got 0");
+                 "t.json:9:52: kernels.list[0].curves[0].points[1][2]: flops_per_s must be in [1, 1e+20], got 0");
     expect_parse("full", "[[512, 512, -1e14], [1024, 1024, 1e14]]", "",
-                 "t.json:9:32: kernels.list[0].curves[0].points[0][2]: flops_per_s must be > 0, got -1e+14");
+                 "t.json:9:32: kernels.list[0].curves[0].points[0][2]: flops_per_s must be in [1, 1e+20], got -1e+14");
     expect_parse("diag", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "",
                  "t.json:8:63: kernels.list[0].curves[0].mask: must be full, causal or shifted");
     expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"default_impl\": \"te\"",

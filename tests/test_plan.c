@@ -81,13 +81,13 @@ static void test_ulysses_head_bound(void) {
 static void test_a2a_formula(void) {
     rs_machine_t m = round_machine();
     bool x = true;
-    RS_ASSERT_REL(rs_a2a_time_s(&m, 8, 1e9, &x), 7.0 / 8.0 * 1e9 / 400e9, 1e-12);
+    RS_ASSERT_REL(rs_machine_a2a_s(&m, 8, 1e9, &x), 7.0 / 8.0 * 1e9 / 400e9, 1e-12);
     CU_ASSERT_FALSE(x);
-    RS_ASSERT_REL(rs_a2a_time_s(&m, 16, 1e9, &x), 8.0 / 16.0 * 1e9 / 50e9, 1e-12);
+    RS_ASSERT_REL(rs_machine_a2a_s(&m, 16, 1e9, &x), 8.0 / 16.0 * 1e9 / 50e9, 1e-12);
     CU_ASSERT_TRUE(x);
-    CU_ASSERT_EQUAL(rs_a2a_time_s(&m, 1, 1e9, &x), 0.0);
+    CU_ASSERT_EQUAL(rs_machine_a2a_s(&m, 1, 1e9, &x), 0.0);
     m.intra.latency_s = 1e-5;
-    RS_ASSERT_REL(rs_a2a_time_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
+    RS_ASSERT_REL(rs_machine_a2a_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
 }
 
 /* The ring option is the model's walk of the schedule, nothing re-derived: compare with a direct walk. */

@@ -119,9 +119,9 @@ static void test_plan_ok_csv(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM,64,"));
     unlink(csv);
     unlink(mc);
-    /* an unwritable output is a runtime failure (exit 1) */
+    /* an unwritable output is bad input, found before any work (exit 2, as in every command) */
     const char *b[] = {"plan", "-m", "llama3-8b", "--csv", "/nonexistent-dir/x.csv", NULL};
-    CU_ASSERT_EQUAL(run(b), 1);
+    CU_ASSERT_EQUAL(run(b), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "/nonexistent-dir/x.csv"));
 }
 
@@ -149,6 +149,101 @@ static void test_plan_figure(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, ".png, .pdf or .svg"));
 }
 
+
+/* plan --inference: bad input exits 2 with one line naming the option and the rule, and writes nothing. */
+static void test_infer_bad(void) {
+    const char *csv = "/tmp/rs_test_plan_cli_infer_bad.csv";
+    unlink(csv);
+    static const struct {
+        const char *args[12];
+        const char *msg;
+    } cases[] = {
+        {{"--tp", "3"}, "--tp 3: must divide the 8 devices of a node"},
+        {{"--nodes", "2", "-S", "1002"}, "--seq 1002: must be divisible by 2*N = 4 for the zigzag layout (N = 2 CP ranks"},
+        {{"--nodes", "2", "--cached", "102"}, "--cached 102: must be divisible by 2*N = 4: the cache is sharded"},
+        {{"--decode-batch", "4", "--no-causal"}, "--decode-batch 4: decode needs the causal mask"},
+        {{"--nodes", "2,1"}, "--nodes 2,1: sizes must increase"},
+        {{"--nodes", "0"}, "--nodes 0: '0' is not a size in [1, 1048576]"},
+        {{"--linear-dtype", "fp16"}, "--linear-dtype fp16: expected bf16 or fp8"},
+        {{"--linear-eff", "2"}, "--linear-eff"},
+        {{"--figure", "/tmp/rs_test_plan_cli_infer.gif"}, "--figure /tmp/rs_test_plan_cli_infer.gif: expected a file name ending in .png"},
+        {{"--boundary-csv", "/tmp/rs_test_plan_cli_infer_bad.csv"}, "--boundary-csv /tmp/rs_test_plan_cli_infer_bad.csv: also given to --csv"},
+        {{"-p", "no-such-gpu"}, "no-such-gpu"},
+        {{"--boundary-figure", "/tmp/rs_test_plan_cli_infer_b.png"}, "--boundary-figure: the pass-kv/pass-q boundary needs a cached prefix"},
+        {{"--cached", "64K", "--boundary-figure", "/tmp/rs_test_plan_cli_infer_b.png"}, "no (profile, nodes, P > 0) has a crossing to draw"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *a[24] = {"plan", "--inference", "-m", "llama3-8b", "--csv", csv};
+        int n = 6;
+        for (int i = 0; cases[k].args[i]; i++) a[n++] = cases[k].args[i];
+        a[n] = NULL;
+        CU_ASSERT_EQUAL(run(a), 2);
+        CU_ASSERT_EQUAL(lines(err_text), 1);
+        if (!strstr(err_text, cases[k].msg)) fprintf(stderr, "\n  expected '%s' in '%s'\n", cases[k].msg, err_text);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err_text, cases[k].msg));
+        CU_ASSERT_EQUAL(access(csv, F_OK), -1);
+    }
+    const char *b[] = {"plan", "--inference", NULL};
+    CU_ASSERT_EQUAL(run(b), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--model is required"));
+    /* --help lists the inference options */
+    const char *h[] = {"plan", "--inference", "--help", NULL};
+    CU_ASSERT_EQUAL(run(h), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "--cached P,P,..."));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "--boundary-figure"));
+}
+
+/* plan --inference: the CSV's KV cache and weights of Llama-3-405B on one node, TP 8, T = 128K by hand:
+ * 126 layers x 131072 tokens x 2 x 1 KV head x 128 x 2 bytes = 8455716864; 405.85e9 parameters x 2 / 8. */
+static void test_infer_csv(void) {
+    const char *csv = "/tmp/rs_test_plan_cli_infer.csv", *bcsv = "/tmp/rs_test_plan_cli_infer_b.csv";
+    unlink(csv);
+    unlink(bcsv);
+    const char *a[] = {"plan", "--inference", "-m", "llama3-405b", "--nodes", "1,2", "-S", "128K", "--cached", "0,64K",
+                       "--csv", csv, "--boundary-csv", bcsv, NULL};
+    CU_ASSERT_EQUAL(run(a), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "pass-kv wins"));
+    char buf[1 << 14];
+    slurp(csv, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "series,profile,devices_per_node,tp,nodes,cp,new_tokens,cached_tokens,context_tokens,best"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM:n1,H100-SXM,8,8,1,1,131072,0,131072,pass-kv,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",8455716864,"));
+    CU_ASSERT_EQUAL(lines(buf), 5);
+    slurp(bcsv, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "series,profile,nodes,cp,cached_tokens,cross_tokens,cross_ratio,comm_bound_ratio"));
+    /* TP 8 of 128/8 heads: Hq 16, Hkv 1 per device, d e = 256: 2 x 256 / (2 x 16 x 256 + 64 - 2 x 256) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM:n2,H100-SXM,2,2,65536,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",0.066115702479338845\n"));
+    unlink(csv);
+    unlink(bcsv);
+}
+
+/* plan --inference's two figures through the plot module (skipped without gnuplot). */
+static void test_infer_figures(void) {
+    if (system("command -v gnuplot > /dev/null 2>&1") != 0) {
+        fprintf(stderr, "  (no gnuplot: figures not tested)\n");
+        return;
+    }
+    const char *png = "/tmp/rs_test_plan_cli_ttft.png", *bpng = "/tmp/rs_test_plan_cli_boundary.svg";
+    unlink(png);
+    unlink(bpng);
+    setenv("RINGSIM_PLOTS_DIR", RS_SOURCE_DIR "/plots", 1);
+    const char *a[] = {"plan", "--inference", "-m", "llama3-70b", "--nodes", "1,2", "-S", "8K,32K,128K", "--cached", "16K",
+                       "--figure", png, "--boundary-figure", bpng, NULL};
+    CU_ASSERT_EQUAL(run(a), 0);
+    unsigned char magic[8] = {0};
+    FILE *f = fopen(png, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fread(magic, 1, 8, f), 8u);
+    fclose(f);
+    CU_ASSERT_EQUAL(memcmp(magic, "\x89PNG\r\n\x1a\n", 8), 0);
+    char buf[1 << 16];
+    slurp(bpng, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<svg"));
+    unlink(png);
+    unlink(bpng);
+}
+
 static const rs_test_case_t cases[] = {
     {"memory_ok", test_memory_ok},
     {"memory_bad", test_memory_bad},
@@ -156,6 +251,9 @@ static const rs_test_case_t cases[] = {
     {"plan_bad_split", test_plan_bad_split},
     {"plan_ok_csv", test_plan_ok_csv},
     {"plan_figure", test_plan_figure},
+    {"infer_bad", test_infer_bad},
+    {"infer_csv", test_infer_csv},
+    {"infer_figures", test_infer_figures},
     {NULL, NULL},
 };
 

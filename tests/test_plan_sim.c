@@ -33,7 +33,7 @@ static void check(const char *model, int64_t seq, int64_t u, int64_t r, bool cau
             (long long)seq, (long long)u, (long long)r, f.makespan_s, cost.fwd_s, b.makespan_s, cost.bwd_s);
     /* the first all-to-all alone: Q, K, V in (forward) */
     double tok = (double)seq / (double)(u * r), q = (double)(t.q_heads * t.head_dim), k = (double)(t.kv_heads * t.head_dim);
-    RS_ASSERT_REL(f.a2a_in_end_s, rs_a2a_time_s(&m, u, tok * (q + 2 * k) * 2, NULL), 1e-6);
+    RS_ASSERT_REL(f.a2a_in_end_s, rs_machine_a2a_s(&m, u, tok * (q + 2 * k) * 2, NULL), 1e-6);
     RS_ASSERT_REL(f.makespan_s, cost.fwd_s, 1e-6);
     RS_ASSERT_REL(b.makespan_s, cost.bwd_s, 1e-6);
 }

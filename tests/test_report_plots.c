@@ -61,7 +61,8 @@ static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts
     }
 }
 
-static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024];
+static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
+    bound_csv[1024];
 
 static void test_tcomm_vs_b(void) {
     rs_plot_opts_t o = {.width_px = 800, .height_px = 500};
@@ -97,6 +98,32 @@ static void test_contention(void) {
     fclose(fp);
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, rs_test_path("bad-cont.csv"), rs_test_path("c3.svg"), NULL, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: expected a series name without spaces"));
+}
+
+/* TTFT against context (ringsim plan --inference --csv): the variants that run, an empty cell skipped;
+ * a TTFT <= 0 refused with its line */
+static void test_ttft(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_TTFT, ttft_csv, &o);
+    FILE *fp = fopen(rs_test_path("bad-ttft.csv"), "w");
+    fprintf(fp, "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\nh:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n");
+    fclose(fp);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TTFT, rs_test_path("bad-ttft.csv"), rs_test_path("t3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"));
+}
+
+/* the pass-kv/pass-q boundary (ringsim plan --inference --boundary-csv); a file without a crossing is
+ * refused */
+static void test_pass_boundary(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_PASS_BOUNDARY, bound_csv, &o);
+    FILE *fp = fopen(rs_test_path("bad-bound.csv"), "w");
+    fprintf(fp, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n");
+    fclose(fp);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_PASS_BOUNDARY, rs_test_path("bad-bound.csv"), rs_test_path("b3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected a crossing (cross_tokens > 0) in at least one row"));
 }
 
 static void test_no_gnuplot_is_clear(void) {
@@ -156,6 +183,11 @@ int main(void) {
         for (int k = 1; k <= 8; k *= 2)
             fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
     fclose(fp);
+    snprintf(ttft_csv, sizeof ttft_csv, "%s", rs_test_path("ttft.csv"));
+    snprintf(bound_csv, sizeof bound_csv, "%s", rs_test_path("boundary.csv"));
+    snprintf(args, sizeof args, "plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 16K --csv %s --boundary-csv %s",
+             ttft_csv, bound_csv);
+    bad |= rs_test_ringsim(args);
     if (bad) {
         fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
         return 1;
@@ -167,6 +199,8 @@ int main(void) {
         {"layout-busy: png pdf svg", test_layout_busy},
         {"scaling: png pdf svg", test_scaling},
         {"contention: png pdf svg", test_contention},
+        {"ttft: png pdf svg", test_ttft},
+        {"pass-boundary: png pdf svg", test_pass_boundary},
         {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
         {NULL, NULL}};
     int rc = rs_test_main1("figures", cases);

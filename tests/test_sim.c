@@ -364,6 +364,57 @@ static void test_degraded_hop(void) {
     pair_free(&r);
 }
 
+/* The inference variants (docs/inference.md): pass-kv and pass-q over a cached prefix, pass-q without
+ * one, decode with uneven sequences per rank; every layout, causal and not; flat, two nodes, realism
+ * (latency, launch, jitter, straggler, sigma, eta). pass-q's all-to-all runs on the all-pairs platform
+ * the simulator generates for it: still the walk, event by event. */
+static void test_exact_inference(void) {
+    rs_machine_t flat = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+    rs_machine_t nodes = machine(F_H100, W_NVL, 3e-6, 2, 50e9, 5e-6);
+    rs_machine_t real = nodes;
+    real.cal.launch_s = 4e-6, real.jitter = 0.2, real.seed = 5;
+    real.perturb.n_stragglers = 1, real.perturb.straggler_rank[0] = 1, real.perturb.straggler_factor[0] = 1.4;
+    rs_machine_t sig = nodes, eta = flat;
+    sig.cal.comp_slowdown = 1.3;
+    eta.cal.overlap = 0.5;
+    const rs_machine_t *ms[] = {&flat, &nodes, &real, &sig, &eta};
+    const char *names[] = {"flat", "2 nodes", "realism", "sigma", "eta"};
+    for (int mi = 0; mi < 5; mi++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int ring = 0; ring < RS_RING_COUNT; ring++)
+                for (int causal = 0; causal < 2; causal++) {
+                    rs_problem_t p = rs_test_problem(5, 256, (rs_layout_t)l, RS_PASS_FORWARD, causal);
+                    p.ring = (rs_ring_t)ring;
+                    p.cached_tokens = 5 * 1024;
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %s %s cached", names[mi], rs_ring_name(p.ring), rs_layout_name(p.layout),
+                             causal ? "causal" : "full");
+                    check_exact(&p, ms[mi], NULL, what);
+                    if (ring == RS_RING_PASS_Q && l == RS_LAYOUT_ZIGZAG && causal) {
+                        p.cached_tokens = 0;
+                        check_exact(&p, ms[mi], NULL, "pass-q without a cache");
+                    }
+                }
+    for (int mi = 0; mi < 5; mi++) {
+        rs_problem_t d = rs_test_problem(4, 256, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
+        d.decode = true, d.ring = RS_RING_PASS_Q, d.seq_tokens = 1, d.cached_tokens = 4 * 4096, d.batch = 6;
+        check_exact(&d, ms[mi], NULL, "decode, 6 sequences on 4 ranks");
+    }
+    rs_problem_t p = rs_test_problem(2, 256, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true); /* N = 2: the ring's own routes */
+    p.ring = RS_RING_PASS_Q, p.cached_tokens = 2048;
+    check_exact(&p, &nodes, NULL, "pass-q N=2");
+    /* refused: the all-to-all on a degraded link */
+    rs_machine_t deg = flat;
+    deg.perturb.n_degraded = 1, deg.perturb.degraded_hop[0] = 1, deg.perturb.degraded_factor[0] = 2;
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    rs_sim_result_t r;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_sim_run(s, &deg, NULL, NULL, &r, &err), RS_SIM_BAD_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--degrade with --ring pass-q"));
+    rs_sim_result_free(&r);
+    rs_schedule_free(s);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Platforms
  * ---------------------------------------------------------------------------------------------- */
@@ -585,6 +636,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
     {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
     {"slowdown_hand_derived", test_slowdown_effect},
+    {"exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)", test_exact_inference},
     {NULL, NULL},
 };
 static const rs_test_case_t realism_cases[] = {

@@ -45,7 +45,8 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
         len += (size_t)snprintf(diff + len, sizeof diff - len, "%spass %s vs %s", len ? ", " : "",
                                 rs_pass_name(a.pass), rs_pass_name(b.pass));
     if (len) return rs_errf(err, "%s and %s describe different problems: %s", name_ref, name_other, diff);
-    return 0;
+    if (rs_compare_check_events(ref, name_ref, err) != 0) return -1;
+    return rs_compare_check_events(other, name_other, err);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -132,6 +133,51 @@ static rs_event_t *sorted_copy(const rs_trace_t *t) {
     if (n) memcpy(e, rs_trace_events(t), n * sizeof *e);
     qsort(e, n, sizeof *e, rs_event_key_qcmp);
     return e;
+}
+
+int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err) {
+    rs_problem_t p;
+    rs_err_t e;
+    if (rs_trace_problem(t, &p, &e) != 0) return rs_errf(err, "%s: %s", name, e.msg);
+    const int64_t n_steps = p.pass == RS_PASS_BACKWARD ? p.n_ranks + 1 : p.n_ranks; /* schedule.h */
+    const char *pass = rs_pass_name(p.pass);
+    const size_t n = rs_trace_count(t);
+    if (n == 0) return rs_errf(err, "%s: no events (the header's problem has %lld ranks x %lld %s steps)", name, (long long)p.n_ranks, (long long)n_steps, pass);
+    rs_event_t *ev = sorted_copy(t);
+    if (!ev) return rs_errf(err, "%s: out of memory", name);
+    int64_t want = 0; /* the next (rank, step) expected, as rank * n_steps + step */
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        const rs_event_t *x = &ev[i];
+        size_t j = i;
+        bool has_step = false;
+        for (; j < n && same_step(&ev[j], x); j++) has_step |= ev[j].kind == RS_EV_STEP;
+        if (x->pass != p.pass)
+            rc = rs_errf(err, "%s: rank %d step %d has a %s %s event in a %s trace (header pass=%s)", name, (int)x->rank,
+                         (int)x->step, rs_pass_name(x->pass), rs_event_kind_name(x->kind), pass, pass);
+        else if (x->rank >= p.n_ranks)
+            rc = rs_errf(err, "%s: rank %d (step %d %s) is out of range: the header's problem has ranks 0 to %lld", name,
+                         (int)x->rank, (int)x->step, rs_event_kind_name(x->kind), (long long)p.n_ranks - 1);
+        else if (x->step >= n_steps)
+            rc = rs_errf(err, "%s: rank %d step %d (%s) is out of range: a %s pass of %lld ranks has steps 0 to %lld", name,
+                         (int)x->rank, (int)x->step, rs_event_kind_name(x->kind), pass, (long long)p.n_ranks,
+                         (long long)n_steps - 1);
+        else if ((int64_t)x->rank * n_steps + x->step != want)
+            rc = rs_errf(err, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
+                         "a cut or partial trace", name, (long long)(want / n_steps), (long long)(want % n_steps),
+                         (long long)p.n_ranks, (long long)n_steps, pass);
+        else if (!has_step)
+            rc = rs_errf(err, "%s: rank %d step %d has no 'step' event (every step of every rank has one): a cut or partial trace",
+                         name, (int)x->rank, (int)x->step);
+        want++;
+        i = j;
+    }
+    if (rc == 0 && want != p.n_ranks * n_steps)
+        rc = rs_errf(err, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
+                     "a cut or partial trace", name, (long long)(want / n_steps), (long long)(want % n_steps),
+                     (long long)p.n_ranks, (long long)n_steps, pass);
+    free(ev);
+    return rc;
 }
 
 /* Durations of one (pass, rank, step) group [lo, hi) per metric; has[m] says whether present. */

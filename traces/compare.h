@@ -61,9 +61,18 @@ typedef struct {
 
 /* Refuse traces of different problems: 0 if both headers describe the same problem, else -1 with
  * err listing every field that differs ("n_ranks 8 vs 16, layout zigzag vs striped") or naming the
- * trace whose header lacks a problem key. Names used in messages: name_ref, name_other. */
+ * trace whose header lacks a problem key; then each trace's events against its header
+ * (rs_compare_check_events). Names used in messages: name_ref, name_other. */
 int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err);
+
+/* Refuse a trace whose events do not match its header's problem (issue 13: a trace cut at a line
+ * boundary compared with half its events): every (rank, step) of ranks 0..N-1 and steps 0..n_steps-1
+ * of the header's pass has events, one of them a 'step' event, and no event lies outside (another
+ * pass, a rank >= N, a step >= n_steps). Returns 0, or -1 with err naming the first (rank, step) in
+ * (rank, step) order: "x.csv: rank 3 step 2 has no events (the header's problem has 4 ranks x 4
+ * forward steps): a cut or partial trace". rs_compare_check_problem calls it for both traces. */
+int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err);
 
 /* Align and compare (does not check the problem; call rs_compare_check_problem first). The traces
  * need not be sorted. Returns 0, or -1 with err when no event matches or on OOM. Free with

@@ -3,6 +3,8 @@
  * The readers are import_kineto.c and import_nsys.c; the rules are documented in docs/import.md. */
 #include "import.h"
 
+#include "estimate.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -336,6 +338,7 @@ long rs_import_list_files(const char *const *paths, size_t n_paths, char ***out,
 
 /* Format by content: SQLite header, else gzip magic or JSON text. */
 static int sniff_format(const char *path, rs_import_format_t *f, rs_err_t *err) {
+    if (rs_input_check(path, "trace of a real run", (uint64_t)rs_mem_cap_default(), false, err) != 0) return -1;
     FILE *fp = fopen(path, "rb");
     if (!fp) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
     unsigned char b[16] = {0};

@@ -5,6 +5,8 @@
  */
 #include "trace.h"
 
+#include "estimate.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -147,6 +149,10 @@ int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p) {
     r |= rs_trace_set_meta(t, "pass", "%s", rs_pass_name(p->pass));
     r |= rs_trace_set_meta(t, "tile_q", "%lld", (long long)p->tile_q);
     r |= rs_trace_set_meta(t, "tile_k", "%lld", (long long)p->tile_k);
+    /* the inference variants (docs/inference.md) only when used: training traces keep their header */
+    if (p->ring != RS_RING_PASS_KV) r |= rs_trace_set_meta(t, "ring", "%s", rs_ring_name(p->ring));
+    if (p->cached_tokens > 0) r |= rs_trace_set_meta(t, "cached_tokens", "%lld", (long long)p->cached_tokens);
+    if (p->decode) r |= rs_trace_set_meta(t, "decode", "1");
     return r ? -1 : 0;
 }
 
@@ -232,6 +238,14 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
     if (!v) return rs_errf(err, "trace header: missing key 'pass'");
     if (rs_pass_parse(v, &q.pass) != 0)
         return rs_errf(err, "trace header: pass=%s: expected forward or backward", v);
+    q.ring = RS_RING_PASS_KV;
+    if ((v = rs_trace_get_meta(t, "ring")) && rs_ring_parse(v, &q.ring) != 0)
+        return rs_errf(err, "trace header: ring=%s: expected pass-kv or pass-q", v);
+    if (rs_trace_get_meta(t, "cached_tokens") && meta_int(t, "cached_tokens", &q.cached_tokens, err)) return -1;
+    if ((v = rs_trace_get_meta(t, "decode"))) {
+        if (strcmp(v, "1") && strcmp(v, "0")) return rs_errf(err, "trace header: decode=%s: expected 0 or 1", v);
+        q.decode = strcmp(v, "1") == 0;
+    }
     *p = q;
     return 0;
 }
@@ -428,11 +442,9 @@ static int check_duplicates(const rs_trace_t *t, const long *lines, const char *
 }
 
 rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        rs_errf(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
+    /* its events take about 2/3 of its bytes in memory: at most the memory cap (estimate.h) */
+    FILE *fp = rs_input_open(path, "ringsim trace", (uint64_t)rs_mem_cap_default(), err);
+    if (!fp) return NULL;
     rs_trace_t *t = NULL;
     char *line = NULL, *source = NULL;
     size_t cap = 0;
@@ -442,6 +454,10 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
     ssize_t len;
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
+        if ((size_t)len > RS_MAX_LINE_BYTES) {
+            rs_errf(err, "%s:%ld: line longer than %zu bytes (not a ringsim trace)", path, ln, RS_MAX_LINE_BYTES);
+            goto fail;
+        }
         if ((size_t)len != strlen(line)) {
             rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
             goto fail;

@@ -63,6 +63,12 @@ int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu
 int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m, const float *l,
                         void *out, float *out_f32, float *lse, cudaStream_t stream, rs_err_t *err);
 
+/* pass-q's merge: fold one partial output (o_part in sh->dtype, normalised; lse_part fp32; Q layout and
+ * rows of sh) into an fp32 accumulator (acc_o normalised over what it holds, acc_lse; start from 0 and
+ * -inf): lse = log(e^acc_lse + e^lse_part), acc_o = e^(acc_lse - lse) acc_o + e^(lse_part - lse) o_part. */
+int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *o_part, const float *lse_part, float *acc_o, float *acc_lse,
+                      cudaStream_t stream, rs_err_t *err);
+
 /* Backward. prep: dvec = rowsum(dout * out) (fp32). step: recompute P from lse and accumulate
  * dq (Q layout), dk and dv (KV layout), all fp32, with +=. */
 int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout, float *dvec,

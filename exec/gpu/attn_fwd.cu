@@ -341,6 +341,22 @@ __global__ void fwd_finalize_kernel(const float *o, const float *m, const float 
     }
 }
 
+// Fold one partial (o_part normalised, lse_part) into the fp32 accumulator (acc_o normalised over what
+// it holds, acc_lse): one thread per row, so a row's lse changes after its whole row of O.
+template <typename T>
+__global__ void merge_fold_kernel(const T *o_part, const float *lse_part, float *acc_o, float *acc_lse, size_t n_rows,
+                                  int d) {
+    for (size_t r = (size_t)blockIdx.x * blockDim.x + threadIdx.x; r < n_rows; r += (size_t)gridDim.x * blockDim.x) {
+        const float a = acc_lse[r], b = lse_part[r];
+        const float mx = fmaxf(a, b);
+        if (mx == -INFINITY) continue; // neither has seen a key: O stays 0, lse -inf
+        const float lse = mx + logf(expf(a - mx) + expf(b - mx));
+        const float wa = expf(a - lse), wb = expf(b - lse);
+        for (int x = 0; x < d; x++) acc_o[r * d + x] = wa * acc_o[r * d + x] + wb * to_f32<T>(o_part[r * d + x]);
+        acc_lse[r] = isnan(a) || isnan(b) ? NAN : lse;
+    }
+}
+
 __global__ void add_f32_kernel(float *dst, const float *src, size_t n) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] += src[i];
 }
@@ -458,6 +474,19 @@ int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m
         fwd_finalize_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(o, m, l, (__nv_bfloat16 *)out, out_f32, lse, nr, sh->head_dim);
     else
         fwd_finalize_kernel<__half><<<grid, 256, 0, stream>>>(o, m, l, (__half *)out, out_f32, lse, nr, sh->head_dim);
+    RS_CUDA_TRY(err, cudaGetLastError());
+    return 0;
+}
+
+int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *o_part, const float *lse_part, float *acc_o, float *acc_lse,
+                      cudaStream_t stream, rs_err_t *err) {
+    const size_t nr = rs_gpu_shape_row_elems(sh);
+    if (sh->dtype == RS_GPU_BF16)
+        merge_fold_kernel<__nv_bfloat16><<<grid_for(nr), 256, 0, stream>>>((const __nv_bfloat16 *)o_part, lse_part, acc_o,
+                                                                            acc_lse, nr, sh->head_dim);
+    else
+        merge_fold_kernel<__half><<<grid_for(nr), 256, 0, stream>>>((const __half *)o_part, lse_part, acc_o, acc_lse, nr,
+                                                                     sh->head_dim);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }

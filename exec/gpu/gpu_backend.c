@@ -52,6 +52,12 @@ static int gpu_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backe
     return rs_exec_subprocess_run(&rs_gpu_exec_backend, s, o, trace, out, err);
 }
 
+static void gpu_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m, (void)trace;
+    rs_exec_estimate(p, NULL, e); /* host memory of the staging and checking side; the device's own is the device's */
+}
+
 const rs_backend_ops_t rs_gpu_backend = {
     .name = "gpu", .source = "exec-gpu", .can_run = gpu_can_run, .run = gpu_run, .exec = &rs_gpu_exec_backend,
+    .estimate = gpu_estimate,
 };

@@ -105,7 +105,8 @@ void rs_gpu_kernel_tile(rs_pass_t pass, int64_t head_dim, int64_t *tile_q, int64
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
     rs_exec_rank_t r;          /* the rank (problem, segments) */
-    rs_gpu_shape_t sh;         /* q_rows = kv_rows = B */
+    rs_gpu_shape_t sh;         /* q_rows = B, kv_rows = Bc + B, batch = the K,V sequences */
+    rs_gpu_shape_t shq;        /* the Q-like tensors: sh with batch = q_seqs (decode: ceil(b / N)) */
     rs_gpu_kernel_t kern;      /* kernel variant */
     rs_gpu_ctx_t *ctx;         /* device, streams, clock */
     size_t nq, nkv, nrow;      /* elements of Q-like, of one K (or V), of row statistics */
@@ -142,10 +143,13 @@ static int gs_create(const rs_exec_rank_t *r, rs_gpu_dtype_t dt, void **state, r
     if (!g) return rs_errf(err, "gpu: out of memory");
     *state = NULL;
     g->r = *r;
+    const int64_t kv_rows = r->kv_rows > 0 ? r->kv_rows : r->block_tokens, q_seqs = r->q_seqs > 0 ? r->q_seqs : p->batch;
     g->sh = (rs_gpu_shape_t){dt, (int32_t)p->batch, (int32_t)p->q_heads, (int32_t)p->kv_heads, (int32_t)p->head_dim,
-                             (int32_t)r->block_tokens, (int32_t)r->block_tokens, (float)r->softmax_scale};
-    if (p->batch > INT32_MAX || p->q_heads > INT32_MAX || r->block_tokens > INT32_MAX ||
-        rs_gpu_shape_validate(&g->sh, err) < 0) {
+                             (int32_t)r->block_tokens, (int32_t)kv_rows, (float)r->softmax_scale};
+    g->shq = g->sh;
+    g->shq.batch = (int32_t)q_seqs;
+    if (p->batch > INT32_MAX || p->q_heads > INT32_MAX || kv_rows > INT32_MAX || rs_gpu_shape_validate(&g->sh, err) < 0 ||
+        rs_gpu_shape_validate(&g->shq, err) < 0) {
         if (!err->msg[0]) rs_errf(err, "gpu: sizes exceed the kernels' 32-bit indices");
         free(g);
         return -1;
@@ -156,7 +160,7 @@ static int gs_create(const rs_exec_rank_t *r, rs_gpu_dtype_t dt, void **state, r
         free(g);
         return -1;
     }
-    g->nq = rs_gpu_shape_q_elems(&g->sh), g->nkv = rs_gpu_shape_kv_elems(&g->sh), g->nrow = rs_gpu_shape_row_elems(&g->sh);
+    g->nq = rs_gpu_shape_q_elems(&g->shq), g->nkv = rs_gpu_shape_kv_elems(&g->sh), g->nrow = rs_gpu_shape_row_elems(&g->shq);
     const size_t nst = g->nq > g->nkv ? g->nq : g->nkv;
     if (gs_alloc(&g->q, g->nq * 2, err) || gs_alloc(&g->dout, g->nq * 2, err) || gs_alloc(&g->out, g->nq * 2, err) ||
         gs_alloc((void **)&g->o, g->nq * 4, err) || gs_alloc((void **)&g->m, g->nrow * 4, err) ||
@@ -209,7 +213,7 @@ static int gs_upload(void *st, rs_tensor_t which, const float *host, void *buf, 
     gstate_t *g = st;
     RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
     switch (which) {
-    case RS_TENSOR_Q: return upload16(g, host, g->q, g->nq, err);
+    case RS_TENSOR_Q: return upload16(g, host, buf ? buf : g->q, g->nq, err);
     case RS_TENSOR_DO: return upload16(g, host, g->dout, g->nq, err);
     case RS_TENSOR_K: return upload16(g, host, buf, g->nkv, err);
     case RS_TENSOR_V: return upload16(g, host, (char *)buf + g->nkv * 2, g->nkv, err);
@@ -264,6 +268,52 @@ static int gs_fwd_end(void *st, rs_err_t *err) {
     gstate_t *g = st;
     RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
     return rs_gpu_fwd_finalize(&g->sh, g->o, g->m, g->l, g->out, NULL, g->lse, g->ctx->compute, err);
+}
+
+/* pass-q: the visiting queries' partial output into part (exec.h): a fresh (o, m, l) in the state's
+ * forward buffers, the step, the finalisation into part (O 16-bit, then lse fp32). Decode runs one
+ * launch per sequence (local sequence i reads the K,V of sequence q_owner + i N). */
+static int gs_q_step(void *st, const rs_step_t *step, const void *qbuf, const void *kv, void *part, rs_err_t *err) {
+    gstate_t *g = st;
+    rs_gpu_step_desc_t d;
+    if (rs_gpu_desc_from_step(step, &d, err) < 0) return -1;
+    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
+    RS_CUDA_TRY(err, cudaEventRecord(g->ev0, g->ctx->compute));
+    if (rs_gpu_fwd_init(&g->shq, g->o, g->m, g->l, g->ctx->compute, err) < 0) return -1;
+    const char *k = kv, *v = (const char *)kv + g->nkv * 2;
+    if (!g->r.problem.decode) {
+        if (rs_gpu_fwd_step(g->kern, &g->sh, &d, qbuf, k, v, g->o, g->m, g->l, g->ctx->compute, err) < 0) return -1;
+    } else {
+        rs_gpu_shape_t one = g->sh;
+        one.batch = 1;
+        const size_t q_seq = rs_gpu_shape_q_elems(&one), kv_seq = rs_gpu_shape_kv_elems(&one), rows = rs_gpu_shape_row_elems(&one);
+        for (int64_t i = 0; i < step->n_seqs; i++) {
+            const int64_t kvb = step->q_owner + i * g->r.problem.n_ranks;
+            if (rs_gpu_fwd_step(g->kern, &one, &d, (const char *)qbuf + (size_t)i * q_seq * 2, k + (size_t)kvb * kv_seq * 2,
+                                v + (size_t)kvb * kv_seq * 2, g->o + (size_t)i * q_seq, g->m + (size_t)i * rows,
+                                g->l + (size_t)i * rows, g->ctx->compute, err) < 0)
+                return -1;
+        }
+    }
+    if (rs_gpu_fwd_finalize(&g->shq, g->o, g->m, g->l, part, NULL, (float *)((char *)part + g->nq * 2), g->ctx->compute,
+                            err) < 0)
+        return -1;
+    RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
+    g->have_interval = true;
+    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_FORWARD;
+    return 0;
+}
+
+/* pass-q: fold the n partials into (o, lse) fp32, then O in 16 bits (download reads out and lse). */
+static int gs_q_merge(void *st, int n, void *const *parts, rs_err_t *err) {
+    gstate_t *g = st;
+    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
+    if (rs_gpu_fwd_init(&g->shq, g->o, g->lse, g->l, g->ctx->compute, err) < 0) return -1; /* o = 0, lse = -inf */
+    for (int i = 0; i < n; i++)
+        if (rs_gpu_merge_fold(&g->shq, parts[i], (const float *)((const char *)parts[i] + g->nq * 2), g->o, g->lse,
+                              g->ctx->compute, err) < 0)
+            return -1;
+    return rs_gpu_f32_to_16(g->sh.dtype, g->o, g->out, g->nq, g->ctx->compute, err);
 }
 
 static int gs_bwd_begin(void *st, rs_err_t *err) {
@@ -327,7 +377,8 @@ static const char *gs_describe(void *st) { return ((gstate_t *)st)->desc; }
 #define GS_COMMON_OPS                                                                                      \
     .buf_alloc = gs_buf_alloc, .buf_free = gs_buf_free, .upload = gs_upload, .download = gs_download,           \
     .fwd_begin = gs_fwd_begin, .fwd_step = gs_fwd_step, .fwd_end = gs_fwd_end, .bwd_begin = gs_bwd_begin,       \
-    .bwd_step = gs_bwd_step, .bwd_end = gs_bwd_end, .grad_zero = gs_grad_zero, .grad_add = gs_grad_add,         \
+    .bwd_step = gs_bwd_step, .bwd_end = gs_bwd_end, .q_step = gs_q_step, .q_merge = gs_q_merge,                 \
+    .grad_zero = gs_grad_zero, .grad_add = gs_grad_add,                                                        \
     .wait = gs_wait, .describe = gs_describe, .destroy = gs_destroy
 static const rs_compute_ops_t gpu_ops_bf16 = {.name = "gpu", .dtype_name = "bf16", .act_bytes = 2,
                                                .create = gs_create_bf16, GS_COMMON_OPS};

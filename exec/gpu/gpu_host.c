@@ -10,8 +10,9 @@ _Static_assert(RS_GPU_MASK_FULL == (int)RS_MASK_FULL, "mask codes must match rs_
 _Static_assert(RS_GPU_MASK_SKIP == (int)RS_MASK_SKIP, "mask codes must match rs_mask_t");
 _Static_assert(RS_GPU_MASK_DIAG == (int)RS_MASK_DIAG, "mask codes must match rs_mask_t");
 _Static_assert(RS_GPU_MAX_SEGS == RS_MAX_SEGMENTS, "segment limits must match");
+_Static_assert(RS_GPU_MAX_KV_SEGS == RS_MAX_KV_SEGMENTS, "K,V segment limits must match");
 _Static_assert(RS_GPU_MAX_BLOCKS == RS_MAX_BLOCKS, "block limits must match");
-_Static_assert(sizeof(rs_gpu_step_desc_t) == 112, "descriptor is passed by value to kernels");
+_Static_assert(sizeof(rs_gpu_step_desc_t) == 192, "descriptor is passed by value to kernels");
 
 /* ---------------------------------------------------------------------------------------------------
  * Shapes
@@ -75,8 +76,9 @@ int rs_gpu_desc_from_step(const rs_step_t *st, rs_gpu_step_desc_t *out, rs_err_t
         off += st->q_segs[s].count;
     }
     if (!st->has_compute) return 0;
-    if (st->n_kv_segs < 1 || st->n_kv_segs > RS_GPU_MAX_SEGS || st->n_blocks > RS_GPU_MAX_BLOCKS)
-        return rs_errf(err, "rank %lld step %lld: %d KV segments, %d blocks (1..2, <= 4 expected)",
+    const int max_kv = st->pass == RS_PASS_BACKWARD ? RS_GPU_MAX_SEGS : RS_GPU_MAX_KV_SEGS; /* bwd kernels: 2 */
+    if (st->n_kv_segs < 1 || st->n_kv_segs > max_kv || st->n_blocks > RS_GPU_MAX_BLOCKS)
+        return rs_errf(err, "rank %lld step %lld: %d KV segments, %d blocks (1..4, <= 8 expected)",
                        (long long)st->rank, (long long)st->step, st->n_kv_segs, st->n_blocks);
     off = 0;
     out->n_kv = st->n_kv_segs;

@@ -24,8 +24,9 @@
 #define RS_GPU_HD static inline
 #endif
 
-#define RS_GPU_MAX_SEGS 2   /* = RS_MAX_SEGMENTS */
-#define RS_GPU_MAX_BLOCKS 4 /* = RS_MAX_BLOCKS */
+#define RS_GPU_MAX_SEGS 2    /* = RS_MAX_SEGMENTS: Q segments */
+#define RS_GPU_MAX_KV_SEGS 4 /* = RS_MAX_KV_SEGMENTS: K,V segments (a cached prefix, then the new tokens) */
+#define RS_GPU_MAX_BLOCKS 8  /* = RS_MAX_BLOCKS */
 
 /* Mask codes: the same numeric values as rs_mask_t (checked by a static assert in gpu_host.c). */
 #define RS_GPU_MASK_FULL 0
@@ -49,14 +50,14 @@ typedef struct {
     int32_t diag;   /* DIAG only: (i, j) visible iff i - j >= diag */
 } rs_gpu_blk_t;
 
-/* One step's work for one rank, passed by value to the kernels (112 bytes). */
+/* One step's work for one rank, passed by value to the kernels (192 bytes). */
 typedef struct {
     int32_t n_q;                            /* Q segments (1 or 2) */
-    int32_t n_kv;                           /* KV segments (1 or 2) */
+    int32_t n_kv;                           /* KV segments (1..4; the backward's 1 or 2) */
     int32_t n_blocks;                       /* blocks (0 when the step has no compute) */
     int32_t pad_;                           /* keeps the struct 8-byte sized; always 0 */
     rs_gpu_seg_t q[RS_GPU_MAX_SEGS];        /* Q segments in the local Q buffer */
-    rs_gpu_seg_t kv[RS_GPU_MAX_SEGS];       /* KV segments in the KV buffer */
+    rs_gpu_seg_t kv[RS_GPU_MAX_KV_SEGS];    /* KV segments in the KV buffer */
     rs_gpu_blk_t blocks[RS_GPU_MAX_BLOCKS]; /* (Q segment, KV segment, mask) */
 } rs_gpu_step_desc_t;
 

@@ -56,6 +56,9 @@ typedef struct rs_backend_ops {
     int (*run)(const rs_schedule_t *s, const rs_machine_t *m, const rs_backend_opts_t *o, rs_trace_t *trace,
                rs_run_summary_t *out, rs_err_t *err);
     const struct rs_exec_backend *exec; /* executors: compute, transports and SPMD jobs; NULL otherwise */
+    /* What run would cost for problem p (validated) on machine m, trace as RS_EST_* (estimate.h):
+     * rank-steps, time and memory. Can't fail. */
+    void (*estimate)(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e);
 } rs_backend_ops_t;
 
 #define RS_BACKEND_BAD_INPUT (-2) /* run(): the input was refused */

@@ -27,6 +27,11 @@ static int walk_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_back
     return 0;
 }
 
+static void walk_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m;
+    rs_walk_estimate(p, trace, e);
+}
+
 const rs_backend_ops_t rs_walk_backend = {
-    .name = "model", .source = "model", .can_run = walk_can_run, .run = walk_run, .exec = NULL,
+    .name = "model", .source = "model", .can_run = walk_can_run, .run = walk_run, .exec = NULL, .estimate = walk_estimate,
 };

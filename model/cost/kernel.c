@@ -106,7 +106,9 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
     /* field by field (no memset: the closed form builds one per evaluation) */
     km->curves = km->gqa_expand = false;
     km->m = m;
-    km->pre = rs_impl_preset((rs_impl_t)m->impl);
+    /* the presets cost a training ring's calls; an inference variant (a cache, pass-q, decode) runs
+     * at the dense model (docs/model.md section 3a) */
+    km->pre = rs_problem_is_inference(p) ? NULL : rs_impl_preset((rs_impl_t)m->impl);
     km->n = p->n_ranks;
     km->block = rs_problem_block(p);
     km->f_eff = rs_machine_flops_eff(m, (double)km->block);
@@ -372,7 +374,8 @@ static void class_view(const rs_problem_t *p, int c, double seg, const kblock_t 
 void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
     const int64_t n = km->n;
     if (!km->pre) { /* the dense model needs the FLOPs only */
-        rs_problem_flops_classes(&km->p, n < 2 ? 2u : 7u, out->useful, out->exec);
+        if (rs_problem_flops_classes(&km->p, n < 2 ? 2u : 7u, out->useful, out->exec) != 0) /* uneven decode: per step */
+            memset(out->useful, 0, sizeof out->useful), memset(out->exec, 0, sizeof out->exec);
         for (int c = 0; c < 3; c++) {
             rs_kstep_t *k = &out->cls[c];
             k->n_calls = k->deferred_launches = 0;

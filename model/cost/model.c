@@ -124,7 +124,7 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
      * contiguous or zigzag ring needs no step 0 (the balanced makespan is the non-causal one; its step
      * 0 is that of a middle step), which saves the diagonal block's executed pairs. */
     const unsigned want = p->n_ranks < 2 ? 2u : p->causal && p->layout != RS_LAYOUT_STRIPED ? 5u : 7u;
-    rs_problem_flops_classes(p, want, kc->useful, kc->exec);
+    rs_problem_flops_classes(p, want, kc->useful, kc->exec); /* a training ring: always classes */
     for (int c = 0; c < 3; c++) { /* what the closed form reads of a class */
         rs_kstep_t *k = &kc->cls[c];
         k->deferred_s = 0, k->deferred_launches = 0;
@@ -135,35 +135,51 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
     kc->epi_fixed_s = 0, kc->epi_fixed_launches = 0;
 }
 
-/* Dense model: gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B^2 / F_eff(B) - (L + c_bs B / W),
- * c_f the layout's FLOPs per pair of its step (kappa c_f: kappa = the layout's step compute over a full
- * block's), host(B) = n_x o + c_bs B O the host cost of receiving the step's n_x transfers. */
-static double gap_s(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat, double bb) {
-    return m->cal.launch_s + rs_machine_host_s(m, n_x, c_bs * bb) + c_f * bb * bb / rs_machine_flops_eff(m, bb) -
-           (lat + c_bs * bb / w);
+/* The moving block of a step as a function of B (docs/model.md, docs/inference.md): T_comp(B) =
+ * c_f B (B + Bc) / F_eff(B) + launch + host, T_comm(B) = L + c_x (B + off) / W with c_x the bytes per
+ * token of what circulates and off = Bc when the cache travels too (pass-kv), 0 when only queries do
+ * (pass-q). A training ring's dense B*: c_f = kappa c_f (kappa = the layout's step compute over a full
+ * block's), Bc = off = 0. */
+typedef struct {
+    double c_f, c_x; /* FLOPs per visible pair; bytes per token of the moving block */
+    double bc, off;  /* cached tokens per rank; tokens of the moving block that do not scale with B */
+    int n_x;         /* transfers a middle step receives */
+    double w, lat;   /* the slowest hop */
+} variant_t;
+
+/* gap(B) = T_comp(B) - T_comm(B) = launch + host(B) + c_f B (B + Bc) / F_eff(B) - (L + c_x (B + off) / W),
+ * with host(B) = n_x o + c_x (B + off) O the host cost of receiving the step's n_x transfers. */
+static double gap_s(const rs_machine_t *m, const variant_t *v, double bb) {
+    const double bytes = v->c_x * (bb + v->off);
+    return m->cal.launch_s + rs_machine_host_s(m, v->n_x, bytes) + v->c_f * bb * (bb + v->bc) / rs_machine_flops_eff(m, bb) -
+           (v->lat + bytes / v->w);
 }
 
-static double b_star_dense(const rs_machine_t *m, double c_f, double c_bs, int n_x, double w, double lat) {
+/* B* of the dense model: the largest B with gap(B) < 0 (a quadratic without an efficiency curve, else
+ * a scan and bisection); 0 if never, NaN if still transfer-bound at 2^40 tokens. */
+static double b_star_dense(const rs_machine_t *m, const variant_t *v) {
     if (m->cal.n_eff == 0) {
-        /* constant F: a B^2 - b B + (launch + n_x o - L) = 0, transfer-bound between the roots */
-        double a = c_f / m->flops_per_s, b = c_bs / w - c_bs * m->cal.host_s_per_byte,
-               c0 = m->cal.launch_s + n_x * m->cal.host_s_per_xfer - lat;
-        double disc = b * b - 4 * a * c0;
+        /* constant F: A B^2 + Bq B + C = 0 with A = c_f / F, k = 1/W - O, Bq = A Bc - c_x k,
+         * C = launch + n_x o - L - c_x k off; transfer-bound below the larger root */
+        const double a = v->c_f / m->flops_per_s, k = 1 / v->w - m->cal.host_s_per_byte;
+        const double bq = a * v->bc - v->c_x * k;
+        const double c0 = m->cal.launch_s + v->n_x * m->cal.host_s_per_xfer - v->lat - v->c_x * k * v->off;
+        const double disc = bq * bq - 4 * a * c0;
         if (disc < 0) return 0;
-        double root = (b + sqrt(disc)) / (2 * a);
+        const double root = (-bq + sqrt(disc)) / (2 * a);
         return root > 0 ? root : 0;
     }
     /* with an efficiency curve: scan a log grid, then bisect the last sign change */
     double last_neg = -1;
     const double factor = pow(2.0, 1.0 / 16.0);
     for (double bb = 1; bb <= 0x1p40; bb *= factor)
-        if (gap_s(m, c_f, c_bs, n_x, w, lat, bb) < 0) last_neg = bb;
+        if (gap_s(m, v, bb) < 0) last_neg = bb;
     if (last_neg < 0) return 0;
     if (last_neg * factor > 0x1p40) return NAN;
     double lo = last_neg, hi = last_neg * factor;
     for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
         double mid = 0.5 * (lo + hi);
-        if (gap_s(m, c_f, c_bs, n_x, w, lat, mid) < 0) lo = mid;
+        if (gap_s(m, v, mid) < 0) lo = mid;
         else hi = mid;
     }
     return 0.5 * (lo + hi);
@@ -236,24 +252,69 @@ static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double
            rs_sync_step_s(tcl + h_dkv, lat, &x_dkv, 1, eta_dkv, sigma) + rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
 }
 
+/* An inference variant's moving block (rs_model_closed has filled o's rates and block). */
+static variant_t variant_of(const rs_problem_t *p, const rs_closed_t *o) {
+    variant_t v = {o->flops_per_pair, o->bytes_per_token, (double)rs_problem_cached_block(p),
+                   rs_problem_passes_q(p) ? 0 : (double)rs_problem_cached_block(p), 1, o->w_bytes_per_s, o->latency_s};
+    if (p->decode) v.c_f = o->flops_per_pair / (double)p->batch * (double)rs_problem_buf_seqs(p);
+    return v;
+}
+
+/* The closed form of the inference variants (forward, pass-q, a cache, decode; docs/inference.md),
+ * at the dense model (the kernel presets cost training rings: kernel.h): every step computes
+ * B (B + Bc) full pairs (decode: ceil(b/N) sequences x Bc, plus the own token at step 0) and moves
+ * the variant's block; pass-q adds the all-to-all. Fills the step fields of o. */
+static void closed_variant(const rs_problem_t *p, const rs_machine_t *m, const variant_t *v, rs_closed_t *o) {
+    const int64_t n = p->n_ranks;
+    const double sigma = m->cal.comp_slowdown, b = (double)o->block_tokens;
+    const double moving = rs_problem_passes_q(p) ? (double)rs_problem_q_bytes(p) : (double)rs_problem_kv_bytes(p);
+    const double pairs = p->decode ? v->bc : b * (b + v->bc), pairs0 = p->decode ? v->bc + 1 : pairs;
+    o->t_comp_s = m->cal.launch_s + v->c_f * pairs / o->f_eff_per_s;
+    const double tc0 = m->cal.launch_s + v->c_f * pairs0 / o->f_eff_per_s;
+    o->t_comm_s = v->lat + moving / v->w;
+    const double x = moving / v->w, eta = rs_machine_overlap(m, moving), host = rs_machine_host_s(m, 1, moving);
+    o->t_step_s = rs_sync_step_s(o->t_comp_s + host, v->lat, &x, 1, eta, sigma);
+    if (n == 1) {
+        o->makespan_s = tc0;
+        return;
+    }
+    /* step 0 (the own block), N - 2 middle steps, the last step (nothing to send), the return */
+    o->makespan_s = rs_sync_step_s(tc0 + host, v->lat, &x, 1, eta, sigma) + (double)(n - 2) * o->t_step_s + o->t_comp_s;
+    if (rs_problem_passes_q(p)) o->a2a_s = rs_machine_a2a_s(m, n, (double)rs_problem_part_bytes(p) * (double)n, NULL);
+    o->makespan_s += o->a2a_s;
+}
+
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_problem_validate(p, err) != 0 || rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(o, 0, sizeof *o);
     const int64_t n = p->n_ranks, b = rs_problem_block(p);
     const bool bwd = p->pass == RS_PASS_BACKWARD;
     rs_kmodel_t km;
-    rs_kclasses_t kc;
     rs_kmodel_init(&km, p, m);
-    closed_classes(p, &km, &kc);
     o->block_tokens = b;
     o->flops_per_pair = (double)rs_problem_flops_per_pair(p);
-    o->bytes_per_token = (double)rs_problem_kv_bytes(p) / (double)b;
     const double kv = (double)rs_problem_kv_bytes(p), dkv = (double)rs_problem_dkv_bytes(p);
-    o->bytes_per_step = bwd && n > 2 ? kv + dkv : kv;
+    const double moving = rs_problem_passes_q(p) ? (double)rs_problem_q_bytes(p) : kv;
+    o->bytes_per_token = moving / (double)(b + (rs_problem_passes_q(p) ? 0 : rs_problem_cached_block(p)));
+    o->bytes_per_step = bwd && n > 2 ? kv + dkv : moving;
     o->f_peak_per_s = m->flops_per_s;
     o->f_eff_per_s = km.f_eff;
     rs_machine_slowest_hop(m, n, &o->w_bytes_per_s, &o->latency_s); /* the slowest hop paces the ring */
     const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->cal.comp_slowdown;
+    o->b_star_tokens = -1; /* rs_model_b_star */
+    if (rs_problem_is_inference(p)) {
+        const variant_t v = variant_of(p, o);
+        closed_variant(p, m, &v, o);
+        o->comm_bound = o->t_comm_s > o->t_comp_s;
+        /* B_min: smallest B with c_f B (B + Bc) / F >= c_x (B + off) / W (the seed's, cache included);
+         * decode: B = 1 is fixed, no threshold in new tokens per rank (B_min = 0) */
+        if (!p->decode)
+            o->b_min_tokens = rs_problem_passes_q(p) ? fmax(0, m->flops_per_s * v.c_x / (w * v.c_f) - v.bc)
+                                                     : rs_seed_b_min(m->flops_per_s, w, v.c_f, v.c_x);
+        return 0;
+    }
+    rs_kclasses_t kc;
+    closed_classes(p, &km, &kc);
     /* the layout's step compute (the one rule of kernel.h) and the step kinds of the balanced form */
     o->t_comp_s = rs_kernel_layout_comp_s(&km, &kc);
     const double launch = m->cal.launch_s;
@@ -274,17 +335,21 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd);
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, o->bytes_per_step / (double)b);
-    o->b_star_tokens = -1; /* rs_model_b_star */
     return 0;
 }
 
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_model_closed(p, m, o, err) != 0) return -1;
     const int64_t n = p->n_ranks, b = o->block_tokens;
-    const int n_x = p->pass == RS_PASS_BACKWARD && n > 2 ? 2 : 1;
-    const double c_bs = o->bytes_per_step / (double)b, w = o->w_bytes_per_s, lat = o->latency_s;
     /* B*: the last B at which the layout's middle step is transfer-bound, T_comm(B) > T_comp(B), with
      * latency, launch and the rates; 0 if never transfer-bound, NaN if still at the largest B. */
+    if (rs_problem_is_inference(p)) { /* decode: B = 1 is fixed (B* = 0) */
+        const variant_t v = variant_of(p, o);
+        o->b_star_tokens = p->decode ? 0 : b_star_dense(m, &v);
+        return 0;
+    }
+    const int n_x = p->pass == RS_PASS_BACKWARD && n > 2 ? 2 : 1;
+    const double c_bs = o->bytes_per_step / (double)b, w = o->w_bytes_per_s, lat = o->latency_s;
     if (m->impl != RS_IMPL_NONE) {
         o->b_star_tokens = b_star_kernel(p, m, c_bs, n_x, w, lat);
         return 0;
@@ -293,7 +358,8 @@ int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     rs_problem_flops_classes(p, 7u, useful, exec);
     const uint64_t lx = n > 1 ? (exec[0] > exec[2] ? exec[0] : exec[2]) : exec[1];
     const double kappa = (double)lx / (o->flops_per_pair * (double)b * (double)b);
-    o->b_star_tokens = b_star_dense(m, kappa * o->flops_per_pair, c_bs, n_x, w, lat);
+    const variant_t v = {kappa * o->flops_per_pair, c_bs, 0, 0, n_x, w, lat};
+    o->b_star_tokens = b_star_dense(m, &v);
     return 0;
 }
 
@@ -306,7 +372,9 @@ static int emit(rs_event_sink_t sink, int64_t rank, int64_t step, rs_pass_t pass
     return rs_sink_emit(sink, &ev);
 }
 
-/* Per-step work of the walk: the schedule's three step classes and their costs (model/cost/kernel.h). */
+/* Per-step work of the walk: the schedule's three step classes and their costs (model/cost/kernel.h),
+ * or (when the work is no function of the class: decode with uneven sequences per rank, the dense
+ * model) the schedule per step. */
 typedef struct {
     uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
     double time_s[3];            /* scaled work of the class: calls + merges (exec / F_eff(B) in the dense model) */
@@ -317,6 +385,9 @@ typedef struct {
     const rs_kmodel_t *km;       /* the epilogue (presets that have one) */
     const rs_kclasses_t *kc;
     bool epilogue;               /* the last computing step carries the pass epilogue */
+    const rs_schedule_t *s;      /* per_step: rs_schedule_flops of (rank, step) */
+    bool per_step;
+    double f_eff;                /* F_eff(B) */
 } work_classes_t;
 
 /* Compute duration of (rank r, step k < N): the inline form of rs_kernel_rank_step_s without the host
@@ -325,10 +396,16 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     int64_t owner = r - k;
     if (owner < 0) owner += wc->n;
     const int cls = owner < r ? 0 : owner == r ? 1 : 2;
-    *useful += wc->useful[cls];
-    *exec += wc->exec[cls];
+    uint64_t fu = wc->useful[cls], fx = wc->exec[cls];
     double scaled = wc->time_s[cls];
     int launches = wc->launches[cls];
+    if (wc->per_step) { /* the dense model step by step: one launch when it computes */
+        rs_schedule_flops(wc->s, r, k, &fu, &fx);
+        scaled = fx > 0 ? (double)fx / wc->f_eff : 0;
+        launches = fx > 0 ? 1 : 0;
+    }
+    *useful += fu;
+    *exec += fx;
     if (wc->epilogue && k == wc->n - 1) {
         double es;
         int el;
@@ -416,6 +493,38 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
     return rc;
 }
 
+/* pass-q's all-to-all step (docs/inference.md): no compute; the exchange starts when the last rank
+ * has posted (a loopback rank: its own start) and each rank is done rs_machine_a2a_rank_s of the N
+ * partials it holds later. Send and receive events span post to that end, peer -1. Returns 0,
+ * or -1 when the sink refused an event. */
+static int a2a_step(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, uint64_t peer_bytes,
+                    const double *t0, double *te, walk_acc_t *acc) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    const int64_t n = p->n_ranks;
+    const double bytes = (double)peer_bytes * (double)(n - 1);
+    double start = 0;
+    for (int64_t r = 0; r < n; r++) start = t0[r] > start ? t0[r] : start;
+    int rc = 0;
+    for (int64_t r = 0; r < n; r++) {
+        te[r] = (m->loopback ? t0[r] : start) + rs_machine_a2a_rank_s(m, n, (double)peer_bytes * (double)n, r);
+        if (te[r] - t0[r] > acc->comm_max) acc->comm_max = te[r] - t0[r];
+        acc->bound++; /* nothing to compute: the transfers set the step */
+        if (rs_sink_wants(sink)) {
+            rc |= emit(sink, r, k, p->pass, RS_EV_SEND, -1, t0[r], te[r], 0, bytes);
+            rc |= emit(sink, r, k, p->pass, RS_EV_RECV, -1, t0[r], te[r], 0, bytes);
+            rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+        }
+    }
+    return rc;
+}
+
+void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e) {
+    const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
+    e->rank_steps = n * steps;
+    e->time_s = e->rank_steps * (trace == RS_EST_TRACE_FILE ? 30e-6 : trace ? 0.1e-6 : 30e-9);
+    e->mem_bytes = 16e6 + n * 10 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
+}
+
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
                   rs_walk_t *out, rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
@@ -442,10 +551,13 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     for (int i = 0; i < m->perturb.n_stragglers; i++) slow[m->perturb.straggler_rank[i]] *= m->perturb.straggler_factor[i];
 
     /* The blocks of (rank, step) depend only on the order of the KV owner and the rank
-     * (rs_schedule_flops_classes); their costs are computed once per class (rs_kernel_classes). */
+     * (rs_schedule_flops_classes); their costs are computed once per class (rs_kernel_classes). Decode
+     * with uneven sequences per rank has no classes: the dense model per step (schedule's FLOPs). */
     rs_kclasses_t kc;
     rs_kernel_classes(&km, true, &kc);
-    work_classes_t wc = {.n = n, .slow = slow, .m = m, .km = &km, .kc = &kc};
+    work_classes_t wc = {.n = n, .slow = slow, .m = m, .km = &km, .kc = &kc, .s = s, .f_eff = km.f_eff};
+    uint64_t su[3], sx[3];
+    wc.per_step = rs_schedule_flops_classes(s, su, sx) != 0;
     for (int i = 0; i < 3; i++) {
         wc.useful[i] = kc.useful[i], wc.exec[i] = kc.exec[i];
         wc.time_s[i] = kc.cls[i].scaled_s, wc.launches[i] = kc.cls[i].launches;
@@ -458,6 +570,15 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     walk_acc_t acc = {0, 0, 0, 0, 0}; /* a local: its fields stay in registers (the arrays could alias *out) */
     int rc = 0;
     for (int64_t k = 0; k < steps && rc == 0; k++) {
+        const uint64_t a2a_bytes = rs_schedule_step_a2a_bytes(s, k);
+        if (a2a_bytes > 0) { /* pass-q's return: a collective step */
+            rc = a2a_step(s, m, sink, k, a2a_bytes, t0, te, &acc);
+            out->rank_steps += n;
+            double *tmp = t0;
+            t0 = te;
+            te = tmp;
+            continue;
+        }
         uint64_t bytes[RS_MAX_TRANSFERS];
         const int nx = rs_schedule_step_xfers(s, k, bytes);
         uint64_t total_bytes = 0;

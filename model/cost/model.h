@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "event.h"
 #include "machine.h"
 #include "schedule.h"
@@ -52,16 +53,22 @@ typedef struct {
                                latency, the rates and launches; 0 if never, NaN if still at the
                                largest B searched (2^40 dense, 2^24 tokens with kernel curves) */
     bool comm_bound;        /* t_comm_s > t_comp_s */
+    double a2a_s;           /* pass-q and decode: the all-to-all return of the partial outputs */
 } rs_closed_t;
 
 /* Evaluate the closed form for a validated problem on a machine: the layout's middle step (a causal
  * zigzag step computes about half a block) and the balanced non-causal makespan. B* is not computed
- * (b_star_tokens = -1): it is a search with kernel curves, for the callers that print it. Returns 0 or
- * -1 with err. */
+ * (b_star_tokens = -1): it is a search with kernel curves, for the callers that print it. The inference
+ * variants (docs/inference.md), at the dense model (the kernel presets cost training rings): the mask
+ * is ignored (full blocks), a middle step computes B (B + Bc) pairs (decode: ceil(b/N) sequences x Bc;
+ * step 0 one more token) and moves the K,V block with its cache (pass-kv) or the Q block (pass-q,
+ * decode; bytes_per_token then counts Q); makespan = T_step(step 0) + (N-2) T_step + T_comp (+ a2a_s);
+ * B_min is in new tokens per rank at the problem's Bc. Returns 0 or -1 with err. */
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
 /* rs_model_closed and B* (b_star_tokens): the dense model solves T_comp(B) = T_comm(B) (a quadratic,
- * or a scan of the efficiency curve); the kernel model scans whole granules of B up to 2^24 tokens
- * and bisects. Returns 0 or -1 with err. */
+ * or a scan of the efficiency curve; an inference variant's in new tokens per rank at the problem's
+ * Bc, decode 0: B = 1 is fixed); the kernel model scans whole granules of B up to 2^24 tokens and
+ * bisects. Returns 0 or -1 with err. */
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
 
 /* The seed's raw formulas, no calibration: seconds and tokens. Can't fail (inputs validated). */
@@ -101,6 +108,11 @@ typedef struct {
     int64_t rank_steps;      /* (rank, step) visited */
     double wall_s;           /* what the run cost: wall time of the simulation or execution (the walk: 0) */
 } rs_walk_t;
+
+/* What rs_model_walk of problem p costs (estimate.h): N x steps rank-steps at about 30 ns each and
+ * O(N) memory; with trace (RS_EST_*: events kept, and written as a trace file), about 300 bytes
+ * and 0.1 us (written: 30 us) per rank-step (docs/benchmarks.md). Can't fail. */
+void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e);
 
 /* Walk the schedule on the machine. Compute, send, recv and step events (event.h; send/recv from
  * post to completion) go to sink (RS_NO_SINK: none are made). If rank_busy_s is non-NULL it must

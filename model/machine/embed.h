@@ -10,4 +10,8 @@ typedef struct {
 /* Shipped presets: profiles/devices, profiles/links and profiles/models; ends with {0, 0}. */
 extern const rs_embedded_file_t rs_embedded_presets[];
 
+/* The presets in use: the embedded ones, overlaid by an installation's share/ringsim/profiles
+ * (model/machine/presets.c); ends with {0, 0}. Built once per process. Can't fail. */
+const rs_embedded_file_t *rs_presets(void);
+
 #endif /* RS_EMBED_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "ranges.h"
 #include "schedule.h"
 
 typedef struct {
@@ -73,7 +74,8 @@ static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsi
     return 0;
 }
 
-/* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), all > 0 */
+/* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), tokens > 0,
+ * rates in RS_RANGE_FLOPS */
 static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
     if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", rs_json_type_name(j));
     size_t n = json_array_size(j);
@@ -92,7 +94,13 @@ static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_k
             const json_t *v = json_array_get(pt, e);
             if (!json_is_number(v)) return KFAIL(k, vp, "%s must be a number, got %s", what[e], rs_json_type_name(v));
             x[e] = json_number_value(v);
-            if (!(isfinite(x[e]) && x[e] > 0)) return KFAIL(k, vp, "%s must be > 0, got %g", what[e], x[e]);
+            if (e == 2) { /* a rate: the peak FLOP/s's range (ranges.h) */
+                const rs_range_t r = {RS_RANGE_FLOPS};
+                if (!(isfinite(x[e]) && rs_range_ok(r, x[e])))
+                    return KFAIL(k, vp, "%s must be in [%g, %g], got %g", what[e], r.min, r.max, x[e]);
+            } else if (!(isfinite(x[e]) && x[e] > 0)) {
+                return KFAIL(k, vp, "%s must be > 0, got %g", what[e], x[e]);
+            }
         }
         c->pt[i] = (rs_kpoint_t){x[0], x[1], x[2]};
         if (i > 0) {
@@ -219,8 +227,9 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
     if (bw) {
         if (!json_is_number(bw)) return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", rs_json_type_name(bw));
         t->merge_bw_bytes_per_s = json_number_value(bw);
-        if (!(isfinite(t->merge_bw_bytes_per_s) && t->merge_bw_bytes_per_s > 0))
-            return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be > 0, got %g", t->merge_bw_bytes_per_s);
+        const rs_range_t r = {RS_RANGE_MEM_BW}; /* an HBM bandwidth: the device's memory bandwidth's range */
+        if (!(isfinite(t->merge_bw_bytes_per_s) && rs_range_ok(r, t->merge_bw_bytes_per_s)))
+            return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be in [%g, %g], got %g", r.min, r.max, t->merge_bw_bytes_per_s);
     }
     t->default_impl = RS_IMPL_NONE;
     const json_t *di = json_object_get(j, "default_impl");

@@ -221,6 +221,22 @@ double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, in
     return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
 }
 
+double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_per_device, int64_t rank) {
+    if (group <= 1 || bytes_per_device <= 0) return 0;
+    const int64_t g = m->devices_per_node;
+    const double peer = bytes_per_device / (double)group; /* to each other member */
+    if (g <= 0 || g >= group) return m->intra.latency_s + (double)(group - 1) * peer / m->intra.bw_bytes_per_s;
+    const int64_t node = rank / g, size = g < group - node * g ? g : group - node * g;
+    const int64_t smallest = group % g ? group % g : g; /* the last node's: its NIC carries the most flows */
+    const double intra = size > 1 ? m->intra.latency_s + (double)(size - 1) * peer / m->intra.bw_bytes_per_s : 0;
+    return fmax(intra, m->inter.latency_s + (double)(group - smallest) * peer / m->inter.bw_bytes_per_s);
+}
+
+double rs_machine_a2a_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes) {
+    if (crosses_nodes) *crosses_nodes = group > 1 && bytes_per_device > 0 && m->devices_per_node > 0 && m->devices_per_node < group;
+    return rs_machine_a2a_rank_s(m, group, bytes_per_device, 0); /* rank 0 sits in a full node: the slowest */
+}
+
 const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len) {
     size_t n = 0;
     if (!len) return dst;

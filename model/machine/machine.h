@@ -107,6 +107,21 @@ double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);
 double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                                  uint64_t flops_exec, int n_xfers, double bytes);
 
+/* An all-to-all over `group` consecutive ranks starting on a node boundary (ranks fill nodes of
+ * devices_per_node in order): each device holds bytes_per_device M before the exchange, keeps M/group
+ * and sends M/group to every other member; each device injects on its own links and the two tiers run
+ * concurrently (docs/plan.md, docs/inference.md): with G' = min(group, G) members in a node,
+ *   t = max(L_intra + M (G' - 1) / (group W_intra), L_inter + M (group - G') / (group W_inter))
+ * for full nodes (tier bandwidths; --degrade is not applied). 0 for group 1 or no bytes; *crosses_nodes (may be NULL)
+ * tells whether the inter tier is used. Used by Ulysses/USP (model/plan/alt.h) and by pass-q's return
+ * (the walk). Can't fail. */
+double rs_machine_a2a_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes);
+/* When member `rank` of that all-to-all is done, also when the last node is not full: its intra flows
+ * (its node's size - 1 of them) and the inter flows, which all end with the busiest NIC's, that of
+ * the smallest node, (group - smallest) flows (max-min sharing: every member sends to it). The walk
+ * uses this per rank; rs_machine_a2a_s is rank 0's (in a full node, the slowest). Can't fail. */
+double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_per_device, int64_t rank);
+
 /* The machine's overlap model in one line: "overlap 0.5" or "overlap curve (bytes:eta) 65536:0.26 ...",
  * then ", slowdown S" when > 1 and ", host cost o s + O s/byte per received transfer" when set.
  * Returns dst (truncated to len). */

@@ -1,6 +1,7 @@
 /* profile.c - hardware profiles: JSON via jansson, embedded presets, writing (profile.h; file format
  * and validation rules: docs/profiles.md). */
 #include "profile.h"
+#include "ranges.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -115,7 +116,6 @@ static int check_keys(const vctx_t *v, const char *path, const json_t *obj, cons
     return 0;
 }
 
-typedef enum { NUM_GT0, NUM_GE0, NUM_UNIT, NUM_GE1 } num_range_t;
 
 /* obj.key, its path into kp; NULL when absent (*rc 0, or -1 with a message when required). */
 static json_t *member(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required, char *kp,
@@ -126,10 +126,11 @@ static json_t *member(const vctx_t *v, const char *path, const json_t *obj, cons
     return j;
 }
 
-/* Read obj.key as a finite number in range. Returns 1 if present (value in *out), 0 if absent and
- * optional, -1 with a message otherwise. */
+/* Read obj.key as a finite number in range (ranges.h: the range the command line has for the same
+ * quantity). Returns 1 if present (value in *out), 0 if absent and optional, -1 with a message
+ * otherwise. */
 static int get_num(const vctx_t *v, const char *path, const json_t *obj, const char *key, bool required,
-                   num_range_t range, double *out) {
+                   rs_range_t range, double *out) {
     char kp[512];
     int rc;
     json_t *j = member(v, path, obj, key, required, kp, sizeof kp, &rc);
@@ -137,12 +138,7 @@ static int get_num(const vctx_t *v, const char *path, const json_t *obj, const c
     if (!json_is_number(j)) return vfail(v, kp, "must be a number, got %s", type_name(j));
     double x = json_number_value(j);
     if (!isfinite(x)) return vfail(v, kp, "must be finite, got %g", x);
-    switch (range) {
-    case NUM_GT0: if (!(x > 0)) return vfail(v, kp, "must be > 0, got %g", x); break;
-    case NUM_GE0: if (!(x >= 0)) return vfail(v, kp, "must be >= 0, got %g", x); break;
-    case NUM_UNIT: if (!(x >= 0 && x <= 1)) return vfail(v, kp, "must be in [0, 1], got %g", x); break;
-    case NUM_GE1: if (!(x >= 1)) return vfail(v, kp, "must be >= 1, got %g", x); break;
-    }
+    if (!rs_range_ok(range, x)) return vfail(v, kp, "must be in [%g, %g], got %g", range.min, range.max, x);
     *out = x;
     return 1;
 }
@@ -227,7 +223,7 @@ static int cmp_names(const void *a, const void *b) {
 /* Sort the embedded presets into device and tier name lists, each in strcmp order. */
 static void classify_presets(void) {
     int nd = 0, nt = 0;
-    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++) {
+    for (const rs_embedded_file_t *f = rs_presets(); f->name; f++) {
         json_t *j = json_loads(f->text, 0, NULL);
         if (!j) continue;
         if (json_is_object(j)) {
@@ -254,7 +250,7 @@ const char *const *rs_tier_preset_names(void) {
 
 const char *rs_preset_text(const char *name) {
     if (!name) return NULL;
-    for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++)
+    for (const rs_embedded_file_t *f = rs_presets(); f->name; f++)
         if (!strcasecmp(f->name, name)) return f->text;
     return NULL;
 }
@@ -306,8 +302,8 @@ static int parse_tier_value(const vctx_t *v, const char *path, const json_t *j, 
     if (check_keys(v, path, j, tier_fields, tier_figures)) return -1;
     if (get_str(v, path, j, "name", true, true, out->name, sizeof out->name) < 0) return -1;
     if (get_str(v, path, j, "description", false, false, NULL, 4096) < 0) return -1;
-    if (get_num(v, path, j, "bw_bytes_per_s", true, NUM_GT0, &out->bw_bytes_per_s) < 0) return -1;
-    if (get_num(v, path, j, "latency_s", true, NUM_GE0, &out->latency_s) < 0) return -1;
+    if (get_num(v, path, j, "bw_bytes_per_s", true, (rs_range_t){RS_RANGE_BW}, &out->bw_bytes_per_s) < 0) return -1;
+    if (get_num(v, path, j, "latency_s", true, (rs_range_t){RS_RANGE_LATENCY}, &out->latency_s) < 0) return -1;
     return 0;
 }
 
@@ -421,9 +417,9 @@ static int parse_pairs(const vctx_t *v, const json_t *j, const pairs_spec_t *sp,
 /* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1.5]; and
  * calibration.overlap_curve: [[bytes, eta], ...], eta in [0, 1]; x > 0 strictly increasing. */
 static int parse_curve(const vctx_t *v, const json_t *j, bool overlap, rs_calibration_t *cal) {
-    const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, 0, 1, false}
+    const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, RS_RANGE_OVERLAP, false}
                                     : (pairs_spec_t){"calibration.efficiency", "block_tokens", "efficiency", RS_MAX_EFF_POINTS,
-                                                     0, 1.5, true};
+                                                     RS_RANGE_EFFICIENCY, true};
     double xs[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS], ys[RS_MAX_EFF_POINTS + RS_MAX_OVERLAP_POINTS];
     int n = 0;
     if (parse_pairs(v, j, &sp, xs, ys, &n)) return -1;
@@ -448,21 +444,22 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
     if (check_keys(v, "device.flops_per_s", fl, rate_keys, rate_keys)) return -1;
     int n_rates = 0;
     for (int k = 0; k < RS_DTYPE_COUNT; k++) {
-        int got = get_num(v, "device.flops_per_s", fl, dtype_names[k], false, NUM_GT0, &out->flops_per_s[k]);
+        int got = get_num(v, "device.flops_per_s", fl, dtype_names[k], false, (rs_range_t){RS_RANGE_FLOPS}, &out->flops_per_s[k]);
         if (got < 0) return -1;
         n_rates += got;
     }
     if (!n_rates) return vfail(v, "device.flops_per_s", "needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
-    if (get_num(v, "device", dev, "memory_bytes", true, NUM_GT0, &out->mem_bytes) < 0) return -1;
-    if (get_num(v, "device", dev, "memory_bw_bytes_per_s", true, NUM_GT0, &out->mem_bw_bytes_per_s) < 0) return -1;
+    if (get_num(v, "device", dev, "memory_bytes", true, (rs_range_t){RS_RANGE_MEM_BYTES}, &out->mem_bytes) < 0) return -1;
+    if (get_num(v, "device", dev, "memory_bw_bytes_per_s", true, (rs_range_t){RS_RANGE_MEM_BW}, &out->mem_bw_bytes_per_s) < 0) return -1;
     json_t *g = json_object_get(dev, "devices_per_node");
     if (!g) return vfail(v, "device", "missing key 'devices_per_node'");
     if (!json_is_integer(g)) return vfail(v, "device.devices_per_node", "must be an integer, got %s", type_name(g));
     json_int_t gv = json_integer_value(g);
-    if (gv < 1 || gv > 1000000)
-        return vfail(v, "device.devices_per_node", "must be in [1, 1000000], got %lld", (long long)gv);
+    const rs_range_t gr = {RS_RANGE_DEVICES_PER_NODE};
+    if (!rs_range_ok(gr, (double)gv))
+        return vfail(v, "device.devices_per_node", "must be in [%g, %g], got %lld", gr.min, gr.max, (long long)gv);
     out->devices_per_node = (int64_t)gv;
-    if (get_num(v, "device", dev, "price_per_device_hour", false, NUM_GE0, &out->price_per_device_hour) < 0) return -1;
+    if (get_num(v, "device", dev, "price_per_device_hour", false, (rs_range_t){RS_RANGE_PRICE}, &out->price_per_device_hour) < 0) return -1;
 
     json_t *tiers = get_obj(v, "", root, "tiers", true, &bad);
     if (bad) return -1;
@@ -484,15 +481,15 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
         if (check_keys(v, "calibration", cal, calib_fields, calib_figures)) return -1;
         json_t *eff = json_object_get(cal, "efficiency");
         if (eff && parse_curve(v, eff, false, &out->cal)) return -1;
-        if (get_num(v, "calibration", cal, "launch_s", false, NUM_GE0, &out->cal.launch_s) < 0) return -1;
-        if (get_num(v, "calibration", cal, "overlap", false, NUM_UNIT, &out->cal.overlap) < 0) return -1;
-        if (get_num(v, "calibration", cal, "comp_slowdown", false, NUM_GE1, &out->cal.comp_slowdown) < 0) return -1;
+        if (get_num(v, "calibration", cal, "launch_s", false, (rs_range_t){RS_RANGE_LAUNCH}, &out->cal.launch_s) < 0) return -1;
+        if (get_num(v, "calibration", cal, "overlap", false, (rs_range_t){RS_RANGE_OVERLAP}, &out->cal.overlap) < 0) return -1;
+        if (get_num(v, "calibration", cal, "comp_slowdown", false, (rs_range_t){RS_RANGE_SLOWDOWN}, &out->cal.comp_slowdown) < 0) return -1;
         json_t *oc = json_object_get(cal, "overlap_curve");
         if (oc && json_object_get(cal, "overlap"))
             return vfail(v, "calibration.overlap_curve", "give either 'overlap' (one eta) or 'overlap_curve', not both");
         if (oc && parse_curve(v, oc, true, &out->cal)) return -1;
-        if (get_num(v, "calibration", cal, "host_s_per_xfer", false, NUM_GE0, &out->cal.host_s_per_xfer) < 0) return -1;
-        if (get_num(v, "calibration", cal, "host_s_per_byte", false, NUM_GE0, &out->cal.host_s_per_byte) < 0) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_xfer", false, (rs_range_t){RS_RANGE_HOST_XFER}, &out->cal.host_s_per_xfer) < 0) return -1;
+        if (get_num(v, "calibration", cal, "host_s_per_byte", false, (rs_range_t){RS_RANGE_HOST_BYTE}, &out->cal.host_s_per_byte) < 0) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
                     sizeof out->calibration_note) < 0)
             return -1;

@@ -46,23 +46,6 @@ int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_co
     return 0;
 }
 
-double rs_a2a_time_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes) {
-    if (crosses_nodes) *crosses_nodes = false;
-    if (group <= 1 || bytes_per_device <= 0) return 0;
-    int64_t g = m->devices_per_node;
-    int64_t in_node = (g <= 0 || g >= group) ? group : g; /* G' */
-    double u = (double)group;
-    double intra_bytes = bytes_per_device * (double)(in_node - 1) / u;
-    double inter_bytes = bytes_per_device * (double)(group - in_node) / u;
-    double t = 0;
-    if (intra_bytes > 0) t = m->intra.latency_s + intra_bytes / m->intra.bw_bytes_per_s;
-    if (inter_bytes > 0) {
-        if (crosses_nodes) *crosses_nodes = true;
-        t = fmax(t, m->inter.latency_s + inter_bytes / m->inter.bw_bytes_per_s);
-    }
-    return t;
-}
-
 int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c,
                        rs_pass_t pass, rs_problem_t *p, rs_machine_t *ring_m, rs_err_t *err) {
     if (rs_sp_check(t, m, c, err)) return -1;
@@ -157,14 +140,28 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
         bool x1 = false, x2 = false;
         o.a2a_fwd_bytes = tok * (q + 2 * k) * a + tok * q * a;
         o.a2a_bwd_bytes = tok * q * a + tok * (q + 2 * k) * a;
-        o.a2a_fwd_s = rs_a2a_time_s(m, c->ulysses, tok * (q + 2 * k) * a, &x1) + /* Q, K, V in */
-                      rs_a2a_time_s(m, c->ulysses, tok * q * a, &x2);              /* O out */
-        o.a2a_bwd_s = rs_a2a_time_s(m, c->ulysses, tok * q * a, NULL) +             /* dO in */
-                      rs_a2a_time_s(m, c->ulysses, tok * (q + 2 * k) * a, NULL);    /* dQ, dK, dV out */
+        o.a2a_fwd_s = rs_machine_a2a_s(m, c->ulysses, tok * (q + 2 * k) * a, &x1) + /* Q, K, V in */
+                      rs_machine_a2a_s(m, c->ulysses, tok * q * a, &x2);              /* O out */
+        o.a2a_bwd_s = rs_machine_a2a_s(m, c->ulysses, tok * q * a, NULL) +             /* dO in */
+                      rs_machine_a2a_s(m, c->ulysses, tok * (q + 2 * k) * a, NULL);    /* dQ, dK, dV out */
         o.a2a_inter = x1 || x2;
     }
     o.fwd_s = o.a2a_fwd_s + o.attn_fwd_s;
     o.bwd_s = o.a2a_bwd_s + o.attn_bwd_s;
     *out = o;
     return 0;
+}
+
+int rs_sp_memory(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err) {
+    if (c->ulysses_degree > 1 && c->sp_degree % c->ulysses_degree == 0) { /* Ulysses' head bound, S divisibility */
+        rs_machine_t flat;
+        memset(&flat, 0, sizeof flat);
+        rs_sp_config_t sc;
+        rs_sp_config_default(&sc);
+        sc.seq_tokens = c->seq_tokens;
+        sc.ulysses = c->ulysses_degree;
+        sc.ring = c->sp_degree / c->ulysses_degree;
+        if (rs_sp_check(t, &flat, &sc, err)) return -1;
+    }
+    return rs_memory_ring(t, c, out, err);
 }

@@ -10,7 +10,7 @@
  *     groups; each ring rank holds S/R tokens of Hq/U query and Hkv/U KV heads. The ring walks the same
  *     schedule with those heads on a machine whose "node" holds G/U ring ranks (U | G) or one (G | U).
  * Ranks fill nodes of G devices in order (model/machine/machine.h). An all-to-all of M bytes per device over a group
- * of U ranks keeps M/U, sends M (G'-1)/U inside the node and M (U-G')/U across nodes, G' = min(U, G):
+ * of U ranks (rs_machine_a2a_s, model/machine/machine.h) keeps M/U, sends M (G'-1)/U inside the node and M (U-G')/U across nodes, G' = min(U, G):
  *   t_a2a = max(lat_intra + M (G'-1) / (U W_intra),  lat_inter + M (U-G') / (U W_inter))
  * (each device injects on its own links; the two tiers run concurrently). The all-to-alls of Ulysses do
  * not overlap its attention (data dependency); the ring's transfers overlap as the walk says.
@@ -77,10 +77,6 @@ typedef struct {
  * Returns 0 or -1. */
 int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_err_t *err);
 
-/* All-to-all time over a group of `group` consecutive ranks (starting on a node boundary) moving
- * bytes_per_device (the data a device holds before the exchange). 0 for group 1. Can't fail. */
-double rs_a2a_time_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes);
-
 /* The ring sub-problem of a split (S tokens, R ranks, Hq/U and Hkv/U heads) and the machine it runs on
  * (devices_per_node = G/U or 1). Returns 0 or -1 (rs_sp_check's errors). */
 int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c,
@@ -89,5 +85,10 @@ int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const r
 /* Cost one layer's attention for the split. Returns 0 or -1 with err. */
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,
                rs_err_t *err);
+
+/* Memory per device of the split c describes (rs_memory_ring, memory.h), after the split's own
+ * checks when c->ulysses_degree > 1 and divides N: Ulysses' head bound and S divisible by N
+ * (rs_sp_check; no machine needed for them). Returns 0 or -1 with err naming the parameter. */
+int rs_sp_memory(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err);
 
 #endif /* RS_ALT_H */

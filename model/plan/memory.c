@@ -223,7 +223,7 @@ const char *const *rs_transformer_preset_names(void) {
     static bool done = false;
     if (!done) {
         int n = 0;
-        for (const rs_embedded_file_t *f = rs_embedded_presets; f->name && n < 255; f++)
+        for (const rs_embedded_file_t *f = rs_presets(); f->name && n < 255; f++)
             if (is_model_text(f->text)) names[n++] = f->name;
         qsort(names, (size_t)n, sizeof names[0], cmp_str);
         names[n] = NULL;
@@ -236,7 +236,7 @@ int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_
     size_t n = strlen(name_or_path);
     bool is_path = strchr(name_or_path, '/') || (n > 5 && !strcmp(name_or_path + n - 5, ".json"));
     if (!is_path) {
-        for (const rs_embedded_file_t *f = rs_embedded_presets; f->name; f++)
+        for (const rs_embedded_file_t *f = rs_presets(); f->name; f++)
             if (!strcmp(f->name, name_or_path)) {
                 if (!is_model_text(f->text))
                     return rs_errf(err, "--model %s: a hardware preset, not a model (models: ringsim memory --list)",

@@ -116,4 +116,12 @@ int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m);
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
                    int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err);
 
+/* A candidate machine of a plan: the profile (a preset name or a file) with devices per node
+ * gpus_per_node (-1: the profile's), the inter-node tier inter (NULL or "": the profile's) and, when
+ * price >= 0, that price per device-hour; the machine at the peak of the precision's dtype (bf16 for
+ * mixed, fp32). The plan study's candidates and foreign callers (binding.h) load it here. Returns 0 or
+ * -1 with err naming the file or option. */
+int rs_plan_candidate(const char *profile, rs_precision_t precision, int64_t gpus_per_node, const char *inter, double price,
+                      rs_hw_t *hw, rs_machine_t *m, rs_err_t *err);
+
 #endif /* RS_PLAN_H */

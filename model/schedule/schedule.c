@@ -11,10 +11,18 @@ static const char *const layout_names[RS_LAYOUT_COUNT] = {"contiguous", "striped
 static const char *const pass_names[RS_PASS_COUNT] = {"forward", "backward"};
 
 static const char *const mask_names[] = {"full", "skip", "diag"}; /* RS_MASK_FULL, _SKIP, _DIAG */
+static const char *const ring_names[RS_RING_COUNT] = {"pass-kv", "pass-q"};
 
 const char *rs_layout_name(rs_layout_t l) { return rs_enum_name(layout_names, RS_LAYOUT_COUNT, (int)l); }
 const char *rs_pass_name(rs_pass_t p) { return rs_enum_name(pass_names, RS_PASS_COUNT, (int)p); }
 const char *rs_mask_name(rs_mask_t m) { return rs_enum_name(mask_names, 3, (int)m); }
+const char *rs_ring_name(rs_ring_t r) { return rs_enum_name(ring_names, RS_RING_COUNT, (int)r); }
+
+int rs_ring_parse(const char *s, rs_ring_t *out) {
+    const int i = rs_enum_parse(ring_names, RS_RING_COUNT, s);
+    if (i >= 0) *out = (rs_ring_t)i;
+    return i < 0 ? -1 : 0;
+}
 
 int rs_layout_parse(const char *s, rs_layout_t *out) {
     const int i = rs_enum_parse(layout_names, RS_LAYOUT_COUNT, s);
@@ -38,6 +46,7 @@ void rs_problem_default(rs_problem_t *p) {
     p->seq_tokens = 128 * 1024, p->n_ranks = 8, p->batch = 1, p->q_heads = 32, p->kv_heads = 8, p->head_dim = 128;
     p->act_bytes = 2, p->grad_bytes = 4, p->causal = true, p->layout = RS_LAYOUT_ZIGZAG, p->pass = RS_PASS_FORWARD;
     p->tile_q = 128, p->tile_k = 128;
+    p->ring = RS_RING_PASS_KV, p->cached_tokens = 0, p->decode = false;
 }
 
 uint64_t rs_problem_flops_per_pair(const rs_problem_t *p) {
@@ -45,21 +54,44 @@ uint64_t rs_problem_flops_per_pair(const rs_problem_t *p) {
     return per_head * (uint64_t)p->q_heads * (uint64_t)p->batch;
 }
 
+int64_t rs_problem_rank_seqs(const rs_problem_t *p, int64_t rank) {
+    if (!p->decode) return p->batch;
+    return rank < p->batch ? (p->batch - 1 - rank) / p->n_ranks + 1 : 0;
+}
+
+int64_t rs_problem_buf_seqs(const rs_problem_t *p) {
+    return p->decode ? (p->batch + p->n_ranks - 1) / p->n_ranks : p->batch;
+}
+
 uint64_t rs_problem_total_pairs(const rs_problem_t *p) {
-    uint64_t s = (uint64_t)p->seq_tokens;
-    return p->causal ? s * (s + 1) / 2 : s * s;
+    uint64_t s = (uint64_t)p->seq_tokens, c = (uint64_t)p->cached_tokens;
+    return s * c + (p->causal ? s * (s + 1) / 2 : s * s);
 }
 
 uint64_t rs_problem_total_flops(const rs_problem_t *p) {
     return rs_problem_total_pairs(p) * rs_problem_flops_per_pair(p);
 }
 
-static uint64_t kv_like_bytes(const rs_problem_t *p, int64_t elem_bytes) {
-    return 2u * (uint64_t)rs_problem_block(p) * (uint64_t)p->kv_heads * (uint64_t)p->head_dim *
-           (uint64_t)p->batch * (uint64_t)elem_bytes;
+/* 2 x rows x Hkv x d x seqs x elem_bytes: rows of K and V of seqs sequences. */
+static uint64_t kv_like_bytes(const rs_problem_t *p, int64_t rows, int64_t seqs, int64_t elem_bytes) {
+    return 2u * (uint64_t)rows * (uint64_t)p->kv_heads * (uint64_t)p->head_dim * (uint64_t)seqs * (uint64_t)elem_bytes;
 }
-uint64_t rs_problem_kv_bytes(const rs_problem_t *p) { return kv_like_bytes(p, p->act_bytes); }
-uint64_t rs_problem_dkv_bytes(const rs_problem_t *p) { return kv_like_bytes(p, p->grad_bytes); }
+uint64_t rs_problem_kv_bytes(const rs_problem_t *p) {
+    return kv_like_bytes(p, rs_problem_block(p) + rs_problem_cached_block(p), p->batch, p->act_bytes);
+}
+uint64_t rs_problem_dkv_bytes(const rs_problem_t *p) {
+    return kv_like_bytes(p, rs_problem_block(p) + rs_problem_cached_block(p), p->batch, p->grad_bytes);
+}
+
+uint64_t rs_problem_q_bytes(const rs_problem_t *p) {
+    return (uint64_t)rs_problem_block(p) * (uint64_t)p->q_heads * (uint64_t)p->head_dim * (uint64_t)rs_problem_buf_seqs(p) *
+           (uint64_t)p->act_bytes;
+}
+
+uint64_t rs_problem_part_bytes(const rs_problem_t *p) {
+    return (uint64_t)rs_problem_block(p) * (uint64_t)p->q_heads * (uint64_t)rs_problem_buf_seqs(p) *
+           ((uint64_t)p->head_dim * (uint64_t)p->act_bytes + 4u);
+}
 
 uint64_t rs_problem_qkv_bytes(const rs_problem_t *p) {
     return (uint64_t)p->seq_tokens * (uint64_t)(p->q_heads + 2 * p->kv_heads) * (uint64_t)p->head_dim *
@@ -85,42 +117,122 @@ rs_problem_t rs_problem_with_block(const rs_problem_t *p, int64_t block_tokens) 
     return q;
 }
 
+/* The inference variants' rules (docs/inference.md): what a cache, pass-q and decode allow. */
+static int validate_variant(const rs_problem_t *p, int64_t div, rs_err_t *err) {
+    const char *div_name = p->layout == RS_LAYOUT_ZIGZAG ? "2*N" : "N";
+    if ((unsigned)p->ring >= RS_RING_COUNT) return rs_errf(err, "--ring %d: must be pass-kv or pass-q", (int)p->ring);
+    if (p->cached_tokens < 0 || p->cached_tokens > (int64_t)UINT32_MAX - p->seq_tokens)
+        return rs_errf(err, "--cached %lld: must be in [0, %lld] (cached + new tokens are positions below 2^32)",
+                       (long long)p->cached_tokens, (long long)((int64_t)UINT32_MAX - p->seq_tokens));
+    if (p->cached_tokens % div != 0)
+        return rs_errf(err, "--cached %lld: must be divisible by %s = %lld: the cache is sharded by the %s layout "
+                            "like the new tokens",
+                       (long long)p->cached_tokens, div_name, (long long)div, rs_layout_name(p->layout));
+    if (p->pass == RS_PASS_BACKWARD && p->decode)
+        return rs_errf(err, "--pass decode: a decode step is a forward pass (it has no backward)");
+    if (p->pass == RS_PASS_BACKWARD && p->cached_tokens > 0)
+        return rs_errf(err, "--cached %lld: a KV cache is an inference input; the backward pass (training) has none "
+                            "(use --pass forward or decode)", (long long)p->cached_tokens);
+    if (p->pass == RS_PASS_BACKWARD && p->ring == RS_RING_PASS_Q)
+        return rs_errf(err, "--ring pass-q: only inference passes (forward prefill, decode); the backward circulates "
+                            "K,V and dK,dV (pass-kv)");
+    if (!p->decode) return 0;
+    if (!p->causal)
+        return rs_errf(err, "--pass decode: needs the causal mask (a new token sees the cache and itself; "
+                            "drop --no-causal)");
+    if (p->ring != RS_RING_PASS_Q)
+        return rs_errf(err, "--pass decode: runs as --ring pass-q (the cache stays, the queries move); "
+                            "--ring pass-kv would move the whole cache for one token per sequence");
+    if (p->seq_tokens != 1)
+        return rs_errf(err, "--seq %lld: a decode step adds one token per sequence (--seq 1); decode more tokens "
+                            "per step with --batch (one sequence per token)", (long long)p->seq_tokens);
+    return 0;
+}
+
+int rs_problem_field_range(const char *field, int64_t *min, int64_t *max) {
+    static const struct {
+        const char *name;
+        int64_t min, max;
+    } t[] = {{"seq_tokens", RS_SEQ_TOKENS_MIN, RS_SEQ_TOKENS_MAX}, {"n_ranks", RS_N_RANKS_MIN, RS_N_RANKS_MAX},
+             {"batch", RS_BATCH_MIN, RS_BATCH_MAX},                {"q_heads", RS_HEADS_MIN, RS_HEADS_MAX},
+             {"kv_heads", RS_HEADS_MIN, RS_HEADS_MAX},             {"head_dim", RS_HEAD_DIM_MIN, RS_HEAD_DIM_MAX},
+             {"act_bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX},  {"grad_bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX},
+             {"tile_q", RS_TILE_MIN, RS_TILE_MAX},                 {"tile_k", RS_TILE_MIN, RS_TILE_MAX},
+             {"cached_tokens", RS_CACHED_TOKENS_MIN, RS_CACHED_TOKENS_MAX}};
+    for (size_t i = 0; field && i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(field, t[i].name) == 0) {
+            *min = t[i].min;
+            *max = t[i].max;
+            return 0;
+        }
+    return -1;
+}
+
 int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
-    RANGE_CHECK(n_ranks, "--ranks", 1, INT32_MAX);
-    RANGE_CHECK(seq_tokens, "--seq", 1, (int64_t)UINT32_MAX);
-    RANGE_CHECK(batch, "--batch", 1, 1 << 20);
-    RANGE_CHECK(q_heads, "--heads", 1, 1 << 16);
-    RANGE_CHECK(kv_heads, "--kv-heads", 1, 1 << 16);
-    RANGE_CHECK(head_dim, "--head-dim", 1, 1 << 16);
-    RANGE_CHECK(act_bytes, "--act-bytes", 1, 8);
-    RANGE_CHECK(grad_bytes, "--grad-bytes", 1, 8);
-    RANGE_CHECK(tile_q, "--tile (rows)", 1, 1 << 20);
-    RANGE_CHECK(tile_k, "--tile (columns)", 1, 1 << 20);
+    RANGE_CHECK(n_ranks, "--ranks", RS_N_RANKS_MIN, RS_N_RANKS_MAX);
+    RANGE_CHECK(seq_tokens, "--seq", RS_SEQ_TOKENS_MIN, RS_SEQ_TOKENS_MAX);
+    RANGE_CHECK(batch, "--batch", RS_BATCH_MIN, RS_BATCH_MAX);
+    RANGE_CHECK(q_heads, "--heads", RS_HEADS_MIN, RS_HEADS_MAX);
+    RANGE_CHECK(kv_heads, "--kv-heads", RS_HEADS_MIN, RS_HEADS_MAX);
+    RANGE_CHECK(head_dim, "--head-dim", RS_HEAD_DIM_MIN, RS_HEAD_DIM_MAX);
+    RANGE_CHECK(act_bytes, "--act-bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX);
+    RANGE_CHECK(grad_bytes, "--grad-bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX);
+    RANGE_CHECK(tile_q, "--tile (rows)", RS_TILE_MIN, RS_TILE_MAX);
+    RANGE_CHECK(tile_k, "--tile (columns)", RS_TILE_MIN, RS_TILE_MAX);
     if ((unsigned)p->layout >= RS_LAYOUT_COUNT) return rs_errf(err, "--layout %d: must be contiguous, striped or zigzag", (int)p->layout);
     if ((unsigned)p->pass >= RS_PASS_COUNT) return rs_errf(err, "--pass %d: must be forward or backward", (int)p->pass);
     if (p->q_heads % p->kv_heads != 0)
         return rs_errf(err, "--heads %lld: must be a multiple of --kv-heads %lld (GQA/MQA groups)",
                        (long long)p->q_heads, (long long)p->kv_heads);
     int64_t div = p->layout == RS_LAYOUT_ZIGZAG ? 2 * p->n_ranks : p->n_ranks;
-    if (p->seq_tokens % div != 0)
+    if (validate_variant(p, div, err) != 0) return -1;
+    if (!p->decode && p->seq_tokens % div != 0)
         return rs_errf(err, "--seq %lld: must be divisible by %s = %lld for the %s layout",
                        (long long)p->seq_tokens, p->layout == RS_LAYOUT_ZIGZAG ? "2*N" : "N",
                        (long long)div, rs_layout_name(p->layout));
     /* Overflow: total useful FLOPs and the bytes of one block must fit in 64 bits. */
-    uint64_t fpp = 10u * (uint64_t)p->head_dim, tmp;
-    if (__builtin_mul_overflow(fpp, (uint64_t)p->q_heads, &fpp) ||
-        __builtin_mul_overflow(fpp, (uint64_t)p->batch, &fpp) ||
-        __builtin_mul_overflow(rs_problem_total_pairs(p), fpp, &tmp))
-        return rs_errf(err, "--seq %lld with --batch %lld, --heads %lld, --head-dim %lld: the FLOP count "
-                            "overflows 64 bits (S^2 * 10 * d * heads * batch must stay below 1.8e19)",
-                       (long long)p->seq_tokens, (long long)p->batch, (long long)p->q_heads, (long long)p->head_dim);
-    uint64_t bytes = 2u * (uint64_t)p->seq_tokens;
+    const uint64_t s_new = (uint64_t)p->seq_tokens, s_all = s_new + (uint64_t)p->cached_tokens;
+    const uint64_t own = p->causal ? s_new * (s_new + 1) / 2 : s_new * s_new; /* < 2^64: S <= 2^32 */
+    uint64_t fpp = 10u * (uint64_t)p->head_dim, tmp, pairs;
+    if (__builtin_mul_overflow(s_new, (uint64_t)p->cached_tokens, &pairs) || __builtin_add_overflow(pairs, own, &pairs) ||
+        __builtin_mul_overflow(fpp, (uint64_t)p->q_heads, &fpp) || __builtin_mul_overflow(fpp, (uint64_t)p->batch, &fpp) ||
+        __builtin_mul_overflow(pairs, fpp, &tmp))
+        return p->cached_tokens > 0
+                   ? rs_errf(err, "--seq %lld with --cached %lld, --batch %lld, --heads %lld, --head-dim %lld: the FLOP "
+                                  "count overflows 64 bits (S (S/2 + P) * 10 * d * heads * batch must stay below 1.8e19)",
+                             (long long)p->seq_tokens, (long long)p->cached_tokens, (long long)p->batch,
+                             (long long)p->q_heads, (long long)p->head_dim)
+                   : rs_errf(err, "--seq %lld with --batch %lld, --heads %lld, --head-dim %lld: the FLOP count "
+                                  "overflows 64 bits (S^2 * 10 * d * heads * batch must stay below 1.8e19)",
+                             (long long)p->seq_tokens, (long long)p->batch, (long long)p->q_heads,
+                             (long long)p->head_dim);
+    uint64_t bytes = 2u * s_all;
     if (__builtin_mul_overflow(bytes, (uint64_t)p->kv_heads, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)p->head_dim, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)p->batch, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)(p->act_bytes > p->grad_bytes ? p->act_bytes : p->grad_bytes), &bytes))
         return rs_errf(err, "--seq %lld: the K,V byte count overflows 64 bits", (long long)p->seq_tokens);
+    bytes = s_new; /* pass-q's Q blocks and partial outputs: S x Hq x (d x act_bytes + 4) x batch */
+    if (rs_problem_passes_q(p) &&
+        (__builtin_mul_overflow(bytes, (uint64_t)p->q_heads, &bytes) ||
+         __builtin_mul_overflow(bytes, (uint64_t)p->head_dim * (uint64_t)p->act_bytes + 4u, &bytes) ||
+         __builtin_mul_overflow(bytes, (uint64_t)p->batch, &bytes)))
+        return rs_errf(err, "--seq %lld: the Q byte count overflows 64 bits", (long long)p->seq_tokens);
     return 0;
+}
+
+const char *rs_problem_note(const rs_problem_t *p, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (p->ring != RS_RING_PASS_Q || p->decode || p->cached_tokens > 0 || p->n_ranks == 1) return buf;
+    rs_problem_t kv = *p;
+    kv.ring = RS_RING_PASS_KV;
+    snprintf(buf, len,
+             "--ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv, which is its equivalent; "
+             "each step moves the Q block (%llu bytes) instead of K,V (%llu bytes), and the partial outputs return in "
+             "an all-to-all of %llu bytes per rank that pass-kv does not need",
+             (unsigned long long)rs_problem_q_bytes(p), (unsigned long long)rs_problem_kv_bytes(&kv),
+             (unsigned long long)((uint64_t)(p->n_ranks - 1) * rs_problem_part_bytes(p)));
+    return buf;
 }
 
 /* ================================================================================================
@@ -159,11 +271,15 @@ uint64_t rs_diag_exec_pairs(int64_t n, int64_t diag, int64_t tile_q, int64_t til
  * ============================================================================================== */
 struct rs_schedule {
     rs_problem_t p;          /* validated copy */
-    int64_t block;           /* B */
-    int64_t seg_len;         /* tokens per segment: B (contiguous, striped) or B/2 (zigzag) */
-    uint64_t fpp;            /* FLOPs per visible pair (all heads, batch) */
-    uint64_t kv_bytes;       /* one K,V block */
+    int64_t block;           /* B: new tokens per rank (decode: 1) */
+    int64_t cblock;          /* Bc: cached tokens per rank */
+    int64_t seg_len;         /* tokens per new segment: B (contiguous, striped) or B/2 (zigzag) */
+    uint64_t fpp;            /* FLOPs per visible pair (all heads, one sequence) */
+    uint64_t kv_bytes;       /* one K,V block (cache included) */
     uint64_t dkv_bytes;      /* one dK,dV block */
+    uint64_t q_bytes;        /* one Q block (pass-q) */
+    uint64_t part_bytes;     /* one partial output to one peer (pass-q's all-to-all) */
+    bool passes_q;           /* pass-q or decode */
     uint64_t pairs_full;     /* seg_len^2 */
     uint64_t pairs_diag[2];  /* visible pairs, diag 0 and 1 */
     uint64_t exec_diag[2];   /* executed-tile pairs, diag 0 and 1 */
@@ -174,10 +290,14 @@ struct rs_schedule {
 static void schedule_init(rs_schedule_t *s, const rs_problem_t *p, bool exec) {
     s->p = *p;
     s->block = rs_problem_block(p);
-    s->seg_len = p->layout == RS_LAYOUT_ZIGZAG ? s->block / 2 : s->block;
-    s->fpp = rs_problem_flops_per_pair(p);
+    s->cblock = rs_problem_cached_block(p);
+    s->seg_len = p->layout == RS_LAYOUT_ZIGZAG && !p->decode ? s->block / 2 : s->block;
+    s->fpp = rs_problem_flops_per_pair(p) / (uint64_t)p->batch;
     s->kv_bytes = rs_problem_kv_bytes(p);
     s->dkv_bytes = rs_problem_dkv_bytes(p);
+    s->q_bytes = rs_problem_q_bytes(p);
+    s->part_bytes = rs_problem_part_bytes(p);
+    s->passes_q = rs_problem_passes_q(p);
     s->pairs_full = (uint64_t)s->seg_len * (uint64_t)s->seg_len;
     for (int d = 0; d < 2; d++) {
         s->pairs_diag[d] = rs_diag_pairs(s->seg_len, d);
@@ -201,6 +321,7 @@ void rs_schedule_free(rs_schedule_t *s) { free(s); }
 const rs_problem_t *rs_schedule_problem(const rs_schedule_t *s) { return &s->p; }
 
 int64_t rs_schedule_n_steps(const rs_schedule_t *s) {
+    if (s->passes_q) return s->p.n_ranks > 1 ? s->p.n_ranks + 1 : 1;
     return s->p.pass == RS_PASS_BACKWARD ? s->p.n_ranks + 1 : s->p.n_ranks;
 }
 
@@ -209,38 +330,56 @@ static inline int64_t mod_n(int64_t x, int64_t n) {
     return r < 0 ? r + n : r;
 }
 
-int rs_schedule_rank_segments(const rs_schedule_t *s, int64_t rank, rs_segment_t segs[RS_MAX_SEGMENTS]) {
-    const int64_t n = s->p.n_ranks, b = s->block, c = s->seg_len;
+/* The layout's share of rank among `total` tokens starting at position `offset`. Returns the count. */
+static int layout_segments(const rs_schedule_t *s, int64_t rank, int64_t total, int64_t offset,
+                           rs_segment_t segs[RS_MAX_SEGMENTS]) {
+    const int64_t n = s->p.n_ranks, b = total / n, c = b / 2;
     switch (s->p.layout) {
     case RS_LAYOUT_CONTIGUOUS:
-        segs[0] = (rs_segment_t){rank * b, 1, b};
+        segs[0] = (rs_segment_t){offset + rank * b, 1, b};
         return 1;
     case RS_LAYOUT_STRIPED:
-        segs[0] = (rs_segment_t){rank, n, b};
+        segs[0] = (rs_segment_t){offset + rank, n, b};
         return 1;
     default: /* zigzag */
-        segs[0] = (rs_segment_t){rank * c, 1, c};
-        segs[1] = (rs_segment_t){(2 * n - 1 - rank) * c, 1, c};
+        segs[0] = (rs_segment_t){offset + rank * c, 1, c};
+        segs[1] = (rs_segment_t){offset + (2 * n - 1 - rank) * c, 1, c};
         return 2;
     }
+}
+
+int rs_schedule_rank_segments(const rs_schedule_t *s, int64_t rank, rs_segment_t segs[RS_MAX_SEGMENTS]) {
+    if (s->p.decode) {
+        segs[0] = (rs_segment_t){s->p.cached_tokens, 1, 1};
+        return 1;
+    }
+    return layout_segments(s, rank, s->p.seq_tokens, s->p.cached_tokens, segs);
+}
+
+int rs_schedule_rank_kv_segments(const rs_schedule_t *s, int64_t rank, rs_segment_t segs[RS_MAX_KV_SEGMENTS]) {
+    int n = s->p.cached_tokens > 0 ? layout_segments(s, rank, s->p.cached_tokens, 0, segs) : 0;
+    return n + rs_schedule_rank_segments(s, rank, segs + n);
 }
 
 /* ceil(a / b) for b > 0 and any sign of a. */
 static inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-/* Mask of Q segment q against KV segment k (equal stride and count in every layout). */
+/* Mask of Q segment q against KV segment k: a KV segment wholly before the queries (the cache) is
+ * FULL, a (rectangular) block; otherwise both are new-token segments of equal stride and count, the
+ * training case. */
 static void classify(const rs_schedule_t *s, const rs_segment_t *q, const rs_segment_t *k, rs_block_t *blk) {
     const int64_t n = q->count;
-    if (!s->p.causal) {
+    if (!s->p.causal || k->first + (k->count - 1) * k->stride <= q->first) {
         blk->mask = RS_MASK_FULL;
         blk->diag = 0;
-    } else {
-        int64_t diag = ceil_div(k->first - q->first, q->stride); /* visible iff i - j >= diag */
-        blk->diag = diag;
-        if (diag <= -(n - 1)) blk->mask = RS_MASK_FULL;
-        else if (diag >= n) blk->mask = RS_MASK_SKIP;
-        else blk->mask = RS_MASK_DIAG;
+        blk->pairs = blk->exec_pairs = (uint64_t)q->count * (uint64_t)k->count;
+        return;
     }
+    int64_t diag = ceil_div(k->first - q->first, q->stride); /* visible iff i - j >= diag */
+    blk->diag = diag;
+    if (diag <= -(n - 1)) blk->mask = RS_MASK_FULL;
+    else if (diag >= n) blk->mask = RS_MASK_SKIP;
+    else blk->mask = RS_MASK_DIAG;
     switch (blk->mask) {
     case RS_MASK_FULL:
         blk->pairs = blk->exec_pairs = (uint64_t)n * (uint64_t)n;
@@ -265,11 +404,21 @@ static void step_transfers(const rs_schedule_t *s, int64_t rank, int64_t step, r
     o->n_send = o->n_recv = 0;
     o->send_bytes = o->recv_bytes = 0;
     o->send_peer = o->recv_peer = -1;
+    o->a2a = false;
+    o->a2a_peer_bytes = 0;
     if (n == 1) return;
+    if (s->passes_q && step == n) { /* the partial outputs go home: an all-to-all */
+        o->a2a = true;
+        o->a2a_peer_bytes = s->part_bytes;
+        o->send_bytes = o->recv_bytes = (uint64_t)(n - 1) * s->part_bytes;
+        return;
+    }
     const bool bwd = s->p.pass == RS_PASS_BACKWARD;
-    if (step < n - 1) { /* K,V for the next step */
-        o->send[o->n_send++] = (rs_xfer_t){RS_XFER_KV, mod_n(rank - step, n), s->kv_bytes};
-        o->recv[o->n_recv++] = (rs_xfer_t){RS_XFER_KV, mod_n(rank - 1 - step, n), s->kv_bytes};
+    if (step < n - 1) { /* K,V (pass-q: Q) for the next step */
+        const rs_xfer_kind_t kind = s->passes_q ? RS_XFER_Q : RS_XFER_KV;
+        const uint64_t bytes = s->passes_q ? s->q_bytes : s->kv_bytes;
+        o->send[o->n_send++] = (rs_xfer_t){kind, mod_n(rank - step, n), bytes};
+        o->recv[o->n_recv++] = (rs_xfer_t){kind, mod_n(rank - 1 - step, n), bytes};
     }
     if (bwd && step >= 1) { /* dK,dV partial of the block computed at step - 1 */
         o->send[o->n_send++] = (rs_xfer_t){RS_XFER_DKV, mod_n(rank - (step - 1), n), s->dkv_bytes};
@@ -287,12 +436,18 @@ void rs_schedule_step(const rs_schedule_t *s, int64_t rank, int64_t step, rs_ste
     o->rank = rank;
     o->step = step;
     o->pass = s->p.pass;
-    o->n_q_segs = rs_schedule_rank_segments(s, rank, o->q_segs);
     o->has_compute = step < n;
-    o->kv_owner = -1;
-    if (o->has_compute) {
-        o->kv_owner = mod_n(rank - step, n);
-        o->n_kv_segs = rs_schedule_rank_segments(s, o->kv_owner, o->kv_segs);
+    o->kv_owner = o->q_owner = -1;
+    if (!o->has_compute) {
+        o->n_q_segs = rs_schedule_rank_segments(s, rank, o->q_segs);
+    } else {
+        const int64_t owner = mod_n(rank - step, n); /* of the block that moved here */
+        o->q_owner = s->passes_q ? owner : rank;
+        o->kv_owner = s->passes_q ? rank : owner;
+        o->n_q_segs = rs_schedule_rank_segments(s, o->q_owner, o->q_segs);
+        o->n_kv_segs = rs_schedule_rank_kv_segments(s, o->kv_owner, o->kv_segs);
+        if (s->p.decode && step > 0) o->n_kv_segs--; /* another owner's sequences: no new token here */
+        o->n_seqs = rs_problem_rank_seqs(&s->p, o->q_owner);
         uint64_t pairs = 0, exec_pairs = 0;
         for (int qi = 0; qi < o->n_q_segs; qi++)
             for (int ki = 0; ki < o->n_kv_segs; ki++) {
@@ -303,8 +458,8 @@ void rs_schedule_step(const rs_schedule_t *s, int64_t rank, int64_t step, rs_ste
                 pairs += blk->pairs;
                 exec_pairs += blk->exec_pairs;
             }
-        o->flops_useful = pairs * s->fpp;
-        o->flops_exec = exec_pairs * s->fpp;
+        o->flops_useful = pairs * s->fpp * (uint64_t)o->n_seqs;
+        o->flops_exec = exec_pairs * s->fpp * (uint64_t)o->n_seqs;
     }
     step_transfers(s, rank, step, o);
 }
@@ -316,16 +471,27 @@ int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[
     return o.n_send;
 }
 
-/* Fast path: the case analysis of docs/model.md ("Causal work per step"). For a step that computes,
- * the work of (rank, step) depends only on whether the KV owner comes before, is, or comes after
- * the rank. Tested against rs_schedule_step() for every layout. */
-/* The classes from a problem and its blocks' pair counts: seg = tokens per segment, full = seg^2, pd
- * and xd = visible and executed pairs of a diagonal block with diag 0 and 1 (xd[1] read for striped
- * only). */
-static void flops_classes(const rs_problem_t *p, int64_t block, uint64_t full, const uint64_t pd[2], const uint64_t xd[2],
-                          uint64_t fpp, uint64_t useful[3], uint64_t exec[3]) {
+uint64_t rs_schedule_step_a2a_bytes(const rs_schedule_t *s, int64_t step) {
+    return s->passes_q && s->p.n_ranks > 1 && step == s->p.n_ranks ? s->part_bytes : 0;
+}
+
+/* Fast path: the case analysis of docs/model.md ("Causal work per step") and docs/inference.md. For
+ * a step that computes, the work of (rank, step) depends only on whether the owner of the block that
+ * moved comes before, is, or comes after the rank. Tested against rs_schedule_step() for every
+ * layout and variant. The classes from a problem and its blocks' pair counts: block = B, cblock = Bc,
+ * full = seg^2 (seg the tokens per new segment), pd and xd = visible and executed pairs of a diagonal
+ * block with diag 0 and 1 (xd[1] read for striped only), fpp = FLOPs per pair of one sequence. Returns
+ * -1 when the work is not a function of the class (decode, batch not a multiple of N). */
+static int flops_classes(const rs_problem_t *p, int64_t block, int64_t cblock, uint64_t full, const uint64_t pd[2],
+                         const uint64_t xd[2], uint64_t fpp, uint64_t useful[3], uint64_t exec[3]) {
     uint64_t pu[3], px[3];
-    if (!p->causal) {
+    uint64_t seqs = (uint64_t)p->batch;
+    if (p->decode) { /* each owner's b/N queries against the cache shard (and, own step, themselves) */
+        if (p->batch % p->n_ranks != 0) return -1;
+        seqs = (uint64_t)(p->batch / p->n_ranks);
+        pu[0] = pu[2] = px[0] = px[2] = (uint64_t)cblock;
+        pu[1] = px[1] = (uint64_t)cblock + 1;
+    } else if (!p->causal) {
         pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)block * (uint64_t)block;
     } else {
         switch (p->layout) {
@@ -345,29 +511,42 @@ static void flops_classes(const rs_problem_t *p, int64_t block, uint64_t full, c
             break;
         }
     }
-    for (int i = 0; i < 3; i++) {
-        useful[i] = pu[i] * fpp;
-        exec[i] = px[i] * fpp;
+    if (!p->decode) {
+        /* every query sees every cached token of the K,V block: B x Bc more, full tiles */
+        const uint64_t cached = (uint64_t)block * (uint64_t)cblock;
+        for (int i = 0; i < 3; i++) pu[i] += cached, px[i] += cached;
+        if (rs_problem_passes_q(p)) { /* the moving block holds the queries: owner before the rank = KV after the Q */
+            uint64_t t = pu[0];
+            pu[0] = pu[2], pu[2] = t;
+            t = px[0], px[0] = px[2], px[2] = t;
+        }
     }
+    for (int i = 0; i < 3; i++) {
+        useful[i] = pu[i] * fpp * seqs;
+        exec[i] = px[i] * fpp * seqs;
+    }
+    return 0;
 }
 
-void rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
-    flops_classes(&s->p, s->block, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
+int rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+    return flops_classes(&s->p, s->block, s->cblock, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
 }
 
-void rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]) {
-    const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG ? block / 2 : block;
+int rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]) {
+    const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG && !p->decode ? block / 2 : block;
     uint64_t pd[2] = {0, 0}, xd[2] = {0, 0};
     /* the diagonal blocks' pairs (O(B / tile) for the executed ones) only where a wanted class has one:
-     * class 1 in every causal layout, every class of a causal striped ring */
+     * class 1 in every causal layout, every class of a causal striped ring (pass-q: mirrored) */
     const bool striped = p->layout == RS_LAYOUT_STRIPED;
-    if (p->causal && ((want & 2u) || striped)) {
+    if (p->causal && !p->decode && ((want & 2u) || striped)) {
         pd[0] = rs_diag_pairs(seg, 0), xd[0] = rs_diag_exec_pairs(seg, 0, p->tile_q, p->tile_k);
         if (striped && (want & 5u)) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
     }
-    flops_classes(p, block, (uint64_t)seg * (uint64_t)seg, pd, xd, rs_problem_flops_per_pair(p), useful, exec);
+    const int rc = flops_classes(p, block, rs_problem_cached_block(p), (uint64_t)seg * (uint64_t)seg, pd, xd,
+                                 rs_problem_flops_per_pair(p) / (uint64_t)p->batch, useful, exec);
     for (int c = 0; c < 3; c++)
         if (!(want >> c & 1u)) useful[c] = exec[c] = 0;
+    return rc;
 }
 
 int rs_problem_class_kinds(const rs_problem_t *p, int cls, unsigned char kinds[RS_MAX_BLOCKS]) {
@@ -397,9 +576,14 @@ void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint6
         *flops_useful = *flops_exec = 0;
         return;
     }
+    const int64_t owner = mod_n(rank - step, n);
+    if (s->p.decode) { /* owner o's sequences against this rank's cache shard (+ their new token at step 0) */
+        const uint64_t w = s->fpp * (uint64_t)rs_problem_rank_seqs(&s->p, owner) * (uint64_t)(s->cblock + (step == 0));
+        *flops_useful = *flops_exec = w;
+        return;
+    }
     uint64_t u[3], x[3];
     rs_schedule_flops_classes(s, u, x);
-    const int64_t owner = mod_n(rank - step, n);
     const int cls = owner < rank ? 0 : owner == rank ? 1 : 2;
     *flops_useful = u[cls];
     *flops_exec = x[cls];

@@ -2,8 +2,11 @@
 #define _DEFAULT_SOURCE /* wait4(): the child's own rusage */
 #include "subprocess.h"
 
+#include "output.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,7 @@ static void child_drop_env(const char *const *prefixes) {
 
 /* The child's side of the fork: never returns. */
 static void child_main(const rs_spawn_t *sp) {
+    rs_out_forget(); /* the parent's run is not this process's: its signals end it plainly */
     if (sp->new_group) setpgid(0, 0);
     if (sp->output_path) {
         int fd = open(sp->output_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -73,6 +77,7 @@ int rs_spawn_start(const rs_spawn_t *sp, const char *what, rs_child_t *child, rs
     if (sp->new_group) setpgid(pid, pid); /* also here: no window in which a kill misses the group */
     child->pid = pid;
     child->group = sp->new_group;
+    rs_out_child(pid, sp->new_group); /* a signal to this process ends it too */
     return 0;
 }
 
@@ -91,6 +96,73 @@ static void fill(rs_child_status_t *st, int status, const struct rusage *ru, con
                 1e-6 * (double)ru->ru_stime.tv_usec;
 }
 
+struct rs_watchdog {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    double deadline_s;          /* rs_now_s() clock */
+    bool stop;                  /* the child was reaped: go home */
+    bool fired;                 /* it ended the child */
+    pid_t target;               /* -pgid or pid */
+};
+
+static void *watchdog_main(void *arg) {
+    struct rs_watchdog *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop) {
+        const double left = w->deadline_s - rs_now_s();
+        if (left <= 0) {
+            w->fired = true;
+            kill(w->target, SIGTERM);
+            pthread_mutex_unlock(&w->lock);
+            nap(0.5);
+            kill(w->target, SIGKILL);
+            return NULL;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        const double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + (left < 3600 ? left : 3600);
+        ts.tv_sec = (time_t)t;
+        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int rs_spawn_watchdog(rs_child_t *child, double timeout_s, rs_err_t *err) {
+    if (timeout_s <= 0 || child->wd) return 0;
+    struct rs_watchdog *w = calloc(1, sizeof *w);
+    if (!w) return rs_errf(err, "out of memory");
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    w->deadline_s = child->t0_s + timeout_s;
+    w->target = child->group ? -child->pid : child->pid;
+    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
+        free(w);
+        return rs_errf(err, "cannot start a watchdog thread");
+    }
+    child->wd = w;
+    return 0;
+}
+
+/* Stop the watchdog (the child is reaped); true when it had ended the child. */
+static bool watchdog_stop(rs_child_t *child) {
+    struct rs_watchdog *w = child->wd;
+    if (!w) return false;
+    pthread_mutex_lock(&w->lock);
+    w->stop = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    const bool fired = w->fired;
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    free(w);
+    child->wd = NULL;
+    return fired;
+}
+
 int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs_err_t *err) {
     memset(st, 0, sizeof *st);
     st->exit_code = -1;
@@ -99,15 +171,17 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
     memset(&ru, 0, sizeof ru);
     if (timeout_s <= 0) {
         while (wait4(child->pid, &status, 0, &ru) < 0)
-            if (errno != EINTR) return rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+            if (errno != EINTR) return watchdog_stop(child), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
         fill(st, status, &ru, child);
+        st->timed_out = watchdog_stop(child);
+        rs_out_child_done(child->pid);
         return 0;
     }
     /* the watchdog: poll, 1 ms at first, backing off to 20 ms */
     for (double dt = 1e-3;; dt = dt < 0.02 ? 2 * dt : 0.02) {
         pid_t r = wait4(child->pid, &status, WNOHANG, &ru);
         if (r == child->pid) break;
-        if (r < 0 && errno != EINTR) return rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+        if (r < 0 && errno != EINTR) return watchdog_stop(child), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
         if (rs_now_s() - child->t0_s > timeout_s) {
             kill(child->group ? -child->pid : child->pid, SIGTERM);
             nap(0.5);
@@ -116,11 +190,15 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
             }
             fill(st, status, &ru, child);
             st->timed_out = true;
+            watchdog_stop(child);
+            rs_out_child_done(child->pid);
             return 0;
         }
         nap(dt);
     }
     fill(st, status, &ru, child);
+    st->timed_out = watchdog_stop(child);
+    rs_out_child_done(child->pid);
     return 0;
 }
 

@@ -40,6 +40,7 @@ typedef struct {
     pid_t pid;              /* the child */
     bool group;             /* it leads its own process group */
     double t0_s;            /* rs_now_s() at the fork */
+    struct rs_watchdog *wd; /* rs_spawn_watchdog's, or NULL */
 } rs_child_t;
 
 typedef struct {
@@ -58,6 +59,11 @@ int rs_spawn_start(const rs_spawn_t *sp, const char *what, rs_child_t *child, rs
 /* Wait for the child; after timeout_s seconds (<= 0: no limit) end it as above. Fills st. Returns 0
  * when it was reaped (whatever its status), -1 with err if waiting itself failed. */
 int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs_err_t *err);
+/* A watchdog for a caller that blocks on the child (reading its pipe) before it waits: timeout_s
+ * seconds after the fork the child (its group) gets SIGTERM, then SIGKILL 0.5 s later, which ends
+ * the caller's read; rs_spawn_wait then reports timed_out (with any timeout of its own). A thread
+ * of this process sleeps until then; rs_spawn_wait stops it. Returns 0 or -1 with err. */
+int rs_spawn_watchdog(rs_child_t *child, double timeout_s, rs_err_t *err);
 /* Start and wait. Returns 0 when the child ran and was reaped (check st), or -1 with err. */
 int rs_spawn_run(const rs_spawn_t *sp, const char *what, double timeout_s, rs_child_status_t *st, rs_err_t *err);
 /* One line describing how it ended: "exit 2", "killed by Segmentation fault", "timeout after 60 s".

@@ -1,4 +1,4 @@
-/* util.c - errors, number parsing, atomic files, clocks, hashing (see util.h). */
+/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.c). */
 #include "util.h"
 
 #include <ctype.h>
@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,24 +20,24 @@ int rs_errf(rs_err_t *err, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
-        /* one line of text: control bytes a message quotes from a file or an argument (a JSON key's
-         * \n, a CR, ESC) are written as escapes */
-        size_t n = 0, cap = sizeof err->msg;
-        for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
-            if (*c >= 0x20 && *c != 0x7f) {
-                if (n + 1 >= cap) break;
-                err->msg[n++] = (char)*c;
-                continue;
-            }
-            char esc[8];
-            int k = snprintf(esc, sizeof esc, *c == '\n' ? "\\n" : *c == '\r' ? "\\r" : *c == '\t' ? "\\t" : "\\x%02x", (unsigned)*c);
-            if (n + (size_t)k >= cap) break;
-            memcpy(err->msg + n, esc, (size_t)k);
-            n += (size_t)k;
-        }
-        err->msg[n] = '\0';
+        rs_escape(raw, err->msg, sizeof err->msg);
     }
     return -1;
+}
+
+const char *rs_escape(const char *s, char *out, size_t len) {
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)s; len && *c; c++) {
+        char esc[8] = {(char)*c, 0};
+        if (*c == '\n' || *c == '\r' || *c == '\t') snprintf(esc, sizeof esc, "\\%c", *c == '\n' ? 'n' : *c == '\r' ? 'r' : 't');
+        else if (*c < 0x20 || *c == 0x7f) snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*c);
+        const size_t k = strlen(esc);
+        if (n + k >= len) break;
+        memcpy(out + n, esc, k);
+        n += k;
+    }
+    if (len) out[n] = 0;
+    return out;
 }
 
 int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
@@ -57,10 +59,13 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
         case 'G': mult = 1ULL << 30; break;
         case 'T': mult = 1ULL << 40; break;
         default:
-            return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024)", name, text, end);
+            return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024); range [%lld, %lld]", name,
+                           text, end, (long long)min, (long long)max);
         }
         end++;
-        if (*end) return rs_errf(err, "%s %s: trailing characters '%s'", name, text, end);
+        if (*end)
+            return rs_errf(err, "%s %s: trailing characters '%s' (expected an integer in [%lld, %lld])", name, text, end,
+                           (long long)min, (long long)max);
     }
     if (v > (unsigned long long)INT64_MAX / mult)
         return rs_errf(err, "%s %s: too large (range [%lld, %lld])", name, text, (long long)min, (long long)max);
@@ -86,67 +91,15 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
         case 'G': mult = 1e9; break;
         case 'T': mult = 1e12; break;
         case 'P': mult = 1e15; break;
-        default: return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P)", name, text, end);
+        default: return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P); range [%g, %g]", name, text, end, min, max);
         }
-        if (end[1]) return rs_errf(err, "%s %s: trailing characters '%s'", name, text, end + 1);
+        if (end[1]) return rs_errf(err, "%s %s: trailing characters '%s' (expected a number in [%g, %g])", name, text, end + 1, min, max);
         v *= mult;
     }
     if (!isfinite(v)) return rs_errf(err, "%s %s: must be finite, in [%g, %g]", name, text, min, max);
     if (v < min || v > max) return rs_errf(err, "%s %s: must be in [%g, %g]", name, text, min, max);
     *out = v;
     return 0;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Atomic files
- * ---------------------------------------------------------------------------------------------- */
-int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err) {
-    memset(f, 0, sizeof *f);
-    size_t n = strlen(path) + 64;
-    f->path = strdup(path);
-    f->tmp_path = malloc(n);
-    if (!f->path || !f->tmp_path) {
-        rs_file_abort(f);
-        return rs_errf(err, "%s: out of memory", path);
-    }
-    snprintf(f->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
-    f->fp = fopen(f->tmp_path, "w");
-    if (!f->fp) {
-        int e = errno;
-        rs_file_abort(f);
-        return rs_errf(err, "%s: cannot write: %s", path, strerror(e));
-    }
-    return 0;
-}
-
-int rs_file_commit(rs_file_t *f, rs_err_t *err) {
-    int bad = ferror(f->fp);
-    if (fclose(f->fp) != 0) bad = 1;
-    f->fp = NULL;
-    if (bad) {
-        int e = errno;
-        rs_errf(err, "%s: write failed: %s", f->path, strerror(e));
-        rs_file_abort(f);
-        return -1;
-    }
-    if (rename(f->tmp_path, f->path) != 0) {
-        int e = errno;
-        rs_errf(err, "%s: cannot rename temporary file: %s", f->path, strerror(e));
-        rs_file_abort(f);
-        return -1;
-    }
-    free(f->path);
-    free(f->tmp_path);
-    memset(f, 0, sizeof *f);
-    return 0;
-}
-
-void rs_file_abort(rs_file_t *f) {
-    if (f->fp) fclose(f->fp);
-    if (f->tmp_path) remove(f->tmp_path);
-    free(f->path);
-    free(f->tmp_path);
-    memset(f, 0, sizeof *f);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -187,12 +140,78 @@ const char *rs_fmt_num(double x, const char *fmt, char *buf, size_t len) {
     return buf;
 }
 
-char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+/* "1.5 GiB" */
+static const char *bytes_text(double b, char *buf, size_t len) {
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (b >= 1024 && u < 6) b /= 1024, u++;
+    snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", b, unit[u]);
+    return buf;
+}
+
+/* Classify an open input: 0, or -1 with err. */
+static int input_kind(const char *path, const char *what, const struct stat *st, uint64_t max_bytes, bool fifo_ok,
+                      rs_err_t *err) {
+    char a[32], b[32];
+    if (S_ISREG(st->st_mode)) {
+        if ((uint64_t)st->st_size > max_bytes)
+            return rs_errf(err, "%s: %s is larger than the %s a %s may have", path, bytes_text((double)st->st_size, a, sizeof a),
+                           bytes_text((double)max_bytes, b, sizeof b), what);
+        return 0;
+    }
+    if (S_ISFIFO(st->st_mode) && fifo_ok) return 0;
+    const char *kind = S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device"
+                       : S_ISBLK(st->st_mode) ? "a block device" : S_ISSOCK(st->st_mode) ? "a socket" : "a FIFO";
+    return rs_errf(err, "%s: is %s, not a %s (a regular file%s is expected)", path, kind, what, fifo_ok ? " or a pipe" : "");
+}
+
+int rs_input_check(const char *path, const char *what, uint64_t max_bytes, bool fifo_ok, rs_err_t *err) {
+    struct stat st;
+    if (stat(path, &st) != 0) return rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+    return input_kind(path, what, &st, max_bytes, fifo_ok, err);
+}
+
+FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_err_t *err) {
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO without a writer: not a hang */
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
         return NULL;
     }
+    if (input_kind(path, what, &st, max_bytes, true, err) != 0) {
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (S_ISREG(st.st_mode)) {
+        FILE *fp = fdopen(fd, "rb");
+        if (!fp) close(fd), rs_errf(err, "%s: out of memory", path);
+        return fp;
+    }
+    FILE *tmp = tmpfile(); /* the pipe's bytes, bounded */
+    char buf[1 << 16], a[32];
+    uint64_t total = 0;
+    for (ssize_t n; tmp && (n = read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (total += (uint64_t)n) > max_bytes || fwrite(buf, 1, (size_t)n, tmp) != (size_t)n) {
+            if (n < 0) rs_errf(err, "%s: read error: %s", path, strerror(errno));
+            else if (total > max_bytes) rs_errf(err, "%s: more than the %s a %s may have", path, bytes_text((double)max_bytes, a, sizeof a), what);
+            else rs_errf(err, "%s: cannot keep the pipe's data: %s", path, strerror(errno));
+            fclose(tmp);
+            close(fd);
+            return NULL;
+        }
+    }
+    close(fd);
+    if (!tmp) rs_errf(err, "%s: cannot keep the pipe's data: %s", path, strerror(errno));
+    else rewind(tmp);
+    return tmp;
+}
+
+char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs_err_t *err) {
+    FILE *fp = rs_input_open(path, what, max_bytes, err);
+    if (!fp) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (size_t got = 1; buf && got > 0;) {

@@ -10,6 +10,7 @@
 #define RS_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,10 +23,13 @@ typedef struct {
     char msg[1024]; /* one line, no trailing newline; empty when no error */
 } rs_err_t;
 
-/* Format an error into err (may be NULL); control bytes in the result (from quoted input) are written
- * as escapes (\n, \r, \t, \xNN), so the message stays one line. Always returns -1 so callers can
- * `return rs_errf(...)`. */
+/* Format an error into err (may be NULL); control bytes in the result (quoted from a file or an
+ * argument) are written as escapes (rs_escape), so the message stays one line of text. Always returns
+ * -1 so callers can `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with control bytes written as escapes (\n, \r, \t, \xNN; bytes >= 0x80 kept: UTF-8) into out
+ * (truncated to len). Returns out. */
+const char *rs_escape(const char *s, char *out, size_t len);
 
 /* Parse a non-negative integer with an optional K/M/G/T suffix (powers of 1024: 1K = 1024,
  * 128K = 131072, 1M = 1048576). `name` is the parameter name used in the message.
@@ -39,19 +43,30 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
                     rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
- * Atomic output: write to "<path>.tmp.<pid>", then rename over path on commit. A failed run calls
- * rs_file_abort() (or exits) and leaves no half-written file under the final name.
+ * Output files (implemented by output.c, which states the rules): written to a temporary, committed
+ * by rs_file_commit - at once outside a run, together at the end of a run (rs_out_finish) inside one.
+ * A failed run calls rs_file_abort() (or fails) and leaves no half-written file under the final name.
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
-    FILE *fp;        /* write here */
-    char *path;      /* final name */
+    FILE *fp;        /* write here (NULL after rs_file_reserve: another program writes tmp_path) */
+    char *path;      /* final name, as given */
     char *tmp_path;  /* temporary name */
+    char *target;    /* where the bytes go: path with symbolic links followed */
+    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place */
+    int fd;          /* kind 2: the descriptor */
 } rs_file_t;
 
-/* Open a temporary file beside path. Returns 0 or -1 with err naming the path and errno text. */
+/* Open a temporary for path (a regular file beside its target, else in $TMPDIR). Returns 0 or -1
+ * with err naming the path and the reason. */
 int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err);
-/* Flush, fsync-free close and rename to the final name. Returns 0 or -1 (the temp is removed). */
+/* As rs_file_open, but the temporary is left closed (f->fp NULL) for another program to write
+ * (gnuplot); commit or abort it the same way. */
+int rs_file_reserve(rs_file_t *f, const char *path, rs_err_t *err);
+/* Close the temporary (checking every write) and commit it: at once outside a run, at the end of
+ * the run inside one. Returns 0 or -1 with err (the temporary is removed). */
 int rs_file_commit(rs_file_t *f, rs_err_t *err);
+/* Commit at once, even inside a run (an interrupted sweep keeps its finished points). */
+int rs_file_commit_now(rs_file_t *f, rs_err_t *err);
 /* Close and remove the temporary file. Can't fail. */
 void rs_file_abort(rs_file_t *f);
 
@@ -59,6 +74,21 @@ void rs_file_abort(rs_file_t *f);
  * when it is none of them. Can't fail. */
 const char *rs_enum_name(const char *const *names, int n, int i);
 int rs_enum_parse(const char *const *names, int n, const char *s);
+
+/* Inputs (issue 13): every reader opens its file through these, so that a directory, a device (an
+ * endless /dev/zero or /dev/urandom, a terminal) or a socket is refused at once, a regular file
+ * larger than max_bytes is refused before it is read, and a FIFO (a pipe, <(...)) is read up to
+ * max_bytes. what names the kind in messages: "PATH: is a character device, not a ringsim trace",
+ * "PATH: 5.2 GiB is larger than the 4 GiB a ringsim trace may have". */
+/* Check path: exists, and is a regular file of at most max_bytes (or a FIFO when fifo_ok). Returns
+ * 0 or -1 with err. */
+int rs_input_check(const char *path, const char *what, uint64_t max_bytes, bool fifo_ok, rs_err_t *err);
+/* rs_input_check, then open for reading; a FIFO's bytes (at most max_bytes) are first copied into
+ * an unlinked temporary, so a reader sees a bounded regular file. NULL with err. */
+FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_err_t *err);
+/* The line-length cap of the text readers (traces, tables, maps): a longer line is refused with its
+ * file:line. */
+#define RS_MAX_LINE_BYTES ((size_t)1 << 16)
 
 /* The whole text file at path, NUL-terminated (malloc'd), at most max_bytes. what names its kind in
  * the messages: "PATH: cannot read: No such file or directory", "PATH: larger than N bytes: not a

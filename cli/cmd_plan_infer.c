@@ -1,0 +1,143 @@
+/* cmd_plan_infer.c - `ringsim plan --inference`: inference planning (studies/study_infer.h,
+ * model/plan/infer.h, docs/inference.md).
+ *
+ * For every candidate profile, node count (--nodes), prompt length T (--seq) and cached prefix P
+ * (--cached): the time to first token of ring pass-KV, ring pass-Q, Ulysses and USP across the
+ * context-parallel ranks with tensor parallelism inside a node, the best and why (the pass-KV/pass-Q
+ * crossing in T/P), the KV cache and weights per device, parallel efficiency, FLOPS utilisation and,
+ * with --decode-batch, the decode step latency. Output: a table on stdout, --csv, --boundary-csv, and
+ * the figures --figure (TTFT against context length, plots/ttft.gp) and --boundary-figure (the
+ * boundary in (T, P), plots/pass_boundary.gp).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot.h"
+#include "study_infer.h"
+
+typedef struct {
+    rs_infer_in_t in;     /* the study */
+    const char *model;    /* -m */
+    bool inference;       /* --inference (what brought us here) */
+} infer_cli_t;
+
+static int parse_nodes(void *dst, const char *arg, rs_err_t *err) {
+    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
+    return rs_cli_parse_sizes("--nodes", arg, 1, 1 << 20, 1, RS_INFER_MAX_LIST, in->nodes, &in->n_nodes, err);
+}
+static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
+    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
+    return rs_cli_parse_sizes("--seq", arg, 1, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->new_tokens, &in->n_new, err);
+}
+/* "0" is a list of one cache length: no cache */
+static int parse_cached(void *dst, const char *arg, rs_err_t *err) {
+    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
+    return rs_cli_parse_sizes("--cached", arg, 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->cached, &in->n_cached, err);
+}
+static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_layout_parse(arg, &((infer_cli_t *)dst)->in.config.layout))
+        return rs_errf(err, "--layout %s: expected contiguous, striped or zigzag", arg);
+    return 0;
+}
+static int parse_linear_dtype(void *dst, const char *arg, rs_err_t *err) {
+    rs_dtype_t d;
+    if (rs_dtype_parse(arg, &d) || (d != RS_DTYPE_BF16 && d != RS_DTYPE_FP8))
+        return rs_errf(err, "--linear-dtype %s: expected bf16 or fp8", arg);
+    ((infer_cli_t *)dst)->in.config.linear_dtype = d;
+    return 0;
+}
+
+#define O(field) offsetof(infer_cli_t, field)
+#define C(field) offsetof(infer_cli_t, in.config.field)
+static const rs_opt_t own_opts[] = {
+    {"inference", 0, NULL, NULL, "inference planning (this table of options)", RS_ARG_TRUE, O(inference), 0, 0, NULL, NULL,
+     NULL},
+    {"model", 'm', "NAME|FILE", "required", "model preset or JSON (ringsim memory --list)", RS_ARG_STRING, O(model), 0, 0, NULL,
+     NULL, NULL},
+    {"profile", 'p', "A,B,...", "h100-sxm", "candidate hardware profiles (names or files)", RS_ARG_STRING, O(in.profiles), 0, 0,
+     NULL, NULL, NULL},
+    {"gpus-per-node", 0, "G", "profile's", "devices per node, all candidates", RS_ARG_SIZE, O(in.gpus_per_node), 1, 1 << 20,
+     NULL, NULL, NULL},
+    {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_STRING, O(in.inter), 0, 0, NULL,
+     NULL, NULL},
+    {"tp", 0, "TP", "G", "tensor parallelism: devices of a CP rank, inside a node (divides G)", RS_ARG_SIZE, C(tp), 1, 1 << 20,
+     NULL, NULL, NULL},
+    {"nodes", 0, "N,N,...", "1", "node counts (increasing); CP ranks = nodes x G / TP", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_nodes, NULL},
+    {"seq", 'S', "T,T,...", "128K", "new tokens of the prompt (increasing)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_seq, NULL},
+    {"cached", 0, "P,P,...", "0", "tokens already in the KV cache (increasing)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_cached,
+     NULL},
+    {"decode-batch", 0, "B", "0", "sequences decoding one token each: decode step latency (0: none)", RS_ARG_SIZE,
+     C(decode_batch), 0, 1 << 20, NULL, NULL, NULL},
+    {"layout", 'L', "L", "zigzag", "ring layout of new and cached tokens: contiguous | striped | zigzag", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_layout, NULL},
+    {"no-causal", 0, NULL, "causal", "full (bidirectional) attention", RS_ARG_FALSE, C(causal), 0, 0, NULL, NULL, NULL},
+    {"tile", 0, "T", "128", "attention kernel tile (tokens)", RS_ARG_SIZE, C(tile), 1, 65536, NULL, NULL, NULL},
+    {"linear-dtype", 0, "D", "bf16", "weights and GEMMs: bf16 | fp8", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_linear_dtype, NULL},
+    {"linear-eff", 0, "E", "0.70", "GEMM efficiency vs the linear dtype's peak", RS_ARG_DOUBLE, C(linear_eff), 1e-6, 1, NULL,
+     NULL, NULL},
+    {"attn-eff", 0, "E", "0.50", "attention kernel efficiency (uncalibrated profiles)", RS_ARG_DOUBLE, C(attn_eff), 1e-6, 1,
+     NULL, NULL, NULL},
+    {"usable", 0, "F", "0.90", "usable fraction of device memory (weights + KV cache)", RS_ARG_DOUBLE, C(usable_frac), 1e-6, 1,
+     NULL, NULL, NULL},
+    {"csv", 0, "FILE", "none", "every point as CSV (\"-\" = stdout instead of the table)", RS_ARG_STRING, O(in.csv), 0, 0, NULL,
+     NULL, NULL},
+    {"figure", 0, "FILE", "none", "TTFT vs context length per variant (.png/.pdf/.svg, plots/ttft.gp)", RS_ARG_STRING,
+     O(in.figure), 0, 0, NULL, NULL, NULL},
+    {"boundary-csv", 0, "FILE", "none", "the pass-KV/pass-Q crossing T per (profile, nodes, P), CSV", RS_ARG_STRING,
+     O(in.boundary_csv), 0, 0, NULL, NULL, NULL},
+    {"boundary-figure", 0, "FILE", "none", "that boundary in (T, P) (plots/pass_boundary.gp)", RS_ARG_STRING,
+     O(in.boundary_figure), 0, 0, NULL, NULL, NULL},
+};
+#undef O
+#undef C
+
+/* Is word one of the comma list's items? */
+static bool in_list(const char *list, const char *word) {
+    const size_t n = strlen(word);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, word, n)) return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+/* Refuse an output that is also an input (a profile or model file) or another output, and a figure
+ * whose name has no format. */
+static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
+    const char *outs[4] = {pc->in.csv, pc->in.figure, pc->in.boundary_csv, pc->in.boundary_figure};
+    static const char *const names[4] = {"--csv", "--figure", "--boundary-csv", "--boundary-figure"};
+    for (int i = 0; i < 4; i++) {
+        if (!outs[i] || !strcmp(outs[i], "-")) continue;
+        rs_plot_format_t fmt;
+        if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
+        if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
+        if (in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
+        for (int j = 0; j < i; j++)
+            if (outs[j] && !strcmp(outs[i], outs[j])) return rs_errf(err, "%s %s: also given to %s", names[i], outs[i], names[j]);
+    }
+    return 0;
+}
+
+int rs_cmd_plan_infer(int argc, char **argv) {
+    rs_err_t err = {{0}};
+    infer_cli_t pc = {0};
+    rs_infer_defaults(&pc.in);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, 1, true);
+    if (rc >= 0) return rc;
+    if (!pc.model) {
+        fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");
+        return RS_EXIT_USAGE;
+    }
+    if (rs_transformer_load(pc.model, &pc.in.config.model, &err) || outputs_distinct(&pc, &err)) {
+        fprintf(stderr, "ringsim plan: %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
+    rc = rs_study_infer(&pc.in, &err);
+    if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim plan: %s\n", err.msg);
+    return rc;
+}

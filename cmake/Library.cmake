@@ -1,0 +1,75 @@
+# libringsim: the library every layer below cli/ makes (docs/install.md), as one shared object with a
+# versioned SONAME, and the public headers under include/ringsim/. Included by the top-level
+# CMakeLists.txt after the layers' static archives exist.
+#
+#   ringsim_shared   libringsim.so.<SOVERSION>: the layers' archives whole (rs_core, rs_backends,
+#                    rs_plots, rs_studies and the backends this build has), only rs_* symbols exported
+#                    (cmake/ringsim.map); the ringsim command and the Python package (python/) use it
+#   ringsim_headers  the layers' include folders and RINGSIM_HAVE_* definitions, without their archives
+#                    (the command compiles against them and links the shared object, not a second copy)
+#
+# SOVERSION: the major version, or major.minor while the major is 0 (before 1.0 a minor release may
+# change the ABI).
+
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(RINGSIM_SOVERSION "${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}")
+else()
+  set(RINGSIM_SOVERSION "${PROJECT_VERSION_MAJOR}")
+endif()
+
+# The archives inside the shared object, in link order: rs_exec (MPI) before rs_sim (libsimgrid.so
+# also exports MPI_*: the first library in the link order wins at run time, cli/CMakeLists.txt).
+set(RINGSIM_LIB_PARTS rs_studies rs_backends)
+foreach(lib rs_exec rs_gpu rs_gpu_host rs_sim rs_plots)
+  if(TARGET ${lib})
+    list(APPEND RINGSIM_LIB_PARTS ${lib})
+  endif()
+endforeach()
+list(APPEND RINGSIM_LIB_PARTS rs_core)
+
+# Public headers, by layer (docs/architecture.md; the layering holds: each includes only these).
+# Left out: internals (subprocess.h, embed.h, jsonpos.h, import_raw.h), the backends' own headers
+# (sim/, exec/: built only where SimGrid and OpenBLAS are) and the studies that need them
+# (study_calibrate.h, study_validate.h, study_contention.h).
+set(RINGSIM_PUBLIC_HEADERS
+  model/schedule/util.h model/schedule/schedule.h model/schedule/event.h model/schedule/meter.h model/schedule/estimate.h
+  model/machine/calibration.h model/machine/kernel_table.h model/machine/profile.h model/machine/machine.h
+  model/cost/kernel.h model/cost/model.h
+  traces/trace.h traces/compare.h traces/import.h
+  plots/plot.h
+  model/plan/memory.h model/plan/alt.h model/plan/plan.h
+  model/backend/backend.h
+  studies/setup.h studies/study_sweep.h studies/study_report.h studies/study_plan.h studies/binding.h)
+
+# include/ringsim/version.h and the umbrella include/ringsim/ringsim.h, in the build tree's include/
+set(RINGSIM_GEN_INCLUDE ${PROJECT_BINARY_DIR}/include)
+set(RINGSIM_UMBRELLA_INCLUDES "")
+foreach(h ${RINGSIM_PUBLIC_HEADERS})
+  get_filename_component(_name ${h} NAME)
+  string(APPEND RINGSIM_UMBRELLA_INCLUDES "#include \"${_name}\"\n")
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/version.h.in ${RINGSIM_GEN_INCLUDE}/ringsim/version.h @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ringsim.h.in ${RINGSIM_GEN_INCLUDE}/ringsim/ringsim.h @ONLY)
+
+# The shared object has no sources of its own: everything comes from the archives.
+file(WRITE ${PROJECT_BINARY_DIR}/libringsim.c "/* libringsim.so: the layers' archives, whole (cmake/Library.cmake). */\n")
+add_library(ringsim_shared SHARED ${PROJECT_BINARY_DIR}/libringsim.c)
+set_target_properties(ringsim_shared PROPERTIES
+  OUTPUT_NAME ringsim EXPORT_NAME ringsim
+  VERSION ${PROJECT_VERSION} SOVERSION ${RINGSIM_SOVERSION}
+  LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
+  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/ringsim.map)
+target_link_options(ringsim_shared PRIVATE "LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/ringsim.map"
+                    "LINKER:--no-undefined")
+# The archives whole (nothing is dropped: a caller may use any public function), then what they need.
+target_link_libraries(ringsim_shared PRIVATE "-Wl,--whole-archive" ${RINGSIM_LIB_PARTS} "-Wl,--no-whole-archive")
+target_include_directories(ringsim_shared INTERFACE
+  $<BUILD_INTERFACE:${RINGSIM_GEN_INCLUDE}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+# Build-tree usage for the command (cli/CMakeLists.txt: it links ringsim_shared): include folders
+# and definitions of every part, no archives.
+add_library(ringsim_headers INTERFACE)
+foreach(lib ${RINGSIM_LIB_PARTS} rs_backend_api)
+  target_include_directories(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_definitions(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_COMPILE_DEFINITIONS>)
+endforeach()

@@ -1,0 +1,30 @@
+/* ranges.c - the table of accepted ranges (ranges.h): one row per hardware quantity, built from the
+ * same RS_RANGE_ macros the option rows and the profile reader check against. */
+#include "ranges.h"
+
+const rs_range_info_t rs_ranges[] = {
+    {"peak FLOP/s of a dtype", RS_RANGE_FLOPS, 0, 0, "--flops", "device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}, kernels.list[i].curves[j].points[k][2]"},
+    {"hop bandwidth, bytes/s per direction", RS_RANGE_BW, 0, 0, "--bw, --inter-bw", "tier bw_bytes_per_s"},
+    {"latency per message, s", RS_RANGE_LATENCY, 0, 0, "--latency", "tier latency_s"},
+    {"launch overhead per step, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead", "calibration.launch_s"},
+    {"overlap eta", RS_RANGE_OVERLAP, 0, 0, "--overlap", "calibration.overlap, calibration.overlap_curve[i][1]"},
+    {"compute slowdown sigma", RS_RANGE_SLOWDOWN, 0, 0, "--slowdown", "calibration.comp_slowdown"},
+    {"host cost per transfer, s", RS_RANGE_HOST_XFER, 0, 0, "--host-cost S", "calibration.host_s_per_xfer"},
+    {"host cost per byte, s", RS_RANGE_HOST_BYTE, 0, 0, "--host-cost S:S_PER_BYTE", "calibration.host_s_per_byte"},
+    {"compute jitter J", RS_RANGE_JITTER, 0, 0, "--jitter", "-"},
+    {"straggler / degraded-hop factor", RS_RANGE_FACTOR, 0, 0, "--straggler R:F, --degrade H:F", "-"},
+    {"device memory, bytes", RS_RANGE_MEM_BYTES, 0, 0, "-", "device.memory_bytes"},
+    {"device memory bandwidth, bytes/s", RS_RANGE_MEM_BW, 0, 0, "-", "device.memory_bw_bytes_per_s, kernels.merge_bw_bytes_per_s"},
+    {"price per device-hour", RS_RANGE_PRICE, 0, 0, "plan --price", "device.price_per_device_hour"},
+    {"devices per node", RS_RANGE_DEVICES_PER_NODE, 0, 1, "-", "device.devices_per_node"},
+    {"devices per node (0 = one flat ring)", RS_RANGE_GPUS_PER_NODE, 0, 1, "--gpus-per-node", "-"},
+    {"kernel efficiency", RS_RANGE_EFFICIENCY, 1, 0, "-", "calibration.efficiency[i][1]"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+void rs_ranges_print(FILE *fp) {
+    fprintf(fp, "| quantity | accepted | options | profile / tier fields |\n|---|---|---|---|\n");
+    for (const rs_range_info_t *r = rs_ranges; r->quantity; r++)
+        fprintf(fp, "| %s | %c%g, %g]%s | %s | %s |\n", r->quantity, r->open_min ? '(' : '[', r->min, r->max,
+                r->integer ? ", an integer" : "", r->options, r->fields);
+}

@@ -1,0 +1,106 @@
+/* output.h - every file a run writes, through one module (issue 13):
+ *
+ *  1. Checked before any work (rs_io_*): the folder of each output exists and is writable, no output
+ *     is an input of the same command (compared by device + inode and by canonical path, never by
+ *     string) and no two outputs share a target. One message per refusal, naming the option and the
+ *     whole path; the command exits 2.
+ *  2. Written to a temporary and committed together at the end of the run (rs_out_finish): a regular
+ *     file (or a new one) is written to "TARGET.tmp.PID.ringsim" beside it and renamed over it; a
+ *     symbolic link is followed to its target (the link stays a link); anything that is not a
+ *     regular file - a character device such as /dev/null, a FIFO, a descriptor of this process such
+ *     as /dev/stdout - is written in place at the commit (from a temporary in $TMPDIR), never
+ *     replaced. A run that fails or is interrupted leaves none of its outputs.
+ *  3. Temporaries (files, folders) and child processes are registered: SIGINT, SIGTERM and SIGHUP
+ *     end the children, remove the temporaries and then end the process as the signal would. Their
+ *     names carry the PID ("out.csv.tmp.1234.ringsim", "$TMPDIR/ringsim-sim.1234.XXXXXX") so that a
+ *     later run removes those a killed run (SIGKILL) left behind, once that PID is gone.
+ *
+ * rs_file_open / rs_file_commit / rs_file_abort (util.h) are this module's writers. Outside a run
+ * (rs_out_begin not called: library tests, forked children) a commit renames at once.
+ */
+#ifndef RS_OUTPUT_H
+#define RS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * The checks before any work
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    int n;                 /* entries used */
+    int cap;               /* allocated */
+    struct rs_io_entry *e; /* the files: inputs, outputs and output folders */
+} rs_io_plan_t;
+
+/* An empty plan. Can't fail. */
+void rs_io_init(rs_io_plan_t *p);
+/* An input of the command (what: "--profile", "REF"); path NULL, empty or not an existing file is
+ * skipped (its reader reports it). A comma-separated list is split when list is true (sweep's -p).
+ * Returns 0 or -1 (out of memory, reported by rs_io_check). */
+int rs_io_input(rs_io_plan_t *p, const char *what, const char *path, bool list);
+/* An output file ("-" = stdout; NULL skipped) and an output folder (it may be missing when its
+ * parent folder is writable; create: rs_io_make_dirs creates it). Return 0 or -1 as rs_io_input. */
+int rs_io_output(rs_io_plan_t *p, const char *what, const char *path);
+int rs_io_output_dir(rs_io_plan_t *p, const char *what, const char *path, bool create);
+/* Check the plan: every output writable where it is (folder exists, is a folder, is writable; a
+ * device or descriptor is writable; not a directory), none is an input, no two share a target (two
+ * writers of the same character device, e.g. /dev/null, are allowed). Returns 0 or -1 with err:
+ * "--csv x.csv: is the input REF x.csv: an output never replaces an input", "--trace o.csv: also
+ * the output of --csv o.csv: give each output its own file", "--csv d/x.csv: folder d does not
+ * exist". */
+int rs_io_check(const rs_io_plan_t *p, rs_err_t *err);
+/* After rs_io_check: create the missing output folders marked create (rs_out_mkdir: removed again
+ * when the run fails). Returns 0 or -1 with err. */
+int rs_io_make_dirs(const rs_io_plan_t *p, rs_err_t *err);
+/* Free the plan. Can't fail. */
+void rs_io_free(rs_io_plan_t *p);
+
+/* ---------------------------------------------------------------------------------------------------
+ * The run: commit or remove everything together; temporaries and children; signals
+ * ------------------------------------------------------------------------------------------------- */
+/* Start the run of this process (main): outputs are committed by rs_out_finish from now on; SIGINT,
+ * SIGTERM and SIGHUP clean up as above. Can't fail. */
+void rs_out_begin(void);
+/* End the run: ok - commit every pending output (rename; copy into a device or descriptor), in the
+ * order they were committed by their writers; !ok - remove them. Staged folders (rs_out_stage_dir)
+ * are merged into their targets or removed likewise, output folders this run created and left empty
+ * are removed on failure. Returns 0, or -1 with err when a commit failed (the outputs not yet
+ * committed are removed then). */
+int rs_out_finish(bool ok, rs_err_t *err);
+/* true inside a run of this process (rs_out_begin called, rs_out_finish not yet). */
+bool rs_out_active(void);
+
+/* The path to read an output of this run at: its temporary while the output is pending (written,
+ * not yet committed: a figure drawn from the run's own CSV), else path itself. Returns buf or path. */
+const char *rs_out_read_path(const char *path, char *buf, size_t len);
+
+/* A temporary folder "$TMPDIR/ringsim-WHAT.PID.XXXXXX" into dir (len >= 64): registered, so that a
+ * signal or rs_out_finish removes it with its files; the first call of a process also removes the
+ * folders of dead PIDs left in $TMPDIR. Returns 0 or -1 with err. */
+int rs_out_tmpdir(const char *what, char *dir, size_t len, rs_err_t *err);
+/* Remove a temporary folder (and every file in it) and unregister it. Can't fail. */
+void rs_out_tmpdir_remove(const char *dir);
+
+/* A folder written as one output (a report): created as "DIR.tmp.PID.ringsim" (into stage, len >= 64
+ * + strlen(dir)), its files committed at once inside it; rs_out_finish(true) moves it to dir (when dir
+ * exists: each file into it, replacing files of the same name), rs_out_finish(false) or a signal
+ * removes it. Returns 0 or -1 with err. */
+int rs_out_stage_dir(const char *dir, char *stage, size_t len, rs_err_t *err);
+/* mkdir for an output folder of this run (0777 & umask; an existing folder is fine): removed by
+ * rs_out_finish(false) when it is empty then. Returns 0 or -1 with err "PATH: cannot create: ...". */
+int rs_out_mkdir(const char *path, rs_err_t *err);
+
+/* A child process a signal must end with this process (group: its whole process group). Can't fail;
+ * rs_out_child_done forgets it once reaped. */
+void rs_out_child(pid_t pid, bool group);
+void rs_out_child_done(pid_t pid);
+
+/* In a forked child: it no longer owns the run (its signals end it plainly; nothing of the parent's
+ * is removed by it). Can't fail; async-signal-safe. */
+void rs_out_forget(void);
+
+#endif /* RS_OUTPUT_H */

@@ -1,0 +1,52 @@
+/* binding.h - libringsim for callers in other languages: the Python package python/ringsim calls it
+ * through ctypes (docs/python.md); any FFI can.
+ *
+ * Struct layouts by name: rs_abi_fields() describes, field by field, the structs a caller fills or
+ * reads (the problem, the machine as asked for, the setup, the closed form, the walk, events, the
+ * memory and plan configurations and results), with offsets and sizes taken from the compiler, so
+ * a binding builds its structs from this table instead of keeping a second copy of the layouts. Every
+ * function below takes and returns pointers (no struct passes by value).
+ */
+#ifndef RS_BINDING_H
+#define RS_BINDING_H
+
+#include <stddef.h>
+
+#include "event.h"
+#include "model.h"
+#include "setup.h"
+#include "util.h"
+
+/* The version of the library this program runs with ("0.1.0"). Can't fail. */
+const char *rs_version(void);
+
+/* One field of a described struct; a row with field NULL gives the struct's size (size) first. kind:
+ * 'q' int64, 'Q' uint64, 'i' int32, 'I' uint32 or an enum, 'd' double, '?' bool, 's' char[size]
+ * (a NUL-terminated string), 'T' a struct of type sub, 'x' bytes the table does not describe. A
+ * field of n elements (an array) has size = n x the element's size. */
+typedef struct {
+    const char *type;   /* "rs_problem_t" */
+    const char *field;  /* "seq_tokens", or NULL: the struct's own row */
+    size_t offset;      /* bytes from the start of the struct */
+    size_t size;        /* bytes of the field (all its elements), or of the struct */
+    char kind;          /* see above */
+    const char *sub;    /* 'T': the type of its elements */
+} rs_abi_field_t;
+
+/* The table, nested types before the types that hold them; ends with a row of type NULL. Can't fail. */
+const rs_abi_field_t *rs_abi_fields(void);
+
+/* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
+void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out);
+/* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done), B* included
+ * (rs_model_b_star). Returns 0 or -1 with err. */
+int rs_binding_closed(const rs_setup_t *s, int layout_i, int pass_j, rs_closed_t *out, rs_err_t *err);
+/* Events the walk of entry (i, j) makes at most: ranks x steps x 4 (compute, send, recv, step). */
+size_t rs_binding_walk_events(const rs_setup_t *s, int layout_i, int pass_j);
+/* The critical-path walk of entry (i, j): its figures into *out and, when events is non-NULL, its
+ * events in the order made into events[0..cap) and their count into *n_events. Returns 0 or -1 with
+ * err (cap too small: "walk: N events, room for M"). */
+int rs_binding_walk(const rs_setup_t *s, int layout_i, int pass_j, rs_event_t *events, size_t cap, size_t *n_events,
+                    rs_walk_t *out, rs_err_t *err);
+
+#endif /* RS_BINDING_H */

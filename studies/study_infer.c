@@ -1,0 +1,284 @@
+/* study_infer.c - the inference planning study (study_infer.h). */
+#include "study_infer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef RINGSIM_HAVE_PLOTS
+#include "plot.h"
+#define RS_PLOT_KIND_TTFT RS_PLOT_TTFT
+#define RS_PLOT_KIND_BOUNDARY RS_PLOT_PASS_BOUNDARY
+#else
+#define RS_PLOT_KIND_TTFT 0
+#define RS_PLOT_KIND_BOUNDARY 0
+#endif
+
+typedef struct {
+    char spec[512];        /* as given */
+    rs_hw_t hw;            /* loaded, overrides applied */
+    rs_machine_t machine;  /* cost parameters (bf16 attention) */
+} cand_t;
+
+typedef struct {
+    int cand;              /* index into the candidates */
+    rs_infer_point_t pt;   /* the plan of the point */
+    double par_eff;        /* TTFT x nodes at the fewest nodes of the list over the same at this point */
+} point_t;
+
+void rs_infer_defaults(rs_infer_in_t *in) {
+    memset(in, 0, sizeof *in);
+    rs_infer_config_default(&in->config);
+    in->profiles = "h100-sxm";
+    in->gpus_per_node = -1;
+    in->n_nodes = in->n_new = in->n_cached = 1;
+    in->nodes[0] = 1, in->new_tokens[0] = in->config.new_tokens, in->cached[0] = 0;
+    in->out = stdout;
+}
+
+/* The candidates of in->profiles, each loaded once with the tier and devices per node applied. */
+static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, rs_err_t *err) {
+    int n = 0;
+    char list[4096];
+    snprintf(list, sizeof list, "%s", in->profiles);
+    rs_machine_spec_t spec;
+    rs_machine_spec_default(&spec);
+    spec.dtype = RS_DTYPE_BF16;
+    spec.gpus_per_node = in->gpus_per_node;
+    if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n >= RS_INFER_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_INFER_MAX_CANDIDATES);
+        cand_t *k = &cands[n];
+        snprintf(k->spec, sizeof k->spec, "%s", tok);
+        snprintf(spec.profile, sizeof spec.profile, "%s", tok);
+        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
+        n++;
+    }
+    if (n == 0) return rs_errf(err, "--profile: no candidate given");
+    *n_out = n;
+    return 0;
+}
+
+/* Every point (candidates x nodes x T x P, in that nesting), then the parallel efficiencies. */
+static int plan_points(const rs_infer_in_t *in, const cand_t *cands, int nc, point_t *pts, rs_err_t *err) {
+    size_t k = 0;
+    for (int c = 0; c < nc; c++)
+        for (int a = 0; a < in->n_nodes; a++)
+            for (int t = 0; t < in->n_new; t++)
+                for (int p = 0; p < in->n_cached; p++, k++) {
+                    rs_infer_config_t cfg = in->config;
+                    cfg.nodes = in->nodes[a], cfg.new_tokens = in->new_tokens[t], cfg.cached_tokens = in->cached[p];
+                    pts[k].cand = c;
+                    if (rs_infer_point(&cfg, &cands[c].hw, &cands[c].machine, &pts[k].pt, err)) return -1;
+                }
+    const size_t per_nodes = (size_t)in->n_new * (size_t)in->n_cached, per_cand = per_nodes * (size_t)in->n_nodes;
+    for (size_t i = 0; i < k; i++) { /* the base: the same candidate, T and P at the list's first (fewest) nodes */
+        const rs_infer_point_t *pt = &pts[i].pt, *base = &pts[i / per_cand * per_cand + i % per_nodes].pt;
+        pts[i].par_eff = pt->best >= 0 && base->best >= 0
+                             ? base->opt[base->best].ttft_s * (double)base->nodes / (pt->opt[pt->best].ttft_s * (double)pt->nodes)
+                             : 0;
+    }
+    return 0;
+}
+
+static const char *gib(char *buf, size_t len, double bytes) {
+    snprintf(buf, len, "%.1f", bytes / 1073741824.0);
+    return buf;
+}
+
+/* An option's TTFT, or "-" when it cannot run. */
+static const char *ttft_cell(char *buf, size_t len, const rs_infer_option_t *o) {
+    if (o->feasible) snprintf(buf, len, "%.4g", o->ttft_s);
+    else snprintf(buf, len, "-");
+    return buf;
+}
+
+static void print_table(FILE *out, const rs_infer_in_t *in, const point_t *pts, size_t n) {
+    const rs_infer_config_t *c = &in->config;
+    fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (eff %.2f) attention=bf16 (eff %.2f when the profile "
+                 "has no curve) layout=%s causal=%d usable=%.2f decode_batch=%lld\n",
+            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), c->linear_eff, c->attn_eff,
+            rs_layout_name(c->layout), c->causal, c->usable_frac, (long long)c->decode_batch);
+    fprintf(out, "# %-10s %5s %4s %9s %9s %-8s %9s %9s %9s %9s %9s %9s %8s %7s %7s %7s %4s %7s %6s %10s\n", "profile", "nodes",
+            "CP", "T", "P", "best", "ttft_s", "pass-kv", "pass-q", "ulysses", "usp", "attn_ms", "lin_ms", "ar_ms", "kv_GiB",
+            "w_GiB", "fits", "par_eff", "util", "decode_ms");
+    for (size_t i = 0; i < n; i++) {
+        const rs_infer_point_t *p = &pts[i].pt;
+        const rs_infer_option_t *b = p->best >= 0 ? &p->opt[p->best] : NULL;
+        char cells[RS_INFER_COUNT][32], kvb[32], wb[32];
+        for (int j = 0; j < RS_INFER_COUNT; j++) ttft_cell(cells[j], sizeof cells[j], &p->opt[j]);
+        fprintf(out, "  %-10.10s %5lld %4lld %9lld %9lld %-8s %9.4g %9s %9s %9s %9s %9.4g %8.4g %7.3g %7s %7s %4s %7.3f %6.3f %10.4g\n",
+                p->hw_name, (long long)p->nodes, (long long)p->cp, (long long)p->new_tokens, (long long)p->cached_tokens,
+                b ? rs_infer_kind_name(b->kind) : "none", b ? b->ttft_s : 0, cells[0], cells[1], cells[2], cells[3],
+                b ? b->attn_layer_s * 1e3 : 0, p->linear_layer_s * 1e3, p->allreduce_layer_s * 1e3,
+                gib(kvb, sizeof kvb, p->kv_cache_bytes), gib(wb, sizeof wb, p->weight_bytes), p->fits ? "yes" : "no",
+                pts[i].par_eff, p->flops_util, p->decode_step_s * 1e3);
+    }
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "# %s nodes=%lld T=%lld P=%lld: %s\n", pts[i].pt.hw_name, (long long)pts[i].pt.nodes,
+                (long long)pts[i].pt.new_tokens, (long long)pts[i].pt.cached_tokens, pts[i].pt.why);
+    fprintf(out, "# ttft_s: time to first token of the best option (L x (linear + all-reduce + attention) + head); per-option "
+                 "TTFT in s ('-': cannot run); attn/lin/ar: per layer; kv: KV cache per device after the prompt; w: "
+                 "weights per device; par_eff: TTFT x nodes at the list's first node count over the same here; util: "
+                 "model FLOPs / (TTFT x devices x bf16 peak); decode_ms: one decode step (pass-q), 0 without "
+                 "--decode-batch\n");
+}
+
+/* A TTFT column: the value, or empty when the option cannot run (gnuplot skips it). */
+static void ttft_csv(FILE *fp, const rs_infer_option_t *o) {
+    if (o->feasible) fprintf(fp, ",%.17g", o->ttft_s);
+    else fputc(',', fp);
+}
+
+static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *err) {
+    rs_file_t f = {0};
+    FILE *fp = stdout;
+    if (strcmp(path, "-")) {
+        if (rs_file_open(&f, path, err)) return -1;
+        fp = f.fp;
+    }
+    fprintf(fp, "series,profile,devices_per_node,tp,nodes,cp,new_tokens,cached_tokens,context_tokens,best,ttft_s,"
+                "ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s,attn_layer_s,a2a_layer_s,linear_layer_s,"
+                "allreduce_layer_s,head_s,kv_cache_bytes,weight_bytes,fits,parallel_eff,flops_util,model_flops,"
+                "cross_tokens,decode_step_s\n");
+    for (size_t i = 0; i < n; i++) {
+        const rs_infer_point_t *p = &pts[i].pt;
+        const rs_infer_option_t *b = p->best >= 0 ? &p->opt[p->best] : NULL;
+        fprintf(fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.17g", p->hw_name, (long long)p->nodes, p->hw_name,
+                (long long)p->devices_per_node, (long long)p->tp, (long long)p->nodes, (long long)p->cp,
+                (long long)p->new_tokens, (long long)p->cached_tokens, (long long)(p->new_tokens + p->cached_tokens),
+                b ? rs_infer_kind_name(b->kind) : "none", b ? b->ttft_s : 0);
+        for (int j = 0; j < RS_INFER_COUNT; j++) ttft_csv(fp, &p->opt[j]);
+        fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.17g,%.17g,%lld,%.17g\n", b ? b->attn_layer_s : 0,
+                b ? b->a2a_layer_s : 0, p->linear_layer_s, p->allreduce_layer_s, p->head_s, p->kv_cache_bytes, p->weight_bytes,
+                p->fits, pts[i].par_eff, p->flops_util, p->model_flops, (long long)p->cross_tokens, p->decode_step_s);
+    }
+    return fp != stdout ? rs_file_commit(&f, err) : 0;
+}
+
+/* The pass-kv/pass-q boundary: per candidate, node count and P > 0, the crossing T (searched over T:
+ * the study's T list fixes nothing but the configuration checked) and the transfer-bound ratio of
+ * docs/inference.md, as CSV rows on fp (NULL: count only). *n_cross: rows with a crossing > 0. */
+static int boundary_rows(FILE *fp, const rs_infer_in_t *in, const cand_t *cands, int nc, int *n_cross, rs_err_t *err) {
+    *n_cross = 0;
+    for (int k = 0; k < nc; k++)
+        for (int a = 0; a < in->n_nodes; a++)
+            for (int p = 0; p < in->n_cached; p++) {
+                rs_infer_config_t c = in->config;
+                c.nodes = in->nodes[a], c.cached_tokens = in->cached[p], c.new_tokens = in->new_tokens[0];
+                const rs_machine_t *m = &cands[k].machine;
+                int64_t cross = 0;
+                if (c.cached_tokens == 0) continue;
+                if (rs_infer_config_validate(&c, m, err) || rs_infer_crossing(&c, m, &cross, err)) return -1;
+                *n_cross += cross > 0;
+                if (fp)
+                    fprintf(fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%.17g,%.17g\n", cands[k].hw.name, (long long)c.nodes,
+                            cands[k].hw.name, (long long)c.nodes, (long long)rs_infer_cp_ranks(&c, m), (long long)c.cached_tokens,
+                            (long long)cross, cross > 0 ? (double)cross / (double)c.cached_tokens : 0,
+                            rs_infer_comm_bound_ratio(&c, m));
+            }
+    return 0;
+}
+
+static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
+    rs_file_t f;
+    if (rs_file_open(&f, path, err)) return -1;
+    const rs_infer_config_t *c0 = &in->config;
+    fprintf(f.fp, "# ringsim plan --inference --boundary-csv: the smallest T at which pass-kv is no slower than pass-q "
+                  "(cross_tokens; 0: pass-kv at every T, -1: pass-q up to 2^26)\n# model=%s linear=%s layout=%s\n",
+            c0->model.name, rs_dtype_name(c0->linear_dtype), rs_layout_name(c0->layout));
+    fprintf(f.fp, "series,profile,nodes,cp,cached_tokens,cross_tokens,cross_ratio,comm_bound_ratio\n");
+    int n_cross;
+    if (boundary_rows(f.fp, in, cands, nc, &n_cross, err)) {
+        rs_file_abort(&f);
+        return -1;
+    }
+    return rs_file_commit(&f, err);
+}
+
+/* Draw kind from csv (written to a temporary beside the figure when the user asked for no CSV). */
+static int draw(int kind, const char *figure, const char *csv, const char *what, int (*write)(const char *, void *, rs_err_t *),
+                void *arg, rs_err_t *err) {
+#ifdef RINGSIM_HAVE_PLOTS
+    char tmp[1200];
+    const char *data = csv;
+    if (!data || !strcmp(data, "-")) {
+        snprintf(tmp, sizeof tmp, "%s.%s.%ld.csv", figure, what, (long)getpid());
+        if (write(tmp, arg, err)) return remove(tmp), -1;
+        data = tmp;
+    }
+    rs_err_t e;
+    int rc = rs_plot_render((rs_plot_kind_t)kind, data, figure, NULL, &e);
+    if (rc) rs_errf(err, "%s: %s", figure, e.msg);
+    if (data != csv) remove(tmp);
+    return rc ? -1 : 0;
+#else
+    (void)kind, (void)csv, (void)what, (void)write, (void)arg;
+    return rs_errf(err, "%s: this build has no figures (rs_plots)", figure);
+#endif
+}
+
+typedef struct {
+    const rs_infer_in_t *in;
+    const cand_t *cands;
+    int nc;
+    const point_t *pts;
+    size_t n;
+} outputs_t;
+
+static int write_points_cb(const char *path, void *arg, rs_err_t *err) {
+    const outputs_t *o = arg;
+    return write_csv(path, o->pts, o->n, err);
+}
+static int write_boundary_cb(const char *path, void *arg, rs_err_t *err) {
+    const outputs_t *o = arg;
+    return write_boundary(path, o->in, o->cands, o->nc, err);
+}
+
+/* Every output asked for: CSVs, then figures. Returns 0 or -1 with err. */
+static int write_outputs(const rs_infer_in_t *in, outputs_t *o, rs_err_t *err) {
+    if (in->csv && write_csv(in->csv, o->pts, o->n, err)) return -1;
+    if (in->boundary_csv && write_boundary(in->boundary_csv, in, o->cands, o->nc, err)) return -1;
+    if (in->figure && draw(RS_PLOT_KIND_TTFT, in->figure, in->csv, "ttft", write_points_cb, o, err)) return -1;
+    if (in->boundary_figure &&
+        draw(RS_PLOT_KIND_BOUNDARY, in->boundary_figure, in->boundary_csv, "boundary", write_boundary_cb, o, err))
+        return -1;
+    return 0;
+}
+
+/* What the outputs need of the input, before anything is written: a cached prefix and a crossing to
+ * draw for the boundary. Returns 0 or -1 with err. */
+static int check_outputs(const rs_infer_in_t *in, const outputs_t *o, rs_err_t *err) {
+    const char *b = in->boundary_figure ? "--boundary-figure" : "--boundary-csv";
+    if (!in->boundary_csv && !in->boundary_figure) return 0;
+    if (!(in->cached[in->n_cached - 1] > 0))
+        return rs_errf(err, "%s: the pass-kv/pass-q boundary needs a cached prefix (--cached P > 0)", b);
+    int n_cross = 0;
+    if (in->boundary_figure && boundary_rows(NULL, in, o->cands, o->nc, &n_cross, err)) return -1;
+    if (in->boundary_figure && n_cross == 0)
+        return rs_errf(err, "--boundary-figure: no (profile, nodes, P > 0) has a crossing to draw: pass-kv is no slower "
+                            "than pass-q at every T there (one CP rank never crosses: add --nodes or lower --tp)");
+    return 0;
+}
+
+int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
+    cand_t *cands = calloc(RS_INFER_MAX_CANDIDATES, sizeof *cands);
+    int nc = 0;
+    if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    if (load_candidates(in, cands, &nc, err)) return free(cands), RS_EXIT_USAGE;
+    const size_t np = (size_t)nc * (size_t)in->n_nodes * (size_t)in->n_new * (size_t)in->n_cached;
+    if (np > 4096) {
+        free(cands);
+        return rs_errf(err, "%zu points (candidates x --nodes x --seq x --cached): at most 4096", np), RS_EXIT_USAGE;
+    }
+    point_t *pts = calloc(np ? np : 1, sizeof *pts);
+    int rc = pts ? RS_EXIT_OK : (rs_errf(err, "out of memory for %zu points", np), RS_EXIT_FAIL);
+    outputs_t o = {in, cands, nc, pts, np};
+    if (rc == RS_EXIT_OK && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = RS_EXIT_USAGE;
+    if (rc == RS_EXIT_OK && write_outputs(in, &o, err)) rc = RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
+    free(cands);
+    free(pts);
+    return rc;
+}

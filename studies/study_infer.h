@@ -1,0 +1,42 @@
+/* study_infer.h - the inference planning study behind `ringsim plan --inference` (model/plan/infer.h,
+ * docs/inference.md): for every candidate profile, node count, prompt length T and cached prefix P, the
+ * TTFT of pass-KV, pass-Q, Ulysses and USP with TP inside a node and CP across nodes, the best and why,
+ * the KV cache per device, the decode step latency, parallel efficiency and FLOPS utilisation; written
+ * as a table, a CSV per point, the pass-KV/pass-Q boundary in (T, P) and two figures (plots/ttft.gp,
+ * plots/pass_boundary.gp).
+ */
+#ifndef RS_STUDY_INFER_H
+#define RS_STUDY_INFER_H
+
+#include <stdio.h>
+
+#include "infer.h"
+
+#define RS_INFER_MAX_LIST 64      /* values per list (nodes, T, P) */
+#define RS_INFER_MAX_CANDIDATES 16
+
+typedef struct {
+    rs_infer_config_t config;  /* model, tp, layout, dtypes, efficiencies, decode batch (nodes, T, P per point) */
+    const char *profiles;      /* candidates: a comma list of profile names or files */
+    const char *inter;         /* inter-node tier of every candidate (NULL: each profile's) */
+    int64_t gpus_per_node;     /* devices per node of every candidate (-1: each profile's) */
+    int n_nodes;               /* node counts */
+    int64_t nodes[RS_INFER_MAX_LIST];
+    int n_new;                 /* prompt lengths T */
+    int64_t new_tokens[RS_INFER_MAX_LIST];
+    int n_cached;              /* cached prefixes P */
+    int64_t cached[RS_INFER_MAX_LIST];
+    const char *csv;           /* every point as CSV ("-" = stdout instead of the table; NULL: none) */
+    const char *figure;        /* TTFT against context length per variant and candidate (needs a list of T) */
+    const char *boundary_csv;  /* the pass-kv/pass-q crossing T per (candidate, nodes, P) (NULL: none) */
+    const char *boundary_figure; /* that boundary drawn in (T, P) */
+    FILE *out;                 /* the table */
+} rs_infer_in_t;
+
+/* Defaults: rs_infer_config_default, candidate h100-sxm, nodes 1, T 128K, P 0, out = stdout. */
+void rs_infer_defaults(rs_infer_in_t *in);
+/* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input (a
+ * candidate, a configuration); RS_EXIT_FAIL with err on a runtime failure (writing, gnuplot). */
+int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err);
+
+#endif /* RS_STUDY_INFER_H */

@@ -1,0 +1,256 @@
+/* test_infer_plan.c - inference planning (model/plan/infer.h, docs/inference.md) against hand-derived
+ * numbers: the KV cache and weights per device, the linear roofline, the TP all-reduces, the LM head,
+ * the TTFT sum, the model FLOPs and utilisation, the ring variants' attention on the CP ring (hidden
+ * transfers: N t_comp; pass-q's all-to-all across nodes), USP's all-to-alls, Ulysses refused for whole
+ * KV heads, the decode step (weight-bound linear on ceil(b/CP) tokens, attention at min(F eff, I x
+ * memory bandwidth)), the pass-kv/pass-q crossing when both rings are transfer-bound, and the
+ * configuration's bad input (the option named). */
+#include <math.h>
+#include <string.h>
+
+#include "infer.h"
+#include "model.h"
+#include "test_main.h"
+
+/* 2 layers, h 64, 8/4 heads, d 8, SwiGLU 128, vocab 100, untied: P_m = 4096 + 4096 + 4096 + 24576 =
+ * 36864 matmul parameters per layer; 2 (36864 + 128) + 2 x 6400 + 64 = 86848 parameters. */
+static rs_transformer_t tiny(void) {
+    rs_transformer_t t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.name, sizeof t.name, "tiny");
+    t.layers = 2, t.hidden = 64, t.q_heads = 8, t.kv_heads = 4, t.head_dim = 8, t.ffn = 128, t.ffn_kind = RS_FFN_SWIGLU;
+    t.vocab = 100;
+    return t;
+}
+
+/* 4 devices a node; bf16 1e12, fp8 2e12 FLOP/s; 1 GB at 1e11 B/s; intra 1e10 B/s, 1 us; inter 1e9 B/s, 2 us. */
+static rs_hw_t hand_hw(double inter_lat) {
+    rs_hw_t hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.name, sizeof hw.name, "hand");
+    hw.flops_per_s[RS_DTYPE_BF16] = 1e12, hw.flops_per_s[RS_DTYPE_FP8] = 2e12;
+    hw.mem_bytes = 1e9, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
+    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6};
+    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat};
+    rs_calibration_default(&hw.cal);
+    return hw;
+}
+
+/* TP 2 (2 CP ranks a node) on 2 nodes: CP = 4; T = 1024 on P = 2048, full attention, contiguous. */
+static rs_infer_config_t hand_config(void) {
+    rs_infer_config_t c;
+    rs_infer_config_default(&c);
+    c.model = tiny();
+    c.tp = 2, c.nodes = 2, c.new_tokens = 1024, c.cached_tokens = 2048, c.causal = false, c.layout = RS_LAYOUT_CONTIGUOUS;
+    c.linear_eff = 0.5, c.attn_eff = 0.25, c.usable_frac = 0.5, c.tile = 8;
+    return c;
+}
+
+static void test_point_by_hand(void) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    rs_infer_point_t pt;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    CU_ASSERT_EQUAL(pt.tp, 2);
+    CU_ASSERT_EQUAL(pt.cp, 4);
+    /* weights: 86848 x 2 bytes / TP 2; KV cache: L (P + T) / CP x 2 x Hkv/TP x d x 2 = 2 x 768 x 2 x 2 x 8 x 2 */
+    RS_ASSERT_REL(pt.weight_bytes, 86848.0, 1e-15);
+    RS_ASSERT_REL(pt.kv_cache_bytes, 98304.0, 1e-15);
+    CU_ASSERT(pt.fits); /* 185152 <= 0.5 GB */
+    /* linear: 2 x 36864 x 256 tokens / TP 2 FLOPs at 0.5 x 1e12 (compute-bound: 36864 weight bytes take 3.7e-7 s) */
+    RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 5e11, 1e-15);
+    /* two all-reduces of 256 x 64 x 2 bytes over TP 2: 2 x 2 (2 - 1) (1e-6 + 32768 / (2 x 1e10)) */
+    RS_ASSERT_REL(pt.allreduce_layer_s, 4 * (1e-6 + 32768.0 / 2e10), 1e-15);
+    /* LM head on one token: 6400 weights / TP 2 x 2 bytes at 1e11 B/s (memory-bound: 6400 FLOPs take 1.3e-8 s) */
+    RS_ASSERT_REL(pt.head_s, 6400.0 / 1e11, 1e-15);
+    /* pass-kv: B = 256, Bc = 512; t_comp = 4 d Hq/TP B (B + Bc) / (0.25 x 1e12) = 4 x 8 x 4 x 256 x 768 / 2.5e11;
+     * a K,V block of 768 x 2 x 2 x 8 x 2 = 49152 bytes crosses a node in 2e-6 + 4.9152e-5 s < t_comp: hidden */
+    const double tc = 25165824.0 / 2.5e11;
+    const rs_infer_option_t *kv = &pt.opt[RS_INFER_PASS_KV], *q = &pt.opt[RS_INFER_PASS_Q];
+    CU_ASSERT(kv->feasible && q->feasible);
+    RS_ASSERT_REL(kv->attn_layer_s, 4 * tc, 1e-12);
+    CU_ASSERT(kv->hidden);
+    RS_ASSERT_REL(kv->step_bytes, 49152.0, 1e-15);
+    /* pass-q: Q blocks of 256 x 4 x 8 x 2 = 16384 bytes (hidden), then the all-to-all of partials of
+     * 256 x 4 x (8 x 2 + 4) = 20480 bytes per peer: 2 peers on the other node through one NIC,
+     * 2e-6 + 2 x 20480 / 1e9 (the node's own peer over the intra tier is faster) */
+    const double a2a = 2e-6 + 2 * 20480.0 / 1e9;
+    RS_ASSERT_REL(q->step_bytes, 16384.0, 1e-15);
+    RS_ASSERT_REL(q->a2a_layer_s, a2a, 1e-12);
+    RS_ASSERT_REL(q->attn_layer_s, 4 * tc + a2a, 1e-12);
+    /* Ulysses over 4 CP ranks needs Hkv/TP = 2 divisible by 4 */
+    CU_ASSERT(!pt.opt[RS_INFER_ULYSSES].feasible);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pt.opt[RS_INFER_ULYSSES].why_not, "not divisible by U = 4"));
+    /* USP U = 2 inside a node, R = 2 across: Q,K,V in = 256 x (4 + 2 x 2) x 8 x 2 = 32768 bytes, O out 16384,
+     * each a pair exchange of half over the intra tier; the ring of 2 on 2/1 heads: B = 512, Bc = 1024,
+     * t_comp = 4 x 8 x 2 x 512 x 1536 / 2.5e11, hidden (49152 bytes on the inter tier) */
+    const rs_infer_option_t *usp = &pt.opt[RS_INFER_USP];
+    CU_ASSERT_FATAL(usp->feasible);
+    CU_ASSERT_EQUAL(usp->ulysses, 2);
+    CU_ASSERT_EQUAL(usp->ring, 2);
+    const double usp_a2a = (1e-6 + 16384.0 / 1e10) + (1e-6 + 8192.0 / 1e10);
+    RS_ASSERT_REL(usp->a2a_layer_s, usp_a2a, 1e-12);
+    RS_ASSERT_REL(usp->attn_layer_s, usp_a2a + 2 * (50331648.0 / 2.5e11), 1e-12);
+    /* TTFT = L (linear + all-reduce + attention) + head; pass-kv wins */
+    for (int i = 0; i < RS_INFER_COUNT; i++)
+        if (pt.opt[i].feasible)
+            RS_ASSERT_REL(pt.opt[i].ttft_s, 2 * (pt.linear_layer_s + pt.allreduce_layer_s + pt.opt[i].attn_layer_s) + pt.head_s,
+                          1e-15);
+    CU_ASSERT_EQUAL(pt.best, RS_INFER_PASS_KV);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pt.why, "pass-kv wins"));
+    /* model FLOPs: L (2 P_m T + 4 d Hq T (P + T)) + 2 V h = 2 (75497472 + 256 x 1024 x 3072) + 12800 */
+    const double mf = 2 * (75497472.0 + 256.0 * 1024 * 3072) + 12800;
+    RS_ASSERT_REL(pt.model_flops, mf, 1e-15);
+    RS_ASSERT_REL(pt.flops_util, mf / (kv->ttft_s * 8 * 1e12), 1e-15);
+    /* causal: T (P + (T + 1) / 2) pairs */
+    c.causal = true;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    RS_ASSERT_REL(pt.model_flops, 2 * (75497472.0 + 256.0 * (1024.0 * 2048 + 1024.0 * 1025 / 2)) + 12800, 1e-15);
+}
+
+/* fp8 weights: half the bytes, the fp8 peak for the linear layers. */
+static void test_fp8_linear(void) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.linear_dtype = RS_DTYPE_FP8;
+    rs_infer_point_t pt;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, NULL), 0);
+    RS_ASSERT_REL(pt.weight_bytes, 86848.0 / 2, 1e-15);
+    RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 1e12, 1e-15); /* 0.5 x 2e12 */
+    RS_ASSERT_REL(pt.head_s, 3200.0 / 1e11, 1e-15);
+}
+
+/* Decode, 8 sequences over CP 4 at a context of P + T = 3072: 2 tokens per CP rank through the linear
+ * layers, weight-bound (36864 x 2 / 2 bytes at 1e11 B/s against 147456 FLOPs at 5e11); the all-reduces
+ * of 2 x 64 x 2 bytes; the head on 2 tokens, weight-bound; attention: the decode schedule at the
+ * roofline rate min(0.25 x 1e12, I x 1e11) with I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 2e11. */
+static void test_decode_by_hand(void) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.causal = true, c.decode_batch = 8;
+    rs_infer_point_t pt;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, 36864.0 / 1e11, 1e-15);
+    /* the attention: the decode problem's closed form on the CP ring at 2e11 FLOP/s */
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 1, p.cached_tokens = 3072, p.n_ranks = 4, p.batch = 8, p.decode = true, p.ring = RS_RING_PASS_Q;
+    p.q_heads = 4, p.kv_heads = 2, p.head_dim = 8, p.act_bytes = 2, p.causal = true, p.layout = RS_LAYOUT_CONTIGUOUS;
+    p.tile_q = p.tile_k = 8;
+    rs_machine_t rm = m;
+    rm.devices_per_node = 2, rm.flops_per_s = 2e11;
+    rs_closed_t cl;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &rm, &cl, &err), 0);
+    RS_ASSERT_REL(pt.decode_attn_layer_s, cl.makespan_s, 1e-12);
+    const double ar = 4 * (1e-6 + 256.0 / 2e10), head = 6400.0 / 1e11;
+    RS_ASSERT_REL(pt.decode_step_s, 2 * (36864.0 / 1e11 + ar + cl.makespan_s) + head, 1e-12);
+    /* 6 sequences: still 2 tokens on the busiest CP rank (ceil(6 / 4)) */
+    c.decode_batch = 6;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, 36864.0 / 1e11, 1e-15);
+}
+
+/* With compute free and no latency on the CP ring (TP = G: one CP rank a node, every hop and the whole
+ * all-to-all on the NIC) both rings are transfer-bound: pass-kv moves (B + Bc) 2 Hkv d e per step,
+ * pass-q B Hq d e per step and B Hq (d e + 4) to each of the N - 1 peers at the end. With Hq = 2, Hkv = 1
+ * per device (TP 4 of 8/4 heads), d e = 16 and N = 2: pass-kv 32 (B + Bc) bytes, pass-q 32 B + 40 B; they
+ * cross at T / P = 2 Hkv d e / (2 Hq d e + 4 Hq - 2 Hkv d e) = 32 / 40 = 0.8: P = 1004 -> T = 803.2,
+ * the smallest multiple of the zigzag granule 2 N = 4 above it is 804. */
+static void test_crossing_transfer_bound(void) {
+    rs_hw_t hw = hand_hw(0);
+    hw.flops_per_s[RS_DTYPE_BF16] = 1e30;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.tp = 4, c.nodes = 2, c.attn_eff = 1, c.causal = true, c.layout = RS_LAYOUT_ZIGZAG, c.cached_tokens = 1004;
+    c.new_tokens = 4;
+    int64_t t = 0;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, &err), 0);
+    CU_ASSERT_EQUAL(t, 804);
+    RS_ASSERT_REL(rs_infer_comm_bound_ratio(&c, &m), 0.8, 1e-15); /* 32 / (64 + 8 - 32) */
+    CU_ASSERT_EQUAL(rs_infer_cp_ranks(&c, &m), 2);
+    /* around it: by hand, pass-kv (B + Bc) 32 / W, pass-q B (32 + 40) / W */
+    double kv, q;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, 800, 1004, &kv, NULL, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, 800, 1004, &q, NULL, &err), 0);
+    RS_ASSERT_REL(kv, 32.0 * (400 + 502) / 1e9, 1e-9);
+    RS_ASSERT_REL(q, 72.0 * 400 / 1e9, 1e-9);
+    CU_ASSERT(q < kv);
+    /* without a cache pass-kv is no slower at the smallest T */
+    c.cached_tokens = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, &err), 0);
+    CU_ASSERT_EQUAL(t, 0);
+}
+
+/* The crossing on a realistic profile: pass-kv no slower at T, pass-q faster one granule below. */
+static void test_crossing_brackets(void) {
+    rs_hw_t hw;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c;
+    rs_infer_config_default(&c);
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-70b", &c.model, NULL), 0);
+    c.nodes = 4, c.cached_tokens = 65536;
+    int64_t t = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, NULL), 0);
+    CU_ASSERT_FATAL(t > 8 && t % 8 == 0); /* 2 x CP */
+    double kv, q;
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, t, 65536, &kv, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, t, 65536, &q, NULL, NULL), 0);
+    CU_ASSERT(kv <= q);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, t - 8, 65536, &kv, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, t - 8, 65536, &q, NULL, NULL), 0);
+    CU_ASSERT(kv > q);
+}
+
+static void expect_bad(const rs_infer_config_t *c, const rs_machine_t *m, const char *msg) {
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_infer_config_validate(c, m, &err), -1);
+    if (!strstr(err.msg, msg)) fprintf(stderr, "\n  expected '%s' in '%s'\n", msg, err.msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
+}
+
+static void test_bad_config(void) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    CU_ASSERT_EQUAL(rs_infer_config_validate(&c, &m, NULL), 0);
+    c.tp = 3;
+    expect_bad(&c, &m, "--tp 3: must divide the 4 devices of a node");
+    c = hand_config(), c.model.q_heads = 6, c.model.kv_heads = 2, c.tp = 4; /* 6 heads, TP 4 */
+    expect_bad(&c, &m, "--tp 4: must divide the 6 query heads of tiny");
+    c = hand_config(), c.new_tokens = 1022; /* contiguous over CP 4 */
+    expect_bad(&c, &m, "--seq 1022: must be divisible by N = 4");
+    expect_bad(&c, &m, "(N = 4 CP ranks: 2 nodes x 4 devices / TP 2)");
+    c = hand_config(), c.layout = RS_LAYOUT_ZIGZAG, c.causal = true, c.cached_tokens = 2044;
+    expect_bad(&c, &m, "--cached 2044: must be divisible by 2*N = 8");
+    c = hand_config(), c.decode_batch = 4;
+    expect_bad(&c, &m, "--decode-batch 4: decode needs the causal mask");
+    c = hand_config(), c.linear_eff = 0;
+    expect_bad(&c, &m, "--linear-eff 0: must be in (0, 1]");
+    c = hand_config(), c.nodes = 0;
+    expect_bad(&c, &m, "--nodes 0: must be in [1, 1048576]");
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"one point by hand: memory, linear, all-reduce, head, rings, USP, TTFT, FLOPs", test_point_by_hand},
+        {"fp8 linear layers: half the weight bytes at the fp8 peak", test_fp8_linear},
+        {"decode step by hand: weight-bound linear, roofline attention rate", test_decode_by_hand},
+        {"pass-kv/pass-q crossing, both transfer-bound: T = 804 on P = 1004", test_crossing_transfer_bound},
+        {"the crossing brackets the switch on h100-sxm / llama3-70b", test_crossing_brackets},
+        {"bad configurations name the option and the rule", test_bad_config},
+        {NULL, NULL}};
+    return rs_test_main1("inference planning", cases);
+}
