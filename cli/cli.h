@@ -54,6 +54,12 @@ extern const int rs_cli_shared_n;
 /* The shared options as a group filling s; skip: the names another group of the command takes
  * over ("seq,ranks,profile" for sweep's ranges), or NULL. */
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
+/* A run that succeeded: keep the kernel curves' fallbacks (rs_setup_finish's kernel_notes) for
+ * rs_cli_notes_print, which main calls once stdout and the outputs are safe (a run that fails ends
+ * with its one error line, output.h). Can't fail. */
+void rs_cli_kernel_notes(const rs_setup_t *s);
+/* The kept notes once on stderr as "ringsim: note: ...", then forgotten. Can't fail. */
+void rs_cli_notes_print(void);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
 /* An inference problem (--cached, --ring pass-q, --pass decode) runs the forward pass only unless

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kernel.h"
 #include "trace.h"
 
 static const rs_opt_t own_opts[] = {
@@ -81,6 +82,8 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
         printf("  nodes of %lld, inter %s W=%.4g GB/s", (long long)m->devices_per_node, m->inter.name,
                m->inter.bw_bytes_per_s / 1e9);
     printf("\n");
+    char kd[256];
+    printf("# compute: the attention steps %s\n", rs_kernel_describe(m, kd, sizeof kd));
     if (p->cached_tokens > 0 || rs_problem_passes_q(p))
         printf("# inference: %s, P=%lld cached tokens per sequence (Bc=%lld per rank)%s; all-to-all return %s\n",
                rs_ring_name(p->ring), (long long)p->cached_tokens, (long long)rs_problem_cached_block(p),
@@ -89,39 +92,48 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
     for (int i = 0; i < n; i++) {
         if (i > 0 && es[i].problem.pass == es[i - 1].problem.pass) continue;
         const rs_closed_t *cl = &es[i].closed;
-        char bstar[64];
-        if (isnan(cl->b_star_tokens)) snprintf(bstar, sizeof bstar, "none (transfer-bound up to 2^40)");
-        else if (cl->b_star_tokens == 0) snprintf(bstar, sizeof bstar, "0 (never transfer-bound)");
-        else snprintf(bstar, sizeof bstar, "%.1f tokens", cl->b_star_tokens);
         if (es[i].problem.decode)
             printf("# decode: B = 1 token per sequence (fixed); a step is %s-bound\n", bound_name(&es[i]));
         else if (rs_problem_passes_q(&es[i].problem))
-            printf("# %s (pass-q): hidden iff B + Bc >= F*c_q/(W*c_f), B_min = %.1f new tokens per rank; B* (latency, "
-                   "F_eff, launch) = %s; B = %lld is %s-bound\n",
-                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens, bound_name(&es[i]));
+            printf("# %s (pass-q): hidden iff B + Bc >= F*c_q/(W*c_f), B_min = %.1f new tokens per rank (the seed's "
+                   "threshold at peak F)\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens);
         else
-            printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens; B* (latency, F_eff, launch) = %s; "
-                   "B = %lld is %s-bound\n",
-                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens, bstar, (long long)cl->block_tokens,
-                   bound_name(&es[i]));
+            printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens (the seed's threshold: a full block at peak F)\n",
+                   rs_pass_name(es[i].problem.pass), cl->b_min_tokens);
     }
-    printf("%-10s %-8s %8s %11s %11s %-7s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
-           "bound", "T_step", "makespan", "closed_form", "eff", "balance");
+    printf("%-10s %-8s %8s %11s %11s %-7s %10s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
+           "bound", "B*", "T_step", "makespan", "closed_form", "eff", "balance");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        char closed[32] = "-";
+        char closed[32] = "-", bstar[32];
         if (!e->problem.causal) rs_fmt_time(e->closed.makespan_s, closed, sizeof closed);
+        if (isnan(e->closed.b_star_tokens)) snprintf(bstar, sizeof bstar, "none"); /* transfer-bound at the largest B */
+        else snprintf(bstar, sizeof bstar, "%.1f", e->closed.b_star_tokens);
         double balance = e->walk.busy_max_s > 0 ? e->walk.busy_mean_s / e->walk.busy_max_s : 1;
-        printf("%-10s %-8s %8lld %11s %11s %-7s %11s %12s %12s %5.1f%% %7.1f%%\n", rs_layout_name(e->problem.layout),
+        printf("%-10s %-8s %8lld %11s %11s %-7s %10s %11s %12s %12s %5.1f%% %7.1f%%\n", rs_layout_name(e->problem.layout),
                rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
                rs_fmt_time(e->closed.t_comp_s, a, sizeof a), rs_fmt_time(e->closed.t_comm_s, b, sizeof b),
-               bound_name(e), rs_fmt_time(e->closed.t_step_s, d, sizeof d),
+               bound_name(e), bstar, rs_fmt_time(e->closed.t_step_s, d, sizeof d),
                rs_fmt_time(e->walk.makespan_s, f, sizeof f), closed, 100 * e->walk.efficiency, 100 * balance);
-        (void)g;
     }
-    printf("# T_comp/T_comm/T_step: one full (unmasked) block step, closed form; makespan: critical-path walk;\n"
-           "# closed_form: (N-1)*T_step + T_comp (forward, non-causal; backward per docs/model.md);\n"
-           "# eff: ideal (useful FLOPs / (N F_eff)) / makespan; balance: mean / max per-rank compute time.\n");
+    for (int i = 0; i < n; i++) /* forward + backward of a layout: the efficiency of a training step's attention */
+        for (int j = i + 1; j < n; j++)
+            if (es[i].problem.layout == es[j].problem.layout && es[i].problem.pass != es[j].problem.pass) {
+                const rs_walk_t *x = &es[i].walk, *y = &es[j].walk;
+                printf("# %s forward+backward: makespan %s, efficiency %.1f%% (ideal / makespan, both passes summed)\n",
+                       rs_layout_name(es[i].problem.layout), rs_fmt_time(x->makespan_s + y->makespan_s, a, sizeof a),
+                       100 * (x->ideal_s + y->ideal_s) / (x->makespan_s + y->makespan_s));
+            }
+    printf("# T_comp/T_comm/T_step: the layout's middle step (the step class that paces the synchronous ring: a causal\n"
+           "# zigzag or striped step computes about half a block, a contiguous one a full block on the last rank), closed\n"
+           "# form; bound: T_comm > T_comp; B*: the largest B at which that step is transfer-bound (latency, rates, launch);\n"
+           "# makespan: critical-path walk; closed_form: the balanced non-causal makespan (docs/model.md);\n"
+           "# eff: ideal (useful FLOPs / (N x the kernel's rate on one B x B call of the mask; F_eff(B) without curves)) / makespan;\n"
+           "# balance: mean / max per-rank compute time.\n");
+    if (rs_problem_is_inference(p))
+        printf("# inference variant: T_comp and B* are a middle step's B (B + Bc) pairs as full blocks at the dense model\n"
+               "# (docs/inference.md; the kernel presets cost training rings).\n");
 }
 
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
@@ -151,6 +163,11 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
     json_object_set_new(root, "hw", json_string(c->machine.hw_name));
     json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
     json_object_set_new(root, "intra_bw_bytes_per_s", json_real(c->machine.intra.bw_bytes_per_s));
+    char kd[256];
+    json_object_set_new(root, "impl", json_string(rs_impl_name((rs_impl_t)c->machine.impl)));
+    json_object_set_new(root, "kernel", c->machine.kernel > 0 ? json_string(c->machine.kernels.kernel[c->machine.kernel - 1].name)
+                                                              : json_null());
+    json_object_set_new(root, "compute", json_string(rs_kernel_describe(&c->machine, kd, sizeof kd)));
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
@@ -163,6 +180,7 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
                               "b_min_tokens", e->closed.b_min_tokens,
                               "b_star_tokens", isnan(e->closed.b_star_tokens) ? -1.0 : e->closed.b_star_tokens,
                               "busy_max_s", e->walk.busy_max_s);
+        json_object_set_new(o, "ideal_s", json_real(e->walk.ideal_s));
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);
@@ -224,7 +242,7 @@ int rs_cmd_model(int argc, char **argv) {
             entry_t *e = &es[k];
             e->problem = rs_setup_problem(&c, i, j);
             rs_schedule_t *s = rs_schedule_create(&e->problem, &err);
-            if (!s || rs_model_closed(&e->problem, &c.machine, &e->closed, &err) != 0 ||
+            if (!s || rs_model_b_star(&e->problem, &c.machine, &e->closed, &err) != 0 ||
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
             rs_schedule_free(s);
@@ -238,6 +256,7 @@ int rs_cmd_model(int argc, char **argv) {
             if (write_traces(&c, &es[i], trace, chrome, n > 1, &err) != 0) rc = RS_EXIT_FAIL;
     }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim model: %s\n", err.msg);
+    else rs_cli_kernel_notes(&c);
     free(es);
     return rc;
 }

@@ -102,8 +102,6 @@ static const rs_opt_t own_opts[] = {
     {"usable", 0, "F", "0.90", "usable fraction of device memory", RS_ARG_DOUBLE, C(usable_frac), 1e-6, 1, NULL, NULL, NULL},
     {"linear-eff", 0, "E", "0.70", "projections/FFN GEMM efficiency vs peak", RS_ARG_DOUBLE, C(linear_eff), 1e-6, 1, NULL,
      NULL, NULL},
-    {"attn-eff", 0, "E", "0.50", "attention kernel efficiency (uncalibrated profiles)", RS_ARG_DOUBLE, C(attn_eff), 1e-6, 1,
-     NULL, NULL, NULL},
     {"price", 0, "[NAME=]USD", "profile's", "price per device-hour (all, or one profile; repeatable)", RS_ARG_CUSTOM, 0, 0, 0,
      NULL, parse_price, NULL},
     {"no-alternatives", 0, NULL, NULL, "cost the ring only (no Ulysses / USP)", RS_ARG_FALSE, C(alternatives), 0, 0, NULL, NULL,

@@ -57,6 +57,7 @@ int rs_cmd_report(int argc, char **argv) {
     in.command = rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
     rc = rs_study_report(&in, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim report: %s\n", err.msg);
+    else rs_cli_kernel_notes(c);
 done:
     free(c);
     return rc;

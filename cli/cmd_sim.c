@@ -337,6 +337,7 @@ int rs_cmd_sim(int argc, char **argv) {
         }
     if (rc == RS_EXIT_OK) rc = write_outputs(&c, &o, &cfg, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
+    else rs_cli_kernel_notes(&c);
     for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
     free(es);
     rs_job_free(&job);

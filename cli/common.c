@@ -134,6 +134,19 @@ static int parse_host_cost(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
+static int parse_grad_bytes(void *dst, const char *arg, rs_err_t *err) {
+    rs_setup_t *s = dst;
+    s->grad_bytes_given = true;
+    return rs_parse_size("--grad-bytes", arg, RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX, &s->problem.grad_bytes, err);
+}
+
+static int parse_impl(void *dst, const char *arg, rs_err_t *err) {
+    rs_impl_t i;
+    if (rs_impl_parse(arg, &i) != 0) return rs_errf(err, "--impl %s: expected ringsim, flash-attn, te or none", arg);
+    ((rs_setup_t *)dst)->spec.impl = (int)i;
+    return 0;
+}
+
 static int parse_seed(void *dst, const char *arg, rs_err_t *err) {
     int64_t v;
     if (rs_parse_size("--seed", arg, 0, INT64_MAX, &v, err)) return -1;
@@ -180,7 +193,8 @@ const rs_opt_t rs_cli_shared_opts[] = {
     {"head-dim", 0, "D", "128", "head dimension", RS_ARG_SIZE, P(head_dim), RS_HEAD_DIM_MIN, (double)RS_HEAD_DIM_MAX, NULL, NULL, NULL},
     {"dtype", 0, "T", "bf16", "fp32|tf32|bf16|fp16|fp8: activations and the peak F used", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_dtype, NULL},
-    {"grad-bytes", 0, "N", "4", "bytes per dK,dV element in flight", RS_ARG_SIZE, P(grad_bytes), RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX, NULL, NULL, NULL},
+    {"grad-bytes", 0, "N", "the preset's, else 4", "bytes per dK,dV element in flight", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_grad_bytes, NULL},
     {"causal", 0, NULL, "causal", "causal mask", RS_ARG_TRUE, P(causal), 0, 0, NULL, NULL, NULL},
     {"no-causal", 0, NULL, NULL, "no mask: every token sees every token", RS_ARG_FALSE, P(causal), 0, 0, NULL, NULL, NULL},
     {"layout", 'L', "L", "command default", "contiguous|striped|zigzag, comma list, or all", RS_ARG_CUSTOM, 0, 0, 0, NULL,
@@ -206,6 +220,10 @@ const rs_opt_t rs_cli_shared_opts[] = {
     {"inter-bw", 0, "W", "the profile's", "inter-node hop bandwidth", RS_ARG_DOUBLE, M(inter_bw), RS_RANGE_BW, NULL, NULL, NULL},
     {"latency", 0, "S", "the profile's", "per-message latency of every tier, s", RS_ARG_DOUBLE, M(latency), RS_RANGE_LATENCY, NULL,
      NULL, NULL},
+    {"impl", 0, "NAME", "the profile's", "ring implementation preset costing the steps: ringsim|flash-attn|te|none\n"
+     "(none: the dense peak F x eff(B); --flops alone implies it)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_impl, NULL},
+    {"kernel", 0, "NAME", "the preset's", "the profile's kernel whose curves rate the calls", RS_ARG_BUF, M(kernel), 0,
+     sizeof(((rs_machine_spec_t *)0)->kernel), NULL, NULL, NULL},
     {"launch-overhead", 0, "S", "the profile's, else 0", "per-step (kernel) launch overhead, s", RS_ARG_DOUBLE, M(launch), RS_RANGE_LAUNCH, NULL, NULL, NULL},
     {"overlap", 0, "ETA", "1", "transfer progress rate while computing, [0,1]", RS_ARG_DOUBLE, M(overlap), RS_RANGE_OVERLAP, NULL, NULL,
      NULL},
@@ -359,6 +377,15 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
     return 0;
 }
 #endif
+
+static char kept_notes[sizeof(((rs_setup_t *)0)->kernel_notes)];
+
+void rs_cli_kernel_notes(const rs_setup_t *s) { snprintf(kept_notes, sizeof kept_notes, "%s", s->kernel_notes); }
+
+void rs_cli_notes_print(void) {
+    if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
+    kept_notes[0] = '\0';
+}
 
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip) {
     return (rs_opt_group_t){rs_cli_shared_opts, rs_cli_shared_n, s, skip, 0};

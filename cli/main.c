@@ -25,6 +25,7 @@ static int finish(const char *name, int rc) {
         rc = RS_EXIT_FAIL;
     }
     if (err.msg[0]) fprintf(stderr, "ringsim %s: %s\n", name, err.msg);
+    else if (rc == RS_EXIT_OK) rs_cli_notes_print();
     return rc;
 }
 

@@ -33,8 +33,8 @@ list(APPEND RINGSIM_LIB_PARTS rs_core)
 # (study_calibrate.h, study_validate.h, study_contention.h).
 set(RINGSIM_PUBLIC_HEADERS
   model/schedule/util.h model/schedule/schedule.h model/schedule/event.h model/schedule/meter.h model/schedule/estimate.h
-  model/machine/calibration.h model/machine/profile.h model/machine/machine.h
-  model/cost/model.h
+  model/machine/calibration.h model/machine/kernel_table.h model/machine/profile.h model/machine/machine.h
+  model/cost/kernel.h model/cost/model.h
   traces/trace.h traces/compare.h traces/import.h
   plots/plot.h
   model/plan/memory.h model/plan/alt.h model/plan/plan.h

@@ -75,14 +75,24 @@ static void block_free(const rs_compute_ops_t *cops, block_t *b) {
     memset(b, 0, sizeof *b);
 }
 
-static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank,
-                      const rs_transport_ops_t *tops, void *ts, block_t *b, rs_err_t *err) {
+/* The block of mask kind `mask`: full (non-causal), causal (diag 0) or shifted (the causal block with
+ * diag 1: row i sees keys j < i, as striped rings issue it). */
+static int block_init_mask(const rs_problem_t *prob, int64_t B, rs_kmask_t mask, const rs_compute_ops_t *cops,
+                           int local_rank, const rs_transport_ops_t *tops, void *ts, block_t *b, rs_err_t *err) {
     memset(b, 0, sizeof *b);
     rs_problem_t p = one_rank(prob, B);
-    p.causal = false, p.layout = RS_LAYOUT_CONTIGUOUS;
+    p.causal = mask != RS_KMASK_FULL, p.layout = RS_LAYOUT_CONTIGUOUS;
     if (!(b->s = rs_schedule_create(&p, err))) return -1;
     b->bwd = p.pass == RS_PASS_BACKWARD;
     rs_schedule_step(b->s, 0, 0, &b->st);
+    if (mask == RS_KMASK_SHIFTED) {
+        rs_block_t *blk = &b->st.blocks[0];
+        blk->diag = 1;
+        blk->pairs = rs_diag_pairs(B, 1);
+        blk->exec_pairs = rs_diag_exec_pairs(B, 1, p.tile_q, p.tile_k);
+        b->st.flops_useful = blk->pairs * rs_problem_flops_per_pair(&p);
+        b->st.flops_exec = blk->exec_pairs * rs_problem_flops_per_pair(&p);
+    }
     rs_exec_rank_t ri = {.problem = p, .rank = 0, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p.head_dim),
                          .local_rank = local_rank, .progress = tops ? tops->progress : NULL, .progress_arg = ts};
     ri.n_segs = rs_schedule_rank_segments(b->s, 0, ri.segs);
@@ -106,7 +116,7 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
             memcpy(*dst, h, sizeof(float) * nkv);
         }
     }
-    if (b->bwd) { /* the backward needs O and lse */
+    if (b->bwd) { /* the backward needs O and lse (of the same mask) */
         if (cops->fwd_begin(b->cs, &e) < 0 || cops->fwd_step(b->cs, &b->st, b->kv, &e) < 0 || cops->fwd_end(b->cs, &e) < 0 ||
             cops->wait(b->cs, NULL, NULL, &e) < 0 || cops->bwd_begin(b->cs, &e) < 0) {
             rs_errf(err, "calibrate: %s", e.msg);
@@ -118,6 +128,12 @@ out:
     free(h);
     if (rc < 0) block_free(cops, b);
     return rc;
+}
+
+/* A full (non-causal) block. */
+static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                      const rs_transport_ops_t *tops, void *ts, block_t *b, rs_err_t *err) {
+    return block_init_mask(prob, B, RS_KMASK_FULL, cops, local_rank, tops, ts, b, err);
 }
 
 /* Reset the accumulators (the forward's O, m, l; the backward's dK,dV partial): what the executor does
@@ -141,11 +157,14 @@ static int block_step(const rs_compute_ops_t *cops, block_t *b, double *t0, doub
     return block_begin(cops, b, err) < 0 ? -1 : block_run(cops, b, t0, t1, err);
 }
 
-int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
-                          double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
-                          rs_err_t *err) {
+/* Time the block of mask kind `mask` (the accumulators reset before each step): one warm-up, then
+ * min_reps repetitions and at least min_time_s, durations appended to samples[*n..cap); its useful
+ * and executed FLOPs. */
+static int time_block(const rs_problem_t *problem, int64_t B, rs_kmask_t mask, const rs_compute_ops_t *cops, int local_rank,
+                      double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *useful,
+                      uint64_t *exec, rs_err_t *err) {
     block_t b;
-    if (block_init(problem, B, cops, local_rank, NULL, NULL, &b, err) < 0) return -1;
+    if (block_init_mask(problem, B, mask, cops, local_rank, NULL, NULL, &b, err) < 0) return -1;
     double t0, t1;
     int rc = block_step(cops, &b, &t0, &t1, err); /* warm-up */
     const double t_first = rs_now_s();
@@ -153,9 +172,54 @@ int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compu
         rc = block_step(cops, &b, &t0, &t1, err);
         if (rc == 0) samples[(*n)++] = t1 - t0;
     }
-    *flops = b.st.flops_exec;
+    *useful = b.st.flops_useful, *exec = b.st.flops_exec;
     block_free(cops, &b);
     return rc;
+}
+
+int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
+                          double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
+                          rs_err_t *err) {
+    uint64_t useful;
+    return time_block(problem, B, RS_KMASK_FULL, cops, local_rank, min_time_s, min_reps, samples, cap, n, &useful, flops, err);
+}
+
+int rs_calib_call_median(const rs_problem_t *problem, int64_t B, rs_kmask_t mask, const rs_compute_ops_t *cops, int local_rank,
+                         double min_time_s, int min_reps, double *median_s, uint64_t *flops_useful, rs_err_t *err) {
+    double samples[256];
+    size_t n = 0;
+    uint64_t exec;
+    if (time_block(problem, B, mask, cops, local_rank, min_time_s, min_reps, samples, 256, &n, flops_useful, &exec, err) < 0)
+        return -1;
+    *median_s = med(samples, n);
+    return 0;
+}
+
+int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank, double min_time_s,
+                      double *bytes_per_s, rs_err_t *err) {
+    rs_problem_t p = *problem;
+    p.pass = RS_PASS_BACKWARD;
+    block_t b;
+    if (block_init(&p, B, cops, local_rank, NULL, NULL, &b, err) < 0) return -1;
+    const uint64_t bytes = rs_problem_dkv_bytes(rs_schedule_problem(b.s));
+    rs_err_t e = {{0}};
+    void *src = NULL;
+    double samples[64], spent = 0;
+    size_t n = 0;
+    int rc = cops->buf_alloc(b.cs, bytes, &src, &e);
+    enum { LAUNCHES = 16 }; /* per timing: a launch's overhead is paid once per batch on a device */
+    for (int r = 0; rc == 0 && r <= 64 && (r <= 4 || spent < min_time_s); r++) {
+        const double t0 = rs_now_s();
+        for (int k = 0; rc == 0 && k < LAUNCHES; k++) rc = cops->grad_add(b.cs, b.dkv, src, &e);
+        if (rc == 0) rc = cops->wait(b.cs, NULL, NULL, &e);
+        const double dt = rs_now_s() - t0;
+        if (rc == 0 && r > 0) samples[n++] = dt / LAUNCHES, spent += dt; /* r = 0: warm-up */
+    }
+    if (rc < 0) rs_errf(err, "calibrate: %s", e.msg);
+    else *bytes_per_s = 3.0 * (double)bytes / med(samples, n); /* dst += src: read 2, write 1 */
+    if (src) cops->buf_free(b.cs, src);
+    block_free(cops, &b);
+    return rc < 0 ? -1 : 0;
 }
 
 int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks, rs_xfer_kind_t kind[RS_MAX_TRANSFERS],

@@ -149,6 +149,18 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
 int rs_calib_kernel_point(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                           double min_time_s, int min_reps, double *samples, size_t cap, size_t *n, uint64_t *flops,
                           rs_err_t *err);
+/* One call of mask kind `mask` (full, causal, shifted: kernel_table.h) on a B x B block on this rank
+ * alone, timed as rs_calib_kernel_point does (at most 256 repetitions): *median_s the median
+ * duration, *flops_useful its useful FLOPs. Used by the kernel table (calibrate_kernels.h). Returns
+ * 0 or -1 with err. */
+int rs_calib_call_median(const rs_problem_t *problem, int64_t B, rs_kmask_t mask, const rs_compute_ops_t *cops, int local_rank,
+                         double min_time_s, int min_reps, double *median_s, uint64_t *flops_useful, rs_err_t *err);
+/* The bandwidth of the backend's accumulation kernel on this rank alone: grad_add (dst += src, fp32:
+ * 3 x rs_problem_dkv_bytes bytes moved through its memory) on the dK,dV buffer of a B-token block,
+ * launched 16 times per timing, median over at least 4 timings and min_time_s - the merges of the
+ * kernel table (calibrate_kernels.h) run at it. Returns 0 or -1 with err. */
+int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank, double min_time_s,
+                      double *bytes_per_s, rs_err_t *err);
 /* Ranks of unequal speed: t[i * n_ranks + r] is rank r's kernel time at block i. fastest[i] = the
  * smallest time at block i; factor[r] = the median over the blocks of t / fastest (>= 1; 1 for the
  * fastest rank), the rank's straggler factor in the model. */

@@ -16,6 +16,7 @@
 #include "sim.h"
 
 #include "job_child.h"
+#include "kernel.h"
 #include "meter.h"
 #include "output.h"
 #include "platform_check.h"
@@ -124,6 +125,7 @@ static struct {
     int64_t total;            /* rank actors: rings x N; actor g is ring g / N's rank g mod N */
     bool job;                 /* a job of concurrent rings (job_child.h keeps its books) */
     sg_host_t *host;          /* [total] host of each rank */
+    rs_kmodel_t km;           /* the step cost (model/cost/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
     bool events;              /* stream events to the parent */
     bool exclusive;           /* generated platform: one rank per host, constant speed */
@@ -323,6 +325,7 @@ static void rank_main(int argc, char **argv) {
     const bool slowdown = C.m->cal.comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
     if (C.job) rs_jc_rank_route(g, C.host[g], C.host[next]);
+    rs_krank_t acc = {0, 0}; /* merges this rank defers to its epilogue */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
@@ -335,8 +338,7 @@ static void rank_main(int argc, char **argv) {
         if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
-        const double tc =
-            st.has_compute ? rs_machine_step_comp_time(C.m, C.block, p, k, st.flops_exec, st.n_recv, recv_bytes) : 0.0;
+        const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
         /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
                                ? rs_step_eta(C.m, recv_bytes, recv_bytes / rs_machine_hop_bw(C.m, C.n, prev % C.n),
@@ -584,6 +586,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.steps = rs_schedule_n_steps(s);
     C.block = rs_problem_block(pb);
     C.f_eff = rs_machine_flops_eff(m, (double)C.block);
+    rs_kmodel_init(&C.km, pb, m);
     C.events = events;
     C.progress = progress;
     C.next_progress_s = rs_now_s() + RS_SIM_PROGRESS_S;

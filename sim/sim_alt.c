@@ -18,6 +18,7 @@
 
 #include "sim_alt.h"
 
+#include "kernel.h"
 #include "platform.h"
 #include "sim.h"
 #include "output.h"
@@ -29,6 +30,7 @@
 static struct {
     const rs_schedule_t *s;   /* ring sub-schedule (R ranks, Hq/U heads) */
     const rs_machine_t *rm;   /* the ring's machine (compute time) */
+    rs_kmodel_t km;           /* the ring step's cost (model/cost/kernel.h) */
     int64_t u_deg, r_deg;     /* U, R */
     int64_t steps;            /* steps of the ring pass */
     int64_t block;            /* B = S / R */
@@ -61,12 +63,13 @@ static void rank_main(int argc, char **argv) {
     const int64_t r = p / A.u_deg, u = p % A.u_deg;
     const double speed = sg_host_get_speed(sg_host_self());
     a2a(p, A.mb_in, A.in_bytes);
+    rs_krank_t acc = {0, 0};
     double t = simgrid_get_clock();
     if (t > A.end_in) A.end_in = t;
     for (int64_t k = 0; k < A.steps; k++) {
         rs_step_t st;
         rs_schedule_step(A.s, r, k, &st);
-        const double tc = st.has_compute ? rs_machine_comp_time(A.rm, A.block, r, k, st.flops_exec) : 0.0;
+        const double tc = rs_kernel_step_s(&A.km, &st, &acc, 0, 0);
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
         int nc = 0;
         void *got = NULL;
@@ -163,6 +166,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     A.r_deg = c->ring;
     A.steps = rs_schedule_n_steps(s);
     A.block = rs_problem_block(&p);
+    rs_kmodel_init(&A.km, &p, A.rm);
     A.in_bytes = pass == RS_PASS_FORWARD ? tok * (q + 2 * k) * a : tok * q * a;
     A.out_bytes = pass == RS_PASS_FORWARD ? tok * q * a : tok * (q + 2 * k) * a;
 

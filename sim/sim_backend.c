@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "kernel.h"
 #include "sim.h"
 
 /* The one rule for the simulator: it runs every valid machine that is a real ring - partial overlap
@@ -29,7 +30,7 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
     if (rc != 0) return -1;
     const rs_problem_t *p = rs_schedule_problem(s);
     *out = r.fig;
-    out->ideal_s = (double)r.fig.flops_useful / ((double)p->n_ranks * rs_machine_flops_eff(m, (double)rs_problem_block(p)));
+    out->ideal_s = rs_kernel_ideal_s(p, m, (double)r.fig.flops_useful);
     out->efficiency = r.fig.makespan_s > 0 ? out->ideal_s / r.fig.makespan_s : 1;
     out->wall_s = r.child_wall_s;
     rs_sim_result_free(&r);

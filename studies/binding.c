@@ -37,10 +37,10 @@ static const rs_abi_field_t table[] = {
     F(rs_machine_spec_t, inter_bw), F(rs_machine_spec_t, latency), F(rs_machine_spec_t, launch),
     F(rs_machine_spec_t, overlap), F(rs_machine_spec_t, slowdown), F(rs_machine_spec_t, host_xfer),
     F(rs_machine_spec_t, host_byte), F(rs_machine_spec_t, jitter), F(rs_machine_spec_t, seed),
-    SUB(rs_machine_spec_t, perturb, rs_perturb_t),
+    SUB(rs_machine_spec_t, perturb, rs_perturb_t), F(rs_machine_spec_t, impl), F(rs_machine_spec_t, kernel),
     TYPE(rs_setup_t), SUB(rs_setup_t, problem, rs_problem_t), F(rs_setup_t, n_layouts), F(rs_setup_t, layouts),
-    F(rs_setup_t, n_passes), F(rs_setup_t, passes), SUB(rs_setup_t, spec, rs_machine_spec_t), F(rs_setup_t, ring_given), OPAQUE(rs_setup_t, limits), OPAQUE(rs_setup_t, hw),
-    OPAQUE(rs_setup_t, machine), F(rs_setup_t, note),
+    F(rs_setup_t, n_passes), F(rs_setup_t, passes), SUB(rs_setup_t, spec, rs_machine_spec_t), F(rs_setup_t, grad_bytes_given), F(rs_setup_t, ring_given), OPAQUE(rs_setup_t, limits), OPAQUE(rs_setup_t, hw),
+    OPAQUE(rs_setup_t, machine), F(rs_setup_t, kernel_notes), F(rs_setup_t, note),
     TYPE(rs_closed_t), F(rs_closed_t, block_tokens), F(rs_closed_t, flops_per_pair), F(rs_closed_t, bytes_per_token),
     F(rs_closed_t, bytes_per_step), F(rs_closed_t, f_peak_per_s), F(rs_closed_t, f_eff_per_s), F(rs_closed_t, w_bytes_per_s),
     F(rs_closed_t, latency_s), F(rs_closed_t, t_comp_s), F(rs_closed_t, t_comm_s), F(rs_closed_t, t_step_s),
@@ -74,7 +74,7 @@ static const rs_abi_field_t table[] = {
     F(rs_plan_config_t, global_batch), F(rs_plan_config_t, dp), F(rs_plan_config_t, max_sp), F(rs_plan_config_t, fixed_sp),
     F(rs_plan_config_t, precision), F(rs_plan_config_t, ckpt), F(rs_plan_config_t, chunk_tokens), F(rs_plan_config_t, causal),
     F(rs_plan_config_t, layout), F(rs_plan_config_t, tile), F(rs_plan_config_t, usable_frac), F(rs_plan_config_t, linear_eff),
-    F(rs_plan_config_t, attn_eff), F(rs_plan_config_t, alternatives),
+    F(rs_plan_config_t, alternatives),
     TYPE(rs_plan_option_t), F(rs_plan_option_t, kind), F(rs_plan_option_t, ulysses), F(rs_plan_option_t, ring),
     F(rs_plan_option_t, fits), F(rs_plan_option_t, mem_bytes), SUB(rs_plan_option_t, attn, rs_sp_cost_t),
     F(rs_plan_option_t, t_attn_layer_s), F(rs_plan_option_t, t_linear_layer_s), F(rs_plan_option_t, t_layer_s),
@@ -101,7 +101,7 @@ void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_proble
 
 int rs_binding_closed(const rs_setup_t *s, int layout_i, int pass_j, rs_closed_t *out, rs_err_t *err) {
     const rs_problem_t p = rs_setup_problem(s, layout_i, pass_j);
-    return rs_model_closed(&p, &s->machine, out, err);
+    return rs_model_b_star(&p, &s->machine, out, err); /* the closed form with B* */
 }
 
 size_t rs_binding_walk_events(const rs_setup_t *s, int layout_i, int pass_j) {

@@ -38,8 +38,8 @@ const rs_abi_field_t *rs_abi_fields(void);
 
 /* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out);
-/* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done). Returns 0 or -1
- * with err. */
+/* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done), B* included
+ * (rs_model_b_star). Returns 0 or -1 with err. */
 int rs_binding_closed(const rs_setup_t *s, int layout_i, int pass_j, rs_closed_t *out, rs_err_t *err);
 /* Events the walk of entry (i, j) makes at most: ranks x steps x 4 (compute, send, recv, step). */
 size_t rs_binding_walk_events(const rs_setup_t *s, int layout_i, int pass_j);

@@ -111,24 +111,28 @@ void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const 
              rs_report_crossing_text(bx_causal, lo_c, hi_c, t2, sizeof t2), ratio);
 }
 
-void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, char *buf, size_t len) {
+void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layout_t layout, char *buf, size_t len) {
     char a1[32], a2[32], bstar[200], where[160];
     const double bs = cl->b_star_tokens, b = (double)cl->block_tokens;
+    const char *ln = rs_layout_name(layout);
     if (isnan(bs)) {
-        snprintf(bstar, sizeof bstar, "no B* (a full step is transfer-bound at every B up to 2^40 tokens)");
+        snprintf(bstar, sizeof bstar,
+                 "no B* (the %s layout's middle step is transfer-bound at every B searched: up to 2^40 tokens, 2^24 with "
+                 "kernel curves)", ln);
         snprintf(where, sizeof where, "B = %lld", (long long)cl->block_tokens);
     } else if (!(bs > 0)) {
-        snprintf(bstar, sizeof bstar, "no B* (a full step is compute-bound at every B)");
+        snprintf(bstar, sizeof bstar, "no B* (the %s layout's middle step is compute-bound at every B)", ln);
         snprintf(where, sizeof where, "B = %lld", (long long)cl->block_tokens);
     } else {
-        snprintf(bstar, sizeof bstar, "B* = %.1f tokens", bs);
+        snprintf(bstar, sizeof bstar, "B* = %.1f tokens (the largest B at which the %s layout's middle step is transfer-bound)",
+                 bs, ln);
         snprintf(where, sizeof where, "B = %lld, %.1fx B*", (long long)cl->block_tokens, b / bs);
     }
     snprintf(buf, len,
              "**%s: overlap threshold.** B_min = F c_b / (W c_f) = %s tokens (the seed's F/W, scaled by the K,V bytes per "
-             "token over the FLOPs per pair); with latency, F_eff(B) and launch overhead %s. This problem runs %s: one full "
-             "step computes for %s and moves %s, so it is %s-bound (T_comm / T_comp = %s).",
-             rs_pass_name(pass), num(cl->b_min_tokens, "%.1f"), bstar, where, rs_fmt_time(cl->t_comp_s, a1, sizeof a1),
+             "token over the FLOPs per pair); with latency, the compute rates and launches %s. This problem runs %s: the "
+             "%s layout's middle step computes for %s and moves %s, so it is %s-bound (T_comm / T_comp = %s).",
+             rs_pass_name(pass), num(cl->b_min_tokens, "%.1f"), bstar, where, ln, rs_fmt_time(cl->t_comp_s, a1, sizeof a1),
              rs_fmt_time(cl->t_comm_s, a2, sizeof a2), cl->comm_bound ? "transfer" : "compute",
              num(cl->t_comp_s > 0 ? cl->t_comm_s / cl->t_comp_s : NAN, "%.3f"));
 }

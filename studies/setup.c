@@ -1,7 +1,10 @@
 /* setup.c - problem, layouts, passes and machine of a study (setup.h). */
 #include "setup.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "kernel.h"
 
 void rs_setup_default(rs_setup_t *s) {
     memset(s, 0, sizeof *s);
@@ -31,6 +34,19 @@ int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
         return -1;
+    s->kernel_notes[0] = '\0';
+    if (rs_problem_is_inference(&s->problem) && s->machine.impl != RS_IMPL_NONE) {
+        /* the presets cost a training ring's calls: an inference variant runs the dense model (said
+         * when the preset was asked for) */
+        if (s->spec.impl > RS_IMPL_NONE)
+            snprintf(s->kernel_notes, sizeof s->kernel_notes,
+                     "--impl %s: the presets cost training rings; this inference variant (a cache, pass-q or decode) is "
+                     "costed at the dense peak F x eff(B)", rs_impl_name((rs_impl_t)s->machine.impl));
+        (void)rs_machine_set_kernel(&s->machine, RS_IMPL_NONE, 0, NULL);
+    }
+    const int64_t gb = rs_impl_grad_bytes((rs_impl_t)s->machine.impl, s->problem.act_bytes);
+    if (gb > 0 && !s->grad_bytes_given) s->problem.grad_bytes = gb;
+    if (!s->kernel_notes[0]) rs_machine_kernel_notes(&s->machine, s->problem.head_dim, s->kernel_notes, sizeof s->kernel_notes);
     s->note[0] = '\0';
     for (int i = 0; i < s->n_layouts; i++)
         for (int j = 0; j < s->n_passes; j++) {

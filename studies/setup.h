@@ -20,11 +20,14 @@ typedef struct {
     int n_passes;                          /* passes asked for */
     rs_pass_t passes[RS_PASS_COUNT];
     rs_machine_spec_t spec;                /* the machine as asked for: profile, overrides, perturbations */
+    bool grad_bytes_given;                 /* problem.grad_bytes was asked for (else the preset's) */
     bool ring_given;                       /* --ring was given (else decode runs pass-q by itself) */
     rs_limits_t limits;                    /* --max-time, --max-memory (estimate.h; 0: the defaults) */
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */
+    char kernel_notes[768];                /* the kernel curves' fallbacks for the problem (or that an
+                                              inference variant runs the dense model), "" if none */
     char note[512];                        /* a valid but costlier choice to tell the user about
                                               (rs_problem_note of the first entry that has one), or "" */
 } rs_setup_t;
@@ -39,7 +42,10 @@ void rs_setup_default(rs_setup_t *s);
 void rs_setup_measure_problem(rs_problem_t *p);
 /* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
-/* Load the profile, build the machine for the problem's N, validate the problem of every
+/* Load the profile, build the machine for the problem's N (its implementation preset and kernel:
+ * rs_machine_spec_build; an inference variant - a cache, pass-q, decode - runs the dense model: the
+ * presets cost training rings), set the problem's grad_bytes to the preset's dK,dV dtype unless
+ * grad_bytes_given, note the curves' fallbacks (kernel_notes), validate the problem of every
  * (layout, pass) (decode without --ring runs pass-q), fill note. Returns 0 or -1 with err (bad
  * input: err names the option or file). */
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err);

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "calibrate_kernels.h"
 #include "exec_launch.h"
 #include "output.h"
 #include "setup.h"
@@ -41,6 +42,24 @@ int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err) {
     return rs_measure_check(in->backend, &in->problem, in->dtype, &in->job, err);
 }
 
+/* The kernel table of this backend (calibrate_kernels.h) on rank 0 alone, into the profile: the block
+ * sizes of the calibration (at most RS_KMAX_POINTS, the largest), a quarter of its time per point, in
+ * the backend's compute dtype. One block size: no curve (the profile keeps the dense model). */
+static int calib_kernels(const rs_calibrate_in_t *j, const rs_exec_job_t *job, const rs_problem_t *p, rs_hw_t *hw) {
+    rs_calib_kernel_opts_t ko = {.min_time_s = j->calib.min_time_s / 4, .min_reps = 3, .dtype = j->dtype};
+    snprintf(ko.name, sizeof ko.name, "ringsim-%s", job->be->name);
+    const int skip = j->calib.n_blocks > RS_KMAX_POINTS ? j->calib.n_blocks - RS_KMAX_POINTS : 0;
+    for (int i = skip; i < j->calib.n_blocks; i++) ko.blocks[ko.n_blocks++] = j->calib.blocks[i];
+    if (ko.n_blocks < 2) return 0;
+    rs_err_t err = {{0}};
+    if (rs_calib_kernel_table(p, job->cops, job->local_rank, &ko, &hw->kernels, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
+        return -1;
+    }
+    rs_calib_kernel_print(&hw->kernels, j->out);
+    return 0;
+}
+
 static int calib_body(const rs_exec_job_t *job, void *arg) {
     const rs_calibrate_in_t *j = arg;
     rs_calib_t c;
@@ -72,6 +91,7 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     rs_calib_print(&c, j->out);
     rs_hw_t hw;
     rs_calib_to_hw(&c, name, note, job->n_ranks, j->dtype, &hw);
+    if (calib_kernels(j, job, &p, &hw) < 0) return RS_EXIT_FAIL;
     if (rs_hw_write_json(&hw, j->out_path, note, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
         return RS_EXIT_FAIL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel.h"
 #include "meter.h"
 #include "model.h"
 #include "plot.h"
@@ -118,8 +119,7 @@ static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs
             if (g->slowdown > pt->slowdown) pt->slowdown = g->slowdown;
             if (g->worst_hop >= 0 && g->worst_ratio < pt->worst_ratio) pt->worst_ratio = g->worst_ratio;
         }
-        const double f_eff = rs_machine_flops_eff(&c->machine, (double)rs_problem_block(&c->problem));
-        pt->ideal_s = (double)r.fig.flops_useful / (double)jr->n_rings / ((double)c->problem.n_ranks * f_eff);
+        pt->ideal_s = rs_kernel_ideal_s(&c->problem, &c->machine, (double)r.fig.flops_useful / (double)jr->n_rings);
         pt->efficiency = pt->makespan_s > 0 ? pt->ideal_s / pt->makespan_s : 1;
         pt->efficiency_free = pt->free_s > 0 ? pt->ideal_s / pt->free_s : 1;
         const int64_t sat = rs_job_saturated_link(jr);

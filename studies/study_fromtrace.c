@@ -399,6 +399,61 @@ static void fit_compute(const csample_t *cs, size_t n, rs_tfit_t *f, double *tmp
         c->model.eff[c->model.n_eff++] = (rs_eff_point_t){(double)c->blocks[i], c->flops_eff[i] / c->flops_peak};
 }
 
+/* One call shape of a (pass, kind): its samples' useful FLOPs and compute time, pooled. */
+typedef struct {
+    double q, k, useful, t;
+} kshape_t;
+
+static int kshape_qcmp(const void *x, const void *y) {
+    const kshape_t *a = x, *b = y;
+    const double aa = a->q * a->k, ab = b->q * b->k;
+    return aa < ab ? -1 : aa > ab ? 1 : a->q < b->q ? -1 : a->q > b->q;
+}
+
+/* The shapes of the points of (pass, kind), pooled per shape and sorted by (area, q). Returns the count. */
+static int kernel_shapes(const rs_tfit_t *f, rs_pass_t pass, rs_tfit_kind_t kind, kshape_t *sh) {
+    int n = 0;
+    for (int i = 0; i < f->n_points; i++) {
+        const rs_tfit_point_t *p = &f->pt[i];
+        const double w = (double)(p->n_busy + p->n_alone);
+        if (p->pass != pass || p->kind != kind || !(p->t_comp_s > 0) || !(p->flops_useful > 0)) continue;
+        int j = 0;
+        while (j < n && !(sh[j].q == (double)p->q_tokens && sh[j].k == (double)p->k_tokens)) j++;
+        if (j == n) sh[n++] = (kshape_t){(double)p->q_tokens, (double)p->k_tokens, 0, 0};
+        sh[j].useful += w * (double)p->flops_useful, sh[j].t += w * p->t_comp_s;
+    }
+    qsort(sh, (size_t)n, sizeof *sh, kshape_qcmp);
+    return n;
+}
+
+/* Step 5 (study_fromtrace.h): the compute points as the profile's kernel table. */
+static void fit_kernels(rs_tfit_t *f) {
+    static const rs_tfit_kind_t kinds[RS_KMASK_COUNT] = {RS_TFIT_FULL, RS_TFIT_CAUSAL, RS_TFIT_SHIFTED}; /* by rs_kmask_t */
+    rs_kernel_table_t *t = &f->kernels;
+    memset(t, 0, sizeof *t);
+    f->one_shape = 0;
+    kshape_t sh[RS_TFIT_MAX_POINTS];
+    for (int pass = 0; pass < 2; pass++)
+        for (int m = 0; m < RS_KMASK_COUNT; m++) {
+            const int n = kernel_shapes(f, (rs_pass_t)pass, kinds[m], sh);
+            if (n == 1) f->one_shape |= 1u << (pass * RS_KMASK_COUNT + m);
+            if (n < 2) continue;
+            rs_kcurve_t *c = &t->curve[t->n_curves++];
+            c->kernel = 0, c->dtypes = 1u << f->dtype, c->head_dim = f->shape.head_dim, c->pass = pass, c->mask = (rs_kmask_t)m;
+            const int keep = n < RS_KMAX_POINTS ? n : RS_KMAX_POINTS; /* spread over the areas, both ends kept */
+            for (int i = 0; i < keep; i++) {
+                const kshape_t *s = &sh[(int)lround((double)i * (n - 1) / (keep - 1))];
+                c->pt[c->n++] = (rs_kpoint_t){s->q, s->k, s->useful / s->t};
+            }
+        }
+    if (!t->n_curves) return;
+    t->n_kernels = 1;
+    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "%s", RS_TFIT_KERNEL);
+    for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) t->impl_kernel[i] = 1;
+    t->default_impl = RS_IMPL_NONE;
+    if (rs_kernel_table_prepare(t, NULL) != 0) memset(t, 0, sizeof *t); /* cannot happen: sorted, positive points */
+}
+
 static rs_dtype_t dtype_of(const rs_tfit_opts_t *o, const rs_problem_t *p) {
     if (o->dtype_given) return o->dtype;
     return p->act_bytes == 4 ? RS_DTYPE_FP32 : p->act_bytes == 1 ? RS_DTYPE_FP8 : RS_DTYPE_BF16;
@@ -424,12 +479,34 @@ int rs_tfit_run(const rs_tset_t *ts, const rs_tfit_opts_t *o, rs_tfit_t *out, rs
     }
     if (rc == 0) rc = fit_transport(ts, o, xs, n_xs, out, tmp, err);
     if (rc == 0) fit_compute(cs, n_cs, out, tmp);
+    if (rc == 0) fit_kernels(out);
     free(xs), free(cs), free(tmp), free(tmp2);
     return rc;
 }
 
 void rs_tfit_to_hw(const rs_tfit_t *f, const char *name, const char *note, rs_hw_t *hw) {
     rs_calib_to_hw(&f->calib, name, note, f->shape.n_ranks, f->dtype, hw);
+    if (f->kernels.n_kernels > 0) hw->kernels = f->kernels;
+}
+
+/* Step 5's table, as calibrate prints it. */
+static void print_kernels(const rs_tfit_t *f, FILE *out) {
+    const rs_kernel_table_t *t = &f->kernels;
+    if (t->n_curves)
+        fprintf(out, "# kernel table (kernel %s, %s, d %lld): useful TFLOP/s of a step's call by shape q x k, per pass and "
+                     "mask kind; run by --impl ringsim|flash-attn|te (the profile's default stays F_eff(B))\n",
+                RS_TFIT_KERNEL, rs_dtype_name(f->dtype), (long long)f->shape.head_dim);
+    for (int i = 0; i < t->n_curves; i++) {
+        const rs_kcurve_t *c = &t->curve[i];
+        fprintf(out, "  %-8s %-7s", rs_pass_name((rs_pass_t)c->pass), rs_kmask_name(c->mask));
+        for (int j = 0; j < c->n; j++) fprintf(out, " %.0fx%.0f:%.6g", c->pt[j].q_tokens, c->pt[j].k_tokens, c->pt[j].flops_per_s * 1e-12);
+        fputc('\n', out);
+    }
+    for (int b = 0; b < 2 * RS_KMASK_COUNT; b++)
+        if (f->one_shape >> b & 1u)
+            fprintf(out, "# kernel table: %s %s calls at one shape only: no curve (the model uses the nearest mask kind's)\n",
+                    rs_pass_name((rs_pass_t)(b / RS_KMASK_COUNT)), rs_kmask_name((rs_kmask_t)(b % RS_KMASK_COUNT)));
+    if (!t->n_curves) fprintf(out, "# kernel table: none (no pass and mask kind has calls at two shapes)\n");
 }
 
 void rs_tfit_print(const rs_tfit_t *f, const rs_tset_t *ts, FILE *out) {
@@ -478,6 +555,7 @@ void rs_tfit_print(const rs_tfit_t *f, const rs_tset_t *ts, FILE *out) {
                 f->n_comp_zero);
     fprintf(out, "# F_peak(%s) = max F_eff(B) = %.6g TFLOP/s; launch overhead 0 (inside the rates)\n", rs_dtype_name(f->dtype),
             c->flops_peak * 1e-12);
+    print_kernels(f, out);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -627,9 +705,12 @@ int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path,
         fitted_profile(ts, f, name, &hw);
         if (write_profile(&hw, out_path, &err) != 0) rc = RS_EXIT_FAIL;
         else
-            fprintf(out, "# profile %s (%s): F_peak(%s) %.6g TFLOP/s, %d efficiency points, W %.6g GB/s, L %.6g s\n", out_path,
-                    hw.name, rs_dtype_name(f->dtype), hw.flops_per_s[f->dtype] * 1e-12, hw.cal.n_eff,
-                    hw.intra.bw_bytes_per_s * 1e-9, hw.intra.latency_s);
+            fprintf(out, "# profile %s (%s): F_peak(%s) %.6g TFLOP/s, %d efficiency points, W %.6g GB/s, L %.6g s, %d kernel curves\n",
+                    out_path, hw.name, rs_dtype_name(f->dtype), hw.flops_per_s[f->dtype] * 1e-12, hw.cal.n_eff,
+                    hw.intra.bw_bytes_per_s * 1e-9, hw.intra.latency_s, hw.kernels.n_curves);
+        if (rc == RS_EXIT_OK && hw.kernels.n_curves)
+            fprintf(out, "# the presets' merges run at the profile's memory bandwidth, %.4g GB/s (a trace does not measure it: "
+                         "set kernels.merge_bw_bytes_per_s to the traced device's)\n", hw.mem_bw_bytes_per_s * 1e-9);
     }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
     free(f);

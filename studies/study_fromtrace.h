@@ -27,6 +27,15 @@
  *     every compute sample at B (both passes, every kind): the one rate per B the model's
  *     efficiency curve holds; F_peak = max F_eff(B), eff(B) = F_eff(B) / F_peak. Launch overhead 0
  *     (it is inside the rates, as `ringsim calibrate` has it).
+ *  5. The kernel table (model/machine/kernel_table.h, the curves the kernel-aware model reads): one
+ *     kernel, RS_TFIT_KERNEL, with a curve per (pass, mask kind) whose points span at least two call
+ *     shapes: each point (q, k, useful FLOPs / t_comp) - a step's one call over its rows, as the
+ *     per-step presets (flash-attn, te) issue it - points of one shape pooled over their samples
+ *     (sum n useful / sum n t_comp), sorted by (area q k, q), at most RS_KMAX_POINTS spread over the
+ *     areas. A (pass, kind) seen at one shape only has no curve (the model falls back to the nearest
+ *     kind and says so). Every preset runs the kernel (impl_kernels); the profile's default preset
+ *     stays none, so its default model is F_eff(B) above (--impl picks the curves); the merge
+ *     bandwidth is the device's (not in a trace).
  * Refused (RS_EXIT_USAGE, one line naming the file): a missing or malformed trace, headers of
  * different problem shapes or disagreeing with a given option, a trace without compute events that
  * execute FLOPs, a recv event at a step the schedule moves nothing at or one whose bytes say 0, a
@@ -127,12 +136,18 @@ typedef struct {
     size_t n_xfer_zero;          /* transfer samples with t <= 0 (not used) */
     bool latency_given;          /* L was given (--latency), W fitted alone */
     bool host_fitted;            /* some point had busy and alone steps: host cost and overlap fitted */
+    rs_kernel_table_t kernels;   /* step 5 (prepared); n_kernels 0 when no (pass, kind) has two shapes */
+    unsigned one_shape;          /* bit (pass * RS_KMASK_COUNT + mask): seen at one call shape only (no curve) */
 } rs_tfit_t;
+
+/* The kernel of the fitted table (step 5). */
+#define RS_TFIT_KERNEL "from-trace"
 
 /* Fit (above). Returns 0, or -1 with err "FILE: ..." naming the file(s) of what cannot be fitted. */
 int rs_tfit_run(const rs_tset_t *ts, const rs_tfit_opts_t *o, rs_tfit_t *out, rs_err_t *err);
 /* The profile: rs_calib_to_hw (F_peak for f->dtype, the intra tier L and W, the calibration), a
- * flat ring of the traces' N ranks, the given name and note. Can't fail. */
+ * flat ring of the traces' N ranks, the kernel table (step 5, when it has curves), the given name
+ * and note. Can't fail. */
 void rs_tfit_to_hw(const rs_tfit_t *f, const char *name, const char *note, rs_hw_t *hw);
 /* The fit's tables ('#' header lines, fixed width): the traces, compute points, F_eff(B), transfer
  * sizes and the alpha-beta fit, host cost and overlap. Can't fail. */

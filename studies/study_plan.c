@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel.h"
+
 #ifdef RINGSIM_HAVE_PLOTS
 #include "meter.h"
 #include "output.h"
@@ -40,9 +42,13 @@ static const char *split_name(char *buf, size_t len, const rs_plan_option_t *o) 
 
 static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cands, int n) {
     fprintf(out, "# model=%s seq=%s global_batch=%lld precision=%s ckpt=%s layout=%s causal=%d usable=%.2f "
-                 "linear_eff=%.2f attn_eff=%.2f (uncalibrated profiles)\n",
+                 "linear_eff=%.2f\n",
             c->model.name, c->seq_tokens ? "given" : "max", (long long)c->global_batch, rs_precision_name(c->precision),
-            rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff, c->attn_eff);
+            rs_ckpt_name(c->ckpt), rs_layout_name(c->layout), c->causal, c->usable_frac, c->linear_eff);
+    for (int i = 0; i < n; i++) {
+        char kd[256];
+        fprintf(out, "# %s: attention %s\n", cands[i].res.hw_name, rs_kernel_describe(&cands[i].machine, kd, sizeof kd));
+    }
     fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
             "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",
             "layer_ms", "step_s", "MFU", "usd_step", "usd_Mtok");
@@ -72,7 +78,8 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
         fprintf(out, "# %s: %s\n", r->hw_name, r->why);
     }
     fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
-                 "(the walk at B); times per layer include recompute (ckpt)\n");
+                 "(the layout's middle step computes at least as long as its transfers take, model/cost/kernel.h); times per "
+                 "layer include recompute (ckpt)\n");
 }
 
 static int write_csv(const char *path, const cand_t *cands, int n, rs_err_t *err) {
@@ -126,8 +133,6 @@ static int simulate(const rs_plan_config_t *c, cand_t *k, rs_err_t *err) {
 #ifdef RINGSIM_HAVE_SIM
     const rs_plan_result_t *r = &k->res;
     if (r->sp > RS_PLAN_SIM_MAX_N) return 0;
-    rs_machine_t mm;
-    rs_plan_machine(c, &k->machine, &mm);
     for (int j = 0; j < r->n_options; j++) {
         const rs_plan_option_t *o = &r->options[j];
         rs_sp_config_t sc;
@@ -139,11 +144,11 @@ static int simulate(const rs_plan_config_t *c, cand_t *k, rs_err_t *err) {
         sc.causal = c->causal;
         sc.layout = c->layout;
         sc.act_bytes = rs_precision_act_bytes(c->precision);
-        sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+        sc.grad_bytes = rs_plan_grad_bytes(c, &k->machine);
         sc.tile = c->tile;
         rs_sim_alt_result_t f, b;
-        if (rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_FORWARD, &f, err) ||
-            rs_sim_alt_run(&c->model, &mm, &sc, RS_PASS_BACKWARD, &b, err))
+        if (rs_sim_alt_run(&c->model, &k->machine, &sc, RS_PASS_FORWARD, &f, err) ||
+            rs_sim_alt_run(&c->model, &k->machine, &sc, RS_PASS_BACKWARD, &b, err))
             return -1;
         k->sim_attn_s[j] = f.makespan_s + b.makespan_s + (c->ckpt == RS_CKPT_FULL ? f.makespan_s : 0.0);
     }
@@ -170,12 +175,12 @@ static void ring_case(const rs_plan_config_t *c, const cand_t *k, rs_pass_t pass
     p->kv_heads = c->model.kv_heads;
     p->head_dim = c->model.head_dim;
     p->act_bytes = rs_precision_act_bytes(c->precision);
-    p->grad_bytes = rs_precision_grad_bytes(c->precision);
+    p->grad_bytes = rs_plan_grad_bytes(c, &k->machine);
     p->causal = c->causal;
     p->layout = c->layout;
     p->pass = pass;
     p->tile_q = p->tile_k = c->tile;
-    rs_plan_machine(c, &k->machine, &out->machine);
+    out->machine = k->machine;
 }
 
 static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_contention_out_t *co, int64_t dp) {

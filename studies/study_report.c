@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "compare.h"
 #include "doc.h"
+#include "kernel.h"
 #include "meter.h"
 #include "model.h"
 #include "output.h"
@@ -153,7 +154,7 @@ static int report_entry(report_t *r, entry_t *e, rs_err_t *err) {
     rs_backend_opts_default(&bo);
     bo.rank_busy_s = e->busy_s;
     int rc = 0;
-    if (!e->busy_s || !s || !t || rs_model_closed(p, r->m, &e->closed, err) != 0 ||
+    if (!e->busy_s || !s || !t || rs_model_b_star(p, r->m, &e->closed, err) != 0 ||
         rs_walk_backend.run(s, r->m, &bo, t, &e->walk, err) != 0)
         rc = -1;
     if (rc == 0) {
@@ -670,6 +671,9 @@ static void doc_problem(report_t *r, rs_doc_t *d) {
              m->flops_per_s / 1e12, rs_dtype_name(dtype), m->intra.name, m->intra.bw_bytes_per_s / 1e9,
              fmt_t(m->intra.latency_s, a1, sizeof a1),
              m->devices_per_node > 0 && m->devices_per_node < p0->n_ranks ? " (nodes cross over the inter-node tier)" : "");
+    char kd[256];
+    rs_doc_p(d, "Compute: the attention steps are costed %s (docs/model.md section 3a; --impl, --kernel, --flops change it).",
+             rs_kernel_describe(m, kd, sizeof kd));
 }
 
 /* Per pass: the overlap threshold, and which layout wins and by how much. */
@@ -677,7 +681,7 @@ static void doc_pass(report_t *r, rs_doc_t *d, int j) {
     const int nl = r->c->n_layouts;
     const entry_t *es = &r->es[j * nl];
     char a1[32], a2[32], line[1200];
-    rs_report_finding_threshold(&es[0].closed, es[0].problem.pass, line, sizeof line);
+    rs_report_finding_threshold(&es[0].closed, es[0].problem.pass, es[0].problem.layout, line, sizeof line);
     rs_doc_li(d, "%s", line);
     int best = 0, worst = 0;
     for (int i = 1; i < nl; i++) {
@@ -749,19 +753,22 @@ static void doc_entries(report_t *r, rs_doc_t *d) {
     const int ne = r->ne;
     rs_doc_h(d, 2, "Per layout and pass");
     snprintf(rows[0], sizeof rows[0],
-             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp full|T_comm");
+             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp (step)|T_comm|bound|B*");
     for (int k = 0; k < ne && k + 1 < MAXR; k++) {
         const entry_t *e = &r->es[k];
-        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s", rs_layout_name(e->problem.layout),
+        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s|%s|%.0f", rs_layout_name(e->problem.layout),
                  rs_pass_name(e->problem.pass), fmt_t(e->walk.makespan_s, a1, sizeof a1),
                  e->has_sim ? fmt_t(e->sim_makespan_s, a2, sizeof a2) : "-", 100 * e->walk.efficiency,
                  e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1.0, (long long)e->walk.comm_bound_steps,
-                 (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4));
+                 (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4),
+                 e->closed.comm_bound ? "transfer" : "compute", e->closed.b_star_tokens);
     }
     for (int k = 0; k <= ne && k < MAXR; k++) rp[k] = rows[k];
     rs_doc_table(d, rp, ne + 1 < MAXR ? ne + 1 : MAXR);
-    rs_doc_p(d, "Efficiency = total useful FLOPs / (N F_eff) / makespan. T_comp full and T_comm are the closed form's full-block "
-                "step (the seed's per-step analysis, calibrated). Exact values: summary.csv.");
+    rs_doc_p(d, "Efficiency = ideal / makespan, ideal = total useful FLOPs / (N x the kernel's rate on one B x B call of the "
+                "problem's mask; F_eff(B) without kernel curves). T_comp (step), T_comm, the bound and B* are the closed form's "
+                "for the layout's middle step (the step class that paces the ring: a causal zigzag step computes about half a "
+                "block). Exact values: summary.csv.");
     if (!r->sim) {
         rs_doc_p(d, "SimGrid: not run (%s).", r->in->no_sim ? "--no-sim" : r->sim_why[0] ? r->sim_why : "not built");
         return;

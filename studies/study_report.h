@@ -61,9 +61,10 @@ const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *bu
  * tcomm-vs-b-causal) by backend `which` (rs_sweep_crossover: 0 model walk, 1 SimGrid), named `who`. */
 void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const rs_sweep_point_t *causal, size_t nc, int which,
                                  const char *who, int64_t n_ranks, char *buf, size_t len);
-/* The overlap threshold of a pass from its closed form (summary.csv's row): B_min, B* (or that there
- * is none), the problem's B against it, the full step's T_comp and T_comm. */
-void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, char *buf, size_t len);
+/* The overlap threshold of a pass from its closed form with B* (rs_model_b_star; summary.csv's row):
+ * B_min, B* (or that there is none), the problem's B against it, the layout's middle step's T_comp
+ * and T_comm (model/cost/kernel.h's bound rule). */
+void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layout_t layout, char *buf, size_t len);
 /* The held-out table of `ringsim validate --summary` (its CSV read with rs_table_read): rows of a
  * Markdown table (header first, '|'-separated) into rows[0..*n_rows) (at most max_rows), and the
  * sentence from the same rows: per metric the range of the held-out configurations' median errors,

@@ -198,7 +198,7 @@ static const rs_backend_ops_t *backend_for(const char *name, const char *what, c
 
 int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err) {
     if (traces) traces[0] = traces[1] = NULL;
-    if (rs_model_closed(&pt->problem, &pt->machine, &pt->closed, err) != 0) return -1;
+    if (rs_model_b_star(&pt->problem, &pt->machine, &pt->closed, err) != 0) return -1;
     const rs_closed_t *cl = &pt->closed;
     pt->seed_t_comp_s = rs_seed_t_comp_s((double)cl->block_tokens, cl->flops_per_pair, cl->f_peak_per_s);
     pt->seed_t_comm_s = rs_seed_t_comm_s((double)cl->block_tokens, cl->bytes_per_token, cl->w_bytes_per_s);

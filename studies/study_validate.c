@@ -488,7 +488,7 @@ static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
     rs_run_summary_t w;
     rs_closed_t cl;
     rs_compare_t cmp;
-    if (!tm || !tp || rs_walk_backend.run(s, m, NULL, tp, &w, &err) < 0 || rs_model_closed(&p, m, &cl, &err) < 0 ||
+    if (!tm || !tp || rs_walk_backend.run(s, m, NULL, tp, &w, &err) < 0 || (i == 0 ? rs_model_b_star : rs_model_closed)(&p, m, &cl, &err) < 0 ||
         rs_trace_summarize(tm, p.pass, &cf->rows[i].meas, &err) < 0 || rs_trace_summarize(tp, p.pass, &cf->rows[i].pred, &err) < 0 ||
         rs_compare_traces(tm, tp, &cmp, &err) < 0) {
         fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);

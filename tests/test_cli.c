@@ -164,12 +164,65 @@ static void test_json_and_traces(void) {
     CU_ASSERT(rs_test_file_size(rs_test_path("t-zigzag-backward.json")) >= 0);
 }
 
+/* --impl, --kernel, --flops; fallback notes once on stderr; a bad kernels section names file:line. */
+static void test_kernel_options(void) {
+    expect_usage_error("--impl bogus", "--impl bogus: expected ringsim, flash-attn, te or none");
+    expect_usage_error("--impl te --kernel nope",
+                       "--kernel nope: profile H100-SXM has no such kernel (its kernels: flash-attn-2, flash-attn-3, cudnn, ringsim-mma)");
+    expect_usage_error("--profile a100-sxm --impl ringsim", "--impl ringsim: profile A100-SXM names no kernel for it");
+    expect_usage_error("--kernel cudnn --impl none", "--kernel cudnn: needs an implementation preset");
+    /* a curve of one point */
+    char path[512], args[1024];
+    snprintf(path, sizeof path, "%s", rs_test_path("bad-kernels.json"));
+    rs_test_write_text(path, "{\n  \"name\": \"x\",\n  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, "
+          "\"memory_bw_bytes_per_s\": 3e12, \"devices_per_node\": 8},\n  \"tiers\": {\"intra\": \"nvlink4\"},\n"
+          "  \"kernels\": {\"list\": [{\"name\": \"k\", \"curves\": [\n    {\"dtype\": \"bf16\", \"head_dim\": 128, "
+          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": [[512, 512, 1e14]]}]}]}\n}\n");
+    snprintf(args, sizeof args, "--profile %s", path);
+    char want[700];
+    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 2 to 24 points", path);
+    expect_usage_error(args, want);
+    /* the default (flash-attn on H100-SXM): one note line for the curves' fallbacks */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --layout striped --pass forward --seq 64K"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim: note: kernel flash-attn-2 has no forward shifted curve: using its causal curve"));
+    char *nl = strchr(rs_test_err, '\n');
+    CU_ASSERT(nl != NULL && nl[1] == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps as the flash-attn preset issues its calls, at kernel flash-attn-2"));
+    /* --flops alone: the dense peak, no note */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --flops 989e12 --layout zigzag --pass forward"), 0);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the dense peak F x eff(B) = 989 TFLOP/s"));
+    /* --impl te: the cudnn kernel, dK,dV in bf16 on the wire (JSON and the library agree) */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --impl te --json - --layout zigzag --pass backward --seq 64K"), 0);
+    json_error_t jerr;
+    json_t *root = json_loads(rs_test_out, 0, &jerr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "impl")), "te");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "kernel")), "cudnn");
+    json_t *e = json_array_get(json_object_get(root, "entries"), 0);
+    rs_hw_t hw;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_TE, hw.kernels.impl_kernel[RS_IMPL_TE], NULL), 0);
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 65536, p.pass = RS_PASS_BACKWARD, p.grad_bytes = 2;
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    RS_ASSERT_REL(json_real_value(json_object_get(e, "t_comm_s")), c.t_comm_s, 1e-15);
+    RS_ASSERT_REL(json_real_value(json_object_get(e, "t_comp_s")), c.t_comp_s, 1e-15);
+    RS_ASSERT_REL(c.t_comm_s, 3e-6 + (65536.0 / 8) * 2 * 128 * 8 * (2 + 2) / 450e9, 1e-12); /* K,V + dK,dV in bf16 */
+    json_decref(root);
+}
+
 int main(void) {
     static const rs_test_case_t cases[] = {
         {"bad input: exit 2, one line, no output file", test_bad_input},
         {"--help lists every option with its default", test_help_lists_options_with_defaults},
         {"CSV equals the library's closed form and walk", test_csv_matches_library},
         {"JSON and predicted traces", test_json_and_traces},
+        {"--impl, --kernel, --flops, notes, bad kernels input", test_kernel_options},
         {"inference: pass-q note, forward only, trace header", test_inference_runs},
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"ringsim model", cases}};

@@ -7,6 +7,11 @@
  * fit must recover F_eff(B), L, W and the host cost within 1% (the issue's check), validate must
  * predict them with ~0 error, and a profile off by a known factor must show that factor. Bad input:
  * exit 2, one line naming the file, no output.
+ *
+ * The kernel table: traces of a machine whose attention kernel has KNOWN curves by call shape and
+ * mask (forward and backward at B = 1024, 2048, 4096, run by the flash-attn preset: one call per step
+ * over its rows; merges at 1e30 B/s and no launch cost, so a step's compute is its call) must give back
+ * each curve's points, shape by shape, within 1% - in rs_tfit_t and in the profile calibrate writes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,32 +51,156 @@ static rs_problem_t trace_problem(int i) {
     return p;
 }
 
-/* The walk's trace of trace i's problem on the known machine, through Kineto and back, as CSV. */
-static int make_trace(int i) {
+/* The walk's trace of problem p on machine m, through Kineto (DIR/kinetoTAG) and back, as CSV into path. */
+static int make_trace_on(const rs_problem_t *pp, const rs_machine_t *mm, const char *tag, char *path, size_t path_len) {
     rs_err_t err = {{0}};
-    const rs_problem_t p = trace_problem(i);
-    const rs_machine_t m = known_machine();
+    const rs_problem_t p = *pp;
+    const rs_machine_t m = *mm;
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     rs_trace_t *t = rs_trace_create("model");
     rs_walk_t w;
     int rc = s && t && rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, &err) == 0 ? 0 : -1;
     if (rc == 0) rc = rs_trace_meta_problem(t, &p);
     char dir[600];
-    snprintf(dir, sizeof dir, "%s/kineto%d", rs_test_dir, i);
+    snprintf(dir, sizeof dir, "%s/kineto%s", rs_test_dir, tag);
     if (rc == 0) rc = rs_import_export_kineto(t, dir, &err);
     rs_import_opts_t o;
     rs_import_opts_default(&o);
     o.problem = p;
     const char *in[1] = {dir};
     rs_import_t *im = rc == 0 ? rs_import_read(in, 1, &o, &err) : NULL;
-    snprintf(paths[i], sizeof paths[i], "%s/trace%d-B%lld-%s.csv", rs_test_dir, i, (long long)blocks[i], rs_pass_name(passes[i]));
-    path_ptr[i] = paths[i];
-    rc = im && rs_import_n_traces(im) == 1 && rs_trace_write_csv(rs_import_trace(im, 0), paths[i], &err) == 0 ? 0 : -1;
-    if (rc) fprintf(stderr, "  trace %d: %s\n", i, err.msg);
+    snprintf(path, path_len, "%s/trace%s-B%lld-%s.csv", rs_test_dir, tag, (long long)rs_problem_block(&p), rs_pass_name(p.pass));
+    rc = im && rs_import_n_traces(im) == 1 && rs_trace_write_csv(rs_import_trace(im, 0), path, &err) == 0 ? 0 : -1;
+    if (rc) fprintf(stderr, "  trace %s: %s\n", tag, err.msg);
     rs_import_free(im);
     rs_trace_free(t);
     rs_schedule_free(s);
     return rc;
+}
+
+/* The walk's trace of trace i's problem on the known machine, through Kineto and back, as CSV. */
+static int make_trace(int i) {
+    const rs_problem_t p = trace_problem(i);
+    const rs_machine_t m = known_machine();
+    char tag[16];
+    snprintf(tag, sizeof tag, "%d", i);
+    path_ptr[i] = paths[i];
+    return make_trace_on(&p, &m, tag, paths[i], sizeof paths[i]);
+}
+
+/* The known kernel: its curves, one per (pass, mask kind) a zigzag ring calls at B = 1024, 2048, 4096,
+ * at exactly the call shapes the flash-attn preset issues there (zigzag: B x B/2 and B/2 x B full,
+ * B x B causal), useful TFLOP/s different per shape and aspect. */
+#define N_KTRACES 6
+static char kpaths[N_KTRACES][600];
+static const char *kpath_ptr[N_KTRACES];
+typedef struct {
+    rs_pass_t pass;
+    rs_kmask_t mask;
+    int n;
+    rs_kpoint_t pt[6];
+} known_curve_t;
+static const known_curve_t known_curves[4] = {
+    {RS_PASS_FORWARD, RS_KMASK_FULL, 6,
+     {{512, 1024, 150e12}, {1024, 512, 165e12}, {1024, 2048, 205e12}, {2048, 1024, 215e12}, {2048, 4096, 240e12}, {4096, 2048, 252e12}}},
+    {RS_PASS_FORWARD, RS_KMASK_CAUSAL, 3, {{1024, 1024, 110e12}, {2048, 2048, 160e12}, {4096, 4096, 215e12}}},
+    {RS_PASS_BACKWARD, RS_KMASK_FULL, 6,
+     {{512, 1024, 90e12}, {1024, 512, 95e12}, {1024, 2048, 130e12}, {2048, 1024, 140e12}, {2048, 4096, 170e12}, {4096, 2048, 175e12}}},
+    {RS_PASS_BACKWARD, RS_KMASK_CAUSAL, 3, {{1024, 1024, 60e12}, {2048, 2048, 100e12}, {4096, 4096, 140e12}}},
+};
+
+static rs_machine_t known_kernel_machine(void) {
+    rs_tier_t tier = {"known", W_BPS, L_S};
+    rs_machine_t m = rs_machine_figures("known-kernel", RS_DTYPE_BF16, F_PEAK, tier);
+    rs_kernel_table_t *t = &m.kernels;
+    memset(t, 0, sizeof *t);
+    t->n_kernels = 1;
+    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "known");
+    for (int i = 0; i < 4; i++) {
+        rs_kcurve_t *c = &t->curve[t->n_curves++];
+        c->kernel = 0, c->dtypes = 1u << RS_DTYPE_BF16, c->head_dim = 128, c->pass = known_curves[i].pass;
+        c->mask = known_curves[i].mask, c->n = known_curves[i].n;
+        memcpy(c->pt, known_curves[i].pt, sizeof known_curves[i].pt);
+    }
+    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1;
+    t->merge_bw_bytes_per_s = 1e30; /* merges cost nothing: a step's compute is its call */
+    rs_err_t err = {{0}};
+    if (rs_machine_set_kernel(&m, RS_IMPL_FLASH_ATTN, 1, &err) != 0) fprintf(stderr, "  known kernel: %s\n", err.msg);
+    return m;
+}
+
+/* Forward and backward traces of the known kernel machine at B = 1024, 2048, 4096. */
+static int make_kernel_traces(void) {
+    const rs_machine_t m = known_kernel_machine();
+    for (int i = 0; i < N_KTRACES; i++) {
+        const rs_problem_t p = rs_test_problem(4, 1024 << (i % 3), RS_LAYOUT_ZIGZAG, i < 3 ? RS_PASS_FORWARD : RS_PASS_BACKWARD, true);
+        char tag[16];
+        snprintf(tag, sizeof tag, "k%d", i);
+        kpath_ptr[i] = kpaths[i];
+        if (make_trace_on(&p, &m, tag, kpaths[i], sizeof kpaths[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+/* t's curves are the known kernel's, point by point within 1%. */
+static void expect_known_curves(const rs_kernel_table_t *t) {
+    CU_ASSERT_EQUAL_FATAL(t->n_kernels, 1);
+    CU_ASSERT_STRING_EQUAL(t->kernel[0].name, RS_TFIT_KERNEL);
+    CU_ASSERT_EQUAL(t->default_impl, RS_IMPL_NONE);
+    for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) CU_ASSERT_EQUAL(t->impl_kernel[i], 1);
+    CU_ASSERT_EQUAL_FATAL(t->n_curves, 4);
+    for (int i = 0; i < 4; i++) {
+        const known_curve_t *k = &known_curves[i];
+        const rs_kcurve_t *c = NULL;
+        for (int j = 0; j < t->n_curves; j++)
+            if (t->curve[j].pass == (int)k->pass && t->curve[j].mask == k->mask) c = &t->curve[j];
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        CU_ASSERT_EQUAL(c->dtypes, 1u << RS_DTYPE_BF16);
+        CU_ASSERT_EQUAL(c->head_dim, 128);
+        CU_ASSERT_EQUAL_FATAL(c->n, k->n);
+        for (int j = 0; j < k->n; j++) {
+            CU_ASSERT_EQUAL(c->pt[j].q_tokens, k->pt[j].q_tokens);
+            CU_ASSERT_EQUAL(c->pt[j].k_tokens, k->pt[j].k_tokens);
+            RS_ASSERT_REL(c->pt[j].flops_per_s, k->pt[j].flops_per_s, 0.01);
+        }
+    }
+}
+
+/* calibrate --from-trace's kernel table recovers the known curves (in the fit and in the written
+ * profile, which `ringsim model --impl flash-attn` then runs on). */
+static void test_fit_kernel_table(void) {
+    CU_ASSERT_EQUAL_FATAL(make_kernel_traces(), 0);
+    rs_tfit_opts_t o;
+    rs_tfit_opts_default(&o);
+    o.paths = kpath_ptr, o.n_paths = N_KTRACES;
+    rs_err_t err = {{0}};
+    rs_tset_t *ts = rs_tset_load(&o, &err);
+    if (!ts) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
+    static rs_tfit_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_tfit_run(ts, &o, &f, &err), 0);
+    CU_ASSERT_EQUAL(f.one_shape, 0u);
+    expect_known_curves(&f.kernels);
+    rs_tset_free(ts);
+
+    char args[8192], prof[600];
+    snprintf(prof, sizeof prof, "%s", rs_test_path("kfit.json"));
+    int u = snprintf(args, sizeof args, "calibrate --out %s --from-trace", prof);
+    for (int i = 0; i < N_KTRACES; i++) u += snprintf(args + u, sizeof args - (size_t)u, " %s", kpaths[i]);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table (kernel from-trace, bf16, d 128)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 4 kernel curves"));
+    rs_hw_t hw;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(prof, &hw, &err), 0);
+    expect_known_curves(&hw.kernels);
+    snprintf(args, sizeof args, "model -p %s --impl flash-attn -S 8K -N 4 -L zigzag -P both", prof);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel from-trace's measured/published rates"));
+    /* one B: every (pass, kind) at one shape but the forward's full calls (B x B/2, B/2 x B) - said */
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s --latency %g", rs_test_path("kfit1.json"), kpaths[1], L_S);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table: forward causal calls at one shape only: no curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 1 kernel curves"));
 }
 
 static rs_tfit_opts_t fit_opts(int first, int n) {
@@ -371,6 +500,7 @@ int main(void) {
         {"one B: a backward pass fits alpha-beta; a forward one needs --latency", test_fit_one_b},
         {"validate: ~0 error with the fit, the known error with a profile off by 2x", test_validate},
         {"calibrate/validate --from-trace commands: profile, table, files", test_cli},
+        {"the kernel table: known curves by call shape and mask recovered within 1%", test_fit_kernel_table},
         {"bad input: exit 2, the file named, no output", test_bad_input},
         {NULL, NULL},
     };

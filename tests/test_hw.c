@@ -370,7 +370,7 @@ static void test_errors_values(void) {
 
 static void test_errors_keys_types(void) {
     expect_error(subst("\"name\": \"T\",", "\"name\": \"T\", \"colour\": 1,"),
-                 "t.json:2:16: colour: unknown key (accepted: name, description, device, tiers, calibration, source)");
+                 "t.json:2:16: colour: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf61\": 100e12"),
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
@@ -395,12 +395,12 @@ static void test_errors_keys_types(void) {
     expect_error(subst("\"intra\"", "\"intro\""), "t.json:13:5: tiers.intro: unknown key (accepted: intra, inter, source)");
     expect_error("[1, 2]\n", "t.json:1:1: the top level must be an object, got an array");
     /* a missing section points at the enclosing object */
-    expect_error(subst("\"tiers\"", "\"tiers_\""), "t.json:12:3: tiers_: unknown key (accepted: name, description, device, tiers, calibration, source)");
+    expect_error(subst("\"tiers\"", "\"tiers_\""), "t.json:12:3: tiers_: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
     /* unicode in a key: columns count characters, as jansson's do */
     expect_error(subst("\"name\": \"T\",", "\"name\": \"T\xc3\xa9\", \"colour\": 1,"),
-                 "t.json:2:17: colour: unknown key (accepted: name, description, device, tiers, calibration, source)");
+                 "t.json:2:17: colour: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
     expect_error(subst("\"name\": \"T\",", "\"name\": \"T\", \"\xc3\xa9t\xc3\xa9\": 1, \"x\": 2,"),
-                 "t.json:2:16: \xc3\xa9t\xc3\xa9: unknown key (accepted: name, description, device, tiers, calibration, source)");
+                 "t.json:2:16: \xc3\xa9t\xc3\xa9: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
 }
 
 static void test_errors_syntax(void) {

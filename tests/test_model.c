@@ -58,7 +58,7 @@ static void test_closed_form_gqa_and_b_star(void) {
     p.kv_heads = 8;
     rs_machine_t m = machine(989e12, 450e9, 0);
     rs_closed_t c;
-    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &m, &c, NULL), 0);
     RS_ASSERT_REL(c.b_min_tokens, 989e12 / 450e9 / 4, 1e-12);
     RS_ASSERT_REL(c.b_star_tokens, c.b_min_tokens, 1e-9); /* no latency/launch/eff: B* = B_min */
     /* B = 16384: T_comp = 4*128*32*B^2/F, T_comm = 2*2*128*8*B/W */
@@ -67,7 +67,7 @@ static void test_closed_form_gqa_and_b_star(void) {
     CU_ASSERT(!c.comm_bound);
     /* latency moves the threshold up: solve T_comp(b) = L + c_b b / W for b by hand (quadratic) */
     m.intra.latency_s = 10e-6;
-    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &m, &c, NULL), 0);
     double a = 4.0 * 128 * 32 / 989e12, b = 4.0 * 128 * 8 / 450e9, l = 10e-6;
     double root = (b + sqrt(b * b + 4 * a * l)) / (2 * a);
     RS_ASSERT_REL(c.b_star_tokens, root, 1e-9);
@@ -84,7 +84,7 @@ static void test_b_star_with_efficiency_curve(void) {
     m.cal.eff[1] = (rs_eff_point_t){2048, 0.6};
     m.cal.eff[2] = (rs_eff_point_t){16384, 0.85};
     rs_closed_t c;
-    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &m, &c, NULL), 0);
     const double bs = c.b_star_tokens;
     CU_ASSERT(bs > c.b_min_tokens);
 #define T_COMP(b) (c.flops_per_pair * (b) * (b) / rs_machine_flops_eff(&m, (b)))
@@ -188,7 +188,7 @@ static void test_closed_hand_curve_host(void) {
     /* B* with the host cost (constant F, L = 0): c_f B^2 / F + o + O c_b B = c_b B / W at B* */
     m.cal.n_overlap = 0;
     m.cal.host_s_per_xfer = 1e-6, m.cal.host_s_per_byte = 2e-10;
-    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &m, &c, NULL), 0);
     const double b = c.b_star_tokens, cf = 512, cb = 512;
     CU_ASSERT(b > 0);
     RS_ASSERT_REL(cf * b * b / 1e12 + 1e-6 + 2e-10 * cb * b, cb * b / 5e8, 1e-9);

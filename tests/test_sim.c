@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "model.h"
 #include "platform.h"
 #include "sim.h"
@@ -235,6 +236,36 @@ static void test_exact_polls(void) {
                     }
                 }
     CU_ASSERT_EQUAL(changed, 2);
+}
+
+/* The kernel-call cost model (model/cost/kernel.h): every implementation preset (ringsim, flash-attn,
+ * te) with the H200 profile's kernel curves, every layout, pass and mask, two block sizes (B = 256:
+ * transfer-bound over a 20 GB/s hop; B = 2048), on a flat ring and on nodes of 2 with latency,
+ * launches, jitter and a straggler: event by event equal to the walk. */
+static void test_exact_kernel_presets(void) {
+    rs_hw_t hw;
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
+    for (int impl = RS_IMPL_RINGSIM; impl < RS_IMPL_COUNT; impl++)
+        for (int v = 0; v < 2; v++)
+            for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+                for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+                    for (int causal = 0; causal < 2; causal++) {
+                        rs_machine_t m = v ? machine(F_H100, W_NVL, 2e-6, 2, 20e9, 5e-6) : machine(F_H100, W_NVL, 0, 0, 0, 0);
+                        m.kernels = hw.kernels;
+                        CU_ASSERT_TRUE_FATAL(hw.kernels.impl_kernel[impl] > 0);
+                        CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, impl, hw.kernels.impl_kernel[impl], NULL), 0);
+                        if (v) {
+                            m.cal.launch_s = 3e-6, m.jitter = 0.1, m.seed = 5;
+                            m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 1, m.perturb.straggler_factor[0] = 1.25;
+                        }
+                        rs_problem_t p = problem(4, v ? 256 : 2048, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                        p.grad_bytes = rs_impl_grad_bytes((rs_impl_t)impl, p.act_bytes);
+                        char what[160];
+                        snprintf(what, sizeof what, "%s %s %s %s v=%d", rs_impl_name((rs_impl_t)impl), rs_layout_name(p.layout),
+                                 rs_pass_name(p.pass), causal ? "causal" : "full", v);
+                        check_exact(&p, &m, NULL, what);
+                    }
 }
 
 /* sigma has an effect: a transfer-bound-ish ring with sigma = 2 is slower than without. */
@@ -641,6 +672,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
     {"exact_polls (polled progress; every layout, pass, mask; flat and nodes)", test_exact_polls},
     {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
+    {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
     {"slowdown_hand_derived", test_slowdown_effect},
     {"exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)", test_exact_inference},
     {NULL, NULL},

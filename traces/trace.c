@@ -199,6 +199,8 @@ int rs_trace_meta_machine(rs_trace_t *t, const rs_machine_t *m) {
         rc |= rs_trace_set_meta(t, "host_s_per_byte", "%.17g", m->cal.host_s_per_byte);
     }
     rc |= rs_trace_set_meta(t, "n_eff_points", "%d", m->cal.n_eff);
+    rc |= rs_trace_set_meta(t, "impl", "%s", rs_impl_name((rs_impl_t)m->impl));
+    rc |= rs_trace_set_meta(t, "kernel", "%s", m->kernel > 0 ? m->kernels.kernel[m->kernel - 1].name : "none");
     rc |= rs_trace_set_meta(t, "jitter", "%.17g", m->jitter);
     rc |= rs_trace_set_meta(t, "seed", "%llu", (unsigned long long)m->seed);
     char buf[1024] = "";

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel.h"
+
 /* ================================================================================================
  * The seed's formulas
  * ============================================================================================== */
@@ -111,9 +113,34 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
  * Closed form
  * ============================================================================================== */
 
-/* The moving block of a variant as a function of B (docs/inference.md): T_comp(B) = c_f B (B + Bc) /
- * F_eff(B) + launch + host, T_comm(B) = L + c_x (B + off) / W with c_x the bytes per token of what
- * circulates and off = Bc when the cache travels too (pass-kv), 0 when only queries do (pass-q). */
+/* The step classes of the problem (rs_kernel_classes, without the executed FLOPs it does not read; by
+ * its templates, rs_kernel_classes_fast, under a preset). The dense model needs only their FLOPs,
+ * which rs_problem_flops_classes gives directly (the hot path). */
+static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kclasses_t *kc) {
+    if (km->pre) {
+        rs_kernel_classes_fast(km, kc);
+        return;
+    }
+    /* field by field (this is the closed form's hot path): the classes the closed form reads. A causal
+     * contiguous or zigzag ring needs no step 0 (the balanced makespan is the non-causal one; its step
+     * 0 is that of a middle step), which saves the diagonal block's executed pairs. */
+    const unsigned want = p->n_ranks < 2 ? 2u : p->causal && p->layout != RS_LAYOUT_STRIPED ? 5u : 7u;
+    rs_problem_flops_classes(p, want, kc->useful, kc->exec); /* a training ring: always classes */
+    for (int c = 0; c < 3; c++) { /* what the closed form reads of a class */
+        rs_kstep_t *k = &kc->cls[c];
+        k->deferred_s = 0, k->deferred_launches = 0;
+        k->scaled_s = kc->exec[c] > 0 ? (double)kc->exec[c] / km->f_eff : 0;
+        k->launches = kc->exec[c] > 0 ? 1 : 0;
+    }
+    if (!(want & 2u)) kc->cls[1].scaled_s = kc->cls[0].scaled_s, kc->cls[1].launches = kc->cls[0].launches;
+    kc->epi_fixed_s = 0, kc->epi_fixed_launches = 0;
+}
+
+/* The moving block of a step as a function of B (docs/model.md, docs/inference.md): T_comp(B) =
+ * c_f B (B + Bc) / F_eff(B) + launch + host, T_comm(B) = L + c_x (B + off) / W with c_x the bytes per
+ * token of what circulates and off = Bc when the cache travels too (pass-kv), 0 when only queries do
+ * (pass-q). A training ring's dense B*: c_f = kappa c_f (kappa = the layout's step compute over a full
+ * block's), Bc = off = 0. */
 typedef struct {
     double c_f, c_x; /* FLOPs per visible pair; bytes per token of the moving block */
     double bc, off;  /* cached tokens per rank; tokens of the moving block that do not scale with B */
@@ -129,7 +156,9 @@ static double gap_s(const rs_machine_t *m, const variant_t *v, double bb) {
            (v->lat + bytes / v->w);
 }
 
-static double b_star(const rs_machine_t *m, const variant_t *v) {
+/* B* of the dense model: the largest B with gap(B) < 0 (a quadratic without an efficiency curve, else
+ * a scan and bisection); 0 if never, NaN if still transfer-bound at 2^40 tokens. */
+static double b_star_dense(const rs_machine_t *m, const variant_t *v) {
     if (m->cal.n_eff == 0) {
         /* constant F: A B^2 + Bq B + C = 0 with A = c_f / F, k = 1/W - O, Bq = A Bc - c_x k,
          * C = launch + n_x o - L - c_x k off; transfer-bound below the larger root */
@@ -157,9 +186,85 @@ static double b_star(const rs_machine_t *m, const variant_t *v) {
     return 0.5 * (lo + hi);
 }
 
-/* The closed form of the inference variants (forward, pass-q, a cache, decode; docs/inference.md):
- * every step computes B (B + Bc) full pairs (decode: ceil(b/N) sequences x Bc, plus the own token at
- * step 0) and moves the variant's block; pass-q adds the all-to-all. Fills the step fields of o. */
+/* Kernel model: gap at an integer block size b (a multiple of the layout's granule): the layout's
+ * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm. Sets
+ * *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
+static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c_bs, int n_x, double w, double lat,
+                         int64_t b, bool *valid) {
+    const rs_problem_t p = rs_problem_with_block(p0, b);
+    *valid = rs_problem_validate(&p, NULL) == 0;
+    if (!*valid) return 0;
+    rs_kmodel_t km;
+    rs_kclasses_t kc;
+    rs_kmodel_init(&km, &p, m);
+    closed_classes(&p, &km, &kc);
+    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, c_bs * (double)b) - (lat + c_bs * (double)b / w);
+}
+
+/* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
+ * scan b = g 2^(j/4) up to 2^24 tokens, then bisect on whole granules. The scan stops two octaves
+ * after the transfer-bound range ends (compute grows as b^2 once the curves are clamped, transfers as
+ * b). 0 if never transfer-bound; NaN if still transfer-bound at the largest b scanned. */
+static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double c_bs, int n_x, double w, double lat) {
+    const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
+    int64_t last_neg = -1, first_pos_after = -1, prev = 0;
+    int pos_run = 0;
+    bool valid = true;
+    for (int j = 0; j <= 4 * 24; j++) {
+        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
+        b = (b + g - 1) / g * g;
+        if (b <= prev) continue;
+        prev = b;
+        double gp = gap_kernel(p, m, c_bs, n_x, w, lat, b, &valid);
+        if (!valid) break;
+        if (gp < 0) {
+            last_neg = b, first_pos_after = -1, pos_run = 0;
+        } else if (last_neg >= 0) {
+            if (first_pos_after < 0) first_pos_after = b;
+            if (++pos_run >= 8) break;
+        }
+    }
+    if (last_neg < 0) return 0;
+    if (first_pos_after < 0) return NAN; /* transfer-bound up to the largest b scanned */
+    int64_t lo = last_neg / g, hi = first_pos_after / g; /* gap(lo g) < 0 <= gap(hi g) */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (gap_kernel(p, m, c_bs, n_x, w, lat, mid * g, &valid) < 0) lo = mid;
+        else hi = mid;
+    }
+    return (double)(lo * g);
+}
+
+/* The balanced non-causal makespan from the per-kind step computes: step 0 (tc0), a middle step (tcm),
+ * the last computing step (tcl = tcm + the pass epilogue). */
+static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
+                              double kv, double dkv, double w, double t_mid_fwd) {
+    const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv}, sigma = m->cal.comp_slowdown;
+    const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv), eta_both = rs_machine_overlap(m, kv + dkv);
+    const double h_kv = rs_machine_host_s(m, 1, kv), h_dkv = rs_machine_host_s(m, 1, dkv), h_both = rs_machine_host_s(m, 2, kv + dkv);
+    if (n == 1) return tcl;
+    if (!bwd) {
+        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kv, lat, &x_kv, 1, eta_kv, sigma);
+        if (tc0 == tcm && tcl == tcm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
+        return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) + (double)(n - 2) * t_mid + tcl;
+    }
+    return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) +
+           (double)(n - 2) * rs_sync_step_s(tcm + h_both, lat, both, 2, eta_both, sigma) +
+           rs_sync_step_s(tcl + h_dkv, lat, &x_dkv, 1, eta_dkv, sigma) + rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
+}
+
+/* An inference variant's moving block (rs_model_closed has filled o's rates and block). */
+static variant_t variant_of(const rs_problem_t *p, const rs_closed_t *o) {
+    variant_t v = {o->flops_per_pair, o->bytes_per_token, (double)rs_problem_cached_block(p),
+                   rs_problem_passes_q(p) ? 0 : (double)rs_problem_cached_block(p), 1, o->w_bytes_per_s, o->latency_s};
+    if (p->decode) v.c_f = o->flops_per_pair / (double)p->batch * (double)rs_problem_buf_seqs(p);
+    return v;
+}
+
+/* The closed form of the inference variants (forward, pass-q, a cache, decode; docs/inference.md),
+ * at the dense model (the kernel presets cost training rings: kernel.h): every step computes
+ * B (B + Bc) full pairs (decode: ceil(b/N) sequences x Bc, plus the own token at step 0) and moves
+ * the variant's block; pass-q adds the all-to-all. Fills the step fields of o. */
 static void closed_variant(const rs_problem_t *p, const rs_machine_t *m, const variant_t *v, rs_closed_t *o) {
     const int64_t n = p->n_ranks;
     const double sigma = m->cal.comp_slowdown, b = (double)o->block_tokens;
@@ -185,7 +290,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     memset(o, 0, sizeof *o);
     const int64_t n = p->n_ranks, b = rs_problem_block(p);
     const bool bwd = p->pass == RS_PASS_BACKWARD;
-    const bool variant = rs_problem_passes_q(p) || p->cached_tokens > 0;
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, p, m);
     o->block_tokens = b;
     o->flops_per_pair = (double)rs_problem_flops_per_pair(p);
     const double kv = (double)rs_problem_kv_bytes(p), dkv = (double)rs_problem_dkv_bytes(p);
@@ -193,59 +299,68 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->bytes_per_token = moving / (double)(b + (rs_problem_passes_q(p) ? 0 : rs_problem_cached_block(p)));
     o->bytes_per_step = bwd && n > 2 ? kv + dkv : moving;
     o->f_peak_per_s = m->flops_per_s;
-    o->f_eff_per_s = rs_machine_flops_eff(m, b);
-    /* the slowest hop paces the ring */
-    o->w_bytes_per_s = INFINITY;
-    for (int64_t h = 0; h < n; h++) {
-        double w = rs_machine_hop_bw(m, n, h);
-        if (w < o->w_bytes_per_s) {
-            o->w_bytes_per_s = w;
-            o->latency_s = rs_machine_hop_latency(m, n, h);
-        }
-    }
+    o->f_eff_per_s = km.f_eff;
+    rs_machine_slowest_hop(m, n, &o->w_bytes_per_s, &o->latency_s); /* the slowest hop paces the ring */
     const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->cal.comp_slowdown;
-    if (variant) {
-        variant_t v = {o->flops_per_pair, o->bytes_per_token, (double)rs_problem_cached_block(p),
-                       rs_problem_passes_q(p) ? 0 : (double)rs_problem_cached_block(p), 1, w, lat};
-        if (p->decode) v.c_f = o->flops_per_pair / (double)p->batch * (double)rs_problem_buf_seqs(p);
+    o->b_star_tokens = -1; /* rs_model_b_star */
+    if (rs_problem_is_inference(p)) {
+        const variant_t v = variant_of(p, o);
         closed_variant(p, m, &v, o);
         o->comm_bound = o->t_comm_s > o->t_comp_s;
-        /* B_min: smallest B with c_f B (B + Bc) / F >= c_x (B + off) / W (the seed's, cache included) */
-        if (p->decode) return 0; /* B = 1 is fixed: no threshold in new tokens per rank (B_min = B* = 0) */
-        o->b_min_tokens = rs_problem_passes_q(p) ? fmax(0, m->flops_per_s * v.c_x / (w * v.c_f) - v.bc)
-                                                 : rs_seed_b_min(m->flops_per_s, w, v.c_f, v.c_x);
-        o->b_star_tokens = b_star(m, &v);
+        /* B_min: smallest B with c_f B (B + Bc) / F >= c_x (B + off) / W (the seed's, cache included);
+         * decode: B = 1 is fixed, no threshold in new tokens per rank (B_min = 0) */
+        if (!p->decode)
+            o->b_min_tokens = rs_problem_passes_q(p) ? fmax(0, m->flops_per_s * v.c_x / (w * v.c_f) - v.bc)
+                                                     : rs_seed_b_min(m->flops_per_s, w, v.c_f, v.c_x);
         return 0;
     }
-    o->t_comp_s = m->cal.launch_s + rs_seed_t_comp_s((double)b, o->flops_per_pair, o->f_eff_per_s);
+    rs_kclasses_t kc;
+    closed_classes(p, &km, &kc);
+    /* the layout's step compute (the one rule of kernel.h) and the step kinds of the balanced form */
+    o->t_comp_s = rs_kernel_layout_comp_s(&km, &kc);
+    const double launch = m->cal.launch_s;
+    const rs_kstep_t *c0 = &kc.cls[1], *cm = &kc.cls[n > 1 ? 0 : 1];
+    double epi_s = 0;
+    int epi_l = 0;
+    if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
+    const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
+    const double tcl = epi_s > 0 || epi_l > 0 ? (double)(cm->launches + epi_l) * launch + (cm->scaled_s + epi_s) : tcm;
     o->t_comm_s = lat + o->bytes_per_step / w;
-    const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv};
-    const double tc = o->t_comp_s;
-    /* per kind of step: eta of the bytes on the hop, compute + host cost of receiving them */
-    const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv),
-                 eta_both = rs_machine_overlap(m, kv + dkv);
-    const double tc_kv = tc + rs_machine_host_s(m, 1, kv), tc_dkv = tc + rs_machine_host_s(m, 1, dkv),
-                 tc_both = tc + rs_machine_host_s(m, 2, kv + dkv);
-    if (!bwd) {
-        o->t_step_s = rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma);
-        o->makespan_s = n == 1 ? tc : (double)(n - 1) * o->t_step_s + tc;
-    } else {
-        o->t_step_s = n > 2 ? rs_sync_step_s(tc_both, lat, both, 2, eta_both, sigma)
-                            : rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma);
-        if (n == 1) o->makespan_s = tc;
-        else
-            o->makespan_s = rs_sync_step_s(tc_kv, lat, &x_kv, 1, eta_kv, sigma) +
-                            (double)(n - 2) * rs_sync_step_s(tc_both, lat, both, 2, eta_both, sigma) +
-                            rs_sync_step_s(tc_dkv, lat, &x_dkv, 1, eta_dkv, sigma) +
-                            rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
-    }
+    const double x_kv = kv / w, both[2] = {x_kv, dkv / w};
+    if (!bwd || n <= 2)
+        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 1, kv), lat, &x_kv, 1, rs_machine_overlap(m, kv), sigma);
+    else
+        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 2, kv + dkv), lat, both, 2, rs_machine_overlap(m, kv + dkv), sigma);
+    /* the forward's middle step is t_step when the layout's step is the one of the makespan (t_mid) */
+    const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
+    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd);
     o->comm_bound = o->t_comm_s > o->t_comp_s;
-    const double bytes_per_token_step = o->bytes_per_step / (double)b;
-    o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, bytes_per_token_step);
-    /* B*: the last B at which the step is transfer-bound, T_comm(B) > T_comp(B), with latency,
-     * launch and eff(B); 0 if never transfer-bound, NaN if still transfer-bound at 2^40 tokens. */
-    const variant_t v = {o->flops_per_pair, bytes_per_token_step, 0, 0, bwd && n > 2 ? 2 : 1, w, lat};
-    o->b_star_tokens = b_star(m, &v);
+    o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, o->bytes_per_step / (double)b);
+    return 0;
+}
+
+int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
+    if (rs_model_closed(p, m, o, err) != 0) return -1;
+    const int64_t n = p->n_ranks, b = o->block_tokens;
+    /* B*: the last B at which the layout's middle step is transfer-bound, T_comm(B) > T_comp(B), with
+     * latency, launch and the rates; 0 if never transfer-bound, NaN if still at the largest B. */
+    if (rs_problem_is_inference(p)) { /* decode: B = 1 is fixed (B* = 0) */
+        const variant_t v = variant_of(p, o);
+        o->b_star_tokens = p->decode ? 0 : b_star_dense(m, &v);
+        return 0;
+    }
+    const int n_x = p->pass == RS_PASS_BACKWARD && n > 2 ? 2 : 1;
+    const double c_bs = o->bytes_per_step / (double)b, w = o->w_bytes_per_s, lat = o->latency_s;
+    if (m->impl != RS_IMPL_NONE) {
+        o->b_star_tokens = b_star_kernel(p, m, c_bs, n_x, w, lat);
+        return 0;
+    }
+    uint64_t useful[3], exec[3];
+    rs_problem_flops_classes(p, 7u, useful, exec);
+    const uint64_t lx = n > 1 ? (exec[0] > exec[2] ? exec[0] : exec[2]) : exec[1];
+    const double kappa = (double)lx / (o->flops_per_pair * (double)b * (double)b);
+    const variant_t v = {kappa * o->flops_per_pair, c_bs, 0, 0, n_x, w, lat};
+    o->b_star_tokens = b_star_dense(m, &v);
     return 0;
 }
 
@@ -258,37 +373,50 @@ static int emit(rs_event_sink_t sink, int64_t rank, int64_t step, rs_pass_t pass
     return rs_sink_emit(sink, &ev);
 }
 
-/* Per-step work of the walk: the schedule's three FLOP classes and their compute times, or (when the
- * work is no function of the class: decode with uneven sequences per rank) the schedule per step. */
+/* Per-step work of the walk: the schedule's three step classes and their costs (model/cost/kernel.h),
+ * or (when the work is no function of the class: decode with uneven sequences per rank, the dense
+ * model) the schedule per step. */
 typedef struct {
     uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
-    double time_s[3];            /* exec / F_eff(B) */
+    double time_s[3];            /* scaled work of the class: calls + merges (exec / F_eff(B) in the dense model) */
+    int launches[3];             /* launches of the class */
     int64_t n;                   /* ranks */
     const double *slow;          /* per-rank straggler factor */
     const rs_machine_t *m;       /* launch, jitter */
+    const rs_kmodel_t *km;       /* the epilogue (presets that have one) */
+    const rs_kclasses_t *kc;
+    bool epilogue;               /* the last computing step carries the pass epilogue */
     const rs_schedule_t *s;      /* per_step: rs_schedule_flops of (rank, step) */
     bool per_step;
     double f_eff;                /* F_eff(B) */
 } work_classes_t;
 
-/* Compute duration of (rank r, step k < N): the inline form of rs_machine_comp_time (tested
- * against it); adds the step's FLOPs to the totals. */
+/* Compute duration of (rank r, step k < N): the inline form of rs_kernel_rank_step_s without the host
+ * cost (tested against it); adds the step's FLOPs to the totals. */
 static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, uint64_t *useful, uint64_t *exec) {
     int64_t owner = r - k;
     if (owner < 0) owner += wc->n;
     const int cls = owner < r ? 0 : owner == r ? 1 : 2;
     uint64_t fu = wc->useful[cls], fx = wc->exec[cls];
-    double t = wc->time_s[cls];
-    if (wc->per_step) {
+    double scaled = wc->time_s[cls];
+    int launches = wc->launches[cls];
+    if (wc->per_step) { /* the dense model step by step: one launch when it computes */
         rs_schedule_flops(wc->s, r, k, &fu, &fx);
-        t = (double)fx / wc->f_eff;
+        scaled = fx > 0 ? (double)fx / wc->f_eff : 0;
+        launches = fx > 0 ? 1 : 0;
     }
     *useful += fu;
     *exec += fx;
-    if (!fx) return 0;
-    double work = t * wc->slow[r];
+    if (wc->epilogue && k == wc->n - 1) {
+        double es;
+        int el;
+        rs_kernel_classes_epilogue(wc->km, wc->kc, r, &es, &el);
+        scaled += es, launches += el;
+    }
+    if (!(scaled > 0) && launches == 0) return 0;
+    double work = scaled * wc->slow[r];
     if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
-    return work + wc->m->cal.launch_s;
+    return work + (double)launches * wc->m->cal.launch_s;
 }
 
 /* Running totals of a walk. */
@@ -403,8 +531,10 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     const rs_problem_t *p = rs_schedule_problem(s);
     if (rs_machine_validate(m, p->n_ranks, err) != 0) return -1;
     memset(out, 0, sizeof *out);
-    const int64_t n = p->n_ranks, b = rs_problem_block(p), steps = rs_schedule_n_steps(s);
-    const double f_eff = rs_machine_flops_eff(m, b);
+    const int64_t n = p->n_ranks, steps = rs_schedule_n_steps(s);
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, p, m);
+    const double f_ideal = rs_kernel_ideal_rate(&km);
 
     /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
     double *buf = malloc(sizeof(double) * (size_t)n * 10);
@@ -421,11 +551,20 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     }
     for (int i = 0; i < m->perturb.n_stragglers; i++) slow[m->perturb.straggler_rank[i]] *= m->perturb.straggler_factor[i];
 
-    /* The FLOPs of (rank, step) depend only on the order of the KV owner and the rank
-     * (rs_schedule_flops_classes); their compute times are precomputed per class. */
-    work_classes_t wc = {.n = n, .slow = slow, .m = m, .s = s, .f_eff = f_eff};
-    wc.per_step = rs_schedule_flops_classes(s, wc.useful, wc.exec) != 0;
-    for (int i = 0; i < 3 && !wc.per_step; i++) wc.time_s[i] = (double)wc.exec[i] / f_eff;
+    /* The blocks of (rank, step) depend only on the order of the KV owner and the rank
+     * (rs_schedule_flops_classes); their costs are computed once per class (rs_kernel_classes). Decode
+     * with uneven sequences per rank has no classes: the dense model per step (schedule's FLOPs). */
+    rs_kclasses_t kc;
+    rs_kernel_classes(&km, true, &kc);
+    work_classes_t wc = {.n = n, .slow = slow, .m = m, .km = &km, .kc = &kc, .s = s, .f_eff = km.f_eff};
+    uint64_t su[3], sx[3];
+    wc.per_step = rs_schedule_flops_classes(s, su, sx) != 0;
+    for (int i = 0; i < 3; i++) {
+        wc.useful[i] = kc.useful[i], wc.exec[i] = kc.exec[i];
+        wc.time_s[i] = kc.cls[i].scaled_s, wc.launches[i] = kc.cls[i].launches;
+        wc.epilogue |= kc.cls[i].deferred_s > 0 || kc.cls[i].deferred_launches > 0;
+    }
+    wc.epilogue |= kc.epi_fixed_s > 0 || kc.epi_fixed_launches > 0;
     /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no events */
     const bool fused = !rs_machine_partial_overlap(m) && m->cal.comp_slowdown <= 1 && !rs_sink_wants(sink) && !m->loopback;
 
@@ -510,7 +649,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         if (rank_busy_s) rank_busy_s[r] = busy[r];
     }
     out->busy_mean_s = sum_busy / (double)n;
-    out->ideal_s = (double)out->flops_useful / ((double)n * f_eff);
+    out->ideal_s = (double)out->flops_useful / ((double)n * f_ideal);
     out->efficiency = out->makespan_s > 0 ? out->ideal_s / out->makespan_s : 1;
     free(buf);
     return 0;

@@ -42,24 +42,34 @@ typedef struct {
     double f_eff_per_s;     /* F * eff(B) */
     double w_bytes_per_s;   /* slowest hop's bandwidth W */
     double latency_s;       /* that hop's latency */
-    double t_comp_s;        /* full-block step compute, calibrated (seed form when uncalibrated) */
+    double t_comp_s;        /* the layout's middle-step compute (model/cost/kernel.h's rule: its step
+                               classes' calls and merges, or its FLOPs at F x eff(B) in the dense model) */
     double t_comm_s;        /* middle-step transfer, calibrated */
     double t_step_s;        /* middle step with overlap eta and slowdown sigma */
     double makespan_s;      /* balanced non-causal makespan of the pass (docs/model.md) */
     double b_min_tokens;    /* the seed's threshold F * c_b / (W * c_f) (continuous) */
-    double b_star_tokens;   /* threshold with latency, eff(B), launch: smallest B with
-                               T_comp(B) >= T_comm(B); NaN if none below 2^40 tokens */
+    double b_star_tokens;   /* rs_model_b_star only (rs_model_closed leaves -1): the largest B at which
+                               the layout's middle step is transfer-bound, T_comm(B) > T_comp(B), with
+                               latency, the rates and launches; 0 if never, NaN if still at the
+                               largest B searched (2^40 dense, 2^24 tokens with kernel curves) */
     bool comm_bound;        /* t_comm_s > t_comp_s */
     double a2a_s;           /* pass-q and decode: the all-to-all return of the partial outputs */
 } rs_closed_t;
 
-/* Evaluate the closed form for a validated problem on a machine. The mask is ignored (full blocks):
- * it is the seed's per-step analysis. The inference variants (docs/inference.md): a middle step
- * computes B (B + Bc) pairs (decode: ceil(b/N) sequences x Bc; step 0 one more token) and moves the
- * K,V block with its cache (pass-kv) or the Q block (pass-q, decode; bytes_per_token then counts Q);
- * makespan = T_step(step 0) + (N-2) T_step + T_comp (+ a2a_s); B_min and B* are in new tokens per rank
- * at the problem's Bc. Returns 0 or -1 with err. */
+/* Evaluate the closed form for a validated problem on a machine: the layout's middle step (a causal
+ * zigzag step computes about half a block) and the balanced non-causal makespan. B* is not computed
+ * (b_star_tokens = -1): it is a search with kernel curves, for the callers that print it. The inference
+ * variants (docs/inference.md), at the dense model (the kernel presets cost training rings): the mask
+ * is ignored (full blocks), a middle step computes B (B + Bc) pairs (decode: ceil(b/N) sequences x Bc;
+ * step 0 one more token) and moves the K,V block with its cache (pass-kv) or the Q block (pass-q,
+ * decode; bytes_per_token then counts Q); makespan = T_step(step 0) + (N-2) T_step + T_comp (+ a2a_s);
+ * B_min is in new tokens per rank at the problem's Bc. Returns 0 or -1 with err. */
 int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
+/* rs_model_closed and B* (b_star_tokens): the dense model solves T_comp(B) = T_comm(B) (a quadratic,
+ * or a scan of the efficiency curve; an inference variant's in new tokens per rank at the problem's
+ * Bc, decode 0: B = 1 is fixed); the kernel model scans whole granules of B up to 2^24 tokens and
+ * bisects. Returns 0 or -1 with err. */
+int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
 
 /* The seed's raw formulas, no calibration: seconds and tokens. Can't fail (inputs validated). */
 double rs_seed_t_comp_s(double block_tokens, double flops_per_pair, double f_per_s);
@@ -85,7 +95,8 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
  * backend that cannot tell a figure leaves it 0). */
 typedef struct {
     double makespan_s;       /* latest step end of the pass */
-    double ideal_s;          /* total useful FLOPs / (N * F_eff(B)): perfect balance, hidden comm */
+    double ideal_s;          /* total useful FLOPs / (N x the ideal rate: the kernel curve's rate on one B x B call of
+                                the mask, or F_eff(B) without curves): perfect balance, hidden comm */
     double efficiency;       /* ideal_s / makespan_s */
     double t_comp_max_s;     /* longest single (rank, step) compute */
     double t_comm_max_s;     /* longest transfer, post to completion */

@@ -3,6 +3,7 @@
  * so that paths match the keys jansson hands out. */
 #include "jsonpos.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -324,4 +325,39 @@ void rs_jsonpos_free(rs_jsonpos_t *p) {
     for (size_t k = 0; k < p->n; k++) free(p->e[k].path);
     free(p->e);
     free(p);
+}
+
+int rs_jsonpos_errf(const rs_jsonpos_t *p, const char *origin, const char *path, rs_err_t *err, const char *fmt, ...) {
+    char msg[768], probe[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = 0, col = 0;
+    snprintf(probe, sizeof probe, "%s", path);
+    while (rs_jsonpos_find(p, probe, &line, &col) != 0) { /* the nearest enclosing path in the text */
+        char *cut = strrchr(probe, '.');
+        char *br = strrchr(probe, '[');
+        if (br && (!cut || br > cut)) cut = br;
+        if (!cut) {
+            if (rs_jsonpos_find(p, "", &line, &col) != 0) line = col = 1;
+            break;
+        }
+        *cut = '\0';
+    }
+    if (*path) return rs_errf(err, "%s:%d:%d: %s: %s", origin, line, col, path, msg);
+    return rs_errf(err, "%s:%d:%d: %s", origin, line, col, msg);
+}
+
+const char *rs_json_type_name(const json_t *j) {
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
 }

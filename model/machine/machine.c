@@ -40,7 +40,34 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->devices_per_node = hw->devices_per_node;
     m->intra = hw->intra;
     m->inter = hw->has_inter ? hw->inter : hw->intra;
+    m->kernels = hw->kernels;
+    if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
+    const int impl = hw->kernels.default_impl, kernel = impl > 0 && impl < RS_IMPL_COUNT ? hw->kernels.impl_kernel[impl] : 0;
+    if (rs_machine_set_kernel(m, impl, kernel, NULL) != 0) /* no curve for this dtype: the dense peak model */
+        (void)rs_machine_set_kernel(m, RS_IMPL_NONE, 0, NULL);
     return 0;
+}
+
+int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err) {
+    m->impl = RS_IMPL_NONE, m->kernel = 0;
+    memset(&m->kindex, 0, sizeof m->kindex);
+    if (impl < 0 || impl >= RS_IMPL_COUNT) return rs_errf(err, "implementation %d: unknown preset", impl);
+    if (kernel < 0 || kernel > m->kernels.n_kernels)
+        return rs_errf(err, "kernel %d: the machine has %d kernels", kernel - 1, m->kernels.n_kernels);
+    if (impl == RS_IMPL_NONE && kernel > 0) return rs_errf(err, "kernel %s: needs an implementation preset", m->kernels.kernel[kernel - 1].name);
+    if (kernel > 0 && (rs_kernel_table_prepare(&m->kernels, err) || rs_kernel_index(&m->kernels, kernel - 1, (int)m->dtype, &m->kindex, err)))
+        return -1;
+    m->impl = impl, m->kernel = kernel;
+    return 0;
+}
+
+const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, char *buf, size_t len) {
+    rs_kresolve_t r;
+    if (!len) return buf;
+    buf[0] = '\0';
+    if (m->kernel > 0 && rs_kernel_resolve(&m->kernels, m->kernel - 1, (int)m->dtype, head_dim, &r, NULL) == 0)
+        snprintf(buf, len, "%s", r.notes);
+    return buf;
 }
 
 static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
@@ -89,6 +116,13 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if (!(isfinite(m->cal.host_s_per_byte) && m->cal.host_s_per_byte >= 0))
         return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->cal.host_s_per_byte);
     if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
+    if (m->impl < 0 || m->impl >= RS_IMPL_COUNT) return rs_errf(err, "implementation %d: unknown preset", m->impl);
+    if (m->kernel < 0 || m->kernel > m->kernels.n_kernels || (m->kernel > 0 && m->kindex.n == 0))
+        return rs_errf(err, "kernel %d: not one of the machine's %d kernels indexed by rs_machine_set_kernel", m->kernel - 1,
+                       m->kernels.n_kernels);
+    if (m->impl != RS_IMPL_NONE && !(isfinite(m->kernels.merge_bw_bytes_per_s) && m->kernels.merge_bw_bytes_per_s > 0))
+        return rs_errf(err, "--impl %s: the merge bandwidth must be finite and > 0 bytes/s, got %g", rs_impl_name((rs_impl_t)m->impl),
+                       m->kernels.merge_bw_bytes_per_s);
     if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
     if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
     if (m->perturb.n_stragglers < 0 || m->perturb.n_stragglers > RS_MAX_PERTURB)
@@ -133,6 +167,24 @@ double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
     for (int k = 0; k < m->perturb.n_degraded && k < RS_MAX_PERTURB; k++)
         if (m->perturb.degraded_hop[k] == p) bw /= m->perturb.degraded_factor[k];
     return bw;
+}
+
+void rs_machine_slowest_hop(const rs_machine_t *m, int64_t n, double *bw, double *lat) {
+    if (m->hop_inter || m->perturb.n_degraded > 0) { /* hop by hop */
+        *bw = INFINITY, *lat = 0;
+        for (int64_t h = 0; h < n; h++) {
+            const double w = rs_machine_hop_bw(m, n, h);
+            if (w < *bw) *bw = w, *lat = rs_machine_hop_latency(m, n, h);
+        }
+        return;
+    }
+    /* nodes of G in order: some hop crosses iff 0 < G < N; hop 0 stays inside its node iff it does not
+     * cross or G >= 2 (so the intra tier wins a tie: it comes first) */
+    const int64_t g = m->devices_per_node;
+    const bool crosses = n > 1 && g > 0 && g < n, has_intra = !crosses || g >= 2;
+    const rs_tier_t *t = !crosses ? &m->intra : !has_intra ? &m->inter
+                                      : m->inter.bw_bytes_per_s < m->intra.bw_bytes_per_s ? &m->inter : &m->intra;
+    *bw = t->bw_bytes_per_s, *lat = t->latency_s;
 }
 
 double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
@@ -217,6 +269,7 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
     s->latency = s->launch = s->overlap = s->slowdown = -1;
     s->host_xfer = s->host_byte = -1;
     s->seed = 1;
+    s->impl = -1;
 }
 
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err) {
@@ -244,8 +297,48 @@ int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *e
     return 0;
 }
 
+/* The kernel list of a profile, for messages. */
+static void kernel_names(const rs_kernel_table_t *t, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (int k = 0; k < t->n_kernels && n < len; k++) n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "", t->kernel[k].name);
+    if (!t->n_kernels) snprintf(buf, len, "none");
+}
+
+/* --impl, --kernel and --flops on the machine of the profile's default preset (rs_machine_from_hw). */
+static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine_t *m, rs_err_t *err) {
+    const rs_kernel_table_t *t = &m->kernels;
+    char names[512];
+    kernel_names(t, names, sizeof names);
+    int impl = m->impl, kernel = m->kernel;
+    if (s->impl >= 0) {
+        impl = s->impl;
+        kernel = impl == RS_IMPL_NONE || s->flops > 0 ? 0 : t->impl_kernel[impl];
+        if (impl != RS_IMPL_NONE && !kernel && !s->kernel[0] && s->flops <= 0)
+            return rs_errf(err, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
+                                "--flops F for the dense peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
+    } else if (s->flops > 0) { /* --flops alone: the dense peak model, as before presets */
+        impl = RS_IMPL_NONE, kernel = 0;
+    }
+    if (s->kernel[0]) {
+        const int k = rs_kernel_find(t, s->kernel);
+        if (k < 0) return rs_errf(err, "--kernel %s: profile %s has no such kernel (its kernels: %s)", s->kernel, hw->name, names);
+        if (impl == RS_IMPL_NONE)
+            return rs_errf(err, "--kernel %s: needs an implementation preset (--impl ringsim, flash-attn or te)", s->kernel);
+        kernel = k + 1;
+    }
+    rs_err_t e = {{0}};
+    if (rs_machine_set_kernel(m, impl, kernel, &e) == 0) return 0;
+    if (s->impl >= 0 || s->kernel[0]) {
+        char why[sizeof e.msg];
+        snprintf(why, sizeof why, "%s", e.msg);
+        return rs_errf(err, "--impl %s: %s", rs_impl_name((rs_impl_t)impl), why);
+    }
+    return rs_machine_set_kernel(m, RS_IMPL_NONE, 0, err); /* no curve for the dtype: the dense peak model */
+}
+
 int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err) {
-    if (rs_machine_from_hw(hw, s->dtype, m, err) != 0) return -1;
+    if (rs_machine_from_hw(hw, s->dtype, m, err) != 0 || spec_kernel(s, hw, m, err) != 0) return -1;
     m->jitter = s->jitter;
     m->seed = s->seed;
     m->perturb = s->perturb;

@@ -49,11 +49,27 @@ typedef struct {
     const bool *hop_inter;         /* borrowed, optional: hop_inter[p] tells whether hop p -> p+1 crosses
                                       nodes, for a ring placed on a fabric (sim/job.h) whose ranks do not
                                       fill nodes in order; NULL = by devices_per_node. n_ranks entries. */
+    rs_kernel_table_t kernels;     /* the profile's kernel curves (merge bandwidth: the device's when the
+                                      profile gives none) */
+    int impl;                      /* rs_impl_t costing the steps (model/cost/kernel.h); RS_IMPL_NONE = the
+                                      dense peak model: F x eff(B), one launch per computing step */
+    int kernel;                    /* index + 1 of the kernel whose curves rate the calls; 0 = F x eff(B) */
+    rs_kindex_t kindex;            /* that kernel's curves for dtype by head_dim (rs_machine_set_kernel) */
 } rs_machine_t;
 
-/* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration; no perturbations.
- * Returns 0 or -1 if the profile has no rate for dtype. */
+/* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration, kernel curves with the
+ * profile's default implementation preset and the kernel it runs there (the dense peak model when that
+ * kernel has no curve for dtype); no perturbations. Returns 0 or -1 if the profile has no rate for
+ * dtype. */
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err);
+/* Cost the steps as preset impl (rs_impl_t) issues them, at the curves of kernel (an index + 1 into
+ * m->kernels; 0 = at F x eff(B)): prepares the table (rs_kernel_table_prepare) and indexes the
+ * kernel's curves for m->dtype. Call it again after changing m->dtype or a curve. Returns 0 or -1
+ * with err (impl or kernel out of range, an invalid table, no curve for the dtype). */
+int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err);
+/* The curve fallbacks a problem with head_dim takes on m's kernel (rs_kernel_resolve's notes), "" when
+ * none or when m has no kernel. Returns buf. */
+const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, char *buf, size_t len);
 /* Machine from its figures instead of a profile (tests, benchmarks): peak F for dtype, every hop on
  * tier (intra = inter), one flat ring, full overlap, no slowdown, no calibration, no perturbations.
  * Can't fail. */
@@ -65,6 +81,10 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err);
 /* Bandwidth (bytes/s, after degradation) and latency (s) of hop p -> p+1 in a ring of n ranks. */
 double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
+/* The slowest hop of a ring of n ranks, the one that paces it: the smallest rs_machine_hop_bw over the
+ * hops (the first hop on a tie) and its latency. O(1) unless the machine has degraded hops or a
+ * hop_inter array (then O(n); tested equal). Can't fail. */
+void rs_machine_slowest_hop(const rs_machine_t *m, int64_t n_ranks, double *bw_bytes_per_s, double *latency_s);
 /* true iff hop p -> p+1 crosses a node boundary (hop_inter[p] when the machine has the array). */
 bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 
@@ -129,6 +149,8 @@ typedef struct {
     double jitter;                 /* --jitter */
     uint64_t seed;                 /* --seed */
     rs_perturb_t perturb;          /* --straggler, --degrade */
+    int impl;                      /* --impl: rs_impl_t (-1 = the profile's default; with --flops: none) */
+    char kernel[RS_KNAME_LEN];     /* --kernel: a kernel of the profile ("" = the one the preset runs) */
 } rs_machine_spec_t;
 
 /* Profile h100-sxm, bf16, nothing changed, seed 1. Can't fail. */
@@ -137,8 +159,10 @@ void rs_machine_spec_default(rs_machine_spec_t *s);
  * when given, the overrides applied. Returns 0 or -1 with err naming the file or option. */
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err);
 /* The machine of that profile (from rs_machine_spec_profile) for a ring of n_ranks: peak for
- * s->dtype, perturbations; refused when n_ranks spans nodes the profile has no inter-node tier for,
- * and by rs_machine_validate. Returns 0 or -1 with err. */
+ * s->dtype, perturbations, the preset and kernel (--impl, --kernel; else the profile's default; --flops
+ * without --impl: the dense peak model); refused when n_ranks spans nodes the profile has no
+ * inter-node tier for, when the preset or kernel asked for does not exist or has no curve for the
+ * dtype, and by rs_machine_validate. Returns 0 or -1 with err. */
 int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err);
 
 #endif /* RS_MACHINE_H */

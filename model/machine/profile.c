@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 #include "embed.h"
 #include "jsonpos.h"
+#include "jsonw.h"
+#include "kernel_json.h"
 
 #define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
 #define RS_MAX_PRESETS 256
@@ -56,25 +59,12 @@ static int vfail(const vctx_t *v, const char *path, const char *fmt, ...)
 
 /* Fail at path: its position, or the nearest enclosing one that is in the text, or 1:1. */
 static int vfail(const vctx_t *v, const char *path, const char *fmt, ...) {
-    char msg[768], probe[512];
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int line = 0, col = 0;
-    snprintf(probe, sizeof probe, "%s", path);
-    while (rs_jsonpos_find(v->pos, probe, &line, &col) != 0) {
-        char *cut = strrchr(probe, '.');
-        char *br = strrchr(probe, '[');
-        if (br && (!cut || br > cut)) cut = br;
-        if (!cut) {
-            if (rs_jsonpos_find(v->pos, "", &line, &col) != 0) line = col = 1;
-            break;
-        }
-        *cut = '\0';
-    }
-    if (*path) return rs_errf(v->err, "%s:%d:%d: %s: %s", v->origin, line, col, path, msg);
-    return rs_errf(v->err, "%s:%d:%d: %s", v->origin, line, col, msg);
+    return rs_jsonpos_errf(v->pos, v->origin, path, v->err, "%s", msg);
 }
 
 /* child path "parent.key" (or "key" at the root) into buf */
@@ -84,18 +74,7 @@ static const char *join(char *buf, size_t len, const char *parent, const char *k
     return buf;
 }
 
-static const char *type_name(const json_t *j) {
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
+static const char *type_name(const json_t *j) { return rs_json_type_name(j); }
 
 static bool in_list(const char *key, const char *const *list) {
     for (; list && *list; list++)
@@ -383,7 +362,7 @@ int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * Device profiles
  * ---------------------------------------------------------------------------------------------- */
-static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", NULL};
+static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", "kernels", NULL};
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s",
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
@@ -547,6 +526,8 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
                     sizeof out->calibration_note) < 0)
             return -1;
     }
+    json_t *kern = json_object_get(root, "kernels");
+    if (kern && rs_kernel_json_parse(kern, v->origin, v->pos, &out->kernels, v->err)) return -1;
     return 0;
 }
 
@@ -579,164 +560,103 @@ int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
  * Writing: each double is printed with the fewest digits that read back to the same value
  * (checked with strtod), so reading a written profile is exact and the file stays readable.
  * ---------------------------------------------------------------------------------------------- */
-typedef struct {
-    FILE *fp;  /* output */
-    int bad;   /* a value could not be written (non-finite number, no memory) */
-} writer_t;
-
-static void put_num(writer_t *w, double x) {
-    if (!isfinite(x)) {
-        w->bad = 1;
-        return;
-    }
-    char buf[48];
-    double ax = fabs(x);
-    if (ax != 0 && (ax >= 1e4 || ax < 1e-3)) {
-        /* engineering form, as in the shipped presets: 989e12, 3.35e12, 3e-6 */
-        int e3 = (int)floor(log10(ax) / 3) * 3;
-        double mant = x / pow(10, e3);
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, sizeof buf, "%.*ge%d", prec, mant, e3);
-            char *end = NULL;
-            if (strtod(buf, &end) == x && *end == '\0') {
-                fputs(buf, w->fp);
-                return;
-            }
-        }
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    fputs(buf, w->fp);
-}
-
-static void put_str(writer_t *w, const char *s) {
-    json_t *j = json_string(s);
-    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    if (t) fputs(t, w->fp);
-    else w->bad = 1;
-    free(t);
-    json_decref(j);
-}
-
-/* `"key": ` at an indentation of ind spaces, preceded by ",\n" unless first */
-static void put_key(writer_t *w, int ind, const char *key, bool first) {
-    fprintf(w->fp, "%s%*s", first ? "\n" : ",\n", ind, "");
-    put_str(w, key);
-    fputs(": ", w->fp);
-}
-
-/* `"key": "s"` and `"key": x` (put_key, then the value); the source note, when there is one. */
-static void put_str_at(writer_t *w, int ind, const char *key, const char *s, bool first) {
-    put_key(w, ind, key, first);
-    put_str(w, s);
-}
-
-static void put_num_at(writer_t *w, int ind, const char *key, double x, bool first) {
-    put_key(w, ind, key, first);
-    put_num(w, x);
-}
-
-static void put_source(writer_t *w, int ind, const char *note, bool first) {
-    if (note) put_str_at(w, ind, "source", note, first);
-}
-
 /* A curve as [[x, y], ...]: n structs of two doubles (x first) `stride` bytes apart (as the calibration curves, calibration.c). */
-static void put_pairs(writer_t *w, const void *pts, size_t stride, int n) {
+static void put_pairs(rs_jw_t *w, const void *pts, size_t stride, int n) {
     fputs("[", w->fp);
     for (int k = 0; k < n; k++) {
         const double *xy = (const double *)(const void *)((const char *)pts + (size_t)k * stride);
         fputs(k ? ", [" : "[", w->fp);
-        put_num(w, xy[0]);
+        rs_jw_num(w, xy[0]);
         fputs(", ", w->fp);
-        put_num(w, xy[1]);
+        rs_jw_num(w, xy[1]);
         fputs("]", w->fp);
     }
     fputs("]", w->fp);
 }
 
-static void put_tier(writer_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
-    put_key(w, 4, key, first);
+static void put_tier(rs_jw_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
+    rs_jw_key(w, 4, key, first);
     fputs("{", w->fp);
-    put_str_at(w, 6, "name", t->name, true);
-    put_num_at(w, 6, "bw_bytes_per_s", t->bw_bytes_per_s, false);
-    put_num_at(w, 6, "latency_s", t->latency_s, false);
-    put_source(w, 6, source, false);
+    rs_jw_str_at(w, 6, "name", t->name, true);
+    rs_jw_num_at(w, 6, "bw_bytes_per_s", t->bw_bytes_per_s, false);
+    rs_jw_num_at(w, 6, "latency_s", t->latency_s, false);
+    rs_jw_source(w, 6, source, false);
     fputs("\n    }", w->fp);
 }
 
 /* The device object of a profile. */
-static void put_device(writer_t *w, const rs_hw_t *hw, const char *source_note) {
-    put_key(w, 2, "device", false);
+static void put_device(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
+    rs_jw_key(w, 2, "device", false);
     fputs("{", w->fp);
-    put_key(w, 4, "flops_per_s", true);
+    rs_jw_key(w, 4, "flops_per_s", true);
     fputs("{", w->fp);
     bool first = true;
     for (int k = 0; k < RS_DTYPE_COUNT; k++) {
         if (hw->flops_per_s[k] == 0) continue;
-        put_num_at(w, 6, dtype_names[k], hw->flops_per_s[k], first);
+        rs_jw_num_at(w, 6, dtype_names[k], hw->flops_per_s[k], first);
         first = false;
     }
-    put_source(w, 6, source_note, first);
+    rs_jw_source(w, 6, source_note, first);
     fputs("\n    }", w->fp);
-    put_num_at(w, 4, "memory_bytes", hw->mem_bytes, false);
-    put_num_at(w, 4, "memory_bw_bytes_per_s", hw->mem_bw_bytes_per_s, false);
-    put_key(w, 4, "devices_per_node", false);
+    rs_jw_num_at(w, 4, "memory_bytes", hw->mem_bytes, false);
+    rs_jw_num_at(w, 4, "memory_bw_bytes_per_s", hw->mem_bw_bytes_per_s, false);
+    rs_jw_key(w, 4, "devices_per_node", false);
     fprintf(w->fp, "%lld", (long long)hw->devices_per_node);
-    if (hw->price_per_device_hour != 0) put_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
-    put_source(w, 4, source_note, false);
+    if (hw->price_per_device_hour != 0) rs_jw_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
+    rs_jw_source(w, 4, source_note, false);
     fputs("\n  }", w->fp);
 }
 
 /* The calibration object of a profile. */
-static void put_calibration(writer_t *w, const rs_hw_t *hw, const char *source_note) {
-    put_key(w, 2, "calibration", false);
+static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
+    rs_jw_key(w, 2, "calibration", false);
     fputs("{", w->fp);
     bool first = true;
     if (hw->cal.n_eff > 0) {
-        put_key(w, 4, "efficiency", true);
+        rs_jw_key(w, 4, "efficiency", true);
         put_pairs(w, hw->cal.eff, sizeof hw->cal.eff[0], hw->cal.n_eff < RS_MAX_EFF_POINTS ? hw->cal.n_eff : RS_MAX_EFF_POINTS);
         first = false;
     }
-    put_num_at(w, 4, "launch_s", hw->cal.launch_s, first);
+    rs_jw_num_at(w, 4, "launch_s", hw->cal.launch_s, first);
     if (hw->cal.n_overlap > 0) {
-        put_key(w, 4, "overlap_curve", false);
+        rs_jw_key(w, 4, "overlap_curve", false);
         put_pairs(w, hw->cal.overlap_curve, sizeof hw->cal.overlap_curve[0],
                   hw->cal.n_overlap < RS_MAX_OVERLAP_POINTS ? hw->cal.n_overlap : RS_MAX_OVERLAP_POINTS);
     } else {
-        put_num_at(w, 4, "overlap", hw->cal.overlap, false);
+        rs_jw_num_at(w, 4, "overlap", hw->cal.overlap, false);
     }
-    put_num_at(w, 4, "comp_slowdown", hw->cal.comp_slowdown, false);
-    put_num_at(w, 4, "host_s_per_xfer", hw->cal.host_s_per_xfer, false);
-    put_num_at(w, 4, "host_s_per_byte", hw->cal.host_s_per_byte, false);
+    rs_jw_num_at(w, 4, "comp_slowdown", hw->cal.comp_slowdown, false);
+    rs_jw_num_at(w, 4, "host_s_per_xfer", hw->cal.host_s_per_xfer, false);
+    rs_jw_num_at(w, 4, "host_s_per_byte", hw->cal.host_s_per_byte, false);
     if (rs_calibration_polled(&hw->cal)) {
-        put_key(w, 4, "poll_curve", false);
+        rs_jw_key(w, 4, "poll_curve", false);
         put_pairs(w, hw->cal.poll.curve, sizeof hw->cal.poll.curve[0],
                   hw->cal.poll.n < RS_MAX_OVERLAP_POINTS ? hw->cal.poll.n : RS_MAX_OVERLAP_POINTS);
-        put_num_at(w, 4, "poll_chunk_cols", (double)hw->cal.poll.chunk_cols, false);
-        put_num_at(w, 4, "poll_panel_rows_forward", (double)hw->cal.poll.panel_rows[0], false);
-        put_num_at(w, 4, "poll_panel_rows_backward", (double)hw->cal.poll.panel_rows[1], false);
+        rs_jw_num_at(w, 4, "poll_chunk_cols", (double)hw->cal.poll.chunk_cols, false);
+        rs_jw_num_at(w, 4, "poll_panel_rows_forward", (double)hw->cal.poll.panel_rows[0], false);
+        rs_jw_num_at(w, 4, "poll_panel_rows_backward", (double)hw->cal.poll.panel_rows[1], false);
     }
-    put_str_at(w, 4, "note", hw->calibration_note, false);
-    put_source(w, 4, source_note, false);
-    fputs("\n  }\n}\n", w->fp);
+    rs_jw_str_at(w, 4, "note", hw->calibration_note, false);
+    rs_jw_source(w, 4, source_note, false);
+    fputs("\n  }", w->fp);
 }
 
 int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_note, rs_err_t *err) {
     rs_file_t f;
     if (rs_file_open(&f, path, err)) return -1;
-    writer_t w = {f.fp, 0};
+    rs_jw_t w = {f.fp, 0};
     fputs("{", w.fp);
-    put_str_at(&w, 2, "name", hw->name, true);
-    if (source_note) put_str_at(&w, 2, "description", source_note, false);
+    rs_jw_str_at(&w, 2, "name", hw->name, true);
+    if (source_note) rs_jw_str_at(&w, 2, "description", source_note, false);
     put_device(&w, hw, source_note);
-    put_key(&w, 2, "tiers", false);
+    rs_jw_key(&w, 2, "tiers", false);
     fputs("{", w.fp);
     put_tier(&w, "intra", &hw->intra, source_note, true);
     if (hw->has_inter) put_tier(&w, "inter", &hw->inter, source_note, false);
     fputs("\n  }", w.fp);
     put_calibration(&w, hw, source_note);
+    if (hw->kernels.n_kernels > 0) rs_kernel_json_write(&w, &hw->kernels, 2, source_note);
+    fputs("\n}\n", w.fp);
     if (w.bad) {
         rs_file_abort(&f);
         return rs_errf(err, "%s: profile %s has a non-finite figure; nothing written", path, hw->name);

@@ -4,7 +4,9 @@
  * A profile names a device (peak dense FLOP/s per dtype, memory, memory bandwidth, devices per node),
  * its ring tiers (intra-node hop and inter-node NIC hop: per-direction bandwidth and latency), and
  * optional calibration written by `ringsim calibrate` (an efficiency curve F_eff(B) = eff(B) * F_peak,
- * per-step launch overhead, overlap factor, host cost). Every figure in a shipped profile carries its source.
+ * per-step launch overhead, overlap factor, host cost), and optional attention kernel curves by call
+ * shape and mask with the kernel each ring implementation preset runs (kernel_table.h; written by
+ * calibrate too). Every figure in a shipped profile carries its source.
  * Format and validation rules: docs/profiles.md. Presets live in profiles/ and are embedded in the
  * binary; a name without '/' or ".json" is looked up among the presets.
  */
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "calibration.h"
+#include "kernel_table.h"
 #include "util.h"
 
 typedef enum { RS_DTYPE_FP32 = 0, RS_DTYPE_TF32, RS_DTYPE_BF16, RS_DTYPE_FP16, RS_DTYPE_FP8, RS_DTYPE_COUNT } rs_dtype_t;
@@ -42,6 +45,7 @@ typedef struct {
     double price_per_device_hour;         /* currency units per device-hour; 0 = unknown */
     rs_calibration_t cal;                 /* calibration (optional in the file; defaults when absent) */
     char calibration_note[256];           /* free text recorded by calibrate (BLAS kernel, date) */
+    rs_kernel_table_t kernels;            /* attention kernel curves and presets (optional; prepared) */
 } rs_hw_t;
 
 /* Load a device profile: a preset name ("h100-sxm") or a path. Returns 0 or -1 with err naming

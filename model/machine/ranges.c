@@ -3,7 +3,7 @@
 #include "ranges.h"
 
 const rs_range_info_t rs_ranges[] = {
-    {"peak FLOP/s of a dtype", RS_RANGE_FLOPS, 0, 0, "--flops", "device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}"},
+    {"peak FLOP/s of a dtype", RS_RANGE_FLOPS, 0, 0, "--flops", "device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}, kernels.list[i].curves[j].points[k][2]"},
     {"hop bandwidth, bytes/s per direction", RS_RANGE_BW, 0, 0, "--bw, --inter-bw", "tier bw_bytes_per_s"},
     {"latency per message, s", RS_RANGE_LATENCY, 0, 0, "--latency", "tier latency_s"},
     {"launch overhead per step, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead", "calibration.launch_s"},
@@ -14,7 +14,7 @@ const rs_range_info_t rs_ranges[] = {
     {"compute jitter J", RS_RANGE_JITTER, 0, 0, "--jitter", "-"},
     {"straggler / degraded-hop factor", RS_RANGE_FACTOR, 0, 0, "--straggler R:F, --degrade H:F", "-"},
     {"device memory, bytes", RS_RANGE_MEM_BYTES, 0, 0, "-", "device.memory_bytes"},
-    {"device memory bandwidth, bytes/s", RS_RANGE_MEM_BW, 0, 0, "-", "device.memory_bw_bytes_per_s"},
+    {"device memory bandwidth, bytes/s", RS_RANGE_MEM_BW, 0, 0, "-", "device.memory_bw_bytes_per_s, kernels.merge_bw_bytes_per_s"},
     {"price per device-hour", RS_RANGE_PRICE, 0, 0, "plan --price", "device.price_per_device_hour"},
     {"devices per node", RS_RANGE_DEVICES_PER_NODE, 0, 1, "-", "device.devices_per_node"},
     {"devices per node (0 = one flat ring)", RS_RANGE_GPUS_PER_NODE, 0, 1, "--gpus-per-node", "-"},

@@ -85,7 +85,8 @@ static int walk_pass(const rs_transformer_t *t, const rs_machine_t *m, const rs_
     int rc = rs_model_walk(s, &rm, RS_NO_SINK, NULL, w, err);
     rs_schedule_free(s);
     if (rc) return -1;
-    if (rs_model_closed(&p, &rm, cl, err)) return -1;
+    /* B* of the forward is printed (ring_b_star_tokens): a search with kernel curves, so only there */
+    if ((pass == RS_PASS_FORWARD && c->ring > 1 ? rs_model_b_star : rs_model_closed)(&p, &rm, cl, err)) return -1;
     *flops_total = rs_problem_total_flops(&p);
     return 0;
 }
@@ -115,12 +116,14 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
         o.ring_t_comp_s = cf.t_comp_s;
         o.ring_t_comm_s = cf.t_comm_s;
         o.ring_b_star_tokens = cf.b_star_tokens;
-        /* the walk sees the mask (a causal zigzag step computes half a block); its backward tail steps
-         * carry dK, dV home with nothing to compute and always count as transfer-bound */
+        /* hidden: the one rule (model/cost/kernel.h) - the layout's middle step computes at least as long
+         * as its transfers take (a causal zigzag step computes about half a block). The walk's counts
+         * of (rank, step) waiting on a transfer are kept for reference (its backward tail steps carry
+         * dK, dV home with nothing to compute and are not counted). */
         o.comm_bound_fwd = wf.comm_bound_steps;
         o.comm_bound_bwd = wb.comm_bound_steps > c->ring ? wb.comm_bound_steps - c->ring : 0;
-        o.ring_hidden_fwd = o.comm_bound_fwd == 0;
-        o.ring_hidden_bwd = o.comm_bound_bwd == 0;
+        o.ring_hidden_fwd = !cf.comm_bound;
+        o.ring_hidden_bwd = !cb.comm_bound;
         rs_machine_t rm;
         rs_problem_t p;
         if (rs_sp_ring_problem(t, m, c, RS_PASS_FORWARD, &p, &rm, err)) return -1;

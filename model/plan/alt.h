@@ -58,13 +58,13 @@ typedef struct {
     double attn_bwd_s;
     double fwd_s, bwd_s;       /* per layer: all-to-all + attention */
     int64_t ring_block_tokens; /* B = S / R tokens per ring rank (R > 1), else S */
-    double ring_t_comp_s;      /* closed form middle step, forward (R > 1; else 0) */
+    double ring_t_comp_s;      /* the layout's middle-step compute, forward (kernel.h's rule; R > 1, else 0) */
     double ring_t_comm_s;
-    double ring_b_star_tokens; /* smallest full block hiding the forward transfers (closed form, no mask) */
+    double ring_b_star_tokens; /* B*: largest B whose forward middle step is transfer-bound (kernel.h's rule) */
     int64_t comm_bound_fwd;    /* walk: (rank, step) of the forward whose transfers outlast the compute */
     int64_t comm_bound_bwd;    /* the same, backward, not counting the R tail steps (no compute) */
-    bool ring_hidden_fwd;      /* comm_bound_fwd == 0: every transfer hides (the walk, mask included) */
-    bool ring_hidden_bwd;      /* comm_bound_bwd == 0 */
+    bool ring_hidden_fwd;      /* the layout's middle step hides its transfers (kernel.h's rule, forward) */
+    bool ring_hidden_bwd;      /* the same, backward */
     double walk_eff_fwd;       /* walk efficiency (perfect balance / makespan), forward */
     double flops_useful_fwd;   /* attention FLOPs of the whole sequence (all devices), forward */
     double flops_useful_bwd;   /* backward */

@@ -77,9 +77,12 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
 }
 
 /* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
- * perturbations, the attention kernel at attn_eff x peak when the profile has no curve. */
+ * perturbations, the attention kernel at attn_eff x peak when the profile has no curve. The dense
+ * model F x eff(B) for every variant: the kernel presets (model/cost/kernel.h) cost training rings only
+ * (pass-kv without a cache), and the variants compared here must share one compute model. */
 static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn) {
     rs_machine_t r = *m;
+    (void)rs_machine_set_kernel(&r, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
     r.devices_per_node = cpn;
     r.perturb.n_stragglers = r.perturb.n_degraded = 0;
     r.jitter = 0;

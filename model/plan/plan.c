@@ -1,6 +1,8 @@
 /* plan.c - capacity planning (plan.h; derivation and assumptions: docs/plan.md). */
 #include "plan.h"
 
+#include "kernel.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +13,7 @@ void rs_plan_config_default(rs_plan_config_t *c) {
     memset(c, 0, sizeof *c);
     c->seq_tokens = p.seq_tokens, c->global_batch = p.batch, c->max_sp = 4096, c->precision = RS_PREC_MIXED;
     c->ckpt = RS_CKPT_FULL, c->chunk_tokens = 2048, c->causal = p.causal, c->layout = p.layout, c->tile = p.tile_q;
-    c->usable_frac = 0.90, c->linear_eff = 0.70, c->attn_eff = 0.50, c->alternatives = true;
+    c->usable_frac = 0.90, c->linear_eff = 0.70, c->alternatives = true;
 }
 
 static int64_t dp_of(const rs_plan_config_t *c) { return c->dp > 0 ? c->dp : c->global_batch; }
@@ -33,7 +35,6 @@ int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err) {
         return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (!(c->linear_eff > 0 && c->linear_eff <= 1))
         return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
     return 0;
 }
 
@@ -113,13 +114,9 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
     return 0;
 }
 
-void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out) {
-    *out = *m;
-    if (out->cal.n_eff == 0) { /* no calibrated curve: the stated attention kernel efficiency */
-        out->cal.n_eff = 1;
-        out->cal.eff[0].block_tokens = 1;
-        out->cal.eff[0].efficiency = c->attn_eff;
-    }
+int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
+    const int64_t gb = rs_impl_grad_bytes((rs_impl_t)m->impl, rs_precision_act_bytes(c->precision));
+    return gb > 0 ? gb : rs_precision_grad_bytes(c->precision);
 }
 
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
@@ -136,11 +133,9 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     sc.causal = c->causal;
     sc.layout = c->layout;
     sc.act_bytes = rs_precision_act_bytes(c->precision);
-    sc.grad_bytes = rs_precision_grad_bytes(c->precision);
+    sc.grad_bytes = rs_plan_grad_bytes(c, m);
     sc.tile = c->tile;
-    rs_machine_t mm;
-    rs_plan_machine(c, m, &mm);
-    if (rs_sp_cost(t, &mm, &sc, &o.attn, err)) return -1;
+    if (rs_sp_cost(t, m, &sc, &o.attn, err)) return -1;
     o.kind = o.attn.kind;
     o.ulysses = ulysses;
     o.ring = ring;

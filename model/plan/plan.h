@@ -43,12 +43,11 @@ typedef struct {
     int64_t tile;             /* attention kernel tile */
     double usable_frac;       /* fraction of device memory usable by the model (allocator, runtime) */
     double linear_eff;        /* projections/FFN GEMM efficiency against peak */
-    double attn_eff;          /* attention kernel efficiency when the profile has no calibrated curve */
     bool alternatives;        /* also cost Ulysses and USP at the chosen N */
 } rs_plan_config_t;
 
 /* Defaults: S 128K, global batch 1, dp 0, max_sp 4096, mixed, full checkpointing, chunk 2048, causal,
- * zigzag, tile 128, usable 0.90, linear 0.70, attention 0.50, alternatives on. model is zeroed. */
+ * zigzag, tile 128, usable 0.90, linear 0.70, alternatives on. model is zeroed. */
 void rs_plan_config_default(rs_plan_config_t *c);
 
 typedef struct {
@@ -108,9 +107,10 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
 int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
                 rs_err_t *err);
 
-/* The machine the plan costs on: m with, when it has no calibrated efficiency curve, the constant
- * attention kernel efficiency attn_eff. Can't fail. */
-void rs_plan_machine(const rs_plan_config_t *c, const rs_machine_t *m, rs_machine_t *out);
+/* Bytes per dK,dV element the ring moves on machine m: its implementation preset's (fp32, or the
+ * activations' under TE: model/cost/kernel.h), else the precision's. The plan's attention runs at m's
+ * own rates (its kernel curves, or F x eff(B) without them). Can't fail. */
+int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m);
 
 /* Cost one split at (S, N) on the machine: memory, times, MFU, cost. Returns 0 or -1 (invalid split). */
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,

@@ -285,13 +285,9 @@ struct rs_schedule {
     uint64_t exec_diag[2];   /* executed-tile pairs, diag 0 and 1 */
 };
 
-rs_schedule_t *rs_schedule_create(const rs_problem_t *p, rs_err_t *err) {
-    if (rs_problem_validate(p, err) != 0) return NULL;
-    rs_schedule_t *s = calloc(1, sizeof *s);
-    if (!s) {
-        rs_errf(err, "schedule: out of memory");
-        return NULL;
-    }
+/* The schedule of a validated problem; the executed pairs of the diagonal blocks (O(B / tile)) only
+ * when exec (else 0). */
+static void schedule_init(rs_schedule_t *s, const rs_problem_t *p, bool exec) {
     s->p = *p;
     s->block = rs_problem_block(p);
     s->cblock = rs_problem_cached_block(p);
@@ -305,8 +301,18 @@ rs_schedule_t *rs_schedule_create(const rs_problem_t *p, rs_err_t *err) {
     s->pairs_full = (uint64_t)s->seg_len * (uint64_t)s->seg_len;
     for (int d = 0; d < 2; d++) {
         s->pairs_diag[d] = rs_diag_pairs(s->seg_len, d);
-        s->exec_diag[d] = rs_diag_exec_pairs(s->seg_len, d, p->tile_q, p->tile_k);
+        s->exec_diag[d] = exec ? rs_diag_exec_pairs(s->seg_len, d, p->tile_q, p->tile_k) : 0;
     }
+}
+
+rs_schedule_t *rs_schedule_create(const rs_problem_t *p, rs_err_t *err) {
+    if (rs_problem_validate(p, err) != 0) return NULL;
+    rs_schedule_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        rs_errf(err, "schedule: out of memory");
+        return NULL;
+    }
+    schedule_init(s, p, true);
     return s;
 }
 
@@ -472,50 +478,95 @@ uint64_t rs_schedule_step_a2a_bytes(const rs_schedule_t *s, int64_t step) {
 /* Fast path: the case analysis of docs/model.md ("Causal work per step") and docs/inference.md. For
  * a step that computes, the work of (rank, step) depends only on whether the owner of the block that
  * moved comes before, is, or comes after the rank. Tested against rs_schedule_step() for every
- * layout and variant. */
-int rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+ * layout and variant. The classes from a problem and its blocks' pair counts: block = B, cblock = Bc,
+ * full = seg^2 (seg the tokens per new segment), pd and xd = visible and executed pairs of a diagonal
+ * block with diag 0 and 1 (xd[1] read for striped only), fpp = FLOPs per pair of one sequence. Returns
+ * -1 when the work is not a function of the class (decode, batch not a multiple of N). */
+static int flops_classes(const rs_problem_t *p, int64_t block, int64_t cblock, uint64_t full, const uint64_t pd[2],
+                         const uint64_t xd[2], uint64_t fpp, uint64_t useful[3], uint64_t exec[3]) {
     uint64_t pu[3], px[3];
-    uint64_t seqs = (uint64_t)s->p.batch;
-    if (s->p.decode) { /* each owner's b/N queries against the cache shard (and, own step, themselves) */
-        if (s->p.batch % s->p.n_ranks != 0) return -1;
-        seqs = (uint64_t)(s->p.batch / s->p.n_ranks);
-        pu[0] = pu[2] = px[0] = px[2] = (uint64_t)s->cblock;
-        pu[1] = px[1] = (uint64_t)s->cblock + 1;
-    } else if (!s->p.causal) {
-        pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)s->block * (uint64_t)s->block;
+    uint64_t seqs = (uint64_t)p->batch;
+    if (p->decode) { /* each owner's b/N queries against the cache shard (and, own step, themselves) */
+        if (p->batch % p->n_ranks != 0) return -1;
+        seqs = (uint64_t)(p->batch / p->n_ranks);
+        pu[0] = pu[2] = px[0] = px[2] = (uint64_t)cblock;
+        pu[1] = px[1] = (uint64_t)cblock + 1;
+    } else if (!p->causal) {
+        pu[0] = pu[1] = pu[2] = px[0] = px[1] = px[2] = (uint64_t)block * (uint64_t)block;
     } else {
-        switch (s->p.layout) {
+        switch (p->layout) {
         case RS_LAYOUT_CONTIGUOUS: /* before: full; own: diagonal; after: hidden */
-            pu[0] = px[0] = s->pairs_full;
-            pu[1] = s->pairs_diag[0], px[1] = s->exec_diag[0];
+            pu[0] = px[0] = full;
+            pu[1] = pd[0], px[1] = xd[0];
             pu[2] = px[2] = 0;
             break;
         case RS_LAYOUT_STRIPED: /* diag 0 when the owner's tokens precede in each stripe, else diag 1 */
-            pu[0] = pu[1] = s->pairs_diag[0], px[0] = px[1] = s->exec_diag[0];
-            pu[2] = s->pairs_diag[1], px[2] = s->exec_diag[1];
+            pu[0] = pu[1] = pd[0], px[0] = px[1] = xd[0];
+            pu[2] = pd[1], px[2] = xd[1];
             break;
         default: /* zigzag: (early, early) + (late, early) + (late, late); (early, late) is hidden */
-            pu[0] = px[0] = pu[2] = px[2] = 2 * s->pairs_full;
-            pu[1] = 2 * s->pairs_diag[0] + s->pairs_full;
-            px[1] = 2 * s->exec_diag[0] + s->pairs_full;
+            pu[0] = px[0] = pu[2] = px[2] = 2 * full;
+            pu[1] = 2 * pd[0] + full;
+            px[1] = 2 * xd[0] + full;
             break;
         }
     }
-    if (!s->p.decode) {
+    if (!p->decode) {
         /* every query sees every cached token of the K,V block: B x Bc more, full tiles */
-        const uint64_t cached = (uint64_t)s->block * (uint64_t)s->cblock;
+        const uint64_t cached = (uint64_t)block * (uint64_t)cblock;
         for (int i = 0; i < 3; i++) pu[i] += cached, px[i] += cached;
-        if (s->passes_q) { /* the moving block holds the queries: owner before the rank = KV after the Q */
+        if (rs_problem_passes_q(p)) { /* the moving block holds the queries: owner before the rank = KV after the Q */
             uint64_t t = pu[0];
             pu[0] = pu[2], pu[2] = t;
             t = px[0], px[0] = px[2], px[2] = t;
         }
     }
     for (int i = 0; i < 3; i++) {
-        useful[i] = pu[i] * s->fpp * seqs;
-        exec[i] = px[i] * s->fpp * seqs;
+        useful[i] = pu[i] * fpp * seqs;
+        exec[i] = px[i] * fpp * seqs;
     }
     return 0;
+}
+
+int rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
+    return flops_classes(&s->p, s->block, s->cblock, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
+}
+
+int rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]) {
+    const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG && !p->decode ? block / 2 : block;
+    uint64_t pd[2] = {0, 0}, xd[2] = {0, 0};
+    /* the diagonal blocks' pairs (O(B / tile) for the executed ones) only where a wanted class has one:
+     * class 1 in every causal layout, every class of a causal striped ring (pass-q: mirrored) */
+    const bool striped = p->layout == RS_LAYOUT_STRIPED;
+    if (p->causal && !p->decode && ((want & 2u) || striped)) {
+        pd[0] = rs_diag_pairs(seg, 0), xd[0] = rs_diag_exec_pairs(seg, 0, p->tile_q, p->tile_k);
+        if (striped && (want & 5u)) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
+    }
+    const int rc = flops_classes(p, block, rs_problem_cached_block(p), (uint64_t)seg * (uint64_t)seg, pd, xd,
+                                 rs_problem_flops_per_pair(p) / (uint64_t)p->batch, useful, exec);
+    for (int c = 0; c < 3; c++)
+        if (!(want >> c & 1u)) useful[c] = exec[c] = 0;
+    return rc;
+}
+
+int rs_problem_class_kinds(const rs_problem_t *p, int cls, unsigned char kinds[RS_MAX_BLOCKS]) {
+    /* the case analysis of flops_classes, block by block (Q segment major): zigzag's (early, early),
+     * (early, late), (late, early), (late, late); one block otherwise */
+    enum { F = RS_KIND_FULL, S = RS_KIND_SKIP, D0 = RS_KIND_DIAG0, D1 = RS_KIND_DIAG1 };
+    static const unsigned char zigzag[3][4] = {{F, S, F, S},    /* owner before the rank */
+                                               {D0, S, F, D0},  /* its own block */
+                                               {S, S, F, F}};   /* owner after */
+    static const unsigned char one[2][3] = {{F, D0, S}, {D0, D0, D1}}; /* contiguous, striped */
+    if (p->n_ranks < 2 && cls != 1) return 0;
+    const int segs = p->layout == RS_LAYOUT_ZIGZAG ? 2 : 1;
+    const int64_t seg = rs_problem_block(p) / segs;
+    for (int i = 0; i < segs * segs; i++) {
+        unsigned char k = !p->causal ? F : segs == 2 ? zigzag[cls][i] : one[p->layout == RS_LAYOUT_STRIPED][cls];
+        if (seg == 1 && k == D0) k = F; /* classify: a diagonal of one token is full, a shifted one empty */
+        if (seg == 1 && k == D1) k = S;
+        kinds[i] = k;
+    }
+    return segs;
 }
 
 void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint64_t *flops_useful,

@@ -140,6 +140,8 @@ static inline int64_t rs_problem_block(const rs_problem_t *p) { return p->decode
 static inline int64_t rs_problem_cached_block(const rs_problem_t *p) { return p->cached_tokens / p->n_ranks; }
 /* Does the problem circulate Q (pass-q or decode)? */
 static inline bool rs_problem_passes_q(const rs_problem_t *p) { return p->ring == RS_RING_PASS_Q || p->decode; }
+/* Is the problem an inference variant (a cached prefix, pass-q or decode) rather than a training ring? */
+static inline bool rs_problem_is_inference(const rs_problem_t *p) { return p->cached_tokens > 0 || rs_problem_passes_q(p); }
 /* Sequences whose queries rank r owns: batch, or in decode those s < batch with s mod N = r. */
 int64_t rs_problem_rank_seqs(const rs_problem_t *p, int64_t rank);
 /* Sequences a Q or partial buffer holds: batch, or in decode ceil(batch / N). */
@@ -264,6 +266,24 @@ void rs_schedule_flops(const rs_schedule_t *s, int64_t rank, int64_t step, uint6
  * undefined) when the work is not a function of the class: decode with batch not a multiple of N
  * (each owner has its own number of sequences). O(1). */
 int rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]);
+
+/* The same three classes for a validated problem without building a schedule (no allocation): the
+ * classes whose bit is set in want (bit c = class c; 7 = all) equal rs_schedule_flops_classes
+ * (tested), the others are 0; returns what it returns (-1: decode with uneven sequences per rank). The
+ * executed pairs of a diagonal block cost O(B / tile) and are counted only where a wanted class has
+ * one. */
+int rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]);
+
+/* The blocks of a step class (as above) of a validated problem without building a schedule, by kind:
+ * full, skipped, or diagonal with (i, j) visible iff i - j >= 0 (DIAG0) or >= 1 (DIAG1): the masks of
+ * rs_schedule_step at the class's representative (rank, step) - class 0 (N-1, 1), class 1 (0, 0),
+ * class 2 (0, 1) - which every (rank, step) of the class shares (tested). kinds[i] is block
+ * (i / segs, i % segs) of the rank's and the KV owner's segments, each of B / segs tokens. Returns
+ * segs (1, or 2 for zigzag), or 0 when the class does not exist (N = 1: class 1 only). A training
+ * ring's blocks only (pass-kv, no cache, not decode: rs_problem_is_inference false), the only problems
+ * the kernel model (model/cost/kernel.h) costs by calls. O(1). */
+typedef enum { RS_KIND_FULL = 0, RS_KIND_SKIP, RS_KIND_DIAG0, RS_KIND_DIAG1 } rs_block_kind_t;
+int rs_problem_class_kinds(const rs_problem_t *p, int cls, unsigned char kinds[RS_MAX_BLOCKS]);
 
 /* Payload bytes of the ring transfers posted at `step` (K,V or Q first, then dK,dV). They are the
  * same on every rank at a given step; only the block owners differ. Returns the count (0..2). An

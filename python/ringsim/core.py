@@ -39,9 +39,11 @@ class Problem:
             q, _, k = str(tile).partition("x")
             self.tile = (size("tile", q, *field_range("tile_q")), size("tile", k or q, *field_range("tile_k")))
 
-    def _apply(self, p):
+    def _apply(self, s):
+        p = s.problem
         for k, v in self.sizes.items():
             setattr(p, k, v)
+        s.grad_bytes_given = "grad_bytes" in self.sizes  # else the preset's dK,dV dtype, as --grad-bytes
         p.causal = self.causal
         if self.tile:
             p.tile_q, p.tile_k = self.tile
@@ -55,14 +57,20 @@ class Problem:
 class Machine:
     """The machine as asked for: rs_machine_spec_t's fields (machine.h) - a profile (preset name or
     JSON file) and what changes on it; None keeps the profile's value. Rates take SI suffixes
-    ("450G"); stragglers and degraded are lists of (rank or hop, factor)."""
+    ("450G"); stragglers and degraded are lists of (rank or hop, factor); impl (ringsim, flash-attn,
+    te, none) and kernel as --impl and --kernel."""
 
     _REALS = ("flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown", "host_xfer", "host_byte", "jitter")
 
+    _IMPLS = ("none", "ringsim", "flash-attn", "te")  # rs_impl_t (kernel_table.h)
+
     def __init__(self, profile="h100-sxm", inter=None, gpus_per_node=None, flops=None, bw=None, inter_bw=None,
                  latency=None, launch=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None, jitter=None,
-                 seed=None, stragglers=(), degraded=()):
+                 seed=None, stragglers=(), degraded=(), impl=None, kernel=None):
         self.profile, self.inter = str(profile), inter
+        if impl is not None and impl not in self._IMPLS:
+            raise RingsimError("impl %s: expected ringsim, flash-attn, te or none" % impl)
+        self.impl, self.kernel = impl, kernel
         self.gpus_per_node = None if gpus_per_node is None else size("gpus_per_node", gpus_per_node)
         self.reals = {}
         for k in self._REALS:
@@ -74,11 +82,13 @@ class Machine:
         self.degraded = [(size("degraded", h), real("degraded", f, 1e-6, 1e6)) for h, f in degraded]
 
     def _apply(self, spec):
-        for name, value in (("profile", self.profile), ("inter", self.inter or "")):
+        for name, value in (("profile", self.profile), ("inter", self.inter or ""), ("kernel", self.kernel or "")):
             raw = value.encode()
             if len(raw) >= getattr(type(spec), name).size:
                 raise RingsimError("%s %s: at most %d characters" % (name, value, getattr(type(spec), name).size - 1))
             setattr(spec, name, raw)
+        if self.impl is not None:
+            spec.impl = self._IMPLS.index(self.impl)
         if self.gpus_per_node is not None:
             spec.gpus_per_node = self.gpus_per_node
         for k, v in self.reals.items():
@@ -104,7 +114,7 @@ def setup(problem=None, machine=None):
     machine = machine or Machine()
     s = S["rs_setup_t"]()
     _setup_default(ctypes.byref(s))
-    problem._apply(s.problem)
+    problem._apply(s)
     machine._apply(s.spec)
     _setup_dtype(ctypes.byref(s), problem.dtype)
     s.n_layouts, s.layouts[0] = 1, problem.layout

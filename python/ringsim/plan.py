@@ -56,7 +56,7 @@ def _opaque(field):
 
 def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, n_ranks=None, max_sp=4096,
          precision="mixed", ckpt="full", chunk_tokens=2048, causal=True, layout="zigzag", tile=128, usable_frac=0.90,
-         linear_eff=0.70, attn_eff=0.50, alternatives=True, gpus_per_node=None, inter=None, price=None):
+         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None):
     """The capacity plan on one candidate (plan.h rs_plan_run, as `ringsim plan -p PROFILE`): the
     smallest N that fits (or n_ranks), memory, times per layer and step, MFU, cost; options holds
     Ring, then the Ulysses/USP splits, each with its attention cost (attn); best, why. seq_tokens
@@ -78,7 +78,6 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     c.tile = size("tile", tile, 1, 65536)
     c.usable_frac = real("usable_frac", usable_frac, 1e-6, 1)
     c.linear_eff = real("linear_eff", linear_eff, 1e-6, 1)
-    c.attn_eff = real("attn_eff", attn_eff, 1e-6, 1)
     c.alternatives = bool(alternatives)
     check(_plan_config_validate(ctypes.byref(c), ctypes.byref(err)), err)
     hw, m = _opaque("hw"), _opaque("machine")

@@ -1,0 +1,582 @@
+/* kernel.c - the cost of a ring step: attention calls at their own rates, merges, launches
+ * (kernel.h; derivation and the byte counts: docs/model.md section 3a). */
+#include "kernel.h"
+
+#include <math.h>
+#include <string.h>
+#include <threads.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes.
+ * ---------------------------------------------------------------------------------------------- */
+static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
+    [RS_IMPL_RINGSIM] =
+        {
+            /* ringsim's executor (exec/exec.h, exec/gpu): the forward kernel reads and writes the fp32
+             * (O, m, l) state itself (inside its measured rate); the backward kernel accumulates dK,dV
+             * into an fp32 partial that grad_zero clears before each step (write 4 B) and grad_add adds
+             * the incoming partial to after it (read 4 + 4, write 4); fwd_end writes O / l in the
+             * activation dtype and the lse once per pass. */
+            .impl = RS_IMPL_RINGSIM,
+            .fused = true,
+            .shifted_native = true,
+            .step_kv = {{0, 1}, {0, 3}},
+            .step_launch = {1, 1},
+            .epi_fwd_q = {1, 1},
+            .epi_fwd_rh = {0, 3},
+            .epi_launch = {1, 0},
+        },
+    [RS_IMPL_FLASH_ATTN] =
+        {
+            /* zhuzilin/ring-flash-attention on FlashAttention-2 (_flash_attn_forward/_backward): step 0
+             * out = block_out.to(fp32) (read act, write 4); later steps update_out_and_lse, costed as
+             * its ops run eagerly, one kernel each (the published step times match this, not a fused
+             * kernel: docs/model.md section 8): block_out.to(fp32) (read act, write 4), out - block_out
+             * (read 4 + 4, write 4), sigmoid(block_lse - lse) * that (read 4, write 4), out - the
+             * product (read 4 + 4, write 4): act + 9 x 4 B per element; on the row-heads
+             * block_lse - lse and sigmoid (5 x 4 B), lse - block_lse, logsigmoid and lse - it (8 x 4
+             * B); 9 launches. A call on part of the rows (zigzag's second half, striped's shifted
+             * slices) copies the slice back into out and lse (read 4, write 4); out.to(q.dtype) after
+             * the loop. Backward: step 0 dq, dk, dv = buffers.to(fp32) (read act, write 4); later
+             * dq += dq_buffer, dk = dk_buffer + dk, dv likewise (read act + 4, write 4); dq, dk, dv
+             * .to(q.dtype) at the end. dK,dV travel in fp32. */
+            .impl = RS_IMPL_FLASH_ATTN,
+            .fwd_q = {{1, 1}, {1, 9}},
+            .fwd_rh = {{0, 0}, {0, 13}},
+            .fwd_part_q = {0, 2},
+            .fwd_part_rh = {0, 2},
+            .fwd_launch = {1, 9},
+            .fwd_part_launch = 2,
+            .bwd_q = {{1, 1}, {1, 2}},
+            .bwd_kv = {{1, 1}, {1, 2}},
+            .bwd_launch = {3, 3},
+            .epi_fwd_q = {1, 1},
+            .epi_bwd_q = {1, 1},
+            .epi_bwd_kv = {1, 1},
+            .epi_launch = {1, 3},
+        },
+    [RS_IMPL_TE] =
+        {
+            /* TransformerEngine's AttnFuncWithCPAndKVP2P (context_parallel.py, non-FP8): each step's
+             * output (act dtype) is kept and corrected after the loop: step 0 out = out_0 *
+             * exp(lse_0 - lse) (read act, write act; the lse read twice per row-head), later steps
+             * out += out_i * exp(lse_i - lse) in place (read 2 act, write act), the second half in
+             * place on its view (no copy); the lse corrections (read 2 x 4, write 4 per row-head) run
+             * during the loop on a side stream and are counted with the corrections here. Backward:
+             * dq and the dK,dV buffers are in the act dtype: a step's first touch copies (read act,
+             * write act), later ones add in place (read 2 act, write act); dK,dV travel in the act
+             * dtype. */
+            .impl = RS_IMPL_TE,
+            .fwd_deferred = true,
+            .grad_in_act = true,
+            .fwd_q = {{2, 0}, {3, 0}},
+            .fwd_rh = {{0, 4}, {0, 5}},
+            .fwd_launch = {2, 2},
+            .bwd_q = {{2, 0}, {3, 0}},
+            .bwd_kv = {{2, 0}, {3, 0}},
+            .bwd_launch = {3, 3},
+        },
+};
+
+const rs_impl_preset_t *rs_impl_preset(rs_impl_t impl) {
+    return impl > RS_IMPL_NONE && impl < RS_IMPL_COUNT ? &presets[impl] : NULL;
+}
+
+int64_t rs_impl_grad_bytes(rs_impl_t impl, int64_t act_bytes) {
+    const rs_impl_preset_t *p = rs_impl_preset(impl);
+    return !p ? 0 : p->grad_in_act ? act_bytes : 4;
+}
+
+const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len) {
+    if (m->impl == RS_IMPL_NONE)
+        snprintf(buf, len, "at the dense peak F x eff(B) = %.4g TFLOP/s x eff(B) (no kernel curves)", m->flops_per_s / 1e12);
+    else if (m->kernel > 0)
+        snprintf(buf, len, "as the %s preset issues its calls, at kernel %s's measured/published rates by call shape and mask",
+                 rs_impl_name((rs_impl_t)m->impl), m->kernels.kernel[m->kernel - 1].name);
+    else
+        snprintf(buf, len, "as the %s preset issues its calls, at the dense peak F x eff(B) = %.4g TFLOP/s x eff(B)",
+                 rs_impl_name((rs_impl_t)m->impl), m->flops_per_s / 1e12);
+    return buf;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The model of a (problem, machine)
+ * ---------------------------------------------------------------------------------------------- */
+void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *m) {
+    /* field by field (no memset: the closed form builds one per evaluation) */
+    km->curves = km->gqa_expand = false;
+    km->m = m;
+    /* the presets cost a training ring's calls; an inference variant (a cache, pass-q, decode) runs
+     * at the dense model (docs/model.md section 3a) */
+    km->pre = rs_problem_is_inference(p) ? NULL : rs_impl_preset((rs_impl_t)m->impl);
+    km->n = p->n_ranks;
+    km->block = rs_problem_block(p);
+    km->f_eff = rs_machine_flops_eff(m, (double)km->block);
+    km->p = *p;
+    if (!km->pre) return; /* the dense model needs no more (the closed form's hot path) */
+    km->cf = (double)rs_problem_flops_per_pair(p);
+    km->bw = m->kernels.merge_bw_bytes_per_s;
+    km->eq = (double)(p->q_heads * p->head_dim * p->batch);
+    km->ekv = (double)(p->kv_heads * p->head_dim * p->batch);
+    km->rh = (double)(p->q_heads * p->batch);
+    km->act = (double)p->act_bytes;
+    if (m->kernel > 0 && m->kindex.n > 0) {
+        const signed char(*idx)[RS_KMASK_COUNT] = rs_kindex_find(&m->kindex, p->head_dim);
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < RS_KMASK_COUNT; k++) km->curve[pass][k] = &m->kernels.curve[idx[pass][k]];
+        km->curves = true;
+        km->gqa_expand = m->kernels.kernel[m->kernel - 1].gqa_expand_bwd && p->q_heads != p->kv_heads;
+    }
+}
+
+static double eb(const rs_kmodel_t *km, rs_elem_bytes_t b) { return b.act * km->act + b.f32 * 4.0; }
+
+/* Time of one call on its blocks' FLOPs: useful FLOPs at the curve's rate for its shape, or executed
+ * FLOPs at the dense rate. */
+static void call_time(const rs_kmodel_t *km, rs_kcall_t *c) {
+    if (km->curves) {
+        c->rate = rs_kcurve_rate(km->curve[km->p.pass][c->mask], c->q_tokens, c->k_tokens);
+        c->time_s = c->flops_useful / c->rate;
+    } else {
+        c->rate = km->f_eff;
+        c->time_s = c->flops_exec / c->rate;
+    }
+}
+
+/* A step as the cost needs it: its Q and KV segments' token counts and its blocks that compute (not
+ * skipped), each with the kind of call it makes (full, causal, shifted) and its pairs. Built from the
+ * schedule's step (rs_kernel_step) or, for a class, from rs_problem_class_kinds (rs_kernel_classes). */
+typedef struct {
+    int q, kv;                         /* segment indices */
+    rs_kmask_t mask;
+    uint64_t pairs, exec_pairs;        /* visible, and inside executed tiles, per (batch, head) */
+} kblock_t;
+typedef struct {
+    bool computes;                     /* false: the backward's tail step */
+    int n_q, n_kv, n;
+    double q_count[RS_MAX_SEGMENTS], kv_count[RS_MAX_SEGMENTS];
+    kblock_t b[RS_MAX_BLOCKS];
+} kstep_view_t;
+
+/* The fused launch: every block a call of its own shape and mask. */
+static void calls_fused(const rs_kmodel_t *km, const kstep_view_t *st, rs_kstep_t *o) {
+    for (int i = 0; i < st->n; i++) {
+        const kblock_t *b = &st->b[i];
+        rs_kcall_t *c = &o->call[o->n_calls++];
+        c->mask = b->mask;
+        c->q_tokens = st->q_count[b->q];
+        c->k_tokens = st->kv_count[b->kv];
+        c->flops_useful = (double)(int64_t)b->pairs * km->cf;
+        c->flops_exec = (double)(int64_t)b->exec_pairs * km->cf;
+    }
+    if (o->n_calls) o->launches = 1;
+}
+
+/* One call over the blocks' rows (its mask the widest of theirs: full < causal < shifted). Returns the
+ * rows its merges cover (Q, KV) and whether they are part of the rank's rows. */
+static void call_per_step(const rs_kmodel_t *km, const kstep_view_t *st, rs_kstep_t *o, double *mq, double *mk,
+                          bool *part) {
+    unsigned qs = 0, ks = 0;
+    uint64_t useful = 0, exec = 0;
+    rs_kmask_t mask = RS_KMASK_FULL;
+    for (int i = 0; i < st->n; i++) {
+        const kblock_t *b = &st->b[i];
+        qs |= 1u << b->q, ks |= 1u << b->kv;
+        useful += b->pairs, exec += b->exec_pairs;
+        if (b->mask > mask) mask = b->mask;
+    }
+    *mq = *mk = 0;
+    *part = false;
+    if (!qs) return;
+    double rq = 0, rk = 0, rows_all = 0;
+    for (int i = 0; i < st->n_q; i++) {
+        rows_all += st->q_count[i];
+        if (qs >> i & 1u) rq += st->q_count[i];
+    }
+    for (int i = 0; i < st->n_kv; i++)
+        if (ks >> i & 1u) rk += st->kv_count[i];
+    rs_kcall_t *c = &o->call[o->n_calls++];
+    c->mask = mask;
+    c->q_tokens = rq, c->k_tokens = rk;
+    if (c->mask == RS_KMASK_SHIFTED && !km->pre->shifted_native) { /* causal on the (n-1) x (n-1) slices */
+        c->mask = RS_KMASK_CAUSAL;
+        c->q_tokens = rq - 1, c->k_tokens = rk - 1;
+    }
+    c->flops_useful = (double)(int64_t)useful * km->cf;
+    c->flops_exec = (double)(int64_t)exec * km->cf;
+    o->launches += 1;
+    *mq = c->q_tokens, *mk = c->k_tokens;
+    *part = c->q_tokens < rows_all;
+}
+
+/* The calls of a computing step (their times not yet known: step_finish) and the launches they take;
+ * for a per-step call, the rows its merges cover (mq, mk) and whether they are part of the rank's. */
+static void step_calls(const rs_kmodel_t *km, const kstep_view_t *st, rs_kstep_t *o, double *mq, double *mk, bool *part) {
+    *mq = *mk = 0;
+    *part = false;
+    if (km->pre->fused) calls_fused(km, st, o);
+    else call_per_step(km, st, o, mq, mk, part);
+}
+
+/* The merges a step runs inline or defers under its preset, at step number 0 (later = 0) or a later
+ * one, from step_calls's rows. */
+static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, bool part, rs_kstep_t *o) {
+    const rs_impl_preset_t *pr = km->pre;
+    const bool bwd = km->p.pass == RS_PASS_BACKWARD;
+    if (!bwd && mq > 0) { /* the output merge of a per-step call */
+        double by = mq * (km->eq * eb(km, pr->fwd_q[later]) + km->rh * eb(km, pr->fwd_rh[later]));
+        int la = pr->fwd_launch[later];
+        if (part && later) by += mq * (km->eq * eb(km, pr->fwd_part_q) + km->rh * eb(km, pr->fwd_part_rh)), la += pr->fwd_part_launch;
+        if (pr->fwd_deferred) o->deferred_bytes += by, o->deferred_launches += la;
+        else o->merge_bytes += by, o->launches += la;
+    }
+    if (bwd && mq > 0) { /* dQ, dK, dV accumulation of a per-step call */
+        o->merge_bytes += mq * km->eq * eb(km, pr->bwd_q[later]) + 2 * mk * km->ekv * eb(km, pr->bwd_kv[later]);
+        o->launches += pr->bwd_launch[later];
+        if (km->gqa_expand) { /* sum of the per-query-head dK, dV over each group */
+            o->merge_bytes += 2 * mk * km->p.head_dim * km->p.batch * km->act * (double)(km->p.q_heads + km->p.kv_heads);
+            o->launches += 2;
+        }
+    }
+    if (bwd) { /* the preset's own per-step work on the whole dK,dV block */
+        const double e = 2 * (double)km->block * km->ekv;
+        o->merge_bytes += e * eb(km, pr->step_kv[0]);
+        o->launches += pr->step_launch[0];
+        if (later) o->merge_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
+    }
+}
+
+/* The calls of a step (their times not yet known: step_finish) at step number `step` and the merges it
+ * runs inline or defers, under a preset. */
+static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
+    o->n_calls = o->launches = o->deferred_launches = 0;
+    o->merge_bytes = o->deferred_bytes = 0;
+    if (!st->computes) return;
+    double mq, mk;
+    bool part;
+    step_calls(km, st, o, &mq, &mk, &part);
+    step_merges(km, step == 0 ? 0 : 1, mq, mk, part, o);
+}
+
+/* The step's totals once its calls are timed. */
+static void step_finish(const rs_kmodel_t *km, rs_kstep_t *o) {
+    o->calls_s = 0;
+    for (int i = 0; i < o->n_calls; i++) o->calls_s += o->call[i].time_s;
+    o->scaled_s = o->calls_s + o->merge_bytes / km->bw;
+    o->deferred_s = o->deferred_bytes / km->bw;
+}
+
+void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *o) {
+    if (!km->pre) { /* the dense model: executed FLOPs at F eff(B), one launch when there are any */
+        memset(o, 0, sizeof *o);
+        if (st->has_compute && st->flops_exec > 0) {
+            o->calls_s = o->scaled_s = (double)st->flops_exec / km->f_eff;
+            o->launches = 1;
+        }
+        return;
+    }
+    kstep_view_t v = {.computes = st->has_compute, .n_q = st->n_q_segs, .n_kv = st->n_kv_segs};
+    for (int i = 0; i < st->n_q_segs; i++) v.q_count[i] = (double)st->q_segs[i].count;
+    for (int i = 0; i < st->n_kv_segs; i++) v.kv_count[i] = (double)st->kv_segs[i].count;
+    for (int i = 0; i < st->n_blocks; i++) {
+        const rs_block_t *b = &st->blocks[i];
+        if (b->mask == RS_MASK_SKIP) continue;
+        const rs_kmask_t mask = b->mask == RS_MASK_FULL ? RS_KMASK_FULL : b->diag >= 1 ? RS_KMASK_SHIFTED : RS_KMASK_CAUSAL;
+        v.b[v.n++] = (kblock_t){b->q_seg, b->kv_seg, mask, b->pairs, b->exec_pairs};
+    }
+    step_plan(km, &v, st->step, o);
+    for (int i = 0; i < o->n_calls; i++) call_time(km, &o->call[i]);
+    step_finish(km, o);
+}
+
+void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_launches, double *scaled_s,
+                        int *launches) {
+    *scaled_s = 0, *launches = 0;
+    if (!km->pre) return;
+    const rs_impl_preset_t *pr = km->pre;
+    const double b = (double)km->block;
+    double by;
+    if (km->p.pass == RS_PASS_FORWARD) by = b * (km->eq * eb(km, pr->epi_fwd_q) + km->rh * eb(km, pr->epi_fwd_rh));
+    else by = b * (km->eq * eb(km, pr->epi_bwd_q) + 2 * km->ekv * eb(km, pr->epi_bwd_kv));
+    *scaled_s = by / km->bw + deferred_s;
+    *launches = pr->epi_launch[km->p.pass] + deferred_launches;
+}
+
+double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
+                             int n_xfers, double bytes) {
+    const rs_machine_t *m = km->m;
+    if (!(scaled_s > 0) && launches == 0) return 0.0;
+    double slow = 1.0;
+    for (int k = 0; k < m->perturb.n_stragglers && k < RS_MAX_PERTURB; k++)
+        if (m->perturb.straggler_rank[k] == rank) slow *= m->perturb.straggler_factor[k];
+    double jit = 1.0;
+    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
+    return (double)launches * m->cal.launch_s + scaled_s * slow * jit + rs_machine_host_s(m, n_xfers, bytes);
+}
+
+double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes) {
+    rs_kstep_t ks;
+    rs_kernel_step(km, st, &ks);
+    acc->deferred_s += ks.deferred_s;
+    acc->deferred_launches += ks.deferred_launches;
+    double scaled = ks.scaled_s;
+    int launches = ks.launches;
+    if (st->has_compute && st->step == km->n - 1) {
+        double es;
+        int el;
+        rs_kernel_epilogue(km, acc->deferred_s, acc->deferred_launches, &es, &el);
+        if (es > 0 || el > 0) scaled += es, launches += el;
+    }
+    return rs_kernel_rank_step_s(km, st->rank, st->step, scaled, launches, n_xfers, bytes);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Classes
+ * ---------------------------------------------------------------------------------------------- */
+/* Time the calls of the classes, each distinct (mask, shape) once. */
+static void classes_rate(const rs_kmodel_t *km, rs_kclasses_t *out) {
+    const rs_kcall_t *seen[3 * RS_MAX_BLOCKS];
+    int n_seen = 0;
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < out->cls[c].n_calls; i++) {
+            rs_kcall_t *k = &out->cls[c].call[i];
+            int j = 0;
+            while (j < n_seen && !(seen[j]->mask == k->mask && seen[j]->q_tokens == k->q_tokens && seen[j]->k_tokens == k->k_tokens)) j++;
+            if (j < n_seen) {
+                k->rate = seen[j]->rate;
+                k->time_s = (km->curves ? k->flops_useful : k->flops_exec) / k->rate;
+            } else {
+                call_time(km, k);
+                seen[n_seen++] = k;
+            }
+        }
+}
+
+/* The view of class c (rs_problem_class_kinds of p) on segments of seg tokens, its blocks of each kind
+ * as kind[] gives them; returns the class's visible and executed pairs. */
+static void class_view(const rs_problem_t *p, int c, double seg, const kblock_t kind[4], kstep_view_t *v, uint64_t *pairs,
+                       uint64_t *exec_pairs) {
+    unsigned char kinds[RS_MAX_BLOCKS];
+    v->n = 0;
+    v->n_q = v->n_kv = rs_problem_class_kinds(p, c, kinds);
+    v->computes = v->n_q > 0;
+    *pairs = *exec_pairs = 0;
+    for (int i = 0; i < v->n_q; i++) v->q_count[i] = v->kv_count[i] = seg;
+    for (int i = 0; i < v->n_q * v->n_q; i++) {
+        if (kinds[i] == RS_KIND_SKIP) continue;
+        kblock_t *b = &v->b[v->n++];
+        *b = kind[kinds[i]];
+        b->q = i / v->n_q, b->kv = i % v->n_q;
+        *pairs += b->pairs, *exec_pairs += b->exec_pairs;
+    }
+}
+
+void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
+    const int64_t n = km->n;
+    if (!km->pre) { /* the dense model needs the FLOPs only */
+        if (rs_problem_flops_classes(&km->p, n < 2 ? 2u : 7u, out->useful, out->exec) != 0) /* uneven decode: per step */
+            memset(out->useful, 0, sizeof out->useful), memset(out->exec, 0, sizeof out->exec);
+        for (int c = 0; c < 3; c++) {
+            rs_kstep_t *k = &out->cls[c];
+            k->n_calls = k->deferred_launches = 0;
+            k->merge_bytes = k->deferred_bytes = k->deferred_s = 0;
+            k->calls_s = k->scaled_s = out->exec[c] > 0 ? (double)out->exec[c] / km->f_eff : 0;
+            k->launches = out->exec[c] > 0 ? 1 : 0;
+        }
+        out->epi_fixed_s = 0, out->epi_fixed_launches = 0;
+        return;
+    }
+    /* the blocks of each kind (rs_problem_class_kinds) on segments of seg tokens */
+    const int64_t seg = km->p.layout == RS_LAYOUT_ZIGZAG ? km->block / 2 : km->block;
+    const bool count_exec = exec || !km->curves;
+    kblock_t kind[4] = {{0, 0, RS_KMASK_FULL, (uint64_t)seg * (uint64_t)seg, (uint64_t)seg * (uint64_t)seg}};
+    for (int d = 0; d < 2; d++)
+        kind[RS_KIND_DIAG0 + d] = (kblock_t){0, 0, d ? RS_KMASK_SHIFTED : RS_KMASK_CAUSAL, rs_diag_pairs(seg, d),
+                                             count_exec ? rs_diag_exec_pairs(seg, d, km->p.tile_q, km->p.tile_k) : 0};
+    const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
+    for (int c = 0; c < 3; c++) {
+        kstep_view_t v;
+        uint64_t pairs, exec_pairs;
+        class_view(&km->p, c, (double)seg, kind, &v, &pairs, &exec_pairs);
+        step_plan(km, &v, c == 1 ? 0 : 1, &out->cls[c]); /* class 1: step 0; classes 0 and 2: step 1 */
+        out->useful[c] = pairs * fpp, out->exec[c] = exec ? exec_pairs * fpp : 0;
+    }
+    classes_rate(km, out);
+    for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);
+    rs_kernel_epilogue(km, 0, 0, &out->epi_fixed_s, &out->epi_fixed_launches);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The classes as functions of the segment length (the closed form's fast path)
+ * ---------------------------------------------------------------------------------------------- */
+/* What step_calls makes of a class, for any segment length seg >= 2 (the kinds of blocks do not
+ * depend on seg then): each call's shape (a slot: mask, qn seg - qs by kn seg - ks; calls of the same
+ * shape share a slot, rated once as classes_rate would) and its blocks of each kind; the merge rows
+ * mqn seg - mqs, mkn seg - mks. Read off rs_kernel_classes's own view and calls (class_view,
+ * step_calls) at two segment lengths, so the rules live there only. */
+typedef struct {
+    int mask;
+    int twin;                  /* an earlier slot of the same mask and area (a transposed shape), or -1 */
+    double qn, qs, kn, ks;
+} tslot_t;
+typedef struct {
+    int slot;
+    uint64_t nk[3];            /* full, diagonal, shifted-diagonal blocks */
+} tcall_t;
+typedef struct {
+    bool computes, part;
+    int n_calls, launches;
+    double mqn, mqs, mkn, mks;
+    tcall_t call[RS_MAX_BLOCKS];
+} tclass_t;
+typedef struct {
+    tclass_t cls[3];
+    int n_slots;
+    tslot_t slot[3 * RS_MAX_BLOCKS];
+} tset_t;
+
+enum { T_SEG1 = 1 << 10, T_SEG2 = 1 << 11 };   /* the two lengths the templates are read at */
+static const uint64_t T_CODE[3] = {1, 1u << 8, 1u << 16}; /* pairs of a block of each kind in the view */
+
+static void tlinear(double v1, double v2, double *mul, double *sub) {
+    *mul = (v2 - v1) / (T_SEG2 - T_SEG1);
+    *sub = *mul * T_SEG1 - v1;
+}
+
+/* The slot of a call's shape in t (added when new, with its transposed twin if any). */
+static int tslot(tset_t *t, tslot_t sl) {
+    int j = 0;
+    while (j < t->n_slots && !(t->slot[j].mask == sl.mask && t->slot[j].qn == sl.qn && t->slot[j].qs == sl.qs &&
+                               t->slot[j].kn == sl.kn && t->slot[j].ks == sl.ks))
+        j++;
+    if (j < t->n_slots) return j;
+    sl.twin = -1;
+    for (int i = 0; i < t->n_slots && sl.twin < 0; i++)
+        if (t->slot[i].mask == sl.mask && t->slot[i].qn == sl.kn && t->slot[i].qs == sl.ks && t->slot[i].kn == sl.qn &&
+            t->slot[i].ks == sl.qs)
+            sl.twin = i;
+    t->slot[t->n_slots++] = sl;
+    return j;
+}
+
+/* The templates of the classes of preset pre for (layout, causal, N = 1 when single). */
+static void tset_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool causal, bool single, tset_t *t) {
+    rs_kmodel_t km;
+    memset(&km, 0, sizeof km);
+    memset(t, 0, sizeof *t);
+    km.pre = pre, km.cf = 1;
+    rs_problem_default(&km.p);
+    km.p.layout = layout, km.p.causal = causal, km.p.n_ranks = single ? 1 : 4;
+    const int segs = layout == RS_LAYOUT_ZIGZAG ? 2 : 1;
+    km.p.seq_tokens = km.p.n_ranks * segs * 4; /* a block of seg = 4 >= 2 tokens: rs_problem_class_kinds's kinds for seg >= 2 */
+    kblock_t kind[4] = {{0, 0, RS_KMASK_FULL, T_CODE[0], 0}};
+    kind[RS_KIND_DIAG0] = (kblock_t){0, 0, RS_KMASK_CAUSAL, T_CODE[1], 0};
+    kind[RS_KIND_DIAG1] = (kblock_t){0, 0, RS_KMASK_SHIFTED, T_CODE[2], 0};
+    for (int c = 0; c < 3; c++) {
+        kstep_view_t v1, v2;
+        rs_kstep_t o1 = {0}, o2 = {0};
+        double mq1, mk1, mq2, mk2;
+        bool part;
+        uint64_t pairs, ex;
+        class_view(&km.p, c, T_SEG1, kind, &v1, &pairs, &ex);
+        class_view(&km.p, c, T_SEG2, kind, &v2, &pairs, &ex);
+        tclass_t *tc = &t->cls[c];
+        tc->computes = v1.computes;
+        if (!tc->computes) continue;
+        step_calls(&km, &v1, &o1, &mq1, &mk1, &part);
+        step_calls(&km, &v2, &o2, &mq2, &mk2, &tc->part);
+        tc->n_calls = o1.n_calls, tc->launches = o1.launches;
+        tlinear(mq1, mq2, &tc->mqn, &tc->mqs);
+        tlinear(mk1, mk2, &tc->mkn, &tc->mks);
+        for (int i = 0; i < o1.n_calls; i++) {
+            tslot_t sl = {.mask = (int)o1.call[i].mask};
+            tlinear(o1.call[i].q_tokens, o2.call[i].q_tokens, &sl.qn, &sl.qs);
+            tlinear(o1.call[i].k_tokens, o2.call[i].k_tokens, &sl.kn, &sl.ks);
+            tcall_t *k = &tc->call[i];
+            k->slot = tslot(t, sl);
+            const uint64_t code = (uint64_t)o1.call[i].flops_useful;
+            for (int j = 0; j < 3; j++) k->nk[j] = code / T_CODE[j] % 256;
+        }
+    }
+}
+
+static tset_t tmpl[RS_IMPL_COUNT][RS_LAYOUT_COUNT][2][2]; /* [impl][layout][causal][single] */
+static once_flag tmpl_once = ONCE_FLAG_INIT;
+
+static void tmpl_init(void) {
+    for (int i = RS_IMPL_NONE + 1; i < RS_IMPL_COUNT; i++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int c = 0; c < 2; c++)
+                for (int s = 0; s < 2; s++) tset_build(rs_impl_preset((rs_impl_t)i), (rs_layout_t)l, c, s, &tmpl[i][l][c][s]);
+}
+
+void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
+    const int64_t seg = km->p.layout == RS_LAYOUT_ZIGZAG ? km->block / 2 : km->block;
+    if (!km->pre || !km->curves || seg < 2) {
+        rs_kernel_classes(km, false, out);
+        return;
+    }
+    call_once(&tmpl_once, tmpl_init);
+    const tset_t *t = &tmpl[km->pre->impl][km->p.layout][km->p.causal][km->n < 2];
+    const double sg = (double)seg, cf = km->cf;
+    const rs_kcurve_t *const *curve = km->curve[km->p.pass];
+    double rate[3 * RS_MAX_BLOCKS];
+    for (int j = 0; j < t->n_slots; j++) {
+        const tslot_t *sl = &t->slot[j];
+        const rs_kcurve_t *cv = curve[sl->mask];
+        /* a curve with one point per area rates a call by its area alone (rs_kcurve_rate): q x k = k x q */
+        rate[j] = sl->twin >= 0 && !cv->shared_areas ? rate[sl->twin] : rs_kcurve_rate(cv, sl->qn * sg - sl->qs, sl->kn * sg - sl->ks);
+    }
+    const uint64_t kp[3] = {(uint64_t)seg * (uint64_t)seg, rs_diag_pairs(seg, 0), rs_diag_pairs(seg, 1)};
+    const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
+    for (int c = 0; c < 3; c++) {
+        const tclass_t *tc = &t->cls[c];
+        rs_kstep_t *o = &out->cls[c];
+        o->n_calls = 0; /* the calls are not listed (the closed form reads the class's totals) */
+        o->launches = tc->launches, o->deferred_launches = 0;
+        o->merge_bytes = o->deferred_bytes = 0;
+        uint64_t pairs = 0;
+        double calls_s = 0; /* step_finish's sum, in call order */
+        for (int i = 0; i < tc->n_calls; i++) {
+            const tcall_t *k = &tc->call[i];
+            const uint64_t cp = k->nk[0] * kp[0] + k->nk[1] * kp[1] + k->nk[2] * kp[2];
+            calls_s += (double)(int64_t)cp * cf / rate[k->slot];
+            pairs += cp;
+        }
+        if (tc->computes) step_merges(km, c == 1 ? 0 : 1, tc->mqn * sg - tc->mqs, tc->mkn * sg - tc->mks, tc->part, o);
+        o->calls_s = calls_s;
+        o->scaled_s = calls_s + o->merge_bytes / km->bw;
+        o->deferred_s = o->deferred_bytes / km->bw;
+        out->useful[c] = pairs * fpp, out->exec[c] = 0;
+    }
+    out->epi_fixed_s = 0, out->epi_fixed_launches = 0; /* not read by the closed form (rs_kernel_classes_epilogue) */
+}
+
+void rs_kernel_classes_epilogue(const rs_kmodel_t *km, const rs_kclasses_t *c, int64_t rank, double *scaled_s,
+                                int *launches) {
+    const double r = (double)rank, after = (double)(km->n - 1 - rank);
+    const double d = c->cls[1].deferred_s + r * c->cls[0].deferred_s + after * c->cls[2].deferred_s;
+    const int dl = c->cls[1].deferred_launches + (int)rank * c->cls[0].deferred_launches +
+                   (int)(km->n - 1 - rank) * c->cls[2].deferred_launches;
+    rs_kernel_epilogue(km, d, dl, scaled_s, launches);
+}
+
+double rs_kernel_layout_comp_s(const rs_kmodel_t *km, const rs_kclasses_t *c) {
+    const double launch = km->m->cal.launch_s;
+    if (km->n < 2) return (double)c->cls[1].launches * launch + c->cls[1].scaled_s;
+    double t0 = (double)c->cls[0].launches * launch + c->cls[0].scaled_s;
+    double t2 = (double)c->cls[2].launches * launch + c->cls[2].scaled_s;
+    return t0 > t2 ? t0 : t2;
+}
+
+double rs_kernel_ideal_rate(const rs_kmodel_t *km) {
+    if (!km->curves || !km->pre) return km->f_eff;
+    const double b = (double)km->block;
+    return rs_kcurve_rate(km->curve[km->p.pass][km->p.causal ? RS_KMASK_CAUSAL : RS_KMASK_FULL], b, b);
+}
+
+double rs_kernel_ideal_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful) {
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, p, m);
+    return flops_useful / ((double)p->n_ranks * rs_kernel_ideal_rate(&km));
+}
