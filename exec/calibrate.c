@@ -8,6 +8,7 @@
 
 #include "meter.h"
 #include "model.h"
+#include "progress.h"
 
 /* The problem on one rank with B tokens (S = B). */
 static rs_problem_t one_rank(const rs_problem_t *p, int64_t B) {
@@ -313,6 +314,10 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
     if (flows) {
         flows->n = f.n;
         for (int i = 0; i < f.n; i++) flows->bytes += f.bytes[i];
+        if (cops->poll_geometry) {
+            cops->poll_geometry(blk.cs, &flows->geom);
+            flows->polls = rs_step_polls(rs_schedule_problem(blk.s), &blk.st, &flows->geom);
+        }
     }
     rc = 0;
 out:
@@ -513,6 +518,33 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
     out->eta_fit_err = best;
     out->sigma = med(sg, (size_t)n);
     model_overlap_curve(out);
+    rs_calib_fit_polls(out);
+}
+
+void rs_calib_fit_polls(rs_calib_t *out) {
+    rs_poll_model_t *pm = &out->model.poll;
+    pm->n = 0;
+    if (pm->chunk_cols <= 0) return;
+    int idx[RS_CALIB_MAX_OV], n = 0;
+    for (int i = 0; i < out->n_ov; i++) {
+        const rs_calib_overlap_t *v = &out->ov[i];
+        if (v->polls > 0 && v->eta > 0 && !isnan(v->eta)) idx[n++] = i;
+    }
+    for (int i = 1; i < n; i++) /* by bytes */
+        for (int j = i; j > 0 && out->ov[idx[j]].bytes < out->ov[idx[j - 1]].bytes; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1], idx[j - 1] = t;
+        }
+    const double o = out->model.host_s_per_xfer, ob = out->model.host_s_per_byte, L = out->latency_s;
+    for (int k = 0; k < n && pm->n < RS_MAX_OVERLAP_POINTS; k++) {
+        const rs_calib_overlap_t *v = &out->ov[idx[k]];
+        const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, x = v->t_xfer_s - L;
+        if (!(tc > 0)) continue;
+        const double polls = (L + x / v->eta) * v->polls / tc;
+        if (!(polls > 0) || !isfinite(polls)) continue;
+        if (pm->n > 0 && !((double)v->bytes > pm->curve[pm->n - 1].bytes)) continue;
+        pm->curve[pm->n++] = (rs_poll_point_t){(double)v->bytes, polls};
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -641,8 +673,9 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 goto done;
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)fl.bytes / out->bw_bytes_per_s;
-                out->ov[out->n_ov++] =
-                    (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, 1, TA > 0 ? fmax(1.0, TC / TA) : 1};
+                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, 1,
+                                                             TA > 0 ? fmax(1.0, TC / TA) : 1, o->polled ? fl.polls : 0};
+                if (o->polled && fl.geom.chunk_cols > 0) out->model.poll = fl.geom;
             }
         }
         if (rank == 0 && out->n_ov > 0) rs_calib_fit_overlap(out);

@@ -41,6 +41,8 @@ typedef struct {
     double min_time_s;                    /* per measurement point (default 0.05 s) */
     int min_reps;                         /* at least this many repetitions (default 3) */
     double timeout_s;                     /* transport waits */
+    bool polled;                          /* the transport moves data only when the compute polls it
+                                           * (MPI, --progress poll): fit the poll model too */
 } rs_calib_opts_t;
 
 typedef struct {
@@ -53,6 +55,7 @@ typedef struct {
     double t_end_s;                        /* measured completion of the receive, from its post */
     double eta;                            /* inverted overlap factor (with the fitted host cost) */
     double sigma;                          /* t_comp_busy_s / t_comp_s (>= 1) */
+    double polls;                          /* polls of the receiver's block step (0: not polled) */
 } rs_calib_overlap_t;
 
 typedef struct {
@@ -90,6 +93,8 @@ int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks,
 typedef struct {
     int n;
     uint64_t bytes;
+    rs_poll_model_t geom;                  /* the compute's poll geometry (chunk_cols 0: it does not poll) */
+    double polls;                          /* polls of the block step under it (rs_step_polls) */
 } rs_calib_flows_t;
 
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
@@ -121,6 +126,13 @@ void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s);
  * receive inverts on the bytes in all) and the model's overlap curve from them (by bytes; points
  * need not be sorted), the one-eta fit and sigma. Can't fail. */
 void rs_calib_fit_overlap(rs_calib_t *out);
+/* Polled progress: when out->model.poll has a geometry (chunk_cols > 0), each point with polls > 0
+ * also gives the polls after which its transfer was done, k = (L + x / eta) polls / t_c (the eta
+ * step's completion over the poll spacing t_c / polls of its own compute t_c = t_comp_s + n o + O m),
+ * and those points (by bytes) form out->model.poll's curve; rs_step_eta of a step like the
+ * calibration's (same bytes, compute and polls) then gives the point's own eta back. Called by
+ * rs_calib_fit_overlap. Can't fail. */
+void rs_calib_fit_polls(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */
 void rs_calib_opts_default(rs_calib_opts_t *o);

@@ -780,6 +780,11 @@ static int cpu_wait(void *state, double *t_start_s, double *t_end_s, rs_err_t *e
 
 static const char *cpu_describe(void *state) { return ((cpu_state_t *)state)->desc; }
 
+static void cpu_poll_geometry(void *state, rs_poll_model_t *g) {
+    const cpu_state_t *c = state;
+    g->chunk_cols = c->kc, g->panel_rows[0] = c->mq_fwd, g->panel_rows[1] = c->mq_bwd;
+}
+
 const rs_compute_ops_t rs_cpu_compute_ops = {
     .name = "cpu",
     .dtype_name = "fp32",
@@ -802,4 +807,5 @@ const rs_compute_ops_t rs_cpu_compute_ops = {
     .grad_add = cpu_grad_add,
     .wait = cpu_wait,
     .describe = cpu_describe,
+    .poll_geometry = cpu_poll_geometry,
 };

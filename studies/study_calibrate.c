@@ -67,7 +67,9 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     const int64_t rank = job->rank;
     rs_problem_t p = j->problem;
     if (job->be->kernel_tile) job->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
-    if (rs_calibrate(&p, job->cops, job->tops, job->ts, &j->calib, &c, &err) < 0) {
+    rs_calib_opts_t co = j->calib; /* MPI moving data only inside the compute's polls: the poll model too */
+    co.polled = !strcmp(job->launch, "mpirun") && j->job.progress == RS_PROGRESS_POLL;
+    if (rs_calibrate(&p, job->cops, job->tops, job->ts, &co, &c, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: rank %lld: %s\n", (long long)rank, err.msg);
         return RS_EXIT_FAIL;
     }

@@ -202,6 +202,11 @@ static int write_pair(const val_t *v, const rs_problem_t *p, int64_t B, const ch
  * Phases
  * ------------------------------------------------------------------------------------------------- */
 /* Calibrate pass ip (or load --calibrated); rank 0 builds its machine. Returns an exit code. */
+/* Does the transport move data only inside the compute's polls (MPI, --progress poll)? */
+static bool val_polled(const val_t *v) {
+    return !strcmp(v->job->launch, "mpirun") && v->in->job.progress == RS_PROGRESS_POLL;
+}
+
 static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
@@ -213,7 +218,9 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
             return RS_EXIT_USAGE;
         }
     } else {
-        if (rs_calibrate(&ps->prob, job->cops, job->tops, job->ts, &in->calib, &ps->calib, &err) < 0) {
+        rs_calib_opts_t co = in->calib;
+        co.polled = val_polled(v);
+        if (rs_calibrate(&ps->prob, job->cops, job->tops, job->ts, &co, &ps->calib, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: calibration: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
@@ -364,7 +371,11 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
         while (k < c->n_ov && c->ov[k].block != in->b[i]) k++;
         if (k == c->n_ov && c->n_ov == RS_CALIB_MAX_OV) continue;
         if (k == c->n_ov) c->n_ov++;
-        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1, alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1};
+        const bool polled = val_polled(v) && fl->geom.chunk_cols > 0;
+        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1,
+                                        alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1, polled ? fl->polls : 0};
+        if (polled) c->model.poll.chunk_cols = fl->geom.chunk_cols, c->model.poll.panel_rows[0] = fl->geom.panel_rows[0],
+                    c->model.poll.panel_rows[1] = fl->geom.panel_rows[1];
     }
     if (job->rank != 0 || job->n_ranks < 2 || c->n_ov == 0) return RS_EXIT_OK;
     if (n_sizes >= 2) c->n_sizes = n_sizes; /* the sweep's transfers alone */

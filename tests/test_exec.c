@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "progress.h"
 #include "exec.h"
 #include "test_exec_util.h"
 #include "model.h"
@@ -570,7 +571,9 @@ static void test_calib_fit_overlap(void) {
     const double L = 5e-6, W = 20e9, o = 4e-6, ob = 1e-10;
     const double ta[5] = {1e-5, 4e-5, 1.6e-4, 6.4e-4, 1e-4}, eta[5] = {0.3, 0.25, 0.2, 0.15, 0.05};
     const int nf[5] = {1, 2, 1, 2, 1}, order[5] = {3, 0, 4, 1, 2};
+    const double polls[5] = {4, 8, 16, 6, 40}; /* the receiver's polls in each point's step */
     c.latency_s = L, c.bw_bytes_per_s = W;
+    c.model.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}}; /* a polled transport */
     for (int k = 0; k < 5; k++) {
         const int i = order[k];
         const uint64_t m = 65536ull << i;
@@ -578,13 +581,13 @@ static void test_calib_fit_overlap(void) {
         double end;
         if (x <= eta[i] * (tc - L)) end = L + x / eta[i];
         else end = tc + (x - eta[i] * (tc - L));
-        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1};
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1, polls[i]};
     }
     CU_ASSERT(c.ov[2].t_end_s > c.ov[2].t_comp_busy_s); /* the branch after compute is exercised */
     /* a sixth point whose compute (with its host cost) ends before the latency: its eta is
      * undetermined (any eta predicts L + x) and it stays out of the curve */
     const double x6 = 1000 / W;
-    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1};
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1, 2};
     CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
     CU_ASSERT(isnan(c.ov[5].eta));
@@ -612,7 +615,90 @@ static void test_calib_fit_overlap(void) {
         /* one step: the step ends at max(compute, completion of the last flow) */
         RS_ASSERT_REL(v->n_flows == 2 ? rs_sync_step_s(tc, L, xs, 2, e, 1) : rs_sync_step_s(tc, L, &x, 1, e, 1),
                       fmax(tc, v->t_end_s), 1e-9);
+        /* the poll model: k = (L + x / eta) polls / t_c, and the step's own polls give its eta back */
+        RS_ASSERT_REL(rs_calibration_polls(&m.cal, (double)v->bytes), (L + x / eta[order[k]]) * v->polls / tc, 1e-9);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, L, tc, v->polls), eta[order[k]], 1e-9);
+        /* twice the polls in the same compute: the k-th poll comes at half the time */
+        const double t_k = rs_calibration_polls(&m.cal, (double)v->bytes) * tc / (2 * v->polls);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, L, tc, 2 * v->polls), t_k - L > x ? x / (t_k - L) : 1.0, 1e-12);
     }
+    CU_ASSERT_EQUAL(hw.cal.poll.n, 5);
+    CU_ASSERT_EQUAL(hw.cal.poll.chunk_cols, 256);
+    /* no geometry (a transport that does not poll): no poll curve, the overlap curve alone */
+    c.model.poll = (rs_poll_model_t){0};
+    rs_calib_fit_overlap(&c);
+    CU_ASSERT_EQUAL(c.model.poll.n, 0);
+    CU_ASSERT(!rs_calibration_polled(&c.model));
+}
+
+/* The model's poll count (rs_step_polls) is the executor's: the CPU compute's progress hook counted
+ * over every (rank, step) of every layout x causal x pass x (MHA, GQA), at N = 2, 3 and 4, with
+ * blocks that are not whole tiles or chunks, for the plain kernel (one tile per panel) and the fast
+ * path with several tiles per panel and chunks of a few tiles. */
+static void count_poll(void *arg) { ++*(long *)arg; }
+
+static void test_poll_count(void) {
+    static const char *const variants[][3] = {{"plain", "8", NULL}, {"auto", "8", "12"}, {"auto", "12", "4"}};
+    int checked = 0, differ = 0;
+    for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++) {
+        env_set("RINGSIM_CPU_KERNEL", variants[vi][0]);
+        env_set("RINGSIM_CPU_KC", variants[vi][1]);
+        env_set("RINGSIM_CPU_PANEL_ROWS", variants[vi][2]);
+        for (int64_t N = 2; N <= 4; N++)
+            for (int cfg = 0; cfg < 3 * 2 * 2 * 2; cfg++) {
+                const rs_layout_t layout = (rs_layout_t)(cfg % 3);
+                const bool causal = (cfg / 3) % 2;
+                const rs_pass_t pass = (cfg / 6) % 2 ? RS_PASS_BACKWARD : RS_PASS_FORWARD;
+                const int64_t kvh = (cfg / 12) % 2 ? 1 : 2;
+                rs_problem_t p = small(44 * N, N, layout, causal, pass, kvh); /* 44-token blocks: 11 tiles of 4 */
+                if (layout != RS_LAYOUT_CONTIGUOUS) p.seq_tokens = 40 * N; /* even halves for zigzag */
+                rs_err_t err = {{0}};
+                rs_schedule_t *sch = rs_schedule_create(&p, &err);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(sch);
+                for (int64_t r = 0; r < N; r++) {
+                    long polls = 0;
+                    rs_exec_rank_t ri = {.problem = p, .rank = r, .block_tokens = rs_problem_block(&p), .softmax_scale = 0.25,
+                                         .progress = count_poll, .progress_arg = &polls};
+                    ri.n_segs = rs_schedule_rank_segments(sch, r, ri.segs);
+                    const rs_compute_ops_t *o = &rs_cpu_compute_ops;
+                    void *cs = NULL, *kv = NULL, *dkv = NULL;
+                    CU_ASSERT_FATAL(o->create(&ri, &cs, &err) == 0);
+                    CU_ASSERT_FATAL(o->buf_alloc(cs, rs_problem_kv_bytes(&p), &kv, &err) == 0);
+                    CU_ASSERT_FATAL(o->buf_alloc(cs, rs_problem_dkv_bytes(&p), &dkv, &err) == 0);
+                    rs_poll_model_t g = {0};
+                    o->poll_geometry(cs, &g);
+                    CU_ASSERT(g.chunk_cols > 0 && g.panel_rows[0] > 0 && g.panel_rows[1] > 0);
+                    for (int64_t k = 0; k < rs_schedule_n_steps(sch); k++) {
+                        rs_step_t st;
+                        rs_schedule_step(sch, r, k, &st);
+                        if (!st.has_compute) continue;
+                        polls = 0;
+                        int rc = pass == RS_PASS_BACKWARD ? o->bwd_step(cs, &st, kv, dkv, &err) : o->fwd_step(cs, &st, kv, &err);
+                        CU_ASSERT(rc == 0 && o->wait(cs, NULL, NULL, &err) == 0);
+                        const double model = rs_step_polls(&p, &st, &g);
+                        CU_ASSERT_EQUAL(model, (double)polls);
+                        checked++, differ += model != (double)polls;
+                    }
+                    o->buf_free(cs, kv), o->buf_free(cs, dkv), o->destroy(cs);
+                }
+                rs_schedule_free(sch);
+            }
+    }
+    env_set("RINGSIM_CPU_KERNEL", NULL), env_set("RINGSIM_CPU_KC", NULL), env_set("RINGSIM_CPU_PANEL_ROWS", NULL);
+    CU_ASSERT(checked > 300);
+    if (differ) fprintf(stderr, "poll count: %d of %d (rank, step) differ\n", differ, checked);
+    /* no geometry: no polls (a backend that does not poll) */
+    rs_problem_t p = small(16, 2, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 2);
+    rs_err_t err = {{0}};
+    rs_schedule_t *sch = rs_schedule_create(&p, &err);
+    rs_step_t st;
+    rs_schedule_step(sch, 0, 0, &st);
+    const rs_poll_model_t none = {0};
+    CU_ASSERT_EQUAL(rs_step_polls(&p, &st, &none), 0.0);
+    /* by hand: one FULL 8 x 8 block, 2 heads, chunks of 4 columns, panels of 8 rows: 2 x 2 x 2 = 8 */
+    const rs_poll_model_t g = {.chunk_cols = 4, .panel_rows = {8, 8}};
+    CU_ASSERT_EQUAL(rs_step_polls(&p, &st, &g), 8.0);
+    rs_schedule_free(sch);
 }
 
 /* Ranks of unequal speed: rank 1 is 10% slower at every block but one, rank 2 5% slower; the
@@ -646,6 +732,7 @@ int main(void) {
                                           {"dead_rank_timeout", test_dead_rank_timeout},
                                           {"trace_schema", test_trace_schema},
                                           {"calib_fit_overlap", test_calib_fit_overlap},
+                                          {"poll_count_is_the_executors", test_poll_count},
                                           {"calib_rank_factors", test_calib_rank_factors},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};

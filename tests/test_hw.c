@@ -381,6 +381,15 @@ static void test_errors_values(void) {
                  "t.json:19:47: calibration.overlap_curve[1][1]: eta must be in [0, 1], got 1.2");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_curve\": [[65536, 0.2], [65536, 0.5]]"),
                  "t.json:19:38: calibration.overlap_curve[1][0]: bytes must increase strictly, got 65536 after 65536");
+    expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 2.5]]"),
+                 "t.json:19:5: calibration.poll_curve: the poll model needs poll_curve, poll_chunk_cols, poll_panel_rows_forward "
+                 "and poll_panel_rows_backward together");
+    expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 0]], \"poll_chunk_cols\": 256, \"poll_panel_rows_forward\": 512, "
+                       "\"poll_panel_rows_backward\": 256"),
+                 "t.json:19:28: calibration.poll_curve[0][1]: polls must be in (0, 1e+06], got 0");
+    expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 2]], \"poll_chunk_cols\": 25.5, \"poll_panel_rows_forward\": 512, "
+                       "\"poll_panel_rows_backward\": 256"),
+                 "t.json:19:33: calibration.poll_chunk_cols: must be an integer in [1, 1e+06], got 25.5");
     expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
                  "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
@@ -393,7 +402,7 @@ static void test_errors_keys_types(void) {
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
                  "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
-                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, source, <figure>_source)");
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");
@@ -529,6 +538,9 @@ static void test_round_trip(void) {
         c.cal.overlap_curve[0] = (rs_overlap_point_t){65536, 0.1 + 0.2};
         c.cal.overlap_curve[1] = (rs_overlap_point_t){2097152, 1.0 / 3.0};
         c.cal.host_s_per_xfer = 7e-6 / 3, c.cal.host_s_per_byte = 1e-10 / 3;
+        c.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
+        c.cal.poll.curve[0] = (rs_poll_point_t){65536, 7.0 / 3.0};
+        c.cal.poll.curve[1] = (rs_poll_point_t){1048576, 2.0};
         const char *pc = RS_BINARY_DIR "/tests/test_hw_roundtrip_curve.json";
         CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
         rs_hw_t cb = load_ok(pc);
@@ -540,6 +552,14 @@ static void test_round_trip(void) {
         CU_ASSERT_EQUAL(cb.cal.host_s_per_xfer, c.cal.host_s_per_xfer);
         CU_ASSERT_EQUAL(cb.cal.host_s_per_byte, c.cal.host_s_per_byte);
         CU_ASSERT_EQUAL(cb.cal.overlap, 1.0); /* the scalar is not written next to a curve */
+        CU_ASSERT_EQUAL_FATAL(cb.cal.poll.n, 2); /* the poll model */
+        CU_ASSERT_EQUAL(cb.cal.poll.chunk_cols, 256);
+        CU_ASSERT_EQUAL(cb.cal.poll.panel_rows[0], 512);
+        CU_ASSERT_EQUAL(cb.cal.poll.panel_rows[1], 256);
+        for (int k = 0; k < 2; k++) {
+            CU_ASSERT_EQUAL(cb.cal.poll.curve[k].bytes, c.cal.poll.curve[k].bytes);
+            CU_ASSERT_EQUAL(cb.cal.poll.curve[k].polls, c.cal.poll.curve[k].polls);
+        }
     }
     /* a second write of what was read is byte-identical */
     const char *path2 = RS_BINARY_DIR "/tests/test_hw_roundtrip2.json";

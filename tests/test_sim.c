@@ -201,6 +201,43 @@ static void test_exact_curve_host(void) {
             }
 }
 
+/* Polled progress (model/cost/progress.h): every receiver's eta from its own step's polls, so the
+ * causal and zigzag steps (more, smaller calls) differ from the full ones. Every layout x pass x
+ * mask, flat and in nodes, with a host cost: event by event equal to the walk; and the poll model
+ * changes the answer (a causal zigzag ring against the same machine with its overlap curve only). */
+static void test_exact_polls(void) {
+    int changed = 0;
+    for (int v = 0; v < 2; v++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+                for (int causal = 0; causal < 2; causal++) {
+                    rs_machine_t m = v ? machine(F_H100, 20e9, 2e-6, 4, 5e9, 5e-6) : machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+                    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
+                    m.cal.n_overlap = 2;
+                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+                    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+                    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
+                    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
+                    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
+                    rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    char what[160];
+                    snprintf(what, sizeof what, "polls %s %s %s G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                             causal ? "causal" : "full", (long long)m.devices_per_node);
+                    check_exact(&p, &m, NULL, what);
+                    if (v == 0 && causal && l == RS_LAYOUT_ZIGZAG) {
+                        rs_err_t err = {{0}};
+                        rs_schedule_t *s = rs_schedule_create(&p, &err);
+                        rs_walk_t a, b;
+                        CU_ASSERT_EQUAL(rs_model_walk(s, &m, (rs_event_sink_t){0}, NULL, &a, &err), 0);
+                        m.cal.poll.n = 0;
+                        CU_ASSERT_EQUAL(rs_model_walk(s, &m, (rs_event_sink_t){0}, NULL, &b, &err), 0);
+                        changed += fabs(a.makespan_s - b.makespan_s) > 1e-6 * b.makespan_s;
+                        rs_schedule_free(s);
+                    }
+                }
+    CU_ASSERT_EQUAL(changed, 2);
+}
+
 /* The kernel-call cost model (model/cost/kernel.h): every implementation preset (ringsim, flash-attn,
  * te) with the H200 profile's kernel curves, every layout, pass and mask, two block sizes (B = 256:
  * transfer-bound over a 20 GB/s hop; B = 2048), on a flat ring and on nodes of 2 with latency,
@@ -633,6 +670,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_shapes (MHA, batch, tile, N=1, N=2)", test_exact_shapes},
     {"exact_realism (launch, jitter, straggler, degrade)", test_exact_realism},
     {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
+    {"exact_polls (polled progress; every layout, pass, mask; flat and nodes)", test_exact_polls},
     {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
     {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
     {"slowdown_hand_derived", test_slowdown_effect},

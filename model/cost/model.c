@@ -1,6 +1,7 @@
 /* model.c - the seed's closed form, the calibrated form and the critical-path walk (model.h).
  * Derivations: docs/model.md. */
 #include "model.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -587,7 +588,9 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         /* the step's overlap factor (by the bytes on a hop) and host cost of receiving them */
         const double eta = rs_machine_overlap(m, (double)total_bytes);
         const double host = rs_machine_host_s(m, nx, (double)total_bytes);
-        const bool simple_flows = eta >= 1; /* equal-start processor sharing: the last flow ends at a + sum(x) */
+        /* polled progress: each receiver's eta from its own step's polls (progress.h) */
+        const bool polled = nx > 0 && computes && rs_calibration_polled(&m->cal);
+        const bool simple_flows = eta >= 1 && !polled; /* equal-start processor sharing: the last flow ends at a + sum(x) */
         if (fused) {
             fused_step(&wc, k, nx, (double)total_bytes, host, lat, inv_bw, t0, te, busy, &acc);
         } else {
@@ -611,7 +614,14 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
                     double x[RS_MAX_TRANSFERS];
                     for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
-                    fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta, x, nx, NULL); /* q receives */
+                    double eta_q = eta;
+                    if (polled) {
+                        rs_step_t st;
+                        rs_schedule_step(s, q, k, &st);
+                        eta_q = rs_step_eta(m, (double)total_bytes, (double)total_bytes / bw[r], lat[r], ce[q],
+                                            rs_step_polls(p, &st, &m->cal.poll));
+                    }
+                    fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }
             }
             rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, post, fe, te, busy, &acc);

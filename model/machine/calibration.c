@@ -46,7 +46,17 @@ double rs_calibration_overlap(const rs_calibration_t *c, double bytes) {
     return c->n_overlap <= 0 ? c->overlap : curve_at(c->n_overlap, c->overlap_curve, sizeof c->overlap_curve[0], bytes);
 }
 
+_Static_assert(sizeof(rs_poll_point_t) == 2 * sizeof(double) && offsetof(rs_poll_point_t, polls) == sizeof(double),
+               "rs_poll_point_t is (x, y) as two doubles");
+
+bool rs_calibration_polled(const rs_calibration_t *c) { return c->poll.chunk_cols > 0 && c->poll.n > 0; }
+
+double rs_calibration_polls(const rs_calibration_t *c, double bytes) {
+    return rs_calibration_polled(c) ? curve_at(c->poll.n, c->poll.curve, sizeof c->poll.curve[0], bytes) : 0.0;
+}
+
 bool rs_calibration_partial_overlap(const rs_calibration_t *c) {
+    if (rs_calibration_polled(c)) return true;
     if (c->n_overlap <= 0) return c->overlap < 1;
     for (int k = 0; k < c->n_overlap && k < RS_MAX_OVERLAP_POINTS; k++)
         if (c->overlap_curve[k].eta < 1) return true;

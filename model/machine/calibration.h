@@ -7,6 +7,7 @@
 #define RS_CALIBRATION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define RS_MAX_EFF_POINTS 64
 
@@ -24,6 +25,25 @@ typedef struct {
     double eta;              /* overlap factor in [0, 1] at that size */
 } rs_overlap_point_t;
 
+/* Polled progress (docs/model.md "Polled progress"): on a CPU whose MPI moves data only inside MPI
+ * calls, a transfer advances only when the receiving rank's compute polls the transport, which the
+ * CPU executor does twice per column chunk of every panel of every block (exec/cpu_compute.c). A
+ * transfer then completes at about the k-th poll after its post, whatever the step's FLOPs: a step
+ * made of many small calls (a causal diagonal, zigzag's half blocks) polls more often than one
+ * full block and hides its transfer sooner. The geometry says where the polls are (rs_step_polls,
+ * model/cost/progress.h); the curve gives k by the bytes on the hop. */
+typedef struct {
+    double bytes;            /* bytes on the hop in the step (the sum of its flows) */
+    double polls;            /* polls of the receiver after which the transfer is done (> 0) */
+} rs_poll_point_t;
+
+typedef struct {
+    int64_t chunk_cols;      /* columns per chunk (the executor's kc); 0 = no polled progress */
+    int64_t panel_rows[2];   /* rows per panel of a FULL block, forward / backward (DIAG: tile_q) */
+    int n;                   /* points of the curve, sorted by bytes */
+    rs_poll_point_t curve[RS_MAX_OVERLAP_POINTS];
+} rs_poll_model_t;
+
 /* Calibration state: what `ringsim calibrate` measures beyond the data sheet. ONE struct, held whole
  * by a profile (rs_hw_t), by the machine built from it (rs_machine_t, machine.h) and by a calibration
  * (rs_calib_t, exec/calibrate.h), and passed along by assignment. Defaults (rs_calibration_default):
@@ -38,6 +58,8 @@ typedef struct {
     rs_overlap_point_t overlap_curve[RS_MAX_OVERLAP_POINTS];
     double host_s_per_xfer;               /* o: host CPU seconds per received transfer, taken from compute */
     double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
+    rs_poll_model_t poll;                 /* polled progress; when its curve has points it replaces the
+                                           * overlap curve for steps that compute (rs_step_eta) */
 } rs_calibration_t;
 
 /* No calibration: efficiency 1, launch 0, overlap 1, slowdown 1, no host cost. Can't fail. */
@@ -49,6 +71,11 @@ double rs_calibration_efficiency(const rs_calibration_t *c, double block_tokens)
 /* eta for a step whose hop carries `bytes`: the curve (log-linear in bytes between points, clamped
  * outside) when there is one, else the scalar `overlap`. Can't fail. */
 double rs_calibration_overlap(const rs_calibration_t *c, double bytes);
+/* Polls after which a transfer of `bytes` is done (the poll curve, log-linear in bytes between
+ * points, clamped outside); 0 without a poll model. Can't fail. */
+double rs_calibration_polls(const rs_calibration_t *c, double bytes);
+/* true iff the calibration has a polled-progress model (geometry and curve). Can't fail. */
+bool rs_calibration_polled(const rs_calibration_t *c);
 /* true iff some step may get eta < 1 (scalar or any curve point). Can't fail. */
 bool rs_calibration_partial_overlap(const rs_calibration_t *c);
 

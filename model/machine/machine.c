@@ -290,7 +290,7 @@ int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *e
     }
     if (s->latency >= 0) hw->intra.latency_s = hw->inter.latency_s = s->latency;
     if (s->launch >= 0) hw->cal.launch_s = s->launch;
-    if (s->overlap >= 0) hw->cal.overlap = s->overlap, hw->cal.n_overlap = 0; /* replaces a curve */
+    if (s->overlap >= 0) hw->cal.overlap = s->overlap, hw->cal.n_overlap = 0, hw->cal.poll.n = 0; /* replaces a curve and the poll model */
     if (s->host_xfer >= 0) hw->cal.host_s_per_xfer = s->host_xfer, hw->cal.host_s_per_byte = s->host_byte;
     if (s->slowdown >= 0) hw->cal.comp_slowdown = s->slowdown;
     if (s->gpus_per_node >= 0) hw->devices_per_node = s->gpus_per_node;

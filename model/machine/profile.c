@@ -367,10 +367,12 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
-                                           "host_s_per_xfer", "host_s_per_byte", "note",    NULL};
+                                           "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_chunk_cols",
+                                           "poll_panel_rows_forward", "poll_panel_rows_backward", NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
-                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", NULL};
+                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve",
+                                            "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", NULL};
 
 /* A calibration curve: an array of 1..max [x, y] pairs, x > 0 and strictly increasing, y in
  * (ylo, yhi] (ylo_open) or [ylo, yhi]. Messages name the pair's fields (xname, yname). */
@@ -427,6 +429,35 @@ static int parse_curve(const vctx_t *v, const json_t *j, bool overlap, rs_calibr
         if (overlap) cal->overlap_curve[k] = (rs_overlap_point_t){xs[k], ys[k]};
         else cal->eff[k] = (rs_eff_point_t){xs[k], ys[k]};
     *(overlap ? &cal->n_overlap : &cal->n_eff) = n;
+    return 0;
+}
+
+/* calibration.poll_*: the polled-progress model (calibration.h), all four keys or none. */
+static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
+    static const char *const geom[] = {"poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward"};
+    const json_t *curve = json_object_get(cal, "poll_curve");
+    int n_geom = 0;
+    for (int i = 0; i < 3; i++) n_geom += json_object_get(cal, geom[i]) != NULL;
+    if (!curve && n_geom == 0) return 0;
+    if (!curve || n_geom < 3)
+        return vfail(v, "calibration.poll_curve", "the poll model needs poll_curve, poll_chunk_cols, poll_panel_rows_forward "
+                                                  "and poll_panel_rows_backward together");
+    int64_t *dst[3] = {&pm->chunk_cols, &pm->panel_rows[0], &pm->panel_rows[1]};
+    const rs_range_t gr = {RS_RANGE_POLL_GEOM};
+    for (int i = 0; i < 3; i++) {
+        double x = 0;
+        if (get_num(v, "calibration", cal, geom[i], true, gr, &x) < 0) return -1;
+        char kp[64];
+        snprintf(kp, sizeof kp, "calibration.%s", geom[i]);
+        if (x != floor(x)) return vfail(v, kp, "must be an integer in [%g, %g], got %g", gr.min, gr.max, x);
+        *dst[i] = (int64_t)x;
+    }
+    const pairs_spec_t sp = {"calibration.poll_curve", "bytes", "polls", RS_MAX_OVERLAP_POINTS, RS_RANGE_POLLS, true};
+    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
+    int n = 0;
+    if (parse_pairs(v, curve, &sp, xs, ys, &n)) return -1;
+    for (int k = 0; k < n; k++) pm->curve[k] = (rs_poll_point_t){xs[k], ys[k]};
+    pm->n = n;
     return 0;
 }
 
@@ -490,6 +521,7 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
         if (oc && parse_curve(v, oc, true, &out->cal)) return -1;
         if (get_num(v, "calibration", cal, "host_s_per_xfer", false, (rs_range_t){RS_RANGE_HOST_XFER}, &out->cal.host_s_per_xfer) < 0) return -1;
         if (get_num(v, "calibration", cal, "host_s_per_byte", false, (rs_range_t){RS_RANGE_HOST_BYTE}, &out->cal.host_s_per_byte) < 0) return -1;
+        if (parse_poll(v, cal, &out->cal.poll)) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
                     sizeof out->calibration_note) < 0)
             return -1;
@@ -596,6 +628,14 @@ static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_no
     rs_jw_num_at(w, 4, "comp_slowdown", hw->cal.comp_slowdown, false);
     rs_jw_num_at(w, 4, "host_s_per_xfer", hw->cal.host_s_per_xfer, false);
     rs_jw_num_at(w, 4, "host_s_per_byte", hw->cal.host_s_per_byte, false);
+    if (rs_calibration_polled(&hw->cal)) {
+        rs_jw_key(w, 4, "poll_curve", false);
+        put_pairs(w, hw->cal.poll.curve, sizeof hw->cal.poll.curve[0],
+                  hw->cal.poll.n < RS_MAX_OVERLAP_POINTS ? hw->cal.poll.n : RS_MAX_OVERLAP_POINTS);
+        rs_jw_num_at(w, 4, "poll_chunk_cols", (double)hw->cal.poll.chunk_cols, false);
+        rs_jw_num_at(w, 4, "poll_panel_rows_forward", (double)hw->cal.poll.panel_rows[0], false);
+        rs_jw_num_at(w, 4, "poll_panel_rows_backward", (double)hw->cal.poll.panel_rows[1], false);
+    }
     rs_jw_str_at(w, 4, "note", hw->calibration_note, false);
     rs_jw_source(w, 4, source_note, false);
     fputs("\n  }", w->fp);
