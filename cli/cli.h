@@ -62,6 +62,9 @@ void rs_cli_kernel_notes(const rs_setup_t *s);
 void rs_cli_notes_print(void);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
+/* Only the limits (the table's last section: --max-time, --max-memory), filling s->limits: for a
+ * command without the other shared options (plan). */
+rs_opt_group_t rs_cli_limits_group(rs_setup_t *s);
 /* An inference problem (--cached, --ring pass-q, --pass decode) runs the forward pass only unless
  * --pass was given in `shared` (the shared group it was parsed with). Call before rs_setup_finish.
  * Can't fail. */
@@ -105,8 +108,10 @@ int rs_cli_exec_finish(rs_cli_exec_cmd_t *e, const int64_t *blocks, int n_blocks
 /* calibrate / validate --from-trace FIRST [FILE...]: the trace files (first, then the positional
  * arguments after optind) into paths[] and o, the problem of import's defaults (rs_setup_default)
  * with the problem options given on the command line (o->given says which), --dtype and --latency
- * when given. Returns 0 or -1 with err naming the option. */
-int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+ * when given. Any other option given is refused, except the command's own in applies (a comma list,
+ * "out,name"): "--blocks cannot be used with --from-trace (the traces fix B: ...)". Returns 0 or -1
+ * with err naming the option. */
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, const char *applies, int argc, char **argv,
                            const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err);
 /* rs_cli_check_files for --from-trace: the command's given file options and o's trace files as
  * inputs, checked before any work. Returns -1 to go on, or RS_EXIT_USAGE (printed). */

@@ -43,7 +43,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     else if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "out,name", argc, argv, paths, &o, &err) < 0)
             return rs_cli_usage("calibrate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("calibrate", &e, &o)) >= 0) return rc;
         return rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout);

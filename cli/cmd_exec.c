@@ -26,6 +26,7 @@
 typedef struct {
     rs_exec_opts_t o;          /* the executor's options */
     const char *trace, *chrome; /* measured traces to write */
+    const char *fault, *stall; /* --fault, --stall as given (messages quote them) */
 } exec_own_t;
 
 /* RANK:STEP of --fault and --stall. Returns 0 or -1 with err. */
@@ -41,11 +42,13 @@ static int parse_rank_step(const char *name, const char *text, int64_t *rank, in
 
 static int parse_fault(void *dst, const char *arg, rs_err_t *err) {
     rs_exec_opts_t *o = &((exec_own_t *)dst)->o;
+    ((exec_own_t *)dst)->fault = arg;
     return parse_rank_step("--fault", arg, &o->fault_rank, &o->fault_step, err);
 }
 
 static int parse_stall(void *dst, const char *arg, rs_err_t *err) {
     rs_exec_opts_t *o = &((exec_own_t *)dst)->o;
+    ((exec_own_t *)dst)->stall = arg;
     return parse_rank_step("--stall", arg, &o->stall_rank, &o->stall_step, err);
 }
 
@@ -114,11 +117,9 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
     if (rs_problem_passes_q(p) && (!e->cops || !e->cops->q_step || !e->cops->q_merge))
         return rs_errf(err, "--ring pass-q / decode: the %s backend has no partial-output kernels", e->x.backend);
     if (o->stall_rank >= p->n_ranks)
-        return rs_errf(err, "--stall %lld:%lld: rank must be < N = %lld", (long long)o->stall_rank, (long long)o->stall_step,
-                       (long long)p->n_ranks);
+        return rs_errf(err, "--stall %s: rank %lld must be < N = %lld", e->a.stall, (long long)o->stall_rank, (long long)p->n_ranks);
     if (o->fault_rank >= p->n_ranks)
-        return rs_errf(err, "--fault %lld:%lld: rank must be < N = %lld", (long long)o->fault_rank, (long long)o->fault_step,
-                       (long long)p->n_ranks);
+        return rs_errf(err, "--fault %s: rank %lld must be < N = %lld", e->a.fault, (long long)o->fault_rank, (long long)p->n_ranks);
     e->threads = job.loopback || (job.launch && strcmp(job.launch, "threads") == 0);
     return 0;
 }

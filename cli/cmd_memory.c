@@ -116,7 +116,10 @@ int rs_cmd_memory(int argc, char **argv) {
     rs_hw_t hw;
     double dev_mem = 0;
     if (profile) {
-        if (rs_hw_load(profile, &hw, &err)) {
+        rs_machine_spec_t spec; /* the profile as every command loads it (messages name --profile) */
+        rs_machine_spec_default(&spec);
+        snprintf(spec.profile, sizeof spec.profile, "%s", profile);
+        if (rs_machine_spec_profile(&spec, &hw, &err)) {
             fprintf(stderr, "ringsim memory: %s\n", err.msg);
             return RS_EXIT_USAGE;
         }

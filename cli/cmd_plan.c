@@ -26,6 +26,7 @@ typedef struct {
     const char *model;      /* -m */
     bool sim;               /* --sim */
     bool inference;         /* --inference: handled by rs_cmd_plan_infer (cmd_plan_infer.c) */
+    rs_setup_t limits;      /* only its limits: --max-time, --max-memory (rs_cli_limits_group) */
 } plan_cli_t;
 
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
@@ -62,6 +63,7 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     const char *eq = strrchr(arg, '=');
     rs_plan_price_t *p = &in->prices[in->n_prices];
     p->name[0] = '\0';
+    p->arg = arg;
     if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
     in->n_prices++;
     rs_err_t e;
@@ -128,22 +130,26 @@ int rs_cmd_plan(int argc, char **argv) {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--inference")) return rs_cmd_plan_infer(argc, argv);
     rs_err_t err = {{0}};
-    plan_cli_t pc = {0};
+    static plan_cli_t pc;
+    memset(&pc, 0, sizeof pc);
     rs_plan_defaults(&pc.in);
+    rs_setup_default(&pc.limits);
     pc.in.progress = true;
 #ifdef RINGSIM_HAVE_SIM
     rs_cli_job_t jo;
     rs_cli_job_init(&jo);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0},
-                               rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group")};
+                               rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group"),
+                               rs_cli_limits_group(&pc.limits)};
 #else
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
 #endif
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_plan_in_t in = pc.in;
+    in.limits = pc.limits.limits;
 #ifdef RINGSIM_HAVE_SIM
     if (groups[1].seen && !pc.sim) {
         fprintf(stderr, "ringsim plan: fabric knobs (--nics, --oversub, --fabric, --order, --background) need --sim\n");

@@ -20,6 +20,7 @@ typedef struct {
     rs_infer_in_t in;     /* the study */
     const char *model;    /* -m */
     bool inference;       /* --inference (what brought us here) */
+    rs_setup_t limits;    /* only its limits: --max-time, --max-memory (rs_cli_limits_group) */
 } infer_cli_t;
 
 static int parse_nodes(void *dst, const char *arg, rs_err_t *err) {
@@ -93,18 +94,6 @@ static const rs_opt_t own_opts[] = {
 #undef O
 #undef C
 
-/* Is word one of the comma list's items? */
-static bool in_list(const char *list, const char *word) {
-    const size_t n = strlen(word);
-    for (const char *p = list; p && *p;) {
-        const char *e = strchr(p, ',');
-        const size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && !strncmp(p, word, n)) return true;
-        p = e ? e + 1 : NULL;
-    }
-    return false;
-}
-
 /* Refuse an output that is also an input (a profile or model file) or another output, and a figure
  * whose name has no format. */
 static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
@@ -115,7 +104,7 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
         rs_plot_format_t fmt;
         if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
         if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
-        if (in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
+        if (rs_cli_in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
         for (int j = 0; j < i; j++)
             if (outs[j] && !strcmp(outs[i], outs[j])) return rs_errf(err, "%s %s: also given to %s", names[i], outs[i], names[j]);
     }
@@ -124,10 +113,12 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
 
 int rs_cmd_plan_infer(int argc, char **argv) {
     rs_err_t err = {{0}};
-    infer_cli_t pc = {0};
+    static infer_cli_t pc;
+    memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
-    int rc = rs_cli_run_parse("plan", argc, argv, groups, 1, true);
+    rs_setup_default(&pc.limits);
+    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     if (!pc.model) {
         fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");
@@ -137,6 +128,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
         fprintf(stderr, "ringsim plan: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
+    pc.in.limits = pc.limits.limits;
     rc = rs_study_infer(&pc.in, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim plan: %s\n", err.msg);
     return rc;

@@ -17,6 +17,7 @@
 #ifdef RINGSIM_HAVE_EXEC
 #include "exec_launch.h"
 #include "study_validate.h"
+#include "output.h"
 #include "subprocess.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
@@ -84,63 +85,102 @@ static void per_n_path(const char *path, int64_t n, char *buf, size_t len) {
     snprintf(buf, len, "%.*s-N%lld%s", (int)(dot - path), path, (long long)n, dot);
 }
 
-/* --ranks-list: `ringsim validate` once per N as a subprocess (its own job: mpirun or threads, its own
- * calibration on its ranks), the same options plus --ranks N and a temporary --summary; per-N outputs
- * (--csv, --save-profile: "-N3" before the extension; --trace-dir: a sub-directory N3); then one
- * held-out table of every N (and --summary). Returns the exit code. */
-static int validate_ranks_list(const rs_validate_in_t *j, int argc, char **argv) {
-    char self[1024], dir[] = "/tmp/ringsim-validate-XXXXXX";
-    const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0 || !mkdtemp(dir)) return fprintf(stderr, "ringsim validate: --ranks-list: no executable or temporary directory\n"), RS_EXIT_FAIL;
-    self[k] = 0;
-    static rs_validate_row_t rows[8 * RS_VALIDATE_MAX_CFG];
-    int n_rows = 0, rc = RS_EXIT_OK;
-    char extra[6][1200];
+/* The per-N outputs of one child of --ranks-list, held by this process until the run ends: --csv and
+ * --save-profile reserved beside their targets (rs_file_reserve: the child writes the temporary, this
+ * run commits it), --trace-dir a folder staged beside its target (rs_out_stage_dir). All are
+ * committed together by rs_out_finish, or removed when the run fails or a signal ends it. */
+typedef struct {
+    rs_file_t csv, profile;
+    char stage[1200];
+} per_n_t;
+
+/* The child's command line for N: this command's options, then --ranks N, the temporary --summary
+ * in dir and the per-N outputs' temporaries (they come last: the child's values). Returns 0 or -1
+ * with err. */
+static int child_args(const rs_validate_in_t *j, int argc, char **argv, const char *self, const char *dir, int64_t n,
+                      char **args, char extra[6][1300], per_n_t *o, rs_err_t *err) {
+    int a = 0, x = 0;
+    char path[1200];
+    args[a++] = (char *)self, args[a++] = "validate";
+    for (int q = 1; q < argc; q++) args[a++] = argv[q];
+    snprintf(extra[x], sizeof extra[0], "--ranks-list=%lld", (long long)n), args[a++] = extra[x++];
+    snprintf(extra[x], sizeof extra[0], "--ranks=%lld", (long long)n), args[a++] = extra[x++];
+    snprintf(extra[x], sizeof extra[0], "--summary=%s/N%lld.csv", dir, (long long)n), args[a++] = extra[x++];
+    if (j->csv) {
+        per_n_path(j->csv, n, path, sizeof path);
+        if (rs_file_reserve(&o->csv, path, err) != 0) return -1;
+        snprintf(extra[x], sizeof extra[0], "--csv=%s", o->csv.tmp_path), args[a++] = extra[x++];
+    }
+    if (j->save_profile) {
+        per_n_path(j->save_profile, n, path, sizeof path);
+        if (rs_file_reserve(&o->profile, path, err) != 0) return -1;
+        snprintf(extra[x], sizeof extra[0], "--save-profile=%s", o->profile.tmp_path), args[a++] = extra[x++];
+    }
+    if (j->trace_dir) {
+        snprintf(path, sizeof path, "%.1000s/N%lld", j->trace_dir, (long long)n);
+        if (rs_out_stage_dir(path, o->stage, sizeof o->stage, err) != 0) return -1;
+        snprintf(extra[x], sizeof extra[0], "--trace-dir=%s", o->stage), args[a++] = extra[x++];
+    }
+    args[a] = NULL;
+    return 0;
+}
+
+/* One child of --ranks-list: `ringsim validate` at N, its held-out rows appended to rows. Returns
+ * the exit code (the child's when it failed; its message is its own). */
+static int validate_one_n(const rs_validate_in_t *j, int argc, char **argv, const char *self, const char *dir, int64_t n,
+                          rs_validate_row_t *rows, int max_rows, int *n_rows) {
     char **args = calloc((size_t)argc + 10, sizeof *args);
-    for (int i = 0; args && i < j->n_ranks_list && rc == RS_EXIT_OK; i++) {
-        const long long n = (long long)j->ranks_list[i];
-        int a = 0, x = 0;
-        args[a++] = self, args[a++] = "validate";
-        for (int q = 1; q < argc; q++) args[a++] = argv[q];
-        snprintf(extra[x], sizeof extra[0], "--ranks-list=%lld", n), args[a++] = extra[x++];
-        snprintf(extra[x], sizeof extra[0], "--ranks=%lld", n), args[a++] = extra[x++];
-        snprintf(extra[x], sizeof extra[0], "--summary=%s/N%lld.csv", dir, n), args[a++] = extra[x++];
-        if (j->csv) {
-            snprintf(extra[x], sizeof extra[0], "--csv="), per_n_path(j->csv, n, extra[x] + 6, sizeof extra[0] - 6);
-            args[a++] = extra[x++];
-        }
-        if (j->save_profile) {
-            snprintf(extra[x], sizeof extra[0], "--save-profile="), per_n_path(j->save_profile, n, extra[x] + 15, sizeof extra[0] - 15);
-            args[a++] = extra[x++];
-        }
-        if (j->trace_dir) {
-            snprintf(extra[x], sizeof extra[0], "--trace-dir=%.1000s/N%lld", j->trace_dir, n);
-            mkdir(extra[x] + 12, 0777);
-            args[a++] = extra[x++];
-        }
-        args[a] = NULL;
+    static char extra[6][1300];
+    per_n_t o;
+    memset(&o, 0, sizeof o);
+    rs_err_t err = {{0}};
+    int rc = args ? RS_EXIT_OK : (rs_errf(&err, "out of memory"), RS_EXIT_FAIL);
+    if (rc == RS_EXIT_OK && child_args(j, argc, argv, self, dir, n, args, extra, &o, &err) != 0) rc = RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK) {
         rs_spawn_t sp;
         rs_spawn_init(&sp);
         sp.argv = args;
         rs_child_status_t st;
-        rs_err_t err = {{0}};
         char path[1200];
-        snprintf(path, sizeof path, "%s/N%lld.csv", dir, n);
-        if (rs_spawn_run(&sp, "ringsim validate", 0, &st, &err) != 0) rc = RS_EXIT_FAIL, fprintf(stderr, "ringsim validate: %s\n", err.msg);
-        else if (st.exit_code != 0) rc = st.exit_code > 0 ? st.exit_code : RS_EXIT_FAIL;
-        else if (rs_validate_read_summary_csv(path, rows, 8 * RS_VALIDATE_MAX_CFG, &n_rows, &err) < 0)
-            rc = RS_EXIT_FAIL, fprintf(stderr, "ringsim validate: %s\n", err.msg);
-        remove(path);
+        snprintf(path, sizeof path, "%s/N%lld.csv", dir, (long long)n);
+        if (rs_spawn_run(&sp, "ringsim validate", 0, &st, &err) != 0) rc = RS_EXIT_FAIL;
+        else if (st.exit_code != 0) rc = st.exit_code > 0 ? st.exit_code : RS_EXIT_FAIL, err.msg[0] = 0;
+        else if (rs_validate_read_summary_csv(path, rows, max_rows, n_rows, &err) < 0) rc = RS_EXIT_FAIL;
     }
-    if (!args) rc = RS_EXIT_FAIL;
+    /* committed with the run (rs_out_finish), or removed: the reserved files on failure here, all else by the run */
+    if (o.csv.tmp_path && (rc != RS_EXIT_OK ? (rs_file_abort(&o.csv), 0) : rs_file_commit(&o.csv, &err)) != 0) rc = RS_EXIT_FAIL;
+    if (o.profile.tmp_path && (rc != RS_EXIT_OK ? (rs_file_abort(&o.profile), 0) : rs_file_commit(&o.profile, &err)) != 0)
+        rc = RS_EXIT_FAIL;
+    if (err.msg[0]) fprintf(stderr, "ringsim validate: %s\n", err.msg);
     free(args);
-    rmdir(dir);
+    return rc;
+}
+
+/* --ranks-list: `ringsim validate` once per N as a subprocess (its own job: mpirun or threads, its own
+ * calibration on its ranks), the same options plus --ranks N and a --summary in a temporary folder of
+ * this run (output.h: named with the PID, removed with the run, on a signal, or by a later run once
+ * this PID is gone); per-N outputs (--csv, --save-profile: "-N3" before the extension; --trace-dir: a
+ * sub-directory N3) committed together at the end, none when any N fails; then one held-out table of
+ * every N (and --summary). Returns the exit code. */
+static int validate_ranks_list(const rs_validate_in_t *j, int argc, char **argv) {
+    char self[1024], dir[1024];
+    rs_err_t err = {{0}};
+    const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) rs_errf(&err, "--ranks-list: cannot find this executable (/proc/self/exe)");
+    else self[k] = 0;
+    if (k <= 0 || rs_out_tmpdir("validate", dir, sizeof dir, &err) != 0)
+        return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
+    static rs_validate_row_t rows[8 * RS_VALIDATE_MAX_CFG];
+    int n_rows = 0, rc = RS_EXIT_OK;
+    for (int i = 0; i < j->n_ranks_list && rc == RS_EXIT_OK; i++)
+        rc = validate_one_n(j, argc, argv, self, dir, j->ranks_list[i], rows, 8 * RS_VALIDATE_MAX_CFG, &n_rows);
+    rs_out_tmpdir_remove(dir);
     if (rc != RS_EXIT_OK) return rc;
     printf("# ringsim validate --ranks-list: every N\n");
     rs_validate_print_summary(stdout, rows, n_rows);
     rs_file_t f;
-    rs_err_t err;
-    if (j->summary_csv && rs_file_open(&f, j->summary_csv, &err) == 0) {
+    if (j->summary_csv) {
+        if (rs_file_open(&f, j->summary_csv, &err) != 0) return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
         rs_validate_write_summary_csv(f.fp, rows, n_rows);
         if (rs_file_commit(&f, &err) < 0) return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
     }
@@ -159,7 +199,7 @@ int rs_cmd_validate(int argc, char **argv) {
     if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", argc, argv, paths, &o, &err) < 0)
             return rs_cli_usage("validate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
         return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);

@@ -160,7 +160,7 @@ static int parse_straggler(void *dst, const char *arg, rs_err_t *err) {
     if (parse_pair("--straggler", "rank", arg, q->straggler_rank, q->straggler_factor, q->n_stragglers,
                    &q->straggler_rank[q->n_stragglers], &q->straggler_factor[q->n_stragglers], err))
         return -1;
-    q->n_stragglers++;
+    ((rs_setup_t *)dst)->perturb_args[0][q->n_stragglers++] = arg;
     return 0;
 }
 
@@ -170,7 +170,7 @@ static int parse_degrade(void *dst, const char *arg, rs_err_t *err) {
     if (parse_pair("--degrade", "hop", arg, q->degraded_hop, q->degraded_factor, q->n_degraded, &q->degraded_hop[q->n_degraded],
                    &q->degraded_factor[q->n_degraded], err))
         return -1;
-    q->n_degraded++;
+    ((rs_setup_t *)dst)->perturb_args[1][q->n_degraded++] = arg;
     return 0;
 }
 
@@ -306,18 +306,58 @@ int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, cons
     return rs_cli_check_files(name, e->groups, 3, &plan, NULL, true);
 }
 
-int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, int argc, char **argv,
+/* The problem options a trace header's keys can lack (rs_tfit_key_t order; a key's second option). */
+static const char *const from_trace_keys[RS_TFIT_KEY_COUNT][2] = {
+    {"seq", NULL},      {"ranks", NULL},      {"batch", NULL},         {"heads", NULL},  {"kv-heads", NULL}, {"head-dim", NULL},
+    {"dtype", NULL},    {"grad-bytes", NULL}, {"causal", "no-causal"}, {"layout", NULL}, {"pass", NULL},     {"tile", NULL}};
+
+/* Why an option does not apply with --from-trace (rows: the options' names, comma lists). */
+static const char *const from_trace_why[][2] = {
+    {"blocks", "the traces fix B: one trace per block size"},
+    {"ranks-list", "the traces fix N"},
+    {"mask", "the traces fix the mask; --causal or --no-causal only fills a header that lacks it"},
+    {"ring,cached", "the traces' headers give the ring and the cached tokens"},
+    {"min-time,rounds,reps,warmup,timeout,backend,launch,progress,loopback",
+     "nothing runs on this machine: the traces are the measurements"},
+    {"max-time,max-memory", "nothing runs: there is no run to estimate"},
+    {"no-sim", "the walk alone predicts the traces"},
+    {"csv,summary", "the tables go to stdout, the files per trace to --trace-dir"},
+};
+
+/* Refuse every given option that --from-trace does not use: all but the problem options of a header
+ * (from_trace_keys), --latency, the command's own options in applies and --from-trace itself.
+ * Returns 0 or -1 with err "--blocks cannot be used with --from-trace (the traces fix B: ...)". */
+static int from_trace_applies(const rs_cli_exec_cmd_t *e, const char *applies, rs_err_t *err) {
+    const char *hw = rs_cli_in_list(applies, "calibrated") ? "the profile is fitted from the traces or read from --calibrated"
+                                                          : "the profile is fitted from the traces";
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < e->groups[g].n; i++) {
+            const char *name = e->groups[g].opts[i].name;
+            bool key = false;
+            for (int k = 0; k < RS_TFIT_KEY_COUNT; k++)
+                key |= !strcmp(name, from_trace_keys[k][0]) || (from_trace_keys[k][1] && !strcmp(name, from_trace_keys[k][1]));
+            if (!(e->groups[g].seen >> i & 1) || key || rs_cli_in_list(applies, name) || !strcmp(name, "latency") ||
+                !strcmp(name, "from-trace"))
+                continue;
+            const char *why = hw; /* the hardware options of the shared table */
+            for (size_t k = 0; k < sizeof from_trace_why / sizeof from_trace_why[0]; k++)
+                if (rs_cli_in_list(from_trace_why[k][0], name)) why = from_trace_why[k][1];
+            return rs_errf(err, "--%s cannot be used with --from-trace (%s)", name, why);
+        }
+    return 0;
+}
+
+int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, const char *applies, int argc, char **argv,
                            const char *paths[RS_TFIT_MAX_TRACES], rs_tfit_opts_t *o, rs_err_t *err) {
     rs_tfit_opts_default(o);
+    if (from_trace_applies(e, applies, err) != 0) return -1;
     if (argc - optind + 1 > RS_TFIT_MAX_TRACES)
         return rs_errf(err, "--from-trace: at most %d trace files, got %d", RS_TFIT_MAX_TRACES, argc - optind + 1);
     paths[o->n_paths++] = first;
     for (int i = optind; i < argc; i++) paths[o->n_paths++] = argv[i];
     o->paths = paths;
     /* the problem options given, over import's defaults (what a header lacks) */
-    static const char *const names[][2] = {{"seq", NULL},       {"ranks", NULL},      {"batch", NULL},     {"heads", NULL},
-                                           {"kv-heads", NULL},  {"head-dim", NULL},   {"dtype", NULL},     {"grad-bytes", NULL},
-                                           {"causal", "no-causal"}, {"layout", NULL}, {"pass", NULL},      {"tile", NULL}};
+    const char *const(*names)[2] = from_trace_keys;
     const rs_opt_group_t *g = &e->groups[2];
     rs_setup_t d;
     rs_setup_default(&d);
@@ -395,6 +435,12 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     int n = 0;
     while (n < rs_cli_shared_n && strcmp(rs_cli_shared_opts[n].name, "profile") != 0) n++; /* the hardware's first */
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
+}
+
+rs_opt_group_t rs_cli_limits_group(rs_setup_t *s) {
+    int k = 0;
+    while (k < rs_cli_shared_n && strcmp(rs_cli_shared_opts[k].name, "max-time") != 0) k++; /* the limits' first */
+    return (rs_opt_group_t){rs_cli_shared_opts + k, rs_cli_shared_n - k, s, NULL, 0};
 }
 
 static rs_cli_help_hook_fn *help_hook;

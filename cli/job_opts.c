@@ -17,7 +17,13 @@ static int parse_list(const char *name, const char *arg, rs_err_t *err, int (*on
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (n == RS_CONT_MAX_VALUES) return rs_errf(err, "--%s %s: at most %d values", name, arg, RS_CONT_MAX_VALUES);
-        if (one(dst, n, t, err) != 0) return -1;
+        rs_err_t e = {{0}};
+        if (one(dst, n, t, &e) != 0) { /* the message quotes the whole list and names the item */
+            char head[1100];
+            const int k = snprintf(head, sizeof head, "--%s %s: ", name, t);
+            const char *why = k < (int)sizeof head && !strncmp(e.msg, head, (size_t)k) ? e.msg + k : e.msg;
+            return strcmp(t, arg) ? rs_errf(err, "--%s %s: '%s': %s", name, arg, t, why) : rs_errf(err, "%s", e.msg);
+        }
         n++;
     }
     if (n == 0) return rs_errf(err, "--%s '%s': expected a value or a comma list", name, arg);
@@ -37,8 +43,10 @@ static int one_nics(void *dst, int i, const char *item, rs_err_t *err) {
 }
 static int one_oversub(void *dst, int i, const char *item, rs_err_t *err) {
     double *o = &((rs_contention_knobs_t *)dst)->oversubs[i];
-    if (rs_parse_double("--oversub", item, -1e300, 1e6, o, err) != 0) return -1;
-    if (*o < 1) return rs_errf(err, "--oversub %s: must be >= 1 (leaf downlink : uplink capacity; 1 = non-blocking)", item);
+    rs_err_t e;
+    if (rs_parse_double("--oversub", item, -1e300, 1e6, o, &e) != 0 || *o < 1)
+        return rs_errf(err, "--oversub %s: must be >= 1 (leaf downlink : uplink capacity; 1 = non-blocking), a number in [1, 1e+06]",
+                       item);
     return 0;
 }
 

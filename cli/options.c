@@ -73,8 +73,7 @@ static const rs_opt_t builtin_help = {"help", 'h', NULL, NULL, "this help", RS_A
 static const rs_opt_t builtin_quiet = {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)",
                                        RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
 
-/* true when name is in the comma list. */
-static bool in_list(const char *list, const char *name) {
+bool rs_cli_in_list(const char *list, const char *name) {
     const size_t n = strlen(name);
     for (const char *c = list; c && *c;) {
         const size_t m = strcspn(c, ",");
@@ -84,7 +83,7 @@ static bool in_list(const char *list, const char *name) {
     return false;
 }
 
-bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !in_list(g->skip, o->name); }
+bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !rs_cli_in_list(g->skip, o->name); }
 
 /* getopt_long's tables for the groups: long options and "-S:" short ones. NULL on OOM. */
 static struct option *make_longopts(const rs_opt_group_t *groups, int n_groups, char *shortopts, size_t len) {
@@ -187,7 +186,7 @@ int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
             const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
-            if (!file || !((groups[g].seen >> i) & 1) || in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
+            if (!file || !((groups[g].seen >> i) & 1) || rs_cli_in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
             char name[80];
             snprintf(name, sizeof name, "--%s", o->name);
             const char *p = (const char *)groups[g].dst + o->offset;

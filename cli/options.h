@@ -89,6 +89,8 @@ int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups
 /* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; the
  * built-in rows (-h, --help; -q, --quiet) after the first group (the command's own options). */
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);
+/* true when name is one of the items of the comma list (NULL: none). */
+bool rs_cli_in_list(const char *list, const char *name);
 /* true when row o of group g is offered (not in the group's skip list). */
 bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o);
 /* The built-in rows the groups get (--help, and --quiet unless a group has its own): their count,

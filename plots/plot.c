@@ -453,7 +453,7 @@ static int prep_tcomm(const char *data, const rs_plot_opts_t *o, vars_t *v, rs_e
         }
         n++;
     }
-    if (rc == 0 && n == 0) rc = rs_errf(err, "%s: expected rows with series '%s'", data, series);
+    if (rc == 0 && n == 0) rc = rs_errf(err, "--series %s: %s has no rows of that series", series, data); /* (only a given one can miss) */
     if (rc == 0 && !good_pred)
         rc = rs_errf(err, "%s: series '%s' has no positive pred_t_comp_s/pred_t_comm_s to plot", data, series);
     if (rc == 0 && !(bmin > 0)) rc = rs_errf(err, "%s: series '%s': expected b_min_tokens > 0", data, series);

@@ -99,13 +99,17 @@ const char *rs_sim_simgrid_version(void) {
  * Estimates (docs/benchmarks.md: a CM02 ring of N ranks costs about 30 us + 0.05 us x N per
  * rank-step in the child (0.05: an upper bound), whose resident memory grows by about 24 KiB per rank actor)
  * ============================================================================================== */
-void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
-    const double rings = cfg && cfg->job ? (double)cfg->job->placement.n_rings : 1;
-    const double n = (double)p->n_ranks * rings, steps = p->pass == RS_PASS_BACKWARD ? (double)p->n_ranks + 1 : (double)p->n_ranks;
+void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e) {
+    const double n = (double)ring_ranks * (double)rings, steps = pass == RS_PASS_BACKWARD ? (double)ring_ranks + 1 : (double)ring_ranks;
     e->rank_steps = n * steps;
     e->time_s = 0.3 + e->rank_steps * (30e-6 + 0.05e-6 * n + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
     e->mem_bytes = 16e6 + n * 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
-    if (cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS) e->mem_bytes += n * n * 256; /* a route per pair */
+    if (all_pairs) e->mem_bytes += n * n * 256; /* a route per pair */
+}
+
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    rs_sim_estimate_rings(p->n_ranks, cfg && cfg->job ? cfg->job->placement.n_rings : 1, p->pass, trace,
+                          cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS, e);
 }
 
 double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {
@@ -920,7 +924,8 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter,
 }
 
 /* The child's outcome: the results, or what went wrong. Returns 0, -1 or RS_SIM_BAD_INPUT. */
-static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, rs_sim_result_t *out, rs_err_t *err) {
+static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, const rs_sim_config_t *cfg, rs_sim_result_t *out,
+                   rs_err_t *err) {
     if (c->oom) return rs_errf(err, "sim: out of memory while collecting the results");
     if (c->child_err.code != 0) {
         rs_errf(err, "%s", c->child_err.text);
@@ -940,7 +945,13 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
     char msg[700];
     simgrid_message(errf, msg, sizeof msg);
     const char *how = st->term_signal ? strsignal(st->term_signal) : "exited";
-    if (c->stage.code == STAGE_INIT) return rs_errf(err, "SimGrid configuration: %s", msg), RS_SIM_BAD_INPUT;
+    if (c->stage.code == STAGE_INIT) { /* the settings given (--cfg), quoted whole */
+        char given[600] = "";
+        for (int i = 0; cfg && i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++)
+            snprintf(given + strlen(given), sizeof given - strlen(given), "%s--cfg %s", i ? " " : " (", cfg->cfg[i]);
+        if (given[0]) snprintf(given + strlen(given), sizeof given - strlen(given), ")");
+        return rs_errf(err, "SimGrid configuration%s: %s", given, msg), RS_SIM_BAD_INPUT;
+    }
     if (c->stage.code == STAGE_LOAD || c->stage.code == STAGE_CHECK)
         return rs_errf(err, "%s: %s", c->stage.text, msg), RS_SIM_BAD_INPUT;
     return rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", c->stage.text, how, st->exit_code,
@@ -977,7 +988,7 @@ static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t
         return rs_errf(err, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
                             "allow more", timeout_s, c.stage.text, c.stage.code == STAGE_RUN ? "the simulation did not end"
                             : "SimGrid did not get past this stage");
-    return outcome(&c, &st, a->errf, out, err);
+    return outcome(&c, &st, a->errf, a->cfg, out, err);
 }
 
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,

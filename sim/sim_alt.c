@@ -145,6 +145,10 @@ static int alt_child(void *arg) {
 /* ================================================================================================
  * Parent
  * ============================================================================================== */
+void rs_sim_alt_estimate(const rs_sp_config_t *c, rs_pass_t pass, rs_estimate_t *e) {
+    rs_sim_estimate_rings(c->ring, c->ulysses, pass, RS_EST_NO_TRACE, true, e);
+}
+
 int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                    rs_sim_alt_result_t *out, rs_err_t *err) {
     rs_problem_t p;

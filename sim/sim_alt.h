@@ -6,6 +6,7 @@
 #define RS_SIM_ALT_H
 
 #include "alt.h"
+#include "estimate.h"
 #include "machine.h"
 #include "memory.h"
 #include "schedule.h"
@@ -33,5 +34,9 @@ typedef struct {
  * (rs_sp_check's messages). */
 int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                    rs_sim_alt_result_t *out, rs_err_t *err);
+
+/* What rs_sim_alt_run of the split costs (estimate.h): U rings of R ranks on the all-pairs platform
+ * of N = U x R hosts (sim.h's constants; the all-to-alls are a few steps more). Can't fail. */
+void rs_sim_alt_estimate(const rs_sp_config_t *c, rs_pass_t pass, rs_estimate_t *e);
 
 #endif /* RS_SIM_ALT_H */

@@ -29,8 +29,35 @@ void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype) {
     s->problem.act_bytes = rs_dtype_bytes(dtype);
 }
 
+int rs_setup_check_perturb(const rs_setup_t *s, int64_t n_ranks, rs_err_t *err) {
+    const rs_perturb_t *q = &s->spec.perturb;
+    static const char *const opt[2] = {"--straggler", "--degrade"};
+    for (int kind = 0; kind < 2; kind++)
+        for (int k = 0; k < (kind ? q->n_degraded : q->n_stragglers) && k < RS_MAX_PERTURB; k++) {
+            const int64_t at = kind ? q->degraded_hop[k] : q->straggler_rank[k];
+            if (at >= 0 && at < n_ranks) continue;
+            char made[64];
+            const char *arg = s->perturb_args[kind][k];
+            if (!arg) snprintf(made, sizeof made, "%lld:%g", (long long)at, kind ? q->degraded_factor[k] : q->straggler_factor[k]);
+            return rs_errf(err, "%s %s: %s %lld must be in [0, %lld] (%sN = %lld%s)", opt[kind], arg ? arg : made,
+                           kind ? "hop" : "rank", (long long)at, (long long)n_ranks - 1,
+                           kind ? "hop p is the link p -> p+1 mod N, " : "", (long long)n_ranks, kind ? "" : " ranks");
+        }
+    return 0;
+}
+
+void rs_setup_list_err(rs_err_t *err, const char *opt, const char *item, const char *list) {
+    char head[1200];
+    const int n = snprintf(head, sizeof head, "%s %s: ", opt, item);
+    if (!err || !list || !strcmp(item, list) || n >= (int)sizeof head || strncmp(err->msg, head, (size_t)n) != 0) return;
+    char rest[sizeof err->msg];
+    snprintf(rest, sizeof rest, "%s", err->msg + n);
+    rs_errf(err, "%s %s: %s", opt, list, rest);
+}
+
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     if (s->problem.decode && !s->ring_given) s->problem.ring = RS_RING_PASS_Q;
+    if (rs_setup_check_perturb(s, s->problem.n_ranks, err) != 0) return -1;
     if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
         return -1;

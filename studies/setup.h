@@ -23,6 +23,8 @@ typedef struct {
     bool grad_bytes_given;                 /* problem.grad_bytes was asked for (else the preset's) */
     bool ring_given;                       /* --ring was given (else decode runs pass-q by itself) */
     rs_limits_t limits;                    /* --max-time, --max-memory (estimate.h; 0: the defaults) */
+    const char *perturb_args[2][RS_MAX_PERTURB]; /* spec.perturb's --straggler [0] and --degrade [1] values as
+                                              given (argv, quoted by messages; NULL: made by a caller) */
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */
@@ -49,6 +51,13 @@ void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
  * (layout, pass) (decode without --ring runs pass-q), fill note. Returns 0 or -1 with err (bad
  * input: err names the option or file). */
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err);
+/* The perturbations of s->spec against a ring of n_ranks: every straggler rank and degraded hop in
+ * [0, N - 1]. Returns 0 or -1 with err quoting the option's whole value: "--straggler 9:2: rank 9
+ * must be in [0, 7] (N = 8 ranks)". Called by rs_setup_finish; a study that changes N calls it per N. */
+int rs_setup_check_perturb(const rs_setup_t *s, int64_t n_ranks, rs_err_t *err);
+/* An error about one item of a comma list given to an option (--profile a,b): "OPT ITEM: why" becomes
+ * "OPT LIST: why", the user's whole value (why names the item); other messages are kept. Can't fail. */
+void rs_setup_list_err(rs_err_t *err, const char *opt, const char *item, const char *list);
 /* The problem of entry (layout i, pass j). */
 rs_problem_t rs_setup_problem(const rs_setup_t *s, int layout_i, int pass_j);
 

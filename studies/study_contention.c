@@ -193,6 +193,27 @@ static int check_points(const rs_contention_in_t *in, rs_contention_out_t *out, 
     return 0;
 }
 
+int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_err_t *err) {
+    *e = (rs_estimate_t){0, 0, 0};
+    const rs_contention_knobs_t *k = in->knobs;
+    if (in->n_cases < 1 || k->n_fabrics < 1 || k->n_orders < 1 || k->n_nics < 1 || k->n_oversubs < 1) return 0;
+    for (size_t i = 0, n = rs_contention_count(in); i < n; i++) {
+        rs_contention_point_t pt;
+        point_of(in, i, &pt);
+        const rs_contention_case_t *c = &in->cases[pt.case_index];
+        rs_job_t job;
+        if (rs_contention_job(k, &pt.pick, &c->problem, &c->machine, &job, err) != 0) return -1;
+        rs_sim_config_t cfg;
+        rs_sim_config_default(&cfg);
+        cfg.job = &job;
+        rs_estimate_t one;
+        rs_sim_estimate(&c->problem, &cfg, RS_EST_NO_TRACE, &one);
+        rs_estimate_then(e, &one);
+        rs_job_free(&job);
+    }
+    return 0;
+}
+
 int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     const rs_contention_knobs_t *k = in->knobs;

@@ -107,6 +107,9 @@ typedef struct {
 /* Points of a study: cases x fabrics x orders x ratios x NICs (NICs fastest). */
 size_t rs_contention_count(const rs_contention_in_t *in);
 
+/* What simulating every point costs, one after the other (estimate.h: each point's job through
+ * rs_sim_estimate). Returns 0, or -1 with err when a point's job cannot be built (bad input). */
+int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_err_t *err);
 /* Check every point's job (nothing runs on bad input), simulate them in order, write the CSV and the
  * figure. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input; RS_EXIT_FAIL with err on a
  * runtime failure ("point 3: ..."). out is filled in every case. */

@@ -722,7 +722,7 @@ int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path,
 static int validate_profile(const rs_tset_t *ts, const rs_tfit_opts_t *o, const char *calibrated, FILE *out, rs_hw_t *hw,
                             rs_dtype_t *dtype, rs_err_t *err) {
     *dtype = dtype_of(o, &ts->p[0]);
-    if (calibrated) return rs_hw_load(calibrated, hw, err);
+    if (calibrated) return rs_hw_load(calibrated, hw, err) != 0 ? rs_err_option(err, "--calibrated", calibrated) : 0;
     rs_tfit_t *f = malloc(sizeof *f);
     if (!f) return rs_errf(err, "out of memory");
     int rc = rs_tfit_run(ts, o, f, err);

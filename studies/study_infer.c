@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "setup.h"
+
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
 #define RS_PLOT_KIND_TTFT RS_PLOT_TTFT
@@ -52,7 +54,8 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err)) return -1;
+        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err))
+            return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
@@ -155,6 +158,27 @@ static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *e
                 p->fits, pts[i].par_eff, p->flops_util, p->model_flops, (long long)p->cross_tokens, p->decode_step_s);
     }
     return fp != stdout ? rs_file_commit(&f, err) : 0;
+}
+
+/* Before anything runs, against --max-time and --max-memory: every point's walks (rs_infer_estimate)
+ * and the boundary's crossings, as often as the outputs asked for compute them. Returns RS_EXIT_OK,
+ * or RS_EXIT_USAGE with err (above a limit, or a point's configuration is invalid). */
+static int check_limits(const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
+    const int boundary_passes = (in->boundary_figure ? 1 : 0) + (in->boundary_csv ? 1 : 0) + /* check_outputs, the CSV, */
+                                (in->boundary_figure && !in->boundary_csv ? 1 : 0);        /* the figure's own data */
+    rs_estimate_t sum = {0, 0, 0};
+    for (int k = 0; k < nc; k++)
+        for (int a = 0; a < in->n_nodes; a++)
+            for (int p = 0; p < in->n_cached; p++)
+                for (int t = 0; t < in->n_new; t++) {
+                    rs_infer_config_t c = in->config;
+                    c.nodes = in->nodes[a], c.new_tokens = in->new_tokens[t], c.cached_tokens = in->cached[p];
+                    if (rs_infer_config_validate(&c, &cands[k].machine, err)) return RS_EXIT_USAGE;
+                    rs_infer_estimate(&c, &cands[k].machine, &sum);
+                    for (int b = 0; t == 0 && c.cached_tokens > 0 && b < boundary_passes; b++)
+                        rs_infer_crossing_estimate(&c, &cands[k].machine, &sum); /* boundary_rows: one per (k, a, p) */
+                }
+    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
 }
 
 /* The pass-kv/pass-q boundary: per candidate, node count and P > 0, the crossing T (searched over T:
@@ -275,6 +299,7 @@ int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     point_t *pts = calloc(np ? np : 1, sizeof *pts);
     int rc = pts ? RS_EXIT_OK : (rs_errf(err, "out of memory for %zu points", np), RS_EXIT_FAIL);
     outputs_t o = {in, cands, nc, pts, np};
+    if (rc == RS_EXIT_OK) rc = check_limits(in, cands, nc, err);
     if (rc == RS_EXIT_OK && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK && write_outputs(in, &o, err)) rc = RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);

@@ -30,13 +30,15 @@ typedef struct {
     const char *figure;        /* TTFT against context length per variant and candidate (needs a list of T) */
     const char *boundary_csv;  /* the pass-kv/pass-q crossing T per (candidate, nodes, P) (NULL: none) */
     const char *boundary_figure; /* that boundary drawn in (T, P) */
+    rs_limits_t limits;        /* --max-time, --max-memory: the walks, estimated before any runs (estimate.h;
+                                  0: the defaults) */
     FILE *out;                 /* the table */
 } rs_infer_in_t;
 
 /* Defaults: rs_infer_config_default, candidate h100-sxm, nodes 1, T 128K, P 0, out = stdout. */
 void rs_infer_defaults(rs_infer_in_t *in);
 /* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input (a
- * candidate, a configuration); RS_EXIT_FAIL with err on a runtime failure (writing, gnuplot). */
+ * candidate, a configuration, the estimated work above in->limits); RS_EXIT_FAIL with err on a runtime failure (writing, gnuplot). */
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_INFER_H */

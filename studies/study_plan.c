@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "setup.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
 #include "meter.h"
@@ -199,33 +200,58 @@ static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_con
     }
 }
 
-/* Every fitting candidate's ring split, forward and backward, as a job on the knobs' fabrics. */
-static int plan_contention(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
+/* The contention cases of the candidates (into cases[2 n], *nc of them) and the knobs of their job
+ * (into k): every candidate whose ring split runs (2 <= N <= RS_PLAN_SIM_MAX_N) and fits - or, with
+ * bound (before the plan, for the estimate), whether it fits or not - forward and backward. */
+static void contention_cases(const rs_plan_in_t *in, const cand_t *cands, int n, bool bound, rs_contention_case_t *cases,
+                             size_t *nc, rs_contention_knobs_t *k) {
     const rs_plan_config_t *c = &in->config;
-    rs_contention_case_t *cases = calloc((size_t)(2 * n), sizeof *cases);
-    if (!cases) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    rs_contention_knobs_t k = *in->knobs;
-    k.tp = 1;
-    k.dp = 0;
-    k.devices = 0;
-    k.map = NULL;
-    size_t nc = 0;
+    *k = *in->knobs;
+    k->tp = 1;
+    k->dp = 0;
+    k->devices = 0;
+    k->map = NULL;
+    *nc = 0;
     for (int i = 0; i < n; i++) {
         const rs_plan_result_t *r = &cands[i].res;
-        if (r->best < 0 || r->sp < 2 || r->sp > RS_PLAN_SIM_MAX_N) continue;
+        if ((!bound && r->best < 0) || r->sp < 2 || r->sp > RS_PLAN_SIM_MAX_N) continue;
         const int64_t dp = r->dp < RS_PLAN_SIM_MAX_N / r->sp ? r->dp : RS_PLAN_SIM_MAX_N / r->sp;
-        if (k.dp == 0 || dp < k.dp) k.dp = dp; /* one job shape for every candidate */
-        for (int pass = 0; pass < RS_PASS_COUNT; pass++) ring_case(c, &cands[i], (rs_pass_t)pass, &cases[nc++]);
+        if (k->dp == 0 || dp < k->dp) k->dp = dp; /* one job shape for every candidate */
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) ring_case(c, &cands[i], (rs_pass_t)pass, &cases[(*nc)++]);
     }
+    if (k->dp < 1) k->dp = 1;
+    if (*nc > 0 && k->background.kind != RS_BG_NONE) {
+        rs_background_size(&k->background, &c->model, 1, cases[0].problem.act_bytes, cases[0].problem.grad_bytes);
+        k->background.group = RS_BG_GROUP_DP_CP; /* ZeRO-3 over every device */
+    }
+}
+
+/* What plan_contention will simulate at most (the candidates as chosen, before their plan: each
+ * that might fit). Returns 0 or -1 with err (a job that cannot be built: bad input). */
+static int contention_estimate(const rs_plan_in_t *in, const cand_t *cands, int n, rs_estimate_t *e, rs_err_t *err) {
+    *e = (rs_estimate_t){0, 0, 0};
+    rs_contention_case_t *cases = calloc((size_t)(2 * n) + 1, sizeof *cases);
+    if (!cases) return rs_errf(err, "out of memory");
+    size_t nc;
+    rs_contention_knobs_t k;
+    contention_cases(in, cands, n, true, cases, &nc, &k);
+    rs_contention_in_t ci = {cases, nc, &k, NULL, NULL, NULL, false};
+    const int rc = nc > 0 ? rs_contention_estimate(&ci, e, err) : 0;
+    free(cases);
+    return rc;
+}
+
+/* Every fitting candidate's ring split, forward and backward, as a job on the knobs' fabrics. */
+static int plan_contention(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
+    rs_contention_case_t *cases = calloc((size_t)(2 * n) + 1, sizeof *cases);
+    if (!cases) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    size_t nc;
+    rs_contention_knobs_t k;
+    contention_cases(in, cands, n, false, cases, &nc, &k);
     int rc = RS_EXIT_OK;
     if (nc == 0) {
         fprintf(in->out, "\n# the ring split as a job: no candidate fits with 2 <= N <= %d\n", RS_PLAN_SIM_MAX_N);
     } else {
-        if (k.dp < 1) k.dp = 1;
-        if (k.background.kind != RS_BG_NONE) {
-            rs_background_size(&k.background, &c->model, 1, cases[0].problem.act_bytes, cases[0].problem.grad_bytes);
-            k.background.group = RS_BG_GROUP_DP_CP; /* ZeRO-3 over every device */
-        }
         rs_contention_in_t ci = {cases, nc, &k, in->contention_csv, in->contention_figure, NULL, false};
         rs_contention_out_t co;
         rc = rs_study_contention(&ci, &co, err);
@@ -250,7 +276,7 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         if (rs_plan_candidate(tok, in->config.precision, in->gpus_per_node, in->inter, -1, &k->hw, &k->machine, err))
-            return -1;
+            return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
             if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
                 k->hw.price_per_device_hour = in->prices[i].usd;
@@ -261,7 +287,9 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         bool used = !in->prices[i].name[0];
         for (int j = 0; j < n && !used; j++)
             used = !strcmp(in->prices[i].name, cands[j].spec) || !strcmp(in->prices[i].name, cands[j].hw.name);
-        if (!used) return rs_errf(err, "--price %s=...: no such candidate in --profile %s", in->prices[i].name, in->profiles);
+        if (!used)
+            return rs_errf(err, "--price %s%s: no such candidate in --profile %s", in->prices[i].arg ? in->prices[i].arg : in->prices[i].name,
+                           in->prices[i].arg ? "" : "=...", in->profiles);
     }
     *n_out = n;
     return 0;
@@ -335,12 +363,47 @@ static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_er
 #endif
 }
 
+/* Before anything runs, against --max-time and --max-memory: every candidate's N and S chosen (memory
+ * only), the walks of its splits, with --sim their simulations and the contention jobs. Returns
+ * RS_EXIT_OK, or RS_EXIT_USAGE with err (above a limit, or a candidate that cannot be planned). */
+static int check_limits(const rs_plan_in_t *in, cand_t *cands, int n, rs_err_t *err) {
+    const rs_plan_config_t *c = &in->config;
+    rs_estimate_t sum = {0, 0, 0}, e;
+    for (int i = 0; i < n; i++) {
+        cand_t *k = &cands[i];
+        if (rs_plan_choose(c, &k->hw, &k->machine, &k->res, err)) return RS_EXIT_USAGE;
+        rs_plan_estimate(c, &k->machine, &k->res, &e);
+        rs_estimate_then(&sum, &e);
+#ifdef RINGSIM_HAVE_SIM
+        int64_t u[RS_PLAN_MAX_OPTIONS];
+        const int ns = in->simulate && k->res.sp <= RS_PLAN_SIM_MAX_N
+                           ? rs_plan_splits(c, &k->machine, k->res.seq_tokens, k->res.sp, u) : 0;
+        for (int j = 0; j < ns; j++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++) { /* simulate(): each split, both passes */
+                rs_sp_config_t sc;
+                rs_sp_config_default(&sc);
+                sc.ulysses = u[j], sc.ring = k->res.sp / u[j];
+                rs_sim_alt_estimate(&sc, (rs_pass_t)pass, &e);
+                rs_estimate_then(&sum, &e);
+            }
+#endif
+    }
+#ifdef RINGSIM_HAVE_SIM
+    if (in->simulate && in->knobs) {
+        if (contention_estimate(in, cands, n, &e, err) != 0) return RS_EXIT_USAGE;
+        rs_estimate_then(&sum, &e);
+    }
+#endif
+    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+}
+
 int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_PLAN_MAX_CANDIDATES, sizeof *cands);
     if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     int n = 0, n_fit = 0, rc = RS_EXIT_USAGE;
     rs_meter_t meter = {.active = false}; /* on a terminal: candidates and max-context points */
-    if (load_candidates(in, cands, &n, err) == 0) rc = plan_all(in, cands, n, &n_fit, &meter, err);
+    if (load_candidates(in, cands, &n, err) == 0 && (rc = check_limits(in, cands, n, err)) == RS_EXIT_OK)
+        rc = plan_all(in, cands, n, &n_fit, &meter, err);
     rs_meter_end(&meter);
     if (rc == RS_EXIT_OK && n_fit == 0) rc = no_fit(&in->config, cands, n, err), rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {

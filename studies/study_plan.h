@@ -20,6 +20,7 @@
 typedef struct {
     char name[256];           /* profile name or spec; "" = every candidate */
     double usd;               /* per device-hour */
+    const char *arg;          /* --price as given, quoted by messages (NULL: set by a caller) */
 } rs_plan_price_t;
 
 struct rs_contention_knobs; /* studies/study_contention.h (with the simulator) */
@@ -41,6 +42,8 @@ typedef struct {
     const char *maxctx_csv;   /* the longest context against N per candidate (NULL: none) */
     const char *figure;       /* that curve drawn (.png/.pdf/.svg; NULL: none) */
     bool progress;            /* a progress meter on a terminal (model/schedule/meter.h) */
+    rs_limits_t limits;       /* --max-time, --max-memory: the plan's walks and simulations, estimated before
+                                 any runs (estimate.h; 0: the defaults) */
     FILE *out;                /* the table */
 } rs_plan_in_t;
 
@@ -59,7 +62,8 @@ typedef struct {
 /* Defaults: the plan defaults (rs_plan_config_default), candidate h100-sxm, out = stdout. */
 void rs_plan_defaults(rs_plan_in_t *in);
 /* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input
- * (a candidate, a price, or nothing fits: err names the closest candidate and its shortfall);
+ * (a candidate, a price, the estimated work above in->limits, or nothing fits: err names the closest
+ * candidate and its shortfall);
  * RS_EXIT_FAIL with err on a runtime failure (SimGrid, writing). */
 int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err);
 

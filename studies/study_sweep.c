@@ -92,9 +92,13 @@ static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t
     *c = spec->common;
     snprintf(c->spec.profile, sizeof c->spec.profile, "%s", profile);
     char *g = strstr(c->spec.profile, ":g");
+    int rc = 0;
     if (g) {
         *g = 0;
-        if (rs_parse_size("--profile NAME:gG", g + 2, 0, INT32_MAX, &c->spec.gpus_per_node, err) != 0) return -1;
+        rs_err_t e;
+        if (rs_parse_size("--profile", g + 2, 0, INT32_MAX, &c->spec.gpus_per_node, &e) != 0)
+            rc = rs_errf(err, "--profile %s: NAME:gG sets G devices per node, an integer in [0, %d]; got '%s'", profile, INT32_MAX,
+                         g + 2);
     }
     c->problem.n_ranks = n_max;
     c->problem.seq_tokens = 2 * n_max * (c->problem.tile_q > c->problem.tile_k ? c->problem.tile_q : c->problem.tile_k);
@@ -102,7 +106,12 @@ static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t
     c->layouts[0] = RS_LAYOUT_CONTIGUOUS;
     c->n_passes = 1;
     c->passes[0] = RS_PASS_FORWARD;
-    return rs_setup_finish(c, err);
+    if (rc == 0 && rs_setup_finish(c, err) == 0) return 0;
+    char list[RS_SWEEP_MAX_PROFILES * 513] = ""; /* -p as given: its entries joined */
+    for (int i = 0; i < spec->n_profiles; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", spec->profiles[i]);
+    rs_setup_list_err(err, "--profile", rc ? profile : c->spec.profile, spec->n_profiles ? list : profile);
+    return -1;
 }
 
 /* Point i on the machine of its profile (c, from machine_for). */
@@ -134,7 +143,8 @@ static int point_setup(const rs_sweep_spec_t *spec, size_t i, const rs_setup_t *
         return rs_errf(err, "%s: N exceeds the profile's %lld devices per node and it has no inter-node tier "
                             "(give --inter TIER or --gpus-per-node 0)",
                        what, (long long)m.devices_per_node);
-    if (rs_machine_validate(&m, p.n_ranks, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    if (rs_setup_check_perturb(c, p.n_ranks, &e) != 0 || rs_machine_validate(&m, p.n_ranks, &e) != 0)
+        return rs_errf(err, "%s: %s", what, e.msg);
     snprintf(pt->profile, sizeof pt->profile, "%s", profile);
     snprintf(pt->series, sizeof pt->series, "%s/%s/%s/%s/N=%lld", profile, rs_layout_name(p.layout),
              rs_pass_name(p.pass), p.causal ? "causal" : "full", (long long)p.n_ranks);

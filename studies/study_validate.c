@@ -58,7 +58,7 @@ int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err) {
     if (in->problem.n_ranks < 2)
         return rs_errf(err, "--ranks %lld: validation needs a ring of at least 2", (long long)in->problem.n_ranks);
     rs_hw_t hw;
-    if (in->calibrated && rs_hw_load(in->calibrated, &hw, err) < 0) return -1;
+    if (in->calibrated && rs_hw_load(in->calibrated, &hw, err) < 0) return rs_err_option(err, "--calibrated", in->calibrated);
     return 0;
 }
 
@@ -213,6 +213,7 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     rs_err_t err = {{0}};
     if (in->calibrated) {
         if (rs_hw_load(in->calibrated, &ps->hw, &err) < 0) {
+            rs_err_option(&err, "--calibrated", in->calibrated);
             if (job->rank == 0) fprintf(stderr, "ringsim validate: %s\n", err.msg);
             return RS_EXIT_USAGE;
         }

@@ -33,6 +33,13 @@ if(TARGET rs_exec)
   add_test(NAME exec_infer_bad_input COMMAND sh -c
     "$<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --cached 100 --launch threads 2>i1.txt; r1=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --pass decode --no-causal --cached 96 --launch threads 2>i2.txt; r2=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --ring pass-q --launch threads --loopback local 2>i3.txt; r3=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 3 --ring pass-q --launch threads >/dev/null 2>i4.txt; r4=$?; $<TARGET_FILE:ringsim> exec ${RS_EXEC_SMALL_SH} -N 2 --ring pass-kv --pass decode --cached 96 --launch threads 2>i5.txt; r5=$?; cat i1.txt i2.txt i3.txt i4.txt i5.txt; test $r1 -eq 2 && test $r2 -eq 2 && test $r3 -eq 2 && test $r4 -eq 0 && test $r5 -eq 2 && grep -q -- '--cached 100: must be divisible by 2\\*N = 6' i1.txt && grep -q -- '--pass decode: needs the causal mask' i2.txt && grep -q 'needs the real ring' i3.txt && grep -q 'note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv' i4.txt && grep -q -- '--pass decode: runs as --ring pass-q' i5.txt && test $(wc -l < i1.txt) -eq 1")
   set_tests_properties(exec_infer_bad_input PROPERTIES LABELS exec TIMEOUT 60)
+  # validate --ranks-list (threads): its temporaries through the output module - a failing or
+  # SIGTERMed run leaves nothing, a dead PID's temporary folder is removed by the next run, a passing
+  # run commits every per-N output (tests/validate_ranks_list.sh).
+  add_test(NAME exec_validate_ranks_list_temporaries COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/validate_ranks_list.sh
+    $<TARGET_FILE:ringsim>)
+  set_tests_properties(exec_validate_ranks_list_temporaries PROPERTIES LABELS exec TIMEOUT 120
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
   set_tests_properties(exec_bad_input exec_bad_dtype exec_loopback_local exec_loopback_bad exec_validate_loopback
                        exec_calibrate_bad_backend PROPERTIES LABELS exec TIMEOUT 60)
   if(RINGSIM_HAVE_MPI)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "setup.h"
 #include "model.h"
 #include "test_main.h"
 #include "test_util.h"
@@ -43,8 +44,10 @@ static void test_bad_input(void) {
     expect_usage_error("--host-cost -1", "--host-cost -1: seconds per transfer must be a number in [0, 10], got '-1'");
     expect_usage_error("--host-cost 1e-6:x", "--host-cost 1e-6:x: seconds per byte must be a number in [0, 0.001], got 'x'");
     expect_usage_error("--host-cost :3", "--host-cost :3: expected S or S:S_PER_BYTE");
-    expect_usage_error("--straggler 9:2", "straggler rank 9");
-    expect_usage_error("--profile no-such-gpu", "no-such-gpu");
+    expect_usage_error("--straggler 9:2", "--straggler 9:2: rank 9 must be in [0, 7] (N = 8 ranks)");
+    expect_usage_error("--straggler 09:2.0", "--straggler 09:2.0: rank 9 must be in [0, 7]"); /* the value as given */
+    expect_usage_error("--profile no-such-gpu", "--profile no-such-gpu: unknown hardware profile 'no-such-gpu'");
+    expect_usage_error("--inter no-such-tier", "--inter no-such-tier: unknown tier 'no-such-tier'");
     expect_usage_error("--bogus", "unknown option");
     expect_usage_error("-zN 4", "unknown option '-z'");               /* not the argument before the cluster */
     expect_usage_error("--causal=1", "option '--causal' takes no value");
@@ -164,6 +167,30 @@ static void test_json_and_traces(void) {
     CU_ASSERT(rs_test_file_size(rs_test_path("t-zigzag-backward.json")) >= 0);
 }
 
+/* The perturbations against N (setup.h): the value as given when the command line gave it, else made
+ * from the numbers; a list's item error quotes the whole list. */
+static void test_setup_messages(void) {
+    rs_setup_t c;
+    rs_setup_default(&c);
+    rs_err_t err = {{0}};
+    c.spec.perturb.n_stragglers = 1, c.spec.perturb.straggler_rank[0] = 8, c.spec.perturb.straggler_factor[0] = 2;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2: rank 8 must be in [0, 7] (N = 8 ranks)");
+    c.perturb_args[0][0] = "8:2.00";
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2.00: rank 8 must be in [0, 7] (N = 8 ranks)");
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), 0);
+    c.spec.perturb.n_degraded = 1, c.spec.perturb.degraded_hop[0] = 9, c.spec.perturb.degraded_factor[0] = 1.5;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--degrade 9:1.5: hop 9 must be in [0, 8] (hop p is the link p -> p+1 mod N, N = 9)");
+    rs_errf(&err, "--profile b: unknown hardware profile 'b'");
+    rs_setup_list_err(&err, "--profile", "b", "a,b");
+    CU_ASSERT_STRING_EQUAL(err.msg, "--profile a,b: unknown hardware profile 'b'");
+    rs_errf(&err, "b:3:1: bad");
+    rs_setup_list_err(&err, "--profile", "b", "a,b"); /* a file's message: kept */
+    CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
+}
+
 /* --impl, --kernel, --flops; fallback notes once on stderr; a bad kernels section names file:line. */
 static void test_kernel_options(void) {
     expect_usage_error("--impl bogus", "--impl bogus: expected ringsim, flash-attn, te or none");
@@ -224,6 +251,7 @@ int main(void) {
         {"JSON and predicted traces", test_json_and_traces},
         {"--impl, --kernel, --flops, notes, bad kernels input", test_kernel_options},
         {"inference: pass-q note, forward only, trace header", test_inference_runs},
+        {"setup: perturbations against N and list items quote the value", test_setup_messages},
         {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
     if (rs_test_scratch("cli") != 0) return 1;

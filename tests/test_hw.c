@@ -241,6 +241,33 @@ static void test_preset_lookup(void) {
     CU_ASSERT_PTR_NULL(rs_preset_text("no-such-preset"));
 }
 
+/* A profile or tier the machine spec cannot load: the message names the option and its whole value,
+ * unless it is a file's own ("PATH: cannot read", "PATH:LINE: ..."), which names the file already. */
+static void test_spec_messages_name_the_option(void) {
+    rs_machine_spec_t spec;
+    rs_machine_spec_default(&spec);
+    rs_hw_t hw;
+    rs_err_t err = {{0}};
+    snprintf(spec.profile, sizeof spec.profile, "nosuch");
+    CU_ASSERT_EQUAL(rs_machine_spec_profile(&spec, &hw, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--profile nosuch: unknown hardware profile 'nosuch' (presets: "));
+    snprintf(spec.profile, sizeof spec.profile, "/nonexistent/p.json");
+    CU_ASSERT_EQUAL(rs_machine_spec_profile(&spec, &hw, &err), -1);
+    CU_ASSERT_EQUAL(strncmp(err.msg, "/nonexistent/p.json: cannot read", 32), 0);
+    snprintf(spec.profile, sizeof spec.profile, "h100-sxm");
+    snprintf(spec.inter, sizeof spec.inter, "foo");
+    CU_ASSERT_EQUAL(rs_machine_spec_profile(&spec, &hw, &err), -1);
+    CU_ASSERT_EQUAL(strncmp(err.msg, "--inter foo: unknown tier 'foo' (presets: ", 41), 0);
+    /* rs_err_option: once; a message that starts with the value is kept */
+    rs_errf(&err, "bad thing");
+    rs_err_option(&err, "--x", "v");
+    CU_ASSERT_STRING_EQUAL(err.msg, "--x v: bad thing");
+    rs_errf(&err, "v:3: bad line");
+    rs_err_option(&err, "--x", "v");
+    CU_ASSERT_STRING_EQUAL(err.msg, "v:3: bad line");
+    CU_ASSERT_EQUAL(rs_err_option(NULL, "--x", "v"), -1);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Thresholds: the seed's B_min and the Ring Attention paper's Table 2 (c = F/W, s = 6c)
  * ---------------------------------------------------------------------------------------------- */
@@ -762,6 +789,7 @@ int main(void) {
         {"load_with_sources", test_presets_load_with_sources},
         {"figures", test_preset_figures},
         {"lookup", test_preset_lookup},
+        {"a spec that cannot load names the option and value", test_spec_messages_name_the_option},
         {"b_min_h100", test_b_min_h100},
         {"paper_table2", test_paper_table2},
         {NULL, NULL}};

@@ -220,6 +220,39 @@ static void expect_bad(const rs_infer_config_t *c, const rs_machine_t *m, const 
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
 }
 
+/* The estimate before the point runs (estimate.h), by hand: CP = 4, forward walks of R x R rank-steps -
+ * pass-kv and pass-q 2 x 16, Ulysses (R = 1) 1, USP U = 2 (R = 2) 4; the crossing (P > 0): T doubled
+ * from one granule (4 tokens, contiguous) up to 2^26 / 4 = 2^24 granules - 24 doublings - then a
+ * bisection as long, 2 walks each: 2 (2 x 24 + 1) x 16 = 1568; decode one more walk of 16. */
+static void test_estimate_by_hand(void) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.cached_tokens = 0;
+    rs_estimate_t e = {0, 0, 0};
+    rs_infer_estimate(&c, &m, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 37);
+    RS_ASSERT_REL(e.time_s, 37 * 30e-9, 1e-12);
+    c.cached_tokens = 2048;
+    e = (rs_estimate_t){0, 0, 0};
+    rs_infer_estimate(&c, &m, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 37 + 1568);
+    e = (rs_estimate_t){0, 0, 0};
+    rs_infer_crossing_estimate(&c, &m, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 1568);
+    c.decode_batch = 4, c.causal = true;
+    e = (rs_estimate_t){0, 0, 0};
+    rs_infer_estimate(&c, &m, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 37 + 1568 + 16);
+    /* 12 CP ranks: divisors 2, 3, 4, 6 (R = 6, 4, 3, 2) and 12 (R = 1): 2 x 144 + 36 + 16 + 9 + 4 + 1 */
+    c.cached_tokens = 0, c.decode_batch = 0, c.nodes = 6;
+    e = (rs_estimate_t){0, 0, 0};
+    rs_infer_estimate(&c, &m, &e);
+    CU_ASSERT_EQUAL(rs_infer_cp_ranks(&c, &m), 12);
+    CU_ASSERT_EQUAL(e.rank_steps, 2 * 144 + 36 + 16 + 9 + 4 + 1);
+}
+
 static void test_bad_config(void) {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
@@ -251,6 +284,7 @@ int main(void) {
         {"pass-kv/pass-q crossing, both transfer-bound: T = 804 on P = 1004", test_crossing_transfer_bound},
         {"the crossing brackets the switch on h100-sxm / llama3-70b", test_crossing_brackets},
         {"bad configurations name the option and the rule", test_bad_config},
+        {"the estimate of a point's walks by hand", test_estimate_by_hand},
         {NULL, NULL}};
     return rs_test_main1("inference planning", cases);
 }

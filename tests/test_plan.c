@@ -307,6 +307,52 @@ static void test_does_not_fit(void) {
     free(r);
 }
 
+/* The estimate before a plan runs (estimate.h): N and S chosen without a walk, as rs_plan_run chooses
+ * them; the splits rs_plan_run costs; their walks' rank-steps by hand. Llama-3 8B (8 KV heads) at N = 8
+ * on nodes of 8: U = 1, 2, 4, 8 (R = 8, 4, 2, 1), each ring walked forward (R x R) and backward
+ * (R x (R + 1)): 136 + 36 + 10 + 3 = 185 rank-steps at 30 ns. */
+static void test_plan_estimate(void) {
+    fixture_t f = fixture("llama3-8b", 1 << 20);
+    f.c.fixed_sp = 8;
+    rs_plan_result_t *chosen = malloc(sizeof *chosen), *r = malloc(sizeof *r);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_choose(&f.c, &f.hw, &f.m, chosen, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    CU_ASSERT_EQUAL(chosen->n_options, 0);
+    CU_ASSERT_EQUAL(chosen->best, -1);
+    CU_ASSERT_EQUAL(chosen->sp, r->sp);
+    CU_ASSERT_EQUAL(chosen->seq_tokens, r->seq_tokens);
+    CU_ASSERT_EQUAL(chosen->fits, r->fits);
+    CU_ASSERT_EQUAL(chosen->mem.total_bytes, r->mem.total_bytes);
+    int64_t u[RS_PLAN_MAX_OPTIONS];
+    const int n = rs_plan_splits(&f.c, &f.m, chosen->seq_tokens, chosen->sp, u);
+    CU_ASSERT_EQUAL_FATAL(n, 4);
+    CU_ASSERT_EQUAL_FATAL(r->n_options, n); /* exactly the splits the plan costs */
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(u[i], (int64_t)1 << i);
+        CU_ASSERT_EQUAL(r->options[i].ulysses, u[i]);
+        CU_ASSERT_EQUAL(r->options[i].ring, 8 >> i);
+    }
+    rs_estimate_t e;
+    rs_plan_estimate(&f.c, &f.m, chosen, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 185);
+    RS_ASSERT_REL(e.time_s, 185 * 30e-9, 1e-12);
+    CU_ASSERT(e.mem_bytes > 0 && e.mem_bytes < 64e6);
+    f.c.alternatives = false; /* the ring alone: 64 + 72 */
+    CU_ASSERT_EQUAL(rs_plan_splits(&f.c, &f.m, chosen->seq_tokens, chosen->sp, u), 1);
+    rs_plan_estimate(&f.c, &f.m, chosen, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 136);
+    /* a million ranks: 2 x 2^40 rank-steps, refused by the default cap of 600 s */
+    f.c.fixed_sp = 1 << 20, f.c.seq_tokens = 1 << 30;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_choose(&f.c, &f.hw, &f.m, chosen, &err), 0);
+    rs_plan_estimate(&f.c, &f.m, chosen, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 2.0 * 1099511627776.0 + 1048576.0);
+    CU_ASSERT_EQUAL(rs_limits_check("this plan", &e, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "this plan: an estimated 2.2e+12 rank-steps would take about"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(above --max-time 600 s: give --max-time to allow more)"));
+    free(chosen), free(r);
+}
+
 static const rs_test_case_t plan_cases[] = {
     {"ulysses_head_bound", test_ulysses_head_bound},
     {"a2a_formula", test_a2a_formula},
@@ -318,6 +364,7 @@ static const rs_test_case_t plan_cases[] = {
     {"option_arithmetic", test_option_arithmetic},
     {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
     {"does_not_fit", test_does_not_fit},
+    {"plan_estimate", test_plan_estimate},
     {NULL, NULL},
 };
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim.h"
 #include "sim_alt.h"
 #include "test_main.h"
 
@@ -57,10 +58,40 @@ static void test_bad_split(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 16"));
 }
 
+/* The estimate of a split's simulation (sim_alt.h): U rings of R ranks on N = U R hosts, sim.h's
+ * constants - the same as a job of U rings of R (rs_sim_estimate_rings) and, for U = 1, as rs_sim_estimate
+ * of the ring on an all-pairs platform. USP 4 x 4 forward: 16 hosts x 4 steps = 64 rank-steps, 0.3 s +
+ * 64 x (30 us + 0.05 us x 16); memory 16 MB + 16 x 24 KB + 4 x 16 B + 16^2 routes x 256 B. */
+static void test_estimate(void) {
+    rs_sp_config_t c;
+    rs_sp_config_default(&c);
+    c.ulysses = 4, c.ring = 4;
+    rs_estimate_t e, f;
+    rs_sim_alt_estimate(&c, RS_PASS_FORWARD, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 64);
+    RS_ASSERT_REL(e.time_s, 0.3 + 64 * (30e-6 + 0.05e-6 * 16), 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 16 * 24e3 + 4 * 16 + 256.0 * 256, 1e-12);
+    rs_sim_alt_estimate(&c, RS_PASS_BACKWARD, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 16 * 5);
+    c.ulysses = 1, c.ring = 16;
+    rs_sim_alt_estimate(&c, RS_PASS_FORWARD, &e);
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = 16, p.pass = RS_PASS_FORWARD;
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &f);
+    CU_ASSERT_EQUAL(e.rank_steps, f.rank_steps);
+    RS_ASSERT_REL(e.time_s, f.time_s, 1e-15);
+    RS_ASSERT_REL(e.mem_bytes, f.mem_bytes, 1e-15);
+}
+
 static const rs_test_case_t cases[] = {
     {"ulysses_node", test_ulysses_node},   {"ulysses_two_nodes", test_ulysses_two_nodes},
     {"usp_4x4", test_usp_4x4},             {"usp_8x2", test_usp_8x2},
     {"ring_16", test_ring_16},             {"bad_split", test_bad_split},
+    {"estimate", test_estimate},
     {NULL, NULL},
 };
 

@@ -249,7 +249,7 @@ static void test_job_sweep(void) {
     RS_ASSERT_REL(prev, free_eff, 1e-9); /* K = G: no contention left */
     free(t);
     if (plot) CU_ASSERT(contains(fig, "<svg"));
-    expect_usage("sweep -S 16K -N 4 --tp 2 --oversub 1,0.5", "--oversub 0.5: must be >= 1", NULL, NULL);
+    expect_usage("sweep -S 16K -N 4 --tp 2 --oversub 1,0.5", "--oversub 1,0.5: '0.5': must be >= 1", NULL, NULL);
     expect_usage("sweep -S 16K -N 4 --figure x.png", "--figure draws a sweep of fabric knobs", NULL, NULL);
 }
 

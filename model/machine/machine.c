@@ -273,9 +273,9 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
 }
 
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err) {
-    if (rs_hw_load(s->profile, hw, err) != 0) return -1;
+    if (rs_hw_load(s->profile, hw, err) != 0) return rs_err_option(err, "--profile", s->profile);
     if (s->inter[0]) {
-        if (rs_tier_load(s->inter, &hw->inter, err) != 0) return -1;
+        if (rs_tier_load(s->inter, &hw->inter, err) != 0) return rs_err_option(err, "--inter", s->inter);
         hw->has_inter = true;
     }
     if (s->flops > 0) hw->flops_per_s[s->dtype] = s->flops;

@@ -156,7 +156,8 @@ typedef struct {
 /* Profile h100-sxm, bf16, nothing changed, seed 1. Can't fail. */
 void rs_machine_spec_default(rs_machine_spec_t *s);
 /* The profile as used: s->profile loaded (JSON is read here and only here), the inter tier loaded
- * when given, the overrides applied. Returns 0 or -1 with err naming the file or option. */
+ * when given, the overrides applied. Returns 0 or -1 with err naming the file ("PATH:LINE: ...") or
+ * the option and its value ("--profile nosuch: unknown hardware profile 'nosuch' (presets: ...)"). */
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err);
 /* The machine of that profile (from rs_machine_spec_profile) for a ring of n_ranks: peak for
  * s->dtype, perturbations, the preset and kernel (--impl, --kernel; else the profile's default; --flops

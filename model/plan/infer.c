@@ -210,6 +210,36 @@ static void usp_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_inf
 
 int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m) { return cp_of(c, m); }
 
+/* e += times walks of an n-rank ring's forward pass (estimate.h). */
+static void walks(int64_t n, int times, rs_estimate_t *e) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n, p.pass = RS_PASS_FORWARD;
+    rs_estimate_t w;
+    rs_walk_estimate(&p, RS_EST_NO_TRACE, &w);
+    for (int i = 0; i < times; i++) rs_estimate_then(e, &w);
+}
+
+void rs_infer_crossing_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e) {
+    const int64_t cp = cp_of(c, m), g = cp > 1 && c->layout == RS_LAYOUT_ZIGZAG ? 2 * cp : cp;
+    const int64_t kmax = ((int64_t)1 << 26) / g;
+    int doublings = 0; /* rs_infer_crossing: hi = 1, 2, 4, ... up to kmax, then a bisection as long */
+    for (int64_t k = 1; k < kmax; k *= 2) doublings++;
+    walks(cp, 2 * (2 * doublings + 1), e); /* pass-kv and pass-q per T tried */
+}
+
+void rs_infer_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e) {
+    const int64_t cp = cp_of(c, m);
+    walks(cp, 2, e); /* pass-kv, pass-q */
+    for (int64_t d = 1; d * d <= cp; d++) { /* Ulysses (R = 1) and USP: every U | CP, 1 < U, a ring of CP / U */
+        if (cp % d) continue;
+        if (d > 1) walks(cp / d, 1, e);
+        if (cp / d != d && cp / d > 1) walks(d, 1, e);
+    }
+    if (c->cached_tokens > 0 && cp > 1) rs_infer_crossing_estimate(c, m, e);
+    if (c->decode_batch > 0) walks(cp, 1, e);
+}
+
 double rs_infer_comm_bound_ratio(const rs_infer_config_t *c, const rs_machine_t *m) {
     const double hq = (double)hq_dev(c, m), hkv = (double)hkv_dev(c, m), de = (double)c->model.head_dim * ACT_BYTES;
     return 2 * hkv * de / (2 * hq * de + 4 * hq - 2 * hkv * de);

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "estimate.h"
 #include "machine.h"
 #include "memory.h"
 #include "schedule.h"
@@ -110,6 +111,13 @@ int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, rs_rin
  * granule, up to 2^26) with pass-kv's attention no slower than pass-q's; 0 when pass-kv is no slower at
  * the smallest T, -1 when pass-q stays faster up to 2^26. Returns 0 or -1 with err. */
 int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t *t_cross, rs_err_t *err);
+
+/* What rs_infer_point of c costs (estimate.h), added to e: its walks - pass-kv, pass-q, Ulysses and every
+ * USP split, the crossing's search when c has a cache, the decode step. And what one
+ * rs_infer_crossing costs (at most: the doubling of T up to 2^26 and a bisection as long). c must be
+ * valid (rs_infer_config_validate). Can't fail. */
+void rs_infer_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e);
+void rs_infer_crossing_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e);
 
 /* CP ranks of the configuration: nodes x G / tp (G: the machine's devices per node). Can't fail. */
 int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m);

@@ -221,8 +221,8 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
 #undef ADD
 }
 
-int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
-                rs_err_t *err) {
+int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
+                   rs_err_t *err) {
     if (rs_plan_config_validate(c, err)) return -1;
     rs_plan_result_t *r = out;
     memset(r, 0, sizeof *r);
@@ -269,24 +269,54 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
     if (rs_plan_memory(c, seq, sp, 1, &r->mem, err)) return -1;
     if (c->seq_tokens != 0 || c->fixed_sp) r->fits = r->mem.total_bytes <= r->usable_bytes;
     if (!r->fits) r->shortfall_bytes = r->mem.total_bytes - r->usable_bytes;
+    return 0;
+}
 
-    /* options at N: ring first, then every Ulysses degree U | N that rs_sp_check accepts */
-    if (rs_plan_option(c, hw, m, seq, 1, sp, &r->options[r->n_options], err)) return -1;
-    r->n_options++;
-    if (c->alternatives)
-        for (int64_t u = 2; u <= sp && r->n_options < RS_PLAN_MAX_OPTIONS; u++) {
-            if (sp % u) continue;
-            rs_sp_config_t sc;
-            rs_sp_config_default(&sc);
-            sc.seq_tokens = seq;
-            sc.ulysses = u;
-            sc.ring = sp / u;
-            sc.layout = c->layout;
-            rs_err_t skip;
-            if (rs_sp_check(&c->model, m, &sc, &skip)) continue; /* head bound, divisibility, node tiling */
-            if (rs_plan_option(c, hw, m, seq, u, sp / u, &r->options[r->n_options], err)) return -1;
-            r->n_options++;
+int rs_plan_splits(const rs_plan_config_t *c, const rs_machine_t *m, int64_t seq_tokens, int64_t sp,
+                   int64_t ulysses[RS_PLAN_MAX_OPTIONS]) {
+    int n = 0;
+    ulysses[n++] = 1; /* the ring */
+    for (int64_t u = 2; c->alternatives && u <= sp && n < RS_PLAN_MAX_OPTIONS; u++) {
+        if (sp % u) continue;
+        rs_sp_config_t sc;
+        rs_sp_config_default(&sc);
+        sc.seq_tokens = seq_tokens;
+        sc.ulysses = u;
+        sc.ring = sp / u;
+        sc.layout = c->layout;
+        rs_err_t skip;
+        if (rs_sp_check(&c->model, m, &sc, &skip) == 0) ulysses[n++] = u; /* head bound, divisibility, node tiling */
+    }
+    return n;
+}
+
+void rs_plan_estimate(const rs_plan_config_t *c, const rs_machine_t *m, const rs_plan_result_t *chosen, rs_estimate_t *e) {
+    int64_t u[RS_PLAN_MAX_OPTIONS];
+    const int n = rs_plan_splits(c, m, chosen->seq_tokens, chosen->sp, u);
+    *e = (rs_estimate_t){0, 0, 0};
+    for (int i = 0; i < n; i++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) { /* rs_sp_cost walks the ring of R = N / U, both passes */
+            rs_problem_t p;
+            rs_problem_default(&p);
+            p.n_ranks = chosen->sp / u[i];
+            p.pass = (rs_pass_t)pass;
+            rs_estimate_t w;
+            rs_walk_estimate(&p, RS_EST_NO_TRACE, &w);
+            rs_estimate_then(e, &w);
         }
+}
+
+int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
+                rs_err_t *err) {
+    if (rs_plan_choose(c, hw, m, out, err)) return -1;
+    rs_plan_result_t *r = out;
+    /* options at N: ring first, then every Ulysses degree U | N that rs_sp_check accepts */
+    int64_t u[RS_PLAN_MAX_OPTIONS];
+    const int n = rs_plan_splits(c, m, r->seq_tokens, r->sp, u);
+    for (int i = 0; i < n; i++) {
+        if (rs_plan_option(c, hw, m, r->seq_tokens, u[i], r->sp / u[i], &r->options[r->n_options], err)) return -1;
+        r->n_options++;
+    }
     for (int i = 0; i < r->n_options; i++)
         if (r->options[i].fits && (r->best < 0 || r->options[i].t_step_s < r->options[r->best].t_step_s))
             r->best = i;

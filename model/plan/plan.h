@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "alt.h"
+#include "estimate.h"
 #include "machine.h"
 #include "memory.h"
 #include "util.h"
@@ -100,6 +101,20 @@ int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, in
  * Returns 0 or -1. */
 int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
                     rs_err_t *err);
+
+/* The first half of rs_plan_run, no walk: validate c, choose N and S on the machine (memory only:
+ * cheap), fill out but for the options (n_options 0, best -1, why ""). Returns 0 or -1 with err as
+ * rs_plan_run. */
+int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
+                   rs_err_t *err);
+/* The splits rs_plan_run costs at (S, N): their Ulysses degrees into ulysses[] - 1 (the ring) first,
+ * then (with c->alternatives) every U | N that rs_sp_check accepts, at most RS_PLAN_MAX_OPTIONS.
+ * Returns their count (>= 1). */
+int rs_plan_splits(const rs_plan_config_t *c, const rs_machine_t *m, int64_t seq_tokens, int64_t sp,
+                   int64_t ulysses[RS_PLAN_MAX_OPTIONS]);
+/* What rs_plan_run costs after rs_plan_choose gave chosen (estimate.h): the walks of every split's
+ * ring (R = N / U ranks), forward and backward. Can't fail. */
+void rs_plan_estimate(const rs_plan_config_t *c, const rs_machine_t *m, const rs_plan_result_t *chosen, rs_estimate_t *e);
 
 /* Plan on one machine (built from hw with the dtype of c->precision; hw gives memory and price).
  * Does not fail when nothing fits: result->fits = false with the shortfall. Returns -1 with err only

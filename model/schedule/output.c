@@ -367,6 +367,9 @@ static void on_signal(int sig) {
             if ((n->state == N_OPEN || n->state == N_PENDING) && n->tmp) unlink(n->tmp);
             if ((n->state == N_TMPDIR || n->state == N_STAGE) && n->tmp) remove_tree(n->tmp);
         }
+        for (int pass = 0; pass < 16; pass++) /* output folders this run created, when empty now: innermost first */
+            for (node_t *n = R.head; n; n = n->next)
+                if (n->state == N_MKDIR && n->tmp) rmdir(n->tmp);
     }
     signal(sig, SIG_DFL);
     raise(sig);

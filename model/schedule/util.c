@@ -25,6 +25,13 @@ int rs_errf(rs_err_t *err, const char *fmt, ...) {
     return -1;
 }
 
+int rs_err_option(rs_err_t *err, const char *opt, const char *value) {
+    if (!err || !value) return -1;
+    const size_t n = strlen(value);
+    if (strncmp(err->msg, value, n) == 0 && err->msg[n] == ':') return -1;
+    return rs_errf(err, "%s %s: %s", opt, value, err->msg);
+}
+
 const char *rs_escape(const char *s, char *out, size_t len) {
     size_t n = 0;
     for (const unsigned char *c = (const unsigned char *)s; len && *c; c++) {

@@ -27,6 +27,10 @@ typedef struct {
  * argument) are written as escapes (rs_escape), so the message stays one line of text. Always returns
  * -1 so callers can `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* err, about the value of option opt, names both ("--inter foo: unknown tier 'foo' (...)") unless it
+ * starts with "VALUE:" already (a file's "PATH:LINE: ..." or "PATH: cannot read"). err may be NULL.
+ * Always returns -1. */
+int rs_err_option(rs_err_t *err, const char *opt, const char *value);
 /* s with control bytes written as escapes (\n, \r, \t, \xNN; bytes >= 0x80 kept: UTF-8) into out
  * (truncated to len). Returns out. */
 const char *rs_escape(const char *s, char *out, size_t len);
