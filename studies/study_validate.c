@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "plot.h"
 #include "setup.h"
+#include "calibrate_kernels.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
 #include "meter.h"
@@ -207,6 +208,27 @@ static bool val_polled(const val_t *v) {
     return !strcmp(v->job->launch, "mpirun") && v->in->job.progress == RS_PROGRESS_POLL;
 }
 
+/* The kernel table of the pass (exec/calibrate_kernels.h) on rank 0: one call of each mask kind at
+ * every B of the sweep and at half the smallest (zigzag's calls are B/2 x B/2), so the model costs
+ * each of a step's blocks at its own size and mask (preset ringsim, model/cost/kernel.h) instead of
+ * the whole step at F_eff(B): a zigzag step is two half-size calls, a causal diagonal runs tile by
+ * tile. val_refit_kernel_table follows the machine's drift. Returns an exit code. */
+static int val_kernel_table(val_t *v, val_pass_t *ps) {
+    const rs_validate_in_t *in = v->in;
+    const rs_exec_job_t *job = v->job;
+    rs_calib_kernel_opts_t ko = {.min_time_s = in->calib.min_time_s / 4, .min_reps = 3, .dtype = in->dtype};
+    snprintf(ko.name, sizeof ko.name, "ringsim-%s", job->be->name);
+    if (in->b[0] >= 2) ko.blocks[ko.n_blocks++] = in->b[0] / 2;
+    for (int i = 0; i < in->n_b && ko.n_blocks < RS_KMAX_POINTS; i++)
+        if (ko.n_blocks == 0 || in->b[i] > ko.blocks[ko.n_blocks - 1]) ko.blocks[ko.n_blocks++] = in->b[i];
+    if (ko.n_blocks < 2) return RS_EXIT_OK; /* one size: the dense model */
+    rs_err_t err = {{0}};
+    if (rs_calib_kernel_table(&ps->prob, job->cops, job->local_rank, &ko, &ps->hw.kernels, &err) < 0)
+        return fail(v, RS_EXIT_FAIL, "kernel table: %s", err.msg);
+    rs_calib_kernel_print(&ps->hw.kernels, v->out);
+    return RS_EXIT_OK;
+}
+
 static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
@@ -235,6 +257,7 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
             fprintf(v->out, "# ringsim validate: calibration, %s pass (%lld ranks, progress %s)\n", rs_pass_name(ps->prob.pass),
                     (long long)job->n_ranks, v->mode);
             rs_calib_print(&ps->calib, v->out);
+            if (val_kernel_table(v, ps) != RS_EXIT_OK) return RS_EXIT_FAIL;
         }
     }
     if (job->rank == 0 && rs_machine_from_hw(&ps->hw, in->dtype, &ps->m, &err) < 0) {
@@ -407,6 +430,44 @@ static void pass_path(const char *path, rs_pass_t pass, char *buf, size_t len) {
     snprintf(buf, len, "%.*s-%s%s", (int)(dot - path), path, rs_pass_name(pass), dot);
 }
 
+/* The kernel table follows the interleaved samples: at every B of the sweep every mask kind's rate
+ * is scaled by F_eff(B) now over the table's full-call rate at B (the same full B x B call, measured
+ * minutes apart on a machine whose speed drifts); a size outside the sweep (half the smallest) takes
+ * its nearest sweep size's factor. The table gives the shape (mask, size), the samples the level.
+ * Returns an exit code. */
+static int val_refit_kernel_table(val_t *v, val_pass_t *ps) {
+    rs_machine_t *m = &ps->m;
+    if (m->kernel <= 0) return RS_EXIT_OK;
+    rs_kernel_table_t *t = &m->kernels;
+    const rs_kcurve_t *full = NULL;
+    for (int c = 0; c < t->n_curves; c++)
+        if (t->curve[c].pass == (int)ps->prob.pass && t->curve[c].mask == RS_KMASK_FULL) full = &t->curve[c];
+    if (!full) return RS_EXIT_OK;
+    double r[RS_KMAX_POINTS];
+    int have[RS_KMAX_POINTS] = {0}, n = full->n;
+    for (int j = 0; j < n; j++) {
+        r[j] = 1;
+        for (int i = 0; i < v->in->n_b; i++)
+            if ((double)v->in->b[i] == full->pt[j].q_tokens)
+                r[j] = rs_machine_flops_eff(m, full->pt[j].q_tokens) / full->pt[j].flops_per_s, have[j] = 1;
+    }
+    for (int j = 0; j < n; j++) /* sizes outside the sweep: the nearest sweep size's factor */
+        if (!have[j])
+            for (int d = 1; d < n; d++) {
+                if (j - d >= 0 && have[j - d]) { r[j] = r[j - d]; break; }
+                if (j + d < n && have[j + d]) { r[j] = r[j + d]; break; }
+            }
+    for (int c = 0; c < t->n_curves; c++) {
+        rs_kcurve_t *k = &t->curve[c];
+        if (k->pass != (int)ps->prob.pass || k->n != n) continue;
+        for (int j = 0; j < n; j++) k->pt[j].flops_per_s *= r[j];
+    }
+    rs_err_t err = {{0}};
+    if (rs_machine_set_kernel(m, m->impl, m->kernel, &err) < 0) return fail(v, RS_EXIT_FAIL, "kernel table: %s", err.msg);
+    ps->hw.kernels = m->kernels;
+    return RS_EXIT_OK;
+}
+
 /* The model's inputs of one pass from the interleaved samples (when calibrating): F_eff(B),
  * stragglers, host cost and overlap curve, renormalised to the largest rate; --save-profile writes
  * them. */
@@ -422,6 +483,7 @@ static int val_refit(val_t *v, val_pass_t *ps) {
     ps->calib.flops_peak *= mx;
     ps->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
     ps->m.flops_per_s = ps->calib.flops_peak;
+    if (val_refit_kernel_table(v, ps) != RS_EXIT_OK) return RS_EXIT_FAIL;
     if (ps->calib.bw_bytes_per_s > 0) { /* the transport fitted again */
         ps->m.intra.latency_s = ps->hw.intra.latency_s = ps->calib.latency_s;
         ps->m.intra.bw_bytes_per_s = ps->hw.intra.bw_bytes_per_s = ps->calib.bw_bytes_per_s;
