@@ -540,8 +540,9 @@ void rs_calib_fit_polls(rs_calib_t *out) {
         const rs_calib_overlap_t *v = &out->ov[idx[k]];
         const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, x = v->t_xfer_s - L;
         if (!(tc > 0)) continue;
-        const double polls = (L + x / v->eta) * v->polls / tc;
-        if (!(polls > 0) || !isfinite(polls)) continue;
+        /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k = k tc / polls */
+        const double polls = fmax(1e-3, x * (1 / v->eta - 1) * v->polls / tc);
+        if (!isfinite(polls)) continue;
         if (pm->n > 0 && !((double)v->bytes > pm->curve[pm->n - 1].bytes)) continue;
         pm->curve[pm->n++] = (rs_poll_point_t){(double)v->bytes, polls};
     }

@@ -127,8 +127,9 @@ void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s);
  * need not be sorted), the one-eta fit and sigma. Can't fail. */
 void rs_calib_fit_overlap(rs_calib_t *out);
 /* Polled progress: when out->model.poll has a geometry (chunk_cols > 0), each point with polls > 0
- * also gives the polls after which its transfer was done, k = (L + x / eta) polls / t_c (the eta
- * step's completion over the poll spacing t_c / polls of its own compute t_c = t_comp_s + n o + O m),
+ * also gives the polls after which its transfer started to move, k = x (1 / eta - 1) polls / t_c
+ * (the eta step's completion L + x / eta = L + t_k + x, over the poll spacing t_c / polls of its own
+ * compute t_c = t_comp_s + n o + O m; at least 1e-3),
  * and those points (by bytes) form out->model.poll's curve; rs_step_eta of a step like the
  * calibration's (same bytes, compute and polls) then gives the point's own eta back. Called by
  * rs_calib_fit_overlap. Can't fail. */

@@ -345,8 +345,7 @@ static void rank_main(int argc, char **argv) {
         const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
         /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
-                               ? rs_step_eta(C.m, recv_bytes, recv_bytes / rs_machine_hop_bw(C.m, C.n, prev % C.n),
-                                             rs_machine_hop_latency(C.m, C.n, prev % C.n), tc,
+                               ? rs_step_eta(C.m, recv_bytes, recv_bytes / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
                                              rs_step_polls(rs_schedule_problem(C.s), &st, &C.m->cal.poll))
                                : rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;

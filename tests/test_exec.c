@@ -615,12 +615,13 @@ static void test_calib_fit_overlap(void) {
         /* one step: the step ends at max(compute, completion of the last flow) */
         RS_ASSERT_REL(v->n_flows == 2 ? rs_sync_step_s(tc, L, xs, 2, e, 1) : rs_sync_step_s(tc, L, &x, 1, e, 1),
                       fmax(tc, v->t_end_s), 1e-9);
-        /* the poll model: k = (L + x / eta) polls / t_c, and the step's own polls give its eta back */
-        RS_ASSERT_REL(rs_calibration_polls(&m.cal, (double)v->bytes), (L + x / eta[order[k]]) * v->polls / tc, 1e-9);
-        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, L, tc, v->polls), eta[order[k]], 1e-9);
-        /* twice the polls in the same compute: the k-th poll comes at half the time */
+        /* the poll model: k = x (1 / eta - 1) polls / t_c, and the step's own polls give its eta back */
+        RS_ASSERT_REL(rs_calibration_polls(&m.cal, (double)v->bytes), x * (1 / eta[order[k]] - 1) * v->polls / tc, 1e-9);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, v->polls), eta[order[k]], 1e-9);
+        /* twice the polls in the same compute: the k-th poll comes at half the time, then x */
         const double t_k = rs_calibration_polls(&m.cal, (double)v->bytes) * tc / (2 * v->polls);
-        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, L, tc, 2 * v->polls), t_k - L > x ? x / (t_k - L) : 1.0, 1e-12);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, 2 * v->polls), x / (x + t_k), 1e-12);
+        RS_ASSERT_REL(L + x / rs_step_eta(&m, (double)v->bytes, x, tc, 2 * v->polls), L + t_k + x, 1e-12);
     }
     CU_ASSERT_EQUAL(hw.cal.poll.n, 5);
     CU_ASSERT_EQUAL(hw.cal.poll.chunk_cols, 256);

@@ -33,11 +33,9 @@ double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_m
     return polls;
 }
 
-double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double lat_s, double t_comp_s, double polls) {
-    const double k = rs_calibration_polls(&m->cal, bytes);
-    if (!(k > 0)) return rs_machine_overlap(m, bytes);
-    if (!(polls > 0) || !(t_comp_s > 0)) return 1.0; /* no compute to wait in: the transfer runs at the hop's rate */
-    const double t_k = k * t_comp_s / polls;
-    if (t_k - lat_s <= xfer_s) return 1.0;
-    return xfer_s / (t_k - lat_s);
+double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double t_comp_s, double polls) {
+    if (!rs_calibration_polled(&m->cal)) return rs_machine_overlap(m, bytes);
+    if (!(polls > 0) || !(t_comp_s > 0) || !(xfer_s > 0)) return 1.0; /* no compute to wait in: the hop's rate */
+    const double t_k = rs_calibration_polls(&m->cal, bytes) * t_comp_s / polls;
+    return xfer_s / (xfer_s + t_k);
 }

@@ -23,11 +23,12 @@
 double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g);
 
 /* The eta the walk and the simulator use for a transfer of `bytes` (xfer_s = bytes / W at the hop's
- * rate, latency lat_s) received by a rank whose step computes for t_comp_s with `polls` polls: with
- * a poll model, the eta that ends the transfer at the k-th poll (k = rs_calibration_polls(bytes),
- * polls evenly spread: t_k = k t_comp_s / polls), i.e. xfer_s / (t_k - lat_s), 1 when t_k <= lat_s +
- * xfer_s (the transfer is no slower than the hop); without a poll model, or for a step that does
- * not compute or poll, the overlap curve's rs_machine_overlap(m, bytes). Can't fail. */
-double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double lat_s, double t_comp_s, double polls);
+ * rate) received by a rank whose step computes for t_comp_s with `polls` polls. With a poll model
+ * the transfer waits for the k-th poll (k = rs_calibration_polls(bytes), polls evenly spread:
+ * t_k = k t_comp_s / polls) and then moves at the hop's rate (the receiver's copy inside that poll):
+ * done at L + t_k + xfer_s, which the eta step gives with eta = xfer_s / (xfer_s + t_k). A step that
+ * does not compute or poll: 1. Without a poll model: the overlap curve's rs_machine_overlap(m,
+ * bytes). Can't fail. */
+double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double t_comp_s, double polls);
 
 #endif /* RS_PROGRESS_H */
