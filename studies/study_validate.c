@@ -218,6 +218,7 @@ static int val_kernel_table(val_t *v, val_pass_t *ps) {
     const rs_exec_job_t *job = v->job;
     rs_calib_kernel_opts_t ko = {.min_time_s = in->calib.min_time_s / 4, .min_reps = 3, .dtype = in->dtype};
     snprintf(ko.name, sizeof ko.name, "ringsim-%s", job->be->name);
+    if (rs_problem_is_inference(&ps->prob)) return RS_EXIT_OK; /* a cache, pass-q, decode: the dense model (kernel.h) */
     if (in->b[0] >= 2) ko.blocks[ko.n_blocks++] = in->b[0] / 2;
     for (int i = 0; i < in->n_b && ko.n_blocks < RS_KMAX_POINTS; i++)
         if (ko.n_blocks == 0 || in->b[i] > ko.blocks[ko.n_blocks - 1]) ko.blocks[ko.n_blocks++] = in->b[i];
