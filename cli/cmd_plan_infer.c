@@ -82,20 +82,21 @@ static const rs_opt_t own_opts[] = {
      NULL, NULL, NULL},
     {"usable", 0, "F", "0.90", "usable fraction of device memory (weights + KV cache)", RS_ARG_DOUBLE, C(usable_frac), 1e-6, 1,
      NULL, NULL, NULL},
-    {"csv", 0, "FILE", "none", "every point as CSV (\"-\" = stdout instead of the table)", RS_ARG_STRING, O(in.csv), 0, 0, NULL,
+    {"csv", 0, "FILE", "none", "every point as CSV (\"-\" = stdout instead of the table)", RS_ARG_OUT, O(in.csv), 0, 0, NULL,
      NULL, NULL},
-    {"figure", 0, "FILE", "none", "TTFT vs context length per variant (.png/.pdf/.svg, plots/ttft.gp)", RS_ARG_STRING,
+    {"figure", 0, "FILE", "none", "TTFT vs context length per variant (.png/.pdf/.svg, plots/ttft.gp)", RS_ARG_OUT,
      O(in.figure), 0, 0, NULL, NULL, NULL},
-    {"boundary-csv", 0, "FILE", "none", "the pass-KV/pass-Q crossing T per (profile, nodes, P), CSV", RS_ARG_STRING,
+    {"boundary-csv", 0, "FILE", "none", "the pass-KV/pass-Q crossing T per (profile, nodes, P), CSV", RS_ARG_OUT,
      O(in.boundary_csv), 0, 0, NULL, NULL, NULL},
-    {"boundary-figure", 0, "FILE", "none", "that boundary in (T, P) (plots/pass_boundary.gp)", RS_ARG_STRING,
+    {"boundary-figure", 0, "FILE", "none", "that boundary in (T, P) (plots/pass_boundary.gp)", RS_ARG_OUT,
      O(in.boundary_figure), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 #undef C
 
-/* Refuse an output that is also an input (a profile or model file) or another output, and a figure
- * whose name has no format. */
+/* Refuse an output that is also an input (a profile or model file: names or paths, not file options)
+ * and a figure whose name has no format; two outputs on one file are the output module's
+ * (rs_cli_check_files). */
 static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
     const char *outs[4] = {pc->in.csv, pc->in.figure, pc->in.boundary_csv, pc->in.boundary_figure};
     static const char *const names[4] = {"--csv", "--figure", "--boundary-csv", "--boundary-figure"};
@@ -105,8 +106,6 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
         if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
         if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
         if (rs_cli_in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
-        for (int j = 0; j < i; j++)
-            if (outs[j] && !strcmp(outs[i], outs[j])) return rs_errf(err, "%s %s: also given to %s", names[i], outs[i], names[j]);
     }
     return 0;
 }
@@ -120,6 +119,8 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
     int rc = rs_cli_run_parse("plan", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
+    /* the outputs (--csv, --figure, --boundary-*) through the output module, before any work */
+    if ((rc = rs_cli_check_files("plan", groups, 2, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     if (!pc.model) {
         fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");
         return RS_EXIT_USAGE;

@@ -1,11 +1,13 @@
 /* study_infer.c - the inference planning study (study_infer.h). */
 #include "study_infer.h"
 
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "setup.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
@@ -225,17 +227,18 @@ static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_
 static int draw(int kind, const char *figure, const char *csv, const char *what, int (*write)(const char *, void *, rs_err_t *),
                 void *arg, rs_err_t *err) {
 #ifdef RINGSIM_HAVE_PLOTS
-    char tmp[1200];
+    char tmpdir[1024] = "", tmp[1200];
     const char *data = csv;
-    if (!data || !strcmp(data, "-")) {
-        snprintf(tmp, sizeof tmp, "%s.%s.%ld.csv", figure, what, (long)getpid());
-        if (write(tmp, arg, err)) return remove(tmp), -1;
+    if (!data || !strcmp(data, "-")) { /* the output module's temporary folder (removed on a signal too) */
+        if (rs_out_tmpdir("plan", tmpdir, sizeof tmpdir, err) != 0) return -1;
+        snprintf(tmp, sizeof tmp, "%s/%s.csv", tmpdir, what);
+        if (write(tmp, arg, err)) return rs_out_tmpdir_remove(tmpdir), -1;
         data = tmp;
     }
     rs_err_t e;
     int rc = rs_plot_render((rs_plot_kind_t)kind, data, figure, NULL, &e);
     if (rc) rs_errf(err, "%s: %s", figure, e.msg);
-    if (data != csv) remove(tmp);
+    if (tmpdir[0]) rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else
     (void)kind, (void)csv, (void)what, (void)write, (void)arg;

@@ -167,7 +167,7 @@ static void test_infer_bad(void) {
         {{"--linear-dtype", "fp16"}, "--linear-dtype fp16: expected bf16 or fp8"},
         {{"--linear-eff", "2"}, "--linear-eff"},
         {{"--figure", "/tmp/rs_test_plan_cli_infer.gif"}, "--figure /tmp/rs_test_plan_cli_infer.gif: expected a file name ending in .png"},
-        {{"--boundary-csv", "/tmp/rs_test_plan_cli_infer_bad.csv"}, "--boundary-csv /tmp/rs_test_plan_cli_infer_bad.csv: also given to --csv"},
+        {{"--boundary-csv", "/tmp/rs_test_plan_cli_infer_bad.csv"}, "--boundary-csv /tmp/rs_test_plan_cli_infer_bad.csv: the same file as the output --csv"},
         {{"-p", "no-such-gpu"}, "no-such-gpu"},
         {{"--boundary-figure", "/tmp/rs_test_plan_cli_infer_b.png"}, "--boundary-figure: the pass-kv/pass-q boundary needs a cached prefix"},
         {{"--cached", "64K", "--boundary-figure", "/tmp/rs_test_plan_cli_infer_b.png"}, "no (profile, nodes, P > 0) has a crossing to draw"},
