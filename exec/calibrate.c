@@ -440,6 +440,15 @@ static void model_efficiency(rs_calib_t *c) {
         c->model.eff[c->model.n_eff++] = (rs_eff_point_t){(double)c->blocks[i], c->flops_eff[i] / c->flops_peak};
 }
 
+/* Sort idx[0..n) (indices into c->ov) by the points' bytes (insertion sort: a few points). */
+static void sort_ov_by_bytes(const rs_calib_t *c, int *idx, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && c->ov[idx[j]].bytes < c->ov[idx[j - 1]].bytes; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1], idx[j - 1] = t;
+        }
+}
+
 /* The model's overlap curve from the overlap points: one point per measured size whose eta is
  * determined (a compute shorter than the latency leaves it NaN), sizes strictly increasing. The
  * host cost describes the busy compute and the curve the transfer's progress, so no scalar eta
@@ -450,11 +459,7 @@ static void model_overlap_curve(rs_calib_t *c) {
     c->model.n_overlap = 0;
     int idx[RS_CALIB_MAX_OV];
     for (int i = 0; i < c->n_ov; i++) idx[i] = i;
-    for (int i = 1; i < c->n_ov; i++) /* by bytes */
-        for (int j = i; j > 0 && c->ov[idx[j]].bytes < c->ov[idx[j - 1]].bytes; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1], idx[j - 1] = t;
-        }
+    sort_ov_by_bytes(c, idx, c->n_ov);
     for (int k = 0; k < c->n_ov && c->model.n_overlap < RS_MAX_OVERLAP_POINTS; k++) {
         const rs_calib_overlap_t *v = &c->ov[idx[k]];
         if (isnan(v->eta)) continue;
@@ -530,11 +535,7 @@ void rs_calib_fit_polls(rs_calib_t *out) {
         const rs_calib_overlap_t *v = &out->ov[i];
         if (v->polls > 0 && v->eta > 0 && !isnan(v->eta)) idx[n++] = i;
     }
-    for (int i = 1; i < n; i++) /* by bytes */
-        for (int j = i; j > 0 && out->ov[idx[j]].bytes < out->ov[idx[j - 1]].bytes; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1], idx[j - 1] = t;
-        }
+    sort_ov_by_bytes(out, idx, n);
     const double o = out->model.host_s_per_xfer, ob = out->model.host_s_per_byte, L = out->latency_s;
     for (int k = 0; k < n && pm->n < RS_MAX_OVERLAP_POINTS; k++) {
         const rs_calib_overlap_t *v = &out->ov[idx[k]];
