@@ -2,8 +2,10 @@
 # exec_validate.sh - run `ringsim validate` R times (default 3) and print, per run and configuration,
 # the row of its held-out table (docs/exec.md section 5) with the load average before and after the
 # run: the medians of the per-(rank, step) |error| of T_comp, T_comm, T_step, the median and largest
-# makespan |error| over the sweep, and the measured / predicted crossover B where T_comm = the compute
-# alone (the seed's overlap threshold; '-': not reached, or no step computes without a transfer).
+# makespan |error| over the sweep, the measured / predicted crossover B where T_comm = the compute
+# alone (the seed's overlap threshold; '-': not reached, or no step computes without a transfer), and
+# the measurement's own spread over its rounds (median |round - median of the rounds| / median) of
+# T_comm, T_step and the makespan: an error within it is not resolved by the run.
 # The machine's load changes between runs (shared machines): compare the runs, not one of them.
 # Targets (issue 19): at N = 2 medians <= 0.10 for T_comm, T_step and the makespan in every
 # configuration.
@@ -16,7 +18,7 @@ runs=${2:-3}
 out=$(mktemp)
 sum=$(mktemp)
 trap 'rm -f "$out" "$sum"' EXIT
-echo "run  load(before/after)  N  layout      pass      mask    fit       t_comp  t_comm  t_step  mk_med  mk_max  crossover meas / model"
+echo "run  load(before/after)  N  layout      pass      mask    fit       t_comp  t_comm  t_step  mk_med  mk_max  crossover meas / model  spread comm/step/mk"
 i=1
 while [ "$i" -le "$runs" ]; do
   l0=$(cut -d' ' -f1 /proc/loadavg)
@@ -27,7 +29,7 @@ while [ "$i" -le "$runs" ]; do
   awk -F, -v run="$i" -v load="$l0/$l1" '
     function v(x) { return x == "" ? "-" : x }
     NR == 1 { next }
-    { printf "%3d  %-18s  %s  %-10s  %-8s  %-6s  %-8s  %6.3f  %6.3f  %6.3f  %6.3f  %6.3f  %s / %s\n", run, load, $1, $3, $4, $5,
-             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18) }' "$sum"
+    { printf "%3d  %-18s  %s  %-10s  %-8s  %-6s  %-8s  %6.3f  %6.3f  %6.3f  %6.3f  %6.3f  %s / %s  %s / %s / %s\n", run, load, $1, $3, $4, $5,
+             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18), v($22), v($23), v($24) }' "$sum"
   i=$((i + 1))
 done

@@ -15,7 +15,7 @@ int rs_calib_kernel_table(const rs_problem_t *problem, const rs_compute_ops_t *c
     t->n_kernels = 1;
     snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "%s", o->name);
     for (int pass = 0; pass < 2; pass++)
-        for (int mask = 0; mask < RS_KMASK_COUNT; mask++) {
+        for (int mask = 0; mask < RS_KMASK_COUNT && (o->passes == 0 || (o->passes >> pass & 1u)); mask++) {
             rs_kcurve_t *c = &t->curve[t->n_curves++];
             c->kernel = 0, c->dtypes = 1u << o->dtype, c->head_dim = problem->head_dim, c->pass = pass, c->mask = (rs_kmask_t)mask;
             rs_problem_t p = *problem;
@@ -42,10 +42,10 @@ void rs_calib_kernel_print(const rs_kernel_table_t *t, FILE *out) {
     fprintf(out, "# kernel table: useful GFLOP/s of one B x B call per mask kind (the profile's kernel %s, preset ringsim)\n",
             t->kernel[0].name);
     fprintf(out, "# %8s %-8s %12s %12s %12s\n", "B", "pass", "full", "causal", "shifted");
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < t->curve[pass * RS_KMASK_COUNT].n; i++) {
-            fprintf(out, "  %8.0f %-8s", t->curve[pass * RS_KMASK_COUNT].pt[i].q_tokens, rs_pass_name((rs_pass_t)pass));
-            for (int m = 0; m < RS_KMASK_COUNT; m++) fprintf(out, " %12.3f", t->curve[pass * RS_KMASK_COUNT + m].pt[i].flops_per_s * 1e-9);
+    for (int c = 0; c + RS_KMASK_COUNT <= t->n_curves; c += RS_KMASK_COUNT) /* per pass its mask kinds, in order */
+        for (int i = 0; i < t->curve[c].n; i++) {
+            fprintf(out, "  %8.0f %-8s", t->curve[c].pt[i].q_tokens, rs_pass_name((rs_pass_t)t->curve[c].pass));
+            for (int m = 0; m < RS_KMASK_COUNT; m++) fprintf(out, " %12.3f", t->curve[c + m].pt[i].flops_per_s * 1e-9);
             fputc('\n', out);
         }
     fprintf(out, "# merge bandwidth (the backend's grad_add, dst += src): %.4g GB/s\n", t->merge_bw_bytes_per_s * 1e-9);

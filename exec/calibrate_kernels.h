@@ -8,7 +8,9 @@
  * repetitions after one warm-up); the point is (B, B, useful FLOPs / median time). The table holds one
  * kernel with these six curves, run by the ringsim preset (the default), and the bandwidth of the
  * backend's own accumulation kernel (rs_calib_merge_bw at the largest B) for the merges. Rectangular
- * calls are not measured: ringsim's own executor runs square blocks only.
+ * calls are not measured: ringsim's own executor runs square blocks only. A table of one pass
+ * (o->passes) is a valid table: a model of the other pass uses its curves and says so
+ * (rs_kernel_resolve).
  */
 #ifndef RS_CALIBRATE_KERNELS_H
 #define RS_CALIBRATE_KERNELS_H
@@ -24,6 +26,7 @@ typedef struct {
     int min_reps;                     /* at least this many repetitions per point */
     char name[RS_KNAME_LEN];          /* the kernel's name in the profile, e.g. "ringsim-cpu" */
     rs_dtype_t dtype;                 /* the curves' dtype: the backend's compute dtype */
+    unsigned passes;                  /* bit 1 << pass of the passes to measure; 0: both */
 } rs_calib_kernel_opts_t;
 
 /* Measure on this rank alone (no transport). problem gives heads, head_dim, batch, dtypes and tile;

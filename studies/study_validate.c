@@ -99,7 +99,10 @@ typedef struct {
     row_t rows[RS_VALIDATE_MAX_B];       /* rank 0: per B */
     double *ec[RS_CMP_METRIC_COUNT];     /* |error| of every (rank, step) point: model vs measured */
     double *es[RS_CMP_METRIC_COUNT];     /* simulator vs measured */
-    size_t nec[RS_CMP_METRIC_COUNT], nes[RS_CMP_METRIC_COUNT];
+    double *en[RS_CMP_METRIC_COUNT];     /* |round - median of the rounds| / median: the measurement's own spread */
+    size_t nec[RS_CMP_METRIC_COUNT], nes[RS_CMP_METRIC_COUNT], nen[RS_CMP_METRIC_COUNT];
+    double mk_noise[RS_VALIDATE_MAX_B * RS_VALIDATE_MAX_ROUNDS]; /* the same for the makespan, per B and round */
+    size_t n_mk_noise;
     double mk_err[RS_VALIDATE_MAX_B];    /* makespan error per B, model */
     double mk_err_sim[RS_VALIDATE_MAX_B];
     int n_sim;
@@ -216,7 +219,8 @@ static bool val_polled(const val_t *v) {
 static int val_kernel_table(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
-    rs_calib_kernel_opts_t ko = {.min_time_s = in->calib.min_time_s / 4, .min_reps = 3, .dtype = in->dtype};
+    rs_calib_kernel_opts_t ko = {.min_time_s = in->calib.min_time_s / 4, .min_reps = 3, .dtype = in->dtype,
+                                 .passes = 1u << ps->prob.pass}; /* the pass this table's model predicts */
     snprintf(ko.name, sizeof ko.name, "ringsim-%s", job->be->name);
     if (rs_problem_is_inference(&ps->prob)) return RS_EXIT_OK; /* a cache, pass-q, decode: the dense model (kernel.h) */
     if (in->b[0] >= 2) ko.blocks[ko.n_blocks++] = in->b[0] / 2;
@@ -538,6 +542,23 @@ static void val_simulate(val_t *v, val_cfg_t *cf, int i, const rs_schedule_t *s,
     rs_trace_free(tsim);
 }
 
+int rs_validate_round_spread(rs_trace_t *const *rounds, int n_rounds, const rs_trace_t *merged, rs_pass_t pass,
+                             double *pts[RS_CMP_METRIC_COUNT], size_t n_pts[RS_CMP_METRIC_COUNT], double *mk, size_t *n_mk,
+                             rs_err_t *err) {
+    rs_trace_summary_t sm, s0;
+    if (n_rounds < 2) return 0;
+    if (rs_trace_summarize(merged, pass, &s0, err) < 0) return -1;
+    for (int r = 0; r < n_rounds; r++) {
+        rs_compare_t cmp;
+        if (rs_compare_traces(merged, rounds[r], &cmp, err) < 0) return -1;
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, merged, (rs_cmp_metric_t)k, pts[k], &n_pts[k]);
+        rs_compare_free(&cmp);
+        if (rs_trace_summarize(rounds[r], pass, &sm, err) < 0) return -1;
+        if (s0.makespan_s > 0) mk[(*n_mk)++] = fabs(rel(sm.makespan_s, s0.makespan_s));
+    }
+    return 0;
+}
+
 /* One configuration at sweep point i (rank 0): the measured trace (medians over the rounds) against
  * the walk's and the simulator's. Returns an exit code. */
 static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
@@ -562,6 +583,10 @@ static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
         for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, tm, (rs_cmp_metric_t)k, cf->ec[k], &cf->nec[k]);
         cf->mk_err[i] = rel(cf->rows[i].pred.makespan_s, cf->rows[i].meas.makespan_s);
         rs_compare_free(&cmp);
+        if (rs_validate_round_spread(cf->meas[i], v->rounds, tm, p.pass, cf->en, cf->nen, cf->mk_noise, &cf->n_mk_noise, &err) < 0) {
+            fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
+            rc = RS_EXIT_FAIL;
+        }
         val_simulate(v, cf, i, s, &p, tm);
     }
     if (rc == RS_EXIT_OK && in->trace_dir &&
@@ -655,6 +680,14 @@ static void val_print_cfg(val_t *v, val_cfg_t *cf, FILE *csv, rs_validate_row_t 
                                .fitted = p->layout == RS_LAYOUT_CONTIGUOUS && !p->causal, .mk_med = rs_median(mk, nb),
                                .mk_max = rs_percentile(mk, nb, 1.0), .b_lo = bb[0], .b_hi = bb[nb - 1]};
     for (int k = 0; k < 3; k++) row->med[k] = rs_median(cf->ec[k], cf->nec[k]), row->p95[k] = rs_percentile(cf->ec[k], cf->nec[k], 0.95);
+    fprintf(v->out, "# the measurement's own spread over its %d rounds, |round - median of the rounds| / median (an error within it "
+                    "is not resolved by this run):\n# %-8s %8s %8s %8s %8s\n", v->rounds, "metric", "n", "median", "p95", "max");
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
+        print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->en[k], cf->nen[k]);
+        row->noise[k] = rs_median(cf->en[k], cf->nen[k]);
+    }
+    print_stats(v->out, "makespan", cf->mk_noise, cf->n_mk_noise);
+    row->mk_noise = rs_median(cf->mk_noise, cf->n_mk_noise);
     if (cf->n_sim > 0) {
         fprintf(v->out, "# simulator vs measured:\n");
         for (int k = 0; k < RS_CMP_METRIC_COUNT; k++)
@@ -683,20 +716,24 @@ static void val_print_cfg(val_t *v, val_cfg_t *cf, FILE *csv, rs_validate_row_t 
 void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n) {
     fprintf(out, "# held-out table: per configuration, |error| = |model - measured| / measured; per (rank, step) the median "
                  "and p95 over the B sweep, makespan the median and max over B; crossover B at the seed's threshold "
-                 "(T_comm = T_comp alone; '-': not reached in the swept range or no step without a transfer)\n");
-    fprintf(out, "# %2s %5s %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n", "N", "cores", "layout", "pass",
-            "mask", "heads", "fit", "comp", "comp95", "comm", "comm95", "step", "step95", "mk", "mkmax", "x_meas", "x_model");
+                 "(T_comm = T_comp alone; '-': not reached in the swept range or no step without a transfer); *_sp: the measurement's own "
+                 "spread, median |round - median of the rounds| / median ('-': one round)\n");
+    fprintf(out, "# %2s %5s %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %7s %7s %7s %7s\n", "N", "cores",
+            "layout", "pass", "mask", "heads", "fit", "comp", "comp95", "comm", "comm95", "step", "step95", "mk", "mkmax", "x_meas",
+            "x_model", "comp_sp", "comm_sp", "step_sp", "mk_sp");
     for (int i = 0; i < n; i++) {
         const rs_validate_row_t *r = &rows[i];
-        char c[10][16], h[24];
+        char c[14][16], h[24];
         snprintf(h, sizeof h, "%lld/%lld", (long long)r->q_heads, (long long)r->kv_heads);
-        fprintf(out, "  %2lld %5lld %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n", (long long)r->n_ranks,
+        fprintf(out, "  %2lld %5lld %-10s %-8s %-10s %5s %-8s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s %7s %7s %7s %7s\n", (long long)r->n_ranks,
                 (long long)r->cores, rs_layout_name(r->layout), rs_pass_name(r->pass), r->causal ? "causal" : "full", h,
                 r->fitted ? "fitted" : "held-out", rs_fmt_num(r->med[0], "%.3f", c[0], 16), rs_fmt_num(r->p95[0], "%.3f", c[1], 16),
                 rs_fmt_num(r->med[1], "%.3f", c[2], 16), rs_fmt_num(r->p95[1], "%.3f", c[3], 16),
                 rs_fmt_num(r->med[2], "%.3f", c[4], 16), rs_fmt_num(r->p95[2], "%.3f", c[5], 16),
                 rs_fmt_num(r->mk_med, "%.3f", c[6], 16), rs_fmt_num(r->mk_max, "%.3f", c[7], 16),
-                rs_fmt_num(r->x_meas, "%.4g", c[8], 16), rs_fmt_num(r->x_model, "%.4g", c[9], 16));
+                rs_fmt_num(r->x_meas, "%.4g", c[8], 16), rs_fmt_num(r->x_model, "%.4g", c[9], 16),
+                rs_fmt_num(r->noise[0], "%.3f", c[10], 16), rs_fmt_num(r->noise[1], "%.3f", c[11], 16),
+                rs_fmt_num(r->noise[2], "%.3f", c[12], 16), rs_fmt_num(r->mk_noise, "%.3f", c[13], 16));
     }
     for (int i = 0; i < n; i++) { /* once per N */
         bool seen = false;
@@ -715,7 +752,8 @@ static void csv_num(FILE *out, double x) {
 
 void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n) {
     fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
-          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi\n",
+          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi,t_comp_spread,t_comm_spread,t_step_spread,"
+          "makespan_spread\n",
           out);
     for (int i = 0; i < n; i++) {
         const rs_validate_row_t *r = &rows[i];
@@ -724,6 +762,8 @@ void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int
         for (int k = 0; k < 3; k++) csv_num(out, r->med[k]), csv_num(out, r->p95[k]);
         csv_num(out, r->mk_med), csv_num(out, r->mk_max), csv_num(out, r->x_meas), csv_num(out, r->x_model);
         csv_num(out, r->b_lo), csv_num(out, r->b_hi);
+        for (int k = 0; k < 3; k++) csv_num(out, r->noise[k]);
+        csv_num(out, r->mk_noise);
         fputs("\n", out);
     }
 }
@@ -737,9 +777,11 @@ int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int 
     static const char *const names[20] = {"n_ranks", "cores", "layout", "pass", "mask", "q_heads", "kv_heads", "fitted",
                                           "t_comp_med", "t_comp_p95", "t_comm_med", "t_comm_p95", "t_step_med", "t_step_p95",
                                           "makespan_med", "makespan_max", "crossover_meas", "crossover_model", "b_lo", "b_hi"};
-    int c[20], rc = 0;
+    static const char *const spread[4] = {"t_comp_spread", "t_comm_spread", "t_step_spread", "makespan_spread"};
+    int c[20], sp[4], rc = 0;
     for (int k = 0; k < 20 && rc == 0; k++)
         if ((c[k] = rs_table_col(&t, names[k])) < 0) rc = rs_errf(err, "%s: no column %s (not a validate --summary file)", path, names[k]);
+    for (int k = 0; k < 4; k++) sp[k] = rs_table_col(&t, spread[k]);
     for (size_t i = 0; rc == 0 && i < t.n_rows && *n < max; i++) {
         char **x = t.cells[i];
         rs_validate_row_t *r = &rows[(*n)++];
@@ -752,6 +794,8 @@ int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int 
         for (int k = 0; k < 3; k++) r->med[k] = num_cell(x[c[8 + 2 * k]]), r->p95[k] = num_cell(x[c[9 + 2 * k]]);
         r->mk_med = num_cell(x[c[14]]), r->mk_max = num_cell(x[c[15]]), r->x_meas = num_cell(x[c[16]]);
         r->x_model = num_cell(x[c[17]]), r->b_lo = num_cell(x[c[18]]), r->b_hi = num_cell(x[c[19]]);
+        for (int k = 0; k < 4; k++) /* optional: tables written before the spread was kept lack them */
+            (k < 3 ? &r->noise[k] : &r->mk_noise)[0] = sp[k] >= 0 ? num_cell(x[sp[k]]) : NAN;
     }
     rs_table_free(&t);
     return rc;
@@ -782,7 +826,7 @@ static void val_print(val_t *v) {
 static void val_free(val_t *v) {
     for (int c = 0; c < RS_VALIDATE_MAX_CFG; c++) {
         val_cfg_t *cf = &v->cs[c];
-        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(cf->ec[k]), free(cf->es[k]);
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(cf->ec[k]), free(cf->es[k]), free(cf->en[k]);
         for (int i = 0; i < RS_VALIDATE_MAX_B; i++)
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
@@ -817,7 +861,8 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
                 cf->prob.layout = in->layouts[l], cf->prob.causal = in->masks_causal[k];
                 for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
                     cf->ec[m] = calloc(cap, sizeof(double)), cf->es[m] = calloc(cap, sizeof(double));
-                    ok = ok && cf->ec[m] && cf->es[m];
+                    cf->en[m] = calloc(cap * RS_VALIDATE_MAX_ROUNDS, sizeof(double));
+                    ok = ok && cf->ec[m] && cf->es[m] && cf->en[m];
                 }
             }
     return ok;

@@ -27,6 +27,7 @@
 
 #include "backend.h"
 #include "calibrate.h"
+#include "compare.h"
 #include "exec_backend.h"
 
 #define RS_VALIDATE_MAX_B 32     /* block sizes of the sweep */
@@ -76,6 +77,10 @@ typedef struct {
     double mk_med, mk_max;           /* makespan |error| over the B sweep */
     double x_meas, x_model;          /* crossover B at the seed's threshold (T_comm = T_comp alone); NaN: not reached */
     double b_lo, b_hi;               /* the sweep's range */
+    double noise[3];                 /* the measurement's own spread: median over (rank, step) and rounds of
+                                        |round - median of the rounds| / median, T_comp, T_comm, T_step
+                                        (NaN: one round, or a table written before it was kept) */
+    double mk_noise;                 /* the same for the makespan, over B and rounds */
 } rs_validate_row_t;
 
 /* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem: one configuration,
@@ -93,6 +98,16 @@ int rs_study_validate(const rs_validate_in_t *in);
  * not reached) and its CSV form (empty cells for the same). Can't fail. */
 void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n);
 void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n);
+
+/* The measurement's own spread: every round's trace of one configuration and B against merged (the
+ * median of the rounds), per (rank, step) point of each metric as validate collects its errors
+ * (a compute without FLOPs is not a point): |round - merged| / merged appended to pts[metric]
+ * (n_pts[metric] counts), and the makespan's to mk (*n_mk counts). The arrays hold n_rounds times the
+ * points of one trace more. Nothing with fewer than 2 rounds. Returns 0, or -1 with err (no event
+ * matches, OOM). */
+int rs_validate_round_spread(rs_trace_t *const *rounds, int n_rounds, const rs_trace_t *merged, rs_pass_t pass,
+                             double *pts[RS_CMP_METRIC_COUNT], size_t n_pts[RS_CMP_METRIC_COUNT], double *mk, size_t *n_mk,
+                             rs_err_t *err);
 
 /* Read a held-out table written by rs_validate_write_summary_csv, appending its rows to rows[*n..max).
  * Returns 0 or -1 with err ("PATH:LINE: ..."). */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "calibrate_kernels.h"
 #include "progress.h"
 #include "exec.h"
 #include "test_exec_util.h"
@@ -719,6 +720,33 @@ static void test_calib_rank_factors(void) {
     RS_ASSERT_REL(f[2], 1.05, 1e-12); /* 1.05, 1.05, 1.05, 1.05 */
 }
 
+/* The kernel table of one pass (validate measures only the pass it predicts): with passes = the
+ * backward bit, three backward curves (full, causal, shifted) of every block size, each point's
+ * rate positive; the forward resolves to them and says so. Both bits (0): six curves. */
+static void test_kernel_table_one_pass(void) {
+    rs_problem_t p = small(64, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_BACKWARD, 2);
+    rs_calib_kernel_opts_t ko = {.n_blocks = 2, .blocks = {8, 16}, .min_time_s = 1e-4, .min_reps = 2, .dtype = RS_DTYPE_FP32,
+                                 .passes = 1u << RS_PASS_BACKWARD};
+    snprintf(ko.name, sizeof ko.name, "ringsim-cpu");
+    rs_kernel_table_t t;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_calib_kernel_table(&p, &rs_cpu_compute_ops, 0, &ko, &t, &err), 0);
+    CU_ASSERT_EQUAL(t.n_curves, RS_KMASK_COUNT);
+    for (int c = 0; c < t.n_curves; c++) {
+        CU_ASSERT_EQUAL(t.curve[c].pass, RS_PASS_BACKWARD);
+        CU_ASSERT_EQUAL(t.curve[c].mask, (rs_kmask_t)c);
+        CU_ASSERT_EQUAL(t.curve[c].n, 2);
+        for (int i = 0; i < t.curve[c].n; i++) CU_ASSERT(t.curve[c].pt[i].flops_per_s > 0);
+    }
+    rs_kresolve_t r;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&t, 0, RS_DTYPE_FP32, p.head_dim, &r, &err), 0);
+    for (int m = 0; m < RS_KMASK_COUNT; m++) CU_ASSERT_EQUAL(r.idx[RS_PASS_FORWARD][m], r.idx[RS_PASS_BACKWARD][m]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "has no forward curve"));
+    ko.passes = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_calib_kernel_table(&p, &rs_cpu_compute_ops, 0, &ko, &t, &err), 0);
+    CU_ASSERT_EQUAL(t.n_curves, 2 * RS_KMASK_COUNT);
+}
+
 int main(void) {
     static const rs_test_case_t numerics[] = {{"reference_hand", test_reference_hand},
                                               {"all_layouts_causal_pass_gqa", test_numerics_all},
@@ -735,6 +763,7 @@ int main(void) {
                                           {"calib_fit_overlap", test_calib_fit_overlap},
                                           {"poll_count_is_the_executors", test_poll_count},
                                           {"calib_rank_factors", test_calib_rank_factors},
+                                          {"kernel_table_one_pass", test_kernel_table_one_pass},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};
     return rs_test_main(suites, 2);

@@ -14,6 +14,7 @@
 #include "machine.h"
 #include "model.h"
 #include "study_report.h"
+#include "study_validate.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"
@@ -471,9 +472,82 @@ static void test_finding_heldout_planted(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_step 5.0%..7.0%"));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%"));
     CU_ASSERT_PTR_NULL(strstr(s, "50.0")); /* the fitted row is not held out */
+    CU_ASSERT_PTR_NULL(strstr(s, "own spread")); /* a table without the spread columns says nothing of it */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|64 / 70|-"));
     CU_ASSERT(no_nan_word(s));
     for (int i = 0; i < n; i++) CU_ASSERT(no_nan_word(rows[i]));
     rs_table_free(&t);
+}
+
+/* The same with the measurement's own spread (validate with 2 or more rounds): the rows show it per
+ * configuration and the sentence gives its range over the held-out rows only. */
+static void test_finding_heldout_spread(void) {
+    const char *path = rs_test_path("heldout_spread.csv");
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
+          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi,t_comp_spread,t_comm_spread,"
+          "t_step_spread,makespan_spread\n"
+          "2,2,contiguous,forward,full,2,2,1,0.01,0.02,0.5,0.6,0.01,0.02,0.01,0.02,64,70,8,1024,0.9,0.9,0.9,0.9\n"
+          "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024,0.01,0.03,0.02,0.04\n"
+          "2,2,striped,backward,causal,2,2,0,0.03,0.1,0.12,0.3,0.07,0.1,0.09,0.2,,,8,1024,0.02,0.11,0.05,0.06\n",
+          fp);
+    fclose(fp);
+    rs_table_t t;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &t, &err), 0);
+    char s[1400], rows[8][512];
+    int n = 0;
+    rs_report_heldout_rows(&t, rows, 8, &n);
+    CU_ASSERT_EQUAL(n, 4);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], "|own spread T_comm / T_step / makespan"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "|- / -|3.0% / 2.0% / 4.0%"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[3], "|11.0% / 5.0% / 6.0%"));
+    rs_report_finding_heldout(&t, 0.10, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%."));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "own spread over their rounds"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 3.0%..11.0%, T_step 2.0%..5.0%, makespan 4.0%..6.0%"));
+    CU_ASSERT_PTR_NULL(strstr(s, "90.0")); /* the fitted row's spread is not among the held-out ones */
+    CU_ASSERT(no_nan_word(s));
+    rs_table_free(&t);
+}
+
+/* validate's spread of the rounds: two rounds, the second every time x 1.2 of the first, against
+ * their median (x 1.1): every (rank, step) point of every metric and the makespan are 0.1 / 1.1 off,
+ * in both rounds; one round gives no points. */
+static void test_validate_round_spread(void) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = 4;
+    rs_trace_t *r0 = model_trace(&p), *r1 = rs_trace_create("model"), *med = rs_trace_create("model");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(med);
+    for (size_t e = 0; e < rs_trace_count(r0); e++) {
+        rs_event_t a = rs_trace_events(r0)[e], b = a;
+        a.start_s *= 1.2, a.end_s *= 1.2, b.start_s *= 1.1, b.end_s *= 1.1;
+        CU_ASSERT_EQUAL_FATAL(rs_trace_add(r1, &a), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_trace_add(med, &b), 0);
+    }
+    rs_trace_t *rounds[2] = {r0, r1};
+    const size_t cap = 2 * rs_trace_count(r0);
+    double *pts[RS_CMP_METRIC_COUNT], mk[4];
+    size_t np[RS_CMP_METRIC_COUNT] = {0}, nmk = 0;
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) pts[k] = calloc(cap, sizeof(double));
+    rs_err_t err;
+    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 1, med, p.pass, pts, np, mk, &nmk, &err), 0);
+    CU_ASSERT_EQUAL(nmk, 0);
+    CU_ASSERT_EQUAL(np[RS_CMP_COMM], 0);
+    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 2, med, p.pass, pts, np, mk, &nmk, &err), 0);
+    CU_ASSERT_EQUAL(np[RS_CMP_COMP], 2 * 16); /* N = 4 forward: 16 computes, 12 transfers, 16 steps per round */
+    CU_ASSERT_EQUAL(np[RS_CMP_COMM], 2 * 12);
+    CU_ASSERT_EQUAL(np[RS_CMP_STEP], 2 * 16);
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++)
+        for (size_t i = 0; i < np[k]; i++) CU_ASSERT_DOUBLE_EQUAL(pts[k][i], 0.1 / 1.1, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(nmk, 2);
+    CU_ASSERT_DOUBLE_EQUAL(mk[0], 0.1 / 1.1, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(mk[1], 0.1 / 1.1, 1e-9);
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(pts[k]);
+    rs_trace_free(r0), rs_trace_free(r1), rs_trace_free(med);
 }
 
 int main(void) {
@@ -492,6 +566,8 @@ int main(void) {
                                          {"scaling sentence from planted N sweep (crossing at N = 32, inter-node)", test_finding_scaling_planted},
                                          {"crossover and threshold sentences: planted crossing, none reached, no B*", test_finding_crossover_planted},
                                          {"held-out table and sentence from a planted summary", test_finding_heldout_planted},
+                                         {"held-out spread columns from a planted summary", test_finding_heldout_spread},
+                                         {"validate's spread of the rounds on planted rounds", test_validate_round_spread},
                                          {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};
     if (rs_test_scratch("report") != 0) return 1;
