@@ -28,8 +28,9 @@ while [ "$i" -le "$runs" ]; do
   l1=$(cut -d' ' -f1 /proc/loadavg)
   awk -F, -v run="$i" -v load="$l0/$l1" '
     function v(x) { return x == "" ? "-" : x }
+    function f(x) { return x == "" ? "-" : sprintf("%.3f", x) }
     NR == 1 { next }
     { printf "%3d  %-18s  %s  %-10s  %-8s  %-6s  %-8s  %6.3f  %6.3f  %6.3f  %6.3f  %6.3f  %s / %s  %s / %s / %s\n", run, load, $1, $3, $4, $5,
-             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18), v($22), v($23), v($24) }' "$sum"
+             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18), f($22), f($23), f($24) }' "$sum"
   i=$((i + 1))
 done

@@ -680,13 +680,17 @@ static void val_print_cfg(val_t *v, val_cfg_t *cf, FILE *csv, rs_validate_row_t 
                                .fitted = p->layout == RS_LAYOUT_CONTIGUOUS && !p->causal, .mk_med = rs_median(mk, nb),
                                .mk_max = rs_percentile(mk, nb, 1.0), .b_lo = bb[0], .b_hi = bb[nb - 1]};
     for (int k = 0; k < 3; k++) row->med[k] = rs_median(cf->ec[k], cf->nec[k]), row->p95[k] = rs_percentile(cf->ec[k], cf->nec[k], 0.95);
-    fprintf(v->out, "# the measurement's own spread over its %d rounds, |round - median of the rounds| / median (an error within it "
-                    "is not resolved by this run):\n# %-8s %8s %8s %8s %8s\n", v->rounds, "metric", "n", "median", "p95", "max");
+    if (v->rounds < 2)
+        fprintf(v->out, "# the measurement's own spread: one round, nothing to compare it with (--rounds 2 or more)\n");
+    else
+        fprintf(v->out, "# the measurement's own spread over its %d rounds, |round - median of the rounds| / median (an error "
+                        "within it is not resolved by this run):\n# %-8s %8s %8s %8s %8s\n", v->rounds, "metric", "n", "median",
+                "p95", "max");
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
-        print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->en[k], cf->nen[k]);
+        if (v->rounds >= 2) print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->en[k], cf->nen[k]);
         row->noise[k] = rs_median(cf->en[k], cf->nen[k]);
     }
-    print_stats(v->out, "makespan", cf->mk_noise, cf->n_mk_noise);
+    if (v->rounds >= 2) print_stats(v->out, "makespan", cf->mk_noise, cf->n_mk_noise);
     row->mk_noise = rs_median(cf->mk_noise, cf->n_mk_noise);
     if (cf->n_sim > 0) {
         fprintf(v->out, "# simulator vs measured:\n");
