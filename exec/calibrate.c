@@ -387,13 +387,24 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
     *L = l, *W = 1.0 / u;
 }
 
-/* The fit's largest relative error over the sizes and every overlap point's t_xfer_s. */
+/* After the (L, W) fit: its largest relative error over the sizes, the transfer curve g(bytes)
+ * (calibration.h) through every measured size, g = (t - L) W / m (at least 0.05: a time below the
+ * latency), and the overlap points' transfer alone from the curve, so that the overlap and poll fits
+ * and the model read the same transfer time. */
 static void transport_fitted(rs_calib_t *c) {
+    rs_calibration_t *cal = &c->model;
+    cal->n_xfer = 0;
     for (int i = 0; i < c->n_sizes; i++) {
-        const double f = c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
+        const double m = (double)c->sizes[i], f = c->latency_s + m / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
         if (r > c->fit_err_max) c->fit_err_max = r;
+        if (!(m > 0) || !isfinite(c->bw_bytes_per_s) || cal->n_xfer >= RS_MAX_OVERLAP_POINTS ||
+            (cal->n_xfer > 0 && !(m > cal->xfer_curve[cal->n_xfer - 1].bytes)))
+            continue;
+        cal->xfer_curve[cal->n_xfer++] = (rs_xfer_point_t){m, fmax(0.05, (c->t_msg_s[i] - c->latency_s) * c->bw_bytes_per_s / m)};
     }
-    for (int i = 0; i < c->n_ov; i++) c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes / c->bw_bytes_per_s;
+    for (int i = 0; i < c->n_ov; i++)
+        c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes * rs_calibration_xfer_factor(cal, (double)c->ov[i].bytes) /
+                                               c->bw_bytes_per_s;
 }
 
 void rs_calib_fit_transport(rs_calib_t *c) {
@@ -720,12 +731,14 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
                 c->flops_eff[i] / c->flops_peak);
     if (c->n_sizes > 0) {
         fprintf(out, "# transport: ring exchange (send to p+1, receive from p-1), receive post to completion\n");
-        fprintf(out, "# %12s %14s %14s %10s\n", "bytes", "t_s", "fit_s", "GB/s");
+        fprintf(out, "# %12s %14s %14s %10s %8s\n", "bytes", "t_s", "fit_s", "GB/s", "g");
         for (int i = 0; i < c->n_sizes; i++)
-            fprintf(out, "  %12llu %14.6g %14.6g %10.3f\n", (unsigned long long)c->sizes[i], c->t_msg_s[i],
-                    c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9);
-        fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%)\n", c->latency_s,
-                c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
+            fprintf(out, "  %12llu %14.6g %14.6g %10.3f %8.3f\n", (unsigned long long)c->sizes[i], c->t_msg_s[i],
+                    c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9,
+                    rs_calibration_xfer_factor(&c->model, (double)c->sizes[i]));
+        fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); the transfer curve g (the "
+                     "model's L + m g(m) / W) goes through every measured size\n",
+                c->latency_s, c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
         fprintf(out, "# overlap: each block step with its pass's ring transfers (flows, bytes in all) posted at its start\n");
         fprintf(out, "# %8s %5s %12s %14s %14s %14s %14s %8s %8s\n", "B", "flows", "bytes", "t_comp_s", "t_comp_busy_s",
                 "t_xfer_s", "t_end_s", "eta_pt", "sigma");

@@ -345,7 +345,8 @@ static void rank_main(int argc, char **argv) {
         const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
         /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
-                               ? rs_step_eta(C.m, recv_bytes, recv_bytes / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
+                               ? rs_step_eta(C.m, recv_bytes,
+                                             recv_bytes * rs_machine_xfer_factor(C.m, recv_bytes) / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
                                              rs_step_polls(rs_schedule_problem(C.s), &st, &C.m->cal.poll))
                                : rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;
@@ -373,9 +374,12 @@ static void rank_main(int argc, char **argv) {
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
         int is_recv[2 * RS_MAX_TRANSFERS], nc = 0, n_send_left = st.n_send;
         void *got = NULL;
+        double send_bytes = 0; /* the transfer curve's g at the hop's bytes: SimGrid moves bytes x g (model.c's walk) */
+        for (int i = 0; i < st.n_send; i++) send_bytes += (double)st.send[i].bytes;
+        const double gx = rs_machine_xfer_factor(C.m, send_bytes);
         for (int i = 0; i < st.n_send; i++) {
             is_recv[nc] = 0;
-            comm[nc++] = sg_mailbox_put_async(C.mb[next], &payload, (long)st.send[i].bytes);
+            comm[nc++] = sg_mailbox_put_async(C.mb[next], &payload, (long)llround((double)st.send[i].bytes * gx));
         }
         for (int i = 0; i < st.n_recv; i++) {
             is_recv[nc] = 1;

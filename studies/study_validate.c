@@ -366,6 +366,11 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
                 q->straggler_rank[q->n_stragglers] = r, q->straggler_factor[q->n_stragglers++] = fr[r];
         }
         fprintf(v->out, "%s\n", q->n_stragglers ? " (the slower ones are stragglers in the model)" : "");
+        for (int i = 0; i < in->n_b; i++) {
+            fprintf(v->out, "#   B %lld:", (long long)in->b[i]);
+            for (int64_t r = 0; r < P; r++) fprintf(v->out, " x%.3f", kt[(size_t)i * (size_t)P + (size_t)r] / fastest[i]);
+            fputc('\n', v->out);
+        }
     }
     free(fr);
     free(kt);

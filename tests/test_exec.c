@@ -720,6 +720,37 @@ static void test_calib_rank_factors(void) {
     RS_ASSERT_REL(f[2], 1.05, 1e-12); /* 1.05, 1.05, 1.05, 1.05 */
 }
 
+/* The transfer curve from the transport fit: sizes whose times are not affine (a copy that leaves the
+ * cache: 4 GB/s up to 256 KiB, 2.7 GB/s beyond, 30% off the best (L, W) at 1 MiB). The curve goes
+ * through every size (L + m g(m) / W = t), an overlap point's transfer alone reads it, a size
+ * between two points is log-linear in g, and one outside takes its end point's g. Affine times give
+ * g = 1 at every size. */
+static void test_calib_xfer_curve(void) {
+    rs_calib_t c;
+    memset(&c, 0, sizeof c);
+    const uint64_t m[5] = {16384, 65536, 262144, 524288, 1048576};
+    for (int i = 0; i < 5; i++) {
+        c.sizes[c.n_sizes] = m[i];
+        c.t_msg_s[c.n_sizes++] = 2e-6 + (m[i] <= 262144 ? (double)m[i] / 4e9 : 262144 / 4e9 + (double)(m[i] - 262144) / 2.7e9);
+    }
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){.block = 512, .bytes = 1048576, .n_flows = 1};
+    rs_calib_fit_transport(&c);
+    CU_ASSERT(c.fit_err_max > 0.05); /* the affine fit cannot follow the times */
+    CU_ASSERT_EQUAL_FATAL(c.model.n_xfer, 5);
+    for (int i = 0; i < 5; i++)
+        RS_ASSERT_REL(c.latency_s + (double)m[i] * rs_calibration_xfer_factor(&c.model, (double)m[i]) / c.bw_bytes_per_s,
+                      c.t_msg_s[i], 1e-12);
+    RS_ASSERT_REL(c.ov[0].t_xfer_s, c.t_msg_s[4], 1e-12);
+    const double g1 = c.model.xfer_curve[1].factor, g2 = c.model.xfer_curve[2].factor;
+    RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 131072), 0.5 * (g1 + g2), 1e-12); /* halfway in log bytes */
+    RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 4096), c.model.xfer_curve[0].factor, 1e-12);
+    RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 1e9), c.model.xfer_curve[4].factor, 1e-12);
+    for (int i = 0; i < 5; i++) c.t_msg_s[i] = 3e-6 + (double)m[i] / 5e9;
+    rs_calib_fit_transport(&c);
+    RS_ASSERT_REL(c.latency_s, 3e-6, 1e-9);
+    for (int i = 0; i < 5; i++) RS_ASSERT_REL(c.model.xfer_curve[i].factor, 1.0, 1e-9);
+}
+
 /* The kernel table of one pass (validate measures only the pass it predicts): with passes = the
  * backward bit, three backward curves (full, causal, shifted) of every block size, each point's
  * rate positive; the forward resolves to them and says so. Both bits (0): six curves. */
@@ -764,6 +795,7 @@ int main(void) {
                                           {"poll_count_is_the_executors", test_poll_count},
                                           {"calib_rank_factors", test_calib_rank_factors},
                                           {"kernel_table_one_pass", test_kernel_table_one_pass},
+                                          {"calib_xfer_curve", test_calib_xfer_curve},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};
     return rs_test_main(suites, 2);

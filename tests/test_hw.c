@@ -390,6 +390,8 @@ static void test_errors_values(void) {
     expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 2]], \"poll_chunk_cols\": 25.5, \"poll_panel_rows_forward\": 512, "
                        "\"poll_panel_rows_backward\": 256"),
                  "t.json:19:33: calibration.poll_chunk_cols: must be an integer in [1, 1e+06], got 25.5");
+    expect_error(subst("\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8], [1048576, 0]]"),
+                 "t.json:19:44: calibration.xfer_curve[1][1]: g must be in (0, 100], got 0");
     expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
                  "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
@@ -402,7 +404,7 @@ static void test_errors_keys_types(void) {
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
                  "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
-                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, source, <figure>_source)");
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");
@@ -541,6 +543,9 @@ static void test_round_trip(void) {
         c.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
         c.cal.poll.curve[0] = (rs_poll_point_t){65536, 7.0 / 3.0};
         c.cal.poll.curve[1] = (rs_poll_point_t){1048576, 2.0};
+        c.cal.n_xfer = 2; /* the transfer curve */
+        c.cal.xfer_curve[0] = (rs_xfer_point_t){16384, 0.1 + 0.7};
+        c.cal.xfer_curve[1] = (rs_xfer_point_t){1048576, 4.0 / 3.0};
         const char *pc = RS_BINARY_DIR "/tests/test_hw_roundtrip_curve.json";
         CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
         rs_hw_t cb = load_ok(pc);
@@ -560,7 +565,13 @@ static void test_round_trip(void) {
             CU_ASSERT_EQUAL(cb.cal.poll.curve[k].bytes, c.cal.poll.curve[k].bytes);
             CU_ASSERT_EQUAL(cb.cal.poll.curve[k].polls, c.cal.poll.curve[k].polls);
         }
+        CU_ASSERT_EQUAL_FATAL(cb.cal.n_xfer, 2);
+        for (int k = 0; k < 2; k++) {
+            CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].bytes, c.cal.xfer_curve[k].bytes);
+            CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].factor, c.cal.xfer_curve[k].factor);
+        }
     }
+    CU_ASSERT_EQUAL(back.cal.n_xfer, 0); /* none written: the affine model */
     /* a second write of what was read is byte-identical */
     const char *path2 = RS_BINARY_DIR "/tests/test_hw_roundtrip2.json";
     CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&back, path2, "calibrated by test_hw", &err), 0);

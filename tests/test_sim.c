@@ -72,17 +72,22 @@ static int compare_traces(const rs_trace_t *a, const rs_trace_t *b, double tol_a
 }
 
 /* Simulation equals the walk: makespan to 1e-9 relative, every event to 1e-9 of the makespan. */
-static void check_exact(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, const char *what) {
+/* SimGrid equals the walk within rel (of the makespan, per event). */
+static void check_close(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, double rel, const char *what) {
     pair_t r;
     CU_ASSERT_EQUAL_FATAL(run_pair(p, m, cfg, &r), 0);
-    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
-    CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, what), 0);
+    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, rel);
+    CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, rel * r.walk.makespan_s, what), 0);
     CU_ASSERT_EQUAL(r.sim.fig.rank_steps, r.walk.rank_steps);
     CU_ASSERT_EQUAL(r.sim.fig.flops_exec, r.walk.flops_exec);
     CU_ASSERT_EQUAL(r.sim.fig.flops_useful, r.walk.flops_useful);
     CU_ASSERT_EQUAL(r.sim.fig.comm_bound_steps, r.walk.comm_bound_steps);
     RS_ASSERT_REL(r.sim.fig.busy_max_s, r.walk.busy_max_s, 1e-9);
     pair_free(&r);
+}
+
+static void check_exact(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, const char *what) {
+    check_close(p, m, cfg, 1e-9, what);
 }
 
 #define F_H100 989e12
@@ -236,6 +241,53 @@ static void test_exact_polls(void) {
                     }
                 }
     CU_ASSERT_EQUAL(changed, 2);
+}
+
+/* The transfer curve (calibration.h): a hop's m bytes take L + m g(m) / W. With g = 2 at every size
+ * (two points, clamped) every layout, pass and mask walks exactly as on a hop of W / 2, and the closed
+ * form's T_comm is L + 2 m / W by hand; with a curve that changes along the sizes (and polls, an
+ * overlap curve, host cost), flat and in nodes, SimGrid equals the walk event by event (to 1e-6 of the
+ * makespan: SimGrid's payload is m g rounded to a whole byte). */
+static void test_exact_xfer_curve(void) {
+    for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+            for (int causal = 0; causal < 2; causal++) {
+                rs_problem_t p = rs_test_problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0), half = machine(F_H100, 10e9, 3e-6, 0, 0, 0);
+                m.cal.n_xfer = 2;
+                m.cal.xfer_curve[0] = (rs_xfer_point_t){1e3, 2.0};
+                m.cal.xfer_curve[1] = (rs_xfer_point_t){1e9, 2.0};
+                rs_err_t err = {{0}};
+                rs_schedule_t *s = rs_schedule_create(&p, &err);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                rs_walk_t a, b;
+                CU_ASSERT_EQUAL(rs_model_walk(s, &m, (rs_event_sink_t){0}, NULL, &a, &err), 0);
+                CU_ASSERT_EQUAL(rs_model_walk(s, &half, (rs_event_sink_t){0}, NULL, &b, &err), 0);
+                RS_ASSERT_REL(a.makespan_s, b.makespan_s, 1e-12);
+                rs_schedule_free(s);
+                rs_closed_t c;
+                CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), 0);
+                RS_ASSERT_REL(c.t_comm_s, 3e-6 + 2 * c.bytes_per_step / 20e9, 1e-12);
+                for (int v = 0; v < 2; v++) {
+                    rs_machine_t q = v ? machine(F_H100, 20e9, 2e-6, 2, 5e9, 5e-6) : machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+                    q.cal.n_xfer = 3;
+                    q.cal.xfer_curve[0] = (rs_xfer_point_t){1e5, 0.8};
+                    q.cal.xfer_curve[1] = (rs_xfer_point_t){1e6, 1.1};
+                    q.cal.xfer_curve[2] = (rs_xfer_point_t){4e6, 1.6};
+                    if (v) {
+                        q.cal.host_s_per_xfer = 4e-6, q.cal.n_overlap = 2;
+                        q.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+                        q.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+                        q.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 1};
+                        q.cal.poll.curve[0] = (rs_poll_point_t){1e6, 2.5};
+                    }
+                    char what[160];
+                    snprintf(what, sizeof what, "xfer curve %s %s %s v=%d", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                             causal ? "causal" : "full", v);
+                    /* SimGrid moves whole bytes: m g is rounded, half a byte of a >= 100 KB transfer */
+                    check_close(&p, &q, NULL, 1e-6, what);
+                }
+            }
 }
 
 /* The kernel-call cost model (model/cost/kernel.h): every implementation preset (ringsim, flash-attn,
@@ -672,6 +724,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
     {"exact_polls (polled progress; every layout, pass, mask; flat and nodes)", test_exact_polls},
     {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
+    {"exact_xfer_curve (g = 2 is W / 2 by hand; a curve with polls, flat and nodes)", test_exact_xfer_curve},
     {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
     {"slowdown_hand_derived", test_slowdown_effect},
     {"exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)", test_exact_inference},

@@ -198,7 +198,8 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c
     rs_kclasses_t kc;
     rs_kmodel_init(&km, &p, m);
     closed_classes(&p, &km, &kc);
-    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, c_bs * (double)b) - (lat + c_bs * (double)b / w);
+    const double bytes = c_bs * (double)b;
+    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes) - (lat + bytes * rs_machine_xfer_factor(m, bytes) / w);
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
@@ -239,7 +240,10 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
  * the last computing step (tcl = tcm + the pass epilogue). */
 static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
                               double kv, double dkv, double w, double t_mid_fwd) {
-    const double x_kv = kv / w, x_dkv = dkv / w, both[2] = {x_kv, x_dkv}, sigma = m->cal.comp_slowdown;
+    /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g */
+    const double x_kv = kv * rs_machine_xfer_factor(m, kv) / w, x_dkv = dkv * rs_machine_xfer_factor(m, dkv) / w,
+                 g_both = rs_machine_xfer_factor(m, kv + dkv), both[2] = {kv * g_both / w, dkv * g_both / w},
+                 sigma = m->cal.comp_slowdown;
     const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv), eta_both = rs_machine_overlap(m, kv + dkv);
     const double h_kv = rs_machine_host_s(m, 1, kv), h_dkv = rs_machine_host_s(m, 1, dkv), h_both = rs_machine_host_s(m, 2, kv + dkv);
     if (n == 1) return tcl;
@@ -325,8 +329,9 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
     const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
     const double tcl = epi_s > 0 || epi_l > 0 ? (double)(cm->launches + epi_l) * launch + (cm->scaled_s + epi_s) : tcm;
-    o->t_comm_s = lat + o->bytes_per_step / w;
-    const double x_kv = kv / w, both[2] = {x_kv, dkv / w};
+    const double g_step = rs_machine_xfer_factor(m, o->bytes_per_step), g_kv = rs_machine_xfer_factor(m, kv);
+    o->t_comm_s = lat + o->bytes_per_step * g_step / w;
+    const double x_kv = kv * g_kv / w, both[2] = {kv * g_step / w, dkv * g_step / w};
     if (!bwd || n <= 2)
         o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 1, kv), lat, &x_kv, 1, rs_machine_overlap(m, kv), sigma);
     else
@@ -588,11 +593,12 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         /* the step's overlap factor (by the bytes on a hop) and host cost of receiving them */
         const double eta = rs_machine_overlap(m, (double)total_bytes);
         const double host = rs_machine_host_s(m, nx, (double)total_bytes);
+        const double gx = rs_machine_xfer_factor(m, (double)total_bytes); /* the transfer curve at the step's bytes */
         /* polled progress: each receiver's eta from its own step's polls (progress.h) */
         const bool polled = nx > 0 && computes && rs_calibration_polled(&m->cal);
         const bool simple_flows = eta >= 1 && !polled; /* equal-start processor sharing: the last flow ends at a + sum(x) */
         if (fused) {
-            fused_step(&wc, k, nx, (double)total_bytes, host, lat, inv_bw, t0, te, busy, &acc);
+            fused_step(&wc, k, nx, (double)total_bytes * gx, host, lat, inv_bw, t0, te, busy, &acc);
         } else {
             /* compute durations (inline form of rs_machine_comp_time, tested against it) */
             for (int64_t r = 0; r < n; r++) {
@@ -602,7 +608,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                 if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
                     const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
                     post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
-                    fe[r] = post[r] + lat[r] + (double)total_bytes * inv_bw[r];
+                    fe[r] = post[r] + lat[r] + (double)total_bytes * gx * inv_bw[r];
                 }
             }
             if (nx > 0 && !simple_flows) {
@@ -613,12 +619,12 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     const int64_t q = m->loopback ? r : r + 1 == n ? 0 : r + 1;
                     post[r] = t0[r] > t0[q] ? t0[r] : t0[q];
                     double x[RS_MAX_TRANSFERS];
-                    for (int i = 0; i < nx; i++) x[i] = xb[i] / bw[r];
+                    for (int i = 0; i < nx; i++) x[i] = xb[i] * gx / bw[r];
                     double eta_q = eta;
                     if (polled) {
                         rs_step_t st;
                         rs_schedule_step(s, q, k, &st);
-                        eta_q = rs_step_eta(m, (double)total_bytes, (double)total_bytes / bw[r], ce[q],
+                        eta_q = rs_step_eta(m, (double)total_bytes, (double)total_bytes * gx / bw[r], ce[q],
                                             rs_step_polls(p, &st, &m->cal.poll));
                     }
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */

@@ -62,3 +62,10 @@ bool rs_calibration_partial_overlap(const rs_calibration_t *c) {
         if (c->overlap_curve[k].eta < 1) return true;
     return false;
 }
+
+_Static_assert(sizeof(rs_xfer_point_t) == 2 * sizeof(double) && offsetof(rs_xfer_point_t, factor) == sizeof(double),
+               "rs_xfer_point_t is (x, y) as two doubles");
+
+double rs_calibration_xfer_factor(const rs_calibration_t *c, double bytes) {
+    return c->n_xfer <= 0 ? 1.0 : curve_at(c->n_xfer, c->xfer_curve, sizeof c->xfer_curve[0], bytes);
+}

@@ -44,6 +44,18 @@ typedef struct {
     rs_poll_point_t curve[RS_MAX_OVERLAP_POINTS];
 } rs_poll_model_t;
 
+/* Transfer curve (docs/model.md "Transfer curve"): the measured time of a hop's transfer alone by
+ * its bytes, as a factor on the affine model's rate term: a step's transfer of m bytes takes
+ * L + m g(m) / W instead of L + m / W, g(m) = (t_measured(m) - L) W / m at the measured sizes
+ * (log-linear in bytes between them, clamped outside). On a CPU the copy's rate changes with the
+ * size (it leaves the cache at a few hundred KiB), which one (L, W) cannot follow: 30% off at 1 MiB
+ * on the 2-core EPYC. Every place that turns a hop's bytes into time (closed form, walk, SimGrid's
+ * payload, the overlap and poll models) reads g through rs_machine_xfer_factor. */
+typedef struct {
+    double bytes;            /* bytes on the hop in the step (the sum of its flows) */
+    double factor;           /* g: the rate term's factor at that size, > 0 */
+} rs_xfer_point_t;
+
 /* Calibration state: what `ringsim calibrate` measures beyond the data sheet. ONE struct, held whole
  * by a profile (rs_hw_t), by the machine built from it (rs_machine_t, machine.h) and by a calibration
  * (rs_calib_t, exec/calibrate.h), and passed along by assignment. Defaults (rs_calibration_default):
@@ -60,6 +72,8 @@ typedef struct {
     double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
     rs_poll_model_t poll;                 /* polled progress; when its curve has points it replaces the
                                            * overlap curve for steps that compute (rs_step_eta) */
+    int n_xfer;                           /* transfer curve g(bytes), sorted; 0: the affine model (g = 1) */
+    rs_xfer_point_t xfer_curve[RS_MAX_OVERLAP_POINTS];
 } rs_calibration_t;
 
 /* No calibration: efficiency 1, launch 0, overlap 1, slowdown 1, no host cost. Can't fail. */
@@ -76,6 +90,9 @@ double rs_calibration_overlap(const rs_calibration_t *c, double bytes);
 double rs_calibration_polls(const rs_calibration_t *c, double bytes);
 /* true iff the calibration has a polled-progress model (geometry and curve). Can't fail. */
 bool rs_calibration_polled(const rs_calibration_t *c);
+/* g(bytes) of the transfer curve (log-linear in bytes between points, clamped outside); 1 without a
+ * curve. Can't fail. */
+double rs_calibration_xfer_factor(const rs_calibration_t *c, double bytes);
 /* true iff some step may get eta < 1 (scalar or any curve point). Can't fail. */
 bool rs_calibration_partial_overlap(const rs_calibration_t *c);
 

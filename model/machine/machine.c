@@ -210,6 +210,8 @@ double rs_machine_overlap(const rs_machine_t *m, double bytes) { return rs_calib
 
 bool rs_machine_partial_overlap(const rs_machine_t *m) { return rs_calibration_partial_overlap(&m->cal); }
 
+double rs_machine_xfer_factor(const rs_machine_t *m, double bytes) { return rs_calibration_xfer_factor(&m->cal, bytes); }
+
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
     if (n_xfers <= 0) return 0.0;
     return (double)n_xfers * m->cal.host_s_per_xfer + bytes * m->cal.host_s_per_byte;

@@ -99,6 +99,9 @@ double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t
 double rs_machine_overlap(const rs_machine_t *m, double bytes);
 /* true iff some step may get eta < 1 (scalar or any curve point). */
 bool rs_machine_partial_overlap(const rs_machine_t *m);
+/* The transfer curve's g(bytes) (calibration.h): a hop's transfer of `bytes` in a step takes
+ * L + bytes g(bytes) / W; 1 without a curve. */
+double rs_machine_xfer_factor(const rs_machine_t *m, double bytes);
 /* Host cost (LogGOPS o and O) of receiving n_xfers transfers of `bytes` in all during a step:
  * n_xfers o + bytes O seconds, added to the step's compute when the step computes. */
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);

@@ -368,11 +368,12 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
                                            "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_chunk_cols",
-                                           "poll_panel_rows_forward", "poll_panel_rows_backward", NULL};
+                                           "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve", NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
                                             "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve",
-                                            "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", NULL};
+                                            "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
+                                            NULL};
 
 /* A calibration curve: an array of 1..max [x, y] pairs, x > 0 and strictly increasing, y in
  * (ylo, yhi] (ylo_open) or [ylo, yhi]. Messages name the pair's fields (xname, yname). */
@@ -461,6 +462,19 @@ static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
     return 0;
 }
 
+/* calibration.xfer_curve: [[bytes, g], ...], the transfer curve (calibration.h); absent: g = 1. */
+static int parse_xfer(const vctx_t *v, const json_t *cal, rs_calibration_t *out) {
+    const json_t *curve = json_object_get(cal, "xfer_curve");
+    if (!curve) return 0;
+    const pairs_spec_t sp = {"calibration.xfer_curve", "bytes", "g", RS_MAX_OVERLAP_POINTS, RS_RANGE_XFER_FACTOR, true};
+    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
+    int n = 0;
+    if (parse_pairs(v, curve, &sp, xs, ys, &n)) return -1;
+    for (int k = 0; k < n; k++) out->xfer_curve[k] = (rs_xfer_point_t){xs[k], ys[k]};
+    out->n_xfer = n;
+    return 0;
+}
+
 static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
     int bad;
     if (check_keys(v, "", root, root_fields, NULL)) return -1;
@@ -522,6 +536,7 @@ static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
         if (get_num(v, "calibration", cal, "host_s_per_xfer", false, (rs_range_t){RS_RANGE_HOST_XFER}, &out->cal.host_s_per_xfer) < 0) return -1;
         if (get_num(v, "calibration", cal, "host_s_per_byte", false, (rs_range_t){RS_RANGE_HOST_BYTE}, &out->cal.host_s_per_byte) < 0) return -1;
         if (parse_poll(v, cal, &out->cal.poll)) return -1;
+        if (parse_xfer(v, cal, &out->cal)) return -1;
         if (get_str(v, "calibration", cal, "note", false, false, out->calibration_note,
                     sizeof out->calibration_note) < 0)
             return -1;
@@ -635,6 +650,11 @@ static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_no
         rs_jw_num_at(w, 4, "poll_chunk_cols", (double)hw->cal.poll.chunk_cols, false);
         rs_jw_num_at(w, 4, "poll_panel_rows_forward", (double)hw->cal.poll.panel_rows[0], false);
         rs_jw_num_at(w, 4, "poll_panel_rows_backward", (double)hw->cal.poll.panel_rows[1], false);
+    }
+    if (hw->cal.n_xfer > 0) {
+        rs_jw_key(w, 4, "xfer_curve", false);
+        put_pairs(w, hw->cal.xfer_curve, sizeof hw->cal.xfer_curve[0],
+                  hw->cal.n_xfer < RS_MAX_OVERLAP_POINTS ? hw->cal.n_xfer : RS_MAX_OVERLAP_POINTS);
     }
     rs_jw_str_at(w, 4, "note", hw->calibration_note, false);
     rs_jw_source(w, 4, source_note, false);
