@@ -249,19 +249,31 @@ static int gs_fwd_begin(void *st, rs_err_t *err) {
     return rs_gpu_fwd_init(&g->sh, g->o, g->m, g->l, g->ctx->compute, err);
 }
 
+/* A compute step's bracket on the compute stream: step_open makes d from step, selects the device and
+ * records ev0; step_close records ev1 and marks the interval and the context's last step and pass.
+ * Both return 0, or -1 with err. */
+static int step_open(gstate_t *g, const rs_step_t *step, rs_gpu_step_desc_t *d, rs_err_t *err) {
+    if (rs_gpu_desc_from_step(step, d, err) < 0) return -1;
+    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
+    RS_CUDA_TRY(err, cudaEventRecord(g->ev0, g->ctx->compute));
+    return 0;
+}
+
+static int step_close(gstate_t *g, const rs_step_t *step, rs_pass_t pass, rs_err_t *err) {
+    RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
+    g->have_interval = true;
+    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = pass;
+    return 0;
+}
+
 static int gs_fwd_step(void *st, const rs_step_t *step, const void *kv, rs_err_t *err) {
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
-    if (rs_gpu_desc_from_step(step, &d, err) < 0) return -1;
-    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev0, g->ctx->compute));
+    if (step_open(g, step, &d, err) < 0) return -1;
     if (rs_gpu_fwd_step(g->kern, &g->sh, &d, g->q, kv, (const char *)kv + g->nkv * 2, g->o, g->m, g->l, g->ctx->compute,
                         err) < 0)
         return -1;
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
-    g->have_interval = true;
-    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_FORWARD;
-    return 0;
+    return step_close(g, step, RS_PASS_FORWARD, err);
 }
 
 static int gs_fwd_end(void *st, rs_err_t *err) {
@@ -276,9 +288,7 @@ static int gs_fwd_end(void *st, rs_err_t *err) {
 static int gs_q_step(void *st, const rs_step_t *step, const void *qbuf, const void *kv, void *part, rs_err_t *err) {
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
-    if (rs_gpu_desc_from_step(step, &d, err) < 0) return -1;
-    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev0, g->ctx->compute));
+    if (step_open(g, step, &d, err) < 0) return -1;
     if (rs_gpu_fwd_init(&g->shq, g->o, g->m, g->l, g->ctx->compute, err) < 0) return -1;
     const char *k = kv, *v = (const char *)kv + g->nkv * 2;
     if (!g->r.problem.decode) {
@@ -298,10 +308,7 @@ static int gs_q_step(void *st, const rs_step_t *step, const void *qbuf, const vo
     if (rs_gpu_fwd_finalize(&g->shq, g->o, g->m, g->l, part, NULL, (float *)((char *)part + g->nq * 2), g->ctx->compute,
                             err) < 0)
         return -1;
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
-    g->have_interval = true;
-    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_FORWARD;
-    return 0;
+    return step_close(g, step, RS_PASS_FORWARD, err);
 }
 
 /* pass-q: fold the n partials into (o, lse) fp32, then O in 16 bits (download reads out and lse). */
@@ -327,16 +334,11 @@ static int gs_bwd_begin(void *st, rs_err_t *err) {
 static int gs_bwd_step(void *st, const rs_step_t *step, const void *kv, void *dkv, rs_err_t *err) {
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
-    if (rs_gpu_desc_from_step(step, &d, err) < 0) return -1;
-    RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev0, g->ctx->compute));
+    if (step_open(g, step, &d, err) < 0) return -1;
     if (rs_gpu_bwd_step(g->kern, &g->sh, &d, g->q, kv, (const char *)kv + g->nkv * 2, g->dout, g->lse, g->dvec, g->dq,
                         (float *)dkv, (float *)dkv + g->nkv, g->ctx->compute, err) < 0)
         return -1;
-    RS_CUDA_TRY(err, cudaEventRecord(g->ev1, g->ctx->compute));
-    g->have_interval = true;
-    g->ctx->step_seq++, g->ctx->last_step = step->step, g->ctx->last_pass = RS_PASS_BACKWARD;
-    return 0;
+    return step_close(g, step, RS_PASS_BACKWARD, err);
 }
 
 static int gs_bwd_end(void *st, rs_err_t *err) {
