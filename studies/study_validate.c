@@ -86,6 +86,7 @@ typedef struct {
     double (*ksmp)[KCAP];                /* [n_b][KCAP] kernel samples at each B */
     size_t nk[RS_VALIDATE_MAX_B];
     uint64_t kflops[RS_VALIDATE_MAX_B];
+    double *kfac;                        /* rank 0: [n_b][P] each rank's kernel time over the fastest's at each B */
     double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP]; /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
     rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
@@ -365,10 +366,18 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
             if (fr[r] > 1.005 && q->n_stragglers < RS_MAX_PERTURB)
                 q->straggler_rank[q->n_stragglers] = r, q->straggler_factor[q->n_stragglers++] = fr[r];
         }
-        fprintf(v->out, "%s\n", q->n_stragglers ? " (the slower ones are stragglers in the model)" : "");
+        /* the model of sweep point i takes the ranks' factors at its own B (val_stragglers_at): how much
+         * slower a rank is changes with the block (its cache and the other rank's share of it) */
+        free(ps->kfac);
+        ps->kfac = malloc(sizeof(double) * (size_t)(in->n_b * P));
+        fprintf(v->out, "; at each B (the stragglers of that B's model):\n");
         for (int i = 0; i < in->n_b; i++) {
-            fprintf(v->out, "#   B %lld:", (long long)in->b[i]);
-            for (int64_t r = 0; r < P; r++) fprintf(v->out, " x%.3f", kt[(size_t)i * (size_t)P + (size_t)r] / fastest[i]);
+            fprintf(v->out, "#   B %6lld:", (long long)in->b[i]);
+            for (int64_t r = 0; r < P; r++) {
+                const double f = kt[(size_t)i * (size_t)P + (size_t)r] / fastest[i];
+                if (ps->kfac) ps->kfac[(size_t)i * (size_t)P + (size_t)r] = f;
+                fprintf(v->out, " rank %lld x%.3f", (long long)r, f);
+            }
             fputc('\n', v->out);
         }
     }
@@ -520,8 +529,8 @@ static int val_refit(val_t *v, val_pass_t *ps) {
 }
 
 /* The simulator at one B, against the measurement tm (rank 0). */
-static void val_simulate(val_t *v, val_cfg_t *cf, int i, const rs_schedule_t *s, const rs_problem_t *p, const rs_trace_t *tm) {
-    const rs_machine_t *m = &v->ps[cf->ip].m;
+static void val_simulate(val_t *v, val_cfg_t *cf, int i, const rs_schedule_t *s, const rs_problem_t *p, const rs_trace_t *tm,
+                         const rs_machine_t *m) {
     rs_err_t err = {{0}}, why;
     if (v->sim && v->sim->can_run(p, m, &why) != 0) { /* the one rule (its can_run) decides */
         snprintf(v->sim_note, sizeof v->sim_note, "%.290s", why.msg);
@@ -566,9 +575,25 @@ int rs_validate_round_spread(rs_trace_t *const *rounds, int n_rounds, const rs_t
 
 /* One configuration at sweep point i (rank 0): the measured trace (medians over the rounds) against
  * the walk's and the simulator's. Returns an exit code. */
+/* The machine of sweep point i: the pass's, with the stragglers of that B's kernel samples (a rank
+ * more than 0.5% slower than the fastest) when they were measured; else the sweep's median ones. */
+static void val_stragglers_at(const val_t *v, const val_pass_t *ps, int i, rs_machine_t *m) {
+    *m = ps->m;
+    if (!ps->kfac) return;
+    const int64_t P = v->job->n_procs;
+    rs_perturb_t *q = &m->perturb;
+    q->n_stragglers = 0;
+    for (int64_t r = 0; r < P && q->n_stragglers < RS_MAX_PERTURB; r++) {
+        const double f = ps->kfac[(size_t)i * (size_t)P + (size_t)r];
+        if (f > 1.005) q->straggler_rank[q->n_stragglers] = r, q->straggler_factor[q->n_stragglers++] = f;
+    }
+}
+
 static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
     const rs_validate_in_t *in = v->in;
-    const rs_machine_t *m = &v->ps[cf->ip].m;
+    rs_machine_t mb;
+    val_stragglers_at(v, &v->ps[cf->ip], i, &mb);
+    const rs_machine_t *m = &mb;
     rs_err_t err = {{0}};
     rs_problem_t p = rs_problem_with_block(&cf->prob, in->b[i]);
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -592,7 +617,7 @@ static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
             fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
             rc = RS_EXIT_FAIL;
         }
-        val_simulate(v, cf, i, s, &p, tm);
+        val_simulate(v, cf, i, s, &p, tm, m);
     }
     if (rc == RS_EXIT_OK && in->trace_dir &&
         (write_pair(v, &p, in->b[i], "exec", tm, &err) < 0 || write_pair(v, &p, in->b[i], "model", tp, &err) < 0)) {
@@ -840,7 +865,7 @@ static void val_free(val_t *v) {
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
     for (int j = 0; j < RS_PASS_COUNT; j++)
-        free(v->ps[j].ksmp), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer);
+        free(v->ps[j].ksmp), free(v->ps[j].kfac), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer);
     free(v);
 }
 
