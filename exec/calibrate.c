@@ -9,6 +9,7 @@
 #include "meter.h"
 #include "model.h"
 #include "progress.h"
+#include "ranges.h"
 
 /* The problem on one rank with B tokens (S = B). */
 static rs_problem_t one_rank(const rs_problem_t *p, int64_t B) {
@@ -388,8 +389,8 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
 }
 
 /* After the (L, W) fit: its largest relative error over the sizes, the transfer curve g(bytes)
- * (calibration.h) through every measured size, g = (t - L) W / m (at least 0.05: a time below the
- * latency), and the overlap points' transfer alone from the curve, so that the overlap and poll fits
+ * (calibration.h) through every measured size, g = (t - L) W / m (in [0.05, the range's max]: a
+ * time below the latency, or a load burst), and the overlap points' transfer alone from the curve, so that the overlap and poll fits
  * and the model read the same transfer time. */
 static void transport_fitted(rs_calib_t *c) {
     rs_calibration_t *cal = &c->model;
@@ -400,7 +401,11 @@ static void transport_fitted(rs_calib_t *c) {
         if (!(m > 0) || !isfinite(c->bw_bytes_per_s) || cal->n_xfer >= RS_MAX_OVERLAP_POINTS ||
             (cal->n_xfer > 0 && !(m > cal->xfer_curve[cal->n_xfer - 1].bytes)))
             continue;
-        cal->xfer_curve[cal->n_xfer++] = (rs_xfer_point_t){m, fmax(0.05, (c->t_msg_s[i] - c->latency_s) * c->bw_bytes_per_s / m)};
+        /* within the profile's range (a calibration on a loaded machine can put L above a size's time, or
+         * a small size thousands of times above the line), so that what is written loads back */
+        const rs_range_t gr = {RS_RANGE_XFER_FACTOR};
+        const double g = (c->t_msg_s[i] - c->latency_s) * c->bw_bytes_per_s / m;
+        cal->xfer_curve[cal->n_xfer++] = (rs_xfer_point_t){m, fmin(gr.max, fmax(0.05, g))};
     }
     for (int i = 0; i < c->n_ov; i++)
         c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes * rs_calibration_xfer_factor(cal, (double)c->ov[i].bytes) /

@@ -391,7 +391,7 @@ static void test_errors_values(void) {
                        "\"poll_panel_rows_backward\": 256"),
                  "t.json:19:33: calibration.poll_chunk_cols: must be an integer in [1, 1e+06], got 25.5");
     expect_error(subst("\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8], [1048576, 0]]"),
-                 "t.json:19:44: calibration.xfer_curve[1][1]: g must be in (0, 100], got 0");
+                 "t.json:19:44: calibration.xfer_curve[1][1]: g must be in (0, 1e+06], got 0");
     expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
                  "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
