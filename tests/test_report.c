@@ -442,73 +442,65 @@ static void test_finding_crossover_planted(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "(T_comm / T_comp = 0.500)"));
 }
 
-/* The held-out table of validate --summary (planted CSV): its rows become the report's table (empty
- * cells "-") and the sentence states the ranges and the largest of the held-out rows only. */
-static void test_finding_heldout_planted(void) {
-    const char *path = rs_test_path("heldout.csv");
+/* The CSV text written to the scratch file name and read back into *t. Returns 0, or -1. */
+static int planted_table(const char *name, const char *csv, rs_table_t *t) {
+    const char *path = rs_test_path(name);
     FILE *fp = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
-          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi\n"
-          "2,2,contiguous,forward,full,2,2,1,0.01,0.02,0.5,0.6,0.01,0.02,0.01,0.02,64,70,8,1024\n"
-          "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024\n"
-          "2,2,striped,backward,causal,2,2,0,0.03,0.1,0.12,0.3,0.07,0.1,0.09,0.2,,,8,1024\n",
-          fp);
+    if (!fp) return -1;
+    fputs(csv, fp);
     fclose(fp);
-    rs_table_t t;
     rs_err_t err;
-    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &t, &err), 0);
-    char s[1400], rows[8][512];
-    int n = 0;
-    rs_report_heldout_rows(&t, rows, 8, &n);
-    CU_ASSERT_EQUAL(n, 4);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "contiguous forward full (N = 2)|fitted|1.0% (2.0%)|50.0% (60.0%)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|64 / 70"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "zigzag forward causal (N = 2)|held out|"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "|- / -"));
-    rs_report_finding_heldout(&t, 0.10, s, sizeof s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "Held out (2 configurations the calibration did not measure, N = 2)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 8.0%..12.0% (largest: striped backward causal)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_step 5.0%..7.0%"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%"));
-    CU_ASSERT_PTR_NULL(strstr(s, "50.0")); /* the fitted row is not held out */
-    CU_ASSERT_PTR_NULL(strstr(s, "own spread")); /* a table without the spread columns says nothing of it */
-    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|64 / 70|-"));
-    CU_ASSERT(no_nan_word(s));
-    for (int i = 0; i < n; i++) CU_ASSERT(no_nan_word(rows[i]));
-    rs_table_free(&t);
+    return rs_table_read(path, t, &err);
 }
 
-/* The same with the measurement's own spread (validate with 2 or more rounds): the rows show it per
- * configuration and the sentence gives its range over the held-out rows only. */
-static void test_finding_heldout_spread(void) {
-    const char *path = rs_test_path("heldout_spread.csv");
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"
-          "t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi,t_comp_spread,t_comm_spread,"
-          "t_step_spread,makespan_spread\n"
-          "2,2,contiguous,forward,full,2,2,1,0.01,0.02,0.5,0.6,0.01,0.02,0.01,0.02,64,70,8,1024,0.9,0.9,0.9,0.9\n"
-          "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024,0.01,0.03,0.02,0.04\n"
-          "2,2,striped,backward,causal,2,2,0,0.03,0.1,0.12,0.3,0.07,0.1,0.09,0.2,,,8,1024,0.02,0.11,0.05,0.06\n",
-          fp);
-    fclose(fp);
+/* The held-out table of validate --summary (planted CSV): its rows become the report's table (empty
+ * cells "-") and the sentence states the ranges and the largest of the held-out rows only; with the
+ * spread columns (validate with 2 or more rounds) the rows show the measurement's own spread and the
+ * sentence its range over the held-out rows only. A table without them says nothing of it. */
+static void test_finding_heldout_planted(void) {
     rs_table_t t;
-    rs_err_t err;
-    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &t, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(planted_table("heldout.csv",
+                                        "n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,"
+                                        "t_comm_p95,t_step_med,t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,"
+                                        "b_lo,b_hi,t_comp_spread,t_comm_spread,t_step_spread,makespan_spread\n"
+                                        "2,2,contiguous,forward,full,2,2,1,0.01,0.02,0.5,0.6,0.01,0.02,0.01,0.02,64,70,8,1024,0.9,0.9,0.9,0.9\n"
+                                        "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024,0.01,0.03,0.02,0.04\n"
+                                        "2,2,striped,backward,causal,2,2,0,0.03,0.1,0.12,0.3,0.07,0.1,0.09,0.2,,,8,1024,0.02,0.11,0.05,0.06\n",
+                                        &t),
+                          0);
     char s[1400], rows[8][512];
     int n = 0;
     rs_report_heldout_rows(&t, rows, 8, &n);
     CU_ASSERT_EQUAL(n, 4);
     CU_ASSERT_PTR_NOT_NULL(strstr(rows[0], "|own spread T_comm / T_step / makespan"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "contiguous forward full (N = 2)|fitted|1.0% (2.0%)|50.0% (60.0%)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|64 / 70"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "zigzag forward causal (N = 2)|held out|"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rows[2], "|- / -|3.0% / 2.0% / 4.0%"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rows[3], "|11.0% / 5.0% / 6.0%"));
     rs_report_finding_heldout(&t, 0.10, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "Held out (2 configurations the calibration did not measure, N = 2)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 8.0%..12.0% (largest: striped backward causal)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_step 5.0%..7.0%"));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%."));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "own spread over their rounds"));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 3.0%..11.0%, T_step 2.0%..5.0%, makespan 4.0%..6.0%"));
-    CU_ASSERT_PTR_NULL(strstr(s, "90.0")); /* the fitted row's spread is not among the held-out ones */
+    CU_ASSERT_PTR_NULL(strstr(s, "50.0")); /* the fitted row is not held out */
+    CU_ASSERT_PTR_NULL(strstr(s, "90.0")); /* nor is its spread */
     CU_ASSERT(no_nan_word(s));
+    for (int i = 0; i < n; i++) CU_ASSERT(no_nan_word(rows[i]));
+    rs_table_free(&t);
+    CU_ASSERT_EQUAL_FATAL(planted_table("heldout_old.csv",
+                                        "n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,"
+                                        "t_comm_p95,t_step_med,t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,"
+                                        "b_lo,b_hi\n2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.08,0.2,0.05,0.1,0.06,0.09,,,8,1024\n",
+                                        &t),
+                          0);
+    rs_report_heldout_rows(&t, rows, 8, &n);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rows[1], "|- / -|-"));
+    rs_report_finding_heldout(&t, 0.10, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 1 meet"));
+    CU_ASSERT_PTR_NULL(strstr(s, "own spread"));
     rs_table_free(&t);
 }
 
@@ -566,7 +558,6 @@ int main(void) {
                                          {"scaling sentence from planted N sweep (crossing at N = 32, inter-node)", test_finding_scaling_planted},
                                          {"crossover and threshold sentences: planted crossing, none reached, no B*", test_finding_crossover_planted},
                                          {"held-out table and sentence from a planted summary", test_finding_heldout_planted},
-                                         {"held-out spread columns from a planted summary", test_finding_heldout_spread},
                                          {"validate's spread of the rounds on planted rounds", test_validate_round_spread},
                                          {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"compare", cmp}, {"bad-input", bad}, {"report", rep}};

@@ -433,6 +433,20 @@ static int parse_curve(const vctx_t *v, const json_t *j, bool overlap, rs_calibr
     return 0;
 }
 
+/* parse_pairs into points of two doubles (x, y) `stride` bytes apart (calibration.h's point
+ * structs); *n their count. */
+static int parse_points(const vctx_t *v, const json_t *j, const pairs_spec_t *sp, void *pts, size_t stride, int *n) {
+    double xs[RS_MAX_EFF_POINTS], ys[RS_MAX_EFF_POINTS];
+    int k = 0;
+    if (sp->max > RS_MAX_EFF_POINTS || parse_pairs(v, j, sp, xs, ys, &k)) return -1;
+    for (int i = 0; i < k; i++) {
+        double *p = (double *)(void *)((char *)pts + (size_t)i * stride);
+        p[0] = xs[i], p[1] = ys[i];
+    }
+    *n = k;
+    return 0;
+}
+
 /* calibration.poll_*: the polled-progress model (calibration.h), all four keys or none. */
 static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
     static const char *const geom[] = {"poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward"};
@@ -454,12 +468,7 @@ static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
         *dst[i] = (int64_t)x;
     }
     const pairs_spec_t sp = {"calibration.poll_curve", "bytes", "polls", RS_MAX_OVERLAP_POINTS, RS_RANGE_POLLS, true};
-    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
-    int n = 0;
-    if (parse_pairs(v, curve, &sp, xs, ys, &n)) return -1;
-    for (int k = 0; k < n; k++) pm->curve[k] = (rs_poll_point_t){xs[k], ys[k]};
-    pm->n = n;
-    return 0;
+    return parse_points(v, curve, &sp, pm->curve, sizeof pm->curve[0], &pm->n);
 }
 
 /* calibration.xfer_curve: [[bytes, g], ...], the transfer curve (calibration.h); absent: g = 1. */
@@ -467,12 +476,7 @@ static int parse_xfer(const vctx_t *v, const json_t *cal, rs_calibration_t *out)
     const json_t *curve = json_object_get(cal, "xfer_curve");
     if (!curve) return 0;
     const pairs_spec_t sp = {"calibration.xfer_curve", "bytes", "g", RS_MAX_OVERLAP_POINTS, RS_RANGE_XFER_FACTOR, true};
-    double xs[RS_MAX_OVERLAP_POINTS], ys[RS_MAX_OVERLAP_POINTS];
-    int n = 0;
-    if (parse_pairs(v, curve, &sp, xs, ys, &n)) return -1;
-    for (int k = 0; k < n; k++) out->xfer_curve[k] = (rs_xfer_point_t){xs[k], ys[k]};
-    out->n_xfer = n;
-    return 0;
+    return parse_points(v, curve, &sp, out->xfer_curve, sizeof out->xfer_curve[0], &out->n_xfer);
 }
 
 static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
