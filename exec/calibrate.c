@@ -302,11 +302,7 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
             rs_errf(err, "calibrate: %s", e.msg);
             goto out;
         }
-        /* in the executor's order (exec/executor.c): the forward's state is reset once per pass, before
-         * the step posts; the backward step posts, then zeroes its dK,dV accumulator (no polls: the
-         * transfers wait for the kernel's first poll), then runs the kernel */
-        if ((!blk.bwd && block_begin(cops, &blk, err) < 0) || tops->post(ts, 2 * f.n, q, err) < 0 ||
-            (blk.bwd && block_begin(cops, &blk, err) < 0) || block_run(cops, &blk, &t0, &t1, err) < 0 ||
+        if (block_begin(cops, &blk, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || block_run(cops, &blk, &t0, &t1, err) < 0 ||
             tops->wait(ts, timeout_s, tm, err) < 0)
             goto out;
         if (r == 0 || *n >= cap) continue; /* warm-up */
