@@ -100,10 +100,10 @@ typedef struct {
     row_t rows[RS_VALIDATE_MAX_B];       /* rank 0: per B */
     double *ec[RS_CMP_METRIC_COUNT];     /* |error| of every (rank, step) point: model vs measured */
     double *es[RS_CMP_METRIC_COUNT];     /* simulator vs measured */
-    double *en[RS_CMP_METRIC_COUNT];     /* |round - median of the rounds| / median: the measurement's own spread */
-    size_t nec[RS_CMP_METRIC_COUNT], nes[RS_CMP_METRIC_COUNT], nen[RS_CMP_METRIC_COUNT];
-    double mk_noise[RS_VALIDATE_MAX_B * RS_VALIDATE_MAX_ROUNDS]; /* the same for the makespan, per B and round */
-    size_t n_mk_noise;
+    double *esp[RS_CMP_METRIC_COUNT];    /* |round - median of the rounds| / median: the measurement's own spread */
+    size_t nec[RS_CMP_METRIC_COUNT], nes[RS_CMP_METRIC_COUNT], nesp[RS_CMP_METRIC_COUNT];
+    double mk_spread[RS_VALIDATE_MAX_B * RS_VALIDATE_MAX_ROUNDS]; /* the same for the makespan, per B and round */
+    size_t n_mk_spread;
     double mk_err[RS_VALIDATE_MAX_B];    /* makespan error per B, model */
     double mk_err_sim[RS_VALIDATE_MAX_B];
     int n_sim;
@@ -573,8 +573,6 @@ int rs_validate_round_spread(rs_trace_t *const *rounds, int n_rounds, const rs_t
     return 0;
 }
 
-/* One configuration at sweep point i (rank 0): the measured trace (medians over the rounds) against
- * the walk's and the simulator's. Returns an exit code. */
 /* The machine of sweep point i: the pass's, with the stragglers of that B's kernel samples (a rank
  * more than 0.5% slower than the fastest) when they were measured; else the sweep's median ones. */
 static void val_stragglers_at(const val_t *v, const val_pass_t *ps, int i, rs_machine_t *m) {
@@ -589,6 +587,9 @@ static void val_stragglers_at(const val_t *v, const val_pass_t *ps, int i, rs_ma
     }
 }
 
+/* One configuration at sweep point i (rank 0): the measured trace (medians over the rounds) against
+ * the walk's and the simulator's, on the machine of that B (val_stragglers_at); the measurement's
+ * own spread. Returns an exit code. */
 static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
     const rs_validate_in_t *in = v->in;
     rs_machine_t mb;
@@ -613,7 +614,7 @@ static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
         for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) collect(&cmp, tm, (rs_cmp_metric_t)k, cf->ec[k], &cf->nec[k]);
         cf->mk_err[i] = rel(cf->rows[i].pred.makespan_s, cf->rows[i].meas.makespan_s);
         rs_compare_free(&cmp);
-        if (rs_validate_round_spread(cf->meas[i], v->rounds, tm, p.pass, cf->en, cf->nen, cf->mk_noise, &cf->n_mk_noise, &err) < 0) {
+        if (rs_validate_round_spread(cf->meas[i], v->rounds, tm, p.pass, cf->esp, cf->nesp, cf->mk_spread, &cf->n_mk_spread, &err) < 0) {
             fprintf(stderr, "ringsim validate: B=%lld: %s\n", (long long)in->b[i], err.msg);
             rc = RS_EXIT_FAIL;
         }
@@ -710,18 +711,17 @@ static void val_print_cfg(val_t *v, val_cfg_t *cf, FILE *csv, rs_validate_row_t 
                                .fitted = p->layout == RS_LAYOUT_CONTIGUOUS && !p->causal, .mk_med = rs_median(mk, nb),
                                .mk_max = rs_percentile(mk, nb, 1.0), .b_lo = bb[0], .b_hi = bb[nb - 1]};
     for (int k = 0; k < 3; k++) row->med[k] = rs_median(cf->ec[k], cf->nec[k]), row->p95[k] = rs_percentile(cf->ec[k], cf->nec[k], 0.95);
-    if (v->rounds < 2)
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) row->spread[k] = rs_median(cf->esp[k], cf->nesp[k]);
+    row->mk_spread = rs_median(cf->mk_spread, cf->n_mk_spread);
+    if (v->rounds < 2) {
         fprintf(v->out, "# the measurement's own spread: one round, nothing to compare it with (--rounds 2 or more)\n");
-    else
+    } else {
         fprintf(v->out, "# the measurement's own spread over its %d rounds, |round - median of the rounds| / median (an error "
                         "within it is not resolved by this run):\n# %-8s %8s %8s %8s %8s\n", v->rounds, "metric", "n", "median",
                 "p95", "max");
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) {
-        if (v->rounds >= 2) print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->en[k], cf->nen[k]);
-        row->noise[k] = rs_median(cf->en[k], cf->nen[k]);
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) print_stats(v->out, rs_cmp_metric_name((rs_cmp_metric_t)k), cf->esp[k], cf->nesp[k]);
+        print_stats(v->out, "makespan", cf->mk_spread, cf->n_mk_spread);
     }
-    if (v->rounds >= 2) print_stats(v->out, "makespan", cf->mk_noise, cf->n_mk_noise);
-    row->mk_noise = rs_median(cf->mk_noise, cf->n_mk_noise);
     if (cf->n_sim > 0) {
         fprintf(v->out, "# simulator vs measured:\n");
         for (int k = 0; k < RS_CMP_METRIC_COUNT; k++)
@@ -766,8 +766,8 @@ void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n) 
                 rs_fmt_num(r->med[2], "%.3f", c[4], 16), rs_fmt_num(r->p95[2], "%.3f", c[5], 16),
                 rs_fmt_num(r->mk_med, "%.3f", c[6], 16), rs_fmt_num(r->mk_max, "%.3f", c[7], 16),
                 rs_fmt_num(r->x_meas, "%.4g", c[8], 16), rs_fmt_num(r->x_model, "%.4g", c[9], 16),
-                rs_fmt_num(r->noise[0], "%.3f", c[10], 16), rs_fmt_num(r->noise[1], "%.3f", c[11], 16),
-                rs_fmt_num(r->noise[2], "%.3f", c[12], 16), rs_fmt_num(r->mk_noise, "%.3f", c[13], 16));
+                rs_fmt_num(r->spread[0], "%.3f", c[10], 16), rs_fmt_num(r->spread[1], "%.3f", c[11], 16),
+                rs_fmt_num(r->spread[2], "%.3f", c[12], 16), rs_fmt_num(r->mk_spread, "%.3f", c[13], 16));
     }
     for (int i = 0; i < n; i++) { /* once per N */
         bool seen = false;
@@ -796,8 +796,8 @@ void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int
         for (int k = 0; k < 3; k++) csv_num(out, r->med[k]), csv_num(out, r->p95[k]);
         csv_num(out, r->mk_med), csv_num(out, r->mk_max), csv_num(out, r->x_meas), csv_num(out, r->x_model);
         csv_num(out, r->b_lo), csv_num(out, r->b_hi);
-        for (int k = 0; k < 3; k++) csv_num(out, r->noise[k]);
-        csv_num(out, r->mk_noise);
+        for (int k = 0; k < 3; k++) csv_num(out, r->spread[k]);
+        csv_num(out, r->mk_spread);
         fputs("\n", out);
     }
 }
@@ -829,7 +829,7 @@ int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int 
         r->mk_med = num_cell(x[c[14]]), r->mk_max = num_cell(x[c[15]]), r->x_meas = num_cell(x[c[16]]);
         r->x_model = num_cell(x[c[17]]), r->b_lo = num_cell(x[c[18]]), r->b_hi = num_cell(x[c[19]]);
         for (int k = 0; k < 4; k++) /* optional: tables written before the spread was kept lack them */
-            (k < 3 ? &r->noise[k] : &r->mk_noise)[0] = sp[k] >= 0 ? num_cell(x[sp[k]]) : NAN;
+            (k < 3 ? &r->spread[k] : &r->mk_spread)[0] = sp[k] >= 0 ? num_cell(x[sp[k]]) : NAN;
     }
     rs_table_free(&t);
     return rc;
@@ -860,7 +860,7 @@ static void val_print(val_t *v) {
 static void val_free(val_t *v) {
     for (int c = 0; c < RS_VALIDATE_MAX_CFG; c++) {
         val_cfg_t *cf = &v->cs[c];
-        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(cf->ec[k]), free(cf->es[k]), free(cf->en[k]);
+        for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(cf->ec[k]), free(cf->es[k]), free(cf->esp[k]);
         for (int i = 0; i < RS_VALIDATE_MAX_B; i++)
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
@@ -895,8 +895,8 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
                 cf->prob.layout = in->layouts[l], cf->prob.causal = in->masks_causal[k];
                 for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
                     cf->ec[m] = calloc(cap, sizeof(double)), cf->es[m] = calloc(cap, sizeof(double));
-                    cf->en[m] = calloc(cap * RS_VALIDATE_MAX_ROUNDS, sizeof(double));
-                    ok = ok && cf->ec[m] && cf->es[m] && cf->en[m];
+                    cf->esp[m] = calloc(cap * RS_VALIDATE_MAX_ROUNDS, sizeof(double));
+                    ok = ok && cf->ec[m] && cf->es[m] && cf->esp[m];
                 }
             }
     return ok;

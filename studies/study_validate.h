@@ -77,10 +77,10 @@ typedef struct {
     double mk_med, mk_max;           /* makespan |error| over the B sweep */
     double x_meas, x_model;          /* crossover B at the seed's threshold (T_comm = T_comp alone); NaN: not reached */
     double b_lo, b_hi;               /* the sweep's range */
-    double noise[3];                 /* the measurement's own spread: median over (rank, step) and rounds of
+    double spread[3];                /* the measurement's own spread: median over (rank, step) and rounds of
                                         |round - median of the rounds| / median, T_comp, T_comm, T_step
                                         (NaN: one round, or a table written before it was kept) */
-    double mk_noise;                 /* the same for the makespan, over B and rounds */
+    double mk_spread;                /* the same for the makespan, over B and rounds */
 } rs_validate_row_t;
 
 /* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem: one configuration,
