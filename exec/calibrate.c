@@ -390,8 +390,8 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
 
 /* After the (L, W) fit: its largest relative error over the sizes, the transfer curve g(bytes)
  * (calibration.h) through every measured size, g = (t - L) W / m (in [0.05, the range's max]: a
- * time below the latency, or a load burst), and the overlap points' transfer alone from the curve, so that the overlap and poll fits
- * and the model read the same transfer time. */
+ * time below the latency, or a load burst), and the overlap points' transfer alone from the curve,
+ * so that the overlap and poll fits and the model read the same transfer time. */
 static void transport_fitted(rs_calib_t *c) {
     rs_calibration_t *cal = &c->model;
     cal->n_xfer = 0;
