@@ -14,8 +14,9 @@ int rs_calib_kernel_table(const rs_problem_t *problem, const rs_compute_ops_t *c
         return rs_errf(err, "calibrate: the kernel table needs 2 to %d block sizes, got %d", RS_KMAX_POINTS, o->n_blocks);
     t->n_kernels = 1;
     snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "%s", o->name);
-    for (int pass = 0; pass < 2; pass++)
-        for (int mask = 0; mask < RS_KMASK_COUNT && (o->passes == 0 || (o->passes >> pass & 1u)); mask++) {
+    for (int pass = 0; pass < 2; pass++) {
+        if (o->passes != 0 && !(o->passes >> pass & 1u)) continue; /* a pass not asked for */
+        for (int mask = 0; mask < RS_KMASK_COUNT; mask++) {
             rs_kcurve_t *c = &t->curve[t->n_curves++];
             c->kernel = 0, c->dtypes = 1u << o->dtype, c->head_dim = problem->head_dim, c->pass = pass, c->mask = (rs_kmask_t)mask;
             rs_problem_t p = *problem;
@@ -31,6 +32,7 @@ int rs_calib_kernel_table(const rs_problem_t *problem, const rs_compute_ops_t *c
                 c->pt[c->n++] = (rs_kpoint_t){(double)o->blocks[i], (double)o->blocks[i], (double)useful / med};
             }
         }
+    }
     if (rs_calib_merge_bw(problem, o->blocks[o->n_blocks - 1], cops, local_rank, o->min_time_s, &t->merge_bw_bytes_per_s, err) < 0)
         return -1;
     t->impl_kernel[RS_IMPL_RINGSIM] = 1;

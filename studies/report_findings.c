@@ -151,17 +151,19 @@ static const char *row_cfg(const rs_table_t *t, size_t row, char *buf, size_t le
     return buf;
 }
 
+/* The held-out CSV's columns of the measurement's own spread, T_comm, T_step, makespan (optional). */
+static const char *const spread_cols[3] = {"t_comm_spread", "t_step_spread", "makespan_spread"};
+
 void rs_report_heldout_rows(const rs_table_t *t, char rows[][512], int max_rows, int *n_rows) {
     static const char *const cols[10] = {"t_comp_med", "t_comp_p95", "t_comm_med", "t_comm_p95", "t_step_med",
                                          "t_step_p95", "makespan_med", "makespan_max", "crossover_meas", "crossover_model"};
     int n = 0;
-    static const char *const spread[3] = {"t_comm_spread", "t_step_spread", "makespan_spread"};
     snprintf(rows[n++], 512, "configuration|calibration|T_comp median (p95)|T_comm median (p95)|T_step median (p95)|"
                              "makespan median (max)|crossover measured / model|own spread T_comm / T_step / makespan");
     for (size_t i = 0; i < t->n_rows && n < max_rows; i++) {
         char cfg[96], nr[24], c[10][24], sp[3][24], spc[96];
         for (int k = 0; k < 10; k++) rs_fmt_num(k < 8 ? 100 * cell(t, i, cols[k]) : cell(t, i, cols[k]), k < 8 ? "%.1f" : "%.0f", c[k], 24);
-        for (int k = 0; k < 3; k++) rs_fmt_num(100 * cell(t, i, spread[k]), "%.1f%%", sp[k], 24);
+        for (int k = 0; k < 3; k++) rs_fmt_num(100 * cell(t, i, spread_cols[k]), "%.1f%%", sp[k], 24);
         snprintf(spc, sizeof spc, "%s / %s / %s", sp[0], sp[1], sp[2]);
         snprintf(rows[n++], 512, "%s (N = %s)|%s|%s%% (%s%%)|%s%% (%s%%)|%s%% (%s%%)|%s%% (%s%%)|%s / %s|%s", row_cfg(t, i, cfg, sizeof cfg),
                  rs_fmt_num(cell(t, i, "n_ranks"), "%.0f", nr, sizeof nr), cell(t, i, "fitted") == 1 ? "fitted" : "held out", c[0],
@@ -177,9 +179,14 @@ void rs_report_finding_heldout(const rs_table_t *t, double target, char *buf, si
     size_t worst[4] = {0, 0, 0, 0}, n_held = 0;
     int meet = 0;
     double n_ranks = NAN, cores = NAN;
+    double slo[3] = {INFINITY, INFINITY, INFINITY}, shi[3] = {-INFINITY, -INFINITY, -INFINITY}; /* the spread's range */
     for (size_t i = 0; i < t->n_rows; i++) {
         if (cell(t, i, "fitted") == 1) continue;
         n_held++;
+        for (int k = 0; k < 3; k++) {
+            const double e = cell(t, i, spread_cols[k]);
+            if (isfinite(e)) slo[k] = fmin(slo[k], e), shi[k] = fmax(shi[k], e);
+        }
         n_ranks = cell(t, i, "n_ranks"), cores = cell(t, i, "cores");
         bool ok = true;
         for (int k = 0; k < 4; k++) {
@@ -207,13 +214,6 @@ void rs_report_finding_heldout(const rs_table_t *t, double target, char *buf, si
         o += (size_t)snprintf(buf + o, len - o, ". %d of %zu meet T_comm, T_step and makespan within %.0f%%.", meet, n_held,
                               100 * target);
     /* the measurement's own spread over the same rows: an error within it is not resolved by the run */
-    static const char *const spread[3] = {"t_comm_spread", "t_step_spread", "makespan_spread"};
-    double slo[3] = {INFINITY, INFINITY, INFINITY}, shi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < t->n_rows; i++)
-        for (int k = 0; k < 3 && cell(t, i, "fitted") != 1; k++) {
-            const double e = cell(t, i, spread[k]);
-            if (isfinite(e)) slo[k] = fmin(slo[k], e), shi[k] = fmax(shi[k], e);
-        }
     if (o < len && isfinite(shi[0]) && isfinite(shi[1]) && isfinite(shi[2]))
         snprintf(buf + o, len - o, " The measurements' own spread over their rounds (median |round - median of the rounds| / median) "
                                    "was T_comm %s%%..%s%%, T_step %s%%..%s%%, makespan %s%%..%s%%: an error within it is not "
