@@ -120,6 +120,8 @@ static void print_header(void) {
            isa[0] ? isa : "none of avx512f/avx2/fma/avx/sse4.2", cache_kib(1), cache_kib(2), cache_kib(3));
     printf("# OpenBLAS core %s, %d thread(s); OPENBLAS_CORETYPE=%s\n", core ? core : "?", openblas_get_num_threads(),
            ct ? ct : "unset");
+    char why[512];
+    if (rs_exec_blas_core_note(why, sizeof why)) printf("# warning: %s\n", why);
 }
 
 typedef struct {

@@ -88,6 +88,11 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
              (long long)job->n_ranks, mode, kernel, job->tops->describe(job->ts));
     fprintf(j->out, "# ringsim calibrate: %lld ranks, heads %lld/%lld, d %lld, %s pass\n# %s\n", (long long)job->n_ranks,
            (long long)p.q_heads, (long long)p.kv_heads, (long long)p.head_dim, rs_pass_name(p.pass), note);
+    char why[512];
+    if (job->be->compute_for(RS_DTYPE_FP32) && rs_exec_blas_core_note(why, sizeof why)) {
+        fprintf(j->out, "# warning: %s\n", why);
+        fprintf(stderr, "ringsim calibrate: warning: %s\n", why);
+    }
     rs_calib_print(&c, j->out);
     rs_hw_t hw;
     rs_calib_to_hw(&c, name, note, job->n_ranks, j->dtype, &hw);

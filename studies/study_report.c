@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "compare.h"
 #include "doc.h"
+#include "exec.h"
 #include "kernel.h"
 #include "meter.h"
 #include "model.h"
@@ -73,7 +74,7 @@ typedef struct {
     bool have_busy[RS_PASS_COUNT];     /* data/busy-PASS.csv written */
     rs_sweep_spec_t *spec;             /* the sweeps (the scaling profiles stay in it) */
     sweep_t sb, sbc, sn, sbb, sv;      /* B full, B causal, N scaling, B scaling, validate's B sweep */
-    char exec_note[1024];              /* what the real execution did */
+    char exec_note[1536];              /* what the real execution did */
     rs_table_t heldout;                /* validate's held-out table (validation/heldout.csv) */
     bool have_heldout;
     bool have_val, have_val_cmp;       /* data/validation-b.csv, data/compare-exec.csv */
@@ -553,6 +554,9 @@ static void report_exec(report_t *r) {
         snprintf(r->exec_note, sizeof r->exec_note, "ringsim validate is not available or failed (exit %d): %s", status,
                  tail[0] ? tail : "no output");
     if (status != 0) return;
+    char why[512]; /* the child ran this process's OpenBLAS, in its environment */
+    if (rs_exec_blas_core_note(why, sizeof why))
+        snprintf(r->exec_note + strlen(r->exec_note), sizeof r->exec_note - strlen(r->exec_note), " Warning: %s.", why);
     read_heldout(r, vdir);
     validation_sweep(r, vdir);
     validation_compare(r, vdir);

@@ -262,6 +262,9 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
             rs_meter_hide();
             fprintf(v->out, "# ringsim validate: calibration, %s pass (%lld ranks, progress %s)\n", rs_pass_name(ps->prob.pass),
                     (long long)job->n_ranks, v->mode);
+            char why[512];
+            if (job->be->compute_for(RS_DTYPE_FP32) && rs_exec_blas_core_note(why, sizeof why))
+                fprintf(v->out, "# warning: %s\n", why);
             rs_calib_print(&ps->calib, v->out);
             if (val_kernel_table(v, ps) != RS_EXIT_OK) return RS_EXIT_FAIL;
         }

@@ -2,6 +2,7 @@
  * numerics against the float64 reference for every layout x causal x pass x GQA, N = 1, extreme
  * logits, .npy files, a rank that stops answering, and the trace against the schedule; the kernel's
  * variants (plain reference and fast paths) on one block of every mask kind against float64. */
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,6 +563,39 @@ static void test_kernel_variant_bad(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "accepted: auto, plain, avx2, avx512f"));
 }
 
+/* The OpenBLAS core against the CPU's ISA: an SSE fallback core on an AVX-512 or AVX2 CPU is named
+ * with what selects the CPU's kernels; a matching, wider or unknown core says nothing. */
+static void test_blas_core_note(void) {
+    char buf[512];
+    CU_ASSERT_EQUAL(rs_blas_core_isa("Prescott"), RS_ISA_SSE);
+    CU_ASSERT_EQUAL(rs_blas_core_isa("skylakex"), RS_ISA_AVX512);
+    CU_ASSERT_EQUAL(rs_blas_core_isa("Zen"), RS_ISA_AVX2);
+    CU_ASSERT_EQUAL(rs_blas_core_isa("Sandybridge"), RS_ISA_AVX);
+    CU_ASSERT_EQUAL(rs_blas_core_isa("NoSuchCore"), RS_ISA_UNKNOWN);
+    CU_ASSERT_EQUAL(rs_blas_core_isa(NULL), RS_ISA_UNKNOWN);
+    CU_ASSERT_EQUAL(rs_blas_core_note("Prescott", RS_ISA_AVX512, buf, sizeof buf), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "core Prescott (SSE kernels) on a CPU with AVX-512"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "OPENBLAS_CORETYPE=SkylakeX"));
+    CU_ASSERT_EQUAL(rs_blas_core_note("Haswell", RS_ISA_AVX512, buf, sizeof buf), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "core Haswell (AVX2 kernels)"));
+    CU_ASSERT_EQUAL(rs_blas_core_note("Nehalem", RS_ISA_AVX2, buf, sizeof buf), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "OPENBLAS_CORETYPE=Haswell"));
+    const struct {
+        const char *core;
+        rs_isa_t cpu;
+    } quiet[] = {{"Zen", RS_ISA_AVX2}, {"Haswell", RS_ISA_AVX2}, {"Cooperlake", RS_ISA_AVX512},
+                 {"SkylakeX", RS_ISA_AVX2}, {"NoSuchCore", RS_ISA_AVX512}, {"Prescott", RS_ISA_UNKNOWN}};
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+        strcpy(buf, "x");
+        CU_ASSERT_EQUAL(rs_blas_core_note(quiet[i].core, quiet[i].cpu, buf, sizeof buf), 0);
+        CU_ASSERT_STRING_EQUAL(buf, "");
+    }
+    /* this machine: the note agrees with the linked core and the CPU */
+    const int mine = rs_exec_blas_core_note(buf, sizeof buf);
+    CU_ASSERT_EQUAL(mine, rs_blas_core_isa(openblas_get_corename()) != RS_ISA_UNKNOWN &&
+                              rs_blas_core_isa(openblas_get_corename()) < rs_cpu_isa());
+}
+
 /* Calibration's overlap fit on synthetic points made by the model itself: a host cost n o + O m on
  * top of the compute alone (n flows of m bytes in all: points 1 and 3 carry two flows, a backward
  * step's K,V and dK,dV), and completions from the eta step with a different eta per size (the last
@@ -809,6 +843,7 @@ int main(void) {
                                               {"kernel_variants_masks", test_kernel_variants_masks},
                                               {"kernel_exp_rows", test_kernel_exp_rows},
                                               {"kernel_variant_bad", test_kernel_variant_bad},
+                                              {"blas_core_note", test_blas_core_note},
                                               {NULL, NULL}};
     static const rs_test_case_t runs[] = {{"save_io_npy", test_save_io},
                                           {"dead_rank_timeout", test_dead_rank_timeout},
