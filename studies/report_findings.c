@@ -83,8 +83,8 @@ static void b_range(const rs_sweep_point_t *pts, size_t n, const char *series, d
 }
 
 const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *buf, size_t len) {
-    if (isfinite(x)) snprintf(buf, len, "B = %.0f tokens", x);
-    else snprintf(buf, len, "not reached in the swept range (B = %.0f..%.0f)", b_lo, b_hi);
+    if (isfinite(x)) snprintf(buf, len, "at B = %.0f tokens", x);
+    else snprintf(buf, len, "nowhere in the swept range (B = %.0f..%.0f)", b_lo, b_hi);
     return buf;
 }
 
@@ -105,10 +105,38 @@ void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const 
                  bx_causal / bx_full);
     snprintf(buf, len,
              "**Crossover in the data** (%s, zigzag, forward, N = %lld; figures tcomm-vs-b and tcomm-vs-b-causal): full blocks "
-             "cross at %s (B* = %s, B_min = %s); under the causal mask at %s%s.",
+             "cross %s (B* = %s, B_min = %s); under the causal mask %s%s.",
              who, (long long)n_ranks, rs_report_crossing_text(bx_full, lo_f, hi_f, t1, sizeof t1),
              num(full[0].closed.b_star_tokens, "%.0f"), num(full[0].closed.b_min_tokens, "%.0f"),
              rs_report_crossing_text(bx_causal, lo_c, hi_c, t2, sizeof t2), ratio);
+}
+
+void rs_report_finding_measured_crossover(const rs_sweep_point_t *pts, size_t n, double x_meas, double x_model, char *buf,
+                                          size_t len) {
+    if (n == 0) {
+        snprintf(buf, len, "The measured B sweep did not run.");
+        return;
+    }
+    double lo, hi;
+    b_range(pts, n, pts[0].series, &lo, &hi);
+    const rs_sweep_point_t *p = &pts[0];
+    const double bx = rs_sweep_crossover(pts, n, p->series, 2), bm = rs_sweep_crossover(pts, n, p->series, 0);
+    const double bs = p->closed.b_star_tokens;
+    char t1[96], t2[96], t3[96], t4[96], lat[32], bstar[160];
+    if (bs > 0 && isfinite(bs)) snprintf(bstar, sizeof bstar, "%.0f tokens", bs);
+    else if (isnan(bs)) snprintf(bstar, sizeof bstar, "not found (transfer-bound at every B searched)");
+    else snprintf(bstar, sizeof bstar, "not found (compute-bound at every B)");
+    snprintf(buf, len,
+             "Contiguous forward with full blocks (the configuration the calibration measures; calibrated: F_eff peak %s "
+             "GFLOP/s, W = %s GB/s, latency %s): the measured T_comm crosses the block's compute alone (the seed's "
+             "threshold) %s and the calibrated model's walk %s; the measured T_comm crosses the median per-step T_comp (the "
+             "figure's points and lines; with N = 2 half of the steps carry a transfer and its host cost) %s, the model's %s. "
+             "The closed form's B* (compute with the host cost against the full-rate transfer) is %s; B_min = %s tokens without "
+             "latency and efficiency.",
+             num(p->machine.flops_per_s / 1e9, "%.2f"), num(p->machine.intra.bw_bytes_per_s / 1e9, "%.3f"),
+             rs_fmt_time(p->machine.intra.latency_s, lat, sizeof lat), rs_report_crossing_text(x_meas, lo, hi, t1, sizeof t1),
+             rs_report_crossing_text(x_model, lo, hi, t2, sizeof t2), rs_report_crossing_text(bx, lo, hi, t3, sizeof t3),
+             rs_report_crossing_text(bm, lo, hi, t4, sizeof t4), bstar, num(p->closed.b_min_tokens, "%.0f"));
 }
 
 void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layout_t layout, char *buf, size_t len) {

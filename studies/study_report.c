@@ -824,28 +824,13 @@ static void doc_heldout(report_t *r, rs_doc_t *d) {
 }
 
 static void doc_exec(report_t *r, rs_doc_t *d) {
-    char a1[32], t1[96], t2[96], t3[96], t4[96];
     rs_doc_h(d, 2, "Real execution (CPU)");
     rs_doc_p(d, "%s", r->exec_note);
     if (r->have_heldout) doc_heldout(r, d);
     if (r->have_val) {
-        const sweep_t *sv = &r->sv;
-        const rs_sweep_point_t *p = &sv->pts[0];
-        const double lo = (double)rs_problem_block(&sv->pts[0].problem), hi = (double)rs_problem_block(&sv->pts[sv->n - 1].problem);
-        double bx = rs_sweep_crossover(sv->pts, sv->n, p->series, 2), bm = rs_sweep_crossover(sv->pts, sv->n, p->series, 0);
-        rs_doc_p(d, "Contiguous forward with full blocks (the configuration the calibration measures; calibrated: F_eff peak %s "
-                    "GFLOP/s, W = %s GB/s, latency %s): the measured T_comm crosses the block's compute alone (the seed's "
-                    "threshold) at %s and the calibrated model's walk at %s; it crosses the median per-step T_comp (the figure's "
-                    "points and lines; with N = 2 half of the steps carry a transfer and its host cost) at %s, the model at %s. "
-                    "The closed form's B* (compute with the host cost against the full-rate transfer) is %s, B_min = %s without "
-                    "latency and efficiency.",
-                 rs_fmt_num(p->machine.flops_per_s / 1e9, "%.2f", t1, sizeof t1),
-                 rs_fmt_num(p->machine.intra.bw_bytes_per_s / 1e9, "%.3f", t2, sizeof t2), fmt_t(p->machine.intra.latency_s, a1, sizeof a1),
-                 rs_report_crossing_text(r->val_x_meas, lo, hi, t3, sizeof t3),
-                 rs_report_crossing_text(r->val_x_model, lo, hi, t4, sizeof t4),
-                 rs_report_crossing_text(bx, lo, hi, r->path, 256), rs_report_crossing_text(bm, lo, hi, r->path2, 256),
-                 rs_fmt_num(p->closed.b_star_tokens > 0 ? p->closed.b_star_tokens : NAN, "%.0f", t1, sizeof t1),
-                 rs_fmt_num(p->closed.b_min_tokens, "%.0f", t2, sizeof t2));
+        char line[1400];
+        rs_report_finding_measured_crossover(r->sv.pts, r->sv.n, r->val_x_meas, r->val_x_model, line, sizeof line);
+        rs_doc_p(d, "%s", line);
         rs_doc_fig(d, "tcomm-vs-b-measured", "T_comp and T_comm measured on this CPU (points) against the calibrated model (lines)",
                    r->f_vb);
     }

@@ -43,8 +43,8 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
  * Findings (studies/report_findings.c): each sentence with a number is made by one function from the
- * rows that feed the figure or table next to it; what was not reached is said in words ("not reached
- * in the swept range (B = 64..65536)"), never as nan or inf. Each writes one Markdown sentence into
+ * rows that feed the figure or table next to it; what was not reached is said in words ("nowhere in
+ * the swept range (B = 64..65536)"), never as nan or inf. Each writes one Markdown sentence into
  * buf. Can't fail.
  * ------------------------------------------------------------------------------------------------- */
 /* The overlap efficiency of a summarized trace, T_comp / T_step (the sweep CSV's *_overlap_eff column
@@ -55,12 +55,19 @@ double rs_report_overlap_eff(const rs_trace_summary_t *s);
  * the ring spans nodes there), and its value at the largest N. */
 void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char *profile, double eff_min, char *buf,
                                size_t len);
-/* "B = 788 tokens", or "not reached in the swept range (B = 64..65536)". Returns buf. */
+/* "at B = 788 tokens", or "nowhere in the swept range (B = 64..65536)". Returns buf. */
 const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *buf, size_t len);
 /* The crossover in the data of the full-block and the causal B sweeps (figures tcomm-vs-b and
  * tcomm-vs-b-causal) by backend `which` (rs_sweep_crossover: 0 model walk, 1 SimGrid), named `who`. */
 void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const rs_sweep_point_t *causal, size_t nc, int which,
                                  const char *who, int64_t n_ranks, char *buf, size_t len);
+/* The calibrated configuration's B sweep measured by ringsim validate (the tcomm-vs-b-measured figure:
+ * points whose exec columns are the measurement, model columns the calibrated walk): the calibrated
+ * F, W and L, where the measured and the modelled T_comm cross the block's compute alone (x_meas,
+ * x_model: validate's own crossovers, NaN when not reached) and the median per-step T_comp
+ * (rs_sweep_crossover of the points), and the closed form's B* and B_min of the first point. */
+void rs_report_finding_measured_crossover(const rs_sweep_point_t *pts, size_t n, double x_meas, double x_model, char *buf,
+                                          size_t len);
 /* The overlap threshold of a pass from its closed form with B* (rs_model_b_star; summary.csv's row):
  * B_min, B* (or that there is none), the problem's B against it, the layout's middle step's T_comp
  * and T_comm (model/cost/kernel.h's bound rule). */

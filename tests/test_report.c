@@ -403,9 +403,49 @@ static void test_finding_scaling_planted(void) {
 }
 
 /* B sweeps with a known crossing (T_comm = T_comp at B = 256 on a log-log straight line) and one
- * without (the causal sweep never crosses in B = 64..1024): the sentence names 256 and says "not
- * reached in the swept range (B = 64..1024)"; B* = 0 and B* = NaN in the threshold sentence are
+ * without (the causal sweep never crosses in B = 64..1024): the sentence names 256 and says
+ * "nowhere in the swept range (B = 64..1024)"; B* = 0 and B* = NaN in the threshold sentence are
  * words, not numbers. */
+/* The measured B sweep of the calibrated configuration (validate's): calibrated F, W, L and the
+ * closed form's B* and B_min each appear once with its own value (a shared buffer once printed F
+ * where B* belonged); the measured T_comm crosses the median T_comp at B = 128, the model's at
+ * B = 64; validate's own crossovers (seed's threshold) at B = 17 measured and not reached by the
+ * model. B* 0 and NaN are words. */
+static void test_finding_measured_crossover_planted(void) {
+    static rs_sweep_point_t pts[5];
+    memset(pts, 0, sizeof pts);
+    for (int i = 0; i < 5; i++) {
+        const double b = 16 << i;
+        rs_sweep_point_t *p = &pts[i];
+        snprintf(p->series, sizeof p->series, "validate");
+        rs_problem_default(&p->problem);
+        p->problem.n_ranks = 2, p->problem.seq_tokens = 2 * (int64_t)b;
+        p->has_exec = true;
+        p->exec.t_comp_s = b * b, p->exec.t_comm_s = 128 * b; /* equal at B = 128 */
+        p->pred.t_comp_s = b * b, p->pred.t_comm_s = 64 * b;  /* equal at B = 64 */
+        p->machine.flops_per_s = 31.11e9, p->machine.intra.bw_bytes_per_s = 15.646e9, p->machine.intra.latency_s = 2.641e-6;
+        p->closed.b_star_tokens = 23.4, p->closed.b_min_tokens = 9;
+    }
+    char s[1600];
+    rs_report_finding_measured_crossover(pts, 5, 17, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "F_eff peak 31.11 GFLOP/s, W = 15.646 GB/s, latency 2.641 us"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "compute alone (the seed's threshold) at B = 17 tokens and the calibrated model's walk "
+                                     "nowhere in the swept range (B = 16..256)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "host cost) at B = 128 tokens, the model's at B = 64 tokens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "B* (compute with the host cost against the full-rate transfer) is 23 tokens; B_min = 9 tokens"));
+    CU_ASSERT(no_nan_word(s));
+    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = 0;
+    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (compute-bound at every B)"));
+    CU_ASSERT(no_nan_word(s));
+    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = NAN;
+    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (transfer-bound at every B searched)"));
+    CU_ASSERT(no_nan_word(s));
+    rs_report_finding_measured_crossover(pts, 0, NAN, NAN, s, sizeof s);
+    CU_ASSERT_STRING_EQUAL(s, "The measured B sweep did not run.");
+}
+
 static void test_finding_crossover_planted(void) {
     static rs_sweep_point_t full[5], causal[5];
     memset(full, 0, sizeof full), memset(causal, 0, sizeof causal);
@@ -424,7 +464,7 @@ static void test_finding_crossover_planted(void) {
     char s[1200];
     rs_report_finding_crossover(full, 5, causal, 5, 0, "model walk", 8, s, sizeof s);
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "full blocks cross at B = 256 tokens (B* = 250, B_min = 200)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "under the causal mask at not reached in the swept range (B = 64..1024)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "under the causal mask nowhere in the swept range (B = 64..1024)"));
     CU_ASSERT(no_nan_word(s));
     rs_closed_t cl;
     memset(&cl, 0, sizeof cl);
@@ -557,6 +597,7 @@ int main(void) {
     static const rs_test_case_t rep[] = {{"report numbers equal the model's", test_report_matches_model},
                                          {"scaling sentence from planted N sweep (crossing at N = 32, inter-node)", test_finding_scaling_planted},
                                          {"crossover and threshold sentences: planted crossing, none reached, no B*", test_finding_crossover_planted},
+                                         {"measured crossover sentence: planted sweep, each number its own", test_finding_measured_crossover_planted},
                                          {"held-out table and sentence from a planted summary", test_finding_heldout_planted},
                                          {"validate's spread of the rounds on planted rounds", test_validate_round_spread},
                                          {NULL, NULL}};
