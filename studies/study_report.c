@@ -694,22 +694,27 @@ static void doc_pass(report_t *r, rs_doc_t *d, int j) {
     }
     const entry_t *eb = &es[best], *ew = &es[worst];
     char tie[256] = "";
-    for (int i = 0; i < nl; i++) /* layouts within 0.5% of the best tie with it */
-        if (i != best && es[i].walk.makespan_s <= 1.005 * eb->walk.makespan_s)
-            snprintf(tie + strlen(tie), sizeof tie - strlen(tie), " and %s", rs_layout_name(es[i].problem.layout));
+    bool tied[RS_LAYOUT_COUNT + 1] = {false};
+    for (int i = 0; i < nl && i <= RS_LAYOUT_COUNT; i++) /* layouts within 0.5% of the best tie with it */
+        if (i != best && es[i].walk.makespan_s <= 1.005 * eb->walk.makespan_s) {
+            tied[i] = true;
+            snprintf(tie + strlen(tie), sizeof tie - strlen(tie), " and %s (+%.2f%%)", rs_layout_name(es[i].problem.layout),
+                     100.0 * (es[i].walk.makespan_s / eb->walk.makespan_s - 1));
+        }
     if (nl <= 1) return;
     char others[1024] = "";
     for (int i = 0; i < nl; i++) {
-        if (i == best) continue;
+        if (i == best || (i <= RS_LAYOUT_COUNT && tied[i])) continue;
         const entry_t *e = &es[i];
         snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s %s (%.2fx, +%.2f%%)", others[0] ? ", " : "",
                  rs_layout_name(e->problem.layout), fmt_t(e->walk.makespan_s, a1, sizeof a1),
                  e->walk.makespan_s / eb->walk.makespan_s, 100.0 * (e->walk.makespan_s / eb->walk.makespan_s - 1));
     }
-    rs_doc_li(d, "**%s: %s%s %s** with a makespan of %s (efficiency %.1f%% of perfect balance); %s. The worst, %s, "
+    rs_doc_li(d, "**%s: %s%s %s** with a makespan of %s (efficiency %.1f%% of perfect balance)%s%s. The worst, %s, "
                  "leaves its busiest rank computing %.2fx the mean.",
               rs_pass_name(eb->problem.pass), rs_layout_name(eb->problem.layout), tie, tie[0] ? "tie (within 0.5%)" : "wins",
-              fmt_t(eb->walk.makespan_s, a2, sizeof a2), 100 * eb->walk.efficiency, others, rs_layout_name(ew->problem.layout),
+              fmt_t(eb->walk.makespan_s, a2, sizeof a2), 100 * eb->walk.efficiency, others[0] ? "; " : "", others,
+              rs_layout_name(ew->problem.layout),
               ew->walk.busy_mean_s > 0 ? ew->walk.busy_max_s / ew->walk.busy_mean_s : 1.0);
 }
 

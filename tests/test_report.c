@@ -285,7 +285,7 @@ static void test_report_matches_model(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     char line[4096];
     int rows = 0;
-    double best_fwd = INFINITY;
+    double best_fwd = INFINITY, mk_bwd[RS_LAYOUT_COUNT] = {0};
     while (fgets(line, sizeof line, fp)) {
         if (line[0] == '#' || strncmp(line, "layout,", 7) == 0) continue;
         char layout[32], pass[32], bound[32];
@@ -324,15 +324,29 @@ static void test_report_matches_model(void) {
         snprintf(want, sizeof want, "| %s|%s|%s|", layout, pass, rs_fmt_time(w.makespan_s, t1, sizeof t1));
         CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
         if (p.pass == RS_PASS_FORWARD && w.makespan_s < best_fwd) best_fwd = w.makespan_s;
+        if (p.pass == RS_PASS_BACKWARD) mk_bwd[p.layout] = w.makespan_s;
         rows++;
     }
     fclose(fp);
     CU_ASSERT_EQUAL(rows, 6);
     /* the seed's B_min for this GQA problem: F/W * (2 * 8 * 128 * 2) / (4 * 128 * 32) */
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "B_min = F c_b / (W c_f) = 549.4 tokens"));
-    char want[128], t1[32];
+    char want[256], t1[32];
     snprintf(want, sizeof want, "**forward: zigzag wins** with a makespan of %s", rs_fmt_time(best_fwd, t1, sizeof t1));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+    /* the backward: striped and zigzag within 0.5% of each other tie, each named once in the sentence */
+    const bool z_best = mk_bwd[RS_LAYOUT_ZIGZAG] < mk_bwd[RS_LAYOUT_STRIPED];
+    const double lo = fmin(mk_bwd[RS_LAYOUT_ZIGZAG], mk_bwd[RS_LAYOUT_STRIPED]);
+    const double hi = fmax(mk_bwd[RS_LAYOUT_ZIGZAG], mk_bwd[RS_LAYOUT_STRIPED]);
+    CU_ASSERT_FATAL(hi <= 1.005 * lo); /* the default problem's backward is such a tie */
+    snprintf(want, sizeof want, "**backward: %s and %s (+%.2f%%) tie (within 0.5%%)** with a makespan of %s", z_best ? "zigzag" : "striped",
+             z_best ? "striped" : "zigzag", 100 * (hi / lo - 1), rs_fmt_time(lo, t1, sizeof t1));
+    const char *tie_line = strstr(md, want);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tie_line);
+    const char *rest = tie_line + strlen(want), *end = strstr(rest, "The worst");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    for (const char *q = rest; (q = strstr(q, z_best ? "striped" : "zigzag")) != NULL && q < end; q++)
+        CU_FAIL("a tied layout is listed again among the others");
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "skipped (--no-exec)"));
     /* traces in both formats, readable */
     rs_err_t err;
