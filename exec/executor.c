@@ -195,6 +195,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
         rs_xfer_time_t times[RS_XFER_MAX_REQS];
         if (nr > 0 && c->tops->wait(c->ts, c->o->timeout_s, times, &e) < 0)
             return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+        const double t_step1 = rs_now_s(); /* the step event: compute and transfers; the merges below follow it */
         bool dkv_in = false;
         for (int i = 0; i < st.n_recv; i++) dkv_in |= st.recv[i].kind == RS_XFER_DKV;
         const bool tail = !fwd && k == n_steps - 1; /* brings every dK,dV home; nothing to add */
@@ -204,7 +205,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
                 (dkv_in && c->cops->grad_add(c->cs, acc, din, &e) < 0) || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
                 return rs_errf(err, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
         }
-        if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, rs_now_s());
+        if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, t_step1);
         if (kv_recv) cur = 1 - cur;
         if (!fwd) {
             if (tail) {                       /* the incoming partial is complete */

@@ -329,7 +329,7 @@ static void rank_main(int argc, char **argv) {
     const bool slowdown = C.m->cal.comp_slowdown > 1, partial = rs_machine_partial_overlap(C.m);
     static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
     if (C.job) rs_jc_rank_route(g, C.host[g], C.host[next]);
-    rs_krank_t acc = {0, 0}; /* merges this rank defers to its epilogue */
+    rs_krank_t acc = {0}; /* merges this rank defers to its epilogue */
     for (int64_t k = 0; k < C.steps; k++) {
         rs_step_t st;
         rs_schedule_step(C.s, p, k, &st);
@@ -419,10 +419,15 @@ static void rank_main(int argc, char **argv) {
                 end_c = sl->end_c;
             }
         }
-        const double end_x = fmax(end_send, end_recv), te = fmax(end_c, end_x);
+        const double end_x = fmax(end_send, end_recv), end_cx = fmax(end_c, end_x);
+        double te = end_cx;
+        if (acc.after_s > 0) { /* the merges of the arrived dK,dV partial, after both (kernel.h) */
+            sg_actor_execute(acc.after_s * C.f_eff);
+            te = simgrid_get_clock();
+        }
         if (C.job) rs_jc_rank_end(g, te);
         /* statistics, as rs_walk_t defines them */
-        C.busy[g] += end_c - t0;
+        C.busy[g] += end_c - t0 + (te - end_cx);
         C.sum.rank_steps++;
         put_progress();
         C.sum.flops_useful += st.flops_useful;
@@ -440,7 +445,7 @@ static void rank_main(int argc, char **argv) {
                 put_event(p, k, RS_EV_SEND, st.send_peer, t0, end_send, 0, (double)st.send_bytes);
                 put_event(p, k, RS_EV_RECV, st.recv_peer, t0, end_recv, 0, (double)st.recv_bytes);
             }
-            put_event(p, k, RS_EV_STEP, -1, t0, te, 0, 0);
+            put_event(p, k, RS_EV_STEP, -1, t0, end_cx, 0, 0); /* the arrived partial's merges follow it */
         }
     }
     sl->stop = 1;

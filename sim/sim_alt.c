@@ -63,7 +63,7 @@ static void rank_main(int argc, char **argv) {
     const int64_t r = p / A.u_deg, u = p % A.u_deg;
     const double speed = sg_host_get_speed(sg_host_self());
     a2a(p, A.mb_in, A.in_bytes);
-    rs_krank_t acc = {0, 0};
+    rs_krank_t acc = {0};
     double t = simgrid_get_clock();
     if (t > A.end_in) A.end_in = t;
     for (int64_t k = 0; k < A.steps; k++) {
@@ -79,6 +79,7 @@ static void rank_main(int argc, char **argv) {
         sg_exec_t ex = tc > 0 ? sg_actor_exec_async(tc * speed) : NULL;
         if (nc) sg_comm_wait_all(comm, (size_t)nc);
         if (ex) sg_exec_wait(ex);
+        if (acc.after_s > 0) sg_actor_execute(acc.after_s * speed); /* the arrived partial's merges (kernel.h) */
     }
     t = simgrid_get_clock();
     if (t > A.end_attn) A.end_attn = t;

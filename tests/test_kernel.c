@@ -206,8 +206,9 @@ static void test_striped_shifted_by_hand(void) {
 }
 
 /* Merge cost = bytes / bandwidth: ringsim's backward clears the fp32 dK,dV partial every step (4 bytes
- * per element of dK and dV) and adds the incoming one from step 1 (4 + 4 + 4); contiguous with the
- * owner after the rank computes nothing but still does both. The fused launch costs each block. */
+ * per element of dK and dV, in the compute) and adds the incoming one from step 1 (4 + 4 + 4, after
+ * its arrival: after_bytes); contiguous with the owner after the rank computes nothing but still does
+ * both. The fused launch costs each block. */
 static void test_merge_bytes_by_hand(void) {
     rs_machine_t m = hand_machine(RS_IMPL_RINGSIM, 0);
     rs_problem_t p = prob(4, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, true);
@@ -216,20 +217,28 @@ static void test_merge_bytes_by_hand(void) {
     step_of(&p, &m, 1, 0, &ks); /* own block: causal B x B at the backward's full curve (fallback) */
     RS_ASSERT_REL(ks.merge_bytes, 4 * e, 1e-15);
     RS_ASSERT_REL(ks.scaled_s, 2048.0 * 2049 / 2 * 1280 / loglog(80e12, 160e12, 2048.0 * 2048) + 4 * e / 1e12, 1e-14);
+    CU_ASSERT_EQUAL(ks.after_bytes, 0); /* step 0: no partial arrives */
+    CU_ASSERT_EQUAL(ks.after_s, 0);
     CU_ASSERT_EQUAL(ks.launches, 2);
     step_of(&p, &m, 0, 1, &ks); /* owner 3 after rank 0: no call */
     CU_ASSERT_EQUAL(ks.n_calls, 0);
-    RS_ASSERT_REL(ks.scaled_s, 16 * e / 1e12, 1e-15);
+    RS_ASSERT_REL(ks.scaled_s, 4 * e / 1e12, 1e-15);
+    RS_ASSERT_REL(ks.after_bytes, 12 * e, 1e-15);
+    RS_ASSERT_REL(ks.after_s, 12 * e / 1e12, 1e-15);
     CU_ASSERT_EQUAL(ks.launches, 2);
     /* flash-attn backward, GQA 4:1 (4 query heads, 1 KV head): dq += (2 + 4 + 4 bytes per element of
-     * the call's Q rows), dk and dv (each 10 per element of its KV rows), and the kernel's group sum of
-     * the per-query-head dK, dV (read 4 heads, write 1, 2 bytes each, for dK and dV) */
+     * the call's Q rows) and the kernel's group sum of the per-query-head dK, dV (read 4 heads, write
+     * 1, 2 bytes each, for dK and dV) in the compute; dk = block_dk + next_dk and dv likewise (each 10
+     * per element of its KV rows) after d_kv_comm.wait(): after the partial arrives */
     m = hand_machine(RS_IMPL_FLASH_ATTN, 0);
     m.kernels.kernel[0].gqa_expand_bwd = true;
     p.q_heads = 4;
     step_of(&p, &m, 3, 1, &ks); /* owner 2 before rank 3: full B x B */
-    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * 512 * 10 + 2 * 2048.0 * 128 * 10 + 2 * 2048.0 * 128 * 2 * 5, 1e-15);
+    RS_ASSERT_REL(ks.merge_bytes, 2048.0 * 512 * 10 + 2 * 2048.0 * 128 * 2 * 5, 1e-15);
+    RS_ASSERT_REL(ks.after_bytes, 2 * 2048.0 * 128 * 10, 1e-15);
     CU_ASSERT_EQUAL(ks.launches, 1 + 3 + 2);
+    step_of(&p, &m, 3, 0, &ks); /* step 0: dk = block_dk.to(fp32) in the compute, nothing arrives */
+    CU_ASSERT_EQUAL(ks.after_bytes, 0);
 }
 
 /* TE defers its forward output corrections to after the loop: rank r's epilogue is its step 0's plus
@@ -298,6 +307,7 @@ static void test_classes_equal_every_step(void) {
                                 const rs_kstep_t *c = &kc.cls[cls], *f = &fast.cls[cls];
                                 bad += ks.scaled_s != c->scaled_s || ks.launches != c->launches || ks.deferred_s != c->deferred_s;
                                 bad += f->scaled_s != c->scaled_s || f->launches != c->launches || f->deferred_s != c->deferred_s;
+                                bad += ks.after_s != c->after_s || f->after_s != c->after_s || ks.after_bytes != c->after_bytes;
                                 bad += st.flops_useful != kc.useful[cls] || st.flops_exec != kc.exec[cls];
                                 bad += st.flops_useful != fast.useful[cls] || (impl != RS_IMPL_NONE && fast.exec[cls] != 0);
                             }
@@ -319,7 +329,8 @@ static int classes_diff(const rs_kclasses_t *a, const rs_kclasses_t *b) {
         const rs_kstep_t *x = &a->cls[c], *y = &b->cls[c];
         bad += a->useful[c] != b->useful[c] || x->launches != y->launches ||
                x->deferred_launches != y->deferred_launches || x->calls_s != y->calls_s || x->merge_bytes != y->merge_bytes ||
-               x->deferred_bytes != y->deferred_bytes || x->scaled_s != y->scaled_s || x->deferred_s != y->deferred_s;
+               x->deferred_bytes != y->deferred_bytes || x->scaled_s != y->scaled_s || x->deferred_s != y->deferred_s ||
+               x->after_bytes != y->after_bytes || x->after_s != y->after_s;
         for (int i = 0; i < x->n_calls && i < y->n_calls; i++) /* the fast path lists none (n_calls = 0) */
             bad += x->call[i].mask != y->call[i].mask || x->call[i].q_tokens != y->call[i].q_tokens ||
                    x->call[i].k_tokens != y->call[i].k_tokens || x->call[i].flops_useful != y->call[i].flops_useful ||
@@ -371,7 +382,11 @@ static void test_classes_fast_equal_reference(void) {
 }
 
 /* The walk's compute of (rank, step) equals rs_kernel_step_s (the simulators' function), with
- * stragglers, jitter and a host cost, for every preset, layout and pass. */
+ * stragglers, jitter and a host cost, for every preset, layout and pass; and its merges after the
+ * incoming partial (acc.after_s, straggler included) lie between the step event's end and the next
+ * step's start: nothing in the forward and at the backward's step 0, > 0 at its later steps under a
+ * preset (ringsim's always; a per-step preset's when the step calls its kernel, since
+ * ring-flash-attn forwards the partial as is otherwise). */
 static void test_walk_equals_step_function(void) {
     for (int impl = 0; impl < RS_IMPL_COUNT; impl++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
@@ -388,27 +403,86 @@ static void test_walk_equals_step_function(void) {
                 rs_kmodel_t km;
                 rs_kmodel_init(&km, &p, &m);
                 const rs_event_t *ev = rs_trace_events(t);
-                int bad = 0, compared = 0;
+                int bad = 0, compared = 0, gaps = 0, bad_gap = 0;
                 for (int64_t r = 0; r < 5; r++) {
-                    rs_krank_t acc = {0, 0};
+                    rs_krank_t acc = {0};
                     for (int64_t k = 0; k < rs_schedule_n_steps(s); k++) {
                         rs_step_t st;
                         rs_schedule_step(s, r, k, &st);
                         double recv = 0;
                         for (int i = 0; i < st.n_recv; i++) recv += (double)st.recv[i].bytes;
                         double want = rs_kernel_step_s(&km, &st, &acc, st.n_recv, recv);
-                        for (size_t i = 0; i < rs_trace_count(t); i++)
+                        double step_end = -1, next_start = -1;
+                        for (size_t i = 0; i < rs_trace_count(t); i++) {
                             if (ev[i].rank == r && ev[i].step == k && ev[i].kind == RS_EV_COMPUTE) {
                                 compared++;
                                 bad += fabs((ev[i].end_s - ev[i].start_s) - want) > 1e-12 * want;
                             }
+                            if (ev[i].rank == r && ev[i].kind == RS_EV_STEP && ev[i].step == k) step_end = ev[i].end_s;
+                            if (ev[i].rank == r && ev[i].kind == RS_EV_STEP && ev[i].step == k + 1) next_start = ev[i].start_s;
+                        }
+                        rs_kstep_t ks; /* a per-step preset's step without a call forwards the partial as is */
+                        rs_kernel_step(&km, &st, &ks);
+                        const bool later_bwd = pass == RS_PASS_BACKWARD && k >= 1 && k < 5 &&
+                                               (impl == RS_IMPL_RINGSIM || (impl != RS_IMPL_NONE && ks.n_calls > 0));
+                        bad_gap += later_bwd != (acc.after_s > 0);
+                        if (next_start >= 0) {
+                            gaps++;
+                            bad_gap += fabs(next_start - step_end - acc.after_s) > 1e-12 * next_start;
+                        }
                     }
                 }
                 CU_ASSERT_EQUAL(bad, 0);
+                CU_ASSERT_EQUAL(bad_gap, 0);
                 CU_ASSERT_EQUAL(compared, 25); /* N = 5 ranks x 5 computing steps */
+                CU_ASSERT_EQUAL(gaps, 5 * (rs_schedule_n_steps(s) - 1));
                 rs_trace_free(t);
                 rs_schedule_free(s);
             }
+}
+
+/* By hand: N = 2, contiguous, non-causal backward, ringsim preset, B = 2048, one head of d 128, no
+ * launch or host cost, full overlap. Step k ends at max(c_k, L + bytes_k / W) (its flows share the
+ * hop) and step 1 then adds the incoming partial: a = 12 e / merge bw (read 4 + 4, write 4 per element
+ * of dK and dV, e = 2 B d elements); c_0 = c_1 = the full call + the partial's clearing (4 e / bw), the
+ * tail computes nothing. Compute-bound (W = 100 GB/s) and transfer-bound (W = 0.1 GB/s), walk,
+ * closed form and the trace's step 1: its event ends a before step 2 starts. */
+static void test_after_arrival_by_hand(void) {
+    const double ws[] = {100e9, 0.1e9};
+    for (int i = 0; i < 2; i++) {
+        rs_machine_t m = hand_machine(RS_IMPL_RINGSIM, 0);
+        m.intra.bw_bytes_per_s = ws[i];
+        rs_problem_t p = prob(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, false);
+        rs_schedule_t *s = rs_schedule_create(&p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        rs_kmodel_t km;
+        rs_kmodel_init(&km, &p, &m);
+        const double e = 2.0 * 2048 * 128, a = 12 * e / 1e12;
+        const double c = 2048.0 * 2048 * 1280 / loglog(80e12, 160e12, 2048.0 * 2048) + 4 * e / 1e12;
+        double want = 0;
+        for (int64_t k = 0; k < 3; k++) {
+            uint64_t bytes[RS_MAX_TRANSFERS], tot = 0;
+            const int nx = rs_schedule_step_xfers(s, k, bytes);
+            for (int j = 0; j < nx; j++) tot += bytes[j];
+            want += fmax(k < 2 ? c : 0, 2e-6 + (double)tot / ws[i]) + (k == 1 ? a : 0);
+        }
+        rs_trace_t *t = rs_trace_create("model");
+        rs_walk_t w;
+        rs_closed_t cl;
+        CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, &m, rs_trace_sink(t), NULL, &w, NULL), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &cl, NULL), 0);
+        RS_ASSERT_REL(w.makespan_s, want, 1e-12);
+        RS_ASSERT_REL(cl.makespan_s, want, 1e-12);
+        double end1 = -1, start2 = -1;
+        for (size_t j = 0; j < rs_trace_count(t); j++) {
+            const rs_event_t *ev = &rs_trace_events(t)[j];
+            if (ev->rank == 0 && ev->kind == RS_EV_STEP && ev->step == 1) end1 = ev->end_s;
+            if (ev->rank == 0 && ev->kind == RS_EV_STEP && ev->step == 2) start2 = ev->start_s;
+        }
+        RS_ASSERT_REL(start2 - end1, a, 1e-9);
+        rs_trace_free(t);
+        rs_schedule_free(s);
+    }
 }
 
 /* Non-causal (balanced) rings: the closed form's makespan equals the walk's for every preset. */
@@ -761,6 +835,7 @@ int main(void) {
         {"every (rank, step) costs its class", test_classes_equal_every_step},
         {"closed form's fast classes == the reference, bit for bit (every preset, layout, mask, pass, N, B)", test_classes_fast_equal_reference},
         {"walk compute == rs_kernel_step_s (every preset, layout, pass)", test_walk_equals_step_function},
+        {"backward: the arrived partial's merges after compute and arrival, by hand", test_after_arrival_by_hand},
         {"closed form == walk (non-causal, every preset)", test_closed_equals_walk},
         {"schedule-free step classes == the schedule's", test_problem_classes},
         {"a class's block kinds without a schedule == the schedule's step", test_problem_class_kinds},

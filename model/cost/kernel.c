@@ -230,8 +230,9 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
         if (pr->fwd_deferred) o->deferred_bytes += by, o->deferred_launches += la;
         else o->merge_bytes += by, o->launches += la;
     }
-    if (bwd && mq > 0) { /* dQ, dK, dV accumulation of a per-step call */
-        o->merge_bytes += mq * km->eq * eb(km, pr->bwd_q[later]) + 2 * mk * km->ekv * eb(km, pr->bwd_kv[later]);
+    if (bwd && mq > 0) { /* dQ, dK, dV accumulation of a per-step call; a later step's dK,dV adds the incoming partial */
+        o->merge_bytes += mq * km->eq * eb(km, pr->bwd_q[later]);
+        *(later ? &o->after_bytes : &o->merge_bytes) += 2 * mk * km->ekv * eb(km, pr->bwd_kv[later]);
         o->launches += pr->bwd_launch[later];
         if (km->gqa_expand) { /* sum of the per-query-head dK, dV over each group */
             o->merge_bytes += 2 * mk * km->p.head_dim * km->p.batch * km->act * (double)(km->p.q_heads + km->p.kv_heads);
@@ -242,7 +243,7 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
         const double e = 2 * (double)km->block * km->ekv;
         o->merge_bytes += e * eb(km, pr->step_kv[0]);
         o->launches += pr->step_launch[0];
-        if (later) o->merge_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
+        if (later) o->after_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
     }
 }
 
@@ -250,7 +251,7 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
  * runs inline or defers, under a preset. */
 static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
     o->n_calls = o->launches = o->deferred_launches = 0;
-    o->merge_bytes = o->deferred_bytes = 0;
+    o->merge_bytes = o->deferred_bytes = o->after_bytes = 0;
     if (!st->computes) return;
     double mq, mk;
     bool part;
@@ -264,6 +265,7 @@ static void step_finish(const rs_kmodel_t *km, rs_kstep_t *o) {
     for (int i = 0; i < o->n_calls; i++) o->calls_s += o->call[i].time_s;
     o->scaled_s = o->calls_s + o->merge_bytes / km->bw;
     o->deferred_s = o->deferred_bytes / km->bw;
+    o->after_s = o->after_bytes / km->bw;
 }
 
 void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *o) {
@@ -302,13 +304,19 @@ void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_l
     *launches = pr->epi_launch[km->p.pass] + deferred_launches;
 }
 
+double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank) {
+    const rs_machine_t *m = km->m;
+    double slow = 1.0;
+    for (int k = 0; k < m->perturb.n_stragglers && k < RS_MAX_PERTURB; k++)
+        if (m->perturb.straggler_rank[k] == rank) slow *= m->perturb.straggler_factor[k];
+    return slow;
+}
+
 double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
                              int n_xfers, double bytes) {
     const rs_machine_t *m = km->m;
     if (!(scaled_s > 0) && launches == 0) return 0.0;
-    double slow = 1.0;
-    for (int k = 0; k < m->perturb.n_stragglers && k < RS_MAX_PERTURB; k++)
-        if (m->perturb.straggler_rank[k] == rank) slow *= m->perturb.straggler_factor[k];
+    const double slow = rs_kernel_rank_slow(km, rank);
     double jit = 1.0;
     if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
     return (double)launches * m->cal.launch_s + scaled_s * slow * jit + rs_machine_host_s(m, n_xfers, bytes);
@@ -319,6 +327,7 @@ double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *
     rs_kernel_step(km, st, &ks);
     acc->deferred_s += ks.deferred_s;
     acc->deferred_launches += ks.deferred_launches;
+    acc->after_s = ks.after_s > 0 ? ks.after_s * rs_kernel_rank_slow(km, st->rank) : 0;
     double scaled = ks.scaled_s;
     int launches = ks.launches;
     if (st->has_compute && st->step == km->n - 1) {
@@ -379,7 +388,7 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
         for (int c = 0; c < 3; c++) {
             rs_kstep_t *k = &out->cls[c];
             k->n_calls = k->deferred_launches = 0;
-            k->merge_bytes = k->deferred_bytes = k->deferred_s = 0;
+            k->merge_bytes = k->deferred_bytes = k->deferred_s = k->after_bytes = k->after_s = 0;
             k->calls_s = k->scaled_s = out->exec[c] > 0 ? (double)out->exec[c] / km->f_eff : 0;
             k->launches = out->exec[c] > 0 ? 1 : 0;
         }
@@ -534,7 +543,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         rs_kstep_t *o = &out->cls[c];
         o->n_calls = 0; /* the calls are not listed (the closed form reads the class's totals) */
         o->launches = tc->launches, o->deferred_launches = 0;
-        o->merge_bytes = o->deferred_bytes = 0;
+        o->merge_bytes = o->deferred_bytes = o->after_bytes = 0;
         uint64_t pairs = 0;
         double calls_s = 0; /* step_finish's sum, in call order */
         for (int i = 0; i < tc->n_calls; i++) {
@@ -547,6 +556,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         o->calls_s = calls_s;
         o->scaled_s = calls_s + o->merge_bytes / km->bw;
         o->deferred_s = o->deferred_bytes / km->bw;
+        o->after_s = o->after_bytes / km->bw;
         out->useful[c] = pairs * fpp, out->exec[c] = 0;
     }
     out->epi_fixed_s = 0, out->epi_fixed_launches = 0; /* not read by the closed form (rs_kernel_classes_epilogue) */

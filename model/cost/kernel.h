@@ -13,7 +13,11 @@
  *    the preset cannot shift the mask.
  * A call's time is its useful FLOPs over the kernel curve's rate at its shape (model/machine/kernel_table.h) when
  * the machine has a kernel selected, else its executed FLOPs over F x eff(B) (the dense model).
- * Merge/accumulate work is bytes moved through HBM over the merge bandwidth. Every launch costs
+ * Merge/accumulate work is bytes moved through HBM over the merge bandwidth. A backward step's
+ * merges that read the incoming dK,dV partial (every preset's dK,dV accumulation at a later step:
+ * ringsim's grad_add, ring-flash-attn's dk = block_dk + next_dk after d_kv_comm.wait(), TE's in-place
+ * add) run after that partial arrives, not inside the compute: after_bytes, which the walk, the
+ * simulators and the closed form add after max(compute end, arrival). Every launch costs
  * the machine's launch_s. With RS_IMPL_NONE and no kernel the step costs exactly what it did before
  * presets existed: launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
  */
@@ -100,7 +104,9 @@ typedef struct {
     int n_calls;
     rs_kcall_t call[RS_MAX_BLOCKS];
     double calls_s;                    /* sum of the calls' times */
-    double merge_bytes;                /* merge/accumulate bytes in the step */
+    double merge_bytes;                /* merge/accumulate bytes in the step's compute */
+    double after_bytes;                /* backward: merge bytes of the incoming dK,dV partial, after its arrival */
+    double after_s;                    /* after_bytes / bw: scaled by straggler (not jitter) */
     double deferred_bytes;             /* merge bytes deferred to the pass epilogue */
     double scaled_s;                   /* calls_s + merge_bytes / bw: scaled by straggler and jitter */
     double deferred_s;                 /* deferred_bytes / bw */
@@ -124,17 +130,21 @@ void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_l
  * 0 when the step has no work. The walk inlines this per class (tested equal). Can't fail. */
 double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
                              int n_xfers, double bytes);
+/* The straggler factor of rank (the product of the machine's factors for it; 1 when none). */
+double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank);
 
 /* A rank's running state through a pass, for callers that walk its steps in order (the simulators):
  * the merges deferred so far. Zero it before step 0. */
 typedef struct {
     double deferred_s;
     int deferred_launches;
+    double after_s;                    /* the last step costed: its after-arrival merges x straggler */
 } rs_krank_t;
 /* Compute duration of (st->rank, st->step) receiving n_xfers transfers of `bytes` in all: its calls
  * and merges (rs_kernel_step), the pass epilogue at the last computing step (N - 1), straggler,
- * jitter, launches and host cost (rs_kernel_rank_step_s). Updates *acc. The walk computes the same by
- * class (tested equal). Can't fail. */
+ * jitter, launches and host cost (rs_kernel_rank_step_s). Updates *acc, and sets acc->after_s to the
+ * step's merges after the incoming partial's arrival (after_s x straggler), which the caller adds
+ * after max(compute end, arrival). The walk computes the same by class (tested equal). Can't fail. */
 double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes);
 
 /* The three classes of a step (rs_schedule_flops_classes: KV owner before, equal to, after the
@@ -153,7 +163,7 @@ typedef struct {
 void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out);
 /* rs_kernel_classes(km, false, out) by templates of the classes (read once per process off
  * rs_kernel_classes's own rules at two segment lengths): the closed form's per-evaluation path. Fills
- * what the closed form reads - per class calls_s, scaled_s, merge and deferred bytes, deferred_s,
+ * what the closed form reads - per class calls_s, scaled_s, merge, after and deferred bytes, after_s, deferred_s,
  * launches, deferred launches and useful FLOPs - with the reference's numbers bit for bit (tested for
  * every preset, layout, mask, pass and several B); the calls are not listed (n_calls = 0), exec and
  * the fixed epilogue are 0 (rs_kernel_classes_epilogue computes the epilogue). Falls back to the reference (calls listed) without a preset or curves,

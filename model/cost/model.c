@@ -128,11 +128,12 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
     rs_problem_flops_classes(p, want, kc->useful, kc->exec); /* a training ring: always classes */
     for (int c = 0; c < 3; c++) { /* what the closed form reads of a class */
         rs_kstep_t *k = &kc->cls[c];
-        k->deferred_s = 0, k->deferred_launches = 0;
+        k->deferred_s = 0, k->deferred_launches = 0, k->after_s = 0;
         k->scaled_s = kc->exec[c] > 0 ? (double)kc->exec[c] / km->f_eff : 0;
         k->launches = kc->exec[c] > 0 ? 1 : 0;
     }
     if (!(want & 2u)) kc->cls[1].scaled_s = kc->cls[0].scaled_s, kc->cls[1].launches = kc->cls[0].launches;
+    kc->cls[1].after_s = 0; /* step 0 receives no partial */
     kc->epi_fixed_s = 0, kc->epi_fixed_launches = 0;
 }
 
@@ -237,9 +238,10 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
 }
 
 /* The balanced non-causal makespan from the per-kind step computes: step 0 (tc0), a middle step (tcm),
- * the last computing step (tcl = tcm + the pass epilogue). */
+ * the last computing step (tcl = tcm + the pass epilogue); the backward's later computing steps end
+ * after_s (the arrived partial's merges) after their compute and transfers. */
 static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
-                              double kv, double dkv, double w, double t_mid_fwd) {
+                              double kv, double dkv, double w, double t_mid_fwd, double after_s) {
     /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g */
     const double x_kv = kv * rs_machine_xfer_factor(m, kv) / w, x_dkv = dkv * rs_machine_xfer_factor(m, dkv) / w,
                  g_both = rs_machine_xfer_factor(m, kv + dkv), both[2] = {kv * g_both / w, dkv * g_both / w},
@@ -253,8 +255,8 @@ static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double
         return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) + (double)(n - 2) * t_mid + tcl;
     }
     return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) +
-           (double)(n - 2) * rs_sync_step_s(tcm + h_both, lat, both, 2, eta_both, sigma) +
-           rs_sync_step_s(tcl + h_dkv, lat, &x_dkv, 1, eta_dkv, sigma) + rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
+           (double)(n - 2) * (rs_sync_step_s(tcm + h_both, lat, both, 2, eta_both, sigma) + after_s) +
+           (rs_sync_step_s(tcl + h_dkv, lat, &x_dkv, 1, eta_dkv, sigma) + after_s) + rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
 }
 
 /* An inference variant's moving block (rs_model_closed has filled o's rates and block). */
@@ -338,7 +340,9 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
         o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 2, kv + dkv), lat, both, 2, rs_machine_overlap(m, kv + dkv), sigma);
     /* the forward's middle step is t_step when the layout's step is the one of the makespan (t_mid) */
     const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
-    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd);
+    const double after_s = bwd && n > 1 ? cm->after_s : 0; /* a later step's merges of the arrived partial */
+    o->t_step_s += after_s;
+    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd, after_s);
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, o->bytes_per_step / (double)b);
     return 0;
@@ -384,6 +388,7 @@ static int emit(rs_event_sink_t sink, int64_t rank, int64_t step, rs_pass_t pass
 typedef struct {
     uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
     double time_s[3];            /* scaled work of the class: calls + merges (exec / F_eff(B) in the dense model) */
+    double after_s[3];           /* the class's merges after the incoming dK,dV partial arrives (kernel.h) */
     int launches[3];             /* launches of the class */
     int64_t n;                   /* ranks */
     const double *slow;          /* per-rank straggler factor */
@@ -397,11 +402,14 @@ typedef struct {
 } work_classes_t;
 
 /* Compute duration of (rank r, step k < N): the inline form of rs_kernel_rank_step_s without the host
- * cost (tested against it); adds the step's FLOPs to the totals. */
-static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, uint64_t *useful, uint64_t *exec) {
+ * cost (tested against it); adds the step's FLOPs to the totals; *after: its merges after the incoming
+ * partial arrives, x straggler (rs_kernel_step_s's acc->after_s). */
+static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, uint64_t *useful, uint64_t *exec,
+                               double *after) {
     int64_t owner = r - k;
     if (owner < 0) owner += wc->n;
     const int cls = owner < r ? 0 : owner == r ? 1 : 2;
+    *after = wc->after_s[cls] > 0 ? wc->after_s[cls] * wc->slow[r] : 0;
     uint64_t fu = wc->useful[cls], fx = wc->exec[cls];
     double scaled = wc->time_s[cls];
     int launches = wc->launches[cls];
@@ -440,7 +448,8 @@ static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, doubl
     double fe_prev = 0, fe_last = 0;
     if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
     for (int64_t r = 0; r < n; r++) {
-        double work = computes ? rank_work(wc, r, k, &acc->useful, &acc->exec) : 0;
+        double after = 0;
+        double work = computes ? rank_work(wc, r, k, &acc->useful, &acc->exec, &after) : 0;
         if (work > 0) work += host;
         double end = t0[r] + work;
         if (work > acc->comp_max) acc->comp_max = work;
@@ -454,16 +463,18 @@ static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, doubl
             if (end_x > end) end = end_x;
             fe_prev = fe_r;
         }
-        te[r] = end;
+        busy[r] += after;
+        te[r] = end + after;
     }
 }
 
-/* The end of step k on every rank from its compute durations ce and its hops' post and flow ends:
- * compute at 1/sigma speed while a transfer of the rank is in flight, the step's end, the totals,
- * and the events. Returns 0, or -1 when the sink refused an event. */
+/* The end of step k on every rank from its compute durations ce, its merges after the arrival af and
+ * its hops' post and flow ends: compute at 1/sigma speed while a transfer of the rank is in flight,
+ * the step's end (af after the later of compute and arrival: the step event spans compute and
+ * transfers, the merges lie between it and the next step), the totals, and the events. Returns 0, or -1 when the sink refused an event. */
 static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, int nx,
-                     uint64_t total_bytes, const double *t0, const double *ce, const double *post, const double *fe,
-                     double *te, double *busy, walk_acc_t *acc) {
+                     uint64_t total_bytes, const double *t0, const double *ce, const double *af, const double *post,
+                     const double *fe, double *te, double *busy, walk_acc_t *acc) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n = p->n_ranks;
     const double sigma = m->cal.comp_slowdown;
@@ -478,8 +489,9 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
             end_c = t0[r] + ce[r];
         }
         const double end_x = nx > 0 ? (fe[r] > fe[prev] ? fe[r] : fe[prev]) : t0[r];
-        te[r] = end_c > end_x ? end_c : end_x;
-        busy[r] += end_c - t0[r];
+        const double end_s = end_c > end_x ? end_c : end_x; /* the step event: compute and transfers */
+        te[r] = end_s + af[r]; /* the merges of the arrived partial after both, before the next step */
+        busy[r] += end_c - t0[r] + af[r];
         if (end_c - t0[r] > acc->comp_max) acc->comp_max = end_c - t0[r];
         if (nx > 0) {
             if (end_x - t0[r] > acc->comm_max) acc->comm_max = end_x - t0[r];
@@ -493,7 +505,7 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
                 rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
                 rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0, (double)total_bytes);
             }
-            rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], te[r], 0, 0);
+            rc |= emit(sink, r, k, p->pass, RS_EV_STEP, -1, t0[r], end_s, 0, 0);
         }
     }
     return rc;
@@ -528,7 +540,7 @@ void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e) {
     const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
     e->rank_steps = n * steps;
     e->time_s = e->rank_steps * (trace == RS_EST_TRACE_FILE ? 30e-6 : trace ? 0.1e-6 : 30e-9);
-    e->mem_bytes = 16e6 + n * 10 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
+    e->mem_bytes = 16e6 + n * 11 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
 }
 
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
@@ -541,11 +553,12 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     rs_kmodel_init(&km, p, m);
     const double f_ideal = rs_kernel_ideal_rate(&km);
 
-    /* O(N) state: step start/end, compute end, hop post time and last flow end, hop constants */
-    double *buf = malloc(sizeof(double) * (size_t)n * 10);
+    /* O(N) state: step start/end, compute end, after-arrival merges, hop post time and last flow end, hop constants */
+    double *buf = malloc(sizeof(double) * (size_t)n * 11);
     if (!buf) return rs_errf(err, "walk: out of memory for N = %lld ranks", (long long)n);
     double *t0 = buf, *te = buf + n, *ce = buf + 2 * n, *post = buf + 3 * n, *fe = buf + 4 * n;
     double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n, *inv_bw = buf + 9 * n;
+    double *af = buf + 10 * n; /* merges after the arrival (backward) */
     for (int64_t h = 0; h < n; h++) {
         t0[h] = 0;
         busy[h] = 0;
@@ -566,7 +579,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     wc.per_step = rs_schedule_flops_classes(s, su, sx) != 0;
     for (int i = 0; i < 3; i++) {
         wc.useful[i] = kc.useful[i], wc.exec[i] = kc.exec[i];
-        wc.time_s[i] = kc.cls[i].scaled_s, wc.launches[i] = kc.cls[i].launches;
+        wc.time_s[i] = kc.cls[i].scaled_s, wc.launches[i] = kc.cls[i].launches, wc.after_s[i] = kc.cls[i].after_s;
         wc.epilogue |= kc.cls[i].deferred_s > 0 || kc.cls[i].deferred_launches > 0;
     }
     wc.epilogue |= kc.epi_fixed_s > 0 || kc.epi_fixed_launches > 0;
@@ -602,7 +615,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         } else {
             /* compute durations (inline form of rs_machine_comp_time, tested against it) */
             for (int64_t r = 0; r < n; r++) {
-                double work = computes ? rank_work(&wc, r, k, &acc.useful, &acc.exec) : 0;
+                af[r] = 0;
+                double work = computes ? rank_work(&wc, r, k, &acc.useful, &acc.exec, &af[r]) : 0;
                 if (work > 0) work += host;
                 ce[r] = work; /* a duration until step_ends */
                 if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
@@ -630,7 +644,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }
             }
-            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, post, fe, te, busy, &acc);
+            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, af, post, fe, te, busy, &acc);
         }
         out->rank_steps += n;
         double *tmp = t0;
