@@ -87,6 +87,10 @@ typedef struct {
     size_t nk[RS_VALIDATE_MAX_B];
     uint64_t kflops[RS_VALIDATE_MAX_B];
     double *kfac;                        /* rank 0: [n_b][P] each rank's kernel time over the fastest's at each B */
+    bool masks;                          /* a causal configuration of the pass: causal and shifted calls sampled too */
+    double kmask[RS_VALIDATE_MAX_B][2][RS_VALIDATE_MAX_ROUNDS]; /* per B, causal / shifted: each round's median call time */
+    uint64_t kmask_useful[RS_VALIDATE_MAX_B][2];                /* the call's useful FLOPs */
+    int nkmask[RS_VALIDATE_MAX_B];                              /* rounds sampled */
     double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP]; /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
     rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
@@ -277,8 +281,10 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     return RS_EXIT_OK;
 }
 
-/* The interleaved calibration samples of pass ps at sweep point i: the kernel alone and the overlap
- * sample with the pass's transfers. Returns an exit code. */
+/* The interleaved calibration samples of pass ps at sweep point i: the kernel alone (a full block;
+ * with a causal configuration in the run also one causal and one shifted call, whose level the
+ * kernel table then takes at that B) and the overlap sample with the pass's transfers. Returns an
+ * exit code. */
 static int val_samples(val_t *v, val_pass_t *ps, int i) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
@@ -287,6 +293,12 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
     if (rs_calib_kernel_point(&ps->prob, in->b[i], job->cops, job->local_rank, in->calib.min_time_s / v->rounds, 2, ps->ksmp[i],
                               KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
+    for (int mk = 0; ps->masks && mk < 2 && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS; mk++) /* the causal calls' level now */
+        if (rs_calib_call_median(&ps->prob, in->b[i], mk ? RS_KMASK_SHIFTED : RS_KMASK_CAUSAL, job->cops, job->local_rank,
+                                 in->calib.min_time_s / v->rounds, 2, &ps->kmask[i][mk][ps->nkmask[i]], &ps->kmask_useful[i][mk],
+                                 &err) < 0)
+            return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
+    if (ps->masks && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS) ps->nkmask[i]++;
     if (job->n_ranks >= 2 &&
         rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
                                  ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
@@ -452,12 +464,39 @@ static void pass_path(const char *path, rs_pass_t pass, char *buf, size_t len) {
     snprintf(buf, len, "%.*s-%s%s", (int)(dot - path), path, rs_pass_name(pass), dot);
 }
 
-/* The kernel table follows the interleaved samples: at every B of the sweep every mask kind's rate
- * is scaled by F_eff(B) now over the table's full-call rate at B (the same full B x B call, measured
- * minutes apart on a machine whose speed drifts); a size outside the sweep (half the smallest) takes
- * its nearest sweep size's factor. The table gives the shape (mask, size), the samples the level.
- * Returns an exit code. */
+/* The fastest rank's median call time of mask mk (0 causal, 1 shifted) at sweep point i from the
+ * interleaved samples (collective; rank 0 gets it in *t_s, 0 when none). Returns an exit code. */
+static int val_mask_time(val_t *v, val_pass_t *ps, int i, int mk, double *t_s) {
+    const rs_exec_job_t *job = v->job;
+    const int64_t P = job->n_procs;
+    double smp[RS_VALIDATE_MAX_ROUNDS], *all = job->rank == 0 ? calloc((size_t)P, sizeof *all) : NULL;
+    if (job->rank == 0 && !all) return fail(v, RS_EXIT_FAIL, "out of memory");
+    for (int r = 0; r < ps->nkmask[i]; r++) smp[r] = ps->kmask[i][mk][r];
+    rs_err_t err = {{0}};
+    *t_s = 0;
+    if (rs_calib_rank_values(job->tops, job->ts, smp, (size_t)ps->nkmask[i], v->in->exec.timeout_s, all, &err) < 0) {
+        free(all);
+        return fail(v, RS_EXIT_FAIL, "rank %lld: %s", (long long)job->rank, err.msg);
+    }
+    for (int64_t r = 0; all && r < P; r++)
+        if (all[r] > 0 && (*t_s == 0 || all[r] < *t_s)) *t_s = all[r];
+    free(all);
+    return RS_EXIT_OK;
+}
+
+/* The kernel table follows the interleaved samples: at every B of the sweep the full curve's rate is
+ * scaled by F_eff(B) now over the table's full-call rate at B (the same full B x B call, measured
+ * minutes apart on a machine whose speed drifts), and the causal and shifted curves, when sampled
+ * (a causal configuration in the run), by their own calls' rate now (the fastest rank's median)
+ * over the table's; else by the full call's factor. A size outside the sweep (half the smallest)
+ * takes its nearest sweep size's factor. The table gives the shape (mask, size), the samples the
+ * level. Collective (the mask samples are gathered). Returns an exit code. */
 static int val_refit_kernel_table(val_t *v, val_pass_t *ps) {
+    double tmask[RS_VALIDATE_MAX_B][2] = {{0}};
+    for (int i = 0; ps->masks && i < v->in->n_b; i++)
+        for (int mk = 0; mk < 2; mk++)
+            if (val_mask_time(v, ps, i, mk, &tmask[i][mk]) != RS_EXIT_OK) return RS_EXIT_FAIL;
+    if (v->job->rank != 0) return RS_EXIT_OK;
     rs_machine_t *m = &ps->m;
     if (m->kernel <= 0) return RS_EXIT_OK;
     rs_kernel_table_t *t = &m->kernels;
@@ -465,24 +504,47 @@ static int val_refit_kernel_table(val_t *v, val_pass_t *ps) {
     for (int c = 0; c < t->n_curves; c++)
         if (t->curve[c].pass == (int)ps->prob.pass && t->curve[c].mask == RS_KMASK_FULL) full = &t->curve[c];
     if (!full) return RS_EXIT_OK;
-    double r[RS_KMAX_POINTS];
-    int have[RS_KMAX_POINTS] = {0}, n = full->n;
-    for (int j = 0; j < n; j++) {
-        r[j] = 1;
-        for (int i = 0; i < v->in->n_b; i++)
-            if ((double)v->in->b[i] == full->pt[j].q_tokens)
-                r[j] = rs_machine_flops_eff(m, full->pt[j].q_tokens) / full->pt[j].flops_per_s, have[j] = 1;
-    }
-    for (int j = 0; j < n; j++) /* sizes outside the sweep: the nearest sweep size's factor */
-        if (!have[j])
-            for (int d = 1; d < n; d++) {
-                if (j - d >= 0 && have[j - d]) { r[j] = r[j - d]; break; }
-                if (j + d < n && have[j + d]) { r[j] = r[j + d]; break; }
+    const int n = full->n;
+    double r[RS_KMASK_COUNT][RS_KMAX_POINTS]; /* the factor of each mask's curve at each point */
+    for (int mask = 0; mask < RS_KMASK_COUNT; mask++) {
+        const rs_kcurve_t *k = NULL;
+        for (int c = 0; c < t->n_curves; c++)
+            if (t->curve[c].pass == (int)ps->prob.pass && (int)t->curve[c].mask == mask && t->curve[c].n == n) k = &t->curve[c];
+        int have[RS_KMAX_POINTS] = {0};
+        for (int j = 0; j < n; j++) {
+            r[mask][j] = 1;
+            for (int i = 0; i < v->in->n_b; i++) {
+                if ((double)v->in->b[i] != full->pt[j].q_tokens) continue;
+                const int mk = mask == RS_KMASK_CAUSAL ? 0 : 1;
+                if (mask != RS_KMASK_FULL && k && tmask[i][mk] > 0)
+                    r[mask][j] = (double)ps->kmask_useful[i][mk] / tmask[i][mk] / k->pt[j].flops_per_s, have[j] = 1;
+                else if (mask == RS_KMASK_FULL || !ps->masks)
+                    r[mask][j] = rs_machine_flops_eff(m, full->pt[j].q_tokens) / full->pt[j].flops_per_s, have[j] = 1;
             }
+        }
+        for (int j = 0; j < n; j++) /* sizes outside the sweep: the nearest sweep size's factor */
+            if (!have[j])
+                for (int d = 1; d < n; d++) {
+                    if (j - d >= 0 && have[j - d]) { r[mask][j] = r[mask][j - d]; break; }
+                    if (j + d < n && have[j + d]) { r[mask][j] = r[mask][j + d]; break; }
+                }
+    }
+    double rate[RS_KMASK_COUNT][RS_KMAX_POINTS] = {{0}};
     for (int c = 0; c < t->n_curves; c++) {
         rs_kcurve_t *k = &t->curve[c];
-        if (k->pass != (int)ps->prob.pass || k->n != n) continue;
-        for (int j = 0; j < n; j++) k->pt[j].flops_per_s *= r[j];
+        if (k->pass != (int)ps->prob.pass || k->n != n || (int)k->mask < 0 || (int)k->mask >= RS_KMASK_COUNT) continue;
+        for (int j = 0; j < n; j++) rate[k->mask][j] = k->pt[j].flops_per_s *= r[k->mask][j];
+    }
+    if (ps->masks) {
+        rs_meter_hide();
+        fprintf(v->out, "# %s: kernel table at the sweep's B from samples interleaved with the runs (useful GFLOP/s; causal and "
+                        "shifted from their own calls, full from F_eff(B)):\n#      B         full       causal      shifted\n",
+                rs_pass_name(ps->prob.pass));
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < v->in->n_b; i++)
+                if ((double)v->in->b[i] == full->pt[j].q_tokens)
+                    fprintf(v->out, "  %6lld %12.3f %12.3f %12.3f\n", (long long)v->in->b[i], rate[RS_KMASK_FULL][j] * 1e-9,
+                            rate[RS_KMASK_CAUSAL][j] * 1e-9, rate[RS_KMASK_SHIFTED][j] * 1e-9);
     }
     rs_err_t err = {{0}};
     if (rs_machine_set_kernel(m, m->impl, m->kernel, &err) < 0) return fail(v, RS_EXIT_FAIL, "kernel table: %s", err.msg);
@@ -497,7 +559,7 @@ static int val_refit(val_t *v, val_pass_t *ps) {
     if (v->in->calibrated) return RS_EXIT_OK;
     int rc = val_refit_kernel(v, ps);
     if (rc == RS_EXIT_OK) rc = val_refit_overlap(v, ps);
-    if (v->job->rank != 0) return rc;
+    if (v->job->rank != 0) return rc == RS_EXIT_OK ? val_refit_kernel_table(v, ps) : rc; /* its gathers */
     rs_calibration_t *model = &ps->calib.model;
     double mx = 0; /* renormalise: the peak is the largest measured rate */
     for (int e = 0; e < model->n_eff; e++) mx = fmax(mx, model->eff[e].efficiency);
@@ -505,7 +567,7 @@ static int val_refit(val_t *v, val_pass_t *ps) {
     ps->calib.flops_peak *= mx;
     ps->m.cal = *model; /* the machine the predictions use: the calibration, updated by the samples */
     ps->m.flops_per_s = ps->calib.flops_peak;
-    if (val_refit_kernel_table(v, ps) != RS_EXIT_OK) return RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK && val_refit_kernel_table(v, ps) != RS_EXIT_OK) return RS_EXIT_FAIL;
     if (ps->calib.bw_bytes_per_s > 0) { /* the transport fitted again */
         ps->m.intra.latency_s = ps->hw.intra.latency_s = ps->calib.latency_s;
         ps->m.intra.bw_bytes_per_s = ps->hw.intra.bw_bytes_per_s = ps->calib.bw_bytes_per_s;
@@ -896,6 +958,7 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
                 cf->ip = j;
                 cf->prob = v->ps[j].prob;
                 cf->prob.layout = in->layouts[l], cf->prob.causal = in->masks_causal[k];
+                v->ps[j].masks |= cf->prob.causal; /* its causal and shifted calls are sampled with the runs */
                 for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
                     cf->ec[m] = calloc(cap, sizeof(double)), cf->es[m] = calloc(cap, sizeof(double));
                     cf->esp[m] = calloc(cap * RS_VALIDATE_MAX_ROUNDS, sizeof(double));

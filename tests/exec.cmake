@@ -60,6 +60,10 @@ if(TARGET rs_exec)
       "$<TARGET_FILE:ringsim> validate --blocks 16,32,64 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim > val.txt 2>&1; rc=$?; cat val.txt; test $rc -eq 0 && grep -q 'crossover B (T_comm = T_comp alone' val.txt && grep -q 't_comm' val.txt && grep -q 'interleaved with the runs (transport, host cost' val.txt && grep -q 'per-rank kernel time over the fastest' val.txt")
     # validate (every layout, pass and mask) and calibrate print no nan or inf (tests/no_nan.sh).
     add_test(NAME exec_text_no_nan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/no_nan.sh $<TARGET_FILE:ringsim> exec)
+    # a causal configuration: the causal and shifted calls are sampled with the runs and set the
+    # kernel table's level at the sweep's B (studies/study_validate.c val_refit_kernel_table)
+    add_test(NAME exec_validate_causal_samples COMMAND sh -c
+      "$<TARGET_FILE:ringsim> validate -L striped --causal --blocks 16,32 --rounds 1 --reps 1 --min-time 0.005 --head-dim 32 --no-sim > vc.txt 2>&1; rc=$?; cat vc.txt; test $rc -eq 0 && grep -q 'kernel table at the sweep.s B from samples interleaved' vc.txt && grep -Eq '^ +32 +[0-9.]+ +[0-9.]+ +[0-9.]+$' vc.txt")
     add_test(NAME exec_validate_bad_input COMMAND sh -c
       "$<TARGET_FILE:ringsim> validate --blocks 64 2>&1; test $? -eq 2")
     # Inference: pass-q over a cached prefix (every layout) and decode, float64 check, 3 MPI ranks.
@@ -71,7 +75,7 @@ if(TARGET rs_exec)
     set_tests_properties(exec_mpi_pass_q_cached exec_mpi_decode PROPERTIES
       LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
     set_tests_properties(exec_mpi_check_thread exec_mpi_check_poll exec_mpi_dead_rank exec_calibrate_profile
-                         exec_validate_quick exec_validate_bad_input exec_text_no_nan PROPERTIES
+                         exec_validate_quick exec_validate_causal_samples exec_validate_bad_input exec_text_no_nan PROPERTIES
       LABELS "exec;mpi" TIMEOUT 120 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0;OMPI_MCA_rmaps_base_oversubscribe=1")
   endif()
 endif()
