@@ -219,6 +219,8 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     *fail_step = -1;
     if ((fwd ? c->cops->fwd_end(c->cs, &e) : c->cops->bwd_end(c->cs, &e)) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
         return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    /* the pass epilogue (fwd_end: O / l, lse) ends the last step's event, as the model puts it */
+    if (slots && n_steps > 0) slots[(n_steps - 1) * KINDS + RS_EV_STEP].end_s = rs_now_s() - t0;
     if (!fwd && !c->dkv_final) c->dkv_final = dsend;
     return 0;
 }

@@ -425,6 +425,14 @@ static void rank_main(int argc, char **argv) {
             sg_actor_execute(acc.after_s * C.f_eff);
             te = simgrid_get_clock();
         }
+        double end_step = end_cx; /* the step event's end */
+        if (k == C.steps - 1) { /* the pass epilogue after the ring loop, in the last step's event (kernel.h) */
+            const double epi = rs_kernel_rank_epilogue_s(&C.km, &acc, p);
+            if (epi > 0) {
+                sg_actor_execute(epi * C.f_eff);
+                te = end_step = simgrid_get_clock();
+            }
+        }
         if (C.job) rs_jc_rank_end(g, te);
         /* statistics, as rs_walk_t defines them */
         C.busy[g] += end_c - t0 + (te - end_cx);
@@ -445,7 +453,7 @@ static void rank_main(int argc, char **argv) {
                 put_event(p, k, RS_EV_SEND, st.send_peer, t0, end_send, 0, (double)st.send_bytes);
                 put_event(p, k, RS_EV_RECV, st.recv_peer, t0, end_recv, 0, (double)st.recv_bytes);
             }
-            put_event(p, k, RS_EV_STEP, -1, t0, end_cx, 0, 0); /* the arrived partial's merges follow it */
+            put_event(p, k, RS_EV_STEP, -1, t0, end_step, 0, 0); /* the arrived partial's merges follow it */
         }
     }
     sl->stop = 1;

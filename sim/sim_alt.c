@@ -81,6 +81,8 @@ static void rank_main(int argc, char **argv) {
         if (ex) sg_exec_wait(ex);
         if (acc.after_s > 0) sg_actor_execute(acc.after_s * speed); /* the arrived partial's merges (kernel.h) */
     }
+    const double epi = rs_kernel_rank_epilogue_s(&A.km, &acc, r);
+    if (epi > 0) sg_actor_execute(epi * speed); /* the pass epilogue after the ring loop */
     t = simgrid_get_clock();
     if (t > A.end_attn) A.end_attn = t;
     a2a(p, A.mb_out, A.out_bytes);

@@ -328,15 +328,14 @@ double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *
     acc->deferred_s += ks.deferred_s;
     acc->deferred_launches += ks.deferred_launches;
     acc->after_s = ks.after_s > 0 ? ks.after_s * rs_kernel_rank_slow(km, st->rank) : 0;
-    double scaled = ks.scaled_s;
-    int launches = ks.launches;
-    if (st->has_compute && st->step == km->n - 1) {
-        double es;
-        int el;
-        rs_kernel_epilogue(km, acc->deferred_s, acc->deferred_launches, &es, &el);
-        if (es > 0 || el > 0) scaled += es, launches += el;
-    }
-    return rs_kernel_rank_step_s(km, st->rank, st->step, scaled, launches, n_xfers, bytes);
+    return rs_kernel_rank_step_s(km, st->rank, st->step, ks.scaled_s, ks.launches, n_xfers, bytes);
+}
+
+double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank) {
+    double es;
+    int el;
+    rs_kernel_epilogue(km, acc->deferred_s, acc->deferred_launches, &es, &el);
+    return es > 0 || el > 0 ? (double)el * km->m->cal.launch_s + es * rs_kernel_rank_slow(km, rank) : 0;
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -118,9 +118,11 @@ typedef struct {
  * straggler, jitter or host cost. Can't fail. */
 void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *out);
 
-/* The rank's pass epilogue, added to its last computing step (N - 1): the preset's conversions over
- * the rank's rows plus the deferred merges (deferred_s, deferred_launches summed over its steps).
- * Seconds of scaled work into *scaled_s, launches into *launches. Can't fail. */
+/* The rank's pass epilogue, run after its last step (after the ring loop, as every implementation
+ * does: ringsim's fwd_end, ring-flash-attn's out.to(q.dtype), TE's deferred corrections), outside
+ * every step event and inside the makespan: the preset's conversions over the rank's rows plus the
+ * deferred merges (deferred_s, deferred_launches summed over its steps). Seconds of scaled work into
+ * *scaled_s, launches into *launches. Can't fail. */
 void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_launches, double *scaled_s,
                         int *launches);
 
@@ -141,11 +143,13 @@ typedef struct {
     double after_s;                    /* the last step costed: its after-arrival merges x straggler */
 } rs_krank_t;
 /* Compute duration of (st->rank, st->step) receiving n_xfers transfers of `bytes` in all: its calls
- * and merges (rs_kernel_step), the pass epilogue at the last computing step (N - 1), straggler,
- * jitter, launches and host cost (rs_kernel_rank_step_s). Updates *acc, and sets acc->after_s to the
+ * and merges (rs_kernel_step), straggler, jitter, launches and host cost (rs_kernel_rank_step_s). Updates *acc, and sets acc->after_s to the
  * step's merges after the incoming partial's arrival (after_s x straggler), which the caller adds
  * after max(compute end, arrival). The walk computes the same by class (tested equal). Can't fail. */
 double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes);
+/* The rank's pass epilogue after its last step, from the merges *acc deferred over its steps
+ * (rs_kernel_epilogue): launches x launch_s + its work x straggler; 0 when none. Can't fail. */
+double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank);
 
 /* The three classes of a step (rs_schedule_flops_classes: KV owner before, equal to, after the
  * rank), each costed by rs_kernel_step on its representative step (rs_problem_class_step): every step

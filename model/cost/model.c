@@ -238,8 +238,8 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
 }
 
 /* The balanced non-causal makespan from the per-kind step computes: step 0 (tc0), a middle step (tcm),
- * the last computing step (tcl = tcm + the pass epilogue); the backward's later computing steps end
- * after_s (the arrived partial's merges) after their compute and transfers. */
+ * the last computing step (tcl); the backward's later computing steps end after_s (the arrived
+ * partial's merges) after their compute and transfers. The pass epilogue is the caller's. */
 static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
                               double kv, double dkv, double w, double t_mid_fwd, double after_s) {
     /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g */
@@ -330,7 +330,7 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     int epi_l = 0;
     if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
     const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
-    const double tcl = epi_s > 0 || epi_l > 0 ? (double)(cm->launches + epi_l) * launch + (cm->scaled_s + epi_s) : tcm;
+    const double epi = epi_s > 0 || epi_l > 0 ? (double)epi_l * launch + epi_s : 0; /* after the last step */
     const double g_step = rs_machine_xfer_factor(m, o->bytes_per_step), g_kv = rs_machine_xfer_factor(m, kv);
     o->t_comm_s = lat + o->bytes_per_step * g_step / w;
     const double x_kv = kv * g_kv / w, both[2] = {kv * g_step / w, dkv * g_step / w};
@@ -342,7 +342,7 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
     const double after_s = bwd && n > 1 ? cm->after_s : 0; /* a later step's merges of the arrived partial */
     o->t_step_s += after_s;
-    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 + (tcl - tcm) : tcl, lat, kv, dkv, w, t_mid_fwd, after_s);
+    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 : tcm, lat, kv, dkv, w, t_mid_fwd, after_s) + epi;
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, o->bytes_per_step / (double)b);
     return 0;
@@ -395,7 +395,7 @@ typedef struct {
     const rs_machine_t *m;       /* launch, jitter */
     const rs_kmodel_t *km;       /* the epilogue (presets that have one) */
     const rs_kclasses_t *kc;
-    bool epilogue;               /* the last computing step carries the pass epilogue */
+    bool epilogue;               /* the preset has a pass epilogue (after each rank's last step) */
     const rs_schedule_t *s;      /* per_step: rs_schedule_flops of (rank, step) */
     bool per_step;
     double f_eff;                /* F_eff(B) */
@@ -420,12 +420,6 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, u
     }
     *useful += fu;
     *exec += fx;
-    if (wc->epilogue && k == wc->n - 1) {
-        double es;
-        int el;
-        rs_kernel_classes_epilogue(wc->km, wc->kc, r, &es, &el);
-        scaled += es, launches += el;
-    }
     if (!(scaled > 0) && launches == 0) return 0;
     double work = scaled * wc->slow[r];
     if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
@@ -471,10 +465,11 @@ static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, doubl
 /* The end of step k on every rank from its compute durations ce, its merges after the arrival af and
  * its hops' post and flow ends: compute at 1/sigma speed while a transfer of the rank is in flight,
  * the step's end (af after the later of compute and arrival: the step event spans compute and
- * transfers, the merges lie between it and the next step), the totals, and the events. Returns 0, or -1 when the sink refused an event. */
+ * transfers, the merges lie between it and the next step; epi, the last step's only: the pass
+ * epilogue, inside its event), the totals, and the events. Returns 0, or -1 when the sink refused an event. */
 static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, int nx,
-                     uint64_t total_bytes, const double *t0, const double *ce, const double *af, const double *post,
-                     const double *fe, double *te, double *busy, walk_acc_t *acc) {
+                     uint64_t total_bytes, const double *t0, const double *ce, const double *af, const double *epi,
+                     const double *post, const double *fe, double *te, double *busy, walk_acc_t *acc) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n = p->n_ranks;
     const double sigma = m->cal.comp_slowdown;
@@ -489,9 +484,10 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
             end_c = t0[r] + ce[r];
         }
         const double end_x = nx > 0 ? (fe[r] > fe[prev] ? fe[r] : fe[prev]) : t0[r];
-        const double end_s = end_c > end_x ? end_c : end_x; /* the step event: compute and transfers */
+        double end_s = end_c > end_x ? end_c : end_x; /* the step event: compute and transfers */
         te[r] = end_s + af[r]; /* the merges of the arrived partial after both, before the next step */
         busy[r] += end_c - t0[r] + af[r];
+        if (epi && epi[r] > 0) te[r] += epi[r], end_s = te[r], busy[r] += epi[r]; /* the last step: the pass epilogue */
         if (end_c - t0[r] > acc->comp_max) acc->comp_max = end_c - t0[r];
         if (nx > 0) {
             if (end_x - t0[r] > acc->comm_max) acc->comm_max = end_x - t0[r];
@@ -540,7 +536,7 @@ void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e) {
     const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
     e->rank_steps = n * steps;
     e->time_s = e->rank_steps * (trace == RS_EST_TRACE_FILE ? 30e-6 : trace ? 0.1e-6 : 30e-9);
-    e->mem_bytes = 16e6 + n * 11 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
+    e->mem_bytes = 16e6 + n * 12 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
 }
 
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
@@ -554,11 +550,12 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     const double f_ideal = rs_kernel_ideal_rate(&km);
 
     /* O(N) state: step start/end, compute end, after-arrival merges, hop post time and last flow end, hop constants */
-    double *buf = malloc(sizeof(double) * (size_t)n * 11);
+    double *buf = malloc(sizeof(double) * (size_t)n * 12);
     if (!buf) return rs_errf(err, "walk: out of memory for N = %lld ranks", (long long)n);
     double *t0 = buf, *te = buf + n, *ce = buf + 2 * n, *post = buf + 3 * n, *fe = buf + 4 * n;
     double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n, *inv_bw = buf + 9 * n;
     double *af = buf + 10 * n; /* merges after the arrival (backward) */
+    double *epi = buf + 11 * n; /* the pass epilogue after the last step */
     for (int64_t h = 0; h < n; h++) {
         t0[h] = 0;
         busy[h] = 0;
@@ -583,6 +580,12 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         wc.epilogue |= kc.cls[i].deferred_s > 0 || kc.cls[i].deferred_launches > 0;
     }
     wc.epilogue |= kc.epi_fixed_s > 0 || kc.epi_fixed_launches > 0;
+    for (int64_t r = 0; r < n; r++) {
+        double es = 0;
+        int el = 0;
+        if (wc.epilogue) rs_kernel_classes_epilogue(&km, &kc, r, &es, &el);
+        epi[r] = es > 0 || el > 0 ? (double)el * m->cal.launch_s + es * slow[r] : 0;
+    }
     /* one pass when every step fully overlaps (no eta < 1 anywhere), no slowdown and no events */
     const bool fused = !rs_machine_partial_overlap(m) && m->cal.comp_slowdown <= 1 && !rs_sink_wants(sink) && !m->loopback;
 
@@ -644,13 +647,15 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }
             }
-            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, af, post, fe, te, busy, &acc);
+            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, af, k == steps - 1 ? epi : NULL, post, fe, te, busy, &acc);
         }
         out->rank_steps += n;
         double *tmp = t0;
         t0 = te;
         te = tmp;
     }
+    if (fused) /* the pass epilogue after the last step (step_ends puts it in the last step's event) */
+        for (int64_t r = 0; r < n; r++) t0[r] += epi[r], busy[r] += epi[r];
     out->flops_useful = acc.useful;
     out->flops_exec = acc.exec;
     out->comm_bound_steps = acc.bound;
@@ -660,7 +665,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         free(buf);
         return rs_errf(err, "walk: out of memory while recording the trace");
     }
-    /* after the last swap t0 holds the final step ends */
+    /* after the last swap t0 holds the final step ends (the last one's with the pass epilogue) */
     double sum_busy = 0;
     for (int64_t r = 0; r < n; r++) {
         if (t0[r] > out->makespan_s) out->makespan_s = t0[r];
