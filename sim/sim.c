@@ -448,7 +448,8 @@ static void rank_main(int argc, char **argv) {
         if (te > C.step_end[k]) C.step_end[k] = te;
         if (te - t0 > C.step_max[k]) C.step_max[k] = te - t0;
         if (C.events) {
-            if (st.has_compute) put_event(p, k, RS_EV_COMPUTE, -1, t0, end_c, (double)st.flops_exec, 0);
+            if (st.has_compute) /* it starts after the merges before the calls (kernel.h) */
+                put_event(p, k, RS_EV_COMPUTE, -1, tc > 0 ? t0 + acc.before_s : t0, end_c, (double)st.flops_exec, 0);
             if (moves) {
                 put_event(p, k, RS_EV_SEND, st.send_peer, t0, end_send, 0, (double)st.send_bytes);
                 put_event(p, k, RS_EV_RECV, st.recv_peer, t0, end_recv, 0, (double)st.recv_bytes);

@@ -242,6 +242,7 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
     if (bwd) { /* the preset's own per-step work on the whole dK,dV block */
         const double e = 2 * (double)km->block * km->ekv;
         o->merge_bytes += e * eb(km, pr->step_kv[0]);
+        o->before_bytes += e * eb(km, pr->step_kv[0]); /* ringsim's grad_zero: before its kernel */
         o->launches += pr->step_launch[0];
         if (later) o->after_bytes += e * eb(km, pr->step_kv[1]), o->launches += pr->step_launch[1];
     }
@@ -251,7 +252,7 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
  * runs inline or defers, under a preset. */
 static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
     o->n_calls = o->launches = o->deferred_launches = 0;
-    o->merge_bytes = o->deferred_bytes = o->after_bytes = 0;
+    o->merge_bytes = o->deferred_bytes = o->after_bytes = o->before_bytes = 0;
     if (!st->computes) return;
     double mq, mk;
     bool part;
@@ -266,6 +267,7 @@ static void step_finish(const rs_kmodel_t *km, rs_kstep_t *o) {
     o->scaled_s = o->calls_s + o->merge_bytes / km->bw;
     o->deferred_s = o->deferred_bytes / km->bw;
     o->after_s = o->after_bytes / km->bw;
+    o->before_s = o->before_bytes / km->bw;
 }
 
 void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *o) {
@@ -328,6 +330,7 @@ double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *
     acc->deferred_s += ks.deferred_s;
     acc->deferred_launches += ks.deferred_launches;
     acc->after_s = ks.after_s > 0 ? ks.after_s * rs_kernel_rank_slow(km, st->rank) : 0;
+    acc->before_s = ks.before_s > 0 ? ks.before_s * rs_kernel_rank_slow(km, st->rank) : 0;
     return rs_kernel_rank_step_s(km, st->rank, st->step, ks.scaled_s, ks.launches, n_xfers, bytes);
 }
 
@@ -387,7 +390,7 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
         for (int c = 0; c < 3; c++) {
             rs_kstep_t *k = &out->cls[c];
             k->n_calls = k->deferred_launches = 0;
-            k->merge_bytes = k->deferred_bytes = k->deferred_s = k->after_bytes = k->after_s = 0;
+            k->merge_bytes = k->deferred_bytes = k->deferred_s = k->after_bytes = k->after_s = k->before_bytes = k->before_s = 0;
             k->calls_s = k->scaled_s = out->exec[c] > 0 ? (double)out->exec[c] / km->f_eff : 0;
             k->launches = out->exec[c] > 0 ? 1 : 0;
         }
@@ -542,7 +545,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         rs_kstep_t *o = &out->cls[c];
         o->n_calls = 0; /* the calls are not listed (the closed form reads the class's totals) */
         o->launches = tc->launches, o->deferred_launches = 0;
-        o->merge_bytes = o->deferred_bytes = o->after_bytes = 0;
+        o->merge_bytes = o->deferred_bytes = o->after_bytes = o->before_bytes = 0;
         uint64_t pairs = 0;
         double calls_s = 0; /* step_finish's sum, in call order */
         for (int i = 0; i < tc->n_calls; i++) {
@@ -556,6 +559,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         o->scaled_s = calls_s + o->merge_bytes / km->bw;
         o->deferred_s = o->deferred_bytes / km->bw;
         o->after_s = o->after_bytes / km->bw;
+        o->before_s = o->before_bytes / km->bw;
         out->useful[c] = pairs * fpp, out->exec[c] = 0;
     }
     out->epi_fixed_s = 0, out->epi_fixed_launches = 0; /* not read by the closed form (rs_kernel_classes_epilogue) */

@@ -105,6 +105,8 @@ typedef struct {
     rs_kcall_t call[RS_MAX_BLOCKS];
     double calls_s;                    /* sum of the calls' times */
     double merge_bytes;                /* merge/accumulate bytes in the step's compute */
+    double before_bytes;               /* part of merge_bytes run before the calls (ringsim's grad_zero) */
+    double before_s;                   /* before_bytes / bw: the compute event starts after it */
     double after_bytes;                /* backward: merge bytes of the incoming dK,dV partial, after its arrival */
     double after_s;                    /* after_bytes / bw: scaled by straggler (not jitter) */
     double deferred_bytes;             /* merge bytes deferred to the pass epilogue */
@@ -141,11 +143,13 @@ typedef struct {
     double deferred_s;
     int deferred_launches;
     double after_s;                    /* the last step costed: its after-arrival merges x straggler */
+    double before_s;                   /* ... and its merges before the calls x straggler (in the compute) */
 } rs_krank_t;
 /* Compute duration of (st->rank, st->step) receiving n_xfers transfers of `bytes` in all: its calls
  * and merges (rs_kernel_step), straggler, jitter, launches and host cost (rs_kernel_rank_step_s). Updates *acc, and sets acc->after_s to the
  * step's merges after the incoming partial's arrival (after_s x straggler), which the caller adds
- * after max(compute end, arrival). The walk computes the same by class (tested equal). Can't fail. */
+ * after max(compute end, arrival), and acc->before_s to the part of the returned duration run before
+ * the calls (before_s x straggler): the compute event starts after it. The walk computes the same by class (tested equal). Can't fail. */
 double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes);
 /* The rank's pass epilogue after its last step, from the merges *acc deferred over its steps
  * (rs_kernel_epilogue): launches x launch_s + its work x straggler; 0 when none. Can't fail. */

@@ -128,7 +128,7 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
     rs_problem_flops_classes(p, want, kc->useful, kc->exec); /* a training ring: always classes */
     for (int c = 0; c < 3; c++) { /* what the closed form reads of a class */
         rs_kstep_t *k = &kc->cls[c];
-        k->deferred_s = 0, k->deferred_launches = 0, k->after_s = 0;
+        k->deferred_s = 0, k->deferred_launches = 0, k->after_s = 0, k->before_s = 0;
         k->scaled_s = kc->exec[c] > 0 ? (double)kc->exec[c] / km->f_eff : 0;
         k->launches = kc->exec[c] > 0 ? 1 : 0;
     }
@@ -389,6 +389,7 @@ typedef struct {
     uint64_t useful[3], exec[3]; /* FLOPs of class 0 (owner < rank), 1 (owner == rank), 2 (owner > rank) */
     double time_s[3];            /* scaled work of the class: calls + merges (exec / F_eff(B) in the dense model) */
     double after_s[3];           /* the class's merges after the incoming dK,dV partial arrives (kernel.h) */
+    double before_s[3];          /* the part of time_s before the calls: the compute event starts after it */
     int launches[3];             /* launches of the class */
     int64_t n;                   /* ranks */
     const double *slow;          /* per-rank straggler factor */
@@ -468,8 +469,8 @@ static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, doubl
  * transfers, the merges lie between it and the next step; epi, the last step's only: the pass
  * epilogue, inside its event), the totals, and the events. Returns 0, or -1 when the sink refused an event. */
 static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, int64_t k, int nx,
-                     uint64_t total_bytes, const double *t0, const double *ce, const double *af, const double *epi,
-                     const double *post, const double *fe, double *te, double *busy, walk_acc_t *acc) {
+                     uint64_t total_bytes, const double *t0, const double *ce, const double *bf, const double *af,
+                     const double *epi, const double *post, const double *fe, double *te, double *busy, walk_acc_t *acc) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n = p->n_ranks;
     const double sigma = m->cal.comp_slowdown;
@@ -496,7 +497,7 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
         if (rs_sink_wants(sink)) {
             uint64_t fu, fx;
             rs_schedule_flops(s, r, k, &fu, &fx);
-            if (k < n) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r], end_c, (double)fx, 0);
+            if (k < n) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r] + (bf ? bf[r] : 0), end_c, (double)fx, 0);
             if (nx > 0) {
                 rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
                 rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0, (double)total_bytes);
@@ -536,7 +537,7 @@ void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e) {
     const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
     e->rank_steps = n * steps;
     e->time_s = e->rank_steps * (trace == RS_EST_TRACE_FILE ? 30e-6 : trace ? 0.1e-6 : 30e-9);
-    e->mem_bytes = 16e6 + n * 12 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
+    e->mem_bytes = 16e6 + n * 13 * sizeof(double) + (trace ? e->rank_steps * 300 : 0);
 }
 
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
@@ -550,12 +551,13 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     const double f_ideal = rs_kernel_ideal_rate(&km);
 
     /* O(N) state: step start/end, compute end, after-arrival merges, hop post time and last flow end, hop constants */
-    double *buf = malloc(sizeof(double) * (size_t)n * 12);
+    double *buf = malloc(sizeof(double) * (size_t)n * 13);
     if (!buf) return rs_errf(err, "walk: out of memory for N = %lld ranks", (long long)n);
     double *t0 = buf, *te = buf + n, *ce = buf + 2 * n, *post = buf + 3 * n, *fe = buf + 4 * n;
     double *bw = buf + 5 * n, *lat = buf + 6 * n, *slow = buf + 7 * n, *busy = buf + 8 * n, *inv_bw = buf + 9 * n;
     double *af = buf + 10 * n; /* merges after the arrival (backward) */
     double *epi = buf + 11 * n; /* the pass epilogue after the last step */
+    double *bf = buf + 12 * n;  /* merges before the calls (the compute event starts after them) */
     for (int64_t h = 0; h < n; h++) {
         t0[h] = 0;
         busy[h] = 0;
@@ -577,6 +579,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
     for (int i = 0; i < 3; i++) {
         wc.useful[i] = kc.useful[i], wc.exec[i] = kc.exec[i];
         wc.time_s[i] = kc.cls[i].scaled_s, wc.launches[i] = kc.cls[i].launches, wc.after_s[i] = kc.cls[i].after_s;
+        wc.before_s[i] = kc.cls[i].before_s;
         wc.epilogue |= kc.cls[i].deferred_s > 0 || kc.cls[i].deferred_launches > 0;
     }
     wc.epilogue |= kc.epi_fixed_s > 0 || kc.epi_fixed_launches > 0;
@@ -647,7 +650,15 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }
             }
-            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, af, k == steps - 1 ? epi : NULL, post, fe, te, busy, &acc);
+            if (computes && rs_sink_wants(sink)) /* the compute event starts after the merges before the calls */
+                for (int64_t r = 0; r < n; r++) {
+                    int64_t owner = r - k;
+                    if (owner < 0) owner += n;
+                    const double b = wc.per_step ? 0 : wc.before_s[owner < r ? 0 : owner == r ? 1 : 2];
+                    bf[r] = ce[r] > 0 && b > 0 ? b * slow[r] : 0;
+                }
+            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, computes && rs_sink_wants(sink) ? bf : NULL, af,
+                           k == steps - 1 ? epi : NULL, post, fe, te, busy, &acc);
         }
         out->rank_steps += n;
         double *tmp = t0;
