@@ -404,13 +404,15 @@ typedef struct {
 
 /* Compute duration of (rank r, step k < N): the inline form of rs_kernel_rank_step_s without the host
  * cost (tested against it); adds the step's FLOPs to the totals; *after: its merges after the incoming
- * partial arrives, x straggler (rs_kernel_step_s's acc->after_s). */
+ * partial arrives, *before: the part of the duration before its calls, each x straggler
+ * (rs_kernel_step_s's acc->after_s, acc->before_s). */
 static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, uint64_t *useful, uint64_t *exec,
-                               double *after) {
+                               double *after, double *before) {
     int64_t owner = r - k;
     if (owner < 0) owner += wc->n;
     const int cls = owner < r ? 0 : owner == r ? 1 : 2;
     *after = wc->after_s[cls] > 0 ? wc->after_s[cls] * wc->slow[r] : 0;
+    *before = !wc->per_step && wc->before_s[cls] > 0 ? wc->before_s[cls] * wc->slow[r] : 0;
     uint64_t fu = wc->useful[cls], fx = wc->exec[cls];
     double scaled = wc->time_s[cls];
     int launches = wc->launches[cls];
@@ -443,8 +445,8 @@ static inline void fused_step(const work_classes_t *wc, int64_t k, int nx, doubl
     double fe_prev = 0, fe_last = 0;
     if (nx > 0) fe_prev = fe_last = (t0[n - 1] > t0[0] ? t0[n - 1] : t0[0]) + lat[n - 1] + tb * inv_bw[n - 1];
     for (int64_t r = 0; r < n; r++) {
-        double after = 0;
-        double work = computes ? rank_work(wc, r, k, &acc->useful, &acc->exec, &after) : 0;
+        double after = 0, before = 0;
+        double work = computes ? rank_work(wc, r, k, &acc->useful, &acc->exec, &after, &before) : 0;
         if (work > 0) work += host;
         double end = t0[r] + work;
         if (work > acc->comp_max) acc->comp_max = work;
@@ -497,7 +499,7 @@ static int step_ends(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sin
         if (rs_sink_wants(sink)) {
             uint64_t fu, fx;
             rs_schedule_flops(s, r, k, &fu, &fx);
-            if (k < n) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r] + (bf ? bf[r] : 0), end_c, (double)fx, 0);
+            if (k < n) rc |= emit(sink, r, k, p->pass, RS_EV_COMPUTE, -1, t0[r] + (ce[r] > 0 ? bf[r] : 0), end_c, (double)fx, 0);
             if (nx > 0) {
                 rc |= emit(sink, r, k, p->pass, RS_EV_SEND, r + 1 == n ? 0 : r + 1, t0[r], fe[r], 0, (double)total_bytes);
                 rc |= emit(sink, r, k, p->pass, RS_EV_RECV, r == 0 ? n - 1 : r - 1, t0[r], fe[prev], 0, (double)total_bytes);
@@ -621,8 +623,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         } else {
             /* compute durations (inline form of rs_machine_comp_time, tested against it) */
             for (int64_t r = 0; r < n; r++) {
-                af[r] = 0;
-                double work = computes ? rank_work(&wc, r, k, &acc.useful, &acc.exec, &af[r]) : 0;
+                af[r] = bf[r] = 0;
+                double work = computes ? rank_work(&wc, r, k, &acc.useful, &acc.exec, &af[r], &bf[r]) : 0;
                 if (work > 0) work += host;
                 ce[r] = work; /* a duration until step_ends */
                 if (nx > 0 && simple_flows) { /* transfers on hop r -> r+1, posted at both step starts */
@@ -650,15 +652,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }
             }
-            if (computes && rs_sink_wants(sink)) /* the compute event starts after the merges before the calls */
-                for (int64_t r = 0; r < n; r++) {
-                    int64_t owner = r - k;
-                    if (owner < 0) owner += n;
-                    const double b = wc.per_step ? 0 : wc.before_s[owner < r ? 0 : owner == r ? 1 : 2];
-                    bf[r] = ce[r] > 0 && b > 0 ? b * slow[r] : 0;
-                }
-            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, computes && rs_sink_wants(sink) ? bf : NULL, af,
-                           k == steps - 1 ? epi : NULL, post, fe, te, busy, &acc);
+            rc = step_ends(s, m, sink, k, nx, total_bytes, t0, ce, bf, af, k == steps - 1 ? epi : NULL, post, fe, te, busy, &acc);
         }
         out->rank_steps += n;
         double *tmp = t0;
