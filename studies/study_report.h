@@ -77,7 +77,8 @@ void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layou
  * sentence from the same rows: per metric the range of the held-out configurations' median errors,
  * the largest, and how many meet T_comm, T_step and makespan within target (0.10 = 10%); with the
  * spread columns (validate with 2 or more rounds) the rows show the measurement's own spread and the
- * sentence its range over the held-out rows. */
+ * sentence its range over the held-out rows, and how many of the configurations that miss do so by
+ * no more than their own spread (error <= target + spread in every metric missed). */
 void rs_report_heldout_rows(const rs_table_t *t, char rows[][512], int max_rows, int *n_rows);
 void rs_report_finding_heldout(const rs_table_t *t, double target, char *buf, size_t len);
 

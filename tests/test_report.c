@@ -539,6 +539,9 @@ static void test_finding_heldout_planted(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 2 meet T_comm, T_step and makespan within 10%."));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "own spread over their rounds"));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "T_comm 3.0%..11.0%, T_step 2.0%..5.0%, makespan 4.0%..6.0%"));
+    /* striped backward causal misses T_comm by 2 points with a T_comm spread of 11% */
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "Misses by no more than the configuration's own spread (error <= 10% + the spread in "
+                                     "every metric missed): 1 of 1."));
     CU_ASSERT_PTR_NULL(strstr(s, "50.0")); /* the fitted row is not held out */
     CU_ASSERT_PTR_NULL(strstr(s, "90.0")); /* nor is its spread */
     CU_ASSERT(no_nan_word(s));
@@ -555,6 +558,22 @@ static void test_finding_heldout_planted(void) {
     rs_report_finding_heldout(&t, 0.10, s, sizeof s);
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "1 of 1 meet"));
     CU_ASSERT_PTR_NULL(strstr(s, "own spread"));
+    rs_table_free(&t);
+    /* three misses: within the spread in its one metric; beyond it in T_step (25% with 5%); within it
+     * in T_comm but beyond in the makespan - only the first is within its spread */
+    CU_ASSERT_EQUAL_FATAL(planted_table("heldout_miss.csv",
+                                        "n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,"
+                                        "t_comm_p95,t_step_med,t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,"
+                                        "b_lo,b_hi,t_comp_spread,t_comm_spread,t_step_spread,makespan_spread\n"
+                                        "2,2,zigzag,forward,causal,2,2,0,0.04,0.1,0.15,0.2,0.05,0.1,0.06,0.09,,,8,1024,0.01,0.06,0.02,0.04\n"
+                                        "2,2,striped,backward,full,2,2,0,0.03,0.1,0.08,0.3,0.25,0.3,0.09,0.2,,,8,1024,0.02,0.01,0.05,0.06\n"
+                                        "2,2,zigzag,backward,causal,2,2,0,0.03,0.1,0.13,0.3,0.07,0.1,0.30,0.4,,,8,1024,0.02,0.05,0.05,0.10\n",
+                                        &t),
+                          0);
+    rs_report_finding_heldout(&t, 0.10, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "0 of 3 meet"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "every metric missed): 1 of 3."));
+    CU_ASSERT(no_nan_word(s));
     rs_table_free(&t);
 }
 
