@@ -679,12 +679,10 @@ static int cpu_bwd_begin(void *state, rs_err_t *err) {
     cpu_state_t *c = state;
     size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
     memset(c->dq, 0, nq * sizeof(float));
-    for (size_t i = 0; i < ns; i++) {
-        const float *o = c->o + i * (size_t)c->d, *g = c->d_o + i * (size_t)c->d;
-        double acc = 0;
-        for (int64_t x = 0; x < c->d; x++) acc += (double)o[x] * g[x];
-        c->dd[i] = (float)acc;
-    }
+    /* D = rowsum(dO o O), accumulated in float64 (BLAS dsdot: vectorised; a plain loop's chain of
+     * dependent double adds took 120 us of the pass at B = 512, 2 heads) */
+    for (size_t i = 0; i < ns; i++)
+        c->dd[i] = (float)cblas_dsdot((int)c->d, c->o + i * (size_t)c->d, 1, c->d_o + i * (size_t)c->d, 1);
     return 0;
 }
 

@@ -28,8 +28,8 @@ typedef struct {
     void *ts;                       /* its state */
     const rs_exec_opts_t *o;        /* options */
     int64_t rank, n;                /* ring rank, ring size */
-    const float *k_host, *v_host;   /* this rank's own K, V (re-uploaded at every pass start) */
-    const float *q_host;            /* this rank's own Q (pass-q: uploaded into qbuf at every pass start) */
+    const float *k_host, *v_host;   /* this rank's own K, V (staged before every pass: stage_inputs) */
+    const float *q_host;            /* this rank's own Q (pass-q: staged into qbuf before every pass) */
     void *kv[2];                    /* K,V double buffer (pass-q: kv[0] holds the rank's own) */
     void *qbuf[2];                  /* pass-q: Q double buffer */
     void **part;                    /* pass-q: [N] partial outputs of every owner's queries, then [N]
@@ -85,16 +85,25 @@ static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_x
     return 0;
 }
 
+/* Put the rank's own K,V (pass-q: and Q) into the buffers a pass starts from: the ring overwrites
+ * them, so every pass needs them again. It runs before the barrier that starts a pass, outside the
+ * measured time: a pass starts with its inputs resident, as in a training step (K,V are the
+ * projection's outputs) and as the model's step 0 does. */
+static int stage_inputs(ctx_t *c, bool pass_q, rs_err_t *err) {
+    rs_err_t e = {{0}};
+    if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
+        c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
+        (pass_q && c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0))
+        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    return 0;
+}
+
 /* The pass of a schedule that circulates Q (exec.h, "pass-q"). */
 static int run_pass_q(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, bool *faulted, int64_t *fail_step,
                       rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n_steps = rs_schedule_n_steps(s), n = c->n;
     rs_err_t e = {{0}};
-    if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
-        c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
-        c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0)
-        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     int cur = 0;
     for (int64_t k = 0; k < n_steps; k++) {
         rs_step_t st;
@@ -145,9 +154,6 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     const bool fwd = p->pass == RS_PASS_FORWARD;
     const int64_t n_steps = rs_schedule_n_steps(s);
     rs_err_t e = {{0}};
-    if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
-        c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0)
-        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     if ((fwd ? c->cops->fwd_begin(c->cs, &e) : c->cops->bwd_begin(c->cs, &e)) < 0)
         return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     int cur = 0;
@@ -600,11 +606,13 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
 
     /* repetitions: warm-up, then measured */
     for (int r = 0; r < opts->warmup + opts->reps; r++) {
+        TRY(stage_inputs(&c, passes_q && !bwd, err));
         if (tops->barrier(tstate, opts->timeout_s, &e) < 0) {
             rs_errf(err, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
         if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, &res->fail_step, err));
+        if (bwd) TRY(stage_inputs(&c, passes_q, err)); /* the forward's ring moved them */
         if (bwd && tops->barrier(tstate, opts->timeout_s, &e) < 0) {
             rs_errf(err, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
