@@ -216,9 +216,13 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
         if (!fwd) {
             if (tail) {                       /* the incoming partial is complete */
                 c->dkv_final = dkv_in ? din : dsend;
-            } else {                          /* acc becomes the partial sent at the next step */
+            } else { /* acc becomes the partial sent at the next step; the next acc is din, whose
+                        partial was just added (this rank wrote it: its cache lines are here), and the
+                        buffer just sent receives next. Clearing the buffer just sent instead (the
+                        peer had read it) took 4.5 us for 16 KiB (B = 8) and 110-200 us for 1 MiB
+                        (B = 512) on a 2-core EPYC, 10-30x a clear of memory this rank owns. */
                 void *t = dsend;
-                dsend = acc, acc = t;
+                dsend = acc, acc = din, din = t;
             }
         }
     }
