@@ -241,6 +241,16 @@ int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks,
     return best.n_send;
 }
 
+/* The ring's buffers after a step: the block received is the one sent (and computed on) next, and the
+ * block sent receives next. The transport's times depend on it: an exchange of 64 KiB over Open MPI's
+ * shared memory on a 2-core EPYC took 7.2 us with the same two buffers every time and 15 us with
+ * the ring's rotation (128 KiB: 12.5 and 27.5 us; 512 KiB: 46 and 68 us), which the CPU ring's own
+ * transfers showed: its dK,dV tail step ran 2-3x the fixed-buffer calibration's time. */
+static void xfer_rotate(void **send_buf, void **recv_buf) {
+    void *t = *send_buf;
+    *send_buf = *recv_buf, *recv_buf = t;
+}
+
 /* The buffers of an overlap sample: a receive buffer per flow, and the dK,dV partial sent (the
  * executor sends the partial of the previous step, not the one being accumulated). */
 typedef struct {
@@ -256,6 +266,21 @@ static void flows_free(const rs_compute_ops_t *cops, const block_t *blk, flows_t
     if (f->dsend) cops->buf_free(blk->cs, f->dsend);
 }
 
+/* A ring step's requests: receive every flow from p-1, send to p+1 the K,V being computed on and the
+ * dK,dV partial. */
+static void step_reqs(const flows_t *f, const block_t *blk, int64_t rank, int64_t nn, rs_xfer_req_t *q) {
+    for (int i = 0; i < f->n; i++) {
+        q[i] = (rs_xfer_req_t){RS_XFER_RECV, (rank - 1 + nn) % nn, f->rbuf[i], f->bytes[i], 6 + i};
+        q[f->n + i] = (rs_xfer_req_t){RS_XFER_SEND, (rank + 1) % nn, f->kind[i] == RS_XFER_KV ? blk->kv : f->dsend, f->bytes[i], 6 + i};
+    }
+}
+
+/* After a step's transfers the buffers rotate as the executor's do (xfer_rotate): the K,V received is
+ * computed on and sent next, the dK,dV received is sent next; what was sent receives. */
+static void flows_rotate(flows_t *f, block_t *blk) {
+    for (int i = 0; i < f->n; i++) xfer_rotate(f->kind[i] == RS_XFER_KV ? &blk->kv : &f->dsend, &f->rbuf[i]);
+}
+
 /* The last receive's completion from the first post of a step's transfers (the trace's recv). */
 static double recv_span(const rs_xfer_time_t *tm, int n_recv) {
     double p0 = INFINITY, p1 = -INFINITY;
@@ -265,8 +290,8 @@ static double recv_span(const rs_xfer_time_t *tm, int n_recv) {
 
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, double *xfer_s, size_t cap, size_t *n, rs_calib_flows_t *flows,
-                             rs_err_t *err) {
+                             double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,
+                             rs_calib_flows_t *flows, rs_err_t *err) {
     const int64_t nn = tops->size(ts), rank = tops->rank(ts);
     if (flows) memset(flows, 0, sizeof *flows);
     if (nn < 2) return 0;
@@ -282,34 +307,34 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
             rs_errf(err, "calibrate: %s", e.msg);
             goto out;
         }
-    /* as in a ring step: the K,V being computed on is the block sent, freshly uploaded (the executor
-     * uploads K,V at the start of a pass), the next block is received from p-1; a backward step also
-     * sends the previous step's dK,dV partial and receives one */
+    /* as in a ring step: the K,V being computed on is the block sent, the next block is received from
+     * p-1, and the buffers rotate (flows_rotate); a backward step also sends the previous step's dK,dV
+     * partial and receives one */
     rs_xfer_req_t q[2 * RS_MAX_TRANSFERS];
-    for (int i = 0; i < f.n; i++) {
-        q[i] = (rs_xfer_req_t){RS_XFER_RECV, (rank - 1 + nn) % nn, f.rbuf[i], f.bytes[i], 6 + i};
-        q[f.n + i] = (rs_xfer_req_t){RS_XFER_SEND, (rank + 1) % nn, f.kind[i] == RS_XFER_KV ? blk.kv : f.dsend, f.bytes[i], 6 + i};
-    }
     for (int r = 0; r < reps + 1; r++) {
         double t0, t1, c0, c1;
-        rs_xfer_time_t tm[2 * RS_MAX_TRANSFERS], tx[2 * RS_MAX_TRANSFERS];
-        if (tops->barrier(ts, timeout_s, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || /* the transfers alone */
+        rs_xfer_time_t tm[2 * RS_MAX_TRANSFERS], tx[2 * RS_MAX_TRANSFERS], tf[2 * RS_MAX_TRANSFERS];
+        step_reqs(&f, &blk, rank, nn, q);
+        if (tops->barrier(ts, timeout_s, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || /* the transfers alone, reused */
             tops->wait(ts, timeout_s, tx, err) < 0 || tops->barrier(ts, timeout_s, err) < 0 ||
-            block_step(cops, &blk, &c0, &c1, err) < 0 || /* the compute alone */
+            tops->post(ts, 2 * f.n, q, err) < 0 || tops->wait(ts, timeout_s, tf, err) < 0 || /* again: fresh */
             tops->barrier(ts, timeout_s, err) < 0)
             goto out;
-        if (cops->upload(blk.cs, RS_TENSOR_K, blk.hk, blk.kv, &e) < 0 || cops->upload(blk.cs, RS_TENSOR_V, blk.hv, blk.kv, &e) < 0) {
-            rs_errf(err, "calibrate: %s", e.msg);
+        flows_rotate(&f, &blk);
+        if (block_step(cops, &blk, &c0, &c1, err) < 0 || /* the compute alone */
+            tops->barrier(ts, timeout_s, err) < 0)
             goto out;
-        }
+        step_reqs(&f, &blk, rank, nn, q);
         if (block_begin(cops, &blk, err) < 0 || tops->post(ts, 2 * f.n, q, err) < 0 || block_run(cops, &blk, &t0, &t1, err) < 0 ||
             tops->wait(ts, timeout_s, tm, err) < 0)
             goto out;
+        flows_rotate(&f, &blk);
         if (r == 0 || *n >= cap) continue; /* warm-up */
         end_s[*n] = recv_span(tm, f.n); /* the receives: the step's blocks' arrival, as the trace's recv */
         busy_s[*n] = t1 - t0;
         alone_s[*n] = c1 - c0;
-        if (xfer_s) xfer_s[*n] = recv_span(tx, f.n);
+        if (xfer_s) xfer_s[*n] = recv_span(tf, f.n);
+        if (xfer_reused_s) xfer_reused_s[*n] = recv_span(tx, f.n);
         (*n)++;
     }
     if (flows) {
@@ -394,7 +419,7 @@ static void fit_alpha_beta(const uint64_t *m, const double *t, int n, double *L,
  * so that the overlap and poll fits and the model read the same transfer time. */
 static void transport_fitted(rs_calib_t *c) {
     rs_calibration_t *cal = &c->model;
-    cal->n_xfer = 0;
+    cal->n_xfer = cal->n_xfer_reused = 0;
     for (int i = 0; i < c->n_sizes; i++) {
         const double m = (double)c->sizes[i], f = c->latency_s + m / c->bw_bytes_per_s, r = fabs(f - c->t_msg_s[i]) / c->t_msg_s[i];
         if (r > c->fit_err_max) c->fit_err_max = r;
@@ -406,9 +431,14 @@ static void transport_fitted(rs_calib_t *c) {
         const rs_range_t gr = {RS_RANGE_XFER_FACTOR};
         const double g = (c->t_msg_s[i] - c->latency_s) * c->bw_bytes_per_s / m;
         cal->xfer_curve[cal->n_xfer++] = (rs_xfer_point_t){m, fmin(gr.max, fmax(0.05, g))};
+        if (c->t_msg_reused_s[i] > 0 && (cal->n_xfer_reused == 0 || m > cal->xfer_curve_reused[cal->n_xfer_reused - 1].bytes)) {
+            const double gu = (c->t_msg_reused_s[i] - c->latency_s) * c->bw_bytes_per_s / m;
+            cal->xfer_curve_reused[cal->n_xfer_reused++] = (rs_xfer_point_t){m, fmin(gr.max, fmax(0.05, gu))};
+        }
     }
+    /* the overlap samples rotate their buffers as the ring's (rs_calib_overlap_samples): the reused curve */
     for (int i = 0; i < c->n_ov; i++)
-        c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes * rs_calibration_xfer_factor(cal, (double)c->ov[i].bytes) /
+        c->ov[i].t_xfer_s = c->latency_s + (double)c->ov[i].bytes * rs_calibration_xfer_factor_reused(cal, (double)c->ov[i].bytes) /
                                                c->bw_bytes_per_s;
 }
 
@@ -651,14 +681,22 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             const int reps = m <= (1u << 20) ? 30 : 8; /* the same on every rank */
             if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
             double t;
-            for (int r = 0; r < 3; r++)
-                if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
-            for (int r = 0; r < reps; r++) {
-                if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
-                samples[r] = t;
+            /* twice: the same two buffers every time (a receive into a buffer the peer never read),
+             * then rotating as in the ring: a rank sends what it received at the exchange before
+             * and receives into what it sent (xfer_rotate) */
+            for (int rot = 0; rot < 2; rot++) {
+                for (int r = 0; r < 3; r++) {
+                    if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
+                    if (rot) xfer_rotate(&sbuf, &rbuf);
+                }
+                for (int r = 0; r < reps; r++) {
+                    if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
+                    if (rot) xfer_rotate(&sbuf, &rbuf);
+                    samples[r] = t;
+                }
+                double local = med(samples, (size_t)reps);
+                if (rank_median(tops, ts, local, o->timeout_s, rot ? &out->t_msg_reused_s[i] : &out->t_msg_s[i], err) < 0) goto done;
             }
-            double local = med(samples, (size_t)reps);
-            if (rank_median(tops, ts, local, o->timeout_s, &out->t_msg_s[i], err) < 0) goto done;
             rs_meter_update(&meter, rounds * o->n_blocks + (o->n_blocks * (i + 1)) / out->n_sizes, "transport %llu bytes",
                             (unsigned long long)m);
         }
@@ -682,7 +720,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             const int reps = (int)go[1];
             rs_calib_flows_t fl;
             if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, comps,
-                                         alone, NULL, 16, &ns, &fl, err) < 0)
+                                         alone, NULL, NULL, 16, &ns, &fl, err) < 0)
                 goto done;
             double E, TC, TA;
             if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||
@@ -735,12 +773,19 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
         fprintf(out, "  %8lld %14.6g %12.3f %8.3f\n", (long long)c->blocks[i], c->t_block_s[i], c->flops_eff[i] * 1e-9,
                 c->flops_eff[i] / c->flops_peak);
     if (c->n_sizes > 0) {
-        fprintf(out, "# transport: ring exchange (send to p+1, receive from p-1), receive post to completion\n");
-        fprintf(out, "# %12s %14s %14s %10s %8s\n", "bytes", "t_s", "fit_s", "GB/s", "g");
-        for (int i = 0; i < c->n_sizes; i++)
-            fprintf(out, "  %12llu %14.6g %14.6g %10.3f %8.3f\n", (unsigned long long)c->sizes[i], c->t_msg_s[i],
+        fprintf(out, "# transport: ring exchange (send to p+1, receive from p-1), receive post to completion; t_s with the same\n"
+                     "# two buffers every time, reused_s with the buffers rotating as the ring's (g_reused: its curve)\n");
+        fprintf(out, "# %12s %14s %14s %10s %8s %14s %9s\n", "bytes", "t_s", "fit_s", "GB/s", "g", "reused_s", "g_reused");
+        for (int i = 0; i < c->n_sizes; i++) {
+            char tr[24] = "-", gr[24] = "-";
+            if (c->t_msg_reused_s[i] > 0) {
+                snprintf(tr, sizeof tr, "%.6g", c->t_msg_reused_s[i]);
+                snprintf(gr, sizeof gr, "%.3f", rs_calibration_xfer_factor_reused(&c->model, (double)c->sizes[i]));
+            }
+            fprintf(out, "  %12llu %14.6g %14.6g %10.3f %8.3f %14s %9s\n", (unsigned long long)c->sizes[i], c->t_msg_s[i],
                     c->latency_s + (double)c->sizes[i] / c->bw_bytes_per_s, (double)c->sizes[i] / c->t_msg_s[i] * 1e-9,
-                    rs_calibration_xfer_factor(&c->model, (double)c->sizes[i]));
+                    rs_calibration_xfer_factor(&c->model, (double)c->sizes[i]), tr, gr);
+        }
         fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); the transfer curve g (the "
                      "model's L + m g(m) / W) goes through every measured size\n",
                 c->latency_s, c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);

@@ -343,10 +343,11 @@ static void rank_main(int argc, char **argv) {
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
         const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
+        const double reused = (double)rs_schedule_step_reused_bytes(C.s, k); /* received into the buffer sent at k - 1 */
         /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
                                ? rs_step_eta(C.m, recv_bytes,
-                                             recv_bytes * rs_machine_xfer_factor(C.m, recv_bytes) / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
+                                             recv_bytes * rs_machine_step_xfer_factor(C.m, recv_bytes, reused) / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
                                              rs_step_polls(rs_schedule_problem(C.s), &st, &C.m->cal.poll))
                                : rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;
@@ -376,7 +377,7 @@ static void rank_main(int argc, char **argv) {
         void *got = NULL;
         double send_bytes = 0; /* the transfer curve's g at the hop's bytes: SimGrid moves bytes x g (model.c's walk) */
         for (int i = 0; i < st.n_send; i++) send_bytes += (double)st.send[i].bytes;
-        const double gx = rs_machine_xfer_factor(C.m, send_bytes);
+        const double gx = rs_machine_step_xfer_factor(C.m, send_bytes, reused);
         for (int i = 0; i < st.n_send; i++) {
             is_recv[nc] = 0;
             comm[nc++] = sg_mailbox_put_async(C.mb[next], &payload, (long)llround((double)st.send[i].bytes * gx));

@@ -91,7 +91,8 @@ typedef struct {
     double kmask[RS_VALIDATE_MAX_B][2][RS_VALIDATE_MAX_ROUNDS]; /* per B, causal / shifted: each round's median call time */
     uint64_t kmask_useful[RS_VALIDATE_MAX_B][2];                /* the call's useful FLOPs */
     int nkmask[RS_VALIDATE_MAX_B];                              /* rounds sampled */
-    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP]; /* [n_b][OCAP] overlap samples */
+    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP], (*oxfer_reused)[OCAP];
+    /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
     rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
 } val_pass_t;
@@ -301,7 +302,8 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
     if (ps->masks && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS) ps->nkmask[i]++;
     if (job->n_ranks >= 2 &&
         rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
-                                 ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], OCAP, &ps->no[i], &ps->oflows[i], &err) < 0)
+                                 ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], ps->oxfer_reused[i], OCAP, &ps->no[i],
+                                 &ps->oflows[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     return RS_EXIT_OK;
 }
@@ -413,17 +415,18 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     rs_err_t err = {{0}};
     int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
-        double e_s, busy_s, alone_s, x_s;
+        double e_s, busy_s, alone_s, x_s, xr_s;
         if (rs_calib_rank_median(job->tops, job->ts, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0) {
+            rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->oxfer_reused[i], ps->no[i], in->exec.timeout_s, &xr_s, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
         if (job->rank != 0 || ps->no[i] == 0) continue;
         const rs_calib_flows_t *fl = &ps->oflows[i];
-        if (n_sizes < RS_CALIB_MAX_SIZES) c->sizes[n_sizes] = fl->bytes, c->t_msg_s[n_sizes++] = x_s;
+        if (n_sizes < RS_CALIB_MAX_SIZES) c->sizes[n_sizes] = fl->bytes, c->t_msg_s[n_sizes] = x_s, c->t_msg_reused_s[n_sizes++] = xr_s;
         int k = 0;
         while (k < c->n_ov && c->ov[k].block != in->b[i]) k++;
         if (k == c->n_ov && c->n_ov == RS_CALIB_MAX_OV) continue;
@@ -440,14 +443,18 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     rs_calib_fit_overlap(c);
     rs_meter_hide();
     fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
-                    "curve fitted again):\n#      B flows        bytes    t_xfer_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
+                    "curve fitted again; t_xfer_s: the same buffers twice, reused_s: rotating as the ring's):\n"
+                    "#      B flows        bytes    t_xfer_s   reused_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
             rs_pass_name(ps->prob.pass));
     for (int k = 0; k < c->n_ov; k++) {
-        char eta[16], tx[24] = "-";
+        char eta[16], tx[24] = "-", tr[24] = "-";
         for (int q = 0; q < c->n_sizes; q++)
-            if (c->sizes[q] == c->ov[k].bytes) snprintf(tx, sizeof tx, "%.6g", c->t_msg_s[q]);
-        fprintf(v->out, "  %6lld %5d %12llu %11s %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
-                (unsigned long long)c->ov[k].bytes, tx, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
+            if (c->sizes[q] == c->ov[k].bytes) {
+                snprintf(tx, sizeof tx, "%.6g", c->t_msg_s[q]);
+                if (c->t_msg_reused_s[q] > 0) snprintf(tr, sizeof tr, "%.6g", c->t_msg_reused_s[q]);
+            }
+        fprintf(v->out, "  %6lld %5d %12llu %11s %10s %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
+                (unsigned long long)c->ov[k].bytes, tx, tr, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
                 rs_fmt_num(c->ov[k].eta, "%.3f", eta, sizeof eta));
     }
     fprintf(v->out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); host cost %.3g s per flow + "
@@ -930,7 +937,8 @@ static void val_free(val_t *v) {
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
     for (int j = 0; j < RS_PASS_COUNT; j++)
-        free(v->ps[j].ksmp), free(v->ps[j].kfac), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer);
+        free(v->ps[j].ksmp), free(v->ps[j].kfac), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer),
+            free(v->ps[j].oxfer_reused);
     free(v);
 }
 
@@ -948,7 +956,8 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
         ps->obusy = calloc((size_t)in->n_b, sizeof *ps->obusy);
         ps->oalone = calloc((size_t)in->n_b, sizeof *ps->oalone);
         ps->oxfer = calloc((size_t)in->n_b, sizeof *ps->oxfer);
-        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone && ps->oxfer;
+        ps->oxfer_reused = calloc((size_t)in->n_b, sizeof *ps->oxfer_reused);
+        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone && ps->oxfer && ps->oxfer_reused;
     }
     const size_t cap = (size_t)in->n_b * (size_t)(job->n_ranks * (job->n_ranks + 1)) * 2 + 1;
     for (int j = 0; j < v->np; j++)

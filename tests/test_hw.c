@@ -404,7 +404,7 @@ static void test_errors_keys_types(void) {
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
                  "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
-                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, source, <figure>_source)");
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, xfer_curve_reused, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");

@@ -200,7 +200,8 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c
     rs_kmodel_init(&km, &p, m);
     closed_classes(&p, &km, &kc);
     const double bytes = c_bs * (double)b;
-    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes) - (lat + bytes * rs_machine_xfer_factor(m, bytes) / w);
+    const double g = rs_machine_step_xfer_factor(m, bytes, p.n_ranks > 2 ? bytes : 0); /* a middle step: reused buffers */
+    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes) - (lat + bytes * g / w);
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
@@ -242,21 +243,28 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
  * partial's merges) after their compute and transfers. The pass epilogue is the caller's. */
 static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
                               double kv, double dkv, double w, double t_mid_fwd, double after_s) {
-    /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g */
-    const double x_kv = kv * rs_machine_xfer_factor(m, kv) / w, x_dkv = dkv * rs_machine_xfer_factor(m, dkv) / w,
-                 g_both = rs_machine_xfer_factor(m, kv + dkv), both[2] = {kv * g_both / w, dkv * g_both / w},
+    /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g.
+     * A kind sent at the step before arrives in the buffer sent then (the reused curve,
+     * rs_schedule_step_reused_bytes): K,V from step 1, dK,dV from step 2 (the tail included) */
+    const double x_kv0 = kv * rs_machine_step_xfer_factor(m, kv, 0) / w, x_kvm = kv * rs_machine_step_xfer_factor(m, kv, kv) / w,
+                 x_dkvl = dkv * rs_machine_step_xfer_factor(m, dkv, n > 2 ? dkv : 0) / w,
+                 x_dkvt = dkv * rs_machine_step_xfer_factor(m, dkv, dkv) / w,
+                 g_1 = rs_machine_step_xfer_factor(m, kv + dkv, kv), both_1[2] = {kv * g_1 / w, dkv * g_1 / w},
+                 g_m = rs_machine_step_xfer_factor(m, kv + dkv, kv + dkv), both_m[2] = {kv * g_m / w, dkv * g_m / w},
                  sigma = m->cal.comp_slowdown;
     const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv), eta_both = rs_machine_overlap(m, kv + dkv);
     const double h_kv = rs_machine_host_s(m, 1, kv), h_dkv = rs_machine_host_s(m, 1, dkv), h_both = rs_machine_host_s(m, 2, kv + dkv);
     if (n == 1) return tcl;
+    const double first = rs_sync_step_s(tc0 + h_kv, lat, &x_kv0, 1, eta_kv, sigma);
     if (!bwd) {
-        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kv, lat, &x_kv, 1, eta_kv, sigma);
-        if (tc0 == tcm && tcl == tcm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
-        return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) + (double)(n - 2) * t_mid + tcl;
+        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kv, lat, &x_kvm, 1, eta_kv, sigma);
+        if (tc0 == tcm && tcl == tcm && x_kv0 == x_kvm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
+        return first + (double)(n - 2) * t_mid + tcl;
     }
-    return rs_sync_step_s(tc0 + h_kv, lat, &x_kv, 1, eta_kv, sigma) +
-           (double)(n - 2) * (rs_sync_step_s(tcm + h_both, lat, both, 2, eta_both, sigma) + after_s) +
-           (rs_sync_step_s(tcl + h_dkv, lat, &x_dkv, 1, eta_dkv, sigma) + after_s) + rs_sync_step_s(0, lat, &x_dkv, 1, eta_dkv, sigma);
+    const double mid_1 = n > 2 ? rs_sync_step_s(tcm + h_both, lat, both_1, 2, eta_both, sigma) + after_s : 0,
+                 mid = n > 3 ? rs_sync_step_s(tcm + h_both, lat, both_m, 2, eta_both, sigma) + after_s : 0;
+    return first + mid_1 + (n > 3 ? (double)(n - 3) * mid : 0) + (rs_sync_step_s(tcl + h_dkv, lat, &x_dkvl, 1, eta_dkv, sigma) + after_s) +
+           rs_sync_step_s(0, lat, &x_dkvt, 1, eta_dkv, sigma);
 }
 
 /* An inference variant's moving block (rs_model_closed has filled o's rates and block). */
@@ -331,7 +339,11 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
     const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
     const double epi = epi_s > 0 || epi_l > 0 ? (double)epi_l * launch + epi_s : 0; /* after the last step */
-    const double g_step = rs_machine_xfer_factor(m, o->bytes_per_step), g_kv = rs_machine_xfer_factor(m, kv);
+    /* a middle step's transfers arrive in the buffers sent at the step before (n > 2; at n = 2 the one
+     * step with a transfer is step 0, or the backward's step 1, whose dK,dV nothing sent before) */
+    const double reused_of = n > 2 ? 1 : 0;
+    const double g_step = rs_machine_step_xfer_factor(m, o->bytes_per_step, reused_of * o->bytes_per_step),
+                 g_kv = rs_machine_step_xfer_factor(m, kv, reused_of * kv);
     o->t_comm_s = lat + o->bytes_per_step * g_step / w;
     const double x_kv = kv * g_kv / w, both[2] = {kv * g_step / w, dkv * g_step / w};
     if (!bwd || n <= 2)
@@ -614,7 +626,8 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         /* the step's overlap factor (by the bytes on a hop) and host cost of receiving them */
         const double eta = rs_machine_overlap(m, (double)total_bytes);
         const double host = rs_machine_host_s(m, nx, (double)total_bytes);
-        const double gx = rs_machine_xfer_factor(m, (double)total_bytes); /* the transfer curve at the step's bytes */
+        /* the transfer curves at the step's bytes (those received into the buffer sent at k - 1: reused) */
+        const double gx = rs_machine_step_xfer_factor(m, (double)total_bytes, (double)rs_schedule_step_reused_bytes(s, k));
         /* polled progress: each receiver's eta from its own step's polls (progress.h) */
         const bool polled = nx > 0 && computes && rs_calibration_polled(&m->cal);
         const bool simple_flows = eta >= 1 && !polled; /* equal-start processor sharing: the last flow ends at a + sum(x) */

@@ -69,3 +69,8 @@ _Static_assert(sizeof(rs_xfer_point_t) == 2 * sizeof(double) && offsetof(rs_xfer
 double rs_calibration_xfer_factor(const rs_calibration_t *c, double bytes) {
     return c->n_xfer <= 0 ? 1.0 : curve_at(c->n_xfer, c->xfer_curve, sizeof c->xfer_curve[0], bytes);
 }
+
+double rs_calibration_xfer_factor_reused(const rs_calibration_t *c, double bytes) {
+    return c->n_xfer_reused <= 0 ? rs_calibration_xfer_factor(c, bytes)
+                                 : curve_at(c->n_xfer_reused, c->xfer_curve_reused, sizeof c->xfer_curve_reused[0], bytes);
+}

@@ -50,7 +50,12 @@ typedef struct {
  * (log-linear in bytes between them, clamped outside). On a CPU the copy's rate changes with the
  * size (it leaves the cache at a few hundred KiB), which one (L, W) cannot follow: 30% off at 1 MiB
  * on the 2-core EPYC. Every place that turns a hop's bytes into time (closed form, walk, SimGrid's
- * payload, the overlap and poll models) reads g through rs_machine_xfer_factor. */
+ * payload, the overlap and poll models) reads g through rs_machine_step_xfer_factor.
+ * A ring receives a block into the buffer it sent at the step before (its double buffers), which
+ * the peer has just read: over Open MPI's shared memory on a 2-core Zen 4 EPYC that copy took 2x as
+ * long at 64-128 KiB and 1.5x at 512 KiB as one into a buffer the peer never read (2026-12-01). The
+ * calibration measures both (the exchange with fixed buffers, then rotating as the ring's) and a
+ * profile may hold the second as the reused curve; a step's factor weighs the two by its bytes. */
 typedef struct {
     double bytes;            /* bytes on the hop in the step (the sum of its flows) */
     double factor;           /* g: the rate term's factor at that size, > 0 */
@@ -74,6 +79,9 @@ typedef struct {
                                            * overlap curve for steps that compute (rs_step_eta) */
     int n_xfer;                           /* transfer curve g(bytes), sorted; 0: the affine model (g = 1) */
     rs_xfer_point_t xfer_curve[RS_MAX_OVERLAP_POINTS];
+    int n_xfer_reused;                    /* the same for a receive into the buffer the rank sent at the
+                                           * step before (rs_schedule_step_reused_bytes); 0: xfer_curve */
+    rs_xfer_point_t xfer_curve_reused[RS_MAX_OVERLAP_POINTS];
 } rs_calibration_t;
 
 /* No calibration: efficiency 1, launch 0, overlap 1, slowdown 1, no host cost. Can't fail. */
@@ -93,6 +101,9 @@ bool rs_calibration_polled(const rs_calibration_t *c);
 /* g(bytes) of the transfer curve (log-linear in bytes between points, clamped outside); 1 without a
  * curve. Can't fail. */
 double rs_calibration_xfer_factor(const rs_calibration_t *c, double bytes);
+/* g(bytes) for a transfer received into the buffer sent at the step before: the reused curve, or
+ * rs_calibration_xfer_factor without one. Can't fail. */
+double rs_calibration_xfer_factor_reused(const rs_calibration_t *c, double bytes);
 /* true iff some step may get eta < 1 (scalar or any curve point). Can't fail. */
 bool rs_calibration_partial_overlap(const rs_calibration_t *c);
 

@@ -212,6 +212,13 @@ bool rs_machine_partial_overlap(const rs_machine_t *m) { return rs_calibration_p
 
 double rs_machine_xfer_factor(const rs_machine_t *m, double bytes) { return rs_calibration_xfer_factor(&m->cal, bytes); }
 
+double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double reused_bytes) {
+    const double g = rs_calibration_xfer_factor(&m->cal, bytes);
+    if (!(reused_bytes > 0) || m->cal.n_xfer_reused <= 0 || !(bytes > 0)) return g;
+    const double r = reused_bytes < bytes ? reused_bytes / bytes : 1.0;
+    return (1 - r) * g + r * rs_calibration_xfer_factor_reused(&m->cal, bytes);
+}
+
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
     if (n_xfers <= 0) return 0.0;
     return (double)n_xfers * m->cal.host_s_per_xfer + bytes * m->cal.host_s_per_byte;

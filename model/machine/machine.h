@@ -102,6 +102,10 @@ bool rs_machine_partial_overlap(const rs_machine_t *m);
 /* The transfer curve's g(bytes) (calibration.h): a hop's transfer of `bytes` in a step takes
  * L + bytes g(bytes) / W; 1 without a curve. */
 double rs_machine_xfer_factor(const rs_machine_t *m, double bytes);
+/* The factor of a step whose hop carries `bytes`, `reused_bytes` of them received into the buffer
+ * sent at the step before (rs_schedule_step_reused_bytes): the two curves at the step's bytes,
+ * weighed by bytes. The walk, SimGrid and the closed form all take a step's g from here. */
+double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double reused_bytes);
 /* Host cost (LogGOPS o and O) of receiving n_xfers transfers of `bytes` in all during a step:
  * n_xfers o + bytes O seconds, added to the step's compute when the step computes. */
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes);

@@ -368,12 +368,13 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
                                            "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_chunk_cols",
-                                           "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve", NULL};
+                                           "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
+                                           "xfer_curve_reused", NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
                                             "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve",
                                             "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
-                                            NULL};
+                                            "xfer_curve_reused", NULL};
 
 /* A calibration curve: an array of 1..max [x, y] pairs, x > 0 and strictly increasing, y in
  * (ylo, yhi] (ylo_open) or [ylo, yhi]. Messages name the pair's fields (xname, yname). */
@@ -474,9 +475,16 @@ static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
 /* calibration.xfer_curve: [[bytes, g], ...], the transfer curve (calibration.h); absent: g = 1. */
 static int parse_xfer(const vctx_t *v, const json_t *cal, rs_calibration_t *out) {
     const json_t *curve = json_object_get(cal, "xfer_curve");
+    if (!curve && json_object_get(cal, "xfer_curve_reused"))
+        return vfail(v, "calibration.xfer_curve_reused", "needs calibration.xfer_curve (the curve of the other transfers)");
     if (!curve) return 0;
     const pairs_spec_t sp = {"calibration.xfer_curve", "bytes", "g", RS_MAX_OVERLAP_POINTS, RS_RANGE_XFER_FACTOR, true};
-    return parse_points(v, curve, &sp, out->xfer_curve, sizeof out->xfer_curve[0], &out->n_xfer);
+    if (parse_points(v, curve, &sp, out->xfer_curve, sizeof out->xfer_curve[0], &out->n_xfer)) return -1;
+    /* calibration.xfer_curve_reused: the same for a receive into the buffer sent at the step before */
+    const json_t *reused = json_object_get(cal, "xfer_curve_reused");
+    if (!reused) return 0;
+    const pairs_spec_t sr = {"calibration.xfer_curve_reused", "bytes", "g", RS_MAX_OVERLAP_POINTS, RS_RANGE_XFER_FACTOR, true};
+    return parse_points(v, reused, &sr, out->xfer_curve_reused, sizeof out->xfer_curve_reused[0], &out->n_xfer_reused);
 }
 
 static int parse_device(const vctx_t *v, const json_t *root, rs_hw_t *out) {
@@ -659,6 +667,11 @@ static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_no
         rs_jw_key(w, 4, "xfer_curve", false);
         put_pairs(w, hw->cal.xfer_curve, sizeof hw->cal.xfer_curve[0],
                   hw->cal.n_xfer < RS_MAX_OVERLAP_POINTS ? hw->cal.n_xfer : RS_MAX_OVERLAP_POINTS);
+        if (hw->cal.n_xfer_reused > 0) {
+            rs_jw_key(w, 4, "xfer_curve_reused", false);
+            put_pairs(w, hw->cal.xfer_curve_reused, sizeof hw->cal.xfer_curve_reused[0],
+                      hw->cal.n_xfer_reused < RS_MAX_OVERLAP_POINTS ? hw->cal.n_xfer_reused : RS_MAX_OVERLAP_POINTS);
+        }
     }
     rs_jw_str_at(w, 4, "note", hw->calibration_note, false);
     rs_jw_source(w, 4, source_note, false);

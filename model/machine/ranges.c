@@ -22,7 +22,7 @@ const rs_range_info_t rs_ranges[] = {
     {"polls to complete a transfer", RS_RANGE_POLLS, 1, 0, "-", "calibration.poll_curve[i][1]"},
     {"poll geometry, columns / rows", RS_RANGE_POLL_GEOM, 0, 1, "-",
      "calibration.poll_chunk_cols, calibration.poll_panel_rows_forward, calibration.poll_panel_rows_backward"},
-    {"transfer curve factor g", RS_RANGE_XFER_FACTOR, 1, 0, "-", "calibration.xfer_curve[i][1]"},
+    {"transfer curve factor g", RS_RANGE_XFER_FACTOR, 1, 0, "-", "calibration.xfer_curve[i][1], calibration.xfer_curve_reused[i][1]"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 

@@ -471,6 +471,21 @@ int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[
     return o.n_send;
 }
 
+uint64_t rs_schedule_step_reused_bytes(const rs_schedule_t *s, int64_t step) {
+    if (step < 1) return 0;
+    rs_step_t o, prev;
+    step_transfers(s, 0, step, &o);
+    step_transfers(s, 0, step - 1, &prev);
+    uint64_t reused = 0;
+    for (int i = 0; i < o.n_send; i++)
+        for (int j = 0; j < prev.n_send; j++)
+            if (prev.send[j].kind == o.send[i].kind) {
+                reused += o.send[i].bytes;
+                break;
+            }
+    return reused;
+}
+
 uint64_t rs_schedule_step_a2a_bytes(const rs_schedule_t *s, int64_t step) {
     return s->passes_q && s->p.n_ranks > 1 && step == s->p.n_ranks ? s->part_bytes : 0;
 }

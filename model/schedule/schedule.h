@@ -289,6 +289,11 @@ int rs_problem_class_kinds(const rs_problem_t *p, int cls, unsigned char kinds[R
  * same on every rank at a given step; only the block owners differ. Returns the count (0..2). An
  * all-to-all step has none (rs_schedule_step_a2a_bytes). O(1). */
 int rs_schedule_step_xfers(const rs_schedule_t *s, int64_t step, uint64_t bytes[RS_MAX_TRANSFERS]);
+/* Of the ring transfers posted at `step`, the bytes whose kind (K,V, Q or dK,dV) the rank also sent
+ * at step - 1: the ring's double buffers (and the dK,dV rotation, docs/exec.md) receive them into the
+ * buffer sent at the step before, which the peer has just read. On a CPU that makes the copy slower
+ * (calibration.h, the reused transfer curve). K,V (Q) from step 1, dK,dV from step 2. O(1). */
+uint64_t rs_schedule_step_reused_bytes(const rs_schedule_t *s, int64_t step);
 /* Bytes each rank sends to (and receives from) each other rank at `step`: pass-q's all-to-all step
  * N, else 0. O(1). */
 uint64_t rs_schedule_step_a2a_bytes(const rs_schedule_t *s, int64_t step);
