@@ -816,6 +816,19 @@ static void test_calib_xfer_curve(void) {
     RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 131072), 0.5 * (g1 + g2), 1e-12); /* halfway in log bytes */
     RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 4096), c.model.xfer_curve[0].factor, 1e-12);
     RS_ASSERT_REL(rs_calibration_xfer_factor(&c.model, 1e9), c.model.xfer_curve[4].factor, 1e-12);
+    /* the exchange with rotating buffers (the ring's): its own curve with the same L and W, through
+     * every size; the overlap samples (which rotate) read it */
+    for (int i = 0; i < 5; i++) c.t_msg_reused_s[i] = 1.5 * c.t_msg_s[i] + 1e-6;
+    rs_calib_fit_transport(&c);
+    CU_ASSERT_EQUAL_FATAL(c.model.n_xfer_reused, 5);
+    for (int i = 0; i < 5; i++) {
+        RS_ASSERT_REL(c.latency_s + (double)m[i] * rs_calibration_xfer_factor_reused(&c.model, (double)m[i]) / c.bw_bytes_per_s,
+                      c.t_msg_reused_s[i], 1e-12);
+        RS_ASSERT_REL(c.latency_s + (double)m[i] * rs_calibration_xfer_factor(&c.model, (double)m[i]) / c.bw_bytes_per_s,
+                      c.t_msg_s[i], 1e-12);
+    }
+    RS_ASSERT_REL(c.ov[0].t_xfer_s, c.t_msg_reused_s[4], 1e-12);
+    memset(c.t_msg_reused_s, 0, sizeof c.t_msg_reused_s);
     for (int i = 0; i < 5; i++) c.t_msg_s[i] = 3e-6 + (double)m[i] / 5e9;
     rs_calib_fit_transport(&c);
     RS_ASSERT_REL(c.latency_s, 3e-6, 1e-9);

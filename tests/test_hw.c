@@ -392,6 +392,10 @@ static void test_errors_values(void) {
                  "t.json:19:33: calibration.poll_chunk_cols: must be an integer in [1, 1e+06], got 25.5");
     expect_error(subst("\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8], [1048576, 0]]"),
                  "t.json:19:44: calibration.xfer_curve[1][1]: g must be in (0, 1e+06], got 0");
+    expect_error(subst("\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8]], \"xfer_curve_reused\": [[16384, 1.5], [8192, 2]]"),
+                 "t.json:19:72: calibration.xfer_curve_reused[1][0]: bytes must increase strictly, got 8192 after 16384");
+    expect_error(subst("\"overlap\": 0.9", "\"xfer_curve_reused\": [[16384, 1.5]]"),
+                 "t.json:19:5: calibration.xfer_curve_reused: needs calibration.xfer_curve (the curve of the other transfers)");
     expect_error(subst("\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10"),
                  "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10");
     expect_error(subst("\"bf16\": 100e12,", ""), "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)");
@@ -546,6 +550,8 @@ static void test_round_trip(void) {
         c.cal.n_xfer = 2; /* the transfer curve */
         c.cal.xfer_curve[0] = (rs_xfer_point_t){16384, 0.1 + 0.7};
         c.cal.xfer_curve[1] = (rs_xfer_point_t){1048576, 4.0 / 3.0};
+        c.cal.n_xfer_reused = 1; /* ... and the reused one */
+        c.cal.xfer_curve_reused[0] = (rs_xfer_point_t){65536, 2.0 / 3.0 + 1};
         const char *pc = RS_BINARY_DIR "/tests/test_hw_roundtrip_curve.json";
         CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
         rs_hw_t cb = load_ok(pc);
@@ -570,6 +576,9 @@ static void test_round_trip(void) {
             CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].bytes, c.cal.xfer_curve[k].bytes);
             CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].factor, c.cal.xfer_curve[k].factor);
         }
+        CU_ASSERT_EQUAL_FATAL(cb.cal.n_xfer_reused, 1);
+        CU_ASSERT_EQUAL(cb.cal.xfer_curve_reused[0].bytes, 65536);
+        CU_ASSERT_EQUAL(cb.cal.xfer_curve_reused[0].factor, c.cal.xfer_curve_reused[0].factor);
     }
     CU_ASSERT_EQUAL(back.cal.n_xfer, 0); /* none written: the affine model */
     /* a second write of what was read is byte-identical */

@@ -100,7 +100,7 @@ static void test_b_star_with_efficiency_curve(void) {
 
 /* ---- closed form == walk in the balanced non-causal case --------------------------------------- */
 /* optional extras for walk_vs_closed: an overlap curve (g_curve) and a host cost per transfer/byte */
-static int g_curve;
+static int g_curve, g_reused;
 static double g_host_o, g_host_per_byte;
 
 static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma, double launch) {
@@ -121,6 +121,12 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
                     m.cal.overlap_curve[2] = (rs_overlap_point_t){8388608, 0.9};
                 }
                 m.cal.host_s_per_xfer = g_host_o, m.cal.host_s_per_byte = g_host_per_byte;
+                if (g_reused) { /* transfer curves, the reused one apart: fresh and reused steps differ */
+                    m.cal.n_xfer = 2, m.cal.n_xfer_reused = 2;
+                    m.cal.xfer_curve[0] = (rs_xfer_point_t){524288, 0.9}, m.cal.xfer_curve[1] = (rs_xfer_point_t){8388608, 1.2};
+                    m.cal.xfer_curve_reused[0] = (rs_xfer_point_t){524288, 2.1};
+                    m.cal.xfer_curve_reused[1] = (rs_xfer_point_t){8388608, 1.5};
+                }
                 rs_schedule_t *s = rs_schedule_create(&p, NULL);
                 rs_closed_t c;
                 rs_walk_t w;
@@ -157,6 +163,46 @@ static void test_walk_equals_closed_curve_host(void) {
     g_host_o = g_host_per_byte = 0;
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
     g_curve = 0;
+}
+
+/* The reused transfer curve (calibration.h): the closed form's fresh and reused steps (K,V from step
+ * 1, dK,dV from step 2, the tail) equal the walk's, which takes each step's bytes from the schedule,
+ * at N = 1, 2, 3, 8, 64, with eta, an overlap curve and host cost. */
+static void test_walk_equals_closed_reused(void) {
+    g_reused = 1;
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 2e-6, 0.4, 1, 1e-6);
+    g_curve = 1, g_host_o = 3e-6;
+    walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 0);
+    walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
+    g_curve = 0, g_host_o = 0, g_reused = 0;
+}
+
+/* Which bytes of a step arrive in the buffer sent at the step before, by hand (K,V = kv, dK,dV = dkv
+ * bytes): forward N = 4: 0, kv, kv, - (no transfer); backward N = 4: 0, kv, kv + dkv, dkv, dkv (the
+ * tail); backward N = 2: 0, 0 (the first dK,dV), dkv. A step's factor weighs the curves by bytes:
+ * fresh g = 1 and reused g = 3 at every size, a step with 1/4 of its bytes reused: 1.5. */
+static void test_reused_bytes_by_hand(void) {
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t n = 2; n <= 4; n += 2) {
+            rs_problem_t p = mha(n * 1024, n, false, RS_LAYOUT_ZIGZAG, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD);
+            rs_schedule_t *s = rs_schedule_create(&p, NULL);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+            const uint64_t kv = rs_problem_kv_bytes(&p), dkv = rs_problem_dkv_bytes(&p);
+            const uint64_t fwd4[] = {0, kv, kv, 0}, bwd4[] = {0, kv, kv + dkv, dkv, dkv}, fwd2[] = {0, 0}, bwd2[] = {0, 0, dkv};
+            const uint64_t *want = pass ? (n == 4 ? bwd4 : bwd2) : (n == 4 ? fwd4 : fwd2);
+            for (int64_t k = 0; k < rs_schedule_n_steps(s); k++) CU_ASSERT_EQUAL(rs_schedule_step_reused_bytes(s, k), want[k]);
+            rs_schedule_free(s);
+        }
+    rs_machine_t m = machine(1e12, 1e9, 0);
+    CU_ASSERT_EQUAL(rs_machine_step_xfer_factor(&m, 4e6, 1e6), 1.0); /* no curves: g = 1 */
+    m.cal.n_xfer = 1, m.cal.xfer_curve[0] = (rs_xfer_point_t){1e6, 1.0};
+    CU_ASSERT_EQUAL(rs_machine_step_xfer_factor(&m, 4e6, 1e6), 1.0); /* no reused curve: the fresh one */
+    m.cal.n_xfer_reused = 1, m.cal.xfer_curve_reused[0] = (rs_xfer_point_t){1e6, 3.0};
+    RS_ASSERT_REL(rs_machine_step_xfer_factor(&m, 4e6, 1e6), 1.5, 1e-15);
+    RS_ASSERT_REL(rs_machine_step_xfer_factor(&m, 4e6, 4e6), 3.0, 1e-15);
+    CU_ASSERT_EQUAL(rs_machine_step_xfer_factor(&m, 4e6, 0), 1.0);
 }
 
 /* Host cost and an overlap curve by hand: forward, N = 4, B = 1024, d = 128, bf16: K,V = 524288
@@ -405,6 +451,8 @@ int main(void) {
         {"walk == closed form, latency + launch", test_walk_equals_closed_latency},
         {"walk == closed form, overlap eta and slowdown sigma", test_walk_equals_closed_overlap},
         {"walk == closed form, overlap curve and host cost", test_walk_equals_closed_curve_host},
+        {"walk == closed form, reused transfer curve", test_walk_equals_closed_reused},
+        {"reused bytes and the step's transfer factor by hand", test_reused_bytes_by_hand},
         {"causal makespans by hand", test_causal_walk_hand_values},
         {"loopback walk by hand (each rank alone)", test_loopback_walk_hand_values},
         {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},

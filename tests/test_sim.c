@@ -274,6 +274,9 @@ static void test_exact_xfer_curve(void) {
                     q.cal.xfer_curve[0] = (rs_xfer_point_t){1e5, 0.8};
                     q.cal.xfer_curve[1] = (rs_xfer_point_t){1e6, 1.1};
                     q.cal.xfer_curve[2] = (rs_xfer_point_t){4e6, 1.6};
+                    q.cal.n_xfer_reused = 2; /* the steady state's receives apart (rs_schedule_step_reused_bytes) */
+                    q.cal.xfer_curve_reused[0] = (rs_xfer_point_t){1e5, 1.9};
+                    q.cal.xfer_curve_reused[1] = (rs_xfer_point_t){4e6, 1.3};
                     if (v) {
                         q.cal.host_s_per_xfer = 4e-6, q.cal.n_overlap = 2;
                         q.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
