@@ -342,8 +342,8 @@ static void rank_main(int argc, char **argv) {
         if (C.job) rs_jc_step_start(g, k, t0);
         double recv_bytes = 0; /* the step's incoming bytes: host cost and the eta of the hop */
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
-        const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes);
         const double reused = (double)rs_schedule_step_reused_bytes(C.s, k); /* received into the buffer sent at k - 1 */
+        const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes, reused);
         /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
                                ? rs_step_eta(C.m, recv_bytes,

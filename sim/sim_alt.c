@@ -69,7 +69,7 @@ static void rank_main(int argc, char **argv) {
     for (int64_t k = 0; k < A.steps; k++) {
         rs_step_t st;
         rs_schedule_step(A.s, r, k, &st);
-        const double tc = rs_kernel_step_s(&A.km, &st, &acc, 0, 0);
+        const double tc = rs_kernel_step_s(&A.km, &st, &acc, 0, 0, 0);
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
         int nc = 0;
         void *got = NULL;

@@ -645,7 +645,7 @@ static void test_calib_fit_overlap(void) {
     for (int k = 0; k < 5; k++) {
         const rs_calib_overlap_t *v = &c.ov[k];
         const double x = (double)v->bytes / W, xs[2] = {0.5 * x, 0.5 * x}; /* two flows: K,V and dK,dV alike */
-        const double tc = v->t_comp_s + rs_machine_host_s(&m, v->n_flows, (double)v->bytes);
+        const double tc = v->t_comp_s + rs_machine_host_s(&m, v->n_flows, (double)v->bytes, (double)v->bytes); /* rotating: reused */
         const double e = rs_machine_overlap(&m, (double)v->bytes);
         RS_ASSERT_REL(tc, v->t_comp_busy_s, 1e-9);
         RS_ASSERT_REL(e, eta[order[k]], 1e-9);

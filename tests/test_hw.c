@@ -705,8 +705,18 @@ static void test_machine_overlap_curve_host(void) {
     m.cal.overlap_curve[1].eta = 0.6;
     m.cal.host_s_per_xfer = 5e-6, m.cal.host_s_per_byte = 1e-10;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
-    RS_ASSERT_REL(rs_machine_host_s(&m, 2, 3e6), 2 * 5e-6 + 3e-4, 1e-15);
-    CU_ASSERT_EQUAL(rs_machine_host_s(&m, 0, 0), 0.0);
+    RS_ASSERT_REL(rs_machine_host_s(&m, 2, 3e6, 0), 2 * 5e-6 + 3e-4, 1e-15);
+    RS_ASSERT_REL(rs_machine_host_s(&m, 2, 3e6, 3e6), 2 * 5e-6 + 3e-4, 1e-15); /* no reused curve: one O */
+    CU_ASSERT_EQUAL(rs_machine_host_s(&m, 0, 0, 0), 0.0);
+    { /* O was fitted on reused (rotating) copies, g = 2 there; a fresh copy (g = 1) costs half per byte,
+         a step with a third of its bytes reused (g = 4/3) two thirds */
+        rs_machine_t q = m;
+        q.cal.n_xfer = 1, q.cal.xfer_curve[0] = (rs_xfer_point_t){1e6, 1.0};
+        q.cal.n_xfer_reused = 1, q.cal.xfer_curve_reused[0] = (rs_xfer_point_t){1e6, 2.0};
+        RS_ASSERT_REL(rs_machine_host_s(&q, 2, 3e6, 3e6), 2 * 5e-6 + 3e-4, 1e-15);
+        RS_ASSERT_REL(rs_machine_host_s(&q, 2, 3e6, 0), 2 * 5e-6 + 1.5e-4, 1e-15);
+        RS_ASSERT_REL(rs_machine_host_s(&q, 2, 3e6, 1e6), 2 * 5e-6 + 2e-4, 1e-15);
+    }
     const uint64_t fl = 4ull * 4096 * 4096 * 128;
     RS_ASSERT_REL(rs_machine_step_comp_time(&m, 4096, 0, 0, fl, 1, 2e6), (double)fl / 989e12 + 5e-6 + 2e-4, 1e-15);
     CU_ASSERT_EQUAL(rs_machine_step_comp_time(&m, 4096, 0, 0, 0, 1, 2e6), 0.0); /* no compute, no cost */

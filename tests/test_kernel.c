@@ -166,7 +166,7 @@ static void test_zigzag_step_by_hand(void) {
     /* the step's time = the sum of its calls at their rates + merge bytes / bandwidth + launches */
     rs_kmodel_t km;
     rs_kmodel_init(&km, &p, &m);
-    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, 3, 1, ks.scaled_s, ks.launches, 0, 0), 10 * launch + f1 / r1 + 2048.0 * 4916 / 1e12,
+    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, 3, 1, ks.scaled_s, ks.launches, 0, 0, 0), 10 * launch + f1 / r1 + 2048.0 * 4916 / 1e12,
                   1e-14);
     /* KV owner after the rank (rank 0, step 1: owner 3): one full call (B/2, B) on the second half of
      * the rows, same area; its merge covers 1024 rows and copies the slice back (4 + 4 bytes per
@@ -411,7 +411,7 @@ static void test_walk_equals_step_function(void) {
                         rs_schedule_step(s, r, k, &st);
                         double recv = 0;
                         for (int i = 0; i < st.n_recv; i++) recv += (double)st.recv[i].bytes;
-                        double want = rs_kernel_step_s(&km, &st, &acc, st.n_recv, recv);
+                        double want = rs_kernel_step_s(&km, &st, &acc, st.n_recv, recv, (double)rs_schedule_step_reused_bytes(s, k));
                         double step_end = -1, next_start = -1;
                         for (size_t i = 0; i < rs_trace_count(t); i++) {
                             if (ev[i].rank == r && ev[i].step == k && ev[i].kind == RS_EV_COMPUTE) {

@@ -315,23 +315,24 @@ double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank) {
 }
 
 double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
-                             int n_xfers, double bytes) {
+                             int n_xfers, double bytes, double reused_bytes) {
     const rs_machine_t *m = km->m;
     if (!(scaled_s > 0) && launches == 0) return 0.0;
     const double slow = rs_kernel_rank_slow(km, rank);
     double jit = 1.0;
     if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
-    return (double)launches * m->cal.launch_s + scaled_s * slow * jit + rs_machine_host_s(m, n_xfers, bytes);
+    return (double)launches * m->cal.launch_s + scaled_s * slow * jit + rs_machine_host_s(m, n_xfers, bytes, reused_bytes);
 }
 
-double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes) {
+double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes,
+                        double reused_bytes) {
     rs_kstep_t ks;
     rs_kernel_step(km, st, &ks);
     acc->deferred_s += ks.deferred_s;
     acc->deferred_launches += ks.deferred_launches;
     acc->after_s = ks.after_s > 0 ? ks.after_s * rs_kernel_rank_slow(km, st->rank) : 0;
     acc->before_s = ks.before_s > 0 ? ks.before_s * rs_kernel_rank_slow(km, st->rank) : 0;
-    return rs_kernel_rank_step_s(km, st->rank, st->step, ks.scaled_s, ks.launches, n_xfers, bytes);
+    return rs_kernel_rank_step_s(km, st->rank, st->step, ks.scaled_s, ks.launches, n_xfers, bytes, reused_bytes);
 }
 
 double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank) {

@@ -130,10 +130,11 @@ void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_l
 
 /* Duration of a step's compute on `rank` at `step` when nothing is in flight:
  *   (scaled_s + epilogue_s) x straggler(rank) x jitter(rank, step) + launches x launch_s
- *   + host cost of the n_xfers transfers (bytes in all) it receives,
+ *   + host cost of the n_xfers transfers (bytes in all, reused_bytes of them into the buffer sent at
+ *     the step before: rs_machine_host_s) it receives,
  * 0 when the step has no work. The walk inlines this per class (tested equal). Can't fail. */
 double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
-                             int n_xfers, double bytes);
+                             int n_xfers, double bytes, double reused_bytes);
 /* The straggler factor of rank (the product of the machine's factors for it; 1 when none). */
 double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank);
 
@@ -150,7 +151,8 @@ typedef struct {
  * step's merges after the incoming partial's arrival (after_s x straggler), which the caller adds
  * after max(compute end, arrival), and acc->before_s to the part of the returned duration run before
  * the calls (before_s x straggler): the compute event starts after it. The walk computes the same by class (tested equal). Can't fail. */
-double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes);
+double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes,
+                        double reused_bytes);
 /* The rank's pass epilogue after its last step, from the merges *acc deferred over its steps
  * (rs_kernel_epilogue): launches x launch_s + its work x straggler; 0 when none. Can't fail. */
 double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank);

@@ -153,7 +153,7 @@ typedef struct {
  * with host(B) = n_x o + c_x (B + off) O the host cost of receiving the step's n_x transfers. */
 static double gap_s(const rs_machine_t *m, const variant_t *v, double bb) {
     const double bytes = v->c_x * (bb + v->off);
-    return m->cal.launch_s + rs_machine_host_s(m, v->n_x, bytes) + v->c_f * bb * (bb + v->bc) / rs_machine_flops_eff(m, bb) -
+    return m->cal.launch_s + rs_machine_host_s(m, v->n_x, bytes, 0) + v->c_f * bb * (bb + v->bc) / rs_machine_flops_eff(m, bb) -
            (v->lat + bytes / v->w);
 }
 
@@ -200,8 +200,8 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c
     rs_kmodel_init(&km, &p, m);
     closed_classes(&p, &km, &kc);
     const double bytes = c_bs * (double)b;
-    const double g = rs_machine_step_xfer_factor(m, bytes, p.n_ranks > 2 ? bytes : 0); /* a middle step: reused buffers */
-    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes) - (lat + bytes * g / w);
+    const double reused = p.n_ranks > 2 ? bytes : 0, g = rs_machine_step_xfer_factor(m, bytes, reused); /* a middle step: reused buffers */
+    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes, reused) - (lat + bytes * g / w);
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
@@ -253,17 +253,19 @@ static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double
                  g_m = rs_machine_step_xfer_factor(m, kv + dkv, kv + dkv), both_m[2] = {kv * g_m / w, dkv * g_m / w},
                  sigma = m->cal.comp_slowdown;
     const double eta_kv = rs_machine_overlap(m, kv), eta_dkv = rs_machine_overlap(m, dkv), eta_both = rs_machine_overlap(m, kv + dkv);
-    const double h_kv = rs_machine_host_s(m, 1, kv), h_dkv = rs_machine_host_s(m, 1, dkv), h_both = rs_machine_host_s(m, 2, kv + dkv);
+    const double h_kv0 = rs_machine_host_s(m, 1, kv, 0), h_kvm = rs_machine_host_s(m, 1, kv, kv),
+                 h_dkvl = rs_machine_host_s(m, 1, dkv, n > 2 ? dkv : 0), h_both_1 = rs_machine_host_s(m, 2, kv + dkv, kv),
+                 h_both_m = rs_machine_host_s(m, 2, kv + dkv, kv + dkv);
     if (n == 1) return tcl;
-    const double first = rs_sync_step_s(tc0 + h_kv, lat, &x_kv0, 1, eta_kv, sigma);
+    const double first = rs_sync_step_s(tc0 + h_kv0, lat, &x_kv0, 1, eta_kv, sigma);
     if (!bwd) {
-        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kv, lat, &x_kvm, 1, eta_kv, sigma);
-        if (tc0 == tcm && tcl == tcm && x_kv0 == x_kvm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
+        const double t_mid = t_mid_fwd >= 0 ? t_mid_fwd : rs_sync_step_s(tcm + h_kvm, lat, &x_kvm, 1, eta_kv, sigma);
+        if (tc0 == tcm && tcl == tcm && x_kv0 == x_kvm && h_kv0 == h_kvm) return (double)(n - 1) * t_mid + tcm; /* the dense model's form */
         return first + (double)(n - 2) * t_mid + tcl;
     }
-    const double mid_1 = n > 2 ? rs_sync_step_s(tcm + h_both, lat, both_1, 2, eta_both, sigma) + after_s : 0,
-                 mid = n > 3 ? rs_sync_step_s(tcm + h_both, lat, both_m, 2, eta_both, sigma) + after_s : 0;
-    return first + mid_1 + (n > 3 ? (double)(n - 3) * mid : 0) + (rs_sync_step_s(tcl + h_dkv, lat, &x_dkvl, 1, eta_dkv, sigma) + after_s) +
+    const double mid_1 = n > 2 ? rs_sync_step_s(tcm + h_both_1, lat, both_1, 2, eta_both, sigma) + after_s : 0,
+                 mid = n > 3 ? rs_sync_step_s(tcm + h_both_m, lat, both_m, 2, eta_both, sigma) + after_s : 0;
+    return first + mid_1 + (n > 3 ? (double)(n - 3) * mid : 0) + (rs_sync_step_s(tcl + h_dkvl, lat, &x_dkvl, 1, eta_dkv, sigma) + after_s) +
            rs_sync_step_s(0, lat, &x_dkvt, 1, eta_dkv, sigma);
 }
 
@@ -287,7 +289,7 @@ static void closed_variant(const rs_problem_t *p, const rs_machine_t *m, const v
     o->t_comp_s = m->cal.launch_s + v->c_f * pairs / o->f_eff_per_s;
     const double tc0 = m->cal.launch_s + v->c_f * pairs0 / o->f_eff_per_s;
     o->t_comm_s = v->lat + moving / v->w;
-    const double x = moving / v->w, eta = rs_machine_overlap(m, moving), host = rs_machine_host_s(m, 1, moving);
+    const double x = moving / v->w, eta = rs_machine_overlap(m, moving), host = rs_machine_host_s(m, 1, moving, 0);
     o->t_step_s = rs_sync_step_s(o->t_comp_s + host, v->lat, &x, 1, eta, sigma);
     if (n == 1) {
         o->makespan_s = tc0;
@@ -347,9 +349,10 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->t_comm_s = lat + o->bytes_per_step * g_step / w;
     const double x_kv = kv * g_kv / w, both[2] = {kv * g_step / w, dkv * g_step / w};
     if (!bwd || n <= 2)
-        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 1, kv), lat, &x_kv, 1, rs_machine_overlap(m, kv), sigma);
+        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 1, kv, reused_of * kv), lat, &x_kv, 1, rs_machine_overlap(m, kv), sigma);
     else
-        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 2, kv + dkv), lat, both, 2, rs_machine_overlap(m, kv + dkv), sigma);
+        o->t_step_s = rs_sync_step_s(o->t_comp_s + rs_machine_host_s(m, 2, kv + dkv, reused_of * (kv + dkv)), lat, both, 2,
+                                     rs_machine_overlap(m, kv + dkv), sigma);
     /* the forward's middle step is t_step when the layout's step is the one of the makespan (t_mid) */
     const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
     const double after_s = bwd && n > 1 ? cm->after_s : 0; /* a later step's merges of the arrived partial */
@@ -625,9 +628,10 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
         const bool computes = k < n;
         /* the step's overlap factor (by the bytes on a hop) and host cost of receiving them */
         const double eta = rs_machine_overlap(m, (double)total_bytes);
-        const double host = rs_machine_host_s(m, nx, (double)total_bytes);
         /* the transfer curves at the step's bytes (those received into the buffer sent at k - 1: reused) */
-        const double gx = rs_machine_step_xfer_factor(m, (double)total_bytes, (double)rs_schedule_step_reused_bytes(s, k));
+        const double reused = (double)rs_schedule_step_reused_bytes(s, k);
+        const double host = rs_machine_host_s(m, nx, (double)total_bytes, reused);
+        const double gx = rs_machine_step_xfer_factor(m, (double)total_bytes, reused);
         /* polled progress: each receiver's eta from its own step's polls (progress.h) */
         const bool polled = nx > 0 && computes && rs_calibration_polled(&m->cal);
         const bool simple_flows = eta >= 1 && !polled; /* equal-start processor sharing: the last flow ends at a + sum(x) */

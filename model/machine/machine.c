@@ -219,15 +219,21 @@ double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double r
     return (1 - r) * g + r * rs_calibration_xfer_factor_reused(&m->cal, bytes);
 }
 
-double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes) {
+double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, double reused_bytes) {
     if (n_xfers <= 0) return 0.0;
-    return (double)n_xfers * m->cal.host_s_per_xfer + bytes * m->cal.host_s_per_byte;
+    /* O is the receiver's copy per byte, fitted on the calibration's rotating (reused) samples: a
+     * step's copies take O x its factor over the reused curve's (1 without a reused curve) */
+    const double per_byte = m->cal.n_xfer_reused > 0 && bytes > 0
+                                ? m->cal.host_s_per_byte * rs_machine_step_xfer_factor(m, bytes, reused_bytes) /
+                                      rs_calibration_xfer_factor_reused(&m->cal, bytes)
+                                : m->cal.host_s_per_byte;
+    return (double)n_xfers * m->cal.host_s_per_xfer + bytes * per_byte;
 }
 
 double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                                  uint64_t flops_exec, int n_xfers, double bytes) {
     if (flops_exec == 0) return 0.0;
-    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes);
+    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes, 0);
 }
 
 double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_per_device, int64_t rank) {
