@@ -343,6 +343,7 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
         if (cops->poll_geometry) {
             cops->poll_geometry(blk.cs, &flows->geom);
             flows->polls = rs_step_polls(rs_schedule_problem(blk.s), &blk.st, &flows->geom);
+            flows->poll_first = rs_poll_first_frac(problem->pass);
         }
     }
     rc = 0;
@@ -587,8 +588,8 @@ void rs_calib_fit_polls(rs_calib_t *out) {
         const rs_calib_overlap_t *v = &out->ov[idx[k]];
         const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, x = v->t_xfer_s - L;
         if (!(tc > 0)) continue;
-        /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k = k tc / polls */
-        const double polls = fmax(1e-3, x * (1 / v->eta - 1) * v->polls / tc);
+        /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k at the k-th poll */
+        const double polls = fmax(1e-3, rs_full_poll_k(x * (1 / v->eta - 1) / tc, v->polls, v->poll_first > 0 ? v->poll_first : 0.5));
         if (!isfinite(polls)) continue;
         if (pm->n > 0 && !((double)v->bytes > pm->curve[pm->n - 1].bytes)) continue;
         pm->curve[pm->n++] = (rs_poll_point_t){(double)v->bytes, polls};
@@ -730,7 +731,8 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)fl.bytes / out->bw_bytes_per_s;
                 out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, 1,
-                                                             TA > 0 ? fmax(1.0, TC / TA) : 1, o->polled ? fl.polls : 0};
+                                                             TA > 0 ? fmax(1.0, TC / TA) : 1, o->polled ? fl.polls : 0,
+                                                             fl.poll_first};
                 if (o->polled && fl.geom.chunk_cols > 0) out->model.poll = fl.geom;
             }
         }

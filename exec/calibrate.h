@@ -56,6 +56,7 @@ typedef struct {
     double eta;                            /* inverted overlap factor (with the fitted host cost) */
     double sigma;                          /* t_comp_busy_s / t_comp_s (>= 1) */
     double polls;                          /* polls of the receiver's block step (0: not polled) */
+    double poll_first;                     /* rs_poll_first_frac of its pass (0: even spacing, 0.5) */
 } rs_calib_overlap_t;
 
 typedef struct {
@@ -96,6 +97,7 @@ typedef struct {
     uint64_t bytes;
     rs_poll_model_t geom;                  /* the compute's poll geometry (chunk_cols 0: it does not poll) */
     double polls;                          /* polls of the block step under it (rs_step_polls) */
+    double poll_first;                     /* where in a unit its first poll falls (rs_poll_first_frac) */
 } rs_calib_flows_t;
 
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
@@ -132,12 +134,13 @@ void rs_calib_fit_transport_latency(rs_calib_t *c, double latency_s);
  * need not be sorted), the one-eta fit and sigma. Can't fail. */
 void rs_calib_fit_overlap(rs_calib_t *out);
 /* Polled progress: when out->model.poll has a geometry (chunk_cols > 0), each point with polls > 0
- * also gives the polls after which its transfer started to move, k = x (1 / eta - 1) polls / t_c
- * (the eta step's completion L + x / eta = L + t_k + x, over the poll spacing t_c / polls of its own
- * compute t_c = t_comp_s + n o + O m; at least 1e-3),
- * and those points (by bytes) form out->model.poll's curve; rs_step_eta of a step like the
- * calibration's (same bytes, compute and polls) then gives the point's own eta back. Called by
- * rs_calib_fit_overlap. Can't fail. */
+ * also gives the polls after which its transfer started to move: t_k = x (1 / eta - 1) (the eta
+ * step's completion L + x / eta = L + t_k + x) is the fraction t_k / t_c of its own compute t_c =
+ * t_comp_s + n o + O m, and k = rs_full_poll_k(t_k / t_c, polls, poll_first) places it among the
+ * block's polls where the executor makes them (at least 1e-3); those points (by bytes) form
+ * out->model.poll's curve, and rs_step_eta of a step like the calibration's (same bytes, compute and
+ * polls: rs_step_poll_frac) gives the point's own eta back. Called by rs_calib_fit_overlap. Can't
+ * fail. */
 void rs_calib_fit_polls(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */

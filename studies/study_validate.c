@@ -433,7 +433,7 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
         if (k == c->n_ov) c->n_ov++;
         const bool polled = val_polled(v) && fl->geom.chunk_cols > 0;
         c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1,
-                                        alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1, polled ? fl->polls : 0};
+                                        alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1, polled ? fl->polls : 0, fl->poll_first};
         if (polled) c->model.poll.chunk_cols = fl->geom.chunk_cols, c->model.poll.panel_rows[0] = fl->geom.panel_rows[0],
                     c->model.poll.panel_rows[1] = fl->geom.panel_rows[1];
     }

@@ -618,13 +618,13 @@ static void test_calib_fit_overlap(void) {
         double end;
         if (x <= eta[i] * (tc - L)) end = L + x / eta[i];
         else end = tc + (x - eta[i] * (tc - L));
-        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1, polls[i]};
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1, polls[i], 0};
     }
     CU_ASSERT(c.ov[2].t_end_s > c.ov[2].t_comp_busy_s); /* the branch after compute is exercised */
     /* a sixth point whose compute (with its host cost) ends before the latency: its eta is
      * undetermined (any eta predicts L + x) and it stays out of the curve */
     const double x6 = 1000 / W;
-    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1, 2};
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1, 2, 0};
     CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
     CU_ASSERT(isnan(c.ov[5].eta));
@@ -652,13 +652,15 @@ static void test_calib_fit_overlap(void) {
         /* one step: the step ends at max(compute, completion of the last flow) */
         RS_ASSERT_REL(v->n_flows == 2 ? rs_sync_step_s(tc, L, xs, 2, e, 1) : rs_sync_step_s(tc, L, &x, 1, e, 1),
                       fmax(tc, v->t_end_s), 1e-9);
-        /* the poll model: k = x (1 / eta - 1) polls / t_c, and the step's own polls give its eta back */
-        RS_ASSERT_REL(rs_calibration_polls(&m.cal, (double)v->bytes), x * (1 / eta[order[k]] - 1) * v->polls / tc, 1e-9);
-        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, v->polls), eta[order[k]], 1e-9);
+        /* the poll model (polls evenly spaced: poll_first 0): k = x (1 / eta - 1) polls / t_c, and the
+         * k-th of the step's own polls gives its eta back */
+        const double kp = rs_calibration_polls(&m.cal, (double)v->bytes);
+        RS_ASSERT_REL(kp, x * (1 / eta[order[k]] - 1) * v->polls / tc, 1e-9);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, kp / v->polls), eta[order[k]], 1e-9);
         /* twice the polls in the same compute: the k-th poll comes at half the time, then x */
-        const double t_k = rs_calibration_polls(&m.cal, (double)v->bytes) * tc / (2 * v->polls);
-        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, 2 * v->polls), x / (x + t_k), 1e-12);
-        RS_ASSERT_REL(L + x / rs_step_eta(&m, (double)v->bytes, x, tc, 2 * v->polls), L + t_k + x, 1e-12);
+        const double t_k = kp * tc / (2 * v->polls);
+        RS_ASSERT_REL(rs_step_eta(&m, (double)v->bytes, x, tc, kp / (2 * v->polls)), x / (x + t_k), 1e-12);
+        RS_ASSERT_REL(L + x / rs_step_eta(&m, (double)v->bytes, x, tc, kp / (2 * v->polls)), L + t_k + x, 1e-12);
     }
     CU_ASSERT_EQUAL(hw.cal.poll.n, 5);
     CU_ASSERT_EQUAL(hw.cal.poll.chunk_cols, 256);
@@ -674,6 +676,57 @@ static void test_calib_fit_overlap(void) {
  * blocks that are not whole tiles or chunks, for the plain kernel (one tile per panel) and the fast
  * path with several tiles per panel and chunks of a few tiles. */
 static void count_poll(void *arg) { ++*(long *)arg; }
+
+/* Where the polls fall (rs_step_poll_at), by hand. B = 8, 2 query heads, tiles of 4.
+ * A FULL 8 x 8 block, chunks of 4 columns, panels of 8 rows: 2 units of 8 x 4 per head, 4 in all,
+ * 8 polls; forward (first poll at 1/2 of a unit) at work 16, 32, ..., 128 of 128: even, k / 8;
+ * backward (3/5) at 19.2, 32, 51.2, 64, ...: the 1st at 0.15, the 2nd at 0.25, the 1.5th at 0.2.
+ * The causal diagonal 8 x 8 block (step 0), chunks of 8, panels of 4 rows: per head a 4 x 4 unit
+ * (its rows see columns 0-3) and a 4 x 8 one, 48 of the 96 work; forward polls at 8, 16, 32, 48,
+ * 56, ...: the 1st at 1/12 (even spacing over its 8 polls: 1/8), the 2.5th at 1/4, the 3rd at 1/3.
+ * Past the last poll: the average spacing on. rs_full_poll_k inverts a FULL block's. */
+static void test_poll_positions(void) {
+    const rs_poll_model_t g = {.chunk_cols = 4, .panel_rows = {8, 8}};
+    for (int pass = 0; pass < 2; pass++) {
+        rs_problem_t p = small(16, 2, RS_LAYOUT_CONTIGUOUS, false, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD, 2);
+        rs_schedule_t *s = rs_schedule_create(&p, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        rs_step_t st;
+        rs_schedule_step(s, 0, 0, &st);
+        CU_ASSERT_EQUAL(rs_step_polls(&p, &st, &g), 8.0);
+        if (!pass) {
+            for (int k = 1; k <= 8; k++) RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, k), k / 8.0, 1e-12);
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 1.5), 1.5 / 8, 1e-12);
+        } else {
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 1), 0.15, 1e-12);
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 2), 0.25, 1e-12);
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 1.5), 0.2, 1e-12);
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 3), 0.4, 1e-12);
+        }
+        RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, 12), 1.5, 1e-12); /* 4 polls past the 8th: + 4 / 8 */
+        CU_ASSERT_EQUAL(rs_step_poll_at(&p, &st, &g, 0), 0.0);
+        const rs_poll_model_t none = {0};
+        CU_ASSERT_EQUAL(rs_step_poll_at(&p, &st, &none, 2), 0.0);
+        /* the calibration's inverse on the same FULL block, and back */
+        for (double f = 0.03; f < 1.4; f += 0.07) {
+            const double k = rs_full_poll_k(f, 8, rs_poll_first_frac(p.pass));
+            RS_ASSERT_REL(rs_step_poll_at(&p, &st, &g, k), f, 1e-9);
+        }
+        rs_schedule_free(s);
+    }
+    rs_problem_t p = small(16, 2, RS_LAYOUT_CONTIGUOUS, true, RS_PASS_FORWARD, 2);
+    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    rs_step_t st;
+    rs_schedule_step(s, 0, 0, &st);
+    const rs_poll_model_t gd = {.chunk_cols = 8, .panel_rows = {8, 8}};
+    CU_ASSERT_EQUAL(rs_step_polls(&p, &st, &gd), 8.0);
+    RS_ASSERT_REL(rs_step_poll_at(&p, &st, &gd, 1), 1.0 / 12, 1e-12);
+    RS_ASSERT_REL(rs_step_poll_at(&p, &st, &gd, 2.5), 0.25, 1e-12);
+    RS_ASSERT_REL(rs_step_poll_at(&p, &st, &gd, 3), 1.0 / 3, 1e-12);
+    RS_ASSERT_REL(rs_step_poll_at(&p, &st, &gd, 8), 1.0, 1e-12);
+    rs_schedule_free(s);
+}
 
 /* The pass starts with its inputs resident: the executor stages K,V (pass-q: Q) before the barrier
  * that starts a pass, so a slow upload (here 40 ms per call) is not in the measured makespan, which
@@ -902,6 +955,7 @@ int main(void) {
                                           {"kernel_table_one_pass", test_kernel_table_one_pass},
                                           {"calib_xfer_curve", test_calib_xfer_curve},
                                           {"inputs_staged_outside_the_pass", test_inputs_staged},
+                                          {"poll_positions_by_hand", test_poll_positions},
                                           {NULL, NULL}};
     const rs_test_suite_t suites[] = {{"exec_numerics", numerics}, {"exec_runs", runs}};
     return rs_test_main(suites, 2);

@@ -1,6 +1,8 @@
 /* progress.c - polled progress (progress.h). */
 #include "progress.h"
 
+#include <math.h>
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Executed columns of rows [i0, i1) of a block (the executor's tile_cols): all of a FULL block's,
@@ -13,29 +15,104 @@ static int64_t exec_cols(const rs_problem_t *p, const rs_block_t *bl, int64_t i1
     return cols < nk ? cols : nk;
 }
 
+/* Polls of one (sequence, head) of block bl: 2 per chunk of every panel with visible columns. */
+static double block_polls(const rs_problem_t *p, const rs_step_t *st, const rs_block_t *bl, const rs_poll_model_t *g) {
+    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
+    const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
+    const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
+    int64_t per_head = 0;
+    for (int64_t i0 = 0; i0 < nq; i0 += mq) {
+        const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
+        if (nc > 0) per_head += 2 * ceil_div(nc, g->chunk_cols);
+    }
+    return (double)per_head;
+}
+
 double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g) {
     if (g->chunk_cols <= 0 || !st->has_compute) return 0;
     const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
     const int64_t seqs = p->decode && pass == 0 ? st->n_seqs : p->batch;
     double polls = 0;
-    for (int bi = 0; bi < st->n_blocks; bi++) {
-        const rs_block_t *bl = &st->blocks[bi];
-        if (bl->mask == RS_MASK_SKIP) continue;
-        const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
-        const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
-        int64_t per_head = 0;
-        for (int64_t i0 = 0; i0 < nq; i0 += mq) {
-            const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
-            if (nc > 0) per_head += 2 * ceil_div(nc, g->chunk_cols);
-        }
-        polls += (double)per_head * (double)seqs * (double)p->q_heads;
-    }
+    for (int bi = 0; bi < st->n_blocks; bi++)
+        if (st->blocks[bi].mask != RS_MASK_SKIP) polls += block_polls(p, st, &st->blocks[bi], g) * (double)seqs * (double)p->q_heads;
     return polls;
 }
 
-double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double t_comp_s, double polls) {
+double rs_poll_first_frac(rs_pass_t pass) { return pass == RS_PASS_BACKWARD ? 0.6 : 0.5; }
+
+/* Looking for the work done at poll `target` (1-based, real) while walking units in order. */
+typedef struct {
+    double target;  /* the poll index sought */
+    double seen;    /* polls passed */
+    double cum;     /* work before the current unit */
+    double prev;    /* work at poll `seen` */
+    double at;      /* work at poll target (< 0: not yet) */
+    double first;   /* rs_poll_first_frac */
+} poll_walk_t;
+
+/* The units of one (sequence, head) of block bl in the executor's order (panels, chunks): their
+ * total work (rows x executed columns); with w, advances it over their polls. */
+static double block_units(const rs_problem_t *p, const rs_step_t *st, const rs_block_t *bl, const rs_poll_model_t *g,
+                          int pass, poll_walk_t *w) {
+    const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
+    const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
+    double total = 0;
+    for (int64_t i0 = 0; i0 < nq; i0 += mq) {
+        const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
+        for (int64_t c0 = 0; c0 < nc; c0 += g->chunk_cols) {
+            const double u = (double)(i1 - i0) * (double)(c0 + g->chunk_cols < nc ? g->chunk_cols : nc - c0);
+            if (w && w->at < 0) { /* the unit's two polls */
+                const double pos[2] = {w->cum + w->first * u, w->cum + u};
+                for (int j = 0; j < 2 && w->at < 0; j++) {
+                    if (w->seen + 1 >= w->target) w->at = w->prev + (w->target - w->seen) * (pos[j] - w->prev);
+                    w->seen += 1, w->prev = pos[j];
+                }
+                w->cum += u;
+            }
+            total += u;
+        }
+    }
+    return total;
+}
+
+double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g, double k) {
+    if (g->chunk_cols <= 0 || !st->has_compute || !(k > 0)) return 0;
+    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
+    const double reps = (double)(p->decode && pass == 0 ? st->n_seqs : p->batch) * (double)p->q_heads;
+    const double polls = rs_step_polls(p, st, g);
+    double total = 0;
+    for (int bi = 0; bi < st->n_blocks; bi++)
+        if (st->blocks[bi].mask != RS_MASK_SKIP) total += reps * block_units(p, st, &st->blocks[bi], g, pass, NULL);
+    if (!(total > 0) || !(polls > 0)) return 0;
+    if (k > polls) return 1 + (k - polls) / polls; /* past the last poll: the average spacing on */
+    poll_walk_t w = {.target = k, .seen = 0, .cum = 0, .prev = 0, .at = -1, .first = rs_poll_first_frac(p->pass)};
+    for (int bi = 0; bi < st->n_blocks && w.at < 0; bi++) {
+        const rs_block_t *bl = &st->blocks[bi];
+        if (bl->mask == RS_MASK_SKIP) continue;
+        const double per = block_units(p, st, bl, g, pass, NULL), per_polls = block_polls(p, st, bl, g);
+        /* the whole (sequence, head) repeats before the target poll: skipped at once */
+        double skip = per_polls > 0 ? floor((w.target - w.seen - 1e-9) / per_polls) : 0;
+        skip = fmax(0, fmin(reps - 1, skip));
+        if (skip > 0) w.seen += skip * per_polls, w.cum += skip * per, w.prev = w.cum;
+        for (double r = skip; r < reps && w.at < 0; r += 1) block_units(p, st, bl, g, pass, &w);
+    }
+    return (w.at < 0 ? total : w.at) / total;
+}
+
+double rs_full_poll_k(double frac, double polls, double first) {
+    if (!(frac > 0) || !(polls > 0)) return 0;
+    if (frac >= 1) return polls * frac; /* past the last poll: the average spacing (rs_step_poll_at) */
+    const double units = polls / 2, pos = frac * units, u = floor(pos), f = pos - u;
+    return 2 * u + (f <= first ? f / first : 1 + (f - first) / (1 - first));
+}
+
+double rs_step_poll_frac(const rs_machine_t *m, const rs_problem_t *p, const rs_step_t *st, double bytes) {
+    if (!rs_calibration_polled(&m->cal)) return 0;
+    return rs_step_poll_at(p, st, &m->cal.poll, rs_calibration_polls(&m->cal, bytes));
+}
+
+double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double t_comp_s, double k_frac) {
     if (!rs_calibration_polled(&m->cal)) return rs_machine_overlap(m, bytes);
-    if (!(polls > 0) || !(t_comp_s > 0) || !(xfer_s > 0)) return 1.0; /* no compute to wait in: the hop's rate */
-    const double t_k = rs_calibration_polls(&m->cal, bytes) * t_comp_s / polls;
-    return xfer_s / (xfer_s + t_k);
+    if (!(k_frac > 0) || !(t_comp_s > 0) || !(xfer_s > 0)) return 1.0; /* no compute to wait in: the hop's rate */
+    return xfer_s / (xfer_s + k_frac * t_comp_s);
 }
