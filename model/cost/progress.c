@@ -59,17 +59,22 @@ static double block_units(const rs_problem_t *p, const rs_step_t *st, const rs_b
     double total = 0;
     for (int64_t i0 = 0; i0 < nq; i0 += mq) {
         const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
-        for (int64_t c0 = 0; c0 < nc; c0 += g->chunk_cols) {
+        const double panel = (double)(i1 - i0) * (double)nc, panel_polls = nc > 0 ? 2.0 * (double)ceil_div(nc, g->chunk_cols) : 0;
+        total += panel;
+        if (!w || w->at >= 0) continue; /* the panel's work at once: O(panels), as rs_step_polls */
+        if (w->seen + panel_polls < w->target) { /* the target poll lies beyond this panel: its last poll ends it */
+            w->seen += panel_polls, w->cum += panel;
+            if (panel_polls > 0) w->prev = w->cum;
+            continue;
+        }
+        for (int64_t c0 = 0; c0 < nc && w->at < 0; c0 += g->chunk_cols) {
             const double u = (double)(i1 - i0) * (double)(c0 + g->chunk_cols < nc ? g->chunk_cols : nc - c0);
-            if (w && w->at < 0) { /* the unit's two polls */
-                const double pos[2] = {w->cum + w->first * u, w->cum + u};
-                for (int j = 0; j < 2 && w->at < 0; j++) {
-                    if (w->seen + 1 >= w->target) w->at = w->prev + (w->target - w->seen) * (pos[j] - w->prev);
-                    w->seen += 1, w->prev = pos[j];
-                }
-                w->cum += u;
+            const double pos[2] = {w->cum + w->first * u, w->cum + u}; /* the unit's two polls */
+            for (int j = 0; j < 2 && w->at < 0; j++) {
+                if (w->seen + 1 >= w->target) w->at = w->prev + (w->target - w->seen) * (pos[j] - w->prev);
+                w->seen += 1, w->prev = pos[j];
             }
-            total += u;
+            w->cum += u;
         }
     }
     return total;
