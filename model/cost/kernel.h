@@ -83,6 +83,8 @@ typedef struct {
     double cf;                         /* FLOPs per visible pair, all heads and batch */
     double f_eff;                      /* F x eff(B), FLOP/s (the dense rate) */
     double bw;                         /* merge bandwidth, bytes/s */
+    double clear_bw;                   /* the clear before the calls (before_bytes): the device memory's
+                                          bandwidth, the merge bandwidth without one, bytes/s */
     double eq, ekv, rh;                /* elements per token row of Q, of K (or V); row-heads per row */
     double act;                        /* activation bytes */
     int64_t n, block;                  /* N, B */

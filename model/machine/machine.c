@@ -41,6 +41,7 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->intra = hw->intra;
     m->inter = hw->has_inter ? hw->inter : hw->intra;
     m->kernels = hw->kernels;
+    m->mem_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
     if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
     const int impl = hw->kernels.default_impl, kernel = impl > 0 && impl < RS_IMPL_COUNT ? hw->kernels.impl_kernel[impl] : 0;
     if (rs_machine_set_kernel(m, impl, kernel, NULL) != 0) /* no curve for this dtype: the dense peak model */

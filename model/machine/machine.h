@@ -51,6 +51,8 @@ typedef struct {
                                       fill nodes in order; NULL = by devices_per_node. n_ranks entries. */
     rs_kernel_table_t kernels;     /* the profile's kernel curves (merge bandwidth: the device's when the
                                       profile gives none) */
+    double mem_bw_bytes_per_s;     /* the device's memory bandwidth (profile device.memory_bw_bytes_per_s;
+                                      0: the merge bandwidth): a clear of a buffer out of use for a step */
     int impl;                      /* rs_impl_t costing the steps (model/cost/kernel.h); RS_IMPL_NONE = the
                                       dense peak model: F x eff(B), one launch per computing step */
     int kernel;                    /* index + 1 of the kernel whose curves rate the calls; 0 = F x eff(B) */
