@@ -15,29 +15,6 @@ static int64_t exec_cols(const rs_problem_t *p, const rs_block_t *bl, int64_t i1
     return cols < nk ? cols : nk;
 }
 
-/* Polls of one (sequence, head) of block bl: 2 per chunk of every panel with visible columns. */
-static double block_polls(const rs_problem_t *p, const rs_step_t *st, const rs_block_t *bl, const rs_poll_model_t *g) {
-    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
-    const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
-    const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
-    int64_t per_head = 0;
-    for (int64_t i0 = 0; i0 < nq; i0 += mq) {
-        const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
-        if (nc > 0) per_head += 2 * ceil_div(nc, g->chunk_cols);
-    }
-    return (double)per_head;
-}
-
-double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g) {
-    if (g->chunk_cols <= 0 || !st->has_compute) return 0;
-    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
-    const int64_t seqs = p->decode && pass == 0 ? st->n_seqs : p->batch;
-    double polls = 0;
-    for (int bi = 0; bi < st->n_blocks; bi++)
-        if (st->blocks[bi].mask != RS_MASK_SKIP) polls += block_polls(p, st, &st->blocks[bi], g) * (double)seqs * (double)p->q_heads;
-    return polls;
-}
-
 double rs_poll_first_frac(rs_pass_t pass) { return pass == RS_PASS_BACKWARD ? 0.6 : 0.5; }
 
 /* Looking for the work done at poll `target` (1-based, real) while walking units in order. */
@@ -51,16 +28,17 @@ typedef struct {
 } poll_walk_t;
 
 /* The units of one (sequence, head) of block bl in the executor's order (panels, chunks): their
- * total work (rows x executed columns); with w, advances it over their polls. */
+ * total work (rows x executed columns) and, in *polls, their polls (2 per chunk of every panel with
+ * visible columns); with w, advances it over their polls. */
 static double block_units(const rs_problem_t *p, const rs_step_t *st, const rs_block_t *bl, const rs_poll_model_t *g,
-                          int pass, poll_walk_t *w) {
+                          int pass, poll_walk_t *w, double *polls) {
     const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
     const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
     double total = 0;
     for (int64_t i0 = 0; i0 < nq; i0 += mq) {
         const int64_t i1 = i0 + mq < nq ? i0 + mq : nq, nc = exec_cols(p, bl, i1, nk);
         const double panel = (double)(i1 - i0) * (double)nc, panel_polls = nc > 0 ? 2.0 * (double)ceil_div(nc, g->chunk_cols) : 0;
-        total += panel;
+        total += panel, *polls += panel_polls;
         if (!w || w->at >= 0) continue; /* the panel's work at once: O(panels), as rs_step_polls */
         if (w->seen + panel_polls < w->target) { /* the target poll lies beyond this panel: its last poll ends it */
             w->seen += panel_polls, w->cum += panel;
@@ -80,26 +58,51 @@ static double block_units(const rs_problem_t *p, const rs_step_t *st, const rs_b
     return total;
 }
 
+/* Sequences x query heads: the repeats of a block's units in a step. */
+static double block_reps(const rs_problem_t *p, const rs_step_t *st) {
+    return (double)(p->decode && p->pass != RS_PASS_BACKWARD ? st->n_seqs : p->batch) * (double)p->q_heads;
+}
+
+double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g) {
+    if (g->chunk_cols <= 0 || !st->has_compute) return 0;
+    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
+    double polls = 0;
+    for (int bi = 0; bi < st->n_blocks; bi++)
+        if (st->blocks[bi].mask != RS_MASK_SKIP) {
+            double per = 0;
+            block_units(p, st, &st->blocks[bi], g, pass, NULL, &per);
+            polls += per * block_reps(p, st);
+        }
+    return polls;
+}
+
 double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g, double k) {
     if (g->chunk_cols <= 0 || !st->has_compute || !(k > 0)) return 0;
     const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
-    const double reps = (double)(p->decode && pass == 0 ? st->n_seqs : p->batch) * (double)p->q_heads;
-    const double polls = rs_step_polls(p, st, g);
-    double total = 0;
+    const double reps = block_reps(p, st);
+    double total = 0, polls = 0;
     for (int bi = 0; bi < st->n_blocks; bi++)
-        if (st->blocks[bi].mask != RS_MASK_SKIP) total += reps * block_units(p, st, &st->blocks[bi], g, pass, NULL);
+        if (st->blocks[bi].mask != RS_MASK_SKIP) {
+            double per = 0;
+            total += reps * block_units(p, st, &st->blocks[bi], g, pass, NULL, &per);
+            polls += reps * per;
+        }
     if (!(total > 0) || !(polls > 0)) return 0;
     if (k > polls) return 1 + (k - polls) / polls; /* past the last poll: the average spacing on */
     poll_walk_t w = {.target = k, .seen = 0, .cum = 0, .prev = 0, .at = -1, .first = rs_poll_first_frac(p->pass)};
     for (int bi = 0; bi < st->n_blocks && w.at < 0; bi++) {
         const rs_block_t *bl = &st->blocks[bi];
         if (bl->mask == RS_MASK_SKIP) continue;
-        const double per = block_units(p, st, bl, g, pass, NULL), per_polls = block_polls(p, st, bl, g);
+        double per_polls = 0;
+        const double per = block_units(p, st, bl, g, pass, NULL, &per_polls);
         /* the whole (sequence, head) repeats before the target poll: skipped at once */
         double skip = per_polls > 0 ? floor((w.target - w.seen - 1e-9) / per_polls) : 0;
         skip = fmax(0, fmin(reps - 1, skip));
         if (skip > 0) w.seen += skip * per_polls, w.cum += skip * per, w.prev = w.cum;
-        for (double r = skip; r < reps && w.at < 0; r += 1) block_units(p, st, bl, g, pass, &w);
+        for (double r = skip; r < reps && w.at < 0; r += 1) {
+            double unused = 0;
+            block_units(p, st, bl, g, pass, &w, &unused);
+        }
     }
     return (w.at < 0 ? total : w.at) / total;
 }
