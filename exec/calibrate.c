@@ -61,7 +61,7 @@ typedef struct {
     rs_step_t st;          /* its compute step */
     void *cs;              /* compute state */
     void *kv, *dkv;        /* buffers */
-    float *hk, *hv;        /* K and V on the host (re-uploaded before an overlap measurement) */
+    float *hk, *hv;        /* K and V on the host (uploaded into kv at init) */
     bool bwd;              /* measuring the backward step */
 } block_t;
 
@@ -301,8 +301,10 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
     if (block_init(problem, B, cops, local_rank, tops, ts, &blk, err) < 0) return -1;
     rs_err_t e = {{0}};
     int rc = -1;
+    /* a K,V receive buffer becomes the block computed on (flows_rotate): at least the block's size */
+    const uint64_t kv_bytes = rs_problem_kv_bytes(rs_schedule_problem(blk.s));
     for (int i = 0; i < f.n; i++)
-        if (cops->buf_alloc(blk.cs, f.bytes[i], &f.rbuf[i], &e) < 0 ||
+        if (cops->buf_alloc(blk.cs, f.kind[i] == RS_XFER_KV && kv_bytes > f.bytes[i] ? kv_bytes : f.bytes[i], &f.rbuf[i], &e) < 0 ||
             (f.kind[i] == RS_XFER_DKV && cops->buf_alloc(blk.cs, f.bytes[i], &f.dsend, &e) < 0)) {
             rs_errf(err, "calibrate: %s", e.msg);
             goto out;
