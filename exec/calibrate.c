@@ -392,6 +392,21 @@ static int exchange(const rs_transport_ops_t *tops, void *ts, void *sbuf, void *
     return 0;
 }
 
+/* The median over ranks of the median receive time of `reps` exchanges of m bytes (after 3 unmeasured):
+ * with the same two buffers every time (a receive into a buffer the peer never read), or rotating
+ * them as in the ring (a rank sends what it received at the exchange before and receives into what
+ * it sent: xfer_rotate). samples holds reps doubles. Collective. */
+static int time_exchange(const rs_transport_ops_t *tops, void *ts, void **sbuf, void **rbuf, uint64_t m, int reps, bool rotate,
+                         double timeout_s, double *samples, double *t_med_s, rs_err_t *err) {
+    double t;
+    for (int r = 0; r < 3 + reps; r++) {
+        if (exchange(tops, ts, *sbuf, *rbuf, m, timeout_s, &t, err) < 0) return -1;
+        if (rotate) xfer_rotate(sbuf, rbuf);
+        if (r >= 3) samples[r - 3] = t;
+    }
+    return rank_median(tops, ts, med(samples, (size_t)reps), timeout_s, t_med_s, err);
+}
+
 /* Least squares of t = L + m u on relative error with L given: u minimising sum ((L + m u - t) / t)^2. */
 static double fit_inv_bw(const uint64_t *m, const double *t, int n, double L) {
     double num = 0, den = 0;
@@ -682,24 +697,10 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         for (int i = 0; i < out->n_sizes; i++) {
             const uint64_t m = out->sizes[i];
             const int reps = m <= (1u << 20) ? 30 : 8; /* the same on every rank */
-            if (tops->barrier(ts, o->timeout_s, err) < 0) goto done;
-            double t;
-            /* twice: the same two buffers every time (a receive into a buffer the peer never read),
-             * then rotating as in the ring: a rank sends what it received at the exchange before
-             * and receives into what it sent (xfer_rotate) */
-            for (int rot = 0; rot < 2; rot++) {
-                for (int r = 0; r < 3; r++) {
-                    if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
-                    if (rot) xfer_rotate(&sbuf, &rbuf);
-                }
-                for (int r = 0; r < reps; r++) {
-                    if (exchange(tops, ts, sbuf, rbuf, m, o->timeout_s, &t, err) < 0) goto done;
-                    if (rot) xfer_rotate(&sbuf, &rbuf);
-                    samples[r] = t;
-                }
-                double local = med(samples, (size_t)reps);
-                if (rank_median(tops, ts, local, o->timeout_s, rot ? &out->t_msg_reused_s[i] : &out->t_msg_s[i], err) < 0) goto done;
-            }
+            if (tops->barrier(ts, o->timeout_s, err) < 0 ||
+                time_exchange(tops, ts, &sbuf, &rbuf, m, reps, false, o->timeout_s, samples, &out->t_msg_s[i], err) < 0 ||
+                time_exchange(tops, ts, &sbuf, &rbuf, m, reps, true, o->timeout_s, samples, &out->t_msg_reused_s[i], err) < 0)
+                goto done;
             rs_meter_update(&meter, rounds * o->n_blocks + (o->n_blocks * (i + 1)) / out->n_sizes, "transport %llu bytes",
                             (unsigned long long)m);
         }
