@@ -80,12 +80,11 @@ double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll
     if (g->chunk_cols <= 0 || !st->has_compute || !(k > 0)) return 0;
     const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
     const double reps = block_reps(p, st);
-    double total = 0, polls = 0;
+    double total = 0, polls = 0, work[RS_MAX_BLOCKS] = {0}, wpolls[RS_MAX_BLOCKS] = {0}; /* per (sequence, head) */
     for (int bi = 0; bi < st->n_blocks; bi++)
         if (st->blocks[bi].mask != RS_MASK_SKIP) {
-            double per = 0;
-            total += reps * block_units(p, st, &st->blocks[bi], g, pass, NULL, &per);
-            polls += reps * per;
+            work[bi] = block_units(p, st, &st->blocks[bi], g, pass, NULL, &wpolls[bi]);
+            total += reps * work[bi], polls += reps * wpolls[bi];
         }
     if (!(total > 0) || !(polls > 0)) return 0;
     if (k > polls) return 1 + (k - polls) / polls; /* past the last poll: the average spacing on */
@@ -93,8 +92,7 @@ double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll
     for (int bi = 0; bi < st->n_blocks && w.at < 0; bi++) {
         const rs_block_t *bl = &st->blocks[bi];
         if (bl->mask == RS_MASK_SKIP) continue;
-        double per_polls = 0;
-        const double per = block_units(p, st, bl, g, pass, NULL, &per_polls);
+        const double per = work[bi], per_polls = wpolls[bi];
         /* the whole (sequence, head) repeats before the target poll: skipped at once */
         double skip = per_polls > 0 ? floor((w.target - w.seen - 1e-9) / per_polls) : 0;
         skip = fmax(0, fmin(reps - 1, skip));
