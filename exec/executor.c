@@ -89,12 +89,20 @@ static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_x
  * them, so every pass needs them again. It runs before the barrier that starts a pass, outside the
  * measured time: a pass starts with its inputs resident, as in a training step (K,V are the
  * projection's outputs) and as the model's step 0 does. */
-static int stage_inputs(ctx_t *c, bool pass_q, rs_err_t *err) {
+static int stage_inputs(ctx_t *c, bool pass_q, bool dkv, rs_err_t *err) {
     rs_err_t e = {{0}};
     if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
         c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
         (pass_q && c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0))
         return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+    /* the backward's dK,dV buffers start the pass cleared by this rank, as a step's gradient
+       buffers do. Left as the pass before left them, the buffer that pass sent last (its peer read
+       it) is the one step 1 clears and accumulates into: on a 2-core EPYC that clear took 27 us for
+       64 KiB (B = 32) and 48-54 us for 128 KiB in some runs, against 5-7 us for memory this rank
+       owns, and it delayed step 1's compute and every poll in it (docs/exec.md). */
+    for (int i = 0; dkv && i < 3; i++)
+        if (c->cops->grad_zero(c->cs, c->dkv[i], &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
+            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     return 0;
 }
 
@@ -610,13 +618,13 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
 
     /* repetitions: warm-up, then measured */
     for (int r = 0; r < opts->warmup + opts->reps; r++) {
-        TRY(stage_inputs(&c, passes_q && !bwd, err));
+        TRY(stage_inputs(&c, passes_q && !bwd, false, err));
         if (tops->barrier(tstate, opts->timeout_s, &e) < 0) {
             rs_errf(err, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
         if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, &res->fail_step, err));
-        if (bwd) TRY(stage_inputs(&c, passes_q, err)); /* the forward's ring moved them */
+        if (bwd) TRY(stage_inputs(&c, passes_q, true, err)); /* the forward's ring moved K,V */
         if (bwd && tops->barrier(tstate, opts->timeout_s, &e) < 0) {
             rs_errf(err, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
