@@ -723,6 +723,13 @@ static const char *err_cell(double pred, double meas, char *buf, size_t len) {
 /* A time cell: "%.4g" seconds, or "-" when not measured. */
 static const char *t_cell(double t, char *buf, size_t len) { return rs_fmt_num(t, "%.4g", buf, len); }
 
+/* A CSV cell after a comma: the number with `digits` significant digits, or empty when it is not
+ * finite (no "nan" in a file a reader parses). */
+static void csv_cell(FILE *out, double x, int digits) {
+    if (isfinite(x)) fprintf(out, ",%.*g", digits, x);
+    else fputc(',', out);
+}
+
 /* The per-B table of one configuration (and its --csv rows, csv may be NULL). Fills the crossover
  * inputs. */
 static void val_print_rows(val_t *v, const val_cfg_t *cf, FILE *csv, double *bb, double *mc, double *mm, double *pc,
@@ -754,11 +761,14 @@ static void val_print_rows(val_t *v, const val_cfg_t *cf, FILE *csv, double *bb,
                 err_cell(r->pred.t_step_s, r->meas.t_step_s, c[8], 24), t_cell(r->meas.makespan_s, c[9], 24),
                 t_cell(r->pred.makespan_s, c[10], 24), rs_fmt_num(cf->mk_err[i], "%+.3f", c[11], 24),
                 r->has_sim ? err_cell(r->sim.makespan_s, r->meas.makespan_s, c[12], 24) : "-");
-        if (csv)
-            fprintf(csv, "%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", rs_layout_name(p->layout),
-                    rs_pass_name(p->pass), p->causal ? "causal" : "full", (long long)in->b[i], r->meas.t_comp_s,
-                    r->pred.t_comp_s, r->meas.t_comm_s, r->pred.t_comm_s, r->meas.t_step_s, r->pred.t_step_s,
-                    r->meas.makespan_s, r->pred.makespan_s, r->has_sim ? r->sim.makespan_s : NAN);
+        if (csv) {
+            const double cells[9] = {r->meas.t_comp_s, r->pred.t_comp_s, r->meas.t_comm_s, r->pred.t_comm_s, r->meas.t_step_s,
+                                     r->pred.t_step_s, r->meas.makespan_s, r->pred.makespan_s, r->has_sim ? r->sim.makespan_s : NAN};
+            fprintf(csv, "%s,%s,%s,%lld", rs_layout_name(p->layout), rs_pass_name(p->pass), p->causal ? "causal" : "full",
+                    (long long)in->b[i]);
+            for (int k = 0; k < 9; k++) csv_cell(csv, cells[k], 9);
+            fputc('\n', csv);
+        }
         ma[i] = r->meas.t_comp_alone_s, pa[i] = r->pred.t_comp_alone_s;
         bb[i] = (double)in->b[i], mc[i] = r->meas.t_comp_xfer_s, mm[i] = r->meas.t_comm_s, pc[i] = r->pred.t_comp_xfer_s,
         pm[i] = r->pred.t_comm_s;
@@ -850,11 +860,7 @@ void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n) 
     }
 }
 
-/* A CSV cell: the number, or empty when it is not finite. */
-static void csv_num(FILE *out, double x) {
-    if (isfinite(x)) fprintf(out, ",%.6g", x);
-    else fputs(",", out);
-}
+static void csv_num(FILE *out, double x) { csv_cell(out, x, 6); }
 
 void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n) {
     fputs("n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,t_step_med,"

@@ -73,6 +73,10 @@ for f in v-N2.csv v-N3.csv p-N2.json p-N3.json s.csv td/N2/validate-B8-exec.csv 
   [ -s "$f" ] || fail "4: $f missing or empty"
 done
 [ "$(grep -vc '^#' s.csv)" -eq 3 ] || fail "4: s.csv: expected a header and one row per N"
+# --no-sim: the per-B CSV's makespan_sim_s cell is empty, never "nan" (a reader's parser takes it)
+grep -qi 'nan\|inf' v-N2.csv && fail "4: v-N2.csv has a non-finite cell: $(grep -i 'nan\|inf' v-N2.csv | head -1)"
+awk -F, 'NR > 1 && (NF != 13 || $13 != "" || $5 == "") { bad = 1 } END { exit !bad }' v-N2.csv &&
+  fail "4: v-N2.csv: a row without 13 cells, an empty measured cell or a sim cell with --no-sim: $(sed -n 2p v-N2.csv)"
 grep -q 'every N' out.txt || fail "4: no table of every N"
 ls ./*.tmp.* td/*.tmp.* >/dev/null 2>&1 && fail "4: a temporary output is left"
 [ -z "$(ls -A tmp)" ] || fail "4: temporaries left in \$TMPDIR"
