@@ -67,7 +67,7 @@ typedef struct {
     double flops_peak;                     /* max F_eff */
     int n_sizes;                           /* transport samples */
     uint64_t sizes[RS_CALIB_MAX_SIZES];
-    double t_msg_s[RS_CALIB_MAX_SIZES];    /* median post-to-completion time, the same two buffers every time */
+    double t_msg_s[RS_CALIB_MAX_SIZES];    /* median post-to-completion time of a fresh transfer (RS_CALIB_TAG_PRIME) */
     double t_msg_reused_s[RS_CALIB_MAX_SIZES]; /* ... the buffers rotating as the ring's (0: not measured) */
     double latency_s, bw_bytes_per_s;      /* alpha-beta fit */
     double fit_err_max;                    /* max |fit - measured| / measured over the sizes */
@@ -100,18 +100,24 @@ typedef struct {
     double poll_first;                     /* where in a unit its first poll falls (rs_poll_first_frac) */
 } rs_calib_flows_t;
 
+/* The tag of the untimed exchange that primes a fresh one: it receives the block the timed exchange
+ * then sends, so that what a fresh transfer sends was just written by its sender, as in the ring; the
+ * timed one receives into a buffer the rank never sends (rs_calibrate's transport sizes, and the
+ * fresh transfers alone of rs_calib_overlap_samples). */
+#define RS_CALIB_TAG_PRIME 4
+
 /* Overlap samples at B on every rank (SPMD, collective; nothing on a ring of 1): `reps` repetitions
  * after one warm-up of: the pass's ring transfers alone (rs_calib_step_flows: sent to p+1, the same
  * received from p-1), the FULL B x B block step alone, then the step with the transfers posted at
  * its start (the K,V sent is the block being computed on). The buffers rotate after every
  * exchange as the ring's do (what was received is computed on and sent next; what was sent
  * receives), so the transfers alone and the step's run in the ring's steady state (the reused
- * curve); the transfers alone run once more without rotating (a receive into a buffer the peer
- * never read: the fresh curve). Appends this rank's receive completion with the compute (the last
- * receive's, from their post), busy compute, alone compute and (xfer_s, xfer_reused_s may be NULL)
- * the receive completions of the transfers alone, fresh and reused, per repetition to end_s,
- * busy_s, alone_s, xfer_s, xfer_reused_s [*n, cap); *flows (may be NULL) says what was posted.
- * Returns 0 or -1 with err. */
+ * curve); the transfers alone run once more as fresh ones (RS_CALIB_TAG_PRIME: a block its sender
+ * just wrote, received into a buffer the peer never read: the fresh curve). Appends this rank's
+ * receive completion with the compute (the last receive's, from their post), busy compute, alone
+ * compute and (xfer_s, xfer_reused_s may be NULL) the receive completions of the transfers alone,
+ * fresh and reused, per repetition to end_s, busy_s, alone_s, xfer_s, xfer_reused_s [*n, cap);
+ * *flows (may be NULL) says what was posted. Returns 0 or -1 with err. */
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
                              double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,

@@ -443,7 +443,7 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     rs_calib_fit_overlap(c);
     rs_meter_hide();
     fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
-                    "curve fitted again; t_xfer_s: the same buffers twice, reused_s: rotating as the ring's):\n"
+                    "curve fitted again; t_xfer_s: fresh, reused_s: rotating as the ring's):\n"
                     "#      B flows        bytes    t_xfer_s   reused_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
             rs_pass_name(ps->prob.pass));
     for (int k = 0; k < c->n_ov; k++) {

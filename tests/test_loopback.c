@@ -225,6 +225,51 @@ static void test_run_loopback_refusals(void) {
 
 /* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
  * itself and the overlap with no second rank (its collectives involve itself only). */
+/* The calibration's fresh transfers (calibrate.c fresh_exchange, RS_CALIB_TAG_PRIME): a wrapped
+ * transport tracks, per buffer, whether this rank last sent it or received into it (a wrapped
+ * buf_free forgets it); every exchange right after a priming one must send exactly what the priming
+ * one received (a block its sender just wrote) and receive into buffers the rank did not last send
+ * (the peer never read them). */
+enum { CAL_BUFS = 256 };
+static const void *cal_buf[CAL_BUFS];
+static bool cal_sent[CAL_BUFS];
+static rs_xfer_req_t cal_prime[RS_XFER_MAX_REQS];
+static int cal_n_prime, cal_fresh, cal_fresh_bad;
+static int cal_slot(const void *p) {
+    for (int i = 0; i < CAL_BUFS; i++)
+        if (cal_buf[i] == p) return i;
+    for (int i = 0; i < CAL_BUFS; i++)
+        if (!cal_buf[i]) return cal_buf[i] = p, cal_sent[i] = false, i;
+    CU_FAIL("more buffers than the test tracks");
+    return 0;
+}
+static void cal_buf_free(void *st, void *buf) {
+    for (int i = 0; i < CAL_BUFS; i++)
+        if (cal_buf[i] == buf) cal_buf[i] = NULL;
+    rs_cpu_compute_ops.buf_free(st, buf);
+}
+static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
+    const bool prime = n > 0 && reqs[0].tag == RS_CALIB_TAG_PRIME;
+    if (!prime && cal_n_prime > 0) { /* the timed exchange of a fresh transfer */
+        cal_fresh++;
+        int sends = 0, primed = 0;
+        for (int i = 0; i < n; i++) {
+            if (reqs[i].dir == RS_XFER_SEND) {
+                sends++;
+                for (int j = 0; j < cal_n_prime; j++) primed += cal_prime[j].dir == RS_XFER_RECV && cal_prime[j].buf == reqs[i].buf;
+            } else if (cal_sent[cal_slot(reqs[i].buf)]) {
+                cal_fresh_bad++; /* received into a buffer the peer has read */
+            }
+        }
+        cal_fresh_bad += sends == 0 || primed != sends;
+    }
+    cal_n_prime = 0;
+    if (prime)
+        for (int i = 0; i < n && i < RS_XFER_MAX_REQS; i++) cal_prime[cal_n_prime++] = reqs[i];
+    for (int i = 0; i < n; i++) cal_sent[cal_slot(reqs[i].buf)] = reqs[i].dir == RS_XFER_SEND;
+    return rs_local_transport_ops.post(st, n, reqs, err);
+}
+
 static void test_calibrate_loopback(void) {
     rs_err_t err = {{0}};
     void *ts = rs_local_loopback_create(0, 2, &err);
@@ -234,9 +279,16 @@ static void test_calibrate_loopback(void) {
     rs_calib_opts_default(&o);
     o.n_blocks = 2, o.blocks[0] = 64, o.blocks[1] = 128, o.min_time_s = 0.002, o.min_reps = 2;
     rs_calib_t c;
-    int rc = rs_calibrate(&p, &rs_cpu_compute_ops, &rs_local_transport_ops, ts, &o, &c, &err);
+    rs_transport_ops_t tops = rs_local_transport_ops;
+    rs_compute_ops_t cops = rs_cpu_compute_ops;
+    tops.post = cal_post, cops.buf_free = cal_buf_free;
+    memset(cal_buf, 0, sizeof cal_buf), cal_n_prime = cal_fresh = cal_fresh_bad = 0;
+    int rc = rs_calibrate(&p, &cops, &tops, ts, &o, &c, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
+    /* every transport size (3 warm-up + reps exchanges each) and every overlap sample */
+    CU_ASSERT(cal_fresh >= 4 * c.n_sizes + c.n_ov);
+    CU_ASSERT_EQUAL(cal_fresh_bad, 0);
     CU_ASSERT_EQUAL(c.n_blocks, 2);
     for (int i = 0; i < c.n_blocks; i++) CU_ASSERT(c.flops_eff[i] > 0 && isfinite(c.flops_eff[i]));
     CU_ASSERT(c.n_sizes > 0);

@@ -54,8 +54,9 @@ typedef struct {
  * A ring receives a block into the buffer it sent at the step before (its double buffers), which
  * the peer has just read: over Open MPI's shared memory on a 2-core Zen 4 EPYC that copy took 2x as
  * long at 64-128 KiB and 1.5x at 512 KiB as one into a buffer the peer never read (2026-12-01). The
- * calibration measures both (the exchange with fixed buffers, then rotating as the ring's) and a
- * profile may hold the second as the reused curve; a step's factor weighs the two by its bytes. */
+ * calibration measures both (a fresh exchange: a block its sender just wrote into a buffer the peer
+ * never read; then the buffers rotating as the ring's) and a profile may hold the second as the
+ * reused curve; a step's factor weighs the two by its bytes. */
 typedef struct {
     double bytes;            /* bytes on the hop in the step (the sum of its flows) */
     double factor;           /* g: the rate term's factor at that size, > 0 */
