@@ -8,7 +8,7 @@
 # T_comm, T_step and the makespan: an error within it is not resolved by the run.
 # The machine's load changes between runs (shared machines): compare the runs, not one of them.
 # Targets (issue 19): at N = 2 medians <= 0.10 for T_comm, T_step and the makespan in every
-# configuration.
+# configuration; each run ends with a line counting the configurations within 10% per metric.
 # usage: bench/exec_validate.sh BUILD_DIR [R] [validate options...]
 #   e.g. bench/exec_validate.sh build 3 --layout all --pass both --mask both
 set -u
@@ -31,6 +31,9 @@ while [ "$i" -le "$runs" ]; do
     function f(x) { return x == "" ? "-" : sprintf("%.3f", x) }
     NR == 1 { next }
     { printf "%3d  %-18s  %s  %-10s  %-8s  %-6s  %-8s  %6.3f  %6.3f  %6.3f  %6.3f  %6.3f  %s / %s  %s / %s / %s\n", run, load, $1, $3, $4, $5,
-             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18), f($22), f($23), f($24) }' "$sum"
+             $8 == 1 ? "fitted" : "held-out", $9, $11, $13, $15, $16, v($17), v($18), f($22), f($23), f($24)
+      n++; nc += $11 <= 0.10; ns += $13 <= 0.10; nm += $15 <= 0.10 }
+    END { printf "%3d  within 10%%: T_comm %d of %d, T_step %d of %d, makespan %d of %d%s\n", run, nc, n, ns, n, nm, n,
+                 nc == n && ns == n && nm == n ? " (every target met)" : "" }' "$sum"
   i=$((i + 1))
 done
