@@ -244,6 +244,12 @@ int rs_calib_step_flows(const rs_problem_t *problem, int64_t B, int64_t n_ranks,
 /* Tag of the timed exchanges (the untimed one that primes a fresh exchange: RS_CALIB_TAG_PRIME). */
 enum { TAG_EXCHANGE = 5, TAG_PRIME = RS_CALIB_TAG_PRIME };
 
+/* A fresh transfer's buffers by role (fresh_exchange): the priming exchange receives into b[0] and
+ * sends b[2], which nothing writes; the timed one sends b[0] and receives into b[1], never sent. */
+static void *fresh_buf(void *const b[3], bool prime, rs_xfer_dir_t dir) {
+    return dir == RS_XFER_RECV ? b[prime ? 0 : 1] : b[prime ? 2 : 0];
+}
+
 /* The ring's buffers after a step: the block received is the one sent (and computed on) next, and the
  * block sent receives next. The transport's times depend on it: an exchange of 64 KiB over Open MPI's
  * shared memory on a 2-core EPYC took 7.2 us with the same two buffers every time and 15 us with
@@ -283,12 +289,13 @@ static void step_reqs(const flows_t *f, const block_t *blk, int64_t rank, int64_
     }
 }
 
-/* The step's flows as fresh transfers (fresh_exchange's two exchanges): prime = the untimed one,
- * receiving into fresh[0] and sending fresh[2]; else the timed one, sending fresh[0] into fresh[1]. */
+/* The step's flows as fresh transfers (fresh_buf's roles): prime = the untimed exchange, else the
+ * timed one. */
 static void fresh_reqs(const flows_t *f, int64_t rank, int64_t nn, bool prime, rs_xfer_req_t *q) {
     for (int i = 0; i < f->n; i++) {
-        q[i] = (rs_xfer_req_t){RS_XFER_RECV, (rank - 1 + nn) % nn, f->fresh[i][prime ? 0 : 1], f->bytes[i], prime ? TAG_PRIME : 6 + i};
-        q[f->n + i] = (rs_xfer_req_t){RS_XFER_SEND, (rank + 1) % nn, f->fresh[i][prime ? 2 : 0], f->bytes[i], prime ? TAG_PRIME : 6 + i};
+        const int tag = prime ? TAG_PRIME : 6 + i;
+        q[i] = (rs_xfer_req_t){RS_XFER_RECV, (rank - 1 + nn) % nn, fresh_buf(f->fresh[i], prime, RS_XFER_RECV), f->bytes[i], tag};
+        q[f->n + i] = (rs_xfer_req_t){RS_XFER_SEND, (rank + 1) % nn, fresh_buf(f->fresh[i], prime, RS_XFER_SEND), f->bytes[i], tag};
     }
 }
 
@@ -416,15 +423,18 @@ static int exchange(const rs_transport_ops_t *tops, void *ts, void *sbuf, void *
 
 /* A fresh transfer as the ring's are (the K,V staged for step 0, the dK,dV partial the kernel just
  * wrote): the block sent was just written by its sender, and it lands in a buffer only its receiver
- * writes. An untimed exchange receives into b[0] (sending b[2], which nothing writes), then the timed
- * one sends b[0] and receives into b[1], which is never sent. Measured on a 2-core Zen 4 EPYC (Open
- * MPI, shared memory): 16 KiB 3.4 us and 64 KiB 7.2 us, against 3.3 and 6.5 us re-sending a block the
- * peer had already read (the same two buffers every time, the calibration before 2026-12-01). */
+ * writes. An untimed exchange receives the block the timed one then sends (fresh_buf's roles).
+ * Measured on a 2-core Zen 4 EPYC (Open MPI, shared memory): 16 KiB 3.4 us and 64 KiB 7.2 us, against
+ * 3.3 and 6.5 us re-sending a block the peer had already read (the same two buffers every time, the
+ * calibration before 2026-12-01). */
 static int fresh_exchange(const rs_transport_ops_t *tops, void *ts, void *const b[3], uint64_t m, double timeout_s,
                           double *t_s, rs_err_t *err) {
     double unused;
-    return exchange(tops, ts, b[2], b[0], m, TAG_PRIME, timeout_s, &unused, err) < 0 ? -1
-           : exchange(tops, ts, b[0], b[1], m, TAG_EXCHANGE, timeout_s, t_s, err);
+    return exchange(tops, ts, fresh_buf(b, true, RS_XFER_SEND), fresh_buf(b, true, RS_XFER_RECV), m, TAG_PRIME, timeout_s,
+                    &unused, err) < 0
+               ? -1
+               : exchange(tops, ts, fresh_buf(b, false, RS_XFER_SEND), fresh_buf(b, false, RS_XFER_RECV), m, TAG_EXCHANGE,
+                          timeout_s, t_s, err);
 }
 
 /* The median over ranks of the median receive time of `reps` exchanges of m bytes (after 3 unmeasured):
