@@ -314,7 +314,7 @@ static double recv_span(const rs_xfer_time_t *tm, int n_recv) {
 
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,
+                             double *end_fresh_s, double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,
                              rs_calib_flows_t *flows, rs_err_t *err) {
     const int64_t nn = tops->size(ts), rank = tops->rank(ts);
     if (flows) memset(flows, 0, sizeof *flows);
@@ -360,7 +360,16 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
             tops->wait(ts, timeout_s, tm, err) < 0)
             goto out;
         flows_rotate(&f, &blk);
+        /* the step again with fresh transfers (primed, then posted at its start) */
+        rs_xfer_time_t tmf[2 * RS_MAX_TRANSFERS];
+        double u0, u1;
+        if (end_fresh_s &&
+            (tops->post(ts, 2 * f.n, qp, err) < 0 || tops->wait(ts, timeout_s, tmf, err) < 0 || tops->barrier(ts, timeout_s, err) < 0 ||
+             block_begin(cops, &blk, err) < 0 || tops->post(ts, 2 * f.n, qf, err) < 0 || block_run(cops, &blk, &u0, &u1, err) < 0 ||
+             tops->wait(ts, timeout_s, tmf, err) < 0))
+            goto out;
         if (r == 0 || *n >= cap) continue; /* warm-up */
+        if (end_fresh_s) end_fresh_s[*n] = recv_span(tmf, f.n);
         end_s[*n] = recv_span(tm, f.n); /* the receives: the step's blocks' arrival, as the trace's recv */
         busy_s[*n] = t1 - t0;
         alone_s[*n] = c1 - c0;
@@ -578,6 +587,17 @@ static void model_overlap_curve(rs_calib_t *c) {
     }
 }
 
+/* The eta of a step whose transfer (L + x alone) posted with a compute of tc ended at E: the walk's
+ * L + x / eta while the compute runs, L + tc + (x - (tc - L) eta) after it; NAN when the compute is
+ * over before the latency (any eta predicts L + x), else clamped to [0, 1]. */
+static double invert_eta(double tc, double L, double x, double E) {
+    double eta;
+    if (tc <= L) return NAN;
+    if (E >= tc) eta = (tc + x - E) / (tc - L);
+    else eta = E - L > 0 ? x / (E - L) : 1;
+    return fmin(1.0, fmax(0.0, eta));
+}
+
 /* Host cost o + O m from the busy compute (least squares on relative error, o, O >= 0), then each
  * point's eta with the model's compute (t_alone + o + O m), the one-eta fit and sigma. */
 void rs_calib_fit_overlap(rs_calib_t *out) {
@@ -609,11 +629,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L,
                      E = v->t_end_s;
         errs[i] = fabs(tc - v->t_comp_busy_s) / v->t_comp_busy_s;
-        double eta;
-        if (tc <= L) eta = NAN; /* compute over before the latency: any eta predicts L + x */
-        else if (E >= tc) eta = (tc + x - E) / (tc - L);
-        else eta = E - L > 0 ? x / (E - L) : 1;
-        v->eta = isnan(eta) ? eta : fmin(1.0, fmax(0.0, eta));
+        v->eta = invert_eta(tc, L, x, E);
         sg[i] = v->sigma;
     }
     out->host_fit_err = med(errs, (size_t)n);
@@ -636,27 +652,40 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
     rs_calib_fit_polls(out);
 }
 
+/* One poll curve over the overlap points (sorted by bytes) into curve; fresh: from each point's
+ * step with fresh transfers (t_end_fresh_s), its transfer and host cost at the fresh curve's factor as
+ * the walk charges a fresh step (rs_machine_host_s); else from the rotating (reused) step, whose eta
+ * rs_calib_fit_overlap inverted. Returns the curve's points. */
+static int fit_poll_curve(const rs_calib_t *out, const int *idx, int n, bool fresh, rs_poll_point_t *curve) {
+    const rs_calibration_t *cal = &out->model;
+    const double o = cal->host_s_per_xfer, ob = cal->host_s_per_byte, L = out->latency_s, W = out->bw_bytes_per_s;
+    int m = 0;
+    for (int k = 0; k < n && m < RS_MAX_OVERLAP_POINTS; k++) {
+        const rs_calib_overlap_t *v = &out->ov[idx[k]];
+        const double b = (double)v->bytes;
+        const double host_scale = fresh && cal->n_xfer_reused > 0 ? rs_calibration_xfer_factor(cal, b) / rs_calibration_xfer_factor_reused(cal, b) : 1;
+        const double tc = v->t_comp_s + o * v->n_flows + ob * b * host_scale;
+        const double x = fresh ? b * rs_calibration_xfer_factor(cal, b) / W : v->t_xfer_s - L;
+        const double eta = fresh ? (v->t_end_fresh_s > 0 ? invert_eta(tc, L, x, v->t_end_fresh_s) : NAN) : v->eta;
+        if (!(tc > 0) || !(eta > 0) || !(x > 0)) continue; /* NAN or 0: no poll position to take */
+        /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k at the k-th poll */
+        const double polls = fmax(1e-3, rs_full_poll_k(x * (1 / eta - 1) / tc, v->polls, v->poll_first > 0 ? v->poll_first : 0.5));
+        if (!isfinite(polls) || (m > 0 && !(b > curve[m - 1].bytes))) continue;
+        curve[m++] = (rs_poll_point_t){b, polls};
+    }
+    return m;
+}
+
 void rs_calib_fit_polls(rs_calib_t *out) {
     rs_poll_model_t *pm = &out->model.poll;
-    pm->n = 0;
+    pm->n = pm->n_fresh = 0;
     if (pm->chunk_cols <= 0) return;
     int idx[RS_CALIB_MAX_OV], n = 0;
-    for (int i = 0; i < out->n_ov; i++) {
-        const rs_calib_overlap_t *v = &out->ov[i];
-        if (v->polls > 0 && v->eta > 0 && !isnan(v->eta)) idx[n++] = i;
-    }
+    for (int i = 0; i < out->n_ov; i++)
+        if (out->ov[i].polls > 0) idx[n++] = i;
     sort_ov_by_bytes(out, idx, n);
-    const double o = out->model.host_s_per_xfer, ob = out->model.host_s_per_byte, L = out->latency_s;
-    for (int k = 0; k < n && pm->n < RS_MAX_OVERLAP_POINTS; k++) {
-        const rs_calib_overlap_t *v = &out->ov[idx[k]];
-        const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, x = v->t_xfer_s - L;
-        if (!(tc > 0)) continue;
-        /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k at the k-th poll */
-        const double polls = fmax(1e-3, rs_full_poll_k(x * (1 / v->eta - 1) / tc, v->polls, v->poll_first > 0 ? v->poll_first : 0.5));
-        if (!isfinite(polls)) continue;
-        if (pm->n > 0 && !((double)v->bytes > pm->curve[pm->n - 1].bytes)) continue;
-        pm->curve[pm->n++] = (rs_poll_point_t){(double)v->bytes, polls};
-    }
+    pm->n = fit_poll_curve(out, idx, n, false, pm->curve);
+    if (pm->n > 0) pm->n_fresh = fit_poll_curve(out, idx, n, true, pm->fresh);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -766,21 +795,22 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                 go[0] = o->blocks[bi] <= 512, go[1] = 7;
             }
             if (!go[0]) continue;
-            double ends[16], comps[16], alone[16];
+            double ends[16], ends_fresh[16], comps[16], alone[16];
             size_t ns = 0;
             const int reps = (int)go[1];
             rs_calib_flows_t fl;
-            if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, comps,
-                                         alone, NULL, NULL, 16, &ns, &fl, err) < 0)
+            if (rs_calib_overlap_samples(problem, o->blocks[bi], cops, local_rank, tops, ts, reps, o->timeout_s, ends, ends_fresh,
+                                         comps, alone, NULL, NULL, 16, &ns, &fl, err) < 0)
                 goto done;
-            double E, TC, TA;
+            double E, EF, TC, TA;
             if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||
+                rank_median(tops, ts, med(ends_fresh, ns), o->timeout_s, &EF, err) < 0 ||
                 rank_median(tops, ts, med(comps, ns), o->timeout_s, &TC, err) < 0 ||
                 rank_median(tops, ts, med(alone, ns), o->timeout_s, &TA, err) < 0)
                 goto done;
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)fl.bytes / out->bw_bytes_per_s;
-                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, 1,
+                out->ov[out->n_ov++] = (rs_calib_overlap_t){o->blocks[bi], fl.bytes, fl.n, TA, TC, L + x, E, EF, 1,
                                                              TA > 0 ? fmax(1.0, TC / TA) : 1, o->polled ? fl.polls : 0,
                                                              fl.poll_first};
                 if (o->polled && fl.geom.chunk_cols > 0) out->model.poll = fl.geom;
@@ -842,14 +872,16 @@ void rs_calib_print(const rs_calib_t *c, FILE *out) {
         fprintf(out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); the transfer curve g (the "
                      "model's L + m g(m) / W) goes through every measured size\n",
                 c->latency_s, c->bw_bytes_per_s * 1e-9, 100 * c->fit_err_max);
-        fprintf(out, "# overlap: each block step with its pass's ring transfers (flows, bytes in all) posted at its start\n");
-        fprintf(out, "# %8s %5s %12s %14s %14s %14s %14s %8s %8s\n", "B", "flows", "bytes", "t_comp_s", "t_comp_busy_s",
-                "t_xfer_s", "t_end_s", "eta_pt", "sigma");
+        fprintf(out, "# overlap: each block step with its pass's ring transfers (flows, bytes in all) posted at its start, the\n"
+                     "# buffers rotating (t_end_s), and again with fresh transfers (t_end_fresh_s)\n");
+        fprintf(out, "# %8s %5s %12s %14s %14s %14s %14s %14s %8s %8s\n", "B", "flows", "bytes", "t_comp_s", "t_comp_busy_s",
+                "t_xfer_s", "t_end_s", "t_end_fresh_s", "eta_pt", "sigma");
         for (int i = 0; i < c->n_ov; i++) {
             const rs_calib_overlap_t *v = &c->ov[i];
-            char eta[16];
-            fprintf(out, "  %8lld %5d %12llu %14.6g %14.6g %14.6g %14.6g %8s %8.3f\n", (long long)v->block, v->n_flows,
-                    (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s,
+            char eta[16], ef[24] = "-";
+            if (v->t_end_fresh_s > 0) snprintf(ef, sizeof ef, "%.6g", v->t_end_fresh_s);
+            fprintf(out, "  %8lld %5d %12llu %14.6g %14.6g %14.6g %14.6g %14s %8s %8.3f\n", (long long)v->block, v->n_flows,
+                    (unsigned long long)v->bytes, v->t_comp_s, v->t_comp_busy_s, v->t_xfer_s, v->t_end_s, ef,
                     rs_fmt_num(v->eta, "%.3f", eta, sizeof eta), v->sigma);
         }
         fprintf(out, "# host cost (compute lost per received transfer): %.3g s + %.3g s/byte (median |error| of the "

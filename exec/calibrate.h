@@ -53,6 +53,7 @@ typedef struct {
     double t_comp_busy_s;                  /* compute with the transfer in flight */
     double t_xfer_s;                       /* transfer alone by the fit: L + bytes / W */
     double t_end_s;                        /* measured completion of the receive, from its post */
+    double t_end_fresh_s;                  /* ... of the same step with fresh transfers (0: not measured) */
     double eta;                            /* inverted overlap factor (with the fitted host cost) */
     double sigma;                          /* t_comp_busy_s / t_comp_s (>= 1) */
     double polls;                          /* polls of the receiver's block step (0: not polled) */
@@ -116,11 +117,13 @@ typedef struct {
  * just wrote, received into a buffer the peer never read: the fresh curve). Appends this rank's
  * receive completion with the compute (the last receive's, from their post), busy compute, alone
  * compute and (xfer_s, xfer_reused_s may be NULL) the receive completions of the transfers alone,
- * fresh and reused, per repetition to end_s, busy_s, alone_s, xfer_s, xfer_reused_s [*n, cap);
+ * fresh and reused, per repetition to end_s, busy_s, alone_s, xfer_s, xfer_reused_s [*n, cap); then
+ * (end_fresh_s may be NULL) the step once more with fresh transfers posted at its start, as the
+ * ring's step 0 (and the backward's step 1) posts them, its receive completion to end_fresh_s.
  * *flows (may be NULL) says what was posted. Returns 0 or -1 with err. */
 int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_compute_ops_t *cops, int local_rank,
                              const rs_transport_ops_t *tops, void *ts, int reps, double timeout_s, double *end_s,
-                             double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,
+                             double *end_fresh_s, double *busy_s, double *alone_s, double *xfer_s, double *xfer_reused_s, size_t cap, size_t *n,
                              rs_calib_flows_t *flows, rs_err_t *err);
 
 /* The alpha-beta fit t = L + m / W of out->sizes / out->t_msg_s (least squares on relative error;
@@ -145,8 +148,10 @@ void rs_calib_fit_overlap(rs_calib_t *out);
  * t_comp_s + n o + O m, and k = rs_full_poll_k(t_k / t_c, polls, poll_first) places it among the
  * block's polls where the executor makes them (at least 1e-3); those points (by bytes) form
  * out->model.poll's curve, and rs_step_eta of a step like the calibration's (same bytes, compute and
- * polls: rs_step_poll_frac) gives the point's own eta back. Called by rs_calib_fit_overlap. Can't
- * fail. */
+ * polls: rs_step_poll_frac) gives the point's own eta back. The points whose step also ran with fresh
+ * transfers (t_end_fresh_s > 0) give the fresh curve (poll.fresh) the same way, with the fresh
+ * copy x and the host cost of a fresh step (rs_machine_host_s). Called by rs_calib_fit_overlap.
+ * Can't fail. */
 void rs_calib_fit_polls(rs_calib_t *out);
 
 /* Defaults: B = 16, 32, ..., 2048; sizes derived; 0.05 s per point, 3 reps, timeout 60 s. */

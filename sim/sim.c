@@ -348,7 +348,7 @@ static void rank_main(int argc, char **argv) {
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
                                ? rs_step_eta(C.m, recv_bytes,
                                              recv_bytes * rs_machine_step_xfer_factor(C.m, recv_bytes, reused) / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
-                                             rs_step_poll_frac(C.m, rs_schedule_problem(C.s), &st, recv_bytes))
+                                             rs_step_poll_frac(C.m, rs_schedule_problem(C.s), &st, recv_bytes, reused))
                                : rs_machine_overlap(C.m, recv_bytes);
         const bool moves = st.n_send + st.n_recv > 0;
         sl->started = k;

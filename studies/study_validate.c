@@ -91,7 +91,7 @@ typedef struct {
     double kmask[RS_VALIDATE_MAX_B][2][RS_VALIDATE_MAX_ROUNDS]; /* per B, causal / shifted: each round's median call time */
     uint64_t kmask_useful[RS_VALIDATE_MAX_B][2];                /* the call's useful FLOPs */
     int nkmask[RS_VALIDATE_MAX_B];                              /* rounds sampled */
-    double (*oend)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP], (*oxfer_reused)[OCAP];
+    double (*oend)[OCAP], (*oend_fresh)[OCAP], (*obusy)[OCAP], (*oalone)[OCAP], (*oxfer)[OCAP], (*oxfer_reused)[OCAP];
     /* [n_b][OCAP] overlap samples */
     size_t no[RS_VALIDATE_MAX_B];
     rs_calib_flows_t oflows[RS_VALIDATE_MAX_B]; /* what the overlap samples posted */
@@ -302,7 +302,7 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
     if (ps->masks && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS) ps->nkmask[i]++;
     if (job->n_ranks >= 2 &&
         rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
-                                 ps->oend[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], ps->oxfer_reused[i], OCAP, &ps->no[i],
+                                 ps->oend[i], ps->oend_fresh[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], ps->oxfer_reused[i], OCAP, &ps->no[i],
                                  &ps->oflows[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     return RS_EXIT_OK;
@@ -415,8 +415,9 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     rs_err_t err = {{0}};
     int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
-        double e_s, busy_s, alone_s, x_s, xr_s;
+        double e_s, ef_s, busy_s, alone_s, x_s, xr_s;
         if (rs_calib_rank_median(job->tops, job->ts, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
+            rs_calib_rank_median(job->tops, job->ts, ps->oend_fresh[i], ps->no[i], in->exec.timeout_s, &ef_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
             rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0 ||
@@ -432,7 +433,7 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
         if (k == c->n_ov && c->n_ov == RS_CALIB_MAX_OV) continue;
         if (k == c->n_ov) c->n_ov++;
         const bool polled = val_polled(v) && fl->geom.chunk_cols > 0;
-        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, 1,
+        c->ov[k] = (rs_calib_overlap_t){in->b[i], fl->bytes, fl->n, alone_s, busy_s, 0, e_s, ef_s, 1,
                                         alone_s > 0 ? fmax(1.0, busy_s / alone_s) : 1, polled ? fl->polls : 0, fl->poll_first};
         if (polled) c->model.poll.chunk_cols = fl->geom.chunk_cols, c->model.poll.panel_rows[0] = fl->geom.panel_rows[0],
                     c->model.poll.panel_rows[1] = fl->geom.panel_rows[1];
@@ -443,8 +444,9 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     rs_calib_fit_overlap(c);
     rs_meter_hide();
     fprintf(v->out, "# %s: transfers alone and overlap points from samples interleaved with the runs (transport, host cost and "
-                    "curve fitted again; t_xfer_s: fresh, reused_s: rotating as the ring's):\n"
-                    "#      B flows        bytes    t_xfer_s   reused_s      t_comp_s  t_comp_busy_s        t_end_s   eta_pt\n",
+                    "curve fitted again; t_xfer_s: fresh, reused_s: rotating as the ring's; the step's receive t_end_s\n"
+                    "# with rotating buffers, t_end_fresh_s with fresh transfers):\n"
+                    "#      B flows        bytes    t_xfer_s   reused_s      t_comp_s  t_comp_busy_s        t_end_s  t_end_fresh_s   eta_pt\n",
             rs_pass_name(ps->prob.pass));
     for (int k = 0; k < c->n_ov; k++) {
         char eta[16], tx[24] = "-", tr[24] = "-";
@@ -453,8 +455,10 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
                 snprintf(tx, sizeof tx, "%.6g", c->t_msg_s[q]);
                 if (c->t_msg_reused_s[q] > 0) snprintf(tr, sizeof tr, "%.6g", c->t_msg_reused_s[q]);
             }
-        fprintf(v->out, "  %6lld %5d %12llu %11s %10s %13.6g %14.6g %14.6g %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
-                (unsigned long long)c->ov[k].bytes, tx, tr, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s,
+        char ef[24] = "-";
+        if (c->ov[k].t_end_fresh_s > 0) snprintf(ef, sizeof ef, "%.6g", c->ov[k].t_end_fresh_s);
+        fprintf(v->out, "  %6lld %5d %12llu %11s %10s %13.6g %14.6g %14.6g %14s %8s\n", (long long)c->ov[k].block, c->ov[k].n_flows,
+                (unsigned long long)c->ov[k].bytes, tx, tr, c->ov[k].t_comp_s, c->ov[k].t_comp_busy_s, c->ov[k].t_end_s, ef,
                 rs_fmt_num(c->ov[k].eta, "%.3f", eta, sizeof eta));
     }
     fprintf(v->out, "# alpha-beta fit: latency %.3g s, bandwidth %.4g GB/s (max fit error %.1f%%); host cost %.3g s per flow + "
@@ -943,7 +947,7 @@ static void val_free(val_t *v) {
             for (int r = 0; r < RS_VALIDATE_MAX_ROUNDS; r++) rs_trace_free(cf->meas[i][r]);
     }
     for (int j = 0; j < RS_PASS_COUNT; j++)
-        free(v->ps[j].ksmp), free(v->ps[j].kfac), free(v->ps[j].oend), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer),
+        free(v->ps[j].ksmp), free(v->ps[j].kfac), free(v->ps[j].oend), free(v->ps[j].oend_fresh), free(v->ps[j].obusy), free(v->ps[j].oalone), free(v->ps[j].oxfer),
             free(v->ps[j].oxfer_reused);
     free(v);
 }
@@ -959,11 +963,12 @@ static bool val_setup(val_t *v, const rs_validate_in_t *in, const rs_exec_job_t 
         if (job->be->kernel_tile) job->be->kernel_tile(ps->prob.pass, ps->prob.head_dim, &ps->prob.tile_q, &ps->prob.tile_k);
         ps->ksmp = calloc((size_t)in->n_b, sizeof *ps->ksmp);
         ps->oend = calloc((size_t)in->n_b, sizeof *ps->oend);
+        ps->oend_fresh = calloc((size_t)in->n_b, sizeof *ps->oend_fresh);
         ps->obusy = calloc((size_t)in->n_b, sizeof *ps->obusy);
         ps->oalone = calloc((size_t)in->n_b, sizeof *ps->oalone);
         ps->oxfer = calloc((size_t)in->n_b, sizeof *ps->oxfer);
         ps->oxfer_reused = calloc((size_t)in->n_b, sizeof *ps->oxfer_reused);
-        ok = ok && ps->ksmp && ps->oend && ps->obusy && ps->oalone && ps->oxfer && ps->oxfer_reused;
+        ok = ok && ps->ksmp && ps->oend && ps->oend_fresh && ps->obusy && ps->oalone && ps->oxfer && ps->oxfer_reused;
     }
     const size_t cap = (size_t)in->n_b * (size_t)(job->n_ranks * (job->n_ranks + 1)) * 2 + 1;
     for (int j = 0; j < v->np; j++)

@@ -618,13 +618,13 @@ static void test_calib_fit_overlap(void) {
         double end;
         if (x <= eta[i] * (tc - L)) end = L + x / eta[i];
         else end = tc + (x - eta[i] * (tc - L));
-        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 1, polls[i], 0};
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){16 << i, m, nf[i], ta[i], tc, L + x, end, 0, 0, 1, polls[i], 0};
     }
     CU_ASSERT(c.ov[2].t_end_s > c.ov[2].t_comp_busy_s); /* the branch after compute is exercised */
     /* a sixth point whose compute (with its host cost) ends before the latency: its eta is
      * undetermined (any eta predicts L + x) and it stays out of the curve */
     const double x6 = 1000 / W;
-    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 1, 2, 0};
+    c.ov[c.n_ov++] = (rs_calib_overlap_t){4, 1000, 1, 1e-7, 1e-7 + o + ob * 1000, L + x6, L + x6, 0, 0, 1, 2, 0};
     CU_ASSERT(c.ov[5].t_comp_busy_s < L);
     rs_calib_fit_overlap(&c);
     CU_ASSERT(isnan(c.ov[5].eta));
@@ -669,6 +669,55 @@ static void test_calib_fit_overlap(void) {
     rs_calib_fit_overlap(&c);
     CU_ASSERT_EQUAL(c.model.poll.n, 0);
     CU_ASSERT(!rs_calibration_polled(&c.model));
+}
+
+/* The two poll curves by hand (rs_calib_fit_polls): three points whose rotating step (reused copy,
+ * g = 2) ended at L + x_r / eta_r and whose fresh step (g = 1, the host cost's per-byte term at half,
+ * as rs_machine_host_s charges a fresh step) at L + x_f / eta_f. Each curve gives k = x (1 / eta - 1)
+ * polls / t_c with its own x and t_c; a step takes them by its reused bytes; the walk's eta of a
+ * fresh step at the fresh k gives eta_f back; without the fresh steps there is one curve. */
+static void test_calib_fit_fresh_polls(void) {
+    rs_calib_t c;
+    memset(&c, 0, sizeof c);
+    const double L = 2e-6, W = 10e9, o = 3e-6, ob = 2e-10;
+    const double ta[3] = {4e-5, 4e-4, 4e-3}, eta_r[3] = {0.4, 0.3, 0.2}, eta_f[3] = {0.6, 0.5, 0.25}, P[3] = {4, 8, 16};
+    c.latency_s = L, c.bw_bytes_per_s = W;
+    c.model.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}};
+    c.model.host_s_per_xfer = o, c.model.host_s_per_byte = ob;
+    c.model.n_xfer = 1, c.model.xfer_curve[0] = (rs_xfer_point_t){1e6, 1.0};
+    c.model.n_xfer_reused = 1, c.model.xfer_curve_reused[0] = (rs_xfer_point_t){1e6, 2.0};
+    double k_r[3], k_f[3], tcf[3], xf[3];
+    for (int i = 0; i < 3; i++) {
+        const uint64_t m = 65536ull << (2 * i);
+        const double xr = 2.0 * (double)m / W, tcr = ta[i] + o + ob * (double)m;
+        xf[i] = (double)m / W, tcf[i] = ta[i] + o + 0.5 * ob * (double)m;
+        CU_ASSERT_FATAL(xr <= eta_r[i] * (tcr - L) && xf[i] <= eta_f[i] * (tcf[i] - L)); /* both end inside the compute */
+        c.ov[c.n_ov++] = (rs_calib_overlap_t){.block = 64 << i, .bytes = m, .n_flows = 1, .t_comp_s = ta[i], .t_comp_busy_s = tcr,
+                                               .t_xfer_s = L + xr, .t_end_s = L + xr / eta_r[i], .t_end_fresh_s = L + xf[i] / eta_f[i],
+                                               .eta = eta_r[i], .sigma = 1, .polls = P[i], .poll_first = 0};
+        k_r[i] = xr * (1 / eta_r[i] - 1) * P[i] / tcr, k_f[i] = xf[i] * (1 / eta_f[i] - 1) * P[i] / tcf[i];
+    }
+    rs_calib_fit_polls(&c);
+    CU_ASSERT_EQUAL_FATAL(c.model.poll.n, 3);
+    CU_ASSERT_EQUAL_FATAL(c.model.poll.n_fresh, 3);
+    rs_machine_t mach;
+    memset(&mach, 0, sizeof mach);
+    mach.flops_per_s = 1e12, mach.cal = c.model;
+    for (int i = 0; i < 3; i++) {
+        const double m = (double)c.ov[i].bytes;
+        RS_ASSERT_REL(rs_calibration_step_polls(&c.model, m, m), k_r[i], 1e-9);
+        RS_ASSERT_REL(rs_calibration_step_polls(&c.model, m, 0), k_f[i], 1e-9);
+        RS_ASSERT_REL(rs_calibration_step_polls(&c.model, m, 0.25 * m), 0.25 * k_r[i] + 0.75 * k_f[i], 1e-9);
+        RS_ASSERT_REL(rs_calibration_polls(&c.model, m), k_r[i], 1e-9);
+        /* the walk's fresh step: its compute with the fresh host cost, its eta from the fresh k */
+        RS_ASSERT_REL(c.ov[i].t_comp_s + rs_machine_host_s(&mach, 1, m, 0), tcf[i], 1e-9);
+        RS_ASSERT_REL(rs_step_eta(&mach, m, xf[i], tcf[i], rs_calibration_step_polls(&c.model, m, 0) / P[i]), eta_f[i], 1e-9);
+    }
+    for (int i = 0; i < 3; i++) c.ov[i].t_end_fresh_s = 0; /* not measured: the one curve serves both */
+    rs_calib_fit_polls(&c);
+    CU_ASSERT_EQUAL(c.model.poll.n, 3);
+    CU_ASSERT_EQUAL(c.model.poll.n_fresh, 0);
+    RS_ASSERT_REL(rs_calibration_step_polls(&c.model, (double)c.ov[1].bytes, 0), k_r[1], 1e-9);
 }
 
 /* The model's poll count (rs_step_polls) is the executor's: the CPU compute's progress hook counted
@@ -950,6 +999,7 @@ int main(void) {
                                           {"dead_rank_timeout", test_dead_rank_timeout},
                                           {"trace_schema", test_trace_schema},
                                           {"calib_fit_overlap", test_calib_fit_overlap},
+                                          {"calib_fit_fresh_polls", test_calib_fit_fresh_polls},
                                           {"poll_count_is_the_executors", test_poll_count},
                                           {"calib_rank_factors", test_calib_rank_factors},
                                           {"kernel_table_one_pass", test_kernel_table_one_pass},

@@ -384,6 +384,11 @@ static void test_errors_values(void) {
     expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 2.5]]"),
                  "t.json:19:5: calibration.poll_curve: the poll model needs poll_curve, poll_chunk_cols, poll_panel_rows_forward "
                  "and poll_panel_rows_backward together");
+    expect_error(subst("\"overlap\": 0.9", "\"poll_curve_fresh\": [[65536, 2]]"),
+                 "t.json:19:5: calibration.poll_curve_fresh: needs calibration.poll_curve (the curve of the reused transfers)");
+    expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 2]], \"poll_curve_fresh\": [[65536, -1]], \"poll_chunk_cols\": 256, "
+                       "\"poll_panel_rows_forward\": 512, \"poll_panel_rows_backward\": 256"),
+                 "t.json:19:62: calibration.poll_curve_fresh[0][1]: polls must be in (0, 1e+06], got -1");
     expect_error(subst("\"overlap\": 0.9", "\"poll_curve\": [[65536, 0]], \"poll_chunk_cols\": 256, \"poll_panel_rows_forward\": 512, "
                        "\"poll_panel_rows_backward\": 256"),
                  "t.json:19:28: calibration.poll_curve[0][1]: polls must be in (0, 1e+06], got 0");
@@ -408,7 +413,7 @@ static void test_errors_keys_types(void) {
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
                  "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
-                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, xfer_curve_reused, source, <figure>_source)");
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_curve_fresh, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, xfer_curve_reused, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");
@@ -547,6 +552,8 @@ static void test_round_trip(void) {
         c.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
         c.cal.poll.curve[0] = (rs_poll_point_t){65536, 7.0 / 3.0};
         c.cal.poll.curve[1] = (rs_poll_point_t){1048576, 2.0};
+        c.cal.poll.n_fresh = 1; /* ... and the fresh transfers' */
+        c.cal.poll.fresh[0] = (rs_poll_point_t){262144, 4.0 / 3.0};
         c.cal.n_xfer = 2; /* the transfer curve */
         c.cal.xfer_curve[0] = (rs_xfer_point_t){16384, 0.1 + 0.7};
         c.cal.xfer_curve[1] = (rs_xfer_point_t){1048576, 4.0 / 3.0};
@@ -571,6 +578,9 @@ static void test_round_trip(void) {
             CU_ASSERT_EQUAL(cb.cal.poll.curve[k].bytes, c.cal.poll.curve[k].bytes);
             CU_ASSERT_EQUAL(cb.cal.poll.curve[k].polls, c.cal.poll.curve[k].polls);
         }
+        CU_ASSERT_EQUAL_FATAL(cb.cal.poll.n_fresh, 1);
+        CU_ASSERT_EQUAL(cb.cal.poll.fresh[0].bytes, 262144);
+        CU_ASSERT_EQUAL(cb.cal.poll.fresh[0].polls, c.cal.poll.fresh[0].polls);
         CU_ASSERT_EQUAL_FATAL(cb.cal.n_xfer, 2);
         for (int k = 0; k < 2; k++) {
             CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].bytes, c.cal.xfer_curve[k].bytes);

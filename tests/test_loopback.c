@@ -295,6 +295,7 @@ static void test_calibrate_loopback(void) {
     for (int i = 0; i < c.n_sizes; i++) CU_ASSERT(c.t_msg_s[i] > 0 && isfinite(c.t_msg_s[i]));
     CU_ASSERT(c.bw_bytes_per_s > 0 && isfinite(c.bw_bytes_per_s));
     CU_ASSERT(c.n_ov > 0);
+    for (int i = 0; i < c.n_ov; i++) CU_ASSERT(c.ov[i].t_end_fresh_s > 0 && isfinite(c.ov[i].t_end_fresh_s)); /* the fresh step ran */
     rs_local_transport_ops.destroy(ts);
 }
 

@@ -245,9 +245,9 @@ static void test_exact_polls(void) {
 
 /* The transfer curve (calibration.h): a hop's m bytes take L + m g(m) / W. With g = 2 at every size
  * (two points, clamped) every layout, pass and mask walks exactly as on a hop of W / 2, and the closed
- * form's T_comm is L + 2 m / W by hand; with a curve that changes along the sizes (and polls, an
- * overlap curve, host cost), flat and in nodes, SimGrid equals the walk event by event (to 1e-6 of the
- * makespan: SimGrid's payload is m g rounded to a whole byte). */
+ * form's T_comm is L + 2 m / W by hand; with a curve that changes along the sizes (and polls with a
+ * fresh poll curve apart, an overlap curve, host cost), flat and in nodes, SimGrid equals the walk
+ * event by event (to 1e-6 of the makespan: SimGrid's payload is m g rounded to a whole byte). */
 static void test_exact_xfer_curve(void) {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++)
@@ -283,6 +283,9 @@ static void test_exact_xfer_curve(void) {
                         q.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
                         q.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 1};
                         q.cal.poll.curve[0] = (rs_poll_point_t){1e6, 2.5};
+                        q.cal.poll.n_fresh = 2; /* fresh transfers picked up at other polls */
+                        q.cal.poll.fresh[0] = (rs_poll_point_t){1e5, 0.7};
+                        q.cal.poll.fresh[1] = (rs_poll_point_t){4e6, 1.6};
                     }
                     char what[160];
                     snprintf(what, sizeof what, "xfer curve %s %s %s v=%d", rs_layout_name(p.layout), rs_pass_name(p.pass),
@@ -291,6 +294,50 @@ static void test_exact_xfer_curve(void) {
                     check_close(&p, &q, NULL, 1e-6, what);
                 }
             }
+}
+
+/* Two poll curves (calibration.h, rs_calibration_step_polls): on a compute-bound ring (1e13 FLOP/s,
+ * N = 4, B = 1024) whose steps poll, fresh transfers (step 0, the backward's step-1 partials) picked
+ * up at other polls than reused ones: every layout, pass and mask, flat and in nodes, SimGrid equals
+ * the walk event by event, and the fresh curve moves the walk's step-0 receives in every one. */
+static void test_exact_fresh_polls(void) {
+    int changed = 0, n = 0;
+    for (int v = 0; v < 2; v++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++)
+                for (int causal = 0; causal < 2; causal++) {
+                    rs_machine_t m = v ? machine(1e13, 20e9, 2e-6, 2, 5e9, 5e-6) : machine(1e13, 20e9, 3e-6, 0, 0, 0);
+                    m.cal.host_s_per_xfer = 4e-6, m.cal.n_overlap = 1;
+                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e6, 0.5};
+                    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 1, .n_fresh = 2};
+                    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 6.0};
+                    m.cal.poll.fresh[0] = (rs_poll_point_t){1e5, 1.0};
+                    m.cal.poll.fresh[1] = (rs_poll_point_t){1e8, 2.0};
+                    rs_problem_t p = rs_test_problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
+                    char what[160];
+                    snprintf(what, sizeof what, "fresh polls %s %s %s v=%d", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                             causal ? "causal" : "full", v);
+                    check_exact(&p, &m, NULL, what);
+                    rs_err_t err = {{0}};
+                    rs_schedule_t *s = rs_schedule_create(&p, &err);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                    rs_walk_t a, b;
+                    rs_trace_t *ta = rs_trace_create("model"), *tb = rs_trace_create("model");
+                    CU_ASSERT_EQUAL(rs_model_walk(s, &m, rs_trace_sink(ta), NULL, &a, &err), 0);
+                    m.cal.poll.n_fresh = 0;
+                    CU_ASSERT_EQUAL(rs_model_walk(s, &m, rs_trace_sink(tb), NULL, &b, &err), 0);
+                    /* step 0's receives end elsewhere (its transfers are fresh) */
+                    double d = 0;
+                    CU_ASSERT_EQUAL_FATAL(rs_trace_count(ta), rs_trace_count(tb));
+                    for (size_t e = 0; e < rs_trace_count(ta); e++) {
+                        const rs_event_t *x = &rs_trace_events(ta)[e], *y = &rs_trace_events(tb)[e];
+                        if (x->kind == RS_EV_RECV && x->step == 0) d += fabs(x->end_s - y->end_s);
+                    }
+                    changed += d > 1e-9 * b.makespan_s, n++;
+                    rs_trace_free(ta), rs_trace_free(tb);
+                    rs_schedule_free(s);
+                }
+    CU_ASSERT_EQUAL(changed, n);
 }
 
 /* The kernel-call cost model (model/cost/kernel.h): every implementation preset (ringsim, flash-attn,
@@ -728,6 +775,7 @@ static const rs_test_case_t exact_cases[] = {
     {"exact_polls (polled progress; every layout, pass, mask; flat and nodes)", test_exact_polls},
     {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
     {"exact_xfer_curve (g = 2 is W / 2 by hand; a curve with polls, flat and nodes)", test_exact_xfer_curve},
+    {"exact_fresh_polls (fresh transfers at their own polls, flat and nodes)", test_exact_fresh_polls},
     {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
     {"slowdown_hand_derived", test_slowdown_effect},
     {"exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)", test_exact_inference},

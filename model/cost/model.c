@@ -664,7 +664,7 @@ int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t
                         rs_step_t st;
                         rs_schedule_step(s, q, k, &st);
                         eta_q = rs_step_eta(m, (double)total_bytes, (double)total_bytes * gx / bw[r], ce[q],
-                                            rs_step_poll_frac(m, p, &st, (double)total_bytes));
+                                            rs_step_poll_frac(m, p, &st, (double)total_bytes, reused));
                     }
                     fe[r] = flows_end(post[r] + lat[r], t0[q] + ce[q], eta_q, x, nx, NULL); /* q receives */
                 }

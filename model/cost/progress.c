@@ -112,9 +112,9 @@ double rs_full_poll_k(double frac, double polls, double first) {
     return 2 * u + (f <= first ? f / first : 1 + (f - first) / (1 - first));
 }
 
-double rs_step_poll_frac(const rs_machine_t *m, const rs_problem_t *p, const rs_step_t *st, double bytes) {
+double rs_step_poll_frac(const rs_machine_t *m, const rs_problem_t *p, const rs_step_t *st, double bytes, double reused_bytes) {
     if (!rs_calibration_polled(&m->cal)) return 0;
-    return rs_step_poll_at(p, st, &m->cal.poll, rs_calibration_polls(&m->cal, bytes));
+    return rs_step_poll_at(p, st, &m->cal.poll, rs_calibration_step_polls(&m->cal, bytes, reused_bytes));
 }
 
 double rs_step_eta(const rs_machine_t *m, double bytes, double xfer_s, double t_comp_s, double k_frac) {

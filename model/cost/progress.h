@@ -41,9 +41,10 @@ double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll
  * the k at which `frac` of the compute is done, first = rs_poll_first_frac. Can't fail. */
 double rs_full_poll_k(double frac, double polls, double first);
 
-/* The fraction of st's compute at which a transfer of `bytes` is picked up with m's poll model:
- * rs_step_poll_at(p, st, geometry, k = rs_calibration_polls(bytes)); 0 without a poll model. */
-double rs_step_poll_frac(const rs_machine_t *m, const rs_problem_t *p, const rs_step_t *st, double bytes);
+/* The fraction of st's compute at which a transfer of `bytes` (reused_bytes of them into the buffer
+ * sent at the step before) is picked up with m's poll model: rs_step_poll_at(p, st, geometry,
+ * k = rs_calibration_step_polls(bytes, reused_bytes)); 0 without a poll model. */
+double rs_step_poll_frac(const rs_machine_t *m, const rs_problem_t *p, const rs_step_t *st, double bytes, double reused_bytes);
 
 /* The eta the walk and the simulator use for a transfer of `bytes` (xfer_s = bytes / W at the hop's
  * rate) received by a rank whose step computes for t_comp_s. With a poll model the transfer waits

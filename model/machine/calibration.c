@@ -55,6 +55,13 @@ double rs_calibration_polls(const rs_calibration_t *c, double bytes) {
     return rs_calibration_polled(c) ? curve_at(c->poll.n, c->poll.curve, sizeof c->poll.curve[0], bytes) : 0.0;
 }
 
+double rs_calibration_step_polls(const rs_calibration_t *c, double bytes, double reused_bytes) {
+    const double k = rs_calibration_polls(c, bytes);
+    if (!rs_calibration_polled(c) || c->poll.n_fresh <= 0 || !(bytes > 0)) return k;
+    const double w = fmin(1.0, fmax(0.0, reused_bytes / bytes));
+    return w * k + (1 - w) * curve_at(c->poll.n_fresh, c->poll.fresh, sizeof c->poll.fresh[0], bytes);
+}
+
 bool rs_calibration_partial_overlap(const rs_calibration_t *c) {
     if (rs_calibration_polled(c)) return true;
     if (c->n_overlap <= 0) return c->overlap < 1;

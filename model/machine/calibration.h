@@ -42,6 +42,8 @@ typedef struct {
     int64_t panel_rows[2];   /* rows per panel of a FULL block, forward / backward (DIAG: tile_q) */
     int n;                   /* points of the curve, sorted by bytes */
     rs_poll_point_t curve[RS_MAX_OVERLAP_POINTS];
+    int n_fresh;             /* points of the fresh transfers' curve (0: the curve serves both) */
+    rs_poll_point_t fresh[RS_MAX_OVERLAP_POINTS];
 } rs_poll_model_t;
 
 /* Transfer curve (docs/model.md "Transfer curve"): the measured time of a hop's transfer alone by
@@ -97,6 +99,12 @@ double rs_calibration_overlap(const rs_calibration_t *c, double bytes);
 /* Polls after which a transfer of `bytes` is done (the poll curve, log-linear in bytes between
  * points, clamped outside); 0 without a poll model. Can't fail. */
 double rs_calibration_polls(const rs_calibration_t *c, double bytes);
+/* ... for a step whose hop carries `bytes`, `reused_bytes` of them received into the buffer sent at
+ * the step before (rs_schedule_step_reused_bytes): the poll curve is fitted on the calibration's
+ * rotating (reused) steps and, when the profile has one, the fresh curve on the same steps with
+ * fresh transfers; the step's polls weigh the two by its bytes, as its transfer factor does
+ * (rs_machine_step_xfer_factor). Without a fresh curve: rs_calibration_polls. Can't fail. */
+double rs_calibration_step_polls(const rs_calibration_t *c, double bytes, double reused_bytes);
 /* true iff the calibration has a polled-progress model (geometry and curve). Can't fail. */
 bool rs_calibration_polled(const rs_calibration_t *c);
 /* g(bytes) of the transfer curve (log-linear in bytes between points, clamped outside); 1 without a

@@ -367,12 +367,12 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
                                             "devices_per_node", "price_per_device_hour", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
-                                           "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_chunk_cols",
+                                           "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
                                            "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
                                            "xfer_curve_reused", NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
-                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve",
+                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve", "poll_curve_fresh",
                                             "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
                                             "xfer_curve_reused", NULL};
 
@@ -451,9 +451,11 @@ static int parse_points(const vctx_t *v, const json_t *j, const pairs_spec_t *sp
 /* calibration.poll_*: the polled-progress model (calibration.h), all four keys or none. */
 static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
     static const char *const geom[] = {"poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward"};
-    const json_t *curve = json_object_get(cal, "poll_curve");
+    const json_t *curve = json_object_get(cal, "poll_curve"), *fresh = json_object_get(cal, "poll_curve_fresh");
     int n_geom = 0;
     for (int i = 0; i < 3; i++) n_geom += json_object_get(cal, geom[i]) != NULL;
+    if (fresh && !curve)
+        return vfail(v, "calibration.poll_curve_fresh", "needs calibration.poll_curve (the curve of the reused transfers)");
     if (!curve && n_geom == 0) return 0;
     if (!curve || n_geom < 3)
         return vfail(v, "calibration.poll_curve", "the poll model needs poll_curve, poll_chunk_cols, poll_panel_rows_forward "
@@ -469,7 +471,9 @@ static int parse_poll(const vctx_t *v, const json_t *cal, rs_poll_model_t *pm) {
         *dst[i] = (int64_t)x;
     }
     const pairs_spec_t sp = {"calibration.poll_curve", "bytes", "polls", RS_MAX_OVERLAP_POINTS, RS_RANGE_POLLS, true};
-    return parse_points(v, curve, &sp, pm->curve, sizeof pm->curve[0], &pm->n);
+    const pairs_spec_t spf = {"calibration.poll_curve_fresh", "bytes", "polls", RS_MAX_OVERLAP_POINTS, RS_RANGE_POLLS, true};
+    if (parse_points(v, curve, &sp, pm->curve, sizeof pm->curve[0], &pm->n) < 0) return -1;
+    return fresh ? parse_points(v, fresh, &spf, pm->fresh, sizeof pm->fresh[0], &pm->n_fresh) : 0;
 }
 
 /* calibration.xfer_curve: [[bytes, g], ...], the transfer curve (calibration.h); absent: g = 1. */
@@ -662,6 +666,11 @@ static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_no
         rs_jw_num_at(w, 4, "poll_chunk_cols", (double)hw->cal.poll.chunk_cols, false);
         rs_jw_num_at(w, 4, "poll_panel_rows_forward", (double)hw->cal.poll.panel_rows[0], false);
         rs_jw_num_at(w, 4, "poll_panel_rows_backward", (double)hw->cal.poll.panel_rows[1], false);
+        if (hw->cal.poll.n_fresh > 0) {
+            rs_jw_key(w, 4, "poll_curve_fresh", false);
+            put_pairs(w, hw->cal.poll.fresh, sizeof hw->cal.poll.fresh[0],
+                      hw->cal.poll.n_fresh < RS_MAX_OVERLAP_POINTS ? hw->cal.poll.n_fresh : RS_MAX_OVERLAP_POINTS);
+        }
     }
     if (hw->cal.n_xfer > 0) {
         rs_jw_key(w, 4, "xfer_curve", false);
