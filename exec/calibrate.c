@@ -654,18 +654,17 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
 
 /* One poll curve over the overlap points (sorted by bytes) into curve; fresh: from each point's
  * step with fresh transfers (t_end_fresh_s), its transfer and host cost at the fresh curve's factor as
- * the walk charges a fresh step (rs_machine_host_s); else from the rotating (reused) step, whose eta
+ * the walk charges a fresh step (rs_calibration_host_s); else from the rotating (reused) step, whose eta
  * rs_calib_fit_overlap inverted. Returns the curve's points. */
 static int fit_poll_curve(const rs_calib_t *out, const int *idx, int n, bool fresh, rs_poll_point_t *curve) {
     const rs_calibration_t *cal = &out->model;
-    const double o = cal->host_s_per_xfer, ob = cal->host_s_per_byte, L = out->latency_s, W = out->bw_bytes_per_s;
+    const double L = out->latency_s, W = out->bw_bytes_per_s;
     int m = 0;
     for (int k = 0; k < n && m < RS_MAX_OVERLAP_POINTS; k++) {
         const rs_calib_overlap_t *v = &out->ov[idx[k]];
         const double b = (double)v->bytes;
-        const double host_scale = fresh && cal->n_xfer_reused > 0 ? rs_calibration_xfer_factor(cal, b) / rs_calibration_xfer_factor_reused(cal, b) : 1;
-        const double tc = v->t_comp_s + o * v->n_flows + ob * b * host_scale;
-        const double x = fresh ? b * rs_calibration_xfer_factor(cal, b) / W : v->t_xfer_s - L;
+        const double tc = v->t_comp_s + rs_calibration_host_s(cal, v->n_flows, b, fresh ? 0 : b);
+        const double x = fresh ? b * rs_calibration_step_xfer_factor(cal, b, 0) / W : v->t_xfer_s - L;
         const double eta = fresh ? (v->t_end_fresh_s > 0 ? invert_eta(tc, L, x, v->t_end_fresh_s) : NAN) : v->eta;
         if (!(tc > 0) || !(eta > 0) || !(x > 0)) continue; /* NAN or 0: no poll position to take */
         /* the eta step ends at L + x / eta; the poll model at L + t_k + x, t_k at the k-th poll */

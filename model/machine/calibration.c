@@ -55,11 +55,35 @@ double rs_calibration_polls(const rs_calibration_t *c, double bytes) {
     return rs_calibration_polled(c) ? curve_at(c->poll.n, c->poll.curve, sizeof c->poll.curve[0], bytes) : 0.0;
 }
 
+/* The share of a step's bytes received into the buffer sent at the step before, in [0, 1]: the
+ * weight of the reused curves (transfer factor, polls) against the fresh ones. */
+static double reused_share(double bytes, double reused_bytes) {
+    return bytes > 0 && reused_bytes > 0 ? fmin(1.0, reused_bytes / bytes) : 0.0;
+}
+
 double rs_calibration_step_polls(const rs_calibration_t *c, double bytes, double reused_bytes) {
     const double k = rs_calibration_polls(c, bytes);
     if (!rs_calibration_polled(c) || c->poll.n_fresh <= 0 || !(bytes > 0)) return k;
-    const double w = fmin(1.0, fmax(0.0, reused_bytes / bytes));
+    const double w = reused_share(bytes, reused_bytes);
     return w * k + (1 - w) * curve_at(c->poll.n_fresh, c->poll.fresh, sizeof c->poll.fresh[0], bytes);
+}
+
+double rs_calibration_step_xfer_factor(const rs_calibration_t *c, double bytes, double reused_bytes) {
+    const double g = rs_calibration_xfer_factor(c, bytes);
+    if (!(reused_bytes > 0) || c->n_xfer_reused <= 0 || !(bytes > 0)) return g;
+    const double r = reused_share(bytes, reused_bytes);
+    return (1 - r) * g + r * rs_calibration_xfer_factor_reused(c, bytes);
+}
+
+double rs_calibration_host_s(const rs_calibration_t *c, int n_xfers, double bytes, double reused_bytes) {
+    if (n_xfers <= 0) return 0.0;
+    /* O is the receiver's copy per byte, fitted on the calibration's rotating (reused) samples: a
+     * step's copies take O x its factor over the reused curve's (1 without a reused curve) */
+    const double per_byte = c->n_xfer_reused > 0 && bytes > 0
+                                ? c->host_s_per_byte * rs_calibration_step_xfer_factor(c, bytes, reused_bytes) /
+                                      rs_calibration_xfer_factor_reused(c, bytes)
+                                : c->host_s_per_byte;
+    return (double)n_xfers * c->host_s_per_xfer + bytes * per_byte;
 }
 
 bool rs_calibration_partial_overlap(const rs_calibration_t *c) {

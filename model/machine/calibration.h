@@ -105,6 +105,13 @@ double rs_calibration_polls(const rs_calibration_t *c, double bytes);
  * fresh transfers; the step's polls weigh the two by its bytes, as its transfer factor does
  * (rs_machine_step_xfer_factor). Without a fresh curve: rs_calibration_polls. Can't fail. */
 double rs_calibration_step_polls(const rs_calibration_t *c, double bytes, double reused_bytes);
+/* The transfer factor of a step whose hop carries `bytes`, `reused_bytes` of them into the buffer
+ * sent at the step before: the two curves weighed by bytes (rs_machine_step_xfer_factor). */
+double rs_calibration_step_xfer_factor(const rs_calibration_t *c, double bytes, double reused_bytes);
+/* Host cost of receiving n_xfers transfers of `bytes` in all, reused_bytes of them reused: n o + bytes
+ * O x the step's factor over the reused curve's (rs_machine_host_s; the calibration's poll fit
+ * charges its fresh steps the same). */
+double rs_calibration_host_s(const rs_calibration_t *c, int n_xfers, double bytes, double reused_bytes);
 /* true iff the calibration has a polled-progress model (geometry and curve). Can't fail. */
 bool rs_calibration_polled(const rs_calibration_t *c);
 /* g(bytes) of the transfer curve (log-linear in bytes between points, clamped outside); 1 without a

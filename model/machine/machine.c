@@ -214,21 +214,11 @@ bool rs_machine_partial_overlap(const rs_machine_t *m) { return rs_calibration_p
 double rs_machine_xfer_factor(const rs_machine_t *m, double bytes) { return rs_calibration_xfer_factor(&m->cal, bytes); }
 
 double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double reused_bytes) {
-    const double g = rs_calibration_xfer_factor(&m->cal, bytes);
-    if (!(reused_bytes > 0) || m->cal.n_xfer_reused <= 0 || !(bytes > 0)) return g;
-    const double r = reused_bytes < bytes ? reused_bytes / bytes : 1.0;
-    return (1 - r) * g + r * rs_calibration_xfer_factor_reused(&m->cal, bytes);
+    return rs_calibration_step_xfer_factor(&m->cal, bytes, reused_bytes);
 }
 
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, double reused_bytes) {
-    if (n_xfers <= 0) return 0.0;
-    /* O is the receiver's copy per byte, fitted on the calibration's rotating (reused) samples: a
-     * step's copies take O x its factor over the reused curve's (1 without a reused curve) */
-    const double per_byte = m->cal.n_xfer_reused > 0 && bytes > 0
-                                ? m->cal.host_s_per_byte * rs_machine_step_xfer_factor(m, bytes, reused_bytes) /
-                                      rs_calibration_xfer_factor_reused(&m->cal, bytes)
-                                : m->cal.host_s_per_byte;
-    return (double)n_xfers * m->cal.host_s_per_xfer + bytes * per_byte;
+    return rs_calibration_host_s(&m->cal, n_xfers, bytes, reused_bytes);
 }
 
 double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
