@@ -36,34 +36,48 @@ static void *make_local(void *arg, int64_t rank, rs_err_t *err) {
     return rs_local_loopback_create(rank, *n, err);
 }
 
-/* Which buffer the backward clears: a wrapped transport records, per dK,dV buffer (tag 1), whether
- * this rank last sent it or received into it, a wrapped compute backend every clear; a clear inside
- * the backward (between bwd_begin and bwd_end) must never hit a buffer this rank last sent: its peer
- * has just read it, and clearing it cost 10-30x a clear of the rank's own buffer on a 2-core EPYC
- * (docs/exec.md). That covers the partial sent at this step or the one before, and across passes the
- * buffer the pass before sent last (the executor clears every dK,dV buffer before the pass). The
- * loopback rank is one thread, so plain statics suffice. */
-static rs_transport_ops_t rec_tops;
-static rs_compute_ops_t rec_cops;
-enum { GZ_BUFS = 64 };
-static const void *gz_buf[GZ_BUFS];
-static bool gz_sent[GZ_BUFS], gz_in_pass;
-static int zeroed, zeroed_sent;
-static int gz_slot(const void *p) {
-    for (int i = 0; i < GZ_BUFS; i++)
-        if (gz_buf[i] == p || !gz_buf[i]) return gz_buf[i] = p, i;
-    CU_FAIL("more dK,dV buffers than the test tracks");
+/* Which buffers this rank last sent (a peer has read them) rather than wrote itself: the wrapped
+ * transports below note every post, a clear or a receive into a buffer makes it the rank's again, a
+ * wrapped buf_free forgets it (its address may come back). The loopback rank is one thread, so plain
+ * statics suffice. */
+enum { SENT_BUFS = 256 };
+static const void *sent_buf[SENT_BUFS];
+static bool sent_last[SENT_BUFS];
+static void sent_reset(void) { memset(sent_buf, 0, sizeof sent_buf), memset(sent_last, 0, sizeof sent_last); }
+static int sent_slot(const void *p) {
+    for (int i = 0; i < SENT_BUFS; i++)
+        if (sent_buf[i] == p) return i;
+    for (int i = 0; i < SENT_BUFS; i++)
+        if (!sent_buf[i]) return sent_buf[i] = p, sent_last[i] = false, i;
+    CU_FAIL("more buffers than the test tracks");
     return 0;
 }
+static void sent_note(int n, const rs_xfer_req_t *reqs) {
+    for (int i = 0; i < n; i++) sent_last[sent_slot(reqs[i].buf)] = reqs[i].dir == RS_XFER_SEND;
+}
+static void sent_buf_free(void *st, void *buf) {
+    for (int i = 0; i < SENT_BUFS; i++)
+        if (sent_buf[i] == buf) sent_buf[i] = NULL;
+    rs_cpu_compute_ops.buf_free(st, buf);
+}
+
+/* Which buffer the backward clears: a wrapped compute backend sees every clear; one inside the
+ * backward (between bwd_begin and bwd_end) must never hit a buffer this rank last sent: its peer has
+ * just read it, and clearing it cost 10-30x a clear of the rank's own buffer on a 2-core EPYC
+ * (docs/exec.md). That covers the partial sent at this step or the one before, and across passes the
+ * buffer the pass before sent last (the executor clears every dK,dV buffer before the pass). */
+static rs_transport_ops_t rec_tops;
+static rs_compute_ops_t rec_cops;
+static bool gz_in_pass;
+static int zeroed, zeroed_sent;
 static int rec_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
-    for (int i = 0; i < n; i++)
-        if (reqs[i].tag == 1) gz_sent[gz_slot(reqs[i].buf)] = reqs[i].dir == RS_XFER_SEND;
+    sent_note(n, reqs);
     return rs_local_transport_ops.post(st, n, reqs, err);
 }
 static int rec_grad_zero(void *st, void *dst, rs_err_t *err) {
-    const int i = gz_slot(dst);
-    if (gz_in_pass) zeroed++, zeroed_sent += gz_sent[i];
-    gz_sent[i] = false;
+    const int i = sent_slot(dst);
+    if (gz_in_pass) zeroed++, zeroed_sent += sent_last[i];
+    sent_last[i] = false;
     return rs_cpu_compute_ops.grad_zero(st, dst, err);
 }
 static int rec_bwd_begin(void *st, rs_err_t *err) {
@@ -78,7 +92,7 @@ static int rec_bwd_end(void *st, rs_err_t *err) {
 static void test_grad_zero_buffer(void) {
     rec_tops = rs_local_transport_ops, rec_tops.post = rec_post;
     rec_cops = rs_cpu_compute_ops, rec_cops.grad_zero = rec_grad_zero;
-    rec_cops.bwd_begin = rec_bwd_begin, rec_cops.bwd_end = rec_bwd_end;
+    rec_cops.bwd_begin = rec_bwd_begin, rec_cops.bwd_end = rec_bwd_end, rec_cops.buf_free = sent_buf_free;
     for (int64_t n = 2; n <= 4; n++) {
         rs_exec_opts_t o;
         rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, 3, &o);
@@ -86,7 +100,7 @@ static void test_grad_zero_buffer(void) {
         rs_err_t err = {{0}};
         rs_exec_result_t res;
         zeroed = zeroed_sent = 0, gz_in_pass = false;
-        memset(gz_buf, 0, sizeof gz_buf), memset(gz_sent, 0, sizeof gz_sent);
+        sent_reset();
         int rc = rs_exec_run_loopback(s, &rec_cops, &rec_tops, make_local, &n, NULL, 0, &o, NULL, &res, &err);
         if (rc) fprintf(stderr, "  %s\n", err.msg);
         CU_ASSERT_EQUAL(rc, 0);
@@ -223,31 +237,11 @@ static void test_run_loopback_refusals(void) {
     rs_schedule_free(s);
 }
 
-/* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
- * itself and the overlap with no second rank (its collectives involve itself only). */
-/* The calibration's fresh transfers (calibrate.c fresh_exchange, RS_CALIB_TAG_PRIME): a wrapped
- * transport tracks, per buffer, whether this rank last sent it or received into it (a wrapped
- * buf_free forgets it); every exchange right after a priming one must send exactly what the priming
- * one received (a block its sender just wrote) and receive into buffers the rank did not last send
- * (the peer never read them). */
-enum { CAL_BUFS = 256 };
-static const void *cal_buf[CAL_BUFS];
-static bool cal_sent[CAL_BUFS];
+/* The calibration's fresh transfers (calibrate.c fresh_exchange, RS_CALIB_TAG_PRIME): every
+ * exchange right after a priming one must send exactly what the priming one received (a block its
+ * sender just wrote) and receive into buffers the rank did not last send (the peer never read them). */
 static rs_xfer_req_t cal_prime[RS_XFER_MAX_REQS];
 static int cal_n_prime, cal_fresh, cal_fresh_bad;
-static int cal_slot(const void *p) {
-    for (int i = 0; i < CAL_BUFS; i++)
-        if (cal_buf[i] == p) return i;
-    for (int i = 0; i < CAL_BUFS; i++)
-        if (!cal_buf[i]) return cal_buf[i] = p, cal_sent[i] = false, i;
-    CU_FAIL("more buffers than the test tracks");
-    return 0;
-}
-static void cal_buf_free(void *st, void *buf) {
-    for (int i = 0; i < CAL_BUFS; i++)
-        if (cal_buf[i] == buf) cal_buf[i] = NULL;
-    rs_cpu_compute_ops.buf_free(st, buf);
-}
 static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
     const bool prime = n > 0 && reqs[0].tag == RS_CALIB_TAG_PRIME;
     if (!prime && cal_n_prime > 0) { /* the timed exchange of a fresh transfer */
@@ -257,7 +251,7 @@ static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
             if (reqs[i].dir == RS_XFER_SEND) {
                 sends++;
                 for (int j = 0; j < cal_n_prime; j++) primed += cal_prime[j].dir == RS_XFER_RECV && cal_prime[j].buf == reqs[i].buf;
-            } else if (cal_sent[cal_slot(reqs[i].buf)]) {
+            } else if (sent_last[sent_slot(reqs[i].buf)]) {
                 cal_fresh_bad++; /* received into a buffer the peer has read */
             }
         }
@@ -266,10 +260,12 @@ static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
     cal_n_prime = 0;
     if (prime)
         for (int i = 0; i < n && i < RS_XFER_MAX_REQS; i++) cal_prime[cal_n_prime++] = reqs[i];
-    for (int i = 0; i < n; i++) cal_sent[cal_slot(reqs[i].buf)] = reqs[i].dir == RS_XFER_SEND;
+    sent_note(n, reqs);
     return rs_local_transport_ops.post(st, n, reqs, err);
 }
 
+/* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
+ * itself and the overlap with no second rank (its collectives involve itself only). */
 static void test_calibrate_loopback(void) {
     rs_err_t err = {{0}};
     void *ts = rs_local_loopback_create(0, 2, &err);
@@ -281,8 +277,8 @@ static void test_calibrate_loopback(void) {
     rs_calib_t c;
     rs_transport_ops_t tops = rs_local_transport_ops;
     rs_compute_ops_t cops = rs_cpu_compute_ops;
-    tops.post = cal_post, cops.buf_free = cal_buf_free;
-    memset(cal_buf, 0, sizeof cal_buf), cal_n_prime = cal_fresh = cal_fresh_bad = 0;
+    tops.post = cal_post, cops.buf_free = sent_buf_free;
+    sent_reset(), cal_n_prime = cal_fresh = cal_fresh_bad = 0;
     int rc = rs_calibrate(&p, &cops, &tops, ts, &o, &c, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
