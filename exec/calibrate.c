@@ -623,13 +623,14 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         else o = 0, ob = ob1;
     }
     out->model.host_s_per_xfer = o, out->model.host_s_per_byte = ob;
-    double errs[RS_CALIB_MAX_OV], sg[RS_CALIB_MAX_OV];
+    /* each point's compute as the walk has it: alone plus the host cost of its rotating (reused) flows */
+    double errs[RS_CALIB_MAX_OV], sg[RS_CALIB_MAX_OV], tcs[RS_CALIB_MAX_OV];
+    const double L = out->latency_s;
     for (int i = 0; i < n; i++) {
         rs_calib_overlap_t *v = &out->ov[i];
-        const double tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes, L = out->latency_s, x = v->t_xfer_s - L,
-                     E = v->t_end_s;
-        errs[i] = fabs(tc - v->t_comp_busy_s) / v->t_comp_busy_s;
-        v->eta = invert_eta(tc, L, x, E);
+        tcs[i] = v->t_comp_s + rs_calibration_host_s(&out->model, v->n_flows, (double)v->bytes, (double)v->bytes);
+        errs[i] = fabs(tcs[i] - v->t_comp_busy_s) / v->t_comp_busy_s;
+        v->eta = invert_eta(tcs[i], L, v->t_xfer_s - L, v->t_end_s);
         sg[i] = v->sigma;
     }
     out->host_fit_err = med(errs, (size_t)n);
@@ -639,8 +640,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         const double eta = g / 1000.0;
         for (int i = 0; i < n; i++) {
             const rs_calib_overlap_t *v = &out->ov[i];
-            const double L = out->latency_s, tc = v->t_comp_s + o * v->n_flows + ob * (double)v->bytes;
-            errs[i] = fabs(rs_xfer_end_s(tc, L, v->t_xfer_s - L, eta) - v->t_end_s) / v->t_end_s;
+            errs[i] = fabs(rs_xfer_end_s(tcs[i], L, v->t_xfer_s - L, eta) - v->t_end_s) / v->t_end_s;
         }
         const double e = med(errs, (size_t)n);
         if (e < best - 1e-12) best = e, best_eta = eta;
