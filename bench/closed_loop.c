@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "cost.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

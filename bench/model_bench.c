@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 
 #include "kernel.h"
-#include "model.h"
+#include "cost.h"
 
 static long peak_rss_kb(void) {
     struct rusage ru;

@@ -14,8 +14,9 @@
 #include <stdio.h>
 
 #include "machine.h"
-#include "model.h"
+#include "cost.h"
 #include "options.h"
+#include "registry.h"
 #include "schedule.h"
 #include "setup.h"
 #include "study_sweep.h"

@@ -1,5 +1,5 @@
 /* cmd_memory.c - `ringsim memory`: per-device memory of training a transformer with ring attention
- * (or Ulysses / USP with --ulysses), term by term (model/plan/memory.h, docs/memory.md). */
+ * (or Ulysses / USP with --ulysses), term by term (model/5-plan/memory.h, docs/memory.md). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* cmd_plan.c - `ringsim plan`: capacity planning over candidate hardware (model/plan/plan.h, docs/plan.md).
+/* cmd_plan.c - `ringsim plan`: capacity planning over candidate hardware (model/5-plan/plan.h, docs/plan.md).
  *
  * For every profile: the smallest sequence-parallel N that fits memory (or the longest context at N
  * with --seq max), the predicted attention and layer times, whether the ring's transfers hide, MFU

@@ -1,5 +1,5 @@
 /* cmd_plan_infer.c - `ringsim plan --inference`: inference planning (studies/study_infer.h,
- * model/plan/infer.h, docs/inference.md).
+ * model/5-plan/infer.h, docs/inference.md).
  *
  * For every candidate profile, node count (--nodes), prompt length T (--seq) and cached prefix P
  * (--cached): the time to first token of ring pass-KV, ring pass-Q, Ulysses and USP across the

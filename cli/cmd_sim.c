@@ -118,7 +118,7 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
                rs_fmt_time(e->sim.fig.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.fig.rank_steps : 0, d, sizeof d),
                (double)e->sim.peak_rss_bytes / 1e6);
     }
-    printf("# makespan: simulated; walk: critical-path walk (model/cost/model.h) on the same machine; rel_diff:\n"
+    printf("# makespan: simulated; walk: critical-path walk (model/4-cost/cost.h) on the same machine; rel_diff:\n"
            "# |sim - walk| / max; eff: ideal (useful FLOPs / (N F_eff)) / simulated makespan; comm_bound:\n"
            "# rank-steps whose transfers ended after their compute; sim_wall: SimGrid run in the child;\n"
            "# per_rstep: sim_wall / rank_steps; peak_rss: the child's peak resident memory.\n");

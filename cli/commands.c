@@ -67,7 +67,7 @@ const rs_command_t rs_commands[] = {
      "(NICs per node, leaf-spine oversubscription, rails) with optional background collectives,\n"
      "and report per ring the slowdown against its contention-free walk, per hop the achieved\n"
      "bandwidth, per link the load and the link that saturates (docs/sim.md, \"Contention\").\n\n",
-     "Realism flags keep the walk's meaning (model/cost/model.h) and are all simulated: --latency,\n"
+     "Realism flags keep the walk's meaning (model/4-cost/cost.h) and are all simulated: --latency,\n"
      "--launch-overhead, --jitter/--seed, --straggler, --degrade, nodes of --gpus-per-node, --slowdown\n"
      "(exec rate / sigma while a hop of the rank is in flight) and --overlap (the hop's bottleneck\n"
      "link at eta x bandwidth while the sender computes; generated platforms only).\n"

@@ -77,7 +77,7 @@ typedef struct {
 /* Parse argv[1..] of command cmd (argv[0]) against the groups (at most 64 options each), then
  * optind is the first positional argument. -h / --help anywhere: returns 1 (nothing else is
  * checked). -q / --quiet (offered by every command; a command's own "quiet" row keeps its meaning
- * too) silences the progress meter (model/schedule/meter.h). Returns 0, or -1 with err: the value's
+ * too) silences the progress meter (model/1-base/meter.h). Returns 0, or -1 with err: the value's
  * message, "unknown option '--x' (see ringsim CMD --help)" or "option '--seq' needs a value". */
 int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
 /* true when the option called name was given. */

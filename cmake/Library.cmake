@@ -2,8 +2,8 @@
 # versioned SONAME, and the public headers under include/ringsim/. Included by the top-level
 # CMakeLists.txt after the layers' static archives exist.
 #
-#   ringsim_shared   libringsim.so.<SOVERSION>: the layers' archives whole (rs_core, rs_backends,
-#                    rs_plots, rs_studies and the backends this build has), only rs_* symbols exported
+#   ringsim_shared   libringsim.so.<SOVERSION>: the layers' archives whole (rs_base .. rs_plan,
+#                    rs_traces, rs_plots, rs_backend, the backends this build has, rs_studies), only rs_* symbols exported
 #                    (cmake/ringsim.map); the ringsim command and the Python package (python/) use it
 #   ringsim_headers  the layers' include folders and RINGSIM_HAVE_* definitions, without their archives
 #                    (the command compiles against them and links the shared object, not a second copy)
@@ -19,27 +19,27 @@ endif()
 
 # The archives inside the shared object, in link order: rs_exec (MPI) before rs_sim (libsimgrid.so
 # also exports MPI_*: the first library in the link order wins at run time, cli/CMakeLists.txt).
-set(RINGSIM_LIB_PARTS rs_studies rs_backends)
-foreach(lib rs_exec rs_gpu rs_gpu_host rs_sim rs_plots)
+set(RINGSIM_LIB_PARTS rs_studies)
+foreach(lib rs_exec rs_gpu rs_gpu_host rs_sim)
   if(TARGET ${lib})
     list(APPEND RINGSIM_LIB_PARTS ${lib})
   endif()
 endforeach()
-list(APPEND RINGSIM_LIB_PARTS rs_core)
+list(APPEND RINGSIM_LIB_PARTS rs_backend rs_plots rs_traces rs_plan rs_cost rs_machine rs_schedule rs_base)
 
 # Public headers, by layer (docs/architecture.md; the layering holds: each includes only these).
 # Left out: internals (subprocess.h, embed.h, jsonpos.h, import_raw.h), the backends' own headers
 # (sim/, exec/: built only where SimGrid and OpenBLAS are) and the studies that need them
 # (study_calibrate.h, study_validate.h, study_contention.h).
 set(RINGSIM_PUBLIC_HEADERS
-  model/schedule/util.h model/schedule/schedule.h model/schedule/event.h model/schedule/meter.h model/schedule/estimate.h
-  model/machine/calibration.h model/machine/kernel_table.h model/machine/profile.h model/machine/machine.h
-  model/cost/kernel.h model/cost/model.h
+  model/1-base/util.h model/2-schedule/schedule.h model/2-schedule/event.h model/1-base/meter.h model/1-base/estimate.h
+  model/3-machine/dtype.h model/3-machine/calibration.h model/3-machine/kernel_table.h model/3-machine/profile.h model/3-machine/machine.h
+  model/4-cost/kernel.h model/4-cost/cost.h
+  model/5-plan/memory.h model/5-plan/alt.h model/5-plan/plan.h
   traces/trace.h traces/compare.h traces/import.h
   plots/plot.h
-  model/plan/memory.h model/plan/alt.h model/plan/plan.h
-  model/backend/backend.h
-  studies/setup.h studies/study_sweep.h studies/study_report.h studies/study_plan.h studies/binding.h)
+  backend/backend.h
+  studies/registry.h studies/setup.h studies/study_sweep.h studies/study_report.h studies/study_plan.h studies/binding.h)
 
 # include/ringsim/version.h and the umbrella include/ringsim/ringsim.h, in the build tree's include/
 set(RINGSIM_GEN_INCLUDE ${PROJECT_BINARY_DIR}/include)
@@ -69,7 +69,7 @@ target_include_directories(ringsim_shared INTERFACE
 # Build-tree usage for the command (cli/CMakeLists.txt: it links ringsim_shared): include folders
 # and definitions of every part, no archives.
 add_library(ringsim_headers INTERFACE)
-foreach(lib ${RINGSIM_LIB_PARTS} rs_backend_api)
+foreach(lib ${RINGSIM_LIB_PARTS})
   target_include_directories(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
   target_compile_definitions(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_COMPILE_DEFINITIONS>)
 endforeach()

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "meter.h"
-#include "model.h"
-#include "progress.h"
+#include "cost.h"
+#include "polls.h"
 #include "ranges.h"
 
 /* The problem on one rank with B tokens (S = B). */

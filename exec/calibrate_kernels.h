@@ -1,4 +1,4 @@
-/* calibrate_kernels.h - measure this machine's attention kernel table (model/machine/kernel_table.h)
+/* calibrate_kernels.h - measure this machine's attention kernel table (model/3-machine/kernel_table.h)
  * with the real compute backend, for `ringsim calibrate --backend cpu|gpu`: the same code for every
  * backend, through its compute ops (exec/exec.h).
  *

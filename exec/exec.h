@@ -151,7 +151,7 @@ typedef struct rs_compute_ops {
     int (*wait)(void *state, double *t_start_s, double *t_end_s, rs_err_t *err);
     /* One line describing kernel and library (e.g. "OpenBLAS 0.3.21 SkylakeX; sgemm"). */
     const char *(*describe)(void *state);
-    /* Where the step's compute calls the progress hook (model/cost/progress.h): the chunk columns
+    /* Where the step's compute calls the progress hook (model/4-cost/polls.h): the chunk columns
      * and FULL-block panel rows this state uses, into g (its curve untouched). May be NULL (the
      * backend does not poll: a device or a thread moves the data). */
     void (*poll_geometry)(void *state, rs_poll_model_t *g);

@@ -1,4 +1,4 @@
-/* exec_backend.h - the executors behind the backend interface (model/backend/backend.h): what an
+/* exec_backend.h - the executors behind the backend interface (backend/backend.h): what an
  * executor is made of (its compute backend per dtype, its transports), the SPMD job that calibration
  * and validation run on, and running a schedule as a `ringsim exec` subprocess (what run() of an
  * executor does for sweep and report).

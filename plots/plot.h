@@ -19,7 +19,7 @@
  * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else an installation's share/ringsim/plots (found
- * relative to the binary: model/schedule/datadir.h), else the source tree's plots/ (so edits there
+ * relative to the binary: model/1-base/datadir.h), else the source tree's plots/ (so edits there
  * apply without a rebuild), else the copies embedded in the binary. gnuplot is the one CMake found
  * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
  * text gnuplot writes on stderr (warnings included) is treated as a failure.

@@ -2,7 +2,7 @@
  * the simulator reports per ring, per hop and per link.
  *
  * Context parallelism runs one ring (one CP group of N ranks) per tensor-parallel rank and per
- * data-parallel replica, all at once. A job is R rings of the one schedule (model/schedule): ring r's
+ * data-parallel replica, all at once. A job is R rings of the one schedule (model/2-schedule): ring r's
  * rank p runs on device placement.device[r N + p]; every ring walks the same schedule with its own
  * hosts. Rings share whatever their routes share on the fabric (sim/fabric.h): NICs, leaf uplinks.
  *
@@ -128,7 +128,7 @@ int64_t rs_background_groups(const rs_placement_t *p, rs_bg_group_t group, int64
 
 typedef struct {
     double makespan_s;       /* latest step end of the ring's ranks */
-    double walk_makespan_s;  /* the contention-free walk of this ring as placed (model/cost/model.h) */
+    double walk_makespan_s;  /* the contention-free walk of this ring as placed (model/4-cost/cost.h) */
     double slowdown;         /* makespan / walk */
     int64_t inter_hops;      /* hops crossing nodes */
     int64_t worst_hop;       /* hop (rank) with the lowest achieved / nominal bandwidth */

@@ -15,7 +15,7 @@
 #include <simgrid/mailbox.h>
 #include <xbt/dynar.h>
 
-#include "model.h"
+#include "cost.h"
 
 /* ================================================================================================
  * Child state

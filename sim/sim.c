@@ -20,7 +20,7 @@
 #include "meter.h"
 #include "output.h"
 #include "platform_check.h"
-#include "progress.h"
+#include "polls.h"
 #include "subprocess.h"
 
 #include <errno.h>
@@ -129,7 +129,7 @@ static struct {
     int64_t total;            /* rank actors: rings x N; actor g is ring g / N's rank g mod N */
     bool job;                 /* a job of concurrent rings (job_child.h keeps its books) */
     sg_host_t *host;          /* [total] host of each rank */
-    rs_kmodel_t km;           /* the step cost (model/cost/kernel.h) */
+    rs_kmodel_t km;           /* the step cost (model/4-cost/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
     bool events;              /* stream events to the parent */
     bool exclusive;           /* generated platform: one rank per host, constant speed */
@@ -187,7 +187,7 @@ static void put_event(int64_t rank, int64_t step, rs_event_kind_t kind, int64_t 
  * has a second actor on its host that runs the step's exec: the rank posts the work (go), waits for
  * its transfers one by one, then for the helper (done). Both activities start at the step start.
  *
- * Compute slowdown sigma (the walk's semantics, model/cost/model.h): the exec runs at speed / sigma
+ * Compute slowdown sigma (the walk's semantics, model/4-cost/cost.h): the exec runs at speed / sigma
  * while any of the rank's hops (out: p -> p+1, in: p-1 -> p) has a transfer in flight, i.e. from
  * the moment both ends of the hop have posted the step (the later step start) to the completion of
  * the hop's last flow; at full speed otherwise. Hop activity is counted in g_active[rank]; every
@@ -290,7 +290,7 @@ static void compute_main(int argc, char **argv) {
     }
 }
 
-/* pass-q's all-to-all step (the walk's semantics, model/cost/model.h): the exchange starts when the
+/* pass-q's all-to-all step (the walk's semantics, model/4-cost/cost.h): the exchange starts when the
  * last rank has posted it (a barrier), then the rank puts its partial to every other rank and gets one
  * from each; on the all-pairs platform the flows share each device's links as rs_machine_a2a_s
  * counts. Statistics and events as the walk's. */
@@ -344,7 +344,7 @@ static void rank_main(int argc, char **argv) {
         for (int i = 0; i < st.n_recv; i++) recv_bytes += (double)st.recv[i].bytes;
         const double reused = (double)rs_schedule_step_reused_bytes(C.s, k); /* received into the buffer sent at k - 1 */
         const double tc = rs_kernel_step_s(&C.km, &st, &acc, st.n_recv, recv_bytes, reused);
-        /* the hop's eta; polled progress: from this rank's own polls (model/cost/progress.h) */
+        /* the hop's eta; polled progress: from this rank's own polls (model/4-cost/polls.h) */
         const double eta = st.n_recv > 0 && tc > 0 && rs_calibration_polled(&C.m->cal)
                                ? rs_step_eta(C.m, recv_bytes,
                                              recv_bytes * rs_machine_step_xfer_factor(C.m, recv_bytes, reused) / rs_machine_hop_bw(C.m, C.n, prev % C.n), tc,
@@ -375,7 +375,7 @@ static void rank_main(int argc, char **argv) {
         sg_comm_t comm[2 * RS_MAX_TRANSFERS];
         int is_recv[2 * RS_MAX_TRANSFERS], nc = 0, n_send_left = st.n_send;
         void *got = NULL;
-        double send_bytes = 0; /* the transfer curve's g at the hop's bytes: SimGrid moves bytes x g (model.c's walk) */
+        double send_bytes = 0; /* the transfer curve's g at the hop's bytes: SimGrid moves bytes x g (cost.c's walk) */
         for (int i = 0; i < st.n_send; i++) send_bytes += (double)st.send[i].bytes;
         const double gx = rs_machine_step_xfer_factor(C.m, send_bytes, reused);
         for (int i = 0; i < st.n_send; i++) {

@@ -10,7 +10,7 @@
  * 0 FLOPs), send and recv (step start = post to the last completion, bytes summed over the step's
  * transfers), step (start to end) - the same events as rs_model_walk().
  *
- * Semantics equal to the walk (model/cost/model.h) under the default configuration (CM02, TCP-gamma 0,
+ * Semantics equal to the walk (model/4-cost/cost.h) under the default configuration (CM02, TCP-gamma 0,
  * no cross-traffic, precision 1e-15): a transfer starts when both ends have posted, waits its
  * route's latency, then flows sharing a link share it equally. Compute slowdown sigma: the exec
  * runs at speed / sigma while one of the rank's hops (in or out) is in flight (both ends posted,
@@ -32,7 +32,7 @@
 #include "estimate.h"
 #include "job.h"
 #include "machine.h"
-#include "model.h"
+#include "cost.h"
 #include "platform.h"
 #include "schedule.h"
 #include "trace.h"
@@ -55,7 +55,7 @@ typedef struct {
 
 typedef struct {
     rs_walk_t fig;            /* makespan, longest compute and transfer set, busy times, FLOPs, counts as
-                                 the walk's (model/cost/model.h; ideal_s, efficiency, wall_s: 0) */
+                                 the walk's (model/4-cost/cost.h; ideal_s, efficiency, wall_s: 0) */
     int64_t n_steps;          /* steps of the pass */
     double *step_end_s;       /* [n_steps]: latest end of step k over ranks (malloc'd) */
     double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */

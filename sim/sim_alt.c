@@ -1,6 +1,6 @@
 /* sim_alt.c - Ulysses and USP (and, for U = 1, the ring) simulated in SimGrid: one layer's attention
  * pass (sim_alt.h). The platform is sim/platform.h's all-pairs platform; the ring part
- * walks the same ring sub-schedule as model/plan/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
+ * walks the same ring sub-schedule as model/5-plan/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
  * and writes one result record to a pipe. */
 #include <errno.h>
 #include <math.h>
@@ -30,7 +30,7 @@
 static struct {
     const rs_schedule_t *s;   /* ring sub-schedule (R ranks, Hq/U heads) */
     const rs_machine_t *rm;   /* the ring's machine (compute time) */
-    rs_kmodel_t km;           /* the ring step's cost (model/cost/kernel.h) */
+    rs_kmodel_t km;           /* the ring step's cost (model/4-cost/kernel.h) */
     int64_t u_deg, r_deg;     /* U, R */
     int64_t steps;            /* steps of the ring pass */
     int64_t block;            /* B = S / R */

@@ -1,4 +1,4 @@
-/* sim_alt.h - Ring, Ulysses and USP (model/plan/alt.h) simulated in SimGrid: one layer's attention
+/* sim_alt.h - Ring, Ulysses and USP (model/5-plan/alt.h) simulated in SimGrid: one layer's attention
  * pass of a sequence-parallel split on the all-pairs platform (sim/platform.h). Defined in
  * sim/sim_alt.c; the model's side of the same question is rs_sp_cost (alt.h).
  */

@@ -1,4 +1,4 @@
-/* sim_backend.c - the SimGrid simulator (sim.h) as a backend (model/backend/backend.h): the default
+/* sim_backend.c - the SimGrid simulator (sim.h) as a backend (backend/backend.h): the default
  * configuration (a platform generated from the machine, ring routes, CM02 with the exact settings).
  * The forked child stays inside rs_sim_run. */
 #include <math.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "event.h"
-#include "model.h"
+#include "cost.h"
 #include "setup.h"
 #include "util.h"
 

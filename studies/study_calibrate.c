@@ -8,6 +8,7 @@
 
 #include "calibrate_kernels.h"
 #include "exec_launch.h"
+#include "registry.h"
 #include "output.h"
 #include "setup.h"
 

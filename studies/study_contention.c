@@ -9,7 +9,7 @@
 
 #include "kernel.h"
 #include "meter.h"
-#include "model.h"
+#include "cost.h"
 #include "plot.h"
 
 void rs_contention_knobs_default(rs_contention_knobs_t *k) {

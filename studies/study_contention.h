@@ -95,7 +95,7 @@ typedef struct {
     const char *csv;                    /* the points as CSV, atomically; "-" = stdout; NULL: none */
     const char *figure;                 /* efficiency vs NICs (or ratio): .png/.pdf/.svg; needs csv; NULL: none */
     const char *command;                /* the CSV's "# command=" line (NULL: none) */
-    bool progress;                      /* a progress meter on a terminal (model/schedule/meter.h) */
+    bool progress;                      /* a progress meter on a terminal (model/1-base/meter.h) */
 } rs_contention_in_t;
 
 typedef struct {

@@ -27,7 +27,7 @@
  *     every compute sample at B (both passes, every kind): the one rate per B the model's
  *     efficiency curve holds; F_peak = max F_eff(B), eff(B) = F_eff(B) / F_peak. Launch overhead 0
  *     (it is inside the rates, as `ringsim calibrate` has it).
- *  5. The kernel table (model/machine/kernel_table.h, the curves the kernel-aware model reads): one
+ *  5. The kernel table (model/3-machine/kernel_table.h, the curves the kernel-aware model reads): one
  *     kernel, RS_TFIT_KERNEL, with a curve per (pass, mask kind) whose points span at least two call
  *     shapes: each point (q, k, useful FLOPs / t_comp) - a step's one call over its rows, as the
  *     per-step presets (flash-attn, te) issue it - points of one shape pooled over their samples
@@ -41,7 +41,7 @@
  * execute FLOPs, a recv event at a step the schedule moves nothing at or one whose bytes say 0, a
  * single transfer size without --latency, transfers no longer than --latency.
  *
- * Validation (rs_tval_run): each trace predicted with a profile by the walk (model/backend: the
+ * Validation (rs_tval_run): each trace predicted with a profile by the walk (backend: the
  * "model" backend) on the trace's problem and compared with it by traces/compare.h, as `ringsim
  * compare TRACE PREDICTED` does; optionally the predicted trace, the per-step CSV and the
  * pred-vs-meas figure (plots/plot.h) of each trace into a directory.

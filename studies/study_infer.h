@@ -1,4 +1,4 @@
-/* study_infer.h - the inference planning study behind `ringsim plan --inference` (model/plan/infer.h,
+/* study_infer.h - the inference planning study behind `ringsim plan --inference` (model/5-plan/infer.h,
  * docs/inference.md): for every candidate profile, node count, prompt length T and cached prefix P, the
  * TTFT of pass-KV, pass-Q, Ulysses and USP with TP inside a node and CP across nodes, the best and why,
  * the KV cache per device, the decode step latency, parallel efficiency and FLOPS utilisation; written

@@ -79,7 +79,7 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
         fprintf(out, "# %s: %s\n", r->hw_name, r->why);
     }
     fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
-                 "(the layout's middle step computes at least as long as its transfers take, model/cost/kernel.h); times per "
+                 "(the layout's middle step computes at least as long as its transfers take, model/4-cost/kernel.h); times per "
                  "layer include recompute (ckpt)\n");
 }
 

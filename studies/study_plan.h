@@ -1,4 +1,4 @@
-/* study_plan.h - the capacity-planning study behind `ringsim plan` (model/plan/plan.h, docs/plan.md):
+/* study_plan.h - the capacity-planning study behind `ringsim plan` (model/5-plan/plan.h, docs/plan.md):
  * for every candidate profile, the smallest sequence-parallel N that fits memory (or the longest
  * context at N), the predicted attention and layer times, whether the ring's transfers hide, MFU and
  * cost; Ring against Ulysses and USP at that N with the winner and why; optionally every split
@@ -41,7 +41,7 @@ typedef struct {
     const char *csv;          /* the table as CSV ("-" = stdout instead of the table; NULL: none) */
     const char *maxctx_csv;   /* the longest context against N per candidate (NULL: none) */
     const char *figure;       /* that curve drawn (.png/.pdf/.svg; NULL: none) */
-    bool progress;            /* a progress meter on a terminal (model/schedule/meter.h) */
+    bool progress;            /* a progress meter on a terminal (model/1-base/meter.h) */
     rs_limits_t limits;       /* --max-time, --max-memory: the plan's walks and simulations, estimated before
                                  any runs (estimate.h; 0: the defaults) */
     FILE *out;                /* the table */

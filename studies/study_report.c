@@ -12,12 +12,13 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "registry.h"
 #include "compare.h"
 #include "doc.h"
 #include "exec.h"
 #include "kernel.h"
 #include "meter.h"
-#include "model.h"
+#include "cost.h"
 #include "output.h"
 #include "study_sweep.h"
 #ifdef RINGSIM_HAVE_SIM

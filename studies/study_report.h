@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "compare.h"
-#include "model.h"
+#include "cost.h"
 #include "plot.h"
 #include "setup.h"
 #include "study_sweep.h"
@@ -70,7 +70,7 @@ void rs_report_finding_measured_crossover(const rs_sweep_point_t *pts, size_t n,
                                           size_t len);
 /* The overlap threshold of a pass from its closed form with B* (rs_model_b_star; summary.csv's row):
  * B_min, B* (or that there is none), the problem's B against it, the layout's middle step's T_comp
- * and T_comm (model/cost/kernel.h's bound rule). */
+ * and T_comm (model/4-cost/kernel.h's bound rule). */
 void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layout_t layout, char *buf, size_t len);
 /* The held-out table of `ringsim validate --summary` (its CSV read with rs_table_read): rows of a
  * Markdown table (header first, '|'-separated) into rows[0..*n_rows) (at most max_rows), and the

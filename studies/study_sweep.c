@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "registry.h"
 #include "compare.h"
 #include "meter.h"
 #include "trace.h"
@@ -266,7 +267,7 @@ void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *co
             (long long)p->batch, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
             (long long)p->act_bytes, (long long)p->grad_bytes, p->causal ? 1 : 0, (long long)p->tile_q,
             (long long)p->tile_k);
-    fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (model.h)\n"
+    fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (cost.h)\n"
                 "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
                 "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
                 "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run;\n"

@@ -21,7 +21,7 @@
 
 #include "backend.h"
 #include "compare.h"
-#include "model.h"
+#include "cost.h"
 #include "setup.h"
 
 #define RS_SWEEP_MAX_VALUES 256 /* values per axis */
@@ -97,7 +97,7 @@ typedef struct {
     const rs_sweep_spec_t *spec;  /* what to sweep */
     const char *out_path;         /* the CSV, written to a temporary name and renamed; "-" = stdout */
     const char *command;          /* the header's "# command=" line (NULL: none) */
-    bool progress;                /* a progress meter on a terminal (model/schedule/meter.h) */
+    bool progress;                /* a progress meter on a terminal (model/1-base/meter.h) */
     bool interruptible;           /* Ctrl-C (SIGINT) stops after the current point */
     bool keep_partial;            /* after a failed or interrupted point the finished ones are kept (the
                                      file is written when at least one point ran); else nothing is */

@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "registry.h"
 #include "plot.h"
 #include "setup.h"
 #include "calibrate_kernels.h"
 #include "study_calibrate.h"
 #include "exec_launch.h"
 #include "meter.h"
-#include "model.h"
+#include "cost.h"
 #include "trace.h"
 
 #define KCAP 4096 /* kernel samples per B and rank */
@@ -219,7 +220,7 @@ static bool val_polled(const val_t *v) {
 
 /* The kernel table of the pass (exec/calibrate_kernels.h) on rank 0: one call of each mask kind at
  * every B of the sweep and at half the smallest (zigzag's calls are B/2 x B/2), so the model costs
- * each of a step's blocks at its own size and mask (preset ringsim, model/cost/kernel.h) instead of
+ * each of a step's blocks at its own size and mask (preset ringsim, model/4-cost/kernel.h) instead of
  * the whole step at F_eff(B): a zigzag step is two half-size calls, a causal diagonal runs tile by
  * tile. val_refit_kernel_table follows the machine's drift. Returns an exit code. */
 static int val_kernel_table(val_t *v, val_pass_t *ps) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # docs_ranges.sh RINGSIM DOC - the table of accepted ranges in DOC (between "<!-- ranges: begin -->"
 # and "<!-- ranges: end -->") is exactly what `RINGSIM profiles --ranges` prints from
-# model/machine/ranges.c: the docs list the one table the checks read.
+# model/3-machine/ranges.c: the docs list the one table the checks read.
 set -u
 bin=${1:?usage: docs_ranges.sh RINGSIM DOC}
 doc=${2:?usage: docs_ranges.sh RINGSIM DOC}

@@ -1,4 +1,4 @@
-/* test_backend.c - the one backend interface (model/backend/backend.h): the table of this build,
+/* test_backend.c - the one backend interface (backend/backend.h): the table of this build,
  * the can-run rule of each backend, the walk behind the interface against rs_model_walk itself, the
  * simulator behind it against the walk, and the CPU executor's run as a `ringsim exec` subprocess
  * whose trace comes back. */
@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "model.h"
+#include "registry.h"
+#include "cost.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"

@@ -9,7 +9,7 @@
 
 #include "machine.h"
 #include "setup.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"

@@ -13,11 +13,11 @@
 #include "calibrate.h"
 #include "calibrate_kernels.h"
 #include "profile.h"
-#include "progress.h"
+#include "polls.h"
 #include "ranges.h"
 #include "exec.h"
 #include "test_exec_util.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 
 /* A small problem: S tokens over N ranks, 2 q heads, d 16, fp32, tile 4x4 (so DIAG blocks skip tiles). */

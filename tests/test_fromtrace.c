@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "import.h"
-#include "model.h"
+#include "cost.h"
 #include "study_fromtrace.h"
 #include "test_main.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 
 #include "machine.h"
 #include "jsonpos.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 
 /* ------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@
 #include "profile.h"
 #include "import.h"
 #include "import_fixtures.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 #include "trace.h"
 

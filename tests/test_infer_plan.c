@@ -1,4 +1,4 @@
-/* test_infer_plan.c - inference planning (model/plan/infer.h, docs/inference.md) against hand-derived
+/* test_infer_plan.c - inference planning (model/5-plan/infer.h, docs/inference.md) against hand-derived
  * numbers: the KV cache and weights per device, the linear roofline, the TP all-reduces, the LM head,
  * the TTFT sum, the model FLOPs and utilisation, the ring variants' attention on the CP ring (hidden
  * transfers: N t_comp; pass-q's all-to-all across nodes), USP's all-to-alls, Ulysses refused for whole
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "infer.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 
 /* 2 layers, h 64, 8/4 heads, d 8, SwiGLU 128, vocab 100, untied: P_m = 4096 + 4096 + 4096 + 24576 =

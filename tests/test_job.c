@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model.h"
+#include "cost.h"
 #include "sim.h"
 #include "sim_fixtures.h"
 #include "test_main.h"

@@ -1,4 +1,4 @@
-/* test_kernel.c - the kernel-call cost model (model/machine/kernel_table.h, model/cost/kernel.h): curve
+/* test_kernel.c - the kernel-call cost model (model/3-machine/kernel_table.h, model/4-cost/kernel.h): curve
  * interpolation by hand, a step's calls and merges by hand for every preset and layout, the classes
  * against every (rank, step), the walk against the per-step function, the closed form against the
  * walk, the layout-aware bound and B*, the shipped curves' round trip, and bad profile input. */
@@ -9,7 +9,7 @@
 
 #include "kernel.h"
 #include "machine.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 #include "test_util.h"
 #include "trace.h"

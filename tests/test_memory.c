@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "memory.h"
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 
 /* The small model of docs/memory.md, "Worked example": L=2, h=64, Hq=4, Hkv=2, d=16 (q=64, k=32),
@@ -201,7 +201,7 @@ static void test_parse_errors(void) {
 
 /* The paper's Table 2 (docs/plan.md; /work/shared/reference/hardware.md): c = F/W and s = 6c. The
  * forward ring buffer of an MHA model in a 2-byte dtype at B = c tokens holds exactly 6c tokens' worth
- * of hidden vectors. c comes from the model's seed threshold (model.h), not re-derived here. */
+ * of hidden vectors. c comes from the model's seed threshold (cost.h), not re-derived here. */
 static void test_paper_six_blocks(void) {
     struct {
         const char *setup;
@@ -214,8 +214,8 @@ static void test_paper_six_blocks(void) {
     rs_transformer_t t;
     rs_err_t err = {{0}};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("ringattn-7b", &t, &err), 0);
-    double c_f = 4.0 * (double)(t.head_dim * t.q_heads);        /* model.h c_f, batch 1 forward */
-    double c_b = 2.0 * (double)(t.kv_heads * t.head_dim) * 2.0; /* model.h c_b, bf16 */
+    double c_f = 4.0 * (double)(t.head_dim * t.q_heads);        /* cost.h c_f, batch 1 forward */
+    double c_b = 2.0 * (double)(t.kv_heads * t.head_dim) * 2.0; /* cost.h c_b, bf16 */
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         double c = rs_seed_b_min(rows[i].f, rows[i].w, c_f, c_b);
         RS_ASSERT_REL(c, rows[i].f / rows[i].w, 1e-12); /* MHA, 2 bytes: the paper's c = F/W */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "cost.h"
 #include "test_main.h"
 #include "trace.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "alt.h"
-#include "model.h"
+#include "cost.h"
 #include "plan.h"
 #include "test_main.h"
 
@@ -109,7 +109,7 @@ static void test_ring_is_walk(void) {
     rs_schedule_free(s);
     CU_ASSERT_EQUAL(cost.attn_bwd_s, w.makespan_s);
     /* the walk's transfer-bound steps, less the 16 tail steps that have no compute, are kept; hidden
-     * is the one rule of model/cost/kernel.h: the closed form's layout-aware bound */
+     * is the one rule of model/4-cost/kernel.h: the closed form's layout-aware bound */
     CU_ASSERT(w.comm_bound_steps >= 16);
     CU_ASSERT_EQUAL(cost.comm_bound_bwd, w.comm_bound_steps - 16);
     rs_closed_t cl;

@@ -1,5 +1,5 @@
 /* test_plan_sim.c - Ulysses, USP and ring attention passes simulated in SimGrid (sim/sim_alt.c) against the
- * analytic costs of model/plan/alt.c: the all-to-all formula plus the ring walk. */
+ * analytic costs of model/5-plan/alt.c: the all-to-all formula plus the ring walk. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* test_progress.c - progress on a terminal (model/schedule/meter.h), checked through a
+/* test_progress.c - progress on a terminal (model/1-base/meter.h), checked through a
  * pseudo-terminal (forkpty): `ringsim sim` shows simulated time and rank-steps with the time left,
  * from its SimGrid child's progress records; sweep its points; report its phases; calibrate and
  * validate their points (under mpirun too: the ranks learn it from RINGSIM_METER). Nothing of it

@@ -12,7 +12,7 @@
 
 #include "compare.h"
 #include "machine.h"
-#include "model.h"
+#include "cost.h"
 #include "study_report.h"
 #include "study_validate.h"
 #include "test_main.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "model.h"
+#include "cost.h"
 #include "platform.h"
 #include "sim.h"
 #include "sim_fixtures.h"
@@ -206,7 +206,7 @@ static void test_exact_curve_host(void) {
             }
 }
 
-/* Polled progress (model/cost/progress.h): every receiver's eta from its own step's polls, so the
+/* Polled progress (model/4-cost/polls.h): every receiver's eta from its own step's polls, so the
  * causal and zigzag steps (more, smaller calls) differ from the full ones. Every layout x pass x
  * mask, flat and in nodes, with a host cost: event by event equal to the walk; and the poll model
  * changes the answer (a causal zigzag ring against the same machine with its overlap curve only). */
@@ -340,7 +340,7 @@ static void test_exact_fresh_polls(void) {
     CU_ASSERT_EQUAL(changed, n);
 }
 
-/* The kernel-call cost model (model/cost/kernel.h): every implementation preset (ringsim, flash-attn,
+/* The kernel-call cost model (model/4-cost/kernel.h): every implementation preset (ringsim, flash-attn,
  * te) with the H200 profile's kernel curves, every layout, pass and mask, two block sizes (B = 256:
  * transfer-bound over a 20 GB/s hop; B = 2048), on a flat ring and on nodes of 2 with latency,
  * launches, jitter and a straggler: event by event equal to the walk. */

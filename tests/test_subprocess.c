@@ -1,4 +1,4 @@
-/* test_subprocess.c - the child-process helper (model/schedule/subprocess.h): exit codes, signals,
+/* test_subprocess.c - the child-process helper (model/1-base/subprocess.h): exit codes, signals,
  * the watchdog on a child that does not end (and on its process group), output redirection, a
  * function run in the child, and the launcher's environment kept from it. */
 #include <signal.h>

@@ -1,5 +1,5 @@
 /* gpu_backend.c - the GPU executor (CUDA kernels + NCCL, gpu.h) behind the backend interface
- * (model/backend/backend.h, exec/exec_backend.h). Built only with the GPU backend (RINGSIM_HAVE_GPU);
+ * (backend/backend.h, exec/exec_backend.h). Built only with the GPU backend (RINGSIM_HAVE_GPU);
  * it uses gpu.h's API and nothing inside it. */
 #include "exec_backend.h"
 #include "gpu.h"

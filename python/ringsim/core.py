@@ -1,4 +1,4 @@
-"""The problem, the machine, the closed form and the critical-path walk (libringsim's model/cost,
+"""The problem, the machine, the closed form and the critical-path walk (libringsim's model/4-cost,
 through studies/setup.h: the same path as `ringsim model`)."""
 import ctypes
 
@@ -133,7 +133,7 @@ def problem_of(problem=None, machine=None):
 
 
 def closed_form(problem=None, machine=None):
-    """The closed form (model.h rs_closed_t): block_tokens, t_comp_s, t_comm_s, t_step_s, makespan_s,
+    """The closed form (cost.h rs_closed_t): block_tokens, t_comp_s, t_comm_s, t_step_s, makespan_s,
     b_min_tokens, b_star_tokens (NaN when none), comm_bound, ..."""
     s = setup(problem, machine)
     out, err = S["rs_closed_t"](), Err()
@@ -163,7 +163,7 @@ def _event_records(events, n):
 
 
 def walk(problem=None, machine=None, events=True):
-    """The critical-path walk (model.h rs_model_walk): its figures (rs_walk_t: makespan_s, ideal_s,
+    """The critical-path walk (cost.h rs_model_walk): its figures (rs_walk_t: makespan_s, ideal_s,
     efficiency, busy_max_s, ...) and, with events, per-(rank, step) arrays n_ranks x n_steps -
     compute_start_s, compute_end_s, flops, send_start_s, send_end_s, send_bytes, recv_start_s,
     recv_end_s, recv_bytes, step_start_s, step_end_s (numpy arrays with NaN where a step has no such

@@ -1,4 +1,4 @@
-"""Memory per device and capacity planning (libringsim's model/plan: the same functions as
+"""Memory per device and capacity planning (libringsim's model/5-plan: the same functions as
 `ringsim memory` and `ringsim plan`)."""
 import ctypes
 

@@ -1,10 +1,10 @@
-/* fuzz_profile.c - the profile JSON readers (model/machine/profile.h): rs_hw_parse (device profiles
+/* fuzz_profile.c - the profile JSON readers (model/3-machine/profile.h): rs_hw_parse (device profiles
  * and their calibration block), rs_tier_load (tier files), rs_hw_load (the file path: size and NUL
  * checks) and the position table (rs_jsonpos_scan, jsonpos.h) on any text.
  *
  * Contract checked: a refused input gives a one-line message starting with the file's name; an
  * accepted profile has every figure in the range docs/profiles.md states, gives a machine for every
- * dtype it has a rate for (model/machine/machine.h: its checks pass or refuse it in one line), and
+ * dtype it has a rate for (model/3-machine/machine.h: its checks pass or refuse it in one line), and
  * writing it (rs_hw_write_json) and reading it back gives the same profile. */
 #include <math.h>
 #include <string.h>

@@ -1,0 +1,327 @@
+/* kernel_json.c - a profile's "kernels" section: read and write (kernel_json.h). */
+#include "kernel_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "ranges.h"
+#include "schedule.h"
+
+typedef struct {
+    const char *origin;       /* file name in messages */
+    const rs_jsonpos_t *pos;  /* key path -> line:column */
+    rs_err_t *err;
+} kctx_t;
+
+#define KFAIL(k, path, ...) rs_jsonpos_errf((k)->pos, (k)->origin, (path), (k)->err, __VA_ARGS__)
+
+/* obj's keys must be in fields, or be "source", "description", "note" (strings), or "<figure>_source"
+ * for a figure in figures (a string). */
+static int check_keys(const kctx_t *k, const char *path, const json_t *obj, const char *const *fields,
+                      const char *const *figures) {
+    const char *key;
+    json_t *val;
+    char kp[512];
+    json_object_foreach((json_t *)obj, key, val) {
+        snprintf(kp, sizeof kp, "%s.%s", path, key);
+        bool text = !strcmp(key, "source") || !strcmp(key, "description") || !strcmp(key, "note");
+        size_t kl = strlen(key);
+        for (const char *const *f = figures; !text && f && *f; f++)
+            text = kl == strlen(*f) + 7 && !strncmp(key, *f, strlen(*f)) && !strcmp(key + kl - 7, "_source");
+        if (text) {
+            if (!json_is_string(val)) return KFAIL(k, kp, "must be a string, got %s", rs_json_type_name(val));
+            continue;
+        }
+        bool ok = false;
+        for (const char *const *f = fields; !ok && *f; f++) ok = !strcmp(key, *f);
+        if (ok) continue;
+        char acc[512] = "";
+        size_t n = 0;
+        for (const char *const *f = fields; *f && n < sizeof acc; f++) n += (size_t)snprintf(acc + n, sizeof acc - n, "%s, ", *f);
+        if (n < sizeof acc) snprintf(acc + n, sizeof acc - n, "source, description, note%s", figures ? ", <figure>_source" : "");
+        return KFAIL(k, kp, "unknown key (accepted: %s)", acc);
+    }
+    return 0;
+}
+
+static int get_string(const kctx_t *k, const char *path, const json_t *j, char *out, size_t cap) {
+    if (!json_is_string(j)) return KFAIL(k, path, "must be a string, got %s", rs_json_type_name(j));
+    const char *s = json_string_value(j);
+    if (!*s || strlen(s) >= cap) return KFAIL(k, path, "must be 1 to %zu characters, got %zu", cap - 1, strlen(s));
+    snprintf(out, cap, "%s", s);
+    return 0;
+}
+
+/* "dtype": "bf16" or ["bf16", "fp16"] -> bit set */
+static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsigned *out) {
+    *out = 0;
+    size_t n = json_is_array(j) ? json_array_size(j) : 1;
+    if (!json_is_string(j) && !(json_is_array(j) && n > 0))
+        return KFAIL(k, path, "must be a dtype name or a non-empty array of them (fp32, tf32, bf16, fp16, fp8), got %s", rs_json_type_name(j));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_is_array(j) ? json_array_get(j, i) : j;
+        char ep[480];
+        if (json_is_array(j)) snprintf(ep, sizeof ep, "%s[%zu]", path, i);
+        else snprintf(ep, sizeof ep, "%s", path);
+        rs_dtype_t d;
+        if (!json_is_string(e) || rs_dtype_parse(json_string_value(e), &d) != 0)
+            return KFAIL(k, ep, "must be one of fp32, tf32, bf16, fp16, fp8");
+        *out |= 1u << d;
+    }
+    return 0;
+}
+
+/* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), tokens > 0,
+ * rates in RS_RANGE_FLOPS */
+static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
+    if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", rs_json_type_name(j));
+    size_t n = json_array_size(j);
+    if (n < 2 || n > RS_KMAX_POINTS)
+        return KFAIL(k, path, "needs 2 to %d points [q_tokens, k_tokens, flops_per_s], got %zu", RS_KMAX_POINTS, n);
+    static const char *const what[3] = {"q_tokens", "k_tokens", "flops_per_s"};
+    for (size_t i = 0; i < n; i++) {
+        char ep[480], vp[512];
+        snprintf(ep, sizeof ep, "%s[%zu]", path, i);
+        const json_t *pt = json_array_get(j, i);
+        if (!json_is_array(pt) || json_array_size(pt) != 3)
+            return KFAIL(k, ep, "must be a point [q_tokens, k_tokens, flops_per_s], got %s", rs_json_type_name(pt));
+        double x[3];
+        for (size_t e = 0; e < 3; e++) {
+            snprintf(vp, sizeof vp, "%s[%zu]", ep, e);
+            const json_t *v = json_array_get(pt, e);
+            if (!json_is_number(v)) return KFAIL(k, vp, "%s must be a number, got %s", what[e], rs_json_type_name(v));
+            x[e] = json_number_value(v);
+            if (e == 2) { /* a rate: the peak FLOP/s's range (ranges.h) */
+                const rs_range_t r = {RS_RANGE_FLOPS};
+                if (!(isfinite(x[e]) && rs_range_ok(r, x[e])))
+                    return KFAIL(k, vp, "%s must be in [%g, %g], got %g", what[e], r.min, r.max, x[e]);
+            } else if (!(isfinite(x[e]) && x[e] > 0)) {
+                return KFAIL(k, vp, "%s must be > 0, got %g", what[e], x[e]);
+            }
+        }
+        c->pt[i] = (rs_kpoint_t){x[0], x[1], x[2]};
+        if (i > 0) {
+            const rs_kpoint_t *o = &c->pt[i - 1];
+            double a = x[0] * x[1], ao = o->q_tokens * o->k_tokens;
+            if (!(a > ao || (a == ao && x[0] > o->q_tokens))) {
+                snprintf(vp, sizeof vp, "%s[0]", ep);
+                return KFAIL(k, vp, "points must be sorted by area q*k, then by q (strictly): %gx%g after %gx%g", x[0], x[1],
+                             o->q_tokens, o->k_tokens);
+            }
+        }
+    }
+    c->n = (int)n;
+    return 0;
+}
+
+static int parse_curve(const kctx_t *k, const char *path, const json_t *j, int kernel, rs_kernel_table_t *t) {
+    static const char *const fields[] = {"dtype", "head_dim", "pass", "mask", "points", NULL};
+    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
+    if (check_keys(k, path, j, fields, NULL)) return -1;
+    for (const char *const *f = fields; *f; f++)
+        if (!json_object_get(j, *f)) return KFAIL(k, path, "missing key '%s'", *f);
+    if (t->n_curves >= RS_KMAX_CURVES) return KFAIL(k, path, "at most %d curves per profile", RS_KMAX_CURVES);
+    rs_kcurve_t *c = &t->curve[t->n_curves];
+    memset(c, 0, sizeof *c);
+    c->kernel = kernel;
+    char kp[448];
+    snprintf(kp, sizeof kp, "%s.dtype", path);
+    if (parse_dtypes(k, kp, json_object_get(j, "dtype"), &c->dtypes)) return -1;
+    snprintf(kp, sizeof kp, "%s.head_dim", path);
+    const json_t *hd = json_object_get(j, "head_dim");
+    if (!json_is_integer(hd) || json_integer_value(hd) < 1 || json_integer_value(hd) > 65536)
+        return KFAIL(k, kp, "must be an integer in [1, 65536]");
+    c->head_dim = (int64_t)json_integer_value(hd);
+    snprintf(kp, sizeof kp, "%s.pass", path);
+    rs_pass_t pass;
+    const json_t *pj = json_object_get(j, "pass");
+    if (!json_is_string(pj) || rs_pass_parse(json_string_value(pj), &pass) != 0) return KFAIL(k, kp, "must be forward or backward");
+    c->pass = (int)pass;
+    snprintf(kp, sizeof kp, "%s.mask", path);
+    const json_t *mj = json_object_get(j, "mask");
+    if (!json_is_string(mj) || rs_kmask_parse(json_string_value(mj), &c->mask) != 0)
+        return KFAIL(k, kp, "must be full, causal or shifted");
+    snprintf(kp, sizeof kp, "%s.points", path);
+    if (parse_points(k, kp, json_object_get(j, "points"), c)) return -1;
+    for (int i = 0; i < t->n_curves; i++) {
+        const rs_kcurve_t *o = &t->curve[i];
+        if (o->kernel == kernel && (o->dtypes & c->dtypes) && o->head_dim == c->head_dim && o->pass == c->pass && o->mask == c->mask)
+            return KFAIL(k, path, "a second %s %s curve for the same dtype and head_dim %lld", rs_pass_name(pass),
+                         rs_kmask_name(c->mask), (long long)c->head_dim);
+    }
+    t->n_curves++;
+    return 0;
+}
+
+static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_kernel_table_t *t) {
+    static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", NULL};
+    static const char *const figures[] = {"gqa_expand_bwd", NULL};
+    if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
+    if (check_keys(k, path, j, fields, figures)) return -1;
+    if (t->n_kernels >= RS_KMAX_KERNELS) return KFAIL(k, path, "at most %d kernels", RS_KMAX_KERNELS);
+    rs_kernel_info_t *ki = &t->kernel[t->n_kernels];
+    char kp[256];
+    snprintf(kp, sizeof kp, "%s.name", path);
+    const json_t *nm = json_object_get(j, "name");
+    if (!nm) return KFAIL(k, path, "missing key 'name'");
+    if (get_string(k, kp, nm, ki->name, sizeof ki->name)) return -1;
+    if (rs_kernel_find(t, ki->name) >= 0) return KFAIL(k, kp, "kernel '%s' is listed twice", ki->name);
+    const json_t *g = json_object_get(j, "gqa_expand_bwd");
+    if (g && !json_is_boolean(g)) {
+        snprintf(kp, sizeof kp, "%s.gqa_expand_bwd", path);
+        return KFAIL(k, kp, "must be true or false, got %s", rs_json_type_name(g));
+    }
+    ki->gqa_expand_bwd = g && json_is_true(g);
+    const json_t *cv = json_object_get(j, "curves");
+    snprintf(kp, sizeof kp, "%s.curves", path);
+    if (!cv) return KFAIL(k, path, "missing key 'curves'");
+    if (!json_is_array(cv) || json_array_size(cv) == 0) return KFAIL(k, kp, "must be a non-empty array of curves");
+    const int index = t->n_kernels++;
+    for (size_t i = 0; i < json_array_size(cv); i++) {
+        char cp[320];
+        snprintf(cp, sizeof cp, "%s[%zu]", kp, i);
+        if (parse_curve(k, cp, json_array_get(cv, i), index, t)) return -1;
+    }
+    return 0;
+}
+
+static int parse_impls(const kctx_t *k, const json_t *j, rs_kernel_table_t *t) {
+    static const char *const fields[] = {"ringsim", "flash-attn", "te", NULL};
+    if (!json_is_object(j)) return KFAIL(k, "kernels.impl_kernels", "must be an object, got %s", rs_json_type_name(j));
+    if (check_keys(k, "kernels.impl_kernels", j, fields, NULL)) return -1;
+    for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) {
+        const json_t *v = json_object_get(j, rs_impl_name((rs_impl_t)i));
+        if (!v) continue;
+        char kp[128], name[RS_KNAME_LEN];
+        snprintf(kp, sizeof kp, "kernels.impl_kernels.%s", rs_impl_name((rs_impl_t)i));
+        if (get_string(k, kp, v, name, sizeof name)) return -1;
+        int ki = rs_kernel_find(t, name);
+        if (ki < 0) return KFAIL(k, kp, "no kernel named '%s' in kernels.list", name);
+        t->impl_kernel[i] = ki + 1;
+    }
+    return 0;
+}
+
+int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, rs_kernel_table_t *t,
+                         rs_err_t *err) {
+    static const char *const fields[] = {"list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
+    static const char *const figures[] = {"impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
+    const kctx_t k = {origin, pos, err};
+    memset(t, 0, sizeof *t);
+    if (!json_is_object(j)) return KFAIL(&k, "kernels", "must be an object, got %s", rs_json_type_name(j));
+    if (check_keys(&k, "kernels", j, fields, figures)) return -1;
+    const json_t *list = json_object_get(j, "list");
+    if (!list) return KFAIL(&k, "kernels", "missing key 'list'");
+    if (!json_is_array(list) || json_array_size(list) == 0) return KFAIL(&k, "kernels.list", "must be a non-empty array of kernels");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        char kp[64];
+        snprintf(kp, sizeof kp, "kernels.list[%zu]", i);
+        if (parse_kernel(&k, kp, json_array_get(list, i), t)) return -1;
+    }
+    const json_t *im = json_object_get(j, "impl_kernels");
+    if (im && parse_impls(&k, im, t)) return -1;
+    const json_t *bw = json_object_get(j, "merge_bw_bytes_per_s");
+    if (bw) {
+        if (!json_is_number(bw)) return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", rs_json_type_name(bw));
+        t->merge_bw_bytes_per_s = json_number_value(bw);
+        const rs_range_t r = {RS_RANGE_MEM_BW}; /* an HBM bandwidth: the device's memory bandwidth's range */
+        if (!(isfinite(t->merge_bw_bytes_per_s) && rs_range_ok(r, t->merge_bw_bytes_per_s)))
+            return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be in [%g, %g], got %g", r.min, r.max, t->merge_bw_bytes_per_s);
+    }
+    t->default_impl = RS_IMPL_NONE;
+    const json_t *di = json_object_get(j, "default_impl");
+    if (di) {
+        rs_impl_t imp;
+        if (!json_is_string(di) || rs_impl_parse(json_string_value(di), &imp) != 0)
+            return KFAIL(&k, "kernels.default_impl", "must be none, ringsim, flash-attn or te");
+        if (imp != RS_IMPL_NONE && t->impl_kernel[imp] == 0)
+            return KFAIL(&k, "kernels.default_impl", "%s runs no kernel here (add it to kernels.impl_kernels)", rs_impl_name(imp));
+        t->default_impl = (int)imp;
+    }
+    rs_err_t e = {{0}};
+    return rs_kernel_table_prepare(t, &e) ? KFAIL(&k, "kernels", "%s", e.msg) : 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Writing
+ * ---------------------------------------------------------------------------------------------- */
+static void write_curve(rs_jw_t *w, const rs_kcurve_t *c, int ind, const char *source) {
+    fprintf(w->fp, "%*s{", ind, "");
+    rs_jw_key(w, ind + 2, "dtype", true);
+    fputs("[", w->fp);
+    bool first = true;
+    for (int d = 0; d < RS_DTYPE_COUNT; d++)
+        if (c->dtypes >> d & 1u) {
+            if (!first) fputs(", ", w->fp);
+            rs_jw_str(w, rs_dtype_name((rs_dtype_t)d));
+            first = false;
+        }
+    fputs("]", w->fp);
+    rs_jw_key(w, ind + 2, "head_dim", false);
+    fprintf(w->fp, "%lld", (long long)c->head_dim);
+    rs_jw_str_at(w, ind + 2, "pass", rs_pass_name((rs_pass_t)c->pass), false);
+    rs_jw_str_at(w, ind + 2, "mask", rs_kmask_name(c->mask), false);
+    rs_jw_key(w, ind + 2, "points", false);
+    fputs("[", w->fp);
+    for (int i = 0; i < c->n; i++) {
+        fputs(i ? ", [" : "[", w->fp);
+        rs_jw_num(w, c->pt[i].q_tokens);
+        fputs(", ", w->fp);
+        rs_jw_num(w, c->pt[i].k_tokens);
+        fputs(", ", w->fp);
+        rs_jw_num(w, c->pt[i].flops_per_s);
+        fputs("]", w->fp);
+    }
+    fputs("]", w->fp);
+    rs_jw_source(w, ind + 2, source, false);
+    fprintf(w->fp, "\n%*s}", ind, "");
+}
+
+/* The kernels of the list, each with its curves. */
+static void write_list(rs_jw_t *w, const rs_kernel_table_t *t, int ind, const char *source) {
+    rs_jw_key(w, ind, "list", true);
+    fputs("[", w->fp);
+    for (int k = 0; k < t->n_kernels; k++) {
+        fprintf(w->fp, "%s\n%*s{", k ? "," : "", ind + 2, "");
+        rs_jw_str_at(w, ind + 4, "name", t->kernel[k].name, true);
+        rs_jw_key(w, ind + 4, "gqa_expand_bwd", false);
+        fputs(t->kernel[k].gqa_expand_bwd ? "true" : "false", w->fp);
+        rs_jw_key(w, ind + 4, "curves", false);
+        fputs("[", w->fp);
+        bool first = true;
+        for (int i = 0; i < t->n_curves; i++) {
+            if (t->curve[i].kernel != k) continue;
+            fputs(first ? "\n" : ",\n", w->fp);
+            write_curve(w, &t->curve[i], ind + 6, source);
+            first = false;
+        }
+        fprintf(w->fp, "\n%*s]", ind + 4, "");
+        rs_jw_source(w, ind + 4, source, false);
+        fprintf(w->fp, "\n%*s}", ind + 2, "");
+    }
+    fprintf(w->fp, "\n%*s]", ind, "");
+}
+
+void rs_kernel_json_write(rs_jw_t *w, const rs_kernel_table_t *t, int ind, const char *source) {
+    rs_jw_key(w, ind, "kernels", false);
+    fputs("{", w->fp);
+    write_list(w, t, ind + 2, source);
+    bool first = true;
+    for (int i = RS_IMPL_RINGSIM; i < RS_IMPL_COUNT; i++) {
+        if (t->impl_kernel[i] <= 0) continue;
+        if (first) {
+            rs_jw_key(w, ind + 2, "impl_kernels", false);
+            fputs("{", w->fp);
+        }
+        rs_jw_str_at(w, ind + 4, rs_impl_name((rs_impl_t)i), t->kernel[t->impl_kernel[i] - 1].name, first);
+        first = false;
+    }
+    if (!first) fprintf(w->fp, "\n%*s}", ind + 2, "");
+    rs_jw_str_at(w, ind + 2, "default_impl", rs_impl_name((rs_impl_t)t->default_impl), false);
+    if (t->merge_bw_bytes_per_s > 0) rs_jw_num_at(w, ind + 2, "merge_bw_bytes_per_s", t->merge_bw_bytes_per_s, false);
+    rs_jw_source(w, ind + 2, source, false);
+    fprintf(w->fp, "\n%*s}", ind, "");
+}

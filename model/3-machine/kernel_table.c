@@ -1,0 +1,254 @@
+/* kernel_table.c - attention kernel curves: names, interpolation, validation, fallbacks
+ * (kernel_table.h). */
+#include "kernel_table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "schedule.h"
+
+static const char *const kmask_names[RS_KMASK_COUNT] = {"full", "causal", "shifted"};
+static const char *const impl_names[RS_IMPL_COUNT] = {"none", "ringsim", "flash-attn", "te"};
+
+const char *rs_kmask_name(rs_kmask_t m) { return rs_enum_name(kmask_names, RS_KMASK_COUNT, (int)m); }
+
+int rs_kmask_parse(const char *s, rs_kmask_t *out) {
+    const int i = rs_enum_parse(kmask_names, RS_KMASK_COUNT, s);
+    if (i < 0) return -1;
+    *out = (rs_kmask_t)i;
+    return 0;
+}
+
+const char *rs_impl_name(rs_impl_t i) { return rs_enum_name(impl_names, RS_IMPL_COUNT, (int)i); }
+
+int rs_impl_parse(const char *s, rs_impl_t *out) {
+    const int i = rs_enum_parse(impl_names, RS_IMPL_COUNT, s);
+    if (i < 0) return -1;
+    *out = (rs_impl_t)i;
+    return 0;
+}
+
+int rs_kernel_find(const rs_kernel_table_t *t, const char *name) {
+    for (int k = 0; name && k < t->n_kernels && k < RS_KMAX_KERNELS; k++)
+        if (!strcmp(t->kernel[k].name, name)) return k;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Interpolation
+ * ---------------------------------------------------------------------------------------------- */
+/* Among the points [lo, hi) (one area), the one whose log(q/k) is nearest the call's aspect q/k (first
+ * on a tie); a run of one point needs no logarithm. */
+static const rs_kpoint_t *nearest_aspect(const rs_kcurve_t *c, int lo, int hi, double aspect) {
+    const rs_kpoint_t *best = &c->pt[lo];
+    if (hi - lo < 2) return best;
+    const double la = log(aspect);
+    double bd = fabs(log(best->q_tokens / best->k_tokens) - la);
+    for (int i = lo + 1; i < hi; i++) {
+        double d = fabs(log(c->pt[i].q_tokens / c->pt[i].k_tokens) - la);
+        if (d < bd) bd = d, best = &c->pt[i];
+    }
+    return best;
+}
+
+static inline double area_of(const rs_kpoint_t *p) { return p->q_tokens * p->k_tokens; }
+
+/* End (exclusive) of the run of points sharing pt[i]'s area. */
+static int area_run_end(const rs_kcurve_t *c, int i) {
+    const double a = area_of(&c->pt[i]);
+    int j = i + 1;
+    while (j < c->n && area_of(&c->pt[j]) == a) j++;
+    return j;
+}
+
+double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
+    const double area = q * k, aspect = q / k;
+    if (!c->shared_areas) { /* one point per area (the common case): the bracketing pair by a scan */
+        if (!(area > c->area[0])) return c->pt[0].flops_per_s;
+        int i = 1;
+        while (i < c->n && c->area[i] <= area) i++;
+        if (i == c->n || c->area[i - 1] == area) return c->pt[i - 1].flops_per_s; /* clamped, or on a point */
+        const double t = (log(area) - c->log_area[i - 1]) / (c->log_area[i] - c->log_area[i - 1]);
+        return exp(c->log_rate[i - 1] + t * (c->log_rate[i] - c->log_rate[i - 1]));
+    }
+    /* the run of points at or below the call's area, and the run above it */
+    int lo = 0, lo_end = area_run_end(c, 0);
+    if (!(area > area_of(&c->pt[0]))) return nearest_aspect(c, 0, lo_end, aspect)->flops_per_s;
+    while (lo_end < c->n && area_of(&c->pt[lo_end]) <= area) {
+        lo = lo_end;
+        lo_end = area_run_end(c, lo);
+    }
+    const rs_kpoint_t *p0 = nearest_aspect(c, lo, lo_end, aspect);
+    if (lo_end >= c->n || area_of(p0) == area) return p0->flops_per_s; /* clamped, or on a point */
+    const rs_kpoint_t *p1 = nearest_aspect(c, lo_end, area_run_end(c, lo_end), aspect);
+    const int i0 = (int)(p0 - c->pt), i1 = (int)(p1 - c->pt);
+    const double t = (log(area) - c->log_area[i0]) / (c->log_area[i1] - c->log_area[i0]);
+    return exp(c->log_rate[i0] + t * (c->log_rate[i1] - c->log_rate[i0]));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Validation
+ * ---------------------------------------------------------------------------------------------- */
+int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err) {
+    if (t->n_kernels < 0 || t->n_kernels > RS_KMAX_KERNELS)
+        return rs_errf(err, "kernels: %d kernels, must be in [0, %d]", t->n_kernels, RS_KMAX_KERNELS);
+    if (t->n_curves < 0 || t->n_curves > RS_KMAX_CURVES)
+        return rs_errf(err, "kernels: %d curves, must be in [0, %d]", t->n_curves, RS_KMAX_CURVES);
+    if (!(isfinite(t->merge_bw_bytes_per_s) && t->merge_bw_bytes_per_s >= 0))
+        return rs_errf(err, "kernels: merge bandwidth %g must be finite and >= 0 bytes/s", t->merge_bw_bytes_per_s);
+    if (t->default_impl < 0 || t->default_impl >= RS_IMPL_COUNT)
+        return rs_errf(err, "kernels: default implementation %d out of range", t->default_impl);
+    for (int i = 0; i < RS_IMPL_COUNT; i++)
+        if (t->impl_kernel[i] < 0 || t->impl_kernel[i] > t->n_kernels)
+            return rs_errf(err, "kernels: implementation %s runs kernel %d, out of range", rs_impl_name((rs_impl_t)i),
+                           t->impl_kernel[i] - 1);
+    for (int i = 0; i < t->n_curves; i++) {
+        const rs_kcurve_t *c = &t->curve[i];
+        if (c->kernel < 0 || c->kernel >= t->n_kernels) return rs_errf(err, "kernels: curve %d names kernel %d, out of range", i, c->kernel);
+        const char *kn = t->kernel[c->kernel].name;
+        if (c->n < 2 || c->n > RS_KMAX_POINTS)
+            return rs_errf(err, "kernel %s curve %d: %d points, must be in [2, %d]", kn, i, c->n, RS_KMAX_POINTS);
+        if (c->head_dim < 1) return rs_errf(err, "kernel %s curve %d: head_dim %lld must be >= 1", kn, i, (long long)c->head_dim);
+        if (c->pass < 0 || c->pass > 1 || c->mask < 0 || c->mask >= RS_KMASK_COUNT || c->dtypes == 0 ||
+            c->dtypes >= (1u << RS_DTYPE_COUNT))
+            return rs_errf(err, "kernel %s curve %d: pass, mask or dtypes out of range", kn, i);
+        for (int j = 0; j < c->n; j++) {
+            const rs_kpoint_t *p = &c->pt[j];
+            if (!(isfinite(p->q_tokens) && p->q_tokens > 0 && isfinite(p->k_tokens) && p->k_tokens > 0 &&
+                  isfinite(p->flops_per_s) && p->flops_per_s > 0))
+                return rs_errf(err, "kernel %s curve %d point %d: q, k and FLOP/s must be finite and > 0", kn, i, j);
+            if (j > 0) {
+                const rs_kpoint_t *o = &c->pt[j - 1];
+                double a = p->q_tokens * p->k_tokens, ao = o->q_tokens * o->k_tokens;
+                if (!(a > ao || (a == ao && p->q_tokens > o->q_tokens)))
+                    return rs_errf(err, "kernel %s curve %d point %d: points must be sorted by area q*k, then q (strictly)", kn, i, j);
+            }
+        }
+        for (int j = 0; j < i; j++) {
+            const rs_kcurve_t *o = &t->curve[j];
+            if (o->kernel == c->kernel && (o->dtypes & c->dtypes) && o->head_dim == c->head_dim && o->pass == c->pass &&
+                o->mask == c->mask)
+                return rs_errf(err, "kernel %s: two curves for the same dtype, head_dim %lld, %s, %s", kn, (long long)c->head_dim,
+                               rs_pass_name((rs_pass_t)c->pass), rs_kmask_name(c->mask));
+        }
+    }
+    return 0;
+}
+
+int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err) {
+    if (rs_kernel_table_validate(t, err)) return -1;
+    for (int i = 0; i < t->n_curves; i++) {
+        rs_kcurve_t *c = &t->curve[i];
+        c->shared_areas = false;
+        for (int j = 0; j < c->n; j++) {
+            c->area[j] = area_of(&c->pt[j]);
+            c->log_area[j] = log(c->area[j]);
+            c->log_rate[j] = log(c->pt[j].flops_per_s);
+            c->shared_areas |= j > 0 && c->area[j] == c->area[j - 1];
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Fallbacks
+ * ---------------------------------------------------------------------------------------------- */
+static void note(rs_kresolve_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(rs_kresolve_t *r, const char *fmt, ...) {
+    char s[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s, sizeof s, fmt, ap);
+    va_end(ap);
+    if (strstr(r->notes, s)) return; /* each fallback once */
+    size_t n = strlen(r->notes);
+    snprintf(r->notes + n, sizeof r->notes - n, "%s%s", n ? "; " : "", s);
+}
+
+static int find_curve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t d, int pass, int mask) {
+    for (int i = 0; i < t->n_curves; i++) {
+        const rs_kcurve_t *c = &t->curve[i];
+        if (c->kernel == kernel && (c->dtypes >> dtype & 1u) && c->head_dim == d && c->pass == pass && (int)c->mask == mask)
+            return i;
+    }
+    return -1;
+}
+
+int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t head_dim, rs_kresolve_t *out,
+                      rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    const char *kn = kernel >= 0 && kernel < t->n_kernels ? t->kernel[kernel].name : "?";
+    /* the head_dim: exact, else the nearest the kernel has for this dtype (the smaller on a tie) */
+    int64_t d = -1;
+    for (int i = 0; i < t->n_curves; i++) {
+        const rs_kcurve_t *c = &t->curve[i];
+        if (c->kernel != kernel || !(c->dtypes >> dtype & 1u)) continue;
+        int64_t dd = llabs(c->head_dim - head_dim), db = llabs(d - head_dim);
+        if (d < 0 || dd < db || (dd == db && c->head_dim < d)) d = c->head_dim;
+    }
+    if (d < 0) return rs_errf(err, "kernel %s has no curve for dtype %s", kn, rs_dtype_name((rs_dtype_t)dtype));
+    if (d != head_dim)
+        note(out, "kernel %s has no %s curve for head_dim %lld: using its head_dim %lld curves", kn,
+             rs_dtype_name((rs_dtype_t)dtype), (long long)head_dim, (long long)d);
+    /* nearest mask kinds, in order */
+    static const int order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
+                                                                  {RS_KMASK_SHIFTED, RS_KMASK_FULL},
+                                                                  {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
+    for (int pass = 0; pass < 2; pass++) {
+        int src = pass; /* a pass without any curve uses the other pass's */
+        bool any = false;
+        for (int m = 0; m < RS_KMASK_COUNT; m++) any |= find_curve(t, kernel, dtype, d, pass, m) >= 0;
+        if (!any) {
+            src = 1 - pass;
+            note(out, "kernel %s has no %s curve: its %s curves stand in", kn, rs_pass_name((rs_pass_t)pass),
+                 rs_pass_name((rs_pass_t)src));
+        }
+        for (int m = 0; m < RS_KMASK_COUNT; m++) {
+            int idx = find_curve(t, kernel, dtype, d, src, m);
+            for (int j = 0; idx < 0 && j < RS_KMASK_COUNT - 1; j++) {
+                idx = find_curve(t, kernel, dtype, d, src, order[m][j]);
+                if (idx >= 0)
+                    note(out, "kernel %s has no %s %s curve: using its %s curve", kn, rs_pass_name((rs_pass_t)src),
+                         rs_kmask_name((rs_kmask_t)m), rs_kmask_name((rs_kmask_t)order[m][j]));
+            }
+            out->idx[pass][m] = idx; /* >= 0: the dtype and head_dim have at least one curve */
+        }
+    }
+    return 0;
+}
+
+int rs_kernel_index(const rs_kernel_table_t *t, int kernel, int dtype, rs_kindex_t *out, rs_err_t *err) {
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < t->n_curves; i++) { /* the head_dims the kernel has for the dtype, increasing */
+        const rs_kcurve_t *c = &t->curve[i];
+        if (c->kernel != kernel || !(c->dtypes >> dtype & 1u)) continue;
+        int j = 0;
+        while (j < out->n && out->head_dim[j] < c->head_dim) j++;
+        if (j < out->n && out->head_dim[j] == c->head_dim) continue;
+        if (out->n >= RS_KMAX_HEAD_DIMS)
+            return rs_errf(err, "kernel %s: more than %d head_dims for %s", t->kernel[kernel].name, RS_KMAX_HEAD_DIMS,
+                           rs_dtype_name((rs_dtype_t)dtype));
+        memmove(&out->head_dim[j + 1], &out->head_dim[j], sizeof out->head_dim[0] * (size_t)(out->n - j));
+        out->head_dim[j] = c->head_dim;
+        out->n++;
+    }
+    for (int j = 0; j < out->n; j++) {
+        rs_kresolve_t r;
+        if (rs_kernel_resolve(t, kernel, dtype, out->head_dim[j], &r, err)) return -1;
+        for (int pass = 0; pass < 2; pass++)
+            for (int m = 0; m < RS_KMASK_COUNT; m++) out->idx[j][pass][m] = (signed char)r.idx[pass][m];
+    }
+    if (out->n == 0) return rs_kernel_resolve(t, kernel, dtype, 0, &(rs_kresolve_t){0}, err); /* its message */
+    return 0;
+}
+
+const signed char (*rs_kindex_find(const rs_kindex_t *x, int64_t d))[RS_KMASK_COUNT] {
+    int best = 0; /* nearest head_dim, the smaller on a tie (they increase) */
+    for (int j = 1; j < x->n; j++)
+        if (llabs(x->head_dim[j] - d) < llabs(x->head_dim[best] - d)) best = j;
+    return (const signed char(*)[RS_KMASK_COUNT])x->idx[best];
+}

@@ -1,0 +1,125 @@
+/* kernel_table.h - attention kernel throughput by call shape and mask: a profile's "kernels" section.
+ *
+ * A profile may carry, per attention kernel (FlashAttention-2, cuDNN, ringsim's own mma kernel, ...),
+ * curves of its throughput in USEFUL FLOP/s (visible (q, k) pairs x FLOPs per pair, the convention of
+ * the papers: a causal call counts half) as a function of the call's shape (q_tokens x k_tokens),
+ * per (dtype, head_dim, pass, mask kind), and which kernel each ring implementation preset runs on
+ * this device. The cost of the calls (model/4-cost/kernel.h) reads these curves. Format, interpolation and
+ * fallbacks: docs/profiles.md ("Kernel curves") and docs/model.md section 3a. The machine layer holds
+ * the table (profile.h reads and writes it, machine.h selects the kernel a machine runs); the cost
+ * layer (model/4-cost/kernel.h) reads its rates.
+ *
+ * Interpolation of a curve at a call of q x k tokens: points are sorted by area q*k (then q); the
+ * rate is piecewise linear in (log area, log rate) between the two areas bracketing q*k; where several
+ * points share an area, the one whose log(q/k) is nearest the call's is used; outside the points the
+ * end rate holds (clamped). A point's own shape returns its own rate exactly.
+ */
+#ifndef RS_KERNEL_TABLE_H
+#define RS_KERNEL_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define RS_KMAX_KERNELS 8    /* kernels per profile */
+#define RS_KMAX_CURVES 32    /* curves per profile, all kernels together */
+#define RS_KMAX_POINTS 24    /* points per curve */
+#define RS_KNAME_LEN 64
+
+/* Mask kinds of one attention call: full (every pair), causal (diagonal: row i sees keys j <= i,
+ * aligned at the top-left corner), shifted (shifted-causal: j < i, the striped layout's block whose
+ * KV owner comes after the rank). */
+typedef enum { RS_KMASK_FULL = 0, RS_KMASK_CAUSAL, RS_KMASK_SHIFTED, RS_KMASK_COUNT } rs_kmask_t;
+const char *rs_kmask_name(rs_kmask_t m);              /* "full" | "causal" | "shifted" */
+int rs_kmask_parse(const char *s, rs_kmask_t *out);   /* 0 or -1 */
+
+/* Ring attention implementation presets (model/4-cost/kernel.c has their call lists and byte counts;
+ * docs/model.md section 3 derives them). RS_IMPL_NONE is the dense-peak model of before: one launch
+ * per computing step, executed FLOPs at F x eff(B), no merge cost. */
+typedef enum { RS_IMPL_NONE = 0, RS_IMPL_RINGSIM, RS_IMPL_FLASH_ATTN, RS_IMPL_TE, RS_IMPL_COUNT } rs_impl_t;
+const char *rs_impl_name(rs_impl_t i);                /* "none" | "ringsim" | "flash-attn" | "te" */
+int rs_impl_parse(const char *s, rs_impl_t *out);     /* 0 or -1 */
+
+typedef struct {
+    double q_tokens;       /* query rows of the call (per sequence) */
+    double k_tokens;       /* key rows of the call */
+    double flops_per_s;    /* useful FLOP/s measured or published at that shape (> 0) */
+} rs_kpoint_t;
+
+typedef struct {
+    int kernel;            /* index into rs_kernel_table_t.kernel */
+    unsigned dtypes;       /* bit (1u << dtype) per data type (profile.h rs_dtype_t) the curve applies to */
+    int64_t head_dim;      /* d */
+    int pass;              /* rs_pass_t */
+    rs_kmask_t mask;       /* mask kind */
+    int n;                 /* >= 2 points, strictly sorted by (area q*k, q) */
+    rs_kpoint_t pt[RS_KMAX_POINTS];
+    /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
+    double area[RS_KMAX_POINTS];     /* q k */
+    double log_area[RS_KMAX_POINTS]; /* log(q k) */
+    double log_rate[RS_KMAX_POINTS]; /* log(flops_per_s) */
+    bool shared_areas;               /* two points have one area (then the nearest aspect decides) */
+} rs_kcurve_t;
+
+typedef struct {
+    char name[RS_KNAME_LEN];  /* e.g. "flash-attn-2" */
+    bool gqa_expand_bwd;      /* with GQA the backward computes dK, dV per query head and sums the
+                                 groups in a separate reduction (FlashAttention-2's mha_bwd) */
+} rs_kernel_info_t;
+
+typedef struct {
+    int n_kernels;
+    rs_kernel_info_t kernel[RS_KMAX_KERNELS];
+    int n_curves;
+    rs_kcurve_t curve[RS_KMAX_CURVES];
+    int impl_kernel[RS_IMPL_COUNT];  /* kernel index + 1 each preset runs on this device; 0 = none */
+    int default_impl;                /* rs_impl_t used when none is asked for (RS_IMPL_NONE: dense peak) */
+    double merge_bw_bytes_per_s;     /* HBM bandwidth of the merge/accumulate kernels; 0 = the device's */
+} rs_kernel_table_t;
+
+/* Useful FLOP/s of a q x k call on curve c (interpolation above), from its derived logs (c prepared).
+ * Can't fail. */
+double rs_kcurve_rate(const rs_kcurve_t *c, double q_tokens, double k_tokens);
+
+/* Index of the kernel called `name` (case-sensitive), or -1. */
+int rs_kernel_find(const rs_kernel_table_t *t, const char *name);
+
+/* Check a table's invariants: kernel indices, >= 2 points sorted strictly by (area, q), positive
+ * finite values, head_dim >= 1, impl_kernel indices in range, one curve per (kernel, dtype, head_dim,
+ * pass, mask). err names the kernel and curve. Returns 0 or -1. (The JSON reader names file:line.) */
+int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err);
+/* Validate t and derive every curve's logs (the reader, the calibration and a table built by hand call
+ * it once the points are set). Returns 0 or -1 with err (rs_kernel_table_validate's message). */
+int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err);
+
+/* The curves a kernel uses for a problem's (dtype, head_dim), one per (pass, mask), after the
+ * fallbacks of docs/model.md section 3: the exact head_dim, else the nearest one the kernel has for the
+ * dtype; a pass without curves uses the other pass's; a missing mask kind the nearest kind (shifted ->
+ * causal -> full, full -> causal -> shifted, causal -> shifted -> full). Each fallback appends one
+ * sentence to notes ("" when none). idx[pass][mask] = index into t->curve. Returns 0, or -1 with err
+ * when the kernel has no curve at all for the dtype. */
+typedef struct {
+    int idx[2][RS_KMASK_COUNT];      /* [rs_pass_t][rs_kmask_t] */
+    char notes[768];                 /* fallbacks taken, sentences separated by "; " */
+} rs_kresolve_t;
+int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t head_dim, rs_kresolve_t *out,
+                      rs_err_t *err);
+
+/* rs_kernel_resolve of one kernel and dtype for every head_dim it has, so that a problem's curves are
+ * found in a few comparisons (the closed form resolves them per evaluation): head_dim[i] increasing,
+ * idx[i] the resolution at head_dim[i]. A problem's head_dim d resolves as rs_kernel_resolve does: the
+ * exact entry, else the nearest (the smaller on a tie). */
+#define RS_KMAX_HEAD_DIMS 8
+typedef struct {
+    int n;                                         /* 0: no kernel indexed */
+    int64_t head_dim[RS_KMAX_HEAD_DIMS];
+    signed char idx[RS_KMAX_HEAD_DIMS][2][RS_KMASK_COUNT];
+} rs_kindex_t;
+/* Index kernel (an index into t->kernel) for dtype. Returns 0, or -1 with err when the kernel has no
+ * curve for the dtype or more than RS_KMAX_HEAD_DIMS head_dims for it. */
+int rs_kernel_index(const rs_kernel_table_t *t, int kernel, int dtype, rs_kindex_t *out, rs_err_t *err);
+/* The curves [pass][mask] for head_dim d (x->n > 0). Can't fail. */
+const signed char (*rs_kindex_find(const rs_kindex_t *x, int64_t head_dim))[RS_KMASK_COUNT];
+
+#endif /* RS_KERNEL_TABLE_H */

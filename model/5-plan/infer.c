@@ -1,0 +1,397 @@
+/* infer.c - inference planning (infer.h; derivation: docs/inference.md). */
+#include "infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost.h"
+
+static const char *const kind_names[RS_INFER_COUNT] = {"pass-kv", "pass-q", "ulysses", "usp"};
+const char *rs_infer_kind_name(rs_infer_kind_t k) { return rs_enum_name(kind_names, RS_INFER_COUNT, (int)k); }
+
+#define ACT_BYTES 2 /* attention and activations in bf16 */
+
+void rs_infer_config_default(rs_infer_config_t *c) {
+    rs_problem_t p; /* the one default problem: mask, layout, tile */
+    rs_problem_default(&p);
+    memset(c, 0, sizeof *c);
+    c->nodes = 1, c->new_tokens = p.seq_tokens, c->layout = p.layout, c->causal = p.causal;
+    c->linear_dtype = RS_DTYPE_BF16, c->linear_eff = 0.70, c->attn_eff = 0.50, c->usable_frac = 0.90, c->tile = p.tile_q;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Shapes of the deployment
+ * ------------------------------------------------------------------------------------------------- */
+static int64_t g_of(const rs_machine_t *m) { return m->devices_per_node > 0 ? m->devices_per_node : 1; }
+static int64_t tp_of(const rs_infer_config_t *c, const rs_machine_t *m) { return c->tp > 0 ? c->tp : g_of(m); }
+static int64_t cp_per_node(const rs_infer_config_t *c, const rs_machine_t *m) { return g_of(m) / tp_of(c, m); }
+static int64_t cp_of(const rs_infer_config_t *c, const rs_machine_t *m) { return c->nodes * cp_per_node(c, m); }
+static int64_t hq_dev(const rs_infer_config_t *c, const rs_machine_t *m) { return c->model.q_heads / tp_of(c, m); }
+/* KV heads per device: Hkv / tp, or one (replicated) when the node has more devices than KV heads */
+static int64_t hkv_dev(const rs_infer_config_t *c, const rs_machine_t *m) {
+    return c->model.kv_heads >= tp_of(c, m) ? c->model.kv_heads / tp_of(c, m) : 1;
+}
+
+static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t hkv, int64_t n, int64_t t, int64_t p,
+                                 rs_ring_t ring);
+
+/* T and P as the layout shards them over the CP ranks (the schedule's rule, the option named). */
+static int layout_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
+    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens,
+                                        RS_RING_PASS_KV);
+    rs_err_t e = {{0}};
+    if (rs_problem_validate(&p, &e) == 0) return 0;
+    return rs_errf(err, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
+                   (long long)c->nodes, (long long)g_of(m), (long long)tp_of(c, m));
+}
+
+int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
+    if (rs_transformer_validate(&c->model, err)) return -1;
+    const int64_t g = g_of(m), tp = tp_of(c, m);
+    if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errf(err, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
+    if (tp < 1 || g % tp)
+        return rs_errf(err, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
+                       (long long)tp, (long long)g);
+    if (c->model.q_heads % tp)
+        return rs_errf(err, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
+                       c->model.name);
+    if (c->model.kv_heads >= tp && c->model.kv_heads % tp)
+        return rs_errf(err, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
+                       (long long)tp, (long long)c->model.kv_heads, c->model.name);
+    if (c->new_tokens < 1 || c->new_tokens > ((int64_t)1 << 32))
+        return rs_errf(err, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
+    if (c->cached_tokens < 0 || c->cached_tokens > ((int64_t)1 << 32))
+        return rs_errf(err, "--cached %lld: must be in [0, 4G] tokens", (long long)c->cached_tokens);
+    if (c->decode_batch < 0 || c->decode_batch > (1 << 20))
+        return rs_errf(err, "--decode-batch %lld: must be in [0, 1048576]", (long long)c->decode_batch);
+    if (c->decode_batch > 0 && !c->causal)
+        return rs_errf(err, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
+    if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
+        return rs_errf(err, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
+    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
+    if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
+    return layout_validate(c, m, err);
+}
+
+/* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
+ * perturbations, the attention kernel at attn_eff x peak when the profile has no curve. The dense
+ * model F x eff(B) for every variant: the kernel presets (model/4-cost/kernel.h) cost training rings only
+ * (pass-kv without a cache), and the variants compared here must share one compute model. */
+static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn) {
+    rs_machine_t r = *m;
+    (void)rs_machine_set_kernel(&r, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
+    r.devices_per_node = cpn;
+    r.perturb.n_stragglers = r.perturb.n_degraded = 0;
+    r.jitter = 0;
+    r.hop_inter = NULL;
+    if (r.cal.n_eff == 0) {
+        r.cal.n_eff = 1;
+        r.cal.eff[0].block_tokens = 1;
+        r.cal.eff[0].efficiency = c->attn_eff;
+    }
+    return r;
+}
+
+/* The attention problem of one device: T new on P cached over n ranks with hq / hkv heads. */
+static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t hkv, int64_t n, int64_t t, int64_t p,
+                                 rs_ring_t ring) {
+    rs_problem_t q;
+    rs_problem_default(&q);
+    q.seq_tokens = t, q.cached_tokens = p, q.n_ranks = n, q.batch = 1, q.q_heads = hq, q.kv_heads = hkv;
+    q.head_dim = c->model.head_dim, q.act_bytes = ACT_BYTES, q.causal = c->causal;
+    q.layout = n > 1 ? c->layout : RS_LAYOUT_CONTIGUOUS, q.ring = ring, q.tile_q = q.tile_k = c->tile;
+    return q;
+}
+
+/* Walk p on rm: the makespan; *hidden: no computing step transfer-bound (pass-q's return excluded). */
+static int walk(const rs_problem_t *p, const rs_machine_t *rm, double *makespan, bool *hidden, rs_err_t *err) {
+    rs_schedule_t *s = rs_schedule_create(p, err);
+    if (!s) return -1;
+    rs_walk_t w;
+    int rc = rs_model_walk(s, rm, RS_NO_SINK, NULL, &w, err);
+    rs_schedule_free(s);
+    if (rc) return -1;
+    *makespan = w.makespan_s;
+    const int64_t a2a_steps = rs_problem_passes_q(p) && p->n_ranks > 1 ? p->n_ranks : 0;
+    if (hidden) *hidden = w.comm_bound_steps - a2a_steps == 0;
+    return 0;
+}
+
+int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, rs_ring_t ring, int64_t new_tokens,
+                       int64_t cached_tokens, double *attn_s, bool *hidden, rs_err_t *err) {
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), new_tokens, cached_tokens, ring);
+    return walk(&p, &rm, attn_s, hidden, err);
+}
+
+/* The larger of compute (flops at rate) and memory (bytes at the device's bandwidth) time. */
+static double roofline(double flops, double rate, double bytes, double mem_bw) {
+    const double t = flops / rate;
+    return mem_bw > 0 && bytes / mem_bw > t ? bytes / mem_bw : t;
+}
+
+/* The two tensor-parallel ring all-reduces of a layer on `bytes` each. */
+static double allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) {
+    if (tp <= 1) return 0;
+    return 2.0 * 2.0 * (double)(tp - 1) * (m->intra.latency_s + bytes / ((double)tp * m->intra.bw_bytes_per_s));
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The options
+ * ------------------------------------------------------------------------------------------------- */
+static int ring_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_ring_t ring, rs_infer_option_t *o) {
+    rs_err_t e = {{0}};
+    o->kind = ring == RS_RING_PASS_KV ? RS_INFER_PASS_KV : RS_INFER_PASS_Q;
+    o->ulysses = 1, o->ring = cp_of(c, m);
+    if (rs_infer_ring_attn(c, m, ring, c->new_tokens, c->cached_tokens, &o->attn_layer_s, &o->hidden, &e) < 0) {
+        snprintf(o->why_not, sizeof o->why_not, "%.1000s", e.msg);
+        return 0;
+    }
+    o->feasible = true;
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens, ring);
+    rs_closed_t cl;
+    if (o->ring > 1 && rs_model_closed(&p, &rm, &cl, &e) == 0) {
+        o->step_bytes = cl.bytes_per_step, o->comm_s = cl.t_comm_s, o->comp_s = cl.t_comp_s, o->a2a_layer_s = cl.a2a_s;
+    }
+    return 0;
+}
+
+/* Ulysses (u = CP) or USP (1 < u < CP): all-to-alls over groups of u CP ranks around a ring of R = CP / u
+ * (a local kernel when R = 1) on Hq/(tp u) heads. */
+static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, int64_t u, rs_infer_option_t *o) {
+    const int64_t cp = cp_of(c, m), cpn = cp_per_node(c, m), hkv = hkv_dev(c, m), hq = hq_dev(c, m), r = cp / u;
+    o->kind = r == 1 ? RS_INFER_ULYSSES : RS_INFER_USP;
+    o->ulysses = u, o->ring = r;
+    if (c->model.kv_heads < tp_of(c, m) || hkv % u)
+        return (void)snprintf(o->why_not, sizeof o->why_not,
+                              "needs whole KV heads per device: %s has %lld KV heads, TP %lld leaves %s%lld per device, "
+                              "not divisible by U = %lld",
+                              c->model.name, (long long)c->model.kv_heads, (long long)tp_of(c, m),
+                              c->model.kv_heads < tp_of(c, m) ? "a replicated " : "", (long long)hkv, (long long)u);
+    if (c->new_tokens % cp)
+        return (void)snprintf(o->why_not, sizeof o->why_not, "T = %lld new tokens do not split over %lld CP ranks",
+                              (long long)c->new_tokens, (long long)cp);
+    if (cpn > 1 && cpn % u && u % cpn)
+        return (void)snprintf(o->why_not, sizeof o->why_not, "U = %lld and %lld CP ranks per node do not nest",
+                              (long long)u, (long long)cpn);
+    const rs_machine_t am = cp_machine(c, m, cpn);
+    const double tok = (double)c->new_tokens / (double)cp, d = (double)c->model.head_dim;
+    o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
+                     rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
+    const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1);
+    const rs_problem_t p = attn_problem(c, hq / u, hkv / u, r, c->new_tokens, c->cached_tokens, RS_RING_PASS_KV);
+    rs_err_t e = {{0}};
+    double attn;
+    if (walk(&p, &rm, &attn, &o->hidden, &e) < 0) return (void)snprintf(o->why_not, sizeof o->why_not, "%.1000s", e.msg);
+    o->feasible = true;
+    o->attn_layer_s = o->a2a_layer_s + attn;
+}
+
+/* The fastest USP split (the first reason none exists otherwise). */
+static void usp_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_infer_option_t *o) {
+    const int64_t cp = cp_of(c, m);
+    memset(o, 0, sizeof *o);
+    o->kind = RS_INFER_USP;
+    snprintf(o->why_not, sizeof o->why_not, "needs at least 4 CP ranks (U and R > 1), there are %lld", (long long)cp);
+    bool first = true;
+    for (int64_t u = 2; u < cp; u++) {
+        if (cp % u) continue;
+        rs_infer_option_t t;
+        memset(&t, 0, sizeof t);
+        ulysses_option(c, m, u, &t);
+        if ((t.feasible && (!o->feasible || t.attn_layer_s < o->attn_layer_s)) || (first && !o->feasible)) *o = t;
+        first = false;
+    }
+}
+
+int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m) { return cp_of(c, m); }
+
+/* e += times walks of an n-rank ring's forward pass (estimate.h). */
+static void walks(int64_t n, int times, rs_estimate_t *e) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n, p.pass = RS_PASS_FORWARD;
+    rs_estimate_t w;
+    rs_walk_estimate(&p, RS_EST_NO_TRACE, &w);
+    for (int i = 0; i < times; i++) rs_estimate_then(e, &w);
+}
+
+void rs_infer_crossing_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e) {
+    const int64_t cp = cp_of(c, m), g = cp > 1 && c->layout == RS_LAYOUT_ZIGZAG ? 2 * cp : cp;
+    const int64_t kmax = ((int64_t)1 << 26) / g;
+    int doublings = 0; /* rs_infer_crossing: hi = 1, 2, 4, ... up to kmax, then a bisection as long */
+    for (int64_t k = 1; k < kmax; k *= 2) doublings++;
+    walks(cp, 2 * (2 * doublings + 1), e); /* pass-kv and pass-q per T tried */
+}
+
+void rs_infer_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e) {
+    const int64_t cp = cp_of(c, m);
+    walks(cp, 2, e); /* pass-kv, pass-q */
+    for (int64_t d = 1; d * d <= cp; d++) { /* Ulysses (R = 1) and USP: every U | CP, 1 < U, a ring of CP / U */
+        if (cp % d) continue;
+        if (d > 1) walks(cp / d, 1, e);
+        if (cp / d != d && cp / d > 1) walks(d, 1, e);
+    }
+    if (c->cached_tokens > 0 && cp > 1) rs_infer_crossing_estimate(c, m, e);
+    if (c->decode_batch > 0) walks(cp, 1, e);
+}
+
+double rs_infer_comm_bound_ratio(const rs_infer_config_t *c, const rs_machine_t *m) {
+    const double hq = (double)hq_dev(c, m), hkv = (double)hkv_dev(c, m), de = (double)c->model.head_dim * ACT_BYTES;
+    return 2 * hkv * de / (2 * hq * de + 4 * hq - 2 * hkv * de);
+}
+
+int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t *t_cross, rs_err_t *err) {
+    const int64_t cp = cp_of(c, m), g = cp > 1 && c->layout == RS_LAYOUT_ZIGZAG ? 2 * cp : cp;
+    const int64_t kmax = ((int64_t)1 << 26) / g;
+    double kv, q;
+    int64_t lo = 0, hi = 1; /* pass-q faster at lo (0: none tried), pass-kv no slower at hi */
+    for (;;) {
+        if (rs_infer_ring_attn(c, m, RS_RING_PASS_KV, hi * g, c->cached_tokens, &kv, NULL, err) < 0 ||
+            rs_infer_ring_attn(c, m, RS_RING_PASS_Q, hi * g, c->cached_tokens, &q, NULL, err) < 0)
+            return -1;
+        if (kv <= q) break;
+        if (hi >= kmax) return *t_cross = -1, 0;
+        lo = hi;
+        hi = hi * 2 < kmax ? hi * 2 : kmax;
+    }
+    if (lo == 0) return *t_cross = 0, 0;
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (rs_infer_ring_attn(c, m, RS_RING_PASS_KV, mid * g, c->cached_tokens, &kv, NULL, err) < 0 ||
+            rs_infer_ring_attn(c, m, RS_RING_PASS_Q, mid * g, c->cached_tokens, &q, NULL, err) < 0)
+            return -1;
+        if (kv <= q) hi = mid;
+        else lo = mid;
+    }
+    *t_cross = hi * g;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The point
+ * ------------------------------------------------------------------------------------------------- */
+/* One decode step (pass-q) at a context of P + T for decode_batch sequences. */
+static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, double f_lin,
+                        rs_infer_point_t *pt, rs_err_t *err) {
+    const rs_transformer_t *t = &c->model;
+    const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
+    const double pm = (double)rs_transformer_layer_matmul_params(t), ew = (double)rs_dtype_bytes(c->linear_dtype);
+    const double vh = (double)t->vocab * (double)t->hidden;
+    pt->decode_linear_layer_s = roofline(2 * pm * (double)bo / (double)tp, f_lin, pm * ew / (double)tp, hw->mem_bw_bytes_per_s);
+    const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
+    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    /* the decode kernel reads the KV cache once per query head group: 2 Hq / (Hkv e) FLOPs per byte */
+    const double intensity = 2.0 * (double)hq_dev(c, m) / ((double)hkv_dev(c, m) * ACT_BYTES);
+    rm.flops_per_s = fmin(rs_machine_flops_eff(&rm, 1), intensity * hw->mem_bw_bytes_per_s);
+    rm.cal.n_eff = 0;
+    rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp, 1, c->cached_tokens + c->new_tokens, RS_RING_PASS_Q);
+    p.decode = true, p.batch = b, p.layout = c->layout;
+    if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
+    const double head = roofline(2 * vh * (double)bo / (double)tp, f_lin, vh * ew / (double)tp, hw->mem_bw_bytes_per_s);
+    pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + ar + pt->decode_attn_layer_s) + head;
+    return 0;
+}
+
+/* The winner and why, one line. */
+static void explain(const rs_infer_config_t *c, rs_infer_point_t *pt) {
+    char *w = pt->why;
+    size_t len = sizeof pt->why, n = 0;
+#define ADD(...)                                                                                          \
+    do {                                                                                                  \
+        if (n < len) n += (size_t)snprintf(w + n, len - n, __VA_ARGS__);                                  \
+    } while (0)
+    if (pt->best < 0) {
+        ADD("no option runs: pass-kv %s", pt->opt[RS_INFER_PASS_KV].why_not);
+        return;
+    }
+    const rs_infer_option_t *b = &pt->opt[pt->best];
+    ADD("%s wins: TTFT %.4g s, attention %.4g ms/layer", rs_infer_kind_name(b->kind), b->ttft_s, b->attn_layer_s * 1e3);
+    if (b->ring > 1) ADD(" (ring transfers %s)", b->hidden ? "hidden" : "exposed");
+    if (b->a2a_layer_s > 0) ADD(", all-to-all %.3g ms/layer", b->a2a_layer_s * 1e3);
+    const rs_infer_option_t *kv = &pt->opt[RS_INFER_PASS_KV], *q = &pt->opt[RS_INFER_PASS_Q];
+    if (kv->feasible && q->feasible && pt->cp > 1) {
+        if (c->cached_tokens == 0)
+            ADD("; no cache: pass-q moves %.3g MB per step against pass-kv's %.3g MB and adds the all-to-all",
+                q->step_bytes / 1e6, kv->step_bytes / 1e6);
+        else if (pt->cross_tokens > 0)
+            ADD("; T/P = %.4g %s the pass-kv/pass-q crossing T/P = %.4g (T = %lld at this P)",
+                (double)c->new_tokens / (double)c->cached_tokens,
+                c->new_tokens >= pt->cross_tokens ? "is at or above" : "is below",
+                (double)pt->cross_tokens / (double)c->cached_tokens, (long long)pt->cross_tokens);
+        else if (pt->cross_tokens == 0)
+            ADD("; pass-kv no slower than pass-q at any T at this P");
+        else
+            ADD("; pass-q faster up to T = 2^26 at this P");
+        ADD(" (per step: pass-kv %.3g MB %s, pass-q %.3g MB %s)", kv->step_bytes / 1e6, kv->hidden ? "hidden" : "exposed",
+            q->step_bytes / 1e6, q->hidden ? "hidden" : "exposed");
+    }
+    for (int i = 0; i < RS_INFER_COUNT; i++) {
+        if (i == pt->best) continue;
+        const rs_infer_option_t *o = &pt->opt[i];
+        if (o->feasible) ADD("; %s %.4g s", rs_infer_kind_name(o->kind), o->ttft_s);
+        else ADD("; %s impossible: %s", rs_infer_kind_name(o->kind), o->why_not);
+    }
+#undef ADD
+}
+
+/* Memory, the linear layers, their all-reduces and the head of the point. Returns f_lin (FLOP/s). */
+static double layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *pt) {
+    const rs_transformer_t *t = &c->model;
+    const double ew = (double)rs_dtype_bytes(c->linear_dtype), pm = (double)rs_transformer_layer_matmul_params(t);
+    const double vh = (double)t->vocab * (double)t->hidden, tok = (double)c->new_tokens / (double)pt->cp;
+    const double f_lin = hw->flops_per_s[c->linear_dtype] * c->linear_eff;
+    pt->weight_bytes = (double)rs_transformer_params(t) * ew / (double)pt->tp;
+    pt->kv_cache_bytes = (double)t->layers * (double)(c->cached_tokens + c->new_tokens) / (double)pt->cp * 2.0 *
+                         (double)hkv_dev(c, m) * (double)t->head_dim * ACT_BYTES;
+    pt->usable_bytes = c->usable_frac * hw->mem_bytes;
+    pt->fits = pt->weight_bytes + pt->kv_cache_bytes <= pt->usable_bytes;
+    pt->linear_layer_s = roofline(2 * pm * tok / (double)pt->tp, f_lin, pm * ew / (double)pt->tp, hw->mem_bw_bytes_per_s);
+    pt->allreduce_layer_s = allreduce_s(m, pt->tp, tok * (double)t->hidden * ACT_BYTES);
+    pt->head_s = roofline(2 * vh / (double)pt->tp, f_lin, vh * ew / (double)pt->tp, hw->mem_bw_bytes_per_s);
+    return f_lin;
+}
+
+int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *out,
+                   rs_err_t *err) {
+    if (rs_infer_config_validate(c, m, err)) return -1;
+    if (!(hw->flops_per_s[c->linear_dtype] > 0) || !(hw->flops_per_s[RS_DTYPE_BF16] > 0))
+        return rs_errf(err, "--linear-dtype %s: profile %s has no %s rate", rs_dtype_name(c->linear_dtype), hw->name,
+                       hw->flops_per_s[RS_DTYPE_BF16] > 0 ? rs_dtype_name(c->linear_dtype) : "bf16");
+    rs_infer_point_t *pt = out;
+    memset(pt, 0, sizeof *pt);
+    snprintf(pt->hw_name, sizeof pt->hw_name, "%s", hw->name);
+    pt->devices_per_node = g_of(m), pt->tp = tp_of(c, m), pt->cp = cp_of(c, m), pt->nodes = c->nodes;
+    pt->new_tokens = c->new_tokens, pt->cached_tokens = c->cached_tokens;
+    const double f_lin = layer_costs(c, hw, m, pt);
+    ring_option(c, m, RS_RING_PASS_KV, &pt->opt[RS_INFER_PASS_KV]);
+    ring_option(c, m, RS_RING_PASS_Q, &pt->opt[RS_INFER_PASS_Q]);
+    rs_infer_option_t *ul = &pt->opt[RS_INFER_ULYSSES];
+    if (pt->cp > 1) ulysses_option(c, m, pt->cp, ul);
+    else ul->kind = RS_INFER_ULYSSES, snprintf(ul->why_not, sizeof ul->why_not, "one CP rank: nothing to split");
+    usp_option(c, m, &pt->opt[RS_INFER_USP]);
+    const rs_transformer_t *t = &c->model;
+    pt->best = -1;
+    for (int i = 0; i < RS_INFER_COUNT; i++) {
+        rs_infer_option_t *o = &pt->opt[i];
+        if (!o->feasible) continue;
+        o->ttft_s = (double)t->layers * (pt->linear_layer_s + pt->allreduce_layer_s + o->attn_layer_s) + pt->head_s;
+        if (pt->best < 0 || o->ttft_s < pt->opt[pt->best].ttft_s) pt->best = i;
+    }
+    if (c->cached_tokens > 0 && pt->cp > 1 && pt->opt[0].feasible && pt->opt[1].feasible &&
+        rs_infer_crossing(c, m, &pt->cross_tokens, err) < 0)
+        return -1;
+    const double s = (double)c->new_tokens, pairs = s * (double)c->cached_tokens + (c->causal ? s * (s + 1) / 2 : s * s);
+    pt->model_flops = (double)t->layers * (2 * (double)rs_transformer_layer_matmul_params(t) * s +
+                                           4.0 * (double)t->head_dim * (double)t->q_heads * pairs) +
+                      2.0 * (double)t->vocab * (double)t->hidden;
+    if (pt->best >= 0)
+        pt->flops_util = pt->model_flops / (pt->opt[pt->best].ttft_s * (double)(pt->cp * pt->tp) * hw->flops_per_s[RS_DTYPE_BF16]);
+    if (c->decode_batch > 0 && decode_point(c, hw, m, f_lin, pt, err) < 0) return -1;
+    explain(c, pt);
+    return 0;
+}
