@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "alt.h"
 #include "memory.h"
+#include "output.h"
 
 /* memory's options. */
 typedef struct {
@@ -67,12 +68,9 @@ static int list_models(void) {
 }
 
 static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
-    rs_file_t f = {0};
-    FILE *fp = stdout;
-    if (strcmp(path, "-")) {
-        if (rs_file_open(&f, path, err)) return -1;
-        fp = f.fp;
-    }
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     struct {
         const char *name;
         double v;
@@ -87,8 +85,7 @@ static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
     };
     fprintf(fp, "term,bytes\n");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) fprintf(fp, "%s,%.0f\n", rows[i].name, rows[i].v);
-    if (fp != stdout) return rs_file_commit(&f, err);
-    return 0;
+    return rs_output_close(&out, err);
 }
 
 int rs_cmd_memory(int argc, char **argv) {

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "kernel.h"
 #include "trace.h"
+#include "output.h"
 
 static const rs_opt_t own_opts[] = {
     {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_OUT, offsetof(rs_cli_model_t, csv), 0,
@@ -137,13 +138,9 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
 }
 
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
-    rs_file_t f;
-    FILE *fp = stdout;
-    bool to_stdout = !strcmp(path, "-");
-    if (!to_stdout) {
-        if (rs_file_open(&f, path, err)) return -1;
-        fp = f.fp;
-    }
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,t_comp_s,t_comm_s,bound,t_step_s,makespan_s,"
                 "closed_makespan_s,efficiency,busy_max_s,busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens\n");
     for (int i = 0; i < n; i++) {
@@ -155,7 +152,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
                 e->walk.efficiency, e->walk.busy_max_s, e->walk.busy_mean_s, (unsigned long long)e->walk.flops_useful,
                 (unsigned long long)e->walk.flops_exec, e->closed.b_min_tokens, e->closed.b_star_tokens);
     }
-    return to_stdout ? 0 : rs_file_commit(&f, err);
+    return rs_output_close(&out, err);
 }
 
 static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, int n, rs_err_t *err) {

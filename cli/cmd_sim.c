@@ -19,6 +19,7 @@
 #ifdef RINGSIM_HAVE_SIM
 #include "job_opts.h"
 #include "sim.h"
+#include "output.h"
 
 typedef struct {
     const char *trace, *chrome, *csv, *json; /* outputs */
@@ -134,13 +135,9 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
 }
 
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
-    rs_file_t f;
-    FILE *fp = stdout;
-    const bool to_stdout = !strcmp(path, "-");
-    if (!to_stdout) {
-        if (rs_file_open(&f, path, err)) return -1;
-        fp = f.fp;
-    }
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,efficiency,"
                 "comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
                 "child_wall_s,peak_rss_bytes\n");
@@ -154,7 +151,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
                 e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
                 (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
     }
-    return to_stdout ? 0 : rs_file_commit(&f, err);
+    return rs_output_close(&out, err);
 }
 
 /* The entries as JSON (the table's columns, as `ringsim model --json` writes its own). */

@@ -10,6 +10,7 @@
 
 #ifdef RINGSIM_HAVE_EXEC
 #include "exec_launch.h"
+#include "output.h"
 #endif
 
 /* "RANK:FACTOR" (what: "rank" or "hop"), the factor in RS_RANGE_FACTOR; one factor per index (n
@@ -518,16 +519,11 @@ int rs_cli_write_json(const char *path, void *root, rs_err_t *err) {
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(root);
     if (!text) return rs_errf(err, "out of memory");
-    int rc = 0;
-    if (!strcmp(path, "-")) {
-        printf("%s\n", text);
-    } else {
-        rs_file_t f;
-        rc = rs_file_open(&f, path, err);
-        if (rc == 0) {
-            fprintf(f.fp, "%s\n", text);
-            rc = rs_file_commit(&f, err);
-        }
+    rs_output_t out;
+    int rc = rs_output_open(&out, path, err);
+    if (rc == 0) {
+        fprintf(out.fp, "%s\n", text);
+        rc = rs_output_close(&out, err);
     }
     free(text);
     return rc;

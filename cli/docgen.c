@@ -19,6 +19,7 @@
 #include "profile.h"
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
+#include "output.h"
 #endif
 
 #define MAX_ROWS 160

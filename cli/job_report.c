@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "job_opts.h"
+#include "output.h"
 
 /* achieved bandwidth of a hop over the pass, bytes/s (0 when nothing moved) */
 static double hop_bw(const rs_hop_result_t *h) { return h->flow_s > 0 ? h->bytes / h->flow_s : 0; }
@@ -137,21 +138,10 @@ void rs_cli_job_print(FILE *out, const rs_job_t *job, const rs_cli_job_entry_t *
                  "# over the job's makespan.\n");
 }
 
-/* open path ("-" = stdout) */
-static FILE *csv_open(const char *path, rs_file_t *f, rs_err_t *err) {
-    if (!strcmp(path, "-")) return stdout;
-    return rs_file_open(f, path, err) == 0 ? f->fp : NULL;
-}
-
-static int csv_close(const char *path, rs_file_t *f, rs_err_t *err) {
-    if (!strcmp(path, "-")) return fflush(stdout) == 0 ? 0 : rs_errf(err, "stdout: write error");
-    return rs_file_commit(f, err);
-}
-
 int rs_cli_job_write_rings(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
-    rs_file_t f;
-    FILE *fp = csv_open(path, &f, err);
-    if (!fp) return -1;
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,worst_hop,worst_ratio,"
                 "sim_wall_s,peak_rss_bytes\n");
     for (int i = 0; i < n; i++) {
@@ -164,13 +154,13 @@ int rs_cli_job_write_rings(const char *path, const rs_cli_job_entry_t *es, int n
                     g->inter_hops, g->worst_hop, g->worst_ratio, es[i].sim->sim_wall_s, es[i].sim->peak_rss_bytes);
         }
     }
-    return csv_close(path, &f, err);
+    return rs_output_close(&out, err);
 }
 
 int rs_cli_job_write_hops(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
-    rs_file_t f;
-    FILE *fp = csv_open(path, &f, err);
-    if (!fp) return -1;
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,ratio,bytes,"
                 "flow_s,latency_s,bottleneck\n");
     for (int i = 0; i < n; i++) {
@@ -183,13 +173,13 @@ int rs_cli_job_write_hops(const char *path, const rs_cli_job_entry_t *es, int n,
                     h->latency_s, h->bottleneck >= 0 ? r->links[h->bottleneck].name : "");
         }
     }
-    return csv_close(path, &f, err);
+    return rs_output_close(&out, err);
 }
 
 int rs_cli_job_write_links(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
-    rs_file_t f;
-    FILE *fp = csv_open(path, &f, err);
-    if (!fp) return -1;
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n");
     for (int i = 0; i < n; i++) {
         const rs_job_result_t *r = es[i].sim->job;
@@ -200,7 +190,7 @@ int rs_cli_job_write_links(const char *path, const rs_cli_job_entry_t *es, int n
                     link_mean_util(l, r->makespan_s), l->flows);
         }
     }
-    return csv_close(path, &f, err);
+    return rs_output_close(&out, err);
 }
 
 #endif /* RINGSIM_HAVE_SIM */

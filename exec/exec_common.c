@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "output.h"
 
 /* ---------------------------------------------------------------------------------------------------
  * Names and options

@@ -1,5 +1,6 @@
 /* fabric.c - generated fabrics and their SimGrid platforms (fabric.h). */
 #include "fabric.h"
+#include "output.h"
 
 #include <inttypes.h>
 #include <math.h>

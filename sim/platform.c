@@ -1,5 +1,6 @@
 /* platform.c - platform XML generation and rank-to-host mappings (platform.h). */
 #include "platform.h"
+#include "output.h"
 
 #include <ctype.h>
 #include <errno.h>

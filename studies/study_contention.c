@@ -11,6 +11,7 @@
 #include "meter.h"
 #include "cost.h"
 #include "plot.h"
+#include "output.h"
 
 void rs_contention_knobs_default(rs_contention_knobs_t *k) {
     memset(k, 0, sizeof *k);
@@ -165,15 +166,11 @@ static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_cont
 
 static int write_outputs(const rs_contention_in_t *in, const rs_contention_out_t *out, rs_err_t *err) {
     if (!in->csv) return 0;
-    if (!strcmp(in->csv, "-")) {
-        write_csv_rows(stdout, in, out);
-        return fflush(stdout) == 0 ? 0 : rs_errf(err, "stdout: write error");
-    }
-    rs_file_t f;
-    if (rs_file_open(&f, in->csv, err) != 0) return -1;
-    write_csv_rows(f.fp, in, out);
-    if (rs_file_commit(&f, err) != 0) return -1;
-    if (!in->figure) return 0;
+    rs_output_t csv;
+    if (rs_output_open(&csv, in->csv, err) != 0) return -1;
+    write_csv_rows(csv.fp, in, out);
+    if (rs_output_close(&csv, err) != 0) return -1;
+    if (csv.to_stdout || !in->figure) return 0;
     rs_plot_opts_t po;
     memset(&po, 0, sizeof po);
     return rs_plot_render(RS_PLOT_CONTENTION, in->csv, in->figure, &po, err) != 0 ? -1 : 0;

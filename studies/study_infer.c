@@ -137,12 +137,9 @@ static void ttft_csv(FILE *fp, const rs_infer_option_t *o) {
 }
 
 static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *err) {
-    rs_file_t f = {0};
-    FILE *fp = stdout;
-    if (strcmp(path, "-")) {
-        if (rs_file_open(&f, path, err)) return -1;
-        fp = f.fp;
-    }
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "series,profile,devices_per_node,tp,nodes,cp,new_tokens,cached_tokens,context_tokens,best,ttft_s,"
                 "ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s,attn_layer_s,a2a_layer_s,linear_layer_s,"
                 "allreduce_layer_s,head_s,kv_cache_bytes,weight_bytes,fits,parallel_eff,flops_util,model_flops,"
@@ -159,7 +156,7 @@ static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *e
                 b ? b->a2a_layer_s : 0, p->linear_layer_s, p->allreduce_layer_s, p->head_s, p->kv_cache_bytes, p->weight_bytes,
                 p->fits, pts[i].par_eff, p->flops_util, p->model_flops, (long long)p->cross_tokens, p->decode_step_s);
     }
-    return fp != stdout ? rs_file_commit(&f, err) : 0;
+    return rs_output_close(&out, err);
 }
 
 /* Before anything runs, against --max-time and --max-memory: every point's walks (rs_infer_estimate)

@@ -84,12 +84,9 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
 }
 
 static int write_csv(const char *path, const cand_t *cands, int n, rs_err_t *err) {
-    rs_file_t f = {0};
-    FILE *fp = stdout;
-    if (strcmp(path, "-")) {
-        if (rs_file_open(&f, path, err)) return -1;
-        fp = f.fp;
-    }
+    rs_output_t out;
+    if (rs_output_open(&out, path, err) != 0) return -1;
+    FILE *fp = out.fp;
     fprintf(fp, "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,"
                 "usable_bytes,attn_fwd_s,attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,"
                 "step_s,block_tokens,ring_b_star_tokens,ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,"
@@ -109,8 +106,7 @@ static int write_csv(const char *path, const cand_t *cands, int n, rs_err_t *err
                     o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok, cands[i].sim_attn_s[j]);
         }
     }
-    if (fp != stdout) return rs_file_commit(&f, err);
-    return 0;
+    return rs_output_close(&out, err);
 }
 
 static int write_maxctx(const char *path, const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_t *err) {

@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "meter.h"
 #include "trace.h"
+#include "output.h"
 #if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
 #include "exec_backend.h" /* the CPU executor's MPI transport: the ranks of a distributed sweep */
 #define RS_SWEEP_MPI 1

@@ -20,6 +20,7 @@
 #include "meter.h"
 #include "cost.h"
 #include "trace.h"
+#include "output.h"
 
 #define KCAP 4096 /* kernel samples per B and rank */
 #define OCAP 64   /* overlap samples per B and rank */

@@ -1,5 +1,6 @@
 /* compare.c - align two traces and measure per-step and makespan errors (compare.h). */
 #include "compare.h"
+#include "output.h"
 
 #include <math.h>
 #include <stdbool.h>

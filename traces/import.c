@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "import_raw.h"
+#include "output.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Kernel name patterns

@@ -6,6 +6,7 @@
 #include "trace.h"
 
 #include "estimate.h"
+#include "output.h"
 
 #include <ctype.h>
 #include <errno.h>

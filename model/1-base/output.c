@@ -605,6 +605,28 @@ void rs_file_abort(rs_file_t *f) {
     file_free(f);
 }
 
+int rs_output_open(rs_output_t *o, const char *path, rs_err_t *err) {
+    memset(o, 0, sizeof *o);
+    if (!strcmp(path, "-")) {
+        o->to_stdout = true;
+        o->fp = stdout;
+        return 0;
+    }
+    if (rs_file_open(&o->file, path, err) != 0) return -1;
+    o->fp = o->file.fp;
+    return 0;
+}
+
+int rs_output_close(rs_output_t *o, rs_err_t *err) {
+    if (o->to_stdout) return 0; /* stdout is checked once, at the command's end (its write error, with errno) */
+    return rs_file_commit(&o->file, err);
+}
+
+void rs_output_abort(rs_output_t *o) {
+    if (!o->to_stdout && o->fp) rs_file_abort(&o->file);
+    o->fp = NULL;
+}
+
 const char *rs_out_read_path(const char *path, char *buf, size_t len) {
     target_t t;
     char why[256];

@@ -15,7 +15,8 @@
  *     names carry the PID ("out.csv.tmp.1234.ringsim", "$TMPDIR/ringsim-sim.1234.XXXXXX") so that a
  *     later run removes those a killed run (SIGKILL) left behind, once that PID is gone.
  *
- * rs_file_open / rs_file_commit / rs_file_abort (util.h) are this module's writers. Outside a run
+ * rs_file_open / rs_file_commit / rs_file_abort (below) are this module's writers; rs_output_open is
+ * the one "-"-or-file opening. Outside a run
  * (rs_out_begin not called: library tests, forked children) a commit renames at once.
  */
 #ifndef RS_OUTPUT_H
@@ -23,9 +24,55 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "util.h"
+
+/* ---------------------------------------------------------------------------------------------------
+ * Output files (the rules: above): written to a temporary, committed
+ * by rs_file_commit - at once outside a run, together at the end of a run (rs_out_finish) inside one.
+ * A failed run calls rs_file_abort() (or fails) and leaves no half-written file under the final name.
+ * ------------------------------------------------------------------------------------------------- */
+typedef struct {
+    FILE *fp;        /* write here (NULL after rs_file_reserve: another program writes tmp_path) */
+    char *path;      /* final name, as given */
+    char *tmp_path;  /* temporary name */
+    char *target;    /* where the bytes go: path with symbolic links followed */
+    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place */
+    int fd;          /* kind 2: the descriptor */
+} rs_file_t;
+
+/* Open a temporary for path (a regular file beside its target, else in $TMPDIR). Returns 0 or -1
+ * with err naming the path and the reason. */
+int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err);
+/* As rs_file_open, but the temporary is left closed (f->fp NULL) for another program to write
+ * (gnuplot); commit or abort it the same way. */
+int rs_file_reserve(rs_file_t *f, const char *path, rs_err_t *err);
+/* Close the temporary (checking every write) and commit it: at once outside a run, at the end of
+ * the run inside one. Returns 0 or -1 with err (the temporary is removed). */
+int rs_file_commit(rs_file_t *f, rs_err_t *err);
+/* Commit at once, even inside a run (an interrupted sweep keeps its finished points). */
+int rs_file_commit_now(rs_file_t *f, rs_err_t *err);
+/* Close and remove the temporary file. Can't fail. */
+void rs_file_abort(rs_file_t *f);
+
+/* An output that is a file (rs_file_open: a temporary, committed by rs_output_close) or, for the
+ * path "-", stdout (written at once). Every command's "-"-or-file output opens through this. */
+typedef struct {
+    FILE *fp;       /* write here: the temporary, or stdout */
+    rs_file_t file; /* the temporary (unused for stdout) */
+    bool to_stdout; /* path was "-" */
+} rs_output_t;
+
+/* Open path ("-" = stdout). Returns 0 or -1 with err as rs_file_open. */
+int rs_output_open(rs_output_t *o, const char *path, rs_err_t *err);
+/* Commit the file (rs_file_commit); stdout is left to the command's end, which checks it once (a
+ * full disk: "stdout: write error: No space left on device"). Returns 0 or -1 with rs_file_commit's
+ * err. */
+int rs_output_close(rs_output_t *o, rs_err_t *err);
+/* Remove the file's temporary (stdout: nothing to undo). Can't fail. */
+void rs_output_abort(rs_output_t *o);
 
 /* ---------------------------------------------------------------------------------------------------
  * The checks before any work

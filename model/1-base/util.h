@@ -1,4 +1,4 @@
-/* util.h - errors, number parsing and safe file output shared by every module.
+/* util.h - errors, number parsing and input files shared by every module (output files: output.h).
  *
  * Conventions used across ringsim:
  *  - library functions return 0 on success and -1 on error, after filling an rs_err_t with one line
@@ -45,34 +45,6 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
  * Rejects NaN, infinities and values outside [min, max]. Returns 0 or -1 with err. */
 int rs_parse_double(const char *name, const char *text, double min, double max, double *out,
                     rs_err_t *err);
-
-/* ---------------------------------------------------------------------------------------------------
- * Output files (implemented by output.c, which states the rules): written to a temporary, committed
- * by rs_file_commit - at once outside a run, together at the end of a run (rs_out_finish) inside one.
- * A failed run calls rs_file_abort() (or fails) and leaves no half-written file under the final name.
- * ------------------------------------------------------------------------------------------------- */
-typedef struct {
-    FILE *fp;        /* write here (NULL after rs_file_reserve: another program writes tmp_path) */
-    char *path;      /* final name, as given */
-    char *tmp_path;  /* temporary name */
-    char *target;    /* where the bytes go: path with symbolic links followed */
-    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place */
-    int fd;          /* kind 2: the descriptor */
-} rs_file_t;
-
-/* Open a temporary for path (a regular file beside its target, else in $TMPDIR). Returns 0 or -1
- * with err naming the path and the reason. */
-int rs_file_open(rs_file_t *f, const char *path, rs_err_t *err);
-/* As rs_file_open, but the temporary is left closed (f->fp NULL) for another program to write
- * (gnuplot); commit or abort it the same way. */
-int rs_file_reserve(rs_file_t *f, const char *path, rs_err_t *err);
-/* Close the temporary (checking every write) and commit it: at once outside a run, at the end of
- * the run inside one. Returns 0 or -1 with err (the temporary is removed). */
-int rs_file_commit(rs_file_t *f, rs_err_t *err);
-/* Commit at once, even inside a run (an interrupted sweep keeps its finished points). */
-int rs_file_commit_now(rs_file_t *f, rs_err_t *err);
-/* Close and remove the temporary file. Can't fail. */
-void rs_file_abort(rs_file_t *f);
 
 /* Enumerations by name: names[i] for 0 <= i < n, else "?"; the index of s among names[0..n), -1
  * when it is none of them. Can't fail. */

@@ -18,6 +18,7 @@
 #include "jsonpos.h"
 #include "jsonw.h"
 #include "kernel_json.h"
+#include "output.h"
 
 #define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
 #define RS_MAX_PRESETS 256
