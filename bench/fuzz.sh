@@ -23,8 +23,8 @@ cmake --build "$out" -j2 --target "${harnesses[@]/#/fuzz_}" >/dev/null
 
 seeds_of() {
   case "$1" in
-    profile) echo "$src/profiles/devices $src/profiles/links $src/tests/golden $src/tests/fuzz/seeds/profile" ;;
-    trace)   echo "$src/tests/golden $src/tests/fuzz/seeds/trace" ;;
+    profile) echo "$src/profiles/devices $src/profiles/links $src/tests/fixtures/golden $src/tests/fuzz/seeds/profile" ;;
+    trace)   echo "$src/tests/fixtures/golden $src/tests/fuzz/seeds/trace" ;;
     *)       echo "$src/tests/fuzz/seeds/$1" ;;
   esac
 }

@@ -1,7 +1,7 @@
 /* import_bench.c - `ringsim import` on a large Kineto trace: time and peak RSS (docs/benchmarks.md).
  *
  * Generates (not stored) a PyTorch-profiler trace of a ring-attention run, N ranks x 8 ring passes of
- * each kind, one JSON file per rank, with tests/import_fixtures.c: about half of the bytes are GPU
+ * each kind, one JSON file per rank, with tests/fixtures/import_fixtures.c: about half of the bytes are GPU
  * kernels with their CPU ops, launches and flows (1 in ~25 an attention or SendRecv kernel), the rest
  * Python stack events. Then, each in a child process (wait4 gives its peak RSS), side by side:
  *   read     read the bytes (zlib's gzread, as the import does): the I/O floor;

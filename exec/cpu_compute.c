@@ -18,7 +18,7 @@
  *             AVX-512), one tile of rows at a time, 512-column chunks;
  *   avx2 / avx512f  exp written with AVX2+FMA / AVX-512F intrinsics, chunk columns and the rows of a
  *             FULL block's panels derived from the L2 size (chunk_sizes). Same arithmetic otherwise;
- *             tests/test_exec.c checks every variant against float64 for every mask kind, both passes.
+ *             tests/exec/test_executor.c checks every variant against float64 for every mask kind, both passes.
  */
 #include <cblas.h>
 #include <math.h>

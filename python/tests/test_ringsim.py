@@ -3,7 +3,7 @@
 readers, error messages) equals what `ringsim model --json`, `--trace`, `memory --csv`, `plan --csv`
 and `sweep -o` print (they print %.17g: the comparisons are exact).
 
-Run by CTest (tests/python.cmake) with RINGSIM_LIB and RINGSIM_BIN set; by hand:
+Run by CTest (tests/python/CMakeLists.txt) with RINGSIM_LIB and RINGSIM_BIN set; by hand:
     RINGSIM_LIB=build/lib/libringsim.so RINGSIM_BIN=build/bin/ringsim PYTHONPATH=python \\
         python3 -m unittest discover -s python/tests -v
 """

@@ -1,0 +1,261 @@
+/* test_cli.c - `ringsim model` end to end: output against the library, bad input (exit 2, one line
+ * naming the parameter, no output file), --help, CSV/JSON/trace outputs. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "setup.h"
+#include "cost.h"
+#include "test_main.h"
+#include "harness.h"
+#include "trace.h"
+
+static void expect_usage_error(const char *args, const char *needle) {
+    const char *path = rs_test_path("never.csv");
+    char full[2048];
+    snprintf(full, sizeof full, "model %s --csv %s", args, path);
+    int rc = rs_test_ringsim(full);
+    CU_ASSERT_EQUAL(rc, 2);
+    if (!strstr(rs_test_err, needle)) fprintf(stderr, "  stderr '%s' lacks '%s'\n", rs_test_err, needle);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, needle));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim model: "));
+    /* exactly one line */
+    char *nl = strchr(rs_test_err, '\n');
+    CU_ASSERT(nl != NULL && nl[1] == 0);
+    CU_ASSERT(rs_test_file_size(path) < 0);
+}
+
+static void test_bad_input(void) {
+    expect_usage_error("--ranks 0", "--ranks 0: must be in [1,");
+    expect_usage_error("--seq 1000", "--seq 1000: must be divisible by 2*N = 16 for the zigzag layout");
+    expect_usage_error("--layout contiguous --seq 1001", "--seq 1001: must be divisible by N = 8");
+    expect_usage_error("--heads 6 --kv-heads 4", "--heads 6: must be a multiple of --kv-heads 4");
+    expect_usage_error("--flops nan", "--flops nan: must be finite");
+    expect_usage_error("--bw -5", "--bw -5: must be in");
+    expect_usage_error("--bw inf", "--bw inf: must be finite");
+    expect_usage_error("--seq 3G --batch 64", "overflows 64 bits");
+    expect_usage_error("--seq 12Q", "--seq 12Q: unknown suffix");
+    expect_usage_error("--layout diagonal", "--layout diagonal: expected contiguous, striped, zigzag");
+    expect_usage_error("--overlap 1.5", "--overlap 1.5: must be in [0, 1]");
+    expect_usage_error("--host-cost -1", "--host-cost -1: seconds per transfer must be a number in [0, 10], got '-1'");
+    expect_usage_error("--host-cost 1e-6:x", "--host-cost 1e-6:x: seconds per byte must be a number in [0, 0.001], got 'x'");
+    expect_usage_error("--host-cost :3", "--host-cost :3: expected S or S:S_PER_BYTE");
+    expect_usage_error("--straggler 9:2", "--straggler 9:2: rank 9 must be in [0, 7] (N = 8 ranks)");
+    expect_usage_error("--straggler 09:2.0", "--straggler 09:2.0: rank 9 must be in [0, 7]"); /* the value as given */
+    expect_usage_error("--profile no-such-gpu", "--profile no-such-gpu: unknown hardware profile 'no-such-gpu'");
+    expect_usage_error("--inter no-such-tier", "--inter no-such-tier: unknown tier 'no-such-tier'");
+    expect_usage_error("--bogus", "unknown option");
+    expect_usage_error("-zN 4", "unknown option '-z'");               /* not the argument before the cluster */
+    expect_usage_error("--causal=1", "option '--causal' takes no value");
+    /* the inference variants (docs/inference.md) */
+    expect_usage_error("--cached 1000", "--cached 1000: must be divisible by 2*N = 16: the cache is sharded by the zigzag layout");
+    expect_usage_error("--layout striped --cached 4100", "--cached 4100: must be divisible by N = 8");
+    expect_usage_error("--pass decode --no-causal --cached 64K", "--pass decode: needs the causal mask");
+    expect_usage_error("--pass decode --ring pass-kv --cached 64K", "--pass decode: runs as --ring pass-q");
+    expect_usage_error("--cached 64K --pass backward", "--cached 65536: a KV cache is an inference input");
+    expect_usage_error("--ring pass-x", "--ring pass-x: expected pass-kv");
+}
+
+/* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
+ * problem runs the forward only; its trace header names the variant and reads back. */
+static void test_inference_runs(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
+    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "zigzag     backward"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "zigzag     forward"));
+    char args[1024];
+    snprintf(args, sizeof args, "model -N 4 -S 8K --cached 64K --ring pass-q -L zigzag --trace %s", rs_test_path("q.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# inference: pass-q, P=65536 cached tokens"));
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("q.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    rs_problem_t p;
+    CU_ASSERT_EQUAL(rs_trace_problem(t, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.ring, RS_RING_PASS_Q);
+    CU_ASSERT_EQUAL(p.cached_tokens, 65536);
+    CU_ASSERT(!p.decode);
+    /* N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 3 x 4 x (send + recv) Q, 4 x (send + recv) return */
+    CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 24 + 8);
+    rs_trace_free(t);
+}
+
+static void test_help_lists_options_with_defaults(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --help"), 0);
+    const char *must[] = {"--seq", "[128K]", "--ranks", "--kv-heads", "--layout", "--pass", "--tile", "--profile",
+                          "[h100-sxm]", "--flops", "--bw", "--latency", "--csv", "--json", "--trace", "--chrome"};
+    for (unsigned i = 0; i < sizeof must / sizeof must[0]; i++) {
+        if (!strstr(rs_test_out, must[i])) fprintf(stderr, "  --help lacks %s\n", must[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, must[i]));
+    }
+}
+
+/* The CSV equals what the library computes for the same problem and profile. */
+static void csv_matches_library(const char *extra, double host_o, double host_per_byte) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "model --csv - --seq 64K --ranks 16 --layout all --pass both%s", extra);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(cmd), 0);
+    rs_hw_t hw;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    m.cal.host_s_per_xfer = host_o, m.cal.host_s_per_byte = host_per_byte;
+    char *save = NULL, *line = strtok_r(rs_test_out, "\n", &save); /* header */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "makespan_s"));
+    int rows = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char layout[32], pass[32], bound[32];
+        long long s, n, b;
+        double tc, tm, ts, mk, cmk, eff;
+        CU_ASSERT_EQUAL_FATAL(sscanf(line, "%31[^,],%31[^,],%lld,%lld,%lld,%lf,%lf,%31[^,],%lf,%lf,%lf,%lf", layout,
+                                     pass, &s, &n, &b, &tc, &tm, bound, &ts, &mk, &cmk, &eff), 12);
+        rs_problem_t p;
+        rs_problem_default(&p);
+        p.seq_tokens = 65536;
+        p.n_ranks = 16;
+        CU_ASSERT_EQUAL(rs_layout_parse(layout, &p.layout), 0);
+        CU_ASSERT_EQUAL(rs_pass_parse(pass, &p.pass), 0);
+        rs_schedule_t *sch = rs_schedule_create(&p, NULL);
+        rs_closed_t c;
+        rs_walk_t w;
+        rs_model_closed(&p, &m, &c, NULL);
+        rs_model_walk(sch, &m, RS_NO_SINK, NULL, &w, NULL);
+        RS_ASSERT_REL(tc, c.t_comp_s, 1e-15);
+        RS_ASSERT_REL(tm, c.t_comm_s, 1e-15);
+        RS_ASSERT_REL(mk, w.makespan_s, 1e-15);
+        RS_ASSERT_REL(eff, w.efficiency, 1e-15);
+        rs_schedule_free(sch);
+        rows++;
+    }
+    CU_ASSERT_EQUAL(rows, 6);
+}
+
+static void test_csv_matches_library(void) {
+    csv_matches_library("", 0, 0);
+    csv_matches_library(" --host-cost 2e-5:1e-12", 2e-5, 1e-12); /* the option reaches the model */
+}
+
+static void test_json_and_traces(void) {
+    char args[4096];
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --json - --layout zigzag --pass forward"), 0);
+    json_error_t jerr;
+    json_t *root = json_loads(rs_test_out, 0, &jerr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    json_t *e = json_array_get(json_object_get(root, "entries"), 0);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "layout")), "zigzag");
+    /* H100 + Llama-3-8B attention: B_min = 989e12 / 450e9 / 4 */
+    RS_ASSERT_REL(json_real_value(json_object_get(e, "b_min_tokens")), 989e12 / 450e9 / 4, 1e-12);
+    json_decref(root);
+
+    /* a predicted trace per entry; it reads back and holds every rank's steps */
+    snprintf(args, sizeof args, "model --ranks 4 --seq 8K --layout zigzag,striped --pass backward --trace %s --chrome %s",
+             rs_test_path("t.csv"), rs_test_path("t.json"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("t-striped-backward.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    /* backward N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 5 x 4 x (send + recv) */
+    CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 40);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "layout"), "striped");
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "hw"), "H100-SXM");
+    rs_trace_free(t);
+    CU_ASSERT(rs_test_file_size(rs_test_path("t-zigzag-backward.json")) >= 0);
+}
+
+/* The perturbations against N (setup.h): the value as given when the command line gave it, else made
+ * from the numbers; a list's item error quotes the whole list. */
+static void test_setup_messages(void) {
+    rs_setup_t c;
+    rs_setup_default(&c);
+    rs_err_t err = {{0}};
+    c.spec.perturb.n_stragglers = 1, c.spec.perturb.straggler_rank[0] = 8, c.spec.perturb.straggler_factor[0] = 2;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2: rank 8 must be in [0, 7] (N = 8 ranks)");
+    c.perturb_args[0][0] = "8:2.00";
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2.00: rank 8 must be in [0, 7] (N = 8 ranks)");
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), 0);
+    c.spec.perturb.n_degraded = 1, c.spec.perturb.degraded_hop[0] = 9, c.spec.perturb.degraded_factor[0] = 1.5;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--degrade 9:1.5: hop 9 must be in [0, 8] (hop p is the link p -> p+1 mod N, N = 9)");
+    rs_errf(&err, "--profile b: unknown hardware profile 'b'");
+    rs_setup_list_err(&err, "--profile", "b", "a,b");
+    CU_ASSERT_STRING_EQUAL(err.msg, "--profile a,b: unknown hardware profile 'b'");
+    rs_errf(&err, "b:3:1: bad");
+    rs_setup_list_err(&err, "--profile", "b", "a,b"); /* a file's message: kept */
+    CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
+}
+
+/* --impl, --kernel, --flops; fallback notes once on stderr; a bad kernels section names file:line. */
+static void test_kernel_options(void) {
+    expect_usage_error("--impl bogus", "--impl bogus: expected ringsim, flash-attn, te or none");
+    expect_usage_error("--impl te --kernel nope",
+                       "--kernel nope: profile H100-SXM has no such kernel (its kernels: flash-attn-2, flash-attn-3, cudnn, ringsim-mma)");
+    expect_usage_error("--profile a100-sxm --impl ringsim", "--impl ringsim: profile A100-SXM names no kernel for it");
+    expect_usage_error("--kernel cudnn --impl none", "--kernel cudnn: needs an implementation preset");
+    /* a curve of one point */
+    char path[512], args[1024];
+    snprintf(path, sizeof path, "%s", rs_test_path("bad-kernels.json"));
+    rs_test_write_text(path, "{\n  \"name\": \"x\",\n  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, "
+          "\"memory_bw_bytes_per_s\": 3e12, \"devices_per_node\": 8},\n  \"tiers\": {\"intra\": \"nvlink4\"},\n"
+          "  \"kernels\": {\"list\": [{\"name\": \"k\", \"curves\": [\n    {\"dtype\": \"bf16\", \"head_dim\": 128, "
+          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": [[512, 512, 1e14]]}]}]}\n}\n");
+    snprintf(args, sizeof args, "--profile %s", path);
+    char want[700];
+    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 2 to 24 points", path);
+    expect_usage_error(args, want);
+    /* the default (flash-attn on H100-SXM): one note line for the curves' fallbacks */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --layout striped --pass forward --seq 64K"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim: note: kernel flash-attn-2 has no forward shifted curve: using its causal curve"));
+    char *nl = strchr(rs_test_err, '\n');
+    CU_ASSERT(nl != NULL && nl[1] == 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps as the flash-attn preset issues its calls, at kernel flash-attn-2"));
+    /* --flops alone: the dense peak, no note */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --flops 989e12 --layout zigzag --pass forward"), 0);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the dense peak F x eff(B) = 989 TFLOP/s"));
+    /* --impl te: the cudnn kernel, dK,dV in bf16 on the wire (JSON and the library agree) */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --impl te --json - --layout zigzag --pass backward --seq 64K"), 0);
+    json_error_t jerr;
+    json_t *root = json_loads(rs_test_out, 0, &jerr);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "impl")), "te");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(root, "kernel")), "cudnn");
+    json_t *e = json_array_get(json_object_get(root, "entries"), 0);
+    rs_hw_t hw;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_TE, hw.kernels.impl_kernel[RS_IMPL_TE], NULL), 0);
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 65536, p.pass = RS_PASS_BACKWARD, p.grad_bytes = 2;
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &c, NULL), 0);
+    RS_ASSERT_REL(json_real_value(json_object_get(e, "t_comm_s")), c.t_comm_s, 1e-15);
+    RS_ASSERT_REL(json_real_value(json_object_get(e, "t_comp_s")), c.t_comp_s, 1e-15);
+    RS_ASSERT_REL(c.t_comm_s, 3e-6 + (65536.0 / 8) * 2 * 128 * 8 * (2 + 2) / 450e9, 1e-12); /* K,V + dK,dV in bf16 */
+    json_decref(root);
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"bad input: exit 2, one line, no output file", test_bad_input},
+        {"--help lists every option with its default", test_help_lists_options_with_defaults},
+        {"CSV equals the library's closed form and walk", test_csv_matches_library},
+        {"JSON and predicted traces", test_json_and_traces},
+        {"--impl, --kernel, --flops, notes, bad kernels input", test_kernel_options},
+        {"inference: pass-q note, forward only, trace header", test_inference_runs},
+        {"setup: perturbations against N and list items quote the value", test_setup_messages},
+        {NULL, NULL}};
+    static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
+    if (rs_test_scratch("cli") != 0) return 1;
+    int rc = rs_test_main(suites, 1);
+    rs_test_cleanup();
+    return rc;
+}

@@ -1,0 +1,209 @@
+/* test_report_plots.c - every figure kind renders in every format: gnuplot exits 0 with an empty
+ * stderr (rs_plot_render fails otherwise), the files are non-empty and of the right type, and the
+ * PNG has the requested pixel size (IHDR). Data comes from the ringsim CLI (sweep, model, compare). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+#include "test_main.h"
+#include "harness.h"
+
+/* PNG width and height from the IHDR chunk; 0 on error. */
+static int png_size(const char *path, uint32_t *w, uint32_t *h) {
+    unsigned char b[24];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    size_t n = fread(b, 1, sizeof b, fp);
+    fclose(fp);
+    if (n != 24 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0 || memcmp(b + 12, "IHDR", 4) != 0) return 0;
+    *w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    *h = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+    return 1;
+}
+
+static int starts_with(const char *path, const char *magic, size_t len, const char *contains) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    if (n < len || memcmp(buf, magic, len) != 0) return 0;
+    return !contains || strstr(buf, contains) != NULL;
+}
+
+static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *o) {
+    static const char *const ext[3] = {"png", "pdf", "svg"};
+    for (int f = 0; f < 3; f++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s.%s", rs_plot_kind_name(kind), ext[f]);
+        const char *out = rs_test_path(name);
+        rs_err_t err = {{0}};
+        int rc = rs_plot_render(kind, data, out, o, &err);
+        if (rc != 0) fprintf(stderr, "  %s: %s\n", name, err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        struct stat st;
+        CU_ASSERT(stat(out, &st) == 0 && st.st_size > 1000);
+        if (f == 0) {
+            uint32_t w = 0, h = 0;
+            CU_ASSERT(png_size(out, &w, &h));
+            CU_ASSERT_EQUAL(w, (uint32_t)o->width_px);
+            CU_ASSERT_EQUAL(h, (uint32_t)o->height_px);
+        } else if (f == 1) {
+            CU_ASSERT(starts_with(out, "%PDF", 4, NULL));
+        } else {
+            CU_ASSERT(starts_with(out, "<?xml", 5, "<svg"));
+        }
+    }
+}
+
+static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
+    bound_csv[1024];
+
+static void test_tcomm_vs_b(void) {
+    rs_plot_opts_t o = {.width_px = 800, .height_px = 500};
+    render_all(RS_PLOT_TCOMM_VS_B, sweep_csv, &o);
+}
+static void test_timeline(void) {
+    rs_plot_opts_t o = {.width_px = 1000, .height_px = 600};
+    render_all(RS_PLOT_TIMELINE, trace_csv, &o);
+}
+static void test_pred_vs_meas(void) {
+    rs_plot_opts_t o = {.width_px = 700, .height_px = 700};
+    render_all(RS_PLOT_PRED_VS_MEAS, cmp_csv, &o);
+}
+static void test_layout_busy(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
+    render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
+}
+static void test_scaling(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 900};
+    render_all(RS_PLOT_SCALING, scaling_csv, &o);
+}
+
+/* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
+ * series name with a space is refused with its line */
+static void test_contention(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_CONTENTION, cont_csv, &o);
+    o.x = "oversub";
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
+    FILE *fp = fopen(rs_test_path("bad-cont.csv"), "w");
+    fprintf(fp, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n");
+    fclose(fp);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, rs_test_path("bad-cont.csv"), rs_test_path("c3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: expected a series name without spaces"));
+}
+
+/* TTFT against context (ringsim plan --inference --csv): the variants that run, an empty cell skipped;
+ * a TTFT <= 0 refused with its line */
+static void test_ttft(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_TTFT, ttft_csv, &o);
+    FILE *fp = fopen(rs_test_path("bad-ttft.csv"), "w");
+    fprintf(fp, "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\nh:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n");
+    fclose(fp);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TTFT, rs_test_path("bad-ttft.csv"), rs_test_path("t3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"));
+}
+
+/* the pass-kv/pass-q boundary (ringsim plan --inference --boundary-csv); a file without a crossing is
+ * refused */
+static void test_pass_boundary(void) {
+    rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
+    render_all(RS_PLOT_PASS_BOUNDARY, bound_csv, &o);
+    FILE *fp = fopen(rs_test_path("bad-bound.csv"), "w");
+    fprintf(fp, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n");
+    fclose(fp);
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_PASS_BOUNDARY, rs_test_path("bad-bound.csv"), rs_test_path("b3.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected a crossing (cross_tokens > 0) in at least one row"));
+}
+
+static void test_no_gnuplot_is_clear(void) {
+    setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
+    rs_plot_opts_t o = {0};
+    rs_err_t err = {{0}};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
+    CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);
+    unsetenv("RINGSIM_GNUPLOT");
+    /* a scripts directory without style.gp is named; a copy of the scripts (as a report ships
+     * them) renders */
+    setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp"));
+    unsetenv("RINGSIM_PLOTS_DIR");
+    mkdir(rs_test_path("scripts"), 0777);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_copy_scripts(rs_test_path("scripts"), &err), 0);
+    setenv("RINGSIM_PLOTS_DIR", rs_test_path("scripts"), 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), 0);
+    unsetenv("RINGSIM_PLOTS_DIR");
+}
+
+int main(void) {
+    rs_err_t err;
+    if (!rs_gnuplot_path(&err)) {
+        printf("skipped: %s\n", err.msg);
+        return RS_TEST_SKIP;
+    }
+    if (rs_test_scratch("plots") != 0) return 1;
+    snprintf(sweep_csv, sizeof sweep_csv, "%s", rs_test_path("sweep.csv"));
+    snprintf(scaling_csv, sizeof scaling_csv, "%s", rs_test_path("scaling.csv"));
+    snprintf(trace_csv, sizeof trace_csv, "%s", rs_test_path("model.csv"));
+    snprintf(cmp_csv, sizeof cmp_csv, "%s", rs_test_path("cmp.csv"));
+    snprintf(busy_csv, sizeof busy_csv, "%s", rs_test_path("busy.csv"));
+    char args[4096];
+    int bad = 0;
+    snprintf(args, sizeof args, "sweep --block 128:8K:x2 --no-causal -q -o %s", sweep_csv);
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "sweep --seq 64K --ranks 2:32:x2 --profile h100-sxm,mi300x -q -o %s", scaling_csv);
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --trace %s", trace_csv);
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", rs_test_path("model2.csv"));
+    bad |= rs_test_ringsim(args);
+    snprintf(args, sizeof args, "compare -q %s %s --csv %s", trace_csv, rs_test_path("model2.csv"), cmp_csv);
+    bad |= rs_test_ringsim(args);
+    FILE *fp = fopen(busy_csv, "w");
+    if (!fp) return 1;
+    fprintf(fp, "# per-rank busy time\nrank,contiguous,striped,zigzag\n");
+    for (int r = 0; r < 4; r++) fprintf(fp, "%d,%g,%g,%g\n", r, 1e-3 * (2 * r + 1), 4e-3, 4e-3);
+    fclose(fp);
+    snprintf(cont_csv, sizeof cont_csv, "%s", rs_test_path("contention.csv"));
+    if (!(fp = fopen(cont_csv, "w"))) return 1;
+    fprintf(fp, "# contention\nseries,nics,oversub,efficiency,efficiency_free\n");
+    for (int s2 = 0; s2 < 2; s2++)
+        for (int k = 1; k <= 8; k *= 2)
+            fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
+    fclose(fp);
+    snprintf(ttft_csv, sizeof ttft_csv, "%s", rs_test_path("ttft.csv"));
+    snprintf(bound_csv, sizeof bound_csv, "%s", rs_test_path("boundary.csv"));
+    snprintf(args, sizeof args, "plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 16K --csv %s --boundary-csv %s",
+             ttft_csv, bound_csv);
+    bad |= rs_test_ringsim(args);
+    if (bad) {
+        fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
+        return 1;
+    }
+    static const rs_test_case_t cases[] = {
+        {"tcomm-vs-b: png pdf svg", test_tcomm_vs_b},
+        {"timeline: png pdf svg", test_timeline},
+        {"pred-vs-meas: png pdf svg", test_pred_vs_meas},
+        {"layout-busy: png pdf svg", test_layout_busy},
+        {"scaling: png pdf svg", test_scaling},
+        {"contention: png pdf svg", test_contention},
+        {"ttft: png pdf svg", test_ttft},
+        {"pass-boundary: png pdf svg", test_pass_boundary},
+        {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
+        {NULL, NULL}};
+    int rc = rs_test_main1("figures", cases);
+    if (rc == 0) rs_test_cleanup();
+    return rc;
+}
