@@ -370,7 +370,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nb; i++) {
         setup_t s;
         kernel_t fast = {0}, plain = {0};
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         if (setup_make(blocks[i], &s, &err) < 0 || kernel_make(&s, NULL, &fast, &err) < 0 ||
             (with_plain && kernel_make(&s, "plain", &plain, &err) < 0)) {
             fprintf(stderr, "bench_exec_kernel: B=%lld: %s\n", (long long)blocks[i], err.msg);

@@ -38,7 +38,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     int rc = rs_cli_exec_parse("calibrate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (!j.out_path) rs_errf(&err, "--out FILE is required (the profile to write)");
     else if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];

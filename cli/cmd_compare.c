@@ -35,7 +35,7 @@ int rs_cmd_compare(int argc, char **argv) {
     const char *csv = co.csv;
     const double fail_above = co.fail_above;
     const bool quiet = co.quiet;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (argc - optind != 2) {
         fprintf(stderr, "ringsim compare: expected two trace files (REF OTHER), got %d\n", argc - optind);
         return RS_EXIT_USAGE;

@@ -127,7 +127,7 @@ static int check(exec_cmd_t *e, int env_size, rs_err_t *err) {
 /* Start the ranks: re-launch under mpirun (returns its exit code), or create this process's MPI
  * transport, or go on with threads. Returns -1 to go on, else the exit code. */
 static int start_ranks(exec_cmd_t *e, bool under_mpi, int *argc, char ***argv) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (!under_mpi && !e->threads && e->c.problem.n_ranks > 1) {
         if (rs_exec_have_mpirun()) {
             int st = rs_exec_mpirun(e->c.problem.n_ranks, *argc, *argv, "exec", &err);
@@ -239,7 +239,7 @@ static int report_entry(exec_cmd_t *e, const rs_problem_t *p, rs_trace_t *t, con
 
 /* One (layout, pass): schedule, run, and on rank 0 the row. Returns the exit code. */
 static int run_entry(exec_cmd_t *e, int li, int pj) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_problem_t p = rs_setup_problem(&e->c, li, pj);
     /* a GPU kernel runs its own tile: count executed FLOPs at that tile */
     if (e->be->kernel_tile) e->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
@@ -280,7 +280,7 @@ int rs_cmd_exec(int argc, char **argv) {
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &e->a, NULL, 0}, rs_cli_exec_group(&e->x),
                                rs_cli_shared_group(c, NULL)};
     int rc = rs_cli_run_parse("exec", argc, argv, groups, 3, loud);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     e->a.o.seed = c->spec.seed;
     if (rc < 0 && (err.msg[0] || check(e, env_size, &err) < 0)) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);

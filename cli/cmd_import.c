@@ -94,7 +94,7 @@ static int export_kineto(const char *dir, int argc, char **argv) {
         fprintf(stderr, "ringsim import: --export-kineto takes one ringsim CSV trace, got %d files\n", argc);
         return RS_EXIT_USAGE;
     }
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_trace_t *t = rs_trace_read_csv(argv[0], &err);
     if (!t) {
         fprintf(stderr, "ringsim import: %s\n", err.msg);
@@ -130,7 +130,7 @@ int rs_cmd_import(int argc, char **argv) {
     const char *csv = ic.csv, *chrome = ic.chrome, *kernels = ic.kernels, *export_dir = ic.export_dir;
     const bool quiet = ic.quiet, pass_given = rs_cli_given(&groups[1], "pass");
     o.check_ranks = rs_cli_given(&groups[1], "ranks");
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const char *const base[3] = {csv, chrome, kernels};
     if ((rc = check_files(groups, NULL, base, argv + optind, argc - optind)) >= 0) return rc;
     rc = RS_EXIT_OK;

@@ -56,7 +56,7 @@ static const rs_opt_t own_opts[] = {
 
 
 static int list_models(void) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     for (const char *const *p = rs_transformer_preset_names(); *p; p++) {
         rs_transformer_t t;
         if (rs_transformer_load(*p, &t, &err) == 0)
@@ -89,7 +89,7 @@ static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
 }
 
 int rs_cmd_memory(int argc, char **argv) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     mem_cli_t mc = {0};
     rs_mem_config_default(&mc.c);
     rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &mc, NULL, 0}};

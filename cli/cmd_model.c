@@ -206,7 +206,7 @@ int rs_cmd_model(int argc, char **argv) {
     if (rc >= 0) return rc;
     rs_setup_t c = o.c;
     const char *csv = o.csv, *json = o.json, *trace = o.trace, *chrome = o.chrome;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rc = RS_EXIT_OK;
     rs_cli_inference_passes(&c, &groups[1]);
     if (rs_setup_finish(&c, &err) != 0) rc = RS_EXIT_USAGE;

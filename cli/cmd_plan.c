@@ -129,7 +129,7 @@ static const rs_opt_t own_opts[] = {
 int rs_cmd_plan(int argc, char **argv) {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--inference")) return rs_cmd_plan_infer(argc, argv);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     static plan_cli_t pc;
     memset(&pc, 0, sizeof pc);
     rs_plan_defaults(&pc.in);

@@ -111,7 +111,7 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
 }
 
 int rs_cmd_plan_infer(int argc, char **argv) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     static infer_cli_t pc;
     memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);

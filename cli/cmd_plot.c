@@ -54,7 +54,7 @@ int rs_cmd_plot(int argc, char **argv) {
     if (rc >= 0) return rc;
     const rs_plot_opts_t po = pc.po;
     const char *out = pc.out;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (argc - optind != 2 || !out) {
         fprintf(stderr, "ringsim plot: expected KIND DATA -o FILE (see ringsim plot --help)\n");
         return RS_EXIT_USAGE;

@@ -27,7 +27,7 @@ static const rs_opt_t own_opts[] = {
 static int list(bool tiers) {
     int rc = 0;
     for (const char *const *n = tiers ? rs_tier_preset_names() : rs_hw_preset_names(); *n; n++) {
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_hw_t hw;
         rs_tier_t t;
         if (tiers ? rs_tier_load(*n, &t, &err) : rs_hw_load(*n, &hw, &err)) {
@@ -82,7 +82,7 @@ int rs_cmd_profiles(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     const char *arg = argv[optind];
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (is_path(arg)) {
         if (tier) {
             rs_tier_t t;

@@ -41,7 +41,7 @@ int rs_cmd_report(int argc, char **argv) {
         free(c);
         return rc;
     }
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rc = RS_EXIT_OK;
     if (rs_setup_finish(c, &err) != 0) {
         fprintf(stderr, "ringsim report: %s\n", err.msg);

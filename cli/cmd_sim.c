@@ -289,7 +289,7 @@ static int check_limits(const rs_setup_t *c, const rs_sim_config_t *cfg, bool tr
             rs_sim_estimate(&p, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
             rs_estimate_then(&sum, &e);
         }
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     return rs_limits_check("this run", &sum, &c->limits, &err) == 0 ? -1 : rs_cli_usage("sim", true, &err);
 }
 
@@ -305,7 +305,7 @@ int rs_cmd_sim(int argc, char **argv) {
     if (rc >= 0) return rc;
     rs_sim_config_t cfg = o.cfg;
     if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_job_t job;
     memset(&job, 0, sizeof job);
     rc = check_args(&c, &o, groups, &jo, &job, &cfg, &err);

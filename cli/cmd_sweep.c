@@ -146,7 +146,7 @@ int rs_cmd_sweep(int argc, char **argv) {
         return rc;
     }
     rc = RS_EXIT_OK;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_sweep_point_t *pts = NULL;
     const char *out_path = so->out_path;
     const bool quiet = so->quiet;

@@ -133,7 +133,7 @@ static int validate_one_n(const rs_validate_in_t *j, int argc, char **argv, cons
     static char extra[6][1300];
     per_n_t o;
     memset(&o, 0, sizeof o);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = args ? RS_EXIT_OK : (rs_errf(&err, "out of memory"), RS_EXIT_FAIL);
     if (rc == RS_EXIT_OK && child_args(j, argc, argv, self, dir, n, args, extra, &o, &err) != 0) rc = RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK) {
@@ -164,7 +164,7 @@ static int validate_one_n(const rs_validate_in_t *j, int argc, char **argv, cons
  * every N (and --summary). Returns the exit code. */
 static int validate_ranks_list(const rs_validate_in_t *j, int argc, char **argv) {
     char self[1024], dir[1024];
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
     if (k <= 0) rs_errf(&err, "--ranks-list: cannot find this executable (/proc/self/exe)");
     else self[k] = 0;
@@ -195,7 +195,7 @@ int rs_cmd_validate(int argc, char **argv) {
     int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;

@@ -470,7 +470,7 @@ int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_
 
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
     const rs_command_t *cmd = rs_cli_command(name);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
     if (rc == 1) {
         if (help_hook) {
@@ -491,7 +491,7 @@ int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *gr
 
 int rs_cli_check_files(const char *name, const rs_opt_group_t *groups, int n_groups, rs_io_plan_t *plan, const char *skip,
                        bool loud) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_cli_io_add(plan, groups, n_groups, skip) != 0 ? rs_errf(&err, "out of memory") : rs_io_check(plan, &err);
     if (rc == 0) rc = rs_io_make_dirs(plan, &err);
     rs_io_free(plan);

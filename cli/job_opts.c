@@ -17,7 +17,7 @@ static int parse_list(const char *name, const char *arg, rs_err_t *err, int (*on
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (n == RS_CONT_MAX_VALUES) return rs_errf(err, "--%s %s: at most %d values", name, arg, RS_CONT_MAX_VALUES);
-        rs_err_t e = {{0}};
+        rs_err_t e = {0};
         if (one(dst, n, t, &e) != 0) { /* the message quotes the whole list and names the item */
             char head[1100];
             const int k = snprintf(head, sizeof head, "--%s %s: ", name, t);

@@ -10,7 +10,7 @@
 /* The end of a command: stdout checked (a full disk, a closed pipe: exit 1, its outputs removed),
  * then every output committed together, or removed when the command failed. Returns the exit code. */
 static int finish(const char *name, int rc) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
@@ -38,7 +38,7 @@ static void usage(FILE *out) {
 /* Hidden (build time, cli/CMakeLists.txt): `--man-dir DIR` writes the man pages, `--completion
  * bash|zsh [FILE]` the completion script (stdout without FILE), from the option and command tables. */
 static int docs(int argc, char **argv) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const bool man = !strcmp(argv[1], "--man-dir");
     if (argc != 3 && (man || argc != 4)) {
         fprintf(stderr, "ringsim: usage: ringsim --man-dir DIR | ringsim --completion bash|zsh [FILE]\n");

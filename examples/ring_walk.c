@@ -10,7 +10,7 @@
 #include <ringsim/ringsim.h>
 
 int main(int argc, char **argv) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_setup_t setup;
     rs_setup_default(&setup); /* the default problem and machine spec */
     if (argc > 1) snprintf(setup.spec.profile, sizeof setup.spec.profile, "%s", argv[1]);

@@ -97,7 +97,7 @@ static int block_init_mask(const rs_problem_t *prob, int64_t B, rs_kmask_t mask,
     rs_exec_rank_t ri = {.problem = p, .rank = 0, .block_tokens = B, .softmax_scale = 1.0 / sqrt((double)p.head_dim),
                          .local_rank = local_rank, .progress = tops ? tops->progress : NULL, .progress_arg = ts};
     ri.n_segs = rs_schedule_rank_segments(b->s, 0, ri.segs);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     size_t nq = (size_t)(p.batch * p.q_heads * B * p.head_dim), nkv = (size_t)(p.batch * p.kv_heads * B * p.head_dim);
     float *h = malloc(sizeof(float) * (nq > nkv ? nq : nkv));
     int rc = -1;
@@ -140,14 +140,14 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
 /* Reset the accumulators (the forward's O, m, l; the backward's dK,dV partial): what the executor does
  * before a pass's first post. */
 static int block_begin(const rs_compute_ops_t *cops, block_t *b, rs_err_t *err) {
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if ((b->bwd ? cops->grad_zero(b->cs, b->dkv, &e) : cops->fwd_begin(b->cs, &e)) < 0) return rs_errf(err, "calibrate: %s", e.msg);
     return 0;
 }
 
 /* Run the step (after block_begin) and wait; returns its compute interval. */
 static int block_run(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     int rc = b->bwd ? cops->bwd_step(b->cs, &b->st, b->kv, b->dkv, &e) : cops->fwd_step(b->cs, &b->st, b->kv, &e);
     if (rc < 0 || cops->wait(b->cs, t0, t1, &e) < 0) return rs_errf(err, "calibrate: %s", e.msg);
     return 0;
@@ -203,7 +203,7 @@ int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_o
     block_t b;
     if (block_init(&p, B, cops, local_rank, NULL, NULL, &b, err) < 0) return -1;
     const uint64_t bytes = rs_problem_dkv_bytes(rs_schedule_problem(b.s));
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     void *src = NULL;
     double samples[64], spent = 0;
     size_t n = 0;
@@ -323,7 +323,7 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
     if ((f.n = rs_calib_step_flows(problem, B, nn, f.kind, f.bytes, err)) < 0) return -1;
     block_t blk;
     if (block_init(problem, B, cops, local_rank, tops, ts, &blk, err) < 0) return -1;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     int rc = -1;
     /* a K,V receive buffer becomes the block computed on (flows_rotate): at least the block's size */
     const uint64_t kv_bytes = rs_problem_kv_bytes(rs_schedule_problem(blk.s));
@@ -700,7 +700,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
     if (!samples) return rs_errf(err, "calibrate: out of memory");
     int rc = -1;
     void *xb[5] = {NULL, NULL, NULL, NULL, NULL}; /* the exchanges' buffers (time_exchange) */
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     block_t scratch = {0};
     const int rounds = 5;
     rs_meter_t meter = {.active = false}; /* rank 0, on a terminal: the points measured */

@@ -132,7 +132,7 @@ static int spmd_mpi(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, rs_exe
 
 int rs_exec_spmd(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int (*body)(const rs_exec_job_t *job, void *arg),
                  void *arg) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_exec_job_t job = {.be = be, .cops = be->compute_for(o->dtype), .n_ranks = o->n_ranks, .n_procs = o->n_ranks,
                          .launch = "threads"};
     const bool under_mpi = rs_exec_env_size() > 0;

@@ -69,7 +69,7 @@ static void record_slots(slot_t *sl, const rs_step_t *st, const rs_xfer_req_t *r
  * reqs/times receive one send and one receive spanning the first post to the last completion. */
 static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_xfer_time_t times[2], rs_err_t *err) {
     const int64_t n = c->n, p = c->rank;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     times[0] = times[1] = (rs_xfer_time_t){INFINITY, -INFINITY};
     for (int64_t j = 1; j < n; j++) {
         const int64_t to = (p + j) % n, from = (p - j + n) % n;
@@ -90,7 +90,7 @@ static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_x
  * measured time: a pass starts with its inputs resident, as in a training step (K,V are the
  * projection's outputs) and as the model's step 0 does. */
 static int stage_inputs(ctx_t *c, bool pass_q, bool dkv, rs_err_t *err) {
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
         c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
         (pass_q && c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0))
@@ -111,7 +111,7 @@ static int run_pass_q(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0
                       rs_err_t *err) {
     const rs_problem_t *p = rs_schedule_problem(s);
     const int64_t n_steps = rs_schedule_n_steps(s), n = c->n;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     int cur = 0;
     for (int64_t k = 0; k < n_steps; k++) {
         rs_step_t st;
@@ -161,7 +161,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     const rs_problem_t *p = rs_schedule_problem(s);
     const bool fwd = p->pass == RS_PASS_FORWARD;
     const int64_t n_steps = rs_schedule_n_steps(s);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if ((fwd ? c->cops->fwd_begin(c->cs, &e) : c->cops->bwd_begin(c->cs, &e)) < 0)
         return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
     int cur = 0;
@@ -489,7 +489,7 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
     const rs_tensor_t which[5] = {RS_TENSOR_O, RS_TENSOR_LSE, RS_TENSOR_DQ, RS_TENSOR_DK, RS_TENSOR_DV};
     const int n_which = p->pass == RS_PASS_BACKWARD ? 5 : 2;
     const int64_t heads = p->q_heads > p->kv_heads ? p->q_heads : p->kv_heads, qs = rs_problem_buf_seqs(p);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     float *host_out = malloc(sizeof(float) * (size_t)(qs * heads * B * p->head_dim));
     int rc = host_out ? 0 : rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
     for (int i = 0; i < n_which && rc == 0; i++) {
@@ -519,7 +519,7 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
  * ------------------------------------------------------------------------------------------------- */
 /* pass-q's buffers: the Q double buffer, a partial per owner and one per other rank's return. */
 static int alloc_q_buffers(ctx_t *c, const rs_problem_t *p, rs_err_t *err) {
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (!(c->part = calloc((size_t)(2 * c->n), sizeof *c->part))) return rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
     for (int i = 0; i < 2; i++)
         if (c->cops->buf_alloc(c->cs, rs_problem_q_bytes(p), &c->qbuf[i], &e) < 0)
@@ -574,7 +574,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     rs_event_t *ev = NULL, *all_ev = NULL;
     out_t outs[5] = {{0}};
     int n_outs = 0;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (cops->create(&ri, &c.cs, &e) < 0) {
         rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
         return -1;
@@ -784,7 +784,7 @@ int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, c
             break;
         }
         rs_exec_result_t one;
-        rs_err_t e = {{0}};
+        rs_err_t e = {0};
         if (!tops->loopback || !tops->loopback(ts)) {
             rc = rs_errf(err, "loopback: the %s state made for rank %lld is not a loopback", tops->name, (long long)r);
         } else if (rs_exec_run(s, cops, tops, ts, opts, 0, all, &one, &e) < 0) {

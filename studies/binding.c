@@ -24,7 +24,7 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
 #define OPAQUE(T, f) {#T, #f, offsetof(T, f), sizeof(((T *)0)->f), 'x', NULL}
 
 static const rs_abi_field_t table[] = {
-    TYPE(rs_err_t), F(rs_err_t, msg),
+    TYPE(rs_err_t), F(rs_err_t, msg), F(rs_err_t, code),
     TYPE(rs_problem_t), F(rs_problem_t, seq_tokens), F(rs_problem_t, n_ranks), F(rs_problem_t, batch),
     F(rs_problem_t, q_heads), F(rs_problem_t, kv_heads), F(rs_problem_t, head_dim), F(rs_problem_t, act_bytes),
     F(rs_problem_t, grad_bytes), F(rs_problem_t, causal), F(rs_problem_t, layout), F(rs_problem_t, pass),

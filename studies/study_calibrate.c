@@ -52,7 +52,7 @@ static int calib_kernels(const rs_calibrate_in_t *j, const rs_exec_job_t *job, c
     const int skip = j->calib.n_blocks > RS_KMAX_POINTS ? j->calib.n_blocks - RS_KMAX_POINTS : 0;
     for (int i = skip; i < j->calib.n_blocks; i++) ko.blocks[ko.n_blocks++] = j->calib.blocks[i];
     if (ko.n_blocks < 2) return 0;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_calib_kernel_table(p, job->cops, job->local_rank, &ko, &hw->kernels, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
         return -1;
@@ -64,7 +64,7 @@ static int calib_kernels(const rs_calibrate_in_t *j, const rs_exec_job_t *job, c
 static int calib_body(const rs_exec_job_t *job, void *arg) {
     const rs_calibrate_in_t *j = arg;
     rs_calib_t c;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const int64_t rank = job->rank;
     rs_problem_t p = j->problem;
     if (job->be->kernel_tile) job->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);

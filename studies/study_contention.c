@@ -226,7 +226,7 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
     rs_meter_t meter; /* on a terminal: "contention 3/8 points K=4: efficiency 0.9312 (37%), 12 s left" */
     if (in->progress) rs_meter_start(&meter, "contention", (double)out->n, "points");
     for (size_t i = 0; i < out->n; i++) {
-        rs_err_t e = {{0}};
+        rs_err_t e = {0};
         const int rc = run_point(in, &out->points[i], &e);
         if (rc != 0) {
             if (in->progress) rs_meter_end(&meter);

@@ -101,7 +101,7 @@ static int trace_problem(rs_trace_t *t, const char *path, const rs_tfit_opts_t *
         if (!rs_trace_get_meta(t, key) && rs_trace_set_meta(t, key, "%s", value) != 0) rc = rs_errf(err, "%s: out of memory", path);
     }
     rs_trace_free(opt);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (rc == 0 && rs_trace_problem(t, p, &e) != 0) rc = rs_errf(err, "%s: %s", path, e.msg);
     if (rc == 0 && rs_problem_validate(p, &e) != 0) rc = rs_errf(err, "%s: the header's problem: %s", path, e.msg);
     char va[64], vb[64];
@@ -563,7 +563,7 @@ void rs_tfit_print(const rs_tfit_t *f, const rs_tset_t *ts, FILE *out) {
  * ---------------------------------------------------------------------------------------------- */
 /* The walk's prediction of trace i's problem on machine m, sorted (NULL with err). */
 static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, int *bad, rs_err_t *err) {
-    rs_err_t why = {{0}};
+    rs_err_t why = {0};
     *bad = 0;
     if (rs_walk_backend.can_run(&ts->p[i], m, &why) != 0) {
         *bad = 1;
@@ -606,7 +606,7 @@ int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const 
                 rs_err_t *err) {
     memset(rows, 0, sizeof *rows * (size_t)ts->n);
     rs_machine_t m;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (rs_machine_from_hw(hw, dtype, &m, &e) != 0) return rs_errf(err, "the profile: %s", e.msg);
     int rc = 0;
     for (int i = 0; rc == 0 && i < ts->n; i++) {
@@ -682,7 +682,7 @@ static void fitted_profile(const rs_tset_t *ts, const rs_tfit_t *f, const char *
 static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
     rs_hw_t back;
     if (rs_hw_write_json(hw, path, hw->calibration_note, err) != 0) return -1;
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now */
     if (rs_hw_load(rs_out_read_path(path, pending, sizeof pending), &back, &e) != 0)
         return rs_errf(err, "the profile written does not load back: %s", e.msg);
@@ -690,7 +690,7 @@ static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
 }
 
 int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(o, &err);
     rs_tfit_t *f = ts ? malloc(sizeof *f) : NULL;
     int rc = RS_EXIT_OK;
@@ -738,7 +738,7 @@ static int validate_profile(const rs_tset_t *ts, const rs_tfit_opts_t *o, const 
 
 int rs_study_validate_from_trace(const rs_tfit_opts_t *o, const char *calibrated, const char *save_profile,
                                  const char *out_dir, FILE *out) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(o, &err);
     rs_hw_t hw;
     rs_dtype_t dtype;

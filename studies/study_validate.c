@@ -235,7 +235,7 @@ static int val_kernel_table(val_t *v, val_pass_t *ps) {
     for (int i = 0; i < in->n_b && ko.n_blocks < RS_KMAX_POINTS; i++)
         if (ko.n_blocks == 0 || in->b[i] > ko.blocks[ko.n_blocks - 1]) ko.blocks[ko.n_blocks++] = in->b[i];
     if (ko.n_blocks < 2) return RS_EXIT_OK; /* one size: the dense model */
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_calib_kernel_table(&ps->prob, job->cops, job->local_rank, &ko, &ps->hw.kernels, &err) < 0)
         return fail(v, RS_EXIT_FAIL, "kernel table: %s", err.msg);
     rs_calib_kernel_print(&ps->hw.kernels, v->out);
@@ -245,7 +245,7 @@ static int val_kernel_table(val_t *v, val_pass_t *ps) {
 static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (in->calibrated) {
         if (rs_hw_load(in->calibrated, &ps->hw, &err) < 0) {
             rs_err_option(&err, "--calibrated", in->calibrated);
@@ -291,7 +291,7 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
 static int val_samples(val_t *v, val_pass_t *ps, int i) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (in->calibrated) return RS_EXIT_OK;
     if (rs_calib_kernel_point(&ps->prob, in->b[i], job->cops, job->local_rank, in->calib.min_time_s / v->rounds, 2, ps->ksmp[i],
                               KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
@@ -316,7 +316,7 @@ static int val_measure(val_t *v) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     const int64_t rank = job->rank;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     for (int r = 0; r < v->rounds; r++)
         for (int i = 0; i < in->n_b; i++) {
             for (int j = 0; j < v->np; j++) {
@@ -356,7 +356,7 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     const int64_t P = job->n_procs; /* the ranks that gather: N, or 1 for one device playing them all */
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     double *kt = job->rank == 0 ? calloc((size_t)(P * in->n_b), sizeof *kt) : NULL;
     if (job->rank == 0 && !kt) return fail(v, RS_EXIT_FAIL, "out of memory");
     int rc = RS_EXIT_OK;
@@ -414,7 +414,7 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     const rs_validate_in_t *in = v->in;
     const rs_exec_job_t *job = v->job;
     rs_calib_t *c = &ps->calib;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
         double e_s, ef_s, busy_s, alone_s, x_s, xr_s;
@@ -485,7 +485,7 @@ static int val_mask_time(val_t *v, val_pass_t *ps, int i, int mk, double *t_s) {
     double smp[RS_VALIDATE_MAX_ROUNDS], *all = job->rank == 0 ? calloc((size_t)P, sizeof *all) : NULL;
     if (job->rank == 0 && !all) return fail(v, RS_EXIT_FAIL, "out of memory");
     for (int r = 0; r < ps->nkmask[i]; r++) smp[r] = ps->kmask[i][mk][r];
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     *t_s = 0;
     if (rs_calib_rank_values(job->tops, job->ts, smp, (size_t)ps->nkmask[i], v->in->exec.timeout_s, all, &err) < 0) {
         free(all);
@@ -559,7 +559,7 @@ static int val_refit_kernel_table(val_t *v, val_pass_t *ps) {
                     fprintf(v->out, "  %6lld %12.3f %12.3f %12.3f\n", (long long)v->in->b[i], rate[RS_KMASK_FULL][j] * 1e-9,
                             rate[RS_KMASK_CAUSAL][j] * 1e-9, rate[RS_KMASK_SHIFTED][j] * 1e-9);
     }
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_machine_set_kernel(m, m->impl, m->kernel, &err) < 0) return fail(v, RS_EXIT_FAIL, "kernel table: %s", err.msg);
     ps->hw.kernels = m->kernels;
     return RS_EXIT_OK;
@@ -609,7 +609,7 @@ static int val_refit(val_t *v, val_pass_t *ps) {
 /* The simulator at one B, against the measurement tm (rank 0). */
 static void val_simulate(val_t *v, val_cfg_t *cf, int i, const rs_schedule_t *s, const rs_problem_t *p, const rs_trace_t *tm,
                          const rs_machine_t *m) {
-    rs_err_t err = {{0}}, why;
+    rs_err_t err = {0}, why;
     if (v->sim && v->sim->can_run(p, m, &why) != 0) { /* the one rule (its can_run) decides */
         snprintf(v->sim_note, sizeof v->sim_note, "%.290s", why.msg);
         v->sim = NULL;
@@ -673,7 +673,7 @@ static int val_predict_point(val_t *v, val_cfg_t *cf, int i) {
     rs_machine_t mb;
     val_stragglers_at(v, &v->ps[cf->ip], i, &mb);
     const rs_machine_t *m = &mb;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_problem_t p = rs_problem_with_block(&cf->prob, in->b[i]);
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     if (!s) return RS_EXIT_USAGE;

@@ -22,7 +22,7 @@ static double max_abs(const std::vector<double> &x) {
 // float64, D on the GPU, every backward compute step on the GPU and in float64. Prints its row.
 static bool check_one(rs_gpu_kernel_t kern, rs_gpu_dtype_t dtype, int dim, int lay, int c, int rank, cudaStream_t st) {
     const int N = 2, S = 640, cb = 1, chq = 4, chkv = 2;
-    rs_err_t err = {{0}};
+    rs_err_t err = {};
     DevCase dc = dev_case((rs_layout_t)lay, c, S, N, rank, RS_PASS_BACKWARD, cb, chq, chkv, dim,
                           rs_gpu_bwd_tile_q(kern), rs_gpu_bwd_tile_k(kern));
     const int B = S / N;
@@ -115,7 +115,7 @@ static int time_shape(const char *prog, const DevArgs &args, const DevShape &shp
     const rs_gpu_dtype_t dtype = args.dtype;
     const int batch = args.batch, hq = args.hq, hkv = args.hkv, dim = args.dim, warmup = args.warmup, reps = args.reps;
     const std::vector<DevMask> &masks = args.masks;
-    rs_err_t err = {{0}};
+    rs_err_t err = {};
     int failed = 0;
     rs_gpu_shape_t sh = {dtype, batch, hq, hkv, dim, shp.q, shp.k, 1.0f / sqrtf((float)dim)};
     if (rs_gpu_shape_validate(&sh, &err)) dev_usage(prog, err.msg);

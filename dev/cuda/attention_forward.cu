@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     const bool do_check = args.do_check, do_time = args.do_time;
     const std::vector<DevShape> &shapes = args.shapes;
     const std::vector<DevMask> &masks = args.masks;
-    rs_err_t err = {{0}};
+    rs_err_t err = {};
     cudaStream_t st = 0;
     int failed = 0;
 

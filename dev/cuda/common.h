@@ -103,7 +103,7 @@ static inline DevCase dev_case(rs_layout_t lay, bool causal, int64_t seq, int64_
     c.prob.seq_tokens = seq, c.prob.n_ranks = n, c.prob.layout = lay, c.prob.causal = causal, c.prob.pass = pass;
     c.prob.batch = batch, c.prob.q_heads = hq, c.prob.kv_heads = hkv, c.prob.head_dim = d;
     c.prob.tile_q = tq, c.prob.tile_k = tk;
-    rs_err_t err = {{0}};
+    rs_err_t err = {};
     c.sched = rs_schedule_create(&c.prob, &err);
     if (!c.sched) {
         fprintf(stderr, "schedule: %s\n", err.msg);

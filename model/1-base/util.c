@@ -13,16 +13,50 @@
 #include <time.h>
 #include <unistd.h>
 
+static void err_vset(rs_err_t *err, const char *fmt, va_list ap) {
+    char raw[sizeof err->msg]; /* not err->msg itself: callers pass err->msg as an argument */
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    rs_escape(raw, err->msg, sizeof err->msg);
+}
+
 int rs_errf(rs_err_t *err, const char *fmt, ...) {
     if (err) {
-        char raw[sizeof err->msg]; /* not err->msg itself: callers pass err->msg as an argument */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(raw, sizeof raw, fmt, ap);
+        err_vset(err, fmt, ap);
         va_end(ap);
-        rs_escape(raw, err->msg, sizeof err->msg);
     }
     return -1;
+}
+
+int rs_errc(rs_err_t *err, rs_errc_t code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err_vset(err, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return -1;
+}
+
+int rs_err_mark(rs_err_t *err, rs_errc_t code) {
+    if (err) err->code = code;
+    return -1;
+}
+
+void rs_err_clear(rs_err_t *err) {
+    if (err) {
+        err->msg[0] = 0;
+        err->code = RS_ERR_RUNTIME;
+    }
+}
+
+int rs_err_exit_code(const rs_err_t *err) { return err && err->code == RS_ERR_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL; }
+
+const char *rs_errc_name(rs_errc_t code) {
+    static const char *const names[] = {"runtime", "bad input", "timeout", "aborted"};
+    return code >= 0 && (size_t)code < sizeof names / sizeof names[0] ? names[code] : "?";
 }
 
 int rs_err_option(rs_err_t *err, const char *opt, const char *value) {

@@ -1,9 +1,12 @@
 /* util.h - errors, number parsing and input files shared by every module (output files: output.h).
  *
- * Conventions used across ringsim:
+ * Conventions used across ringsim (docs/architecture.md, "Errors"):
  *  - library functions return 0 on success and -1 on error, after filling an rs_err_t with one line
- *    that names the parameter or file:line and the accepted range; only main() decides to exit;
- *  - exit codes: 0 ok, 1 runtime failure, 2 bad input (RS_EXIT_USAGE);
+ *    that names the parameter or file:line and the accepted range, and with what kind of failure it
+ *    is (rs_errc_t: bad input, a timeout, ...); callers branch on err.code, never on the message and
+ *    never on other return values; only main() (and a child process's own main) decides to exit;
+ *  - exit codes: 0 ok, 1 runtime failure, 2 bad input (RS_EXIT_USAGE), from err.code by
+ *    rs_err_exit_code;
  *  - names carry units: *_s seconds, *_bytes, *_flops, *_per_s rates.
  */
 #ifndef RS_UTIL_H
@@ -19,14 +22,36 @@
 #define RS_EXIT_FAIL 1
 #define RS_EXIT_USAGE 2
 
+/* What kind of failure an error is. RS_ERR_RUNTIME is 0, so a zeroed rs_err_t is a runtime failure
+ * until something says otherwise. */
+typedef enum {
+    RS_ERR_RUNTIME = 0, /* the run failed (a write, a child, a library call): exit 1 */
+    RS_ERR_BAD_INPUT,   /* the input was refused (an option, a file's content, a combination): exit 2 */
+    RS_ERR_TIMEOUT,     /* a watchdog expired (a peer that stopped answering, a child that hung): exit 1 */
+    RS_ERR_ABORTED,     /* stopped because another part failed first (a peer rank's failure): exit 1 */
+} rs_errc_t;
+
 typedef struct {
     char msg[1024]; /* one line, no trailing newline; empty when no error */
+    rs_errc_t code; /* what kind of failure (meaningful once msg is set) */
 } rs_err_t;
 
 /* Format an error into err (may be NULL); control bytes in the result (quoted from a file or an
- * argument) are written as escapes (rs_escape), so the message stays one line of text. Always returns
- * -1 so callers can `return rs_errf(...)`. */
+ * argument) are written as escapes (rs_escape), so the message stays one line of text. The code is
+ * left as it is, so a caller that adds context to a callee's message keeps the callee's kind.
+ * Always returns -1 so callers can `return rs_errf(...)`. */
 int rs_errf(rs_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rs_errf with the kind of failure. Always returns -1. */
+int rs_errc(rs_err_t *err, rs_errc_t code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Set the kind of an error whose message is already written (a callee's "must be in [1, 8]" that is
+ * bad input where it is called from). err may be NULL. Always returns -1. */
+int rs_err_mark(rs_err_t *err, rs_errc_t code);
+/* No error: empty message, RS_ERR_RUNTIME. err may be NULL. Can't fail. */
+void rs_err_clear(rs_err_t *err);
+/* The exit code for err: RS_EXIT_USAGE for bad input, RS_EXIT_FAIL otherwise. Can't fail. */
+int rs_err_exit_code(const rs_err_t *err);
+/* "runtime", "bad input", "timeout", "aborted". Can't fail. */
+const char *rs_errc_name(rs_errc_t code);
 /* err, about the value of option opt, names both ("--inter foo: unknown tier 'foo' (...)") unless it
  * starts with "VALUE:" already (a file's "PATH:LINE: ..." or "PATH: cannot read"). err may be NULL.
  * Always returns -1. */

@@ -241,7 +241,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
             return KFAIL(&k, "kernels.default_impl", "%s runs no kernel here (add it to kernels.impl_kernels)", rs_impl_name(imp));
         t->default_impl = (int)imp;
     }
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     return rs_kernel_table_prepare(t, &e) ? KFAIL(&k, "kernels", "%s", e.msg) : 0;
 }
 

@@ -333,7 +333,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
             return rs_errf(err, "--kernel %s: needs an implementation preset (--impl ringsim, flash-attn or te)", s->kernel);
         kernel = k + 1;
     }
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (rs_machine_set_kernel(m, impl, kernel, &e) == 0) return 0;
     if (s->impl >= 0 || s->kernel[0]) {
         char why[sizeof e.msg];

@@ -40,7 +40,7 @@ static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t
 static int layout_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
     const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens,
                                         RS_RING_PASS_KV);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     if (rs_problem_validate(&p, &e) == 0) return 0;
     return rs_errf(err, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
                    (long long)c->nodes, (long long)g_of(m), (long long)tp_of(c, m));
@@ -143,7 +143,7 @@ static double allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) {
  * The options
  * ------------------------------------------------------------------------------------------------- */
 static int ring_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_ring_t ring, rs_infer_option_t *o) {
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     o->kind = ring == RS_RING_PASS_KV ? RS_INFER_PASS_KV : RS_INFER_PASS_Q;
     o->ulysses = 1, o->ring = cp_of(c, m);
     if (rs_infer_ring_attn(c, m, ring, c->new_tokens, c->cached_tokens, &o->attn_layer_s, &o->hidden, &e) < 0) {
@@ -184,7 +184,7 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
                      rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
     const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1);
     const rs_problem_t p = attn_problem(c, hq / u, hkv / u, r, c->new_tokens, c->cached_tokens, RS_RING_PASS_KV);
-    rs_err_t e = {{0}};
+    rs_err_t e = {0};
     double attn;
     if (walk(&p, &rm, &attn, &o->hidden, &e) < 0) return (void)snprintf(o->why_not, sizeof o->why_not, "%.1000s", e.msg);
     o->feasible = true;

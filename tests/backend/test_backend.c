@@ -39,7 +39,7 @@ static void test_table(void) {
     CU_ASSERT(n >= 1 && n <= 4);
     CU_ASSERT_PTR_NULL(rs_backend_find("tpu"));
     const rs_backend_ops_t *be = NULL;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_backend_get("tpu", true, &be, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "--backend tpu: expected cpu or gpu");
     CU_ASSERT_EQUAL(rs_backend_get("model", true, &be, &err), -1); /* not an executor */
@@ -57,7 +57,7 @@ static void test_walk_equals_model(void) {
     rs_machine_t m = h100();
     m.cal.overlap = 0.4; /* the slow path of the walk (events made) */
     rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_trace_t *a = rs_trace_create("model"), *b = rs_trace_create("model");
@@ -96,7 +96,7 @@ static void test_walk_equals_model(void) {
 static void test_can_run(void) {
     rs_machine_t m = h100();
     rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, true);
-    rs_err_t why = {{0}};
+    rs_err_t why = {0};
     CU_ASSERT_EQUAL(rs_walk_backend.can_run(&p, &m, &why), 0);
     m.loopback = true;
     CU_ASSERT_EQUAL(rs_walk_backend.can_run(&p, &m, &why), 0);
@@ -135,7 +135,7 @@ static void test_sim_equals_walk(void) {
     rs_machine_t m = h100();
     m.cal.overlap = 0.5;
     rs_problem_t p = rs_test_problem(6, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_run_summary_t w, r;
@@ -162,7 +162,7 @@ static void test_cpu_subprocess(void) {
     rs_machine_t m = h100();
     rs_problem_t p = rs_test_problem(3, 32, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     p.act_bytes = 4, p.q_heads = 2, p.kv_heads = 1, p.head_dim = 16, p.tile_q = p.tile_k = 8;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_backend_opts_t o;

@@ -16,7 +16,7 @@ static int run(char *const *argv, double timeout_s, rs_child_status_t *st) {
     rs_spawn_init(&sp);
     sp.argv = argv;
     sp.stdout_fd = sp.stderr_fd = RS_SPAWN_NULL;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     return rs_spawn_run(&sp, "test child", timeout_s, st, &err);
 }
 

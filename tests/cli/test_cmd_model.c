@@ -172,7 +172,7 @@ static void test_json_and_traces(void) {
 static void test_setup_messages(void) {
     rs_setup_t c;
     rs_setup_default(&c);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     c.spec.perturb.n_stragglers = 1, c.spec.perturb.straggler_rank[0] = 8, c.spec.perturb.straggler_factor[0] = 2;
     CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2: rank 8 must be in [0, 7] (N = 8 ranks)");

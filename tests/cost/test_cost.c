@@ -242,7 +242,7 @@ static void test_closed_hand_curve_host(void) {
     m.cal.n_overlap = 1;
     m.cal.overlap_curve[0] = (rs_overlap_point_t){1e6, 0.5};
     m.cal.comp_slowdown = 2;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap_curve"));
 }
@@ -429,7 +429,7 @@ static void test_bad_machine(void) {
     m.cal.overlap = 0.5;
     m.cal.comp_slowdown = 2;
     rs_closed_t c;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_model_closed(&p, &m, &c, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--overlap"));
     m = machine(-1, 1e9, 0);

@@ -108,7 +108,7 @@ static void test_curve_interpolation(void) {
 static void test_resolve_fallbacks(void) {
     rs_machine_t m = hand_machine(RS_IMPL_FLASH_ATTN, 0);
     rs_kresolve_t r;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
     /* the backward has only a full curve: causal and shifted fall back to it, once each */
     CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_CAUSAL], 3);
@@ -657,7 +657,7 @@ static void test_shipped_round_trip(void) {
     int points = 0;
     for (unsigned i = 0; i < 4; i++) {
         rs_hw_t hw;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         CU_ASSERT_EQUAL_FATAL(rs_hw_load(names[i], &hw, &err), 0);
         CU_ASSERT_TRUE(hw.kernels.n_curves > 0);
         CU_ASSERT_EQUAL(rs_kernel_table_validate(&hw.kernels, &err), 0);
@@ -776,7 +776,7 @@ static void expect_parse(const char *mask, const char *points, const char *tail,
     char text[4096];
     snprintf(text, sizeof text, base_head, mask, points, tail);
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hw_parse(text, "t.json", &hw, &err);
     if (!want) {
         if (rc) fprintf(stderr, "  unexpected: %s\n", err.msg);
@@ -813,7 +813,7 @@ static void test_bad_profile_input(void) {
 /* A profile with curves writes and reads back identically (calibrate writes one). */
 static void test_write_round_trip(void) {
     rs_hw_t hw, back, again;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
     char path[] = "/tmp/ringsim-kernel-XXXXXX";
     int fd = mkstemp(path);

@@ -50,7 +50,7 @@ static void test_numerics_all(void) {
                         rs_problem_t p = small(48, 4, (rs_layout_t)l, causal, (rs_pass_t)pass, kvh);
                         rs_exec_opts_t o = rs_test_exec_opts_check();
                         rs_exec_result_t res;
-                        rs_err_t err = {{0}};
+                        rs_err_t err = {0};
                         env_set("RINGSIM_CPU_KERNEL", cfg[ci][0]), env_set("RINGSIM_CPU_KC", cfg[ci][1]);
                         env_set("RINGSIM_CPU_PANEL_ROWS", cfg[ci][2]);
                         int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
@@ -82,7 +82,7 @@ static void test_numerics_sizes(void) {
             p.tile_q = 5, p.tile_k = 3;
             rs_exec_opts_t o = rs_test_exec_opts_check();
             rs_exec_result_t res;
-            rs_err_t err = {{0}};
+            rs_err_t err = {0};
             int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
             if (rc) fprintf(stderr, "  S=%lld N=%lld: %s\n", (long long)cfg[i][0], (long long)cfg[i][1], err.msg);
             CU_ASSERT_EQUAL(rc, 0);
@@ -98,7 +98,7 @@ static void test_check_can_fail(void) {
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12; /* fp32 cannot reach this: the check must say so */
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(!res.check_ok);
@@ -120,7 +120,7 @@ static void test_extreme_logits(void) {
         o.input_scale = 100.0;
         o.check_tol = 1e300; /* judged below */
         rs_exec_result_t res;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
         if (rc || !res.check_ok) fprintf(stderr, "  extreme %s: %s\n", rs_pass_name(p.pass), err.msg);
         CU_ASSERT_EQUAL(rc, 0);
@@ -148,7 +148,7 @@ static void test_save_io(void) {
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.save_io_dir = dir;
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_test_exec_run(&p, &o, NULL, &res, &err), 0);
     const char *names[] = {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"};
     const int64_t heads[] = {2, 1, 1, 2, 2, 2, 1, 1};
@@ -184,7 +184,7 @@ static void test_dead_rank_timeout(void) {
     o.check = false;
     o.timeout_s = 0.5, o.fault_rank = 2, o.fault_step = 1;
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     double t0 = rs_now_s();
     int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     double dt = rs_now_s() - t0;
@@ -205,7 +205,7 @@ static void test_trace_schema(void) {
         o.check = false, o.reps = 3, o.warmup = 1;
         rs_trace_t *t = rs_trace_create("exec-cpu");
         rs_exec_result_t res;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         CU_ASSERT_EQUAL_FATAL(rs_test_exec_run(&p, &o, t, &res, &err), 0);
         rs_schedule_t *s = rs_schedule_create(&p, &err);
         rs_trace_sort(t);
@@ -432,7 +432,7 @@ static void test_kernel_variants_masks(void) {
             for (int ci = 0; ci < 2; ci++) {
                 double e[5];
                 char desc[512] = "";
-                rs_err_t err = {{0}};
+                rs_err_t err = {0};
                 int rc = kblock_run(&t, masks[mi].mask, masks[mi].diag, variants[vi], chunking[ci][0],
                                     chunking[ci][1], e, desc, sizeof desc, &err);
                 if (!cpu_has(variants[vi])) { /* refused, with a message */
@@ -496,7 +496,7 @@ static void test_kernel_exp_rows(void) {
         st.n_blocks = 1, st.blocks[0] = (rs_block_t){.q_seg = 0, .kv_seg = 0, .mask = RS_MASK_FULL};
         const rs_compute_ops_t *o = &rs_cpu_compute_ops;
         void *cs = NULL, *kv = NULL, *dkv = NULL;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         setenv("RINGSIM_CPU_KERNEL", variants[vi], 1);
         int rc = o->create(&ri, &cs, &err);
         unsetenv("RINGSIM_CPU_KERNEL");
@@ -554,7 +554,7 @@ static void test_kernel_variant_bad(void) {
     rs_problem_t p = small(24, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     setenv("RINGSIM_CPU_KERNEL", "sse9", 1);
     int rc = rs_test_exec_run(&p, &o, NULL, &res, &err);
     unsetenv("RINGSIM_CPU_KERNEL");
@@ -793,7 +793,7 @@ static void test_inputs_staged(void) {
     real_upload = slow.upload, slow.upload = slow_upload;
     for (int pass = 0; pass < 2; pass++) {
         rs_problem_t p = small(32, 2, RS_LAYOUT_ZIGZAG, true, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD, 2);
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_schedule_t *s = rs_schedule_create(&p, &err);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         rs_exec_opts_t o;
@@ -827,7 +827,7 @@ static void test_poll_count(void) {
                 const int64_t kvh = (cfg / 12) % 2 ? 1 : 2;
                 rs_problem_t p = small(44 * N, N, layout, causal, pass, kvh); /* 44-token blocks: 11 tiles of 4 */
                 if (layout != RS_LAYOUT_CONTIGUOUS) p.seq_tokens = 40 * N; /* even halves for zigzag */
-                rs_err_t err = {{0}};
+                rs_err_t err = {0};
                 rs_schedule_t *sch = rs_schedule_create(&p, &err);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(sch);
                 for (int64_t r = 0; r < N; r++) {
@@ -864,7 +864,7 @@ static void test_poll_count(void) {
     if (differ) fprintf(stderr, "poll count: %d of %d (rank, step) differ\n", differ, checked);
     /* no geometry: no polls (a backend that does not poll) */
     rs_problem_t p = small(16, 2, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 2);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *sch = rs_schedule_create(&p, &err);
     rs_step_t st;
     rs_schedule_step(sch, 0, 0, &st);
@@ -945,7 +945,7 @@ static void test_calib_xfer_curve(void) {
     for (int i = 0; i < c.model.n_xfer; i++) CU_ASSERT(c.model.xfer_curve[i].factor > gr.min && c.model.xfer_curve[i].factor <= gr.max);
     rs_hw_t hw;
     memset(&hw, 0, sizeof hw);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, &err), 0);
     hw.cal.n_xfer = c.model.n_xfer;
     memcpy(hw.cal.xfer_curve, c.model.xfer_curve, sizeof hw.cal.xfer_curve);

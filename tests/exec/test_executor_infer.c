@@ -25,7 +25,7 @@ static rs_problem_t infer(int64_t S, int64_t P, int64_t N, rs_layout_t layout, r
 static void expect_ok(const rs_problem_t *p, const char *what) {
     rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_test_exec_run(p, &o, NULL, &res, &err);
     if (rc != 0 || !res.check_ok)
         fprintf(stderr, "  %s: %s %s causal=%d N=%lld P=%lld kv_heads=%lld: rc %d: %s\n", what, rs_ring_name(p->ring),
@@ -82,7 +82,7 @@ static void test_check_can_fail(void) {
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12;
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_test_exec_run(&p, &o, NULL, &res, &err), 0);
     CU_ASSERT(!res.check_ok);
     CU_ASSERT(strstr(err.msg, "check failed") != NULL);
@@ -97,7 +97,7 @@ static void test_trace_of_the_all_to_all(void) {
     o.check = false;
     rs_trace_t *t = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_test_exec_run(&p, &o, t, &res, &err), 0);
     CU_ASSERT_EQUAL(res.n_steps, 4);
     int computes = 0, a2a_sends = 0, q_sends = 0;

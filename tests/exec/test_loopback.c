@@ -97,7 +97,7 @@ static void test_grad_zero_buffer(void) {
         rs_exec_opts_t o;
         rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, 3, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_exec_result_t res;
         zeroed = zeroed_sent = 0, gz_in_pass = false;
         sent_reset();
@@ -112,7 +112,7 @@ static void test_grad_zero_buffer(void) {
 
 /* The loopback state reports the emulated rank and N; a step's receive is a copy of its own send. */
 static void test_local_loopback_transport(void) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     void *ts = rs_local_loopback_create(2, 4, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
     const rs_transport_ops_t *t = &rs_local_transport_ops;
@@ -147,7 +147,7 @@ static void run_all_ranks(rs_layout_t lay, rs_pass_t pass) {
     rs_exec_opts_t o;
     rs_schedule_t *s = small_schedule(n, lay, pass, 2, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
     int rc = rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o, tr,
@@ -211,7 +211,7 @@ static void test_run_loopback_refusals(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, some, 2, &o,
                                          tr, &res, &err), 0);
     CU_ASSERT(rs_trace_find(tr, 3, 0, RS_PASS_FORWARD, RS_EV_STEP) >= 0);
@@ -267,7 +267,7 @@ static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
 /* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
  * itself and the overlap with no second rank (its collectives involve itself only). */
 static void test_calibrate_loopback(void) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     void *ts = rs_local_loopback_create(0, 2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
     rs_problem_t p = small_problem(2, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);

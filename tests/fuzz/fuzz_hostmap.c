@@ -19,7 +19,7 @@
 static void check_hostmap(const char *path, int64_t n, const uint8_t *data, size_t size, long lines) {
     rs_hostmap_t hm;
     memset(&hm, 0xA5, sizeof hm); /* the reader must set every field */
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hostmap_load(path, n, &hm, &err);
     rs_fuzz_note("rs_hostmap_load", rc, err.msg);
     if (rc != 0) {
@@ -43,7 +43,7 @@ static void check_hostmap(const char *path, int64_t n, const uint8_t *data, size
 static void check_map(const char *path, int64_t n, const uint8_t *data, size_t size, long lines) {
     rs_placement_t pl;
     memset(&pl, 0xA5, sizeof pl);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_placement_load_map(path, n, 0, &pl, &err);
     rs_fuzz_note("rs_placement_load_map", rc, err.msg);
     if (rc != 0) {

@@ -47,7 +47,7 @@ static void check_setup(const rs_setup_t *c) {
 
 /* After rs_setup_finish (or a sweep point's setup): the machine and every problem are valid. */
 static void check_finished(const rs_machine_t *m, const rs_problem_t *p) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     RS_FUZZ_CHECK(rs_machine_validate(m, p->n_ranks, &err) == 0);
     RS_FUZZ_CHECK(rs_problem_validate(p, &err) == 0);
 }
@@ -55,7 +55,7 @@ static void check_finished(const rs_machine_t *m, const rs_problem_t *p) {
 static void model_finish(rs_cli_model_t *m) {
     rs_setup_t *c = &m->c;
     if (!preset_name(c->spec.profile) || (c->spec.inter[0] && !preset_name(c->spec.inter))) return;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_setup_finish(c, &err);
     rs_fuzz_note("rs_setup_finish", rc, err.msg);
     if (rc != 0) {
@@ -108,7 +108,7 @@ static void sweep_finish(rs_cli_sweep_t *s, bool job) {
         if (!preset_name(sp->profiles[k])) return;
     rs_sweep_point_t *pts = calloc(n, sizeof *pts);
     RS_FUZZ_CHECK(pts != NULL);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_sweep_points_setup(sp, pts, &err);
     rs_fuzz_note("rs_sweep_points_setup", rc, err.msg);
     if (rc != 0) {

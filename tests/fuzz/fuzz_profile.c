@@ -73,7 +73,7 @@ static void check_hw(const rs_hw_t *hw) {
 static void check_machines(const rs_hw_t *hw) {
     for (int k = 0; k < RS_DTYPE_COUNT; k++) {
         rs_machine_t m;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         int rc = rs_machine_from_hw(hw, (rs_dtype_t)k, &m, &err);
         if (hw->flops_per_s[k] <= 0) {
             rs_fuzz_check_refused(rc, err.msg);
@@ -122,7 +122,7 @@ static bool same_hw(const rs_hw_t *a, const rs_hw_t *b) {
 
 static void round_trip(const rs_hw_t *hw) {
     const char *out = rs_fuzz_path("written", ".json");
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hw_write_json(hw, out, NULL, &err);
     if (rc != 0) fprintf(stderr, "write: %s\n", err.msg);
     RS_FUZZ_CHECK(rc == 0);
@@ -152,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     positions(text);
 
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const int rc_text = rs_hw_parse(text, "fuzz.json", &hw, &err);
     rs_fuzz_note("rs_hw_parse", rc_text, err.msg);
     if (rc_text == 0) {

@@ -61,7 +61,7 @@ static void check_shape_line(const char *msg, const char *path, const rs_table_t
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = rs_fuzz_file("input", ".csv", data, size);
     rs_table_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const int rc_table = rs_table_read(path, &t, &err);
     rs_fuzz_note("rs_table_read", rc_table, err.msg);
     if (rc_table == 0) {

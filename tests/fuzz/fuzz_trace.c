@@ -55,7 +55,7 @@ static void check_median(double v, size_t n) {
 static void check_summaries(const rs_trace_t *t) {
     for (int p = 0; p < RS_PASS_COUNT; p++) {
         rs_trace_summary_t s;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         if (rs_trace_summarize(t, (rs_pass_t)p, &s, &err) != 0) {
             rs_fuzz_check_refused(-1, err.msg);
             continue;
@@ -72,7 +72,7 @@ static void check_summaries(const rs_trace_t *t) {
 /* a trace against an identical copy: everything aligns, every error is 0 */
 static void check_self_compare(const rs_trace_t *t, const rs_trace_t *copy) {
     rs_compare_t c;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_compare_traces(t, copy, &c, &err) != 0) {
         rs_fuzz_check_refused(-1, err.msg);
         return;
@@ -91,7 +91,7 @@ static void check_self_compare(const rs_trace_t *t, const rs_trace_t *copy) {
 
 static void round_trip(const rs_trace_t *t) {
     const char *out = rs_fuzz_path("written", ".csv");
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_trace_write_csv(t, out, &err);
     if (rc != 0) fprintf(stderr, "write: %s\n", err.msg);
     RS_FUZZ_CHECK(rc == 0);
@@ -105,7 +105,7 @@ static void round_trip(const rs_trace_t *t) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = rs_fuzz_file("input", ".csv", data, size);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_trace_t *t = rs_trace_read_csv(path, &err);
     rs_fuzz_note("rs_trace_read_csv", t ? 0 : -1, err.msg);
     if (!t) {

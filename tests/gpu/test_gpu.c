@@ -51,7 +51,7 @@ static void kernel_case(rs_gpu_kernel_t kern, rs_gpu_dtype_t dt, int d, rs_layou
     rs_problem_default(&p);
     p.seq_tokens = S, p.n_ranks = N, p.layout = lay, p.causal = causal, p.pass = RS_PASS_BACKWARD;
     p.batch = 1, p.q_heads = 4, p.kv_heads = 2, p.head_dim = d;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_gpu_shape_t sh = {dt, 1, 4, 2, d, B, B, (float)(1.0 / sqrt((double)d))};
@@ -159,7 +159,7 @@ static void test_kernels_mma64(void) { kernels_for(RS_GPU_KERNEL_MMA64); }
  * ------------------------------------------------------------------------------------------------- */
 static void test_nccl_self(void) {
     void *ts[1] = {NULL};
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_nccl_world_create(1, ts, &err) < 0) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts[0]);
     const size_t bytes = (size_t)64 << 20;
@@ -201,7 +201,7 @@ static void watchdog_case(rs_gpu_loop_t how) {
     rs_problem_default(&p);
     p.seq_tokens = 3 * 1024, p.n_ranks = 3, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = RS_LAYOUT_ZIGZAG;
     rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_exec_opts_t o;
@@ -242,7 +242,7 @@ static void test_ring_loopback(void) {
             p.seq_tokens = 4 * 2048, p.n_ranks = 4, p.q_heads = 8, p.kv_heads = 2, p.head_dim = 128;
             p.layout = RS_LAYOUT_ZIGZAG, p.pass = (rs_pass_t)pass;
             rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
-            rs_err_t err = {{0}};
+            rs_err_t err = {0};
             rs_schedule_t *s = rs_schedule_create(&p, &err);
             CU_ASSERT_PTR_NOT_NULL_FATAL(s);
             rs_exec_opts_t o;
@@ -284,7 +284,7 @@ static void ring_case(int64_t N, rs_layout_t lay, bool causal, rs_pass_t pass) {
     p.seq_tokens = 1024 * N, p.n_ranks = N, p.batch = 1, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128;
     p.layout = lay, p.causal = causal, p.pass = pass, p.act_bytes = 2, p.grad_bytes = 4;
     rs_gpu_kernel_tile(pass, p.head_dim, &p.tile_q, &p.tile_k);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     void **ts = calloc((size_t)N, sizeof *ts);
@@ -322,7 +322,7 @@ static void infer_case(int64_t N, rs_layout_t lay, rs_ring_t ring, bool decode) 
     p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = lay, p.ring = decode ? RS_RING_PASS_Q : ring;
     p.decode = decode, p.act_bytes = 2, p.grad_bytes = 4;
     rs_gpu_kernel_tile(RS_PASS_FORWARD, p.head_dim, &p.tile_q, &p.tile_k);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     void **ts = calloc((size_t)N, sizeof *ts);

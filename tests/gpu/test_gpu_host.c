@@ -53,7 +53,7 @@ static void check_schedule_tiles(int64_t S, int64_t N, bool causal, rs_layout_t 
     rs_problem_default(&p);
     p.seq_tokens = S, p.n_ranks = N, p.causal = causal, p.layout = lay, p.pass = pass;
     p.tile_q = tq, p.tile_k = tk;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     int bad = 0;
@@ -164,7 +164,7 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
     rs_problem_default(&p);
     p.seq_tokens = S, p.n_ranks = N, p.batch = 2, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 8;
     p.causal = causal, p.layout = lay, p.pass = RS_PASS_BACKWARD, p.tile_q = 4, p.tile_k = 4;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     const int64_t d = p.head_dim, B = S / N;

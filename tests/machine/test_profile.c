@@ -17,7 +17,7 @@
  * ---------------------------------------------------------------------------------------------- */
 static rs_hw_t load_ok(const char *name) {
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hw_load(name, &hw, &err);
     if (rc) fprintf(stderr, "  load %s: %s\n", name, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -26,7 +26,7 @@ static rs_hw_t load_ok(const char *name) {
 
 static rs_tier_t tier_ok(const char *name) {
     rs_tier_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_tier_load(name, &t, &err);
     if (rc) fprintf(stderr, "  tier %s: %s\n", name, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -77,7 +77,7 @@ static const char *subst(const char *from, const char *to) {
 /* Parse text as "t.json" and expect exactly the message want. */
 static void expect_error(const char *text, const char *want) {
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hw_parse(text, "t.json", &hw, &err);
     CU_ASSERT_EQUAL(rc, -1);
     if (strcmp(err.msg, want)) fprintf(stderr, "  got  '%s'\n  want '%s'\n", err.msg, want);
@@ -226,7 +226,7 @@ static void test_preset_lookup(void) {
     rs_hw_t a = load_ok("H100-SXM"); /* case-insensitive */
     CU_ASSERT_STRING_EQUAL(a.name, "H100-SXM");
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_hw_load("h100", &hw, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown hardware profile 'h100'"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "h100-sxm")); /* lists the presets */
@@ -247,7 +247,7 @@ static void test_spec_messages_name_the_option(void) {
     rs_machine_spec_t spec;
     rs_machine_spec_default(&spec);
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     snprintf(spec.profile, sizeof spec.profile, "nosuch");
     CU_ASSERT_EQUAL(rs_machine_spec_profile(&spec, &hw, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--profile nosuch: unknown hardware profile 'nosuch' (presets: "));
@@ -290,7 +290,7 @@ static void test_paper_table2(void) {
     RS_ASSERT_REL(c, 1.0e3, 0.05); /* the paper prints 1.0e3 / 6.2e3 */
     /* A100 InfiniBand: the paper's W = 12.5 GB/s (100 Gb/s) as a tier file */
     rs_tier_t ib;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const char *path = RS_BINARY_DIR "/tests/test_hw_ib100.json";
     FILE *fp = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
@@ -323,7 +323,7 @@ static void test_paper_table2(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_base_parses(void) {
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_hw_parse(BASE, "t.json", &hw, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -453,7 +453,7 @@ static void test_errors_syntax(void) {
 static void test_errors_files(void) {
     rs_hw_t hw;
     rs_tier_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_hw_load("/nonexistent/x.json", &hw, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "/nonexistent/x.json: cannot read: No such file or directory");
     const char *path = RS_BINARY_DIR "/tests/test_hw_tier.json";
@@ -516,7 +516,7 @@ static void test_round_trip(void) {
     hw.mem_bw_bytes_per_s = 999.9999999999999e12; /* rounds up to 1000 in a short mantissa */
     snprintf(hw.calibration_note, sizeof hw.calibration_note, "OpenBLAS sgemm, \"quoted\", 2026-11-29");
     const char *path = RS_BINARY_DIR "/tests/test_hw_roundtrip.json";
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&hw, path, "calibrated by test_hw", &err), 0);
     rs_hw_t back = load_ok(path);
     CU_ASSERT_STRING_EQUAL(back.name, hw.name);
@@ -636,7 +636,7 @@ static void test_efficiency(void) {
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1e9), 0.4, 0);
 
     rs_machine_t m;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     hw.cal.n_eff = 3;
     hw.flops_per_s[RS_DTYPE_BF16] = 1e15;
     hw.intra.bw_bytes_per_s = 1e11;
@@ -650,14 +650,14 @@ static rs_machine_t machine_2x4(void) {
     rs_hw_t hw = load_ok("h100-sxm");
     hw.devices_per_node = 4;
     rs_machine_t m;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err), 0);
     return m;
 }
 
 static void test_machine_hops(void) {
     rs_machine_t m = machine_2x4();
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
     /* N = 8, G = 4: ranks 0-3 on node 0, 4-7 on node 1; hops 3 (3->4) and 7 (7->0) cross */
     for (int64_t p = 0; p < 8; p++) {
@@ -765,7 +765,7 @@ static void test_machine_comp_time(void) {
 }
 
 static void test_machine_from_hw_and_validate(void) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_machine_t m;
     rs_hw_t h = load_ok("h100-sxm");
     CU_ASSERT_EQUAL(rs_machine_from_hw(&h, RS_DTYPE_FP8, &m, &err), 0);

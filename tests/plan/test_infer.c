@@ -52,7 +52,7 @@ static void test_point_by_hand(void) {
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
     rs_infer_point_t pt;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     CU_ASSERT_EQUAL(pt.tp, 2);
     CU_ASSERT_EQUAL(pt.cp, 4);
@@ -136,7 +136,7 @@ static void test_decode_by_hand(void) {
     rs_infer_config_t c = hand_config();
     c.causal = true, c.decode_batch = 8;
     rs_infer_point_t pt;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.decode_linear_layer_s, 36864.0 / 1e11, 1e-15);
     /* the attention: the decode problem's closed form on the CP ring at 2e11 FLOP/s */
@@ -173,7 +173,7 @@ static void test_crossing_transfer_bound(void) {
     c.tp = 4, c.nodes = 2, c.attn_eff = 1, c.causal = true, c.layout = RS_LAYOUT_ZIGZAG, c.cached_tokens = 1004;
     c.new_tokens = 4;
     int64_t t = 0;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, &err), 0);
     CU_ASSERT_EQUAL(t, 804);
     RS_ASSERT_REL(rs_infer_comm_bound_ratio(&c, &m), 0.8, 1e-15); /* 32 / (64 + 8 - 32) */
@@ -214,7 +214,7 @@ static void test_crossing_brackets(void) {
 }
 
 static void expect_bad(const rs_infer_config_t *c, const rs_machine_t *m, const char *msg) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_infer_config_validate(c, m, &err), -1);
     if (!strstr(err.msg, msg)) fprintf(stderr, "\n  expected '%s' in '%s'\n", msg, err.msg);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));

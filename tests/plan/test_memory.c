@@ -40,7 +40,7 @@ static void test_memory_full_mixed(void) {
     rs_transformer_t t = small_model();
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     rs_mem_t m;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
     CU_ASSERT_EQUAL(m.local_tokens, 256);      /* T = 1024 / 4 */
     CU_ASSERT_EQUAL(m.weights_bytes, 43424.0); /* 86848 * 2 / 4 */
@@ -62,7 +62,7 @@ static void test_memory_full_mixed(void) {
 
 static void test_memory_none_selective_fp32(void) {
     rs_transformer_t t = small_model();
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_mem_t m;
     rs_mem_config_t c = small_config(RS_CKPT_NONE, RS_PREC_MIXED);
     CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
@@ -96,7 +96,7 @@ static void test_memory_ulysses(void) {
     c.ulysses_degree = 2;
     rs_transformer_t t = small_model();
     rs_mem_t m;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
     CU_ASSERT_EQUAL(m.a2a_bytes, 256.0 * (64 + 2 * 32) * 2);  /* 65536 */
     CU_ASSERT_EQUAL(m.ring_bytes, 425984.0);                  /* a ring of 2 remains */
@@ -114,7 +114,7 @@ static void test_memory_ulysses(void) {
 static void test_memory_scaling(void) {
     /* Doubling N halves every per-token term and leaves the static terms alone. */
     rs_transformer_t t = small_model();
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_mem_t a, b;
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.chunk_tokens = 16;
@@ -128,7 +128,7 @@ static void test_memory_scaling(void) {
 
 static void test_memory_bad_input(void) {
     rs_transformer_t t = small_model();
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_mem_t m;
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.seq_tokens = 1000;
@@ -156,7 +156,7 @@ static void test_presets(void) {
     }
     for (const char *const *p = names; *p; p++, n++) {
         rs_transformer_t t;
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         int rc = rs_transformer_load(*p, &t, &err);
         if (rc) fprintf(stderr, "  %s: %s\n", *p, err.msg);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -166,7 +166,7 @@ static void test_presets(void) {
     }
     CU_ASSERT(n >= 11);
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
     CU_ASSERT_EQUAL(rs_transformer_params(&t), 8030261248ull); /* Meta-Llama-3-8B */
     CU_ASSERT_EQUAL(t.kv_heads, 8);
@@ -176,7 +176,7 @@ static void test_presets(void) {
 
 static void test_parse_errors(void) {
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const char *unknown = "{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"layerz\": 2\n  }\n}\n";
     CU_ASSERT_EQUAL(rs_transformer_parse(unknown, "t.json", &t, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.json:4:5: transformer.layerz: unknown key"));
@@ -212,7 +212,7 @@ static void test_paper_six_blocks(void) {
         {"TPU v5e", 196e12, 186e9, 6323},
     };
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("ringattn-7b", &t, &err), 0);
     double c_f = 4.0 * (double)(t.head_dim * t.q_heads);        /* cost.h c_f, batch 1 forward */
     double c_b = 2.0 * (double)(t.kv_heads * t.head_dim) * 2.0; /* cost.h c_b, bf16 */

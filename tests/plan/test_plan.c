@@ -46,7 +46,7 @@ static fixture_t fixture(const char *model, int64_t seq) {
 
 static rs_transformer_t load(const char *name) {
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = rs_transformer_load(name, &t, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -58,7 +58,7 @@ static void test_ulysses_head_bound(void) {
     rs_transformer_t t = load("llama3-8b");
     rs_machine_t m = round_machine();
     rs_sp_config_t c = sp_config(1 << 20, 8, 1);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), 0);
     c.ulysses = 16;
     CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
@@ -96,7 +96,7 @@ static void test_ring_is_walk(void) {
     rs_machine_t m = round_machine();
     rs_sp_config_t c = sp_config(1 << 18, 1, 16);
     rs_sp_cost_t cost;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
     rs_problem_t p;
     rs_problem_default(&p);
@@ -132,7 +132,7 @@ static void test_ulysses_cost(void) {
     rs_sp_config_t c = sp_config(1 << 16, 8, 1);
     c.causal = false;
     rs_sp_cost_t u;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &u, &err), 0);
     CU_ASSERT_EQUAL(u.kind, RS_SP_ULYSSES);
     double tok = 65536.0 / 8, q = 4096, k = 4096;
@@ -155,7 +155,7 @@ static void test_hidden_uses_mask(void) {
     m.cal.n_eff = 1, m.cal.eff[0].block_tokens = 1, m.cal.eff[0].efficiency = 0.5;
     rs_sp_config_t c = sp_config(1 << 17, 2, 32); /* B = 4096, ring ranks 4 per node: inter hops */
     rs_sp_cost_t a, b;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &a, &err), 0);
     CU_ASSERT(a.ring_b_star_tokens > 4096 && a.ring_b_star_tokens < 8192);
     CU_ASSERT_FALSE(a.ring_hidden_fwd);
@@ -172,7 +172,7 @@ static void test_ring_over_ulysses(void) {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 32;
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(r->sp, 32);
     CU_ASSERT(r->best >= 0);
@@ -206,7 +206,7 @@ static void test_ulysses_wins_when_ring_exposed(void) {
     f.c.fixed_sp = 8;
     f.m.intra.bw_bytes_per_s = 64e9;
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
     CU_ASSERT_FALSE(r->options[0].attn.ring_hidden_fwd);
@@ -225,7 +225,7 @@ static void test_option_arithmetic(void) {
     f.c.dp = 2; /* 2 micro-batches per replica */
     f.c.ckpt = RS_CKPT_FULL;
     rs_plan_option_t o;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, 1 << 16, 1, 8, &o, &err), 0);
     double p_lin = 202375168.0; /* 4 x 4096^2 + 3 x 4096 x 11008 */
     double tok = 65536.0 / 8;
@@ -250,7 +250,7 @@ static void test_option_arithmetic(void) {
 static void test_smallest_n_and_max_seq(void) {
     fixture_t f = fixture("llama2-7b", 1 << 20);
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_TRUE(r->fits);
     int64_t n = r->sp;
@@ -293,7 +293,7 @@ static void test_does_not_fit(void) {
     fixture_t f = fixture("llama3-405b", 1 << 20);
     f.c.max_sp = 8;
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_FALSE(r->fits);
     CU_ASSERT_EQUAL(r->best, -1);
@@ -315,7 +315,7 @@ static void test_plan_estimate(void) {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 8;
     rs_plan_result_t *chosen = malloc(sizeof *chosen), *r = malloc(sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_choose(&f.c, &f.hw, &f.m, chosen, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
     CU_ASSERT_EQUAL(chosen->n_options, 0);

@@ -42,7 +42,7 @@ static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts
         char name[128];
         snprintf(name, sizeof name, "%s.%s", rs_plot_kind_name(kind), ext[f]);
         const char *out = rs_test_path(name);
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         int rc = rs_plot_render(kind, data, out, o, &err);
         if (rc != 0) fprintf(stderr, "  %s: %s\n", name, err.msg);
         CU_ASSERT_EQUAL(rc, 0);
@@ -91,7 +91,7 @@ static void test_contention(void) {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_CONTENTION, cont_csv, &o);
     o.x = "oversub";
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
     FILE *fp = fopen(rs_test_path("bad-cont.csv"), "w");
     fprintf(fp, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n");
@@ -108,7 +108,7 @@ static void test_ttft(void) {
     FILE *fp = fopen(rs_test_path("bad-ttft.csv"), "w");
     fprintf(fp, "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\nh:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n");
     fclose(fp);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TTFT, rs_test_path("bad-ttft.csv"), rs_test_path("t3.svg"), NULL, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"));
 }
@@ -121,7 +121,7 @@ static void test_pass_boundary(void) {
     FILE *fp = fopen(rs_test_path("bad-bound.csv"), "w");
     fprintf(fp, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n");
     fclose(fp);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_PASS_BOUNDARY, rs_test_path("bad-bound.csv"), rs_test_path("b3.svg"), NULL, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected a crossing (cross_tokens > 0) in at least one row"));
 }
@@ -129,7 +129,7 @@ static void test_pass_boundary(void) {
 static void test_no_gnuplot_is_clear(void) {
     setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
     rs_plot_opts_t o = {0};
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
     CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);

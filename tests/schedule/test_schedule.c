@@ -257,7 +257,7 @@ static void test_huge_ring_is_o1(void) {
 
 /* ---- validation ---------------------------------------------------------------------------- */
 static void expect_invalid(rs_problem_t p, const char *needle) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_problem_validate(&p, &err), -1);
     if (!strstr(err.msg, needle)) fprintf(stderr, "  message '%s' lacks '%s'\n", err.msg, needle);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));

@@ -270,7 +270,7 @@ static void test_pass_q_same_work_as_pass_kv(void) {
 
 /* ---- validation ------------------------------------------------------------------------------ */
 static void expect_invalid(rs_problem_t p, const char *needle) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_problem_validate(&p, &err), -1);
     if (!strstr(err.msg, needle)) fprintf(stderr, "  message '%s' lacks '%s'\n", err.msg, needle);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));

@@ -34,7 +34,7 @@ static rs_job_t grid_job(const rs_machine_t *m, const rs_problem_t *p, int64_t t
                          rs_fabric_kind_t kind, int64_t nics, int64_t npl, double oversub) {
     rs_job_t j;
     memset(&j, 0, sizeof j);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_placement_grid(tp, p->n_ranks, dp, order, 0, &j.placement, &err), 0);
     rs_fabric_default(&j.fabric, m, j.placement.devices, rs_machine_flops_eff(m, (double)rs_problem_block(p)));
     j.fabric.kind = kind;
@@ -46,7 +46,7 @@ static rs_job_t grid_job(const rs_machine_t *m, const rs_problem_t *p, int64_t t
 }
 
 static int run_job(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, rs_sim_result_t *out) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_sim_config_t cfg;
@@ -67,7 +67,7 @@ static double placed_walk(const rs_problem_t *p, const rs_machine_t *m, const rs
     rs_machine_t mm = *m;
     mm.hop_inter = inter;
     mm.inter.bw_bytes_per_s = inter_bw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(p, &err);
     rs_walk_t w;
     CU_ASSERT_EQUAL(rs_model_walk(s, &mm, RS_NO_SINK, NULL, &w, &err), 0);
@@ -168,7 +168,7 @@ static void test_platform_xml(void) {
     int fd = mkstemp(path);
     CU_ASSERT_FATAL(fd >= 0);
     close(fd);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_fabric_write_file(path, &j.fabric, &err), 0);
     FILE *fp = fopen(path, "r");
     char line[1024];
@@ -201,7 +201,7 @@ static void one_ring(const rs_problem_t *p, const rs_machine_t *m, rs_fabric_kin
     rs_job_t j = grid_job(m, p, 1, 1, TP_CP_DP, kind, 0, 1, kind == RS_FABRIC_RAIL ? 1 : 4);
     rs_sim_result_t r, one;
     CU_ASSERT_EQUAL_FATAL(run_job(p, m, &j, &r), 0);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(p, &err);
     rs_walk_t w;
     CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, RS_NO_SINK, NULL, &w, &err), 0);
@@ -370,7 +370,7 @@ static void test_uneven_bounds(void) {
             rs_problem_t p = problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
             rs_job_t j;
             memset(&j, 0, sizeof j);
-            rs_err_t err = {{0}};
+            rs_err_t err = {0};
             CU_ASSERT_EQUAL_FATAL(rs_placement_load_map(path, 4, 0, &j.placement, &err), 0);
             rs_fabric_default(&j.fabric, &m, j.placement.devices, rs_machine_flops_eff(&m, 1024));
             j.fabric.nics_per_node = 1;
@@ -428,7 +428,7 @@ static void test_background_beside(void) {
 static void test_background_shares_the_nic(void) {
     rs_machine_t m = nodes_of(1, 2e-6, 5e-6);
     rs_problem_t p = problem(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     rs_step_t st;
     rs_schedule_step(s, 0, 0, &st);
@@ -495,7 +495,7 @@ static void test_background_link_books(void) {
 /* Sizing from a model: one llama3-8b layer over TP 4, bf16 parameters, fp32 gradients. */
 static void test_background_size(void) {
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
     rs_background_t bg;
     memset(&bg, 0, sizeof bg);
@@ -522,7 +522,7 @@ static void test_background_size(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_placement(void) {
     rs_placement_t p;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_placement_grid(8, 4, 2, TP_CP_DP, 0, &p, &err), 0);
     CU_ASSERT_EQUAL(p.n_rings, 16);
     CU_ASSERT_EQUAL(p.devices, 64);
@@ -547,7 +547,7 @@ static void test_placement(void) {
 
 static void test_bad_input(void) {
     rs_placement_t p;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_placement_grid(8, 8, 3, TP_CP_DP, 256, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));

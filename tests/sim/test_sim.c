@@ -34,7 +34,7 @@ static void pair_free(pair_t *r) {
 /* Walk and simulate; returns rs_sim_run's code. */
 static int run_pair(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, pair_t *r) {
     memset(r, 0, sizeof *r);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     r->wt = rs_trace_create("model");
@@ -230,7 +230,7 @@ static void test_exact_polls(void) {
                              causal ? "causal" : "full", (long long)m.devices_per_node);
                     check_exact(&p, &m, NULL, what);
                     if (v == 0 && causal && l == RS_LAYOUT_ZIGZAG) {
-                        rs_err_t err = {{0}};
+                        rs_err_t err = {0};
                         rs_schedule_t *s = rs_schedule_create(&p, &err);
                         rs_walk_t a, b;
                         CU_ASSERT_EQUAL(rs_model_walk(s, &m, (rs_event_sink_t){0}, NULL, &a, &err), 0);
@@ -257,7 +257,7 @@ static void test_exact_xfer_curve(void) {
                 m.cal.n_xfer = 2;
                 m.cal.xfer_curve[0] = (rs_xfer_point_t){1e3, 2.0};
                 m.cal.xfer_curve[1] = (rs_xfer_point_t){1e9, 2.0};
-                rs_err_t err = {{0}};
+                rs_err_t err = {0};
                 rs_schedule_t *s = rs_schedule_create(&p, &err);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(s);
                 rs_walk_t a, b;
@@ -318,7 +318,7 @@ static void test_exact_fresh_polls(void) {
                     snprintf(what, sizeof what, "fresh polls %s %s %s v=%d", rs_layout_name(p.layout), rs_pass_name(p.pass),
                              causal ? "causal" : "full", v);
                     check_exact(&p, &m, NULL, what);
-                    rs_err_t err = {{0}};
+                    rs_err_t err = {0};
                     rs_schedule_t *s = rs_schedule_create(&p, &err);
                     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
                     rs_walk_t a, b;
@@ -346,7 +346,7 @@ static void test_exact_fresh_polls(void) {
  * launches, jitter and a straggler: event by event equal to the walk. */
 static void test_exact_kernel_presets(void) {
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
     for (int impl = RS_IMPL_RINGSIM; impl < RS_IMPL_COUNT; impl++)
         for (int v = 0; v < 2; v++)
@@ -547,7 +547,7 @@ static void test_exact_inference(void) {
     deg.perturb.n_degraded = 1, deg.perturb.degraded_hop[0] = 1, deg.perturb.degraded_factor[0] = 2;
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     rs_sim_result_t r;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_sim_run(s, &deg, NULL, NULL, &r, &err), RS_SIM_BAD_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--degrade with --ring pass-q"));
     rs_sim_result_free(&r);
@@ -662,7 +662,7 @@ static int run_bad(const rs_sim_config_t *cfg, const rs_machine_t *m, rs_err_t *
 }
 
 static void expect_bad(const rs_sim_config_t *cfg, const rs_machine_t *m, const char *needle1, const char *needle2) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     int rc = run_bad(cfg, m, &err);
     CU_ASSERT_EQUAL(rc, RS_SIM_BAD_INPUT);
     if (!strstr(err.msg, needle1) || (needle2 && !strstr(err.msg, needle2)))

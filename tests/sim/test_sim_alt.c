@@ -17,7 +17,7 @@ static rs_machine_t machine(void) { /* nodes of 8: 400 GB/s and 2 us inside, 50 
 
 static void check(const char *model, int64_t seq, int64_t u, int64_t r, bool causal) {
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load(model, &t, &err), 0);
     rs_machine_t m = machine();
     rs_sp_config_t c;
@@ -47,7 +47,7 @@ static void test_ring_16(void) { check("llama3-8b", 1 << 15, 1, 16, true); }
 
 static void test_bad_split(void) {
     rs_transformer_t t;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
     rs_machine_t m = machine();
     rs_sp_config_t c;

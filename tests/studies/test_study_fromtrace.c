@@ -53,7 +53,7 @@ static rs_problem_t trace_problem(int i) {
 
 /* The walk's trace of problem p on machine m, through Kineto (DIR/kinetoTAG) and back, as CSV into path. */
 static int make_trace_on(const rs_problem_t *pp, const rs_machine_t *mm, const char *tag, char *path, size_t path_len) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const rs_problem_t p = *pp;
     const rs_machine_t m = *mm;
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -124,7 +124,7 @@ static rs_machine_t known_kernel_machine(void) {
     }
     t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1;
     t->merge_bw_bytes_per_s = 1e30; /* merges cost nothing: a step's compute is its call */
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     if (rs_machine_set_kernel(&m, RS_IMPL_FLASH_ATTN, 1, &err) != 0) fprintf(stderr, "  known kernel: %s\n", err.msg);
     return m;
 }
@@ -173,7 +173,7 @@ static void test_fit_kernel_table(void) {
     rs_tfit_opts_t o;
     rs_tfit_opts_default(&o);
     o.paths = kpath_ptr, o.n_paths = N_KTRACES;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(&o, &err);
     if (!ts) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -261,7 +261,7 @@ static void test_step_kinds(void) {
 /* The fit recovers the known profile within 1%. */
 static void test_fit_recovers(void) {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(&o, &err);
     if (!ts) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -307,7 +307,7 @@ static void test_fit_recovers(void) {
  * trace needs --latency, then W alone. */
 static void test_fit_one_b(void) {
     static rs_tfit_t f;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tfit_opts_t o = fit_opts(3, 1);
     rs_tset_t *ts = rs_tset_load(&o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -337,7 +337,7 @@ static void test_fit_one_b(void) {
  * peak shows it: T_comp -50%, and T_comm (L + m / W) grows by m / W / (L + m / W) at each size. */
 static void test_validate(void) {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(&o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
     static rs_tfit_t f;
@@ -388,7 +388,7 @@ static void test_cli(void) {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# alpha-beta fit: L = "));
     rs_hw_t hw;
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load(prof, &hw, &err), 0);
     RS_ASSERT_REL(hw.flops_per_s[RS_DTYPE_BF16], F_PEAK * effs[2], 0.01);
     RS_ASSERT_REL(hw.intra.latency_s, L_S, 0.01);

@@ -165,7 +165,7 @@ static void test_kineto_ranges(void) {
     const char *dir = rs_test_fresh_dir("k_ranges");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, false, 0), 0);
     rs_import_opts_t o = opts();
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_import_t *im = import1(dir, &o, &err);
     if (!im) fprintf(stderr, "  %s\n", err.msg);
     check_import(&run, im, 0);
@@ -201,7 +201,7 @@ static void test_kineto_gzip_no_ranges_layers(void) {
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
     const char *dir = rs_test_fresh_dir("k_gz");
     CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, dir, true, 0), 0);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     for (int layer = 0; layer < 3; layer++) {
         rs_import_opts_t o = opts();
         o.occurrence = layer;
@@ -252,7 +252,7 @@ static void test_nsys(void) {
         for (int layer = 0; layer < 2; layer++) {
             rs_import_opts_t o = opts();
             o.occurrence = layer;
-            rs_err_t err = {{0}};
+            rs_err_t err = {0};
             rs_import_t *im = import1(db, &o, &err);
             if (!im) fprintf(stderr, "  variant %d: %s\n", variant, err.msg);
             check_import(&run, im, layer);
@@ -281,7 +281,7 @@ static void test_one_process(void) {
             CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, in, v & 1, 0), 0);
         }
         rs_import_opts_t o = opts();
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_import_t *im = import1(in, &o, &err);
         if (!im) fprintf(stderr, "  variant %d: %s\n", v, err.msg);
         check_import(&run, im, 0);
@@ -347,7 +347,7 @@ static void test_round_trip_model(void) {
         CU_ASSERT_PTR_NOT_NULL_FATAL(model);
         importable(model, p.pass == RS_PASS_BACKWARD ? 4 : 3);
         const char *dir = rs_test_fresh_dir("rt");
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         CU_ASSERT_EQUAL_FATAL(rs_import_export_kineto(model, dir, &err), 0);
         for (int ranges = 0; ranges < 2; ranges++) {
             rs_import_opts_t o = opts();
@@ -380,7 +380,7 @@ static void test_round_trip_model(void) {
 
 /* ------------------------------------------------------------------------------------------------ */
 static void expect_fail(const char *path, const rs_import_opts_t *o, const char *needle) {
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_import_t *im = import1(path, o, &err);
     CU_ASSERT_PTR_NULL(im);
     rs_import_free(im);
@@ -616,7 +616,7 @@ static void test_checked_in_fixtures(void) {
             snprintf(in, sizeof in, "%s", DATA "/kineto_ring4");
         }
         rs_import_opts_t o = opts();
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_import_t *im = import1(in, &o, &err);
         if (!im) fprintf(stderr, "  %s\n", err.msg);
         check_import(&run, im, 0);
@@ -662,7 +662,7 @@ static void test_real_torch_trace(void) {
     json_error_t je;
     json_t *j = json_loads(text, 0, &je);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_kclass_t *kc = rs_kclass_create(NULL, &err);
     int count[RS_KROLE_COUNT] = {0}, other = 0;
     size_t i;

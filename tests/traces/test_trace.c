@@ -45,7 +45,7 @@ static void test_csv_roundtrip_exact(void) {
     rs_trace_t *t = make_trace(4, 0.1, 1.0 / 30.0, 0.07);
     rs_event_t tiny = {3, 3, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 1e-300, 2.5e-300, 1e300, 0};
     rs_trace_add(t, &tiny);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, rs_test_path("a.csv"), &err), 0);
     rs_trace_t *u = rs_trace_read_csv(rs_test_path("a.csv"), &err);
     if (!u) fprintf(stderr, "  %s\n", err.msg);
@@ -99,7 +99,7 @@ static void test_problem_roundtrip(void) {
     p.tile_q = 64, p.tile_k = 32;
     rs_trace_t *t = rs_trace_create("sim");
     CU_ASSERT_EQUAL(rs_trace_meta_problem(t, &p), 0);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_csv(t, rs_test_path("p.csv"), &err), 0);
     rs_trace_t *u = rs_trace_read_csv(rs_test_path("p.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(u);
@@ -197,7 +197,7 @@ static void test_csv_malformed(void) {
     const char *path = rs_test_path("bad.csv");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rs_test_write_text(path, cases[i].text);
-        rs_err_t err = {{0}};
+        rs_err_t err = {0};
         rs_trace_t *t = rs_trace_read_csv(path, &err);
         CU_ASSERT_PTR_NULL(t);
         rs_trace_free(t);
@@ -210,7 +210,7 @@ static void test_csv_malformed(void) {
     /* a good file with CRLF line ends and a trailing blank line reads */
     rs_test_write_text(path, "# ringsim-trace=1\r\n# source=sim\r\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\r\n"
                      "sim,1,0,backward,recv,0.5,0.75,0,4096,0\r\n\r\n");
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     rs_trace_t *t = rs_trace_read_csv(path, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(rs_trace_count(t), 1);
@@ -231,7 +231,7 @@ static void test_chrome_json(void) {
     const int n = 4;
     const double T = 2e-3, tc = 1.5e-3, tm = 1.9e-3;
     rs_trace_t *t = make_trace(n, T, tc, tm);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, rs_test_path("a.json"), &err), 0);
     json_error_t jerr;
     json_t *root = json_load_file(rs_test_path("a.json"), 0, &jerr);
@@ -309,7 +309,7 @@ static void test_chrome_overflow_lanes(void) {
     /* transfer longer than a step: send of step k runs into send of step k+1 on the same lane; the
      * writer moves it to an overflow lane (tid + 8) and alters no time */
     rs_trace_t *t = make_trace(3, 1e-3, 0.5e-3, 1.5e-3);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     const char *p = rs_test_path("overlap.json");
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, p, &err), 0);
     json_error_t jerr;
@@ -372,7 +372,7 @@ static void test_chrome_overflow_lanes(void) {
  * ---------------------------------------------------------------------------------------------- */
 static void test_no_file_left_behind(void) {
     rs_trace_t *t = make_trace(2, 1, 0.5, 0.5);
-    rs_err_t err = {{0}};
+    rs_err_t err = {0};
     /* unwritable location: error names the path, nothing created */
     const char *bad = rs_test_path("no-such-dir/t.csv");
     CU_ASSERT_EQUAL(rs_trace_write_csv(t, bad, &err), -1);
