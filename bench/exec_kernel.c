@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "exec.h"
 
 #define MAX_REPS 64
@@ -45,16 +46,11 @@ static double clock_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median of n samples, leaving them in place (rs_median sorts its input). */
 static double median(const double *t, int n) {
     double s[MAX_REPS];
     memcpy(s, t, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    return rs_median(s, (size_t)n);
 }
 
 /* "AMD EPYC 7B12" from /proc/cpuinfo (or "unknown"). */

@@ -10,23 +10,13 @@
 #include "cost.h"
 #include "polls.h"
 #include "ranges.h"
+#include "stats.h"
 
 /* The problem on one rank with B tokens (S = B). */
 static rs_problem_t one_rank(const rs_problem_t *p, int64_t B) {
     rs_problem_t q = *p;
     q.n_ranks = 1;
     return rs_problem_with_block(&q, B);
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double med(double *v, size_t n) {
-    if (!n) return NAN;
-    qsort(v, n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void rs_calib_opts_default(rs_calib_opts_t *o) {
@@ -48,7 +38,7 @@ static int rank_median(const rs_transport_ops_t *tops, void *ts, double v, doubl
         free(all);
         return -1;
     }
-    *out = rank == 0 ? med(all, (size_t)n) : v;
+    *out = rank == 0 ? rs_median(all, (size_t)n) : v;
     free(all);
     return 0;
 }
@@ -192,7 +182,7 @@ int rs_calib_call_median(const rs_problem_t *problem, int64_t B, rs_kmask_t mask
     uint64_t exec;
     if (time_block(problem, B, mask, cops, local_rank, min_time_s, min_reps, samples, 256, &n, flops_useful, &exec, err) < 0)
         return -1;
-    *median_s = med(samples, n);
+    *median_s = rs_median(samples, n);
     return 0;
 }
 
@@ -217,7 +207,7 @@ int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_o
         if (rc == 0 && r > 0) samples[n++] = dt / LAUNCHES, spent += dt; /* r = 0: warm-up */
     }
     if (rc < 0) rs_errf(err, "calibrate: %s", e.msg);
-    else *bytes_per_s = 3.0 * (double)bytes / med(samples, n); /* dst += src: read 2, write 1 */
+    else *bytes_per_s = 3.0 * (double)bytes / rs_median(samples, n); /* dst += src: read 2, write 1 */
     if (src) cops->buf_free(b.cs, src);
     block_free(cops, &b);
     return rc < 0 ? -1 : 0;
@@ -401,20 +391,20 @@ void rs_calib_rank_factors(const double *t, int n_b, int64_t n_ranks, double *fa
     }
     for (int64_t r = 0; r < n_ranks; r++) {
         for (int i = 0; ratio && i < n_b; i++) ratio[i] = t[(size_t)i * (size_t)n_ranks + (size_t)r] / fastest[i];
-        factor[r] = ratio && n_b > 0 ? med(ratio, (size_t)n_b) : 1.0;
+        factor[r] = ratio && n_b > 0 ? rs_median(ratio, (size_t)n_b) : 1.0;
     }
     free(ratio);
 }
 
 int rs_calib_rank_values(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
                          double *all, rs_err_t *err) {
-    double v = med(samples, n);
+    double v = rs_median(samples, n);
     return tops->gather(ts, &v, sizeof v, all, timeout_s, err) < 0 ? -1 : 0;
 }
 
 int rs_calib_rank_median(const rs_transport_ops_t *tops, void *ts, double *samples, size_t n, double timeout_s,
                          double *out, rs_err_t *err) {
-    return rank_median(tops, ts, med(samples, n), timeout_s, out, err);
+    return rank_median(tops, ts, rs_median(samples, n), timeout_s, out, err);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -459,7 +449,7 @@ static int time_exchange(const rs_transport_ops_t *tops, void *ts, void *b[5], u
         if (rotate) xfer_rotate(&b[3], &b[4]);
         if (r >= 3) samples[r - 3] = t;
     }
-    return rank_median(tops, ts, med(samples, (size_t)reps), timeout_s, t_med_s, err);
+    return rank_median(tops, ts, rs_median(samples, (size_t)reps), timeout_s, t_med_s, err);
 }
 
 /* Least squares of t = L + m u on relative error with L given: u minimising sum ((L + m u - t) / t)^2. */
@@ -633,7 +623,7 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
         v->eta = invert_eta(tcs[i], L, v->t_xfer_s - L, v->t_end_s);
         sg[i] = v->sigma;
     }
-    out->host_fit_err = med(errs, (size_t)n);
+    out->host_fit_err = rs_median(errs, (size_t)n);
     /* one eta for every point, minimising the median |relative error| of the completions */
     double best = INFINITY, best_eta = 1;
     for (int g = 0; g <= 1000; g++) {
@@ -642,12 +632,12 @@ void rs_calib_fit_overlap(rs_calib_t *out) {
             const rs_calib_overlap_t *v = &out->ov[i];
             errs[i] = fabs(rs_xfer_end_s(tcs[i], L, v->t_xfer_s - L, eta) - v->t_end_s) / v->t_end_s;
         }
-        const double e = med(errs, (size_t)n);
+        const double e = rs_median(errs, (size_t)n);
         if (e < best - 1e-12) best = e, best_eta = eta;
     }
     out->eta = best_eta;
     out->eta_fit_err = best;
-    out->sigma = med(sg, (size_t)n);
+    out->sigma = rs_median(sg, (size_t)n);
     model_overlap_curve(out);
     rs_calib_fit_polls(out);
 }
@@ -733,7 +723,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
             }
         for (int i = 0; ok && i < o->n_blocks; i++) {
             double all;
-            if (rank_median(tops, ts, med(smp[i], nsmp[i]), o->timeout_s, &all, err) < 0) { ok = 0; break; }
+            if (rank_median(tops, ts, rs_median(smp[i], nsmp[i]), o->timeout_s, &all, err) < 0) { ok = 0; break; }
             out->blocks[out->n_blocks] = o->blocks[i];
             out->t_block_s[out->n_blocks] = all;
             out->flops_eff[out->n_blocks] = (double)blks[i].st.flops_exec / all;
@@ -802,10 +792,10 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
                                          comps, alone, NULL, NULL, 16, &ns, &fl, err) < 0)
                 goto done;
             double E, EF, TC, TA;
-            if (rank_median(tops, ts, med(ends, ns), o->timeout_s, &E, err) < 0 ||
-                rank_median(tops, ts, med(ends_fresh, ns), o->timeout_s, &EF, err) < 0 ||
-                rank_median(tops, ts, med(comps, ns), o->timeout_s, &TC, err) < 0 ||
-                rank_median(tops, ts, med(alone, ns), o->timeout_s, &TA, err) < 0)
+            if (rank_median(tops, ts, rs_median(ends, ns), o->timeout_s, &E, err) < 0 ||
+                rank_median(tops, ts, rs_median(ends_fresh, ns), o->timeout_s, &EF, err) < 0 ||
+                rank_median(tops, ts, rs_median(comps, ns), o->timeout_s, &TC, err) < 0 ||
+                rank_median(tops, ts, rs_median(alone, ns), o->timeout_s, &TA, err) < 0)
                 goto done;
             if (rank == 0) {
                 const double L = out->latency_s, x = (double)fl.bytes / out->bw_bytes_per_s;

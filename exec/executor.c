@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "exec.h"
+#include "stats.h"
 
 /* Event slots per step, in rs_event_kind_t order (compute, send, recv, step). */
 #define KINDS RS_EV_KIND_COUNT
@@ -246,16 +247,9 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
 /* ---------------------------------------------------------------------------------------------------
  * Medians and results
  * ------------------------------------------------------------------------------------------------- */
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+/* The result's medians: 0 when a kind has no event (a ring of one rank sends nothing). */
+static double median_or_0(double *v, size_t n) { return n ? rs_median(v, n) : 0; }
 
-static double median(double *v, size_t n) {
-    if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Events of this rank: per (step, kind) the median start and median duration over reps. Invalid
  * slots get rank -1. */
@@ -272,7 +266,7 @@ static void median_events(const slot_t *rec, int reps, int64_t n_steps, int64_t 
                 const slot_t *s = &rec[((size_t)r * (size_t)n_steps + (size_t)k) * KINDS + (size_t)kind];
                 a[r] = s->start_s, b[r] = s->end_s - s->start_s;
             }
-            double st = median(a, (size_t)reps), du = median(b, (size_t)reps);
+            double st = rs_median(a, (size_t)reps), du = rs_median(b, (size_t)reps);
             *e = (rs_event_t){(int32_t)rank, (int32_t)k, pass, (rs_event_kind_t)kind, s0->peer, st, st + du, s0->flops, s0->bytes};
         }
     free(a), free(b);
@@ -442,7 +436,7 @@ static int summarize_events(const rs_problem_t *p, const rs_compute_ops_t *cops,
         if (trace && rs_trace_add(trace, x) < 0) rc = rs_errf(err, "rank 0: out of memory for the trace");
     }
     if (rc == 0)
-        res->t_comp_median_s = median(tc, nc), res->t_comm_median_s = median(tm, nm), res->t_step_median_s = median(tt, nst);
+        res->t_comp_median_s = median_or_0(tc, nc), res->t_comm_median_s = median_or_0(tm, nm), res->t_step_median_s = median_or_0(tt, nst);
     free(tc), free(tm), free(tt);
     if (rc == 0 && trace) {
         struct utsname u;
@@ -810,7 +804,7 @@ int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, c
                 size_t m = 0;
                 for (size_t i = 0; i < total; i++)
                     if (ev[i].kind == kinds[kk]) v[m++] = ev[i].end_s - ev[i].start_s;
-                *dst[kk] = median(v, m);
+                *dst[kk] = median_or_0(v, m);
             }
             free(v);
             res->makespan_s = makespan;

@@ -50,29 +50,6 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
     return rs_compare_check_events(other, name_other, err);
 }
 
-/* ------------------------------------------------------------------------------------------------
- * Statistics
- * ---------------------------------------------------------------------------------------------- */
-static int dbl_cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double rs_median(double *v, size_t n) {
-    if (n == 0) return NAN;
-    qsort(v, n, sizeof *v, dbl_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double rs_percentile(double *v, size_t n, double q) {
-    if (n == 0) return NAN;
-    qsort(v, n, sizeof *v, dbl_cmp);
-    size_t k = (size_t)ceil(q * (double)n); /* nearest rank, 1-based */
-    if (k < 1) k = 1;
-    if (k > n) k = n;
-    return v[k - 1];
-}
-
 /* A crossover point is usable when b, t_comp and t_comm are all finite and > 0. */
 static bool cross_point_ok(const double *b, const double *t_comp, const double *t_comm, size_t i) {
     return b[i] > 0 && t_comp[i] > 0 && t_comm[i] > 0 && isfinite(b[i]) && isfinite(t_comp[i]) && isfinite(t_comm[i]);

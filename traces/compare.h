@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "stats.h"
 #include "trace.h"
 
 typedef enum { RS_CMP_COMP = 0, RS_CMP_COMM, RS_CMP_STEP, RS_CMP_METRIC_COUNT } rs_cmp_metric_t;
@@ -79,10 +80,6 @@ int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err
  * rs_compare_free(). */
 int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare_t *out, rs_err_t *err);
 void rs_compare_free(rs_compare_t *c);
-
-/* Median / nearest-rank p95 of n values (sorted in place). NaN when n == 0. Can't fail. */
-double rs_median(double *v, size_t n);
-double rs_percentile(double *v, size_t n, double q);
 
 /* Typical step of one pass of a trace: medians over (rank, step) of the compute duration, of the
  * transfer duration (the recv, as T_comm above; steps without transfers are not
