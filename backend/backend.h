@@ -51,8 +51,9 @@ typedef struct rs_backend_ops {
     int (*can_run)(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why);
     /* Run the schedule's pass on the machine (the executors measure it on this host; m only names
      * it). Events and header keys go to trace when non-NULL (unsorted: rs_trace_sort before use).
-     * Returns 0; -1 with err on a runtime failure; -2 (RS_EXIT_USAGE's "bad input") when the input
-     * was refused. On failure trace may hold a partial set of events: callers must not write it. */
+     * Returns 0, or -1 with err: err.code is RS_ERR_BAD_INPUT when the input was refused, another
+     * kind (runtime, timeout) when the run failed. On failure trace may hold a partial set of
+     * events: callers must not write it. */
     int (*run)(const rs_schedule_t *s, const rs_machine_t *m, const rs_backend_opts_t *o, rs_trace_t *trace,
                rs_run_summary_t *out, rs_err_t *err);
     const struct rs_exec_backend *exec; /* executors: compute, transports and SPMD jobs; NULL otherwise */
@@ -60,8 +61,6 @@ typedef struct rs_backend_ops {
      * rank-steps, time and memory. Can't fail. */
     void (*estimate)(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e);
 } rs_backend_ops_t;
-
-#define RS_BACKEND_BAD_INPUT (-2) /* run(): the input was refused */
 
 /* Default options: no per-rank busy output, this binary, mpirun, no watchdog. Can't fail. */
 void rs_backend_opts_default(rs_backend_opts_t *o);

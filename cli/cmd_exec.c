@@ -183,7 +183,7 @@ static int fail(exec_cmd_t *e, const rs_exec_result_t *res, const rs_err_t *err)
     }
     fprintf(stderr, "ringsim exec: %s\n", err->msg);
     fflush(stderr);
-    if (e->tops && strstr(err->msg, "timeout")) {
+    if (e->tops && err->code == RS_ERR_TIMEOUT) {
         /* let the other waiting ranks time out and say what they waited for before the job is torn
          * down (the one nearest the cause may not be the first) */
         double until = rs_now_s() + (e->a.o.timeout_s < 10 ? e->a.o.timeout_s : 10);

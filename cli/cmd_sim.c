@@ -203,9 +203,7 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
     }
     if (rs_model_walk(s, &c->machine, RS_NO_SINK, NULL, &e->walk, err) != 0) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
-        int r = rs_sim_run(s, &c->machine, cfg, t, &e->sim, err);
-        if (r == RS_SIM_BAD_INPUT) rc = RS_EXIT_USAGE;
-        else if (r != 0) rc = RS_EXIT_FAIL;
+        if (rs_sim_run(s, &c->machine, cfg, t, &e->sim, err) != 0) rc = rs_err_exit_code(err);
     }
     if (rc == RS_EXIT_OK && t) {
         int m = rs_trace_meta_machine(t, &c->machine);

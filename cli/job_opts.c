@@ -22,7 +22,7 @@ static int parse_list(const char *name, const char *arg, rs_err_t *err, int (*on
             char head[1100];
             const int k = snprintf(head, sizeof head, "--%s %s: ", name, t);
             const char *why = k < (int)sizeof head && !strncmp(e.msg, head, (size_t)k) ? e.msg + k : e.msg;
-            return strcmp(t, arg) ? rs_errf(err, "--%s %s: '%s': %s", name, arg, t, why) : rs_errf(err, "%s", e.msg);
+            return strcmp(t, arg) ? rs_errf(err, "--%s %s: '%s': %s", name, arg, t, why) : rs_errc(err, e.code, "%s", e.msg);
         }
         n++;
     }

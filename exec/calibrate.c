@@ -94,13 +94,13 @@ static int block_init_mask(const rs_problem_t *prob, int64_t B, rs_kmask_t mask,
     if (!h) { rs_errf(err, "calibrate: out of memory"); goto out; }
     if (cops->create(&ri, &b->cs, &e) < 0 || cops->buf_alloc(b->cs, rs_problem_kv_bytes(&p), &b->kv, &e) < 0 ||
         (b->bwd && cops->buf_alloc(b->cs, rs_problem_dkv_bytes(&p), &b->dkv, &e) < 0)) {
-        rs_errf(err, "calibrate: %s", e.msg);
+        rs_errc(err, e.code, "calibrate: %s", e.msg);
         goto out;
     }
     const rs_tensor_t tn[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
     for (int i = 0; i < 4; i++) {
         rs_exec_fill_local(7, tn[i], &p, ri.n_segs, ri.segs, 1.0, h);
-        if (cops->upload(b->cs, tn[i], h, b->kv, &e) < 0) { rs_errf(err, "calibrate: %s", e.msg); goto out; }
+        if (cops->upload(b->cs, tn[i], h, b->kv, &e) < 0) { rs_errc(err, e.code, "calibrate: %s", e.msg); goto out; }
         if (tn[i] == RS_TENSOR_K || tn[i] == RS_TENSOR_V) {
             float **dst = tn[i] == RS_TENSOR_K ? &b->hk : &b->hv;
             if (!(*dst = malloc(sizeof(float) * nkv))) { rs_errf(err, "calibrate: out of memory"); goto out; }
@@ -110,7 +110,7 @@ static int block_init_mask(const rs_problem_t *prob, int64_t B, rs_kmask_t mask,
     if (b->bwd) { /* the backward needs O and lse (of the same mask) */
         if (cops->fwd_begin(b->cs, &e) < 0 || cops->fwd_step(b->cs, &b->st, b->kv, &e) < 0 || cops->fwd_end(b->cs, &e) < 0 ||
             cops->wait(b->cs, NULL, NULL, &e) < 0 || cops->bwd_begin(b->cs, &e) < 0) {
-            rs_errf(err, "calibrate: %s", e.msg);
+            rs_errc(err, e.code, "calibrate: %s", e.msg);
             goto out;
         }
     }
@@ -131,7 +131,7 @@ static int block_init(const rs_problem_t *prob, int64_t B, const rs_compute_ops_
  * before a pass's first post. */
 static int block_begin(const rs_compute_ops_t *cops, block_t *b, rs_err_t *err) {
     rs_err_t e = {0};
-    if ((b->bwd ? cops->grad_zero(b->cs, b->dkv, &e) : cops->fwd_begin(b->cs, &e)) < 0) return rs_errf(err, "calibrate: %s", e.msg);
+    if ((b->bwd ? cops->grad_zero(b->cs, b->dkv, &e) : cops->fwd_begin(b->cs, &e)) < 0) return rs_errc(err, e.code, "calibrate: %s", e.msg);
     return 0;
 }
 
@@ -139,7 +139,7 @@ static int block_begin(const rs_compute_ops_t *cops, block_t *b, rs_err_t *err) 
 static int block_run(const rs_compute_ops_t *cops, block_t *b, double *t0, double *t1, rs_err_t *err) {
     rs_err_t e = {0};
     int rc = b->bwd ? cops->bwd_step(b->cs, &b->st, b->kv, b->dkv, &e) : cops->fwd_step(b->cs, &b->st, b->kv, &e);
-    if (rc < 0 || cops->wait(b->cs, t0, t1, &e) < 0) return rs_errf(err, "calibrate: %s", e.msg);
+    if (rc < 0 || cops->wait(b->cs, t0, t1, &e) < 0) return rs_errc(err, e.code, "calibrate: %s", e.msg);
     return 0;
 }
 
@@ -206,7 +206,7 @@ int rs_calib_merge_bw(const rs_problem_t *problem, int64_t B, const rs_compute_o
         const double dt = rs_now_s() - t0;
         if (rc == 0 && r > 0) samples[n++] = dt / LAUNCHES, spent += dt; /* r = 0: warm-up */
     }
-    if (rc < 0) rs_errf(err, "calibrate: %s", e.msg);
+    if (rc < 0) rs_errc(err, e.code, "calibrate: %s", e.msg);
     else *bytes_per_s = 3.0 * (double)bytes / rs_median(samples, n); /* dst += src: read 2, write 1 */
     if (src) cops->buf_free(b.cs, src);
     block_free(cops, &b);
@@ -322,7 +322,7 @@ int rs_calib_overlap_samples(const rs_problem_t *problem, int64_t B, const rs_co
             (f.kind[i] == RS_XFER_DKV && cops->buf_alloc(blk.cs, f.bytes[i], &f.dsend, &e) < 0) ||
             cops->buf_alloc(blk.cs, f.bytes[i], &f.fresh[i][0], &e) < 0 || cops->buf_alloc(blk.cs, f.bytes[i], &f.fresh[i][1], &e) < 0 ||
             cops->buf_alloc(blk.cs, f.bytes[i], &f.fresh[i][2], &e) < 0) {
-            rs_errf(err, "calibrate: %s", e.msg);
+            rs_errc(err, e.code, "calibrate: %s", e.msg);
             goto out;
         }
     /* as in a ring step: the K,V being computed on is the block sent, the next block is received from
@@ -756,7 +756,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_compute_ops_t *cops, cons
         if (!(scratch.cs = NULL, block_init(problem, o->blocks[0], cops, local_rank, tops, ts, &scratch, err) == 0)) goto done;
         for (int k = 0; k < 5; k++)
             if (cops->buf_alloc(scratch.cs, bufm, &xb[k], &e) < 0) {
-                rs_errf(err, "calibrate: %s", e.msg);
+                rs_errc(err, e.code, "calibrate: %s", e.msg);
                 goto done;
             }
         for (int i = 0; i < out->n_sizes; i++) {

@@ -236,7 +236,7 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
             rs_err_t e;
             rs_trace_t *t = rs_trace_read_csv(trace_path, &e);
             if (!t) {
-                rs_errf(err, "exec trace unusable: %.200s", e.msg);
+                rs_errc(err, e.code, "exec trace unusable: %.200s", e.msg);
             } else {
                 rc = 0;
                 for (size_t i = 0; rc == 0 && trace && i < rs_trace_meta_count(t); i++) {

@@ -78,7 +78,7 @@ static int a2a_return(ctx_t *c, const rs_step_t *st, rs_xfer_req_t reqs[2], rs_x
         reqs[0] = (rs_xfer_req_t){RS_XFER_SEND, to, c->part[to], st->a2a_peer_bytes, 2};
         reqs[1] = (rs_xfer_req_t){RS_XFER_RECV, from, c->part[n + from], st->a2a_peer_bytes, 2};
         if (c->tops->post(c->ts, 2, reqs, &e) < 0 || c->tops->wait(c->ts, c->o->timeout_s, tt, &e) < 0)
-            return rs_errf(err, "rank %lld, all-to-all round %lld (to %lld, from %lld): %s", (long long)p, (long long)j,
+            return rs_errc(err, e.code, "rank %lld, all-to-all round %lld (to %lld, from %lld): %s", (long long)p, (long long)j,
                            (long long)to, (long long)from, e.msg);
         for (int i = 0; i < 2; i++)
             times[i].post_s = fmin(times[i].post_s, tt[i].post_s), times[i].done_s = fmax(times[i].done_s, tt[i].done_s);
@@ -95,7 +95,7 @@ static int stage_inputs(ctx_t *c, bool pass_q, bool dkv, rs_err_t *err) {
     if (c->cops->upload(c->cs, RS_TENSOR_K, c->k_host, c->kv[0], &e) < 0 ||
         c->cops->upload(c->cs, RS_TENSOR_V, c->v_host, c->kv[0], &e) < 0 ||
         (pass_q && c->cops->upload(c->cs, RS_TENSOR_Q, c->q_host, c->qbuf[0], &e) < 0))
-        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+        return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     /* the backward's dK,dV buffers start the pass cleared by this rank, as a step's gradient
        buffers do. Left as the pass before left them, the buffer that pass sent last (its peer read
        it) is the one step 1 clears and accumulates into: on a 2-core EPYC that clear took 27 us for
@@ -103,7 +103,7 @@ static int stage_inputs(ctx_t *c, bool pass_q, bool dkv, rs_err_t *err) {
        owns, and it delayed step 1's compute and every poll in it (docs/exec.md). */
     for (int i = 0; dkv && i < 3; i++)
         if (c->cops->grad_zero(c->cs, c->dkv[i], &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
-            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+            return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     return 0;
 }
 
@@ -137,18 +137,18 @@ static int run_pass_q(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0
             for (int i = 0; i < st.n_recv; i++)
                 reqs[nr++] = (rs_xfer_req_t){RS_XFER_RECV, st.recv_peer, c->qbuf[1 - cur], st.recv[i].bytes, 0};
             if (nr > 0 && c->tops->post(c->ts, nr, reqs, &e) < 0)
-                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
             if (st.has_compute && (c->cops->q_step(c->cs, &st, c->qbuf[cur], c->kv[0], c->part[st.q_owner], &e) < 0 ||
                                    c->cops->wait(c->cs, &cs0, &cs1, &e) < 0))
-                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
             if (nr > 0 && c->tops->wait(c->ts, c->o->timeout_s, times, &e) < 0)
-                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
             if (st.n_recv) cur = 1 - cur;
         }
         if (k == n_steps - 1) { /* the rank's partials are home: merge them */
             c->part[n + c->rank] = c->part[c->rank];
             if (c->cops->q_merge(c->cs, (int)n, c->part + n, &e) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
-                return rs_errf(err, "rank %lld, merging the partials: %s", (long long)c->rank, e.msg);
+                return rs_errc(err, e.code, "rank %lld, merging the partials: %s", (long long)c->rank, e.msg);
             c->part[n + c->rank] = NULL;
         }
         if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, rs_now_s());
@@ -164,7 +164,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     const int64_t n_steps = rs_schedule_n_steps(s);
     rs_err_t e = {0};
     if ((fwd ? c->cops->fwd_begin(c->cs, &e) : c->cops->bwd_begin(c->cs, &e)) < 0)
-        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+        return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     int cur = 0;
     void *acc = c->dkv[0], *dsend = c->dkv[1], *din = c->dkv[2];
     c->dkv_final = NULL;
@@ -184,7 +184,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
             if (!c->tops->inject_stall)
                 return rs_errf(err, "rank %lld: the %s transport cannot inject a stall", (long long)c->rank, c->tops->name);
             if (c->tops->inject_stall(c->ts, &e) < 0)
-                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
         }
         rs_xfer_req_t reqs[RS_XFER_MAX_REQS];
         int nr = 0, kv_recv = 0;
@@ -199,17 +199,17 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
         }
         const double t_step0 = rs_now_s();
         if (nr > 0 && c->tops->post(c->ts, nr, reqs, &e) < 0)
-            return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+            return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
         double cs0 = 0, cs1 = 0;
         if (st.has_compute) {
             int rc = fwd ? c->cops->fwd_step(c->cs, &st, c->kv[cur], &e)
                          : (c->cops->grad_zero(c->cs, acc, &e) < 0 ? -1 : c->cops->bwd_step(c->cs, &st, c->kv[cur], acc, &e));
             if (rc < 0 || c->cops->wait(c->cs, &cs0, &cs1, &e) < 0)
-                return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
         }
         rs_xfer_time_t times[RS_XFER_MAX_REQS];
         if (nr > 0 && c->tops->wait(c->ts, c->o->timeout_s, times, &e) < 0)
-            return rs_errf(err, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
+            return rs_errc(err, e.code, "rank %lld, %s step %lld: %s", (long long)c->rank, rs_pass_name(p->pass), (long long)k, e.msg);
         const double t_step1 = rs_now_s(); /* the step event: compute and transfers; the merges below follow it */
         bool dkv_in = false;
         for (int i = 0; i < st.n_recv; i++) dkv_in |= st.recv[i].kind == RS_XFER_DKV;
@@ -218,7 +218,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
             /* acc += the incoming partial (a step without compute just forwards it) */
             if ((!st.has_compute && c->cops->grad_zero(c->cs, acc, &e) < 0) ||
                 (dkv_in && c->cops->grad_add(c->cs, acc, din, &e) < 0) || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
-                return rs_errf(err, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
+                return rs_errc(err, e.code, "rank %lld, backward step %lld: %s", (long long)c->rank, (long long)k, e.msg);
         }
         if (slots) record_slots(slots + k * KINDS, &st, reqs, times, nr, t0, cs0, cs1, t_step0, t_step1);
         if (kv_recv) cur = 1 - cur;
@@ -237,7 +237,7 @@ static int run_pass(ctx_t *c, const rs_schedule_t *s, slot_t *slots, double t0, 
     }
     *fail_step = -1;
     if ((fwd ? c->cops->fwd_end(c->cs, &e) : c->cops->bwd_end(c->cs, &e)) < 0 || c->cops->wait(c->cs, NULL, NULL, &e) < 0)
-        return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+        return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     /* the pass epilogue (fwd_end: O / l, lse) ends the last step's event, as the model puts it */
     if (slots && n_steps > 0) slots[(n_steps - 1) * KINDS + RS_EV_STEP].end_s = rs_now_s() - t0;
     if (!fwd && !c->dkv_final) c->dkv_final = dsend;
@@ -491,7 +491,7 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
                      which[i] == RS_TENSOR_LSE ? 1 : p->head_dim, NULL};
         size_t n = (size_t)(qs * cur.heads * B * cur.width);
         if (c->cops->download(c->cs, cur.t, host_out, c->dkv_final, &e) < 0) {
-            rc = rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+            rc = rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
             break;
         }
         if (c->rank == 0 && !(cur.gathered = malloc(sizeof(float) * n * (size_t)c->n))) {
@@ -500,7 +500,7 @@ static int gather_outputs(const ctx_t *c, const rs_schedule_t *s, out_t *outs, i
         }
         outs[(*n_outs)++] = cur;
         if (c->tops->gather(c->ts, host_out, sizeof(float) * n, cur.gathered, opts->timeout_s, &e) < 0)
-            rc = rs_errf(err, "rank %lld, gathering %s: %s", (long long)c->rank, rs_tensor_name(cur.t), e.msg);
+            rc = rs_errc(err, e.code, "rank %lld, gathering %s: %s", (long long)c->rank, rs_tensor_name(cur.t), e.msg);
     }
     free(host_out);
     if (rc == 0 && c->rank == 0 && check_and_save(s, opts, outs, *n_outs, res, err) < 0) rc = -1;
@@ -517,10 +517,10 @@ static int alloc_q_buffers(ctx_t *c, const rs_problem_t *p, rs_err_t *err) {
     if (!(c->part = calloc((size_t)(2 * c->n), sizeof *c->part))) return rs_errf(err, "rank %lld: out of memory", (long long)c->rank);
     for (int i = 0; i < 2; i++)
         if (c->cops->buf_alloc(c->cs, rs_problem_q_bytes(p), &c->qbuf[i], &e) < 0)
-            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+            return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     for (int64_t i = 0; i < 2 * c->n; i++)
         if (i != c->n + c->rank && c->cops->buf_alloc(c->cs, rs_problem_part_bytes(p), &c->part[i], &e) < 0)
-            return rs_errf(err, "rank %lld: %s", (long long)c->rank, e.msg);
+            return rs_errc(err, e.code, "rank %lld: %s", (long long)c->rank, e.msg);
     return 0;
 }
 
@@ -570,7 +570,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     int n_outs = 0;
     rs_err_t e = {0};
     if (cops->create(&ri, &c.cs, &e) < 0) {
-        rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+        rs_errc(err, e.code, "rank %lld: %s", (long long)c.rank, e.msg);
         return -1;
     }
     const size_t nq = (size_t)(ri.q_seqs * p->q_heads * B * p->head_dim),
@@ -591,18 +591,18 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     if (passes_q && alloc_q_buffers(&c, p, err) < 0) goto fail;
     if ((!passes_q && cops->upload(c.cs, RS_TENSOR_Q, q, NULL, &e) < 0) ||
         (bwd && cops->upload(c.cs, RS_TENSOR_DO, dout, NULL, &e) < 0)) {
-        rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+        rs_errc(err, e.code, "rank %lld: %s", (long long)c.rank, e.msg);
         goto fail;
     }
     for (int i = 0; i < (passes_q ? 1 : 2); i++)
         if (cops->buf_alloc(c.cs, rs_problem_kv_bytes(p), &c.kv[i], &e) < 0) {
-            rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+            rs_errc(err, e.code, "rank %lld: %s", (long long)c.rank, e.msg);
             goto fail;
         }
     if (bwd) {
         for (int i = 0; i < 3; i++)
             if (cops->buf_alloc(c.cs, rs_problem_dkv_bytes(p), &c.dkv[i], &e) < 0) {
-                rs_errf(err, "rank %lld: %s", (long long)c.rank, e.msg);
+                rs_errc(err, e.code, "rank %lld: %s", (long long)c.rank, e.msg);
                 goto fail;
             }
         rs_problem_t fp = *p;
@@ -614,13 +614,13 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
     for (int r = 0; r < opts->warmup + opts->reps; r++) {
         TRY(stage_inputs(&c, passes_q && !bwd, false, err));
         if (tops->barrier(tstate, opts->timeout_s, &e) < 0) {
-            rs_errf(err, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
+            rs_errc(err, e.code, "rank %lld, before repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
         if (bwd) TRY(run_pass(&c, fs, NULL, 0, &res->faulted, &res->fail_step, err));
         if (bwd) TRY(stage_inputs(&c, passes_q, true, err)); /* the forward's ring moved K,V */
         if (bwd && tops->barrier(tstate, opts->timeout_s, &e) < 0) {
-            rs_errf(err, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
+            rs_errc(err, e.code, "rank %lld, before the backward of repetition %d: %s", (long long)c.rank, r, e.msg);
             goto fail;
         }
         const double t0 = rs_now_s();
@@ -636,7 +636,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_t
         goto fail;
     }
     if (tops->gather(tstate, ev, ev_bytes, all_ev, opts->timeout_s, &e) < 0) {
-        rs_errf(err, "rank %lld, gathering events: %s", (long long)c.rank, e.msg);
+        rs_errc(err, e.code, "rank %lld, gathering events: %s", (long long)c.rank, e.msg);
         goto fail;
     }
     snprintf(res->compute_desc, sizeof res->compute_desc, "%s", cops->describe(c.cs));
@@ -690,7 +690,7 @@ static void *thread_main(void *arg) {
         a->t_fail_s = rs_now_s();
         /* a timeout does not stop the others: each waiting rank times out by itself and says what
          * it waited for, and the report picks the earliest step; other errors stop everyone */
-        if (!a->res.faulted && !strstr(a->err.msg, "timeout")) a->tops->abort(a->ts, RS_EXIT_FAIL);
+        if (!a->res.faulted && a->err.code != RS_ERR_TIMEOUT) a->tops->abort(a->ts, RS_EXIT_FAIL);
     }
     return NULL;
 }
@@ -730,19 +730,19 @@ int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, co
         int64_t best = -1;
         for (int64_t r = 0; r < n; r++) {
             if (args[r].rc == 0) continue;
-            bool weak = args[r].res.faulted || strstr(args[r].err.msg, "aborted by another rank");
+            bool weak = args[r].res.faulted || args[r].err.code == RS_ERR_ABORTED;
             if (best < 0) { best = r; continue; }
-            bool best_weak = args[best].res.faulted || strstr(args[best].err.msg, "aborted by another rank");
+            bool best_weak = args[best].res.faulted || args[best].err.code == RS_ERR_ABORTED;
             uint64_t sr = (uint64_t)args[r].res.fail_step, sb = (uint64_t)args[best].res.fail_step; /* -1 last */
             if (best_weak != weak) { if (!weak) best = r; continue; }
             if (sr != sb) { if (sr < sb) best = r; continue; }
             if (args[r].t_fail_s < args[best].t_fail_s) best = r;
         }
-        if (best >= 0) rc = rs_errf(err, "%s", args[best].err.msg);
+        if (best >= 0) rc = rs_errc(err, args[best].err.code, "%s", args[best].err.msg);
         else if (!args[0].res.check_ok) rc = 0;
     }
     *res = args[0].res;
-    if (rc == 0 && !res->check_ok) rs_errf(err, "%s", args[0].err.msg);
+    if (rc == 0 && !res->check_ok) rs_errc(err, args[0].err.code, "%s", args[0].err.msg);
     free(args), free(th);
     rs_local_world_free(w);
     return rc;
@@ -782,7 +782,7 @@ int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, c
         if (!tops->loopback || !tops->loopback(ts)) {
             rc = rs_errf(err, "loopback: the %s state made for rank %lld is not a loopback", tops->name, (long long)r);
         } else if (rs_exec_run(s, cops, tops, ts, opts, 0, all, &one, &e) < 0) {
-            rc = rs_errf(err, "%s", e.msg);
+            rc = rs_errc(err, e.code, "%s", e.msg);
             *res = one;
         } else {
             makespan = fmax(makespan, one.makespan_s);

@@ -173,10 +173,10 @@ static int lt_wait(void *st, double timeout_s, rs_xfer_time_t *times, rs_err_t *
         for (int i = 0; i < r->n; i++)
             if (!r->done[i]) { pending = i; break; }
         if (pending < 0) break;
-        if (w->aborted) { rc = rs_errf(err, "aborted by another rank"); break; }
+        if (w->aborted) { rc = rs_errc(err, RS_ERR_ABORTED, "aborted by another rank"); break; }
         if (pthread_cond_timedwait(&w->cv, &w->mu, &dl) == ETIMEDOUT) {
             bool snd = r->reqs[pending].dir == RS_XFER_SEND;
-            rc = rs_errf(err, "timeout after %g s waiting for %s rank %lld", timeout_s,
+            rc = rs_errc(err, RS_ERR_TIMEOUT, "timeout after %g s waiting for %s rank %lld", timeout_s,
                          snd ? "send to" : "receive from", (long long)r->reqs[pending].peer);
             break;
         }
@@ -200,9 +200,9 @@ static int lt_barrier(void *st, double timeout_s, rs_err_t *err) {
         pthread_cond_broadcast(&w->cv);
     } else {
         while (w->barrier_gen == gen) {
-            if (w->aborted) { rc = rs_errf(err, "aborted by another rank"); break; }
+            if (w->aborted) { rc = rs_errc(err, RS_ERR_ABORTED, "aborted by another rank"); break; }
             if (pthread_cond_timedwait(&w->cv, &w->mu, &dl) == ETIMEDOUT) {
-                rc = rs_errf(err, "timeout after %g s in a barrier (%lld of %lld ranks arrived)", timeout_s,
+                rc = rs_errc(err, RS_ERR_TIMEOUT, "timeout after %g s in a barrier (%lld of %lld ranks arrived)", timeout_s,
                              (long long)w->barrier_count, (long long)w->n_ranks);
                 break;
             }

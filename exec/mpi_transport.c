@@ -230,7 +230,7 @@ static int mt_wait(void *st, double timeout_s, rs_xfer_time_t *times, rs_err_t *
             int pending = 0;
             for (int i = 0; i < m->n; i++)
                 if (m->req[i] != MPI_REQUEST_NULL) { pending = i; break; }
-            rc = rs_errf(err, "timeout after %g s waiting for %s rank %lld", timeout_s,
+            rc = rs_errc(err, RS_ERR_TIMEOUT, "timeout after %g s waiting for %s rank %lld", timeout_s,
                          m->xr[pending].dir == RS_XFER_SEND ? "send to" : "receive from", (long long)m->xr[pending].peer);
             break;
         }
@@ -253,7 +253,7 @@ static int finish(mpi_state_t *m, MPI_Request *r, double timeout_s, const char *
         pthread_mutex_unlock(&m->mu);
         if (rc != MPI_SUCCESS) return rs_errf(err, "mpi: %s failed", what);
         if (flag) return 0;
-        if (rs_now_s() > t_end) return rs_errf(err, "timeout after %g s in %s (a rank stopped answering)", timeout_s, what);
+        if (rs_now_s() > t_end) return rs_errc(err, RS_ERR_TIMEOUT, "timeout after %g s in %s (a rank stopped answering)", timeout_s, what);
         sched_yield();
     }
 }

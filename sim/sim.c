@@ -3,8 +3,8 @@
  * Child/parent protocol on a pipe, one record = one tag byte + a fixed struct:
  *   'S' text_rec    the child entered a stage (code; tells the parent what an abort means)
  *   'E' rs_event_t  one trace event (only when the caller wants a trace)
- *   'X' text_rec    the child found bad input itself (code RS_SIM_BAD_INPUT: missing host, no route;
- *                   exit 2) or failed (-1)
+ *   'X' text_rec    the child found bad input itself (code RS_ERR_BAD_INPUT: missing host, no route;
+ *                   exit 2) or failed (RS_ERR_RUNTIME)
  *   'R' summary_rec the results, followed by 2 * n_steps doubles (step ends, step maxima)
  *   'J' a job's per ring, hop and link results (job_child.h), before 'R'
  *   'P' progress_rec how far the simulation is (simulated time, rank-steps done), every
@@ -54,7 +54,7 @@
 enum { STAGE_INIT = 0, STAGE_LOAD, STAGE_CHECK, STAGE_RUN, STAGE_DONE };
 
 typedef struct {
-    int32_t code;    /* 'S': STAGE_*; 'X': RS_SIM_BAD_INPUT or -1 */
+    int32_t code;    /* 'S': STAGE_*; 'X': the error's rs_errc_t */
     char text[1000]; /* 'S': what is being done, for messages; 'X': the error, one line */
 } text_rec;
 
@@ -160,7 +160,7 @@ static int put_text(char tag, int code, const char *fmt, ...) {
     va_end(ap);
     put_rec(tag, &r, sizeof r);
     fflush(C.out);
-    return code == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+    return code == RS_ERR_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
 }
 
 /* After a rank-step: a 'P' record when RS_SIM_PROGRESS_S have passed (the clock is read every 64). */
@@ -494,7 +494,7 @@ static int child_init_simgrid(const rs_sim_config_t *cfg) {
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     if (argc > 1)
-        return put_text('X', RS_SIM_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
+        return put_text('X', RS_ERR_BAD_INPUT, "SimGrid did not accept the argument '%s' (expected --cfg KEY:VALUE)", argv[1]);
     return 0;
 }
 
@@ -508,9 +508,9 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
         host[r] = sg_host_by_name(hm->host[r]);
         if (host[r]) continue;
         if (cfg->hostmap_path)
-            return put_text('X', RS_SIM_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
+            return put_text('X', RS_ERR_BAD_INPUT, "%s:%d: host '%s' (rank %" PRId64 ") does not exist in platform %s",
                              cfg->hostmap_path, hm->line[r], hm->host[r], r, plat_name);
-        return put_text('X', RS_SIM_BAD_INPUT,
+        return put_text('X', RS_ERR_BAD_INPUT,
                          "platform %s has no host '%s' for rank %" PRId64 " (without --hostmap rank p runs on host gpu<p>)",
                          plat_name, hm->host[r], r);
     }
@@ -527,7 +527,7 @@ static int child_check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *
             xbt_dynar_reset(links);
             sg_host_get_route(host[r], host[q], links);
             if (xbt_dynar_length(links) == 0)
-                rc = put_text('X', RS_SIM_BAD_INPUT,
+                rc = put_text('X', RS_ERR_BAD_INPUT,
                               "platform %s: no route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")%s",
                               plat_name, hm->host[r], r, hm->host[q], q,
                               a2a ? " (pass-q's all-to-all return needs a route between every pair)" : "");
@@ -557,7 +557,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
             else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
             else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
             g_slot[r].out_link = sg_link_by_name(name);
-            if (!g_slot[r].out_link) return put_text('X', -1, "sim: the generated platform lacks link '%s'", name);
+            if (!g_slot[r].out_link) return put_text('X', RS_ERR_RUNTIME, "sim: the generated platform lacks link '%s'", name);
             g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
         }
     for (int64_t r = 0; r < C.total; r++) {
@@ -568,7 +568,7 @@ static int child_create_actors(const rs_machine_t *m, const rs_sim_config_t *cfg
         snprintf(name, sizeof name, "compute%" PRId64, r);
         if (!C.exclusive || m->cal.comp_slowdown > 1 || rs_machine_partial_overlap(m)) sg_actor_create_(name, host[r], compute_main, 2, av);
     }
-    if (C.job && rs_jc_start_background() != 0) return put_text('X', -1, "sim: cannot start the background collectives");
+    if (C.job && rs_jc_start_background() != 0) return put_text('X', RS_ERR_RUNTIME, "sim: cannot start the background collectives");
     if (rs_schedule_step_a2a_bytes(C.s, C.n) > 0) C.a2a_barrier = sg_barrier_init((unsigned)C.total);
     return 0;
 }
@@ -585,7 +585,7 @@ static int child_results(void) {
         if (C.step_end[k] > C.sum.makespan_s) C.sum.makespan_s = C.step_end[k];
     C.sum.n_steps = C.steps;
     if (C.sum.rank_steps != C.total * C.steps)
-        return put_text('X', -1, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
+        return put_text('X', RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", C.sum.rank_steps,
                          C.total * C.steps);
     if (C.job && rs_jc_write(C.out) != 0) return RS_EXIT_FAIL;
     put_rec('R', &C.sum, sizeof C.sum);
@@ -619,7 +619,7 @@ static int child_main(const rs_schedule_t *s, const rs_machine_t *m, const rs_si
     C.step_max = calloc((size_t)C.steps, sizeof *C.step_max);
     sg_host_t *host = C.host = calloc((size_t)C.total, sizeof *host);
     if (!C.mb || !C.busy || !C.step_end || !C.step_max || !host || (C.job && rs_jc_init(cfg->job, pb->pass, C.n) != 0))
-        return put_text('X', -1, "sim: out of memory for %" PRId64 " ranks", C.total);
+        return put_text('X', RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", C.total);
     int rc = child_init_simgrid(cfg);
     if (rc != 0) return rc;
     put_text('S', STAGE_LOAD, "platform %s", cfg->platform_path ? cfg->platform_path : "(generated)");
@@ -706,19 +706,18 @@ void rs_sim_child_prepare(FILE *log) {
     dup2(fileno(log), STDOUT_FILENO);
 }
 
-/* What a job cannot run with, and its own consistency. Returns 0 or RS_SIM_BAD_INPUT with err. */
+/* What a job cannot run with, and its own consistency. Returns 0 or -1 with err (bad input). */
 static int job_check(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t n, bool trace, rs_err_t *err) {
     const rs_job_t *j = cfg->job;
-    if (rs_job_validate(j, err) != 0) return RS_SIM_BAD_INPUT;
+    if (rs_job_validate(j, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     const char *why = cfg->platform_path ? "--platform (a job runs on its generated fabric; map one ring with --hostmap)"
                       : cfg->routes != RS_PLATFORM_RING ? "--all-pairs (the fabric routes every pair already)"
                       : m->perturb.n_degraded > 0 ? "--degrade (a hop of a shared fabric has no link of its own)"
                       : rs_machine_partial_overlap(m) ? "an overlap below 1 (a shared link cannot slow one flow)"
                       : trace ? "--trace/--chrome (one trace holds one ring)" : NULL;
-    if (why) return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why), RS_SIM_BAD_INPUT;
+    if (why) return rs_errc(err, RS_ERR_BAD_INPUT, "concurrent rings (--tp/--dp/--map/--fabric...) cannot be combined with %s", why);
     if (j->placement.ring_ranks != n)
-        return rs_errf(err, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks, n),
-               RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "job: rings of %" PRId64 " ranks, the problem has -N %" PRId64, j->placement.ring_ranks, n);
     return 0;
 }
 
@@ -757,14 +756,14 @@ static int write_platform(const char *path, const rs_schedule_t *s, const rs_mac
     return rc;
 }
 
-/* What pass-q's all-to-all return cannot run with. Returns 0 or RS_SIM_BAD_INPUT with err. */
+/* What pass-q's all-to-all return cannot run with. Returns 0 or -1 with err (bad input). */
 static int check_a2a(const rs_machine_t *m, const rs_sim_config_t *cfg, rs_err_t *err) {
     if (cfg->job)
-        return rs_errf(err, "concurrent rings (--tp/--dp/--map/--fabric...) run pass-kv; --ring pass-q and decode return "
-                            "their partials in an all-to-all across the ring"), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "concurrent rings (--tp/--dp/--map/--fabric...) run pass-kv; --ring pass-q and decode return "
+                            "their partials in an all-to-all across the ring");
     if (m->perturb.n_degraded > 0)
-        return rs_errf(err, "--degrade with --ring pass-q or decode: the all-to-all return shares a degraded link with "
-                            "other flows, which the walk's all-to-all (tier bandwidths) does not model"), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--degrade with --ring pass-q or decode: the all-to-all return shares a degraded link with "
+                            "other flows, which the walk's all-to-all (tier bandwidths) does not model");
     return 0;
 }
 
@@ -811,33 +810,32 @@ static int check_setting(const char *kv, rs_err_t *err) {
     return 0;
 }
 
-/* What the caller asked for, before anything is started. Returns 0 or RS_SIM_BAD_INPUT with err. */
+/* What the caller asked for, before anything is started. Returns 0 or -1 with err (bad input). */
 static int check_input(const rs_machine_t *m, int64_t n, const rs_sim_config_t *cfg, bool trace, rs_err_t *err) {
-    if (rs_machine_validate(m, n, err) != 0) return RS_SIM_BAD_INPUT;
+    if (rs_machine_validate(m, n, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     if (m->loopback)
-        return rs_errf(err, "loopback machine (each rank alone on one device): the walk predicts it; the "
-                            "simulator runs the real ring"), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "loopback machine (each rank alone on one device): the walk predicts it; the "
+                            "simulator runs the real ring");
     if (rs_machine_partial_overlap(m) && cfg->platform_path)
-        return rs_errf(err, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
-                            "which link carries a hop", m->cal.overlap, cfg->platform_path), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--overlap %g needs a generated platform: on --platform %s the simulator cannot tell "
+                            "which link carries a hop", m->cal.overlap, cfg->platform_path);
     if (cfg->n_cfg > RS_SIM_MAX_CFG)
-        return rs_errf(err, "--cfg: at most %d settings", RS_SIM_MAX_CFG), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cfg: at most %d settings", RS_SIM_MAX_CFG);
     if (cfg->hostmap_path && !cfg->platform_path)
-        return rs_errf(err, "--hostmap %s: needs --platform FILE (generated platforms map rank p to gpu<p>)",
-                       cfg->hostmap_path), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--hostmap %s: needs --platform FILE (generated platforms map rank p to gpu<p>)",
+                       cfg->hostmap_path);
     if (cfg->platform_path && cfg->routes != RS_PLATFORM_RING)
-        return rs_errf(err, "--all-pairs: a user platform (--platform %s) brings its own routes", cfg->platform_path),
-               RS_SIM_BAD_INPUT;
-    if (cfg->network_model && check_net_model("--network-model ", cfg->network_model, err) != 0) return RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--all-pairs: a user platform (--platform %s) brings its own routes", cfg->platform_path);
+    if (cfg->network_model && check_net_model("--network-model ", cfg->network_model, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     for (int i = 0; i < cfg->n_cfg; i++)
-        if (check_setting(cfg->cfg[i], err) != 0) return RS_SIM_BAD_INPUT;
+        if (check_setting(cfg->cfg[i], err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     if (cfg->timeout_s < 0 || !isfinite(cfg->timeout_s))
-        return rs_errf(err, "--timeout %g: must be > 0 seconds", cfg->timeout_s), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--timeout %g: must be > 0 seconds", cfg->timeout_s);
     return cfg->job ? job_check(m, cfg, n, trace, err) : 0;
 }
 
 /* The platform file (the user's, or generated into a new temporary directory tmpdir, "" when none)
- * and the rank-to-host map. Returns 0, -1 or RS_SIM_BAD_INPUT with err (nothing to free then). */
+ * and the rank-to-host map. Returns 0, or -1 with err (bad input or runtime; nothing to free then). */
 static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, rs_hostmap_t *hm,
                             char *tmpdir, size_t tmplen, char *platform, size_t platlen, rs_sim_result_t *out,
                             rs_err_t *err) {
@@ -845,9 +843,9 @@ static int prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const
     const int64_t n = pb->n_ranks;
     tmpdir[0] = 0;
     if (cfg->platform_path) {
-        if (rs_platform_check_file(cfg->platform_path, err) != 0) return RS_SIM_BAD_INPUT; /* before SimGrid aborts on it */
+        if (rs_platform_check_file(cfg->platform_path, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT); /* before SimGrid aborts on it */
         int rc = cfg->hostmap_path ? rs_hostmap_load(cfg->hostmap_path, n, hm, err) : rs_hostmap_identity(n, hm, err);
-        if (rc != 0) return cfg->hostmap_path ? RS_SIM_BAD_INPUT : -1;
+        if (rc != 0) return cfg->hostmap_path ? rs_err_mark(err, RS_ERR_BAD_INPUT) : -1;
         snprintf(out->platform, sizeof out->platform, "%s", cfg->platform_path);
         snprintf(platform, platlen, "%s", cfg->platform_path);
         return 0;
@@ -895,9 +893,9 @@ static int child_run(void *arg) {
 /* What the parent read from the pipe. */
 typedef struct {
     text_rec stage;        /* the last stage the child entered */
-    text_rec child_err;    /* its 'X' record (code 0: none) */
+    text_rec child_err;    /* its 'X' record (when have_err) */
     summary_rec sum;       /* its 'R' record */
-    bool have_sum, io_bad, oom;
+    bool have_err, have_sum, io_bad, oom;
 } collected_t;
 
 /* Read the child's records until EOF: events into trace, the results into out and c, progress into
@@ -918,6 +916,7 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter,
             if (trace && !c->oom && rs_trace_add(trace, &ev) != 0) c->oom = true;
         } else if (tag == 'X') {
             if (read_full(fd, &c->child_err, sizeof c->child_err) != 1) { c->io_bad = true; return; }
+            c->have_err = true;
         } else if (tag == 'P') {
             progress_rec p;
             if (read_full(fd, &p, sizeof p) != 1) { c->io_bad = true; return; }
@@ -941,13 +940,12 @@ static void collect(int fd, int64_t steps, rs_trace_t *trace, rs_meter_t *meter,
     }
 }
 
-/* The child's outcome: the results, or what went wrong. Returns 0, -1 or RS_SIM_BAD_INPUT. */
+/* The child's outcome: the results, or what went wrong. Returns 0, or -1 with err and its kind. */
 static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf, const rs_sim_config_t *cfg, rs_sim_result_t *out,
                    rs_err_t *err) {
     if (c->oom) return rs_errf(err, "sim: out of memory while collecting the results");
-    if (c->child_err.code != 0) {
-        rs_errf(err, "%s", c->child_err.text);
-        return c->child_err.code == RS_SIM_BAD_INPUT ? RS_SIM_BAD_INPUT : -1;
+    if (c->have_err) {
+        return rs_errc(err, c->child_err.code == RS_ERR_BAD_INPUT ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME, "%s", c->child_err.text);
     }
     if (st->exit_code == 0 && c->have_sum && !c->io_bad) {
         const summary_rec *sum = &c->sum;
@@ -968,10 +966,10 @@ static int outcome(const collected_t *c, const rs_child_status_t *st, FILE *errf
         for (int i = 0; cfg && i < cfg->n_cfg && i < RS_SIM_MAX_CFG; i++)
             snprintf(given + strlen(given), sizeof given - strlen(given), "%s--cfg %s", i ? " " : " (", cfg->cfg[i]);
         if (given[0]) snprintf(given + strlen(given), sizeof given - strlen(given), ")");
-        return rs_errf(err, "SimGrid configuration%s: %s", given, msg), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "SimGrid configuration%s: %s", given, msg);
     }
     if (c->stage.code == STAGE_LOAD || c->stage.code == STAGE_CHECK)
-        return rs_errf(err, "%s: %s", c->stage.text, msg), RS_SIM_BAD_INPUT;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s", c->stage.text, msg);
     return rs_errf(err, "sim: the SimGrid child failed during %s (%s, status %d): %s", c->stage.text, how, st->exit_code,
                    msg);
 }
@@ -1012,6 +1010,7 @@ static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg_in,
                rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
+    rs_err_clear(err);
     rs_sim_config_t defcfg;
     rs_sim_config_default(&defcfg);
     const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;

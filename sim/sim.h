@@ -39,7 +39,6 @@
 #include "util.h"
 
 #define RS_SIM_MAX_CFG 32
-#define RS_SIM_BAD_INPUT (-2) /* rs_sim_run(): the input was bad (exit code 2) */
 
 typedef struct {
     const char *platform_path;        /* user's SimGrid platform XML; NULL = generate from the machine */
@@ -98,9 +97,10 @@ void rs_sim_child_after_init(void);
  * one flow at eta), a trace (ranks of several rings), --all-pairs and a loopback machine. If trace is non-NULL its events
  * are appended (in simulation order; sort with rs_trace_sort) and its header receives the problem
  * (rs_trace_meta_problem) and sim.* keys: backend, simgrid version, platform, network model, cfg.
- * Returns 0 on success; RS_SIM_BAD_INPUT (-2) with err naming the file and host or route, the bad
+ * Returns 0 on success; -1 with err (code RS_ERR_BAD_INPUT) naming the file and host or route, the bad
  * key or the bad value (unknown --cfg key: SimGrid's own message; malformed platform; host missing
- * from the platform; ranks with no route; --overlap with --slowdown or with a user platform); -1 with err on a runtime failure (fork,
+ * from the platform; ranks with no route; --overlap with --slowdown or with a user platform); -1 with err (code
+ * RS_ERR_RUNTIME) on a runtime failure (fork,
  * pipe, out of memory, SimGrid abort during the run). On failure trace may hold a partial set of
  * events: callers must not write it. rs_sim_result_free() releases out's arrays (also on failure). */
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,

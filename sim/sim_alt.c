@@ -156,11 +156,12 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
                    rs_sim_alt_result_t *out, rs_err_t *err) {
     rs_problem_t p;
     rs_machine_t rm;
-    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return -2;
+    rs_err_clear(err);
+    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     const int64_t n = c->ulysses * c->ring;
-    if (rs_machine_validate(m, n, err)) return -2;
+    if (rs_machine_validate(m, n, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     rs_schedule_t *s = rs_schedule_create(&p, err);
-    if (!s) return -2;
+    if (!s) return rs_err_mark(err, RS_ERR_BAD_INPUT);
 
     /* bytes a device holds before each all-to-all (docs/plan.md) */
     double tok = (double)c->batch * (double)c->seq_tokens / (double)n;

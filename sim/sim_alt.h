@@ -30,8 +30,8 @@ typedef struct {
 } rs_sim_alt_result_t;
 
 /* Simulate one pass (forward: Q,K,V in / O out; backward: dO in / dQ,dK,dV out) of the split on the
- * machine. Returns 0; -1 with err on a runtime failure (fork, SimGrid abort); -2 on bad input
- * (rs_sp_check's messages). */
+ * machine. Returns 0, or -1 with err: code RS_ERR_BAD_INPUT for a split that cannot run
+ * (rs_sp_check's messages), RS_ERR_RUNTIME on a runtime failure (fork, SimGrid abort). */
 int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                    rs_sim_alt_result_t *out, rs_err_t *err);
 

@@ -25,9 +25,7 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
     (void)o;
     memset(out, 0, sizeof *out);
     rs_sim_result_t r;
-    int rc = rs_sim_run(s, m, NULL, trace, &r, err);
-    if (rc == RS_SIM_BAD_INPUT) return RS_BACKEND_BAD_INPUT;
-    if (rc != 0) return -1;
+    if (rs_sim_run(s, m, NULL, trace, &r, err) != 0) return -1; /* err.code says bad input or runtime */
     const rs_problem_t *p = rs_schedule_problem(s);
     *out = r.fig;
     out->ideal_s = rs_kernel_ideal_s(p, m, (double)r.fig.flops_useful);

@@ -93,15 +93,15 @@ static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, b
         if (*q == ' ' || *q == '\'' || *q == ',' || *q == '_') *q = '.';
 }
 
-/* Simulate one point. Returns 0, or the sim's code (-1, RS_SIM_BAD_INPUT) with err. */
+/* Simulate one point. Returns 0, or -1 with err (its code: bad input or runtime). */
 static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs_err_t *err) {
     const rs_contention_case_t *c = &in->cases[pt->case_index];
     rs_job_t job;
-    if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return RS_SIM_BAD_INPUT;
+    if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     rs_schedule_t *s = rs_schedule_create(&c->problem, err);
     if (!s) {
         rs_job_free(&job);
-        return RS_SIM_BAD_INPUT;
+        return rs_err_mark(err, RS_ERR_BAD_INPUT);
     }
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -230,8 +230,8 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
         const int rc = run_point(in, &out->points[i], &e);
         if (rc != 0) {
             if (in->progress) rs_meter_end(&meter);
-            rs_errf(err, "point %zu (%s): %s", i, out->points[i].series, e.msg);
-            return rc == RS_SIM_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+            rs_errc(err, e.code, "point %zu (%s): %s", i, out->points[i].series, e.msg);
+            return rs_err_exit_code(&e);
         }
         out->done = i + 1;
         if (in->progress)

@@ -102,8 +102,8 @@ static int trace_problem(rs_trace_t *t, const char *path, const rs_tfit_opts_t *
     }
     rs_trace_free(opt);
     rs_err_t e = {0};
-    if (rc == 0 && rs_trace_problem(t, p, &e) != 0) rc = rs_errf(err, "%s: %s", path, e.msg);
-    if (rc == 0 && rs_problem_validate(p, &e) != 0) rc = rs_errf(err, "%s: the header's problem: %s", path, e.msg);
+    if (rc == 0 && rs_trace_problem(t, p, &e) != 0) rc = rs_errc(err, e.code, "%s: %s", path, e.msg);
+    if (rc == 0 && rs_problem_validate(p, &e) != 0) rc = rs_errc(err, e.code, "%s: the header's problem: %s", path, e.msg);
     char va[64], vb[64];
     for (int key = 0; rc == 0 && key < RS_TFIT_KEY_COUNT; key++) {
         if ((o->given >> key & 1u) && field_cmp(p, &o->problem, key, va, vb, sizeof va) != 0)
@@ -567,7 +567,7 @@ static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, in
     *bad = 0;
     if (rs_walk_backend.can_run(&ts->p[i], m, &why) != 0) {
         *bad = 1;
-        rs_errf(err, "%s: the profile cannot run its problem: %s", ts->path[i], why.msg);
+        rs_errc(err, why.code, "%s: the profile cannot run its problem: %s", ts->path[i], why.msg);
         return NULL;
     }
     rs_trace_t *t = rs_trace_create(rs_walk_backend.source);
@@ -607,7 +607,7 @@ int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const 
     memset(rows, 0, sizeof *rows * (size_t)ts->n);
     rs_machine_t m;
     rs_err_t e = {0};
-    if (rs_machine_from_hw(hw, dtype, &m, &e) != 0) return rs_errf(err, "the profile: %s", e.msg);
+    if (rs_machine_from_hw(hw, dtype, &m, &e) != 0) return rs_errc(err, e.code, "the profile: %s", e.msg);
     int rc = 0;
     for (int i = 0; rc == 0 && i < ts->n; i++) {
         int bad;
@@ -685,7 +685,7 @@ static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
     rs_err_t e = {0};
     char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now */
     if (rs_hw_load(rs_out_read_path(path, pending, sizeof pending), &back, &e) != 0)
-        return rs_errf(err, "the profile written does not load back: %s", e.msg);
+        return rs_errc(err, e.code, "the profile written does not load back: %s", e.msg);
     return 0;
 }
 

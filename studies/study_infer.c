@@ -234,7 +234,7 @@ static int draw(int kind, const char *figure, const char *csv, const char *what,
     }
     rs_err_t e;
     int rc = rs_plot_render((rs_plot_kind_t)kind, data, figure, NULL, &e);
-    if (rc) rs_errf(err, "%s: %s", figure, e.msg);
+    if (rc) rs_errc(err, e.code, "%s: %s", figure, e.msg);
     if (tmpdir[0]) rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else

@@ -350,7 +350,7 @@ static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_er
     }
     rs_err_t e;
     int rc = rs_plot_render(RS_PLOT_MAXCTX, data, in->figure, NULL, &e);
-    if (rc) rs_errf(err, "--figure %s: %s", in->figure, e.msg);
+    if (rc) rs_errc(err, e.code, "--figure %s: %s", in->figure, e.msg);
     rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else

@@ -139,14 +139,14 @@ static int point_setup(const rs_sweep_spec_t *spec, size_t i, const rs_setup_t *
     snprintf(what, sizeof what, "point %zu (profile %s, %s, %s, N=%lld, S=%lld)", i, profile, rs_layout_name(p.layout),
              rs_pass_name(p.pass), (long long)p.n_ranks, (long long)p.seq_tokens);
     rs_err_t e;
-    if (rs_problem_validate(&p, &e) != 0) return rs_errf(err, "%s: %s", what, e.msg);
+    if (rs_problem_validate(&p, &e) != 0) return rs_errc(err, e.code, "%s: %s", what, e.msg);
     rs_machine_t m = c->machine;
     if (m.devices_per_node > 0 && m.devices_per_node < p.n_ranks && !c->hw.has_inter)
         return rs_errf(err, "%s: N exceeds the profile's %lld devices per node and it has no inter-node tier "
                             "(give --inter TIER or --gpus-per-node 0)",
                        what, (long long)m.devices_per_node);
     if (rs_setup_check_perturb(c, p.n_ranks, &e) != 0 || rs_machine_validate(&m, p.n_ranks, &e) != 0)
-        return rs_errf(err, "%s: %s", what, e.msg);
+        return rs_errc(err, e.code, "%s: %s", what, e.msg);
     snprintf(pt->profile, sizeof pt->profile, "%s", profile);
     snprintf(pt->series, sizeof pt->series, "%s/%s/%s/%s/N=%lld", profile, rs_layout_name(p.layout),
              rs_pass_name(p.pass), p.causal ? "causal" : "full", (long long)p.n_ranks);
@@ -395,7 +395,7 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
         rs_err_t e;
         if (run_point(in, out->points, i, &e) != 0) {
             if (in->interruptible && interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
-            rs_errf(err, "point %zu: %s", i, e.msg);
+            rs_errc(err, e.code, "point %zu: %s", i, e.msg);
             rc = RS_EXIT_FAIL;
             break;
         }

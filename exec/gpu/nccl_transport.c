@@ -105,7 +105,7 @@ static int comm_settle(nstate_t *s, double timeout_s, const char *what, rs_err_t
         pthread_mutex_lock(&s->wd_mu);
         if (s->wd_fired) {
             pthread_mutex_unlock(&s->wd_mu);
-            return rs_errf(err, "nccl: timeout after %g s waiting for %s (communicator aborted)", timeout_s, what);
+            return rs_errc(err, RS_ERR_TIMEOUT, "nccl: timeout after %g s waiting for %s (communicator aborted)", timeout_s, what);
         }
         ncclResult_t st = ncclInProgress;
         ncclResult_t r = ncclCommGetAsyncError(s->comm, &st);
@@ -417,7 +417,7 @@ static int nt_wait(void *st, double timeout_s, rs_xfer_time_t *times, rs_err_t *
         pthread_mutex_unlock(&s->wd_mu);
         if (fired) {
             s->n_posted = 0;
-            return rs_errf(err, "timeout after %g s waiting for %s (NCCL communicator aborted by the watchdog)", timeout_s,
+            return rs_errc(err, RS_ERR_TIMEOUT, "timeout after %g s waiting for %s (NCCL communicator aborted by the watchdog)", timeout_s,
                            what);
         }
         if (as != ncclSuccess && as != ncclInProgress) {

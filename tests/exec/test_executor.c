@@ -190,6 +190,7 @@ static void test_dead_rank_timeout(void) {
     double dt = rs_now_s() - t0;
     fprintf(stderr, "  dead rank: %s (%.2f s)\n", err.msg, dt);
     CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_TIMEOUT); /* the transport's kind, through the step's and the run's context */
     CU_ASSERT(strstr(err.msg, "timeout") != NULL);
     CU_ASSERT(strstr(err.msg, "step 1") != NULL);
     CU_ASSERT(strstr(err.msg, "rank 2") != NULL); /* the peer that stopped */

@@ -598,7 +598,8 @@ static void test_bad_input(void) {
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
     cfg.job = &j;
-    CU_ASSERT_EQUAL(rs_sim_run(s, &mm, &cfg, NULL, &r, &err), RS_SIM_BAD_INPUT);
+    CU_ASSERT_EQUAL(rs_sim_run(s, &mm, &cfg, NULL, &r, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--degrade"));
     rs_schedule_free(s);
     rs_job_free(&j);

@@ -54,7 +54,8 @@ static void test_bad_split(void) {
     rs_sp_config_default(&c);
     c.ulysses = 16, c.ring = 1;
     rs_sim_alt_result_t r;
-    CU_ASSERT_EQUAL(rs_sim_alt_run(&t, &m, &c, RS_PASS_FORWARD, &r, &err), -2);
+    CU_ASSERT_EQUAL(rs_sim_alt_run(&t, &m, &c, RS_PASS_FORWARD, &r, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 16"));
 }
 
