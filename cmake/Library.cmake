@@ -3,10 +3,12 @@
 # CMakeLists.txt after the layers' static archives exist.
 #
 #   ringsim_shared   libringsim.so.<SOVERSION>: the layers' archives whole (rs_base .. rs_plan,
-#                    rs_traces, rs_plots, rs_backend, the backends this build has, rs_studies), only rs_* symbols exported
-#                    (cmake/ringsim.map); the ringsim command and the Python package (python/) use it
+#                    rs_traces, rs_plots, rs_backend, the backends this build has, rs_studies),
+#                    exporting exactly what the installed headers declare; the Python package
+#                    (python/) and programs built on the installed headers use it
 #   ringsim_headers  the layers' include folders and RINGSIM_HAVE_* definitions, without their archives
-#                    (the command compiles against them and links the shared object, not a second copy)
+#                    (the command's objects compile against them; the command links the archives
+#                    themselves, cli/CMakeLists.txt, since it uses the layers' internal functions too)
 #
 # SOVERSION: the major version, or major.minor while the major is 0 (before 1.0 a minor release may
 # change the ABI).
@@ -53,21 +55,45 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/ringsim.h.in ${RINGSIM_GEN_INCLUDE}/r
 
 # The shared object has no sources of its own: everything comes from the archives.
 file(WRITE ${PROJECT_BINARY_DIR}/libringsim.c "/* libringsim.so: the layers' archives, whole (cmake/Library.cmake). */\n")
+# Its version script exports exactly the functions and tables the installed headers declare
+# (scripts/export-names, run at build time on RINGSIM_PUBLIC_HEADERS; scripts/check-exports and the
+# CTest exports_declared check the built library against them). Without python3 every rs_* symbol
+# is exported (cmake/ringsim.map).
+find_program(RINGSIM_PYTHON3 NAMES python3)
+if(RINGSIM_PYTHON3)
+  set(RINGSIM_EXPORT_MAP ${PROJECT_BINARY_DIR}/ringsim.map)
+  set(_rs_public_abs "")
+  foreach(h ${RINGSIM_PUBLIC_HEADERS})
+    list(APPEND _rs_public_abs ${PROJECT_SOURCE_DIR}/${h})
+  endforeach()
+  add_custom_command(OUTPUT ${RINGSIM_EXPORT_MAP}
+    COMMAND ${RINGSIM_PYTHON3} ${PROJECT_SOURCE_DIR}/scripts/export-names ${CMAKE_C_COMPILER} ${RINGSIM_EXPORT_MAP}
+            ${_rs_public_abs}
+    DEPENDS ${_rs_public_abs} ${PROJECT_SOURCE_DIR}/scripts/export-names
+    COMMENT "Listing the functions the installed headers declare (libringsim.so's exports)" VERBATIM)
+  add_custom_target(ringsim_export_map DEPENDS ${RINGSIM_EXPORT_MAP})
+else()
+  set(RINGSIM_EXPORT_MAP ${PROJECT_SOURCE_DIR}/cmake/ringsim.map)
+  message(STATUS "python3 not found: libringsim.so exports every rs_* symbol (cmake/ringsim.map)")
+endif()
 add_library(ringsim_shared SHARED ${PROJECT_BINARY_DIR}/libringsim.c)
 set_target_properties(ringsim_shared PROPERTIES
   OUTPUT_NAME ringsim EXPORT_NAME ringsim
   VERSION ${PROJECT_VERSION} SOVERSION ${RINGSIM_SOVERSION}
   LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
-  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/ringsim.map)
-target_link_options(ringsim_shared PRIVATE "LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/ringsim.map"
+  LINK_DEPENDS ${RINGSIM_EXPORT_MAP})
+if(TARGET ringsim_export_map)
+  add_dependencies(ringsim_shared ringsim_export_map)
+endif()
+target_link_options(ringsim_shared PRIVATE "LINKER:--version-script=${RINGSIM_EXPORT_MAP}"
                     "LINKER:--no-undefined")
 # The archives whole (nothing is dropped: a caller may use any public function), then what they need.
 target_link_libraries(ringsim_shared PRIVATE "-Wl,--whole-archive" ${RINGSIM_LIB_PARTS} "-Wl,--no-whole-archive")
 target_include_directories(ringsim_shared INTERFACE
   $<BUILD_INTERFACE:${RINGSIM_GEN_INCLUDE}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
-# Build-tree usage for the command (cli/CMakeLists.txt: it links ringsim_shared): include folders
-# and definitions of every part, no archives.
+# Build-tree usage for the command's objects (cli/CMakeLists.txt): include folders and definitions of
+# every part, no archives.
 add_library(ringsim_headers INTERFACE)
 foreach(lib ${RINGSIM_LIB_PARTS})
   target_include_directories(ringsim_headers INTERFACE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
