@@ -4,11 +4,8 @@
 # doctest (ELLIPSIS: the rows it elides), so every figure on it is what this build computes.
 # RS_PRELOAD: LD_PRELOAD for the Python process that loads libringsim (the sanitizer build).
 set -u
-py=${1:?usage: python_doc.sh PYTHON SOURCE LIB RINGSIM}
-src=$(cd "${2:?}" && pwd); lib=${3:?}; bin=${4:?}
-tmp=$(mktemp -d /tmp/ringsim-pydoc-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/common.sh"
+rs_py_setup pydoc "python_doc.sh PYTHON SOURCE LIB RINGSIM" "$@"
 cd "$tmp" || exit 1
 "$bin" model -N 8 -L zigzag -P forward --trace pred.csv >/dev/null || fail "ringsim model"
 "$bin" sim -N 8 -L zigzag -P forward --trace sim.csv >/dev/null || fail "ringsim sim"

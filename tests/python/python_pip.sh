@@ -5,11 +5,8 @@
 # RINGSIM_LIB, next to the package, and a clear ImportError when it is nowhere.
 # RS_PRELOAD: LD_PRELOAD for the Python processes that load libringsim (the sanitizer build).
 set -u
-py=${1:?usage: python_pip.sh PYTHON SOURCE LIB RINGSIM}
-src=$(cd "${2:?}" && pwd); lib=${3:?}; bin=${4:?}
-tmp=$(mktemp -d /tmp/ringsim-pip-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/common.sh"
+rs_py_setup pip "python_pip.sh PYTHON SOURCE LIB RINGSIM" "$@"
 cp -r "$src/python" "$tmp/src" # pip builds in the tree it is given: not in the source tree
 "$py" -m venv --system-site-packages "$tmp/venv" || fail "python -m venv"
 "$tmp/venv/bin/python" -m pip install --no-index --no-build-isolation --quiet "$tmp/src" >"$tmp/pip.log" 2>&1 ||
