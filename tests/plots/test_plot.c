@@ -137,7 +137,8 @@ static void test_no_gnuplot_is_clear(void) {
     /* a scripts directory without style.gp is named; a copy of the scripts (as a report ships
      * them) renders */
     setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -2);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp"));
     unsetenv("RINGSIM_PLOTS_DIR");
     mkdir(rs_test_path("scripts"), 0777);
