@@ -30,8 +30,9 @@ int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err);
 void rs_table_free(rs_table_t *t);
 /* Column index or -1. */
 int rs_table_col(const rs_table_t *t, const char *name);
-/* Value of "key=..." among the notes (first match; notes may hold several space-separated pairs),
- * copied into buf; NULL if absent. */
+/* Value of "key=..." among the notes, copied into buf (cut to len); NULL if absent. The first match
+ * counts; the key may follow other space-separated words of a note, and its value is the rest of
+ * that note. */
 const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_t len);
 
 #endif /* RS_PLOT_TABLE_H */
