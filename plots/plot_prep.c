@@ -139,7 +139,8 @@ static int prep_tcomm(const prep_in_t *in, rs_err_t *err) {
         }
         n++;
     }
-    if (rc == 0 && n == 0) rc = rs_errf(err, "--series %s: %s has no rows of that series", series, data); /* (only a given one can miss) */
+    if (rc == 0 && n == 0) /* only a series given with --series can have no rows */
+        rc = rs_errf(err, "--series %s: %s has no rows of that series", series, data);
     if (rc == 0 && !good_pred)
         rc = rs_errf(err, "%s: series '%s' has no positive pred_t_comp_s/pred_t_comm_s to plot", data, series);
     if (rc == 0 && !(bmin > 0)) rc = rs_errf(err, "%s: series '%s': expected b_min_tokens > 0", data, series);
@@ -397,10 +398,9 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     if (rc == 0) {
         plot_vars_str(in->v, "series", list, false);
         plot_vars_str(in->v, "xcol", xcol, false);
-        plot_vars_str(in->v, "title", in->o && in->o->title ? in->o->title
-                                                    : !strcmp(xcol, "nics") ? "Concurrent rings: efficiency vs NICs per node"
-                                                                            : "Concurrent rings: efficiency vs spine oversubscription",
-                      false);
+        const char *title = !strcmp(xcol, "nics") ? "Concurrent rings: efficiency vs NICs per node"
+                                                  : "Concurrent rings: efficiency vs spine oversubscription";
+        plot_vars_str(in->v, "title", in->o && in->o->title ? in->o->title : title, false);
     }
     return rc;
 }

@@ -81,11 +81,20 @@ static void refused(rs_plot_kind_t kind, const char *text, const char *want) {
 static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
     bound_csv[1024];
 
-static void test_tcomm_vs_b(void) { render_all(RS_PLOT_TCOMM_VS_B, sweep_csv, &(rs_plot_opts_t){.width_px = 800, .height_px = 500}); }
-static void test_timeline(void) { render_all(RS_PLOT_TIMELINE, trace_csv, &(rs_plot_opts_t){.width_px = 1000, .height_px = 600}); }
-static void test_pred_vs_meas(void) { render_all(RS_PLOT_PRED_VS_MEAS, cmp_csv, &(rs_plot_opts_t){.width_px = 700, .height_px = 700}); }
-static void test_layout_busy(void) { render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &(rs_plot_opts_t){.width_px = 900, .height_px = 500, .title = "busy"}); }
-static void test_scaling(void) { render_all(RS_PLOT_SCALING, scaling_csv, &(rs_plot_opts_t){.width_px = 900, .height_px = 900}); }
+/* render_all in a size of w x h */
+static void render_sized(rs_plot_kind_t kind, const char *data, int w, int h) {
+    const rs_plot_opts_t o = {.width_px = w, .height_px = h};
+    render_all(kind, data, &o);
+}
+
+static void test_tcomm_vs_b(void) { render_sized(RS_PLOT_TCOMM_VS_B, sweep_csv, 800, 500); }
+static void test_timeline(void) { render_sized(RS_PLOT_TIMELINE, trace_csv, 1000, 600); }
+static void test_pred_vs_meas(void) { render_sized(RS_PLOT_PRED_VS_MEAS, cmp_csv, 700, 700); }
+static void test_layout_busy(void) {
+    const rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
+    render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
+}
+static void test_scaling(void) { render_sized(RS_PLOT_SCALING, scaling_csv, 900, 900); }
 
 /* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
  * series name with a space is refused with its line */
