@@ -72,7 +72,7 @@ int rs_cmd_plot(int argc, char **argv) {
     rc = rs_plot_render(kind, argv[optind + 1], out, &po, &err);
     if (rc != 0) {
         fprintf(stderr, "ringsim plot: %s\n", err.msg);
-        return rc == -1 ? RS_EXIT_USAGE : RS_EXIT_FAIL;
+        return rs_err_exit_code(&err);
     }
     return RS_EXIT_OK;
 }

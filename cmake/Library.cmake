@@ -39,7 +39,7 @@ set(RINGSIM_PUBLIC_HEADERS
   model/4-cost/kernel.h model/4-cost/cost.h
   model/5-plan/memory.h model/5-plan/alt.h model/5-plan/plan.h
   traces/trace.h traces/compare.h traces/import.h
-  plots/plot.h
+  plots/plot.h plots/plot_table.h
   backend/backend.h
   studies/registry.h studies/setup.h studies/study_sweep.h studies/study_report.h studies/study_plan.h studies/binding.h)
 

@@ -23,12 +23,17 @@
  * apply without a rebuild), else the copies embedded in the binary. gnuplot is the one CMake found
  * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
  * text gnuplot writes on stderr (warnings included) is treated as a failure.
+ *
+ * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c (each kind's checks and variables),
+ * plot_gnuplot.c (formats, gnuplot, the scripts, running gnuplot), plot_vars.c (gnuplot's -e text),
+ * plot_table.c (the CSV table reader, plot_table.h).
  */
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
 
 #include <stdio.h>
 
+#include "plot_table.h" /* the CSV table reader the figures use, for the studies that read one too */
 #include "util.h"
 
 typedef enum {
@@ -48,7 +53,7 @@ int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out); /* 0 or -1 */
 
 typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
 const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg" */
-/* Format from a path's extension (case-insensitive). Returns 0 or -1 with err. */
+/* Format from a path's extension (case-insensitive). Returns 0 or -1 with err (RS_ERR_BAD_INPUT). */
 int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err);
 
 typedef struct {
@@ -63,13 +68,14 @@ typedef struct {
     const char *ylabel;
 } rs_plot_opts_t;
 
-/* Path of the gnuplot executable or NULL (with err saying how to install it). */
+/* Path of the gnuplot executable or NULL (with err saying how to install it, RS_ERR_BAD_INPUT). */
 const char *rs_gnuplot_path(rs_err_t *err);
 
-/* Render kind from data into out (format from out's extension). Returns 0; -1 on bad input (data
- * missing or malformed: err "path:line: expected ..."; unknown extension; no gnuplot); -2 on a
- * runtime failure (gnuplot failed or wrote to stderr: err quotes its first line). No output file
- * is left behind on failure. */
+/* Render kind from data into out (format from out's extension). Returns 0, or -1 with err: its code
+ * RS_ERR_BAD_INPUT when the input is refused (data missing or malformed: "path:line: expected ...";
+ * an unknown extension; no gnuplot; an output that cannot be created), RS_ERR_RUNTIME when the run
+ * fails (no scripts; gnuplot failed or wrote to stderr: err quotes its first line; no output). No
+ * output file is left behind on failure. */
 int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const rs_plot_opts_t *opts,
                    rs_err_t *err);
 
@@ -79,36 +85,12 @@ int rs_plot_render(rs_plot_kind_t kind, const char *data, const char *out, const
  * bad-input case. */
 int rs_plot_prepare(rs_plot_kind_t kind, const char *data, const rs_plot_opts_t *opts, char **vars, rs_err_t *err);
 
-/* Directory holding style.gp and the scripts in use (see above), or NULL with err. The embedded
- * copies are extracted once per process into a temporary directory removed at exit. */
+/* Directory holding style.gp and the scripts in use (see above), or NULL with err (RS_ERR_RUNTIME).
+ * The embedded copies are extracted once per process into a temporary directory removed at exit. */
 const char *rs_plot_scripts_dir(rs_err_t *err);
 /* Copy style.gp and every script into dir (for a report a user can re-render). Returns 0 or -1. */
 int rs_plot_copy_scripts(const char *dir, rs_err_t *err);
 /* Script file name of a kind ("tcomm_vs_b.gp"). */
 const char *rs_plot_script_name(rs_plot_kind_t k);
-
-/* ---------------------------------------------------------------------------------------------------
- * A small CSV table reader for the data files above: '#' lines kept as notes, one header line,
- * then rows with the header's column count. Errors: "path:line: expected ...".
- * ------------------------------------------------------------------------------------------------- */
-typedef struct {
-    int n_cols;        /* columns */
-    char **cols;       /* [n_cols] header names */
-    size_t n_rows;     /* data rows */
-    char ***cells;     /* [n_rows][n_cols] */
-    long *lines;       /* [n_rows] line numbers in the file */
-    long header_line;  /* the header's line number in the file */
-    size_t n_notes;    /* '#' lines (without the '#' and leading spaces) */
-    char **notes;
-} rs_table_t;
-
-/* Read path. Returns 0 or -1 with err. Free with rs_table_free. */
-int rs_table_read(const char *path, rs_table_t *t, rs_err_t *err);
-void rs_table_free(rs_table_t *t);
-/* Column index or -1. */
-int rs_table_col(const rs_table_t *t, const char *name);
-/* Value of "key=..." among the notes (first match; notes may hold several space-separated pairs),
- * copied into buf; NULL if absent. */
-const char *rs_table_note(const rs_table_t *t, const char *key, char *buf, size_t len);
 
 #endif /* RS_PLOT_H */

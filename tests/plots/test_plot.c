@@ -1,6 +1,8 @@
-/* test_report_plots.c - every figure kind renders in every format: gnuplot exits 0 with an empty
- * stderr (rs_plot_render fails otherwise), the files are non-empty and of the right type, and the
- * PNG has the requested pixel size (IHDR). Data comes from the ringsim CLI (sweep, model, compare). */
+/* test_plot.c - the figure kinds and rs_plot_render (plots/plot.c) with the real gnuplot: every kind
+ * renders in every format (gnuplot exits 0 with an empty stderr, rs_plot_render fails otherwise),
+ * the files are non-empty and of the right type, and the PNG has the requested pixel size (IHDR).
+ * Data comes from the ringsim CLI (sweep, model, compare, plan). Refused data leaves no file, and
+ * `ringsim plot` exits 2 on refused input, 1 on a failed run. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,29 +63,38 @@ static void render_all(rs_plot_kind_t kind, const char *data, const rs_plot_opts
     }
 }
 
+/* rs_plot_render refuses the data text (written to a scratch file) with a message holding want, as
+ * refused input, and writes no figure. */
+static void refused(rs_plot_kind_t kind, const char *text, const char *want) {
+    char data[1100], out[1100];
+    snprintf(data, sizeof data, "%s", rs_test_path("bad.csv"));
+    snprintf(out, sizeof out, "%s", rs_test_path("bad.svg"));
+    rs_test_write_text(data, text);
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_plot_render(kind, data, out, NULL, &err), -1);
+    if (!strstr(err.msg, want)) fprintf(stderr, "  got %s\n  want ...%s...\n", err.msg, want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_EQUAL(access(out, F_OK), -1);
+}
+
 static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
     bound_csv[1024];
 
-static void test_tcomm_vs_b(void) {
-    rs_plot_opts_t o = {.width_px = 800, .height_px = 500};
-    render_all(RS_PLOT_TCOMM_VS_B, sweep_csv, &o);
+/* render_all in a size of w x h */
+static void render_sized(rs_plot_kind_t kind, const char *data, int w, int h) {
+    const rs_plot_opts_t o = {.width_px = w, .height_px = h};
+    render_all(kind, data, &o);
 }
-static void test_timeline(void) {
-    rs_plot_opts_t o = {.width_px = 1000, .height_px = 600};
-    render_all(RS_PLOT_TIMELINE, trace_csv, &o);
-}
-static void test_pred_vs_meas(void) {
-    rs_plot_opts_t o = {.width_px = 700, .height_px = 700};
-    render_all(RS_PLOT_PRED_VS_MEAS, cmp_csv, &o);
-}
+
+static void test_tcomm_vs_b(void) { render_sized(RS_PLOT_TCOMM_VS_B, sweep_csv, 800, 500); }
+static void test_timeline(void) { render_sized(RS_PLOT_TIMELINE, trace_csv, 1000, 600); }
+static void test_pred_vs_meas(void) { render_sized(RS_PLOT_PRED_VS_MEAS, cmp_csv, 700, 700); }
 static void test_layout_busy(void) {
-    rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
+    const rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
     render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
 }
-static void test_scaling(void) {
-    rs_plot_opts_t o = {.width_px = 900, .height_px = 900};
-    render_all(RS_PLOT_SCALING, scaling_csv, &o);
-}
+static void test_scaling(void) { render_sized(RS_PLOT_SCALING, scaling_csv, 900, 900); }
 
 /* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
  * series name with a space is refused with its line */
@@ -93,11 +104,8 @@ static void test_contention(void) {
     o.x = "oversub";
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
-    FILE *fp = fopen(rs_test_path("bad-cont.csv"), "w");
-    fprintf(fp, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n");
-    fclose(fp);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, rs_test_path("bad-cont.csv"), rs_test_path("c3.svg"), NULL, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: expected a series name without spaces"));
+    refused(RS_PLOT_CONTENTION, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n",
+            ":2: expected a series name without spaces");
 }
 
 /* TTFT against context (ringsim plan --inference --csv): the variants that run, an empty cell skipped;
@@ -105,12 +113,9 @@ static void test_contention(void) {
 static void test_ttft(void) {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_TTFT, ttft_csv, &o);
-    FILE *fp = fopen(rs_test_path("bad-ttft.csv"), "w");
-    fprintf(fp, "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\nh:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n");
-    fclose(fp);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TTFT, rs_test_path("bad-ttft.csv"), rs_test_path("t3.svg"), NULL, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"));
+    refused(RS_PLOT_TTFT,
+            "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\nh:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n",
+            ":3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'");
 }
 
 /* the pass-kv/pass-q boundary (ringsim plan --inference --boundary-csv); a file without a crossing is
@@ -118,33 +123,56 @@ static void test_ttft(void) {
 static void test_pass_boundary(void) {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_PASS_BOUNDARY, bound_csv, &o);
-    FILE *fp = fopen(rs_test_path("bad-bound.csv"), "w");
-    fprintf(fp, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n");
-    fclose(fp);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_PASS_BOUNDARY, rs_test_path("bad-bound.csv"), rs_test_path("b3.svg"), NULL, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "expected a crossing (cross_tokens > 0) in at least one row"));
+    refused(RS_PLOT_PASS_BOUNDARY, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n",
+            "expected a crossing (cross_tokens > 0) in at least one row");
 }
 
-static void test_no_gnuplot_is_clear(void) {
-    setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
-    rs_plot_opts_t o = {0};
+/* names and scripts of every kind, parsed back; an unknown name and kind */
+static void test_kinds(void) {
+    static const char *const names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas", "layout-busy", "scaling",
+                                                          "maxctx", "contention", "ttft", "pass-boundary"};
+    static const char *const scripts[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b.gp", "timeline.gp", "pred_vs_meas.gp",
+                                                            "layout_busy.gp", "scaling.gp", "maxctx.gp",
+                                                            "contention.gp", "ttft.gp", "pass_boundary.gp"};
+    for (int k = 0; k < RS_PLOT_KIND_COUNT; k++) {
+        CU_ASSERT_STRING_EQUAL(rs_plot_kind_name((rs_plot_kind_t)k), names[k]);
+        CU_ASSERT_STRING_EQUAL(rs_plot_script_name((rs_plot_kind_t)k), scripts[k]);
+        rs_plot_kind_t got = RS_PLOT_KIND_COUNT;
+        CU_ASSERT(rs_plot_kind_parse(names[k], &got) == 0 && got == (rs_plot_kind_t)k);
+    }
+    rs_plot_kind_t got = RS_PLOT_TTFT;
+    CU_ASSERT_EQUAL(rs_plot_kind_parse("gantt", &got), -1);
+    CU_ASSERT_EQUAL(got, RS_PLOT_TTFT);
+    CU_ASSERT_STRING_EQUAL(rs_plot_script_name(RS_PLOT_KIND_COUNT), "?");
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
-    CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);
-    unsetenv("RINGSIM_GNUPLOT");
-    /* a scripts directory without style.gp is named; a copy of the scripts (as a report ships
-     * them) renders */
-    setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp"));
-    unsetenv("RINGSIM_PLOTS_DIR");
-    mkdir(rs_test_path("scripts"), 0777);
-    CU_ASSERT_EQUAL_FATAL(rs_plot_copy_scripts(rs_test_path("scripts"), &err), 0);
-    setenv("RINGSIM_PLOTS_DIR", rs_test_path("scripts"), 1);
-    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), 0);
-    unsetenv("RINGSIM_PLOTS_DIR");
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_KIND_COUNT, busy_csv, rs_test_path("k.svg"), NULL, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "unknown figure kind");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+}
+
+/* `ringsim plot`: 0 and the file; 2 on refused data, an unknown extension or a missing file; 1 when
+ * gnuplot fails (here: a scripts folder without style.gp), each with its message */
+static void test_cli_exit_codes(void) {
+    char args[4096];
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", busy_csv, rs_test_path("cli.svg"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT(rs_test_file_size(rs_test_path("cli.svg")) > 1000);
+    snprintf(args, sizeof args, "plot layout-busy %s -o %s", busy_csv, rs_test_path("cli.gif"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim plot: -o "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "cli.gif: expected a file name ending in .png, .pdf or .svg\n"));
+    snprintf(args, sizeof args, "plot scaling %s -o %s", busy_csv, rs_test_path("cli2.svg"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ":2: expected a column named 'profile' in the header line\n"));
+    snprintf(args, sizeof args, "RINGSIM_PLOTS_DIR=/nonexistent %s/bin/ringsim plot layout-busy %s -o %s >/dev/null 2>%s", RS_BINARY_DIR,
+             busy_csv, rs_test_path("cli3.svg"), rs_test_path("cli3.err"));
+    const int st = system(args);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    char *msg = rs_test_slurp(rs_test_path("cli3.err"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
+    CU_ASSERT_STRING_EQUAL(msg, "ringsim plot: RINGSIM_PLOTS_DIR=/nonexistent: no style.gp there\n");
+    free(msg);
+    CU_ASSERT_EQUAL(access(rs_test_path("cli3.svg"), F_OK), -1);
 }
 
 int main(void) {
@@ -201,7 +229,8 @@ int main(void) {
         {"contention: png pdf svg", test_contention},
         {"ttft: png pdf svg", test_ttft},
         {"pass-boundary: png pdf svg", test_pass_boundary},
-        {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
+        {"kinds: names, scripts, parse", test_kinds},
+        {"ringsim plot: exit codes and messages", test_cli_exit_codes},
         {NULL, NULL}};
     int rc = rs_test_main1("figures", cases);
     if (rc == 0) rs_test_cleanup();

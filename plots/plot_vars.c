@@ -1,0 +1,57 @@
+/* plot_vars.c - gnuplot's -e text, one variable at a time (plot_vars.h). */
+#include "plot_vars.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void plot_vars_add(plot_vars_t *v, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || v->oom) return;
+    if (v->len + (size_t)n + 2 > v->cap) {
+        size_t cap = (v->len + (size_t)n + 2) * 2;
+        char *b = realloc(v->buf, cap);
+        if (!b) {
+            v->oom = 1;
+            return;
+        }
+        v->buf = b;
+        v->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(v->buf + v->len, v->cap - v->len, fmt, ap);
+    va_end(ap);
+    v->len += (size_t)n;
+    v->buf[v->len++] = ';';
+    v->buf[v->len] = 0;
+}
+
+void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool enhanced) {
+    size_t n = strlen(s);
+    char *q = malloc(3 * n + 3);
+    if (!q) {
+        v->oom = 1;
+        return;
+    }
+    size_t k = 0;
+    q[k++] = '\'';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'') q[k++] = '\'';
+        else if (enhanced && strchr("_^{}@&~", s[i])) q[k++] = '\\';
+        q[k++] = s[i];
+    }
+    q[k++] = '\'';
+    q[k] = 0;
+    plot_vars_add(v, "%s=%s", name, q);
+    free(q);
+}
+
+void plot_vars_num(plot_vars_t *v, const char *name, double x) {
+    if (isnan(x)) plot_vars_add(v, "%s=NaN", name);
+    else plot_vars_add(v, "%s=%.17g", name, x);
+}

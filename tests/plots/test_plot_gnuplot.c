@@ -1,0 +1,251 @@
+/* test_plot_gnuplot.c - the gnuplot process (plots/plot_gnuplot.c), most of it with a fake gnuplot
+ * (RINGSIM_GNUPLOT: a shell script that records its arguments and writes, warns, fails or stays
+ * silent as FAKE_MODE says): the arguments rs_plot_render passes (the -e text, the script), the
+ * committed output, each failure with its exact message and RS_ERR_RUNTIME and no file left; the
+ * formats by extension; RINGSIM_GNUPLOT and RINGSIM_PLOTS_DIR refused with their messages; the
+ * scripts' folder and their copy (rendered with the real gnuplot when there is one). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datadir.h"
+#include "harness.h"
+#include "plot.h"
+#include "plot_gnuplot.h"
+#include "test_main.h"
+
+static char fake[1024], args_path[1024], scripts[1024], busy_csv[1024], trace_csv[1024];
+
+static const char fake_text[] =
+    "#!/bin/sh\n"
+    "# a fake gnuplot: its arguments one a line into $FAKE_ARGS, then as $FAKE_MODE says\n"
+    "printf '%s\\n' \"$@\" > \"$FAKE_ARGS\"\n"
+    "out=$(printf '%s' \"$2\" | sed -n \"s/.*;out='\\([^']*\\)';.*/\\1/p\")\n"
+    "case \"$FAKE_MODE\" in\n"
+    "  ok) printf 'figure' > \"$out\" ;;\n"
+    "  warn) printf 'figure' > \"$out\"; printf '\\n   \\n\"x.gp\" line 3: warning: empty x range\\nmore\\n' >&2 ;;\n"
+    "  fail) echo 'line 1: undefined variable: foo' >&2; exit 3 ;;\n"
+    "  noexec) exit 127 ;;\n"
+    "  empty) : > \"$out\" ;;\n"
+    "esac\n";
+
+/* The fake as gnuplot, in mode. */
+static void use_fake(const char *mode) {
+    setenv("RINGSIM_GNUPLOT", fake, 1);
+    setenv("FAKE_MODE", mode, 1);
+}
+
+/* rs_plot_render with the fake in mode fails with want ("@" stands for the script's path), a
+ * runtime failure, and leaves neither the output nor a temporary. */
+static void fails(const char *mode, const char *want) {
+    use_fake(mode);
+    const char *out = rs_test_path("f.svg");
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, out, NULL, &err), -1);
+    char script[1200], expect[2400] = "";
+    snprintf(script, sizeof script, "%s/layout_busy.gp", scripts);
+    for (const char *s = want; *s; s++) {
+        const size_t n = strlen(expect);
+        if (*s == '@') snprintf(expect + n, sizeof expect - n, "%s", script);
+        else snprintf(expect + n, sizeof expect - n, "%c", *s);
+    }
+    if (strcmp(err.msg, expect) != 0) fprintf(stderr, "  got  %s\n  want %s\n", err.msg, expect);
+    CU_ASSERT_STRING_EQUAL(err.msg, expect);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
+    CU_ASSERT_EQUAL(access(out, F_OK), -1);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+/* gnuplot -e TEXT SCRIPT: the figure's variables, then the run's (data, the temporary output, the
+ * style, the format, the size); the output committed under its name */
+static void test_arguments(void) {
+    use_fake("ok");
+    const char *out = rs_test_path("busy.svg");
+    rs_plot_opts_t o = {.width_px = 640, .height_px = 480, .title = "t"};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, out, &o, &err), 0);
+    char *got = rs_test_slurp(out, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+    CU_ASSERT_STRING_EQUAL(got, "figure");
+    free(got);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    char *args = rs_test_slurp(args_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+    /* line 1: -e; line 2: the text, whose out= is the temporary beside the output; line 3: the script */
+    char head[2400], tail[2400];
+    snprintf(head, sizeof head, "-e\ntitle='t';data='%s';out='%s.tmp.", busy_csv, out);
+    snprintf(tail, sizeof tail, ".ringsim';style='%s/style.gp';fmt='svg';w_px=640;h_px=480;\n%s/layout_busy.gp\n", scripts,
+             scripts);
+    if (strncmp(args, head, strlen(head)) != 0 || strlen(args) < strlen(tail) ||
+        strcmp(args + strlen(args) - strlen(tail), tail) != 0)
+        fprintf(stderr, "  args: %s\n  want: %s...%s\n", args, head, tail);
+    CU_ASSERT_EQUAL(strncmp(args, head, strlen(head)), 0);
+    CU_ASSERT_STRING_EQUAL(args + strlen(args) - strlen(tail), tail);
+    free(args);
+}
+
+/* the size: 1200 x 750 by default, the timeline's 160 + 60 per rank (12 here), the format from the
+ * extension in any case */
+static void test_size_and_format(void) {
+    use_fake("ok");
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("b.PNG"), NULL, &err), 0);
+    char *args = rs_test_slurp(args_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='png';w_px=1200;h_px=750;\n"));
+    free(args);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("tl.pdf"), NULL, &err), 0);
+    args = rs_test_slurp(args_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+    CU_ASSERT_PTR_NOT_NULL(strstr(args, "-e\npass_sel='forward';n_ranks=12;"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='pdf';w_px=1200;h_px=880;\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(args, "/timeline.gp\n"));
+    free(args);
+}
+
+static void test_failures(void) {
+    fails("warn", "gnuplot @ wrote to stderr (treated as a failure): \"x.gp\" line 3: warning: empty x range");
+    fails("fail", "gnuplot @ failed (status 3): line 1: undefined variable: foo");
+    char want[1200];
+    snprintf(want, sizeof want, "%s: cannot execute gnuplot", fake);
+    fails("noexec", want);
+    snprintf(want, sizeof want, "gnuplot wrote no output to %s", rs_test_path("f.svg"));
+    fails("empty", want);
+}
+
+/* the private runner alone: 0 on a quiet success, the arguments as given */
+static void test_run(void) {
+    use_fake("quiet");
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), 0);
+    char *args = rs_test_slurp(args_path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
+    CU_ASSERT_STRING_EQUAL(args, "-e\na=1;\ns.gp\n");
+    free(args);
+    setenv("FAKE_MODE", "fail", 1);
+    CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "gnuplot s.gp failed (status 3): line 1: undefined variable: foo");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
+}
+
+static void test_formats(void) {
+    rs_plot_format_t f = RS_PLOT_FORMAT_COUNT;
+    rs_err_t err = {0};
+    CU_ASSERT(rs_plot_format_of("a/b.svg", &f, &err) == 0 && f == RS_PLOT_SVG);
+    CU_ASSERT(rs_plot_format_of("x.PNG", &f, &err) == 0 && f == RS_PLOT_PNG);
+    CU_ASSERT(rs_plot_format_of("fig.v2.Pdf", &f, &err) == 0 && f == RS_PLOT_PDF);
+    CU_ASSERT_EQUAL(rs_plot_format_of("dir.png/fig", &f, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "-o dir.png/fig: expected a file name ending in .png, .pdf or .svg");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_EQUAL(rs_plot_format_of("fig.jpg", &f, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "-o fig.jpg: expected a file name ending in .png, .pdf or .svg");
+    CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_PNG), "png");
+    CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_PDF), "pdf");
+    CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_SVG), "svg");
+    CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_FORMAT_COUNT), "?");
+    /* rs_plot_render refuses the extension before anything runs */
+    use_fake("ok");
+    unlink(args_path);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.gif"), NULL, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_EQUAL(access(args_path, F_OK), -1);
+}
+
+/* RINGSIM_GNUPLOT that is no executable: refused input, nothing written; RINGSIM_PLOTS_DIR without
+ * style.gp: a runtime failure; a copy of the scripts (as a report ships them) renders */
+static void test_no_gnuplot_is_clear(void) {
+    const char *real = getenv("RS_REAL_GNUPLOT");
+    setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
+    rs_plot_opts_t o = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_PTR_NULL(rs_gnuplot_path(&err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable (unset it to use gnuplot from PATH)");
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "RINGSIM_GNUPLOT=/nonexistent/gnuplot: not an executable"));
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);
+    if (real) setenv("RINGSIM_GNUPLOT", real, 1);
+    else unsetenv("RINGSIM_GNUPLOT");
+    setenv("RINGSIM_PLOTS_DIR", "/nonexistent", 1);
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "RINGSIM_PLOTS_DIR=/nonexistent: no style.gp there");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
+    CU_ASSERT_EQUAL(access(rs_test_path("x.png"), F_OK), -1);
+    setenv("RINGSIM_PLOTS_DIR", scripts, 1);
+    if (!real) {
+        printf("(no gnuplot: the copied scripts are not rendered) ");
+        return;
+    }
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("x.png"), &o, &err), 0);
+    CU_ASSERT(rs_test_file_size(rs_test_path("x.png")) > 1000);
+}
+
+/* the scripts' folder: RINGSIM_PLOTS_DIR when set, else an installation's, else the source tree's;
+ * the copy holds style.gp and every kind's script, byte for byte */
+static void test_scripts_dir_and_copy(void) {
+    rs_err_t err = {0};
+    CU_ASSERT_STRING_EQUAL(rs_plot_scripts_dir(&err), scripts);
+    unsetenv("RINGSIM_PLOTS_DIR");
+    char installed[4096];
+    const char *want = rs_data_path(installed, sizeof installed, "plots") ? installed : RS_SOURCE_DIR "/plots";
+    CU_ASSERT_STRING_EQUAL(rs_plot_scripts_dir(&err), want);
+    for (int k = -1; k < RS_PLOT_KIND_COUNT; k++) {
+        const char *name = k < 0 ? "style.gp" : rs_plot_script_name((rs_plot_kind_t)k);
+        char a[4200], b[1200];
+        snprintf(a, sizeof a, "%s/%s", want, name);
+        snprintf(b, sizeof b, "%s/%s", scripts, name);
+        size_t na = 0, nb = 0;
+        char *ta = rs_test_slurp(a, &na), *tb = rs_test_slurp(b, &nb);
+        CU_ASSERT_PTR_NOT_NULL(ta);
+        CU_ASSERT(ta && tb && na == nb && na > 100 && memcmp(ta, tb, na) == 0);
+        free(ta), free(tb);
+    }
+    setenv("RINGSIM_PLOTS_DIR", scripts, 1);
+    CU_ASSERT_EQUAL(rs_plot_copy_scripts(rs_test_path("nodir/sub"), &err), -1); /* no such folder */
+}
+
+/* Write text to path outside a test (rs_test_write_text asserts). Returns 0 or -1. */
+static int put(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    if (!fp) return -1;
+    fputs(text, fp);
+    return fclose(fp);
+}
+
+int main(void) {
+    rs_err_t err = {0};
+    const char *real = rs_gnuplot_path(&err); /* the build's or PATH's, before the fake replaces it */
+    if (real) setenv("RS_REAL_GNUPLOT", real, 1);
+    if (rs_test_scratch("plot_gnuplot") != 0) return 1;
+    snprintf(fake, sizeof fake, "%s", rs_test_path("fake-gnuplot"));
+    if (put(fake, fake_text) != 0 || chmod(fake, 0755) != 0) return 1;
+    snprintf(args_path, sizeof args_path, "%s", rs_test_path("args.txt"));
+    setenv("FAKE_ARGS", args_path, 1);
+    snprintf(scripts, sizeof scripts, "%s", rs_test_fresh_dir("scripts"));
+    if (rs_plot_copy_scripts(scripts, &err) != 0) {
+        fprintf(stderr, "copy of the scripts: %s\n", err.msg);
+        return 1;
+    }
+    setenv("RINGSIM_PLOTS_DIR", scripts, 1);
+    snprintf(busy_csv, sizeof busy_csv, "%s", rs_test_path("busy.csv"));
+    int bad = put(busy_csv, "# per-rank busy time\nrank,contiguous,striped,zigzag\n0,1e-3,4e-3,4e-3\n1,3e-3,4e-3,4e-3\n");
+    snprintf(trace_csv, sizeof trace_csv, "%s", rs_test_path("trace.csv"));
+    bad |= put(trace_csv, "# ringsim-trace=1\n# source=model\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
+                                  "model,0,0,forward,compute,0,0.001,1,0,-1\nmodel,0,0,forward,send,0,0.001,0,8,11\n"
+                                  "model,11,0,forward,recv,0,0.001,0,8,0\nmodel,0,0,forward,step,0,0.001,0,0,-1\n");
+    if (bad) return 1;
+    static const rs_test_case_t cases[] = {
+        {"the arguments and the committed output", test_arguments},
+        {"size by kind, format by extension", test_size_and_format},
+        {"gnuplot warns, fails, cannot run, writes nothing", test_failures},
+        {"the runner alone", test_run},
+        {"formats by extension", test_formats},
+        {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
+        {"the scripts' folder and their copy", test_scripts_dir_and_copy},
+        {NULL, NULL}};
+    int rc = rs_test_main1("plot_gnuplot", cases);
+    if (rc == 0) rs_test_cleanup();
+    return rc;
+}
