@@ -9,14 +9,16 @@
  *   MPI_RANKS                   globalTid, rank: ring order when present
  *   TARGET_INFO_GPU             name: recorded in the header
  *   TARGET_INFO_SESSION_START_TIME utcEpochNs: aligns several files (one per node)
- * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank.
+ * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank
+ * (a process driving several GPUs: one rank per device). The kernels and ranges go to the raw store
+ * (import_raw.h).
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_raw.h"
+#include "import_readers.h"
 
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 
@@ -56,7 +58,7 @@ static int has_column(sqlite3 *db, const char *table, const char *col) {
 }
 
 static int sql_fail(nsys_t *x, const char *what) {
-    return rs_errf(x->err, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
+    return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
 }
 
 /* A single integer (or def when the query returns nothing). */
@@ -101,16 +103,11 @@ static int relevant_names(nsys_t *x, const char *col, name_map_t **out, size_t *
             break;
         }
         if (rs_raw_role(x->raw, id) < 0) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            name_map_t *w = realloc(v, cap * sizeof *w);
-            if (!w) {
-                rc = rs_errf(x->err, "%s: out of memory", x->path);
-                break;
-            }
-            v = w;
+        const name_map_t m = {sqlite3_column_int64(st, 0), id};
+        if (rs_raw_grow((void **)&v, &n, &cap, sizeof m, &m) != 0) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
         }
-        v[n++] = (name_map_t){sqlite3_column_int64(st, 0), id};
     }
     if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading kernel names");
     sqlite3_finalize(st);
@@ -173,20 +170,15 @@ static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int6
         name_map_t key = {sqlite3_column_int64(st, 2), 0};
         const name_map_t *m = n_names ? bsearch(&key, names, n_names, sizeof *names, nmap_cmp) : NULL;
         if (!m) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            pkernel_t *w = realloc(v, cap * sizeof *w);
-            if (!w) {
-                rc = rs_errf(x->err, "%s: out of memory", x->path);
-                break;
-            }
-            v = w;
-        }
         int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
         int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-        v[n++] = (pkernel_t){{t0 + offset, (t1 > t0 ? t1 : t0) + offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
-                              sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
-                             PID_OF(sqlite3_column_int64(st, 6))};
+        const pkernel_t pk = {{t0 + offset, (t1 > t0 ? t1 : t0) + offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
+                               sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
+                              PID_OF(sqlite3_column_int64(st, 6))};
+        if (rs_raw_grow((void **)&v, &n, &cap, sizeof pk, &pk) != 0) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
+        }
     }
     if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_KERNEL");
     sqlite3_finalize(st);
@@ -218,18 +210,10 @@ static int read_launches(nsys_t *x, pkernel_t *k, size_t n, int64_t offset) {
         m->k.launch_ns = sqlite3_column_int64(st, 1) + offset;
         size_t t = 0;
         while (t < x->n_tids && x->tids[t].tid != tid) t++;
-        if (t == x->n_tids) {
-            if (x->n_tids == x->cap_tids) {
-                size_t cap = x->cap_tids ? 2 * x->cap_tids : 16;
-                tid_dev_t *v = realloc(x->tids, cap * sizeof *v);
-                if (!v) {
-                    rc = rs_errf(x->err, "%s: out of memory", x->path);
-                    break;
-                }
-                x->tids = v;
-                x->cap_tids = cap;
-            }
-            x->tids[x->n_tids++] = (tid_dev_t){tid, m->k.device};
+        const tid_dev_t td = {tid, m->k.device};
+        if (t == x->n_tids && rs_raw_grow((void **)&x->tids, &x->n_tids, &x->cap_tids, sizeof td, &td) != 0) {
+            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            break;
         }
     }
     if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
@@ -317,12 +301,13 @@ static int read_db(nsys_t *x) {
     sqlite3_finalize(st);
     if (s != SQLITE_DONE) return sql_fail(x, "reading the schema");
     if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL"))
-        return rs_errf(x->err, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
                        x->path);
-    if (!has_table(x->db, "StringIds")) return rs_errf(x->err, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
+    if (!has_table(x->db, "StringIds"))
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
     if (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "start") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "end") ||
         (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") && !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")))
-        return rs_errf(x->err, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
     int64_t offset = has_table(x->db, "TARGET_INFO_SESSION_START_TIME")
                          ? query_i64(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", 0)
                          : 0;
@@ -342,7 +327,7 @@ static int read_db(nsys_t *x) {
     if (rc == 0) rc = read_kernels(x, names, n_names, offset, &k, &nk);
     if (rc == 0 && nk == 0) {
         int64_t all = query_i64(x->db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0);
-        rc = rs_errf(x->err, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
+        rc = rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
                      (long long)all);
     }
     if (rc == 0) rc = read_launches(x, k, nk, offset);
@@ -371,7 +356,7 @@ static int read_db(nsys_t *x) {
 int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
     nsys_t x = {NULL, path, raw, err, NULL, 0, 0};
     if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        int rc = rs_errf(err, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
+        int rc = rs_errc(err, x.db ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
         sqlite3_close(x.db);
         return rc;
     }
