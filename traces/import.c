@@ -172,7 +172,7 @@ static int build_pass(const build_ctx_t *c, rs_pass_t pass, int n_found, imp_pas
     rs_problem_t p = c->o->problem;
     p.n_ranks = n;
     p.pass = pass;
-    if (rs_problem_validate(&p, err) != 0) return -1;
+    if (rs_problem_validate(&p, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT); /* the options given */
     rs_schedule_t *s = rs_schedule_create(&p, err);
     if (!s) return -1;
     int *sel = calloc((size_t)n, sizeof *sel); /* instance index per rank */

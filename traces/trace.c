@@ -158,12 +158,12 @@ int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p) {
 /* Header integer key in [1, INT64_MAX]. */
 static int meta_int(const rs_trace_t *t, const char *key, int64_t *out, rs_err_t *err) {
     const char *v = rs_trace_get_meta(t, key);
-    if (!v) return rs_errf(err, "trace header: missing key '%s'", key);
+    if (!v) return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: missing key '%s'", key);
     char *end = NULL;
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (end == v || *end || errno == ERANGE || x < 1)
-        return rs_errf(err, "trace header: %s=%s: expected a positive integer", key, v);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: %s=%s: expected a positive integer", key, v);
     *out = (int64_t)x;
     return 0;
 }
@@ -225,24 +225,24 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
         meta_int(t, "tile_q", &q.tile_q, err) || meta_int(t, "tile_k", &q.tile_k, err))
         return -1;
     const char *v = rs_trace_get_meta(t, "causal");
-    if (!v) return rs_errf(err, "trace header: missing key 'causal'");
+    if (!v) return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: missing key 'causal'");
     if (strcmp(v, "1") == 0 || strcmp(v, "true") == 0) q.causal = true;
     else if (strcmp(v, "0") == 0 || strcmp(v, "false") == 0) q.causal = false;
-    else return rs_errf(err, "trace header: causal=%s: expected 0 or 1", v);
+    else return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: causal=%s: expected 0 or 1", v);
     v = rs_trace_get_meta(t, "layout");
-    if (!v) return rs_errf(err, "trace header: missing key 'layout'");
+    if (!v) return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: missing key 'layout'");
     if (rs_layout_parse(v, &q.layout) != 0)
-        return rs_errf(err, "trace header: layout=%s: expected contiguous, striped or zigzag", v);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: layout=%s: expected contiguous, striped or zigzag", v);
     v = rs_trace_get_meta(t, "pass");
-    if (!v) return rs_errf(err, "trace header: missing key 'pass'");
+    if (!v) return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: missing key 'pass'");
     if (rs_pass_parse(v, &q.pass) != 0)
-        return rs_errf(err, "trace header: pass=%s: expected forward or backward", v);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: pass=%s: expected forward or backward", v);
     q.ring = RS_RING_PASS_KV;
     if ((v = rs_trace_get_meta(t, "ring")) && rs_ring_parse(v, &q.ring) != 0)
-        return rs_errf(err, "trace header: ring=%s: expected pass-kv or pass-q", v);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: ring=%s: expected pass-kv or pass-q", v);
     if (rs_trace_get_meta(t, "cached_tokens") && meta_int(t, "cached_tokens", &q.cached_tokens, err)) return -1;
     if ((v = rs_trace_get_meta(t, "decode"))) {
-        if (strcmp(v, "1") && strcmp(v, "0")) return rs_errf(err, "trace header: decode=%s: expected 0 or 1", v);
+        if (strcmp(v, "1") && strcmp(v, "0")) return rs_errc(err, RS_ERR_BAD_INPUT, "trace header: decode=%s: expected 0 or 1", v);
         q.decode = strcmp(v, "1") == 0;
     }
     *p = q;

@@ -99,36 +99,36 @@ static int parse_row(char *line, const char *path, long ln, const char *source, 
     char *f[RS_TRACE_NCOLS];
     int n = split_csv(line, f, RS_TRACE_NCOLS);
     if (n != RS_TRACE_NCOLS)
-        return rs_errf(err, "%s:%ld: expected %d comma-separated columns (%s), got %d", path, ln,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %d comma-separated columns (%s), got %d", path, ln,
                        RS_TRACE_NCOLS, RS_TRACE_COLUMNS, n);
     if (strcmp(f[0], source) != 0)
-        return rs_errf(err, "%s:%ld: expected source '%s' (from the header), got '%s'", path, ln, source,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected source '%s' (from the header), got '%s'", path, ln, source,
                        f[0]);
     memset(ev, 0, sizeof *ev);
     if (parse_i32(f[1], 0, &ev->rank))
-        return rs_errf(err, "%s:%ld: expected rank as an integer >= 0, got '%s'", path, ln, f[1]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected rank as an integer >= 0, got '%s'", path, ln, f[1]);
     if (parse_i32(f[2], 0, &ev->step))
-        return rs_errf(err, "%s:%ld: expected step as an integer >= 0, got '%s'", path, ln, f[2]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected step as an integer >= 0, got '%s'", path, ln, f[2]);
     if (rs_pass_parse(f[3], &ev->pass))
-        return rs_errf(err, "%s:%ld: expected pass forward or backward, got '%s'", path, ln, f[3]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected pass forward or backward, got '%s'", path, ln, f[3]);
     if (rs_event_kind_parse(f[4], &ev->kind))
-        return rs_errf(err, "%s:%ld: expected kind compute, send, recv or step, got '%s'", path, ln, f[4]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected kind compute, send, recv or step, got '%s'", path, ln, f[4]);
     const char *names[4] = {"start_s", "end_s", "flops", "bytes"};
     double *dst[4] = {&ev->start_s, &ev->end_s, &ev->flops, &ev->bytes};
     for (int i = 0; i < 4; i++)
         if (parse_num(f[5 + i], dst[i]))
-            return rs_errf(err, "%s:%ld: expected %s as a finite number, got '%s'", path, ln, names[i],
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s as a finite number, got '%s'", path, ln, names[i],
                            f[5 + i]);
     for (int i = 0; i < 2; i++) /* so that every duration and makespan of the trace is finite */
         if (!(fabs(*dst[i]) <= RS_TRACE_MAX_ABS_TIME_S))
-            return rs_errf(err, "%s:%ld: expected %s in [-%g, %g] s (from the run's origin), got '%s'", path, ln,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s in [-%g, %g] s (from the run's origin), got '%s'", path, ln,
                            names[i], RS_TRACE_MAX_ABS_TIME_S, RS_TRACE_MAX_ABS_TIME_S, f[5 + i]);
     if (ev->end_s < ev->start_s)
-        return rs_errf(err, "%s:%ld: expected end_s >= start_s, got %s < %s", path, ln, f[6], f[5]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected end_s >= start_s, got %s < %s", path, ln, f[6], f[5]);
     if (ev->flops < 0 || ev->bytes < 0)
-        return rs_errf(err, "%s:%ld: expected flops and bytes >= 0", path, ln);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected flops and bytes >= 0", path, ln);
     if (parse_i32(f[9], -1, &ev->peer))
-        return rs_errf(err, "%s:%ld: expected peer as an integer >= -1, got '%s'", path, ln, f[9]);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected peer as an integer >= -1, got '%s'", path, ln, f[9]);
     return 0;
 }
 
@@ -145,8 +145,7 @@ static int check_duplicates(const rs_trace_t *t, const long *lines, const char *
     for (size_t i = 1; i < n; i++)
         if (rs_event_key_cmp(r[i - 1].ev, r[i].ev) == 0) {
             const rs_event_t *e = r[i].ev;
-            rc = rs_errf(err,
-                         "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s "
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s "
                          "already on line %ld",
                          path, r[i].line, (int)e->rank, (int)e->step, rs_pass_name(e->pass),
                          rs_event_kind_name(e->kind), r[i - 1].line);
@@ -170,11 +169,11 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
     while ((len = getline(&line, &cap, fp)) != -1) {
         ln++;
         if ((size_t)len > RS_MAX_LINE_BYTES) {
-            rs_errf(err, "%s:%ld: line longer than %zu bytes (not a ringsim trace)", path, ln, RS_MAX_LINE_BYTES);
+            rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: line longer than %zu bytes (not a ringsim trace)", path, ln, RS_MAX_LINE_BYTES);
             goto fail;
         }
         if ((size_t)len != strlen(line)) {
-            rs_errf(err, "%s:%ld: expected text, found a NUL byte", path, ln);
+            rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected text, found a NUL byte", path, ln);
             goto fail;
         }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
@@ -182,12 +181,12 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
             int ver = 0;
             char tail = 0;
             if (sscanf(line, "# ringsim-trace=%d%c", &ver, &tail) != 1) {
-                rs_errf(err, "%s:%ld: expected '# ringsim-trace=%d' (a ringsim CSV trace)", path, ln,
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected '# ringsim-trace=%d' (a ringsim CSV trace)", path, ln,
                         RS_TRACE_VERSION);
                 goto fail;
             }
             if (ver != RS_TRACE_VERSION) {
-                rs_errf(err, "%s:%ld: expected trace version %d, got %d", path, ln, RS_TRACE_VERSION, ver);
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected trace version %d, got %d", path, ln, RS_TRACE_VERSION, ver);
                 goto fail;
             }
             state = 1;
@@ -199,13 +198,13 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
                 while (*s == ' ') s++;
                 const char *eq = strchr(s, '=');
                 if (!eq || eq == s) {
-                    rs_errf(err, "%s:%ld: expected a '# key=value' header line", path, ln);
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a '# key=value' header line", path, ln);
                     goto fail;
                 }
                 size_t kl = (size_t)(eq - s);
                 char key[128];
                 if (kl >= sizeof key) {
-                    rs_errf(err, "%s:%ld: expected a header key of at most %zu characters", path, ln,
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a header key of at most %zu characters", path, ln,
                             sizeof key - 1);
                     goto fail;
                 }
@@ -213,7 +212,7 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
                 key[kl] = '\0';
                 if (strcmp(key, "source") == 0) {
                     if (source || !eq[1] || strchr(eq + 1, ',')) {
-                        rs_errf(err, "%s:%ld: expected one non-empty source without commas", path, ln);
+                        rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one non-empty source without commas", path, ln);
                         goto fail;
                     }
                     source = strdup(eq + 1);
@@ -221,7 +220,7 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
                     continue;
                 }
                 if (!rs_trace_key_ok(key)) {
-                    rs_errf(err, "%s:%ld: expected a header key of [a-z0-9_.-], got '%s'", path, ln, key);
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a header key of [a-z0-9_.-], got '%s'", path, ln, key);
                     goto fail;
                 }
                 if (!t && !(t = rs_trace_create("unknown"))) goto oom;
@@ -229,11 +228,11 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
                 continue;
             }
             if (strcmp(line, RS_TRACE_COLUMNS) != 0) {
-                rs_errf(err, "%s:%ld: expected the column line '%s'", path, ln, RS_TRACE_COLUMNS);
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected the column line '%s'", path, ln, RS_TRACE_COLUMNS);
                 goto fail;
             }
             if (!source) {
-                rs_errf(err, "%s:%ld: expected a '# source=NAME' header line before the columns", path, ln);
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a '# source=NAME' header line before the columns", path, ln);
                 goto fail;
             }
             if (!t && !(t = rs_trace_create(source))) goto oom;
@@ -261,7 +260,7 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
         goto fail;
     }
     if (state != 2) {
-        rs_errf(err, "%s:%ld: expected %s before the end of the file", path, ln + 1,
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s before the end of the file", path, ln + 1,
                 state == 0 ? "'# ringsim-trace=1'" : "the column line");
         goto fail;
     }
