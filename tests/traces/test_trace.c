@@ -9,6 +9,7 @@
 #include "machine.h"
 #include "profile.h"
 #include "test_main.h"
+#include "traces_check.h"
 #include "trace.h"
 
 static void test_problem_roundtrip(void) {
@@ -188,8 +189,5 @@ int main(void) {
         {"machine header keys", test_meta_machine},
         {"sink, sort, find, makespan", test_sink_sort_find_makespan},
         {NULL, NULL}};
-    if (rs_test_scratch("trace") != 0) return 1;
-    int rc = rs_test_main1("trace", cases);
-    rs_test_cleanup();
-    return rc;
+    return tc_main("trace", cases);
 }

@@ -9,13 +9,13 @@
 
 #include "harness.h"
 #include "test_main.h"
+#include "traces_check.h"
 #include "trace.h"
-#include "trace_sample.h"
 
 static void test_chrome_json(void) {
     const int n = 4;
     const double T = 2e-3, tc = 1.5e-3, tm = 1.9e-3;
-    rs_trace_t *t = ts_ring_trace(n, T, tc, tm);
+    rs_trace_t *t = tc_ring_trace(n, T, tc, tm);
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, rs_test_path("a.json"), &err), 0);
     json_error_t jerr;
@@ -93,7 +93,7 @@ static void test_chrome_json(void) {
 static void test_chrome_overflow_lanes(void) {
     /* transfer longer than a step: send of step k runs into send of step k+1 on the same lane; the
      * writer moves it to an overflow lane (tid + 8) and alters no time */
-    rs_trace_t *t = ts_ring_trace(3, 1e-3, 0.5e-3, 1.5e-3);
+    rs_trace_t *t = tc_ring_trace(3, 1e-3, 0.5e-3, 1.5e-3);
     rs_err_t err = {0};
     const char *p = rs_test_path("overlap.json");
     CU_ASSERT_EQUAL_FATAL(rs_trace_write_chrome(t, p, &err), 0);
@@ -153,18 +153,12 @@ static void test_chrome_overflow_lanes(void) {
 }
 
 static void test_chrome_refused_paths(void) {
-    rs_trace_t *t = ts_ring_trace(2, 1, 0.5, 0.5);
+    rs_trace_t *t = tc_ring_trace(2, 1, 0.5, 0.5);
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_trace_write_chrome(t, rs_test_path("no-such-dir/t.json"), &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-dir/t.json"));
     /* a directory is refused before anything is written (output.h), and kept */
-    mkdir(rs_test_path("adir"), 0777);
-    CU_ASSERT_EQUAL(rs_trace_write_chrome(t, rs_test_path("adir"), &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "adir: cannot write: is a directory"));
-    struct stat st;
-    CU_ASSERT(stat(rs_test_path("adir"), &st) == 0 && S_ISDIR(st.st_mode));
-    rmdir(rs_test_path("adir"));
-    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    tc_dir_refused(rs_trace_write_chrome, t);
     rs_trace_free(t);
 }
 
@@ -174,8 +168,5 @@ int main(void) {
         {"chrome json: overlaps go to overflow lanes", test_chrome_overflow_lanes},
         {"chrome json: refused paths leave nothing", test_chrome_refused_paths},
         {NULL, NULL}};
-    if (rs_test_scratch("trace_chrome") != 0) return 1;
-    int rc = rs_test_main1("trace-chrome", cases);
-    rs_test_cleanup();
-    return rc;
+    return tc_main("trace_chrome", cases);
 }
