@@ -1,4 +1,6 @@
-/* compare.c - align two traces and measure per-step and makespan errors (compare.h). */
+/* compare.c - two traces aligned by (rank, step, pass, kind) and compared: per-step and makespan
+ * errors, their statistics, the table and the CSV; the problem and event checks before; the summary of
+ * one trace's pass; the crossover block size of measured points (compare.h). */
 #include "compare.h"
 #include "output.h"
 
