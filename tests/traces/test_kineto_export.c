@@ -15,18 +15,20 @@
 #include "test_main.h"
 #include "traces_check.h"
 
-static void ev(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, int peer, double s, double e) {
-    rs_event_t x = {rank, step, RS_PASS_FORWARD, kind, peer, s, e, kind == RS_EV_COMPUTE ? 1e9 : 0, kind == RS_EV_COMPUTE || kind == RS_EV_STEP ? 0 : 4096};
+/* An event of a forward ring of 2 (a transfer's peer is the other rank). */
+static void ev(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, double s, double e) {
+    const bool xfer = kind == RS_EV_SEND || kind == RS_EV_RECV;
+    rs_event_t x = {rank, step, RS_PASS_FORWARD, kind, xfer ? 1 - rank : -1, s, e, kind == RS_EV_COMPUTE ? 1e9 : 0, kind == RS_EV_COMPUTE || kind == RS_EV_STEP ? 0 : 4096};
     CU_ASSERT_EQUAL_FATAL(rs_trace_add(t, &x), 0);
 }
 
 static void test_exact_text(void) {
     rs_trace_t *t = rs_trace_create("model");
     /* rank 0: send and recv of step 0 span the same time: one SendRecv kernel; rank 1: they differ */
-    ev(t, 0, 0, RS_EV_COMPUTE, -1, 0, 1e-6), ev(t, 0, 0, RS_EV_SEND, 1, 0, 2e-6), ev(t, 0, 0, RS_EV_RECV, 1, 0, 2e-6);
-    ev(t, 0, 0, RS_EV_STEP, -1, 0, 2e-6), ev(t, 0, 1, RS_EV_COMPUTE, -1, 2e-6, 3e-6), ev(t, 0, 1, RS_EV_STEP, -1, 2e-6, 3e-6);
-    ev(t, 1, 0, RS_EV_COMPUTE, -1, 0, 1e-6), ev(t, 1, 0, RS_EV_SEND, 0, 0, 1.5e-6), ev(t, 1, 0, RS_EV_RECV, 0, 0.5e-6, 2e-6);
-    ev(t, 1, 0, RS_EV_STEP, -1, 0, 2e-6), ev(t, 1, 1, RS_EV_COMPUTE, -1, 2e-6, 3e-6), ev(t, 1, 1, RS_EV_STEP, -1, 2e-6, 3e-6);
+    ev(t, 0, 0, RS_EV_COMPUTE, 0, 1e-6), ev(t, 0, 0, RS_EV_SEND, 0, 2e-6), ev(t, 0, 0, RS_EV_RECV, 0, 2e-6);
+    ev(t, 0, 0, RS_EV_STEP, 0, 2e-6), ev(t, 0, 1, RS_EV_COMPUTE, 2e-6, 3e-6), ev(t, 0, 1, RS_EV_STEP, 2e-6, 3e-6);
+    ev(t, 1, 0, RS_EV_COMPUTE, 0, 1e-6), ev(t, 1, 0, RS_EV_SEND, 0, 1.5e-6), ev(t, 1, 0, RS_EV_RECV, 0.5e-6, 2e-6);
+    ev(t, 1, 0, RS_EV_STEP, 0, 2e-6), ev(t, 1, 1, RS_EV_COMPUTE, 2e-6, 3e-6), ev(t, 1, 1, RS_EV_STEP, 2e-6, 3e-6);
     const char *dir = rs_test_path("exk");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_import_export_kineto(t, dir, &err), 0); /* creates the directory */
