@@ -181,7 +181,7 @@ static int assign_by_order(const rs_raw_rank_t *r, int rank, int n, rs_steps_t *
         }
         if (j == t) {
             rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: attention kernels before any SendRecv kernel (a ring pass cut by the profiling "
-                              "window, or attention outside the ring: give step ranges or narrow --kernel-regex)",
+                                                "window, or attention outside the ring: give step ranges or narrow --kernel-regex)",
                          r->file, rank);
             break;
         }
@@ -286,7 +286,7 @@ int rs_import_assign_steps(rs_raw_t *raw, bool use_ranges, rs_steps_t *as, bool 
         for (size_t i = 0; i < rr->nk && !attn; i++) attn = rs_krole_is_attn(rr->k[i].role);
         if (!attn)
             return rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: no attention kernel (flash_fwd*/flash_bwd*, FlashAttnFwd/Bwd, cuDNN sdpa fprop/bprop, "
-                                "fmha_cutlass*, attn_fwd_mma ...); name yours with --kernel-regex", rr->file, r);
+                                                  "fmha_cutlass*, attn_fwd_mma ...); name yours with --kernel-regex", rr->file, r);
         as[r].inst = malloc((rr->nk ? rr->nk : 1) * sizeof *as[r].inst);
         as[r].step = malloc((rr->nk ? rr->nk : 1) * sizeof *as[r].step);
         if (!as[r].inst || !as[r].step) return rs_errf(err, "out of memory");
