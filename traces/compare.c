@@ -1,4 +1,6 @@
-/* compare.c - align two traces and measure per-step and makespan errors (compare.h). */
+/* compare.c - two traces aligned by (rank, step, pass, kind) and compared: per-step and makespan
+ * errors, their statistics, the table and the CSV; the problem and event checks before; the summary of
+ * one trace's pass; the crossover block size of measured points (compare.h). */
 #include "compare.h"
 #include "output.h"
 
@@ -18,9 +20,9 @@ const char *rs_cmp_metric_name(rs_cmp_metric_t m) {
 int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err) {
     rs_problem_t a, b;
-    rs_err_t e;
-    if (rs_trace_problem(ref, &a, &e) != 0) return rs_errf(err, "%s: %s", name_ref, e.msg);
-    if (rs_trace_problem(other, &b, &e) != 0) return rs_errf(err, "%s: %s", name_other, e.msg);
+    rs_err_t e = {0};
+    if (rs_trace_problem(ref, &a, &e) != 0) return rs_errc(err, e.code, "%s: %s", name_ref, e.msg);
+    if (rs_trace_problem(other, &b, &e) != 0) return rs_errc(err, e.code, "%s: %s", name_other, e.msg);
     char diff[900] = "";
     size_t len = 0;
 #define RS_DIFF_INT(f)                                                                             \
@@ -45,7 +47,7 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
     if (a.pass != b.pass && len < sizeof diff - 80)
         len += (size_t)snprintf(diff + len, sizeof diff - len, "%spass %s vs %s", len ? ", " : "",
                                 rs_pass_name(a.pass), rs_pass_name(b.pass));
-    if (len) return rs_errf(err, "%s and %s describe different problems: %s", name_ref, name_other, diff);
+    if (len) return rs_errc(err, RS_ERR_BAD_INPUT, "%s and %s describe different problems: %s", name_ref, name_other, diff);
     if (rs_compare_check_events(ref, name_ref, err) != 0) return -1;
     return rs_compare_check_events(other, name_other, err);
 }
@@ -115,12 +117,12 @@ static rs_event_t *sorted_copy(const rs_trace_t *t) {
 
 int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err) {
     rs_problem_t p;
-    rs_err_t e;
-    if (rs_trace_problem(t, &p, &e) != 0) return rs_errf(err, "%s: %s", name, e.msg);
+    rs_err_t e = {0};
+    if (rs_trace_problem(t, &p, &e) != 0) return rs_errc(err, e.code, "%s: %s", name, e.msg);
     const int64_t n_steps = p.pass == RS_PASS_BACKWARD ? p.n_ranks + 1 : p.n_ranks; /* schedule.h */
     const char *pass = rs_pass_name(p.pass);
     const size_t n = rs_trace_count(t);
-    if (n == 0) return rs_errf(err, "%s: no events (the header's problem has %lld ranks x %lld %s steps)", name, (long long)p.n_ranks, (long long)n_steps, pass);
+    if (n == 0) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no events (the header's problem has %lld ranks x %lld %s steps)", name, (long long)p.n_ranks, (long long)n_steps, pass);
     rs_event_t *ev = sorted_copy(t);
     if (!ev) return rs_errf(err, "%s: out of memory", name);
     int64_t want = 0; /* the next (rank, step) expected, as rank * n_steps + step */
@@ -131,27 +133,27 @@ int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err
         bool has_step = false;
         for (; j < n && same_step(&ev[j], x); j++) has_step |= ev[j].kind == RS_EV_STEP;
         if (x->pass != p.pass)
-            rc = rs_errf(err, "%s: rank %d step %d has a %s %s event in a %s trace (header pass=%s)", name, (int)x->rank,
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d step %d has a %s %s event in a %s trace (header pass=%s)", name, (int)x->rank,
                          (int)x->step, rs_pass_name(x->pass), rs_event_kind_name(x->kind), pass, pass);
         else if (x->rank >= p.n_ranks)
-            rc = rs_errf(err, "%s: rank %d (step %d %s) is out of range: the header's problem has ranks 0 to %lld", name,
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d (step %d %s) is out of range: the header's problem has ranks 0 to %lld", name,
                          (int)x->rank, (int)x->step, rs_event_kind_name(x->kind), (long long)p.n_ranks - 1);
         else if (x->step >= n_steps)
-            rc = rs_errf(err, "%s: rank %d step %d (%s) is out of range: a %s pass of %lld ranks has steps 0 to %lld", name,
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d step %d (%s) is out of range: a %s pass of %lld ranks has steps 0 to %lld", name,
                          (int)x->rank, (int)x->step, rs_event_kind_name(x->kind), pass, (long long)p.n_ranks,
                          (long long)n_steps - 1);
         else if ((int64_t)x->rank * n_steps + x->step != want)
-            rc = rs_errf(err, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
                          "a cut or partial trace", name, (long long)(want / n_steps), (long long)(want % n_steps),
                          (long long)p.n_ranks, (long long)n_steps, pass);
         else if (!has_step)
-            rc = rs_errf(err, "%s: rank %d step %d has no 'step' event (every step of every rank has one): a cut or partial trace",
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d step %d has no 'step' event (every step of every rank has one): a cut or partial trace",
                          name, (int)x->rank, (int)x->step);
         want++;
         i = j;
     }
     if (rc == 0 && want != p.n_ranks * n_steps)
-        rc = rs_errf(err, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
+        rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %lld step %lld has no events (the header's problem has %lld ranks x %lld %s steps): "
                      "a cut or partial trace", name, (long long)(want / n_steps), (long long)(want % n_steps),
                      (long long)p.n_ranks, (long long)n_steps, pass);
     free(ev);
@@ -243,7 +245,7 @@ int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare
     if (matched == 0) {
         free(pts);
         free(scratch);
-        return rs_errf(err, "compare: no event of one trace matches an event of the other by (rank, step, pass, kind)");
+        return rs_errc(err, RS_ERR_BAD_INPUT, "compare: no event of one trace matches an event of the other by (rank, step, pass, kind)");
     }
     out->points = pts;
     out->n_points = np;
@@ -283,7 +285,7 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
         }
         i = j;
     }
-    if (rc == 0 && !(hi >= lo)) rc = rs_errf(err, "summary: the trace has no %s event", rs_pass_name(pass));
+    if (rc == 0 && !(hi >= lo)) rc = rs_errc(err, RS_ERR_BAD_INPUT, "summary: the trace has no %s event", rs_pass_name(pass));
     if (rc == 0) {
         out->t_comp_s = rs_median(v[RS_CMP_COMP], out->n_comp = cnt[RS_CMP_COMP]);
         out->t_comm_s = rs_median(v[RS_CMP_COMM], out->n_comm = cnt[RS_CMP_COMM]);

@@ -67,12 +67,13 @@ typedef struct {
 int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err);
 
-/* Refuse a trace whose events do not match its header's problem (issue 13: a trace cut at a line
- * boundary compared with half its events): every (rank, step) of ranks 0..N-1 and steps 0..n_steps-1
+/* Refuse a trace whose events do not match its header's problem (so that a trace cut at a line
+ * boundary is not compared with half its events): every (rank, step) of ranks 0..N-1 and steps 0..n_steps-1
  * of the header's pass has events, one of them a 'step' event, and no event lies outside (another
  * pass, a rank >= N, a step >= n_steps). Returns 0, or -1 with err naming the first (rank, step) in
  * (rank, step) order: "x.csv: rank 3 step 2 has no events (the header's problem has 4 ranks x 4
- * forward steps): a cut or partial trace". rs_compare_check_problem calls it for both traces. */
+ * forward steps): a cut or partial trace". rs_compare_check_problem calls it for both traces. The
+ * refusals of both carry RS_ERR_BAD_INPUT. */
 int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err);
 
 /* Align and compare (does not check the problem; call rs_compare_check_problem first). The traces

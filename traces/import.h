@@ -115,7 +115,8 @@ typedef struct rs_import rs_import_t;
  * distributedInfo.rank or nsys MPI_RANKS when every process has one, else (device, process) order
  * within a file and file order across files. Bad input (unreadable, truncated or non-JSON file,
  * SQLite without the kernel table, no attention kernel, ranks with different step counts, a step
- * without the SendRecv the schedule needs, ...): NULL with err "FILE: what is missing". */
+ * without the SendRecv the schedule needs, a bad option, ...): NULL with err "FILE: what is
+ * missing" and err.code RS_ERR_BAD_INPUT; OOM or a failed read: NULL with RS_ERR_RUNTIME. */
 rs_import_t *rs_import_read(const char *const *paths, size_t n_paths, const rs_import_opts_t *o,
                             rs_err_t *err);
 /* The files rs_import_read() reads for paths: files as given, directories expanded (natural order:

@@ -1,6 +1,7 @@
-/* import_kineto.c - PyTorch profiler / Kineto Chrome-trace JSON: a streaming reader (yajl, through
- * zlib so .json.gz reads the same) that keeps only attention and SendRecv kernels, their launches
- * and step ranges; and the Kineto export of a ringsim trace (import.h).
+/* import_kineto.c - the reader of PyTorch profiler / Kineto Chrome-trace JSON (import_readers.h): a
+ * streaming parse (yajl, through zlib so .json.gz reads the same) that keeps only attention and
+ * SendRecv kernels, their launches and step ranges, into the raw store (import_raw.h). The other
+ * direction, a ringsim trace as Kineto files, is kineto_export.c.
  *
  * The format, as libkineto's ChromeTraceLogger writes it:
  *   {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", ...}],
@@ -24,12 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
-#include "import_raw.h"
-#include "output.h"
+#include "import_readers.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Reader state
@@ -331,7 +330,8 @@ static int launch_cmp(const void *a, const void *b) {
 
 /* After the parse: shift by the base, attach launch times by correlation id, and split the file into
  * ranks, one per CUDA device (a process driving several GPUs from one thread each, as ringsim's
- * `exec --launch threads`, is several ranks); a step range goes to the device its thread launches on. */
+ * `exec --launch threads`, is several ranks); a step range goes to the device its thread launches on.
+ * 0, or -1 on OOM or kernels on more than MAXDEV devices. */
 static int finish_file(kparse_t *k) {
     rs_raw_t *raw = k->raw;
     enum { MAXDEV = 64 };
@@ -343,7 +343,7 @@ static int finish_file(kparse_t *k) {
         int d = 0;
         while (d < n_dev && dev[d] != x->device) d++;
         if (d == n_dev) {
-            if (n_dev == MAXDEV) return rs_errf(NULL, "too many devices");
+            if (n_dev == MAXDEV) return -1;
             dev[n_dev++] = x->device;
         }
         x->start_ns += k->base_ns;
@@ -403,7 +403,7 @@ static void yajl_msg(yajl_handle h, char *dst, size_t cap) {
 
 int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     gzFile gz = gzopen(path, "rb");
-    if (!gz) return rs_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
+    if (!gz) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
     gzbuffer(gz, 1 << 18);
     kparse_t k = {0};
     k.raw = raw;
@@ -420,7 +420,7 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
         if (n < 0) {
             int e;
             const char *m = gzerror(gz, &e);
-            rc = rs_errf(err, "%s: read error: %s", path, e == Z_ERRNO ? strerror(errno) : m);
+            rc = rs_errc(err, e == Z_ERRNO ? RS_ERR_RUNTIME : RS_ERR_BAD_INPUT, "%s: read error: %s", path, e == Z_ERRNO ? strerror(errno) : m);
             break;
         }
         yajl_status s = n > 0 ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
@@ -429,8 +429,8 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
             yajl_msg(h, m, sizeof m);
             uint64_t at = fed + (n > 0 ? yajl_get_bytes_consumed(h) : 0);
             if (k.oom) rc = rs_errf(err, "%s: out of memory", path);
-            else if (n == 0) rc = rs_errf(err, "%s: truncated JSON: the text ends at byte %llu inside a value (%s)", path, (unsigned long long)at, m);
-            else rc = rs_errf(err, "%s: not valid JSON at byte %llu (%s)", path, (unsigned long long)at, m);
+            else if (n == 0) rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: truncated JSON: the text ends at byte %llu inside a value (%s)", path, (unsigned long long)at, m);
+            else rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: not valid JSON at byte %llu (%s)", path, (unsigned long long)at, m);
             break;
         }
         if (n == 0) break;
@@ -439,10 +439,10 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     if (rc == 0) {
         int e;
         const char *m = gzerror(gz, &e);
-        if (e == Z_BUF_ERROR) rc = rs_errf(err, "%s: truncated gzip stream (%s)", path, m);
+        if (e == Z_BUF_ERROR) rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: truncated gzip stream (%s)", path, m);
     }
     if (rc == 0 && !k.saw_events)
-        rc = rs_errf(err, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
+        rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
     if (rc == 0 && finish_file(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
     if (h) yajl_free(h);
     free(buf);
@@ -451,157 +451,5 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     free(k.kern);
     free(k.rng);
     gzclose(gz);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Export
- * ---------------------------------------------------------------------------------------------- */
-#define EXPORT_BASE_NS 1700000000000000000LL /* baseTimeNanoseconds of the exported files */
-#define EXPORT_SHIFT_NS 1000000LL            /* the trace's origin sits 1 ms after the base */
-#define EXPORT_STREAM_COMPUTE 7
-#define EXPORT_STREAM_NCCL 20
-
-static int ev_rank_cmp(const void *a, const void *b) {
-    const rs_event_t *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    return (x->kind > y->kind) - (x->kind < y->kind);
-}
-
-typedef struct {
-    FILE *fp;
-    int rank;
-    int64_t host_pid;
-    int64_t corr;          /* next correlation id */
-} kwriter_t;
-
-/* Seconds -> ns relative to the base ("%lld.%03lld" microseconds as Kineto prints). */
-static int64_t rel_ns(double t_s) { return llround(t_s * 1e9) + EXPORT_SHIFT_NS; }
-
-static void put_us(FILE *fp, int64_t ns) {
-    if (ns < 0) ns = 0;
-    fprintf(fp, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
-}
-
-/* A kernel with its runtime launch and ac2g flow (launch at the kernel's start, host thread). */
-static void put_kernel(kwriter_t *w, const char *api, const char *name, int64_t stream, int64_t t0, int64_t t1) {
-    FILE *fp = w->fp;
-    int64_t c = w->corr++;
-    fprintf(fp, ",\n  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %lld, \"tid\": %lld, \"ts\": ", api,
-            (long long)w->host_pid, (long long)w->host_pid);
-    put_us(fp, t0);
-    fprintf(fp, ", \"dur\": 0.000, \"args\": {\"cbid\": %d, \"correlation\": %lld}}", strcmp(api, "cudaLaunchKernel") ? 430 : 211,
-            (long long)c);
-    fprintf(fp, ",\n  {\"ph\": \"s\", \"id\": %lld, \"pid\": %lld, \"tid\": %lld, \"ts\": ", (long long)c, (long long)w->host_pid,
-            (long long)w->host_pid);
-    put_us(fp, t0);
-    fprintf(fp, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
-    fprintf(fp, ",\n  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %d, \"tid\": %lld, \"ts\": ", name, w->rank,
-            (long long)stream);
-    put_us(fp, t0);
-    fprintf(fp, ", \"dur\": ");
-    put_us(fp, t1 - t0);
-    fprintf(fp, ",\n    \"args\": {\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": %lld, \"correlation\": %lld, "
-                "\"registers per thread\": 128, \"shared memory\": 0, \"blocks per SM\": 1.0, \"warps per SM\": 4.0, "
-                "\"grid\": [132, 1, 1], \"block\": [128, 1, 1], \"est. achieved occupancy %%\": 6}}",
-            w->rank, (long long)stream, (long long)c);
-    fprintf(fp, ",\n  {\"ph\": \"f\", \"id\": %lld, \"pid\": %d, \"tid\": %lld, \"ts\": ", (long long)c, w->rank, (long long)stream);
-    put_us(fp, t0);
-    fprintf(fp, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
-}
-
-/* The steps of one rank: ev[0..n) sorted by (pass, step, kind). */
-static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n) {
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && ev[j].pass == ev[i].pass && ev[j].step == ev[i].step) j++;
-        const rs_event_t *by_kind[RS_EV_KIND_COUNT] = {NULL};
-        for (size_t q = i; q < j; q++) by_kind[ev[q].kind] = &ev[q];
-        int64_t s0 = INT64_MAX, s1 = INT64_MIN;
-        for (size_t q = i; q < j; q++) {
-            if (ev[q].kind == RS_EV_STEP) continue;
-            s0 = rel_ns(ev[q].start_s) < s0 ? rel_ns(ev[q].start_s) : s0;
-            s1 = rel_ns(ev[q].end_s) > s1 ? rel_ns(ev[q].end_s) : s1;
-        }
-        if (s0 <= s1) { /* the step's record_function range, on the host thread */
-            fprintf(w->fp, ",\n  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ringsim %s step %d\", \"pid\": %lld, \"tid\": %lld, \"ts\": ",
-                    rs_pass_name(ev[i].pass), (int)ev[i].step, (long long)w->host_pid, (long long)w->host_pid);
-            put_us(w->fp, s0);
-            fprintf(w->fp, ", \"dur\": ");
-            put_us(w->fp, s1 - s0);
-            fprintf(w->fp, "}");
-        }
-        const rs_event_t *snd = by_kind[RS_EV_SEND], *rcv = by_kind[RS_EV_RECV];
-        if (snd && rcv && rel_ns(snd->start_s) == rel_ns(rcv->start_s) && rel_ns(snd->end_s) == rel_ns(rcv->end_s)) {
-            put_kernel(w, "cudaLaunchKernelExC", "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", EXPORT_STREAM_NCCL,
-                       rel_ns(snd->start_s), rel_ns(snd->end_s));
-        } else {
-            if (snd)
-                put_kernel(w, "cudaLaunchKernelExC", "ncclDevKernel_Send(ncclDevKernelArgsStorage<4096ul>)", EXPORT_STREAM_NCCL,
-                           rel_ns(snd->start_s), rel_ns(snd->end_s));
-            if (rcv)
-                put_kernel(w, "cudaLaunchKernelExC", "ncclDevKernel_Recv(ncclDevKernelArgsStorage<4096ul>)", EXPORT_STREAM_NCCL + 1,
-                           rel_ns(rcv->start_s), rel_ns(rcv->end_s));
-        }
-        const rs_event_t *c = by_kind[RS_EV_COMPUTE];
-        if (c)
-            put_kernel(w, "cudaLaunchKernel",
-                       c->pass == RS_PASS_FORWARD ? "void attn_fwd_mma<__nv_bfloat16, 128>(FwdParams)"
-                                                  : "void attn_bwd_mma<__nv_bfloat16, 128, 64>(BwdParams)",
-                       EXPORT_STREAM_COMPUTE, rel_ns(c->start_s), rel_ns(c->end_s));
-        i = j;
-    }
-}
-
-static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t *ev, size_t n, rs_err_t *err) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", dir, rank);
-    rs_file_t f;
-    if (rs_file_open(&f, path, err) != 0) return -1;
-    FILE *fp = f.fp;
-    kwriter_t w = {fp, rank, 4242 + rank, 1000};
-    fprintf(fp, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": %d, \"name\": \"ringsim export\", "
-                "\"totalGlobalMem\": 85520809984, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}\n  ],\n",
-            rank);
-    fprintf(fp, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, \"pg_count\": 1, "
-                "\"nccl_version\": \"unknown\"},\n",
-            rank, n_ranks);
-    fprintf(fp, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %lld,\n  \"traceEvents\": [\n", EXPORT_BASE_NS);
-    fprintf(fp, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"GPU %d\"}}",
-            rank, rank);
-    fprintf(fp, ",\n  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %lld, \"tid\": 0, \"args\": {\"name\": \"python\"}}",
-            (long long)w.host_pid);
-    put_rank_steps(&w, ev, n);
-    int64_t end = EXPORT_SHIFT_NS;
-    for (size_t i = 0; i < n; i++) end = rel_ns(ev[i].end_s) > end ? rel_ns(ev[i].end_s) : end;
-    fprintf(fp, ",\n  {\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", \"tid\": \"\", \"ts\": ");
-    put_us(fp, end + 1000);
-    fprintf(fp, "}\n  ],\n  \"traceName\": \"rank%d.pt.trace.json\"\n}\n", rank);
-    return rs_file_commit(&f, err);
-}
-
-int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err) {
-    size_t n = rs_trace_count(t);
-    if (n == 0) return rs_errf(err, "%s: the trace has no events to export", dir);
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) != 0) return rs_errf(err, "%s: cannot create directory: %s", dir, strerror(errno));
-    } else if (!S_ISDIR(st.st_mode)) {
-        return rs_errf(err, "%s: exists and is not a directory", dir);
-    }
-    rs_event_t *ev = malloc(n * sizeof *ev);
-    if (!ev) return rs_errf(err, "out of memory");
-    memcpy(ev, rs_trace_events(t), n * sizeof *ev);
-    qsort(ev, n, sizeof *ev, ev_rank_cmp);
-    int n_ranks = ev[n - 1].rank + 1, rc = 0;
-    for (size_t i = 0; i < n && rc == 0;) {
-        size_t j = i;
-        while (j < n && ev[j].rank == ev[i].rank) j++;
-        rc = export_rank(dir, ev[i].rank, n_ranks, ev + i, j - i, err);
-        i = j;
-    }
-    free(ev);
     return rc;
 }

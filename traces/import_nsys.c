@@ -9,14 +9,16 @@
  *   MPI_RANKS                   globalTid, rank: ring order when present
  *   TARGET_INFO_GPU             name: recorded in the header
  *   TARGET_INFO_SESSION_START_TIME utcEpochNs: aligns several files (one per node)
- * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank.
+ * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank
+ * (a process driving several GPUs: one rank per device). The kernels and ranges go to the raw store
+ * (import_raw.h).
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_raw.h"
+#include "import_readers.h"
 
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 
@@ -56,7 +58,21 @@ static int has_column(sqlite3 *db, const char *table, const char *col) {
 }
 
 static int sql_fail(nsys_t *x, const char *what) {
-    return rs_errf(x->err, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
+    return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
+}
+
+static int out_of_memory(nsys_t *x) { return rs_errf(x->err, "%s: out of memory", x->path); }
+
+/* Run sql and hand each row to row(x, st, ctx): it returns 0 to go on, or -1 (err set) to stop.
+ * 0, or -1 with err: the row's, or "SQLite error reading WHAT" when the statement fails. */
+static int each_row(nsys_t *x, const char *sql, const char *what, int (*row)(nsys_t *x, sqlite3_stmt *st, void *ctx), void *ctx) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, what);
+    int rc = 0, s = SQLITE_DONE;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) rc = row(x, st, ctx);
+    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, what);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* A single integer (or def when the query returns nothing). */
@@ -79,48 +95,39 @@ static int nmap_cmp(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
+typedef struct {
+    name_map_t *v;
+    size_t n, cap;
+} name_maps_t;
+
+/* A row (id, value) of the kernel names: kept when value is an attention or SendRecv kernel. */
+static int name_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
+    name_maps_t *m = ctx;
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    if (!name) return 0;
+    uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
+    if (id == UINT32_MAX) return out_of_memory(x);
+    if (rs_raw_role(x->raw, id) < 0) return 0;
+    const name_map_t e = {sqlite3_column_int64(st, 0), id};
+    return rs_raw_grow((void **)&m->v, &m->n, &m->cap, sizeof e, &e) != 0 ? out_of_memory(x) : 0;
+}
+
 /* The kernel names that matter: StringIds ids of the name column whose string is an attention or
- * SendRecv kernel. */
+ * SendRecv kernel, sorted by id. */
 static int relevant_names(nsys_t *x, const char *col, name_map_t **out, size_t *n_out) {
     char sql[512];
     snprintf(sql, sizeof sql,
              "SELECT k.id, s.value FROM (SELECT DISTINCT %s AS id FROM CUPTI_ACTIVITY_KIND_KERNEL) AS k "
              "LEFT JOIN StringIds AS s ON s.id = k.id",
              col);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading kernel names");
-    name_map_t *v = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0, s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        if (!name) continue;
-        uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
-        if (id == UINT32_MAX) {
-            rc = rs_errf(x->err, "%s: out of memory", x->path);
-            break;
-        }
-        if (rs_raw_role(x->raw, id) < 0) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            name_map_t *w = realloc(v, cap * sizeof *w);
-            if (!w) {
-                rc = rs_errf(x->err, "%s: out of memory", x->path);
-                break;
-            }
-            v = w;
-        }
-        v[n++] = (name_map_t){sqlite3_column_int64(st, 0), id};
-    }
-    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading kernel names");
-    sqlite3_finalize(st);
-    if (rc != 0) {
-        free(v);
+    name_maps_t m = {NULL, 0, 0};
+    if (each_row(x, sql, "reading kernel names", name_row, &m) != 0) {
+        free(m.v);
         return -1;
     }
-    if (n > 1) qsort(v, n, sizeof *v, nmap_cmp);
-    *out = v;
-    *n_out = n;
+    if (m.n > 1) qsort(m.v, m.n, sizeof *m.v, nmap_cmp);
+    *out = m.v;
+    *n_out = m.n;
     return 0;
 }
 
@@ -155,6 +162,29 @@ static int proc_cmp(const void *a, const void *b) { /* ring order inside a file 
     return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+typedef struct {
+    const name_map_t *names; /* the kernel names that matter, sorted by id */
+    size_t n_names;
+    int64_t offset;          /* the session start */
+    pkernel_t *v;            /* the kept kernels */
+    size_t n, cap;
+} kernels_t;
+
+/* A row (start, end, name id, device, stream, correlation, globalPid) of the kernel table: kept when
+ * its name matters. */
+static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
+    kernels_t *c = ctx;
+    name_map_t key = {sqlite3_column_int64(st, 2), 0};
+    const name_map_t *m = c->n_names ? bsearch(&key, c->names, c->n_names, sizeof *c->names, nmap_cmp) : NULL;
+    if (!m) return 0;
+    int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
+    int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
+    const pkernel_t pk = {{t0 + c->offset, (t1 > t0 ? t1 : t0) + c->offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
+                           sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
+                          PID_OF(sqlite3_column_int64(st, 6))};
+    return rs_raw_grow((void **)&c->v, &c->n, &c->cap, sizeof pk, &pk) != 0 ? out_of_memory(x) : 0;
+}
+
 /* Kept kernels of the file. */
 static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int64_t offset, pkernel_t **out, size_t *n_out) {
     const char *col = has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
@@ -164,38 +194,36 @@ static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int6
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "streamId") ? "streamId" : "0",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "-1",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0");
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading CUPTI_ACTIVITY_KIND_KERNEL");
-    pkernel_t *v = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0, s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        name_map_t key = {sqlite3_column_int64(st, 2), 0};
-        const name_map_t *m = n_names ? bsearch(&key, names, n_names, sizeof *names, nmap_cmp) : NULL;
-        if (!m) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            pkernel_t *w = realloc(v, cap * sizeof *w);
-            if (!w) {
-                rc = rs_errf(x->err, "%s: out of memory", x->path);
-                break;
-            }
-            v = w;
-        }
-        int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
-        int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-        v[n++] = (pkernel_t){{t0 + offset, (t1 > t0 ? t1 : t0) + offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
-                              sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
-                             PID_OF(sqlite3_column_int64(st, 6))};
-    }
-    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_KERNEL");
-    sqlite3_finalize(st);
-    if (rc != 0) {
-        free(v);
+    kernels_t c = {names, n_names, offset, NULL, 0, 0};
+    if (each_row(x, sql, "reading CUPTI_ACTIVITY_KIND_KERNEL", kernel_row, &c) != 0) {
+        free(c.v);
         return -1;
     }
-    *out = v;
-    *n_out = n;
+    *out = c.v;
+    *n_out = c.n;
+    return 0;
+}
+
+typedef struct {
+    pkernel_t *k;      /* the kept kernels, sorted by (process, correlation id) */
+    size_t n;
+    int64_t offset;    /* the session start */
+} launches_t;
+
+/* A row (correlation id, start, globalTid) of the runtime table: the launch of the kept kernel it
+ * names, if any (the first one counts); its thread is recorded with the kernel's device. */
+static int launch_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
+    launches_t *c = ctx;
+    int64_t tid = sqlite3_column_int64(st, 2);
+    pkernel_t key = {.pid = PID_OF(tid)};
+    key.k.order = sqlite3_column_int64(st, 0);
+    pkernel_t *m = bsearch(&key, c->k, c->n, sizeof *c->k, pk_corr_cmp);
+    if (!m || m->k.launch_ns != RS_RAW_NO_TIME) return 0;
+    m->k.launch_ns = sqlite3_column_int64(st, 1) + c->offset;
+    size_t t = 0;
+    while (t < x->n_tids && x->tids[t].tid != tid) t++;
+    const tid_dev_t td = {tid, m->k.device};
+    if (t == x->n_tids && rs_raw_grow((void **)&x->tids, &x->n_tids, &x->cap_tids, sizeof td, &td) != 0) return out_of_memory(x);
     return 0;
 }
 
@@ -204,37 +232,44 @@ static int read_launches(nsys_t *x, pkernel_t *k, size_t n, int64_t offset) {
     if (n == 0 || !has_table(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId"))
         return 0;
     qsort(k, n, sizeof *k, pk_corr_cmp);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(x->db, "SELECT correlationId, start, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL",
-                           -1, &st, NULL) != SQLITE_OK)
-        return sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
-    int s, rc = 0;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t tid = sqlite3_column_int64(st, 2);
-        pkernel_t key = {.pid = PID_OF(tid)};
-        key.k.order = sqlite3_column_int64(st, 0);
-        pkernel_t *m = bsearch(&key, k, n, sizeof *k, pk_corr_cmp);
-        if (!m || m->k.launch_ns != RS_RAW_NO_TIME) continue;
-        m->k.launch_ns = sqlite3_column_int64(st, 1) + offset;
-        size_t t = 0;
-        while (t < x->n_tids && x->tids[t].tid != tid) t++;
-        if (t == x->n_tids) {
-            if (x->n_tids == x->cap_tids) {
-                size_t cap = x->cap_tids ? 2 * x->cap_tids : 16;
-                tid_dev_t *v = realloc(x->tids, cap * sizeof *v);
-                if (!v) {
-                    rc = rs_errf(x->err, "%s: out of memory", x->path);
-                    break;
-                }
-                x->tids = v;
-                x->cap_tids = cap;
-            }
-            x->tids[x->n_tids++] = (tid_dev_t){tid, m->k.device};
-        }
+    launches_t c = {k, n, offset};
+    return each_row(x, "SELECT correlationId, start, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IS NOT NULL",
+                    "reading CUPTI_ACTIVITY_KIND_RUNTIME", launch_row, &c);
+}
+
+typedef struct {
+    const proc_t *procs;  /* the file's ranks, in ring order */
+    size_t n_procs;
+    size_t first_rank;    /* the raw rank of procs[0] */
+    int64_t offset;       /* the session start */
+} ranges_t;
+
+/* A row (start, end, text, globalTid) of NVTX_EVENTS: a step range goes to the rank of its process
+ * (of its thread's device when the process drives several GPUs). */
+static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
+    const ranges_t *c = ctx;
+    const char *name = (const char *)sqlite3_column_text(st, 2);
+    int32_t step;
+    int8_t hint;
+    if (!name || !rs_raw_step_range(x->raw, name, &step, &hint)) return 0;
+    int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
+    for (size_t t = 0; t < x->n_tids; t++)
+        if (x->tids[t].tid == tid) dev = x->tids[t].device;
+    const proc_t *procs = c->procs;
+    const size_t n_procs = c->n_procs;
+    size_t p = 0, n_of_pid = 0, any = n_procs;
+    for (size_t q = 0; q < n_procs; q++)
+        if (procs[q].pid == pid) n_of_pid++, any = q;
+    if (n_of_pid == 1) { /* one GPU per process: the range is that rank's */
+        p = any;
+    } else { /* a process driving several GPUs: the rank of the device its thread launches on */
+        while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
     }
-    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading CUPTI_ACTIVITY_KIND_RUNTIME");
-    sqlite3_finalize(st);
-    return rc;
+    if (p == n_procs) return 0; /* a thread or process without ring kernels */
+    uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
+    rs_raw_range_t g = {sqlite3_column_int64(st, 0) + c->offset, sqlite3_column_int64(st, 1) + c->offset, id, step, hint};
+    if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
+    return 0;
 }
 
 /* NVTX push/pop and start/end ranges that name a step, to the rank of their process. */
@@ -246,36 +281,8 @@ static int read_ranges(nsys_t *x, const proc_t *procs, size_t n_procs, size_t fi
              "SELECT n.start, n.end, %s, n.globalTid FROM NVTX_EVENTS AS n %s "
              "WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL",
              text_id ? "COALESCE(n.text, s.value)" : "n.text", text_id ? "LEFT JOIN StringIds AS s ON s.id = n.textId" : "");
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, "reading NVTX_EVENTS");
-    int rc = 0, s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 2);
-        int32_t step;
-        int8_t hint;
-        if (!name || !rs_raw_step_range(x->raw, name, &step, &hint)) continue;
-        int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
-        for (size_t t = 0; t < x->n_tids; t++)
-            if (x->tids[t].tid == tid) dev = x->tids[t].device;
-        size_t p = 0, n_of_pid = 0, any = n_procs;
-        for (size_t q = 0; q < n_procs; q++)
-            if (procs[q].pid == pid) n_of_pid++, any = q;
-        if (n_of_pid == 1) { /* one GPU per process: the range is that rank's */
-            p = any;
-        } else { /* a process driving several GPUs: the rank of the device its thread launches on */
-            while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
-        }
-        if (p == n_procs) continue; /* a thread or process without ring kernels */
-        uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
-        rs_raw_range_t g = {sqlite3_column_int64(st, 0) + offset, sqlite3_column_int64(st, 1) + offset, id, step, hint};
-        if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[first_rank + p], &g) != 0) {
-            rc = rs_errf(x->err, "%s: out of memory", x->path);
-            break;
-        }
-    }
-    if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, "reading NVTX_EVENTS");
-    sqlite3_finalize(st);
-    return rc;
+    ranges_t c = {procs, n_procs, first_rank, offset};
+    return each_row(x, sql, "reading NVTX_EVENTS", range_row, &c);
 }
 
 /* Processes of the kept kernels (k sorted by process), in ring order; MPI_RANKS gives the order when
@@ -285,7 +292,7 @@ static int make_procs(nsys_t *x, const pkernel_t *k, size_t n, proc_t **out, siz
 #define NEW_GROUP(i) ((i) == 0 || k[i].pid != k[(i) - 1].pid || k[i].k.device != k[(i) - 1].k.device)
     for (size_t i = 0; i < n; i++) np += NEW_GROUP(i);
     proc_t *p = calloc(np ? np : 1, sizeof *p);
-    if (!p) return rs_errf(x->err, "%s: out of memory", x->path);
+    if (!p) return out_of_memory(x);
     np = 0;
     for (size_t i = 0; i < n; i++) {
         if (NEW_GROUP(i)) p[np++] = (proc_t){k[i].pid, k[i].k.device, -1, i, 0};
@@ -317,12 +324,13 @@ static int read_db(nsys_t *x) {
     sqlite3_finalize(st);
     if (s != SQLITE_DONE) return sql_fail(x, "reading the schema");
     if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL"))
-        return rs_errf(x->err, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
                        x->path);
-    if (!has_table(x->db, "StringIds")) return rs_errf(x->err, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
+    if (!has_table(x->db, "StringIds"))
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
     if (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "start") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "end") ||
         (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") && !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")))
-        return rs_errf(x->err, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
     int64_t offset = has_table(x->db, "TARGET_INFO_SESSION_START_TIME")
                          ? query_i64(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", 0)
                          : 0;
@@ -342,7 +350,7 @@ static int read_db(nsys_t *x) {
     if (rc == 0) rc = read_kernels(x, names, n_names, offset, &k, &nk);
     if (rc == 0 && nk == 0) {
         int64_t all = query_i64(x->db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0);
-        rc = rs_errf(x->err, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
+        rc = rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
                      (long long)all);
     }
     if (rc == 0) rc = read_launches(x, k, nk, offset);
@@ -354,14 +362,14 @@ static int read_db(nsys_t *x) {
     for (size_t p = 0; rc == 0 && p < np; p++) {
         rs_raw_rank_t *r = rs_raw_add_rank(x->raw, x->path);
         if (!r) {
-            rc = rs_errf(x->err, "%s: out of memory", x->path);
+            rc = out_of_memory(x);
             break;
         }
         r->proc = procs[p].pid;
         r->device = procs[p].device;
         r->rank_key = procs[p].mpi_rank;
         for (size_t i = 0; i < procs[p].n && rc == 0; i++)
-            if (rs_raw_add_kernel(r, &k[procs[p].first + i].k) != 0) rc = rs_errf(x->err, "%s: out of memory", x->path);
+            if (rs_raw_add_kernel(r, &k[procs[p].first + i].k) != 0) rc = out_of_memory(x);
     }
     if (rc == 0) rc = read_ranges(x, procs, np, first, offset);
     free(names), free(k), free(procs);
@@ -371,7 +379,7 @@ static int read_db(nsys_t *x) {
 int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
     nsys_t x = {NULL, path, raw, err, NULL, 0, 0};
     if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        int rc = rs_errf(err, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
+        int rc = rs_errc(err, x.db ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
         sqlite3_close(x.db);
         return rc;
     }

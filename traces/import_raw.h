@@ -1,11 +1,13 @@
-/* import_raw.h - private to traces/import*.c: what a trace reader hands to the assembly step.
+/* import_raw.h - private to traces/import*.c: the raw store, what a trace reader hands to the
+ * assembly step (defined in import_raw.c).
  *
- * A reader (import_kineto.c, import_nsys.c) appends "raw ranks": the attention and SendRecv kernels
- * of one process (GPU execution interval, host launch time, launch order, stream, interned name)
- * and the step ranges (NVTX / record_function ranges whose name matches the step pattern). It keeps
- * nothing else, so memory grows with the kernels that matter, not with the file. import.c turns raw
- * ranks into ring steps (import.h). Times are integer nanoseconds on the file's own clock, already
- * shifted by the file's base (Kineto baseTimeNanoseconds, nsys session start) so ranks align.
+ * A reader (import_kineto.c, import_nsys.c; import_readers.h) appends "raw ranks": the attention and
+ * SendRecv kernels of one process (GPU execution interval, host launch time, launch order, stream,
+ * interned name) and the step ranges (NVTX / record_function ranges whose name matches the step
+ * pattern). It keeps nothing else, so memory grows with the kernels that matter, not with the file.
+ * import_steps.c assigns the raw kernels to ring steps and import.c turns them into traces (import.h).
+ * Times are integer nanoseconds on the file's own clock, already shifted by the file's base (Kineto
+ * baseTimeNanoseconds, nsys session start) so ranks align.
  */
 #ifndef RS_IMPORT_RAW_H
 #define RS_IMPORT_RAW_H
@@ -56,10 +58,21 @@ typedef struct {
     uint32_t cap_hash;     /* power of two */
     rs_raw_rank_t *ranks;  /* [n_ranks] */
     size_t n_ranks, cap_ranks;
-    const rs_kclass_t *kc; /* kernel classifier */
+    rs_kclass_t *kc;       /* kernel classifier (owned) */
     regex_t step_re;       /* step range pattern (REG_EXTENDED | REG_ICASE) */
     char gpu_name[128];    /* first GPU name seen ("" unknown) */
 } rs_raw_t;
+
+/* Empty store with the classifier of kernel_regex (extra attention kernels, NULL = none) and the
+ * step range pattern step_regex (NULL = RS_IMPORT_STEP_REGEX). 0, or -1 with err naming
+ * --kernel-regex or --step-regex (bad pattern, no group around the step number) or OOM; then nothing
+ * is left to free. */
+int rs_raw_init(rs_raw_t *raw, const char *kernel_regex, const char *step_regex, rs_err_t *err);
+/* Free everything raw holds (the names too, unless taken). Can't fail. */
+void rs_raw_free(rs_raw_t *raw);
+/* Hand the interned names to the caller (*n_names of them; free each, then the array); raw keeps
+ * none. Can't fail. */
+char **rs_raw_take_names(rs_raw_t *raw, uint32_t *n_names);
 
 /* Intern s[0..len) (kernel names are classified on first sight). Returns the index, or UINT32_MAX
  * on OOM. */
@@ -76,9 +89,5 @@ int rs_raw_grow(void **v, size_t *n, size_t *cap, size_t size, const void *x);
 /* Append to a rank. 0 or -1 on OOM. */
 int rs_raw_add_kernel(rs_raw_rank_t *r, const rs_raw_kernel_t *k);
 int rs_raw_add_range(rs_raw_rank_t *r, const rs_raw_range_t *g);
-
-/* Readers: append the ranks of one file. 0, or -1 with err "path: what is wrong". */
-int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err);
-int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err);
 
 #endif /* RS_IMPORT_RAW_H */

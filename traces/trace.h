@@ -45,7 +45,8 @@ int rs_trace_meta_problem(rs_trace_t *t, const rs_problem_t *p);
 /* Record the machine: profile name, dtype, F, tiers, launch, overlap (scalar or curve), slowdown, host
  * cost, efficiency points, jitter and seed, stragglers and degraded hops. Returns 0 or -1 on OOM. */
 int rs_trace_meta_machine(rs_trace_t *t, const rs_machine_t *m);
-/* Rebuild a problem from those keys. Returns 0 or -1 with err naming the missing/bad key. */
+/* Rebuild a problem from those keys. Returns 0 or -1 with err naming the missing/bad key
+ * (RS_ERR_BAD_INPUT). */
 int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err);
 
 /* Append an event. Returns 0 or -1 on OOM. */
@@ -71,7 +72,8 @@ int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err);
  * of its lane (measured traces of medians can) goes to tid + 8 k, thread "KIND (overlap k)", so no
  * tid holds overlapping events and no time is altered. */
 /* Read a CSV trace. Malformed input: NULL with err "path:line: expected ..." (bad header, column
- * count, number, pass, kind, source, duplicate (rank, step, pass, kind)). */
+ * count, number, pass, kind, source, duplicate (rank, step, pass, kind)) and err.code
+ * RS_ERR_BAD_INPUT; a file that cannot be read or OOM: NULL with err from the failing call. */
 rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err);
 
 #endif /* RS_TRACE_H */

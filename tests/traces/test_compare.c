@@ -1,0 +1,271 @@
+/* test_compare.c - compare (traces/compare.c): the statistics of two traces worked out by hand on a
+ * 3-step ring (medians, p95, max, the worst pair, undefined and unmatched pairs, the makespan), the
+ * printed table and the CSV, the problem and event checks with their exact messages, the summary of a
+ * pass, the crossover block size interpolated and fitted. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "harness.h"
+#include "test_main.h"
+#include "traces_check.h"
+#include "trace.h"
+
+static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+static void add(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, double s, double e) {
+    rs_event_t ev = {rank, step, RS_PASS_FORWARD, kind, kind == RS_EV_SEND || kind == RS_EV_RECV ? 0 : -1, s, e, 0, 0};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_add(t, &ev), 0);
+}
+
+/* REF and OTHER: rank 0 runs 3 steps (durations below); rank 1 has only step 0, a zero-length compute
+ * in REF (and a recv OTHER lacks). Per rank-0 step, ref -> other:
+ *   t_comp  1 -> 1.1 (+10%)   2 -> 1.5 (-25%)   1 -> 1 (0%)
+ *   t_comm  2 -> 1.5 (-25%)   1 -> 1.2 (+20%)   (the last step moves nothing)
+ *   t_step  2 -> 2 (0%)       2 -> 2.4 (+20%)   1 -> 1.2 (+20%)
+ * makespan 5 -> 5.6 (+12%). */
+static rs_trace_t *ref_trace(void) {
+    rs_trace_t *t = rs_trace_create("model");
+    add(t, 0, 0, RS_EV_COMPUTE, 0, 1), add(t, 0, 0, RS_EV_RECV, 0, 2), add(t, 0, 0, RS_EV_STEP, 0, 2);
+    add(t, 0, 1, RS_EV_COMPUTE, 2, 4), add(t, 0, 1, RS_EV_RECV, 2, 3), add(t, 0, 1, RS_EV_STEP, 2, 4);
+    add(t, 0, 2, RS_EV_COMPUTE, 4, 5), add(t, 0, 2, RS_EV_STEP, 4, 5);
+    add(t, 1, 0, RS_EV_COMPUTE, 1, 1), add(t, 1, 0, RS_EV_RECV, 1, 2);
+    return t;
+}
+
+static rs_trace_t *other_trace(void) {
+    rs_trace_t *t = rs_trace_create("sim");
+    add(t, 0, 2, RS_EV_STEP, 4.4, 5.6), add(t, 0, 2, RS_EV_COMPUTE, 4.4, 5.4); /* any order */
+    add(t, 0, 0, RS_EV_COMPUTE, 0, 1.1), add(t, 0, 0, RS_EV_RECV, 0, 1.5), add(t, 0, 0, RS_EV_STEP, 0, 2);
+    add(t, 0, 0, RS_EV_SEND, 0, 1.5); /* only in OTHER */
+    add(t, 0, 1, RS_EV_COMPUTE, 2, 3.5), add(t, 0, 1, RS_EV_RECV, 2, 3.2), add(t, 0, 1, RS_EV_STEP, 2, 4.4);
+    add(t, 1, 0, RS_EV_COMPUTE, 1, 1.5);
+    return t;
+}
+
+static void test_statistics_by_hand(void) {
+    rs_trace_t *a = ref_trace(), *b = other_trace();
+    rs_compare_t c;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    const rs_cmp_stats_t *comp = &c.stats[RS_CMP_COMP], *comm = &c.stats[RS_CMP_COMM], *step = &c.stats[RS_CMP_STEP];
+    /* t_comp: |err| 0, 0.1, 0.25 and rank 1's 0 -> 0.5 undefined */
+    CU_ASSERT_EQUAL(comp->n, 3);
+    CU_ASSERT_EQUAL(comp->n_undefined, 1);
+    RS_ASSERT_REL(comp->median_abs, 0.1, 1e-12);
+    RS_ASSERT_REL(comp->p95_abs, 0.25, 1e-12); /* nearest rank: the ceil(0.95 * 3) = 3rd */
+    RS_ASSERT_REL(comp->max_abs, 0.25, 1e-12);
+    RS_ASSERT_REL(comp->worst.rel_err, -0.25, 1e-12);
+    CU_ASSERT(comp->worst.rank == 0 && comp->worst.step == 1 && comp->worst.pass == RS_PASS_FORWARD);
+    CU_ASSERT(comp->worst.ref_s == 2 && comp->worst.other_s == 1.5);
+    /* t_comm: |err| 0.25, 0.2 (rank 1's recv is in REF only) */
+    CU_ASSERT_EQUAL(comm->n, 2);
+    CU_ASSERT_EQUAL(comm->n_undefined, 0);
+    RS_ASSERT_REL(comm->median_abs, 0.225, 1e-12); /* the mean of the two middle values */
+    RS_ASSERT_REL(comm->p95_abs, 0.25, 1e-12);
+    CU_ASSERT(comm->worst.step == 0);
+    RS_ASSERT_REL(comm->worst.rel_err, -0.25, 1e-12);
+    /* t_step: 0, 0.2, 0.2: the first of two equal maxima is the worst */
+    CU_ASSERT_EQUAL(step->n, 3);
+    RS_ASSERT_REL(step->median_abs, 0.2, 1e-12);
+    RS_ASSERT_REL(step->max_abs, 0.2, 1e-12);
+    CU_ASSERT(step->worst.step == 1);
+    /* makespan, unmatched events, points in (pass, rank, step, metric) order */
+    CU_ASSERT_EQUAL(c.makespan_ref_s, 5.0);
+    RS_ASSERT_REL(c.makespan_other_s, 5.6, 1e-15);
+    RS_ASSERT_REL(c.makespan_rel, 0.12, 1e-12);
+    CU_ASSERT_EQUAL(c.only_ref, 1);
+    CU_ASSERT_EQUAL(c.only_other, 1);
+    CU_ASSERT_EQUAL_FATAL(c.n_points, 3 + 3 + 2 + 1);
+    static const int want[9][3] = {{0, 0, RS_CMP_COMP}, {0, 0, RS_CMP_COMM}, {0, 0, RS_CMP_STEP}, {0, 1, RS_CMP_COMP}, {0, 1, RS_CMP_COMM},
+                                   {0, 1, RS_CMP_STEP}, {0, 2, RS_CMP_COMP}, {0, 2, RS_CMP_STEP}, {1, 0, RS_CMP_COMP}};
+    for (size_t i = 0; i < c.n_points; i++)
+        CU_ASSERT(c.points[i].rank == want[i][0] && c.points[i].step == want[i][1] && (int)c.points[i].metric == want[i][2]);
+    CU_ASSERT(isnan(c.points[8].rel_err));
+    /* both zero: error 0, counted */
+    rs_trace_t *z1 = rs_trace_create("x"), *z2 = rs_trace_create("y");
+    add(z1, 0, 0, RS_EV_STEP, 1, 1), add(z2, 0, 0, RS_EV_STEP, 3, 3);
+    rs_compare_t cz;
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(z1, z2, &cz, &err), 0);
+    CU_ASSERT_EQUAL(cz.stats[RS_CMP_STEP].n, 1);
+    CU_ASSERT_EQUAL(cz.stats[RS_CMP_STEP].median_abs, 0.0);
+    CU_ASSERT_EQUAL(cz.makespan_rel, 0.0);
+    CU_ASSERT_EQUAL(cz.stats[RS_CMP_COMP].worst.rank, -1); /* no pair */
+    CU_ASSERT(isnan(cz.stats[RS_CMP_COMP].median_abs));
+    rs_compare_free(&cz);
+    /* nothing in common */
+    rs_trace_t *z3 = rs_trace_create("y");
+    add(z3, 5, 0, RS_EV_STEP, 0, 1);
+    CU_ASSERT_EQUAL(rs_compare_traces(z1, z3, &cz, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "compare: no event of one trace matches an event of the other by (rank, step, pass, kind)");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_trace_free(z1), rs_trace_free(z2), rs_trace_free(z3);
+
+    /* the table */
+    FILE *fp = fopen(rs_test_path("table.txt"), "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    rs_compare_print(&c, "ref.csv", "other.csv", fp);
+    fclose(fp);
+    char *text = rs_test_slurp(rs_test_path("table.txt"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT(starts(text, "# reference: ref.csv\n# other:     other.csv\n# error = (other - reference) / reference\n"));
+    const char *line = strstr(text, "\nt_comp ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT(starts(line + 1, "t_comp         3      10.00%      25.00%      25.00%    -25.00%  (0, 1, forward)                  2 s       1.5 s\n"));
+    const char *const table[] = {
+        "\n#   t_comp: 1 pairs with a zero reference duration not counted\n",
+        "\nt_comm         2      22.50%      25.00%      25.00%    -25.00%  (0, 0, forward)                  2 s       1.5 s\n",
+        "\nt_step         3      20.00%      20.00%      20.00%    +20.00%  (0, 1, forward)                  2 s       2.4 s\n",
+        "\nmakespan       1                                        +12.00%                                   5 s       5.6 s\n",
+        "\n# unmatched events: 1 only in the reference, 1 only in the other\n",
+    };
+    tc_contains(text, table, sizeof table / sizeof table[0], false);
+    free(text);
+    /* the CSV */
+    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(&c, "ref.csv", "other.csv", rs_test_path("cmp.csv"), &err), 0);
+    text = rs_test_slurp(rs_test_path("cmp.csv"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT(starts(text, "# ringsim-compare=1\n# reference=ref.csv\n# other=other.csv\n# error=(other-reference)/reference\n"
+                          "# t_comp: n=3 median_abs=0.10000000000000009 p95_abs=0.25 max_abs=0.25 worst_rank=0 worst_step=1 worst_pass=forward\n"));
+    const char *const csv[] = {
+        "worst_rank=0 worst_step=1 worst_pass=forward\n# t_comm: n=2 ",
+        "\n# makespan: reference_s=5 other_s=5.5999999999999996 rel_err=",
+        "\nrank,step,pass,metric,ref_s,other_s,rel_err\n0,0,forward,t_comp,1,1.1000000000000001,0.10000000000000009\n",
+        "\n0,1,forward,t_comm,1,1.2000000000000002,0.20000000000000018\n",
+        "\n1,0,forward,t_comp,0,0.5,nan\n",
+    };
+    tc_contains(text, csv, sizeof csv / sizeof csv[0], false);
+    free(text);
+    rs_compare_free(&c);
+    CU_ASSERT_PTR_NULL(c.points);
+    rs_trace_free(a), rs_trace_free(b);
+}
+
+/* A complete forward trace of the default problem on 2 ranks (2 steps each). */
+static rs_trace_t *ring2(int64_t n_ranks, rs_layout_t layout) {
+    rs_trace_t *t = rs_trace_create("model");
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = n_ranks;
+    p.layout = layout;
+    p.pass = RS_PASS_FORWARD;
+    rs_trace_meta_problem(t, &p);
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++) add(t, r, k, RS_EV_COMPUTE, k, k + 0.5), add(t, r, k, RS_EV_STEP, k, k + 1);
+    return t;
+}
+
+static void test_checks(void) {
+    rs_err_t err = {0};
+    rs_trace_t *a = ring2(2, RS_LAYOUT_ZIGZAG), *b = ring2(2, RS_LAYOUT_ZIGZAG);
+    CU_ASSERT_EQUAL(rs_compare_check_problem(a, b, "a.csv", "b.csv", &err), 0);
+    /* different problems: every field named */
+    rs_trace_t *c = ring2(16, RS_LAYOUT_STRIPED);
+    CU_ASSERT_EQUAL(rs_compare_check_problem(a, c, "a.csv", "c.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "a.csv and c.csv describe different problems: n_ranks 2 vs 16, layout zigzag vs striped");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_trace_t *none = rs_trace_create("x");
+    CU_ASSERT_EQUAL(rs_compare_check_problem(a, none, "a.csv", "none.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "none.csv: trace header: missing key 'seq_tokens'");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    /* events against the header */
+    CU_ASSERT_EQUAL(rs_compare_check_events(a, "a.csv", &err), 0);
+    add(b, 0, 0, RS_EV_RECV, 0, 0.25);
+    rs_event_t bwd = {0, 0, RS_PASS_BACKWARD, RS_EV_STEP, -1, 0, 1, 0, 0};
+    rs_trace_add(b, &bwd);
+    CU_ASSERT_EQUAL(rs_compare_check_events(b, "b.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "b.csv: rank 0 step 0 has a backward step event in a forward trace (header pass=forward)");
+    rs_trace_t *d = ring2(2, RS_LAYOUT_ZIGZAG);
+    add(d, 2, 0, RS_EV_STEP, 0, 1);
+    CU_ASSERT_EQUAL(rs_compare_check_events(d, "d.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "d.csv: rank 2 (step 0 step) is out of range: the header's problem has ranks 0 to 1");
+    rs_trace_t *e = ring2(2, RS_LAYOUT_ZIGZAG);
+    add(e, 1, 2, RS_EV_STEP, 2, 3);
+    CU_ASSERT_EQUAL(rs_compare_check_events(e, "e.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "e.csv: rank 1 step 2 (step) is out of range: a forward pass of 2 ranks has steps 0 to 1");
+    rs_trace_t *f = ring2(3, RS_LAYOUT_ZIGZAG); /* the header says 3 ranks: rank 2 is missing */
+    CU_ASSERT_EQUAL(rs_compare_check_events(f, "f.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "f.csv: rank 0 step 2 has no events (the header's problem has 3 ranks x 3 forward steps): a cut or partial trace");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_trace_t *g = rs_trace_create("model"); /* a step with a compute event only */
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.n_ranks = 2;
+    rs_trace_meta_problem(g, &p);
+    add(g, 0, 0, RS_EV_STEP, 0, 1), add(g, 0, 1, RS_EV_COMPUTE, 1, 2);
+    CU_ASSERT_EQUAL(rs_compare_check_events(g, "g.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "g.csv: rank 0 step 1 has no 'step' event (every step of every rank has one): a cut or partial trace");
+    rs_trace_t *h = rs_trace_create("model");
+    rs_trace_meta_problem(h, &p);
+    CU_ASSERT_EQUAL(rs_compare_check_events(h, "h.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "h.csv: no events (the header's problem has 2 ranks x 2 forward steps)");
+    /* check_problem checks both traces' events */
+    CU_ASSERT_EQUAL(rs_compare_check_problem(a, h, "a.csv", "h.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "h.csv: no events (the header's problem has 2 ranks x 2 forward steps)");
+    rs_trace_free(a), rs_trace_free(b), rs_trace_free(c), rs_trace_free(none), rs_trace_free(d);
+    rs_trace_free(e), rs_trace_free(f), rs_trace_free(g), rs_trace_free(h);
+}
+
+static void test_summarize(void) {
+    rs_trace_t *t = ref_trace();
+    rs_trace_summary_t s;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(t, RS_PASS_FORWARD, &s, &err), 0);
+    /* compute 1, 2, 1 (rank 0) and 0 (rank 1); recv 2, 1, 1; step 2, 2, 1; compute of the steps with
+     * a recv 1, 2, 0, of those without 1 (rank 0's last step) */
+    const double got[11] = {s.t_comp_s, (double)s.n_comp, s.t_comm_s, (double)s.n_comm, s.t_step_s, (double)s.n_step,
+                            s.t_comp_xfer_s, (double)s.n_comp_xfer, s.t_comp_alone_s, (double)s.n_comp_alone, s.makespan_s};
+    const double want[11] = {1, 4, 1, 3, 2, 3, 1, 3, 1, 1, 5};
+    for (int i = 0; i < 11; i++) {
+        if (got[i] != want[i]) fprintf(stderr, "  summary field %d: %g, want %g\n", i, got[i], want[i]);
+        CU_ASSERT_EQUAL(got[i], want[i]);
+    }
+    CU_ASSERT_EQUAL(rs_trace_summarize(t, RS_PASS_BACKWARD, &s, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "summary: the trace has no backward event");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_trace_t *u = rs_trace_create("x"); /* steps only: the compute and transfer medians have no sample */
+    add(u, 0, 0, RS_EV_STEP, 0, 3);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(u, RS_PASS_FORWARD, &s, &err), 0);
+    CU_ASSERT(isnan(s.t_comp_s) && isnan(s.t_comm_s) && isnan(s.t_comp_xfer_s) && s.n_comp == 0);
+    CU_ASSERT_EQUAL(s.t_step_s, 3.0);
+    rs_trace_free(u);
+    rs_trace_free(t);
+}
+
+static void test_crossover(void) {
+    const double b[4] = {1, 2, 4, 8}, comp[4] = {1, 1, 1, 1};
+    /* log2(t_comm / t_comp) = 2, 1, -1, -2: crossing half way between b = 2 and b = 4 in log b */
+    const double comm[4] = {4, 2, 0.5, 0.25};
+    RS_ASSERT_REL(rs_crossover_b(b, comp, comm, 4), pow(2, 1.5), 1e-12);
+    /* a point exactly at the crossing */
+    const double at[4] = {4, 1, 0.5, 0.25};
+    CU_ASSERT_EQUAL(rs_crossover_b(b, comp, at, 4), 2.0);
+    /* invalid points are skipped: the crossing moves to between b = 1 and b = 4 */
+    const double skip[4] = {4, NAN, 0.5, 0.25};
+    RS_ASSERT_REL(rs_crossover_b(b, comp, skip, 4), pow(2, 4.0 / 3.0), 1e-12); /* log2 ratio 2 at b = 1, -1 at b = 4: 0 at 2/3 of log2 4 */
+    const double never[4] = {4, 3, 2, 1.5};
+    CU_ASSERT(isnan(rs_crossover_b(b, comp, never, 4)));
+    /* the fit: log2 ratio 2, 1, -1, -3: the line through the four points has slope -1.7 and
+     * intercept 2.3 in log2 units, so it crosses at b = 2^(23/17); the interpolation says 2^1.5 */
+    const double bent[4] = {4, 2, 0.5, 0.125};
+    RS_ASSERT_REL(rs_crossover_b(b, comp, bent, 4), pow(2, 1.5), 1e-12);
+    RS_ASSERT_REL(rs_crossover_b_fit(b, comp, bent, 4, 2), pow(2, 23.0 / 17.0), 1e-12);
+    /* half < 1, or fewer than 3 points around the crossing: the interpolation */
+    RS_ASSERT_REL(rs_crossover_b_fit(b, comp, bent, 4, 0), pow(2, 1.5), 1e-12);
+    RS_ASSERT_REL(rs_crossover_b_fit(b, comp, bent, 2 + 1, 1), pow(2, 1.5), 1e-12);
+    CU_ASSERT(isnan(rs_crossover_b_fit(b, comp, never, 4, 2)));
+    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_COMM), "t_comm");
+    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_METRIC_COUNT), "?");
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"statistics of a 3-step ring by hand; table and CSV", test_statistics_by_hand},
+        {"problem and event checks: exact messages", test_checks},
+        {"summary of a pass", test_summarize},
+        {"crossover block size: interpolated and fitted", test_crossover},
+        {NULL, NULL}};
+    return tc_main("compare", cases);
+}

@@ -1,0 +1,225 @@
+/* test_import_kineto.c - the Kineto JSON reader (traces/import_kineto.c): a small file written by
+ * hand read into the raw store (microsecond text to exact nanoseconds, the base time, launches by
+ * correlation id, old files' "Kernel" and "stream 7", distributedInfo, deviceProperties, step ranges,
+ * a process driving two GPUs), the fixtures imported (plain and gzip, with and without step ranges,
+ * several ring passes, files out of order, one process driving 4 GPUs), broken files refused with one
+ * line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "import_check.h"
+#include "import_readers.h"
+#include "test_main.h"
+#include "traces_check.h"
+
+#define BASE 1000000000LL
+
+static const char ONE_GPU[] =
+    "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 3, \"name\": \"NVIDIA H200\"}],\n"
+    " \"baseTimeNanoseconds\": 1000000000,\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_SendRecv(x)\", \"pid\": 3, \"tid\": 21, \"ts\": 10.0005, \"dur\": 2.5,\n"
+    "   \"args\": {\"device\": 3, \"stream\": 21, \"correlation\": 40}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernelExC\", \"pid\": 99, \"tid\": 99, \"ts\": 9.25, \"dur\": 1,\n"
+    "   \"args\": {\"cbid\": 430, \"correlation\": 40}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"void flash_fwd_kernel<x>(Flash_fwd_params)\", \"pid\": 3, \"tid\": \"stream 13\",\n"
+    "   \"ts\": 1.5e1, \"dur\": 4, \"args\": {\"device\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::elementwise_kernel(int)\", \"pid\": 3, \"tid\": 7, \"ts\": 20, \"dur\": 1,\n"
+    "   \"args\": {\"device\": 3, \"stream\": 7, \"correlation\": 41}},\n"
+    "  {\"ph\": \"i\", \"cat\": \"kernel\", \"name\": \"flash_fwd_kernel\", \"ts\": 1},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring_attn.fwd.step_2\", \"pid\": 99, \"tid\": 99, \"ts\": 8, \"dur\": 30},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"optimizer step 3\", \"pid\": 99, \"tid\": 99, \"ts\": 8, \"dur\": 30}\n"
+    " ],\n"
+    " \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 5, \"world_size\": 8}}\n";
+
+/* One process, threads 100 and 101 launching on devices 1 and 0; no base time (absolute times). */
+static const char TWO_GPUS[] =
+    "{\"distributedInfo\": {\"rank\": \"2\"}, \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void attn_fwd_mma<bf16>(FwdParams)\", \"pid\": 1, \"tid\": 7, \"ts\": 100.000, \"dur\": 1.000,\n"
+    "   \"args\": {\"device\": 1, \"stream\": 7, \"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void attn_fwd_mma<bf16>(FwdParams)\", \"pid\": 0, \"tid\": 7, \"ts\": 100.125, \"dur\": 1.000,\n"
+    "   \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 101, \"ts\": 99, \"args\": {\"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 100, \"ts\": 98, \"args\": {\"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 0\", \"pid\": 9, \"tid\": 100, \"ts\": 97, \"dur\": 5},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 1\", \"pid\": 9, \"tid\": 101, \"ts\": 96, \"dur\": 7},\n"
+    "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 2\", \"pid\": 9, \"tid\": 102, \"ts\": 95, \"dur\": 9}]}\n";
+
+static void test_reader_by_hand(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    const char *p = rs_test_path("one.json");
+    rs_test_write_text(p, ONE_GPU);
+    CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
+    CU_ASSERT_STRING_EQUAL(raw.gpu_name, "NVIDIA H200");
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    const rs_raw_rank_t *r = &raw.ranks[0];
+    CU_ASSERT_STRING_EQUAL(r->file, p);
+    CU_ASSERT(r->rank_key == 5 && r->device == 3 && r->proc == -1);
+    CU_ASSERT_EQUAL_FATAL(r->nk, 2); /* the elementwise kernel and the instant event are not kept */
+    const rs_raw_kernel_t *k = r->k;
+    /* 10.0005 us: 10000 ns and the fourth decimal rounds up */
+    CU_ASSERT(k[0].start_ns == BASE + 10001 && k[0].end_ns == BASE + 12501 && k[0].launch_ns == BASE + 9250);
+    CU_ASSERT(k[0].order == 40 && k[0].device == 3 && k[0].stream == 21 && k[0].role == RS_KROLE_SENDRECV);
+    CU_ASSERT_STRING_EQUAL(raw.names[k[0].name], "ncclDevKernel_SendRecv(x)");
+    /* "Kernel", "stream 13", 1.5e1 us, no correlation id: no launch */
+    CU_ASSERT(k[1].start_ns == BASE + 15000 && k[1].end_ns == BASE + 19000 && k[1].launch_ns == RS_RAW_NO_TIME);
+    CU_ASSERT(k[1].order == -1 && k[1].stream == 13 && k[1].role == RS_KROLE_ATTN_FWD);
+    CU_ASSERT_EQUAL_FATAL(r->nr, 1); /* "optimizer step 3" is no ring step */
+    CU_ASSERT(r->r[0].start_ns == BASE + 8000 && r->r[0].end_ns == BASE + 38000 && r->r[0].step == 2);
+    CU_ASSERT_EQUAL(r->r[0].pass_hint, RS_PASS_FORWARD);
+    /* a second file appends its ranks: two devices of one process, in device order; a range goes to
+     * the device its thread launches on, a thread launching nothing loses its range */
+    p = rs_test_path("two.json");
+    rs_test_write_text(p, TWO_GPUS);
+    CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 3);
+    CU_ASSERT_STRING_EQUAL(raw.gpu_name, "NVIDIA H200"); /* the first one seen */
+    for (int d = 0; d < 2; d++) {
+        r = &raw.ranks[1 + d];
+        CU_ASSERT(r->device == d && r->rank_key == -1); /* distributedInfo's rank is the process's, not a device's */
+        CU_ASSERT_EQUAL_FATAL(r->nk, 1);
+        CU_ASSERT_EQUAL(r->k[0].start_ns, d == 0 ? 100125 : 100000);
+        CU_ASSERT_EQUAL(r->k[0].launch_ns, d == 0 ? 99000 : 98000);
+        CU_ASSERT_EQUAL_FATAL(r->nr, 1);
+        CU_ASSERT_EQUAL(r->r[0].step, d == 0 ? 1 : 0); /* thread 101 launches on device 0 */
+    }
+    rs_raw_free(&raw);
+}
+
+static void test_reader_refusals(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    char msg[1300];
+    const char *p = rs_test_path("other.json");
+    rs_test_write_text(p, "{\"a\": [1, 2, 3]}");
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(msg, sizeof msg, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    p = rs_test_path("cut.json");
+    rs_test_write_text(p, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1.0");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(msg, sizeof msg, "%s: truncated JSON: the text ends at byte 38 inside a value (", p); /* the whole text */
+    if (strncmp(err.msg, msg, strlen(msg))) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT(strncmp(err.msg, msg, strlen(msg)) == 0);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    p = rs_test_path("nowhere.json");
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(msg, sizeof msg, "%s: cannot open: No such file or directory", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    CU_ASSERT_EQUAL(raw.n_ranks, 0);
+    rs_raw_free(&raw);
+}
+
+static void test_kineto_ranges(void) {
+    fx_run_t run;
+    const char *dir = it_kineto_dir("k_ranges", NULL, false, &run);
+    rs_import_opts_t o = it_opts();
+    rs_err_t err = {0};
+    rs_import_t *im = it_import1(dir, &o, &err);
+    if (!im) fprintf(stderr, "  %s\n", err.msg);
+    it_check_import(&run, im, 0);
+    CU_ASSERT(rs_import_info(im)->ranges);
+    CU_ASSERT_EQUAL(rs_import_info(im)->format, RS_IMPORT_KINETO);
+    CU_ASSERT_STRING_EQUAL(rs_import_info(im)->gpu_name, "NVIDIA H100 80GB HBM3");
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(rs_import_trace(im, 0), "import.steps_from"), "ranges");
+    rs_import_free(im);
+    /* the same files with the ranges ignored: the launch order gives the same steps */
+    o.use_ranges = false;
+    im = it_import1(dir, &o, &err);
+    it_check_import(&run, im, 0);
+    CU_ASSERT(!rs_import_info(im)->ranges);
+    rs_import_free(im);
+    /* one pass asked for */
+    o.n_passes = 1;
+    o.passes[0] = RS_PASS_BACKWARD;
+    im = it_import1(dir, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im);
+    CU_ASSERT_EQUAL(rs_import_n_traces(im), 1);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(rs_import_trace(im, 0), "pass"), "backward");
+    rs_import_free(im);
+    fx_free(&run);
+}
+
+static void test_kineto_gzip_no_ranges_layers(void) {
+    fx_opts_t fo;
+    fx_opts_default(&fo);
+    fo.ranges = false;
+    fo.n_layers = 3;
+    fo.filler = 5;
+    fx_run_t run;
+    const char *dir = it_kineto_dir("k_gz", &fo, true, &run);
+    rs_err_t err = {0};
+    for (int layer = 0; layer < 3; layer++) {
+        rs_import_opts_t o = it_opts();
+        o.occurrence = layer;
+        rs_import_t *im = it_import1(dir, &o, &err);
+        if (!im) fprintf(stderr, "  %s\n", err.msg);
+        it_check_import(&run, im, layer);
+        CU_ASSERT_EQUAL(rs_import_info(im)->occurrences[RS_PASS_FORWARD], 3);
+        CU_ASSERT_EQUAL(rs_import_info(im)->occurrences[RS_PASS_BACKWARD], 3);
+        rs_import_free(im);
+    }
+    /* files given one by one, in an order other than the ranks': distributedInfo.rank orders them */
+    char p[4][1100];
+    const char *paths[4];
+    for (int r = 0; r < 4; r++) {
+        snprintf(p[r], sizeof p[r], "%s/rank%d.pt.trace.json.gz", dir, 3 - r);
+        paths[r] = p[r];
+    }
+    rs_import_opts_t o = it_opts();
+    rs_import_t *im = rs_import_read(paths, 4, &o, &err);
+    it_check_import(&run, im, 0);
+    rs_import_free(im);
+    fx_free(&run);
+}
+
+/* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
+static void test_one_process(void) { it_check_one_process(false); }
+
+/* Broken files through the import: one line naming the file. */
+static void test_bad_files(void) {
+    rs_import_opts_t o = it_opts();
+    fx_run_t run;
+    const char *dir = it_kineto_dir("bad_ok", NULL, false, &run);
+    /* truncated JSON, in the middle of an event */
+    const char *cut = rs_test_fresh_dir("bad_cut");
+    char p[1100];
+    for (int r = 0; r < 4; r++) {
+        char src[1100];
+        snprintf(src, sizeof src, "%s/rank%d.pt.trace.json", dir, r);
+        snprintf(p, sizeof p, "%s/rank%d.pt.trace.json", cut, r);
+        it_truncate_copy(src, p, r == 2 ? rs_test_file_size(src) / 2 : rs_test_file_size(src));
+    }
+    it_expect_fail(cut, &o, "rank2.pt.trace.json: truncated JSON", RS_ERR_BAD_INPUT);
+    /* gzip cut short */
+    const char *gz = rs_test_fresh_dir("bad_gz");
+    CU_ASSERT_EQUAL_FATAL(fx_write_kineto(&run, gz, true, 0), 0);
+    char gz1[1100];
+    snprintf(gz1, sizeof gz1, "%s/rank1.pt.trace.json.gz", gz);
+    it_truncate_copy(gz1, rs_test_path("cut.json.gz"), rs_test_file_size(gz1) - 40);
+    it_expect_fail(rs_test_path("cut.json.gz"), &o, "cut.json.gz: truncated", RS_ERR_BAD_INPUT);
+    /* not JSON, not a trace */
+    rs_test_write_text(rs_test_path("notjson.json"), "{\"traceEvents\": [ {\"ph\": \"X\", \"ts\": 1.0, } ]}");
+    it_expect_fail(rs_test_path("notjson.json"), &o, "notjson.json: not valid JSON at byte", RS_ERR_BAD_INPUT);
+    rs_test_write_text(rs_test_path("other.json"), "{\"a\": [1, 2, 3]}");
+    it_expect_fail(rs_test_path("other.json"), &o, "other.json: no \"traceEvents\" array", RS_ERR_BAD_INPUT);
+    fx_free(&run);
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"a Kineto file written by hand, into the raw store", test_reader_by_hand},
+        {"the reader's refusals", test_reader_refusals},
+        {"Kineto with step ranges: every event, header, kernels", test_kineto_ranges},
+        {"Kineto gzip without ranges, 3 ring passes, files out of order", test_kineto_gzip_no_ranges_layers},
+        {"one process driving 4 GPUs", test_one_process},
+        {"broken files: one line naming the file", test_bad_files},
+        {NULL, NULL}};
+    return tc_main("import_kineto", cases);
+}

@@ -1,0 +1,170 @@
+/* test_import_nsys.c - the Nsight Systems SQLite reader (traces/import_nsys.c): a small export
+ * written by hand read into the raw store (processes from globalPid, the ring order from MPI_RANKS,
+ * the session start, launches by process and correlation id, NVTX ranges of both kinds, shortName
+ * without demangledName, the GPU name), the fixtures imported (NVTX text, textId, no NVTX, MPI_RANKS,
+ * one process driving 4 GPUs), and the refusals with their exact messages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "import_check.h"
+#include "import_readers.h"
+#include "test_main.h"
+#include "traces_check.h"
+
+#define T0 1000000LL /* the session start */
+
+/* Processes 7 and 9 (globalPid = pid << 24), one GPU each; MPI_RANKS puts 9 first. */
+static const char SMALL[] =
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER, streamId INTEGER,\n"
+    "  correlationId INTEGER, globalPid INTEGER, shortName INTEGER NOT NULL);\n"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER);\n"
+    "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT, globalTid INTEGER);\n"
+    "CREATE TABLE TARGET_INFO_GPU (name TEXT);\n"
+    "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER);\n"
+    "CREATE TABLE MPI_RANKS (globalTid INTEGER, rank INTEGER);\n"
+    "INSERT INTO StringIds VALUES (1, 'ncclDevKernel_SendRecv(x)'), (2, 'flash_fwd_kernel'), (3, 'elementwise_kernel');\n"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (105, 120, 1, 7, 6, 7 << 24, 2), (100, 110, 1, 21, 5, 7 << 24, 1),\n"
+    "  (200, 190, 0, 21, 5, 9 << 24, 1), (130, 140, 1, 7, 7, 7 << 24, 3);\n"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (90, 91, (7 << 24) + 1, 5), (95, 96, (7 << 24) + 1, 6),\n"
+    "  (180, 181, (9 << 24) + 2, 5), (185, 186, (9 << 24) + 2, 5), (50, 51, (9 << 24) + 2, 99);\n"
+    "INSERT INTO NVTX_EVENTS VALUES (80, 150, 59, 'ring_attn.fwd.step_0', (7 << 24) + 1), (170, 210, 60, 'ring step 1', (9 << 24) + 2),\n"
+    "  (10, NULL, 59, 'ring step 5', (9 << 24) + 2), (10, 20, 34, 'ring step 6', (9 << 24) + 2), (10, 20, 59, 'other', (9 << 24) + 2);\n"
+    "INSERT INTO TARGET_INFO_GPU VALUES (NULL), ('NVIDIA H100 80GB HBM3');\n"
+    "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1000000);\n"
+    "INSERT INTO MPI_RANKS VALUES ((9 << 24) + 2, 0), ((7 << 24) + 1, 1);\n";
+
+/* rs_test_dir/name.sqlite from the SQL text. */
+static const char *make_db(const char *name, const char *sql) {
+    char p[1100];
+    snprintf(p, sizeof p, "%s.sql", name);
+    rs_test_write_text(rs_test_path(p), sql);
+    snprintf(p, sizeof p, "%s.sqlite", name);
+    char s[1100];
+    snprintf(s, sizeof s, "%s/%s.sql", rs_test_dir, name);
+    CU_ASSERT_EQUAL_FATAL(fx_sql_to_sqlite(s, rs_test_path(p)), 0);
+    return rs_test_path(p);
+}
+
+static void test_reader_by_hand(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    const char *db = make_db("small", SMALL);
+    if (rs_import_read_nsys(&raw, db, &err) != 0) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_STRING_EQUAL(raw.gpu_name, "NVIDIA H100 80GB HBM3");
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 2);
+    const rs_raw_rank_t *r0 = &raw.ranks[0], *r1 = &raw.ranks[1];
+    CU_ASSERT_STRING_EQUAL(r0->file, db);
+    CU_ASSERT(r0->proc == 9 && r0->device == 0 && r0->rank_key == 0);
+    CU_ASSERT(r1->proc == 7 && r1->device == 1 && r1->rank_key == 1);
+    CU_ASSERT_EQUAL_FATAL(r0->nk, 1);
+    /* end before start: the end is the start; the first launch of its correlation id counts */
+    CU_ASSERT(r0->k[0].start_ns == T0 + 200 && r0->k[0].end_ns == T0 + 200 && r0->k[0].launch_ns == T0 + 180);
+    CU_ASSERT(r0->k[0].order == 5 && r0->k[0].stream == 21 && r0->k[0].role == RS_KROLE_SENDRECV);
+    CU_ASSERT_EQUAL_FATAL(r1->nk, 2); /* the elementwise kernel is not kept; the others by start */
+    CU_ASSERT(r1->k[0].start_ns == T0 + 100 && r1->k[0].end_ns == T0 + 110 && r1->k[0].launch_ns == T0 + 90);
+    CU_ASSERT(r1->k[1].start_ns == T0 + 105 && r1->k[1].launch_ns == T0 + 95 && r1->k[1].role == RS_KROLE_ATTN_FWD);
+    CU_ASSERT_STRING_EQUAL(raw.names[r1->k[1].name], "flash_fwd_kernel");
+    /* push/pop and start/end ranges with an end; marks, open ranges and other names are not steps */
+    CU_ASSERT_EQUAL_FATAL(r1->nr, 1);
+    CU_ASSERT(r1->r[0].start_ns == T0 + 80 && r1->r[0].end_ns == T0 + 150 && r1->r[0].step == 0 && r1->r[0].pass_hint == RS_PASS_FORWARD);
+    CU_ASSERT_EQUAL_FATAL(r0->nr, 1);
+    CU_ASSERT(r0->r[0].start_ns == T0 + 170 && r0->r[0].step == 1 && r0->r[0].pass_hint == -1);
+    rs_raw_free(&raw);
+}
+
+/* path's read fails with "path: " + msg. */
+static void expect_read_fail(const char *path, const char *msg) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(rs_import_read_nsys(&raw, path, &err), -1);
+    char want[1400];
+    snprintf(want, sizeof want, "%s: %s", path, msg);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_EQUAL(raw.n_ranks, 0);
+    rs_raw_free(&raw);
+}
+
+static void test_reader_refusals(void) {
+    expect_read_fail(make_db("nostrings", "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"),
+                     "no StringIds table (the kernel names): not an nsys SQLite export");
+    expect_read_fail(make_db("nocols", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
+                                       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (begin INTEGER, end INTEGER, shortName INTEGER);\n"),
+                     "CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns");
+    expect_read_fail(make_db("noring", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
+                                       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"
+                                       "INSERT INTO StringIds VALUES (1, 'sm90_xmma_gemm_bf16bf16');\n"
+                                       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1), (3, 4, 1);\n"),
+                     "no attention or SendRecv kernel among its 2 kernels (name yours with --kernel-regex)");
+    rs_test_write_text(rs_test_path("text.sqlite"), "{\"traceEvents\": []} and more text than a header\n");
+    expect_read_fail(rs_test_path("text.sqlite"), "SQLite error reading the schema: file is not a database");
+}
+
+static void test_nsys(void) {
+    for (int variant = 0; variant < 4; variant++) {
+        fx_opts_t fo;
+        fx_opts_default(&fo);
+        fo.n_layers = 2;
+        fo.ranges = variant != 2;           /* 2: a file without NVTX */
+        fo.nvtx_text_id = variant == 1;     /* 1: registered strings */
+        fo.mpi_ranks = variant == 3;        /* 3: devices permuted, MPI_RANKS gives the ring order */
+        fx_run_t run;
+        CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
+        char db[1100];
+        it_nsys_db(&run, "nsys", db, sizeof db);
+        for (int layer = 0; layer < 2; layer++) {
+            rs_import_opts_t o = it_opts();
+            o.occurrence = layer;
+            rs_err_t err = {0};
+            rs_import_t *im = it_import1(db, &o, &err);
+            if (!im) fprintf(stderr, "  variant %d: %s\n", variant, err.msg);
+            it_check_import(&run, im, layer);
+            CU_ASSERT_EQUAL(rs_import_info(im)->format, RS_IMPORT_NSYS);
+            CU_ASSERT_EQUAL(rs_import_info(im)->ranges, fo.ranges);
+            rs_import_free(im);
+        }
+        fx_free(&run);
+    }
+}
+
+/* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
+static void test_one_process(void) { it_check_one_process(true); }
+
+/* Through the import: an export without kernels, one without attention (--kernel-regex fixes it). */
+static void test_bad_files(void) {
+    rs_import_opts_t o = it_opts();
+    rs_test_write_text(rs_test_path("nokernel.sql"), "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
+                                                     "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT);\n");
+    CU_ASSERT_EQUAL_FATAL(fx_sql_to_sqlite(rs_test_path("nokernel.sql"), rs_test_path("nokernel.sqlite")), 0);
+    it_expect_fail(rs_test_path("nokernel.sqlite"), &o, "nokernel.sqlite: no CUPTI_ACTIVITY_KIND_KERNEL table", RS_ERR_BAD_INPUT);
+    fx_opts_t fn;
+    fx_opts_default(&fn);
+    fn.no_attention = true;
+    fx_run_t run2;
+    CU_ASSERT_EQUAL_FATAL(fx_generate(&fn, &run2), 0);
+    char db[1100];
+    it_nsys_db(&run2, "noattn", db, sizeof db);
+    it_expect_fail(db, &o, "noattn.sqlite: rank 0: no attention kernel", RS_ERR_BAD_INPUT);
+    rs_import_opts_t ok = it_opts();
+    ok.kernel_regex = "custom_ring_attention_";
+    rs_err_t err;
+    rs_import_t *im = it_import1(db, &ok, &err);
+    it_check_import(&run2, im, 0);
+    rs_import_free(im);
+    fx_free(&run2);
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"an nsys export written by hand, into the raw store", test_reader_by_hand},
+        {"the reader's refusals", test_reader_refusals},
+        {"nsys: NVTX text, textId, no NVTX, MPI_RANKS", test_nsys},
+        {"one process driving 4 GPUs", test_one_process},
+        {"no kernel table, no attention kernel", test_bad_files},
+        {NULL, NULL}};
+    return tc_main("import_nsys", cases);
+}

@@ -1,0 +1,178 @@
+/* test_import_raw.c - the raw store of the import (traces/import_raw.c): interning returns the same
+ * index for the same name (also past many rehashes, and for a name given by length inside a longer
+ * string), each name classified once; step range names parsed (the step number, the pass their words
+ * say) with the default and a custom pattern; the bad patterns refused with their exact messages;
+ * raw ranks and their arrays; the names handed over. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_raw.h"
+#include "harness.h"
+#include "test_main.h"
+#include "traces_check.h"
+
+static void test_intern(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    const char *fa = "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)";
+    const char *sr = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+    uint32_t a = rs_raw_intern(&raw, fa, strlen(fa));
+    uint32_t b = rs_raw_intern(&raw, sr, strlen(sr));
+    uint32_t g = rs_raw_intern(&raw, "void at::native::vectorized_elementwise_kernel<4>(int)", 55);
+    CU_ASSERT_EQUAL(a, 0);
+    CU_ASSERT_EQUAL(b, 1);
+    CU_ASSERT_EQUAL(g, 2);
+    CU_ASSERT_EQUAL(rs_raw_intern(&raw, fa, strlen(fa)), a); /* the same name: the same index */
+    CU_ASSERT_EQUAL(rs_raw_intern(&raw, sr, strlen(sr)), b);
+    CU_ASSERT_EQUAL(raw.n_names, 3);
+    CU_ASSERT_STRING_EQUAL(raw.names[a], fa);
+    /* classified on first sight */
+    CU_ASSERT_EQUAL(rs_raw_role(&raw, a), RS_KROLE_ATTN_FWD);
+    CU_ASSERT_EQUAL(rs_raw_role(&raw, b), RS_KROLE_SENDRECV);
+    CU_ASSERT_EQUAL(rs_raw_role(&raw, g), -1);
+    /* by length: a prefix is its own name, not the longer one's */
+    uint32_t p = rs_raw_intern(&raw, "ncclDevKernel_SendRecv", 13);
+    CU_ASSERT_EQUAL(p, 3);
+    CU_ASSERT_STRING_EQUAL(raw.names[p], "ncclDevKernel");
+    CU_ASSERT_EQUAL(rs_raw_intern(&raw, "ncclDevKernel", 13), p);
+    CU_ASSERT_EQUAL(rs_raw_intern(&raw, "", 0), 4);
+    /* 5000 names: every one keeps its index through the table's growth */
+    char name[64];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "kernel_%d", i);
+        CU_ASSERT_EQUAL(rs_raw_intern(&raw, name, strlen(name)), (uint32_t)(5 + i));
+    }
+    int same = 0;
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "kernel_%d", i);
+        same += rs_raw_intern(&raw, name, strlen(name)) == (uint32_t)(5 + i);
+    }
+    CU_ASSERT_EQUAL(same, 5000);
+    CU_ASSERT_EQUAL(raw.n_names, 5005);
+    CU_ASSERT(raw.cap_hash >= 2 * raw.n_names && (raw.cap_hash & (raw.cap_hash - 1)) == 0);
+    CU_ASSERT_EQUAL(rs_raw_intern(&raw, fa, strlen(fa)), a);
+    /* the names handed over: raw keeps none */
+    uint32_t n = 0;
+    char **names = rs_raw_take_names(&raw, &n);
+    CU_ASSERT_EQUAL(n, 5005);
+    CU_ASSERT_STRING_EQUAL(names[5004], "kernel_4999");
+    CU_ASSERT_EQUAL(raw.n_names, 0);
+    CU_ASSERT_PTR_NULL(raw.names);
+    rs_raw_free(&raw);
+    for (uint32_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+static void test_step_ranges(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    struct {
+        const char *name;
+        int is_range, step, hint;
+    } cases[] = {
+        {"ring_step 3", 1, 3, -1},
+        {"ringsim forward step 0", 1, 0, RS_PASS_FORWARD},
+        {"ring_attn.bwd.step_12", 1, 12, RS_PASS_BACKWARD},
+        {"RING-ATTN FWD STEP=7", 1, 7, RS_PASS_FORWARD}, /* case-insensitive */
+        {"ring step 2 of 8", 1, 2, -1},
+        {"ring step 2 sub-step 8", 1, 8, -1},            /* the number after the last "step": .* is greedy */
+        {"step 3", 0, 0, 0},                             /* no "ring" */
+        {"ring_step", 0, 0, 0},                          /* no number */
+        {"ring step 1234567890", 0, 0, 0},               /* more than 9 digits */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t step = -5;
+        int8_t hint = -5;
+        int r = rs_raw_step_range(&raw, cases[i].name, &step, &hint);
+        if (r != cases[i].is_range || (r && (step != cases[i].step || hint != cases[i].hint)))
+            fprintf(stderr, "  '%s': %d step %d hint %d\n", cases[i].name, r, step, hint);
+        CU_ASSERT_EQUAL(r, cases[i].is_range);
+        if (cases[i].is_range) {
+            CU_ASSERT(step == cases[i].step && hint == cases[i].hint);
+        } else {
+            CU_ASSERT(step == -5 && hint == -5); /* untouched */
+        }
+    }
+    rs_raw_free(&raw);
+    /* a custom pattern: the last group that matched is the step */
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, "^(cp_fwd_([0-9]+)|cp_bwd_([0-9]+))$", &err), 0);
+    int32_t step = -1;
+    int8_t hint = -1;
+    CU_ASSERT_EQUAL(rs_raw_step_range(&raw, "cp_fwd_4", &step, &hint), 1);
+    CU_ASSERT(step == 4 && hint == RS_PASS_FORWARD);
+    CU_ASSERT_EQUAL(rs_raw_step_range(&raw, "cp_bwd_15", &step, &hint), 1);
+    CU_ASSERT(step == 15 && hint == RS_PASS_BACKWARD);
+    CU_ASSERT_EQUAL(rs_raw_step_range(&raw, "ring_step 3", &step, &hint), 0);
+    rs_raw_free(&raw);
+}
+
+static void test_init_refusals(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_raw_init(&raw, NULL, "ring_step", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--step-regex 'ring_step': needs a group around the step number, e.g. 'ring.*step ([0-9]+)'");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_raw_init(&raw, NULL, "ring(", &err), -1);
+    CU_ASSERT(strncmp(err.msg, "--step-regex 'ring(': not a POSIX extended regular expression (", 62) == 0);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_raw_init(&raw, "attn[", NULL, &err), -1); /* the kernel pattern is checked first */
+    CU_ASSERT(strncmp(err.msg, "--kernel-regex 'attn[': not a POSIX extended regular expression (", 64) == 0);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    /* an extra kernel pattern classifies interned names */
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, "my_attention", NULL, &err), 0);
+    uint32_t f = rs_raw_intern(&raw, "my_attention_fwd", 16), b = rs_raw_intern(&raw, "my_attention_bwd", 16);
+    CU_ASSERT_EQUAL(rs_raw_role(&raw, f), RS_KROLE_ATTN_FWD);
+    CU_ASSERT_EQUAL(rs_raw_role(&raw, b), RS_KROLE_ATTN_BWD);
+    rs_raw_free(&raw);
+}
+
+static void test_ranks(void) {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    for (int i = 0; i < 20; i++) { /* past the first growth */
+        char file[32];
+        snprintf(file, sizeof file, "rank%d.json", i);
+        rs_raw_rank_t *r = rs_raw_add_rank(&raw, file);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT(r->proc == -1 && r->rank_key == -1 && r->device == -1 && r->nk == 0 && r->nr == 0);
+        for (int k = 0; k < 300; k++) {
+            rs_raw_kernel_t x = {1000 * k, 1000 * k + 500, RS_RAW_NO_TIME, k, 0, 7, 0, RS_KROLE_ATTN_FWD};
+            CU_ASSERT_EQUAL(rs_raw_add_kernel(r, &x), 0);
+        }
+        rs_raw_range_t g = {0, 10, 0, i, -1};
+        CU_ASSERT_EQUAL(rs_raw_add_range(r, &g), 0);
+    }
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 20);
+    CU_ASSERT_STRING_EQUAL(raw.ranks[13].file, "rank13.json");
+    CU_ASSERT_EQUAL(raw.ranks[13].nk, 300);
+    CU_ASSERT_EQUAL(raw.ranks[13].k[299].start_ns, 299000);
+    CU_ASSERT_EQUAL(raw.ranks[13].k[299].order, 299);
+    CU_ASSERT_EQUAL(raw.ranks[13].nr, 1);
+    CU_ASSERT_EQUAL(raw.ranks[13].r[0].step, 13);
+    /* the growable array itself */
+    double *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        double x = i * 0.5;
+        CU_ASSERT_EQUAL(rs_raw_grow((void **)&v, &n, &cap, sizeof x, &x), 0);
+    }
+    CU_ASSERT(n == 1000 && cap >= 1000 && v[999] == 499.5 && v[0] == 0);
+    free(v);
+    rs_raw_free(&raw);
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {
+        {"interning: same name, same index", test_intern},
+        {"step range names", test_step_ranges},
+        {"bad patterns refused", test_init_refusals},
+        {"raw ranks and growable arrays", test_ranks},
+        {NULL, NULL}};
+    return tc_main("import_raw", cases);
+}

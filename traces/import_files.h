@@ -1,0 +1,33 @@
+/* import_files.h - private to traces/import*.c: the input files of an import (import_files.c): paths
+ * expanded (a directory gives its trace files in natural order) and each file's format told by its
+ * first bytes. rs_import_list_files and rs_import_format_name (import.h) are defined there too. */
+#ifndef RS_IMPORT_FILES_H
+#define RS_IMPORT_FILES_H
+
+#include <stddef.h>
+
+#include "import.h"
+
+/* A growable list of malloc'd strings. */
+typedef struct {
+    char **v;
+    size_t n, cap;
+} rs_strlist_t;
+
+void rs_strlist_free(rs_strlist_t *l);
+
+/* Natural order: digit runs compare as numbers ("rank2" < "rank10", "a07" = "a7"), other bytes as
+ * unsigned chars. <0, 0, >0 as strcmp. Can't fail. */
+int rs_natural_cmp(const char *a, const char *b);
+
+/* Append the files of paths to out: a file as given, a directory its *.json, *.json.gz and *.sqlite
+ * files (not hidden ones) in natural order. 0, or -1 with err naming the path (cannot open, a
+ * directory without trace files, no path at all); out then holds what was added so far. */
+int rs_import_expand_paths(const char *const *paths, size_t n, rs_strlist_t *out, rs_err_t *err);
+
+/* The format of path by its first 16 bytes: the SQLite header is nsys; gzip magic or a '{' after
+ * white space is Kineto. 0, or -1 with err "path: ..." (not readable, too large, empty, another
+ * format). */
+int rs_import_sniff_format(const char *path, rs_import_format_t *f, rs_err_t *err);
+
+#endif /* RS_IMPORT_FILES_H */

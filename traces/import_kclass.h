@@ -1,0 +1,20 @@
+/* import_kclass.h - private to traces/import*.c: what the import needs of the kernel name classes
+ * beyond import.h (rs_kclass_create, rs_kclass_role, rs_kernel_role_name, defined in import_kclass.c):
+ * the pass a name's words say, and two facts about roles. */
+#ifndef RS_IMPORT_KCLASS_H
+#define RS_IMPORT_KCLASS_H
+
+#include <stdbool.h>
+
+#include "import.h"
+
+/* RS_PASS_BACKWARD when name contains bwd, backward, bprop or grad (any case), else RS_PASS_FORWARD
+ * when it contains fwd, forward or fprop, else -1. Can't fail. */
+int rs_kclass_pass_hint(const rs_kclass_t *c, const char *name);
+
+/* An attention kernel (forward or backward). */
+static inline bool rs_krole_is_attn(int role) { return role == RS_KROLE_ATTN_FWD || role == RS_KROLE_ATTN_BWD; }
+/* The pass of an attention kernel's role. */
+static inline rs_pass_t rs_krole_pass(int role) { return role == RS_KROLE_ATTN_BWD ? RS_PASS_BACKWARD : RS_PASS_FORWARD; }
+
+#endif /* RS_IMPORT_KCLASS_H */

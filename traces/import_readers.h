@@ -1,0 +1,13 @@
+/* import_readers.h - private to traces/import*.c: the trace readers, each appending the raw ranks of
+ * one file to the raw store (import_raw.h): Kineto JSON (import_kineto.c), Nsight Systems SQLite
+ * (import_nsys.c). import.c picks one per file by its format (import_files.h). */
+#ifndef RS_IMPORT_READERS_H
+#define RS_IMPORT_READERS_H
+
+#include "import_raw.h"
+
+/* Append the ranks of one file. 0, or -1 with err "path: what is wrong". */
+int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err);
+int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err);
+
+#endif /* RS_IMPORT_READERS_H */

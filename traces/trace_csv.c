@@ -1,0 +1,281 @@
+/* trace_csv.c - the trace schema's CSV file (trace.h; the format: docs/traces.md): the writer and the
+ * reader, which refuses malformed input naming path:line. Every number is printed with %.17g
+ * (doubles) or %d (integers), so a trace written twice gives identical bytes and a round trip is
+ * exact.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "output.h"
+#include "trace_private.h"
+
+#define RS_TRACE_VERSION 1
+static const char RS_TRACE_COLUMNS[] = "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer";
+#define RS_TRACE_NCOLS 10
+/* |start_s|, |end_s| at most this (~31700 years): a difference of two times can't overflow */
+#define RS_TRACE_MAX_ABS_TIME_S 1e12
+
+/* ------------------------------------------------------------------------------------------------
+ * CSV writer
+ * ---------------------------------------------------------------------------------------------- */
+int rs_trace_write_csv(const rs_trace_t *t, const char *path, rs_err_t *err) {
+    rs_file_t f;
+    if (rs_file_open(&f, path, err) != 0) return -1;
+    FILE *fp = f.fp;
+    const char *source = rs_trace_source(t);
+    fprintf(fp, "# ringsim-trace=%d\n# source=%s\n", RS_TRACE_VERSION, source);
+    for (size_t i = 0; i < rs_trace_meta_count(t); i++) {
+        const char *key, *value;
+        rs_trace_meta_at(t, i, &key, &value);
+        fprintf(fp, "# %s=%s\n", key, value);
+    }
+    fprintf(fp, "%s\n", RS_TRACE_COLUMNS);
+    const rs_event_t *ev = rs_trace_events(t);
+    for (size_t i = 0; i < rs_trace_count(t); i++) {
+        const rs_event_t *e = &ev[i];
+        fprintf(fp, "%s,%d,%d,%s,%s,%.17g,%.17g,%.17g,%.17g,%d\n", source, (int)e->rank,
+                (int)e->step, rs_pass_name(e->pass), rs_event_kind_name(e->kind), e->start_s, e->end_s,
+                e->flops, e->bytes, (int)e->peer);
+    }
+    return rs_file_commit(&f, err);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * CSV reader
+ * ---------------------------------------------------------------------------------------------- */
+/* Split line at commas in place; returns the field count (at most max, extra fields counted). */
+static int split_csv(char *line, char **fields, int max) {
+    int n = 0;
+    char *s = line;
+    for (;;) {
+        char *c = strchr(s, ',');
+        if (n < max) fields[n] = s;
+        n++;
+        if (!c) break;
+        *c = '\0';
+        s = c + 1;
+    }
+    return n;
+}
+
+static int parse_i32(const char *s, int32_t min, int32_t *out) {
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < min || v > INT32_MAX) return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int parse_num(const char *s, double *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct {
+    size_t idx;   /* event index */
+    long line;    /* line number in the file */
+    const rs_event_t *ev; /* the event */
+} line_ref_t;
+
+static int lref_cmp(const void *a, const void *b) {
+    const line_ref_t *x = a, *y = b;
+    int c = rs_event_key_cmp(x->ev, y->ev);
+    if (c) return c;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Parse one data row into ev. Returns 0 or -1 with err "path:line: expected ...". */
+static int parse_row(char *line, const char *path, long ln, const char *source, rs_event_t *ev,
+                     rs_err_t *err) {
+    char *f[RS_TRACE_NCOLS];
+    int n = split_csv(line, f, RS_TRACE_NCOLS);
+    if (n != RS_TRACE_NCOLS)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %d comma-separated columns (%s), got %d", path, ln,
+                       RS_TRACE_NCOLS, RS_TRACE_COLUMNS, n);
+    if (strcmp(f[0], source) != 0)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected source '%s' (from the header), got '%s'", path, ln, source,
+                       f[0]);
+    memset(ev, 0, sizeof *ev);
+    if (parse_i32(f[1], 0, &ev->rank))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected rank as an integer >= 0, got '%s'", path, ln, f[1]);
+    if (parse_i32(f[2], 0, &ev->step))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected step as an integer >= 0, got '%s'", path, ln, f[2]);
+    if (rs_pass_parse(f[3], &ev->pass))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected pass forward or backward, got '%s'", path, ln, f[3]);
+    if (rs_event_kind_parse(f[4], &ev->kind))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected kind compute, send, recv or step, got '%s'", path, ln, f[4]);
+    const char *names[4] = {"start_s", "end_s", "flops", "bytes"};
+    double *dst[4] = {&ev->start_s, &ev->end_s, &ev->flops, &ev->bytes};
+    for (int i = 0; i < 4; i++)
+        if (parse_num(f[5 + i], dst[i]))
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s as a finite number, got '%s'", path, ln, names[i],
+                           f[5 + i]);
+    for (int i = 0; i < 2; i++) /* so that every duration and makespan of the trace is finite */
+        if (!(fabs(*dst[i]) <= RS_TRACE_MAX_ABS_TIME_S))
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s in [-%g, %g] s (from the run's origin), got '%s'", path, ln,
+                           names[i], RS_TRACE_MAX_ABS_TIME_S, RS_TRACE_MAX_ABS_TIME_S, f[5 + i]);
+    if (ev->end_s < ev->start_s)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected end_s >= start_s, got %s < %s", path, ln, f[6], f[5]);
+    if (ev->flops < 0 || ev->bytes < 0)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected flops and bytes >= 0", path, ln);
+    if (parse_i32(f[9], -1, &ev->peer))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected peer as an integer >= -1, got '%s'", path, ln, f[9]);
+    return 0;
+}
+
+/* Check no two events share (pass, rank, step, kind). Returns 0 or -1 with the later line. */
+static int check_duplicates(const rs_trace_t *t, const long *lines, const char *path, rs_err_t *err) {
+    const size_t n = rs_trace_count(t);
+    const rs_event_t *ev = rs_trace_events(t);
+    if (n < 2) return 0;
+    line_ref_t *r = malloc(n * sizeof *r);
+    if (!r) return rs_errf(err, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++) r[i] = (line_ref_t){i, lines[i], &ev[i]};
+    qsort(r, n, sizeof *r, lref_cmp);
+    int rc = 0;
+    for (size_t i = 1; i < n; i++)
+        if (rs_event_key_cmp(r[i - 1].ev, r[i].ev) == 0) {
+            const rs_event_t *e = r[i].ev;
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s "
+                         "already on line %ld",
+                         path, r[i].line, (int)e->rank, (int)e->step, rs_pass_name(e->pass),
+                         rs_event_kind_name(e->kind), r[i - 1].line);
+            break;
+        }
+    free(r);
+    return rc;
+}
+
+rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
+    /* its events take about 2/3 of its bytes in memory: at most the memory cap (estimate.h) */
+    FILE *fp = rs_input_open(path, "ringsim trace", (uint64_t)rs_mem_cap_default(), err);
+    if (!fp) return NULL;
+    rs_trace_t *t = NULL;
+    char *line = NULL, *source = NULL;
+    size_t cap = 0;
+    long ln = 0, *lines = NULL;
+    size_t cap_lines = 0;
+    int state = 0; /* 0: want version line, 1: header, 2: rows */
+    ssize_t len;
+    while ((len = getline(&line, &cap, fp)) != -1) {
+        ln++;
+        if ((size_t)len > RS_MAX_LINE_BYTES) {
+            rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: line longer than %zu bytes (not a ringsim trace)", path, ln, RS_MAX_LINE_BYTES);
+            goto fail;
+        }
+        if ((size_t)len != strlen(line)) {
+            rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected text, found a NUL byte", path, ln);
+            goto fail;
+        }
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (state == 0) {
+            int ver = 0;
+            char tail = 0;
+            if (sscanf(line, "# ringsim-trace=%d%c", &ver, &tail) != 1) {
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected '# ringsim-trace=%d' (a ringsim CSV trace)", path, ln,
+                        RS_TRACE_VERSION);
+                goto fail;
+            }
+            if (ver != RS_TRACE_VERSION) {
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected trace version %d, got %d", path, ln, RS_TRACE_VERSION, ver);
+                goto fail;
+            }
+            state = 1;
+            continue;
+        }
+        if (state == 1) {
+            if (line[0] == '#') {
+                const char *s = line + 1;
+                while (*s == ' ') s++;
+                const char *eq = strchr(s, '=');
+                if (!eq || eq == s) {
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a '# key=value' header line", path, ln);
+                    goto fail;
+                }
+                size_t kl = (size_t)(eq - s);
+                char key[128];
+                if (kl >= sizeof key) {
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a header key of at most %zu characters", path, ln,
+                            sizeof key - 1);
+                    goto fail;
+                }
+                memcpy(key, s, kl);
+                key[kl] = '\0';
+                if (strcmp(key, "source") == 0) {
+                    if (source || !eq[1] || strchr(eq + 1, ',')) {
+                        rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one non-empty source without commas", path, ln);
+                        goto fail;
+                    }
+                    source = strdup(eq + 1);
+                    if (!source) goto oom;
+                    continue;
+                }
+                if (!rs_trace_key_ok(key)) {
+                    rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a header key of [a-z0-9_.-], got '%s'", path, ln, key);
+                    goto fail;
+                }
+                if (!t && !(t = rs_trace_create("unknown"))) goto oom;
+                if (rs_trace_set_meta(t, key, "%s", eq + 1) != 0) goto oom;
+                continue;
+            }
+            if (strcmp(line, RS_TRACE_COLUMNS) != 0) {
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected the column line '%s'", path, ln, RS_TRACE_COLUMNS);
+                goto fail;
+            }
+            if (!source) {
+                rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected a '# source=NAME' header line before the columns", path, ln);
+                goto fail;
+            }
+            if (!t && !(t = rs_trace_create(source))) goto oom;
+            rs_trace_take_source(t, source);
+            source = NULL;
+            state = 2;
+            continue;
+        }
+        if (len == 0) continue; /* tolerate blank lines (e.g. a trailing one) */
+        rs_event_t ev;
+        if (parse_row(line, path, ln, rs_trace_source(t), &ev, err) != 0) goto fail;
+        if (rs_trace_add(t, &ev) != 0) goto oom;
+        const size_t n_events = rs_trace_count(t);
+        if (n_events > cap_lines) {
+            size_t c = cap_lines ? 2 * cap_lines : 256;
+            long *l = realloc(lines, c * sizeof *l);
+            if (!l) goto oom;
+            lines = l;
+            cap_lines = c;
+        }
+        lines[n_events - 1] = ln;
+    }
+    if (ferror(fp)) {
+        rs_errf(err, "%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (state != 2) {
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected %s before the end of the file", path, ln + 1,
+                state == 0 ? "'# ringsim-trace=1'" : "the column line");
+        goto fail;
+    }
+    if (check_duplicates(t, lines, path, err) != 0) goto fail;
+    free(lines);
+    free(line);
+    fclose(fp);
+    return t;
+oom:
+    rs_errf(err, "%s:%ld: out of memory", path, ln);
+fail:
+    free(source);
+    free(lines);
+    free(line);
+    fclose(fp);
+    rs_trace_free(t);
+    return NULL;
+}
