@@ -1,4 +1,4 @@
-/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.c). */
+/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.h). */
 #include "util.h"
 
 #include <ctype.h>

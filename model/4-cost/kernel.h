@@ -1,7 +1,7 @@
 /* kernel.h - what one ring step costs on a GPU-style machine: its attention calls at their own
  * rates, the merge/accumulate kernels of the implementation, and launches. The ONE cost function of
- * a step: the critical-path walk and the closed form (cost.c), the simulators (sim/sim.c,
- * sim/sim_alt.c) and the planner (model/5-plan) all call it. Derivation and the presets' byte counts:
+ * a step: the critical-path walk and the closed form (cost_walk.c, cost_closed.c), the simulators
+ * (sim/sim.c, sim/sim_alt.c) and the planner (model/5-plan) all call it. Derivation and the presets' byte counts:
  * docs/model.md section 3a ("Kernel calls, merges and presets").
  *
  * A step's calls come from its schedule blocks (rs_step_t):
