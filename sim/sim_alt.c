@@ -154,9 +154,10 @@ void rs_sim_alt_estimate(const rs_sp_config_t *c, rs_pass_t pass, rs_estimate_t 
 
 int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                    rs_sim_alt_result_t *out, rs_err_t *err) {
-    rs_problem_t p;
-    rs_machine_t rm;
-    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return -2;
+    rs_sp_ring_t ring;
+    if (rs_sp_ring_problem(t, m, c, pass, &ring, err)) return -2;
+    const rs_problem_t p = ring.problem;
+    rs_machine_t rm = ring.machine;
     const int64_t n = c->ulysses * c->ring;
     if (rs_machine_validate(m, n, err)) return -2;
     rs_schedule_t *s = rs_schedule_create(&p, err);

@@ -264,12 +264,19 @@ uint64_t rs_schedule_step_a2a_bytes(const rs_schedule_t *s, int64_t step) {
 /* Fast path: the case analysis of docs/model.md ("Causal work per step") and docs/inference.md. For
  * a step that computes, the work of (rank, step) depends only on whether the owner of the block that
  * moved comes before, is, or comes after the rank. Tested against rs_schedule_step() for every
- * layout and variant. The classes from a problem and its blocks' pair counts: block = B, cblock = Bc,
- * full = seg^2 (seg the tokens per new segment), pd and xd = visible and executed pairs of a diagonal
- * block with diag 0 and 1 (xd[1] read for striped only), fpp = FLOPs per pair of one sequence. Returns
+ * layout and variant. The classes from a problem and its blocks' pair counts (block_pairs_t). Returns
  * -1 when the work is not a function of the class (decode, batch not a multiple of N). */
-static int flops_classes(const rs_problem_t *p, int64_t block, int64_t cblock, uint64_t full, const uint64_t pd[2],
-                         const uint64_t xd[2], uint64_t fpp, uint64_t useful[3], uint64_t exec[3]) {
+typedef struct {
+    int64_t block, cblock; /* B, Bc */
+    uint64_t full;         /* seg^2 (seg the tokens per new segment) */
+    uint64_t pd[2], xd[2]; /* visible and executed pairs of a diagonal block with diag 0 and 1 (xd[1] read
+                              for striped only) */
+    uint64_t fpp;          /* FLOPs per pair of one sequence */
+} block_pairs_t;
+
+static int flops_classes(const rs_problem_t *p, const block_pairs_t *bp, uint64_t useful[3], uint64_t exec[3]) {
+    const int64_t block = bp->block, cblock = bp->cblock;
+    const uint64_t full = bp->full, *pd = bp->pd, *xd = bp->xd, fpp = bp->fpp;
     uint64_t pu[3], px[3];
     uint64_t seqs = (uint64_t)p->batch;
     if (p->decode) { /* each owner's b/N queries against the cache shard (and, own step, themselves) */
@@ -315,12 +322,16 @@ static int flops_classes(const rs_problem_t *p, int64_t block, int64_t cblock, u
 }
 
 int rs_schedule_flops_classes(const rs_schedule_t *s, uint64_t useful[3], uint64_t exec[3]) {
-    return flops_classes(&s->p, s->block, s->cblock, s->pairs_full, s->pairs_diag, s->exec_diag, s->fpp, useful, exec);
+    const block_pairs_t bp = {s->block, s->cblock, s->pairs_full, {s->pairs_diag[0], s->pairs_diag[1]},
+                              {s->exec_diag[0], s->exec_diag[1]}, s->fpp};
+    return flops_classes(&s->p, &bp, useful, exec);
 }
 
 int rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t useful[3], uint64_t exec[3]) {
     const int64_t block = rs_problem_block(p), seg = p->layout == RS_LAYOUT_ZIGZAG && !p->decode ? block / 2 : block;
-    uint64_t pd[2] = {0, 0}, xd[2] = {0, 0};
+    block_pairs_t bp = {block, rs_problem_cached_block(p), (uint64_t)seg * (uint64_t)seg, {0, 0}, {0, 0},
+                        rs_problem_flops_per_pair(p) / (uint64_t)p->batch};
+    uint64_t *pd = bp.pd, *xd = bp.xd;
     /* the diagonal blocks' pairs (O(B / tile) for the executed ones) only where a wanted class has one:
      * class 1 in every causal layout, every class of a causal striped ring (pass-q: mirrored) */
     const bool striped = p->layout == RS_LAYOUT_STRIPED;
@@ -328,8 +339,7 @@ int rs_problem_flops_classes(const rs_problem_t *p, unsigned want, uint64_t usef
         pd[0] = rs_diag_pairs(seg, 0), xd[0] = rs_diag_exec_pairs(seg, 0, p->tile_q, p->tile_k);
         if (striped && (want & 5u)) pd[1] = rs_diag_pairs(seg, 1), xd[1] = rs_diag_exec_pairs(seg, 1, p->tile_q, p->tile_k);
     }
-    const int rc = flops_classes(p, block, rs_problem_cached_block(p), (uint64_t)seg * (uint64_t)seg, pd, xd,
-                                 rs_problem_flops_per_pair(p) / (uint64_t)p->batch, useful, exec);
+    const int rc = flops_classes(p, &bp, useful, exec);
     for (int c = 0; c < 3; c++)
         if (!(want >> c & 1u)) useful[c] = exec[c] = 0;
     return rc;

@@ -221,12 +221,6 @@ double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, doubl
     return rs_calibration_host_s(&m->cal, n_xfers, bytes, reused_bytes);
 }
 
-double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
-                                 uint64_t flops_exec, int n_xfers, double bytes) {
-    if (flops_exec == 0) return 0.0;
-    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes, 0);
-}
-
 double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_per_device, int64_t rank) {
     if (group <= 1 || bytes_per_device <= 0) return 0;
     const int64_t g = m->devices_per_node;

@@ -65,7 +65,8 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
  * c_f B (B + Bc) / F_eff(B) + launch + host, T_comm(B) = L + c_x (B + off) / W with c_x the bytes per
  * token of what circulates and off = Bc when the cache travels too (pass-kv), 0 when only queries do
  * (pass-q). A training ring's dense B*: c_f = kappa c_f (kappa = the layout's step compute over a full
- * block's), Bc = off = 0. */
+ * block's), Bc = off = 0. The kernel model's B* reads c_x, n_x, w and lat only (its T_comp comes from
+ * the step classes). */
 typedef struct {
     double c_f, c_x; /* FLOPs per visible pair; bytes per token of the moving block */
     double bc, off;  /* cached tokens per rank; tokens of the moving block that do not scale with B */
@@ -112,10 +113,9 @@ static double b_star_dense(const rs_machine_t *m, const variant_t *v) {
 }
 
 /* Kernel model: gap at an integer block size b (a multiple of the layout's granule): the layout's
- * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm. Sets
- * *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
-static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c_bs, int n_x, double w, double lat,
-                         int64_t b, bool *valid) {
+ * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm of v's
+ * moving block. Sets *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
+static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, const variant_t *v, int64_t b, bool *valid) {
     const rs_problem_t p = rs_problem_with_block(p0, b);
     *valid = rs_problem_validate(&p, NULL) == 0;
     if (!*valid) return 0;
@@ -123,16 +123,16 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, double c
     rs_kclasses_t kc;
     rs_kmodel_init(&km, &p, m);
     closed_classes(&p, &km, &kc);
-    const double bytes = c_bs * (double)b;
+    const double bytes = v->c_x * (double)b;
     const double reused = p.n_ranks > 2 ? bytes : 0, g = rs_machine_step_xfer_factor(m, bytes, reused); /* a middle step: reused buffers */
-    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, n_x, bytes, reused) - (lat + bytes * g / w);
+    return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, v->n_x, bytes, reused) - (v->lat + bytes * g / v->w);
 }
 
 /* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
  * scan b = g 2^(j/4) up to 2^24 tokens, then bisect on whole granules. The scan stops two octaves
  * after the transfer-bound range ends (compute grows as b^2 once the curves are clamped, transfers as
  * b). 0 if never transfer-bound; NaN if still transfer-bound at the largest b scanned. */
-static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double c_bs, int n_x, double w, double lat) {
+static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, const variant_t *v) {
     const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
     int64_t last_neg = -1, first_pos_after = -1, prev = 0;
     int pos_run = 0;
@@ -142,7 +142,7 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
         b = (b + g - 1) / g * g;
         if (b <= prev) continue;
         prev = b;
-        double gp = gap_kernel(p, m, c_bs, n_x, w, lat, b, &valid);
+        double gp = gap_kernel(p, m, v, b, &valid);
         if (!valid) break;
         if (gp < 0) {
             last_neg = b, first_pos_after = -1, pos_run = 0;
@@ -156,17 +156,30 @@ static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, double
     int64_t lo = last_neg / g, hi = first_pos_after / g; /* gap(lo g) < 0 <= gap(hi g) */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (gap_kernel(p, m, c_bs, n_x, w, lat, mid * g, &valid) < 0) lo = mid;
+        if (gap_kernel(p, m, v, mid * g, &valid) < 0) lo = mid;
         else hi = mid;
     }
     return (double)(lo * g);
 }
 
-/* The balanced non-causal makespan from the per-kind step computes: step 0 (tc0), a middle step (tcm),
- * the last computing step (tcl); the backward's later computing steps end after_s (the arrived
- * partial's merges) after their compute and transfers. The pass epilogue is the caller's. */
-static double closed_makespan(const rs_machine_t *m, bool bwd, int64_t n, double tc0, double tcm, double tcl, double lat,
-                              double kv, double dkv, double w, double t_mid_fwd, double after_s) {
+/* The step kinds of a balanced training ring: what closed_makespan composes. */
+typedef struct {
+    bool bwd;                /* the backward pass */
+    int64_t n;               /* ranks */
+    double tc0, tcm, tcl;    /* the compute of step 0, of a middle step, of the last computing step */
+    double kv, dkv;          /* bytes of a K,V block, of a dK,dV partial */
+    double w, lat;           /* the slowest hop */
+    double t_mid_fwd;        /* the forward's middle step when the caller has it (the layout's step), else -1 */
+    double after_s;          /* the backward's later computing steps end after_s (the arrived partial's merges)
+                                after their compute and transfers */
+} closed_in_t;
+
+/* The balanced non-causal makespan of c's step kinds on m. The pass epilogue is the caller's. */
+static double closed_makespan(const rs_machine_t *m, const closed_in_t *c) {
+    const bool bwd = c->bwd;
+    const int64_t n = c->n;
+    const double tc0 = c->tc0, tcm = c->tcm, tcl = c->tcl, lat = c->lat, kv = c->kv, dkv = c->dkv, w = c->w;
+    const double t_mid_fwd = c->t_mid_fwd, after_s = c->after_s;
     /* the first step carries K,V, the middle ones K,V and dK,dV, the last dK,dV: each at its size's g.
      * A kind sent at the step before arrives in the buffer sent then (the reused curve,
      * rs_schedule_step_reused_bytes): K,V from step 1, dK,dV from step 2 (the tail included) */
@@ -281,7 +294,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     const double t_mid_fwd = !bwd && o->t_comp_s == tcm ? o->t_step_s : -1;
     const double after_s = bwd && n > 1 ? cm->after_s : 0; /* a later step's merges of the arrived partial */
     o->t_step_s += after_s;
-    o->makespan_s = closed_makespan(m, bwd, n, tc0, tcm, n == 1 ? tc0 : tcm, lat, kv, dkv, w, t_mid_fwd, after_s) + epi;
+    const closed_in_t kinds = {bwd, n, tc0, tcm, n == 1 ? tc0 : tcm, kv, dkv, w, lat, t_mid_fwd, after_s};
+    o->makespan_s = closed_makespan(m, &kinds) + epi;
     o->comm_bound = o->t_comm_s > o->t_comp_s;
     o->b_min_tokens = rs_seed_b_min(m->flops_per_s, w, o->flops_per_pair, o->bytes_per_step / (double)b);
     return 0;
@@ -300,7 +314,8 @@ int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     const int n_x = p->pass == RS_PASS_BACKWARD && n > 2 ? 2 : 1;
     const double c_bs = o->bytes_per_step / (double)b, w = o->w_bytes_per_s, lat = o->latency_s;
     if (m->impl != RS_IMPL_NONE) {
-        o->b_star_tokens = b_star_kernel(p, m, c_bs, n_x, w, lat);
+        const variant_t v = {.c_x = c_bs, .n_x = n_x, .w = w, .lat = lat};
+        o->b_star_tokens = b_star_kernel(p, m, &v);
         return 0;
     }
     uint64_t useful[3], exec[3];

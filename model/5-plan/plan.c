@@ -119,8 +119,9 @@ int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
     return gb > 0 ? gb : rs_precision_grad_bytes(c->precision);
 }
 
-int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
-                   int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err) {
+int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
+                   rs_plan_option_t *out, rs_err_t *err) {
+    const int64_t seq_tokens = split->seq_tokens, ulysses = split->ulysses, ring = split->ring;
     rs_plan_option_t o;
     memset(&o, 0, sizeof o);
     const rs_transformer_t *t = &c->model;
@@ -314,7 +315,8 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
     int64_t u[RS_PLAN_MAX_OPTIONS];
     const int n = rs_plan_splits(c, m, r->seq_tokens, r->sp, u);
     for (int i = 0; i < n; i++) {
-        if (rs_plan_option(c, hw, m, r->seq_tokens, u[i], r->sp / u[i], &r->options[r->n_options], err)) return -1;
+        const rs_plan_split_t split = {r->seq_tokens, u[i], r->sp / u[i]};
+        if (rs_plan_option(c, hw, m, &split, &r->options[r->n_options], err)) return -1;
         r->n_options++;
     }
     for (int i = 0; i < r->n_options; i++)

@@ -166,7 +166,7 @@ static void test_zigzag_step_by_hand(void) {
     /* the step's time = the sum of its calls at their rates + merge bytes / bandwidth + launches */
     rs_kmodel_t km;
     rs_kmodel_init(&km, &p, &m);
-    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, 3, 1, ks.scaled_s, ks.launches, 0, 0, 0), 10 * launch + f1 / r1 + 2048.0 * 4916 / 1e12,
+    RS_ASSERT_REL(rs_kernel_rank_step_s(&km, &(rs_step_t){.rank = 3, .step = 1}, &ks, 0, 0, 0), 10 * launch + f1 / r1 + 2048.0 * 4916 / 1e12,
                   1e-14);
     /* KV owner after the rank (rank 0, step 1: owner 3): one full call (B/2, B) on the second half of
      * the rows, same area; its merge covers 1024 rows and copies the slice back (4 + 4 bytes per

@@ -226,7 +226,7 @@ static void test_option_arithmetic(void) {
     f.c.ckpt = RS_CKPT_FULL;
     rs_plan_option_t o;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, 1 << 16, 1, 8, &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, &(rs_plan_split_t){1 << 16, 1, 8}, &o, &err), 0);
     double p_lin = 202375168.0; /* 4 x 4096^2 + 3 x 4096 x 11008 */
     double tok = 65536.0 / 8;
     RS_ASSERT_REL(o.t_linear_layer_s, 4 * 2 * p_lin * tok / (1e15 * 0.7), 1e-12);
