@@ -7,7 +7,8 @@
 #include <threads.h>
 
 /* ------------------------------------------------------------------------------------------------
- * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes.
+ * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes. Each
+ * preset's rows: its kind, then the forward's merges, the backward's, the pass epilogue's.
  * ---------------------------------------------------------------------------------------------- */
 static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
     [RS_IMPL_RINGSIM] =
@@ -17,14 +18,9 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * into an fp32 partial that grad_zero clears before each step (write 4 B) and grad_add adds
              * the incoming partial to after it (read 4 + 4, write 4); fwd_end writes O / l in the
              * activation dtype and the lse once per pass. */
-            .impl = RS_IMPL_RINGSIM,
-            .fused = true,
-            .shifted_native = true,
-            .step_kv = {{0, 1}, {0, 3}},
-            .step_launch = {1, 1},
-            .epi_fwd_q = {1, 1},
-            .epi_fwd_rh = {0, 3},
-            .epi_launch = {1, 0},
+            .impl = RS_IMPL_RINGSIM, .fused = true, .shifted_native = true,
+            .step_kv = {{0, 1}, {0, 3}}, .step_launch = {1, 1},
+            .epi_fwd_q = {1, 1}, .epi_fwd_rh = {0, 3}, .epi_launch = {1, 0},
         },
     [RS_IMPL_FLASH_ATTN] =
         {
@@ -41,19 +37,10 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * dq += dq_buffer, dk = dk_buffer + dk, dv likewise (read act + 4, write 4); dq, dk, dv
              * .to(q.dtype) at the end. dK,dV travel in fp32. */
             .impl = RS_IMPL_FLASH_ATTN,
-            .fwd_q = {{1, 1}, {1, 9}},
-            .fwd_rh = {{0, 0}, {0, 13}},
-            .fwd_part_q = {0, 2},
-            .fwd_part_rh = {0, 2},
-            .fwd_launch = {1, 9},
-            .fwd_part_launch = 2,
-            .bwd_q = {{1, 1}, {1, 2}},
-            .bwd_kv = {{1, 1}, {1, 2}},
-            .bwd_launch = {3, 3},
-            .epi_fwd_q = {1, 1},
-            .epi_bwd_q = {1, 1},
-            .epi_bwd_kv = {1, 1},
-            .epi_launch = {1, 3},
+            .fwd_q = {{1, 1}, {1, 9}}, .fwd_rh = {{0, 0}, {0, 13}}, .fwd_launch = {1, 9},
+            .fwd_part_q = {0, 2}, .fwd_part_rh = {0, 2}, .fwd_part_launch = 2,
+            .bwd_q = {{1, 1}, {1, 2}}, .bwd_kv = {{1, 1}, {1, 2}}, .bwd_launch = {3, 3},
+            .epi_fwd_q = {1, 1}, .epi_bwd_q = {1, 1}, .epi_bwd_kv = {1, 1}, .epi_launch = {1, 3},
         },
     [RS_IMPL_TE] =
         {
@@ -66,15 +53,9 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * dq and the dK,dV buffers are in the act dtype: a step's first touch copies (read act,
              * write act), later ones add in place (read 2 act, write act); dK,dV travel in the act
              * dtype. */
-            .impl = RS_IMPL_TE,
-            .fwd_deferred = true,
-            .grad_in_act = true,
-            .fwd_q = {{2, 0}, {3, 0}},
-            .fwd_rh = {{0, 4}, {0, 5}},
-            .fwd_launch = {2, 2},
-            .bwd_q = {{2, 0}, {3, 0}},
-            .bwd_kv = {{2, 0}, {3, 0}},
-            .bwd_launch = {3, 3},
+            .impl = RS_IMPL_TE, .fwd_deferred = true, .grad_in_act = true,
+            .fwd_q = {{2, 0}, {3, 0}}, .fwd_rh = {{0, 4}, {0, 5}}, .fwd_launch = {2, 2},
+            .bwd_q = {{2, 0}, {3, 0}}, .bwd_kv = {{2, 0}, {3, 0}}, .bwd_launch = {3, 3},
         },
 };
 
