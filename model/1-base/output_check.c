@@ -139,7 +139,7 @@ int rs_io_check(const rs_io_plan_t *p, rs_err_t *err) {
     int rc = 0;
     char why[PATH_MAX + 128];
     for (int i = 0; i < p->n && rc == 0; i++)
-        if (ident_of(&p->e[i], &id[i], why, sizeof why) != 0) rc = rs_errf(err, "%s %s: %s", p->e[i].what, p->e[i].path, why);
+        if (ident_of(&p->e[i], &id[i], why, sizeof why) != 0) rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: %s", p->e[i].what, p->e[i].path, why);
     for (int i = 0; i < p->n && rc == 0; i++) {
         const struct rs_io_entry *a = &p->e[i];
         if (a->role == IO_IN) continue;
@@ -147,10 +147,10 @@ int rs_io_check(const rs_io_plan_t *p, rs_err_t *err) {
             const struct rs_io_entry *b = &p->e[j];
             if (j == i || id[j].skip || !same(&id[i], &id[j])) continue;
             if (b->role == IO_IN)
-                rc = rs_errf(err, "%s %s: the same file as the input %s %s: an output never replaces an input", a->what, a->path,
+                rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: the same file as the input %s %s: an output never replaces an input", a->what, a->path,
                              b->what, b->path);
             else if (j < i && !(id[i].chr && id[j].chr))
-                rc = rs_errf(err, "%s %s: the same file as the output %s %s: give each output its own file", a->what, a->path,
+                rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: the same file as the output %s %s: give each output its own file", a->what, a->path,
                              b->what, b->path);
         }
     }

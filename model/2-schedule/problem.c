@@ -108,7 +108,7 @@ uint64_t rs_problem_scores_bytes(const rs_problem_t *p) {
 #define RANGE_CHECK(field, flag, lo, hi)                                                           \
     do {                                                                                           \
         if (p->field < (lo) || p->field > (hi))                                                    \
-            return rs_errf(err, "%s %lld: must be in [%lld, %lld]", flag, (long long)p->field,     \
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s %lld: must be in [%lld, %lld]", flag, (long long)p->field,     \
                            (long long)(lo), (long long)(hi));                                      \
     } while (0)
 
@@ -122,31 +122,31 @@ rs_problem_t rs_problem_with_block(const rs_problem_t *p, int64_t block_tokens) 
 /* The inference variants' rules (docs/inference.md): what a cache, pass-q and decode allow. */
 static int validate_variant(const rs_problem_t *p, int64_t div, rs_err_t *err) {
     const char *div_name = p->layout == RS_LAYOUT_ZIGZAG ? "2*N" : "N";
-    if ((unsigned)p->ring >= RS_RING_COUNT) return rs_errf(err, "--ring %d: must be pass-kv or pass-q", (int)p->ring);
+    if ((unsigned)p->ring >= RS_RING_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "--ring %d: must be pass-kv or pass-q", (int)p->ring);
     if (p->cached_tokens < 0 || p->cached_tokens > (int64_t)UINT32_MAX - p->seq_tokens)
-        return rs_errf(err, "--cached %lld: must be in [0, %lld] (cached + new tokens are positions below 2^32)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cached %lld: must be in [0, %lld] (cached + new tokens are positions below 2^32)",
                        (long long)p->cached_tokens, (long long)((int64_t)UINT32_MAX - p->seq_tokens));
     if (p->cached_tokens % div != 0)
-        return rs_errf(err, "--cached %lld: must be divisible by %s = %lld: the cache is sharded by the %s layout "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cached %lld: must be divisible by %s = %lld: the cache is sharded by the %s layout "
                             "like the new tokens",
                        (long long)p->cached_tokens, div_name, (long long)div, rs_layout_name(p->layout));
     if (p->pass == RS_PASS_BACKWARD && p->decode)
-        return rs_errf(err, "--pass decode: a decode step is a forward pass (it has no backward)");
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--pass decode: a decode step is a forward pass (it has no backward)");
     if (p->pass == RS_PASS_BACKWARD && p->cached_tokens > 0)
-        return rs_errf(err, "--cached %lld: a KV cache is an inference input; the backward pass (training) has none "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cached %lld: a KV cache is an inference input; the backward pass (training) has none "
                             "(use --pass forward or decode)", (long long)p->cached_tokens);
     if (p->pass == RS_PASS_BACKWARD && p->ring == RS_RING_PASS_Q)
-        return rs_errf(err, "--ring pass-q: only inference passes (forward prefill, decode); the backward circulates "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ring pass-q: only inference passes (forward prefill, decode); the backward circulates "
                             "K,V and dK,dV (pass-kv)");
     if (!p->decode) return 0;
     if (!p->causal)
-        return rs_errf(err, "--pass decode: needs the causal mask (a new token sees the cache and itself; "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--pass decode: needs the causal mask (a new token sees the cache and itself; "
                             "drop --no-causal)");
     if (p->ring != RS_RING_PASS_Q)
-        return rs_errf(err, "--pass decode: runs as --ring pass-q (the cache stays, the queries move); "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--pass decode: runs as --ring pass-q (the cache stays, the queries move); "
                             "--ring pass-kv would move the whole cache for one token per sequence");
     if (p->seq_tokens != 1)
-        return rs_errf(err, "--seq %lld: a decode step adds one token per sequence (--seq 1); decode more tokens "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: a decode step adds one token per sequence (--seq 1); decode more tokens "
                             "per step with --batch (one sequence per token)", (long long)p->seq_tokens);
     return 0;
 }
@@ -181,15 +181,15 @@ int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
     RANGE_CHECK(grad_bytes, "--grad-bytes", RS_ELEM_BYTES_MIN, RS_ELEM_BYTES_MAX);
     RANGE_CHECK(tile_q, "--tile (rows)", RS_TILE_MIN, RS_TILE_MAX);
     RANGE_CHECK(tile_k, "--tile (columns)", RS_TILE_MIN, RS_TILE_MAX);
-    if ((unsigned)p->layout >= RS_LAYOUT_COUNT) return rs_errf(err, "--layout %d: must be contiguous, striped or zigzag", (int)p->layout);
-    if ((unsigned)p->pass >= RS_PASS_COUNT) return rs_errf(err, "--pass %d: must be forward or backward", (int)p->pass);
+    if ((unsigned)p->layout >= RS_LAYOUT_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "--layout %d: must be contiguous, striped or zigzag", (int)p->layout);
+    if ((unsigned)p->pass >= RS_PASS_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "--pass %d: must be forward or backward", (int)p->pass);
     if (p->q_heads % p->kv_heads != 0)
-        return rs_errf(err, "--heads %lld: must be a multiple of --kv-heads %lld (GQA/MQA groups)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--heads %lld: must be a multiple of --kv-heads %lld (GQA/MQA groups)",
                        (long long)p->q_heads, (long long)p->kv_heads);
     int64_t div = p->layout == RS_LAYOUT_ZIGZAG ? 2 * p->n_ranks : p->n_ranks;
     if (validate_variant(p, div, err) != 0) return -1;
     if (!p->decode && p->seq_tokens % div != 0)
-        return rs_errf(err, "--seq %lld: must be divisible by %s = %lld for the %s layout",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by %s = %lld for the %s layout",
                        (long long)p->seq_tokens, p->layout == RS_LAYOUT_ZIGZAG ? "2*N" : "N",
                        (long long)div, rs_layout_name(p->layout));
     /* Overflow: total useful FLOPs and the bytes of one block must fit in 64 bits. */
@@ -200,11 +200,11 @@ int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
         __builtin_mul_overflow(fpp, (uint64_t)p->q_heads, &fpp) || __builtin_mul_overflow(fpp, (uint64_t)p->batch, &fpp) ||
         __builtin_mul_overflow(pairs, fpp, &tmp))
         return p->cached_tokens > 0
-                   ? rs_errf(err, "--seq %lld with --cached %lld, --batch %lld, --heads %lld, --head-dim %lld: the FLOP "
+                   ? rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld with --cached %lld, --batch %lld, --heads %lld, --head-dim %lld: the FLOP "
                                   "count overflows 64 bits (S (S/2 + P) * 10 * d * heads * batch must stay below 1.8e19)",
                              (long long)p->seq_tokens, (long long)p->cached_tokens, (long long)p->batch,
                              (long long)p->q_heads, (long long)p->head_dim)
-                   : rs_errf(err, "--seq %lld with --batch %lld, --heads %lld, --head-dim %lld: the FLOP count "
+                   : rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld with --batch %lld, --heads %lld, --head-dim %lld: the FLOP count "
                                   "overflows 64 bits (S^2 * 10 * d * heads * batch must stay below 1.8e19)",
                              (long long)p->seq_tokens, (long long)p->batch, (long long)p->q_heads,
                              (long long)p->head_dim);
@@ -213,13 +213,13 @@ int rs_problem_validate(const rs_problem_t *p, rs_err_t *err) {
         __builtin_mul_overflow(bytes, (uint64_t)p->head_dim, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)p->batch, &bytes) ||
         __builtin_mul_overflow(bytes, (uint64_t)(p->act_bytes > p->grad_bytes ? p->act_bytes : p->grad_bytes), &bytes))
-        return rs_errf(err, "--seq %lld: the K,V byte count overflows 64 bits", (long long)p->seq_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: the K,V byte count overflows 64 bits", (long long)p->seq_tokens);
     bytes = s_new; /* pass-q's Q blocks and partial outputs: S x Hq x (d x act_bytes + 4) x batch */
     if (rs_problem_passes_q(p) &&
         (__builtin_mul_overflow(bytes, (uint64_t)p->q_heads, &bytes) ||
          __builtin_mul_overflow(bytes, (uint64_t)p->head_dim * (uint64_t)p->act_bytes + 4u, &bytes) ||
          __builtin_mul_overflow(bytes, (uint64_t)p->batch, &bytes)))
-        return rs_errf(err, "--seq %lld: the Q byte count overflows 64 bits", (long long)p->seq_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: the Q byte count overflows 64 bits", (long long)p->seq_tokens);
     return 0;
 }
 

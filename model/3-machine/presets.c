@@ -160,7 +160,7 @@ int preset_text_of(const char *name_or_path, const char *const *names, const cha
     if (!name) {
         char known[1024];
         preset_list(known, sizeof known, names);
-        return rs_errf(err, "unknown %s '%s' (presets: %s; or a path to a .json file)", kind, name_or_path, known);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "unknown %s '%s' (presets: %s; or a path to a .json file)", kind, name_or_path, known);
     }
     snprintf(out->origin, sizeof out->origin, "preset:%s", name);
     out->text = rs_preset_text(name);

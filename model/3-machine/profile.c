@@ -77,7 +77,7 @@ typedef struct {
 
 /* A preset of kind k or a file, parsed into out. Returns 0 or -1 with err. */
 static int load(const char *name_or_path, const profile_kind_t *k, void *out, rs_err_t *err) {
-    if (!name_or_path || !*name_or_path) return rs_errf(err, "%s: empty name", k->what);
+    if (!name_or_path || !*name_or_path) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: empty name", k->what);
     preset_text_t pt;
     int rc = preset_text_of(name_or_path, k->names, k->kind, &pt, err) == 0 ? k->parse(pt.text, pt.origin, out, err) : -1;
     free(pt.owned);
@@ -299,7 +299,7 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
 
 int rs_hw_parse(const char *text, const char *origin, rs_hw_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
-    if (!text) return rs_errf(err, "%s: no text", origin ? origin : "profile");
+    if (!text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no text", origin ? origin : "profile");
     if (!origin) origin = "profile";
     rs_jsonpos_t *pos;
     json_t *root = pj_load(text, origin, &pos, err);

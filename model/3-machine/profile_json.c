@@ -120,7 +120,7 @@ json_t *pj_load(const char *text, const char *origin, rs_jsonpos_t **pos, rs_err
     *pos = NULL;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
-        rs_errf(err, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
         return NULL;
     }
     *pos = rs_jsonpos_scan(text);

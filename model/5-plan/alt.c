@@ -21,26 +21,26 @@ static rs_sp_kind_t kind_of(int64_t u, int64_t r) {
 }
 
 int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_err_t *err) {
-    if (c->ulysses < 1) return rs_errf(err, "--ulysses %lld: must be >= 1", (long long)c->ulysses);
-    if (c->ring < 1) return rs_errf(err, "ring degree %lld: must be >= 1", (long long)c->ring);
+    if (c->ulysses < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: must be >= 1", (long long)c->ulysses);
+    if (c->ring < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "ring degree %lld: must be >= 1", (long long)c->ring);
     if (c->ulysses > t->kv_heads)
-        return rs_errf(err, "--ulysses %lld: Ulysses gives each device whole KV heads and %s has only %lld, so "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: Ulysses gives each device whole KV heads and %s has only %lld, so "
                             "U <= %lld (use a ring or USP for N = %lld)",
                        (long long)c->ulysses, t->name, (long long)t->kv_heads, (long long)t->kv_heads,
                        (long long)(c->ulysses * c->ring));
     if (t->kv_heads % c->ulysses)
-        return rs_errf(err, "--ulysses %lld: must divide the %lld KV heads of %s (each device owns whole heads)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: must divide the %lld KV heads of %s (each device owns whole heads)",
                        (long long)c->ulysses, (long long)t->kv_heads, t->name);
     int64_t n = c->ulysses * c->ring;
     if (c->seq_tokens < 1 || c->seq_tokens % n)
-        return rs_errf(err, "--seq %lld: must be a positive multiple of N = U x R = %lld x %lld = %lld",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be a positive multiple of N = U x R = %lld x %lld = %lld",
                        (long long)c->seq_tokens, (long long)c->ulysses, (long long)c->ring, (long long)n);
     if (c->ring > 1 && c->layout == RS_LAYOUT_ZIGZAG && c->seq_tokens % (2 * c->ring))
-        return rs_errf(err, "--seq %lld: must be divisible by 2R = %lld for the zigzag ring", (long long)c->seq_tokens,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by 2R = %lld for the zigzag ring", (long long)c->seq_tokens,
                        (long long)(2 * c->ring));
     int64_t g = m->devices_per_node;
     if (g > 0 && c->ulysses > 1 && c->ring > 1 && g % c->ulysses && c->ulysses % g)
-        return rs_errf(err, "--ulysses %lld with %lld devices per node: one must divide the other so that "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld with %lld devices per node: one must divide the other so that "
                             "Ulysses groups and ring ranks tile the nodes",
                        (long long)c->ulysses, (long long)g);
     return 0;

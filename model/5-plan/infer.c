@@ -50,37 +50,37 @@ static int layout_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs
     const rs_problem_t p = attn_problem(c, cp_shape(c, m), (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});
     rs_err_t e = {0};
     if (rs_problem_validate(&p, &e) == 0) return 0;
-    return rs_errf(err, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
                    (long long)c->nodes, (long long)g_of(m), (long long)tp_of(c, m));
 }
 
 int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
     if (rs_transformer_validate(&c->model, err)) return -1;
     const int64_t g = g_of(m), tp = tp_of(c, m);
-    if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errf(err, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
+    if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errc(err, RS_ERR_BAD_INPUT, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
     if (tp < 1 || g % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
                        (long long)tp, (long long)g);
     if (c->model.q_heads % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
                        c->model.name);
     if (c->model.kv_heads >= tp && c->model.kv_heads % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
                        (long long)tp, (long long)c->model.kv_heads, c->model.name);
     if (c->new_tokens < 1 || c->new_tokens > ((int64_t)1 << 32))
-        return rs_errf(err, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
     if (c->cached_tokens < 0 || c->cached_tokens > ((int64_t)1 << 32))
-        return rs_errf(err, "--cached %lld: must be in [0, 4G] tokens", (long long)c->cached_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cached %lld: must be in [0, 4G] tokens", (long long)c->cached_tokens);
     if (c->decode_batch < 0 || c->decode_batch > (1 << 20))
-        return rs_errf(err, "--decode-batch %lld: must be in [0, 1048576]", (long long)c->decode_batch);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--decode-batch %lld: must be in [0, 1048576]", (long long)c->decode_batch);
     if (c->decode_batch > 0 && !c->causal)
-        return rs_errf(err, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
     if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
-        return rs_errf(err, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
-    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
-    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
-    if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
+    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
+    if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     return layout_validate(c, m, err);
 }
 
@@ -370,7 +370,7 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
                    rs_err_t *err) {
     if (rs_infer_config_validate(c, m, err)) return -1;
     if (!(hw->flops_per_s[c->linear_dtype] > 0) || !(hw->flops_per_s[RS_DTYPE_BF16] > 0))
-        return rs_errf(err, "--linear-dtype %s: profile %s has no %s rate", rs_dtype_name(c->linear_dtype), hw->name,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: profile %s has no %s rate", rs_dtype_name(c->linear_dtype), hw->name,
                        hw->flops_per_s[RS_DTYPE_BF16] > 0 ? rs_dtype_name(c->linear_dtype) : "bf16");
     rs_infer_point_t *pt = out;
     memset(pt, 0, sizeof *pt);
