@@ -317,7 +317,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
         if (impl != RS_IMPL_NONE && !kernel && !s->kernel[0] && s->flops <= 0)
             return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
                                 "--flops F for the dense peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
-    } else if (s->flops > 0) { /* --flops alone: the dense peak model, as before presets */
+    } else if (s->flops > 0) { /* --flops alone: the dense peak model, no preset */
         impl = RS_IMPL_NONE, kernel = 0;
     }
     if (s->kernel[0]) {

@@ -98,7 +98,7 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
     km->cf = (double)rs_problem_flops_per_pair(p);
     km->bw = m->kernels.merge_bw_bytes_per_s;
     /* ringsim's grad_zero clears a partial that was out of use for a step: at the memory's rate, not at
-     * the cache-hot merges' (CPU, 2-core Zen 4 EPYC: 64 KiB in 5 us, 13 GB/s, where grad_add ran at 129) */
+     * the cache-hot merges' (on a CPU an order of magnitude apart) */
     km->clear_bw = m->mem_bw_bytes_per_s > 0 ? m->mem_bw_bytes_per_s : km->bw;
     km->eq = (double)(p->q_heads * p->head_dim * p->batch);
     km->ekv = (double)(p->kv_heads * p->head_dim * p->batch);

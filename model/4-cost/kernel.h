@@ -18,8 +18,8 @@
  * ringsim's grad_add, ring-flash-attn's dk = block_dk + next_dk after d_kv_comm.wait(), TE's in-place
  * add) run after that partial arrives, not inside the compute: after_bytes, which the walk, the
  * simulators and the closed form add after max(compute end, arrival). Every launch costs
- * the machine's launch_s. With RS_IMPL_NONE and no kernel the step costs exactly what it did before
- * presets existed: launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
+ * the machine's launch_s. With RS_IMPL_NONE and no kernel a step costs the dense model's
+ * launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
  */
 #ifndef RS_KERNEL_H
 #define RS_KERNEL_H

@@ -346,7 +346,7 @@ static void test_base_parses(void) {
 static void test_errors_values(void) {
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": -1"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got -1");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": 0"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 0");
-    /* issue 13: 1e-300 passed as > 0 and printed "inf s"; the range is --flops' */
+    /* 1e-300 would pass a check "> 0" and print "inf s"; the range is --flops' */
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": 1e-300"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 1e-300");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": 1e21"), "t.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got 1e+21");
     expect_error(subst("\"memory_bytes\": 80e9", "\"memory_bytes\": -8"), "t.json:8:5: device.memory_bytes: must be in [1, 1e+18], got -8");
