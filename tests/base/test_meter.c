@@ -164,17 +164,9 @@ static void test_duration(void) {
     CU_ASSERT_STRING_EQUAL(rs_meter_duration(-1, b, sizeof b), "?");
 }
 
-int main(void) {
-    if (rs_test_scratch("progress") != 0) return 1;
-    static const rs_test_case_t cases[] = {
-        {"sim on a terminal: rank-steps, time left, simulated time", test_sim_on_pty},
-        {"sim on pipes and with -q: no meter", test_sim_quiet_and_pipes},
-        {"sweep points; report phases, nested", test_sweep_and_report},
-        {"calibrate (mpirun) and validate points", test_calibrate_and_validate},
-        {"durations for people", test_duration},
-        {NULL, NULL},
-    };
-    int rc = rs_test_main1("progress", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN1_IN("progress",
+    {"sim on a terminal: rank-steps, time left, simulated time", test_sim_on_pty},
+    {"sim on pipes and with -q: no meter", test_sim_quiet_and_pipes},
+    {"sweep points; report phases, nested", test_sweep_and_report},
+    {"calibrate (mpirun) and validate points", test_calibrate_and_validate},
+    {"durations for people", test_duration})
