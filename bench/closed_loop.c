@@ -1,6 +1,6 @@
 /* closed_loop.c - K closed-form evaluations and nothing else, for instruction counts (callgrind) side
- * by side with another build: the source uses only what every build of rs_core has since issue 2
- * (rs_model_closed, rs_hw_load, rs_machine_from_hw, rs_machine_figures).
+ * by side with another build: the source uses only functions whose signatures stay the same across
+ * builds (rs_model_closed, rs_hw_load, rs_machine_from_hw, rs_machine_figures).
  *
  *   bench_closed_loop figures|PROFILE K
  *

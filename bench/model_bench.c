@@ -7,7 +7,7 @@
  * (32/8 heads, d = 128), B = 1024 tokens per rank (S = 16M at N = 16384: larger S overflows the 64-bit
  * FLOP total). Two machines: H100-SXM figures inline (the dense model: F x eff(B)) and the h100-sxm
  * profile with its kernel curves (its default preset, flash-attn, on FlashAttention-2's curves).
- * Targets (issues 2 and 12): >= 1e7 closed-form evaluations/s with either; walk < 0.1 s at N = 4096
+ * Targets: >= 1e7 closed-form evaluations/s with either; walk < 0.1 s at N = 4096
  * and < 2 s at N = 16384 with O(N) memory. B* (rs_model_b_star, a search with kernel curves) and one
  * step's cost (rs_kernel_step, what the simulators call per step) are timed as well. */
 #include <stdio.h>

@@ -154,10 +154,11 @@ void rs_sim_alt_estimate(const rs_sp_config_t *c, rs_pass_t pass, rs_estimate_t 
 
 int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                    rs_sim_alt_result_t *out, rs_err_t *err) {
-    rs_problem_t p;
-    rs_machine_t rm;
+    rs_sp_ring_t ring;
     rs_err_clear(err);
-    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (rs_sp_ring_problem(t, m, c, pass, &ring, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    const rs_problem_t p = ring.problem;
+    rs_machine_t rm = ring.machine;
     const int64_t n = c->ulysses * c->ring;
     if (rs_machine_validate(m, n, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     rs_schedule_t *s = rs_schedule_create(&p, err);

@@ -41,16 +41,16 @@ int rs_limits_check(const char *what, const rs_estimate_t *e, const rs_limits_t 
     char a[32], b[32], c[32];
     if (!(e->mem_bytes <= max_m)) {
         if (l && l->max_mem_bytes > 0)
-            return rs_errf(err, "%s: an estimated %.3g rank-steps would need about %s of memory (above --max-memory %s: give "
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: an estimated %.3g rank-steps would need about %s of memory (above --max-memory %s: give "
                                 "--max-memory to allow more)", what, e->rank_steps, rs_fmt_bytes(e->mem_bytes, a, sizeof a),
                            rs_fmt_bytes(max_m, b, sizeof b));
-        return rs_errf(err, "%s: an estimated %.3g rank-steps would need about %s of memory (above %s, half of this "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: an estimated %.3g rank-steps would need about %s of memory (above %s, half of this "
                             "machine's %s: give --max-memory to allow more)", what, e->rank_steps,
                        rs_fmt_bytes(e->mem_bytes, a, sizeof a), rs_fmt_bytes(max_m, b, sizeof b),
                        rs_fmt_bytes(rs_phys_mem_bytes(), c, sizeof c));
     }
     if (!(e->time_s <= max_t))
-        return rs_errf(err, "%s: an estimated %.3g rank-steps would take about %s (above --max-time %g s: give --max-time to "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: an estimated %.3g rank-steps would take about %s (above --max-time %g s: give --max-time to "
                             "allow more)", what, e->rank_steps, rs_fmt_duration(e->time_s, a, sizeof a), max_t);
     return 0;
 }

@@ -1,12 +1,12 @@
 /* estimate.h - what a run would cost, known before it starts: an estimate of its work (rank-steps),
- * time and memory, checked against caps derived from this machine (issue 13). Each backend estimates
+ * time and memory, checked against caps derived from this machine. Each backend estimates
  * its own run (rs_walk_estimate, rs_sim_estimate, rs_exec_estimate, ...); a command sums the
  * estimates of everything it will run and refuses (exit 2) before running any of it when the sum is
  * above a cap, naming the estimate and the option that allows more.
  *
  * The caps: --max-time S (default 600 s of estimated run time) and --max-memory SIZE (default half of
- * this machine's physical memory, sysconf). The time constants were measured on a 2-core x86-64
- * machine (docs/benchmarks.md): estimates are meant to within a small factor, not to the second.
+ * this machine's physical memory, sysconf). The time constants are the per-rank-step costs of
+ * docs/benchmarks.md: estimates are meant to within a small factor, not to the second.
  */
 #ifndef RS_ESTIMATE_H
 #define RS_ESTIMATE_H

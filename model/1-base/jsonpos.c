@@ -345,8 +345,8 @@ int rs_jsonpos_errf(const rs_jsonpos_t *p, const char *origin, const char *path,
         }
         *cut = '\0';
     }
-    if (*path) return rs_errf(err, "%s:%d:%d: %s: %s", origin, line, col, path, msg);
-    return rs_errf(err, "%s:%d:%d: %s", origin, line, col, msg);
+    if (*path) return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d:%d: %s: %s", origin, line, col, path, msg);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d:%d: %s", origin, line, col, msg);
 }
 
 const char *rs_json_type_name(const json_t *j) {

@@ -1,7 +1,7 @@
 /* jsonw.h - writing JSON text by hand, so that written profiles keep their key order, indentation and
  * "source" strings readable: numbers with the fewest digits that read back to the same double, in
  * the engineering form of the shipped presets (989e12, 3e-6), strings escaped by jansson. The one
- * writer of the profile (profile.c) and of its kernels section (kernel_json.c).
+ * writer of the profile (profile_write.c) and of its kernels section (kernel_json.c).
  */
 #ifndef RS_JSONW_H
 #define RS_JSONW_H

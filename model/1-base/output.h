@@ -1,4 +1,4 @@
-/* output.h - every file a run writes, through one module (issue 13):
+/* output.h - every file a run writes, through one module:
  *
  *  1. Checked before any work (rs_io_*): the folder of each output exists and is writable, no output
  *     is an input of the same command (compared by device + inode and by canonical path, never by
@@ -16,8 +16,12 @@
  *     later run removes those a killed run (SIGKILL) left behind, once that PID is gone.
  *
  * rs_file_open / rs_file_commit / rs_file_abort (below) are this module's writers; rs_output_open is
- * the one "-"-or-file opening. Outside a run
- * (rs_out_begin not called: library tests, forked children) a commit renames at once.
+ * the one "-"-or-file opening. Outside a run (rs_out_begin not called: library tests, forked
+ * children) a commit renames at once.
+ *
+ * The module's files: output_check.c (rule 1), output_run.c (the run: rules 2 and 3, its registry
+ * output_run.h), output_file.c (the writers), output_target.c (where a path's bytes go,
+ * output_target.h).
  */
 #ifndef RS_OUTPUT_H
 #define RS_OUTPUT_H

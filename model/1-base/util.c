@@ -1,4 +1,4 @@
-/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.c). */
+/* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.h). */
 #include "util.h"
 
 #include <ctype.h>
@@ -83,15 +83,15 @@ const char *rs_escape(const char *s, char *out, size_t len) {
 
 int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
                   rs_err_t *err) {
-    if (!text || !*text) return rs_errf(err, "%s: empty value (expected an integer in [%lld, %lld])", name, (long long)min, (long long)max);
+    if (!text || !*text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: empty value (expected an integer in [%lld, %lld])", name, (long long)min, (long long)max);
     const char *s = text;
     while (isspace((unsigned char)*s)) s++;
-    if (*s == '-') return rs_errf(err, "%s %s: must be in [%lld, %lld]", name, text, (long long)min, (long long)max);
+    if (*s == '-') return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: must be in [%lld, %lld]", name, text, (long long)min, (long long)max);
     errno = 0;
     char *end = NULL;
     unsigned long long v = strtoull(s, &end, 10);
     if (end == s || errno == ERANGE)
-        return rs_errf(err, "%s %s: not an integer (expected e.g. 4096, 128K, 1M; range [%lld, %lld])", name, text, (long long)min, (long long)max);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: not an integer (expected e.g. 4096, 128K, 1M; range [%lld, %lld])", name, text, (long long)min, (long long)max);
     unsigned long long mult = 1;
     if (*end) {
         switch (toupper((unsigned char)*end)) {
@@ -100,30 +100,30 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
         case 'G': mult = 1ULL << 30; break;
         case 'T': mult = 1ULL << 40; break;
         default:
-            return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024); range [%lld, %lld]", name,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: unknown suffix '%s' (accepted: K, M, G, T = powers of 1024); range [%lld, %lld]", name,
                            text, end, (long long)min, (long long)max);
         }
         end++;
         if (*end)
-            return rs_errf(err, "%s %s: trailing characters '%s' (expected an integer in [%lld, %lld])", name, text, end,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: trailing characters '%s' (expected an integer in [%lld, %lld])", name, text, end,
                            (long long)min, (long long)max);
     }
     if (v > (unsigned long long)INT64_MAX / mult)
-        return rs_errf(err, "%s %s: too large (range [%lld, %lld])", name, text, (long long)min, (long long)max);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: too large (range [%lld, %lld])", name, text, (long long)min, (long long)max);
     int64_t r = (int64_t)(v * mult);
     if (r < min || r > max)
-        return rs_errf(err, "%s %s: must be in [%lld, %lld]", name, text, (long long)min, (long long)max);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: must be in [%lld, %lld]", name, text, (long long)min, (long long)max);
     *out = r;
     return 0;
 }
 
 int rs_parse_double(const char *name, const char *text, double min, double max, double *out,
                     rs_err_t *err) {
-    if (!text || !*text) return rs_errf(err, "%s: empty value (expected a number in [%g, %g])", name, min, max);
+    if (!text || !*text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: empty value (expected a number in [%g, %g])", name, min, max);
     errno = 0;
     char *end = NULL;
     double v = strtod(text, &end);
-    if (end == text) return rs_errf(err, "%s %s: not a number (expected e.g. 989e12 or 450G; range [%g, %g])", name, text, min, max);
+    if (end == text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: not a number (expected e.g. 989e12 or 450G; range [%g, %g])", name, text, min, max);
     if (*end) {
         double mult;
         switch (*end) {
@@ -132,13 +132,13 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
         case 'G': mult = 1e9; break;
         case 'T': mult = 1e12; break;
         case 'P': mult = 1e15; break;
-        default: return rs_errf(err, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P); range [%g, %g]", name, text, end, min, max);
+        default: return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: unknown suffix '%s' (accepted: k, M, G, T, P); range [%g, %g]", name, text, end, min, max);
         }
-        if (end[1]) return rs_errf(err, "%s %s: trailing characters '%s' (expected a number in [%g, %g])", name, text, end + 1, min, max);
+        if (end[1]) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: trailing characters '%s' (expected a number in [%g, %g])", name, text, end + 1, min, max);
         v *= mult;
     }
-    if (!isfinite(v)) return rs_errf(err, "%s %s: must be finite, in [%g, %g]", name, text, min, max);
-    if (v < min || v > max) return rs_errf(err, "%s %s: must be in [%g, %g]", name, text, min, max);
+    if (!isfinite(v)) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: must be finite, in [%g, %g]", name, text, min, max);
+    if (v < min || v > max) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: must be in [%g, %g]", name, text, min, max);
     *out = v;
     return 0;
 }
@@ -196,19 +196,19 @@ static int input_kind(const char *path, const char *what, const struct stat *st,
     char a[32], b[32];
     if (S_ISREG(st->st_mode)) {
         if ((uint64_t)st->st_size > max_bytes)
-            return rs_errf(err, "%s: %s is larger than the %s a %s may have", path, bytes_text((double)st->st_size, a, sizeof a),
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s is larger than the %s a %s may have", path, bytes_text((double)st->st_size, a, sizeof a),
                            bytes_text((double)max_bytes, b, sizeof b), what);
         return 0;
     }
     if (S_ISFIFO(st->st_mode) && fifo_ok) return 0;
     const char *kind = S_ISDIR(st->st_mode) ? "a directory" : S_ISCHR(st->st_mode) ? "a character device"
                        : S_ISBLK(st->st_mode) ? "a block device" : S_ISSOCK(st->st_mode) ? "a socket" : "a FIFO";
-    return rs_errf(err, "%s: is %s, not a %s (a regular file%s is expected)", path, kind, what, fifo_ok ? " or a pipe" : "");
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: is %s, not a %s (a regular file%s is expected)", path, kind, what, fifo_ok ? " or a pipe" : "");
 }
 
 int rs_input_check(const char *path, const char *what, uint64_t max_bytes, bool fifo_ok, rs_err_t *err) {
     struct stat st;
-    if (stat(path, &st) != 0) return rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+    if (stat(path, &st) != 0) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot read: %s", path, strerror(errno));
     return input_kind(path, what, &st, max_bytes, fifo_ok, err);
 }
 
@@ -216,7 +216,7 @@ FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_e
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO without a writer: not a hang */
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        rs_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot read: %s", path, strerror(errno));
         if (fd >= 0) close(fd);
         return NULL;
     }
@@ -237,7 +237,7 @@ FILE *rs_input_open(const char *path, const char *what, uint64_t max_bytes, rs_e
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 || (total += (uint64_t)n) > max_bytes || fwrite(buf, 1, (size_t)n, tmp) != (size_t)n) {
             if (n < 0) rs_errf(err, "%s: read error: %s", path, strerror(errno));
-            else if (total > max_bytes) rs_errf(err, "%s: more than the %s a %s may have", path, bytes_text((double)max_bytes, a, sizeof a), what);
+            else if (total > max_bytes) rs_errc(err, RS_ERR_BAD_INPUT, "%s: more than the %s a %s may have", path, bytes_text((double)max_bytes, a, sizeof a), what);
             else rs_errf(err, "%s: cannot keep the pipe's data: %s", path, strerror(errno));
             fclose(tmp);
             close(fd);
@@ -259,7 +259,7 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
         if (n + 1 >= cap) {
             char *nb = cap <= max_bytes ? realloc(buf, cap * 2) : NULL;
             if (!nb && cap <= max_bytes) rs_errf(err, "%s: out of memory", path);
-            if (!nb && cap > max_bytes) rs_errf(err, "%s: larger than %zu bytes: not a %s", path, max_bytes, what);
+            if (!nb && cap > max_bytes) rs_errc(err, RS_ERR_BAD_INPUT, "%s: larger than %zu bytes: not a %s", path, max_bytes, what);
             if (!nb) free(buf);
             buf = nb;
             cap *= 2;
@@ -278,7 +278,7 @@ char *rs_read_text_file(const char *path, size_t max_bytes, const char *what, rs
     if (buf) buf[n] = '\0';
     if (buf && strlen(buf) != n) {
         free(buf);
-        rs_errf(err, "%s: contains a NUL byte: not a %s", path, what);
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s: contains a NUL byte: not a %s", path, what);
         return NULL;
     }
     return buf;
@@ -301,8 +301,8 @@ int rs_read_text_line(FILE *fp, char *buf, size_t cap, const char *path, int *li
     const long len = rs_read_line(fp, buf, cap);
     if (len == -1) return 0;
     ++*lineno;
-    if (len == -2) return rs_errf(err, "%s:%d: expected a line of at most %zu characters", path, *lineno, cap - 1);
-    if (len == -3) return rs_errf(err, "%s:%d: expected text, found a NUL byte", path, *lineno);
+    if (len == -2) return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d: expected a line of at most %zu characters", path, *lineno, cap - 1);
+    if (len == -3) return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d: expected text, found a NUL byte", path, *lineno);
     return 1;
 }
 

@@ -76,7 +76,7 @@ int rs_parse_double(const char *name, const char *text, double min, double max, 
 const char *rs_enum_name(const char *const *names, int n, int i);
 int rs_enum_parse(const char *const *names, int n, const char *s);
 
-/* Inputs (issue 13): every reader opens its file through these, so that a directory, a device (an
+/* Inputs: every reader opens its file through these, so that a directory, a device (an
  * endless /dev/zero or /dev/urandom, a terminal) or a socket is refused at once, a regular file
  * larger than max_bytes is refused before it is read, and a FIFO (a pipe, <(...)) is read up to
  * max_bytes. what names the kind in messages: "PATH: is a character device, not a ringsim trace",

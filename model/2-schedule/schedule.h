@@ -4,6 +4,7 @@
  * once into an rs_schedule_t. The schedule is a cheap function of (rank, step): nothing is stored per
  * rank pair, so N = 65,536 needs O(1) memory. model/, sim/ and exec/ all call rs_schedule_step() (or
  * the fast rs_schedule_flops()) and never re-derive who holds which block.
+ * The problem (names, validation, sizes) is implemented in problem.c, the schedule in schedule.c.
  *
  * Conventions (derived in docs/model.md):
  *  - B = S / N tokens per rank. Rank p's KV block circulates to p+1; at step k rank p holds the KV

@@ -50,13 +50,12 @@ typedef struct {
  * its bytes, as a factor on the affine model's rate term: a step's transfer of m bytes takes
  * L + m g(m) / W instead of L + m / W, g(m) = (t_measured(m) - L) W / m at the measured sizes
  * (log-linear in bytes between them, clamped outside). On a CPU the copy's rate changes with the
- * size (it leaves the cache at a few hundred KiB), which one (L, W) cannot follow: 30% off at 1 MiB
- * on the 2-core EPYC. Every place that turns a hop's bytes into time (closed form, walk, SimGrid's
- * payload, the overlap and poll models) reads g through rs_machine_step_xfer_factor.
+ * size (it leaves the cache at a few hundred KiB), which one (L, W) cannot follow. Every place that
+ * turns a hop's bytes into time (closed form, walk, SimGrid's payload, the overlap and poll models)
+ * reads g through rs_machine_step_xfer_factor.
  * A ring receives a block into the buffer it sent at the step before (its double buffers), which
- * the peer has just read: over Open MPI's shared memory on a 2-core Zen 4 EPYC that copy took 2x as
- * long at 64-128 KiB and 1.5x at 512 KiB as one into a buffer the peer never read (2026-12-01). The
- * calibration measures both (a fresh exchange: a block its sender just wrote into a buffer the peer
+ * the peer has just read: over shared memory that copy is slower than one into a buffer the peer
+ * never read. The calibration measures both (a fresh exchange: a block its sender just wrote into a buffer the peer
  * never read; then the buffers rotating as the ring's) and a profile may hold the second as the
  * reused curve; a step's factor weighs the two by its bytes. */
 typedef struct {

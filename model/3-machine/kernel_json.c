@@ -2,52 +2,27 @@
 #include "kernel_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "profile_json.h"
 #include "ranges.h"
 #include "schedule.h"
 
-typedef struct {
-    const char *origin;       /* file name in messages */
-    const rs_jsonpos_t *pos;  /* key path -> line:column */
-    rs_err_t *err;
-} kctx_t;
-
 #define KFAIL(k, path, ...) rs_jsonpos_errf((k)->pos, (k)->origin, (path), (k)->err, __VA_ARGS__)
 
-/* obj's keys must be in fields, or be "source", "description", "note" (strings), or "<figure>_source"
- * for a figure in figures (a string). */
-static int check_keys(const kctx_t *k, const char *path, const json_t *obj, const char *const *fields,
+/* The texts any object of the section may carry besides its fields. */
+static const char *const text_keys[] = {"source", "description", "note", NULL};
+
+/* obj's keys must be in fields, or be one of text_keys (strings), or "<figure>_source" for a figure
+ * in figures (a string). */
+static int check_keys(const pj_ctx_t *k, const char *path, const json_t *obj, const char *const *fields,
                       const char *const *figures) {
-    const char *key;
-    json_t *val;
-    char kp[512];
-    json_object_foreach((json_t *)obj, key, val) {
-        snprintf(kp, sizeof kp, "%s.%s", path, key);
-        bool text = !strcmp(key, "source") || !strcmp(key, "description") || !strcmp(key, "note");
-        size_t kl = strlen(key);
-        for (const char *const *f = figures; !text && f && *f; f++)
-            text = kl == strlen(*f) + 7 && !strncmp(key, *f, strlen(*f)) && !strcmp(key + kl - 7, "_source");
-        if (text) {
-            if (!json_is_string(val)) return KFAIL(k, kp, "must be a string, got %s", rs_json_type_name(val));
-            continue;
-        }
-        bool ok = false;
-        for (const char *const *f = fields; !ok && *f; f++) ok = !strcmp(key, *f);
-        if (ok) continue;
-        char acc[512] = "";
-        size_t n = 0;
-        for (const char *const *f = fields; *f && n < sizeof acc; f++) n += (size_t)snprintf(acc + n, sizeof acc - n, "%s, ", *f);
-        if (n < sizeof acc) snprintf(acc + n, sizeof acc - n, "source, description, note%s", figures ? ", <figure>_source" : "");
-        return KFAIL(k, kp, "unknown key (accepted: %s)", acc);
-    }
-    return 0;
+    return pj_check_keys((pj_obj_t){k, path, obj}, fields, text_keys, figures);
 }
 
-static int get_string(const kctx_t *k, const char *path, const json_t *j, char *out, size_t cap) {
+static int get_string(const pj_ctx_t *k, const char *path, const json_t *j, char *out, size_t cap) {
     if (!json_is_string(j)) return KFAIL(k, path, "must be a string, got %s", rs_json_type_name(j));
     const char *s = json_string_value(j);
     if (!*s || strlen(s) >= cap) return KFAIL(k, path, "must be 1 to %zu characters, got %zu", cap - 1, strlen(s));
@@ -56,7 +31,7 @@ static int get_string(const kctx_t *k, const char *path, const json_t *j, char *
 }
 
 /* "dtype": "bf16" or ["bf16", "fp16"] -> bit set */
-static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsigned *out) {
+static int parse_dtypes(const pj_ctx_t *k, const char *path, const json_t *j, unsigned *out) {
     *out = 0;
     size_t n = json_is_array(j) ? json_array_size(j) : 1;
     if (!json_is_string(j) && !(json_is_array(j) && n > 0))
@@ -76,7 +51,7 @@ static int parse_dtypes(const kctx_t *k, const char *path, const json_t *j, unsi
 
 /* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), tokens > 0,
  * rates in RS_RANGE_FLOPS */
-static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
+static int parse_points(const pj_ctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
     if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", rs_json_type_name(j));
     size_t n = json_array_size(j);
     if (n < 2 || n > RS_KMAX_POINTS)
@@ -117,7 +92,7 @@ static int parse_points(const kctx_t *k, const char *path, const json_t *j, rs_k
     return 0;
 }
 
-static int parse_curve(const kctx_t *k, const char *path, const json_t *j, int kernel, rs_kernel_table_t *t) {
+static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int kernel, rs_kernel_table_t *t) {
     static const char *const fields[] = {"dtype", "head_dim", "pass", "mask", "points", NULL};
     if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, path, j, fields, NULL)) return -1;
@@ -156,7 +131,7 @@ static int parse_curve(const kctx_t *k, const char *path, const json_t *j, int k
     return 0;
 }
 
-static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_kernel_table_t *t) {
+static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, rs_kernel_table_t *t) {
     static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", NULL};
     static const char *const figures[] = {"gqa_expand_bwd", NULL};
     if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
@@ -188,7 +163,7 @@ static int parse_kernel(const kctx_t *k, const char *path, const json_t *j, rs_k
     return 0;
 }
 
-static int parse_impls(const kctx_t *k, const json_t *j, rs_kernel_table_t *t) {
+static int parse_impls(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *t) {
     static const char *const fields[] = {"ringsim", "flash-attn", "te", NULL};
     if (!json_is_object(j)) return KFAIL(k, "kernels.impl_kernels", "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, "kernels.impl_kernels", j, fields, NULL)) return -1;
@@ -209,7 +184,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
                          rs_err_t *err) {
     static const char *const fields[] = {"list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
     static const char *const figures[] = {"impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
-    const kctx_t k = {origin, pos, err};
+    const pj_ctx_t k = {origin, pos, err};
     memset(t, 0, sizeof *t);
     if (!json_is_object(j)) return KFAIL(&k, "kernels", "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(&k, "kernels", j, fields, figures)) return -1;

@@ -1,6 +1,6 @@
 /* kernel_json.h - a profile's "kernels" section in JSON (format: docs/profiles.md, "Kernel curves").
  *
- * Called by the profile reader and writer (profile.c) with the jansson tree and the key-path position
+ * Called by the profile reader and writer (profile.c, profile_write.c) with the jansson tree and the key-path position
  * table of the file, so every message names origin:line:column and the key path, e.g.
  *   x.json:14:11: kernels.list[0].curves[2].points[1][2]: flops_per_s must be > 0, got 0
  */

@@ -95,44 +95,44 @@ double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
  * ---------------------------------------------------------------------------------------------- */
 int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err) {
     if (t->n_kernels < 0 || t->n_kernels > RS_KMAX_KERNELS)
-        return rs_errf(err, "kernels: %d kernels, must be in [0, %d]", t->n_kernels, RS_KMAX_KERNELS);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: %d kernels, must be in [0, %d]", t->n_kernels, RS_KMAX_KERNELS);
     if (t->n_curves < 0 || t->n_curves > RS_KMAX_CURVES)
-        return rs_errf(err, "kernels: %d curves, must be in [0, %d]", t->n_curves, RS_KMAX_CURVES);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: %d curves, must be in [0, %d]", t->n_curves, RS_KMAX_CURVES);
     if (!(isfinite(t->merge_bw_bytes_per_s) && t->merge_bw_bytes_per_s >= 0))
-        return rs_errf(err, "kernels: merge bandwidth %g must be finite and >= 0 bytes/s", t->merge_bw_bytes_per_s);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: merge bandwidth %g must be finite and >= 0 bytes/s", t->merge_bw_bytes_per_s);
     if (t->default_impl < 0 || t->default_impl >= RS_IMPL_COUNT)
-        return rs_errf(err, "kernels: default implementation %d out of range", t->default_impl);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: default implementation %d out of range", t->default_impl);
     for (int i = 0; i < RS_IMPL_COUNT; i++)
         if (t->impl_kernel[i] < 0 || t->impl_kernel[i] > t->n_kernels)
-            return rs_errf(err, "kernels: implementation %s runs kernel %d, out of range", rs_impl_name((rs_impl_t)i),
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: implementation %s runs kernel %d, out of range", rs_impl_name((rs_impl_t)i),
                            t->impl_kernel[i] - 1);
     for (int i = 0; i < t->n_curves; i++) {
         const rs_kcurve_t *c = &t->curve[i];
-        if (c->kernel < 0 || c->kernel >= t->n_kernels) return rs_errf(err, "kernels: curve %d names kernel %d, out of range", i, c->kernel);
+        if (c->kernel < 0 || c->kernel >= t->n_kernels) return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: curve %d names kernel %d, out of range", i, c->kernel);
         const char *kn = t->kernel[c->kernel].name;
         if (c->n < 2 || c->n > RS_KMAX_POINTS)
-            return rs_errf(err, "kernel %s curve %d: %d points, must be in [2, %d]", kn, i, c->n, RS_KMAX_POINTS);
-        if (c->head_dim < 1) return rs_errf(err, "kernel %s curve %d: head_dim %lld must be >= 1", kn, i, (long long)c->head_dim);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: %d points, must be in [2, %d]", kn, i, c->n, RS_KMAX_POINTS);
+        if (c->head_dim < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: head_dim %lld must be >= 1", kn, i, (long long)c->head_dim);
         if (c->pass < 0 || c->pass > 1 || c->mask < 0 || c->mask >= RS_KMASK_COUNT || c->dtypes == 0 ||
             c->dtypes >= (1u << RS_DTYPE_COUNT))
-            return rs_errf(err, "kernel %s curve %d: pass, mask or dtypes out of range", kn, i);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: pass, mask or dtypes out of range", kn, i);
         for (int j = 0; j < c->n; j++) {
             const rs_kpoint_t *p = &c->pt[j];
             if (!(isfinite(p->q_tokens) && p->q_tokens > 0 && isfinite(p->k_tokens) && p->k_tokens > 0 &&
                   isfinite(p->flops_per_s) && p->flops_per_s > 0))
-                return rs_errf(err, "kernel %s curve %d point %d: q, k and FLOP/s must be finite and > 0", kn, i, j);
+                return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d point %d: q, k and FLOP/s must be finite and > 0", kn, i, j);
             if (j > 0) {
                 const rs_kpoint_t *o = &c->pt[j - 1];
                 double a = p->q_tokens * p->k_tokens, ao = o->q_tokens * o->k_tokens;
                 if (!(a > ao || (a == ao && p->q_tokens > o->q_tokens)))
-                    return rs_errf(err, "kernel %s curve %d point %d: points must be sorted by area q*k, then q (strictly)", kn, i, j);
+                    return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d point %d: points must be sorted by area q*k, then q (strictly)", kn, i, j);
             }
         }
         for (int j = 0; j < i; j++) {
             const rs_kcurve_t *o = &t->curve[j];
             if (o->kernel == c->kernel && (o->dtypes & c->dtypes) && o->head_dim == c->head_dim && o->pass == c->pass &&
                 o->mask == c->mask)
-                return rs_errf(err, "kernel %s: two curves for the same dtype, head_dim %lld, %s, %s", kn, (long long)c->head_dim,
+                return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s: two curves for the same dtype, head_dim %lld, %s, %s", kn, (long long)c->head_dim,
                                rs_pass_name((rs_pass_t)c->pass), rs_kmask_name(c->mask));
         }
     }
@@ -190,7 +190,7 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
         int64_t dd = llabs(c->head_dim - head_dim), db = llabs(d - head_dim);
         if (d < 0 || dd < db || (dd == db && c->head_dim < d)) d = c->head_dim;
     }
-    if (d < 0) return rs_errf(err, "kernel %s has no curve for dtype %s", kn, rs_dtype_name((rs_dtype_t)dtype));
+    if (d < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s has no curve for dtype %s", kn, rs_dtype_name((rs_dtype_t)dtype));
     if (d != head_dim)
         note(out, "kernel %s has no %s curve for head_dim %lld: using its head_dim %lld curves", kn,
              rs_dtype_name((rs_dtype_t)dtype), (long long)head_dim, (long long)d);
@@ -230,7 +230,7 @@ int rs_kernel_index(const rs_kernel_table_t *t, int kernel, int dtype, rs_kindex
         while (j < out->n && out->head_dim[j] < c->head_dim) j++;
         if (j < out->n && out->head_dim[j] == c->head_dim) continue;
         if (out->n >= RS_KMAX_HEAD_DIMS)
-            return rs_errf(err, "kernel %s: more than %d head_dims for %s", t->kernel[kernel].name, RS_KMAX_HEAD_DIMS,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s: more than %d head_dims for %s", t->kernel[kernel].name, RS_KMAX_HEAD_DIMS,
                            rs_dtype_name((rs_dtype_t)dtype));
         memmove(&out->head_dim[j + 1], &out->head_dim[j], sizeof out->head_dim[0] * (size_t)(out->n - j));
         out->head_dim[j] = c->head_dim;

@@ -23,13 +23,13 @@ rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops
 }
 
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
-    if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errf(err, "dtype: unknown data type %d", (int)dtype);
+    if (dtype < 0 || dtype >= RS_DTYPE_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "dtype: unknown data type %d", (int)dtype);
     if (!(hw->flops_per_s[dtype] > 0)) {
         char have[128] = "";
         size_t n = 0;
         for (int k = 0; k < RS_DTYPE_COUNT; k++)
             if (hw->flops_per_s[k] > 0) n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "", rs_dtype_name((rs_dtype_t)k));
-        return rs_errf(err, "dtype %s: profile %s has no %s rate (it has: %s)", rs_dtype_name(dtype), hw->name,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "dtype %s: profile %s has no %s rate (it has: %s)", rs_dtype_name(dtype), hw->name,
                        rs_dtype_name(dtype), have);
     }
     memset(m, 0, sizeof *m);
@@ -52,10 +52,10 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
 int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err) {
     m->impl = RS_IMPL_NONE, m->kernel = 0;
     memset(&m->kindex, 0, sizeof m->kindex);
-    if (impl < 0 || impl >= RS_IMPL_COUNT) return rs_errf(err, "implementation %d: unknown preset", impl);
+    if (impl < 0 || impl >= RS_IMPL_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "implementation %d: unknown preset", impl);
     if (kernel < 0 || kernel > m->kernels.n_kernels)
-        return rs_errf(err, "kernel %d: the machine has %d kernels", kernel - 1, m->kernels.n_kernels);
-    if (impl == RS_IMPL_NONE && kernel > 0) return rs_errf(err, "kernel %s: needs an implementation preset", m->kernels.kernel[kernel - 1].name);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %d: the machine has %d kernels", kernel - 1, m->kernels.n_kernels);
+    if (impl == RS_IMPL_NONE && kernel > 0) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s: needs an implementation preset", m->kernels.kernel[kernel - 1].name);
     if (kernel > 0 && (rs_kernel_table_prepare(&m->kernels, err) || rs_kernel_index(&m->kernels, kernel - 1, (int)m->dtype, &m->kindex, err)))
         return -1;
     m->impl = impl, m->kernel = kernel;
@@ -73,9 +73,9 @@ const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, cha
 
 static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
     if (!(isfinite(t->bw_bytes_per_s) && t->bw_bytes_per_s > 0))
-        return rs_errf(err, "%s bandwidth (%s): must be finite and > 0 bytes/s, got %g", what, t->name, t->bw_bytes_per_s);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s bandwidth (%s): must be finite and > 0 bytes/s, got %g", what, t->name, t->bw_bytes_per_s);
     if (!(isfinite(t->latency_s) && t->latency_s >= 0))
-        return rs_errf(err, "%s latency (%s): must be finite and >= 0 s, got %g", what, t->name, t->latency_s);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s latency (%s): must be finite and >= 0 s, got %g", what, t->name, t->latency_s);
     return 0;
 }
 
@@ -84,65 +84,65 @@ static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
 static int check_curve(const rs_calibration_t *cal, bool overlap, rs_err_t *err) {
     const char *what = overlap ? "overlap curve" : "efficiency curve", *xname = overlap ? "bytes" : "block";
     const int n = overlap ? cal->n_overlap : cal->n_eff, max = overlap ? RS_MAX_OVERLAP_POINTS : RS_MAX_EFF_POINTS;
-    if (n < 0 || n > max) return rs_errf(err, "%s: %d points, must be in [0, %d]", what, n, max);
+    if (n < 0 || n > max) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %d points, must be in [0, %d]", what, n, max);
     for (int k = 0; k < n; k++) {
         const double b = overlap ? cal->overlap_curve[k].bytes : cal->eff[k].block_tokens;
         const double e = overlap ? cal->overlap_curve[k].eta : cal->eff[k].efficiency;
         const double prev = k == 0 ? 0 : overlap ? cal->overlap_curve[k - 1].bytes : cal->eff[k - 1].block_tokens;
         if (!(isfinite(b) && b > 0) || (k > 0 && !(b > prev)))
-            return rs_errf(err, "%s point %d: %s %g must be finite, > 0 and increasing", what, k, xname, b);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s point %d: %s %g must be finite, > 0 and increasing", what, k, xname, b);
         if (overlap ? !(e >= 0 && e <= 1) : !(e > 0 && e <= 1.5))
-            return rs_errf(err, "%s point %d: %s %g must be in %s", what, k, overlap ? "eta" : "efficiency", e,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s point %d: %s %g must be in %s", what, k, overlap ? "eta" : "efficiency", e,
                            overlap ? "[0, 1]" : "(0, 1.5]");
     }
     return 0;
 }
 
 int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
-    if (n_ranks < 1) return rs_errf(err, "ranks %lld: must be >= 1", (long long)n_ranks);
+    if (n_ranks < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "ranks %lld: must be >= 1", (long long)n_ranks);
     if (!(isfinite(m->flops_per_s) && m->flops_per_s > 0))
-        return rs_errf(err, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "flops %g: must be finite and > 0 FLOP/s", m->flops_per_s);
     if ((m->cal.n_eff != 0 && check_curve(&m->cal, false, err)) || (m->cal.n_overlap != 0 && check_curve(&m->cal, true, err)))
         return -1; /* (a machine without curves, the common case, skips the calls: the closed form validates per call) */
-    if (!(isfinite(m->cal.launch_s) && m->cal.launch_s >= 0)) return rs_errf(err, "launch %g: must be finite and >= 0 s", m->cal.launch_s);
-    if (!(m->cal.overlap >= 0 && m->cal.overlap <= 1)) return rs_errf(err, "overlap %g: must be in [0, 1]", m->cal.overlap);
+    if (!(isfinite(m->cal.launch_s) && m->cal.launch_s >= 0)) return rs_errc(err, RS_ERR_BAD_INPUT, "launch %g: must be finite and >= 0 s", m->cal.launch_s);
+    if (!(m->cal.overlap >= 0 && m->cal.overlap <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "overlap %g: must be in [0, 1]", m->cal.overlap);
     if (!(isfinite(m->cal.comp_slowdown) && m->cal.comp_slowdown >= 1))
-        return rs_errf(err, "slowdown %g: must be finite and >= 1", m->cal.comp_slowdown);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "slowdown %g: must be finite and >= 1", m->cal.comp_slowdown);
     if (rs_machine_partial_overlap(m) && m->cal.comp_slowdown > 1)
-        return rs_errf(err, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--overlap %g%s with --slowdown %g: the two overlap models cannot be combined "
                             "(use --overlap < 1 or --slowdown > 1, not both)", m->cal.n_overlap ? rs_machine_overlap(m, 0) : m->cal.overlap,
                        m->cal.n_overlap ? " (the profile's overlap_curve)" : "", m->cal.comp_slowdown);
     if (!(isfinite(m->cal.host_s_per_xfer) && m->cal.host_s_per_xfer >= 0))
-        return rs_errf(err, "host cost per transfer %g: must be finite and >= 0 s", m->cal.host_s_per_xfer);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "host cost per transfer %g: must be finite and >= 0 s", m->cal.host_s_per_xfer);
     if (!(isfinite(m->cal.host_s_per_byte) && m->cal.host_s_per_byte >= 0))
-        return rs_errf(err, "host cost per byte %g: must be finite and >= 0 s/byte", m->cal.host_s_per_byte);
-    if (m->devices_per_node < 0) return rs_errf(err, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
-    if (m->impl < 0 || m->impl >= RS_IMPL_COUNT) return rs_errf(err, "implementation %d: unknown preset", m->impl);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "host cost per byte %g: must be finite and >= 0 s/byte", m->cal.host_s_per_byte);
+    if (m->devices_per_node < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "gpus-per-node %lld: must be >= 0 (0 = flat ring)", (long long)m->devices_per_node);
+    if (m->impl < 0 || m->impl >= RS_IMPL_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "implementation %d: unknown preset", m->impl);
     if (m->kernel < 0 || m->kernel > m->kernels.n_kernels || (m->kernel > 0 && m->kindex.n == 0))
-        return rs_errf(err, "kernel %d: not one of the machine's %d kernels indexed by rs_machine_set_kernel", m->kernel - 1,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %d: not one of the machine's %d kernels indexed by rs_machine_set_kernel", m->kernel - 1,
                        m->kernels.n_kernels);
     if (m->impl != RS_IMPL_NONE && !(isfinite(m->kernels.merge_bw_bytes_per_s) && m->kernels.merge_bw_bytes_per_s > 0))
-        return rs_errf(err, "--impl %s: the merge bandwidth must be finite and > 0 bytes/s, got %g", rs_impl_name((rs_impl_t)m->impl),
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: the merge bandwidth must be finite and > 0 bytes/s, got %g", rs_impl_name((rs_impl_t)m->impl),
                        m->kernels.merge_bw_bytes_per_s);
     if (check_tier(&m->intra, "intra-node", err) || check_tier(&m->inter, "inter-node", err)) return -1;
-    if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errf(err, "jitter %g: must be in [0, 1)", m->jitter);
+    if (!(m->jitter >= 0 && m->jitter < 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "jitter %g: must be in [0, 1)", m->jitter);
     if (m->perturb.n_stragglers < 0 || m->perturb.n_stragglers > RS_MAX_PERTURB)
-        return rs_errf(err, "stragglers: %d given, at most %d", m->perturb.n_stragglers, RS_MAX_PERTURB);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "stragglers: %d given, at most %d", m->perturb.n_stragglers, RS_MAX_PERTURB);
     for (int k = 0; k < m->perturb.n_stragglers; k++) {
         if (m->perturb.straggler_rank[k] < 0 || m->perturb.straggler_rank[k] >= n_ranks)
-            return rs_errf(err, "straggler rank %lld: must be in [0, %lld]", (long long)m->perturb.straggler_rank[k], (long long)n_ranks - 1);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "straggler rank %lld: must be in [0, %lld]", (long long)m->perturb.straggler_rank[k], (long long)n_ranks - 1);
         if (!(isfinite(m->perturb.straggler_factor[k]) && m->perturb.straggler_factor[k] >= 1))
-            return rs_errf(err, "straggler factor %g (rank %lld): must be finite and >= 1", m->perturb.straggler_factor[k],
+            return rs_errc(err, RS_ERR_BAD_INPUT, "straggler factor %g (rank %lld): must be finite and >= 1", m->perturb.straggler_factor[k],
                            (long long)m->perturb.straggler_rank[k]);
     }
     if (m->perturb.n_degraded < 0 || m->perturb.n_degraded > RS_MAX_PERTURB)
-        return rs_errf(err, "degraded hops: %d given, at most %d", m->perturb.n_degraded, RS_MAX_PERTURB);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "degraded hops: %d given, at most %d", m->perturb.n_degraded, RS_MAX_PERTURB);
     for (int k = 0; k < m->perturb.n_degraded; k++) {
         if (m->perturb.degraded_hop[k] < 0 || m->perturb.degraded_hop[k] >= n_ranks)
-            return rs_errf(err, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
+            return rs_errc(err, RS_ERR_BAD_INPUT, "degraded hop %lld: must be in [0, %lld] (hop p is the link p -> p+1 mod N)",
                            (long long)m->perturb.degraded_hop[k], (long long)n_ranks - 1);
         if (!(isfinite(m->perturb.degraded_factor[k]) && m->perturb.degraded_factor[k] >= 1))
-            return rs_errf(err, "degrade factor %g (hop %lld): must be finite and >= 1", m->perturb.degraded_factor[k],
+            return rs_errc(err, RS_ERR_BAD_INPUT, "degrade factor %g (hop %lld): must be finite and >= 1", m->perturb.degraded_factor[k],
                            (long long)m->perturb.degraded_hop[k]);
     }
     return 0;
@@ -219,12 +219,6 @@ double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double r
 
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, double reused_bytes) {
     return rs_calibration_host_s(&m->cal, n_xfers, bytes, reused_bytes);
-}
-
-double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
-                                 uint64_t flops_exec, int n_xfers, double bytes) {
-    if (flops_exec == 0) return 0.0;
-    return rs_machine_comp_time(m, block_tokens, rank, step, flops_exec) + rs_machine_host_s(m, n_xfers, bytes, 0);
 }
 
 double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_per_device, int64_t rank) {
@@ -321,16 +315,16 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
         impl = s->impl;
         kernel = impl == RS_IMPL_NONE || s->flops > 0 ? 0 : t->impl_kernel[impl];
         if (impl != RS_IMPL_NONE && !kernel && !s->kernel[0] && s->flops <= 0)
-            return rs_errf(err, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
                                 "--flops F for the dense peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
-    } else if (s->flops > 0) { /* --flops alone: the dense peak model, as before presets */
+    } else if (s->flops > 0) { /* --flops alone: the dense peak model, no preset */
         impl = RS_IMPL_NONE, kernel = 0;
     }
     if (s->kernel[0]) {
         const int k = rs_kernel_find(t, s->kernel);
-        if (k < 0) return rs_errf(err, "--kernel %s: profile %s has no such kernel (its kernels: %s)", s->kernel, hw->name, names);
+        if (k < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %s: profile %s has no such kernel (its kernels: %s)", s->kernel, hw->name, names);
         if (impl == RS_IMPL_NONE)
-            return rs_errf(err, "--kernel %s: needs an implementation preset (--impl ringsim, flash-attn or te)", s->kernel);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %s: needs an implementation preset (--impl ringsim, flash-attn or te)", s->kernel);
         kernel = k + 1;
     }
     rs_err_t e = {0};
@@ -338,7 +332,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
     if (s->impl >= 0 || s->kernel[0]) {
         char why[sizeof e.msg];
         snprintf(why, sizeof why, "%s", e.msg);
-        return rs_errf(err, "--impl %s: %s", rs_impl_name((rs_impl_t)impl), why);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: %s", rs_impl_name((rs_impl_t)impl), why);
     }
     return rs_machine_set_kernel(m, RS_IMPL_NONE, 0, err); /* no curve for the dtype: the dense peak model */
 }
@@ -349,7 +343,7 @@ int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t
     m->seed = s->seed;
     m->perturb = s->perturb;
     if (m->devices_per_node > 0 && m->devices_per_node < n_ranks && !hw->has_inter)
-        return rs_errf(err, "--ranks %lld exceeds --gpus-per-node %lld but profile %s has no inter-node tier "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld exceeds --gpus-per-node %lld but profile %s has no inter-node tier "
                             "(give --inter TIER, e.g. ib-ndr, or --inter-bw)",
                        (long long)n_ranks, (long long)m->devices_per_node, hw->name);
     return rs_machine_validate(m, n_ranks, err);

@@ -111,10 +111,6 @@ double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double r
 /* Host cost (LogGOPS o and O) of receiving n_xfers transfers of `bytes` in all during a step:
  * n_xfers o + bytes O seconds, added to the step's compute when the step computes. */
 double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, double reused_bytes);
-/* Compute duration of (rank, step) that receives n_xfers transfers of `bytes` in all:
- * rs_machine_comp_time() + rs_machine_host_s() when the step computes, else 0. */
-double rs_machine_step_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
-                                 uint64_t flops_exec, int n_xfers, double bytes);
 
 /* An all-to-all over `group` consecutive ranks starting on a node boundary (ranks fill nodes of
  * devices_per_node in order): each device holds bytes_per_device M before the exchange, keeps M/group

@@ -1,8 +1,8 @@
 /* ranges.h - the accepted range of every hardware quantity, in one place: the command-line options
  * (cli/common.c: each option row's min, max; plan's --price) and the profile and tier readers
  * (profile.c) take them from here, so a quantity has the same range and the same message ("must be
- * in [1, 1e+20]") wherever it is given (issue 13: a profile's "bf16": 1e-300 passed as > 0 and
- * printed "inf s").
+ * in [1, 1e+20]") wherever it is given (a check "> 0" alone lets a profile's "bf16": 1e-300 through,
+ * which prints "inf s").
  *
  * Each RS_RANGE_X expands to "min, max" (an option row's two fields, or rs_range_t's): a constant
  * expression, so option tables can use it. rs_ranges[] lists the same macros with the options and

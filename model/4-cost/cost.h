@@ -17,6 +17,9 @@
  * when its compute and all its transfers (in and out) are done. The makespan is the latest step end.
  * A loopback machine (m->loopback) sends every rank's transfers to itself: each rank's timeline is
  * its own, the steps of one device playing that rank alone (exec --loopback).
+ *
+ * Files: cost_closed.c (the seed's formulas, the closed form, B*), cost_walk.c (the walk), their
+ * shared step primitives in cost_step.h.
  */
 #ifndef RS_COST_H
 #define RS_COST_H

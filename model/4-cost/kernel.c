@@ -7,7 +7,8 @@
 #include <threads.h>
 
 /* ------------------------------------------------------------------------------------------------
- * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes.
+ * Implementation presets. Byte counts per element: {act, f32} = act x act_bytes + f32 x 4 bytes. Each
+ * preset's rows: its kind, then the forward's merges, the backward's, the pass epilogue's.
  * ---------------------------------------------------------------------------------------------- */
 static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
     [RS_IMPL_RINGSIM] =
@@ -17,14 +18,9 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * into an fp32 partial that grad_zero clears before each step (write 4 B) and grad_add adds
              * the incoming partial to after it (read 4 + 4, write 4); fwd_end writes O / l in the
              * activation dtype and the lse once per pass. */
-            .impl = RS_IMPL_RINGSIM,
-            .fused = true,
-            .shifted_native = true,
-            .step_kv = {{0, 1}, {0, 3}},
-            .step_launch = {1, 1},
-            .epi_fwd_q = {1, 1},
-            .epi_fwd_rh = {0, 3},
-            .epi_launch = {1, 0},
+            .impl = RS_IMPL_RINGSIM, .fused = true, .shifted_native = true,
+            .step_kv = {{0, 1}, {0, 3}}, .step_launch = {1, 1},
+            .epi_fwd_q = {1, 1}, .epi_fwd_rh = {0, 3}, .epi_launch = {1, 0},
         },
     [RS_IMPL_FLASH_ATTN] =
         {
@@ -41,19 +37,10 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * dq += dq_buffer, dk = dk_buffer + dk, dv likewise (read act + 4, write 4); dq, dk, dv
              * .to(q.dtype) at the end. dK,dV travel in fp32. */
             .impl = RS_IMPL_FLASH_ATTN,
-            .fwd_q = {{1, 1}, {1, 9}},
-            .fwd_rh = {{0, 0}, {0, 13}},
-            .fwd_part_q = {0, 2},
-            .fwd_part_rh = {0, 2},
-            .fwd_launch = {1, 9},
-            .fwd_part_launch = 2,
-            .bwd_q = {{1, 1}, {1, 2}},
-            .bwd_kv = {{1, 1}, {1, 2}},
-            .bwd_launch = {3, 3},
-            .epi_fwd_q = {1, 1},
-            .epi_bwd_q = {1, 1},
-            .epi_bwd_kv = {1, 1},
-            .epi_launch = {1, 3},
+            .fwd_q = {{1, 1}, {1, 9}}, .fwd_rh = {{0, 0}, {0, 13}}, .fwd_launch = {1, 9},
+            .fwd_part_q = {0, 2}, .fwd_part_rh = {0, 2}, .fwd_part_launch = 2,
+            .bwd_q = {{1, 1}, {1, 2}}, .bwd_kv = {{1, 1}, {1, 2}}, .bwd_launch = {3, 3},
+            .epi_fwd_q = {1, 1}, .epi_bwd_q = {1, 1}, .epi_bwd_kv = {1, 1}, .epi_launch = {1, 3},
         },
     [RS_IMPL_TE] =
         {
@@ -66,15 +53,9 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
              * dq and the dK,dV buffers are in the act dtype: a step's first touch copies (read act,
              * write act), later ones add in place (read 2 act, write act); dK,dV travel in the act
              * dtype. */
-            .impl = RS_IMPL_TE,
-            .fwd_deferred = true,
-            .grad_in_act = true,
-            .fwd_q = {{2, 0}, {3, 0}},
-            .fwd_rh = {{0, 4}, {0, 5}},
-            .fwd_launch = {2, 2},
-            .bwd_q = {{2, 0}, {3, 0}},
-            .bwd_kv = {{2, 0}, {3, 0}},
-            .bwd_launch = {3, 3},
+            .impl = RS_IMPL_TE, .fwd_deferred = true, .grad_in_act = true,
+            .fwd_q = {{2, 0}, {3, 0}}, .fwd_rh = {{0, 4}, {0, 5}}, .fwd_launch = {2, 2},
+            .bwd_q = {{2, 0}, {3, 0}}, .bwd_kv = {{2, 0}, {3, 0}}, .bwd_launch = {3, 3},
         },
 };
 
@@ -117,7 +98,7 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
     km->cf = (double)rs_problem_flops_per_pair(p);
     km->bw = m->kernels.merge_bw_bytes_per_s;
     /* ringsim's grad_zero clears a partial that was out of use for a step: at the memory's rate, not at
-     * the cache-hot merges' (CPU, 2-core Zen 4 EPYC: 64 KiB in 5 us, 13 GB/s, where grad_add ran at 129) */
+     * the cache-hot merges' (on a CPU an order of magnitude apart) */
     km->clear_bw = m->mem_bw_bytes_per_s > 0 ? m->mem_bw_bytes_per_s : km->bw;
     km->eq = (double)(p->q_heads * p->head_dim * p->batch);
     km->ekv = (double)(p->kv_heads * p->head_dim * p->batch);
@@ -317,9 +298,12 @@ double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank) {
     return slow;
 }
 
-double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
-                             int n_xfers, double bytes, double reused_bytes) {
+double rs_kernel_rank_step_s(const rs_kmodel_t *km, const rs_step_t *st, const rs_kstep_t *ks, int n_xfers, double bytes,
+                             double reused_bytes) {
     const rs_machine_t *m = km->m;
+    const int64_t rank = st->rank, step = st->step;
+    const double scaled_s = ks->scaled_s;
+    const int launches = ks->launches;
     if (!(scaled_s > 0) && launches == 0) return 0.0;
     const double slow = rs_kernel_rank_slow(km, rank);
     double jit = 1.0;
@@ -335,7 +319,7 @@ double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *
     acc->deferred_launches += ks.deferred_launches;
     acc->after_s = ks.after_s > 0 ? ks.after_s * rs_kernel_rank_slow(km, st->rank) : 0;
     acc->before_s = ks.before_s > 0 ? ks.before_s * rs_kernel_rank_slow(km, st->rank) : 0;
-    return rs_kernel_rank_step_s(km, st->rank, st->step, ks.scaled_s, ks.launches, n_xfers, bytes, reused_bytes);
+    return rs_kernel_rank_step_s(km, st, &ks, n_xfers, bytes, reused_bytes);
 }
 
 double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank) {
@@ -367,23 +351,28 @@ static void classes_rate(const rs_kmodel_t *km, rs_kclasses_t *out) {
         }
 }
 
+/* A class's visible and executed pairs (per sequence and head). */
+typedef struct {
+    uint64_t pairs, exec_pairs;
+} class_pairs_t;
+
 /* The view of class c (rs_problem_class_kinds of p) on segments of seg tokens, its blocks of each kind
- * as kind[] gives them; returns the class's visible and executed pairs. */
-static void class_view(const rs_problem_t *p, int c, double seg, const kblock_t kind[4], kstep_view_t *v, uint64_t *pairs,
-                       uint64_t *exec_pairs) {
+ * as kind[] gives them; returns the class's pairs. */
+static class_pairs_t class_view(const rs_problem_t *p, int c, double seg, const kblock_t kind[4], kstep_view_t *v) {
     unsigned char kinds[RS_MAX_BLOCKS];
+    class_pairs_t sum = {0, 0};
     v->n = 0;
     v->n_q = v->n_kv = rs_problem_class_kinds(p, c, kinds);
     v->computes = v->n_q > 0;
-    *pairs = *exec_pairs = 0;
     for (int i = 0; i < v->n_q; i++) v->q_count[i] = v->kv_count[i] = seg;
     for (int i = 0; i < v->n_q * v->n_q; i++) {
         if (kinds[i] == RS_KIND_SKIP) continue;
         kblock_t *b = &v->b[v->n++];
         *b = kind[kinds[i]];
         b->q = i / v->n_q, b->kv = i % v->n_q;
-        *pairs += b->pairs, *exec_pairs += b->exec_pairs;
+        sum.pairs += b->pairs, sum.exec_pairs += b->exec_pairs;
     }
+    return sum;
 }
 
 void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
@@ -411,10 +400,9 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
     const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
     for (int c = 0; c < 3; c++) {
         kstep_view_t v;
-        uint64_t pairs, exec_pairs;
-        class_view(&km->p, c, (double)seg, kind, &v, &pairs, &exec_pairs);
+        const class_pairs_t cp = class_view(&km->p, c, (double)seg, kind, &v);
         step_plan(km, &v, c == 1 ? 0 : 1, &out->cls[c]); /* class 1: step 0; classes 0 and 2: step 1 */
-        out->useful[c] = pairs * fpp, out->exec[c] = exec ? exec_pairs * fpp : 0;
+        out->useful[c] = cp.pairs * fpp, out->exec[c] = exec ? cp.exec_pairs * fpp : 0;
     }
     classes_rate(km, out);
     for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);
@@ -492,9 +480,8 @@ static void tset_build(const rs_impl_preset_t *pre, rs_layout_t layout, bool cau
         rs_kstep_t o1 = {0}, o2 = {0};
         double mq1, mk1, mq2, mk2;
         bool part;
-        uint64_t pairs, ex;
-        class_view(&km.p, c, T_SEG1, kind, &v1, &pairs, &ex);
-        class_view(&km.p, c, T_SEG2, kind, &v2, &pairs, &ex);
+        class_view(&km.p, c, T_SEG1, kind, &v1);
+        class_view(&km.p, c, T_SEG2, kind, &v2);
         tclass_t *tc = &t->cls[c];
         tc->computes = v1.computes;
         if (!tc->computes) continue;

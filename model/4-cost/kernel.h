@@ -1,7 +1,7 @@
 /* kernel.h - what one ring step costs on a GPU-style machine: its attention calls at their own
  * rates, the merge/accumulate kernels of the implementation, and launches. The ONE cost function of
- * a step: the critical-path walk and the closed form (cost.c), the simulators (sim/sim.c,
- * sim/sim_alt.c) and the planner (model/5-plan) all call it. Derivation and the presets' byte counts:
+ * a step: the critical-path walk and the closed form (cost_walk.c, cost_closed.c), the simulators
+ * (sim/sim.c, sim/sim_alt.c) and the planner (model/5-plan) all call it. Derivation and the presets' byte counts:
  * docs/model.md section 3a ("Kernel calls, merges and presets").
  *
  * A step's calls come from its schedule blocks (rs_step_t):
@@ -18,8 +18,8 @@
  * ringsim's grad_add, ring-flash-attn's dk = block_dk + next_dk after d_kv_comm.wait(), TE's in-place
  * add) run after that partial arrives, not inside the compute: after_bytes, which the walk, the
  * simulators and the closed form add after max(compute end, arrival). Every launch costs
- * the machine's launch_s. With RS_IMPL_NONE and no kernel the step costs exactly what it did before
- * presets existed: launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
+ * the machine's launch_s. With RS_IMPL_NONE and no kernel a step costs the dense model's
+ * launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
  */
 #ifndef RS_KERNEL_H
 #define RS_KERNEL_H
@@ -130,13 +130,14 @@ void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *out)
 void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_launches, double *scaled_s,
                         int *launches);
 
-/* Duration of a step's compute on `rank` at `step` when nothing is in flight:
- *   (scaled_s + epilogue_s) x straggler(rank) x jitter(rank, step) + launches x launch_s
+/* Duration of the compute of (st->rank, st->step) doing ks's work (its scaled_s and launches) when
+ * nothing is in flight:
+ *   ks->scaled_s x straggler(rank) x jitter(rank, step) + ks->launches x launch_s
  *   + host cost of the n_xfers transfers (bytes in all, reused_bytes of them into the buffer sent at
  *     the step before: rs_machine_host_s) it receives,
  * 0 when the step has no work. The walk inlines this per class (tested equal). Can't fail. */
-double rs_kernel_rank_step_s(const rs_kmodel_t *km, int64_t rank, int64_t step, double scaled_s, int launches,
-                             int n_xfers, double bytes, double reused_bytes);
+double rs_kernel_rank_step_s(const rs_kmodel_t *km, const rs_step_t *st, const rs_kstep_t *ks, int n_xfers, double bytes,
+                             double reused_bytes);
 /* The straggler factor of rank (the product of the machine's factors for it; 1 when none). */
 double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank);
 

@@ -27,11 +27,23 @@ typedef struct {
     double first;   /* rs_poll_first_frac */
 } poll_walk_t;
 
-/* The units of one (sequence, head) of block bl in the executor's order (panels, chunks): their
- * total work (rows x executed columns) and, in *polls, their polls (2 per chunk of every panel with
- * visible columns); with w, advances it over their polls. */
-static double block_units(const rs_problem_t *p, const rs_step_t *st, const rs_block_t *bl, const rs_poll_model_t *g,
-                          int pass, poll_walk_t *w, double *polls) {
+/* A step whose polls are counted: problem p's step st under the poll geometry g, its pass (0 forward,
+ * 1 backward). */
+typedef struct {
+    const rs_problem_t *p;
+    const rs_step_t *st;
+    const rs_poll_model_t *g;
+    int pass;
+} poll_step_t;
+
+/* The units of one (sequence, head) of block bl of step ps in the executor's order (panels, chunks):
+ * their total work (rows x executed columns) and, in *polls, their polls (2 per chunk of every panel
+ * with visible columns); with w, advances it over their polls. */
+static double block_units(const poll_step_t *ps, const rs_block_t *bl, poll_walk_t *w, double *polls) {
+    const rs_problem_t *p = ps->p;
+    const rs_step_t *st = ps->st;
+    const rs_poll_model_t *g = ps->g;
+    const int pass = ps->pass;
     const int64_t nq = st->q_segs[bl->q_seg].count, nk = st->kv_segs[bl->kv_seg].count;
     const int64_t mq = bl->mask == RS_MASK_FULL && g->panel_rows[pass] > 0 ? g->panel_rows[pass] : p->tile_q;
     double total = 0;
@@ -65,12 +77,12 @@ static double block_reps(const rs_problem_t *p, const rs_step_t *st) {
 
 double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g) {
     if (g->chunk_cols <= 0 || !st->has_compute) return 0;
-    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
+    const poll_step_t ps = {p, st, g, p->pass == RS_PASS_BACKWARD ? 1 : 0};
     double polls = 0;
     for (int bi = 0; bi < st->n_blocks; bi++)
         if (st->blocks[bi].mask != RS_MASK_SKIP) {
             double per = 0;
-            block_units(p, st, &st->blocks[bi], g, pass, NULL, &per);
+            block_units(&ps, &st->blocks[bi], NULL, &per);
             polls += per * block_reps(p, st);
         }
     return polls;
@@ -78,12 +90,12 @@ double rs_step_polls(const rs_problem_t *p, const rs_step_t *st, const rs_poll_m
 
 double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll_model_t *g, double k) {
     if (g->chunk_cols <= 0 || !st->has_compute || !(k > 0)) return 0;
-    const int pass = p->pass == RS_PASS_BACKWARD ? 1 : 0;
+    const poll_step_t ps = {p, st, g, p->pass == RS_PASS_BACKWARD ? 1 : 0};
     const double reps = block_reps(p, st);
     double total = 0, polls = 0, work[RS_MAX_BLOCKS] = {0}, wpolls[RS_MAX_BLOCKS] = {0}; /* per (sequence, head) */
     for (int bi = 0; bi < st->n_blocks; bi++)
         if (st->blocks[bi].mask != RS_MASK_SKIP) {
-            work[bi] = block_units(p, st, &st->blocks[bi], g, pass, NULL, &wpolls[bi]);
+            work[bi] = block_units(&ps, &st->blocks[bi], NULL, &wpolls[bi]);
             total += reps * work[bi], polls += reps * wpolls[bi];
         }
     if (!(total > 0) || !(polls > 0)) return 0;
@@ -99,7 +111,7 @@ double rs_step_poll_at(const rs_problem_t *p, const rs_step_t *st, const rs_poll
         if (skip > 0) w.seen += skip * per_polls, w.cum += skip * per, w.prev = w.cum;
         for (double r = skip; r < reps && w.at < 0; r += 1) {
             double unused = 0;
-            block_units(p, st, bl, g, pass, &w, &unused);
+            block_units(&ps, bl, &w, &unused);
         }
     }
     return (w.at < 0 ? total : w.at) / total;

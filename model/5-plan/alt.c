@@ -21,34 +21,36 @@ static rs_sp_kind_t kind_of(int64_t u, int64_t r) {
 }
 
 int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_err_t *err) {
-    if (c->ulysses < 1) return rs_errf(err, "--ulysses %lld: must be >= 1", (long long)c->ulysses);
-    if (c->ring < 1) return rs_errf(err, "ring degree %lld: must be >= 1", (long long)c->ring);
+    if (c->ulysses < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: must be >= 1", (long long)c->ulysses);
+    if (c->ring < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "ring degree %lld: must be >= 1", (long long)c->ring);
     if (c->ulysses > t->kv_heads)
-        return rs_errf(err, "--ulysses %lld: Ulysses gives each device whole KV heads and %s has only %lld, so "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: Ulysses gives each device whole KV heads and %s has only %lld, so "
                             "U <= %lld (use a ring or USP for N = %lld)",
                        (long long)c->ulysses, t->name, (long long)t->kv_heads, (long long)t->kv_heads,
                        (long long)(c->ulysses * c->ring));
     if (t->kv_heads % c->ulysses)
-        return rs_errf(err, "--ulysses %lld: must divide the %lld KV heads of %s (each device owns whole heads)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: must divide the %lld KV heads of %s (each device owns whole heads)",
                        (long long)c->ulysses, (long long)t->kv_heads, t->name);
     int64_t n = c->ulysses * c->ring;
     if (c->seq_tokens < 1 || c->seq_tokens % n)
-        return rs_errf(err, "--seq %lld: must be a positive multiple of N = U x R = %lld x %lld = %lld",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be a positive multiple of N = U x R = %lld x %lld = %lld",
                        (long long)c->seq_tokens, (long long)c->ulysses, (long long)c->ring, (long long)n);
     if (c->ring > 1 && c->layout == RS_LAYOUT_ZIGZAG && c->seq_tokens % (2 * c->ring))
-        return rs_errf(err, "--seq %lld: must be divisible by 2R = %lld for the zigzag ring", (long long)c->seq_tokens,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by 2R = %lld for the zigzag ring", (long long)c->seq_tokens,
                        (long long)(2 * c->ring));
     int64_t g = m->devices_per_node;
     if (g > 0 && c->ulysses > 1 && c->ring > 1 && g % c->ulysses && c->ulysses % g)
-        return rs_errf(err, "--ulysses %lld with %lld devices per node: one must divide the other so that "
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld with %lld devices per node: one must divide the other so that "
                             "Ulysses groups and ring ranks tile the nodes",
                        (long long)c->ulysses, (long long)g);
     return 0;
 }
 
-int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c,
-                       rs_pass_t pass, rs_problem_t *p, rs_machine_t *ring_m, rs_err_t *err) {
+int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
+                       rs_sp_ring_t *out, rs_err_t *err) {
     if (rs_sp_check(t, m, c, err)) return -1;
+    rs_problem_t *p = &out->problem;
+    rs_machine_t *ring_m = &out->machine;
     rs_problem_default(p);
     p->seq_tokens = c->seq_tokens;
     p->n_ranks = c->ring;
@@ -74,20 +76,27 @@ int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const r
     return 0;
 }
 
+/* One pass of the ring sub-problem: its walk, its closed form, its total useful FLOPs. */
+typedef struct {
+    rs_walk_t walk;
+    rs_closed_t closed;
+    uint64_t flops_total;
+} pass_cost_t;
+
 /* Walk one pass of the ring sub-problem. */
 static int walk_pass(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
-                     rs_walk_t *w, rs_closed_t *cl, uint64_t *flops_total, rs_err_t *err) {
-    rs_problem_t p;
-    rs_machine_t rm;
-    if (rs_sp_ring_problem(t, m, c, pass, &p, &rm, err)) return -1;
-    rs_schedule_t *s = rs_schedule_create(&p, err);
+                     pass_cost_t *out, rs_err_t *err) {
+    rs_sp_ring_t ring;
+    if (rs_sp_ring_problem(t, m, c, pass, &ring, err)) return -1;
+    rs_schedule_t *s = rs_schedule_create(&ring.problem, err);
     if (!s) return -1;
-    int rc = rs_model_walk(s, &rm, RS_NO_SINK, NULL, w, err);
+    int rc = rs_model_walk(s, &ring.machine, RS_NO_SINK, NULL, &out->walk, err);
     rs_schedule_free(s);
     if (rc) return -1;
     /* B* of the forward is printed (ring_b_star_tokens): a search with kernel curves, so only there */
-    if ((pass == RS_PASS_FORWARD && c->ring > 1 ? rs_model_b_star : rs_model_closed)(&p, &rm, cl, err)) return -1;
-    *flops_total = rs_problem_total_flops(&p);
+    if ((pass == RS_PASS_FORWARD && c->ring > 1 ? rs_model_b_star : rs_model_closed)(&ring.problem, &ring.machine, &out->closed, err))
+        return -1;
+    out->flops_total = rs_problem_total_flops(&ring.problem);
     return 0;
 }
 
@@ -100,34 +109,32 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
     o.ulysses = c->ulysses;
     o.ring = c->ring;
 
-    rs_walk_t wf, wb;
-    rs_closed_t cf, cb;
-    uint64_t ff, fb;
-    if (walk_pass(t, m, c, RS_PASS_FORWARD, &wf, &cf, &ff, err) ||
-        walk_pass(t, m, c, RS_PASS_BACKWARD, &wb, &cb, &fb, err))
-        return -1;
-    o.attn_fwd_s = wf.makespan_s;
-    o.attn_bwd_s = wb.makespan_s;
-    o.walk_eff_fwd = wf.efficiency;
+    pass_cost_t fwd, bwd;
+    if (walk_pass(t, m, c, RS_PASS_FORWARD, &fwd, err) || walk_pass(t, m, c, RS_PASS_BACKWARD, &bwd, err)) return -1;
+    const rs_walk_t *wf = &fwd.walk, *wb = &bwd.walk;
+    const rs_closed_t *cf = &fwd.closed, *cb = &bwd.closed;
+    const uint64_t ff = fwd.flops_total, fb = bwd.flops_total;
+    o.attn_fwd_s = wf->makespan_s;
+    o.attn_bwd_s = wb->makespan_s;
+    o.walk_eff_fwd = wf->efficiency;
     o.flops_useful_fwd = (double)ff * (double)c->ulysses; /* the ring sub-problem holds Hq/U heads */
     o.flops_useful_bwd = (double)fb * (double)c->ulysses;
     o.ring_block_tokens = c->seq_tokens / c->ring;
     if (c->ring > 1) {
-        o.ring_t_comp_s = cf.t_comp_s;
-        o.ring_t_comm_s = cf.t_comm_s;
-        o.ring_b_star_tokens = cf.b_star_tokens;
+        o.ring_t_comp_s = cf->t_comp_s;
+        o.ring_t_comm_s = cf->t_comm_s;
+        o.ring_b_star_tokens = cf->b_star_tokens;
         /* hidden: the one rule (model/4-cost/kernel.h) - the layout's middle step computes at least as long
          * as its transfers take (a causal zigzag step computes about half a block). The walk's counts
          * of (rank, step) waiting on a transfer are kept for reference (its backward tail steps carry
          * dK, dV home with nothing to compute and are not counted). */
-        o.comm_bound_fwd = wf.comm_bound_steps;
-        o.comm_bound_bwd = wb.comm_bound_steps > c->ring ? wb.comm_bound_steps - c->ring : 0;
-        o.ring_hidden_fwd = !cf.comm_bound;
-        o.ring_hidden_bwd = !cb.comm_bound;
-        rs_machine_t rm;
-        rs_problem_t p;
-        if (rs_sp_ring_problem(t, m, c, RS_PASS_FORWARD, &p, &rm, err)) return -1;
-        for (int64_t h = 0; h < c->ring && !o.ring_inter; h++) o.ring_inter = rs_machine_hop_inter(&rm, c->ring, h);
+        o.comm_bound_fwd = wf->comm_bound_steps;
+        o.comm_bound_bwd = wb->comm_bound_steps > c->ring ? wb->comm_bound_steps - c->ring : 0;
+        o.ring_hidden_fwd = !cf->comm_bound;
+        o.ring_hidden_bwd = !cb->comm_bound;
+        rs_sp_ring_t ring;
+        if (rs_sp_ring_problem(t, m, c, RS_PASS_FORWARD, &ring, err)) return -1;
+        for (int64_t h = 0; h < c->ring && !o.ring_inter; h++) o.ring_inter = rs_machine_hop_inter(&ring.machine, c->ring, h);
     } else {
         o.ring_hidden_fwd = o.ring_hidden_bwd = true; /* nothing circulates */
     }

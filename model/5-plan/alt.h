@@ -77,10 +77,15 @@ typedef struct {
  * Returns 0 or -1. */
 int rs_sp_check(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_err_t *err);
 
-/* The ring sub-problem of a split (S tokens, R ranks, Hq/U and Hkv/U heads) and the machine it runs on
- * (devices_per_node = G/U or 1). Returns 0 or -1 (rs_sp_check's errors). */
-int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c,
-                       rs_pass_t pass, rs_problem_t *p, rs_machine_t *ring_m, rs_err_t *err);
+/* The ring part of a split: its sub-problem and the machine it runs on. */
+typedef struct {
+    rs_problem_t problem;     /* S tokens, R ranks, Hq/U and Hkv/U heads */
+    rs_machine_t machine;     /* devices_per_node = G/U or 1, no perturbations when U > 1 */
+} rs_sp_ring_t;
+
+/* The ring sub-problem of a split for one pass into out. Returns 0 or -1 (rs_sp_check's errors). */
+int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
+                       rs_sp_ring_t *out, rs_err_t *err);
 
 /* Cost one layer's attention for the split. Returns 0 or -1 with err. */
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,

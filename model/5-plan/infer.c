@@ -33,46 +33,54 @@ static int64_t hkv_dev(const rs_infer_config_t *c, const rs_machine_t *m) {
     return c->model.kv_heads >= tp_of(c, m) ? c->model.kv_heads / tp_of(c, m) : 1;
 }
 
-static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t hkv, int64_t n, int64_t t, int64_t p,
-                                 rs_ring_t ring);
+/* How the attention of a layer spreads: hq query and hkv KV heads per device over n ranks. */
+typedef struct {
+    int64_t hq, hkv, n;
+} attn_shape_t;
+
+/* The CP ranks' shape: every CP rank's heads (hq_dev, hkv_dev) over the CP ranks. */
+static attn_shape_t cp_shape(const rs_infer_config_t *c, const rs_machine_t *m) {
+    return (attn_shape_t){hq_dev(c, m), hkv_dev(c, m), cp_of(c, m)};
+}
+
+static rs_problem_t attn_problem(const rs_infer_config_t *c, attn_shape_t sh, rs_infer_ring_case_t rc);
 
 /* T and P as the layout shards them over the CP ranks (the schedule's rule, the option named). */
 static int layout_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
-    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens,
-                                        RS_RING_PASS_KV);
+    const rs_problem_t p = attn_problem(c, cp_shape(c, m), (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});
     rs_err_t e = {0};
     if (rs_problem_validate(&p, &e) == 0) return 0;
-    return rs_errf(err, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s (N = %lld CP ranks: %lld nodes x %lld devices / TP %lld)", e.msg, (long long)cp_of(c, m),
                    (long long)c->nodes, (long long)g_of(m), (long long)tp_of(c, m));
 }
 
 int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, rs_err_t *err) {
     if (rs_transformer_validate(&c->model, err)) return -1;
     const int64_t g = g_of(m), tp = tp_of(c, m);
-    if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errf(err, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
+    if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errc(err, RS_ERR_BAD_INPUT, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
     if (tp < 1 || g % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
                        (long long)tp, (long long)g);
     if (c->model.q_heads % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
                        c->model.name);
     if (c->model.kv_heads >= tp && c->model.kv_heads % tp)
-        return rs_errf(err, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
                        (long long)tp, (long long)c->model.kv_heads, c->model.name);
     if (c->new_tokens < 1 || c->new_tokens > ((int64_t)1 << 32))
-        return rs_errf(err, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
     if (c->cached_tokens < 0 || c->cached_tokens > ((int64_t)1 << 32))
-        return rs_errf(err, "--cached %lld: must be in [0, 4G] tokens", (long long)c->cached_tokens);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--cached %lld: must be in [0, 4G] tokens", (long long)c->cached_tokens);
     if (c->decode_batch < 0 || c->decode_batch > (1 << 20))
-        return rs_errf(err, "--decode-batch %lld: must be in [0, 1048576]", (long long)c->decode_batch);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--decode-batch %lld: must be in [0, 1048576]", (long long)c->decode_batch);
     if (c->decode_batch > 0 && !c->causal)
-        return rs_errf(err, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
     if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
-        return rs_errf(err, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
-    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errf(err, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
-    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
-    if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
+    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
+    if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     return layout_validate(c, m, err);
 }
 
@@ -95,14 +103,14 @@ static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m
     return r;
 }
 
-/* The attention problem of one device: T new on P cached over n ranks with hq / hkv heads. */
-static rs_problem_t attn_problem(const rs_infer_config_t *c, int64_t hq, int64_t hkv, int64_t n, int64_t t, int64_t p,
-                                 rs_ring_t ring) {
+/* The attention problem of one device: the variant rc (T new on P cached) spread as sh. */
+static rs_problem_t attn_problem(const rs_infer_config_t *c, attn_shape_t sh, rs_infer_ring_case_t rc) {
     rs_problem_t q;
     rs_problem_default(&q);
-    q.seq_tokens = t, q.cached_tokens = p, q.n_ranks = n, q.batch = 1, q.q_heads = hq, q.kv_heads = hkv;
+    q.seq_tokens = rc.new_tokens, q.cached_tokens = rc.cached_tokens, q.n_ranks = sh.n, q.batch = 1, q.q_heads = sh.hq,
+    q.kv_heads = sh.hkv;
     q.head_dim = c->model.head_dim, q.act_bytes = ACT_BYTES, q.causal = c->causal;
-    q.layout = n > 1 ? c->layout : RS_LAYOUT_CONTIGUOUS, q.ring = ring, q.tile_q = q.tile_k = c->tile;
+    q.layout = sh.n > 1 ? c->layout : RS_LAYOUT_CONTIGUOUS, q.ring = rc.ring, q.tile_q = q.tile_k = c->tile;
     return q;
 }
 
@@ -120,10 +128,10 @@ static int walk(const rs_problem_t *p, const rs_machine_t *rm, double *makespan,
     return 0;
 }
 
-int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, rs_ring_t ring, int64_t new_tokens,
-                       int64_t cached_tokens, double *attn_s, bool *hidden, rs_err_t *err) {
+int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, const rs_infer_ring_case_t *rc, double *attn_s,
+                       bool *hidden, rs_err_t *err) {
     const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
-    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), new_tokens, cached_tokens, ring);
+    const rs_problem_t p = attn_problem(c, cp_shape(c, m), *rc);
     return walk(&p, &rm, attn_s, hidden, err);
 }
 
@@ -146,13 +154,14 @@ static int ring_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_rin
     rs_err_t e = {0};
     o->kind = ring == RS_RING_PASS_KV ? RS_INFER_PASS_KV : RS_INFER_PASS_Q;
     o->ulysses = 1, o->ring = cp_of(c, m);
-    if (rs_infer_ring_attn(c, m, ring, c->new_tokens, c->cached_tokens, &o->attn_layer_s, &o->hidden, &e) < 0) {
+    const rs_infer_ring_case_t rc = {ring, c->new_tokens, c->cached_tokens};
+    if (rs_infer_ring_attn(c, m, &rc, &o->attn_layer_s, &o->hidden, &e) < 0) {
         snprintf(o->why_not, sizeof o->why_not, "%.1000s", e.msg);
         return 0;
     }
     o->feasible = true;
     const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
-    const rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp_of(c, m), c->new_tokens, c->cached_tokens, ring);
+    const rs_problem_t p = attn_problem(c, cp_shape(c, m), rc);
     rs_closed_t cl;
     if (o->ring > 1 && rs_model_closed(&p, &rm, &cl, &e) == 0) {
         o->step_bytes = cl.bytes_per_step, o->comm_s = cl.t_comm_s, o->comp_s = cl.t_comp_s, o->a2a_layer_s = cl.a2a_s;
@@ -183,7 +192,8 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
     o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
                      rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
     const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1);
-    const rs_problem_t p = attn_problem(c, hq / u, hkv / u, r, c->new_tokens, c->cached_tokens, RS_RING_PASS_KV);
+    const rs_problem_t p =
+        attn_problem(c, (attn_shape_t){hq / u, hkv / u, r}, (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});
     rs_err_t e = {0};
     double attn;
     if (walk(&p, &rm, &attn, &o->hidden, &e) < 0) return (void)snprintf(o->why_not, sizeof o->why_not, "%.1000s", e.msg);
@@ -251,8 +261,8 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
     double kv, q;
     int64_t lo = 0, hi = 1; /* pass-q faster at lo (0: none tried), pass-kv no slower at hi */
     for (;;) {
-        if (rs_infer_ring_attn(c, m, RS_RING_PASS_KV, hi * g, c->cached_tokens, &kv, NULL, err) < 0 ||
-            rs_infer_ring_attn(c, m, RS_RING_PASS_Q, hi * g, c->cached_tokens, &q, NULL, err) < 0)
+        if (rs_infer_ring_attn(c, m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, hi * g, c->cached_tokens}, &kv, NULL, err) < 0 ||
+            rs_infer_ring_attn(c, m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, hi * g, c->cached_tokens}, &q, NULL, err) < 0)
             return -1;
         if (kv <= q) break;
         if (hi >= kmax) return *t_cross = -1, 0;
@@ -262,8 +272,8 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
     if (lo == 0) return *t_cross = 0, 0;
     while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (rs_infer_ring_attn(c, m, RS_RING_PASS_KV, mid * g, c->cached_tokens, &kv, NULL, err) < 0 ||
-            rs_infer_ring_attn(c, m, RS_RING_PASS_Q, mid * g, c->cached_tokens, &q, NULL, err) < 0)
+        if (rs_infer_ring_attn(c, m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, mid * g, c->cached_tokens}, &kv, NULL, err) < 0 ||
+            rs_infer_ring_attn(c, m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, mid * g, c->cached_tokens}, &q, NULL, err) < 0)
             return -1;
         if (kv <= q) hi = mid;
         else lo = mid;
@@ -289,7 +299,7 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     const double intensity = 2.0 * (double)hq_dev(c, m) / ((double)hkv_dev(c, m) * ACT_BYTES);
     rm.flops_per_s = fmin(rs_machine_flops_eff(&rm, 1), intensity * hw->mem_bw_bytes_per_s);
     rm.cal.n_eff = 0;
-    rs_problem_t p = attn_problem(c, hq_dev(c, m), hkv_dev(c, m), cp, 1, c->cached_tokens + c->new_tokens, RS_RING_PASS_Q);
+    rs_problem_t p = attn_problem(c, cp_shape(c, m), (rs_infer_ring_case_t){RS_RING_PASS_Q, 1, c->cached_tokens + c->new_tokens});
     p.decode = true, p.batch = b, p.layout = c->layout;
     if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
     const double head = roofline(2 * vh * (double)bo / (double)tp, f_lin, vh * ew / (double)tp, hw->mem_bw_bytes_per_s);
@@ -360,7 +370,7 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
                    rs_err_t *err) {
     if (rs_infer_config_validate(c, m, err)) return -1;
     if (!(hw->flops_per_s[c->linear_dtype] > 0) || !(hw->flops_per_s[RS_DTYPE_BF16] > 0))
-        return rs_errf(err, "--linear-dtype %s: profile %s has no %s rate", rs_dtype_name(c->linear_dtype), hw->name,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: profile %s has no %s rate", rs_dtype_name(c->linear_dtype), hw->name,
                        hw->flops_per_s[RS_DTYPE_BF16] > 0 ? rs_dtype_name(c->linear_dtype) : "bf16");
     rs_infer_point_t *pt = out;
     memset(pt, 0, sizeof *pt);

@@ -101,11 +101,17 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
 int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *out,
                    rs_err_t *err);
 
-/* Attention per layer of one ring variant (pass-kv or pass-q) at T new on P cached tokens (cfg's other
- * fields): the walk's makespan. *hidden (may be NULL) whether no compute step is transfer-bound.
- * Returns 0 or -1 with err (sizes the layout cannot split). */
-int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, rs_ring_t ring, int64_t new_tokens,
-                       int64_t cached_tokens, double *attn_s, bool *hidden, rs_err_t *err);
+/* A ring variant at a size: what circulates (pass-kv or pass-q), T new tokens on P cached. */
+typedef struct {
+    rs_ring_t ring;
+    int64_t new_tokens, cached_tokens;
+} rs_infer_ring_case_t;
+
+/* Attention per layer of the ring variant rc (c's other fields): the walk's makespan into *attn_s.
+ * *hidden (may be NULL) whether no compute step is transfer-bound. Returns 0 or -1 with err (sizes
+ * the layout cannot split). */
+int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, const rs_infer_ring_case_t *rc, double *attn_s,
+                       bool *hidden, rs_err_t *err);
 
 /* The pass-kv / pass-q boundary at c->cached_tokens: the smallest T (a multiple of the layout's
  * granule, up to 2^26) with pass-kv's attention no slower than pass-q's; 0 when pass-kv is no slower at

@@ -74,28 +74,28 @@ static int pos_errf(rs_err_t *err, const char *origin, const rs_jsonpos_t *pos, 
     va_end(ap);
     int line = 0, col = 0;
     if (rs_jsonpos_find(pos, path, &line, &col) == 0)
-        return rs_errf(err, "%s:%d:%d: %s: %s", origin, line, col, path, what);
-    return rs_errf(err, "%s: %s: %s", origin, path, what);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d:%d: %s: %s", origin, line, col, path, what);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s: %s", origin, path, what);
 }
 
 int rs_transformer_validate(const rs_transformer_t *t, rs_err_t *err) {
     for (int i = 0; i < N_INT_KEYS; i++) {
         int64_t v = *(const int64_t *)((const char *)t + int_keys[i].offset);
         if (v < int_keys[i].min || v > int_keys[i].max)
-            return rs_errf(err, "transformer.%s: %lld out of range [%lld, %lld]", int_keys[i].key,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "transformer.%s: %lld out of range [%lld, %lld]", int_keys[i].key,
                            (long long)v, (long long)int_keys[i].min, (long long)int_keys[i].max);
     }
     if (t->q_heads % t->kv_heads)
-        return rs_errf(err, "transformer.kv_heads: %lld must divide q_heads = %lld", (long long)t->kv_heads,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "transformer.kv_heads: %lld must divide q_heads = %lld", (long long)t->kv_heads,
                        (long long)t->q_heads);
-    if ((unsigned)t->ffn_kind >= RS_FFN_COUNT) return rs_errf(err, "transformer.ffn_kind: invalid");
+    if ((unsigned)t->ffn_kind >= RS_FFN_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "transformer.ffn_kind: invalid");
     return 0;
 }
 
 int rs_transformer_parse(const char *text, const char *origin, rs_transformer_t *out, rs_err_t *err) {
     json_error_t jerr;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) return rs_errf(err, "%s:%d:%d: %s", origin, jerr.line, jerr.column, jerr.text);
+    if (!root) return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%d:%d: %s", origin, jerr.line, jerr.column, jerr.text);
     rs_jsonpos_t *pos = rs_jsonpos_scan(text);
     int rc = -1;
     rs_transformer_t t;
@@ -239,7 +239,7 @@ int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_
         for (const rs_embedded_file_t *f = rs_presets(); f->name; f++)
             if (!strcmp(f->name, name_or_path)) {
                 if (!is_model_text(f->text))
-                    return rs_errf(err, "--model %s: a hardware preset, not a model (models: ringsim memory --list)",
+                    return rs_errc(err, RS_ERR_BAD_INPUT, "--model %s: a hardware preset, not a model (models: ringsim memory --list)",
                                    name_or_path);
                 char origin[128];
                 snprintf(origin, sizeof origin, "preset %s", f->name);
@@ -250,7 +250,7 @@ int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_
             strncat(list, " ", sizeof list - strlen(list) - 1);
             strncat(list, *p, sizeof list - strlen(list) - 1);
         }
-        return rs_errf(err, "--model %s: no such preset (presets:%s; or give a path to a .json file)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--model %s: no such preset (presets:%s; or give a path to a .json file)",
                        name_or_path, list);
     }
     char *text = rs_read_text_file(name_or_path, (size_t)64 << 20, "model description", err);
@@ -339,19 +339,19 @@ double rs_memory_work_per_token(const rs_transformer_t *t, rs_ckpt_t ckpt, int64
 
 int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err) {
     if (rs_transformer_validate(t, err)) return -1;
-    if (c->seq_tokens < 1) return rs_errf(err, "--seq %lld: must be >= 1", (long long)c->seq_tokens);
-    if (c->sp_degree < 1) return rs_errf(err, "--ranks %lld: must be >= 1", (long long)c->sp_degree);
+    if (c->seq_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be >= 1", (long long)c->seq_tokens);
+    if (c->sp_degree < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: must be >= 1", (long long)c->sp_degree);
     if (c->seq_tokens % c->sp_degree)
-        return rs_errf(err, "--seq %lld: must be divisible by the sequence-parallel degree N = %lld",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by the sequence-parallel degree N = %lld",
                        (long long)c->seq_tokens, (long long)c->sp_degree);
     if (c->ulysses_degree < 1 || c->sp_degree % c->ulysses_degree)
-        return rs_errf(err, "--ulysses %lld: must be >= 1 and divide the sequence-parallel degree N = %lld",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ulysses %lld: must be >= 1 and divide the sequence-parallel degree N = %lld",
                        (long long)c->ulysses_degree, (long long)c->sp_degree);
-    if (c->batch < 1) return rs_errf(err, "--batch %lld: must be >= 1", (long long)c->batch);
-    if (c->shard_devices < 1) return rs_errf(err, "--shard %lld: must be >= 1", (long long)c->shard_devices);
-    if (c->chunk_tokens < 1) return rs_errf(err, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
+    if (c->batch < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--batch %lld: must be >= 1", (long long)c->batch);
+    if (c->shard_devices < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--shard %lld: must be >= 1", (long long)c->shard_devices);
+    if (c->chunk_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
     if ((unsigned)c->precision >= RS_PREC_COUNT || (unsigned)c->ckpt >= RS_CKPT_COUNT)
-        return rs_errf(err, "memory: invalid precision or checkpointing mode");
+        return rs_errc(err, RS_ERR_BAD_INPUT, "memory: invalid precision or checkpointing mode");
 
     rs_mem_t m;
     memset(&m, 0, sizeof m);

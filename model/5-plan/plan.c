@@ -20,21 +20,21 @@ static int64_t dp_of(const rs_plan_config_t *c) { return c->dp > 0 ? c->dp : c->
 
 int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err) {
     if (rs_transformer_validate(&c->model, err)) return -1;
-    if (c->seq_tokens < 0) return rs_errf(err, "--seq %lld: must be >= 1 or \"max\"", (long long)c->seq_tokens);
-    if (c->global_batch < 1) return rs_errf(err, "--global-batch %lld: must be >= 1", (long long)c->global_batch);
+    if (c->seq_tokens < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be >= 1 or \"max\"", (long long)c->seq_tokens);
+    if (c->global_batch < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--global-batch %lld: must be >= 1", (long long)c->global_batch);
     if (c->dp < 0 || (c->dp > 0 && c->global_batch % c->dp))
-        return rs_errf(err, "--dp %lld: must divide --global-batch %lld (each replica runs whole sequences)",
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--dp %lld: must divide --global-batch %lld (each replica runs whole sequences)",
                        (long long)c->dp, (long long)c->global_batch);
     if (c->max_sp < 1 || c->max_sp > (1 << 20) || (c->max_sp & (c->max_sp - 1)))
-        return rs_errf(err, "--max-ranks %lld: must be a power of two in [1, 1048576]", (long long)c->max_sp);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--max-ranks %lld: must be a power of two in [1, 1048576]", (long long)c->max_sp);
     if (c->fixed_sp < 0 || c->fixed_sp > (1 << 20))
-        return rs_errf(err, "--ranks %lld: must be in [1, 1048576] (0 = search)", (long long)c->fixed_sp);
-    if (c->chunk_tokens < 1) return rs_errf(err, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
-    if (c->tile < 1 || c->tile > 65536) return rs_errf(err, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: must be in [1, 1048576] (0 = search)", (long long)c->fixed_sp);
+    if (c->chunk_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
+    if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     if (!(c->usable_frac > 0 && c->usable_frac <= 1))
-        return rs_errf(err, "--usable %g: must be in (0, 1]", c->usable_frac);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (!(c->linear_eff > 0 && c->linear_eff <= 1))
-        return rs_errf(err, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
     return 0;
 }
 
@@ -119,8 +119,9 @@ int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
     return gb > 0 ? gb : rs_precision_grad_bytes(c->precision);
 }
 
-int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
-                   int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err) {
+int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
+                   rs_plan_option_t *out, rs_err_t *err) {
+    const int64_t seq_tokens = split->seq_tokens, ulysses = split->ulysses, ring = split->ring;
     rs_plan_option_t o;
     memset(&o, 0, sizeof o);
     const rs_transformer_t *t = &c->model;
@@ -243,7 +244,7 @@ int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     } else if (c->fixed_sp) {
         sp = c->fixed_sp;
         if (seq % granule(c, sp))
-            return rs_errf(err, "--seq %lld: must be divisible by %s%lld for N = %lld", (long long)seq,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by %s%lld for N = %lld", (long long)seq,
                            granule(c, sp) == sp ? "N = " : "2N = ", (long long)granule(c, sp), (long long)sp);
     } else {
         for (int64_t n = 1; n <= c->max_sp; n *= 2) {
@@ -261,7 +262,7 @@ int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
             }
         }
         if (sp == 0)
-            return rs_errf(err, "--seq %lld: must be divisible by 2 for a zigzag ring (or N = 1)", (long long)seq);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by 2 for a zigzag ring (or N = 1)", (long long)seq);
     }
     r->sp = sp;
     r->seq_tokens = seq;
@@ -314,7 +315,8 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
     int64_t u[RS_PLAN_MAX_OPTIONS];
     const int n = rs_plan_splits(c, m, r->seq_tokens, r->sp, u);
     for (int i = 0; i < n; i++) {
-        if (rs_plan_option(c, hw, m, r->seq_tokens, u[i], r->sp / u[i], &r->options[r->n_options], err)) return -1;
+        const rs_plan_split_t split = {r->seq_tokens, u[i], r->sp / u[i]};
+        if (rs_plan_option(c, hw, m, &split, &r->options[r->n_options], err)) return -1;
         r->n_options++;
     }
     for (int i = 0; i < r->n_options; i++)

@@ -127,9 +127,15 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
  * own rates (its kernel curves, or F x eff(B) without them). Can't fail. */
 int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m);
 
-/* Cost one split at (S, N) on the machine: memory, times, MFU, cost. Returns 0 or -1 (invalid split). */
-int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, int64_t seq_tokens,
-                   int64_t ulysses, int64_t ring, rs_plan_option_t *out, rs_err_t *err);
+/* One split of N = U x R devices at S tokens. */
+typedef struct {
+    int64_t seq_tokens;       /* S */
+    int64_t ulysses, ring;    /* U, R */
+} rs_plan_split_t;
+
+/* Cost one split on the machine: memory, times, MFU, cost. Returns 0 or -1 (invalid split). */
+int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
+                   rs_plan_option_t *out, rs_err_t *err);
 
 /* A candidate machine of a plan: the profile (a preset name or a file) with devices per node
  * gpus_per_node (-1: the profile's), the inter-node tier inter (NULL or "": the profile's) and, when

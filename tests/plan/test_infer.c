@@ -180,8 +180,8 @@ static void test_crossing_transfer_bound(void) {
     CU_ASSERT_EQUAL(rs_infer_cp_ranks(&c, &m), 2);
     /* around it: by hand, pass-kv (B + Bc) 32 / W, pass-q B (32 + 40) / W */
     double kv, q;
-    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, 800, 1004, &kv, NULL, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, 800, 1004, &q, NULL, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, 800, 1004}, &kv, NULL, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, 800, 1004}, &q, NULL, &err), 0);
     RS_ASSERT_REL(kv, 32.0 * (400 + 502) / 1e9, 1e-9);
     RS_ASSERT_REL(q, 72.0 * 400 / 1e9, 1e-9);
     CU_ASSERT(q < kv);
@@ -205,11 +205,11 @@ static void test_crossing_brackets(void) {
     CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, NULL), 0);
     CU_ASSERT_FATAL(t > 8 && t % 8 == 0); /* 2 x CP */
     double kv, q;
-    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, t, 65536, &kv, NULL, NULL), 0);
-    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, t, 65536, &q, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, t, 65536}, &kv, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, t, 65536}, &q, NULL, NULL), 0);
     CU_ASSERT(kv <= q);
-    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_KV, t - 8, 65536, &kv, NULL, NULL), 0);
-    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, RS_RING_PASS_Q, t - 8, 65536, &q, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, t - 8, 65536}, &kv, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, t - 8, 65536}, &q, NULL, NULL), 0);
     CU_ASSERT(kv > q);
 }
 

@@ -1,5 +1,6 @@
-/* test_plan.c - Ring vs Ulysses vs USP costs (alt.h) and capacity planning (plan.h) against hand-derived
- * numbers and the model's own walk. */
+/* test_plan.c - capacity planning (plan.c): the ring over Ulysses and back, one option's arithmetic
+ * by hand, the smallest N and the longest S that fit, a plan that does not fit, and the plan's
+ * estimate against its walks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,26 +9,9 @@
 #include "cost.h"
 #include "plan.h"
 #include "test_main.h"
-
-/* A machine with round numbers: F = 1e15, intra 400 GB/s, inter 50 GB/s, no latency, G = 8. */
-static rs_machine_t round_machine(void) { /* nodes of 8: 400 GB/s inside, 50 GB/s between */
-    rs_machine_t m = rs_machine_figures("round", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 400e9, 0});
-    m.devices_per_node = 8;
-    m.inter = (rs_tier_t){"inter", 50e9, 0};
-    return m;
-}
+#include "model_fixtures.h"
 
 static rs_hw_t round_hw(void) { return (rs_hw_t){.name = "round", .mem_bytes = 80e9, .price_per_device_hour = 3.6}; }
-
-static rs_transformer_t load(const char *name);
-
-/* The default split config at S tokens, U x R devices. */
-static rs_sp_config_t sp_config(int64_t seq, int64_t u, int64_t r) {
-    rs_sp_config_t c;
-    rs_sp_config_default(&c);
-    c.seq_tokens = seq, c.ulysses = u, c.ring = r;
-    return c;
-}
 
 /* A plan of model at S tokens on the round machine (80 GB devices at 3.6 USD/h). */
 typedef struct {
@@ -37,133 +21,11 @@ typedef struct {
 } fixture_t;
 
 static fixture_t fixture(const char *model, int64_t seq) {
-    fixture_t f = {.hw = round_hw(), .m = round_machine()};
+    fixture_t f = {.hw = round_hw(), .m = rs_test_round_machine()};
     rs_plan_config_default(&f.c);
-    f.c.model = load(model);
+    f.c.model = rs_test_transformer(model);
     f.c.seq_tokens = seq;
     return f;
-}
-
-static rs_transformer_t load(const char *name) {
-    rs_transformer_t t;
-    rs_err_t err = {0};
-    int rc = rs_transformer_load(name, &t, &err);
-    if (rc) fprintf(stderr, "  %s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    return t;
-}
-
-/* Ulysses gives each device whole KV heads: U must divide Hkv (8 for Llama-3 8B). */
-static void test_ulysses_head_bound(void) {
-    rs_transformer_t t = load("llama3-8b");
-    rs_machine_t m = round_machine();
-    rs_sp_config_t c = sp_config(1 << 20, 8, 1);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), 0);
-    c.ulysses = 16;
-    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 16"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "only 8"));
-    rs_sp_cost_t cost;
-    CU_ASSERT_EQUAL(rs_sp_cost(&t, &m, &c, &cost, &err), -1);
-    c.ulysses = 3;
-    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "must divide"));
-    c.ulysses = 4, c.ring = 3; /* S = 2^20 is not a multiple of 12 */
-    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--seq 1048576"));
-    c.ulysses = 4, c.ring = 4; m.devices_per_node = 6; /* groups of 4 do not tile nodes of 6 */
-    CU_ASSERT_EQUAL(rs_sp_check(&t, &m, &c, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "devices per node"));
-}
-
-/* t_a2a = max(M (G'-1) / (U W_intra), M (U-G') / (U W_inter)), no latency here. */
-static void test_a2a_formula(void) {
-    rs_machine_t m = round_machine();
-    bool x = true;
-    RS_ASSERT_REL(rs_machine_a2a_s(&m, 8, 1e9, &x), 7.0 / 8.0 * 1e9 / 400e9, 1e-12);
-    CU_ASSERT_FALSE(x);
-    RS_ASSERT_REL(rs_machine_a2a_s(&m, 16, 1e9, &x), 8.0 / 16.0 * 1e9 / 50e9, 1e-12);
-    CU_ASSERT_TRUE(x);
-    CU_ASSERT_EQUAL(rs_machine_a2a_s(&m, 1, 1e9, &x), 0.0);
-    m.intra.latency_s = 1e-5;
-    RS_ASSERT_REL(rs_machine_a2a_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
-}
-
-/* The ring option is the model's walk of the schedule, nothing re-derived: compare with a direct walk. */
-static void test_ring_is_walk(void) {
-    rs_transformer_t t = load("llama3-8b");
-    rs_machine_t m = round_machine();
-    rs_sp_config_t c = sp_config(1 << 18, 1, 16);
-    rs_sp_cost_t cost;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &cost, &err), 0);
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.seq_tokens = 1 << 18, p.n_ranks = 16, p.q_heads = 32, p.kv_heads = 8, p.head_dim = 128;
-    p.pass = RS_PASS_BACKWARD;
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    rs_walk_t w;
-    CU_ASSERT_EQUAL(rs_model_walk(s, &m, RS_NO_SINK, NULL, &w, &err), 0);
-    rs_schedule_free(s);
-    CU_ASSERT_EQUAL(cost.attn_bwd_s, w.makespan_s);
-    /* the walk's transfer-bound steps, less the 16 tail steps that have no compute, are kept; hidden
-     * is the one rule of model/4-cost/kernel.h: the closed form's layout-aware bound */
-    CU_ASSERT(w.comm_bound_steps >= 16);
-    CU_ASSERT_EQUAL(cost.comm_bound_bwd, w.comm_bound_steps - 16);
-    rs_closed_t cl;
-    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &cl, &err), 0);
-    CU_ASSERT_EQUAL(cost.ring_hidden_bwd, !cl.comm_bound);
-    CU_ASSERT_EQUAL(cost.a2a_fwd_s, 0.0);
-    CU_ASSERT_EQUAL(cost.kind, RS_SP_RING);
-    CU_ASSERT_TRUE(cost.ring_inter); /* 16 ranks on nodes of 8 */
-    /* causal useful FLOPs of the whole sequence: S(S+1)/2 pairs x 4 d Hq */
-    double s_tok = (double)(1 << 18);
-    RS_ASSERT_REL(cost.flops_useful_fwd, s_tok * (s_tok + 1) / 2 * 4 * 128 * 32, 1e-12);
-    RS_ASSERT_REL(cost.flops_useful_bwd, 2.5 * cost.flops_useful_fwd, 1e-12);
-}
-
-/* Ulysses on one node: attention = one local kernel over S tokens and Hq/U heads; all-to-alls by the
- * formula with M = S/U tokens x (q + 2k) x 2 bytes (Q, K, V) and S/U x q x 2 (O). */
-static void test_ulysses_cost(void) {
-    rs_transformer_t t = load("llama2-7b"); /* 32 KV heads */
-    rs_machine_t m = round_machine();
-    rs_sp_config_t c = sp_config(1 << 16, 8, 1);
-    c.causal = false;
-    rs_sp_cost_t u;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &u, &err), 0);
-    CU_ASSERT_EQUAL(u.kind, RS_SP_ULYSSES);
-    double tok = 65536.0 / 8, q = 4096, k = 4096;
-    double t_qkv = 7.0 / 8 * tok * (q + 2 * k) * 2 / 400e9, t_o = 7.0 / 8 * tok * q * 2 / 400e9;
-    RS_ASSERT_REL(u.a2a_fwd_s, t_qkv + t_o, 1e-12);
-    RS_ASSERT_REL(u.a2a_bwd_s, t_qkv + t_o, 1e-12);
-    CU_ASSERT_FALSE(u.a2a_inter);
-    /* non-causal: S^2 pairs x 4 d (Hq / U) FLOPs at peak (uncalibrated machine) */
-    RS_ASSERT_REL(u.attn_fwd_s, 65536.0 * 65536.0 * 4 * 128 * 4 / 1e15, 1e-12);
-    RS_ASSERT_REL(u.fwd_s, u.a2a_fwd_s + u.attn_fwd_s, 1e-15);
-}
-
-/* Causal zigzag steps compute half a block: at B = 4096 on the 50 GB/s inter tier a full block would
- * hide its transfers (full-block threshold about 2.5K for GQA 32/8 at 0.5 x 1e15) but the half-block
- * step does not: the layout's B* is about twice that, the rule says "exposed" and the walk agrees; at
- * B = 8192 they hide. */
-static void test_hidden_uses_mask(void) {
-    rs_transformer_t t = load("llama3-8b");
-    rs_machine_t m = round_machine();
-    m.cal.n_eff = 1, m.cal.eff[0].block_tokens = 1, m.cal.eff[0].efficiency = 0.5;
-    rs_sp_config_t c = sp_config(1 << 17, 2, 32); /* B = 4096, ring ranks 4 per node: inter hops */
-    rs_sp_cost_t a, b;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &a, &err), 0);
-    CU_ASSERT(a.ring_b_star_tokens > 4096 && a.ring_b_star_tokens < 8192);
-    CU_ASSERT_FALSE(a.ring_hidden_fwd);
-    CU_ASSERT(a.comm_bound_fwd > 0);
-    c.ulysses = 4, c.ring = 16; /* B = 8192 */
-    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &b, &err), 0);
-    CU_ASSERT_TRUE(b.ring_hidden_fwd);
-    CU_ASSERT_TRUE(b.ring_hidden_bwd);
 }
 
 /* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
@@ -226,7 +88,7 @@ static void test_option_arithmetic(void) {
     f.c.ckpt = RS_CKPT_FULL;
     rs_plan_option_t o;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, 1 << 16, 1, 8, &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_option(&f.c, &f.hw, &f.m, &(rs_plan_split_t){1 << 16, 1, 8}, &o, &err), 0);
     double p_lin = 202375168.0; /* 4 x 4096^2 + 3 x 4096 x 11008 */
     double tok = 65536.0 / 8;
     RS_ASSERT_REL(o.t_linear_layer_s, 4 * 2 * p_lin * tok / (1e15 * 0.7), 1e-12);
@@ -353,21 +215,10 @@ static void test_plan_estimate(void) {
     free(chosen), free(r);
 }
 
-static const rs_test_case_t plan_cases[] = {
-    {"ulysses_head_bound", test_ulysses_head_bound},
-    {"a2a_formula", test_a2a_formula},
-    {"ring_is_walk", test_ring_is_walk},
-    {"ulysses_cost", test_ulysses_cost},
-    {"hidden_uses_mask", test_hidden_uses_mask},
+RS_TEST_MAIN1("plan",
     {"ring_over_ulysses", test_ring_over_ulysses},
     {"ulysses_wins_when_ring_exposed", test_ulysses_wins_when_ring_exposed},
     {"option_arithmetic", test_option_arithmetic},
     {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
     {"does_not_fit", test_does_not_fit},
-    {"plan_estimate", test_plan_estimate},
-    {NULL, NULL},
-};
-
-int main(void) {
-    return rs_test_main1("plan", plan_cases);
-}
+    {"plan_estimate", test_plan_estimate})

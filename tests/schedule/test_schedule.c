@@ -1,31 +1,14 @@
-/* test_schedule.c - the ring schedule: invariants, hand-derived counts, fast path vs reference. */
+/* test_schedule.c - the ring schedule (schedule.c): diagonal pairs and executed tiles against brute
+ * force and by hand, invariants over every layout, pass and mask (every block visits every rank once,
+ * transfers match and dK,dV come home, useful FLOPs are full attention, the fast path equals the
+ * reference), N = 65536 in O(1) memory, and the step classes without a schedule. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "schedule.h"
 #include "test_main.h"
+#include "model_fixtures.h"
 
-static rs_problem_t small(int64_t s, int64_t n, rs_layout_t layout, bool causal, rs_pass_t pass) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.seq_tokens = s, p.n_ranks = n, p.layout = layout, p.causal = causal, p.pass = pass;
-    p.q_heads = 4, p.kv_heads = 2, p.head_dim = 16, p.tile_q = 3, p.tile_k = 2;
-    return p;
-}
-
-/* ---- seed figures -------------------------------------------------------------------------- */
-static void test_seed_memory_figures(void) {
-    rs_problem_t p = small(1000000, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD);
-    p.q_heads = p.kv_heads = 1;
-    p.head_dim = 8192; /* the seed's "hidden dimension d = 8192" as one head */
-    CU_ASSERT_EQUAL(rs_problem_validate(&p, NULL), 0);
-    /* 3 * 10^6 * 8192 * 2 bytes = 49.152 GB */
-    CU_ASSERT_EQUAL(rs_problem_qkv_bytes(&p), 49152000000ULL);
-    /* 10^12 elements * 2 bytes = 2 TB */
-    CU_ASSERT_EQUAL(rs_problem_scores_bytes(&p), 2000000000000ULL);
-}
-
-/* ---- diagonal counts ----------------------------------------------------------------------- */
 static void test_diag_pairs_bruteforce(void) {
     for (int64_t n = 0; n <= 9; n++)
         for (int64_t d = -11; d <= 11; d++) {
@@ -57,7 +40,6 @@ static void test_tile_hand_value(void) {
     CU_ASSERT_EQUAL(rs_diag_exec_pairs(16384, 0, 128, 128), 128ULL * 129 / 2 * 128 * 128);
 }
 
-/* ---- invariants over every layout, pass, mask ------------------------------------------------ */
 typedef void (*check_fn)(const rs_problem_t *p, rs_schedule_t *s);
 
 static void for_all(check_fn fn) {
@@ -68,7 +50,7 @@ static void for_all(check_fn fn) {
                 for (int ps = 0; ps < RS_PASS_COUNT; ps++) {
                     int64_t n = ns[ni];
                     int64_t s = 2 * n * 5; /* B = 10, zigzag chunks of 5 (not multiples of the tile) */
-                    rs_problem_t p = small(s, n, (rs_layout_t)l, c, (rs_pass_t)ps);
+                    rs_problem_t p = rs_test_small_problem(s, n, (rs_layout_t)l, c, (rs_pass_t)ps);
                     rs_schedule_t *sch = rs_schedule_create(&p, NULL);
                     CU_ASSERT_PTR_NOT_NULL_FATAL(sch);
                     fn(&p, sch);
@@ -191,14 +173,17 @@ static void check_striped_spread(const rs_problem_t *p, rs_schedule_t *s) {
 }
 
 static void test_every_block_visits_every_rank_once(void) { for_all(check_visits); }
+
 static void test_transfers_match_and_dkv_come_home(void) { for_all(check_transfers); }
+
 static void test_flops_sum_to_full_attention_and_balance(void) { for_all(check_flops); }
+
 static void test_striped_spread(void) { for_all(check_striped_spread); }
 
 static void test_zigzag_striped_equal_work_large(void) {
     /* Llama-3-8B-like, N = 64: zigzag exactly balanced; contiguous rank N-1 does ~2x the mean */
     for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
-        rs_problem_t p = small(64 * 1024, 64, (rs_layout_t)l, true, RS_PASS_FORWARD);
+        rs_problem_t p = rs_test_small_problem(64 * 1024, 64, (rs_layout_t)l, true, RS_PASS_FORWARD);
         rs_schedule_t *s = rs_schedule_create(&p, NULL);
         uint64_t first = 0, last = 0;
         for (int64_t k = 0; k < 64; k++) {
@@ -219,7 +204,7 @@ static void test_zigzag_striped_equal_work_large(void) {
 }
 
 static void test_identical_input_identical_schedule(void) {
-    rs_problem_t p = small(4096, 16, RS_LAYOUT_ZIGZAG, true, RS_PASS_BACKWARD);
+    rs_problem_t p = rs_test_small_problem(4096, 16, RS_LAYOUT_ZIGZAG, true, RS_PASS_BACKWARD);
     rs_schedule_t *a = rs_schedule_create(&p, NULL), *b = rs_schedule_create(&p, NULL);
     for (int64_t r = 0; r < 16; r++)
         for (int64_t k = 0; k < rs_schedule_n_steps(a); k++) {
@@ -234,7 +219,7 @@ static void test_identical_input_identical_schedule(void) {
 
 static void test_huge_ring_is_o1(void) {
     /* N = 65,536: creation is O(1); spot-check steps and per-rank totals of zigzag (= total / N) */
-    rs_problem_t p = small(65536LL * 2 * 64, 65536, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD);
+    rs_problem_t p = rs_test_small_problem(65536LL * 2 * 64, 65536, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     uint64_t want = rs_problem_total_flops(&p) / 65536;
@@ -255,58 +240,85 @@ static void test_huge_ring_is_o1(void) {
     rs_schedule_free(s);
 }
 
-/* ---- validation ---------------------------------------------------------------------------- */
-static void expect_invalid(rs_problem_t p, const char *needle) {
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_problem_validate(&p, &err), -1);
-    if (!strstr(err.msg, needle)) fprintf(stderr, "  message '%s' lacks '%s'\n", err.msg, needle);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));
-    CU_ASSERT_PTR_NULL(rs_schedule_create(&p, NULL));
+/* The closed form's schedule-free classes equal the schedule's, every layout, mask, N and tile. */
+static void test_problem_classes(void) {
+    const int64_t ns[] = {1, 2, 5, 8}, tiles[] = {1, 64, 128};
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned t = 0; t < 3; t++)
+            for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+                for (int causal = 0; causal < 2; causal++) {
+                    rs_problem_t p = rs_test_kernel_problem(ns[i], 1000, (rs_layout_t)l, RS_PASS_BACKWARD, causal);
+                    p.tile_q = tiles[t], p.tile_k = tiles[t] ? tiles[t] / 2 + 1 : 1;
+                    rs_schedule_t *s = rs_schedule_create(&p, NULL);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                    uint64_t u1[3], x1[3], u2[3], x2[3];
+                    rs_schedule_flops_classes(s, u1, x1);
+                    for (unsigned want = 1; want < 8; want++) {
+                        rs_problem_flops_classes(&p, want, u2, x2);
+                        for (int c = 0; c < 3; c++) {
+                            CU_ASSERT_EQUAL(u2[c], want >> c & 1u ? u1[c] : 0);
+                            CU_ASSERT_EQUAL(x2[c], want >> c & 1u ? x1[c] : 0);
+                        }
+                    }
+                    rs_schedule_free(s);
+                }
 }
 
-static void test_validation_messages(void) {
-    rs_problem_t p = small(1024, 8, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD);
-    rs_problem_t q = p;
-    q.n_ranks = 0;
-    expect_invalid(q, "--ranks 0: must be in [1,");
-    q = p;
-    q.seq_tokens = 1000;
-    expect_invalid(q, "--seq 1000: must be divisible by 2*N = 16 for the zigzag layout");
-    q = p;
-    q.layout = RS_LAYOUT_CONTIGUOUS;
-    q.seq_tokens = 1001;
-    expect_invalid(q, "must be divisible by N = 8");
-    q = p;
-    q.q_heads = 6;
-    q.kv_heads = 4;
-    expect_invalid(q, "--heads 6: must be a multiple of --kv-heads 4");
-    q = p;
-    q.head_dim = -1;
-    expect_invalid(q, "--head-dim -1");
-    q = p;
-    q.seq_tokens = 1LL << 31;
-    q.batch = 1 << 20;
-    q.q_heads = 1 << 10;
-    expect_invalid(q, "overflows 64 bits");
+/* A class's block kinds without a schedule are the masks of the schedule's step at its representative
+ * (rank, step). Every layout, mask, pass, N, B and tile (B = 1, 2: a diagonal block of one token is
+ * full, a shifted one skipped). */
+static void test_problem_class_kinds(void) {
+    const int64_t ns[] = {1, 2, 5, 8}, tiles[] = {1, 64, 128}, bs[] = {2, 1000, 1};
+    int bad = 0, seen = 0;
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned t = 0; t < 3; t++)
+            for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+                for (int pass = 0; pass < 2; pass++)
+                    for (int causal = 0; causal < 2; causal++) {
+                        if (bs[t] == 1 && l == RS_LAYOUT_ZIGZAG) continue; /* zigzag needs B even */
+                        rs_problem_t p = rs_test_kernel_problem(ns[i], bs[t], (rs_layout_t)l, (rs_pass_t)pass, causal);
+                        p.tile_q = tiles[t], p.tile_k = tiles[t] / 2 + 1;
+                        rs_schedule_t *s = rs_schedule_create(&p, NULL);
+                        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+                        const int64_t n = ns[i], rep[3][2] = {{n - 1, 1}, {0, 0}, {0, 1}};
+                        for (int c = 0; c < 3; c++) {
+                            unsigned char kinds[RS_MAX_BLOCKS];
+                            const int segs = rs_problem_class_kinds(&p, c, kinds);
+                            if (n < 2 && c != 1) {
+                                bad += segs != 0;
+                                continue;
+                            }
+                            rs_step_t w;
+                            rs_schedule_step(s, rep[c][0], rep[c][1], &w);
+                            bad += segs != w.n_q_segs || segs != w.n_kv_segs || segs * segs != w.n_blocks;
+                            for (int q = 0; q < w.n_q_segs; q++) bad += w.q_segs[q].count * segs != bs[t] || w.kv_segs[q].count * segs != bs[t];
+                            for (int b = 0; b < w.n_blocks && b < segs * segs; b++) {
+                                const rs_block_t *wb = &w.blocks[b];
+                                const int want = wb->mask == RS_MASK_FULL   ? RS_KIND_FULL
+                                                 : wb->mask == RS_MASK_SKIP ? RS_KIND_SKIP
+                                                 : wb->diag == 0            ? RS_KIND_DIAG0
+                                                 : wb->diag == 1            ? RS_KIND_DIAG1
+                                                                            : -1;
+                                bad += kinds[b] != want || wb->q_seg != b / segs || wb->kv_seg != b % segs;
+                                seen += wb->mask == RS_MASK_DIAG;
+                            }
+                        }
+                        rs_schedule_free(s);
+                    }
+    CU_ASSERT_EQUAL(bad, 0);
+    if (seen <= 50) fprintf(stderr, "  %d diagonal blocks\n", seen);
+    CU_ASSERT(seen > 50);
 }
 
-int main(void) {
-    static const rs_test_case_t figures[] = {
-        {"seed memory figures (49.15 GB, 2 TB)", test_seed_memory_figures},
-        {"diagonal pairs and tiles vs brute force", test_diag_pairs_bruteforce},
-        {"tile counts by hand", test_tile_hand_value},
-        {NULL, NULL}};
-    static const rs_test_case_t invariants[] = {
-        {"every KV block visits every rank once", test_every_block_visits_every_rank_once},
-        {"transfers match; dK,dV come home", test_transfers_match_and_dkv_come_home},
-        {"useful FLOPs = full attention; balance; fast == reference", test_flops_sum_to_full_attention_and_balance},
-        {"striped spread is one diagonal per rank", test_striped_spread},
-        {"zigzag equal, contiguous unequal (N=64)", test_zigzag_striped_equal_work_large},
-        {"identical input, identical schedule", test_identical_input_identical_schedule},
-        {"N = 65536 without N^2 memory", test_huge_ring_is_o1},
-        {NULL, NULL}};
-    static const rs_test_case_t validation[] = {{"bad problems are named", test_validation_messages}, {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {
-        {"schedule figures", figures}, {"schedule invariants", invariants}, {"schedule validation", validation}};
-    return rs_test_main(suites, 3);
-}
+RS_TEST_MAIN1("schedule",
+    {"diagonal pairs and tiles vs brute force", test_diag_pairs_bruteforce},
+    {"tile counts by hand", test_tile_hand_value},
+    {"every KV block visits every rank once", test_every_block_visits_every_rank_once},
+    {"transfers match; dK,dV come home", test_transfers_match_and_dkv_come_home},
+    {"useful FLOPs = full attention; balance; fast == reference", test_flops_sum_to_full_attention_and_balance},
+    {"striped spread is one diagonal per rank", test_striped_spread},
+    {"zigzag equal, contiguous unequal (N=64)", test_zigzag_striped_equal_work_large},
+    {"identical input, identical schedule", test_identical_input_identical_schedule},
+    {"N = 65536 without N^2 memory", test_huge_ring_is_o1},
+    {"schedule-free step classes == the schedule's", test_problem_classes},
+    {"a class's block kinds without a schedule == the schedule's step", test_problem_class_kinds})

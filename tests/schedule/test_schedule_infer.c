@@ -1,26 +1,12 @@
-/* test_infer_schedule.c - the inference variants of the schedule (docs/inference.md): a cached prefix,
- * pass-kv and pass-q, decode. Hand-derived bytes and FLOPs per (rank, step), the masks against a
- * brute-force count over token positions, invariants over every layout, validation messages. */
+/* test_schedule_infer.c - the inference variants of the schedule (schedule.c; docs/inference.md): a
+ * cached prefix, pass-kv and pass-q, decode. Hand-derived bytes and FLOPs per (rank, step), the masks
+ * against a brute-force count over token positions, invariants over every layout. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "schedule.h"
 #include "test_main.h"
-
-static rs_problem_t infer(int64_t t, int64_t cached, int64_t n, rs_layout_t layout, rs_ring_t ring) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.seq_tokens = t, p.cached_tokens = cached, p.n_ranks = n, p.layout = layout, p.ring = ring;
-    p.q_heads = 4, p.kv_heads = 2, p.head_dim = 16, p.tile_q = 3, p.tile_k = 2;
-    return p;
-}
-
-static rs_problem_t decode(int64_t cached, int64_t n, int64_t batch, rs_layout_t layout) {
-    rs_problem_t p = infer(1, cached, n, layout, RS_RING_PASS_Q);
-    p.decode = true;
-    p.batch = batch;
-    return p;
-}
+#include "model_fixtures.h"
 
 static void step(const rs_problem_t *p, int64_t r, int64_t k, rs_step_t *st) {
     rs_schedule_t *s = rs_schedule_create(p, NULL);
@@ -29,11 +15,10 @@ static void step(const rs_problem_t *p, int64_t r, int64_t k, rs_step_t *st) {
     rs_schedule_free(s);
 }
 
-/* ---- hand-derived steps ----------------------------------------------------------------------- */
 /* T = 4 new tokens on P = 4 cached, N = 2, contiguous, 4/2 heads, d = 16, bf16: B = Bc = 2. Rank 0
  * holds cached {0,1} and new {4,5}, rank 1 cached {2,3} and new {6,7}. FLOPs per pair 4 d Hq = 256. */
 static void test_pass_kv_cached_by_hand(void) {
-    rs_problem_t p = infer(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_KV);
+    rs_problem_t p = rs_test_infer_problem(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_KV);
     rs_step_t st;
     /* K,V block: 2 x (2 + 2) tokens x 2 heads x 16 x 2 bytes = 512 */
     CU_ASSERT_EQUAL(rs_problem_kv_bytes(&p), 512);
@@ -60,7 +45,7 @@ static void test_pass_kv_cached_by_hand(void) {
 }
 
 static void test_pass_q_cached_by_hand(void) {
-    rs_problem_t p = infer(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_Q);
+    rs_problem_t p = rs_test_infer_problem(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_Q);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     CU_ASSERT_EQUAL(rs_schedule_n_steps(s), 3);
@@ -90,7 +75,7 @@ static void test_pass_q_cached_by_hand(void) {
     CU_ASSERT_EQUAL(st.send_bytes, 288);
     CU_ASSERT_EQUAL(st.send_peer, -1);
     /* N = 4: each rank returns 3 partials */
-    rs_problem_t q = infer(8, 8, 4, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_Q);
+    rs_problem_t q = rs_test_infer_problem(8, 8, 4, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_Q);
     step(&q, 3, 4, &st);
     CU_ASSERT(st.a2a);
     CU_ASSERT_EQUAL(st.recv_bytes, 3 * rs_problem_part_bytes(&q));
@@ -98,7 +83,7 @@ static void test_pass_q_cached_by_hand(void) {
 
 /* Decode: 3 sequences on N = 2, P = 4 (contiguous): rank 0 owns sequences 0 and 2, rank 1 owns 1. */
 static void test_decode_by_hand(void) {
-    rs_problem_t p = decode(4, 2, 3, RS_LAYOUT_CONTIGUOUS);
+    rs_problem_t p = rs_test_decode_problem(4, 2, 3, RS_LAYOUT_CONTIGUOUS);
     CU_ASSERT_EQUAL(rs_problem_rank_seqs(&p, 0), 2);
     CU_ASSERT_EQUAL(rs_problem_rank_seqs(&p, 1), 1);
     /* buffers hold ceil(3/2) = 2 sequences: Q 2 x 4 x 16 x 2 = 256, partial 2 x 4 x 36 = 288 */
@@ -132,7 +117,6 @@ static void test_decode_by_hand(void) {
     rs_schedule_free(s);
 }
 
-/* ---- masks against token positions ----------------------------------------------------------- */
 /* Every block of every (rank, step): its pair count and mask agree with a brute-force count over the
  * token positions (query at position a sees key b iff b <= a, or always without the mask). */
 static void check_masks(const rs_problem_t *p) {
@@ -169,14 +153,13 @@ static void test_masks_with_cache(void) {
         for (int ring = 0; ring < RS_RING_COUNT; ring++)
             for (int c = 0; c < 2; c++)
                 for (int64_t n = 1; n <= 4; n++) {
-                    rs_problem_t p = infer(2 * n * 3, 2 * n * 5, n, (rs_layout_t)l, (rs_ring_t)ring);
+                    rs_problem_t p = rs_test_infer_problem(2 * n * 3, 2 * n * 5, n, (rs_layout_t)l, (rs_ring_t)ring);
                     p.causal = c;
                     check_masks(&p);
                 }
-    for (int l = 0; l < RS_LAYOUT_COUNT; l++) check_masks((rs_problem_t[]){decode(24, 3, 5, (rs_layout_t)l)});
+    for (int l = 0; l < RS_LAYOUT_COUNT; l++) check_masks((rs_problem_t[]){rs_test_decode_problem(24, 3, 5, (rs_layout_t)l)});
 }
 
-/* ---- invariants over the variants ------------------------------------------------------------ */
 /* Every (query owner, K,V owner) pair is computed once; FLOPs sum to full attention with the cache;
  * the fast path equals the reference; what r sends at step k, r+1 receives; an all-to-all only at
  * pass-q's step N. */
@@ -232,7 +215,7 @@ static void test_variant_invariants(void) {
             for (int ring = 0; ring < RS_RING_COUNT; ring++)
                 for (int c = 0; c < 2; c++) {
                     const int64_t n = ns[ni];
-                    rs_problem_t p = infer(2 * n * 5, 2 * n * 7, n, (rs_layout_t)l, (rs_ring_t)ring);
+                    rs_problem_t p = rs_test_infer_problem(2 * n * 5, 2 * n * 7, n, (rs_layout_t)l, (rs_ring_t)ring);
                     p.causal = c;
                     p.batch = 2;
                     check_variant(&p);
@@ -240,14 +223,14 @@ static void test_variant_invariants(void) {
                     check_variant(&p);
                 }
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
-        for (int64_t b = 1; b <= 9; b += 4) check_variant((rs_problem_t[]){decode(2 * 3 * 4, 3, b, (rs_layout_t)l)});
+        for (int64_t b = 1; b <= 9; b += 4) check_variant((rs_problem_t[]){rs_test_decode_problem(2 * 3 * 4, 3, b, (rs_layout_t)l)});
 }
 
 /* pass-q computes exactly the pass-kv work, moved between ranks: same total, the per-rank totals of
  * the balanced layouts equal. */
 static void test_pass_q_same_work_as_pass_kv(void) {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
-        rs_problem_t a = infer(64, 128, 4, (rs_layout_t)l, RS_RING_PASS_KV), b = a;
+        rs_problem_t a = rs_test_infer_problem(64, 128, 4, (rs_layout_t)l, RS_RING_PASS_KV), b = a;
         b.ring = RS_RING_PASS_Q;
         CU_ASSERT_EQUAL(rs_problem_total_flops(&a), rs_problem_total_flops(&b));
         rs_schedule_t *sa = rs_schedule_create(&a, NULL), *sb = rs_schedule_create(&b, NULL);
@@ -268,69 +251,10 @@ static void test_pass_q_same_work_as_pass_kv(void) {
     }
 }
 
-/* ---- validation ------------------------------------------------------------------------------ */
-static void expect_invalid(rs_problem_t p, const char *needle) {
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_problem_validate(&p, &err), -1);
-    if (!strstr(err.msg, needle)) fprintf(stderr, "  message '%s' lacks '%s'\n", err.msg, needle);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, needle));
-}
-
-static void test_validation(void) {
-    rs_problem_t p = infer(1024, 1000, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q);
-    expect_invalid(p, "--cached 1000: must be divisible by 2*N = 16: the cache is sharded by the zigzag layout");
-    p.cached_tokens = 1004, p.layout = RS_LAYOUT_STRIPED;
-    expect_invalid(p, "--cached 1004: must be divisible by N = 8");
-    p = infer(1000, 1024, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q);
-    expect_invalid(p, "--seq 1000: must be divisible by 2*N = 16");
-    p = infer(1024, 1024, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_KV);
-    p.pass = RS_PASS_BACKWARD;
-    expect_invalid(p, "--cached 1024: a KV cache is an inference input");
-    p.cached_tokens = 0, p.ring = RS_RING_PASS_Q;
-    expect_invalid(p, "--ring pass-q: only inference passes");
-    rs_problem_t d = decode(1024, 8, 4, RS_LAYOUT_ZIGZAG);
-    d.causal = false;
-    expect_invalid(d, "--pass decode: needs the causal mask");
-    d = decode(1024, 8, 4, RS_LAYOUT_ZIGZAG);
-    d.ring = RS_RING_PASS_KV;
-    expect_invalid(d, "--pass decode: runs as --ring pass-q");
-    d = decode(1024, 8, 4, RS_LAYOUT_ZIGZAG);
-    d.seq_tokens = 4;
-    expect_invalid(d, "--seq 4: a decode step adds one token per sequence");
-    d = decode(1004, 8, 4, RS_LAYOUT_CONTIGUOUS);
-    expect_invalid(d, "--cached 1004: must be divisible by N = 8");
-    d = decode(1024, 8, 4, RS_LAYOUT_ZIGZAG);
-    CU_ASSERT_EQUAL(rs_problem_validate(&d, NULL), 0);
-    d.pass = RS_PASS_BACKWARD;
-    expect_invalid(d, "--pass decode: a decode step is a forward pass");
-}
-
-/* pass-q without a cache is valid; the note names the pass-kv equivalent and both byte counts. */
-static void test_pass_q_without_cache_note(void) {
-    char buf[512];
-    rs_problem_t p = infer(1024, 0, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q);
-    CU_ASSERT_EQUAL(rs_problem_validate(&p, NULL), 0);
-    rs_problem_note(&p, buf, sizeof buf);
-    /* Q: 128 x 4 x 16 x 2 = 16384; K,V: 2 x 128 x 2 x 16 x 2 = 16384; all-to-all 7 x 128 x 4 x 36 = 129024 */
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--ring pass-kv, which is its equivalent"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "Q block (16384 bytes) instead of K,V (16384 bytes)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "all-to-all of 129024 bytes"));
-    p.cached_tokens = 1024;
-    CU_ASSERT_STRING_EQUAL(rs_problem_note(&p, buf, sizeof buf), "");
-    p = infer(1024, 0, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_KV);
-    CU_ASSERT_STRING_EQUAL(rs_problem_note(&p, buf, sizeof buf), "");
-}
-
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"pass-kv with a cache: bytes and FLOPs per step by hand", test_pass_kv_cached_by_hand},
-        {"pass-q with a cache: bytes, FLOPs and the all-to-all by hand", test_pass_q_cached_by_hand},
-        {"decode: sequences per owner, bytes and FLOPs by hand", test_decode_by_hand},
-        {"masks with a cached prefix vs token positions", test_masks_with_cache},
-        {"variant invariants (every pair once, totals, fast path, transfers)", test_variant_invariants},
-        {"pass-q does pass-kv's work, mirrored", test_pass_q_same_work_as_pass_kv},
-        {"bad variants are named", test_validation},
-        {"pass-q without a cache says its pass-kv equivalent", test_pass_q_without_cache_note},
-        {NULL, NULL}};
-    return rs_test_main1("inference schedule", cases);
-}
+RS_TEST_MAIN1("schedule inference",
+    {"pass-kv with a cache: bytes and FLOPs per step by hand", test_pass_kv_cached_by_hand},
+    {"pass-q with a cache: bytes, FLOPs and the all-to-all by hand", test_pass_q_cached_by_hand},
+    {"decode: sequences per owner, bytes and FLOPs by hand", test_decode_by_hand},
+    {"masks with a cached prefix vs token positions", test_masks_with_cache},
+    {"variant invariants (every pair once, totals, fast path, transfers)", test_variant_invariants},
+    {"pass-q does pass-kv's work, mirrored", test_pass_q_same_work_as_pass_kv})

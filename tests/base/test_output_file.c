@@ -1,0 +1,167 @@
+/* test_output_file.c - the writers of output files (output_file.c), outside a run: "-" is stdout, a
+ * file is written to a temporary beside it and renamed over it at the commit, an abort leaves neither
+ * the file nor a temporary, a reserved temporary is filled by another writer, a symbolic link stays a
+ * link, a device is written in place, a killed run's temporaries are removed, and every refusal's
+ * message. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "output.h"
+#include "test_main.h"
+
+static void test_stdout(void) {
+    rs_output_t o;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_output_open(&o, "-", &err), 0);
+    CU_ASSERT_TRUE(o.to_stdout);
+    CU_ASSERT_PTR_EQUAL(o.fp, stdout);
+    CU_ASSERT_EQUAL(rs_output_close(&o, &err), 0); /* stdout is checked once, at the command's end */
+    CU_ASSERT_EQUAL_FATAL(rs_output_open(&o, "-", &err), 0);
+    rs_output_abort(&o);
+    CU_ASSERT_PTR_NULL(o.fp);
+}
+
+static void test_commit_and_abort(void) {
+    rs_err_t err = {0};
+    const char *path = rs_test_path("out.csv");
+    rs_output_t o;
+    CU_ASSERT_EQUAL_FATAL(rs_output_open(&o, path, &err), 0);
+    CU_ASSERT_FALSE(o.to_stdout);
+    fputs("a,b\n1,2\n", o.fp);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), -1); /* not under its name before the commit */
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 1);      /* "out.csv.tmp.PID.SEQ.ringsim" beside it */
+    CU_ASSERT_EQUAL(rs_output_close(&o, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), 8);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    /* an existing file is replaced at the commit only; an abort keeps it and leaves no temporary */
+    rs_file_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    fputs("replaced\n", f.fp);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), 8);
+    rs_file_abort(&f);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), 8);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    fputs("replaced\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    char *text = rs_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "replaced\n");
+    free(text);
+    /* a new file aborted: nothing at all */
+    const char *fresh = rs_test_path("never.csv");
+    CU_ASSERT_EQUAL_FATAL(rs_output_open(&o, fresh, &err), 0);
+    fputs("x", o.fp);
+    rs_output_abort(&o);
+    CU_ASSERT_EQUAL(rs_test_file_size(fresh), -1);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(path);
+}
+
+/* A reserved temporary is left closed for another program (gnuplot) to write. */
+static void test_reserve(void) {
+    const char *path = rs_test_path("fig.svg");
+    rs_file_t f;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_file_reserve(&f, path, &err), 0);
+    CU_ASSERT_PTR_NULL(f.fp);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.tmp_path, "fig.svg.tmp."));
+    rs_test_write_text(f.tmp_path, "<svg/>");
+    CU_ASSERT_EQUAL(rs_file_commit_now(&f, &err), 0);
+    char *text = rs_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "<svg/>");
+    free(text);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(path);
+}
+
+/* A symbolic link is followed: its target is replaced, the link stays a link. */
+static void test_symlink(void) {
+    rs_err_t err = {0};
+    const char *target = rs_test_path("target.csv"), *link = rs_test_path("link.csv");
+    rs_test_write_text(target, "old\n");
+    CU_ASSERT_EQUAL_FATAL(symlink("target.csv", link), 0);
+    rs_file_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, link, &err), 0);
+    fputs("new\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    struct stat st;
+    CU_ASSERT_EQUAL(lstat(link, &st), 0);
+    CU_ASSERT_TRUE(S_ISLNK(st.st_mode));
+    char *text = rs_test_slurp(target, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "new\n");
+    free(text);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(link);
+    remove(target);
+}
+
+/* A device is written in place at the commit (from a temporary in $TMPDIR), never replaced. */
+static void test_device(void) {
+    rs_err_t err = {0};
+    rs_file_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, "/dev/null", &err), 0);
+    CU_ASSERT_EQUAL(f.kind, 1);
+    fputs("discarded\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    struct stat st;
+    CU_ASSERT_EQUAL(stat("/dev/null", &st), 0);
+    CU_ASSERT_TRUE(S_ISCHR(st.st_mode));
+    if (access("/dev/full", W_OK) == 0) { /* a full device: the write fails at the commit */
+        CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, "/dev/full", &err), 0);
+        fputs("x\n", f.fp);
+        CU_ASSERT_EQUAL(rs_file_commit(&f, &err), -1);
+        CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: write failed: No space left on device");
+    }
+}
+
+static void test_refusals(void) {
+    rs_err_t err = {0};
+    rs_file_t f;
+    CU_ASSERT_EQUAL(rs_file_open(&f, "/nonexistent-dir/x.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "/nonexistent-dir/x.csv: cannot write: folder /nonexistent-dir does not exist");
+    CU_ASSERT_EQUAL(rs_file_open(&f, rs_test_dir, &err), -1);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot write: is a directory", rs_test_dir);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    rs_output_t o;
+    CU_ASSERT_EQUAL(rs_output_open(&o, "", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, ": cannot write: empty path");
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+/* The temporaries of a killed run (its PID gone) are removed by the next writer of the same file. */
+static void test_dead_pid_temporaries(void) {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    CU_ASSERT_FATAL(child > 0);
+    waitpid(child, NULL, 0); /* now a dead PID */
+    char left[1024], mine[1024];
+    snprintf(left, sizeof left, "%s/out.csv.tmp.%ld.3.ringsim", rs_test_dir, (long)child);
+    snprintf(mine, sizeof mine, "%s/out.csv.tmp.%ld.99.ringsim", rs_test_dir, (long)getpid()); /* alive: kept */
+    rs_test_write_text(left, "half");
+    rs_test_write_text(mine, "half");
+    rs_err_t err = {0};
+    rs_file_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, rs_test_path("out.csv"), &err), 0);
+    CU_ASSERT_EQUAL(access(left, F_OK), -1);
+    CU_ASSERT_EQUAL(access(mine, F_OK), 0);
+    rs_file_abort(&f);
+    remove(mine);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+RS_TEST_MAIN1_IN("output_file",
+    {"\"-\" is stdout", test_stdout},
+    {"a file is renamed over at the commit; an abort leaves nothing", test_commit_and_abort},
+    {"a reserved temporary is filled by another writer", test_reserve},
+    {"a symbolic link stays a link, its target replaced", test_symlink},
+    {"a device is written in place; a full one fails at the commit", test_device},
+    {"refusals: a missing folder, a directory, an empty path", test_refusals},
+    {"a killed run's temporaries are removed, a live one's kept", test_dead_pid_temporaries})

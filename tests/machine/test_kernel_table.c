@@ -1,0 +1,67 @@
+/* test_kernel_table.c - kernel curves (kernel_table.c): a curve's rate by call shape (log-log in
+ * area, nearest aspect, clamped, exact at its points) by hand, and the resolution of a call's curve
+ * with its fallbacks (nearest mask, the other pass, nearest head_dim, no dtype). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_table.h"
+#include "machine.h"
+#include "test_main.h"
+#include "model_fixtures.h"
+
+static void test_curve_interpolation(void) {
+    static rs_kernel_table_t t; /* one kernel, one curve, prepared (its logs derived) */
+    memset(&t, 0, sizeof t);
+    t.n_kernels = 1, t.n_curves = 1;
+    snprintf(t.kernel[0].name, sizeof t.kernel[0].name, "k");
+    rs_kcurve_t *cv = &t.curve[0];
+    cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 128, cv->n = 5;
+    cv->pt[0] = (rs_kpoint_t){512, 512, 100e12};
+    cv->pt[1] = (rs_kpoint_t){1024, 2048, 174.6e12}; /* two points share the area 2M */
+    cv->pt[2] = (rs_kpoint_t){2048, 1024, 165.9e12};
+    cv->pt[3] = (rs_kpoint_t){2048, 2048, 180e12};
+    cv->pt[4] = (rs_kpoint_t){8192, 8192, 200e12};
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
+    const rs_kcurve_t c = *cv;
+    for (int i = 0; i < c.n; i++) /* every point's own shape: its own rate, exactly */
+        CU_ASSERT_EQUAL(rs_kcurve_rate(&c, c.pt[i].q_tokens, c.pt[i].k_tokens), c.pt[i].flops_per_s);
+    /* clamped outside */
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&c, 128, 128), 100e12);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&c, 65536, 65536), 200e12);
+    /* 1024 x 1024 (area 1M) between 512^2 (256K) and the 2M pair; a square call is as near 1Kx2K as
+     * 2Kx1K in log aspect: the first (174.6) is used: log-log at t = ln 4 / ln 8 = 2/3 */
+    double want = exp(log(100e12) + (2.0 / 3) * (log(174.6e12) - log(100e12)));
+    RS_ASSERT_REL(rs_kcurve_rate(&c, 1024, 1024), want, 1e-14);
+    /* 4096 x 512 (area 2M, aspect 8): the 2Kx1K point (aspect 2) is nearer than 1Kx2K */
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&c, 4096, 512), 165.9e12);
+    /* 2048 x 4096 (area 8M): between 2048^2 (4M) and 8192^2 (64M) at t = ln 2 / ln 16 = 1/4 */
+    RS_ASSERT_REL(rs_kcurve_rate(&c, 2048, 4096), exp(log(180e12) + 0.25 * (log(200e12) - log(180e12))), 1e-14);
+}
+
+static void test_resolve_fallbacks(void) {
+    rs_machine_t m = rs_test_kernel_machine(RS_IMPL_FLASH_ATTN, 0);
+    rs_kresolve_t r;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
+    /* the backward has only a full curve: causal and shifted fall back to it, once each */
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_CAUSAL], 3);
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_SHIFTED], 3);
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_FORWARD][RS_KMASK_SHIFTED], 2);
+    CU_ASSERT_STRING_EQUAL(r.notes, "kernel k has no backward causal curve: using its full curve; "
+                                    "kernel k has no backward shifted curve: using its full curve");
+    /* head_dim 64: the nearest (128) with a note; fp8: no curve at all */
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_BF16, 64, &r, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no bf16 curve for head_dim 64: using its head_dim 128 curves"));
+    CU_ASSERT_EQUAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_FP8, 128, &r, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "kernel k has no curve for dtype fp8");
+    /* a pass without curves uses the other pass's */
+    m.kernels.n_curves = 3; /* forward only */
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_FULL], 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward curve: its forward curves stand in"));
+}
+
+RS_TEST_MAIN1("kernel table",
+    {"interpolation by hand (log-log in area, nearest aspect, clamped, exact at points)", test_curve_interpolation},
+    {"fallbacks: nearest mask, other pass, nearest head_dim, no dtype", test_resolve_fallbacks})
