@@ -35,7 +35,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     rs_calibrate_in_t j;
     rs_calibrate_defaults(&j);
     rs_cli_exec_cmd_t e;
-    int rc = rs_cli_exec_parse("calibrate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
+    int rc = rs_cli_exec_parse("calibrate", argc, argv, RS_OPT_GROUP(own_opts, &j), &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {0};

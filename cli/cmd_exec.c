@@ -277,7 +277,7 @@ int rs_cmd_exec(int argc, char **argv) {
     rs_exec_opts_default(&e->a.o);
     e->x.backend = "cpu";
     e->x.job.progress = RS_PROGRESS_POLL;
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &e->a, NULL, 0}, rs_cli_exec_group(&e->x),
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &e->a), rs_cli_exec_group(&e->x),
                                rs_cli_shared_group(c, NULL)};
     int rc = rs_cli_run_parse("exec", argc, argv, groups, 3, loud);
     rs_err_t err = {0};

@@ -193,7 +193,7 @@ int rs_cli_model_groups(rs_cli_model_t *m, rs_opt_group_t *groups) {
     c->n_passes = 2;
     c->passes[0] = RS_PASS_FORWARD;
     c->passes[1] = RS_PASS_BACKWARD;
-    groups[0] = (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), m, NULL, 0};
+    groups[0] = RS_OPT_GROUP(own_opts, m);
     groups[1] = rs_cli_shared_group(c, NULL);
     return 2;
 }

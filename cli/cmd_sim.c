@@ -298,7 +298,7 @@ int rs_cmd_sim(int argc, char **argv) {
     rs_sim_config_default(&o.cfg);
     rs_cli_job_t jo;
     rs_cli_job_init(&jo);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_job_group(&jo, NULL), rs_cli_shared_group(&c, NULL)};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &o), rs_cli_job_group(&jo, NULL), rs_cli_shared_group(&c, NULL)};
     int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true);
     if (rc >= 0) return rc;
     rs_sim_config_t cfg = o.cfg;

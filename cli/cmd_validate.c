@@ -192,7 +192,7 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_validate_in_t j;
     rs_validate_defaults(&j);
     j.n_masks = 0; /* --mask, or the problem's --causal after parsing */
-    int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
+    int rc = rs_cli_exec_parse("validate", argc, argv, RS_OPT_GROUP(own_opts, &j), &j.problem,
                                &j.job, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {0};

@@ -296,7 +296,7 @@ const rs_opt_t rs_cli_exec_opts[] = {
 #undef X
 
 rs_opt_group_t rs_cli_exec_group(rs_cli_exec_t *x) {
-    return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0};
+    return (rs_opt_group_t){rs_cli_exec_opts, RS_OPTS_N(rs_cli_exec_opts), x, NULL, 0, false};
 }
 
 int rs_cli_check_trace_inputs(const char *name, const rs_cli_exec_cmd_t *e, const rs_tfit_opts_t *o) {
@@ -429,19 +429,19 @@ void rs_cli_notes_print(void) {
 }
 
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip) {
-    return (rs_opt_group_t){rs_cli_shared_opts, rs_cli_shared_n, s, skip, 0};
+    return (rs_opt_group_t){rs_cli_shared_opts, rs_cli_shared_n, s, skip, 0, false};
 }
 
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     int n = 0;
     while (n < rs_cli_shared_n && strcmp(rs_cli_shared_opts[n].name, "profile") != 0) n++; /* the hardware's first */
-    return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0};
+    return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0, false};
 }
 
 rs_opt_group_t rs_cli_limits_group(rs_setup_t *s) {
     int k = 0;
     while (k < rs_cli_shared_n && strcmp(rs_cli_shared_opts[k].name, "max-time") != 0) k++; /* the limits' first */
-    return (rs_opt_group_t){rs_cli_shared_opts + k, rs_cli_shared_n - k, s, NULL, 0};
+    return (rs_opt_group_t){rs_cli_shared_opts + k, rs_cli_shared_n - k, s, NULL, 0, false};
 }
 
 static rs_cli_help_hook_fn *help_hook;

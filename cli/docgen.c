@@ -135,7 +135,7 @@ static void take_groups(void *ctx, const rs_command_t *cmd, rs_opt_group_t *grou
     d->cmd = cmd;
     d->built = true;
     const rs_opt_t *builtin[2];
-    const int n_builtin = rs_cli_builtins(groups, n_groups, builtin);
+    const int n_builtin = rs_cli_builtins(groups, n_groups, builtin), own = rs_cli_own_groups(groups, n_groups);
     for (int g = 0; g < n_groups; g++) {
         const char *section = NULL;
         for (int i = 0; i < groups[g].n; i++) {
@@ -145,7 +145,7 @@ static void take_groups(void *ctx, const rs_command_t *cmd, rs_opt_group_t *grou
             add_row(d, o, section, groups[g].dst);
             section = NULL;
         }
-        for (int i = 0; g == 0 && i < n_builtin; i++) add_row(d, builtin[i], NULL, NULL);
+        for (int i = 0; g == own - 1 && i < n_builtin; i++) add_row(d, builtin[i], NULL, NULL);
     }
 }
 

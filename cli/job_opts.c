@@ -117,7 +117,7 @@ const rs_opt_t rs_cli_job_opts[] = {
 const int rs_cli_job_n = RS_OPTS_N(rs_cli_job_opts);
 
 rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j, const char *skip) {
-    return (rs_opt_group_t){rs_cli_job_opts, rs_cli_job_n, j, skip, 0};
+    return (rs_opt_group_t){rs_cli_job_opts, rs_cli_job_n, j, skip, 0, false};
 }
 
 void rs_cli_job_init(rs_cli_job_t *j) {
