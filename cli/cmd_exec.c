@@ -286,7 +286,7 @@ int rs_cmd_exec(int argc, char **argv) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
     }
-    if (rc < 0) rc = rs_cli_check_entry_files("exec", c, groups, 3, e->a.trace, e->a.chrome, loud);
+    if (rc < 0) rc = rs_cli_check_entry_files("exec", c, groups, 3, loud);
     if (rc < 0) { /* every entry, one after the other, against --max-time and --max-memory */
         rs_estimate_t sum = {0, 0, 0}, est;
         for (int li = 0; li < c->n_layouts; li++)

@@ -214,7 +214,7 @@ int rs_cmd_model(int argc, char **argv) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
     }
-    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, trace, chrome, true)) >= 0) return rc;
+    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;

@@ -26,16 +26,18 @@ typedef struct {
 
 static int parse_nodes(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--nodes", arg, 1, 1 << 20, 1, RS_INFER_MAX_LIST, in->nodes, &in->n_nodes, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--nodes", 1, 1 << 20, 1, RS_INFER_MAX_LIST}, arg, in->nodes, &in->n_nodes, err);
 }
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--seq", arg, 1, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->new_tokens, &in->n_new, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--seq", 1, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->new_tokens, &in->n_new,
+                              err);
 }
 /* "0" is a list of one cache length: no cache */
 static int parse_cached(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--cached", arg, 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->cached, &in->n_cached, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--cached", 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->cached, &in->n_cached,
+                              err);
 }
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
     if (rs_layout_parse(arg, &((infer_cli_t *)dst)->in.config.layout))

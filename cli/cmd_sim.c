@@ -312,7 +312,7 @@ int rs_cmd_sim(int argc, char **argv) {
         rs_job_free(&job);
         return rc;
     }
-    if ((rc = rs_cli_check_entry_files("sim", &c, groups, 3, o.trace, o.chrome, true)) >= 0 ||
+    if ((rc = rs_cli_check_entry_files("sim", &c, groups, 3, true)) >= 0 ||
         (rc = check_limits(&c, &cfg, o.trace || o.chrome)) >= 0) {
         rs_job_free(&job);
         return rc;

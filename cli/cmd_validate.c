@@ -15,14 +15,13 @@
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-#include "exec_launch.h"
 #include "study_validate.h"
 #include "output.h"
 #include "subprocess.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
-    return rs_cli_parse_sizes("--blocks", arg, 2, 1 << 16, 2, RS_VALIDATE_MAX_B, j->b, &j->n_b, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", 2, 1 << 16, 2, RS_VALIDATE_MAX_B}, arg, j->b, &j->n_b, err);
 }
 
 static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
@@ -34,7 +33,7 @@ static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
 
 static int parse_ranks_list(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
-    return rs_cli_parse_sizes("--ranks-list", arg, 2, 4096, 1, 8, j->ranks_list, &j->n_ranks_list, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--ranks-list", 2, 4096, 1, 8}, arg, j->ranks_list, &j->n_ranks_list, err);
 }
 
 static int parse_mask(void *dst, const char *arg, rs_err_t *err) {
@@ -192,14 +191,14 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_validate_in_t j;
     rs_validate_defaults(&j);
     j.n_masks = 0; /* --mask, or the problem's --causal after parsing */
-    int rc = rs_cli_exec_parse("validate", argc, argv, RS_OPT_GROUP(own_opts, &j), &j.problem,
-                               &j.job, &e);
+    int rc = rs_cli_exec_parse("validate", argc, argv, RS_OPT_GROUP(own_opts, &j),
+                               (rs_cli_measure_t){&j.backend, &j.problem, &j.dtype, &j.job}, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {0};
     if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", paths, &o, &err) < 0)
             return rs_cli_usage("validate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
         return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
@@ -211,15 +210,15 @@ int rs_cmd_validate(int argc, char **argv) {
     /* the configurations: every layout x pass asked for (--layout all, --pass both) */
     j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
     if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;
-    if (j.n_ranks_list >= 1 && rs_exec_env_size() <= 0) e.c.problem.n_ranks = j.ranks_list[0]; /* (under a launcher: its size) */
+    if (j.n_ranks_list >= 1 && e.launcher_size <= 0) e.c.problem.n_ranks = j.ranks_list[0]; /* (under a launcher: its size) */
     memcpy(j.layouts, e.c.layouts, sizeof j.layouts);
     memcpy(j.passes, e.c.passes, sizeof j.passes);
     /* the problem and the hardware options: every B valid before any rank starts */
     if (!err.msg[0] && (rc = rs_cli_check_files("validate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
-    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
+    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &err) < 0 ||
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
-    if (j.n_ranks_list > 1 && rs_exec_env_size() <= 0) return validate_ranks_list(&j, argc, argv);
+    if (j.n_ranks_list > 1 && e.launcher_size <= 0) return validate_ranks_list(&j, argc, argv);
     return rs_study_validate(&j);
 }
 
