@@ -18,6 +18,7 @@
 #include "command_run.h"
 #include "commands.h"
 #include "cost.h"
+#include "docgen.h"
 #include "exec_opts.h"
 #include "from_trace.h"
 #include "job_opts.h" /* rs_cli_job_t (with SimGrid) */
@@ -30,12 +31,6 @@
 #include "shared_opts.h"
 #include "study_sweep.h"
 #include "util.h"
-
-/* The man pages (ringsim.1 and ringsim-NAME.1 per command) into dir, and the completion script of
- * shell ("bash" or "zsh") on out: from rs_commands and the option tables (cli/docgen.c). Return 0 or
- * -1 with err. */
-int rs_cli_write_man(const char *dir, rs_err_t *err);
-int rs_cli_write_completion(FILE *out, const char *shell, rs_err_t *err);
 
 /* The command lines of `ringsim model` and `ringsim sweep` as data: the command's defaults and its
  * option groups, through which the command parses (rs_cli_run_parse) and so does the option
