@@ -154,7 +154,7 @@ static void test_help(void) {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Concurrent rings (issue 20)
+ * Concurrent rings
  * ---------------------------------------------------------------------------------------------- */
 /* Bad job input: exit 2, one line naming the option and the rule, no output file. */
 static void test_job_bad_input(void) {
