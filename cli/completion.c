@@ -42,7 +42,7 @@ static void bash_values(FILE *f, const rs_doc_row_t *r) {
     }
 }
 
-static void bash_command(FILE *f, const rs_doc_cmd_t *d) {
+void rs_doc_bash_command(FILE *f, const rs_doc_cmd_t *d) {
     fprintf(f, "    %s)\n        opts='", d->cmd->name);
     for (int i = 0; i < d->n; i++) {
         const rs_opt_t *o = d->rows[i].o;
@@ -87,7 +87,7 @@ static void bash_script(FILE *f, const rs_doc_cmd_t *docs, int n) {
           "    done\n"
           "    case ${COMP_WORDS[1]} in\n", f);
     for (int i = 0; i < n; i++)
-        if (docs[i].built) bash_command(f, &docs[i]);
+        if (docs[i].built) rs_doc_bash_command(f, &docs[i]);
     fputs("    esac\n}\ncomplete -o filenames -F _ringsim ringsim\n", f);
 }
 
@@ -110,7 +110,7 @@ static void zsh_action(FILE *f, const rs_doc_row_t *r) {
     }
 }
 
-static void zsh_command(FILE *f, const rs_doc_cmd_t *d) {
+void rs_doc_zsh_command(FILE *f, const rs_doc_cmd_t *d) {
     fprintf(f, "    (%s)\n      _arguments -s -S \\\n", d->cmd->name);
     for (int i = 0; i < d->n; i++) {
         const rs_doc_row_t *r = &d->rows[i];
@@ -169,7 +169,7 @@ static void zsh_script(FILE *f, const rs_doc_cmd_t *docs, int n) {
     fputs("  )\n  if (( CURRENT == 2 )); then\n    _describe -t commands 'ringsim command' commands\n    return\n  fi\n"
           "  local cmd=$words[2]\n  shift words\n  (( CURRENT-- ))\n  case $cmd in\n", f);
     for (int i = 0; i < n; i++)
-        if (docs[i].built) zsh_command(f, &docs[i]);
+        if (docs[i].built) rs_doc_zsh_command(f, &docs[i]);
     fputs("  esac\n}\n\n_ringsim \"$@\"\n", f);
 }
 

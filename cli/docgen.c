@@ -92,8 +92,7 @@ static void add_row(rs_doc_cmd_t *d, const rs_opt_t *o, const char *section, voi
     classify(r, dst);
 }
 
-/* The help hook: the rows in --help order, with the section headings and the built-in rows. */
-static void take_groups(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups) {
+void rs_doc_take_groups(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups) {
     rs_doc_cmd_t *d = ctx;
     d->cmd = cmd;
     d->built = true;
@@ -123,7 +122,7 @@ rs_doc_cmd_t *rs_doc_read_commands(int *n_out) {
         char name[64], help[] = "--help";
         snprintf(name, sizeof name, "%s", rs_commands[i].name);
         char *argv[] = {name, help, NULL};
-        rs_cli_set_help_hook(take_groups, &docs[i]);
+        rs_cli_set_help_hook(rs_doc_take_groups, &docs[i]);
         rs_commands[i].run(2, argv);
         rs_cli_set_help_hook(NULL, NULL);
     }

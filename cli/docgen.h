@@ -39,6 +39,10 @@ typedef struct {
     rs_doc_row_t rows[RS_DOC_MAX_ROWS];
 } rs_doc_cmd_t;
 
+/* The help hook (command_run.h) that reads a command's groups into ctx, an rs_doc_cmd_t: its rows in
+ * --help order, with the section headings and the built-in rows. Can't fail (rows past
+ * RS_DOC_MAX_ROWS are dropped). */
+void rs_doc_take_groups(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups);
 /* Every command of rs_commands, its tables read (run with --help under the hook), into a malloc'd
  * array (free it) of *n_out entries. NULL on OOM. */
 rs_doc_cmd_t *rs_doc_read_commands(int *n_out);
@@ -49,6 +53,13 @@ void rs_doc_append_word(char *buf, size_t len, const char *w, size_t n);
 void rs_doc_append_names(char *buf, size_t len, const char *const *names);
 /* The presets a NAME argument of option o names (by its name: profile, inter, model), or NULL. */
 const char *const *rs_doc_preset_names(const rs_opt_t *o);
+
+/* The man page of one command, ringsim-NAME.1, on f (man_pages.c). Can't fail (f's errors are its
+ * writer's). */
+void rs_doc_man_page(FILE *f, const rs_doc_cmd_t *d);
+/* One command's case of the bash and of the zsh completion function (completion.c). Can't fail. */
+void rs_doc_bash_command(FILE *f, const rs_doc_cmd_t *d);
+void rs_doc_zsh_command(FILE *f, const rs_doc_cmd_t *d);
 
 /* The man pages (ringsim.1 and ringsim-NAME.1 per command) into dir (man_pages.c), and the completion
  * script of shell ("bash" or "zsh") on out (completion.c). Return 0 or -1 with err. */

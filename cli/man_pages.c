@@ -85,18 +85,13 @@ static void man_option(FILE *f, const rs_opt_t *o) {
     fputc('\n', f);
 }
 
-/* ringsim-NAME.1 */
-static int man_command(const char *dir, const rs_doc_cmd_t *d, rs_err_t *err) {
+void rs_doc_man_page(FILE *f, const rs_doc_cmd_t *d) {
     const rs_command_t *c = d->cmd;
-    char path[4096], title[96], name[96];
-    snprintf(path, sizeof path, "%s/ringsim-%s.1", dir, c->name);
+    char title[96], name[96];
     snprintf(name, sizeof name, "ringsim-%s", c->name);
     snprintf(title, sizeof title, "RINGSIM-%s", c->name);
     for (char *t = title; *t; t++)
         if (*t >= 'a' && *t <= 'z') *t = (char)(*t - 'a' + 'A');
-    rs_file_t out;
-    if (rs_file_open(&out, path, err)) return -1;
-    FILE *f = out.fp;
     man_header(f, title, name, c->summary);
     /* usage: "usage: LINE" and lines indented under it up to the first blank line, then the text */
     const char *u = c->usage, *body = strstr(u, "\n\n");
@@ -137,6 +132,15 @@ static int man_command(const char *dir, const rs_doc_cmd_t *d, rs_err_t *err) {
         roff_block(f, c->notes);
     }
     fputs(".SH SEE ALSO\n.BR ringsim (1)\n", f);
+}
+
+/* ringsim-NAME.1 in dir. Returns 0 or -1 with err. */
+static int man_command(const char *dir, const rs_doc_cmd_t *d, rs_err_t *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ringsim-%s.1", dir, d->cmd->name);
+    rs_file_t out;
+    if (rs_file_open(&out, path, err)) return -1;
+    rs_doc_man_page(out.fp, d);
     return rs_file_commit(&out, err);
 }
 
