@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture.h"
+#include "cli_test.h"
 #include "command_files.h"
 #include "harness.h"
 #include "test_main.h"

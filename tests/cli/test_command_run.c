@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "cli_test.h"
 #include "command_run.h"
 #include "test_main.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "cli_test.h"
 #include "exec_opts.h"
 #include "study_calibrate.h"
 #include "test_main.h"
@@ -21,18 +21,12 @@ static const rs_opt_t own_opts[] = {
 static rs_calibrate_in_t j;
 static rs_cli_exec_cmd_t e;
 static own_t own;
-static char *words_argv[64];
+static char **words_argv;
 static int words_argc;
 
 /* calibrate's line of words (no quoting), parsed into e for the study j (defaults first). */
 static int parse(const char *words) {
-    static char buf[2048];
-    snprintf(buf, sizeof buf, "%s", words);
-    words_argc = 0;
-    words_argv[words_argc++] = "calibrate";
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && words_argc < 63; t = strtok_r(NULL, " ", &save))
-        words_argv[words_argc++] = t;
-    words_argv[words_argc] = NULL;
+    words_argv = rs_cli_test_argv("calibrate", words, &words_argc);
     rs_calibrate_defaults(&j);
     memset(&own, 0, sizeof own);
     return rs_cli_exec_parse("calibrate", words_argc, words_argv, RS_OPT_GROUP(own_opts, &own),

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "cli_test.h"
 #include "from_trace.h"
 #include "harness.h"
 #include "study_calibrate.h"
@@ -29,13 +29,8 @@ static rs_cli_exec_cmd_t e;
 static own_t own;
 
 static void parse(const char *words) {
-    static char buf[8192];
-    static char *argv[200];
-    snprintf(buf, sizeof buf, "%s", words);
-    int argc = 0;
-    argv[argc++] = "calibrate";
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 199; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
-    argv[argc] = NULL;
+    int argc;
+    char **argv = rs_cli_test_argv("calibrate", words, &argc);
     rs_calibrate_defaults(&j);
     memset(&own, 0, sizeof own);
     CU_ASSERT_EQUAL_FATAL(rs_cli_exec_parse("calibrate", argc, argv, RS_OPT_GROUP(own_opts, &own),

@@ -4,6 +4,7 @@
  * refuses to build. */
 #include <string.h>
 
+#include "cli_test.h"
 #include "job_opts.h"
 #include "test_main.h"
 
@@ -11,13 +12,8 @@
 static rs_cli_job_t job;
 
 static int parse_job(const char *words, rs_opt_group_t *g, rs_err_t *err) {
-    static char buf[4096];
-    static char *argv[64];
-    snprintf(buf, sizeof buf, "%s", words);
-    int argc = 0;
-    argv[argc++] = "sim";
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
-    argv[argc] = NULL;
+    int argc;
+    char **argv = rs_cli_test_argv("sim", words, &argc);
     rs_cli_job_init(&job);
     *g = rs_cli_job_group(&job, NULL);
     return rs_cli_parse("sim", argc, argv, g, 1, err);

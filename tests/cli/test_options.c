@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_test.h"
 #include "harness.h"
 #include "options.h"
 #include "test_main.h"
@@ -46,13 +47,8 @@ static const rs_opt_t demo_opts[] = {
 
 /* argv from shell-like words (no quoting), argv[0] "demo"; parsed into d (zeroed first). */
 static int parse_words(const char *words, demo_t *d, rs_opt_group_t *g, rs_err_t *err) {
-    static char buf[1024];
-    static char *argv[64];
-    snprintf(buf, sizeof buf, "%s", words);
-    int argc = 0;
-    argv[argc++] = "demo";
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
-    argv[argc] = NULL;
+    int argc;
+    char **argv = rs_cli_test_argv("demo", words, &argc);
     memset(d, 0, sizeof *d);
     *g = RS_OPT_GROUP(demo_opts, d);
     return rs_cli_parse("demo", argc, argv, g, 1, err);

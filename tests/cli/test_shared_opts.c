@@ -3,19 +3,15 @@
  * value, the problem-only and limits-only groups, and the forward-only rule of inference problems. */
 #include <string.h>
 
+#include "cli_test.h"
 #include "options.h"
 #include "shared_opts.h"
 #include "test_main.h"
 
 /* Parse words (no quoting) as a command with the shared group only, into a fresh default setup. */
 static int parse_shared(const char *words, rs_setup_t *s, rs_opt_group_t *g, rs_err_t *err) {
-    static char buf[4096];
-    static char *argv[200];
-    snprintf(buf, sizeof buf, "%s", words);
-    int argc = 0;
-    argv[argc++] = "demo";
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 199; t = strtok_r(NULL, " ", &save)) argv[argc++] = t;
-    argv[argc] = NULL;
+    int argc;
+    char **argv = rs_cli_test_argv("demo", words, &argc);
     rs_setup_default(s);
     *g = rs_cli_shared_group(s, NULL);
     return rs_cli_parse("demo", argc, argv, g, 1, err);

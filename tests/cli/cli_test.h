@@ -1,11 +1,26 @@
-/* capture.h - what the command layer's unit tests share: the text a call prints on stdout or stderr,
- * caught in a temporary file behind the descriptor. */
-#ifndef RS_TEST_CLI_CAPTURE_H
-#define RS_TEST_CLI_CAPTURE_H
+/* cli_test.h - what the command layer's unit tests share: a command line from words, and the text a
+ * call prints on stdout or stderr (caught in a temporary file behind the descriptor). */
+#ifndef RS_TEST_CLI_TEST_H
+#define RS_TEST_CLI_TEST_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+/* argv of command cmd and the space-separated words (no quoting), NULL-terminated, into static
+ * storage (valid until the next call); *argc its count. */
+static inline char **rs_cli_test_argv(const char *cmd, const char *words, int *argc) {
+    static char buf[8192];
+    static char *argv[256];
+    snprintf(buf, sizeof buf, "%s", words);
+    int n = 0;
+    argv[n++] = (char *)cmd;
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < 255; t = strtok_r(NULL, " ", &save)) argv[n++] = t;
+    argv[n] = NULL;
+    *argc = n;
+    return argv;
+}
 
 typedef struct {
     int fd;      /* 1 or 2 */
@@ -35,4 +50,4 @@ static inline char *rs_capture_end(rs_capture_t *c) {
     return text;
 }
 
-#endif /* RS_TEST_CLI_CAPTURE_H */
+#endif /* RS_TEST_CLI_TEST_H */
