@@ -65,12 +65,8 @@ int main(void) {
                                            {"a measured calibration writes a profile", test_measured},
                                            {"refusals", test_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_calibrate") != 0) return 1;
-    int rc = rs_test_main1("ringsim calibrate", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_calibrate", "ringsim calibrate", cases);
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+    return rs_cmd_test_skip("no executor in this build");
 #endif
 }

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "test_main.h"
+#include "cmd_test.h"
 
 /* N = 2, S = 4K, contiguous forward full blocks, only the rate differs; transfers hide behind compute */
 #define TRACE_ARGS "-N 2 -S 4K -L contiguous -P forward --no-causal --bw 1e16 --latency 0 --launch-overhead 0 --host-cost 0"
@@ -87,8 +86,5 @@ int main(void) {
     static const rs_test_case_t cases[] = {{"errors of two traces by hand", test_errors_by_hand},
                                            {"--fail-above and refusals", test_fail_above_and_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_compare") != 0) return 1;
-    int rc = rs_test_main1("ringsim compare", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_compare", "ringsim compare", cases);
 }

@@ -67,12 +67,8 @@ int main(void) {
                                            {"a rank that stops answering", test_fault},
                                            {"refusals before any rank starts", test_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_exec") != 0) return 1;
-    int rc = rs_test_main1("ringsim exec", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_exec", "ringsim exec", cases);
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+    return rs_cmd_test_skip("no executor in this build");
 #endif
 }

@@ -119,8 +119,5 @@ int main(void) {
                                            {"--export-kineto and back", test_export_round_trip},
                                            {"refusals", test_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_import") != 0) return 1;
-    int rc = rs_test_main1("ringsim import", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_import", "ringsim import", cases);
 }

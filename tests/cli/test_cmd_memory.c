@@ -5,15 +5,8 @@
 #include <string.h>
 
 #include "alt.h"
-#include "harness.h"
+#include "cmd_test.h"
 #include "memory.h"
-#include "test_main.h"
-
-static int lines(const char *s) {
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
 
 static double csv_value(const char *csv, const char *term) {
     char key[64];
@@ -26,7 +19,7 @@ static double csv_value(const char *csv, const char *term) {
 static void test_terms(void) {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 -p h100-sxm --csv -"), 0);
     CU_ASSERT_EQUAL(strncmp(rs_test_out, "term,bytes\n", 11), 0);
-    CU_ASSERT_EQUAL(lines(rs_test_out), 15); /* header, 14 terms; no table with --csv - */
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), 15); /* header, 14 terms; no table with --csv - */
     rs_transformer_t t;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
@@ -64,13 +57,13 @@ static void test_table(void) {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory --list"), 0);
     int presets = 0;
     for (const char *const *p = rs_transformer_preset_names(); *p; p++) presets++;
-    CU_ASSERT_EQUAL(lines(rs_test_out), presets);
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), presets);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "llama3-8b         8.0B params  L=32  h=4096  Hq=32  Hkv=8   d=128 ffn=14336 V=128256\n"));
 }
 
 static void test_bad(void) {
     CU_ASSERT_EQUAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 --ulysses 16"), 2);
-    CU_ASSERT_EQUAL(lines(rs_test_err), 1);
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "KV heads"));
     const char *path = rs_test_path("model.json");
     rs_test_write_text(path, "{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"heads\": 2\n  }\n}\n");
@@ -90,8 +83,5 @@ int main(void) {
                                            {"the table, the device's verdict, --list", test_table},
                                            {"bad input", test_bad},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_memory") != 0) return 1;
-    int rc = rs_test_main1("ringsim memory", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_memory", "ringsim memory", cases);
 }

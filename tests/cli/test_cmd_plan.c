@@ -109,9 +109,4 @@ static const rs_test_case_t cases[] = {
     {NULL, NULL},
 };
 
-int main(void) {
-    if (rs_test_scratch("cmd_plan") != 0) return 1;
-    int rc = rs_test_main1("ringsim plan", cases);
-    rs_test_cleanup();
-    return rc;
-}
+int main(void) { return rs_cmd_test_main("cmd_plan", "ringsim plan", cases); }

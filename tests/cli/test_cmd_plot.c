@@ -81,12 +81,8 @@ int main(void) {
     static const rs_test_case_t cases[] = {{"a sweep's figure and a trace's timeline", test_figures},
                                            {"refusals", test_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_plot") != 0) return 1;
-    int rc = rs_test_main1("ringsim plot", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_plot", "ringsim plot", cases);
 #else
-    printf("skipped: no plots in this build\n");
-    return RS_TEST_SKIP;
+    return rs_cmd_test_skip("no plots in this build");
 #endif
 }

@@ -214,9 +214,4 @@ static const rs_test_case_t cases[] = {
     {NULL, NULL},
 };
 
-int main(void) {
-    if (rs_test_scratch("sim_cli") != 0) return 1;
-    int rc = rs_test_main1("sim_cli", cases);
-    rs_test_cleanup();
-    return rc;
-}
+int main(void) { return rs_cmd_test_main("sim_cli", "sim_cli", cases); }

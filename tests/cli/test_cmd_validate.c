@@ -71,12 +71,8 @@ int main(void) {
                                            {"--ranks-list: one child per N", test_ranks_list},
                                            {"refusals", test_refusals},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cmd_validate") != 0) return 1;
-    int rc = rs_test_main1("ringsim validate", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cmd_validate", "ringsim validate", cases);
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+    return rs_cmd_test_skip("no executor in this build");
 #endif
 }

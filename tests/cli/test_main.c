@@ -68,8 +68,5 @@ int main(void) {
                                            {"--man-dir and --completion", test_docs},
                                            {"a stdout that cannot be written", test_stdout_error},
                                            {NULL, NULL}};
-    if (rs_test_scratch("cli_main") != 0) return 1;
-    int rc = rs_test_main1("ringsim", cases);
-    rs_test_cleanup();
-    return rc;
+    return rs_cmd_test_main("cli_main", "ringsim", cases);
 }
