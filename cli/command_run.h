@@ -27,7 +27,7 @@ int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_
 int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud);
 
 /* How --help is answered: printed (hook NULL, the default), or the command's usage and option groups
- * handed to hook instead - the man page and completion generators (cli/docgen.c) run every command
+ * handed to hook instead - the man page and completion generators (docgen.h) run every command
  * with --help and read the same rows --help prints. The groups are valid during the call only. */
 typedef void rs_cli_help_hook_fn(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int n_groups);
 void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx);

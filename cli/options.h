@@ -1,6 +1,6 @@
 /* options.h - command-line options as data: one table row per option drives parsing (getopt_long),
  * the validation message of a bad value, the --help text of every command and the man pages and
- * shell completion (docgen.c). A command hands rs_cli_parse its option groups: its own table (filling
+ * shell completion (docgen.h). A command hands rs_cli_parse its option groups: its own table (filling
  * its own struct) and tables it shares with other commands (the problem and hardware options of
  * shared_opts.h, filling an rs_setup_t; the executors', the job's, the planners').
  *
