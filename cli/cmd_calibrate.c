@@ -8,12 +8,12 @@
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-#include "exec_launch.h"
 #include "study_calibrate.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_calibrate_in_t *j = dst;
-    return rs_cli_parse_sizes("--blocks", arg, 1, 1 << 20, 1, RS_MAX_EFF_POINTS, j->calib.blocks, &j->calib.n_blocks, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", 1, 1 << 20, 1, RS_MAX_EFF_POINTS}, arg, j->calib.blocks, &j->calib.n_blocks,
+                              err);
 }
 
 #define O(field) offsetof(rs_calibrate_in_t, field)
@@ -35,15 +35,15 @@ int rs_cmd_calibrate(int argc, char **argv) {
     rs_calibrate_in_t j;
     rs_calibrate_defaults(&j);
     rs_cli_exec_cmd_t e;
-    int rc = rs_cli_exec_parse("calibrate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
-                               &j.job, &e);
+    int rc = rs_cli_exec_parse("calibrate", argc, argv, RS_OPT_GROUP(own_opts, &j),
+                               (rs_cli_measure_t){&j.backend, &j.problem, &j.dtype, &j.job}, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {0};
     if (!j.out_path) rs_errf(&err, "--out FILE is required (the profile to write)");
     else if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, "out,name", argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "out,name", paths, &o, &err) < 0)
             return rs_cli_usage("calibrate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("calibrate", &e, &o)) >= 0) return rc;
         return rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout);
@@ -54,8 +54,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     e.c.layouts[0] = RS_LAYOUT_CONTIGUOUS;
     /* the largest block size must be a valid problem for this shape */
     if (!err.msg[0] && (rc = rs_cli_check_files("calibrate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
-    if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &j.backend, &j.problem, &j.dtype,
-                           &j.job, &argc, &argv, &err) < 0 ||
+    if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &err) < 0 ||
         rs_calibrate_finish(&j, &err) < 0)
         return rs_cli_usage("calibrate", e.loud, &err);
     return rs_study_calibrate(&j);

@@ -29,7 +29,7 @@ static const rs_opt_t own_opts[] = {
 
 int rs_cmd_compare(int argc, char **argv) {
     compare_opts_t co = {NULL, INFINITY, false};
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &co, NULL, 0}};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &co)};
     int rc = rs_cli_run_parse("compare", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     const char *csv = co.csv;

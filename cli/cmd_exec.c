@@ -132,7 +132,7 @@ static int start_ranks(exec_cmd_t *e, bool under_mpi, int *argc, char ***argv) {
         if (rs_exec_have_mpirun()) {
             int st = rs_exec_mpirun(e->c.problem.n_ranks, *argc, *argv, "exec", &err);
             if (st < 0) fprintf(stderr, "ringsim exec: %s\n", err.msg);
-            return st < 0 ? RS_EXIT_FAIL : st;
+            return st < 0 ? rs_err_exit_code(&err) : st;
         }
         if (e->x.job.launch) {
             fprintf(stderr, "ringsim exec: --launch mpirun: mpirun not found on PATH (or MPI not built); use --launch threads\n");
@@ -149,7 +149,7 @@ static int start_ranks(exec_cmd_t *e, bool under_mpi, int *argc, char ***argv) {
     e->ts = e->be->mpi_create(argc, argv, e->x.job.progress, rs_exec_env_local_rank(), &err);
     if (!e->ts) {
         fprintf(stderr, "ringsim exec: %s\n", err.msg);
-        return RS_EXIT_FAIL;
+        return rs_err_exit_code(&err);
     }
     e->rank = (int)e->tops->rank(e->ts);
     return -1;
@@ -173,8 +173,9 @@ static int run_schedule(const exec_cmd_t *e, const rs_schedule_t *s, rs_trace_t 
     return rc;
 }
 
-/* A rank that failed: say why and tear the job down. */
+/* A rank that failed: say why and tear the job down with the exit code of the failure's kind. */
 static int fail(exec_cmd_t *e, const rs_exec_result_t *res, const rs_err_t *err) {
+    const int rc = rs_err_exit_code(err);
     e->failed = true;
     if (res->faulted && e->tops) {
         /* "stops answering": stay silent until the others time out and abort the job */
@@ -190,8 +191,8 @@ static int fail(exec_cmd_t *e, const rs_exec_result_t *res, const rs_err_t *err)
         struct timespec nap = {0, 20000000};
         while (rs_now_s() < until) nanosleep(&nap, NULL);
     }
-    if (e->tops) e->tops->abort(e->ts, RS_EXIT_FAIL);
-    return RS_EXIT_FAIL;
+    if (e->tops) e->tops->abort(e->ts, rc);
+    return rc;
 }
 
 /* Rank 0: the row of one (layout, pass), its trace files. Returns the exit code. */
@@ -277,7 +278,7 @@ int rs_cmd_exec(int argc, char **argv) {
     rs_exec_opts_default(&e->a.o);
     e->x.backend = "cpu";
     e->x.job.progress = RS_PROGRESS_POLL;
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &e->a, NULL, 0}, rs_cli_exec_group(&e->x),
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &e->a), rs_cli_exec_group(&e->x),
                                rs_cli_shared_group(c, NULL)};
     int rc = rs_cli_run_parse("exec", argc, argv, groups, 3, loud);
     rs_err_t err = {0};
@@ -286,7 +287,7 @@ int rs_cmd_exec(int argc, char **argv) {
         if (loud) fprintf(stderr, "ringsim exec: %s\n", err.msg);
         rc = RS_EXIT_USAGE;
     }
-    if (rc < 0) rc = rs_cli_check_entry_files("exec", c, groups, 3, e->a.trace, e->a.chrome, loud);
+    if (rc < 0) rc = rs_cli_check_entry_files("exec", c, groups, 3, loud);
     if (rc < 0) { /* every entry, one after the other, against --max-time and --max-memory */
         rs_estimate_t sum = {0, 0, 0}, est;
         for (int li = 0; li < c->n_layouts; li++)

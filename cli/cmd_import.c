@@ -122,7 +122,7 @@ int rs_cmd_import(int argc, char **argv) {
     rs_setup_default(&c);
     import_cli_t ic = {0};
     rs_import_opts_default(&ic.o);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &ic, NULL, 0}, rs_cli_problem_group(&c)};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &ic), rs_cli_problem_group(&c)};
     int rc = rs_cli_run_parse("import", argc, argv, groups, 2, true);
     if (rc >= 0) return rc;
     rc = RS_EXIT_OK;

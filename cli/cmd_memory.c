@@ -92,7 +92,7 @@ int rs_cmd_memory(int argc, char **argv) {
     rs_err_t err = {0};
     mem_cli_t mc = {0};
     rs_mem_config_default(&mc.c);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &mc, NULL, 0}};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &mc)};
     int rc = rs_cli_run_parse("memory", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     if (mc.list) return list_models();

@@ -193,7 +193,7 @@ int rs_cli_model_groups(rs_cli_model_t *m, rs_opt_group_t *groups) {
     c->n_passes = 2;
     c->passes[0] = RS_PASS_FORWARD;
     c->passes[1] = RS_PASS_BACKWARD;
-    groups[0] = (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), m, NULL, 0};
+    groups[0] = RS_OPT_GROUP(own_opts, m);
     groups[1] = rs_cli_shared_group(c, NULL);
     return 2;
 }
@@ -214,7 +214,7 @@ int rs_cmd_model(int argc, char **argv) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return rc;
     }
-    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, trace, chrome, true)) >= 0) return rc;
+    if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;

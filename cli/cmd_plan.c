@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plan_opts.h"
 #include "ranges.h"
 #include "study_plan.h"
 #ifdef RINGSIM_HAVE_SIM
@@ -23,7 +24,7 @@
 /* plan's options. */
 typedef struct {
     rs_plan_in_t in;        /* the study */
-    const char *model;      /* -m */
+    rs_cli_planned_t x;     /* -m, -p, --gpus-per-node, --inter (plan_opts.h) */
     bool sim;               /* --sim */
     bool inference;         /* --inference: handled by rs_cmd_plan_infer (cmd_plan_infer.c) */
     rs_setup_t limits;      /* only its limits: --max-time, --max-memory (rs_cli_limits_group) */
@@ -76,20 +77,15 @@ static int parse_price(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(plan_cli_t, field)
 #define C(field) offsetof(plan_cli_t, in.config.field)
+/* plan's own rows, before and after the candidates' (rs_cli_plan_hw_group) */
 static const rs_opt_t own_opts[] = {
-    {"model", 'm', "NAME|FILE", "required", "model preset or JSON (ringsim memory --list)", RS_ARG_IN, O(model), 0, 0, NULL,
-     NULL, NULL},
     {"seq", 'S', "TOKENS|max", "128K", "context length; max = the longest that fits at N", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_seq, NULL},
     {"global-batch", 0, "B", "1", "sequences per optimizer step", RS_ARG_SIZE, C(global_batch), 1, 1 << 24, NULL, NULL, NULL},
     {"dp", 0, "D", "B", "data-parallel replicas (divides B; rest is accumulation)", RS_ARG_SIZE, C(dp), 1, 1 << 24, NULL, NULL,
      NULL},
-    {"profile", 'p', "A,B,...", "h100-sxm", "candidate hardware profiles (names or files)", RS_ARG_IN, O(in.profiles), 0, 0,
-     NULL, NULL, NULL},
-    {"gpus-per-node", 0, "G", "profile's", "devices per node, all candidates", RS_ARG_SIZE, O(in.gpus_per_node), 0, 1 << 20,
-     NULL, NULL, NULL},
-    {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_IN, O(in.inter), 0, 0, NULL,
-     NULL, NULL},
+};
+static const rs_opt_t own_opts_after[] = {
     {"ranks", 'N', "N", "search", "plan at this N instead of searching", RS_ARG_SIZE, C(fixed_sp), 1, 1 << 20, NULL, NULL, NULL},
     {"max-ranks", 0, "N", "4096", "largest N searched (power of two)", RS_ARG_SIZE, C(max_sp), 1, 1 << 20, NULL, NULL, NULL},
     {"precision", 0, "P", "mixed", "mixed | fp32 (sets the peak rate: bf16 | fp32)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
@@ -135,14 +131,20 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_plan_defaults(&pc.in);
     rs_setup_default(&pc.limits);
     pc.in.progress = true;
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    /* --help order: -m, plan's first rows, the candidates, plan's other rows, the job's, the limits */
 #ifdef RINGSIM_HAVE_SIM
     rs_cli_job_t jo;
     rs_cli_job_init(&jo);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0},
+    enum { JOB_GROUP = 4 };
+    rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
+                               rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
                                rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group"),
                                rs_cli_limits_group(&pc.limits)};
 #else
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
+    rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
+                               rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
+                               rs_cli_limits_group(&pc.limits)};
 #endif
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
@@ -150,19 +152,20 @@ int rs_cmd_plan(int argc, char **argv) {
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_plan_in_t in = pc.in;
     in.limits = pc.limits.limits;
+    in.profiles = pc.x.profiles, in.gpus_per_node = pc.x.gpus_per_node, in.inter = pc.x.inter;
 #ifdef RINGSIM_HAVE_SIM
-    if (groups[1].seen && !pc.sim) {
+    if (groups[JOB_GROUP].seen && !pc.sim) {
         fprintf(stderr, "ringsim plan: fabric knobs (--nics, --oversub, --fabric, --order, --background) need --sim\n");
         return RS_EXIT_USAGE;
     }
-    if (groups[1].seen) in.knobs = &jo.k;
+    if (groups[JOB_GROUP].seen) in.knobs = &jo.k;
 #endif
     if ((in.contention_csv || in.contention_figure) && !in.knobs) {
         fprintf(stderr, "ringsim plan: --contention-csv/--contention-figure need --sim and fabric knobs (e.g. --nics 1,2,4,8)\n");
         return RS_EXIT_USAGE;
     }
     rs_plan_config_t c = in.config;
-    const char *model = pc.model;
+    const char *model = pc.x.model;
     if (pc.sim) {
 #ifdef RINGSIM_HAVE_SIM
         in.simulate = true;

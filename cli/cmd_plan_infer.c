@@ -13,28 +13,31 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plan_opts.h"
 #include "plot.h"
 #include "study_infer.h"
 
 typedef struct {
     rs_infer_in_t in;     /* the study */
-    const char *model;    /* -m */
+    rs_cli_planned_t x;   /* -m, -p, --gpus-per-node, --inter (plan_opts.h) */
     bool inference;       /* --inference (what brought us here) */
     rs_setup_t limits;    /* only its limits: --max-time, --max-memory (rs_cli_limits_group) */
 } infer_cli_t;
 
 static int parse_nodes(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--nodes", arg, 1, 1 << 20, 1, RS_INFER_MAX_LIST, in->nodes, &in->n_nodes, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--nodes", 1, 1 << 20, 1, RS_INFER_MAX_LIST}, arg, in->nodes, &in->n_nodes, err);
 }
 static int parse_seq(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--seq", arg, 1, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->new_tokens, &in->n_new, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--seq", 1, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->new_tokens, &in->n_new,
+                              err);
 }
 /* "0" is a list of one cache length: no cache */
 static int parse_cached(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    return rs_cli_parse_sizes("--cached", arg, 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST, in->cached, &in->n_cached, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--cached", 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->cached, &in->n_cached,
+                              err);
 }
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
     if (rs_layout_parse(arg, &((infer_cli_t *)dst)->in.config.layout))
@@ -51,17 +54,12 @@ static int parse_linear_dtype(void *dst, const char *arg, rs_err_t *err) {
 
 #define O(field) offsetof(infer_cli_t, field)
 #define C(field) offsetof(infer_cli_t, in.config.field)
-static const rs_opt_t own_opts[] = {
+/* plan --inference's own rows: --inference, then (after the model and the candidates) the rest */
+static const rs_opt_t own_first[] = {
     {"inference", 0, NULL, NULL, "inference planning (this table of options)", RS_ARG_TRUE, O(inference), 0, 0, NULL, NULL,
      NULL},
-    {"model", 'm', "NAME|FILE", "required", "model preset or JSON (ringsim memory --list)", RS_ARG_STRING, O(model), 0, 0, NULL,
-     NULL, NULL},
-    {"profile", 'p', "A,B,...", "h100-sxm", "candidate hardware profiles (names or files)", RS_ARG_STRING, O(in.profiles), 0, 0,
-     NULL, NULL, NULL},
-    {"gpus-per-node", 0, "G", "profile's", "devices per node, all candidates", RS_ARG_SIZE, O(in.gpus_per_node), 1, 1 << 20,
-     NULL, NULL, NULL},
-    {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_STRING, O(in.inter), 0, 0, NULL,
-     NULL, NULL},
+};
+static const rs_opt_t own_opts[] = {
     {"tp", 0, "TP", "G", "tensor parallelism: devices of a CP rank, inside a node (divides G)", RS_ARG_SIZE, C(tp), 1, 1 << 20,
      NULL, NULL, NULL},
     {"nodes", 0, "N,N,...", "1", "node counts (increasing); CP ranks = nodes x G / TP", RS_ARG_CUSTOM, 0, 0, 0, NULL,
@@ -94,9 +92,9 @@ static const rs_opt_t own_opts[] = {
 #undef O
 #undef C
 
-/* Refuse an output that is also an input (a profile or model file: names or paths, not file options)
- * and a figure whose name has no format; two outputs on one file are the output module's
- * (rs_cli_check_files). */
+/* Refuse a figure whose name has no format and an output named as the --model or a --profile value
+ * (compared as text: a name that is no file yet too); an output that is an existing input file and two
+ * outputs on one file are the output module's (rs_cli_check_files). */
 static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
     const char *outs[4] = {pc->in.csv, pc->in.figure, pc->in.boundary_csv, pc->in.boundary_figure};
     static const char *const names[4] = {"--csv", "--figure", "--boundary-csv", "--boundary-figure"};
@@ -104,7 +102,7 @@ static int outputs_distinct(const infer_cli_t *pc, rs_err_t *err) {
         if (!outs[i] || !strcmp(outs[i], "-")) continue;
         rs_plot_format_t fmt;
         if ((i == 1 || i == 3) && rs_plot_format_of(outs[i], &fmt, err)) return rs_errf(err, "%s %s: expected a file name ending in .png, .pdf or .svg", names[i], outs[i]);
-        if (pc->model && !strcmp(outs[i], pc->model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
+        if (pc->x.model && !strcmp(outs[i], pc->x.model)) return rs_errf(err, "%s %s: is the --model file", names[i], outs[i]);
         if (rs_cli_in_list(pc->in.profiles, outs[i])) return rs_errf(err, "%s %s: is a --profile file", names[i], outs[i]);
     }
     return 0;
@@ -116,16 +114,22 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);
     rs_setup_default(&pc.limits);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}, rs_cli_limits_group(&pc.limits)};
-    int rc = rs_cli_run_parse("plan", argc, argv, groups, 2, true);
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_first, &pc), rs_cli_plan_model_group(&pc.x),
+                               rs_cli_plan_hw_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
+                               rs_cli_limits_group(&pc.limits)};
+    const int n_groups = RS_OPTS_N(groups);
+    int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
-    /* the outputs (--csv, --figure, --boundary-*) through the output module, before any work */
-    if ((rc = rs_cli_check_files("plan", groups, 2, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
-    if (!pc.model) {
+    pc.in.profiles = pc.x.profiles, pc.in.gpus_per_node = pc.x.gpus_per_node, pc.in.inter = pc.x.inter;
+    /* the inputs (-m, -p, --inter) and outputs (--csv, --figure, --boundary-*) through the output
+     * module, before any work */
+    if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
+    if (!pc.x.model) {
         fprintf(stderr, "ringsim plan: --model is required (presets: ringsim memory --list)\n");
         return RS_EXIT_USAGE;
     }
-    if (rs_transformer_load(pc.model, &pc.in.config.model, &err) || outputs_distinct(&pc, &err)) {
+    if (rs_transformer_load(pc.x.model, &pc.in.config.model, &err) || outputs_distinct(&pc, &err)) {
         fprintf(stderr, "ringsim plan: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }

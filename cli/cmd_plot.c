@@ -49,7 +49,7 @@ static const rs_opt_t own_opts[] = {
 int rs_cmd_plot(int argc, char **argv) {
     plot_cli_t pc;
     memset(&pc, 0, sizeof pc);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0}};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &pc)};
     int rc = rs_cli_run_parse("plot", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     const rs_plot_opts_t po = pc.po;

@@ -67,7 +67,7 @@ static bool is_path(const char *s) {
 
 int rs_cmd_profiles(int argc, char **argv) {
     profiles_opts_t o = {false, false};
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &o)};
     int rc = rs_cli_run_parse("profiles", argc, argv, groups, 1, true);
     if (rc >= 0) return rc;
     const bool tier = o.tier;

@@ -35,7 +35,7 @@ int rs_cmd_report(int argc, char **argv) {
     rs_report_defaults(&in);
     rs_report_setup_default(c);
     in.setup = c;
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &in, NULL, 0}, rs_cli_shared_group(c, NULL)};
+    rs_opt_group_t groups[] = {RS_OPT_GROUP(own_opts, &in), rs_cli_shared_group(c, NULL)};
     int rc = rs_cli_run_parse("report", argc, argv, groups, 2, true);
     if (rc >= 0) {
         free(c);

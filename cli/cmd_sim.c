@@ -79,6 +79,16 @@ typedef struct {
     rs_walk_t walk;        /* critical-path walk on the same machine */
 } entry_t;
 
+/* A parsed `ringsim sim`. */
+typedef struct {
+    rs_setup_t c;                /* the shared options, then the finished setup */
+    sim_opts_t o;                /* sim's own options */
+    rs_cli_job_t jo;             /* the job's options (job_opts.h) */
+    rs_opt_group_t groups[3];    /* sim's own, the job's, the shared */
+    rs_sim_config_t cfg;         /* what the simulator runs: o.cfg, --all-pairs, the job */
+    rs_job_t job;                /* the job of concurrent rings (when a job option was given) */
+} sim_cmd_t;
+
 
 static double rel_diff(double a, double b) {
     double s = fmax(fabs(a), fabs(b));
@@ -187,8 +197,11 @@ static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config
 }
 
 /* Simulate one entry; writes its traces when asked. Returns an exit code. */
-static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e, const char *csv_trace,
-                     const char *chrome, bool several, rs_err_t *err) {
+static int run_entry(const sim_cmd_t *sc, entry_t *e, rs_err_t *err) {
+    const rs_setup_t *c = &sc->c;
+    const rs_sim_config_t *cfg = &sc->cfg;
+    const char *csv_trace = sc->o.trace, *chrome = sc->o.chrome;
+    const bool several = c->n_layouts * c->n_passes > 1;
     rs_schedule_t *s = rs_schedule_create(&e->problem, err);
     if (!s) return RS_EXIT_USAGE;
     int rc = RS_EXIT_OK;
@@ -230,8 +243,10 @@ static int run_entry(const rs_setup_t *c, const rs_sim_config_t *cfg, entry_t *e
 }
 
 /* Tables and CSV files of the entries. Returns an exit code. */
-static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_config_t *cfg, const entry_t *es, int n,
-                         rs_err_t *err) {
+static int write_outputs(const sim_cmd_t *sc, const entry_t *es, int n, rs_err_t *err) {
+    const rs_setup_t *c = &sc->c;
+    const sim_opts_t *o = &sc->o;
+    const rs_sim_config_t *cfg = &sc->cfg;
     const bool quiet = (o->csv && !strcmp(o->csv, "-")) || (o->hops && !strcmp(o->hops, "-")) ||
                        (o->links && !strcmp(o->links, "-")) || (o->json && !strcmp(o->json, "-"));
     if (o->json && write_json(o->json, c, cfg, es, n, err) != 0) return RS_EXIT_FAIL;
@@ -255,8 +270,12 @@ static int write_outputs(const rs_setup_t *c, const sim_opts_t *o, const rs_sim_
 }
 
 /* Options that only make sense together, then the setup and the job. Returns an exit code. */
-static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups, rs_cli_job_t *jo,
-                      rs_job_t *job, rs_sim_config_t *cfg, rs_err_t *err) {
+static int check_args(sim_cmd_t *sc, rs_err_t *err) {
+    rs_setup_t *c = &sc->c;
+    const sim_opts_t *o = &sc->o;
+    const rs_opt_group_t *groups = sc->groups;
+    rs_cli_job_t *jo = &sc->jo;
+    rs_sim_config_t *cfg = &sc->cfg;
     if (cfg->hostmap_path && !cfg->platform_path)
         return rs_errf(err, "--hostmap %s needs --platform FILE (generated platforms put rank p on host gpu<p>)",
                        cfg->hostmap_path), RS_EXIT_USAGE;
@@ -270,8 +289,8 @@ static int check_args(rs_setup_t *c, const sim_opts_t *o, rs_opt_group_t *groups
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
     if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
-    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, job, err) != 0) return RS_EXIT_USAGE;
-    cfg->job = job;
+    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0) return RS_EXIT_USAGE;
+    cfg->job = &sc->job;
     return RS_EXIT_OK;
 }
 
@@ -292,50 +311,50 @@ static int check_limits(const rs_setup_t *c, const rs_sim_config_t *cfg, bool tr
 }
 
 int rs_cmd_sim(int argc, char **argv) {
-    rs_setup_t c;
-    rs_setup_default(&c);
-    sim_opts_t o = {0};
-    rs_sim_config_default(&o.cfg);
-    rs_cli_job_t jo;
-    rs_cli_job_init(&jo);
-    rs_opt_group_t groups[] = {{own_opts, RS_OPTS_N(own_opts), &o, NULL, 0}, rs_cli_job_group(&jo, NULL), rs_cli_shared_group(&c, NULL)};
+    sim_cmd_t *sc = calloc(1, sizeof *sc);
+    if (!sc) return RS_EXIT_FAIL;
+    rs_setup_t *c = &sc->c;
+    rs_setup_default(c);
+    rs_sim_config_default(&sc->o.cfg);
+    rs_cli_job_init(&sc->jo);
+    rs_opt_group_t *groups = sc->groups;
+    groups[0] = RS_OPT_GROUP(own_opts, &sc->o), groups[1] = rs_cli_job_group(&sc->jo, NULL), groups[2] = rs_cli_shared_group(c, NULL);
     int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true);
-    if (rc >= 0) return rc;
-    rs_sim_config_t cfg = o.cfg;
-    if (o.all_pairs) cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    entry_t *es = NULL;
+    int n = 0;
     rs_err_t err = {0};
-    rs_job_t job;
-    memset(&job, 0, sizeof job);
-    rc = check_args(&c, &o, groups, &jo, &job, &cfg, &err);
+    if (rc >= 0) goto done;
+    sc->cfg = sc->o.cfg;
+    if (sc->o.all_pairs) sc->cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    rc = check_args(sc, &err);
     if (rc != RS_EXIT_OK) {
         fprintf(stderr, "ringsim sim: %s\n", err.msg);
-        rs_job_free(&job);
-        return rc;
+        goto done;
     }
-    if ((rc = rs_cli_check_entry_files("sim", &c, groups, 3, o.trace, o.chrome, true)) >= 0 ||
-        (rc = check_limits(&c, &cfg, o.trace || o.chrome)) >= 0) {
-        rs_job_free(&job);
-        return rc;
-    }
+    if ((rc = rs_cli_check_entry_files("sim", c, groups, 3, true)) >= 0 ||
+        (rc = check_limits(c, &sc->cfg, sc->o.trace || sc->o.chrome)) >= 0)
+        goto done;
     rc = RS_EXIT_OK;
-    const int n = c.n_layouts * c.n_passes;
-    entry_t *es = calloc((size_t)n, sizeof *es);
+    n = c->n_layouts * c->n_passes;
+    es = calloc((size_t)n, sizeof *es);
     if (!es) {
-        rs_job_free(&job);
-        return RS_EXIT_FAIL;
+        rc = RS_EXIT_FAIL;
+        goto done;
     }
     int k = 0;
-    for (int j = 0; j < c.n_passes && rc == RS_EXIT_OK; j++)
-        for (int i = 0; i < c.n_layouts && rc == RS_EXIT_OK; i++, k++) {
-            es[k].problem = rs_setup_problem(&c, i, j);
-            rc = run_entry(&c, &cfg, &es[k], o.trace, o.chrome, n > 1, &err);
+    for (int j = 0; j < c->n_passes && rc == RS_EXIT_OK; j++)
+        for (int i = 0; i < c->n_layouts && rc == RS_EXIT_OK; i++, k++) {
+            es[k].problem = rs_setup_problem(c, i, j);
+            rc = run_entry(sc, &es[k], &err);
         }
-    if (rc == RS_EXIT_OK) rc = write_outputs(&c, &o, &cfg, es, n, &err);
+    if (rc == RS_EXIT_OK) rc = write_outputs(sc, es, n, &err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
-    else rs_cli_kernel_notes(&c);
-    for (int i = 0; i < n; i++) rs_sim_result_free(&es[i].sim);
+    else rs_cli_kernel_notes(c);
+    for (int i = 0; es && i < n; i++) rs_sim_result_free(&es[i].sim);
+done:
     free(es);
-    rs_job_free(&job);
+    rs_job_free(&sc->job);
+    free(sc);
     return rc;
 }
 

@@ -125,7 +125,7 @@ int rs_cli_sweep_groups(rs_cli_sweep_t *so, rs_opt_group_t *groups) {
     spec->exec_max_ranks = 8;
     so->out_path = "-";
     int n = 0;
-    groups[n++] = (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), so, NULL, 0};
+    groups[n++] = RS_OPT_GROUP(own_opts, so);
 #ifdef RINGSIM_HAVE_SIM
     rs_cli_job_init(&so->job);
     groups[n++] = rs_cli_job_group(&so->job, "cp");

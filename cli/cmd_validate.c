@@ -15,14 +15,13 @@
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-#include "exec_launch.h"
 #include "study_validate.h"
 #include "output.h"
 #include "subprocess.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
-    return rs_cli_parse_sizes("--blocks", arg, 2, 1 << 16, 2, RS_VALIDATE_MAX_B, j->b, &j->n_b, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", 2, 1 << 16, 2, RS_VALIDATE_MAX_B}, arg, j->b, &j->n_b, err);
 }
 
 static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
@@ -34,7 +33,7 @@ static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {
 
 static int parse_ranks_list(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
-    return rs_cli_parse_sizes("--ranks-list", arg, 2, 4096, 1, 8, j->ranks_list, &j->n_ranks_list, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--ranks-list", 2, 4096, 1, 8}, arg, j->ranks_list, &j->n_ranks_list, err);
 }
 
 static int parse_mask(void *dst, const char *arg, rs_err_t *err) {
@@ -94,15 +93,28 @@ typedef struct {
     char stage[1200];
 } per_n_t;
 
+/* A run of --ranks-list: what every child's command line repeats, and where the children's held-out
+ * rows gather. */
+typedef struct {
+    const rs_validate_in_t *j;      /* the study as parsed */
+    int argc;                       /* this command's line: the child repeats its options */
+    char **argv;
+    char self[1024];                /* this executable */
+    char dir[1024];                 /* the run's temporary folder: the children's --summary files */
+    rs_validate_row_t *rows;        /* the held-out rows of the children so far */
+    int max_rows, n_rows;
+} ranks_run_t;
+
 /* The child's command line for N: this command's options, then --ranks N, the temporary --summary
- * in dir and the per-N outputs' temporaries (they come last: the child's values). Returns 0 or -1
+ * in r->dir and the per-N outputs' temporaries (they come last: the child's values). Returns 0 or -1
  * with err. */
-static int child_args(const rs_validate_in_t *j, int argc, char **argv, const char *self, const char *dir, int64_t n,
-                      char **args, char extra[6][1300], per_n_t *o, rs_err_t *err) {
+static int child_args(const ranks_run_t *r, int64_t n, char **args, char extra[6][1300], per_n_t *o, rs_err_t *err) {
+    const rs_validate_in_t *j = r->j;
+    const char *dir = r->dir;
     int a = 0, x = 0;
     char path[1200];
-    args[a++] = (char *)self, args[a++] = "validate";
-    for (int q = 1; q < argc; q++) args[a++] = argv[q];
+    args[a++] = (char *)r->self, args[a++] = "validate";
+    for (int q = 1; q < r->argc; q++) args[a++] = r->argv[q];
     snprintf(extra[x], sizeof extra[0], "--ranks-list=%lld", (long long)n), args[a++] = extra[x++];
     snprintf(extra[x], sizeof extra[0], "--ranks=%lld", (long long)n), args[a++] = extra[x++];
     snprintf(extra[x], sizeof extra[0], "--summary=%s/N%lld.csv", dir, (long long)n), args[a++] = extra[x++];
@@ -125,27 +137,26 @@ static int child_args(const rs_validate_in_t *j, int argc, char **argv, const ch
     return 0;
 }
 
-/* One child of --ranks-list: `ringsim validate` at N, its held-out rows appended to rows. Returns
- * the exit code (the child's when it failed; its message is its own). */
-static int validate_one_n(const rs_validate_in_t *j, int argc, char **argv, const char *self, const char *dir, int64_t n,
-                          rs_validate_row_t *rows, int max_rows, int *n_rows) {
-    char **args = calloc((size_t)argc + 10, sizeof *args);
+/* One child of --ranks-list: `ringsim validate` at N, its held-out rows appended to r's. Returns the
+ * exit code (the child's when it failed; its message is its own). */
+static int validate_one_n(ranks_run_t *r, int64_t n) {
+    char **args = calloc((size_t)r->argc + 10, sizeof *args);
     static char extra[6][1300];
     per_n_t o;
     memset(&o, 0, sizeof o);
     rs_err_t err = {0};
     int rc = args ? RS_EXIT_OK : (rs_errf(&err, "out of memory"), RS_EXIT_FAIL);
-    if (rc == RS_EXIT_OK && child_args(j, argc, argv, self, dir, n, args, extra, &o, &err) != 0) rc = RS_EXIT_FAIL;
+    if (rc == RS_EXIT_OK && child_args(r, n, args, extra, &o, &err) != 0) rc = RS_EXIT_FAIL;
     if (rc == RS_EXIT_OK) {
         rs_spawn_t sp;
         rs_spawn_init(&sp);
         sp.argv = args;
         rs_child_status_t st;
         char path[1200];
-        snprintf(path, sizeof path, "%s/N%lld.csv", dir, (long long)n);
+        snprintf(path, sizeof path, "%s/N%lld.csv", r->dir, (long long)n);
         if (rs_spawn_run(&sp, "ringsim validate", 0, &st, &err) != 0) rc = RS_EXIT_FAIL;
         else if (st.exit_code != 0) rc = st.exit_code > 0 ? st.exit_code : RS_EXIT_FAIL, err.msg[0] = 0;
-        else if (rs_validate_read_summary_csv(path, rows, max_rows, n_rows, &err) < 0) rc = RS_EXIT_FAIL;
+        else if (rs_validate_read_summary_csv(path, r->rows, r->max_rows, &r->n_rows, &err) < 0) rc = RS_EXIT_FAIL;
     }
     /* committed with the run (rs_out_finish), or removed: the reserved files on failure here, all else by the run */
     if (o.csv.tmp_path && (rc != RS_EXIT_OK ? (rs_file_abort(&o.csv), 0) : rs_file_commit(&o.csv, &err)) != 0) rc = RS_EXIT_FAIL;
@@ -163,25 +174,24 @@ static int validate_one_n(const rs_validate_in_t *j, int argc, char **argv, cons
  * sub-directory N3) committed together at the end, none when any N fails; then one held-out table of
  * every N (and --summary). Returns the exit code. */
 static int validate_ranks_list(const rs_validate_in_t *j, int argc, char **argv) {
-    char self[1024], dir[1024];
-    rs_err_t err = {0};
-    const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0) rs_errf(&err, "--ranks-list: cannot find this executable (/proc/self/exe)");
-    else self[k] = 0;
-    if (k <= 0 || rs_out_tmpdir("validate", dir, sizeof dir, &err) != 0)
-        return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
     static rs_validate_row_t rows[8 * RS_VALIDATE_MAX_CFG];
-    int n_rows = 0, rc = RS_EXIT_OK;
-    for (int i = 0; i < j->n_ranks_list && rc == RS_EXIT_OK; i++)
-        rc = validate_one_n(j, argc, argv, self, dir, j->ranks_list[i], rows, 8 * RS_VALIDATE_MAX_CFG, &n_rows);
-    rs_out_tmpdir_remove(dir);
+    ranks_run_t r = {.j = j, .argc = argc, .argv = argv, .rows = rows, .max_rows = 8 * RS_VALIDATE_MAX_CFG};
+    rs_err_t err = {0};
+    const ssize_t k = readlink("/proc/self/exe", r.self, sizeof r.self - 1);
+    if (k <= 0) rs_errf(&err, "--ranks-list: cannot find this executable (/proc/self/exe)");
+    else r.self[k] = 0;
+    if (k <= 0 || rs_out_tmpdir("validate", r.dir, sizeof r.dir, &err) != 0)
+        return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
+    int rc = RS_EXIT_OK;
+    for (int i = 0; i < j->n_ranks_list && rc == RS_EXIT_OK; i++) rc = validate_one_n(&r, j->ranks_list[i]);
+    rs_out_tmpdir_remove(r.dir);
     if (rc != RS_EXIT_OK) return rc;
     printf("# ringsim validate --ranks-list: every N\n");
-    rs_validate_print_summary(stdout, rows, n_rows);
+    rs_validate_print_summary(stdout, rows, r.n_rows);
     rs_file_t f;
     if (j->summary_csv) {
         if (rs_file_open(&f, j->summary_csv, &err) != 0) return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
-        rs_validate_write_summary_csv(f.fp, rows, n_rows);
+        rs_validate_write_summary_csv(f.fp, rows, r.n_rows);
         if (rs_file_commit(&f, &err) < 0) return fprintf(stderr, "ringsim validate: %s\n", err.msg), RS_EXIT_FAIL;
     }
     return RS_EXIT_OK;
@@ -192,14 +202,14 @@ int rs_cmd_validate(int argc, char **argv) {
     rs_validate_in_t j;
     rs_validate_defaults(&j);
     j.n_masks = 0; /* --mask, or the problem's --causal after parsing */
-    int rc = rs_cli_exec_parse("validate", argc, argv, (rs_opt_group_t){own_opts, RS_OPTS_N(own_opts), &j, NULL, 0}, &j.problem,
-                               &j.job, &e);
+    int rc = rs_cli_exec_parse("validate", argc, argv, RS_OPT_GROUP(own_opts, &j),
+                               (rs_cli_measure_t){&j.backend, &j.problem, &j.dtype, &j.job}, &e);
     if (rc >= 0) return rc;
     rs_err_t err = {0};
     if (j.from_trace) {
         const char *paths[RS_TFIT_MAX_TRACES];
         rs_tfit_opts_t o;
-        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", argc, argv, paths, &o, &err) < 0)
+        if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", paths, &o, &err) < 0)
             return rs_cli_usage("validate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
         return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
@@ -211,15 +221,15 @@ int rs_cmd_validate(int argc, char **argv) {
     /* the configurations: every layout x pass asked for (--layout all, --pass both) */
     j.n_layouts = e.c.n_layouts, j.n_passes = e.c.n_passes;
     if (j.n_masks == 0) j.n_masks = 1, j.masks_causal[0] = e.c.problem.causal;
-    if (j.n_ranks_list >= 1 && rs_exec_env_size() <= 0) e.c.problem.n_ranks = j.ranks_list[0]; /* (under a launcher: its size) */
+    if (j.n_ranks_list >= 1 && e.launcher_size <= 0) e.c.problem.n_ranks = j.ranks_list[0]; /* (under a launcher: its size) */
     memcpy(j.layouts, e.c.layouts, sizeof j.layouts);
     memcpy(j.passes, e.c.passes, sizeof j.passes);
     /* the problem and the hardware options: every B valid before any rank starts */
     if (!err.msg[0] && (rc = rs_cli_check_files("validate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
-    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &j.backend, &j.problem, &j.dtype, &j.job, &argc, &argv, &err) < 0 ||
+    if (err.msg[0] || rs_cli_exec_finish(&e, j.b, j.n_b, &err) < 0 ||
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
-    if (j.n_ranks_list > 1 && rs_exec_env_size() <= 0) return validate_ranks_list(&j, argc, argv);
+    if (j.n_ranks_list > 1 && e.launcher_size <= 0) return validate_ranks_list(&j, argc, argv);
     return rs_study_validate(&j);
 }
 

@@ -1,6 +1,6 @@
-/* commands.c - the subcommands as data (cli.h): name, summary, entry point, and the text of
+/* commands.c - the subcommands as data (commands.h): name, summary, entry point, and the text of
  * `ringsim NAME --help` around its option tables. One table, so that `ringsim --help`, every
- * command's help and (later) man pages and shell completion come from the same place. */
+ * command's help, the man pages and the shell completion (docgen.h) come from the same place. */
 #include "cli.h"
 
 #include <string.h>

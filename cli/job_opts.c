@@ -8,64 +8,66 @@
 
 #include <stddef.h>
 
-/* A comma list into up to RS_CONT_MAX_VALUES items: each through one(i, item). Returns the count or -1. */
-static int parse_list(const char *name, const char *arg, rs_err_t *err, int (*one)(void *dst, int i, const char *item, rs_err_t *err),
-                      void *dst) {
+/* One of the knobs that take a comma list (--order, --fabric, --nics, --oversub): its name, how one
+ * item is read into value i, and where the count goes. */
+typedef struct {
+    const char *name;                                                          /* "nics" */
+    int (*one)(rs_contention_knobs_t *k, int i, const char *item, rs_err_t *err); /* item i */
+    size_t count;                                                              /* offsetof its int count */
+} knob_list_t;
+
+/* The comma list arg of knob l into up to RS_CONT_MAX_VALUES values of j's knobs, each through
+ * l->one; the count (-1 on failure) into the knobs. Returns 0 or -1 with err. */
+static int parse_list(const knob_list_t *l, void *j, const char *arg, rs_err_t *err) {
+    rs_contention_knobs_t *k = &((rs_cli_job_t *)j)->k;
+    int *count = (int *)(void *)((char *)k + l->count);
+    *count = -1;
     char buf[1024];
-    if (strlen(arg) >= sizeof buf) return rs_errf(err, "--%s: list too long", name);
+    if (strlen(arg) >= sizeof buf) return rs_errf(err, "--%s: list too long", l->name);
     snprintf(buf, sizeof buf, "%s", arg);
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == RS_CONT_MAX_VALUES) return rs_errf(err, "--%s %s: at most %d values", name, arg, RS_CONT_MAX_VALUES);
+        if (n == RS_CONT_MAX_VALUES) return rs_errf(err, "--%s %s: at most %d values", l->name, arg, RS_CONT_MAX_VALUES);
         rs_err_t e = {0};
-        if (one(dst, n, t, &e) != 0) { /* the message quotes the whole list and names the item */
+        if (l->one(k, n, t, &e) != 0) { /* the message quotes the whole list and names the item */
             char head[1100];
-            const int k = snprintf(head, sizeof head, "--%s %s: ", name, t);
-            const char *why = k < (int)sizeof head && !strncmp(e.msg, head, (size_t)k) ? e.msg + k : e.msg;
-            return strcmp(t, arg) ? rs_errf(err, "--%s %s: '%s': %s", name, arg, t, why) : rs_errc(err, e.code, "%s", e.msg);
+            const int h = snprintf(head, sizeof head, "--%s %s: ", l->name, t);
+            const char *why = h < (int)sizeof head && !strncmp(e.msg, head, (size_t)h) ? e.msg + h : e.msg;
+            return strcmp(t, arg) ? rs_errf(err, "--%s %s: '%s': %s", l->name, arg, t, why) : rs_errc(err, e.code, "%s", e.msg);
         }
         n++;
     }
-    if (n == 0) return rs_errf(err, "--%s '%s': expected a value or a comma list", name, arg);
-    return n;
-}
-
-static int one_order(void *dst, int i, const char *item, rs_err_t *err) {
-    return rs_placement_order_parse(item, ((rs_contention_knobs_t *)dst)->orders[i], err);
-}
-static int one_fabric(void *dst, int i, const char *item, rs_err_t *err) {
-    if (rs_fabric_kind_parse(item, &((rs_contention_knobs_t *)dst)->fabrics[i]) != 0)
-        return rs_errf(err, "--fabric %s: expected flat, leaf-spine or rail", item);
+    if (n == 0) return rs_errf(err, "--%s '%s': expected a value or a comma list", l->name, arg);
+    *count = n;
     return 0;
 }
-static int one_nics(void *dst, int i, const char *item, rs_err_t *err) {
-    return rs_parse_size("--nics", item, 1, 1 << 20, &((rs_contention_knobs_t *)dst)->nics[i], err);
+
+static int one_order(rs_contention_knobs_t *k, int i, const char *item, rs_err_t *err) {
+    return rs_placement_order_parse(item, k->orders[i], err);
 }
-static int one_oversub(void *dst, int i, const char *item, rs_err_t *err) {
-    double *o = &((rs_contention_knobs_t *)dst)->oversubs[i];
+static int one_fabric(rs_contention_knobs_t *k, int i, const char *item, rs_err_t *err) {
+    if (rs_fabric_kind_parse(item, &k->fabrics[i]) != 0) return rs_errf(err, "--fabric %s: expected flat, leaf-spine or rail", item);
+    return 0;
+}
+static int one_nics(rs_contention_knobs_t *k, int i, const char *item, rs_err_t *err) {
+    return rs_parse_size("--nics", item, 1, 1 << 20, &k->nics[i], err);
+}
+static int one_oversub(rs_contention_knobs_t *k, int i, const char *item, rs_err_t *err) {
     rs_err_t e;
-    if (rs_parse_double("--oversub", item, -1e300, 1e6, o, &e) != 0 || *o < 1)
+    if (rs_parse_double("--oversub", item, -1e300, 1e6, &k->oversubs[i], &e) != 0 || k->oversubs[i] < 1)
         return rs_errf(err, "--oversub %s: must be >= 1 (leaf downlink : uplink capacity; 1 = non-blocking), a number in [1, 1e+06]",
                        item);
     return 0;
 }
 
-static int parse_order(void *dst, const char *arg, rs_err_t *err) {
-    rs_contention_knobs_t *k = &((rs_cli_job_t *)dst)->k;
-    return (k->n_orders = parse_list("order", arg, err, one_order, k)) < 0 ? -1 : 0;
-}
-static int parse_fabric(void *dst, const char *arg, rs_err_t *err) {
-    rs_contention_knobs_t *k = &((rs_cli_job_t *)dst)->k;
-    return (k->n_fabrics = parse_list("fabric", arg, err, one_fabric, k)) < 0 ? -1 : 0;
-}
-static int parse_nics(void *dst, const char *arg, rs_err_t *err) {
-    rs_contention_knobs_t *k = &((rs_cli_job_t *)dst)->k;
-    return (k->n_nics = parse_list("nics", arg, err, one_nics, k)) < 0 ? -1 : 0;
-}
-static int parse_oversub(void *dst, const char *arg, rs_err_t *err) {
-    rs_contention_knobs_t *k = &((rs_cli_job_t *)dst)->k;
-    return (k->n_oversubs = parse_list("oversub", arg, err, one_oversub, k)) < 0 ? -1 : 0;
-}
+#define N(field) offsetof(rs_contention_knobs_t, field)
+static const knob_list_t orders = {"order", one_order, N(n_orders)}, fabrics = {"fabric", one_fabric, N(n_fabrics)},
+                         nics = {"nics", one_nics, N(n_nics)}, oversubs = {"oversub", one_oversub, N(n_oversubs)};
+#undef N
+static int parse_order(void *dst, const char *arg, rs_err_t *err) { return parse_list(&orders, dst, arg, err); }
+static int parse_fabric(void *dst, const char *arg, rs_err_t *err) { return parse_list(&fabrics, dst, arg, err); }
+static int parse_nics(void *dst, const char *arg, rs_err_t *err) { return parse_list(&nics, dst, arg, err); }
+static int parse_oversub(void *dst, const char *arg, rs_err_t *err) { return parse_list(&oversubs, dst, arg, err); }
 
 static int parse_background(void *dst, const char *arg, rs_err_t *err) {
     if (rs_bg_kind_parse(arg, &((rs_cli_job_t *)dst)->k.background.kind) != 0)
@@ -117,7 +119,7 @@ const rs_opt_t rs_cli_job_opts[] = {
 const int rs_cli_job_n = RS_OPTS_N(rs_cli_job_opts);
 
 rs_opt_group_t rs_cli_job_group(rs_cli_job_t *j, const char *skip) {
-    return (rs_opt_group_t){rs_cli_job_opts, rs_cli_job_n, j, skip, 0};
+    return (rs_opt_group_t){rs_cli_job_opts, rs_cli_job_n, j, skip, 0, false};
 }
 
 void rs_cli_job_init(rs_cli_job_t *j) {

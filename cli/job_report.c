@@ -138,59 +138,71 @@ void rs_cli_job_print(FILE *out, const rs_job_t *job, const rs_cli_job_entry_t *
                  "# over the job's makespan.\n");
 }
 
-int rs_cli_job_write_rings(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
+/* A per-entry CSV table of a job: its header line, its rows per entry, and row k of entry e. */
+typedef struct {
+    const char *header;
+    int64_t (*rows)(const rs_job_result_t *r);
+    void (*row)(FILE *fp, const rs_cli_job_entry_t *e, int64_t k);
+} job_table_t;
+
+static int64_t n_rings(const rs_job_result_t *r) { return r->n_rings; }
+static int64_t n_hops(const rs_job_result_t *r) { return r->n_hops; }
+static int64_t n_links(const rs_job_result_t *r) { return r->n_links; }
+
+static void ring_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
+    const rs_ring_result_t *g = &e->sim->job->rings[k];
+    fprintf(fp, "%s,%s,%lld,%" PRId64 ",%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%ld\n",
+            rs_layout_name(e->problem->layout), rs_pass_name(e->problem->pass), (long long)rs_problem_block(e->problem), k,
+            g->makespan_s, g->walk_makespan_s, g->slowdown, g->inter_hops, g->worst_hop, g->worst_ratio, e->sim->sim_wall_s,
+            e->sim->peak_rss_bytes);
+}
+
+static void hop_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
+    const rs_job_result_t *r = e->sim->job;
+    const rs_hop_result_t *h = &r->hops[k];
+    fprintf(fp, "%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n",
+            rs_layout_name(e->problem->layout), rs_pass_name(e->problem->pass), h->ring, h->rank, h->src, h->dst,
+            h->inter ? 1 : 0, h->nominal_bw, hop_bw(h), h->min_bw, hop_bw(h) / h->nominal_bw, h->bytes, h->flow_s, h->latency_s,
+            h->bottleneck >= 0 ? r->links[h->bottleneck].name : "");
+}
+
+static void link_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
+    const rs_job_result_t *r = e->sim->job;
+    const rs_link_result_t *l = &r->links[k];
+    fprintf(fp, "%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRId64 "\n", rs_layout_name(e->problem->layout),
+            rs_pass_name(e->problem->pass), l->name, l->capacity_bw, l->bytes, l->busy_s, rs_link_busy_util(l),
+            link_mean_util(l, r->makespan_s), l->flows);
+}
+
+static const job_table_t rings_table = {"layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,"
+                                        "worst_hop,worst_ratio,sim_wall_s,peak_rss_bytes",
+                                        n_rings, ring_row};
+static const job_table_t hops_table = {"layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,"
+                                       "ratio,bytes,flow_s,latency_s,bottleneck",
+                                       n_hops, hop_row};
+static const job_table_t links_table = {"layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows", n_links,
+                                        link_row};
+
+/* Table t of every entry into path ("-" = stdout). Returns 0 or -1 with err. */
+static int write_table(const job_table_t *t, const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
     rs_output_t out;
     if (rs_output_open(&out, path, err) != 0) return -1;
-    FILE *fp = out.fp;
-    fprintf(fp, "layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,worst_hop,worst_ratio,"
-                "sim_wall_s,peak_rss_bytes\n");
-    for (int i = 0; i < n; i++) {
-        const rs_job_result_t *r = es[i].sim->job;
-        for (int64_t k = 0; k < r->n_rings; k++) {
-            const rs_ring_result_t *g = &r->rings[k];
-            fprintf(fp, "%s,%s,%lld,%" PRId64 ",%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%ld\n",
-                    rs_layout_name(es[i].problem->layout), rs_pass_name(es[i].problem->pass),
-                    (long long)rs_problem_block(es[i].problem), k, g->makespan_s, g->walk_makespan_s, g->slowdown,
-                    g->inter_hops, g->worst_hop, g->worst_ratio, es[i].sim->sim_wall_s, es[i].sim->peak_rss_bytes);
-        }
-    }
+    fprintf(out.fp, "%s\n", t->header);
+    for (int i = 0; i < n; i++)
+        for (int64_t k = 0; k < t->rows(es[i].sim->job); k++) t->row(out.fp, &es[i], k);
     return rs_output_close(&out, err);
+}
+
+int rs_cli_job_write_rings(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
+    return write_table(&rings_table, path, es, n, err);
 }
 
 int rs_cli_job_write_hops(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
-    rs_output_t out;
-    if (rs_output_open(&out, path, err) != 0) return -1;
-    FILE *fp = out.fp;
-    fprintf(fp, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,ratio,bytes,"
-                "flow_s,latency_s,bottleneck\n");
-    for (int i = 0; i < n; i++) {
-        const rs_job_result_t *r = es[i].sim->job;
-        for (int64_t k = 0; k < r->n_hops; k++) {
-            const rs_hop_result_t *h = &r->hops[k];
-            fprintf(fp, "%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n",
-                    rs_layout_name(es[i].problem->layout), rs_pass_name(es[i].problem->pass), h->ring, h->rank, h->src, h->dst,
-                    h->inter ? 1 : 0, h->nominal_bw, hop_bw(h), h->min_bw, hop_bw(h) / h->nominal_bw, h->bytes, h->flow_s,
-                    h->latency_s, h->bottleneck >= 0 ? r->links[h->bottleneck].name : "");
-        }
-    }
-    return rs_output_close(&out, err);
+    return write_table(&hops_table, path, es, n, err);
 }
 
 int rs_cli_job_write_links(const char *path, const rs_cli_job_entry_t *es, int n, rs_err_t *err) {
-    rs_output_t out;
-    if (rs_output_open(&out, path, err) != 0) return -1;
-    FILE *fp = out.fp;
-    fprintf(fp, "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n");
-    for (int i = 0; i < n; i++) {
-        const rs_job_result_t *r = es[i].sim->job;
-        for (int64_t k = 0; k < r->n_links; k++) {
-            const rs_link_result_t *l = &r->links[k];
-            fprintf(fp, "%s,%s,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRId64 "\n", rs_layout_name(es[i].problem->layout),
-                    rs_pass_name(es[i].problem->pass), l->name, l->capacity_bw, l->bytes, l->busy_s, rs_link_busy_util(l),
-                    link_mean_util(l, r->makespan_s), l->flows);
-        }
-    }
-    return rs_output_close(&out, err);
+    return write_table(&links_table, path, es, n, err);
 }
 
 #endif /* RINGSIM_HAVE_SIM */

@@ -22,12 +22,14 @@ static void choice_list(const char *choices, char *buf, size_t len) {
     }
 }
 
-static bool in_choices(const char *choices, const char *arg) {
-    const size_t n = strlen(arg);
-    for (const char *c = choices; *c;) {
-        const size_t m = strcspn(c, "|");
-        if (m == n && strncmp(c, arg, n) == 0) return true;
-        c += m + (c[m] == '|');
+/* true when name is one of the items of list, separated by sep (NULL: no item). */
+static bool list_has(const char *list, char sep, const char *name) {
+    const size_t n = strlen(name);
+    const char seps[2] = {sep, 0};
+    for (const char *c = list; c && *c;) {
+        const size_t m = strcspn(c, seps);
+        if (m == n && strncmp(c, name, n) == 0) return true;
+        c += m + (c[m] == sep);
     }
     return false;
 }
@@ -56,7 +58,7 @@ static int store(const rs_opt_t *o, void *dst, const char *arg, rs_err_t *err) {
         snprintf(p, (size_t)o->max, "%s", arg);
         return 0;
     case RS_ARG_CHOICE:
-        if (!in_choices(o->choices, arg)) {
+        if (!list_has(o->choices, '|', arg)) {
             char list[256];
             choice_list(o->choices, list, sizeof list);
             return rs_errf(err, "%s %s: expected %s", name, arg, list);
@@ -73,15 +75,7 @@ static const rs_opt_t builtin_help = {"help", 'h', NULL, NULL, "this help", RS_A
 static const rs_opt_t builtin_quiet = {"quiet", 'q', NULL, "off", "no progress on stderr (it shows only on a terminal)",
                                        RS_ARG_TRUE, 0, 0, 0, NULL, NULL, NULL};
 
-bool rs_cli_in_list(const char *list, const char *name) {
-    const size_t n = strlen(name);
-    for (const char *c = list; c && *c;) {
-        const size_t m = strcspn(c, ",");
-        if (m == n && strncmp(c, name, n) == 0) return true;
-        c += m + (c[m] == ',');
-    }
-    return false;
-}
+bool rs_cli_in_list(const char *list, const char *name) { return list_has(list, ',', name); }
 
 bool rs_cli_offered(const rs_opt_group_t *g, const rs_opt_t *o) { return !rs_cli_in_list(g->skip, o->name); }
 
@@ -180,17 +174,32 @@ int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups,
     return rc;
 }
 
+/* The value of row i of group g when it is a file option that was given, else NULL (a flag's field is
+ * no pointer). */
+static const char *given_path(const rs_opt_group_t *g, int i) {
+    const rs_opt_t *o = &g->opts[i];
+    const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
+    if (!file || !((g->seen >> i) & 1)) return NULL;
+    const char *p = (const char *)g->dst + o->offset;
+    return o->kind == RS_ARG_IN_BUF ? p : *(const char *const *)(const void *)p;
+}
+
+const char *rs_cli_given_path(const rs_opt_group_t *groups, int n_groups, const char *name) {
+    for (int g = 0; g < n_groups; g++)
+        for (int i = 0; i < groups[g].n; i++)
+            if (!strcmp(groups[g].opts[i].name, name) && given_path(&groups[g], i)) return given_path(&groups[g], i);
+    return NULL;
+}
+
 int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip) {
     int rc = 0;
     for (int g = 0; g < n_groups; g++)
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
-            const bool file = o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF || o->kind == RS_ARG_OUT || o->kind == RS_ARG_OUTDIR;
-            if (!file || !((groups[g].seen >> i) & 1) || rs_cli_in_list(skip, o->name)) continue; /* (a flag's field is no pointer) */
+            const char *v = given_path(&groups[g], i);
+            if (!v || rs_cli_in_list(skip, o->name)) continue;
             char name[80];
             snprintf(name, sizeof name, "--%s", o->name);
-            const char *p = (const char *)groups[g].dst + o->offset;
-            const char *v = o->kind == RS_ARG_IN_BUF ? p : *(const char *const *)(const void *)p;
             if (o->kind == RS_ARG_IN || o->kind == RS_ARG_IN_BUF) rc |= rs_io_input(plan, name, v, true);
             else if (o->kind == RS_ARG_OUT) rc |= rs_io_output(plan, name, v);
             else if (o->kind == RS_ARG_OUTDIR) rc |= rs_io_output_dir(plan, name, v, true);
@@ -222,9 +231,15 @@ static void print_opt(FILE *out, const rs_opt_t *o) {
     }
 }
 
+int rs_cli_own_groups(const rs_opt_group_t *groups, int n_groups) {
+    int k = n_groups > 0;
+    while (k < n_groups && groups[k].own) k++;
+    return k;
+}
+
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups) {
     const rs_opt_t *builtin[2];
-    const int n_builtin = rs_cli_builtins(groups, n_groups, builtin);
+    const int n_builtin = rs_cli_builtins(groups, n_groups, builtin), own = rs_cli_own_groups(groups, n_groups);
     for (int g = 0; g < n_groups; g++) {
         for (int i = 0; i < groups[g].n; i++) {
             const rs_opt_t *o = &groups[g].opts[i];
@@ -236,6 +251,6 @@ void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups) {
                     }
             if (rs_cli_offered(&groups[g], o)) print_opt(out, o);
         }
-        for (int i = 0; g == 0 && i < n_builtin; i++) print_opt(out, builtin[i]); /* after the command's own options */
+        for (int i = 0; g == own - 1 && i < n_builtin; i++) print_opt(out, builtin[i]); /* after the command's own options */
     }
 }

@@ -1,7 +1,8 @@
 /* options.h - command-line options as data: one table row per option drives parsing (getopt_long),
- * the validation message of a bad value and the --help text of every command, and can generate man
- * pages and shell completion later. A command hands rs_cli_parse its option groups: the shared
- * options (rs_cli_shared_opts, filling an rs_setup_t) and its own table (filling its own struct).
+ * the validation message of a bad value, the --help text of every command and the man pages and
+ * shell completion (docgen.h). A command hands rs_cli_parse its option groups: its own table (filling
+ * its own struct) and tables it shares with other commands (the problem and hardware options of
+ * shared_opts.h, filling an rs_setup_t; the executors', the job's, the planners').
  *
  * Values land at `offset` in the group's struct, by kind:
  *   TRUE / FALSE   bool = true / false (no argument)
@@ -70,9 +71,14 @@ typedef struct {
     const char *skip;        /* names of rows not offered, comma-separated ("seq,ranks": another group's
                                 rows take them), or NULL */
     uint64_t seen;           /* out: bit i set when opts[i] was given */
+    bool own;                /* the command's own options go on in this group (a table shared by two
+                                commands, between rows of their own): --help lists the built-in rows
+                                after the last of group 0 and the own groups that follow it */
 } rs_opt_group_t;
 
 #define RS_OPTS_N(table) ((int)(sizeof(table) / sizeof(table)[0]))
+/* A table as a group filling dst (every row offered, not marked own): RS_OPT_GROUP(own_opts, &o). */
+#define RS_OPT_GROUP(table, dst) ((rs_opt_group_t){(table), RS_OPTS_N(table), (dst), NULL, 0, false})
 
 /* Parse argv[1..] of command cmd (argv[0]) against the groups (at most 64 options each), then
  * optind is the first positional argument. -h / --help anywhere: returns 1 (nothing else is
@@ -82,13 +88,19 @@ typedef struct {
 int rs_cli_parse(const char *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups, rs_err_t *err);
 /* true when the option called name was given. */
 bool rs_cli_given(const rs_opt_group_t *g, const char *name);
+/* The value of the given file option (IN, IN_BUF, OUT, OUTDIR) called name of the groups, or NULL
+ * when none was given. */
+const char *rs_cli_given_path(const rs_opt_group_t *groups, int n_groups, const char *name);
 /* Every given option of kind IN, IN_BUF, OUT or OUTDIR of the groups, except the names in skip
  * ("trace,chrome": the command adds the paths it derives from them), into plan. Returns 0 or -1
  * (out of memory). */
 int rs_cli_io_add(rs_io_plan_t *plan, const rs_opt_group_t *groups, int n_groups, const char *skip);
 /* The groups' options as --help lists them: sections, "  -S, --seq TOKENS  help  [default]"; the
- * built-in rows (-h, --help; -q, --quiet) after the first group (the command's own options). */
+ * built-in rows (-h, --help; -q, --quiet) after the command's own options (rs_cli_own_groups). */
 void rs_cli_print_opts(FILE *out, const rs_opt_group_t *groups, int n_groups);
+/* How many of the first groups hold the command's own options: group 0 and the groups marked own
+ * right after it (at least 1 when n_groups > 0). */
+int rs_cli_own_groups(const rs_opt_group_t *groups, int n_groups);
 /* true when name is one of the items of the comma list (NULL: none). */
 bool rs_cli_in_list(const char *list, const char *name);
 /* true when row o of group g is offered (not in the group's skip list). */

@@ -2,7 +2,7 @@
 # no_nan.sh RINGSIM [exec] - no nan, -nan or inf reaches a reader: the report's report.md and
 # report.html, and the text every command prints (model and sim tables, plan's table, a sweep's summary
 # lines and its CSV's crossover lines; with "exec": validate's output over every layout, pass and
-# mask on tiny blocks, and calibrate's tables). Cases that used to print nan: a sweep whose crossover
+# mask on tiny blocks, and calibrate's tables). Cases that could print nan: a sweep whose crossover
 # is not reached, plan without --sim or prices, validate's crossovers in backward passes and causal
 # sweeps, calibration's overlap points whose eta is undetermined; calibrate and validate --from-trace.
 set -u

@@ -1,4 +1,4 @@
-/* test_bad_input.c - the bad-input suite (issue 13 item 7): every case of tests/cli/bad_input.tab runs the
+/* test_bad_input.c - the bad-input suite: every case of tests/cli/bad_input.tab runs the
  * built `ringsim` in a scratch folder under a watchdog (timeout -k 5 60) and must
  *   - exit with the code the row gives (2 for bad input, 1 for a failed write to stdout),
  *   - print one line on stderr, "ringsim ...", holding the row's fragment (the parameter or

@@ -1,4 +1,4 @@
-/* test_cli.c - `ringsim model` end to end: output against the library, bad input (exit 2, one line
+/* test_cmd_model.c - `ringsim model` end to end: output against the library, bad input (exit 2, one line
  * naming the parameter, no output file), --help, CSV/JSON/trace outputs. */
 #include <jansson.h>
 #include <stdlib.h>

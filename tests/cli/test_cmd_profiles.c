@@ -1,4 +1,4 @@
-/* test_hw_cli.c - `ringsim profiles`: the listing, printing a preset, checking files, bad input
+/* test_cmd_profiles.c - `ringsim profiles`: the listing, printing a preset, checking files, bad input
  * (the built binary, run through harness.h). */
 #include <stdio.h>
 #include <stdlib.h>

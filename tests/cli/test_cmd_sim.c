@@ -1,10 +1,11 @@
-/* test_sim_cli.c - `ringsim sim` end to end: the golden trace byte for byte, bad input (exit 2, a
+/* test_cmd_sim.c - `ringsim sim` end to end: the golden trace byte for byte, bad input (exit 2, a
  * message naming the file and host or route, no trace file), --platform-out round trip, --help; a job
- * of concurrent rings (its bad input and its tables; sweep, plan --sim and report with fabric knobs).
+ * of concurrent rings (its bad input and its tables; sweep, plan --sim and report with fabric knobs
+ * are tested with their commands).
  *
  * Golden files: tests/fixtures/golden/sim_small.csv and .json, from the command in GOLDEN_ARGS with the fixed
  * profile tests/fixtures/golden/sim_profile.json. After an intended change, regenerate them with
- *   RS_UPDATE_GOLDEN=1 build/tests/test_sim_cli
+ *   RS_UPDATE_GOLDEN=1 build/tests/test_cmd_sim
  * and review the diff. */
 #include <dirent.h>
 #include <stdbool.h>
@@ -13,21 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_main.h"
-#include "harness.h"
+#include "cmd_test.h"
 
 #define GOLDEN RS_SOURCE_DIR "/tests/fixtures/golden"
 #define GOLDEN_ARGS                                                                                         \
     "sim -p " GOLDEN "/sim_profile.json -N 4 -S 4K -L zigzag -P backward --causal --jitter 0.1 --seed 3 " \
     "--straggler 1:1.25 --degrade 2:2"
 
-static bool contains(const char *path, const char *needle) {
-    char *t = rs_test_slurp(path, NULL);
-    bool ok = t && strstr(t, needle);
-    if (!ok) fprintf(stderr, "  %s lacks '%s': %s\n", path, needle, t ? t : "(missing)");
-    free(t);
-    return ok;
-}
 
 static void compare_golden(const char *produced, const char *golden) {
     size_t la = 0, lb = 0;
@@ -64,7 +57,7 @@ static void test_golden(void) {
     snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s", rs_test_path("g2.csv"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     compare_golden(rs_test_path("g2.csv"), GOLDEN "/sim_small.csv");
-    CU_ASSERT(contains(rs_test_path("out.txt"), "0.00e+00")); /* rel_diff to the walk */
+    CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), "0.00e+00")); /* rel_diff to the walk */
 }
 
 static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -72,13 +65,6 @@ static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM
                                "<host id=\"a\" speed=\"1e15f\"/><host id=\"b\" speed=\"1e15f\"/>\n"
                                "<link id=\"l\" bandwidth=\"1e11Bps\" latency=\"0s\"/>\n";
 
-static void expect_usage(const char *args, const char *needle1, const char *needle2, const char *trace) {
-    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    CU_ASSERT(contains(rs_test_path("err.txt"), needle1));
-    if (needle2) CU_ASSERT(contains(rs_test_path("err.txt"), needle2));
-    if (trace) CU_ASSERT(rs_test_file_size(trace) < 0);
-    CU_ASSERT(rs_test_temp_files() == 0);
-}
 
 static void test_bad_input(void) {
     char plat[800], map[800], trace[800], text[2048], args[4096];
@@ -89,7 +75,7 @@ static void test_bad_input(void) {
     snprintf(text, sizeof text, "%s<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route\n</zone></platform>\n", PLAT_HEAD);
     rs_test_write_text(plat, text);
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --trace %s", plat, trace);
-    expect_usage(args, plat, "Parse error", trace);
+    rs_cmd_expect_usage(args, plat, "Parse error", trace);
     /* a mapping naming a missing host: hostmap:line and the host */
     snprintf(text, sizeof text,
              "%s<route src=\"a\" dst=\"b\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n", PLAT_HEAD);
@@ -98,20 +84,20 @@ static void test_bad_input(void) {
     snprintf(args, sizeof args, "sim -N 2 -S 4K --platform %s --hostmap %s --trace %s", plat, map, trace);
     char where[1000];
     snprintf(where, sizeof where, "%s:2: host 'nope' (rank 1)", map);
-    expect_usage(args, where, NULL, trace);
+    rs_cmd_expect_usage(args, where, NULL, trace);
     /* no route b -> a */
     rs_test_write_text(map, "a\nb\n");
-    expect_usage(args, "no route from host 'b' (rank 1) to host 'a' (rank 0)", plat, trace);
+    rs_cmd_expect_usage(args, "no route from host 'b' (rank 1) to host 'a' (rank 0)", plat, trace);
     /* unknown --cfg key: SimGrid's message */
     snprintf(args, sizeof args, "sim -N 2 -S 4K --cfg network/bogus-key:1 --trace %s", trace);
-    expect_usage(args, "Bad config key: network/bogus-key", NULL, trace);
+    rs_cmd_expect_usage(args, "Bad config key: network/bogus-key", NULL, trace);
     /* malformed --cfg, missing platform file, hostmap without platform */
-    expect_usage("sim --cfg nocolon", "--cfg 'nocolon'", NULL, NULL);
+    rs_cmd_expect_usage("sim --cfg nocolon", "--cfg 'nocolon'", NULL, NULL);
     snprintf(args, sizeof args, "sim --platform %s/none.xml", rs_test_dir);
-    expect_usage(args, "none.xml", NULL, NULL);
-    expect_usage("sim --hostmap x.map", "--hostmap x.map needs --platform", NULL, NULL);
+    rs_cmd_expect_usage(args, "none.xml", NULL, NULL);
+    rs_cmd_expect_usage("sim --hostmap x.map", "--hostmap x.map needs --platform", NULL, NULL);
     /* the two overlap models together */
-    expect_usage("sim --slowdown 1.5 --overlap 0.5", "--overlap", "--slowdown", NULL);
+    rs_cmd_expect_usage("sim --slowdown 1.5 --overlap 0.5", "--overlap", "--slowdown", NULL);
 }
 
 /* --platform-out writes the generated platform; simulating on it as a user platform gives the same
@@ -124,7 +110,7 @@ static void test_platform_out(void) {
              plat);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     char *a = rs_test_slurp(rs_test_path("out.txt"), NULL);
-    CU_ASSERT(contains(plat, "nic7-up"));
+    CU_ASSERT(rs_cmd_contains(plat, "nic7-up"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform %s --csv -", plat);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     char *b = rs_test_slurp(rs_test_path("out.txt"), NULL);
@@ -150,11 +136,11 @@ static void test_help(void) {
     const char *opts[] = {"--platform FILE", "--hostmap FILE", "--platform-out FILE", "--network-model", "--cfg KEY:VALUE",
                           "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", "--tp T", "--map FILE",
                           "--fabric F", "--nics K", "--oversub O", "--background B", "--hops FILE", NULL};
-    for (int i = 0; opts[i]; i++) CU_ASSERT(contains(rs_test_path("out.txt"), opts[i]));
+    for (int i = 0; opts[i]; i++) CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), opts[i]));
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Concurrent rings (issue 20)
+ * Concurrent rings
  * ---------------------------------------------------------------------------------------------- */
 /* Bad job input: exit 2, one line naming the option and the rule, no output file. */
 static void test_job_bad_input(void) {
@@ -162,24 +148,24 @@ static void test_job_bad_input(void) {
     snprintf(map, sizeof map, "%s", rs_test_path("job.map"));
     snprintf(csv, sizeof csv, "%s", rs_test_path("job.csv"));
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 8 --dp 3 --devices 256 --csv %s", csv);
-    expect_usage(args, "--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256", "the degrees must multiply to the device count",
+    rs_cmd_expect_usage(args, "--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256", "the degrees must multiply to the device count",
                  csv);
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --gpus-per-node 8 --nics 16 --csv %s", csv);
-    expect_usage(args, "--nics 16", "K <= G", csv);
+    rs_cmd_expect_usage(args, "--nics 16", "K <= G", csv);
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --fabric leaf-spine --oversub 0.5 --csv %s", csv);
-    expect_usage(args, "--oversub 0.5: must be >= 1", NULL, csv);
+    rs_cmd_expect_usage(args, "--oversub 0.5: must be >= 1", NULL, csv);
     rs_test_write_text(map, "0 1 2 3\n4 5 6 3\n");
     snprintf(args, sizeof args, "sim -N 4 -S 16K --map %s --csv %s", map, csv);
     char where[1000];
     snprintf(where, sizeof where, "%s:2: device 3 already holds ring 0 rank 3 (line 1)", map);
-    expect_usage(args, where, "a device holds one rank", csv);
-    expect_usage("sim -N 8 -S 64K --cp 16", "--cp 16 and -N 8", NULL, NULL);
-    expect_usage("sim -N 8 -S 64K --fabric mesh", "--fabric mesh: expected flat, leaf-spine or rail", NULL, NULL);
-    expect_usage("sim -N 8 -S 64K --tp 2 --background dp", "--background dp: size it with --model", NULL, NULL);
-    expect_usage("sim -N 8 -S 64K --tp 2 --degrade 1:2", "--degrade", NULL, NULL);
+    rs_cmd_expect_usage(args, where, "a device holds one rank", csv);
+    rs_cmd_expect_usage("sim -N 8 -S 64K --cp 16", "--cp 16 and -N 8", NULL, NULL);
+    rs_cmd_expect_usage("sim -N 8 -S 64K --fabric mesh", "--fabric mesh: expected flat, leaf-spine or rail", NULL, NULL);
+    rs_cmd_expect_usage("sim -N 8 -S 64K --tp 2 --background dp", "--background dp: size it with --model", NULL, NULL);
+    rs_cmd_expect_usage("sim -N 8 -S 64K --tp 2 --degrade 1:2", "--degrade", NULL, NULL);
     snprintf(args, sizeof args, "sim -N 8 -S 64K --tp 2 --trace %s", csv);
-    expect_usage(args, "--trace", NULL, csv);
-    expect_usage("sim -N 8 -S 64K --hops -", "--hops reports a job", NULL, NULL);
+    rs_cmd_expect_usage(args, "--trace", NULL, csv);
+    rs_cmd_expect_usage("sim -N 8 -S 64K --hops -", "--hops reports a job", NULL, NULL);
 }
 
 /* A job end to end: 8 rings through one NIC per node: the table names the saturated NIC, the ring
@@ -194,12 +180,12 @@ static void test_job_run(void) {
              "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --platform-out %s --hops %s --links %s",
              plat, hops, links);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    CU_ASSERT(contains(rs_test_path("out.txt"), "# job: tp 8 x cp 4 x dp 1, order tp-cp-dp: 8 rings of 4 ranks on 32 devices"));
-    CU_ASSERT(contains(rs_test_path("out.txt"), "# saturates: nic"));
-    CU_ASSERT(contains(rs_test_path("out.txt"), "0.1250 nic"));
-    CU_ASSERT(contains(plat, "routing=\"DijkstraCache\""));
-    CU_ASSERT(contains(hops, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw"));
-    CU_ASSERT(contains(links, "nic0.0-up,50000000000,"));
+    CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), "# job: tp 8 x cp 4 x dp 1, order tp-cp-dp: 8 rings of 4 ranks on 32 devices"));
+    CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), "# saturates: nic"));
+    CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), "0.1250 nic"));
+    CU_ASSERT(rs_cmd_contains(plat, "routing=\"DijkstraCache\""));
+    CU_ASSERT(rs_cmd_contains(hops, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw"));
+    CU_ASSERT(rs_cmd_contains(links, "nic0.0-up,50000000000,"));
     snprintf(args, sizeof args, "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --csv -");
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     char *t = rs_test_slurp(rs_test_path("out.txt"), NULL);
@@ -215,103 +201,8 @@ static void test_job_run(void) {
     free(t);
 }
 
-/* ringsim sweep with fabric knobs: one row per NICs value, the worst hop at K / 8 of the NIC, the
- * efficiency growing with K up to the contention-free one; the figure when gnuplot is there. */
-static void test_job_sweep(void) {
-    char args[4096], csv[800], fig[800];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("cont.csv"));
-    snprintf(fig, sizeof fig, "%s", rs_test_path("cont.svg"));
-    const bool plot = system("command -v gnuplot >/dev/null 2>&1") == 0;
-    snprintf(args, sizeof args, "sweep -S 16K -N 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1,2,4,8 -q -o %s%s%s", csv,
-             plot ? " --figure " : "", plot ? fig : "");
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    char *t = rs_test_slurp(csv, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    char *row = strstr(t, "\nseries,");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-    int rows = 0;
-    double prev = 0, free_eff = 0;
-    for (char *l = strchr(row + 1, '\n'); l && l[1]; l = strchr(l + 1, '\n'), rows++) {
-        char *f = l + 1;
-        double v[22];
-        for (int k = 0; k < 21 && f; k++) {
-            v[k] = strtod(f, NULL);
-            f = strchr(f, ',');
-            if (f) f++;
-        }
-        RS_ASSERT_REL(v[13], (double)(1 << rows), 1e-15);         /* nics */
-        RS_ASSERT_REL(v[20], (double)(1 << rows) / 8, 1e-9);       /* worst_hop_ratio */
-        CU_ASSERT(v[18] > prev);                                     /* efficiency */
-        prev = v[18];
-        free_eff = v[19];
-    }
-    CU_ASSERT_EQUAL(rows, 4);
-    RS_ASSERT_REL(prev, free_eff, 1e-9); /* K = G: no contention left */
-    free(t);
-    if (plot) CU_ASSERT(contains(fig, "<svg"));
-    expect_usage("sweep -S 16K -N 4 --tp 2 --oversub 1,0.5", "--oversub 1,0.5: '0.5': must be >= 1", NULL, NULL);
-    expect_usage("sweep -S 16K -N 4 --figure x.png", "--figure draws a sweep of fabric knobs", NULL, NULL);
-}
 
-/* ringsim plan --sim with fabric knobs: the ring split (N = 8 on nodes of 4, 2 replicas) as a job per
- * pass and NICs value; without background the ring is alone on its NICs (slowdown 1), ZeRO-3's
- * all-gather on the same NICs slows it (the plan assumes FSDP hidden). Knobs without --sim: exit 2. */
-static void test_job_plan(void) {
-    char args[4096], csv[800];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("plan-cont.csv"));
-    for (int bg = 0; bg < 2; bg++) {
-        snprintf(args, sizeof args,
-                 "plan -m llama3-8b --seq 32K --ranks 8 --gpus-per-node 4 --inter ib-ndr --global-batch 2 --dp 2 --sim "
-                 "--nics 1,4 %s --contention-csv %s",
-                 bg ? "--background fsdp" : "", csv);
-        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-        CU_ASSERT(contains(rs_test_path("out.txt"), "# the ring split as a job (SimGrid): N ranks x 2 replica(s)"));
-        char *t = rs_test_slurp(csv, NULL);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-        int rows = 0;
-        for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
-            char *f = l + 1;
-            for (int k = 0; k < 17 && f; k++) f = strchr(f, ',') + 1; /* slowdown */
-            const double slow = strtod(f, NULL);
-            if (bg) {
-                CU_ASSERT(slow > 1.1);
-            } else {
-                RS_ASSERT_REL(slow, 1, 1e-9);
-            }
-        }
-        CU_ASSERT_EQUAL(rows, 4); /* forward and backward x K = 1, 4 */
-        free(t);
-    }
-    expect_usage("plan -m llama3-8b --nics 1,4", "need --sim", NULL, NULL);
-}
 
-/* The report's contention section: data/contention.csv with NICs 1, 2, 4, 8 at 1:1 and 2:1 (h100-sxm:
- * nodes of 8), K = G at 1:1 as efficient as without contention, the sentence in report.md. */
-static void test_job_report(void) {
-    char args[4096], dir[800], path[1000];
-    snprintf(dir, sizeof dir, "%s", rs_test_path("rep"));
-    snprintf(args, sizeof args, "report --quick --no-exec --no-figures -o %s", dir);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    CU_ASSERT(contains(path, "8 rings (TP 8 fills each node) of N = 8 ranks"));
-    snprintf(path, sizeof path, "%s/data/contention.csv", dir);
-    char *t = rs_test_slurp(path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    int rows = 0;
-    for (char *l = strstr(t, "\nseries,"); l && (l = strchr(l + 1, '\n')) && l[1]; rows++) {
-        char *f = l + 1;
-        double v[20];
-        for (int k = 0; k < 20 && f; k++) {
-            v[k] = strtod(f, NULL);
-            f = strchr(f, ',');
-            if (f) f++;
-        }
-        if (v[13] == 8 && v[14] == 1) RS_ASSERT_REL(v[18], v[19], 1e-9);
-        CU_ASSERT(v[18] <= v[19] * (1 + 1e-9));
-    }
-    CU_ASSERT_EQUAL(rows, 8);
-    free(t);
-}
 
 static const rs_test_case_t cases[] = {
     {"golden_trace_byte_for_byte", test_golden},
@@ -320,15 +211,7 @@ static const rs_test_case_t cases[] = {
     {"help_lists_options", test_help},
     {"job_bad_input", test_job_bad_input},
     {"job_run", test_job_run},
-    {"job_sweep", test_job_sweep},
-    {"job_plan", test_job_plan},
-    {"job_report", test_job_report},
     {NULL, NULL},
 };
 
-int main(void) {
-    if (rs_test_scratch("sim_cli") != 0) return 1;
-    int rc = rs_test_main1("sim_cli", cases);
-    rs_test_cleanup();
-    return rc;
-}
+int main(void) { return rs_cmd_test_main("sim_cli", "sim_cli", cases); }

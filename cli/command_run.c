@@ -1,0 +1,66 @@
+/* command_run.c - how a command reads its command line: its groups against its table entry, --help
+ * or its hook, the usage line, the command line as text, the notes kept for the end
+ * (command_run.h). */
+#include "command_run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static rs_cli_help_hook_fn *help_hook;
+static void *help_ctx;
+
+void rs_cli_set_help_hook(rs_cli_help_hook_fn *hook, void *ctx) {
+    help_hook = hook;
+    help_ctx = ctx;
+}
+
+int rs_cli_command_parse(const rs_command_t *cmd, int argc, char **argv, rs_opt_group_t *groups, int n_groups,
+                         rs_err_t *err) {
+    int rc = rs_cli_parse(cmd->name, argc, argv, groups, n_groups, err);
+    if (rc == 0 && cmd->max_args >= 0 && argc - optind > cmd->max_args)
+        rc = rs_errf(err, "unexpected argument '%s' (see ringsim %s --help)", argv[optind + cmd->max_args], cmd->name);
+    return rc;
+}
+
+int rs_cli_run_parse(const char *name, int argc, char **argv, rs_opt_group_t *groups, int n_groups, bool loud) {
+    const rs_command_t *cmd = rs_cli_command(name);
+    rs_err_t err = {0};
+    int rc = rs_cli_command_parse(cmd, argc, argv, groups, n_groups, &err);
+    if (rc == 1) {
+        if (help_hook) {
+            help_hook(help_ctx, cmd, groups, n_groups);
+        } else if (loud) {
+            fputs(cmd->usage, stdout);
+            rs_cli_print_opts(stdout, groups, n_groups);
+            if (cmd->notes) printf("\n%s", cmd->notes);
+        }
+        return RS_EXIT_OK;
+    }
+    if (rc < 0) {
+        if (loud) fprintf(stderr, "ringsim %s: %s\n", cmd->name, err.msg);
+        return RS_EXIT_USAGE;
+    }
+    return -1;
+}
+
+int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {
+    if (loud) fprintf(stderr, "ringsim %s: %s\n", name, err->msg);
+    return RS_EXIT_USAGE;
+}
+
+const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv) {
+    snprintf(buf, len, "ringsim");
+    for (int i = 0; i < argc && strlen(buf) + strlen(argv[i]) + 2 < len; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), " %s", argv[i]);
+    return buf;
+}
+
+static char kept_notes[sizeof(((rs_setup_t *)0)->kernel_notes)];
+
+void rs_cli_kernel_notes(const rs_setup_t *s) { snprintf(kept_notes, sizeof kept_notes, "%s", s->kernel_notes); }
+
+void rs_cli_notes_print(void) {
+    if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
+    kept_notes[0] = '\0';
+}

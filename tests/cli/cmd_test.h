@@ -1,0 +1,77 @@
+/* cmd_test.h - what the end-to-end tests of the commands share (tests/cli/test_cmd_*.c): a file's
+ * text against a fragment, a refused command line (exit 2, the message, no output, no temporary), the
+ * numbers of a CSV row, a figure's format by its first bytes, a text's line count. The command runs
+ * through rs_test_ringsim (tests/fixtures/harness.h). */
+#ifndef RS_TEST_CLI_CMD_TEST_H
+#define RS_TEST_CLI_CMD_TEST_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "test_main.h"
+
+/* true when the file at path holds needle (said on stderr when not). */
+static inline bool rs_cmd_contains(const char *path, const char *needle) {
+    char *t = rs_test_slurp(path, NULL);
+    const bool ok = t && strstr(t, needle);
+    if (!ok) fprintf(stderr, "  %s lacks '%s': %s\n", path, needle, t ? t : "(missing)");
+    free(t);
+    return ok;
+}
+
+/* `ringsim ARGS` exits 2 with needle1 (and needle2 when not NULL) on stderr, leaves no file at out
+ * (when not NULL) and no temporary. */
+static inline void rs_cmd_expect_usage(const char *args, const char *needle1, const char *needle2, const char *out) {
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT(rs_cmd_contains(rs_test_path("err.txt"), needle1));
+    if (needle2) CU_ASSERT(rs_cmd_contains(rs_test_path("err.txt"), needle2));
+    if (out) CU_ASSERT(rs_test_file_size(out) < 0);
+    CU_ASSERT(rs_test_temp_files() == 0);
+}
+
+/* The first n comma-separated fields of line as numbers into v (a text field reads as 0). */
+static inline void rs_cmd_csv_numbers(const char *line, double *v, int n) {
+    const char *f = line;
+    for (int k = 0; k < n; k++) {
+        v[k] = f ? strtod(f, NULL) : 0;
+        if (f && (f = strchr(f, ','))) f++;
+    }
+}
+
+/* true when the file at path begins with the n bytes of magic ("\x89PNG\r\n\x1a\n"). */
+static inline bool rs_cmd_starts_with(const char *path, const char *magic, size_t n) {
+    size_t len = 0;
+    char *t = rs_test_slurp(path, &len);
+    const bool ok = t && len >= n && memcmp(t, magic, n) == 0;
+    free(t);
+    return ok;
+}
+
+/* Lines of s (its '\n's). */
+static inline int rs_cmd_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* gnuplot on PATH (the figures' tests are skipped without it). */
+static inline bool rs_cmd_have_gnuplot(void) { return system("command -v gnuplot > /dev/null 2>&1") == 0; }
+
+/* A command test's main: its cases in a scratch directory of its own (removed after). Returns the
+ * exit code of rs_test_main1. */
+static inline int rs_cmd_test_main(const char *scratch, const char *suite, const rs_test_case_t *cases) {
+    if (rs_test_scratch(scratch) != 0) return 1;
+    const int rc = rs_test_main1(suite, cases);
+    rs_test_cleanup();
+    return rc;
+}
+
+/* A command test this build cannot run: "skipped: why", RS_TEST_SKIP. */
+static inline int rs_cmd_test_skip(const char *why) {
+    printf("skipped: %s\n", why);
+    return RS_TEST_SKIP;
+}
+
+#endif /* RS_TEST_CLI_CMD_TEST_H */

@@ -1,0 +1,72 @@
+/* test_cmd_calibrate.c - `ringsim calibrate` end to end: --from-trace on two predicted traces at B =
+ * 2048 and 8192 fits the very tier that predicted them (H100-SXM's NVLink: 450 GB/s, 3 us), as a
+ * profile that loads; a measured calibration of two ranks as threads writes a loadable profile; the
+ * refusals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_test.h"
+#include "profile.h"
+
+#ifdef RINGSIM_HAVE_EXEC
+static void test_from_trace(void) {
+    char args[2048], a[600], b[600], fit[600];
+    snprintf(a, sizeof a, "%s", rs_test_path("c8k.csv"));
+    snprintf(b, sizeof b, "%s", rs_test_path("c32k.csv"));
+    snprintf(fit, sizeof fit, "%s", rs_test_path("fit.json"));
+    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    snprintf(args, sizeof args, "calibrate --from-trace %s %s --out %s", a, b, fit);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# traces: 2, N = 4 ranks, heads 32/8, d 128, contiguous, no mask, bf16\n"));
+    /* a transfer of K,V of B tokens: 3 us + 2 B x 8 x 128 x 2 bytes / 450e9 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "       8388608    2.16414e-05    2.16414e-05      387.6\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# alpha-beta fit: L = 3e-06 s, W = 450 GB/s (max fit error 0.000%) from 24 transfers\n"));
+    rs_hw_t hw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(fit, &hw, &err), 0);
+    RS_ASSERT_REL(hw.intra.bw_bytes_per_s, 450e9, 1e-12);
+    RS_ASSERT_REL(hw.intra.latency_s, 3e-6, 1e-12);
+    CU_ASSERT_EQUAL(hw.devices_per_node, 4);
+    CU_ASSERT_STRING_EQUAL(hw.name, "from-trace");
+}
+
+static void test_measured(void) {
+    char args[1024], out[600];
+    snprintf(out, sizeof out, "%s", rs_test_path("cpu.json"));
+    snprintf(args, sizeof args, "calibrate --launch threads -N 2 --blocks 16,32 --min-time 0.001 --name tiny --out %s", out);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    rs_hw_t hw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(out, &hw, &err), 0);
+    CU_ASSERT_STRING_EQUAL(hw.name, "tiny");
+    CU_ASSERT_EQUAL(hw.cal.n_eff, 2); /* one efficiency point per block size */
+    CU_ASSERT(hw.flops_per_s[RS_DTYPE_FP32] > 0);
+    CU_ASSERT(hw.intra.bw_bytes_per_s > 0);
+}
+
+static void test_refusals(void) {
+    rs_cmd_expect_usage("calibrate --from-trace a.csv", "ringsim calibrate: --out FILE is required (the profile to write)", NULL, NULL);
+    rs_cmd_expect_usage("calibrate --out f.json x.csv", "ringsim calibrate: unexpected argument 'x.csv' (trace files go with --from-trace)",
+                        NULL, NULL);
+    rs_cmd_expect_usage("calibrate --out f.json --from-trace a.csv --min-time 1",
+                        "ringsim calibrate: --min-time cannot be used with --from-trace (nothing runs on this machine: the traces are "
+                        "the measurements)",
+                        NULL, NULL);
+    rs_cmd_expect_usage("calibrate --out f.json --blocks 8,4", "ringsim calibrate: --blocks 8,4: sizes must increase", NULL, NULL);
+}
+#endif
+
+int main(void) {
+#ifdef RINGSIM_HAVE_EXEC
+    static const rs_test_case_t cases[] = {{"--from-trace fits the tier that predicted the traces", test_from_trace},
+                                           {"a measured calibration writes a profile", test_measured},
+                                           {"refusals", test_refusals},
+                                           {NULL, NULL}};
+    return rs_cmd_test_main("cmd_calibrate", "ringsim calibrate", cases);
+#else
+    return rs_cmd_test_skip("no executor in this build");
+#endif
+}

@@ -1,0 +1,87 @@
+/* test_cmd_memory.c - `ringsim memory` end to end: the CSV of Llama-3-8B at S = 1M over N = 32 term by
+ * term against the library (rs_sp_memory) and the terms that are one product by hand, the table and
+ * the device's verdict, --list; bad input exits 2 with one line and writes nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alt.h"
+#include "cmd_test.h"
+#include "memory.h"
+
+static double csv_value(const char *csv, const char *term) {
+    char key[64];
+    snprintf(key, sizeof key, "\n%s,", term);
+    const char *at = strstr(csv, key);
+    CU_ASSERT_PTR_NOT_NULL(at);
+    return at ? strtod(at + strlen(key), NULL) : -1;
+}
+
+static void test_terms(void) {
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 -p h100-sxm --csv -"), 0);
+    CU_ASSERT_EQUAL(strncmp(rs_test_out, "term,bytes\n", 11), 0);
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), 15); /* header, 14 terms; no table with --csv - */
+    rs_transformer_t t;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
+    rs_mem_config_t c;
+    rs_mem_config_default(&c);
+    c.seq_tokens = 1 << 20, c.sp_degree = 32, c.shard_devices = 32;
+    rs_mem_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_sp_memory(&t, &c, &m, &err), 0);
+    const struct {
+        const char *term;
+        double v;
+    } rows[] = {{"weights", m.weights_bytes},         {"gradients", m.grads_bytes},      {"optimizer", m.optim_bytes},
+                {"fsdp_unit", m.fsdp_unit_bytes},     {"activations_saved", m.act_saved_bytes},
+                {"layer_working_set", m.layer_work_bytes}, {"ring_forward", m.ring_fwd_bytes},
+                {"ring_backward", m.ring_bwd_bytes},  {"ring", m.ring_bytes},            {"all_to_all_staging", m.a2a_bytes},
+                {"ffn_chunk", m.ffn_chunk_bytes},     {"logits_chunk", m.logits_chunk_bytes}, {"total", m.total_bytes}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) RS_ASSERT_REL(csv_value(rs_test_out, rows[i].term), rows[i].v, 1e-15);
+    /* by hand: P = 8030261248 parameters over 32 devices; T = 1M / 32 = 32768 tokens per device */
+    const double P = 8030261248.0, T = 32768;
+    CU_ASSERT_EQUAL(rs_transformer_params(&t), 8030261248u);
+    RS_ASSERT_REL(csv_value(rs_test_out, "weights"), P * 2 / 32, 1e-15);   /* bf16 */
+    RS_ASSERT_REL(csv_value(rs_test_out, "optimizer"), P * 12 / 32, 1e-15); /* fp32 master, Adam m and v */
+    RS_ASSERT_REL(csv_value(rs_test_out, "activations_saved"), 32 * T * 4096 * 2, 1e-15); /* full ckpt: each layer's input */
+    RS_ASSERT_REL(csv_value(rs_test_out, "ring_forward"), T * (2 * 4096 + 4 * 1024) * 2, 1e-15); /* Q, O, K, V, incoming K, V */
+    RS_ASSERT_REL(csv_value(rs_test_out, "logits_chunk"), 2048.0 * 128256 * 4 * 2, 1e-15);       /* a chunk's fp32 logits + grads */
+}
+
+static void test_table(void) {
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 -p h100-sxm"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "  optimizer                         2.805 GiB           3011347968 B   P*12/shard"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "  total                            19.905 GiB          21373257728 B"));
+    /* 21373257728 B of H100-SXM's 80e9 B = 74.506 GiB */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# device memory 74.506 GiB: fits (26.7% used)\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# seq=1048576 N=32 ulysses=1 ring=32 batch=1 local_tokens=32768 shard=32"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory --list"), 0);
+    int presets = 0;
+    for (const char *const *p = rs_transformer_preset_names(); *p; p++) presets++;
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), presets);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "llama3-8b         8.0B params  L=32  h=4096  Hq=32  Hkv=8   d=128 ffn=14336 V=128256\n"));
+}
+
+static void test_bad(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 --ulysses 16"), 2);
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_err), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "KV heads"));
+    const char *path = rs_test_path("model.json");
+    rs_test_write_text(path, "{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"heads\": 2\n  }\n}\n");
+    char args[1024];
+    snprintf(args, sizeof args, "memory -m %s --csv %s", path, rs_test_path("m.csv"));
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ":4:5: transformer.heads: unknown key"));
+    CU_ASSERT(rs_test_file_size(rs_test_path("m.csv")) < 0);
+    CU_ASSERT_EQUAL(rs_test_ringsim("memory -m llama3-8b -S 1000 -N 3"), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "--seq 1000"));
+    CU_ASSERT_EQUAL(rs_test_ringsim("memory -S 1M"), 2);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim memory: --model is required (presets: ringsim memory --list)\n");
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {{"the CSV term by term", test_terms},
+                                           {"the table, the device's verdict, --list", test_table},
+                                           {"bad input", test_bad},
+                                           {NULL, NULL}};
+    return rs_cmd_test_main("cmd_memory", "ringsim memory", cases);
+}

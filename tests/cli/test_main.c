@@ -1,0 +1,72 @@
+/* test_main.c - the `ringsim` program itself (cli/main.c) through the built binary: no command, --help,
+ * --version, an unknown command, the build-time --man-dir and --completion, and the end of a run: a
+ * stdout that cannot be written exits 1 with one line. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cmd_test.h"
+
+static void test_dispatch(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim(""), 2);
+    CU_ASSERT_EQUAL(strncmp(rs_test_err, "usage: ringsim COMMAND [options]   (ringsim COMMAND --help for its options)\n\n", 77), 0);
+    CU_ASSERT_STRING_EQUAL(rs_test_out, "");
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("--version"), 0);
+    char version[128];
+    snprintf(version, sizeof version, "%.100s", rs_test_out); /* "ringsim X.Y.Z\n" */
+    CU_ASSERT_EQUAL(strncmp(version, "ringsim ", 8), 0);
+    CU_ASSERT_EQUAL(rs_cmd_lines(version), 1);
+    version[strlen(version) - 1] = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("--help"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n  model      analytic model: T_comp, T_comm, threshold, critical-path makespan\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n  profiles   list or print the shipped hardware profiles\n"));
+    char tail[256];
+    snprintf(tail, sizeof tail, "\n%s: predicts, simulates and measures Ring Attention.\n", version);
+    const size_t n = strlen(rs_test_out), m = strlen(tail);
+    CU_ASSERT(n > m && !strcmp(rs_test_out + n - m, tail));
+    CU_ASSERT_EQUAL(rs_test_ringsim("help"), 0); /* as --help */
+    CU_ASSERT_EQUAL(rs_test_ringsim("bogus"), 2);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim: unknown command 'bogus' (expected one of: model sim exec calibrate validate compare "
+                                        "import sweep plot report memory plan profiles)\n");
+}
+
+static void test_docs(void) {
+    CU_ASSERT_EQUAL(rs_test_ringsim("--man-dir"), 2);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim: usage: ringsim --man-dir DIR | ringsim --completion bash|zsh [FILE]\n");
+    CU_ASSERT_EQUAL(rs_test_ringsim("--completion fish"), 1);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim: --completion fish: expected bash or zsh\n");
+    char args[1024], path[600];
+    snprintf(path, sizeof path, "%s", rs_test_path("ringsim.bash"));
+    snprintf(args, sizeof args, "--completion bash %s", path);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT(rs_cmd_starts_with(path, "# bash completion for ringsim", 29));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("--completion zsh"), 0); /* on stdout */
+    CU_ASSERT_EQUAL(strncmp(rs_test_out, "#compdef ringsim\n", 17), 0);
+    snprintf(args, sizeof args, "--man-dir %s", rs_test_path("man"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    snprintf(path, sizeof path, "%s/ringsim-plan.1", rs_test_path("man"));
+    CU_ASSERT(rs_cmd_contains(path, ".SH NAME\nringsim\\-plan \\- capacity planning"));
+}
+
+/* stdout to /dev/full: the command's end finds the write error, exit 1, no output file kept. */
+static void test_stdout_error(void) {
+    char cmd[2048];
+    const char *csv = rs_test_path("m.csv");
+    snprintf(cmd, sizeof cmd, "%s/bin/ringsim model -L zigzag -P forward --csv %s > /dev/full 2> %s", RS_BINARY_DIR, csv,
+             rs_test_path("full.txt"));
+    const int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    char *err = rs_test_slurp(rs_test_path("full.txt"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+    CU_ASSERT_STRING_EQUAL(err, "ringsim model: stdout: write error: No space left on device\n");
+    free(err);
+    CU_ASSERT(rs_test_file_size(csv) < 0);
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {{"dispatch: no command, --help, --version, unknown", test_dispatch},
+                                           {"--man-dir and --completion", test_docs},
+                                           {"a stdout that cannot be written", test_stdout_error},
+                                           {NULL, NULL}};
+    return rs_cmd_test_main("cli_main", "ringsim", cases);
+}

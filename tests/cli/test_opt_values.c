@@ -1,0 +1,82 @@
+/* test_opt_values.c - the option values with a syntax of their own (cli/opt_values.c): increasing
+ * size lists and INDEX:FACTOR pairs, what they store and the exact message of each refusal. */
+#include <string.h>
+
+#include "opt_values.h"
+#include "test_main.h"
+
+static const rs_cli_sizes_t blocks = {"--blocks", 2, 1 << 16, 2, 4};
+static const rs_cli_sizes_t nodes = {"--nodes", 1, 1 << 20, 1, 8};
+
+static void expect_sizes_refused(const rs_cli_sizes_t *l, const char *arg, const char *msg) {
+    int64_t out[8];
+    int n = -7;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_cli_parse_sizes(l, arg, out, &n, &err), -1);
+    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", arg, err.msg, msg);
+    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    CU_ASSERT_EQUAL(n, -7); /* the count is set on success only */
+}
+
+static void test_sizes(void) {
+    int64_t out[8];
+    int n = 0;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_cli_parse_sizes(&blocks, "16,32,1K", out, &n, &err), 0);
+    CU_ASSERT_EQUAL(n, 3);
+    CU_ASSERT_EQUAL(out[0], 16);
+    CU_ASSERT_EQUAL(out[1], 32);
+    CU_ASSERT_EQUAL(out[2], 1024);
+    CU_ASSERT_EQUAL_FATAL(rs_cli_parse_sizes(&nodes, "4", out, &n, &err), 0);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(out[0], 4);
+    expect_sizes_refused(&blocks, "16", "--blocks 16: give at least 2 sizes");
+    expect_sizes_refused(&blocks, "32,16", "--blocks 32,16: sizes must increase");
+    expect_sizes_refused(&blocks, "16,16", "--blocks 16,16: sizes must increase");
+    expect_sizes_refused(&blocks, "16,x", "--blocks 16,x: 'x' is not a size in [2, 65536] (K/M/G suffixes)");
+    expect_sizes_refused(&blocks, "1,2", "--blocks 1,2: '1' is not a size in [2, 65536] (K/M/G suffixes)");
+    expect_sizes_refused(&blocks, "128K,256K", "--blocks 128K,256K: '128K' is not a size in [2, 65536] (K/M/G suffixes)");
+    expect_sizes_refused(&blocks, "2,3,4,5,6", "--blocks 2,3,4,5,6: at most 4 sizes");
+    expect_sizes_refused(&blocks, "", "--blocks : give at least 2 sizes");
+    expect_sizes_refused(&nodes, "", "--nodes : empty list");
+    expect_sizes_refused(&nodes, ",,", "--nodes ,,: empty list");
+}
+
+static void expect_pair_refused(rs_cli_pairs_t *l, const char *arg, const char *msg) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_cli_parse_pair(l, arg, &err), -1);
+    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", arg, err.msg, msg);
+    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+}
+
+static void test_pairs(void) {
+    int64_t idx[4] = {0};
+    double fac[4] = {0};
+    rs_cli_pairs_t l = {"--straggler", "rank", idx, fac, 0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_cli_parse_pair(&l, "3:1.5", &err), 0);
+    CU_ASSERT_EQUAL(idx[0], 3);
+    RS_ASSERT_REL(fac[0], 1.5, 1e-15);
+    l.n = 1;
+    CU_ASSERT_EQUAL_FATAL(rs_cli_parse_pair(&l, "0:2k", &err), 0); /* the factor takes SI suffixes */
+    CU_ASSERT_EQUAL(idx[1], 0);
+    RS_ASSERT_REL(fac[1], 2000, 1e-15);
+    l.n = 2;
+    expect_pair_refused(&l, "3:2", "--straggler 3:2: rank 3 already has factor 1.5 (given once per rank; factors do not multiply)");
+    expect_pair_refused(&l, "3", "--straggler 3: expected RANK:FACTOR, one colon, e.g. 3:1.5");
+    expect_pair_refused(&l, ":2", "--straggler :2: expected RANK:FACTOR, one colon, e.g. 3:1.5");
+    expect_pair_refused(&l, "1:2:3", "--straggler 1:2:3: expected RANK:FACTOR, one colon, e.g. 3:1.5");
+    expect_pair_refused(&l, "1:0.5", "--straggler 1:0.5: the factor must be a number in [1, 1e+06], got '0.5'");
+    l = (rs_cli_pairs_t){"--degrade", "hop", idx, fac, 0};
+    expect_pair_refused(&l, "x:2", "--degrade x:2: the hop must be an integer >= 0, got 'x'");
+    expect_pair_refused(&l, "-1:2", "--degrade -1:2: the hop must be an integer >= 0, got '-1'");
+    expect_pair_refused(&l, "2", "--degrade 2: expected HOP:FACTOR, one colon, e.g. 3:1.5");
+    expect_pair_refused(&l, "2:nan", "--degrade 2:nan: the factor must be a number in [1, 1e+06], got 'nan'");
+}
+
+int main(void) {
+    static const rs_test_case_t cases[] = {{"size lists: values and refusals", test_sizes},
+                                           {"INDEX:FACTOR pairs: values and refusals", test_pairs},
+                                           {NULL, NULL}};
+    return rs_test_main1("option values", cases);
+}
