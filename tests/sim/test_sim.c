@@ -595,7 +595,7 @@ static void test_user_platform_hostmap(void) {
     rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     char *plat = tmp_path("user.xml"), *map = tmp_path("user.map");
     rs_err_t err;
-    CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(plat, &m, 8, 1024, RS_PLATFORM_RING, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(plat, &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_RING}, &err), 0);
     write_text(map, "# rank host\n7 gpu7\n0 gpu0\n1 gpu1\n2 gpu2\n3 gpu3   # comment\n\n4 gpu4\n5 gpu5\n6 gpu6\n");
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -757,7 +757,7 @@ static void test_platform_xml(void) {
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     rs_err_t err;
-    CU_ASSERT_EQUAL(rs_platform_write(fp, "mem", &m, 8, 1024, RS_PLATFORM_RING, &err), 0);
+    CU_ASSERT_EQUAL(rs_platform_write(fp, "mem", &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_RING}, &err), 0);
     fclose(fp);
     /* intra hop 1 degraded to 225 GB/s; hop 3 crosses nodes via the NICs; hop 7 wraps to node 0 */
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<link id=\"hop1\" bandwidth=\"225000000000Bps\" latency=\"3.0000000000000001e-06s\"/>"));
