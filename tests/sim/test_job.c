@@ -35,7 +35,7 @@ static rs_job_t grid_job(const rs_machine_t *m, const rs_problem_t *p, int64_t t
     rs_job_t j;
     memset(&j, 0, sizeof j);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(tp, p->n_ranks, dp, order, 0, &j.placement, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){tp, p->n_ranks, dp, order, 0}, &j.placement, &err), 0);
     rs_fabric_default(&j.fabric, m, j.placement.devices, rs_machine_flops_eff(m, (double)rs_problem_block(p)));
     j.fabric.kind = kind;
     if (nics > 0) j.fabric.nics_per_node = nics;
@@ -523,13 +523,13 @@ static void test_background_size(void) {
 static void test_placement(void) {
     rs_placement_t p;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(8, 4, 2, TP_CP_DP, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){8, 4, 2, TP_CP_DP, 0}, &p, &err), 0);
     CU_ASSERT_EQUAL(p.n_rings, 16);
     CU_ASSERT_EQUAL(p.devices, 64);
     /* ring (t = 3, d = 1) = ring 11: rank c on 3 + 8 c + 32 */
     for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], 3 + 8 * c + 32);
     rs_placement_free(&p);
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(8, 4, 2, CP_TP_DP, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){8, 4, 2, CP_TP_DP, 0}, &p, &err), 0);
     for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], c + 4 * 3 + 32);
     int64_t *mem, *off;
     const int64_t ng = rs_background_groups(&p, RS_BG_GROUP_DP_CP, &mem, &off);
@@ -548,7 +548,7 @@ static void test_placement(void) {
 static void test_bad_input(void) {
     rs_placement_t p;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_placement_grid(8, 8, 3, TP_CP_DP, 256, &p, &err), -1);
+    CU_ASSERT_EQUAL(rs_placement_grid(&(rs_placement_degrees_t){8, 8, 3, TP_CP_DP, 256}, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
     rs_machine_t m = nodes_of(8, 0, 0);
