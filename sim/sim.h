@@ -85,8 +85,8 @@ void rs_sim_child_prepare(FILE *log);
  * closed) as a FILE. NULL when fdopen fails. */
 FILE *rs_sim_child_pipe(FILE *log, const int fds[2]);
 /* In a simulation child right after simgrid_init(): SimGrid installs a SIGINT handler that calls
- * exit(), which is not async-signal-safe (a child interrupted inside malloc deadlocked in free() at
- * exit and its caller waited forever); put SIG_DFL back so Ctrl-C simply ends the child. */
+ * exit(), which is not async-signal-safe (a child interrupted inside malloc can deadlock in free()
+ * at exit, and its caller then waits forever); put SIG_DFL back so Ctrl-C simply ends the child. */
 void rs_sim_child_after_init(void);
 
 /* Simulate the schedule on the machine in a forked child process. With cfg->job, every ring of the

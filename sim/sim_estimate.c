@@ -1,10 +1,11 @@
 /* sim_estimate.c - what a simulation costs before it runs (rs_sim_estimate*, sim.h) and the child's
  * watchdog (rs_sim_timeout).
  *
- * The cost model: a CM02 ring of N ranks costs the child about 30 us + 0.05 us x N per rank-step
- * (0.05: an upper bound), 30 us more per rank-step when the events go to a trace file, and its
- * resident memory grows by about 24 KiB per rank actor, 16 bytes per step, 300 bytes per kept
- * event and 256 bytes per route of an all-pairs platform (docs/benchmarks.md: the sim benchmarks).
+ * The cost model, its constants from the sim benchmarks (docs/benchmarks.md): a CM02 ring of N
+ * ranks costs the child 30 us + 0.05 us x N per rank-step (0.05: an upper bound), 30 us more per
+ * rank-step when the events go to a trace file, after 0.3 s of start; its resident memory is 16 MB,
+ * 24 KB per rank actor, 16 bytes per step, 300 bytes per kept event and 256 bytes per route of an
+ * all-pairs platform.
  */
 #include <math.h>
 

@@ -193,7 +193,7 @@ static void test_platform_xml(void) {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * One ring, no background: the walk, as today
+ * One ring, no background: the walk
  * ---------------------------------------------------------------------------------------------- */
 static void one_ring(const rs_problem_t *p, const rs_machine_t *m, rs_fabric_kind_t kind, const char *what) {
     /* one node per leaf; a 4:1 leaf-spine uplink still has room for one ring (4 x 8 NICs x W / 4 >= W),
