@@ -1,6 +1,6 @@
 /* fabric.c - generated fabrics and their SimGrid platforms (fabric.h). */
 #include "fabric.h"
-#include "output.h"
+#include "platform.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -225,12 +225,6 @@ int rs_fabric_write(FILE *fp, const char *origin, const rs_fabric_t *f, rs_err_t
     return 0;
 }
 
-int rs_fabric_write_file(const char *path, const rs_fabric_t *f, rs_err_t *err) {
-    rs_file_t out;
-    if (rs_file_open(&out, path, err) != 0) return -1;
-    if (rs_fabric_write(out.fp, path, f, err) != 0) {
-        rs_file_abort(&out);
-        return -1;
-    }
-    return rs_file_commit(&out, err);
-}
+static int write_fabric(FILE *fp, const char *origin, const void *f, rs_err_t *err) { return rs_fabric_write(fp, origin, f, err); }
+
+int rs_fabric_write_file(const char *path, const rs_fabric_t *f, rs_err_t *err) { return rs_platform_save(path, write_fabric, f, err); }

@@ -128,14 +128,20 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
     return 0;
 }
 
-int rs_platform_write_file(const char *path, const rs_platform_spec_t *spec, rs_err_t *err) {
+int rs_platform_save(const char *path, rs_platform_writer_t write, const void *what, rs_err_t *err) {
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
-    if (rs_platform_write(f.fp, path, spec, err) != 0) {
+    if (write(f.fp, path, what, err) != 0) {
         rs_file_abort(&f);
         return -1;
     }
     return rs_file_commit(&f, err);
+}
+
+static int write_spec(FILE *fp, const char *origin, const void *spec, rs_err_t *err) { return rs_platform_write(fp, origin, spec, err); }
+
+int rs_platform_write_file(const char *path, const rs_platform_spec_t *spec, rs_err_t *err) {
+    return rs_platform_save(path, write_spec, spec, err);
 }
 
 /* ================================================================================================

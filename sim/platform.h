@@ -51,6 +51,11 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
 /* The same into path, atomically (temp + rename). Returns 0 or -1 with err naming the path. */
 int rs_platform_write_file(const char *path, const rs_platform_spec_t *spec, rs_err_t *err);
 
+/* A platform writer (rs_platform_write's shape, what: its description) into path, atomically: the
+ * one file writer of the generated platforms and fabrics (fabric.h). Returns 0 or -1 with err. */
+typedef int (*rs_platform_writer_t)(FILE *fp, const char *origin, const void *what, rs_err_t *err);
+int rs_platform_save(const char *path, rs_platform_writer_t write, const void *what, rs_err_t *err);
+
 /* ---------------------------------------------------------------------------------------------------
  * Rank-to-host mapping for a user's platform (--hostmap FILE). Text, one entry per line, '#'
  * starts a comment: either "HOST" (the k-th entry is rank k) or "RANK HOST" (explicit). Every rank

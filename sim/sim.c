@@ -173,7 +173,7 @@ static int run_child(child_arg_t *a, int64_t steps, double timeout_s, rs_trace_t
     out->child_wall_s = st.wall_s;
     out->peak_rss_bytes = st.peak_rss_bytes;
     if (st.timed_out)
-        return rs_errf(err, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
+        return rs_errc(err, RS_ERR_TIMEOUT, "sim: the SimGrid child was stopped after %g s (its watchdog) during %s: %s; give --timeout S to "
                             "allow more", timeout_s, c.stage.text, c.stage.code == SIM_STAGE_RUN ? "the simulation did not end"
                             : "SimGrid did not get past this stage");
     return outcome(&c, &st, a->errf, a->in.cfg, out, err);

@@ -58,15 +58,6 @@ static struct {
 
 static char payload; /* SimGrid needs a non-NULL payload; nothing is read from it */
 
-/* The stage the child enters ('S'). */
-static void stage(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void stage(int code, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    sim_put_textv(C.out, 'S', code, fmt, ap);
-    va_end(ap);
-}
-
 /* The child's error ('X') of kind code (rs_errc_t). Returns -1. */
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(int code, const char *fmt, ...) {
@@ -453,7 +444,7 @@ static int init_simgrid(const rs_sim_config_t *cfg) {
         snprintf(argv[argc++], len, "--cfg=%s", set.kv[i]);
     }
     argv[argc] = NULL;
-    stage(SIM_STAGE_INIT, "SimGrid configuration");
+    sim_put_text(C.out, 'S', SIM_STAGE_INIT, "SimGrid configuration");
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     if (argc > 1)
@@ -465,7 +456,7 @@ static int init_simgrid(const rs_sim_config_t *cfg) {
  * fabric is a DijkstraCache zone, routed only once the simulation runs, and generated with every
  * path). Returns 0 or -1 (an 'X' record sent). */
 static int check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg_host_t *host) {
-    stage(SIM_STAGE_CHECK, "checking hosts and routes");
+    sim_put_text(C.out, 'S', SIM_STAGE_CHECK, "checking hosts and routes");
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
     for (int64_t r = 0; r < C.total; r++) {
         host[r] = sg_host_by_name(hm->host[r]);
@@ -484,7 +475,7 @@ static int check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg
         for (int64_t j = 1; j < (a2a ? C.n : 2) && rc == 0; j++) {
             const int64_t q = (r + j) % C.n;
             if (host[r] == host[q]) continue;
-            stage(SIM_STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")", plat_name,
+            sim_put_text(C.out, 'S', SIM_STAGE_CHECK, "platform %s: route from host '%s' (rank %" PRId64 ") to host '%s' (rank %" PRId64 ")", plat_name,
                   hm->host[r], r, hm->host[q], q);
             xbt_dynar_reset(links);
             sg_host_get_route(host[r], host[q], links);
@@ -550,7 +541,7 @@ static int send_results(void) {
                     C.total * C.steps);
     if (C.job && rs_jc_write(C.out) != 0) return -1;
     sim_put_results(C.out, &C.sum, C.step_end, C.step_max);
-    stage(SIM_STAGE_DONE, "done");
+    sim_put_text(C.out, 'S', SIM_STAGE_DONE, "done");
     return ferror(C.out) ? -1 : 0;
 }
 
@@ -584,7 +575,7 @@ static int setup(const sim_child_in_t *in, FILE *out) {
     if (!C.mb || !C.busy || !C.step_end || !C.step_max || !C.host || (C.job && rs_jc_init(in->cfg->job, pb->pass, C.n) != 0))
         return fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", C.total);
     if (init_simgrid(in->cfg) != 0) return -1;
-    stage(SIM_STAGE_LOAD, "platform %s", in->cfg->platform_path ? in->cfg->platform_path : "(generated)");
+    sim_put_text(C.out, 'S', SIM_STAGE_LOAD, "platform %s", in->cfg->platform_path ? in->cfg->platform_path : "(generated)");
     simgrid_load_platform(in->platform);
     if (check_platform(in->cfg, in->hm, C.host) != 0) return -1;
     return create_actors(in->m, in->cfg, C.host);
@@ -592,7 +583,7 @@ static int setup(const sim_child_in_t *in, FILE *out) {
 
 int sim_child_main(const sim_child_in_t *in, FILE *out) {
     if (setup(in, out) != 0) return C.errc == RS_ERR_BAD_INPUT ? RS_EXIT_USAGE : RS_EXIT_FAIL;
-    stage(SIM_STAGE_RUN, "simulation");
+    sim_put_text(C.out, 'S', SIM_STAGE_RUN, "simulation");
     const double w0 = rs_now_s();
     simgrid_run();
     C.sum.sim_wall_s = rs_now_s() - w0;
