@@ -12,7 +12,7 @@ if(TARGET rs_sim AND TARGET ringsim)
   add_dependencies(sim_bench ringsim sim_bare_ring)
 endif()
 
-# Concurrent rings (issue 20): R rings of N ranks on a generated fabric against one ring of R N ranks.
+# Concurrent rings: R rings of N ranks on a generated fabric against one ring of R N ranks.
 # Run: build/bench/sim_job_bench [--rings 8] [--ranks 64] [--repeat R] [--args "--fabric rail ..."]
 if(TARGET rs_sim AND TARGET ringsim)
   add_executable(sim_job_bench ${CMAKE_CURRENT_SOURCE_DIR}/sim_job_bench.c)

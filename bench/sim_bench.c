@@ -2,10 +2,11 @@
  *
  * For each N (default 256, 512, 1024): a non-causal forward pass with B tokens per rank on the
  * h100-sxm profile (F = 989 TFLOP/s, W = 450 GB/s, 3 us), run as two processes one after the other:
- *   ringsim sim -N N -S N*B --no-causal -L contiguous -P forward --csv -
+ *   ringsim sim -N N -S N*B --no-causal -L contiguous -P forward --impl none --csv -
  *   sim_bare_ring N FLOPS_PER_STEP BYTES_PER_STEP F W LATENCY
  * The step's FLOPs and bytes come from the schedule (rs_problem_flops_per_pair, rs_problem_kv_bytes)
- * and the machine from the same profile, so both simulate the same ring. Printed per N: wall time of
+ * and the machine from the same profile; --impl none makes ringsim cost a step at the dense
+ * F_eff(B) the bare ring runs at (not the profile's kernel curves), so both simulate the same ring. Printed per N: wall time of
  * each process (best of --repeat), time per simulated rank-step, peak RSS (wait4: the process and
  * its children, the one child-process helper), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
  * which cancels the drift of a shared machine), and both makespans (they must agree).
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
         snprintf(a_W, sizeof a_W, "%.17g", m.intra.bw_bytes_per_s);
         snprintf(a_L, sizeof a_L, "%.17g", m.intra.latency_s);
         char *rs_argv[] = {RINGSIM, "sim", "-N", a_n, "-S", a_s, "--no-causal", "-L", "contiguous", "-P", "forward",
-                           "--csv", "-", NULL};
+                           "--impl", "none", "--csv", "-", NULL};
         char *bare_argv[] = {BARE, a_n, a_f, a_b, a_F, a_W, a_L, NULL};
         run_t best_rs = {INFINITY, INFINITY, 0, 0, 0}, best_bare = {INFINITY, INFINITY, 0, 0, 0};
         double paired[64]; /* CPU-time ratio of each back-to-back pair (drift cancels) */

@@ -1,5 +1,5 @@
 /* sim_job_bench.c - concurrent rings against one long ring: R rings of N ranks (R N devices) simulated
- * together on a generated fabric, side by side with one ring of R N ranks (the issue 20 target: 8 rings
+ * together on a generated fabric, side by side with one ring of R N ranks (the target: 8 rings
  * of 64 ranks in under 3x the time of one 512-rank ring, peak memory under 1 GB).
  *
  * Both run as processes one after the other, --repeat times (back-to-back pairs), on h100-sxm with

@@ -1,6 +1,6 @@
 /* fabric.c - generated fabrics and their SimGrid platforms (fabric.h). */
 #include "fabric.h"
-#include "output.h"
+#include "platform.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -116,9 +116,16 @@ const char *rs_fabric_describe(const rs_fabric_t *f, char *buf, size_t len) {
 /* ================================================================================================
  * XML
  * ============================================================================================== */
-static void put_link(FILE *fp, const char *id, double bw, double lat, bool fatpipe) {
-    fprintf(fp, "  <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"%s/>\n", id, bw, lat,
-            fatpipe ? " sharing_policy=\"FATPIPE\"" : "");
+/* A link's rate: bandwidth (bytes/s), latency (s), and FATPIPE sharing (each flow alone up to the
+ * bandwidth) or SHARED (flows share it). */
+typedef struct {
+    double bw, lat;
+    bool fatpipe;
+} link_rate_t;
+
+static void put_link(FILE *fp, const char *id, link_rate_t r) {
+    fprintf(fp, "  <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"%s/>\n", id, r.bw, r.lat,
+            r.fatpipe ? " sharing_policy=\"FATPIPE\"" : "");
 }
 
 /* an edge of the routing graph: src -> dst over up to three links */
@@ -129,13 +136,14 @@ static void put_edge(FILE *fp, const char *src, const char *dst, const char *l1,
     fprintf(fp, "</route>\n");
 }
 
-/* Links "<name>-<a>" (latency lat) and "<name>-<b>" (latency 0), both of bandwidth bw. */
-static void put_pair(FILE *fp, const char *name, const char *a, const char *b, double bw, double lat, bool fatpipe) {
+/* Links "<name>-<a>" (at r) and "<name>-<b>" (r with latency 0). */
+static void put_pair(FILE *fp, const char *name, const char *a, const char *b, link_rate_t r) {
     char id[128];
     snprintf(id, sizeof id, "%s-%s", name, a);
-    put_link(fp, id, bw, lat, fatpipe);
+    put_link(fp, id, r);
     snprintf(id, sizeof id, "%s-%s", name, b);
-    put_link(fp, id, bw, 0, fatpipe);
+    r.lat = 0;
+    put_link(fp, id, r);
 }
 
 static void write_links(FILE *fp, const rs_fabric_t *f) {
@@ -144,22 +152,22 @@ static void write_links(FILE *fp, const rs_fabric_t *f) {
     char a[96];
     for (int64_t d = 0; d < f->devices; d++) {
         snprintf(a, sizeof a, "nvl%" PRId64, d);
-        put_pair(fp, a, "up", "down", wi, f->intra.latency_s, false);
+        put_pair(fp, a, "up", "down", (link_rate_t){wi, f->intra.latency_s, false});
         snprintf(a, sizeof a, "pcie%" PRId64, d);
-        put_pair(fp, a, "up", "down", wx, 0, true);
+        put_pair(fp, a, "up", "down", (link_rate_t){wx, 0, true});
     }
     for (int64_t n = 0; n < nodes; n++) {
         snprintf(a, sizeof a, "nvsw%" PRId64, n);
-        put_pair(fp, a, "in", "out", wi, 0, true);
+        put_pair(fp, a, "in", "out", (link_rate_t){wi, 0, true});
         for (int64_t j = 0; j < f->nics_per_node; j++) {
             snprintf(a, sizeof a, "nic%" PRId64 ".%" PRId64, n, j);
-            put_pair(fp, a, "up", "down", wx, f->inter.latency_s, false);
+            put_pair(fp, a, "up", "down", (link_rate_t){wx, f->inter.latency_s, false});
         }
     }
     for (int64_t i = 0; i < leaves; i++) {
         snprintf(a, sizeof a, "leaf%" PRId64, i);
-        put_pair(fp, a, "in", "out", wx, 0, true);
-        if (leaves > 1) put_pair(fp, a, "up", "down", rs_fabric_uplink_bw(f, i), 0, false);
+        put_pair(fp, a, "in", "out", (link_rate_t){wx, 0, true});
+        if (leaves > 1) put_pair(fp, a, "up", "down", (link_rate_t){rs_fabric_uplink_bw(f, i), 0, false});
     }
 }
 
@@ -217,12 +225,6 @@ int rs_fabric_write(FILE *fp, const char *origin, const rs_fabric_t *f, rs_err_t
     return 0;
 }
 
-int rs_fabric_write_file(const char *path, const rs_fabric_t *f, rs_err_t *err) {
-    rs_file_t out;
-    if (rs_file_open(&out, path, err) != 0) return -1;
-    if (rs_fabric_write(out.fp, path, f, err) != 0) {
-        rs_file_abort(&out);
-        return -1;
-    }
-    return rs_file_commit(&out, err);
-}
+static int write_fabric(FILE *fp, const char *origin, const void *f, rs_err_t *err) { return rs_fabric_write(fp, origin, f, err); }
+
+int rs_fabric_write_file(const char *path, const rs_fabric_t *f, rs_err_t *err) { return rs_platform_save(path, write_fabric, f, err); }

@@ -40,8 +40,9 @@ void rs_placement_free(rs_placement_t *p) {
     memset(p, 0, sizeof *p);
 }
 
-int rs_placement_grid(int64_t tp, int64_t cp, int64_t dp, const rs_dim_t order[RS_DIM_COUNT], int64_t devices,
-                      rs_placement_t *out, rs_err_t *err) {
+int rs_placement_grid(const rs_placement_degrees_t *dg, rs_placement_t *out, rs_err_t *err) {
+    const int64_t tp = dg->tp, cp = dg->cp, dp = dg->dp, devices = dg->devices;
+    const rs_dim_t *order = dg->order;
     memset(out, 0, sizeof *out);
     const int64_t deg[RS_DIM_COUNT] = {tp, cp, dp};
     for (int d = 0; d < RS_DIM_COUNT; d++)

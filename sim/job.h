@@ -57,11 +57,16 @@ typedef struct {
  * with err naming --order. */
 int rs_placement_order_parse(const char *s, rs_dim_t order[RS_DIM_COUNT], rs_err_t *err);
 
-/* Place tp x cp x dp devices by order (innermost first). devices = 0: D = tp cp dp; else the degrees
- * must multiply to it ("--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256: the degrees must
- * multiply to the device count"). Degrees >= 1. Returns 0 or -1 with err. */
-int rs_placement_grid(int64_t tp, int64_t cp, int64_t dp, const rs_dim_t order[RS_DIM_COUNT], int64_t devices,
-                      rs_placement_t *out, rs_err_t *err);
+/* A placement by degrees. */
+typedef struct {
+    int64_t tp, cp, dp;     /* degrees, each in [1, 2^24] */
+    const rs_dim_t *order;  /* [RS_DIM_COUNT]: innermost first */
+    int64_t devices;        /* 0: D = tp cp dp; else the degrees must multiply to it */
+} rs_placement_degrees_t;
+
+/* Place tp x cp x dp devices by order ("--tp 8 --cp 8 --dp 3: 192 devices, but --devices 256: the
+ * degrees must multiply to the device count"). Returns 0 or -1 with err. */
+int rs_placement_grid(const rs_placement_degrees_t *d, rs_placement_t *out, rs_err_t *err);
 
 /* Load a map file for rings of ring_ranks ranks. devices = 0: D = the highest device + 1; else
  * every device must be < devices. Errors name FILE:LINE: a line with another count than N, a device

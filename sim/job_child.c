@@ -32,6 +32,7 @@ typedef struct {
     int64_t n_blk, cap_blk;
 } link_acc_t;
 
+/* A hop's books, also its record on the pipe ('J', min_bw 0 when nothing moved). */
 typedef struct {
     double bytes, flow_s, min_bw, lat;
     int32_t n_route, route[RS_JOB_ROUTE_MAX];
@@ -266,11 +267,6 @@ typedef struct {
 } job_hdr_t;
 
 typedef struct {
-    double bytes, flow_s, min_bw, lat;
-    int32_t n_route, route[RS_JOB_ROUTE_MAX];
-} hop_rec_t;
-
-typedef struct {
     char name[48];
     double cap, bytes, busy_s;
     int64_t flows;
@@ -282,9 +278,8 @@ int rs_jc_write(FILE *out) {
     fwrite(&h, sizeof h, 1, out);
     fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
     for (int64_t g = 0; g < J.total; g++) {
-        const hop_acc_t *a = &J.hop[g];
-        hop_rec_t r = {a->bytes, a->flow_s, isfinite(a->min_bw) ? a->min_bw : 0, a->lat, a->n_route, {0}};
-        memcpy(r.route, a->route, sizeof r.route);
+        hop_acc_t r = J.hop[g];
+        if (!isfinite(r.min_bw)) r.min_bw = 0;
         fwrite(&r, sizeof r, 1, out);
     }
     for (int64_t i = 0; i < J.n_link; i++) {
@@ -333,7 +328,7 @@ int rs_jc_read(int fd, rs_jc_read_fn rd, rs_job_result_t *out) {
         if (ends[r] > out->makespan_s) out->makespan_s = ends[r];
     }
     for (int64_t g = 0; rc == 0 && g < h.n_hops; g++) {
-        hop_rec_t r;
+        hop_acc_t r;
         if (rd(fd, &r, sizeof r) != 1 || r.n_route < 0 || r.n_route > RS_JOB_ROUTE_MAX) {
             rc = -1;
             break;

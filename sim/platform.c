@@ -64,15 +64,17 @@ static double up_bw(const rs_machine_t *m, int64_t n, int64_t p, bool inter) {
     return inter ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
 }
 
-int rs_platform_write(FILE *fp, const char *origin, const rs_machine_t *m, int64_t n, double block_tokens,
-                      rs_platform_routes_t routes, rs_err_t *err) {
+int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *spec, rs_err_t *err) {
+    const rs_machine_t *m = spec->m;
+    const int64_t n = spec->n_ranks;
+    const rs_platform_routes_t routes = spec->routes;
     char desc[512], a[64], b[64];
     const bool multi = multi_node(m, n);
     fprintf(fp, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     fprintf(fp, "<!-- ringsim: %s; %s routes; hosts gpu<p> hold rank p -->\n", rs_platform_describe(m, n, desc, sizeof desc),
             routes == RS_PLATFORM_RING ? "ring" : "all-pairs");
     fprintf(fp, "<platform version=\"4.1\">\n<zone id=\"ringsim\" routing=\"Full\">\n");
-    const double speed = rs_machine_flops_eff(m, block_tokens);
+    const double speed = rs_machine_flops_eff(m, spec->block_tokens);
     for (int64_t p = 0; p < n; p++)
         fprintf(fp, "  <host id=\"gpu%" PRId64 "\" speed=\"%.17gf\"/>\n", p, speed);
     if (routes == RS_PLATFORM_RING) {
@@ -126,15 +128,20 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_machine_t *m, int64
     return 0;
 }
 
-int rs_platform_write_file(const char *path, const rs_machine_t *m, int64_t n_ranks, double block_tokens,
-                           rs_platform_routes_t routes, rs_err_t *err) {
+int rs_platform_save(const char *path, rs_platform_writer_t write, const void *what, rs_err_t *err) {
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
-    if (rs_platform_write(f.fp, path, m, n_ranks, block_tokens, routes, err) != 0) {
+    if (write(f.fp, path, what, err) != 0) {
         rs_file_abort(&f);
         return -1;
     }
     return rs_file_commit(&f, err);
+}
+
+static int write_spec(FILE *fp, const char *origin, const void *spec, rs_err_t *err) { return rs_platform_write(fp, origin, spec, err); }
+
+int rs_platform_write_file(const char *path, const rs_platform_spec_t *spec, rs_err_t *err) {
+    return rs_platform_save(path, write_spec, spec, err);
 }
 
 /* ================================================================================================

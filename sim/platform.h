@@ -37,13 +37,24 @@ const char *rs_platform_host_name(int64_t rank, char *buf, size_t len);
  * "4 nodes x 8 (intra nvlink4, inter ib-ndr)". Returns buf. */
 const char *rs_platform_describe(const rs_machine_t *m, int64_t n_ranks, char *buf, size_t len);
 
-/* Write the platform XML for a ring of n_ranks on machine m (validated) to fp. block_tokens sets the
- * host speed F_eff(B). Returns 0, or -1 with err on a write error (origin names the output). */
-int rs_platform_write(FILE *fp, const char *origin, const rs_machine_t *m, int64_t n_ranks,
-                      double block_tokens, rs_platform_routes_t routes, rs_err_t *err);
+/* What a generated platform is made of. */
+typedef struct {
+    const rs_machine_t *m;        /* the machine (validated for n_ranks) */
+    int64_t n_ranks;              /* hosts gpu0 .. gpu<N-1> */
+    double block_tokens;          /* B: the host speed is F_eff(B) */
+    rs_platform_routes_t routes;  /* ring routes or all pairs */
+} rs_platform_spec_t;
+
+/* Write the platform XML of spec to fp. Returns 0, or -1 with err on a write error (origin names
+ * the output). */
+int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *spec, rs_err_t *err);
 /* The same into path, atomically (temp + rename). Returns 0 or -1 with err naming the path. */
-int rs_platform_write_file(const char *path, const rs_machine_t *m, int64_t n_ranks,
-                           double block_tokens, rs_platform_routes_t routes, rs_err_t *err);
+int rs_platform_write_file(const char *path, const rs_platform_spec_t *spec, rs_err_t *err);
+
+/* A platform writer (rs_platform_write's shape, what: its description) into path, atomically: the
+ * one file writer of the generated platforms and fabrics (fabric.h). Returns 0 or -1 with err. */
+typedef int (*rs_platform_writer_t)(FILE *fp, const char *origin, const void *what, rs_err_t *err);
+int rs_platform_save(const char *path, rs_platform_writer_t write, const void *what, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
  * Rank-to-host mapping for a user's platform (--hostmap FILE). Text, one entry per line, '#'

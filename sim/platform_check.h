@@ -1,6 +1,6 @@
 /* platform_check.h - a user's SimGrid platform XML (sim --platform) checked before SimGrid reads it:
  * SimGrid aborts ("The Impossible Did Happen") on a host speed of 0 or a link bandwidth <= 0
- * without naming the file, the line or the attribute (issue 13).
+ * without naming the file, the line or the attribute.
  *
  * Every rate and delay of the platform elements is read - host speed (each pstate of a list),
  * link bandwidth and latency, cluster speed, bw, lat, bb_bw, bb_lat, loopback_bw, loopback_lat,

@@ -85,8 +85,8 @@ void rs_sim_child_prepare(FILE *log);
  * closed) as a FILE. NULL when fdopen fails. */
 FILE *rs_sim_child_pipe(FILE *log, const int fds[2]);
 /* In a simulation child right after simgrid_init(): SimGrid installs a SIGINT handler that calls
- * exit(), which is not async-signal-safe (a child interrupted inside malloc deadlocked in free() at
- * exit and its caller waited forever); put SIG_DFL back so Ctrl-C simply ends the child. */
+ * exit(), which is not async-signal-safe (a child interrupted inside malloc can deadlock in free()
+ * at exit, and its caller then waits forever); put SIG_DFL back so Ctrl-C simply ends the child. */
 void rs_sim_child_after_init(void);
 
 /* Simulate the schedule on the machine in a forked child process. With cfg->job, every ring of the
@@ -99,10 +99,11 @@ void rs_sim_child_after_init(void);
  * (rs_trace_meta_problem) and sim.* keys: backend, simgrid version, platform, network model, cfg.
  * Returns 0 on success; -1 with err (code RS_ERR_BAD_INPUT) naming the file and host or route, the bad
  * key or the bad value (unknown --cfg key: SimGrid's own message; malformed platform; host missing
- * from the platform; ranks with no route; --overlap with --slowdown or with a user platform); -1 with err (code
- * RS_ERR_RUNTIME) on a runtime failure (fork,
- * pipe, out of memory, SimGrid abort during the run). On failure trace may hold a partial set of
- * events: callers must not write it. rs_sim_result_free() releases out's arrays (also on failure). */
+ * from the platform; ranks with no route; --overlap with --slowdown or with a user platform); -1 with
+ * err (code RS_ERR_TIMEOUT) when the child's watchdog (cfg->timeout_s, rs_sim_timeout) stopped it;
+ * -1 with err (code RS_ERR_RUNTIME) on a runtime failure (fork, pipe, out of memory, SimGrid abort
+ * during the run). On failure trace may hold a partial set of events: callers must not write it.
+ * rs_sim_result_free() releases out's arrays (also on failure). */
 int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg,
                rs_trace_t *trace, rs_sim_result_t *out, rs_err_t *err);
 

@@ -1,7 +1,7 @@
 /* sim_alt.c - Ulysses and USP (and, for U = 1, the ring) simulated in SimGrid: one layer's attention
  * pass (sim_alt.h). The platform is sim/platform.h's all-pairs platform; the ring part
  * walks the same ring sub-schedule as model/5-plan/alt.c (rs_sp_ring_problem). A forked child runs SimGrid
- * and writes one result record to a pipe. */
+ * with the backend's exact settings (sim_config.h) and writes one result record to a pipe. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -19,9 +19,11 @@
 #include "sim_alt.h"
 
 #include "kernel.h"
+#include "output.h"
 #include "platform.h"
 #include "sim.h"
-#include "output.h"
+#include "sim_config.h"
+#include "sim_pipe.h"
 #include "subprocess.h"
 
 /* ================================================================================================
@@ -92,10 +94,19 @@ static void rank_main(int argc, char **argv) {
 }
 
 static int child_main(const char *platform, int64_t n, FILE *out) {
-    char *argv[] = {"ringsim-sim-alt", "--log=root.thres:critical", "--cfg=network/model:CM02",
-                    "--cfg=network/TCP-gamma:0", "--cfg=network/crosstraffic:0", "--cfg=surf/precision:1e-15",
-                    "--cfg=maxmin/precision:1e-15", NULL};
-    int argc = 7;
+    rs_sim_config_t cfg; /* the exact defaults of a ring-route run (sim_config.h) */
+    rs_sim_config_default(&cfg);
+    sim_settings_t set;
+    sim_config_settings(&cfg, &set);
+    char *argv[SIM_MAX_SETTINGS + 3], kv[SIM_MAX_SETTINGS][200];
+    int argc = 0;
+    argv[argc++] = "ringsim-sim-alt";
+    argv[argc++] = "--log=root.thres:critical";
+    for (int i = 0; i < set.n; i++) {
+        snprintf(kv[i], sizeof kv[i], "--cfg=%s", set.kv[i]);
+        argv[argc++] = kv[i];
+    }
+    argv[argc] = NULL;
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     simgrid_load_platform(platform);
@@ -188,7 +199,8 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     }
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
     /* host speed F_eff(B), as the ring's compute time assumes */
-    if (rs_platform_write_file(platform, m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS, err)) goto done;
+    const rs_platform_spec_t spec = {m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS};
+    if (rs_platform_write_file(platform, &spec, err)) goto done;
     errf = tmpfile(); /* SimGrid's own messages: quoted on failure, silent otherwise */
     if (!errf || pipe(fds)) {
         rs_errf(err, "sim alt: pipe or log file: %s", strerror(errno));
@@ -206,16 +218,10 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     close(fds[1]);
     fds[1] = -1;
     rs_sim_alt_result_t res;
-    size_t got = 0;
-    while (got < sizeof res) {
-        ssize_t r = read(fds[0], (char *)&res + got, sizeof res - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
+    const bool got = sim_read_full(fds[0], &res, sizeof res) == 1;
     rs_child_status_t st;
     if (rs_spawn_wait(&child, 0, &st, err) != 0) goto done;
-    if (got != sizeof res || st.exit_code != 0) {
+    if (!got || st.exit_code != 0) {
         char line[300] = "", first[300] = "";
         rewind(errf);
         while (fgets(line, sizeof line, errf)) {

@@ -33,7 +33,8 @@ int rs_contention_job(const rs_contention_knobs_t *k, const rs_contention_pick_t
                       const rs_machine_t *m, rs_job_t *job, rs_err_t *err) {
     memset(job, 0, sizeof *job);
     int rc = k->map ? rs_placement_load_map(k->map, p->n_ranks, k->devices, &job->placement, err)
-                    : rs_placement_grid(k->tp, p->n_ranks, k->dp, k->orders[pick->order], k->devices, &job->placement, err);
+                    : rs_placement_grid(&(rs_placement_degrees_t){k->tp, p->n_ranks, k->dp, k->orders[pick->order], k->devices},
+                                        &job->placement, err);
     if (rc != 0) return -1;
     rs_fabric_t *f = &job->fabric;
     rs_fabric_default(f, m, job->placement.devices, rs_machine_flops_eff(m, (double)rs_problem_block(p)));

@@ -1,495 +1,74 @@
-/* test_job.c - concurrent rings on generated fabrics against closed forms (docs/sim.md, "Contention").
- *
- * Every check runs SimGrid's exact network model (CM02, TCP-gamma 0, no cross-traffic) and compares
- * with a hand-derived value or with the critical-path walk of the ring as placed, with the bandwidth
- * the closed form predicts for its node-crossing hops, to 1e-9:
- *   R rings sharing one NIC               -> the hop at W / R
- *   K NICs shared by G devices' rings     -> W K / G
- *   every ring across a 2:1 spine         -> W / 2
- *   rails, right placement                -> no slowdown; wrong placement -> W / oversubscription
- *   one ring, no background               -> the walk (and the one-ring simulator) step by step
- *   background all-reduce beside rings    -> 2 (L + (g / 2) / W); a shared hop -> processor sharing
- * plus the routes SimGrid computes on each fabric, byte conservation on links, and bad input. */
+/* test_job.c - jobs of concurrent rings (sim/job.c): placement by degrees and by a map file with
+ * their refusals, background collectives sized from a model and grouped, the job's own check, and
+ * the link figures of a job's results by hand. No simulation runs (test_job_child.c runs jobs). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cost.h"
-#include "sim.h"
+#include "job.h"
 #include "sim_fixtures.h"
 #include "test_main.h"
 
-#define F_H100 989e12
-#define W_NVL 450e9
-#define W_IB 50e9
-
-/* Nodes of g H100-like devices on NVLink (lat_nvl) joined by 50 GB/s NICs (lat_ib). */
-static rs_machine_t nodes_of(int64_t g, double lat_nvl, double lat_ib) { return machine(F_H100, W_NVL, lat_nvl, g, W_IB, lat_ib); }
-
-static const rs_dim_t TP_CP_DP[3] = {RS_DIM_TP, RS_DIM_CP, RS_DIM_DP};
-static const rs_dim_t CP_TP_DP[3] = {RS_DIM_CP, RS_DIM_TP, RS_DIM_DP};
-
-/* A job of tp x cp x dp devices by order on a fabric of nodes of the machine's G. */
-static rs_job_t grid_job(const rs_machine_t *m, const rs_problem_t *p, int64_t tp, int64_t dp, const rs_dim_t *order,
-                         rs_fabric_kind_t kind, int64_t nics, int64_t npl, double oversub) {
-    rs_job_t j;
-    memset(&j, 0, sizeof j);
+static void test_placement(void) {
+    rs_placement_t p;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(tp, p->n_ranks, dp, order, 0, &j.placement, &err), 0);
-    rs_fabric_default(&j.fabric, m, j.placement.devices, rs_machine_flops_eff(m, (double)rs_problem_block(p)));
-    j.fabric.kind = kind;
-    if (nics > 0) j.fabric.nics_per_node = nics;
-    if (npl > 0) j.fabric.nodes_per_leaf = npl;
-    j.fabric.oversub = oversub;
-    if (rs_job_validate(&j, &err) != 0) fprintf(stderr, "  job: %s\n", err.msg);
-    return j;
+    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){8, 4, 2, TP_CP_DP, 0}, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.n_rings, 16);
+    CU_ASSERT_EQUAL(p.devices, 64);
+    /* ring (t = 3, d = 1) = ring 11: rank c on 3 + 8 c + 32 */
+    for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], 3 + 8 * c + 32);
+    rs_placement_free(&p);
+    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){8, 4, 2, CP_TP_DP, 0}, &p, &err), 0);
+    for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], c + 4 * 3 + 32);
+    int64_t *mem, *off;
+    const int64_t ng = rs_background_groups(&p, RS_BG_GROUP_DP_CP, &mem, &off);
+    CU_ASSERT_EQUAL(ng, 8); /* one per TP rank, 8 members each */
+    CU_ASSERT_EQUAL(off[1] - off[0], 8);
+    free(mem);
+    free(off);
+    rs_placement_free(&p);
+    rs_dim_t o[3];
+    CU_ASSERT_EQUAL(rs_placement_order_parse("dp,cp,tp", o, &err), 0);
+    CU_ASSERT(o[0] == RS_DIM_DP && o[2] == RS_DIM_TP);
+    CU_ASSERT_EQUAL(rs_placement_order_parse("tp-tp-dp", o, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--order"));
 }
 
-static int run_job(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, rs_sim_result_t *out) {
+/* A placement that cannot be made: the degrees against --devices; a map file's devices named twice, a
+ * line of another length, a token that is no index, a device out of --devices. */
+static void test_placement_refused(void) {
+    rs_placement_t p;
     rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(p, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    rs_sim_config_t cfg;
-    rs_sim_config_default(&cfg);
-    cfg.job = j;
-    int rc = rs_sim_run(s, m, &cfg, NULL, out, &err);
-    if (rc != 0) fprintf(stderr, "  rs_sim_run (job): %s\n", err.msg);
-    rs_schedule_free(s);
-    return rc;
-}
-
-/* The walk of ring r as placed, its node-crossing hops at inter_bw. */
-static double placed_walk(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, int64_t r, double inter_bw) {
-    const int64_t n = p->n_ranks;
-    bool *inter = calloc((size_t)n, sizeof *inter);
-    for (int64_t k = 0; k < n; k++)
-        inter[k] = !rs_fabric_same_node(&j->fabric, j->placement.device[r * n + k], j->placement.device[r * n + (k + 1) % n]);
-    rs_machine_t mm = *m;
-    mm.hop_inter = inter;
-    mm.inter.bw_bytes_per_s = inter_bw;
-    rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(p, &err);
-    rs_walk_t w;
-    CU_ASSERT_EQUAL(rs_model_walk(s, &mm, RS_NO_SINK, NULL, &w, &err), 0);
-    rs_schedule_free(s);
-    free(inter);
-    return w.makespan_s;
-}
-
-/* Every ring ends at the walk with its node-crossing hops at W x share, every such hop achieves
- * W x share (mean and worst step), every NVLink hop its full bandwidth. */
-static void check_share(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, double share, const char *what) {
-    rs_sim_result_t r;
-    CU_ASSERT_EQUAL_FATAL(run_job(p, m, j, &r), 0);
-    const rs_job_result_t *jr = r.job;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(jr);
-    CU_ASSERT_EQUAL(jr->n_rings, j->placement.n_rings);
-    for (int64_t k = 0; k < jr->n_rings; k++) {
-        RS_ASSERT_REL(jr->rings[k].makespan_s, placed_walk(p, m, j, k, W_IB * share), 1e-9);
-        RS_ASSERT_REL(jr->rings[k].walk_makespan_s, placed_walk(p, m, j, k, W_IB), 1e-12);
-    }
-    int bad = 0;
-    for (int64_t h = 0; h < jr->n_hops; h++) {
-        const rs_hop_result_t *hp = &jr->hops[h];
-        if (hp->bytes <= 0) continue;
-        const double want = hp->inter ? W_IB * share : W_NVL;
-        if (fabs(hp->bytes / hp->flow_s - want) > 1e-9 * want || fabs(hp->min_bw - want) > 1e-9 * want) {
-            if (bad++ < 3)
-                fprintf(stderr, "  %s: hop %lld of ring %lld: %.17g B/s (worst step %.17g), want %.17g\n", what,
-                        (long long)hp->rank, (long long)hp->ring, hp->bytes / hp->flow_s, hp->min_bw, want);
-        }
-    }
-    CU_ASSERT_EQUAL(bad, 0);
-    rs_sim_result_free(&r);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Routes on each fabric (SimGrid's own paths, as the simulator records them)
- * ---------------------------------------------------------------------------------------------- */
-static bool route_has(const rs_job_result_t *r, const rs_hop_result_t *h, const char *name) {
-    for (int i = 0; i < h->n_route; i++)
-        if (!strcmp(r->links[h->route[i]].name, name)) return true;
-    return false;
-}
-
-/* Shared links of every hop: NVLink ports inside a node; the two NICs on one leaf; plus the two leaf
- * uplinks across leaves (leaf-spine: node / M; rail: its rail's leaf of the group). */
-static void check_routes(rs_fabric_kind_t kind, const rs_dim_t *order, int64_t tp, int64_t cp) {
-    rs_machine_t m = nodes_of(4, 1e-6, 4e-6);
-    rs_problem_t p = problem(cp, 512, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_job_t j = grid_job(&m, &p, tp, 1, order, kind, 2, 2, 1);
-    rs_sim_result_t r;
-    CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-    const rs_job_result_t *jr = r.job;
-    const rs_fabric_t *f = &j.fabric;
-    char a[64], b[64];
-    for (int64_t k = 0; k < jr->n_hops; k++) {
-        const rs_hop_result_t *h = &jr->hops[k];
-        const int64_t s = h->src, d = h->dst;
-        if (rs_fabric_same_node(f, s, d)) {
-            snprintf(a, sizeof a, "nvl%lld-up", (long long)s);
-            snprintf(b, sizeof b, "nvl%lld-down", (long long)d);
-            CU_ASSERT(h->n_route == 2 && route_has(jr, h, a) && route_has(jr, h, b));
-            RS_ASSERT_REL(h->latency_s, 1e-6, 1e-12);
-            continue;
-        }
-        snprintf(a, sizeof a, "nic%lld.%lld-up", (long long)rs_fabric_node(f, s), (long long)rs_fabric_nic(f, s));
-        snprintf(b, sizeof b, "nic%lld.%lld-down", (long long)rs_fabric_node(f, d), (long long)rs_fabric_nic(f, d));
-        CU_ASSERT(route_has(jr, h, a) && route_has(jr, h, b));
-        const int64_t ls = rs_fabric_leaf(f, s), ld = rs_fabric_leaf(f, d);
-        CU_ASSERT_EQUAL(h->n_route, ls == ld ? 2 : 4);
-        if (ls != ld) {
-            snprintf(a, sizeof a, "leaf%lld-up", (long long)ls);
-            snprintf(b, sizeof b, "leaf%lld-down", (long long)ld);
-            CU_ASSERT(route_has(jr, h, a) && route_has(jr, h, b));
-        }
-        RS_ASSERT_REL(h->latency_s, 4e-6, 1e-12);
-    }
-    rs_sim_result_free(&r);
-    rs_job_free(&j);
-}
-
-static void test_routes(void) {
-    /* 4 nodes of 4, 2 NICs each, 2 nodes per leaf: rings across nodes (tp-cp) and rings inside nodes
-     * (cp-tp) on each fabric */
-    for (int k = 0; k < RS_FABRIC_COUNT; k++) {
-        check_routes((rs_fabric_kind_t)k, TP_CP_DP, 4, 4);
-        check_routes((rs_fabric_kind_t)k, CP_TP_DP, 2, 8);
-    }
-}
-
-/* The platform: one DijkstraCache zone, edges linear in the devices (4 per device + 2 per leaf with a
- * spine), never a route per device pair. */
-static void test_platform_xml(void) {
-    rs_machine_t m = nodes_of(8, 1e-6, 4e-6);
-    rs_problem_t p = problem(16, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 4, 2, 2);
-    char path[] = "/tmp/ringsim-test-fabric-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_fabric_write_file(path, &j.fabric, &err), 0);
-    FILE *fp = fopen(path, "r");
-    char line[1024];
-    int routes = 0, zones = 0, hosts = 0, uplinks = 0;
-    while (fgets(line, sizeof line, fp)) {
-        routes += strstr(line, "<route ") != NULL;
-        zones += strstr(line, "routing=\"DijkstraCache\"") != NULL;
-        hosts += strstr(line, "<host ") != NULL;
-        if (strstr(line, "<link id=\"leaf0-up\"")) {
-            uplinks++;
-            /* 2 nodes x 4 NICs x 50 GB/s / 2 */
-            CU_ASSERT_PTR_NOT_NULL(strstr(line, "bandwidth=\"200000000000Bps\""));
-        }
-    }
-    fclose(fp);
-    unlink(path);
-    CU_ASSERT_EQUAL(zones, 1);
-    CU_ASSERT_EQUAL(hosts, 128);
-    CU_ASSERT_EQUAL(uplinks, 1);
-    CU_ASSERT_EQUAL(routes, 4 * 128 + 2 * 8); /* 16 nodes / 2 per leaf = 8 leaves */
-    rs_job_free(&j);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * One ring, no background: the walk, as today
- * ---------------------------------------------------------------------------------------------- */
-static void one_ring(const rs_problem_t *p, const rs_machine_t *m, rs_fabric_kind_t kind, const char *what) {
-    /* one node per leaf; a 4:1 leaf-spine uplink still has room for one ring (4 x 8 NICs x W / 4 >= W),
-     * a rail leaf's holds one NIC port: 1:1 */
-    rs_job_t j = grid_job(m, p, 1, 1, TP_CP_DP, kind, 0, 1, kind == RS_FABRIC_RAIL ? 1 : 4);
-    rs_sim_result_t r, one;
-    CU_ASSERT_EQUAL_FATAL(run_job(p, m, &j, &r), 0);
-    rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(p, &err);
-    rs_walk_t w;
-    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, RS_NO_SINK, NULL, &w, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_sim_run(s, m, NULL, NULL, &one, &err), 0);
-    rs_schedule_free(s);
-    RS_ASSERT_REL(r.fig.makespan_s, w.makespan_s, 1e-9);
-    RS_ASSERT_REL(r.job->rings[0].walk_makespan_s, w.makespan_s, 1e-12);
-    RS_ASSERT_REL(r.job->rings[0].slowdown, 1, 1e-9);
-    CU_ASSERT_EQUAL(r.fig.rank_steps, w.rank_steps);
-    CU_ASSERT_EQUAL(r.fig.flops_exec, w.flops_exec);
-    CU_ASSERT_EQUAL(r.fig.comm_bound_steps, w.comm_bound_steps);
-    RS_ASSERT_REL(r.fig.busy_max_s, w.busy_max_s, 1e-9);
-    int bad = 0;
-    for (int64_t k = 0; k < r.n_steps; k++)
-        if (fabs(r.step_end_s[k] - one.step_end_s[k]) > 1e-9 * w.makespan_s ||
-            fabs(r.step_max_s[k] - one.step_max_s[k]) > 1e-9 * w.makespan_s)
-            if (bad++ < 3)
-                fprintf(stderr, "  %s: step %lld ends %.17g (one-ring sim %.17g)\n", what, (long long)k, r.step_end_s[k],
-                        one.step_end_s[k]);
-    CU_ASSERT_EQUAL(bad, 0);
-    rs_sim_result_free(&r);
-    rs_sim_result_free(&one);
-    rs_job_free(&j);
-}
-
-static void test_one_ring_is_the_walk(void) {
-    /* 16 ranks on nodes of 8 (two node-crossing hops), every layout, pass, mask, both regimes
-     * (NVLink-bound B = 256, compute-bound B = 4096), with latencies, on each fabric */
-    for (int k = 0; k < RS_FABRIC_COUNT; k++)
-        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
-            for (int pass = 0; pass < RS_PASS_COUNT; pass++)
-                for (int c = 0; c < 2; c++)
-                    for (int bi = 0; bi < 2; bi++) {
-                        rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-                        rs_problem_t p = problem(16, bi ? 4096 : 256, (rs_layout_t)l, (rs_pass_t)pass, c);
-                        char what[128];
-                        snprintf(what, sizeof what, "%s %s %s %s B=%d", rs_fabric_kind_name((rs_fabric_kind_t)k),
-                                 rs_layout_name(p.layout), rs_pass_name(p.pass), c ? "causal" : "full", bi ? 4096 : 256);
-                        one_ring(&p, &m, (rs_fabric_kind_t)k, what);
-                    }
-}
-
-static void test_one_ring_realism(void) {
-    /* launch, jitter, a straggler; then compute slowdown while a hop is in flight */
-    for (int v = 0; v < 2; v++)
-        for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-            rs_machine_t m = nodes_of(4, 2e-6, 6e-6);
-            if (v == 0) {
-                m.cal.launch_s = 4e-6;
-                m.jitter = 0.3;
-                m.seed = 7;
-                m.perturb.n_stragglers = 1;
-                m.perturb.straggler_rank[0] = 5;
-                m.perturb.straggler_factor[0] = 1.5;
-            } else {
-                m.cal.comp_slowdown = 1.4;
-            }
-            rs_problem_t p = problem(12, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-            one_ring(&p, &m, RS_FABRIC_LEAF_SPINE, v ? "slowdown" : "launch+jitter+straggler");
-        }
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Closed forms of shared links
- * ---------------------------------------------------------------------------------------------- */
-/* R = 8 rings (TP 8 inside a node, CP across 4 nodes) whose node-crossing hops share the node's
- * single NIC: each at W / 8; K NICs shared by G = 8 devices' rings: W K / 8. Both passes (the
- * backward puts two flows on each hop: 16 on a NIC, the hop still gets its 1/8). */
-static void test_shared_nics(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    const int64_t ks[] = {1, 2, 4, 8};
-    for (int i = 0; i < 4; i++)
-        for (int pass = 0; pass < RS_PASS_COUNT; pass++)
-            for (int c = 0; c < 2; c++) {
-                rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, c);
-                rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_FLAT, ks[i], 0, 1);
-                char what[64];
-                snprintf(what, sizeof what, "K=%lld %s %s", (long long)ks[i], rs_pass_name(p.pass), c ? "causal" : "full");
-                check_share(&p, &m, &j, (double)ks[i] / 8, what);
-                rs_job_free(&j);
-            }
-}
-
-/* Every ring crosses the spine (one node per leaf): a 2:1 spine halves the node-crossing hop, 4:1
- * quarters it; with two nodes per leaf half of the NICs send across, and a 2:1 uplink has room for
- * them all (no slowdown). */
-static void test_spine_oversubscription(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-        rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 8, 1, 2);
-        check_share(&p, &m, &j, 0.5, "2:1 spine");
-        j.fabric.oversub = 4;
-        check_share(&p, &m, &j, 0.25, "4:1 spine");
-        j.fabric.nodes_per_leaf = 2;
-        j.fabric.oversub = 2;
-        check_share(&p, &m, &j, 1, "2:1 spine, half the NICs across");
-        rs_job_free(&j);
-    }
-}
-
-/* Rail-optimised, spine 2:1: TP inside the node and CP across nodes keeps every ring on its rail (no
- * slowdown at all); CP inside the node puts each ring's node-crossing hops from rail 7 to rail 0,
- * through the spine: those hops at W / 2, the NVLink hops untouched. */
-static void test_rails(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(16, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-        rs_job_t right = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_RAIL, 8, 16, 2);
-        check_share(&p, &m, &right, 1, "rails, TP inside nodes");
-        rs_sim_result_t r;
-        CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &right, &r), 0);
-        for (int64_t k = 0; k < r.job->n_rings; k++) RS_ASSERT_REL(r.job->rings[k].slowdown, 1, 1e-9);
-        for (int64_t i = 0; i < r.job->n_links; i++) CU_ASSERT_PTR_NULL(strstr(r.job->links[i].name, "leaf0-up"));
-        rs_sim_result_free(&r);
-        rs_job_free(&right);
-        rs_job_t wrong = grid_job(&m, &p, 8, 1, CP_TP_DP, RS_FABRIC_RAIL, 8, 16, 2);
-        check_share(&p, &m, &wrong, 0.5, "rails, CP inside nodes");
-        rs_job_free(&wrong);
-    }
-}
-
-/* The saturated link and byte conservation: 8 rings through one NIC per node saturate the NICs, not
- * the half-used leaf uplinks; every link carries exactly the bytes of the hops routed through it. */
-static void test_links(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 1, 2, 1);
-    rs_sim_result_t r;
-    CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-    const rs_job_result_t *jr = r.job;
-    const int64_t sat = rs_job_saturated_link(jr);
-    CU_ASSERT_FATAL(sat >= 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(jr->links[sat].name, "nic"));
-    RS_ASSERT_REL(rs_link_busy_util(&jr->links[sat]), 1, 1e-9);
-    for (int64_t i = 0; i < jr->n_links; i++) {
-        double bytes = 0;
-        for (int64_t h = 0; h < jr->n_hops; h++)
-            for (int k = 0; k < jr->hops[h].n_route; k++)
-                if (jr->hops[h].route[k] == i) bytes += jr->hops[h].bytes;
-        RS_ASSERT_REL(jr->links[i].bytes, bytes, 1e-12);
-        CU_ASSERT(rs_link_busy_util(&jr->links[i]) <= 1 + 1e-9);
-        /* a leaf of 2 nodes x 1 NIC: uplink 2 W, one node's 8 rings across at W / 8 each */
-        if (strstr(jr->links[i].name, "leaf")) RS_ASSERT_REL(rs_link_busy_util(&jr->links[i]), 0.5, 1e-9);
-    }
-    for (int64_t h = 0; h < jr->n_hops; h++) CU_ASSERT(jr->hops[h].bottleneck >= 0 && strstr(jr->links[jr->hops[h].bottleneck].name, "nic"));
-    rs_sim_result_free(&r);
-    rs_job_free(&j);
-}
-
-/* Rings of different shapes sharing NICs unevenly (a map file; nodes of 4, one NIC each): flows start
- * at different times and rates change, so no closed form, but max-min fairness bounds every flow
- * below by min over its links of capacity / (flows on it): node 0's NIC carries at most 3 flows each
- * way, the others 2. Each ring ends between its contention-free walk and the walk with every
- * node-crossing hop at W / 3. */
-static void test_uneven_bounds(void) {
+    CU_ASSERT_EQUAL(rs_placement_grid(&(rs_placement_degrees_t){8, 8, 3, TP_CP_DP, 256}, &p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
     char path[] = "/tmp/ringsim-test-map-XXXXXX";
     int fd = mkstemp(path);
     CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "0 4 8 2\n1 5 6 7\n3 9 10 11\n";
+    const char *text = "# two rings of 4\n0 1 2 3\n4 5 2 7\n";
     CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
     close(fd);
-    rs_machine_t m = nodes_of(4, 2e-6, 5e-6);
-    for (int l = 0; l < RS_LAYOUT_COUNT; l++)
-        for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-            rs_problem_t p = problem(4, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
-            rs_job_t j;
-            memset(&j, 0, sizeof j);
-            rs_err_t err = {0};
-            CU_ASSERT_EQUAL_FATAL(rs_placement_load_map(path, 4, 0, &j.placement, &err), 0);
-            rs_fabric_default(&j.fabric, &m, j.placement.devices, rs_machine_flops_eff(&m, 1024));
-            j.fabric.nics_per_node = 1;
-            rs_sim_result_t r;
-            CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-            bool slowed = false;
-            for (int64_t k = 0; k < 3; k++) {
-                const double lo = placed_walk(&p, &m, &j, k, W_IB), hi = placed_walk(&p, &m, &j, k, W_IB / 3);
-                CU_ASSERT(r.job->rings[k].makespan_s >= lo * (1 - 1e-12));
-                CU_ASSERT(r.job->rings[k].makespan_s <= hi * (1 + 1e-12));
-                slowed |= r.job->rings[k].makespan_s > lo * (1 + 1e-6);
-            }
-            CU_ASSERT(slowed); /* the NICs are shared: somebody waits */
-            rs_sim_result_free(&r);
-            rs_job_free(&j);
-        }
+    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: device 2 already holds ring 0 rank 2 (line 2)"));
+    CU_ASSERT_EQUAL(rs_placement_load_map(path, 3, 0, &p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: 4 devices, the ring has -N 3"));
+    FILE *fp = fopen(path, "w");
+    fputs("0 1 x 3\n", fp);
+    fclose(fp);
+    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":1: 'x' is not a device index"));
+    fp = fopen(path, "w");
+    fputs("0 1 2 3\n4 5 6 7\n", fp);
+    fclose(fp);
+    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.n_rings, 2);
+    CU_ASSERT_EQUAL(p.devices, 8);
+    CU_ASSERT_EQUAL(p.device[6], 6);
+    rs_placement_free(&p);
+    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 6, &p, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of range [0, 6)"));
     unlink(path);
-}
-
-/* ------------------------------------------------------------------------------------------------
- * Background traffic
- * ---------------------------------------------------------------------------------------------- */
-/* Two rings inside two nodes (CP 8 = G, DP 2) and the data-parallel gradient all-reduce between the
- * nodes (--bg-group dp: device c with device 8 + c): the rings never touch a NIC (the walk exactly),
- * the all-reduce takes 2 steps of L + (g / 2) / W. The forward has no DP traffic. */
-static void test_background_beside(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-        rs_job_t j = grid_job(&m, &p, 1, 2, TP_CP_DP, RS_FABRIC_FLAT, 8, 0, 1);
-        j.background.kind = RS_BG_DP;
-        j.background.group = RS_BG_GROUP_DP;
-        j.background.param_bytes = j.background.grad_bytes = 64e6;
-        rs_sim_result_t r;
-        CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-        for (int64_t k = 0; k < 2; k++) RS_ASSERT_REL(r.job->rings[k].slowdown, 1, 1e-9);
-        if (pass == RS_PASS_FORWARD) {
-            CU_ASSERT_EQUAL(r.job->n_bg, 0);
-        } else {
-            CU_ASSERT_EQUAL_FATAL(r.job->n_bg, 1);
-            CU_ASSERT_STRING_EQUAL(r.job->bg[0].name, "all-reduce");
-            CU_ASSERT_EQUAL(r.job->bg[0].groups, 8);
-            CU_ASSERT_EQUAL(r.job->bg[0].members, 2);
-            RS_ASSERT_REL(r.job->bg[0].end_s, 2 * (5e-6 + 32e6 / W_IB), 1e-9);
-            RS_ASSERT_REL(r.job->bg[0].bytes, 64e6, 1e-12);
-        }
-        rs_sim_result_free(&r);
-        rs_job_free(&j);
-    }
-}
-
-/* One ring of 2 ranks across 2 nodes and the FSDP all-gather over the same 2 devices: in step 0 the
- * ring's K,V (a bytes) and the gather's half layer (b bytes) leave each device together on its NIC
- * and share it: the smaller ends at L + 2 min(a, b) / W, the larger at L + (a + b) / W. */
-static void test_background_shares_the_nic(void) {
-    rs_machine_t m = nodes_of(1, 2e-6, 5e-6);
-    rs_problem_t p = problem(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    rs_step_t st;
-    rs_schedule_step(s, 0, 0, &st);
-    const double a = (double)st.send_bytes, tc = rs_machine_comp_time(&m, 2048, 0, 0, st.flops_exec);
-    rs_schedule_free(s);
-    const double bs[] = {a / 4, 5 * a}; /* whole bytes: a member sends ceil(layer / 2) */
-    for (int i = 0; i < 2; i++) {
-        const double b = bs[i];
-        rs_job_t j = grid_job(&m, &p, 1, 1, TP_CP_DP, RS_FABRIC_FLAT, 1, 0, 1);
-        j.background.kind = RS_BG_FSDP;
-        j.background.param_bytes = j.background.grad_bytes = 2 * b; /* a member sends half */
-        rs_sim_result_t r;
-        CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-        const double ring_x = 5e-6 + (a <= b ? 2 * a : a + b) / W_IB;
-        const double bg_x = 5e-6 + (b <= a ? 2 * b : a + b) / W_IB;
-        RS_ASSERT_REL(r.job->rings[0].makespan_s, fmax(tc, ring_x) + tc, 1e-9);
-        CU_ASSERT_EQUAL_FATAL(r.job->n_bg, 1);
-        RS_ASSERT_REL(r.job->bg[0].end_s, bg_x, 1e-9);
-        CU_ASSERT(r.job->rings[0].slowdown > 1);
-        rs_sim_result_free(&r);
-        rs_job_free(&j);
-    }
-}
-
-/* Rings and a DP all-reduce (dp-cp groups of 16) crossing the same NICs and a 2:1 spine: no link runs
- * above its capacity while it carries anything (busy time is the union of the flows' intervals, which
- * complete out of order), and the NIC uplinks carry exactly the node-crossing bytes of ring hops and
- * collective steps. */
-static void test_background_link_books(void) {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    /* compute-bound steps (B = 16K): a rank's send completes well before its step ends */
-    rs_problem_t p = problem(8, 16384, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, RS_FABRIC_LEAF_SPINE, 8, 4, 2);
-    j.background.kind = RS_BG_DP;
-    j.background.param_bytes = j.background.grad_bytes = 109e6;
-    rs_sim_result_t r;
-    CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-    const rs_job_result_t *jr = r.job;
-    double nic_up = 0, expect = 0;
-    for (int64_t i = 0; i < jr->n_links; i++) {
-        CU_ASSERT(rs_link_busy_util(&jr->links[i]) <= 1 + 1e-9);
-        if (!strncmp(jr->links[i].name, "nic", 3) && strstr(jr->links[i].name, "-up")) nic_up += jr->links[i].bytes;
-    }
-    for (int64_t h = 0; h < jr->n_hops; h++)
-        if (jr->hops[h].inter) expect += jr->hops[h].bytes;
-    int64_t *mem, *off;
-    const int64_t ng = rs_background_groups(&j.placement, j.background.group, &mem, &off);
-    for (int64_t g = 0; g < ng; g++) {
-        const int64_t n = off[g + 1] - off[g];
-        rs_bg_coll_t c[RS_BG_MAX_COLL];
-        const int nc = rs_background_colls(&j.background, p.pass, n, c);
-        for (int64_t i = 0; i < n; i++)
-            if (!rs_fabric_same_node(&j.fabric, mem[off[g] + i], mem[off[g] + (i + 1) % n]))
-                for (int k = 0; k < nc; k++) expect += (double)c[k].steps * (double)c[k].step_bytes;
-    }
-    free(mem);
-    free(off);
-    CU_ASSERT_EQUAL(jr->n_bg, 1);
-    RS_ASSERT_REL(nic_up, expect, 1e-12);
-    rs_sim_result_free(&r);
-    rs_job_free(&j);
 }
 
 /* Sizing from a model: one llama3-8b layer over TP 4, bf16 parameters, fp32 gradients. */
@@ -517,128 +96,101 @@ static void test_background_size(void) {
     CU_ASSERT_EQUAL(c[0].step_bytes, (uint64_t)ceil(4 * per_dev / 8));
 }
 
-/* ------------------------------------------------------------------------------------------------
- * Placement and bad input
- * ---------------------------------------------------------------------------------------------- */
-static void test_placement(void) {
-    rs_placement_t p;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(8, 4, 2, TP_CP_DP, 0, &p, &err), 0);
-    CU_ASSERT_EQUAL(p.n_rings, 16);
-    CU_ASSERT_EQUAL(p.devices, 64);
-    /* ring (t = 3, d = 1) = ring 11: rank c on 3 + 8 c + 32 */
-    for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], 3 + 8 * c + 32);
-    rs_placement_free(&p);
-    CU_ASSERT_EQUAL_FATAL(rs_placement_grid(8, 4, 2, CP_TP_DP, 0, &p, &err), 0);
-    for (int64_t c = 0; c < 4; c++) CU_ASSERT_EQUAL(p.device[11 * 4 + c], c + 4 * 3 + 32);
+/* Background kinds and groups by name; the collectives of each kind and pass for a group of 4 (a
+ * group of 1 has none); the groups of a map placement (tp 0: every ring a replica). */
+static void test_background_colls(void) {
+    rs_bg_kind_t k;
+    rs_bg_group_t g;
+    CU_ASSERT(rs_bg_kind_parse("fsdp", &k) == 0 && k == RS_BG_FSDP);
+    CU_ASSERT_EQUAL(rs_bg_kind_parse("zero", &k), -1);
+    CU_ASSERT(rs_bg_group_parse("dp-cp", &g) == 0 && g == RS_BG_GROUP_DP_CP);
+    CU_ASSERT_EQUAL(rs_bg_group_parse("tp", &g), -1);
+    CU_ASSERT_STRING_EQUAL(rs_bg_kind_name(RS_BG_DP), "dp");
+    CU_ASSERT_STRING_EQUAL(rs_bg_group_name(RS_BG_GROUP_DP), "dp");
+    CU_ASSERT_STRING_EQUAL(rs_bg_kind_name(RS_BG_COUNT), "?");
+    rs_background_t bg = {.kind = RS_BG_FSDP, .param_bytes = 1000, .grad_bytes = 2002};
+    rs_bg_coll_t c[RS_BG_MAX_COLL];
+    CU_ASSERT_EQUAL_FATAL(rs_background_colls(&bg, RS_PASS_FORWARD, 4, c), 1);
+    CU_ASSERT(!strcmp(c[0].name, "all-gather") && c[0].steps == 3 && c[0].step_bytes == 250);
+    CU_ASSERT_EQUAL_FATAL(rs_background_colls(&bg, RS_PASS_BACKWARD, 4, c), 2);
+    CU_ASSERT(!strcmp(c[1].name, "reduce-scatter") && c[1].steps == 3 && c[1].step_bytes == 501); /* ceil(2002 / 4) */
+    bg.kind = RS_BG_DP;
+    CU_ASSERT_EQUAL_FATAL(rs_background_colls(&bg, RS_PASS_BACKWARD, 4, c), 1);
+    CU_ASSERT(!strcmp(c[0].name, "all-reduce") && c[0].steps == 6 && c[0].step_bytes == 501);
+    CU_ASSERT_EQUAL(rs_background_colls(&bg, RS_PASS_BACKWARD, 1, c), 0);
+    bg.grad_bytes = 0; /* SimGrid moves at least a byte */
+    CU_ASSERT_EQUAL_FATAL(rs_background_colls(&bg, RS_PASS_BACKWARD, 4, c), 1);
+    CU_ASSERT_EQUAL(c[0].step_bytes, 1);
+    int64_t dev[6] = {5, 0, 3, 4, 1, 2}; /* two rings of 3 from a map */
+    rs_placement_t p = {.n_rings = 2, .ring_ranks = 3, .devices = 6, .device = dev};
     int64_t *mem, *off;
-    const int64_t ng = rs_background_groups(&p, RS_BG_GROUP_DP_CP, &mem, &off);
-    CU_ASSERT_EQUAL(ng, 8); /* one per TP rank, 8 members each */
-    CU_ASSERT_EQUAL(off[1] - off[0], 8);
+    CU_ASSERT_EQUAL_FATAL(rs_background_groups(&p, RS_BG_GROUP_DP, &mem, &off), 3); /* rank c of every ring */
+    const int64_t want[6] = {4, 5, 0, 1, 2, 3};
+    for (int i = 0; i < 6; i++) CU_ASSERT_EQUAL(mem[i], want[i]);
+    for (int i = 0; i <= 3; i++) CU_ASSERT_EQUAL(off[i], 2 * i);
     free(mem);
     free(off);
-    rs_placement_free(&p);
-    rs_dim_t o[3];
-    CU_ASSERT_EQUAL(rs_placement_order_parse("dp,cp,tp", o, &err), 0);
-    CU_ASSERT(o[0] == RS_DIM_DP && o[2] == RS_DIM_TP);
-    CU_ASSERT_EQUAL(rs_placement_order_parse("tp-tp-dp", o, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--order"));
+    CU_ASSERT_EQUAL_FATAL(rs_background_groups(&p, RS_BG_GROUP_DP_CP, &mem, &off), 1); /* every placed device */
+    for (int i = 0; i < 6; i++) CU_ASSERT_EQUAL(mem[i], i);
+    free(mem);
+    free(off);
 }
 
-static void test_bad_input(void) {
-    rs_placement_t p;
+/* The job against itself: each refusal's message. */
+static void test_validate(void) {
+    rs_machine_t m = nodes_of(4, 0, 0);
+    rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 0, 0, 1});
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_placement_grid(8, 8, 3, TP_CP_DP, 256, &p, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
-    rs_machine_t m = nodes_of(8, 0, 0);
-    rs_fabric_t f;
-    rs_fabric_default(&f, &m, 16, 1e12);
-    f.nics_per_node = 16;
-    CU_ASSERT_EQUAL(rs_fabric_validate(&f, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--nics 16"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "K <= G"));
-    f.nics_per_node = 8;
-    f.oversub = 0.5;
-    CU_ASSERT_EQUAL(rs_fabric_validate(&f, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--oversub 0.5: must be >= 1"));
-    char path[] = "/tmp/ringsim-test-map-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "# two rings of 4\n0 1 2 3\n4 5 2 7\n";
-    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
-    close(fd);
-    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: device 2 already holds ring 0 rank 2 (line 2)"));
-    CU_ASSERT_EQUAL(rs_placement_load_map(path, 3, 0, &p, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":2: 4 devices, the ring has -N 3"));
-    FILE *fp = fopen(path, "w");
-    fputs("0 1 x 3\n", fp);
-    fclose(fp);
-    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":1: 'x' is not a device index"));
-    fp = fopen(path, "w");
-    fputs("0 1 2 3\n4 5 6 7\n", fp);
-    fclose(fp);
-    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), 0);
-    CU_ASSERT_EQUAL(p.n_rings, 2);
-    CU_ASSERT_EQUAL(p.devices, 8);
-    CU_ASSERT_EQUAL(p.device[6], 6);
-    rs_placement_free(&p);
-    CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 6, &p, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of range [0, 6)"));
-    unlink(path);
-    /* what a job cannot run with */
-    rs_problem_t pb = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
-    rs_machine_t mm = nodes_of(4, 0, 0);
-    rs_job_t j = grid_job(&mm, &pb, 2, 1, TP_CP_DP, RS_FABRIC_FLAT, 0, 0, 1);
-    mm.perturb.n_degraded = 1, mm.perturb.degraded_hop[0] = 1, mm.perturb.degraded_factor[0] = 2;
-    rs_sim_result_t r;
-    rs_schedule_t *s = rs_schedule_create(&pb, &err);
-    rs_sim_config_t cfg;
-    rs_sim_config_default(&cfg);
-    cfg.job = &j;
-    CU_ASSERT_EQUAL(rs_sim_run(s, &mm, &cfg, NULL, &r, &err), -1);
-    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--degrade"));
-    rs_schedule_free(s);
+    CU_ASSERT_EQUAL(rs_job_validate(&j, &err), 0);
+    j.fabric.devices = 16;
+    CU_ASSERT_EQUAL(rs_job_validate(&j, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "job: the fabric has 16 devices, the placement 8");
+    j.fabric.devices = 8;
+    j.placement.device[5] = 9;
+    CU_ASSERT_EQUAL(rs_job_validate(&j, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "job: ring 1 rank 1 on device 9, outside [0, 8)");
+    j.placement.device[5] = 3;
+    j.background.kind = RS_BG_DP;
+    CU_ASSERT_EQUAL(rs_job_validate(&j, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--background dp: needs a layer size (--model NAME or --bg-bytes SIZE)");
+    j.background.param_bytes = j.background.grad_bytes = 1e6;
+    CU_ASSERT_EQUAL(rs_job_validate(&j, &err), 0);
     rs_job_free(&j);
+    CU_ASSERT_PTR_NULL(j.placement.device);
+    rs_job_t none;
+    memset(&none, 0, sizeof none);
+    CU_ASSERT_EQUAL(rs_job_validate(&none, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "job: no ring placed");
 }
 
-static const rs_test_case_t fabric_cases[] = {
-    {"routes", test_routes},
-    {"platform_xml", test_platform_xml},
-    {NULL, NULL},
-};
-static const rs_test_case_t contention_cases[] = {
-    {"one_ring_is_the_walk", test_one_ring_is_the_walk},
-    {"one_ring_realism", test_one_ring_realism},
-    {"shared_nics", test_shared_nics},
-    {"spine_oversubscription", test_spine_oversubscription},
-    {"rails", test_rails},
-    {"links", test_links},
-    {"uneven_bounds", test_uneven_bounds},
-    {NULL, NULL},
-};
-static const rs_test_case_t background_cases[] = {
-    {"beside", test_background_beside},
-    {"shares_the_nic", test_background_shares_the_nic},
-    {"link_books", test_background_link_books},
-    {"size", test_background_size},
-    {NULL, NULL},
-};
-static const rs_test_case_t input_cases[] = {
+/* A link's busy utilisation: bytes / (capacity x busy time); the saturated link: the most loaded
+ * (bytes / capacity) of those at utilisation 1. */
+static void test_link_figures(void) {
+    rs_link_result_t links[3] = {{"nic0.0-up", 50e9, 100e6, 2e-3, 4},  /* 100 MB / (50 GB/s x 2 ms) = 1 */
+                                 {"leaf0-up", 100e9, 100e6, 2e-3, 8},  /* 100 MB / (100 GB/s x 2 ms) = 0.5 */
+                                 {"nic1.0-up", 25e9, 75e6, 3e-3, 2}};  /* 1, and 3 ms at full rate > 2 ms */
+    RS_ASSERT_REL(rs_link_busy_util(&links[0]), 1, 1e-15);
+    RS_ASSERT_REL(rs_link_busy_util(&links[1]), 0.5, 1e-15);
+    RS_ASSERT_REL(rs_link_busy_util(&links[2]), 1, 1e-15);
+    rs_link_result_t idle = {"x", 50e9, 0, 0, 0};
+    CU_ASSERT_EQUAL(rs_link_busy_util(&idle), 0);
+    rs_job_result_t r = {.n_links = 3, .links = links};
+    CU_ASSERT_EQUAL(rs_job_saturated_link(&r), 2);
+    r.n_links = 2;
+    CU_ASSERT_EQUAL(rs_job_saturated_link(&r), 0);
+    links[0].bytes = 90e6; /* 0.9: none saturated */
+    CU_ASSERT_EQUAL(rs_job_saturated_link(&r), -1);
+}
+
+static const rs_test_case_t cases[] = {
     {"placement", test_placement},
-    {"bad_input", test_bad_input},
+    {"placement_refused", test_placement_refused},
+    {"background_size", test_background_size},
+    {"background_colls", test_background_colls},
+    {"validate", test_validate},
+    {"link_figures", test_link_figures},
     {NULL, NULL},
 };
 
-int main(void) {
-    const rs_test_suite_t suites[] = {
-        {"fabric", fabric_cases},
-        {"contention", contention_cases},
-        {"background", background_cases},
-        {"input", input_cases},
-    };
-    return rs_test_main(suites, 4);
-}
+int main(void) { return rs_test_main1("job", cases); }

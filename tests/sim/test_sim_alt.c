@@ -1,4 +1,4 @@
-/* test_plan_sim.c - Ulysses, USP and ring attention passes simulated in SimGrid (sim/sim_alt.c) against the
+/* test_sim_alt.c - Ulysses, USP and ring attention passes simulated in SimGrid (sim/sim_alt.c) against the
  * analytic costs of model/5-plan/alt.c: the all-to-all formula plus the ring walk. */
 #include <math.h>
 #include <string.h>

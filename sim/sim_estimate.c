@@ -1,0 +1,32 @@
+/* sim_estimate.c - what a simulation costs before it runs (rs_sim_estimate*, sim.h) and the child's
+ * watchdog (rs_sim_timeout).
+ *
+ * The cost model, its constants from the sim benchmarks (docs/benchmarks.md): a CM02 ring of N
+ * ranks costs the child 30 us + 0.05 us x N per rank-step (0.05: an upper bound), 30 us more per
+ * rank-step when the events go to a trace file, after 0.3 s of start; its resident memory is 16 MB,
+ * 24 KB per rank actor, 16 bytes per step, 300 bytes per kept event and 256 bytes per route of an
+ * all-pairs platform.
+ */
+#include <math.h>
+
+#include "sim.h"
+
+void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e) {
+    const double n = (double)ring_ranks * (double)rings, steps = pass == RS_PASS_BACKWARD ? (double)ring_ranks + 1 : (double)ring_ranks;
+    e->rank_steps = n * steps;
+    e->time_s = 0.3 + e->rank_steps * (30e-6 + 0.05e-6 * n + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
+    e->mem_bytes = 16e6 + n * 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
+    if (all_pairs) e->mem_bytes += n * n * 256; /* a route per pair */
+}
+
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    rs_sim_estimate_rings(p->n_ranks, cfg && cfg->job ? cfg->job->placement.n_rings : 1, p->pass, trace,
+                          cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS, e);
+}
+
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {
+    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
+    rs_estimate_t e;
+    rs_sim_estimate(p, cfg, RS_EST_NO_TRACE, &e);
+    return fmax(60, 10 * e.time_s);
+}

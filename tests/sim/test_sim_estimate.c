@@ -1,0 +1,76 @@
+/* test_sim_estimate.c - what a simulation is estimated to cost (sim/sim_estimate.c) against the cost
+ * model worked out by hand, and the child's watchdog (rs_sim_timeout). */
+#include <string.h>
+
+#include "sim.h"
+#include "sim_fixtures.h"
+#include "test_main.h"
+
+/* One ring of 8, forward: 8 x 8 = 64 rank-steps of 30 us + 0.05 us x 8 after 0.3 s; 16 MB + 8 x 24 KB
+ * + 8 steps x 16 B. Backward: 9 steps. A kept trace adds 300 B per rank-step, a trace file 30 us
+ * more per rank-step; all pairs 8^2 routes x 256 B. */
+static void test_rings(void) {
+    rs_estimate_t e;
+    rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 64);
+    RS_ASSERT_REL(e.time_s, 0.3 + 64 * 30.4e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 8 * 24e3 + 8 * 16, 1e-12);
+    rs_sim_estimate_rings(8, 1, RS_PASS_BACKWARD, RS_EST_NO_TRACE, false, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 72);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 8 * 24e3 + 9 * 16, 1e-12);
+    rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_TRACE, false, &e);
+    RS_ASSERT_REL(e.time_s, 0.3 + 64 * 30.4e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 8 * 24e3 + 8 * 16 + 64 * 300, 1e-12);
+    rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_TRACE_FILE, true, &e);
+    RS_ASSERT_REL(e.time_s, 0.3 + 64 * 60.4e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 8 * 24e3 + 8 * 16 + 64 * 300 + 64 * 256, 1e-12);
+    /* 4 rings of 16: 64 rank actors of 16 steps, each step 30 us + 0.05 us x 64 */
+    rs_sim_estimate_rings(16, 4, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 1024);
+    RS_ASSERT_REL(e.time_s, 0.3 + 1024 * 33.2e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 64 * 24e3 + 16 * 16, 1e-12);
+}
+
+/* rs_sim_estimate: the problem's ring, a job's rings, the all-pairs routes of the configuration. */
+static void test_problem(void) {
+    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_estimate_t e, f;
+    rs_sim_estimate(&p, NULL, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &f);
+    CU_ASSERT(e.rank_steps == f.rank_steps && e.time_s == f.time_s && e.mem_bytes == f.mem_bytes);
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    rs_sim_estimate(&p, &cfg, RS_EST_TRACE, &e);
+    rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_TRACE, true, &f);
+    CU_ASSERT(e.rank_steps == f.rank_steps && e.time_s == f.time_s && e.mem_bytes == f.mem_bytes);
+    rs_job_t j;
+    memset(&j, 0, sizeof j);
+    j.placement.n_rings = 3;
+    rs_sim_config_default(&cfg);
+    cfg.job = &j;
+    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    CU_ASSERT_EQUAL(e.rank_steps, 3 * 8 * 8);
+}
+
+/* The watchdog: --timeout when given, else 10 x the estimate, at least 60 s. N = 2048: 2048^2
+ * rank-steps of 30 us + 0.05 us x 2048 = 132.4 us after 0.3 s. */
+static void test_timeout(void) {
+    rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    CU_ASSERT_EQUAL(rs_sim_timeout(&p, NULL), 60);
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.timeout_s = 2.5;
+    CU_ASSERT_EQUAL(rs_sim_timeout(&p, &cfg), 2.5);
+    p = problem(2048, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    RS_ASSERT_REL(rs_sim_timeout(&p, NULL), 10 * (0.3 + 2048.0 * 2048.0 * 132.4e-6), 1e-12);
+}
+
+static const rs_test_case_t cases[] = {
+    {"rings", test_rings},
+    {"problem", test_problem},
+    {"timeout", test_timeout},
+    {NULL, NULL},
+};
+
+int main(void) { return rs_test_main1("sim_estimate", cases); }
