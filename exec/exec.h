@@ -333,13 +333,19 @@ bool rs_mpi_launched(void);
 /* ---------------------------------------------------------------------------------------------------
  * Reference, inputs and files (shared with the GPU backend's checks)
  * ------------------------------------------------------------------------------------------------- */
-/* Deterministic input element: tensor t (Q, K, V, DO) at (batch b, head h, global token, dim).
- * Value in [-scale, scale). Can't fail. */
-float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
-                    int64_t token, int64_t dim, double scale);
-/* Fill a rank-local BHSD host array of tensor t for the given segments, every sequence. Can't fail. */
-void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
-                        const rs_segment_t *segs, double scale, float *out);
+/* One seeded input tensor: element x = scale * (2u - 1), u = rs_hash_unit(seed, tensor, its index in
+ * the global BHSD array over every position, cached and new). */
+typedef struct {
+    uint64_t seed;                 /* rs_exec_opts_t.seed */
+    rs_tensor_t tensor;            /* Q, K, V or DO */
+    const rs_problem_t *problem;   /* its shape */
+    double scale;                  /* amplitude: values in [-scale, scale) */
+} rs_exec_input_t;
+
+/* Deterministic input element of in at (batch b, head h, global token, dim). Can't fail. */
+float rs_exec_input(const rs_exec_input_t *in, int64_t b, int64_t h, int64_t token, int64_t dim);
+/* Fill a rank-local BHSD host array of in for the given segments, every sequence. Can't fail. */
+void rs_exec_fill_local(const rs_exec_input_t *in, int n_segs, const rs_segment_t *segs, float *out);
 /* The Q-like (Q, dO) or K,V host array of rank r as the executor lays it out (the layouts above:
  * decode's sequences by owner, the new-token row of K,V only for the rank's own sequences). Can't
  * fail. */

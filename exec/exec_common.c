@@ -125,18 +125,18 @@ static int64_t tensor_heads(rs_tensor_t t, const rs_problem_t *p) {
                                                                                             : p->q_heads;
 }
 
-float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
-                    int64_t token, int64_t dim, double scale) {
+float rs_exec_input(const rs_exec_input_t *in, int64_t b, int64_t h, int64_t token, int64_t dim) {
+    const rs_problem_t *p = in->problem;
     const uint64_t positions = (uint64_t)p->seq_tokens + (uint64_t)p->cached_tokens;
-    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(t, p) + (uint64_t)h) * positions + (uint64_t)token) *
+    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(in->tensor, p) + (uint64_t)h) * positions + (uint64_t)token) *
                        (uint64_t)p->head_dim + (uint64_t)dim;
-    double u = rs_hash_unit(seed, 0x5eed0000u + (uint64_t)t, idx);
-    return (float)(scale * (2.0 * u - 1.0));
+    double u = rs_hash_unit(in->seed, 0x5eed0000u + (uint64_t)in->tensor, idx);
+    return (float)(in->scale * (2.0 * u - 1.0));
 }
 
-void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
-                        const rs_segment_t *segs, double scale, float *out) {
-    int64_t heads = tensor_heads(t, p), d = p->head_dim, rows = 0;
+void rs_exec_fill_local(const rs_exec_input_t *in, int n_segs, const rs_segment_t *segs, float *out) {
+    const rs_problem_t *p = in->problem;
+    int64_t heads = tensor_heads(in->tensor, p), d = p->head_dim, rows = 0;
     for (int s = 0; s < n_segs; s++) rows += segs[s].count;
     for (int64_t b = 0; b < p->batch; b++)
         for (int64_t h = 0; h < heads; h++) {
@@ -145,7 +145,7 @@ void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int
             for (int s = 0; s < n_segs; s++)
                 for (int64_t i = 0; i < segs[s].count; i++, r++) {
                     int64_t tok = segs[s].first + i * segs[s].stride;
-                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(in, b, h, tok, x);
                 }
         }
 }
@@ -155,8 +155,9 @@ void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int
     rs_segment_t segs[RS_MAX_KV_SEGMENTS];
     const bool kv = t == RS_TENSOR_K || t == RS_TENSOR_V;
     const int n_segs = kv ? rs_schedule_rank_kv_segments(s, rank, segs) : rs_schedule_rank_segments(s, rank, segs);
+    const rs_exec_input_t in = {.seed = seed, .tensor = t, .problem = p, .scale = scale};
     if (!p->decode) {
-        rs_exec_fill_local(seed, t, p, n_segs, segs, scale, out);
+        rs_exec_fill_local(&in, n_segs, segs, out);
         return;
     }
     /* decode: Q-like rows of the rank's own sequences rank + i N; K,V of every sequence, whose new
@@ -175,7 +176,7 @@ void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int
                 for (int64_t j = 0; j < segs[g].count; j++, r++) {
                     const int64_t tok = segs[g].first + j * segs[g].stride;
                     if (kv && tok >= p->cached_tokens && b % p->n_ranks != rank) continue; /* another's new token */
-                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(&in, b, h, tok, x);
                 }
         }
     }

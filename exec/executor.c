@@ -351,13 +351,13 @@ static int check_and_save(const rs_schedule_t *s, const rs_exec_opts_t *o, out_t
         int64_t heads = kv ? p->kv_heads : p->q_heads, rows = kv ? S + P : S, first = kv ? 0 : P;
         in[i] = malloc(sizeof(double) * n);
         if (!in[i]) { rs_errf(err, "check: out of memory"); goto done; }
-        double scale = ins[i] == RS_TENSOR_DO ? 1.0 : o->input_scale;
+        const rs_exec_input_t src = {o->seed, ins[i], p, ins[i] == RS_TENSOR_DO ? 1.0 : o->input_scale};
         size_t j = 0;
         for (int64_t b = 0; b < p->batch; b++)
             for (int64_t h = 0; h < heads; h++)
                 for (int64_t t = 0; t < rows; t++)
                     for (int64_t x = 0; x < d; x++, j++) {
-                        float v = rs_exec_input(o->seed, ins[i], p, b, h, first + t, x, scale);
+                        float v = rs_exec_input(&src, b, h, first + t, x);
                         in[i][j] = v;
                         gf[j] = v;
                     }

@@ -170,7 +170,7 @@ static void test_save_io(void) {
             CU_ASSERT_EQUAL(fseek(fp, (long)(stt.st_size - 1 * 2 * 24 * 16 * 4 + ((1 * 24 + 5) * 16 + 3) * 4), SEEK_SET), 0);
             CU_ASSERT_EQUAL(fread(&x, 4, 1, fp), 1);
             fclose(fp);
-            CU_ASSERT_EQUAL(x, rs_exec_input(o.seed, RS_TENSOR_Q, &p, 0, 1, 5, 3, 1.0));
+            CU_ASSERT_EQUAL(x, rs_exec_input(&(rs_exec_input_t){o.seed, RS_TENSOR_Q, &p, 1.0}, 0, 1, 5, 3));
         }
         unlink(path);
     }

@@ -279,7 +279,8 @@ static void test_calibrate_loopback(void) {
     rs_compute_ops_t cops = rs_cpu_compute_ops;
     tops.post = cal_post, cops.buf_free = sent_buf_free;
     sent_reset(), cal_n_prime = cal_fresh = cal_fresh_bad = 0;
-    int rc = rs_calibrate(&p, &cops, &tops, ts, &o, &c, &err);
+    const rs_exec_job_t job = {.cops = &cops, .tops = &tops, .ts = ts, .local_rank = 0};
+    int rc = rs_calibrate(&p, &job, &o, &c, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     /* every transport size (3 warm-up + reps exchanges each) and every overlap sample */
