@@ -260,34 +260,57 @@ typedef struct {
     char transport_desc[256];      /* the transport's describe() */
 } rs_exec_result_t;
 
+/* What one rank runs on: its compute backend and its transport. */
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* transport */
+    void *ts;                       /* the transport's state of this rank */
+    int local_rank;                 /* rank among the processes of this host (GPU ordinal) */
+} rs_exec_backends_t;
+
 /* Run the schedule's pass on this rank (every rank calls it, SPMD). For a backward pass, a forward
  * is run first (untimed) to produce O and lse. On rank 0, trace (if non-NULL) receives every rank's
  * events (medians over reps; times from the start of the pass) and header keys (problem, backends,
  * versions); res is filled on every rank (check fields and makespan on rank 0 only).
  * Returns 0, or -1 with err: a timeout names the rank, the step and the peer; a failed check says
  * which tensor and by how much (res->check_ok false, return 0 so the caller picks the exit code). */
-int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                void *tstate, const rs_exec_opts_t *opts, int local_rank, rs_trace_t *trace,
+int rs_exec_run(const rs_schedule_t *s, const rs_exec_backends_t *on, const rs_exec_opts_t *opts, rs_trace_t *trace,
                 rs_exec_result_t *res, rs_err_t *err);
 
-/* Run all N ranks in one process, one thread per rank (tests, one-node GPU runs). tops/tstates:
- * a transport and the N per-rank states (thread r uses tstates[r], local_rank r); tops NULL = the
- * "local" transport. Same outputs as rank 0 of rs_exec_run. Returns 0 or -1 with err. */
-int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                        void *const *tstates, const rs_exec_opts_t *opts, rs_trace_t *trace,
+/* All N ranks in one process, one thread per rank (tests, one-node GPU runs). */
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* transport; NULL: the "local" transport (tstates unused) */
+    void *const *tstates;           /* the N per-rank states: thread r uses tstates[r], local rank r */
+} rs_exec_threads_t;
+
+/* Run all N ranks of th, one thread per rank. Same outputs as rank 0 of rs_exec_run. A timeout
+ * does not stop the other ranks (each times out by itself and says what it waited for); any other
+ * failure aborts the transport. The error reported is the one closest to the cause: a real error
+ * before a fault-injected stop or an abort by another rank, then the earliest step, then the
+ * earliest in time. Returns 0 or -1 with err. */
+int rs_exec_run_threads(const rs_schedule_t *s, const rs_exec_threads_t *th, const rs_exec_opts_t *opts, rs_trace_t *trace,
                         rs_exec_result_t *res, rs_err_t *err);
 
-/* Run the ring rank by rank on one device: for each rank r of `ranks` (all N when ranks is NULL),
- * make(arg, r) returns a loopback transport state (tops->loopback true, rank r of N) that
- * rs_exec_run uses alone; the states are destroyed after their run. trace (if non-NULL) receives
- * every run's events (each rank's times from its own pass start); res holds the medians over all
- * of them and the makespan = the latest step end of any rank. Each rank's timeline is the ring's
- * with every hop going to itself: the model predicts it with rs_machine_t.loopback (docs/model.md).
- * --check is refused (the blocks are not the ring's). Returns 0 or -1 with err. */
+/* The ring rank by rank on one device. make(arg, r) returns a loopback transport state (tops->loopback
+ * true, rank r of N) that rs_exec_run uses alone; the states are destroyed after their run. */
 typedef void *(*rs_loopback_make_fn)(void *arg, int64_t rank, rs_err_t *err);
-int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                         rs_loopback_make_fn make, void *make_arg, const int64_t *ranks, int n_ranks_run,
-                         const rs_exec_opts_t *opts, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err);
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* the transport of the states make() returns */
+    rs_loopback_make_fn make;       /* a loopback state of rank r */
+    void *make_arg;                 /* its argument */
+    const int64_t *ranks;           /* the ranks to run, in order (NULL: all N) */
+    int n_ranks;                    /* entries of ranks */
+} rs_exec_loopback_t;
+
+/* Run the ranks of lb in turn. trace (if non-NULL) receives every run's events (each rank's times
+ * from its own pass start); res holds the medians over all of them and the makespan = the latest
+ * step end of any rank. Each rank's timeline is the ring's with every hop going to itself: the model
+ * predicts it with rs_machine_t.loopback (docs/model.md). --check is refused (the blocks are not the
+ * ring's). Returns 0 or -1 with err. */
+int rs_exec_run_loopback(const rs_schedule_t *s, const rs_exec_loopback_t *lb, const rs_exec_opts_t *opts, rs_trace_t *trace,
+                         rs_exec_result_t *res, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
  * Backends provided by exec/ (CPU build)
@@ -331,7 +354,7 @@ bool rs_mpi_launched(void);
  */
 
 /* ---------------------------------------------------------------------------------------------------
- * Reference, inputs and files (shared with the GPU backend's checks)
+ * Seeded inputs (shared with the GPU backend's checks; the float64 reference: exec_check.h)
  * ------------------------------------------------------------------------------------------------- */
 /* One seeded input tensor: element x = scale * (2u - 1), u = rs_hash_unit(seed, tensor, its index in
  * the global BHSD array over every position, cached and new). */
@@ -350,20 +373,6 @@ void rs_exec_fill_local(const rs_exec_input_t *in, int n_segs, const rs_segment_
  * decode's sequences by owner, the new-token row of K,V only for the rank's own sequences). Can't
  * fail. */
 void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int64_t rank, double scale, float *out);
-
-/* float64 full attention on global BHSD arrays (heads as in the problem; causal from the problem)
- * with a cached prefix of P = cached_tokens: q, o [batch][Hq][S][d], lse [batch][Hq][S] for the S new
- * tokens (positions P..P+S-1), k, v [batch][Hkv][P+S][d]; query i sees keys j <= P + i (causal) or
- * all. Backward (P = 0) also dq, dk, dv from d_o (NULL to skip). Returns 0 or -1 on OOM. */
-int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
-                      const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
-                      rs_err_t *err);
-
-/* Write a float32 C-order .npy file (format 1.0) atomically. Returns 0 or -1 with err. */
-int rs_npy_write_f32(const char *path, const float *data, int ndim, const int64_t *shape, rs_err_t *err);
-/* Read the header of an .npy file: dtype descr ("<f4"), shape. Returns 0 or -1 with err. */
-int rs_npy_read_header(const char *path, char *descr, size_t descr_len, int *ndim, int64_t *shape,
-                       int max_dim, rs_err_t *err);
 
 /* BLAS for trace headers and profile notes: "OpenBLAS core Haswell; OpenBLAS 0.3.21 NO_LAPACKE ..."
  * (openblas_get_corename, then openblas_get_config). Can't fail. */

@@ -172,9 +172,10 @@ static void *loop_make(void *arg, int64_t rank, rs_err_t *err) {
 
 int rs_exec_job_run(const rs_exec_job_t *job, const rs_schedule_t *s, const rs_exec_opts_t *o, rs_trace_t *trace,
                     rs_exec_result_t *res, rs_err_t *err) {
-    if (!job->loopback) return rs_exec_run(s, job->cops, job->tops, job->ts, o, job->local_rank, trace, res, err);
+    if (!job->loopback) return rs_exec_run(s, &(rs_exec_backends_t){job->cops, job->tops, job->ts, job->local_rank}, o, trace, res, err);
     loop_make_t lm = {job->be, job->loopback, rs_schedule_problem(s)->n_ranks};
-    return rs_exec_run_loopback(s, job->cops, job->be->loopback_ops, loop_make, &lm, NULL, 0, o, trace, res, err);
+    const rs_exec_loopback_t lb = {job->cops, job->be->loopback_ops, loop_make, &lm, NULL, 0};
+    return rs_exec_run_loopback(s, &lb, o, trace, res, err);
 }
 
 /* ---------------------------------------------------------------------------------------------------

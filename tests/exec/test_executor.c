@@ -16,7 +16,9 @@
 #include "polls.h"
 #include "ranges.h"
 #include "exec.h"
+#include "exec_check.h"
 #include "exec_fixtures.h"
+#include "exec_npy.h"
 #include "cost.h"
 #include "test_main.h"
 
@@ -153,14 +155,13 @@ static void test_save_io(void) {
     const char *names[] = {"Q", "K", "V", "O", "dO", "dQ", "dK", "dV"};
     const int64_t heads[] = {2, 1, 1, 2, 2, 2, 1, 1};
     for (int i = 0; i < 8; i++) {
-        char path[256], descr[16];
+        char path[256];
         snprintf(path, sizeof path, "%s/%s.npy", dir, names[i]);
-        int ndim = 0;
-        int64_t shape[8];
-        CU_ASSERT_EQUAL(rs_npy_read_header(path, descr, sizeof descr, &ndim, shape, 8, &err), 0);
-        CU_ASSERT_STRING_EQUAL(descr, "<f4");
-        CU_ASSERT_EQUAL(ndim, 4);
-        CU_ASSERT(shape[0] == 1 && shape[1] == heads[i] && shape[2] == 24 && shape[3] == 16);
+        rs_npy_header_t h;
+        CU_ASSERT_EQUAL(rs_npy_read_header(path, &h, &err), 0);
+        CU_ASSERT_STRING_EQUAL(h.descr, "<f4");
+        CU_ASSERT_EQUAL(h.ndim, 4);
+        CU_ASSERT(h.shape[0] == 1 && h.shape[1] == heads[i] && h.shape[2] == 24 && h.shape[3] == 16);
         struct stat stt;
         CU_ASSERT_EQUAL(stat(path, &stt), 0);
         CU_ASSERT_EQUAL(stt.st_size % 64, (1 * heads[i] * 24 * 16 * 4) % 64); /* header padded to 64 */
@@ -252,7 +253,7 @@ static void test_reference_hand(void) {
     p.q_heads = 1, p.head_dim = 1;
     double q[2] = {1, 2}, k[2] = {1, 3}, v[2] = {10, 20}, o[2], lse[2];
     rs_err_t err;
-    CU_ASSERT_EQUAL(rs_exec_reference(&p, q, k, v, NULL, o, lse, NULL, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(rs_exec_reference(&p, &(rs_exec_ref_t){q, k, v, NULL, o, lse, NULL, NULL, NULL}, &err), 0);
     RS_ASSERT_REL(o[0], 10.0, 1e-15);
     /* row 1: logits 2*1, 2*3 -> weights e^2, e^6 */
     double w0 = exp(2.0), w1 = exp(6.0);
@@ -802,7 +803,7 @@ static void test_inputs_staged(void) {
         o.warmup = 0, o.reps = 1, o.check = true;
         rs_exec_result_t res;
         const double t0 = rs_now_s();
-        int rc = rs_exec_run_threads(s, &slow, NULL, NULL, &o, NULL, &res, &err);
+        int rc = rs_exec_run_threads(s, &(rs_exec_threads_t){&slow, NULL, NULL}, &o, NULL, &res, &err);
         const double wall_s = rs_now_s() - t0;
         if (rc) fprintf(stderr, "  %s\n", err.msg);
         CU_ASSERT_EQUAL(rc, 0);

@@ -101,7 +101,7 @@ static void test_grad_zero_buffer(void) {
         rs_exec_result_t res;
         zeroed = zeroed_sent = 0, gz_in_pass = false;
         sent_reset();
-        int rc = rs_exec_run_loopback(s, &rec_cops, &rec_tops, make_local, &n, NULL, 0, &o, NULL, &res, &err);
+        int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rec_cops, &rec_tops, make_local, &n, NULL, 0}, &o, NULL, &res, &err);
         if (rc) fprintf(stderr, "  %s\n", err.msg);
         CU_ASSERT_EQUAL(rc, 0);
         CU_ASSERT(zeroed >= 3 * (int)(n * n)); /* every computing step of every rank, three reps */
@@ -150,8 +150,7 @@ static void run_all_ranks(rs_layout_t lay, rs_pass_t pass) {
     rs_err_t err = {0};
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
-    int rc = rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o, tr,
-                                  &res, &err);
+    int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0}, &o, tr, &res, &err);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     const int64_t steps = rs_schedule_n_steps(s);
@@ -212,26 +211,21 @@ static void test_run_loopback_refusals(void) {
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, some, 2, &o,
-                                         tr, &res, &err), 0);
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, some, 2}, &o, tr, &res, &err), 0);
     CU_ASSERT(rs_trace_find(tr, 3, 0, RS_PASS_FORWARD, RS_EV_STEP) >= 0);
     CU_ASSERT(rs_trace_find(tr, 1, 0, RS_PASS_FORWARD, RS_EV_STEP) >= 0);
     CU_ASSERT(rs_trace_find(tr, 0, 0, RS_PASS_FORWARD, RS_EV_STEP) < 0);
     const int64_t bad[1] = {4};
-    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, bad, 1, &o,
-                                         NULL, &res, &err), -1);
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, bad, 1}, &o, NULL, &res, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rank 4"));
     o.check = true;
-    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o,
-                                         NULL, &res, &err), -1);
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0}, &o, NULL, &res, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--check"));
     o.check = false, o.stall_rank = 2, o.stall_step = 1;
-    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o,
-                                         NULL, &res, &err), -1);
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0}, &o, NULL, &res, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot inject a stall"));
     o.stall_step = 3; /* the last forward step sends nothing */
-    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0, &o,
-                                         NULL, &res, &err), -1);
+    CU_ASSERT_EQUAL(rs_exec_run_loopback(s, &(rs_exec_loopback_t){&rs_cpu_compute_ops, &rs_local_transport_ops, make_local, &n, NULL, 0}, &o, NULL, &res, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--stall at forward step 3: that step moves nothing"));
     rs_trace_free(tr);
     rs_schedule_free(s);

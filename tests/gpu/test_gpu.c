@@ -211,8 +211,8 @@ static void watchdog_case(rs_gpu_loop_t how) {
     const int64_t only[1] = {1};
     rs_exec_result_t res;
     const double t0 = rs_now_s();
-    int rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1,
-                                  &o, NULL, &res, &err);
+    int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1}, &o,
+                                  NULL, &res, &err);
     const double dt = rs_now_s() - t0;
     CU_ASSERT(rc < 0);
     CU_ASSERT(strstr(err.msg, "timeout") != NULL);
@@ -222,8 +222,8 @@ static void watchdog_case(rs_gpu_loop_t how) {
     fprintf(stderr, "  watchdog (%s loopback): \"%s\" after %.2f s\n", rs_gpu_loop_name(how), err.msg, dt);
     /* the device is usable afterwards: the same rank runs clean */
     o.stall_rank = -1;
-    rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1, &o,
-                              NULL, &res, &err);
+    rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, only, 1}, &o,
+                                  NULL, &res, &err);
     if (rc) fprintf(stderr, "  after the stall: %s\n", err.msg);
     CU_ASSERT(rc == 0);
     rs_schedule_free(s);
@@ -251,8 +251,8 @@ static void test_ring_loopback(void) {
             int64_t nk[2] = {4, how};
             rs_trace_t *t = rs_trace_create("exec-gpu");
             rs_exec_result_t res;
-            int rc = rs_exec_run_loopback(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk,
-                                          NULL, 0, &o, t, &res, &err);
+            int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, make_loop, nk, NULL, 0}, &o,
+                                  t, &res, &err);
             if (rc) fprintf(stderr, "  loopback %s %s: %s\n", rs_gpu_loop_name((rs_gpu_loop_t)how), rs_pass_name(p.pass),
                             err.msg);
             CU_ASSERT_FATAL(rc == 0);
@@ -294,7 +294,7 @@ static void ring_case(int64_t N, rs_layout_t lay, bool causal, rs_pass_t pass) {
     o.check = true, o.check_tol = 2e-2, o.reps = 2, o.warmup = 1, o.timeout_s = 60;
     rs_trace_t *t = rs_trace_create("exec-gpu");
     rs_exec_result_t res;
-    int rc = rs_exec_run_threads(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, ts, &o, t, &res, &err);
+    int rc = rs_exec_run_threads(s, &(rs_exec_threads_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, ts}, &o, t, &res, &err);
     if (rc) fprintf(stderr, "  N=%lld %s: %s\n", (long long)N, rs_layout_name(lay), err.msg);
     CU_ASSERT_FATAL(rc == 0);
     if (!res.check_ok)
@@ -331,7 +331,7 @@ static void infer_case(int64_t N, rs_layout_t lay, rs_ring_t ring, bool decode) 
     rs_exec_opts_default(&o);
     o.check = true, o.check_tol = 2e-2, o.reps = 1, o.warmup = 1, o.timeout_s = 60;
     rs_exec_result_t res;
-    int rc = rs_exec_run_threads(s, rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, ts, &o, NULL, &res, &err);
+    int rc = rs_exec_run_threads(s, &(rs_exec_threads_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, ts}, &o, NULL, &res, &err);
     if (rc || !res.check_ok)
         fprintf(stderr, "  N=%lld %s %s%s: rc %d O %.3g lse %.3g: %s\n", (long long)N, rs_layout_name(lay), rs_ring_name(p.ring),
                 decode ? " decode" : "", rc, res.err[RS_TENSOR_O], res.err[RS_TENSOR_LSE], err.msg);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "exec_check.h"
 #include "gpu_host.h"
 #include "schedule.h"
 #include "test_main.h"
@@ -182,7 +183,7 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
                     LdO && Lk && Lv && Lo && Lm && Ll && Lout && Llse && LD && Ldq && Ldk && Ldv);
     for (size_t i = 0; i < nq; i++) q[i] = 2 * rs_hash_unit(7, 1, i) - 1, dO[i] = 2 * rs_hash_unit(7, 4, i) - 1;
     for (size_t i = 0; i < nk; i++) k[i] = 2 * rs_hash_unit(7, 2, i) - 1, v[i] = 2 * rs_hash_unit(7, 3, i) - 1;
-    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(&p, q, k, v, dO, o, lse, dq, dk, dv, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(&p, &(rs_exec_ref_t){q, k, v, dO, o, lse, dq, dk, dv}, &err), 0);
 
     rs_gpu_shape_t sh = {RS_GPU_BF16, (int32_t)p.batch, (int32_t)p.q_heads, (int32_t)p.kv_heads, (int32_t)d,
                          (int32_t)B, (int32_t)B, (float)(1.0 / sqrt((double)d))};
