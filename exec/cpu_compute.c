@@ -224,12 +224,12 @@ static int64_t tile_cols(const cpu_state_t *c, const rs_block_t *bl, int64_t i0,
 }
 
 /* Mask logits of block rows [i0, i1) and block columns [c0, c0 + ncols) (stored from column 0 of
- * the tile) to -inf where i - j < diag. */
-static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t c0, int64_t ncols, int64_t diag) {
+ * the tile, ncols per row) to -inf where i - j < diag. */
+static void apply_diag(float *s, int64_t i0, int64_t i1, int64_t c0, int64_t ncols, int64_t diag) {
     for (int64_t i = i0; i < i1; i++) {
         int64_t jfirst = i - diag + 1 - c0; /* first masked column of the chunk */
         if (jfirst < 0) jfirst = 0;
-        float *row = s + (i - i0) * ld;
+        float *row = s + (i - i0) * ncols;
         for (int64_t j = jfirst; j < ncols; j++) row[j] = -INFINITY;
     }
 }
@@ -246,6 +246,42 @@ static void progress(const cpu_state_t *c) {
     if (c->r.progress) c->r.progress(c->r.progress_arg);
 }
 
+/* One panel of a block: rows [i0, i1) of the block's Q segment of local sequence b, q head h,
+ * against the first nc columns of its KV segment of K,V sequence kvb. */
+typedef struct {
+    const rs_block_t *bl;  /* the block */
+    block_geom_t g;        /* its rows and columns */
+    int64_t h, kvb;        /* q head; K,V sequence */
+    int64_t i0, i1, nc;    /* rows in the block; visible columns (tile_cols) */
+    size_t r0;             /* the panel's first row in the rank's Q-like arrays */
+} panel_t;
+
+/* Every panel of the step's blocks with a visible column (SKIP blocks have none), for local
+ * sequences [0, seqs) (decode: local sequence b reads the K,V of sequence q_owner + b N), mq_full
+ * rows per panel in FULL blocks and one tile of rows in DIAG ones; fn(c, panel, arg) on each. */
+static void for_each_panel(cpu_state_t *c, const rs_step_t *st, int64_t seqs, int64_t mq_full,
+                           void (*fn)(cpu_state_t *, const panel_t *, void *), void *arg) {
+    const bool decode = c->r.problem.decode;
+    for (int bi = 0; bi < st->n_blocks; bi++) {
+        const rs_block_t *bl = &st->blocks[bi];
+        if (bl->mask == RS_MASK_SKIP) continue;
+        const block_geom_t g = block_geom(c, st, bl);
+        const int64_t mq = bl->mask == RS_MASK_FULL ? mq_full : c->tq; /* rows per panel */
+        for (int64_t b = 0; b < seqs; b++)
+            for (int64_t h = 0; h < c->Hq; h++) {
+                panel_t pn = {.bl = bl, .g = g, .h = h, .kvb = decode ? st->q_owner + b * c->r.problem.n_ranks : b};
+                const size_t qh = (size_t)((b * c->Hq + h) * c->B);
+                for (pn.i0 = 0; pn.i0 < g.nq; pn.i0 += mq) {
+                    pn.i1 = pn.i0 + mq < g.nq ? pn.i0 + mq : g.nq;
+                    pn.nc = tile_cols(c, bl, pn.i0, pn.i1, g.nk);
+                    if (pn.nc == 0) continue;
+                    pn.r0 = qh + (size_t)(g.q0 + pn.i0);
+                    fn(c, &pn, arg);
+                }
+            }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * Forward
  * ------------------------------------------------------------------------------------------------- */
@@ -259,69 +295,64 @@ static int cpu_fwd_begin(void *state, rs_err_t *err) {
     return 0;
 }
 
-/* The forward of one step: the step's blocks of the queries qsrc ([qseqs][Hq][B][d]) against the
- * K,V buffer kv folded into (o, m, l) with the seed's recurrence. Local query sequence i reads the K,V
- * of sequence i (decode: q_owner + i N). */
-static void fwd_core(cpu_state_t *c, const rs_step_t *st, const float *qsrc, const float *kv, float *o_all, float *m_all,
-                     float *l_all) {
+/* What the forward of one step reads and folds into: the queries ([qseqs][Hq][B][d]), the K,V buffer,
+ * the running (o, m, l). */
+typedef struct {
+    const float *q;        /* the queries (the state's Q, or pass-q's visiting ones) */
+    const float *kv;       /* the K,V buffer */
+    float *o, *m, *l;      /* the running output, row max and normaliser */
+} fwd_io_t;
+
+/* The forward of one panel, folded into (o, m, l) with the seed's recurrence. */
+static void fwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
+    const fwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, B = c->B, Bkv = c->Bkv;
-    const bool decode = c->r.problem.decode;
-    const int64_t seqs = decode ? st->n_seqs : c->qseqs;
-    for (int bi = 0; bi < st->n_blocks; bi++) {
-        const rs_block_t *bl = &st->blocks[bi];
-        if (bl->mask == RS_MASK_SKIP) continue;
-        block_geom_t g = block_geom(c, st, bl);
-        for (int64_t b = 0; b < seqs; b++)
-            for (int64_t h = 0; h < c->Hq; h++) {
-                const int64_t hk = h / c->group, kvb = decode ? st->q_owner + b * c->r.problem.n_ranks : b;
-                const float *K = kv + ((kvb * c->Hkv + hk) * Bkv + g.k0) * d;
-                const float *V = K + c->kv_elems;
-                const size_t qh = (size_t)((b * c->Hq + h) * B);
-                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_fwd : c->tq; /* rows per panel */
-                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
-                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
-                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
-                    if (nc == 0) continue;
-                    const float *Q = qsrc + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *O = o_all + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *m = m_all + qh + (size_t)(g.q0 + i0), *l = l_all + qh + (size_t)(g.q0 + i0);
-                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
-                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
-                        float *S = c->ws_s;
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
-                                    (int)d, K + c0 * d, (int)d, 0.0f, S, (int)ncc);
-                        if (bl->mask == RS_MASK_DIAG) apply_diag(S, ncc, i0, i1, c0, ncc, bl->diag);
-                        progress(c);
-                        for (int64_t i = 0; i < nr; i++) {
-                            float *row = S + i * ncc;
-                            float mt = c->rows->row_max(row, ncc);
-                            float mn = mt > m[i] ? mt : m[i];
-                            if (mn == -INFINITY) { /* nothing visible yet in this row, or NaN logits */
-                                if (nan_row(row, ncc)) m[i] = l[i] = NAN; /* the row stays NaN: O sees it */
-                                else memset(row, 0, (size_t)ncc * sizeof(float));
-                                continue;
-                            }
-                            float alpha = m[i] == -INFINITY ? 0.0f : rs_cpu_exp_f32(m[i] - mn);
-                            float sum = c->rows->exp_sum(row, ncc, mn);
-                            l[i] = alpha * l[i] + sum;
-                            m[i] = mn;
-                            if (alpha != 1.0f) rs_cpu_vec_scale(O + i * d, d, alpha);
-                        }
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S,
-                                    (int)ncc, V + c0 * d, (int)d, 1.0f, O, (int)d);
-                        progress(c);
-                    }
-                }
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1, hk = pn->h / c->group;
+    const rs_block_t *bl = pn->bl;
+    const float *K = io->kv + ((pn->kvb * c->Hkv + hk) * c->Bkv + pn->g.k0) * d;
+    const float *V = K + c->kv_elems;
+    const float *Q = io->q + pn->r0 * (size_t)d;
+    float *O = io->o + pn->r0 * (size_t)d;
+    float *m = io->m + pn->r0, *l = io->l + pn->r0;
+    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
+        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+        float *S = c->ws_s;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q, (int)d, K + c0 * d, (int)d, 0.0f,
+                    S, (int)ncc);
+        if (bl->mask == RS_MASK_DIAG) apply_diag(S, i0, i1, c0, ncc, bl->diag);
+        progress(c);
+        for (int64_t i = 0; i < nr; i++) {
+            float *row = S + i * ncc;
+            float mt = c->rows->row_max(row, ncc);
+            float mn = mt > m[i] ? mt : m[i];
+            if (mn == -INFINITY) { /* nothing visible yet in this row, or NaN logits */
+                if (nan_row(row, ncc)) m[i] = l[i] = NAN; /* the row stays NaN: O sees it */
+                else memset(row, 0, (size_t)ncc * sizeof(float));
+                continue;
             }
+            float alpha = m[i] == -INFINITY ? 0.0f : rs_cpu_exp_f32(m[i] - mn);
+            float sum = c->rows->exp_sum(row, ncc, mn);
+            l[i] = alpha * l[i] + sum;
+            m[i] = mn;
+            if (alpha != 1.0f) rs_cpu_vec_scale(O + i * d, d, alpha);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S, (int)ncc, V + c0 * d, (int)d,
+                    1.0f, O, (int)d);
+        progress(c);
     }
+}
+
+/* The forward of one step: the step's blocks of io's queries against its K,V buffer folded into its
+ * (o, m, l). Local query sequence i reads the K,V of sequence i (decode: q_owner + i N). */
+static void fwd_core(cpu_state_t *c, const rs_step_t *st, const fwd_io_t *io) {
+    for_each_panel(c, st, c->r.problem.decode ? st->n_seqs : c->qseqs, c->mq_fwd, fwd_panel, (void *)io);
 }
 
 static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
     c->t_start_s = rs_now_s();
-    fwd_core(c, st, c->q, kvbuf, c->o, c->m, c->l);
+    fwd_core(c, st, &(fwd_io_t){c->q, kvbuf, c->o, c->m, c->l});
     c->t_end_s = rs_now_s();
     return 0;
 }
@@ -344,7 +375,7 @@ static int cpu_q_step(void *state, const rs_step_t *st, const void *qbuf, const 
     memset(c->po, 0, nq * sizeof(float));
     memset(c->pl, 0, ns * sizeof(float));
     for (size_t i = 0; i < ns; i++) c->pm[i] = -INFINITY;
-    fwd_core(c, st, qbuf, kvbuf, c->po, c->pm, c->pl);
+    fwd_core(c, st, &(fwd_io_t){qbuf, kvbuf, c->po, c->pm, c->pl});
     float *out = part;
     memcpy(out, c->po, nq * sizeof(float));
     finalize_rows(c, ns, out, c->pm, c->pl, out + nq);
@@ -408,64 +439,60 @@ static int cpu_bwd_begin(void *state, rs_err_t *err) {
     return 0;
 }
 
+/* What the backward of one step reads and accumulates into: the K,V buffer and the dK,dV buffer. */
+typedef struct {
+    const float *kv;
+    float *dkv;
+} bwd_io_t;
+
+/* The backward of one panel: P recomputed from lse, dV, dS, dQ and dK accumulated. */
+static void bwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
+    const bwd_io_t *io = arg;
+    const float scale = (float)c->r.softmax_scale;
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1, hk = pn->h / c->group;
+    const rs_block_t *bl = pn->bl;
+    const size_t koff = (size_t)(((pn->kvb * c->Hkv + hk) * c->Bkv + pn->g.k0) * d);
+    const float *K = io->kv + koff, *V = io->kv + c->kv_elems + koff;
+    float *dK = io->dkv + koff, *dV = io->dkv + c->kv_elems + koff;
+    const size_t r0 = pn->r0;
+    const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
+    float *dQ = c->dq + r0 * (size_t)d;
+    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) {
+        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+        const float *Kc = K + c0 * d, *Vc = V + c0 * d;
+        float *dKc = dK + c0 * d, *dVc = dV + c0 * d;
+        float *P = c->ws_s, *dS = c->ws_dp;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q, (int)d, Kc, (int)d, 0.0f, P,
+                    (int)ncc);
+        if (bl->mask == RS_MASK_DIAG) apply_diag(P, i0, i1, c0, ncc, bl->diag);
+        for (int64_t i = 0; i < nr; i++) { /* a row that saw nothing (lse -inf) has P = 0 */
+            const float lse = c->lse[r0 + (size_t)i];
+            if (lse == -INFINITY) memset(P + i * ncc, 0, (size_t)ncc * sizeof(float));
+            else c->rows->exp_sub(P + i * ncc, ncc, lse);
+        }
+        /* dV += P^T dO */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P, (int)ncc, dO, (int)d, 1.0f, dVc,
+                    (int)d);
+        /* dP = dO V^T; dS = P (dP - D) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO, (int)d, Vc, (int)d, 0.0f, dS,
+                    (int)ncc);
+        for (int64_t i = 0; i < nr; i++) rs_cpu_row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
+        progress(c);
+        /* dQ += scale dS K; dK += scale dS^T Q */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS, (int)ncc, Kc, (int)d, 1.0f, dQ,
+                    (int)d);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS, (int)ncc, Q, (int)d, 1.0f, dKc,
+                    (int)d);
+        progress(c);
+    }
+}
+
 static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, void *dkvbuf, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
     c->t_start_s = rs_now_s();
-    const float *kv = kvbuf;
-    float *dkv = dkvbuf;
-    const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, B = c->B;
-    for (int bi = 0; bi < st->n_blocks; bi++) {
-        const rs_block_t *bl = &st->blocks[bi];
-        if (bl->mask == RS_MASK_SKIP) continue;
-        block_geom_t g = block_geom(c, st, bl);
-        for (int64_t b = 0; b < c->batch; b++)
-            for (int64_t h = 0; h < c->Hq; h++) {
-                const int64_t hk = h / c->group;
-                const size_t koff = (size_t)(((b * c->Hkv + hk) * c->Bkv + g.k0) * d);
-                const float *K = kv + koff, *V = kv + c->kv_elems + koff;
-                float *dK = dkv + koff, *dV = dkv + c->kv_elems + koff;
-                const size_t qh = (size_t)((b * c->Hq + h) * B);
-                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_bwd : c->tq; /* rows per panel */
-                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
-                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
-                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
-                    if (nc == 0) continue;
-                    const size_t r0 = qh + (size_t)(g.q0 + i0);
-                    const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
-                    float *dQ = c->dq + r0 * (size_t)d;
-                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) {
-                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
-                        const float *Kc = K + c0 * d, *Vc = V + c0 * d;
-                        float *dKc = dK + c0 * d, *dVc = dV + c0 * d;
-                        float *P = c->ws_s, *dS = c->ws_dp;
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
-                                    (int)d, Kc, (int)d, 0.0f, P, (int)ncc);
-                        if (bl->mask == RS_MASK_DIAG) apply_diag(P, ncc, i0, i1, c0, ncc, bl->diag);
-                        for (int64_t i = 0; i < nr; i++) { /* a row that saw nothing (lse -inf) has P = 0 */
-                            const float lse = c->lse[r0 + (size_t)i];
-                            if (lse == -INFINITY) memset(P + i * ncc, 0, (size_t)ncc * sizeof(float));
-                            else c->rows->exp_sub(P + i * ncc, ncc, lse);
-                        }
-                        /* dV += P^T dO */
-                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P,
-                                    (int)ncc, dO, (int)d, 1.0f, dVc, (int)d);
-                        /* dP = dO V^T; dS = P (dP - D) */
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO,
-                                    (int)d, Vc, (int)d, 0.0f, dS, (int)ncc);
-                        for (int64_t i = 0; i < nr; i++) rs_cpu_row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
-                        progress(c);
-                        /* dQ += scale dS K; dK += scale dS^T Q */
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS,
-                                    (int)ncc, Kc, (int)d, 1.0f, dQ, (int)d);
-                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS,
-                                    (int)ncc, Q, (int)d, 1.0f, dKc, (int)d);
-                        progress(c);
-                    }
-                }
-            }
-    }
+    const bwd_io_t io = {kvbuf, dkvbuf};
+    for_each_panel(c, st, c->batch, c->mq_bwd, bwd_panel, (void *)&io);
     c->t_end_s = rs_now_s();
     return 0;
 }

@@ -154,13 +154,15 @@ static int repetitions(rs_exec_ctx_t *c, const rs_schedule_t *s, const rs_schedu
     return 0;
 }
 
-/* This rank's events ev ([n_steps][RS_EXEC_KINDS]) gathered on the root (all n_here ranks, or itself
- * alone), whose result gets their medians and whose trace (if non-NULL) the events and the header.
- * Returns 0 or -1 with err. */
-static int gather_events(const rs_exec_ctx_t *c, const rs_schedule_t *s, const rs_event_t *ev, int64_t n_here, rs_trace_t *trace,
+/* This rank's events ev ([n_steps][RS_EXEC_KINDS]) gathered on the root (rank 0 of all ranks, or a
+ * loopback state alone), whose result gets their medians and whose trace (if non-NULL) the events and
+ * the header. Returns 0 or -1 with err. */
+static int gather_events(const rs_exec_ctx_t *c, const rs_schedule_t *s, const rs_event_t *ev, rs_trace_t *trace,
                          rs_exec_result_t *res, rs_err_t *err) {
     const int64_t n_steps = rs_schedule_n_steps(s);
-    const bool root = n_here == 1 || c->rank == 0;
+    const bool alone = c->tops->loopback && c->tops->loopback(c->ts);
+    const int64_t n_here = alone ? 1 : c->n;
+    const bool root = alone || c->rank == 0;
     const size_t ev_bytes = sizeof(rs_event_t) * (size_t)n_steps * RS_EXEC_KINDS, total = (size_t)n_here * (size_t)n_steps * RS_EXEC_KINDS;
     rs_event_t *all_ev = NULL;
     rs_err_t e = {0};
@@ -231,7 +233,7 @@ int rs_exec_run(const rs_schedule_t *s, const rs_exec_backends_t *on, const rs_e
     }
     TRY(repetitions(&c, s, fs, rec, res, err));
     rs_exec_median_events(rec, opts->reps, n_steps, c.rank, p->pass, ev);
-    TRY(gather_events(&c, s, ev, alone ? 1 : c.n, trace, res, err));
+    TRY(gather_events(&c, s, ev, trace, res, err));
     /* gather outputs for --check / --save-io */
     if ((opts->check || opts->save_io_dir) && gather_outputs(&c, s, outs, &n_outs, res, err) < 0) goto fail;
     rc = 0;
