@@ -5,10 +5,10 @@
  * COMPUTE backend, waits for both and records timestamps. It never knows which backends run
  * (nccl-tests style: structs of function pointers). Backends:
  *   compute:   "cpu"  fp32, OpenBLAS sgemm + online softmax        (exec/cpu_compute.c)
- *              "gpu"  CUDA kernels, bf16/fp16, fp32 accumulation   (exec/gpu/, helper-gpu)
+ *              "gpu"  CUDA kernels, bf16/fp16, fp32 accumulation   (exec/gpu/)
  *   transport: "mpi"  MPI_Isend/Irecv, progress none|poll|thread   (exec/mpi_transport.c)
  *              "local" N ranks as N threads of one process         (exec/local_transport.c)
- *              "nccl" ncclSend/Recv on a comm stream               (exec/gpu/, helper-gpu)
+ *              "nccl" ncclSend/Recv on a comm stream               (exec/gpu/)
  *
  * ---------------------------------------------------------------------------------------------------
  * Data layout of one rank (the "rank-local" order; every backend uses it):
@@ -343,7 +343,7 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
 bool rs_mpi_launched(void);
 #endif
 
-/* GPU plug-in contract (exec/gpu/gpu.h, helper-gpu). `ringsim exec --backend gpu` uses it when gpu.h
+/* GPU plug-in contract (exec/gpu/gpu.h). `ringsim exec --backend gpu` uses it when gpu.h
  * defines RS_GPU_EXEC_API:
  *   const rs_compute_ops_t *rs_gpu_compute_ops_for(rs_dtype_t dtype);  NULL if dtype unsupported
  *   extern const rs_transport_ops_t rs_nccl_transport_ops;

@@ -71,24 +71,27 @@ static void kernel_case(rs_gpu_kernel_t kern, rs_gpu_dtype_t dt, int d, rs_layou
     float *gdq = dalloc(nq * 4), *gdk = dalloc(nk * 4), *gdv = dalloc(nk * 4);
     CU_ASSERT_FATAL(cudaMemcpy(gq, hq, nq * 2, cudaMemcpyHostToDevice) == cudaSuccess);
     CU_ASSERT_FATAL(cudaMemcpy(gdo, hdo, nq * 2, cudaMemcpyHostToDevice) == cudaSuccess);
-    CU_ASSERT_FATAL(rs_gpu_fwd_init(&sh, go, gm, gl, 0, &err) == 0);
-    rs_gpu_ref_fwd_init(&sh, o, m, l);
+    const rs_gpu_fwd_bufs_t gf = {gq, gk, gv, go, gm, gl, gout, NULL, glse};
+    const rs_gpu_bwd_bufs_t gb = {gq, gdo, gk, gv, gout, glse, gD, gdq, gdk, gdv};
+    const rs_gpu_ref_bufs_t rb = {q, k, v, dO, o, m, l, out, lse, D, dq, dk, dv};
+    CU_ASSERT_FATAL(rs_gpu_fwd_init(&sh, &gf, 0, &err) == 0);
+    rs_gpu_ref_fwd_init(&sh, &rb);
     *worst = 0, *bad = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
-            CU_ASSERT_FATAL(rs_gpu_fwd_finalize(&sh, go, gm, gl, gout, NULL, glse, 0, &err) == 0);
+            CU_ASSERT_FATAL(rs_gpu_fwd_finalize(&sh, &gf, 0, &err) == 0);
             CU_ASSERT_FATAL(cudaMemcpy(hout, gout, nq * 2, cudaMemcpyDeviceToHost) == cudaSuccess);
             CU_ASSERT_FATAL(cudaMemcpy(f, glse, nr * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-            rs_gpu_ref_fwd_finalize(&sh, o, m, l, out, lse);
-            rs_gpu_check_t co = rs_gpu_check_16("O", dt, hout, out, nq, 2e-2, 2e-2, 3);
-            rs_gpu_check_t cl = rs_gpu_check_f32("lse", f, lse, nr, 1e-3, 1e-3, 3);
+            rs_gpu_ref_fwd_finalize(&sh, &rb);
+            rs_gpu_check_t co = rs_gpu_check_16("O", dt, hout, out, nq, (rs_gpu_tol_t){2e-2, 2e-2, 3});
+            rs_gpu_check_t cl = rs_gpu_check_f32("lse", f, lse, nr, (rs_gpu_tol_t){1e-3, 1e-3, 3});
             *worst = fmax(*worst, fmax(co.rel_l2, cl.rel_l2));
             *bad += co.n_bad + cl.n_bad;
             /* the backward runs on the GPU's O and lse: the reference uses them too */
             rs_gpu_unpack(dt, hout, out, nq);
             for (size_t i = 0; i < nr; i++) lse[i] = f[i];
-            rs_gpu_ref_bwd_prep(&sh, out, dO, D);
-            CU_ASSERT_FATAL(rs_gpu_bwd_prep(&sh, gout, gdo, gD, 0, &err) == 0);
+            rs_gpu_ref_bwd_prep(&sh, &rb);
+            CU_ASSERT_FATAL(rs_gpu_bwd_prep(&sh, &gb, 0, &err) == 0);
             CU_ASSERT_FATAL(cudaMemset(gdq, 0, nq * 4) == cudaSuccess);
         }
         for (int64_t step = 0; step < rs_schedule_n_steps(s); step++) {
@@ -104,24 +107,24 @@ static void kernel_case(rs_gpu_kernel_t kern, rs_gpu_dtype_t dt, int d, rs_layou
             CU_ASSERT_FATAL(cudaMemcpy(gk, hk, nk * 2, cudaMemcpyHostToDevice) == cudaSuccess);
             CU_ASSERT_FATAL(cudaMemcpy(gv, hv, nk * 2, cudaMemcpyHostToDevice) == cudaSuccess);
             if (pass == 0) {
-                CU_ASSERT_FATAL(rs_gpu_fwd_step(kern, &sh, &desc, gq, gk, gv, go, gm, gl, 0, &err) == 0);
-                rs_gpu_ref_fwd_step(&sh, &desc, q, k, v, o, m, l);
+                CU_ASSERT_FATAL(rs_gpu_fwd_step(kern, &sh, &desc, &gf, 0, &err) == 0);
+                rs_gpu_ref_fwd_step(&sh, &desc, &rb);
                 continue;
             }
             CU_ASSERT_FATAL(cudaMemset(gdk, 0, nk * 4) == cudaSuccess && cudaMemset(gdv, 0, nk * 4) == cudaSuccess);
             memset(dk, 0, nk * 8), memset(dv, 0, nk * 8);
-            CU_ASSERT_FATAL(rs_gpu_bwd_step(kern, &sh, &desc, gq, gk, gv, gdo, glse, gD, gdq, gdk, gdv, 0, &err) == 0);
-            rs_gpu_ref_bwd_step(&sh, &desc, q, k, v, dO, lse, D, dq, dk, dv);
+            CU_ASSERT_FATAL(rs_gpu_bwd_step(kern, &sh, &desc, &gb, 0, &err) == 0);
+            rs_gpu_ref_bwd_step(&sh, &desc, &rb);
             CU_ASSERT_FATAL(cudaMemcpy(f, gdk, nk * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-            rs_gpu_check_t ck = rs_gpu_check_f32("dK", f, dk, nk, 1e-2 * max_abs(dk, nk), 2e-2, 3);
+            rs_gpu_check_t ck = rs_gpu_check_f32("dK", f, dk, nk, (rs_gpu_tol_t){1e-2 * max_abs(dk, nk), 2e-2, 3});
             CU_ASSERT_FATAL(cudaMemcpy(f, gdv, nk * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-            rs_gpu_check_t cv = rs_gpu_check_f32("dV", f, dv, nk, 1e-2 * max_abs(dv, nk), 2e-2, 3);
+            rs_gpu_check_t cv = rs_gpu_check_f32("dV", f, dv, nk, (rs_gpu_tol_t){1e-2 * max_abs(dv, nk), 2e-2, 3});
             *worst = fmax(*worst, fmax(ck.rel_l2, cv.rel_l2));
             *bad += ck.n_bad + cv.n_bad;
         }
     }
     CU_ASSERT_FATAL(cudaMemcpy(f, gdq, nq * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-    rs_gpu_check_t cq = rs_gpu_check_f32("dQ", f, dq, nq, 1e-2 * max_abs(dq, nq), 2e-2, 3);
+    rs_gpu_check_t cq = rs_gpu_check_f32("dQ", f, dq, nq, (rs_gpu_tol_t){1e-2 * max_abs(dq, nq), 2e-2, 3});
     *worst = fmax(*worst, cq.rel_l2);
     *bad += cq.n_bad;
     CU_ASSERT(cudaDeviceSynchronize() == cudaSuccess);

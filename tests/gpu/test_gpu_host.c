@@ -187,18 +187,19 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
 
     rs_gpu_shape_t sh = {RS_GPU_BF16, (int32_t)p.batch, (int32_t)p.q_heads, (int32_t)p.kv_heads, (int32_t)d,
                          (int32_t)B, (int32_t)B, (float)(1.0 / sqrt((double)d))};
+    const rs_gpu_ref_bufs_t rb = {Lq, Lk, Lv, LdO, Lo, Lm, Ll, Lout, Llse, LD, Ldq, Ldk, Ldv};
     for (int64_t r = 0; r < N; r++) {
         rs_segment_t segs[RS_MAX_SEGMENTS];
         int ns = rs_schedule_rank_segments(s, r, segs);
         gather(q, p.q_heads, &p, ns, segs, Lq);
         gather(dO, p.q_heads, &p, ns, segs, LdO);
-        rs_gpu_ref_fwd_init(&sh, Lo, Lm, Ll);
+        rs_gpu_ref_fwd_init(&sh, &rb);
         memset(Ldq, 0, lq * 8);
         /* forward: the N compute steps of the forward schedule equal the backward's first N */
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1) {
-                rs_gpu_ref_fwd_finalize(&sh, Lo, Lm, Ll, Lout, Llse);
-                rs_gpu_ref_bwd_prep(&sh, Lout, LdO, LD);
+                rs_gpu_ref_fwd_finalize(&sh, &rb);
+                rs_gpu_ref_bwd_prep(&sh, &rb);
             }
             for (int64_t step = 0; step < rs_schedule_n_steps(s); step++) {
                 rs_step_t st;
@@ -211,11 +212,11 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
                 gather(k, p.kv_heads, &p, nks, kseg, Lk);
                 gather(v, p.kv_heads, &p, nks, kseg, Lv);
                 if (pass == 0) {
-                    rs_gpu_ref_fwd_step(&sh, &desc, Lq, Lk, Lv, Lo, Lm, Ll);
+                    rs_gpu_ref_fwd_step(&sh, &desc, &rb);
                 } else {
                     memset(Ldk, 0, lk * 8);
                     memset(Ldv, 0, lk * 8);
-                    rs_gpu_ref_bwd_step(&sh, &desc, Lq, Lk, Lv, LdO, Llse, LD, Ldq, Ldk, Ldv);
+                    rs_gpu_ref_bwd_step(&sh, &desc, &rb);
                     scatter_add(Ldk, p.kv_heads, &p, nks, kseg, d, gdk);
                     scatter_add(Ldv, p.kv_heads, &p, nks, kseg, d, gdv);
                 }
@@ -255,10 +256,12 @@ static void test_reference_detects_bad_mask(void) {
     rs_gpu_step_desc_t d0, d1;
     rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 0, &d0);
     rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 1, &d1);
-    rs_gpu_ref_fwd_init(&sh, o1, m1, l1);
-    rs_gpu_ref_fwd_init(&sh, o2, m2, l2);
-    rs_gpu_ref_fwd_step(&sh, &d0, q, k, v, o1, m1, l1);
-    rs_gpu_ref_fwd_step(&sh, &d1, q, k, v, o2, m2, l2);
+    const rs_gpu_ref_bufs_t b1 = {.q = q, .k = k, .v = v, .o = o1, .m = m1, .l = l1};
+    const rs_gpu_ref_bufs_t b2 = {.q = q, .k = k, .v = v, .o = o2, .m = m2, .l = l2};
+    rs_gpu_ref_fwd_init(&sh, &b1);
+    rs_gpu_ref_fwd_init(&sh, &b2);
+    rs_gpu_ref_fwd_step(&sh, &d0, &b1);
+    rs_gpu_ref_fwd_step(&sh, &d1, &b2);
     CU_ASSERT(max_rel(o1, o2, 64) > 0.01);
     /* row 0 sees nothing under diag 1: its state stays (-inf, 0, 0) */
     CU_ASSERT(m2[0] == -INFINITY && l2[0] == 0 && o2[0] == 0);
@@ -268,7 +271,7 @@ static void test_reference_detects_bad_mask(void) {
 static void test_check_counts(void) {
     float got[4] = {1.0f, 2.0f, NAN, 4.5f};
     double ref[4] = {1.0, 2.001, 3.0, 4.0};
-    rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, 1e-3, 1e-2, 0);
+    rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, (rs_gpu_tol_t){1e-3, 1e-2, 0});
     CU_ASSERT_EQUAL(c.n_bad, 2); /* NaN and 4.5 vs 4 */
     CU_ASSERT(!isfinite(c.rel_l2) || c.rel_l2 > 0.1);
 }
