@@ -256,6 +256,12 @@ typedef struct {
     size_t r0;             /* the panel's first row in the rank's Q-like arrays */
 } panel_t;
 
+/* Where the panel's K rows start in a K,V (or dK,dV) buffer: its K,V sequence, kv head and block
+ * column 0. */
+static size_t kv_offset(const cpu_state_t *c, const panel_t *pn) {
+    return (size_t)(((pn->kvb * c->Hkv + pn->h / c->group) * c->Bkv + pn->g.k0) * c->d);
+}
+
 /* Every panel of the step's blocks with a visible column (SKIP blocks have none), for local
  * sequences [0, seqs) (decode: local sequence b reads the K,V of sequence q_owner + b N), mq_full
  * rows per panel in FULL blocks and one tile of rows in DIAG ones; fn(c, panel, arg) on each. */
@@ -307,10 +313,9 @@ typedef struct {
 static void fwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
     const fwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1, hk = pn->h / c->group;
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1;
     const rs_block_t *bl = pn->bl;
-    const float *K = io->kv + ((pn->kvb * c->Hkv + hk) * c->Bkv + pn->g.k0) * d;
-    const float *V = K + c->kv_elems;
+    const float *K = io->kv + kv_offset(c, pn), *V = K + c->kv_elems;
     const float *Q = io->q + pn->r0 * (size_t)d;
     float *O = io->o + pn->r0 * (size_t)d;
     float *m = io->m + pn->r0, *l = io->l + pn->r0;
@@ -449,9 +454,9 @@ typedef struct {
 static void bwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
     const bwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1, hk = pn->h / c->group;
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1;
     const rs_block_t *bl = pn->bl;
-    const size_t koff = (size_t)(((pn->kvb * c->Hkv + hk) * c->Bkv + pn->g.k0) * d);
+    const size_t koff = kv_offset(c, pn);
     const float *K = io->kv + koff, *V = io->kv + c->kv_elems + koff;
     float *dK = io->dkv + koff, *dV = io->dkv + c->kv_elems + koff;
     const size_t r0 = pn->r0;

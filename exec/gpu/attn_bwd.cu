@@ -447,6 +447,7 @@ int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const rs_gpu_bwd_bufs_t *b, cudaSt
 }
 
 
+// deliberate twin of rs_gpu_fwd_step (attn_fwd.cu): the same prepare-and-launch on each pass's own parameters and kernels
 int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_bwd_bufs_t *b,
                     cudaStream_t stream, rs_err_t *err) {
     BwdParams p;

@@ -405,6 +405,7 @@ int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, const rs_gpu_fwd_bufs_t *b, cudaSt
     return 0;
 }
 
+// deliberate twin of rs_gpu_bwd_step (attn_bwd.cu): the same prepare-and-launch on each pass's own parameters and kernels
 int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_fwd_bufs_t *b,
                     cudaStream_t stream, rs_err_t *err) {
     FwdParams p;
