@@ -42,13 +42,12 @@ static void test_reference_cached_hand(void) {
     RS_ASSERT_REL(lse[0], log(1 + e2), 1e-14);
 }
 
-/* sum(O * dO) of the reference's forward on (q, k, v). */
-static double loss(const rs_problem_t *p, const double *q, const double *k, const double *v, const double *d_o, size_t nq,
-                   double *o, double *lse) {
+/* sum(O * dO) of the reference's forward on t's q, k, v (into t's o and lse), over nq elements of O. */
+static double loss(const rs_problem_t *p, const rs_exec_ref_t *t, size_t nq) {
     rs_err_t err;
-    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(p, &(rs_exec_ref_t){.q = q, .k = k, .v = v, .o = o, .lse = lse}, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(p, &(rs_exec_ref_t){.q = t->q, .k = t->k, .v = t->v, .o = t->o, .lse = t->lse}, &err), 0);
     double l = 0;
-    for (size_t i = 0; i < nq; i++) l += o[i] * d_o[i];
+    for (size_t i = 0; i < nq; i++) l += t->o[i] * t->d_o[i];
     return l;
 }
 
@@ -74,10 +73,11 @@ static void test_reference_backward_gradient(void) {
             for (int i = 0; i < n[t]; i++) {
                 const double h = 1e-5, x0 = x[t][i];
                 double o2[NQ], l2[NR];
+                const rs_exec_ref_t fwd = {.q = q, .k = k, .v = v, .d_o = d_o, .o = o2, .lse = l2};
                 x[t][i] = x0 + h;
-                const double up = loss(&p, q, k, v, d_o, NQ, o2, l2);
+                const double up = loss(&p, &fwd, NQ);
                 x[t][i] = x0 - h;
-                const double down = loss(&p, q, k, v, d_o, NQ, o2, l2);
+                const double down = loss(&p, &fwd, NQ);
                 x[t][i] = x0;
                 worst = fmax(worst, fabs((up - down) / (2 * h) - g[t][i]));
             }
