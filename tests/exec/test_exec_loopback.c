@@ -10,16 +10,6 @@
 #include "exec_fixtures.h"
 #include "test_main.h"
 
-/* The small problem's schedule on a ring of n (valid: failures are fatal), options for reps measured
- * runs and no warm-up. */
-static rs_schedule_t *small_schedule(int64_t n, rs_layout_t lay, rs_pass_t pass, int reps, rs_exec_opts_t *o) {
-    rs_problem_t p = rs_test_exec_problem(48 * n, n, lay, true, pass, 1);
-    p.tile_q = 8, p.tile_k = 8;
-    rs_exec_opts_default(o);
-    o->reps = reps, o->warmup = 0, o->timeout_s = 10;
-    return rs_schedule_create(&p, NULL);
-}
-
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -30,7 +20,7 @@ static int cmp_d(const void *a, const void *b) {
 static void run_all_ranks(rs_layout_t lay, rs_pass_t pass) {
     int64_t n = 3;
     rs_exec_opts_t o;
-    rs_schedule_t *s = small_schedule(n, lay, pass, 2, &o);
+    rs_schedule_t *s = rs_test_exec_schedule(n, lay, pass, 2, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_err_t err = {0};
     rs_trace_t *tr = rs_trace_create("exec-cpu");
@@ -101,7 +91,7 @@ static void test_run_loopback_refusals(void) {
     int64_t n = 4;
     const int64_t some[2] = {3, 1};
     rs_exec_opts_t o;
-    rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
+    rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_trace_t *tr = rs_trace_create("exec-cpu");
     rs_exec_result_t res;

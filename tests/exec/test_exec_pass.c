@@ -12,16 +12,6 @@
 #include "exec_fixtures.h"
 #include "test_main.h"
 
-/* The small problem's schedule on a ring of n (valid: failures are fatal), options for reps measured
- * runs and no warm-up. */
-static rs_schedule_t *small_schedule(int64_t n, rs_layout_t lay, rs_pass_t pass, int reps, rs_exec_opts_t *o) {
-    rs_problem_t p = rs_test_exec_problem(48 * n, n, lay, true, pass, 1);
-    p.tile_q = 8, p.tile_k = 8;
-    rs_exec_opts_default(o);
-    o->reps = reps, o->warmup = 0, o->timeout_s = 10;
-    return rs_schedule_create(&p, NULL);
-}
-
 /* The pass starts with its inputs resident: the executor stages K,V (pass-q: Q) before the barrier
  * that starts a pass, so a slow upload (here 40 ms per call) is not in the measured makespan, which
  * the model's step 0 (starting at 0) could not predict. */
@@ -90,7 +80,7 @@ static void test_grad_zero_buffer(void) {
     rec_cops.bwd_begin = rec_bwd_begin, rec_cops.bwd_end = rec_bwd_end, rec_cops.buf_free = rs_test_sent_buf_free;
     for (int64_t n = 2; n <= 4; n++) {
         rs_exec_opts_t o;
-        rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, 3, &o);
+        rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, 3, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         rs_err_t err = {0};
         rs_exec_result_t res;
@@ -112,7 +102,7 @@ static void test_grad_zero_buffer(void) {
 static void test_injections(void) {
     int64_t n = 4;
     rs_exec_opts_t o;
-    rs_schedule_t *s = small_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
+    rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     const int64_t only[1] = {1};
     const rs_exec_loopback_t lb = {&rs_cpu_compute_ops, &rs_local_transport_ops, rs_test_local_loopback, &n, only, 1};
@@ -153,7 +143,7 @@ static int fail_grad_add(void *st, void *dst, const void *src, rs_err_t *err) {
 static void test_errors_wrapped(void) {
     int64_t n = 3;
     rs_exec_opts_t o;
-    rs_schedule_t *s = small_schedule(n, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, 1, &o);
+    rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, 1, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_compute_ops_t c = rs_cpu_compute_ops;
     c.upload = fail_upload, c.wait = fail_wait, c.grad_add = fail_grad_add;
