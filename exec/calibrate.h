@@ -23,6 +23,9 @@
  * The profile: F_peak(fp32) = the largest F_eff(B), eff(B) = F_eff(B) / F_peak, the intra tier
  * (L, W), the overlap curve and the host cost (comp_slowdown 1: the host cost describes the busy
  * compute).
+ * The parts, each with its header (all included here): the data (calib_types.h), the measurements on
+ * one block (calib_block.h) and over the transport (calib_transfer.h), the fits (calib_fit.h), the
+ * profile (calib_profile.h), the printed tables (calib_print.h); the run itself is calibrate.c.
  */
 #ifndef RS_CALIBRATE_H
 #define RS_CALIBRATE_H
