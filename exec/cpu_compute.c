@@ -309,7 +309,8 @@ typedef struct {
     float *o, *m, *l;      /* the running output, row max and normaliser */
 } fwd_io_t;
 
-/* The forward of one panel, folded into (o, m, l) with the seed's recurrence. */
+/* The forward of one panel, folded into (o, m, l) with the seed's recurrence. Its start is a
+ * deliberate twin of bwd_panel's: the same panel geometry, read for each pass's own buffers. */
 static void fwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
     const fwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;
@@ -450,7 +451,8 @@ typedef struct {
     float *dkv;
 } bwd_io_t;
 
-/* The backward of one panel: P recomputed from lse, dV, dS, dQ and dK accumulated. */
+/* The backward of one panel: P recomputed from lse, dV, dS, dQ and dK accumulated. Its start is a
+ * deliberate twin of fwd_panel's (the same panel geometry). */
 static void bwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
     const bwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;

@@ -267,6 +267,8 @@ __global__ void __launch_bounds__(BWD_THREADS, 1) attn_bwd_mma(BwdParams p) {
     const float scale_log2 = p.scale * LOG2E_F;
     const int w0 = warp * 16; // this warp's KV rows in the tile
     int buf = 0;
+    // deliberate twin of attn_fwd_mma (attn_fwd.cu)'s loop: the same double-buffered cp.async pipeline (prefetch the next
+    // item, wait for the current one, compute, release the buffer) over each pass's own tiles
     for (;;) {
         int nhh = hh, nbi = bi, nit = it;
         const bool has_next = next_q_tile<TQ>(sd, kt, group, nhh, nbi, nit);

@@ -196,6 +196,8 @@ __global__ void __launch_bounds__(WARPS * 32, MINB) attn_fwd_mma(FwdParams p) {
     uint32_t qa[D / 16][4];
     int buf = 0;
     bool first = true;
+    // deliberate twin of attn_bwd_mma (attn_bwd.cu)'s loop: the same double-buffered cp.async pipeline (prefetch the next
+    // item, wait for the current one, compute, release the buffer) over each pass's own tiles
     for (;;) {
         int nbi = bi, njt = jt;
         const bool has_next = next_kv_tile<TK>(sd, qs, i0, i0 + rows, nbi, njt);
