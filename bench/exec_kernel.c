@@ -217,10 +217,9 @@ static int setup_make(int64_t B, setup_t *s, rs_err_t *err) {
     const size_t n = (size_t)(B * p->head_dim);
     s->q = malloc(n * 4), s->k = malloc(n * 4), s->v = malloc(n * 4), s->d_o = malloc(n * 4);
     if (!s->q || !s->k || !s->v || !s->d_o) return rs_errf(err, "out of memory");
-    rs_exec_fill_local(1, RS_TENSOR_Q, p, s->ri.n_segs, s->ri.segs, 1.0, s->q);
-    rs_exec_fill_local(1, RS_TENSOR_K, p, s->ri.n_segs, s->ri.segs, 1.0, s->k);
-    rs_exec_fill_local(1, RS_TENSOR_V, p, s->ri.n_segs, s->ri.segs, 1.0, s->v);
-    rs_exec_fill_local(1, RS_TENSOR_DO, p, s->ri.n_segs, s->ri.segs, 1.0, s->d_o);
+    const rs_tensor_t tn[4] = {RS_TENSOR_Q, RS_TENSOR_K, RS_TENSOR_V, RS_TENSOR_DO};
+    float *const dst[4] = {s->q, s->k, s->v, s->d_o};
+    for (int i = 0; i < 4; i++) rs_exec_fill_local(&(rs_exec_input_t){1, tn[i], p, 1.0}, s->ri.n_segs, s->ri.segs, dst[i]);
     return 0;
 }
 

@@ -7,7 +7,7 @@
 # the measurement's own spread over its rounds (median |round - median of the rounds| / median) of
 # T_comm, T_step and the makespan: an error within it is not resolved by the run.
 # The machine's load changes between runs (shared machines): compare the runs, not one of them.
-# Targets (issue 19): at N = 2 medians <= 0.10 for T_comm, T_step and the makespan in every
+# Targets: at N = 2 medians <= 0.10 for T_comm, T_step and the makespan in every
 # configuration; each run ends with a line counting the configurations within 10% per metric.
 # usage: bench/exec_validate.sh BUILD_DIR [R] [validate options...]
 #   e.g. bench/exec_validate.sh build 3 --layout all --pass both --mask both

@@ -1,4 +1,4 @@
-# GPU benchmarks (helper-gpu): `cmake --build <dir> --target bench_gpu` runs the kernel timings of
+# GPU benchmarks: `cmake --build <dir> --target bench_gpu` runs the kernel timings of
 # dev/cuda (CUDA events, medians) on this machine's GPU; figures are recorded in docs/gpu.md with the
 # command. Where no GPU is present the programs print "skipped: no GPU" (not a build error).
 if(TARGET attention_forward AND TARGET attention_backward)

@@ -166,7 +166,7 @@ static int run_schedule(const exec_cmd_t *e, const rs_schedule_t *s, rs_trace_t 
     }
     void **tss = calloc((size_t)n, sizeof *tss);
     void *world = tss ? be->world_create(n, tss, err) : NULL;
-    int rc = world ? rs_exec_run_threads(s, e->cops, be->world_ops, tss, &e->a.o, t, res, err) : -1;
+    int rc = world ? rs_exec_run_threads(s, &(rs_exec_threads_t){e->cops, be->world_ops, tss}, &e->a.o, t, res, err) : -1;
     if (!tss) rc = rs_errf(err, "out of memory for %lld ranks", (long long)n);
     if (world) be->world_free(world, tss, n);
     free(tss);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "calibrate.h"
+#include "calib_block.h"
 
 int rs_calib_kernel_table(const rs_problem_t *problem, const rs_compute_ops_t *cops, int local_rank,
                           const rs_calib_kernel_opts_t *o, rs_kernel_table_t *t, rs_err_t *err) {
@@ -24,17 +24,16 @@ int rs_calib_kernel_table(const rs_problem_t *problem, const rs_compute_ops_t *c
             for (int i = 0; i < o->n_blocks; i++) {
                 double med = 0;
                 uint64_t useful = 0;
-                if (rs_calib_call_median(&p, o->blocks[i], (rs_kmask_t)mask, cops, local_rank, o->min_time_s, o->min_reps, &med,
-                                         &useful, err) < 0)
-                    return -1;
+                const rs_calib_point_t pt = {&p, o->blocks[i], cops, local_rank, o->min_time_s, o->min_reps};
+                if (rs_calib_call_median(&pt, (rs_kmask_t)mask, &med, &useful, err) < 0) return -1;
                 if (!(med > 0)) return rs_errf(err, "calibrate: a %lld-token %s call took no measurable time", (long long)o->blocks[i],
                                                rs_kmask_name((rs_kmask_t)mask));
                 c->pt[c->n++] = (rs_kpoint_t){(double)o->blocks[i], (double)o->blocks[i], (double)useful / med};
             }
         }
     }
-    if (rs_calib_merge_bw(problem, o->blocks[o->n_blocks - 1], cops, local_rank, o->min_time_s, &t->merge_bw_bytes_per_s, err) < 0)
-        return -1;
+    const rs_calib_point_t top = {problem, o->blocks[o->n_blocks - 1], cops, local_rank, o->min_time_s, o->min_reps};
+    if (rs_calib_merge_bw(&top, &t->merge_bw_bytes_per_s, err) < 0) return -1;
     t->impl_kernel[RS_IMPL_RINGSIM] = 1;
     t->default_impl = RS_IMPL_RINGSIM;
     return rs_kernel_table_prepare(t, err);

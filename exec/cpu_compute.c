@@ -13,12 +13,11 @@
  * thread per rank (one rank = one core). Twice per column chunk (after the logits and after the
  * update) the rank's transport progress hook runs (MPI_Testsome in --progress poll).
  *
- * Two variants of the same loop (RINGSIM_CPU_KERNEL, default auto = the widest fast path the CPU has):
- *   plain     the reference: portable exp (vectorised by the compiler only where it can, i.e. for
- *             AVX-512), one tile of rows at a time, 512-column chunks;
- *   avx2 / avx512f  exp written with AVX2+FMA / AVX-512F intrinsics, chunk columns and the rows of a
- *             FULL block's panels derived from the L2 size (chunk_sizes). Same arithmetic otherwise;
- *             tests/exec/test_executor.c checks every variant against float64 for every mask kind, both passes.
+ * The softmax rows run on the row kernels of cpu_rows.h (RINGSIM_CPU_KERNEL, default auto = the
+ * widest fast path the CPU has): plain, the reference, with one tile of rows at a time and 512-column
+ * chunks; a fast path with chunk columns and the rows of a FULL block's panels derived from the L2
+ * size (chunk_sizes). Same arithmetic otherwise; tests/exec/test_cpu_compute.c checks every variant
+ * against float64 for every mask kind, both passes.
  */
 #include <cblas.h>
 #include <math.h>
@@ -27,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu_rows.h"
 #include "exec.h"
 
 typedef struct {
@@ -42,289 +42,11 @@ typedef struct {
     float *m, *l, *lse, *dd;       /* [qseqs][Hq][B]: running max, normaliser, log-sum-exp, D */
     float *po, *pm, *pl;           /* pass-q: one owner's partial O, m, l while a step runs */
     float *ws_s, *ws_dp;           /* [tq][kc] workspaces (logits/P, dP/dS) */
-    const struct row_ops *rows;    /* softmax row kernels: plain or a fast path */
+    const rs_cpu_rows_t *rows;     /* softmax row kernels: plain or a fast path */
     size_t kv_elems;               /* elements of one of K or V in a KV buffer */
     double t_start_s, t_end_s;     /* interval of the last step */
     char desc[512];                /* describe() text */
 } cpu_state_t;
-
-/* ---------------------------------------------------------------------------------------------------
- * Vectorisable helpers (compiled for AVX-512F, AVX2 and baseline; picked at load time)
- * ------------------------------------------------------------------------------------------------- */
-/* feature-based clones ("arch=" clones dispatch on the CPU model and never fire on AMD) */
-#define RS_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
-/* exp(x) for x <= 88, 0 below -87.3 (and for -inf), NaN for NaN; Cephes polynomial, ~2 ulp. */
-static inline float exp_f32(float x) {
-    const float lo = -87.33654475f, hi = 88.37626266f;
-    float xc = x >= lo ? (x > hi ? hi : x) : lo; /* NaN -> lo: the int conversion below stays defined */
-    float fx = xc * 1.44269504088896341f;
-    fx = (fx + 12582912.0f) - 12582912.0f; /* round to nearest */
-    int32_t n = (int32_t)fx;
-    float r = xc - fx * 0.693359375f - fx * -2.12194440e-4f;
-    float y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    int32_t bits = (n + 127) << 23;
-    float p2;
-    memcpy(&p2, &bits, sizeof p2);
-    return x >= lo ? y * p2 : (x < lo ? 0.0f : x);
-}
-
-/* Row max of s[0..n). */
-RS_CLONES static float row_max(const float *s, int64_t n) {
-    float mx = -INFINITY;
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < n; j++) mx = s[j] > mx ? s[j] : mx;
-    return mx;
-}
-
-/* s[j] = exp(s[j] - m); returns the sum. */
-RS_CLONES static float row_exp_sum(float *s, int64_t n, float m) {
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t j = 0; j < n; j++) {
-        float e = exp_f32(s[j] - m);
-        s[j] = e;
-        sum += e;
-    }
-    return sum;
-}
-
-/* s[j] = exp(s[j] - lse) (backward P). */
-RS_CLONES static void row_exp(float *s, int64_t n, float lse) {
-#pragma omp simd
-    for (int64_t j = 0; j < n; j++) s[j] = exp_f32(s[j] - lse);
-}
-
-/* ds[j] = p[j] * (ds[j] - dd). */
-RS_CLONES static void row_ds(const float *p, float *ds, int64_t n, float dd) {
-#pragma omp simd
-    for (int64_t j = 0; j < n; j++) ds[j] = p[j] * (ds[j] - dd);
-}
-
-RS_CLONES static void vec_scale(float *x, int64_t n, float a) {
-#pragma omp simd
-    for (int64_t j = 0; j < n; j++) x[j] *= a;
-}
-
-RS_CLONES static void vec_add(float *x, const float *y, size_t n) {
-#pragma omp simd
-    for (size_t j = 0; j < n; j++) x[j] += y[j];
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * Fast row kernels: the same exp (Cephes polynomial, same clamp, exact 0 below -87.3) written with
- * intrinsics for AVX2+FMA and AVX-512F. The plain functions above are their reference: GCC vectorises
- * exp_f32 only for AVX-512 (masked if-conversion), so on an AVX2-only CPU the plain clone is scalar.
- * A row whose max (or lse) is -inf has seen nothing: its P is 0 (never exp(-inf + inf)). A NaN logit
- * stays NaN, as in exp_f32 (the executor's finiteness check must see it).
- * ------------------------------------------------------------------------------------------------- */
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define RS_HAVE_X86_FAST 1
-
-#define RS_AVX2 __attribute__((target("avx2,fma")))
-RS_AVX2 static inline __m256 exp8_avx2(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(-87.33654475f), hi = _mm256_set1_ps(88.37626266f);
-    __m256 xc = _mm256_min_ps(hi, _mm256_max_ps(lo, x)); /* operand order: a NaN x stays NaN */
-    __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
-    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
-    y = _mm256_add_ps(_mm256_fmadd_ps(y, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
-    __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-    __m256 e = _mm256_mul_ps(y, _mm256_castsi256_ps(n));
-    return _mm256_and_ps(e, _mm256_cmp_ps(x, lo, _CMP_NLT_UQ)); /* exact 0 below lo and for -inf */
-}
-
-RS_AVX2 static float row_max_avx2(const float *s, int64_t n) {
-    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-        m0 = _mm256_max_ps(m0, _mm256_loadu_ps(s + j));
-        m1 = _mm256_max_ps(m1, _mm256_loadu_ps(s + j + 8));
-    }
-    if (j + 8 <= n) m0 = _mm256_max_ps(m0, _mm256_loadu_ps(s + j)), j += 8;
-    m0 = _mm256_max_ps(m0, m1);
-    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
-    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-    float mx = _mm_cvtss_f32(h);
-    for (; j < n; j++) mx = s[j] > mx ? s[j] : mx;
-    return mx;
-}
-
-/* s[j] = exp(s[j] - m) (0 everywhere when m = -inf); returns the sum. */
-RS_AVX2 static float row_exp_sum_avx2(float *s, int64_t n, float m) {
-    if (m == -INFINITY) {
-        memset(s, 0, (size_t)n * sizeof(float));
-        return 0.0f;
-    }
-    const __m256 vm = _mm256_set1_ps(m);
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
-        __m256 e1 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j + 8), vm));
-        _mm256_storeu_ps(s + j, e0), _mm256_storeu_ps(s + j + 8, e1);
-        a0 = _mm256_add_ps(a0, e0), a1 = _mm256_add_ps(a1, e1);
-    }
-    if (n - j >= 8) {
-        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
-        _mm256_storeu_ps(s + j, e0);
-        a0 = _mm256_add_ps(a0, e0), j += 8;
-    }
-    if (j < n) { /* tail: masked load/store of the last n - j (< 8) elements */
-        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), idx);
-        __m256 e0 = exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + j, mask), vm));
-        e0 = _mm256_and_ps(e0, _mm256_castsi256_ps(mask));
-        _mm256_maskstore_ps(s + j, mask, e0);
-        a0 = _mm256_add_ps(a0, e0);
-    }
-    a0 = _mm256_add_ps(a0, a1);
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1));
-    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h);
-}
-
-/* s[j] = exp(s[j] - lse) (backward P; 0 when lse = -inf). */
-RS_AVX2 static void row_exp_avx2(float *s, int64_t n, float lse) {
-    if (lse == -INFINITY) {
-        memset(s, 0, (size_t)n * sizeof(float));
-        return;
-    }
-    const __m256 vl = _mm256_set1_ps(lse);
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, exp8_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vl)));
-    if (j < n) {
-        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), idx);
-        _mm256_maskstore_ps(s + j, mask, exp8_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + j, mask), vl)));
-    }
-}
-
-#define RS_AVX512 __attribute__((target("avx512f")))
-RS_AVX512 static inline __m512 exp16_avx512(__m512 x) {
-    const __m512 lo = _mm512_set1_ps(-87.33654475f), hi = _mm512_set1_ps(88.37626266f);
-    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, x)); /* operand order: a NaN x stays NaN */
-    __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), xc);
-    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
-    y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-    __m512i n = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
-    __m512 e = _mm512_mul_ps(y, _mm512_castsi512_ps(n));
-    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), e); /* exact 0 below lo and for -inf */
-}
-
-static inline __mmask16 tail_mask16(int64_t left) { return (__mmask16)((1u << left) - 1u); }
-
-RS_AVX512 static float row_max_avx512(const float *s, int64_t n) {
-    __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
-    int64_t j = 0;
-    for (; j + 32 <= n; j += 32) {
-        m0 = _mm512_max_ps(m0, _mm512_loadu_ps(s + j));
-        m1 = _mm512_max_ps(m1, _mm512_loadu_ps(s + j + 16));
-    }
-    for (; j < n; j += 16) {
-        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
-        m0 = _mm512_mask_max_ps(m0, k, m0, _mm512_maskz_loadu_ps(k, s + j));
-    }
-    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-}
-
-RS_AVX512 static float row_exp_sum_avx512(float *s, int64_t n, float m) {
-    if (m == -INFINITY) {
-        memset(s, 0, (size_t)n * sizeof(float));
-        return 0.0f;
-    }
-    const __m512 vm = _mm512_set1_ps(m);
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0;
-    int64_t j = 0;
-    for (; j + 32 <= n; j += 32) {
-        __m512 e0 = exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + j), vm));
-        __m512 e1 = exp16_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + j + 16), vm));
-        _mm512_storeu_ps(s + j, e0), _mm512_storeu_ps(s + j + 16, e1);
-        a0 = _mm512_add_ps(a0, e0), a1 = _mm512_add_ps(a1, e1);
-    }
-    for (; j < n; j += 16) {
-        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
-        __m512 e0 = _mm512_maskz_mov_ps(k, exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), vm)));
-        _mm512_mask_storeu_ps(s + j, k, e0);
-        a0 = _mm512_add_ps(a0, e0);
-    }
-    return _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
-}
-
-RS_AVX512 static void row_exp_avx512(float *s, int64_t n, float lse) {
-    if (lse == -INFINITY) {
-        memset(s, 0, (size_t)n * sizeof(float));
-        return;
-    }
-    const __m512 vl = _mm512_set1_ps(lse);
-    for (int64_t j = 0; j < n; j += 16) {
-        __mmask16 k = n - j >= 16 ? (__mmask16)0xffff : tail_mask16(n - j);
-        _mm512_mask_storeu_ps(s + j, k, exp16_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, s + j), vl)));
-    }
-}
-#endif
-
-/* The row kernels one state uses: plain (the reference) or a fast path. */
-typedef struct row_ops {
-    const char *name;                                  /* "plain", "avx2+fma", "avx512f" */
-    float (*row_max)(const float *s, int64_t n);       /* max of s[0..n) (-inf if all are) */
-    float (*exp_sum)(float *s, int64_t n, float m);    /* s = exp(s - m); returns the sum */
-    void (*exp_sub)(float *s, int64_t n, float lse);   /* s = exp(s - lse) */
-} row_ops_t;
-
-static const row_ops_t rows_plain = {"plain", row_max, row_exp_sum, row_exp};
-#ifdef RS_HAVE_X86_FAST
-static const row_ops_t rows_avx2 = {"avx2+fma", row_max_avx2, row_exp_sum_avx2, row_exp_avx2};
-static const row_ops_t rows_avx512 = {"avx512f", row_max_avx512, row_exp_sum_avx512, row_exp_avx512};
-#endif
-
-/* The row kernels for RINGSIM_CPU_KERNEL (auto | plain | avx2 | avx512f; unset = auto: the widest the
- * CPU has). Returns NULL with err when the value is unknown or the CPU lacks the ISA. */
-static const row_ops_t *pick_rows(rs_err_t *err) {
-    const char *want = getenv("RINGSIM_CPU_KERNEL");
-    if (!want || !*want) want = "auto";
-    bool is_auto = strcmp(want, "auto") == 0;
-    if (strcmp(want, "plain") == 0) return &rows_plain;
-#ifdef RS_HAVE_X86_FAST
-    __builtin_cpu_init();
-    bool has512 = __builtin_cpu_supports("avx512f");
-    bool has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if ((is_auto && has512) || (strcmp(want, "avx512f") == 0 && has512)) return &rows_avx512;
-    if ((is_auto && has2) || (strcmp(want, "avx2") == 0 && has2)) return &rows_avx2;
-    if (strcmp(want, "avx512f") == 0 || strcmp(want, "avx2") == 0) {
-        rs_errf(err, "RINGSIM_CPU_KERNEL=%s: this CPU lacks %s (accepted: auto, plain, avx2, avx512f)", want,
-                strcmp(want, "avx2") == 0 ? "avx2+fma" : "avx512f");
-        return NULL;
-    }
-#endif
-    if (is_auto) return &rows_plain;
-    rs_errf(err, "RINGSIM_CPU_KERNEL=%s: unknown (accepted: auto, plain, avx2, avx512f)", want);
-    return NULL;
-}
 
 /* ---------------------------------------------------------------------------------------------------
  * Lifecycle
@@ -368,7 +90,7 @@ static void chunk_sizes(cpu_state_t *c) {
     const char *kce = getenv("RINGSIM_CPU_KC");
     int64_t kc_want = 512;
     c->mq_fwd = c->mq_bwd = c->tq, c->l2_bytes = 0;
-    if (c->rows != &rows_plain) {
+    if (c->rows != &rs_cpu_rows_plain) {
         c->l2_bytes = l2_cache_bytes();
         kc_want = c->l2_bytes / (16 * c->d);
         if (kc_want > 4096) kc_want = 4096; /* small head_dim: bound the workspaces */
@@ -377,7 +99,7 @@ static void chunk_sizes(cpu_state_t *c) {
     if (kce && atoll(kce) > 0) kc_want = atoll(kce);
     c->kc = (kc_want + c->tk - 1) / c->tk * c->tk;      /* a multiple of tile_k, at least one tile */
     if (c->kc < c->tk) c->kc = c->tk;
-    if (c->rows != &rows_plain) {
+    if (c->rows != &rs_cpu_rows_plain) {
         int64_t f = c->l2_bytes / (4 * c->kc) / c->tq, b = f / 2;
         const char *pe = getenv("RINGSIM_CPU_PANEL_ROWS");
         if (pe && atoll(pe) > 0) f = b = (atoll(pe) + c->tq - 1) / c->tq;
@@ -391,7 +113,7 @@ static int cpu_create(const rs_exec_rank_t *r, void **state, rs_err_t *err) {
     const rs_problem_t *p = &r->problem;
     if (p->act_bytes != 4) return rs_errf(err, "cpu backend: computes in fp32; use --dtype fp32 (act_bytes 4, got %lld)", (long long)p->act_bytes);
     if (p->grad_bytes != 4) return rs_errf(err, "cpu backend: dK,dV travel in fp32; use --grad-bytes 4 (got %lld)", (long long)p->grad_bytes);
-    const row_ops_t *rows = pick_rows(err);
+    const rs_cpu_rows_t *rows = rs_cpu_rows_pick(err);
     if (!rows) return -1;
     cpu_state_t *c = calloc(1, sizeof *c);
     if (!c) return rs_errf(err, "cpu backend: out of memory");
@@ -502,12 +224,12 @@ static int64_t tile_cols(const cpu_state_t *c, const rs_block_t *bl, int64_t i0,
 }
 
 /* Mask logits of block rows [i0, i1) and block columns [c0, c0 + ncols) (stored from column 0 of
- * the tile) to -inf where i - j < diag. */
-static void apply_diag(float *s, int64_t ld, int64_t i0, int64_t i1, int64_t c0, int64_t ncols, int64_t diag) {
+ * the tile, ncols per row) to -inf where i - j < diag. */
+static void apply_diag(float *s, int64_t i0, int64_t i1, int64_t c0, int64_t ncols, int64_t diag) {
     for (int64_t i = i0; i < i1; i++) {
         int64_t jfirst = i - diag + 1 - c0; /* first masked column of the chunk */
         if (jfirst < 0) jfirst = 0;
-        float *row = s + (i - i0) * ld;
+        float *row = s + (i - i0) * ncols;
         for (int64_t j = jfirst; j < ncols; j++) row[j] = -INFINITY;
     }
 }
@@ -524,6 +246,48 @@ static void progress(const cpu_state_t *c) {
     if (c->r.progress) c->r.progress(c->r.progress_arg);
 }
 
+/* One panel of a block: rows [i0, i1) of the block's Q segment of local sequence b, q head h,
+ * against the first nc columns of its KV segment of K,V sequence kvb. */
+typedef struct {
+    const rs_block_t *bl;  /* the block */
+    block_geom_t g;        /* its rows and columns */
+    int64_t h, kvb;        /* q head; K,V sequence */
+    int64_t i0, i1, nc;    /* rows in the block; visible columns (tile_cols) */
+    size_t r0;             /* the panel's first row in the rank's Q-like arrays */
+} panel_t;
+
+/* Where the panel's K rows start in a K,V (or dK,dV) buffer: its K,V sequence, kv head and block
+ * column 0. */
+static size_t kv_offset(const cpu_state_t *c, const panel_t *pn) {
+    return (size_t)(((pn->kvb * c->Hkv + pn->h / c->group) * c->Bkv + pn->g.k0) * c->d);
+}
+
+/* Every panel of the step's blocks with a visible column (SKIP blocks have none), for local
+ * sequences [0, seqs) (decode: local sequence b reads the K,V of sequence q_owner + b N), mq_full
+ * rows per panel in FULL blocks and one tile of rows in DIAG ones; fn(c, panel, arg) on each. */
+static void for_each_panel(cpu_state_t *c, const rs_step_t *st, int64_t seqs, int64_t mq_full,
+                           void (*fn)(cpu_state_t *, const panel_t *, void *), void *arg) {
+    const bool decode = c->r.problem.decode;
+    for (int bi = 0; bi < st->n_blocks; bi++) {
+        const rs_block_t *bl = &st->blocks[bi];
+        if (bl->mask == RS_MASK_SKIP) continue;
+        const block_geom_t g = block_geom(c, st, bl);
+        const int64_t mq = bl->mask == RS_MASK_FULL ? mq_full : c->tq; /* rows per panel */
+        for (int64_t b = 0; b < seqs; b++)
+            for (int64_t h = 0; h < c->Hq; h++) {
+                panel_t pn = {.bl = bl, .g = g, .h = h, .kvb = decode ? st->q_owner + b * c->r.problem.n_ranks : b};
+                const size_t qh = (size_t)((b * c->Hq + h) * c->B);
+                for (pn.i0 = 0; pn.i0 < g.nq; pn.i0 += mq) {
+                    pn.i1 = pn.i0 + mq < g.nq ? pn.i0 + mq : g.nq;
+                    pn.nc = tile_cols(c, bl, pn.i0, pn.i1, g.nk);
+                    if (pn.nc == 0) continue;
+                    pn.r0 = qh + (size_t)(g.q0 + pn.i0);
+                    fn(c, &pn, arg);
+                }
+            }
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------------
  * Forward
  * ------------------------------------------------------------------------------------------------- */
@@ -537,69 +301,64 @@ static int cpu_fwd_begin(void *state, rs_err_t *err) {
     return 0;
 }
 
-/* The forward of one step: the step's blocks of the queries qsrc ([qseqs][Hq][B][d]) against the
- * K,V buffer kv folded into (o, m, l) with the seed's recurrence. Local query sequence i reads the K,V
- * of sequence i (decode: q_owner + i N). */
-static void fwd_core(cpu_state_t *c, const rs_step_t *st, const float *qsrc, const float *kv, float *o_all, float *m_all,
-                     float *l_all) {
+/* What the forward of one step reads and folds into: the queries ([qseqs][Hq][B][d]), the K,V buffer,
+ * the running (o, m, l). */
+typedef struct {
+    const float *q;        /* the queries (the state's Q, or pass-q's visiting ones) */
+    const float *kv;       /* the K,V buffer */
+    float *o, *m, *l;      /* the running output, row max and normaliser */
+} fwd_io_t;
+
+/* The forward of one panel, folded into (o, m, l) with the seed's recurrence. Its start is a
+ * deliberate twin of bwd_panel's: the same panel geometry, read for each pass's own buffers. */
+static void fwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
+    const fwd_io_t *io = arg;
     const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, B = c->B, Bkv = c->Bkv;
-    const bool decode = c->r.problem.decode;
-    const int64_t seqs = decode ? st->n_seqs : c->qseqs;
-    for (int bi = 0; bi < st->n_blocks; bi++) {
-        const rs_block_t *bl = &st->blocks[bi];
-        if (bl->mask == RS_MASK_SKIP) continue;
-        block_geom_t g = block_geom(c, st, bl);
-        for (int64_t b = 0; b < seqs; b++)
-            for (int64_t h = 0; h < c->Hq; h++) {
-                const int64_t hk = h / c->group, kvb = decode ? st->q_owner + b * c->r.problem.n_ranks : b;
-                const float *K = kv + ((kvb * c->Hkv + hk) * Bkv + g.k0) * d;
-                const float *V = K + c->kv_elems;
-                const size_t qh = (size_t)((b * c->Hq + h) * B);
-                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_fwd : c->tq; /* rows per panel */
-                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
-                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
-                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
-                    if (nc == 0) continue;
-                    const float *Q = qsrc + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *O = o_all + (qh + (size_t)(g.q0 + i0)) * (size_t)d;
-                    float *m = m_all + qh + (size_t)(g.q0 + i0), *l = l_all + qh + (size_t)(g.q0 + i0);
-                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
-                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
-                        float *S = c->ws_s;
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
-                                    (int)d, K + c0 * d, (int)d, 0.0f, S, (int)ncc);
-                        if (bl->mask == RS_MASK_DIAG) apply_diag(S, ncc, i0, i1, c0, ncc, bl->diag);
-                        progress(c);
-                        for (int64_t i = 0; i < nr; i++) {
-                            float *row = S + i * ncc;
-                            float mt = c->rows->row_max(row, ncc);
-                            float mn = mt > m[i] ? mt : m[i];
-                            if (mn == -INFINITY) { /* nothing visible yet in this row, or NaN logits */
-                                if (nan_row(row, ncc)) m[i] = l[i] = NAN; /* the row stays NaN: O sees it */
-                                else memset(row, 0, (size_t)ncc * sizeof(float));
-                                continue;
-                            }
-                            float alpha = m[i] == -INFINITY ? 0.0f : exp_f32(m[i] - mn);
-                            float sum = c->rows->exp_sum(row, ncc, mn);
-                            l[i] = alpha * l[i] + sum;
-                            m[i] = mn;
-                            if (alpha != 1.0f) vec_scale(O + i * d, d, alpha);
-                        }
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S,
-                                    (int)ncc, V + c0 * d, (int)d, 1.0f, O, (int)d);
-                        progress(c);
-                    }
-                }
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1;
+    const rs_block_t *bl = pn->bl;
+    const float *K = io->kv + kv_offset(c, pn), *V = K + c->kv_elems;
+    const float *Q = io->q + pn->r0 * (size_t)d;
+    float *O = io->o + pn->r0 * (size_t)d;
+    float *m = io->m + pn->r0, *l = io->l + pn->r0;
+    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) { /* column chunks: the seed's recurrence */
+        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+        float *S = c->ws_s;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q, (int)d, K + c0 * d, (int)d, 0.0f,
+                    S, (int)ncc);
+        if (bl->mask == RS_MASK_DIAG) apply_diag(S, i0, i1, c0, ncc, bl->diag);
+        progress(c);
+        for (int64_t i = 0; i < nr; i++) {
+            float *row = S + i * ncc;
+            float mt = c->rows->row_max(row, ncc);
+            float mn = mt > m[i] ? mt : m[i];
+            if (mn == -INFINITY) { /* nothing visible yet in this row, or NaN logits */
+                if (nan_row(row, ncc)) m[i] = l[i] = NAN; /* the row stays NaN: O sees it */
+                else memset(row, 0, (size_t)ncc * sizeof(float));
+                continue;
             }
+            float alpha = m[i] == -INFINITY ? 0.0f : rs_cpu_exp_f32(m[i] - mn);
+            float sum = c->rows->exp_sum(row, ncc, mn);
+            l[i] = alpha * l[i] + sum;
+            m[i] = mn;
+            if (alpha != 1.0f) rs_cpu_vec_scale(O + i * d, d, alpha);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, 1.0f, S, (int)ncc, V + c0 * d, (int)d,
+                    1.0f, O, (int)d);
+        progress(c);
     }
+}
+
+/* The forward of one step: the step's blocks of io's queries against its K,V buffer folded into its
+ * (o, m, l). Local query sequence i reads the K,V of sequence i (decode: q_owner + i N). */
+static void fwd_core(cpu_state_t *c, const rs_step_t *st, const fwd_io_t *io) {
+    for_each_panel(c, st, c->r.problem.decode ? st->n_seqs : c->qseqs, c->mq_fwd, fwd_panel, (void *)io);
 }
 
 static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
     c->t_start_s = rs_now_s();
-    fwd_core(c, st, c->q, kvbuf, c->o, c->m, c->l);
+    fwd_core(c, st, &(fwd_io_t){c->q, kvbuf, c->o, c->m, c->l});
     c->t_end_s = rs_now_s();
     return 0;
 }
@@ -608,7 +367,7 @@ static int cpu_fwd_step(void *state, const rs_step_t *st, const void *kvbuf, rs_
 static void finalize_rows(const cpu_state_t *c, size_t ns, float *o, const float *m, const float *l, float *lse) {
     for (size_t i = 0; i < ns; i++) {
         float inv = l[i] > 0 ? 1.0f / l[i] : 0.0f;
-        vec_scale(o + i * (size_t)c->d, c->d, inv);
+        rs_cpu_vec_scale(o + i * (size_t)c->d, c->d, inv);
         lse[i] = l[i] > 0 ? m[i] + logf(l[i]) : (isnan(l[i]) ? NAN : -INFINITY);
     }
 }
@@ -622,7 +381,7 @@ static int cpu_q_step(void *state, const rs_step_t *st, const void *qbuf, const 
     memset(c->po, 0, nq * sizeof(float));
     memset(c->pl, 0, ns * sizeof(float));
     for (size_t i = 0; i < ns; i++) c->pm[i] = -INFINITY;
-    fwd_core(c, st, qbuf, kvbuf, c->po, c->pm, c->pl);
+    fwd_core(c, st, &(fwd_io_t){qbuf, kvbuf, c->po, c->pm, c->pl});
     float *out = part;
     memcpy(out, c->po, nq * sizeof(float));
     finalize_rows(c, ns, out, c->pm, c->pl, out + nq);
@@ -655,7 +414,7 @@ static int cpu_q_merge(void *state, int n, void *const *parts, rs_err_t *err) {
         const float lse = mx + (float)log(sum);
         for (int r = 0; r < n; r++) {
             const float *pr = parts[r];
-            const float w = exp_f32(pr[nq + i] - lse);
+            const float w = rs_cpu_exp_f32(pr[nq + i] - lse);
             if (w != 0.0f)
                 for (int64_t x = 0; x < c->d; x++) o[x] += w * pr[i * (size_t)c->d + (size_t)x];
         }
@@ -679,71 +438,68 @@ static int cpu_bwd_begin(void *state, rs_err_t *err) {
     cpu_state_t *c = state;
     size_t nq = (size_t)(c->qseqs * c->Hq * c->B * c->d), ns = (size_t)(c->qseqs * c->Hq * c->B);
     memset(c->dq, 0, nq * sizeof(float));
-    /* D = rowsum(dO o O), accumulated in float64 (BLAS dsdot: vectorised; a plain loop's chain of
-     * dependent double adds took 120 us of the pass at B = 512, 2 heads) */
+    /* D = rowsum(dO o O), accumulated in float64 by BLAS dsdot: vectorised, where a plain loop would
+     * be one chain of dependent double adds */
     for (size_t i = 0; i < ns; i++)
         c->dd[i] = (float)cblas_dsdot((int)c->d, c->o + i * (size_t)c->d, 1, c->d_o + i * (size_t)c->d, 1);
     return 0;
+}
+
+/* What the backward of one step reads and accumulates into: the K,V buffer and the dK,dV buffer. */
+typedef struct {
+    const float *kv;
+    float *dkv;
+} bwd_io_t;
+
+/* The backward of one panel: P recomputed from lse, dV, dS, dQ and dK accumulated. Its start is a
+ * deliberate twin of fwd_panel's (the same panel geometry). */
+static void bwd_panel(cpu_state_t *c, const panel_t *pn, void *arg) {
+    const bwd_io_t *io = arg;
+    const float scale = (float)c->r.softmax_scale;
+    const int64_t d = c->d, nr = pn->i1 - pn->i0, nc = pn->nc, i0 = pn->i0, i1 = pn->i1;
+    const rs_block_t *bl = pn->bl;
+    const size_t koff = kv_offset(c, pn);
+    const float *K = io->kv + koff, *V = io->kv + c->kv_elems + koff;
+    float *dK = io->dkv + koff, *dV = io->dkv + c->kv_elems + koff;
+    const size_t r0 = pn->r0;
+    const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
+    float *dQ = c->dq + r0 * (size_t)d;
+    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) {
+        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
+        const float *Kc = K + c0 * d, *Vc = V + c0 * d;
+        float *dKc = dK + c0 * d, *dVc = dV + c0 * d;
+        float *P = c->ws_s, *dS = c->ws_dp;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q, (int)d, Kc, (int)d, 0.0f, P,
+                    (int)ncc);
+        if (bl->mask == RS_MASK_DIAG) apply_diag(P, i0, i1, c0, ncc, bl->diag);
+        for (int64_t i = 0; i < nr; i++) { /* a row that saw nothing (lse -inf) has P = 0 */
+            const float lse = c->lse[r0 + (size_t)i];
+            if (lse == -INFINITY) memset(P + i * ncc, 0, (size_t)ncc * sizeof(float));
+            else c->rows->exp_sub(P + i * ncc, ncc, lse);
+        }
+        /* dV += P^T dO */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P, (int)ncc, dO, (int)d, 1.0f, dVc,
+                    (int)d);
+        /* dP = dO V^T; dS = P (dP - D) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO, (int)d, Vc, (int)d, 0.0f, dS,
+                    (int)ncc);
+        for (int64_t i = 0; i < nr; i++) rs_cpu_row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
+        progress(c);
+        /* dQ += scale dS K; dK += scale dS^T Q */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS, (int)ncc, Kc, (int)d, 1.0f, dQ,
+                    (int)d);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS, (int)ncc, Q, (int)d, 1.0f, dKc,
+                    (int)d);
+        progress(c);
+    }
 }
 
 static int cpu_bwd_step(void *state, const rs_step_t *st, const void *kvbuf, void *dkvbuf, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
     c->t_start_s = rs_now_s();
-    const float *kv = kvbuf;
-    float *dkv = dkvbuf;
-    const float scale = (float)c->r.softmax_scale;
-    const int64_t d = c->d, B = c->B;
-    for (int bi = 0; bi < st->n_blocks; bi++) {
-        const rs_block_t *bl = &st->blocks[bi];
-        if (bl->mask == RS_MASK_SKIP) continue;
-        block_geom_t g = block_geom(c, st, bl);
-        for (int64_t b = 0; b < c->batch; b++)
-            for (int64_t h = 0; h < c->Hq; h++) {
-                const int64_t hk = h / c->group;
-                const size_t koff = (size_t)(((b * c->Hkv + hk) * c->Bkv + g.k0) * d);
-                const float *K = kv + koff, *V = kv + c->kv_elems + koff;
-                float *dK = dkv + koff, *dV = dkv + c->kv_elems + koff;
-                const size_t qh = (size_t)((b * c->Hq + h) * B);
-                const int64_t mq = bl->mask == RS_MASK_FULL ? c->mq_bwd : c->tq; /* rows per panel */
-                for (int64_t i0 = 0; i0 < g.nq; i0 += mq) {
-                    int64_t i1 = i0 + mq < g.nq ? i0 + mq : g.nq, nr = i1 - i0;
-                    int64_t nc = tile_cols(c, bl, i0, i1, g.nk);
-                    if (nc == 0) continue;
-                    const size_t r0 = qh + (size_t)(g.q0 + i0);
-                    const float *Q = c->q + r0 * (size_t)d, *dO = c->d_o + r0 * (size_t)d;
-                    float *dQ = c->dq + r0 * (size_t)d;
-                    for (int64_t c0 = 0; c0 < nc; c0 += c->kc) {
-                        const int64_t ncc = c0 + c->kc < nc ? c->kc : nc - c0;
-                        const float *Kc = K + c0 * d, *Vc = V + c0 * d;
-                        float *dKc = dK + c0 * d, *dVc = dV + c0 * d;
-                        float *P = c->ws_s, *dS = c->ws_dp;
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, scale, Q,
-                                    (int)d, Kc, (int)d, 0.0f, P, (int)ncc);
-                        if (bl->mask == RS_MASK_DIAG) apply_diag(P, ncc, i0, i1, c0, ncc, bl->diag);
-                        for (int64_t i = 0; i < nr; i++) { /* a row that saw nothing (lse -inf) has P = 0 */
-                            const float lse = c->lse[r0 + (size_t)i];
-                            if (lse == -INFINITY) memset(P + i * ncc, 0, (size_t)ncc * sizeof(float));
-                            else c->rows->exp_sub(P + i * ncc, ncc, lse);
-                        }
-                        /* dV += P^T dO */
-                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, 1.0f, P,
-                                    (int)ncc, dO, (int)d, 1.0f, dVc, (int)d);
-                        /* dP = dO V^T; dS = P (dP - D) */
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncc, (int)d, 1.0f, dO,
-                                    (int)d, Vc, (int)d, 0.0f, dS, (int)ncc);
-                        for (int64_t i = 0; i < nr; i++) row_ds(P + i * ncc, dS + i * ncc, ncc, c->dd[r0 + (size_t)i]);
-                        progress(c);
-                        /* dQ += scale dS K; dK += scale dS^T Q */
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)d, (int)ncc, scale, dS,
-                                    (int)ncc, Kc, (int)d, 1.0f, dQ, (int)d);
-                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ncc, (int)d, (int)nr, scale, dS,
-                                    (int)ncc, Q, (int)d, 1.0f, dKc, (int)d);
-                        progress(c);
-                    }
-                }
-            }
-    }
+    const bwd_io_t io = {kvbuf, dkvbuf};
+    for_each_panel(c, st, c->batch, c->mq_bwd, bwd_panel, (void *)&io);
     c->t_end_s = rs_now_s();
     return 0;
 }
@@ -764,7 +520,7 @@ static int cpu_grad_zero(void *state, void *dst, rs_err_t *err) {
 static int cpu_grad_add(void *state, void *dst, const void *src, rs_err_t *err) {
     (void)err;
     cpu_state_t *c = state;
-    vec_add(dst, src, 2 * c->kv_elems);
+    rs_cpu_vec_add(dst, src, 2 * c->kv_elems);
     return 0;
 }
 

@@ -5,10 +5,10 @@
  * COMPUTE backend, waits for both and records timestamps. It never knows which backends run
  * (nccl-tests style: structs of function pointers). Backends:
  *   compute:   "cpu"  fp32, OpenBLAS sgemm + online softmax        (exec/cpu_compute.c)
- *              "gpu"  CUDA kernels, bf16/fp16, fp32 accumulation   (exec/gpu/, helper-gpu)
+ *              "gpu"  CUDA kernels, bf16/fp16, fp32 accumulation   (exec/gpu/)
  *   transport: "mpi"  MPI_Isend/Irecv, progress none|poll|thread   (exec/mpi_transport.c)
  *              "local" N ranks as N threads of one process         (exec/local_transport.c)
- *              "nccl" ncclSend/Recv on a comm stream               (exec/gpu/, helper-gpu)
+ *              "nccl" ncclSend/Recv on a comm stream               (exec/gpu/)
  *
  * ---------------------------------------------------------------------------------------------------
  * Data layout of one rank (the "rank-local" order; every backend uses it):
@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include "calibration.h"
+#include "cpu_blas.h"
 #include "estimate.h"
 #include "schedule.h"
 #include "trace.h"
@@ -260,34 +261,57 @@ typedef struct {
     char transport_desc[256];      /* the transport's describe() */
 } rs_exec_result_t;
 
+/* What one rank runs on: its compute backend and its transport. */
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* transport */
+    void *ts;                       /* the transport's state of this rank */
+    int local_rank;                 /* rank among the processes of this host (GPU ordinal) */
+} rs_exec_backends_t;
+
 /* Run the schedule's pass on this rank (every rank calls it, SPMD). For a backward pass, a forward
  * is run first (untimed) to produce O and lse. On rank 0, trace (if non-NULL) receives every rank's
  * events (medians over reps; times from the start of the pass) and header keys (problem, backends,
  * versions); res is filled on every rank (check fields and makespan on rank 0 only).
  * Returns 0, or -1 with err: a timeout names the rank, the step and the peer; a failed check says
  * which tensor and by how much (res->check_ok false, return 0 so the caller picks the exit code). */
-int rs_exec_run(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                void *tstate, const rs_exec_opts_t *opts, int local_rank, rs_trace_t *trace,
+int rs_exec_run(const rs_schedule_t *s, const rs_exec_backends_t *on, const rs_exec_opts_t *opts, rs_trace_t *trace,
                 rs_exec_result_t *res, rs_err_t *err);
 
-/* Run all N ranks in one process, one thread per rank (tests, one-node GPU runs). tops/tstates:
- * a transport and the N per-rank states (thread r uses tstates[r], local_rank r); tops NULL = the
- * "local" transport. Same outputs as rank 0 of rs_exec_run. Returns 0 or -1 with err. */
-int rs_exec_run_threads(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                        void *const *tstates, const rs_exec_opts_t *opts, rs_trace_t *trace,
+/* All N ranks in one process, one thread per rank (tests, one-node GPU runs). */
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* transport; NULL: the "local" transport (tstates unused) */
+    void *const *tstates;           /* the N per-rank states: thread r uses tstates[r], local rank r */
+} rs_exec_threads_t;
+
+/* Run all N ranks of th, one thread per rank. Same outputs as rank 0 of rs_exec_run. A timeout
+ * does not stop the other ranks (each times out by itself and says what it waited for); any other
+ * failure aborts the transport. The error reported is the one closest to the cause: a real error
+ * before a fault-injected stop or an abort by another rank, then the earliest step, then the
+ * earliest in time. Returns 0 or -1 with err. */
+int rs_exec_run_threads(const rs_schedule_t *s, const rs_exec_threads_t *th, const rs_exec_opts_t *opts, rs_trace_t *trace,
                         rs_exec_result_t *res, rs_err_t *err);
 
-/* Run the ring rank by rank on one device: for each rank r of `ranks` (all N when ranks is NULL),
- * make(arg, r) returns a loopback transport state (tops->loopback true, rank r of N) that
- * rs_exec_run uses alone; the states are destroyed after their run. trace (if non-NULL) receives
- * every run's events (each rank's times from its own pass start); res holds the medians over all
- * of them and the makespan = the latest step end of any rank. Each rank's timeline is the ring's
- * with every hop going to itself: the model predicts it with rs_machine_t.loopback (docs/model.md).
- * --check is refused (the blocks are not the ring's). Returns 0 or -1 with err. */
+/* The ring rank by rank on one device. make(arg, r) returns a loopback transport state (tops->loopback
+ * true, rank r of N) that rs_exec_run uses alone; the states are destroyed after their run. */
 typedef void *(*rs_loopback_make_fn)(void *arg, int64_t rank, rs_err_t *err);
-int rs_exec_run_loopback(const rs_schedule_t *s, const rs_compute_ops_t *cops, const rs_transport_ops_t *tops,
-                         rs_loopback_make_fn make, void *make_arg, const int64_t *ranks, int n_ranks_run,
-                         const rs_exec_opts_t *opts, rs_trace_t *trace, rs_exec_result_t *res, rs_err_t *err);
+typedef struct {
+    const rs_compute_ops_t *cops;   /* compute backend */
+    const rs_transport_ops_t *tops; /* the transport of the states make() returns */
+    rs_loopback_make_fn make;       /* a loopback state of rank r */
+    void *make_arg;                 /* its argument */
+    const int64_t *ranks;           /* the ranks to run, in order (NULL: all N) */
+    int n_ranks;                    /* entries of ranks */
+} rs_exec_loopback_t;
+
+/* Run the ranks of lb in turn. trace (if non-NULL) receives every run's events (each rank's times
+ * from its own pass start); res holds the medians over all of them and the makespan = the latest
+ * step end of any rank. Each rank's timeline is the ring's with every hop going to itself: the model
+ * predicts it with rs_machine_t.loopback (docs/model.md). --check is refused (the blocks are not the
+ * ring's). Returns 0 or -1 with err. */
+int rs_exec_run_loopback(const rs_schedule_t *s, const rs_exec_loopback_t *lb, const rs_exec_opts_t *opts, rs_trace_t *trace,
+                         rs_exec_result_t *res, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
  * Backends provided by exec/ (CPU build)
@@ -319,7 +343,7 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
 bool rs_mpi_launched(void);
 #endif
 
-/* GPU plug-in contract (exec/gpu/gpu.h, helper-gpu). `ringsim exec --backend gpu` uses it when gpu.h
+/* GPU plug-in contract (exec/gpu/gpu.h). `ringsim exec --backend gpu` uses it when gpu.h
  * defines RS_GPU_EXEC_API:
  *   const rs_compute_ops_t *rs_gpu_compute_ops_for(rs_dtype_t dtype);  NULL if dtype unsupported
  *   extern const rs_transport_ops_t rs_nccl_transport_ops;
@@ -331,51 +355,24 @@ bool rs_mpi_launched(void);
  */
 
 /* ---------------------------------------------------------------------------------------------------
- * Reference, inputs and files (shared with the GPU backend's checks)
+ * Seeded inputs (shared with the GPU backend's checks; the float64 reference: exec_check.h)
  * ------------------------------------------------------------------------------------------------- */
-/* Deterministic input element: tensor t (Q, K, V, DO) at (batch b, head h, global token, dim).
- * Value in [-scale, scale). Can't fail. */
-float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
-                    int64_t token, int64_t dim, double scale);
-/* Fill a rank-local BHSD host array of tensor t for the given segments, every sequence. Can't fail. */
-void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
-                        const rs_segment_t *segs, double scale, float *out);
+/* One seeded input tensor: element x = scale * (2u - 1), u = rs_hash_unit(seed, tensor, its index in
+ * the global BHSD array over every position, cached and new). */
+typedef struct {
+    uint64_t seed;                 /* rs_exec_opts_t.seed */
+    rs_tensor_t tensor;            /* Q, K, V or DO */
+    const rs_problem_t *problem;   /* its shape */
+    double scale;                  /* amplitude: values in [-scale, scale) */
+} rs_exec_input_t;
+
+/* Deterministic input element of in at (batch b, head h, global token, dim). Can't fail. */
+float rs_exec_input(const rs_exec_input_t *in, int64_t b, int64_t h, int64_t token, int64_t dim);
+/* Fill a rank-local BHSD host array of in for the given segments, every sequence. Can't fail. */
+void rs_exec_fill_local(const rs_exec_input_t *in, int n_segs, const rs_segment_t *segs, float *out);
 /* The Q-like (Q, dO) or K,V host array of rank r as the executor lays it out (the layouts above:
  * decode's sequences by owner, the new-token row of K,V only for the rank's own sequences). Can't
  * fail. */
 void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int64_t rank, double scale, float *out);
-
-/* float64 full attention on global BHSD arrays (heads as in the problem; causal from the problem)
- * with a cached prefix of P = cached_tokens: q, o [batch][Hq][S][d], lse [batch][Hq][S] for the S new
- * tokens (positions P..P+S-1), k, v [batch][Hkv][P+S][d]; query i sees keys j <= P + i (causal) or
- * all. Backward (P = 0) also dq, dk, dv from d_o (NULL to skip). Returns 0 or -1 on OOM. */
-int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
-                      const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
-                      rs_err_t *err);
-
-/* Write a float32 C-order .npy file (format 1.0) atomically. Returns 0 or -1 with err. */
-int rs_npy_write_f32(const char *path, const float *data, int ndim, const int64_t *shape, rs_err_t *err);
-/* Read the header of an .npy file: dtype descr ("<f4"), shape. Returns 0 or -1 with err. */
-int rs_npy_read_header(const char *path, char *descr, size_t descr_len, int *ndim, int64_t *shape,
-                       int max_dim, rs_err_t *err);
-
-/* BLAS for trace headers and profile notes: "OpenBLAS core Haswell; OpenBLAS 0.3.21 NO_LAPACKE ..."
- * (openblas_get_corename, then openblas_get_config). Can't fail. */
-const char *rs_exec_blas_version(void);
-
-/* Vector ISA levels, narrowest first: what a CPU has, what an OpenBLAS core's kernels use. */
-typedef enum { RS_ISA_UNKNOWN = 0, RS_ISA_SSE, RS_ISA_AVX, RS_ISA_AVX2, RS_ISA_AVX512 } rs_isa_t;
-const char *rs_isa_name(rs_isa_t isa);
-/* The widest of SSE, AVX, AVX2 (with FMA), AVX-512F this CPU has (RS_ISA_UNKNOWN off x86). */
-rs_isa_t rs_cpu_isa(void);
-/* The ISA of OpenBLAS core `core`'s kernels (x86 DYNAMIC_ARCH names, any case: "Prescott" SSE,
- * "Haswell" AVX2, "SkylakeX" AVX-512, ...); RS_ISA_UNKNOWN for a name not in the table. */
-rs_isa_t rs_blas_core_isa(const char *core);
-/* When core's kernels are narrower than cpu's ISA (an OpenBLAS too old to know the CPU falls back
- * to an SSE core), one sentence into buf naming both and what selects the CPU's kernels; returns
- * 1. Else buf "" and 0 (also for an unknown core or ISA: no claim). */
-int rs_blas_core_note(const char *core, rs_isa_t cpu, char *buf, size_t len);
-/* rs_blas_core_note for the OpenBLAS linked here and this CPU. */
-int rs_exec_blas_core_note(char *buf, size_t len);
 
 #endif /* RS_EXEC_H */

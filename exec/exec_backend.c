@@ -42,15 +42,15 @@ int rs_exec_spmd_check(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int
     const rs_compute_ops_t *cops = be->compute_for(o->dtype);
     if (!cops) {
         const rs_compute_ops_t *def = be->compute_for(be->default_dtype);
-        return rs_errf(err, "--dtype %s: the %s executor computes in %s (use --dtype %s)", rs_dtype_name(o->dtype), be->name,
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--dtype %s: the %s executor computes in %s (use --dtype %s)", rs_dtype_name(o->dtype), be->name,
                        def ? def->dtype_name : "?", def ? def->dtype_name : "?");
     }
-    if (grad_bytes != 4) return rs_errf(err, "--grad-bytes %lld: dK,dV travel in fp32 here", (long long)grad_bytes);
+    if (grad_bytes != 4) return rs_errc(err, RS_ERR_BAD_INPUT, "--grad-bytes %lld: dK,dV travel in fp32 here", (long long)grad_bytes);
     if (o->loopback) {
         if (!kind_known(be->loopback_kinds, o->loopback))
-            return rs_errf(err, "--loopback %s: expected %s with --backend %s", o->loopback, be->loopback_kinds, be->name);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--loopback %s: expected %s with --backend %s", o->loopback, be->loopback_kinds, be->name);
         if (rs_exec_env_size() > 0 || (o->launch && strcmp(o->launch, "mpirun") == 0))
-            return rs_errf(err, "--loopback %s: one process plays every rank in turn (not under mpirun)", o->loopback);
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--loopback %s: one process plays every rank in turn (not under mpirun)", o->loopback);
     }
     return 0;
 }
@@ -144,8 +144,7 @@ int rs_exec_spmd(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int (*bod
     } else if (relaunch && rs_exec_have_mpirun()) {
         rc = rs_exec_mpirun(o->n_ranks, *o->argc, *o->argv, o->subcommand, &err); /* its exit status */
     } else if (relaunch && o->launch) {
-        fprintf(stderr, "ringsim %s: --launch mpirun: mpirun not found (use --launch threads)\n", o->subcommand);
-        return RS_EXIT_USAGE;
+        rc = rs_errc(&err, RS_ERR_BAD_INPUT, "--launch mpirun: mpirun not found (use --launch threads)");
     } else if (!under_mpi || threads || o->n_ranks == 1) {
         rc = spmd_threads(be, o, &job, body, arg, &err);
     } else {
@@ -153,7 +152,7 @@ int rs_exec_spmd(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int (*bod
     }
     if (rc < 0) {
         fprintf(stderr, "ringsim %s: %s\n", o->subcommand, err.msg);
-        return RS_EXIT_FAIL;
+        return rs_err_exit_code(&err);
     }
     return rc;
 }
@@ -172,9 +171,10 @@ static void *loop_make(void *arg, int64_t rank, rs_err_t *err) {
 
 int rs_exec_job_run(const rs_exec_job_t *job, const rs_schedule_t *s, const rs_exec_opts_t *o, rs_trace_t *trace,
                     rs_exec_result_t *res, rs_err_t *err) {
-    if (!job->loopback) return rs_exec_run(s, job->cops, job->tops, job->ts, o, job->local_rank, trace, res, err);
+    if (!job->loopback) return rs_exec_run(s, &(rs_exec_backends_t){job->cops, job->tops, job->ts, job->local_rank}, o, trace, res, err);
     loop_make_t lm = {job->be, job->loopback, rs_schedule_problem(s)->n_ranks};
-    return rs_exec_run_loopback(s, job->cops, job->be->loopback_ops, loop_make, &lm, NULL, 0, o, trace, res, err);
+    const rs_exec_loopback_t lb = {job->cops, job->be->loopback_ops, loop_make, &lm, NULL, 0};
+    return rs_exec_run_loopback(s, &lb, o, trace, res, err);
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -303,6 +303,13 @@ const rs_exec_backend_t rs_cpu_exec_backend = {
     .loopback_ops = &rs_local_transport_ops, .loopback_create = cpu_loopback_create,
 };
 
+void rs_exec_backend_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
+    (void)m, (void)trace;
+    rs_exec_estimate(p, NULL, e);
+}
+
+/* deliberate twin of gpu_can_run and gpu_run (exec/gpu/gpu_backend.c): the backend interface's calls
+ * carry no state, so each executor passes its own table to the shared functions */
 static int cpu_can_run(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why) {
     return rs_exec_can_run(&rs_cpu_exec_backend, p, m, why);
 }
@@ -313,12 +320,7 @@ static int cpu_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backe
     return rs_exec_subprocess_run(&rs_cpu_exec_backend, s, o, trace, out, err);
 }
 
-static void cpu_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
-    (void)m, (void)trace;
-    rs_exec_estimate(p, NULL, e);
-}
-
 const rs_backend_ops_t rs_cpu_backend = {
     .name = "cpu", .source = "exec-cpu", .can_run = cpu_can_run, .run = cpu_run, .exec = &rs_cpu_exec_backend,
-    .estimate = cpu_estimate,
+    .estimate = rs_exec_backend_estimate,
 };

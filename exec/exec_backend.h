@@ -74,14 +74,15 @@ typedef struct rs_exec_backend {
 
 /* Check what a job of be needs before any rank starts: the dtype computed (err "--dtype X: the cpu
  * executor computes in fp32 (use --dtype fp32)"), dK,dV in fp32, a loopback kind it knows and no
- * loopback under a launcher. Returns 0 or -1 with err. */
+ * loopback under a launcher. Returns 0 or -1 with err (RS_ERR_BAD_INPUT). */
 int rs_exec_spmd_check(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int64_t grad_bytes, rs_err_t *err);
 
 /* Run body(job, arg) as an SPMD job of o->n_ranks ranks (see the top of this file) and return the
- * command's exit code: rank 0's return, mpirun's status after a re-launch, RS_EXIT_USAGE when the
- * ranks cannot be started as asked (mpirun missing with --launch mpirun), RS_EXIT_FAIL when they
- * cannot be started at all; those errors are printed as "ringsim SUBCOMMAND: message". A rank whose
- * body returns non-zero tears the job down (the transport's abort). */
+ * command's exit code - this is the SPMD commands' main: rank 0's return, mpirun's status after a
+ * re-launch, or, when the ranks cannot be started (printed as "ringsim SUBCOMMAND: message"), the
+ * exit code of that error (rs_err_exit_code: 2 when they cannot be started as asked, mpirun missing
+ * with --launch mpirun; else 1). A rank whose body returns non-zero tears the job down (the
+ * transport's abort). */
 int rs_exec_spmd(const rs_exec_backend_t *be, const rs_exec_spmd_t *o, int (*body)(const rs_exec_job_t *job, void *arg),
                  void *arg);
 
@@ -101,6 +102,10 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
 /* The executors' can-run rule: be computes the problem's activations (its dtype) and dK,dV travel
  * in fp32. The machine is this host; m only names what the model predicts. */
 int rs_exec_can_run(const rs_exec_backend_t *be, const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why);
+
+/* estimate() of an executor: rs_exec_estimate of the problem with the default options (host memory of
+ * the ranks' blocks and of the checking side; a device's own memory is the device's). Can't fail. */
+void rs_exec_backend_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e);
 
 extern const rs_exec_backend_t rs_cpu_exec_backend;
 extern const rs_backend_ops_t rs_cpu_backend;

@@ -1,11 +1,10 @@
-/* exec_common.c - names, options, seeded inputs, the float64 reference and .npy files (see exec.h). */
-#include <cblas.h>
+/* exec_common.c - what the executor and its backends share (exec.h): tensor and progress names,
+ * options and the run's estimate, the seeded inputs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -48,75 +47,6 @@ void rs_exec_opts_default(rs_exec_opts_t *o) {
     o->fault_rank = -1, o->fault_step = -1, o->stall_rank = -1, o->stall_step = -1;
 }
 
-const char *rs_exec_blas_version(void) {
-    static char buf[256];
-    if (!buf[0]) {
-        const char *cfg = openblas_get_config();
-        const char *core = openblas_get_corename();
-        /* the kernel first: a truncated copy (profile notes) keeps what matters */
-        snprintf(buf, sizeof buf, "OpenBLAS core %s; %s", core ? core : "?", cfg ? cfg : "OpenBLAS");
-        for (char *c = buf; *c; c++)
-            if (*c == '\n' || *c == ',') *c = ' ';
-    }
-    return buf;
-}
-
-const char *rs_isa_name(rs_isa_t isa) {
-    static const char *const names[] = {"unknown", "SSE", "AVX", "AVX2", "AVX-512"};
-    return (unsigned)isa < sizeof names / sizeof names[0] ? names[isa] : "unknown";
-}
-
-rs_isa_t rs_cpu_isa(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return RS_ISA_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return RS_ISA_AVX2;
-    if (__builtin_cpu_supports("avx")) return RS_ISA_AVX;
-    return RS_ISA_SSE;
-#else
-    return RS_ISA_UNKNOWN;
-#endif
-}
-
-/* OpenBLAS's x86 cores (its DYNAMIC_ARCH list, driver/others/dynamic.c) by the widest ISA their
- * sgemm kernels use. */
-static const struct {
-    const char *core;
-    rs_isa_t isa;
-} blas_cores[] = {
-    {"Katmai", RS_ISA_SSE},      {"Coppermine", RS_ISA_SSE}, {"Northwood", RS_ISA_SSE},   {"Prescott", RS_ISA_SSE},
-    {"Banias", RS_ISA_SSE},      {"Atom", RS_ISA_SSE},       {"Core2", RS_ISA_SSE},       {"Penryn", RS_ISA_SSE},
-    {"Dunnington", RS_ISA_SSE},  {"Nehalem", RS_ISA_SSE},    {"Athlon", RS_ISA_SSE},      {"Opteron", RS_ISA_SSE},
-    {"Opteron_SSE3", RS_ISA_SSE}, {"Barcelona", RS_ISA_SSE}, {"Nano", RS_ISA_SSE},        {"Bobcat", RS_ISA_SSE},
-    {"Sandybridge", RS_ISA_AVX}, {"Bulldozer", RS_ISA_AVX},  {"Piledriver", RS_ISA_AVX},  {"Haswell", RS_ISA_AVX2},
-    {"Steamroller", RS_ISA_AVX2}, {"Excavator", RS_ISA_AVX2}, {"Zen", RS_ISA_AVX2},       {"SkylakeX", RS_ISA_AVX512},
-    {"Cooperlake", RS_ISA_AVX512}, {"SapphireRapids", RS_ISA_AVX512},
-};
-
-rs_isa_t rs_blas_core_isa(const char *core) {
-    for (size_t i = 0; core && i < sizeof blas_cores / sizeof blas_cores[0]; i++)
-        if (!strcasecmp(core, blas_cores[i].core)) return blas_cores[i].isa;
-    return RS_ISA_UNKNOWN;
-}
-
-int rs_blas_core_note(const char *core, rs_isa_t cpu, char *buf, size_t len) {
-    if (len) buf[0] = 0;
-    const rs_isa_t lib = rs_blas_core_isa(core);
-    if (lib == RS_ISA_UNKNOWN || cpu == RS_ISA_UNKNOWN || lib >= cpu) return 0;
-    /* the core OPENBLAS_CORETYPE would name for the CPU's widest ISA */
-    const char *want = cpu == RS_ISA_AVX512 ? "SkylakeX" : cpu == RS_ISA_AVX2 ? "Haswell" : "Sandybridge";
-    snprintf(buf, len,
-             "OpenBLAS runs core %s (%s kernels) on a CPU with %s: this OpenBLAS does not select the CPU's own kernels "
-             "(too old to know the CPU, or OPENBLAS_CORETYPE), so sgemm, F and every CPU measurement run below the CPU's "
-             "speed; a newer OpenBLAS, or OPENBLAS_CORETYPE=%s set by the user, selects %s kernels (docs/benchmarks.md)",
-             core, rs_isa_name(lib), rs_isa_name(cpu), want, rs_isa_name(cpu));
-    return 1;
-}
-
-int rs_exec_blas_core_note(char *buf, size_t len) {
-    return rs_blas_core_note(openblas_get_corename(), rs_cpu_isa(), buf, len);
-}
-
 /* ---------------------------------------------------------------------------------------------------
  * Seeded inputs
  * ------------------------------------------------------------------------------------------------- */
@@ -125,18 +55,18 @@ static int64_t tensor_heads(rs_tensor_t t, const rs_problem_t *p) {
                                                                                             : p->q_heads;
 }
 
-float rs_exec_input(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int64_t b, int64_t h,
-                    int64_t token, int64_t dim, double scale) {
+float rs_exec_input(const rs_exec_input_t *in, int64_t b, int64_t h, int64_t token, int64_t dim) {
+    const rs_problem_t *p = in->problem;
     const uint64_t positions = (uint64_t)p->seq_tokens + (uint64_t)p->cached_tokens;
-    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(t, p) + (uint64_t)h) * positions + (uint64_t)token) *
+    uint64_t idx = (((uint64_t)b * (uint64_t)tensor_heads(in->tensor, p) + (uint64_t)h) * positions + (uint64_t)token) *
                        (uint64_t)p->head_dim + (uint64_t)dim;
-    double u = rs_hash_unit(seed, 0x5eed0000u + (uint64_t)t, idx);
-    return (float)(scale * (2.0 * u - 1.0));
+    double u = rs_hash_unit(in->seed, 0x5eed0000u + (uint64_t)in->tensor, idx);
+    return (float)(in->scale * (2.0 * u - 1.0));
 }
 
-void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int n_segs,
-                        const rs_segment_t *segs, double scale, float *out) {
-    int64_t heads = tensor_heads(t, p), d = p->head_dim, rows = 0;
+void rs_exec_fill_local(const rs_exec_input_t *in, int n_segs, const rs_segment_t *segs, float *out) {
+    const rs_problem_t *p = in->problem;
+    int64_t heads = tensor_heads(in->tensor, p), d = p->head_dim, rows = 0;
     for (int s = 0; s < n_segs; s++) rows += segs[s].count;
     for (int64_t b = 0; b < p->batch; b++)
         for (int64_t h = 0; h < heads; h++) {
@@ -145,7 +75,7 @@ void rs_exec_fill_local(uint64_t seed, rs_tensor_t t, const rs_problem_t *p, int
             for (int s = 0; s < n_segs; s++)
                 for (int64_t i = 0; i < segs[s].count; i++, r++) {
                     int64_t tok = segs[s].first + i * segs[s].stride;
-                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(in, b, h, tok, x);
                 }
         }
 }
@@ -155,8 +85,9 @@ void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int
     rs_segment_t segs[RS_MAX_KV_SEGMENTS];
     const bool kv = t == RS_TENSOR_K || t == RS_TENSOR_V;
     const int n_segs = kv ? rs_schedule_rank_kv_segments(s, rank, segs) : rs_schedule_rank_segments(s, rank, segs);
+    const rs_exec_input_t in = {.seed = seed, .tensor = t, .problem = p, .scale = scale};
     if (!p->decode) {
-        rs_exec_fill_local(seed, t, p, n_segs, segs, scale, out);
+        rs_exec_fill_local(&in, n_segs, segs, out);
         return;
     }
     /* decode: Q-like rows of the rank's own sequences rank + i N; K,V of every sequence, whose new
@@ -175,144 +106,8 @@ void rs_exec_fill_rank(uint64_t seed, rs_tensor_t t, const rs_schedule_t *s, int
                 for (int64_t j = 0; j < segs[g].count; j++, r++) {
                     const int64_t tok = segs[g].first + j * segs[g].stride;
                     if (kv && tok >= p->cached_tokens && b % p->n_ranks != rank) continue; /* another's new token */
-                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(seed, t, p, b, h, tok, x, scale);
+                    for (int64_t x = 0; x < d; x++) base[r * d + x] = rs_exec_input(&in, b, h, tok, x);
                 }
         }
     }
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * float64 reference: plain full attention, one (batch, q head) at a time.
- * ------------------------------------------------------------------------------------------------- */
-int rs_exec_reference(const rs_problem_t *p, const double *q, const double *k, const double *v,
-                      const double *d_o, double *o, double *lse, double *dq, double *dk, double *dv,
-                      rs_err_t *err) {
-    const int64_t S = p->seq_tokens, P = p->cached_tokens, SK = S + P, d = p->head_dim, Hq = p->q_heads;
-    const int64_t Hkv = p->kv_heads, group = Hq / Hkv;
-    const double scale = 1.0 / sqrt((double)d);
-    double *prow = malloc(sizeof(double) * (size_t)SK);
-    if (!prow) return rs_errf(err, "reference: out of memory (%" PRId64 " doubles)", SK);
-    const bool bwd = d_o && dq && dk && dv && P == 0;
-    if (bwd) {
-        memset(dk, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
-        memset(dv, 0, sizeof(double) * (size_t)(p->batch * Hkv * S * d));
-    }
-    for (int64_t b = 0; b < p->batch; b++)
-        for (int64_t h = 0; h < Hq; h++) {
-            const int64_t hk = h / group;
-            const double *Q = q + (b * Hq + h) * S * d, *K = k + (b * Hkv + hk) * SK * d;
-            const double *V = v + (b * Hkv + hk) * SK * d;
-            double *O = o + (b * Hq + h) * S * d, *L = lse + (b * Hq + h) * S;
-            for (int64_t i = 0; i < S; i++) {
-                const int64_t jmax = p->causal ? P + i + 1 : SK;
-                double mx = -INFINITY;
-                for (int64_t j = 0; j < jmax; j++) {
-                    double s = 0;
-                    for (int64_t x = 0; x < d; x++) s += Q[i * d + x] * K[j * d + x];
-                    prow[j] = s * scale;
-                    if (prow[j] > mx) mx = prow[j];
-                }
-                double l = 0;
-                for (int64_t j = 0; j < jmax; j++) l += (prow[j] = exp(prow[j] - mx));
-                for (int64_t x = 0; x < d; x++) O[i * d + x] = 0;
-                for (int64_t j = 0; j < jmax; j++)
-                    for (int64_t x = 0; x < d; x++) O[i * d + x] += prow[j] / l * V[j * d + x];
-                L[i] = mx + log(l);
-            }
-            if (!bwd) continue;
-            const double *dO = d_o + (b * Hq + h) * S * d;
-            double *dQ = dq + (b * Hq + h) * S * d, *dK = dk + (b * Hkv + hk) * S * d;
-            double *dV = dv + (b * Hkv + hk) * S * d;
-            for (int64_t i = 0; i < S; i++) {
-                const int64_t jmax = p->causal ? i + 1 : S;
-                double D = 0;
-                for (int64_t x = 0; x < d; x++) D += dO[i * d + x] * O[i * d + x];
-                for (int64_t x = 0; x < d; x++) dQ[i * d + x] = 0;
-                for (int64_t j = 0; j < jmax; j++) {
-                    double s = 0, dp = 0;
-                    for (int64_t x = 0; x < d; x++) {
-                        s += Q[i * d + x] * K[j * d + x];
-                        dp += dO[i * d + x] * V[j * d + x];
-                    }
-                    double pij = exp(s * scale - L[i]);
-                    double ds = pij * (dp - D);
-                    for (int64_t x = 0; x < d; x++) {
-                        dV[j * d + x] += pij * dO[i * d + x];
-                        dQ[i * d + x] += scale * ds * K[j * d + x];
-                        dK[j * d + x] += scale * ds * Q[i * d + x];
-                    }
-                }
-            }
-        }
-    free(prow);
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------------------------------
- * .npy files (format 1.0: magic, version, u16 header length, dict padded to 64 bytes, data)
- * ------------------------------------------------------------------------------------------------- */
-int rs_npy_write_f32(const char *path, const float *data, int ndim, const int64_t *shape, rs_err_t *err) {
-    char dict[512];
-    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
-    size_t count = 1;
-    for (int i = 0; i < ndim; i++) {
-        n += snprintf(dict + n, sizeof dict - (size_t)n, "%" PRId64 "%s", shape[i], ndim == 1 ? "," : (i + 1 < ndim ? ", " : ""));
-        count *= (size_t)shape[i];
-    }
-    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
-    size_t total = 10 + (size_t)n + 1;
-    size_t pad = (64 - total % 64) % 64;
-    rs_file_t f;
-    if (rs_file_open(&f, path, err) < 0) return -1;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
-    size_t hlen = (size_t)n + pad + 1;
-    pre[8] = (unsigned char)(hlen & 0xff);
-    pre[9] = (unsigned char)(hlen >> 8);
-    fwrite(pre, 1, 10, f.fp);
-    fwrite(dict, 1, (size_t)n, f.fp);
-    for (size_t i = 0; i < pad; i++) fputc(' ', f.fp);
-    fputc('\n', f.fp);
-    /* little-endian host assumed (x86-64, aarch64) */
-    if (fwrite(data, sizeof(float), count, f.fp) != count) {
-        rs_file_abort(&f);
-        return rs_errf(err, "%s: write failed: %s", path, strerror(errno));
-    }
-    return rs_file_commit(&f, err);
-}
-
-int rs_npy_read_header(const char *path, char *descr, size_t descr_len, int *ndim, int64_t *shape,
-                       int max_dim, rs_err_t *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return rs_errf(err, "%s: %s", path, strerror(errno));
-    unsigned char pre[10];
-    if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0 || pre[6] != 1) {
-        fclose(fp);
-        return rs_errf(err, "%s: not an .npy file (format 1.0)", path);
-    }
-    size_t hlen = (size_t)pre[8] | ((size_t)pre[9] << 8);
-    char hdr[65536];
-    if (fread(hdr, 1, hlen, fp) != hlen) {
-        fclose(fp);
-        return rs_errf(err, "%s: truncated header", path);
-    }
-    fclose(fp);
-    hdr[hlen] = 0;
-    const char *dp = strstr(hdr, "'descr': '"), *sp = strstr(hdr, "'shape': (");
-    if (!dp || !sp) return rs_errf(err, "%s: header lacks descr or shape", path);
-    dp += 10;
-    size_t i = 0;
-    while (dp[i] && dp[i] != '\'' && i + 1 < descr_len) descr[i] = dp[i], i++;
-    descr[i] = 0;
-    sp += 10;
-    *ndim = 0;
-    while (*sp && *sp != ')') {
-        char *end;
-        long long v = strtoll(sp, &end, 10);
-        if (end == sp) break;
-        if (*ndim >= max_dim) return rs_errf(err, "%s: more than %d dimensions", path, max_dim);
-        shape[(*ndim)++] = v;
-        sp = end;
-        while (*sp == ',' || *sp == ' ') sp++;
-    }
-    return 0;
 }

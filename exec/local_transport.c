@@ -212,27 +212,31 @@ static int lt_barrier(void *st, double timeout_s, rs_err_t *err) {
     return rc;
 }
 
-/* Every rank shows its buffer to the others, then (between two barriers) rank 0 copies them all
- * into root_buf (gather), or every other rank copies rank 0's (bcast). */
-static int lt_exchange(void *st, void *host_buf, size_t bytes, void *root_buf, bool bcast, double timeout_s, rs_err_t *err) {
-    local_rank_t *r = st;
+/* Every rank shows its host buffer to the others (gather_src) and enters a barrier; after it the
+ * collective copies (rank 0 every rank's buffer for a gather, every other rank rank 0's for a
+ * broadcast), then a second barrier ends it. */
+static int lt_show(local_rank_t *r, const void *host_buf, double timeout_s, rs_err_t *err) {
     rs_local_world_t *w = r->w;
     pthread_mutex_lock(&w->mu);
     w->gather_src[r->rank] = host_buf;
     pthread_mutex_unlock(&w->mu);
-    if (lt_barrier(st, timeout_s, err) < 0) return -1;
-    if (!bcast && r->rank == 0)
-        for (int64_t i = 0; i < w->n_ranks; i++) memcpy((char *)root_buf + (size_t)i * bytes, w->gather_src[i], bytes);
-    if (bcast && r->rank != 0) memcpy(host_buf, w->gather_src[0], bytes);
-    return lt_barrier(st, timeout_s, err);
+    return lt_barrier(r, timeout_s, err);
 }
 
 static int lt_gather(void *st, const void *host_buf, size_t bytes, void *root_buf, double timeout_s, rs_err_t *err) {
-    return lt_exchange(st, (void *)host_buf, bytes, root_buf, false, timeout_s, err);
+    local_rank_t *r = st;
+    rs_local_world_t *w = r->w;
+    if (lt_show(r, host_buf, timeout_s, err) < 0) return -1;
+    if (r->rank == 0)
+        for (int64_t i = 0; i < w->n_ranks; i++) memcpy((char *)root_buf + (size_t)i * bytes, w->gather_src[i], bytes);
+    return lt_barrier(st, timeout_s, err);
 }
 
 static int lt_bcast(void *st, void *host_buf, size_t bytes, double timeout_s, rs_err_t *err) {
-    return lt_exchange(st, host_buf, bytes, NULL, true, timeout_s, err);
+    local_rank_t *r = st;
+    if (lt_show(r, host_buf, timeout_s, err) < 0) return -1;
+    if (r->rank != 0) memcpy(host_buf, r->w->gather_src[0], bytes);
+    return lt_barrier(st, timeout_s, err);
 }
 
 static void lt_abort(void *st, int exit_code) {

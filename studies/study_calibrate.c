@@ -70,7 +70,7 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     if (job->be->kernel_tile) job->be->kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
     rs_calib_opts_t co = j->calib; /* MPI moving data only inside the compute's polls: the poll model too */
     co.polled = !strcmp(job->launch, "mpirun") && j->job.progress == RS_PROGRESS_POLL;
-    if (rs_calibrate(&p, job->cops, job->tops, job->ts, &co, &c, &err) < 0) {
+    if (rs_calibrate(&p, job, &co, &c, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: rank %lld: %s\n", (long long)rank, err.msg);
         return RS_EXIT_FAIL;
     }

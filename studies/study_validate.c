@@ -255,7 +255,7 @@ static int val_calibrate_pass(val_t *v, val_pass_t *ps) {
     } else {
         rs_calib_opts_t co = in->calib;
         co.polled = val_polled(v);
-        if (rs_calibrate(&ps->prob, job->cops, job->tops, job->ts, &co, &ps->calib, &err) < 0) {
+        if (rs_calibrate(&ps->prob, job, &co, &ps->calib, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: calibration: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
@@ -293,19 +293,19 @@ static int val_samples(val_t *v, val_pass_t *ps, int i) {
     const rs_exec_job_t *job = v->job;
     rs_err_t err = {0};
     if (in->calibrated) return RS_EXIT_OK;
-    if (rs_calib_kernel_point(&ps->prob, in->b[i], job->cops, job->local_rank, in->calib.min_time_s / v->rounds, 2, ps->ksmp[i],
-                              KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
+    const rs_calib_point_t pt = {&ps->prob, in->b[i], job->cops, job->local_rank, in->calib.min_time_s / v->rounds, 2};
+    if (rs_calib_kernel_point(&pt, ps->ksmp[i], KCAP, &ps->nk[i], &ps->kflops[i], &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     for (int mk = 0; ps->masks && mk < 2 && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS; mk++) /* the causal calls' level now */
-        if (rs_calib_call_median(&ps->prob, in->b[i], mk ? RS_KMASK_SHIFTED : RS_KMASK_CAUSAL, job->cops, job->local_rank,
-                                 in->calib.min_time_s / v->rounds, 2, &ps->kmask[i][mk][ps->nkmask[i]], &ps->kmask_useful[i][mk],
-                                 &err) < 0)
+        if (rs_calib_call_median(&pt, mk ? RS_KMASK_SHIFTED : RS_KMASK_CAUSAL, &ps->kmask[i][mk][ps->nkmask[i]],
+                                 &ps->kmask_useful[i][mk], &err) < 0)
             return fail(v, RS_EXIT_FAIL, "rank %lld: kernel sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     if (ps->masks && ps->nkmask[i] < RS_VALIDATE_MAX_ROUNDS) ps->nkmask[i]++;
     if (job->n_ranks >= 2 &&
-        rs_calib_overlap_samples(&ps->prob, in->b[i], job->cops, job->local_rank, job->tops, job->ts, OREPS, in->exec.timeout_s,
-                                 ps->oend[i], ps->oend_fresh[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i], ps->oxfer_reused[i], OCAP, &ps->no[i],
-                                 &ps->oflows[i], &err) < 0)
+        rs_calib_overlap_samples(job, &(rs_calib_overlap_req_t){&ps->prob, in->b[i], OREPS, in->exec.timeout_s},
+                                 &(rs_calib_overlap_samples_t){ps->oend[i], ps->oend_fresh[i], ps->obusy[i], ps->oalone[i], ps->oxfer[i],
+                                                               ps->oxfer_reused[i], OCAP, &ps->no[i], &ps->oflows[i]},
+                                 &err) < 0)
         return fail(v, RS_EXIT_FAIL, "rank %lld: overlap sample B=%lld: %s", (long long)job->rank, (long long)in->b[i], err.msg);
     return RS_EXIT_OK;
 }
@@ -361,7 +361,7 @@ static int val_refit_kernel(val_t *v, val_pass_t *ps) {
     if (job->rank == 0 && !kt) return fail(v, RS_EXIT_FAIL, "out of memory");
     int rc = RS_EXIT_OK;
     for (int i = 0; i < in->n_b && rc == RS_EXIT_OK; i++)
-        if (rs_calib_rank_values(job->tops, job->ts, ps->ksmp[i], ps->nk[i], in->exec.timeout_s,
+        if (rs_calib_rank_values(job, ps->ksmp[i], ps->nk[i], in->exec.timeout_s,
                                  kt ? kt + (size_t)i * (size_t)P : NULL, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             rc = RS_EXIT_FAIL;
@@ -418,12 +418,12 @@ static int val_refit_overlap(val_t *v, val_pass_t *ps) {
     int n_sizes = 0;
     for (int i = 0; job->n_ranks >= 2 && i < in->n_b; i++) {
         double e_s, ef_s, busy_s, alone_s, x_s, xr_s;
-        if (rs_calib_rank_median(job->tops, job->ts, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oend_fresh[i], ps->no[i], in->exec.timeout_s, &ef_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0 ||
-            rs_calib_rank_median(job->tops, job->ts, ps->oxfer_reused[i], ps->no[i], in->exec.timeout_s, &xr_s, &err) < 0) {
+        if (rs_calib_rank_median(job, ps->oend[i], ps->no[i], in->exec.timeout_s, &e_s, &err) < 0 ||
+            rs_calib_rank_median(job, ps->oend_fresh[i], ps->no[i], in->exec.timeout_s, &ef_s, &err) < 0 ||
+            rs_calib_rank_median(job, ps->obusy[i], ps->no[i], in->exec.timeout_s, &busy_s, &err) < 0 ||
+            rs_calib_rank_median(job, ps->oalone[i], ps->no[i], in->exec.timeout_s, &alone_s, &err) < 0 ||
+            rs_calib_rank_median(job, ps->oxfer[i], ps->no[i], in->exec.timeout_s, &x_s, &err) < 0 ||
+            rs_calib_rank_median(job, ps->oxfer_reused[i], ps->no[i], in->exec.timeout_s, &xr_s, &err) < 0) {
             fprintf(stderr, "ringsim validate: rank %lld: %s\n", (long long)job->rank, err.msg);
             return RS_EXIT_FAIL;
         }
@@ -487,7 +487,7 @@ static int val_mask_time(val_t *v, val_pass_t *ps, int i, int mk, double *t_s) {
     for (int r = 0; r < ps->nkmask[i]; r++) smp[r] = ps->kmask[i][mk][r];
     rs_err_t err = {0};
     *t_s = 0;
-    if (rs_calib_rank_values(job->tops, job->ts, smp, (size_t)ps->nkmask[i], v->in->exec.timeout_s, all, &err) < 0) {
+    if (rs_calib_rank_values(job, smp, (size_t)ps->nkmask[i], v->in->exec.timeout_s, all, &err) < 0) {
         free(all);
         return fail(v, RS_EXIT_FAIL, "rank %lld: %s", (long long)job->rank, err.msg);
     }

@@ -30,13 +30,14 @@ int main(int argc, char **argv) {
         for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
             for (int c = 1; c >= 0; c--)
                 for (int rank = 0; rank < N; rank++) {
-                    DevCase dc = dev_case((rs_layout_t)lay, c, S, N, rank, RS_PASS_FORWARD, cb, chq, chkv, dim,
-                                          rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern));
+                    DevCase dc = dev_case({(rs_layout_t)lay, c != 0, S, N, rank, RS_PASS_FORWARD, cb, chq, chkv, dim,
+                                           rs_gpu_fwd_tile_q(kern), rs_gpu_fwd_tile_k(kern)});
                     const int B = S / N;
                     rs_gpu_shape_t sh = {dtype, cb, chq, chkv, dim, B, B, 1.0f / sqrtf((float)dim)};
                     const size_t nq = rs_gpu_shape_q_elems(&sh), nk = rs_gpu_shape_kv_elems(&sh), nr = rs_gpu_shape_row_elems(&sh);
-                    std::vector<uint16_t> hq16(nq), hk16(nk), hv16(nk), hout(nq);
-                    std::vector<double> q(nq), k(nk), v(nk), o(nq), m(nr), l(nr), out(nq), lse(nr);
+                    std::vector<uint16_t> hq16(nq), hout(nq);
+                    DevKV kv(nk);
+                    std::vector<double> q(nq), o(nq), m(nr), l(nr), out(nq), lse(nr);
                     std::vector<float> hlse(nr);
                     rs_gpu_fill_random(dtype, hq16.data(), nq, 2.0, 11 + rank);
                     rs_gpu_unpack(dtype, hq16.data(), q.data(), nq);
@@ -45,29 +46,32 @@ int main(int argc, char **argv) {
                     float *d_o = dev_alloc<float>(nq), *d_m = dev_alloc<float>(nr), *d_l = dev_alloc<float>(nr);
                     float *d_lse = dev_alloc<float>(nr);
                     dev_upload(dq, hq16.data(), nq);
-                    dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
-                    rs_gpu_ref_fwd_init(&sh, o.data(), m.data(), l.data());
+                    const rs_gpu_fwd_bufs_t gb = {dq, dk, dv, d_o, d_m, d_l, dout, NULL, d_lse};
+                    const rs_gpu_ref_bufs_t rb = {q.data(), kv.k.data(), kv.v.data(), NULL, o.data(), m.data(), l.data(), out.data(),
+                                                  lse.data(), NULL, NULL, NULL, NULL};
+                    dev_try(rs_gpu_fwd_init(&sh, &gb, st, &err), &err);
+                    rs_gpu_ref_fwd_init(&sh, &rb);
                     for (int64_t step = 0; step < rs_schedule_n_steps(dc.sched); step++) {
                         rs_step_t s;
                         rs_gpu_step_desc_t desc;
                         rs_schedule_step(dc.sched, rank, step, &s);
                         dev_try(rs_gpu_desc_from_step(&s, &desc, &err), &err);
-                        dev_step_kv(dtype, s, nk, hk16, hv16, k, v);
-                        dev_upload(dk, hk16.data(), nk);
-                        dev_upload(dv, hv16.data(), nk);
-                        dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err);
+                        dev_step_kv(dtype, s, nk, kv);
+                        dev_upload(dk, kv.k16.data(), nk);
+                        dev_upload(dv, kv.v16.data(), nk);
+                        dev_try(rs_gpu_fwd_step(kern, &sh, &desc, &gb, st, &err), &err);
                         RS_CUDA_CHECK(cudaDeviceSynchronize());
-                        rs_gpu_ref_fwd_step(&sh, &desc, q.data(), k.data(), v.data(), o.data(), m.data(), l.data());
+                        rs_gpu_ref_fwd_step(&sh, &desc, &rb);
                     }
-                    dev_try(rs_gpu_fwd_finalize(&sh, d_o, d_m, d_l, dout, NULL, d_lse, st, &err), &err);
+                    dev_try(rs_gpu_fwd_finalize(&sh, &gb, st, &err), &err);
                     RS_CUDA_CHECK(cudaDeviceSynchronize());
-                    rs_gpu_ref_fwd_finalize(&sh, o.data(), m.data(), l.data(), out.data(), lse.data());
+                    rs_gpu_ref_fwd_finalize(&sh, &rb);
                     dev_download(hout.data(), dout, nq);
                     dev_download(hlse.data(), d_lse, nr);
                     char name[64];
                     snprintf(name, sizeof name, "%s %s rank %d", rs_layout_name((rs_layout_t)lay), c ? "causal" : "full", rank);
-                    rs_gpu_check_t co = rs_gpu_check_16(name, dtype, hout.data(), out.data(), nq, 2e-2, 2e-2, 5);
-                    rs_gpu_check_t cl = rs_gpu_check_f32(name, hlse.data(), lse.data(), nr, 1e-3, 1e-3, 5);
+                    rs_gpu_check_t co = rs_gpu_check_16(name, dtype, hout.data(), out.data(), nq, {2e-2, 2e-2, 5});
+                    rs_gpu_check_t cl = rs_gpu_check_f32(name, hlse.data(), lse.data(), nr, {1e-3, 1e-3, 5});
                     const bool ok = co.n_bad == 0 && cl.n_bad == 0 && co.rel_l2 <= 1e-2 && cl.rel_l2 <= 1e-3;
                     failed += !ok;
                     printf("  %-28s %11.3e %11.3e %11.3e %8zu %s\n", name, co.rel_l2, co.max_abs_err, cl.rel_l2,
@@ -92,14 +96,13 @@ int main(int argc, char **argv) {
             dev_random_upload(dtype, h, dq, nq, 2.0, 1 + shp.q);
             dev_random_upload(dtype, h, dk, nk, 2.0, 2 + shp.k);
             dev_random_upload(dtype, h, dv, nk, 1.0, 3 + shp.k);
+            const rs_gpu_fwd_bufs_t gb = {dq, dk, dv, d_o, d_m, d_l, NULL, NULL, NULL};
             for (const DevMask &mk : masks) {
-                dev_try(rs_gpu_fwd_init(&sh, d_o, d_m, d_l, st, &err), &err);
-                double useful, exec;
+                dev_try(rs_gpu_fwd_init(&sh, &gb, st, &err), &err);
+                DevFlops fl;
                 const rs_gpu_step_desc_t desc = dev_call(shp, mk, 4.0 * dim * hq * batch, rs_gpu_fwd_tile_q(kern),
-                                                         rs_gpu_fwd_tile_k(kern), &useful, &exec);
-                double t = dev_time_median(
-                    [&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, dq, dk, dv, d_o, d_m, d_l, st, &err), &err); },
-                    warmup, reps);
+                                                         rs_gpu_fwd_tile_k(kern), &fl);
+                double t = dev_time_median([&] { dev_try(rs_gpu_fwd_step(kern, &sh, &desc, &gb, st, &err), &err); }, warmup, reps);
                 RS_CUDA_CHECK(cudaGetLastError());
                 std::vector<float> lcheck(nr);
                 dev_download(lcheck.data(), d_l, nr);
@@ -109,7 +112,7 @@ int main(int argc, char **argv) {
                         failed++;
                         break;
                     }
-                dev_time_row("forward", shp, batch, hq, hkv, dim, mk, t, useful, exec);
+                dev_time_row("forward", args, shp, mk, t, fl);
             }
             cudaFree(dq), cudaFree(dk), cudaFree(dv), cudaFree(d_o), cudaFree(d_m), cudaFree(d_l);
         }

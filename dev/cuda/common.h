@@ -96,20 +96,29 @@ struct DevCase {
     int64_t rank;            // the rank whose steps are folded
 };
 
-static inline DevCase dev_case(rs_layout_t lay, bool causal, int64_t seq, int64_t n, int64_t rank, rs_pass_t pass,
-                               int batch, int hq, int hkv, int d, int tq, int tk) {
+// What a check case is: the ring, its shape and the kernel's tile.
+struct DevCaseSpec {
+    rs_layout_t lay;         // layout
+    bool causal;             // causal mask
+    int64_t seq, n, rank;    // S tokens over N ranks; the rank whose steps are folded
+    rs_pass_t pass;          // the pass
+    int batch, hq, hkv, d;   // shape
+    int tq, tk;              // the kernel's tile (the schedule's executed FLOPs)
+};
+
+static inline DevCase dev_case(const DevCaseSpec &sp) {
     DevCase c;
     rs_problem_default(&c.prob);
-    c.prob.seq_tokens = seq, c.prob.n_ranks = n, c.prob.layout = lay, c.prob.causal = causal, c.prob.pass = pass;
-    c.prob.batch = batch, c.prob.q_heads = hq, c.prob.kv_heads = hkv, c.prob.head_dim = d;
-    c.prob.tile_q = tq, c.prob.tile_k = tk;
+    c.prob.seq_tokens = sp.seq, c.prob.n_ranks = sp.n, c.prob.layout = sp.lay, c.prob.causal = sp.causal, c.prob.pass = sp.pass;
+    c.prob.batch = sp.batch, c.prob.q_heads = sp.hq, c.prob.kv_heads = sp.hkv, c.prob.head_dim = sp.d;
+    c.prob.tile_q = sp.tq, c.prob.tile_k = sp.tk;
     rs_err_t err = {};
     c.sched = rs_schedule_create(&c.prob, &err);
     if (!c.sched) {
         fprintf(stderr, "schedule: %s\n", err.msg);
         exit(2);
     }
-    c.rank = rank;
+    c.rank = sp.rank;
     return c;
 }
 
@@ -124,6 +133,10 @@ struct DevShape {
 struct DevMask {
     const char *name;
     int mask, diag;
+};
+// A timed call's FLOPs: useful (visible pairs) and executed (the kernel's tiles, masked pairs included).
+struct DevFlops {
+    double useful, exec;
 };
 
 // n random 16-bit values (rs_gpu_fill_random's amp and seed) made in the host buffer h, copied to dst.
@@ -142,25 +155,30 @@ static inline bool dev_step(const DevCase &dc, int64_t step, rs_step_t *s, rs_gp
     return true;
 }
 
-// One timed call of shape shp and mask mk: its descriptor, and its useful and executed FLOPs at
-// per_pair FLOPs per (query, key) pair (executed: the kernel's tq x tk tiles, masked pairs included).
-static inline rs_gpu_step_desc_t dev_call(const DevShape &shp, const DevMask &mk, double per_pair, int tq, int tk,
-                                          double *useful, double *exec) {
+// One timed call of shape shp and mask mk: its descriptor, and its FLOPs *f at per_pair FLOPs per
+// (query, key) pair (executed: the kernel's tq x tk tiles).
+static inline rs_gpu_step_desc_t dev_call(const DevShape &shp, const DevMask &mk, double per_pair, int tq, int tk, DevFlops *f) {
     rs_gpu_step_desc_t desc;
     rs_gpu_desc_single(shp.q, shp.k, mk.mask, mk.diag, &desc);
-    *useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
-    *exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, tq, tk);
+    f->useful = per_pair * (double)rs_gpu_desc_pairs(&desc);
+    f->exec = per_pair * (double)rs_gpu_desc_exec_pairs(&desc, tq, tk);
     return desc;
 }
 
-// The K,V block a step attends to, made as the checks make it: 16-bit values seeded by the block's
-// owner (hk16, hv16; n elements each) and their float64 unpacking (k, v).
-static inline void dev_step_kv(rs_gpu_dtype_t dtype, const rs_step_t &s, size_t n, std::vector<uint16_t> &hk16,
-                               std::vector<uint16_t> &hv16, std::vector<double> &k, std::vector<double> &v) {
-    rs_gpu_fill_random(dtype, hk16.data(), n, 2.0, 100 + s.kv_owner);
-    rs_gpu_fill_random(dtype, hv16.data(), n, 1.0, 200 + s.kv_owner);
-    rs_gpu_unpack(dtype, hk16.data(), k.data(), n);
-    rs_gpu_unpack(dtype, hv16.data(), v.data(), n);
+// The K,V block a step attends to on the host: its 16-bit values (k16, v16) and their float64 (k, v).
+struct DevKV {
+    std::vector<uint16_t> k16, v16;
+    std::vector<double> k, v;
+    explicit DevKV(size_t n) : k16(n), v16(n), k(n), v(n) {}
+};
+
+// The K,V block of step s, made as the checks make it: 16-bit values of n elements each, seeded by
+// the block's owner, and their float64 unpacking.
+static inline void dev_step_kv(rs_gpu_dtype_t dtype, const rs_step_t &s, size_t n, DevKV &kv) {
+    rs_gpu_fill_random(dtype, kv.k16.data(), n, 2.0, 100 + s.kv_owner);
+    rs_gpu_fill_random(dtype, kv.v16.data(), n, 1.0, 200 + s.kv_owner);
+    rs_gpu_unpack(dtype, kv.k16.data(), kv.k.data(), n);
+    rs_gpu_unpack(dtype, kv.v16.data(), kv.v.data(), n);
 }
 
 // "a,b,c" -> {"a", "b", "c"} (an empty text gives one empty item).
@@ -205,18 +223,6 @@ static inline std::vector<DevMask> dev_masks(const char *prog, const char *text)
     return out;
 }
 
-// One row of the timing table (the header is dev_time_header()); gnuplot-readable.
-static inline void dev_time_header(void) {
-    printf("# %-8s %6s %6s %5s %5s %5s %4s %-8s %10s %12s %12s\n", "pass", "q", "k", "batch", "hq", "hkv", "d", "mask",
-           "time_ms", "TFLOPs_usef", "TFLOPs_exec");
-}
-static inline void dev_time_row(const char *pass, const DevShape &s, int batch, int hq, int hkv, int d,
-                                const DevMask &m, double t_s, double useful, double exec) {
-    printf("  %-8s %6d %6d %5d %5d %5d %4d %-8s %10.4f %12.1f %12.1f\n", pass, s.q, s.k, batch, hq, hkv, d, m.name,
-           t_s * 1e3, useful / t_s * 1e-12, exec / t_s * 1e-12);
-    fflush(stdout);
-}
-
 // ---- the command line both programs share -----------------------------------------------------
 struct DevArgs {
     rs_gpu_kernel_t kern = RS_GPU_KERNEL_MMA; // VARIANT
@@ -226,6 +232,18 @@ struct DevArgs {
     std::vector<DevShape> shapes; // --rows
     std::vector<DevMask> masks;   // --mask
 };
+
+// One row of the timing table (the header is dev_time_header()); gnuplot-readable.
+static inline void dev_time_header(void) {
+    printf("# %-8s %6s %6s %5s %5s %5s %4s %-8s %10s %12s %12s\n", "pass", "q", "k", "batch", "hq", "hkv", "d", "mask",
+           "time_ms", "TFLOPs_usef", "TFLOPs_exec");
+}
+static inline void dev_time_row(const char *pass, const DevArgs &a, const DevShape &s, const DevMask &m, double t_s,
+                                DevFlops f) {
+    printf("  %-8s %6d %6d %5d %5d %5d %4d %-8s %10.4f %12.1f %12.1f\n", pass, s.q, s.k, a.batch, a.hq, a.hkv, a.dim, m.name,
+           t_s * 1e3, f.useful / t_s * 1e-12, f.exec / t_s * 1e-12);
+    fflush(stdout);
+}
 
 static inline void dev_usage_text(const char *prog) {
     printf("usage: %s [VARIANT] [options]\n"

@@ -1,5 +1,5 @@
-/* attn.h - the CUDA attention kernels of one ring step (C API; implemented in attn_fwd.cu and
- * attn_bwd.cu). Layouts, statistics and masks: gpu_host.h and tile.h.
+/* attn.h - the CUDA attention kernels of one ring step (C API; implemented in attn_fwd.cu, attn_bwd.cu
+ * and the elementwise ones in gpu_elementwise.cu). Layouts, statistics and masks: gpu_host.h and tile.h.
  *
  * Variants (llm.c pattern: the plain reference beside the fast one, both checked by dev/cuda):
  *   RS_GPU_KERNEL_REF  one warp per row, fp32 scalar math, any head_dim in [8, 256]; slow, obvious.
@@ -39,7 +39,7 @@ typedef enum {
 } rs_gpu_kernel_t;
 const char *rs_gpu_kernel_name(rs_gpu_kernel_t k); /* "ref" | "mma" | "mma-ldsm" | "mma64" */
 /* The variant `ringsim exec --backend gpu` runs (RINGSIM_GPU_KERNEL=<name> overrides it): the fastest
- * correct one measured on an H200 (docs/gpu.md). */
+ * correct one on an H200 (docs/gpu.md). */
 #define RS_GPU_KERNEL_DEFAULT RS_GPU_KERNEL_MMA64
 
 /* Tile sizes of a variant (rows of Q x rows of KV per CTA step); the problem's tile_q x tile_k
@@ -51,32 +51,47 @@ int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k); /* MMA: 64 */
 /* Does variant k support this shape (MMA: head_dim 64 or 128)? Can't fail. */
 bool rs_gpu_kernel_supports(rs_gpu_kernel_t k, const rs_gpu_shape_t *sh);
 
-/* Forward. o, m, l are fp32 (see gpu_host.h); q: Q layout, k and v: KV layout, of sh->dtype.
- * init: o = 0, m = -inf, l = 0. step: fold the step's visible keys into (o, m, l).
- * finalize: out = o / l in sh->dtype (and out_f32 if non-NULL), lse = m + log l; rows with l = 0
- * give 0 and -inf. */
-int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, float *o, float *m, float *l, cudaStream_t stream,
-                    rs_err_t *err);
-int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc,
-                    const void *q, const void *k, const void *v, float *o, float *m, float *l,
-                    cudaStream_t stream, rs_err_t *err);
-int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m, const float *l,
-                        void *out, float *out_f32, float *lse, cudaStream_t stream, rs_err_t *err);
+/* The forward's device buffers (layouts: gpu_host.h). */
+typedef struct {
+    const void *q;          /* Q layout, sh->dtype */
+    const void *k, *v;      /* KV layout, sh->dtype */
+    float *o, *m, *l;       /* the running state, fp32: unnormalised O, row max, normaliser */
+    void *out;              /* finalize: O / l in sh->dtype */
+    float *out_f32;         /* finalize: the same in fp32 (NULL: not wanted) */
+    float *lse;             /* finalize: m + log l */
+} rs_gpu_fwd_bufs_t;
 
-/* pass-q's merge: fold one partial output (o_part in sh->dtype, normalised; lse_part fp32; Q layout and
- * rows of sh) into an fp32 accumulator (acc_o normalised over what it holds, acc_lse; start from 0 and
- * -inf): lse = log(e^acc_lse + e^lse_part), acc_o = e^(acc_lse - lse) acc_o + e^(lse_part - lse) o_part. */
-int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *o_part, const float *lse_part, float *acc_o, float *acc_lse,
-                      cudaStream_t stream, rs_err_t *err);
+/* Forward. init: o = 0, m = -inf, l = 0. step: fold the step's visible keys of k, v for the queries
+ * q into (o, m, l). finalize: out = o / l in sh->dtype (and out_f32 if non-NULL), lse = m + log l;
+ * rows with l = 0 give 0 and -inf. Each reads only the buffers it names. */
+int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, const rs_gpu_fwd_bufs_t *b, cudaStream_t stream, rs_err_t *err);
+int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_fwd_bufs_t *b,
+                    cudaStream_t stream, rs_err_t *err);
+int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const rs_gpu_fwd_bufs_t *b, cudaStream_t stream, rs_err_t *err);
+
+/* pass-q's merge: fold one partial output (a partial buffer part: O in sh->dtype, normalised, Q layout
+ * and rows of sh, then its lse in fp32, exec.h) into an fp32 accumulator (acc_o normalised over what it
+ * holds, acc_lse; start from 0 and -inf): lse = log(e^acc_lse + e^lse_part),
+ * acc_o = e^(acc_lse - lse) acc_o + e^(lse_part - lse) o_part. */
+int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *part, float *acc_o, float *acc_lse, cudaStream_t stream,
+                      rs_err_t *err);
+
+/* The backward's device buffers. */
+typedef struct {
+    const void *q, *dout;   /* Q layout, sh->dtype */
+    const void *k, *v;      /* KV layout, sh->dtype */
+    const void *out;        /* prep: the forward's O (normalised), sh->dtype */
+    const float *lse;       /* the forward's log-sum-exp, rows */
+    float *dvec;            /* D = rowsum(dO * O), rows (prep writes it, step reads it) */
+    float *dq;              /* accumulator, Q layout, fp32 */
+    float *dk, *dv;         /* accumulators, KV layout, fp32 */
+} rs_gpu_bwd_bufs_t;
 
 /* Backward. prep: dvec = rowsum(dout * out) (fp32). step: recompute P from lse and accumulate
  * dq (Q layout), dk and dv (KV layout), all fp32, with +=. */
-int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout, float *dvec,
+int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const rs_gpu_bwd_bufs_t *b, cudaStream_t stream, rs_err_t *err);
+int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_bwd_bufs_t *b,
                     cudaStream_t stream, rs_err_t *err);
-int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc,
-                    const void *q, const void *k, const void *v, const void *dout, const float *lse,
-                    const float *dvec, float *dq, float *dk, float *dv, cudaStream_t stream,
-                    rs_err_t *err);
 
 /* Test hook: one thread on `stream` that spins until *release (device address of host-mapped
  * memory) is non-zero or max_s seconds have passed, so work queued behind it stalls but nothing

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "attn.h"
+#include "attn_launch.cuh"
 #include "check.h"
 #include "mma.cuh"
 
@@ -10,15 +11,11 @@ using namespace rsg;
 
 #define LOG2E_F 1.4426950408889634f
 
-struct BwdParams {
+struct BwdParams : StepDims {
     const void *q, *k, *v, *dout; // Q, dO (Q layout); K, V (KV layout)
     const float *lse, *dvec;      // (batch, hq, q_rows)
     float *dq, *dk, *dv;          // fp32 accumulators (+=)
-    int hq, hkv, d;
-    int q_rows, kv_rows;
-    float scale;
     int tiles_k0;                 // MMA: KV tiles of KV segment 0
-    rs_gpu_step_desc_t desc;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -39,6 +36,23 @@ __global__ void bwd_prep_kernel(const T *out, const T *dout, float *dvec, size_t
 // Reference. dQ: one warp per (batch*head, Q row) over its visible keys. dK, dV: one warp per
 // (batch*kv head, KV row) over the visible query rows of every head of its group (no atomics).
 // ---------------------------------------------------------------------------------------------------
+// The two dot products of a reference kernel's inner loop over one row pair, summed over the warp:
+// x = a . u and y = b . w, where lane holds a[x], b[x] for columns lane + 32 x (< d) and u, w are rows
+// of d elements in memory.
+template <typename T>
+__device__ __forceinline__ float2 warp_dot2(const float (&a)[8], const T *u, const float (&b)[8], const T *w, int d, int lane) {
+    float x = 0.f, y = 0.f;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const int c = lane + 32 * i;
+        if (c < d) {
+            x += a[i] * to_f32<T>(u[c]);
+            y += b[i] * to_f32<T>(w[c]);
+        }
+    }
+    return make_float2(warp_sum(x), warp_sum(y));
+}
+
 template <typename T>
 __global__ void attn_bwd_ref_dq(BwdParams p) {
     const int lane = threadIdx.x & 31;
@@ -68,18 +82,8 @@ __global__ void attn_bwd_ref_dq(BwdParams p) {
         for (int j = 0; j < nk; j++) {
             if (!rs_gpu_pair_visible(B.mask, B.diag, i, j)) continue;
             const T *kr = kb + (size_t)(koff + j) * p.d, *vr = vb + (size_t)(koff + j) * p.d;
-            float s = 0.f, dp = 0.f;
-#pragma unroll
-            for (int x = 0; x < 8; x++) {
-                const int c = lane + 32 * x;
-                if (c < p.d) {
-                    s += qv[x] * to_f32<T>(kr[c]);
-                    dp += dov[x] * to_f32<T>(vr[c]);
-                }
-            }
-            s = warp_sum(s);
-            dp = warp_sum(dp);
-            const float pr = expf(s * p.scale - lse), ds = pr * (dp - dd);
+            const float2 sd = warp_dot2(qv, kr, dov, vr, p.d, lane); // S and dP
+            const float pr = expf(sd.x * p.scale - lse), ds = pr * (sd.y - dd);
 #pragma unroll
             for (int x = 0; x < 8; x++) {
                 const int c = lane + 32 * x;
@@ -126,18 +130,8 @@ __global__ void attn_bwd_ref_dkv(BwdParams p) {
                 const float lse = p.lse[ri];
                 if (lse == -INFINITY) continue;
                 const T *qr = (const T *)p.q + ri * p.d, *dor = (const T *)p.dout + ri * p.d;
-                float s = 0.f, dp = 0.f;
-#pragma unroll
-                for (int x = 0; x < 8; x++) {
-                    const int c = lane + 32 * x;
-                    if (c < p.d) {
-                        s += kv_[x] * to_f32<T>(qr[c]);
-                        dp += vv[x] * to_f32<T>(dor[c]);
-                    }
-                }
-                s = warp_sum(s);
-                dp = warp_sum(dp);
-                const float pr = expf(s * p.scale - lse), ds = pr * (dp - p.dvec[ri]);
+                const float2 sd = warp_dot2(kv_, qr, vv, dor, p.d, lane); // S and dP
+                const float pr = expf(sd.x * p.scale - lse), ds = pr * (sd.y - p.dvec[ri]);
 #pragma unroll
                 for (int x = 0; x < 8; x++) {
                     const int c = lane + 32 * x;
@@ -175,18 +169,22 @@ template <int D, int TQ> constexpr int bwd_smem_bytes() {
     return (2 * BWD_TK * (D + 8) + 4 * TQ * (D + 8) + BWD_TK * (TQ + 8)) * 2 + 4 * TQ * 4;
 }
 
-// Next (query head hh, block bi, Q tile it) after the given one whose tile with KV rows [j0, j1)
-// of segment ks is not SKIP. Start from (0, 0, -1). Uniform across the CTA.
+// A CTA's KV tile: rows [j0, j1) of KV segment ks.
+struct KvTile {
+    int ks, j0, j1;
+};
+
+// Next (query head hh, block bi, Q tile it) after the given one whose tile with the KV tile kt is not
+// SKIP. Start from (0, 0, -1). Uniform across the CTA.
 template <int TQ>
-__device__ __forceinline__ bool next_q_tile(const rs_gpu_step_desc_t &d, int ks, int j0, int j1, int group,
-                                            int &hh, int &bi, int &it) {
+__device__ __forceinline__ bool next_q_tile(const rs_gpu_step_desc_t &d, const KvTile &kt, int group, int &hh, int &bi, int &it) {
     while (hh < group) {
         const rs_gpu_blk_t &B = d.blocks[bi];
-        if (B.kv_seg == ks && B.mask != RS_GPU_MASK_SKIP) {
+        if (B.kv_seg == kt.ks && B.mask != RS_GPU_MASK_SKIP) {
             const int nq = d.q[B.q_seg].len;
             while ((++it) * TQ < nq) {
                 const int i0 = it * TQ, i1 = min(i0 + TQ, nq);
-                if (rs_gpu_tile_class(B.mask, B.diag, i0, i1, j0, j1) != RS_GPU_TILE_SKIP) return true;
+                if (rs_gpu_tile_class(B.mask, B.diag, i0, i1, kt.j0, kt.j1) != RS_GPU_TILE_SKIP) return true;
             }
         }
         it = -1;
@@ -225,8 +223,9 @@ __global__ void __launch_bounds__(BWD_THREADS, 1) attn_bwd_mma(BwdParams p) {
     const int bkv = blockIdx.y, b = bkv / p.hkv, kvh = bkv % p.hkv, group = p.hq / p.hkv;
     const int j0 = tile * TK, krows = min(TK, sd.kv[ks].len - j0);
     const size_t krow0 = (size_t)bkv * p.kv_rows + sd.kv[ks].off + j0; // global row of the tile start
+    const KvTile kt = {ks, j0, j0 + krows};
     int hh = 0, bi = 0, it = -1;
-    if (!next_q_tile<TQ>(sd, ks, j0, j0 + krows, group, hh, bi, it)) return;
+    if (!next_q_tile<TQ>(sd, kt, group, hh, bi, it)) return;
 
     {
         const T *kg = static_cast<const T *>(p.k) + krow0 * D, *vg = static_cast<const T *>(p.v) + krow0 * D;
@@ -268,9 +267,11 @@ __global__ void __launch_bounds__(BWD_THREADS, 1) attn_bwd_mma(BwdParams p) {
     const float scale_log2 = p.scale * LOG2E_F;
     const int w0 = warp * 16; // this warp's KV rows in the tile
     int buf = 0;
+    // deliberate twin of attn_fwd_mma (attn_fwd.cu)'s loop: the same double-buffered cp.async pipeline (prefetch the next
+    // item, wait for the current one, compute, release the buffer) over each pass's own tiles
     for (;;) {
         int nhh = hh, nbi = bi, nit = it;
-        const bool has_next = next_q_tile<TQ>(sd, ks, j0, j0 + krows, group, nhh, nbi, nit);
+        const bool has_next = next_q_tile<TQ>(sd, kt, group, nhh, nbi, nit);
         if (has_next) {
             load_q(nhh, nbi, nit, buf ^ 1);
             cp_async_commit();
@@ -435,34 +436,27 @@ extern "C" {
 int rs_gpu_bwd_tile_q(rs_gpu_kernel_t k) { return k != RS_GPU_KERNEL_REF ? BWD_TQ : 1; }
 int rs_gpu_bwd_tile_k(rs_gpu_kernel_t k) { return k != RS_GPU_KERNEL_REF ? BWD_TK : 1; }
 
-int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const void *out, const void *dout, float *dvec, cudaStream_t stream,
-                    rs_err_t *err) {
+int rs_gpu_bwd_prep(const rs_gpu_shape_t *sh, const rs_gpu_bwd_bufs_t *b, cudaStream_t stream, rs_err_t *err) {
     const size_t nr = rs_gpu_shape_row_elems(sh);
     const unsigned grid = (unsigned)((nr + 7) / 8);
     if (sh->dtype == RS_GPU_BF16)
-        bwd_prep_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>((const __nv_bfloat16 *)out, (const __nv_bfloat16 *)dout, dvec, nr, sh->head_dim);
+        bwd_prep_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>((const __nv_bfloat16 *)b->out, (const __nv_bfloat16 *)b->dout, b->dvec, nr,
+                                                                 sh->head_dim);
     else
-        bwd_prep_kernel<__half><<<grid, 256, 0, stream>>>((const __half *)out, (const __half *)dout, dvec, nr, sh->head_dim);
+        bwd_prep_kernel<__half><<<grid, 256, 0, stream>>>((const __half *)b->out, (const __half *)b->dout, b->dvec, nr, sh->head_dim);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }
 
 
-int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const void *q,
-                    const void *k, const void *v, const void *dout, const float *lse, const float *dvec, float *dq,
-                    float *dk, float *dv, cudaStream_t stream, rs_err_t *err) {
-    if (!rs_gpu_kernel_supports(kern, sh))
-        return rs_errf(err, "gpu: the %s backward kernel does not support head_dim %d (mma: 64 or 128)",
-                       rs_gpu_kernel_name(kern), sh->head_dim);
-    if (desc->n_blocks == 0) return 0;
-    if ((long long)sh->batch * sh->q_heads > 65535)
-        return rs_errf(err, "gpu: batch x q_heads = %lld: must be <= 65535 (grid.y)", (long long)sh->batch * sh->q_heads);
+// deliberate twin of rs_gpu_fwd_step (attn_fwd.cu): the same prepare-and-launch on each pass's own parameters and kernels
+int rs_gpu_bwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_bwd_bufs_t *b,
+                    cudaStream_t stream, rs_err_t *err) {
     BwdParams p;
-    p.q = q, p.k = k, p.v = v, p.dout = dout, p.lse = lse, p.dvec = dvec, p.dq = dq, p.dk = dk, p.dv = dv;
-    p.hq = sh->q_heads, p.hkv = sh->kv_heads, p.d = sh->head_dim;
-    p.q_rows = sh->q_rows, p.kv_rows = sh->kv_rows, p.scale = sh->scale;
+    const int go = step_prepare(kern, sh, desc, "backward", &p, err);
+    if (go <= 0) return go;
+    p.q = b->q, p.k = b->k, p.v = b->v, p.dout = b->dout, p.lse = b->lse, p.dvec = b->dvec, p.dq = b->dq, p.dk = b->dk, p.dv = b->dv;
     p.tiles_k0 = rs_gpu_n_tiles(desc->kv[0].len, BWD_TK);
-    p.desc = *desc;
     const bool bf = sh->dtype == RS_GPU_BF16;
     if (kern == RS_GPU_KERNEL_REF) {
         dim3 gq((unsigned)((sh->q_rows + 7) / 8), (unsigned)(sh->batch * sh->q_heads));

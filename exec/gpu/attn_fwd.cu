@@ -1,8 +1,9 @@
 // attn_fwd.cu - forward attention of one ring step: plain reference kernel and the tensor-core
-// (mma.sync) flash kernel, plus init/finalize and elementwise helpers. Contracts: attn.h.
+// (mma.sync) flash kernel, init and finalize, and pass-q's merge of partial outputs. Contracts: attn.h.
 #include <math.h>
 
 #include "attn.h"
+#include "attn_launch.cuh"
 #include "check.h"
 #include "mma.cuh"
 
@@ -14,14 +15,10 @@ using namespace rsg;
 // ---------------------------------------------------------------------------------------------------
 // Shared by both variants
 // ---------------------------------------------------------------------------------------------------
-struct FwdParams {
+struct FwdParams : StepDims {
     const void *q, *k, *v;    // Q (batch, hq, q_rows, d); K, V (batch, hkv, kv_rows, d)
     float *o, *m, *l;         // fp32 running state (Q layout; rows)
-    int hq, hkv, d;           // heads, head_dim
-    int q_rows, kv_rows;      // local rows
-    float scale;              // softmax scale (natural units)
     int tiles_q0;             // MMA: Q tiles of segment 0 (grid.x = tiles of seg 0 + seg 1)
-    rs_gpu_step_desc_t desc;  // the step
 };
 
 // Segment of local Q row r (0 or 1) and its index inside the segment.
@@ -199,6 +196,8 @@ __global__ void __launch_bounds__(WARPS * 32, MINB) attn_fwd_mma(FwdParams p) {
     uint32_t qa[D / 16][4];
     int buf = 0;
     bool first = true;
+    // deliberate twin of attn_bwd_mma (attn_bwd.cu)'s loop: the same double-buffered cp.async pipeline (prefetch the next
+    // item, wait for the current one, compute, release the buffer) over each pass's own tiles
     for (;;) {
         int nbi = bi, njt = jt;
         const bool has_next = next_kv_tile<TK>(sd, qs, i0, i0 + rows, nbi, njt);
@@ -322,22 +321,23 @@ __global__ void __launch_bounds__(WARPS * 32, MINB) attn_fwd_mma(FwdParams p) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Init, finalize, elementwise
+// Init, finalize, merge
 // ---------------------------------------------------------------------------------------------------
 __global__ void fill_f32(float *x, float v, size_t n) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] = v;
 }
 
 template <typename T>
-__global__ void fwd_finalize_kernel(const float *o, const float *m, const float *l, T *out, float *out_f32,
-                                    float *lse, size_t n_rows, int d) {
+__global__ void fwd_finalize_kernel(rs_gpu_fwd_bufs_t b, size_t n_rows, int d) {
+    const float *o = b.o, *m = b.m, *l = b.l;
+    T *out = static_cast<T *>(b.out);
     for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_rows * d; e += (size_t)gridDim.x * blockDim.x) {
         const size_t r = e / d;
         const float lr = l[r];
         const float v = lr > 0.f ? o[e] / lr : 0.f;
         out[e] = from_f32<T>(v);
-        if (out_f32) out_f32[e] = v;
-        if (e % d == 0) lse[r] = lr > 0.f ? m[r] + logf(lr) : -INFINITY;
+        if (b.out_f32) b.out_f32[e] = v;
+        if (e % d == 0) b.lse[r] = lr > 0.f ? m[r] + logf(lr) : -INFINITY;
     }
 }
 
@@ -355,35 +355,6 @@ __global__ void merge_fold_kernel(const T *o_part, const float *lse_part, float 
         for (int x = 0; x < d; x++) acc_o[r * d + x] = wa * acc_o[r * d + x] + wb * to_f32<T>(o_part[r * d + x]);
         acc_lse[r] = isnan(a) || isnan(b) ? NAN : lse;
     }
-}
-
-__global__ void add_f32_kernel(float *dst, const float *src, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] += src[i];
-}
-template <typename T>
-__global__ void f32_to_16_kernel(const float *src, T *dst, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] = from_f32<T>(src[i]);
-}
-template <typename T>
-__global__ void f16_to_32_kernel(const T *src, float *dst, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] = to_f32<T>(src[i]);
-}
-
-// Spin until *release != 0 or max_ns of %globaltimer have passed (a stall that always ends).
-__global__ void stall_kernel(const volatile int *release, unsigned long long max_ns) {
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    for (;;) {
-        if (*release) return;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        if (t - t0 > max_ns) return;
-        __nanosleep(1000);
-    }
-}
-
-static unsigned grid_for(size_t n) {
-    size_t g = (n + 255) / 256;
-    return (unsigned)(g < 65536 ? (g ? g : 1) : 65536);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -427,29 +398,22 @@ bool rs_gpu_kernel_supports(rs_gpu_kernel_t k, const rs_gpu_shape_t *sh) {
     return sh->head_dim == 64 || sh->head_dim == 128;
 }
 
-int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, float *o, float *m, float *l, cudaStream_t stream, rs_err_t *err) {
+int rs_gpu_fwd_init(const rs_gpu_shape_t *sh, const rs_gpu_fwd_bufs_t *b, cudaStream_t stream, rs_err_t *err) {
     const size_t nr = rs_gpu_shape_row_elems(sh);
-    RS_CUDA_TRY(err, cudaMemsetAsync(o, 0, rs_gpu_shape_q_elems(sh) * sizeof(float), stream));
-    RS_CUDA_TRY(err, cudaMemsetAsync(l, 0, nr * sizeof(float), stream));
-    fill_f32<<<grid_for(nr), 256, 0, stream>>>(m, -INFINITY, nr);
+    RS_CUDA_TRY(err, cudaMemsetAsync(b->o, 0, rs_gpu_shape_q_elems(sh) * sizeof(float), stream));
+    RS_CUDA_TRY(err, cudaMemsetAsync(b->l, 0, nr * sizeof(float), stream));
+    fill_f32<<<grid_for(nr), 256, 0, stream>>>(b->m, -INFINITY, nr);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }
 
-
-int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const void *q,
-                    const void *k, const void *v, float *o, float *m, float *l, cudaStream_t stream, rs_err_t *err) {
-    if (!rs_gpu_kernel_supports(kern, sh))
-        return rs_errf(err, "gpu: the %s forward kernel does not support head_dim %d (mma: 64 or 128)",
-                       rs_gpu_kernel_name(kern), sh->head_dim);
-    if (desc->n_blocks == 0) return 0;
-    if ((long long)sh->batch * sh->q_heads > 65535)
-        return rs_errf(err, "gpu: batch x q_heads = %lld: must be <= 65535 (grid.y)", (long long)sh->batch * sh->q_heads);
+// deliberate twin of rs_gpu_bwd_step (attn_bwd.cu): the same prepare-and-launch on each pass's own parameters and kernels
+int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_fwd_bufs_t *b,
+                    cudaStream_t stream, rs_err_t *err) {
     FwdParams p;
-    p.q = q, p.k = k, p.v = v, p.o = o, p.m = m, p.l = l;
-    p.hq = sh->q_heads, p.hkv = sh->kv_heads, p.d = sh->head_dim;
-    p.q_rows = sh->q_rows, p.kv_rows = sh->kv_rows, p.scale = sh->scale;
-    p.desc = *desc;
+    const int go = step_prepare(kern, sh, desc, "forward", &p, err);
+    if (go <= 0) return go;
+    p.q = b->q, p.k = b->k, p.v = b->v, p.o = b->o, p.m = b->m, p.l = b->l;
     p.tiles_q0 = 0; // set by the launcher from its tile
     const bool bf = sh->dtype == RS_GPU_BF16;
     if (kern == RS_GPU_KERNEL_REF) {
@@ -466,53 +430,28 @@ int rs_gpu_fwd_step(rs_gpu_kernel_t kern, const rs_gpu_shape_t *sh, const rs_gpu
               : launch_fwd_mma<__half, 128>(kern, p, sh->batch, stream, err);
 }
 
-int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const float *o, const float *m, const float *l, void *out,
-                        float *out_f32, float *lse, cudaStream_t stream, rs_err_t *err) {
+int rs_gpu_fwd_finalize(const rs_gpu_shape_t *sh, const rs_gpu_fwd_bufs_t *b, cudaStream_t stream, rs_err_t *err) {
     const size_t nr = rs_gpu_shape_row_elems(sh);
     const unsigned grid = grid_for(nr * sh->head_dim);
     if (sh->dtype == RS_GPU_BF16)
-        fwd_finalize_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(o, m, l, (__nv_bfloat16 *)out, out_f32, lse, nr, sh->head_dim);
+        fwd_finalize_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(*b, nr, sh->head_dim);
     else
-        fwd_finalize_kernel<__half><<<grid, 256, 0, stream>>>(o, m, l, (__half *)out, out_f32, lse, nr, sh->head_dim);
+        fwd_finalize_kernel<__half><<<grid, 256, 0, stream>>>(*b, nr, sh->head_dim);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }
 
-int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *o_part, const float *lse_part, float *acc_o, float *acc_lse,
-                      cudaStream_t stream, rs_err_t *err) {
+int rs_gpu_merge_fold(const rs_gpu_shape_t *sh, const void *part, float *acc_o, float *acc_lse, cudaStream_t stream,
+                      rs_err_t *err) {
     const size_t nr = rs_gpu_shape_row_elems(sh);
+    const void *o_part = part;
+    const float *lse_part = (const float *)((const char *)part + rs_gpu_shape_q_elems(sh) * 2); /* after O, 16-bit */
     if (sh->dtype == RS_GPU_BF16)
         merge_fold_kernel<__nv_bfloat16><<<grid_for(nr), 256, 0, stream>>>((const __nv_bfloat16 *)o_part, lse_part, acc_o,
                                                                             acc_lse, nr, sh->head_dim);
     else
         merge_fold_kernel<__half><<<grid_for(nr), 256, 0, stream>>>((const __half *)o_part, lse_part, acc_o, acc_lse, nr,
                                                                      sh->head_dim);
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
-
-int rs_gpu_stall(const volatile int *release, double max_s, cudaStream_t stream, rs_err_t *err) {
-    stall_kernel<<<1, 1, 0, stream>>>(release, (unsigned long long)(max_s * 1e9));
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
-
-int rs_gpu_add_f32(float *dst, const float *src, size_t n, cudaStream_t stream, rs_err_t *err) {
-    add_f32_kernel<<<grid_for(n), 256, 0, stream>>>(dst, src, n);
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
-
-int rs_gpu_f32_to_16(rs_gpu_dtype_t t, const float *src, void *dst, size_t n, cudaStream_t stream, rs_err_t *err) {
-    if (t == RS_GPU_BF16) f32_to_16_kernel<__nv_bfloat16><<<grid_for(n), 256, 0, stream>>>(src, (__nv_bfloat16 *)dst, n);
-    else f32_to_16_kernel<__half><<<grid_for(n), 256, 0, stream>>>(src, (__half *)dst, n);
-    RS_CUDA_TRY(err, cudaGetLastError());
-    return 0;
-}
-
-int rs_gpu_16_to_f32(rs_gpu_dtype_t t, const void *src, float *dst, size_t n, cudaStream_t stream, rs_err_t *err) {
-    if (t == RS_GPU_BF16) f16_to_32_kernel<__nv_bfloat16><<<grid_for(n), 256, 0, stream>>>((const __nv_bfloat16 *)src, dst, n);
-    else f16_to_32_kernel<__half><<<grid_for(n), 256, 0, stream>>>((const __half *)src, dst, n);
     RS_CUDA_TRY(err, cudaGetLastError());
     return 0;
 }

@@ -41,6 +41,8 @@ const rs_exec_backend_t rs_gpu_exec_backend = {
     .loopback_ops = &rs_nccl_transport_ops, .loopback_create = gpu_loopback_create,
 };
 
+/* deliberate twin of cpu_can_run and cpu_run (exec/exec_backend.c): the backend interface's calls
+ * carry no state, so each executor passes its own table to the shared functions */
 static int gpu_can_run(const rs_problem_t *p, const rs_machine_t *m, rs_err_t *why) {
     if (rs_gpu_device_count() == 0) return rs_errf(why, "no GPU on this machine");
     return rs_exec_can_run(&rs_gpu_exec_backend, p, m, why);
@@ -52,12 +54,7 @@ static int gpu_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_backe
     return rs_exec_subprocess_run(&rs_gpu_exec_backend, s, o, trace, out, err);
 }
 
-static void gpu_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
-    (void)m, (void)trace;
-    rs_exec_estimate(p, NULL, e); /* host memory of the staging and checking side; the device's own is the device's */
-}
-
 const rs_backend_ops_t rs_gpu_backend = {
     .name = "gpu", .source = "exec-gpu", .can_run = gpu_can_run, .run = gpu_run, .exec = &rs_gpu_exec_backend,
-    .estimate = gpu_estimate,
+    .estimate = rs_exec_backend_estimate,
 };

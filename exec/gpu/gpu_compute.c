@@ -242,11 +242,18 @@ static int gs_download(void *st, rs_tensor_t which, float *host, const void *buf
     return 0;
 }
 
+/* The forward's buffers of the state for the queries q against the K,V buffer kv (K then V, 16-bit),
+ * finalised into O (16-bit) and lse. */
+static rs_gpu_fwd_bufs_t fwd_bufs(const gstate_t *g, const void *q, const void *kv) {
+    return (rs_gpu_fwd_bufs_t){q, kv, kv ? (const char *)kv + g->nkv * 2 : NULL, g->o, g->m, g->l, g->out, NULL, g->lse};
+}
+
 static int gs_fwd_begin(void *st, rs_err_t *err) {
     gstate_t *g = st;
     if (rs_gpu_ctx_anchor(g->ctx, err) < 0) return -1;
     g->have_interval = false;
-    return rs_gpu_fwd_init(&g->sh, g->o, g->m, g->l, g->ctx->compute, err);
+    const rs_gpu_fwd_bufs_t b = fwd_bufs(g, NULL, NULL);
+    return rs_gpu_fwd_init(&g->sh, &b, g->ctx->compute, err);
 }
 
 /* A compute step's bracket on the compute stream: step_open makes d from step, selects the device and
@@ -270,16 +277,16 @@ static int gs_fwd_step(void *st, const rs_step_t *step, const void *kv, rs_err_t
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
     if (step_open(g, step, &d, err) < 0) return -1;
-    if (rs_gpu_fwd_step(g->kern, &g->sh, &d, g->q, kv, (const char *)kv + g->nkv * 2, g->o, g->m, g->l, g->ctx->compute,
-                        err) < 0)
-        return -1;
+    const rs_gpu_fwd_bufs_t b = fwd_bufs(g, g->q, kv);
+    if (rs_gpu_fwd_step(g->kern, &g->sh, &d, &b, g->ctx->compute, err) < 0) return -1;
     return step_close(g, step, RS_PASS_FORWARD, err);
 }
 
 static int gs_fwd_end(void *st, rs_err_t *err) {
     gstate_t *g = st;
     RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
-    return rs_gpu_fwd_finalize(&g->sh, g->o, g->m, g->l, g->out, NULL, g->lse, g->ctx->compute, err);
+    const rs_gpu_fwd_bufs_t b = fwd_bufs(g, NULL, NULL);
+    return rs_gpu_fwd_finalize(&g->sh, &b, g->ctx->compute, err);
 }
 
 /* pass-q: the visiting queries' partial output into part (exec.h): a fresh (o, m, l) in the state's
@@ -289,25 +296,24 @@ static int gs_q_step(void *st, const rs_step_t *step, const void *qbuf, const vo
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
     if (step_open(g, step, &d, err) < 0) return -1;
-    if (rs_gpu_fwd_init(&g->shq, g->o, g->m, g->l, g->ctx->compute, err) < 0) return -1;
-    const char *k = kv, *v = (const char *)kv + g->nkv * 2;
+    rs_gpu_fwd_bufs_t b = fwd_bufs(g, qbuf, kv);
+    if (rs_gpu_fwd_init(&g->shq, &b, g->ctx->compute, err) < 0) return -1;
     if (!g->r.problem.decode) {
-        if (rs_gpu_fwd_step(g->kern, &g->sh, &d, qbuf, k, v, g->o, g->m, g->l, g->ctx->compute, err) < 0) return -1;
+        if (rs_gpu_fwd_step(g->kern, &g->sh, &d, &b, g->ctx->compute, err) < 0) return -1;
     } else {
         rs_gpu_shape_t one = g->sh;
         one.batch = 1;
         const size_t q_seq = rs_gpu_shape_q_elems(&one), kv_seq = rs_gpu_shape_kv_elems(&one), rows = rs_gpu_shape_row_elems(&one);
         for (int64_t i = 0; i < step->n_seqs; i++) {
             const int64_t kvb = step->q_owner + i * g->r.problem.n_ranks;
-            if (rs_gpu_fwd_step(g->kern, &one, &d, (const char *)qbuf + (size_t)i * q_seq * 2, k + (size_t)kvb * kv_seq * 2,
-                                v + (size_t)kvb * kv_seq * 2, g->o + (size_t)i * q_seq, g->m + (size_t)i * rows,
-                                g->l + (size_t)i * rows, g->ctx->compute, err) < 0)
-                return -1;
+            const rs_gpu_fwd_bufs_t bi = {(const char *)qbuf + (size_t)i * q_seq * 2, (const char *)b.k + (size_t)kvb * kv_seq * 2,
+                                          (const char *)b.v + (size_t)kvb * kv_seq * 2, g->o + (size_t)i * q_seq, g->m + (size_t)i * rows,
+                                          g->l + (size_t)i * rows, NULL, NULL, NULL};
+            if (rs_gpu_fwd_step(g->kern, &one, &d, &bi, g->ctx->compute, err) < 0) return -1;
         }
     }
-    if (rs_gpu_fwd_finalize(&g->shq, g->o, g->m, g->l, part, NULL, (float *)((char *)part + g->nq * 2), g->ctx->compute,
-                            err) < 0)
-        return -1;
+    b.out = part, b.lse = (float *)((char *)part + g->nq * 2); /* the partial buffer: O, then lse */
+    if (rs_gpu_fwd_finalize(&g->shq, &b, g->ctx->compute, err) < 0) return -1;
     return step_close(g, step, RS_PASS_FORWARD, err);
 }
 
@@ -315,11 +321,10 @@ static int gs_q_step(void *st, const rs_step_t *step, const void *qbuf, const vo
 static int gs_q_merge(void *st, int n, void *const *parts, rs_err_t *err) {
     gstate_t *g = st;
     RS_CUDA_TRY(err, cudaSetDevice(g->ctx->device));
-    if (rs_gpu_fwd_init(&g->shq, g->o, g->lse, g->l, g->ctx->compute, err) < 0) return -1; /* o = 0, lse = -inf */
+    const rs_gpu_fwd_bufs_t acc = {.o = g->o, .m = g->lse, .l = g->l}; /* o = 0, lse = -inf */
+    if (rs_gpu_fwd_init(&g->shq, &acc, g->ctx->compute, err) < 0) return -1;
     for (int i = 0; i < n; i++)
-        if (rs_gpu_merge_fold(&g->shq, parts[i], (const float *)((const char *)parts[i] + g->nq * 2), g->o, g->lse,
-                              g->ctx->compute, err) < 0)
-            return -1;
+        if (rs_gpu_merge_fold(&g->shq, parts[i], g->o, g->lse, g->ctx->compute, err) < 0) return -1;
     return rs_gpu_f32_to_16(g->sh.dtype, g->o, g->out, g->nq, g->ctx->compute, err);
 }
 
@@ -328,16 +333,17 @@ static int gs_bwd_begin(void *st, rs_err_t *err) {
     if (rs_gpu_ctx_anchor(g->ctx, err) < 0) return -1;
     g->have_interval = false;
     RS_CUDA_TRY(err, cudaMemsetAsync(g->dq, 0, g->nq * 4, g->ctx->compute));
-    return rs_gpu_bwd_prep(&g->sh, g->out, g->dout, g->dvec, g->ctx->compute, err);
+    const rs_gpu_bwd_bufs_t b = {.out = g->out, .dout = g->dout, .dvec = g->dvec};
+    return rs_gpu_bwd_prep(&g->sh, &b, g->ctx->compute, err);
 }
 
 static int gs_bwd_step(void *st, const rs_step_t *step, const void *kv, void *dkv, rs_err_t *err) {
     gstate_t *g = st;
     rs_gpu_step_desc_t d;
     if (step_open(g, step, &d, err) < 0) return -1;
-    if (rs_gpu_bwd_step(g->kern, &g->sh, &d, g->q, kv, (const char *)kv + g->nkv * 2, g->dout, g->lse, g->dvec, g->dq,
-                        (float *)dkv, (float *)dkv + g->nkv, g->ctx->compute, err) < 0)
-        return -1;
+    const rs_gpu_bwd_bufs_t b = {g->q, g->dout, kv, (const char *)kv + g->nkv * 2, g->out, g->lse, g->dvec, g->dq, (float *)dkv,
+                                 (float *)dkv + g->nkv};
+    if (rs_gpu_bwd_step(g->kern, &g->sh, &d, &b, g->ctx->compute, err) < 0) return -1;
     return step_close(g, step, RS_PASS_BACKWARD, err);
 }
 

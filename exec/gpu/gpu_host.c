@@ -17,13 +17,14 @@ _Static_assert(sizeof(rs_gpu_step_desc_t) == 192, "descriptor is passed by value
 /* ---------------------------------------------------------------------------------------------------
  * Shapes
  * ------------------------------------------------------------------------------------------------- */
-const char *rs_gpu_dtype_name(rs_gpu_dtype_t t) { return t == RS_GPU_FP16 ? "fp16" : "bf16"; }
+static const char *const dtype_names[] = {"bf16", "fp16"}; /* RS_GPU_BF16, RS_GPU_FP16 */
+
+const char *rs_gpu_dtype_name(rs_gpu_dtype_t t) { return dtype_names[t == RS_GPU_FP16]; }
 
 int rs_gpu_dtype_parse(const char *s, rs_gpu_dtype_t *out) {
-    if (!strcmp(s, "bf16")) *out = RS_GPU_BF16;
-    else if (!strcmp(s, "fp16")) *out = RS_GPU_FP16;
-    else return -1;
-    return 0;
+    const int i = rs_enum_parse(dtype_names, 2, s);
+    if (i >= 0) *out = (rs_gpu_dtype_t)i;
+    return i < 0 ? -1 : 0;
 }
 
 int rs_gpu_shape_validate(const rs_gpu_shape_t *sh, rs_err_t *err) {
@@ -60,36 +61,35 @@ size_t rs_gpu_shape_row_elems(const rs_gpu_shape_t *sh) {
 /* ---------------------------------------------------------------------------------------------------
  * Descriptors
  * ------------------------------------------------------------------------------------------------- */
+/* The n segments segs of a step (what: "Q" | "KV") as row ranges of the local buffer, one after the
+ * other, into out[0..n). Returns 0, or -1 with err when the rows exceed a 32-bit index. */
+static int rows_of(const rs_step_t *st, const rs_segment_t *segs, int n, const char *what, rs_gpu_seg_t *out, rs_err_t *err) {
+    int64_t off = 0;
+    for (int s = 0; s < n; s++) {
+        if (segs[s].count > INT32_MAX - off)
+            return rs_errf(err, "rank %lld: %lld %s rows do not fit the 32-bit row index of the GPU kernels", (long long)st->rank,
+                           (long long)(off + segs[s].count), what);
+        out[s].off = (int32_t)off;
+        out[s].len = (int32_t)segs[s].count;
+        off += segs[s].count;
+    }
+    return 0;
+}
+
 int rs_gpu_desc_from_step(const rs_step_t *st, rs_gpu_step_desc_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     if (st->n_q_segs < 1 || st->n_q_segs > RS_GPU_MAX_SEGS)
         return rs_errf(err, "rank %lld step %lld: %d Q segments (1..2 expected)", (long long)st->rank,
                        (long long)st->step, st->n_q_segs);
-    int64_t off = 0;
     out->n_q = st->n_q_segs;
-    for (int s = 0; s < st->n_q_segs; s++) {
-        if (st->q_segs[s].count > INT32_MAX - off)
-            return rs_errf(err, "rank %lld: %lld Q rows do not fit the 32-bit row index of the GPU kernels",
-                           (long long)st->rank, (long long)(off + st->q_segs[s].count));
-        out->q[s].off = (int32_t)off;
-        out->q[s].len = (int32_t)st->q_segs[s].count;
-        off += st->q_segs[s].count;
-    }
+    if (rows_of(st, st->q_segs, st->n_q_segs, "Q", out->q, err) < 0) return -1;
     if (!st->has_compute) return 0;
     const int max_kv = st->pass == RS_PASS_BACKWARD ? RS_GPU_MAX_SEGS : RS_GPU_MAX_KV_SEGS; /* bwd kernels: 2 */
     if (st->n_kv_segs < 1 || st->n_kv_segs > max_kv || st->n_blocks > RS_GPU_MAX_BLOCKS)
         return rs_errf(err, "rank %lld step %lld: %d KV segments, %d blocks (1..4, <= 8 expected)",
                        (long long)st->rank, (long long)st->step, st->n_kv_segs, st->n_blocks);
-    off = 0;
     out->n_kv = st->n_kv_segs;
-    for (int s = 0; s < st->n_kv_segs; s++) {
-        if (st->kv_segs[s].count > INT32_MAX - off)
-            return rs_errf(err, "rank %lld: %lld KV rows do not fit the 32-bit row index of the GPU kernels",
-                           (long long)st->rank, (long long)(off + st->kv_segs[s].count));
-        out->kv[s].off = (int32_t)off;
-        out->kv[s].len = (int32_t)st->kv_segs[s].count;
-        off += st->kv_segs[s].count;
-    }
+    if (rows_of(st, st->kv_segs, st->n_kv_segs, "KV", out->kv, err) < 0) return -1;
     out->n_blocks = st->n_blocks;
     for (int b = 0; b < st->n_blocks; b++) {
         const rs_block_t *bl = &st->blocks[b];
@@ -240,17 +240,18 @@ static double dot(const double *a, const double *b, int n) {
     return s;
 }
 
-void rs_gpu_ref_fwd_init(const rs_gpu_shape_t *sh, double *o, double *m, double *l) {
+void rs_gpu_ref_fwd_init(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b) {
     size_t nr = rs_gpu_shape_row_elems(sh);
-    memset(o, 0, rs_gpu_shape_q_elems(sh) * sizeof *o);
+    memset(b->o, 0, rs_gpu_shape_q_elems(sh) * sizeof *b->o);
     for (size_t i = 0; i < nr; i++) {
-        m[i] = -INFINITY;
-        l[i] = 0;
+        b->m[i] = -INFINITY;
+        b->l[i] = 0;
     }
 }
 
-void rs_gpu_ref_fwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const double *q,
-                         const double *k, const double *v, double *o, double *m, double *l) {
+void rs_gpu_ref_fwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_ref_bufs_t *bufs) {
+    const double *q = bufs->q, *k = bufs->k, *v = bufs->v;
+    double *o = bufs->o, *m = bufs->m, *l = bufs->l;
     int d = sh->head_dim, group = sh->q_heads / sh->kv_heads;
     for (int b = 0; b < sh->batch; b++)
         for (int h = 0; h < sh->q_heads; h++)
@@ -293,8 +294,9 @@ void rs_gpu_ref_fwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *des
                 }
 }
 
-void rs_gpu_ref_fwd_finalize(const rs_gpu_shape_t *sh, const double *o, const double *m,
-                             const double *l, double *out, double *lse) {
+void rs_gpu_ref_fwd_finalize(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b) {
+    const double *o = b->o, *m = b->m, *l = b->l;
+    double *out = b->out, *lse = b->lse;
     size_t nr = rs_gpu_shape_row_elems(sh);
     int d = sh->head_dim;
     for (size_t r = 0; r < nr; r++) {
@@ -304,15 +306,15 @@ void rs_gpu_ref_fwd_finalize(const rs_gpu_shape_t *sh, const double *o, const do
     }
 }
 
-void rs_gpu_ref_bwd_prep(const rs_gpu_shape_t *sh, const double *out, const double *dout, double *dvec) {
+void rs_gpu_ref_bwd_prep(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b) {
     size_t nr = rs_gpu_shape_row_elems(sh);
     int d = sh->head_dim;
-    for (size_t r = 0; r < nr; r++) dvec[r] = dot(out + r * d, dout + r * d, d);
+    for (size_t r = 0; r < nr; r++) b->dvec[r] = dot(b->out + r * d, b->dout + r * d, d);
 }
 
-void rs_gpu_ref_bwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const double *q,
-                         const double *k, const double *v, const double *dout, const double *lse,
-                         const double *dvec, double *dq, double *dk, double *dv) {
+void rs_gpu_ref_bwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_ref_bufs_t *bufs) {
+    const double *q = bufs->q, *k = bufs->k, *v = bufs->v, *dout = bufs->dout, *lse = bufs->lse, *dvec = bufs->dvec;
+    double *dq = bufs->dq, *dk = bufs->dk, *dv = bufs->dv;
     int d = sh->head_dim, group = sh->q_heads / sh->kv_heads;
     for (int b = 0; b < sh->batch; b++)
         for (int h = 0; h < sh->q_heads; h++)
@@ -344,9 +346,19 @@ void rs_gpu_ref_bwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *des
 /* ---------------------------------------------------------------------------------------------------
  * Checking
  * ------------------------------------------------------------------------------------------------- */
-static rs_gpu_check_t check_core(const char *name, const float *g32, const uint16_t *g16,
-                                 rs_gpu_dtype_t t, const double *ref, size_t n, double atol,
-                                 double rtol, int max_print) {
+/* What a check compares: fp32 values, or 16-bit ones of dtype t. */
+typedef struct {
+    const float *g32;
+    const uint16_t *g16;
+    rs_gpu_dtype_t t;
+} got_t;
+
+static rs_gpu_check_t check_core(const char *name, const got_t *got, const double *ref, size_t n, rs_gpu_tol_t tol) {
+    const float *g32 = got->g32;
+    const uint16_t *g16 = got->g16;
+    const rs_gpu_dtype_t t = got->t;
+    const double atol = tol.atol, rtol = tol.rtol;
+    const int max_print = tol.max_print;
     rs_gpu_check_t c = {n, 0, 0, 0};
     double num = 0, den = 0;
     int printed = 0;
@@ -371,12 +383,11 @@ static rs_gpu_check_t check_core(const char *name, const float *g32, const uint1
     return c;
 }
 
-rs_gpu_check_t rs_gpu_check_f32(const char *name, const float *got, const double *ref, size_t n,
-                                double atol, double rtol, int max_print) {
-    return check_core(name, got, NULL, RS_GPU_BF16, ref, n, atol, rtol, max_print);
+rs_gpu_check_t rs_gpu_check_f32(const char *name, const float *got, const double *ref, size_t n, rs_gpu_tol_t tol) {
+    return check_core(name, &(got_t){got, NULL, RS_GPU_BF16}, ref, n, tol);
 }
 
-rs_gpu_check_t rs_gpu_check_16(const char *name, rs_gpu_dtype_t t, const uint16_t *got,
-                               const double *ref, size_t n, double atol, double rtol, int max_print) {
-    return check_core(name, NULL, got, t, ref, n, atol, rtol, max_print);
+rs_gpu_check_t rs_gpu_check_16(const char *name, rs_gpu_dtype_t t, const uint16_t *got, const double *ref, size_t n,
+                               rs_gpu_tol_t tol) {
+    return check_core(name, &(got_t){NULL, got, t}, ref, n, tol);
 }

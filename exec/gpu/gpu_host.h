@@ -79,24 +79,31 @@ void rs_gpu_fill_random(rs_gpu_dtype_t t, uint16_t *out, size_t n, double amp, u
 /* ---------------------------------------------------------------------------------------------------
  * float64 reference of one ring step (the seed's equations, element by element).
  * ------------------------------------------------------------------------------------------------- */
+/* The reference's arrays of one ring step (layouts above; each function reads and writes only those
+ * it names). */
+typedef struct {
+    const double *q, *k, *v;   /* inputs: Q layout; K, V: KV layout */
+    const double *dout;        /* backward input dO, Q layout */
+    double *o, *m, *l;         /* forward running state: unnormalised O, row max, normaliser */
+    double *out, *lse;         /* the finalised forward: O / l, m + log l (the backward reads them) */
+    double *dvec;              /* D = rowsum(dO * O) */
+    double *dq, *dk, *dv;      /* backward accumulators (Q layout; KV layout) */
+} rs_gpu_ref_bufs_t;
+
 /* Initialise the running statistics of a pass: o = 0, m = -inf, l = 0. Can't fail. */
-void rs_gpu_ref_fwd_init(const rs_gpu_shape_t *sh, double *o, double *m, double *l);
+void rs_gpu_ref_fwd_init(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b);
 /* One forward step: fold the visible keys of desc into (o, m, l) with the seed's update
  * m' = max(m, rowmax S), l' = e^(m-m') l + rowsum e^(S-m'), o' = e^(m-m') o + e^(S-m') V.
- * q: Q layout; k, v: KV layout. Can't fail. */
-void rs_gpu_ref_fwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const double *q,
-                         const double *k, const double *v, double *o, double *m, double *l);
+ * Can't fail. */
+void rs_gpu_ref_fwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_ref_bufs_t *b);
 /* Normalise: out = o / l (0 for rows with l = 0), lse = m + log l (-inf for l = 0). Can't fail. */
-void rs_gpu_ref_fwd_finalize(const rs_gpu_shape_t *sh, const double *o, const double *m,
-                             const double *l, double *out, double *lse);
-/* D = rowsum(dO * O) with O normalised. Can't fail. */
-void rs_gpu_ref_bwd_prep(const rs_gpu_shape_t *sh, const double *out, const double *dout, double *dvec);
+void rs_gpu_ref_fwd_finalize(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b);
+/* dvec: D = rowsum(dout * out) with out normalised. Can't fail. */
+void rs_gpu_ref_bwd_prep(const rs_gpu_shape_t *sh, const rs_gpu_ref_bufs_t *b);
 /* One backward step: recompute P = exp(S - lse) on the visible pairs and accumulate
  * dV += P^T dO, dP = dO V^T, dS = P * (dP - D), dQ += scale dS K, dK += scale dS^T Q
  * (dk, dv in KV layout summed over each kv head's query heads). Can't fail. */
-void rs_gpu_ref_bwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const double *q,
-                         const double *k, const double *v, const double *dout, const double *lse,
-                         const double *dvec, double *dq, double *dk, double *dv);
+void rs_gpu_ref_bwd_step(const rs_gpu_shape_t *sh, const rs_gpu_step_desc_t *desc, const rs_gpu_ref_bufs_t *b);
 
 /* ---------------------------------------------------------------------------------------------------
  * Checking (llm.c pattern): element i passes iff |got - ref| <= atol + rtol * |ref| and got is
@@ -109,11 +116,16 @@ typedef struct {
     double max_abs_err; /* max |got - ref| */
 } rs_gpu_check_t;
 
+/* The tolerance of a check and how many mismatches it prints. */
+typedef struct {
+    double atol, rtol;  /* element i passes iff |got - ref| <= atol + rtol * |ref| */
+    int max_print;      /* the first mismatches printed */
+} rs_gpu_tol_t;
+
 /* Compare got (float) with ref (double). Returns the summary; can't fail. */
-rs_gpu_check_t rs_gpu_check_f32(const char *name, const float *got, const double *ref, size_t n,
-                                double atol, double rtol, int max_print);
+rs_gpu_check_t rs_gpu_check_f32(const char *name, const float *got, const double *ref, size_t n, rs_gpu_tol_t tol);
 /* Same for a 16-bit got. */
-rs_gpu_check_t rs_gpu_check_16(const char *name, rs_gpu_dtype_t t, const uint16_t *got,
-                               const double *ref, size_t n, double atol, double rtol, int max_print);
+rs_gpu_check_t rs_gpu_check_16(const char *name, rs_gpu_dtype_t t, const uint16_t *got, const double *ref, size_t n,
+                               rs_gpu_tol_t tol);
 
 #endif /* RS_GPU_HOST_H */

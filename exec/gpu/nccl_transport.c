@@ -164,6 +164,18 @@ static nstate_t *state_new(int64_t rank, int64_t size, int device, rs_err_t *err
     return s;
 }
 
+/* A non-blocking communicator of size ranks (this one: rank) from id into s->comm, settled within the
+ * init timeout (what names it in the watchdog's message). Returns 0 or -1 with err. */
+static int comm_init(nstate_t *s, int size, ncclUniqueId id, int rank, const char *what, rs_err_t *err) {
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&s->comm, size, id, rank, &cfg);
+    if (r != ncclSuccess && r != ncclInProgress)
+        return rs_errf(err, "nccl: %s:%d: ncclCommInitRankConfig: %s (%s)", __FILE__, __LINE__, ncclGetErrorString(r),
+                       ncclGetLastError(NULL));
+    return comm_settle(s, init_timeout_s(), what, err);
+}
+
 static void state_free(nstate_t *s) {
     if (!s) return;
     if (s->comm) { /* finalize while the watchdog still runs, so a hung peer cannot hang us */
@@ -228,14 +240,7 @@ void *rs_nccl_transport_create(int *argc, char ***argv, int local_rank, rs_err_t
         rs_mpi_transport_ops.abort(mpi, RS_EXIT_FAIL);
         return NULL;
     }
-    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-    cfg.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&s->comm, (int)size, id, (int)rank, &cfg);
-    if ((r != ncclSuccess && r != ncclInProgress) ||
-        comm_settle(s, init_timeout_s(), "communicator creation (ncclCommInitRankConfig)", err) < 0) {
-        if (r != ncclSuccess && r != ncclInProgress)
-            rs_errf(err, "nccl: %s:%d: ncclCommInitRankConfig: %s (%s)", __FILE__, __LINE__, ncclGetErrorString(r),
-                    ncclGetLastError(NULL));
+    if (comm_init(s, (int)size, id, (int)rank, "communicator creation (ncclCommInitRankConfig)", err) < 0) {
         fprintf(stderr, "ringsim exec: rank %lld: %s\n", (long long)rank, err->msg);
         rs_mpi_transport_ops.abort(mpi, RS_EXIT_FAIL);
         return NULL;
@@ -504,13 +509,14 @@ const rs_transport_ops_t rs_nccl_transport_ops = {
 /* ---------------------------------------------------------------------------------------------------
  * Loopback: one rank of an N-rank ring alone on one GPU
  * ------------------------------------------------------------------------------------------------- */
-const char *rs_gpu_loop_name(rs_gpu_loop_t how) { return how == RS_GPU_LOOP_COPY ? "copy" : "nccl"; }
+static const char *const loop_names[] = {"nccl", "copy"}; /* RS_GPU_LOOP_NCCL, RS_GPU_LOOP_COPY */
+
+const char *rs_gpu_loop_name(rs_gpu_loop_t how) { return loop_names[how == RS_GPU_LOOP_COPY]; }
 
 int rs_gpu_loop_parse(const char *text, rs_gpu_loop_t *out) {
-    if (!strcmp(text, "nccl")) *out = RS_GPU_LOOP_NCCL;
-    else if (!strcmp(text, "copy")) *out = RS_GPU_LOOP_COPY;
-    else return -1;
-    return 0;
+    const int i = rs_enum_parse(loop_names, 2, text);
+    if (i >= 0) *out = (rs_gpu_loop_t)(RS_GPU_LOOP_NCCL + i);
+    return i < 0 ? -1 : 0;
 }
 
 void *rs_nccl_loopback_create(int64_t rank, int64_t n_ranks, int device, rs_gpu_loop_t how, rs_err_t *err) {
@@ -545,14 +551,7 @@ void *rs_nccl_loopback_create(int64_t rank, int64_t n_ranks, int device, rs_gpu_
         state_free(s);
         return NULL;
     }
-    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-    cfg.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&s->comm, 1, id, 0, &cfg);
-    if ((r != ncclSuccess && r != ncclInProgress) ||
-        comm_settle(s, init_timeout_s(), "communicator creation (ncclCommInitRankConfig, loopback)", err) < 0) {
-        if (r != ncclSuccess && r != ncclInProgress)
-            rs_errf(err, "nccl: %s:%d: ncclCommInitRankConfig: %s (%s)", __FILE__, __LINE__, ncclGetErrorString(r),
-                    ncclGetLastError(NULL));
+    if (comm_init(s, 1, id, 0, "communicator creation (ncclCommInitRankConfig, loopback)", err) < 0) {
         state_free(s);
         return NULL;
     }

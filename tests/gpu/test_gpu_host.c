@@ -1,5 +1,6 @@
-/* test_gpu_host.c - the host half of the GPU backend, on any machine (no GPU needed):
- *  - tile classification against hand-derived cases;
+/* test_gpu_host.c - the host half of the GPU backend (exec/gpu/gpu_host.c, tile.h), on any machine (no
+ * GPU needed):
+ *  - tile classification against hand-derived cases; shapes and step descriptors, and their refusals;
  *  - the kernels' tile walk (rs_gpu_desc_exec_pairs with the kernel tile) against the schedule's
  *    executed pairs, for every layout, causal or not, every rank and step: the GPU executes exactly
  *    the tiles the schedule counts;
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "exec_check.h"
 #include "gpu_host.h"
 #include "schedule.h"
 #include "test_main.h"
@@ -46,13 +48,20 @@ static void test_tile_class(void) {
     CU_ASSERT_EQUAL(rs_gpu_desc_exec_pairs(&d, 4, 4), rs_diag_exec_pairs(10, 0, 4, 4));
 }
 
-/* For every rank and step: pairs and executed pairs of the descriptor == the schedule's. */
-static void check_schedule_tiles(int64_t S, int64_t N, bool causal, rs_layout_t lay, rs_pass_t pass,
-                                 int64_t tq, int64_t tk) {
+/* S tokens on N ranks of a pass, in tiles of tile[0] x tile[1] (layout and mask: the caller's). */
+static rs_problem_t tiled(int64_t S, int64_t N, rs_pass_t pass, const int64_t tile[2]) {
     rs_problem_t p;
     rs_problem_default(&p);
-    p.seq_tokens = S, p.n_ranks = N, p.causal = causal, p.layout = lay, p.pass = pass;
-    p.tile_q = tq, p.tile_k = tk;
+    p.seq_tokens = S, p.n_ranks = N, p.pass = pass, p.tile_q = tile[0], p.tile_k = tile[1];
+    return p;
+}
+
+/* For every rank and step: pairs and executed pairs of the descriptor == the schedule's. */
+static void check_schedule_tiles(const rs_problem_t *pp) {
+    const rs_problem_t p = *pp;
+    const int64_t S = p.seq_tokens, N = p.n_ranks, tq = p.tile_q, tk = p.tile_k;
+    const bool causal = p.causal;
+    const rs_layout_t lay = p.layout;
     rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -86,10 +95,12 @@ static void test_tiles_match_schedule(void) {
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
         for (int c = 0; c < 2; c++)
             for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
-                check_schedule_tiles(8192, 8, c, (rs_layout_t)lay, RS_PASS_FORWARD, tiles[t][0], tiles[t][1]);
-                check_schedule_tiles(3 * 1024, 6, c, (rs_layout_t)lay, RS_PASS_BACKWARD, tiles[t][0], tiles[t][1]);
-                check_schedule_tiles(1000, 1 + (lay == RS_LAYOUT_ZIGZAG ? 0 : 1), c, (rs_layout_t)lay,
-                                     RS_PASS_FORWARD, tiles[t][0], tiles[t][1]);
+                rs_problem_t ps[3] = {tiled(8192, 8, RS_PASS_FORWARD, tiles[t]), tiled(3 * 1024, 6, RS_PASS_BACKWARD, tiles[t]),
+                                      tiled(1000, 1 + (lay == RS_LAYOUT_ZIGZAG ? 0 : 1), RS_PASS_FORWARD, tiles[t])};
+                for (int i = 0; i < 3; i++) {
+                    ps[i].causal = c, ps[i].layout = (rs_layout_t)lay;
+                    check_schedule_tiles(&ps[i]);
+                }
             }
 }
 
@@ -124,8 +135,16 @@ static void test_half_conversions(void) {
 /* ---------------------------------------------------------------------------------------------------
  * Ring of float64 reference steps vs full attention
  * ------------------------------------------------------------------------------------------------- */
+/* A rank's token segments: its local rows are theirs, one after the other. */
+typedef struct {
+    int n;
+    rs_segment_t seg[RS_MAX_SEGMENTS];
+} segs_t;
+
 /* local (rank-segment) BHSD <-> global BHSD */
-static void gather(const double *g, int64_t heads, const rs_problem_t *p, int n, const rs_segment_t *segs, double *l) {
+static void gather(const double *g, int64_t heads, const rs_problem_t *p, const segs_t *ss, double *l) {
+    const int n = ss->n;
+    const rs_segment_t *segs = ss->seg;
     int64_t rows = 0, d = p->head_dim;
     for (int s = 0; s < n; s++) rows += segs[s].count;
     for (int64_t bh = 0; bh < p->batch * heads; bh++) {
@@ -136,8 +155,9 @@ static void gather(const double *g, int64_t heads, const rs_problem_t *p, int n,
                        sizeof(double) * (size_t)d);
     }
 }
-static void scatter_add(const double *l, int64_t heads, const rs_problem_t *p, int n, const rs_segment_t *segs,
-                        int64_t width, double *g) {
+static void scatter_add(const double *l, int64_t heads, const rs_problem_t *p, const segs_t *ss, int64_t width, double *g) {
+    const int n = ss->n;
+    const rs_segment_t *segs = ss->seg;
     int64_t rows = 0;
     for (int s = 0; s < n; s++) rows += segs[s].count;
     for (int64_t bh = 0; bh < p->batch * heads; bh++) {
@@ -182,22 +202,23 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
                     LdO && Lk && Lv && Lo && Lm && Ll && Lout && Llse && LD && Ldq && Ldk && Ldv);
     for (size_t i = 0; i < nq; i++) q[i] = 2 * rs_hash_unit(7, 1, i) - 1, dO[i] = 2 * rs_hash_unit(7, 4, i) - 1;
     for (size_t i = 0; i < nk; i++) k[i] = 2 * rs_hash_unit(7, 2, i) - 1, v[i] = 2 * rs_hash_unit(7, 3, i) - 1;
-    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(&p, q, k, v, dO, o, lse, dq, dk, dv, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_exec_reference(&p, &(rs_exec_ref_t){q, k, v, dO, o, lse, dq, dk, dv}, &err), 0);
 
     rs_gpu_shape_t sh = {RS_GPU_BF16, (int32_t)p.batch, (int32_t)p.q_heads, (int32_t)p.kv_heads, (int32_t)d,
                          (int32_t)B, (int32_t)B, (float)(1.0 / sqrt((double)d))};
+    const rs_gpu_ref_bufs_t rb = {Lq, Lk, Lv, LdO, Lo, Lm, Ll, Lout, Llse, LD, Ldq, Ldk, Ldv};
     for (int64_t r = 0; r < N; r++) {
-        rs_segment_t segs[RS_MAX_SEGMENTS];
-        int ns = rs_schedule_rank_segments(s, r, segs);
-        gather(q, p.q_heads, &p, ns, segs, Lq);
-        gather(dO, p.q_heads, &p, ns, segs, LdO);
-        rs_gpu_ref_fwd_init(&sh, Lo, Lm, Ll);
+        segs_t qs;
+        qs.n = rs_schedule_rank_segments(s, r, qs.seg);
+        gather(q, p.q_heads, &p, &qs, Lq);
+        gather(dO, p.q_heads, &p, &qs, LdO);
+        rs_gpu_ref_fwd_init(&sh, &rb);
         memset(Ldq, 0, lq * 8);
         /* forward: the N compute steps of the forward schedule equal the backward's first N */
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1) {
-                rs_gpu_ref_fwd_finalize(&sh, Lo, Lm, Ll, Lout, Llse);
-                rs_gpu_ref_bwd_prep(&sh, Lout, LdO, LD);
+                rs_gpu_ref_fwd_finalize(&sh, &rb);
+                rs_gpu_ref_bwd_prep(&sh, &rb);
             }
             for (int64_t step = 0; step < rs_schedule_n_steps(s); step++) {
                 rs_step_t st;
@@ -205,24 +226,24 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
                 rs_schedule_step(s, r, step, &st);
                 if (!st.has_compute) continue;
                 CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &desc, &err), 0);
-                rs_segment_t kseg[RS_MAX_SEGMENTS];
-                int nks = rs_schedule_rank_segments(s, st.kv_owner, kseg);
-                gather(k, p.kv_heads, &p, nks, kseg, Lk);
-                gather(v, p.kv_heads, &p, nks, kseg, Lv);
+                segs_t ks;
+                ks.n = rs_schedule_rank_segments(s, st.kv_owner, ks.seg);
+                gather(k, p.kv_heads, &p, &ks, Lk);
+                gather(v, p.kv_heads, &p, &ks, Lv);
                 if (pass == 0) {
-                    rs_gpu_ref_fwd_step(&sh, &desc, Lq, Lk, Lv, Lo, Lm, Ll);
+                    rs_gpu_ref_fwd_step(&sh, &desc, &rb);
                 } else {
                     memset(Ldk, 0, lk * 8);
                     memset(Ldv, 0, lk * 8);
-                    rs_gpu_ref_bwd_step(&sh, &desc, Lq, Lk, Lv, LdO, Llse, LD, Ldq, Ldk, Ldv);
-                    scatter_add(Ldk, p.kv_heads, &p, nks, kseg, d, gdk);
-                    scatter_add(Ldv, p.kv_heads, &p, nks, kseg, d, gdv);
+                    rs_gpu_ref_bwd_step(&sh, &desc, &rb);
+                    scatter_add(Ldk, p.kv_heads, &p, &ks, d, gdk);
+                    scatter_add(Ldv, p.kv_heads, &p, &ks, d, gdv);
                 }
             }
         }
-        scatter_add(Lout, p.q_heads, &p, ns, segs, d, go);
-        scatter_add(Llse, p.q_heads, &p, ns, segs, 1, glse);
-        scatter_add(Ldq, p.q_heads, &p, ns, segs, d, gdq);
+        scatter_add(Lout, p.q_heads, &p, &qs, d, go);
+        scatter_add(Llse, p.q_heads, &p, &qs, 1, glse);
+        scatter_add(Ldq, p.q_heads, &p, &qs, d, gdq);
     }
     /* the reference uses scale = 1/sqrt(d) in double; ours is the float of it: ~3e-8 relative */
     const double tol = 1e-6;
@@ -254,10 +275,12 @@ static void test_reference_detects_bad_mask(void) {
     rs_gpu_step_desc_t d0, d1;
     rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 0, &d0);
     rs_gpu_desc_single(8, 8, RS_GPU_MASK_DIAG, 1, &d1);
-    rs_gpu_ref_fwd_init(&sh, o1, m1, l1);
-    rs_gpu_ref_fwd_init(&sh, o2, m2, l2);
-    rs_gpu_ref_fwd_step(&sh, &d0, q, k, v, o1, m1, l1);
-    rs_gpu_ref_fwd_step(&sh, &d1, q, k, v, o2, m2, l2);
+    const rs_gpu_ref_bufs_t b1 = {.q = q, .k = k, .v = v, .o = o1, .m = m1, .l = l1};
+    const rs_gpu_ref_bufs_t b2 = {.q = q, .k = k, .v = v, .o = o2, .m = m2, .l = l2};
+    rs_gpu_ref_fwd_init(&sh, &b1);
+    rs_gpu_ref_fwd_init(&sh, &b2);
+    rs_gpu_ref_fwd_step(&sh, &d0, &b1);
+    rs_gpu_ref_fwd_step(&sh, &d1, &b2);
     CU_ASSERT(max_rel(o1, o2, 64) > 0.01);
     /* row 0 sees nothing under diag 1: its state stays (-inf, 0, 0) */
     CU_ASSERT(m2[0] == -INFINITY && l2[0] == 0 && o2[0] == 0);
@@ -267,19 +290,96 @@ static void test_reference_detects_bad_mask(void) {
 static void test_check_counts(void) {
     float got[4] = {1.0f, 2.0f, NAN, 4.5f};
     double ref[4] = {1.0, 2.001, 3.0, 4.0};
-    rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, 1e-3, 1e-2, 0);
+    rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, (rs_gpu_tol_t){1e-3, 1e-2, 0});
     CU_ASSERT_EQUAL(c.n_bad, 2); /* NaN and 4.5 vs 4 */
     CU_ASSERT(!isfinite(c.rel_l2) || c.rel_l2 > 0.1);
 }
 
+/* ---------------------------------------------------------------------------------------------------
+ * Shapes, descriptors, names, 16-bit checks
+ * ------------------------------------------------------------------------------------------------- */
+/* Each field out of range is refused naming it and its range. */
+static void test_shape_validate(void) {
+    const rs_gpu_shape_t ok = {RS_GPU_BF16, 2, 8, 2, 64, 128, 256, 0.125f};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&ok, &err), 0);
+    CU_ASSERT_EQUAL(rs_gpu_shape_q_elems(&ok), 2u * 8 * 128 * 64);
+    CU_ASSERT_EQUAL(rs_gpu_shape_kv_elems(&ok), 2u * 2 * 256 * 64);
+    CU_ASSERT_EQUAL(rs_gpu_shape_row_elems(&ok), 2u * 8 * 128);
+    rs_gpu_shape_t sh = ok;
+    sh.kv_heads = 3;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "kv_heads 3: must be >= 1 and divide q_heads = 8");
+    sh = ok, sh.head_dim = 12;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "head_dim 12: must be a multiple of 8 in [8, 256]");
+    sh = ok, sh.scale = 0;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "scale 0: must be finite and > 0");
+    sh = ok, sh.batch = 1 << 12, sh.q_rows = 1 << 13; /* 4096 x 8 x 8192 x 64 = 2^34 elements */
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "batch x heads x rows x head_dim = 17179869184 elements: must be < 2^31 per tensor");
+    rs_gpu_dtype_t t = RS_GPU_BF16;
+    CU_ASSERT(rs_gpu_dtype_parse("fp16", &t) == 0 && t == RS_GPU_FP16);
+    CU_ASSERT(rs_gpu_dtype_parse("fp8", &t) == -1 && t == RS_GPU_FP16);
+    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_BF16), "bf16");
+    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_FP16), "fp16");
+}
+
+/* A step's descriptor: its segments as row ranges one after the other, its blocks' masks (diag kept
+ * only for DIAG); refused: a step with too many KV segments, a block naming a segment it has not. */
+static void test_desc_from_step(void) {
+    rs_step_t st;
+    memset(&st, 0, sizeof st);
+    st.rank = 1, st.step = 2, st.has_compute = true, st.pass = RS_PASS_FORWARD;
+    st.n_q_segs = 2, st.q_segs[0] = (rs_segment_t){0, 1, 5}, st.q_segs[1] = (rs_segment_t){20, 1, 7};
+    st.n_kv_segs = 1, st.kv_segs[0] = (rs_segment_t){8, 1, 12};
+    st.n_blocks = 2, st.blocks[0] = (rs_block_t){.q_seg = 0, .kv_seg = 0, .mask = RS_MASK_FULL, .diag = 3};
+    st.blocks[1] = (rs_block_t){.q_seg = 1, .kv_seg = 0, .mask = RS_MASK_DIAG, .diag = -2};
+    rs_gpu_step_desc_t d;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
+    CU_ASSERT(d.n_q == 2 && d.q[0].off == 0 && d.q[0].len == 5 && d.q[1].off == 5 && d.q[1].len == 7);
+    CU_ASSERT(d.n_kv == 1 && d.kv[0].off == 0 && d.kv[0].len == 12 && d.n_blocks == 2);
+    CU_ASSERT(d.blocks[0].mask == RS_GPU_MASK_FULL && d.blocks[0].diag == 0);
+    CU_ASSERT(d.blocks[1].mask == RS_GPU_MASK_DIAG && d.blocks[1].diag == -2 && d.blocks[1].q_seg == 1);
+    st.blocks[1].kv_seg = 1;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: block 1 names segments (1, 1) out of range");
+    st.blocks[1].kv_seg = 0, st.pass = RS_PASS_BACKWARD, st.n_kv_segs = 3;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: 3 KV segments, 2 blocks (1..4, <= 8 expected)");
+    st.n_kv_segs = 1, st.q_segs[1].count = INT32_MAX;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1: 2147483652 Q rows do not fit the 32-bit row index of the GPU kernels");
+    st.q_segs[1].count = 7, st.has_compute = false; /* no compute: segments only */
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
+    CU_ASSERT(d.n_q == 2 && d.n_kv == 0 && d.n_blocks == 0);
+}
+
+/* A 16-bit check reads its values in the dtype: 1.0 as bf16 0x3f80, 2.0 as fp16 0x4000. */
+static void test_check_16(void) {
+    const uint16_t bf[2] = {0x3f80, 0x4000}, h[2] = {0x3c00, 0x4000};
+    const double ref[2] = {1.0, 2.0};
+    rs_gpu_check_t c = rs_gpu_check_16("b", RS_GPU_BF16, bf, ref, 2, (rs_gpu_tol_t){0, 0, 0});
+    CU_ASSERT(c.n == 2 && c.n_bad == 0 && c.rel_l2 == 0 && c.max_abs_err == 0);
+    c = rs_gpu_check_16("h", RS_GPU_FP16, h, ref, 2, (rs_gpu_tol_t){0, 0, 0});
+    CU_ASSERT(c.n_bad == 0);
+    c = rs_gpu_check_16("h", RS_GPU_FP16, bf, ref, 2, (rs_gpu_tol_t){1e-3, 0, 0}); /* bf16 bits read as fp16 */
+    CU_ASSERT_EQUAL(c.n_bad, 1); /* 0x3f80 is 1.875 in fp16; 0x4000 is 2 in both */
+}
+
 int main(void) {
     static const rs_test_case_t tiles[] = {{"tile_class", test_tile_class},
+                                           {"shape_validate", test_shape_validate},
+                                           {"desc_from_step", test_desc_from_step},
                                            {"tiles_match_schedule", test_tiles_match_schedule},
                                            {NULL, NULL}};
     static const rs_test_case_t halfs[] = {{"conversions", test_half_conversions}, {NULL, NULL}};
     static const rs_test_case_t ref[] = {{"ring_vs_full_attention", test_reference_ring},
                                          {"detects_bad_mask", test_reference_detects_bad_mask},
                                          {"check_counts", test_check_counts},
+                                         {"check_16", test_check_16},
                                          {NULL, NULL}};
     static const rs_test_suite_t suites[] = {{"gpu_tiles", tiles}, {"gpu_half", halfs}, {"gpu_reference", ref}};
     return rs_test_main(suites, 3);
