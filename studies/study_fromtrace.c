@@ -561,13 +561,12 @@ void rs_tfit_print(const rs_tfit_t *f, const rs_tset_t *ts, FILE *out) {
 /* ------------------------------------------------------------------------------------------------
  * Validation
  * ---------------------------------------------------------------------------------------------- */
-/* The walk's prediction of trace i's problem on machine m, sorted (NULL with err). */
-static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, int *bad, rs_err_t *err) {
+/* The walk's prediction of trace i's problem on machine m, sorted. NULL with err: bad input (the
+ * profile cannot run the problem), runtime (the walk). */
+static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, rs_err_t *err) {
     rs_err_t why = {0};
-    *bad = 0;
     if (rs_walk_backend.can_run(&ts->p[i], m, &why) != 0) {
-        *bad = 1;
-        rs_errc(err, why.code, "%s: the profile cannot run its problem: %s", ts->path[i], why.msg);
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s: the profile cannot run its problem: %s", ts->path[i], why.msg);
         return NULL;
     }
     rs_trace_t *t = rs_trace_create(rs_walk_backend.source);
@@ -576,6 +575,7 @@ static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, in
     rs_run_summary_t sum;
     if (!t || rs_walk_backend.run(ts->s[i], m, &bo, t, &sum, err) != 0) {
         if (!t) rs_errf(err, "out of memory");
+        rs_err_mark(err, RS_ERR_RUNTIME);
         rs_trace_free(t);
         return NULL;
     }
@@ -607,19 +607,18 @@ int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const 
     memset(rows, 0, sizeof *rows * (size_t)ts->n);
     rs_machine_t m;
     rs_err_t e = {0};
-    if (rs_machine_from_hw(hw, dtype, &m, &e) != 0) return rs_errc(err, e.code, "the profile: %s", e.msg);
+    if (rs_machine_from_hw(hw, dtype, &m, &e) != 0) return rs_errc(err, RS_ERR_BAD_INPUT, "the profile: %s", e.msg);
     int rc = 0;
     for (int i = 0; rc == 0 && i < ts->n; i++) {
-        int bad;
         rows[i].problem = ts->p[i];
-        rs_trace_t *pred = predict(ts, i, &m, &bad, err);
+        rs_trace_t *pred = predict(ts, i, &m, err);
         if (!pred) {
-            rc = bad ? -1 : -2;
+            rc = -1;
             break;
         }
-        if (rs_compare_check_problem(ts->t[i], pred, ts->path[i], "the prediction", err) != 0) rc = -1;
-        else if (rs_compare_traces(ts->t[i], pred, &rows[i].cmp, err) != 0) rc = -1;
-        else if (out_dir && write_outputs(ts, i, pred, &rows[i].cmp, out_dir, err) != 0) rc = -2;
+        if (rs_compare_check_problem(ts->t[i], pred, ts->path[i], "the prediction", err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+        else if (rs_compare_traces(ts->t[i], pred, &rows[i].cmp, err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+        else if (out_dir && write_outputs(ts, i, pred, &rows[i].cmp, out_dir, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
         rs_trace_free(pred);
     }
     return rc;
@@ -689,76 +688,70 @@ static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
     return 0;
 }
 
-int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out) {
-    rs_err_t err = {0};
-    rs_tset_t *ts = rs_tset_load(o, &err);
+int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out, rs_err_t *err) {
+    rs_tset_t *ts = rs_tset_load(o, err);
     rs_tfit_t *f = ts ? malloc(sizeof *f) : NULL;
-    int rc = RS_EXIT_OK;
-    if (!ts || !f || not_an_input(ts, "--out", out_path, &err) != 0 || rs_tfit_run(ts, o, f, &err) != 0) {
-        if (ts && !f) rs_errf(&err, "out of memory");
-        rc = RS_EXIT_USAGE;
+    int rc = 0;
+    if (!ts || !f || not_an_input(ts, "--out", out_path, err) != 0 || rs_tfit_run(ts, o, f, err) != 0) {
+        if (ts && !f) rs_errf(err, "out of memory");
+        rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
     }
     rs_hw_t hw;
-    if (rc == RS_EXIT_OK) {
+    if (rc == 0) {
         fprintf(out, "# ringsim calibrate --from-trace\n");
         rs_tfit_print(f, ts, out);
         fitted_profile(ts, f, name, &hw);
-        if (write_profile(&hw, out_path, &err) != 0) rc = RS_EXIT_FAIL;
+        if (write_profile(&hw, out_path, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
         else
             fprintf(out, "# profile %s (%s): F_peak(%s) %.6g TFLOP/s, %d efficiency points, W %.6g GB/s, L %.6g s, %d kernel curves\n",
                     out_path, hw.name, rs_dtype_name(f->dtype), hw.flops_per_s[f->dtype] * 1e-12, hw.cal.n_eff,
                     hw.intra.bw_bytes_per_s * 1e-9, hw.intra.latency_s, hw.kernels.n_curves);
-        if (rc == RS_EXIT_OK && hw.kernels.n_curves)
+        if (rc == 0 && hw.kernels.n_curves)
             fprintf(out, "# the presets' merges run at the profile's memory bandwidth, %.4g GB/s (a trace does not measure it: "
                          "set kernels.merge_bw_bytes_per_s to the traced device's)\n", hw.mem_bw_bytes_per_s * 1e-9);
     }
-    if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
     free(f);
     rs_tset_free(ts);
     return rc;
 }
 
-/* The profile validate predicts with: `calibrated` loaded, else fitted from the traces (printed). */
-static int validate_profile(const rs_tset_t *ts, const rs_tfit_opts_t *o, const char *calibrated, FILE *out, rs_hw_t *hw,
-                            rs_dtype_t *dtype, rs_err_t *err) {
-    *dtype = dtype_of(o, &ts->p[0]);
-    if (calibrated) return rs_hw_load(calibrated, hw, err) != 0 ? rs_err_option(err, "--calibrated", calibrated) : 0;
+/* The profile validate predicts with (into hw; the activations' dtype into dtype): `calibrated`
+ * loaded, else fitted from the traces (printed). Returns 0 or -1 with err (bad input). */
+static int validate_profile(const rs_tset_t *ts, const rs_tval_in_t *in, rs_hw_t *hw, rs_dtype_t *dtype, rs_err_t *err) {
+    *dtype = dtype_of(in->fit, &ts->p[0]);
+    if (in->calibrated) {
+        if (rs_hw_load(in->calibrated, hw, err) == 0) return 0;
+        rs_err_option(err, "--calibrated", in->calibrated);
+        return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    }
     rs_tfit_t *f = malloc(sizeof *f);
-    if (!f) return rs_errf(err, "out of memory");
-    int rc = rs_tfit_run(ts, o, f, err);
+    if (!f) return rs_errc(err, RS_ERR_BAD_INPUT, "out of memory");
+    int rc = rs_tfit_run(ts, in->fit, f, err);
     if (rc == 0) {
-        fprintf(out, "# ringsim validate --from-trace: the profile fitted from the traces (ringsim calibrate --from-trace)\n");
-        rs_tfit_print(f, ts, out);
+        fprintf(in->out, "# ringsim validate --from-trace: the profile fitted from the traces (ringsim calibrate --from-trace)\n");
+        rs_tfit_print(f, ts, in->out);
         fitted_profile(ts, f, NULL, hw);
-        fputc('\n', out);
+        fputc('\n', in->out);
     }
     free(f);
-    return rc;
+    return rc == 0 ? 0 : rs_err_mark(err, RS_ERR_BAD_INPUT);
 }
 
-int rs_study_validate_from_trace(const rs_tfit_opts_t *o, const char *calibrated, const char *save_profile,
-                                 const char *out_dir, FILE *out) {
-    rs_err_t err = {0};
-    rs_tset_t *ts = rs_tset_load(o, &err);
+int rs_study_validate_from_trace(const rs_tval_in_t *in, rs_err_t *err) {
+    rs_tset_t *ts = rs_tset_load(in->fit, err);
     rs_hw_t hw;
-    rs_dtype_t dtype;
-    int rc = RS_EXIT_OK;
-    if (!ts || not_an_input(ts, "--save-profile", save_profile, &err) != 0 ||
-        validate_profile(ts, o, calibrated, out, &hw, &dtype, &err) != 0)
-        rc = RS_EXIT_USAGE;
-    rs_tval_row_t *rows = rc == RS_EXIT_OK ? calloc((size_t)ts->n, sizeof *rows) : NULL;
-    if (rc == RS_EXIT_OK && !rows) rc = RS_EXIT_FAIL, rs_errf(&err, "out of memory");
-    if (rc == RS_EXIT_OK) {
-        const int r = rs_tval_run(ts, &hw, dtype, out_dir, rows, &err);
-        rc = r == 0 ? RS_EXIT_OK : r == -1 ? RS_EXIT_USAGE : RS_EXIT_FAIL;
-    }
-    if (rc == RS_EXIT_OK && save_profile && write_profile(&hw, save_profile, &err) != 0) rc = RS_EXIT_FAIL;
-    if (rc == RS_EXIT_OK) {
-        fprintf(out, "# profile %s: %s\n", calibrated ? calibrated : "fitted from the traces", hw.name);
-        rs_tval_print(ts, rows, out);
-        if (out_dir) fprintf(out, "# predicted traces, per-step CSVs and pred-vs-meas figures in %s\n", out_dir);
-    } else {
-        fprintf(stderr, "ringsim validate: %s\n", err.msg);
+    rs_dtype_t dtype = RS_DTYPE_BF16; /* validate_profile's */
+    int rc = 0;
+    if (!ts || not_an_input(ts, "--save-profile", in->save_profile, err) != 0 || validate_profile(ts, in, &hw, &dtype, err) != 0)
+        rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+    rs_tval_row_t *rows = rc == 0 ? calloc((size_t)ts->n, sizeof *rows) : NULL;
+    if (rc == 0 && !rows) rc = rs_errc(err, RS_ERR_RUNTIME, "out of memory");
+    if (rc == 0) rc = rs_tval_run(ts, &hw, dtype, in->out_dir, rows, err);
+    if (rc == 0 && in->save_profile && write_profile(&hw, in->save_profile, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0) {
+        fprintf(in->out, "# profile %s: %s\n", in->calibrated ? in->calibrated : "fitted from the traces", hw.name);
+        rs_tval_print(ts, rows, in->out);
+        if (in->out_dir) fprintf(in->out, "# predicted traces, per-step CSVs and pred-vs-meas figures in %s\n", in->out_dir);
     }
     for (int i = 0; rows && i < ts->n; i++) rs_compare_free(&rows[i].cmp);
     free(rows);

@@ -36,7 +36,7 @@
  *     kind and says so). Every preset runs the kernel (impl_kernels); the profile's default preset
  *     stays none, so its default model is F_eff(B) above (--impl picks the curves); the merge
  *     bandwidth is the device's (not in a trace).
- * Refused (RS_EXIT_USAGE, one line naming the file): a missing or malformed trace, headers of
+ * Refused (bad input, one line naming the file): a missing or malformed trace, headers of
  * different problem shapes or disagreeing with a given option, a trace without compute events that
  * execute FLOPs, a recv event at a step the schedule moves nothing at or one whose bytes say 0, a
  * single transfer size without --latency, transfers no longer than --latency.
@@ -162,19 +162,30 @@ typedef struct {
 /* Predict every trace of ts on hw (peak for dtype) with the walk and compare: rows[i] for trace i
  * (free each with rs_compare_free(&rows[i].cmp)). out_dir (NULL: none, must exist): per trace i
  * DIR/predI-B<B>-<pass>.csv (predicted trace), DIR/cmpI-B<B>-<pass>.csv (the per-step points,
- * rs_compare_write_csv) and DIR/pred-vs-measI-B<B>-<pass>.png (plots/plot.h). Returns 0; -1 with err
- * on bad input (the profile cannot run a problem: err names the trace); -2 on a runtime failure. */
+ * rs_compare_write_csv) and DIR/pred-vs-measI-B<B>-<pass>.png (plots/plot.h). Returns 0, or -1 with
+ * err: RS_ERR_BAD_INPUT (the profile cannot run a problem: err names the trace), RS_ERR_RUNTIME (the
+ * walk, writing the files). */
 int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const char *out_dir, rs_tval_row_t *rows,
                 rs_err_t *err);
 /* Per trace: the compare table (rs_compare_print), then one summary line per trace. Can't fail. */
 void rs_tval_print(const rs_tset_t *ts, const rs_tval_row_t *rows, FILE *out);
 
-/* The commands (cli/cmd_calibrate.c, cmd_validate.c): read o's traces; calibrate: fit and write the
- * profile to out_path (atomically, read back); validate: fit (or load `calibrated`), predict,
- * compare, print, and with out_dir the files above (and save_profile: the profile used). Print
- * to out. Return the exit code: 0; 1 runtime failure; 2 bad input (one line on stderr naming the file). */
-int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out);
-int rs_study_validate_from_trace(const rs_tfit_opts_t *o, const char *calibrated, const char *save_profile,
-                                 const char *out_dir, FILE *out);
+/* What `ringsim validate --from-trace` reads and writes. */
+typedef struct {
+    const rs_tfit_opts_t *fit;   /* the traces, and the problem options for what a header lacks */
+    const char *calibrated;      /* the profile to predict with (NULL: fitted from the traces) */
+    const char *save_profile;    /* write the profile used (NULL: no) */
+    const char *out_dir;         /* the files of rs_tval_run (NULL: none) */
+    FILE *out;                   /* the tables */
+} rs_tval_in_t;
+
+/* The commands (cli/cmd_calibrate.c, cmd_validate.c): read the traces; calibrate: fit and write the
+ * profile to out_path (atomically, read back; named name, "": the traced GPU's); validate: fit (or
+ * load `calibrated`), predict, compare, print, and with out_dir the files above (and save_profile:
+ * the profile used). Print to out. Return 0, or -1 with err (one line naming the file):
+ * RS_ERR_BAD_INPUT (a refused trace, option or profile; out of memory before the fit), RS_ERR_RUNTIME
+ * (writing). */
+int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out, rs_err_t *err);
+int rs_study_validate_from_trace(const rs_tval_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_FROMTRACE_H */

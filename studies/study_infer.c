@@ -160,8 +160,8 @@ static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *e
 }
 
 /* Before anything runs, against --max-time and --max-memory: every point's walks (rs_infer_estimate)
- * and the boundary's crossings, as often as the outputs asked for compute them. Returns RS_EXIT_OK,
- * or RS_EXIT_USAGE with err (above a limit, or a point's configuration is invalid). */
+ * and the boundary's crossings, as often as the outputs asked for compute them. Returns 0, or -1
+ * with err (bad input: above a limit, or a point's configuration is invalid). */
 static int check_limits(const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
     const int boundary_passes = (in->boundary_figure ? 1 : 0) + (in->boundary_csv ? 1 : 0) + /* check_outputs, the CSV, */
                                 (in->boundary_figure && !in->boundary_csv ? 1 : 0);        /* the figure's own data */
@@ -172,12 +172,12 @@ static int check_limits(const rs_infer_in_t *in, const cand_t *cands, int nc, rs
                 for (int t = 0; t < in->n_new; t++) {
                     rs_infer_config_t c = in->config;
                     c.nodes = in->nodes[a], c.new_tokens = in->new_tokens[t], c.cached_tokens = in->cached[p];
-                    if (rs_infer_config_validate(&c, &cands[k].machine, err)) return RS_EXIT_USAGE;
+                    if (rs_infer_config_validate(&c, &cands[k].machine, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
                     rs_infer_estimate(&c, &cands[k].machine, &sum);
                     for (int b = 0; t == 0 && c.cached_tokens > 0 && b < boundary_passes; b++)
                         rs_infer_crossing_estimate(&c, &cands[k].machine, &sum); /* boundary_rows: one per (k, a, p) */
                 }
-    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_BAD_INPUT);
 }
 
 /* The pass-kv/pass-q boundary: per candidate, node count and P > 0, the crossing T (searched over T:
@@ -289,20 +289,20 @@ static int check_outputs(const rs_infer_in_t *in, const outputs_t *o, rs_err_t *
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_INFER_MAX_CANDIDATES, sizeof *cands);
     int nc = 0;
-    if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    if (load_candidates(in, cands, &nc, err)) return free(cands), RS_EXIT_USAGE;
+    if (!cands) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
+    if (load_candidates(in, cands, &nc, err)) return free(cands), rs_err_mark(err, RS_ERR_BAD_INPUT);
     const size_t np = (size_t)nc * (size_t)in->n_nodes * (size_t)in->n_new * (size_t)in->n_cached;
     if (np > 4096) {
         free(cands);
-        return rs_errf(err, "%zu points (candidates x --nodes x --seq x --cached): at most 4096", np), RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%zu points (candidates x --nodes x --seq x --cached): at most 4096", np);
     }
     point_t *pts = calloc(np ? np : 1, sizeof *pts);
-    int rc = pts ? RS_EXIT_OK : (rs_errf(err, "out of memory for %zu points", np), RS_EXIT_FAIL);
+    int rc = pts ? 0 : rs_errc(err, RS_ERR_RUNTIME, "out of memory for %zu points", np);
     outputs_t o = {in, cands, nc, pts, np};
-    if (rc == RS_EXIT_OK) rc = check_limits(in, cands, nc, err);
-    if (rc == RS_EXIT_OK && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = RS_EXIT_USAGE;
-    if (rc == RS_EXIT_OK && write_outputs(in, &o, err)) rc = RS_EXIT_FAIL;
-    if (rc == RS_EXIT_OK && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
+    if (rc == 0) rc = check_limits(in, cands, nc, err);
+    if (rc == 0 && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (rc == 0 && write_outputs(in, &o, err)) rc = rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0 && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
     free(cands);
     free(pts);
     return rc;

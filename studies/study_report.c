@@ -106,7 +106,7 @@ static int mkdir_p(const char *path, rs_err_t *err) {
 static int run_sweep(rs_sweep_spec_t *spec, const char *path, const char *label, sweep_t *out, rs_err_t *err) {
     rs_sweep_in_t in = {spec, path, label, true, false, false, false}; /* its meter nests in the report's */
     rs_sweep_out_t o;
-    if (rs_study_sweep(&in, &o, err) != RS_EXIT_OK) {
+    if (rs_study_sweep(&in, &o, err) != 0) {
         free(o.points);
         return -1;
     }
@@ -343,7 +343,7 @@ static void report_contention(report_t *r) {
     rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", true};
     rs_contention_out_t o;
     rs_err_t e;
-    if (rs_problem_validate(&cs.problem, &e) != 0 || rs_study_contention(&in, &o, &e) != RS_EXIT_OK) {
+    if (rs_problem_validate(&cs.problem, &e) != 0 || rs_study_contention(&in, &o, &e) != 0) {
         snprintf(r->cont_note, sizeof r->cont_note, "No contention figure: %.800s", e.msg);
     } else {
         r->have_cont = true;
@@ -898,21 +898,23 @@ static int report_doc(report_t *r, rs_err_t *err) {
  * The study
  * ---------------------------------------------------------------------------------------------- */
 /* The directory's stage (output.h: the report becomes DIR when the run ends well, nothing of it
- * stays otherwise) and its sub-directories into stage; RS_EXIT_USAGE when DIR exists without --force. */
+ * stays otherwise) and its sub-directories into stage. Returns 0, or -1 with err (bad input: DIR
+ * exists without --force, or cannot be made). */
 static int report_dirs(const rs_report_in_t *in, char *stage, size_t len, rs_err_t *err) {
-    if (strlen(in->dir) > 400) return rs_errf(err, "-o: at most 400 characters"), RS_EXIT_USAGE;
+    if (strlen(in->dir) > 400) return rs_errc(err, RS_ERR_BAD_INPUT, "-o: at most 400 characters");
     struct stat st;
     if (stat(in->dir, &st) == 0 && !in->force)
-        return rs_errf(err, "-o %s: exists; give --force to write into it, or another directory", in->dir), RS_EXIT_USAGE;
-    if (stat(in->dir, &st) == 0 && !S_ISDIR(st.st_mode)) return rs_errf(err, "-o %s: exists and is not a folder", in->dir), RS_EXIT_USAGE;
-    if (rs_out_stage_dir(in->dir, stage, len, err) != 0) return RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "-o %s: exists; give --force to write into it, or another directory", in->dir);
+    if (stat(in->dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "-o %s: exists and is not a folder", in->dir);
+    if (rs_out_stage_dir(in->dir, stage, len, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     const char *subs[] = {"/traces", "/data", "/figures", "/figures/scripts"};
     char path[1200];
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s%s", stage, subs[i]);
-        if (mkdir_p(path, err) != 0) return RS_EXIT_USAGE;
+        if (mkdir_p(path, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     }
-    return RS_EXIT_OK;
+    return 0;
 }
 
 static void report_free(report_t *r) {
@@ -932,12 +934,11 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
     report_t *r = calloc(1, sizeof *r);
     if (!r || !(r->spec = calloc(1, sizeof *r->spec))) {
         free(r);
-        return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+        return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
     }
-    int rc = report_dirs(in, r->stage, sizeof r->stage, err);
-    if (rc != RS_EXIT_OK) {
+    if (report_dirs(in, r->stage, sizeof r->stage, err) != 0) {
         report_free(r);
-        return rc;
+        return -1;
     }
     r->in = in, r->c = in->setup, r->m = &in->setup->machine, r->p0 = &in->setup->problem, r->dir = r->stage;
     r->t_start = rs_now_s();
@@ -951,16 +952,16 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
     }
     rs_meter_start(&r->meter, "report", 0, NULL);
     phase(r, 1, r->sim ? "model and sim" : "model");
-    rc = report_entries(r, err) == 0 && report_sweeps(r, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
-    if (rc == RS_EXIT_OK) {
+    int rc = report_entries(r, err) == 0 && report_sweeps(r, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0) {
         report_contention(r);
         report_exec(r);
         report_figures(r);
         phase(r, 6, "report.md and report.html");
-        if (report_doc(r, err) != 0) rc = RS_EXIT_FAIL;
+        if (report_doc(r, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
     }
     rs_meter_end(&r->meter);
-    if (rc == RS_EXIT_OK)
+    if (rc == 0)
         printf("ringsim report: written to %s/report.md (and %s/report.html) in %.1f s\n", in->dir, in->dir, rs_now_s() - r->t_start);
     report_free(r);
     return rc;

@@ -35,10 +35,10 @@ typedef struct {
  * fills and finishes the setup), directory ringsim-report, validate's watchdog 240 s. */
 void rs_report_setup_default(rs_setup_t *setup);
 void rs_report_defaults(rs_report_in_t *in);
-/* Write the report. Progress goes to stderr ("ringsim report: sweeps..."). Returns RS_EXIT_OK;
- * RS_EXIT_USAGE with err when the directory exists without force or cannot be made; RS_EXIT_FAIL
- * with err on a runtime failure (a model, simulator, sweep or file). The real execution failing is
- * not a failure: the report says so. */
+/* Write the report. Progress goes to stderr ("ringsim report: sweeps..."). Returns 0, or -1 with
+ * err: RS_ERR_BAD_INPUT when the directory exists without force or cannot be made, RS_ERR_RUNTIME on
+ * a failure of a model, simulator, sweep or file. The real execution failing is not a failure: the
+ * report says so. */
 int rs_study_report(const rs_report_in_t *in, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------

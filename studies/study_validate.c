@@ -55,13 +55,16 @@ int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err) {
                     rs_problem_t p = in->problem;
                     p.layout = in->layouts[l], p.pass = in->passes[j], p.causal = in->masks_causal[k];
                     p = rs_problem_with_block(&p, in->b[i]);
-                    if (rs_problem_validate(&p, err) != 0) return -1;
+                    if (rs_problem_validate(&p, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
                 }
     if (rs_measure_check(in->backend, &in->problem, in->dtype, &in->job, err) < 0) return -1;
     if (in->problem.n_ranks < 2)
-        return rs_errf(err, "--ranks %lld: validation needs a ring of at least 2", (long long)in->problem.n_ranks);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: validation needs a ring of at least 2", (long long)in->problem.n_ranks);
     rs_hw_t hw;
-    if (in->calibrated && rs_hw_load(in->calibrated, &hw, err) < 0) return rs_err_option(err, "--calibrated", in->calibrated);
+    if (in->calibrated && rs_hw_load(in->calibrated, &hw, err) < 0) {
+        rs_err_option(err, "--calibrated", in->calibrated);
+        return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    }
     return 0;
 }
 
@@ -1035,6 +1038,6 @@ static int val_body(const rs_exec_job_t *job, void *arg) {
     return rc;
 }
 
-int rs_study_validate(const rs_validate_in_t *in) {
-    return rs_exec_spmd(in->backend->exec, &in->job, val_body, (void *)in);
+int rs_study_validate(const rs_validate_in_t *in, rs_err_t *err) {
+    return rs_measure_run(in->backend, &in->job, val_body, (void *)in, err);
 }

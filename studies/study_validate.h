@@ -89,10 +89,11 @@ typedef struct {
 void rs_validate_defaults(rs_validate_in_t *in);
 /* Check what every rank needs before any starts (every configuration and B a valid problem, a ring
  * of >= 2, the executor computes the dtype, the calibrated profile loads) and make the calibration's
- * blocks span the sweep. Returns 0 or -1 with err naming the option. */
+ * blocks span the sweep. Returns 0 or -1 with err naming the option (bad input). */
 int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err);
-/* Run the study (an SPMD job). Returns the exit code: 0; 1 runtime failure; 2 bad input. */
-int rs_study_validate(const rs_validate_in_t *in);
+/* Run the study: an SPMD job (rs_measure_run: its errors are printed by the ranks). Returns 0, or -1
+ * with err.code (bad input or runtime) and err.msg empty. */
+int rs_study_validate(const rs_validate_in_t *in, rs_err_t *err);
 
 /* The held-out table (text, fixed width, '#' header; no nan or inf: "-" for what was not measured or
  * not reached) and its CSV form (empty cells for the same). Can't fail. */
