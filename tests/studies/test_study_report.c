@@ -595,23 +595,23 @@ static void test_validate_round_spread(void) {
     }
     rs_trace_t *rounds[2] = {r0, r1};
     const size_t cap = 2 * rs_trace_count(r0);
-    double *pts[RS_CMP_METRIC_COUNT], mk[4];
-    size_t np[RS_CMP_METRIC_COUNT] = {0}, nmk = 0;
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) pts[k] = calloc(cap, sizeof(double));
+    double mk[4];
+    rs_validate_spread_t sp = {.mk = mk};
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) sp.pts[k] = calloc(cap, sizeof(double));
     rs_err_t err;
-    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 1, med, p.pass, pts, np, mk, &nmk, &err), 0);
-    CU_ASSERT_EQUAL(nmk, 0);
-    CU_ASSERT_EQUAL(np[RS_CMP_COMM], 0);
-    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 2, med, p.pass, pts, np, mk, &nmk, &err), 0);
-    CU_ASSERT_EQUAL(np[RS_CMP_COMP], 2 * 16); /* N = 4 forward: 16 computes, 12 transfers, 16 steps per round */
-    CU_ASSERT_EQUAL(np[RS_CMP_COMM], 2 * 12);
-    CU_ASSERT_EQUAL(np[RS_CMP_STEP], 2 * 16);
+    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 1, med, p.pass, &sp, &err), 0);
+    CU_ASSERT_EQUAL(sp.n_mk, 0);
+    CU_ASSERT_EQUAL(sp.n_pts[RS_CMP_COMM], 0);
+    CU_ASSERT_EQUAL(rs_validate_round_spread(rounds, 2, med, p.pass, &sp, &err), 0);
+    CU_ASSERT_EQUAL(sp.n_pts[RS_CMP_COMP], 2 * 16); /* N = 4 forward: 16 computes, 12 transfers, 16 steps per round */
+    CU_ASSERT_EQUAL(sp.n_pts[RS_CMP_COMM], 2 * 12);
+    CU_ASSERT_EQUAL(sp.n_pts[RS_CMP_STEP], 2 * 16);
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++)
-        for (size_t i = 0; i < np[k]; i++) CU_ASSERT_DOUBLE_EQUAL(pts[k][i], 0.1 / 1.1, 1e-9);
-    CU_ASSERT_EQUAL_FATAL(nmk, 2);
+        for (size_t i = 0; i < sp.n_pts[k]; i++) CU_ASSERT_DOUBLE_EQUAL(sp.pts[k][i], 0.1 / 1.1, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(sp.n_mk, 2);
     CU_ASSERT_DOUBLE_EQUAL(mk[0], 0.1 / 1.1, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(mk[1], 0.1 / 1.1, 1e-9);
-    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(pts[k]);
+    for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) free(sp.pts[k]);
     rs_trace_free(r0), rs_trace_free(r1), rs_trace_free(med);
 }
 
