@@ -476,7 +476,7 @@ static void test_finding_crossover_planted(void) {
         f->closed.b_star_tokens = 250, f->closed.b_min_tokens = 200;
     }
     char s[1200];
-    rs_report_finding_crossover(full, 5, causal, 5, 0, "model walk", 8, s, sizeof s);
+    rs_report_finding_crossover(&(rs_report_crossover_in_t){full, 5, causal, 5, 0, "model walk", 8}, s, sizeof s);
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "full blocks cross at B = 256 tokens (B* = 250, B_min = 200)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "under the causal mask nowhere in the swept range (B = 64..1024)"));
     CU_ASSERT(no_nan_word(s));
