@@ -6,8 +6,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "calibrate_kernels.h"
-#include "exec_launch.h"
+#include "calibrate_kernels.h" /* the executor measures the kernel table (rank 0) */
+#include "exec_launch.h"      /* how many processes the launcher started */
 #include "registry.h"
 #include "output.h"
 #include "setup.h"

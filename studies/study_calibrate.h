@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "calibrate.h"
-#include "exec_backend.h"
+#include "calibrate.h"    /* what the executor measures and fits: rs_calib_opts_t */
+#include "exec_backend.h" /* the SPMD job the measuring studies run on (the backend's exec part) */
 
 typedef struct {
     const rs_backend_ops_t *backend; /* the executor: cpu or gpu */

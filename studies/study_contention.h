@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "job.h"
+#include "job.h" /* jobs of concurrent rings exist only in the simulator: the backend interface runs one ring */
 #include "setup.h"
-#include "sim.h"
+#include "sim.h" /* rs_sim_run with a job, rs_sim_estimate */
 
 #define RS_CONT_MAX_VALUES 16
 

@@ -42,7 +42,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "calibrate.h"
+#include "calibrate.h" /* the calibration's fits (alpha-beta, host cost and overlap) and its profile */
 #include "machine.h"
 #include "study_fromtrace_traces.h"
 

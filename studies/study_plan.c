@@ -16,7 +16,7 @@
 #include "plot.h"
 #endif
 #ifdef RINGSIM_HAVE_SIM
-#include "sim_alt.h"
+#include "sim_alt.h" /* Ulysses and USP splits in SimGrid: not ring schedules, so not a backend's run() */
 #include "study_contention.h"
 #endif
 

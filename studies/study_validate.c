@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "calibrate_kernels.h"
+#include "calibrate_kernels.h" /* the executor measures the kernel table and its calls */
 #include "registry.h"
 #include "setup.h"
 #include "study_calibrate.h"

@@ -26,9 +26,9 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "calibrate.h"
+#include "calibrate.h"    /* what the executor measures and fits: rs_calib_opts_t */
 #include "compare.h"
-#include "exec_backend.h"
+#include "exec_backend.h" /* the SPMD job the measuring studies run on (the backend's exec part) */
 #include "study_validate_summary.h"
 
 #define RS_VALIDATE_MAX_B 32     /* block sizes of the sweep */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "calibrate.h"
+#include "calibrate.h" /* rs_calib_t and its fits, refitted here */
 #include "machine.h"
 
 /* F_eff at the sweep's B: the efficiency of model's point at b[i] (i < n_b) becomes

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "calibrate.h"
-#include "exec_backend.h"
+#include "calibrate.h"    /* the calibration and its samples */
+#include "exec_backend.h" /* the job each rank runs (rs_exec_job_t) */
 #include "meter.h"
 #include "study_validate.h"
 
