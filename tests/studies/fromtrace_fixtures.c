@@ -157,3 +157,18 @@ rs_tset_t *fit_traces(const rs_tfit_opts_t *o, rs_tfit_t *f) {
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     return ts;
 }
+
+int ft_main(const char *name, const rs_test_case_t *cases) {
+    if (rs_test_scratch(name) != 0) return 1;
+    for (int i = 0; i < N_TRACES; i++)
+        if (make_trace(i) != 0) return 1;
+    const int rc = rs_test_main1(name, cases);
+    rs_test_cleanup();
+    return rc;
+}
+
+rs_tset_t *fit_profile(const rs_tfit_opts_t *o, rs_tfit_t *f, rs_hw_t *hw) {
+    rs_tset_t *ts = fit_traces(o, f);
+    rs_tfit_to_hw(f, "fitted", "test", hw);
+    return ts;
+}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "machine.h"
+#include "test_main.h"
 #include "study_fromtrace.h"
 
 #define F_PEAK 400e12
@@ -51,9 +52,15 @@ extern const known_curve_t known_curves[4];
 /* t's curves are the known kernel's, point by point within 1% (asserted). */
 void expect_known_curves(const rs_kernel_table_t *t);
 
+/* A test program's main: the known traces made in a scratch directory called name, then the cases
+ * as one suite of that name. Returns the program's exit code. */
+int ft_main(const char *name, const rs_test_case_t *cases);
+
 /* The fit's options for the known traces first..first + n - 1. */
 rs_tfit_opts_t fit_opts(int first, int n);
 /* o's traces loaded and fitted into f (asserted, fatally); the set, for the caller to free. */
 rs_tset_t *fit_traces(const rs_tfit_opts_t *o, rs_tfit_t *f);
+/* fit_traces, and the fit's profile (named "fitted") into hw. */
+rs_tset_t *fit_profile(const rs_tfit_opts_t *o, rs_tfit_t *f, rs_hw_t *hw);
 
 #endif /* RS_FROMTRACE_FIXTURES_H */

@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "cost.h"
@@ -59,4 +61,28 @@ char *rs_test_report_file(const char *rel) {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", report_dir, rel);
     return rs_test_slurp(path, NULL);
+}
+
+int rs_test_studies_main(const char *name, const rs_test_case_t *cases) {
+    if (rs_test_scratch(name) != 0) return 1;
+    const int rc = rs_test_main1(name, cases);
+    if (rc == 0) rs_test_cleanup();
+    return rc;
+}
+
+char *rs_test_read_back(FILE *fp) {
+    const long n = ftell(fp);
+    char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
+    rewind(fp);
+    if (buf && n > 0) CU_ASSERT_EQUAL(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    return buf;
+}
+
+void rs_test_expect_all(const char *s, const char *const *want) {
+    for (; *want; want++) {
+        if (!strstr(s, *want)) fprintf(stderr, "  missing: '%s'\n", *want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, *want));
+    }
 }

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "doc.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* The document's two files, and their text once written. */
 typedef struct {
     rs_doc_t d;
-    char md[4096], html[4096];
+    char *md, *html; /* malloc'd */
 } doc_t;
 
 static void doc_open(doc_t *x) {
@@ -19,16 +20,9 @@ static void doc_open(doc_t *x) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(x->d.html);
 }
 
-static void read_back(FILE *fp, char *buf, size_t len) {
-    rewind(fp);
-    const size_t n = fread(buf, 1, len - 1, fp);
-    buf[n] = 0;
-    fclose(fp);
-}
-
 static void doc_close(doc_t *x) {
-    read_back(x->d.md, x->md, sizeof x->md);
-    read_back(x->d.html, x->html, sizeof x->html);
+    x->md = rs_test_read_back(x->d.md);
+    x->html = rs_test_read_back(x->d.html);
 }
 
 static void test_text_blocks(void) {
@@ -42,6 +36,7 @@ static void test_text_blocks(void) {
     doc_close(&x);
     CU_ASSERT_STRING_EQUAL(x.md, "\n## A <b> & `c`\n\nx **5** y\n\n- a one\n- b\n\n");
     CU_ASSERT_STRING_EQUAL(x.html, "<h2>A &lt;b&gt; &amp; c</h2>\n<p>x 5 y</p>\n<ul><li>a one</li></ul>\n<ul><li>b</li></ul>\n");
+    free(x.md), free(x.html);
 }
 
 static void test_table(void) {
@@ -52,6 +47,7 @@ static void test_table(void) {
     doc_close(&x);
     CU_ASSERT_STRING_EQUAL(x.md, "| a|b |\n|---|---|\n| 1|<2> |\n\n");
     CU_ASSERT_STRING_EQUAL(x.html, "<table>\n<tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>&lt;2&gt;</td></tr>\n</table>\n");
+    free(x.md), free(x.html);
 }
 
 static void test_figures(void) {
@@ -65,6 +61,7 @@ static void test_figures(void) {
     CU_ASSERT_STRING_EQUAL(x.html, "<figure><img src=\"figures/f1.svg\" alt=\"T &amp; B\" width=\"900\"><figcaption>T &amp; B "
                                    "(<a href=\"figures/f1.png\">PNG</a>, <a href=\"figures/f1.pdf\">PDF</a>)</figcaption></figure>\n"
                                    "<p>*(figure f2 not rendered: see the note above)*</p>\n");
+    free(x.md), free(x.html);
 }
 
 int main(void) {

@@ -10,6 +10,7 @@
 #include "plot.h"
 #include "setup.h"
 #include "study_contention.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 static void test_knobs(void) {
@@ -121,8 +122,5 @@ int main(void) {
         {"a small study: its points in the CSV, efficiency up with the NICs", test_small_study},
         {NULL, NULL},
     };
-    if (rs_test_scratch("study_contention") != 0) return 1;
-    const int rc = rs_test_main1("study_contention", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("study_contention", cases);
 }

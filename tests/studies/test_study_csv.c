@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "study_csv.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* Item i (an int) as i rows "i,k". */
@@ -32,8 +33,5 @@ int main(void) {
         {"the column line, then each item's rows; an output that cannot be opened", test_write},
         {NULL, NULL},
     };
-    if (rs_test_scratch("study_csv") != 0) return 1;
-    const int rc = rs_test_main1("study_csv", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("study_csv", cases);
 }

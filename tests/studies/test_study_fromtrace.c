@@ -175,9 +175,6 @@ static void test_library_kinds(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("fromtrace") != 0) return 1;
-    for (int i = 0; i < N_TRACES; i++)
-        if (make_trace(i) != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"calibrate/validate --from-trace commands: profile, table, files", test_cli},
         {"calibrate --from-trace: the kernel curves in the profile, run by model", test_cli_kernel_table},
@@ -185,7 +182,5 @@ int main(void) {
         {"in the library: the kind of each failure", test_library_kinds},
         {NULL, NULL},
     };
-    const int rc = rs_test_main1("fromtrace", cases);
-    rs_test_cleanup();
-    return rc;
+    return ft_main("fromtrace", cases);
 }

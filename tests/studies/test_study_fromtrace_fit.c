@@ -113,9 +113,6 @@ static void test_to_hw(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("fromtrace_fit") != 0) return 1;
-    for (int i = 0; i < N_TRACES; i++)
-        if (make_trace(i) != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"fit recovers F_eff(B), L, W, host cost of a known profile within 1%", test_fit_recovers},
         {"one B: a backward pass fits alpha-beta; a forward one needs --latency", test_fit_one_b},
@@ -123,7 +120,5 @@ int main(void) {
         {"the fit's profile", test_to_hw},
         {NULL, NULL},
     };
-    const int rc = rs_test_main1("fromtrace_fit", cases);
-    rs_test_cleanup();
-    return rc;
+    return ft_main("fromtrace_fit", cases);
 }

@@ -146,16 +146,11 @@ static void test_refused(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("fromtrace_traces") != 0) return 1;
-    for (int i = 0; i < N_TRACES; i++)
-        if (make_trace(i) != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"mask kind and call shape of a step", test_step_kinds},
         {"the set: paths, problems, schedules; the profile's dtype", test_set},
         {"refusals name the file, as bad input", test_refused},
         {NULL, NULL},
     };
-    const int rc = rs_test_main1("fromtrace_traces", cases);
-    rs_test_cleanup();
-    return rc;
+    return ft_main("fromtrace_traces", cases);
 }

@@ -16,9 +16,8 @@ static void test_validate(void) {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
     rs_err_t err = {0};
     static rs_tfit_t f;
-    rs_tset_t *ts = fit_traces(&o, &f);
     rs_hw_t hw;
-    rs_tfit_to_hw(&f, "fitted", "test", &hw);
+    rs_tset_t *ts = fit_profile(&o, &f, &hw);
     rs_tval_row_t rows[N_TRACES];
     CU_ASSERT_EQUAL_FATAL(rs_tval_run(ts, &hw, RS_DTYPE_BF16, NULL, rows, &err), 0);
     for (int i = 0; i < N_TRACES; i++) {
@@ -59,9 +58,8 @@ static void test_validate(void) {
 static void test_files(void) {
     rs_tfit_opts_t o = fit_opts(2, 2);
     static rs_tfit_t f;
-    rs_tset_t *ts = fit_traces(&o, &f);
     rs_hw_t hw;
-    rs_tfit_to_hw(&f, "fitted", "test", &hw);
+    rs_tset_t *ts = fit_profile(&o, &f, &hw);
     rs_tval_row_t rows[2];
     rs_err_t err = {0};
     const char *dir = rs_test_fresh_dir("files");
@@ -86,9 +84,8 @@ static void test_files(void) {
 static void test_refused(void) {
     rs_tfit_opts_t o = fit_opts(3, 1); /* the backward trace: three transfer sizes */
     static rs_tfit_t f;
-    rs_tset_t *ts = fit_traces(&o, &f);
     rs_hw_t hw;
-    rs_tfit_to_hw(&f, "fitted", "test", &hw);
+    rs_tset_t *ts = fit_profile(&o, &f, &hw);
     rs_tval_row_t rows[1];
     rs_err_t err = {0};
     hw.flops_per_s[RS_DTYPE_FP8] = 0;
@@ -99,16 +96,11 @@ static void test_refused(void) {
 }
 
 int main(void) {
-    if (rs_test_scratch("fromtrace_validate") != 0) return 1;
-    for (int i = 0; i < N_TRACES; i++)
-        if (make_trace(i) != 0) return 1;
     static const rs_test_case_t cases[] = {
         {"validate: ~0 error with the fit, the known error with a profile off by 2x", test_validate},
         {"the files of each trace in the directory", test_files},
         {"a profile that cannot build the machine is refused", test_refused},
         {NULL, NULL},
     };
-    const int rc = rs_test_main1("fromtrace_validate", cases);
-    rs_test_cleanup();
-    return rc;
+    return ft_main("fromtrace_validate", cases);
 }

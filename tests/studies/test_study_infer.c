@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "plot.h"
 #include "study_infer.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 static void infer_in(rs_infer_in_t *in) {
@@ -103,8 +104,5 @@ int main(void) {
         {"refusals are bad input with their messages", test_refused},
         {NULL, NULL},
     };
-    if (rs_test_scratch("study_infer") != 0) return 1;
-    const int rc = rs_test_main1("study_infer", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("study_infer", cases);
 }

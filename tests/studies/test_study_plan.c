@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "plot.h"
 #include "study_plan.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* s begins with prefix. */
@@ -21,15 +22,6 @@ static void plan_in(rs_plan_in_t *in) {
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &in->config.model, &err), 0);
     in->out = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(in->out);
-}
-
-static char *table_of(FILE *fp) {
-    const long n = ftell(fp);
-    char *buf = calloc((size_t)n + 1, 1);
-    rewind(fp);
-    CU_ASSERT_EQUAL((long)fread(buf, 1, (size_t)n, fp), n);
-    fclose(fp);
-    return buf;
 }
 
 static void test_defaults(void) {
@@ -75,7 +67,7 @@ static void test_csv_is_the_plan(void) {
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 7); /* N = 1, 2, ..., 64 */
     for (size_t i = 0; i < t.n_rows; i++) CU_ASSERT_EQUAL(strtoll(t.cells[i][rs_table_col(&t, "n_ranks")], NULL, 10), 1 << i);
     rs_table_free(&t);
-    char *tab = table_of(in.out);
+    char *tab = rs_test_read_back(in.out);
     char want[160];
     snprintf(want, sizeof want, "\n* %-10.10s ", res.hw_name); /* the best split's line */
     CU_ASSERT_PTR_NOT_NULL(strstr(tab, want));
@@ -124,8 +116,5 @@ int main(void) {
         {"refusals are bad input with their messages", test_refused},
         {NULL, NULL},
     };
-    if (rs_test_scratch("study_plan") != 0) return 1;
-    const int rc = rs_test_main1("study_plan", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("study_plan", cases);
 }

@@ -129,8 +129,5 @@ int main(void) {
         {"traces of every entry, CSV and Chrome JSON", test_traces},
         {NULL, NULL},
     };
-    if (rs_test_scratch("report_entries") != 0) return 1;
-    const int rc = rs_test_main1("report_entries", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("report_entries", cases);
 }

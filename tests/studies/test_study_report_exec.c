@@ -43,8 +43,5 @@ int main(void) {
         {"validate stopped by the watchdog: said, logged, the report written", test_watchdog},
         {NULL, NULL},
     };
-    if (rs_test_scratch("report_exec") != 0) return 1;
-    const int rc = rs_test_main1("report_exec", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("report_exec", cases);
 }

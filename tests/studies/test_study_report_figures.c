@@ -36,10 +36,12 @@ static void test_figures(void) {
     char *sh = rs_test_report_file("figures/regenerate.sh");
     CU_ASSERT_PTR_NOT_NULL_FATAL(sh);
     CU_ASSERT_EQUAL(strncmp(sh, "#!/bin/sh\n", 10), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(sh, "export RINGSIM_PLOTS_DIR=\"$PWD/figures/scripts\"\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(sh, "  $RINGSIM plot tcomm-vs-b data/sweep-b.csv -o figures/tcomm-vs-b.$ext\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(sh, "  $RINGSIM plot timeline traces/model-zigzag-forward.csv -o figures/timeline-zigzag-forward.$ext\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(sh, "  $RINGSIM plot scaling data/scaling-b.csv --x block_tokens -o figures/scaling-b.$ext\n"));
+    rs_test_expect_all(sh, (const char *const[]){
+        "export RINGSIM_PLOTS_DIR=\"$PWD/figures/scripts\"\n",
+        "  $RINGSIM plot tcomm-vs-b data/sweep-b.csv -o figures/tcomm-vs-b.$ext\n",
+        "  $RINGSIM plot timeline traces/model-zigzag-forward.csv -o figures/timeline-zigzag-forward.$ext\n",
+        "  $RINGSIM plot scaling data/scaling-b.csv --x block_tokens -o figures/scaling-b.$ext\n",
+        NULL});
     free(sh);
     char *md = rs_test_report_file("report.md");
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
@@ -55,8 +57,5 @@ int main(void) {
         {"figures of the walk's data, the scripts and regenerate.sh", test_figures},
         {NULL, NULL},
     };
-    if (rs_test_scratch("report_figures") != 0) return 1;
-    const int rc = rs_test_main1("report_figures", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("report_figures", cases);
 }

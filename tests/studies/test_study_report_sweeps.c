@@ -112,9 +112,7 @@ int main(void) {
         {"the contention sentence from its CSV", test_contention},
         {NULL, NULL},
     };
-    if (rs_test_scratch("report_sweeps") != 0) return 1;
-    const int rc = rs_test_main1("report_sweeps", cases);
+    const int rc = rs_test_studies_main("report_sweeps", cases);
     free((void *)md);
-    if (rc == 0) rs_test_cleanup();
     return rc;
 }

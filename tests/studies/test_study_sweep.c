@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "study_sweep.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* Parse text with the range of --block (1..UINT32_MAX, at most max_out values). */
@@ -195,8 +196,5 @@ int main(void) {
         {"the study refuses too many points and a bad profile as bad input", test_study_refused},
         {NULL, NULL},
     };
-    if (rs_test_scratch("study_sweep") != 0) return 1;
-    const int rc = rs_test_main1("study_sweep", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("study_sweep", cases);
 }

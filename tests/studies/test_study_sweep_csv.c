@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "studies_fixtures.h"
 #include "study_sweep.h"
 #include "test_main.h"
 
@@ -13,12 +14,7 @@ static char *written(void (*fn)(FILE *, const void *), const void *arg) {
     FILE *fp = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     fn(fp, arg);
-    const long n = ftell(fp);
-    char *buf = calloc((size_t)n + 1, 1);
-    rewind(fp);
-    CU_ASSERT_EQUAL((long)fread(buf, 1, (size_t)n, fp), n);
-    fclose(fp);
-    return buf;
+    return rs_test_read_back(fp);
 }
 
 static size_t count(const char *s, char c) {
@@ -97,13 +93,10 @@ static void test_crossover(void) {
     FILE *fp = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     rs_sweep_write_crossovers(fp, pts, 4);
-    char line[512] = "", line2[512] = "";
-    rewind(fp);
-    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, fp));
-    CU_ASSERT_PTR_NOT_NULL(fgets(line2, sizeof line2, fp));
-    fclose(fp);
-    CU_ASSERT_STRING_EQUAL(line, "# crossover series=s/x b_min_tokens=512 b_star_tokens=- pred_b=128 sim_b=- exec_b=128\n");
-    CU_ASSERT_STRING_EQUAL(line2, "# crossover series=other b_min_tokens=512 b_star_tokens=- pred_b=- sim_b=- exec_b=-\n");
+    char *lines = rs_test_read_back(fp);
+    CU_ASSERT_STRING_EQUAL(lines, "# crossover series=s/x b_min_tokens=512 b_star_tokens=- pred_b=128 sim_b=- exec_b=128\n"
+                                  "# crossover series=other b_min_tokens=512 b_star_tokens=- pred_b=- sim_b=- exec_b=-\n");
+    free(lines);
 }
 
 int main(void) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "setup.h"
+#include "studies_fixtures.h"
 #include "study_validate_state.h"
 #include "test_main.h"
 
@@ -33,16 +34,8 @@ static void planted(void) {
     v.ps[0].m.cal.eff[0] = (rs_eff_point_t){8, 0.5}, v.ps[0].m.cal.eff[1] = (rs_eff_point_t){16, 1};
 }
 
-/* What was printed since planted(). */
-static char *printed(void) {
-    static char buf[16384];
-    const long n = ftell(v.out);
-    rewind(v.out);
-    const size_t k = fread(buf, 1, n < (long)sizeof buf ? (size_t)n : sizeof buf - 1, v.out);
-    buf[k] = 0;
-    fclose(v.out);
-    return buf;
-}
+/* What was printed since planted() (malloc'd). */
+static char *printed(void) { return rs_test_read_back(v.out); }
 
 static void test_refit_tables(void) {
     planted();
@@ -59,7 +52,8 @@ static void test_refit_tables(void) {
     full.pt[0].q_tokens = 8, full.pt[1].q_tokens = 16;
     double rate[RS_KMASK_COUNT][RS_KMAX_POINTS] = {{1e9, 2e9}, {0.5e9, 1e9}, {0.25e9, 0.5e9}};
     rs_val_print_kernel_rates(&v, &v.ps[0], &full, rate);
-    CU_ASSERT_STRING_EQUAL(printed(),
+    char *out = printed();
+    CU_ASSERT_STRING_EQUAL(out,
         "# forward: per-rank kernel time over the fastest rank's (median over the sweep): rank 0 x1.000 rank 1 x1.200; at each B "
         "(the stragglers of that B's model):\n"
         "#   B      8: rank 0 x1.000 rank 1 x1.100\n"
@@ -78,6 +72,7 @@ static void test_refit_tables(void) {
         "their own calls, full from F_eff(B)):\n#      B         full       causal      shifted\n"
         "       8        1.000        0.500        0.250\n"
         "      16        2.000        1.000        0.500\n");
+    free(out);
 }
 
 /* One configuration: its per-B rows, the |errors| over the sweep, one round (no spread), no
@@ -100,7 +95,7 @@ static void test_configuration(void) {
     for (int k = 0; k < RS_CMP_METRIC_COUNT; k++) e[k][0] = 0.2, e[k][1] = 0.1, cf->ec[k] = e[k], cf->nec[k] = 2;
     cf->spread.mk = cf->mk_spread;
     rs_val_print(&v);
-    const char *out = printed();
+    char *out = printed();
     const char *head = "# ringsim validate: N=2 heads=2/2 d=128 batch=1 zigzag forward causal, reps 7 (warmup 1), progress "
                        "threads\n# profile: F_peak 2 GFLOP/s, W 1 GB/s, L 1e-06 s, 2 eff points; ";
     CU_ASSERT_EQUAL(strncmp(out, head, strlen(head)), 0);
@@ -113,13 +108,12 @@ static void test_configuration(void) {
         "\n# the measurement's own spread: one round, nothing to compare it with (--rounds 2 or more)\n",
         "\n# simulator: not run (not built)\n",
         "\n   2     4 zigzag     forward  causal       2/2 held-out   0.150   0.200   0.150   0.200   0.150   0.200   0.175   0.250 ",
+        NULL,
     };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        if (!strstr(out, lines[i])) fprintf(stderr, "  missing:%s\n", lines[i]);
-        CU_ASSERT_PTR_NOT_NULL(strstr(out, lines[i]));
-    }
+    rs_test_expect_all(out, lines);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "       -       -       -       -\n")); /* the spread columns of one round */
     CU_ASSERT_PTR_NULL(strstr(out, "nan"));
+    free(out);
 }
 
 static void test_crossover_text(void) {

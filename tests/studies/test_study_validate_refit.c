@@ -53,6 +53,22 @@ static void test_stragglers(void) {
     CU_ASSERT_DOUBLE_EQUAL(at[3], 1.3, 1e-15);
 }
 
+/* o is want, field by field. */
+static void expect_point(const rs_calib_overlap_t *o, const rs_calib_overlap_t *want) {
+    CU_ASSERT_EQUAL(o->block, want->block);
+    CU_ASSERT_EQUAL(o->bytes, want->bytes);
+    CU_ASSERT_EQUAL(o->n_flows, want->n_flows);
+    CU_ASSERT_EQUAL(o->t_comp_s, want->t_comp_s);
+    CU_ASSERT_EQUAL(o->t_comp_busy_s, want->t_comp_busy_s);
+    CU_ASSERT_EQUAL(o->t_xfer_s, want->t_xfer_s);
+    CU_ASSERT_EQUAL(o->t_end_s, want->t_end_s);
+    CU_ASSERT_EQUAL(o->t_end_fresh_s, want->t_end_fresh_s);
+    CU_ASSERT_EQUAL(o->eta, want->eta);
+    CU_ASSERT_EQUAL(o->sigma, want->sigma);
+    CU_ASSERT_EQUAL(o->polls, want->polls);
+    CU_ASSERT_EQUAL(o->poll_first, want->poll_first);
+}
+
 /* A sample at B = 64 replaces the calibration's point there (with the poll geometry when polled); one
  * at B = 128 joins them; each adds its transfer size to the sweep's own list. */
 static void test_overlap_points(void) {
@@ -66,19 +82,8 @@ static void test_overlap_points(void) {
     const rs_validate_overlap_t a = {64, 5, 6, 3, 2, 1.5, 1.25, &fl};
     rs_validate_add_overlap(&c, &n_sizes, &a, true);
     CU_ASSERT_EQUAL(c.n_ov, 1);
-    const rs_calib_overlap_t *o = &c.ov[0];
-    CU_ASSERT_EQUAL(o->block, 64);
-    CU_ASSERT_EQUAL(o->bytes, 1000);
-    CU_ASSERT_EQUAL(o->n_flows, 2);
-    CU_ASSERT_EQUAL(o->t_comp_s, 2);
-    CU_ASSERT_EQUAL(o->t_comp_busy_s, 3);
-    CU_ASSERT_EQUAL(o->t_xfer_s, 0);
-    CU_ASSERT_EQUAL(o->t_end_s, 5);
-    CU_ASSERT_EQUAL(o->t_end_fresh_s, 6);
-    CU_ASSERT_EQUAL(o->eta, 1);
-    CU_ASSERT_EQUAL(o->sigma, 1.5);
-    CU_ASSERT_EQUAL(o->polls, 3);
-    CU_ASSERT_EQUAL(o->poll_first, 0.25);
+    /* B, bytes, flows, compute alone and busy, no fitted transfer, the ends, eta 1, sigma, polls */
+    expect_point(&c.ov[0], &(rs_calib_overlap_t){64, 1000, 2, 2, 3, 0, 5, 6, 1, 1.5, 3, 0.25});
     CU_ASSERT_EQUAL(c.model.poll.chunk_cols, 4);
     CU_ASSERT_EQUAL(c.model.poll.panel_rows[1], 16);
     CU_ASSERT_EQUAL(n_sizes, 1);
@@ -89,9 +94,7 @@ static void test_overlap_points(void) {
     const rs_validate_overlap_t b = {128, 9, 9, 4, 0, 3, 2, &fl};
     rs_validate_add_overlap(&c, &n_sizes, &b, true); /* polled, but the compute does not poll */
     CU_ASSERT_EQUAL_FATAL(c.n_ov, 2);
-    CU_ASSERT_EQUAL(c.ov[1].block, 128);
-    CU_ASSERT_EQUAL(c.ov[1].sigma, 1); /* no compute alone measured */
-    CU_ASSERT_EQUAL(c.ov[1].polls, 0);
+    expect_point(&c.ov[1], &(rs_calib_overlap_t){128, 2000, 2, 0, 4, 0, 9, 9, 1, 1, 0, 0.25}); /* sigma 1: no compute alone */
     CU_ASSERT_EQUAL(c.model.poll.chunk_cols, 4);
     CU_ASSERT_EQUAL(n_sizes, 2);
     CU_ASSERT_EQUAL(c.n_sizes, 3);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "harness.h"
+#include "studies_fixtures.h"
 #include "study_validate_summary.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 static rs_validate_row_t planted(int64_t n_ranks, rs_layout_t layout, bool causal) {
@@ -121,10 +123,7 @@ static void test_text(void) {
     FILE *fp = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     rs_validate_print_summary(fp, rows, 3);
-    static char buf[8192];
-    rewind(fp);
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
+    char *buf = rs_test_read_back(fp);
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n   8     4 zigzag     backward causal      32/8 held-out   0.010   0.011   0.020   0.021   0.030   "
                                        "0.031   0.050   0.060     64.5        -   0.001   0.002       -       -\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n   2     4 contiguous backward full        32/8 fitted  "));
@@ -134,6 +133,7 @@ static void test_text(void) {
     CU_ASSERT_PTR_NULL(strstr(a + 1, over)); /* once */
     CU_ASSERT_PTR_NULL(strstr(buf, "2 ranks on 4 cores"));
     CU_ASSERT_PTR_NULL(strstr(buf, "nan"));
+    free(buf);
 }
 
 static void test_csv_cell(void) {
@@ -143,11 +143,9 @@ static void test_csv_cell(void) {
     rs_validate_csv_cell(fp, NAN, 4);
     rs_validate_csv_cell(fp, INFINITY, 4);
     rs_validate_csv_cell(fp, 12345678, 9);
-    char buf[64];
-    rewind(fp);
-    buf[fread(buf, 1, sizeof buf - 1, fp)] = 0;
-    fclose(fp);
+    char *buf = rs_test_read_back(fp);
     CU_ASSERT_STRING_EQUAL(buf, ",0.3333,,,12345678");
+    free(buf);
 }
 
 int main(void) {
@@ -159,8 +157,5 @@ int main(void) {
         {"a CSV cell: empty when not finite", test_csv_cell},
         {NULL, NULL},
     };
-    if (rs_test_scratch("validate_summary") != 0) return 1;
-    const int rc = rs_test_main1("validate_summary", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return rs_test_studies_main("validate_summary", cases);
 }
