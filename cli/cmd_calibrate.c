@@ -46,7 +46,9 @@ int rs_cmd_calibrate(int argc, char **argv) {
         if (rs_cli_from_trace_opts(&e, j.from_trace, "out,name", paths, &o, &err) < 0)
             return rs_cli_usage("calibrate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("calibrate", &e, &o)) >= 0) return rc;
-        return rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout);
+        if (rs_study_calibrate_from_trace(&o, j.out_path, j.name, stdout, &err) == 0) return RS_EXIT_OK;
+        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
+        return rs_err_exit_code(&err);
     } else if (optind < argc) {
         rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);
     }
@@ -57,7 +59,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &err) < 0 ||
         rs_calibrate_finish(&j, &err) < 0)
         return rs_cli_usage("calibrate", e.loud, &err);
-    return rs_study_calibrate(&j);
+    return rs_study_calibrate(&j, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err); /* the ranks printed what failed */
 }
 
 #endif

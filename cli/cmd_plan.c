@@ -184,7 +184,7 @@ int rs_cmd_plan(int argc, char **argv) {
     }
 
     in.config = c;
-    rc = rs_study_plan(&in, &err);
+    rc = rs_study_plan(&in, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim plan: %s\n", err.msg);
     return rc;
 }

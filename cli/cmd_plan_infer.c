@@ -134,7 +134,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     pc.in.limits = pc.limits.limits;
-    rc = rs_study_infer(&pc.in, &err);
+    rc = rs_study_infer(&pc.in, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim plan: %s\n", err.msg);
     return rc;
 }

@@ -55,7 +55,7 @@ int rs_cmd_report(int argc, char **argv) {
     rc = RS_EXIT_OK;
     char cmdline[1024];
     in.command = rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
-    rc = rs_study_report(&in, &err);
+    rc = rs_study_report(&in, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim report: %s\n", err.msg);
     else rs_cli_kernel_notes(c);
 done:

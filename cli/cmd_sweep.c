@@ -105,7 +105,7 @@ static int sweep_jobs(rs_cli_sweep_t *so, const char *cmdline, rs_err_t *err) {
         if (rs_contention_estimate(&in, &e, err) != 0 || rs_limits_check("this sweep", &e, &spec->common.limits, err) != 0)
             rc = RS_EXIT_USAGE;
         else
-            rc = rs_study_contention(&in, &out, err);
+            rc = rs_study_contention(&in, &out, err) == 0 ? RS_EXIT_OK : rs_err_exit_code(err);
         if (rc == RS_EXIT_OK && !so->quiet && strcmp(so->out_path, "-") != 0)
             fprintf(stderr, "ringsim sweep: %zu job points written to %s%s%s\n", out.done, so->out_path,
                     so->figure ? ", figure " : "", so->figure ? so->figure : "");
@@ -184,7 +184,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     }
     rs_sweep_in_t in = {spec, out_path, cmdline, !quiet, true, true, true};
     rs_sweep_out_t out;
-    rc = rs_study_sweep(&in, &out, &err);
+    rc = rs_study_sweep(&in, &out, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     pts = out.points;
     if (rc != RS_EXIT_OK && err.msg[0] && launcher_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
     if (out.worker) goto done; /* rank 0 wrote the CSV and reports */

@@ -212,7 +212,10 @@ int rs_cmd_validate(int argc, char **argv) {
         if (rs_cli_from_trace_opts(&e, j.from_trace, "calibrated,save-profile,trace-dir", paths, &o, &err) < 0)
             return rs_cli_usage("validate", true, &err);
         if ((rc = rs_cli_check_trace_inputs("validate", &e, &o)) >= 0) return rc;
-        return rs_study_validate_from_trace(&o, j.calibrated, j.save_profile, j.trace_dir, stdout);
+        if (rs_study_validate_from_trace(&(rs_tval_in_t){&o, j.calibrated, j.save_profile, j.trace_dir, stdout}, &err) == 0)
+            return RS_EXIT_OK;
+        fprintf(stderr, "ringsim validate: %s\n", err.msg);
+        return rs_err_exit_code(&err);
     }
     if (optind < argc) {
         rs_errf(&err, "unexpected argument '%s' (trace files go with --from-trace)", argv[optind]);
@@ -230,7 +233,7 @@ int rs_cmd_validate(int argc, char **argv) {
         rs_validate_finish(&j, &err) < 0)
         return rs_cli_usage("validate", e.loud, &err);
     if (j.n_ranks_list > 1 && e.launcher_size <= 0) return validate_ranks_list(&j, argc, argv);
-    return rs_study_validate(&j);
+    return rs_study_validate(&j, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err); /* the ranks printed what failed */
 }
 
 #endif

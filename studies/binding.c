@@ -132,6 +132,6 @@ int rs_binding_walk(const rs_setup_t *s, int layout_i, int pass_j, rs_event_t *e
     int rc = rs_model_walk(sch, &s->machine, sink, NULL, out, err);
     rs_schedule_free(sch);
     if (n_events) *n_events = a.n < cap ? a.n : cap;
-    if (rc == 0 && a.n > cap) rc = rs_errf(err, "walk: %zu events, room for %zu", a.n, cap);
+    if (rc == 0 && a.n > cap) rc = rs_errc(err, RS_ERR_BAD_INPUT, "walk: %zu events, room for %zu", a.n, cap);
     return rc;
 }

@@ -45,7 +45,8 @@ int rs_binding_closed(const rs_setup_t *s, int layout_i, int pass_j, rs_closed_t
 size_t rs_binding_walk_events(const rs_setup_t *s, int layout_i, int pass_j);
 /* The critical-path walk of entry (i, j): its figures into *out and, when events is non-NULL, its
  * events in the order made into events[0..cap) and their count into *n_events. Returns 0 or -1 with
- * err (cap too small: "walk: N events, room for M"). */
+ * err (bad input, cap too small: "walk: N events, room for M"). Eight parameters: the Python package
+ * binds this signature (python/ringsim/core.py). */
 int rs_binding_walk(const rs_setup_t *s, int layout_i, int pass_j, rs_event_t *events, size_t cap, size_t *n_events,
                     rs_walk_t *out, rs_err_t *err);
 

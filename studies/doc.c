@@ -22,23 +22,30 @@ void rs_doc_h(rs_doc_t *d, int level, const char *text) {
     fprintf(d->html, "</h%d>\n", level);
 }
 
-/* One block of text: "md_pre TEXT md_post" in Markdown, "html_open TEXT html_close" in HTML. */
-static void block(rs_doc_t *d, const char *md_pre, const char *md_post, const char *html_open, const char *html_close,
-                  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
-static void block(rs_doc_t *d, const char *md_pre, const char *md_post, const char *html_open, const char *html_close,
-                  const char *fmt, va_list ap) {
+/* The marks around a block of text: "md_pre TEXT md_post" in Markdown, "html_open TEXT html_close"
+ * in HTML. */
+typedef struct {
+    const char *md_pre, *md_post, *html_open, *html_close;
+} block_marks_t;
+
+static const block_marks_t PARAGRAPH = {"", "\n\n", "<p>", "</p>\n"};
+static const block_marks_t ITEM = {"- ", "\n", "<ul><li>", "</li></ul>\n"};
+
+/* One block of text (printf format) between its marks. */
+static void block(rs_doc_t *d, const block_marks_t *m, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void block(rs_doc_t *d, const block_marks_t *m, const char *fmt, va_list ap) {
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    fprintf(d->md, "%s%s%s", md_pre, buf, md_post);
-    fputs(html_open, d->html);
+    fprintf(d->md, "%s%s%s", m->md_pre, buf, m->md_post);
+    fputs(m->html_open, d->html);
     rs_doc_html_text(d->html, buf);
-    fputs(html_close, d->html);
+    fputs(m->html_close, d->html);
 }
 
 void rs_doc_p(rs_doc_t *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    block(d, "", "\n\n", "<p>", "</p>\n", fmt, ap);
+    block(d, &PARAGRAPH, fmt, ap);
     va_end(ap);
 }
 
@@ -46,7 +53,7 @@ void rs_doc_p(rs_doc_t *d, const char *fmt, ...) {
 void rs_doc_li(rs_doc_t *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    block(d, "- ", "\n", "<ul><li>", "</li></ul>\n", fmt, ap);
+    block(d, &ITEM, fmt, ap);
     va_end(ap);
 }
 void rs_doc_end_list(rs_doc_t *d) { fputs("\n", d->md); }

@@ -54,8 +54,9 @@ int rs_backend_get(const char *name, bool exec_only, const rs_backend_ops_t **ou
     }
     for (size_t i = 0; name && i < sizeof known / sizeof known[0]; i++)
         if (strcmp(known[i].name, name) == 0 && known[i].needs[0] && !b)
-            return rs_errf(err, "--backend %s: this build has %s", name, known[i].needs);
-    return rs_errf(err, "--backend %s: expected %s", name ? name : "(none)", exec_only ? "cpu or gpu" : "model, sim, cpu or gpu");
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--backend %s: this build has %s", name, known[i].needs);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "--backend %s: expected %s", name ? name : "(none)",
+                   exec_only ? "cpu or gpu" : "model, sim, cpu or gpu");
 }
 
 void rs_backend_opts_default(rs_backend_opts_t *o) {

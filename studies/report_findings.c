@@ -88,8 +88,10 @@ const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *bu
     return buf;
 }
 
-void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const rs_sweep_point_t *causal, size_t nc, int which,
-                                 const char *who, int64_t n_ranks, char *buf, size_t len) {
+void rs_report_finding_crossover(const rs_report_crossover_in_t *in, char *buf, size_t len) {
+    const rs_sweep_point_t *full = in->full, *causal = in->causal;
+    const size_t nf = in->n_full, nc = in->n_causal;
+    const int which = in->which;
     if (nf == 0 || nc == 0) {
         snprintf(buf, len, "**Crossover in the data**: the B sweeps did not run.");
         return;
@@ -106,7 +108,7 @@ void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const 
     snprintf(buf, len,
              "**Crossover in the data** (%s, zigzag, forward, N = %lld; figures tcomm-vs-b and tcomm-vs-b-causal): full blocks "
              "cross %s (B* = %s, B_min = %s); under the causal mask %s%s.",
-             who, (long long)n_ranks, rs_report_crossing_text(bx_full, lo_f, hi_f, t1, sizeof t1),
+             in->who, (long long)in->n_ranks, rs_report_crossing_text(bx_full, lo_f, hi_f, t1, sizeof t1),
              num(full[0].closed.b_star_tokens, "%.0f"), num(full[0].closed.b_min_tokens, "%.0f"),
              rs_report_crossing_text(bx_causal, lo_c, hi_c, t2, sizeof t2), ratio);
 }

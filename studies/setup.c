@@ -39,7 +39,7 @@ int rs_setup_check_perturb(const rs_setup_t *s, int64_t n_ranks, rs_err_t *err) 
             char made[64];
             const char *arg = s->perturb_args[kind][k];
             if (!arg) snprintf(made, sizeof made, "%lld:%g", (long long)at, kind ? q->degraded_factor[k] : q->straggler_factor[k]);
-            return rs_errf(err, "%s %s: %s %lld must be in [0, %lld] (%sN = %lld%s)", opt[kind], arg ? arg : made,
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: %s %lld must be in [0, %lld] (%sN = %lld%s)", opt[kind], arg ? arg : made,
                            kind ? "hop" : "rank", (long long)at, (long long)n_ranks - 1,
                            kind ? "hop p is the link p -> p+1 mod N, " : "", (long long)n_ranks, kind ? "" : " ranks");
         }
@@ -60,7 +60,7 @@ int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     if (rs_setup_check_perturb(s, s->problem.n_ranks, err) != 0) return -1;
     if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
-        return -1;
+        return rs_err_mark(err, RS_ERR_BAD_INPUT);
     s->kernel_notes[0] = '\0';
     if (rs_problem_is_inference(&s->problem) && s->machine.impl != RS_IMPL_NONE) {
         /* the presets cost a training ring's calls: an inference variant runs the dense model (said
@@ -78,7 +78,7 @@ int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     for (int i = 0; i < s->n_layouts; i++)
         for (int j = 0; j < s->n_passes; j++) {
             rs_problem_t p = rs_setup_problem(s, i, j);
-            if (rs_problem_validate(&p, err) != 0) return -1;
+            if (rs_problem_validate(&p, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
             if (!s->note[0]) rs_problem_note(&p, s->note, sizeof s->note);
         }
     return 0;

@@ -52,8 +52,8 @@ void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
  * input: err names the option or file). */
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err);
 /* The perturbations of s->spec against a ring of n_ranks: every straggler rank and degraded hop in
- * [0, N - 1]. Returns 0 or -1 with err quoting the option's whole value: "--straggler 9:2: rank 9
- * must be in [0, 7] (N = 8 ranks)". Called by rs_setup_finish; a study that changes N calls it per N. */
+ * [0, N - 1]. Returns 0 or -1 with err (bad input) quoting the option's whole value: "--straggler 9:2:
+ * rank 9 must be in [0, 7] (N = 8 ranks)". Called by rs_setup_finish; a study that changes N calls it per N. */
 int rs_setup_check_perturb(const rs_setup_t *s, int64_t n_ranks, rs_err_t *err);
 /* An error about one item of a comma list given to an option (--profile a,b): "OPT ITEM: why" becomes
  * "OPT LIST: why", the user's whole value (why names the item); other messages are kept. Can't fail. */

@@ -6,8 +6,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "calibrate_kernels.h"
-#include "exec_launch.h"
+#include "calibrate_kernels.h" /* the executor measures the kernel table (rank 0) */
+#include "exec_launch.h"      /* how many processes the launcher started */
 #include "registry.h"
 #include "output.h"
 #include "setup.h"
@@ -24,12 +24,21 @@ int rs_measure_check(const rs_backend_ops_t *backend, const rs_problem_t *proble
                      rs_err_t *err) {
     job->n_ranks = problem->n_ranks;
     job->dtype = dtype;
-    if (rs_exec_spmd_check(backend->exec, job, problem->grad_bytes, err) < 0) return -1;
+    if (rs_exec_spmd_check(backend->exec, job, problem->grad_bytes, err) < 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     const int env_size = rs_exec_env_size();
     if (env_size > 0 && problem->n_ranks != env_size)
-        return rs_errf(err, "--ranks %lld: mpirun started %d processes; they must agree", (long long)problem->n_ranks,
-                       env_size);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: mpirun started %d processes; they must agree",
+                       (long long)problem->n_ranks, env_size);
     return 0;
+}
+
+int rs_measure_run(const rs_backend_ops_t *backend, const rs_exec_spmd_t *job, int (*body)(const rs_exec_job_t *, void *),
+                   void *arg, rs_err_t *err) {
+    rs_err_clear(err);
+    const int status = rs_exec_spmd(backend->exec, job, body, arg);
+    if (status == RS_EXIT_OK) return 0;
+    err->code = status == RS_EXIT_USAGE ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME; /* the ranks printed what failed */
+    return -1;
 }
 
 void rs_calibrate_defaults(rs_calibrate_in_t *in) {
@@ -45,22 +54,22 @@ int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err) {
 
 /* The kernel table of this backend (calibrate_kernels.h) on rank 0 alone, into the profile: the block
  * sizes of the calibration (at most RS_KMAX_POINTS, the largest), a quarter of its time per point, in
- * the backend's compute dtype. One block size: no curve (the profile keeps the dense model). */
-static int calib_kernels(const rs_calibrate_in_t *j, const rs_exec_job_t *job, const rs_problem_t *p, rs_hw_t *hw) {
+ * the backend's compute dtype. One block size: no curve (the profile keeps the dense model). Returns
+ * 0 or -1 with err (a runtime failure). */
+static int calib_kernels(const rs_calibrate_in_t *j, const rs_exec_job_t *job, const rs_problem_t *p, rs_hw_t *hw,
+                         rs_err_t *err) {
     rs_calib_kernel_opts_t ko = {.min_time_s = j->calib.min_time_s / 4, .min_reps = 3, .dtype = j->dtype};
     snprintf(ko.name, sizeof ko.name, "ringsim-%s", job->be->name);
     const int skip = j->calib.n_blocks > RS_KMAX_POINTS ? j->calib.n_blocks - RS_KMAX_POINTS : 0;
     for (int i = skip; i < j->calib.n_blocks; i++) ko.blocks[ko.n_blocks++] = j->calib.blocks[i];
     if (ko.n_blocks < 2) return 0;
-    rs_err_t err = {0};
-    if (rs_calib_kernel_table(p, job->cops, job->local_rank, &ko, &hw->kernels, &err) < 0) {
-        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
-        return -1;
-    }
+    if (rs_calib_kernel_table(p, job->cops, job->local_rank, &ko, &hw->kernels, err) < 0) return rs_err_mark(err, RS_ERR_RUNTIME);
     rs_calib_kernel_print(&hw->kernels, j->out);
     return 0;
 }
 
+/* The SPMD body (rs_exec_spmd runs it on every rank): calibrate, and on rank 0 write the profile and
+ * read it back. Returns the rank's exit code (RS_EXIT_*), its errors printed here. */
 static int calib_body(const rs_exec_job_t *job, void *arg) {
     const rs_calibrate_in_t *j = arg;
     rs_calib_t c;
@@ -97,7 +106,10 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     rs_calib_print(&c, j->out);
     rs_hw_t hw;
     rs_calib_to_hw(&c, name, note, job->n_ranks, j->dtype, &hw);
-    if (calib_kernels(j, job, &p, &hw) < 0) return RS_EXIT_FAIL;
+    if (calib_kernels(j, job, &p, &hw, &err) < 0) {
+        fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
+        return RS_EXIT_FAIL;
+    }
     if (rs_hw_write_json(&hw, j->out_path, note, &err) < 0) {
         fprintf(stderr, "ringsim calibrate: %s\n", err.msg);
         return RS_EXIT_FAIL;
@@ -118,6 +130,6 @@ static int calib_body(const rs_exec_job_t *job, void *arg) {
     return 0;
 }
 
-int rs_study_calibrate(const rs_calibrate_in_t *in) {
-    return rs_exec_spmd(in->backend->exec, &in->job, calib_body, (void *)in);
+int rs_study_calibrate(const rs_calibrate_in_t *in, rs_err_t *err) {
+    return rs_measure_run(in->backend, &in->job, calib_body, (void *)in, err);
 }

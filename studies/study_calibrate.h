@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "calibrate.h"
-#include "exec_backend.h"
+#include "calibrate.h"    /* what the executor measures and fits: rs_calib_opts_t */
+#include "exec_backend.h" /* the SPMD job the measuring studies run on (the backend's exec part) */
 
 typedef struct {
     const rs_backend_ops_t *backend; /* the executor: cpu or gpu */
@@ -30,17 +30,25 @@ typedef struct {
 void rs_measure_defaults(const char *subcommand, const rs_backend_ops_t **backend, rs_problem_t *problem, rs_dtype_t *dtype,
                          rs_exec_spmd_t *job);
 /* Before any rank starts: the job takes the problem's N and dtype, the executor computes that dtype
- * (rs_exec_spmd_check), a launcher started N processes. Returns 0 or -1 with err. */
+ * (rs_exec_spmd_check), a launcher started N processes. Returns 0 or -1 with err (bad input). */
 int rs_measure_check(const rs_backend_ops_t *backend, const rs_problem_t *problem, rs_dtype_t dtype, rs_exec_spmd_t *job,
                      rs_err_t *err);
+/* Run body as the SPMD job of the backend's executor (rs_exec_spmd: every rank runs it, or this
+ * process re-starts itself under mpirun); body returns its rank's exit code and prints its own
+ * errors, as rs_exec_spmd prints those of starting the ranks. Returns 0, or -1 with err.code from
+ * the job's exit code (RS_EXIT_USAGE: RS_ERR_BAD_INPUT, any other failure: RS_ERR_RUNTIME) and
+ * err.msg empty: the message is printed already, by the rank that failed. */
+int rs_measure_run(const rs_backend_ops_t *backend, const rs_exec_spmd_t *job, int (*body)(const rs_exec_job_t *, void *),
+                   void *arg, rs_err_t *err);
 
 /* Defaults: the cpu backend; the measurement problem (rs_setup_measure_problem); calibration
  * defaults; MPI progress poll; out = stdout. */
 void rs_calibrate_defaults(rs_calibrate_in_t *in);
 /* Check before any rank starts: the executor computes the dtype, the loopback, mpirun's rank count.
- * Returns 0 or -1 with err. */
+ * Returns 0 or -1 with err (bad input). */
 int rs_calibrate_finish(rs_calibrate_in_t *in, rs_err_t *err);
-/* Run the study. Returns the exit code: 0; 1 runtime failure; 2 bad input. */
-int rs_study_calibrate(const rs_calibrate_in_t *in);
+/* Run the study (rs_measure_run: its errors are printed by the ranks). Returns 0, or -1 with
+ * err.code (bad input or runtime) and err.msg empty. */
+int rs_study_calibrate(const rs_calibrate_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_CALIBRATE_H */

@@ -216,14 +216,14 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
     memset(out, 0, sizeof *out);
     const rs_contention_knobs_t *k = in->knobs;
     if (in->n_cases < 1 || k->n_fabrics < 1 || k->n_orders < 1 || k->n_nics < 1 || k->n_oversubs < 1)
-        return rs_errf(err, "contention: nothing to simulate"), RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "contention: nothing to simulate");
     if (in->figure && (!in->csv || !strcmp(in->csv, "-")))
-        return rs_errf(err, "--figure %s: needs the points in a CSV file (-o FILE.csv)", in->figure), RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--figure %s: needs the points in a CSV file (-o FILE.csv)", in->figure);
     out->n = rs_contention_count(in);
     out->points = calloc(out->n, sizeof *out->points);
-    if (!out->points) return rs_errf(err, "contention: out of memory for %zu points", out->n), RS_EXIT_FAIL;
+    if (!out->points) return rs_errc(err, RS_ERR_RUNTIME, "contention: out of memory for %zu points", out->n);
     const bool x_is_nics = k->n_nics > 1 || k->n_oversubs == 1;
-    if (check_points(in, out, x_is_nics, err) != 0) return RS_EXIT_USAGE;
+    if (check_points(in, out, x_is_nics, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     rs_meter_t meter; /* on a terminal: "contention 3/8 points K=4: efficiency 0.9312 (37%), 12 s left" */
     if (in->progress) rs_meter_start(&meter, "contention", (double)out->n, "points");
     for (size_t i = 0; i < out->n; i++) {
@@ -231,8 +231,7 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
         const int rc = run_point(in, &out->points[i], &e);
         if (rc != 0) {
             if (in->progress) rs_meter_end(&meter);
-            rs_errc(err, e.code, "point %zu (%s): %s", i, out->points[i].series, e.msg);
-            return rs_err_exit_code(&e);
+            return rs_errc(err, e.code, "point %zu (%s): %s", i, out->points[i].series, e.msg); /* its kind: run_point's */
         }
         out->done = i + 1;
         if (in->progress)
@@ -240,7 +239,7 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
                             (long long)out->points[i].pick.nics, out->points[i].efficiency);
     }
     if (in->progress) rs_meter_end(&meter);
-    return write_outputs(in, out, err) != 0 ? RS_EXIT_FAIL : RS_EXIT_OK;
+    return write_outputs(in, out, err) != 0 ? rs_err_mark(err, RS_ERR_RUNTIME) : 0;
 }
 
 #endif /* RINGSIM_HAVE_SIM */

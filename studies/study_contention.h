@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "job.h"
+#include "job.h" /* jobs of concurrent rings exist only in the simulator: the backend interface runs one ring */
 #include "setup.h"
-#include "sim.h"
+#include "sim.h" /* rs_sim_run with a job, rs_sim_estimate */
 
 #define RS_CONT_MAX_VALUES 16
 
@@ -111,8 +111,9 @@ size_t rs_contention_count(const rs_contention_in_t *in);
  * rs_sim_estimate). Returns 0, or -1 with err when a point's job cannot be built (bad input). */
 int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_err_t *err);
 /* Check every point's job (nothing runs on bad input), simulate them in order, write the CSV and the
- * figure. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input; RS_EXIT_FAIL with err on a
- * runtime failure ("point 3: ..."). out is filled in every case. */
+ * figure. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a point's job), a simulation's own kind
+ * ("point 3 (...): ...": bad input when its job or schedule is refused, else runtime or timeout),
+ * RS_ERR_RUNTIME (writing). out is filled in every case. */
 int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err);
 
 #endif /* RINGSIM_HAVE_SIM */

@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "setup.h"
+#include "study_csv.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
 #include "plot.h"
@@ -136,32 +137,33 @@ static void ttft_csv(FILE *fp, const rs_infer_option_t *o) {
     else fputc(',', fp);
 }
 
+/* The CSV row of point i. */
+static void csv_rows(FILE *fp, const void *items, size_t i) {
+    const point_t *pt = &((const point_t *)items)[i];
+    const rs_infer_point_t *p = &pt->pt;
+    const rs_infer_option_t *b = p->best >= 0 ? &p->opt[p->best] : NULL;
+    fprintf(fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.17g", p->hw_name, (long long)p->nodes, p->hw_name,
+            (long long)p->devices_per_node, (long long)p->tp, (long long)p->nodes, (long long)p->cp,
+            (long long)p->new_tokens, (long long)p->cached_tokens, (long long)(p->new_tokens + p->cached_tokens),
+            b ? rs_infer_kind_name(b->kind) : "none", b ? b->ttft_s : 0);
+    for (int j = 0; j < RS_INFER_COUNT; j++) ttft_csv(fp, &p->opt[j]);
+    fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.17g,%.17g,%lld,%.17g\n", b ? b->attn_layer_s : 0,
+            b ? b->a2a_layer_s : 0, p->linear_layer_s, p->allreduce_layer_s, p->head_s, p->kv_cache_bytes, p->weight_bytes,
+            p->fits, pt->par_eff, p->flops_util, p->model_flops, (long long)p->cross_tokens, p->decode_step_s);
+}
+
 static int write_csv(const char *path, const point_t *pts, size_t n, rs_err_t *err) {
-    rs_output_t out;
-    if (rs_output_open(&out, path, err) != 0) return -1;
-    FILE *fp = out.fp;
-    fprintf(fp, "series,profile,devices_per_node,tp,nodes,cp,new_tokens,cached_tokens,context_tokens,best,ttft_s,"
-                "ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s,attn_layer_s,a2a_layer_s,linear_layer_s,"
-                "allreduce_layer_s,head_s,kv_cache_bytes,weight_bytes,fits,parallel_eff,flops_util,model_flops,"
-                "cross_tokens,decode_step_s\n");
-    for (size_t i = 0; i < n; i++) {
-        const rs_infer_point_t *p = &pts[i].pt;
-        const rs_infer_option_t *b = p->best >= 0 ? &p->opt[p->best] : NULL;
-        fprintf(fp, "%s:n%lld,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%.17g", p->hw_name, (long long)p->nodes, p->hw_name,
-                (long long)p->devices_per_node, (long long)p->tp, (long long)p->nodes, (long long)p->cp,
-                (long long)p->new_tokens, (long long)p->cached_tokens, (long long)(p->new_tokens + p->cached_tokens),
-                b ? rs_infer_kind_name(b->kind) : "none", b ? b->ttft_s : 0);
-        for (int j = 0; j < RS_INFER_COUNT; j++) ttft_csv(fp, &p->opt[j]);
-        fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.17g,%.17g,%lld,%.17g\n", b ? b->attn_layer_s : 0,
-                b ? b->a2a_layer_s : 0, p->linear_layer_s, p->allreduce_layer_s, p->head_s, p->kv_cache_bytes, p->weight_bytes,
-                p->fits, pts[i].par_eff, p->flops_util, p->model_flops, (long long)p->cross_tokens, p->decode_step_s);
-    }
-    return rs_output_close(&out, err);
+    return rs_study_write_csv(path,
+                              "series,profile,devices_per_node,tp,nodes,cp,new_tokens,cached_tokens,context_tokens,best,"
+                              "ttft_s,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s,attn_layer_s,a2a_layer_s,"
+                              "linear_layer_s,allreduce_layer_s,head_s,kv_cache_bytes,weight_bytes,fits,parallel_eff,"
+                              "flops_util,model_flops,cross_tokens,decode_step_s\n",
+                              csv_rows, pts, n, err);
 }
 
 /* Before anything runs, against --max-time and --max-memory: every point's walks (rs_infer_estimate)
- * and the boundary's crossings, as often as the outputs asked for compute them. Returns RS_EXIT_OK,
- * or RS_EXIT_USAGE with err (above a limit, or a point's configuration is invalid). */
+ * and the boundary's crossings, as often as the outputs asked for compute them. Returns 0, or -1
+ * with err (bad input: above a limit, or a point's configuration is invalid). */
 static int check_limits(const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
     const int boundary_passes = (in->boundary_figure ? 1 : 0) + (in->boundary_csv ? 1 : 0) + /* check_outputs, the CSV, */
                                 (in->boundary_figure && !in->boundary_csv ? 1 : 0);        /* the figure's own data */
@@ -172,12 +174,12 @@ static int check_limits(const rs_infer_in_t *in, const cand_t *cands, int nc, rs
                 for (int t = 0; t < in->n_new; t++) {
                     rs_infer_config_t c = in->config;
                     c.nodes = in->nodes[a], c.new_tokens = in->new_tokens[t], c.cached_tokens = in->cached[p];
-                    if (rs_infer_config_validate(&c, &cands[k].machine, err)) return RS_EXIT_USAGE;
+                    if (rs_infer_config_validate(&c, &cands[k].machine, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
                     rs_infer_estimate(&c, &cands[k].machine, &sum);
                     for (int b = 0; t == 0 && c.cached_tokens > 0 && b < boundary_passes; b++)
                         rs_infer_crossing_estimate(&c, &cands[k].machine, &sum); /* boundary_rows: one per (k, a, p) */
                 }
-    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_BAD_INPUT);
 }
 
 /* The pass-kv/pass-q boundary: per candidate, node count and P > 0, the crossing T (searched over T:
@@ -220,26 +222,35 @@ static int write_boundary(const char *path, const rs_infer_in_t *in, const cand_
     return rs_file_commit(&f, err);
 }
 
-/* Draw kind from csv (written to a temporary beside the figure when the user asked for no CSV). */
-static int draw(int kind, const char *figure, const char *csv, const char *what, int (*write)(const char *, void *, rs_err_t *),
-                void *arg, rs_err_t *err) {
+/* A figure of the study: its kind (plots/plot.h) and file, the CSV it is drawn from, and how that
+ * CSV is written when the user asked for none (NULL or "-": write(path, arg, err) into a temporary
+ * WHAT.csv). */
+typedef struct {
+    int kind;
+    const char *figure, *csv, *what;
+    int (*write)(const char *path, void *arg, rs_err_t *err);
+} figure_t;
+
+/* Draw f (its CSV written to a temporary of the run when the user asked for no CSV). Returns 0 or -1
+ * with err "FIGURE: ...". */
+static int draw(const figure_t *f, void *arg, rs_err_t *err) {
 #ifdef RINGSIM_HAVE_PLOTS
     char tmpdir[1024] = "", tmp[1200];
-    const char *data = csv;
+    const char *data = f->csv;
     if (!data || !strcmp(data, "-")) { /* the output module's temporary folder (removed on a signal too) */
         if (rs_out_tmpdir("plan", tmpdir, sizeof tmpdir, err) != 0) return -1;
-        snprintf(tmp, sizeof tmp, "%s/%s.csv", tmpdir, what);
-        if (write(tmp, arg, err)) return rs_out_tmpdir_remove(tmpdir), -1;
+        snprintf(tmp, sizeof tmp, "%s/%s.csv", tmpdir, f->what);
+        if (f->write(tmp, arg, err)) return rs_out_tmpdir_remove(tmpdir), -1;
         data = tmp;
     }
     rs_err_t e;
-    int rc = rs_plot_render((rs_plot_kind_t)kind, data, figure, NULL, &e);
-    if (rc) rs_errc(err, e.code, "%s: %s", figure, e.msg);
+    int rc = rs_plot_render((rs_plot_kind_t)f->kind, data, f->figure, NULL, &e);
+    if (rc) rs_errc(err, e.code, "%s: %s", f->figure, e.msg);
     if (tmpdir[0]) rs_out_tmpdir_remove(tmpdir);
     return rc ? -1 : 0;
 #else
-    (void)kind, (void)csv, (void)what, (void)write, (void)arg;
-    return rs_errf(err, "%s: this build has no figures (rs_plots)", figure);
+    (void)arg;
+    return rs_errf(err, "%s: this build has no figures (rs_plots)", f->figure);
 #endif
 }
 
@@ -264,9 +275,9 @@ static int write_boundary_cb(const char *path, void *arg, rs_err_t *err) {
 static int write_outputs(const rs_infer_in_t *in, outputs_t *o, rs_err_t *err) {
     if (in->csv && write_csv(in->csv, o->pts, o->n, err)) return -1;
     if (in->boundary_csv && write_boundary(in->boundary_csv, in, o->cands, o->nc, err)) return -1;
-    if (in->figure && draw(RS_PLOT_KIND_TTFT, in->figure, in->csv, "ttft", write_points_cb, o, err)) return -1;
+    if (in->figure && draw(&(figure_t){RS_PLOT_KIND_TTFT, in->figure, in->csv, "ttft", write_points_cb}, o, err)) return -1;
     if (in->boundary_figure &&
-        draw(RS_PLOT_KIND_BOUNDARY, in->boundary_figure, in->boundary_csv, "boundary", write_boundary_cb, o, err))
+        draw(&(figure_t){RS_PLOT_KIND_BOUNDARY, in->boundary_figure, in->boundary_csv, "boundary", write_boundary_cb}, o, err))
         return -1;
     return 0;
 }
@@ -289,20 +300,20 @@ static int check_outputs(const rs_infer_in_t *in, const outputs_t *o, rs_err_t *
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_INFER_MAX_CANDIDATES, sizeof *cands);
     int nc = 0;
-    if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    if (load_candidates(in, cands, &nc, err)) return free(cands), RS_EXIT_USAGE;
+    if (!cands) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
+    if (load_candidates(in, cands, &nc, err)) return free(cands), rs_err_mark(err, RS_ERR_BAD_INPUT);
     const size_t np = (size_t)nc * (size_t)in->n_nodes * (size_t)in->n_new * (size_t)in->n_cached;
     if (np > 4096) {
         free(cands);
-        return rs_errf(err, "%zu points (candidates x --nodes x --seq x --cached): at most 4096", np), RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%zu points (candidates x --nodes x --seq x --cached): at most 4096", np);
     }
     point_t *pts = calloc(np ? np : 1, sizeof *pts);
-    int rc = pts ? RS_EXIT_OK : (rs_errf(err, "out of memory for %zu points", np), RS_EXIT_FAIL);
+    int rc = pts ? 0 : rs_errc(err, RS_ERR_RUNTIME, "out of memory for %zu points", np);
     outputs_t o = {in, cands, nc, pts, np};
-    if (rc == RS_EXIT_OK) rc = check_limits(in, cands, nc, err);
-    if (rc == RS_EXIT_OK && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = RS_EXIT_USAGE;
-    if (rc == RS_EXIT_OK && write_outputs(in, &o, err)) rc = RS_EXIT_FAIL;
-    if (rc == RS_EXIT_OK && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
+    if (rc == 0) rc = check_limits(in, cands, nc, err);
+    if (rc == 0 && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (rc == 0 && write_outputs(in, &o, err)) rc = rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0 && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
     free(cands);
     free(pts);
     return rc;

@@ -37,8 +37,8 @@ typedef struct {
 
 /* Defaults: rs_infer_config_default, candidate h100-sxm, nodes 1, T 128K, P 0, out = stdout. */
 void rs_infer_defaults(rs_infer_in_t *in);
-/* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input (a
- * candidate, a configuration, the estimated work above in->limits); RS_EXIT_FAIL with err on a runtime failure (writing, gnuplot). */
+/* Run the study and write its outputs. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a candidate, a
+ * configuration, the estimated work above in->limits), RS_ERR_RUNTIME (writing, gnuplot). */
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_INFER_H */

@@ -8,6 +8,7 @@
 
 #include "kernel.h"
 #include "setup.h"
+#include "study_csv.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
 #include "meter.h"
@@ -15,7 +16,7 @@
 #include "plot.h"
 #endif
 #ifdef RINGSIM_HAVE_SIM
-#include "sim_alt.h"
+#include "sim_alt.h" /* Ulysses and USP splits in SimGrid: not ring schedules, so not a backend's run() */
 #include "study_contention.h"
 #endif
 
@@ -83,30 +84,27 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
                  "layer include recompute (ckpt)\n");
 }
 
-static int write_csv(const char *path, const cand_t *cands, int n, rs_err_t *err) {
-    rs_output_t out;
-    if (rs_output_open(&out, path, err) != 0) return -1;
-    FILE *fp = out.fp;
-    fprintf(fp, "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,"
-                "usable_bytes,attn_fwd_s,attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,"
-                "step_s,block_tokens,ring_b_star_tokens,ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,"
-                "usd_per_step,usd_per_mtok,sim_attn_layer_s\n");
-    for (int i = 0; i < n; i++) {
-        const rs_plan_result_t *r = &cands[i].res;
-        for (int j = 0; j < r->n_options; j++) {
-            const rs_plan_option_t *o = &r->options[j];
-            fprintf(fp, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                        "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g\n",
-                    r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens,
-                    (long long)(o->ulysses * o->ring), (long long)o->ulysses, (long long)o->ring, (long long)r->dp,
-                    (long long)r->accum, rs_sp_kind_name(o->kind), j == r->best, o->fits, o->mem_bytes, r->usable_bytes,
-                    o->attn.attn_fwd_s, o->attn.attn_bwd_s, o->attn.a2a_fwd_s, o->attn.a2a_bwd_s, o->t_attn_layer_s,
-                    o->t_linear_layer_s, o->t_layer_s, o->t_head_s, o->t_step_s, (long long)o->attn.ring_block_tokens,
-                    o->attn.ring_b_star_tokens, o->attn.ring_hidden_fwd, o->attn.ring_hidden_bwd, o->attn.a2a_inter,
-                    o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok, cands[i].sim_attn_s[j]);
-        }
+static const char CSV_HEADER[] =
+    "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,usable_bytes,attn_fwd_s,"
+    "attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,step_s,block_tokens,ring_b_star_tokens,"
+    "ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,usd_per_step,usd_per_mtok,sim_attn_layer_s\n";
+
+/* The CSV rows of candidate i: one per split. */
+static void csv_rows(FILE *fp, const void *items, size_t i) {
+    const cand_t *k = &((const cand_t *)items)[i];
+    const rs_plan_result_t *r = &k->res;
+    for (int j = 0; j < r->n_options; j++) {
+        const rs_plan_option_t *o = &r->options[j];
+        fprintf(fp, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                    "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g\n",
+                r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens, (long long)(o->ulysses * o->ring),
+                (long long)o->ulysses, (long long)o->ring, (long long)r->dp, (long long)r->accum, rs_sp_kind_name(o->kind),
+                j == r->best, o->fits, o->mem_bytes, r->usable_bytes, o->attn.attn_fwd_s, o->attn.attn_bwd_s,
+                o->attn.a2a_fwd_s, o->attn.a2a_bwd_s, o->t_attn_layer_s, o->t_linear_layer_s, o->t_layer_s, o->t_head_s,
+                o->t_step_s, (long long)o->attn.ring_block_tokens, o->attn.ring_b_star_tokens, o->attn.ring_hidden_fwd,
+                o->attn.ring_hidden_bwd, o->attn.a2a_inter, o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok,
+                k->sim_attn_s[j]);
     }
-    return rs_output_close(&out, err);
 }
 
 static int write_maxctx(const char *path, const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_t *err) {
@@ -196,65 +194,72 @@ static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_con
     }
 }
 
-/* The contention cases of the candidates (into cases[2 n], *nc of them) and the knobs of their job
- * (into k): every candidate whose ring split runs (2 <= N <= RS_PLAN_SIM_MAX_N) and fits - or, with
- * bound (before the plan, for the estimate), whether it fits or not - forward and backward. */
-static void contention_cases(const rs_plan_in_t *in, const cand_t *cands, int n, bool bound, rs_contention_case_t *cases,
-                             size_t *nc, rs_contention_knobs_t *k) {
+/* The candidates' ring splits as one contention study: its cases and the knobs of the job they run
+ * as. */
+typedef struct {
+    rs_contention_case_t *cases; /* forward and backward of each candidate taken (malloc'd: free() it) */
+    size_t n;
+    rs_contention_knobs_t knobs;
+} ring_jobs_t;
+
+/* The contention cases of the candidates and the knobs of their job into j: every candidate whose
+ * ring split runs (2 <= N <= RS_PLAN_SIM_MAX_N) and fits - or, with bound (before the plan, for the
+ * estimate), whether it fits or not - forward and backward. Returns 0 or -1 with err (out of
+ * memory). */
+static int ring_jobs(const rs_plan_in_t *in, const cand_t *cands, int n, bool bound, ring_jobs_t *j, rs_err_t *err) {
     const rs_plan_config_t *c = &in->config;
+    rs_contention_knobs_t *k = &j->knobs;
+    j->n = 0;
+    j->cases = calloc((size_t)(2 * n) + 1, sizeof *j->cases);
+    if (!j->cases) return rs_errf(err, "out of memory");
     *k = *in->knobs;
     k->tp = 1;
     k->dp = 0;
     k->devices = 0;
     k->map = NULL;
-    *nc = 0;
     for (int i = 0; i < n; i++) {
         const rs_plan_result_t *r = &cands[i].res;
         if ((!bound && r->best < 0) || r->sp < 2 || r->sp > RS_PLAN_SIM_MAX_N) continue;
         const int64_t dp = r->dp < RS_PLAN_SIM_MAX_N / r->sp ? r->dp : RS_PLAN_SIM_MAX_N / r->sp;
         if (k->dp == 0 || dp < k->dp) k->dp = dp; /* one job shape for every candidate */
-        for (int pass = 0; pass < RS_PASS_COUNT; pass++) ring_case(c, &cands[i], (rs_pass_t)pass, &cases[(*nc)++]);
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) ring_case(c, &cands[i], (rs_pass_t)pass, &j->cases[j->n++]);
     }
     if (k->dp < 1) k->dp = 1;
-    if (*nc > 0 && k->background.kind != RS_BG_NONE) {
-        rs_background_size(&k->background, &c->model, 1, cases[0].problem.act_bytes, cases[0].problem.grad_bytes);
+    if (j->n > 0 && k->background.kind != RS_BG_NONE) {
+        rs_background_size(&k->background, &c->model, 1, j->cases[0].problem.act_bytes, j->cases[0].problem.grad_bytes);
         k->background.group = RS_BG_GROUP_DP_CP; /* ZeRO-3 over every device */
     }
+    return 0;
 }
 
 /* What plan_contention will simulate at most (the candidates as chosen, before their plan: each
  * that might fit). Returns 0 or -1 with err (a job that cannot be built: bad input). */
 static int contention_estimate(const rs_plan_in_t *in, const cand_t *cands, int n, rs_estimate_t *e, rs_err_t *err) {
     *e = (rs_estimate_t){0, 0, 0};
-    rs_contention_case_t *cases = calloc((size_t)(2 * n) + 1, sizeof *cases);
-    if (!cases) return rs_errf(err, "out of memory");
-    size_t nc;
-    rs_contention_knobs_t k;
-    contention_cases(in, cands, n, true, cases, &nc, &k);
-    rs_contention_in_t ci = {cases, nc, &k, NULL, NULL, NULL, false};
-    const int rc = nc > 0 ? rs_contention_estimate(&ci, e, err) : 0;
-    free(cases);
+    ring_jobs_t j;
+    if (ring_jobs(in, cands, n, true, &j, err) != 0) return -1;
+    rs_contention_in_t ci = {j.cases, j.n, &j.knobs, NULL, NULL, NULL, false};
+    const int rc = j.n > 0 ? rs_contention_estimate(&ci, e, err) : 0;
+    free(j.cases);
     return rc;
 }
 
-/* Every fitting candidate's ring split, forward and backward, as a job on the knobs' fabrics. */
+/* Every fitting candidate's ring split, forward and backward, as a job on the knobs' fabrics.
+ * Returns 0, or -1 with err (rs_study_contention's kind; out of memory: runtime). */
 static int plan_contention(const rs_plan_in_t *in, const cand_t *cands, int n, rs_err_t *err) {
-    rs_contention_case_t *cases = calloc((size_t)(2 * n) + 1, sizeof *cases);
-    if (!cases) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    size_t nc;
-    rs_contention_knobs_t k;
-    contention_cases(in, cands, n, false, cases, &nc, &k);
-    int rc = RS_EXIT_OK;
-    if (nc == 0) {
+    ring_jobs_t j;
+    if (ring_jobs(in, cands, n, false, &j, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
+    int rc = 0;
+    if (j.n == 0) {
         fprintf(in->out, "\n# the ring split as a job: no candidate fits with 2 <= N <= %d\n", RS_PLAN_SIM_MAX_N);
     } else {
-        rs_contention_in_t ci = {cases, nc, &k, in->contention_csv, in->contention_figure, NULL, false};
+        rs_contention_in_t ci = {j.cases, j.n, &j.knobs, in->contention_csv, in->contention_figure, NULL, false};
         rs_contention_out_t co;
         rc = rs_study_contention(&ci, &co, err);
-        if (rc == RS_EXIT_OK && (!in->contention_csv || strcmp(in->contention_csv, "-"))) print_contention(in->out, &ci, &co, k.dp);
+        if (rc == 0 && (!in->contention_csv || strcmp(in->contention_csv, "-"))) print_contention(in->out, &ci, &co, j.knobs.dp);
         free(co.points);
     }
-    free(cases);
+    free(j.cases);
     return rc;
 }
 #endif
@@ -291,8 +296,8 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
     return 0;
 }
 
-/* Plan every candidate; simulate its splits and trace its max-context curve when asked. Returns an
- * exit code. */
+/* Plan every candidate; simulate its splits and trace its max-context curve when asked. Returns 0,
+ * or -1 with err: bad input (a plan or its curve refused), runtime (SimGrid). */
 static int plan_all(const rs_plan_in_t *in, cand_t *cands, int n, int *n_fit, rs_meter_t *meter, rs_err_t *err) {
     const rs_plan_config_t *c = &in->config;
     const bool curve = in->maxctx_csv || in->figure;
@@ -304,25 +309,26 @@ static int plan_all(const rs_plan_in_t *in, cand_t *cands, int n, int *n_fit, rs
     for (int i = 0; i < n; i++) {
         cand_t *k = &cands[i];
         rs_meter_update(meter, done, "%s", k->hw.name);
-        if (rs_plan_run(c, &k->hw, &k->machine, &k->res, err)) return RS_EXIT_USAGE;
+        if (rs_plan_run(c, &k->hw, &k->machine, &k->res, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
         done += 1;
         *n_fit += k->res.best >= 0;
         for (int j = 0; j < RS_PLAN_MAX_OPTIONS; j++) k->sim_attn_s[j] = NAN;
-        if (in->simulate && simulate(c, k, err)) return RS_EXIT_FAIL;
+        if (in->simulate && simulate(c, k, err)) return rs_err_mark(err, RS_ERR_RUNTIME);
         for (int64_t s = 1; curve && s <= c->max_sp && k->n_curve < RS_PLAN_MAX_CURVE; s *= 2) {
             rs_meter_update(meter, done, "%s", k->hw.name);
             int64_t seq = 0;
             if (rs_plan_max_seq(c, c->usable_frac * k->hw.mem_bytes, s, &seq, &k->curve_capped[k->n_curve], err))
-                return RS_EXIT_USAGE;
+                return rs_err_mark(err, RS_ERR_BAD_INPUT);
             k->curve_n[k->n_curve] = s;
             k->curve_seq[k->n_curve++] = seq;
             done += 1;
         }
     }
-    return RS_EXIT_OK;
+    return 0;
 }
 
-/* Nothing fits: one line naming the candidate that comes closest, and by how much it misses. */
+/* Nothing fits: one line naming the candidate that comes closest, and by how much it misses. Returns
+ * -1 with err (bad input). */
 static int no_fit(const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_t *err) {
     int bi = 0;
     for (int i = 1; i < n; i++)
@@ -331,7 +337,7 @@ static int no_fit(const rs_plan_config_t *c, const cand_t *cands, int n, rs_err_
     char a[32], b[32], s[32], hint[200];
     if (r->n_limit[0]) snprintf(hint, sizeof hint, "%s", r->n_limit);
     else snprintf(hint, sizeof hint, "raise --max-ranks%s or shorten --seq", c->ckpt == RS_CKPT_FULL ? "" : ", use --ckpt full");
-    return rs_errf(err, "%s does not fit at S=%lld on any candidate even at N=%lld: the closest, %s, needs %s GiB per "
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s does not fit at S=%lld on any candidate even at N=%lld: the closest, %s, needs %s GiB per "
                         "device with %s GiB usable (short by %s GiB; %s)",
                    c->model.name, (long long)r->seq_tokens, (long long)r->sp, r->hw_name, gib(a, sizeof a, r->mem.total_bytes),
                    gib(b, sizeof b, r->usable_bytes), gib(s, sizeof s, r->shortfall_bytes), hint);
@@ -360,14 +366,14 @@ static int draw_figure(const rs_plan_in_t *in, const cand_t *cands, int n, rs_er
 }
 
 /* Before anything runs, against --max-time and --max-memory: every candidate's N and S chosen (memory
- * only), the walks of its splits, with --sim their simulations and the contention jobs. Returns
- * RS_EXIT_OK, or RS_EXIT_USAGE with err (above a limit, or a candidate that cannot be planned). */
+ * only), the walks of its splits, with --sim their simulations and the contention jobs. Returns 0,
+ * or -1 with err (bad input: above a limit, or a candidate that cannot be planned). */
 static int check_limits(const rs_plan_in_t *in, cand_t *cands, int n, rs_err_t *err) {
     const rs_plan_config_t *c = &in->config;
     rs_estimate_t sum = {0, 0, 0}, e;
     for (int i = 0; i < n; i++) {
         cand_t *k = &cands[i];
-        if (rs_plan_choose(c, &k->hw, &k->machine, &k->res, err)) return RS_EXIT_USAGE;
+        if (rs_plan_choose(c, &k->hw, &k->machine, &k->res, err)) return rs_err_mark(err, RS_ERR_BAD_INPUT);
         rs_plan_estimate(c, &k->machine, &k->res, &e);
         rs_estimate_then(&sum, &e);
 #ifdef RINGSIM_HAVE_SIM
@@ -386,31 +392,31 @@ static int check_limits(const rs_plan_in_t *in, cand_t *cands, int n, rs_err_t *
     }
 #ifdef RINGSIM_HAVE_SIM
     if (in->simulate && in->knobs) {
-        if (contention_estimate(in, cands, n, &e, err) != 0) return RS_EXIT_USAGE;
+        if (contention_estimate(in, cands, n, &e, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
         rs_estimate_then(&sum, &e);
     }
 #endif
-    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+    return rs_limits_check("this plan", &sum, &in->limits, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_BAD_INPUT);
 }
 
 int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_PLAN_MAX_CANDIDATES, sizeof *cands);
-    if (!cands) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
-    int n = 0, n_fit = 0, rc = RS_EXIT_USAGE;
+    if (!cands) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
+    int n = 0, n_fit = 0, rc = -1;
     rs_meter_t meter = {.active = false}; /* on a terminal: candidates and max-context points */
-    if (load_candidates(in, cands, &n, err) == 0 && (rc = check_limits(in, cands, n, err)) == RS_EXIT_OK)
-        rc = plan_all(in, cands, n, &n_fit, &meter, err);
+    if (load_candidates(in, cands, &n, err) != 0) rs_err_mark(err, RS_ERR_BAD_INPUT);
+    else if ((rc = check_limits(in, cands, n, err)) == 0) rc = plan_all(in, cands, n, &n_fit, &meter, err);
     rs_meter_end(&meter);
-    if (rc == RS_EXIT_OK && n_fit == 0) rc = no_fit(&in->config, cands, n, err), rc = RS_EXIT_USAGE;
-    if (rc == RS_EXIT_OK) {
-        if ((in->csv && write_csv(in->csv, cands, n, err)) || (in->maxctx_csv && write_maxctx(in->maxctx_csv, &in->config, cands, n, err)) ||
+    if (rc == 0 && n_fit == 0) rc = no_fit(&in->config, cands, n, err);
+    if (rc == 0) {
+        if ((in->csv && rs_study_write_csv(in->csv, CSV_HEADER, csv_rows, cands, (size_t)n, err)) || (in->maxctx_csv && write_maxctx(in->maxctx_csv, &in->config, cands, n, err)) ||
             (in->figure && draw_figure(in, cands, n, err)))
-            rc = RS_EXIT_FAIL;
+            rc = rs_err_mark(err, RS_ERR_RUNTIME);
         else if (!in->csv || strcmp(in->csv, "-"))
             print_table(in->out, &in->config, cands, n);
     }
 #ifdef RINGSIM_HAVE_SIM
-    if (rc == RS_EXIT_OK && in->simulate && in->knobs) rc = plan_contention(in, cands, n, err);
+    if (rc == 0 && in->simulate && in->knobs) rc = plan_contention(in, cands, n, err);
 #endif
     free(cands);
     return rc;

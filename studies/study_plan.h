@@ -61,10 +61,9 @@ typedef struct {
 
 /* Defaults: the plan defaults (rs_plan_config_default), candidate h100-sxm, out = stdout. */
 void rs_plan_defaults(rs_plan_in_t *in);
-/* Run the study and write its outputs. Returns RS_EXIT_OK; RS_EXIT_USAGE with err on bad input
- * (a candidate, a price, the estimated work above in->limits, or nothing fits: err names the closest
- * candidate and its shortfall);
- * RS_EXIT_FAIL with err on a runtime failure (SimGrid, writing). */
+/* Run the study and write its outputs. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a candidate, a
+ * price, the estimated work above in->limits, or nothing fits: err names the closest candidate and
+ * its shortfall), RS_ERR_RUNTIME (SimGrid, writing; the contention jobs: their own kind). */
 int rs_study_plan(const rs_plan_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_PLAN_H */

@@ -35,10 +35,10 @@ typedef struct {
  * fills and finishes the setup), directory ringsim-report, validate's watchdog 240 s. */
 void rs_report_setup_default(rs_setup_t *setup);
 void rs_report_defaults(rs_report_in_t *in);
-/* Write the report. Progress goes to stderr ("ringsim report: sweeps..."). Returns RS_EXIT_OK;
- * RS_EXIT_USAGE with err when the directory exists without force or cannot be made; RS_EXIT_FAIL
- * with err on a runtime failure (a model, simulator, sweep or file). The real execution failing is
- * not a failure: the report says so. */
+/* Write the report. Progress goes to stderr ("ringsim report: sweeps..."). Returns 0, or -1 with
+ * err: RS_ERR_BAD_INPUT when the directory exists without force or cannot be made, RS_ERR_RUNTIME on
+ * a failure of a model, simulator, sweep or file. The real execution failing is not a failure: the
+ * report says so. */
 int rs_study_report(const rs_report_in_t *in, rs_err_t *err);
 
 /* ---------------------------------------------------------------------------------------------------
@@ -57,10 +57,18 @@ void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char
                                size_t len);
 /* "at B = 788 tokens", or "nowhere in the swept range (B = 64..65536)". Returns buf. */
 const char *rs_report_crossing_text(double x, double b_lo, double b_hi, char *buf, size_t len);
-/* The crossover in the data of the full-block and the causal B sweeps (figures tcomm-vs-b and
- * tcomm-vs-b-causal) by backend `which` (rs_sweep_crossover: 0 model walk, 1 SimGrid), named `who`. */
-void rs_report_finding_crossover(const rs_sweep_point_t *full, size_t nf, const rs_sweep_point_t *causal, size_t nc, int which,
-                                 const char *who, int64_t n_ranks, char *buf, size_t len);
+/* The B sweeps of the crossover finding (figures tcomm-vs-b and tcomm-vs-b-causal), zigzag forward. */
+typedef struct {
+    const rs_sweep_point_t *full;   /* the full-block sweep's points */
+    size_t n_full;
+    const rs_sweep_point_t *causal; /* the causal sweep's */
+    size_t n_causal;
+    int which;                      /* the backend whose traces cross (rs_sweep_crossover: 0 model walk, 1 SimGrid) */
+    const char *who;                /* its name in the sentence */
+    int64_t n_ranks;                /* N of the sweeps */
+} rs_report_crossover_in_t;
+/* The crossover in the data of the full-block and the causal B sweeps. */
+void rs_report_finding_crossover(const rs_report_crossover_in_t *in, char *buf, size_t len);
 /* The calibrated configuration's B sweep measured by ringsim validate (the tcomm-vs-b-measured figure:
  * points whose exec columns are the measurement, model columns the calibrated walk): the calibrated
  * F, W and L, where the measured and the modelled T_comm cross the block's compute alone (x_meas,

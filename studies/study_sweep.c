@@ -1,6 +1,7 @@
 /* study_sweep.c - the sweep study (study_sweep.h): points of a range of B, N, S, layouts, passes and
  * profiles, each run by the model, the simulator and (when asked) the CPU executor through the one
- * backend interface; one CSV. */
+ * backend interface, in one process or divided over a launcher's; one CSV (its format:
+ * study_sweep_csv.c). */
 #include "study_sweep.h"
 
 #include <errno.h>
@@ -17,56 +18,63 @@
 #include "trace.h"
 #include "output.h"
 #if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
-#include "exec_backend.h" /* the CPU executor's MPI transport: the ranks of a distributed sweep */
+/* the cpu backend's executor (registry.h) carries the MPI transport the ranks of a distributed sweep
+ * talk over; its members (mpi_create, mpi_ops) are the executor's API, exec/exec_backend.h */
+#include "exec_backend.h"
 #define RS_SWEEP_MPI 1
 #endif
 
 /* ------------------------------------------------------------------------------------------------
  * Ranges
  * ---------------------------------------------------------------------------------------------- */
-/* One part (what: "START", "STOP", "STEP", "value") of a range option's value, the message quoting the
- * whole value: "--block 64:1K:x1: STEP 1: must be in [2, ...]". Returns 0 or -1 with err. */
-static int range_part(const char *name, const char *text, const char *what, const char *part, int64_t min, int64_t max,
-                      int64_t *out, rs_err_t *err) {
+/* One part (what: "START", "STOP", "STEP", "value") of a range option's value text, in [r->min,
+ * r->max], the message quoting the whole value: "--block 64:1K:x1: STEP 1: must be in [2, ...]".
+ * Returns 0 or -1 with err (bad input). */
+static int range_part(const rs_sweep_range_t *r, const char *text, const char *what, const char *part, int64_t *out,
+                      rs_err_t *err) {
     rs_err_t e;
-    if (rs_parse_size(name, part, min, max, out, &e) == 0) return 0;
-    const size_t k = strlen(name);
-    return rs_errf(err, "%s %s: %s %s", name, text, what, strncmp(e.msg, name, k) == 0 && e.msg[k] == ' ' ? e.msg + k + 1 : e.msg);
+    if (rs_parse_size(r->name, part, r->min, r->max, out, &e) == 0) return 0;
+    const size_t k = strlen(r->name);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: %s %s", r->name, text, what,
+                   strncmp(e.msg, r->name, k) == 0 && e.msg[k] == ' ' ? e.msg + k + 1 : e.msg);
 }
 
-int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
-                         int max_out, rs_err_t *err) {
+int rs_sweep_range_parse(const rs_sweep_range_t *r, const char *text, rs_err_t *err) {
+    const char *name = r->name;
     char buf[256];
-    if (strlen(text) >= sizeof buf) return rs_errf(err, "%s: value too long", name);
+    if (strlen(text) >= sizeof buf) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: value too long", name);
     snprintf(buf, sizeof buf, "%s", text);
     if (strchr(buf, ',')) { /* list */
         int n = 0;
         for (char *s = buf, *e; s; s = e) {
             e = strchr(s, ',');
             if (e) *e++ = 0;
-            if (n == max_out) return rs_errf(err, "%s %s: at most %d values", name, text, max_out);
-            if (range_part(name, text, "value", s, min, max, &out[n], err) != 0) return -1;
+            if (n == r->max_out) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: at most %d values", name, text, r->max_out);
+            if (range_part(r, text, "value", s, &r->out[n], err) != 0) return -1;
             n++;
         }
         return n;
     }
     char *c1 = strchr(buf, ':');
-    if (!c1) return rs_parse_size(name, buf, min, max, &out[0], err) ? -1 : 1; /* the whole value already */
+    if (!c1) /* the whole value already */
+        return rs_parse_size(name, buf, r->min, r->max, &r->out[0], err) ? rs_err_mark(err, RS_ERR_BAD_INPUT) : 1;
     *c1++ = 0;
     char *c2 = strchr(c1, ':');
     if (!c2)
-        return rs_errf(err, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name, text);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: expected START:STOP:STEP (e.g. 256:64K:x2 or 1K:8K:+1K) or a,b,c", name,
+                       text);
     *c2++ = 0;
     int64_t a, b, step;
-    if (range_part(name, text, "START", buf, min, max, &a, err) || range_part(name, text, "STOP", c1, min, max, &b, err)) return -1;
-    if (b < a) return rs_errf(err, "%s %s: STOP must be >= START", name, text);
+    if (range_part(r, text, "START", buf, &a, err) || range_part(r, text, "STOP", c1, &b, err)) return -1;
+    if (b < a) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: STOP must be >= START", name, text);
     bool geo = *c2 == 'x' || *c2 == '*';
     if (*c2 == 'x' || *c2 == '*' || *c2 == '+') c2++;
-    if (range_part(name, text, "STEP", c2, geo ? 2 : 1, INT64_MAX / 4, &step, err) != 0) return -1;
+    const rs_sweep_range_t steps = {name, geo ? 2 : 1, INT64_MAX / 4, NULL, 0}; /* a factor of 2 or more, a step of 1 */
+    if (range_part(&steps, text, "STEP", c2, &step, err) != 0) return -1;
     int n = 0;
     for (int64_t v = a; v <= b; v = geo ? v * step : v + step) {
-        if (n == max_out) return rs_errf(err, "%s %s: more than %d values", name, text, max_out);
-        out[n++] = v;
+        if (n == r->max_out) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: more than %d values", name, text, r->max_out);
+        r->out[n++] = v;
         if ((geo && v > INT64_MAX / step) || (!geo && v > INT64_MAX - step)) break;
     }
     return n;
@@ -178,15 +186,21 @@ int rs_sweep_points_setup(const rs_sweep_spec_t *spec, rs_sweep_point_t *pts, rs
 /* ------------------------------------------------------------------------------------------------
  * Running a point: every backend through the one interface (backend.h)
  * ---------------------------------------------------------------------------------------------- */
-/* Run backend be on the point into a fresh trace and summarize it into *sum; *t receives the trace
- * (sorted) when asked. Returns 0 or -1 with err. */
-static int run_backend(const rs_backend_ops_t *be, const rs_schedule_t *s, const rs_sweep_point_t *pt,
-                       const rs_backend_opts_t *o, rs_trace_t **keep, rs_trace_summary_t *sum, rs_run_summary_t *run,
-                       rs_err_t *err) {
+/* The point being run: its schedule, its problem and machine, the backends' options. */
+typedef struct {
+    const rs_schedule_t *s;
+    const rs_sweep_point_t *pt;
+    const rs_backend_opts_t *o;
+} point_run_t;
+
+/* Run backend be on the point into a fresh trace and summarize it into *sum (and the run's figures
+ * into *run when non-NULL); *keep receives the trace (sorted) when asked. Returns 0 or -1 with err. */
+static int run_backend(const rs_backend_ops_t *be, const point_run_t *x, rs_trace_t **keep, rs_trace_summary_t *sum,
+                       rs_run_summary_t *run, rs_err_t *err) {
     rs_run_summary_t tmp;
     rs_trace_t *t = rs_trace_create(be->source);
-    int rc = t ? be->run(s, &pt->machine, o, t, run ? run : &tmp, err) : rs_errf(err, "out of memory");
-    if (rc == 0) rc = rs_trace_summarize(t, pt->problem.pass, sum, err);
+    int rc = t ? be->run(x->s, &x->pt->machine, x->o, t, run ? run : &tmp, err) : rs_errf(err, "out of memory");
+    if (rc == 0) rc = rs_trace_summarize(t, x->pt->problem.pass, sum, err);
     if (rc == 0 && keep) {
         rs_trace_sort(t);
         *keep = t;
@@ -220,11 +234,12 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     rs_backend_opts_default(&o);
     o.exec_bin = spec->exec_cmd;
     o.exec_launch = spec->exec_launch;
-    int rc = run_backend(&rs_walk_backend, s, pt, &o, traces ? &traces[0] : NULL, &pt->pred, &pt->walk, err);
+    const point_run_t x = {s, pt, &o};
+    int rc = run_backend(&rs_walk_backend, &x, traces ? &traces[0] : NULL, &pt->pred, &pt->walk, err);
     pt->note[0] = 0;
     if (rc == 0 && spec->run_sim) {
         const rs_backend_ops_t *sim = backend_for("sim", "sim", pt, pt->note, sizeof pt->note);
-        if (sim && run_backend(sim, s, pt, &o, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
+        if (sim && run_backend(sim, &x, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
         pt->has_sim = sim && rc == 0;
     }
     if (rc == 0 && spec->run_exec) {
@@ -235,7 +250,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
             snprintf(note, sizeof note, "exec skipped: N = %lld > --exec-max-ranks %lld", (long long)pt->problem.n_ranks,
                      (long long)spec->exec_max_ranks);
         else if ((cpu = backend_for("cpu", "exec", pt, note, sizeof note)) &&
-                 run_backend(cpu, s, pt, &o, NULL, &pt->exec, NULL, &e) != 0)
+                 run_backend(cpu, &x, NULL, &pt->exec, NULL, &e) != 0)
             snprintf(note, sizeof note, "%.255s", e.msg);
         pt->has_exec = !note[0];
         if (note[0] && !pt->note[0]) snprintf(pt->note, sizeof pt->note, "%s", note);
@@ -247,126 +262,6 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
         traces[0] = traces[1] = NULL;
     }
     return rc;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * CSV
- * ---------------------------------------------------------------------------------------------- */
-static const char COLUMNS[] =
-    "point,series,profile,layout,pass,causal,seq_tokens,n_ranks,block_tokens,f_per_s,w_bytes_per_s,latency_s,"
-    "b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,closed_t_comp_s,closed_t_comm_s,closed_t_step_s,"
-    "closed_bound,pred_t_comp_s,pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,"
-    "pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency,"
-    "sim_overlap_eff,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_efficiency,"
-    "exec_overlap_eff,note";
-
-void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command) {
-    const rs_problem_t *p = &spec->common.problem;
-    fprintf(fp, "# ringsim-sweep=1\n");
-    if (command) fprintf(fp, "# command=%s\n", command);
-    fprintf(fp, "# batch=%lld q_heads=%lld kv_heads=%lld head_dim=%lld act_bytes=%lld grad_bytes=%lld causal=%d tile=%lldx%lld\n",
-            (long long)p->batch, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
-            (long long)p->act_bytes, (long long)p->grad_bytes, p->causal ? 1 : 0, (long long)p->tile_q,
-            (long long)p->tile_k);
-    fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (cost.h)\n"
-                "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
-                "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
-                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run;\n"
-                "# crossover lines: '-' = not run, or no crossing in the swept range\n");
-    fprintf(fp, "%s\n", COLUMNS);
-    fflush(fp);
-}
-
-static void num(FILE *fp, double x) {
-    if (isnan(x) || isinf(x)) fputs(",nan", fp);
-    else fprintf(fp, ",%.17g", x);
-}
-
-/* The 7 summary columns of one backend. */
-static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double ideal_s) {
-    if (!has) {
-        fputs(",nan,nan,nan,nan,,nan,nan", fp);
-        return;
-    }
-    num(fp, s->t_comp_s);
-    num(fp, s->t_comm_s);
-    num(fp, s->t_step_s);
-    num(fp, s->makespan_s);
-    fprintf(fp, ",%s", s->n_comm && s->t_comm_s > s->t_comp_s ? "comm" : "compute");
-    num(fp, s->makespan_s > 0 ? ideal_s / s->makespan_s : NAN);
-    num(fp, s->t_step_s > 0 ? s->t_comp_s / s->t_step_s : NAN);
-}
-
-void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt) {
-    const rs_problem_t *p = &pt->problem;
-    const rs_closed_t *c = &pt->closed;
-    fprintf(fp, "%zu,%s,%s,%s,%s,%d,%lld,%lld,%lld", index, pt->series, pt->profile, rs_layout_name(p->layout),
-            rs_pass_name(p->pass), p->causal ? 1 : 0, (long long)p->seq_tokens, (long long)p->n_ranks,
-            (long long)rs_problem_block(p));
-    num(fp, c->f_peak_per_s);
-    num(fp, c->w_bytes_per_s);
-    num(fp, c->latency_s);
-    num(fp, c->b_min_tokens);
-    num(fp, c->b_star_tokens);
-    num(fp, pt->seed_t_comp_s);
-    num(fp, pt->seed_t_comm_s);
-    num(fp, c->t_comp_s);
-    num(fp, c->t_comm_s);
-    num(fp, c->t_step_s);
-    fprintf(fp, ",%s", c->comm_bound ? "comm" : "compute");
-    summary_cols(fp, true, &pt->pred, pt->walk.ideal_s);
-    summary_cols(fp, pt->has_sim, &pt->sim, pt->walk.ideal_s);
-    summary_cols(fp, pt->has_exec, &pt->exec, pt->walk.ideal_s);
-    char note[256];
-    snprintf(note, sizeof note, "%s", pt->note);
-    for (char *q = note; *q; q++)
-        if (*q == ',' || *q == '\n') *q = ';';
-    fprintf(fp, ",%s\n", note);
-    fflush(fp);
-}
-
-double rs_sweep_crossover(const rs_sweep_point_t *pts, size_t n, const char *series, int which) {
-    double *b = malloc((n + 1) * sizeof *b), *tc = malloc((n + 1) * sizeof *tc), *tm = malloc((n + 1) * sizeof *tm);
-    double x = NAN;
-    if (b && tc && tm) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            const rs_sweep_point_t *p = &pts[i];
-            if (strcmp(p->series, series) != 0) continue;
-            const rs_trace_summary_t *s = which == 0 ? &p->pred : (which == 1 ? &p->sim : &p->exec);
-            if ((which == 1 && !p->has_sim) || (which == 2 && !p->has_exec)) continue;
-            b[k] = (double)rs_problem_block(&p->problem);
-            tc[k] = s->t_comp_s;
-            tm[k] = s->t_comm_s;
-            k++;
-        }
-        for (size_t i = 1; i < k; i++) /* insertion sort by B */
-            for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
-                double t;
-                t = b[j], b[j] = b[j - 1], b[j - 1] = t;
-                t = tc[j], tc[j] = tc[j - 1], tc[j - 1] = t;
-                t = tm[j], tm[j] = tm[j - 1], tm[j - 1] = t;
-            }
-        x = rs_crossover_b(b, tc, tm, k);
-    }
-    free(b), free(tc), free(tm);
-    return x;
-}
-
-void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        bool first = true;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(pts[j].series, pts[i].series) == 0) first = false;
-        if (!first) continue;
-        char c[5][24]; /* "-": not run, or no crossing in the swept range */
-        fprintf(fp, "# crossover series=%s b_min_tokens=%s b_star_tokens=%s pred_b=%s sim_b=%s exec_b=%s\n", pts[i].series,
-                rs_fmt_num(pts[i].closed.b_min_tokens, "%.6g", c[0], 24), rs_fmt_num(pts[i].closed.b_star_tokens, "%.6g", c[1], 24),
-                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 0), "%.6g", c[2], 24),
-                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 1), "%.6g", c[3], 24),
-                rs_fmt_num(rs_sweep_crossover(pts, n, pts[i].series, 2), "%.6g", c[4], 24));
-    }
-    fflush(fp);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -385,18 +280,18 @@ static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, r
     return rs_sweep_point_run(in->spec, &pts[i], NULL, err);
 }
 
-/* Run the points in order into fp (header, rows, crossovers). Returns RS_EXIT_OK or RS_EXIT_FAIL. */
+/* Run the points in order into fp (header, rows, crossovers). Returns 0, or -1 with err: a point
+ * failed ("point 3: ...", a runtime failure), or Ctrl-C stopped the sweep (err empty). */
 static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs_err_t *err) {
     rs_meter_t meter; /* "sweep 3/11 points (27%), 2 s left" on a terminal */
     if (in->progress) rs_meter_start(&meter, "sweep", (double)out->n, "points");
-    int rc = RS_EXIT_OK;
+    int rc = 0;
     rs_sweep_write_header(fp, in->spec, in->command);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
         rs_err_t e;
         if (run_point(in, out->points, i, &e) != 0) {
             if (in->interruptible && interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
-            rs_errc(err, e.code, "point %zu: %s", i, e.msg);
-            rc = RS_EXIT_FAIL;
+            rc = rs_errc(err, RS_ERR_RUNTIME, "point %zu: %s", i, e.msg);
             break;
         }
         rs_sweep_write_row(fp, i, &out->points[i]);
@@ -408,7 +303,8 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
     out->interrupted = in->interruptible && interrupted;
     if (out->interrupted) {
         fprintf(fp, "# interrupted after %zu of %zu points\n", out->done, out->n);
-        rc = RS_EXIT_FAIL;
+        if (rc == 0) rs_err_clear(err); /* not an error: out->interrupted says it */
+        rc = -1;
     }
     return rc;
 }
@@ -435,18 +331,19 @@ typedef struct {
     char msg[512];
 } rank_status_t;
 
-/* Write the points (all run) as one single-process sweep would: header, rows, crossovers. */
+/* Write the points (all run) as one single-process sweep would: header, rows, crossovers. Returns 0
+ * or -1 with err (a runtime failure). */
 static int write_all(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
     rs_file_t f = {0};
     const bool to_file = strcmp(in->out_path, "-") != 0;
-    if (to_file && rs_file_open(&f, in->out_path, err) != 0) return RS_EXIT_FAIL;
+    if (to_file && rs_file_open(&f, in->out_path, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
     FILE *fp = to_file ? f.fp : stdout;
     rs_sweep_write_header(fp, in->spec, in->command);
     for (size_t i = 0; i < out->n; i++) rs_sweep_write_row(fp, i, &out->points[i]);
     rs_sweep_write_crossovers(fp, out->points, out->n);
     out->done = out->n;
-    if (!to_file) return fflush(stdout), RS_EXIT_OK;
-    return rs_file_commit(&f, err) == 0 ? RS_EXIT_OK : RS_EXIT_FAIL;
+    if (!to_file) return fflush(stdout), 0;
+    return rs_file_commit(&f, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_RUNTIME);
 }
 
 #ifdef RS_SWEEP_MPI
@@ -474,7 +371,8 @@ static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, in
     if (bar) rs_meter_end(&meter);
 }
 
-/* Rank 0: the gathered points in point order, or err naming every rank that failed and its points. */
+/* Rank 0: the gathered points in point order. Returns 0, or -1 with err naming every rank that failed
+ * and its points (a runtime failure). */
 static int collect(rs_sweep_out_t *out, int size, const char *all, size_t bytes, rs_err_t *err) {
     const size_t per = (bytes - sizeof(rank_status_t)) / sizeof(rs_sweep_point_t);
     char *m = err->msg;
@@ -490,29 +388,32 @@ static int collect(rs_sweep_out_t *out, int size, const char *all, size_t bytes,
         for (size_t i = (size_t)r; i < out->n; i += (size_t)size) snprintf(m + strlen(m), len - strlen(m), " %zu", i);
         snprintf(m + strlen(m), len - strlen(m), "): point %lld: %s", (long long)st->point, st->msg);
     }
-    return m[0] ? RS_EXIT_FAIL : RS_EXIT_OK;
+    if (!m[0]) return 0;
+    err->code = RS_ERR_RUNTIME;
+    return -1;
 }
 
 /* The sweep over the launcher's processes: every rank runs its share, rank 0 gathers them and writes
- * the one CSV; a failed point on any rank: no file, the failure named, RS_EXIT_FAIL on rank 0. */
+ * the one CSV. Returns 0, or -1 with err (a runtime failure): a failed point on any rank (no file,
+ * the failure named on rank 0), the transport. */
 static int run_distributed(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
-    const rs_exec_backend_t *be = &rs_cpu_exec_backend;
+    const rs_exec_backend_t *be = rs_backend_find("cpu")->exec; /* its MPI transport */
     void *ts = be->mpi_create(NULL, NULL, RS_PROGRESS_NONE, 0, err);
-    if (!ts) return RS_EXIT_FAIL;
+    if (!ts) return rs_err_mark(err, RS_ERR_RUNTIME);
     const int rank = (int)be->mpi_ops->rank(ts), size = (int)be->mpi_ops->size(ts);
     const size_t per = (out->n + (size_t)size - 1) / (size_t)size;
     const size_t bytes = sizeof(rank_status_t) + per * sizeof(rs_sweep_point_t);
     char *buf = calloc(1, bytes), *all = rank == 0 ? calloc((size_t)size, bytes) : NULL;
-    int rc = RS_EXIT_FAIL;
+    int rc = -1;
     if (!buf || (rank == 0 && !all)) {
-        rs_errf(err, "rank %d: out of memory for the sweep's results", rank);
+        rs_errc(err, RS_ERR_RUNTIME, "rank %d: out of memory for the sweep's results", rank);
         be->mpi_ops->abort(ts, RS_EXIT_FAIL);
     } else {
         run_share(in, out, rank, size, buf);
         if (be->mpi_ops->gather(ts, buf, bytes, all, 0, err) != 0) be->mpi_ops->abort(ts, RS_EXIT_FAIL);
         out->worker = rank != 0;
-        rc = rank != 0 ? RS_EXIT_OK : collect(out, size, all, bytes, err);
-        if (rank == 0 && rc == RS_EXIT_OK) rc = write_all(in, out, err);
+        rc = rank != 0 ? 0 : collect(out, size, all, bytes, err);
+        if (rank == 0 && rc == 0) rc = write_all(in, out, err);
     }
     free(buf), free(all);
     be->mpi_ops->destroy(ts);
@@ -540,25 +441,26 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     memset(out, 0, sizeof *out);
     err->msg[0] = 0;
     out->n = rs_sweep_count(in->spec);
-    if (out->n > 100000) return rs_errf(err, "%zu points: at most 100000", out->n), RS_EXIT_USAGE;
+    if (out->n > 100000) return rs_errc(err, RS_ERR_BAD_INPUT, "%zu points: at most 100000", out->n);
     out->points = calloc(out->n ? out->n : 1, sizeof *out->points);
-    if (!out->points) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
+    if (!out->points) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
     /* validate everything before running anything */
-    if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return RS_EXIT_USAGE;
-    if (check_estimate(in->spec, out->points, out->n, err) != 0) return RS_EXIT_USAGE;
+    if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (check_estimate(in->spec, out->points, out->n, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     if (in->distribute && launcher_size() > 1) {
 #ifdef RS_SWEEP_MPI
         return run_distributed(in, out, err);
 #else
-        return rs_errf(err, "started by a launcher (%d processes) but this build has no MPI: run the sweep as one process",
-                       launcher_size()), RS_EXIT_USAGE;
+        return rs_errc(err, RS_ERR_BAD_INPUT,
+                       "started by a launcher (%d processes) but this build has no MPI: run the sweep as one process",
+                       launcher_size());
 #endif
     }
     rs_file_t f = {0};
     FILE *fp = stdout;
     const bool to_file = strcmp(in->out_path, "-") != 0;
     if (to_file) {
-        if (rs_file_open(&f, in->out_path, err) != 0) return RS_EXIT_USAGE;
+        if (rs_file_open(&f, in->out_path, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
         fp = f.fp;
     }
     struct sigaction sa, old;
@@ -572,12 +474,12 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     int rc = run_points(in, fp, out, err);
     if (to_file) {
         rs_err_t ce;
-        if (rc != RS_EXIT_OK && (out->done == 0 || !in->keep_partial)) {
+        if (rc != 0 && (out->done == 0 || !in->keep_partial)) {
             rs_file_abort(&f);
-        } else if ((rc == RS_EXIT_OK ? rs_file_commit(&f, &ce) : rs_file_commit_now(&f, &ce)) != 0) { /* a kept partial file now:
-                                                                                                       the run fails */
+        } else if ((rc == 0 ? rs_file_commit(&f, &ce) : rs_file_commit_now(&f, &ce)) != 0) { /* a kept partial file now:
+                                                                                               the run fails */
             *err = ce;
-            rc = RS_EXIT_FAIL;
+            rc = rs_err_mark(err, RS_ERR_RUNTIME);
         }
     } else {
         fflush(stdout);

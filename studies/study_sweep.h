@@ -62,11 +62,21 @@ typedef struct {
     char note[256];           /* why sim/exec did not run ("" = nothing to say) */
 } rs_sweep_point_t;
 
-/* Parse a range of sizes: "256:64K:x2" (start:stop:xFACTOR, geometric), "1K:8K:+1K" or "1K:8K:1K"
- * (arithmetic), "a,b,c" (a list), or one value. name is the option for messages. Returns the count
- * (>= 1) or -1 with err. */
-int rs_sweep_parse_range(const char *name, const char *text, int64_t min, int64_t max, int64_t *out,
-                         int max_out, rs_err_t *err);
+/* A range option's values: the option, the bounds of each value and where the values go. */
+typedef struct {
+    const char *name;            /* the option, for messages: "--block" */
+    int64_t min, max;            /* every value in [min, max] */
+    int64_t *out;                /* the values, in order */
+    int max_out;                 /* room in out */
+} rs_sweep_range_t;
+
+/* Parse a range of sizes into r->out: "256:64K:x2" (start:stop:xFACTOR, geometric), "1K:8K:+1K" or
+ * "1K:8K:1K" (arithmetic), "a,b,c" (a list), or one value. Returns the count (>= 1) or -1 with err
+ * (bad input) quoting the option and its value: "--block 64K:256:x2: STOP must be >= START". */
+int rs_sweep_range_parse(const rs_sweep_range_t *r, const char *text, rs_err_t *err);
+/* rs_sweep_range_parse with the range spelled out (the command's option parsers). */
+#define rs_sweep_parse_range(name, text, min, max, out, max_out, err) \
+    rs_sweep_range_parse(&(rs_sweep_range_t){(name), (min), (max), (out), (max_out)}, (text), (err))
 
 /* Count of points. Points are enumerated profile-major, then layout, pass, N, and B (or S) last. */
 size_t rs_sweep_count(const rs_sweep_spec_t *spec);
@@ -105,8 +115,8 @@ typedef struct {
                                      processes: point i runs on rank i mod P (its SimGrid children
                                      too), rank 0 gathers them and writes the one CSV, byte for byte
                                      what one process writes; a failed point on any rank: no file,
-                                     RS_EXIT_FAIL on rank 0 with err naming the rank, its points and
-                                     the failure (interrupts and keep_partial do not apply) */
+                                     -1 on rank 0 with err naming the rank, its points and the
+                                     failure (interrupts and keep_partial do not apply) */
 } rs_sweep_in_t;
 
 typedef struct {
@@ -119,9 +129,10 @@ typedef struct {
 
 /* Set up every point (nothing runs on bad input), then run them in order into the CSV: header, one
  * row per point, the crossover lines; "# interrupted after K of N points" when interrupted. Returns
- * RS_EXIT_OK; RS_EXIT_USAGE with err on bad input (a point, the output path); RS_EXIT_FAIL with err
- * ("point 3: ...") when a point failed or was interrupted (err empty then). out is filled in every
- * case (out->points NULL only when nothing was set up). */
+ * 0, or -1 with err: RS_ERR_BAD_INPUT (a point, the output path, the estimated work above the
+ * limits), RS_ERR_RUNTIME ("point 3: ...") when a point failed, or when Ctrl-C interrupted the
+ * sweep (err's message empty then, out->interrupted). out is filled in every case (out->points NULL
+ * only when nothing was set up). */
 int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err);
 
 #endif /* RS_STUDY_SWEEP_H */

@@ -26,9 +26,10 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "calibrate.h"
+#include "calibrate.h"    /* what the executor measures and fits: rs_calib_opts_t */
 #include "compare.h"
-#include "exec_backend.h"
+#include "exec_backend.h" /* the SPMD job the measuring studies run on (the backend's exec part) */
+#include "study_validate_summary.h"
 
 #define RS_VALIDATE_MAX_B 32     /* block sizes of the sweep */
 #define RS_VALIDATE_MAX_ROUNDS 16
@@ -63,55 +64,34 @@ typedef struct {
     const char *from_trace;          /* --from-trace FILE: validate against traces instead (study_fromtrace.h) */
 } rs_validate_in_t;
 
-/* One row of the held-out table: a configuration's errors over the B sweep. Errors are
- * |model - measured| / measured. */
-typedef struct {
-    int64_t n_ranks;                 /* N */
-    int64_t cores;                   /* online CPU cores of this host (oversubscribed when N > cores) */
-    rs_layout_t layout;
-    rs_pass_t pass;
-    bool causal;
-    int64_t q_heads, kv_heads;
-    bool fitted;                     /* the calibration measures this configuration (contiguous, non-causal) */
-    double med[3], p95[3];           /* per-(rank, step) |error| of T_comp, T_comm, T_step: median, p95 (NaN: no points) */
-    double mk_med, mk_max;           /* makespan |error| over the B sweep */
-    double x_meas, x_model;          /* crossover B at the seed's threshold (T_comm = T_comp alone); NaN: not reached */
-    double b_lo, b_hi;               /* the sweep's range */
-    double spread[3];                /* the measurement's own spread: median over (rank, step) and rounds of
-                                        |round - median of the rounds| / median, T_comp, T_comm, T_step
-                                        (NaN: one round, or a table written before it was kept) */
-    double mk_spread;                /* the same for the makespan, over B and rounds */
-} rs_validate_row_t;
-
 /* Defaults: the cpu backend, the measurement problem (rs_setup_measure_problem: one configuration,
  * contiguous forward), B = 8, 16, ..., 1024 (spans the crossover), 5 rounds, 7 reps after 1 warm-up,
  * calibration defaults, MPI progress poll, out = stdout. */
 void rs_validate_defaults(rs_validate_in_t *in);
 /* Check what every rank needs before any starts (every configuration and B a valid problem, a ring
  * of >= 2, the executor computes the dtype, the calibrated profile loads) and make the calibration's
- * blocks span the sweep. Returns 0 or -1 with err naming the option. */
+ * blocks span the sweep. Returns 0 or -1 with err naming the option (bad input). */
 int rs_validate_finish(rs_validate_in_t *in, rs_err_t *err);
-/* Run the study (an SPMD job). Returns the exit code: 0; 1 runtime failure; 2 bad input. */
-int rs_study_validate(const rs_validate_in_t *in);
+/* Run the study: an SPMD job (rs_measure_run: its errors are printed by the ranks). Returns 0, or -1
+ * with err.code (bad input or runtime) and err.msg empty. */
+int rs_study_validate(const rs_validate_in_t *in, rs_err_t *err);
 
-/* The held-out table (text, fixed width, '#' header; no nan or inf: "-" for what was not measured or
- * not reached) and its CSV form (empty cells for the same). Can't fail. */
-void rs_validate_print_summary(FILE *out, const rs_validate_row_t *rows, int n);
-void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int n);
+/* The measurement's own spread: |round - median of the rounds| / median of every (rank, step) point
+ * per metric, and of the makespan (the caller sizes the arrays; the counts grow). */
+typedef struct {
+    double *pts[RS_CMP_METRIC_COUNT];
+    size_t n_pts[RS_CMP_METRIC_COUNT];
+    double *mk;
+    size_t n_mk;
+} rs_validate_spread_t;
 
 /* The measurement's own spread: every round's trace of one configuration and B against merged (the
  * median of the rounds), per (rank, step) point of each metric as validate collects its errors
- * (a compute without FLOPs is not a point): |round - merged| / merged appended to pts[metric]
- * (n_pts[metric] counts), and the makespan's to mk (*n_mk counts). The arrays hold n_rounds times the
- * points of one trace more. Nothing with fewer than 2 rounds. Returns 0, or -1 with err (no event
- * matches, OOM). */
+ * (a compute without FLOPs is not a point), appended to sp. The arrays hold n_rounds times the
+ * points of one trace more. Nothing with fewer than 2 rounds. Returns 0, or -1 with err (runtime: no
+ * event matches, OOM). */
 int rs_validate_round_spread(rs_trace_t *const *rounds, int n_rounds, const rs_trace_t *merged, rs_pass_t pass,
-                             double *pts[RS_CMP_METRIC_COUNT], size_t n_pts[RS_CMP_METRIC_COUNT], double *mk, size_t *n_mk,
-                             rs_err_t *err);
-
-/* Read a held-out table written by rs_validate_write_summary_csv, appending its rows to rows[*n..max).
- * Returns 0 or -1 with err ("PATH:LINE: ..."). */
-int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err);
+                             rs_validate_spread_t *sp, rs_err_t *err);
 
 /* A crossover for a sentence: "B = 64.2", or "not reached in the swept range (B = 8..1024)" when x
  * is not finite. Returns buf. */

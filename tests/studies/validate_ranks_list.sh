@@ -1,6 +1,6 @@
 #!/bin/sh
 # validate_ranks_list.sh RINGSIM - `ringsim validate --ranks-list` keeps its temporaries in the output
-# module (issue 13 item 1): the per-N summaries in "$TMPDIR/ringsim-validate.PID.XXXXXX", the per-N
+# module (output.h): the per-N summaries in "$TMPDIR/ringsim-validate.PID.XXXXXX", the per-N
 # --csv / --save-profile / --trace-dir held until every N has run. Checks, each in a fresh folder with
 # its own $TMPDIR (the threads launcher: no mpirun needed):
 #   1. a run whose second N fails (--cached 4 does not divide over N = 3) exits with the child's 2 and

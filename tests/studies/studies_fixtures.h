@@ -1,0 +1,37 @@
+/* studies_fixtures.h - what the tests of studies/ share (studies_fixtures.c): the default profile's
+ * machine, the walk's trace of a problem on it, a check that a sentence shows no nan or inf, a
+ * report written by the built ringsim, and a test program's main and checks of text. */
+#ifndef RS_STUDIES_FIXTURES_H
+#define RS_STUDIES_FIXTURES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "machine.h"
+#include "schedule.h"
+#include "test_main.h"
+#include "trace.h"
+
+/* A test program's main: the cases as one suite called name, in a scratch directory of that name
+ * (removed when every case passed). Returns the program's exit code. */
+int rs_test_studies_main(const char *name, const rs_test_case_t *cases);
+/* What was written to fp, read from its start (fp closed), NUL-terminated (malloc'd). */
+char *rs_test_read_back(FILE *fp);
+/* Every string of want (NULL-terminated) is in s: one failed assertion per missing one, named. */
+void rs_test_expect_all(const char *s, const char *const *want);
+
+/* The default profile's machine as the CLI and the report build it (preset h100-sxm, bf16, no
+ * overrides: its kernel curves and preset); dense: on the dense peak model instead (every zigzag
+ * step computes the same). A failed assertion when it cannot be built. */
+void rs_test_h100(rs_machine_t *m, bool dense);
+/* The walk's trace of p on the dense h100-sxm machine, with the problem's header keys, sorted. */
+rs_trace_t *rs_test_model_trace(const rs_problem_t *p);
+/* No "nan" or "inf" as a word (case-insensitive) in s. */
+bool rs_test_no_nan_word(const char *s);
+/* `ringsim report -o DIR OPTS` into the scratch directory's NAME (exit 0 asserted, fatally);
+ * returns DIR (valid until the next call). */
+const char *rs_test_report(const char *name, const char *opts);
+/* The file DIR/rel of the last rs_test_report, NUL-terminated (malloc'd), or NULL. */
+char *rs_test_report_file(const char *rel);
+
+#endif /* RS_STUDIES_FIXTURES_H */
