@@ -339,8 +339,6 @@ extern const rs_transport_ops_t rs_mpi_transport_ops;
 /* MPI_Init_thread (MPI_THREAD_MULTIPLE when progress is thread), one state for this process.
  * MPI_COMM_WORLD is the ring. Returns NULL with err. */
 void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, rs_err_t *err);
-/* true when the process was started by mpirun/srun (environment), without initialising MPI. */
-bool rs_mpi_launched(void);
 #endif
 
 /* GPU plug-in contract (exec/gpu/gpu.h). `ringsim exec --backend gpu` uses it when gpu.h

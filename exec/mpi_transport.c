@@ -53,10 +53,6 @@ typedef struct {
     char desc[512];                  /* describe() */
 } mpi_state_t;
 
-bool rs_mpi_launched(void) {
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("MPI_LOCALNRANKS");
-}
-
 /* Test the outstanding requests; record completion times. Called with mu held. A Testsome that
  * finds nothing complete progresses the library and returns without looking again (Open MPI), so a
  * transfer its progress completed would be seen only at the next poll, up to a column chunk of the

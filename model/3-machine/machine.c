@@ -211,7 +211,6 @@ double rs_machine_overlap(const rs_machine_t *m, double bytes) { return rs_calib
 
 bool rs_machine_partial_overlap(const rs_machine_t *m) { return rs_calibration_partial_overlap(&m->cal); }
 
-double rs_machine_xfer_factor(const rs_machine_t *m, double bytes) { return rs_calibration_xfer_factor(&m->cal, bytes); }
 
 double rs_machine_step_xfer_factor(const rs_machine_t *m, double bytes, double reused_bytes) {
     return rs_calibration_step_xfer_factor(&m->cal, bytes, reused_bytes);

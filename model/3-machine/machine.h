@@ -101,9 +101,6 @@ double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t
 double rs_machine_overlap(const rs_machine_t *m, double bytes);
 /* true iff some step may get eta < 1 (scalar or any curve point). */
 bool rs_machine_partial_overlap(const rs_machine_t *m);
-/* The transfer curve's g(bytes) (calibration.h): a hop's transfer of `bytes` in a step takes
- * L + bytes g(bytes) / W; 1 without a curve. */
-double rs_machine_xfer_factor(const rs_machine_t *m, double bytes);
 /* The factor of a step whose hop carries `bytes`, `reused_bytes` of them received into the buffer
  * sent at the step before (rs_schedule_step_reused_bytes): the two curves at the step's bytes,
  * weighed by bytes. The walk, SimGrid and the closed form all take a step's g from here. */
