@@ -16,7 +16,7 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
  * ------------------------------------------------------------------------------------------------- */
 #define KIND(x)                                                                                          \
     _Generic((x), int64_t: 'q', uint64_t: 'Q', int32_t: 'i', uint32_t: 'I', double: 'd', bool: '?',        \
-             char *: 's', int64_t *: 'q', uint64_t *: 'Q', int32_t *: 'i', uint32_t *: 'I', double *: 'd', \
+             char *: 's', const char *: 'p', int64_t *: 'q', uint64_t *: 'Q', int32_t *: 'i', uint32_t *: 'I', double *: 'd', \
              bool *: '?', default: 'x')
 #define TYPE(T) {#T, NULL, 0, sizeof(T), 0, NULL}
 #define F(T, f) {#T, #f, offsetof(T, f), sizeof(((T *)0)->f), KIND(((T *)0)->f), NULL}
@@ -25,6 +25,9 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
 
 static const rs_abi_field_t table[] = {
     TYPE(rs_err_t), F(rs_err_t, msg), F(rs_err_t, code),
+    TYPE(rs_binding_walk_in_t), F(rs_binding_walk_in_t, layout_i), F(rs_binding_walk_in_t, pass_j), F(rs_binding_walk_in_t, cap),
+    TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
+    F(rs_plan_candidate_spec_t, gpus_per_node), F(rs_plan_candidate_spec_t, inter), F(rs_plan_candidate_spec_t, price),
     TYPE(rs_problem_t), F(rs_problem_t, seq_tokens), F(rs_problem_t, n_ranks), F(rs_problem_t, batch),
     F(rs_problem_t, q_heads), F(rs_problem_t, kv_heads), F(rs_problem_t, head_dim), F(rs_problem_t, act_bytes),
     F(rs_problem_t, grad_bytes), F(rs_problem_t, causal), F(rs_problem_t, layout), F(rs_problem_t, pass),
@@ -122,9 +125,10 @@ static int keep_event(void *ctx, const rs_event_t *ev) {
     return 0;
 }
 
-int rs_binding_walk(const rs_setup_t *s, int layout_i, int pass_j, rs_event_t *events, size_t cap, size_t *n_events,
-                    rs_walk_t *out, rs_err_t *err) {
-    const rs_problem_t p = rs_setup_problem(s, layout_i, pass_j);
+int rs_binding_walk(const rs_setup_t *s, const rs_binding_walk_in_t *in, rs_event_t *events, size_t *n_events, rs_walk_t *out,
+                    rs_err_t *err) {
+    const rs_problem_t p = rs_setup_problem(s, in->layout_i, in->pass_j);
+    const size_t cap = events ? (size_t)in->cap : 0;
     rs_schedule_t *sch = rs_schedule_create(&p, err);
     if (!sch) return -1;
     event_array_t a = {events, cap, 0};

@@ -43,11 +43,17 @@ void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_proble
 int rs_binding_closed(const rs_setup_t *s, int layout_i, int pass_j, rs_closed_t *out, rs_err_t *err);
 /* Events the walk of entry (i, j) makes at most: ranks x steps x 4 (compute, send, recv, step). */
 size_t rs_binding_walk_events(const rs_setup_t *s, int layout_i, int pass_j);
-/* The critical-path walk of entry (i, j): its figures into *out and, when events is non-NULL, its
- * events in the order made into events[0..cap) and their count into *n_events. Returns 0 or -1 with
- * err (bad input, cap too small: "walk: N events, room for M"). Eight parameters: the Python package
- * binds this signature (python/ringsim/core.py). */
-int rs_binding_walk(const rs_setup_t *s, int layout_i, int pass_j, rs_event_t *events, size_t cap, size_t *n_events,
-                    rs_walk_t *out, rs_err_t *err);
+/* Which entry of a setup a walk runs, and the room for its events. */
+typedef struct {
+    int32_t layout_i; /* the setup's layout index */
+    int32_t pass_j;   /* the setup's pass index */
+    uint64_t cap;     /* events[] holds at most cap events (0 with events NULL: none kept) */
+} rs_binding_walk_in_t;
+
+/* The critical-path walk of entry (in->layout_i, in->pass_j): its figures into *out and, when events
+ * is non-NULL, its events in the order made into events[0..in->cap) and their count into *n_events
+ * (when non-NULL). Returns 0 or -1 with err (bad input, cap too small: "walk: N events, room for M"). */
+int rs_binding_walk(const rs_setup_t *s, const rs_binding_walk_in_t *in, rs_event_t *events, size_t *n_events, rs_walk_t *out,
+                    rs_err_t *err);
 
 #endif /* RS_BINDING_H */

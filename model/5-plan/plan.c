@@ -326,15 +326,14 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
     return 0;
 }
 
-int rs_plan_candidate(const char *profile, rs_precision_t precision, int64_t gpus_per_node, const char *inter, double price,
-                      rs_hw_t *hw, rs_machine_t *m, rs_err_t *err) {
+int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, rs_err_t *err) {
     rs_machine_spec_t spec;
     rs_machine_spec_default(&spec);
-    spec.dtype = precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
-    spec.gpus_per_node = gpus_per_node;
-    if (inter) snprintf(spec.inter, sizeof spec.inter, "%s", inter);
-    snprintf(spec.profile, sizeof spec.profile, "%s", profile);
+    spec.dtype = c->precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
+    spec.gpus_per_node = c->gpus_per_node;
+    if (c->inter) snprintf(spec.inter, sizeof spec.inter, "%s", c->inter);
+    snprintf(spec.profile, sizeof spec.profile, "%s", c->profile ? c->profile : "");
     if (rs_machine_spec_profile(&spec, hw, err)) return -1;
-    if (price >= 0) hw->price_per_device_hour = price;
+    if (c->price >= 0) hw->price_per_device_hour = c->price;
     return rs_machine_from_hw(hw, spec.dtype, m, err);
 }

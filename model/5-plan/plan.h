@@ -137,12 +137,17 @@ typedef struct {
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
                    rs_plan_option_t *out, rs_err_t *err);
 
-/* A candidate machine of a plan: the profile (a preset name or a file) with devices per node
- * gpus_per_node (-1: the profile's), the inter-node tier inter (NULL or "": the profile's) and, when
- * price >= 0, that price per device-hour; the machine at the peak of the precision's dtype (bf16 for
- * mixed, fp32). The plan study's candidates and foreign callers (binding.h) load it here. Returns 0 or
- * -1 with err naming the file or option. */
-int rs_plan_candidate(const char *profile, rs_precision_t precision, int64_t gpus_per_node, const char *inter, double price,
-                      rs_hw_t *hw, rs_machine_t *m, rs_err_t *err);
+/* A candidate machine of a plan. */
+typedef struct {
+    const char *profile;      /* a preset name or a file */
+    rs_precision_t precision; /* the machine runs at the peak of its dtype (bf16 for mixed, fp32) */
+    int64_t gpus_per_node;    /* devices per node; -1: the profile's */
+    const char *inter;        /* the inter-node tier; NULL or "": the profile's */
+    double price;             /* per device-hour when >= 0; else the profile's */
+} rs_plan_candidate_spec_t;
+
+/* The candidate's profile and machine into *hw, *m. The plan study's candidates and foreign callers
+ * (binding.h) load them here. Returns 0 or -1 with err naming the file or option. */
+int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, rs_err_t *err);
 
 #endif /* RS_PLAN_H */

@@ -54,7 +54,7 @@ class _AbiRow(ctypes.Structure):
 
 
 _SCALARS = {b"q": ctypes.c_int64, b"Q": ctypes.c_uint64, b"i": ctypes.c_int32, b"I": ctypes.c_uint32,
-            b"d": ctypes.c_double, b"?": ctypes.c_bool}
+            b"d": ctypes.c_double, b"?": ctypes.c_bool, b"p": ctypes.c_char_p}
 
 lib.rs_abi_fields.restype = ctypes.POINTER(_AbiRow)
 

@@ -12,7 +12,7 @@ _setup_finish = fn("rs_setup_finish", c_int, P(S["rs_setup_t"]), P(Err))
 _binding_problem = fn("rs_binding_problem", None, P(S["rs_setup_t"]), c_int, c_int, P(S["rs_problem_t"]))
 _binding_closed = fn("rs_binding_closed", c_int, P(S["rs_setup_t"]), c_int, c_int, P(S["rs_closed_t"]), P(Err))
 _binding_walk_events = fn("rs_binding_walk_events", c_size_t, P(S["rs_setup_t"]), c_int, c_int)
-_binding_walk = fn("rs_binding_walk", c_int, P(S["rs_setup_t"]), c_int, c_int, P(S["rs_event_t"]), c_size_t,
+_binding_walk = fn("rs_binding_walk", c_int, P(S["rs_setup_t"]), P(S["rs_binding_walk_in_t"]), P(S["rs_event_t"]),
                    P(c_size_t), P(S["rs_walk_t"]), P(Err))
 
 _SIZES = ("seq_tokens", "n_ranks", "batch", "q_heads", "kv_heads", "head_dim", "grad_bytes")
@@ -172,7 +172,8 @@ def walk(problem=None, machine=None, events=True):
     out, err, n = S["rs_walk_t"](), Err(), c_size_t(0)
     cap = _binding_walk_events(ctypes.byref(s), 0, 0) if events else 0
     buf = (S["rs_event_t"] * cap)() if events else None
-    check(_binding_walk(ctypes.byref(s), 0, 0, buf, cap, ctypes.byref(n), ctypes.byref(out), ctypes.byref(err)), err)
+    wi = S["rs_binding_walk_in_t"](layout_i=0, pass_j=0, cap=cap)
+    check(_binding_walk(ctypes.byref(s), ctypes.byref(wi), buf, ctypes.byref(n), ctypes.byref(out), ctypes.byref(err)), err)
     w = record(out, "rs_walk_t")
     p = S["rs_problem_t"]()
     _binding_problem(ctypes.byref(s), 0, 0, ctypes.byref(p))

@@ -10,8 +10,7 @@ _mem_config_default = fn("rs_mem_config_default", None, P(S["rs_mem_config_t"]))
 _sp_memory = fn("rs_sp_memory", c_int, P(S["rs_transformer_t"]), P(S["rs_mem_config_t"]), P(S["rs_mem_t"]), P(Err))
 _plan_config_default = fn("rs_plan_config_default", None, P(S["rs_plan_config_t"]))
 _plan_config_validate = fn("rs_plan_config_validate", c_int, P(S["rs_plan_config_t"]), P(Err))
-_plan_candidate = fn("rs_plan_candidate", c_int, c_char_p, ctypes.c_uint32, ctypes.c_int64, c_char_p, ctypes.c_double,
-                     ctypes.c_void_p, ctypes.c_void_p, P(Err))
+_plan_candidate = fn("rs_plan_candidate", c_int, P(S["rs_plan_candidate_spec_t"]), ctypes.c_void_p, ctypes.c_void_p, P(Err))
 _plan_run = fn("rs_plan_run", c_int, P(S["rs_plan_config_t"]), ctypes.c_void_p, ctypes.c_void_p, P(S["rs_plan_result_t"]),
                P(Err))
 
@@ -83,8 +82,9 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     hw, m = _opaque("hw"), _opaque("machine")
     gpn = -1 if gpus_per_node is None else size("gpus_per_node", gpus_per_node, 0, 1 << 20)
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
-    check(_plan_candidate(str(profile).encode(), c.precision, gpn, inter.encode() if inter else None, usd, hw, m,
-                          ctypes.byref(err)), err)
+    pc = S["rs_plan_candidate_spec_t"](profile=str(profile).encode(), precision=c.precision, gpus_per_node=gpn,
+                                  inter=inter.encode() if inter else None, price=usd)
+    check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
     out = S["rs_plan_result_t"]()
     check(_plan_run(ctypes.byref(c), hw, m, ctypes.byref(out), ctypes.byref(err)), err)
     r = record(out, "rs_plan_result_t")

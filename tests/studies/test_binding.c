@@ -87,7 +87,7 @@ static void test_closed_and_walk(void) {
     rs_event_t ev[4 * 5 * RS_EV_KIND_COUNT];
     size_t n = 0;
     rs_walk_t w, wref;
-    CU_ASSERT_EQUAL_FATAL(rs_binding_walk(&s, 1, 0, ev, cap, &n, &w, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_binding_walk(&s, &(rs_binding_walk_in_t){1, 0, cap}, ev, &n, &w, &err), 0);
     rs_schedule_t *sch = rs_schedule_create(&p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sch);
     CU_ASSERT_EQUAL_FATAL(rs_model_walk(sch, &s.machine, RS_NO_SINK, NULL, &wref, &err), 0);
@@ -100,14 +100,14 @@ static void test_closed_and_walk(void) {
     RS_ASSERT_REL(end, w.makespan_s, 1e-12);
     /* room for one event: refused, that one kept */
     const size_t made = n;
-    CU_ASSERT_EQUAL(rs_binding_walk(&s, 1, 0, ev, 1, &n, &w, &err), -1);
+    CU_ASSERT_EQUAL(rs_binding_walk(&s, &(rs_binding_walk_in_t){1, 0, 1}, ev, &n, &w, &err), -1);
     char want[96];
     snprintf(want, sizeof want, "walk: %zu events, room for 1", made);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_EQUAL(n, 1);
     /* no events asked for: the figures only */
-    CU_ASSERT_EQUAL(rs_binding_walk(&s, 1, 0, NULL, 0, NULL, &w, &err), 0);
+    CU_ASSERT_EQUAL(rs_binding_walk(&s, &(rs_binding_walk_in_t){1, 0, 0}, NULL, NULL, &w, &err), 0);
     CU_ASSERT_EQUAL(w.makespan_s, wref.makespan_s);
 }
 
