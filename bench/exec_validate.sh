@@ -1,11 +1,12 @@
 #!/bin/sh
 # exec_validate.sh - run `ringsim validate` R times (default 3) and print, per run and configuration,
-# the row of its held-out table (docs/exec.md section 5) with the load average before and after the
-# run: the medians of the per-(rank, step) |error| of T_comp, T_comm, T_step, the median and largest
-# makespan |error| over the sweep, the measured / predicted crossover B where T_comm = the compute
-# alone (the seed's overlap threshold; '-': not reached, or no step computes without a transfer), and
-# the measurement's own spread over its rounds (median |round - median of the rounds| / median) of
-# T_comm, T_step and the makespan: an error within it is not resolved by the run.
+# the row of its held-out table (docs/validate.md, "Held-out configurations") with the load average
+# before and after the run: the medians of the per-(rank, step) |error| of T_comp, T_comm, T_step,
+# the median and largest makespan |error| over the sweep, the measured / predicted crossover B where
+# T_comm = the compute alone (the seed's overlap threshold; '-': not reached, or no step computes
+# without a transfer), and the measurement's own spread over its rounds (median |round - median of
+# the rounds| / median) of T_comm, T_step and the makespan: an error within it is not resolved by
+# the run.
 # The machine's load changes between runs (shared machines): compare the runs, not one of them.
 # Targets: at N = 2 medians <= 0.10 for T_comm, T_step and the makespan in every
 # configuration; each run ends with a line counting the configurations within 10% per metric.

@@ -26,7 +26,7 @@ void rs_validate_defaults(rs_validate_in_t *in) {
     in->n_layouts = 1, in->layouts[0] = in->problem.layout;
     in->n_passes = 1, in->passes[0] = in->problem.pass;
     in->n_masks = 1, in->masks_causal[0] = in->problem.causal;
-    const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/exec.md) */
+    const int64_t defb[] = {8, 16, 32, 64, 128, 256, 512, 1024}; /* spans the crossover (docs/validate.md) */
     in->n_b = (int)(sizeof defb / sizeof defb[0]);
     memcpy(in->b, defb, sizeof defb);
     in->rounds = 5;

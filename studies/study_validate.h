@@ -17,7 +17,7 @@
  * Calibration and measurement see the same processes, cores and transport - with more ranks than
  * cores, oversubscription is part of what is measured (the output says so). Measurement is
  * interleaved with calibration samples (`rounds` rounds over the sweep), so the model's inputs and
- * the runs see the machine in the same state (docs/exec.md section 5).
+ * the runs see the machine in the same state (docs/validate.md, "How a validation runs").
  */
 #ifndef RS_STUDY_VALIDATE_H
 #define RS_STUDY_VALIDATE_H

@@ -1,13 +1,13 @@
 /* ranges.h - the accepted range of every hardware quantity, in one place: the command-line options
- * (cli/common.c: each option row's min, max; plan's --price) and the profile and tier readers
- * (profile.c) take them from here, so a quantity has the same range and the same message ("must be
- * in [1, 1e+20]") wherever it is given (a check "> 0" alone lets a profile's "bf16": 1e-300 through,
- * which prints "inf s").
+ * (cli/shared_opts.c: each option row's min, max; plan's --price, cli/cmd_plan.c) and the profile
+ * and tier readers (profile.c) take them from here, so a quantity has the same range and the same
+ * message ("must be in [1, 1e+20]") wherever it is given (a check "> 0" alone lets a profile's
+ * "bf16": 1e-300 through, which prints "inf s").
  *
  * Each RS_RANGE_X expands to "min, max" (an option row's two fields, or rs_range_t's): a constant
  * expression, so option tables can use it. rs_ranges[] lists the same macros with the options and
  * profile fields that take each quantity: `ringsim profiles --ranges` prints it, docs/profiles.md
- * carries that output (CTest docs_ranges compares the two).
+ * carries that output (CTest docs_generated compares the two).
  */
 #ifndef RS_RANGES_H
 #define RS_RANGES_H

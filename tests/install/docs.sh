@@ -1,6 +1,7 @@
 #!/bin/sh
 # docs.sh RINGSIM MANDIR BASH_COMPLETION ZSH_COMPLETION - the generated man pages and completion
-# (cli/docgen.c) against the command itself:
+# (cli/man_pages.c and cli/completion.c, reading the tables through cli/docgen.c) against the command
+# itself:
 #   - ringsim.1 and one page per command; each renders with `man --warnings` and `groff -ww` without a
 #     warning at 80 columns, and names every option that `ringsim CMD --help` lists (same table);
 #   - bash: completing command names, options, option values (choices, what a parser accepts,

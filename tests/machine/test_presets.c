@@ -262,7 +262,7 @@ static void test_shipped_round_trip(void) {
  * ringsim preset runs it. */
 static void test_h200_mma64_source(void) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/docs/gpu-runs/2026-11-30-h200-run2-kernel-times.txt", RS_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/docs/data/2026-11-30-h200-run2-kernel-times.txt", RS_SOURCE_DIR);
     FILE *f = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     rs_hw_t hw;
@@ -306,4 +306,4 @@ RS_TEST_MAIN1("presets",
     {"b_min_h100", test_b_min_h100},
     {"paper_table2", test_paper_table2},
     {"shipped curves round-trip their sources' TFLOP/s", test_shipped_round_trip},
-    {"h200 ringsim-mma64 == docs/gpu-runs/2026-11-30-h200-run2-kernel-times.txt, point by point", test_h200_mma64_source})
+    {"h200 ringsim-mma64 == docs/data/2026-11-30-h200-run2-kernel-times.txt, point by point", test_h200_mma64_source})
