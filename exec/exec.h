@@ -106,7 +106,7 @@ const char *rs_tensor_name(rs_tensor_t t); /* "Q", "K", "V", "dO", "O", "lse", "
 
 /* ---------------------------------------------------------------------------------------------------
  * Compute backend. Every function returns 0 or -1 with err (one line naming the backend and what
- * failed, e.g. "cuda: exec/gpu/attn.cu:120: out of memory"). Launch functions may be asynchronous;
+ * failed, e.g. "cuda: exec/gpu/attn_fwd.cu:120: out of memory"). Launch functions may be asynchronous;
  * wait() blocks until the last launched work is done and returns its interval.
  * ------------------------------------------------------------------------------------------------- */
 typedef struct rs_compute_ops {

@@ -1,9 +1,10 @@
 /* sim.h - the SimGrid backend: the ring schedule simulated on a SimGrid platform.
  *
  * One actor per rank (on host gpu<p>, or the host a --hostmap names). Each step, from
- * rs_schedule_step() only: an asynchronous exec of the step's compute (rs_machine_comp_time() x
- * F_eff(B) FLOPs, so launch, stragglers and jitter are part of it; on a generated platform the host
- * speed is F_eff(B) and the exec lasts exactly rs_machine_comp_time()), an asynchronous put of each
+ * rs_schedule_step() only: an asynchronous exec of the step's compute (the step's time by the one
+ * per-step cost function, rs_kernel_step_s() in model/4-cost/kernel.h, x F_eff(B) FLOPs, so launch,
+ * host cost, stragglers and jitter are part of it; on a generated platform the host speed is F_eff(B)
+ * and the exec lasts exactly that time), an asynchronous put of each
  * of the step's transfers to the next rank's mailbox and a get of each from the previous rank, then
  * a wait for all. A step ends when its compute and all its transfers (in and out) are done; the next
  * step starts then. Events: compute (step start to exec end; every step that has compute, also with

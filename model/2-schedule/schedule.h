@@ -99,7 +99,7 @@ typedef struct {
 /* Defaults: S=128K, N=8, batch 1, 32/8 heads, d=128, bf16 activations, fp32 grads, causal, zigzag,
  * forward, tile 128x128, pass-kv, no cache, no decode. Can't fail. */
 /* The accepted range of each integer field of the problem: one table, read by rs_problem_validate,
- * the command line's option rows (cli/common.c) and the Python package (rs_problem_field_range). */
+ * the command line's option rows (cli/shared_opts.c) and the Python package (rs_problem_field_range). */
 #define RS_SEQ_TOKENS_MIN 1
 #define RS_SEQ_TOKENS_MAX ((int64_t)UINT32_MAX)
 #define RS_N_RANKS_MIN 1
