@@ -30,8 +30,11 @@ endforeach()
 list(APPEND RINGSIM_LIB_PARTS rs_backend rs_plots rs_traces rs_plan rs_cost rs_machine rs_schedule rs_base)
 
 # Public headers, by layer (docs/architecture.md; the layering holds: each includes only these).
-# Left out: internals (subprocess.h, embed.h, jsonpos.h, import_raw.h), the backends' own headers
-# (sim/, exec/: built only where SimGrid and OpenBLAS are) and the studies that need them
+# libringsim.so exports exactly the functions they declare (scripts/export-names). Left out: each
+# layer's internal headers (the ones no public header includes: subprocess.h, output_*.h, jsonpos.h,
+# embed.h, presets.h, profile_json.h, cost_step.h, import_*.h, trace_private.h, plot_prep.h,
+# plot_gnuplot.h, plot_vars.h, study_*_state.h ...), the backends' own headers (sim/, exec/: built
+# only where SimGrid and OpenBLAS are) and the studies that need them
 # (study_calibrate.h, study_validate.h, study_contention.h).
 set(RINGSIM_PUBLIC_HEADERS
   model/1-base/util.h model/1-base/stats.h model/2-schedule/schedule.h model/2-schedule/event.h model/1-base/meter.h model/1-base/estimate.h
