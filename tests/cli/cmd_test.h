@@ -59,19 +59,4 @@ static inline int rs_cmd_lines(const char *s) {
 /* gnuplot on PATH (the figures' tests are skipped without it). */
 static inline bool rs_cmd_have_gnuplot(void) { return system("command -v gnuplot > /dev/null 2>&1") == 0; }
 
-/* A command test's main: its cases in a scratch directory of its own (removed after). Returns the
- * exit code of rs_test_main1. */
-static inline int rs_cmd_test_main(const char *scratch, const char *suite, const rs_test_case_t *cases) {
-    if (rs_test_scratch(scratch) != 0) return 1;
-    const int rc = rs_test_main1(suite, cases);
-    rs_test_cleanup();
-    return rc;
-}
-
-/* A command test this build cannot run: "skipped: why", RS_TEST_SKIP. */
-static inline int rs_cmd_test_skip(const char *why) {
-    printf("skipped: %s\n", why);
-    return RS_TEST_SKIP;
-}
-
 #endif /* RS_TEST_CLI_CMD_TEST_H */

@@ -6,7 +6,7 @@
 
 #include "cmd_test.h"
 
-static void test_infer_bad(void) {
+RS_TEST(test_infer_bad, "infer_bad") {
     char csv[600], gif[600], bpng[600], bcsv[700];
     snprintf(csv, sizeof csv, "%s", rs_test_path("bad.csv"));
     snprintf(gif, sizeof gif, "%s", rs_test_path("t.gif"));
@@ -69,7 +69,7 @@ static void test_infer_bad(void) {
 
 /* The CSV's KV cache and weights of Llama-3-405B on one node, TP 8, T = 128K by hand:
  * 126 layers x 131072 tokens x 2 x 1 KV head x 128 x 2 bytes = 8455716864; 405.85e9 parameters x 2 / 8. */
-static void test_infer_csv(void) {
+RS_TEST(test_infer_csv, "infer_csv") {
     char csv[600], bcsv[600], args[2048];
     snprintf(csv, sizeof csv, "%s", rs_test_path("infer.csv"));
     snprintf(bcsv, sizeof bcsv, "%s", rs_test_path("infer_b.csv"));
@@ -94,7 +94,7 @@ static void test_infer_csv(void) {
 }
 
 /* The two figures through the plot module (skipped without gnuplot). */
-static void test_infer_figures(void) {
+RS_TEST(test_infer_figures, "infer_figures") {
     if (!rs_cmd_have_gnuplot()) {
         fprintf(stderr, "  (no gnuplot: figures not tested)\n");
         return;
@@ -110,11 +110,4 @@ static void test_infer_figures(void) {
     CU_ASSERT(rs_cmd_contains(svg, "<svg"));
 }
 
-static const rs_test_case_t cases[] = {
-    {"infer_bad", test_infer_bad},
-    {"infer_csv", test_infer_csv},
-    {"infer_figures", test_infer_figures},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("cmd_plan_infer", "ringsim plan --inference", cases); }
+RS_TEST_MAIN(.suite = "ringsim plan --inference", .scratch = "cmd_plan_infer")

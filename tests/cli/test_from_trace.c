@@ -48,7 +48,7 @@ static void expect_refused(const char *words, const char *applies, const char *m
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
 }
 
-static void test_traces_and_problem(void) {
+RS_TEST(test_traces_and_problem, "the traces and the problem options given") {
     parse("--out p.json --from-trace a.csv b.csv c.csv -S 8K --no-causal --dtype bf16 --latency 2e-6");
     const char *paths[RS_TFIT_MAX_TRACES];
     rs_tfit_opts_t o;
@@ -75,7 +75,7 @@ static void test_traces_and_problem(void) {
     CU_ASSERT(o.latency_s < 0); /* fitted */
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "options that cannot apply, refused with the reason") {
     expect_refused("--from-trace a.csv --blocks 8", "out", "--blocks cannot be used with --from-trace (the traces fix B: one trace per block size)");
     expect_refused("--from-trace a.csv --backend cpu", "out",
                    "--backend cannot be used with --from-trace (nothing runs on this machine: the traces are the measurements)");
@@ -93,7 +93,7 @@ static void test_refusals(void) {
     expect_refused(many, "out", "--from-trace: at most 64 trace files, got 65");
 }
 
-static void test_inputs(void) {
+RS_TEST(test_inputs, "the traces checked as inputs") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("from_trace"), 0);
     const char *t = rs_test_path("t.csv");
     rs_test_write_text(t, "# ringsim-trace=1\n");
@@ -119,17 +119,8 @@ static void test_inputs(void) {
     CU_ASSERT_EQUAL(rs_cli_check_trace_inputs("calibrate", &e, &o), -1);
     rs_test_cleanup();
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"the traces and the problem options given", test_traces_and_problem},
-                                           {"options that cannot apply, refused with the reason", test_refusals},
-                                           {"the traces checked as inputs", test_inputs},
-                                           {NULL, NULL}};
-    return rs_test_main1("from trace", cases);
+RS_TEST_PROGRAM("from trace")
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

@@ -37,7 +37,7 @@ static void expect_file(const char *name, const char *want) {
     free(t);
 }
 
-static void test_tables(void) {
+RS_TEST(test_tables, "rings, hops and links tables of a hand-made job") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("job_report"), 0);
     make_result();
     rs_err_t err = {0};
@@ -66,14 +66,8 @@ static void test_tables(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no/dir/r.csv"));
     rs_test_cleanup();
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_SIM
-    static const rs_test_case_t cases[] = {{"rings, hops and links tables of a hand-made job", test_tables}, {NULL, NULL}};
-    return rs_test_main1("job report", cases);
+RS_TEST_PROGRAM("job report")
 #else
-    printf("skipped: no SimGrid in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no SimGrid in this build")
 #endif
-}

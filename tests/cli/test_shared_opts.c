@@ -26,7 +26,7 @@ static void expect_refused(const char *words, const char *msg) {
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
 }
 
-static void test_problem_rows(void) {
+RS_TEST(test_problem_rows, "problem rows: values and refusals") {
     static rs_setup_t s;
     rs_opt_group_t g;
     rs_err_t err = {0};
@@ -76,7 +76,7 @@ static void test_problem_rows(void) {
     expect_refused("--grad-bytes 9", "--grad-bytes 9: must be in [1, 8]");
 }
 
-static void test_hardware_rows(void) {
+RS_TEST(test_hardware_rows, "hardware and limits rows: values and refusals") {
     static rs_setup_t s;
     rs_opt_group_t g;
     rs_err_t err = {0};
@@ -121,7 +121,7 @@ static void test_hardware_rows(void) {
 }
 
 /* The problem's section alone (import) and the limits alone (plan): the table's first and last rows. */
-static void test_sections(void) {
+RS_TEST(test_sections, "the problem and limits sections as groups") {
     static rs_setup_t s;
     rs_setup_default(&s);
     const rs_opt_group_t p = rs_cli_problem_group(&s), l = rs_cli_limits_group(&s);
@@ -138,7 +138,7 @@ static void test_sections(void) {
     CU_ASSERT(rs_cli_offered(&g, &rs_cli_shared_opts[2]));
 }
 
-static void test_inference_passes(void) {
+RS_TEST(test_inference_passes, "inference problems run the forward pass") {
     static rs_setup_t s;
     rs_opt_group_t g;
     rs_err_t err = {0};
@@ -157,11 +157,4 @@ static void test_inference_passes(void) {
     CU_ASSERT_EQUAL(s.n_passes, 2);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"problem rows: values and refusals", test_problem_rows},
-                                           {"hardware and limits rows: values and refusals", test_hardware_rows},
-                                           {"the problem and limits sections as groups", test_sections},
-                                           {"inference problems run the forward pass", test_inference_passes},
-                                           {NULL, NULL}};
-    return rs_test_main1("shared options", cases);
-}
+RS_TEST_PROGRAM("shared options")

@@ -11,7 +11,7 @@
 
 /* The forward's computing step moves its K,V block; the backward's (N > 2) the K,V block and the
  * dK,dV partial; a ring of one rank moves nothing. */
-static void test_step_flows(void) {
+RS_TEST(test_step_flows, "step_flows") {
     rs_problem_t p = rs_test_exec_problem(64, 1, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 1);
     rs_problem_t at = p;
     at.n_ranks = 4, at.causal = false, at.layout = RS_LAYOUT_CONTIGUOUS;
@@ -31,7 +31,7 @@ static void test_step_flows(void) {
 
 /* Rank 0 of a 2-rank loopback: reps samples appended, each time positive, what was posted (one K,V
  * flow of the block's bytes) and the CPU compute's polls of the step; on a ring of one nothing. */
-static void test_overlap_samples(void) {
+RS_TEST(test_overlap_samples, "overlap_samples") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(0, 2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -63,7 +63,7 @@ static void test_overlap_samples(void) {
 
 /* The exchanges on a loopback: positive times; the fresh ones leave the rotating buffers alone, the
  * rotating ones swap them once per exchange: after the 3 + 30 of a message up to 1 MiB, swapped. */
-static void test_exchanges(void) {
+RS_TEST(test_exchanges, "exchanges") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(1, 2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -105,7 +105,7 @@ static void *rank_main(void *arg) {
     return NULL;
 }
 
-static void test_rank_median(void) {
+RS_TEST(test_rank_median, "rank_median_and_values") {
     rs_err_t err = {0};
     rs_local_world_t *w = rs_local_world_create(3, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
@@ -124,11 +124,4 @@ static void test_rank_median(void) {
     rs_local_world_free(w);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"step_flows", test_step_flows},
-                                           {"overlap_samples", test_overlap_samples},
-                                           {"exchanges", test_exchanges},
-                                           {"rank_median_and_values", test_rank_median},
-                                           {NULL, NULL}};
-    return rs_test_main1("calib_transfer", cases);
-}
+RS_TEST_PROGRAM("calib_transfer")

@@ -19,7 +19,7 @@ static void clear_launcher(void) {
 }
 
 /* Open MPI's variables first, then PMI's and PMIx's; none: -1 (local rank 0). */
-static void test_env(void) {
+RS_TEST(test_env, "launcher_environment") {
     clear_launcher();
     CU_ASSERT_EQUAL(rs_exec_env_rank(), -1);
     CU_ASSERT_EQUAL(rs_exec_env_size(), -1);
@@ -54,7 +54,7 @@ static void fake_mpirun(void) {
     CU_ASSERT_EQUAL(chmod(path, 0755), 0);
 }
 
-static void test_mpirun(void) {
+RS_TEST(test_mpirun, "mpirun") {
     fake_mpirun();
     setenv("PATH", dir, 1);
 #ifdef RINGSIM_HAVE_MPI
@@ -89,13 +89,14 @@ static void test_mpirun(void) {
     setenv("PATH", old_path, 1);
 }
 
-int main(void) {
+/* PATH as it was, and the folder of the fake launchers. */
+static int setup(void) {
     const char *p = getenv("PATH");
     snprintf(old_path, sizeof old_path, "%s", p ? p : "/usr/bin:/bin");
     snprintf(dir, sizeof dir, "/tmp/rs_test_launch_XXXXXX");
-    if (!mkdtemp(dir)) return 1;
-    static const rs_test_case_t cases[] = {{"launcher_environment", test_env}, {"mpirun", test_mpirun}, {NULL, NULL}};
-    const int rc = rs_test_main1("exec_launch", cases);
-    rmdir(dir);
-    return rc;
+    return mkdtemp(dir) ? 0 : 1;
 }
+
+static void teardown(void) { rmdir(dir); }
+
+RS_TEST_MAIN(.suite = "exec_launch", .setup = setup, .teardown = teardown)

@@ -40,7 +40,7 @@ static void expect_parse(const char *mask, const char *points, const char *tail,
     CU_ASSERT_STRING_EQUAL(err.msg, want);
 }
 
-static void test_bad_profile_input(void) {
+RS_TEST(test_bad_profile_input, "bad kernels input: file:line:column and key") {
     expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "", NULL);
     expect_parse("full", "[[512, 512, 1e14]]", "",
                  "t.json:9:10: kernels.list[0].curves[0].points: needs 2 to 24 points [q_tokens, k_tokens, flops_per_s], got 1");
@@ -63,7 +63,7 @@ static void test_bad_profile_input(void) {
 }
 
 /* A profile with curves writes and reads back identically (calibrate writes one). */
-static void test_write_round_trip(void) {
+RS_TEST(test_write_round_trip, "write and read back exactly") {
     rs_hw_t hw, back, again;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
@@ -81,6 +81,4 @@ static void test_write_round_trip(void) {
     remove(path);
 }
 
-RS_TEST_MAIN1("kernel json",
-    {"bad kernels input: file:line:column and key", test_bad_profile_input},
-    {"write and read back exactly", test_write_round_trip})
+RS_TEST_PROGRAM("kernel json")

@@ -12,7 +12,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_round_trip(void) {
+RS_TEST(test_round_trip, "round_trip") {
     rs_hw_t hw = rs_test_hw("mi300x");
     hw.cal.n_eff = 3;
     hw.cal.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
@@ -125,5 +125,4 @@ static void test_round_trip(void) {
     CU_ASSERT_EQUAL(access(path, F_OK), -1);
 }
 
-RS_TEST_MAIN1("profile write",
-    {"round_trip", test_round_trip})
+RS_TEST_PROGRAM("profile write")

@@ -30,7 +30,7 @@ static fixture_t fixture(const char *model, int64_t seq) {
 
 /* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
  * heads and N = 32 across nodes of 8, the ring is chosen unless a USP split is faster. */
-static void test_ring_over_ulysses(void) {
+RS_TEST(test_ring_over_ulysses, "ring_over_ulysses") {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 32;
     rs_plan_result_t *r = malloc(sizeof *r);
@@ -63,7 +63,7 @@ static void test_ring_over_ulysses(void) {
 
 /* The choice is real: on one node with a slow link (64 GB/s, PCIe-like) an MHA model's 4K-token ring
  * blocks cannot hide their transfers, and Ulysses (one all-to-all each way, then one kernel) wins. */
-static void test_ulysses_wins_when_ring_exposed(void) {
+RS_TEST(test_ulysses_wins_when_ring_exposed, "ulysses_wins_when_ring_exposed") {
     fixture_t f = fixture("llama2-7b", 1 << 15);
     f.c.fixed_sp = 8;
     f.m.intra.bw_bytes_per_s = 64e9;
@@ -81,7 +81,7 @@ static void test_ulysses_wins_when_ring_exposed(void) {
 }
 
 /* Linear layers, head, step, MFU and cost by hand for one option. */
-static void test_option_arithmetic(void) {
+RS_TEST(test_option_arithmetic, "option_arithmetic") {
     fixture_t f = fixture("llama2-7b", 1 << 16);
     f.c.global_batch = 4;
     f.c.dp = 2; /* 2 micro-batches per replica */
@@ -109,7 +109,7 @@ static void test_option_arithmetic(void) {
 }
 
 /* Smallest N and max context: memory grows with S and shrinks with N. */
-static void test_smallest_n_and_max_seq(void) {
+RS_TEST(test_smallest_n_and_max_seq, "smallest_n_and_max_seq") {
     fixture_t f = fixture("llama2-7b", 1 << 20);
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {0};
@@ -151,7 +151,7 @@ static void test_smallest_n_and_max_seq(void) {
 }
 
 /* A model that cannot fit says by how much. */
-static void test_does_not_fit(void) {
+RS_TEST(test_does_not_fit, "does_not_fit") {
     fixture_t f = fixture("llama3-405b", 1 << 20);
     f.c.max_sp = 8;
     rs_plan_result_t *r = malloc(sizeof *r);
@@ -173,7 +173,7 @@ static void test_does_not_fit(void) {
  * them; the splits rs_plan_run costs; their walks' rank-steps by hand. Llama-3 8B (8 KV heads) at N = 8
  * on nodes of 8: U = 1, 2, 4, 8 (R = 8, 4, 2, 1), each ring walked forward (R x R) and backward
  * (R x (R + 1)): 136 + 36 + 10 + 3 = 185 rank-steps at 30 ns. */
-static void test_plan_estimate(void) {
+RS_TEST(test_plan_estimate, "plan_estimate") {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 8;
     rs_plan_result_t *chosen = malloc(sizeof *chosen), *r = malloc(sizeof *r);
@@ -215,10 +215,4 @@ static void test_plan_estimate(void) {
     free(chosen), free(r);
 }
 
-RS_TEST_MAIN1("plan",
-    {"ring_over_ulysses", test_ring_over_ulysses},
-    {"ulysses_wins_when_ring_exposed", test_ulysses_wins_when_ring_exposed},
-    {"option_arithmetic", test_option_arithmetic},
-    {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
-    {"does_not_fit", test_does_not_fit},
-    {"plan_estimate", test_plan_estimate})
+RS_TEST_PROGRAM("plan")

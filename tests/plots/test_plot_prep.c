@@ -88,7 +88,7 @@ static const char tcomm_head[] = "# sweep\nseries,block_tokens,b_min_tokens,b_st
 
 /* the first row's series, sorted by B; the measured crossover where exec's T_comp = T_comm (2048,
  * found only after sorting); B* outside the data's B range left out; the automatic title escaped */
-static void test_tcomm(void) {
+RS_TEST(test_tcomm, "tcomm-vs-b: series, sort, measured crossover, marks in range") {
     char text[2048];
     snprintf(text, sizeof text,
              "%s,exec_t_comp_s,exec_t_comm_s\n"
@@ -111,7 +111,7 @@ static void test_tcomm(void) {
 
 /* no exec columns: the simulated crossover, interpolated in log B between 1024 and 2048 where
  * log(T_comm / T_comp) goes from log 2 to -log 2: B = 1024 sqrt 2 */
-static void test_tcomm_simulated(void) {
+RS_TEST(test_tcomm_simulated, "tcomm-vs-b: the simulated crossover interpolated") {
     char text[2048];
     snprintf(text, sizeof text, "%s\na,1024,1000,1500,1,1,1,1,1,2\na,2048,1000,1500,2,1,2,1,2,1\n", tcomm_head);
     const char *p = csv("tcomm-sim.csv", text);
@@ -126,7 +126,7 @@ static void test_tcomm_simulated(void) {
     free(vars);
 }
 
-static void test_tcomm_refused(void) {
+RS_TEST(test_tcomm_refused, "tcomm-vs-b: refusals") {
     refused(RS_PLOT_TCOMM_VS_B, csv("t1.csv", "# sweep\nseries,block_tokens,b_min_tokens\na,1,1\n"), NULL,
             "@:2: expected a column named 'b_star_tokens' in the header line");
     char head[512];
@@ -143,7 +143,7 @@ static void test_tcomm_refused(void) {
 
 /* a trace with 12 ranks in the forward pass (rank 11 only receives): the figure grows to 160 + 60 x
  * 12 = 880 px; without the problem's keys the title is the source, the pass and the hardware */
-static void test_timeline(void) {
+RS_TEST(test_timeline, "timeline: ranks, height, title, pass") {
     const char *p = csv("trace.csv", "# ringsim-trace=1\n# source=model\n# hw=h100_sxm\n"
                                      "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
                                      "model,0,0,forward,compute,0,0.001,1,0,-1\n"
@@ -170,7 +170,7 @@ static void test_timeline(void) {
 
 /* a trace with its problem (rs_trace_meta_problem): the title names layout, pass, mask, S and N;
  * 2 ranks keep the 750 px minimum */
-static void test_timeline_problem(void) {
+RS_TEST(test_timeline_problem, "timeline: the problem in the title") {
     rs_trace_t *t = rs_trace_create("sim");
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     const rs_problem_t pb = rs_test_problem(2, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
@@ -195,7 +195,7 @@ static void test_timeline_problem(void) {
 
 /* the metrics with a positive pair; the range 0.001..0.004 with 25% margins; the labels from the
  * notes (escaped) or the options (as given) */
-static void test_pred_vs_meas(void) {
+RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
     const char *p = csv("cmp.csv", "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
                                    "t_step,0.004,0.004\nt_comm,0,0.001\n");
     prepared(RS_PLOT_PRED_VS_MEAS, p, NULL,
@@ -215,7 +215,7 @@ static void test_pred_vs_meas(void) {
             "@:1: expected a column named 'other_s' in the header line");
 }
 
-static void test_layout_busy(void) {
+RS_TEST(test_layout_busy, "layout-busy: times, title") {
     const char *p = csv("busy.csv", "# busy\nrank,contiguous,striped,zigzag\n0,1,2,3\n1,2,2,2\n");
     prepared(RS_PLOT_LAYOUT_BUSY, p, NULL, "");
     rs_plot_opts_t o = {.title = "busy 'B'"};
@@ -228,7 +228,7 @@ static void test_layout_busy(void) {
 }
 
 /* N varies: x = n_ranks; simulated points only when every profile has them */
-static void test_scaling(void) {
+RS_TEST(test_scaling, "scaling: x, profiles, simulated points") {
     const char *p = csv("scaling.csv", "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
                                        "h100,2,1024,1,0.5,1,0.5\nh100,4,1024,2,0.5,2,0.5\nmi300x,2,1024,1,0.5,,\n");
     prepared(RS_PLOT_SCALING, p, NULL,
@@ -250,7 +250,7 @@ static void test_scaling(void) {
 }
 
 /* the profiles as they come (a profile again after another is listed again) */
-static void test_maxctx(void) {
+RS_TEST(test_maxctx, "maxctx: profiles in order") {
     prepared(RS_PLOT_MAXCTX, csv("maxctx.csv", "profile,n_ranks,max_seq_tokens\na,1,100\na,2,200\nb,1,50\nb,2,90\n"), NULL,
              "profiles='a b';");
     rs_plot_opts_t o = {.title = "Max"};
@@ -263,7 +263,7 @@ static void test_maxctx(void) {
 }
 
 /* each series once, in order; x = the column that varies (nics unless only oversub does) */
-static void test_contention(void) {
+RS_TEST(test_contention, "contention: series, x") {
     const char *p = csv("cont.csv", "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
                                     "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n");
     prepared(RS_PLOT_CONTENTION, p, NULL,
@@ -280,7 +280,7 @@ static void test_contention(void) {
 
 /* one line per series and variant with a TTFT > 0 (empty cells: the variant cannot run), in series
  * then variant order; the ranges with 25% margins */
-static void test_ttft(void) {
+RS_TEST(test_ttft, "ttft: lines per series and variant, ranges") {
     static const char head[] = "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
     char text[512];
     snprintf(text, sizeof text, "%sh:n1,1000,0.5,0.4,,\nh:n1,4000,2,1.5,,0.8\ng:n2,2000,1,,,\n", head);
@@ -298,7 +298,7 @@ static void test_ttft(void) {
 }
 
 /* the series with a crossing, once each; r from the first row; the P range with 25% margins */
-static void test_pass_boundary(void) {
+RS_TEST(test_pass_boundary, "pass-boundary: series with a crossing, ratio, range") {
     static const char head[] = "series,cached_tokens,cross_tokens,comm_bound_ratio\n";
     char text[512];
     snprintf(text, sizeof text, "%sa:n1,1000,0,0.5\na:n1,2000,300,0.25\nb:n2,4000,0,0.5\nc:n1,8000,100,0.5\na:n1,3000,400,0.5\n",
@@ -312,7 +312,7 @@ static void test_pass_boundary(void) {
 }
 
 /* an absent file and an unknown kind are refused input as well */
-static void test_refused_input(void) {
+RS_TEST(test_refused_input, "unknown kind, absent file") {
     char *vars = NULL;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_prepare(RS_PLOT_KIND_COUNT, rs_test_path("busy.csv"), NULL, &vars, &err), -1);
@@ -325,24 +325,4 @@ static void test_refused_input(void) {
     CU_ASSERT_PTR_NULL(vars);
 }
 
-int main(void) {
-    if (rs_test_scratch("plot_prep") != 0) return 1;
-    static const rs_test_case_t cases[] = {
-        {"tcomm-vs-b: series, sort, measured crossover, marks in range", test_tcomm},
-        {"tcomm-vs-b: the simulated crossover interpolated", test_tcomm_simulated},
-        {"tcomm-vs-b: refusals", test_tcomm_refused},
-        {"timeline: ranks, height, title, pass", test_timeline},
-        {"timeline: the problem in the title", test_timeline_problem},
-        {"pred-vs-meas: metrics, range, labels", test_pred_vs_meas},
-        {"layout-busy: times, title", test_layout_busy},
-        {"scaling: x, profiles, simulated points", test_scaling},
-        {"maxctx: profiles in order", test_maxctx},
-        {"contention: series, x", test_contention},
-        {"ttft: lines per series and variant, ranges", test_ttft},
-        {"pass-boundary: series with a crossing, ratio, range", test_pass_boundary},
-        {"unknown kind, absent file", test_refused_input},
-        {NULL, NULL}};
-    int rc = rs_test_main1("plot_prep", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN(.suite = "plot_prep", .scratch = "plot_prep", .keep_failed = true)

@@ -63,13 +63,6 @@ char *rs_test_report_file(const char *rel) {
     return rs_test_slurp(path, NULL);
 }
 
-int rs_test_studies_main(const char *name, const rs_test_case_t *cases) {
-    if (rs_test_scratch(name) != 0) return 1;
-    const int rc = rs_test_main1(name, cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
-
 char *rs_test_read_back(FILE *fp) {
     const long n = ftell(fp);
     char *buf = calloc((size_t)(n > 0 ? n : 0) + 1, 1);

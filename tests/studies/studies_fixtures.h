@@ -1,6 +1,6 @@
 /* studies_fixtures.h - what the tests of studies/ share (studies_fixtures.c): the default profile's
  * machine, the walk's trace of a problem on it, a check that a sentence shows no nan or inf, a
- * report written by the built ringsim, and a test program's main and checks of text. */
+ * report written by the built ringsim, and checks of text. */
 #ifndef RS_STUDIES_FIXTURES_H
 #define RS_STUDIES_FIXTURES_H
 
@@ -12,9 +12,6 @@
 #include "test_main.h"
 #include "trace.h"
 
-/* A test program's main: the cases as one suite called name, in a scratch directory of that name
- * (removed when every case passed). Returns the program's exit code. */
-int rs_test_studies_main(const char *name, const rs_test_case_t *cases);
 /* What was written to fp, read from its start (fp closed), NUL-terminated (malloc'd). */
 char *rs_test_read_back(FILE *fp);
 /* Every string of want (NULL-terminated) is in s: one failed assertion per missing one, named. */

@@ -25,7 +25,7 @@ static void doc_close(doc_t *x) {
     x->html = rs_test_read_back(x->d.html);
 }
 
-static void test_text_blocks(void) {
+RS_TEST(test_text_blocks, "heading, paragraph, list: Markdown and escaped HTML") {
     doc_t x;
     doc_open(&x);
     rs_doc_h(&x.d, 2, "A <b> & `c`");
@@ -39,7 +39,7 @@ static void test_text_blocks(void) {
     free(x.md), free(x.html);
 }
 
-static void test_table(void) {
+RS_TEST(test_table, "table: header rule in Markdown, th and td in HTML") {
     doc_t x;
     doc_open(&x);
     const char *rows[] = {"a|b", "1|<2>"};
@@ -50,7 +50,7 @@ static void test_table(void) {
     free(x.md), free(x.html);
 }
 
-static void test_figures(void) {
+RS_TEST(test_figures, "figure: rendered, and the note when it is not") {
     doc_t x;
     doc_open(&x);
     rs_doc_fig(&x.d, "f1", "T & B", true);
@@ -64,12 +64,4 @@ static void test_figures(void) {
     free(x.md), free(x.html);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"heading, paragraph, list: Markdown and escaped HTML", test_text_blocks},
-        {"table: header rule in Markdown, th and td in HTML", test_table},
-        {"figure: rendered, and the note when it is not", test_figures},
-        {NULL, NULL},
-    };
-    return rs_test_main1("doc", cases);
-}
+RS_TEST_PROGRAM("doc")

@@ -8,7 +8,7 @@
 #include "setup.h"
 #include "test_main.h"
 
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults, the measurement problem, the dtype") {
     rs_setup_t s;
     rs_setup_default(&s);
     CU_ASSERT_EQUAL(s.n_layouts, 1);
@@ -37,7 +37,7 @@ static void test_defaults(void) {
 
 /* Every straggler rank and degraded hop in [0, N - 1]; the message quotes the option's value as
  * given, or rank:factor when a caller made the perturbation. */
-static void test_perturbations(void) {
+RS_TEST(test_perturbations, "perturbations against N: messages as given or made") {
     rs_setup_t s;
     rs_setup_default(&s);
     rs_perturb_t *q = &s.spec.perturb;
@@ -64,7 +64,7 @@ static void test_perturbations(void) {
 }
 
 /* "OPT ITEM: why" about one item of a comma list becomes "OPT LIST: why"; other messages stay. */
-static void test_list_err(void) {
+RS_TEST(test_list_err, "one item of a comma list in a message") {
     rs_err_t err = {0};
     rs_errc(&err, RS_ERR_BAD_INPUT, "--profile foo: unknown hardware profile 'foo'");
     rs_setup_list_err(&err, "--profile", "foo", "h100-sxm,foo");
@@ -81,7 +81,7 @@ static void test_list_err(void) {
 }
 
 /* The default setup on h100-sxm: the machine of the profile at bf16, dK,dV in the preset's dtype. */
-static void test_finish(void) {
+RS_TEST(test_finish, "finish: the profile's machine, the preset's dK,dV bytes, an entry's problem") {
     rs_setup_t s;
     rs_setup_default(&s);
     rs_err_t err = {0};
@@ -110,7 +110,7 @@ static void test_finish(void) {
 
 /* decode without --ring runs pass-q; a preset asked for with an inference variant is said to cost
  * training rings, and the dense model runs. */
-static void test_finish_inference(void) {
+RS_TEST(test_finish_inference, "finish: decode runs pass-q, an inference variant the dense model") {
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.decode = true, s.problem.cached_tokens = 1024, s.problem.seq_tokens = 1, s.problem.n_ranks = 4;
@@ -129,7 +129,7 @@ static void test_finish_inference(void) {
 }
 
 /* Refusals are bad input: an unknown profile, a problem of an entry that is invalid. */
-static void test_finish_refused(void) {
+RS_TEST(test_finish_refused, "finish: refusals are bad input") {
     rs_setup_t s;
     rs_setup_default(&s);
     snprintf(s.spec.profile, sizeof s.spec.profile, "nosuch");
@@ -149,15 +149,4 @@ static void test_finish_refused(void) {
     CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:3: rank 8 must be in [0, 7] (N = 8 ranks)");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults, the measurement problem, the dtype", test_defaults},
-        {"perturbations against N: messages as given or made", test_perturbations},
-        {"one item of a comma list in a message", test_list_err},
-        {"finish: the profile's machine, the preset's dK,dV bytes, an entry's problem", test_finish},
-        {"finish: decode runs pass-q, an inference variant the dense model", test_finish_inference},
-        {"finish: refusals are bad input", test_finish_refused},
-        {NULL, NULL},
-    };
-    return rs_test_main1("setup", cases);
-}
+RS_TEST_PROGRAM("setup")

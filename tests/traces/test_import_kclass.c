@@ -14,7 +14,7 @@
 #include "test_main.h"
 #include "traces_check.h"
 
-static void test_classify(void) {
+RS_TEST(test_classify, "kernel name patterns") {
     rs_err_t err;
     rs_kclass_t *c = rs_kclass_create(NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -78,7 +78,7 @@ static void test_classify(void) {
 }
 
 /* The words of a name say its pass: backward before forward, any case. */
-static void test_pass_hint(void) {
+RS_TEST(test_pass_hint, "the pass a name says; roles") {
     rs_err_t err = {0};
     rs_kclass_t *c = rs_kclass_create(NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -109,7 +109,7 @@ static void test_pass_hint(void) {
 
 /* Every kernel name of a real torch.profiler capture (torch 2.11, one H200;
  * tests/fixtures/data/torch_h200/capture.py). */
-static void test_real_torch_names(void) {
+RS_TEST(test_real_torch_names, "the kernel names of a real torch.profiler capture") {
     /* every kernel name of the SDPA backends' forward + backward classifies as its pass */
     char *text = it_gunzip(IT_DATA "/torch_h200/names.pt.trace.json.gz");
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -137,11 +137,4 @@ static void test_real_torch_names(void) {
     free(text);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"kernel name patterns", test_classify},
-        {"the pass a name says; roles", test_pass_hint},
-        {"the kernel names of a real torch.profiler capture", test_real_torch_names},
-        {NULL, NULL}};
-    return tc_main("import_kclass", cases);
-}
+RS_TEST_PROGRAM_IN("import_kclass")
