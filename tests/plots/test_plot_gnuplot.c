@@ -66,10 +66,7 @@ RS_TEST(test_arguments, "the arguments and the committed output") {
     rs_plot_opts_t o = {.width_px = 640, .height_px = 480, .title = "t"};
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, out, &o, &err), 0);
-    char *got = rs_test_slurp(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-    CU_ASSERT_STRING_EQUAL(got, "figure");
-    free(got);
+    rs_test_expect_text(out, "figure");
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     char *args = rs_test_slurp(args_path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(args);
@@ -92,17 +89,10 @@ RS_TEST(test_size_and_format, "size by kind, format by extension") {
     use_fake("ok");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("b.PNG"), NULL, &err), 0);
-    char *args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='png';w_px=1200;h_px=750;\n"));
-    free(args);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=1200;h_px=750;\n", NULL});
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("tl.pdf"), NULL, &err), 0);
-    args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, "-e\npass_sel='forward';n_ranks=12;"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='pdf';w_px=1200;h_px=880;\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, "/timeline.gp\n"));
-    free(args);
+    rs_test_expect_in_file(args_path, (const char *[]){"-e\npass_sel='forward';n_ranks=12;", ";fmt='pdf';w_px=1200;h_px=880;\n",
+                                                       "/timeline.gp\n", NULL});
 }
 
 RS_TEST(test_failures, "gnuplot warns, fails, cannot run, writes nothing") {
@@ -120,10 +110,7 @@ RS_TEST(test_run, "the runner alone") {
     use_fake("quiet");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), 0);
-    char *args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_STRING_EQUAL(args, "-e\na=1;\ns.gp\n");
-    free(args);
+    rs_test_expect_text(args_path, "-e\na=1;\ns.gp\n");
     setenv("FAKE_MODE", "fail", 1);
     CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "gnuplot s.gp failed (status 3): line 1: undefined variable: foo");

@@ -44,11 +44,7 @@ RS_TEST(test_placement_refused, "placement_refused") {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
     char path[] = "/tmp/ringsim-test-map-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "# two rings of 4\n0 1 2 3\n4 5 2 7\n";
-    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
-    close(fd);
+    sim_tmp_file(path, "# two rings of 4\n0 1 2 3\n4 5 2 7\n");
     CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: device 2 already holds ring 0 rank 2 (line 2)"));
     CU_ASSERT_EQUAL(rs_placement_load_map(path, 3, 0, &p, &err), -1);

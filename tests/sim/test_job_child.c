@@ -222,11 +222,7 @@ RS_TEST(test_links, "links") {
  * node-crossing hop at W / 3. */
 RS_TEST(test_uneven_bounds, "uneven_bounds") {
     char path[] = "/tmp/ringsim-test-map-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "0 4 8 2\n1 5 6 7\n3 9 10 11\n";
-    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
-    close(fd);
+    sim_tmp_file(path, "0 4 8 2\n1 5 6 7\n3 9 10 11\n");
     rs_machine_t m = nodes_of(4, 2e-6, 5e-6);
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {

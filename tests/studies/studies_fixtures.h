@@ -7,15 +7,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "harness.h"
 #include "machine.h"
+#include "memory.h"
 #include "schedule.h"
 #include "test_main.h"
 #include "trace.h"
 
+/* A planning study's inputs: Llama-3-8B into *model, and a temporary file for its text (returned);
+ * fatal assertions when either fails. */
+FILE *rs_test_planning_inputs(rs_transformer_t *model);
 /* What was written to fp, read from its start (fp closed), NUL-terminated (malloc'd). */
 char *rs_test_read_back(FILE *fp);
-/* Every string of want (NULL-terminated) is in s: one failed assertion per missing one, named. */
-void rs_test_expect_all(const char *s, const char *const *want);
 
 /* The default profile's machine as the CLI and the report build it (preset h100-sxm, bf16, no
  * overrides: its kernel curves and preset); dense: on the dense peak model instead (every zigzag

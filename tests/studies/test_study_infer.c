@@ -12,12 +12,10 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
+/* The defaults on Llama-3-8B, the text to a temporary file. */
 static void infer_in(rs_infer_in_t *in) {
     rs_infer_defaults(in);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &in->config.model, &err), 0);
-    in->out = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in->out);
+    in->out = rs_test_planning_inputs(&in->config.model);
 }
 
 RS_TEST(test_defaults, "defaults") {

@@ -16,12 +16,10 @@
 /* s begins with prefix. */
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+/* The defaults on Llama-3-8B, the text to a temporary file. */
 static void plan_in(rs_plan_in_t *in) {
     rs_plan_defaults(in);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &in->config.model, &err), 0);
-    in->out = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in->out);
+    in->out = rs_test_planning_inputs(&in->config.model);
 }
 
 RS_TEST(test_defaults, "defaults") {

@@ -40,13 +40,16 @@ RS_TEST(test_ranges, "ranges: geometric, arithmetic, lists, one value") {
     CU_ASSERT_EQUAL(v[3], 16);
 }
 
+/* A value of --block and the message of its refusal. */
+typedef struct {
+    const char *text, *msg;
+} refusal_t;
+
 /* Each refusal quotes the option and its whole value; the kind is bad input. */
 RS_TEST(test_range_errors, "ranges: each refusal quotes the option's value") {
     int64_t v[4];
     rs_err_t err = {0};
-    static const struct {
-        const char *text, *msg;
-    } cases[] = {
+    static const refusal_t cases[] = {
         {"64K:256:x2", "--block 64K:256:x2: STOP must be >= START"},
         {"64:1K:x1", "--block 64:1K:x1: STEP 1: must be in [2, 2305843009213693951]"},
         {"1:2:+0", "--block 1:2:+0: STEP 0: must be in [1, 2305843009213693951]"},

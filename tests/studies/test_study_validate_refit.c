@@ -53,20 +53,13 @@ RS_TEST(test_stragglers, "stragglers over 0.5%, the factors at each B") {
     CU_ASSERT_DOUBLE_EQUAL(at[3], 1.3, 1e-15);
 }
 
-/* o is want, field by field. */
+/* o is want, field by field (every field of rs_calib_overlap_t). */
 static void expect_point(const rs_calib_overlap_t *o, const rs_calib_overlap_t *want) {
-    CU_ASSERT_EQUAL(o->block, want->block);
-    CU_ASSERT_EQUAL(o->bytes, want->bytes);
-    CU_ASSERT_EQUAL(o->n_flows, want->n_flows);
-    CU_ASSERT_EQUAL(o->t_comp_s, want->t_comp_s);
-    CU_ASSERT_EQUAL(o->t_comp_busy_s, want->t_comp_busy_s);
-    CU_ASSERT_EQUAL(o->t_xfer_s, want->t_xfer_s);
-    CU_ASSERT_EQUAL(o->t_end_s, want->t_end_s);
-    CU_ASSERT_EQUAL(o->t_end_fresh_s, want->t_end_fresh_s);
-    CU_ASSERT_EQUAL(o->eta, want->eta);
-    CU_ASSERT_EQUAL(o->sigma, want->sigma);
-    CU_ASSERT_EQUAL(o->polls, want->polls);
-    CU_ASSERT_EQUAL(o->poll_first, want->poll_first);
+#define EXPECT_FIELD(f) CU_ASSERT_EQUAL(o->f, want->f);
+    EXPECT_FIELD(block) EXPECT_FIELD(bytes) EXPECT_FIELD(n_flows) EXPECT_FIELD(t_comp_s) EXPECT_FIELD(t_comp_busy_s)
+    EXPECT_FIELD(t_xfer_s) EXPECT_FIELD(t_end_s) EXPECT_FIELD(t_end_fresh_s) EXPECT_FIELD(eta) EXPECT_FIELD(sigma)
+    EXPECT_FIELD(polls) EXPECT_FIELD(poll_first)
+#undef EXPECT_FIELD
 }
 
 /* A sample at B = 64 replaces the calibration's point there (with the poll geometry when polled); one

@@ -14,14 +14,24 @@
 #include "test_main.h"
 #include "traces_check.h"
 
-RS_TEST(test_classify, "kernel name patterns") {
-    rs_err_t err;
+/* A kernel or range name and what the classifier says of it (a role, a pass). */
+typedef struct {
+    const char *name;
+    int want;
+} name_case_t;
+
+/* The default classifier (a fatal assertion when it cannot be made). */
+static rs_kclass_t *default_kclass(void) {
+    rs_err_t err = {0};
     rs_kclass_t *c = rs_kclass_create(NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct {
-        const char *name;
-        int role;
-    } cases[] = {
+    return c;
+}
+
+RS_TEST(test_classify, "kernel name patterns") {
+    rs_err_t err = {0};
+    rs_kclass_t *c = default_kclass();
+    const name_case_t cases[] = {
         {"void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, false, true>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
         {"void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, true>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
         {"void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, 4, 1>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
@@ -55,8 +65,8 @@ RS_TEST(test_classify, "kernel name patterns") {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int r = rs_kclass_role(c, cases[i].name);
-        if (r != cases[i].role) fprintf(stderr, "  %s: role %d, want %d\n", cases[i].name, r, cases[i].role);
-        CU_ASSERT_EQUAL(r, cases[i].role);
+        if (r != cases[i].want) fprintf(stderr, "  %s: role %d, want %d\n", cases[i].name, r, cases[i].want);
+        CU_ASSERT_EQUAL(r, cases[i].want);
     }
     rs_kclass_free(c);
     c = rs_kclass_create("custom_ring_attention_", &err);
@@ -79,13 +89,8 @@ RS_TEST(test_classify, "kernel name patterns") {
 
 /* The words of a name say its pass: backward before forward, any case. */
 RS_TEST(test_pass_hint, "the pass a name says; roles") {
-    rs_err_t err = {0};
-    rs_kclass_t *c = rs_kclass_create(NULL, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct {
-        const char *name;
-        int pass;
-    } cases[] = {
+    rs_kclass_t *c = default_kclass();
+    const name_case_t cases[] = {
         {"ring_attn.fwd.step_3", RS_PASS_FORWARD},       {"ring_attn.bwd.step_3", RS_PASS_BACKWARD},
         {"ringsim forward step 0", RS_PASS_FORWARD},     {"ringsim backward step 4", RS_PASS_BACKWARD},
         {"RING FPROP step 1", RS_PASS_FORWARD},          {"ring BProp step 1", RS_PASS_BACKWARD},
@@ -94,8 +99,8 @@ RS_TEST(test_pass_hint, "the pass a name says; roles") {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int p = rs_kclass_pass_hint(c, cases[i].name);
-        if (p != cases[i].pass) fprintf(stderr, "  %s: pass %d, want %d\n", cases[i].name, p, cases[i].pass);
-        CU_ASSERT_EQUAL(p, cases[i].pass);
+        if (p != cases[i].want) fprintf(stderr, "  %s: pass %d, want %d\n", cases[i].name, p, cases[i].want);
+        CU_ASSERT_EQUAL(p, cases[i].want);
     }
     rs_kclass_free(c);
     CU_ASSERT(rs_krole_is_attn(RS_KROLE_ATTN_FWD) && rs_krole_is_attn(RS_KROLE_ATTN_BWD));
