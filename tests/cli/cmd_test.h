@@ -56,6 +56,16 @@ static inline int rs_cmd_lines(const char *s) {
     return n;
 }
 
+/* The model's traces of a 4-rank contiguous forward ring without the mask at S = 8K (into a) and
+ * S = 32K (into b): what calibrate and validate --from-trace read back. */
+static inline void rs_cmd_model_traces(const char *a, const char *b) {
+    char args[2048];
+    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+}
+
 /* gnuplot on PATH (the figures' tests are skipped without it). */
 static inline bool rs_cmd_have_gnuplot(void) { return system("command -v gnuplot > /dev/null 2>&1") == 0; }
 

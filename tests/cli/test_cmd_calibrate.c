@@ -10,14 +10,9 @@
 
 #ifdef RINGSIM_HAVE_EXEC
 RS_TEST(test_from_trace, "--from-trace fits the tier that predicted the traces") {
-    char args[2048], a[600], b[600], fit[600];
-    snprintf(a, sizeof a, "%s", rs_test_path("c8k.csv"));
-    snprintf(b, sizeof b, "%s", rs_test_path("c32k.csv"));
-    snprintf(fit, sizeof fit, "%s", rs_test_path("fit.json"));
-    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    const char *a = rs_test_path("c8k.csv"), *b = rs_test_path("c32k.csv"), *fit = rs_test_path("fit.json");
+    rs_cmd_model_traces(a, b);
+    char args[2048];
     snprintf(args, sizeof args, "calibrate --from-trace %s %s --out %s", a, b, fit);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# traces: 2, N = 4 ranks, heads 32/8, d 128, contiguous, no mask, bf16\n"));

@@ -63,10 +63,8 @@ RS_TEST(test_fixture, "the Kineto fixture: one trace per pass") {
 }
 
 RS_TEST(test_export_round_trip, "--export-kineto and back") {
-    char args[2048], pred[600], dir[600], back[600];
-    snprintf(pred, sizeof pred, "%s", rs_test_path("p.csv"));
-    snprintf(dir, sizeof dir, "%s", rs_test_path("exk"));
-    snprintf(back, sizeof back, "%s", rs_test_path("back.csv"));
+    const char *pred = rs_test_path("p.csv"), *dir = rs_test_path("exk"), *back = rs_test_path("back.csv");
+    char args[2048];
     snprintf(args, sizeof args, "model -S 32K -N 4 -L zigzag -P forward --trace %s", pred);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     snprintf(args, sizeof args, "import --export-kineto %s %s", dir, pred);

@@ -31,17 +31,13 @@ RS_TEST(test_plan_bad_split, "plan_bad_split") {
 
 RS_TEST(test_plan_ok_csv, "plan_ok_csv") {
     char args[2048];
-    char csv[600], mc[600];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("plan.csv"));
-    snprintf(mc, sizeof mc, "%s", rs_test_path("maxctx.csv"));
+    const char *csv = rs_test_path("plan.csv"), *mc = rs_test_path("maxctx.csv");
     snprintf(args, sizeof args, "plan -m llama3-8b -S 128K -N 64 -p h100-sxm --price 2.5 --csv %s --maxctx-csv %s --max-ranks 64",
              csv, mc);
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "wins"));
-    CU_ASSERT(rs_cmd_contains(csv, "profile,devices_per_node,seq_tokens"));
-    CU_ASSERT(rs_cmd_contains(csv, "H100-SXM,8,131072,64,1,64,"));
-    CU_ASSERT(rs_cmd_contains(mc, "profile,n_ranks,max_seq_tokens"));
-    CU_ASSERT(rs_cmd_contains(mc, "H100-SXM,64,"));
+    rs_test_expect_in_file(csv, (const char *[]){"profile,devices_per_node,seq_tokens", "H100-SXM,8,131072,64,1,64,", NULL});
+    rs_test_expect_in_file(mc, (const char *[]){"profile,n_ranks,max_seq_tokens", "H100-SXM,64,", NULL});
     /* an unwritable output is bad input, found before any work (exit 2, as in every command) */
     CU_ASSERT_EQUAL(rs_test_ringsim("plan -m llama3-8b --csv /nonexistent-dir/x.csv"), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "/nonexistent-dir/x.csv"));

@@ -7,10 +7,8 @@
 #include "cmd_test.h"
 
 RS_TEST(test_infer_bad, "infer_bad") {
-    char csv[600], gif[600], bpng[600], bcsv[700];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("bad.csv"));
-    snprintf(gif, sizeof gif, "%s", rs_test_path("t.gif"));
-    snprintf(bpng, sizeof bpng, "%s", rs_test_path("b.png"));
+    const char *csv = rs_test_path("bad.csv"), *gif = rs_test_path("t.gif"), *bpng = rs_test_path("b.png");
+    char bcsv[700];
     snprintf(bcsv, sizeof bcsv, "--boundary-csv %s", csv);
     char fig[700], bfig[700], cbfig[800];
     snprintf(fig, sizeof fig, "--figure %s", gif);

@@ -8,13 +8,9 @@
 
 #ifdef RINGSIM_HAVE_EXEC
 RS_TEST(test_from_trace, "--from-trace with the profile that made the traces") {
-    char args[2048], a[600], b[600];
-    snprintf(a, sizeof a, "%s", rs_test_path("v8k.csv"));
-    snprintf(b, sizeof b, "%s", rs_test_path("v32k.csv"));
-    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    const char *a = rs_test_path("v8k.csv"), *b = rs_test_path("v32k.csv");
+    rs_cmd_model_traces(a, b);
+    char args[2048];
     snprintf(args, sizeof args, "validate --from-trace %s %s --calibrated %s/profiles/devices/h100-sxm.json --trace-dir %s", a, b,
              RS_SOURCE_DIR, rs_test_path("td"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);

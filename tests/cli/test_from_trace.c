@@ -43,9 +43,7 @@ static void expect_refused(const char *words, const char *applies, const char *m
     const char *paths[RS_TFIT_MAX_TRACES];
     rs_tfit_opts_t o;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_cli_from_trace_opts(&e, own.from_trace, applies, paths, &o, &err), -1);
-    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", words, err.msg, msg);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    rs_cli_test_expect_refused(words, rs_cli_from_trace_opts(&e, own.from_trace, applies, paths, &o, &err), &err, msg);
 }
 
 RS_TEST(test_traces_and_problem, "the traces and the problem options given") {
@@ -76,18 +74,23 @@ RS_TEST(test_traces_and_problem, "the traces and the problem options given") {
 }
 
 RS_TEST(test_refusals, "options that cannot apply, refused with the reason") {
-    expect_refused("--from-trace a.csv --blocks 8", "out", "--blocks cannot be used with --from-trace (the traces fix B: one trace per block size)");
-    expect_refused("--from-trace a.csv --backend cpu", "out",
-                   "--backend cannot be used with --from-trace (nothing runs on this machine: the traces are the measurements)");
-    expect_refused("--from-trace a.csv --ring pass-q", "out",
-                   "--ring cannot be used with --from-trace (the traces' headers give the ring and the cached tokens)");
-    expect_refused("--from-trace a.csv --max-time 9", "out", "--max-time cannot be used with --from-trace (nothing runs: there is no run to estimate)");
-    expect_refused("--from-trace a.csv -p h200", "out", "--profile cannot be used with --from-trace (the profile is fitted from the traces)");
-    expect_refused("--from-trace a.csv -p h200", "out,calibrated",
-                   "--profile cannot be used with --from-trace (the profile is fitted from the traces or read from --calibrated)");
-    expect_refused("--from-trace a.csv --calibrated p.json", "out",
-                   "--calibrated cannot be used with --from-trace (the profile is fitted from the traces)");
-    expect_refused("--from-trace a.csv -L zigzag,striped", "out", "--from-trace: give one --layout and one --pass (or none)");
+    /* the words, the command's own options, the message */
+    static const char *const refused[][3] = {
+        {"--from-trace a.csv --blocks 8", "out", "--blocks cannot be used with --from-trace (the traces fix B: one trace per block size)"},
+        {"--from-trace a.csv --backend cpu", "out",
+         "--backend cannot be used with --from-trace (nothing runs on this machine: the traces are the measurements)"},
+        {"--from-trace a.csv --ring pass-q", "out",
+         "--ring cannot be used with --from-trace (the traces' headers give the ring and the cached tokens)"},
+        {"--from-trace a.csv --max-time 9", "out",
+         "--max-time cannot be used with --from-trace (nothing runs: there is no run to estimate)"},
+        {"--from-trace a.csv -p h200", "out", "--profile cannot be used with --from-trace (the profile is fitted from the traces)"},
+        {"--from-trace a.csv -p h200", "out,calibrated",
+         "--profile cannot be used with --from-trace (the profile is fitted from the traces or read from --calibrated)"},
+        {"--from-trace a.csv --calibrated p.json", "out",
+         "--calibrated cannot be used with --from-trace (the profile is fitted from the traces)"},
+        {"--from-trace a.csv -L zigzag,striped", "out", "--from-trace: give one --layout and one --pass (or none)"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) expect_refused(refused[i][0], refused[i][1], refused[i][2]);
     char many[4096] = "--from-trace t.csv";
     for (int i = 0; i < RS_TFIT_MAX_TRACES; i++) strcat(many, " t.csv");
     expect_refused(many, "out", "--from-trace: at most 64 trace files, got 65");

@@ -24,20 +24,23 @@ RS_TEST(test_env, "launcher_environment") {
     CU_ASSERT_EQUAL(rs_exec_env_rank(), -1);
     CU_ASSERT_EQUAL(rs_exec_env_size(), -1);
     CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 0);
-    setenv("PMIX_RANK", "5", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 5);
-    setenv("PMI_RANK", "4", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 4);
-    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 3);
-    setenv("PMI_SIZE", "7", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_size(), 7);
-    setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_size(), 8);
-    setenv("MPI_LOCALRANKID", "2", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 2);
-    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 1);
+    /* each variable set in turn, over the ones set before it */
+    static const struct {
+        const char *var, *value;
+        int (*read)(void);
+        int want;
+    } set[] = {
+        {"PMIX_RANK", "5", rs_exec_env_rank, 5},           {"PMI_RANK", "4", rs_exec_env_rank, 4},
+        {"OMPI_COMM_WORLD_RANK", "3", rs_exec_env_rank, 3}, {"PMI_SIZE", "7", rs_exec_env_size, 7},
+        {"OMPI_COMM_WORLD_SIZE", "8", rs_exec_env_size, 8}, {"MPI_LOCALRANKID", "2", rs_exec_env_local_rank, 2},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "1", rs_exec_env_local_rank, 1},
+    };
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
+        setenv(set[i].var, set[i].value, 1);
+        const int got = set[i].read();
+        if (got != set[i].want) fprintf(stderr, "  %s=%s: %d, want %d\n", set[i].var, set[i].value, got, set[i].want);
+        CU_ASSERT_EQUAL(got, set[i].want);
+    }
     clear_launcher();
 }
 

@@ -44,6 +44,15 @@ RS_TEST(test_nccl_self, "self_send_recv") {
     rs_nccl_world_free(ts, 1);
 }
 
+/* p's schedule in the GPU kernels' tiles (a fatal assertion when it cannot be made). */
+static rs_schedule_t *gpu_schedule(rs_problem_t *p) {
+    rs_gpu_kernel_tile(p->pass, p->head_dim, &p->tile_q, &p->tile_k);
+    rs_err_t err = {0};
+    rs_schedule_t *s = rs_schedule_create(p, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    return s;
+}
+
 /* Loopback rings (N = 4) rank by rank, both kinds, forward and backward, zigzag causal: every
  * (rank, step) event is there, each receive took time and carried the schedule's bytes. */
 RS_TEST(test_ring_loopback, "loopback_n4") {
@@ -53,10 +62,8 @@ RS_TEST(test_ring_loopback, "loopback_n4") {
             rs_problem_default(&p);
             p.seq_tokens = 4 * 2048, p.n_ranks = 4, p.q_heads = 8, p.kv_heads = 2, p.head_dim = 128;
             p.layout = RS_LAYOUT_ZIGZAG, p.pass = (rs_pass_t)pass;
-            rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+            rs_schedule_t *s = gpu_schedule(&p);
             rs_err_t err = {0};
-            rs_schedule_t *s = rs_schedule_create(&p, &err);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
             rs_exec_opts_t o;
             rs_exec_opts_default(&o);
             o.reps = 2, o.warmup = 1;
@@ -96,10 +103,8 @@ static void watchdog_case(rs_gpu_loop_t how) {
     rs_problem_t p;
     rs_problem_default(&p);
     p.seq_tokens = 3 * 1024, p.n_ranks = 3, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = RS_LAYOUT_ZIGZAG;
-    rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+    rs_schedule_t *s = gpu_schedule(&p);
     rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     rs_exec_opts_t o;
     rs_exec_opts_default(&o);
     o.reps = 1, o.warmup = 0, o.timeout_s = 2.0, o.stall_rank = 1, o.stall_step = 1;

@@ -63,6 +63,13 @@ char *rs_test_report_file(const char *rel) {
     return rs_test_slurp(path, NULL);
 }
 
+void rs_test_setup_finish(rs_setup_t *s) {
+    rs_err_t err = {0};
+    const int rc = rs_setup_finish(s, &err);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
 FILE *rs_test_planning_inputs(rs_transformer_t *model) {
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", model, &err), 0);

@@ -11,12 +11,18 @@
 #include "machine.h"
 #include "memory.h"
 #include "schedule.h"
+#include "setup.h"
 #include "test_main.h"
 #include "trace.h"
 
+/* rs_setup_finish of s (a fatal assertion when it fails, its message on stderr). */
+void rs_test_setup_finish(rs_setup_t *s);
 /* A planning study's inputs: Llama-3-8B into *model, and a temporary file for its text (returned);
  * fatal assertions when either fails. */
 FILE *rs_test_planning_inputs(rs_transformer_t *model);
+/* A planning study's inputs *in (rs_plan_in_t, rs_infer_in_t): defaults(in), then Llama-3-8B and the
+ * temporary file of rs_test_planning_inputs. */
+#define RS_TEST_PLANNING_IN(in, defaults) (defaults(in), (in)->out = rs_test_planning_inputs(&(in)->config.model))
 /* What was written to fp, read from its start (fp closed), NUL-terminated (malloc'd). */
 char *rs_test_read_back(FILE *fp);
 

@@ -7,6 +7,7 @@
 
 #include "binding.h"
 #include "cost.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* The table's row of type.field (field NULL: the struct's own row), or NULL. */
@@ -68,7 +69,7 @@ RS_TEST(test_closed_and_walk, "the closed form and the walk of an entry are the 
     s.problem.seq_tokens = 16384, s.problem.n_ranks = 4;
     s.n_layouts = 2, s.layouts[1] = RS_LAYOUT_CONTIGUOUS;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     rs_problem_t p, q = rs_setup_problem(&s, 1, 0);
     rs_binding_problem(&s, 1, 0, &p);
     CU_ASSERT_EQUAL(p.layout, q.layout);

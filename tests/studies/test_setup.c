@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "kernel.h"
 #include "setup.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 RS_TEST(test_defaults, "defaults, the measurement problem, the dtype") {
@@ -81,9 +82,9 @@ RS_TEST(test_list_err, "one item of a comma list in a message") {
 RS_TEST(test_finish, "finish: the profile's machine, the preset's dK,dV bytes, an entry's problem") {
     rs_setup_t s;
     rs_setup_default(&s);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     rs_hw_t hw;
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, &err), 0);
     CU_ASSERT_EQUAL(s.machine.flops_per_s, hw.flops_per_s[RS_DTYPE_BF16]);
     CU_ASSERT_STRING_EQUAL(s.hw.name, hw.name);
@@ -94,7 +95,7 @@ RS_TEST(test_finish, "finish: the profile's machine, the preset's dK,dV bytes, a
     /* asked for: kept */
     rs_setup_default(&s);
     s.problem.grad_bytes = 2, s.grad_bytes_given = true;
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.problem.grad_bytes, 2);
     /* the problem of entry (layout i, pass j) */
     s.n_layouts = 2, s.layouts[1] = RS_LAYOUT_STRIPED;
@@ -111,15 +112,14 @@ RS_TEST(test_finish_inference, "finish: decode runs pass-q, an inference variant
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.decode = true, s.problem.cached_tokens = 1024, s.problem.seq_tokens = 1, s.problem.n_ranks = 4;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.problem.ring, RS_RING_PASS_Q);
     CU_ASSERT_EQUAL(s.machine.impl, RS_IMPL_NONE);
     CU_ASSERT_STRING_EQUAL(s.kernel_notes, "");
     rs_setup_default(&s);
     s.problem.cached_tokens = 1024;
     s.spec.impl = RS_IMPL_FLASH_ATTN;
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.machine.impl, RS_IMPL_NONE);
     CU_ASSERT_STRING_EQUAL(s.kernel_notes, "--impl flash-attn: the presets cost training rings; this inference variant (a cache, "
                                            "pass-q or decode) is costed at the dense peak F x eff(B)");

@@ -44,8 +44,7 @@ static void small_case(rs_contention_case_t *c) {
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.n_ranks = 2, s.problem.seq_tokens = 8192;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     snprintf(c->profile, sizeof c->profile, "h100-sxm");
     c->problem = s.problem;
     c->machine = s.machine;

@@ -12,12 +12,6 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
-/* The defaults on Llama-3-8B, the text to a temporary file. */
-static void infer_in(rs_infer_in_t *in) {
-    rs_infer_defaults(in);
-    in->out = rs_test_planning_inputs(&in->config.model);
-}
-
 RS_TEST(test_defaults, "defaults") {
     rs_infer_in_t in;
     rs_infer_defaults(&in);
@@ -32,7 +26,7 @@ RS_TEST(test_defaults, "defaults") {
  * is TTFT(1) / (2 TTFT(2)). */
 RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel efficiency") {
     rs_infer_in_t in;
-    infer_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_infer_defaults);
     in.n_nodes = 2, in.nodes[1] = 2, in.new_tokens[0] = 32768;
     in.csv = rs_test_path("infer.csv");
     rs_err_t err = {0};
@@ -68,7 +62,7 @@ RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel ef
 
 RS_TEST(test_refused, "refusals are bad input with their messages") {
     rs_infer_in_t in;
-    infer_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_infer_defaults);
     rs_err_t err = {0};
     in.n_nodes = 64, in.n_new = 64, in.n_cached = 2;
     for (int i = 0; i < 64; i++) in.nodes[i] = 1, in.new_tokens[i] = 1024;

@@ -16,12 +16,6 @@
 /* s begins with prefix. */
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-/* The defaults on Llama-3-8B, the text to a temporary file. */
-static void plan_in(rs_plan_in_t *in) {
-    rs_plan_defaults(in);
-    in->out = rs_test_planning_inputs(&in->config.model);
-}
-
 RS_TEST(test_defaults, "defaults") {
     rs_plan_in_t in;
     rs_plan_defaults(&in);
@@ -36,7 +30,7 @@ RS_TEST(test_defaults, "defaults") {
 /* The CSV's rows are rs_plan_run's options of the candidate, at full precision. */
 RS_TEST(test_csv_is_the_plan, "the CSV is rs_plan_run's plan; the max-context CSV; the table marks the best") {
     rs_plan_in_t in;
-    plan_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_plan_defaults);
     in.csv = rs_test_path("plan.csv");
     in.maxctx_csv = rs_test_path("maxctx.csv");
     in.config.max_sp = 64;
@@ -75,7 +69,7 @@ RS_TEST(test_csv_is_the_plan, "the CSV is rs_plan_run's plan; the max-context CS
 
 RS_TEST(test_refused, "refusals are bad input with their messages") {
     rs_plan_in_t in;
-    plan_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_plan_defaults);
     rs_err_t err = {0};
     in.profiles = "h100-sxm,nosuch";
     CU_ASSERT_EQUAL(rs_study_plan(&in, &err), -1);

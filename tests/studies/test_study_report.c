@@ -40,7 +40,7 @@ RS_TEST(test_report_dir_refused, "report dir refused in the library: bad input, 
     rs_setup_t setup;
     rs_report_setup_default(&setup);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&setup, &err), 0);
+    rs_test_setup_finish(&setup);
     rs_report_in_t in;
     rs_report_defaults(&in);
     CU_ASSERT_STRING_EQUAL(in.dir, "ringsim-report");
