@@ -1,6 +1,7 @@
 /* studies_fixtures.h - what the tests of studies/ share (studies_fixtures.c): the default profile's
  * machine, the walk's trace of a problem on it, a check that a sentence shows no nan or inf, a
- * report written by the built ringsim, and checks of text. */
+ * report written by the built ringsim, a finished setup, a planning study's inputs, and what a
+ * temporary file holds. */
 #ifndef RS_STUDIES_FIXTURES_H
 #define RS_STUDIES_FIXTURES_H
 
