@@ -1,14 +1,28 @@
-/* bench_proc.h - run a benchmark's child process: wall time, CPU time and peak RSS of the process tree
- * (rs_spawn), stdout captured. Shared by the benchmarks in bench/ (header-only, static). */
+/* bench_proc.h - what the benchmarks in bench/ share (header-only, static): the h100-sxm profile's
+ * machine, and a child process run with its wall time, CPU time and peak RSS of the process tree
+ * (rs_spawn), stdout captured. */
 #ifndef RS_BENCH_PROC_H
 #define RS_BENCH_PROC_H
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <unistd.h>
 
+#include "machine.h"
+#include "profile.h"
 #include "subprocess.h"
 #include "util.h"
+
+/* The h100-sxm profile's bf16 machine into m. Returns 0, or -1 with the message on stderr after
+ * prefix. */
+static inline int bench_h100_machine(const char *prefix, rs_machine_t *m) {
+    rs_hw_t hw;
+    rs_err_t err;
+    if (rs_hw_load("h100-sxm", &hw, &err) == 0 && rs_machine_from_hw(&hw, RS_DTYPE_BF16, m, &err) == 0) return 0;
+    fprintf(stderr, "%s%s\n", prefix, err.msg);
+    return -1;
+}
 
 typedef struct {
     double wall_s;     /* process wall time */

@@ -15,8 +15,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "kernel.h"
+#include "bench_proc.h"
 #include "cost.h"
+#include "kernel.h"
 
 static long peak_rss_kb(void) {
     struct rusage ru;
@@ -62,13 +63,8 @@ static int walk(rs_problem_t p, const rs_machine_t *m, int64_t n, const char *wh
 
 int main(int argc, char **argv) {
     const rs_machine_t m = rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6});
-    rs_hw_t hw;
     rs_machine_t mk;
-    rs_err_t kerr;
-    if (rs_hw_load("h100-sxm", &hw, &kerr) != 0 || rs_machine_from_hw(&hw, RS_DTYPE_BF16, &mk, &kerr) != 0) {
-        fprintf(stderr, "%s\n", kerr.msg);
-        return 1;
-    }
+    if (bench_h100_machine("", &mk) != 0) return 1;
     rs_problem_t p;
     rs_problem_default(&p);
     p.causal = true;

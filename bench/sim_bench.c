@@ -47,12 +47,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     rs_err_t err;
-    rs_hw_t hw;
     rs_machine_t m;
-    if (rs_hw_load("h100-sxm", &hw, &err) != 0 || rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err) != 0) {
-        fprintf(stderr, "sim_bench: %s\n", err.msg);
-        return 1;
-    }
+    if (bench_h100_machine("sim_bench: ", &m) != 0) return 1;
     printf("# sim_bench: ringsim sim vs a bare SimGrid C ring, non-causal forward, B = %lld, h100-sxm\n",
            (long long)block);
     printf("# wall: process wall time, best of %d; cpu: user+sys CPU time, best of %d; per_rstep: wall / (N * N\n"

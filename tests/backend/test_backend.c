@@ -26,7 +26,7 @@ static rs_machine_t h100(void) {
 
 /* The table: the walk first; every name found again; unknown names refused with the choices, and a
  * backend this build lacks named with what it needs. */
-static void test_table(void) {
+RS_TEST(test_table, "table") {
     const rs_backend_ops_t *const *all = rs_backends();
     CU_ASSERT_PTR_EQUAL_FATAL(all[0], &rs_walk_backend);
     int n = 0;
@@ -53,7 +53,7 @@ static void test_table(void) {
 
 /* The walk behind the interface is rs_model_walk: the same summary, the same events, per-rank busy
  * time, and the header keys problem, machine, backend. */
-static void test_walk_equals_model(void) {
+RS_TEST(test_walk_equals_model, "walk_equals_model") {
     rs_machine_t m = h100();
     m.cal.overlap = 0.4; /* the slow path of the walk (events made) */
     rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
@@ -93,7 +93,7 @@ static void test_walk_equals_model(void) {
 
 /* The can-run rules: the walk takes a loopback machine, the simulator refuses it and takes partial
  * overlap; the CPU executor takes fp32 and refuses 2-byte activations, saying why. */
-static void test_can_run(void) {
+RS_TEST(test_can_run, "can_run") {
     rs_machine_t m = h100();
     rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, true);
     rs_err_t why = {0};
@@ -129,7 +129,7 @@ static void test_can_run(void) {
 }
 
 /* The simulator behind the interface equals the walk (docs/sim.md), partial overlap included. */
-static void test_sim_equals_walk(void) {
+RS_TEST(test_sim_equals_walk, "sim_equals_walk") {
     const rs_backend_ops_t *sim = rs_backend_find("sim");
     if (!sim) return;
     rs_machine_t m = h100();
@@ -156,7 +156,7 @@ static void test_sim_equals_walk(void) {
 
 /* The CPU executor's run: `ringsim exec --launch threads` as a subprocess, its trace read back (the
  * measured events of the schedule, its own header) and its failure put in one line. */
-static void test_cpu_subprocess(void) {
+RS_TEST(test_cpu_subprocess, "cpu_subprocess") {
     const rs_backend_ops_t *cpu = rs_backend_find("cpu");
     if (!cpu || access(RINGSIM, X_OK) != 0) return;
     rs_machine_t m = h100();
@@ -190,12 +190,4 @@ static void test_cpu_subprocess(void) {
     rs_schedule_free(s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"table", test_table},
-                                           {"walk_equals_model", test_walk_equals_model},
-                                           {"can_run", test_can_run},
-                                           {"sim_equals_walk", test_sim_equals_walk},
-                                           {"cpu_subprocess", test_cpu_subprocess},
-                                           {NULL, NULL}};
-    return rs_test_main1("backend", cases);
-}
+RS_TEST_PROGRAM("backend")

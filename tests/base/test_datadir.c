@@ -21,7 +21,7 @@ static int probe(void) {
     return 0;
 }
 
-static void test_build_tree_has_none(void) {
+RS_TEST(test_build_tree_has_none, "a build tree has no data directory") {
     char buf[64] = "untouched";
     CU_ASSERT_PTR_NULL(rs_data_dir());
     CU_ASSERT_PTR_NULL(rs_data_path(buf, sizeof buf, "profiles"));
@@ -38,7 +38,7 @@ static void make_dirs(const char *path) {
 }
 
 /* A copy of this program in <prefix>/bin with the data directory beside it finds it. */
-static void test_installed_layout(void) {
+RS_TEST(test_installed_layout, "an installation's layout is found from its program") {
     char bin[1024], data[2048], exe[1024], copy[1100], cmd[4096], real[PATH_MAX];
     snprintf(bin, sizeof bin, "%s/prefix/bin", rs_test_dir);
     make_dirs(bin);
@@ -75,15 +75,8 @@ static void test_installed_layout(void) {
     CU_ASSERT_STRING_EQUAL(line1, "(none)\n");
 }
 
-static const rs_test_case_t cases[] = {
-    {"a build tree has no data directory", test_build_tree_has_none},
-    {"an installation's layout is found from its program", test_installed_layout},
-    {NULL, NULL},
-};
-
-static const rs_test_suite_t suites[] = {{"datadir", cases}};
-
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--probe")) return probe();
-    return rs_test_main_in("datadir", suites, (int)(sizeof suites / sizeof suites[0]));
+    static const rs_test_program_t program = {.suite = "datadir", .scratch = "datadir"};
+    return rs_test_run(&program);
 }

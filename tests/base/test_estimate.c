@@ -9,7 +9,7 @@
 #include "test_main.h"
 
 /* Bytes with a binary unit and durations in words: (formatter, value, text). */
-static void test_words(void) {
+RS_TEST(test_words, "bytes with a binary unit, durations in words") {
     const double eib = 1152921504606846976.0;
     const struct {
         const char *(*fmt)(double x, char *buf, size_t len);
@@ -43,7 +43,7 @@ static void test_words(void) {
     }
 }
 
-static void test_then(void) {
+RS_TEST(test_then, "runs one after the other: work and time add, memory is the largest") {
     rs_estimate_t sum = {0, 0, 0};
     const rs_estimate_t a = {100, 2.5, 3e9}, b = {50, 1.5, 1e9};
     rs_estimate_then(&sum, &a);
@@ -53,7 +53,7 @@ static void test_then(void) {
     CU_ASSERT_EQUAL(sum.mem_bytes, 3e9); /* one after the other: the largest */
 }
 
-static void test_limits_check(void) {
+RS_TEST(test_limits_check, "the caps' messages and code: given, defaults") {
     rs_err_t err = {0};
     const rs_limits_t caps = {10, 1073741824.0};
     rs_estimate_t e = {1.07e9, 9.5, 1e9};
@@ -91,7 +91,4 @@ static void test_limits_check(void) {
     CU_ASSERT_EQUAL(rs_limits_check("plan", &e, NULL, &err), -1);
 }
 
-RS_TEST_MAIN1("estimate",
-    {"bytes with a binary unit, durations in words", test_words},
-    {"runs one after the other: work and time add, memory is the largest", test_then},
-    {"the caps' messages and code: given, defaults", test_limits_check})
+RS_TEST_PROGRAM("estimate")

@@ -7,7 +7,7 @@
 #include "jsonpos.h"
 #include "test_main.h"
 
-static void test_jsonpos(void) {
+RS_TEST(test_jsonpos, "paths to line:column") {
     const char *text = "{\"a\": [1, {\"b\\\"c\": [true, \"x\"]}],\n \"\\u00e9\": {\"d\": null}}";
     rs_jsonpos_t *p = rs_jsonpos_scan(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -27,7 +27,7 @@ static void test_jsonpos(void) {
 
 /* {"a": [1, {"b": 2}], "c": {}} over four lines: a at 2:3, a[0] at 2:9, a[1] at 2:12, a[1].b at 2:13,
  * c at 3:3. */
-static void test_errf_positions(void) {
+RS_TEST(test_errf_positions, "an error at a path, the nearest enclosing one, 1:1") {
     const char *text = "{\n  \"a\": [1, {\"b\": 2}],\n  \"c\": {}\n}";
     rs_jsonpos_t *p = rs_jsonpos_scan(text);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -52,7 +52,7 @@ static void test_errf_positions(void) {
     rs_jsonpos_free(NULL);
 }
 
-static void test_type_names(void) {
+RS_TEST(test_type_names, "JSON type names") {
     const char *text = "[{}, [], \"s\", 1, 1.5, true, false, null]";
     json_t *j = json_loads(text, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -61,7 +61,4 @@ static void test_type_names(void) {
     json_decref(j);
 }
 
-RS_TEST_MAIN1("jsonpos",
-    {"paths to line:column", test_jsonpos},
-    {"an error at a path, the nearest enclosing one, 1:1", test_errf_positions},
-    {"JSON type names", test_type_names})
+RS_TEST_PROGRAM("jsonpos")

@@ -35,7 +35,7 @@ static void expect_num(double x, const char *want) {
     free(s);
 }
 
-static void test_numbers(void) {
+RS_TEST(test_numbers, "numbers: fewest digits, engineering form, non-finite refused") {
     expect_num(989e12, "989e12");
     expect_num(3.35e12, "3.35e12");
     expect_num(3e-6, "3e-6");
@@ -78,7 +78,7 @@ static void put_object(rs_jw_t *w, const void *arg) {
     fputs("\n  }\n}", w->fp);
 }
 
-static void test_strings_and_keys(void) {
+RS_TEST(test_strings_and_keys, "strings escaped, keys indented, the optional source") {
     int bad;
     char *s = written(put_str, "a\"b\\c\nd\t", &bad);
     CU_ASSERT_STRING_EQUAL(s, "\"a\\\"b\\\\c\\nd\\t\"");
@@ -93,6 +93,4 @@ static void test_strings_and_keys(void) {
     free(s);
 }
 
-RS_TEST_MAIN1("jsonw",
-    {"numbers: fewest digits, engineering form, non-finite refused", test_numbers},
-    {"strings escaped, keys indented, the optional source", test_strings_and_keys})
+RS_TEST_PROGRAM("jsonw")

@@ -76,7 +76,7 @@ static int drawings(const char *out, const char *what, double *done, double *tot
 
 /* sim: rank-steps that grow to the total (N x steps), percentages that match them, the time left and
  * the simulated time; the line is erased before the table. */
-static void test_sim_on_pty(void) {
+RS_TEST(test_sim_on_pty, "sim on a terminal: rank-steps, time left, simulated time") {
     CU_ASSERT_EQUAL(run_pty("sim -N 384 -S 768K -L zigzag -P forward"), 0);
     double done[4096], total = 0;
     int pct[4096];
@@ -96,7 +96,7 @@ static void test_sim_on_pty(void) {
 }
 
 /* The same on pipes, and with -q on the terminal: no meter; the same table. */
-static void test_sim_quiet_and_pipes(void) {
+RS_TEST(test_sim_quiet_and_pipes, "sim on pipes and with -q: no meter") {
     CU_ASSERT_EQUAL(rs_test_ringsim("sim -N 192 -S 384K -L zigzag -P forward"), 0);
     CU_ASSERT_PTR_NULL(strchr(rs_test_err, '\r'));
     CU_ASSERT_PTR_NULL(strstr(rs_test_err, "rank-steps ("));
@@ -109,7 +109,7 @@ static void test_sim_quiet_and_pipes(void) {
 }
 
 /* sweep: its points; report: its phases in order, nested meters after them. */
-static void test_sweep_and_report(void) {
+RS_TEST(test_sweep_and_report, "sweep points; report phases, nested") {
     CU_ASSERT_EQUAL(run_pty("sweep --block 64:4K:x2 -N 2:8:x2 -o s.csv"), 0);
     double done[1024], total = 0;
     int pct[1024];
@@ -132,7 +132,7 @@ static void test_sweep_and_report(void) {
 
 /* calibrate (under mpirun when it is on PATH: rank 0 draws through mpirun's forwarding) and
  * validate (one device playing each rank): their points. */
-static void test_calibrate_and_validate(void) {
+RS_TEST(test_calibrate_and_validate, "calibrate (mpirun) and validate points") {
 #ifdef RINGSIM_HAVE_EXEC
     CU_ASSERT_EQUAL(run_pty("calibrate --out c.json --blocks 64,128 --min-time 0.005"), 0);
     double done[1024], total = 0;
@@ -155,7 +155,7 @@ static void test_calibrate_and_validate(void) {
 #endif
 }
 
-static void test_duration(void) {
+RS_TEST(test_duration, "durations for people") {
     char b[32];
     CU_ASSERT_STRING_EQUAL(rs_meter_duration(0.4, b, sizeof b), "0 s");
     CU_ASSERT_STRING_EQUAL(rs_meter_duration(59.4, b, sizeof b), "59 s");
@@ -164,9 +164,4 @@ static void test_duration(void) {
     CU_ASSERT_STRING_EQUAL(rs_meter_duration(-1, b, sizeof b), "?");
 }
 
-RS_TEST_MAIN1_IN("progress",
-    {"sim on a terminal: rank-steps, time left, simulated time", test_sim_on_pty},
-    {"sim on pipes and with -q: no meter", test_sim_quiet_and_pipes},
-    {"sweep points; report phases, nested", test_sweep_and_report},
-    {"calibrate (mpirun) and validate points", test_calibrate_and_validate},
-    {"durations for people", test_duration})
+RS_TEST_PROGRAM_IN("progress")

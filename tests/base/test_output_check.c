@@ -27,7 +27,7 @@ static void expect_check(rs_io_plan_t *p, const char *want) {
     rs_io_free(p);
 }
 
-static void test_output_is_input(void) {
+RS_TEST(test_output_is_input, "an output that is an input: by path, through a link, in a list") {
     char in[1024], link[1024], want[4096];
     snprintf(in, sizeof in, "%s", rs_test_path("ref.csv"));
     snprintf(link, sizeof link, "%s", rs_test_path("alias.csv"));
@@ -60,7 +60,7 @@ static void test_output_is_input(void) {
     remove(in);
 }
 
-static void test_two_outputs(void) {
+RS_TEST(test_two_outputs, "two outputs of one file; /dev/null shared") {
     char a[1024], want[4096];
     snprintf(a, sizeof a, "%s", rs_test_path("o.csv"));
     rs_io_plan_t p;
@@ -76,7 +76,7 @@ static void test_two_outputs(void) {
     expect_check(&p, NULL);
 }
 
-static void test_folders(void) {
+RS_TEST(test_folders, "folders: missing, a directory as a file, to create, a file as a folder") {
     rs_io_plan_t p;
     rs_io_init(&p);
     rs_io_output(&p, "--csv", "/nonexistent-dir/x.csv");
@@ -112,7 +112,4 @@ static void test_folders(void) {
     rmdir(dir);
 }
 
-RS_TEST_MAIN1_IN("output_check",
-    {"an output that is an input: by path, through a link, in a list", test_output_is_input},
-    {"two outputs of one file; /dev/null shared", test_two_outputs},
-    {"folders: missing, a directory as a file, to create, a file as a folder", test_folders})
+RS_TEST_PROGRAM_IN("output_check")

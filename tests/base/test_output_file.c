@@ -16,7 +16,7 @@
 #include "output.h"
 #include "test_main.h"
 
-static void test_stdout(void) {
+RS_TEST(test_stdout, "\"-\" is stdout") {
     rs_output_t o;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_output_open(&o, "-", &err), 0);
@@ -28,7 +28,7 @@ static void test_stdout(void) {
     CU_ASSERT_PTR_NULL(o.fp);
 }
 
-static void test_commit_and_abort(void) {
+RS_TEST(test_commit_and_abort, "a file is renamed over at the commit; an abort leaves nothing") {
     rs_err_t err = {0};
     const char *path = rs_test_path("out.csv");
     rs_output_t o;
@@ -65,7 +65,7 @@ static void test_commit_and_abort(void) {
 }
 
 /* A reserved temporary is left closed for another program (gnuplot) to write. */
-static void test_reserve(void) {
+RS_TEST(test_reserve, "a reserved temporary is filled by another writer") {
     const char *path = rs_test_path("fig.svg");
     rs_file_t f;
     rs_err_t err = {0};
@@ -82,7 +82,7 @@ static void test_reserve(void) {
 }
 
 /* A symbolic link is followed: its target is replaced, the link stays a link. */
-static void test_symlink(void) {
+RS_TEST(test_symlink, "a symbolic link stays a link, its target replaced") {
     rs_err_t err = {0};
     const char *target = rs_test_path("target.csv"), *link = rs_test_path("link.csv");
     rs_test_write_text(target, "old\n");
@@ -103,7 +103,7 @@ static void test_symlink(void) {
 }
 
 /* A device is written in place at the commit (from a temporary in $TMPDIR), never replaced. */
-static void test_device(void) {
+RS_TEST(test_device, "a device is written in place; a full one fails at the commit") {
     rs_err_t err = {0};
     rs_file_t f;
     CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, "/dev/null", &err), 0);
@@ -121,7 +121,7 @@ static void test_device(void) {
     }
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals: a missing folder, a directory, an empty path") {
     rs_err_t err = {0};
     rs_file_t f;
     CU_ASSERT_EQUAL(rs_file_open(&f, "/nonexistent-dir/x.csv", &err), -1);
@@ -137,7 +137,7 @@ static void test_refusals(void) {
 }
 
 /* The temporaries of a killed run (its PID gone) are removed by the next writer of the same file. */
-static void test_dead_pid_temporaries(void) {
+RS_TEST(test_dead_pid_temporaries, "a killed run's temporaries are removed, a live one's kept") {
     const pid_t child = fork();
     if (child == 0) _exit(0);
     CU_ASSERT_FATAL(child > 0);
@@ -157,11 +157,4 @@ static void test_dead_pid_temporaries(void) {
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
 }
 
-RS_TEST_MAIN1_IN("output_file",
-    {"\"-\" is stdout", test_stdout},
-    {"a file is renamed over at the commit; an abort leaves nothing", test_commit_and_abort},
-    {"a reserved temporary is filled by another writer", test_reserve},
-    {"a symbolic link stays a link, its target replaced", test_symlink},
-    {"a device is written in place; a full one fails at the commit", test_device},
-    {"refusals: a missing folder, a directory, an empty path", test_refusals},
-    {"a killed run's temporaries are removed, a live one's kept", test_dead_pid_temporaries})
+RS_TEST_PROGRAM_IN("output_file")

@@ -24,7 +24,7 @@ static void write_output(const char *path, const char *text) {
     CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
 }
 
-static void test_commit_at_the_end(void) {
+RS_TEST(test_commit_at_the_end, "inside a run: pending until the end, read at its temporary, the later commit wins") {
     char path[1024], buf[1100];
     snprintf(path, sizeof path, "%s", rs_test_path("a.csv"));
     rs_err_t err = {0};
@@ -49,7 +49,7 @@ static void test_commit_at_the_end(void) {
     remove(path);
 }
 
-static void test_failed_run_leaves_nothing(void) {
+RS_TEST(test_failed_run_leaves_nothing, "a failed run leaves no output, no temporary, no folder it created") {
     char path[1024], dir[1024], inner[1100];
     snprintf(path, sizeof path, "%s", rs_test_path("b.csv"));
     snprintf(dir, sizeof dir, "%s", rs_test_path("made"));
@@ -77,7 +77,7 @@ static void test_failed_run_leaves_nothing(void) {
     remove(path);
 }
 
-static void test_folders(void) {
+RS_TEST(test_folders, "temporary and staged folders") {
     char tmp[1024], dir[1024], stage[1200], file[1300];
     rs_err_t err = {0};
     setenv("TMPDIR", rs_test_dir, 1);
@@ -111,7 +111,7 @@ static void test_folders(void) {
 }
 
 /* SIGTERM in a run: the children are ended, the temporaries removed, the process ends by the signal. */
-static void test_signal(void) {
+RS_TEST(test_signal, "a signal removes the run's temporaries") {
     const pid_t child = fork();
     CU_ASSERT_FATAL(child >= 0);
     if (child == 0) {
@@ -132,8 +132,4 @@ static void test_signal(void) {
     CU_ASSERT_EQUAL(rs_test_file_size(rs_test_path("sig.csv")), -1);
 }
 
-RS_TEST_MAIN1_IN("output_run",
-    {"inside a run: pending until the end, read at its temporary, the later commit wins", test_commit_at_the_end},
-    {"a failed run leaves no output, no temporary, no folder it created", test_failed_run_leaves_nothing},
-    {"temporary and staged folders", test_folders},
-    {"a signal removes the run's temporaries", test_signal})
+RS_TEST_PROGRAM_IN("output_run")

@@ -14,7 +14,7 @@
 #include "output_target.h"
 #include "test_main.h"
 
-static void test_split_join(void) {
+RS_TEST(test_split_join, "a path split and joined") {
     char dir[PATH_MAX], name[NAME_MAX + 1], out[PATH_MAX];
     CU_ASSERT_TRUE(out_split_path("a/b/c.csv", dir, name));
     CU_ASSERT_STRING_EQUAL(dir, "a/b");
@@ -45,7 +45,7 @@ static void expect_why(const char *path, const char *want) {
     CU_ASSERT_STRING_EQUAL(why, want);
 }
 
-static void test_resolve(void) {
+RS_TEST(test_resolve, "links followed, devices and descriptors told apart, the refusals' phrases") {
     char real[PATH_MAX], want[PATH_MAX + 16], a[1024], b[1024], c[1024];
     CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(rs_test_dir, real));
     snprintf(a, sizeof a, "%s", rs_test_path("a"));
@@ -97,7 +97,7 @@ static void test_resolve(void) {
     remove(a), remove(b), remove(c);
 }
 
-static void test_place(void) {
+RS_TEST(test_place, "a temporary renamed over, written into a device, removed on failure") {
     char tmp[1024], target[1024];
     snprintf(tmp, sizeof tmp, "%s", rs_test_path("t.tmp.1.0.ringsim"));
     snprintf(target, sizeof target, "%s", rs_test_path("t.csv"));
@@ -116,7 +116,4 @@ static void test_place(void) {
     remove(target);
 }
 
-RS_TEST_MAIN1_IN("output_target",
-    {"a path split and joined", test_split_join},
-    {"links followed, devices and descriptors told apart, the refusals' phrases", test_resolve},
-    {"a temporary renamed over, written into a device, removed on failure", test_place})
+RS_TEST_PROGRAM_IN("output_target")

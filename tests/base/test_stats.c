@@ -5,7 +5,7 @@
 #include "stats.h"
 #include "test_main.h"
 
-static void test_median(void) {
+RS_TEST(test_median, "median of odd, even, one and no values") {
     double odd[] = {3, 1, 2};
     CU_ASSERT_EQUAL(rs_median(odd, 3), 2.0);
     CU_ASSERT(odd[0] == 1 && odd[1] == 2 && odd[2] == 3); /* sorted in place */
@@ -18,7 +18,7 @@ static void test_median(void) {
     CU_ASSERT(isnan(rs_median(NULL, 0)));
 }
 
-static void test_percentile(void) {
+RS_TEST(test_percentile, "nearest-rank percentile, its edges and no values") {
     double v[20];
     for (int i = 0; i < 20; i++) v[i] = 20 - i; /* 20 .. 1 */
     CU_ASSERT_EQUAL(rs_percentile(v, 20, 0.95), 19.0); /* ceil(0.95 x 20) = 19th smallest */
@@ -33,6 +33,4 @@ static void test_percentile(void) {
     CU_ASSERT(isnan(rs_percentile(NULL, 0, 0.5)));
 }
 
-RS_TEST_MAIN1("stats",
-    {"median of odd, even, one and no values", test_median},
-    {"nearest-rank percentile, its edges and no values", test_percentile})
+RS_TEST_PROGRAM("stats")

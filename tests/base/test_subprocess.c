@@ -20,7 +20,7 @@ static int run(char *const *argv, double timeout_s, rs_child_status_t *st) {
     return rs_spawn_run(&sp, "test child", timeout_s, st, &err);
 }
 
-static void test_exit_codes(void) {
+RS_TEST(test_exit_codes, "exit_codes") {
     rs_child_status_t st;
     char *ok[] = {"true", NULL}, *bad[] = {"sh", "-c", "exit 3", NULL}, *none[] = {"/no/such/program", NULL};
     CU_ASSERT_EQUAL(run(ok, 0, &st), 0);
@@ -53,7 +53,7 @@ static bool alive(int pid) {
 
 /* A child that sleeps past its timeout ends within about the timeout and the TERM/KILL grace; with
  * a new group its own child goes too. */
-static void test_watchdog(void) {
+RS_TEST(test_watchdog, "watchdog") {
     rs_child_status_t st;
     char *slow[] = {"sleep", "30", NULL}, buf[64];
     double t0 = rs_now_s();
@@ -88,7 +88,7 @@ static void test_watchdog(void) {
 static int child_fn(void *arg) { return *(int *)arg + 1; }
 
 /* A function in the child, output into a file, and OMPI_ variables kept from the child. */
-static void test_fn_output_env(void) {
+RS_TEST(test_fn_output_env, "fn_output_env") {
     int v = 41;
     rs_spawn_t sp;
     rs_spawn_init(&sp);
@@ -123,10 +123,4 @@ static void test_fn_output_env(void) {
     CU_ASSERT_STRING_EQUAL(text, "size=none keep=yes\nerr\n");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"exit_codes", test_exit_codes},
-                                           {"watchdog", test_watchdog},
-                                           {"fn_output_env", test_fn_output_env},
-                                           {NULL, NULL}};
-    return rs_test_main1("subprocess", cases);
-}
+RS_TEST_PROGRAM("subprocess")

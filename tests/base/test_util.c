@@ -16,7 +16,7 @@
 /* ------------------------------------------------------------------------------------------------
  * Errors
  * ---------------------------------------------------------------------------------------------- */
-static void test_error_convention(void) {
+RS_TEST(test_error_convention, "message, code and exit code") {
     rs_err_t err;
     rs_err_clear(&err);
     CU_ASSERT_STRING_EQUAL(err.msg, "");
@@ -51,7 +51,7 @@ static void test_error_convention(void) {
 }
 
 /* Control bytes quoted into a message are escaped: the message stays one line. */
-static void test_escape(void) {
+RS_TEST(test_escape, "control bytes are escaped") {
     rs_err_t err = {0};
     rs_errf(&err, "%s: bad", "a\nb\tc\rd\x01" "e\x7f");
     CU_ASSERT_STRING_EQUAL(err.msg, "a\\nb\\tc\\rd\\x01e\\x7f: bad");
@@ -62,7 +62,7 @@ static void test_escape(void) {
 }
 
 /* rs_err_option: once; a message that starts with the value (a file's own) is kept. */
-static void test_err_option(void) {
+RS_TEST(test_err_option, "an option's context is added once") {
     rs_err_t err = {0};
     rs_errf(&err, "bad thing");
     rs_err_option(&err, "--x", "v");
@@ -86,7 +86,7 @@ static void expect_size_error(const char *text, const char *want) {
     CU_ASSERT_EQUAL(v, -7); /* untouched */
 }
 
-static void test_parse_size(void) {
+RS_TEST(test_parse_size, "sizes with K/M/G/T and every refusal") {
     int64_t v = 0;
     CU_ASSERT_EQUAL(rs_parse_size("--seq", "4096", 1, 1 << 20, &v, NULL), 0);
     CU_ASSERT_EQUAL(v, 4096);
@@ -118,7 +118,7 @@ static void expect_double_error(const char *text, const char *want) {
     CU_ASSERT_EQUAL(v, -7);
 }
 
-static void test_parse_double(void) {
+RS_TEST(test_parse_double, "numbers with k/M/G/T/P and every refusal") {
     double v = 0;
     CU_ASSERT_EQUAL(rs_parse_double("--bw", "450G", 1, 1e16, &v, NULL), 0);
     CU_ASSERT_EQUAL(v, 450e9);
@@ -140,7 +140,7 @@ static void test_parse_double(void) {
     expect_double_error("20P", "--bw 20P: must be in [1, 1e+16]");
 }
 
-static void test_enums(void) {
+RS_TEST(test_enums, "enumerations by name") {
     static const char *const names[] = {"zero", "one", "two"};
     CU_ASSERT_STRING_EQUAL(rs_enum_name(names, 3, 1), "one");
     CU_ASSERT_STRING_EQUAL(rs_enum_name(names, 3, 3), "?");
@@ -153,7 +153,7 @@ static void test_enums(void) {
 /* ------------------------------------------------------------------------------------------------
  * Input files
  * ---------------------------------------------------------------------------------------------- */
-static void test_read_line(void) {
+RS_TEST(test_read_line, "lines: too long, a NUL byte, the last without a newline") {
     const char *path = rs_test_path("lines.txt");
     FILE *fp = fopen(path, "wb");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
@@ -190,7 +190,7 @@ static void test_read_line(void) {
     fclose(fp);
 }
 
-static void test_text_files(void) {
+RS_TEST(test_text_files, "text files: size cap, NUL byte, directory, missing, FIFO, device") {
     rs_err_t err = {0};
     char want[1024];
     const char *path = rs_test_path("t.json");
@@ -241,7 +241,7 @@ static uint64_t ref_splitmix(uint64_t x) {
     return z ^ (z >> 31);
 }
 
-static void test_hash_unit(void) {
+RS_TEST(test_hash_unit, "the seeded hash == splitmix64 by hand; the clock") {
     for (uint64_t a = 0; a < 50; a++)
         for (uint64_t b = 0; b < 50; b += 7) {
             const uint64_t h = ref_splitmix(42 ^ ref_splitmix(a ^ ref_splitmix(b)));
@@ -255,7 +255,7 @@ static void test_hash_unit(void) {
     CU_ASSERT(t1 >= t0 && t0 > 0);
 }
 
-static void test_fmt(void) {
+RS_TEST(test_fmt, "time and number cells") {
     char buf[32];
     CU_ASSERT_STRING_EQUAL(rs_fmt_time(0, buf, sizeof buf), "0 s");
     CU_ASSERT_STRING_EQUAL(rs_fmt_time(1.5e-9, buf, sizeof buf), "1.5 ns");
@@ -270,14 +270,4 @@ static void test_fmt(void) {
     CU_ASSERT_STRING_EQUAL(rs_fmt_num(-INFINITY, "%g", buf, sizeof buf), "-");
 }
 
-RS_TEST_MAIN1_IN("util",
-    {"message, code and exit code", test_error_convention},
-    {"control bytes are escaped", test_escape},
-    {"an option's context is added once", test_err_option},
-    {"sizes with K/M/G/T and every refusal", test_parse_size},
-    {"numbers with k/M/G/T/P and every refusal", test_parse_double},
-    {"enumerations by name", test_enums},
-    {"lines: too long, a NUL byte, the last without a newline", test_read_line},
-    {"text files: size cap, NUL byte, directory, missing, FIFO, device", test_text_files},
-    {"the seeded hash == splitmix64 by hand; the clock", test_hash_unit},
-    {"time and number cells", test_fmt})
+RS_TEST_PROGRAM_IN("util")

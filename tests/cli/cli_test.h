@@ -1,12 +1,16 @@
-/* cli_test.h - what the command layer's unit tests share: a command line from words, and the text a
- * call prints on stdout or stderr (caught in a temporary file behind the descriptor). */
+/* cli_test.h - what the command layer's unit tests share: a command line from words, the check of a
+ * refused one, and the text a call prints on stdout or stderr (caught in a temporary file behind the
+ * descriptor). */
 #ifndef RS_TEST_CLI_TEST_H
 #define RS_TEST_CLI_TEST_H
 
+#include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util.h"
 
 /* argv of command cmd and the space-separated words (no quoting), NULL-terminated, into static
  * storage (valid until the next call); *argc its count. */
@@ -20,6 +24,14 @@ static inline char **rs_cli_test_argv(const char *cmd, const char *words, int *a
     argv[n] = NULL;
     *argc = n;
     return argv;
+}
+
+/* The parse of words returned rc = -1 with exactly msg in err (the words and both messages on
+ * stderr when not). */
+static inline void rs_cli_test_expect_refused(const char *words, int rc, const rs_err_t *err, const char *msg) {
+    CU_ASSERT_EQUAL(rc, -1);
+    if (strcmp(err->msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", words, err->msg, msg);
+    CU_ASSERT_STRING_EQUAL(err->msg, msg);
 }
 
 typedef struct {

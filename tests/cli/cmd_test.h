@@ -56,22 +56,17 @@ static inline int rs_cmd_lines(const char *s) {
     return n;
 }
 
+/* The model's traces of a 4-rank contiguous forward ring without the mask at S = 8K (into a) and
+ * S = 32K (into b): what calibrate and validate --from-trace read back. */
+static inline void rs_cmd_model_traces(const char *a, const char *b) {
+    char args[2048];
+    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+}
+
 /* gnuplot on PATH (the figures' tests are skipped without it). */
 static inline bool rs_cmd_have_gnuplot(void) { return system("command -v gnuplot > /dev/null 2>&1") == 0; }
-
-/* A command test's main: its cases in a scratch directory of its own (removed after). Returns the
- * exit code of rs_test_main1. */
-static inline int rs_cmd_test_main(const char *scratch, const char *suite, const rs_test_case_t *cases) {
-    if (rs_test_scratch(scratch) != 0) return 1;
-    const int rc = rs_test_main1(suite, cases);
-    rs_test_cleanup();
-    return rc;
-}
-
-/* A command test this build cannot run: "skipped: why", RS_TEST_SKIP. */
-static inline int rs_cmd_test_skip(const char *why) {
-    printf("skipped: %s\n", why);
-    return RS_TEST_SKIP;
-}
 
 #endif /* RS_TEST_CLI_CMD_TEST_H */

@@ -152,7 +152,7 @@ static void check_case(int ln, char **f, const char *err) {
     if (d) closedir(d);
 }
 
-static void test_table(void) {
+RS_TEST(test_table, "every case of tests/cli/bad_input.tab") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("bad_input"), 0);
     CU_ASSERT_EQUAL_FATAL(mkdir(rs_test_path("tmp"), 0777), 0);
     FILE *fp = fopen(RS_SOURCE_DIR "/tests/cli/bad_input.tab", "r");
@@ -199,7 +199,7 @@ static void test_table(void) {
 
 /* One truth for ranges: each option rs_ranges[] names refuses a value above its row's max with the
  * row's range ("--flops 1e+30: must be in [1, 1e+20]"), read back from the message as numbers. */
-static void test_option_ranges(void) {
+RS_TEST(test_option_ranges, "options take their range from ranges.h") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("ranges"), 0);
     int checked = 0;
     for (const rs_range_info_t *r = rs_ranges; r->quantity; r++) {
@@ -226,9 +226,4 @@ static void test_option_ranges(void) {
     rs_test_cleanup();
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"every case of tests/cli/bad_input.tab", test_table},
-                                           {"options take their range from ranges.h", test_option_ranges},
-                                           {NULL, NULL}};
-    return rs_test_main1("bad input", cases);
-}
+RS_TEST_PROGRAM("bad input")

@@ -9,15 +9,10 @@
 #include "profile.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-static void test_from_trace(void) {
-    char args[2048], a[600], b[600], fit[600];
-    snprintf(a, sizeof a, "%s", rs_test_path("c8k.csv"));
-    snprintf(b, sizeof b, "%s", rs_test_path("c32k.csv"));
-    snprintf(fit, sizeof fit, "%s", rs_test_path("fit.json"));
-    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+RS_TEST(test_from_trace, "--from-trace fits the tier that predicted the traces") {
+    const char *a = rs_test_path("c8k.csv"), *b = rs_test_path("c32k.csv"), *fit = rs_test_path("fit.json");
+    rs_cmd_model_traces(a, b);
+    char args[2048];
     snprintf(args, sizeof args, "calibrate --from-trace %s %s --out %s", a, b, fit);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# traces: 2, N = 4 ranks, heads 32/8, d 128, contiguous, no mask, bf16\n"));
@@ -33,7 +28,7 @@ static void test_from_trace(void) {
     CU_ASSERT_STRING_EQUAL(hw.name, "from-trace");
 }
 
-static void test_measured(void) {
+RS_TEST(test_measured, "a measured calibration writes a profile") {
     char args[1024], out[600];
     snprintf(out, sizeof out, "%s", rs_test_path("cpu.json"));
     snprintf(args, sizeof args, "calibrate --launch threads -N 2 --blocks 16,32 --min-time 0.001 --name tiny --out %s", out);
@@ -47,7 +42,7 @@ static void test_measured(void) {
     CU_ASSERT(hw.intra.bw_bytes_per_s > 0);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_cmd_expect_usage("calibrate --from-trace a.csv", "ringsim calibrate: --out FILE is required (the profile to write)", NULL, NULL);
     rs_cmd_expect_usage("calibrate --out f.json x.csv", "ringsim calibrate: unexpected argument 'x.csv' (trace files go with --from-trace)",
                         NULL, NULL);
@@ -57,16 +52,8 @@ static void test_refusals(void) {
                         NULL, NULL);
     rs_cmd_expect_usage("calibrate --out f.json --blocks 8,4", "ringsim calibrate: --blocks 8,4: sizes must increase", NULL, NULL);
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"--from-trace fits the tier that predicted the traces", test_from_trace},
-                                           {"a measured calibration writes a profile", test_measured},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_calibrate", "ringsim calibrate", cases);
+RS_TEST_MAIN(.suite = "ringsim calibrate", .scratch = "cmd_calibrate")
 #else
-    return rs_cmd_test_skip("no executor in this build");
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

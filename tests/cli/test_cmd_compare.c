@@ -18,7 +18,7 @@ static void make_traces(void) {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
 }
 
-static void test_errors_by_hand(void) {
+RS_TEST(test_errors_by_hand, "errors of two traces by hand") {
     make_traces();
     char args[2048];
     snprintf(args, sizeof args, "compare %s %s --csv %s", rs_test_path("a.csv"), rs_test_path("b.csv"), rs_test_path("c.csv"));
@@ -56,7 +56,7 @@ static void test_errors_by_hand(void) {
     free(csv);
 }
 
-static void test_fail_above_and_refusals(void) {
+RS_TEST(test_fail_above_and_refusals, "--fail-above and refusals") {
     make_traces();
     char args[2048];
     snprintf(args, sizeof args, "compare -q --fail-above 0.5 %s %s", rs_test_path("a.csv"), rs_test_path("b.csv"));
@@ -82,9 +82,4 @@ static void test_fail_above_and_refusals(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ": an output never replaces an input\n"));
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"errors of two traces by hand", test_errors_by_hand},
-                                           {"--fail-above and refusals", test_fail_above_and_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_compare", "ringsim compare", cases);
-}
+RS_TEST_MAIN(.suite = "ringsim compare", .scratch = "cmd_compare")

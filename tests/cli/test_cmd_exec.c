@@ -12,7 +12,7 @@
 #define PROBLEM "-N 2 -S 512 --heads 1 --kv-heads 1 --head-dim 16 -L zigzag -P forward"
 #define SMALL PROBLEM " --reps 1 --warmup 0"
 
-static void test_run(void) {
+RS_TEST(test_run, "a checked run and its trace") {
     char args[2048], meas[600], pred[600];
     snprintf(meas, sizeof meas, "%s", rs_test_path("e.csv"));
     snprintf(pred, sizeof pred, "%s", rs_test_path("m.csv"));
@@ -39,12 +39,12 @@ static void test_run(void) {
     rs_trace_free(m);
 }
 
-static void test_fault(void) {
+RS_TEST(test_fault, "a rank that stops answering") {
     CU_ASSERT_EQUAL(rs_test_ringsim("exec --launch threads " SMALL " --fault 1:0 --timeout 0.5"), 1);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim exec: rank 0, forward step 0: timeout after 0.5 s waiting for send to rank 1\n");
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals before any rank starts") {
     char args[1024];
     snprintf(args, sizeof args, "exec --launch threads --check -S 128K --trace %s", rs_test_path("x.csv"));
     rs_cmd_expect_usage(args, "ringsim exec: --check with --seq 131072: the float64 reference is O(S^2); use --seq <= 64K", NULL,
@@ -59,16 +59,8 @@ static void test_refusals(void) {
     rs_cmd_expect_usage("exec --fault 1", "ringsim exec: --fault 1: expected RANK:STEP", NULL, NULL);
     rs_cmd_expect_usage("exec --stall 1:-2", "ringsim exec: --stall 1:-2: expected RANK:STEP, both >= 0", NULL, NULL);
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"a checked run and its trace", test_run},
-                                           {"a rank that stops answering", test_fault},
-                                           {"refusals before any rank starts", test_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_exec", "ringsim exec", cases);
+RS_TEST_MAIN(.suite = "ringsim exec", .scratch = "cmd_exec")
 #else
-    return rs_cmd_test_skip("no executor in this build");
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

@@ -21,7 +21,7 @@ static char *without_input(const char *path) {
     return t;
 }
 
-static void test_fixture(void) {
+RS_TEST(test_fixture, "the Kineto fixture: one trace per pass") {
     char args[2048], base[600];
     snprintf(base, sizeof base, "%s", rs_test_path("k.csv"));
     snprintf(args, sizeof args, "import -S 32K -o %s --chrome %s --kernels %s " DATA "/kineto_ring4", base, rs_test_path("k.json"),
@@ -62,11 +62,9 @@ static void test_fixture(void) {
     free(b);
 }
 
-static void test_export_round_trip(void) {
-    char args[2048], pred[600], dir[600], back[600];
-    snprintf(pred, sizeof pred, "%s", rs_test_path("p.csv"));
-    snprintf(dir, sizeof dir, "%s", rs_test_path("exk"));
-    snprintf(back, sizeof back, "%s", rs_test_path("back.csv"));
+RS_TEST(test_export_round_trip, "--export-kineto and back") {
+    const char *pred = rs_test_path("p.csv"), *dir = rs_test_path("exk"), *back = rs_test_path("back.csv");
+    char args[2048];
     snprintf(args, sizeof args, "model -S 32K -N 4 -L zigzag -P forward --trace %s", pred);
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     snprintf(args, sizeof args, "import --export-kineto %s %s", dir, pred);
@@ -92,7 +90,7 @@ static void test_export_round_trip(void) {
     free(t);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     char args[1024];
     CU_ASSERT_EQUAL(rs_test_ringsim("import -S 32K " DATA "/kineto_ring4"), 2);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: -o/--trace FILE is required (the imported trace, CSV)\n");
@@ -114,10 +112,4 @@ static void test_refusals(void) {
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --export-kineto takes one ringsim CSV trace, got 2 files\n");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"the Kineto fixture: one trace per pass", test_fixture},
-                                           {"--export-kineto and back", test_export_round_trip},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_import", "ringsim import", cases);
-}
+RS_TEST_MAIN(.suite = "ringsim import", .scratch = "cmd_import")

@@ -16,7 +16,7 @@ static double csv_value(const char *csv, const char *term) {
     return at ? strtod(at + strlen(key), NULL) : -1;
 }
 
-static void test_terms(void) {
+RS_TEST(test_terms, "the CSV term by term") {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 -p h100-sxm --csv -"), 0);
     CU_ASSERT_EQUAL(strncmp(rs_test_out, "term,bytes\n", 11), 0);
     CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), 15); /* header, 14 terms; no table with --csv - */
@@ -47,13 +47,13 @@ static void test_terms(void) {
     RS_ASSERT_REL(csv_value(rs_test_out, "logits_chunk"), 2048.0 * 128256 * 4 * 2, 1e-15);       /* a chunk's fp32 logits + grads */
 }
 
-static void test_table(void) {
+RS_TEST(test_table, "the table, the device's verdict, --list") {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 -p h100-sxm"), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "  optimizer                         2.805 GiB           3011347968 B   P*12/shard"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "  total                            19.905 GiB          21373257728 B"));
     /* 21373257728 B of H100-SXM's 80e9 B = 74.506 GiB */
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# device memory 74.506 GiB: fits (26.7% used)\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# seq=1048576 N=32 ulysses=1 ring=32 batch=1 local_tokens=32768 shard=32"));
+    rs_test_expect_all(rs_test_out, (const char *[]){"  optimizer                         2.805 GiB           3011347968 B   P*12/shard",
+                                                     "  total                            19.905 GiB          21373257728 B",
+                                                     "# device memory 74.506 GiB: fits (26.7% used)\n",
+                                                     "# seq=1048576 N=32 ulysses=1 ring=32 batch=1 local_tokens=32768 shard=32", NULL});
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("memory --list"), 0);
     int presets = 0;
     for (const char *const *p = rs_transformer_preset_names(); *p; p++) presets++;
@@ -61,7 +61,7 @@ static void test_table(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "llama3-8b         8.0B params  L=32  h=4096  Hq=32  Hkv=8   d=128 ffn=14336 V=128256\n"));
 }
 
-static void test_bad(void) {
+RS_TEST(test_bad, "bad input") {
     CU_ASSERT_EQUAL(rs_test_ringsim("memory -m llama3-8b -S 1M -N 32 --ulysses 16"), 2);
     CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_err), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "KV heads"));
@@ -78,10 +78,4 @@ static void test_bad(void) {
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim memory: --model is required (presets: ringsim memory --list)\n");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"the CSV term by term", test_terms},
-                                           {"the table, the device's verdict, --list", test_table},
-                                           {"bad input", test_bad},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_memory", "ringsim memory", cases);
-}
+RS_TEST_MAIN(.suite = "ringsim memory", .scratch = "cmd_memory")

@@ -29,7 +29,7 @@ static void expect_usage_error(const char *args, const char *needle) {
     CU_ASSERT(rs_test_file_size(path) < 0);
 }
 
-static void test_bad_input(void) {
+RS_TEST(test_bad_input, "bad input: exit 2, one line, no output file") {
     expect_usage_error("--ranks 0", "--ranks 0: must be in [1,");
     expect_usage_error("--seq 1000", "--seq 1000: must be divisible by 2*N = 16 for the zigzag layout");
     expect_usage_error("--layout contiguous --seq 1001", "--seq 1001: must be divisible by N = 8");
@@ -60,31 +60,7 @@ static void test_bad_input(void) {
     expect_usage_error("--ring pass-x", "--ring pass-x: expected pass-kv");
 }
 
-/* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
- * problem runs the forward only; its trace header names the variant and reads back. */
-static void test_inference_runs(void) {
-    CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
-    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "zigzag     backward"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "zigzag     forward"));
-    char args[1024];
-    snprintf(args, sizeof args, "model -N 4 -S 8K --cached 64K --ring pass-q -L zigzag --trace %s", rs_test_path("q.csv"));
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# inference: pass-q, P=65536 cached tokens"));
-    rs_err_t err;
-    rs_trace_t *t = rs_trace_read_csv(rs_test_path("q.csv"), &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    rs_problem_t p;
-    CU_ASSERT_EQUAL(rs_trace_problem(t, &p, &err), 0);
-    CU_ASSERT_EQUAL(p.ring, RS_RING_PASS_Q);
-    CU_ASSERT_EQUAL(p.cached_tokens, 65536);
-    CU_ASSERT(!p.decode);
-    /* N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 3 x 4 x (send + recv) Q, 4 x (send + recv) return */
-    CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 24 + 8);
-    rs_trace_free(t);
-}
-
-static void test_help_lists_options_with_defaults(void) {
+RS_TEST(test_help_lists_options_with_defaults, "--help lists every option with its default") {
     CU_ASSERT_EQUAL(rs_test_ringsim("model --help"), 0);
     const char *must[] = {"--seq", "[128K]", "--ranks", "--kv-heads", "--layout", "--pass", "--tile", "--profile",
                           "[h100-sxm]", "--flops", "--bw", "--latency", "--csv", "--json", "--trace", "--chrome"};
@@ -135,12 +111,12 @@ static void csv_matches_library(const char *extra, double host_o, double host_pe
     CU_ASSERT_EQUAL(rows, 6);
 }
 
-static void test_csv_matches_library(void) {
+RS_TEST(test_csv_matches_library, "CSV equals the library's closed form and walk") {
     csv_matches_library("", 0, 0);
     csv_matches_library(" --host-cost 2e-5:1e-12", 2e-5, 1e-12); /* the option reaches the model */
 }
 
-static void test_json_and_traces(void) {
+RS_TEST(test_json_and_traces, "JSON and predicted traces") {
     char args[4096];
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --json - --layout zigzag --pass forward"), 0);
     json_error_t jerr;
@@ -167,32 +143,8 @@ static void test_json_and_traces(void) {
     CU_ASSERT(rs_test_file_size(rs_test_path("t-zigzag-backward.json")) >= 0);
 }
 
-/* The perturbations against N (setup.h): the value as given when the command line gave it, else made
- * from the numbers; a list's item error quotes the whole list. */
-static void test_setup_messages(void) {
-    rs_setup_t c;
-    rs_setup_default(&c);
-    rs_err_t err = {0};
-    c.spec.perturb.n_stragglers = 1, c.spec.perturb.straggler_rank[0] = 8, c.spec.perturb.straggler_factor[0] = 2;
-    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2: rank 8 must be in [0, 7] (N = 8 ranks)");
-    c.perturb_args[0][0] = "8:2.00";
-    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2.00: rank 8 must be in [0, 7] (N = 8 ranks)");
-    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), 0);
-    c.spec.perturb.n_degraded = 1, c.spec.perturb.degraded_hop[0] = 9, c.spec.perturb.degraded_factor[0] = 1.5;
-    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "--degrade 9:1.5: hop 9 must be in [0, 8] (hop p is the link p -> p+1 mod N, N = 9)");
-    rs_errf(&err, "--profile b: unknown hardware profile 'b'");
-    rs_setup_list_err(&err, "--profile", "b", "a,b");
-    CU_ASSERT_STRING_EQUAL(err.msg, "--profile a,b: unknown hardware profile 'b'");
-    rs_errf(&err, "b:3:1: bad");
-    rs_setup_list_err(&err, "--profile", "b", "a,b"); /* a file's message: kept */
-    CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
-}
-
 /* --impl, --kernel, --flops; fallback notes once on stderr; a bad kernels section names file:line. */
-static void test_kernel_options(void) {
+RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels input") {
     expect_usage_error("--impl bogus", "--impl bogus: expected ringsim, flash-attn, te or none");
     expect_usage_error("--impl te --kernel nope",
                        "--kernel nope: profile H100-SXM has no such kernel (its kernels: flash-attn-2, flash-attn-3, cudnn, ringsim-mma)");
@@ -243,19 +195,52 @@ static void test_kernel_options(void) {
     json_decref(root);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"bad input: exit 2, one line, no output file", test_bad_input},
-        {"--help lists every option with its default", test_help_lists_options_with_defaults},
-        {"CSV equals the library's closed form and walk", test_csv_matches_library},
-        {"JSON and predicted traces", test_json_and_traces},
-        {"--impl, --kernel, --flops, notes, bad kernels input", test_kernel_options},
-        {"inference: pass-q note, forward only, trace header", test_inference_runs},
-        {"setup: perturbations against N and list items quote the value", test_setup_messages},
-        {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"ringsim model", cases}};
-    if (rs_test_scratch("cli") != 0) return 1;
-    int rc = rs_test_main(suites, 1);
-    rs_test_cleanup();
-    return rc;
+/* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
+ * problem runs the forward only; its trace header names the variant and reads back. */
+RS_TEST(test_inference_runs, "inference: pass-q note, forward only, trace header") {
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
+    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "zigzag     backward"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "zigzag     forward"));
+    char args[1024];
+    snprintf(args, sizeof args, "model -N 4 -S 8K --cached 64K --ring pass-q -L zigzag --trace %s", rs_test_path("q.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# inference: pass-q, P=65536 cached tokens"));
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("q.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    rs_problem_t p;
+    CU_ASSERT_EQUAL(rs_trace_problem(t, &p, &err), 0);
+    CU_ASSERT_EQUAL(p.ring, RS_RING_PASS_Q);
+    CU_ASSERT_EQUAL(p.cached_tokens, 65536);
+    CU_ASSERT(!p.decode);
+    /* N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 3 x 4 x (send + recv) Q, 4 x (send + recv) return */
+    CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 24 + 8);
+    rs_trace_free(t);
 }
+
+/* The perturbations against N (setup.h): the value as given when the command line gave it, else made
+ * from the numbers; a list's item error quotes the whole list. */
+RS_TEST(test_setup_messages, "setup: perturbations against N and list items quote the value") {
+    rs_setup_t c;
+    rs_setup_default(&c);
+    rs_err_t err = {0};
+    c.spec.perturb.n_stragglers = 1, c.spec.perturb.straggler_rank[0] = 8, c.spec.perturb.straggler_factor[0] = 2;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2: rank 8 must be in [0, 7] (N = 8 ranks)");
+    c.perturb_args[0][0] = "8:2.00";
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 8, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:2.00: rank 8 must be in [0, 7] (N = 8 ranks)");
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), 0);
+    c.spec.perturb.n_degraded = 1, c.spec.perturb.degraded_hop[0] = 9, c.spec.perturb.degraded_factor[0] = 1.5;
+    CU_ASSERT_EQUAL(rs_setup_check_perturb(&c, 9, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--degrade 9:1.5: hop 9 must be in [0, 8] (hop p is the link p -> p+1 mod N, N = 9)");
+    rs_errf(&err, "--profile b: unknown hardware profile 'b'");
+    rs_setup_list_err(&err, "--profile", "b", "a,b");
+    CU_ASSERT_STRING_EQUAL(err.msg, "--profile a,b: unknown hardware profile 'b'");
+    rs_errf(&err, "b:3:1: bad");
+    rs_setup_list_err(&err, "--profile", "b", "a,b"); /* a file's message: kept */
+    CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
+}
+
+RS_TEST_MAIN(.suite = "ringsim model", .scratch = "cli")

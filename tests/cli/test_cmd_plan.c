@@ -6,7 +6,7 @@
 
 #include "cmd_test.h"
 
-static void test_plan_does_not_fit(void) {
+RS_TEST(test_plan_does_not_fit, "plan_does_not_fit") {
     char args[1024];
     const char *csv = rs_test_path("nofit.csv");
     snprintf(args, sizeof args, "plan -m llama3-405b -S 4M --max-ranks 64 -p h100-sxm,h200 --csv %s", csv);
@@ -17,7 +17,7 @@ static void test_plan_does_not_fit(void) {
     CU_ASSERT(rs_test_file_size(csv) < 0); /* no output on failure */
 }
 
-static void test_plan_bad_split(void) {
+RS_TEST(test_plan_bad_split, "plan_bad_split") {
     CU_ASSERT_EQUAL(rs_test_ringsim("plan -m llama3-8b -S 1000 -N 8"), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "divisible by 2N = 16"));
     CU_ASSERT_EQUAL(rs_test_ringsim("plan -m llama3-8b --global-batch 4 --dp 3"), 2);
@@ -29,26 +29,22 @@ static void test_plan_bad_split(void) {
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim plan: --gpus-per-node 0: must be in [1, 1048576]\n");
 }
 
-static void test_plan_ok_csv(void) {
+RS_TEST(test_plan_ok_csv, "plan_ok_csv") {
     char args[2048];
-    char csv[600], mc[600];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("plan.csv"));
-    snprintf(mc, sizeof mc, "%s", rs_test_path("maxctx.csv"));
+    const char *csv = rs_test_path("plan.csv"), *mc = rs_test_path("maxctx.csv");
     snprintf(args, sizeof args, "plan -m llama3-8b -S 128K -N 64 -p h100-sxm --price 2.5 --csv %s --maxctx-csv %s --max-ranks 64",
              csv, mc);
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "wins"));
-    CU_ASSERT(rs_cmd_contains(csv, "profile,devices_per_node,seq_tokens"));
-    CU_ASSERT(rs_cmd_contains(csv, "H100-SXM,8,131072,64,1,64,"));
-    CU_ASSERT(rs_cmd_contains(mc, "profile,n_ranks,max_seq_tokens"));
-    CU_ASSERT(rs_cmd_contains(mc, "H100-SXM,64,"));
+    rs_test_expect_in_file(csv, (const char *[]){"profile,devices_per_node,seq_tokens", "H100-SXM,8,131072,64,1,64,", NULL});
+    rs_test_expect_in_file(mc, (const char *[]){"profile,n_ranks,max_seq_tokens", "H100-SXM,64,", NULL});
     /* an unwritable output is bad input, found before any work (exit 2, as in every command) */
     CU_ASSERT_EQUAL(rs_test_ringsim("plan -m llama3-8b --csv /nonexistent-dir/x.csv"), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "/nonexistent-dir/x.csv"));
 }
 
 /* The max-context figure through gnuplot and plots/maxctx.gp (skipped without gnuplot). */
-static void test_plan_figure(void) {
+RS_TEST(test_plan_figure, "plan_figure") {
     if (!rs_cmd_have_gnuplot()) {
         fprintf(stderr, "  (no gnuplot: figure not tested)\n");
         return;
@@ -68,7 +64,7 @@ static void test_plan_figure(void) {
 /* ringsim plan --sim with fabric knobs: the ring split (N = 8 on nodes of 4, 2 replicas) as a job per
  * pass and NICs value; without background the ring is alone on its NICs (slowdown 1), ZeRO-3's
  * all-gather on the same NICs slows it (the plan assumes FSDP hidden). Knobs without --sim: exit 2. */
-static void test_job_plan(void) {
+RS_TEST(test_job_plan, "job_plan") {
     char args[4096], csv[800];
     snprintf(csv, sizeof csv, "%s", rs_test_path("plan-cont.csv"));
     for (int bg = 0; bg < 2; bg++) {
@@ -98,15 +94,4 @@ static void test_job_plan(void) {
 }
 #endif
 
-static const rs_test_case_t cases[] = {
-    {"plan_does_not_fit", test_plan_does_not_fit},
-    {"plan_bad_split", test_plan_bad_split},
-    {"plan_ok_csv", test_plan_ok_csv},
-    {"plan_figure", test_plan_figure},
-#ifdef RINGSIM_HAVE_SIM
-    {"job_plan", test_job_plan},
-#endif
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("cmd_plan", "ringsim plan", cases); }
+RS_TEST_MAIN(.suite = "ringsim plan", .scratch = "cmd_plan")

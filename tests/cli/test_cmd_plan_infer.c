@@ -6,11 +6,9 @@
 
 #include "cmd_test.h"
 
-static void test_infer_bad(void) {
-    char csv[600], gif[600], bpng[600], bcsv[700];
-    snprintf(csv, sizeof csv, "%s", rs_test_path("bad.csv"));
-    snprintf(gif, sizeof gif, "%s", rs_test_path("t.gif"));
-    snprintf(bpng, sizeof bpng, "%s", rs_test_path("b.png"));
+RS_TEST(test_infer_bad, "infer_bad") {
+    const char *csv = rs_test_path("bad.csv"), *gif = rs_test_path("t.gif"), *bpng = rs_test_path("b.png");
+    char bcsv[700];
     snprintf(bcsv, sizeof bcsv, "--boundary-csv %s", csv);
     char fig[700], bfig[700], cbfig[800];
     snprintf(fig, sizeof fig, "--figure %s", gif);
@@ -69,7 +67,7 @@ static void test_infer_bad(void) {
 
 /* The CSV's KV cache and weights of Llama-3-405B on one node, TP 8, T = 128K by hand:
  * 126 layers x 131072 tokens x 2 x 1 KV head x 128 x 2 bytes = 8455716864; 405.85e9 parameters x 2 / 8. */
-static void test_infer_csv(void) {
+RS_TEST(test_infer_csv, "infer_csv") {
     char csv[600], bcsv[600], args[2048];
     snprintf(csv, sizeof csv, "%s", rs_test_path("infer.csv"));
     snprintf(bcsv, sizeof bcsv, "%s", rs_test_path("infer_b.csv"));
@@ -84,17 +82,14 @@ static void test_infer_csv(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",8455716864,"));
     CU_ASSERT_EQUAL(rs_cmd_lines(buf), 5);
     free(buf);
-    buf = rs_test_slurp(bcsv, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "series,profile,nodes,cp,cached_tokens,cross_tokens,cross_ratio,comm_bound_ratio"));
-    /* TP 8 of 128/8 heads: Hq 16, Hkv 1 per device, d e = 256: 2 x 256 / (2 x 16 x 256 + 64 - 2 x 256) */
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "H100-SXM:n2,H100-SXM,2,2,65536,"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, ",0.066115702479338845\n"));
-    free(buf);
+    /* the crossing ratio, TP 8 of 128/8 heads: Hq 16, Hkv 1 per device, d e = 256:
+     * 2 x 256 / (2 x 16 x 256 + 64 - 2 x 256) */
+    rs_test_expect_in_file(bcsv, (const char *[]){"series,profile,nodes,cp,cached_tokens,cross_tokens,cross_ratio,comm_bound_ratio",
+                                                  "H100-SXM:n2,H100-SXM,2,2,65536,", ",0.066115702479338845\n", NULL});
 }
 
 /* The two figures through the plot module (skipped without gnuplot). */
-static void test_infer_figures(void) {
+RS_TEST(test_infer_figures, "infer_figures") {
     if (!rs_cmd_have_gnuplot()) {
         fprintf(stderr, "  (no gnuplot: figures not tested)\n");
         return;
@@ -110,11 +105,4 @@ static void test_infer_figures(void) {
     CU_ASSERT(rs_cmd_contains(svg, "<svg"));
 }
 
-static const rs_test_case_t cases[] = {
-    {"infer_bad", test_infer_bad},
-    {"infer_csv", test_infer_csv},
-    {"infer_figures", test_infer_figures},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("cmd_plan_infer", "ringsim plan --inference", cases); }
+RS_TEST_MAIN(.suite = "ringsim plan --inference", .scratch = "cmd_plan_infer")

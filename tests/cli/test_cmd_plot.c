@@ -16,7 +16,7 @@ static void make_data(void) {
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
 }
 
-static void test_figures(void) {
+RS_TEST(test_figures, "a sweep's figure and a trace's timeline") {
     if (!rs_cmd_have_gnuplot()) {
         fprintf(stderr, "  (no gnuplot: figures not tested)\n");
         return;
@@ -44,7 +44,7 @@ static void test_figures(void) {
     free(p);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     make_data();
     char args[2048], want[1200];
     const char *out = rs_test_path("x.svg");
@@ -74,15 +74,8 @@ static void test_refusals(void) {
     CU_ASSERT(rs_test_temp_files() == 0);
     CU_ASSERT(rs_cmd_contains(s, "# ringsim-sweep=1"));
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_PLOTS
-    static const rs_test_case_t cases[] = {{"a sweep's figure and a trace's timeline", test_figures},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_plot", "ringsim plot", cases);
+RS_TEST_MAIN(.suite = "ringsim plot", .scratch = "cmd_plot")
 #else
-    return rs_cmd_test_skip("no plots in this build");
+RS_TEST_SKIPPED("no plots in this build")
 #endif
-}

@@ -18,7 +18,7 @@ static int run(char **out, char **errs, int argc, const char **args) {
     return rc;
 }
 
-static void test_list(void) {
+RS_TEST(test_list, "list") {
     char *o, *e;
     CU_ASSERT_EQUAL(run(&o, &e, 0, NULL), 0);
     /* h100-sxm: 989 TFLOP/s, nvlink4 450 GB/s, F/W 2197.8, over IB NDR 19780 */
@@ -30,7 +30,7 @@ static void test_list(void) {
     free(e);
 }
 
-static void test_print_and_check(void) {
+RS_TEST(test_print_and_check, "print_and_check") {
     char *o, *e;
     const char *a1[] = {"H100-SXM"};
     CU_ASSERT_EQUAL(run(&o, &e, 1, a1), 0);
@@ -50,7 +50,7 @@ static void test_print_and_check(void) {
     free(o), free(e);
 }
 
-static void test_bad_input(void) {
+RS_TEST(test_bad_input, "bad_input") {
     char *o, *e;
     const char *path = RS_BINARY_DIR "/tests/test_hw_cli_bad.json";
     FILE *fp = fopen(path, "w");
@@ -83,12 +83,4 @@ static void test_bad_input(void) {
     free(o), free(e);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"list", test_list}, {"print_and_check", test_print_and_check}, {"bad_input", test_bad_input}, {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"hw_cli_profiles", cases}};
-    if (rs_test_scratch("hw_cli") != 0) return 1;
-    int rc = rs_test_main(suites, 1);
-    rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN(.suite = "hw_cli_profiles", .scratch = "hw_cli")

@@ -8,7 +8,7 @@
 #include "cmd_test.h"
 #include "trace.h"
 
-static void test_files(void) {
+RS_TEST(test_files, "the report's files and numbers") {
     char args[2048], dir[600], path[900];
     snprintf(dir, sizeof dir, "%s", rs_test_path("rep"));
     snprintf(args, sizeof args, "report --quick --no-exec --no-sim --no-figures -q -o %s", dir);
@@ -52,7 +52,7 @@ static void test_files(void) {
 #ifdef RINGSIM_HAVE_SIM
 /* The report's contention section: data/contention.csv with NICs 1, 2, 4, 8 at 1:1 and 2:1 (h100-sxm:
  * nodes of 8), K = G at 1:1 as efficient as without contention, the sentence in report.md. */
-static void test_job_report(void) {
+RS_TEST(test_job_report, "job_report") {
     char args[4096], dir[800], path[1000];
     snprintf(dir, sizeof dir, "%s", rs_test_path("rep-contention"));
     snprintf(args, sizeof args, "report --quick --no-exec --no-figures -o %s", dir);
@@ -74,12 +74,4 @@ static void test_job_report(void) {
 }
 #endif
 
-static const rs_test_case_t cases[] = {
-    {"the report's files and numbers", test_files},
-#ifdef RINGSIM_HAVE_SIM
-    {"job_report", test_job_report},
-#endif
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("cmd_report", "ringsim report", cases); }
+RS_TEST_MAIN(.suite = "ringsim report", .scratch = "cmd_report")

@@ -21,7 +21,6 @@
     "sim -p " GOLDEN "/sim_profile.json -N 4 -S 4K -L zigzag -P backward --causal --jitter 0.1 --seed 3 " \
     "--straggler 1:1.25 --degrade 2:2"
 
-
 static void compare_golden(const char *produced, const char *golden) {
     size_t la = 0, lb = 0;
     char *a = rs_test_slurp(produced, &la), *b = rs_test_slurp(golden, &lb);
@@ -47,7 +46,7 @@ static void compare_golden(const char *produced, const char *golden) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-static void test_golden(void) {
+RS_TEST(test_golden, "golden_trace_byte_for_byte") {
     char args[4096];
     snprintf(args, sizeof args, GOLDEN_ARGS " --trace %s --chrome %s", rs_test_path("g.csv"), rs_test_path("g.json"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
@@ -65,8 +64,7 @@ static const char *PLAT_HEAD = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM
                                "<host id=\"a\" speed=\"1e15f\"/><host id=\"b\" speed=\"1e15f\"/>\n"
                                "<link id=\"l\" bandwidth=\"1e11Bps\" latency=\"0s\"/>\n";
 
-
-static void test_bad_input(void) {
+RS_TEST(test_bad_input, "bad_input_exit2_no_trace") {
     char plat[800], map[800], trace[800], text[2048], args[4096];
     snprintf(plat, sizeof plat, "%s", rs_test_path("p.xml"));
     snprintf(map, sizeof map, "%s", rs_test_path("p.map"));
@@ -103,7 +101,7 @@ static void test_bad_input(void) {
 /* --platform-out writes the generated platform; simulating on it as a user platform gives the same
  * makespan (printed with %.17g in --csv -) to 1e-12: a user platform runs SimGrid's full network
  * update (network/optim:Full, docs/sim.md), which rounds differently in the last digits. */
-static void test_platform_out(void) {
+RS_TEST(test_platform_out, "platform_out_round_trip") {
     char plat[800], args[4096];
     snprintf(plat, sizeof plat, "%s", rs_test_path("gen.xml"));
     snprintf(args, sizeof args, "sim -N 16 -S 32K --gpus-per-node 8 --inter ib-ndr -L striped --causal --platform-out %s --csv -",
@@ -131,7 +129,7 @@ static void test_platform_out(void) {
     free(b);
 }
 
-static void test_help(void) {
+RS_TEST(test_help, "help_lists_options") {
     CU_ASSERT_EQUAL(rs_test_ringsim("sim --help"), 0);
     const char *opts[] = {"--platform FILE", "--hostmap FILE", "--platform-out FILE", "--network-model", "--cfg KEY:VALUE",
                           "--trace FILE", "--chrome FILE", "--straggler", "--gpus-per-node", "--tp T", "--map FILE",
@@ -143,7 +141,7 @@ static void test_help(void) {
  * Concurrent rings
  * ---------------------------------------------------------------------------------------------- */
 /* Bad job input: exit 2, one line naming the option and the rule, no output file. */
-static void test_job_bad_input(void) {
+RS_TEST(test_job_bad_input, "job_bad_input") {
     char map[800], csv[800], args[4096];
     snprintf(map, sizeof map, "%s", rs_test_path("job.map"));
     snprintf(csv, sizeof csv, "%s", rs_test_path("job.csv"));
@@ -171,7 +169,7 @@ static void test_job_bad_input(void) {
 /* A job end to end: 8 rings through one NIC per node: the table names the saturated NIC, the ring
  * CSV has one row per ring at 1/8 of the NIC, the hop and link CSVs their rows; --platform-out
  * writes the fabric (one DijkstraCache zone). */
-static void test_job_run(void) {
+RS_TEST(test_job_run, "job_run") {
     char args[4096], plat[800], hops[800], links[800];
     snprintf(plat, sizeof plat, "%s", rs_test_path("fabric.xml"));
     snprintf(hops, sizeof hops, "%s", rs_test_path("hops.csv"));
@@ -201,17 +199,4 @@ static void test_job_run(void) {
     free(t);
 }
 
-
-
-
-static const rs_test_case_t cases[] = {
-    {"golden_trace_byte_for_byte", test_golden},
-    {"bad_input_exit2_no_trace", test_bad_input},
-    {"platform_out_round_trip", test_platform_out},
-    {"help_lists_options", test_help},
-    {"job_bad_input", test_job_bad_input},
-    {"job_run", test_job_run},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("sim_cli", "sim_cli", cases); }
+RS_TEST_MAIN(.suite = "sim_cli", .scratch = "sim_cli")

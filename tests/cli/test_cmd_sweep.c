@@ -12,7 +12,7 @@ static const char header[] =
     "pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,"
     "sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency";
 
-static void test_csv_row(void) {
+RS_TEST(test_csv_row, "the CSV's header and a point's row") {
     char args[2048], csv[600];
     snprintf(csv, sizeof csv, "%s", rs_test_path("s.csv"));
     snprintf(args, sizeof args, "sweep --block 1K,4K -N 4 --no-sim -o %s", csv);
@@ -48,7 +48,7 @@ static void test_csv_row(void) {
     free(t);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_cmd_expect_usage("sweep --block 64:16:x2", "ringsim sweep: --block 64:16:x2: STOP must be >= START", NULL, NULL);
     rs_cmd_expect_usage("sweep --block 64 -S 4K", "ringsim sweep: --block and --seq: give one (S = B * N)", NULL, NULL);
     rs_cmd_expect_usage("sweep -N 4 -p a,,b", "ringsim sweep: --profile a,,b: expected 1 to 16 comma-separated names", NULL, NULL);
@@ -58,7 +58,7 @@ static void test_refusals(void) {
 #ifdef RINGSIM_HAVE_SIM
 /* ringsim sweep with fabric knobs: one row per NICs value, the worst hop at K / 8 of the NIC, the
  * efficiency growing with K up to the contention-free one; the figure when gnuplot is there. */
-static void test_job_sweep(void) {
+RS_TEST(test_job_sweep, "job_sweep") {
     char args[4096], csv[800], fig[800];
     snprintf(csv, sizeof csv, "%s", rs_test_path("cont.csv"));
     snprintf(fig, sizeof fig, "%s", rs_test_path("cont.svg"));
@@ -90,13 +90,4 @@ static void test_job_sweep(void) {
 }
 #endif
 
-static const rs_test_case_t cases[] = {
-    {"the CSV's header and a point's row", test_csv_row},
-    {"refusals", test_refusals},
-#ifdef RINGSIM_HAVE_SIM
-    {"job_sweep", test_job_sweep},
-#endif
-    {NULL, NULL},
-};
-
-int main(void) { return rs_cmd_test_main("cmd_sweep", "ringsim sweep", cases); }
+RS_TEST_MAIN(.suite = "ringsim sweep", .scratch = "cmd_sweep")

@@ -7,14 +7,10 @@
 #include "cmd_test.h"
 
 #ifdef RINGSIM_HAVE_EXEC
-static void test_from_trace(void) {
-    char args[2048], a[600], b[600];
-    snprintf(a, sizeof a, "%s", rs_test_path("v8k.csv"));
-    snprintf(b, sizeof b, "%s", rs_test_path("v32k.csv"));
-    snprintf(args, sizeof args, "model -N 4 -S 8K -L contiguous -P forward --no-causal --trace %s", a);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L contiguous -P forward --no-causal --trace %s", b);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+RS_TEST(test_from_trace, "--from-trace with the profile that made the traces") {
+    const char *a = rs_test_path("v8k.csv"), *b = rs_test_path("v32k.csv");
+    rs_cmd_model_traces(a, b);
+    char args[2048];
     snprintf(args, sizeof args, "validate --from-trace %s %s --calibrated %s/profiles/devices/h100-sxm.json --trace-dir %s", a, b,
              RS_SOURCE_DIR, rs_test_path("td"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
@@ -26,7 +22,7 @@ static void test_from_trace(void) {
     CU_ASSERT(rs_test_file_size(rs_test_path("td")) >= 0);
 }
 
-static void test_ranks_list(void) {
+RS_TEST(test_ranks_list, "--ranks-list: one child per N") {
     char args[2048], csv[600], sum[600];
     snprintf(csv, sizeof csv, "%s", rs_test_path("v.csv"));
     snprintf(sum, sizeof sum, "%s", rs_test_path("s.csv"));
@@ -53,7 +49,7 @@ static void test_ranks_list(void) {
     CU_ASSERT(rs_test_temp_files() == 0);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_cmd_expect_usage("validate x.csv", "ringsim validate: unexpected argument 'x.csv' (trace files go with --from-trace)", NULL, NULL);
     rs_cmd_expect_usage("validate --blocks 8", "ringsim validate: --blocks 8: give at least 2 sizes", NULL, NULL);
     rs_cmd_expect_usage("validate --mask half", "ringsim validate: --mask half: expected full, causal or both", NULL, NULL);
@@ -63,16 +59,8 @@ static void test_refusals(void) {
                         "ringsim validate: --blocks cannot be used with --from-trace (the traces fix B: one trace per block size)", NULL,
                         NULL);
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"--from-trace with the profile that made the traces", test_from_trace},
-                                           {"--ranks-list: one child per N", test_ranks_list},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cmd_validate", "ringsim validate", cases);
+RS_TEST_MAIN(.suite = "ringsim validate", .scratch = "cmd_validate")
 #else
-    return rs_cmd_test_skip("no executor in this build");
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

@@ -12,7 +12,7 @@
 #include "harness.h"
 #include "test_main.h"
 
-static void test_entry_path(void) {
+RS_TEST(test_entry_path, "per-entry output paths") {
     rs_problem_t p;
     rs_problem_default(&p);
     p.layout = RS_LAYOUT_ZIGZAG, p.pass = RS_PASS_FORWARD;
@@ -49,7 +49,7 @@ static int parse_files(const char *a, const char *b, const char *c, const char *
     return rs_cli_parse("demo", argc, argv, g, 1, &err);
 }
 
-static void test_check_files(void) {
+RS_TEST(test_check_files, "the checks before any work") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("command_files"), 0);
     char in[600], csv[700], dir[600];
     snprintf(in, sizeof in, "%s", rs_test_path("in.csv"));
@@ -105,7 +105,7 @@ static void test_check_files(void) {
     rs_test_cleanup();
 }
 
-static void test_write_json(void) {
+RS_TEST(test_write_json, "a JSON document with exact reals") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("command_files_json"), 0);
     json_t *root = json_pack("{s:f, s:[i, i], s:s}", "a", 0.1, "b", 1, 2, "c", "x");
     rs_err_t err = {0};
@@ -119,10 +119,4 @@ static void test_write_json(void) {
     rs_test_cleanup();
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"per-entry output paths", test_entry_path},
-                                           {"the checks before any work", test_check_files},
-                                           {"a JSON document with exact reals", test_write_json},
-                                           {NULL, NULL}};
-    return rs_test_main1("command files", cases);
-}
+RS_TEST_PROGRAM("command files")

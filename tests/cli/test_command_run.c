@@ -19,7 +19,7 @@ static const rs_opt_t demo_opts[] = {
 
 static const rs_command_t demo_cmd = {"demo", "a demo", NULL, NULL, 1, "usage: ringsim demo [options] [X]\n\n", NULL};
 
-static void test_positional(void) {
+RS_TEST(test_positional, "positional arguments against the command's entry") {
     demo_t d = {0};
     rs_opt_group_t g = RS_OPT_GROUP(demo_opts, &d);
     rs_err_t err = {0};
@@ -45,7 +45,7 @@ static void hook(void *ctx, const rs_command_t *cmd, rs_opt_group_t *groups, int
 }
 
 /* rs_cli_run_parse on a real command (memory: no positional argument) with a table of its own. */
-static void test_run_parse(void) {
+RS_TEST(test_run_parse, "exit codes and lines: parsed, bad, --help, the hook") {
     demo_t d = {0};
     rs_opt_group_t g = RS_OPT_GROUP(demo_opts, &d);
     char *ok[] = {"memory", "-k", "4", NULL}, *bad[] = {"memory", "-k", "10", NULL}, *extra[] = {"memory", "x", NULL},
@@ -88,7 +88,7 @@ static void test_run_parse(void) {
     free(text);
 }
 
-static void test_usage_and_line(void) {
+RS_TEST(test_usage_and_line, "the usage line and the command line as text") {
     rs_err_t err = {0};
     rs_errf(&err, "--seq 3: must be even");
     rs_capture_t c;
@@ -106,7 +106,7 @@ static void test_usage_and_line(void) {
     CU_ASSERT_STRING_EQUAL(rs_cli_command_line(buf, sizeof buf, 0, argv), "ringsim");
 }
 
-static void test_notes(void) {
+RS_TEST(test_notes, "kernel notes: kept, printed once") {
     static rs_setup_t s;
     rs_setup_default(&s);
     snprintf(s.kernel_notes, sizeof s.kernel_notes, "kernel k has no backward curve");
@@ -120,11 +120,4 @@ static void test_notes(void) {
     free(text);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"positional arguments against the command's entry", test_positional},
-                                           {"exit codes and lines: parsed, bad, --help, the hook", test_run_parse},
-                                           {"the usage line and the command line as text", test_usage_and_line},
-                                           {"kernel notes: kept, printed once", test_notes},
-                                           {NULL, NULL}};
-    return rs_test_main1("command run", cases);
-}
+RS_TEST_PROGRAM("command run")

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "test_main.h"
 
-static void test_table(void) {
+RS_TEST(test_table, "every command's entry") {
     static const char *const order[] = {"model", "sim",    "exec",   "calibrate", "validate", "compare", "import",
                                         "sweep", "plot",   "report", "memory",    "plan",     "profiles"};
     const int n_want = (int)(sizeof order / sizeof order[0]);
@@ -35,7 +35,7 @@ static void test_table(void) {
     CU_ASSERT_EQUAL(rs_cli_command("model")->max_args, 0);
 }
 
-static void test_program(void) {
+RS_TEST(test_program, "the program's description, environment and files") {
     CU_ASSERT_STRING_EQUAL(rs_cli_about, "predicts, simulates and measures Ring Attention");
     const size_t d = strlen(rs_cli_description), f = strlen(rs_cli_files);
     CU_ASSERT(d > 0 && rs_cli_description[d - 1] == '\n');
@@ -49,9 +49,4 @@ static void test_program(void) {
     CU_ASSERT_STRING_EQUAL(rs_cli_environment[0].name, "RINGSIM_PLOTS_DIR");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"every command's entry", test_table},
-                                           {"the program's description, environment and files", test_program},
-                                           {NULL, NULL}};
-    return rs_test_main1("commands", cases);
-}
+RS_TEST_PROGRAM("commands")

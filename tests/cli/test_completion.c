@@ -7,7 +7,7 @@
 #include "profile.h"
 #include "test_main.h"
 
-static void test_demo_bash(void) {
+RS_TEST(test_demo_bash, "a small command's bash case") {
     static rs_doc_cmd_t d;
     demo_t v;
     demo_doc(&d, &v);
@@ -35,7 +35,7 @@ static void test_demo_bash(void) {
     free(text);
 }
 
-static void test_demo_zsh(void) {
+RS_TEST(test_demo_zsh, "a small command's zsh case") {
     static rs_doc_cmd_t d;
     demo_t v;
     demo_doc(&d, &v);
@@ -71,7 +71,7 @@ static char *script(const char *shell, int *rc) {
     return text;
 }
 
-static void test_scripts(void) {
+RS_TEST(test_scripts, "the scripts of this build") {
     int rc;
     char *bash = script("bash", &rc);
     CU_ASSERT_EQUAL(rc, 0);
@@ -91,10 +91,4 @@ static void test_scripts(void) {
     free(none);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"a small command's bash case", test_demo_bash},
-                                           {"a small command's zsh case", test_demo_zsh},
-                                           {"the scripts of this build", test_scripts},
-                                           {NULL, NULL}};
-    return rs_test_main1("completion", cases);
-}
+RS_TEST_PROGRAM("completion")

@@ -8,7 +8,7 @@
 #include "profile.h"
 #include "test_main.h"
 
-static void test_rows(void) {
+RS_TEST(test_rows, "a command's rows and what they complete to") {
     static rs_doc_cmd_t d;
     demo_t v;
     demo_doc(&d, &v);
@@ -32,7 +32,7 @@ static void test_rows(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(presets, "h100-sxm"));
 }
 
-static void test_words(void) {
+RS_TEST(test_words, "word lists and presets") {
     char buf[16] = "";
     rs_doc_append_word(buf, sizeof buf, "ab", 2);
     rs_doc_append_word(buf, sizeof buf, "abc", 2); /* its first 2 characters: there already */
@@ -46,7 +46,7 @@ static void test_words(void) {
 }
 
 /* Every command of this build read through its --help: built ones have rows, the others none. */
-static void test_read_commands(void) {
+RS_TEST(test_read_commands, "every command read under the help hook") {
     int n = 0;
     rs_doc_cmd_t *docs = rs_doc_read_commands(&n);
     CU_ASSERT_PTR_NOT_NULL_FATAL(docs);
@@ -66,10 +66,4 @@ static void test_read_commands(void) {
     free(docs);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"a command's rows and what they complete to", test_rows},
-                                           {"word lists and presets", test_words},
-                                           {"every command read under the help hook", test_read_commands},
-                                           {NULL, NULL}};
-    return rs_test_main1("docgen", cases);
-}
+RS_TEST_PROGRAM("docgen")

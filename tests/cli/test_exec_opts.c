@@ -33,7 +33,7 @@ static int parse(const char *words) {
                              (rs_cli_measure_t){&j.backend, &j.problem, &j.dtype, &j.job}, &e);
 }
 
-static void test_parse(void) {
+RS_TEST(test_parse, "the executors' options and the study's problem") {
     CU_ASSERT_EQUAL_FATAL(parse("--backend cpu --launch threads --progress thread --loopback local -N 3 --heads 4 --kv-heads 4 "
                                 "--out p.json"),
                           -1);
@@ -71,7 +71,7 @@ static void test_parse(void) {
     free(text);
 }
 
-static void test_finish(void) {
+RS_TEST(test_finish, "the executor, dtype and problem after the blocks") {
     const int64_t blocks[2] = {16, 32};
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(parse("-N 3 --heads 2 --kv-heads 2"), -1);
@@ -94,16 +94,8 @@ static void test_finish(void) {
     CU_ASSERT_EQUAL(j.dtype, RS_DTYPE_BF16);
     CU_ASSERT_EQUAL(j.problem.seq_tokens, 16 * 2);
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"the executors' options and the study's problem", test_parse},
-                                           {"the executor, dtype and problem after the blocks", test_finish},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec options", cases);
+RS_TEST_PROGRAM("exec options")
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

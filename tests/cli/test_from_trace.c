@@ -43,12 +43,10 @@ static void expect_refused(const char *words, const char *applies, const char *m
     const char *paths[RS_TFIT_MAX_TRACES];
     rs_tfit_opts_t o;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_cli_from_trace_opts(&e, own.from_trace, applies, paths, &o, &err), -1);
-    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", words, err.msg, msg);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    rs_cli_test_expect_refused(words, rs_cli_from_trace_opts(&e, own.from_trace, applies, paths, &o, &err), &err, msg);
 }
 
-static void test_traces_and_problem(void) {
+RS_TEST(test_traces_and_problem, "the traces and the problem options given") {
     parse("--out p.json --from-trace a.csv b.csv c.csv -S 8K --no-causal --dtype bf16 --latency 2e-6");
     const char *paths[RS_TFIT_MAX_TRACES];
     rs_tfit_opts_t o;
@@ -75,25 +73,30 @@ static void test_traces_and_problem(void) {
     CU_ASSERT(o.latency_s < 0); /* fitted */
 }
 
-static void test_refusals(void) {
-    expect_refused("--from-trace a.csv --blocks 8", "out", "--blocks cannot be used with --from-trace (the traces fix B: one trace per block size)");
-    expect_refused("--from-trace a.csv --backend cpu", "out",
-                   "--backend cannot be used with --from-trace (nothing runs on this machine: the traces are the measurements)");
-    expect_refused("--from-trace a.csv --ring pass-q", "out",
-                   "--ring cannot be used with --from-trace (the traces' headers give the ring and the cached tokens)");
-    expect_refused("--from-trace a.csv --max-time 9", "out", "--max-time cannot be used with --from-trace (nothing runs: there is no run to estimate)");
-    expect_refused("--from-trace a.csv -p h200", "out", "--profile cannot be used with --from-trace (the profile is fitted from the traces)");
-    expect_refused("--from-trace a.csv -p h200", "out,calibrated",
-                   "--profile cannot be used with --from-trace (the profile is fitted from the traces or read from --calibrated)");
-    expect_refused("--from-trace a.csv --calibrated p.json", "out",
-                   "--calibrated cannot be used with --from-trace (the profile is fitted from the traces)");
-    expect_refused("--from-trace a.csv -L zigzag,striped", "out", "--from-trace: give one --layout and one --pass (or none)");
+RS_TEST(test_refusals, "options that cannot apply, refused with the reason") {
+    /* the words, the command's own options, the message */
+    static const char *const refused[][3] = {
+        {"--from-trace a.csv --blocks 8", "out", "--blocks cannot be used with --from-trace (the traces fix B: one trace per block size)"},
+        {"--from-trace a.csv --backend cpu", "out",
+         "--backend cannot be used with --from-trace (nothing runs on this machine: the traces are the measurements)"},
+        {"--from-trace a.csv --ring pass-q", "out",
+         "--ring cannot be used with --from-trace (the traces' headers give the ring and the cached tokens)"},
+        {"--from-trace a.csv --max-time 9", "out",
+         "--max-time cannot be used with --from-trace (nothing runs: there is no run to estimate)"},
+        {"--from-trace a.csv -p h200", "out", "--profile cannot be used with --from-trace (the profile is fitted from the traces)"},
+        {"--from-trace a.csv -p h200", "out,calibrated",
+         "--profile cannot be used with --from-trace (the profile is fitted from the traces or read from --calibrated)"},
+        {"--from-trace a.csv --calibrated p.json", "out",
+         "--calibrated cannot be used with --from-trace (the profile is fitted from the traces)"},
+        {"--from-trace a.csv -L zigzag,striped", "out", "--from-trace: give one --layout and one --pass (or none)"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) expect_refused(refused[i][0], refused[i][1], refused[i][2]);
     char many[4096] = "--from-trace t.csv";
     for (int i = 0; i < RS_TFIT_MAX_TRACES; i++) strcat(many, " t.csv");
     expect_refused(many, "out", "--from-trace: at most 64 trace files, got 65");
 }
 
-static void test_inputs(void) {
+RS_TEST(test_inputs, "the traces checked as inputs") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("from_trace"), 0);
     const char *t = rs_test_path("t.csv");
     rs_test_write_text(t, "# ringsim-trace=1\n");
@@ -119,17 +122,8 @@ static void test_inputs(void) {
     CU_ASSERT_EQUAL(rs_cli_check_trace_inputs("calibrate", &e, &o), -1);
     rs_test_cleanup();
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_EXEC
-    static const rs_test_case_t cases[] = {{"the traces and the problem options given", test_traces_and_problem},
-                                           {"options that cannot apply, refused with the reason", test_refusals},
-                                           {"the traces checked as inputs", test_inputs},
-                                           {NULL, NULL}};
-    return rs_test_main1("from trace", cases);
+RS_TEST_PROGRAM("from trace")
 #else
-    printf("skipped: no executor in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no executor in this build")
 #endif
-}

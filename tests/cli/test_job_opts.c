@@ -27,7 +27,7 @@ static void expect_refused(const char *words, const char *msg) {
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
 }
 
-static void test_values(void) {
+RS_TEST(test_values, "the job's values") {
     rs_opt_group_t g;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(parse_job("--tp 2 --dp 3 --cp 4 --devices 24 --order tp-cp-dp,cp-tp-dp --fabric flat,rail --nics 1,2 "
@@ -55,7 +55,7 @@ static void test_values(void) {
     CU_ASSERT(g.seen != 0); /* any of them makes the command simulate a job */
 }
 
-static void test_messages(void) {
+RS_TEST(test_messages, "refusals: exact messages") {
     expect_refused("--nics 1,x", "--nics 1,x: 'x': not an integer (expected e.g. 4096, 128K, 1M; range [1, 1048576])");
     expect_refused("--nics x", "--nics x: not an integer (expected e.g. 4096, 128K, 1M; range [1, 1048576])");
     expect_refused("--fabric flat,mesh", "--fabric flat,mesh: 'mesh': expected flat, leaf-spine or rail");
@@ -74,7 +74,7 @@ static void test_messages(void) {
     expect_refused("--tp 0", "--tp 0: must be in [1, 16777216]");
 }
 
-static void test_cp_and_background(void) {
+RS_TEST(test_cp_and_background, "--cp against -N; the background's size") {
     rs_opt_group_t g;
     rs_err_t err = {0};
     static rs_setup_t c;
@@ -106,7 +106,7 @@ static void test_cp_and_background(void) {
     CU_ASSERT_STRING_EQUAL(job.k.background.model, "llama3-8b");
 }
 
-static void test_build_refusals(void) {
+RS_TEST(test_build_refusals, "what ringsim sim does not build") {
     rs_opt_group_t g;
     rs_err_t err = {0};
     static rs_setup_t c;
@@ -122,18 +122,8 @@ static void test_build_refusals(void) {
     CU_ASSERT_EQUAL(rs_cli_job_build(&job, &c, &j, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "--map m.txt places every ring itself: --tp and --dp do not apply");
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_SIM
-    static const rs_test_case_t cases[] = {{"the job's values", test_values},
-                                           {"refusals: exact messages", test_messages},
-                                           {"--cp against -N; the background's size", test_cp_and_background},
-                                           {"what ringsim sim does not build", test_build_refusals},
-                                           {NULL, NULL}};
-    return rs_test_main1("job options", cases);
+RS_TEST_PROGRAM("job options")
 #else
-    printf("skipped: no SimGrid in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no SimGrid in this build")
 #endif
-}

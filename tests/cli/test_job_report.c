@@ -29,51 +29,41 @@ static void make_result(void) {
     entry = (rs_cli_job_entry_t){&problem, &sim};
 }
 
-static void expect_file(const char *name, const char *want) {
-    char *t = rs_test_slurp(rs_test_path(name), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    if (strcmp(t, want)) fprintf(stderr, "\n%s", t);
-    CU_ASSERT_STRING_EQUAL(t, want);
-    free(t);
-}
-
-static void test_tables(void) {
+RS_TEST(test_tables, "rings, hops and links tables of a hand-made job") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("job_report"), 0);
     make_result();
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_cli_job_write_rings(rs_test_path("rings.csv"), &entry, 1, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_cli_job_write_hops(rs_test_path("hops.csv"), &entry, 1, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_cli_job_write_links(rs_test_path("links.csv"), &entry, 1, &err), 0);
-    expect_file("rings.csv", "layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,worst_hop,worst_ratio,"
-                             "sim_wall_s,peak_rss_bytes\n"
-                             "zigzag,forward,4096,0,0.0625,0.03125,2,1,1,0.5,0.5,4096\n");
+    rs_test_expect_text(rs_test_path("rings.csv"),
+                        "layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,worst_hop,worst_ratio,"
+                        "sim_wall_s,peak_rss_bytes\n"
+                        "zigzag,forward,4096,0,0.0625,0.03125,2,1,1,0.5,0.5,4096\n");
     /* achieved = bytes / flow time; ratio = achieved / nominal; the bottleneck by name */
-    expect_file("hops.csv", "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,ratio,bytes,"
-                            "flow_s,latency_s,bottleneck\n"
-                            "zigzag,forward,0,0,0,1,0,68719476736,68719476736,34359738368,1,1073741824,0.015625,9.5367431640625e-07,\n"
-                            "zigzag,forward,0,1,1,0,1,68719476736,34359738368,17179869184,0.5,1073741824,0.03125,1.9073486328125e-06,"
-                            "nic0-up\n");
+    rs_test_expect_text(rs_test_path("hops.csv"),
+                        "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,ratio,bytes,"
+                        "flow_s,latency_s,bottleneck\n"
+                        "zigzag,forward,0,0,0,1,0,68719476736,68719476736,34359738368,1,1073741824,0.015625,9.5367431640625e-07,\n"
+                        "zigzag,forward,0,1,1,0,1,68719476736,34359738368,17179869184,0.5,1073741824,0.03125,1.9073486328125e-06,"
+                        "nic0-up\n");
     /* busy_util = 2^30 / (2^35 x 2^-5) = 1; mean_util over the 2^-4 s makespan = 0.5 */
-    expect_file("links.csv", "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n"
-                             "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n");
+    rs_test_expect_text(rs_test_path("links.csv"),
+                        "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n"
+                        "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n");
     /* two entries: each table lists both */
     rs_cli_job_entry_t two[2] = {entry, entry};
     CU_ASSERT_EQUAL_FATAL(rs_cli_job_write_links(rs_test_path("links2.csv"), two, 2, &err), 0);
-    expect_file("links2.csv", "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n"
-                              "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n"
-                              "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n");
+    rs_test_expect_text(rs_test_path("links2.csv"),
+                        "layout,pass,link,capacity_bw,bytes,busy_s,busy_util,mean_util,flows\n"
+                        "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n"
+                        "zigzag,forward,nic0-up,34359738368,1073741824,0.03125,1,0.5,2\n");
     CU_ASSERT_EQUAL(rs_cli_job_write_rings(rs_test_path("no/dir/r.csv"), &entry, 1, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no/dir/r.csv"));
     rs_test_cleanup();
 }
-#endif
 
-int main(void) {
-#ifdef RINGSIM_HAVE_SIM
-    static const rs_test_case_t cases[] = {{"rings, hops and links tables of a hand-made job", test_tables}, {NULL, NULL}};
-    return rs_test_main1("job report", cases);
+RS_TEST_PROGRAM("job report")
 #else
-    printf("skipped: no SimGrid in this build\n");
-    return RS_TEST_SKIP;
+RS_TEST_SKIPPED("no SimGrid in this build")
 #endif
-}

@@ -7,7 +7,7 @@
 
 #include "cmd_test.h"
 
-static void test_dispatch(void) {
+RS_TEST(test_dispatch, "dispatch: no command, --help, --version, unknown") {
     CU_ASSERT_EQUAL(rs_test_ringsim(""), 2);
     CU_ASSERT_EQUAL(strncmp(rs_test_err, "usage: ringsim COMMAND [options]   (ringsim COMMAND --help for its options)\n\n", 77), 0);
     CU_ASSERT_STRING_EQUAL(rs_test_out, "");
@@ -30,7 +30,7 @@ static void test_dispatch(void) {
                                         "import sweep plot report memory plan profiles)\n");
 }
 
-static void test_docs(void) {
+RS_TEST(test_docs, "--man-dir and --completion") {
     CU_ASSERT_EQUAL(rs_test_ringsim("--man-dir"), 2);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim: usage: ringsim --man-dir DIR | ringsim --completion bash|zsh [FILE]\n");
     CU_ASSERT_EQUAL(rs_test_ringsim("--completion fish"), 1);
@@ -49,24 +49,15 @@ static void test_docs(void) {
 }
 
 /* stdout to /dev/full: the command's end finds the write error, exit 1, no output file kept. */
-static void test_stdout_error(void) {
+RS_TEST(test_stdout_error, "a stdout that cannot be written") {
     char cmd[2048];
     const char *csv = rs_test_path("m.csv");
     snprintf(cmd, sizeof cmd, "%s/bin/ringsim model -L zigzag -P forward --csv %s > /dev/full 2> %s", RS_BINARY_DIR, csv,
              rs_test_path("full.txt"));
     const int st = system(cmd);
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-    char *err = rs_test_slurp(rs_test_path("full.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-    CU_ASSERT_STRING_EQUAL(err, "ringsim model: stdout: write error: No space left on device\n");
-    free(err);
+    rs_test_expect_text(rs_test_path("full.txt"), "ringsim model: stdout: write error: No space left on device\n");
     CU_ASSERT(rs_test_file_size(csv) < 0);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"dispatch: no command, --help, --version, unknown", test_dispatch},
-                                           {"--man-dir and --completion", test_docs},
-                                           {"a stdout that cannot be written", test_stdout_error},
-                                           {NULL, NULL}};
-    return rs_cmd_test_main("cli_main", "ringsim", cases);
-}
+RS_TEST_MAIN(.suite = "ringsim", .scratch = "cli_main")

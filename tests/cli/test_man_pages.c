@@ -7,7 +7,7 @@
 #include "harness.h"
 #include "test_main.h"
 
-static void test_demo_page(void) {
+RS_TEST(test_demo_page, "a small command's page") {
     static rs_doc_cmd_t d;
     demo_t v;
     demo_doc(&d, &v);
@@ -86,7 +86,7 @@ static void test_demo_page(void) {
     free(text);
 }
 
-static void test_write_pages(void) {
+RS_TEST(test_write_pages, "every command's page in a folder") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("man_pages"), 0);
     rs_err_t err = {0};
     const char *dir = rs_test_path("man");
@@ -113,9 +113,4 @@ static void test_write_pages(void) {
     rs_test_cleanup();
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"a small command's page", test_demo_page},
-                                           {"every command's page in a folder", test_write_pages},
-                                           {NULL, NULL}};
-    return rs_test_main1("man pages", cases);
-}
+RS_TEST_PROGRAM("man pages")

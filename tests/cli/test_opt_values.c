@@ -18,7 +18,7 @@ static void expect_sizes_refused(const rs_cli_sizes_t *l, const char *arg, const
     CU_ASSERT_EQUAL(n, -7); /* the count is set on success only */
 }
 
-static void test_sizes(void) {
+RS_TEST(test_sizes, "size lists: values and refusals") {
     int64_t out[8];
     int n = 0;
     rs_err_t err = {0};
@@ -49,7 +49,7 @@ static void expect_pair_refused(rs_cli_pairs_t *l, const char *arg, const char *
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
 }
 
-static void test_pairs(void) {
+RS_TEST(test_pairs, "INDEX:FACTOR pairs: values and refusals") {
     int64_t idx[4] = {0};
     double fac[4] = {0};
     rs_cli_pairs_t l = {"--straggler", "rank", idx, fac, 0};
@@ -74,9 +74,4 @@ static void test_pairs(void) {
     expect_pair_refused(&l, "2:nan", "--degrade 2:nan: the factor must be a number in [1, 1e+06], got 'nan'");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"size lists: values and refusals", test_sizes},
-                                           {"INDEX:FACTOR pairs: values and refusals", test_pairs},
-                                           {NULL, NULL}};
-    return rs_test_main1("option values", cases);
-}
+RS_TEST_PROGRAM("option values")

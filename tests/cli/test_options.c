@@ -58,12 +58,10 @@ static void expect_refused(const char *words, const char *msg) {
     demo_t d;
     rs_opt_group_t g;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(parse_words(words, &d, &g, &err), -1);
-    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", words, err.msg, msg);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    rs_cli_test_expect_refused(words, parse_words(words, &d, &g, &err), &err, msg);
 }
 
-static void test_every_kind(void) {
+RS_TEST(test_every_kind, "every kind of row, seen bits, --help") {
     demo_t d;
     rs_opt_group_t g;
     rs_err_t err = {0};
@@ -100,7 +98,7 @@ static void test_every_kind(void) {
     CU_ASSERT_EQUAL(parse_words("-h", &d, &g, &err), 1);
 }
 
-static void test_messages(void) {
+RS_TEST(test_messages, "bad values and options: exact messages") {
     expect_refused("--size 9K", "--size 9K: must be in [1, 8192]");
     expect_refused("--size 0", "--size 0: must be in [1, 8192]");
     expect_refused("-n 11", "--count 11: must be in [0, 10]");
@@ -118,7 +116,7 @@ static void test_messages(void) {
     expect_refused("--flag=1", "option '--flag' takes no value (see ringsim demo --help)");
 }
 
-static void test_lists(void) {
+RS_TEST(test_lists, "comma lists and skipped rows") {
     CU_ASSERT(rs_cli_in_list("a,bb,c", "bb"));
     CU_ASSERT(rs_cli_in_list("a,bb,c", "c"));
     CU_ASSERT(!rs_cli_in_list("a,bb,c", "b"));
@@ -162,7 +160,7 @@ static char *print_to_text(const rs_opt_group_t *groups, int n) {
     return text;
 }
 
-static void test_help_text(void) {
+RS_TEST(test_help_text, "--help text: sections, own groups, built-in rows") {
     more_t m = {0};
     demo_t d = {0};
     rs_opt_group_t groups[3] = {RS_OPT_GROUP(demo_opts, &d), {more_opts, 1, &m, NULL, 0, true}, RS_OPT_GROUP(late_opts, &m)};
@@ -203,7 +201,7 @@ static void test_help_text(void) {
 }
 
 /* The file options go to the output module's plan: an output that is an input is refused there. */
-static void test_files_to_plan(void) {
+RS_TEST(test_files_to_plan, "file options into the output module's plan") {
     CU_ASSERT_EQUAL_FATAL(rs_test_scratch("options"), 0);
     char words[1200];
     const char *x = rs_test_path("x.csv");
@@ -229,12 +227,4 @@ static void test_files_to_plan(void) {
     rs_test_cleanup();
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"every kind of row, seen bits, --help", test_every_kind},
-                                           {"bad values and options: exact messages", test_messages},
-                                           {"comma lists and skipped rows", test_lists},
-                                           {"--help text: sections, own groups, built-in rows", test_help_text},
-                                           {"file options into the output module's plan", test_files_to_plan},
-                                           {NULL, NULL}};
-    return rs_test_main1("options", cases);
-}
+RS_TEST_PROGRAM("options")

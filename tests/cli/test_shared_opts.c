@@ -17,23 +17,28 @@ static int parse_shared(const char *words, rs_setup_t *s, rs_opt_group_t *g, rs_
     return rs_cli_parse("demo", argc, argv, g, 1, err);
 }
 
+/* words parse into s (a fatal assertion when they do not); the group they were parsed with. */
+static rs_opt_group_t parsed(const char *words, rs_setup_t *s) {
+    rs_opt_group_t g;
+    rs_err_t err = {0};
+    const int rc = parse_shared(words, s, &g, &err);
+    if (rc) fprintf(stderr, "  '%s': %s\n", words, err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    return g;
+}
+
 static void expect_refused(const char *words, const char *msg) {
     static rs_setup_t s;
     rs_opt_group_t g;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(parse_shared(words, &s, &g, &err), -1);
-    if (strcmp(err.msg, msg)) fprintf(stderr, "\n  '%s': '%s', want '%s'\n", words, err.msg, msg);
-    CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    rs_cli_test_expect_refused(words, parse_shared(words, &s, &g, &err), &err, msg);
 }
 
-static void test_problem_rows(void) {
+RS_TEST(test_problem_rows, "problem rows: values and refusals") {
     static rs_setup_t s;
-    rs_opt_group_t g;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(parse_shared("-S 64K -N 4 --batch 2 --heads 16 --kv-heads 4 --head-dim 64 -L zigzag,striped -P both "
-                                       "--tile 128x64 --no-causal --grad-bytes 2",
-                                       &s, &g, &err),
-                          0);
+    parsed("-S 64K -N 4 --batch 2 --heads 16 --kv-heads 4 --head-dim 64 -L zigzag,striped -P both --tile 128x64 --no-causal "
+           "--grad-bytes 2",
+           &s);
     const rs_problem_t *p = &s.problem;
     CU_ASSERT_EQUAL(p->seq_tokens, 65536);
     CU_ASSERT_EQUAL(p->n_ranks, 4);
@@ -52,7 +57,7 @@ static void test_problem_rows(void) {
     CU_ASSERT_EQUAL_FATAL(s.n_passes, 2);
     CU_ASSERT_EQUAL(s.passes[0], RS_PASS_FORWARD);
     CU_ASSERT_EQUAL(s.passes[1], RS_PASS_BACKWARD);
-    CU_ASSERT_EQUAL_FATAL(parse_shared("-L all -P decode --tile 64 --ring pass-q --dtype fp8", &s, &g, &err), 0);
+    parsed("-L all -P decode --tile 64 --ring pass-q --dtype fp8", &s);
     CU_ASSERT_EQUAL(s.n_layouts, RS_LAYOUT_COUNT);
     CU_ASSERT_EQUAL(s.n_passes, 1);
     CU_ASSERT_EQUAL(s.passes[0], RS_PASS_FORWARD);
@@ -76,14 +81,11 @@ static void test_problem_rows(void) {
     expect_refused("--grad-bytes 9", "--grad-bytes 9: must be in [1, 8]");
 }
 
-static void test_hardware_rows(void) {
+RS_TEST(test_hardware_rows, "hardware and limits rows: values and refusals") {
     static rs_setup_t s;
-    rs_opt_group_t g;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(parse_shared("-p mi300x --inter ib-ndr --gpus-per-node 4 --host-cost 5e-6:5e-11 --seed 7 --impl te "
-                                       "--straggler 1:2 --straggler 3:1.5 --degrade 2:4 --max-memory 2M --max-time 30",
-                                       &s, &g, &err),
-                          0);
+    parsed("-p mi300x --inter ib-ndr --gpus-per-node 4 --host-cost 5e-6:5e-11 --seed 7 --impl te --straggler 1:2 "
+           "--straggler 3:1.5 --degrade 2:4 --max-memory 2M --max-time 30",
+           &s);
     const rs_machine_spec_t *m = &s.spec;
     CU_ASSERT_STRING_EQUAL(m->profile, "mi300x");
     CU_ASSERT_STRING_EQUAL(m->inter, "ib-ndr");
@@ -102,7 +104,7 @@ static void test_hardware_rows(void) {
     CU_ASSERT_STRING_EQUAL(s.perturb_args[1][0], "2:4");
     RS_ASSERT_REL(s.limits.max_mem_bytes, 2097152, 1e-15);
     RS_ASSERT_REL(s.limits.max_time_s, 30, 1e-15);
-    CU_ASSERT_EQUAL_FATAL(parse_shared("--host-cost 1e-6", &s, &g, &err), 0);
+    parsed("--host-cost 1e-6", &s);
     RS_ASSERT_REL(s.spec.host_xfer, 1e-6, 1e-15);
     CU_ASSERT_EQUAL(s.spec.host_byte, 0);
     expect_refused("--straggler 1:2 --straggler 1:3", "--straggler 1:3: rank 1 already has factor 2 (given once per rank; factors do not multiply)");
@@ -121,7 +123,7 @@ static void test_hardware_rows(void) {
 }
 
 /* The problem's section alone (import) and the limits alone (plan): the table's first and last rows. */
-static void test_sections(void) {
+RS_TEST(test_sections, "the problem and limits sections as groups") {
     static rs_setup_t s;
     rs_setup_default(&s);
     const rs_opt_group_t p = rs_cli_problem_group(&s), l = rs_cli_limits_group(&s);
@@ -138,30 +140,21 @@ static void test_sections(void) {
     CU_ASSERT(rs_cli_offered(&g, &rs_cli_shared_opts[2]));
 }
 
-static void test_inference_passes(void) {
+RS_TEST(test_inference_passes, "inference problems run the forward pass") {
     static rs_setup_t s;
-    rs_opt_group_t g;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(parse_shared("--cached 64K", &s, &g, &err), 0);
+    rs_opt_group_t g = parsed("--cached 64K", &s);
     s.n_passes = 2, s.passes[0] = RS_PASS_FORWARD, s.passes[1] = RS_PASS_BACKWARD; /* a command's default: both */
     rs_cli_inference_passes(&s, &g);
     CU_ASSERT_EQUAL(s.n_passes, 1);
     CU_ASSERT_EQUAL(s.passes[0], RS_PASS_FORWARD);
-    CU_ASSERT_EQUAL_FATAL(parse_shared("--cached 64K -P backward", &s, &g, &err), 0);
+    g = parsed("--cached 64K -P backward", &s);
     rs_cli_inference_passes(&s, &g); /* --pass given: kept (rs_setup_finish refuses it) */
     CU_ASSERT_EQUAL(s.n_passes, 1);
     CU_ASSERT_EQUAL(s.passes[0], RS_PASS_BACKWARD);
-    CU_ASSERT_EQUAL_FATAL(parse_shared("-S 8K", &s, &g, &err), 0);
+    g = parsed("-S 8K", &s);
     s.n_passes = 2, s.passes[0] = RS_PASS_FORWARD, s.passes[1] = RS_PASS_BACKWARD;
     rs_cli_inference_passes(&s, &g); /* training: both stay */
     CU_ASSERT_EQUAL(s.n_passes, 2);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"problem rows: values and refusals", test_problem_rows},
-                                           {"hardware and limits rows: values and refusals", test_hardware_rows},
-                                           {"the problem and limits sections as groups", test_sections},
-                                           {"inference problems run the forward pass", test_inference_passes},
-                                           {NULL, NULL}};
-    return rs_test_main1("shared options", cases);
-}
+RS_TEST_PROGRAM("shared options")

@@ -12,7 +12,7 @@
 #include "model_fixtures.h"
 #include "trace.h"
 
-static void test_seed_equations(void) {
+RS_TEST(test_seed_equations, "seed equations (T_comp, T_comm, B_min = 2197.8 on H100)") {
     /* T_comp = 4 B^2 d / F: B = 2048, d = 128, F = 989e12 -> 2147483648 / 989e12 s */
     RS_ASSERT_REL(rs_seed_t_comp_s(2048, 4 * 128, 989e12), 2147483648.0 / 989e12, 1e-15);
     /* T_comm = 4 B d / W (K and V, 2 bytes): B = 2048, d = 128, W = 450e9 -> 1048576 / 450e9 s */
@@ -21,7 +21,7 @@ static void test_seed_equations(void) {
     RS_ASSERT_REL(rs_seed_b_min(989e12, 450e9, 4 * 128, 4 * 128), 2197.7777777777778, 1e-12);
 }
 
-static void test_paper_table2(void) {
+RS_TEST(test_paper_table2, "Ring Attention paper Table 2 thresholds") {
     /* Ring Attention paper, Table 2: c = F / W (MHA, 2-byte K,V) */
     const struct { double f, w, c; } rows[] = {
         {312e12, 300e9, 1040}, {312e12, 12.5e9, 24960}, {123e12, 112e9, 1098.2142857142858},
@@ -36,7 +36,7 @@ static void test_paper_table2(void) {
     }
 }
 
-static void test_closed_form_gqa_and_b_star(void) {
+RS_TEST(test_closed_form_gqa_and_b_star, "GQA bytes and B* with latency") {
     /* Llama-3-8B attention on H100: 32 q heads, 8 kv heads -> B_min = F/W * 8/32 */
     rs_problem_t p = rs_test_mha(128 * 1024, 8, false, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD);
     p.q_heads = 32;
@@ -59,9 +59,39 @@ static void test_closed_form_gqa_and_b_star(void) {
     CU_ASSERT(c.b_star_tokens > c.b_min_tokens);
 }
 
+RS_TEST(test_closed_hand_values, "closed form by hand (fwd, eta, bwd)") {
+    /* forward, N = 4, B = 1024, d = 128, 1 head, F = 1e12, W = 5e8, L = 0:
+     * T_comp = 512 * 1024^2 / 1e12 = 537 us; T_comm = 512 * 1024 / 5e8 = 1049 us; comm-bound:
+     * makespan = 3 * T_comm + T_comp */
+    rs_problem_t p = rs_test_mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
+    rs_machine_t m = rs_test_link_machine(1e12, 5e8, 0);
+    rs_closed_t c;
+    rs_model_closed(&p, &m, &c, NULL);
+    double tc = 512.0 * 1024 * 1024 / 1e12, tm = 512.0 * 1024 / 5e8;
+    RS_ASSERT_REL(c.makespan_s, 3 * tm + tc, 1e-15);
+    CU_ASSERT(c.comm_bound);
+    /* serialised (eta = 0): each middle step is T_comp + T_comm */
+    m.cal.overlap = 0;
+    rs_model_closed(&p, &m, &c, NULL);
+    RS_ASSERT_REL(c.makespan_s, 3 * (tm + tc) + tc, 1e-15);
+    /* eta = 0.5 with T_comm > T_comp: half of T_comp's duration moves data, the rest after */
+    m.cal.overlap = 0.5;
+    rs_model_closed(&p, &m, &c, NULL);
+    RS_ASSERT_REL(c.t_step_s, tc + (tm - 0.5 * tc), 1e-15);
+    /* backward, N = 2, fp32 grads: step0 K,V; step1 dK,dV with compute; tail dK,dV alone */
+    p = rs_test_mha(2048, 2, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD);
+    m = rs_test_link_machine(1e12, 1e9, 0);
+    rs_model_closed(&p, &m, &c, NULL);
+    double tcb = 1280.0 * 1024 * 1024 / 1e12, kv = 512.0 * 1024 / 1e9, dkv = 1024.0 * 1024 / 1e9;
+    RS_ASSERT_REL(c.makespan_s, fmax(tcb, kv) + fmax(tcb, dkv) + dkv, 1e-15);
+    /* backward middle step: K,V (bf16) and dK,dV (fp32) share the hop: the larger ends at (kv+dkv)/W */
+    double both[2] = {kv, dkv};
+    RS_ASSERT_REL(rs_sync_step_s(0, 0, both, 2, 1, 1), kv + dkv, 1e-15);
+}
+
 /* With an efficiency curve B* is found numerically: T_comp(B*) = T_comm(B*), transfer-bound just
  * below it, compute-bound just above. */
-static void test_b_star_with_efficiency_curve(void) {
+RS_TEST(test_b_star_with_efficiency_curve, "B* with an efficiency curve (numeric)") {
     rs_problem_t p = rs_test_mha(8 * 4096, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = rs_test_link_machine(989e12, 450e9, 5e-6);
     m.cal.n_eff = 3;
@@ -88,7 +118,7 @@ static void test_b_star_with_efficiency_curve(void) {
  * s/byte: 62.43 us added to every step that receives. Curve (262144, 0.2), (1048576, 0.6): eta at
  * 524288 (halfway in log) = 0.4. Step: t_c' = T_comp + host; the hop moves 0.4 t_c' worth while
  * computing, the rest after: T_step = t_c' + T_comm - 0.4 t_c'. Last step: T_comp alone. */
-static void test_closed_hand_curve_host(void) {
+RS_TEST(test_closed_hand_curve_host, "host cost and overlap curve by hand") {
     rs_problem_t p = rs_test_mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = rs_test_link_machine(1e12, 5e8, 0);
     m.cal.host_s_per_xfer = 10e-6, m.cal.host_s_per_byte = 1e-10;
@@ -125,37 +155,7 @@ static void test_closed_hand_curve_host(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap_curve"));
 }
 
-static void test_closed_hand_values(void) {
-    /* forward, N = 4, B = 1024, d = 128, 1 head, F = 1e12, W = 5e8, L = 0:
-     * T_comp = 512 * 1024^2 / 1e12 = 537 us; T_comm = 512 * 1024 / 5e8 = 1049 us; comm-bound:
-     * makespan = 3 * T_comm + T_comp */
-    rs_problem_t p = rs_test_mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
-    rs_machine_t m = rs_test_link_machine(1e12, 5e8, 0);
-    rs_closed_t c;
-    rs_model_closed(&p, &m, &c, NULL);
-    double tc = 512.0 * 1024 * 1024 / 1e12, tm = 512.0 * 1024 / 5e8;
-    RS_ASSERT_REL(c.makespan_s, 3 * tm + tc, 1e-15);
-    CU_ASSERT(c.comm_bound);
-    /* serialised (eta = 0): each middle step is T_comp + T_comm */
-    m.cal.overlap = 0;
-    rs_model_closed(&p, &m, &c, NULL);
-    RS_ASSERT_REL(c.makespan_s, 3 * (tm + tc) + tc, 1e-15);
-    /* eta = 0.5 with T_comm > T_comp: half of T_comp's duration moves data, the rest after */
-    m.cal.overlap = 0.5;
-    rs_model_closed(&p, &m, &c, NULL);
-    RS_ASSERT_REL(c.t_step_s, tc + (tm - 0.5 * tc), 1e-15);
-    /* backward, N = 2, fp32 grads: step0 K,V; step1 dK,dV with compute; tail dK,dV alone */
-    p = rs_test_mha(2048, 2, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD);
-    m = rs_test_link_machine(1e12, 1e9, 0);
-    rs_model_closed(&p, &m, &c, NULL);
-    double tcb = 1280.0 * 1024 * 1024 / 1e12, kv = 512.0 * 1024 / 1e9, dkv = 1024.0 * 1024 / 1e9;
-    RS_ASSERT_REL(c.makespan_s, fmax(tcb, kv) + fmax(tcb, dkv) + dkv, 1e-15);
-    /* backward middle step: K,V (bf16) and dK,dV (fp32) share the hop: the larger ends at (kv+dkv)/W */
-    double both[2] = {kv, dkv};
-    RS_ASSERT_REL(rs_sync_step_s(0, 0, both, 2, 1, 1), kv + dkv, 1e-15);
-}
-
-static void test_bad_machine(void) {
+RS_TEST(test_bad_machine, "bad machine rejected") {
     rs_problem_t p = rs_test_mha(4096, 4, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = rs_test_link_machine(1e12, 1e9, 0);
     m.cal.overlap = 0.5;
@@ -171,7 +171,7 @@ static void test_bad_machine(void) {
 /* One rate for every call shape (flat curves), no latency, no merge (ringsim forward): a causal zigzag
  * step computes half a full block, so its threshold B* is twice the contiguous layout's (whose last
  * rank computes full blocks); at B between the two, zigzag is transfer-bound and contiguous is not. */
-static void test_bound_rule_half_block(void) {
+RS_TEST(test_bound_rule_half_block, "bound rule: a causal zigzag step is half a block, B* twice") {
     rs_machine_t m = rs_test_kernel_machine(RS_IMPL_RINGSIM, 0);
     for (int i = 0; i < m.kernels.n_curves; i++)
         for (int k = 0; k < 2; k++) m.kernels.curve[i].pt[k].flops_per_s = 100e12;
@@ -203,12 +203,4 @@ static void test_bound_rule_half_block(void) {
     CU_ASSERT_TRUE(cz.comm_bound);
 }
 
-RS_TEST_MAIN1("closed form",
-    {"seed equations (T_comp, T_comm, B_min = 2197.8 on H100)", test_seed_equations},
-    {"Ring Attention paper Table 2 thresholds", test_paper_table2},
-    {"GQA bytes and B* with latency", test_closed_form_gqa_and_b_star},
-    {"closed form by hand (fwd, eta, bwd)", test_closed_hand_values},
-    {"B* with an efficiency curve (numeric)", test_b_star_with_efficiency_curve},
-    {"host cost and overlap curve by hand", test_closed_hand_curve_host},
-    {"bad machine rejected", test_bad_machine},
-    {"bound rule: a causal zigzag step is half a block, B* twice", test_bound_rule_half_block})
+RS_TEST_PROGRAM("closed form")

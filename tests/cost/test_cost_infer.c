@@ -33,7 +33,7 @@ static double walk_makespan(const rs_problem_t *p, const rs_machine_t *m) {
 
 /* ---- closed form by hand ---------------------------------------------------------------------- */
 /* T = 64 on P = 192 over N = 4, non-causal: B = 16, Bc = 48. c_f = 4 d Hq = 256 FLOPs per pair. */
-static void test_closed_by_hand(void) {
+RS_TEST(test_closed_by_hand, "closed form by hand: pass-kv cached, pass-q + all-to-all, decode") {
     const double F = 1e12, W = 1e9, L = 1e-6;
     rs_machine_t m = machine(F, W, L);
     rs_closed_t c;
@@ -82,7 +82,7 @@ static void check_walk_closed(const rs_problem_t *p, const rs_machine_t *m) {
     rs_schedule_free(s);
 }
 
-static void test_walk_equals_closed(void) {
+RS_TEST(test_walk_equals_closed, "walk == closed form for the variants (latency, launch, eta, sigma, host)") {
     static const int64_t ns[] = {1, 2, 3, 8};
     for (unsigned i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (int ring = 0; ring < RS_RING_COUNT; ring++)
@@ -106,7 +106,7 @@ static void test_walk_equals_closed(void) {
 
 /* The all-to-all step in the walk's trace: no compute, send and receive of (N-1) partials with peer
  * -1 from each rank's post to the common end, which starts when the last rank posts. */
-static void test_a2a_step_events(void) {
+RS_TEST(test_a2a_step_events, "the all-to-all step in the walk's trace") {
     rs_problem_t p = infer(64, 0, 4, true, RS_RING_PASS_Q); /* causal contiguous: ranks end step 3 apart */
     rs_machine_t m = machine(1e12, 1e9, 1e-6);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
@@ -137,7 +137,7 @@ static void test_a2a_step_events(void) {
  * (N-1) c_b (B + Bc) / W, pass-q (N-1) c_q B / W plus its all-to-all (N-1) B Hq (d e + 4) / W on a flat
  * ring. They cross at T / P = Hkv d e / (Hq (d e + 2) - Hkv d e) = 64 / 72 with 4/2 heads, d 16, e 2:
  * on P = 576 cached tokens, at T = 512. Below it pass-q is faster, above it pass-kv. */
-static void test_crossing_small_case(void) {
+RS_TEST(test_crossing_small_case, "pass-kv / pass-q crossing at T/P = 8/9 (hand-derived)") {
     rs_machine_t m = machine(1e30, 1e9, 0);
     double kv[3], q[3];
     const int64_t ts[3] = {448, 512, 576};
@@ -162,12 +162,4 @@ static void test_crossing_small_case(void) {
     RS_ASSERT_REL(walk_makespan(&p, &slow) - a, (double)rs_problem_part_bytes(&p) / 1e12, 1e-6);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"closed form by hand: pass-kv cached, pass-q + all-to-all, decode", test_closed_by_hand},
-        {"walk == closed form for the variants (latency, launch, eta, sigma, host)", test_walk_equals_closed},
-        {"the all-to-all step in the walk's trace", test_a2a_step_events},
-        {"pass-kv / pass-q crossing at T/P = 8/9 (hand-derived)", test_crossing_small_case},
-        {NULL, NULL}};
-    return rs_test_main1("inference model", cases);
-}
+RS_TEST_PROGRAM("inference model")

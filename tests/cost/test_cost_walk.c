@@ -57,16 +57,16 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
             }
 }
 
-static void test_walk_equals_closed_forward(void) { walk_vs_closed(RS_PASS_FORWARD, 0, 1, 1, 0); }
+RS_TEST(test_walk_equals_closed_forward, "walk == closed form, forward") { walk_vs_closed(RS_PASS_FORWARD, 0, 1, 1, 0); }
 
-static void test_walk_equals_closed_backward(void) { walk_vs_closed(RS_PASS_BACKWARD, 0, 1, 1, 0); }
+RS_TEST(test_walk_equals_closed_backward, "walk == closed form, backward") { walk_vs_closed(RS_PASS_BACKWARD, 0, 1, 1, 0); }
 
-static void test_walk_equals_closed_latency(void) {
+RS_TEST(test_walk_equals_closed_latency, "walk == closed form, latency + launch") {
     walk_vs_closed(RS_PASS_FORWARD, 5e-6, 1, 1, 2e-6);
     walk_vs_closed(RS_PASS_BACKWARD, 5e-6, 1, 1, 2e-6);
 }
 
-static void test_walk_equals_closed_overlap(void) {
+RS_TEST(test_walk_equals_closed_overlap, "walk == closed form, overlap eta and slowdown sigma") {
     walk_vs_closed(RS_PASS_FORWARD, 1e-6, 0, 1, 0);
     walk_vs_closed(RS_PASS_FORWARD, 1e-6, 0.4, 1, 0);
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 0.4, 1, 0);
@@ -74,7 +74,7 @@ static void test_walk_equals_closed_overlap(void) {
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1.3, 0);
 }
 
-static void test_walk_equals_closed_curve_host(void) {
+RS_TEST(test_walk_equals_closed_curve_host, "walk == closed form, overlap curve and host cost") {
     g_host_o = 3e-6, g_host_per_byte = 2e-11; /* host cost alone (full overlap: the one-pass walk) */
     walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 1e-6);
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 1e-6);
@@ -90,7 +90,7 @@ static void test_walk_equals_closed_curve_host(void) {
 /* The reused transfer curve (calibration.h): the closed form's fresh and reused steps (K,V from step
  * 1, dK,dV from step 2, the tail) equal the walk's, which takes each step's bytes from the schedule,
  * at N = 1, 2, 3, 8, 64, with eta, an overlap curve and host cost. */
-static void test_walk_equals_closed_reused(void) {
+RS_TEST(test_walk_equals_closed_reused, "walk == closed form, reused transfer curve") {
     g_reused = 1;
     walk_vs_closed(RS_PASS_FORWARD, 1e-6, 1, 1, 0);
     walk_vs_closed(RS_PASS_BACKWARD, 1e-6, 1, 1, 0);
@@ -105,7 +105,7 @@ static void test_walk_equals_closed_reused(void) {
  * bytes): forward N = 4: 0, kv, kv, - (no transfer); backward N = 4: 0, kv, kv + dkv, dkv, dkv (the
  * tail); backward N = 2: 0, 0 (the first dK,dV), dkv. A step's factor weighs the curves by bytes:
  * fresh g = 1 and reused g = 3 at every size, a step with 1/4 of its bytes reused: 1.5. */
-static void test_reused_bytes_by_hand(void) {
+RS_TEST(test_reused_bytes_by_hand, "reused bytes and the step's transfer factor by hand") {
     for (int pass = 0; pass < 2; pass++)
         for (int64_t n = 2; n <= 4; n += 2) {
             rs_problem_t p = rs_test_mha(n * 1024, n, false, RS_LAYOUT_ZIGZAG, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD);
@@ -127,7 +127,7 @@ static void test_reused_bytes_by_hand(void) {
     CU_ASSERT_EQUAL(rs_machine_step_xfer_factor(&m, 4e6, 0), 1.0);
 }
 
-static void test_causal_walk_hand_values(void) {
+RS_TEST(test_causal_walk_hand_values, "causal makespans by hand") {
     const int64_t n = 8, b = 4;
     const double f = 1e12, fpp = 4 * 128;
     rs_machine_t m = rs_test_link_machine(f, 1e18, 0);
@@ -149,7 +149,7 @@ static void test_causal_walk_hand_values(void) {
     rs_schedule_free(s);
 }
 
-static void test_loopback_walk_hand_values(void) {
+RS_TEST(test_loopback_walk_hand_values, "loopback walk by hand (each rank alone)") {
     /* contiguous causal, N = 8, B = 4, d = 128: a diagonal block is 10 pairs (c10), a full one 16
      * (c16); a K,V block of 2 B d 2 = 2048 bytes takes x = 7 ns, between the two. Alone, rank 0
      * computes only its diagonal and then waits for its own transfers: max(c10, x) + 6 x; rank 7
@@ -184,7 +184,7 @@ static void test_loopback_walk_hand_values(void) {
     rs_schedule_free(s);
 }
 
-static void test_walk_compute_matches_machine(void) {
+RS_TEST(test_walk_compute_matches_machine, "walk compute == rs_machine_comp_time") {
     rs_problem_t p = rs_test_mha(16 * 256, 16, true, RS_LAYOUT_STRIPED, RS_PASS_BACKWARD);
     p.tile_q = 64;
     p.tile_k = 32;
@@ -214,7 +214,7 @@ static void test_walk_compute_matches_machine(void) {
     rs_schedule_free(s);
 }
 
-static void test_straggler_and_slow_hop(void) {
+RS_TEST(test_straggler_and_slow_hop, "straggler and slow hop") {
     /* a 1.5x straggler in a compute-bound non-causal ring stretches every rank's end */
     rs_problem_t p = rs_test_mha(8 * 4096, 8, false, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD);
     rs_machine_t m = rs_test_link_machine(1e12, 1e13, 0);
@@ -236,7 +236,7 @@ static void test_straggler_and_slow_hop(void) {
 
 /* The one-pass walk (no trace, full overlap) against the general walk (taken when a trace is
  * recorded), on heterogeneous rings: every statistic must agree. */
-static void test_fused_walk_equals_general(void) {
+RS_TEST(test_fused_walk_equals_general, "one-pass walk == general walk (multi-node, jitter, straggler)") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int ps = 0; ps < RS_PASS_COUNT; ps++) {
             rs_problem_t p = rs_test_mha(16 * 512, 16, true, (rs_layout_t)l, (rs_pass_t)ps);
@@ -276,7 +276,7 @@ static void test_fused_walk_equals_general(void) {
  * step's start: nothing in the forward and at the backward's step 0, > 0 at its later steps under a
  * preset (ringsim's always; a per-step preset's when the step calls its kernel, since
  * ring-flash-attn forwards the partial as is otherwise). */
-static void test_walk_equals_step_function(void) {
+RS_TEST(test_walk_equals_step_function, "walk compute == rs_kernel_step_s (every preset, layout, pass)") {
     for (int impl = 0; impl < RS_IMPL_COUNT; impl++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int pass = 0; pass < 2; pass++) {
@@ -339,7 +339,7 @@ static void test_walk_equals_step_function(void) {
  * tail computes nothing. Compute-bound (W = 100 GB/s) and transfer-bound (W = 0.1 GB/s), walk,
  * closed form and the trace's step 1: its event ends a before step 2 starts, and its compute event
  * starts after the clearing (4 e / bw: the executor's compute event is its kernel alone). */
-static void test_after_arrival_by_hand(void) {
+RS_TEST(test_after_arrival_by_hand, "backward: the arrived partial's merges after compute and arrival, by hand") {
     const double ws[] = {100e9, 0.1e9};
     for (int i = 0; i < 4; i++) {
         rs_machine_t m = rs_test_kernel_machine(RS_IMPL_RINGSIM, 0);
@@ -384,7 +384,7 @@ static void test_after_arrival_by_hand(void) {
 }
 
 /* Non-causal (balanced) rings: the closed form's makespan equals the walk's for every preset. */
-static void test_closed_equals_walk(void) {
+RS_TEST(test_closed_equals_walk, "closed form == walk (non-causal, every preset)") {
     const int64_t ns[] = {1, 2, 3, 8};
     const double ws[] = {1e9, 100e9, 1e13};
     for (int impl = 0; impl < RS_IMPL_COUNT; impl++)
@@ -400,19 +400,4 @@ static void test_closed_equals_walk(void) {
                     }
 }
 
-RS_TEST_MAIN1("walk",
-    {"walk == closed form, forward", test_walk_equals_closed_forward},
-    {"walk == closed form, backward", test_walk_equals_closed_backward},
-    {"walk == closed form, latency + launch", test_walk_equals_closed_latency},
-    {"walk == closed form, overlap eta and slowdown sigma", test_walk_equals_closed_overlap},
-    {"walk == closed form, overlap curve and host cost", test_walk_equals_closed_curve_host},
-    {"walk == closed form, reused transfer curve", test_walk_equals_closed_reused},
-    {"reused bytes and the step's transfer factor by hand", test_reused_bytes_by_hand},
-    {"causal makespans by hand", test_causal_walk_hand_values},
-    {"loopback walk by hand (each rank alone)", test_loopback_walk_hand_values},
-    {"walk compute == rs_machine_comp_time", test_walk_compute_matches_machine},
-    {"straggler and slow hop", test_straggler_and_slow_hop},
-    {"one-pass walk == general walk (multi-node, jitter, straggler)", test_fused_walk_equals_general},
-    {"walk compute == rs_kernel_step_s (every preset, layout, pass)", test_walk_equals_step_function},
-    {"backward: the arrived partial's merges after compute and arrival, by hand", test_after_arrival_by_hand},
-    {"closed form == walk (non-causal, every preset)", test_closed_equals_walk})
+RS_TEST_PROGRAM("walk")

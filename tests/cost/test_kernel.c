@@ -25,7 +25,7 @@ static void step_of(const rs_problem_t *p, const rs_machine_t *m, int64_t rank, 
 
 /* Zigzag, causal, forward, N = 4, B = 2048 (chunks C = 1024), 1 head of d 128, bf16; c_f = 512 FLOPs
  * per pair; Q row = 128 elements, 1 row-head. flash-attn preset, merges at 1 TB/s, launch 1 us. */
-static void test_zigzag_step_by_hand(void) {
+RS_TEST(test_zigzag_step_by_hand, "zigzag step = sum of its calls at their rates + merge bytes / bandwidth") {
     const double launch = 1e-6;
     rs_machine_t m = rs_test_kernel_machine(RS_IMPL_FLASH_ATTN, launch);
     rs_problem_t p = rs_test_kernel_problem(4, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
@@ -73,7 +73,7 @@ static void test_zigzag_step_by_hand(void) {
 /* Striped, causal, forward, N = 4, B = 2048: the KV owner after the rank gives a shifted-causal B x B
  * block (B (B - 1) / 2 visible pairs). ringsim runs it with its own mask; flash-attn as a causal call
  * on the (B-1) x (B-1) slices, merging B - 1 rows with the copy-back. */
-static void test_striped_shifted_by_hand(void) {
+RS_TEST(test_striped_shifted_by_hand, "striped: shifted-causal call (ringsim) or (B-1)^2 causal slices (flash-attn)") {
     rs_problem_t p = rs_test_kernel_problem(4, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
     const double f = 2048.0 * 2047 / 2 * 512;
     rs_kstep_t ks;
@@ -101,7 +101,7 @@ static void test_striped_shifted_by_hand(void) {
  * per element of dK and dV, in the compute) and adds the incoming one from step 1 (4 + 4 + 4, after
  * its arrival: after_bytes); contiguous with the owner after the rank computes nothing but still does
  * both. The fused launch costs each block. */
-static void test_merge_bytes_by_hand(void) {
+RS_TEST(test_merge_bytes_by_hand, "merge and accumulate bytes by hand (ringsim backward, flash-attn GQA)") {
     rs_machine_t m = rs_test_kernel_machine(RS_IMPL_RINGSIM, 0);
     rs_problem_t p = rs_test_kernel_problem(4, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, true);
     const double e = 2.0 * 2048 * 128; /* elements of dK and dV */
@@ -136,7 +136,7 @@ static void test_merge_bytes_by_hand(void) {
 /* TE defers its forward output corrections to after the loop: rank r's epilogue is its step 0's plus
  * r steps with the owner before it plus N-1-r after it; the classes give the same as summing the
  * rank's own steps. */
-static void test_te_epilogue(void) {
+RS_TEST(test_te_epilogue, "TE: deferred corrections in the epilogue") {
     rs_machine_t m = rs_test_kernel_machine(RS_IMPL_TE, 0);
     rs_problem_t p = rs_test_kernel_problem(4, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
@@ -168,7 +168,7 @@ static void test_te_epilogue(void) {
 }
 
 /* Every (rank, step) costs what its class does, for every preset, layout, pass, mask and N. */
-static void test_classes_equal_every_step(void) {
+RS_TEST(test_classes_equal_every_step, "every (rank, step) costs its class") {
     const int64_t ns[] = {1, 2, 3, 5}, bs[] = {1, 2, 256};
     for (int impl = 0; impl < RS_IMPL_COUNT; impl++)
         for (unsigned i = 0; i < 12; i++)
@@ -232,7 +232,8 @@ static int classes_diff(const rs_kclasses_t *a, const rs_kclasses_t *b) {
  * numbers (rs_kernel_classes) bit for bit: every preset, layout, mask, pass, N = 1, 2, 5, block sizes
  * from 1 token (the reference's own path) to 2^20, on the hand machine (GQA 32/8 heads: the backward's
  * expansion) and on the shipped h200 profile's curves (several points per area, other head dims). */
-static void test_classes_fast_equal_reference(void) {
+RS_TEST(test_classes_fast_equal_reference,
+        "closed form's fast classes == the reference, bit for bit (every preset, layout, mask, pass, N, B)") {
     const int64_t ns[] = {1, 2, 5}, bs[] = {1, 2, 3, 4, 6, 10, 130, 1000, 4096, 1 << 20};
     rs_hw_t hw;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, NULL), 0);
@@ -270,10 +271,4 @@ static void test_classes_fast_equal_reference(void) {
     CU_ASSERT(checked > 600);
 }
 
-RS_TEST_MAIN1("kernel",
-    {"zigzag step = sum of its calls at their rates + merge bytes / bandwidth", test_zigzag_step_by_hand},
-    {"striped: shifted-causal call (ringsim) or (B-1)^2 causal slices (flash-attn)", test_striped_shifted_by_hand},
-    {"merge and accumulate bytes by hand (ringsim backward, flash-attn GQA)", test_merge_bytes_by_hand},
-    {"TE: deferred corrections in the epilogue", test_te_epilogue},
-    {"every (rank, step) costs its class", test_classes_equal_every_step},
-    {"closed form's fast classes == the reference, bit for bit (every preset, layout, mask, pass, N, B)", test_classes_fast_equal_reference})
+RS_TEST_PROGRAM("kernel")

@@ -29,7 +29,7 @@ static const rs_poll_model_t GEOM = {.chunk_cols = 2, .panel_rows = {2, 2}, .n =
 
 /* A full block: 2 panels x 2 chunks, each unit 2 x 2 = 4 of the 16 pair-units of work, polled at half
  * of it (the forward's first product) and at its end: polls at work 2, 4, 6, 8, 10, 12, 14, 16. */
-static void test_full_block(void) {
+RS_TEST(test_full_block, "a full block's polls and where they fall, by hand") {
     const rs_problem_t p = problem(false);
     rs_step_t st;
     step00(&p, &st);
@@ -57,7 +57,7 @@ static void test_full_block(void) {
 
 /* A causal diagonal block, panels of tile_q = 2 rows: rows 0-1 execute 2 columns (1 chunk, 2 polls),
  * rows 2-3 all 4 (2 chunks, 4 polls): 6 polls over 4 + 8 = 12 of work, at 2, 4, then 6, 8, 10, 12. */
-static void test_diagonal_block(void) {
+RS_TEST(test_diagonal_block, "a causal diagonal block's polls, by hand") {
     const rs_problem_t p = problem(true);
     rs_step_t st;
     step00(&p, &st);
@@ -69,7 +69,7 @@ static void test_diagonal_block(void) {
 }
 
 /* eta of a polled transfer: done at L + t_k + x, t_k = k_frac x t_comp: eta = x / (x + t_k). */
-static void test_eta(void) {
+RS_TEST(test_eta, "the eta of a polled transfer") {
     rs_machine_t m = rs_machine_figures("polled", RS_DTYPE_BF16, 1e12, (rs_tier_t){"l", 1e9, 0});
     m.cal.overlap = 0.7;
     CU_ASSERT_EQUAL(rs_step_eta(&m, 1e6, 1e-4, 1e-3, 0.25), 0.7); /* no poll model: the overlap */
@@ -85,7 +85,4 @@ static void test_eta(void) {
     RS_ASSERT_REL(rs_step_poll_frac(&m, &p, &st, 1e6, 0), 5.0 / 16, 1e-15);
 }
 
-RS_TEST_MAIN1("polls",
-    {"a full block's polls and where they fall, by hand", test_full_block},
-    {"a causal diagonal block's polls, by hand", test_diagonal_block},
-    {"the eta of a polled transfer", test_eta})
+RS_TEST_PROGRAM("polls")

@@ -16,7 +16,7 @@ static rs_problem_t problem(rs_pass_t pass) {
 
 /* At least min_reps samples appended after those already there, each a positive duration; the
  * executed FLOPs of a full 16 x 16 block: 16^2 pairs x 4 d Hq (forward) or 10 d Hq (backward). */
-static void test_kernel_point(void) {
+RS_TEST(test_kernel_point, "kernel_point") {
     for (int pass = 0; pass < 2; pass++) {
         rs_problem_t p = problem((rs_pass_t)pass);
         const rs_calib_point_t pt = {&p, 16, &rs_cpu_compute_ops, 0, 1e-4, 3};
@@ -36,7 +36,7 @@ static void test_kernel_point(void) {
     }
 }
 
-static void test_call_median(void) {
+RS_TEST(test_call_median, "call_median_useful_flops") {
     rs_problem_t p = problem(RS_PASS_FORWARD);
     const rs_calib_point_t pt = {&p, 16, &rs_cpu_compute_ops, 0, 1e-4, 3};
     const uint64_t fpp = 4 * 16 * 2, want[RS_KMASK_COUNT] = {16 * 16 * fpp, 16 * 17 / 2 * fpp, 16 * 15 / 2 * fpp};
@@ -50,7 +50,7 @@ static void test_call_median(void) {
     }
 }
 
-static void test_bandwidths(void) {
+RS_TEST(test_bandwidths, "merge_and_memcpy_bandwidth") {
     rs_problem_t p = problem(RS_PASS_FORWARD); /* measured on the backward's dK,dV buffer */
     const rs_calib_point_t pt = {&p, 32, &rs_cpu_compute_ops, 0, 1e-4, 0};
     double bw = 0;
@@ -62,7 +62,7 @@ static void test_bandwidths(void) {
 }
 
 /* The backend's refusal comes back wrapped: the CPU computes in fp32 only. */
-static void test_refusal(void) {
+RS_TEST(test_refusal, "refusal") {
     rs_problem_t p = problem(RS_PASS_FORWARD);
     p.act_bytes = 2;
     const rs_calib_point_t pt = {&p, 16, &rs_cpu_compute_ops, 0, 1e-4, 3};
@@ -75,11 +75,4 @@ static void test_refusal(void) {
     CU_ASSERT_EQUAL(n, 0u);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"kernel_point", test_kernel_point},
-                                           {"call_median_useful_flops", test_call_median},
-                                           {"merge_and_memcpy_bandwidth", test_bandwidths},
-                                           {"refusal", test_refusal},
-                                           {NULL, NULL}};
-    return rs_test_main1("calib_block", cases);
-}
+RS_TEST_PROGRAM("calib_block")

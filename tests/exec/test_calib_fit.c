@@ -16,7 +16,7 @@
 
 /* Affine times t = L + m / W (L = 3 us, W = 5 GB/s) give L and W back, no error and the flat curve
  * g = 1; with the latency given, W alone; a latency above every time leaves no bandwidth (INFINITY). */
-static void test_alpha_beta(void) {
+RS_TEST(test_alpha_beta, "alpha_beta") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const uint64_t m[4] = {1024, 4096, 16384, 65536};
@@ -58,7 +58,7 @@ static void test_alpha_beta(void) {
 }
 
 /* eff(B) = F_eff(B) / F_peak, by block. */
-static void test_efficiency(void) {
+RS_TEST(test_efficiency, "efficiency") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const double f[3] = {1e9, 4e9, 2e9};
@@ -79,7 +79,7 @@ static void test_efficiency(void) {
  * point's transfer outlasts its compute: the E >= t_c branch); the points are given out of order.
  * The fit must give back o, O and every eta, and the profile built from it must reproduce each
  * point's compute and, with the walk's sharing of the flows, its completion. */
-static void test_calib_fit_overlap(void) {
+RS_TEST(test_calib_fit_overlap, "fit_overlap") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const double L = 5e-6, W = 20e9, o = 4e-6, ob = 1e-10;
@@ -153,7 +153,7 @@ static void test_calib_fit_overlap(void) {
  * as rs_machine_host_s charges a fresh step) at L + x_f / eta_f. Each curve gives k = x (1 / eta - 1)
  * polls / t_c with its own x and t_c; a step takes them by its reused bytes; the walk's eta of a
  * fresh step at the fresh k gives eta_f back; without the fresh steps there is one curve. */
-static void test_calib_fit_fresh_polls(void) {
+RS_TEST(test_calib_fit_fresh_polls, "fit_fresh_polls") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const double L = 2e-6, W = 10e9, o = 3e-6, ob = 2e-10;
@@ -199,7 +199,7 @@ static void test_calib_fit_fresh_polls(void) {
 
 /* Ranks of unequal speed: rank 1 is 10% slower at every block but one, rank 2 5% slower; the
  * factors are the medians of the ratios to the fastest rank at each block. */
-static void test_calib_rank_factors(void) {
+RS_TEST(test_calib_rank_factors, "rank_factors") {
     /* blocks x ranks: times */
     const double t[4 * 3] = {1.0, 1.1, 1.05,   /* B0 */
                              2.0, 2.2, 2.1,    /* B1 */
@@ -219,7 +219,7 @@ static void test_calib_rank_factors(void) {
  * through every size (L + m g(m) / W = t), an overlap point's transfer alone reads it, a size
  * between two points is log-linear in g, and one outside takes its end point's g. Affine times give
  * g = 1 at every size. */
-static void test_calib_xfer_curve(void) {
+RS_TEST(test_calib_xfer_curve, "xfer_curve") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     const uint64_t m[5] = {16384, 65536, 262144, 524288, 1048576};
@@ -278,13 +278,4 @@ static void test_calib_xfer_curve(void) {
     CU_ASSERT_EQUAL(back.cal.n_xfer, 5);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"alpha_beta", test_alpha_beta},
-                                           {"efficiency", test_efficiency},
-                                           {"fit_overlap", test_calib_fit_overlap},
-                                           {"fit_fresh_polls", test_calib_fit_fresh_polls},
-                                           {"rank_factors", test_calib_rank_factors},
-                                           {"xfer_curve", test_calib_xfer_curve},
-                                           {NULL, NULL}};
-    return rs_test_main1("calib_fit", cases);
-}
+RS_TEST_PROGRAM("calib_fit")

@@ -20,7 +20,7 @@ static char *printed(const rs_calib_t *c) {
     return text;
 }
 
-static void test_print(void) {
+RS_TEST(test_print, "print_by_hand") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     rs_calibration_default(&c.model);
@@ -65,7 +65,4 @@ static void test_print(void) {
     free(text);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"print_by_hand", test_print}, {NULL, NULL}};
-    return rs_test_main1("calib_print", cases);
-}
+RS_TEST_PROGRAM("calib_print")

@@ -6,7 +6,7 @@
 #include "calib_profile.h"
 #include "test_main.h"
 
-static void test_to_hw(void) {
+RS_TEST(test_to_hw, "to_hw") {
     rs_calib_t c;
     memset(&c, 0, sizeof c);
     c.flops_peak = 3.5e10, c.bw_bytes_per_s = 8e9, c.latency_s = 2e-6, c.mem_bw_bytes_per_s = 2.5e10;
@@ -37,7 +37,4 @@ static void test_to_hw(void) {
     CU_ASSERT_EQUAL(hw.flops_per_s[RS_DTYPE_FP32], 0.0);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"to_hw", test_to_hw}, {NULL, NULL}};
-    return rs_test_main1("calib_profile", cases);
-}
+RS_TEST_PROGRAM("calib_profile")

@@ -11,7 +11,7 @@
 
 /* The forward's computing step moves its K,V block; the backward's (N > 2) the K,V block and the
  * dK,dV partial; a ring of one rank moves nothing. */
-static void test_step_flows(void) {
+RS_TEST(test_step_flows, "step_flows") {
     rs_problem_t p = rs_test_exec_problem(64, 1, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 1);
     rs_problem_t at = p;
     at.n_ranks = 4, at.causal = false, at.layout = RS_LAYOUT_CONTIGUOUS;
@@ -29,13 +29,19 @@ static void test_step_flows(void) {
     CU_ASSERT_EQUAL(rs_calib_step_flows(&p, 32, 2, kind, bytes, &err), 1);
 }
 
+/* Rank `rank` of a loopback of n ranks (the local transport) on the CPU compute. */
+static rs_exec_job_t loopback_job(int64_t rank, int64_t n) {
+    rs_err_t err = {0};
+    void *ts = rs_local_loopback_create(rank, n, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
+    return (rs_exec_job_t){.cops = &rs_cpu_compute_ops, .tops = &rs_local_transport_ops, .ts = ts};
+}
+
 /* Rank 0 of a 2-rank loopback: reps samples appended, each time positive, what was posted (one K,V
  * flow of the block's bytes) and the CPU compute's polls of the step; on a ring of one nothing. */
-static void test_overlap_samples(void) {
+RS_TEST(test_overlap_samples, "overlap_samples") {
+    const rs_exec_job_t job = loopback_job(0, 2);
     rs_err_t err = {0};
-    void *ts = rs_local_loopback_create(0, 2, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
-    const rs_exec_job_t job = {.cops = &rs_cpu_compute_ops, .tops = &rs_local_transport_ops, .ts = ts};
     rs_problem_t p = rs_test_exec_problem(64, 2, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 1);
     double e[8], ef[8], busy[8], alone[8], x[8], xr[8];
     size_t n = 1;
@@ -52,22 +58,19 @@ static void test_overlap_samples(void) {
     CU_ASSERT_EQUAL(fl.bytes, rs_problem_kv_bytes(&at));
     CU_ASSERT(fl.geom.chunk_cols > 0 && fl.polls > 0);
     CU_ASSERT_EQUAL(fl.poll_first, rs_poll_first_frac(RS_PASS_FORWARD));
-    rs_local_transport_ops.destroy(ts);
-    void *ts1 = rs_local_loopback_create(0, 1, &err);
-    const rs_exec_job_t job1 = {.cops = &rs_cpu_compute_ops, .tops = &rs_local_transport_ops, .ts = ts1};
+    rs_local_transport_ops.destroy(job.ts);
+    const rs_exec_job_t job1 = loopback_job(0, 1);
     n = 0;
     CU_ASSERT_EQUAL(rs_calib_overlap_samples(&job1, &rq, &out, &err), 0);
     CU_ASSERT(n == 0 && fl.n == 0 && fl.bytes == 0);
-    rs_local_transport_ops.destroy(ts1);
+    rs_local_transport_ops.destroy(job1.ts);
 }
 
 /* The exchanges on a loopback: positive times; the fresh ones leave the rotating buffers alone, the
  * rotating ones swap them once per exchange: after the 3 + 30 of a message up to 1 MiB, swapped. */
-static void test_exchanges(void) {
+RS_TEST(test_exchanges, "exchanges") {
+    const rs_exec_job_t job = loopback_job(1, 2);
     rs_err_t err = {0};
-    void *ts = rs_local_loopback_create(1, 2, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
-    const rs_exec_job_t job = {.cops = &rs_cpu_compute_ops, .tops = &rs_local_transport_ops, .ts = ts};
     rs_problem_t p = rs_test_exec_problem(64, 2, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 1);
     const rs_calib_point_t pt = {&p, 16, &rs_cpu_compute_ops, 0, 0, 0};
     rs_calib_exchanges_t x;
@@ -82,7 +85,7 @@ static void test_exchanges(void) {
     CU_ASSERT(x.buf[3] == b4 && x.buf[4] == b3); /* 33 exchanges: swapped */
     rs_calib_exchanges_close(&x);
     for (int k = 0; k < 5; k++) CU_ASSERT_PTR_NULL(x.buf[k]);
-    rs_local_transport_ops.destroy(ts);
+    rs_local_transport_ops.destroy(job.ts);
 }
 
 /* Three ranks with samples (r + 1) {1, 10, 5}: each rank's median is 5 (r + 1); rank 0 gathers
@@ -105,7 +108,7 @@ static void *rank_main(void *arg) {
     return NULL;
 }
 
-static void test_rank_median(void) {
+RS_TEST(test_rank_median, "rank_median_and_values") {
     rs_err_t err = {0};
     rs_local_world_t *w = rs_local_world_create(3, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
@@ -124,11 +127,4 @@ static void test_rank_median(void) {
     rs_local_world_free(w);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"step_flows", test_step_flows},
-                                           {"overlap_samples", test_overlap_samples},
-                                           {"exchanges", test_exchanges},
-                                           {"rank_median_and_values", test_rank_median},
-                                           {NULL, NULL}};
-    return rs_test_main1("calib_transfer", cases);
-}
+RS_TEST_PROGRAM("calib_transfer")

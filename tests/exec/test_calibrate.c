@@ -10,7 +10,7 @@
 #include "exec_fixtures.h"
 #include "test_main.h"
 
-static void test_opts_default(void) {
+RS_TEST(test_opts_default, "opts_default") {
     rs_calib_opts_t o;
     memset(&o, 0x5a, sizeof o);
     rs_calib_opts_default(&o);
@@ -48,7 +48,7 @@ static int cal_post(void *st, int n, const rs_xfer_req_t *reqs, rs_err_t *err) {
 
 /* Calibration on one device: rank 0 of a 2-rank loopback measures the kernel, the transfer to
  * itself and the overlap with no second rank (its collectives involve itself only). */
-static void test_calibrate_loopback(void) {
+RS_TEST(test_calibrate_loopback, "calibrate_loopback") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(0, 2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -81,7 +81,7 @@ static void test_calibrate_loopback(void) {
 
 /* A ring of one rank: the kernel alone (no transport, no overlap: L 0, W 0, eta and sigma 1), the
  * efficiency curve over the blocks with 1 at the fastest, the memcpy bandwidth. */
-static void test_calibrate_one_rank(void) {
+RS_TEST(test_calibrate_one_rank, "calibrate_one_rank") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(0, 1, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -108,10 +108,4 @@ static void test_calibrate_one_rank(void) {
     rs_local_transport_ops.destroy(ts);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"opts_default", test_opts_default},
-                                           {"calibrate_loopback", test_calibrate_loopback},
-                                           {"calibrate_one_rank", test_calibrate_one_rank},
-                                           {NULL, NULL}};
-    return rs_test_main1("calibrate", cases);
-}
+RS_TEST_PROGRAM("calibrate")

@@ -11,7 +11,7 @@
 /* The kernel table of one pass (validate measures only the pass it predicts): with passes = the
  * backward bit, three backward curves (full, causal, shifted) of every block size, each point's
  * rate positive; the forward resolves to them and says so. Both bits (0): six curves. */
-static void test_kernel_table_one_pass(void) {
+RS_TEST(test_kernel_table_one_pass, "kernel_table_one_pass") {
     rs_problem_t p = rs_test_exec_problem(64, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_BACKWARD, 2);
     rs_calib_kernel_opts_t ko = {.n_blocks = 2, .blocks = {8, 16}, .min_time_s = 1e-4, .min_reps = 2, .dtype = RS_DTYPE_FP32,
                                  .passes = 1u << RS_PASS_BACKWARD};
@@ -37,7 +37,7 @@ static void test_kernel_table_one_pass(void) {
 
 /* Fewer than two block sizes are refused; the table prints a row per block size and pass with the
  * three mask kinds' GFLOP/s, then the merge bandwidth. */
-static void test_refusal_and_print(void) {
+RS_TEST(test_refusal_and_print, "refusal_and_print") {
     rs_problem_t p = rs_test_exec_problem(64, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 2);
     rs_calib_kernel_opts_t ko = {.n_blocks = 1, .blocks = {8}, .min_time_s = 1e-4, .min_reps = 2, .dtype = RS_DTYPE_FP32,
                                  .passes = 1u << RS_PASS_FORWARD};
@@ -67,9 +67,4 @@ static void test_refusal_and_print(void) {
     free(text);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"kernel_table_one_pass", test_kernel_table_one_pass},
-                                           {"refusal_and_print", test_refusal_and_print},
-                                           {NULL, NULL}};
-    return rs_test_main1("calibrate_kernels", cases);
-}
+RS_TEST_PROGRAM("calibrate_kernels")

@@ -8,7 +8,7 @@
 
 /* The OpenBLAS core against the CPU's ISA: an SSE fallback core on an AVX-512 or AVX2 CPU is named
  * with what selects the CPU's kernels; a matching, wider or unknown core says nothing. */
-static void test_blas_core_note(void) {
+RS_TEST(test_blas_core_note, "blas_core_note") {
     char buf[512];
     CU_ASSERT_EQUAL(rs_blas_core_isa("Prescott"), RS_ISA_SSE);
     CU_ASSERT_EQUAL(rs_blas_core_isa("skylakex"), RS_ISA_AVX512);
@@ -41,7 +41,7 @@ static void test_blas_core_note(void) {
 
 /* The ISA names, and the version line: the core first, then the configuration, on one line without
  * commas (profile notes are comma-separated). */
-static void test_version_line(void) {
+RS_TEST(test_version_line, "isa_names_and_version_line") {
     const char *names[] = {"unknown", "SSE", "AVX", "AVX2", "AVX-512"};
     for (int i = 0; i <= RS_ISA_AVX512; i++) CU_ASSERT_STRING_EQUAL(rs_isa_name((rs_isa_t)i), names[i]);
     CU_ASSERT_STRING_EQUAL(rs_isa_name((rs_isa_t)99), "unknown");
@@ -54,9 +54,4 @@ static void test_version_line(void) {
     CU_ASSERT_PTR_EQUAL(rs_exec_blas_version(), v); /* made once */
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"blas_core_note", test_blas_core_note},
-                                           {"isa_names_and_version_line", test_version_line},
-                                           {NULL, NULL}};
-    return rs_test_main1("cpu_blas", cases);
-}
+RS_TEST_PROGRAM("cpu_blas")

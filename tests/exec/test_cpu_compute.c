@@ -149,7 +149,7 @@ static bool cpu_has(const char *variant) {
  * each, vector tails) on B = 37, d = 24, 2 q heads on 1 kv head, tile 6x4: O, lse, dQ, dK, dV within
  * 2e-6 of float64 (a margin of about 3 over fp32 with a ~2-ulp exp). A variant the CPU lacks must be refused with a message
  * naming the variable. */
-static void test_kernel_variants_masks(void) {
+RS_TEST(test_kernel_variants_masks, "kernel_variants_masks") {
     const uint64_t seed = rs_test_fresh_seed();
     fprintf(stderr, "  kernel variants: seed %llu (RINGSIM_TEST_SEED=%llu repeats this run)\n",
             (unsigned long long)seed, (unsigned long long)seed);
@@ -221,7 +221,7 @@ static void test_kernel_variants_masks(void) {
  * Checked row by row against float64: O and dQ relative within 1e-6 (Cephes is ~2 ulp = 2.4e-7), lse
  * = log(1 + e^x) absolute within 2 ulp of 1. Then NaN inputs must give NaN outputs, never a silent 0:
  * a NaN query its row of O, a NaN key every row. */
-static void test_kernel_exp_rows(void) {
+RS_TEST(test_kernel_exp_rows, "kernel_exp_rows") {
     enum { B = 64 };
     float q[B], k[B], v[B], g[B], O[B], L[B], dQ[B], dK[B], dV[B];
     for (int i = 0; i < B; i++) {
@@ -297,9 +297,4 @@ static void test_kernel_exp_rows(void) {
     }
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"kernel_variants_masks", test_kernel_variants_masks},
-                                           {"kernel_exp_rows", test_kernel_exp_rows},
-                                           {NULL, NULL}};
-    return rs_test_main1("cpu_compute", cases);
-}
+RS_TEST_PROGRAM("cpu_compute")

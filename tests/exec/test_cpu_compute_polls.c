@@ -17,7 +17,7 @@
  * path with several tiles per panel and chunks of a few tiles. */
 static void count_poll(void *arg) { ++*(long *)arg; }
 
-static void test_poll_count(void) {
+RS_TEST(test_poll_count, "poll_count_is_the_executors") {
     static const char *const variants[][3] = {{"plain", "8", NULL}, {"auto", "8", "12"}, {"auto", "12", "4"}};
     int checked = 0, differ = 0;
     for (size_t vi = 0; vi < sizeof variants / sizeof variants[0]; vi++) {
@@ -87,7 +87,7 @@ static void test_poll_count(void) {
  * (its rows see columns 0-3) and a 4 x 8 one, 48 of the 96 work; forward polls at 8, 16, 32, 48,
  * 56, ...: the 1st at 1/12 (even spacing over its 8 polls: 1/8), the 2.5th at 1/4, the 3rd at 1/3.
  * Past the last poll: the average spacing on. rs_full_poll_k inverts a FULL block's. */
-static void test_poll_positions(void) {
+RS_TEST(test_poll_positions, "poll_positions_by_hand") {
     const rs_poll_model_t g = {.chunk_cols = 4, .panel_rows = {8, 8}};
     for (int pass = 0; pass < 2; pass++) {
         rs_problem_t p = rs_test_exec_problem(16, 2, RS_LAYOUT_CONTIGUOUS, false, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD, 2);
@@ -130,9 +130,4 @@ static void test_poll_positions(void) {
     rs_schedule_free(s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"poll_count_is_the_executors", test_poll_count},
-                                           {"poll_positions_by_hand", test_poll_positions},
-                                           {NULL, NULL}};
-    return rs_test_main1("cpu_compute_polls", cases);
-}
+RS_TEST_PROGRAM("cpu_compute_polls")

@@ -15,7 +15,7 @@
 
 /* The exp: within 2 ulp (4e-7 relative) of float64 over [-87, 88], exactly 0 at and below -87.34 and
  * for -inf, exactly 1 at 0, NaN for NaN. */
-static void test_exp_f32(void) {
+RS_TEST(test_exp_f32, "exp_f32") {
     double worst = 0;
     for (double x = -87.0; x <= 88.0; x += 0.0137) {
         const float y = rs_cpu_exp_f32((float)x);
@@ -43,7 +43,7 @@ static const rs_cpu_rows_t *variant(const char *name) {
 /* Each variant on rows of n = 1..70 of fresh random logits in [-20, 5], every seventh -inf (masked):
  * row_max exact; exp_sum's elements within 4e-7 of float64 of the same float difference (masked ones
  * exactly 0) and its float sum within 5e-6 of theirs (n ulp of the sum); exp_sub likewise. */
-static void test_variants_rows(void) {
+RS_TEST(test_variants_rows, "variants_rows_vs_float64") {
     const uint64_t seed = rs_test_fresh_seed();
     fprintf(stderr, "  row kernels: seed %llu (RINGSIM_TEST_SEED repeats it)\n", (unsigned long long)seed);
     const char *names[3] = {"plain", "avx2", "avx512f"};
@@ -90,7 +90,7 @@ static void test_variants_rows(void) {
 
 /* Rows that saw nothing and NaN logits: a fast path gives P = 0 for a max or lse of -inf (never
  * exp(-inf + inf)); every variant keeps a NaN logit NaN (the executor's finiteness check must see it). */
-static void test_variants_edges(void) {
+RS_TEST(test_variants_edges, "variants_edges") {
     const char *names[3] = {"plain", "avx2", "avx512f"};
     for (int v = 0; v < 3; v++) {
         const rs_cpu_rows_t *r = variant(names[v]);
@@ -118,7 +118,7 @@ static void test_variants_edges(void) {
 }
 
 /* The plain helpers equal their scalar loops exactly (one rounding each). */
-static void test_helpers(void) {
+RS_TEST(test_helpers, "plain_helpers") {
     float p[37], ds[37], want[37], x[37], y[37];
     for (int j = 0; j < 37; j++) p[j] = 0.1f * (float)j, ds[j] = 1.5f - 0.07f * (float)j, x[j] = (float)j - 9.5f, y[j] = 0.25f * (float)j;
     for (int j = 0; j < 37; j++) want[j] = p[j] * (ds[j] - 0.3f);
@@ -134,7 +134,7 @@ static void test_helpers(void) {
 
 /* RINGSIM_CPU_KERNEL: unset and auto give the widest the CPU has, plain the reference; an unknown name
  * and an ISA the CPU lacks are refused with the accepted values. */
-static void test_pick(void) {
+RS_TEST(test_pick, "pick") {
     rs_err_t err = {0};
     rs_test_env_set("RINGSIM_CPU_KERNEL", NULL);
     const rs_cpu_rows_t *dflt = rs_cpu_rows_pick(&err);
@@ -158,7 +158,7 @@ static void test_pick(void) {
 }
 
 /* An unknown variant is refused with the accepted values. */
-static void test_kernel_variant_bad(void) {
+RS_TEST(test_kernel_variant_bad, "kernel_variant_bad") {
     rs_problem_t p = rs_test_exec_problem(24, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
@@ -171,13 +171,4 @@ static void test_kernel_variant_bad(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "accepted: auto, plain, avx2, avx512f"));
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"exp_f32", test_exp_f32},
-                                           {"variants_rows_vs_float64", test_variants_rows},
-                                           {"variants_edges", test_variants_edges},
-                                           {"plain_helpers", test_helpers},
-                                           {"pick", test_pick},
-                                           {"kernel_variant_bad", test_kernel_variant_bad},
-                                           {NULL, NULL}};
-    return rs_test_main1("cpu_rows", cases);
-}
+RS_TEST_PROGRAM("cpu_rows")

@@ -21,7 +21,7 @@ static rs_exec_spmd_t spmd(int64_t n, const char *launch, const char *loopback) 
 }
 
 /* Each refusal names the option and the rule, as bad input. */
-static void test_spmd_check(void) {
+RS_TEST(test_spmd_check, "spmd_check") {
     const rs_exec_backend_t *be = &rs_cpu_exec_backend;
     rs_err_t err = {0};
     rs_exec_spmd_t o = spmd(2, "threads", NULL);
@@ -45,7 +45,7 @@ static void test_spmd_check(void) {
     CU_ASSERT_EQUAL(rs_exec_spmd_check(be, &o, 4, &err), 0);
 }
 
-static void test_can_run(void) {
+RS_TEST(test_can_run, "can_run_and_estimate") {
     rs_problem_t p = rs_test_exec_problem(32, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 1);
     rs_err_t why = {0};
     CU_ASSERT_EQUAL(rs_cpu_backend.can_run(&p, NULL, &why), 0);
@@ -72,7 +72,7 @@ static int record_body(const rs_exec_job_t *job, void *arg) {
     return job->rank == 0 ? body_ret0 : 0;
 }
 
-static void test_spmd_threads(void) {
+RS_TEST(test_spmd_threads, "spmd_threads") {
     memset(seen, 0, sizeof seen);
     body_ret0 = 0;
     const rs_exec_spmd_t o = spmd(3, "threads", NULL);
@@ -105,7 +105,7 @@ static int loopback_body(const rs_exec_job_t *job, void *arg) {
     return rc == 0 ? 0 : 1;
 }
 
-static void test_spmd_loopback(void) {
+RS_TEST(test_spmd_loopback, "spmd_loopback_job_run") {
     rs_trace_t *t = rs_trace_create("exec-cpu");
     const rs_exec_spmd_t o = spmd(3, NULL, "local");
     CU_ASSERT_EQUAL(rs_exec_spmd(&rs_cpu_exec_backend, &o, loopback_body, t), 0);
@@ -119,7 +119,7 @@ static void test_spmd_loopback(void) {
 }
 
 /* --launch mpirun with no mpirun on PATH: said on stderr, exit code 2 (bad input). */
-static void test_spmd_no_mpirun(void) {
+RS_TEST(test_spmd_no_mpirun, "spmd_no_mpirun") {
     const char *p = getenv("PATH");
     char old[4096], errpath[] = "/tmp/rs_test_spmd_XXXXXX";
     snprintf(old, sizeof old, "%s", p ? p : "/usr/bin:/bin");
@@ -147,7 +147,7 @@ static void test_spmd_no_mpirun(void) {
 /* run() of the cpu executor: `ringsim exec` on threads as a subprocess, its trace read back - every
  * (rank, step) step event, the compute events' FLOPs summed, the problem in the header; a binary that
  * fails says how. */
-static void test_subprocess_run(void) {
+RS_TEST(test_subprocess_run, "subprocess_run") {
     rs_problem_t p = rs_test_exec_problem(48, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 1);
     rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -176,13 +176,4 @@ static void test_subprocess_run(void) {
     rs_schedule_free(s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"spmd_check", test_spmd_check},
-                                           {"can_run_and_estimate", test_can_run},
-                                           {"spmd_threads", test_spmd_threads},
-                                           {"spmd_loopback_job_run", test_spmd_loopback},
-                                           {"spmd_no_mpirun", test_spmd_no_mpirun},
-                                           {"subprocess_run", test_subprocess_run},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_backend", cases);
-}
+RS_TEST_PROGRAM("exec_backend")

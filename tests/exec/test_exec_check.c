@@ -16,7 +16,7 @@
 #include "test_main.h"
 
 /* The reference itself against a hand-computable case: S = 2, d = 1, causal. */
-static void test_reference_hand(void) {
+RS_TEST(test_reference_hand, "reference_hand") {
     rs_problem_t p = rs_test_exec_problem(2, 1, RS_LAYOUT_CONTIGUOUS, true, RS_PASS_FORWARD, 1);
     p.q_heads = 1, p.head_dim = 1;
     double q[2] = {1, 2}, k[2] = {1, 3}, v[2] = {10, 20}, o[2], lse[2];
@@ -31,7 +31,7 @@ static void test_reference_hand(void) {
 
 /* A cached prefix (P = 1, S = 1, d = 1, causal): the new token sees the cached key and its own,
  * logits 0 and 2, so O = (10 + 20 e^2) / (1 + e^2) and lse = log(1 + e^2). */
-static void test_reference_cached_hand(void) {
+RS_TEST(test_reference_cached_hand, "reference_cached_hand") {
     rs_problem_t p = rs_test_exec_problem(1, 1, RS_LAYOUT_CONTIGUOUS, true, RS_PASS_FORWARD, 1);
     p.q_heads = 1, p.head_dim = 1, p.cached_tokens = 1;
     double q[1] = {2}, k[2] = {0, 1}, v[2] = {10, 20}, o[1], lse[1];
@@ -53,7 +53,7 @@ static double loss(const rs_problem_t *p, const rs_exec_ref_t *t, size_t nq) {
 
 /* The reference's backward is the gradient of sum(O * dO): against central differences of its own
  * forward (h = 1e-5: truncation ~1e-10), on fresh random inputs, causal and not, GQA 2/1. */
-static void test_reference_backward_gradient(void) {
+RS_TEST(test_reference_backward_gradient, "reference_backward_is_the_gradient") {
     const uint64_t seed = rs_test_fresh_seed();
     fprintf(stderr, "  reference gradient: seed %llu (RINGSIM_TEST_SEED repeats it)\n", (unsigned long long)seed);
     for (int causal = 0; causal < 2; causal++) {
@@ -87,7 +87,7 @@ static void test_reference_backward_gradient(void) {
 }
 
 /* A wrong answer must be caught: a reference on other inputs (tolerance 0) fails the check. */
-static void test_check_can_fail(void) {
+RS_TEST(test_check_can_fail, "check_can_fail") {
     rs_problem_t p = rs_test_exec_problem(32, 4, RS_LAYOUT_STRIPED, true, RS_PASS_FORWARD, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12; /* fp32 cannot reach this: the check must say so */
@@ -107,7 +107,7 @@ static void test_check_can_fail(void) {
  * The softmax is one-hot there, so O = V exactly and dQ, dK vanish up to cancellation
  * (dS = P (dO.V - dO.O) with O = V): their relative error is meaningless and is bounded in
  * absolute terms against the size of one term, scale * |dO.V| * |K| ~ 0.25 * 16 * 100 * 100. */
-static void test_extreme_logits(void) {
+RS_TEST(test_extreme_logits, "extreme_logits") {
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = rs_test_exec_problem(32, 4, RS_LAYOUT_ZIGZAG, true, (rs_pass_t)pass, 2);
         rs_exec_opts_t o = rs_test_exec_opts_check();
@@ -136,7 +136,7 @@ static void test_extreme_logits(void) {
 
 /* The failed check's message: each checked tensor with its error, where the ones beyond the
  * tolerance are worst, the tolerance, and whether outputs hold inf or NaN. */
-static void test_check_message(void) {
+RS_TEST(test_check_message, "check_message") {
     rs_exec_opts_t o;
     rs_exec_opts_default(&o);
     o.check_tol = 1e-3;
@@ -157,7 +157,7 @@ static void test_check_message(void) {
 }
 
 /* --save-io: eight .npy files with the right header, and Q's data equals the seeded input. */
-static void test_save_io(void) {
+RS_TEST(test_save_io, "save_io_npy") {
     char dir[] = "/tmp/rs_test_exec_XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     rs_problem_t p = rs_test_exec_problem(24, 3, RS_LAYOUT_STRIPED, true, RS_PASS_BACKWARD, 1);
@@ -192,14 +192,4 @@ static void test_save_io(void) {
     rmdir(dir);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"reference_hand", test_reference_hand},
-                                           {"reference_cached_hand", test_reference_cached_hand},
-                                           {"reference_backward_is_the_gradient", test_reference_backward_gradient},
-                                           {"check_can_fail", test_check_can_fail},
-                                           {"extreme_logits", test_extreme_logits},
-                                           {"check_message", test_check_message},
-                                           {"save_io_npy", test_save_io},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_check", cases);
-}
+RS_TEST_PROGRAM("exec_check")

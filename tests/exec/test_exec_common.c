@@ -10,7 +10,7 @@
 #include "exec_fixtures.h"
 #include "test_main.h"
 
-static void test_names(void) {
+RS_TEST(test_names, "names") {
     const char *want[RS_TENSOR_COUNT] = {"Q", "K", "V", "dO", "O", "lse", "dQ", "dK", "dV"};
     for (int t = 0; t < RS_TENSOR_COUNT; t++) CU_ASSERT_STRING_EQUAL(rs_tensor_name((rs_tensor_t)t), want[t]);
     CU_ASSERT_STRING_EQUAL(rs_tensor_name(RS_TENSOR_COUNT), "?");
@@ -24,7 +24,7 @@ static void test_names(void) {
     CU_ASSERT_STRING_EQUAL(rs_progress_name(RS_PROGRESS_NONE), "none");
 }
 
-static void test_opts_default(void) {
+RS_TEST(test_opts_default, "opts_default") {
     rs_exec_opts_t o;
     memset(&o, 0x5a, sizeof o);
     rs_exec_opts_default(&o);
@@ -38,7 +38,7 @@ static void test_opts_default(void) {
  * 2 S^2 d Hq = 262144 FLOPs per run, 4 runs at 2e10 FLOP/s per core on min(N, cores) cores. The
  * check adds the global float64 arrays and 1e9 FLOP/s for the reference; the backward 2 more Q-like
  * and 4 more K,V-like blocks, N + 1 steps and 2.5x the FLOPs. */
-static void test_estimate(void) {
+RS_TEST(test_estimate, "estimate_by_hand") {
     rs_problem_t p = rs_test_exec_problem(64, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 1);
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const double par = fmin(2, cores > 0 ? (double)cores : 1);
@@ -62,7 +62,7 @@ static void test_estimate(void) {
 
 /* An input element is scale (2u - 1), u = rs_hash_unit(seed, 0x5eed0000 + tensor, its index in the
  * global BHSD array over the cached and new positions). */
-static void test_input_formula(void) {
+RS_TEST(test_input_formula, "input_formula") {
     rs_problem_t p = rs_test_exec_problem(8, 2, RS_LAYOUT_CONTIGUOUS, true, RS_PASS_FORWARD, 1);
     p.cached_tokens = 4, p.batch = 2;
     const rs_exec_input_t in = {.seed = 3, .tensor = RS_TENSOR_V, .problem = &p, .scale = 0.5};
@@ -78,7 +78,7 @@ static void test_input_formula(void) {
 }
 
 /* A rank-local array: rows of the segments one after the other, every (batch, head) block of them. */
-static void test_fill_local(void) {
+RS_TEST(test_fill_local, "fill_local_layout") {
     rs_problem_t p = rs_test_exec_problem(16, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD, 1);
     p.batch = 2;
     const rs_segment_t segs[2] = {{0, 1, 2}, {10, 2, 3}}; /* tokens 0, 1, then 10, 12, 14 */
@@ -97,7 +97,7 @@ static void test_fill_local(void) {
 /* Decode on 2 ranks, 3 sequences: rank 1 owns sequence 1 (and would own 3): its Q-like array holds
  * sequence 1 in slot 0 and zeros in slot 1; its K,V hold every sequence's cache, and the new token's
  * row only of sequence 1. Without decode a rank's K is fill_local of its K,V segments. */
-static void test_fill_rank(void) {
+RS_TEST(test_fill_rank, "fill_rank_decode_and_not") {
     rs_problem_t p;
     rs_problem_default(&p);
     p.seq_tokens = 1, p.cached_tokens = 32, p.n_ranks = 2, p.batch = 3, p.q_heads = 2, p.kv_heads = 1, p.head_dim = 8;
@@ -160,13 +160,4 @@ static void test_fill_rank(void) {
     rs_schedule_free(s2);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"names", test_names},
-                                           {"opts_default", test_opts_default},
-                                           {"estimate_by_hand", test_estimate},
-                                           {"input_formula", test_input_formula},
-                                           {"fill_local_layout", test_fill_local},
-                                           {"fill_rank_decode_and_not", test_fill_rank},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_common", cases);
-}
+RS_TEST_PROGRAM("exec_common")

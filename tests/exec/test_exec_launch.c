@@ -19,25 +19,28 @@ static void clear_launcher(void) {
 }
 
 /* Open MPI's variables first, then PMI's and PMIx's; none: -1 (local rank 0). */
-static void test_env(void) {
+RS_TEST(test_env, "launcher_environment") {
     clear_launcher();
     CU_ASSERT_EQUAL(rs_exec_env_rank(), -1);
     CU_ASSERT_EQUAL(rs_exec_env_size(), -1);
     CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 0);
-    setenv("PMIX_RANK", "5", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 5);
-    setenv("PMI_RANK", "4", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 4);
-    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_rank(), 3);
-    setenv("PMI_SIZE", "7", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_size(), 7);
-    setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_size(), 8);
-    setenv("MPI_LOCALRANKID", "2", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 2);
-    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
-    CU_ASSERT_EQUAL(rs_exec_env_local_rank(), 1);
+    /* each variable set in turn, over the ones set before it */
+    static const struct {
+        const char *var, *value;
+        int (*read)(void);
+        int want;
+    } set[] = {
+        {"PMIX_RANK", "5", rs_exec_env_rank, 5},           {"PMI_RANK", "4", rs_exec_env_rank, 4},
+        {"OMPI_COMM_WORLD_RANK", "3", rs_exec_env_rank, 3}, {"PMI_SIZE", "7", rs_exec_env_size, 7},
+        {"OMPI_COMM_WORLD_SIZE", "8", rs_exec_env_size, 8}, {"MPI_LOCALRANKID", "2", rs_exec_env_local_rank, 2},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "1", rs_exec_env_local_rank, 1},
+    };
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
+        setenv(set[i].var, set[i].value, 1);
+        const int got = set[i].read();
+        if (got != set[i].want) fprintf(stderr, "  %s=%s: %d, want %d\n", set[i].var, set[i].value, got, set[i].want);
+        CU_ASSERT_EQUAL(got, set[i].want);
+    }
     clear_launcher();
 }
 
@@ -54,7 +57,7 @@ static void fake_mpirun(void) {
     CU_ASSERT_EQUAL(chmod(path, 0755), 0);
 }
 
-static void test_mpirun(void) {
+RS_TEST(test_mpirun, "mpirun") {
     fake_mpirun();
     setenv("PATH", dir, 1);
 #ifdef RINGSIM_HAVE_MPI
@@ -89,13 +92,14 @@ static void test_mpirun(void) {
     setenv("PATH", old_path, 1);
 }
 
-int main(void) {
+/* PATH as it was, and the folder of the fake launchers. */
+static int setup(void) {
     const char *p = getenv("PATH");
     snprintf(old_path, sizeof old_path, "%s", p ? p : "/usr/bin:/bin");
     snprintf(dir, sizeof dir, "/tmp/rs_test_launch_XXXXXX");
-    if (!mkdtemp(dir)) return 1;
-    static const rs_test_case_t cases[] = {{"launcher_environment", test_env}, {"mpirun", test_mpirun}, {NULL, NULL}};
-    const int rc = rs_test_main1("exec_launch", cases);
-    rmdir(dir);
-    return rc;
+    return mkdtemp(dir) ? 0 : 1;
 }
+
+static void teardown(void) { rmdir(dir); }
+
+RS_TEST_MAIN(.suite = "exec_launch", .setup = setup, .teardown = teardown)

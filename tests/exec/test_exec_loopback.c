@@ -71,10 +71,10 @@ static void run_all_ranks(rs_layout_t lay, rs_pass_t pass) {
     rs_schedule_free(s);
 }
 
-static void test_run_loopback_forward(void) {
+RS_TEST(test_run_loopback_forward, "run_loopback_forward") {
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++) run_all_ranks((rs_layout_t)lay, RS_PASS_FORWARD);
 }
-static void test_run_loopback_backward(void) {
+RS_TEST(test_run_loopback_backward, "run_loopback_backward") {
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++) run_all_ranks((rs_layout_t)lay, RS_PASS_BACKWARD);
 }
 
@@ -87,7 +87,7 @@ static void *make_world_rank(void *arg, int64_t rank, rs_err_t *err) {
 
 /* A subset of ranks, in the order given; refusals: no rank, a rank out of range, --check, a state that
  * is not a loopback. */
-static void test_run_loopback_refusals(void) {
+RS_TEST(test_run_loopback_refusals, "run_loopback_refusals") {
     int64_t n = 4;
     const int64_t some[2] = {3, 1};
     rs_exec_opts_t o;
@@ -123,10 +123,4 @@ static void test_run_loopback_refusals(void) {
     rs_schedule_free(s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"run_loopback_forward", test_run_loopback_forward},
-                                           {"run_loopback_backward", test_run_loopback_backward},
-                                           {"run_loopback_refusals", test_run_loopback_refusals},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_loopback", cases);
-}
+RS_TEST_PROGRAM("exec_loopback")

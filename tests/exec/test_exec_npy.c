@@ -34,7 +34,7 @@ static void write_bytes(const char *path, const void *b, size_t n) {
 /* A 2 x 3 x 4 array written and read back: magic and version 1.0, the header dict with descr <f4,
  * C order and the shape, padded with spaces to a multiple of 64 bytes and ended by a newline, then
  * the 24 floats in order; a 1-d shape is written "(5,)". */
-static void test_round_trip(void) {
+RS_TEST(test_round_trip, "round_trip") {
     char path[128];
     path_of(path, sizeof path, "a.npy");
     float data[24];
@@ -68,7 +68,7 @@ static void test_round_trip(void) {
 
 /* The reader refuses, saying why: a missing file (the system's reason), a file that is not .npy 1.0,
  * a header shorter than its length field, one without descr or shape, more than 8 dimensions. */
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     char path[128], want[256];
     rs_npy_header_t h;
     rs_err_t err = {0};
@@ -100,7 +100,7 @@ static void test_refusals(void) {
 }
 
 /* --save-io's file: DIR/NAME.npy, a 4-dimensional array. */
-static void test_save_tensor(void) {
+RS_TEST(test_save_tensor, "save_tensor") {
     const float data[6] = {1, 2, 3, 4, 5, 6};
     const int64_t shape[4] = {1, 2, 3, 1};
     rs_err_t err = {0};
@@ -116,14 +116,12 @@ static void test_save_tensor(void) {
     unlink(path);
 }
 
-int main(void) {
+/* The folder of the test's files. */
+static int setup(void) {
     snprintf(dir, sizeof dir, "/tmp/rs_test_npy_XXXXXX");
-    if (!mkdtemp(dir)) return 1;
-    static const rs_test_case_t cases[] = {{"round_trip", test_round_trip},
-                                           {"refusals", test_refusals},
-                                           {"save_tensor", test_save_tensor},
-                                           {NULL, NULL}};
-    const int rc = rs_test_main1("exec_npy", cases);
-    rmdir(dir);
-    return rc;
+    return mkdtemp(dir) ? 0 : 1;
 }
+
+static void teardown(void) { rmdir(dir); }
+
+RS_TEST_MAIN(.suite = "exec_npy", .setup = setup, .teardown = teardown)

@@ -22,7 +22,7 @@ static int slow_upload(void *st, rs_tensor_t which, const float *host, void *buf
     return real_upload(st, which, host, buf, err);
 }
 
-static void test_inputs_staged(void) {
+RS_TEST(test_inputs_staged, "inputs_staged_outside_the_pass") {
     rs_compute_ops_t slow = rs_cpu_compute_ops;
     real_upload = slow.upload, slow.upload = slow_upload;
     for (int pass = 0; pass < 2; pass++) {
@@ -74,7 +74,7 @@ static int rec_bwd_end(void *st, rs_err_t *err) {
     return rs_cpu_compute_ops.bwd_end(st, err);
 }
 
-static void test_grad_zero_buffer(void) {
+RS_TEST(test_grad_zero_buffer, "grad_zero_clears_no_sent_partial") {
     rec_tops = rs_local_transport_ops, rec_tops.post = rec_post;
     rec_cops = rs_cpu_compute_ops, rec_cops.grad_zero = rec_grad_zero;
     rec_cops.bwd_begin = rec_bwd_begin, rec_cops.bwd_end = rec_bwd_end, rec_cops.buf_free = rs_test_sent_buf_free;
@@ -99,7 +99,7 @@ static void test_grad_zero_buffer(void) {
 /* The injections, on one rank of a loopback ring of 4: a fault stops the rank at that step of the
  * measured pass (res.faulted, fail_step); a stall needs a transport that can make one and a step
  * that moves something. */
-static void test_injections(void) {
+RS_TEST(test_injections, "fault_and_stall_injections") {
     int64_t n = 4;
     rs_exec_opts_t o;
     rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, 1, &o);
@@ -140,7 +140,7 @@ static int fail_grad_add(void *st, void *dst, const void *src, rs_err_t *err) {
 }
 
 /* The pass names the rank (and the step) around the backend's message and keeps its kind. */
-static void test_errors_wrapped(void) {
+RS_TEST(test_errors_wrapped, "errors_wrapped_with_their_kind") {
     int64_t n = 3;
     rs_exec_opts_t o;
     rs_schedule_t *s = rs_test_exec_schedule(n, RS_LAYOUT_CONTIGUOUS, RS_PASS_BACKWARD, 1, &o);
@@ -167,11 +167,4 @@ static void test_errors_wrapped(void) {
     rs_schedule_free(s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"inputs_staged_outside_the_pass", test_inputs_staged},
-                                           {"grad_zero_clears_no_sent_partial", test_grad_zero_buffer},
-                                           {"fault_and_stall_injections", test_injections},
-                                           {"errors_wrapped_with_their_kind", test_errors_wrapped},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_pass", cases);
-}
+RS_TEST_PROGRAM("exec_pass")

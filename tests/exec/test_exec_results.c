@@ -14,7 +14,7 @@
  * 2 and the median duration 2, so its event is [2, 4]; step 1's receive ran [0.5, 1.5], [0.25, 3.25],
  * [0.75, 2.75] (starts 0.5, durations 2: [0.5, 2.5]) from peer 3, 4096 bytes (repetition 0's); the
  * slots no step has give events of rank -1. */
-static void test_median_events(void) {
+RS_TEST(test_median_events, "median_events_by_hand") {
     enum { REPS = 3, STEPS = 2 };
     rs_exec_slot_t rec[REPS * STEPS * RS_EXEC_KINDS];
     memset(rec, 0, sizeof rec);
@@ -46,7 +46,7 @@ static rs_event_t ev_of(int32_t rank, int32_t step, rs_event_kind_t kind, double
 /* The result's medians over the events of every rank: compute durations 1, 3, 2, 10 (median 2.5),
  * one receive of 4, steps of 5, 1, 3 (median 3); the makespan the latest step end (7); an event of
  * rank -1 (a slot no step has) counts for nothing. No receive at all: its median is 0. */
-static void test_summarize(void) {
+RS_TEST(test_summarize, "summarize_by_hand") {
     const rs_event_t ev[] = {ev_of(0, 0, RS_EV_COMPUTE, 0, 1),  ev_of(1, 0, RS_EV_COMPUTE, 1, 4), ev_of(0, 1, RS_EV_COMPUTE, 2, 4),
                              ev_of(1, 1, RS_EV_COMPUTE, 0, 10), ev_of(0, 0, RS_EV_RECV, 1, 5),    ev_of(0, 0, RS_EV_STEP, 0, 5),
                              ev_of(1, 0, RS_EV_STEP, 6, 7),     ev_of(0, 1, RS_EV_STEP, 1, 4),    ev_of(-1, 0, RS_EV_STEP, 0, 99),
@@ -69,7 +69,7 @@ static void test_summarize(void) {
 }
 
 /* The trace receives the events of real ranks only, and the header of the run. */
-static void test_trace(void) {
+RS_TEST(test_trace, "trace_events_and_header") {
     const rs_event_t ev[3] = {ev_of(0, 0, RS_EV_COMPUTE, 0, 1), ev_of(-1, 0, RS_EV_SEND, 0, 1), ev_of(1, 0, RS_EV_STEP, 0, 2)};
     rs_trace_t *t = rs_trace_create("exec-cpu");
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -99,10 +99,4 @@ static void test_trace(void) {
     rs_trace_free(t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"median_events_by_hand", test_median_events},
-                                           {"summarize_by_hand", test_summarize},
-                                           {"trace_events_and_header", test_trace},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_results", cases);
-}
+RS_TEST_PROGRAM("exec_results")

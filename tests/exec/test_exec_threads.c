@@ -11,7 +11,7 @@
 #include "test_main.h"
 
 /* Rank 2 stops answering at step 1: the others give up after the timeout, naming rank and step. */
-static void test_dead_rank_timeout(void) {
+RS_TEST(test_dead_rank_timeout, "dead_rank_timeout") {
     rs_problem_t p = rs_test_exec_problem(32, 4, RS_LAYOUT_ZIGZAG, false, RS_PASS_FORWARD, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check = false;
@@ -38,7 +38,7 @@ static int create_unless_rank_1(const rs_exec_rank_t *r, void **state, rs_err_t 
     return rs_cpu_compute_ops.create(r, state, err);
 }
 
-static void test_real_error_first(void) {
+RS_TEST(test_real_error_first, "real_error_first") {
     rs_problem_t p = rs_test_exec_problem(32, 4, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 2);
     rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -63,7 +63,7 @@ static void test_real_error_first(void) {
 
 /* A clean run reports rank 0's result: the steps of its pass, both backends' descriptions, a
  * makespan, outputs checked. */
-static void test_result_is_rank_0s(void) {
+RS_TEST(test_result_is_rank_0s, "result_is_rank_0s") {
     rs_problem_t p = rs_test_exec_problem(24, 3, RS_LAYOUT_STRIPED, true, RS_PASS_BACKWARD, 1);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
@@ -77,10 +77,4 @@ static void test_result_is_rank_0s(void) {
     CU_ASSERT(res.makespan_s > 0 && res.t_step_median_s > 0 && res.t_comp_median_s > 0 && res.t_comm_median_s > 0);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"dead_rank_timeout", test_dead_rank_timeout},
-                                           {"real_error_first", test_real_error_first},
-                                           {"result_is_rank_0s", test_result_is_rank_0s},
-                                           {NULL, NULL}};
-    return rs_test_main1("exec_threads", cases);
-}
+RS_TEST_PROGRAM("exec_threads")

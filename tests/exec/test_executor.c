@@ -12,7 +12,7 @@
 /* Every layout x causal x pass x (MHA, GQA) at N = 4: O, dQ, dK, dV within 1e-5 of float64; with the
  * default kernel, the plain reference, and the default kernel in 4-column chunks and 8-row panels
  * (several chunks and panels per 12-row block). */
-static void test_numerics_all(void) {
+RS_TEST(test_numerics_all, "all_layouts_causal_pass_gqa") {
     const char *cfg[][3] = {{NULL, NULL, NULL}, {"plain", NULL, NULL}, {NULL, "4", "8"}}; /* KERNEL, KC, PANEL_ROWS */
     for (int ci = 0; ci < 3; ci++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
@@ -44,7 +44,7 @@ static void test_numerics_all(void) {
 }
 
 /* N = 1 (no transfers), N = 2, and an odd N = 3 with tiles that do not divide B. */
-static void test_numerics_sizes(void) {
+RS_TEST(test_numerics_sizes, "sizes_n1_n2_n3") {
     const int64_t cfg[][2] = {{16, 1}, {24, 2}, {42, 3}};
     for (int i = 0; i < 3; i++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
@@ -64,7 +64,7 @@ static void test_numerics_sizes(void) {
 
 /* The trace: one compute/send/recv/step event per schedule entry, FLOPs and bytes from the schedule,
  * events ordered inside each step, header with the problem and the backends. */
-static void test_trace_schema(void) {
+RS_TEST(test_trace_schema, "trace_schema") {
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = rs_test_exec_problem(32, 4, RS_LAYOUT_ZIGZAG, true, (rs_pass_t)pass, 2);
         rs_exec_opts_t o = rs_test_exec_opts_check();
@@ -114,7 +114,7 @@ static void test_trace_schema(void) {
 /* What rs_exec_run refuses before it allocates: a transport of another size than the problem's N, a
  * compute backend of another activation size, no measured repetition, pass-q on a backend without
  * the partial-output kernels, --check on a loopback; each with its message. */
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_problem_t p = rs_test_exec_problem(24, 2, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD, 2);
     rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(&p, &err);
@@ -165,11 +165,4 @@ static void test_refusals(void) {
     rs_schedule_free(s), rs_schedule_free(s2), rs_schedule_free(sq);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"all_layouts_causal_pass_gqa", test_numerics_all},
-                                           {"sizes_n1_n2_n3", test_numerics_sizes},
-                                           {"trace_schema", test_trace_schema},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_test_main1("executor", cases);
-}
+RS_TEST_PROGRAM("executor")

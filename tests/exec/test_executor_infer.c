@@ -21,7 +21,6 @@ static rs_problem_t infer(int64_t S, int64_t P, int64_t N, rs_layout_t layout, r
     return p;
 }
 
-
 static void expect_ok(const rs_problem_t *p, const char *what) {
     rs_exec_opts_t o = rs_test_exec_opts_check();
     rs_exec_result_t res;
@@ -40,7 +39,7 @@ static void expect_ok(const rs_problem_t *p, const char *what) {
 }
 
 /* pass-q and pass-kv with a cached prefix: every layout x mask x (MHA-like, GQA) x N in {1, 2, 3, 4}. */
-static void test_cached_prefix_every_layout(void) {
+RS_TEST(test_cached_prefix_every_layout, "pass-kv and pass-q with a cached prefix vs float64, every layout") {
     for (int ring = 0; ring < RS_RING_COUNT; ring++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int causal = 0; causal < 2; causal++)
@@ -53,7 +52,7 @@ static void test_cached_prefix_every_layout(void) {
 }
 
 /* pass-q without a cache (pass-kv's work, moved) and with more cached than new tokens by far. */
-static void test_pass_q_edges(void) {
+RS_TEST(test_pass_q_edges, "pass-q without a cache and with a long one") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
         rs_problem_t p = infer(48, 0, 4, (rs_layout_t)l, RS_RING_PASS_Q, 2);
         expect_ok(&p, "no cache");
@@ -64,7 +63,7 @@ static void test_pass_q_edges(void) {
 
 /* Decode: one token per sequence, sequences owned round-robin (3 and 5 sequences on 4 ranks leave
  * ranks with none and with two), every layout of the cache. */
-static void test_decode_every_layout(void) {
+RS_TEST(test_decode_every_layout, "decode vs float64, uneven sequences per rank") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int64_t b = 1; b <= 5; b += 2)
             for (int64_t n = 1; n <= 4; n += 3) {
@@ -77,7 +76,7 @@ static void test_decode_every_layout(void) {
 
 /* The check is not vacuous: at a tolerance fp32 cannot reach it fails and names a token of the new
  * ones (a position >= P). */
-static void test_check_can_fail(void) {
+RS_TEST(test_check_can_fail, "a too-tight tolerance fails and names a new token") {
     rs_problem_t p = infer(16, 32, 4, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check_tol = 1e-12;
@@ -91,7 +90,7 @@ static void test_check_can_fail(void) {
 
 /* The trace follows the schedule: N compute steps and one all-to-all step (send and receive of
  * (N - 1) partials, peer -1, no compute event). */
-static void test_trace_of_the_all_to_all(void) {
+RS_TEST(test_trace_of_the_all_to_all, "the all-to-all in the trace") {
     rs_problem_t p = infer(24, 48, 3, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q, 2);
     rs_exec_opts_t o = rs_test_exec_opts_check();
     o.check = false;
@@ -123,13 +122,4 @@ static void test_trace_of_the_all_to_all(void) {
     rs_trace_free(t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"pass-kv and pass-q with a cached prefix vs float64, every layout", test_cached_prefix_every_layout},
-        {"pass-q without a cache and with a long one", test_pass_q_edges},
-        {"decode vs float64, uneven sequences per rank", test_decode_every_layout},
-        {"a too-tight tolerance fails and names a new token", test_check_can_fail},
-        {"the all-to-all in the trace", test_trace_of_the_all_to_all},
-        {NULL, NULL}};
-    return rs_test_main1("inference executor", cases);
-}
+RS_TEST_PROGRAM("inference executor")

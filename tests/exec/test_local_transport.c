@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "exec.h"
+#include "exec_fixtures.h"
 #include "test_main.h"
 
 /* The loopback state reports the emulated rank and N; a step's receive is a copy of its own send. */
-static void test_local_loopback_transport(void) {
+RS_TEST(test_local_loopback_transport, "loopback_state") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(2, 4, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -66,7 +67,7 @@ static void *pair_main(void *arg) {
     return NULL;
 }
 
-static void test_pair(void) {
+RS_TEST(test_pair, "pair_deliveries_and_collectives") {
     rs_err_t err = {0};
     rs_local_world_t *w = rs_local_world_create(2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
@@ -86,20 +87,15 @@ static void test_pair(void) {
 
 /* A receive nobody sends, a barrier the other rank never enters: each gives up after the timeout
  * saying what it waited for, as a timeout. */
-static void test_timeouts(void) {
+RS_TEST(test_timeouts, "timeouts") {
     rs_err_t err = {0};
     rs_local_world_t *w = rs_local_world_create(2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     void *ts = rs_local_world_rank(w, 0);
     char buf[8];
     const rs_xfer_req_t rq = {RS_XFER_RECV, 1, buf, 8, 0};
-    CU_ASSERT_EQUAL(rs_local_transport_ops.post(ts, 1, &rq, &err), 0);
+    rs_test_recv_times_out(&rs_local_transport_ops, ts, &rq, 0.2, "timeout after 0.2 s waiting for receive from rank 1");
     rs_xfer_time_t tm;
-    const double t0 = rs_now_s();
-    CU_ASSERT_EQUAL(rs_local_transport_ops.wait(ts, 0.2, &tm, &err), -1);
-    CU_ASSERT(rs_now_s() - t0 >= 0.19);
-    CU_ASSERT_STRING_EQUAL(err.msg, "timeout after 0.2 s waiting for receive from rank 1");
-    CU_ASSERT_EQUAL(err.code, RS_ERR_TIMEOUT);
     const rs_xfer_req_t sq = {RS_XFER_SEND, 1, buf, 8, 0};
     rs_local_world_t *w2 = rs_local_world_create(2, &err);
     void *ts2 = rs_local_world_rank(w2, 0);
@@ -132,7 +128,7 @@ static void *waiter(void *arg) {
     return NULL;
 }
 
-static void test_abort(void) {
+RS_TEST(test_abort, "abort") {
     rs_err_t err = {0};
     aborted_t a = {.w = rs_local_world_create(2, &err)};
     CU_ASSERT_PTR_NOT_NULL_FATAL(a.w);
@@ -152,7 +148,7 @@ static void test_abort(void) {
 
 /* Refused: more transfers in one post than a post holds; a message of another size than the
  * receive's (said by the receiver, a runtime failure). */
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_err_t err = {0};
     void *ts = rs_local_loopback_create(0, 2, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
@@ -170,12 +166,4 @@ static void test_refusals(void) {
     rs_local_transport_ops.destroy(ts);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"loopback_state", test_local_loopback_transport},
-                                           {"pair_deliveries_and_collectives", test_pair},
-                                           {"timeouts", test_timeouts},
-                                           {"abort", test_abort},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_test_main1("local_transport", cases);
-}
+RS_TEST_PROGRAM("local_transport")

@@ -5,4 +5,4 @@
  * every element within tolerance. Without a GPU it prints "skipped: no GPU" and exits 77. */
 #include "gpu_fixtures.h"
 
-int main(void) { return rs_test_gpu_kernels_main("attn_bwd", true); }
+RS_TEST_GPU_KERNELS_PROGRAM("attn_bwd", true)

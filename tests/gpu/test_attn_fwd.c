@@ -5,4 +5,4 @@
  * unwritten (outputs poisoned with NaN first). Without a GPU it prints "skipped: no GPU" and exits 77. */
 #include "gpu_fixtures.h"
 
-int main(void) { return rs_test_gpu_kernels_main("attn_fwd", false); }
+RS_TEST_GPU_KERNELS_PROGRAM("attn_fwd", false)

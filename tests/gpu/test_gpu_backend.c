@@ -14,7 +14,7 @@
 extern const rs_exec_backend_t rs_gpu_exec_backend;
 extern const rs_backend_ops_t rs_gpu_backend;
 
-static void test_tables(void) {
+RS_TEST(test_tables, "tables_and_names") {
     CU_ASSERT_PTR_NULL(rs_gpu_compute_ops_for(RS_DTYPE_FP32));
     const rs_compute_ops_t *bf = rs_gpu_compute_ops_for(RS_DTYPE_BF16), *h = rs_gpu_compute_ops_for(RS_DTYPE_FP16);
     CU_ASSERT_FATAL(bf && h);
@@ -37,7 +37,7 @@ static void test_tables(void) {
 
 /* The tile of the kernel a pass runs: the default (mma64: forward 64 x 64, backward 64 x 64) where it
  * supports head_dim (64, 128), else the reference (1 x 1); RINGSIM_GPU_KERNEL picks another. */
-static void test_kernel_tile(void) {
+RS_TEST(test_kernel_tile, "kernel_tile") {
     int64_t tq = 0, tk = 0;
     unsetenv("RINGSIM_GPU_KERNEL");
     rs_gpu_kernel_tile(RS_PASS_FORWARD, 128, &tq, &tk);
@@ -56,7 +56,7 @@ static void test_kernel_tile(void) {
 }
 
 /* The refusals that need no GPU; without one, also "no GPU" from every way to start. */
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals") {
     rs_err_t err = {0};
     CU_ASSERT_PTR_NULL(rs_gpu_exec_backend.loopback_create(0, 2, "dma", &err));
     CU_ASSERT_STRING_EQUAL(err.msg, "--loopback dma: expected nccl or copy");
@@ -83,10 +83,4 @@ static void test_refusals(void) {
     CU_ASSERT_STRING_EQUAL(err.msg, "gpu: device 0 requested but 0 GPU(s) visible (one GPU per rank: local rank r uses GPU r)");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"tables_and_names", test_tables},
-                                           {"kernel_tile", test_kernel_tile},
-                                           {"refusals", test_refusals},
-                                           {NULL, NULL}};
-    return rs_test_main1("gpu_backend", cases);
-}
+RS_TEST_PROGRAM("gpu_backend")

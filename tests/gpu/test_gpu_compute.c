@@ -62,7 +62,23 @@ static void infer_case(int64_t N, rs_layout_t lay, rs_ring_t ring, bool decode) 
     CU_ASSERT(rc == 0 && res.check_ok && res.finite);
 }
 
-static void test_infer(void) {
+RS_TEST(test_ring_n1, "n1_all_layouts") {
+    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+        for (int pass = 0; pass < 2; pass++) ring_case(1, (rs_layout_t)lay, true, (rs_pass_t)pass);
+    ring_case(1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD);
+}
+
+RS_TEST(test_ring_multi, "multi_gpu") {
+    if (n_gpus < 2) {
+        fprintf(stderr, "  (one GPU: multi-GPU ring not run)\n");
+        return;
+    }
+    int64_t N = n_gpus > 8 ? 8 : n_gpus;
+    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
+        for (int pass = 0; pass < 2; pass++) ring_case(N, (rs_layout_t)lay, true, (rs_pass_t)pass);
+}
+
+RS_TEST(test_infer, "inference_cached_pass_q_decode") {
     const int64_t N = n_gpus > 8 ? 8 : n_gpus;
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
         for (int ring = 0; ring < RS_RING_COUNT; ring++) {
@@ -73,31 +89,9 @@ static void test_infer(void) {
     if (N > 1) infer_case(N, RS_LAYOUT_STRIPED, RS_RING_PASS_Q, true);
 }
 
-static void test_ring_n1(void) {
-    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
-        for (int pass = 0; pass < 2; pass++) ring_case(1, (rs_layout_t)lay, true, (rs_pass_t)pass);
-    ring_case(1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD);
-}
-
-static void test_ring_multi(void) {
-    if (n_gpus < 2) {
-        fprintf(stderr, "  (one GPU: multi-GPU ring not run)\n");
-        return;
-    }
-    int64_t N = n_gpus > 8 ? 8 : n_gpus;
-    for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
-        for (int pass = 0; pass < 2; pass++) ring_case(N, (rs_layout_t)lay, true, (rs_pass_t)pass);
-}
-
-int main(void) {
+static int setup(void) {
     n_gpus = rs_gpu_device_count();
-    if (n_gpus == 0) {
-        printf("skipped: no GPU\n");
-        return RS_TEST_SKIP;
-    }
-    static const rs_test_case_t cases[] = {{"n1_all_layouts", test_ring_n1},
-                                           {"multi_gpu", test_ring_multi},
-                                           {"inference_cached_pass_q_decode", test_infer},
-                                           {NULL, NULL}};
-    return rs_test_main1("gpu_compute", cases);
+    return n_gpus ? 0 : rs_test_skip("no GPU");
 }
+
+RS_TEST_MAIN(.suite = "gpu_compute", .setup = setup)

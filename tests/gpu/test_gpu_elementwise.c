@@ -13,7 +13,7 @@
 
 enum { N = 70000 }; /* more than one grid-stride pass of 256-thread blocks */
 
-static void test_add_f32(void) {
+RS_TEST(test_add_f32, "add_f32") {
     float *h = malloc(N * 4), *x = malloc(N * 4), *y = malloc(N * 4);
     CU_ASSERT_FATAL(h && x && y);
     for (int i = 0; i < N; i++) x[i] = (float)i * 0.5f - 100.0f, y[i] = 3.0f - (float)(i % 7);
@@ -30,7 +30,7 @@ static void test_add_f32(void) {
 }
 
 /* f32 -> 16 bits as the host rounds (NaN: any NaN), and every 16-bit value -> f32 exactly. */
-static void test_conversions(void) {
+RS_TEST(test_conversions, "conversions") {
     float *x = malloc(65536 * 4), *back = malloc(65536 * 4);
     uint16_t *h16 = malloc(65536 * 2), *all = malloc(65536 * 2);
     CU_ASSERT_FATAL(x && back && h16 && all);
@@ -68,7 +68,7 @@ static void test_conversions(void) {
 }
 
 /* The stall: released by its flag it ends at once; left alone it ends by itself after max_s. */
-static void test_stall(void) {
+RS_TEST(test_stall, "stall") {
     int *host = NULL, *dev = NULL;
     CU_ASSERT_FATAL(cudaHostAlloc((void **)&host, sizeof(int), cudaHostAllocMapped) == cudaSuccess);
     CU_ASSERT_FATAL(cudaHostGetDevicePointer((void **)&dev, host, 0) == cudaSuccess);
@@ -87,14 +87,4 @@ static void test_stall(void) {
     cudaFreeHost(host);
 }
 
-int main(void) {
-    if (rs_gpu_device_count() == 0) {
-        printf("skipped: no GPU\n");
-        return RS_TEST_SKIP;
-    }
-    static const rs_test_case_t cases[] = {{"add_f32", test_add_f32},
-                                           {"conversions", test_conversions},
-                                           {"stall", test_stall},
-                                           {NULL, NULL}};
-    return rs_test_main1("gpu_elementwise", cases);
-}
+RS_TEST_MAIN(.suite = "gpu_elementwise", .setup = rs_test_need_gpu)

@@ -19,9 +19,10 @@
 #include "test_main.h"
 
 /* ---------------------------------------------------------------------------------------------------
- * Tiles
+ * Tiles, shapes, descriptors
  * ------------------------------------------------------------------------------------------------- */
-static void test_tile_class(void) {
+RS_TEST_SUITE("gpu_tiles")
+RS_TEST(test_tile_class, "tile_class") {
     /* diag 0 (i >= j): the diagonal tile is partial, below it full, above it skipped */
     CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 0, 4, 0, 4), RS_GPU_TILE_PARTIAL);
     CU_ASSERT_EQUAL(rs_gpu_tile_class(RS_GPU_MASK_DIAG, 0, 4, 8, 0, 4), RS_GPU_TILE_FULL);
@@ -46,6 +47,65 @@ static void test_tile_class(void) {
     CU_ASSERT_EQUAL(rs_gpu_desc_exec_pairs(&d, 4, 4), 68);
     CU_ASSERT_EQUAL(rs_gpu_desc_pairs(&d), 55);
     CU_ASSERT_EQUAL(rs_gpu_desc_exec_pairs(&d, 4, 4), rs_diag_exec_pairs(10, 0, 4, 4));
+}
+
+/* Each field out of range is refused naming it and its range. */
+RS_TEST(test_shape_validate, "shape_validate") {
+    const rs_gpu_shape_t ok = {RS_GPU_BF16, 2, 8, 2, 64, 128, 256, 0.125f};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&ok, &err), 0);
+    CU_ASSERT_EQUAL(rs_gpu_shape_q_elems(&ok), 2u * 8 * 128 * 64);
+    CU_ASSERT_EQUAL(rs_gpu_shape_kv_elems(&ok), 2u * 2 * 256 * 64);
+    CU_ASSERT_EQUAL(rs_gpu_shape_row_elems(&ok), 2u * 8 * 128);
+    rs_gpu_shape_t sh = ok;
+    sh.kv_heads = 3;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "kv_heads 3: must be >= 1 and divide q_heads = 8");
+    sh = ok, sh.head_dim = 12;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "head_dim 12: must be a multiple of 8 in [8, 256]");
+    sh = ok, sh.scale = 0;
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "scale 0: must be finite and > 0");
+    sh = ok, sh.batch = 1 << 12, sh.q_rows = 1 << 13; /* 4096 x 8 x 8192 x 64 = 2^34 elements */
+    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "batch x heads x rows x head_dim = 17179869184 elements: must be < 2^31 per tensor");
+    rs_gpu_dtype_t t = RS_GPU_BF16;
+    CU_ASSERT(rs_gpu_dtype_parse("fp16", &t) == 0 && t == RS_GPU_FP16);
+    CU_ASSERT(rs_gpu_dtype_parse("fp8", &t) == -1 && t == RS_GPU_FP16);
+    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_BF16), "bf16");
+    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_FP16), "fp16");
+}
+
+/* A step's descriptor: its segments as row ranges one after the other, its blocks' masks (diag kept
+ * only for DIAG); refused: a step with too many KV segments, a block naming a segment it has not. */
+RS_TEST(test_desc_from_step, "desc_from_step") {
+    rs_step_t st;
+    memset(&st, 0, sizeof st);
+    st.rank = 1, st.step = 2, st.has_compute = true, st.pass = RS_PASS_FORWARD;
+    st.n_q_segs = 2, st.q_segs[0] = (rs_segment_t){0, 1, 5}, st.q_segs[1] = (rs_segment_t){20, 1, 7};
+    st.n_kv_segs = 1, st.kv_segs[0] = (rs_segment_t){8, 1, 12};
+    st.n_blocks = 2, st.blocks[0] = (rs_block_t){.q_seg = 0, .kv_seg = 0, .mask = RS_MASK_FULL, .diag = 3};
+    st.blocks[1] = (rs_block_t){.q_seg = 1, .kv_seg = 0, .mask = RS_MASK_DIAG, .diag = -2};
+    rs_gpu_step_desc_t d;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
+    CU_ASSERT(d.n_q == 2 && d.q[0].off == 0 && d.q[0].len == 5 && d.q[1].off == 5 && d.q[1].len == 7);
+    CU_ASSERT(d.n_kv == 1 && d.kv[0].off == 0 && d.kv[0].len == 12 && d.n_blocks == 2);
+    CU_ASSERT(d.blocks[0].mask == RS_GPU_MASK_FULL && d.blocks[0].diag == 0);
+    CU_ASSERT(d.blocks[1].mask == RS_GPU_MASK_DIAG && d.blocks[1].diag == -2 && d.blocks[1].q_seg == 1);
+    st.blocks[1].kv_seg = 1;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: block 1 names segments (1, 1) out of range");
+    st.blocks[1].kv_seg = 0, st.pass = RS_PASS_BACKWARD, st.n_kv_segs = 3;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: 3 KV segments, 2 blocks (1..4, <= 8 expected)");
+    st.n_kv_segs = 1, st.q_segs[1].count = INT32_MAX;
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1: 2147483652 Q rows do not fit the 32-bit row index of the GPU kernels");
+    st.q_segs[1].count = 7, st.has_compute = false; /* no compute: segments only */
+    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
+    CU_ASSERT(d.n_q == 2 && d.n_kv == 0 && d.n_blocks == 0);
 }
 
 /* S tokens on N ranks of a pass, in tiles of tile[0] x tile[1] (layout and mask: the caller's). */
@@ -90,7 +150,7 @@ static void check_schedule_tiles(const rs_problem_t *pp) {
     rs_schedule_free(s);
 }
 
-static void test_tiles_match_schedule(void) {
+RS_TEST(test_tiles_match_schedule, "tiles_match_schedule") {
     const int64_t tiles[][2] = {{128, 64}, {64, 64}, {16, 16}, {48, 32}};
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
         for (int c = 0; c < 2; c++)
@@ -107,7 +167,8 @@ static void test_tiles_match_schedule(void) {
 /* ---------------------------------------------------------------------------------------------------
  * 16-bit floats
  * ------------------------------------------------------------------------------------------------- */
-static void test_half_conversions(void) {
+RS_TEST_SUITE("gpu_half")
+RS_TEST(test_half_conversions, "conversions") {
     CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(1.0f), 0x3f80);
     CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(-2.0f), 0xc000);
     CU_ASSERT_EQUAL(rs_gpu_f32_to_bf16(1.0f + 1.0f / 256), 0x3f80);  /* tie -> even */
@@ -133,8 +194,9 @@ static void test_half_conversions(void) {
 }
 
 /* ---------------------------------------------------------------------------------------------------
- * Ring of float64 reference steps vs full attention
+ * Ring of float64 reference steps vs full attention; the checks
  * ------------------------------------------------------------------------------------------------- */
+RS_TEST_SUITE("gpu_reference")
 /* A rank's token segments: its local rows are theirs, one after the other. */
 typedef struct {
     int n;
@@ -259,7 +321,7 @@ static void ring_vs_reference(rs_layout_t lay, bool causal, int64_t S, int64_t N
     rs_schedule_free(s);
 }
 
-static void test_reference_ring(void) {
+RS_TEST(test_reference_ring, "ring_vs_full_attention") {
     for (int lay = 0; lay < RS_LAYOUT_COUNT; lay++)
         for (int c = 0; c < 2; c++) {
             ring_vs_reference((rs_layout_t)lay, c, 48, 4);
@@ -268,7 +330,7 @@ static void test_reference_ring(void) {
 }
 
 /* A wrong mask must be caught: flip one block's diag and the ring no longer matches. */
-static void test_reference_detects_bad_mask(void) {
+RS_TEST(test_reference_detects_bad_mask, "detects_bad_mask") {
     rs_gpu_shape_t sh = {RS_GPU_BF16, 1, 1, 1, 8, 8, 8, 0.35f};
     double q[64], k[64], v[64], o1[64], o2[64], m1[8], m2[8], l1[8], l2[8];
     for (int i = 0; i < 64; i++) q[i] = rs_hash_unit(3, 0, i), k[i] = rs_hash_unit(3, 1, i), v[i] = rs_hash_unit(3, 2, i);
@@ -287,7 +349,7 @@ static void test_reference_detects_bad_mask(void) {
     CU_ASSERT(l1[0] == 1.0);
 }
 
-static void test_check_counts(void) {
+RS_TEST(test_check_counts, "check_counts") {
     float got[4] = {1.0f, 2.0f, NAN, 4.5f};
     double ref[4] = {1.0, 2.001, 3.0, 4.0};
     rs_gpu_check_t c = rs_gpu_check_f32("x", got, ref, 4, (rs_gpu_tol_t){1e-3, 1e-2, 0});
@@ -295,70 +357,8 @@ static void test_check_counts(void) {
     CU_ASSERT(!isfinite(c.rel_l2) || c.rel_l2 > 0.1);
 }
 
-/* ---------------------------------------------------------------------------------------------------
- * Shapes, descriptors, names, 16-bit checks
- * ------------------------------------------------------------------------------------------------- */
-/* Each field out of range is refused naming it and its range. */
-static void test_shape_validate(void) {
-    const rs_gpu_shape_t ok = {RS_GPU_BF16, 2, 8, 2, 64, 128, 256, 0.125f};
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&ok, &err), 0);
-    CU_ASSERT_EQUAL(rs_gpu_shape_q_elems(&ok), 2u * 8 * 128 * 64);
-    CU_ASSERT_EQUAL(rs_gpu_shape_kv_elems(&ok), 2u * 2 * 256 * 64);
-    CU_ASSERT_EQUAL(rs_gpu_shape_row_elems(&ok), 2u * 8 * 128);
-    rs_gpu_shape_t sh = ok;
-    sh.kv_heads = 3;
-    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "kv_heads 3: must be >= 1 and divide q_heads = 8");
-    sh = ok, sh.head_dim = 12;
-    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "head_dim 12: must be a multiple of 8 in [8, 256]");
-    sh = ok, sh.scale = 0;
-    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "scale 0: must be finite and > 0");
-    sh = ok, sh.batch = 1 << 12, sh.q_rows = 1 << 13; /* 4096 x 8 x 8192 x 64 = 2^34 elements */
-    CU_ASSERT_EQUAL(rs_gpu_shape_validate(&sh, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "batch x heads x rows x head_dim = 17179869184 elements: must be < 2^31 per tensor");
-    rs_gpu_dtype_t t = RS_GPU_BF16;
-    CU_ASSERT(rs_gpu_dtype_parse("fp16", &t) == 0 && t == RS_GPU_FP16);
-    CU_ASSERT(rs_gpu_dtype_parse("fp8", &t) == -1 && t == RS_GPU_FP16);
-    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_BF16), "bf16");
-    CU_ASSERT_STRING_EQUAL(rs_gpu_dtype_name(RS_GPU_FP16), "fp16");
-}
-
-/* A step's descriptor: its segments as row ranges one after the other, its blocks' masks (diag kept
- * only for DIAG); refused: a step with too many KV segments, a block naming a segment it has not. */
-static void test_desc_from_step(void) {
-    rs_step_t st;
-    memset(&st, 0, sizeof st);
-    st.rank = 1, st.step = 2, st.has_compute = true, st.pass = RS_PASS_FORWARD;
-    st.n_q_segs = 2, st.q_segs[0] = (rs_segment_t){0, 1, 5}, st.q_segs[1] = (rs_segment_t){20, 1, 7};
-    st.n_kv_segs = 1, st.kv_segs[0] = (rs_segment_t){8, 1, 12};
-    st.n_blocks = 2, st.blocks[0] = (rs_block_t){.q_seg = 0, .kv_seg = 0, .mask = RS_MASK_FULL, .diag = 3};
-    st.blocks[1] = (rs_block_t){.q_seg = 1, .kv_seg = 0, .mask = RS_MASK_DIAG, .diag = -2};
-    rs_gpu_step_desc_t d;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
-    CU_ASSERT(d.n_q == 2 && d.q[0].off == 0 && d.q[0].len == 5 && d.q[1].off == 5 && d.q[1].len == 7);
-    CU_ASSERT(d.n_kv == 1 && d.kv[0].off == 0 && d.kv[0].len == 12 && d.n_blocks == 2);
-    CU_ASSERT(d.blocks[0].mask == RS_GPU_MASK_FULL && d.blocks[0].diag == 0);
-    CU_ASSERT(d.blocks[1].mask == RS_GPU_MASK_DIAG && d.blocks[1].diag == -2 && d.blocks[1].q_seg == 1);
-    st.blocks[1].kv_seg = 1;
-    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: block 1 names segments (1, 1) out of range");
-    st.blocks[1].kv_seg = 0, st.pass = RS_PASS_BACKWARD, st.n_kv_segs = 3;
-    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1 step 2: 3 KV segments, 2 blocks (1..4, <= 8 expected)");
-    st.n_kv_segs = 1, st.q_segs[1].count = INT32_MAX;
-    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "rank 1: 2147483652 Q rows do not fit the 32-bit row index of the GPU kernels");
-    st.q_segs[1].count = 7, st.has_compute = false; /* no compute: segments only */
-    CU_ASSERT_EQUAL(rs_gpu_desc_from_step(&st, &d, &err), 0);
-    CU_ASSERT(d.n_q == 2 && d.n_kv == 0 && d.n_blocks == 0);
-}
-
 /* A 16-bit check reads its values in the dtype: 1.0 as bf16 0x3f80, 2.0 as fp16 0x4000. */
-static void test_check_16(void) {
+RS_TEST(test_check_16, "check_16") {
     const uint16_t bf[2] = {0x3f80, 0x4000}, h[2] = {0x3c00, 0x4000};
     const double ref[2] = {1.0, 2.0};
     rs_gpu_check_t c = rs_gpu_check_16("b", RS_GPU_BF16, bf, ref, 2, (rs_gpu_tol_t){0, 0, 0});
@@ -369,18 +369,4 @@ static void test_check_16(void) {
     CU_ASSERT_EQUAL(c.n_bad, 1); /* 0x3f80 is 1.875 in fp16; 0x4000 is 2 in both */
 }
 
-int main(void) {
-    static const rs_test_case_t tiles[] = {{"tile_class", test_tile_class},
-                                           {"shape_validate", test_shape_validate},
-                                           {"desc_from_step", test_desc_from_step},
-                                           {"tiles_match_schedule", test_tiles_match_schedule},
-                                           {NULL, NULL}};
-    static const rs_test_case_t halfs[] = {{"conversions", test_half_conversions}, {NULL, NULL}};
-    static const rs_test_case_t ref[] = {{"ring_vs_full_attention", test_reference_ring},
-                                         {"detects_bad_mask", test_reference_detects_bad_mask},
-                                         {"check_counts", test_check_counts},
-                                         {"check_16", test_check_16},
-                                         {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"gpu_tiles", tiles}, {"gpu_half", halfs}, {"gpu_reference", ref}};
-    return rs_test_main(suites, 3);
-}
+RS_TEST_MAIN(.suite = NULL)

@@ -13,7 +13,7 @@
 #include "gpu_fixtures.h"
 #include "test_main.h"
 
-static void test_nccl_self(void) {
+RS_TEST(test_nccl_self, "self_send_recv") {
     void *ts[1] = {NULL};
     rs_err_t err = {0};
     if (rs_nccl_world_create(1, ts, &err) < 0) fprintf(stderr, "  %s\n", err.msg);
@@ -44,58 +44,26 @@ static void test_nccl_self(void) {
     rs_nccl_world_free(ts, 1);
 }
 
-/* The watchdog on an injected stall: rank 1 of a 3-rank ring alone on the GPU (loopback), its step-1
- * transfers queued behind a kernel that waits until the watchdog fires; the run fails after the
- * timeout, naming the rank, the pass and step, and the peer; for both loopback kinds. */
-static void watchdog_case(rs_gpu_loop_t how) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    p.seq_tokens = 3 * 1024, p.n_ranks = 3, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = RS_LAYOUT_ZIGZAG;
-    rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+/* p's schedule in the GPU kernels' tiles (a fatal assertion when it cannot be made). */
+static rs_schedule_t *gpu_schedule(rs_problem_t *p) {
+    rs_gpu_kernel_tile(p->pass, p->head_dim, &p->tile_q, &p->tile_k);
     rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
+    rs_schedule_t *s = rs_schedule_create(p, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    rs_exec_opts_t o;
-    rs_exec_opts_default(&o);
-    o.reps = 1, o.warmup = 0, o.timeout_s = 2.0, o.stall_rank = 1, o.stall_step = 1;
-    int64_t nk[2] = {3, how};
-    const int64_t only[1] = {1};
-    rs_exec_result_t res;
-    const double t0 = rs_now_s();
-    int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, rs_test_gpu_loopback, nk, only, 1}, &o,
-                                  NULL, &res, &err);
-    const double dt = rs_now_s() - t0;
-    CU_ASSERT(rc < 0);
-    CU_ASSERT(strstr(err.msg, "timeout") != NULL);
-    CU_ASSERT(strstr(err.msg, "rank 1, forward step 1") != NULL);
-    CU_ASSERT(strstr(err.msg, "receive from rank 0") != NULL);
-    CU_ASSERT(dt >= 1.9 && dt < 30.0);
-    fprintf(stderr, "  watchdog (%s loopback): \"%s\" after %.2f s\n", rs_gpu_loop_name(how), err.msg, dt);
-    /* the device is usable afterwards: the same rank runs clean */
-    o.stall_rank = -1;
-    rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, rs_test_gpu_loopback, nk, only, 1}, &o,
-                                  NULL, &res, &err);
-    if (rc) fprintf(stderr, "  after the stall: %s\n", err.msg);
-    CU_ASSERT(rc == 0);
-    rs_schedule_free(s);
-    (void)cudaGetLastError();
+    return s;
 }
-static void test_nccl_watchdog(void) { watchdog_case(RS_GPU_LOOP_NCCL); }
-static void test_copy_watchdog(void) { watchdog_case(RS_GPU_LOOP_COPY); }
 
 /* Loopback rings (N = 4) rank by rank, both kinds, forward and backward, zigzag causal: every
  * (rank, step) event is there, each receive took time and carried the schedule's bytes. */
-static void test_ring_loopback(void) {
+RS_TEST(test_ring_loopback, "loopback_n4") {
     for (int how = RS_GPU_LOOP_NCCL; how <= RS_GPU_LOOP_COPY; how++)
         for (int pass = 0; pass < 2; pass++) {
             rs_problem_t p;
             rs_problem_default(&p);
             p.seq_tokens = 4 * 2048, p.n_ranks = 4, p.q_heads = 8, p.kv_heads = 2, p.head_dim = 128;
             p.layout = RS_LAYOUT_ZIGZAG, p.pass = (rs_pass_t)pass;
-            rs_gpu_kernel_tile(p.pass, p.head_dim, &p.tile_q, &p.tile_k);
+            rs_schedule_t *s = gpu_schedule(&p);
             rs_err_t err = {0};
-            rs_schedule_t *s = rs_schedule_create(&p, &err);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(s);
             rs_exec_opts_t o;
             rs_exec_opts_default(&o);
             o.reps = 2, o.warmup = 1;
@@ -126,16 +94,43 @@ static void test_ring_loopback(void) {
         }
 }
 
-int main(void) {
-    if (rs_gpu_device_count() == 0) {
-        printf("skipped: no GPU\n");
-        return RS_TEST_SKIP;
-    }
-    static const rs_test_case_t nccl[] = {{"self_send_recv", test_nccl_self}, {"loopback_n4", test_ring_loopback}, {NULL, NULL}};
-    /* last: an aborted communicator (and its killed kernel) must not disturb the other tests */
-    static const rs_test_case_t wd[] = {{"watchdog_nccl_stall", test_nccl_watchdog},
-                                        {"watchdog_copy_stall", test_copy_watchdog},
-                                        {NULL, NULL}};
-    static const rs_test_suite_t suites[] = {{"nccl_transport", nccl}, {"nccl_watchdog", wd}};
-    return rs_test_main(suites, 2);
+/* last: an aborted communicator (and its killed kernel) must not disturb the other tests */
+RS_TEST_SUITE("nccl_watchdog")
+/* The watchdog on an injected stall: rank 1 of a 3-rank ring alone on the GPU (loopback), its step-1
+ * transfers queued behind a kernel that waits until the watchdog fires; the run fails after the
+ * timeout, naming the rank, the pass and step, and the peer; for both loopback kinds. */
+static void watchdog_case(rs_gpu_loop_t how) {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    p.seq_tokens = 3 * 1024, p.n_ranks = 3, p.q_heads = 4, p.kv_heads = 2, p.head_dim = 128, p.layout = RS_LAYOUT_ZIGZAG;
+    rs_schedule_t *s = gpu_schedule(&p);
+    rs_err_t err = {0};
+    rs_exec_opts_t o;
+    rs_exec_opts_default(&o);
+    o.reps = 1, o.warmup = 0, o.timeout_s = 2.0, o.stall_rank = 1, o.stall_step = 1;
+    int64_t nk[2] = {3, how};
+    const int64_t only[1] = {1};
+    rs_exec_result_t res;
+    const double t0 = rs_now_s();
+    int rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, rs_test_gpu_loopback, nk, only, 1}, &o,
+                                  NULL, &res, &err);
+    const double dt = rs_now_s() - t0;
+    CU_ASSERT(rc < 0);
+    CU_ASSERT(strstr(err.msg, "timeout") != NULL);
+    CU_ASSERT(strstr(err.msg, "rank 1, forward step 1") != NULL);
+    CU_ASSERT(strstr(err.msg, "receive from rank 0") != NULL);
+    CU_ASSERT(dt >= 1.9 && dt < 30.0);
+    fprintf(stderr, "  watchdog (%s loopback): \"%s\" after %.2f s\n", rs_gpu_loop_name(how), err.msg, dt);
+    /* the device is usable afterwards: the same rank runs clean */
+    o.stall_rank = -1;
+    rc = rs_exec_run_loopback(s, &(rs_exec_loopback_t){rs_gpu_compute_ops_for(RS_DTYPE_BF16), &rs_nccl_transport_ops, rs_test_gpu_loopback, nk, only, 1}, &o,
+                                  NULL, &res, &err);
+    if (rc) fprintf(stderr, "  after the stall: %s\n", err.msg);
+    CU_ASSERT(rc == 0);
+    rs_schedule_free(s);
+    (void)cudaGetLastError();
 }
+RS_TEST(test_nccl_watchdog, "watchdog_nccl_stall") { watchdog_case(RS_GPU_LOOP_NCCL); }
+RS_TEST(test_copy_watchdog, "watchdog_copy_stall") { watchdog_case(RS_GPU_LOOP_COPY); }
+
+RS_TEST_MAIN(.suite = "nccl_transport", .setup = rs_test_need_gpu)

@@ -8,7 +8,7 @@
 #include "calibration.h"
 #include "test_main.h"
 
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults: no calibration") {
     rs_calibration_t c;
     memset(&c, 0x5a, sizeof c);
     rs_calibration_default(&c);
@@ -29,7 +29,7 @@ static void test_defaults(void) {
 
 /* Points at 1 KiB, 4 KiB, 64 KiB: halfway in log x between the first two is 2 KiB, a quarter of the
  * way between the last two (log2 12 -> 16) is 8 KiB. */
-static void test_curves_by_hand(void) {
+RS_TEST(test_curves_by_hand, "efficiency and overlap curves by hand, clamped") {
     rs_calibration_t c;
     rs_calibration_default(&c);
     c.n_eff = 3;
@@ -55,7 +55,7 @@ static void test_curves_by_hand(void) {
 
 /* Transfer curves: a fresh g and a reused g; a step weighs them by its reused share of bytes, and the
  * host cost scales O by the step's factor over the reused one's. */
-static void test_transfer_and_host(void) {
+RS_TEST(test_transfer_and_host, "transfer curves weighed by reused bytes, the host cost") {
     rs_calibration_t c;
     rs_calibration_default(&c);
     c.n_xfer = 2;
@@ -77,7 +77,7 @@ static void test_transfer_and_host(void) {
 }
 
 /* Polls: the reused curve, and the fresh one weighed in by the step's fresh share. */
-static void test_polls(void) {
+RS_TEST(test_polls, "polls: the reused and the fresh curve") {
     rs_calibration_t c;
     rs_calibration_default(&c);
     c.poll.n = 2;
@@ -96,8 +96,4 @@ static void test_polls(void) {
     RS_ASSERT_REL(rs_calibration_step_polls(&c, 2048, 2048), 3.0, 1e-15);
 }
 
-RS_TEST_MAIN1("calibration",
-    {"defaults: no calibration", test_defaults},
-    {"efficiency and overlap curves by hand, clamped", test_curves_by_hand},
-    {"transfer curves weighed by reused bytes, the host cost", test_transfer_and_host},
-    {"polls: the reused and the fresh curve", test_polls})
+RS_TEST_PROGRAM("calibration")

@@ -4,7 +4,7 @@
 #include "dtype.h"
 #include "test_main.h"
 
-static void test_dtypes(void) {
+RS_TEST(test_dtypes, "names, bytes and parsing of every dtype") {
     const char *names[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
     const int64_t bytes[] = {4, 4, 2, 2, 1};
     for (int k = 0; k < RS_DTYPE_COUNT; k++) {
@@ -20,5 +20,4 @@ static void test_dtypes(void) {
     CU_ASSERT_EQUAL(rs_dtype_parse("int8", &t), -1);
 }
 
-RS_TEST_MAIN1("dtype",
-    {"names, bytes and parsing of every dtype", test_dtypes})
+RS_TEST_PROGRAM("dtype")

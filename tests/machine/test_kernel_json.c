@@ -40,30 +40,34 @@ static void expect_parse(const char *mask, const char *points, const char *tail,
     CU_ASSERT_STRING_EQUAL(err.msg, want);
 }
 
-static void test_bad_profile_input(void) {
-    expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "", NULL);
-    expect_parse("full", "[[512, 512, 1e14]]", "",
-                 "t.json:9:10: kernels.list[0].curves[0].points: needs 2 to 24 points [q_tokens, k_tokens, flops_per_s], got 1");
-    expect_parse("full", "[[1024, 1024, 1e14], [512, 512, 2e14]]", "",
-                 "t.json:9:42: kernels.list[0].curves[0].points[1][0]: points must be sorted by area q*k, then by q (strictly): "
-                 "512x512 after 1024x1024");
-    expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 0]]", "",
-                 "t.json:9:52: kernels.list[0].curves[0].points[1][2]: flops_per_s must be in [1, 1e+20], got 0");
-    expect_parse("full", "[[512, 512, -1e14], [1024, 1024, 1e14]]", "",
-                 "t.json:9:32: kernels.list[0].curves[0].points[0][2]: flops_per_s must be in [1, 1e+20], got -1e+14");
-    expect_parse("diag", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "",
-                 "t.json:8:63: kernels.list[0].curves[0].mask: must be full, causal or shifted");
-    expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"default_impl\": \"te\"",
-                 "t.json:12:5: kernels.default_impl: te runs no kernel here (add it to kernels.impl_kernels)");
-    expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"impl_kernels\": {\"te\": \"cudnn\"}",
-                 "t.json:12:22: kernels.impl_kernels.te: no kernel named 'cudnn' in kernels.list");
-    expect_parse("full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"merge_bw\": 1e12",
-                 "t.json:12:5: kernels.merge_bw: unknown key (accepted: list, impl_kernels, default_impl, merge_bw_bytes_per_s, "
-                 "source, description, note, <figure>_source)");
+RS_TEST(test_bad_profile_input, "bad kernels input: file:line:column and key") {
+    /* the mask, the points, what follows the kernel list, the message (NULL: accepted) */
+    static const char *const cases[][4] = {
+        {"full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "", NULL},
+        {"full", "[[512, 512, 1e14]]", "",
+         "t.json:9:10: kernels.list[0].curves[0].points: needs 2 to 24 points [q_tokens, k_tokens, flops_per_s], got 1"},
+        {"full", "[[1024, 1024, 1e14], [512, 512, 2e14]]", "",
+         "t.json:9:42: kernels.list[0].curves[0].points[1][0]: points must be sorted by area q*k, then by q (strictly): "
+         "512x512 after 1024x1024"},
+        {"full", "[[512, 512, 1e14], [1024, 1024, 0]]", "",
+         "t.json:9:52: kernels.list[0].curves[0].points[1][2]: flops_per_s must be in [1, 1e+20], got 0"},
+        {"full", "[[512, 512, -1e14], [1024, 1024, 1e14]]", "",
+         "t.json:9:32: kernels.list[0].curves[0].points[0][2]: flops_per_s must be in [1, 1e+20], got -1e+14"},
+        {"diag", "[[512, 512, 1e14], [1024, 1024, 2e14]]", "",
+         "t.json:8:63: kernels.list[0].curves[0].mask: must be full, causal or shifted"},
+        {"full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"default_impl\": \"te\"",
+         "t.json:12:5: kernels.default_impl: te runs no kernel here (add it to kernels.impl_kernels)"},
+        {"full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"impl_kernels\": {\"te\": \"cudnn\"}",
+         "t.json:12:22: kernels.impl_kernels.te: no kernel named 'cudnn' in kernels.list"},
+        {"full", "[[512, 512, 1e14], [1024, 1024, 2e14]]", ",\n    \"merge_bw\": 1e12",
+         "t.json:12:5: kernels.merge_bw: unknown key (accepted: list, impl_kernels, default_impl, merge_bw_bytes_per_s, "
+         "source, description, note, <figure>_source)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_parse(cases[i][0], cases[i][1], cases[i][2], cases[i][3]);
 }
 
 /* A profile with curves writes and reads back identically (calibrate writes one). */
-static void test_write_round_trip(void) {
+RS_TEST(test_write_round_trip, "write and read back exactly") {
     rs_hw_t hw, back, again;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
@@ -81,6 +85,4 @@ static void test_write_round_trip(void) {
     remove(path);
 }
 
-RS_TEST_MAIN1("kernel json",
-    {"bad kernels input: file:line:column and key", test_bad_profile_input},
-    {"write and read back exactly", test_write_round_trip})
+RS_TEST_PROGRAM("kernel json")

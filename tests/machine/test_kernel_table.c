@@ -10,7 +10,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_curve_interpolation(void) {
+RS_TEST(test_curve_interpolation, "interpolation by hand (log-log in area, nearest aspect, clamped, exact at points)") {
     static rs_kernel_table_t t; /* one kernel, one curve, prepared (its logs derived) */
     memset(&t, 0, sizeof t);
     t.n_kernels = 1, t.n_curves = 1;
@@ -39,7 +39,7 @@ static void test_curve_interpolation(void) {
     RS_ASSERT_REL(rs_kcurve_rate(&c, 2048, 4096), exp(log(180e12) + 0.25 * (log(200e12) - log(180e12))), 1e-14);
 }
 
-static void test_resolve_fallbacks(void) {
+RS_TEST(test_resolve_fallbacks, "fallbacks: nearest mask, other pass, nearest head_dim, no dtype") {
     rs_machine_t m = rs_test_kernel_machine(RS_IMPL_FLASH_ATTN, 0);
     rs_kresolve_t r;
     rs_err_t err = {0};
@@ -62,6 +62,4 @@ static void test_resolve_fallbacks(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward curve: its forward curves stand in"));
 }
 
-RS_TEST_MAIN1("kernel table",
-    {"interpolation by hand (log-log in area, nearest aspect, clamped, exact at points)", test_curve_interpolation},
-    {"fallbacks: nearest mask, other pass, nearest head_dim, no dtype", test_resolve_fallbacks})
+RS_TEST_PROGRAM("kernel table")

@@ -14,7 +14,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_efficiency(void) {
+RS_TEST(test_efficiency, "efficiency") {
     rs_hw_t hw;
     memset(&hw, 0, sizeof hw);
     RS_ASSERT_REL(rs_hw_efficiency(&hw, 1234), 1.0, 0); /* no curve */
@@ -54,7 +54,7 @@ static rs_machine_t machine_2x4(void) {
     return m;
 }
 
-static void test_machine_hops(void) {
+RS_TEST(test_machine_hops, "hops_2x4") {
     rs_machine_t m = machine_2x4();
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
@@ -91,9 +91,38 @@ static void test_machine_hops(void) {
     RS_ASSERT_REL(rs_machine_hop_bw(&mt, 8, 3), 50e9, 0);
 }
 
+RS_TEST(test_machine_comp_time, "comp_time") {
+    rs_machine_t m = machine_2x4();
+    m.cal.launch_s = 4e-6;
+    const uint64_t fl = 4ull * 4096 * 4096 * 128; /* one seed step at B = 4096, d = 128 */
+    CU_ASSERT_EQUAL(rs_machine_comp_time(&m, 4096, 0, 0, 0), 0.0); /* nothing to do: no launch */
+    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + (double)fl / 989e12, 1e-15);
+    m.perturb.n_stragglers = 1;
+    m.perturb.straggler_rank[0] = 2, m.perturb.straggler_factor[0] = 3;
+    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 2, 5, fl), 4e-6 + 3 * (double)fl / 989e12, 1e-15);
+    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 1, 5, fl), 4e-6 + (double)fl / 989e12, 1e-15);
+    m.jitter = 0.1;
+    m.seed = 42;
+    double lo = 1, hi = 1;
+    for (int64_t s = 0; s < 64; s++) {
+        double u = rs_hash_unit(42, 1, (uint64_t)s);
+        double t = rs_machine_comp_time(&m, 4096, 1, s, fl);
+        RS_ASSERT_REL(t, 4e-6 + (double)fl / 989e12 * (1 + 0.1 * (2 * u - 1)), 1e-14);
+        double f = (t - 4e-6) / ((double)fl / 989e12);
+        lo = fmin(lo, f), hi = fmax(hi, f);
+        CU_ASSERT_EQUAL(t, rs_machine_comp_time(&m, 4096, 1, s, fl)); /* deterministic */
+    }
+    CU_ASSERT(lo >= 0.9 && lo < 0.95 && hi <= 1.1 && hi > 1.05); /* the draws spread over the range */
+    /* the efficiency curve slows compute: F_eff = 0.5 F at B = 4096 */
+    m.jitter = 0, m.perturb.n_stragglers = 0;
+    m.cal.n_eff = 1;
+    m.cal.eff[0] = (rs_eff_point_t){4096, 0.5};
+    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + 2 * (double)fl / 989e12, 1e-15);
+}
+
 /* eta(bytes): log-linear between points, clamped outside; host cost n o + bytes O; the step's
  * compute adds the host cost only when it computes. Values derived by hand. */
-static void test_machine_overlap_curve_host(void) {
+RS_TEST(test_machine_overlap_curve_host, "overlap_curve_host_cost") {
     rs_machine_t m = machine_2x4();
     rs_err_t err;
     RS_ASSERT_REL(rs_machine_overlap(&m, 12345), 1.0, 0); /* no curve: the scalar */
@@ -136,36 +165,7 @@ static void test_machine_overlap_curve_host(void) {
     CU_ASSERT_STRING_EQUAL(err.msg, "host cost per byte -1: must be finite and >= 0 s/byte");
 }
 
-static void test_machine_comp_time(void) {
-    rs_machine_t m = machine_2x4();
-    m.cal.launch_s = 4e-6;
-    const uint64_t fl = 4ull * 4096 * 4096 * 128; /* one seed step at B = 4096, d = 128 */
-    CU_ASSERT_EQUAL(rs_machine_comp_time(&m, 4096, 0, 0, 0), 0.0); /* nothing to do: no launch */
-    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + (double)fl / 989e12, 1e-15);
-    m.perturb.n_stragglers = 1;
-    m.perturb.straggler_rank[0] = 2, m.perturb.straggler_factor[0] = 3;
-    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 2, 5, fl), 4e-6 + 3 * (double)fl / 989e12, 1e-15);
-    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 1, 5, fl), 4e-6 + (double)fl / 989e12, 1e-15);
-    m.jitter = 0.1;
-    m.seed = 42;
-    double lo = 1, hi = 1;
-    for (int64_t s = 0; s < 64; s++) {
-        double u = rs_hash_unit(42, 1, (uint64_t)s);
-        double t = rs_machine_comp_time(&m, 4096, 1, s, fl);
-        RS_ASSERT_REL(t, 4e-6 + (double)fl / 989e12 * (1 + 0.1 * (2 * u - 1)), 1e-14);
-        double f = (t - 4e-6) / ((double)fl / 989e12);
-        lo = fmin(lo, f), hi = fmax(hi, f);
-        CU_ASSERT_EQUAL(t, rs_machine_comp_time(&m, 4096, 1, s, fl)); /* deterministic */
-    }
-    CU_ASSERT(lo >= 0.9 && lo < 0.95 && hi <= 1.1 && hi > 1.05); /* the draws spread over the range */
-    /* the efficiency curve slows compute: F_eff = 0.5 F at B = 4096 */
-    m.jitter = 0, m.perturb.n_stragglers = 0;
-    m.cal.n_eff = 1;
-    m.cal.eff[0] = (rs_eff_point_t){4096, 0.5};
-    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl), 4e-6 + 2 * (double)fl / 989e12, 1e-15);
-}
-
-static void test_machine_from_hw_and_validate(void) {
+RS_TEST(test_machine_from_hw_and_validate, "from_hw_validate") {
     rs_err_t err = {0};
     rs_machine_t m;
     rs_hw_t h = rs_test_hw("h100-sxm");
@@ -210,7 +210,7 @@ static void test_machine_from_hw_and_validate(void) {
 
 /* A profile or tier the machine spec cannot load: the message names the option and its whole value,
  * unless it is a file's own ("PATH: cannot read", "PATH:LINE: ..."), which names the file already. */
-static void test_spec_messages_name_the_option(void) {
+RS_TEST(test_spec_messages_name_the_option, "a spec that cannot load names the option and value") {
     rs_machine_spec_t spec;
     rs_machine_spec_default(&spec);
     rs_hw_t hw;
@@ -229,7 +229,7 @@ static void test_spec_messages_name_the_option(void) {
 
 /* The slowest hop in O(1) equals the hop-by-hop minimum (the first on a tie): flat rings, nodes of 1,
  * 2, 3 and N, a faster, slower and equal inter tier, a degraded hop. */
-static void test_slowest_hop(void) {
+RS_TEST(test_slowest_hop, "the slowest hop in O(1) == hop by hop") {
     const int64_t gs[] = {0, 1, 2, 3, 8};
     const double inter[] = {50e9, 100e9, 400e9};
     int bad = 0;
@@ -251,7 +251,7 @@ static void test_slowest_hop(void) {
 }
 
 /* The profile's default preset and kernel make the machine; --impl-like selection by hand. */
-static void test_machine_from_profile(void) {
+RS_TEST(test_machine_from_profile, "machine from a profile: default preset and kernel") {
     rs_hw_t hw = rs_test_hw("h100-sxm");
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -270,7 +270,7 @@ static void test_machine_from_profile(void) {
 }
 
 /* t_a2a = max(M (G'-1) / (U W_intra), M (U-G') / (U W_inter)), no latency here. */
-static void test_a2a_formula(void) {
+RS_TEST(test_a2a_formula, "the all-to-all by hand (inside a node, across nodes, latency)") {
     rs_machine_t m = rs_test_round_machine();
     bool x = true;
     RS_ASSERT_REL(rs_machine_a2a_s(&m, 8, 1e9, &x), 7.0 / 8.0 * 1e9 / 400e9, 1e-12);
@@ -282,13 +282,4 @@ static void test_a2a_formula(void) {
     RS_ASSERT_REL(rs_machine_a2a_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
 }
 
-RS_TEST_MAIN1("machine",
-    {"efficiency", test_efficiency},
-    {"hops_2x4", test_machine_hops},
-    {"comp_time", test_machine_comp_time},
-    {"overlap_curve_host_cost", test_machine_overlap_curve_host},
-    {"from_hw_validate", test_machine_from_hw_and_validate},
-    {"a spec that cannot load names the option and value", test_spec_messages_name_the_option},
-    {"the slowest hop in O(1) == hop by hop", test_slowest_hop},
-    {"machine from a profile: default preset and kernel", test_machine_from_profile},
-    {"the all-to-all by hand (inside a node, across nodes, latency)", test_a2a_formula})
+RS_TEST_PROGRAM("machine")

@@ -14,7 +14,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_preset_names(void) {
+RS_TEST(test_preset_names, "names") {
     const char *devices[] = {"a100-sxm", "h100-sxm", "h100-pcie", "h200", "b200", "gb200", "mi300x", "mi325x", "tpu-v5e", NULL};
     const char *tiers[] = {"nvlink3", "nvlink4", "nvlink5", "pcie4", "pcie5", "ib-hdr", "ib-ndr", "ib-xdr", "roce-400g", "xgmi", NULL};
     for (const char **d = devices; *d; d++) {
@@ -43,7 +43,7 @@ static void check_sourced(const json_t *obj, const char *const *figures, const c
     }
 }
 
-static void test_presets_load_with_sources(void) {
+RS_TEST(test_presets_load_with_sources, "load_with_sources") {
     static const char *const rates[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL};
     static const char *const dev[] = {"memory_bytes", "memory_bw_bytes_per_s", "devices_per_node", "price_per_device_hour", NULL};
     static const char *const tier[] = {"bw_bytes_per_s", "latency_s", NULL};
@@ -75,7 +75,7 @@ static void test_presets_load_with_sources(void) {
 }
 
 /* The figures of /work/shared/reference/hardware.md. */
-static void test_preset_figures(void) {
+RS_TEST(test_preset_figures, "figures") {
     rs_hw_t h = rs_test_hw("h100-sxm");
     RS_ASSERT_REL(h.flops_per_s[RS_DTYPE_BF16], 989e12, 0);
     RS_ASSERT_REL(h.flops_per_s[RS_DTYPE_FP16], 989e12, 0);
@@ -149,7 +149,7 @@ static void test_preset_figures(void) {
     RS_ASSERT_REL(rs_test_tier("xgmi-measured").bw_bytes_per_s, 48e9, 0);
 }
 
-static void test_preset_lookup(void) {
+RS_TEST(test_preset_lookup, "lookup") {
     rs_hw_t a = rs_test_hw("H100-SXM"); /* case-insensitive */
     CU_ASSERT_STRING_EQUAL(a.name, "H100-SXM");
     rs_hw_t hw;
@@ -168,7 +168,7 @@ static void test_preset_lookup(void) {
     CU_ASSERT_PTR_NULL(rs_preset_text("no-such-preset"));
 }
 
-static void test_b_min_h100(void) {
+RS_TEST(test_b_min_h100, "b_min_h100") {
     rs_hw_t h = rs_test_hw("h100-sxm");
     double f = h.flops_per_s[RS_DTYPE_BF16], w = h.intra.bw_bytes_per_s;
     RS_ASSERT_REL(f / w, 2197.8, 2e-5); /* 2197.777... */
@@ -178,7 +178,7 @@ static void test_b_min_h100(void) {
     RS_ASSERT_REL(f / h.inter.bw_bytes_per_s, 19780, 1e-12);
 }
 
-static void test_paper_table2(void) {
+RS_TEST(test_paper_table2, "paper_table2") {
     /* A100 NVLink: from the presets */
     rs_hw_t a = rs_test_hw("a100-sxm");
     double c = a.flops_per_s[RS_DTYPE_BF16] / rs_test_tier("nvlink3").bw_bytes_per_s;
@@ -217,7 +217,7 @@ static void test_paper_table2(void) {
 
 /* Every shipped point: a single call of that shape and mask takes useful FLOPs / the source's rate,
  * so FLOPs / time gives back the source's TFLOP/s. */
-static void test_shipped_round_trip(void) {
+RS_TEST(test_shipped_round_trip, "shipped curves round-trip their sources' TFLOP/s") {
     const char *const names[] = {"a100-sxm", "h100-sxm", "h200", "h800-sxm"};
     int points = 0;
     for (unsigned i = 0; i < 4; i++) {
@@ -260,7 +260,7 @@ static void test_shipped_round_trip(void) {
  * file's useful TFLOP/s for its (kernel row, q, k, mask) - forward rows fwd-v3 (mma64), backward rows
  * backward (mma) - and every square of the file is a point (rectangles: the full mask only); the
  * ringsim preset runs it. */
-static void test_h200_mma64_source(void) {
+RS_TEST(test_h200_mma64_source, "h200 ringsim-mma64 == docs/data/2026-11-30-h200-run2-kernel-times.txt, point by point") {
     char path[1024];
     snprintf(path, sizeof path, "%s/docs/data/2026-11-30-h200-run2-kernel-times.txt", RS_SOURCE_DIR);
     FILE *f = fopen(path, "r");
@@ -298,12 +298,4 @@ static void test_h200_mma64_source(void) {
     CU_ASSERT_EQUAL(points, wanted); /* nothing in the profile that the file does not have */
 }
 
-RS_TEST_MAIN1("presets",
-    {"names", test_preset_names},
-    {"load_with_sources", test_presets_load_with_sources},
-    {"figures", test_preset_figures},
-    {"lookup", test_preset_lookup},
-    {"b_min_h100", test_b_min_h100},
-    {"paper_table2", test_paper_table2},
-    {"shipped curves round-trip their sources' TFLOP/s", test_shipped_round_trip},
-    {"h200 ringsim-mma64 == docs/data/2026-11-30-h200-run2-kernel-times.txt, point by point", test_h200_mma64_source})
+RS_TEST_PROGRAM("presets")

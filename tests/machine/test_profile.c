@@ -55,7 +55,7 @@ static void expect_error(const char *text, const char *want) {
     CU_ASSERT_STRING_EQUAL(err.msg, want);
 }
 
-static void test_base_parses(void) {
+RS_TEST(test_base_parses, "base_parses") {
     rs_hw_t hw;
     rs_err_t err = {0};
     int rc = rs_hw_parse(BASE, "t.json", &hw, &err);
@@ -77,7 +77,7 @@ static void test_base_parses(void) {
     RS_ASSERT_REL(hw.cal.comp_slowdown, 1.1, 0);
 }
 
-static void test_errors_values(void) {
+RS_TEST(test_errors_values, "errors_values") {
     /* BASE with `from` replaced by `to` must fail with exactly `want` */
     static const struct {
         const char *from, *to, *want;
@@ -120,7 +120,7 @@ static void test_errors_values(void) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_error(subst(cases[i].from, cases[i].to), cases[i].want);
 }
 
-static void test_errors_keys_types(void) {
+RS_TEST(test_errors_keys_types, "errors_keys_types") {
     expect_error(subst("\"name\": \"T\",", "\"name\": \"T\", \"colour\": 1,"),
                  "t.json:2:16: colour: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf61\": 100e12"),
@@ -155,7 +155,7 @@ static void test_errors_keys_types(void) {
                  "t.json:2:16: \xc3\xa9t\xc3\xa9: unknown key (accepted: name, description, device, tiers, calibration, kernels, source)");
 }
 
-static void test_errors_syntax(void) {
+RS_TEST(test_errors_syntax, "errors_syntax") {
     /* jansson's own position (the end of the offending token) and text */
     expect_error(subst("\"memory_bytes\": 80e9,", "\"memory_bytes\": 80e9"), "t.json:9:27: '}' expected");
     expect_error(subst("100e12", "1e999"), "t.json:5:19: real number overflow near '1e999'");
@@ -164,7 +164,7 @@ static void test_errors_syntax(void) {
     expect_error("", "t.json:1:0: '[' or '{' expected near end of file");
 }
 
-static void test_errors_files(void) {
+RS_TEST(test_errors_files, "errors_files") {
     rs_hw_t hw;
     rs_tier_t t;
     rs_err_t err = {0};
@@ -188,9 +188,4 @@ static void test_errors_files(void) {
     remove(path);
 }
 
-RS_TEST_MAIN1("profile",
-    {"base_parses", test_base_parses},
-    {"errors_values", test_errors_values},
-    {"errors_keys_types", test_errors_keys_types},
-    {"errors_syntax", test_errors_syntax},
-    {"errors_files", test_errors_files})
+RS_TEST_PROGRAM("profile")

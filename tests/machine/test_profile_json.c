@@ -37,14 +37,14 @@ static void expect_msg(const doc_t *d, const char *want) {
     CU_ASSERT_EQUAL(d->err.code, RS_ERR_BAD_INPUT);
 }
 
-static void test_join(void) {
+RS_TEST(test_join, "child paths") {
     char buf[32];
     CU_ASSERT_STRING_EQUAL(pj_join(buf, sizeof buf, "", "a"), "a");
     CU_ASSERT_STRING_EQUAL(pj_join(buf, sizeof buf, "dev", "x"), "dev.x");
     CU_ASSERT_STRING_EQUAL(pj_join(buf, 6, "dev", "xyz"), "dev.x"); /* truncated */
 }
 
-static void test_keys(void) {
+RS_TEST(test_keys, "accepted keys, texts and <figure>_source") {
     static const char *const fields[] = {"a", "b", NULL}, *const texts[] = {"source", "note", NULL}, *const figs[] = {"b", NULL};
     doc_t d;
     doc_open(&d, "{\"a\": 1, \"b_source\": \"s\", \"note\": \"n\", \"b\": 2}");
@@ -64,7 +64,7 @@ static void test_keys(void) {
     doc_close(&d);
 }
 
-static void test_members(void) {
+RS_TEST(test_members, "numbers, strings and objects with their refusals") {
     doc_t d;
     doc_open(&d, TEXT);
     const pj_obj_t dev = {&d.v, "dev", json_object_get(d.root, "dev")};
@@ -104,7 +104,7 @@ static void test_members(void) {
     doc_close(&d);
 }
 
-static void test_load(void) {
+RS_TEST(test_load, "the top level must be an object; jansson's syntax errors") {
     rs_jsonpos_t *pos = (rs_jsonpos_t *)1;
     rs_err_t err = {0};
     CU_ASSERT_PTR_NULL(pj_load("[1, 2]", "o.json", &pos, &err));
@@ -117,8 +117,4 @@ static void test_load(void) {
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
-RS_TEST_MAIN1("profile json",
-    {"child paths", test_join},
-    {"accepted keys, texts and <figure>_source", test_keys},
-    {"numbers, strings and objects with their refusals", test_members},
-    {"the top level must be an object; jansson's syntax errors", test_load})
+RS_TEST_PROGRAM("profile json")

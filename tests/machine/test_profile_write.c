@@ -12,7 +12,14 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_round_trip(void) {
+/* The first n points of got are want's, both fields (x, y) of each. */
+#define EXPECT_POINTS(got, want, n, x, y)                                                          \
+    for (int k_ = 0; k_ < (n); k_++) {                                                             \
+        CU_ASSERT_EQUAL((got)[k_].x, (want)[k_].x);                                                \
+        CU_ASSERT_EQUAL((got)[k_].y, (want)[k_].y);                                                \
+    }
+
+RS_TEST(test_round_trip, "round_trip") {
     rs_hw_t hw = rs_test_hw("mi300x");
     hw.cal.n_eff = 3;
     hw.cal.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
@@ -46,10 +53,7 @@ static void test_round_trip(void) {
     CU_ASSERT_EQUAL(back.inter.latency_s, hw.inter.latency_s);
     CU_ASSERT_EQUAL(back.price_per_device_hour, hw.price_per_device_hour);
     CU_ASSERT_EQUAL_FATAL(back.cal.n_eff, 3);
-    for (int k = 0; k < 3; k++) {
-        CU_ASSERT_EQUAL(back.cal.eff[k].block_tokens, hw.cal.eff[k].block_tokens);
-        CU_ASSERT_EQUAL(back.cal.eff[k].efficiency, hw.cal.eff[k].efficiency);
-    }
+    EXPECT_POINTS(back.cal.eff, hw.cal.eff, 3, block_tokens, efficiency);
     CU_ASSERT_EQUAL(back.cal.launch_s, hw.cal.launch_s);
     CU_ASSERT_EQUAL(back.cal.overlap, hw.cal.overlap);
     CU_ASSERT_EQUAL(back.cal.comp_slowdown, hw.cal.comp_slowdown);
@@ -76,10 +80,7 @@ static void test_round_trip(void) {
         CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&c, pc, "calibrated by test_hw", &err), 0);
         rs_hw_t cb = rs_test_hw(pc);
         CU_ASSERT_EQUAL_FATAL(cb.cal.n_overlap, 2);
-        for (int k = 0; k < 2; k++) {
-            CU_ASSERT_EQUAL(cb.cal.overlap_curve[k].bytes, c.cal.overlap_curve[k].bytes);
-            CU_ASSERT_EQUAL(cb.cal.overlap_curve[k].eta, c.cal.overlap_curve[k].eta);
-        }
+        EXPECT_POINTS(cb.cal.overlap_curve, c.cal.overlap_curve, 2, bytes, eta);
         CU_ASSERT_EQUAL(cb.cal.host_s_per_xfer, c.cal.host_s_per_xfer);
         CU_ASSERT_EQUAL(cb.cal.host_s_per_byte, c.cal.host_s_per_byte);
         CU_ASSERT_EQUAL(cb.cal.overlap, 1.0); /* the scalar is not written next to a curve */
@@ -87,18 +88,12 @@ static void test_round_trip(void) {
         CU_ASSERT_EQUAL(cb.cal.poll.chunk_cols, 256);
         CU_ASSERT_EQUAL(cb.cal.poll.panel_rows[0], 512);
         CU_ASSERT_EQUAL(cb.cal.poll.panel_rows[1], 256);
-        for (int k = 0; k < 2; k++) {
-            CU_ASSERT_EQUAL(cb.cal.poll.curve[k].bytes, c.cal.poll.curve[k].bytes);
-            CU_ASSERT_EQUAL(cb.cal.poll.curve[k].polls, c.cal.poll.curve[k].polls);
-        }
+        EXPECT_POINTS(cb.cal.poll.curve, c.cal.poll.curve, 2, bytes, polls);
         CU_ASSERT_EQUAL_FATAL(cb.cal.poll.n_fresh, 1);
         CU_ASSERT_EQUAL(cb.cal.poll.fresh[0].bytes, 262144);
         CU_ASSERT_EQUAL(cb.cal.poll.fresh[0].polls, c.cal.poll.fresh[0].polls);
         CU_ASSERT_EQUAL_FATAL(cb.cal.n_xfer, 2);
-        for (int k = 0; k < 2; k++) {
-            CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].bytes, c.cal.xfer_curve[k].bytes);
-            CU_ASSERT_EQUAL(cb.cal.xfer_curve[k].factor, c.cal.xfer_curve[k].factor);
-        }
+        EXPECT_POINTS(cb.cal.xfer_curve, c.cal.xfer_curve, 2, bytes, factor);
         CU_ASSERT_EQUAL_FATAL(cb.cal.n_xfer_reused, 1);
         CU_ASSERT_EQUAL(cb.cal.xfer_curve_reused[0].bytes, 65536);
         CU_ASSERT_EQUAL(cb.cal.xfer_curve_reused[0].factor, c.cal.xfer_curve_reused[0].factor);
@@ -125,5 +120,4 @@ static void test_round_trip(void) {
     CU_ASSERT_EQUAL(access(path, F_OK), -1);
 }
 
-RS_TEST_MAIN1("profile write",
-    {"round_trip", test_round_trip})
+RS_TEST_PROGRAM("profile write")

@@ -23,7 +23,7 @@ static void check(const char *q, rs_range_t want) {
     CU_ASSERT_EQUAL(r->max, want.max);
 }
 
-static void test_rows(void) {
+RS_TEST(test_rows, "the rows carry their macros' bounds") {
     int n = 0;
     for (const rs_range_info_t *r = rs_ranges; r->quantity; r++) n++;
     CU_ASSERT_EQUAL(n, 19);
@@ -48,7 +48,7 @@ static void test_rows(void) {
     CU_ASSERT_FALSE(rs_range_ok(bw, NAN));
 }
 
-static void test_print(void) {
+RS_TEST(test_print, "the Markdown rows") {
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
@@ -67,6 +67,4 @@ static void test_print(void) {
     free(buf);
 }
 
-RS_TEST_MAIN1("ranges",
-    {"the rows carry their macros' bounds", test_rows},
-    {"the Markdown rows", test_print})
+RS_TEST_PROGRAM("ranges")

@@ -19,7 +19,7 @@ static rs_sp_config_t sp_config(int64_t seq, int64_t u, int64_t r) {
 }
 
 /* Ulysses gives each device whole KV heads: U must divide Hkv (8 for Llama-3 8B). */
-static void test_ulysses_head_bound(void) {
+RS_TEST(test_ulysses_head_bound, "ulysses_head_bound") {
     rs_transformer_t t = rs_test_transformer("llama3-8b");
     rs_machine_t m = rs_test_round_machine();
     rs_sp_config_t c = sp_config(1 << 20, 8, 1);
@@ -43,7 +43,7 @@ static void test_ulysses_head_bound(void) {
 }
 
 /* The ring option is the model's walk of the schedule, nothing re-derived: compare with a direct walk. */
-static void test_ring_is_walk(void) {
+RS_TEST(test_ring_is_walk, "ring_is_walk") {
     rs_transformer_t t = rs_test_transformer("llama3-8b");
     rs_machine_t m = rs_test_round_machine();
     rs_sp_config_t c = sp_config(1 << 18, 1, 16);
@@ -78,7 +78,7 @@ static void test_ring_is_walk(void) {
 
 /* Ulysses on one node: attention = one local kernel over S tokens and Hq/U heads; all-to-alls by the
  * formula with M = S/U tokens x (q + 2k) x 2 bytes (Q, K, V) and S/U x q x 2 (O). */
-static void test_ulysses_cost(void) {
+RS_TEST(test_ulysses_cost, "ulysses_cost") {
     rs_transformer_t t = rs_test_transformer("llama2-7b"); /* 32 KV heads */
     rs_machine_t m = rs_test_round_machine();
     rs_sp_config_t c = sp_config(1 << 16, 8, 1);
@@ -101,7 +101,7 @@ static void test_ulysses_cost(void) {
  * hide its transfers (full-block threshold about 2.5K for GQA 32/8 at 0.5 x 1e15) but the half-block
  * step does not: the layout's B* is about twice that, the rule says "exposed" and the walk agrees; at
  * B = 8192 they hide. */
-static void test_hidden_uses_mask(void) {
+RS_TEST(test_hidden_uses_mask, "hidden_uses_mask") {
     rs_transformer_t t = rs_test_transformer("llama3-8b");
     rs_machine_t m = rs_test_round_machine();
     m.cal.n_eff = 1, m.cal.eff[0].block_tokens = 1, m.cal.eff[0].efficiency = 0.5;
@@ -118,8 +118,4 @@ static void test_hidden_uses_mask(void) {
     CU_ASSERT_TRUE(b.ring_hidden_bwd);
 }
 
-RS_TEST_MAIN1("alt",
-    {"ulysses_head_bound", test_ulysses_head_bound},
-    {"ring_is_walk", test_ring_is_walk},
-    {"ulysses_cost", test_ulysses_cost},
-    {"hidden_uses_mask", test_hidden_uses_mask})
+RS_TEST_PROGRAM("alt")

@@ -46,7 +46,7 @@ static rs_infer_config_t hand_config(void) {
     return c;
 }
 
-static void test_point_by_hand(void) {
+RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head, rings, USP, TTFT, FLOPs") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -112,7 +112,7 @@ static void test_point_by_hand(void) {
 }
 
 /* fp8 weights: half the bytes, the fp8 peak for the linear layers. */
-static void test_fp8_linear(void) {
+RS_TEST(test_fp8_linear, "fp8 linear layers: half the weight bytes at the fp8 peak") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -129,7 +129,7 @@ static void test_fp8_linear(void) {
  * layers, weight-bound (36864 x 2 / 2 bytes at 1e11 B/s against 147456 FLOPs at 5e11); the all-reduces
  * of 2 x 64 x 2 bytes; the head on 2 tokens, weight-bound; attention: the decode schedule at the
  * roofline rate min(0.25 x 1e12, I x 1e11) with I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 2e11. */
-static void test_decode_by_hand(void) {
+RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline attention rate") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -164,7 +164,7 @@ static void test_decode_by_hand(void) {
  * per device (TP 4 of 8/4 heads), d e = 16 and N = 2: pass-kv 32 (B + Bc) bytes, pass-q 32 B + 40 B; they
  * cross at T / P = 2 Hkv d e / (2 Hq d e + 4 Hq - 2 Hkv d e) = 32 / 40 = 0.8: P = 1004 -> T = 803.2,
  * the smallest multiple of the zigzag granule 2 N = 4 above it is 804. */
-static void test_crossing_transfer_bound(void) {
+RS_TEST(test_crossing_transfer_bound, "pass-kv/pass-q crossing, both transfer-bound: T = 804 on P = 1004") {
     rs_hw_t hw = hand_hw(0);
     hw.flops_per_s[RS_DTYPE_BF16] = 1e30;
     rs_machine_t m;
@@ -192,7 +192,7 @@ static void test_crossing_transfer_bound(void) {
 }
 
 /* The crossing on a realistic profile: pass-kv no slower at T, pass-q faster one granule below. */
-static void test_crossing_brackets(void) {
+RS_TEST(test_crossing_brackets, "the crossing brackets the switch on h100-sxm / llama3-70b") {
     rs_hw_t hw;
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
@@ -220,11 +220,34 @@ static void expect_bad(const rs_infer_config_t *c, const rs_machine_t *m, const 
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
 }
 
+RS_TEST(test_bad_config, "bad configurations name the option and the rule") {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    CU_ASSERT_EQUAL(rs_infer_config_validate(&c, &m, NULL), 0);
+    c.tp = 3;
+    expect_bad(&c, &m, "--tp 3: must divide the 4 devices of a node");
+    c = hand_config(), c.model.q_heads = 6, c.model.kv_heads = 2, c.tp = 4; /* 6 heads, TP 4 */
+    expect_bad(&c, &m, "--tp 4: must divide the 6 query heads of tiny");
+    c = hand_config(), c.new_tokens = 1022; /* contiguous over CP 4 */
+    expect_bad(&c, &m, "--seq 1022: must be divisible by N = 4");
+    expect_bad(&c, &m, "(N = 4 CP ranks: 2 nodes x 4 devices / TP 2)");
+    c = hand_config(), c.layout = RS_LAYOUT_ZIGZAG, c.causal = true, c.cached_tokens = 2044;
+    expect_bad(&c, &m, "--cached 2044: must be divisible by 2*N = 8");
+    c = hand_config(), c.decode_batch = 4;
+    expect_bad(&c, &m, "--decode-batch 4: decode needs the causal mask");
+    c = hand_config(), c.linear_eff = 0;
+    expect_bad(&c, &m, "--linear-eff 0: must be in (0, 1]");
+    c = hand_config(), c.nodes = 0;
+    expect_bad(&c, &m, "--nodes 0: must be in [1, 1048576]");
+}
+
 /* The estimate before the point runs (estimate.h), by hand: CP = 4, forward walks of R x R rank-steps -
  * pass-kv and pass-q 2 x 16, Ulysses (R = 1) 1, USP U = 2 (R = 2) 4; the crossing (P > 0): T doubled
  * from one granule (4 tokens, contiguous) up to 2^26 / 4 = 2^24 granules - 24 doublings - then a
  * bisection as long, 2 walks each: 2 (2 x 24 + 1) x 16 = 1568; decode one more walk of 16. */
-static void test_estimate_by_hand(void) {
+RS_TEST(test_estimate_by_hand, "the estimate of a point's walks by hand") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -253,38 +276,4 @@ static void test_estimate_by_hand(void) {
     CU_ASSERT_EQUAL(e.rank_steps, 2 * 144 + 36 + 16 + 9 + 4 + 1);
 }
 
-static void test_bad_config(void) {
-    rs_hw_t hw = hand_hw(2e-6);
-    rs_machine_t m;
-    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
-    rs_infer_config_t c = hand_config();
-    CU_ASSERT_EQUAL(rs_infer_config_validate(&c, &m, NULL), 0);
-    c.tp = 3;
-    expect_bad(&c, &m, "--tp 3: must divide the 4 devices of a node");
-    c = hand_config(), c.model.q_heads = 6, c.model.kv_heads = 2, c.tp = 4; /* 6 heads, TP 4 */
-    expect_bad(&c, &m, "--tp 4: must divide the 6 query heads of tiny");
-    c = hand_config(), c.new_tokens = 1022; /* contiguous over CP 4 */
-    expect_bad(&c, &m, "--seq 1022: must be divisible by N = 4");
-    expect_bad(&c, &m, "(N = 4 CP ranks: 2 nodes x 4 devices / TP 2)");
-    c = hand_config(), c.layout = RS_LAYOUT_ZIGZAG, c.causal = true, c.cached_tokens = 2044;
-    expect_bad(&c, &m, "--cached 2044: must be divisible by 2*N = 8");
-    c = hand_config(), c.decode_batch = 4;
-    expect_bad(&c, &m, "--decode-batch 4: decode needs the causal mask");
-    c = hand_config(), c.linear_eff = 0;
-    expect_bad(&c, &m, "--linear-eff 0: must be in (0, 1]");
-    c = hand_config(), c.nodes = 0;
-    expect_bad(&c, &m, "--nodes 0: must be in [1, 1048576]");
-}
-
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"one point by hand: memory, linear, all-reduce, head, rings, USP, TTFT, FLOPs", test_point_by_hand},
-        {"fp8 linear layers: half the weight bytes at the fp8 peak", test_fp8_linear},
-        {"decode step by hand: weight-bound linear, roofline attention rate", test_decode_by_hand},
-        {"pass-kv/pass-q crossing, both transfer-bound: T = 804 on P = 1004", test_crossing_transfer_bound},
-        {"the crossing brackets the switch on h100-sxm / llama3-70b", test_crossing_brackets},
-        {"bad configurations name the option and the rule", test_bad_config},
-        {"the estimate of a point's walks by hand", test_estimate_by_hand},
-        {NULL, NULL}};
-    return rs_test_main1("inference planning", cases);
-}
+RS_TEST_PROGRAM("inference planning")

@@ -22,7 +22,7 @@ static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
     return c;
 }
 
-static void test_params_small(void) {
+RS_TEST(test_params_small, "params_small") {
     rs_transformer_t t = small_model();
     /* Wq 64x64 + Wk,Wv 2x64x32 + Wo 64x64 = 12288; FFN 3x64x128 = 24576 */
     CU_ASSERT_EQUAL(rs_transformer_layer_matmul_params(&t), 36864u);
@@ -36,7 +36,7 @@ static void test_params_small(void) {
     CU_ASSERT_EQUAL(rs_transformer_layer_params(&t), 28800u);
 }
 
-static void test_memory_full_mixed(void) {
+RS_TEST(test_memory_full_mixed, "memory_full_mixed") {
     rs_transformer_t t = small_model();
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     rs_mem_t m;
@@ -60,7 +60,7 @@ static void test_memory_full_mixed(void) {
     CU_ASSERT_EQUAL(m.total_bytes, 1292288.0);
 }
 
-static void test_memory_none_selective_fp32(void) {
+RS_TEST(test_memory_none_selective_fp32, "memory_none_selective_fp32") {
     rs_transformer_t t = small_model();
     rs_err_t err = {0};
     rs_mem_t m;
@@ -91,7 +91,7 @@ static void test_memory_none_selective_fp32(void) {
 }
 
 /* USP (U = 2 of N = 4) adds the all-to-all staging; pure Ulysses (U = N) has no incoming blocks. */
-static void test_memory_ulysses(void) {
+RS_TEST(test_memory_ulysses, "memory_ulysses") {
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.ulysses_degree = 2;
     rs_transformer_t t = small_model();
@@ -111,7 +111,7 @@ static void test_memory_ulysses(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 3"));
 }
 
-static void test_memory_scaling(void) {
+RS_TEST(test_memory_scaling, "memory_scaling") {
     /* Doubling N halves every per-token term and leaves the static terms alone. */
     rs_transformer_t t = small_model();
     rs_err_t err = {0};
@@ -126,7 +126,7 @@ static void test_memory_scaling(void) {
     CU_ASSERT_EQUAL(b.weights_bytes, a.weights_bytes);
 }
 
-static void test_memory_bad_input(void) {
+RS_TEST(test_memory_bad_input, "memory_bad_input") {
     rs_transformer_t t = small_model();
     rs_err_t err = {0};
     rs_mem_t m;
@@ -143,7 +143,7 @@ static void test_memory_bad_input(void) {
 }
 
 /* Every shipped model parses; its parameter count agrees with the published one within 1%. */
-static void test_presets(void) {
+RS_TEST(test_presets, "presets") {
     const char *const *names = rs_transformer_preset_names();
     int n = 0;
     const char *want[] = {"llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b",
@@ -174,7 +174,7 @@ static void test_presets(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no-such-model"));
 }
 
-static void test_parse_errors(void) {
+RS_TEST(test_parse_errors, "parse_errors") {
     rs_transformer_t t;
     rs_err_t err = {0};
     const char *unknown = "{\n  \"transformer\": {\n    \"name\": \"x\",\n    \"layerz\": 2\n  }\n}\n";
@@ -202,7 +202,7 @@ static void test_parse_errors(void) {
 /* The paper's Table 2 (docs/plan.md; /work/shared/reference/hardware.md): c = F/W and s = 6c. The
  * forward ring buffer of an MHA model in a 2-byte dtype at B = c tokens holds exactly 6c tokens' worth
  * of hidden vectors. c comes from the model's seed threshold (cost.h), not re-derived here. */
-static void test_paper_six_blocks(void) {
+RS_TEST(test_paper_six_blocks, "paper_six_blocks") {
     struct {
         const char *setup;
         double f, w, s_ref;
@@ -226,19 +226,4 @@ static void test_paper_six_blocks(void) {
     }
 }
 
-static const rs_test_case_t memory_cases[] = {
-    {"params_small", test_params_small},
-    {"memory_full_mixed", test_memory_full_mixed},
-    {"memory_none_selective_fp32", test_memory_none_selective_fp32},
-    {"memory_ulysses", test_memory_ulysses},
-    {"memory_scaling", test_memory_scaling},
-    {"memory_bad_input", test_memory_bad_input},
-    {"presets", test_presets},
-    {"parse_errors", test_parse_errors},
-    {"paper_six_blocks", test_paper_six_blocks},
-    {NULL, NULL},
-};
-
-int main(void) {
-    return rs_test_main1("memory", memory_cases);
-}
+RS_TEST_PROGRAM("memory")

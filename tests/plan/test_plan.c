@@ -28,14 +28,21 @@ static fixture_t fixture(const char *model, int64_t seq) {
     return f;
 }
 
+/* f's plan into r (a fatal assertion when it fails, its message on stderr). */
+static void plan_ok(fixture_t *f, rs_plan_result_t *r) {
+    rs_err_t err = {0};
+    const int rc = rs_plan_run(&f->c, &f->hw, &f->m, r, &err);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
 /* When N exceeds the KV heads, pure Ulysses is not an option and the plan never picks it. With 8 KV
  * heads and N = 32 across nodes of 8, the ring is chosen unless a USP split is faster. */
-static void test_ring_over_ulysses(void) {
+RS_TEST(test_ring_over_ulysses, "ring_over_ulysses") {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 32;
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_EQUAL(r->sp, 32);
     CU_ASSERT(r->best >= 0);
     for (int i = 0; i < r->n_options; i++) {
@@ -46,7 +53,7 @@ static void test_ring_over_ulysses(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "pure Ulysses impossible: N=32 > 8 KV heads"));
     /* without USP the ring is the only choice and wins */
     f.c.alternatives = false;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_EQUAL(r->n_options, 1);
     CU_ASSERT_EQUAL(r->best, 0);
     CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
@@ -54,7 +61,7 @@ static void test_ring_over_ulysses(void) {
     /* N = 8 <= 8 KV heads inside one node: Ulysses is costed */
     f.c.alternatives = true;
     f.c.fixed_sp = 8;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     bool has_ulysses = false;
     for (int i = 0; i < r->n_options; i++) has_ulysses |= r->options[i].kind == RS_SP_ULYSSES;
     CU_ASSERT_TRUE(has_ulysses);
@@ -63,13 +70,12 @@ static void test_ring_over_ulysses(void) {
 
 /* The choice is real: on one node with a slow link (64 GB/s, PCIe-like) an MHA model's 4K-token ring
  * blocks cannot hide their transfers, and Ulysses (one all-to-all each way, then one kernel) wins. */
-static void test_ulysses_wins_when_ring_exposed(void) {
+RS_TEST(test_ulysses_wins_when_ring_exposed, "ulysses_wins_when_ring_exposed") {
     fixture_t f = fixture("llama2-7b", 1 << 15);
     f.c.fixed_sp = 8;
     f.m.intra.bw_bytes_per_s = 64e9;
     rs_plan_result_t *r = malloc(sizeof *r);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_EQUAL(r->options[0].kind, RS_SP_RING);
     CU_ASSERT_FALSE(r->options[0].attn.ring_hidden_fwd);
     CU_ASSERT_TRUE_FATAL(r->best >= 0);
@@ -81,7 +87,7 @@ static void test_ulysses_wins_when_ring_exposed(void) {
 }
 
 /* Linear layers, head, step, MFU and cost by hand for one option. */
-static void test_option_arithmetic(void) {
+RS_TEST(test_option_arithmetic, "option_arithmetic") {
     fixture_t f = fixture("llama2-7b", 1 << 16);
     f.c.global_batch = 4;
     f.c.dp = 2; /* 2 micro-batches per replica */
@@ -109,11 +115,11 @@ static void test_option_arithmetic(void) {
 }
 
 /* Smallest N and max context: memory grows with S and shrinks with N. */
-static void test_smallest_n_and_max_seq(void) {
+RS_TEST(test_smallest_n_and_max_seq, "smallest_n_and_max_seq") {
     fixture_t f = fixture("llama2-7b", 1 << 20);
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_TRUE(r->fits);
     int64_t n = r->sp;
     CU_ASSERT(n >= 2);
@@ -143,7 +149,7 @@ static void test_smallest_n_and_max_seq(void) {
     CU_ASSERT(pairs_next * 10 * 128 * 32 > 18446744073709551616.0 * 0.999);
     f.c.seq_tokens = 0;
     f.c.fixed_sp = 4096;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_TRUE(r->seq_capped);
     CU_ASSERT_EQUAL(r->seq_tokens, s1);
     CU_ASSERT_PTR_NOT_NULL(strstr(r->why, "64-bit FLOP counts"));
@@ -151,12 +157,12 @@ static void test_smallest_n_and_max_seq(void) {
 }
 
 /* A model that cannot fit says by how much. */
-static void test_does_not_fit(void) {
+RS_TEST(test_does_not_fit, "does_not_fit") {
     fixture_t f = fixture("llama3-405b", 1 << 20);
     f.c.max_sp = 8;
     rs_plan_result_t *r = malloc(sizeof *r);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_FALSE(r->fits);
     CU_ASSERT_EQUAL(r->best, -1);
     CU_ASSERT_EQUAL(r->sp, 8);
@@ -173,13 +179,13 @@ static void test_does_not_fit(void) {
  * them; the splits rs_plan_run costs; their walks' rank-steps by hand. Llama-3 8B (8 KV heads) at N = 8
  * on nodes of 8: U = 1, 2, 4, 8 (R = 8, 4, 2, 1), each ring walked forward (R x R) and backward
  * (R x (R + 1)): 136 + 36 + 10 + 3 = 185 rank-steps at 30 ns. */
-static void test_plan_estimate(void) {
+RS_TEST(test_plan_estimate, "plan_estimate") {
     fixture_t f = fixture("llama3-8b", 1 << 20);
     f.c.fixed_sp = 8;
     rs_plan_result_t *chosen = malloc(sizeof *chosen), *r = malloc(sizeof *r);
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_choose(&f.c, &f.hw, &f.m, chosen, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_plan_run(&f.c, &f.hw, &f.m, r, &err), 0);
+    plan_ok(&f, r);
     CU_ASSERT_EQUAL(chosen->n_options, 0);
     CU_ASSERT_EQUAL(chosen->best, -1);
     CU_ASSERT_EQUAL(chosen->sp, r->sp);
@@ -215,10 +221,4 @@ static void test_plan_estimate(void) {
     free(chosen), free(r);
 }
 
-RS_TEST_MAIN1("plan",
-    {"ring_over_ulysses", test_ring_over_ulysses},
-    {"ulysses_wins_when_ring_exposed", test_ulysses_wins_when_ring_exposed},
-    {"option_arithmetic", test_option_arithmetic},
-    {"smallest_n_and_max_seq", test_smallest_n_and_max_seq},
-    {"does_not_fit", test_does_not_fit},
-    {"plan_estimate", test_plan_estimate})
+RS_TEST_PROGRAM("plan")

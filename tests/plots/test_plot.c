@@ -87,18 +87,18 @@ static void render_sized(rs_plot_kind_t kind, const char *data, int w, int h) {
     render_all(kind, data, &o);
 }
 
-static void test_tcomm_vs_b(void) { render_sized(RS_PLOT_TCOMM_VS_B, sweep_csv, 800, 500); }
-static void test_timeline(void) { render_sized(RS_PLOT_TIMELINE, trace_csv, 1000, 600); }
-static void test_pred_vs_meas(void) { render_sized(RS_PLOT_PRED_VS_MEAS, cmp_csv, 700, 700); }
-static void test_layout_busy(void) {
+RS_TEST(test_tcomm_vs_b, "tcomm-vs-b: png pdf svg") { render_sized(RS_PLOT_TCOMM_VS_B, sweep_csv, 800, 500); }
+RS_TEST(test_timeline, "timeline: png pdf svg") { render_sized(RS_PLOT_TIMELINE, trace_csv, 1000, 600); }
+RS_TEST(test_pred_vs_meas, "pred-vs-meas: png pdf svg") { render_sized(RS_PLOT_PRED_VS_MEAS, cmp_csv, 700, 700); }
+RS_TEST(test_layout_busy, "layout-busy: png pdf svg") {
     const rs_plot_opts_t o = {.width_px = 900, .height_px = 500, .title = "busy"};
     render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
 }
-static void test_scaling(void) { render_sized(RS_PLOT_SCALING, scaling_csv, 900, 900); }
+RS_TEST(test_scaling, "scaling: png pdf svg") { render_sized(RS_PLOT_SCALING, scaling_csv, 900, 900); }
 
 /* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
  * series name with a space is refused with its line */
-static void test_contention(void) {
+RS_TEST(test_contention, "contention: png pdf svg") {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_CONTENTION, cont_csv, &o);
     o.x = "oversub";
@@ -110,7 +110,7 @@ static void test_contention(void) {
 
 /* TTFT against context (ringsim plan --inference --csv): the variants that run, an empty cell skipped;
  * a TTFT <= 0 refused with its line */
-static void test_ttft(void) {
+RS_TEST(test_ttft, "ttft: png pdf svg") {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_TTFT, ttft_csv, &o);
     refused(RS_PLOT_TTFT,
@@ -120,7 +120,7 @@ static void test_ttft(void) {
 
 /* the pass-kv/pass-q boundary (ringsim plan --inference --boundary-csv); a file without a crossing is
  * refused */
-static void test_pass_boundary(void) {
+RS_TEST(test_pass_boundary, "pass-boundary: png pdf svg") {
     rs_plot_opts_t o = {.width_px = 900, .height_px = 560};
     render_all(RS_PLOT_PASS_BOUNDARY, bound_csv, &o);
     refused(RS_PLOT_PASS_BOUNDARY, "series,cached_tokens,cross_tokens,comm_bound_ratio\nh:n1,4096,0,0.066\n",
@@ -128,7 +128,7 @@ static void test_pass_boundary(void) {
 }
 
 /* names and scripts of every kind, parsed back; an unknown name and kind */
-static void test_kinds(void) {
+RS_TEST(test_kinds, "kinds: names, scripts, parse") {
     static const char *const names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas", "layout-busy", "scaling",
                                                           "maxctx", "contention", "ttft", "pass-boundary"};
     static const char *const scripts[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b.gp", "timeline.gp", "pred_vs_meas.gp",
@@ -152,7 +152,7 @@ static void test_kinds(void) {
 
 /* `ringsim plot`: 0 and the file; 2 on refused data, an unknown extension or a missing file; 1 when
  * gnuplot fails (here: a scripts folder without style.gp), each with its message */
-static void test_cli_exit_codes(void) {
+RS_TEST(test_cli_exit_codes, "ringsim plot: exit codes and messages") {
     char args[4096];
     snprintf(args, sizeof args, "plot layout-busy %s -o %s", busy_csv, rs_test_path("cli.svg"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
@@ -168,20 +168,14 @@ static void test_cli_exit_codes(void) {
              busy_csv, rs_test_path("cli3.svg"), rs_test_path("cli3.err"));
     const int st = system(args);
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-    char *msg = rs_test_slurp(rs_test_path("cli3.err"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
-    CU_ASSERT_STRING_EQUAL(msg, "ringsim plot: RINGSIM_PLOTS_DIR=/nonexistent: no style.gp there\n");
-    free(msg);
+    rs_test_expect_text(rs_test_path("cli3.err"), "ringsim plot: RINGSIM_PLOTS_DIR=/nonexistent: no style.gp there\n");
     CU_ASSERT_EQUAL(access(rs_test_path("cli3.svg"), F_OK), -1);
 }
 
-int main(void) {
+/* The data of the figures, made with ringsim in the scratch directory; "skipped" without gnuplot. */
+static int setup(void) {
     rs_err_t err;
-    if (!rs_gnuplot_path(&err)) {
-        printf("skipped: %s\n", err.msg);
-        return RS_TEST_SKIP;
-    }
-    if (rs_test_scratch("plots") != 0) return 1;
+    if (!rs_gnuplot_path(&err)) return rs_test_skip(err.msg);
     snprintf(sweep_csv, sizeof sweep_csv, "%s", rs_test_path("sweep.csv"));
     snprintf(scaling_csv, sizeof scaling_csv, "%s", rs_test_path("scaling.csv"));
     snprintf(trace_csv, sizeof trace_csv, "%s", rs_test_path("model.csv"));
@@ -220,19 +214,7 @@ int main(void) {
         fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
         return 1;
     }
-    static const rs_test_case_t cases[] = {
-        {"tcomm-vs-b: png pdf svg", test_tcomm_vs_b},
-        {"timeline: png pdf svg", test_timeline},
-        {"pred-vs-meas: png pdf svg", test_pred_vs_meas},
-        {"layout-busy: png pdf svg", test_layout_busy},
-        {"scaling: png pdf svg", test_scaling},
-        {"contention: png pdf svg", test_contention},
-        {"ttft: png pdf svg", test_ttft},
-        {"pass-boundary: png pdf svg", test_pass_boundary},
-        {"kinds: names, scripts, parse", test_kinds},
-        {"ringsim plot: exit codes and messages", test_cli_exit_codes},
-        {NULL, NULL}};
-    int rc = rs_test_main1("figures", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return 0;
 }
+
+RS_TEST_MAIN(.suite = "figures", .scratch = "plots", .keep_failed = true, .setup = setup)

@@ -60,16 +60,13 @@ static void fails(const char *mode, const char *want) {
 
 /* gnuplot -e TEXT SCRIPT: the figure's variables, then the run's (data, the temporary output, the
  * style, the format, the size); the output committed under its name */
-static void test_arguments(void) {
+RS_TEST(test_arguments, "the arguments and the committed output") {
     use_fake("ok");
     const char *out = rs_test_path("busy.svg");
     rs_plot_opts_t o = {.width_px = 640, .height_px = 480, .title = "t"};
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, out, &o, &err), 0);
-    char *got = rs_test_slurp(out, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-    CU_ASSERT_STRING_EQUAL(got, "figure");
-    free(got);
+    rs_test_expect_text(out, "figure");
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     char *args = rs_test_slurp(args_path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(args);
@@ -88,24 +85,17 @@ static void test_arguments(void) {
 
 /* the size: 1200 x 750 by default, the timeline's 160 + 60 per rank (12 here), the format from the
  * extension in any case */
-static void test_size_and_format(void) {
+RS_TEST(test_size_and_format, "size by kind, format by extension") {
     use_fake("ok");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("b.PNG"), NULL, &err), 0);
-    char *args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='png';w_px=1200;h_px=750;\n"));
-    free(args);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=1200;h_px=750;\n", NULL});
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("tl.pdf"), NULL, &err), 0);
-    args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, "-e\npass_sel='forward';n_ranks=12;"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, ";fmt='pdf';w_px=1200;h_px=880;\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(args, "/timeline.gp\n"));
-    free(args);
+    rs_test_expect_in_file(args_path, (const char *[]){"-e\npass_sel='forward';n_ranks=12;", ";fmt='pdf';w_px=1200;h_px=880;\n",
+                                                       "/timeline.gp\n", NULL});
 }
 
-static void test_failures(void) {
+RS_TEST(test_failures, "gnuplot warns, fails, cannot run, writes nothing") {
     fails("warn", "gnuplot @ wrote to stderr (treated as a failure): \"x.gp\" line 3: warning: empty x range");
     fails("fail", "gnuplot @ failed (status 3): line 1: undefined variable: foo");
     char want[1200];
@@ -116,21 +106,18 @@ static void test_failures(void) {
 }
 
 /* the private runner alone: 0 on a quiet success, the arguments as given */
-static void test_run(void) {
+RS_TEST(test_run, "the runner alone") {
     use_fake("quiet");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), 0);
-    char *args = rs_test_slurp(args_path, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(args);
-    CU_ASSERT_STRING_EQUAL(args, "-e\na=1;\ns.gp\n");
-    free(args);
+    rs_test_expect_text(args_path, "-e\na=1;\ns.gp\n");
     setenv("FAKE_MODE", "fail", 1);
     CU_ASSERT_EQUAL(plot_gnuplot_run(fake, "a=1;", "s.gp", &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "gnuplot s.gp failed (status 3): line 1: undefined variable: foo");
     CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
 }
 
-static void test_formats(void) {
+RS_TEST(test_formats, "formats by extension") {
     rs_plot_format_t f = RS_PLOT_FORMAT_COUNT;
     rs_err_t err = {0};
     CU_ASSERT(rs_plot_format_of("a/b.svg", &f, &err) == 0 && f == RS_PLOT_SVG);
@@ -155,7 +142,7 @@ static void test_formats(void) {
 
 /* RINGSIM_GNUPLOT that is no executable: refused input, nothing written; RINGSIM_PLOTS_DIR without
  * style.gp: a runtime failure; a copy of the scripts (as a report ships them) renders */
-static void test_no_gnuplot_is_clear(void) {
+RS_TEST(test_no_gnuplot_is_clear, "gnuplot missing: clear message, no file") {
     const char *real = getenv("RS_REAL_GNUPLOT");
     setenv("RINGSIM_GNUPLOT", "/nonexistent/gnuplot", 1);
     rs_plot_opts_t o = {0};
@@ -184,7 +171,7 @@ static void test_no_gnuplot_is_clear(void) {
 
 /* the scripts' folder: RINGSIM_PLOTS_DIR when set, else an installation's, else the source tree's;
  * the copy holds style.gp and every kind's script, byte for byte */
-static void test_scripts_dir_and_copy(void) {
+RS_TEST(test_scripts_dir_and_copy, "the scripts' folder and their copy") {
     rs_err_t err = {0};
     CU_ASSERT_STRING_EQUAL(rs_plot_scripts_dir(&err), scripts);
     unsetenv("RINGSIM_PLOTS_DIR");
@@ -214,11 +201,11 @@ static int put(const char *path, const char *text) {
     return fclose(fp);
 }
 
-int main(void) {
+/* The fake gnuplot, the scripts' copy and the data in the scratch directory. */
+static int setup(void) {
     rs_err_t err = {0};
     const char *real = rs_gnuplot_path(&err); /* the build's or PATH's, before the fake replaces it */
     if (real) setenv("RS_REAL_GNUPLOT", real, 1);
-    if (rs_test_scratch("plot_gnuplot") != 0) return 1;
     snprintf(fake, sizeof fake, "%s", rs_test_path("fake-gnuplot"));
     if (put(fake, fake_text) != 0 || chmod(fake, 0755) != 0) return 1;
     snprintf(args_path, sizeof args_path, "%s", rs_test_path("args.txt"));
@@ -235,17 +222,7 @@ int main(void) {
     bad |= put(trace_csv, "# ringsim-trace=1\n# source=model\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
                                   "model,0,0,forward,compute,0,0.001,1,0,-1\nmodel,0,0,forward,send,0,0.001,0,8,11\n"
                                   "model,11,0,forward,recv,0,0.001,0,8,0\nmodel,0,0,forward,step,0,0.001,0,0,-1\n");
-    if (bad) return 1;
-    static const rs_test_case_t cases[] = {
-        {"the arguments and the committed output", test_arguments},
-        {"size by kind, format by extension", test_size_and_format},
-        {"gnuplot warns, fails, cannot run, writes nothing", test_failures},
-        {"the runner alone", test_run},
-        {"formats by extension", test_formats},
-        {"gnuplot missing: clear message, no file", test_no_gnuplot_is_clear},
-        {"the scripts' folder and their copy", test_scripts_dir_and_copy},
-        {NULL, NULL}};
-    int rc = rs_test_main1("plot_gnuplot", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
+    return bad ? 1 : 0;
 }
+
+RS_TEST_MAIN(.suite = "plot_gnuplot", .scratch = "plot_gnuplot", .keep_failed = true, .setup = setup)

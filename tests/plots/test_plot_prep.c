@@ -32,6 +32,14 @@ static void prepared(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t
     free(vars);
 }
 
+/* text written to name, then prepared; the file's path. */
+static const char *prepared_csv(rs_plot_kind_t kind, const char *name, const char *text, const rs_plot_opts_t *o,
+                                const char *want) {
+    const char *p = csv(name, text);
+    prepared(kind, p, o, want);
+    return p;
+}
+
 /* rs_plot_prepare refuses with the message want, where "@" stands for the data's path. */
 static void refused(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t *o, const char *want) {
     char expect[2048] = "";
@@ -65,6 +73,9 @@ static void refused_rows(rs_plot_kind_t kind, const char *head, const bad_t *bad
     }
 }
 
+/* refused_rows of the rows {rows, want} given after head. */
+#define REFUSED_ROWS(kind, head, ...) refused_rows(kind, head, (const bad_t[]){__VA_ARGS__, {NULL, NULL}})
+
 /* The value text of variable name in vars ("name=VALUE;"), copied into buf; "" if absent. */
 static const char *var(const char *vars, const char *name, char *buf, size_t len) {
     char key[64];
@@ -88,7 +99,7 @@ static const char tcomm_head[] = "# sweep\nseries,block_tokens,b_min_tokens,b_st
 
 /* the first row's series, sorted by B; the measured crossover where exec's T_comp = T_comm (2048,
  * found only after sorting); B* outside the data's B range left out; the automatic title escaped */
-static void test_tcomm(void) {
+RS_TEST(test_tcomm, "tcomm-vs-b: series, sort, measured crossover, marks in range") {
     char text[2048];
     snprintf(text, sizeof text,
              "%s,exec_t_comp_s,exec_t_comm_s\n"
@@ -97,10 +108,9 @@ static void test_tcomm(void) {
              "other,512,10,20,1,1,1,1,,,,\n"
              "h100_sxm,2048,1000,9000,2,1,2,1,2,1,2,2\n",
              tcomm_head);
-    const char *p = csv("tcomm.csv", text);
-    prepared(RS_PLOT_TCOMM_VS_B, p, NULL,
-             "series='h100_sxm';bmin=1000;bstar=NaN;bx=2048;bx_label='measured';has_sim=1;has_exec=1;"
-             "title='Ring step: compute vs transfer (h100\\_sxm)';");
+    const char *p = prepared_csv(RS_PLOT_TCOMM_VS_B, "tcomm.csv", text, NULL,
+                                 "series='h100_sxm';bmin=1000;bstar=NaN;bx=2048;bx_label='measured';has_sim=1;has_exec=1;"
+                                 "title='Ring step: compute vs transfer (h100\\_sxm)';");
     /* --series: that series' rows; B_min below its only B / 1.05 left out; no measured points */
     rs_plot_opts_t o = {.series = "other", .title = "My_T"};
     prepared(RS_PLOT_TCOMM_VS_B, p, &o,
@@ -111,7 +121,7 @@ static void test_tcomm(void) {
 
 /* no exec columns: the simulated crossover, interpolated in log B between 1024 and 2048 where
  * log(T_comm / T_comp) goes from log 2 to -log 2: B = 1024 sqrt 2 */
-static void test_tcomm_simulated(void) {
+RS_TEST(test_tcomm_simulated, "tcomm-vs-b: the simulated crossover interpolated") {
     char text[2048];
     snprintf(text, sizeof text, "%s\na,1024,1000,1500,1,1,1,1,1,2\na,2048,1000,1500,2,1,2,1,2,1\n", tcomm_head);
     const char *p = csv("tcomm-sim.csv", text);
@@ -126,32 +136,31 @@ static void test_tcomm_simulated(void) {
     free(vars);
 }
 
-static void test_tcomm_refused(void) {
+RS_TEST(test_tcomm_refused, "tcomm-vs-b: refusals") {
     refused(RS_PLOT_TCOMM_VS_B, csv("t1.csv", "# sweep\nseries,block_tokens,b_min_tokens\na,1,1\n"), NULL,
             "@:2: expected a column named 'b_star_tokens' in the header line");
     char head[512];
     snprintf(head, sizeof head, "%s\n", tcomm_head);
-    static const bad_t bad[] = {{"", "@:3: expected at least one data row"},
-                                {"a,0,1,1,1,1,1,1,,\n", "@:3: expected block_tokens > 0, got '0'"},
-                                {"a,1,1,1,abc,1,1,1,,\n", "@:3: expected a number in column 'seed_t_comp_s', got 'abc'"},
-                                {"a,1,1,1,1,inf,1,1,,\n", "@:3: expected a number in column 'seed_t_comm_s', got 'inf'"},
-                                {"a,1,1,1,1,1,0,1,,\n", "@: series 'a' has no positive pred_t_comp_s/pred_t_comm_s to plot"},
-                                {"a,1,nan,1,1,1,1,1,,\n", "@: series 'a': expected b_min_tokens > 0"},
-                                {NULL, NULL}};
-    refused_rows(RS_PLOT_TCOMM_VS_B, head, bad);
+    REFUSED_ROWS(RS_PLOT_TCOMM_VS_B, head,
+                 {"", "@:3: expected at least one data row"},
+                 {"a,0,1,1,1,1,1,1,,\n", "@:3: expected block_tokens > 0, got '0'"},
+                 {"a,1,1,1,abc,1,1,1,,\n", "@:3: expected a number in column 'seed_t_comp_s', got 'abc'"},
+                 {"a,1,1,1,1,inf,1,1,,\n", "@:3: expected a number in column 'seed_t_comm_s', got 'inf'"},
+                 {"a,1,1,1,1,1,0,1,,\n", "@: series 'a' has no positive pred_t_comp_s/pred_t_comm_s to plot"},
+                 {"a,1,nan,1,1,1,1,1,,\n", "@: series 'a': expected b_min_tokens > 0"});
 }
 
 /* a trace with 12 ranks in the forward pass (rank 11 only receives): the figure grows to 160 + 60 x
  * 12 = 880 px; without the problem's keys the title is the source, the pass and the hardware */
-static void test_timeline(void) {
-    const char *p = csv("trace.csv", "# ringsim-trace=1\n# source=model\n# hw=h100_sxm\n"
-                                     "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
-                                     "model,0,0,forward,compute,0,0.001,1,0,-1\n"
-                                     "model,0,0,forward,send,0,0.001,0,8,11\n"
-                                     "model,11,0,forward,recv,0,0.001,0,8,0\n"
-                                     "model,0,0,forward,step,0,0.001,0,0,-1\n"
-                                     "model,2,0,backward,compute,0,0.001,1,0,-1\n");
-    prepared(RS_PLOT_TIMELINE, p, NULL, "pass_sel='forward';n_ranks=12;title='model: forward pass, h100\\_sxm';");
+RS_TEST(test_timeline, "timeline: ranks, height, title, pass") {
+    const char *p = prepared_csv(RS_PLOT_TIMELINE, "trace.csv", "# ringsim-trace=1\n# source=model\n# hw=h100_sxm\n"
+                                 "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
+                                 "model,0,0,forward,compute,0,0.001,1,0,-1\n"
+                                 "model,0,0,forward,send,0,0.001,0,8,11\n"
+                                 "model,11,0,forward,recv,0,0.001,0,8,0\n"
+                                 "model,0,0,forward,step,0,0.001,0,0,-1\n"
+                                 "model,2,0,backward,compute,0,0.001,1,0,-1\n", NULL,
+                                 "pass_sel='forward';n_ranks=12;title='model: forward pass, h100\\_sxm';");
     plot_vars_t v = {0};
     int height = 0;
     rs_err_t err = {0};
@@ -170,7 +179,7 @@ static void test_timeline(void) {
 
 /* a trace with its problem (rs_trace_meta_problem): the title names layout, pass, mask, S and N;
  * 2 ranks keep the 750 px minimum */
-static void test_timeline_problem(void) {
+RS_TEST(test_timeline_problem, "timeline: the problem in the title") {
     rs_trace_t *t = rs_trace_create("sim");
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     const rs_problem_t pb = rs_test_problem(2, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
@@ -195,18 +204,18 @@ static void test_timeline_problem(void) {
 
 /* the metrics with a positive pair; the range 0.001..0.004 with 25% margins; the labels from the
  * notes (escaped) or the options (as given) */
-static void test_pred_vs_meas(void) {
-    const char *p = csv("cmp.csv", "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
-                                   "t_step,0.004,0.004\nt_comm,0,0.001\n");
-    prepared(RS_PLOT_PRED_VS_MEAS, p, NULL,
-             "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='reference: sim\\_x';"
-             "ylab='other: model';");
+RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
+    const char *p = prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp.csv",
+                                 "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
+                                 "t_step,0.004,0.004\nt_comm,0,0.001\n", NULL,
+                                 "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;"
+                                 "xlab='reference: sim\\_x';ylab='other: model';");
     rs_plot_opts_t o = {.xlabel = "x_lab", .ylabel = "y", .title = "T"};
     prepared(RS_PLOT_PRED_VS_MEAS, p, &o,
              "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='x_lab';ylab='y';title='T';");
     /* one point: the band widened by 1.5 each way before the margins; no notes: '?' */
-    prepared(RS_PLOT_PRED_VS_MEAS, csv("cmp1.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\n"), NULL,
-             "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");
+    prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp1.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\n", NULL,
+                 "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");
     refused(RS_PLOT_PRED_VS_MEAS, csv("cmp2.csv", "metric,ref_s,other_s\nt_comp,1,1\nt_bad,1,1\n"), NULL,
             "@:3: expected metric t_comp, t_comm or t_step, got 't_bad'");
     refused(RS_PLOT_PRED_VS_MEAS, csv("cmp3.csv", "metric,ref_s,other_s\nt_comp,0,1\n"), NULL,
@@ -215,61 +224,60 @@ static void test_pred_vs_meas(void) {
             "@:1: expected a column named 'other_s' in the header line");
 }
 
-static void test_layout_busy(void) {
-    const char *p = csv("busy.csv", "# busy\nrank,contiguous,striped,zigzag\n0,1,2,3\n1,2,2,2\n");
-    prepared(RS_PLOT_LAYOUT_BUSY, p, NULL, "");
+RS_TEST(test_layout_busy, "layout-busy: times, title") {
+    const char *p = prepared_csv(RS_PLOT_LAYOUT_BUSY, "busy.csv", "# busy\nrank,contiguous,striped,zigzag\n0,1,2,3\n1,2,2,2\n",
+                                 NULL, "");
     rs_plot_opts_t o = {.title = "busy 'B'"};
     prepared(RS_PLOT_LAYOUT_BUSY, p, &o, "title='busy ''B''';");
-    static const bad_t bad[] = {{"0,1,-1,1\n", "@:2: expected a time >= 0 in column 'striped', got '-1'"},
-                                {"0,1,1,nan\n", "@:2: expected a time >= 0 in column 'zigzag', got 'nan'"},
-                                {"", "@:2: expected at least one data row"},
-                                {NULL, NULL}};
-    refused_rows(RS_PLOT_LAYOUT_BUSY, "rank,contiguous,striped,zigzag\n", bad);
+    REFUSED_ROWS(RS_PLOT_LAYOUT_BUSY, "rank,contiguous,striped,zigzag\n",
+                 {"0,1,-1,1\n", "@:2: expected a time >= 0 in column 'striped', got '-1'"},
+                 {"0,1,1,nan\n", "@:2: expected a time >= 0 in column 'zigzag', got 'nan'"},
+                 {"", "@:2: expected at least one data row"});
 }
 
 /* N varies: x = n_ranks; simulated points only when every profile has them */
-static void test_scaling(void) {
-    const char *p = csv("scaling.csv", "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
-                                       "h100,2,1024,1,0.5,1,0.5\nh100,4,1024,2,0.5,2,0.5\nmi300x,2,1024,1,0.5,,\n");
-    prepared(RS_PLOT_SCALING, p, NULL,
-             "profiles='h100 mi300x';xcol='n_ranks';has_sim=0;title='Step time and overlap efficiency vs ranks N';");
+RS_TEST(test_scaling, "scaling: x, profiles, simulated points") {
+    const char *p = prepared_csv(RS_PLOT_SCALING, "scaling.csv",
+                                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
+                                 "h100,2,1024,1,0.5,1,0.5\nh100,4,1024,2,0.5,2,0.5\nmi300x,2,1024,1,0.5,,\n", NULL,
+                                 "profiles='h100 mi300x';xcol='n_ranks';has_sim=0;"
+                                 "title='Step time and overlap efficiency vs ranks N';");
     rs_plot_opts_t o = {.x = "block_tokens"};
     prepared(RS_PLOT_SCALING, p, &o,
              "profiles='h100 mi300x';xcol='block_tokens';has_sim=0;title='Step time and overlap efficiency vs block size B';");
-    const char *q = csv("scaling-b.csv", "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
-                                         "h100,2,1024,1,0.5,1,0.5\nh100,2,2048,2,0.5,2,0.5\n");
-    prepared(RS_PLOT_SCALING, q, NULL,
-             "profiles='h100';xcol='block_tokens';has_sim=1;title='Step time and overlap efficiency vs block size B';");
+    prepared_csv(RS_PLOT_SCALING, "scaling-b.csv",
+                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
+                 "h100,2,1024,1,0.5,1,0.5\nh100,2,2048,2,0.5,2,0.5\n", NULL,
+                 "profiles='h100';xcol='block_tokens';has_sim=1;title='Step time and overlap efficiency vs block size B';");
     o.x = "seq";
     refused(RS_PLOT_SCALING, p, &o, "--x seq: expected n_ranks or block_tokens");
-    static const bad_t bad[] = {{"h100,2,1024,1,0.5\nh100,2,1024,2,0.5\n", "@: expected n_ranks or block_tokens to vary across rows"},
-                                {"h 100,2,1024,1,0.5\n", "@:2: expected a profile name without spaces or quotes, got 'h 100'"},
-                                {"a,2,1024,1,0.5\nb,4,1024,0,0.5\n", "@: profile 'b' has no positive pred_t_step_s"},
-                                {NULL, NULL}};
-    refused_rows(RS_PLOT_SCALING, "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff\n", bad);
+    REFUSED_ROWS(RS_PLOT_SCALING, "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff\n",
+                 {"h100,2,1024,1,0.5\nh100,2,1024,2,0.5\n", "@: expected n_ranks or block_tokens to vary across rows"},
+                 {"h 100,2,1024,1,0.5\n", "@:2: expected a profile name without spaces or quotes, got 'h 100'"},
+                 {"a,2,1024,1,0.5\nb,4,1024,0,0.5\n", "@: profile 'b' has no positive pred_t_step_s"});
 }
 
 /* the profiles as they come (a profile again after another is listed again) */
-static void test_maxctx(void) {
-    prepared(RS_PLOT_MAXCTX, csv("maxctx.csv", "profile,n_ranks,max_seq_tokens\na,1,100\na,2,200\nb,1,50\nb,2,90\n"), NULL,
-             "profiles='a b';");
+RS_TEST(test_maxctx, "maxctx: profiles in order") {
+    prepared_csv(RS_PLOT_MAXCTX, "maxctx.csv", "profile,n_ranks,max_seq_tokens\na,1,100\na,2,200\nb,1,50\nb,2,90\n", NULL,
+                 "profiles='a b';");
     rs_plot_opts_t o = {.title = "Max"};
-    prepared(RS_PLOT_MAXCTX, csv("maxctx2.csv", "profile,n_ranks,max_seq_tokens\na,1,100\nb,1,50\na,2,200\n"), &o,
-             "profiles='a b a';title='Max';");
-    static const bad_t bad[] = {{"a'b,1,100\n", "@:2: expected a profile name without spaces or quotes, got 'a'b'"},
-                                {"a,1,x\n", "@:2: expected a number in column 'max_seq_tokens', got 'x'"},
-                                {NULL, NULL}};
-    refused_rows(RS_PLOT_MAXCTX, "profile,n_ranks,max_seq_tokens\n", bad);
+    prepared_csv(RS_PLOT_MAXCTX, "maxctx2.csv", "profile,n_ranks,max_seq_tokens\na,1,100\nb,1,50\na,2,200\n", &o,
+                 "profiles='a b a';title='Max';");
+    REFUSED_ROWS(RS_PLOT_MAXCTX, "profile,n_ranks,max_seq_tokens\n",
+                 {"a'b,1,100\n", "@:2: expected a profile name without spaces or quotes, got 'a'b'"},
+                 {"a,1,x\n", "@:2: expected a number in column 'max_seq_tokens', got 'x'"});
 }
 
 /* each series once, in order; x = the column that varies (nics unless only oversub does) */
-static void test_contention(void) {
-    const char *p = csv("cont.csv", "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
-                                    "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n");
-    prepared(RS_PLOT_CONTENTION, p, NULL,
-             "series='s1 s2';xcol='nics';title='Concurrent rings: efficiency vs NICs per node';");
-    const char *q = csv("cont2.csv", "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n");
-    prepared(RS_PLOT_CONTENTION, q, NULL, "series='s1';xcol='oversub';title='Concurrent rings: efficiency vs spine oversubscription';");
+RS_TEST(test_contention, "contention: series, x") {
+    const char *p = prepared_csv(RS_PLOT_CONTENTION, "cont.csv",
+                                 "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
+                                 "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n", NULL,
+                                 "series='s1 s2';xcol='nics';title='Concurrent rings: efficiency vs NICs per node';");
+    const char *q = prepared_csv(RS_PLOT_CONTENTION, "cont2.csv",
+                                 "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n", NULL,
+                                 "series='s1';xcol='oversub';title='Concurrent rings: efficiency vs spine oversubscription';");
     rs_plot_opts_t o = {.x = "nics", .title = "C"};
     prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';xcol='nics';title='C';");
     o.x = "ranks";
@@ -280,39 +288,38 @@ static void test_contention(void) {
 
 /* one line per series and variant with a TTFT > 0 (empty cells: the variant cannot run), in series
  * then variant order; the ranges with 25% margins */
-static void test_ttft(void) {
+RS_TEST(test_ttft, "ttft: lines per series and variant, ranges") {
     static const char head[] = "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
     char text[512];
     snprintf(text, sizeof text, "%sh:n1,1000,0.5,0.4,,\nh:n1,4000,2,1.5,,0.8\ng:n2,2000,1,,,\n", head);
-    prepared(RS_PLOT_TTFT, csv("ttft.csv", text), NULL,
-             "pser='h:n1 h:n1 h:n1 g:n2';pcol='ttft_pass_kv_s ttft_pass_q_s ttft_usp_s ttft_pass_kv_s';"
-             "pname='h:n1/pass-KV h:n1/pass-Q h:n1/USP g:n2/pass-KV';pdash='1 2 4 1';pcolor='1 1 1 2';"
-             "xmin=800;xmax=5000;ymin=0.32000000000000001;ymax=2.5;");
-    static const bad_t bad[] = {
-        {"h:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n", "@:3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"},
-        {"h:n1,0,0.5,,,\n", "@:2: expected context_tokens in (0, 1e30), got '0'"},
-        {"\"h\",1,0.5,,,\n", "@:2: expected a series name without spaces or quotes, got '\"h\"'"},
-        {"h:n1,1,,,,\n", "@: expected a TTFT > 0 in at least one row"},
-        {NULL, NULL}};
-    refused_rows(RS_PLOT_TTFT, head, bad);
+    prepared_csv(RS_PLOT_TTFT, "ttft.csv", text, NULL,
+                 "pser='h:n1 h:n1 h:n1 g:n2';pcol='ttft_pass_kv_s ttft_pass_q_s ttft_usp_s ttft_pass_kv_s';"
+                 "pname='h:n1/pass-KV h:n1/pass-Q h:n1/USP g:n2/pass-KV';pdash='1 2 4 1';pcolor='1 1 1 2';"
+                 "xmin=800;xmax=5000;ymin=0.32000000000000001;ymax=2.5;");
+    REFUSED_ROWS(RS_PLOT_TTFT, head,
+                 {"h:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n",
+                  "@:3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"},
+                 {"h:n1,0,0.5,,,\n", "@:2: expected context_tokens in (0, 1e30), got '0'"},
+                 {"\"h\",1,0.5,,,\n", "@:2: expected a series name without spaces or quotes, got '\"h\"'"},
+                 {"h:n1,1,,,,\n", "@: expected a TTFT > 0 in at least one row"});
 }
 
 /* the series with a crossing, once each; r from the first row; the P range with 25% margins */
-static void test_pass_boundary(void) {
+RS_TEST(test_pass_boundary, "pass-boundary: series with a crossing, ratio, range") {
     static const char head[] = "series,cached_tokens,cross_tokens,comm_bound_ratio\n";
     char text[512];
     snprintf(text, sizeof text, "%sa:n1,1000,0,0.5\na:n1,2000,300,0.25\nb:n2,4000,0,0.5\nc:n1,8000,100,0.5\na:n1,3000,400,0.5\n",
              head);
-    prepared(RS_PLOT_PASS_BOUNDARY, csv("bound.csv", text), NULL, "series='a:n1 c:n1';ratio=0.5;pmin=800;pmax=10000;");
-    static const bad_t bad[] = {{"h:n1,4096,0,0.066\n", "@: expected a crossing (cross_tokens > 0) in at least one row"},
-                                {"h:n1,4096,1,0\n", "@:2: expected comm_bound_ratio in (0, 1e30), got '0'"},
-                                {"h:n1,1e31,1,1\n", "@:2: expected cached_tokens in (0, 1e30), got '1e31'"},
-                                {NULL, NULL}};
-    refused_rows(RS_PLOT_PASS_BOUNDARY, head, bad);
+    prepared_csv(RS_PLOT_PASS_BOUNDARY, "bound.csv", text, NULL,
+                 "series='a:n1 c:n1';ratio=0.5;pmin=800;pmax=10000;");
+    REFUSED_ROWS(RS_PLOT_PASS_BOUNDARY, head,
+                 {"h:n1,4096,0,0.066\n", "@: expected a crossing (cross_tokens > 0) in at least one row"},
+                 {"h:n1,4096,1,0\n", "@:2: expected comm_bound_ratio in (0, 1e30), got '0'"},
+                 {"h:n1,1e31,1,1\n", "@:2: expected cached_tokens in (0, 1e30), got '1e31'"});
 }
 
 /* an absent file and an unknown kind are refused input as well */
-static void test_refused_input(void) {
+RS_TEST(test_refused_input, "unknown kind, absent file") {
     char *vars = NULL;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_prepare(RS_PLOT_KIND_COUNT, rs_test_path("busy.csv"), NULL, &vars, &err), -1);
@@ -325,24 +332,4 @@ static void test_refused_input(void) {
     CU_ASSERT_PTR_NULL(vars);
 }
 
-int main(void) {
-    if (rs_test_scratch("plot_prep") != 0) return 1;
-    static const rs_test_case_t cases[] = {
-        {"tcomm-vs-b: series, sort, measured crossover, marks in range", test_tcomm},
-        {"tcomm-vs-b: the simulated crossover interpolated", test_tcomm_simulated},
-        {"tcomm-vs-b: refusals", test_tcomm_refused},
-        {"timeline: ranks, height, title, pass", test_timeline},
-        {"timeline: the problem in the title", test_timeline_problem},
-        {"pred-vs-meas: metrics, range, labels", test_pred_vs_meas},
-        {"layout-busy: times, title", test_layout_busy},
-        {"scaling: x, profiles, simulated points", test_scaling},
-        {"maxctx: profiles in order", test_maxctx},
-        {"contention: series, x", test_contention},
-        {"ttft: lines per series and variant, ranges", test_ttft},
-        {"pass-boundary: series with a crossing, ratio, range", test_pass_boundary},
-        {"unknown kind, absent file", test_refused_input},
-        {NULL, NULL}};
-    int rc = rs_test_main1("plot_prep", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN(.suite = "plot_prep", .scratch = "plot_prep", .keep_failed = true)

@@ -43,7 +43,7 @@ static void refused(const char *path, const char *tail, int code) {
 
 /* notes before and between rows, a CRLF header, a blank line, an empty last cell, a quoted cell kept
  * with its quotes */
-static void test_read(void) {
+RS_TEST(test_read, "notes, header, rows, lines, CR, blank lines, quotes kept") {
     rs_table_t t;
     read_ok("t.csv", "# first note\n#   reference=sim other=model_x\na,b,c\r\n1,\"x\",3\n\n# late note key=v\n4,5,\n", &t);
     CU_ASSERT_EQUAL(t.n_cols, 3);
@@ -69,7 +69,7 @@ static void test_read(void) {
 
 /* rs_table_col and rs_table_note: the first match, a key after other words, its value the rest of
  * the note, a word that is not a key */
-static void test_col_and_note(void) {
+RS_TEST(test_col_and_note, "column lookup and note pairs") {
     rs_table_t t;
     read_ok("n.csv", "# run a=1 b=two words\n# a=3 note=x\nx,y,x\n1,2,3\n", &t);
     CU_ASSERT_EQUAL(rs_table_col(&t, "x"), 0); /* the first of two */
@@ -88,7 +88,7 @@ static void test_col_and_note(void) {
 }
 
 /* a header alone is a table without rows */
-static void test_header_only(void) {
+RS_TEST(test_header_only, "a header without rows") {
     rs_table_t t;
     read_ok("h.csv", "# n\nonly\n", &t);
     CU_ASSERT_EQUAL(t.n_cols, 1);
@@ -97,7 +97,7 @@ static void test_header_only(void) {
     rs_table_free(&t);
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refused: width, header, NUL, long line, absent file") {
     /* a comma inside quotes still splits: the row is one column too wide */
     refused(csv("q.csv", "a,b,c\n1,2,3\n7,\"8,9\",10\n"), ":3: expected 3 comma-separated columns (as the header line), got 4",
             RS_ERR_BAD_INPUT);
@@ -121,15 +121,4 @@ static void test_refused(void) {
     refused(rs_test_path("absent.csv"), ": cannot read: No such file or directory", -1);
 }
 
-int main(void) {
-    if (rs_test_scratch("plot_table") != 0) return 1;
-    static const rs_test_case_t cases[] = {
-        {"notes, header, rows, lines, CR, blank lines, quotes kept", test_read},
-        {"column lookup and note pairs", test_col_and_note},
-        {"a header without rows", test_header_only},
-        {"refused: width, header, NUL, long line, absent file", test_refused},
-        {NULL, NULL}};
-    int rc = rs_test_main1("plot_table", cases);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN(.suite = "plot_table", .scratch = "plot_table", .keep_failed = true)

@@ -9,7 +9,7 @@
 #include "plot_vars.h"
 #include "test_main.h"
 
-static void test_strings(void) {
+RS_TEST(test_strings, "strings: quotes, enhanced escapes") {
     plot_vars_t v = {0};
     CU_ASSERT_PTR_NULL(v.buf);
     plot_vars_str(&v, "a", "it's", false);
@@ -23,7 +23,7 @@ static void test_strings(void) {
     free(v.buf);
 }
 
-static void test_numbers(void) {
+RS_TEST(test_numbers, "numbers: 17 digits, NaN, printf text") {
     plot_vars_t v = {0};
     plot_vars_num(&v, "x", 0.1);
     plot_vars_num(&v, "n", NAN);
@@ -35,7 +35,7 @@ static void test_numbers(void) {
 }
 
 /* 2000 additions: every one kept, in order */
-static void test_growth(void) {
+RS_TEST(test_growth, "growth over 2000 additions") {
     plot_vars_t v = {0};
     for (int i = 0; i < 2000; i++) plot_vars_add(&v, "v%d=%d", i, i * 3);
     CU_ASSERT_FALSE(v.oom);
@@ -53,7 +53,7 @@ static void test_growth(void) {
 }
 
 /* after a failed allocation nothing more is added (the caller checks oom once) */
-static void test_oom_sticks(void) {
+RS_TEST(test_oom_sticks, "oom is sticky") {
     plot_vars_t v = {0};
     plot_vars_add(&v, "a=%d", 1);
     v.oom = 1;
@@ -63,11 +63,4 @@ static void test_oom_sticks(void) {
     free(v.buf);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {{"strings: quotes, enhanced escapes", test_strings},
-                                           {"numbers: 17 digits, NaN, printf text", test_numbers},
-                                           {"growth over 2000 additions", test_growth},
-                                           {"oom is sticky", test_oom_sticks},
-                                           {NULL, NULL}};
-    return rs_test_main1("plot_vars", cases);
-}
+RS_TEST_PROGRAM("plot_vars")

@@ -7,7 +7,7 @@
 #include "event.h"
 #include "test_main.h"
 
-static void test_kind_names(void) {
+RS_TEST(test_kind_names, "kind names and parsing") {
     const char *names[] = {"compute", "send", "recv", "step"};
     for (int k = 0; k < RS_EV_KIND_COUNT; k++) {
         CU_ASSERT_STRING_EQUAL(rs_event_kind_name((rs_event_kind_t)k), names[k]);
@@ -21,7 +21,7 @@ static void test_kind_names(void) {
     CU_ASSERT_STRING_EQUAL(rs_event_kind_name(RS_EV_KIND_COUNT), "?");
 }
 
-static void test_order(void) {
+RS_TEST(test_order, "the order of a trace: pass, rank, step, kind") {
     const rs_event_t a = {1, 2, RS_PASS_FORWARD, RS_EV_SEND, 2, 5.0, 6.0, 0, 64};
     rs_event_t b = a;
     b.start_s = 0, b.end_s = 1, b.bytes = 0, b.peer = -1; /* times and figures do not count */
@@ -61,7 +61,7 @@ static int keep(void *ctx, const rs_event_t *ev) {
     return 0;
 }
 
-static void test_sink(void) {
+RS_TEST(test_sink, "a sink keeps, refuses, or there is none") {
     keep_t k = {.cap = 2};
     const rs_event_sink_t sink = {keep, &k};
     const rs_event_t e = {3, 1, RS_PASS_FORWARD, RS_EV_COMPUTE, -1, 0.5, 1.5, 1e9, 0};
@@ -75,7 +75,4 @@ static void test_sink(void) {
     CU_ASSERT_EQUAL(rs_sink_emit(RS_NO_SINK, &e), 0); /* discarded */
 }
 
-RS_TEST_MAIN1("event",
-    {"kind names and parsing", test_kind_names},
-    {"the order of a trace: pass, rank, step, kind", test_order},
-    {"a sink keeps, refuses, or there is none", test_sink})
+RS_TEST_PROGRAM("event")

@@ -8,7 +8,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_seed_memory_figures(void) {
+RS_TEST(test_seed_memory_figures, "seed memory figures (49.15 GB, 2 TB)") {
     rs_problem_t p = rs_test_small_problem(1000000, 1, RS_LAYOUT_CONTIGUOUS, false, RS_PASS_FORWARD);
     p.q_heads = p.kv_heads = 1;
     p.head_dim = 8192; /* the seed's "hidden dimension d = 8192" as one head */
@@ -27,7 +27,7 @@ static void expect_invalid(rs_problem_t p, const char *needle) {
     CU_ASSERT_PTR_NULL(rs_schedule_create(&p, NULL));
 }
 
-static void test_validation_messages(void) {
+RS_TEST(test_validation_messages, "bad problems are named") {
     rs_problem_t p = rs_test_small_problem(1024, 8, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD);
     rs_problem_t q = p;
     q.n_ranks = 0;
@@ -53,7 +53,7 @@ static void test_validation_messages(void) {
     expect_invalid(q, "overflows 64 bits");
 }
 
-static void test_validation(void) {
+RS_TEST(test_validation, "bad variants are named") {
     rs_problem_t p = rs_test_infer_problem(1024, 1000, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q);
     expect_invalid(p, "--cached 1000: must be divisible by 2*N = 16: the cache is sharded by the zigzag layout");
     p.cached_tokens = 1004, p.layout = RS_LAYOUT_STRIPED;
@@ -83,7 +83,7 @@ static void test_validation(void) {
 }
 
 /* pass-q without a cache is valid; the note names the pass-kv equivalent and both byte counts. */
-static void test_pass_q_without_cache_note(void) {
+RS_TEST(test_pass_q_without_cache_note, "pass-q without a cache says its pass-kv equivalent") {
     char buf[512];
     rs_problem_t p = rs_test_infer_problem(1024, 0, 8, RS_LAYOUT_ZIGZAG, RS_RING_PASS_Q);
     CU_ASSERT_EQUAL(rs_problem_validate(&p, NULL), 0);
@@ -98,8 +98,4 @@ static void test_pass_q_without_cache_note(void) {
     CU_ASSERT_STRING_EQUAL(rs_problem_note(&p, buf, sizeof buf), "");
 }
 
-RS_TEST_MAIN1("problem",
-    {"seed memory figures (49.15 GB, 2 TB)", test_seed_memory_figures},
-    {"bad problems are named", test_validation_messages},
-    {"bad variants are named", test_validation},
-    {"pass-q without a cache says its pass-kv equivalent", test_pass_q_without_cache_note})
+RS_TEST_PROGRAM("problem")

@@ -9,7 +9,7 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static void test_diag_pairs_bruteforce(void) {
+RS_TEST(test_diag_pairs_bruteforce, "diagonal pairs and tiles vs brute force") {
     for (int64_t n = 0; n <= 9; n++)
         for (int64_t d = -11; d <= 11; d++) {
             uint64_t want = 0;
@@ -32,7 +32,7 @@ static void test_diag_pairs_bruteforce(void) {
         }
 }
 
-static void test_tile_hand_value(void) {
+RS_TEST(test_tile_hand_value, "tile counts by hand") {
     /* n = 4, 2x2 tiles, causal diagonal: tiles (0,0), (1,0), (1,1) run = 4 + 8 = 12 pairs; 10 visible */
     CU_ASSERT_EQUAL(rs_diag_pairs(4, 0), 10);
     CU_ASSERT_EQUAL(rs_diag_exec_pairs(4, 0, 2, 2), 12);
@@ -172,15 +172,17 @@ static void check_striped_spread(const rs_problem_t *p, rs_schedule_t *s) {
     CU_ASSERT_EQUAL(hi - lo, (uint64_t)(n - 1) * (uint64_t)b * rs_problem_flops_per_pair(p));
 }
 
-static void test_every_block_visits_every_rank_once(void) { for_all(check_visits); }
+RS_TEST(test_every_block_visits_every_rank_once, "every KV block visits every rank once") { for_all(check_visits); }
 
-static void test_transfers_match_and_dkv_come_home(void) { for_all(check_transfers); }
+RS_TEST(test_transfers_match_and_dkv_come_home, "transfers match; dK,dV come home") { for_all(check_transfers); }
 
-static void test_flops_sum_to_full_attention_and_balance(void) { for_all(check_flops); }
+RS_TEST(test_flops_sum_to_full_attention_and_balance, "useful FLOPs = full attention; balance; fast == reference") {
+    for_all(check_flops);
+}
 
-static void test_striped_spread(void) { for_all(check_striped_spread); }
+RS_TEST(test_striped_spread, "striped spread is one diagonal per rank") { for_all(check_striped_spread); }
 
-static void test_zigzag_striped_equal_work_large(void) {
+RS_TEST(test_zigzag_striped_equal_work_large, "zigzag equal, contiguous unequal (N=64)") {
     /* Llama-3-8B-like, N = 64: zigzag exactly balanced; contiguous rank N-1 does ~2x the mean */
     for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
         rs_problem_t p = rs_test_small_problem(64 * 1024, 64, (rs_layout_t)l, true, RS_PASS_FORWARD);
@@ -203,7 +205,7 @@ static void test_zigzag_striped_equal_work_large(void) {
     }
 }
 
-static void test_identical_input_identical_schedule(void) {
+RS_TEST(test_identical_input_identical_schedule, "identical input, identical schedule") {
     rs_problem_t p = rs_test_small_problem(4096, 16, RS_LAYOUT_ZIGZAG, true, RS_PASS_BACKWARD);
     rs_schedule_t *a = rs_schedule_create(&p, NULL), *b = rs_schedule_create(&p, NULL);
     for (int64_t r = 0; r < 16; r++)
@@ -217,7 +219,7 @@ static void test_identical_input_identical_schedule(void) {
     rs_schedule_free(b);
 }
 
-static void test_huge_ring_is_o1(void) {
+RS_TEST(test_huge_ring_is_o1, "N = 65536 without N^2 memory") {
     /* N = 65,536: creation is O(1); spot-check steps and per-rank totals of zigzag (= total / N) */
     rs_problem_t p = rs_test_small_problem(65536LL * 2 * 64, 65536, RS_LAYOUT_ZIGZAG, true, RS_PASS_FORWARD);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
@@ -241,7 +243,7 @@ static void test_huge_ring_is_o1(void) {
 }
 
 /* The closed form's schedule-free classes equal the schedule's, every layout, mask, N and tile. */
-static void test_problem_classes(void) {
+RS_TEST(test_problem_classes, "schedule-free step classes == the schedule's") {
     const int64_t ns[] = {1, 2, 5, 8}, tiles[] = {1, 64, 128};
     for (unsigned i = 0; i < 4; i++)
         for (unsigned t = 0; t < 3; t++)
@@ -267,7 +269,7 @@ static void test_problem_classes(void) {
 /* A class's block kinds without a schedule are the masks of the schedule's step at its representative
  * (rank, step). Every layout, mask, pass, N, B and tile (B = 1, 2: a diagonal block of one token is
  * full, a shifted one skipped). */
-static void test_problem_class_kinds(void) {
+RS_TEST(test_problem_class_kinds, "a class's block kinds without a schedule == the schedule's step") {
     const int64_t ns[] = {1, 2, 5, 8}, tiles[] = {1, 64, 128}, bs[] = {2, 1000, 1};
     int bad = 0, seen = 0;
     for (unsigned i = 0; i < 4; i++)
@@ -310,15 +312,4 @@ static void test_problem_class_kinds(void) {
     CU_ASSERT(seen > 50);
 }
 
-RS_TEST_MAIN1("schedule",
-    {"diagonal pairs and tiles vs brute force", test_diag_pairs_bruteforce},
-    {"tile counts by hand", test_tile_hand_value},
-    {"every KV block visits every rank once", test_every_block_visits_every_rank_once},
-    {"transfers match; dK,dV come home", test_transfers_match_and_dkv_come_home},
-    {"useful FLOPs = full attention; balance; fast == reference", test_flops_sum_to_full_attention_and_balance},
-    {"striped spread is one diagonal per rank", test_striped_spread},
-    {"zigzag equal, contiguous unequal (N=64)", test_zigzag_striped_equal_work_large},
-    {"identical input, identical schedule", test_identical_input_identical_schedule},
-    {"N = 65536 without N^2 memory", test_huge_ring_is_o1},
-    {"schedule-free step classes == the schedule's", test_problem_classes},
-    {"a class's block kinds without a schedule == the schedule's step", test_problem_class_kinds})
+RS_TEST_PROGRAM("schedule")

@@ -17,7 +17,7 @@ static void step(const rs_problem_t *p, int64_t r, int64_t k, rs_step_t *st) {
 
 /* T = 4 new tokens on P = 4 cached, N = 2, contiguous, 4/2 heads, d = 16, bf16: B = Bc = 2. Rank 0
  * holds cached {0,1} and new {4,5}, rank 1 cached {2,3} and new {6,7}. FLOPs per pair 4 d Hq = 256. */
-static void test_pass_kv_cached_by_hand(void) {
+RS_TEST(test_pass_kv_cached_by_hand, "pass-kv with a cache: bytes and FLOPs per step by hand") {
     rs_problem_t p = rs_test_infer_problem(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_KV);
     rs_step_t st;
     /* K,V block: 2 x (2 + 2) tokens x 2 heads x 16 x 2 bytes = 512 */
@@ -44,7 +44,7 @@ static void test_pass_kv_cached_by_hand(void) {
     CU_ASSERT_EQUAL(rs_problem_total_pairs(&p), 26); /* T P + T (T+1) / 2 = 16 + 10 */
 }
 
-static void test_pass_q_cached_by_hand(void) {
+RS_TEST(test_pass_q_cached_by_hand, "pass-q with a cache: bytes, FLOPs and the all-to-all by hand") {
     rs_problem_t p = rs_test_infer_problem(4, 4, 2, RS_LAYOUT_CONTIGUOUS, RS_RING_PASS_Q);
     rs_schedule_t *s = rs_schedule_create(&p, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -82,7 +82,7 @@ static void test_pass_q_cached_by_hand(void) {
 }
 
 /* Decode: 3 sequences on N = 2, P = 4 (contiguous): rank 0 owns sequences 0 and 2, rank 1 owns 1. */
-static void test_decode_by_hand(void) {
+RS_TEST(test_decode_by_hand, "decode: sequences per owner, bytes and FLOPs by hand") {
     rs_problem_t p = rs_test_decode_problem(4, 2, 3, RS_LAYOUT_CONTIGUOUS);
     CU_ASSERT_EQUAL(rs_problem_rank_seqs(&p, 0), 2);
     CU_ASSERT_EQUAL(rs_problem_rank_seqs(&p, 1), 1);
@@ -148,7 +148,7 @@ static void check_masks(const rs_problem_t *p) {
     rs_schedule_free(s);
 }
 
-static void test_masks_with_cache(void) {
+RS_TEST(test_masks_with_cache, "masks with a cached prefix vs token positions") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int ring = 0; ring < RS_RING_COUNT; ring++)
             for (int c = 0; c < 2; c++)
@@ -208,7 +208,7 @@ static void check_variant(const rs_problem_t *p) {
     rs_schedule_free(s);
 }
 
-static void test_variant_invariants(void) {
+RS_TEST(test_variant_invariants, "variant invariants (every pair once, totals, fast path, transfers)") {
     static const int64_t ns[] = {1, 2, 3, 5, 8};
     for (unsigned ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
@@ -228,7 +228,7 @@ static void test_variant_invariants(void) {
 
 /* pass-q computes exactly the pass-kv work, moved between ranks: same total, the per-rank totals of
  * the balanced layouts equal. */
-static void test_pass_q_same_work_as_pass_kv(void) {
+RS_TEST(test_pass_q_same_work_as_pass_kv, "pass-q does pass-kv's work, mirrored") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
         rs_problem_t a = rs_test_infer_problem(64, 128, 4, (rs_layout_t)l, RS_RING_PASS_KV), b = a;
         b.ring = RS_RING_PASS_Q;
@@ -251,10 +251,4 @@ static void test_pass_q_same_work_as_pass_kv(void) {
     }
 }
 
-RS_TEST_MAIN1("schedule inference",
-    {"pass-kv with a cache: bytes and FLOPs per step by hand", test_pass_kv_cached_by_hand},
-    {"pass-q with a cache: bytes, FLOPs and the all-to-all by hand", test_pass_q_cached_by_hand},
-    {"decode: sequences per owner, bytes and FLOPs by hand", test_decode_by_hand},
-    {"masks with a cached prefix vs token positions", test_masks_with_cache},
-    {"variant invariants (every pair once, totals, fast path, transfers)", test_variant_invariants},
-    {"pass-q does pass-kv's work, mirrored", test_pass_q_same_work_as_pass_kv})
+RS_TEST_PROGRAM("schedule inference")

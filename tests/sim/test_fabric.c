@@ -22,7 +22,7 @@ static int count(const char *text, const char *needle) {
  * its uplink 50 / 2 = 25 GB/s. Links: 8 devices x (nvl up/down + pcie up/down) = 32, 2 nodes x
  * (nvsw in/out + 2 NICs x up/down) = 12, 4 leaves x (in/out + up/down) = 16: 60; routers 2 NVSwitches,
  * 4 leaves and the spine; edges 4 per device + 2 per leaf = 40. */
-static void test_rail_by_hand(void) {
+RS_TEST(test_rail_by_hand, "rail_by_hand") {
     rs_machine_t m = nodes_of(4, 1e-6, 4e-6);
     rs_fabric_t f;
     rs_fabric_default(&f, &m, 8, 1e15);
@@ -81,7 +81,7 @@ static void test_rail_by_hand(void) {
 
 /* Flat and leaf-spine: one switch holds every NIC; leaves of M nodes, each NIC port's share of the
  * uplink; the last leaf of a partial group has fewer ports. */
-static void test_flat_and_leaf_spine(void) {
+RS_TEST(test_flat_and_leaf_spine, "flat_and_leaf_spine") {
     rs_machine_t m = nodes_of(8, 0, 0);
     rs_fabric_t f;
     rs_fabric_default(&f, &m, 40, 1e15); /* 5 nodes */
@@ -111,7 +111,7 @@ static void test_flat_and_leaf_spine(void) {
 
 /* The platform: one DijkstraCache zone, edges linear in the devices (4 per device + 2 per leaf with a
  * spine), never a route per device pair. */
-static void test_platform_xml(void) {
+RS_TEST(test_platform_xml, "platform_xml") {
     rs_machine_t m = nodes_of(8, 1e-6, 4e-6);
     rs_problem_t p = problem(16, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 4, 2, 2});
@@ -144,7 +144,7 @@ static void test_platform_xml(void) {
 }
 
 /* The knobs refused, each with its option and rule. */
-static void test_refused(void) {
+RS_TEST(test_refused, "refused") {
     rs_err_t err = {0};
     rs_machine_t m = nodes_of(8, 0, 0);
     rs_fabric_t f;
@@ -235,7 +235,7 @@ static void check_routes(rs_fabric_kind_t kind, const rs_dim_t *order, int64_t t
     rs_job_free(&j);
 }
 
-static void test_routes(void) {
+RS_TEST(test_routes, "routes") {
     /* 4 nodes of 4, 2 NICs each, 2 nodes per leaf: rings across nodes (tp-cp) and rings inside nodes
      * (cp-tp) on each fabric */
     for (int k = 0; k < RS_FABRIC_COUNT; k++) {
@@ -244,13 +244,4 @@ static void test_routes(void) {
     }
 }
 
-static const rs_test_case_t cases[] = {
-    {"rail_by_hand", test_rail_by_hand},
-    {"flat_and_leaf_spine", test_flat_and_leaf_spine},
-    {"platform_xml", test_platform_xml},
-    {"refused", test_refused},
-    {"routes", test_routes},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("fabric", cases); }
+RS_TEST_PROGRAM("fabric")

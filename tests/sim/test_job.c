@@ -10,7 +10,7 @@
 #include "sim_fixtures.h"
 #include "test_main.h"
 
-static void test_placement(void) {
+RS_TEST(test_placement, "placement") {
     rs_placement_t p;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_placement_grid(&(rs_placement_degrees_t){8, 4, 2, TP_CP_DP, 0}, &p, &err), 0);
@@ -37,18 +37,14 @@ static void test_placement(void) {
 
 /* A placement that cannot be made: the degrees against --devices; a map file's devices named twice, a
  * line of another length, a token that is no index, a device out of --devices. */
-static void test_placement_refused(void) {
+RS_TEST(test_placement_refused, "placement_refused") {
     rs_placement_t p;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_placement_grid(&(rs_placement_degrees_t){8, 8, 3, TP_CP_DP, 256}, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--devices 256"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "multiply to the device count"));
     char path[] = "/tmp/ringsim-test-map-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "# two rings of 4\n0 1 2 3\n4 5 2 7\n";
-    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
-    close(fd);
+    sim_tmp_file(path, "# two rings of 4\n0 1 2 3\n4 5 2 7\n");
     CU_ASSERT_EQUAL(rs_placement_load_map(path, 4, 0, &p, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ":3: device 2 already holds ring 0 rank 2 (line 2)"));
     CU_ASSERT_EQUAL(rs_placement_load_map(path, 3, 0, &p, &err), -1);
@@ -72,7 +68,7 @@ static void test_placement_refused(void) {
 }
 
 /* Sizing from a model: one llama3-8b layer over TP 4, bf16 parameters, fp32 gradients. */
-static void test_background_size(void) {
+RS_TEST(test_background_size, "background_size") {
     rs_transformer_t t;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
@@ -98,7 +94,7 @@ static void test_background_size(void) {
 
 /* Background kinds and groups by name; the collectives of each kind and pass for a group of 4 (a
  * group of 1 has none); the groups of a map placement (tp 0: every ring a replica). */
-static void test_background_colls(void) {
+RS_TEST(test_background_colls, "background_colls") {
     rs_bg_kind_t k;
     rs_bg_group_t g;
     CU_ASSERT(rs_bg_kind_parse("fsdp", &k) == 0 && k == RS_BG_FSDP);
@@ -137,7 +133,7 @@ static void test_background_colls(void) {
 }
 
 /* The job against itself: each refusal's message. */
-static void test_validate(void) {
+RS_TEST(test_validate, "validate") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 0, 0, 1});
@@ -166,7 +162,7 @@ static void test_validate(void) {
 
 /* A link's busy utilisation: bytes / (capacity x busy time); the saturated link: the most loaded
  * (bytes / capacity) of those at utilisation 1. */
-static void test_link_figures(void) {
+RS_TEST(test_link_figures, "link_figures") {
     rs_link_result_t links[3] = {{"nic0.0-up", 50e9, 100e6, 2e-3, 4},  /* 100 MB / (50 GB/s x 2 ms) = 1 */
                                  {"leaf0-up", 100e9, 100e6, 2e-3, 8},  /* 100 MB / (100 GB/s x 2 ms) = 0.5 */
                                  {"nic1.0-up", 25e9, 75e6, 3e-3, 2}};  /* 1, and 3 ms at full rate > 2 ms */
@@ -183,14 +179,4 @@ static void test_link_figures(void) {
     CU_ASSERT_EQUAL(rs_job_saturated_link(&r), -1);
 }
 
-static const rs_test_case_t cases[] = {
-    {"placement", test_placement},
-    {"placement_refused", test_placement_refused},
-    {"background_size", test_background_size},
-    {"background_colls", test_background_colls},
-    {"validate", test_validate},
-    {"link_figures", test_link_figures},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("job", cases); }
+RS_TEST_PROGRAM("job")

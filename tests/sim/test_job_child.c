@@ -93,7 +93,8 @@ static void one_ring(const rs_problem_t *p, const rs_machine_t *m, rs_fabric_kin
     rs_job_free(&j);
 }
 
-static void test_one_ring_is_the_walk(void) {
+RS_TEST_SUITE("contention")
+RS_TEST(test_one_ring_is_the_walk, "one_ring_is_the_walk") {
     /* 16 ranks on nodes of 8 (two node-crossing hops), every layout, pass, mask, both regimes
      * (NVLink-bound B = 256, compute-bound B = 4096), with latencies, on each fabric */
     for (int k = 0; k < RS_FABRIC_COUNT; k++)
@@ -110,7 +111,7 @@ static void test_one_ring_is_the_walk(void) {
                     }
 }
 
-static void test_one_ring_realism(void) {
+RS_TEST(test_one_ring_realism, "one_ring_realism") {
     /* launch, jitter, a straggler; then compute slowdown while a hop is in flight */
     for (int v = 0; v < 2; v++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
@@ -136,7 +137,7 @@ static void test_one_ring_realism(void) {
 /* R = 8 rings (TP 8 inside a node, CP across 4 nodes) whose node-crossing hops share the node's
  * single NIC: each at W / 8; K NICs shared by G = 8 devices' rings: W K / 8. Both passes (the
  * backward puts two flows on each hop: 16 on a NIC, the hop still gets its 1/8). */
-static void test_shared_nics(void) {
+RS_TEST(test_shared_nics, "shared_nics") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     const int64_t ks[] = {1, 2, 4, 8};
     for (int i = 0; i < 4; i++)
@@ -152,7 +153,7 @@ static void test_shared_nics(void) {
 /* Every ring crosses the spine (one node per leaf): a 2:1 spine halves the node-crossing hop, 4:1
  * quarters it; with two nodes per leaf half of the NICs send across, and a 2:1 uplink has room for
  * them all (no slowdown). */
-static void test_spine_oversubscription(void) {
+RS_TEST(test_spine_oversubscription, "spine_oversubscription") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     static const struct {
         int64_t nodes_per_leaf;
@@ -170,7 +171,7 @@ static void test_spine_oversubscription(void) {
 /* Rail-optimised, spine 2:1: TP inside the node and CP across nodes keeps every ring on its rail (no
  * slowdown at all); CP inside the node puts each ring's node-crossing hops from rail 7 to rail 0,
  * through the spine: those hops at W / 2, the NVLink hops untouched. */
-static void test_rails(void) {
+RS_TEST(test_rails, "rails") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(16, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
@@ -188,7 +189,7 @@ static void test_rails(void) {
 
 /* The saturated link and byte conservation: 8 rings through one NIC per node saturate the NICs, not
  * the half-used leaf uplinks; every link carries exactly the bytes of the hops routed through it. */
-static void test_links(void) {
+RS_TEST(test_links, "links") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     rs_problem_t p = problem(4, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_job_t j = grid_job(&m, &p, 8, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 1, 2, 1});
@@ -219,13 +220,9 @@ static void test_links(void) {
  * below by min over its links of capacity / (flows on it): node 0's NIC carries at most 3 flows each
  * way, the others 2. Each ring ends between its contention-free walk and the walk with every
  * node-crossing hop at W / 3. */
-static void test_uneven_bounds(void) {
+RS_TEST(test_uneven_bounds, "uneven_bounds") {
     char path[] = "/tmp/ringsim-test-map-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_FATAL(fd >= 0);
-    const char *text = "0 4 8 2\n1 5 6 7\n3 9 10 11\n";
-    CU_ASSERT_EQUAL((size_t)write(fd, text, strlen(text)), strlen(text));
-    close(fd);
+    sim_tmp_file(path, "0 4 8 2\n1 5 6 7\n3 9 10 11\n");
     rs_machine_t m = nodes_of(4, 2e-6, 5e-6);
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
@@ -252,13 +249,14 @@ static void test_uneven_bounds(void) {
     unlink(path);
 }
 
+RS_TEST_SUITE("background")
 /* ------------------------------------------------------------------------------------------------
  * Background traffic
  * ---------------------------------------------------------------------------------------------- */
 /* Two rings inside two nodes (CP 8 = G, DP 2) and the data-parallel gradient all-reduce between the
  * nodes (--bg-group dp: device c with device 8 + c): the rings never touch a NIC (the walk exactly),
  * the all-reduce takes 2 steps of L + (g / 2) / W. The forward has no DP traffic. */
-static void test_background_beside(void) {
+RS_TEST(test_background_beside, "beside") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
         rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
@@ -287,7 +285,7 @@ static void test_background_beside(void) {
 /* One ring of 2 ranks across 2 nodes and the FSDP all-gather over the same 2 devices: in step 0 the
  * ring's K,V (a bytes) and the gather's half layer (b bytes) leave each device together on its NIC
  * and share it: the smaller ends at L + 2 min(a, b) / W, the larger at L + (a + b) / W. */
-static void test_background_shares_the_nic(void) {
+RS_TEST(test_background_shares_the_nic, "shares_the_nic") {
     rs_machine_t m = nodes_of(1, 2e-6, 5e-6);
     rs_problem_t p = problem(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_err_t err = {0};
@@ -319,7 +317,7 @@ static void test_background_shares_the_nic(void) {
  * above its capacity while it carries anything (busy time is the union of the flows' intervals, which
  * complete out of order), and the NIC uplinks carry exactly the node-crossing bytes of ring hops and
  * collective steps. */
-static void test_background_link_books(void) {
+RS_TEST(test_background_link_books, "link_books") {
     rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     /* compute-bound steps (B = 16K): a rank's send completes well before its step ends */
     rs_problem_t p = problem(8, 16384, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
@@ -354,6 +352,7 @@ static void test_background_link_books(void) {
     rs_job_free(&j);
 }
 
+RS_TEST_SUITE("record")
 /* ------------------------------------------------------------------------------------------------
  * The 'J' record
  * ---------------------------------------------------------------------------------------------- */
@@ -361,7 +360,7 @@ static void test_background_link_books(void) {
  * as the child does and read back by the parent's collector: ring ends, every hop's bytes, flowing
  * time from the later step start to the send's end, lowest per-step bandwidth (0 when nothing
  * moved), no links, no background. */
-static void test_record(void) {
+RS_TEST(test_record, "record") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(2, 512, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 0, 0, 1});
@@ -403,32 +402,4 @@ static void test_record(void) {
     rs_job_free(&j);
 }
 
-static const rs_test_case_t contention_cases[] = {
-    {"one_ring_is_the_walk", test_one_ring_is_the_walk},
-    {"one_ring_realism", test_one_ring_realism},
-    {"shared_nics", test_shared_nics},
-    {"spine_oversubscription", test_spine_oversubscription},
-    {"rails", test_rails},
-    {"links", test_links},
-    {"uneven_bounds", test_uneven_bounds},
-    {NULL, NULL},
-};
-static const rs_test_case_t background_cases[] = {
-    {"beside", test_background_beside},
-    {"shares_the_nic", test_background_shares_the_nic},
-    {"link_books", test_background_link_books},
-    {NULL, NULL},
-};
-static const rs_test_case_t record_cases[] = {
-    {"record", test_record},
-    {NULL, NULL},
-};
-
-int main(void) {
-    const rs_test_suite_t suites[] = {
-        {"contention", contention_cases},
-        {"background", background_cases},
-        {"record", record_cases},
-    };
-    return rs_test_main(suites, 3);
-}
+RS_TEST_MAIN(.suite = NULL)

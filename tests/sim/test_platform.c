@@ -13,7 +13,7 @@
 #define XML_HEAD "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
 
 /* A flat ring of 3 (1 PFLOP/s, 400 GB/s, 2 us): a link per hop, a route per hop, nothing else. */
-static void test_ring_of_3(void) {
+RS_TEST(test_ring_of_3, "ring_of_3") {
     rs_machine_t m = machine(1e15, 400e9, 2e-6, 0, 0, 0);
     char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_RING});
     const char *want =
@@ -43,7 +43,7 @@ static void test_ring_of_3(void) {
  * hop 1 (1 -> 2, across nodes) degraded 2x: every device a port of each tier, latency on the
  * uplinks; device 1's NIC uplink at 25 GB/s, its NVLink port untouched; a route per pair through
  * its tier's ports. */
-static void test_all_pairs_of_3(void) {
+RS_TEST(test_all_pairs_of_3, "all_pairs_of_3") {
     rs_machine_t m = machine(1e15, 400e9, 2e-6, 2, 50e9, 5e-6);
     m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 1, m.perturb.degraded_factor[0] = 2;
     char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_ALL_PAIRS});
@@ -74,7 +74,7 @@ static void test_all_pairs_of_3(void) {
 }
 
 /* 8 ranks on nodes of 4, ring routes: the hops' links and routes as the machine places them. */
-static void test_platform_xml(void) {
+RS_TEST(test_platform_xml, "platform_xml") {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
     m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 1, m.perturb.degraded_factor[0] = 2;
     char *buf = NULL;
@@ -93,7 +93,7 @@ static void test_platform_xml(void) {
 }
 
 /* Host names and descriptions; a stream that cannot be written: the origin named. */
-static void test_names(void) {
+RS_TEST(test_names, "names") {
     char buf[512];
     CU_ASSERT_STRING_EQUAL(rs_platform_host_name(12, buf, sizeof buf), "gpu12");
     rs_machine_t flat = machine(F_H100, W_NVL, 3e-6, 0, 0, 0), nodes = machine(F_H100, W_NVL, 3e-6, 8, W_IB, 5e-6);
@@ -113,7 +113,7 @@ static void test_names(void) {
 }
 
 /* The all-pairs platform (ports per device) gives the ring the same hops: still exact. */
-static void test_all_pairs_platform(void) {
+RS_TEST(test_all_pairs_platform, "all_pairs_platform_exact") {
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
@@ -129,7 +129,7 @@ static void test_all_pairs_platform(void) {
 
 /* Host maps: gpu<p> for a generated platform; a file of "HOST" or "RANK HOST" lines with comments;
  * each malformed file's message with its file and line. */
-static void test_hostmaps(void) {
+RS_TEST(test_hostmaps, "hostmaps") {
     rs_hostmap_t h;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hostmap_identity(3, &h, &err), 0);
@@ -163,14 +163,4 @@ static void test_hostmaps(void) {
     unlink(map);
 }
 
-static const rs_test_case_t cases[] = {
-    {"ring_of_3", test_ring_of_3},
-    {"all_pairs_of_3", test_all_pairs_of_3},
-    {"platform_xml", test_platform_xml},
-    {"names", test_names},
-    {"all_pairs_platform_exact", test_all_pairs_platform},
-    {"hostmaps", test_hostmaps},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("platform", cases); }
+RS_TEST_PROGRAM("platform")

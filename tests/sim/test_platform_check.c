@@ -29,7 +29,7 @@ static void expect(const char *body, const char *msg) {
     CU_ASSERT_STRING_EQUAL(err.msg, want);
 }
 
-static void test_rates_and_delays(void) {
+RS_TEST(test_rates_and_delays, "rates_and_delays") {
     expect("<host id=\"a\" speed=\"1Gf\"/>\n<link id=\"l\" bandwidth=\"25GBps\" latency=\"3us\"/>\n", NULL);
     expect("<host id=\"gpu0\" speed=\"0f\"/>\n", "4: <host id=\"gpu0\"> speed=\"0f\": a rate (speed, bandwidth) must be > 0");
     expect("<host id=\"a\" speed=\"1Gf\"/>\n<link id=\"l\" bandwidth=\"-1Bps\" latency=\"0s\"/>\n",
@@ -44,7 +44,7 @@ static void test_rates_and_delays(void) {
 }
 
 /* A host's pstates: every item checked, the whole list quoted. A cluster without an id. */
-static void test_lists_and_elements(void) {
+RS_TEST(test_lists_and_elements, "lists_and_elements") {
     expect("<host id=\"a\" speed=\"1Gf, 2Gf,3Gf\"/>\n", NULL);
     expect("<host id=\"a\" speed=\"1Gf,0f\"/>\n", "4: <host id=\"a\"> speed=\"1Gf,0f\": a rate (speed, bandwidth) must be > 0");
     expect("<cluster prefix=\"n\" radical=\"0-3\" speed=\"1Gf\" bw=\"0\" lat=\"1us\"/>\n",
@@ -65,13 +65,13 @@ static void test_lists_and_elements(void) {
 }
 
 /* Lines are counted through comments and multi-line tags. */
-static void test_lines(void) {
+RS_TEST(test_lines, "lines") {
     expect("<!-- a comment\n over two lines <host speed=\"0f\"/> -->\n<link id=\"l\"\n  bandwidth=\"0Bps\"/>\n",
            "6: <link id=\"l\"> bandwidth=\"0Bps\": a rate (speed, bandwidth) must be > 0");
 }
 
 /* A generated platform passes; a file: its text checked under its name; a missing file refused. */
-static void test_file(void) {
+RS_TEST(test_file, "file") {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, W_IB, 5e-6);
     char *path = sim_tmp_path("check.xml");
     rs_err_t err = {0};
@@ -87,12 +87,4 @@ static void test_file(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, path));
 }
 
-static const rs_test_case_t cases[] = {
-    {"rates_and_delays", test_rates_and_delays},
-    {"lists_and_elements", test_lists_and_elements},
-    {"lines", test_lines},
-    {"file", test_file},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("platform_check", cases); }
+RS_TEST_PROGRAM("platform_check")

@@ -16,12 +16,13 @@
 #include "harness.h"
 #include "trace.h"
 
+RS_TEST_SUITE("sim_platform")
 /* ------------------------------------------------------------------------------------------------
  * User platforms and settings
  * ---------------------------------------------------------------------------------------------- */
 /* A user platform (the generated one, written to a file) with an explicit hostmap: exact, through the
  * compute-helper path used for user platforms. */
-static void test_user_platform_hostmap(void) {
+RS_TEST(test_user_platform_hostmap, "user_platform_hostmap_exact") {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, 50e9, 5e-6);
     rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     char *plat = sim_tmp_path("user.xml"), *map = sim_tmp_path("user.map");
@@ -41,7 +42,7 @@ static void test_user_platform_hostmap(void) {
 
 /* A SimGrid <cluster> a user would write: a 1-D TORUS of 8 with SPLITDUPLEX links is a ring whose
  * hops are one link each, so with the profile's F, W and latency it reproduces the walk. */
-static void test_user_torus_cluster(void) {
+RS_TEST(test_user_torus_cluster, "user_torus_cluster_exact") {
     char *plat = sim_tmp_path("torus.xml"), *map = sim_tmp_path("torus.map");
     write_text(plat, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                      "<platform version=\"4.1\">\n"
@@ -64,7 +65,7 @@ static void test_user_torus_cluster(void) {
 
 /* LV08 (SimGrid's default model) is selectable and is not exact: bandwidth factor 0.97 slows a
  * transfer-bound ring by ~3%. */
-static void test_network_model_lv08(void) {
+RS_TEST(test_network_model_lv08, "network_model_lv08_selectable") {
     rs_problem_t p = rs_test_problem(8, 256, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
@@ -115,7 +116,8 @@ static const char *PLAT_RING = "<route src=\"a\" dst=\"b\" symmetrical=\"NO\"><l
                                "<route src=\"c\" dst=\"d\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
                                "</zone></platform>\n";
 
-static void test_bad_inputs(void) {
+RS_TEST_SUITE("sim_outcome")
+RS_TEST(test_bad_inputs, "bad_inputs") {
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
     char *plat = sim_tmp_path("bad.xml"), *map = sim_tmp_path("bad.map"), text[4096];
@@ -181,7 +183,7 @@ static void test_bad_inputs(void) {
 
 /* The child's own refusals, whole: the missing host of a hostmap and the missing route, as the
  * child's 'X' record carries them (exit 2: code RS_ERR_BAD_INPUT). */
-static void test_child_refusals_exact(void) {
+RS_TEST(test_child_refusals_exact, "child_refusals_exact") {
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     char *plat = sim_tmp_path("refuse.xml"), *map = sim_tmp_path("refuse.map"), text[4096], want[1200];
     snprintf(text, sizeof text, "%s%s", PLAT_HEAD, PLAT_RING);
@@ -212,7 +214,7 @@ static void test_child_refusals_exact(void) {
 
 /* A setting SimGrid refuses while it initialises: the settings given quoted whole, then SimGrid's
  * message (bad input). */
-static void test_configuration_stage(void) {
+RS_TEST(test_configuration_stage, "configuration_stage") {
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -229,7 +231,7 @@ static void test_configuration_stage(void) {
 
 /* The watchdog stops a child that runs past --timeout: code RS_ERR_TIMEOUT, the message names the
  * limit and the way out; the result holds nothing. */
-static void test_watchdog(void) {
+RS_TEST(test_watchdog, "watchdog") {
     rs_problem_t p = rs_test_problem(512, 256, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
@@ -252,7 +254,7 @@ static void test_watchdog(void) {
 
 /* The result of a run: its per-step figures (the step maxima are the steps' durations, their ends
  * grow to the makespan), freed twice safely; SimGrid's version as MAJOR.MINOR.PATCH. */
-static void test_result(void) {
+RS_TEST(test_result, "result") {
     rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_err_t err = {0};
@@ -281,25 +283,4 @@ static void test_result(void) {
     CU_ASSERT(a == 3 && b >= 30);
 }
 
-static const rs_test_case_t platform_cases[] = {
-    {"user_platform_hostmap_exact", test_user_platform_hostmap},
-    {"user_torus_cluster_exact", test_user_torus_cluster},
-    {"network_model_lv08_selectable", test_network_model_lv08},
-    {NULL, NULL},
-};
-static const rs_test_case_t outcome_cases[] = {
-    {"bad_inputs", test_bad_inputs},
-    {"child_refusals_exact", test_child_refusals_exact},
-    {"configuration_stage", test_configuration_stage},
-    {"watchdog", test_watchdog},
-    {"result", test_result},
-    {NULL, NULL},
-};
-
-int main(void) {
-    const rs_test_suite_t suites[] = {
-        {"sim_platform", platform_cases},
-        {"sim_outcome", outcome_cases},
-    };
-    return rs_test_main(suites, 2);
-}
+RS_TEST_MAIN(.suite = NULL)

@@ -39,13 +39,13 @@ static void check(const char *model, int64_t seq, int64_t u, int64_t r, bool cau
     RS_ASSERT_REL(b.makespan_s, cost.bwd_s, 1e-6);
 }
 
-static void test_ulysses_node(void) { check("llama2-7b", 1 << 16, 8, 1, false); }
-static void test_ulysses_two_nodes(void) { check("llama2-7b", 1 << 16, 16, 1, true); }
-static void test_usp_4x4(void) { check("llama3-8b", 1 << 16, 4, 4, true); }
-static void test_usp_8x2(void) { check("llama3-8b", 1 << 15, 8, 2, false); }
-static void test_ring_16(void) { check("llama3-8b", 1 << 15, 1, 16, true); }
+RS_TEST(test_ulysses_node, "ulysses_node") { check("llama2-7b", 1 << 16, 8, 1, false); }
+RS_TEST(test_ulysses_two_nodes, "ulysses_two_nodes") { check("llama2-7b", 1 << 16, 16, 1, true); }
+RS_TEST(test_usp_4x4, "usp_4x4") { check("llama3-8b", 1 << 16, 4, 4, true); }
+RS_TEST(test_usp_8x2, "usp_8x2") { check("llama3-8b", 1 << 15, 8, 2, false); }
+RS_TEST(test_ring_16, "ring_16") { check("llama3-8b", 1 << 15, 1, 16, true); }
 
-static void test_bad_split(void) {
+RS_TEST(test_bad_split, "bad_split") {
     rs_transformer_t t;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &t, &err), 0);
@@ -63,7 +63,7 @@ static void test_bad_split(void) {
  * constants - the same as a job of U rings of R (rs_sim_estimate_rings) and, for U = 1, as rs_sim_estimate
  * of the ring on an all-pairs platform. USP 4 x 4 forward: 16 hosts x 4 steps = 64 rank-steps, 0.3 s +
  * 64 x (30 us + 0.05 us x 16); memory 16 MB + 16 x 24 KB + 4 x 16 B + 16^2 routes x 256 B. */
-static void test_estimate(void) {
+RS_TEST(test_estimate, "estimate") {
     rs_sp_config_t c;
     rs_sp_config_default(&c);
     c.ulysses = 4, c.ring = 4;
@@ -88,14 +88,4 @@ static void test_estimate(void) {
     RS_ASSERT_REL(e.mem_bytes, f.mem_bytes, 1e-15);
 }
 
-static const rs_test_case_t cases[] = {
-    {"ulysses_node", test_ulysses_node},   {"ulysses_two_nodes", test_ulysses_two_nodes},
-    {"usp_4x4", test_usp_4x4},             {"usp_8x2", test_usp_8x2},
-    {"ring_16", test_ring_16},             {"bad_split", test_bad_split},
-    {"estimate", test_estimate},
-    {NULL, NULL},
-};
-
-int main(void) {
-    return rs_test_main1("plan_sim", cases);
-}
+RS_TEST_PROGRAM("plan_sim")

@@ -36,12 +36,13 @@ static void exact_matrix(double lat) {
                 }
 }
 
-static void test_exact_no_latency(void) { exact_matrix(0); }
+RS_TEST_SUITE("sim_exact")
+RS_TEST(test_exact_no_latency, "exact_no_latency (3 layouts x 2 passes x causal x 2 B)") { exact_matrix(0); }
 
-static void test_exact_latency(void) { exact_matrix(5e-6); }
+RS_TEST(test_exact_latency, "exact_latency (3 layouts x 2 passes x causal x 2 B, 5 us)") { exact_matrix(5e-6); }
 
 /* MHA (kv_heads = q_heads), batch 2, a 64x128 tile; N = 1 (no transfers) and N = 2. */
-static void test_exact_shapes(void) {
+RS_TEST(test_exact_shapes, "exact_shapes (MHA, batch, tile, N=1, N=2)") {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
     rs_problem_t p = rs_test_problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     p.kv_heads = p.q_heads;
@@ -57,7 +58,7 @@ static void test_exact_shapes(void) {
 }
 
 /* Launch overhead, jitter, a straggler and a degraded hop together: still the walk, event by event. */
-static void test_exact_realism(void) {
+RS_TEST(test_exact_realism, "exact_realism (launch, jitter, straggler, degrade)") {
     rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 0, 0, 0);
     m.cal.launch_s = 4e-6;
     m.jitter = 0.3;
@@ -73,7 +74,7 @@ static void test_exact_realism(void) {
 /* Compute slowdown sigma while a transfer is in flight and partial overlap eta (transfers at eta
  * of their rate while the sender computes), each over layouts x passes x causal, flat and on nodes
  * of 4 with a slower NIC: event by event equal to the walk (eta = 0 runs at 1e-12 in SimGrid). */
-static void test_exact_slowdown_overlap(void) {
+RS_TEST(test_exact_slowdown_overlap, "exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)") {
     for (int v = 0; v < 4; v++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int pass = 0; pass < RS_PASS_COUNT; pass++)
@@ -107,34 +108,11 @@ static void test_exact_slowdown_overlap(void) {
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
 
-/* An overlap curve eta(bytes) (K,V, dK,dV and shared steps get different eta) with a host cost per
- * received transfer and byte, and the host cost with sigma: event by event equal to the walk. */
-static void test_exact_curve_host(void) {
-    for (int v = 0; v < 3; v++)
-        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
-            for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-                rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
-                m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
-                if (v < 2) {
-                    m.cal.n_overlap = 2;
-                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
-                    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
-                } else {
-                    m.cal.comp_slowdown = 1.3;
-                }
-                rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
-                char what[160];
-                snprintf(what, sizeof what, "%s %s curve=%d host G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
-                         m.cal.n_overlap, (long long)m.devices_per_node);
-                check_exact(&p, &m, NULL, what);
-            }
-}
-
 /* Polled progress (model/4-cost/polls.h): every receiver's eta from its own step's polls, so the
  * causal and zigzag steps (more, smaller calls) differ from the full ones. Every layout x pass x
  * mask, flat and in nodes, with a host cost: event by event equal to the walk; and the poll model
  * changes the answer (a causal zigzag ring against the same machine with its overlap curve only). */
-static void test_exact_polls(void) {
+RS_TEST(test_exact_polls, "exact_polls (polled progress; every layout, pass, mask; flat and nodes)") {
     int changed = 0;
     for (int v = 0; v < 2; v++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
@@ -167,12 +145,35 @@ static void test_exact_polls(void) {
     CU_ASSERT_EQUAL(changed, 2);
 }
 
+/* An overlap curve eta(bytes) (K,V, dK,dV and shared steps get different eta) with a host cost per
+ * received transfer and byte, and the host cost with sigma: event by event equal to the walk. */
+RS_TEST(test_exact_curve_host, "exact_curve_host (eta by bytes, host cost; with sigma)") {
+    for (int v = 0; v < 3; v++)
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+            for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+                rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+                m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
+                if (v < 2) {
+                    m.cal.n_overlap = 2;
+                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+                    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+                } else {
+                    m.cal.comp_slowdown = 1.3;
+                }
+                rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, true);
+                char what[160];
+                snprintf(what, sizeof what, "%s %s curve=%d host G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
+                         m.cal.n_overlap, (long long)m.devices_per_node);
+                check_exact(&p, &m, NULL, what);
+            }
+}
+
 /* The transfer curve (calibration.h): a hop's m bytes take L + m g(m) / W. With g = 2 at every size
  * (two points, clamped) every layout, pass and mask walks exactly as on a hop of W / 2, and the closed
  * form's T_comm is L + 2 m / W by hand; with a curve that changes along the sizes (and polls with a
  * fresh poll curve apart, an overlap curve, host cost), flat and in nodes, SimGrid equals the walk
  * event by event (to 1e-6 of the makespan: SimGrid's payload is m g rounded to a whole byte). */
-static void test_exact_xfer_curve(void) {
+RS_TEST(test_exact_xfer_curve, "exact_xfer_curve (g = 2 is W / 2 by hand; a curve with polls, flat and nodes)") {
     for (int l = 0; l < RS_LAYOUT_COUNT; l++)
         for (int pass = 0; pass < RS_PASS_COUNT; pass++)
             for (int causal = 0; causal < 2; causal++) {
@@ -224,7 +225,7 @@ static void test_exact_xfer_curve(void) {
  * N = 4, B = 1024) whose steps poll, fresh transfers (step 0, the backward's step-1 partials) picked
  * up at other polls than reused ones: every layout, pass and mask, flat and in nodes, SimGrid equals
  * the walk event by event, and the fresh curve moves the walk's step-0 receives in every one. */
-static void test_exact_fresh_polls(void) {
+RS_TEST(test_exact_fresh_polls, "exact_fresh_polls (fresh transfers at their own polls, flat and nodes)") {
     int changed = 0, n = 0;
     for (int v = 0; v < 2; v++)
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
@@ -268,7 +269,7 @@ static void test_exact_fresh_polls(void) {
  * te) with the H200 profile's kernel curves, every layout, pass and mask, two block sizes (B = 256:
  * transfer-bound over a 20 GB/s hop; B = 2048), on a flat ring and on nodes of 2 with latency,
  * launches, jitter and a straggler: event by event equal to the walk. */
-static void test_exact_kernel_presets(void) {
+RS_TEST(test_exact_kernel_presets, "exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)") {
     rs_hw_t hw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h200", &hw, &err), 0);
@@ -295,7 +296,7 @@ static void test_exact_kernel_presets(void) {
 }
 
 /* sigma has an effect: a transfer-bound-ish ring with sigma = 2 is slower than without. */
-static void test_slowdown_effect(void) {
+RS_TEST(test_slowdown_effect, "slowdown_hand_derived") {
     rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     sim_pair_t a, b;
@@ -312,129 +313,13 @@ static void test_slowdown_effect(void) {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Realism effects
- * ---------------------------------------------------------------------------------------------- */
-/* Last step end of each rank, from a sorted trace. */
-static void rank_ends(const rs_trace_t *t, int64_t n, int64_t steps, rs_pass_t pass, double *end) {
-    for (int64_t r = 0; r < n; r++) {
-        long i = rs_trace_find(t, (int32_t)r, (int32_t)(steps - 1), pass, RS_EV_STEP);
-        CU_ASSERT_FATAL(i >= 0);
-        end[r] = rs_trace_events(t)[i].end_s;
-    }
-}
-
-/* One straggler at 1.5x slows every rank's makespan. The ring is synchronous: a late post delays
- * the neighbours' transfers, one hop per step in both directions. At B = 512 (just below the NVLink
- * threshold of 549 tokens: T_comm = 4.66 us > T_comp = 4.34 us, no slack) the delay reaches every
- * rank within the N - 1 transferring steps; with much slack (B >> threshold) far ranks absorb it. */
-static void test_straggler(void) {
-    const int64_t n = 8, b = 512;
-    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
-    sim_pair_t base, slow;
-    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &base), 0);
-    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.5;
-    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &slow), 0);
-    double e0[8], e1[8];
-    rank_ends(base.st, n, n, p.pass, e0);
-    rank_ends(slow.st, n, n, p.pass, e1);
-    /* hand-derived: T_comp = 4 d Hq B^2 / F, T_comm = 2 Hkv d 2 B / W; unperturbed every rank ends at
-     * (N-1) T_comm + T_comp */
-    const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100, tx = 2.0 * 8 * 128 * 2 * (double)b / W_NVL;
-    CU_ASSERT_FATAL(tx > tc && 1.5 * tc > tx);
-    for (int64_t r = 0; r < n; r++) {
-        RS_ASSERT_REL(e0[r], (double)(n - 1) * tx + tc, 1e-9);
-        CU_ASSERT(e1[r] > e0[r] * 1.05);
-    }
-    /* the straggler computes 1.5 T_comp > T_comm every step and never waits */
-    RS_ASSERT_REL(e1[3], 1.5 * (double)n * tc, 1e-9);
-    RS_ASSERT_REL(slow.sim.fig.makespan_s, slow.walk.makespan_s, 1e-9);
-    CU_ASSERT_EQUAL(compare_traces(slow.wt, slow.st, 1e-9 * slow.walk.makespan_s, "straggler"), 0);
-    pair_free(&base);
-    pair_free(&slow);
-}
-
-/* Nodes of 8 on NVLink (450 GB/s) joined by a NIC 9x slower (50 GB/s). The NVLink threshold is
- * B = 549 tokens, the NIC's 9x that (4945). At B = 2048 (above NVLink's, below the NIC's) every
- * middle step lasts the inter-node hop's transfer, latency + c_b B / W_inter, on every rank; at
- * B = 8192 (above both) it lasts T_comp. */
-static void test_multinode_threshold(void) {
-    const int64_t n = 16;
-    rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 8, W_NVL / 9, 5e-6);
-    for (int bi = 0; bi < 2; bi++) {
-        const int64_t b = bi ? 8192 : 2048;
-        rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-        sim_pair_t r;
-        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
-        const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
-        const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b;
-        const double t_inter = 5e-6 + kv_bytes / (W_NVL / 9), t_intra = 2e-6 + kv_bytes / W_NVL;
-        const double expect = bi ? tc : t_inter;
-        CU_ASSERT(bi ? tc > t_inter : t_inter > tc && tc > t_intra);
-        for (int64_t k = 1; k < n - 1; k++) RS_ASSERT_REL(r.sim.step_max_s[k], expect, 1e-9);
-        /* makespan: (N-1) steps paced by the slowest hop, then the last step's compute */
-        RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * (bi ? tc : t_inter) + tc, 1e-9);
-        CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, "multinode"), 0);
-        pair_free(&r);
-    }
-}
-
-/* Seeded jitter: the same seed gives a byte-identical trace file, another seed a different one. */
-static void test_jitter_seeded(void) {
-    rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
-    rs_machine_t m = machine(F_H100, W_NVL, 1e-6, 0, 0, 0);
-    m.jitter = 0.2;
-    char path[3][256];
-    for (int i = 0; i < 3; i++) {
-        m.seed = i < 2 ? 42 : 43;
-        sim_pair_t r;
-        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
-        RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
-        snprintf(path[i], sizeof path[i], "%s/tests/sim_jitter_%d_%d.csv", RS_BINARY_DIR, (int)getpid(), i);
-        rs_err_t err;
-        CU_ASSERT_EQUAL(rs_trace_write_csv(r.st, path[i], &err), 0);
-        pair_free(&r);
-    }
-    char *text[3];
-    size_t len[3];
-    for (int i = 0; i < 3; i++) {
-        FILE *fp = fopen(path[i], "rb");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-        fseek(fp, 0, SEEK_END);
-        len[i] = (size_t)ftell(fp);
-        rewind(fp);
-        text[i] = malloc(len[i] + 1);
-        CU_ASSERT_EQUAL(fread(text[i], 1, len[i], fp), len[i]);
-        fclose(fp);
-        unlink(path[i]);
-    }
-    CU_ASSERT(len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0);
-    CU_ASSERT(len[0] != len[2] || memcmp(text[0], text[2], len[0]) != 0);
-    for (int i = 0; i < 3; i++) free(text[i]);
-}
-
-/* A degraded hop (bandwidth / 4) in a transfer-bound ring paces every step. */
-static void test_degraded_hop(void) {
-    const int64_t n = 8, b = 256;
-    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
-    m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 6, m.perturb.degraded_factor[0] = 4;
-    sim_pair_t r;
-    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
-    const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
-    RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
-    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
-    pair_free(&r);
-}
-
-/* ------------------------------------------------------------------------------------------------
  * Inference: pass-q's all-to-all step
  * ---------------------------------------------------------------------------------------------- */
 /* The inference variants (docs/inference.md): pass-kv and pass-q over a cached prefix, pass-q without
  * one, decode with uneven sequences per rank; every layout, causal and not; flat, two nodes, realism
  * (latency, launch, jitter, straggler, sigma, eta). pass-q's all-to-all runs on the all-pairs platform
  * the simulator generates for it: still the walk, event by event. */
-static void test_exact_inference(void) {
+RS_TEST(test_exact_inference, "exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)") {
     rs_machine_t flat = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
     rs_machine_t nodes = machine(F_H100, W_NVL, 3e-6, 2, 50e9, 5e-6);
     rs_machine_t real = nodes;
@@ -471,33 +356,121 @@ static void test_exact_inference(void) {
     check_exact(&p, &nodes, NULL, "pass-q N=2");
 }
 
-static const rs_test_case_t exact_cases[] = {
-    {"exact_no_latency (3 layouts x 2 passes x causal x 2 B)", test_exact_no_latency},
-    {"exact_latency (3 layouts x 2 passes x causal x 2 B, 5 us)", test_exact_latency},
-    {"exact_shapes (MHA, batch, tile, N=1, N=2)", test_exact_shapes},
-    {"exact_realism (launch, jitter, straggler, degrade)", test_exact_realism},
-    {"exact_slowdown_overlap (sigma 1.4, eta 0.5 and 0; flat and nodes)", test_exact_slowdown_overlap},
-    {"exact_polls (polled progress; every layout, pass, mask; flat and nodes)", test_exact_polls},
-    {"exact_curve_host (eta by bytes, host cost; with sigma)", test_exact_curve_host},
-    {"exact_xfer_curve (g = 2 is W / 2 by hand; a curve with polls, flat and nodes)", test_exact_xfer_curve},
-    {"exact_fresh_polls (fresh transfers at their own polls, flat and nodes)", test_exact_fresh_polls},
-    {"exact_kernel_presets (3 presets x 3 layouts x 2 passes x causal; flat, nodes + realism)", test_exact_kernel_presets},
-    {"slowdown_hand_derived", test_slowdown_effect},
-    {"exact_inference (cached pass-kv/pass-q, decode; all-to-all on all pairs)", test_exact_inference},
-    {NULL, NULL},
-};
-static const rs_test_case_t realism_cases[] = {
-    {"straggler_1.5x_slows_every_rank", test_straggler},
-    {"multinode_9x_nic_sets_step_below_threshold", test_multinode_threshold},
-    {"jitter_same_seed_byte_identical", test_jitter_seeded},
-    {"degraded_hop_paces_ring", test_degraded_hop},
-    {NULL, NULL},
-};
-
-int main(void) {
-    const rs_test_suite_t suites[] = {
-        {"sim_exact", exact_cases},
-        {"sim_realism", realism_cases},
-    };
-    return rs_test_main(suites, 2);
+/* ------------------------------------------------------------------------------------------------
+ * Realism effects
+ * ---------------------------------------------------------------------------------------------- */
+/* Last step end of each rank, from a sorted trace. */
+static void rank_ends(const rs_trace_t *t, int64_t n, int64_t steps, rs_pass_t pass, double *end) {
+    for (int64_t r = 0; r < n; r++) {
+        long i = rs_trace_find(t, (int32_t)r, (int32_t)(steps - 1), pass, RS_EV_STEP);
+        CU_ASSERT_FATAL(i >= 0);
+        end[r] = rs_trace_events(t)[i].end_s;
+    }
 }
+
+RS_TEST_SUITE("sim_realism")
+/* One straggler at 1.5x slows every rank's makespan. The ring is synchronous: a late post delays
+ * the neighbours' transfers, one hop per step in both directions. At B = 512 (just below the NVLink
+ * threshold of 549 tokens: T_comm = 4.66 us > T_comp = 4.34 us, no slack) the delay reaches every
+ * rank within the N - 1 transferring steps; with much slack (B >> threshold) far ranks absorb it. */
+RS_TEST(test_straggler, "straggler_1.5x_slows_every_rank") {
+    const int64_t n = 8, b = 512;
+    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    sim_pair_t base, slow;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &base), 0);
+    m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 3, m.perturb.straggler_factor[0] = 1.5;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &slow), 0);
+    double e0[8], e1[8];
+    rank_ends(base.st, n, n, p.pass, e0);
+    rank_ends(slow.st, n, n, p.pass, e1);
+    /* hand-derived: T_comp = 4 d Hq B^2 / F, T_comm = 2 Hkv d 2 B / W; unperturbed every rank ends at
+     * (N-1) T_comm + T_comp */
+    const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100, tx = 2.0 * 8 * 128 * 2 * (double)b / W_NVL;
+    CU_ASSERT_FATAL(tx > tc && 1.5 * tc > tx);
+    for (int64_t r = 0; r < n; r++) {
+        RS_ASSERT_REL(e0[r], (double)(n - 1) * tx + tc, 1e-9);
+        CU_ASSERT(e1[r] > e0[r] * 1.05);
+    }
+    /* the straggler computes 1.5 T_comp > T_comm every step and never waits */
+    RS_ASSERT_REL(e1[3], 1.5 * (double)n * tc, 1e-9);
+    RS_ASSERT_REL(slow.sim.fig.makespan_s, slow.walk.makespan_s, 1e-9);
+    CU_ASSERT_EQUAL(compare_traces(slow.wt, slow.st, 1e-9 * slow.walk.makespan_s, "straggler"), 0);
+    pair_free(&base);
+    pair_free(&slow);
+}
+
+/* Nodes of 8 on NVLink (450 GB/s) joined by a NIC 9x slower (50 GB/s). The NVLink threshold is
+ * B = 549 tokens, the NIC's 9x that (4945). At B = 2048 (above NVLink's, below the NIC's) every
+ * middle step lasts the inter-node hop's transfer, latency + c_b B / W_inter, on every rank; at
+ * B = 8192 (above both) it lasts T_comp. */
+RS_TEST(test_multinode_threshold, "multinode_9x_nic_sets_step_below_threshold") {
+    const int64_t n = 16;
+    rs_machine_t m = machine(F_H100, W_NVL, 2e-6, 8, W_NVL / 9, 5e-6);
+    for (int bi = 0; bi < 2; bi++) {
+        const int64_t b = bi ? 8192 : 2048;
+        rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+        sim_pair_t r;
+        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+        const double tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
+        const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b;
+        const double t_inter = 5e-6 + kv_bytes / (W_NVL / 9), t_intra = 2e-6 + kv_bytes / W_NVL;
+        const double expect = bi ? tc : t_inter;
+        CU_ASSERT(bi ? tc > t_inter : t_inter > tc && tc > t_intra);
+        for (int64_t k = 1; k < n - 1; k++) RS_ASSERT_REL(r.sim.step_max_s[k], expect, 1e-9);
+        /* makespan: (N-1) steps paced by the slowest hop, then the last step's compute */
+        RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * (bi ? tc : t_inter) + tc, 1e-9);
+        CU_ASSERT_EQUAL(compare_traces(r.wt, r.st, 1e-9 * r.walk.makespan_s, "multinode"), 0);
+        pair_free(&r);
+    }
+}
+
+/* Seeded jitter: the same seed gives a byte-identical trace file, another seed a different one. */
+RS_TEST(test_jitter_seeded, "jitter_same_seed_byte_identical") {
+    rs_problem_t p = rs_test_problem(8, 2048, RS_LAYOUT_STRIPED, RS_PASS_FORWARD, true);
+    rs_machine_t m = machine(F_H100, W_NVL, 1e-6, 0, 0, 0);
+    m.jitter = 0.2;
+    char path[3][256];
+    for (int i = 0; i < 3; i++) {
+        m.seed = i < 2 ? 42 : 43;
+        sim_pair_t r;
+        CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+        RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
+        snprintf(path[i], sizeof path[i], "%s/tests/sim_jitter_%d_%d.csv", RS_BINARY_DIR, (int)getpid(), i);
+        rs_err_t err;
+        CU_ASSERT_EQUAL(rs_trace_write_csv(r.st, path[i], &err), 0);
+        pair_free(&r);
+    }
+    char *text[3];
+    size_t len[3];
+    for (int i = 0; i < 3; i++) {
+        FILE *fp = fopen(path[i], "rb");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        fseek(fp, 0, SEEK_END);
+        len[i] = (size_t)ftell(fp);
+        rewind(fp);
+        text[i] = malloc(len[i] + 1);
+        CU_ASSERT_EQUAL(fread(text[i], 1, len[i], fp), len[i]);
+        fclose(fp);
+        unlink(path[i]);
+    }
+    CU_ASSERT(len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0);
+    CU_ASSERT(len[0] != len[2] || memcmp(text[0], text[2], len[0]) != 0);
+    for (int i = 0; i < 3; i++) free(text[i]);
+}
+
+/* A degraded hop (bandwidth / 4) in a transfer-bound ring paces every step. */
+RS_TEST(test_degraded_hop, "degraded_hop_paces_ring") {
+    const int64_t n = 8, b = 256;
+    rs_problem_t p = rs_test_problem(n, b, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
+    m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 6, m.perturb.degraded_factor[0] = 4;
+    sim_pair_t r;
+    CU_ASSERT_EQUAL_FATAL(run_pair(&p, &m, NULL, &r), 0);
+    const double kv_bytes = 2.0 * 8 * 128 * 2 * (double)b, tc = 4.0 * 128 * 32 * (double)b * (double)b / F_H100;
+    RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
+    RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
+    pair_free(&r);
+}
+
+RS_TEST_MAIN(.suite = NULL)

@@ -34,7 +34,7 @@ static void expect_setting(const rs_schedule_t *s, const rs_machine_t *m, const 
     CU_ASSERT_EQUAL(sim_config_check(s, m, &cfg, false, &err), 0);
 }
 
-static void test_default(void) {
+RS_TEST(test_default, "default") {
     rs_sim_config_t c;
     memset(&c, 0x5a, sizeof c);
     rs_sim_config_default(&c);
@@ -49,7 +49,7 @@ static void test_default(void) {
 }
 
 /* The machine and the platform options. */
-static void test_machine_and_platform(void) {
+RS_TEST(test_machine_and_platform, "machine_and_platform_refused") {
     rs_schedule_t *s = schedule_of(problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true));
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
@@ -87,7 +87,7 @@ static void test_machine_and_platform(void) {
 }
 
 /* The network model and the --cfg settings SimGrid hangs or crashes on. */
-static void test_settings_refused(void) {
+RS_TEST(test_settings_refused, "settings_refused") {
     rs_schedule_t *s = schedule_of(problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true));
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     rs_sim_config_t cfg;
@@ -128,7 +128,7 @@ static void test_settings_refused(void) {
 }
 
 /* A job of concurrent rings: what it cannot be combined with, its ring size, its own consistency. */
-static void test_job_refused(void) {
+RS_TEST(test_job_refused, "job_refused") {
     rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_schedule_t *s = schedule_of(p);
     rs_machine_t m = nodes_of(4, 0, 0);
@@ -172,7 +172,7 @@ static void test_job_refused(void) {
 }
 
 /* pass-q's all-to-all return: not in a job, not on a degraded link. */
-static void test_a2a_refused(void) {
+RS_TEST(test_a2a_refused, "a2a_refused") {
     rs_problem_t p = rs_test_problem(2, 256, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     p.ring = RS_RING_PASS_Q, p.cached_tokens = 2048;
     rs_schedule_t *s = schedule_of(p);
@@ -203,7 +203,7 @@ static void test_a2a_refused(void) {
 
 /* The settings SimGrid gets, in order: the model, the exact defaults, Full where flows may share a
  * first link, the caller's --cfg last. */
-static void test_settings(void) {
+RS_TEST(test_settings, "settings") {
     static const char *const defaults[] = {"network/model:CM02", "network/TCP-gamma:0", "network/crosstraffic:0",
                                            "surf/precision:1e-15", "maxmin/precision:1e-15"};
     rs_sim_config_t cfg;
@@ -242,7 +242,7 @@ static void test_settings(void) {
 
 /* pass-q's return on a generated ring platform runs on the all-pairs platform (a copy); pass-kv and
  * a user's platform keep the caller's configuration. */
-static void test_for_run(void) {
+RS_TEST(test_for_run, "for_run") {
     rs_problem_t q = rs_test_problem(4, 256, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     q.ring = RS_RING_PASS_Q, q.cached_tokens = 4096;
     rs_problem_t kv = rs_test_problem(4, 256, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
@@ -262,15 +262,4 @@ static void test_for_run(void) {
     rs_schedule_free(skv);
 }
 
-static const rs_test_case_t cases[] = {
-    {"default", test_default},
-    {"machine_and_platform_refused", test_machine_and_platform},
-    {"settings_refused", test_settings_refused},
-    {"job_refused", test_job_refused},
-    {"a2a_refused", test_a2a_refused},
-    {"settings", test_settings},
-    {"for_run", test_for_run},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("sim_config", cases); }
+RS_TEST_PROGRAM("sim_config")

@@ -9,7 +9,7 @@
 /* One ring of 8, forward: 8 x 8 = 64 rank-steps of 30 us + 0.05 us x 8 after 0.3 s; 16 MB + 8 x 24 KB
  * + 8 steps x 16 B. Backward: 9 steps. A kept trace adds 300 B per rank-step, a trace file 30 us
  * more per rank-step; all pairs 8^2 routes x 256 B. */
-static void test_rings(void) {
+RS_TEST(test_rings, "rings") {
     rs_estimate_t e;
     rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &e);
     CU_ASSERT_EQUAL(e.rank_steps, 64);
@@ -32,7 +32,7 @@ static void test_rings(void) {
 }
 
 /* rs_sim_estimate: the problem's ring, a job's rings, the all-pairs routes of the configuration. */
-static void test_problem(void) {
+RS_TEST(test_problem, "problem") {
     rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_estimate_t e, f;
     rs_sim_estimate(&p, NULL, RS_EST_NO_TRACE, &e);
@@ -55,7 +55,7 @@ static void test_problem(void) {
 
 /* The watchdog: --timeout when given, else 10 x the estimate, at least 60 s. N = 2048: 2048^2
  * rank-steps of 30 us + 0.05 us x 2048 = 132.4 us after 0.3 s. */
-static void test_timeout(void) {
+RS_TEST(test_timeout, "timeout") {
     rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     CU_ASSERT_EQUAL(rs_sim_timeout(&p, NULL), 60);
     rs_sim_config_t cfg;
@@ -66,11 +66,4 @@ static void test_timeout(void) {
     RS_ASSERT_REL(rs_sim_timeout(&p, NULL), 10 * (0.3 + 2048.0 * 2048.0 * 132.4e-6), 1e-12);
 }
 
-static const rs_test_case_t cases[] = {
-    {"rings", test_rings},
-    {"problem", test_problem},
-    {"timeout", test_timeout},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("sim_estimate", cases); }
+RS_TEST_PROGRAM("sim_estimate")

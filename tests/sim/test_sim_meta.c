@@ -8,7 +8,7 @@
 #include "test_main.h"
 #include "trace.h"
 
-static void test_default(void) {
+RS_TEST(test_default, "default") {
     rs_schedule_t *s = schedule_of(problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true));
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -27,7 +27,7 @@ static void test_default(void) {
     rs_schedule_free(s);
 }
 
-static void test_user_platform(void) {
+RS_TEST(test_user_platform, "user_platform") {
     rs_schedule_t *s = schedule_of(problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true));
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
@@ -52,10 +52,4 @@ static void test_user_platform(void) {
     rs_schedule_free(s);
 }
 
-static const rs_test_case_t cases[] = {
-    {"default", test_default},
-    {"user_platform", test_user_platform},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("sim_meta", cases); }
+RS_TEST_PROGRAM("sim_meta")

@@ -28,7 +28,7 @@ static void collect_back(FILE *f, int64_t steps, rs_trace_t *trace, rs_sim_resul
 }
 
 /* 'S' and 'X': the last stage entered and the child's error, code and text. */
-static void test_text_records(void) {
+RS_TEST(test_text_records, "text_records") {
     FILE *f = scratch();
     sim_put_text(f, 'S', SIM_STAGE_INIT, "SimGrid configuration");
     sim_put_text(f, 'S', SIM_STAGE_CHECK, "platform %s: route from host '%s'", "p.xml", "a");
@@ -57,7 +57,7 @@ static void test_text_records(void) {
 }
 
 /* 'E': every event into the trace as sent; without a trace they are read and dropped. */
-static void test_event_records(void) {
+RS_TEST(test_event_records, "event_records") {
     const rs_event_t ev[3] = {{0, 0, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 1e-6, 2.5e-5, 4.25e9, 0},
                               {3, 1, RS_PASS_BACKWARD, RS_EV_SEND, 0, 2.5e-5, 3.125e-5, 0, 1048576},
                               {3, 1, RS_PASS_BACKWARD, RS_EV_STEP, -1, 2.5e-5, 4e-5, 0, 0}};
@@ -82,7 +82,7 @@ static void test_event_records(void) {
 }
 
 /* 'R': the summary and its per-step figures; an 'R' of another step count is a bad record. */
-static void test_results_record(void) {
+RS_TEST(test_results_record, "results_record") {
     const sim_summary_rec_t sum = {.makespan_s = 3e-4, .t_comp_max_s = 1e-4, .t_comm_max_s = 5e-5, .busy_max_s = 3e-4,
                                    .busy_mean_s = 2.5e-4, .sim_wall_s = 0.125, .flops_useful = 123456789, .flops_exec = 987654321,
                                    .comm_bound_steps = 2, .rank_steps = 12, .n_steps = 3};
@@ -110,7 +110,7 @@ static void test_results_record(void) {
 }
 
 /* A truncated record and an unknown tag stop the collector with io_bad; EOF between records does not. */
-static void test_bad_records(void) {
+RS_TEST(test_bad_records, "bad_records") {
     FILE *f = scratch();
     sim_put_text(f, 'S', SIM_STAGE_LOAD, "platform (generated)");
     fputc('Q', f);
@@ -135,7 +135,7 @@ static void test_bad_records(void) {
 }
 
 /* sim_read_full: 1 with all the bytes, 0 at EOF before any, -1 when EOF cuts the record. */
-static void test_read_full(void) {
+RS_TEST(test_read_full, "read_full") {
     int fds[2];
     CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
     CU_ASSERT_EQUAL((int)write(fds[1], "abcdefg", 7), 7);
@@ -148,13 +148,4 @@ static void test_read_full(void) {
     close(fds[0]);
 }
 
-static const rs_test_case_t cases[] = {
-    {"text_records", test_text_records},
-    {"event_records", test_event_records},
-    {"results_record", test_results_record},
-    {"bad_records", test_bad_records},
-    {"read_full", test_read_full},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("sim_pipe", cases); }
+RS_TEST_PROGRAM("sim_pipe")

@@ -18,7 +18,7 @@ static bool is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void test_generated(void) {
+RS_TEST(test_generated, "generated") {
     rs_schedule_t *s = schedule_of(problem(4, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true));
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 2, W_IB, 5e-6);
     rs_sim_config_t cfg;
@@ -59,7 +59,7 @@ static void test_generated(void) {
 }
 
 /* A job: rank actor g on host gpu<device g>, the fabric's platform and description. */
-static void test_job(void) {
+RS_TEST(test_job, "job") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 1, 2});
@@ -90,7 +90,7 @@ static void test_job(void) {
 /* A user's platform: taken as given (no folder), its ranks on gpu<p> or as the host map says; a
  * malformed platform, a missing one, a bad host map: bad input with the checker's, the reader's
  * message. */
-static void test_user(void) {
+RS_TEST(test_user, "user") {
     rs_schedule_t *s = schedule_of(problem(2, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true));
     rs_machine_t m = machine(F_H100, W_NVL, 0, 0, 0, 0);
     char *plat = sim_tmp_path("user.xml"), *map = sim_tmp_path("user.map");
@@ -136,11 +136,4 @@ static void test_user(void) {
     rs_schedule_free(s);
 }
 
-static const rs_test_case_t cases[] = {
-    {"generated", test_generated},
-    {"job", test_job},
-    {"user", test_user},
-    {NULL, NULL},
-};
-
-int main(void) { return rs_test_main1("sim_prepare", cases); }
+RS_TEST_PROGRAM("sim_prepare")

@@ -158,13 +158,10 @@ rs_tset_t *fit_traces(const rs_tfit_opts_t *o, rs_tfit_t *f) {
     return ts;
 }
 
-int ft_main(const char *name, const rs_test_case_t *cases) {
-    if (rs_test_scratch(name) != 0) return 1;
+int ft_setup(void) {
     for (int i = 0; i < N_TRACES; i++)
         if (make_trace(i) != 0) return 1;
-    const int rc = rs_test_main1(name, cases);
-    rs_test_cleanup();
-    return rc;
+    return 0;
 }
 
 rs_tset_t *fit_profile(const rs_tfit_opts_t *o, rs_tfit_t *f, rs_hw_t *hw) {

@@ -52,9 +52,9 @@ extern const known_curve_t known_curves[4];
 /* t's curves are the known kernel's, point by point within 1% (asserted). */
 void expect_known_curves(const rs_kernel_table_t *t);
 
-/* A test program's main: the known traces made in a scratch directory called name, then the cases
- * as one suite of that name. Returns the program's exit code. */
-int ft_main(const char *name, const rs_test_case_t *cases);
+/* A test program's setup (rs_test_program_t, with a scratch directory): the known traces made in the
+ * scratch directory. Returns 0, or 1 when one cannot be made. */
+int ft_setup(void);
 
 /* The fit's options for the known traces first..first + n - 1. */
 rs_tfit_opts_t fit_opts(int first, int n);

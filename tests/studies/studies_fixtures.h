@@ -1,24 +1,31 @@
 /* studies_fixtures.h - what the tests of studies/ share (studies_fixtures.c): the default profile's
  * machine, the walk's trace of a problem on it, a check that a sentence shows no nan or inf, a
- * report written by the built ringsim, and a test program's main and checks of text. */
+ * report written by the built ringsim, a finished setup, a planning study's inputs, and what a
+ * temporary file holds. */
 #ifndef RS_STUDIES_FIXTURES_H
 #define RS_STUDIES_FIXTURES_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "harness.h"
 #include "machine.h"
+#include "memory.h"
 #include "schedule.h"
+#include "setup.h"
 #include "test_main.h"
 #include "trace.h"
 
-/* A test program's main: the cases as one suite called name, in a scratch directory of that name
- * (removed when every case passed). Returns the program's exit code. */
-int rs_test_studies_main(const char *name, const rs_test_case_t *cases);
+/* rs_setup_finish of s (a fatal assertion when it fails, its message on stderr). */
+void rs_test_setup_finish(rs_setup_t *s);
+/* A planning study's inputs: Llama-3-8B into *model, and a temporary file for its text (returned);
+ * fatal assertions when either fails. */
+FILE *rs_test_planning_inputs(rs_transformer_t *model);
+/* A planning study's inputs *in (rs_plan_in_t, rs_infer_in_t): defaults(in), then Llama-3-8B and the
+ * temporary file of rs_test_planning_inputs. */
+#define RS_TEST_PLANNING_IN(in, defaults) (defaults(in), (in)->out = rs_test_planning_inputs(&(in)->config.model))
 /* What was written to fp, read from its start (fp closed), NUL-terminated (malloc'd). */
 char *rs_test_read_back(FILE *fp);
-/* Every string of want (NULL-terminated) is in s: one failed assertion per missing one, named. */
-void rs_test_expect_all(const char *s, const char *const *want);
 
 /* The default profile's machine as the CLI and the report build it (preset h100-sxm, bf16, no
  * overrides: its kernel curves and preset); dense: on the dense peak model instead (every zigzag

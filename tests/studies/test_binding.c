@@ -7,6 +7,7 @@
 
 #include "binding.h"
 #include "cost.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
 /* The table's row of type.field (field NULL: the struct's own row), or NULL. */
@@ -16,14 +17,14 @@ static const rs_abi_field_t *row(const char *type, const char *field) {
     return NULL;
 }
 
-static void test_version(void) {
+RS_TEST(test_version, "the library's version") {
     const char *v = rs_version();
     int a, b, c, n = 0;
     CU_ASSERT_EQUAL(sscanf(v, "%d.%d.%d%n", &a, &b, &c, &n), 3);
     CU_ASSERT_EQUAL((size_t)n, strlen(v));
 }
 
-static void test_layout_table(void) {
+RS_TEST(test_layout_table, "the layout table: the compiler's offsets, sizes, kinds; nested types first") {
     const rs_abi_field_t *r = row("rs_problem_t", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL(r->size, sizeof(rs_problem_t));
@@ -62,13 +63,13 @@ static void test_layout_table(void) {
 }
 
 /* The closed form and the walk of entry (layout 1, pass 0) are the model's of rs_setup_problem. */
-static void test_closed_and_walk(void) {
+RS_TEST(test_closed_and_walk, "the closed form and the walk of an entry are the model's; too few events refused") {
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.seq_tokens = 16384, s.problem.n_ranks = 4;
     s.n_layouts = 2, s.layouts[1] = RS_LAYOUT_CONTIGUOUS;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     rs_problem_t p, q = rs_setup_problem(&s, 1, 0);
     rs_binding_problem(&s, 1, 0, &p);
     CU_ASSERT_EQUAL(p.layout, q.layout);
@@ -111,12 +112,4 @@ static void test_closed_and_walk(void) {
     CU_ASSERT_EQUAL(w.makespan_s, wref.makespan_s);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the library's version", test_version},
-        {"the layout table: the compiler's offsets, sizes, kinds; nested types first", test_layout_table},
-        {"the closed form and the walk of an entry are the model's; too few events refused", test_closed_and_walk},
-        {NULL, NULL},
-    };
-    return rs_test_main1("binding", cases);
-}
+RS_TEST_PROGRAM("binding")

@@ -7,7 +7,7 @@
 #include "test_main.h"
 
 /* model first, then sim, cpu and gpu as built, each found by its name. */
-static void test_table_order(void) {
+RS_TEST(test_table_order, "the table: model first, in order, found by name") {
     const rs_backend_ops_t *const *all = rs_backends();
     static const char *const order[] = {"model", "sim", "cpu", "gpu"};
     int k = 0, n = 0;
@@ -28,7 +28,7 @@ static void test_table_order(void) {
 }
 
 /* rs_backend_get: the backend, or bad input naming the option's value and what is accepted. */
-static void test_get_messages(void) {
+RS_TEST(test_get_messages, "rs_backend_get: messages and kind of each refusal") {
     const rs_backend_ops_t *be = NULL;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_backend_get("model", false, &be, &err), 0);
@@ -59,7 +59,7 @@ static void test_get_messages(void) {
 }
 
 /* The options' defaults: nothing set. */
-static void test_opts_default(void) {
+RS_TEST(test_opts_default, "rs_backend_opts_default: nothing set") {
     rs_backend_opts_t o;
     memset(&o, 0xff, sizeof o);
     rs_backend_opts_default(&o);
@@ -69,12 +69,4 @@ static void test_opts_default(void) {
     CU_ASSERT_EQUAL(o.timeout_s, 0);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the table: model first, in order, found by name", test_table_order},
-        {"rs_backend_get: messages and kind of each refusal", test_get_messages},
-        {"rs_backend_opts_default: nothing set", test_opts_default},
-        {NULL, NULL},
-    };
-    return rs_test_main1("registry", cases);
-}
+RS_TEST_PROGRAM("registry")

@@ -15,7 +15,7 @@
  * N = 16 (overlap efficiency 1, then 0.95), at N = 32 the inter-node hop paces the ring (0.41),
  * 0.2 at 64 and 0.1 at 128. The sentence must say 0.90 or more up to N = 16, 0.410 at N = 32 and that
  * the ring spans 4 nodes there - and nothing about N = 64 being compute-bound. */
-static void test_finding_scaling_planted(void) {
+RS_TEST(test_finding_scaling_planted, "scaling sentence from planted N sweep (crossing at N = 32, inter-node)") {
     static rs_sweep_point_t pts[8];
     memset(pts, 0, sizeof pts);
     const double eff[7] = {1, 1, 1, 0.95, 0.41, 0.2, 0.1};
@@ -56,51 +56,11 @@ static void test_finding_scaling_planted(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "no point of the N sweep ran"));
 }
 
-/* The measured B sweep of the calibrated configuration (validate's): calibrated F, W, L and the
- * closed form's B* and B_min each appear once with its own value (each number from its own buffer);
- * the measured T_comm crosses the median T_comp at B = 128, the model's at B = 64; validate's own
- * crossovers (seed's threshold) at B = 17 measured and not reached by the model. B* 0 and NaN are
- * words. */
-static void test_finding_measured_crossover_planted(void) {
-    static rs_sweep_point_t pts[5];
-    memset(pts, 0, sizeof pts);
-    for (int i = 0; i < 5; i++) {
-        const double b = 16 << i;
-        rs_sweep_point_t *p = &pts[i];
-        snprintf(p->series, sizeof p->series, "validate");
-        rs_problem_default(&p->problem);
-        p->problem.n_ranks = 2, p->problem.seq_tokens = 2 * (int64_t)b;
-        p->has_exec = true;
-        p->exec.t_comp_s = b * b, p->exec.t_comm_s = 128 * b; /* equal at B = 128 */
-        p->pred.t_comp_s = b * b, p->pred.t_comm_s = 64 * b;  /* equal at B = 64 */
-        p->machine.flops_per_s = 31.11e9, p->machine.intra.bw_bytes_per_s = 15.646e9, p->machine.intra.latency_s = 2.641e-6;
-        p->closed.b_star_tokens = 23.4, p->closed.b_min_tokens = 9;
-    }
-    char s[1600];
-    rs_report_finding_measured_crossover(pts, 5, 17, NAN, s, sizeof s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "F_eff peak 31.11 GFLOP/s, W = 15.646 GB/s, latency 2.641 us"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "compute alone (the seed's threshold) at B = 17 tokens and the calibrated model's walk "
-                                     "nowhere in the swept range (B = 16..256)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "host cost) at B = 128 tokens, the model's at B = 64 tokens"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "B* (compute with the host cost against the full-rate transfer) is 23 tokens; B_min = 9 tokens"));
-    CU_ASSERT(rs_test_no_nan_word(s));
-    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = 0;
-    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (compute-bound at every B)"));
-    CU_ASSERT(rs_test_no_nan_word(s));
-    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = NAN;
-    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (transfer-bound at every B searched)"));
-    CU_ASSERT(rs_test_no_nan_word(s));
-    rs_report_finding_measured_crossover(pts, 0, NAN, NAN, s, sizeof s);
-    CU_ASSERT_STRING_EQUAL(s, "The measured B sweep did not run.");
-}
-
 /* B sweeps with a known crossing (T_comm = T_comp at B = 256 on a log-log straight line) and one
  * without (the causal sweep never crosses in B = 64..1024): the sentence names 256 and says
  * "nowhere in the swept range (B = 64..1024)"; B* = 0 and B* = NaN in the threshold sentence are
  * words, not numbers. */
-static void test_finding_crossover_planted(void) {
+RS_TEST(test_finding_crossover_planted, "crossover and threshold sentences: planted crossing, none reached, no B*") {
     static rs_sweep_point_t full[5], causal[5];
     memset(full, 0, sizeof full), memset(causal, 0, sizeof causal);
     for (int i = 0; i < 5; i++) {
@@ -147,11 +107,58 @@ static int planted_table(const char *name, const char *csv, rs_table_t *t) {
     return rs_table_read(path, t, &err);
 }
 
+/* A B sweep that did not run says so. */
+RS_TEST(test_crossover_not_run, "crossover sentence when the sweeps did not run") {
+    char s[256];
+    rs_report_finding_crossover(&(rs_report_crossover_in_t){NULL, 0, NULL, 0, 0, "model walk", 8}, s, sizeof s);
+    CU_ASSERT_STRING_EQUAL(s, "**Crossover in the data**: the B sweeps did not run.");
+}
+
+/* The measured B sweep of the calibrated configuration (validate's): calibrated F, W, L and the
+ * closed form's B* and B_min each appear once with its own value (each number from its own buffer);
+ * the measured T_comm crosses the median T_comp at B = 128, the model's at B = 64; validate's own
+ * crossovers (seed's threshold) at B = 17 measured and not reached by the model. B* 0 and NaN are
+ * words. */
+RS_TEST(test_finding_measured_crossover_planted, "measured crossover sentence: planted sweep, each number its own") {
+    static rs_sweep_point_t pts[5];
+    memset(pts, 0, sizeof pts);
+    for (int i = 0; i < 5; i++) {
+        const double b = 16 << i;
+        rs_sweep_point_t *p = &pts[i];
+        snprintf(p->series, sizeof p->series, "validate");
+        rs_problem_default(&p->problem);
+        p->problem.n_ranks = 2, p->problem.seq_tokens = 2 * (int64_t)b;
+        p->has_exec = true;
+        p->exec.t_comp_s = b * b, p->exec.t_comm_s = 128 * b; /* equal at B = 128 */
+        p->pred.t_comp_s = b * b, p->pred.t_comm_s = 64 * b;  /* equal at B = 64 */
+        p->machine.flops_per_s = 31.11e9, p->machine.intra.bw_bytes_per_s = 15.646e9, p->machine.intra.latency_s = 2.641e-6;
+        p->closed.b_star_tokens = 23.4, p->closed.b_min_tokens = 9;
+    }
+    char s[1600];
+    rs_report_finding_measured_crossover(pts, 5, 17, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "F_eff peak 31.11 GFLOP/s, W = 15.646 GB/s, latency 2.641 us"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "compute alone (the seed's threshold) at B = 17 tokens and the calibrated model's walk "
+                                     "nowhere in the swept range (B = 16..256)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "host cost) at B = 128 tokens, the model's at B = 64 tokens"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "B* (compute with the host cost against the full-rate transfer) is 23 tokens; B_min = 9 tokens"));
+    CU_ASSERT(rs_test_no_nan_word(s));
+    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = 0;
+    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (compute-bound at every B)"));
+    CU_ASSERT(rs_test_no_nan_word(s));
+    for (int i = 0; i < 5; i++) pts[i].closed.b_star_tokens = NAN;
+    rs_report_finding_measured_crossover(pts, 5, NAN, NAN, s, sizeof s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "is not found (transfer-bound at every B searched)"));
+    CU_ASSERT(rs_test_no_nan_word(s));
+    rs_report_finding_measured_crossover(pts, 0, NAN, NAN, s, sizeof s);
+    CU_ASSERT_STRING_EQUAL(s, "The measured B sweep did not run.");
+}
+
 /* The held-out table of validate --summary (planted CSV): its rows become the report's table (empty
  * cells "-") and the sentence states the ranges and the largest of the held-out rows only; with the
  * spread columns (validate with 2 or more rounds) the rows show the measurement's own spread and the
  * sentence its range over the held-out rows only. A table without them says nothing of it. */
-static void test_finding_heldout_planted(void) {
+RS_TEST(test_finding_heldout_planted, "held-out table and sentence from a planted summary") {
     rs_table_t t;
     CU_ASSERT_EQUAL_FATAL(planted_table("heldout.csv",
                                         "n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,"
@@ -220,7 +227,7 @@ static void test_finding_heldout_planted(void) {
 }
 
 /* The overlap efficiency of a summary and the crossing's words. */
-static void test_overlap_and_crossing(void) {
+RS_TEST(test_overlap_and_crossing, "overlap efficiency and the crossing in words") {
     rs_trace_summary_t s = {0};
     s.t_comp_s = 0.75, s.t_step_s = 1;
     CU_ASSERT_EQUAL(rs_report_overlap_eff(&s), 0.75);
@@ -232,22 +239,4 @@ static void test_overlap_and_crossing(void) {
     CU_ASSERT_STRING_EQUAL(rs_report_crossing_text(INFINITY, 8, 512, buf, sizeof buf), "nowhere in the swept range (B = 8..512)");
 }
 
-/* A B sweep that did not run says so. */
-static void test_crossover_not_run(void) {
-    char s[256];
-    rs_report_finding_crossover(&(rs_report_crossover_in_t){NULL, 0, NULL, 0, 0, "model walk", 8}, s, sizeof s);
-    CU_ASSERT_STRING_EQUAL(s, "**Crossover in the data**: the B sweeps did not run.");
-}
-
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"scaling sentence from planted N sweep (crossing at N = 32, inter-node)", test_finding_scaling_planted},
-        {"crossover and threshold sentences: planted crossing, none reached, no B*", test_finding_crossover_planted},
-        {"crossover sentence when the sweeps did not run", test_crossover_not_run},
-        {"measured crossover sentence: planted sweep, each number its own", test_finding_measured_crossover_planted},
-        {"held-out table and sentence from a planted summary", test_finding_heldout_planted},
-        {"overlap efficiency and the crossing in words", test_overlap_and_crossing},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("report_findings", cases);
-}
+RS_TEST_MAIN(.suite = "report_findings", .scratch = "report_findings", .keep_failed = true)

@@ -4,11 +4,13 @@
  * decode running pass-q, an inference variant on the dense model, refusals as bad input. */
 #include <string.h>
 
+#include "harness.h"
 #include "kernel.h"
 #include "setup.h"
+#include "studies_fixtures.h"
 #include "test_main.h"
 
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults, the measurement problem, the dtype") {
     rs_setup_t s;
     rs_setup_default(&s);
     CU_ASSERT_EQUAL(s.n_layouts, 1);
@@ -21,23 +23,19 @@ static void test_defaults(void) {
     rs_setup_dtype(&s, RS_DTYPE_FP32);
     CU_ASSERT_EQUAL(s.spec.dtype, RS_DTYPE_FP32);
     CU_ASSERT_EQUAL(s.problem.act_bytes, 4);
-    rs_problem_t p;
+    rs_problem_t p, want;
     rs_setup_measure_problem(&p);
-    CU_ASSERT_EQUAL(p.seq_tokens, 4096);
-    CU_ASSERT_EQUAL(p.n_ranks, 2);
-    CU_ASSERT_EQUAL(p.q_heads, 2);
-    CU_ASSERT_EQUAL(p.kv_heads, 2);
-    CU_ASSERT_EQUAL(p.head_dim, 128);
-    CU_ASSERT_EQUAL(p.act_bytes, 4);
-    CU_ASSERT_EQUAL(p.layout, RS_LAYOUT_CONTIGUOUS);
-    CU_ASSERT_EQUAL(p.pass, RS_PASS_FORWARD);
+    rs_problem_default(&want); /* the rest: the default problem's */
+    want.seq_tokens = 4096, want.n_ranks = 2, want.q_heads = 2, want.kv_heads = 2, want.head_dim = 128, want.act_bytes = 4;
+    want.layout = RS_LAYOUT_CONTIGUOUS, want.pass = RS_PASS_FORWARD, want.causal = false;
+    rs_test_expect_problem(&p, &want);
     CU_ASSERT(!p.causal);
     CU_ASSERT_EQUAL(p.batch, 1);
 }
 
 /* Every straggler rank and degraded hop in [0, N - 1]; the message quotes the option's value as
  * given, or rank:factor when a caller made the perturbation. */
-static void test_perturbations(void) {
+RS_TEST(test_perturbations, "perturbations against N: messages as given or made") {
     rs_setup_t s;
     rs_setup_default(&s);
     rs_perturb_t *q = &s.spec.perturb;
@@ -64,7 +62,7 @@ static void test_perturbations(void) {
 }
 
 /* "OPT ITEM: why" about one item of a comma list becomes "OPT LIST: why"; other messages stay. */
-static void test_list_err(void) {
+RS_TEST(test_list_err, "one item of a comma list in a message") {
     rs_err_t err = {0};
     rs_errc(&err, RS_ERR_BAD_INPUT, "--profile foo: unknown hardware profile 'foo'");
     rs_setup_list_err(&err, "--profile", "foo", "h100-sxm,foo");
@@ -81,12 +79,12 @@ static void test_list_err(void) {
 }
 
 /* The default setup on h100-sxm: the machine of the profile at bf16, dK,dV in the preset's dtype. */
-static void test_finish(void) {
+RS_TEST(test_finish, "finish: the profile's machine, the preset's dK,dV bytes, an entry's problem") {
     rs_setup_t s;
     rs_setup_default(&s);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     rs_hw_t hw;
+    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, &err), 0);
     CU_ASSERT_EQUAL(s.machine.flops_per_s, hw.flops_per_s[RS_DTYPE_BF16]);
     CU_ASSERT_STRING_EQUAL(s.hw.name, hw.name);
@@ -97,7 +95,7 @@ static void test_finish(void) {
     /* asked for: kept */
     rs_setup_default(&s);
     s.problem.grad_bytes = 2, s.grad_bytes_given = true;
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.problem.grad_bytes, 2);
     /* the problem of entry (layout i, pass j) */
     s.n_layouts = 2, s.layouts[1] = RS_LAYOUT_STRIPED;
@@ -110,26 +108,25 @@ static void test_finish(void) {
 
 /* decode without --ring runs pass-q; a preset asked for with an inference variant is said to cost
  * training rings, and the dense model runs. */
-static void test_finish_inference(void) {
+RS_TEST(test_finish_inference, "finish: decode runs pass-q, an inference variant the dense model") {
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.decode = true, s.problem.cached_tokens = 1024, s.problem.seq_tokens = 1, s.problem.n_ranks = 4;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.problem.ring, RS_RING_PASS_Q);
     CU_ASSERT_EQUAL(s.machine.impl, RS_IMPL_NONE);
     CU_ASSERT_STRING_EQUAL(s.kernel_notes, "");
     rs_setup_default(&s);
     s.problem.cached_tokens = 1024;
     s.spec.impl = RS_IMPL_FLASH_ATTN;
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     CU_ASSERT_EQUAL(s.machine.impl, RS_IMPL_NONE);
     CU_ASSERT_STRING_EQUAL(s.kernel_notes, "--impl flash-attn: the presets cost training rings; this inference variant (a cache, "
                                            "pass-q or decode) is costed at the dense peak F x eff(B)");
 }
 
 /* Refusals are bad input: an unknown profile, a problem of an entry that is invalid. */
-static void test_finish_refused(void) {
+RS_TEST(test_finish_refused, "finish: refusals are bad input") {
     rs_setup_t s;
     rs_setup_default(&s);
     snprintf(s.spec.profile, sizeof s.spec.profile, "nosuch");
@@ -149,15 +146,4 @@ static void test_finish_refused(void) {
     CU_ASSERT_STRING_EQUAL(err.msg, "--straggler 8:3: rank 8 must be in [0, 7] (N = 8 ranks)");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults, the measurement problem, the dtype", test_defaults},
-        {"perturbations against N: messages as given or made", test_perturbations},
-        {"one item of a comma list in a message", test_list_err},
-        {"finish: the profile's machine, the preset's dK,dV bytes, an entry's problem", test_finish},
-        {"finish: decode runs pass-q, an inference variant the dense model", test_finish_inference},
-        {"finish: refusals are bad input", test_finish_refused},
-        {NULL, NULL},
-    };
-    return rs_test_main1("setup", cases);
-}
+RS_TEST_PROGRAM("setup")

@@ -8,7 +8,7 @@
 #include "study_calibrate.h"
 #include "test_main.h"
 
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults: cpu, the measurement problem, two ranks polling") {
     rs_calibrate_in_t in;
     rs_calibrate_defaults(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(in.backend);
@@ -23,7 +23,7 @@ static void test_defaults(void) {
     CU_ASSERT_STRING_EQUAL(in.name, "");
 }
 
-static void test_checks(void) {
+RS_TEST(test_checks, "checks before the ranks start: mpirun's count, the dtype") {
     rs_calibrate_in_t in;
     rs_calibrate_defaults(&in);
     in.problem.n_ranks = 4;
@@ -49,7 +49,7 @@ static int body(const rs_exec_job_t *job, void *arg) {
     return job->rank == 0 ? *(const int *)arg : 0;
 }
 
-static void test_run_codes(void) {
+RS_TEST(test_run_codes, "the job's exit code as the error's kind") {
     rs_calibrate_in_t in;
     rs_calibrate_defaults(&in);
     in.job.launch = "threads";
@@ -70,12 +70,4 @@ static void test_run_codes(void) {
     }
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults: cpu, the measurement problem, two ranks polling", test_defaults},
-        {"checks before the ranks start: mpirun's count, the dtype", test_checks},
-        {"the job's exit code as the error's kind", test_run_codes},
-        {NULL, NULL},
-    };
-    return rs_test_main1("calibrate", cases);
-}
+RS_TEST_PROGRAM("calibrate")

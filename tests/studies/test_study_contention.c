@@ -13,7 +13,7 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
-static void test_knobs(void) {
+RS_TEST(test_knobs, "knobs: defaults, order names, the count of points") {
     rs_contention_knobs_t k;
     rs_contention_knobs_default(&k);
     CU_ASSERT_EQUAL(k.tp, 1);
@@ -44,14 +44,13 @@ static void small_case(rs_contention_case_t *c) {
     rs_setup_t s;
     rs_setup_default(&s);
     s.problem.n_ranks = 2, s.problem.seq_tokens = 8192;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&s, &err), 0);
+    rs_test_setup_finish(&s);
     snprintf(c->profile, sizeof c->profile, "h100-sxm");
     c->problem = s.problem;
     c->machine = s.machine;
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refusals before anything runs are bad input") {
     rs_contention_case_t c;
     small_case(&c);
     rs_contention_knobs_t k;
@@ -76,7 +75,7 @@ static void test_refused(void) {
     free(out.points);
 }
 
-static void test_small_study(void) {
+RS_TEST(test_small_study, "a small study: its points in the CSV, efficiency up with the NICs") {
     rs_contention_case_t c;
     small_case(&c);
     rs_contention_knobs_t k;
@@ -115,12 +114,4 @@ static void test_small_study(void) {
     free(out.points);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"knobs: defaults, order names, the count of points", test_knobs},
-        {"refusals before anything runs are bad input", test_refused},
-        {"a small study: its points in the CSV, efficiency up with the NICs", test_small_study},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("study_contention", cases);
-}
+RS_TEST_MAIN(.suite = "study_contention", .scratch = "study_contention", .keep_failed = true)

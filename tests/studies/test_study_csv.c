@@ -14,7 +14,7 @@ static void rows(FILE *fp, const void *items, size_t i) {
     for (int k = 0; k < v; k++) fprintf(fp, "%d,%d\n", v, k);
 }
 
-static void test_write(void) {
+RS_TEST(test_write, "the column line, then each item's rows; an output that cannot be opened") {
     const int items[3] = {1, 0, 2};
     const char *path = rs_test_path("t.csv");
     rs_err_t err = {0};
@@ -28,10 +28,4 @@ static void test_write(void) {
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the column line, then each item's rows; an output that cannot be opened", test_write},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("study_csv", cases);
-}
+RS_TEST_MAIN(.suite = "study_csv", .scratch = "study_csv", .keep_failed = true)

@@ -12,7 +12,7 @@
 #include "test_main.h"
 
 /* The commands: a profile `ringsim model -p` accepts, validate's table and files. */
-static void test_cli(void) {
+RS_TEST(test_cli, "calibrate/validate --from-trace commands: profile, table, files") {
     char args[4096], prof[600];
     snprintf(prof, sizeof prof, "%s", rs_test_path("fit.json"));
     snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s %s %s", prof, paths[0], paths[1], paths[2], paths[3]);
@@ -79,7 +79,31 @@ static void edited_copy(const char *src, const char *dst, const char *drop, cons
     free(text);
 }
 
-static void test_bad_input(void) {
+/* The kernel table through calibrate: in the profile, and run by `ringsim model --impl flash-attn`. */
+RS_TEST(test_cli_kernel_table, "calibrate --from-trace: the kernel curves in the profile, run by model") {
+    CU_ASSERT_EQUAL_FATAL(make_kernel_traces(), 0);
+    rs_err_t err = {0};
+    char args[8192], prof[600];
+    snprintf(prof, sizeof prof, "%s", rs_test_path("kfit.json"));
+    int u = snprintf(args, sizeof args, "calibrate --out %s --from-trace", prof);
+    for (int i = 0; i < N_KTRACES; i++) u += snprintf(args + u, sizeof args - (size_t)u, " %s", kpaths[i]);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table (kernel from-trace, bf16, d 128)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 4 kernel curves"));
+    rs_hw_t hw;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(prof, &hw, &err), 0);
+    expect_known_curves(&hw.kernels);
+    snprintf(args, sizeof args, "model -p %s --impl flash-attn -S 8K -N 4 -L zigzag -P both", prof);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel from-trace's measured/published rates"));
+    /* one B: every (pass, kind) at one shape but the forward's full calls (B x B/2, B/2 x B) - said */
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s --latency %g", rs_test_path("kfit1.json"), kpaths[1], L_S);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table: forward causal calls at one shape only: no curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 1 kernel curves"));
+}
+
+RS_TEST(test_bad_input, "bad input: exit 2, the file named, no output") {
     char args[4096], nocomp[600], zero[600], other[600], prof[600];
     snprintf(prof, sizeof prof, "%s", rs_test_path("bad.json"));
     snprintf(nocomp, sizeof nocomp, "%s", rs_test_path("nocomp.csv"));
@@ -121,33 +145,9 @@ static void test_bad_input(void) {
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
 }
 
-/* The kernel table through calibrate: in the profile, and run by `ringsim model --impl flash-attn`. */
-static void test_cli_kernel_table(void) {
-    CU_ASSERT_EQUAL_FATAL(make_kernel_traces(), 0);
-    rs_err_t err = {0};
-    char args[8192], prof[600];
-    snprintf(prof, sizeof prof, "%s", rs_test_path("kfit.json"));
-    int u = snprintf(args, sizeof args, "calibrate --out %s --from-trace", prof);
-    for (int i = 0; i < N_KTRACES; i++) u += snprintf(args + u, sizeof args - (size_t)u, " %s", kpaths[i]);
-    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table (kernel from-trace, bf16, d 128)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 4 kernel curves"));
-    rs_hw_t hw;
-    CU_ASSERT_EQUAL_FATAL(rs_hw_load(prof, &hw, &err), 0);
-    expect_known_curves(&hw.kernels);
-    snprintf(args, sizeof args, "model -p %s --impl flash-attn -S 8K -N 4 -L zigzag -P both", prof);
-    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel from-trace's measured/published rates"));
-    /* one B: every (pass, kind) at one shape but the forward's full calls (B x B/2, B/2 x B) - said */
-    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s --latency %g", rs_test_path("kfit1.json"), kpaths[1], L_S);
-    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# kernel table: forward causal calls at one shape only: no curve"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ", 1 kernel curves"));
-}
-
 /* In the library: an output that is an input, a profile that cannot be written, a calibrated profile
  * that does not load. */
-static void test_library_kinds(void) {
+RS_TEST(test_library_kinds, "in the library: the kind of each failure") {
     rs_tfit_opts_t o = fit_opts(0, 2);
     rs_err_t err = {0};
     FILE *out = tmpfile();
@@ -174,13 +174,4 @@ static void test_library_kinds(void) {
     fclose(out);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"calibrate/validate --from-trace commands: profile, table, files", test_cli},
-        {"calibrate --from-trace: the kernel curves in the profile, run by model", test_cli_kernel_table},
-        {"bad input: exit 2, the file named, no output", test_bad_input},
-        {"in the library: the kind of each failure", test_library_kinds},
-        {NULL, NULL},
-    };
-    return ft_main("fromtrace", cases);
-}
+RS_TEST_MAIN(.suite = "fromtrace", .scratch = "fromtrace", .setup = ft_setup)

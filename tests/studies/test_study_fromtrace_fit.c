@@ -11,7 +11,7 @@
 #include "test_main.h"
 
 /* The fit recovers the known profile within 1%. */
-static void test_fit_recovers(void) {
+RS_TEST(test_fit_recovers, "fit recovers F_eff(B), L, W, host cost of a known profile within 1%") {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
     static rs_tfit_t f;
     rs_tset_t *ts = fit_traces(&o, &f);
@@ -53,7 +53,7 @@ static void test_fit_recovers(void) {
 
 /* One backward trace has three transfer sizes (K,V; dK,dV; both): alpha-beta from one B. One forward
  * trace needs --latency, then W alone. */
-static void test_fit_one_b(void) {
+RS_TEST(test_fit_one_b, "one B: a backward pass fits alpha-beta; a forward one needs --latency") {
     static rs_tfit_t f;
     rs_err_t err = {0};
     rs_tfit_opts_t o = fit_opts(3, 1);
@@ -82,7 +82,7 @@ static void test_fit_one_b(void) {
 }
 
 /* The kernel table recovers the known curves by call shape and mask. */
-static void test_fit_kernel_table(void) {
+RS_TEST(test_fit_kernel_table, "the kernel table: known curves by call shape and mask recovered within 1%") {
     CU_ASSERT_EQUAL_FATAL(make_kernel_traces(), 0);
     rs_tfit_opts_t o;
     rs_tfit_opts_default(&o);
@@ -96,7 +96,7 @@ static void test_fit_kernel_table(void) {
 }
 
 /* The profile of the fit: F_peak for its dtype, L and W, the calibration, the kernel table. */
-static void test_to_hw(void) {
+RS_TEST(test_to_hw, "the fit's profile") {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
     static rs_tfit_t f;
     rs_tset_t *ts = fit_traces(&o, &f);
@@ -112,13 +112,4 @@ static void test_to_hw(void) {
     rs_tset_free(ts);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"fit recovers F_eff(B), L, W, host cost of a known profile within 1%", test_fit_recovers},
-        {"one B: a backward pass fits alpha-beta; a forward one needs --latency", test_fit_one_b},
-        {"the kernel table: known curves by call shape and mask recovered within 1%", test_fit_kernel_table},
-        {"the fit's profile", test_to_hw},
-        {NULL, NULL},
-    };
-    return ft_main("fromtrace_fit", cases);
-}
+RS_TEST_MAIN(.suite = "fromtrace_fit", .scratch = "fromtrace_fit", .setup = ft_setup)

@@ -11,7 +11,7 @@
 #include "test_main.h"
 
 /* Kinds and call shapes, from the schedule by hand. */
-static void test_step_kinds(void) {
+RS_TEST(test_step_kinds, "mask kind and call shape of a step") {
     rs_err_t err;
     struct {
         rs_layout_t layout;
@@ -57,7 +57,7 @@ static void test_step_kinds(void) {
     rs_schedule_free(s);
 }
 
-static void test_set(void) {
+RS_TEST(test_set, "the set: paths, problems, schedules; the profile's dtype") {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
     rs_err_t err = {0};
     rs_tset_t *ts = rs_tset_load(&o, &err);
@@ -117,7 +117,7 @@ static void expect_refused(const char *a, const char *b, unsigned given, const c
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refusals name the file, as bad input") {
     char want[1400];
     const char *other = edited("other.csv", paths[1], "# head_dim=128", "# head_dim=64", NULL);
     snprintf(want, sizeof want, "%s: head_dim=64, but %s has head_dim=128: traces of one problem shape (only S and the pass may "
@@ -145,12 +145,4 @@ static void test_refused(void) {
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"mask kind and call shape of a step", test_step_kinds},
-        {"the set: paths, problems, schedules; the profile's dtype", test_set},
-        {"refusals name the file, as bad input", test_refused},
-        {NULL, NULL},
-    };
-    return ft_main("fromtrace_traces", cases);
-}
+RS_TEST_MAIN(.suite = "fromtrace_traces", .scratch = "fromtrace_traces", .setup = ft_setup)

@@ -12,7 +12,7 @@
 
 /* The fitted profile predicts the traces with ~0 error; a profile of half the bandwidth and twice the
  * peak shows it: T_comp -50%, and T_comm (L + m / W) grows by m / W / (L + m / W) at each size. */
-static void test_validate(void) {
+RS_TEST(test_validate, "validate: ~0 error with the fit, the known error with a profile off by 2x") {
     rs_tfit_opts_t o = fit_opts(0, N_TRACES);
     rs_err_t err = {0};
     static rs_tfit_t f;
@@ -55,7 +55,7 @@ static void test_validate(void) {
 }
 
 /* With a directory: per trace its predicted trace, per-step CSV and figure, named by index, B, pass. */
-static void test_files(void) {
+RS_TEST(test_files, "the files of each trace in the directory") {
     rs_tfit_opts_t o = fit_opts(2, 2);
     static rs_tfit_t f;
     rs_hw_t hw;
@@ -81,7 +81,7 @@ static void test_files(void) {
 }
 
 /* A profile whose dtype has no peak cannot build the machine: bad input, "the profile: ...". */
-static void test_refused(void) {
+RS_TEST(test_refused, "a profile that cannot build the machine is refused") {
     rs_tfit_opts_t o = fit_opts(3, 1); /* the backward trace: three transfer sizes */
     static rs_tfit_t f;
     rs_hw_t hw;
@@ -95,12 +95,4 @@ static void test_refused(void) {
     rs_tset_free(ts);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"validate: ~0 error with the fit, the known error with a profile off by 2x", test_validate},
-        {"the files of each trace in the directory", test_files},
-        {"a profile that cannot build the machine is refused", test_refused},
-        {NULL, NULL},
-    };
-    return ft_main("fromtrace_validate", cases);
-}
+RS_TEST_MAIN(.suite = "fromtrace_validate", .scratch = "fromtrace_validate", .setup = ft_setup)

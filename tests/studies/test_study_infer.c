@@ -12,15 +12,7 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
-static void infer_in(rs_infer_in_t *in) {
-    rs_infer_defaults(in);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &in->config.model, &err), 0);
-    in->out = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in->out);
-}
-
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults") {
     rs_infer_in_t in;
     rs_infer_defaults(&in);
     CU_ASSERT_STRING_EQUAL(in.profiles, "h100-sxm");
@@ -32,9 +24,9 @@ static void test_defaults(void) {
 
 /* Nodes 1, 2 at T = 32K: each row's TTFT is rs_infer_point's best option; the efficiency of 2 nodes
  * is TTFT(1) / (2 TTFT(2)). */
-static void test_csv_is_the_plan(void) {
+RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel efficiency") {
     rs_infer_in_t in;
-    infer_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_infer_defaults);
     in.n_nodes = 2, in.nodes[1] = 2, in.new_tokens[0] = 32768;
     in.csv = rs_test_path("infer.csv");
     rs_err_t err = {0};
@@ -68,9 +60,9 @@ static void test_csv_is_the_plan(void) {
     fclose(in.out);
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refusals are bad input with their messages") {
     rs_infer_in_t in;
-    infer_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_infer_defaults);
     rs_err_t err = {0};
     in.n_nodes = 64, in.n_new = 64, in.n_cached = 2;
     for (int i = 0; i < 64; i++) in.nodes[i] = 1, in.new_tokens[i] = 1024;
@@ -97,12 +89,4 @@ static void test_refused(void) {
     fclose(in.out);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults", test_defaults},
-        {"the CSV is rs_infer_point's plan, the parallel efficiency", test_csv_is_the_plan},
-        {"refusals are bad input with their messages", test_refused},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("study_infer", cases);
-}
+RS_TEST_MAIN(.suite = "study_infer", .scratch = "study_infer", .keep_failed = true)

@@ -16,15 +16,7 @@
 /* s begins with prefix. */
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-static void plan_in(rs_plan_in_t *in) {
-    rs_plan_defaults(in);
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_transformer_load("llama3-8b", &in->config.model, &err), 0);
-    in->out = tmpfile();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in->out);
-}
-
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults") {
     rs_plan_in_t in;
     rs_plan_defaults(&in);
     CU_ASSERT_STRING_EQUAL(in.profiles, "h100-sxm");
@@ -36,9 +28,9 @@ static void test_defaults(void) {
 }
 
 /* The CSV's rows are rs_plan_run's options of the candidate, at full precision. */
-static void test_csv_is_the_plan(void) {
+RS_TEST(test_csv_is_the_plan, "the CSV is rs_plan_run's plan; the max-context CSV; the table marks the best") {
     rs_plan_in_t in;
-    plan_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_plan_defaults);
     in.csv = rs_test_path("plan.csv");
     in.maxctx_csv = rs_test_path("maxctx.csv");
     in.config.max_sp = 64;
@@ -75,9 +67,9 @@ static void test_csv_is_the_plan(void) {
     free(tab);
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refusals are bad input with their messages") {
     rs_plan_in_t in;
-    plan_in(&in);
+    RS_TEST_PLANNING_IN(&in, rs_plan_defaults);
     rs_err_t err = {0};
     in.profiles = "h100-sxm,nosuch";
     CU_ASSERT_EQUAL(rs_study_plan(&in, &err), -1);
@@ -109,12 +101,4 @@ static void test_refused(void) {
     fclose(in.out);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults", test_defaults},
-        {"the CSV is rs_plan_run's plan; the max-context CSV; the table marks the best", test_csv_is_the_plan},
-        {"refusals are bad input with their messages", test_refused},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("study_plan", cases);
-}
+RS_TEST_MAIN(.suite = "study_plan", .scratch = "study_plan", .keep_failed = true)

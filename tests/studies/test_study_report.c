@@ -19,10 +19,11 @@
 #include "test_main.h"
 #include "trace.h"
 
+RS_TEST_SUITE("report")
 /* ------------------------------------------------------------------------------------------------
  * The report's directory
  * ---------------------------------------------------------------------------------------------- */
-static void test_report_dir_exists(void) {
+RS_TEST(test_report_dir_exists, "report dir exists without --force: exit 2") {
     mkdir(rs_test_path("existing"), 0777);
     char args[2048];
     snprintf(args, sizeof args, "report -o %s --no-exec --no-sim --no-figures --quick", rs_test_path("existing"));
@@ -35,11 +36,11 @@ static void test_report_dir_exists(void) {
 }
 
 /* In the library: each refusal is bad input, before anything is written. */
-static void test_report_dir_refused(void) {
+RS_TEST(test_report_dir_refused, "report dir refused in the library: bad input, nothing written") {
     rs_setup_t setup;
     rs_report_setup_default(&setup);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&setup, &err), 0);
+    rs_test_setup_finish(&setup);
     rs_report_in_t in;
     rs_report_defaults(&in);
     CU_ASSERT_STRING_EQUAL(in.dir, "ringsim-report");
@@ -72,10 +73,11 @@ static void test_report_dir_refused(void) {
     CU_ASSERT_EQUAL(access(longer, F_OK), -1);
 }
 
+RS_TEST_SUITE("compare")
 /* ------------------------------------------------------------------------------------------------
  * compare
  * ---------------------------------------------------------------------------------------------- */
-static void test_compare_identical_is_zero(void) {
+RS_TEST(test_compare_identical_is_zero, "identical traces: zero error") {
     rs_problem_t p;
     rs_problem_default(&p);
     rs_trace_t *a = rs_test_model_trace(&p), *b = rs_test_model_trace(&p);
@@ -109,42 +111,7 @@ static void slow_down(rs_trace_t *t, int rank, int step, double factor) {
             e[i].end_s = e[i].start_s + factor * (e[i].end_s - e[i].start_s);
 }
 
-/* T_comm is the recv (the block's arrival): a send that ends late (the sender saw its completion at
- * a later MPI call) changes nothing; a recv 20% longer is a +20% T_comm error at that (rank, step). */
-static void test_compare_comm_is_recv(void) {
-    rs_problem_t p;
-    rs_problem_default(&p);
-    rs_trace_t *a = rs_test_model_trace(&p), *b = rs_test_model_trace(&p);
-    rs_event_t *e = rs_trace_events_mut(b);
-    for (size_t i = 0; i < rs_trace_count(b); i++) {
-        if (e[i].kind == RS_EV_SEND) e[i].end_s = e[i].start_s + 3.0 * (e[i].end_s - e[i].start_s);
-        if (e[i].kind == RS_EV_RECV && e[i].rank == 5 && e[i].step == 1)
-            e[i].end_s = e[i].start_s + 1.2 * (e[i].end_s - e[i].start_s);
-    }
-    rs_compare_t c;
-    rs_err_t err;
-    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
-    const rs_cmp_stats_t *s = &c.stats[RS_CMP_COMM];
-    CU_ASSERT_EQUAL(s->n, 56);
-    CU_ASSERT_EQUAL(s->worst.rank, 5);
-    CU_ASSERT_EQUAL(s->worst.step, 1);
-    RS_ASSERT_REL(s->worst.rel_err, 0.20, 1e-9);
-    CU_ASSERT_EQUAL(s->median_abs, 0.0);
-    rs_trace_summary_t sa, sb;
-    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(b, RS_PASS_FORWARD, &sb, &err), 0);
-    CU_ASSERT_EQUAL(sa.t_comm_s, sb.t_comm_s); /* median of 56: one longer recv does not move it */
-    /* compute split by whether the step transfers: N = 8 forward, the last step sends nothing */
-    CU_ASSERT_EQUAL(sa.n_comp_xfer, 56);
-    CU_ASSERT_EQUAL(sa.n_comp_alone, 8);
-    CU_ASSERT(sa.t_comp_xfer_s > 0 && sa.t_comp_alone_s > 0);
-    RS_ASSERT_REL(sa.t_comp_xfer_s, sa.t_comp_alone_s, 1e-9); /* zigzag is balanced, no host cost */
-    rs_compare_free(&c);
-    rs_trace_free(a);
-    rs_trace_free(b);
-}
-
-static void test_compare_finds_slow_step(void) {
+RS_TEST(test_compare_finds_slow_step, "one step 10% slower: that step, +10%") {
     rs_problem_t p;
     rs_problem_default(&p);
     rs_trace_t *a = rs_test_model_trace(&p), *b = rs_test_model_trace(&p);
@@ -189,7 +156,42 @@ static void test_compare_finds_slow_step(void) {
     rs_trace_free(b);
 }
 
-static void test_compare_refuses_other_problem(void) {
+/* T_comm is the recv (the block's arrival): a send that ends late (the sender saw its completion at
+ * a later MPI call) changes nothing; a recv 20% longer is a +20% T_comm error at that (rank, step). */
+RS_TEST(test_compare_comm_is_recv, "T_comm is the recv: a late send end changes nothing") {
+    rs_problem_t p;
+    rs_problem_default(&p);
+    rs_trace_t *a = rs_test_model_trace(&p), *b = rs_test_model_trace(&p);
+    rs_event_t *e = rs_trace_events_mut(b);
+    for (size_t i = 0; i < rs_trace_count(b); i++) {
+        if (e[i].kind == RS_EV_SEND) e[i].end_s = e[i].start_s + 3.0 * (e[i].end_s - e[i].start_s);
+        if (e[i].kind == RS_EV_RECV && e[i].rank == 5 && e[i].step == 1)
+            e[i].end_s = e[i].start_s + 1.2 * (e[i].end_s - e[i].start_s);
+    }
+    rs_compare_t c;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    const rs_cmp_stats_t *s = &c.stats[RS_CMP_COMM];
+    CU_ASSERT_EQUAL(s->n, 56);
+    CU_ASSERT_EQUAL(s->worst.rank, 5);
+    CU_ASSERT_EQUAL(s->worst.step, 1);
+    RS_ASSERT_REL(s->worst.rel_err, 0.20, 1e-9);
+    CU_ASSERT_EQUAL(s->median_abs, 0.0);
+    rs_trace_summary_t sa, sb;
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(a, RS_PASS_FORWARD, &sa, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_trace_summarize(b, RS_PASS_FORWARD, &sb, &err), 0);
+    CU_ASSERT_EQUAL(sa.t_comm_s, sb.t_comm_s); /* median of 56: one longer recv does not move it */
+    /* compute split by whether the step transfers: N = 8 forward, the last step sends nothing */
+    CU_ASSERT_EQUAL(sa.n_comp_xfer, 56);
+    CU_ASSERT_EQUAL(sa.n_comp_alone, 8);
+    CU_ASSERT(sa.t_comp_xfer_s > 0 && sa.t_comp_alone_s > 0);
+    RS_ASSERT_REL(sa.t_comp_xfer_s, sa.t_comp_alone_s, 1e-9); /* zigzag is balanced, no host cost */
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
+RS_TEST(test_compare_refuses_other_problem, "different problems refused") {
     rs_problem_t p, q;
     rs_problem_default(&p);
     q = p;
@@ -210,7 +212,7 @@ static void test_compare_refuses_other_problem(void) {
     rs_trace_free(b);
 }
 
-static void test_stats_and_crossover(void) {
+RS_TEST(test_stats_and_crossover, "median, p95, crossover") {
     double v[] = {5, 1, 4, 2, 3};
     RS_ASSERT_REL(rs_median(v, 5), 3, 0);
     double w[] = {4, 1, 3, 2};
@@ -242,7 +244,7 @@ static void test_stats_and_crossover(void) {
 /* ------------------------------------------------------------------------------------------------
  * Bad input through the CLI: file:line, exit 2, no output
  * ---------------------------------------------------------------------------------------------- */
-static void test_bad_csv_exit_2(void) {
+RS_TEST(test_bad_csv_exit_2, "bad CSV: file:line, exit 2, no output") {
     rs_test_write_text(rs_test_path("bad-busy.csv"), "# note\nrank,contiguous,striped,zigzag\n0,1e-3,1e-3,1e-3\n1,1e-3,oops,1e-3\n");
     char args[2048], want[1200];
     snprintf(args, sizeof args, "plot layout-busy %s -o %s", rs_test_path("bad-busy.csv"), rs_test_path("bad.png"));
@@ -272,22 +274,4 @@ static void test_bad_csv_exit_2(void) {
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
 }
 
-int main(void) {
-    static const rs_test_case_t rep[] = {
-        {"report dir exists without --force: exit 2", test_report_dir_exists},
-        {"report dir refused in the library: bad input, nothing written", test_report_dir_refused},
-        {NULL, NULL}};
-    static const rs_test_case_t cmp[] = {
-        {"identical traces: zero error", test_compare_identical_is_zero},
-        {"one step 10% slower: that step, +10%", test_compare_finds_slow_step},
-        {"T_comm is the recv: a late send end changes nothing", test_compare_comm_is_recv},
-        {"different problems refused", test_compare_refuses_other_problem},
-        {"median, p95, crossover", test_stats_and_crossover},
-        {"bad CSV: file:line, exit 2, no output", test_bad_csv_exit_2},
-        {NULL, NULL}};
-    const rs_test_suite_t suites[] = {{"report", rep}, {"compare", cmp}};
-    if (rs_test_scratch("report") != 0) return 1;
-    int rc = rs_test_main(suites, 2);
-    if (rc == 0) rs_test_cleanup();
-    return rc;
-}
+RS_TEST_MAIN(.suite = NULL, .scratch = "report", .keep_failed = true)

@@ -30,7 +30,7 @@ static int read_summary(row_t *rows, int max) {
     return n;
 }
 
-static void test_prose_states_the_summary(void) {
+RS_TEST(test_prose_states_the_summary, "report.md states summary.csv's numbers; report.html is the same document") {
     rs_test_report("rep", "--no-exec --no-sim --no-figures --quick");
     char *md = rs_test_report_file("report.md"), *html = rs_test_report_file("report.html");
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
@@ -87,10 +87,4 @@ static void test_prose_states_the_summary(void) {
     free(html);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"report.md states summary.csv's numbers; report.html is the same document", test_prose_states_the_summary},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("report_doc", cases);
-}
+RS_TEST_MAIN(.suite = "report_doc", .scratch = "report_doc", .keep_failed = true)

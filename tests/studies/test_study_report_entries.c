@@ -14,7 +14,7 @@
 #include "test_main.h"
 #include "trace.h"
 
-static void test_summary_is_the_model(void) {
+RS_TEST(test_summary_is_the_model, "summary.csv is the model's closed form and walk, every layout x pass") {
     rs_test_report("rep", "--no-exec --no-sim --no-figures --quick");
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "ringsim report: written to "));
     rs_machine_t m;
@@ -65,7 +65,7 @@ static void test_summary_is_the_model(void) {
 
 /* busy-forward.csv: per rank, the walk's summed compute time of each layout (the walk backend's
  * rank_busy_s), at full precision. */
-static void test_busy_is_the_walk(void) {
+RS_TEST(test_busy_is_the_walk, "busy-forward.csv is the walk's per-rank compute time") {
     rs_machine_t m;
     rs_test_h100(&m, false);
     double busy[RS_LAYOUT_COUNT][8];
@@ -103,7 +103,7 @@ static void test_busy_is_the_walk(void) {
 }
 
 /* Every layout x pass in CSV (readable, the walk's events) and Chrome JSON. */
-static void test_traces(void) {
+RS_TEST(test_traces, "traces of every entry, CSV and Chrome JSON") {
     static const char *const names[] = {"contiguous-forward", "striped-forward", "zigzag-forward", "contiguous-backward",
                                         "striped-backward", "zigzag-backward"};
     for (int i = 0; i < 6; i++) {
@@ -122,12 +122,4 @@ static void test_traces(void) {
     }
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"summary.csv is the model's closed form and walk, every layout x pass", test_summary_is_the_model},
-        {"busy-forward.csv is the walk's per-rank compute time", test_busy_is_the_walk},
-        {"traces of every entry, CSV and Chrome JSON", test_traces},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("report_entries", cases);
-}
+RS_TEST_MAIN(.suite = "report_entries", .scratch = "report_entries", .keep_failed = true)

@@ -9,7 +9,7 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
-static void test_skipped(void) {
+RS_TEST(test_skipped, "--no-exec: skipped, no validation folder") {
     rs_test_report("skip", "--no-exec --no-sim --no-figures --quick");
     char *md = rs_test_report_file("report.md");
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
@@ -22,7 +22,7 @@ static void test_skipped(void) {
 }
 
 /* validate cannot calibrate and measure 12 configurations in a second: stopped, said, logged. */
-static void test_watchdog(void) {
+RS_TEST(test_watchdog, "validate stopped by the watchdog: said, logged, the report written") {
     const char *dir = rs_test_report("slow", "--exec-timeout 1 --no-sim --no-figures --quick");
     char *md = rs_test_report_file("report.md");
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
@@ -37,11 +37,4 @@ static void test_watchdog(void) {
     CU_ASSERT_EQUAL(access(path, F_OK), -1);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"--no-exec: skipped, no validation folder", test_skipped},
-        {"validate stopped by the watchdog: said, logged, the report written", test_watchdog},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("report_exec", cases);
-}
+RS_TEST_MAIN(.suite = "report_exec", .scratch = "report_exec", .keep_failed = true)

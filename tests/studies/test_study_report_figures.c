@@ -10,7 +10,7 @@
 #include "studies_fixtures.h"
 #include "test_main.h"
 
-static void test_figures(void) {
+RS_TEST(test_figures, "figures of the walk's data, the scripts and regenerate.sh") {
     const char *dir = rs_test_report("rep", "--no-exec --no-sim --quick");
     static const char *const made[] = {"tcomm-vs-b", "tcomm-vs-b-causal", "timeline-zigzag-forward", "timeline-contiguous-forward",
                                        "layout-busy", "scaling-n", "scaling-b"};
@@ -52,10 +52,4 @@ static void test_figures(void) {
     free(md);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"figures of the walk's data, the scripts and regenerate.sh", test_figures},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("report_figures", cases);
-}
+RS_TEST_MAIN(.suite = "report_figures", .scratch = "report_figures", .keep_failed = true)

@@ -31,7 +31,7 @@ static void read_table(const char *rel, rs_table_t *t) {
 
 /* B = 256, 1K, 4K, 16K (quick), full blocks then causal; the sentence's crossing is the simulated
  * series' (rs_crossover_b of its rows, sorted by B). */
-static void test_b_sweeps(void) {
+RS_TEST(test_b_sweeps, "the B sweeps, and their crossover as the document states it") {
     rs_test_report("rep", "--no-exec --no-figures --quick");
     md = rs_test_report_file("report.md");
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
@@ -61,7 +61,7 @@ static void test_b_sweeps(void) {
 
 /* N = 2..16 at the problem's S, and B = 256..16K at its N, for the profile, it one device per node,
  * and the other vendor. */
-static void test_scaling(void) {
+RS_TEST(test_scaling, "the N and B scaling of three machines") {
     static const char *const profiles[3] = {"h100-sxm", "h100-sxm:g1", "mi300x"};
     rs_table_t t;
     read_table("data/scaling-n.csv", &t);
@@ -86,7 +86,7 @@ static void test_scaling(void) {
 
 /* The contention sentence: 8 rings of the report's N, efficiency at K = 1 and K = 8 NICs per node
  * for both ratios, each the CSV's. */
-static void test_contention(void) {
+RS_TEST(test_contention, "the contention sentence from its CSV") {
     rs_table_t t;
     read_table("data/contention.csv", &t);
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 8); /* K = 1, 2, 4, 8 at 1:1 and 2:1 */
@@ -105,14 +105,6 @@ static void test_contention(void) {
     rs_table_free(&t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the B sweeps, and their crossover as the document states it", test_b_sweeps},
-        {"the N and B scaling of three machines", test_scaling},
-        {"the contention sentence from its CSV", test_contention},
-        {NULL, NULL},
-    };
-    const int rc = rs_test_studies_main("report_sweeps", cases);
-    free((void *)md);
-    return rc;
-}
+static void free_md(void) { free((void *)md); }
+
+RS_TEST_MAIN(.suite = "report_sweeps", .scratch = "report_sweeps", .keep_failed = true, .teardown = free_md)

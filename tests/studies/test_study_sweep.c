@@ -18,7 +18,7 @@ static int parse(const char *text, int64_t *out, int max_out, rs_err_t *err) {
     return rs_sweep_range_parse(&r, text, err);
 }
 
-static void test_ranges(void) {
+RS_TEST(test_ranges, "ranges: geometric, arithmetic, lists, one value") {
     int64_t v[RS_SWEEP_MAX_VALUES];
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(parse("64:64K:x2", v, RS_SWEEP_MAX_VALUES, &err), 11);
@@ -40,13 +40,16 @@ static void test_ranges(void) {
     CU_ASSERT_EQUAL(v[3], 16);
 }
 
+/* A value of --block and the message of its refusal. */
+typedef struct {
+    const char *text, *msg;
+} refusal_t;
+
 /* Each refusal quotes the option and its whole value; the kind is bad input. */
-static void test_range_errors(void) {
+RS_TEST(test_range_errors, "ranges: each refusal quotes the option's value") {
     int64_t v[4];
     rs_err_t err = {0};
-    static const struct {
-        const char *text, *msg;
-    } cases[] = {
+    static const refusal_t cases[] = {
         {"64K:256:x2", "--block 64K:256:x2: STOP must be >= START"},
         {"64:1K:x1", "--block 64:1K:x1: STEP 1: must be in [2, 2305843009213693951]"},
         {"1:2:+0", "--block 1:2:+0: STEP 0: must be in [1, 2305843009213693951]"},
@@ -86,7 +89,7 @@ static void small_spec(rs_sweep_spec_t *s) {
 }
 
 /* Profile-major, then layout, pass, N, and B last; S = B N; the series names what differs but B. */
-static void test_points(void) {
+RS_TEST(test_points, "points: profile-major, S = B N, refused before running") {
     static rs_sweep_spec_t s;
     small_spec(&s);
     CU_ASSERT_EQUAL_FATAL(rs_sweep_count(&s), 16);
@@ -123,7 +126,7 @@ static void count_lines(const char *text, int *notes, int *rows) {
     for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) *(*l == '#' ? notes : rows) += 1;
 }
 
-static void test_study(void) {
+RS_TEST(test_study, "the study: a CSV; a failing point with and without the finished ones kept") {
     static rs_sweep_spec_t s;
     small_spec(&s);
     s.n_profiles = 1, s.common.n_passes = 1, s.n_ranks = 1; /* two points: B = 1K, 2K at N = 2 */
@@ -166,7 +169,7 @@ static void test_study(void) {
     unsetenv("RINGSIM_SWEEP_FAIL_POINT");
 }
 
-static void test_study_refused(void) {
+RS_TEST(test_study_refused, "the study refuses too many points and a bad profile as bad input") {
     static rs_sweep_spec_t s;
     small_spec(&s);
     s.n_ranks = 256, s.n_blocks = 256;
@@ -187,14 +190,4 @@ static void test_study_refused(void) {
     CU_ASSERT_EQUAL(rs_test_file_size(in.out_path), -1);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"ranges: geometric, arithmetic, lists, one value", test_ranges},
-        {"ranges: each refusal quotes the option's value", test_range_errors},
-        {"points: profile-major, S = B N, refused before running", test_points},
-        {"the study: a CSV; a failing point with and without the finished ones kept", test_study},
-        {"the study refuses too many points and a bad profile as bad input", test_study_refused},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("study_sweep", cases);
-}
+RS_TEST_MAIN(.suite = "study_sweep", .scratch = "study_sweep", .keep_failed = true)

@@ -25,7 +25,7 @@ static size_t count(const char *s, char c) {
 
 static void header_of(FILE *fp, const void *arg) { rs_sweep_write_header(fp, arg, "ringsim sweep -x"); }
 
-static void test_header(void) {
+RS_TEST(test_header, "the header: format line, command, problem, 42 columns") {
     static rs_sweep_spec_t s;
     memset(&s, 0, sizeof s);
     rs_setup_default(&s.common);
@@ -61,7 +61,7 @@ static void planted(rs_sweep_point_t *pt) {
 
 static void row_of(FILE *fp, const void *arg) { rs_sweep_write_row(fp, 7, arg); }
 
-static void test_row(void) {
+RS_TEST(test_row, "a planted point's row, column by column") {
     rs_sweep_point_t pt;
     planted(&pt);
     char *r = written(row_of, &pt);
@@ -74,7 +74,7 @@ static void test_row(void) {
 
 /* A series with T_comp = B^2, T_comm = 128 B over B = 256, 64, 128 (unsorted): they cross at
  * B = 128; another series' points do not count; the simulator did not run. */
-static void test_crossover(void) {
+RS_TEST(test_crossover, "crossover of a series in the data, and its line") {
     static rs_sweep_point_t pts[4];
     const int64_t b[4] = {256, 64, 128, 64};
     for (int i = 0; i < 4; i++) {
@@ -99,12 +99,4 @@ static void test_crossover(void) {
     free(lines);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the header: format line, command, problem, 42 columns", test_header},
-        {"a planted point's row, column by column", test_row},
-        {"crossover of a series in the data, and its line", test_crossover},
-        {NULL, NULL},
-    };
-    return rs_test_main1("study_sweep_csv", cases);
-}
+RS_TEST_PROGRAM("study_sweep_csv")

@@ -7,7 +7,7 @@
 #include "study_validate.h"
 #include "test_main.h"
 
-static void test_defaults(void) {
+RS_TEST(test_defaults, "defaults: cpu, B = 8..1024, 5 rounds of 7 reps") {
     rs_validate_in_t in;
     rs_validate_defaults(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(in.backend);
@@ -28,7 +28,7 @@ static void test_defaults(void) {
 }
 
 /* B = 8..1024: the calibration measures 8, 16, ..., 2048 (the sweep and a bit above). */
-static void test_finish_blocks(void) {
+RS_TEST(test_finish_blocks, "finish: the calibration's blocks span the sweep") {
     rs_validate_in_t in;
     rs_validate_defaults(&in);
     rs_err_t err = {0};
@@ -44,7 +44,7 @@ static void test_finish_blocks(void) {
     CU_ASSERT_EQUAL(in.calib.blocks[2], 128);
 }
 
-static void test_finish_refused(void) {
+RS_TEST(test_finish_refused, "finish: refusals are bad input") {
     rs_validate_in_t in;
     rs_validate_defaults(&in);
     rs_err_t err = {0};
@@ -72,12 +72,4 @@ static void test_finish_refused(void) {
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"defaults: cpu, B = 8..1024, 5 rounds of 7 reps", test_defaults},
-        {"finish: the calibration's blocks span the sweep", test_finish_blocks},
-        {"finish: refusals are bad input", test_finish_refused},
-        {NULL, NULL},
-    };
-    return rs_test_main1("validate", cases);
-}
+RS_TEST_PROGRAM("validate")

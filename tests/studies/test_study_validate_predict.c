@@ -10,7 +10,7 @@
 /* validate's spread of the rounds: two rounds, the second every time x 1.2 of the first, against
  * their median (x 1.1): every (rank, step) point of every metric and the makespan are 0.1 / 1.1 off,
  * in both rounds; one round gives no points. */
-static void test_validate_round_spread(void) {
+RS_TEST(test_validate_round_spread, "validate's spread of the rounds on planted rounds") {
     rs_problem_t p;
     rs_problem_default(&p);
     p.n_ranks = 4;
@@ -47,7 +47,7 @@ static void test_validate_round_spread(void) {
 
 /* Contiguous causal: a rank computes only the blocks of the ranks up to it (N (N + 1) / 2 = 10 of 16
  * steps at N = 4); a compute of nothing is no point of the spread. */
-static void test_spread_skips_empty_computes(void) {
+RS_TEST(test_spread_skips_empty_computes, "a compute of nothing is no point of the spread") {
     rs_problem_t p;
     rs_problem_default(&p);
     p.n_ranks = 4, p.layout = RS_LAYOUT_CONTIGUOUS;
@@ -70,11 +70,4 @@ static void test_spread_skips_empty_computes(void) {
     rs_trace_free(a), rs_trace_free(b);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"validate's spread of the rounds on planted rounds", test_validate_round_spread},
-        {"a compute of nothing is no point of the spread", test_spread_skips_empty_computes},
-        {NULL, NULL},
-    };
-    return rs_test_main1("validate_predict", cases);
-}
+RS_TEST_PROGRAM("validate_predict")

@@ -37,7 +37,7 @@ static void planted(void) {
 /* What was printed since planted() (malloc'd). */
 static char *printed(void) { return rs_test_read_back(v.out); }
 
-static void test_refit_tables(void) {
+RS_TEST(test_refit_tables, "the refit's tables, line by line") {
     planted();
     const double fr[2] = {1, 1.2}, kt[4] = {1, 1.1, 2, 2.6}, fastest[2] = {1, 2};
     rs_val_print_rank_factors(&v, &v.ps[0], fr, kt, fastest);
@@ -77,7 +77,7 @@ static void test_refit_tables(void) {
 
 /* One configuration: its per-B rows, the |errors| over the sweep, one round (no spread), no
  * simulator, and its row of the held-out table. */
-static void test_configuration(void) {
+RS_TEST(test_configuration, "a configuration's summary and its held-out row") {
     planted();
     val_cfg_t *cf = &v.cs[0];
     cf->prob = v.ps[0].prob;
@@ -116,18 +116,10 @@ static void test_configuration(void) {
     free(out);
 }
 
-static void test_crossover_text(void) {
+RS_TEST(test_crossover_text, "the crossover in words") {
     char buf[96];
     CU_ASSERT_STRING_EQUAL(rs_validate_crossover_text(64.23, 8, 1024, buf, sizeof buf), "B = 64.23");
     CU_ASSERT_STRING_EQUAL(rs_validate_crossover_text(NAN, 8, 1024, buf, sizeof buf), "not reached in the swept range (B = 8..1024)");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the refit's tables, line by line", test_refit_tables},
-        {"a configuration's summary and its held-out row", test_configuration},
-        {"the crossover in words", test_crossover_text},
-        {NULL, NULL},
-    };
-    return rs_test_main1("validate_print", cases);
-}
+RS_TEST_PROGRAM("validate_print")

@@ -10,7 +10,7 @@
 
 /* Efficiency 1 at B = 8, 16, 32 and 0.5 at 64; at peak 100 FLOP/s the samples say 80 FLOP/s at 8 and
  * 160 at 16 and 32: those three change, 64 does not; the renormalised peak is 160. */
-static void test_eff_and_peak(void) {
+RS_TEST(test_eff_and_peak, "F_eff at the sweep's B, the renormalised peak") {
     rs_calibration_t cal;
     rs_calibration_default(&cal);
     cal.n_eff = 4;
@@ -33,7 +33,7 @@ static void test_eff_and_peak(void) {
 }
 
 /* A rank more than 0.5% slower than the fastest is a straggler; the factors at each B. */
-static void test_stragglers(void) {
+RS_TEST(test_stragglers, "stragglers over 0.5%, the factors at each B") {
     rs_perturb_t q;
     memset(&q, 0, sizeof q);
     q.n_stragglers = 5; /* replaced */
@@ -53,25 +53,18 @@ static void test_stragglers(void) {
     CU_ASSERT_DOUBLE_EQUAL(at[3], 1.3, 1e-15);
 }
 
-/* o is want, field by field. */
+/* o is want, field by field (every field of rs_calib_overlap_t). */
 static void expect_point(const rs_calib_overlap_t *o, const rs_calib_overlap_t *want) {
-    CU_ASSERT_EQUAL(o->block, want->block);
-    CU_ASSERT_EQUAL(o->bytes, want->bytes);
-    CU_ASSERT_EQUAL(o->n_flows, want->n_flows);
-    CU_ASSERT_EQUAL(o->t_comp_s, want->t_comp_s);
-    CU_ASSERT_EQUAL(o->t_comp_busy_s, want->t_comp_busy_s);
-    CU_ASSERT_EQUAL(o->t_xfer_s, want->t_xfer_s);
-    CU_ASSERT_EQUAL(o->t_end_s, want->t_end_s);
-    CU_ASSERT_EQUAL(o->t_end_fresh_s, want->t_end_fresh_s);
-    CU_ASSERT_EQUAL(o->eta, want->eta);
-    CU_ASSERT_EQUAL(o->sigma, want->sigma);
-    CU_ASSERT_EQUAL(o->polls, want->polls);
-    CU_ASSERT_EQUAL(o->poll_first, want->poll_first);
+#define EXPECT_FIELD(f) CU_ASSERT_EQUAL(o->f, want->f);
+    EXPECT_FIELD(block) EXPECT_FIELD(bytes) EXPECT_FIELD(n_flows) EXPECT_FIELD(t_comp_s) EXPECT_FIELD(t_comp_busy_s)
+    EXPECT_FIELD(t_xfer_s) EXPECT_FIELD(t_end_s) EXPECT_FIELD(t_end_fresh_s) EXPECT_FIELD(eta) EXPECT_FIELD(sigma)
+    EXPECT_FIELD(polls) EXPECT_FIELD(poll_first)
+#undef EXPECT_FIELD
 }
 
 /* A sample at B = 64 replaces the calibration's point there (with the poll geometry when polled); one
  * at B = 128 joins them; each adds its transfer size to the sweep's own list. */
-static void test_overlap_points(void) {
+RS_TEST(test_overlap_points, "overlap points replace or join the calibration's; sizes of the sweep") {
     static rs_calib_t c;
     memset(&c, 0, sizeof c);
     c.n_sizes = 3; /* the calibration's: not counted by the sweep's list */
@@ -108,7 +101,7 @@ static void test_overlap_points(void) {
 
 /* Transfers of L + m / W with L = 1 us, W = 1 GB/s at two sizes: the fit recovers them; one size
  * only leaves the calibration's sizes. */
-static void test_transport(void) {
+RS_TEST(test_transport, "alpha-beta fitted again on the sweep's sizes") {
     static rs_calib_t c;
     memset(&c, 0, sizeof c);
     rs_calibration_default(&c.model);
@@ -159,7 +152,7 @@ static const rs_kcurve_t *curve(const rs_machine_t *m, rs_pass_t pass, rs_kmask_
 /* The sweep B = 64, 128: full scaled to F_eff(B) (x2 at 64, x1 at 128, 32 takes 64's), causal by
  * its own calls (2e11 and 8e11 FLOP/s now: x2 at both), shifted sampled at 128 only (x0.5, 32 and
  * 64 take it); the backward untouched. Without the mask samples causal follows the full factor. */
-static void test_kernel_table(void) {
+RS_TEST(test_kernel_table, "the kernel table scaled to the samples' level") {
     rs_machine_t m;
     kernel_machine(&m);
     const int64_t b[2] = {64, 128};
@@ -196,14 +189,4 @@ static void test_kernel_table(void) {
     CU_ASSERT(!rs_validate_refit_kernels(&m, RS_PASS_FORWARD, &ks, rate, &full));
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"F_eff at the sweep's B, the renormalised peak", test_eff_and_peak},
-        {"stragglers over 0.5%, the factors at each B", test_stragglers},
-        {"overlap points replace or join the calibration's; sizes of the sweep", test_overlap_points},
-        {"alpha-beta fitted again on the sweep's sizes", test_transport},
-        {"the kernel table scaled to the samples' level", test_kernel_table},
-        {NULL, NULL},
-    };
-    return rs_test_main1("validate_refit", cases);
-}
+RS_TEST_PROGRAM("validate_refit")

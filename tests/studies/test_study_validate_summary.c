@@ -20,7 +20,7 @@ static rs_validate_row_t planted(int64_t n_ranks, rs_layout_t layout, bool causa
     return r;
 }
 
-static void test_csv_round_trip(void) {
+RS_TEST(test_csv_round_trip, "CSV written and read back, rows appended") {
     rs_validate_row_t rows[2] = {planted(2, RS_LAYOUT_ZIGZAG, true), planted(8, RS_LAYOUT_CONTIGUOUS, false)};
     const char *path = rs_test_path("heldout.csv");
     FILE *fp = fopen(path, "w");
@@ -72,7 +72,7 @@ static void test_csv_round_trip(void) {
 }
 
 /* A table without the spread columns (one round) reads as NaN there. */
-static void test_without_spread(void) {
+RS_TEST(test_without_spread, "a table without the spread columns") {
     const char *path = rs_test_path("old.csv");
     rs_test_write_text(path, "n_ranks,cores,layout,pass,mask,q_heads,kv_heads,fitted,t_comp_med,t_comp_p95,t_comm_med,t_comm_p95,"
                              "t_step_med,t_step_p95,makespan_med,makespan_max,crossover_meas,crossover_model,b_lo,b_hi\n"
@@ -90,7 +90,7 @@ static void test_without_spread(void) {
     CU_ASSERT_EQUAL(r[0].b_hi, 512);
 }
 
-static void test_refused(void) {
+RS_TEST(test_refused, "refusals: a file of other columns, a bad layout, no file") {
     rs_validate_row_t r[2];
     int n = 0;
     rs_err_t err = {0};
@@ -117,7 +117,7 @@ static void test_refused(void) {
 }
 
 /* The text form: '-' for what was not reached or measured; the oversubscription once per N. */
-static void test_text(void) {
+RS_TEST(test_text, "the text form") {
     rs_validate_row_t rows[3] = {planted(8, RS_LAYOUT_ZIGZAG, true), planted(8, RS_LAYOUT_STRIPED, false),
                                  planted(2, RS_LAYOUT_CONTIGUOUS, false)};
     FILE *fp = tmpfile();
@@ -136,7 +136,7 @@ static void test_text(void) {
     free(buf);
 }
 
-static void test_csv_cell(void) {
+RS_TEST(test_csv_cell, "a CSV cell: empty when not finite") {
     FILE *fp = tmpfile();
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     rs_validate_csv_cell(fp, 1.0 / 3, 4);
@@ -148,14 +148,4 @@ static void test_csv_cell(void) {
     free(buf);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"CSV written and read back, rows appended", test_csv_round_trip},
-        {"a table without the spread columns", test_without_spread},
-        {"refusals: a file of other columns, a bad layout, no file", test_refused},
-        {"the text form", test_text},
-        {"a CSV cell: empty when not finite", test_csv_cell},
-        {NULL, NULL},
-    };
-    return rs_test_studies_main("validate_summary", cases);
-}
+RS_TEST_MAIN(.suite = "validate_summary", .scratch = "validate_summary", .keep_failed = true)

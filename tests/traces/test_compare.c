@@ -45,7 +45,7 @@ static rs_trace_t *other_trace(void) {
     return t;
 }
 
-static void test_statistics_by_hand(void) {
+RS_TEST(test_statistics_by_hand, "statistics of a 3-step ring by hand; table and CSV") {
     rs_trace_t *a = ref_trace(), *b = other_trace();
     rs_compare_t c;
     rs_err_t err = {0};
@@ -157,7 +157,7 @@ static rs_trace_t *ring2(int64_t n_ranks, rs_layout_t layout) {
     return t;
 }
 
-static void test_checks(void) {
+RS_TEST(test_checks, "problem and event checks: exact messages") {
     rs_err_t err = {0};
     rs_trace_t *a = ring2(2, RS_LAYOUT_ZIGZAG), *b = ring2(2, RS_LAYOUT_ZIGZAG);
     CU_ASSERT_EQUAL(rs_compare_check_problem(a, b, "a.csv", "b.csv", &err), 0);
@@ -208,7 +208,7 @@ static void test_checks(void) {
     rs_trace_free(e), rs_trace_free(f), rs_trace_free(g), rs_trace_free(h);
 }
 
-static void test_summarize(void) {
+RS_TEST(test_summarize, "summary of a pass") {
     rs_trace_t *t = ref_trace();
     rs_trace_summary_t s;
     rs_err_t err = {0};
@@ -234,7 +234,7 @@ static void test_summarize(void) {
     rs_trace_free(t);
 }
 
-static void test_crossover(void) {
+RS_TEST(test_crossover, "crossover block size: interpolated and fitted") {
     const double b[4] = {1, 2, 4, 8}, comp[4] = {1, 1, 1, 1};
     /* log2(t_comm / t_comp) = 2, 1, -1, -2: crossing half way between b = 2 and b = 4 in log b */
     const double comm[4] = {4, 2, 0.5, 0.25};
@@ -260,12 +260,4 @@ static void test_crossover(void) {
     CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_METRIC_COUNT), "?");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"statistics of a 3-step ring by hand; table and CSV", test_statistics_by_hand},
-        {"problem and event checks: exact messages", test_checks},
-        {"summary of a pass", test_summarize},
-        {"crossover block size: interpolated and fitted", test_crossover},
-        {NULL, NULL}};
-    return tc_main("compare", cases);
-}
+RS_TEST_PROGRAM_IN("compare")

@@ -18,7 +18,7 @@
 #include "trace.h"
 
 /* The header keys of an imported trace and the accessors. */
-static void test_header_and_accessors(void) {
+RS_TEST(test_header_and_accessors, "header keys of an imported trace, accessors, defaults") {
     fx_opts_t fo;
     fx_opts_default(&fo);
     fo.n_layers = 2;
@@ -84,7 +84,7 @@ static void tw_drop_comm(fx_opts_t *o) { o->drop_comm_rank = 2, o->drop_comm_ste
 
 /* What the import refuses: options, files that do not make a ring, a step without the transfer the
  * schedule has there. */
-static void test_bad_input(void) {
+RS_TEST(test_bad_input, "bad input: options, one rank, a step without its transfer, two tools") {
     rs_import_opts_t o = it_opts();
     fx_opts_t fo;
     fx_opts_default(&fo);
@@ -138,7 +138,7 @@ static void test_bad_input(void) {
     fx_free(&run);
 }
 
-static void test_cli(void) {
+RS_TEST(test_cli, "ringsim import CLI: outputs, exit 2, no output") {
     fx_opts_t fo;
     fx_opts_default(&fo);
     fx_run_t run;
@@ -220,7 +220,7 @@ static void fixture_opts(bool nsys, fx_opts_t *fo) {
     fo->filler = nsys ? 1 : 2;
 }
 
-static void test_checked_in_fixtures(void) {
+RS_TEST(test_checked_in_fixtures, "checked-in fixtures of tests/fixtures/data") {
     for (int nsys = 0; nsys < 2; nsys++) {
         fx_opts_t fo;
         fixture_opts(nsys, &fo);
@@ -256,7 +256,7 @@ static void test_checked_in_fixtures(void) {
     }
 }
 
-static void test_real_torch_trace(void) {
+RS_TEST(test_real_torch_trace, "a real torch.profiler capture (torch 2.11, H200)") {
     rs_err_t err = {0};
     /* the ring capture as rank 0, and as rank 1 (the same timeline: world size 1 on one GPU) */
     char *ring = it_gunzip(IT_DATA "/torch_h200/ring.pt.trace.json.gz");
@@ -343,21 +343,10 @@ static int write_fixtures(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    static const rs_test_program_t program = {.suite = "import", .scratch = "import"};
+    if (argc != 3 || strcmp(argv[1], "--write-fixtures") != 0) return rs_test_run(&program);
     if (rs_test_scratch("import") != 0) return 1;
-    if (argc == 3 && !strcmp(argv[1], "--write-fixtures")) {
-        int rc = write_fixtures(argv[2]);
-        rs_test_cleanup();
-        return rc;
-    }
-    static const rs_test_case_t cases[] = {
-        {"header keys of an imported trace, accessors, defaults", test_header_and_accessors},
-        {"bad input: options, one rank, a step without its transfer, two tools", test_bad_input},
-        {"ringsim import CLI: outputs, exit 2, no output", test_cli},
-        {"checked-in fixtures of tests/fixtures/data", test_checked_in_fixtures},
-        {"a real torch.profiler capture (torch 2.11, H200)", test_real_torch_trace},
-        {NULL, NULL},
-    };
-    int rc = rs_test_main1("import", cases);
+    const int rc = write_fixtures(argv[2]);
     rs_test_cleanup();
     return rc;
 }

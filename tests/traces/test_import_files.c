@@ -14,7 +14,7 @@
 
 static int sign(int x) { return (x > 0) - (x < 0); }
 
-static void test_natural_order(void) {
+RS_TEST(test_natural_order, "natural order") {
     struct {
         const char *a, *b;
         int cmp;
@@ -31,7 +31,7 @@ static void test_natural_order(void) {
     }
 }
 
-static void test_list_files(void) {
+RS_TEST(test_list_files, "a directory's trace files in natural order; refusals") {
     const char *dir = rs_test_fresh_dir("walk");
     const char *names[] = {"rank10.json", "rank2.json.gz", "rank1.sqlite", "rank9.json", "notes.txt", ".hidden.json", "rank3.json.bak"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -86,7 +86,7 @@ static int sniff(const char *name, const void *bytes, size_t n, rs_import_format
     return rs_import_sniff_format(rs_test_path(name), f, err);
 }
 
-static void test_sniff(void) {
+RS_TEST(test_sniff, "format from the first bytes; refusals") {
     rs_import_format_t f;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(sniff("a.json", "{\"traceEvents\": []}", 19, &f, &err), 0);
@@ -124,7 +124,7 @@ static void test_sniff(void) {
 }
 
 /* The same refusals through the import: one line naming the file. */
-static void test_import_refusals(void) {
+RS_TEST(test_import_refusals, "refused files through the import") {
     rs_import_opts_t o = it_opts();
     rs_test_write_text(rs_test_path("text.json"), "rank,step\n0,1\n");
     it_expect_fail(rs_test_path("text.json"), &o, "text.json: not a Kineto JSON trace", RS_ERR_BAD_INPUT);
@@ -133,12 +133,4 @@ static void test_import_refusals(void) {
     it_expect_fail(rs_test_path("no-such-file.json"), &o, "no-such-file.json: cannot open", RS_ERR_BAD_INPUT);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"natural order", test_natural_order},
-        {"a directory's trace files in natural order; refusals", test_list_files},
-        {"format from the first bytes; refusals", test_sniff},
-        {"refused files through the import", test_import_refusals},
-        {NULL, NULL}};
-    return tc_main("import_files", cases);
-}
+RS_TEST_PROGRAM_IN("import_files")

@@ -14,14 +14,24 @@
 #include "test_main.h"
 #include "traces_check.h"
 
-static void test_classify(void) {
-    rs_err_t err;
+/* A kernel or range name and what the classifier says of it (a role, a pass). */
+typedef struct {
+    const char *name;
+    int want;
+} name_case_t;
+
+/* The default classifier (a fatal assertion when it cannot be made). */
+static rs_kclass_t *default_kclass(void) {
+    rs_err_t err = {0};
     rs_kclass_t *c = rs_kclass_create(NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct {
-        const char *name;
-        int role;
-    } cases[] = {
+    return c;
+}
+
+RS_TEST(test_classify, "kernel name patterns") {
+    rs_err_t err = {0};
+    rs_kclass_t *c = default_kclass();
+    const name_case_t cases[] = {
         {"void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>, false, true>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
         {"void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, true>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
         {"void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, 4, 1>(Flash_fwd_params)", RS_KROLE_ATTN_FWD},
@@ -55,8 +65,8 @@ static void test_classify(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int r = rs_kclass_role(c, cases[i].name);
-        if (r != cases[i].role) fprintf(stderr, "  %s: role %d, want %d\n", cases[i].name, r, cases[i].role);
-        CU_ASSERT_EQUAL(r, cases[i].role);
+        if (r != cases[i].want) fprintf(stderr, "  %s: role %d, want %d\n", cases[i].name, r, cases[i].want);
+        CU_ASSERT_EQUAL(r, cases[i].want);
     }
     rs_kclass_free(c);
     c = rs_kclass_create("custom_ring_attention_", &err);
@@ -78,14 +88,9 @@ static void test_classify(void) {
 }
 
 /* The words of a name say its pass: backward before forward, any case. */
-static void test_pass_hint(void) {
-    rs_err_t err = {0};
-    rs_kclass_t *c = rs_kclass_create(NULL, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct {
-        const char *name;
-        int pass;
-    } cases[] = {
+RS_TEST(test_pass_hint, "the pass a name says; roles") {
+    rs_kclass_t *c = default_kclass();
+    const name_case_t cases[] = {
         {"ring_attn.fwd.step_3", RS_PASS_FORWARD},       {"ring_attn.bwd.step_3", RS_PASS_BACKWARD},
         {"ringsim forward step 0", RS_PASS_FORWARD},     {"ringsim backward step 4", RS_PASS_BACKWARD},
         {"RING FPROP step 1", RS_PASS_FORWARD},          {"ring BProp step 1", RS_PASS_BACKWARD},
@@ -94,8 +99,8 @@ static void test_pass_hint(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int p = rs_kclass_pass_hint(c, cases[i].name);
-        if (p != cases[i].pass) fprintf(stderr, "  %s: pass %d, want %d\n", cases[i].name, p, cases[i].pass);
-        CU_ASSERT_EQUAL(p, cases[i].pass);
+        if (p != cases[i].want) fprintf(stderr, "  %s: pass %d, want %d\n", cases[i].name, p, cases[i].want);
+        CU_ASSERT_EQUAL(p, cases[i].want);
     }
     rs_kclass_free(c);
     CU_ASSERT(rs_krole_is_attn(RS_KROLE_ATTN_FWD) && rs_krole_is_attn(RS_KROLE_ATTN_BWD));
@@ -109,7 +114,7 @@ static void test_pass_hint(void) {
 
 /* Every kernel name of a real torch.profiler capture (torch 2.11, one H200;
  * tests/fixtures/data/torch_h200/capture.py). */
-static void test_real_torch_names(void) {
+RS_TEST(test_real_torch_names, "the kernel names of a real torch.profiler capture") {
     /* every kernel name of the SDPA backends' forward + backward classifies as its pass */
     char *text = it_gunzip(IT_DATA "/torch_h200/names.pt.trace.json.gz");
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -137,11 +142,4 @@ static void test_real_torch_names(void) {
     free(text);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"kernel name patterns", test_classify},
-        {"the pass a name says; roles", test_pass_hint},
-        {"the kernel names of a real torch.profiler capture", test_real_torch_names},
-        {NULL, NULL}};
-    return tc_main("import_kclass", cases);
-}
+RS_TEST_PROGRAM_IN("import_kclass")

@@ -29,7 +29,7 @@ static void write_rank(int r) {
     rs_test_write_text(rs_test_path(path), text);
 }
 
-static void test_exact_text(void) {
+RS_TEST(test_exact_text, "the exact text of a small import") {
     const char *dir = rs_test_fresh_dir("kcsv");
     write_rank(0), write_rank(1);
     rs_import_opts_t o = it_opts();
@@ -78,7 +78,7 @@ static void test_exact_text(void) {
 }
 
 /* A backward pass: its tail step N (dK,dV home) has rows too, one SendRecv kernel per rank. */
-static void test_backward_tail(void) {
+RS_TEST(test_backward_tail, "a backward pass's tail step") {
     fx_run_t run;
     const char *dir = it_kineto_dir("kcsv_bwd", NULL, false, &run);
     rs_import_opts_t o = it_opts();
@@ -105,10 +105,4 @@ static void test_backward_tail(void) {
     fx_free(&run);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the exact text of a small import", test_exact_text},
-        {"a backward pass's tail step", test_backward_tail},
-        {NULL, NULL}};
-    return tc_main("import_kernels_csv", cases);
-}
+RS_TEST_PROGRAM_IN("import_kernels_csv")

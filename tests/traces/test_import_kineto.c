@@ -46,7 +46,7 @@ static const char TWO_GPUS[] =
     "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 1\", \"pid\": 9, \"tid\": 101, \"ts\": 96, \"dur\": 7},\n"
     "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 2\", \"pid\": 9, \"tid\": 102, \"ts\": 95, \"dur\": 9}]}\n";
 
-static void test_reader_by_hand(void) {
+RS_TEST(test_reader_by_hand, "a Kineto file written by hand, into the raw store") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -89,7 +89,7 @@ static void test_reader_by_hand(void) {
     rs_raw_free(&raw);
 }
 
-static void test_reader_refusals(void) {
+RS_TEST(test_reader_refusals, "the reader's refusals") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -116,7 +116,7 @@ static void test_reader_refusals(void) {
     rs_raw_free(&raw);
 }
 
-static void test_kineto_ranges(void) {
+RS_TEST(test_kineto_ranges, "Kineto with step ranges: every event, header, kernels") {
     fx_run_t run;
     const char *dir = it_kineto_dir("k_ranges", NULL, false, &run);
     rs_import_opts_t o = it_opts();
@@ -146,7 +146,7 @@ static void test_kineto_ranges(void) {
     fx_free(&run);
 }
 
-static void test_kineto_gzip_no_ranges_layers(void) {
+RS_TEST(test_kineto_gzip_no_ranges_layers, "Kineto gzip without ranges, 3 ring passes, files out of order") {
     fx_opts_t fo;
     fx_opts_default(&fo);
     fo.ranges = false;
@@ -180,10 +180,10 @@ static void test_kineto_gzip_no_ranges_layers(void) {
 }
 
 /* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
-static void test_one_process(void) { it_check_one_process(false); }
+RS_TEST(test_one_process, "one process driving 4 GPUs") { it_check_one_process(false); }
 
 /* Broken files through the import: one line naming the file. */
-static void test_bad_files(void) {
+RS_TEST(test_bad_files, "broken files: one line naming the file") {
     rs_import_opts_t o = it_opts();
     fx_run_t run;
     const char *dir = it_kineto_dir("bad_ok", NULL, false, &run);
@@ -212,14 +212,4 @@ static void test_bad_files(void) {
     fx_free(&run);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"a Kineto file written by hand, into the raw store", test_reader_by_hand},
-        {"the reader's refusals", test_reader_refusals},
-        {"Kineto with step ranges: every event, header, kernels", test_kineto_ranges},
-        {"Kineto gzip without ranges, 3 ring passes, files out of order", test_kineto_gzip_no_ranges_layers},
-        {"one process driving 4 GPUs", test_one_process},
-        {"broken files: one line naming the file", test_bad_files},
-        {NULL, NULL}};
-    return tc_main("import_kineto", cases);
-}
+RS_TEST_PROGRAM_IN("import_kineto")

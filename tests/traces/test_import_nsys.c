@@ -47,7 +47,7 @@ static const char *make_db(const char *name, const char *sql) {
     return rs_test_path(p);
 }
 
-static void test_reader_by_hand(void) {
+RS_TEST(test_reader_by_hand, "an nsys export written by hand, into the raw store") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -89,7 +89,7 @@ static void expect_read_fail(const char *path, const char *msg) {
     rs_raw_free(&raw);
 }
 
-static void test_reader_refusals(void) {
+RS_TEST(test_reader_refusals, "the reader's refusals") {
     expect_read_fail(make_db("nostrings", "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"),
                      "no StringIds table (the kernel names): not an nsys SQLite export");
     expect_read_fail(make_db("nocols", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
@@ -104,7 +104,7 @@ static void test_reader_refusals(void) {
     expect_read_fail(rs_test_path("text.sqlite"), "SQLite error reading the schema: file is not a database");
 }
 
-static void test_nsys(void) {
+RS_TEST(test_nsys, "nsys: NVTX text, textId, no NVTX, MPI_RANKS") {
     for (int variant = 0; variant < 4; variant++) {
         fx_opts_t fo;
         fx_opts_default(&fo);
@@ -132,10 +132,10 @@ static void test_nsys(void) {
 }
 
 /* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
-static void test_one_process(void) { it_check_one_process(true); }
+RS_TEST(test_one_process, "one process driving 4 GPUs") { it_check_one_process(true); }
 
 /* Through the import: an export without kernels, one without attention (--kernel-regex fixes it). */
-static void test_bad_files(void) {
+RS_TEST(test_bad_files, "no kernel table, no attention kernel") {
     rs_import_opts_t o = it_opts();
     rs_test_write_text(rs_test_path("nokernel.sql"), "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
                                                      "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT);\n");
@@ -158,13 +158,4 @@ static void test_bad_files(void) {
     fx_free(&run2);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"an nsys export written by hand, into the raw store", test_reader_by_hand},
-        {"the reader's refusals", test_reader_refusals},
-        {"nsys: NVTX text, textId, no NVTX, MPI_RANKS", test_nsys},
-        {"one process driving 4 GPUs", test_one_process},
-        {"no kernel table, no attention kernel", test_bad_files},
-        {NULL, NULL}};
-    return tc_main("import_nsys", cases);
-}
+RS_TEST_PROGRAM_IN("import_nsys")

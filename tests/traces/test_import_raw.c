@@ -12,7 +12,7 @@
 #include "test_main.h"
 #include "traces_check.h"
 
-static void test_intern(void) {
+RS_TEST(test_intern, "interning: same name, same index") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -65,7 +65,7 @@ static void test_intern(void) {
     free(names);
 }
 
-static void test_step_ranges(void) {
+RS_TEST(test_step_ranges, "step range names") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -109,7 +109,7 @@ static void test_step_ranges(void) {
     rs_raw_free(&raw);
 }
 
-static void test_init_refusals(void) {
+RS_TEST(test_init_refusals, "bad patterns refused") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_raw_init(&raw, NULL, "ring_step", &err), -1);
@@ -131,7 +131,7 @@ static void test_init_refusals(void) {
     rs_raw_free(&raw);
 }
 
-static void test_ranks(void) {
+RS_TEST(test_ranks, "raw ranks and growable arrays") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -167,12 +167,4 @@ static void test_ranks(void) {
     rs_raw_free(&raw);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"interning: same name, same index", test_intern},
-        {"step range names", test_step_ranges},
-        {"bad patterns refused", test_init_refusals},
-        {"raw ranks and growable arrays", test_ranks},
-        {NULL, NULL}};
-    return tc_main("import_raw", cases);
-}
+RS_TEST_PROGRAM_IN("import_raw")

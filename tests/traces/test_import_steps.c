@@ -64,7 +64,7 @@ static const kspec_t RING2[8] = {
 };
 static const int32_t RING2_INST[8] = {0, 0, 0, 1, 1, 1, 1, 1}, RING2_STEP[8] = {0, 0, 1, 0, 0, 1, 1, 2};
 
-static void test_by_launch_order(void) {
+RS_TEST(test_by_launch_order, "by launch order: correlation ids, GPU start, the last step's split") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -104,7 +104,7 @@ static void test_by_launch_order(void) {
     rs_raw_free(&raw);
 }
 
-static void test_by_ranges(void) {
+RS_TEST(test_by_ranges, "by step ranges") {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
@@ -159,7 +159,7 @@ static void expect_refusal(rs_raw_t *raw, bool use_ranges, const char *msg) {
     rs_raw_free(raw);
 }
 
-static void test_refusals(void) {
+RS_TEST(test_refusals, "refusals: exact messages") {
     rs_raw_t raw;
     /* by launch order */
     const kspec_t attn_first[3] = {{FA, 0, 5, RS_RAW_NO_TIME, 1}, {SR, 6, 9, RS_RAW_NO_TIME, 2}, {FA, 10, 15, RS_RAW_NO_TIME, 3}};
@@ -213,19 +213,11 @@ static void tw_short(fx_opts_t *o) { o->short_rank = 1; }
 
 /* The fixture's files with a fault: no attention kernel, a step without SendRecv (found by the launch
  * order), a rank one step short (with and without ranges). */
-static void test_fixture_refusals(void) {
+RS_TEST(test_fixture_refusals, "refusals of faulty fixture files") {
     it_bad_kineto("bad_noattn", tw_no_attention, true, "rank0.pt.trace.json: rank 0: no attention kernel");
     it_bad_kineto("bad_drop_o", tw_drop_comm, false, "rank2.pt.trace.json: rank 2 forward ring pass 0 step");
     it_bad_kineto("bad_short_r", tw_short, true, "rank1.pt.trace.json: rank 1 forward ring pass 0 has 3 steps; a ring of N = 4 ranks has 4");
     it_bad_kineto("bad_short_o", tw_short, false, "rank1.pt.trace.json: rank 1");
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"by launch order: correlation ids, GPU start, the last step's split", test_by_launch_order},
-        {"by step ranges", test_by_ranges},
-        {"refusals: exact messages", test_refusals},
-        {"refusals of faulty fixture files", test_fixture_refusals},
-        {NULL, NULL}};
-    return tc_main("import_steps", cases);
-}
+RS_TEST_PROGRAM_IN("import_steps")

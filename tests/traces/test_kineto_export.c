@@ -22,7 +22,7 @@ static void ev(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, double s
     CU_ASSERT_EQUAL_FATAL(rs_trace_add(t, &x), 0);
 }
 
-static void test_exact_text(void) {
+RS_TEST(test_exact_text, "the exact text of a small export; refusals") {
     rs_trace_t *t = rs_trace_create("model");
     /* rank 0: send and recv of step 0 span the same time: one SendRecv kernel; rank 1: they differ */
     ev(t, 0, 0, RS_EV_COMPUTE, 0, 1e-6), ev(t, 0, 0, RS_EV_SEND, 0, 2e-6), ev(t, 0, 0, RS_EV_RECV, 0, 2e-6);
@@ -142,7 +142,7 @@ static void importable(rs_trace_t *t, int last_step) {
     }
 }
 
-static void test_round_trip_model(void) {
+RS_TEST(test_round_trip_model, "round trip: model trace -> Kineto export -> import") {
     for (int c = 0; c < 8; c++) {
         rs_problem_t p = it_problem();
         p.pass = c & 1 ? RS_PASS_BACKWARD : RS_PASS_FORWARD;
@@ -185,10 +185,4 @@ static void test_round_trip_model(void) {
     }
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"the exact text of a small export; refusals", test_exact_text},
-        {"round trip: model trace -> Kineto export -> import", test_round_trip_model},
-        {NULL, NULL}};
-    return tc_main("kineto_export", cases);
-}
+RS_TEST_PROGRAM_IN("kineto_export")

@@ -12,7 +12,7 @@
 #include "traces_check.h"
 #include "trace.h"
 
-static void test_problem_roundtrip(void) {
+RS_TEST(test_problem_roundtrip, "problem header round trip") {
     rs_problem_t p;
     rs_problem_default(&p);
     p.seq_tokens = 3 * 65536, p.n_ranks = 12, p.batch = 2, p.q_heads = 64, p.kv_heads = 4, p.head_dim = 96;
@@ -27,19 +27,7 @@ static void test_problem_roundtrip(void) {
     CU_ASSERT_EQUAL(rs_trace_count(u), 0);
     rs_problem_t q;
     CU_ASSERT_EQUAL_FATAL(rs_trace_problem(u, &q, &err), 0);
-    CU_ASSERT_EQUAL(q.seq_tokens, p.seq_tokens);
-    CU_ASSERT_EQUAL(q.n_ranks, 12);
-    CU_ASSERT_EQUAL(q.batch, 2);
-    CU_ASSERT_EQUAL(q.q_heads, 64);
-    CU_ASSERT_EQUAL(q.kv_heads, 4);
-    CU_ASSERT_EQUAL(q.head_dim, 96);
-    CU_ASSERT_EQUAL(q.act_bytes, 1);
-    CU_ASSERT_EQUAL(q.grad_bytes, 2);
-    CU_ASSERT_EQUAL(q.causal, false);
-    CU_ASSERT_EQUAL(q.layout, RS_LAYOUT_STRIPED);
-    CU_ASSERT_EQUAL(q.pass, RS_PASS_BACKWARD);
-    CU_ASSERT_EQUAL(q.tile_q, 64);
-    CU_ASSERT_EQUAL(q.tile_k, 32);
+    rs_test_expect_problem(&q, &p);
     /* a missing or bad key is named, as bad input */
     rs_trace_t *v = rs_trace_create("sim");
     rs_trace_meta_problem(v, &p);
@@ -66,7 +54,7 @@ static void test_problem_roundtrip(void) {
     rs_trace_free(w);
 }
 
-static void test_meta_keys(void) {
+RS_TEST(test_meta_keys, "header keys: set, replace, order, refused keys; inference keys") {
     rs_trace_t *t = rs_trace_create(NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_STRING_EQUAL(rs_trace_source(t), "unknown");
@@ -110,7 +98,7 @@ static void test_meta_keys(void) {
     rs_trace_free(t);
 }
 
-static void test_meta_machine(void) {
+RS_TEST(test_meta_machine, "machine header keys") {
     rs_hw_t hw;
     rs_machine_t m;
     rs_err_t err = {0};
@@ -145,7 +133,7 @@ static void test_meta_machine(void) {
     rs_trace_free(t);
 }
 
-static void test_sink_sort_find_makespan(void) {
+RS_TEST(test_sink_sort_find_makespan, "sink, sort, find, makespan") {
     rs_trace_t *t = rs_trace_create("x");
     int emitted = 0;
     rs_event_sink_t sink = rs_trace_sink(t);
@@ -182,12 +170,4 @@ static void test_sink_sort_find_makespan(void) {
     rs_trace_free(t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"problem header round trip", test_problem_roundtrip},
-        {"header keys: set, replace, order, refused keys; inference keys", test_meta_keys},
-        {"machine header keys", test_meta_machine},
-        {"sink, sort, find, makespan", test_sink_sort_find_makespan},
-        {NULL, NULL}};
-    return tc_main("trace", cases);
-}
+RS_TEST_PROGRAM_IN("trace")

@@ -12,7 +12,7 @@
 #include "traces_check.h"
 #include "trace.h"
 
-static void test_chrome_json(void) {
+RS_TEST(test_chrome_json, "chrome json parses back (us, lanes, no overlap)") {
     const int n = 4;
     const double T = 2e-3, tc = 1.5e-3, tm = 1.9e-3;
     rs_trace_t *t = tc_ring_trace(n, T, tc, tm);
@@ -90,7 +90,7 @@ static void test_chrome_json(void) {
     rs_trace_free(t);
 }
 
-static void test_chrome_overflow_lanes(void) {
+RS_TEST(test_chrome_overflow_lanes, "chrome json: overlaps go to overflow lanes") {
     /* transfer longer than a step: send of step k runs into send of step k+1 on the same lane; the
      * writer moves it to an overflow lane (tid + 8) and alters no time */
     rs_trace_t *t = tc_ring_trace(3, 1e-3, 0.5e-3, 1.5e-3);
@@ -152,7 +152,7 @@ static void test_chrome_overflow_lanes(void) {
     rs_trace_free(u);
 }
 
-static void test_chrome_refused_paths(void) {
+RS_TEST(test_chrome_refused_paths, "chrome json: refused paths leave nothing") {
     rs_trace_t *t = tc_ring_trace(2, 1, 0.5, 0.5);
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_trace_write_chrome(t, rs_test_path("no-such-dir/t.json"), &err), -1);
@@ -162,11 +162,4 @@ static void test_chrome_refused_paths(void) {
     rs_trace_free(t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"chrome json parses back (us, lanes, no overlap)", test_chrome_json},
-        {"chrome json: overlaps go to overflow lanes", test_chrome_overflow_lanes},
-        {"chrome json: refused paths leave nothing", test_chrome_refused_paths},
-        {NULL, NULL}};
-    return tc_main("trace_chrome", cases);
-}
+RS_TEST_PROGRAM_IN("trace_chrome")

@@ -11,7 +11,7 @@
 #include "traces_check.h"
 #include "trace.h"
 
-static void test_csv_roundtrip_exact(void) {
+RS_TEST(test_csv_roundtrip_exact, "csv round trip is bit-exact and byte-stable") {
     rs_trace_t *t = tc_ring_trace(4, 0.1, 1.0 / 30.0, 0.07);
     rs_event_t tiny = {3, 3, RS_PASS_BACKWARD, RS_EV_COMPUTE, -1, 1e-300, 2.5e-300, 1e300, 0};
     rs_trace_add(t, &tiny);
@@ -64,7 +64,7 @@ static void test_csv_roundtrip_exact(void) {
 #define HDR "# ringsim-trace=1\n# source=sim\n# n_ranks=2\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
 #define ROW "sim,0,0,forward,compute,0,1e-3,100,0,-1\n"
 
-static void test_csv_malformed(void) {
+RS_TEST(test_csv_malformed, "malformed CSV names file:line") {
     struct {
         const char *text;  /* file content */
         int line;          /* expected line in the message */
@@ -126,7 +126,7 @@ static void test_csv_malformed(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nope.csv: cannot read"));
 }
 
-static void test_no_file_left_behind(void) {
+RS_TEST(test_no_file_left_behind, "no file left behind") {
     rs_trace_t *t = tc_ring_trace(2, 1, 0.5, 0.5);
     rs_err_t err = {0};
     /* unwritable location: error names the path, nothing created */
@@ -145,11 +145,4 @@ static void test_no_file_left_behind(void) {
     rs_trace_free(t);
 }
 
-int main(void) {
-    static const rs_test_case_t cases[] = {
-        {"csv round trip is bit-exact and byte-stable", test_csv_roundtrip_exact},
-        {"malformed CSV names file:line", test_csv_malformed},
-        {"no file left behind", test_no_file_left_behind},
-        {NULL, NULL}};
-    return tc_main("trace_csv", cases);
-}
+RS_TEST_PROGRAM_IN("trace_csv")

@@ -7,13 +7,6 @@
 
 #include "harness.h"
 
-int tc_main(const char *name, const rs_test_case_t *cases) {
-    if (rs_test_scratch(name) != 0) return 1;
-    int rc = rs_test_main1(name, cases);
-    rs_test_cleanup();
-    return rc;
-}
-
 rs_trace_t *tc_ring_trace(int n, double T, double tc, double tm) {
     rs_trace_t *t = rs_trace_create("model");
     rs_problem_t p;

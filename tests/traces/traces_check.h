@@ -1,5 +1,5 @@
-/* traces_check.h - what the tests of traces/ share (traces_check.c): the test program's main, a
- * ring-shaped trace, checks of a text's contents and of a writer's refusal of a directory. */
+/* traces_check.h - what the tests of traces/ share (traces_check.c): a ring-shaped trace, checks of
+ * a text's contents and of a writer's refusal of a directory. */
 #ifndef RS_TEST_TRACES_CHECK_H
 #define RS_TEST_TRACES_CHECK_H
 
@@ -8,10 +8,6 @@
 
 #include "test_main.h"
 #include "trace.h"
-
-/* A test program of one suite with its scratch directory rs_test_dir (NAME-XXXXXX): 0 when every
- * test passed. */
-int tc_main(const char *name, const rs_test_case_t *cases);
 
 /* A forward trace of n ranks x n steps (source "model", the default problem with n ranks and
  * S = 1024 n in its header, "profile" = "h100-sxm"): step k of rank r starts at k T + r 1e-7 / 3,
