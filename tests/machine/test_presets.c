@@ -74,7 +74,7 @@ RS_TEST(test_presets_load_with_sources, "load_with_sources") {
     }
 }
 
-/* The figures of /work/shared/reference/hardware.md. */
+/* The presets' datasheet figures (each with its source in the profile: docs/profiles.md). */
 RS_TEST(test_preset_figures, "figures") {
     rs_hw_t h = rs_test_hw("h100-sxm");
     RS_ASSERT_REL(h.flops_per_s[RS_DTYPE_BF16], 989e12, 0);

@@ -199,7 +199,7 @@ RS_TEST(test_parse_errors, "parse_errors") {
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device: unknown key"));
 }
 
-/* The paper's Table 2 (docs/plan.md; /work/shared/reference/hardware.md): c = F/W and s = 6c. The
+/* The paper's Table 2 (Liu, Zaharia, Abbeel, arXiv 2310.01889; docs/plan.md): c = F/W and s = 6c. The
  * forward ring buffer of an MHA model in a 2-byte dtype at B = c tokens holds exactly 6c tokens' worth
  * of hidden vectors. c comes from the model's seed threshold (cost.h), not re-derived here. */
 RS_TEST(test_paper_six_blocks, "paper_six_blocks") {
