@@ -142,6 +142,8 @@ static int time_shape(const char *prog, const DevArgs &args, const DevShape &shp
     for (size_t i = 0; i < nr; i++) hl[i] = 0.01f * (float)((i % 7) - 3);
     dev_upload(d_D, hl.data(), nr);
     const rs_gpu_bwd_bufs_t gb = {d_q, d_do, d_k, d_v, NULL, d_lse, d_D, d_dq, d_dk, d_dv};
+    /* deliberate twin of attention_forward.cu's timing loop: each dev/cuda program stands alone
+     * (one kernel family, check then time), so each keeps its own loop */
     for (const DevMask &mk : masks) {
         RS_CUDA_CHECK(cudaMemset(d_dq, 0, nq * sizeof(float)));
         RS_CUDA_CHECK(cudaMemset(d_dk, 0, nk * sizeof(float)));

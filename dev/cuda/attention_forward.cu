@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
             dev_random_upload(dtype, h, dk, nk, 2.0, 2 + shp.k);
             dev_random_upload(dtype, h, dv, nk, 1.0, 3 + shp.k);
             const rs_gpu_fwd_bufs_t gb = {dq, dk, dv, d_o, d_m, d_l, NULL, NULL, NULL};
+            /* deliberate twin of attention_backward.cu's timing loop (each program stands alone) */
             for (const DevMask &mk : masks) {
                 dev_try(rs_gpu_fwd_init(&sh, &gb, st, &err), &err);
                 DevFlops fl;

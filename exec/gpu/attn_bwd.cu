@@ -53,6 +53,9 @@ __device__ __forceinline__ float2 warp_dot2(const float (&a)[8], const T *u, con
     return make_float2(warp_sum(x), warp_sum(y));
 }
 
+/* deliberate twin of attn_bwd_ref_dkv: the float64-checked reference walks each Q row over its KV
+ * blocks here and each KV row over its Q blocks there, the same per-lane loads and sums mirrored (one
+ * kernel per output keeps each a plain loop a reader can check against the formulas). */
 template <typename T>
 __global__ void attn_bwd_ref_dq(BwdParams p) {
     const int lane = threadIdx.x & 31;
@@ -98,6 +101,7 @@ __global__ void attn_bwd_ref_dq(BwdParams p) {
     }
 }
 
+/* deliberate twin of attn_bwd_ref_dq (above): the dK, dV side of the same reference. */
 template <typename T>
 __global__ void attn_bwd_ref_dkv(BwdParams p) {
     const int lane = threadIdx.x & 31;
