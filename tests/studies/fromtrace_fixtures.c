@@ -19,7 +19,7 @@ const char *path_ptr[N_TRACES];
 double known_eff(int64_t B) { return B == 1024 ? effs[0] : B == 2048 ? effs[1] : effs[2]; }
 
 static rs_machine_t known_machine(void) {
-    rs_tier_t tier = {"known", W_BPS, L_S};
+    rs_tier_t tier = {"known", W_BPS, L_S, {0, 0, 0}, 0};
     rs_machine_t m = rs_machine_figures("known", RS_DTYPE_BF16, F_PEAK, tier);
     m.cal.n_eff = 3;
     for (int i = 0; i < 3; i++) m.cal.eff[i] = (rs_eff_point_t){(double)(1024 << i), effs[i]};
@@ -84,7 +84,7 @@ const known_curve_t known_curves[4] = {
 };
 
 static rs_machine_t known_kernel_machine(void) {
-    rs_tier_t tier = {"known", W_BPS, L_S};
+    rs_tier_t tier = {"known", W_BPS, L_S, {0, 0, 0}, 0};
     rs_machine_t m = rs_machine_figures("known-kernel", RS_DTYPE_BF16, F_PEAK, tier);
     rs_kernel_table_t *t = &m.kernels;
     memset(t, 0, sizeof *t);
