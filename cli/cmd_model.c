@@ -79,7 +79,8 @@ static void print_fixed(const rs_setup_t *c, const entry_t *es, int n) {
                b_fixed_str(e->closed.b_fixed_tokens, bf, sizeof bf), b_fixed_str(e->closed_at[0].b_fixed_tokens, bl, sizeof bl),
                b_fixed_str(e->closed_at[1].b_fixed_tokens, bh, sizeof bh));
     }
-    printf("# range (--bound fast / slow: every uncertain figure at the end that makes the ring faster / slower):\n");
+    printf("# range (the table: --bound %s; --bound fast / slow: every uncertain figure at the end that makes the ring faster / "
+           "slower):\n", rs_bound_name(m->bound));
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         printf("#   %-10s %-8s makespan %s, eff %.1f%% - %.1f%%, T_comm %s\n", rs_layout_name(e->problem.layout),

@@ -381,7 +381,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
 
 int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err) {
     if (rs_machine_from_hw(hw, s->dtype, m, err) != 0 || spec_kernel(s, hw, m, err) != 0) return -1;
-    if (s->launch >= 0) m->launch_given = true; /* --launch-overhead (in hw->cal.launch_s), also 0 */
+    if (s->launch >= 0) m->launch_given = true, m->cal.launch_s = s->launch; /* --launch-overhead, also 0 */
     if (s->host_call >= 0) m->host_call_given = true, m->host_call_s = s->host_call;
     rs_machine_set_bound(m, s->bound);
     m->jitter = s->jitter;

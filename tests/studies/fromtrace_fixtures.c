@@ -100,6 +100,7 @@ static rs_machine_t known_kernel_machine(void) {
     t->merge_bw_bytes_per_s = 1e30; /* merges cost nothing: a step's compute is its call */
     rs_err_t err = {0};
     if (rs_machine_set_kernel(&m, RS_IMPL_FLASH_ATTN, 1, &err) != 0) fprintf(stderr, "  known kernel: %s\n", err.msg);
+    m.host_call_given = true, m.host_call_s = 0; /* nor the preset's host calls */
     return m;
 }
 
