@@ -38,6 +38,7 @@ FIELDS = ["case", "source", "quantity", "unit", "published", "predicted", "predi
 SOURCES = [
     ("flash-attention-2.csv", "fa2-paper"),
     ("flash-attention-3.csv", "fa3-paper"),
+    ("cudnn-frontend.csv", "cudnn-frontend"),
     ("ring-flash-attention.csv", "ring-flash-attn"),
     ("long-context-attention.csv", "usp-readme"),
     ("cp-inference.csv", "meta-cp-infer"),
@@ -123,14 +124,16 @@ def profile_json(device):
         return json.load(f)
 
 
-def curve_point_role(device, kernel, pass_, mask, head_dim, dtype, seqlen, published_tflops):
-    """'input' when the device profile's curve for this call holds this very point (the case is the curve's
-    own source: it checks the round trip), else 'held-out'."""
+def curve_point_role(device, kernel, pass_, mask, head_dim, dtype, seqlen, published_tflops, cite):
+    """'input' when the device profile's curve for this call cites the case's source (cite: a string its
+    source names, e.g. the arXiv number) and holds this very point: the case checks the curve's round trip.
+    Else 'held-out'."""
     for k in profile_json(device).get("kernels", {}).get("list", []):
         if k["name"] != kernel:
             continue
         for c in k["curves"]:
-            if (c["head_dim"] == head_dim and c["pass"] == pass_ and c["mask"] == mask and dtype in c["dtype"]):
+            if (c["head_dim"] == head_dim and c["pass"] == pass_ and c["mask"] == mask and dtype in c["dtype"]
+                    and cite in c.get("source", "")):
                 for q, kv, rate in c["points"]:
                     if q == kv == seqlen and abs(rate / 1e12 - published_tflops) < 0.5:
                         return "input"
@@ -140,11 +143,19 @@ def curve_point_role(device, kernel, pass_, mask, head_dim, dtype, seqlen, publi
 IMPL_OF_KERNEL = {"flash-attn-2": "flash-attn", "flash-attn-3": "flash-attn", "cudnn": "te"}
 
 
+def has_kernel(device, kernel):
+    return any(k["name"] == kernel for k in profile_json(device).get("kernels", {}).get("list", []))
+
+
 def call_argv(device, kernel, seqlen, batch, heads, kv_heads, head_dim, causal, dtype):
+    """One call of the kernel at its curves; on a profile without that kernel, the dense model (--impl none),
+    as ringsim offers it there."""
+    impl = ["--impl", IMPL_OF_KERNEL.get(kernel, "flash-attn"), "--kernel", kernel] if has_kernel(device, kernel) \
+        else ["--impl", "none"]
     return ["model", "-N", "1", "-S", tokens(seqlen), "--batch", str(batch), "--heads", str(heads),
             "--kv-heads", str(kv_heads), "--head-dim", str(head_dim), "--dtype", dtype,
-            "--causal" if causal else "--no-causal", "-L", "contiguous", "-P", "both", "-p", device,
-            "--impl", IMPL_OF_KERNEL.get(kernel, "flash-attn"), "--kernel", kernel, "--json", "-", "-q"]
+            "--causal" if causal else "--no-causal", "-L", "contiguous", "-P", "both", "-p", device] + impl + [
+            "--json", "-", "-q"]
 
 
 def call_times(rs, argv):
@@ -158,13 +169,15 @@ def fa_flops(row, causal):
     return f / 2 if causal else f
 
 
-def kernel_cases(name, source, dtype, passes_of):
+def kernel_cases(name, source, cite, dtype, passes_of, flops_of=None):
+    """Single-call cases: TFLOP/s = the source's FLOP count (flops_of(row, pass); FlashAttention's by default)
+    over the predicted time of the call(s)."""
     rows = read_cases(name)
     plans = []
     for r in rows:
         causal = r["mask"] == "causal"
-        argv = call_argv(r["device"], r["kernel"], r["seqlen"], r["batch"], r["heads"], r["heads"], r["head_dim"],
-                         causal, dtype)
+        argv = call_argv(r["device"], r["kernel"], r["seqlen"], r["batch"], r["heads"], r.get("kv_heads", r["heads"]),
+                         r["head_dim"], causal, dtype)
         plans.append((r, argv))
 
     def finish(rs):
@@ -172,8 +185,10 @@ def kernel_cases(name, source, dtype, passes_of):
         for r, argv in plans:
             causal = r["mask"] == "causal"
             passes = passes_of(r)
-            factor = {"forward": 1.0, "backward": 2.5, "both": 3.5}[passes]
-            flops = factor * fa_flops(r, causal)
+            if flops_of:
+                flops = flops_of(r, passes)
+            else:
+                flops = {"forward": 1.0, "backward": 2.5, "both": 3.5}[passes] * fa_flops(r, causal)
 
             def predict():
                 t = call_times(rs, argv)
@@ -182,9 +197,11 @@ def kernel_cases(name, source, dtype, passes_of):
             role = "held-out"
             if passes != "both":
                 role = curve_point_role(r["device"], r["kernel"], passes, r["mask"], int(r["head_dim"]), dtype,
-                                        int(r["seqlen"]), float(r["published"]))
-            out.append(result(r, source, "%s %s %s d%s" % (r["kernel"], passes if passes != "both" else "fwd+bwd",
-                                                            r["mask"], r["head_dim"]), predict, role))
+                                        int(r["seqlen"]), float(r["published"]), cite)
+            q = "%s %s %s d%s" % (r["kernel"], passes if passes != "both" else "fwd+bwd", r["mask"], r["head_dim"])
+            if not has_kernel(r["device"], r["kernel"]):
+                q += " (dense model: the profile has no %s curve)" % r["kernel"]
+            out.append(result(r, source, q, predict, role))
         return out
     return [a for _, a in plans], finish
 
@@ -202,11 +219,24 @@ def result(row, source, quantity, predict, role):
 
 
 def fa2_paper():
-    return kernel_cases("flash-attention-2.csv", "fa2-paper", "fp16", lambda r: "both")
+    return kernel_cases("flash-attention-2.csv", "fa2-paper", "2307.08691", "fp16", lambda r: "both")
 
 
 def fa3_paper():
-    return kernel_cases("flash-attention-3.csv", "fa3-paper", "bf16", lambda r: r["pass"])
+    return kernel_cases("flash-attention-3.csv", "fa3-paper", "2407.08608", "bf16", lambda r: r["pass"])
+
+
+def cudnn_flops(r, passes):
+    """cudnn-frontend's count: 2 batch heads pairs (d_qk + d_vo), x 5/2 backward; pairs S(S+1)/2 causal."""
+    s = int(r["seqlen"])
+    pairs = s * (s + 1) // 2 if r["mask"] == "causal" else s * s
+    f = 2.0 * int(r["batch"]) * int(r["heads"]) * pairs * 2 * int(r["head_dim"])
+    return f * 2.5 if passes == "backward" else f
+
+
+def cudnn_frontend():
+    return kernel_cases("cudnn-frontend.csv", "cudnn-frontend", "cudnn-frontend", "bf16", lambda r: r["pass"],
+                        cudnn_flops)
 
 
 # ---- ring-flash-attention's README: the local call's rate and the ring's efficiency ---------------------------
@@ -356,7 +386,7 @@ def ring_attention_maxctx():
 def run_cases(binary, jobs):
     with tempfile.TemporaryDirectory(prefix="ringsim-validate.") as scratch:
         rs = Ringsim(binary, scratch)
-        makers = [fa2_paper(), fa3_paper(), ring_flash_attention(), long_context_attention(scratch), cp_inference(),
+        makers = [fa2_paper(), fa3_paper(), cudnn_frontend(), ring_flash_attention(), long_context_attention(scratch), cp_inference(),
                   ring_attention_maxctx()]
         rs.run_all([a for argvs, _ in makers for a in argvs], jobs)
         results = []
