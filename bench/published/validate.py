@@ -46,6 +46,7 @@ SOURCES = [
 ]
 WITHIN = 0.10          # "within 10%": |predicted / published - 1| <= 0.10
 FAR = 1.5              # "off by more than 1.5x": max(ratio, 1 / ratio) > 1.5
+COMMAND_TIMEOUT_S = 120  # one ringsim command (each takes well under a second)
 
 
 class CaseError(Exception):
@@ -75,7 +76,11 @@ class Ringsim:
         todo = sorted({tuple(a) for a in argvs} - set(self.out))
 
         def one(argv):
-            p = subprocess.run([self.binary] + list(argv), cwd=self.scratch, capture_output=True, text=True)
+            try:
+                p = subprocess.run([self.binary] + list(argv), cwd=self.scratch, capture_output=True, text=True,
+                                   timeout=COMMAND_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return argv, -1, "", "did not finish in %d s" % COMMAND_TIMEOUT_S
             return argv, p.returncode, p.stdout, p.stderr
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -108,13 +113,14 @@ def value(row, field):
 
 
 def combine(parts, f):
-    """f over the values of parts (each (value, low, high)); the range where every part has one, f being
-    monotone in each part: low and high are f at the parts' lows and highs, sorted."""
+    """f over the values of parts (each (value, low, high)). Where every part has a range, the result's is
+    the least and greatest f over the corners of the parts' ranges (exact for an f monotone in each part,
+    increasing in some and decreasing in others: a rate over a time, a ratio of two times)."""
     v = f(*[p[0] for p in parts])
-    if all(p[1] is not None and p[2] is not None for p in parts):
-        a, b = f(*[p[1] for p in parts]), f(*[p[2] for p in parts])
-        return v, min(a, b), max(a, b)
-    return v, None, None
+    if not all(p[1] is not None and p[2] is not None for p in parts):
+        return v, None, None
+    corners = [f(*[p[1 + ((i >> j) & 1)] for j, p in enumerate(parts)]) for i in range(1 << len(parts))]
+    return v, min(corners), max(corners)
 
 
 # ---- single attention calls: the kernel model's time of one call (ideal_s of a one-rank problem) -------------
@@ -352,6 +358,11 @@ def cp_inference():
 
 # ---- the Ring Attention paper's longest context ------------------------------------------------------------
 
+def pow2_floor(x):
+    """The largest power of two at or below x (0 below 1)."""
+    return float(1 << (int(x).bit_length() - 1)) if x >= 1 else 0.0
+
+
 def maxctx_argv(r):
     m = int(r["sequences"])
     return ["plan", "-m", r["model"], "-S", "max", "-N", str(int(r["devices"]) // m), "--global-batch", str(m),
@@ -372,7 +383,7 @@ def ring_attention_maxctx():
                 # the prediction is the largest power of two at or below ringsim's longest context.
                 s = value(rs.csv_rows(maxctx_argv(r))[0], "seq_tokens")
                 longest.append(s[0])
-                return combine([s], lambda x: float(2 ** int(math.floor(math.log2(x)))) if x >= 1 else 0.0)
+                return combine([s], pow2_floor)
             res = result(r, "ring-attn-maxctx", "", predict, "held-out")
             res["quantity"] = "longest power-of-two context, %s on %s x %s%s" % (
                 r["model"], r["devices"], r["device"], " (ringsim's longest: %d)" % longest[0] if longest else "")
@@ -446,7 +457,8 @@ def stats(rs):
     far = [r for r in ok if ratio_far(r) > FAR]
     worst = max(ok, key=log_err) if ok else None
     errs = sorted(abs(r["error"]) for r in ok)
-    median = errs[len(errs) // 2] if errs else None
+    n = len(errs)
+    median = (errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2) if n else None
     return {"n": len(rs), "failed": len(rs) - len(ok), "within": len(within), "far": len(far), "worst": worst,
             "median": median}
 
@@ -478,11 +490,7 @@ def summary_line(results):
 # ---- Markdown (docs/validation.md's generated blocks) -----------------------------------------------------
 
 def md_num(v):
-    if v is None:
-        return "-"
-    if abs(v) >= 1e5:
-        return "%.4g" % v
-    return "%.4g" % v
+    return "-" if v is None else "%.4g" % v
 
 
 def md_summary(results):
