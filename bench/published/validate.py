@@ -494,8 +494,8 @@ def md_num(v):
 
 
 def md_summary(results):
-    lines = ["| source | cases | held out | within 10% | off by > 1.5x | median \\|error\\| | worst case (predicted / published) |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| source | cases | held out | no prediction | within 10% | off by > 1.5x | median \\|error\\| | worst case (predicted / published) |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
     groups = [(src, [r for r in results if r["source"] == src]) for _, src in SOURCES] + [("**all**", results)]
     for src, rs in groups:
         if not rs:
@@ -504,13 +504,13 @@ def md_summary(results):
         ind = sum(1 for r in rs if r["role"] != "input")
         w = s["worst"]
         worst = "%s (%.3g)" % (w["case"], w["predicted"] / w["published"]) if w else "-"
-        lines.append("| %s | %d | %d | %d | %d | %s | %s |" % (src, s["n"], ind, s["within"], s["far"],
+        lines.append("| %s | %d | %d | %d | %d | %d | %s | %s |" % (src, s["n"], ind, s["failed"], s["within"], s["far"],
                                                              "%.1f%%" % (100 * s["median"]) if s["median"] is not None
                                                              else "-", worst))
     ind = [r for r in results if r["role"] != "input"]
     s = stats(ind)
-    lines.append("| **held out only** | %d | %d | %d | %d | %s | %s |" % (
-        s["n"], s["n"], s["within"], s["far"], "%.1f%%" % (100 * s["median"]) if s["median"] is not None else "-",
+    lines.append("| **held out only** | %d | %d | %d | %d | %d | %s | %s |" % (
+        s["n"], s["n"], s["failed"], s["within"], s["far"], "%.1f%%" % (100 * s["median"]) if s["median"] is not None else "-",
         "%s (%.3g)" % (s["worst"]["case"], s["worst"]["predicted"] / s["worst"]["published"]) if s["worst"] else "-"))
     return lines
 
@@ -557,19 +557,20 @@ def read_baseline(path):
     if not os.path.exists(path):
         return {}
     with open(path, newline="") as f:
-        return {r["case"]: float(r["abs_log_error"]) for r in csv.DictReader(ln for ln in f if not ln.startswith("#"))}
+        rows = csv.DictReader(ln for ln in f if not ln.startswith("#"))
+        return {r["case"]: None if r["abs_log_error"] == "none" else float(r["abs_log_error"]) for r in rows}
 
 
 def write_baseline(path, results):
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
-        f.write("# Each case's |ln(predicted / published)| when it was last locked in (validate.py --update-baseline);\n"
-                "# CTest validation_published fails when a case's error grows past it by more than the tolerance.\n")
+        f.write("# Each case's |ln(predicted / published)| when it was last locked in (validate.py --update-baseline;\n"
+                "# 'none': ringsim gave no prediction then). CTest validation_published fails when a case's error\n"
+                "# grows past it by more than the tolerance, or a case that had a prediction has none.\n")
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["case", "abs_log_error"])
         for r in results:
-            if r["predicted"]:
-                w.writerow([r["case"], "%.6f" % log_err(r)])
+            w.writerow([r["case"], "%.6f" % log_err(r) if r["predicted"] else "none"])
     os.replace(tmp, path)
 
 
@@ -580,10 +581,15 @@ def check_baseline(results, path, tol):
         if r["case"] not in base:
             new.append(r["case"])
             continue
+        b = base[r["case"]]
         if not r["predicted"]:
-            worse.append("%s: no prediction (%s)" % (r["case"], r["failure"]))
+            if b is not None:
+                worse.append("%s: no prediction (%s)" % (r["case"], r["failure"]))
             continue
-        e, b = log_err(r), base[r["case"]]
+        if b is None:
+            better.append(r["case"])
+            continue
+        e = log_err(r)
         if e > b + tol:
             worse.append("%s: |ln(predicted/published)| %.3f, was %.3f (predicted %.4g, published %.4g %s)" % (
                 r["case"], e, b, r["predicted"], r["published"], r["unit"]))

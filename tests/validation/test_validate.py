@@ -100,6 +100,18 @@ class Baseline(unittest.TestCase):
             self.assertEqual(len(worse), 1)
             self.assertIn("no prediction", worse[0])
 
+    def test_none_in_the_baseline(self):
+        # a case without a prediction at lock-in: still none is not worse, a prediction now is better
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "b.csv")
+            with open(path, "w") as f:
+                f.write("case,abs_log_error\na,none\nb,none\n")
+            still = self.case("a", 1.0, None)
+            still["failure"] = "ringsim plan: exit 2"
+            worse, better, new = v.check_baseline([still, self.case("b", 1.0, 3.0)], path, 0.01)
+            self.assertEqual((worse, better, new), ([], ["b"], []))
+
 
 if __name__ == "__main__":
     unittest.main()
