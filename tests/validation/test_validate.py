@@ -70,47 +70,42 @@ class Roles(unittest.TestCase):
 
 
 class Baseline(unittest.TestCase):
-    def case(self, name, pub, pred):
-        return {"case": name, "published": pub, "predicted": pred, "unit": "s", "failure": None}
+    def setUp(self):
+        import tempfile
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "baseline.csv")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def check(self, baseline_text, results):
+        with open(self.path, "w") as f:
+            f.write(baseline_text)
+        return v.check_baseline(results, self.path, 0.01)
+
+    @staticmethod
+    def case(name, pub, pred, failure=None):
+        return {"case": name, "published": pub, "predicted": pred, "unit": "s", "failure": failure}
 
     def test_worse_better_new_gone(self):
         import math
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "b.csv")
-            with open(path, "w") as f:
-                f.write("# comment\ncase,abs_log_error\na,%.6f\nb,%.6f\nc,0.1\ngone,0.1\n" % (math.log(1.2),
-                                                                                             math.log(1.2)))
-            results = [self.case("a", 1.0, 1.25), self.case("b", 1.0, 1.1), self.case("c", 1.0, 1.1 * 1.0),
-                       self.case("new", 1.0, 2.0)]
-            worse, better, new = v.check_baseline(results, path, 0.01)
-            self.assertEqual([w.split(":")[0] for w in worse], ["a", "gone"])
-            self.assertEqual(better, ["b"])
-            self.assertEqual(new, ["new"])
+        text = "# comment\ncase,abs_log_error\na,%.6f\nb,%.6f\nc,0.1\ngone,0.1\n" % (math.log(1.2), math.log(1.2))
+        results = [self.case("a", 1.0, 1.25), self.case("b", 1.0, 1.1), self.case("c", 1.0, 1.1),
+                   self.case("new", 1.0, 2.0)]
+        worse, better, new = self.check(text, results)
+        self.assertEqual([w.split(":")[0] for w in worse], ["a", "gone"])
+        self.assertEqual(better, ["b"])
+        self.assertEqual(new, ["new"])
 
     def test_missing_prediction_is_worse(self):
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "b.csv")
-            with open(path, "w") as f:
-                f.write("case,abs_log_error\na,0.5\n")
-            r = self.case("a", 1.0, None)
-            r["failure"] = "ringsim model: exit 2"
-            worse, _, _ = v.check_baseline([r], path, 0.01)
-            self.assertEqual(len(worse), 1)
-            self.assertIn("no prediction", worse[0])
+        worse, _, _ = self.check("case,abs_log_error\na,0.5\n", [self.case("a", 1.0, None, "ringsim model: exit 2")])
+        self.assertEqual(len(worse), 1)
+        self.assertIn("no prediction", worse[0])
 
     def test_none_in_the_baseline(self):
         # a case without a prediction at lock-in: still none is not worse, a prediction now is better
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "b.csv")
-            with open(path, "w") as f:
-                f.write("case,abs_log_error\na,none\nb,none\n")
-            still = self.case("a", 1.0, None)
-            still["failure"] = "ringsim plan: exit 2"
-            worse, better, new = v.check_baseline([still, self.case("b", 1.0, 3.0)], path, 0.01)
-            self.assertEqual((worse, better, new), ([], ["b"], []))
+        results = [self.case("a", 1.0, None, "ringsim plan: exit 2"), self.case("b", 1.0, 3.0)]
+        self.assertEqual(self.check("case,abs_log_error\na,none\nb,none\n", results), ([], ["b"], []))
 
 
 if __name__ == "__main__":
