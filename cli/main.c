@@ -1,6 +1,7 @@
 /* main.c - `ringsim COMMAND [options]`: dispatch to the subcommands (cli/cmd_*.c). */
 #include <stdbool.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,11 @@ static int docs(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    /* A file-size limit (ulimit -f) or a full disk: the write fails with EFBIG/ENOSPC, which the
+     * writers report with the file's name and clean up after, instead of killing the process (and
+     * leaving its temporaries and its children behind). Children that are other programs get the
+     * default back (subprocess.c). */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return RS_EXIT_USAGE;

@@ -117,11 +117,29 @@ def check(rc, err):
         raise RingsimError(err.msg.decode(errors="replace") or "libringsim failed (rc %d)" % rc)
 
 
+lib.rs_locale_c_enter.restype = ctypes.c_void_p
+lib.rs_locale_c_enter.argtypes = []
+lib.rs_locale_c_leave.restype = None
+lib.rs_locale_c_leave.argtypes = [ctypes.c_void_p]
+
+
 def fn(name, restype, *argtypes):
+    """The library's function name, called in the "C" locale (rs_locale_c_enter): numbers are read
+    and printed with '.' whatever locale.setlocale the caller chose."""
     f = getattr(lib, name)
     f.restype = restype
     f.argtypes = list(argtypes)
-    return f
+    enter, leave = lib.rs_locale_c_enter, lib.rs_locale_c_leave
+
+    def call(*args):
+        old = enter()
+        try:
+            return f(*args)
+        finally:
+            leave(old)
+
+    call.__name__ = name
+    return call
 
 
 P = ctypes.POINTER
