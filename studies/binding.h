@@ -37,6 +37,12 @@ typedef struct {
 const rs_abi_field_t *rs_abi_fields(void);
 
 /* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
+/* The accepted range of the machine's field called field, the one the command line's option takes
+ * (model/3-machine/ranges.h): "flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown",
+ * "host_xfer", "host_byte", "jitter", "factor" (a straggler's or degraded hop's), "gpus_per_node",
+ * into *min and *max. Returns 0, or -1 for another name. */
+int rs_binding_machine_range(const char *field, double *min, double *max);
+
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out);
 /* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done), B* included
  * (rs_model_b_star). Returns 0 or -1 with err. */

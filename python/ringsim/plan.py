@@ -2,8 +2,8 @@
 `ringsim memory` and `ringsim plan`)."""
 import ctypes
 
-from ._lib import (S, Err, P, RingsimError, _layout, c_char_p, c_int, check, ckpt_of, fn, layout_of, precision_of,
-                   real, record, size)
+from ._lib import (S, Err, P, RingsimError, _layout, c_char_p, c_int, check, ckpt_of, cstr, fn, layout_of,
+                   precision_of, real, record, size)
 
 _transformer_load = fn("rs_transformer_load", c_int, c_char_p, P(S["rs_transformer_t"]), P(Err))
 _mem_config_default = fn("rs_mem_config_default", None, P(S["rs_mem_config_t"]))
@@ -18,7 +18,7 @@ _plan_run = fn("rs_plan_run", c_int, P(S["rs_plan_config_t"]), ctypes.c_void_p, 
 def transformer(model):
     """A model preset ("llama3-8b") or JSON file as a Record of rs_transformer_t's fields."""
     t, err = S["rs_transformer_t"](), Err()
-    check(_transformer_load(str(model).encode(), ctypes.byref(t), ctypes.byref(err)), err)
+    check(_transformer_load(cstr("model", model), ctypes.byref(t), ctypes.byref(err)), err)
     return t
 
 
@@ -63,7 +63,7 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     c = S["rs_plan_config_t"]()
     _plan_config_default(ctypes.byref(c))
     err = Err()
-    check(_transformer_load(str(model).encode(), ctypes.byref(c.model), ctypes.byref(err)), err)
+    check(_transformer_load(cstr("model", model), ctypes.byref(c.model), ctypes.byref(err)), err)
     c.seq_tokens = 0 if seq_tokens == "max" else size("seq_tokens", seq_tokens, 1, 1 << 36)
     c.global_batch = size("global_batch", global_batch, 1, 1 << 24)
     c.dp = 0 if dp is None else size("dp", dp, 1, 1 << 24)
@@ -82,8 +82,8 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     hw, m = _opaque("hw"), _opaque("machine")
     gpn = -1 if gpus_per_node is None else size("gpus_per_node", gpus_per_node, 0, 1 << 20)
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
-    pc = S["rs_plan_candidate_spec_t"](profile=str(profile).encode(), precision=c.precision, gpus_per_node=gpn,
-                                  inter=inter.encode() if inter else None, price=usd)
+    pc = S["rs_plan_candidate_spec_t"](profile=cstr("profile", profile), precision=c.precision, gpus_per_node=gpn,
+                                  inter=cstr("inter", inter) if inter else None, price=usd)
     check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
     out = S["rs_plan_result_t"]()
     check(_plan_run(ctypes.byref(c), hw, m, ctypes.byref(out), ctypes.byref(err)), err)
