@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "output.h"
@@ -67,6 +70,14 @@ int main(int argc, char **argv) {
      * leaving its temporaries and its children behind). Children that are other programs get the
      * default back (subprocess.c). */
     signal(SIGXFSZ, SIG_IGN);
+    /* A rank started by a launcher (mpirun, srun) dies with its launcher's process: a killed job leaves no
+     * rank running on, writing into the dead run's folders (a child ringsim starts is tied likewise,
+     * subprocess.h). */
+    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK") || getenv("SLURM_PROCID")) {
+        const pid_t launcher = getppid();
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != launcher) return RS_EXIT_FAIL; /* it died already */
+    }
     if (argc < 2) {
         usage(stderr);
         return RS_EXIT_USAGE;
