@@ -193,9 +193,10 @@ int rs_cmd_sweep(int argc, char **argv) {
     const bool to_file = strcmp(out_path, "-") != 0;
     char partial[PATH_MAX + 16];
     struct stat st; /* a regular file's partial result went beside it (rs_file_commit_partial) */
-    if (out.interrupted && to_file && out.done > 0 && (stat(out_path, &st) != 0 || S_ISREG(st.st_mode)))
-        fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept in %s (%s is left as it was)\n", out.done, out.n,
-                rs_out_partial_name(out_path, partial, sizeof partial), out_path);
+    if ((out.interrupted || rc == RS_EXIT_FAIL) && to_file && out.done > 0 && (stat(out_path, &st) != 0 || S_ISREG(st.st_mode)))
+        fprintf(stderr, "ringsim sweep: %s: %zu of %zu points kept in %s (%s is left as it was)\n",
+                out.interrupted ? "interrupted" : "failed", out.done, out.n, rs_out_partial_name(out_path, partial, sizeof partial),
+                out_path);
     else if (out.interrupted)
         fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", out.done, out.n, to_file ? " in " : "",
                 to_file ? out_path : "");
