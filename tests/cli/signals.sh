@@ -1,6 +1,6 @@
 #!/bin/sh
 # signals.sh RINGSIM [GNUPLOT] - interrupted, raced, size-limited and orphaned runs lose nothing and
-# leave nothing behind (docs/reliability.md). Each case is bounded (timeout) and runs in a scratch
+# leave nothing behind (docs/architecture.md, "Outputs, signals, children and locales"). Each case is bounded (timeout) and runs in a scratch
 # folder with its own $TMPDIR, removed at the end:
 #   1. Ctrl-C during `sweep -o out.csv` leaves the previous complete out.csv byte for byte; the points
 #      finished so far go to out.partial.csv, which reads back as a sweep;
