@@ -26,6 +26,8 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
 
 static const rs_abi_field_t table[] = {
     TYPE(rs_err_t), F(rs_err_t, msg), F(rs_err_t, code),
+    TYPE(rs_estimate_t), F(rs_estimate_t, rank_steps), F(rs_estimate_t, time_s), F(rs_estimate_t, mem_bytes),
+    TYPE(rs_limits_t), F(rs_limits_t, max_time_s), F(rs_limits_t, max_mem_bytes),
     TYPE(rs_binding_walk_in_t), F(rs_binding_walk_in_t, layout_i), F(rs_binding_walk_in_t, pass_j), F(rs_binding_walk_in_t, cap),
     TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
     F(rs_plan_candidate_spec_t, gpus_per_node), F(rs_plan_candidate_spec_t, inter), F(rs_plan_candidate_spec_t, price),

@@ -297,6 +297,17 @@ class TestInputChecks(unittest.TestCase):
                 ringsim.Machine(**{field: value})
             self.assertTrue(str(ctx.exception).endswith("must be in " + rng), (str(ctx.exception), rng))
 
+    def test_plan_is_estimated_before_it_runs(self):
+        code, _out, err = cli("plan", "-m", "llama3-8b", "--ranks", 1 << 20, "-S", "1G", ok=False)
+        self.assertEqual(code, 2)
+        with self.assertRaises(ringsim.RingsimError) as ctx:  # at once, from the estimate: not after minutes of walks
+            ringsim.plan("llama3-8b", seq_tokens="1G", n_ranks=1 << 20)
+        self.assertIn("this plan: an estimated", str(ctx.exception))
+        self.assertEqual(str(ctx.exception), err.strip().split(": ", 1)[1])
+        with self.assertRaises(ringsim.RingsimError) as ctx:
+            ringsim.plan("llama3-8b", seq_tokens="4M", n_ranks=16384, alternatives=False, max_time=1)
+        self.assertIn("(above --max-time 1 s: give --max-time to allow more)", str(ctx.exception))
+
     def test_types_are_checked(self):
         for kw in (dict(flops=[1]), dict(bw={}), dict(seed=1.5)):
             with self.assertRaises(ringsim.RingsimError):
