@@ -149,6 +149,10 @@ void rs_out_tmpdir_remove(const char *dir);
  * it made by another run meanwhile fails with "DIR: created by another run meanwhile"), rs_out_finish(false) or a signal
  * removes it. Returns 0 or -1 with err. */
 int rs_out_stage_dir(const char *dir, char *stage, size_t len, rs_err_t *err);
+/* Commit the staged folder stage (rs_out_stage_dir) now, before the run ends, so that its command
+ * can say it was written only once it is (a report: "written to DIR/report.md"). Outside a run: 0.
+ * Returns 0 or -1 with err as rs_out_finish ("DIR: created by another run meanwhile: ..."). */
+int rs_out_stage_commit(const char *stage, rs_err_t *err);
 /* mkdir for an output folder of this run (0777 & umask; an existing folder is fine): removed by
  * rs_out_finish(false) when it is empty then. Returns 0 or -1 with err "PATH: cannot create: ...". */
 int rs_out_mkdir(const char *path, rs_err_t *err);

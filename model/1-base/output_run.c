@@ -323,6 +323,19 @@ static int commit_stage(out_node_t *n, rs_err_t *err) {
     return rc;
 }
 
+int rs_out_stage_commit(const char *stage, rs_err_t *err) {
+    out_node_t *n = rs_out_active() ? out_node_find(OUT_STAGE, stage) : NULL;
+    if (!n) return 0; /* outside a run the folder is written in place */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&block, handled[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    const int rc = commit_stage(n, err);
+    n->state = OUT_DONE;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void rs_out_child(pid_t pid, bool group) {
     if (!rs_out_active()) return;
     out_node_t *n = out_node_add(OUT_DONE, NULL, NULL, NULL);
