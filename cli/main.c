@@ -67,8 +67,8 @@ static int docs(int argc, char **argv) {
 int main(int argc, char **argv) {
     /* A file-size limit (ulimit -f) or a full disk: the write fails with EFBIG/ENOSPC, which the
      * writers report with the file's name and clean up after, instead of killing the process (and
-     * leaving its temporaries and its children behind). Children that are other programs get the
-     * default back (subprocess.c). */
+     * leaving its temporaries and its children behind). Children inherit it: mpirun, its ranks and
+     * gnuplot see EFBIG too (subprocess.c). */
     signal(SIGXFSZ, SIG_IGN);
     /* A rank started by a launcher (mpirun, srun) dies with its launcher's process: a killed job leaves no
      * rank running on, writing into the dead run's folders (a child ringsim starts is tied likewise,

@@ -79,7 +79,8 @@ static void child_main(const rs_spawn_t *sp, pid_t parent) {
     child_stream(sp->stdin_fd, 0);
     child_drop_env(sp->drop_env);
     if (!sp->argv) _exit(sp->fn ? sp->fn(sp->arg) : 0);
-    signal(SIGXFSZ, SIG_DFL); /* ringsim ignores it (its writes get EFBIG); another program gets the default */
+    /* SIGXFSZ stays ignored (main): mpirun, gnuplot and ringsim's own children get EFBIG from a write past
+     * `ulimit -f` and report it, where the signal would kill them or (mpirun) leave the job waiting */
     if (strchr(sp->argv[0], '/')) execv(sp->argv[0], sp->argv);
     else execvp(sp->argv[0], sp->argv);
     _exit(127);
