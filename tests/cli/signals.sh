@@ -11,6 +11,8 @@
 #   4. a gnuplot that ignores SIGTERM and never returns is ended by the child bound
 #      (RINGSIM_CHILD_TIMEOUT_S) with its process group: `plot` exits 1 "timeout after 1 s" at once,
 #      its stderr folder removed;
+#      and `sweep --exec` with an exec binary that never returns reports its point timed out, leaving
+#      no ringsim-sweep-exec folder;
 #   5. SIGKILL of `plot` while its gnuplot runs: the child dies with it (PR_SET_PDEATHSIG);
 #   6. a sweep whose output name holds a newline writes `# command=` on one line (escaped), and the
 #      file reads back (`plot`, with GNUPLOT);
@@ -111,6 +113,14 @@ fi
 RINGSIM_GNUPLOT=/bin/true timeout 60 "$bin" plot scaling out.csv -o g.png 2>/dev/null
 rm -f g.png
 [ "$(temps)" = 0 ] || bad "5: the killed run's temporary was not removed by the next run: $(find . -name '*.tmp.*')"
+
+# --- 4b. sweep --exec with an exec binary that never returns: bounded, its temporary folder removed ---
+printf '#!/bin/sh\nexec sleep 300\n' >never.sh
+chmod +x never.sh
+RINGSIM_CHILD_TIMEOUT_S=1 timeout 60 "$bin" sweep --block 1K -N 2 --dtype fp32 --exec --exec-bin ./never.sh -q -o x.csv 2>/dev/null
+grep -q "exec failed (ringsim exec --launch=mpirun timeout after 1 s)" x.csv || bad "4b: the hanging exec is not reported as timed out"
+[ "$(temps)" = 0 ] || bad "4b: sweep --exec left a temporary: $(ls tmp)"
+rm -f x.csv
 
 # --- 6. a newline in argv: the header stays one line and the file reads back ---
 nl='new
