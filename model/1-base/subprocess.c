@@ -1,5 +1,5 @@
 /* subprocess.c - child processes with a watchdog (subprocess.h). */
-#define _GNU_SOURCE /* wait4(): the child's own rusage */
+#define _GNU_SOURCE /* wait4(): the child's own rusage; prctl */
 #include "subprocess.h"
 
 #include "output.h"
@@ -98,10 +98,8 @@ int rs_spawn_start(const rs_spawn_t *sp, const char *what, rs_child_t *child, rs
     child->pid = pid;
     child->group = sp->new_group;
     rs_out_child(pid, sp->new_group); /* a signal to this process ends it too */
-    const double bound_s = rs_spawn_bound_s();
-    if (bound_s > 0 && rs_spawn_watchdog(child, bound_s, NULL) != 0) {
-        /* no thread for the bound: the child still runs, under the caller's own timeout if any */
-    }
+    /* the bound (subprocess.h); without a thread for it the child still runs, under the caller's timeout */
+    (void)rs_spawn_watchdog(child, rs_spawn_bound_s(), NULL);
     return 0;
 }
 

@@ -11,8 +11,8 @@
  *
  * Every child is bounded and tied to this process:
  *  - the bound: a child for which the caller sets no timeout (0) still gets the process's child bound
- *    (rs_spawn_bound_s: RINGSIM_CHILD_TIMEOUT_S when set, else the larger of 3600 s and twice the
- *    command's --max-time), after which it is ended as above and reported as timed out;
+ *    (rs_spawn_bound_s: RINGSIM_CHILD_TIMEOUT_S when it is a number in [0, 1e9] - 0: none -, else the
+ *    larger of 3600 s and twice the command's --max-time), after which it is ended as above and reported as timed out;
  *  - its life: the child gets SIGTERM when this process dies (PR_SET_PDEATHSIG, checked right after
  *    the fork so a parent that died in between is noticed), so that a killed ringsim leaves no
  *    running job behind (mpirun, on SIGTERM, ends its ranks); SIGINT/SIGTERM/SIGHUP to this process
