@@ -24,6 +24,10 @@ struct rs_trace {
     size_t cap_events;     /* allocated events */
     rs_event_t *events;    /* [n_events] */
     int sorted;            /* 1 when events are known sorted by (pass, rank, step, kind) */
+    size_t n_roles;        /* role events */
+    size_t cap_roles;
+    rs_role_event_t *roles; /* [n_roles] */
+    int roles_sorted;      /* 1 when role events are known sorted by (pass, rank, step, role) */
 };
 
 /* ------------------------------------------------------------------------------------------------
@@ -38,6 +42,7 @@ rs_trace_t *rs_trace_create(const char *source) {
         return NULL;
     }
     t->sorted = 1;
+    t->roles_sorted = 1;
     return t;
 }
 
@@ -50,6 +55,7 @@ void rs_trace_free(rs_trace_t *t) {
     free(t->meta_keys);
     free(t->meta_values);
     free(t->events);
+    free(t->roles);
     free(t->source);
     free(t);
 }
@@ -279,7 +285,9 @@ rs_event_t *rs_trace_events_mut(rs_trace_t *t) {
 
 void rs_trace_sort(rs_trace_t *t) {
     if (t->n_events > 1) qsort(t->events, t->n_events, sizeof *t->events, rs_event_key_qcmp);
+    if (t->n_roles > 1) qsort(t->roles, t->n_roles, sizeof *t->roles, rs_role_event_qcmp);
     t->sorted = 1;
+    t->roles_sorted = 1;
 }
 
 long rs_trace_find(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass,
@@ -309,4 +317,54 @@ double rs_trace_makespan(const rs_trace_t *t) {
         if (t->events[i].end_s > hi) hi = t->events[i].end_s;
     }
     return hi - lo;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Role events
+ * ---------------------------------------------------------------------------------------------- */
+static const char *const role_names[RS_ROLE_COUNT] = {"attn", "merge", "cast", "other"};
+
+const char *rs_role_name(rs_role_t r) { return rs_enum_name(role_names, RS_ROLE_COUNT, (int)r); }
+
+int rs_role_parse(const char *s, rs_role_t *out) {
+    const int r = rs_enum_parse(role_names, RS_ROLE_COUNT, s);
+    if (r < 0) return -1;
+    *out = (rs_role_t)r;
+    return 0;
+}
+
+int rs_role_event_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
+    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    return (a->role > b->role) - (a->role < b->role);
+}
+
+int rs_role_event_qcmp(const void *a, const void *b) { return rs_role_event_cmp(a, b); }
+
+int rs_trace_add_role(rs_trace_t *t, const rs_role_event_t *r) {
+    if (t->n_roles == t->cap_roles) {
+        size_t cap = t->cap_roles ? 2 * t->cap_roles : 64;
+        rs_role_event_t *v = realloc(t->roles, cap * sizeof *v);
+        if (!v) return -1;
+        t->roles = v;
+        t->cap_roles = cap;
+    }
+    if (t->roles_sorted && t->n_roles > 0 && rs_role_event_cmp(&t->roles[t->n_roles - 1], r) > 0) t->roles_sorted = 0;
+    t->roles[t->n_roles++] = *r;
+    return 0;
+}
+
+size_t rs_trace_role_count(const rs_trace_t *t) { return t->n_roles; }
+const rs_role_event_t *rs_trace_roles(const rs_trace_t *t) { return t->roles; }
+
+double rs_trace_role_busy(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass, rs_role_t role) {
+    const rs_role_event_t key = {rank, step, pass, role, 0, 0, 0};
+    if (!t->roles_sorted) {
+        for (size_t i = 0; i < t->n_roles; i++)
+            if (rs_role_event_cmp(&t->roles[i], &key) == 0) return t->roles[i].busy_s;
+        return -1;
+    }
+    const rs_role_event_t *r = t->n_roles ? bsearch(&key, t->roles, t->n_roles, sizeof *t->roles, rs_role_event_qcmp) : NULL;
+    return r ? r->busy_s : -1;
 }
