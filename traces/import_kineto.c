@@ -51,7 +51,6 @@ enum {
 enum { DK_OTHER = 0, DK_RANK, DK_WORLD, DK_PG_CONFIG };
 enum { PK_OTHER = 0, PK_NAME, PK_DESC, PK_RANKS };
 
-#define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 /* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals. */
 static int us_text_to_ns(const char *s, size_t len, int64_t *ns) {
@@ -286,50 +285,53 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
     return 1;
 }
 
+/* Keys the reader knows at one level of the document, and the value each gives. */
+typedef struct {
+    const char *name;
+    size_t len;
+    int value;
+} key_def_t;
+#define KEY(lit, v) {lit, sizeof(lit) - 1, v}
+static const key_def_t TOP_KEYS[] = {KEY("traceEvents", TK_EVENTS), KEY("baseTimeNanoseconds", TK_BASE), KEY("distributedInfo", TK_DIST),
+                                     KEY("deviceProperties", TK_DEVPROPS)};
+static const key_def_t EVENT_KEYS[] = {KEY("ph", EK_PH),   KEY("cat", EK_CAT), KEY("name", EK_NAME), KEY("ts", EK_TS),
+                                       KEY("dur", EK_DUR), KEY("pid", EK_PID), KEY("tid", EK_TID),   KEY("args", EK_ARGS)};
+static const key_def_t ARG_KEYS[] = {
+    KEY("stream", AK_STREAM),           KEY("correlation", AK_CORR),
+    KEY("device", AK_DEVICE),           KEY("grid", AK_GRID),
+    KEY("Collective name", AK_COLL),    KEY("Process Group Name", AK_PG_NAME),
+    KEY("Process Group Description", AK_PG_DESC), KEY("Process Group Ranks", AK_PG_RANKS),
+    KEY("In msg nelems", AK_IN_NELEMS), KEY("Out msg nelems", AK_OUT_NELEMS),
+    KEY("dtype", AK_DTYPE),             KEY("Src Rank", AK_SRC),
+    KEY("Dst Rank", AK_DST),            KEY("In split size", AK_IN_SPLIT),
+    KEY("Out split size", AK_OUT_SPLIT)};
+static const key_def_t DIST_KEYS[] = {KEY("rank", DK_RANK), KEY("world_size", DK_WORLD), KEY("pg_config", DK_PG_CONFIG)};
+static const key_def_t PG_KEYS[] = {KEY("pg_name", PK_NAME), KEY("pg_desc", PK_DESC), KEY("ranks", PK_RANKS)};
+static const key_def_t DEV_KEYS[] = {KEY("id", 1), KEY("name", 2)};
+#undef KEY
+#define N_KEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* The value of key s[0..len) in table t[0..n), other when it is none of them. */
+static int key_value(const unsigned char *s, size_t len, const key_def_t *t, size_t n, int other) {
+    for (size_t i = 0; i < n; i++)
+        if (t[i].len == len && memcmp(s, t[i].name, len) == 0) return t[i].value;
+    return other;
+}
+
 static int on_map_key(void *ctx, const unsigned char *s, size_t len) {
     rs_kparse_t *k = ctx;
     if (k->depth == 1) {
-        k->top_key = KEY_IS(s, len, "traceEvents")           ? TK_EVENTS
-                     : KEY_IS(s, len, "baseTimeNanoseconds") ? TK_BASE
-                     : KEY_IS(s, len, "distributedInfo")     ? TK_DIST
-                     : KEY_IS(s, len, "deviceProperties")    ? TK_DEVPROPS
-                                                             : TK_OTHER;
+        k->top_key = key_value(s, len, TOP_KEYS, N_KEYS(TOP_KEYS), TK_OTHER);
     } else if (k->depth == 3 && k->top_key == TK_EVENTS) {
-        k->ev_key = KEY_IS(s, len, "ph")     ? EK_PH
-                    : KEY_IS(s, len, "cat")  ? EK_CAT
-                    : KEY_IS(s, len, "name") ? EK_NAME
-                    : KEY_IS(s, len, "ts")   ? EK_TS
-                    : KEY_IS(s, len, "dur")  ? EK_DUR
-                    : KEY_IS(s, len, "pid")  ? EK_PID
-                    : KEY_IS(s, len, "tid")  ? EK_TID
-                    : KEY_IS(s, len, "args") ? EK_ARGS
-                                             : EK_OTHER;
+        k->ev_key = key_value(s, len, EVENT_KEYS, N_KEYS(EVENT_KEYS), EK_OTHER);
     } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
-        k->arg_key = KEY_IS(s, len, "stream")                      ? AK_STREAM
-                     : KEY_IS(s, len, "correlation")               ? AK_CORR
-                     : KEY_IS(s, len, "device")                    ? AK_DEVICE
-                     : KEY_IS(s, len, "grid")                      ? AK_GRID
-                     : KEY_IS(s, len, "Collective name")           ? AK_COLL
-                     : KEY_IS(s, len, "Process Group Name")        ? AK_PG_NAME
-                     : KEY_IS(s, len, "Process Group Description") ? AK_PG_DESC
-                     : KEY_IS(s, len, "Process Group Ranks")       ? AK_PG_RANKS
-                     : KEY_IS(s, len, "In msg nelems")             ? AK_IN_NELEMS
-                     : KEY_IS(s, len, "Out msg nelems")            ? AK_OUT_NELEMS
-                     : KEY_IS(s, len, "dtype")                     ? AK_DTYPE
-                     : KEY_IS(s, len, "Src Rank")                  ? AK_SRC
-                     : KEY_IS(s, len, "Dst Rank")                  ? AK_DST
-                     : KEY_IS(s, len, "In split size")             ? AK_IN_SPLIT
-                     : KEY_IS(s, len, "Out split size")            ? AK_OUT_SPLIT
-                                                                   : AK_OTHER;
+        k->arg_key = key_value(s, len, ARG_KEYS, N_KEYS(ARG_KEYS), AK_OTHER);
     } else if (k->depth == 2 && k->top_key == TK_DIST) {
-        k->sub_key = KEY_IS(s, len, "rank")         ? DK_RANK
-                     : KEY_IS(s, len, "world_size") ? DK_WORLD
-                     : KEY_IS(s, len, "pg_config")  ? DK_PG_CONFIG
-                                                    : DK_OTHER;
+        k->sub_key = key_value(s, len, DIST_KEYS, N_KEYS(DIST_KEYS), DK_OTHER);
     } else if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) {
-        k->pg_key = KEY_IS(s, len, "pg_name") ? PK_NAME : KEY_IS(s, len, "pg_desc") ? PK_DESC : KEY_IS(s, len, "ranks") ? PK_RANKS : PK_OTHER;
+        k->pg_key = key_value(s, len, PG_KEYS, N_KEYS(PG_KEYS), PK_OTHER);
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS) {
-        k->dev_key = KEY_IS(s, len, "id") ? 1 : KEY_IS(s, len, "name") ? 2 : 0;
+        k->dev_key = key_value(s, len, DEV_KEYS, N_KEYS(DEV_KEYS), 0);
     }
     return 1;
 }

@@ -18,21 +18,25 @@
 #define EXPORT_STREAM_COMPUTE 7
 #define EXPORT_STREAM_NCCL 20
 
+/* (rank, pass, step, last) of x against y's: -1, 0, 1. */
+static int rank_order(const int32_t x[4], const int32_t y[4]) {
+    for (int i = 0; i < 4; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Events by (rank, pass, step, kind). */
 static int ev_rank_cmp(const void *a, const void *b) {
     const rs_event_t *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    return (x->kind > y->kind) - (x->kind < y->kind);
+    const int32_t kx[4] = {x->rank, (int32_t)x->pass, x->step, (int32_t)x->kind}, ky[4] = {y->rank, (int32_t)y->pass, y->step, (int32_t)y->kind};
+    return rank_order(kx, ky);
 }
 
 /* Role events by (rank, pass, step, role). */
 static int role_rank_cmp(const void *a, const void *b) {
     const rs_role_event_t *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    return (x->role > y->role) - (x->role < y->role);
+    const int32_t kx[4] = {x->rank, (int32_t)x->pass, x->step, (int32_t)x->role}, ky[4] = {y->rank, (int32_t)y->pass, y->step, (int32_t)y->role};
+    return rank_order(kx, ky);
 }
 
 typedef struct {

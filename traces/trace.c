@@ -258,14 +258,20 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * Events
  * ---------------------------------------------------------------------------------------------- */
+/* Room for one more item in *v (n items of size bytes, *cap allocated; first_cap the first time). 0 or
+ * -1 on OOM (*v unchanged). */
+static int make_room(void **v, size_t n, size_t *cap, size_t size, size_t first_cap) {
+    if (n < *cap) return 0;
+    const size_t c = *cap ? 2 * *cap : first_cap;
+    void *p = realloc(*v, c * size);
+    if (!p) return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
 int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
-    if (t->n_events == t->cap_events) {
-        size_t cap = t->cap_events ? 2 * t->cap_events : 256;
-        rs_event_t *e = realloc(t->events, cap * sizeof *e);
-        if (!e) return -1;
-        t->events = e;
-        t->cap_events = cap;
-    }
+    if (make_room((void **)&t->events, t->n_events, &t->cap_events, sizeof *t->events, 256) != 0) return -1;
     if (t->sorted && t->n_events > 0 && rs_event_key_cmp(&t->events[t->n_events - 1], ev) > 0) t->sorted = 0;
     t->events[t->n_events++] = *ev;
     return 0;
@@ -328,9 +334,8 @@ const char *rs_role_name(rs_role_t r) { return rs_enum_name(role_names, RS_ROLE_
 
 int rs_role_parse(const char *s, rs_role_t *out) {
     const int r = rs_enum_parse(role_names, RS_ROLE_COUNT, s);
-    if (r < 0) return -1;
-    *out = (rs_role_t)r;
-    return 0;
+    if (r >= 0) *out = (rs_role_t)r;
+    return r >= 0 ? 0 : -1;
 }
 
 int rs_role_event_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
@@ -343,13 +348,7 @@ int rs_role_event_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
 int rs_role_event_qcmp(const void *a, const void *b) { return rs_role_event_cmp(a, b); }
 
 int rs_trace_add_role(rs_trace_t *t, const rs_role_event_t *r) {
-    if (t->n_roles == t->cap_roles) {
-        size_t cap = t->cap_roles ? 2 * t->cap_roles : 64;
-        rs_role_event_t *v = realloc(t->roles, cap * sizeof *v);
-        if (!v) return -1;
-        t->roles = v;
-        t->cap_roles = cap;
-    }
+    if (make_room((void **)&t->roles, t->n_roles, &t->cap_roles, sizeof *t->roles, 64) != 0) return -1;
     if (t->roles_sorted && t->n_roles > 0 && rs_role_event_cmp(&t->roles[t->n_roles - 1], r) > 0) t->roles_sorted = 0;
     t->roles[t->n_roles++] = *r;
     return 0;

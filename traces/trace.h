@@ -71,9 +71,8 @@ double rs_trace_makespan(const rs_trace_t *t);
  * Role events: the parts of a step's compute (docs/traces.md, "Role events")
  * ------------------------------------------------------------------------------------------------- */
 typedef enum { RS_ROLE_ATTN = 0, RS_ROLE_MERGE, RS_ROLE_CAST, RS_ROLE_OTHER, RS_ROLE_COUNT } rs_role_t;
-const char *rs_role_name(rs_role_t r);          /* "attn" | "merge" | "cast" | "other" */
-int rs_role_parse(const char *s, rs_role_t *out); /* 0 or -1 */
 
+/* One role of one (rank, step, pass): its kernels' span and busy time. */
 typedef struct {
     int32_t rank;          /* ring rank */
     int32_t step;          /* step index within the pass */
@@ -83,6 +82,9 @@ typedef struct {
     double end_s;          /* its last kernel's end (>= start_s) */
     double busy_s;         /* the union of its kernels' intervals: 0 <= busy_s <= end_s - start_s */
 } rs_role_event_t;
+
+const char *rs_role_name(rs_role_t r);          /* "attn" | "merge" | "cast" | "other" */
+int rs_role_parse(const char *s, rs_role_t *out); /* 0 or -1 */
 
 /* Append a role event. Returns 0 or -1 on OOM. */
 int rs_trace_add_role(rs_trace_t *t, const rs_role_event_t *r);

@@ -88,19 +88,6 @@ static int parse_num(const char *s, double *out) {
     return 0;
 }
 
-typedef struct {
-    size_t idx;   /* event index */
-    long line;    /* line number in the file */
-    const rs_event_t *ev; /* the event */
-} line_ref_t;
-
-static int lref_cmp(const void *a, const void *b) {
-    const line_ref_t *x = a, *y = b;
-    int c = rs_event_key_cmp(x->ev, y->ev);
-    if (c) return c;
-    return x->line < y->line ? -1 : x->line > y->line;
-}
-
 /* Parse one data row of a version-`ver` file: an event into *ev (*is_role 0) or a role event into *ro
  * (*is_role 1). Returns 0 or -1 with err "path:line: expected ...". */
 static int parse_row(char *line, const char *path, long ln, const char *source, int ver, rs_event_t *ev, rs_role_event_t *ro,
@@ -156,58 +143,59 @@ static int parse_row(char *line, const char *path, long ln, const char *source, 
     return 0;
 }
 
-/* Check no two events share (pass, rank, step, kind). Returns 0 or -1 with the later line. */
-static int check_duplicates(const rs_trace_t *t, const long *lines, const char *path, rs_err_t *err) {
-    const size_t n = rs_trace_count(t);
-    const rs_event_t *ev = rs_trace_events(t);
-    if (n < 2) return 0;
-    line_ref_t *r = malloc(n * sizeof *r);
-    if (!r) return rs_errf(err, "%s: out of memory", path);
-    for (size_t i = 0; i < n; i++) r[i] = (line_ref_t){i, lines[i], &ev[i]};
-    qsort(r, n, sizeof *r, lref_cmp);
-    int rc = 0;
-    for (size_t i = 1; i < n; i++)
-        if (rs_event_key_cmp(r[i - 1].ev, r[i].ev) == 0) {
-            const rs_event_t *e = r[i].ev;
-            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s "
-                         "already on line %ld",
-                         path, r[i].line, (int)e->rank, (int)e->step, rs_pass_name(e->pass),
-                         rs_event_kind_name(e->kind), r[i - 1].line);
-            break;
-        }
-    free(r);
-    return rc;
-}
-
+/* An item of a file (an event or a role event) and its line, for finding duplicates. */
 typedef struct {
-    long line;                  /* line number in the file */
-    const rs_role_event_t *ro;  /* the role event */
-} role_ref_t;
+    const void *item;
+    long line;
+    int (*cmp)(const void *, const void *); /* the items' key order */
+} line_ref_t;
 
-static int rref_cmp(const void *a, const void *b) {
-    const role_ref_t *x = a, *y = b;
-    int c = rs_role_event_cmp(x->ro, y->ro);
+static int lref_cmp(const void *a, const void *b) {
+    const line_ref_t *x = a, *y = b;
+    int c = x->cmp(x->item, y->item);
     if (c) return c;
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Check no two role events share (pass, rank, step, role). Returns 0 or -1 with the later line. */
-static int check_role_duplicates(const rs_trace_t *t, const long *lines, const char *path, rs_err_t *err) {
-    const size_t n = rs_trace_role_count(t);
-    const rs_role_event_t *ro = rs_trace_roles(t);
+/* The first pair of items[0..n) (size bytes each, line lines[i]) with equal keys under cmp: 1 with
+ * *later the later one's item and *lines_ab its line and the earlier one's; 0 when none; -1 on OOM. */
+static int first_duplicate(const void *items, size_t n, size_t size, int (*cmp)(const void *, const void *), const long *lines,
+                           const void **later, long lines_ab[2]) {
     if (n < 2) return 0;
-    role_ref_t *r = malloc(n * sizeof *r);
-    if (!r) return rs_errf(err, "%s: out of memory", path);
-    for (size_t i = 0; i < n; i++) r[i] = (role_ref_t){lines[i], &ro[i]};
-    qsort(r, n, sizeof *r, rref_cmp);
-    int rc = 0;
-    for (size_t i = 1; i < n && rc == 0; i++)
-        if (rs_role_event_cmp(r[i - 1].ro, r[i].ro) == 0)
-            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one role event per (rank, step, pass, role); rank %d step %d %s %s "
-                         "already on line %ld", path, r[i].line, (int)r[i].ro->rank, (int)r[i].ro->step, rs_pass_name(r[i].ro->pass),
-                         rs_role_name(r[i].ro->role), r[i - 1].line);
+    line_ref_t *r = malloc(n * sizeof *r);
+    if (!r) return -1;
+    for (size_t i = 0; i < n; i++) r[i] = (line_ref_t){(const char *)items + i * size, lines[i], cmp};
+    qsort(r, n, sizeof *r, lref_cmp);
+    int found = 0;
+    for (size_t i = 1; i < n && !found; i++)
+        if (cmp(r[i - 1].item, r[i].item) == 0) {
+            *later = r[i].item, lines_ab[0] = r[i].line, lines_ab[1] = r[i - 1].line;
+            found = 1;
+        }
     free(r);
-    return rc;
+    return found;
+}
+
+static int event_key_qcmp(const void *a, const void *b) { return rs_event_key_cmp(a, b); }
+
+/* Check no two events share (pass, rank, step, kind), no two role events (pass, rank, step, role).
+ * Returns 0 or -1 with the later line. */
+static int check_duplicates(const rs_trace_t *t, const long *lines, const long *rlines, const char *path, rs_err_t *err) {
+    const void *x;
+    long ln[2];
+    int d = first_duplicate(rs_trace_events(t), rs_trace_count(t), sizeof(rs_event_t), event_key_qcmp, lines, &x, ln);
+    if (d > 0) {
+        const rs_event_t *e = x;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one event per (rank, step, pass, kind); rank %d step %d %s %s already on line %ld",
+                       path, ln[0], (int)e->rank, (int)e->step, rs_pass_name(e->pass), rs_event_kind_name(e->kind), ln[1]);
+    }
+    if (d == 0) d = first_duplicate(rs_trace_roles(t), rs_trace_role_count(t), sizeof(rs_role_event_t), rs_role_event_qcmp, rlines, &x, ln);
+    if (d > 0) {
+        const rs_role_event_t *r = x;
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s:%ld: expected one role event per (rank, step, pass, role); rank %d step %d %s %s already on line %ld",
+                       path, ln[0], (int)r->rank, (int)r->step, rs_pass_name(r->pass), rs_role_name(r->role), ln[1]);
+    }
+    return d < 0 ? rs_errf(err, "%s: out of memory", path) : 0;
 }
 
 /* Record line ln as entry n - 1 of *v (grown as needed). 0 or -1 on OOM. */
@@ -327,7 +315,7 @@ rs_trace_t *rs_trace_read_csv(const char *path, rs_err_t *err) {
                 state == 0 ? "'# ringsim-trace=2'" : "the column line");
         goto fail;
     }
-    if (check_duplicates(t, lines, path, err) != 0 || check_role_duplicates(t, rlines, path, err) != 0) goto fail;
+    if (check_duplicates(t, lines, rlines, path, err) != 0) goto fail;
     free(lines);
     free(rlines);
     free(line);

@@ -58,22 +58,30 @@ RS_TEST(test_compute, "attention kernels against what the step computes") {
 RS_TEST(test_problem_vs_trace, "-S, -L, heads and head_dim against the fixture") {
     fx_run_t run;
     const char *dir = it_kineto_dir("shapes", NULL, false, &run);
-    rs_import_opts_t o = it_opts();
-    o.problem.seq_tokens = 65536;
-    it_expect_fail(dir, &o, "rank0.pt.trace.json: rank 0 forward ring pass 0 step 0: the trace's messages send 33554432 bytes, the schedule "
-                            "67108864", RS_ERR_BAD_INPUT);
-    it_expect_fail(dir, &o, "(-S 32768 would match)", RS_ERR_BAD_INPUT);
-    o = it_opts();
-    o.problem.layout = RS_LAYOUT_CONTIGUOUS;
-    it_expect_fail(dir, &o, "attention kernel(s) where the causal contiguous schedule computes nothing (a masked block)", RS_ERR_BAD_INPUT);
-    o = it_opts();
-    o.problem.q_heads = 16;
-    it_expect_fail(dir, &o, "runs on a grid of 32 query heads (grid z), but --heads is 16", RS_ERR_BAD_INPUT);
-    o = it_opts();
-    o.problem.head_dim = 64;
-    it_expect_fail(dir, &o, "is compiled for head dimension 128 (it runs 97 to 128), but --head-dim is 64", RS_ERR_BAD_INPUT);
+    enum { SEQ, LAYOUT, HEADS, HEAD_DIM };
+    static const struct {
+        int what;
+        const char *needle;
+    } cases[] = {
+        {SEQ, "rank0.pt.trace.json: rank 0 forward ring pass 0 step 0: the trace's messages send 33554432 bytes, the schedule 67108864 "
+              "(-S 65536, --batch 1, --kv-heads 8, --head-dim 128, 2-byte activations, 4-byte gradients): check those options "
+              "(-S 32768 would match)"},
+        {LAYOUT, "attention kernel(s) where the causal contiguous schedule computes nothing (a masked block)"},
+        {HEADS, "runs on a grid of 32 query heads (grid z), but --heads is 16"},
+        {HEAD_DIM, "is compiled for head dimension 128 (it runs 97 to 128), but --head-dim is 64"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rs_import_opts_t o = it_opts();
+        switch (cases[i].what) {
+        case SEQ: o.problem.seq_tokens = 65536; break;
+        case LAYOUT: o.problem.layout = RS_LAYOUT_CONTIGUOUS; break;
+        case HEADS: o.problem.q_heads = 16; break;
+        default: o.problem.head_dim = 64; break;
+        }
+        it_expect_fail(dir, &o, cases[i].needle, RS_ERR_BAD_INPUT);
+    }
     /* the same files with the right problem import */
-    o = it_opts();
+    rs_import_opts_t o = it_opts();
     rs_err_t err = {0};
     rs_import_t *im = it_import1(dir, &o, &err);
     it_check_import(&run, im, 0);
@@ -86,13 +94,14 @@ static void tw_world(fx_opts_t *o) { o->odd_world_rank = 2; }
 static void tw_outside(fx_opts_t *o) { o->outside_rank = 1; }
 
 RS_TEST(test_mixed_runs, "traces of different runs, a missing rank, attention outside its range") {
-    it_bad_kineto("gpu", tw_gpu, true, "rank3.pt.trace.json: GPU '");
-    it_bad_kineto("gpu2", tw_gpu, true, "traces of different runs (or of a mixed cluster, which one profile cannot describe)");
-    it_bad_kineto("world", tw_world, true, "rank2.pt.trace.json: world size ");
-    it_bad_kineto("world2", tw_world, true, "rank0.pt.trace.json: world size 4: traces of different runs");
-    it_bad_kineto("outside", tw_outside, true, "rank1.pt.trace.json: rank 1: attention kernel ");
-    it_bad_kineto("outside2", tw_outside, true, "outside every step range, between 'ring_attn.fwd.step_0' and 'ring_attn.fwd.step_1' of one ring "
-                                                 "pass: its step is unknown");
+    it_bad_kineto("gpu", tw_gpu, true, "rank3.pt.trace.json: GPU 'NVIDIA A100-SXM4-80GB', but ");
+    it_bad_kineto("gpu2", tw_gpu, true, "gpu2/rank0.pt.trace.json: GPU 'NVIDIA H100 80GB HBM3': traces of different runs (or of a mixed cluster, "
+                                        "which one profile cannot describe)");
+    it_bad_kineto("world", tw_world, true, "rank2.pt.trace.json: world size 8, but ");
+    it_bad_kineto("world2", tw_world, true, "world2/rank0.pt.trace.json: world size 4: traces of different runs");
+    it_bad_kineto("outside", tw_outside, true, "rank1.pt.trace.json: rank 1: attention kernel 'void flash_fwd_kernel<Flash_fwd_kernel_traits<128, "
+                                                "128, 64, ' launched at 161.284 us outside every step range, between 'ring_attn.fwd.step_0' and "
+                                                "'ring_attn.fwd.step_1' of one ring pass: its step is unknown (put every launch of a step inside its range)");
     /* 3 of the 4 files of the ring's group */
     fx_run_t run;
     const char *dir = it_kineto_dir("three", NULL, false, &run);

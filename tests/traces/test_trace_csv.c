@@ -89,6 +89,8 @@ RS_TEST(test_csv_roundtrip_exact, "csv round trip is bit-exact and byte-stable")
 #define HDR "# ringsim-trace=1\n# source=sim\n# n_ranks=2\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
 #define ROW "sim,0,0,forward,compute,0,1e-3,100,0,-1\n"
 #define V2 "# ringsim-trace=2\n# source=sim\nsource,rank,step,pass,kind,start_s,end_s,flops,bytes,peer,role,busy_s\n"
+/* a version-2 row of rank 0, step 1, forward compute [0, 1 ms] with the role and busy time given */
+#define ROLE_ROW(role_busy) "sim,0,1,forward,compute,0,1e-3,0,0,-1," role_busy "\n"
 
 RS_TEST(test_csv_malformed, "malformed CSV names file:line") {
     struct {
@@ -101,12 +103,12 @@ RS_TEST(test_csv_malformed, "malformed CSV names file:line") {
         {"# ringsim-trace=3\n", 1, "expected trace version 1 or 2, got 3"},
         {"# ringsim-trace=2\n# source=sim\n" "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n", 3, "expected the column line"},
         {V2 "sim,0,1,forward,compute,0,1e-3,100,0,-1,merge\n", 4, "expected 12 comma-separated columns"},
-        {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,fuse,1e-4\n", 4, "expected role attn, merge, cast, other or '-', got 'fuse'"},
+        {V2 ROLE_ROW("fuse,1e-4"), 4, "expected role attn, merge, cast, other or '-', got 'fuse'"},
         {V2 "sim,0,1,forward,send,0,1e-3,0,0,-1,merge,1e-4\n", 4, "expected kind compute for a role event (role merge), got 'send'"},
-        {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,merge,2e-3\n", 4, "expected busy_s in [0, end_s - start_s] for role merge, got '2e-3'"},
-        {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,cast,-1e-4\n", 4, "expected busy_s in [0, end_s - start_s]"},
-        {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,cast,x\n", 4, "expected busy_s in [0, end_s - start_s]"},
-        {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,-,1e-4\n", 4, "expected busy_s '-' for an event without a role"},
+        {V2 ROLE_ROW("merge,2e-3"), 4, "expected busy_s in [0, end_s - start_s] for role merge, got '2e-3'"},
+        {V2 ROLE_ROW("cast,-1e-4"), 4, "expected busy_s in [0, end_s - start_s]"},
+        {V2 ROLE_ROW("cast,x"), 4, "expected busy_s in [0, end_s - start_s]"},
+        {V2 ROLE_ROW("-,1e-4"), 4, "expected busy_s '-' for an event without a role"},
         {V2 "sim,0,1,forward,compute,0,1e-3,0,0,-1,merge,1e-4\nsim,0,1,forward,compute,0,1e-3,0,0,-1,merge,1e-4\n", 5,
          "expected one role event per (rank, step, pass, role); rank 0 step 1 forward merge already on line 4"},
         {"# ringsim-trace=1\n# source=sim\n", 3, "expected the column line"},
