@@ -374,9 +374,12 @@ static int prepare(prep_t *q, rs_import_opts_t *o, rs_err_t *err) {
         rs_import_select(raw, o, &q->occurrence, err) != 0 || rs_import_ring(raw, o->group, &q->ring, err) != 0)
         return -1;
     int n = (int)raw->n_ranks;
-    if (n < 2)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %d rank%s a ring needs at least 2 ranks (give every rank's trace%s)", n ? raw->ranks[0].file : q->files.v[0], n,
-                       n == 1 ? " with GPU kernels:" : "s:", q->ring.group >= 0 ? ", or --group" : "");
+    if (n < 2) {
+        char seen[600] = "";
+        if (n == 1) rs_import_kernels_seen(raw, &raw->ranks[0], seen, sizeof seen);
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %d rank%s%s%s a ring needs at least 2 ranks (give every rank's trace%s)", n ? raw->ranks[0].file : q->files.v[0],
+                       n, n == 1 ? " with GPU kernels (" : "s:", seen, n == 1 ? "):" : "", q->ring.group >= 0 ? ", or --group" : "");
+    }
     if (o->check_ranks && o->problem.n_ranks != n)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: the ring has %d ranks%s%s%s", (long long)o->problem.n_ranks, n, q->ring.group >= 0 ? " (group " : "",
                        q->ring.group >= 0 ? q->ring.label : "", q->ring.group >= 0 ? ")" : "");

@@ -282,7 +282,7 @@ int rs_import_ring(rs_raw_t *raw, const char *group_opt, rs_import_ring_t *ring,
         const int64_t w = raw->n_ranks ? raw->ranks[0].world_size : -1;
         bool same = w > 0;
         for (size_t i = 0; i < raw->n_ranks; i++) same = same && raw->ranks[i].world_size == w;
-        if (same && (size_t)w > raw->n_ranks)
+        if (same && (size_t)w > raw->n_ranks && raw->n_ranks >= 2) /* (one trace: refused as no ring) */
             return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %zu trace(s) of a world of %lld ranks, and the traces do not say which ranks form the ring "
                            "(no NCCL kernel arguments): give every rank's trace, or the ring's ranks with --group RANKS (e.g. --group 0-%zu)",
                            raw->ranks[0].file, raw->n_ranks, (long long)w, raw->n_ranks - 1);

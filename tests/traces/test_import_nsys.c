@@ -109,7 +109,8 @@ RS_TEST(test_reader_refusals, "the reader's refusals") {
     rs_import_opts_t o = it_opts();
     rs_err_t err = {0};
     CU_ASSERT_PTR_NULL(it_import1(gemm, &o, &err));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "noring.sqlite: 1 rank with GPU kernels: a ring needs at least 2 ranks"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "noring.sqlite: 1 rank with GPU kernels (2 kernel(s), the most frequent 2 x 'sm90_xmma_gemm_bf16bf16'): "
+                                       "a ring needs at least 2 ranks (give every rank's trace)"));
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
