@@ -157,9 +157,11 @@ static int parse_points(const pj_ctx_t *k, const char *path, const json_t *j, rs
     return 0;
 }
 
-/* A point's rate must not exceed the device's peak for any dtype the curve holds for: a kernel cannot
- * run faster than the tensor cores' datasheet rate. */
+/* In a shipped preset a point's rate must not exceed the device's datasheet peak for any dtype the
+ * curve holds for: a kernel cannot run faster than its tensor cores. (A calibrated file's "peak" is its
+ * fastest dense step, which another call's rate may pass: not checked.) */
 static int check_peak(const pj_ctx_t *k, const char *path, const rs_kcurve_t *c, const double *peaks) {
+    if (strncmp(k->origin, "preset:", 7) != 0) return 0;
     for (int d = 0; d < RS_DTYPE_COUNT; d++) {
         if (!(c->dtypes >> d & 1u) || !(peaks[d] > 0)) continue;
         for (int i = 0; i < c->n; i++)

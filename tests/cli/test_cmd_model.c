@@ -150,16 +150,16 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
                        "--kernel nope: profile H100-SXM has no such kernel (its kernels: flash-attn-2, flash-attn-3, cudnn, ringsim-mma)");
     expect_usage_error("--profile a100-sxm --impl ringsim", "--impl ringsim: profile A100-SXM names no kernel for it");
     expect_usage_error("--kernel cudnn --impl none", "--kernel cudnn: needs an implementation preset");
-    /* a curve of one point */
+    /* a curve without points */
     char path[512], args[1024];
     snprintf(path, sizeof path, "%s", rs_test_path("bad-kernels.json"));
     rs_test_write_text(path, "{\n  \"name\": \"x\",\n  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, "
           "\"memory_bw_bytes_per_s\": 3e12, \"devices_per_node\": 8},\n  \"tiers\": {\"intra\": \"nvlink4\"},\n"
           "  \"kernels\": {\"list\": [{\"name\": \"k\", \"curves\": [\n    {\"dtype\": \"bf16\", \"head_dim\": 128, "
-          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": [[512, 512, 1e14]]}]}]}\n}\n");
+          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": []}]}]}\n}\n");
     snprintf(args, sizeof args, "--profile %s", path);
     char want[700];
-    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 2 to 24 points", path);
+    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 1 to 24 points", path);
     expect_usage_error(args, want);
     /* the default (flash-attn on H100-SXM): one note line for the curves' fallbacks */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --layout striped --pass forward --seq 64K"), 0);
@@ -170,7 +170,8 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
     /* --flops alone: the dense peak, no note */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --flops 989e12 --layout zigzag --pass forward"), 0);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "");
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the dense peak F x eff(B) = 989 TFLOP/s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the user-given --flops 989 TFLOP/s x eff(B) (the dense model)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# rates: attention user-given (--flops 989 TFLOP/s x eff...)"));
     /* --impl te: the cudnn kernel, dK,dV in bf16 on the wire (JSON and the library agree) */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --impl te --json - --layout zigzag --pass backward --seq 64K"), 0);
     json_error_t jerr;
