@@ -244,4 +244,41 @@ RS_TEST(test_setup_messages, "setup: perturbations against N and list items quot
     CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
 }
 
+/* What every shipped device profile prints: model and sim name the attention rate's source on their
+ * "# rates:" line and in JSON (measured, published or estimated, never the bare peak), plan's header
+ * names the kernel; only --impl none prints the bare datasheet peak, and says it is one. */
+RS_TEST(test_every_profile_names_its_attention_rate, "every shipped profile: model, sim, JSON, plan name a sourced attention rate, the bare peak only when said") {
+    static const char *const kinds[] = {"# rates: attention measured (", "# rates: attention published (", "# rates: attention estimated ("};
+    int n = 0;
+    for (const char *const *name = rs_hw_preset_names(); *name; name++, n++) {
+        char args[512];
+        const char *cmds[] = {"model -p %s -S 128K -N 8", "sim -p %s -S 16K -N 4"};
+        for (int c = 0; c < 2; c++) {
+            snprintf(args, sizeof args, cmds[c], *name);
+            CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+            bool sourced = false;
+            for (int k = 0; k < 3; k++) sourced |= strstr(rs_test_out, kinds[k]) != NULL;
+            if (!sourced || strstr(rs_test_out, "bare")) fprintf(stderr, "  %s: %.300s\n", args, rs_test_out);
+            CU_ASSERT(sourced);
+            CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+        }
+        snprintf(args, sizeof args, "model -p %s -S 128K -N 8 --json -", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        json_t *j = json_loads(rs_test_out, 0, NULL);
+        const json_t *attn = json_object_get(json_object_get(j, "rates"), "attention");
+        const char *kind = json_string_value(json_object_get(attn, "kind")), *src = json_string_value(json_object_get(attn, "source"));
+        CU_ASSERT_TRUE(kind && src && *src && strcmp(kind, "user-given") != 0 && !strstr(src, "bare"));
+        json_decref(j);
+        snprintf(args, sizeof args, "plan -m llama3-8b -S 128K -p %s", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "attention as the flash-attn preset issues its calls, at kernel "));
+        CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+        snprintf(args, sizeof args, "model -p %s -S 128K -N 8 --impl none", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the bare datasheet peak F = "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "(an upper bound, not a kernel rate)"));
+    }
+    CU_ASSERT(n >= 14);
+}
+
 RS_TEST_MAIN(.suite = "ringsim model", .scratch = "cli")

@@ -299,4 +299,57 @@ RS_TEST(test_h200_mma64_source, "h200 ringsim-mma64 == docs/data/2026-11-30-h200
     CU_ASSERT_EQUAL(points, wanted); /* nothing in the profile that the file does not have */
 }
 
+/* No shipped device profile rates attention at the bare datasheet peak unless asked to, and then it
+ * says so. For every preset and every dtype it rates: the default machine runs a kernel (published,
+ * measured or estimated curves) or an efficiency curve, its attention source is sourced and names no
+ * bare peak, and a perfect ring's rate (B x B calls, 128K causal over 8, forward and backward) is
+ * below the peak; every implementation preset the profile names a kernel for runs that kernel (never
+ * the dense model); --impl none (the dense model) is the only way to the bare peak, and its source
+ * says "the bare datasheet peak F, an upper bound". */
+RS_TEST(test_no_silent_peak, "every shipped device, dtype and preset: attention from a sourced kernel, the bare peak only when said") {
+    int machines = 0, kernels = 0;
+    for (const char *const *name = rs_hw_preset_names(); *name; name++) {
+        const rs_hw_t hw = rs_test_hw(*name);
+        for (int d = 0; d < RS_DTYPE_COUNT; d++) {
+            if (!(hw.flops_per_s[d] > 0)) continue;
+            rs_machine_t m;
+            rs_err_t err = {0};
+            if (rs_machine_from_hw(&hw, (rs_dtype_t)d, &m, &err) != 0) { /* refused (said), never the peak */
+                CU_ASSERT_NOT_EQUAL(err.msg[0], '\0');
+                continue;
+            }
+            machines++;
+            const rs_rate_source_t *a = &m.src.rate[RS_RATE_ATTN];
+            const bool ok = (m.kernel > 0 || m.cal.n_eff > 0) && a->kind != RS_RKIND_USER && a->source[0] && !strstr(a->source, "bare");
+            if (!ok) fprintf(stderr, "  %s %s: attention %s (%s)\n", *name, rs_dtype_name((rs_dtype_t)d), rs_rate_kind_name(a->kind), a->source);
+            CU_ASSERT(ok);
+            for (int pass = RS_PASS_FORWARD; pass <= RS_PASS_BACKWARD; pass++) {
+                rs_problem_t p = rs_test_kernel_problem(8, 16384, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+                rs_kmodel_t km;
+                rs_kmodel_init(&km, &p, &m);
+                const double rate = rs_kernel_ideal_rate(&km);
+                if (!(rate > 0 && rate < 0.9 * m.flops_per_s))
+                    fprintf(stderr, "  %s %s %s: ideal rate %.4g of peak %.4g\n", *name, rs_dtype_name((rs_dtype_t)d),
+                            rs_pass_name((rs_pass_t)pass), rate, m.flops_per_s);
+                CU_ASSERT(rate > 0 && rate < 0.9 * m.flops_per_s);
+            }
+            for (int impl = RS_IMPL_NONE + 1; impl < RS_IMPL_COUNT; impl++) {
+                const int k = hw.kernels.impl_kernel[impl];
+                if (k <= 0 || m.kernels.n_kernels < k) continue; /* the CLI refuses such an --impl, naming it */
+                rs_machine_t mi = m;
+                if (rs_machine_set_kernel(&mi, impl, k, NULL) != 0) continue;
+                kernels++;
+                CU_ASSERT(mi.kernel == k && !strstr(mi.src.rate[RS_RATE_ATTN].source, "bare"));
+                CU_ASSERT(mi.src.rate[RS_RATE_ATTN].kind != RS_RKIND_USER);
+            }
+            rs_machine_t dense = m;
+            CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&dense, RS_IMPL_NONE, 0, NULL), 0);
+            if (dense.cal.n_eff == 0)
+                CU_ASSERT_PTR_NOT_NULL(strstr(dense.src.rate[RS_RATE_ATTN].source, "the bare datasheet peak F, an upper bound"));
+        }
+    }
+    CU_ASSERT(machines >= 14 * 2); /* 14 devices, two or more dtypes each */
+    CU_ASSERT(kernels > 10);
+}
+
 RS_TEST_PROGRAM("presets")
