@@ -29,6 +29,7 @@ static const rs_abi_field_t table[] = {
     TYPE(rs_binding_walk_in_t), F(rs_binding_walk_in_t, layout_i), F(rs_binding_walk_in_t, pass_j), F(rs_binding_walk_in_t, cap),
     TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
     F(rs_plan_candidate_spec_t, gpus_per_node), F(rs_plan_candidate_spec_t, inter), F(rs_plan_candidate_spec_t, price),
+    F(rs_plan_candidate_spec_t, impl), F(rs_plan_candidate_spec_t, kernel),
     TYPE(rs_problem_t), F(rs_problem_t, seq_tokens), F(rs_problem_t, n_ranks), F(rs_problem_t, batch),
     F(rs_problem_t, q_heads), F(rs_problem_t, kv_heads), F(rs_problem_t, head_dim), F(rs_problem_t, act_bytes),
     F(rs_problem_t, grad_bytes), F(rs_problem_t, causal), F(rs_problem_t, layout), F(rs_problem_t, pass),

@@ -276,7 +276,7 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         if (n >= RS_PLAN_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
-        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1};
+        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1, in->impl, in->kernel};
         if (rs_plan_candidate(&pc, &k->hw, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */

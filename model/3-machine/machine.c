@@ -372,7 +372,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
         kernel = impl == RS_IMPL_NONE || s->flops > 0 ? 0 : t->impl_kernel[impl];
         if (impl != RS_IMPL_NONE && !kernel && !s->kernel[0] && s->flops <= 0)
             return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
-                                "--flops F for the dense peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
+                                "--impl none for the dense model at the bare peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
     } else if (s->flops > 0) { /* --flops alone: the dense peak model, no preset */
         impl = RS_IMPL_NONE, kernel = 0;
     }
