@@ -16,9 +16,8 @@ const char *rs_rate_kind_name(rs_rate_kind_t k) { return rs_enum_name(kind_names
 
 int rs_rate_kind_parse(const char *s, rs_rate_kind_t *out) {
     const int i = rs_enum_parse(kind_names, RS_RKIND_COUNT, s);
-    if (i < 0) return -1;
-    *out = (rs_rate_kind_t)i;
-    return 0;
+    if (i >= 0) *out = (rs_rate_kind_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 const char *rs_rate_name(rs_rate_t r) { return rs_enum_name(rate_names, RS_RATE_COUNT, (int)r); }
