@@ -50,6 +50,9 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
     for (int i = 0; i < n; i++) {
         char kd[256];
         fprintf(out, "# %s: attention %s\n", cands[i].res.hw_name, rs_kernel_describe(&cands[i].machine, kd, sizeof kd));
+        char notes[768]; /* the curves' fallbacks, as model says them */
+        if (rs_machine_kernel_notes(&cands[i].machine, c->model.head_dim, notes, sizeof notes)[0])
+            fprintf(out, "# %s: note: %s\n", cands[i].res.hw_name, notes);
     }
     fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
             "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",

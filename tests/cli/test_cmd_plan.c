@@ -129,6 +129,10 @@ RS_TEST(test_plan_speedups_within_benchmarks, "plan: B200 and MI300X per-GPU att
     CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-70b -S 1M -p h100-sxm,b200,mi300x --impl te"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# B200: attention as the te preset issues its calls, at kernel cudnn's published rates"));
+    /* the curves' fallbacks, one header line per candidate, as model says them */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# H100-SXM: note: kernel cudnn has no forward shifted curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# B200: note: kernel cudnn has no forward causal curve: using its full curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel cudnn has no backward curve: its forward curves stand in"));
     speedups(rs_test_out, names, 3, x);
     CU_ASSERT(x[1] >= 2.18 && x[1] <= 2.87);
     CU_ASSERT(x[2] >= 0.76 && x[2] <= 1.02);
