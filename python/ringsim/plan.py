@@ -60,14 +60,15 @@ def _opaque(field):
 
 def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, n_ranks=None, max_sp=4096,
          precision="mixed", ckpt="full", chunk_tokens=2048, causal=True, layout="zigzag", tile=128, usable_frac=0.90,
-         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None, max_time=None,
-         max_memory=None):
+         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None, impl=None, kernel=None,
+         max_time=None, max_memory=None):
     """The capacity plan on one candidate (plan.h rs_plan_run, as `ringsim plan -p PROFILE`): the
     smallest N that fits (or n_ranks), memory, times per layer and step, MFU, cost; options holds
     Ring, then the Ulysses/USP splits, each with its attention cost (attn); best, why. seq_tokens
-    "max": the longest context that fits. Its walks are estimated first and refused above max_time
-    seconds / max_memory bytes (None: the command's defaults, 600 s and half this machine's memory),
-    as `ringsim plan --max-time --max-memory` does."""
+    "max": the longest context that fits. impl, kernel: the implementation preset and kernel costing
+    attention (--impl, --kernel; None: the profile's). Its walks are estimated first and refused above
+    max_time seconds / max_memory bytes (None: the command's defaults, 600 s and half this machine's
+    memory), as `ringsim plan --max-time --max-memory` does."""
     c = S["rs_plan_config_t"]()
     _plan_config_default(ctypes.byref(c))
     err = Err()
@@ -91,7 +92,8 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     gpn = -1 if gpus_per_node is None else size("gpus_per_node", gpus_per_node, 0, 1 << 20)
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
     pc = S["rs_plan_candidate_spec_t"](profile=cstr("profile", profile), precision=c.precision, gpus_per_node=gpn,
-                                  inter=cstr("inter", inter) if inter else None, price=usd)
+                                  inter=cstr("inter", inter) if inter else None, price=usd,
+                                  impl=cstr("impl", impl) if impl else None, kernel=cstr("kernel", kernel) if kernel else None)
     check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
     limits = S["rs_limits_t"](max_time_s=0 if max_time is None else real("max_time", max_time, 1e-3, 1e12),
                               max_mem_bytes=0 if max_memory is None else size("max_memory", max_memory, 1 << 20, (1 << 63) - 1))
