@@ -94,13 +94,8 @@ RS_TEST(test_partial_aside, "a partial result goes to NAME.partial.EXT and leave
     CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
     fputs("3 of 66 points\n", f.fp);
     CU_ASSERT_EQUAL(rs_file_commit_partial(&f, &err), 0);
-    char *text = rs_test_slurp(path, NULL);
-    CU_ASSERT_STRING_EQUAL(text, "complete\n");
-    free(text);
-    rs_out_partial_name(path, partial, sizeof partial);
-    text = rs_test_slurp(partial, NULL);
-    CU_ASSERT_STRING_EQUAL(text, "3 of 66 points\n");
-    free(text);
+    rs_test_expect_text(path, "complete\n");
+    rs_test_expect_text(rs_out_partial_name(path, partial, sizeof partial), "3 of 66 points\n");
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     remove(path), remove(partial);
 }
