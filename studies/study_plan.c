@@ -107,7 +107,7 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
     }
     fprintf(out, "# '*' = fastest split that fits; hidden = every ring transfer hides behind compute, fwd/bwd "
                  "(the layout's middle step computes at least as long as its transfers take, model/4-cost/kernel.h); times per "
-                 "layer include recompute (ckpt); tp_ms: TP all-reduces; MFU: model FLOPs / (devices x the GEMM dtype's peak x step)\n");
+                 "layer include recompute (ckpt); tp_ms: TP all-reduces; MFU: model FLOPs at each part's datasheet peak (GEMMs' dtype, attention's) / (devices x step)\n");
 }
 
 static const char CSV_HEADER[] =

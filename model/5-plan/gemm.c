@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const src_names[RS_GEMM_SRC_COUNT] = {"published", "estimated", "user-given"};
-const char *rs_gemm_src_name(rs_gemm_src_t s) { return rs_enum_name(src_names, RS_GEMM_SRC_COUNT, (int)s); }
-
 /* The shape mechanism, fitted to XLA's H100 SXM table (gemm.h). */
 #define GEMM_T0_S 7e-6
 #define GEMM_K0 96.0
@@ -67,10 +64,13 @@ static double shape_factor(const rs_gemm_t *g, double m, double n, double k) {
 
 double rs_gemm_time_s(const rs_gemm_t *g, double m, double n, double k) {
     const double flops = 2.0 * m * n * k;
-    if (g->flat) return flops / (g->peak_flops * g->eff);
-    const double t_comp = flops / (g->peak_flops * g->eff * shape_factor(g, m, n, k));
     const double bytes = (m * k + k * n) * g->in_bytes + m * n * g->out_bytes;
     const double t_mem = g->mem_bw > 0 ? bytes / g->mem_bw : 0;
+    if (g->flat) { /* the roofline of a flat efficiency */
+        const double t = flops / (g->peak_flops * g->eff);
+        return t > t_mem ? t : t_mem;
+    }
+    const double t_comp = flops / (g->peak_flops * g->eff * shape_factor(g, m, n, k));
     const double t = g->t0_s + (t_comp > t_mem ? t_comp : t_mem), t_cap = flops / g->max_flops;
     return t > t_cap ? t : t_cap; /* no shape beats the device's maximum achievable rate */
 }

@@ -29,7 +29,6 @@
 
 /* Where a GEMM model's efficiency comes from. */
 typedef enum { RS_GEMM_PUBLISHED = 0, RS_GEMM_ESTIMATED, RS_GEMM_GIVEN, RS_GEMM_SRC_COUNT } rs_gemm_src_t;
-const char *rs_gemm_src_name(rs_gemm_src_t s); /* "published" | "estimated" | "user-given" */
 
 typedef struct {
     rs_dtype_t dtype;         /* of A and B (bf16, fp8, fp32, ...) */
@@ -38,7 +37,7 @@ typedef struct {
     int64_t sms;              /* SMs (compute units) the tiles spread over; 0: no wave term */
     double eff;               /* e: efficiency at an ideal shape (or the flat given one) */
     double max_flops;         /* R_max: the maximum achievable rate (MAMF; e F when estimated or flat) */
-    bool flat;                /* user-given efficiency: t = 2 M N K / (F e), no shape, no t0, no memory bound */
+    bool flat;                /* user-given efficiency: t = max(2 M N K / (F e), bytes / W_mem), no shape, no t0 */
     double t0_s;              /* fixed time per call */
     double k0;                /* K-loop prologue and epilogue, elements of K */
     int64_t tile;             /* output tile, square */

@@ -350,22 +350,6 @@ double rs_memory_ring_fwd_per_token(const rs_transformer_t *t, int64_t act_bytes
     return ring_fwd(&s, (double)act_bytes, has_ring);
 }
 
-double rs_memory_ring_bwd_per_token(const rs_transformer_t *t, int64_t act_bytes, int64_t grad_bytes,
-                                    bool has_ring) {
-    const dev_shape_t s = dev_shape(t, 1);
-    return ring_bwd(&s, (double)act_bytes, (double)grad_bytes, has_ring);
-}
-
-double rs_memory_act_per_token_layer(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes) {
-    const dev_shape_t s = dev_shape(t, 1);
-    return act_saved(&s, ckpt, (double)act_bytes);
-}
-
-double rs_memory_work_per_token(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes) {
-    const dev_shape_t s = dev_shape(t, 1);
-    return work(&s, ckpt, (double)act_bytes);
-}
-
 /* ---------------------------------------------------------------------------------------------------
  * The runtime (docs/memory.md section 3.6): what a job loses beside its tensors
  * ------------------------------------------------------------------------------------------------- */
@@ -397,6 +381,11 @@ int rs_runtime_parse(const char *s, rs_runtime_t *out) {
 
 double rs_runtime_usable(rs_runtime_t r) { return r == RS_RT_JAX_GPU ? RT_JAX_GPU_USABLE : 1.0; }
 
+double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers) {
+    if (r != RS_RT_PYTORCH && r != RS_RT_JAX_GPU) return 0;
+    return RT_CUDA_CONTEXT_BYTES + n_comms * RT_NCCL_COMM_BYTES + (double)(a2a_peers > 0 ? a2a_peers : 0) * RT_NCCL_A2A_PEER_BYTES;
+}
+
 /* The runtime's terms into m (the model's terms summed in m->model_bytes): context, NCCL communicators
  * (one for FSDP's collectives when D > 1, one for the ring's send/recv when it circulates, one for TP's
  * all-reduces, all-to-all channels to the U - 1 Ulysses peers), the flash kernels' fp32 workspace of the
@@ -409,7 +398,7 @@ static void runtime_terms(const rs_mem_config_t *c, const dev_shape_t *s, double
     if (gpu) {
         m->context_bytes = RT_CUDA_CONTEXT_BYTES;
         const int comms = (c->shard_devices > 1) + (c->sp_degree / c->ulysses_degree > 1) + (c->tp_degree > 1);
-        m->comm_bytes = comms * RT_NCCL_COMM_BYTES + (double)(c->ulysses_degree - 1) * RT_NCCL_A2A_PEER_BYTES;
+        m->comm_bytes = rs_runtime_fixed_bytes(rt, comms, c->ulysses_degree - 1) - RT_CUDA_CONTEXT_BYTES;
     }
     const double frag = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH : 0, frag_high = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH_HIGH : 0;
     m->fragmentation_bytes = frag * m->model_bytes;

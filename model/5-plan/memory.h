@@ -98,6 +98,9 @@ int rs_runtime_parse(const char *s, rs_runtime_t *out);    /* 0 or -1 */
  * for JAX on GPUs (its default preallocation), 1 otherwise. The one default of --usable in memory,
  * plan and plan --inference. Can't fail. */
 double rs_runtime_usable(rs_runtime_t r);
+/* The runtime's fixed bytes of one device: the CUDA context and n_comms NCCL communicators with
+ * a2a_peers all-to-all peers (GPU runtimes; 0 otherwise). Can't fail. */
+double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers);
 typedef enum { RS_CKPT_NONE = 0, RS_CKPT_SELECTIVE, RS_CKPT_FULL, RS_CKPT_COUNT } rs_ckpt_t;
 const char *rs_precision_name(rs_precision_t p);           /* "mixed" | "fp32" */
 int rs_precision_parse(const char *s, rs_precision_t *out);
@@ -158,14 +161,9 @@ typedef struct {
  * bound of Ulysses is checked by model/5-plan/alt.h, not here. Returns 0 or -1. */
 int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err);
 
-/* The attention working sets per local token (bytes), see the header comment; has_ring = false for a
- * pure Ulysses split (nothing circulates). Can't fail. */
+/* The attention's forward working set per local token (bytes), see the header comment; has_ring = false
+ * for a pure Ulysses split (nothing circulates). Can't fail. */
 double rs_memory_ring_fwd_per_token(const rs_transformer_t *t, int64_t act_bytes, bool has_ring);
-double rs_memory_ring_bwd_per_token(const rs_transformer_t *t, int64_t act_bytes, int64_t grad_bytes,
-                                    bool has_ring);
-/* Saved activations per token per layer, and the recomputed layer's extra working set per token. */
-double rs_memory_act_per_token_layer(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes);
-double rs_memory_work_per_token(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes);
 
 /* Print the breakdown as an aligned table ("# " header lines, one term per line, GiB and bytes), then,
  * with a device (device_mem_bytes > 0), whether the total fits usable_frac of it. */

@@ -129,19 +129,6 @@ int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
     return gb > 0 ? gb : rs_precision_grad_bytes(c->precision);
 }
 
-/* The layer's forward GEMMs on one device at TP degree tp for T tokens: (N, K) per GEMM (M = T). */
-typedef struct {
-    int n;
-    double nk[4][2];
-} layer_gemms_t;
-
-static layer_gemms_t layer_gemms(const rs_transformer_t *t, int64_t tp) {
-    const double p = (double)tp, d = (double)t->head_dim, h = (double)t->hidden, f = (double)t->ffn;
-    const double q = (double)rs_tp_q_heads(t, tp) * d, k = (double)rs_tp_kv_heads(t, tp) * d;
-    const double up = (t->ffn_kind == RS_FFN_SWIGLU ? 2.0 : 1.0) * f / p; /* gate and up fused (SwiGLU) */
-    return (layer_gemms_t){4, {{q + 2 * k, h}, {h, q}, {up, h}, {h, f / p}}};
-}
-
 /* One GEMM (M x N over K) forward, its two backward GEMMs (dX: M x K over N, dW: K x N over M) and r
  * forward recomputations. */
 static double gemm_fwd_bwd_s(const rs_gemm_t *g, double m, double n, double k, double r) {
@@ -150,12 +137,13 @@ static double gemm_fwd_bwd_s(const rs_gemm_t *g, double m, double n, double k, d
 }
 
 double rs_plan_linear_layer_s(const rs_plan_config_t *c, const rs_gemm_t *g, double tokens, double *flops) {
-    const layer_gemms_t lg = layer_gemms(&c->model, c->tp);
+    double nk[4][2];
+    const int n = rs_tp_layer_gemms(&c->model, c->tp, nk);
     const double r = c->ckpt == RS_CKPT_NONE ? 0.0 : 1.0; /* recompute */
     double t = 0, fl = 0;
-    for (int i = 0; i < lg.n; i++) {
-        t += gemm_fwd_bwd_s(g, tokens, lg.nk[i][0], lg.nk[i][1], r);
-        fl += (3.0 + r) * 2.0 * tokens * lg.nk[i][0] * lg.nk[i][1];
+    for (int i = 0; i < n; i++) {
+        t += gemm_fwd_bwd_s(g, tokens, nk[i][0], nk[i][1], r);
+        fl += (3.0 + r) * 2.0 * tokens * nk[i][0] * nk[i][1];
     }
     if (flops) *flops = fl;
     return t;
@@ -219,11 +207,12 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     o.t_step_s = (double)accum * o.t_micro_s;
     double devices = (double)(sp * dp * tp);
     double p_lin = (double)rs_transformer_layer_matmul_params(t);
-    double seq_flops = 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens +
-                       (double)t->layers * 3.0 * o.attn.flops_useful_fwd; /* model FLOPs: bwd = 2 x fwd */
-    o.model_flops_step = (double)c->global_batch * seq_flops;
-    o.peak_flops = g.peak_flops > m->flops_per_s ? g.peak_flops : m->flops_per_s;
-    o.mfu = o.model_flops_step / (o.t_step_s * devices * o.peak_flops);
+    /* model FLOPs (bwd = 2 x fwd, no recompute): the linear layers' and the attention's, each at its own
+     * dtype's datasheet peak for the fraction of peak */
+    const double lin_model = (double)c->global_batch * 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens;
+    const double attn_model = (double)c->global_batch * (double)t->layers * 3.0 * o.attn.flops_useful_fwd;
+    o.model_flops_step = lin_model + attn_model;
+    o.mfu = (lin_model / g.peak_flops + attn_model / m->flops_per_s) / (o.t_step_s * devices);
     if (hw->price_per_device_hour > 0) {
         o.cost_per_step = devices * hw->price_per_device_hour * o.t_step_s / 3600.0;
         o.cost_per_mtok = o.cost_per_step / ((double)c->global_batch * (double)seq_tokens / 1e6);

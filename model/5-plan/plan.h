@@ -17,9 +17,9 @@
  *     checkpointing; LM head forward + backward likewise; FSDP collectives assumed hidden;
  *   - step = accumulation x (L x layer + head), accumulation = global_batch / dp;
  *   - MFU = (6 x matmul params x tokens + 3 x useful attention FLOPs of the forward) / (step x devices x
- *     peak), model FLOPs only (no recompute; the kernel's backward recomputation of QK^T excluded), peak
- *     the datasheet's for the linear layers' dtype (bf16, or fp8 with fp8_linear: the largest rate the
- *     step uses, so MFU <= 1); cost = devices x price_per_device_hour x step / 3600.
+ *     peak), model FLOPs only (no recompute; the kernel's backward recomputation of QK^T excluded); with
+ *     fp8 GEMMs each part at its own dtype's datasheet peak (linear FLOPs / fp8 peak + attention FLOPs
+ *     / bf16 peak) over step x devices, so MFU <= 1; cost = devices x price_per_device_hour x step / 3600.
  */
 #ifndef RS_PLAN_H
 #define RS_PLAN_H
@@ -85,7 +85,6 @@ typedef struct {
     double usable_bytes;      /* what fits is judged against */
     double t_tp_layer_s;      /* TP all-reduces per layer (forward, backward, recompute), not overlapped */
     double linear_eff;        /* the layer's GEMMs: their FLOPs / (their time x peak) */
-    double peak_flops;        /* the peak MFU is against (the linear dtype's) */
 } rs_plan_option_t;
 
 typedef struct {

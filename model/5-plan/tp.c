@@ -26,6 +26,15 @@ rs_transformer_t rs_tp_device_attention(const rs_transformer_t *t, int64_t tp) {
     return d;
 }
 
+int rs_tp_layer_gemms(const rs_transformer_t *t, int64_t tp, double nk[4][2]) {
+    const double p = (double)(tp > 0 ? tp : 1), d = (double)t->head_dim, h = (double)t->hidden, f = (double)t->ffn;
+    const double q = (double)rs_tp_q_heads(t, tp) * d, k = (double)rs_tp_kv_heads(t, tp) * d;
+    const double up = (t->ffn_kind == RS_FFN_SWIGLU ? 2.0 : 1.0) * f / p;
+    const double g[4][2] = {{q + 2 * k, h}, {h, q}, {up, h}, {h, f / p}};
+    for (int i = 0; i < 4; i++) nk[i][0] = g[i][0], nk[i][1] = g[i][1];
+    return 4;
+}
+
 double rs_tp_allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) {
     if (tp <= 1) return 0;
     return 2.0 * (double)(tp - 1) * (m->intra.latency_s + bytes / ((double)tp * m->intra.bw_bytes_per_s));

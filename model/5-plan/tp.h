@@ -33,6 +33,11 @@ int64_t rs_tp_kv_heads(const rs_transformer_t *t, int64_t tp);
  * t's), what the sequence-parallel attention (alt.h, infer.h) is costed on. Can't fail. */
 rs_transformer_t rs_tp_device_attention(const rs_transformer_t *t, int64_t tp);
 
+/* The forward GEMMs of one layer on one device of a TP group, their (N, K) into nk (M is the tokens):
+ * QKV (h -> q/tp + 2 Hkv' d), O (q/tp -> h), the FFN's up projection (gate and up fused under SwiGLU:
+ * h -> 2f/tp; GELU h -> f/tp), its down projection (f/tp -> h). Returns their count (4). Can't fail. */
+int rs_tp_layer_gemms(const rs_transformer_t *t, int64_t tp, double nk[4][2]);
+
 /* One ring all-reduce of `bytes` per device over a TP group of tp devices of machine m's node (the
  * formula above; 0 for tp = 1). Can't fail. */
 double rs_tp_allreduce_s(const rs_machine_t *m, int64_t tp, double bytes);

@@ -159,7 +159,8 @@ RS_TEST(test_estimated_and_given, "estimated default and user-given flat efficie
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_gemm_model(&hw, RS_DTYPE_BF16, 0.7, &g, &err), 0);
     CU_ASSERT_EQUAL(g.src, RS_GEMM_GIVEN);
-    RS_ASSERT_REL(rs_gemm_time_s(&g, 1, 1, 1), 2 / (989e12 * 0.7), 1e-12);
+    RS_ASSERT_REL(rs_gemm_time_s(&g, 4096, 4096, 4096), 2 * 4096.0 * 4096 * 4096 / (989e12 * 0.7), 1e-12);
+    RS_ASSERT_REL(rs_gemm_time_s(&g, 1, 16384, 16384), (16384.0 * 2 + 16384.0 * 16384 * 2 + 16384.0 * 2) / 3.35e12, 1e-12); /* its roofline */
     rs_hw_t a100 = rs_test_hw("a100-sxm");
     CU_ASSERT_EQUAL(rs_gemm_model(&a100, RS_DTYPE_FP8, 0, &g, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "has no fp8 rate"));

@@ -18,7 +18,8 @@ static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
     rs_mem_config_t c;
     rs_mem_config_default(&c);
     c.seq_tokens = 1024, c.sp_degree = 4, c.batch = 1, c.shard_devices = 4;
-    c.precision = prec, c.ckpt = ckpt, c.chunk_tokens = 64;
+    c.precision = prec, c.ckpt = ckpt, c.chunk_tokens = 64, c.loss_chunk_tokens = 64;
+    c.runtime = RS_RT_NONE; /* the tensors alone: the worked example's terms */
     return c;
 }
 
@@ -109,6 +110,81 @@ RS_TEST(test_memory_ulysses, "memory_ulysses") {
     c.ulysses_degree = 3;
     CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 3"));
+}
+
+/* The runtime's terms on the worked example (docs/memory.md section 3.6): PyTorch adds the flash kernels'
+ * fp32 backward workspace T (4q + 4 Hq) = 256 x 272, 15% fragmentation of the tensors, the CUDA context
+ * and one NCCL communicator for FSDP (D = 4) and one for the ring's send/recv (R = 4); JAX on GPUs the
+ * context and the communicators alone, with 75% of the device usable; JAX on TPUs nothing. */
+RS_TEST(test_memory_runtime, "the runtime's terms by hand") {
+    const rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    rs_mem_t m;
+    rs_err_t err = {0};
+    c.runtime = RS_RT_PYTORCH;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.attn_workspace_bytes, 256.0 * (4 * 64 + 4 * 4));
+    CU_ASSERT_EQUAL(m.model_bytes, 1292288.0 + 69632.0);
+    RS_ASSERT_REL(m.fragmentation_bytes, 0.15 * 1361920.0, 1e-15);
+    CU_ASSERT_EQUAL(m.context_bytes, 287047680.0);
+    RS_ASSERT_REL(m.comm_bytes, 2 * 1.06e9, 1e-15);
+    RS_ASSERT_REL(m.total_bytes, 1361920.0 * 1.15 + 287047680.0 + 2.12e9, 1e-15);
+    RS_ASSERT_REL(m.total_low_bytes, 1361920.0 + 287047680.0 + 2.12e9, 1e-15);
+    RS_ASSERT_REL(m.total_high_bytes, 1361920.0 * 1.33 + 287047680.0 + 2.12e9, 1e-15);
+    CU_ASSERT_EQUAL(rs_runtime_usable(RS_RT_PYTORCH), 1.0);
+    c.ulysses_degree = 4; /* pure Ulysses: no ring communicator, all-to-all channels to 3 peers */
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    RS_ASSERT_REL(m.comm_bytes, 1.06e9 + 3 * 3.28e9 / 7, 1e-15);
+    c.ulysses_degree = 1, c.runtime = RS_RT_JAX_GPU;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.attn_workspace_bytes, 0);
+    CU_ASSERT_EQUAL(m.fragmentation_bytes, 0);
+    RS_ASSERT_REL(m.total_bytes, 1292288.0 + 287047680.0 + 2.12e9, 1e-15);
+    CU_ASSERT_EQUAL(rs_runtime_usable(RS_RT_JAX_GPU), 0.75);
+    c.runtime = RS_RT_JAX_TPU;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.total_bytes, 1292288.0);
+}
+
+/* TP 2 with sequence parallelism on the worked example, term by term: 2 query and 1 KV head a device
+ * (q = 32, k = 16), half of every matrix and of the vocabulary, the hidden-size activations split by
+ * tokens; the norms (2 x 2 x 64 + 64 = 320 parameters) whole. */
+RS_TEST(test_memory_tp, "TP x CP memory by hand") {
+    const rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.tp_degree = 2;
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.params_device, (86848.0 - 320) / 2 + 320); /* 43584 */
+    CU_ASSERT_EQUAL(m.weights_bytes, 43584.0 * 2 / 4);
+    CU_ASSERT_EQUAL(m.optim_bytes, 43584.0 * 12 / 4);
+    CU_ASSERT_EQUAL(m.fsdp_unit_bytes, (36864.0 / 2 + 128) * 6); /* the layer's half (18560) over the embedding's (3200) */
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 2 * 256 * 64.0);          /* L T h a / tp */
+    CU_ASSERT_EQUAL(m.layer_work_bytes, 256 * 3 * 32 * 2.0);     /* T 3 (h / tp) a */
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256 * (2 * 32 + 4 * 16) * 2.0);
+    CU_ASSERT_EQUAL(m.ring_bwd_bytes, 256 * (3 * 32 * 2 + 32 * 4 + 4 * 16 * 2 + 6 * 16 * 4.0));
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 64 * (128 + 192) * 2.0);  /* (2f + 3f) / tp */
+    CU_ASSERT_EQUAL(m.logits_chunk_bytes, 64 * 50 * 8.0);        /* V / tp */
+    CU_ASSERT_EQUAL(m.total_bytes, 647168.0);
+    c.tp_degree = 4; /* 4 > 2 KV heads: one replicated a device */
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256 * (2 * 16 + 4 * 16) * 2.0);
+    c.tp_degree = 3;
+    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--tp 3"));
+}
+
+/* An unchunked loss (the Ring Attention paper's code) holds every local token's logits and their gradient. */
+RS_TEST(test_memory_loss_unchunked, "an unchunked loss") {
+    const rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.loss_chunk_tokens = 0;
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.logits_chunk_bytes, 256 * 100 * 8.0);
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 81920.0); /* the FFN's chunk stays 64 */
 }
 
 RS_TEST(test_memory_scaling, "memory_scaling") {
