@@ -129,7 +129,7 @@ static void budget_print(FILE *out, const rs_plan_in_t *in, const rs_budget_t *b
     /* the losers' reasons by kind: how many configurations each limit rules out or slows */
     int n_bound[RS_BOUND_COUNT] = {0};
     for (int i = 1; i < b->n; i++) n_bound[rs_plan_bound(&b->e[i].opt)]++;
-    fprintf(out, "# the other %d: bound by", b->n > 0 ? b->n - 1 : 0);
+    fprintf(out, "# the %d besides rank 1: bound by", b->n > 0 ? b->n - 1 : 0);
     for (int k = 0; k < RS_BOUND_COUNT; k++)
         if (n_bound[k]) fprintf(out, " %s %d;", k == RS_BOUND_MEMORY ? "memory (do not fit)" : rs_bound_name((rs_bound_t)k), n_bound[k]);
     fputc('\n', out);
@@ -147,6 +147,9 @@ int rs_plan_budget_study(const rs_plan_in_t *in, const rs_plan_candidate_t *cand
     const rs_plan_config_t *c = &in->config;
     rs_layout_t layouts[RS_LAYOUT_COUNT];
     for (int l = 0; l < n_layouts; l++) layouts[l] = cands[l].layout;
+    for (int i = 0; in->by_cost && i < n; i += n_layouts)
+        if (!(cands[i].hw.price_per_device_hour > 0))
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--rank cost: %s has no price per device-hour (give --price [NAME=]USD)", cands[i].hw.name);
     rs_estimate_t sum = {0, 0, 0};
     for (int i = 0; i < n; i += n_layouts) rs_budget_estimate(c, &cands[i].machine, in->gpus, n_layouts, &sum);
     if (rs_limits_check("this plan", &sum, &in->limits, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
