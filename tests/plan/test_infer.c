@@ -3,7 +3,8 @@
  * the TTFT sum, the model FLOPs and utilisation, the ring variants' attention on the CP ring (hidden
  * transfers: N t_comp; pass-q's all-to-all across nodes), USP's all-to-alls, Ulysses refused for whole
  * KV heads, the decode step (weight-bound linear on ceil(b/CP) tokens, attention at min(F eff, I x
- * memory bandwidth)), the pass-kv/pass-q crossing when both rings are transfer-bound, and the
+ * memory bandwidth), an NCCL operation's latency across nodes, pass-q's merge), a flash kernel's query
+ * padding, the pass-kv/pass-q crossing when both rings are transfer-bound, and the
  * configuration's bad input (the option named). */
 #include <math.h>
 #include <string.h>
@@ -174,6 +175,27 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     c.decode_batch = 6;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.decode_linear_layer_s, 39040.0 / 1e11, 1e-15);
+}
+
+/* The query padding of a flash kernel's tiles: 16 new tokens over CP 4 (contiguous) are calls of 4 query
+ * rows; with transfers free the attention is compute alone, 4 d rows keys heads = 4 x 8 x 4 x 2064 x 4
+ * FLOPs a rank (full mask, every cached and new key) at 0.25 x 1e12 when the tile is 4 rows, and four
+ * times as long when the tile is 16 rows (each call runs a whole tile: 4/16 of it useful). */
+RS_TEST(test_query_padding, "a call of fewer query rows than the kernel's tile pays the whole tile") {
+    rs_hw_t hw = hand_hw(0);
+    hw.intra = (rs_tier_t){"intra", 1e30, 0}, hw.inter = (rs_tier_t){"inter", 1e30, 0};
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.new_tokens = 16, c.cached_tokens = 2048, c.tile = 4;
+    const rs_infer_ring_case_t rc = {RS_RING_PASS_KV, 16, 2048};
+    double t4, t16;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &rc, &t4, NULL, &err), 0);
+    RS_ASSERT_REL(t4, 4.0 * 8 * 4 * 2064 * 4 / (0.25 * 1e12), 1e-9);
+    c.tile = 16;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &rc, &t16, NULL, &err), 0);
+    RS_ASSERT_REL(t16, 4 * t4, 1e-9);
 }
 
 /* With compute free and no latency on the CP ring (TP = G: one CP rank a node, every hop and the whole
