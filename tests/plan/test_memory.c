@@ -187,6 +187,44 @@ RS_TEST(test_memory_loss_unchunked, "an unchunked loss") {
     CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 81920.0); /* the FFN's chunk stays 64 */
 }
 
+/* Fits at S, or not: the total of model at S tokens over n A100-80GB devices under the Ring Attention
+ * paper's setting (JAX on GPUs: 75% usable; full precision, full checkpointing, FSDP over all n, the
+ * loss over every local token), S rounded down to a multiple of n. */
+static bool paper_fits(const char *model, int64_t n, double seq, rs_mem_t *out) {
+    rs_transformer_t t;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load(model, &t, &err), 0);
+    rs_mem_config_t c;
+    rs_mem_config_default(&c);
+    c.seq_tokens = (int64_t)(seq / (double)n) * n, c.sp_degree = n, c.shard_devices = n;
+    c.precision = RS_PREC_FP32, c.ckpt = RS_CKPT_FULL, c.loss_chunk_tokens = 0, c.runtime = RS_RT_JAX_GPU;
+    rs_mem_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    if (out) *out = m;
+    return m.total_bytes <= rs_runtime_usable(RS_RT_JAX_GPU) * 80e9;
+}
+
+/* The Ring Attention paper's Table 3 (Liu, Zaharia, Abbeel, arXiv 2310.01889), 8x A100 NVLink rows:
+ * the longest context is 512K, 256K, 128K tokens for the 3B, 7B and 13B LLaMA shapes. The model's
+ * longest context lies within 1.5x of each: it fits at S / 1.5 and does not at 1.5 S (memory grows
+ * with S). The 32x A100 rows (7B 4096K, 13B 2048K) cannot be reproduced in full precision: the saved
+ * fp32 layer inputs alone at 7B and 4M / 32 = 128K tokens a device are L T h 4 = 68.7 GB, more than
+ * the 60 GB JAX allows; the model says so (docs/memory.md section 7). */
+RS_TEST(test_memory_paper_table3, "the Ring Attention paper's Table 3, 8x A100 rows, within 1.5x") {
+    const struct {
+        const char *model;
+        double seq;
+    } rows[] = {{"ringattn-3b", 512 * 1024.0}, {"ringattn-7b", 256 * 1024.0}, {"ringattn-13b", 128 * 1024.0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        CU_ASSERT_TRUE(paper_fits(rows[i].model, 8, rows[i].seq / 1.5, NULL));
+        CU_ASSERT_FALSE(paper_fits(rows[i].model, 8, rows[i].seq * 1.5, NULL));
+    }
+    rs_mem_t m;
+    CU_ASSERT_FALSE(paper_fits("ringattn-7b", 32, 4096 * 1024.0, &m));
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 32.0 * 131072 * 4096 * 4); /* the saved layer inputs quoted above */
+    CU_ASSERT(m.act_saved_bytes > 0.75 * 80e9);
+}
+
 RS_TEST(test_memory_scaling, "memory_scaling") {
     /* Doubling N halves every per-token term and leaves the static terms alone. */
     rs_transformer_t t = small_model();
