@@ -131,7 +131,7 @@ static void csv_rows(FILE *fp, const void *items, size_t i) {
                 o->t_step_s, (long long)o->attn.ring_block_tokens, o->attn.ring_b_star_tokens, o->attn.ring_hidden_fwd,
                 o->attn.ring_hidden_bwd, o->attn.a2a_inter, o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok,
                 k->sim_attn_s[j], (long long)o->tp, rs_layout_name(o->layout), o->t_tp_layer_s, o->linear_eff,
-                rs_bound_name(rs_plan_bound(o)));
+                rs_limit_name(rs_plan_limit(o)));
     }
 }
 

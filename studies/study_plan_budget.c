@@ -64,7 +64,7 @@ static void compare_print(FILE *out, const char *what, const column_t *cols, int
     ROW("headroom_GiB", snprintf(b, sizeof b, "%.1f", (o->usable_bytes - o->mem_bytes) / GIB));
     ROW("MFU", snprintf(b, sizeof b, "%.3f", o->mfu));
     ROW("GEMM efficiency", snprintf(b, sizeof b, "%.3f", o->linear_eff));
-    ROW("bound", snprintf(b, sizeof b, "%s", rs_bound_name(rs_plan_bound(o))));
+    ROW("bound", snprintf(b, sizeof b, "%s", rs_limit_name(rs_plan_limit(o))));
 #undef ROW
 }
 
@@ -103,7 +103,7 @@ static void csv_row(FILE *fp, const void *items, size_t i) {
             i + 1, x->cands[e->cand].hw.name, (long long)devices(o), (long long)o->tp, (long long)(o->ulysses * o->ring),
             (long long)o->ulysses, (long long)o->ring, (long long)o->dp, (long long)o->accum, (long long)o->attn.ring_block_tokens,
             rs_layout_name(o->layout), rs_plan_split_name(sp, sizeof sp, o), o->fits, o->mem_bytes, o->usable_bytes, o->t_step_s,
-            o->t_attn_layer_s, o->t_linear_layer_s, o->t_tp_layer_s, o->mfu, o->cost_per_step, rs_bound_name(rs_plan_bound(o)),
+            o->t_attn_layer_s, o->t_linear_layer_s, o->t_tp_layer_s, o->mfu, o->cost_per_step, rs_limit_name(rs_plan_limit(o)),
             rs_budget_loses(x->b, e, x->by_cost, why, sizeof why));
 }
 
@@ -124,14 +124,14 @@ static void budget_print(FILE *out, const rs_plan_in_t *in, const rs_budget_t *b
                 cands[b->e[i].cand].hw.name, (long long)o->tp, (long long)(o->ulysses * o->ring), (long long)o->ulysses,
                 (long long)o->ring, (long long)o->dp, o->ring > 1 ? rs_layout_name(o->layout) : "-", rs_plan_split_name(sp, sizeof sp, o),
                 o->mem_bytes / GIB, (o->usable_bytes - o->mem_bytes) / GIB, o->t_step_s, o->mfu, rs_fmt_num(o->cost_per_step, "%.4g", c, sizeof c),
-                rs_bound_name(rs_plan_bound(o)), rs_budget_loses(b, &b->e[i], in->by_cost, why, sizeof why));
+                rs_limit_name(rs_plan_limit(o)), rs_budget_loses(b, &b->e[i], in->by_cost, why, sizeof why));
     }
     /* the losers' reasons by kind: how many configurations each limit rules out or slows */
-    int n_bound[RS_BOUND_COUNT] = {0};
-    for (int i = 1; i < b->n; i++) n_bound[rs_plan_bound(&b->e[i].opt)]++;
+    int n_bound[RS_LIMIT_COUNT] = {0};
+    for (int i = 1; i < b->n; i++) n_bound[rs_plan_limit(&b->e[i].opt)]++;
     fprintf(out, "# the %d besides rank 1: bound by", b->n > 0 ? b->n - 1 : 0);
-    for (int k = 0; k < RS_BOUND_COUNT; k++)
-        if (n_bound[k]) fprintf(out, " %s %d;", k == RS_BOUND_MEMORY ? "memory (do not fit)" : rs_bound_name((rs_bound_t)k), n_bound[k]);
+    for (int k = 0; k < RS_LIMIT_COUNT; k++)
+        if (n_bound[k]) fprintf(out, " %s %d;", k == RS_LIMIT_MEMORY ? "memory (do not fit)" : rs_limit_name((rs_limit_t)k), n_bound[k]);
     fputc('\n', out);
     if (b->n_fit < b->n) {
         const rs_budget_entry_t *c0 = &b->e[b->n_fit]; /* the smallest that does not fit */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const bound_names[RS_BOUND_COUNT] = {"linear", "attention", "ring-transfers", "all-to-all", "tp-allreduce",
+static const char *const bound_names[RS_LIMIT_COUNT] = {"linear", "attention", "ring-transfers", "all-to-all", "tp-allreduce",
                                                         "memory"};
-const char *rs_bound_name(rs_bound_t b) { return rs_enum_name(bound_names, RS_BOUND_COUNT, (int)b); }
+const char *rs_limit_name(rs_limit_t b) { return rs_enum_name(bound_names, RS_LIMIT_COUNT, (int)b); }
 
 /* A step's shares, seconds: the linear layers (with the LM head), the attention kernels and ring, the
  * all-to-alls, the TP all-reduces. */
@@ -25,15 +25,15 @@ static shares_t shares(const rs_plan_option_t *o, int64_t layers) {
 
 static bool ring_exposed(const rs_plan_option_t *o) { return o->ring > 1 && !(o->attn.ring_hidden_fwd && o->attn.ring_hidden_bwd); }
 
-rs_bound_t rs_plan_bound(const rs_plan_option_t *o) {
-    if (!o->fits) return RS_BOUND_MEMORY;
+rs_limit_t rs_plan_limit(const rs_plan_option_t *o) {
+    if (!o->fits) return RS_LIMIT_MEMORY;
     /* the layer count scales every share alike but the head's: one layer is enough to compare */
     const shares_t s = shares(o, 1);
-    rs_bound_t b = RS_BOUND_LINEAR;
+    rs_limit_t b = RS_LIMIT_LINEAR;
     double top = s.linear;
-    if (s.attention > top) top = s.attention, b = ring_exposed(o) ? RS_BOUND_RING : RS_BOUND_ATTENTION;
-    if (s.a2a > top) top = s.a2a, b = RS_BOUND_A2A;
-    if (s.tp > top) b = RS_BOUND_TP;
+    if (s.attention > top) top = s.attention, b = ring_exposed(o) ? RS_LIMIT_RING : RS_LIMIT_ATTENTION;
+    if (s.a2a > top) top = s.a2a, b = RS_LIMIT_A2A;
+    if (s.tp > top) b = RS_LIMIT_TP;
     return b;
 }
 

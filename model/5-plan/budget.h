@@ -18,17 +18,17 @@
 
 /* What a configuration is limited by: the largest share of its step, or memory. */
 typedef enum {
-    RS_BOUND_LINEAR = 0,  /* the projections' and FFN's GEMMs */
-    RS_BOUND_ATTENTION,   /* the attention kernels, transfers hidden */
-    RS_BOUND_RING,        /* the attention with ring transfers exposed (transfer-bound) */
-    RS_BOUND_A2A,         /* Ulysses' all-to-alls */
-    RS_BOUND_TP,          /* TP all-reduces */
-    RS_BOUND_MEMORY,      /* does not fit */
-    RS_BOUND_COUNT
-} rs_bound_t;
-const char *rs_bound_name(rs_bound_t b); /* "linear", "attention", "ring-transfers", "all-to-all", "tp-allreduce", "memory" */
+    RS_LIMIT_LINEAR = 0,  /* the projections' and FFN's GEMMs */
+    RS_LIMIT_ATTENTION,   /* the attention kernels, transfers hidden */
+    RS_LIMIT_RING,        /* the attention with ring transfers exposed (transfer-bound) */
+    RS_LIMIT_A2A,         /* Ulysses' all-to-alls */
+    RS_LIMIT_TP,          /* TP all-reduces */
+    RS_LIMIT_MEMORY,      /* does not fit */
+    RS_LIMIT_COUNT
+} rs_limit_t;
+const char *rs_limit_name(rs_limit_t b); /* "linear", "attention", "ring-transfers", "all-to-all", "tp-allreduce", "memory" */
 /* The bound of o (plan.h's option). Can't fail. */
-rs_bound_t rs_plan_bound(const rs_plan_option_t *o);
+rs_limit_t rs_plan_limit(const rs_plan_option_t *o);
 
 /* One configuration of a budget: the candidate it runs on (an index of the caller's), its option. */
 typedef struct {

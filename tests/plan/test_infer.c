@@ -31,8 +31,8 @@ static rs_hw_t hand_hw(double inter_lat) {
     snprintf(hw.name, sizeof hw.name, "hand");
     hw.flops_per_s[RS_DTYPE_BF16] = 1e12, hw.flops_per_s[RS_DTYPE_FP8] = 2e12;
     hw.mem_bytes = 1e10, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
-    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6};
-    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat};
+    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6, {0, 0, 0}, 0};
+    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat, {0, 0, 0}, 0};
     rs_calibration_default(&hw.cal);
     return hw;
 }
@@ -183,7 +183,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
  * times as long when the tile is 16 rows (each call runs a whole tile: 4/16 of it useful). */
 RS_TEST(test_query_padding, "a call of fewer query rows than the kernel's tile pays the whole tile") {
     rs_hw_t hw = hand_hw(0);
-    hw.intra = (rs_tier_t){"intra", 1e30, 0}, hw.inter = (rs_tier_t){"inter", 1e30, 0};
+    hw.intra = (rs_tier_t){"intra", 1e30, 0, {0, 0, 0}, 0}, hw.inter = (rs_tier_t){"inter", 1e30, 0, {0, 0, 0}, 0};
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
