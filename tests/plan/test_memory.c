@@ -23,6 +23,23 @@ static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
     return c;
 }
 
+/* The worked example's model under c (a fatal assertion when it is refused). */
+static rs_mem_t worked(const rs_mem_config_t *c) {
+    const rs_transformer_t t = small_model();
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, c, &m, &err), 0);
+    return m;
+}
+
+/* c is refused with a message naming want. */
+static void expect_refused(const rs_transformer_t *t, const rs_mem_config_t *c, const char *want) {
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_memory_ring(t, c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+}
+
 RS_TEST(test_params_small, "params_small") {
     rs_transformer_t t = small_model();
     /* Wq 64x64 + Wk,Wv 2x64x32 + Wo 64x64 = 12288; FFN 3x64x128 = 24576 */
@@ -108,8 +125,7 @@ RS_TEST(test_memory_ulysses, "memory_ulysses") {
     /* 256 * (3*64*2 + 64*4 + 2*32*2 + 2*32*4) = 256 * (384 + 256 + 128 + 256) */
     CU_ASSERT_EQUAL(m.ring_bwd_bytes, 262144.0);
     c.ulysses_degree = 3;
-    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 3"));
+    expect_refused(&t, &c, "--ulysses 3");
 }
 
 /* The runtime's terms on the worked example (docs/memory.md section 3.6): PyTorch adds the flash kernels'
@@ -153,9 +169,7 @@ RS_TEST(test_memory_tp, "TP x CP memory by hand") {
     const rs_transformer_t t = small_model();
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.tp_degree = 2;
-    rs_mem_t m;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    rs_mem_t m = worked(&c);
     CU_ASSERT_EQUAL(m.params_device, (86848.0 - 320) / 2 + 320); /* 43584 */
     CU_ASSERT_EQUAL(m.weights_bytes, 43584.0 * 2 / 4);
     CU_ASSERT_EQUAL(m.optim_bytes, 43584.0 * 12 / 4);
@@ -168,21 +182,17 @@ RS_TEST(test_memory_tp, "TP x CP memory by hand") {
     CU_ASSERT_EQUAL(m.logits_chunk_bytes, 64 * 50 * 8.0);        /* V / tp */
     CU_ASSERT_EQUAL(m.total_bytes, 647168.0);
     c.tp_degree = 4; /* 4 > 2 KV heads: one replicated a device */
-    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    m = worked(&c);
     CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256 * (2 * 16 + 4 * 16) * 2.0);
     c.tp_degree = 3;
-    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--tp 3"));
+    expect_refused(&t, &c, "--tp 3");
 }
 
 /* An unchunked loss (the Ring Attention paper's code) holds every local token's logits and their gradient. */
 RS_TEST(test_memory_loss_unchunked, "an unchunked loss") {
-    const rs_transformer_t t = small_model();
     rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
     c.loss_chunk_tokens = 0;
-    rs_mem_t m;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    const rs_mem_t m = worked(&c);
     CU_ASSERT_EQUAL(m.logits_chunk_bytes, 256 * 100 * 8.0);
     CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 81920.0); /* the FFN's chunk stays 64 */
 }
