@@ -67,8 +67,11 @@ void rs_plan_print_headers(FILE *out, const rs_plan_config_t *c, const cand_t *c
         rs_err_t e;
         if (rs_gemm_model(&cands[i].hw, c->fp8_linear ? RS_DTYPE_FP8 : m->dtype, c->linear_eff, &g, &e)) snprintf(gd, sizeof gd, "%.300s", e.msg);
         else rs_gemm_describe(&g, gd, sizeof gd);
-        fprintf(out, "# %s: attention %s%s; %s\n", cands[i].hw.name, rs_kernel_describe(m, kd, sizeof kd),
-                m->kernel == 0 && m->cal.n_eff == 1 && m->cal.eff[0].block_tokens == 1 ? " (--attn-eff, user-given)" : "", gd);
+        if (m->kernel == 0 && m->cal.n_eff == 1 && m->cal.eff[0].block_tokens == 1) /* rs_plan_candidate's --attn-eff */
+            snprintf(kd, sizeof kd, "at %.2f x the dense peak %.4g TFLOP/s (--attn-eff, user-given)", m->cal.eff[0].efficiency,
+                     m->flops_per_s / 1e12);
+        else rs_kernel_describe(m, kd, sizeof kd);
+        fprintf(out, "# %s: attention %s; %s\n", cands[i].hw.name, kd, gd);
     }
 }
 
