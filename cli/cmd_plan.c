@@ -165,6 +165,10 @@ static const rs_opt_t own_opts_after[] = {
      parse_runtime, NULL},
     {"no-causal", 0, NULL, "causal", "full (bidirectional) attention", RS_ARG_FALSE, C(causal), 0, 0, NULL, NULL, NULL},
     {"tile", 0, "T", "128", "attention kernel tile (tokens)", RS_ARG_SIZE, C(tile), 1, 65536, NULL, NULL, NULL},
+    {"impl", 0, "NAME", "the profile's", "ring implementation preset costing attention, every\ncandidate: ringsim|flash-attn|te|none (none: the bare peak)",
+     RS_ARG_STRING, O(in.impl), 0, 0, NULL, NULL, NULL},
+    {"kernel", 0, "NAME", "the preset's", "the candidates' kernel whose curves rate the calls", RS_ARG_STRING, O(in.kernel), 0, 0, NULL,
+     NULL, NULL},
     {"usable", 0, "F", "the runtime's", "usable fraction of device memory (pytorch 1, jax-gpu 0.75)", RS_ARG_DOUBLE, C(usable_frac),
      1e-6, 1, NULL, NULL, NULL},
     {"linear-eff", 0, "E", "by shape", "a flat GEMM efficiency vs peak, user-given (default: by shape and dtype)", RS_ARG_DOUBLE,
@@ -210,12 +214,12 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
                                rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group"),
-                               rs_cli_kernel_group(&pc.limits), rs_cli_limits_group(&pc.limits)};
+                               rs_cli_limits_group(&pc.limits)};
 #else
     enum { OWN_AFTER = 3 };
     rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
-                               rs_cli_kernel_group(&pc.limits), rs_cli_limits_group(&pc.limits)};
+                               rs_cli_limits_group(&pc.limits)};
 #endif
     const int n_groups = (int)(sizeof groups / sizeof groups[0]);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
@@ -223,8 +227,6 @@ int rs_cmd_plan(int argc, char **argv) {
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_plan_in_t in = pc.in;
     in.limits = pc.limits.limits;
-    in.impl = pc.limits.spec.impl + 1; /* -1 (the profile's) is 0 */
-    in.kernel = pc.limits.spec.kernel[0] ? pc.limits.spec.kernel : NULL;
     if (!rs_cli_given(&groups[OWN_AFTER], "loss-chunk")) in.config.loss_chunk_tokens = in.config.chunk_tokens; /* --chunk's */
     if (in.by_cost && in.gpus == 0) {
         fprintf(stderr, "ringsim plan: --rank cost: ranks the splits of a budget (give --gpus N)\n");

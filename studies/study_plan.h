@@ -33,6 +33,8 @@ typedef struct {
     rs_plan_config_t config;  /* the plan: model, S (0 = the longest that fits), batch, dp, N, ... */
     const char *profiles;     /* candidates: a comma list of profile names or files */
     const char *inter;        /* inter-node tier of every candidate (NULL: each profile's) */
+    const char *impl;         /* the implementation preset of every candidate (NULL: each profile's default) */
+    const char *kernel;       /* the kernel of every candidate (NULL: the one the preset runs there) */
     int64_t gpus_per_node;    /* devices per node of every candidate (-1: each profile's) */
     int n_prices;             /* prices per device-hour (override the profiles') */
     rs_plan_price_t prices[RS_PLAN_MAX_PRICES];
@@ -54,8 +56,6 @@ typedef struct {
     bool by_cost;             /* rank the budget's splits by cost per step (needs prices), else step time */
     int64_t top;              /* how many of the budget's best to print (0: 5) */
     bool compare;             /* the candidates' best side by side (needs two or more) */
-    int impl;                 /* --impl: rs_impl_t + 1 (0: each profile's default) */
-    const char *kernel;       /* --kernel: a kernel of every candidate (NULL: the preset's) */
     double attn_eff;          /* --attn-eff: attention at this x peak (0: the kernel model) */
     FILE *out;                /* the table */
 } rs_plan_in_t;

@@ -386,17 +386,23 @@ int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine
     rs_machine_spec_default(&spec);
     spec.dtype = c->precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
     spec.gpus_per_node = c->gpus_per_node;
-    spec.impl = c->impl - 1;
-    if (c->kernel) snprintf(spec.kernel, sizeof spec.kernel, "%s", c->kernel);
     if (c->inter) snprintf(spec.inter, sizeof spec.inter, "%s", c->inter);
     snprintf(spec.profile, sizeof spec.profile, "%s", c->profile ? c->profile : "");
+    if (c->impl) {
+        rs_impl_t impl;
+        if (rs_impl_parse(c->impl, &impl) != 0)
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: expected ringsim, flash-attn, te or none", c->impl);
+        spec.impl = (int)impl;
+    }
+    if (c->kernel && (size_t)snprintf(spec.kernel, sizeof spec.kernel, "%s", c->kernel) >= sizeof spec.kernel)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", c->kernel, sizeof spec.kernel - 1);
     if (rs_machine_spec_profile(&spec, hw, err)) return -1;
     if (c->price >= 0) hw->price_per_device_hour = c->price;
-    /* the machine of one rank: the preset and kernel asked for (machine.h), then --attn-eff's dense model */
+    /* the machine of one rank: the preset and kernel (--impl, --kernel) as model's, then --attn-eff's dense model */
     if (rs_machine_spec_build(&spec, hw, 1, m, err)) return -1;
     if (c->attn_eff > 0) {
         if (!(c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
-        if (c->impl > 0 || (c->kernel && c->kernel[0]))
+        if ((c->impl && c->impl[0]) || (c->kernel && c->kernel[0]))
             return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: rates attention at a flat efficiency of the peak: it replaces --impl and --kernel, give one of them",
                            c->attn_eff);
         (void)rs_machine_set_kernel(m, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */

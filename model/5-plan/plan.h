@@ -169,8 +169,9 @@ typedef struct {
     int64_t gpus_per_node;    /* devices per node; -1: the profile's */
     const char *inter;        /* the inter-node tier; NULL or "": the profile's */
     double price;             /* per device-hour when >= 0; else the profile's */
-    int impl;                 /* --impl: rs_impl_t + 1; 0 = the profile's default (a zeroed spec is the default) */
-    const char *kernel;       /* --kernel: a kernel of the profile, NULL or "" = the preset's */
+    const char *impl;         /* the implementation preset costing attention (ringsim, flash-attn, te, none);
+                                 NULL: the profile's default */
+    const char *kernel;       /* the profile's kernel whose curves rate the calls; NULL: the one the preset runs */
     double attn_eff;          /* --attn-eff: attention at this x peak, the dense model (user-given); 0: none */
 } rs_plan_candidate_spec_t;
 

@@ -65,13 +65,15 @@ def _opaque(field):
 
 def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, n_ranks=None, max_sp=4096,
          precision="mixed", ckpt="full", chunk_tokens=2048, causal=True, layout="zigzag", tile=128, usable_frac=None,
-         linear_eff=None, alternatives=True, gpus_per_node=None, inter=None, price=None, tp=1, dtype="bf16",
-         loss_chunk_tokens=None, runtime="pytorch", attn_eff=None):
+         linear_eff=None, alternatives=True, gpus_per_node=None, inter=None, price=None, impl=None, kernel=None, tp=1,
+         dtype="bf16", loss_chunk_tokens=None, runtime="pytorch", attn_eff=None):
     """The capacity plan on one candidate (plan.h rs_plan_run, as `ringsim plan -p PROFILE`): the
     smallest N that fits (or n_ranks), memory, times per layer and step, MFU, cost; options holds
     Ring, then the Ulysses/USP splits, each with its attention cost (attn); best, why. seq_tokens
-    "max": the longest context that fits. usable_frac None: the runtime's; linear_eff None: GEMMs by
-    shape and dtype (dtype "bf16" or "fp8"); attn_eff: attention at this x peak (user-given)."""
+    "max": the longest context that fits. impl, kernel: the implementation preset and kernel costing
+    attention (--impl, --kernel; None: the profile's); attn_eff: attention at this x peak instead
+    (user-given). usable_frac None: the runtime's; linear_eff None: GEMMs by shape and dtype (dtype
+    "bf16" or "fp8")."""
     c = S["rs_plan_config_t"]()
     _plan_config_default(ctypes.byref(c))
     err = Err()
@@ -102,7 +104,9 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
     ae = 0.0 if attn_eff is None else real("attn_eff", attn_eff, 1e-6, 1)
     pc = S["rs_plan_candidate_spec_t"](profile=str(profile).encode(), precision=c.precision, gpus_per_node=gpn,
-                                  inter=inter.encode() if inter else None, price=usd, attn_eff=ae)
+                                  inter=inter.encode() if inter else None, price=usd,
+                                  impl=str(impl).encode() if impl else None, kernel=str(kernel).encode() if kernel else None,
+                                  attn_eff=ae)
     check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
     out = S["rs_plan_result_t"]()
     check(_plan_run(ctypes.byref(c), hw, m, ctypes.byref(out), ctypes.byref(err)), err)
