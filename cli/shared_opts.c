@@ -252,12 +252,6 @@ rs_opt_group_t rs_cli_problem_group(rs_setup_t *s) {
     return (rs_opt_group_t){rs_cli_shared_opts, n, s, NULL, 0, false};
 }
 
-rs_opt_group_t rs_cli_kernel_group(rs_setup_t *s) {
-    int k = 0;
-    while (k < rs_cli_shared_n && strcmp(rs_cli_shared_opts[k].name, "impl") != 0) k++; /* --impl, then --kernel */
-    return (rs_opt_group_t){rs_cli_shared_opts + k, 2, s, NULL, 0, false};
-}
-
 rs_opt_group_t rs_cli_limits_group(rs_setup_t *s) {
     int k = 0;
     while (k < rs_cli_shared_n && strcmp(rs_cli_shared_opts[k].name, "max-time") != 0) k++; /* the limits' first */

@@ -15,8 +15,6 @@ extern const int rs_cli_shared_n;
 rs_opt_group_t rs_cli_shared_group(rs_setup_t *s, const char *skip);
 /* Only the problem's options (the table's first section: -S ... --tile), filling s. */
 rs_opt_group_t rs_cli_problem_group(rs_setup_t *s);
-/* Only --impl and --kernel, filling s->spec: for a command that costs attention on its own machines (plan). */
-rs_opt_group_t rs_cli_kernel_group(rs_setup_t *s);
 /* Only the limits (the table's last section: --max-time, --max-memory), filling s->limits: for a
  * command without the other shared options (plan). */
 rs_opt_group_t rs_cli_limits_group(rs_setup_t *s);
