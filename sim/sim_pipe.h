@@ -38,6 +38,7 @@ typedef struct {
     double sim_wall_s;                              /* wall time of simgrid_run() */
     uint64_t flops_useful, flops_exec;              /* totals */
     int64_t comm_bound_steps, rank_steps, n_steps;  /* counts; n_steps doubles x 2 follow */
+    int64_t activities;                             /* SimGrid activities started (sim_run.h) */
 } sim_summary_rec_t;
 
 typedef struct {
