@@ -41,13 +41,12 @@
 
 #define RS_SIM_MAX_CFG 32
 
-/* How the child simulates (docs/sim.md, "How it is simulated"). FAST: on a generated platform
- * without compute slowdown or an all-to-all step, no actor per rank (a step's transfers and compute
- * are SimGrid activities started from the completions of the previous ones, sim_dag.c), and a job's
- * rings folded into their classes where a translation of the devices maps the job onto itself
- * (job_fold.h); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
- * member posting an exec and mailbox transfers each step, every ring of a job on its fabric with
- * SimGrid's own routes - the plain reference the fast one is tested against. */
+/* How the child simulates (docs/sim.md, "How it is simulated"). FAST: a single ring on a generated
+ * platform without compute slowdown or an all-to-all step runs without an actor per rank (a step's
+ * transfers and compute are SimGrid activities started from the completions of the previous ones,
+ * sim_dag.c); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
+ * member posting an exec and mailbox transfers each step - the plain reference the fast one is
+ * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
 
 typedef struct {
@@ -71,6 +70,7 @@ typedef struct {
     double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */
     double sim_wall_s;        /* wall time inside the child: engine init to end of simulation */
     int64_t activities;       /* SimGrid activities the child started: execs, transfers, timers */
+    rs_sim_engine_t engine;   /* the engine that ran: FAST only where its rules allow (sim.h above) */
     double child_wall_s;      /* wall time of the child process, fork to exit */
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */

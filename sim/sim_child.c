@@ -24,18 +24,15 @@
 
 sim_run_t SR;
 
-int64_t sim_rank_of(int64_t g) { return SR.rank ? SR.rank[g] : g % SR.n; }
+int64_t sim_rank_of(int64_t g) { return g % SR.n; }
 int64_t sim_next_of(int64_t g) {
-    if (SR.next) return SR.next[g];
     const int64_t p = g % SR.n;
     return g - p + (p + 1) % SR.n;
 }
 int64_t sim_prev_of(int64_t g) {
-    if (SR.prev) return SR.prev[g];
     const int64_t p = g % SR.n;
     return g - p + (p + SR.n - 1) % SR.n;
 }
-int64_t sim_mult_of(int64_t g) { return SR.mult ? SR.mult[g] : 1; }
 
 int sim_fail(int code, const char *fmt, ...) {
     va_list ap;
@@ -97,16 +94,15 @@ long sim_send_bytes(int64_t k, const rs_step_t *st, int i) {
 
 void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, double before_s, const sim_step_times_t *t) {
     const double end_x = fmax(t->end_send, t->end_recv);
-    const int64_t m = sim_mult_of(g);
     SR.busy[g] += t->end_c - t->t0 + (t->te - t->end_cx);
-    SR.sum.rank_steps += m;
+    SR.sum.rank_steps++;
     put_progress();
-    SR.sum.flops_useful += (uint64_t)m * st->flops_useful;
-    SR.sum.flops_exec += (uint64_t)m * st->flops_exec;
+    SR.sum.flops_useful += st->flops_useful;
+    SR.sum.flops_exec += st->flops_exec;
     if (t->end_c - t->t0 > SR.sum.t_comp_max_s) SR.sum.t_comp_max_s = t->end_c - t->t0;
     if (moves) {
         if (end_x - t->t0 > SR.sum.t_comm_max_s) SR.sum.t_comm_max_s = end_x - t->t0;
-        if (end_x > t->end_c) SR.sum.comm_bound_steps += m;
+        if (end_x > t->end_c) SR.sum.comm_bound_steps++;
     }
     if (t->te > SR.step_end[k]) SR.step_end[k] = t->te;
     if (t->te - t->t0 > SR.step_max[k]) SR.step_max[k] = t->te - t->t0;
@@ -186,17 +182,16 @@ static int check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg
 
 /* After the run: the totals, a job's 'J' record, the 'R' record. Returns 0 or -1. */
 static int send_results(void) {
-    double busy_sum = 0, ranks = 0;
+    double busy_sum = 0;
     for (int64_t r = 0; r < SR.total; r++) {
         if (SR.busy[r] > SR.sum.busy_max_s) SR.sum.busy_max_s = SR.busy[r];
-        busy_sum += SR.busy[r] * (double)sim_mult_of(r);
-        ranks += (double)sim_mult_of(r);
+        busy_sum += SR.busy[r];
     }
-    SR.sum.busy_mean_s = busy_sum / ranks;
+    SR.sum.busy_mean_s = busy_sum / (double)SR.total;
     for (int64_t k = 0; k < SR.steps; k++)
         if (SR.step_end[k] > SR.sum.makespan_s) SR.sum.makespan_s = SR.step_end[k];
     SR.sum.n_steps = SR.steps;
-    const int64_t want = (int64_t)ranks * SR.steps;
+    const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
     SR.sum.activities = SR.activities;
@@ -240,6 +235,7 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     if (check_platform(in->cfg, in->hm, SR.host) != 0) return -1;
     SR.exclusive = in->cfg->platform_path == NULL;
     *dag = sim_dag_eligible(in->cfg);
+    SR.sum.engine = *dag ? RS_SIM_ENGINE_FAST : RS_SIM_ENGINE_REFERENCE;
     return *dag ? sim_dag_start(in->m, in->cfg) : sim_actors_create(in->m, in->cfg);
 }
 

@@ -1,10 +1,8 @@
 /* sim_run.h - internal to sim/: the state of a run inside the SimGrid child and what its two engines
  * share (sim_child.c sets it up and sends the results; sim_actors.c and sim_dag.c simulate).
  *
- * A run simulates walkers: ring walkers (a rank of a ring; walker g is ring g / N's rank g mod N in
- * a full simulation, the representative of a class of ranks in a folded job, job_fold.h) and, in a
- * job, background walkers (a member of a collective). Each ring walker stands for mult[g] ranks
- * (1 unless the job is folded): the totals count every rank it stands for.
+ * A run simulates walkers: ring walkers (a rank of a ring; walker g is ring g / N's rank g mod N)
+ * and, in a job, background walkers (a member of a collective).
  *
  * Two engines, the same semantics (sim.h, docs/sim.md "What is simulated"):
  *   actors (sim_actors.c): one SimGrid actor per walker posting an exec and mailbox transfers per
@@ -35,9 +33,6 @@ typedef struct {
     rs_pass_t pass;           /* the schedule's pass (for events) */
     int64_t n, steps, block;  /* N (ranks per ring), steps of the pass, B */
     int64_t total;            /* ring walkers */
-    const int64_t *rank;      /* [total] schedule rank of each walker (NULL: g mod N) */
-    const int64_t *next, *prev; /* [total] the walkers it sends to and receives from (NULL: its ring's) */
-    const int64_t *mult;      /* [total] ranks each walker stands for (NULL: 1) */
     bool job;                 /* a job of concurrent rings (job_child.h keeps its books) */
     bool slowdown;            /* compute slowdown sigma > 1 */
     bool partial;             /* partial overlap (eta < 1 for some transfers) */
@@ -70,11 +65,10 @@ typedef struct {
     double te;                 /* the rank's end of the step, the merges after it included */
 } sim_step_times_t;
 
-/* Schedule rank, next and previous walker, and ranks stood for, of walker g. */
+/* Schedule rank, next and previous walker of walker g (ring g / N's rank g mod N). */
 int64_t sim_rank_of(int64_t g);
 int64_t sim_next_of(int64_t g);
 int64_t sim_prev_of(int64_t g);
-int64_t sim_mult_of(int64_t g);
 
 /* The child's error ('X') of kind code (rs_errc_t). Returns -1. */
 int sim_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
