@@ -41,10 +41,10 @@
 
 #define RS_SIM_MAX_CFG 32
 
-/* How the child simulates (docs/sim.md, "How it is simulated"). FAST: a single ring on a generated
- * platform without compute slowdown or an all-to-all step runs without an actor per rank (a step's
+/* How the child simulates (docs/sim.md, "How it is simulated"). FAST: on a generated platform (one
+ * ring or a job's rings) without compute slowdown or an all-to-all step, no actor per rank (a step's
  * transfers and compute are SimGrid activities started from the completions of the previous ones,
- * sim_dag.c); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
+ * sim_dag.c; a job's collectives stay actors); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
  * member posting an exec and mailbox transfers each step - the plain reference the fast one is
  * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;

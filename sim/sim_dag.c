@@ -14,10 +14,10 @@
  *     then the next step;
  *   - partial overlap: the incoming hop's bottleneck link runs at eta x its bandwidth from the step
  *     start to the compute's end (as the compute helper does);
- *   - a job's background walkers (a collective member: send to its next, receive from its
- *     previous, the next step when both are done) follow the same rendezvous (job_child.h).
- * Compute slowdown (the exec's rate changes while transfers fly) and pass-q's all-to-all step run on
- * the actor engine, as does a user's platform (hosts may be shared or vary in speed). */
+ *   - a job's hops keep their books (job_child.h) from the same starts and completions.
+ * A job's background collectives stay actors (job_child.c), started beside the walkers. Compute
+ * slowdown (the exec's rate changes while transfers fly) and pass-q's all-to-all step run on the
+ * actor engine, as does a user's platform (hosts may be shared or vary in speed). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -152,11 +152,13 @@ static void start_step(int64_t g, int64_t k) {
 
 static void start_all(void *arg) {
     (void)arg;
+    for (int64_t g = 0; SR.job && g < SR.total; g++) /* routes exist once the run has sealed the platform */
+        rs_jc_rank_route(g, SR.host[g], SR.host[sim_next_of(g)]);
     for (int64_t g = 0; g < SR.total; g++) start_step(g, 0);
 }
 
 bool sim_dag_eligible(const rs_sim_config_t *cfg) {
-    return cfg->engine == RS_SIM_ENGINE_FAST && !SR.job && SR.exclusive && !SR.slowdown && rs_schedule_step_a2a_bytes(SR.s, SR.n) == 0;
+    return cfg->engine == RS_SIM_ENGINE_FAST && SR.exclusive && !SR.slowdown && rs_schedule_step_a2a_bytes(SR.s, SR.n) == 0;
 }
 
 int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
@@ -175,6 +177,7 @@ int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
     }
     if (sgx_init(SR.total, SR.host, transfer_done) != 0 || sgx_timer(0, start_all, NULL) != 0)
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
+    if (SR.job && rs_jc_start_background() != 0) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
     return 0;
 }
 
