@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kernel.h"
 #include "trace.h"
 
 #ifdef RINGSIM_HAVE_SIM
@@ -103,8 +104,10 @@ static void print_header(const rs_setup_t *c, const rs_sim_config_t *cfg, const 
            (long long)p->seq_tokens, (long long)p->n_ranks, (long long)rs_problem_block(p), (long long)p->batch,
            (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim, rs_dtype_name(c->spec.dtype),
            p->causal ? "causal" : "non-causal", (long long)p->tile_q, (long long)p->tile_k);
-    printf("# hardware: %s  F=%.4g TFLOP/s  F_eff(B)=%.4g TFLOP/s\n", m->hw_name, m->flops_per_s / 1e12,
-           rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
+    char kd[256];
+    printf("# hardware: %s  F=%.4g TFLOP/s; SimGrid hosts at F_eff(B)=%.4g TFLOP/s (a step's compute time x that rate)\n",
+           m->hw_name, m->flops_per_s / 1e12, rs_machine_flops_eff(m, (double)rs_problem_block(p)) / 1e12);
+    printf("# compute: the steps costed %s\n", rs_kernel_describe(m, kd, sizeof kd));
     if (!cfg->job) printf("# platform: %s%s\n", n > 0 ? es[0].sim.platform : "", cfg->hostmap_path ? " (with --hostmap)" : "");
     printf("# SimGrid %s, network/model %s%s", rs_sim_simgrid_version(), cfg->network_model,
            strcmp(cfg->network_model, "CM02") ? "" : " (exact)");
@@ -169,6 +172,8 @@ static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config
     json_t *root = json_object(), *arr = json_array();
     json_object_set_new(root, "hw", json_string(c->machine.hw_name));
     json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
+    char kd[256];
+    json_object_set_new(root, "compute", json_string(rs_kernel_describe(&c->machine, kd, sizeof kd)));
     json_object_set_new(root, "intra_bw_bytes_per_s", json_real(c->machine.intra.bw_bytes_per_s));
     json_object_set_new(root, "simgrid_version", json_string(rs_sim_simgrid_version()));
     json_object_set_new(root, "network_model", json_string(cfg->network_model));
@@ -289,7 +294,11 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
     if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
-    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0) return RS_EXIT_USAGE;
+    char note[256];
+    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_background_passes(jo, c, note, sizeof note, err) != 0 ||
+        rs_cli_job_build(jo, c, &sc->job, err) != 0)
+        return RS_EXIT_USAGE;
+    if (note[0]) fprintf(stderr, "ringsim sim: note: %s\n", note);
     cfg->job = &sc->job;
     return RS_EXIT_OK;
 }
