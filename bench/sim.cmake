@@ -21,3 +21,13 @@ if(TARGET rs_sim AND TARGET ringsim)
   set_target_properties(sim_job_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
   add_dependencies(sim_job_bench ringsim)
 endif()
+
+# The simulator at datacenter scale: one job shape (tp 8 x cp 8 x dp P on rails) at growing P.
+# Run: build/bench/sim_scale [--dp 16,64,256] [--backward] [--args "..."]   (figures: docs/benchmarks.md)
+if(TARGET rs_sim AND TARGET ringsim)
+  add_executable(sim_scale ${CMAKE_CURRENT_SOURCE_DIR}/sim_scale.c)
+  target_link_libraries(sim_scale PRIVATE rs_core)
+  target_compile_definitions(sim_scale PRIVATE RS_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set_target_properties(sim_scale PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+  add_dependencies(sim_scale ringsim)
+endif()

@@ -153,16 +153,18 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     FILE *fp = out.fp;
     fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,efficiency,"
                 "comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
-                "child_wall_s,peak_rss_bytes\n");
+                "child_wall_s,peak_rss_bytes,activities,engine\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
-        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld\n",
+        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld,%" PRId64
+                    ",%s\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
                 e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), eff, e->sim.fig.comm_bound_steps,
                 e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
-                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
+                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes,
+                e->sim.activities, rs_sim_engine_name(e->sim.engine));
     }
     return rs_output_close(&out, err);
 }

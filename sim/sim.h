@@ -48,6 +48,8 @@
  * member posting an exec and mailbox transfers each step - the plain reference the fast one is
  * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
+/* "activity" (FAST) or "actor" (REFERENCE). */
+const char *rs_sim_engine_name(rs_sim_engine_t e);
 
 typedef struct {
     const char *platform_path;        /* user's SimGrid platform XML; NULL = generate from the machine */
