@@ -460,25 +460,29 @@ RS_TEST_SUITE("contention_engines")
 /* Rings on shared NICs behind a 2:1 spine with the DP all-reduce, rails with rings placed across
  * rails, the FSDP collectives on one NIC with the ring, both passes: the same books on both engines. */
 RS_TEST(test_job_engines_agree, "engines_agree (the activity engine's books = the actor engine's)") {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(8, 4096, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-        rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 4, 2});
-        j.background.kind = RS_BG_DP;
-        j.background.param_bytes = j.background.grad_bytes = 109e6;
-        check_job_engines(&p, &m, &j, "leaf-spine 2:1, 2 NICs, dp");
-        rs_job_free(&j);
-        j = grid_job(&m, &p, 8, 1, CP_TP_DP, (test_fabric_t){RS_FABRIC_RAIL, 8, 1, 4});
-        check_job_engines(&p, &m, &j, "rail, rings across rails");
-        rs_job_free(&j);
-        rs_machine_t m1 = nodes_of(1, 2e-6, 5e-6);
-        rs_problem_t p2 = problem(4, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
-        j = grid_job(&m1, &p2, 1, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 1, 0, 1});
-        j.background.kind = RS_BG_FSDP;
-        j.background.param_bytes = j.background.grad_bytes = 8e6;
-        check_job_engines(&p2, &m1, &j, "fsdp on the ring's NIC");
-        rs_job_free(&j);
-    }
+    static const struct {
+        int64_t g, n, b, tp, dp;
+        bool causal, across_rails;
+        test_fabric_t fab;
+        rs_bg_kind_t bg;
+        double bg_bytes;
+        const char *what;
+    } cases[] = {
+        {8, 8, 4096, 8, 2, true, false, {RS_FABRIC_LEAF_SPINE, 2, 4, 2}, RS_BG_DP, 109e6, "leaf-spine 2:1, 2 NICs, dp"},
+        {8, 8, 4096, 8, 1, true, true, {RS_FABRIC_RAIL, 8, 1, 4}, RS_BG_NONE, 0, "rail, rings across rails"},
+        {1, 4, 2048, 1, 1, false, false, {RS_FABRIC_FLAT, 1, 0, 1}, RS_BG_FSDP, 8e6, "fsdp on the ring's NIC"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+            const rs_machine_t m = nodes_of(cases[c].g, 2e-6, 5e-6);
+            const rs_problem_t p = problem(cases[c].n, cases[c].b, cases[c].causal ? RS_LAYOUT_ZIGZAG : RS_LAYOUT_CONTIGUOUS,
+                                           (rs_pass_t)pass, cases[c].causal);
+            rs_job_t j = grid_job(&m, &p, cases[c].tp, cases[c].dp, cases[c].across_rails ? CP_TP_DP : TP_CP_DP, cases[c].fab);
+            j.background.kind = cases[c].bg;
+            j.background.param_bytes = j.background.grad_bytes = cases[c].bg_bytes;
+            check_job_engines(&p, &m, &j, cases[c].what);
+            rs_job_free(&j);
+        }
 }
 
 RS_TEST_MAIN(.suite = NULL)
