@@ -153,16 +153,18 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     FILE *fp = out.fp;
     fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,efficiency,"
                 "comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
-                "child_wall_s,peak_rss_bytes\n");
+                "child_wall_s,peak_rss_bytes,activities,engine\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
-        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld\n",
+        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld,%" PRId64
+                    ",%s\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
                 e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), eff, e->sim.fig.comm_bound_steps,
                 e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
-                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes);
+                (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes,
+                e->sim.activities, rs_sim_engine_name(e->sim.engine));
     }
     return rs_output_close(&out, err);
 }
@@ -172,6 +174,8 @@ static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config
     json_t *root = json_object(), *arr = json_array();
     json_object_set_new(root, "hw", json_string(c->machine.hw_name));
     json_object_set_new(root, "flops_per_s", json_real(c->machine.flops_per_s));
+    char kd[256];
+    json_object_set_new(root, "compute", json_string(rs_kernel_describe(&c->machine, kd, sizeof kd)));
     json_object_set_new(root, "intra_bw_bytes_per_s", json_real(c->machine.intra.bw_bytes_per_s));
     json_object_set_new(root, "rates", rs_cli_rates_json(&c->machine));
     json_object_set_new(root, "simgrid_version", json_string(rs_sim_simgrid_version()));
@@ -293,7 +297,11 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
     if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
-    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0) return RS_EXIT_USAGE;
+    char note[256];
+    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_background_passes(jo, c, note, sizeof note, err) != 0 ||
+        rs_cli_job_build(jo, c, &sc->job, err) != 0)
+        return RS_EXIT_USAGE;
+    if (note[0]) fprintf(stderr, "ringsim sim: note: %s\n", note);
     cfg->job = &sc->job;
     return RS_EXIT_OK;
 }

@@ -153,6 +153,29 @@ int rs_cli_job_background(rs_cli_job_t *j, const rs_problem_t *p, rs_err_t *err)
     return 0;
 }
 
+int rs_cli_job_background_passes(const rs_cli_job_t *j, const rs_setup_t *c, char *note, size_t note_len, rs_err_t *err) {
+    const rs_background_t *bg = &j->k.background;
+    if (note_len > 0) note[0] = 0;
+    if (bg->kind == RS_BG_NONE) return 0;
+    rs_bg_coll_t colls[RS_BG_MAX_COLL];
+    char none[128] = "";
+    int with = 0;
+    for (int i = 0; i < c->n_passes; i++) {
+        if (rs_background_colls(bg, c->passes[i], 2, colls) > 0) {
+            with++;
+        } else {
+            const size_t used = strlen(none);
+            snprintf(none + used, sizeof none - used, "%s%s", used ? ", " : "", rs_pass_name(c->passes[i]));
+        }
+    }
+    const char *what = bg->kind == RS_BG_DP ? "the gradient all-reduce runs in the backward pass" : "its collectives run in the forward and backward passes";
+    if (with == 0)
+        return rs_errf(err, "--background %s: %s; -P %s has none (give -P backward or both)", rs_bg_kind_name(bg->kind), what, none);
+    if (none[0] && note_len > 0)
+        snprintf(note, note_len, "--background %s: %s; the %s rows run without it", rs_bg_kind_name(bg->kind), what, none);
+    return 0;
+}
+
 int rs_cli_job_build(const rs_cli_job_t *j, const rs_setup_t *c, rs_job_t *job, rs_err_t *err) {
     memset(job, 0, sizeof *job);
     const rs_contention_knobs_t *k = &j->k;

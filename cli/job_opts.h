@@ -43,6 +43,10 @@ int rs_cli_job_apply(const rs_cli_job_t *j, rs_setup_t *c, bool ranks_given, rs_
 /* After rs_setup_finish: the background sized from --model (layer of a TP shard: tp, the problem's
  * activation and gradient bytes) or --bg-bytes into j->k.background. Returns 0 or -1 with err. */
 int rs_cli_job_background(rs_cli_job_t *j, const rs_problem_t *p, rs_err_t *err);
+/* After rs_setup_finish: the passes asked for against the background's collectives (a pass without
+ * any, e.g. dp's all-reduce in the forward). None of them has one: -1 with err; some lack one: 0 and
+ * one line for a note (else note ""). */
+int rs_cli_job_background_passes(const rs_cli_job_t *j, const rs_setup_t *c, char *note, size_t note_len, rs_err_t *err);
 /* After rs_setup_finish and rs_cli_job_background: the one job of ringsim sim (every list holds one
  * value: else "--nics 1,2: ringsim sim simulates one fabric; sweep lists with ringsim sweep"). Checks
  * the profile has an inter-node tier when the job spans nodes. Returns 0 or -1 with err. */

@@ -125,8 +125,9 @@ void rs_cli_job_print(FILE *out, const rs_job_t *job, const rs_cli_job_entry_t *
         fprintf(out, "\n# %s %s, B=%lld: job makespan %s, worst ring slowdown %.4f against its contention-free walk\n",
                 rs_layout_name(p->layout), rs_pass_name(p->pass), (long long)rs_problem_block(p),
                 rs_fmt_time(r->makespan_s, a, sizeof a), worst);
-        fprintf(out, "# simulated %" PRId64 " rank-steps in %.3f s (%s each), peak RSS %.1f MB\n", sim->fig.rank_steps,
-                sim->sim_wall_s, rs_fmt_time(sim->fig.rank_steps > 0 ? sim->sim_wall_s / (double)sim->fig.rank_steps : 0, b, sizeof b),
+        fprintf(out, "# simulated %" PRId64 " rank-steps (%" PRId64 " SimGrid activities, %s engine) in %.3f s (%s each), peak RSS %.1f MB\n",
+                sim->fig.rank_steps, sim->activities, rs_sim_engine_name(sim->engine), sim->sim_wall_s,
+                rs_fmt_time(sim->fig.rank_steps > 0 ? sim->sim_wall_s / (double)sim->fig.rank_steps : 0, b, sizeof b),
                 (double)sim->peak_rss_bytes / 1e6);
         print_rings(out, r);
         print_links(out, r);

@@ -128,6 +128,8 @@ static int outcome(const sim_collected_t *c, const rs_child_status_t *st, FILE *
                                .rank_steps = sum->rank_steps};
         out->n_steps = sum->n_steps;
         out->sim_wall_s = sum->sim_wall_s;
+        out->activities = sum->activities;
+        out->engine = (rs_sim_engine_t)sum->engine;
         return 0;
     }
     char msg[700];

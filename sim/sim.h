@@ -41,6 +41,16 @@
 
 #define RS_SIM_MAX_CFG 32
 
+/* How the child simulates (docs/sim.md, "How it is simulated"). FAST: on a generated platform (one
+ * ring or a job's rings) without compute slowdown or an all-to-all step, no actor per rank (a step's
+ * transfers and compute are SimGrid activities started from the completions of the previous ones,
+ * sim_dag.c; a job's collectives stay actors); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
+ * member posting an exec and mailbox transfers each step - the plain reference the fast one is
+ * tested against. */
+typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
+/* "activity" (FAST) or "actor" (REFERENCE). */
+const char *rs_sim_engine_name(rs_sim_engine_t e);
+
 typedef struct {
     const char *platform_path;        /* user's SimGrid platform XML; NULL = generate from the machine */
     const char *hostmap_path;         /* rank-to-host map for platform_path (platform.h); NULL = gpu<p> */
@@ -51,6 +61,7 @@ typedef struct {
     rs_platform_routes_t routes;      /* generated platform: ring routes (default) or all pairs */
     const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
     double timeout_s;                 /* the child's watchdog, seconds; 0 = rs_sim_timeout's default */
+    rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
 } rs_sim_config_t;
 
 typedef struct {
@@ -60,6 +71,8 @@ typedef struct {
     double *step_end_s;       /* [n_steps]: latest end of step k over ranks (malloc'd) */
     double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */
     double sim_wall_s;        /* wall time inside the child: engine init to end of simulation */
+    int64_t activities;       /* SimGrid activities the child started: execs, transfers, timers */
+    rs_sim_engine_t engine;   /* the engine that ran: FAST only where its rules allow (sim.h above) */
     double child_wall_s;      /* wall time of the child process, fork to exit */
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */

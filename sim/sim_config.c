@@ -13,6 +13,8 @@
 
 #include "job.h"
 
+const char *rs_sim_engine_name(rs_sim_engine_t e) { return e == RS_SIM_ENGINE_FAST ? "activity" : "actor"; }
+
 void rs_sim_config_default(rs_sim_config_t *c) {
     memset(c, 0, sizeof *c);
     c->network_model = "CM02";

@@ -38,6 +38,8 @@ typedef struct {
     double sim_wall_s;                              /* wall time of simgrid_run() */
     uint64_t flops_useful, flops_exec;              /* totals */
     int64_t comm_bound_steps, rank_steps, n_steps;  /* counts; n_steps doubles x 2 follow */
+    int64_t activities;                             /* SimGrid activities started (sim_run.h) */
+    int32_t engine;                                 /* the engine that ran (rs_sim_engine_t) */
 } sim_summary_rec_t;
 
 typedef struct {

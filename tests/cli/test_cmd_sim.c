@@ -199,4 +199,19 @@ RS_TEST(test_job_run, "job_run") {
     free(t);
 }
 
+/* What the run was asked and what it did: -P both with --background dp notes that the forward rows
+ * run without it (the all-reduce is the backward's) and the backward row has it; the header names
+ * the rates the steps were costed at (the preset's calls on the kernel's curves, or the bare peak). */
+RS_TEST(test_said, "background_pass_note_and_rate_source") {
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("sim -S 32K --cp 4 --tp 2 --gpus-per-node 8 --inter ib-ndr -L zigzag -P both "
+                                          "--background dp --bg-bytes 4M -q"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim sim: note: --background dp: the gradient all-reduce runs in the "
+                                               "backward pass; the forward rows run without it\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# background all-reduce: 2 groups of 4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps as the flash-attn preset issues its calls, at kernel "));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("sim -S 32K -N 4 --impl none -P forward -q"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the bare datasheet peak"));
+    CU_ASSERT_PTR_NULL(strstr(rs_test_err, "--background"));
+}
+
 RS_TEST_MAIN(.suite = "sim_cli", .scratch = "sim_cli")

@@ -402,4 +402,87 @@ RS_TEST(test_record, "record") {
     rs_job_free(&j);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The activity engine against the actor engine
+ * ---------------------------------------------------------------------------------------------- */
+static void job_on(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, rs_sim_engine_t e, rs_sim_result_t *out) {
+    rs_schedule_t *s = schedule_of(*p);
+    rs_sim_config_t cfg = job_config(j);
+    cfg.engine = e;
+    rs_err_t err = {0};
+    const int rc = rs_sim_run(s, m, &cfg, NULL, out, &err);
+    if (rc != 0) fprintf(stderr, "  rs_sim_run (job): %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    rs_schedule_free(s);
+}
+
+/* The job on both engines: the activity engine ran, and every ring's makespan, hop's bytes, flow
+ * time and worst bandwidth (to 1e-9 of its nominal), link's bytes, busy time and flows, collective's
+ * end agree to 1e-12. */
+static void check_job_engines(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, const char *what) {
+    rs_sim_result_t a, b;
+    job_on(p, m, j, RS_SIM_ENGINE_FAST, &a);
+    job_on(p, m, j, RS_SIM_ENGINE_REFERENCE, &b);
+    CU_ASSERT_EQUAL(a.engine, RS_SIM_ENGINE_FAST);
+    CU_ASSERT_EQUAL(b.engine, RS_SIM_ENGINE_REFERENCE);
+    const rs_job_result_t *x = a.job, *y = b.job;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    RS_ASSERT_REL(a.fig.makespan_s, b.fig.makespan_s, 1e-12);
+    RS_ASSERT_REL(a.fig.busy_max_s, b.fig.busy_max_s, 1e-12);
+    CU_ASSERT_EQUAL(a.fig.rank_steps, b.fig.rank_steps);
+    CU_ASSERT_EQUAL(a.fig.comm_bound_steps, b.fig.comm_bound_steps);
+    CU_ASSERT_EQUAL_FATAL(x->n_rings, y->n_rings);
+    CU_ASSERT_EQUAL_FATAL(x->n_hops, y->n_hops);
+    CU_ASSERT_EQUAL_FATAL(x->n_links, y->n_links);
+    CU_ASSERT_EQUAL_FATAL(x->n_bg, y->n_bg);
+    int bad = 0;
+    for (int64_t k = 0; k < x->n_rings; k++) bad += fabs(x->rings[k].makespan_s - y->rings[k].makespan_s) > 1e-12 * y->makespan_s;
+    for (int64_t h = 0; h < x->n_hops; h++)
+        bad += fabs(x->hops[h].bytes - y->hops[h].bytes) > 1e-12 * y->hops[h].bytes ||
+               fabs(x->hops[h].flow_s - y->hops[h].flow_s) > 1e-12 * y->makespan_s ||
+               fabs(x->hops[h].min_bw - y->hops[h].min_bw) > 1e-9 * y->hops[h].nominal_bw;
+    for (int64_t l = 0; l < x->n_links; l++) { /* in the order each engine found them: by name */
+        const rs_link_result_t *u = &x->links[l], *v = NULL;
+        for (int64_t i = 0; i < y->n_links && !v; i++)
+            if (!strcmp(y->links[i].name, u->name)) v = &y->links[i];
+        bad += !v || fabs(u->bytes - v->bytes) > 1e-12 * v->bytes || fabs(u->busy_s - v->busy_s) > 1e-12 * y->makespan_s ||
+               u->flows != v->flows;
+    }
+    for (int64_t c = 0; c < x->n_bg; c++) bad += fabs(x->bg[c].end_s - y->bg[c].end_s) > 1e-12 * y->bg[c].end_s;
+    if (bad) fprintf(stderr, "  %s: %d figures differ between the engines\n", what, bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    rs_sim_result_free(&a);
+    rs_sim_result_free(&b);
+}
+
+RS_TEST_SUITE("contention_engines")
+/* Rings on shared NICs behind a 2:1 spine with the DP all-reduce, rails with rings placed across
+ * rails, the FSDP collectives on one NIC with the ring, both passes: the same books on both engines. */
+RS_TEST(test_job_engines_agree, "engines_agree (the activity engine's books = the actor engine's)") {
+    static const struct {
+        int64_t g, n, b, tp, dp;
+        bool causal, across_rails;
+        test_fabric_t fab;
+        rs_bg_kind_t bg;
+        double bg_bytes;
+        const char *what;
+    } cases[] = {
+        {8, 8, 4096, 8, 2, true, false, {RS_FABRIC_LEAF_SPINE, 2, 4, 2}, RS_BG_DP, 109e6, "leaf-spine 2:1, 2 NICs, dp"},
+        {8, 8, 4096, 8, 1, true, true, {RS_FABRIC_RAIL, 8, 1, 4}, RS_BG_NONE, 0, "rail, rings across rails"},
+        {1, 4, 2048, 1, 1, false, false, {RS_FABRIC_FLAT, 1, 0, 1}, RS_BG_FSDP, 8e6, "fsdp on the ring's NIC"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
+            const rs_machine_t m = nodes_of(cases[c].g, 2e-6, 5e-6);
+            const rs_problem_t p = problem(cases[c].n, cases[c].b, cases[c].causal ? RS_LAYOUT_ZIGZAG : RS_LAYOUT_CONTIGUOUS,
+                                           (rs_pass_t)pass, cases[c].causal);
+            rs_job_t j = grid_job(&m, &p, cases[c].tp, cases[c].dp, cases[c].across_rails ? CP_TP_DP : TP_CP_DP, cases[c].fab);
+            j.background.kind = cases[c].bg;
+            j.background.param_bytes = j.background.grad_bytes = cases[c].bg_bytes;
+            check_job_engines(&p, &m, &j, cases[c].what);
+            rs_job_free(&j);
+        }
+}
+
 RS_TEST_MAIN(.suite = NULL)

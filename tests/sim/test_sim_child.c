@@ -108,6 +108,20 @@ RS_TEST(test_exact_slowdown_overlap, "exact_slowdown_overlap (sigma 1.4, eta 0.5
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
 
+/* A machine with polled progress: an overlap curve, a host cost, two poll panels and a poll curve;
+ * nodes of 4 on a 5 GB/s NIC (in_nodes) or flat. */
+static rs_machine_t poll_machine(bool in_nodes) {
+    rs_machine_t m = in_nodes ? machine(F_H100, 20e9, 2e-6, 4, 5e9, 5e-6) : machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
+    m.cal.n_overlap = 2;
+    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
+    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
+    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
+    return m;
+}
+
 /* Polled progress (model/4-cost/polls.h): every receiver's eta from its own step's polls, so the
  * causal and zigzag steps (more, smaller calls) differ from the full ones. Every layout x pass x
  * mask, flat and in nodes, with a host cost: event by event equal to the walk; and the poll model
@@ -118,14 +132,7 @@ RS_TEST(test_exact_polls, "exact_polls (polled progress; every layout, pass, mas
         for (int l = 0; l < RS_LAYOUT_COUNT; l++)
             for (int pass = 0; pass < RS_PASS_COUNT; pass++)
                 for (int causal = 0; causal < 2; causal++) {
-                    rs_machine_t m = v ? machine(F_H100, 20e9, 2e-6, 4, 5e9, 5e-6) : machine(F_H100, 20e9, 3e-6, 0, 0, 0);
-                    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
-                    m.cal.n_overlap = 2;
-                    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
-                    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
-                    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
-                    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
-                    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
+                    rs_machine_t m = poll_machine(v);
                     rs_problem_t p = rs_test_problem(8, 1024, (rs_layout_t)l, (rs_pass_t)pass, causal);
                     char what[160];
                     snprintf(what, sizeof what, "polls %s %s %s G=%lld", rs_layout_name(p.layout), rs_pass_name(p.pass),
@@ -471,6 +478,70 @@ RS_TEST(test_degraded_hop, "degraded_hop_paces_ring") {
     RS_ASSERT_REL(r.sim.fig.makespan_s, (double)(n - 1) * kv_bytes / (W_NVL / 4) + tc, 1e-9);
     RS_ASSERT_REL(r.sim.fig.makespan_s, r.walk.makespan_s, 1e-9);
     pair_free(&r);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The activity engine against the actor engine
+ * ---------------------------------------------------------------------------------------------- */
+RS_TEST_SUITE("sim_engines")
+/* One problem on both engines (rs_sim_engine_t): the engine that ran is the one expected (FAST only
+ * where sim_dag.c's rules allow it), both equal the walk to 1e-9 of the makespan event by event, and
+ * each other to 1e-12 of it with the same counts. Returns 1 when the activity engine ran. */
+static int check_engines(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *base, bool want_fast,
+                         const char *what) {
+    rs_sim_config_t cfg[2];
+    sim_pair_t r[2];
+    for (int e = 0; e < 2; e++) {
+        if (base) cfg[e] = *base;
+        else rs_sim_config_default(&cfg[e]);
+        cfg[e].engine = e ? RS_SIM_ENGINE_REFERENCE : RS_SIM_ENGINE_FAST;
+        CU_ASSERT_EQUAL_FATAL(run_pair(p, m, &cfg[e], &r[e]), 0);
+        RS_ASSERT_REL(r[e].sim.fig.makespan_s, r[e].walk.makespan_s, 1e-9);
+        CU_ASSERT_EQUAL(compare_traces(r[e].wt, r[e].st, 1e-9 * r[e].walk.makespan_s, what), 0);
+        CU_ASSERT_EQUAL(r[e].sim.fig.rank_steps, r[e].walk.rank_steps);
+    }
+    CU_ASSERT_EQUAL(r[0].sim.engine, want_fast ? RS_SIM_ENGINE_FAST : RS_SIM_ENGINE_REFERENCE);
+    CU_ASSERT_EQUAL(r[1].sim.engine, RS_SIM_ENGINE_REFERENCE);
+    CU_ASSERT_EQUAL(compare_traces(r[1].st, r[0].st, 1e-12 * r[1].sim.fig.makespan_s, what), 0);
+    RS_ASSERT_REL(r[0].sim.fig.makespan_s, r[1].sim.fig.makespan_s, 1e-12);
+    RS_ASSERT_REL(r[0].sim.fig.busy_max_s, r[1].sim.fig.busy_max_s, 1e-12);
+    CU_ASSERT_EQUAL(r[0].sim.fig.flops_exec, r[1].sim.fig.flops_exec);
+    CU_ASSERT_EQUAL(r[0].sim.fig.comm_bound_steps, r[1].sim.fig.comm_bound_steps);
+    const int fast = r[0].sim.engine == RS_SIM_ENGINE_FAST;
+    for (int e = 0; e < 2; e++) pair_free(&r[e]);
+    return fast;
+}
+
+/* Every layout x pass x mask, compute- and transfer-bound, flat and on nodes of 4 with a slower NIC,
+ * with latency, launch cost, jitter, a straggler and a degraded hop, partial overlap (eta 0.5 and 0)
+ * and polled progress: the activity engine runs and equals the actor engine and the walk. Compute
+ * slowdown and a user's platform run on the actor engine (sim_dag_eligible). */
+RS_TEST(test_engines_agree, "engines_agree (activity engine = actor engine = walk; who runs what)") {
+    int fast = 0;
+    const int cases = 4 * RS_LAYOUT_COUNT * RS_PASS_COUNT * 2; /* machine variant x layout x pass x mask */
+    for (int c = 0; c < cases; c++) {
+        const int v = c / (2 * RS_PASS_COUNT * RS_LAYOUT_COUNT), l = c / (2 * RS_PASS_COUNT) % RS_LAYOUT_COUNT;
+        const int pass = c / 2 % RS_PASS_COUNT, causal = c % 2;
+        rs_machine_t m = v & 1 ? machine(F_H100, W_NVL, 2e-6, 4, 50e9, 5e-6) : machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+        if (v >= 2) {
+            m.cal.launch_s = 4e-6, m.jitter = 0.3, m.seed = 7;
+            m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 2, m.perturb.straggler_factor[0] = 1.5;
+            m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 5, m.perturb.degraded_factor[0] = 3;
+            m.cal.overlap = v == 2 ? 0.5 : 0.0;
+        }
+        rs_problem_t p = rs_test_problem(8, causal ? 4096 : 256, (rs_layout_t)l, (rs_pass_t)pass, causal);
+        char what[160];
+        snprintf(what, sizeof what, "engines v%d %s %s %s", v, rs_layout_name(p.layout), rs_pass_name(p.pass),
+                 causal ? "causal" : "full");
+        fast += check_engines(&p, &m, NULL, true, what);
+    }
+    CU_ASSERT_EQUAL(fast, cases);
+    rs_machine_t m = poll_machine(true);
+    rs_problem_t p = rs_test_problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    CU_ASSERT_EQUAL(check_engines(&p, &m, NULL, true, "engines polls"), 1);
+    m = machine(F_H100, W_NVL, 3e-6, 0, 0, 0);
+    m.cal.comp_slowdown = 1.4;
+    CU_ASSERT_EQUAL(check_engines(&p, &m, NULL, false, "engines sigma (actor engine)"), 0);
 }
 
 RS_TEST_MAIN(.suite = NULL)
