@@ -13,6 +13,10 @@ static int finish(const char *name, int rc) {
     rs_err_t err = {0};
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (!errno) { /* a write inside the command failed and its errno is gone: one more byte says why */
+            clearerr(stdout);
+            if (fputc('\n', stdout) == EOF || fflush(stdout) != 0) (void)0;
+        }
         rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
         rc = RS_EXIT_FAIL;
     } else if (rs_out_finish(rc == RS_EXIT_OK, &err) != 0) {

@@ -239,7 +239,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     pt->note[0] = 0;
     if (rc == 0 && spec->run_sim) {
         const rs_backend_ops_t *sim = backend_for("sim", "sim", pt, pt->note, sizeof pt->note);
-        if (sim && run_backend(sim, &x, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
+        if (sim && run_backend(sim, &x, traces ? &traces[1] : NULL, &pt->sim, &pt->sim_run, err) != 0) rc = -1;
         pt->has_sim = sim && rc == 0;
     }
     if (rc == 0 && spec->run_exec) {

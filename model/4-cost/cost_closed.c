@@ -301,6 +301,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     return 0;
 }
 
+double rs_closed_overlap_efficiency(const rs_closed_t *c) { return c->t_step_s > 0 ? c->t_comp_s / c->t_step_s : 1; }
+
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_model_closed(p, m, o, err) != 0) return -1;
     const int64_t n = p->n_ranks, b = o->block_tokens;

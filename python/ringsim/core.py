@@ -163,8 +163,9 @@ def _event_records(events, n):
 
 
 def walk(problem=None, machine=None, events=True):
-    """The critical-path walk (cost.h rs_model_walk): its figures (rs_walk_t: makespan_s, ideal_s,
-    efficiency, busy_max_s, ...) and, with events, per-(rank, step) arrays n_ranks x n_steps -
+    """The critical-path walk (cost.h rs_model_walk): its figures (rs_walk_t: makespan_s,
+    balance_efficiency, fraction_of_peak, peak_flops_per_s, busy_max_s, ...; the metrics of
+    docs/model.md "Metrics", each in [0, 1]) and, with events, per-(rank, step) arrays n_ranks x n_steps -
     compute_start_s, compute_end_s, flops, send_start_s, send_end_s, send_bytes, recv_start_s,
     recv_end_s, recv_bytes, step_start_s, step_end_s (numpy arrays with NaN where a step has no such
     event, or lists with None) - and the events themselves (walk.events)."""

@@ -24,7 +24,7 @@ RS_TEST(test_round_trip, "round_trip") {
     hw.cal.n_eff = 3;
     hw.cal.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
     hw.cal.eff[1] = (rs_eff_point_t){1000.5, 1.0 / 3.0};
-    hw.cal.eff[2] = (rs_eff_point_t){65536, 1.4999999999999998};
+    hw.cal.eff[2] = (rs_eff_point_t){65536, 0.99999999999999989};
     hw.cal.launch_s = 1e-5 / 3;
     hw.cal.overlap = 0.7;
     hw.cal.comp_slowdown = 1.0000000000000002;
