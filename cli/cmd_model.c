@@ -236,6 +236,7 @@ int rs_cmd_model(int argc, char **argv) {
     }
     if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
+    rs_cli_setup_warning("model", &c);
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
     rs_estimate_t sum = {0, 0, 0}; /* every walk, and the traces' events when asked for */

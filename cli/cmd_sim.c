@@ -290,6 +290,7 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
                RS_EXIT_USAGE;
     rs_cli_inference_passes(c, &groups[2]);
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    rs_cli_setup_warning("sim", c);
     if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
     if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0) return RS_EXIT_USAGE;

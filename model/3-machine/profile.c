@@ -148,7 +148,7 @@ static int parse_pairs(const pj_ctx_t *v, const json_t *j, const pairs_spec_t *s
     return 0;
 }
 
-/* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1.5]; and
+/* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1]; and
  * calibration.overlap_curve: [[bytes, eta], ...], eta in [0, 1]; x > 0 strictly increasing. */
 static int parse_curve(const pj_ctx_t *v, const json_t *j, bool overlap, rs_calibration_t *cal) {
     const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, RS_RANGE_OVERLAP, false}

@@ -1,6 +1,7 @@
 """The problem, the machine, the closed form and the critical-path walk (libringsim's model/4-cost,
 through studies/setup.h: the same path as `ringsim model`)."""
 import ctypes
+import warnings
 
 from . import _arrays
 from ._lib import (S, Err, P, RingsimError, _layout, c_int, c_size_t, check, dtype_of, event_kind_name, fn, layout_of,
@@ -58,7 +59,8 @@ class Machine:
     """The machine as asked for: rs_machine_spec_t's fields (machine.h) - a profile (preset name or
     JSON file) and what changes on it; None keeps the profile's value. Rates take SI suffixes
     ("450G"); stragglers and degraded are lists of (rank or hop, factor); impl (ringsim, flash-attn,
-    te, none) and kernel as --impl and --kernel."""
+    te, none) and kernel as --impl and --kernel; allow_implausible as --allow-implausible (a figure
+    above its device's datasheet is a warning, not a RingsimError)."""
 
     _REALS = ("flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown", "host_xfer", "host_byte", "jitter")
 
@@ -66,8 +68,9 @@ class Machine:
 
     def __init__(self, profile="h100-sxm", inter=None, gpus_per_node=None, flops=None, bw=None, inter_bw=None,
                  latency=None, launch=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None, jitter=None,
-                 seed=None, stragglers=(), degraded=(), impl=None, kernel=None):
+                 seed=None, stragglers=(), degraded=(), impl=None, kernel=None, allow_implausible=False):
         self.profile, self.inter = str(profile), inter
+        self.allow_implausible = bool(allow_implausible)
         if impl is not None and impl not in self._IMPLS:
             raise RingsimError("impl %s: expected ringsim, flash-attn, te or none" % impl)
         self.impl, self.kernel = impl, kernel
@@ -95,6 +98,7 @@ class Machine:
             setattr(spec, k, v)
         if self.seed is not None:
             spec.seed = self.seed
+        spec.allow_implausible = self.allow_implausible
         q = spec.perturb
         for r, f in self.stragglers:
             q.straggler_rank[q.n_stragglers], q.straggler_factor[q.n_stragglers] = r, f
@@ -121,6 +125,8 @@ def setup(problem=None, machine=None):
     s.n_passes, s.passes[0] = 1, problem.pass_
     err = Err()
     check(_setup_finish(ctypes.byref(s), ctypes.byref(err)), err)
+    if s.warning:  # figures taken as given with allow_implausible
+        warnings.warn("ringsim: " + s.warning.decode(), stacklevel=2)
     return s
 
 

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+import warnings
 
 import ringsim
 
@@ -49,8 +50,8 @@ CASES = [
     (["-S", "32K", "-N", "4", "--heads", "8", "--kv-heads", "2", "--head-dim", "64", "--dtype", "fp16", "--tile", "64x32"],
      {"seq_tokens": "32K", "n_ranks": 4, "q_heads": 8, "kv_heads": 2, "head_dim": 64, "dtype": "fp16", "tile": "64x32"},
      {}),
-    (["-p", "mi300x", "-N", "32", "-S", "256K", "--bw", "300G", "--latency", "5e-6", "--overlap", "0.5"],
-     {"n_ranks": 32, "seq_tokens": "256K"}, {"profile": "mi300x", "bw": "300G", "latency": 5e-6, "overlap": 0.5}),
+    (["-p", "mi300x", "-N", "32", "-S", "256K", "--bw", "50G", "--latency", "5e-6", "--overlap", "0.5"],
+     {"n_ranks": 32, "seq_tokens": "256K"}, {"profile": "mi300x", "bw": "50G", "latency": 5e-6, "overlap": 0.5}),
     (["-N", "16", "--gpus-per-node", "4", "--inter", "ib-ndr", "--straggler", "3:1.5", "--degrade", "5:2", "--jitter",
       "0.1", "--seed", "7", "--launch-overhead", "2e-6"],
      {"n_ranks": 16}, {"gpus_per_node": 4, "inter": "ib-ndr", "stragglers": [(3, 1.5)], "degraded": [(5, 2)],
@@ -153,7 +154,8 @@ class TestModel(unittest.TestCase):
         cases = [(["--seq", "12Q"], {"seq_tokens": "12Q"}, {}),
                  (["-S", "1000", "-N", "8"], {"seq_tokens": 1000, "n_ranks": 8}, {}),
                  (["-p", "no-such-gpu"], {}, {"profile": "no-such-gpu"}),
-                 (["--kv-heads", "3"], {"kv_heads": 3}, {})]
+                 (["--kv-heads", "3"], {"kv_heads": 3}, {}),
+                 (["--flops", "2000T"], {}, {"flops": "2000T"})]  # above h100-sxm's 989 TFLOP/s x 1.05
         for opts, pkw, mkw in cases:
             code, _out, err = cli("model", "-L", "zigzag", "-P", "forward", *opts, ok=False)
             self.assertEqual(code, 2)
@@ -161,6 +163,15 @@ class TestModel(unittest.TestCase):
                 ringsim.closed_form(ringsim.Problem(**pkw), ringsim.Machine(**mkw))
             # the same message; Python names its own parameter (seq_tokens) where the command names --seq
             self.assertEqual(str(ctx.exception).split(" ", 1)[1], err.strip().split(" ", 3)[3])
+
+    def test_allow_implausible_warns_with_the_figure_and_its_bound(self):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            c = ringsim.closed_form(ringsim.Problem(), ringsim.Machine(flops="2000T", allow_implausible=True))
+        self.assertEqual(len(got), 1)
+        self.assertIn("--flops 2e+15: above H100-SXM's datasheet bf16 peak x 1.05 (1.038e+15 FLOP/s); taken as given",
+                      str(got[0].message))
+        self.assertEqual(c.f_peak_per_s, 2e15)
 
 
 MEM_TERMS = {"weights": "weights_bytes", "gradients": "grads_bytes", "optimizer": "optim_bytes",
