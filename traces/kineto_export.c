@@ -109,16 +109,32 @@ static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n) {
     }
 }
 
-static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t *ev, size_t n, rs_err_t *err) {
+/* Where the ranks' files go, and what their deviceProperties say. */
+typedef struct {
+    const char *dir;
+    const char *device; /* the trace's hw (the profile it was made for), else "ringsim export" */
+    int n_ranks;
+} export_to_t;
+
+/* The device name a trace's files carry: its hw when that is a plain JSON string, else "ringsim export". */
+static const char *export_device(const rs_trace_t *t) {
+    const char *hw = rs_trace_get_meta(t, "hw");
+    for (const char *c = hw; c && *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) return "ringsim export";
+    return hw && hw[0] ? hw : "ringsim export";
+}
+
+static int export_rank(const export_to_t *to, int rank, const rs_event_t *ev, size_t n, rs_err_t *err) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", dir, rank);
+    const int n_ranks = to->n_ranks;
+    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", to->dir, rank);
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
     FILE *fp = f.fp;
     kwriter_t w = {fp, rank, 4242 + rank, 1000};
-    fprintf(fp, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": %d, \"name\": \"ringsim export\", "
+    fprintf(fp, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": %d, \"name\": \"%s\", "
                 "\"totalGlobalMem\": 85520809984, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}\n  ],\n",
-            rank);
+            rank, to->device);
     fprintf(fp, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, \"pg_count\": 1, "
                 "\"nccl_version\": \"unknown\"},\n",
             rank, n_ranks);
@@ -149,11 +165,12 @@ int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err)
     if (!ev) return rs_errf(err, "out of memory");
     memcpy(ev, rs_trace_events(t), n * sizeof *ev);
     qsort(ev, n, sizeof *ev, ev_rank_cmp);
-    int n_ranks = ev[n - 1].rank + 1, rc = 0;
+    const export_to_t to = {dir, export_device(t), ev[n - 1].rank + 1};
+    int rc = 0;
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i;
         while (j < n && ev[j].rank == ev[i].rank) j++;
-        rc = export_rank(dir, ev[i].rank, n_ranks, ev + i, j - i, err);
+        rc = export_rank(&to, ev[i].rank, ev + i, j - i, err);
         i = j;
     }
     free(ev);
