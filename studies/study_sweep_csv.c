@@ -14,7 +14,21 @@ static const char COLUMNS[] =
     "sim_overlap_efficiency,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_balance_efficiency,"
     "exec_overlap_efficiency,note";
 
-void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command) {
+/* One '#' line per profile of pts[0..n): where the rates its points are costed at come from. */
+static void write_rates(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(pts[j].profile, pts[i].profile)) j++;
+        if (j < i) continue; /* each profile once, over the largest ring of its points */
+        int64_t ranks = 0;
+        for (size_t k = i; k < n; k++)
+            if (!strcmp(pts[k].profile, pts[i].profile) && pts[k].problem.n_ranks > ranks) ranks = pts[k].problem.n_ranks;
+        char line[2048];
+        fprintf(fp, "# rates profile=%s: %s\n", pts[i].profile, rs_machine_rates_line(&pts[i].machine, ranks, line, sizeof line));
+    }
+}
+
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command, const rs_sweep_point_t *pts, size_t n) {
     const rs_problem_t *p = &spec->common.problem;
     fprintf(fp, "# ringsim-sweep=1\n");
     if (command) fprintf(fp, "# command=%s\n", command);
@@ -29,6 +43,7 @@ void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *co
                 "#   figures; a measured trace's compute events); overlap_efficiency = t_comp / the median step of the\n"
                 "#   steps that compute; both in [0, 1] (docs/model.md \"Metrics\"); nan = not run;\n"
                 "# crossover lines: '-' = not run, or no crossing in the swept range\n");
+    write_rates(fp, pts, n);
     fprintf(fp, "%s\n", COLUMNS);
     fflush(fp);
 }
