@@ -49,7 +49,7 @@ RS_TEST(test_csv_row, "the CSV's header and a point's row") {
     /* where the rates come from, before the column line: the H100's published FlashAttention-2 curves */
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# rates profile=h100-sxm: attention published (kernel flash-attn-2, FlashAttention-3 paper Figures 5-6"));
     CU_ASSERT_TRUE(strstr(t, "\n# rates profile=") < strstr(t, header));
-    CU_ASSERT_EQUAL(rs_cmd_lines(t), 8 + 1 + 1 + 2 + 1); /* comments, rates, header, 2 points, crossover */
+    CU_ASSERT_EQUAL(rs_cmd_lines(t), 10 + 1 + 1 + 2 + 1); /* comments, rates, header, 2 points, crossover */
     free(t);
 }
 
