@@ -18,9 +18,8 @@ static int walk_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_back
     rs_walk_t w;
     const double t0 = rs_now_s();
     if (rs_model_walk(s, m, rs_trace_sink(trace), o ? o->rank_busy_s : NULL, &w, err) != 0) return -1;
-    *out = (rs_run_summary_t){w.makespan_s,   w.ideal_s,     w.efficiency,   w.t_comp_max_s,
-                              w.t_comm_max_s, w.busy_max_s,  w.busy_mean_s,  w.flops_useful,
-                              w.flops_exec,   w.comm_bound_steps, w.rank_steps, rs_now_s() - t0};
+    *out = w;
+    out->wall_s = rs_now_s() - t0;
     if (trace && (rs_trace_meta_problem(trace, rs_schedule_problem(s)) || rs_trace_meta_machine(trace, m) ||
                   rs_trace_set_meta(trace, "backend", "model")))
         return rs_errf(err, "out of memory");

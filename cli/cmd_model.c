@@ -1,7 +1,7 @@
 /* cmd_model.c - `ringsim model`: the analytic model for every layout and pass asked for.
  *
  * For each (layout, pass): the closed form (seed + calibrated: T_comp, T_comm, bound, T_step, B_min,
- * B*) and the critical-path walk (makespan, efficiency against perfect balance, busiest rank).
+ * B*) and the critical-path walk (makespan, busiest rank), and the metrics of docs/model.md "Metrics".
  * Output: a fixed-width table on stdout, --csv FILE, --json FILE ("-" = stdout), --trace FILE and
  * --chrome FILE (the walk's predicted trace; with several entries the file name gets
  * "-LAYOUT-PASS" before its extension). */
@@ -31,6 +31,7 @@ typedef struct {
     rs_problem_t problem;  /* this entry's problem */
     rs_closed_t closed;    /* closed form */
     rs_walk_t walk;        /* critical-path walk */
+    double local_calls_s;  /* its useful FLOPs as N local B x B calls (kernel.h rs_kernel_local_s) */
     rs_closed_t closed_at[2]; /* the same at the fast and the slow end of the uncertain figures (--bound) */
     rs_walk_t walk_at[2];
 } entry_t;
@@ -83,9 +84,9 @@ static void print_fixed(const rs_setup_t *c, const entry_t *es, int n) {
            "slower):\n", rs_bound_name(m->bound));
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        printf("#   %-10s %-8s makespan %s, eff %.1f%% - %.1f%%, T_comm %s\n", rs_layout_name(e->problem.layout),
+        printf("#   %-10s %-8s makespan %s, balance efficiency %.1f%% - %.1f%%, T_comm %s\n", rs_layout_name(e->problem.layout),
                rs_pass_name(e->problem.pass), time_range(e->walk_at[0].makespan_s, e->walk_at[1].makespan_s, y, sizeof y),
-               100 * e->walk_at[1].efficiency, 100 * e->walk_at[0].efficiency,
+               100 * e->walk_at[1].balance_efficiency, 100 * e->walk_at[0].balance_efficiency,
                time_range(e->closed_at[0].t_comm_s, e->closed_at[1].t_comm_s, z, sizeof z));
     }
 }
@@ -125,6 +126,9 @@ static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, 
 
 static const char *bound_name(const entry_t *e) { return e->closed.comm_bound ? "comm" : "compute"; }
 
+/* The overlap efficiency of an entry's middle step (docs/model.md "Metrics"). */
+static double overlap_efficiency(const entry_t *e) { return rs_closed_overlap_efficiency(&e->closed); }
+
 static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
     const rs_problem_t *p = &c->problem;
     const rs_machine_t *m = &c->machine;
@@ -161,54 +165,66 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
             printf("# %s: B_min = F*c_b/(W*c_f) = %.1f tokens (the seed's threshold: a full block at peak F)\n",
                    rs_pass_name(es[i].problem.pass), cl->b_min_tokens);
     }
-    printf("%-10s %-8s %8s %11s %11s %-7s %10s %11s %12s %12s %6s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
-           "bound", "B*", "T_step", "makespan", "closed_form", "eff", "balance");
+    printf("%-10s %-8s %8s %11s %11s %-7s %10s %11s %12s %12s %7s %7s %7s %8s\n", "layout", "pass", "B", "T_comp", "T_comm",
+           "bound", "B*", "T_step", "makespan", "closed_form", "ovl_eff", "bal_eff", "of_peak", "load_bal");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         char closed[32] = "-", bstar[32];
         if (!e->problem.causal) rs_fmt_time(e->closed.makespan_s, closed, sizeof closed);
         if (isnan(e->closed.b_star_tokens)) snprintf(bstar, sizeof bstar, "none"); /* transfer-bound at the largest B */
         else snprintf(bstar, sizeof bstar, "%.1f", e->closed.b_star_tokens);
-        double balance = e->walk.busy_max_s > 0 ? e->walk.busy_mean_s / e->walk.busy_max_s : 1;
-        printf("%-10s %-8s %8lld %11s %11s %-7s %10s %11s %12s %12s %5.1f%% %7.1f%%\n", rs_layout_name(e->problem.layout),
-               rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
+        printf("%-10s %-8s %8lld %11s %11s %-7s %10s %11s %12s %12s %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n",
+               rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
                rs_fmt_time(e->closed.t_comp_s, a, sizeof a), rs_fmt_time(e->closed.t_comm_s, b, sizeof b),
                bound_name(e), bstar, rs_fmt_time(e->closed.t_step_s, d, sizeof d),
-               rs_fmt_time(e->walk.makespan_s, f, sizeof f), closed, 100 * e->walk.efficiency, 100 * balance);
+               rs_fmt_time(e->walk.makespan_s, f, sizeof f), closed, 100 * overlap_efficiency(e),
+               100 * e->walk.balance_efficiency, 100 * e->walk.fraction_of_peak, 100 * e->walk.load_balance);
     }
     for (int i = 0; i < n; i++) /* forward + backward of a layout: the efficiency of a training step's attention */
         for (int j = i + 1; j < n; j++)
             if (es[i].problem.layout == es[j].problem.layout && es[i].problem.pass != es[j].problem.pass) {
                 const rs_walk_t *x = &es[i].walk, *y = &es[j].walk;
-                printf("# %s forward+backward: makespan %s, efficiency %.1f%% (ideal / makespan, both passes summed)\n",
-                       rs_layout_name(es[i].problem.layout), rs_fmt_time(x->makespan_s + y->makespan_s, a, sizeof a),
-                       100 * (x->ideal_s + y->ideal_s) / (x->makespan_s + y->makespan_s));
+                const double mk = x->makespan_s + y->makespan_s, useful = (double)x->flops_useful + (double)y->flops_useful;
+                printf("# %s forward+backward: makespan %s, balance efficiency %.1f%%, fraction of peak %.1f%% (both passes "
+                       "summed)\n", rs_layout_name(es[i].problem.layout), rs_fmt_time(mk, a, sizeof a),
+                       100 * (mk > 0 ? (x->busy_mean_s + y->busy_mean_s) / mk : 1),
+                       100 * (mk > 0 ? useful / ((double)es[i].problem.n_ranks * x->peak_flops_per_s * mk) : 0));
             }
     printf("# T_comp/T_comm/T_step: the layout's middle step (the step class that paces the synchronous ring: a causal\n"
            "# zigzag or striped step computes about half a block, a contiguous one a full block on the last rank), closed\n"
            "# form; bound: T_comm > T_comp; B*: the largest B at which that step is transfer-bound (latency, rates, launch);\n"
-           "# makespan: critical-path walk; closed_form: the balanced non-causal makespan (docs/model.md);\n"
-           "# eff: ideal (useful FLOPs / (N x the kernel's rate on one B x B call of the mask; F_eff(B) without curves)) / makespan;\n"
-           "# balance: mean / max per-rank compute time.\n");
+           "# makespan: critical-path walk; closed_form: the balanced non-causal makespan; the metrics, each in [0, 1]\n"
+           "# (docs/model.md \"Metrics\"): ovl_eff (overlap efficiency): T_comp / T_step; bal_eff (balance efficiency):\n"
+           "# mean per-rank compute (each call at its own rate) / makespan; of_peak (fraction of peak): useful FLOPs /\n"
+           "# (N x %.4g TFLOP/s x makespan); load_bal (load balance): mean / max per-rank compute.\n",
+           n > 0 ? es[0].walk.peak_flops_per_s / 1e12 : m->flops_per_s / 1e12);
     if (rs_problem_is_inference(p))
         printf("# inference variant: T_comp and B* are a middle step's B (B + Bc) pairs as full blocks at the dense model\n"
                "# (docs/inference.md; the kernel presets cost training rings).\n");
 }
 
+/* The CSV's columns: the metrics by their glossary names (docs/model.md "Metrics"). */
+static const char csv_columns[] =
+    "layout,pass,seq_tokens,n_ranks,block_tokens,t_comp_s,t_comm_s,bound,t_step_s,makespan_s,closed_makespan_s,"
+    "overlap_efficiency,balance_efficiency,fraction_of_peak,load_balance,peak_flops_per_s,local_calls_s,busy_max_s,"
+    "busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens\n";
+
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
     rs_output_t out;
     if (rs_output_open(&out, path, err) != 0) return -1;
     FILE *fp = out.fp;
-    fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,t_comp_s,t_comm_s,bound,t_step_s,makespan_s,"
-                "closed_makespan_s,efficiency,busy_max_s,busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens\n");
+    fputs(csv_columns, fp);
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%llu,%llu,%.17g,%.17g\n",
+        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                    "%llu,%llu,%.17g,%.17g\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)e->closed.block_tokens, e->closed.t_comp_s,
                 e->closed.t_comm_s, bound_name(e), e->closed.t_step_s, e->walk.makespan_s, e->closed.makespan_s,
-                e->walk.efficiency, e->walk.busy_max_s, e->walk.busy_mean_s, (unsigned long long)e->walk.flops_useful,
-                (unsigned long long)e->walk.flops_exec, e->closed.b_min_tokens, e->closed.b_star_tokens);
+                overlap_efficiency(e), e->walk.balance_efficiency, e->walk.fraction_of_peak, e->walk.load_balance,
+                e->walk.peak_flops_per_s, e->local_calls_s, e->walk.busy_max_s, e->walk.busy_mean_s,
+                (unsigned long long)e->walk.flops_useful, (unsigned long long)e->walk.flops_exec, e->closed.b_min_tokens,
+                e->closed.b_star_tokens);
     }
     return rs_output_close(&out, err);
 }
@@ -232,11 +248,15 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
                               "block_tokens", (json_int_t)e->closed.block_tokens, "causal", e->problem.causal,
                               "t_comp_s", e->closed.t_comp_s, "t_comm_s", e->closed.t_comm_s, "bound", bound_name(e),
                               "t_step_s", e->closed.t_step_s, "makespan_s", e->walk.makespan_s,
-                              "closed_makespan_s", e->closed.makespan_s, "efficiency", e->walk.efficiency,
+                              "closed_makespan_s", e->closed.makespan_s, "balance_efficiency", e->walk.balance_efficiency,
                               "b_min_tokens", e->closed.b_min_tokens,
                               "b_star_tokens", isnan(e->closed.b_star_tokens) ? -1.0 : e->closed.b_star_tokens,
                               "busy_max_s", e->walk.busy_max_s);
-        json_object_set_new(o, "ideal_s", json_real(e->walk.ideal_s));
+        json_object_set_new(o, "overlap_efficiency", json_real(overlap_efficiency(e)));
+        json_object_set_new(o, "fraction_of_peak", json_real(e->walk.fraction_of_peak));
+        json_object_set_new(o, "load_balance", json_real(e->walk.load_balance));
+        json_object_set_new(o, "peak_flops_per_s", json_real(e->walk.peak_flops_per_s));
+        json_object_set_new(o, "local_calls_s", json_real(e->local_calls_s));
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);
@@ -275,6 +295,7 @@ int rs_cmd_model(int argc, char **argv) {
     }
     if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
+    rs_cli_setup_warning("model", &c);
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
     rs_estimate_t sum = {0, 0, 0}; /* every walk, and the traces' events when asked for */
@@ -306,6 +327,7 @@ int rs_cmd_model(int argc, char **argv) {
             if (!s || rs_model_b_star(&e->problem, &c.machine, &e->closed, &err) != 0 ||
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
+            else e->local_calls_s = rs_kernel_local_s(&e->problem, &c.machine, (double)e->walk.flops_useful);
             for (int b = 0; b < 2 && rc == RS_EXIT_OK; b++)
                 if (rs_model_b_star(&e->problem, &mb[b], &e->closed_at[b], &err) != 0 ||
                     rs_model_walk(s, &mb[b], RS_NO_SINK, NULL, &e->walk_at[b], &err) != 0)

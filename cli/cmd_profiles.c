@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "plausible.h"
 #include "ranges.h"
 
 typedef struct {
@@ -98,8 +99,9 @@ int rs_cmd_profiles(int argc, char **argv) {
             printf("%s: ok: tier %s, %g bytes/s per direction, latency %g s\n", arg, t.name, t.bw_bytes_per_s, t.latency_s);
             return RS_EXIT_OK;
         }
-        rs_hw_t hw;
-        if (rs_hw_load(arg, &hw, &err)) {
+        rs_hw_t hw, dev; /* the profile, and the device preset its name names (plausible.h) */
+        if (rs_hw_load(arg, &hw, &err) || rs_hw_plausible(&hw, arg, rs_hw_device(&hw, &dev) ? &dev : NULL,
+                                                          &(rs_plausible_t){false, NULL, 0}, &err)) {
             fprintf(stderr, "ringsim profiles: %s\n", err.msg);
             return RS_EXIT_USAGE;
         }

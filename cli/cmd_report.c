@@ -48,6 +48,7 @@ int rs_cmd_report(int argc, char **argv) {
         rc = RS_EXIT_USAGE;
         goto done;
     }
+    rs_cli_setup_warning("report", c);
     rs_io_plan_t io;
     rs_io_init(&io);
     rs_io_output_dir(&io, "-o", in.dir, false); /* the study stages it (a folder of its own until the end) */

@@ -2,7 +2,8 @@
  * the critical-path walk.
  *
  * For each (layout, pass): the simulated makespan, the walk's makespan on the same machine and their
- * relative difference, efficiency against perfect balance, transfer-bound rank-steps, and what the
+ * relative difference, the simulation's balance efficiency and fraction of peak (docs/model.md
+ * "Metrics"), transfer-bound rank-steps, and what the
  * simulation cost (wall time in the child, per rank-step, peak RSS). Output: a fixed-width table,
  * --csv FILE, --json FILE (as `ringsim model --json`), --steps (per-step table), --trace/--chrome FILE (the simulated trace; with several
  * entries the file name gets "-LAYOUT-PASS" before its extension), --platform-out FILE. */
@@ -119,23 +120,25 @@ static void print_header(const rs_setup_t *c, const rs_sim_config_t *cfg, const 
 static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const entry_t *es, int n, bool steps) {
     char a[32], b[32], d[32];
     print_header(c, cfg, es, n);
-    printf("%-10s %-8s %8s %12s %12s %9s %6s %10s %10s %10s %10s %9s\n", "layout", "pass", "B", "makespan", "walk",
-           "rel_diff", "eff", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
+    printf("%-10s %-8s %8s %12s %12s %9s %7s %7s %10s %10s %10s %10s %9s\n", "layout", "pass", "B", "makespan", "walk",
+           "rel_diff", "bal_eff", "of_peak", "comm_bound", "rank_steps", "sim_wall", "per_rstep", "peak_rss");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
-        printf("%-10s %-8s %8lld %12s %12s %9.2e %5.1f%% %10" PRId64 " %10" PRId64 " %9.3fs %10s %7.1fMB\n",
+        printf("%-10s %-8s %8lld %12s %12s %9.2e %6.1f%% %6.1f%% %10" PRId64 " %10" PRId64 " %9.3fs %10s %7.1fMB\n",
                rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass),
                (long long)rs_problem_block(&e->problem), rs_fmt_time(e->sim.fig.makespan_s, a, sizeof a),
                rs_fmt_time(e->walk.makespan_s, b, sizeof b), rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s),
-               100 * eff, e->sim.fig.comm_bound_steps, e->sim.fig.rank_steps, e->sim.sim_wall_s,
+               100 * e->sim.fig.balance_efficiency, 100 * e->sim.fig.fraction_of_peak, e->sim.fig.comm_bound_steps,
+               e->sim.fig.rank_steps, e->sim.sim_wall_s,
                rs_fmt_time(e->sim.fig.rank_steps > 0 ? e->sim.sim_wall_s / (double)e->sim.fig.rank_steps : 0, d, sizeof d),
                (double)e->sim.peak_rss_bytes / 1e6);
     }
     printf("# makespan: simulated; walk: critical-path walk (model/4-cost/cost.h) on the same machine; rel_diff:\n"
-           "# |sim - walk| / max; eff: ideal (useful FLOPs / (N F_eff)) / simulated makespan; comm_bound:\n"
-           "# rank-steps whose transfers ended after their compute; sim_wall: SimGrid run in the child;\n"
-           "# per_rstep: sim_wall / rank_steps; peak_rss: the child's peak resident memory.\n");
+           "# |sim - walk| / max; of the simulation, each in [0, 1] (docs/model.md \"Metrics\"): bal_eff (balance\n"
+           "# efficiency): mean per-rank compute (each call at its own rate) / makespan; of_peak (fraction of peak):\n"
+           "# useful FLOPs / (N x %.4g TFLOP/s x makespan); comm_bound: rank-steps whose transfers ended after their\n"
+           "# compute; sim_wall: SimGrid run in the child; per_rstep: sim_wall / rank_steps; peak_rss: the child's peak\n"
+           "# resident memory.\n", n > 0 ? es[0].sim.fig.peak_flops_per_s / 1e12 : c->machine.flops_per_s / 1e12);
     for (int i = 0; i < n && steps; i++) {
         const entry_t *e = &es[i];
         printf("\n# steps of %s %s: step, latest end over ranks, longest step over ranks\n",
@@ -151,17 +154,17 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     rs_output_t out;
     if (rs_output_open(&out, path, err) != 0) return -1;
     FILE *fp = out.fp;
-    fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,efficiency,"
-                "comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
+    fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,balance_efficiency,"
+                "fraction_of_peak,peak_flops_per_s,comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
                 "child_wall_s,peak_rss_bytes,activities,engine\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
-        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld,%" PRId64
+        fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld,%" PRId64
                     ",%s\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
-                e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), eff, e->sim.fig.comm_bound_steps,
+                e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), e->sim.fig.balance_efficiency,
+                e->sim.fig.fraction_of_peak, e->sim.fig.peak_flops_per_s, e->sim.fig.comm_bound_steps,
                 e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
                 (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes,
                 e->sim.activities, rs_sim_engine_name(e->sim.engine));
@@ -182,13 +185,13 @@ static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config
     json_object_set_new(root, "network_model", json_string(cfg->network_model));
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
-        const double eff = e->sim.fig.makespan_s > 0 ? e->walk.ideal_s / e->sim.fig.makespan_s : 1;
-        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:f, s:I}",
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:I, s:f, s:f, s:I}",
                               "layout", rs_layout_name(e->problem.layout), "pass", rs_pass_name(e->problem.pass),
                               "seq_tokens", (json_int_t)e->problem.seq_tokens, "n_ranks", (json_int_t)e->problem.n_ranks,
                               "block_tokens", (json_int_t)rs_problem_block(&e->problem), "causal", e->problem.causal,
                               "makespan_s", e->sim.fig.makespan_s, "walk_makespan_s", e->walk.makespan_s,
-                              "rel_diff", rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), "efficiency", eff,
+                              "rel_diff", rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), "balance_efficiency",
+                              e->sim.fig.balance_efficiency, "fraction_of_peak", e->sim.fig.fraction_of_peak,
                               "comm_bound_steps", (json_int_t)e->sim.fig.comm_bound_steps, "rank_steps",
                               (json_int_t)e->sim.fig.rank_steps, "busy_max_s", e->sim.fig.busy_max_s, "busy_mean_s",
                               e->sim.fig.busy_mean_s, "flops_useful", (json_int_t)e->sim.fig.flops_useful, "flops_exec",
@@ -295,6 +298,7 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
                RS_EXIT_USAGE;
     rs_cli_inference_passes(c, &groups[2]);
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    rs_cli_setup_warning("sim", c);
     if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
     char note[256];

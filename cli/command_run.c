@@ -61,6 +61,10 @@ static char kept_notes[sizeof(((rs_setup_t *)0)->kernel_notes)];
 
 void rs_cli_kernel_notes(const rs_setup_t *s) { snprintf(kept_notes, sizeof kept_notes, "%s", s->kernel_notes); }
 
+void rs_cli_setup_warning(const char *name, const rs_setup_t *s) {
+    if (s->warning[0]) fprintf(stderr, "ringsim %s: warning: %s\n", name, s->warning);
+}
+
 void rs_cli_notes_print(void) {
     if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
     kept_notes[0] = '\0';

@@ -44,5 +44,8 @@ const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
 void rs_cli_kernel_notes(const rs_setup_t *s);
 /* The kept notes once on stderr as "ringsim: note: ...", then forgotten. Can't fail. */
 void rs_cli_notes_print(void);
+/* The figures --allow-implausible took as given (rs_setup_finish's warning), at once on stderr as
+ * "ringsim NAME: warning: ..." (one line); nothing when there are none. Can't fail. */
+void rs_cli_setup_warning(const char *name, const rs_setup_t *s);
 
 #endif /* RS_CLI_COMMAND_RUN_H */

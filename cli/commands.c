@@ -53,7 +53,8 @@ const rs_command_t rs_commands[] = {
      "The analytic model: per layout and pass, the seed's per-step T_comp = c_f B^2 / F and\n"
      "T_comm = c_b B / W (calibrated: latency, F_eff(B), launch, overlap), the overlap threshold\n"
      "B_min = F c_b / (W c_f) and B* (solved with latency and efficiency), and the critical-path\n"
-     "walk's makespan and efficiency against perfect balance. See docs/model.md.\n\n",
+     "walk's makespan, and the metrics, each in [0, 1]: overlap efficiency, balance efficiency,\n"
+     "fraction of peak, load balance (docs/model.md \"Metrics\"). See docs/model.md.\n\n",
      "Defaults here: --layout all --pass both.\n"},
     {"sim", "simulate the schedule in SimGrid and write its trace", rs_cmd_sim,
      "this build has no SimGrid backend (install libsimgrid-dev and reconfigure)", 0,
@@ -169,7 +170,7 @@ const rs_command_t rs_commands[] = {
      "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
      "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
-     "  contention    concurrent rings: efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
+     "  contention    concurrent rings: balance efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
      "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
      "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"

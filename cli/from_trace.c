@@ -27,7 +27,8 @@ static const char *const from_trace_why[][2] = {
 };
 
 /* Refuse every given option that --from-trace does not use: all but the problem options of a header
- * (from_trace_keys), --latency, the command's own options in applies and --from-trace itself.
+ * (from_trace_keys), --latency, --allow-implausible (the fit's figures against the traced device),
+ * the command's own options in applies and --from-trace itself.
  * Returns 0 or -1 with err "--blocks cannot be used with --from-trace (the traces fix B: ...)". */
 static int from_trace_applies(const rs_cli_exec_cmd_t *e, const char *applies, rs_err_t *err) {
     const char *hw = rs_cli_in_list(applies, "calibrated") ? "the profile is fitted from the traces or read from --calibrated"
@@ -39,7 +40,7 @@ static int from_trace_applies(const rs_cli_exec_cmd_t *e, const char *applies, r
             for (int k = 0; k < RS_TFIT_KEY_COUNT; k++)
                 key |= !strcmp(name, from_trace_keys[k][0]) || (from_trace_keys[k][1] && !strcmp(name, from_trace_keys[k][1]));
             if (!(e->groups[g].seen >> i & 1) || key || rs_cli_in_list(applies, name) || !strcmp(name, "latency") ||
-                !strcmp(name, "from-trace"))
+                !strcmp(name, "allow-implausible") || !strcmp(name, "from-trace"))
                 continue;
             const char *why = hw; /* the hardware options of the shared table */
             for (size_t k = 0; k < sizeof from_trace_why / sizeof from_trace_why[0]; k++)
@@ -84,6 +85,7 @@ int rs_cli_from_trace_opts(const rs_cli_exec_cmd_t *e, const char *first, const 
     o->dtype_given = o->given >> RS_TFIT_KEY_ACT_BYTES & 1u;
     o->dtype = e->c.spec.dtype;
     if (rs_cli_given(g, "latency")) o->latency_s = e->c.spec.latency;
+    o->allow_implausible = e->c.spec.allow_implausible;
     return 0;
 }
 

@@ -33,8 +33,8 @@ int main(int argc, char **argv) {
     printf("library=%s headers=%s\n", rs_version(), RINGSIM_VERSION_STRING);
     printf("hw=%s layout=%s pass=%s seq_tokens=%lld n_ranks=%lld\n", setup.machine.hw_name, rs_layout_name(p.layout),
            rs_pass_name(p.pass), (long long)p.seq_tokens, (long long)p.n_ranks);
-    printf("t_comp_s=%.17g\nt_comm_s=%.17g\nb_min_tokens=%.17g\nmakespan_s=%.17g\nefficiency=%.17g\n", closed.t_comp_s,
-           closed.t_comm_s, closed.b_min_tokens, walk.makespan_s, walk.efficiency);
+    printf("t_comp_s=%.17g\nt_comm_s=%.17g\nb_min_tokens=%.17g\nmakespan_s=%.17g\nbalance_efficiency=%.17g\n", closed.t_comp_s,
+           closed.t_comm_s, closed.b_min_tokens, walk.makespan_s, walk.balance_efficiency);
     rs_schedule_free(s);
     return 0;
 }

@@ -8,8 +8,8 @@
  *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
  *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
  *   maxctx        the longest context that fits against N per profile     data: `ringsim plan --maxctx-csv` CSV
- *   contention    efficiency of concurrent rings against NICs per node (or oversubscription), one
- *                 line per series, the contention-free efficiency dashed   data: a contention CSV
+ *   contention    balance efficiency of concurrent rings against NICs per node (or oversubscription),
+ *                 one line per series, the contention-free one dashed   data: a contention CSV
  *                 (`ringsim sweep --nics ...`, studies/study_contention.h)
  *   ttft          time to first token against context length P + T, one line per series (profile and
  *                 node count) and CP variant (pass-KV, pass-Q, Ulysses, USP)

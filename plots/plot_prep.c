@@ -300,7 +300,7 @@ static int prep_scaling(const prep_in_t *in, rs_err_t *err) {
     const char *data = in->data;
     const rs_plot_opts_t *o = in->o;
     int rc = 0;
-    int c_sim[2] = {rs_table_col(t, "sim_t_step_s"), rs_table_col(t, "sim_overlap_eff")};
+    int c_sim[2] = {rs_table_col(t, "sim_t_step_s"), rs_table_col(t, "sim_overlap_efficiency")};
     enum { MAXP = 16 };
     const char *prof[MAXP];
     int np = 0, pred_ok[MAXP] = {0}, sim_ok[MAXP] = {0};
@@ -372,7 +372,7 @@ static int prep_maxctx(const prep_in_t *in, rs_err_t *err) {
     return rc;
 }
 
-/* series,nics,oversub,efficiency,efficiency_free: the series in the order they come; x = the column
+/* series,nics,oversub,balance_efficiency,balance_efficiency_free: the series in the order they come; x = the column
  * that varies (nics unless only oversub does). */
 static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
@@ -398,8 +398,8 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     if (rc == 0) {
         plot_vars_str(in->v, "series", list, false);
         plot_vars_str(in->v, "xcol", xcol, false);
-        const char *title = !strcmp(xcol, "nics") ? "Concurrent rings: efficiency vs NICs per node"
-                                                  : "Concurrent rings: efficiency vs spine oversubscription";
+        const char *title = !strcmp(xcol, "nics") ? "Concurrent rings: balance efficiency vs NICs per node"
+                                                  : "Concurrent rings: balance efficiency vs spine oversubscription";
         plot_vars_str(in->v, "title", in->o && in->o->title ? in->o->title : title, false);
     }
     return rc;
@@ -527,9 +527,9 @@ static const table_kind_t table_kinds[RS_PLOT_KIND_COUNT] = {
     [RS_PLOT_PRED_VS_MEAS] = {prep_pvm, false, COLS("metric", "ref_s", "other_s")},
     [RS_PLOT_LAYOUT_BUSY] = {prep_busy, true, COLS("rank", "contiguous", "striped", "zigzag")},
     [RS_PLOT_SCALING] = {prep_scaling, true,
-                         COLS("profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_eff")},
+                         COLS("profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_efficiency")},
     [RS_PLOT_MAXCTX] = {prep_maxctx, true, COLS("profile", "n_ranks", "max_seq_tokens")},
-    [RS_PLOT_CONTENTION] = {prep_contention, true, COLS("series", "nics", "oversub", "efficiency", "efficiency_free")},
+    [RS_PLOT_CONTENTION] = {prep_contention, true, COLS("series", "nics", "oversub", "balance_efficiency", "balance_efficiency_free")},
     [RS_PLOT_TTFT] = {prep_ttft, true,
                       COLS("series", "context_tokens", "ttft_pass_kv_s", "ttft_pass_q_s", "ttft_ulysses_s", "ttft_usp_s")},
     [RS_PLOT_PASS_BOUNDARY] = {prep_boundary, true, COLS("series", "cached_tokens", "cross_tokens", "comm_bound_ratio")},

@@ -25,7 +25,7 @@ set xlabel ''
 set bmargin 1
 # simulated points only when the sweep has them (gnuplot warns on series without data)
 sim_step = has_sim ? ", keyentry with points pt 6 ps 1.6 lc rgb '#444444' title 'simulated (SimGrid)', for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_t_step_s')) with points lt i pt 6 ps 1.6 notitle" : ""
-sim_eff = has_sim ? ", for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_overlap_eff')) with points lt i pt 6 ps 1.6 notitle" : ""
+sim_eff = has_sim ? ", for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'sim_overlap_efficiency')) with points lt i pt 6 ps 1.6 notitle" : ""
 plot for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'pred_t_step_s')) with linespoints lt i pt 7 ps 0.8 title word(profiles, i) @sim_step
 unset logscale y
 set yrange [0 : 1.05]
@@ -36,5 +36,5 @@ set xlabel xlab
 set tmargin 1
 set bmargin
 if (xcol eq 'n_ranks') { set key top right } else { set key bottom right }
-plot for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'pred_overlap_eff')) with linespoints lt i pt 7 ps 0.8 title word(profiles, i) @sim_eff
+plot for [i=1:words(profiles)] data using (sel(i, xcol)):(sel(i, 'pred_overlap_efficiency')) with linespoints lt i pt 7 ps 0.8 title word(profiles, i) @sim_eff
 unset multiplot

@@ -204,6 +204,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
     else rc = run_child(&a, rs_schedule_n_steps(s), rs_sim_timeout(pb, cfg), trace, out, err);
     rs_meter_end(&meter);
+    if (rc == 0 && !cfg->job) rs_walk_metrics(pb, m, &out->fig); /* from the simulation's own figures */
     if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
         rc = out->job ? -1 : rs_errf(err, "sim: the child sent no job results");
     if (a.fds[0] >= 0) close(a.fds[0]);

@@ -66,7 +66,8 @@ typedef struct {
 
 typedef struct {
     rs_walk_t fig;            /* makespan, longest compute and transfer set, busy times, FLOPs, counts as
-                                 the walk's (model/4-cost/cost.h; ideal_s, efficiency, wall_s: 0) */
+                                 the walk's (model/4-cost/cost.h), the metrics from these figures
+                                 (rs_walk_metrics; a job: 0), wall_s 0 */
     int64_t n_steps;          /* steps of the pass */
     double *step_end_s;       /* [n_steps]: latest end of step k over ranks (malloc'd) */
     double *step_max_s;       /* [n_steps]: longest duration of step k over ranks (malloc'd) */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "kernel.h"
 #include "sim.h"
 
 /* The one rule for the simulator: it runs every valid machine that is a real ring - partial overlap
@@ -26,10 +25,7 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
     memset(out, 0, sizeof *out);
     rs_sim_result_t r;
     if (rs_sim_run(s, m, NULL, trace, &r, err) != 0) return -1; /* err.code says bad input or runtime */
-    const rs_problem_t *p = rs_schedule_problem(s);
     *out = r.fig;
-    out->ideal_s = rs_kernel_ideal_s(p, m, (double)r.fig.flops_useful);
-    out->efficiency = r.fig.makespan_s > 0 ? out->ideal_s / r.fig.makespan_s : 1;
     out->wall_s = r.child_wall_s;
     rs_sim_result_free(&r);
     if (trace && rs_trace_meta_machine(trace, m)) return rs_errf(err, "out of memory");

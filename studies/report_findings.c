@@ -16,8 +16,6 @@ static const char *num(double x, const char *fmt) {
     return rs_fmt_num(x, fmt, b, sizeof bufs[0]);
 }
 
-double rs_report_overlap_eff(const rs_trace_summary_t *s) { return s->t_step_s > 0 ? s->t_comp_s / s->t_step_s : NAN; }
-
 /* The points of one profile, sorted by N (at most RS_SWEEP_MAX_VALUES). */
 static size_t profile_points(const rs_sweep_point_t *pts, size_t n, const char *profile, const rs_sweep_point_t **out) {
     size_t k = 0;
@@ -41,7 +39,7 @@ void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char
     }
     size_t first_low = k; /* the first N whose overlap efficiency is below eff_min */
     for (size_t i = 0; i < k && first_low == k; i++)
-        if (!(rs_report_overlap_eff(&p[i]->pred) >= eff_min)) first_low = i;
+        if (!(rs_trace_overlap_efficiency(&p[i]->pred) >= eff_min)) first_low = i;
     const rs_sweep_point_t *last = p[k - 1];
     const long long s_tok = (long long)p[0]->problem.seq_tokens;
     size_t o = (size_t)snprintf(buf, len, "**Scaling, %s** (figure scaling-n, lower panel): at S = %lld the overlap efficiency "
@@ -49,7 +47,7 @@ void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char
                                 profile, s_tok);
     if (first_low == k) {
         o += (size_t)snprintf(buf + o, len - o, "stays at %s or more up to the largest N swept (%s at N = %lld)", num(eff_min, "%.2f"),
-                              num(rs_report_overlap_eff(&last->pred), "%.3f"), (long long)last->problem.n_ranks);
+                              num(rs_trace_overlap_efficiency(&last->pred), "%.3f"), (long long)last->problem.n_ranks);
     } else {
         const rs_sweep_point_t *lo = p[first_low];
         const rs_machine_t *m = &lo->machine;
@@ -57,7 +55,7 @@ void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char
             o += (size_t)snprintf(buf + o, len - o, "is %s or more up to N = %lld and ", num(eff_min, "%.2f"),
                                   (long long)p[first_low - 1]->problem.n_ranks);
         o += (size_t)snprintf(buf + o, len - o, "%s %s at N = %lld (B = %lld tokens per rank", first_low > 0 ? "falls to" : "is",
-                              num(rs_report_overlap_eff(&lo->pred), "%.3f"), (long long)lo->problem.n_ranks,
+                              num(rs_trace_overlap_efficiency(&lo->pred), "%.3f"), (long long)lo->problem.n_ranks,
                               (long long)rs_problem_block(&lo->problem));
         if (m->devices_per_node > 0 && lo->problem.n_ranks > m->devices_per_node)
             o += (size_t)snprintf(buf + o, len - o, "; the ring spans %lld nodes, its inter-node hop (%s, %s GB/s) paces it",
@@ -65,7 +63,7 @@ void rs_report_finding_scaling(const rs_sweep_point_t *pts, size_t n, const char
                                   num(m->inter.bw_bytes_per_s / 1e9, "%.0f"));
         o += (size_t)snprintf(buf + o, len - o, ")");
         if (last != lo)
-            o += (size_t)snprintf(buf + o, len - o, " and %s at N = %lld", num(rs_report_overlap_eff(&last->pred), "%.3f"),
+            o += (size_t)snprintf(buf + o, len - o, " and %s at N = %lld", num(rs_trace_overlap_efficiency(&last->pred), "%.3f"),
                                   (long long)last->problem.n_ranks);
         o += (size_t)snprintf(buf + o, len - o, ": past it the steps wait for their transfers");
     }

@@ -58,7 +58,7 @@ void rs_setup_list_err(rs_err_t *err, const char *opt, const char *item, const c
 int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
     if (s->problem.decode && !s->ring_given) s->problem.ring = RS_RING_PASS_Q;
     if (rs_setup_check_perturb(s, s->problem.n_ranks, err) != 0) return -1;
-    if (rs_machine_spec_profile(&s->spec, &s->hw, err) != 0 ||
+    if (rs_machine_spec_profile_checked(&s->spec, &s->hw, s->warning, sizeof s->warning, err) != 0 ||
         rs_machine_spec_build(&s->spec, &s->hw, s->problem.n_ranks, &s->machine, err) != 0)
         return rs_err_mark(err, RS_ERR_BAD_INPUT);
     s->kernel_notes[0] = '\0';

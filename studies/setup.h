@@ -33,6 +33,8 @@ typedef struct {
                                               inference variant runs the dense model), "" if none */
     char note[512];                        /* a valid but costlier choice to tell the user about
                                               (rs_problem_note of the first entry that has one), or "" */
+    char warning[1024];                    /* the implausible figures taken as given (--allow-implausible:
+                                              rs_machine_spec_profile_checked), or "" */
 } rs_setup_t;
 
 /* The default problem (rs_problem_default), layout zigzag, pass forward, the default machine spec
@@ -45,7 +47,8 @@ void rs_setup_default(rs_setup_t *s);
 void rs_setup_measure_problem(rs_problem_t *p);
 /* Set the activations' dtype: the machine's peak rate and the problem's act_bytes. Can't fail. */
 void rs_setup_dtype(rs_setup_t *s, rs_dtype_t dtype);
-/* Load the profile, build the machine for the problem's N (its implementation preset and kernel:
+/* Load the profile (every figure checked against its device: rs_machine_spec_profile_checked, the
+ * warnings of --allow-implausible into warning), build the machine for the problem's N (its implementation preset and kernel:
  * rs_machine_spec_build; an inference variant - a cache, pass-q, decode - runs the dense model: the
  * presets cost training rings), set the problem's grad_bytes to the preset's dK,dV dtype unless
  * grad_bytes_given, note the curves' fallbacks (kernel_notes), validate the problem of every

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel.h"
 #include "meter.h"
 #include "cost.h"
 #include "plot.h"
@@ -108,7 +107,10 @@ static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs
     rs_sim_config_default(&cfg);
     cfg.job = &job;
     rs_sim_result_t r;
-    int rc = rs_sim_run(s, &c->machine, &cfg, NULL, &r, err);
+    rs_walk_t free_walk; /* one ring alone: its compute, which contention does not change */
+    int rc = rs_model_walk(s, &c->machine, RS_NO_SINK, NULL, &free_walk, err);
+    if (rc == 0) rc = rs_sim_run(s, &c->machine, &cfg, NULL, &r, err);
+    else memset(&r, 0, sizeof r);
     if (rc == 0) {
         const rs_job_result_t *jr = r.job;
         pt->devices = job.placement.devices;
@@ -121,9 +123,9 @@ static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs
             if (g->slowdown > pt->slowdown) pt->slowdown = g->slowdown;
             if (g->worst_hop >= 0 && g->worst_ratio < pt->worst_ratio) pt->worst_ratio = g->worst_ratio;
         }
-        pt->ideal_s = rs_kernel_ideal_s(&c->problem, &c->machine, (double)r.fig.flops_useful / (double)jr->n_rings);
-        pt->efficiency = pt->makespan_s > 0 ? pt->ideal_s / pt->makespan_s : 1;
-        pt->efficiency_free = pt->free_s > 0 ? pt->ideal_s / pt->free_s : 1;
+        pt->busy_mean_s = free_walk.busy_mean_s;
+        pt->balance_efficiency = pt->makespan_s > 0 ? pt->busy_mean_s / pt->makespan_s : 1;
+        pt->balance_efficiency_free = pt->free_s > 0 ? pt->busy_mean_s / pt->free_s : 1;
         const int64_t sat = rs_job_saturated_link(jr);
         if (sat >= 0) snprintf(pt->saturated, sizeof pt->saturated, "%s", jr->links[sat].name);
         for (int i = 0; i < jr->n_bg; i++)
@@ -144,10 +146,11 @@ static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_cont
     fprintf(fp, "# job: %s; background %s (%s), %.17g parameter bytes, %.17g gradient bytes per device\n",
             k->map ? k->map : "degrees", rs_bg_kind_name(k->background.kind), rs_bg_group_name(k->background.group),
             k->background.param_bytes, k->background.grad_bytes);
-    fprintf(fp, "# efficiency: useful FLOPs of one ring / (N F_eff(B)) over the job's makespan (free: over the slowest "
-                "ring's contention-free walk); slowdown: worst ring, makespan / its own walk\n");
+    fprintf(fp, "# balance_efficiency: a ring's mean per-rank compute (each call at its own rate) over the job's makespan "
+                "(free: over the slowest ring's contention-free walk), in [0, 1] (docs/model.md \"Metrics\"); slowdown: "
+                "worst ring, makespan / its own walk\n");
     fprintf(fp, "series,profile,layout,pass,n_ranks,block_tokens,tp,dp,devices,rings,fabric,order,nodes_per_leaf,nics,oversub,"
-                "makespan_s,free_makespan_s,slowdown,efficiency,efficiency_free,worst_hop_ratio,saturated_link,bg_end_s,"
+                "makespan_s,free_makespan_s,slowdown,balance_efficiency,balance_efficiency_free,worst_hop_ratio,saturated_link,bg_end_s,"
                 "sim_wall_s,peak_rss_bytes\n");
     char o[32];
     for (size_t i = 0; i < out->done; i++) {
@@ -161,7 +164,7 @@ static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_cont
                 (long long)(k->map ? 0 : k->dp), (long long)pt->devices, (long long)pt->rings, rs_fabric_kind_name(pt->pick.fabric),
                 rs_contention_order_name(k, pt->pick.order, o, sizeof o), (long long)k->nodes_per_leaf,
                 (long long)(pt->pick.nics > 0 ? pt->pick.nics : g), pt->pick.oversub, pt->makespan_s, pt->free_s, pt->slowdown,
-                pt->efficiency, pt->efficiency_free, pt->worst_ratio, pt->saturated, pt->bg_end_s, pt->sim_wall_s,
+                pt->balance_efficiency, pt->balance_efficiency_free, pt->worst_ratio, pt->saturated, pt->bg_end_s, pt->sim_wall_s,
                 pt->peak_rss_bytes);
     }
 }
@@ -236,8 +239,8 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
         }
         out->done = i + 1;
         if (in->progress)
-            rs_meter_update(&meter, (double)(i + 1), "%s K=%lld: efficiency %.4f", out->points[i].series,
-                            (long long)out->points[i].pick.nics, out->points[i].efficiency);
+            rs_meter_update(&meter, (double)(i + 1), "%s K=%lld: balance efficiency %.4f",
+                            out->points[i].series, (long long)out->points[i].pick.nics, out->points[i].balance_efficiency);
     }
     if (in->progress) rs_meter_end(&meter);
     return write_outputs(in, out, err) != 0 ? rs_err_mark(err, RS_ERR_RUNTIME) : 0;

@@ -1,6 +1,6 @@
 /* study_contention.h - the contention study: a job of concurrent rings (sim/job.h) simulated over the
  * knobs a planner buys - NICs per node, leaf-spine oversubscription, fabric kind, placement order -
- * one CSV row per point, and the figure of efficiency against NICs per node (or oversubscription).
+ * one CSV row per point, and the figure of balance efficiency against NICs per node (or oversubscription).
  * Behind `ringsim sweep` with fabric knobs, `ringsim plan --sim` with them and the one-point job of
  * `ringsim sim` (which builds its job here too). Jobs exist only in the simulator, so this study
  * calls it directly (sim/sim.h): the backend interface runs one ring.
@@ -9,8 +9,8 @@
  * pass) on a machine; the job places tp x N x dp devices by the order (or a map file) on nodes of
  * the machine's G with the point's K NICs, fabric and ratio. Per point: the job's makespan, the
  * contention-free makespan (the slowest ring's walk alone as placed), the worst ring slowdown, the
- * efficiency (the walk's ideal time - useful FLOPs of one ring / (N F_eff(B)) - over the makespan)
- * with and without contention, the worst hop's achieved / nominal bandwidth, the link that saturates,
+ * balance efficiency (one ring's mean per-rank compute, which contention leaves as it is, over the
+ * makespan; docs/model.md "Metrics") with and without contention, the worst hop's achieved / nominal bandwidth, the link that saturates,
  * the background's end, and what the simulation cost.
  */
 #ifndef RS_STUDY_CONTENTION_H
@@ -79,8 +79,9 @@ typedef struct {
     double makespan_s;                  /* the job's */
     double free_s;                      /* the slowest ring's contention-free walk */
     double slowdown;                    /* worst ring: makespan / its own walk */
-    double ideal_s;                     /* useful FLOPs of one ring / (N F_eff(B)) */
-    double efficiency, efficiency_free; /* ideal / makespan, ideal / free */
+    double busy_mean_s;                 /* one ring's mean per-rank compute, alone (the walk) */
+    double balance_efficiency;          /* busy_mean_s / makespan_s (docs/model.md "Metrics") */
+    double balance_efficiency_free;     /* busy_mean_s / free_s */
     double worst_ratio;                 /* lowest achieved / nominal bandwidth of a hop */
     char saturated[48];                 /* the link at capacity that carried most ("" = none) */
     double bg_end_s;                    /* the background's latest end (0 = none) */
@@ -93,7 +94,7 @@ typedef struct {
     size_t n_cases;
     const rs_contention_knobs_t *knobs;
     const char *csv;                    /* the points as CSV, atomically; "-" = stdout; NULL: none */
-    const char *figure;                 /* efficiency vs NICs (or ratio): .png/.pdf/.svg; needs csv; NULL: none */
+    const char *figure;                 /* balance efficiency vs NICs (or ratio): .png/.pdf/.svg; needs csv; NULL: none */
     const char *command;                /* the CSV's "# command=" line (NULL: none) */
     bool progress;                      /* a progress meter on a terminal (model/1-base/meter.h) */
 } rs_contention_in_t;

@@ -42,6 +42,8 @@ typedef struct {
     double latency_s;            /* --latency: < 0 fit it */
     bool dtype_given;            /* --dtype given: the profile's peak is for it; else from act_bytes */
     rs_dtype_t dtype;
+    bool allow_implausible;      /* --allow-implausible: a fitted figure beyond the traced device's
+                                    datasheet is a warning, not a refusal (plausible.h) */
 } rs_tfit_opts_t;
 
 /* The problem's fields as header keys (trace.h rs_trace_meta_problem), for rs_tfit_opts_t.given. */
@@ -51,7 +53,8 @@ typedef enum {
     RS_TFIT_KEY_COUNT
 } rs_tfit_key_t;
 
-/* Defaults: no files, rs_problem_default, nothing given, latency fitted, dtype from act_bytes. */
+/* Defaults: no files, rs_problem_default, nothing given, latency fitted, dtype from act_bytes, an
+ * implausible fit refused. */
 void rs_tfit_opts_default(rs_tfit_opts_t *o);
 /* The dtype a profile fitted from traces of problem p has its peak for: o's when given, else p's
  * activations' (4 bytes fp32, 1 fp8, else bf16). Can't fail. */

@@ -215,7 +215,7 @@ static void ring_case(const rs_plan_config_t *c, const cand_t *k, rs_pass_t pass
 }
 
 static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_contention_out_t *co, int64_t dp) {
-    fprintf(f, "\n# the ring split as a job (SimGrid): N ranks x %lld replica(s); efficiency = ideal / makespan of one "
+    fprintf(f, "\n# the ring split as a job (SimGrid): N ranks x %lld replica(s); eff = balance efficiency (docs/model.md) of one "
                "micro-batch's attention pass; free = without contention\n", (long long)dp);
     fprintf(f, "# %-10s %-8s %5s %-10s %-8s %5s %4s %9s %9s %9s %7s %s\n", "profile", "pass", "N", "fabric", "order", "ratio",
             "K", "slowdown", "eff", "eff_free", "worst", "saturated");
@@ -226,7 +226,7 @@ static void print_contention(FILE *f, const rs_contention_in_t *ci, const rs_con
         fprintf(f, "  %-10s %-8s %5lld %-10s %-8s %5.3g %4lld %9.4f %9.4f %9.4f %7.4f %s\n", cs->profile,
                 rs_pass_name(cs->problem.pass), (long long)cs->problem.n_ranks, rs_fabric_kind_name(pt->pick.fabric),
                 rs_contention_order_name(ci->knobs, pt->pick.order, o, sizeof o), pt->pick.oversub, (long long)(pt->pick.nics > 0 ? pt->pick.nics : cs->machine.devices_per_node), pt->slowdown,
-                pt->efficiency, pt->efficiency_free, pt->worst_ratio, pt->saturated[0] ? pt->saturated : "-");
+                pt->balance_efficiency, pt->balance_efficiency_free, pt->worst_ratio, pt->saturated[0] ? pt->saturated : "-");
     }
 }
 

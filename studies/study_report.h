@@ -47,9 +47,6 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err);
  * the swept range (B = 64..65536)"), never as nan or inf. Each writes one Markdown sentence into
  * buf. Can't fail.
  * ------------------------------------------------------------------------------------------------- */
-/* The overlap efficiency of a summarized trace, T_comp / T_step (the sweep CSV's *_overlap_eff column
- * and the scaling figure's lower panel); NaN without a step. */
-double rs_report_overlap_eff(const rs_trace_summary_t *s);
 /* Scaling at fixed S over N, one profile's points of the N sweep (the scaling-n figure): up to which
  * N the predicted overlap efficiency stays >= eff_min, where it falls below and to what (and whether
  * the ring spans nodes there), and its value at the largest N. */

@@ -70,10 +70,11 @@ static void doc_pass(report_t *r, rs_doc_t *d, int j) {
                  rs_layout_name(e->problem.layout), fmt_t(e->walk.makespan_s, a1, sizeof a1),
                  e->walk.makespan_s / eb->walk.makespan_s, 100.0 * (e->walk.makespan_s / eb->walk.makespan_s - 1));
     }
-    rs_doc_li(d, "**%s: %s%s %s** with a makespan of %s (efficiency %.1f%% of perfect balance)%s%s. The worst, %s, "
+    rs_doc_li(d, "**%s: %s%s %s** with a makespan of %s (balance efficiency %.1f%%, fraction of peak %.1f%%)%s%s. The worst, %s, "
                  "leaves its busiest rank computing %.2fx the mean.",
               rs_pass_name(eb->problem.pass), rs_layout_name(eb->problem.layout), tie, tie[0] ? "tie (within 0.5%)" : "wins",
-              fmt_t(eb->walk.makespan_s, a2, sizeof a2), 100 * eb->walk.efficiency, others[0] ? "; " : "", others,
+              fmt_t(eb->walk.makespan_s, a2, sizeof a2), 100 * eb->walk.balance_efficiency,
+              100 * eb->walk.fraction_of_peak, others[0] ? "; " : "", others,
               rs_layout_name(ew->problem.layout),
               ew->walk.busy_mean_s > 0 ? ew->walk.busy_max_s / ew->walk.busy_mean_s : 1.0);
 }
@@ -99,8 +100,9 @@ static void doc_findings(report_t *r, rs_doc_t *d) {
         double imb = e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1;
         const char *what = frac > 0.5 ? "the transfers" : (imb > 1.1 ? "load imbalance" : "compute");
         rs_doc_li(d, "%s %s is bound by **%s**: %.0f%% of (rank, step) wait on a transfer, busiest rank %.2fx the mean, "
-                     "efficiency %.1f%%.",
-                  rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), what, 100 * frac, imb, 100 * e->walk.efficiency);
+                     "balance efficiency %.1f%%.",
+                  rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), what, 100 * frac, imb,
+                  100 * e->walk.balance_efficiency);
     }
     char line[1200];
     const rs_report_crossover_in_t x = {r->sb.pts, r->sb.n, r->sbc.pts, r->sbc.n, r->sim ? 1 : 0,
@@ -123,20 +125,23 @@ static void doc_entries(report_t *r, rs_doc_t *d) {
     const int ne = r->ne;
     rs_doc_h(d, 2, "Per layout and pass");
     snprintf(rows[0], sizeof rows[0],
-             "layout|pass|makespan (model)|makespan (sim)|efficiency|busiest/mean|comm-bound steps|T_comp (step)|T_comm|bound|B*");
+             "layout|pass|makespan (model)|makespan (sim)|balance efficiency|fraction of peak|busiest/mean|comm-bound steps|"
+             "T_comp (step)|T_comm|bound|B*");
     for (int k = 0; k < ne && k + 1 < MAXR; k++) {
         const entry_t *e = &r->es[k];
-        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.2f|%lld / %lld|%s|%s|%s|%.0f", rs_layout_name(e->problem.layout),
+        snprintf(rows[k + 1], sizeof rows[0], "%s|%s|%s|%s|%.1f%%|%.1f%%|%.2f|%lld / %lld|%s|%s|%s|%.0f",
+                 rs_layout_name(e->problem.layout),
                  rs_pass_name(e->problem.pass), fmt_t(e->walk.makespan_s, a1, sizeof a1),
-                 e->has_sim ? fmt_t(e->sim_makespan_s, a2, sizeof a2) : "-", 100 * e->walk.efficiency,
+                 e->has_sim ? fmt_t(e->sim_makespan_s, a2, sizeof a2) : "-", 100 * e->walk.balance_efficiency,
+                 100 * e->walk.fraction_of_peak,
                  e->walk.busy_mean_s > 0 ? e->walk.busy_max_s / e->walk.busy_mean_s : 1.0, (long long)e->walk.comm_bound_steps,
                  (long long)e->walk.rank_steps, fmt_t(e->closed.t_comp_s, a3, sizeof a3), fmt_t(e->closed.t_comm_s, a4, sizeof a4),
                  e->closed.comm_bound ? "transfer" : "compute", e->closed.b_star_tokens);
     }
     for (int k = 0; k <= ne && k < MAXR; k++) rp[k] = rows[k];
     rs_doc_table(d, rp, ne + 1 < MAXR ? ne + 1 : MAXR);
-    rs_doc_p(d, "Efficiency = ideal / makespan, ideal = total useful FLOPs / (N x the kernel's rate on one B x B call of the "
-                "problem's mask; F_eff(B) without kernel curves). T_comp (step), T_comm, the bound and B* are the closed form's "
+    rs_doc_p(d, "Balance efficiency = mean per-rank compute (each call at its own rate) / makespan; fraction of peak = useful "
+                "FLOPs / (N x the peak x makespan); both in [0, 1] (docs/model.md \"Metrics\"). T_comp (step), T_comm, the bound and B* are the closed form's "
                 "for the layout's middle step (the step class that paces the ring: a causal zigzag step computes about half a "
                 "block). Exact values: summary.csv.");
     if (!r->sim) {

@@ -91,13 +91,13 @@ static int report_summary(report_t *r, rs_err_t *err) {
     if (rs_file_open(&f, r->path, err) != 0) return -1;
     fprintf(f.fp, "# ringsim report summary: closed form and critical-path walk per layout and pass\n"
                   "layout,pass,block_tokens,b_min_tokens,b_star_tokens,t_comp_s,t_comm_s,t_step_s,bound,makespan_s,"
-                  "ideal_s,efficiency,busy_max_s,busy_mean_s,comm_bound_steps,rank_steps,sim_makespan_s\n");
+                  "balance_efficiency,fraction_of_peak,busy_max_s,busy_mean_s,comm_bound_steps,rank_steps,sim_makespan_s\n");
     for (int k = 0; k < r->ne; k++) {
         const entry_t *e = &r->es[k];
         fprintf(f.fp, "%s,%s,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->closed.block_tokens,
                 e->closed.b_min_tokens, e->closed.b_star_tokens, e->closed.t_comp_s, e->closed.t_comm_s, e->closed.t_step_s,
-                e->closed.comm_bound ? "comm" : "compute", e->walk.makespan_s, e->walk.ideal_s, e->walk.efficiency,
+                e->closed.comm_bound ? "comm" : "compute", e->walk.makespan_s, e->walk.balance_efficiency, e->walk.fraction_of_peak,
                 e->walk.busy_max_s, e->walk.busy_mean_s, (long long)e->walk.comm_bound_steps, (long long)e->walk.rank_steps);
         if (e->has_sim) fprintf(f.fp, "%.17g\n", e->sim_makespan_s);
         else fprintf(f.fp, "nan\n");

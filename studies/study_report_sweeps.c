@@ -74,17 +74,17 @@ static void contention_note(report_t *r, const rs_contention_out_t *o, int64_t g
     const size_t len = sizeof r->cont_note;
     snprintf(s, len,
              "%lld rings (TP %lld fills each node) of N = %lld ranks, B = %lld, zigzag forward, every hop across nodes, one "
-             "node per leaf (data/contention.csv): efficiency",
+             "node per leaf (data/contention.csv): balance efficiency",
              (long long)g, (long long)g, (long long)n, (long long)b);
     bool first = true;
     for (size_t i = 0; i < o->done; i++) {
         const rs_contention_point_t *pt = &o->points[i];
         if (pt->pick.nics != 1 && pt->pick.nics != g) continue;
-        snprintf(s + strlen(s), len - strlen(s), "%s %.3f with %lld NIC%s per node at %.3g:1", first ? "" : ";", pt->efficiency,
+        snprintf(s + strlen(s), len - strlen(s), "%s %.3f with %lld NIC%s per node at %.3g:1", first ? "" : ";", pt->balance_efficiency,
                  (long long)pt->pick.nics, pt->pick.nics == 1 ? "" : "s", pt->pick.oversub);
         first = false;
     }
-    snprintf(s + strlen(s), len - strlen(s), " (%.3f without contention).", o->done ? o->points[0].efficiency_free : 0.0);
+    snprintf(s + strlen(s), len - strlen(s), " (%.3f without contention).", o->done ? o->points[0].balance_efficiency_free : 0.0);
 }
 #endif
 

@@ -116,7 +116,10 @@ static int machine_for(const rs_sweep_spec_t *spec, const char *profile, int64_t
     c->layouts[0] = RS_LAYOUT_CONTIGUOUS;
     c->n_passes = 1;
     c->passes[0] = RS_PASS_FORWARD;
-    if (rc == 0 && rs_setup_finish(c, err) == 0) return 0;
+    if (rc == 0 && rs_setup_finish(c, err) == 0) {
+        if (c->warning[0]) fprintf(stderr, "ringsim sweep: warning: %s\n", c->warning); /* each time its machine is made */
+        return 0;
+    }
     char list[RS_SWEEP_MAX_PROFILES * 513] = ""; /* -p as given: its entries joined */
     for (int i = 0; i < spec->n_profiles; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", spec->profiles[i]);
@@ -239,7 +242,7 @@ int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_tra
     pt->note[0] = 0;
     if (rc == 0 && spec->run_sim) {
         const rs_backend_ops_t *sim = backend_for("sim", "sim", pt, pt->note, sizeof pt->note);
-        if (sim && run_backend(sim, &x, traces ? &traces[1] : NULL, &pt->sim, NULL, err) != 0) rc = -1;
+        if (sim && run_backend(sim, &x, traces ? &traces[1] : NULL, &pt->sim, &pt->sim_run, err) != 0) rc = -1;
         pt->has_sim = sim && rc == 0;
     }
     if (rc == 0 && spec->run_exec) {

@@ -57,6 +57,7 @@ typedef struct {
     rs_trace_summary_t pred;  /* the walk's trace, summarized */
     bool has_sim;             /* sim ran */
     rs_trace_summary_t sim;   /* the simulated trace, summarized */
+    rs_run_summary_t sim_run; /* the simulation's figures (its balance efficiency) */
     bool has_exec;            /* exec ran */
     rs_trace_summary_t exec;  /* the measured trace, summarized */
     char note[256];           /* why sim/exec did not run ("" = nothing to say) */

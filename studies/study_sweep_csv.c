@@ -9,10 +9,10 @@
 static const char COLUMNS[] =
     "point,series,profile,layout,pass,causal,seq_tokens,n_ranks,block_tokens,f_per_s,w_bytes_per_s,latency_s,"
     "b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,closed_t_comp_s,closed_t_comm_s,closed_t_step_s,"
-    "closed_bound,pred_t_comp_s,pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,"
-    "pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency,"
-    "sim_overlap_eff,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_efficiency,"
-    "exec_overlap_eff,note";
+    "closed_bound,pred_t_comp_s,pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_balance_efficiency,"
+    "pred_overlap_efficiency,sim_t_comp_s,sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_balance_efficiency,"
+    "sim_overlap_efficiency,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_balance_efficiency,"
+    "exec_overlap_efficiency,note";
 
 /* One '#' line per profile of pts[0..n): where the rates its points are costed at come from. */
 static void write_rates(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
@@ -40,7 +40,9 @@ void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *co
     fprintf(fp, "# seed_*: the seed's closed form for a full block; closed_*: calibrated closed form (cost.h)\n"
                 "# pred_*/sim_*/exec_*: model walk / SimGrid / real execution traces summarized alike: medians over\n"
                 "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
-                "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run;\n"
+                "# balance_efficiency = mean over ranks of the summed compute / makespan (the model's and the simulator's\n"
+                "#   figures; a measured trace's compute events); overlap_efficiency = t_comp / the median step of the\n"
+                "#   steps that compute; both in [0, 1] (docs/model.md \"Metrics\"); nan = not run;\n"
                 "# crossover lines: '-' = not run, or no crossing in the swept range\n");
     write_rates(fp, pts, n);
     fprintf(fp, "%s\n", COLUMNS);
@@ -52,8 +54,8 @@ static void num(FILE *fp, double x) {
     else fprintf(fp, ",%.17g", x);
 }
 
-/* The 7 summary columns of one backend. */
-static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double ideal_s) {
+/* The 7 summary columns of one backend; balance_eff < 0: the summary's own (its compute events). */
+static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double balance_eff) {
     if (!has) {
         fputs(",nan,nan,nan,nan,,nan,nan", fp);
         return;
@@ -63,8 +65,8 @@ static void summary_cols(FILE *fp, bool has, const rs_trace_summary_t *s, double
     num(fp, s->t_step_s);
     num(fp, s->makespan_s);
     fprintf(fp, ",%s", s->n_comm && s->t_comm_s > s->t_comp_s ? "comm" : "compute");
-    num(fp, s->makespan_s > 0 ? ideal_s / s->makespan_s : NAN);
-    num(fp, s->t_step_s > 0 ? s->t_comp_s / s->t_step_s : NAN);
+    num(fp, balance_eff >= 0 ? balance_eff : s->makespan_s > 0 ? s->busy_mean_s / s->makespan_s : NAN);
+    num(fp, rs_trace_overlap_efficiency(s));
 }
 
 void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt) {
@@ -84,9 +86,9 @@ void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt) {
     num(fp, c->t_comm_s);
     num(fp, c->t_step_s);
     fprintf(fp, ",%s", c->comm_bound ? "comm" : "compute");
-    summary_cols(fp, true, &pt->pred, pt->walk.ideal_s);
-    summary_cols(fp, pt->has_sim, &pt->sim, pt->walk.ideal_s);
-    summary_cols(fp, pt->has_exec, &pt->exec, pt->walk.ideal_s);
+    summary_cols(fp, true, &pt->pred, pt->walk.balance_efficiency);
+    summary_cols(fp, pt->has_sim, &pt->sim, pt->sim_run.balance_efficiency);
+    summary_cols(fp, pt->has_exec, &pt->exec, -1);
     char note[256];
     snprintf(note, sizeof note, "%s", pt->note);
     for (char *q = note; *q; q++)

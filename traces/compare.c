@@ -263,13 +263,15 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
     memset(out, 0, sizeof *out);
     size_t n = rs_trace_count(t);
     rs_event_t *e = sorted_copy(t);
-    /* vx, va: compute of the steps that transfer, of those that do not */
+    /* vx, va: compute of the steps that transfer, of those that do not; vs: the step durations of the
+     * steps that compute */
     double *v[RS_CMP_METRIC_COUNT], *vx = malloc((n + 1) * sizeof *vx), *va = malloc((n + 1) * sizeof *va);
+    double *vs = malloc((n + 1) * sizeof *vs);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) v[m] = malloc((n + 1) * sizeof *v[m]);
-    size_t cnt[RS_CMP_METRIC_COUNT] = {0, 0, 0}, nx = 0, na = 0;
+    size_t cnt[RS_CMP_METRIC_COUNT] = {0, 0, 0}, nx = 0, na = 0, ns = 0, ranks = 0;
     int rc = 0;
-    if (!e || !v[0] || !v[1] || !v[2] || !vx || !va) rc = rs_errf(err, "summary: out of memory");
-    double lo = INFINITY, hi = -INFINITY;
+    if (!e || !v[0] || !v[1] || !v[2] || !vx || !va || !vs) rc = rs_errf(err, "summary: out of memory");
+    double lo = INFINITY, hi = -INFINITY, busy = 0;
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t j = i;
         while (j < n && same_step(&e[j], &e[i])) j++;
@@ -281,6 +283,9 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
                 if (has[m]) v[m][cnt[m]++] = d[m];
             if (has[RS_CMP_COMP] && has[RS_CMP_COMM]) vx[nx++] = d[RS_CMP_COMP];
             else if (has[RS_CMP_COMP]) va[na++] = d[RS_CMP_COMP];
+            if (has[RS_CMP_COMP] && has[RS_CMP_STEP]) vs[ns++] = fmax(d[RS_CMP_STEP], d[RS_CMP_COMP]);
+            if (has[RS_CMP_COMP]) busy += d[RS_CMP_COMP];
+            ranks += i == 0 || e[i - 1].pass != pass || e[i - 1].rank != e[i].rank; /* sorted by (pass, rank, step) */
             for (size_t k = i; k < j; k++) lo = fmin(lo, e[k].start_s), hi = fmax(hi, e[k].end_s);
         }
         i = j;
@@ -292,13 +297,21 @@ int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *
         out->t_step_s = rs_median(v[RS_CMP_STEP], out->n_step = cnt[RS_CMP_STEP]);
         out->t_comp_xfer_s = rs_median(vx, out->n_comp_xfer = nx);
         out->t_comp_alone_s = rs_median(va, out->n_comp_alone = na);
+        out->t_step_comp_s = rs_median(vs, ns);
         out->makespan_s = hi - lo;
+        out->n_ranks = ranks;
+        out->busy_mean_s = ranks ? busy / (double)ranks : 0;
     }
     free(e);
     free(vx);
     free(va);
+    free(vs);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) free(v[m]);
     return rc;
+}
+
+double rs_trace_overlap_efficiency(const rs_trace_summary_t *s) {
+    return s->t_step_comp_s > 0 ? s->t_comp_s / s->t_step_comp_s : NAN;
 }
 
 void rs_compare_free(rs_compare_t *c) {

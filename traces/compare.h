@@ -93,6 +93,10 @@ typedef struct {
     double t_comp_xfer_s; /* median compute duration of the steps that also transfer (the compute a
                           * transfer must hide; NaN if none) */
     double t_comp_alone_s; /* median compute duration of the steps without a transfer (NaN if none) */
+    double t_step_comp_s; /* median step duration of the steps that compute (the t_comp_s samples'
+                          * steps, each at least its compute: t_comp_s / t_step_comp_s <= 1) */
+    double busy_mean_s;  /* mean over the pass's ranks of their summed compute durations */
+    size_t n_ranks;      /* ranks with an event of the pass */
     double makespan_s;   /* the pass's makespan */
     size_t n_comp;       /* samples behind each median */
     size_t n_comm;
@@ -101,6 +105,10 @@ typedef struct {
     size_t n_comp_alone;
 } rs_trace_summary_t;
 
+/* The overlap efficiency of a summarized pass (docs/model.md "Metrics"): t_comp_s / t_step_comp_s, the
+ * median compute over the median duration of the same steps, in [0, 1]; NaN without such a step (the
+ * sweep CSV's *_overlap_efficiency columns, the scaling figure's lower panel). Can't fail. */
+double rs_trace_overlap_efficiency(const rs_trace_summary_t *s);
 /* Summarize the events of pass. Returns 0, or -1 with err when the pass has no event or on OOM. */
 int rs_trace_summarize(const rs_trace_t *t, rs_pass_t pass, rs_trace_summary_t *out, rs_err_t *err);
 

@@ -176,8 +176,9 @@ int rs_import_write_kernels_csv(const rs_import_t *im, size_t i, const char *pat
  * them: compute events become ringsim's attention kernels (attn_fwd_mma / attn_bwd_mma), send/recv
  * events one ncclDevKernel_SendRecv kernel (or a Send and a Recv kernel when their spans differ),
  * each with its cuda_runtime launch, correlation ids in launch order (transfers before compute), ac2g
- * flows, and a record_function range "ringsim PASS step K" per step. Importing the export gives the
- * trace back (to 1 ns). Creates DIR if missing; each file written atomically. 0 or -1 with err. */
+ * flows, and a record_function range "ringsim PASS step K" per step; the device's name is the
+ * trace's hw (the profile it was made for; "ringsim export" when it has none). Importing the export
+ * gives the trace back (to 1 ns). Creates DIR if missing; each file written atomically. 0 or -1 with err. */
 int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err);
 
 #endif /* RS_IMPORT_H */

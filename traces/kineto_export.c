@@ -172,17 +172,33 @@ static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n, const r
     }
 }
 
-static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t *ev, size_t n, const rs_role_event_t *ro, size_t nr,
+/* Where the ranks' files go, and what their deviceProperties say. */
+typedef struct {
+    const char *dir;
+    const char *device; /* the trace's hw (the profile it was made for), else "ringsim export" */
+    int n_ranks;
+} export_to_t;
+
+/* The device name a trace's files carry: its hw when that is a plain JSON string, else "ringsim export". */
+static const char *export_device(const rs_trace_t *t) {
+    const char *hw = rs_trace_get_meta(t, "hw");
+    for (const char *c = hw; c && *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) return "ringsim export";
+    return hw && hw[0] ? hw : "ringsim export";
+}
+
+static int export_rank(const export_to_t *to, int rank, const rs_event_t *ev, size_t n, const rs_role_event_t *ro, size_t nr,
                        rs_err_t *err) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", dir, rank);
+    const int n_ranks = to->n_ranks;
+    snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", to->dir, rank);
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
     FILE *fp = f.fp;
     kwriter_t w = {fp, rank, 4242 + rank, 1000};
-    fprintf(fp, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": %d, \"name\": \"ringsim export\", "
+    fprintf(fp, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": %d, \"name\": \"%s\", "
                 "\"totalGlobalMem\": 85520809984, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}\n  ],\n",
-            rank);
+            rank, to->device);
     fprintf(fp, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, \"pg_count\": 1, "
                 "\"nccl_version\": \"unknown\"},\n",
             rank, n_ranks);
@@ -220,7 +236,8 @@ int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err)
     qsort(ev, n, sizeof *ev, ev_rank_cmp);
     if (nr) memcpy(ro, rs_trace_roles(t), nr * sizeof *ro);
     qsort(ro, nr, sizeof *ro, role_rank_cmp);
-    int n_ranks = ev[n - 1].rank + 1, rc = 0;
+    const export_to_t to = {dir, export_device(t), ev[n - 1].rank + 1};
+    int rc = 0;
     size_t r0 = 0;
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i;
@@ -228,7 +245,7 @@ int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err)
         while (r0 < nr && ro[r0].rank < ev[i].rank) r0++;
         size_t r1 = r0;
         while (r1 < nr && ro[r1].rank == ev[i].rank) r1++;
-        rc = export_rank(dir, ev[i].rank, n_ranks, ev + i, j - i, ro + r0, r1 - r0, err);
+        rc = export_rank(&to, ev[i].rank, ev + i, j - i, ro + r0, r1 - r0, err);
         i = j;
         r0 = r1;
     }

@@ -123,7 +123,7 @@ def combine(parts, f):
     return v, min(corners), max(corners)
 
 
-# ---- single attention calls: the kernel model's time of one call (ideal_s of a one-rank problem) -------------
+# ---- single attention calls: the kernel model's time of one call (local_calls_s of a one-rank problem) -------------
 
 def profile_json(device):
     with open(os.path.join(SRC, "profiles", "devices", device + ".json")) as f:
@@ -169,7 +169,7 @@ def call_argv(device, kernel, seqlen, batch, heads, kv_heads, head_dim, causal, 
 
 def call_times(rs, argv):
     """{'forward': (t, lo, hi), 'backward': ...}: the predicted time of the one call each pass makes."""
-    return {e["pass"]: value(e, "ideal_s") for e in rs.json_entries(argv)}
+    return {e["pass"]: value(e, "local_calls_s") for e in rs.json_entries(argv)}
 
 
 def fa_flops(row, causal):

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plausible.h"
+#include "presets.h"
+
 double rs_hw_efficiency(const rs_hw_t *hw, double block_tokens) { return rs_calibration_efficiency(&hw->cal, block_tokens); }
 
 /* ------------------------------------------------------------------------------------------------
@@ -362,13 +365,50 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
     s->impl = -1;
 }
 
+/* The options' figures against the device the profile (as loaded, with --inter) names. */
+static int spec_plausible(const rs_machine_spec_t *s, const rs_hw_t *hw, const rs_plausible_t *pl, rs_err_t *err) {
+    const bool is_file = !preset_find(rs_hw_preset_names(), s->profile) || strchr(s->profile, '/') ||
+                         (strlen(s->profile) > 5 && !strcmp(s->profile + strlen(s->profile) - 5, ".json"));
+    rs_hw_t dev;
+    const bool named = is_file ? rs_hw_device(hw, &dev) : (dev = *hw, true); /* a preset is its own datasheet */
+    if (is_file && rs_hw_plausible(hw, s->profile, named ? &dev : NULL, pl, err) != 0) return -1;
+    char what[96], why[256];
+    const double peak = named ? dev.flops_per_s[s->dtype] : 0;
+    if (s->flops > 0 && peak > 0) {
+        snprintf(what, sizeof what, "--flops %g", s->flops);
+        snprintf(why, sizeof why, "above %s's datasheet %s peak x %.2f (%.4g FLOP/s)", dev.name, rs_dtype_name(s->dtype),
+                 RS_PLAUSIBLE_PEAK_FACTOR, RS_PLAUSIBLE_PEAK_FACTOR * peak);
+        if (rs_plausible(pl, s->flops <= RS_PLAUSIBLE_PEAK_FACTOR * peak, what, why, err) != 0) return -1;
+    }
+    const double w[2] = {s->bw, s->inter_bw};
+    const rs_tier_t *t[2] = {&hw->intra, hw->has_inter ? &hw->inter : NULL};
+    const char *opt[2] = {"--bw", "--inter-bw"};
+    for (int i = 0; i < 2; i++) {
+        if (!(w[i] > 0) || !t[i]) continue;
+        double nominal = rs_tier_nominal_bw(t[i]->name);
+        if (nominal <= 0 && !is_file && !(i == 1 && s->inter[0])) nominal = t[i]->bw_bytes_per_s; /* a preset's inline tier */
+        if (nominal <= 0) continue;
+        snprintf(what, sizeof what, "%s %g", opt[i], w[i]);
+        snprintf(why, sizeof why, "above the nominal rate of %s, %.4g bytes/s per direction", t[i]->name, nominal);
+        if (rs_plausible(pl, w[i] <= nominal * (1 + 1e-9), what, why, err) != 0) return -1;
+    }
+    return 0;
+}
+
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err) {
+    return rs_machine_spec_profile_checked(s, hw, NULL, 0, err);
+}
+
+int rs_machine_spec_profile_checked(const rs_machine_spec_t *s, rs_hw_t *hw, char *warn, size_t len, rs_err_t *err) {
+    if (warn && len) warn[0] = 0;
     if (rs_hw_load(s->profile, hw, err) != 0) return rs_err_option(err, "--profile", s->profile);
     if (s->inter[0]) {
         if (rs_tier_load_src(s->inter, &hw->inter, hw->tier_src[1], err) != 0) return rs_err_option(err, "--inter", s->inter);
         hw->has_inter = true;
         hw->src.rate[RS_RATE_INTER_BW] = hw->tier_src[1][0];
     }
+    const rs_plausible_t pl = {s->allow_implausible, warn, len};
+    if (spec_plausible(s, hw, &pl, err) != 0) return -1;
     if (s->flops > 0) hw->flops_per_s[s->dtype] = s->flops;
     /* --bw and --inter-bw give the rate the ring's transfers reach (no efficiency applied) */
     if (s->bw > 0) {

@@ -191,6 +191,8 @@ typedef struct {
     rs_perturb_t perturb;          /* --straggler, --degrade */
     int impl;                      /* --impl: rs_impl_t (-1 = the profile's default; with --flops: none) */
     char kernel[RS_KNAME_LEN];     /* --kernel: a kernel of the profile ("" = the one the preset runs) */
+    bool allow_implausible;        /* --allow-implausible: a figure above its device's physics is a
+                                      warning, not a refusal (plausible.h) */
     rs_bound_t bound;              /* --bound: the end of the uncertain figures (RS_BOUND_POINT) */
 } rs_machine_spec_t;
 
@@ -200,6 +202,13 @@ void rs_machine_spec_default(rs_machine_spec_t *s);
  * when given, the overrides applied. Returns 0 or -1 with err naming the file ("PATH:LINE: ...") or
  * the option and its value ("--profile nosuch: unknown hardware profile 'nosuch' (presets: ...)"). */
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err);
+/* rs_machine_spec_profile with every figure that enters checked against the device it names
+ * (plausible.h): a profile file's against the device preset its name names, --flops against that
+ * device's datasheet peak for the dtype x 1.05 (the profile's own when it is a preset), --bw and
+ * --inter-bw against their links' nominal rates. Refused (bad input, naming the option or file, the
+ * figure and its bound) unless s->allow_implausible; then the warnings go to warn (len bytes, ""
+ * when none; NULL: dropped). Returns 0 or -1 with err. */
+int rs_machine_spec_profile_checked(const rs_machine_spec_t *s, rs_hw_t *hw, char *warn, size_t len, rs_err_t *err);
 /* The machine of that profile (from rs_machine_spec_profile) for a ring of n_ranks: peak for
  * s->dtype, perturbations, the preset and kernel (--impl, --kernel; else the profile's default; --flops
  * without --impl: the dense peak model); refused when n_ranks spans nodes the profile has no

@@ -79,6 +79,10 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
  * bisects. Returns 0 or -1 with err. */
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *out, rs_err_t *err);
 
+/* The overlap efficiency of the layout's middle step (docs/model.md "Metrics"): t_comp_s / t_step_s,
+ * in (0, 1] (a step lasts at least its compute); 1 for a step of no time. Can't fail. */
+double rs_closed_overlap_efficiency(const rs_closed_t *c);
+
 /* The seed's raw formulas, no calibration: seconds and tokens. Can't fail (inputs validated). */
 double rs_seed_t_comp_s(double block_tokens, double flops_per_pair, double f_per_s);
 double rs_seed_t_comm_s(double block_tokens, double bytes_per_token, double w_bytes_per_s);
@@ -103,9 +107,13 @@ double rs_xfer_end_s(double t_comp_s, double latency_s, double xfer_s, double et
  * backend that cannot tell a figure leaves it 0). */
 typedef struct {
     double makespan_s;       /* latest step end of the pass */
-    double ideal_s;          /* total useful FLOPs / (N x the ideal rate: the kernel curve's rate on one B x B call of
-                                the mask, or F_eff(B) without curves): perfect balance, hidden comm */
-    double efficiency;       /* ideal_s / makespan_s */
+    /* the metrics (docs/model.md "Metrics", each in [0, 1] by construction; rs_walk_metrics) */
+    double balance_efficiency; /* busy_mean_s / makespan_s: the pass's own compute (each call at its own
+                                  rate, with its merges) spread evenly over the ranks, transfers hidden,
+                                  against the makespan; 1 when nothing runs */
+    double fraction_of_peak; /* flops_useful / (N x peak_flops_per_s x makespan_s) */
+    double peak_flops_per_s; /* the peak it is against (model/4-cost/kernel.h rs_kernel_peak_rate) */
+    double load_balance;     /* busy_mean_s / busy_max_s; 1 when nothing computes */
     double t_comp_max_s;     /* longest single (rank, step) compute */
     double t_comm_max_s;     /* longest transfer, post to completion */
     double busy_max_s;       /* max over ranks of summed compute time */
@@ -128,5 +136,9 @@ void rs_walk_estimate(const rs_problem_t *p, int trace, rs_estimate_t *e);
  * (the sink refused an event: out of memory). */
 int rs_model_walk(const rs_schedule_t *s, const rs_machine_t *m, rs_event_sink_t sink, double *rank_busy_s,
                   rs_walk_t *out, rs_err_t *err);
+/* The metrics of a run of problem p on machine m from its makespan_s, busy_mean_s, busy_max_s and
+ * flops_useful (the walk's, or another backend's figures): balance_efficiency, fraction_of_peak,
+ * peak_flops_per_s, load_balance (1, 0 and 1 when nothing ran). Can't fail. */
+void rs_walk_metrics(const rs_problem_t *p, const rs_machine_t *m, rs_walk_t *w);
 
 #endif /* RS_COST_H */

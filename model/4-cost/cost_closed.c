@@ -304,6 +304,8 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     return 0;
 }
 
+double rs_closed_overlap_efficiency(const rs_closed_t *c) { return c->t_step_s > 0 ? c->t_comp_s / c->t_step_s : 1; }
+
 /* The layout step's work minus its fixed costs at block b (a multiple of the granule); *valid false
  * when S = b N is no valid problem. */
 static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, int64_t b, bool *valid) {

@@ -687,7 +687,7 @@ void rs_kernel_layout_fixed(const rs_kmodel_t *km, const rs_kclasses_t *c, doubl
     *fixed_s = rs_kernel_fixed_s(km, 0, k->launches, k->host_calls, k->syncs);
 }
 
-double rs_kernel_ideal_rate(const rs_kmodel_t *km) {
+double rs_kernel_local_rate(const rs_kmodel_t *km) {
     if (!km->curves || !km->pre) return km->f_eff;
     const double b = (double)km->block;
     const rs_kmask_t mask = km->p.causal ? RS_KMASK_CAUSAL : RS_KMASK_FULL;
@@ -730,8 +730,23 @@ const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len) 
     return buf;
 }
 
-double rs_kernel_ideal_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful) {
+double rs_kernel_local_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful) {
     rs_kmodel_t km;
     rs_kmodel_init(&km, p, m);
-    return flops_useful / ((double)p->n_ranks * rs_kernel_ideal_rate(&km));
+    return flops_useful / ((double)p->n_ranks * rs_kernel_local_rate(&km));
+}
+
+double rs_kernel_peak_rate(const rs_kmodel_t *km) {
+    double peak = fmax(km->m->flops_per_s, km->f_eff);
+    for (int pass = 0; km->curves && km->pre && pass < 2; pass++)
+        for (int k = 0; k < RS_KMASK_COUNT; k++)
+            for (int i = 0; km->curve[pass][k] && i < km->curve[pass][k]->n; i++)
+                peak = fmax(peak, km->curve[pass][k]->pt[i].flops_per_s);
+    return km->m->jitter > 0 ? peak / (1 - km->m->jitter) : peak;
+}
+
+double rs_kernel_peak_flops(const rs_problem_t *p, const rs_machine_t *m) {
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, p, m);
+    return rs_kernel_peak_rate(&km);
 }

@@ -244,14 +244,23 @@ void rs_kernel_classes_epilogue(const rs_kmodel_t *km, const rs_kclasses_t *c, i
  * without curves. Returns buf. */
 const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len);
 
-/* The rate of a perfect ring: the useful FLOP/s of one B x B call with the problem's mask (causal or
- * full) at the kernel's curve, or F x eff(B) without curves. ideal = useful FLOPs / (N x this rate):
- * balanced, transfers hidden, no merge, each rank running its kernel as one device runs its local
- * block. Can't fail. */
-double rs_kernel_ideal_rate(const rs_kmodel_t *km);
-/* ideal_s of a run (model/4-cost/cost.h rs_walk_t): flops_useful / (N x rs_kernel_ideal_rate) for
- * problem p on machine m - the one definition every backend's efficiency uses. Can't fail. */
-double rs_kernel_ideal_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful);
+/* The rate of one local call: the useful FLOP/s of one B x B call with the problem's mask (causal or
+ * full) at the kernel's curve, or F x eff(B) without curves - the single-device baseline ring
+ * attention benchmarks compare a ring with (docs/model.md "Metrics": local_calls_s). Not a bound: a
+ * ring whose calls run faster per useful FLOP than this call (zigzag's full (B, B/2) calls) beats
+ * N such calls. Can't fail. */
+double rs_kernel_local_rate(const rs_kmodel_t *km);
+/* flops_useful / (N x rs_kernel_local_rate) for problem p on machine m: the time of N local calls
+ * doing a run's useful work. Can't fail. */
+double rs_kernel_local_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful);
+/* The peak a fraction of peak is against (docs/model.md "Metrics"): the device's F for the dtype, or
+ * any faster rate a call of this machine can run at (F x eff(B), a curve point of the kernel: a
+ * profile refuses both above F, a caller's machine may not), divided by 1 - J under --jitter J (a step
+ * may draw that much less time). Every call runs at or below it, so useful FLOPs / (N x this x
+ * makespan) <= 1 by construction. Can't fail. */
+double rs_kernel_peak_rate(const rs_kmodel_t *km);
+/* rs_kernel_peak_rate for problem p on machine m. Can't fail. */
+double rs_kernel_peak_flops(const rs_problem_t *p, const rs_machine_t *m);
 
 /* ---------------------------------------------------------------------------------------------------
  * Honest bounds: ONE rule for "compute- or transfer-bound" and B*, used by the model table and JSON,

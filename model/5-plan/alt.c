@@ -116,7 +116,7 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
     const uint64_t ff = fwd.flops_total, fb = bwd.flops_total;
     o.attn_fwd_s = wf->makespan_s;
     o.attn_bwd_s = wb->makespan_s;
-    o.walk_eff_fwd = wf->efficiency;
+    o.walk_eff_fwd = wf->balance_efficiency;
     o.flops_useful_fwd = (double)ff * (double)c->ulysses; /* the ring sub-problem holds Hq/U heads */
     o.flops_useful_bwd = (double)fb * (double)c->ulysses;
     o.ring_block_tokens = c->seq_tokens / c->ring;

@@ -1,6 +1,7 @@
 """The problem, the machine, the closed form and the critical-path walk (libringsim's model/4-cost,
 through studies/setup.h: the same path as `ringsim model`)."""
 import ctypes
+import warnings
 
 from . import _arrays
 from ._lib import (S, Err, P, Record, RingsimError, _layout, c_int, c_size_t, check, cstr, dtype_of, event_kind_name,
@@ -61,7 +62,8 @@ class Machine:
     """The machine as asked for: rs_machine_spec_t's fields (machine.h) - a profile (preset name or
     JSON file) and what changes on it; None keeps the profile's value. Rates take SI suffixes
     ("450G"); stragglers and degraded are lists of (rank or hop, factor); impl (ringsim, flash-attn,
-    te, none) and kernel as --impl and --kernel."""
+    te, none) and kernel as --impl and --kernel; allow_implausible as --allow-implausible (a figure
+    above its device's datasheet is a warning, not a RingsimError)."""
 
     _REALS = ("flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown", "host_xfer", "host_byte", "jitter")
 
@@ -69,10 +71,11 @@ class Machine:
 
     def __init__(self, profile="h100-sxm", inter=None, gpus_per_node=None, flops=None, bw=None, inter_bw=None,
                  latency=None, launch=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None, jitter=None,
-                 seed=None, stragglers=(), degraded=(), impl=None, kernel=None):
+                 seed=None, stragglers=(), degraded=(), impl=None, kernel=None, allow_implausible=False):
         # the texts and the numbers checked as the command line checks them: no NUL byte, the option's range
         self.profile = cstr("profile", str(profile) if not isinstance(profile, (str, bytes)) else profile).decode()
         self.inter = None if inter is None else cstr("inter", inter).decode()
+        self.allow_implausible = bool(allow_implausible)
         if impl is not None and impl not in self._IMPLS:
             raise RingsimError("impl %s: expected ringsim, flash-attn, te or none" % impl)
         self.impl = impl
@@ -103,6 +106,7 @@ class Machine:
             setattr(spec, k, v)
         if self.seed is not None:
             spec.seed = self.seed
+        spec.allow_implausible = self.allow_implausible
         q = spec.perturb
         for r, f in self.stragglers:
             q.straggler_rank[q.n_stragglers], q.straggler_factor[q.n_stragglers] = r, f
@@ -129,6 +133,8 @@ def setup(problem=None, machine=None):
     s.n_passes, s.passes[0] = 1, problem.pass_
     err = Err()
     check(_setup_finish(ctypes.byref(s), ctypes.byref(err)), err)
+    if s.warning:  # figures taken as given with allow_implausible
+        warnings.warn("ringsim: " + s.warning.decode(), stacklevel=2)
     return s
 
 
@@ -195,8 +201,9 @@ def _event_records(events, n):
 
 
 def walk(problem=None, machine=None, events=True):
-    """The critical-path walk (cost.h rs_model_walk): its figures (rs_walk_t: makespan_s, ideal_s,
-    efficiency, busy_max_s, ...) and, with events, per-(rank, step) arrays n_ranks x n_steps -
+    """The critical-path walk (cost.h rs_model_walk): its figures (rs_walk_t: makespan_s,
+    balance_efficiency, fraction_of_peak, peak_flops_per_s, busy_max_s, ...; the metrics of
+    docs/model.md "Metrics", each in [0, 1]) and, with events, per-(rank, step) arrays n_ranks x n_steps -
     compute_start_s, compute_end_s, flops, send_start_s, send_end_s, send_bytes, recv_start_s,
     recv_end_s, recv_bytes, step_start_s, step_end_s (numpy arrays with NaN where a step has no such
     event, or lists with None) - and the events themselves (walk.events)."""

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import ringsim
 
@@ -50,8 +51,8 @@ CASES = [
     (["-S", "32K", "-N", "4", "--heads", "8", "--kv-heads", "2", "--head-dim", "64", "--dtype", "fp16", "--tile", "64x32"],
      {"seq_tokens": "32K", "n_ranks": 4, "q_heads": 8, "kv_heads": 2, "head_dim": 64, "dtype": "fp16", "tile": "64x32"},
      {}),
-    (["-p", "mi300x", "-N", "32", "-S", "256K", "--bw", "300G", "--latency", "5e-6", "--overlap", "0.5"],
-     {"n_ranks": 32, "seq_tokens": "256K"}, {"profile": "mi300x", "bw": "300G", "latency": 5e-6, "overlap": 0.5}),
+    (["-p", "mi300x", "-N", "32", "-S", "256K", "--bw", "50G", "--latency", "5e-6", "--overlap", "0.5"],
+     {"n_ranks": 32, "seq_tokens": "256K"}, {"profile": "mi300x", "bw": "50G", "latency": 5e-6, "overlap": 0.5}),
     (["-N", "16", "--gpus-per-node", "4", "--inter", "ib-ndr", "--straggler", "3:1.5", "--degrade", "5:2", "--jitter",
       "0.1", "--seed", "7", "--launch-overhead", "2e-6"],
      {"n_ranks": 16}, {"gpus_per_node": 4, "inter": "ib-ndr", "stragglers": [(3, 1.5)], "degraded": [(5, 2)],
@@ -97,7 +98,7 @@ class TestModel(unittest.TestCase):
                     self.assertEqual(cf.makespan_s, e["closed_makespan_s"])
                     self.assertEqual(-1.0 if math.isnan(cf.b_star_tokens) else cf.b_star_tokens, e["b_star_tokens"])
                     self.assertEqual("comm" if cf.comm_bound else "compute", e["bound"])
-                    for k in ("makespan_s", "efficiency", "busy_max_s"):
+                    for k in ("makespan_s", "balance_efficiency", "fraction_of_peak", "peak_flops_per_s", "busy_max_s"):
                         self.assertEqual(w[k], e[k], k)
                     self.assertEqual(doc["flops_per_s"], cf.f_peak_per_s)
 
@@ -154,7 +155,8 @@ class TestModel(unittest.TestCase):
         cases = [(["--seq", "12Q"], {"seq_tokens": "12Q"}, {}),
                  (["-S", "1000", "-N", "8"], {"seq_tokens": 1000, "n_ranks": 8}, {}),
                  (["-p", "no-such-gpu"], {}, {"profile": "no-such-gpu"}),
-                 (["--kv-heads", "3"], {"kv_heads": 3}, {})]
+                 (["--kv-heads", "3"], {"kv_heads": 3}, {}),
+                 (["--flops", "2000T"], {}, {"flops": "2000T"})]  # above h100-sxm's 989 TFLOP/s x 1.05
         for opts, pkw, mkw in cases:
             code, _out, err = cli("model", "-L", "zigzag", "-P", "forward", *opts, ok=False)
             self.assertEqual(code, 2)
@@ -162,6 +164,15 @@ class TestModel(unittest.TestCase):
                 ringsim.closed_form(ringsim.Problem(**pkw), ringsim.Machine(**mkw))
             # the same message; Python names its own parameter (seq_tokens) where the command names --seq
             self.assertEqual(str(ctx.exception).split(" ", 1)[1], err.strip().split(" ", 3)[3])
+
+    def test_allow_implausible_warns_with_the_figure_and_its_bound(self):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            c = ringsim.closed_form(ringsim.Problem(), ringsim.Machine(flops="2000T", allow_implausible=True))
+        self.assertEqual(len(got), 1)
+        self.assertIn("--flops 2e+15: above H100-SXM's datasheet bf16 peak x 1.05 (1.038e+15 FLOP/s); taken as given",
+                      str(got[0].message))
+        self.assertEqual(c.f_peak_per_s, 2e15)
 
 
 MEM_TERMS = {"weights": "weights_bytes", "gradients": "grads_bytes", "optimizer": "optim_bytes",
@@ -252,8 +263,11 @@ class TestSweep(unittest.TestCase):
                 self.assertEqual(cf.block_tokens, r.block_tokens)
                 for col_name, v in (("closed_t_comp_s", cf.t_comp_s), ("closed_t_comm_s", cf.t_comm_s),
                                     ("closed_t_step_s", cf.t_step_s), ("b_min_tokens", cf.b_min_tokens),
-                                    ("pred_makespan_s", w.makespan_s), ("pred_efficiency", w.efficiency)):
+                                    ("pred_makespan_s", w.makespan_s)):
                     self.assertEqual(float(r[col_name]), v, col_name)
+                # the sweep walks with a trace, this walk without: the per-rank sums round alike to 1e-12
+                self.assertTrue(math.isclose(float(r["pred_balance_efficiency"]), w.balance_efficiency, rel_tol=1e-12))
+                self.assertTrue(0 < w.balance_efficiency <= 1 and 0 < w.fraction_of_peak <= 1)
 
     def test_readers_refuse_bad_files(self):
         with tempfile.TemporaryDirectory() as d:

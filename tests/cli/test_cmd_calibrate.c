@@ -1,7 +1,7 @@
 /* test_cmd_calibrate.c - `ringsim calibrate` end to end: --from-trace on two predicted traces at B =
  * 2048 and 8192 fits the very tier that predicted them (H100-SXM's NVLink at the rate NCCL reaches: 450
- * GB/s x 0.822 = 369.9 GB/s, 3 us), as a
- * profile that loads; a measured calibration of two ranks as threads writes a loadable profile; the
+ * GB/s x 0.822 = 369.9 GB/s, 3 us), as a profile of that device (its memory figures) that loads; a
+ * measured calibration of two ranks as threads writes a loadable profile; the
  * refusals. */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,8 @@ RS_TEST(test_from_trace, "--from-trace fits the tier that predicted the traces")
     RS_ASSERT_REL(hw.intra.bw_bytes_per_s, 369.9e9, 1e-12);
     RS_ASSERT_REL(hw.intra.latency_s, 3e-6, 1e-12);
     CU_ASSERT_EQUAL(hw.devices_per_node, 4);
-    CU_ASSERT_STRING_EQUAL(hw.name, "from-trace");
+    CU_ASSERT_STRING_EQUAL(hw.name, "H100-SXM"); /* the profile the traces were made with (their hw) */
+    RS_ASSERT_REL(hw.mem_bytes, 80e9, 0);          /* its datasheet's memory, not this host's */
 }
 
 RS_TEST(test_measured, "a measured calibration writes a profile") {

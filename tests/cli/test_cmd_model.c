@@ -87,9 +87,9 @@ static void csv_matches_library(const char *extra, double host_o, double host_pe
     while ((line = strtok_r(NULL, "\n", &save))) {
         char layout[32], pass[32], bound[32];
         long long s, n, b;
-        double tc, tm, ts, mk, cmk, eff;
-        CU_ASSERT_EQUAL_FATAL(sscanf(line, "%31[^,],%31[^,],%lld,%lld,%lld,%lf,%lf,%31[^,],%lf,%lf,%lf,%lf", layout,
-                                     pass, &s, &n, &b, &tc, &tm, bound, &ts, &mk, &cmk, &eff), 12);
+        double tc, tm, ts, mk, cmk, ovl, bal, frac, load;
+        CU_ASSERT_EQUAL_FATAL(sscanf(line, "%31[^,],%31[^,],%lld,%lld,%lld,%lf,%lf,%31[^,],%lf,%lf,%lf,%lf,%lf,%lf,%lf", layout,
+                                     pass, &s, &n, &b, &tc, &tm, bound, &ts, &mk, &cmk, &ovl, &bal, &frac, &load), 15);
         rs_problem_t p;
         rs_problem_default(&p);
         p.seq_tokens = 65536;
@@ -104,7 +104,10 @@ static void csv_matches_library(const char *extra, double host_o, double host_pe
         RS_ASSERT_REL(tc, c.t_comp_s, 1e-15);
         RS_ASSERT_REL(tm, c.t_comm_s, 1e-15);
         RS_ASSERT_REL(mk, w.makespan_s, 1e-15);
-        RS_ASSERT_REL(eff, w.efficiency, 1e-15);
+        RS_ASSERT_REL(ovl, c.t_comp_s / c.t_step_s, 1e-15);
+        RS_ASSERT_REL(bal, w.busy_mean_s / w.makespan_s, 1e-12);
+        RS_ASSERT_REL(frac, (double)w.flops_useful / (16 * w.peak_flops_per_s * w.makespan_s), 1e-15);
+        RS_ASSERT_REL(load, w.busy_mean_s / w.busy_max_s, 1e-12);
         rs_schedule_free(sch);
         rows++;
     }

@@ -9,8 +9,8 @@
 static const char header[] =
     "point,series,profile,layout,pass,causal,seq_tokens,n_ranks,block_tokens,f_per_s,w_bytes_per_s,latency_s,b_min_tokens,"
     "b_star_tokens,seed_t_comp_s,seed_t_comm_s,closed_t_comp_s,closed_t_comm_s,closed_t_step_s,closed_bound,pred_t_comp_s,"
-    "pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_efficiency,pred_overlap_eff,sim_t_comp_s,sim_t_comm_s,"
-    "sim_t_step_s,sim_makespan_s,sim_bound,sim_efficiency";
+    "pred_t_comm_s,pred_t_step_s,pred_makespan_s,pred_bound,pred_balance_efficiency,pred_overlap_efficiency,sim_t_comp_s,"
+    "sim_t_comm_s,sim_t_step_s,sim_makespan_s,sim_bound,sim_balance_efficiency";
 
 RS_TEST(test_csv_row, "the CSV's header and a point's row") {
     char args[2048], csv[600];
@@ -49,7 +49,7 @@ RS_TEST(test_csv_row, "the CSV's header and a point's row") {
     /* where the rates come from, before the column line: the H100's published FlashAttention-2 curves */
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# rates profile=h100-sxm: attention published (kernel flash-attn-2, FlashAttention-3 paper Figures 5-6"));
     CU_ASSERT_TRUE(strstr(t, "\n# rates profile=") < strstr(t, header));
-    CU_ASSERT_EQUAL(rs_cmd_lines(t), 8 + 1 + 1 + 2 + 1); /* comments, rates, header, 2 points, crossover */
+    CU_ASSERT_EQUAL(rs_cmd_lines(t), 10 + 1 + 1 + 2 + 1); /* comments, rates, header, 2 points, crossover */
     free(t);
 }
 

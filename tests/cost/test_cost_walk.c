@@ -53,7 +53,9 @@ static void walk_vs_closed(rs_pass_t pass, double lat, double eta, double sigma,
                 }
                 rs_walk_t w;
                 walk_equals_closed(&p, &m, &w);
-                RS_ASSERT_REL(w.efficiency, w.ideal_s / w.makespan_s, 1e-15);
+                RS_ASSERT_REL(w.balance_efficiency, w.busy_mean_s / w.makespan_s, 1e-12); /* 1 within rounding */
+                CU_ASSERT(w.balance_efficiency > 0 && w.balance_efficiency <= 1);
+                RS_ASSERT_REL(w.fraction_of_peak, (double)w.flops_useful / (double)ns[i] / w.peak_flops_per_s / w.makespan_s, 1e-12);
             }
 }
 
@@ -398,6 +400,90 @@ RS_TEST(test_closed_equals_walk, "closed form == walk (non-causal, every preset)
                         rs_walk_t w;
                         walk_equals_closed(&p, &m, &w);
                     }
+}
+
+/* The metrics of one (problem, machine) against their bounds (docs/model.md "Metrics"): overlap
+ * efficiency T_comp / T_step of the closed form, balance efficiency, fraction of peak and load
+ * balance of the walk, each in (0, 1]. Returns how many are out. */
+static int metrics_out_of_bounds(const rs_problem_t *p, const rs_machine_t *m, const char *what) {
+    rs_schedule_t *s = rs_schedule_create(p, NULL);
+    rs_closed_t c;
+    rs_walk_t w;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(p, m, &c, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_model_walk(s, m, RS_NO_SINK, NULL, &w, NULL), 0);
+    rs_schedule_free(s);
+    const double v[4] = {rs_closed_overlap_efficiency(&c), w.balance_efficiency, w.fraction_of_peak, w.load_balance};
+    const char *name[4] = {"overlap efficiency", "balance efficiency", "fraction of peak", "load balance"};
+    int bad = 0;
+    for (int i = 0; i < 4; i++)
+        if (!(v[i] > 0 && v[i] <= 1)) {
+            fprintf(stderr, "  %s: %s %.17g\n", what, name[i], v[i]);
+            bad++;
+        }
+    return bad;
+}
+
+RS_TEST(test_metrics_bounded_on_every_preset, "every metric in (0, 1]: every shipped device, preset, layout, pass, mask, N, B") {
+    const char *const *dev = rs_hw_preset_names();
+    int cases = 0, bad = 0, devices = 0, with_curves = 0;
+    for (int d = 0; dev[d]; d++) {
+        rs_hw_t hw;
+        CU_ASSERT_EQUAL_FATAL(rs_hw_load(dev[d], &hw, NULL), 0);
+        devices++;
+        for (int impl = RS_IMPL_NONE; impl < RS_IMPL_COUNT; impl++) {
+            rs_machine_t m;
+            CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+            const int kernel = impl == RS_IMPL_NONE ? 0 : hw.kernels.impl_kernel[impl];
+            if (impl != RS_IMPL_NONE && (!kernel || rs_machine_set_kernel(&m, impl, kernel, NULL) != 0)) continue;
+            if (impl == RS_IMPL_NONE) CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_NONE, 0, NULL), 0);
+            with_curves += impl != RS_IMPL_NONE;
+            const int64_t ns[] = {1, 8, 16}, bs[] = {1024, 16384, 131072};
+            for (int l = 0; l < RS_LAYOUT_COUNT; l++)
+                for (int pass = 0; pass < 2; pass++)
+                    for (int causal = 0; causal < 2; causal++)
+                        for (unsigned i = 0; i < 3; i++)
+                            for (unsigned j = 0; j < 3; j++) {
+                                if (ns[i] > m.devices_per_node && m.devices_per_node > 0 && !hw.has_inter) continue;
+                                rs_problem_t p;
+                                rs_problem_default(&p);
+                                p.n_ranks = ns[i], p.seq_tokens = ns[i] * bs[j], p.layout = (rs_layout_t)l;
+                                p.pass = (rs_pass_t)pass, p.causal = causal;
+                                p.grad_bytes = impl == RS_IMPL_NONE ? 4 : rs_impl_grad_bytes((rs_impl_t)impl, p.act_bytes);
+                                char what[160];
+                                snprintf(what, sizeof what, "%s %s %s %s %s N=%lld B=%lld", dev[d], rs_impl_name((rs_impl_t)impl),
+                                         rs_layout_name(p.layout), rs_pass_name(p.pass), causal ? "causal" : "full",
+                                         (long long)p.n_ranks, (long long)bs[j]);
+                                bad += metrics_out_of_bounds(&p, &m, what);
+                                cases++;
+                            }
+            if (impl != RS_IMPL_NONE) continue;
+            rs_problem_t q; /* the inference variants (the dense model): pass-q with a cached prefix, decode */
+            rs_problem_default(&q);
+            q.n_ranks = 8, q.seq_tokens = 8 * 4096, q.cached_tokens = 65536, q.ring = RS_RING_PASS_Q;
+            bad += metrics_out_of_bounds(&q, &m, dev[d]);
+            q.decode = true, q.seq_tokens = 1;
+            bad += metrics_out_of_bounds(&q, &m, dev[d]);
+            cases += 2;
+        }
+    }
+    CU_ASSERT(devices >= 14 && with_curves >= 10 && cases > 2500);
+    /* a machine whose F is below its curves (--flops with --impl) and one with jitter: the peak the
+     * fraction is against is the fastest rate a call can run at (kernel.h rs_kernel_peak_rate) */
+    rs_hw_t hw;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &hw, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        rs_machine_t m;
+        CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+        if (k == 0) m.flops_per_s = 100e12;
+        else m.jitter = 0.9, m.seed = 3;
+        for (int l = 0; l < RS_LAYOUT_COUNT; l++) {
+            rs_problem_t p;
+            rs_problem_default(&p);
+            p.n_ranks = 2, p.seq_tokens = 2 * 16384, p.layout = (rs_layout_t)l, p.causal = false;
+            bad += metrics_out_of_bounds(&p, &m, k == 0 ? "h100-sxm F = 100 TFLOP/s" : "h100-sxm jitter 0.9");
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 0);
 }
 
 RS_TEST_PROGRAM("walk")

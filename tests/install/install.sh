@@ -54,7 +54,7 @@ echo "data found beside the binary (profiles, plots)"
 # the example against the installed library: pkg-config, then find_package
 model=$("$P/bin/ringsim" model -L zigzag -P forward --json -) || fail "ringsim model --json"
 expect() { # the example's key=value lines against the JSON
-  for k in t_comp_s t_comm_s b_min_tokens makespan_s efficiency; do
+  for k in t_comp_s t_comm_s b_min_tokens makespan_s balance_efficiency; do
     a=$(sed -n "s/^$k=//p" "$1")
     b=$(echo "$model" | sed -n "s/^ *\"$k\": \([^,]*\),*$/\1/p" | head -n 1)
     [ -n "$a" ] && [ "$a" = "$b" ] || fail "$2: $k = '$a', ringsim model --json says '$b'"

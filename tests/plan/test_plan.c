@@ -227,6 +227,45 @@ RS_TEST(test_plan_estimate, "plan_estimate") {
     free(chosen), free(r);
 }
 
+/* MFU (docs/model.md "Metrics") of every option of a plan on every shipped device, every shipped
+ * model, a short and a long S, with and without checkpointing and with the GEMMs at the full peak (linear
+ * efficiency 1: the largest MFU the plan can give): each in (0, 1]. */
+RS_TEST(test_mfu_bounded_on_every_device, "MFU in (0, 1] over every candidate option on every shipped device and model") {
+    const char *const *dev = rs_hw_preset_names();
+    const char *const *models = rs_transformer_preset_names();
+    const int64_t seqs[] = {32768, 1048576};
+    int options = 0, bad = 0, n_models = 0;
+    while (models[n_models]) n_models++;
+    CU_ASSERT(n_models >= 11);
+    for (int d = 0; dev[d]; d++)
+        for (int i = 0; i < n_models; i++)
+            for (unsigned j = 0; j < 2; j++)
+                for (int ck = 0; ck < 2; ck++) {
+                    rs_hw_t hw;
+                    rs_machine_t m;
+                    const rs_plan_candidate_spec_t cs = {dev[d], RS_PREC_MIXED, -1, NULL, -1, NULL, NULL};
+                    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&cs, &hw, &m, NULL), 0);
+                    rs_plan_config_t c;
+                    rs_plan_config_default(&c);
+                    c.model = rs_test_transformer(models[i]);
+                    c.seq_tokens = seqs[j], c.max_sp = 256, c.linear_eff = 1.0;
+                    c.ckpt = ck ? RS_CKPT_FULL : RS_CKPT_NONE;
+                    rs_plan_result_t *r = malloc(sizeof *r);
+                    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                    rs_err_t err = {0};
+                    if (rs_plan_run(&c, &hw, &m, r, &err) == 0)
+                        for (int k = 0; k < r->n_options; k++, options++)
+                            if (!(r->options[k].mfu > 0 && r->options[k].mfu <= 1)) {
+                                fprintf(stderr, "  %s %s S=%lld: option %d MFU %.17g\n", dev[d], models[i], (long long)seqs[j], k,
+                                        r->options[k].mfu);
+                                bad++;
+                            }
+                    free(r);
+                }
+    CU_ASSERT(options > 500);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* A candidate's preset and kernel: the profile's default, or --impl / --kernel as model takes them
  * (the same machine as rs_machine_spec_build's); a bad name is refused naming the option. */
 RS_TEST(test_candidate_impl_kernel, "candidate: the profile's preset, --impl te, --kernel, --impl none, refusals") {

@@ -104,7 +104,7 @@ RS_TEST(test_contention, "contention: png pdf svg") {
     o.x = "oversub";
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_CONTENTION, cont_csv, rs_test_path("c2.svg"), &o, &err), 0);
-    refused(RS_PLOT_CONTENTION, "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n",
+    refused(RS_PLOT_CONTENTION, "series,nics,oversub,balance_efficiency,balance_efficiency_free\nleaf spine,1,1,0.5,0.9\n",
             ":2: expected a series name without spaces");
 }
 
@@ -200,7 +200,7 @@ static int setup(void) {
     fclose(fp);
     snprintf(cont_csv, sizeof cont_csv, "%s", rs_test_path("contention.csv"));
     if (!(fp = fopen(cont_csv, "w"))) return 1;
-    fprintf(fp, "# contention\nseries,nics,oversub,efficiency,efficiency_free\n");
+    fprintf(fp, "# contention\nseries,nics,oversub,balance_efficiency,balance_efficiency_free\n");
     for (int s2 = 0; s2 < 2; s2++)
         for (int k = 1; k <= 8; k *= 2)
             fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);

@@ -238,7 +238,7 @@ RS_TEST(test_layout_busy, "layout-busy: times, title") {
 /* N varies: x = n_ranks; simulated points only when every profile has them */
 RS_TEST(test_scaling, "scaling: x, profiles, simulated points") {
     const char *p = prepared_csv(RS_PLOT_SCALING, "scaling.csv",
-                                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
+                                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency,sim_t_step_s,sim_overlap_efficiency\n"
                                  "h100,2,1024,1,0.5,1,0.5\nh100,4,1024,2,0.5,2,0.5\nmi300x,2,1024,1,0.5,,\n", NULL,
                                  "profiles='h100 mi300x';xcol='n_ranks';has_sim=0;"
                                  "title='Step time and overlap efficiency vs ranks N';");
@@ -246,12 +246,12 @@ RS_TEST(test_scaling, "scaling: x, profiles, simulated points") {
     prepared(RS_PLOT_SCALING, p, &o,
              "profiles='h100 mi300x';xcol='block_tokens';has_sim=0;title='Step time and overlap efficiency vs block size B';");
     prepared_csv(RS_PLOT_SCALING, "scaling-b.csv",
-                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff,sim_t_step_s,sim_overlap_eff\n"
+                 "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency,sim_t_step_s,sim_overlap_efficiency\n"
                  "h100,2,1024,1,0.5,1,0.5\nh100,2,2048,2,0.5,2,0.5\n", NULL,
                  "profiles='h100';xcol='block_tokens';has_sim=1;title='Step time and overlap efficiency vs block size B';");
     o.x = "seq";
     refused(RS_PLOT_SCALING, p, &o, "--x seq: expected n_ranks or block_tokens");
-    REFUSED_ROWS(RS_PLOT_SCALING, "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_eff\n",
+    REFUSED_ROWS(RS_PLOT_SCALING, "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency\n",
                  {"h100,2,1024,1,0.5\nh100,2,1024,2,0.5\n", "@: expected n_ranks or block_tokens to vary across rows"},
                  {"h 100,2,1024,1,0.5\n", "@:2: expected a profile name without spaces or quotes, got 'h 100'"},
                  {"a,2,1024,1,0.5\nb,4,1024,0,0.5\n", "@: profile 'b' has no positive pred_t_step_s"});
@@ -272,17 +272,17 @@ RS_TEST(test_maxctx, "maxctx: profiles in order") {
 /* each series once, in order; x = the column that varies (nics unless only oversub does) */
 RS_TEST(test_contention, "contention: series, x") {
     const char *p = prepared_csv(RS_PLOT_CONTENTION, "cont.csv",
-                                 "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
+                                 "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
                                  "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n", NULL,
-                                 "series='s1 s2';xcol='nics';title='Concurrent rings: efficiency vs NICs per node';");
+                                 "series='s1 s2';xcol='nics';title='Concurrent rings: balance efficiency vs NICs per node';");
     const char *q = prepared_csv(RS_PLOT_CONTENTION, "cont2.csv",
-                                 "series,nics,oversub,efficiency,efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n", NULL,
-                                 "series='s1';xcol='oversub';title='Concurrent rings: efficiency vs spine oversubscription';");
+                                 "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n", NULL,
+                                 "series='s1';xcol='oversub';title='Concurrent rings: balance efficiency vs spine oversubscription';");
     rs_plot_opts_t o = {.x = "nics", .title = "C"};
     prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';xcol='nics';title='C';");
     o.x = "ranks";
     refused(RS_PLOT_CONTENTION, p, &o, "--x ranks: expected nics or oversub");
-    refused(RS_PLOT_CONTENTION, csv("cont3.csv", "series,nics,oversub,efficiency,efficiency_free\nleaf spine,1,1,0.5,0.9\n"),
+    refused(RS_PLOT_CONTENTION, csv("cont3.csv", "series,nics,oversub,balance_efficiency,balance_efficiency_free\nleaf spine,1,1,0.5,0.9\n"),
             NULL, "@:2: expected a series name without spaces or quotes, got 'leaf spine'");
 }
 

@@ -27,11 +27,11 @@ RS_TEST(test_finding_scaling_planted, "scaling sentence from planted N sweep (cr
         rs_problem_default(&p->problem);
         p->problem.seq_tokens = 131072, p->problem.n_ranks = 2 << i;
         p->machine = m;
-        p->pred.t_step_s = 1e-3, p->pred.t_comp_s = eff[i] * 1e-3, p->pred.n_step = p->pred.n_comp = 1;
+        p->pred.t_step_s = p->pred.t_step_comp_s = 1e-3, p->pred.t_comp_s = eff[i] * 1e-3, p->pred.n_step = p->pred.n_comp = 1;
         p->pred.t_comm_s = 1e-5; /* the median transfer is an intra-node hop's: it says nothing of the slow hop */
     }
     snprintf(pts[7].profile, sizeof pts[7].profile, "other"); /* another profile's point is ignored */
-    pts[7].problem = pts[0].problem, pts[7].pred.t_step_s = 1, pts[7].pred.t_comp_s = 0.1;
+    pts[7].problem = pts[0].problem, pts[7].pred.t_step_s = pts[7].pred.t_step_comp_s = 1, pts[7].pred.t_comp_s = 0.1;
     char s[1200];
     rs_report_finding_scaling(pts, 8, "planted", 0.9, s, sizeof s);
     rs_test_expect_all(s, (const char *const[]){
@@ -49,7 +49,7 @@ RS_TEST(test_finding_scaling_planted, "scaling sentence from planted N sweep (cr
     rs_report_finding_scaling(pts, 7, "planted", 0.9, s, sizeof s);
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "stays at 0.90 or more up to the largest N swept (1.000 at N = 128)"));
     /* a sweep that never ran: no number at all */
-    pts[0].pred.t_step_s = 0;
+    pts[0].pred.t_step_s = pts[0].pred.t_step_comp_s = 0;
     rs_report_finding_scaling(pts, 1, "planted", 0.9, s, sizeof s);
     CU_ASSERT(rs_test_no_nan_word(s));
     rs_report_finding_scaling(pts, 7, "absent", 0.9, s, sizeof s);
@@ -229,10 +229,10 @@ RS_TEST(test_finding_heldout_planted, "held-out table and sentence from a plante
 /* The overlap efficiency of a summary and the crossing's words. */
 RS_TEST(test_overlap_and_crossing, "overlap efficiency and the crossing in words") {
     rs_trace_summary_t s = {0};
-    s.t_comp_s = 0.75, s.t_step_s = 1;
-    CU_ASSERT_EQUAL(rs_report_overlap_eff(&s), 0.75);
-    s.t_step_s = 0;
-    CU_ASSERT(isnan(rs_report_overlap_eff(&s)));
+    s.t_comp_s = 0.75, s.t_step_comp_s = 1, s.t_step_s = 0.5; /* the steps that compute, not every step */
+    CU_ASSERT_EQUAL(rs_trace_overlap_efficiency(&s), 0.75);
+    s.t_step_comp_s = 0;
+    CU_ASSERT(isnan(rs_trace_overlap_efficiency(&s)));
     char buf[96];
     CU_ASSERT_STRING_EQUAL(rs_report_crossing_text(788.4, 64, 65536, buf, sizeof buf), "at B = 788 tokens");
     CU_ASSERT_STRING_EQUAL(rs_report_crossing_text(NAN, 64, 65536, buf, sizeof buf), "nowhere in the swept range (B = 64..65536)");

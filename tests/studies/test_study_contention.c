@@ -92,18 +92,19 @@ RS_TEST(test_small_study, "a small study: its points in the CSV, efficiency up w
         CU_ASSERT_EQUAL(p->pick.nics, k.nics[i]);
         CU_ASSERT_EQUAL(p->devices, 16);
         CU_ASSERT_EQUAL(p->rings, 8);
-        CU_ASSERT_EQUAL(p->efficiency, p->ideal_s / p->makespan_s);
-        CU_ASSERT_EQUAL(p->efficiency_free, p->ideal_s / p->free_s);
+        CU_ASSERT_EQUAL(p->balance_efficiency, p->busy_mean_s / p->makespan_s);
+        CU_ASSERT_EQUAL(p->balance_efficiency_free, p->busy_mean_s / p->free_s);
         CU_ASSERT(p->makespan_s >= p->free_s * (1 - 1e-12));
-        CU_ASSERT(p->efficiency > 0 && p->efficiency <= 1);
+        CU_ASSERT(p->balance_efficiency > 0 && p->balance_efficiency <= p->balance_efficiency_free);
+        CU_ASSERT(p->balance_efficiency_free <= 1);
     }
     CU_ASSERT_STRING_EQUAL(out.points[0].series, "leaf-spine/tp-cp-dp/1:1");
-    CU_ASSERT(out.points[1].efficiency >= out.points[0].efficiency); /* more NICs, less contention */
+    CU_ASSERT(out.points[1].balance_efficiency >= out.points[0].balance_efficiency); /* more NICs, less contention */
     rs_table_t t;
     CU_ASSERT_EQUAL_FATAL(rs_table_read(in.csv, &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 2);
     for (size_t i = 0; i < 2; i++) {
-        CU_ASSERT_EQUAL(strtod(t.cells[i][rs_table_col(&t, "efficiency")], NULL), out.points[i].efficiency);
+        CU_ASSERT_EQUAL(strtod(t.cells[i][rs_table_col(&t, "balance_efficiency")], NULL), out.points[i].balance_efficiency);
         CU_ASSERT_EQUAL(strtod(t.cells[i][rs_table_col(&t, "makespan_s")], NULL), out.points[i].makespan_s);
         CU_ASSERT_EQUAL(strtoll(t.cells[i][rs_table_col(&t, "nics")], NULL, 10), k.nics[i]);
         CU_ASSERT_STRING_EQUAL(t.cells[i][rs_table_col(&t, "fabric")], "leaf-spine");

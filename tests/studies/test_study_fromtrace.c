@@ -145,6 +145,49 @@ RS_TEST(test_bad_input, "bad input: exit 2, the file named, no output") {
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
 }
 
+/* The fit against the traced device: its memory figures the device preset's (not this host's); a fit
+ * above a slower device's datasheet (the known 380 TFLOP/s on an A100's 312 x 1.05) refused naming
+ * the figure and the bound, taken with a warning under --allow-implausible; traces that name no
+ * device refused unless --name names one. */
+RS_TEST(test_plausible, "calibrate --from-trace: the traced device's memory; implausible fits refused or warned") {
+    char args[4096], a100[2][600], anon[2][600], prof[600];
+    snprintf(prof, sizeof prof, "%s", rs_test_path("dev.json"));
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s", prof, paths[0], paths[1]);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    rs_hw_t hw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(prof, &hw, &err), 0);
+    CU_ASSERT_STRING_EQUAL(hw.name, "H100-SXM");
+    RS_ASSERT_REL(hw.mem_bytes, 80e9, 0);            /* profiles/devices/h100-sxm.json, not this host's */
+    RS_ASSERT_REL(hw.mem_bw_bytes_per_s, 3.35e12, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(hw.calibration_note, "memory figures: H100-SXM's datasheet (device preset h100-sxm)"));
+    for (int i = 0; i < 2; i++) {
+        snprintf(a100[i], sizeof a100[i], "%s", rs_test_path(i ? "a100-1.csv" : "a100-0.csv"));
+        snprintf(anon[i], sizeof anon[i], "%s", rs_test_path(i ? "anon-1.csv" : "anon-0.csv"));
+        edited_copy(paths[i + 1], a100[i], NULL, "# import.gpu=H100-SXM", "# import.gpu=NVIDIA A100-SXM4-80GB"); /* B 2048, 4096 */
+        edited_copy(paths[i], anon[i], NULL, "# import.gpu=H100-SXM", "# import.gpu=ringsim export");
+    }
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s", rs_test_path("a100.json"), a100[0], a100[1]);
+    refused(args, "device.flops_per_s.bf16 3.8e+14: above A100-SXM's datasheet bf16 peak x 1.05 (3.276e+14 FLOP/s)", NULL);
+    CU_ASSERT_EQUAL(rs_test_file_size(rs_test_path("a100.json")), -1);
+    CU_ASSERT_EQUAL(rs_test_out[0], '\0'); /* nothing printed */
+    snprintf(args, sizeof args, "validate --from-trace %s %s", a100[0], a100[1]);
+    refused(args, "device.flops_per_s.bf16 3.8e+14: above A100-SXM's", NULL);
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s --allow-implausible", rs_test_path("a100.json"), a100[0], a100[1]);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim calibrate: warning: the fit of "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "device.flops_per_s.bf16 3.8e+14: above A100-SXM's datasheet bf16 peak x 1.05 "
+                                               "(3.276e+14 FLOP/s); taken as given (--allow-implausible)"));
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s", rs_test_path("anon.json"), anon[0], anon[1]);
+    refused(args, "the traced device 'ringsim export' has no device preset: its memory figures would be this host's", NULL);
+    snprintf(args, sizeof args, "calibrate --out %s --from-trace %s %s --name h100-sxm", rs_test_path("anon.json"), anon[0], anon[1]);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(rs_test_path("anon.json"), &hw, &err), 0);
+    RS_ASSERT_REL(hw.mem_bytes, 80e9, 0);
+    snprintf(args, sizeof args, "validate --from-trace %s %s", anon[0], anon[1]); /* nothing written: no memory figure needed */
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+}
+
 /* In the library: an output that is an input, a profile that cannot be written, a calibrated profile
  * that does not load. */
 RS_TEST(test_library_kinds, "in the library: the kind of each failure") {

@@ -49,8 +49,8 @@ RS_TEST(test_summary_is_the_model, "summary.csv is the model's closed form and w
         RS_ASSERT_REL(tm, c.t_comm_s, 1e-15);
         RS_ASSERT_REL(ts, c.t_step_s, 1e-15);
         RS_ASSERT_REL(mk, w.makespan_s, 1e-15);
-        RS_ASSERT_REL(ideal, w.ideal_s, 1e-15);
-        RS_ASSERT_REL(eff, w.efficiency, 1e-15);
+        RS_ASSERT_REL(ideal, w.balance_efficiency, 1e-15); /* the columns balance_efficiency, fraction_of_peak */
+        RS_ASSERT_REL(eff, w.fraction_of_peak, 1e-15);
         RS_ASSERT_REL(bmax, w.busy_max_s, 1e-15);
         RS_ASSERT_REL(bmean, w.busy_mean_s, 1e-15);
         CU_ASSERT_EQUAL(cbs, w.comm_bound_steps);

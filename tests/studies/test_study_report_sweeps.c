@@ -91,16 +91,16 @@ RS_TEST(test_contention, "the contention sentence from its CSV") {
     read_table("data/contention.csv", &t);
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 8); /* K = 1, 2, 4, 8 at 1:1 and 2:1 */
     CU_ASSERT_PTR_NOT_NULL(strstr(md, "8 rings (TP 8 fills each node) of N = 8 ranks, B = 16384, zigzag forward, every hop across "
-                                      "nodes, one node per leaf (data/contention.csv): efficiency"));
+                                      "nodes, one node per leaf (data/contention.csv): balance efficiency"));
     for (size_t i = 0; i < t.n_rows; i++) {
-        const double k = num(&t, i, "nics"), r = num(&t, i, "oversub"), e = num(&t, i, "efficiency");
+        const double k = num(&t, i, "nics"), r = num(&t, i, "oversub"), e = num(&t, i, "balance_efficiency");
         if (k != 1 && k != 8) continue;
         char want[128];
         snprintf(want, sizeof want, "%.3f with %.0f NIC%s per node at %.3g:1", e, k, k == 1 ? "" : "s", r);
         CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
     }
     char want[64];
-    snprintf(want, sizeof want, "(%.3f without contention).", num(&t, 0, "efficiency_free"));
+    snprintf(want, sizeof want, "(%.3f without contention).", num(&t, 0, "balance_efficiency_free"));
     CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
     rs_table_free(&t);
 }

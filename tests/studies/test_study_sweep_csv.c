@@ -36,7 +36,7 @@ RS_TEST(test_header, "the header: format line, command, problem, 42 columns") {
     const char *cols = strstr(h, "\npoint,series,profile,layout,pass,causal,");
     CU_ASSERT_PTR_NOT_NULL_FATAL(cols);
     CU_ASSERT_EQUAL(count(cols + 1, ','), 41); /* 42 columns */
-    CU_ASSERT_EQUAL(strcmp(cols + strlen(cols) - 22, "exec_overlap_eff,note\n"), 0);
+    CU_ASSERT_EQUAL(strcmp(cols + strlen(cols) - 29, "exec_overlap_efficiency,note\n"), 0);
     free(h);
 }
 
@@ -51,11 +51,13 @@ static void planted(rs_sweep_point_t *pt) {
     c->f_peak_per_s = 1e15, c->w_bytes_per_s = 4.5e11, c->latency_s = 0x1p-20, c->b_min_tokens = 512, c->b_star_tokens = NAN;
     c->t_comp_s = 0.25, c->t_comm_s = 0.5, c->t_step_s = 0.5, c->comm_bound = true;
     pt->seed_t_comp_s = 0.125, pt->seed_t_comm_s = 0.0625;
-    pt->walk.ideal_s = 1;
+    pt->walk.balance_efficiency = 0.5; /* the model's own figure; the execution's from its summary: 1 / 4 */
     pt->pred = (rs_trace_summary_t){0};
     pt->pred.t_comp_s = 0.25, pt->pred.t_comm_s = 0.5, pt->pred.t_step_s = 0.5, pt->pred.makespan_s = 2, pt->pred.n_comm = 1;
+    pt->pred.t_step_comp_s = 0.5, pt->pred.busy_mean_s = 1.5; /* not read: the walk's figure stands */
     pt->has_exec = true;
     pt->exec.t_comp_s = 1, pt->exec.t_comm_s = 0.5, pt->exec.t_step_s = 1, pt->exec.makespan_s = 4, pt->exec.n_comm = 1;
+    pt->exec.t_step_comp_s = 1.25, pt->exec.busy_mean_s = 1; /* overlap 1 / 1.25: the steps that compute */
     snprintf(pt->note, sizeof pt->note, "sim skipped: a,b\nc");
 }
 
@@ -67,7 +69,7 @@ RS_TEST(test_row, "a planted point's row, column by column") {
     char *r = written(row_of, &pt);
     CU_ASSERT_STRING_EQUAL(r, "7,s/x,p,zigzag,forward,1,8192,4,2048,1000000000000000,450000000000,9.5367431640625e-07,512,nan,"
                               "0.125,0.0625,0.25,0.5,0.5,comm,0.25,0.5,0.5,2,comm,0.5,0.5,nan,nan,nan,nan,,nan,nan,1,0.5,1,4,"
-                              "compute,0.25,1,sim skipped: a;b;c\n");
+                              "compute,0.25,0.80000000000000004,sim skipped: a;b;c\n");
     CU_ASSERT_EQUAL(count(r, ','), 41);
     free(r);
 }

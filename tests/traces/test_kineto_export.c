@@ -84,6 +84,17 @@ RS_TEST(test_exact_text, "the exact text of a small export; refusals") {
     CU_ASSERT(ks[2].role == RS_KROLE_RECV && fabs(ks[2].start_s - 0.5e-6) < 1e-15 && fabs(ks[2].end_s - 2e-6) < 1e-15 && ks[2].stream == 21);
     CU_ASSERT_STRING_EQUAL(ks[0].name, "void attn_fwd_mma<__nv_bfloat16, 128>(FwdParams)");
     rs_import_free(im);
+    /* a trace made for a profile names that device; one whose hw is not a plain JSON string does not */
+    const char *const hws[2][2] = {{"H100-SXM", "\"name\": \"H100-SXM\", \"totalGlobalMem\""},
+                                   {"bad\"name", "\"name\": \"ringsim export\", \"totalGlobalMem\""}};
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL(rs_trace_set_meta(t, "hw", "%s", hws[k][0]), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_import_export_kineto(t, dir, &err), 0);
+        snprintf(p, sizeof p, "%s/rank1.pt.trace.json", dir);
+        a = rs_test_slurp(p, NULL);
+        CU_ASSERT_PTR_NOT_NULL(a && strstr(a, hws[k][1]));
+        free(a);
+    }
     /* refusals */
     rs_trace_t *empty = rs_trace_create("model");
     CU_ASSERT_EQUAL(rs_import_export_kineto(empty, rs_test_path("exk2"), &err), -1);
