@@ -243,7 +243,7 @@ RS_TEST(test_mfu_bounded_on_every_device, "MFU in (0, 1] over every candidate op
                 for (int ck = 0; ck < 2; ck++) {
                     rs_hw_t hw;
                     rs_machine_t m;
-                    const rs_plan_candidate_spec_t cs = {dev[d], RS_PREC_MIXED, -1, NULL, -1, NULL, NULL};
+                    const rs_plan_candidate_spec_t cs = {dev[d], RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0};
                     CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&cs, &hw, &m, NULL), 0);
                     rs_plan_config_t c;
                     rs_plan_config_default(&c);
