@@ -40,8 +40,8 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"pass", 'P', "PASS", "the first event's", "timeline: forward or backward", RS_ARG_STRING, O(po.pass), 0, 0, NULL, NULL,
      NULL},
-    {"xlabel", 0, "TEXT", "from the CSV", "pred-vs-meas x axis label", RS_ARG_STRING, O(po.xlabel), 0, 0, NULL, NULL, NULL},
-    {"ylabel", 0, "TEXT", "from the CSV", "pred-vs-meas y axis label", RS_ARG_STRING, O(po.ylabel), 0, 0, NULL, NULL, NULL},
+    {"xlabel", 0, "TEXT", "from the CSV", "pred-vs-meas, validation: x axis label", RS_ARG_STRING, O(po.xlabel), 0, 0, NULL, NULL, NULL},
+    {"ylabel", 0, "TEXT", "from the CSV", "pred-vs-meas, validation: y axis label", RS_ARG_STRING, O(po.ylabel), 0, 0, NULL, NULL, NULL},
 };
 #undef O
 
@@ -65,8 +65,10 @@ int rs_cmd_plot(int argc, char **argv) {
     if ((rc = rs_cli_check_files("plot", groups, 1, &io, NULL, true)) >= 0) return rc;
     rs_plot_kind_t kind;
     if (rs_plot_kind_parse(argv[optind], &kind) != 0) {
-        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected tcomm-vs-b, timeline, pred-vs-meas, layout-busy, scaling, maxctx, contention, ttft or pass-boundary)\n",
-                argv[optind]);
+        fprintf(stderr, "ringsim plot: unknown kind '%s' (expected ", argv[optind]);
+        for (int k = 0; k < RS_PLOT_KIND_COUNT; k++)
+            fprintf(stderr, "%s%s", k == 0 ? "" : (k == RS_PLOT_KIND_COUNT - 1 ? " or " : ", "), rs_plot_kind_name((rs_plot_kind_t)k));
+        fprintf(stderr, ")\n");
         return RS_EXIT_USAGE;
     }
     rc = rs_plot_render(kind, argv[optind + 1], out, &po, &err);

@@ -170,6 +170,8 @@ const rs_command_t rs_commands[] = {
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
      "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
      "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"
+     "  validation    predicted vs published per case, y = x, +-10% band, one marker per source\n"
+     "                DATA: CSV case,source,published,predicted[,predicted_low,predicted_high]\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
      "$RINGSIM_PLOTS_DIR, else the installed share/ringsim/plots (beside the binary), else the source\n"

@@ -17,10 +17,10 @@
 
 static const char *const kind_names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas",
                                                            "layout-busy", "scaling", "maxctx", "contention",
-                                                           "ttft", "pass-boundary"};
+                                                           "ttft", "pass-boundary", "validation"};
 static const char *const script_names[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b", "timeline", "pred_vs_meas",
                                                              "layout_busy", "scaling", "maxctx", "contention",
-                                                             "ttft", "pass_boundary"};
+                                                             "ttft", "pass_boundary", "validation"};
 
 const char *rs_plot_kind_name(rs_plot_kind_t k) { return rs_enum_name(kind_names, RS_PLOT_KIND_COUNT, (int)k); }
 

@@ -16,6 +16,9 @@
  *                                                             data: `ringsim plan --inference --csv` CSV
  *   pass-boundary the smallest T at which pass-KV is no slower than pass-Q against P, one line per
  *                 series, T = r P of docs/inference.md dashed  data: `ringsim plan --inference --boundary-csv`
+ *   validation    predicted against published or measured per case, log-log, y = x, +-10% band, one
+ *                 marker per source, the prediction's range as an error bar when the CSV has one
+ *                                   data: CSV case,source,published,predicted[,predicted_low,predicted_high]
  * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else an installation's share/ringsim/plots (found
@@ -24,7 +27,8 @@
  * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
  * text gnuplot writes on stderr (warnings included) is treated as a failure.
  *
- * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c (each kind's checks and variables),
+ * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c and plot_prep_identity.c (each kind's
+ * checks and variables),
  * plot_gnuplot.c (formats, gnuplot, the scripts, running gnuplot), plot_vars.c (gnuplot's -e text),
  * plot_table.c (the CSV table reader, plot_table.h).
  */
@@ -46,6 +50,7 @@ typedef enum {
     RS_PLOT_CONTENTION,
     RS_PLOT_TTFT,
     RS_PLOT_PASS_BOUNDARY,
+    RS_PLOT_VALIDATION,
     RS_PLOT_KIND_COUNT
 } rs_plot_kind_t;
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */
@@ -64,7 +69,7 @@ typedef struct {
     const char *x;         /* scaling: "n_ranks" | "block_tokens"; contention: "nics" | "oversub"; NULL = the one
                               that varies */
     const char *pass;      /* timeline: "forward" | "backward"; NULL = the first event's */
-    const char *xlabel;    /* pred-vs-meas axis labels; NULL = from the compare CSV header */
+    const char *xlabel;    /* pred-vs-meas, validation: axis labels; NULL = from the CSV's notes */
     const char *ylabel;
 } rs_plot_opts_t;
 

@@ -16,17 +16,7 @@
 #include <strings.h>
 
 #include "compare.h"
-#include "plot_table.h"
 #include "trace.h"
-
-/* What a table kind's preparation works on. */
-typedef struct {
-    const char *data;        /* the CSV's path (for messages) */
-    const rs_table_t *t;     /* its table */
-    const int *c;            /* the indices of the kind's required columns, in the order of its list */
-    const rs_plot_opts_t *o; /* the options; NULL: every default */
-    plot_vars_t *v;          /* the script's variables */
-} prep_in_t;
 
 /* ------------------------------------------------------------------------------------------------
  * Checks on a table
@@ -42,9 +32,7 @@ static int need_cols(const rs_table_t *t, const char *path, const char *const *n
     return 0;
 }
 
-/* Cell (r, c) as a number: finite, or NaN for "nan"/"" ; -1 with file:line for anything else (err
- * may be NULL: a cell already checked). */
-static int cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t *err) {
+int prep_cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t *err) {
     const rs_table_t *t = in->t;
     const char *s = t->cells[r][c];
     if (!*s || strcasecmp(s, "nan") == 0 || strcasecmp(s, "-nan") == 0) {
@@ -59,27 +47,22 @@ static int cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t 
     return 0;
 }
 
-/* Row r's cell in the i-th required column. */
-static const char *req(const prep_in_t *in, size_t r, int i) { return in->t->cells[r][in->c[i]]; }
+const char *prep_req(const prep_in_t *in, size_t r, int i) { return in->t->cells[r][in->c[i]]; }
 
-/* Row r's first required column (a series or a profile: what) as a word of a gnuplot list: not
- * empty, none of the characters in bad (a space and quotes). */
-static int name_ok(const prep_in_t *in, size_t r, const char *what, const char *bad, rs_err_t *err) {
-    const char *p = req(in, r, 0);
+int prep_name_ok(const prep_in_t *in, size_t r, const char *what, const char *bad, rs_err_t *err) {
+    const char *p = prep_req(in, r, 0);
     if (!*p || strpbrk(p, bad))
         return rs_errf(err, "%s:%ld: expected a %s name without spaces or quotes, got '%s'", in->data, in->t->lines[r],
                        what, p);
     return 0;
 }
 
-/* Append word to a space-separated list (when it fits). */
-static void list_add(char *list, size_t len, const char *word) {
+void prep_list_add(char *list, size_t len, const char *word) {
     const size_t n = strlen(list);
     if (n + strlen(word) + 2 < len) snprintf(list + n, len - n, "%s%s", n ? " " : "", word);
 }
 
-/* The title the user gave, if any (the kinds whose script has its own). */
-static void title_opt(const prep_in_t *in) {
+void prep_title_opt(const prep_in_t *in) {
     if (in->o && in->o->title) plot_vars_str(in->v, "title", in->o->title, false);
 }
 
@@ -105,7 +88,7 @@ static int prep_tcomm(const prep_in_t *in, rs_err_t *err) {
     const int *c = in->c;
     const char *data = in->data;
     const rs_plot_opts_t *o = in->o;
-    const char *series = o && o->series ? o->series : req(in, 0, 0);
+    const char *series = o && o->series ? o->series : prep_req(in, 0, 0);
     int c_sim[2] = {rs_table_col(t, "sim_t_comp_s"), rs_table_col(t, "sim_t_comm_s")};
     int c_exec[2] = {rs_table_col(t, "exec_t_comp_s"), rs_table_col(t, "exec_t_comm_s")};
     size_t n = 0;
@@ -117,7 +100,7 @@ static int prep_tcomm(const prep_in_t *in, rs_err_t *err) {
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         if (strcmp(t->cells[r][c[0]], series) != 0) continue;
         double x[8];
-        for (int i = 1; i < 8 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
+        for (int i = 1; i < 8 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x[i], err);
         if (rc) break;
         if (!(x[1] > 0))
             rc = rs_errf(err, "%s:%ld: expected block_tokens > 0, got '%s'", data, t->lines[r], t->cells[r][c[1]]);
@@ -128,11 +111,11 @@ static int prep_tcomm(const prep_in_t *in, rs_err_t *err) {
         cs[n] = ms[n] = ce[n] = me[n] = NAN;
         for (int i = 0; i < 2 && rc == 0; i++) {
             double y = NAN;
-            if (c_sim[i] >= 0 && (rc = cell_num(in, r, c_sim[i], &y, err)) == 0 && y > 0) good_sim[i] = 1;
+            if (c_sim[i] >= 0 && (rc = prep_cell_num(in, r, c_sim[i], &y, err)) == 0 && y > 0) good_sim[i] = 1;
             if (i == 0) cs[n] = y;
             else ms[n] = y;
             y = NAN;
-            if (rc == 0 && c_exec[i] >= 0 && (rc = cell_num(in, r, c_exec[i], &y, err)) == 0 && y > 0)
+            if (rc == 0 && c_exec[i] >= 0 && (rc = prep_cell_num(in, r, c_exec[i], &y, err)) == 0 && y > 0)
                 good_exec[i] = 1;
             if (i == 0) ce[n] = y;
             else me[n] = y;
@@ -224,58 +207,6 @@ static int prep_timeline(const char *data, const rs_plot_opts_t *o, plot_vars_t 
     return 0;
 }
 
-/* A compare CSV: the metrics with positive pairs, the axis range around them, the axis labels from
- * its reference= and other= notes. */
-static int prep_pvm(const prep_in_t *in, rs_err_t *err) {
-    const rs_table_t *t = in->t;
-    const int *c = in->c;
-    const rs_plot_opts_t *o = in->o;
-    plot_vars_t *v = in->v;
-    static const char *const metrics[] = {"t_comp", "t_comm", "t_step"};
-    int present[3] = {0, 0, 0};
-    double lo = INFINITY, hi = 0;
-    int rc = 0;
-    for (size_t r = 0; r < t->n_rows && rc == 0; r++) {
-        double a, b;
-        if ((rc = cell_num(in, r, c[1], &a, err)) || (rc = cell_num(in, r, c[2], &b, err))) break;
-        int m = -1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(t->cells[r][c[0]], metrics[i]) == 0) m = i;
-        if (m < 0) {
-            rc = rs_errf(err, "%s:%ld: expected metric t_comp, t_comm or t_step, got '%s'", in->data, t->lines[r],
-                         t->cells[r][c[0]]);
-            break;
-        }
-        if (a > 0 && b > 0) {
-            present[m] = 1;
-            lo = fmin(lo, fmin(a, b));
-            hi = fmax(hi, fmax(a, b));
-        }
-    }
-    if (rc == 0 && !(present[0] || present[1] || present[2]))
-        rc = rs_errf(err, "%s: expected at least one row with positive ref_s and other_s", in->data);
-    if (rc == 0) {
-        char list[64] = "";
-        for (int i = 0; i < 3; i++)
-            if (present[i]) list_add(list, sizeof list, metrics[i]);
-        plot_vars_str(v, "metrics", list, false);
-        if (hi <= lo * 1.5) lo /= 1.5, hi *= 1.5; /* a band needs some width */
-        plot_vars_num(v, "lo", lo / 1.25);
-        plot_vars_num(v, "hi", hi * 1.25);
-        char buf[600], lab[700];
-        const char *ref = rs_table_note(t, "reference", buf, sizeof buf);
-        snprintf(lab, sizeof lab, "reference: %s", ref ? ref : "?");
-        if (o && o->xlabel) plot_vars_str(v, "xlab", o->xlabel, false);
-        else plot_vars_str(v, "xlab", lab, true);
-        const char *oth = rs_table_note(t, "other", buf, sizeof buf);
-        snprintf(lab, sizeof lab, "other: %s", oth ? oth : "?");
-        if (o && o->ylabel) plot_vars_str(v, "ylab", o->ylabel, false);
-        else plot_vars_str(v, "ylab", lab, true);
-        title_opt(in);
-    }
-    return rc;
-}
-
 /* rank,contiguous,striped,zigzag: times >= 0. */
 static int prep_busy(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
@@ -284,11 +215,11 @@ static int prep_busy(const prep_in_t *in, rs_err_t *err) {
         for (int i = 1; i < 4 && rc == 0; i++) {
             const int c = in->c[i];
             double x;
-            if ((rc = cell_num(in, r, c, &x, err)) == 0 && !(x >= 0))
+            if ((rc = prep_cell_num(in, r, c, &x, err)) == 0 && !(x >= 0))
                 rc = rs_errf(err, "%s:%ld: expected a time >= 0 in column '%s', got '%s'", in->data, t->lines[r], t->cols[c],
                              t->cells[r][c]);
         }
-    if (rc == 0) title_opt(in);
+    if (rc == 0) prep_title_opt(in);
     return rc;
 }
 
@@ -307,7 +238,7 @@ static int prep_scaling(const prep_in_t *in, rs_err_t *err) {
     bool n_varies = false, b_varies = false;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const char *p = t->cells[r][c[0]];
-        if ((rc = name_ok(in, r, "profile", " '", err))) break;
+        if ((rc = prep_name_ok(in, r, "profile", " '", err))) break;
         int k = -1;
         for (int i = 0; i < np; i++)
             if (strcmp(prof[i], p) == 0) k = i;
@@ -319,14 +250,14 @@ static int prep_scaling(const prep_in_t *in, rs_err_t *err) {
             prof[k = np++] = p;
         }
         double x[5];
-        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
+        for (int i = 1; i < 5 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x[i], err);
         if (rc) break;
         if (strcmp(t->cells[r][c[1]], t->cells[0][c[1]]) != 0) n_varies = true;
         if (strcmp(t->cells[r][c[2]], t->cells[0][c[2]]) != 0) b_varies = true;
         if (x[3] > 0 && x[4] >= 0) pred_ok[k] = 1;
         if (c_sim[0] >= 0 && c_sim[1] >= 0) {
             double s0, s1;
-            if ((rc = cell_num(in, r, c_sim[0], &s0, err)) || (rc = cell_num(in, r, c_sim[1], &s1, err))) break;
+            if ((rc = prep_cell_num(in, r, c_sim[0], &s0, err)) || (rc = prep_cell_num(in, r, c_sim[1], &s1, err))) break;
             if (s0 > 0 && s1 >= 0) sim_ok[k] = 1;
         }
     }
@@ -360,15 +291,15 @@ static int prep_maxctx(const prep_in_t *in, rs_err_t *err) {
     char list[1024] = "";
     int rc = 0;
     for (size_t r = 0; rc == 0 && r < in->t->n_rows; r++) {
-        const char *p = req(in, r, 0);
+        const char *p = prep_req(in, r, 0);
         double x;
-        rc = name_ok(in, r, "profile", " '", err);
-        for (int i = 1; i < 3 && rc == 0; i++) rc = cell_num(in, r, in->c[i], &x, err);
-        if (rc == 0 && (r == 0 || strcmp(p, req(in, r - 1, 0)) != 0))
+        rc = prep_name_ok(in, r, "profile", " '", err);
+        for (int i = 1; i < 3 && rc == 0; i++) rc = prep_cell_num(in, r, in->c[i], &x, err);
+        if (rc == 0 && (r == 0 || strcmp(p, prep_req(in, r - 1, 0)) != 0))
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " " : "", p);
     }
     if (rc == 0) plot_vars_str(in->v, "profiles", list, false);
-    if (rc == 0) title_opt(in);
+    if (rc == 0) prep_title_opt(in);
     return rc;
 }
 
@@ -382,15 +313,15 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     bool nics_vary = false, ratio_vary = false;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const char *p = t->cells[r][c[0]];
-        rc = name_ok(in, r, "series", " '", err);
+        rc = prep_name_ok(in, r, "series", " '", err);
         double x;
-        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(in, r, c[i], &x, err);
+        for (int i = 1; i < 5 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x, err);
         if (rc) break;
         nics_vary |= strcmp(t->cells[r][c[1]], t->cells[0][c[1]]) != 0;
         ratio_vary |= strcmp(t->cells[r][c[2]], t->cells[0][c[2]]) != 0;
         bool seen = false;
         for (size_t q = 0; q < r && !seen; q++) seen = strcmp(t->cells[q][c[0]], p) == 0;
-        if (!seen) list_add(list, sizeof list, p);
+        if (!seen) prep_list_add(list, sizeof list, p);
     }
     const char *xcol = in->o && in->o->x ? in->o->x : (nics_vary || !ratio_vary ? "nics" : "oversub");
     if (rc == 0 && strcmp(xcol, "nics") != 0 && strcmp(xcol, "oversub") != 0)
@@ -416,17 +347,17 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
     int rc = 0, ns = 0, has[MAXS][4] = {{0}};
     const char *ser[MAXS];
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        if ((rc = name_ok(in, r, "series", " '\"", err))) break;
+        if ((rc = prep_name_ok(in, r, "series", " '\"", err))) break;
         int k = -1;
         for (int i = 0; i < ns; i++)
             if (!strcmp(ser[i], t->cells[r][c[0]])) k = i;
         if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t->lines[r], MAXS);
         else if (k < 0) ser[k = ns++] = t->cells[r][c[0]];
         double x;
-        if (rc == 0 && (rc = cell_num(in, r, c[1], &x, err)) == 0 && !(x > 0 && x < 1e30))
+        if (rc == 0 && (rc = prep_cell_num(in, r, c[1], &x, err)) == 0 && !(x > 0 && x < 1e30))
             rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t->lines[r], t->cells[r][c[1]]);
         for (int j = 0; j < 4 && rc == 0; j++) {
-            if ((rc = cell_num(in, r, c[2 + j], &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
+            if ((rc = prep_cell_num(in, r, c[2 + j], &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
                 rc = rs_errf(err, "%s:%ld: expected a TTFT in (0, 1e30) s (or empty) in column '%s', got '%s'", data, t->lines[r],
                              t->cols[c[2 + j]], t->cells[r][c[2 + j]]);
             if (rc == 0 && x > 0) has[k][j] = 1;
@@ -435,10 +366,10 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         double x;
-        cell_num(in, r, c[1], &x, NULL);
+        prep_cell_num(in, r, c[1], &x, NULL);
         xmin = fmin(xmin, x), xmax = fmax(xmax, x);
         for (int j = 0; j < 4; j++)
-            if (cell_num(in, r, c[2 + j], &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
+            if (prep_cell_num(in, r, c[2 + j], &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
     }
     char pser[4096] = "", pcol[4096] = "", pname[4096] = "", pdash[512] = "", pcolor[512] = "";
     for (int i = 0; rc == 0 && i < ns; i++)
@@ -446,13 +377,13 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
             if (!has[i][j]) continue;
             char name[300], num[16];
             snprintf(name, sizeof name, "%.250s/%s", ser[i], variant[j]);
-            list_add(pser, sizeof pser, ser[i]);
-            list_add(pcol, sizeof pcol, t->cols[c[2 + j]]);
-            list_add(pname, sizeof pname, name);
+            prep_list_add(pser, sizeof pser, ser[i]);
+            prep_list_add(pcol, sizeof pcol, t->cols[c[2 + j]]);
+            prep_list_add(pname, sizeof pname, name);
             snprintf(num, sizeof num, "%d", j + 1);
-            list_add(pdash, sizeof pdash, num);
+            prep_list_add(pdash, sizeof pdash, num);
             snprintf(num, sizeof num, "%d", i + 1);
-            list_add(pcolor, sizeof pcolor, num);
+            prep_list_add(pcolor, sizeof pcolor, num);
         }
     if (rc == 0 && !pser[0]) rc = rs_errf(err, "%s: expected a TTFT > 0 in at least one row", data);
     if (rc == 0) {
@@ -464,7 +395,7 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
         plot_vars_str(v, "pcolor", pcolor, false);
         plot_vars_num(v, "xmin", xmin / 1.25), plot_vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
         plot_vars_num(v, "ymin", ymin / 1.25), plot_vars_num(v, "ymax", ymax * 1.25);
-        title_opt(in);
+        prep_title_opt(in);
     }
     return rc;
 }
@@ -480,8 +411,8 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
     double ratio = NAN, pmin = INFINITY, pmax = 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         double x[4];
-        if ((rc = name_ok(in, r, "series", " '\"", err))) break;
-        for (int i = 1; i < 4 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
+        if ((rc = prep_name_ok(in, r, "series", " '\"", err))) break;
+        for (int i = 1; i < 4 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x[i], err);
         if (rc == 0 && !(x[1] > 0 && x[1] < 1e30))
             rc = rs_errf(err, "%s:%ld: expected cached_tokens in (0, 1e30), got '%s'", data, t->lines[r], t->cells[r][c[1]]);
         if (rc == 0 && !(x[3] > 0 && x[3] < 1e30))
@@ -496,7 +427,7 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
             snprintf(word, sizeof word, " %s ", t->cells[r][c[0]]);
             char padded[4100];
             snprintf(padded, sizeof padded, " %s ", list);
-            if (!strstr(padded, word)) list_add(list, sizeof list, t->cells[r][c[0]]);
+            if (!strstr(padded, word)) prep_list_add(list, sizeof list, t->cells[r][c[0]]);
         }
     }
     if (rc == 0 && !list[0]) rc = rs_errf(err, "%s: expected a crossing (cross_tokens > 0) in at least one row", data);
@@ -505,7 +436,7 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
         plot_vars_num(in->v, "ratio", ratio);
         plot_vars_num(in->v, "pmin", pmin / 1.25); /* a margin: one P alone still spans a range */
         plot_vars_num(in->v, "pmax", pmax * 1.25);
-        title_opt(in);
+        prep_title_opt(in);
     }
     return rc;
 }
@@ -524,7 +455,7 @@ static const table_kind_t table_kinds[RS_PLOT_KIND_COUNT] = {
     [RS_PLOT_TCOMM_VS_B] = {prep_tcomm, true,
                             COLS("series", "block_tokens", "b_min_tokens", "b_star_tokens", "seed_t_comp_s",
                                  "seed_t_comm_s", "pred_t_comp_s", "pred_t_comm_s")},
-    [RS_PLOT_PRED_VS_MEAS] = {prep_pvm, false, COLS("metric", "ref_s", "other_s")},
+    [RS_PLOT_PRED_VS_MEAS] = {prep_pred_vs_meas, false, COLS("metric", "ref_s", "other_s")},
     [RS_PLOT_LAYOUT_BUSY] = {prep_busy, true, COLS("rank", "contiguous", "striped", "zigzag")},
     [RS_PLOT_SCALING] = {prep_scaling, true,
                          COLS("profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_eff")},
@@ -533,6 +464,7 @@ static const table_kind_t table_kinds[RS_PLOT_KIND_COUNT] = {
     [RS_PLOT_TTFT] = {prep_ttft, true,
                       COLS("series", "context_tokens", "ttft_pass_kv_s", "ttft_pass_q_s", "ttft_ulysses_s", "ttft_usp_s")},
     [RS_PLOT_PASS_BOUNDARY] = {prep_boundary, true, COLS("series", "cached_tokens", "cross_tokens", "comm_bound_ratio")},
+    [RS_PLOT_VALIDATION] = {prep_validation, true, COLS("case", "source", "published", "predicted")},
 };
 #undef COLS
 

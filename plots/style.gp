@@ -34,7 +34,7 @@ set linetype cycle 8
 # Lane colours (timeline) and layout colours (busy time)
 c_compute = '#0072B2'; c_send = '#E69F00'; c_recv = '#009E73'; c_step = '#BBBBBB'
 c_contiguous = '#D55E00'; c_striped = '#56B4E9'; c_zigzag = '#009E73'
-c_mark = '#444444'
+c_mark = '#444444'; c_band = '#E4E4E4'
 
 set style line 100 lc rgb '#DDDDDD' lw 0.8 dt 1
 set grid back ls 100
@@ -51,3 +51,12 @@ set mytics default
 fmt_time = '%.0s %cs'
 # Token counts on a log2 axis
 tokens_xtics = 'set xtics ("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304)'
+# The identity figures (pred-vs-meas, validation): log-log over [lo:hi] on both axes, square, 1-2-5
+# ticks when the range spans less than two decades (a log axis would show one tick), the +-10% band
+# and y = x; identity_keys are their two key entries. Use: @identity_frame ... plot @identity_keys, ...
+identity_frame = "set logscale xy; set xrange [lo : hi]; set yrange [lo : hi]; set size ratio -1; " . \
+    "if (hi / lo < 100) { set xtics (); set ytics (); d = 10**floor(log10(lo)); " . \
+    "do for [e=0:3] { do for [m in '1 2 5'] { v = real(m) * d * 10**e; if (v >= lo && v <= hi) { set xtics add (v); set ytics add (v) } } } }; " . \
+    "set object 1 polygon from lo, 0.9 * lo to hi, 0.9 * hi to hi, 1.1 * hi to lo, 1.1 * lo to lo, 0.9 * lo fc rgb c_band fs solid 1.0 noborder behind; " . \
+    "set arrow 1 from lo, lo to hi, hi nohead lw 1.2 lc rgb c_mark"
+identity_keys = "keyentry with boxes fc rgb c_band fs solid 1.0 title '±10%', keyentry with lines lc rgb c_mark lw 1.2 title 'y = x'"

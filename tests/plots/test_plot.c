@@ -79,7 +79,7 @@ static void refused(rs_plot_kind_t kind, const char *text, const char *want) {
 }
 
 static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
-    bound_csv[1024];
+    bound_csv[1024], val_csv[1024];
 
 /* render_all in a size of w x h */
 static void render_sized(rs_plot_kind_t kind, const char *data, int w, int h) {
@@ -127,13 +127,22 @@ RS_TEST(test_pass_boundary, "pass-boundary: png pdf svg") {
             "expected a crossing (cross_tokens > 0) in at least one row");
 }
 
+/* predicted against published, two sources, with and without the prediction's range (error bars) */
+RS_TEST(test_validation, "validation: png pdf svg") {
+    rs_plot_opts_t o = {.width_px = 700, .height_px = 700};
+    render_all(RS_PLOT_VALIDATION, val_csv, &o);
+    rs_test_write_text(rs_test_path("val-nobars.csv"), "case,source,published,predicted\na,p1,10,11\nb,p2,20,18\n");
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_VALIDATION, rs_test_path("val-nobars.csv"), rs_test_path("v2.svg"), &o, &err), 0);
+}
+
 /* names and scripts of every kind, parsed back; an unknown name and kind */
 RS_TEST(test_kinds, "kinds: names, scripts, parse") {
     static const char *const names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas", "layout-busy", "scaling",
-                                                          "maxctx", "contention", "ttft", "pass-boundary"};
+                                                          "maxctx", "contention", "ttft", "pass-boundary", "validation"};
     static const char *const scripts[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b.gp", "timeline.gp", "pred_vs_meas.gp",
                                                             "layout_busy.gp", "scaling.gp", "maxctx.gp",
-                                                            "contention.gp", "ttft.gp", "pass_boundary.gp"};
+                                                            "contention.gp", "ttft.gp", "pass_boundary.gp", "validation.gp"};
     for (int k = 0; k < RS_PLOT_KIND_COUNT; k++) {
         CU_ASSERT_STRING_EQUAL(rs_plot_kind_name((rs_plot_kind_t)k), names[k]);
         CU_ASSERT_STRING_EQUAL(rs_plot_script_name((rs_plot_kind_t)k), scripts[k]);
@@ -204,6 +213,11 @@ static int setup(void) {
     for (int s2 = 0; s2 < 2; s2++)
         for (int k = 1; k <= 8; k *= 2)
             fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
+    fclose(fp);
+    snprintf(val_csv, sizeof val_csv, "%s", rs_test_path("validation.csv"));
+    if (!(fp = fopen(val_csv, "w"))) return 1;
+    fprintf(fp, "# unit=s\ncase,source,published,predicted,predicted_low,predicted_high\n"
+                "8x,paper_A,0.5,0.52,0.47,0.6\n16x,paper_A,1.0,0.93,,\n4x,README B,0.2,0.25,0.2,0.3\n");
     fclose(fp);
     snprintf(ttft_csv, sizeof ttft_csv, "%s", rs_test_path("ttft.csv"));
     snprintf(bound_csv, sizeof bound_csv, "%s", rs_test_path("boundary.csv"));

@@ -10,89 +10,9 @@
 #include "harness.h"
 #include "plot.h"
 #include "plot_prep.h"
+#include "prep_fixtures.h"
 #include "test_main.h"
 #include "trace.h"
-
-static const char *csv(const char *name, const char *text) {
-    const char *p = rs_test_path(name);
-    rs_test_write_text(p, text);
-    return p;
-}
-
-/* rs_plot_prepare succeeds with exactly want as the variables. */
-static void prepared(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t *o, const char *want) {
-    char *vars = NULL;
-    rs_err_t err = {0};
-    const int rc = rs_plot_prepare(kind, path, o, &vars, &err);
-    if (rc != 0) fprintf(stderr, "  %s: %s\n", rs_plot_kind_name(kind), err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    const char *got = vars ? vars : "";
-    if (strcmp(got, want) != 0) fprintf(stderr, "  got  %s\n  want %s\n", got, want);
-    CU_ASSERT_STRING_EQUAL(got, want);
-    free(vars);
-}
-
-/* text written to name, then prepared; the file's path. */
-static const char *prepared_csv(rs_plot_kind_t kind, const char *name, const char *text, const rs_plot_opts_t *o,
-                                const char *want) {
-    const char *p = csv(name, text);
-    prepared(kind, p, o, want);
-    return p;
-}
-
-/* rs_plot_prepare refuses with the message want, where "@" stands for the data's path. */
-static void refused(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t *o, const char *want) {
-    char expect[2048] = "";
-    for (const char *s = want; *s; s++) {
-        const size_t n = strlen(expect);
-        if (*s == '@') snprintf(expect + n, sizeof expect - n, "%s", path);
-        else snprintf(expect + n, sizeof expect - n, "%c", *s);
-    }
-    char *vars = (char *)"unchanged";
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_plot_prepare(kind, path, o, &vars, &err), -1);
-    if (strcmp(err.msg, expect) != 0) fprintf(stderr, "  got  %s\n  want %s\n", err.msg, expect);
-    CU_ASSERT_STRING_EQUAL(err.msg, expect);
-    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
-    CU_ASSERT_PTR_NULL(vars);
-}
-
-/* A refused table: its rows after the kind's header line, and the message ("@": the path). */
-typedef struct {
-    const char *rows;
-    const char *want;
-} bad_t;
-
-/* Each of bad (ended by {NULL, NULL}), written after head into its own file, refused with its message. */
-static void refused_rows(rs_plot_kind_t kind, const char *head, const bad_t *bad) {
-    for (int i = 0; bad[i].rows; i++) {
-        char name[64], text[2048];
-        snprintf(name, sizeof name, "bad-%s-%d.csv", rs_plot_kind_name(kind), i);
-        snprintf(text, sizeof text, "%s%s", head, bad[i].rows);
-        refused(kind, csv(name, text), NULL, bad[i].want);
-    }
-}
-
-/* refused_rows of the rows {rows, want} given after head. */
-#define REFUSED_ROWS(kind, head, ...) refused_rows(kind, head, (const bad_t[]){__VA_ARGS__, {NULL, NULL}})
-
-/* The value text of variable name in vars ("name=VALUE;"), copied into buf; "" if absent. */
-static const char *var(const char *vars, const char *name, char *buf, size_t len) {
-    char key[64];
-    snprintf(key, sizeof key, "%s=", name);
-    const char *s = vars;
-    buf[0] = 0;
-    while (s && *s) {
-        if (!strncmp(s, key, strlen(key))) {
-            s += strlen(key);
-            snprintf(buf, len, "%.*s", (int)strcspn(s, ";"), s);
-            return buf;
-        }
-        s = strchr(s, ';');
-        if (s) s++;
-    }
-    return buf;
-}
 
 static const char tcomm_head[] = "# sweep\nseries,block_tokens,b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,"
                                  "pred_t_comp_s,pred_t_comm_s,sim_t_comp_s,sim_t_comm_s";
@@ -200,28 +120,6 @@ RS_TEST(test_timeline_problem, "timeline: the problem in the title") {
     CU_ASSERT_EQUAL(plot_prepare(RS_PLOT_TIMELINE, p, NULL, &v, &height, &err), 0);
     CU_ASSERT_EQUAL(height, 750);
     free(v.buf);
-}
-
-/* the metrics with a positive pair; the range 0.001..0.004 with 25% margins; the labels from the
- * notes (escaped) or the options (as given) */
-RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
-    const char *p = prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp.csv",
-                                 "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
-                                 "t_step,0.004,0.004\nt_comm,0,0.001\n", NULL,
-                                 "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;"
-                                 "xlab='reference: sim\\_x';ylab='other: model';");
-    rs_plot_opts_t o = {.xlabel = "x_lab", .ylabel = "y", .title = "T"};
-    prepared(RS_PLOT_PRED_VS_MEAS, p, &o,
-             "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='x_lab';ylab='y';title='T';");
-    /* one point: the band widened by 1.5 each way before the margins; no notes: '?' */
-    prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp1.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\n", NULL,
-                 "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp2.csv", "metric,ref_s,other_s\nt_comp,1,1\nt_bad,1,1\n"), NULL,
-            "@:3: expected metric t_comp, t_comm or t_step, got 't_bad'");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp3.csv", "metric,ref_s,other_s\nt_comp,0,1\n"), NULL,
-            "@: expected at least one row with positive ref_s and other_s");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp4.csv", "metric,ref_s\nt_comp,1\n"), NULL,
-            "@:1: expected a column named 'other_s' in the header line");
 }
 
 RS_TEST(test_layout_busy, "layout-busy: times, title") {
