@@ -15,24 +15,15 @@ typedef struct {
 } plot_cli_t;
 
 static int parse_size(void *dst, const char *arg, rs_err_t *err) {
-    rs_plot_opts_t *po = &((plot_cli_t *)dst)->po;
-    int64_t w, h;
-    char buf[64];
-    const char *x = strchr(arg, 'x');
-    if (!x || (size_t)(x - arg) >= sizeof buf) return rs_errf(err, "--size %s: expected WxH in pixels, e.g. 1200x750", arg);
-    snprintf(buf, sizeof buf, "%.*s", (int)(x - arg), arg);
-    rs_err_t e;
-    if (rs_parse_size("--size", buf, 100, 10000, &w, &e) || rs_parse_size("--size", x + 1, 100, 10000, &h, &e))
-        return rs_errf(err, "--size %s: width and height must be integers in [100, 10000] pixels, e.g. 1200x750", arg);
-    po->width_px = (int)w;
-    po->height_px = (int)h;
-    return 0;
+    return rs_plot_size_parse(arg, &((plot_cli_t *)dst)->po, err);
 }
 
 #define O(field) offsetof(plot_cli_t, field)
 static const rs_opt_t own_opts[] = {
-    {"output", 'o', "FILE", "required", "the figure (.png, .pdf or .svg)", RS_ARG_OUT, O(out), 0, 0, NULL, NULL, "options:"},
-    {"size", 0, "WxH", "1200x750", "pixels (PDF: W/150 x H/150 inches)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_size, NULL},
+    {"output", 'o', "FILE", "required", "the figure (.png, .pdf, .svg; .tex: LaTeX, with FILE.pdf beside it)", RS_ARG_OUT,
+     O(out), 0, 0, NULL, NULL, "options:"},
+    {"size", 0, "WxH", "1200x750", "pixels (96 per inch), 3.3inx2.2in, 8.5cmx5cm, or column, double, slide", RS_ARG_CUSTOM,
+     0, 0, 0, NULL, parse_size, NULL},
     {"title", 0, "TEXT", "automatic", "figure title", RS_ARG_STRING, O(po.title), 0, 0, NULL, NULL, NULL},
     {"series", 0, "NAME", "the first row's", "tcomm-vs-b: the sweep's series to draw", RS_ARG_STRING, O(po.series), 0, 0,
      NULL, NULL, NULL},

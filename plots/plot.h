@@ -19,7 +19,13 @@
  *   validation    predicted against published or measured per case, log-log, y = x, +-10% band, one
  *                 marker per source, the prediction's range as an error bar when the CSV has one
  *                                   data: CSV case,source,published,predicted[,predicted_low,predicted_high]
- * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
+ * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg, .tex (cairolatex:
+ * the text set by LaTeX in the document's font, the graphics in FILE.pdf beside it, which the .tex
+ * includes by the name given minus its extension, as gnuplot does).
+ *
+ * Sizes are physical: pixels count 96 to the inch, so a figure looks the same in every format, and
+ * the text scales with the width (plots/style.gp: 8.5 pt at a paper's column width). A size in
+ * inches draws a PNG at 300 per inch.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else an installation's share/ringsim/plots (found
  * relative to the binary: model/1-base/datadir.h), else the source tree's plots/ (so edits there
@@ -28,13 +34,13 @@
  * text gnuplot writes on stderr (warnings included) is treated as a failure.
  *
  * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c and plot_prep_identity.c (each kind's
- * checks and variables),
- * plot_gnuplot.c (formats, gnuplot, the scripts, running gnuplot), plot_vars.c (gnuplot's -e text),
- * plot_table.c (the CSV table reader, plot_table.h).
+ * checks and variables), plot_size.c (the sizes), plot_gnuplot.c (formats, gnuplot, the scripts,
+ * running gnuplot), plot_vars.c (gnuplot's -e text), plot_table.c (the CSV table reader, plot_table.h).
  */
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "plot_table.h" /* the CSV table reader the figures use, for the studies that read one too */
@@ -56,14 +62,18 @@ typedef enum {
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */
 int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out); /* 0 or -1 */
 
-typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
-const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg" */
+typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_TEX, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
+const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg", "tex" */
 /* Format from a path's extension (case-insensitive). Returns 0 or -1 with err (RS_ERR_BAD_INPUT). */
 int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err);
 
 typedef struct {
-    int width_px;          /* PNG/SVG width in pixels (PDF: width_px / 150 inches); 0 = 1200 */
-    int height_px;         /* height; 0 = 750 (timeline: grows with the rank count) */
+    int width_px;          /* width in pixels, 96 to the inch; 0 = 1200 (or width_in) */
+    int height_px;         /* height; 0 = 750 (timeline: grows with the rank count; scaling: 1000) */
+    double width_in;       /* width in inches (a paper's size); > 0: wins over the pixels */
+    double height_in;      /* its height */
+    bool height_auto;      /* height_in is a preset's: the timeline's ranks and scaling's two panels grow it */
+    bool no_auto_title;    /* no title unless title is given (a paper's preset: the caption is the title) */
     const char *title;     /* figure title; NULL = automatic */
     const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; NULL = first row's */
     const char *x;         /* scaling: "n_ranks" | "block_tokens"; contention: "nics" | "oversub"; NULL = the one
@@ -72,6 +82,12 @@ typedef struct {
     const char *xlabel;    /* pred-vs-meas, validation: axis labels; NULL = from the CSV's notes */
     const char *ylabel;
 } rs_plot_opts_t;
+
+/* Parse `--size` text into o's size: "WxH" in pixels (integers in [100, 10000]; "px" optional),
+ * inches or centimetres ("3.3inx2.2in", "8.5cmx5cm": in [1, 20] in), or a preset: "column" (3.3 x
+ * 2.5 in) and "double" (7.0 x 3.5 in), a paper's (no automatic title: the caption is one), "slide"
+ * (6.0 x 3.375 in). Returns 0, or -1 with err ("--size TEXT: ...", RS_ERR_BAD_INPUT) leaving o alone. */
+int rs_plot_size_parse(const char *arg, rs_plot_opts_t *o, rs_err_t *err);
 
 /* Path of the gnuplot executable or NULL (with err saying how to install it, RS_ERR_BAD_INPUT). */
 const char *rs_gnuplot_path(rs_err_t *err);
