@@ -1,7 +1,8 @@
 /* plot_prep.h - private to plots/: a figure's preparation, the step of rs_plot_render before gnuplot
  * runs; rs_plot_prepare (plot.h) is its public form. plot_prep.c holds the dispatch, the checks
- * every table kind shares and the kinds of a sweep, a trace and a plan; plot_prep_identity.c the
- * two identity figures (predicted against measured: pred-vs-meas, validation). */
+ * every table kind shares and the kinds of a trace and a plan; plot_prep_sweep.c those of a sweep;
+ * plot_prep_identity.c the two identity figures (predicted against measured: pred-vs-meas,
+ * validation). */
 #ifndef RS_PLOT_PREP_H
 #define RS_PLOT_PREP_H
 
@@ -35,6 +36,10 @@ int prep_name_ok(const prep_in_t *in, size_t r, const char *what, const char *ba
 void prep_list_add(char *list, size_t len, const char *word);
 /* The title the user gave, if any (the kinds whose script has its own). */
 void prep_title_opt(const prep_in_t *in);
+
+/* The figures of a sweep CSV (plot_prep_sweep.c): tcomm-vs-b, scaling. Return 0 or -1 with err. */
+int prep_tcomm_vs_b(const prep_in_t *in, rs_err_t *err);
+int prep_scaling(const prep_in_t *in, rs_err_t *err);
 
 /* The identity figures (plot_prep_identity.c): a `ringsim compare --csv` CSV, and a validation CSV
  * (case,source,published,predicted[,predicted_low,predicted_high]). Return 0 or -1 with err. */

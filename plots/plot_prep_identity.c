@@ -27,8 +27,21 @@ static void identity_labels(const prep_in_t *in, const char *xlab, const char *y
     prep_title_opt(in);
 }
 
+/* "what: NOTE" with NOTE's leading path cut to its file name (a folder says nothing on an axis and
+ * would not fit one): "reference: model.csv (model)". */
+static void note_label(char *buf, size_t len, const char *what, const char *note) {
+    if (!note) {
+        snprintf(buf, len, "%s: ?", what);
+        return;
+    }
+    const char *end = strchr(note, ' '), *name = note;
+    for (const char *p = note; *p && (!end || p < end); p++)
+        if (*p == '/') name = p + 1;
+    snprintf(buf, len, "%s: %s", what, name);
+}
+
 /* A compare CSV: the metrics with positive pairs, the axis range around them, the axis labels from
- * its reference= and other= notes. */
+ * its reference= and other= notes (note_label). */
 int prep_pred_vs_meas(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
     const int *c = in->c;
@@ -63,10 +76,8 @@ int prep_pred_vs_meas(const prep_in_t *in, rs_err_t *err) {
         plot_vars_str(v, "metrics", list, false);
         identity_range(v, lo, hi);
         char buf[600], xlab[700], ylab[700];
-        const char *ref = rs_table_note(t, "reference", buf, sizeof buf);
-        snprintf(xlab, sizeof xlab, "reference: %s", ref ? ref : "?");
-        const char *oth = rs_table_note(t, "other", buf, sizeof buf);
-        snprintf(ylab, sizeof ylab, "other: %s", oth ? oth : "?");
+        note_label(xlab, sizeof xlab, "reference", rs_table_note(t, "reference", buf, sizeof buf));
+        note_label(ylab, sizeof ylab, "other", rs_table_note(t, "other", buf, sizeof buf));
         identity_labels(in, xlab, ylab);
     }
     return rc;

@@ -9,14 +9,14 @@ load style
 if (!exists("title")) title = 'Predicted vs measured, per step'
 if (!exists("xlab")) xlab = 'measured (reference)'
 if (!exists("ylab")) ylab = 'predicted'
-set title title
+@set_title
 set format x fmt_time
 set format y fmt_time
 @identity_frame
-set xlabel xlab
-set ylabel ylab
-set key top left
-label(m) = m eq 't_comp' ? 'T_{comp}' : (m eq 't_comm' ? 'T_{comm}' : 'T_{step}')
-plot @identity_keys, \
-     for [i=1:words(metrics)] data using (strcol('metric') eq word(metrics, i) ? column('ref_s') : NaN):(column('other_s')) \
-         with points lt i ps 1.0 title label(word(metrics, i))
+set xlabel fit_w(xlab, 1)
+eval set_ylab(ylab, 0.6)
+label(m) = m eq 't_comp' ? T_comp : (m eq 't_comm' ? T_comm : T_step)
+cmd = "plot @identity_keys, for [i=1:words(metrics)] data using (strcol('metric') eq word(metrics, i) ? column('ref_s') : NaN):(column('other_s')) " . \
+      "with points lt i title label(word(metrics, i))"
+tics = "eval identity_tics(6)"
+@draw

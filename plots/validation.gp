@@ -13,20 +13,19 @@ if (!exists("title")) title = 'Predicted vs published'
 if (!exists("xlab")) xlab = 'published or measured'
 if (!exists("ylab")) ylab = 'predicted'
 if (!exists("unit_s")) unit_s = 0
-set title title
+@set_title
 if (unit_s) { set format x fmt_time; set format y fmt_time } else { set format x '%g'; set format y '%g' }
 @identity_frame
-set xlabel xlab
-set ylabel ylab
-set key top left
+set xlabel fit_w(xlab, 1)
+eval set_ylab(ylab, 0.6)
 is(i) = strcol('source') eq value(sprintf('src%d', i))
 # a bound left empty (no range for that case) draws a bar of no length
 bound(c) = (b = column(c), b == b ? b : column('predicted'))
 if (has_bars) {
-    plot @identity_keys, \
-         for [i=1:nsrc] data using (is(i) ? column('published') : NaN):(column('predicted')):(bound('predicted_low')):(bound('predicted_high')) \
-             with yerrorbars lt i title value(sprintf('src%d_t', i))
+    cmd = "plot @identity_keys, for [i=1:nsrc] data using (is(i) ? column('published') : NaN):(column('predicted')):(bound('predicted_low')):(bound('predicted_high')) " . \
+          "with yerrorbars lt i title value(sprintf('src%d_t', i))"
 } else {
-    plot @identity_keys, \
-         for [i=1:nsrc] data using (is(i) ? column('published') : NaN):(column('predicted')) with points lt i title value(sprintf('src%d_t', i))
+    cmd = "plot @identity_keys, for [i=1:nsrc] data using (is(i) ? column('published') : NaN):(column('predicted')) with points lt i title value(sprintf('src%d_t', i))"
 }
+tics = "eval identity_tics(6)"
+@draw

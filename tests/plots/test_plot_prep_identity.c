@@ -11,13 +11,13 @@
 #include "test_main.h"
 
 /* the metrics with a positive pair; the range 0.001..0.004 with 25% margins; the labels from the
- * notes (escaped) or the options (as given) */
+ * notes (escaped; a path cut to its file name) or the options (as given) */
 RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
     const char *p = prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp.csv",
-                                 "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
+                                 "# reference=/runs/x/sim_x\n# other=runs/t.csv (model)\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
                                  "t_step,0.004,0.004\nt_comm,0,0.001\n", NULL,
                                  "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;"
-                                 "xlab='reference: sim\\_x';ylab='other: model';");
+                                 "xlab='reference: sim\\_x';ylab='other: t.csv (model)';");
     rs_plot_opts_t o = {.xlabel = "x_lab", .ylabel = "y", .title = "T"};
     prepared(RS_PLOT_PRED_VS_MEAS, p, &o,
              "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='x_lab';ylab='y';title='T';");
