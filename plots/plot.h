@@ -6,7 +6,8 @@
  *   timeline      Gantt chart per rank: compute/send/recv per step   data: a trace CSV
  *   pred-vs-meas  predicted vs measured per step, y = x, +-10% band  data: `ringsim compare --csv` CSV
  *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
- *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
+ *   scaling       step time and overlap efficiency vs N or B per series (profile, and layout,
+ *                 pass, mask or size where they vary)       data: `ringsim sweep` CSV
  *   maxctx        the longest context that fits against N per profile     data: `ringsim plan --maxctx-csv` CSV
  *   contention    efficiency of concurrent rings against NICs per node (or oversubscription), one
  *                 line per series, the contention-free efficiency dashed   data: a contention CSV
@@ -75,10 +76,11 @@ typedef struct {
     bool height_auto;      /* height_in is a preset's: the timeline's ranks and scaling's two panels grow it */
     bool no_auto_title;    /* no title unless title is given (a paper's preset: the caption is the title) */
     const char *title;     /* figure title; NULL = automatic */
-    const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; NULL = first row's */
+    const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; scaling: a line's legend;
+                              NULL = every line (tcomm-vs-b: the only series; several are refused) */
     const char *x;         /* scaling: "n_ranks" | "block_tokens"; contention: "nics" | "oversub"; NULL = the one
                               that varies */
-    const char *pass;      /* timeline: "forward" | "backward"; NULL = the first event's */
+    const char *pass;      /* timeline: "forward" | "backward"; NULL = the only pass (both are refused) */
     const char *xlabel;    /* pred-vs-meas, validation: axis labels; NULL = from the CSV's notes */
     const char *ylabel;
 } rs_plot_opts_t;
