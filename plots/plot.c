@@ -52,6 +52,7 @@ static void run_vars(plot_vars_t *v, const char *data, const char *out, const ch
     plot_vars_num(v, "w_in", sz->w_in);
     plot_vars_num(v, "h_in", sz->h_in);
     plot_vars_num(v, "dpi", sz->dpi);
+    if (sz->h_grow) plot_vars_add(v, "h_grow=1");
 }
 
 /* What gnuplot writes into: the output's reserved temporary; for .tex, FIG.tex in a scratch folder

@@ -197,22 +197,42 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     return rc;
 }
 
+/* Row r's line of a TTFT CSV: its series, and its cached_tokens (column cp) when by_p. */
+static void ttft_key(const rs_table_t *t, size_t r, int c_series, int cp, bool by_p, char *buf, size_t len) {
+    if (by_p) snprintf(buf, len, "%s|%s", t->cells[r][c_series], t->cells[r][cp]);
+    else snprintf(buf, len, "%s", t->cells[r][c_series]);
+}
+
 /* series,context_tokens and the four TTFT columns (`ringsim plan --inference --csv`): one line per
- * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there). */
+ * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there);
+ * where cached_tokens takes more than one value, one per series, P and variant (TTFT depends on P
+ * and T, not on P + T alone: the rows of several P are several curves). */
 static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
     const int *c = in->c;
     const char *data = in->data;
     enum { MAXS = 16 };
     int rc = 0, ns = 0, has[MAXS][4] = {{0}};
-    const char *ser[MAXS];
+    char ser[MAXS][160], name[MAXS][160];
+    const int cp = rs_table_col(t, "cached_tokens");
+    bool by_p = false;
+    for (size_t r = 1; cp >= 0 && r < t->n_rows; r++) by_p |= strcmp(t->cells[r][cp], t->cells[0][cp]) != 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         if ((rc = prep_name_ok(in, r, "series", " '\"", err))) break;
+        char key[160];
+        ttft_key(t, r, c[0], cp, by_p, key, sizeof key);
         int k = -1;
         for (int i = 0; i < ns; i++)
-            if (!strcmp(ser[i], t->cells[r][c[0]])) k = i;
-        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t->lines[r], MAXS);
-        else if (k < 0) ser[k = ns++] = t->cells[r][c[0]];
+            if (!strcmp(ser[i], key)) k = i;
+        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series%s", data, t->lines[r], MAXS, by_p ? " and P" : "");
+        else if (k < 0) {
+            snprintf(ser[k = ns++], sizeof ser[0], "%s", key);
+            const double pt = by_p ? atof(t->cells[r][cp]) : 0;
+            if (by_p && pt >= 1024 && fmod(pt, 1024) == 0) /* P in K tokens where it is a whole number of them */
+                snprintf(name[k], sizeof name[0], "%s/P=%.0fK", t->cells[r][c[0]], pt / 1024);
+            else if (by_p) snprintf(name[k], sizeof name[0], "%s/P=%s", t->cells[r][c[0]], t->cells[r][cp]);
+            else snprintf(name[k], sizeof name[0], "%s", key);
+        }
         double x;
         if (rc == 0 && (rc = prep_cell_num(in, r, c[1], &x, err)) == 0 && !(x > 0 && x < 1e30))
             rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t->lines[r], t->cells[r][c[1]]);
@@ -246,7 +266,7 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
             snprintf(num, sizeof num, "%d", ni + 1);
             prep_list_add(pcolor, sizeof pcolor, num);
         }
-        if (any) prep_list_add(snames, sizeof snames, ser[i]), ni++;
+        if (any) prep_list_add(snames, sizeof snames, name[i]), ni++;
     }
     for (int j = 0; j < 4; j++)
         if (used[j]) prep_list_add(vused, sizeof vused, (const char[]){(char)('1' + j), 0});
@@ -256,6 +276,7 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
         plot_vars_str(v, "pser", pser, false), plot_vars_str(v, "pcol", pcol, false);
         plot_vars_str(v, "snames", snames, true), plot_vars_str(v, "vused", vused, false);
         plot_vars_str(v, "pdash", pdash, false), plot_vars_str(v, "pcolor", pcolor, false);
+        plot_vars_add(v, "by_p=%d", by_p);
         plot_vars_num(v, "xmin", xmin / 1.25), plot_vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
         plot_vars_num(v, "ymin", ymin / 1.25), plot_vars_num(v, "ymax", ymax * 1.25);
         prep_title_opt(in);

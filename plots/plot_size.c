@@ -81,11 +81,13 @@ plot_size_t plot_size(rs_plot_kind_t kind, rs_plot_format_t fmt, const rs_plot_o
         if (o->height_auto && height_px > 0) s.h_in = fmax(s.h_in, s.w_in * height_px / 1200.0);
         s.dpi = fmt == RS_PLOT_PNG ? 300 : 96; /* a paper's raster */
         s.w_px = (int)lround(s.w_in * s.dpi), s.h_px = (int)lround(s.h_in * s.dpi);
+        s.h_grow = o->height_auto;
         return s;
     }
     s.w_px = o && o->width_px > 0 ? o->width_px : 1200;
     s.h_px = o && o->height_px > 0 ? o->height_px : (height_px > 0 ? height_px : (kind == RS_PLOT_SCALING ? 1000 : 750));
     s.dpi = 96;
+    s.h_grow = false;
     s.w_in = s.w_px / 96.0, s.h_in = s.h_px / 96.0;
     return s;
 }

@@ -3,12 +3,15 @@
 #ifndef RS_PLOT_SIZE_H
 #define RS_PLOT_SIZE_H
 
+#include <stdbool.h>
+
 #include "plot.h"
 
 typedef struct {
     double w_in, h_in; /* the figure, inches */
     double dpi;        /* PNG pixels per inch: 96 for a size given in pixels, 300 for one in inches */
     int w_px, h_px;    /* PNG pixels (at dpi), SVG pixels (at 96 per inch) */
+    bool h_grow;       /* a preset's height: style.gp grows it for a tall key (h_grow=1) */
 } plot_size_t;
 
 /* The size of kind in fmt: the options' (pixels, or inches: a preset's height grows by 1.4 for the

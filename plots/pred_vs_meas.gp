@@ -5,6 +5,7 @@
 #         metrics  space-separated metrics present ('t_comp t_comm t_step')
 #         lo, hi   axis range in seconds       xlab, ylab   axis labels       title
 if (!exists("style")) style = 'style.gp'
+h_grow = 0   # a square graph: the first pass at the figure's own height (a taller one would widen it)
 load style
 if (!exists("title")) title = 'Predicted vs measured, per step'
 if (!exists("xlab")) xlab = 'measured (reference)'

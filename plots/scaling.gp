@@ -10,6 +10,7 @@
 #                  and overlap efficiency       has_sim  1 if the simulated columns hold data
 #         title
 if (!exists("style")) style = 'style.gp'
+h_grow = 0   # its own two passes: the preset's height (grown 1.4 times for two panels) as it is
 load style
 if (!exists("has_sim")) has_sim = 0
 if (!exists("title")) title = 'Scaling'

@@ -36,27 +36,29 @@ font_at(scale) = sprintf('%s,%.2f', font_name, font_pt * scale * pt_unit)
 tex_pt = floor(font_pt + 0.5)
 set encoding utf8
 set micro
-if (fmt eq 'png') {
-    term_final = sprintf("set terminal pngcairo size %d, %d enhanced font '%s' linewidth %.4f background '#ffffff'", \
-                         w_px, h_px, font_at(1), lw_pt * lw_unit)
-} else {
-    if (fmt eq 'svg') {
-        term_final = sprintf("set terminal svg size %d, %d dynamic enhanced font '%s' linewidth %.4f background '#ffffff'", \
-                             w_px, h_px, font_at(1), lw_pt * lw_unit)
-    } else {
-        term_final = sprintf("set terminal pdfcairo size %.4fin, %.4fin enhanced font '%s' linewidth %.4f", \
-                             w_in, h_in, font_at(1), lw_pt * lw_unit)
-    }
-}
+# The terminal of the figure at height hin inches (PNG and SVG pixels: h_px at the size given, else
+# hin at dpi and 96 per inch)
+h_pix(hin) = hin == h_in ? h_px : int(hin * (fmt eq 'png' ? dpi : 96) + 0.5)
+term_png(hin) = sprintf("set terminal pngcairo size %d, %d enhanced font '%s' linewidth %.4f background '#ffffff'", \
+                        w_px, h_pix(hin), font_at(1), lw_pt * lw_unit)
+term_svg(hin) = sprintf("set terminal svg size %d, %d dynamic enhanced font '%s' linewidth %.4f background '#ffffff'", \
+                        w_px, h_pix(hin), font_at(1), lw_pt * lw_unit)
+term_pdf(hin) = sprintf("set terminal pdfcairo size %.4fin, %.4fin enhanced font '%s' linewidth %.4f", w_in, hin, font_at(1), lw_pt * lw_unit)
 # LaTeX: cairolatex sets the text in the document at tex_pt (its layout computed for that size);
 # the first pass (below) draws the same figure as a PDF whose characters are as wide as
 # cairolatex counts them (pdfcairo's are 0.424 of the size asked for, cairolatex's 0.509)
-term_probe = term_final
-if (tex) term_probe = sprintf("set terminal pdfcairo size %.4fin, %.4fin enhanced font '%s,%.2f' linewidth %.4f", \
-                              w_in, h_in, font_name, font_pt * 1.2, lw_pt * lw_unit)
-if (tex) term_final = sprintf("set terminal cairolatex pdf size %.4fin, %.4fin colortext font '%s,%.2f' linewidth %.4f " . \
-                              "header '\\fontsize{%d}{%d}\\selectfont'", w_in, h_in, font_name, font_pt, lw_pt * lw_unit, \
-                              tex_pt, floor(1.2 * tex_pt + 0.5))
+term_tex(hin) = sprintf("set terminal cairolatex pdf size %.4fin, %.4fin colortext font '%s,%.2f' linewidth %.4f " . \
+                        "header '\\fontsize{%d}{%d}\\selectfont'", w_in, hin, font_name, font_pt, lw_pt * lw_unit, \
+                        tex_pt, floor(1.2 * tex_pt + 0.5))
+term_at(hin) = fmt eq 'png' ? term_png(hin) : (fmt eq 'svg' ? term_svg(hin) : (tex ? term_tex(hin) : term_pdf(hin)))
+# h_grow (a preset's height): the first pass draws twice as high, so that a tall key below the
+# graph fits; the second grows the figure when the graph would get less than 45% of its height
+# (the rest keeps its size) and spaces the ticks for the graph's final height (grow_h, draw)
+if (!exists("h_grow")) h_grow = 0
+h_probe = h_grow ? 2 * h_in : h_in
+term_final = term_at(h_in)
+term_probe = tex ? sprintf("set terminal pdfcairo size %.4fin, %.4fin enhanced font '%s,%.2f' linewidth %.4f", \
+                           w_in, h_probe, font_name, font_pt * 1.2, lw_pt * lw_unit) : term_at(h_probe)
 eval term_probe
 set output '/dev/null'
 
@@ -97,7 +99,7 @@ set key width (fmt eq 'svg' ? 0 : 2)
 set title font font_at(title_scale) textcolor rgb c_text
 set datafile separator comma
 set datafile columnheaders
-set datafile missing 'nan'
+set datafile missing NaN   # a NaN (a cell 'nan', or a row another line's: sel() gives NaN) is skipped, the line goes on
 set mxtics default
 set mytics default
 
@@ -171,8 +173,15 @@ pow2_tics(a, k, e0) = (p2_lo = ceil(log(ax_lo(a eq 'x' ? 'X' : 'Y')) / log(2) - 
                        keep_range(a) . sprintf('set %stics (%s)', a, pow2_list(ceil(1.0 * p2_lo / p2_s) * p2_s, p2_hi, p2_s)))
 # how many of n labels of k characters fit along axis a: every 'every_fit'-th one
 every_fit(a, k, n) = (ef_e = ceil(n * need(a, k) / room(a) - 1e-9), ef_e < 1 ? 1 : ef_e)
-# a y label of at most frac of the height, wrapped, and moved left by its extra lines (gnuplot's
-# margin counts one): eval set_ylab(text, frac)
 nlines(s) = 1 + strlen(s) - strlen(ssub(s, "\n"))
-set_ylab(s, frac) = (ylab_text = fit_h(s, frac), sprintf('set ylabel ylab_text offset %d, 0', 1 - nlines(ylab_text)))
-draw = "eval cmd; eval set_room; eval tics; eval term_final; if (exists('out')) { set output out } else { set output }; eval cmd"
+# a y label of at most frac of the height, wrapped, and moved left by its extra lines (gnuplot's
+# margin counts one): eval set_ylab(text, frac); the second pass wraps it again to the graph's
+# height as the first pass found it (a key below the graph leaves it less than frac)
+set_ylab(s, frac) = (ylab_src = s, ylab_frac = frac, ylab_text = fit_h(s, frac), sprintf('set ylabel ylab_text offset %d, 0', 1 - nlines(ylab_text)))
+ylab_room(frac) = (yr_n = int(0.85 * room_y * GPVAL_TERM_VCHAR / GPVAL_TERM_HCHAR), yr_n < fit_n(h_in * frac, 1) ? yr_n : fit_n(h_in * frac, 1))
+refit_ylab = "if (exists('ylab_src')) { ylab_text = wrap(ylab_src, ylab_room(ylab_frac)); " . \
+             "eval sprintf('set ylabel ylab_text offset %d, 0', 1 - nlines(ylab_text)) }"
+graph_frac(x) = (GPVAL_TERM_YMAX - GPVAL_TERM_YMIN) * GPVAL_TERM_SCALE / GPVAL_TERM_YSIZE
+grow_h = "if (h_grow) { gh_other = h_probe * (1 - graph_frac(0)); gh_new = h_in - gh_other < 0.45 * h_in ? gh_other / 0.55 : h_in; " . \
+         "room_y = room_y * (gh_new - gh_other) / (h_probe - gh_other); term_final = term_at(gh_new) }"
+draw = "eval cmd; eval set_room; eval grow_h; eval refit_ylab; eval tics; eval term_final; if (exists('out')) { set output out } else { set output }; eval cmd"

@@ -8,6 +8,7 @@
 #         has_bars 1 if the CSV has predicted_low and predicted_high      unit_s  1 if the values are seconds
 #         lo, hi   axis range       xlab, ylab   axis labels       title
 if (!exists("style")) style = 'style.gp'
+h_grow = 0   # a square graph: the first pass at the figure's own height (a taller one would widen it)
 load style
 if (!exists("title")) title = 'Predicted vs published'
 if (!exists("xlab")) xlab = 'published or measured'

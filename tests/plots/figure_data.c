@@ -34,9 +34,8 @@ int figure_data_make(void) {
     bad |= ringsim("model -N 4 -S 32K -L zigzag -P forward --trace %s", at(d[RS_PLOT_TIMELINE], "model.csv"));
     bad |= ringsim("model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", rs_test_path("model2.csv"));
     bad |= ringsim("compare -q %s %s --csv %s", d[RS_PLOT_TIMELINE], rs_test_path("model2.csv"), at(d[RS_PLOT_PRED_VS_MEAS], "cmp.csv"));
-    bad |= ringsim("plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 16K --csv %s", at(d[RS_PLOT_TTFT], "ttft.csv"));
-    bad |= ringsim("plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 4K,16K,64K --boundary-csv %s",
-                   at(d[RS_PLOT_PASS_BOUNDARY], "boundary.csv"));
+    bad |= ringsim("plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 4K,16K,64K --csv %s --boundary-csv %s",
+                   at(d[RS_PLOT_TTFT], "ttft.csv"), at(d[RS_PLOT_PASS_BOUNDARY], "boundary.csv"));
     bad |= ringsim("plan -m llama3-70b -p h100-sxm,mi300x --maxctx-csv %s", at(d[RS_PLOT_MAXCTX], "maxctx.csv"));
     if (bad) {
         fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);

@@ -89,7 +89,8 @@ RS_TEST(test_arguments, "the arguments and the committed output") {
  * rank (12 here), the format from the extension in any case; the column preset 3.3 x 2.5 in with no
  * automatic title, at 300 per inch in a PNG; its height grown 1.4 times for scaling's two panels
  * and to 880 / 1200 of the width for the timeline's ranks (12 here: 2.42 in, so 2.5 stays);
- * centimetres (a size, not a preset: the automatic title stays, no title='' follows the size) */
+ * centimetres (a size, not a preset: the automatic title stays, no title='' follows the size, and
+ * no h_grow: a preset's height grows for a tall key, a size's does not) */
 RS_TEST(test_size_and_format, "size by kind, format by extension") {
     use_fake("ok");
     rs_err_t err = {0};
@@ -102,7 +103,7 @@ RS_TEST(test_size_and_format, "size by kind, format by extension") {
     rs_plot_opts_t o = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_size_parse("column", &o, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("c.png"), &o, &err), 0);
-    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=990;h_px=750;w_in=3.2999999999999998;h_in=2.5;dpi=300;title='';\n",
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=990;h_px=750;w_in=3.2999999999999998;h_in=2.5;dpi=300;h_grow=1;title='';\n",
                                                        NULL});
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("c.svg"), &o, &err), 0);
     rs_test_expect_in_file(args_path, (const char *[]){";fmt='svg';w_px=317;h_px=240;w_in=3.2999999999999998;h_in=2.5;dpi=96;", NULL});
@@ -111,7 +112,7 @@ RS_TEST(test_size_and_format, "size by kind, format by extension") {
     rs_test_expect_in_file(args_path, (const char *[]){";fmt='pdf';w_px=321;h_px=192;w_in=3.3464566929133857;h_in=2;dpi=96;\n", NULL});
     CU_ASSERT_EQUAL_FATAL(rs_plot_size_parse("slide", &o, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("s.pdf"), &o, &err), 0);
-    rs_test_expect_in_file(args_path, (const char *[]){";fmt='pdf';w_px=576;h_px=324;w_in=6;h_in=3.375;dpi=96;\n", NULL});
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='pdf';w_px=576;h_px=324;w_in=6;h_in=3.375;dpi=96;h_grow=1;\n", NULL});
 }
 
 /* .tex: the LaTeX text committed with its graphics named as the output minus .tex (not the scratch

@@ -199,7 +199,8 @@ RS_TEST(test_contention, "contention: series, x") {
 }
 
 /* one line per series and variant with a TTFT > 0 (empty cells: the variant cannot run), in series
- * then variant order: colour by series, dash by variant (the key lists each once: snames, vused);
+ * then variant order: colour by series, dash by variant (the key lists each once: snames, vused),
+ * a line per series and P where the CSV has several P;
  * the ranges with 25% margins */
 RS_TEST(test_ttft, "ttft: lines per series and variant, ranges") {
     static const char head[] = "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
@@ -207,8 +208,14 @@ RS_TEST(test_ttft, "ttft: lines per series and variant, ranges") {
     snprintf(text, sizeof text, "%sh:n1,1000,0.5,0.4,,\nh:n1,4000,2,1.5,,0.8\ng:n2,2000,1,,,\n", head);
     prepared_csv(RS_PLOT_TTFT, "ttft.csv", text, NULL,
                  "pser='h:n1 h:n1 h:n1 g:n2';pcol='ttft_pass_kv_s ttft_pass_q_s ttft_usp_s ttft_pass_kv_s';"
-                 "snames='h:n1 g:n2';vused='1 2 4';pdash='1 2 4 1';pcolor='1 1 1 2';"
+                 "snames='h:n1 g:n2';vused='1 2 4';pdash='1 2 4 1';pcolor='1 1 1 2';by_p=0;"
                  "xmin=800;xmax=5000;ymin=0.32000000000000001;ymax=2.5;");
+    /* two cached P in one series: a line per series and P (TTFT depends on both, not on P + T) */
+    static const char headp[] = "series,cached_tokens,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
+    snprintf(text, sizeof text, "%sh:n1,100,1000,0.5,,,\nh:n1,100,4000,2,,,\nh:n1,900,1000,0.7,,,\nh:n1,900,4000,2.5,,,\n", headp);
+    prepared_csv(RS_PLOT_TTFT, "ttft-p.csv", text, NULL,
+                 "pser='h:n1|100 h:n1|900';pcol='ttft_pass_kv_s ttft_pass_kv_s';snames='h:n1/P=100 h:n1/P=900';vused='1';"
+                 "pdash='1 1';pcolor='1 2';by_p=1;xmin=800;xmax=5000;ymin=0.40000000000000002;ymax=3.125;");
     REFUSED_ROWS(RS_PLOT_TTFT, head,
                  {"h:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n",
                   "@:3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"},
