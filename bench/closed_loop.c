@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     }
     rs_machine_t m;
     if (!strcmp(argv[1], "figures")) {
-        m = rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6});
+        m = rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6, {0, 0, 0}, 0});
     } else {
         rs_hw_t hw;
         rs_err_t err;

@@ -62,7 +62,7 @@ static int walk(rs_problem_t p, const rs_machine_t *m, int64_t n, const char *wh
 }
 
 int main(int argc, char **argv) {
-    const rs_machine_t m = rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6});
+    const rs_machine_t m = rs_machine_figures("H100-SXM (figures inline)", RS_DTYPE_BF16, 989e12, (rs_tier_t){"nvlink4", 450e9, 3e-6, {0, 0, 0}, 0});
     rs_machine_t mk;
     if (bench_h100_machine("", &mk) != 0) return 1;
     rs_problem_t p;

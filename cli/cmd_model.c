@@ -31,7 +31,64 @@ typedef struct {
     rs_problem_t problem;  /* this entry's problem */
     rs_closed_t closed;    /* closed form */
     rs_walk_t walk;        /* critical-path walk */
+    rs_closed_t closed_at[2]; /* the same at the fast and the slow end of the uncertain figures (--bound) */
+    rs_walk_t walk_at[2];
 } entry_t;
+
+/* The machines at the fast and the slow end of every uncertain figure (rs_machine_set_bound). */
+static int range_machines(const rs_setup_t *c, rs_machine_t mb[2], rs_err_t *err) {
+    for (int i = 0; i < 2; i++) {
+        rs_machine_spec_t sp = c->spec;
+        sp.bound = i == 0 ? RS_BOUND_FAST : RS_BOUND_SLOW;
+        if (rs_machine_spec_build(&sp, &c->hw, c->problem.n_ranks, &mb[i], err) != 0) return -1;
+        mb[i].hop_inter = c->machine.hop_inter;
+    }
+    return 0;
+}
+
+/* "lo-hi UNIT" of two times, or one when they print the same. */
+static const char *time_range(double a, double b, char *buf, size_t len) {
+    char x[32], y[32];
+    rs_fmt_time(fmin(a, b), x, sizeof x), rs_fmt_time(fmax(a, b), y, sizeof y);
+    if (!strcmp(x, y)) snprintf(buf, len, "%s", x);
+    else snprintf(buf, len, "%s - %s", x, y);
+    return buf;
+}
+
+/* B_fixed as printed: "none" (NaN: still fixed-cost bound at the largest B searched) or the tokens. */
+static const char *b_fixed_str(double b, char *buf, size_t len) {
+    if (isnan(b)) snprintf(buf, len, "above 16M");
+    else snprintf(buf, len, "%.0f", b);
+    return buf;
+}
+
+/* The fixed costs of each entry's pacing step and the range of every entry under the uncertain
+ * figures (docs/model.md section 3b and "Ranges"). */
+static void print_fixed(const rs_setup_t *c, const entry_t *es, int n) {
+    const rs_machine_t *m = &c->machine;
+    char a[32], b[32], x[32], y[80], z[80];
+    printf("# fixed costs (docs/model.md 3b): a kernel launch %s on the device, a host call of the preset %s, a host "
+           "sync %s; B_fixed: the smallest B at which the middle step's work reaches its fixed costs\n",
+           rs_fmt_time(m->cal.launch_s, a, sizeof a), rs_fmt_time(rs_kernel_call_s(m), b, sizeof b),
+           rs_fmt_time(m->launch_latency_s, x, sizeof x));
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        char wk[32], fx[32], bf[32], bl[32], bh[32];
+        printf("#   %-10s %-8s work %s, fixed %s: B_fixed = %s (range %s - %s)\n", rs_layout_name(e->problem.layout),
+               rs_pass_name(e->problem.pass), rs_fmt_time(e->closed.work_s, wk, sizeof wk), rs_fmt_time(e->closed.fixed_s, fx, sizeof fx),
+               b_fixed_str(e->closed.b_fixed_tokens, bf, sizeof bf), b_fixed_str(e->closed_at[0].b_fixed_tokens, bl, sizeof bl),
+               b_fixed_str(e->closed_at[1].b_fixed_tokens, bh, sizeof bh));
+    }
+    printf("# range (the table: --bound %s; --bound fast / slow: every uncertain figure at the end that makes the ring faster / "
+           "slower):\n", rs_bound_name(m->bound));
+    for (int i = 0; i < n; i++) {
+        const entry_t *e = &es[i];
+        printf("#   %-10s %-8s makespan %s, eff %.1f%% - %.1f%%, T_comm %s\n", rs_layout_name(e->problem.layout),
+               rs_pass_name(e->problem.pass), time_range(e->walk_at[0].makespan_s, e->walk_at[1].makespan_s, y, sizeof y),
+               100 * e->walk_at[1].efficiency, 100 * e->walk_at[0].efficiency,
+               time_range(e->closed_at[0].t_comm_s, e->closed_at[1].t_comm_s, z, sizeof z));
+    }
+}
 
 
 static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, const char *chrome,
@@ -231,6 +288,11 @@ int rs_cmd_model(int argc, char **argv) {
         fprintf(stderr, "ringsim model: %s\n", err.msg);
         return RS_EXIT_USAGE;
     }
+    rs_machine_t mb[2];
+    if (range_machines(&c, mb, &err) != 0) {
+        fprintf(stderr, "ringsim model: %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
     entry_t *es = calloc((size_t)n, sizeof *es);
     if (!es) return RS_EXIT_FAIL;
     int k = 0;
@@ -242,11 +304,15 @@ int rs_cmd_model(int argc, char **argv) {
             if (!s || rs_model_b_star(&e->problem, &c.machine, &e->closed, &err) != 0 ||
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
+            for (int b = 0; b < 2 && rc == RS_EXIT_OK; b++)
+                if (rs_model_b_star(&e->problem, &mb[b], &e->closed_at[b], &err) != 0 ||
+                    rs_model_walk(s, &mb[b], RS_NO_SINK, NULL, &e->walk_at[b], &err) != 0)
+                    rc = RS_EXIT_USAGE;
             rs_schedule_free(s);
         }
     if (rc == RS_EXIT_OK) {
         bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-"));
-        if (!quiet) print_table(&c, es, n);
+        if (!quiet) print_table(&c, es, n), print_fixed(&c, es, n);
         if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
         if (rc == RS_EXIT_OK && json && write_json(json, &c, es, n, &err) != 0) rc = RS_EXIT_FAIL;
         for (int i = 0; i < n && rc == RS_EXIT_OK && (trace || chrome); i++)

@@ -34,7 +34,11 @@ static int list(bool tiers) {
             fprintf(stderr, "ringsim profiles: %s\n", err.msg);
             rc = 1;
         } else if (tiers) {
-            printf("  %-12s %10.1f %10.2f\n", *n, t.bw_bytes_per_s / 1e9, t.latency_s * 1e6);
+            char eff[32] = "-";
+            if (rs_span_given(t.p2p_eff) && t.p2p_eff.lo < t.p2p_eff.hi) snprintf(eff, sizeof eff, "%.3g (%.3g-%.3g)", t.p2p_eff.point, t.p2p_eff.lo, t.p2p_eff.hi);
+            else if (rs_span_given(t.p2p_eff)) snprintf(eff, sizeof eff, "%.3g", t.p2p_eff.point);
+            printf("  %-16s %8.1f %-19s %8.1f %10.2f\n", *n, t.bw_bytes_per_s / 1e9, eff,
+                   t.bw_bytes_per_s * rs_span_at(t.p2p_eff, RS_BOUND_POINT, true, 1.0) / 1e9, t.latency_s * 1e6);
         } else {
             const double f = hw.flops_per_s[RS_DTYPE_BF16];
             printf("  %-10s %10.1f %6lld %-12s %10.1f ", *n, f / 1e12, (long long)hw.devices_per_node, hw.intra.name,
@@ -55,8 +59,9 @@ static int list_presets(void) {
     printf("# %-10s %10s %6s %-12s %10s %-16s %10s %9s %9s\n", "name", "bf16_TF/s", "G", "intra", "intra_GB/s",
            "inter", "inter_GB/s", "F/W_intra", "F/W_inter");
     int rc = list(false);
-    printf("\n# tier presets (--inter NAME, or \"intra\"/\"inter\": \"NAME\" in a profile)\n");
-    printf("# %-12s %10s %10s\n", "name", "GB/s_dir", "latency_us");
+    printf("\n# tier presets (--inter NAME, or \"intra\"/\"inter\": \"NAME\" in a profile; GB/s_dir nominal, p2p_eff the fraction\n"
+           "# NCCL's point-to-point transfers reach (its range), p2p_GB/s the rate a ring's hop uses)\n");
+    printf("# %-16s %8s %-19s %8s %10s\n", "name", "GB/s_dir", "p2p_eff", "p2p_GB/s", "latency_us");
     return rc | list(true);
 }
 

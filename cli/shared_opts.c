@@ -119,6 +119,13 @@ static int parse_impl(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
+static int parse_bound(void *dst, const char *arg, rs_err_t *err) {
+    rs_bound_t b;
+    if (rs_bound_parse(arg, &b) != 0) return rs_errf(err, "--bound %s: expected point, fast or slow", arg);
+    ((rs_setup_t *)dst)->spec.bound = b;
+    return 0;
+}
+
 static int parse_seed(void *dst, const char *arg, rs_err_t *err) {
     int64_t v;
     if (rs_parse_size("--seed", arg, 0, INT64_MAX, &v, err)) return -1;
@@ -193,7 +200,13 @@ const rs_opt_t rs_cli_shared_opts[] = {
      "(none: the dense peak F x eff(B); --flops alone implies it)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_impl, NULL},
     {"kernel", 0, "NAME", "the preset's", "the profile's kernel whose curves rate the calls", RS_ARG_BUF, M(kernel), 0,
      sizeof(((rs_machine_spec_t *)0)->kernel), NULL, NULL, NULL},
-    {"launch-overhead", 0, "S", "the profile's, else 0", "per-step (kernel) launch overhead, s", RS_ARG_DOUBLE, M(launch), RS_RANGE_LAUNCH, NULL, NULL, NULL},
+    {"launch-overhead", 0, "S", "the profile's device", "device-side cost of a kernel launch, s (the dense model: one per step)",
+     RS_ARG_DOUBLE, M(launch), RS_RANGE_LAUNCH, NULL, NULL, NULL},
+    {"host-call", 0, "S", "the preset's", "host time of one framework call (a launch or a host-only op) of the\n"
+     "implementation preset, s", RS_ARG_DOUBLE, M(host_call), RS_RANGE_LAUNCH, NULL, NULL, NULL},
+    {"bound", 0, "END", "point", "uncertain figures (launch and host costs, p2p efficiency, NIC share) at\n"
+     "their point values, or all at the end that makes the ring fast or slow: point|fast|slow", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_bound, NULL},
     {"overlap", 0, "ETA", "1", "transfer progress rate while computing, [0,1]", RS_ARG_DOUBLE, M(overlap), RS_RANGE_OVERLAP, NULL, NULL,
      NULL},
     {"slowdown", 0, "SIGMA", "1", "compute slowdown while a transfer is in flight, >= 1", RS_ARG_DOUBLE, M(slowdown), RS_RANGE_SLOWDOWN, NULL, NULL, NULL},

@@ -18,8 +18,33 @@ rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops
     m.flops_per_s = flops_per_s;
     m.cal.overlap = 1;
     m.cal.comp_slowdown = 1;
+    if (!(tier.nominal_bw_bytes_per_s > 0)) tier.nominal_bw_bytes_per_s = tier.bw_bytes_per_s;
     m.intra = m.inter = tier;
+    m.launch_given = true; /* the figures' cal.launch_s (0) stands */
     return m;
+}
+
+/* The rate point-to-point transfers reach on tier t at bound b: its nominal figure x its p2p
+ * efficiency (1 when the tier gives none). */
+static void tier_at(rs_tier_t *t, rs_bound_t b) {
+    if (!(t->nominal_bw_bytes_per_s > 0)) t->nominal_bw_bytes_per_s = t->bw_bytes_per_s;
+    t->bw_bytes_per_s = t->nominal_bw_bytes_per_s * rs_span_at(t->p2p_eff, b, true, 1.0);
+}
+
+double rs_machine_nic_share(const rs_machine_t *m, double crossing) {
+    const double k = m->nics_per_node > 0 ? m->nics_per_node : (double)m->devices_per_node;
+    return crossing > 0 && k > 0 && k < crossing ? k / crossing : 1.0;
+}
+
+void rs_machine_set_bound(rs_machine_t *m, rs_bound_t b) {
+    m->bound = b;
+    tier_at(&m->intra, b);
+    tier_at(&m->inter, b);
+    if (!m->launch_given) m->cal.launch_s = rs_span_at(m->launch_span_s, b, false, 0.0);
+    m->launch_latency_s = rs_span_at(m->launch_latency_span_s, b, false, 0.0);
+    /* a ring alone crosses each node boundary once per direction (ranks fill nodes in order): its hop
+     * has its NIC to itself; the slow end: every device of the node crossing at once (other rings) */
+    m->nic_share = b == RS_BOUND_SLOW ? rs_machine_nic_share(m, (double)m->devices_per_node) : 1.0;
 }
 
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err) {
@@ -38,8 +63,15 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->flops_per_s = hw->flops_per_s[dtype];
     m->cal = hw->cal;
     m->devices_per_node = hw->devices_per_node;
+    m->nics_per_node = (double)hw->nics_per_node;
     m->intra = hw->intra;
     m->inter = hw->has_inter ? hw->inter : hw->intra;
+    m->intra.nominal_bw_bytes_per_s = m->intra.bw_bytes_per_s; /* a profile's figure is the nominal one */
+    m->inter.nominal_bw_bytes_per_s = m->inter.bw_bytes_per_s;
+    m->launch_span_s = hw->launch_s;
+    m->launch_latency_span_s = hw->launch_latency_s;
+    m->launch_given = hw->cal.launch_s > 0; /* a calibrated launch cost replaces the device's figure */
+    rs_machine_set_bound(m, RS_BOUND_POINT);
     m->kernels = hw->kernels;
     m->mem_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
     if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
@@ -105,6 +137,10 @@ int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err) {
     if ((m->cal.n_eff != 0 && check_curve(&m->cal, false, err)) || (m->cal.n_overlap != 0 && check_curve(&m->cal, true, err)))
         return -1; /* (a machine without curves, the common case, skips the calls: the closed form validates per call) */
     if (!(isfinite(m->cal.launch_s) && m->cal.launch_s >= 0)) return rs_errc(err, RS_ERR_BAD_INPUT, "launch %g: must be finite and >= 0 s", m->cal.launch_s);
+    if (!(isfinite(m->launch_latency_s) && m->launch_latency_s >= 0))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "launch latency %g: must be finite and >= 0 s", m->launch_latency_s);
+    if (m->host_call_given && !(isfinite(m->host_call_s) && m->host_call_s >= 0))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "host call %g: must be finite and >= 0 s", m->host_call_s);
     if (!(m->cal.overlap >= 0 && m->cal.overlap <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "overlap %g: must be in [0, 1]", m->cal.overlap);
     if (!(isfinite(m->cal.comp_slowdown) && m->cal.comp_slowdown >= 1))
         return rs_errc(err, RS_ERR_BAD_INPUT, "slowdown %g: must be finite and >= 1", m->cal.comp_slowdown);
@@ -161,8 +197,11 @@ bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
     return p / g != q / g;
 }
 
+/* The rate a node-crossing hop gets: the NIC's rate x the hop's share of it. */
+static double inter_bw(const rs_machine_t *m) { return m->inter.bw_bytes_per_s * (m->nic_share > 0 ? m->nic_share : 1.0); }
+
 double rs_machine_hop_bw(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
-    double bw = rs_machine_hop_inter(m, n_ranks, hop) ? m->inter.bw_bytes_per_s : m->intra.bw_bytes_per_s;
+    double bw = rs_machine_hop_inter(m, n_ranks, hop) ? inter_bw(m) : m->intra.bw_bytes_per_s;
     if (n_ranks < 1) return bw;
     int64_t p = wrap(hop, n_ranks);
     for (int k = 0; k < m->perturb.n_degraded && k < RS_MAX_PERTURB; k++)
@@ -183,9 +222,9 @@ void rs_machine_slowest_hop(const rs_machine_t *m, int64_t n, double *bw, double
      * cross or G >= 2 (so the intra tier wins a tie: it comes first) */
     const int64_t g = m->devices_per_node;
     const bool crosses = n > 1 && g > 0 && g < n, has_intra = !crosses || g >= 2;
-    const rs_tier_t *t = !crosses ? &m->intra : !has_intra ? &m->inter
-                                      : m->inter.bw_bytes_per_s < m->intra.bw_bytes_per_s ? &m->inter : &m->intra;
-    *bw = t->bw_bytes_per_s, *lat = t->latency_s;
+    const double wx = inter_bw(m);
+    const bool inter = crosses && (!has_intra || wx < m->intra.bw_bytes_per_s);
+    *bw = inter ? wx : m->intra.bw_bytes_per_s, *lat = inter ? m->inter.latency_s : m->intra.latency_s;
 }
 
 double rs_machine_hop_latency(const rs_machine_t *m, int64_t n_ranks, int64_t hop) {
@@ -228,7 +267,9 @@ double rs_machine_a2a_rank_s(const rs_machine_t *m, int64_t group, double bytes_
     const int64_t node = rank / g, size = g < group - node * g ? g : group - node * g;
     const int64_t smallest = group % g ? group % g : g; /* the last node's: its NIC carries the most flows */
     const double intra = size > 1 ? m->intra.latency_s + (double)(size - 1) * peer / m->intra.bw_bytes_per_s : 0;
-    return fmax(intra, m->inter.latency_s + (double)(group - smallest) * peer / m->inter.bw_bytes_per_s);
+    /* every member of the node crosses at once: its NIC shared by the members that use it */
+    const double w = m->inter.bw_bytes_per_s * rs_machine_nic_share(m, (double)size);
+    return fmax(intra, m->inter.latency_s + (double)(group - smallest) * peer / w);
 }
 
 double rs_machine_a2a_s(const rs_machine_t *m, int64_t group, double bytes_per_device, bool *crosses_nodes) {
@@ -265,7 +306,7 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
     snprintf(s->profile, sizeof s->profile, "h100-sxm");
     s->dtype = RS_DTYPE_BF16;
     s->gpus_per_node = -1;
-    s->latency = s->launch = s->overlap = s->slowdown = -1;
+    s->latency = s->launch = s->overlap = s->slowdown = s->host_call = -1;
     s->host_xfer = s->host_byte = -1;
     s->seed = 1;
     s->impl = -1;
@@ -278,9 +319,11 @@ int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *e
         hw->has_inter = true;
     }
     if (s->flops > 0) hw->flops_per_s[s->dtype] = s->flops;
-    if (s->bw > 0) hw->intra.bw_bytes_per_s = s->bw;
+    /* --bw and --inter-bw give the rate the ring's transfers reach (no efficiency applied) */
+    if (s->bw > 0) hw->intra.bw_bytes_per_s = s->bw, hw->intra.p2p_eff = (rs_span_t){0, 0, 0};
     if (s->inter_bw > 0) {
         hw->inter.bw_bytes_per_s = s->inter_bw;
+        hw->inter.p2p_eff = (rs_span_t){0, 0, 0};
         if (!hw->has_inter) {
             hw->has_inter = true;
             snprintf(hw->inter.name, sizeof hw->inter.name, "custom");
@@ -338,6 +381,9 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
 
 int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err) {
     if (rs_machine_from_hw(hw, s->dtype, m, err) != 0 || spec_kernel(s, hw, m, err) != 0) return -1;
+    if (s->launch >= 0) m->launch_given = true, m->cal.launch_s = s->launch; /* --launch-overhead, also 0 */
+    if (s->host_call >= 0) m->host_call_given = true, m->host_call_s = s->host_call;
+    rs_machine_set_bound(m, s->bound);
     m->jitter = s->jitter;
     m->seed = s->seed;
     m->perturb = s->perturb;

@@ -39,8 +39,21 @@ typedef struct {
     double flops_per_s;            /* peak F, FLOP/s */
     rs_calibration_t cal;          /* the profile's calibration (profile.h), whole */
     int64_t devices_per_node;      /* G; 0 = flat ring */
-    rs_tier_t intra;               /* tier of hops inside a node (the flat ring's only tier) */
-    rs_tier_t inter;               /* tier of hops crossing nodes */
+    rs_tier_t intra;               /* tier of hops inside a node (the flat ring's only tier); bw_bytes_per_s:
+                                      the rate point-to-point transfers reach (rs_machine_set_bound) */
+    rs_tier_t inter;               /* tier of hops crossing nodes: one NIC's rate */
+    double nics_per_node;          /* NICs of the inter tier per node (0 = one per device; the planner's
+                                      per-CP-node machines may hold a fraction) */
+    double nic_share;              /* the share of its NIC a node-crossing hop gets (0 = 1): 1 for a ring alone
+                                      on its node's NICs; the slow bound: every device of the node crossing at
+                                      once (rs_machine_nic_share) */
+    rs_bound_t bound;              /* the end of every uncertain figure this machine uses (profile.h) */
+    rs_span_t launch_span_s;       /* the device's launch cost per kernel (hw->launch_s) */
+    rs_span_t launch_latency_span_s; /* the device's launch latency after a host sync (hw->launch_latency_s) */
+    bool launch_given;             /* cal.launch_s is the calibration's or --launch-overhead's (not the device's) */
+    double launch_latency_s;       /* launch_latency_span_s at bound: paid once per host sync (model/4-cost/kernel.h) */
+    bool host_call_given;          /* host_call_s replaces the preset's host time per framework call */
+    double host_call_s;            /* (--host-call) */
     double jitter;                 /* compute time x (1 + jitter * (2u - 1)), u = rs_hash_unit(seed, rank, step) */
     uint64_t seed;                 /* jitter seed */
     rs_perturb_t perturb;          /* stragglers and degraded hops */
@@ -76,6 +89,15 @@ const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, cha
  * tier (intra = inter), one flat ring, full overlap, no slowdown, no calibration, no perturbations.
  * Can't fail. */
 rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops_per_s, rs_tier_t tier);
+/* Resolve every uncertain figure of m at bound b (profile.h): each tier's rate = its nominal figure x
+ * its p2p efficiency at b, the device's launch cost per kernel (cal.launch_s, unless launch_given) and
+ * launch latency at b, the NIC share of a crossing hop (1, or at RS_BOUND_SLOW the share when every
+ * device of a node crosses at once: rs_machine_nic_share(m, G)). rs_machine_from_hw calls it with
+ * RS_BOUND_POINT. Can't fail. */
+void rs_machine_set_bound(rs_machine_t *m, rs_bound_t b);
+/* The share of a NIC each of `crossing` concurrent node-crossing flows of a node gets: min(1, NICs per
+ * node / crossing) (docs/model.md, "Transfers"); 1 for crossing <= 0. Can't fail. */
+double rs_machine_nic_share(const rs_machine_t *m, double crossing);
 /* Validate ranges (positive finite rates, eta in [0,1], sigma >= 1, ranks/hops < n_ranks, ...) and
  * that eta < 1 (scalar or curve) is not combined with sigma > 1. */
 int rs_machine_validate(const rs_machine_t *m, int64_t n_ranks, rs_err_t *err);
@@ -112,8 +134,9 @@ double rs_machine_host_s(const rs_machine_t *m, int n_xfers, double bytes, doubl
 /* An all-to-all over `group` consecutive ranks starting on a node boundary (ranks fill nodes of
  * devices_per_node in order): each device holds bytes_per_device M before the exchange, keeps M/group
  * and sends M/group to every other member; each device injects on its own links and the two tiers run
- * concurrently (docs/plan.md, docs/inference.md): with G' = min(group, G) members in a node,
- *   t = max(L_intra + M (G' - 1) / (group W_intra), L_inter + M (group - G') / (group W_inter))
+ * concurrently (docs/plan.md, docs/inference.md): with G' = min(group, G) members in a node, all crossing
+ * at once (each NIC shared by them: s = rs_machine_nic_share(m, G')),
+ *   t = max(L_intra + M (G' - 1) / (group W_intra), L_inter + M (group - G') / (group s W_inter))
  * for full nodes (tier bandwidths; --degrade is not applied). 0 for group 1 or no bytes; *crosses_nodes (may be NULL)
  * tells whether the inter tier is used. Used by Ulysses/USP (model/5-plan/alt.h) and by pass-q's return
  * (the walk). Can't fail. */
@@ -144,6 +167,7 @@ typedef struct {
     double inter_bw;               /* --inter-bw (0 = the profile's) */
     double latency;                /* --latency of every tier (< 0 = the profile's) */
     double launch;                 /* --launch-overhead (< 0 = the profile's) */
+    double host_call;              /* --host-call: host time per framework call (< 0 = the preset's) */
     double overlap;                /* --overlap (< 0 = the profile's; replaces an overlap curve) */
     double slowdown;               /* --slowdown (< 0 = the profile's) */
     double host_xfer;              /* --host-cost S[:S_PER_BYTE] (< 0 = the profile's) */
@@ -153,6 +177,7 @@ typedef struct {
     rs_perturb_t perturb;          /* --straggler, --degrade */
     int impl;                      /* --impl: rs_impl_t (-1 = the profile's default; with --flops: none) */
     char kernel[RS_KNAME_LEN];     /* --kernel: a kernel of the profile ("" = the one the preset runs) */
+    rs_bound_t bound;              /* --bound: the end of the uncertain figures (RS_BOUND_POINT) */
 } rs_machine_spec_t;
 
 /* Profile h100-sxm, bf16, nothing changed, seed 1. Can't fail. */

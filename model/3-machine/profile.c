@@ -21,8 +21,44 @@
  * Tiers
  * ---------------------------------------------------------------------------------------------- */
 static const char *const source_key[] = {"source", NULL}; /* the text every object may carry */
-static const char *const tier_fields[] = {"name", "description", "bw_bytes_per_s", "latency_s", NULL};
-static const char *const tier_figures[] = {"bw_bytes_per_s", "latency_s", NULL};
+static const char *const tier_fields[] = {"name", "description", "bw_bytes_per_s", "latency_s", "p2p_efficiency",
+                                          "p2p_efficiency_lo", "p2p_efficiency_hi", NULL};
+static const char *const tier_figures[] = {"bw_bytes_per_s", "latency_s", "p2p_efficiency", "p2p_efficiency_lo",
+                                           "p2p_efficiency_hi", NULL};
+
+static const char *const bound_names[RS_BOUND_COUNT] = {"point", "fast", "slow"};
+const char *rs_bound_name(rs_bound_t b) { return rs_enum_name(bound_names, RS_BOUND_COUNT, (int)b); }
+int rs_bound_parse(const char *s, rs_bound_t *out) {
+    const int k = rs_enum_parse(bound_names, RS_BOUND_COUNT, s);
+    if (k >= 0) *out = (rs_bound_t)k;
+    return k >= 0 ? 0 : -1;
+}
+
+double rs_span_at(rs_span_t s, rs_bound_t b, bool higher_is_faster, double none) {
+    if (!rs_span_given(s)) return none;
+    if (b == RS_BOUND_POINT) return s.point;
+    return (b == RS_BOUND_FAST) == higher_is_faster ? s.hi : s.lo;
+}
+
+/* o.key with o.key_lo and o.key_hi, each in range: a figure and the range its sources leave. The
+ * point alone stands for all three; a bound needs the point; lo <= point <= hi. Returns 1 if given,
+ * 0 if absent, -1 with a message. */
+static int parse_span(pj_obj_t o, const char *key, rs_range_t range, rs_span_t *out) {
+    char klo[64], khi[64], path[160];
+    snprintf(klo, sizeof klo, "%s_lo", key), snprintf(khi, sizeof khi, "%s_hi", key);
+    *out = (rs_span_t){0, 0, 0};
+    const int got = pj_num(o, key, false, range, &out->point);
+    const int glo = got < 0 ? -1 : pj_num(o, klo, false, range, &out->lo);
+    const int ghi = glo < 0 ? -1 : pj_num(o, khi, false, range, &out->hi);
+    if (ghi < 0) return -1;
+    if (!got && (glo || ghi)) return pj_fail(o.v, pj_join(path, sizeof path, o.path, glo ? klo : khi), "needs %s (the value used)", key);
+    if (!got) return 0;
+    if (!glo) out->lo = out->point;
+    if (!ghi) out->hi = out->point;
+    if (!(out->lo <= out->point)) return pj_fail(o.v, pj_join(path, sizeof path, o.path, klo), "must be <= %s = %g, got %g", key, out->point, out->lo);
+    if (!(out->point <= out->hi)) return pj_fail(o.v, pj_join(path, sizeof path, o.path, khi), "must be >= %s = %g, got %g", key, out->point, out->hi);
+    return 1;
+}
 
 static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_err_t *err);
 
@@ -49,6 +85,9 @@ static int parse_tier_value(const pj_ctx_t *v, const char *path, const json_t *j
     if (pj_str(tier, "description", false, false, NULL, 4096) < 0) return -1;
     if (pj_num(tier, "bw_bytes_per_s", true, (rs_range_t){RS_RANGE_BW}, &out->bw_bytes_per_s) < 0) return -1;
     if (pj_num(tier, "latency_s", true, (rs_range_t){RS_RANGE_LATENCY}, &out->latency_s) < 0) return -1;
+    if (parse_span(tier, "p2p_efficiency", (rs_range_t){RS_RANGE_P2P_EFF}, &out->p2p_eff) < 0) return -1;
+    if (rs_span_given(out->p2p_eff) && !(out->p2p_eff.lo > 0))
+        return pj_fail(v, pj_join((char[160]){0}, 160, path, "p2p_efficiency_lo"), "must be > 0, got %g", out->p2p_eff.lo);
     return 0;
 }
 
@@ -93,8 +132,10 @@ int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
  * Device profiles
  * ---------------------------------------------------------------------------------------------- */
 static const char *const root_fields[] = {"name", "description", "device", "tiers", "calibration", "kernels", NULL};
-static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s",
-                                            "devices_per_node", "price_per_device_hour", NULL};
+static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s", "devices_per_node",
+                                            "price_per_device_hour", "nics_per_node", "launch_s", "launch_s_lo",
+                                            "launch_s_hi", "launch_latency_s", "launch_latency_s_lo",
+                                            "launch_latency_s_hi", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
                                            "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
@@ -254,6 +295,15 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
         return pj_fail(v, "device.devices_per_node", "must be in [%g, %g], got %lld", gr.min, gr.max, (long long)gv);
     out->devices_per_node = (int64_t)gv;
     if (pj_num(device, "price_per_device_hour", false, (rs_range_t){RS_RANGE_PRICE}, &out->price_per_device_hour) < 0) return -1;
+    double nics = 0;
+    const int got_nics = pj_num(device, "nics_per_node", false, (rs_range_t){RS_RANGE_DEVICES_PER_NODE}, &nics);
+    if (got_nics < 0) return -1;
+    if (got_nics && (nics != floor(nics) || nics > (double)out->devices_per_node))
+        return pj_fail(v, "device.nics_per_node", "must be an integer in [1, devices_per_node = %lld], got %g",
+                       (long long)out->devices_per_node, nics);
+    out->nics_per_node = (int64_t)nics;
+    if (parse_span(device, "launch_s", (rs_range_t){RS_RANGE_LAUNCH}, &out->launch_s) < 0) return -1;
+    if (parse_span(device, "launch_latency_s", (rs_range_t){RS_RANGE_LAUNCH}, &out->launch_latency_s) < 0) return -1;
 
     json_t *tiers = pj_obj(top, "tiers", true, &bad);
     if (bad) return -1;

@@ -24,10 +24,33 @@
 
 #define RS_NAME_LEN 64
 
+/* An uncertain figure: the value a prediction uses and the range its sources leave (lo <= point <= hi;
+ * all three equal when a source gives one number; all 0 = not given). */
+typedef struct {
+    double point, lo, hi;
+} rs_span_t;
+
+/* Which end of every uncertain figure a machine is built at (docs/model.md, "Ranges"): the point
+ * values, or every mechanism at the end that makes the ring faster (FAST) or slower (SLOW). */
+typedef enum { RS_BOUND_POINT = 0, RS_BOUND_FAST, RS_BOUND_SLOW, RS_BOUND_COUNT } rs_bound_t;
+const char *rs_bound_name(rs_bound_t b); /* "point" | "fast" | "slow" */
+int rs_bound_parse(const char *s, rs_bound_t *out); /* 0 or -1 */
+
+/* The span's value at bound b: point, or the end that makes the ring faster (`higher_is_faster`: a
+ * rate's hi, a cost's lo) or slower; `none` when the span is not given (all 0). Can't fail. */
+double rs_span_at(rs_span_t s, rs_bound_t b, bool higher_is_faster, double none);
+/* true when the span was given (any of its figures non-zero). Can't fail. */
+static inline bool rs_span_given(rs_span_t s) { return s.point != 0 || s.lo != 0 || s.hi != 0; }
+
 typedef struct {
     char name[RS_NAME_LEN];  /* e.g. "nvlink4", "ib-ndr" */
-    double bw_bytes_per_s;   /* per direction, bytes/s (> 0) */
+    double bw_bytes_per_s;   /* per direction, bytes/s (> 0): in a profile the tier's nominal figure; in a
+                                machine (machine.h) the rate point-to-point transfers reach, nominal x
+                                p2p_eff at the machine's bound */
     double latency_s;        /* per message, seconds (>= 0) */
+    rs_span_t p2p_eff;       /* the fraction of the nominal figure NCCL's point-to-point transfers reach
+                                with large messages (tier p2p_efficiency, _lo, _hi); not given = 1 */
+    double nominal_bw_bytes_per_s; /* in a machine: the nominal figure bw_bytes_per_s came from (0 in a profile) */
 } rs_tier_t;
 
 typedef struct {
@@ -36,6 +59,11 @@ typedef struct {
     double mem_bytes;                     /* device memory, bytes */
     double mem_bw_bytes_per_s;            /* device memory bandwidth, bytes/s */
     int64_t devices_per_node;             /* G */
+    int64_t nics_per_node;                /* NICs of the inter tier in a node (device.nics_per_node; 0 = one per device) */
+    rs_span_t launch_s;                   /* device side: what one kernel launch adds to its stream behind others
+                                             (device.launch_s, _lo, _hi; calibration.launch_s replaces it) */
+    rs_span_t launch_latency_s;           /* device side: a launch call to the kernel's start on an idle device,
+                                             paid after each host sync (device.launch_latency_s, _lo, _hi) */
     rs_tier_t intra;                      /* ring hop inside a node */
     bool has_inter;                       /* an inter-node tier is given */
     rs_tier_t inter;                      /* ring hop between nodes (one NIC per device) */

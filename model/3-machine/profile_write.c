@@ -24,12 +24,22 @@ static void put_pairs(rs_jw_t *w, const void *pts, size_t stride, int n) {
     fputs("]", w->fp);
 }
 
+/* A span (profile.h) as key, key_lo, key_hi when given. */
+static void put_span(rs_jw_t *w, int ind, const char *key, rs_span_t s) {
+    if (!rs_span_given(s)) return;
+    char k[64];
+    rs_jw_num_at(w, ind, key, s.point, false);
+    snprintf(k, sizeof k, "%s_lo", key), rs_jw_num_at(w, ind, k, s.lo, false);
+    snprintf(k, sizeof k, "%s_hi", key), rs_jw_num_at(w, ind, k, s.hi, false);
+}
+
 static void put_tier(rs_jw_t *w, const char *key, const rs_tier_t *t, const char *source, bool first) {
     rs_jw_key(w, 4, key, first);
     fputs("{", w->fp);
     rs_jw_str_at(w, 6, "name", t->name, true);
     rs_jw_num_at(w, 6, "bw_bytes_per_s", t->bw_bytes_per_s, false);
     rs_jw_num_at(w, 6, "latency_s", t->latency_s, false);
+    put_span(w, 6, "p2p_efficiency", t->p2p_eff);
     rs_jw_source(w, 6, source, false);
     fputs("\n    }", w->fp);
 }
@@ -53,6 +63,12 @@ static void put_device(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
     rs_jw_key(w, 4, "devices_per_node", false);
     fprintf(w->fp, "%lld", (long long)hw->devices_per_node);
     if (hw->price_per_device_hour != 0) rs_jw_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
+    if (hw->nics_per_node > 0) {
+        rs_jw_key(w, 4, "nics_per_node", false);
+        fprintf(w->fp, "%lld", (long long)hw->nics_per_node);
+    }
+    put_span(w, 4, "launch_s", hw->launch_s);
+    put_span(w, 4, "launch_latency_s", hw->launch_latency_s);
     rs_jw_source(w, 4, source_note, false);
     fputs("\n  }", w->fp);
 }

@@ -6,7 +6,8 @@ const rs_range_info_t rs_ranges[] = {
     {"peak FLOP/s of a dtype", RS_RANGE_FLOPS, 0, 0, "--flops", "device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}, kernels.list[i].curves[j].points[k][2]"},
     {"hop bandwidth, bytes/s per direction", RS_RANGE_BW, 0, 0, "--bw, --inter-bw", "tier bw_bytes_per_s"},
     {"latency per message, s", RS_RANGE_LATENCY, 0, 0, "--latency", "tier latency_s"},
-    {"launch overhead per step, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead", "calibration.launch_s"},
+    {"launch cost per kernel, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead",
+     "calibration.launch_s, device.launch_s, device.launch_latency_s (and their _lo, _hi)"},
     {"overlap eta", RS_RANGE_OVERLAP, 0, 0, "--overlap", "calibration.overlap, calibration.overlap_curve[i][1]"},
     {"compute slowdown sigma", RS_RANGE_SLOWDOWN, 0, 0, "--slowdown", "calibration.comp_slowdown"},
     {"host cost per transfer, s", RS_RANGE_HOST_XFER, 0, 0, "--host-cost S", "calibration.host_s_per_xfer"},
@@ -23,6 +24,8 @@ const rs_range_info_t rs_ranges[] = {
     {"poll geometry, columns / rows", RS_RANGE_POLL_GEOM, 0, 1, "-",
      "calibration.poll_chunk_cols, calibration.poll_panel_rows_forward, calibration.poll_panel_rows_backward"},
     {"transfer curve factor g", RS_RANGE_XFER_FACTOR, 1, 0, "-", "calibration.xfer_curve[i][1], calibration.xfer_curve_reused[i][1]"},
+    {"point-to-point efficiency of a tier", RS_RANGE_P2P_EFF, 1, 0, "-", "tier p2p_efficiency, p2p_efficiency_lo, p2p_efficiency_hi"},
+    {"NICs per node", RS_RANGE_DEVICES_PER_NODE, 0, 1, "-", "device.nics_per_node (at most devices_per_node)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 

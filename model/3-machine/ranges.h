@@ -33,6 +33,7 @@
 #define RS_RANGE_POLLS 0, 1e6               /* calibration.poll_curve[i][1], above 0 */
 #define RS_RANGE_POLL_GEOM 1, 1e6           /* calibration.poll_chunk_cols, poll_panel_rows_*: integers */
 #define RS_RANGE_XFER_FACTOR 0, 1e6         /* calibration.xfer_curve[i][1], g above 0 */
+#define RS_RANGE_P2P_EFF 0, 1               /* a tier's p2p_efficiency (_lo, _hi), above 0 */
 
 typedef struct {
     double min, max;                        /* accepted: min <= x <= max, finite */

@@ -57,6 +57,11 @@ typedef struct {
                                largest B searched (2^40 dense, 2^24 tokens with kernel curves) */
     bool comm_bound;        /* t_comm_s > t_comp_s */
     double a2a_s;           /* pass-q and decode: the all-to-all return of the partial outputs */
+    double work_s;          /* the layout's middle step: its device work alone (calls and merges), and */
+    double fixed_s;         /* its fixed costs alone: launches, host calls, syncs (kernel.h rs_kernel_layout_fixed) */
+    double b_fixed_tokens;  /* rs_model_b_star only (rs_model_closed leaves -1): the smallest B at which that
+                               step's work reaches its fixed costs (below it they dominate: docs/model.md
+                               section 3b); 0 without fixed costs, NaN if still below at 2^24 tokens */
 } rs_closed_t;
 
 /* Evaluate the closed form for a validated problem on a machine: the layout's middle step (a causal

@@ -55,10 +55,11 @@ static void closed_classes(const rs_problem_t *p, const rs_kmodel_t *km, rs_kcla
         k->deferred_s = 0, k->deferred_launches = 0, k->after_s = 0, k->before_s = 0;
         k->scaled_s = kc->exec[c] > 0 ? (double)kc->exec[c] / km->f_eff : 0;
         k->launches = kc->exec[c] > 0 ? 1 : 0;
+        k->host_calls = k->syncs = 0;
     }
     if (!(want & 2u)) kc->cls[1].scaled_s = kc->cls[0].scaled_s, kc->cls[1].launches = kc->cls[0].launches;
     kc->cls[1].after_s = 0; /* step 0 receives no partial */
-    kc->epi_fixed_s = 0, kc->epi_fixed_launches = 0;
+    kc->epi_fixed_s = 0, kc->epi_fixed_launches = kc->epi_fixed_calls = 0;
 }
 
 /* The moving block of a step as a function of B (docs/model.md, docs/inference.md): T_comp(B) =
@@ -224,6 +225,7 @@ static void closed_variant(const rs_problem_t *p, const rs_machine_t *m, const v
     const double moving = rs_problem_passes_q(p) ? (double)rs_problem_q_bytes(p) : (double)rs_problem_kv_bytes(p);
     const double pairs = p->decode ? v->bc : b * (b + v->bc), pairs0 = p->decode ? v->bc + 1 : pairs;
     o->t_comp_s = m->cal.launch_s + v->c_f * pairs / o->f_eff_per_s;
+    o->work_s = o->t_comp_s - m->cal.launch_s, o->fixed_s = m->cal.launch_s; /* the dense model: one launch */
     const double tc0 = m->cal.launch_s + v->c_f * pairs0 / o->f_eff_per_s;
     o->t_comm_s = v->lat + moving / v->w;
     const double x = moving / v->w, eta = rs_machine_overlap(m, moving), host = rs_machine_host_s(m, 1, moving, 0);
@@ -255,7 +257,7 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     o->f_eff_per_s = km.f_eff;
     rs_machine_slowest_hop(m, n, &o->w_bytes_per_s, &o->latency_s); /* the slowest hop paces the ring */
     const double w = o->w_bytes_per_s, lat = o->latency_s, sigma = m->cal.comp_slowdown;
-    o->b_star_tokens = -1; /* rs_model_b_star */
+    o->b_star_tokens = o->b_fixed_tokens = -1; /* rs_model_b_star */
     if (rs_problem_is_inference(p)) {
         const variant_t v = variant_of(p, o);
         closed_variant(p, m, &v, o);
@@ -271,13 +273,14 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     closed_classes(p, &km, &kc);
     /* the layout's step compute (the one rule of kernel.h) and the step kinds of the balanced form */
     o->t_comp_s = rs_kernel_layout_comp_s(&km, &kc);
-    const double launch = m->cal.launch_s;
+    rs_kernel_layout_fixed(&km, &kc, &o->work_s, &o->fixed_s);
     const rs_kstep_t *c0 = &kc.cls[1], *cm = &kc.cls[n > 1 ? 0 : 1];
     double epi_s = 0;
-    int epi_l = 0;
-    if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l); /* the dense model has none */
-    const double tc0 = (double)c0->launches * launch + c0->scaled_s, tcm = (double)cm->launches * launch + cm->scaled_s;
-    const double epi = epi_s > 0 || epi_l > 0 ? (double)epi_l * launch + epi_s : 0; /* after the last step */
+    int epi_l = 0, epi_c = 0;
+    if (km.pre) rs_kernel_classes_epilogue(&km, &kc, 0, &epi_s, &epi_l, &epi_c); /* the dense model has none */
+    const double tc0 = rs_kernel_fixed_s(&km, c0->scaled_s, c0->launches, c0->host_calls, c0->syncs),
+                 tcm = rs_kernel_fixed_s(&km, cm->scaled_s, cm->launches, cm->host_calls, cm->syncs);
+    const double epi = rs_kernel_fixed_s(&km, epi_s, epi_l, epi_c, 0); /* after the last step */
     /* a middle step's transfers arrive in the buffers sent at the step before (n > 2; at n = 2 the one
      * step with a transfer is step 0, or the backward's step 1, whose dK,dV nothing sent before) */
     const double reused_of = n > 2 ? 1 : 0;
@@ -301,8 +304,53 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
     return 0;
 }
 
+/* The layout step's work minus its fixed costs at block b (a multiple of the granule); *valid false
+ * when S = b N is no valid problem. */
+static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, int64_t b, bool *valid) {
+    const rs_problem_t p = rs_problem_with_block(p0, b);
+    *valid = rs_problem_validate(&p, NULL) == 0;
+    if (!*valid) return 0;
+    rs_kmodel_t km;
+    rs_kclasses_t kc;
+    rs_kmodel_init(&km, &p, m);
+    closed_classes(&p, &km, &kc);
+    double work, fixed;
+    rs_kernel_layout_fixed(&km, &kc, &work, &fixed);
+    return work - fixed;
+}
+
+/* B_fixed of a training ring: the smallest block (in granules) whose layout step's work reaches its
+ * fixed costs; the work grows with B, the fixed costs do not (the calls of a step are the same at
+ * every B). A log scan of four points per octave up to 2^24 tokens, then a bisection on granules. */
+static double b_fixed(const rs_problem_t *p, const rs_machine_t *m, double fixed_s) {
+    if (!(fixed_s > 0)) return 0;
+    const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
+    int64_t below = 0, above = -1, prev = 0;
+    bool valid = true;
+    for (int j = 0; j <= 4 * 24 && above < 0; j++) {
+        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
+        b = (b + g - 1) / g * g;
+        if (b <= prev) continue;
+        prev = b;
+        const double gp = fixed_gap(p, m, b, &valid);
+        if (!valid) break;
+        if (gp >= 0) above = b;
+        else below = b;
+    }
+    if (above < 0) return NAN;
+    int64_t lo = below / g, hi = above / g; /* gap(lo g) < 0 <= gap(hi g); lo = 0: the first block reaches it */
+    if (lo == 0) return (double)(hi * g);
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (fixed_gap(p, m, mid * g, &valid) >= 0) hi = mid;
+        else lo = mid;
+    }
+    return (double)(hi * g);
+}
+
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {
     if (rs_model_closed(p, m, o, err) != 0) return -1;
+    o->b_fixed_tokens = rs_problem_is_inference(p) ? 0 : b_fixed(p, m, o->fixed_s);
     const int64_t n = p->n_ranks, b = o->block_tokens;
     /* B*: the last B at which the layout's middle step is transfer-bound, T_comm(B) > T_comp(B), with
      * latency, launch and the rates; 0 if never transfer-bound, NaN if still at the largest B. */

@@ -22,6 +22,7 @@ typedef struct {
     double after_s[3];           /* the class's merges after the incoming dK,dV partial arrives (kernel.h) */
     double before_s[3];          /* the part of time_s before the calls: the compute event starts after it */
     int launches[3];             /* launches of the class */
+    int calls[3], syncs[3];      /* its host-only calls and host syncs (kernel.h, rs_kernel_fixed_s) */
     int64_t n;                   /* ranks */
     const double *slow;          /* per-rank straggler factor */
     const rs_machine_t *m;       /* launch, jitter */
@@ -61,10 +62,11 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, w
     }
     acc->useful += fu;
     acc->exec += fx;
-    if (!(scaled > 0) && launches == 0) return 0;
+    const int calls = wc->per_step ? 0 : wc->calls[cls];
+    if (!(scaled > 0) && launches == 0 && calls == 0) return 0;
     double work = scaled * wc->slow[r];
     if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
-    return work + (double)launches * wc->m->cal.launch_s;
+    return rs_kernel_fixed_s(wc->km, work, launches, calls, wc->per_step ? 0 : wc->syncs[cls]);
 }
 
 /* The walk's O(N) state: per rank r, and per hop r -> r+1 (r's outgoing hop). */
@@ -308,14 +310,15 @@ static void work_classes_init(work_classes_t *wc, const rs_kmodel_t *km, const r
         wc->useful[i] = kc->useful[i], wc->exec[i] = kc->exec[i];
         wc->time_s[i] = kc->cls[i].scaled_s, wc->launches[i] = kc->cls[i].launches, wc->after_s[i] = kc->cls[i].after_s;
         wc->before_s[i] = kc->cls[i].before_s;
+        wc->calls[i] = kc->cls[i].host_calls, wc->syncs[i] = kc->cls[i].syncs;
         wc->epilogue |= kc->cls[i].deferred_s > 0 || kc->cls[i].deferred_launches > 0;
     }
-    wc->epilogue |= kc->epi_fixed_s > 0 || kc->epi_fixed_launches > 0;
+    wc->epilogue |= kc->epi_fixed_s > 0 || kc->epi_fixed_launches > 0 || kc->epi_fixed_calls > 0;
     for (int64_t r = 0; r < w->n; r++) {
         double es = 0;
-        int el = 0;
-        if (wc->epilogue) rs_kernel_classes_epilogue(km, kc, r, &es, &el);
-        w->epi[r] = es > 0 || el > 0 ? (double)el * m->cal.launch_s + es * w->slow[r] : 0;
+        int el = 0, ec = 0;
+        if (wc->epilogue) rs_kernel_classes_epilogue(km, kc, r, &es, &el, &ec);
+        w->epi[r] = rs_kernel_fixed_s(km, es * w->slow[r], el, ec, 0);
     }
 }
 

@@ -21,6 +21,16 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
             .impl = RS_IMPL_RINGSIM, .fused = true, .shifted_native = true,
             .step_kv = {{0, 1}, {0, 3}}, .step_launch = {1, 1},
             .epi_fwd_q = {1, 1}, .epi_fwd_rh = {0, 3}, .epi_launch = {1, 0},
+            /* Host side (exec/exec_pass.c, exec/gpu): C calls into the CUDA runtime and NCCL. A step's post
+             * (nccl_transport.c nt_post: cudaSetDevice, an event record, a stream wait, an event record,
+             * ncclGroupStart, ncclSend, ncclRecv, ncclGroupEnd and its settle, an event record: 10), the
+             * compute's two event records, and the waits (gs_wait: a stream synchronize, two elapsed
+             * times; nt_wait: cudaSetDevice, the event query, two elapsed times): 16 host-only calls; the
+             * backward's grad_zero and grad_add add their launches and, after grad_add, a second wait (2
+             * calls more at step 0, 4 later). The loop waits on the host every step (gs_wait, nt_wait):
+             * one sync, two in a later backward step. A call's host time: 2.62-2.81 us per asynchronous
+             * kernel enqueue measured on CUDA 13 (ahrefs/ocannl issue 488); 2.7 us used. */
+            .host = {.call_s = {2.7e-6, 2.6e-6, 2.8e-6}, .calls = {{16, 16}, {18, 20}}, .syncs = {{1, 1}, {1, 2}}},
         },
     [RS_IMPL_FLASH_ATTN] =
         {
@@ -41,6 +51,20 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
             .fwd_part_q = {0, 2}, .fwd_part_rh = {0, 2}, .fwd_part_launch = 2,
             .bwd_q = {{1, 1}, {1, 2}}, .bwd_kv = {{1, 1}, {1, 2}}, .bwd_launch = {3, 3},
             .epi_fwd_q = {1, 1}, .epi_bwd_q = {1, 1}, .epi_bwd_kv = {1, 1}, .epi_launch = {1, 3},
+            /* Host side: eager PyTorch, every op one framework call (Python, the dispatcher, the launch).
+             * A forward step's ring traffic (utils.py RingComm: send_recv(k) and send_recv(v) each
+             * torch.empty_like, commit = batch_isend_irecv of 4 P2POps, wait = 4 req.wait()) is 11
+             * host-only calls; block_lse.transpose(1, 2).unsqueeze(-1) 2 more, and a later step's k0, v0
+             * slices 2: 13 at step 0, 15 later. A backward step adds d_kv_comm's 4 ops, their group and 4
+             * waits and the dk, dv, dq slices: 20 at step 0, 26 later. req.wait() on an NCCL work is a
+             * stream wait, not a host sync: 0 syncs. FlashAttention-2's backward call launches 3 kernels
+             * (csrc/flash_attn/src/flash_bwd_launch_template.h: dot(dO, O), dq_dk_dv, convert_dq). A
+             * call's host time: 4 us per op on CUDA (pytorch/pytorch issue 82793, a dispatch-bound model)
+             * to 5-20 us of CPU launch time per kernel (facebookresearch/HolisticTraceAnalysis,
+             * docs cuda_kernel_launch_stats); 8 us per op submitted back to back on an A100
+             * (flagos-ai/Torch-FL pull request 27, add on 512^2, the PyTorch CUDA path) used. */
+            .host = {.call_s = {8e-6, 4e-6, 20e-6}, .calls = {{13, 15}, {20, 26}}, .call_extra_launches = {0, 2},
+                     .epi_calls = {2, 0}},
         },
     [RS_IMPL_TE] =
         {
@@ -56,6 +80,14 @@ static const rs_impl_preset_t presets[RS_IMPL_COUNT] = {
             .impl = RS_IMPL_TE, .fwd_deferred = true, .grad_in_act = true,
             .fwd_q = {{2, 0}, {3, 0}}, .fwd_rh = {{0, 4}, {0, 5}}, .fwd_launch = {2, 2},
             .bwd_q = {{2, 0}, {3, 0}}, .bwd_kv = {{2, 0}, {3, 0}}, .bwd_launch = {3, 3},
+            /* Host side: eager PyTorch as flash-attn's. A forward step (the loop of
+             * AttnFuncWithCPAndKVP2P.forward): the other buffer's torch.empty_like, the P2P exchange
+             * (flash_attn_p2p_communicate: a send, a receive and their group or pair), the previous
+             * step's req.wait() x 2 (stream waits), the q and kv views and the k, v parts (4), the
+             * correction stream's event record and wait (2), the stream switch (1): 14 host-only calls;
+             * a backward step adds the dK,dV exchange and its waits: 20. No host sync. A call's host
+             * time: as flash-attn's (eager PyTorch). */
+            .host = {.call_s = {8e-6, 4e-6, 20e-6}, .calls = {{14, 14}, {20, 20}}, .epi_calls = {2, 2}},
         },
 };
 
@@ -66,6 +98,12 @@ const rs_impl_preset_t *rs_impl_preset(rs_impl_t impl) {
 int64_t rs_impl_grad_bytes(rs_impl_t impl, int64_t act_bytes) {
     const rs_impl_preset_t *p = rs_impl_preset(impl);
     return !p ? 0 : p->grad_in_act ? act_bytes : 4;
+}
+
+double rs_kernel_call_s(const rs_machine_t *m) {
+    const rs_impl_preset_t *p = rs_impl_preset((rs_impl_t)m->impl);
+    if (!p) return 0;
+    return m->host_call_given ? m->host_call_s : rs_span_at(p->host.call_s, m->bound, false, 0.0);
 }
 
 const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len) {
@@ -94,6 +132,9 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
     km->block = rs_problem_block(p);
     km->f_eff = rs_machine_flops_eff(m, (double)km->block);
     km->p = *p;
+    km->launch_s = m->cal.launch_s;
+    km->call_s = km->pre ? rs_kernel_call_s(m) : 0;
+    km->latency_s = km->pre ? m->launch_latency_s : 0;
     if (!km->pre) return; /* the dense model needs no more (the closed form's hot path) */
     km->cf = (double)rs_problem_flops_per_pair(p);
     km->bw = m->kernels.merge_bw_bytes_per_s;
@@ -234,14 +275,26 @@ static void step_merges(const rs_kmodel_t *km, int later, double mq, double mk, 
 
 /* The calls of a step (their times not yet known: step_finish) at step number `step` and the merges it
  * runs inline or defers, under a preset. */
+/* The host side of a step of n_calls attention calls under its preset: the kernels its calls launch
+ * beyond their main one, its host-only calls and syncs; none for a step that launches nothing (its
+ * blocks all skipped: the rank waits for its transfers). */
+static void step_host(const rs_kmodel_t *km, int later, int n_calls, rs_kstep_t *o) {
+    const rs_impl_host_t *h = &km->pre->host;
+    if (o->launches == 0) return;
+    o->launches += n_calls * h->call_extra_launches[km->p.pass];
+    o->host_calls = h->calls[km->p.pass][later];
+    o->syncs = h->syncs[km->p.pass][later];
+}
+
 static void step_plan(const rs_kmodel_t *km, const kstep_view_t *st, int64_t step, rs_kstep_t *o) {
-    o->n_calls = o->launches = o->deferred_launches = 0;
+    o->n_calls = o->launches = o->deferred_launches = o->host_calls = o->syncs = 0;
     o->merge_bytes = o->deferred_bytes = o->after_bytes = o->before_bytes = 0;
     if (!st->computes) return;
     double mq, mk;
     bool part;
     step_calls(km, st, o, &mq, &mk, &part);
     step_merges(km, step == 0 ? 0 : 1, mq, mk, part, o);
+    step_host(km, step == 0 ? 0 : 1, o->n_calls, o);
 }
 
 /* The step's totals once its calls are timed. */
@@ -278,8 +331,8 @@ void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *o) {
 }
 
 void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_launches, double *scaled_s,
-                        int *launches) {
-    *scaled_s = 0, *launches = 0;
+                        int *launches, int *calls) {
+    *scaled_s = 0, *launches = 0, *calls = 0;
     if (!km->pre) return;
     const rs_impl_preset_t *pr = km->pre;
     const double b = (double)km->block;
@@ -288,6 +341,7 @@ void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_l
     else by = b * (km->eq * eb(km, pr->epi_bwd_q) + 2 * km->ekv * eb(km, pr->epi_bwd_kv));
     *scaled_s = by / km->bw + deferred_s;
     *launches = pr->epi_launch[km->p.pass] + deferred_launches;
+    *calls = pr->host.epi_calls[km->p.pass];
 }
 
 double rs_kernel_rank_slow(const rs_kmodel_t *km, int64_t rank) {
@@ -304,11 +358,12 @@ double rs_kernel_rank_step_s(const rs_kmodel_t *km, const rs_step_t *st, const r
     const int64_t rank = st->rank, step = st->step;
     const double scaled_s = ks->scaled_s;
     const int launches = ks->launches;
-    if (!(scaled_s > 0) && launches == 0) return 0.0;
+    if (!(scaled_s > 0) && launches == 0 && ks->host_calls == 0) return 0.0;
     const double slow = rs_kernel_rank_slow(km, rank);
     double jit = 1.0;
     if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
-    return (double)launches * m->cal.launch_s + scaled_s * slow * jit + rs_machine_host_s(m, n_xfers, bytes, reused_bytes);
+    return rs_kernel_fixed_s(km, scaled_s * slow * jit, launches, ks->host_calls, ks->syncs) +
+           rs_machine_host_s(m, n_xfers, bytes, reused_bytes);
 }
 
 double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes,
@@ -324,9 +379,9 @@ double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *
 
 double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank) {
     double es;
-    int el;
-    rs_kernel_epilogue(km, acc->deferred_s, acc->deferred_launches, &es, &el);
-    return es > 0 || el > 0 ? (double)el * km->m->cal.launch_s + es * rs_kernel_rank_slow(km, rank) : 0;
+    int el, ec;
+    rs_kernel_epilogue(km, acc->deferred_s, acc->deferred_launches, &es, &el, &ec);
+    return rs_kernel_fixed_s(km, es * rs_kernel_rank_slow(km, rank), el, ec, 0);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -386,8 +441,9 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
             k->merge_bytes = k->deferred_bytes = k->deferred_s = k->after_bytes = k->after_s = k->before_bytes = k->before_s = 0;
             k->calls_s = k->scaled_s = out->exec[c] > 0 ? (double)out->exec[c] / km->f_eff : 0;
             k->launches = out->exec[c] > 0 ? 1 : 0;
+            k->host_calls = k->syncs = 0;
         }
-        out->epi_fixed_s = 0, out->epi_fixed_launches = 0;
+        out->epi_fixed_s = 0, out->epi_fixed_launches = out->epi_fixed_calls = 0;
         return;
     }
     /* the blocks of each kind (rs_problem_class_kinds) on segments of seg tokens */
@@ -406,7 +462,7 @@ void rs_kernel_classes(const rs_kmodel_t *km, bool exec, rs_kclasses_t *out) {
     }
     classes_rate(km, out);
     for (int c = 0; c < 3; c++) step_finish(km, &out->cls[c]);
-    rs_kernel_epilogue(km, 0, 0, &out->epi_fixed_s, &out->epi_fixed_launches);
+    rs_kernel_epilogue(km, 0, 0, &out->epi_fixed_s, &out->epi_fixed_launches, &out->epi_fixed_calls);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -535,7 +591,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         const tclass_t *tc = &t->cls[c];
         rs_kstep_t *o = &out->cls[c];
         o->n_calls = 0; /* the calls are not listed (the closed form reads the class's totals) */
-        o->launches = tc->launches, o->deferred_launches = 0;
+        o->launches = tc->launches, o->deferred_launches = o->host_calls = o->syncs = 0;
         o->merge_bytes = o->deferred_bytes = o->after_bytes = o->before_bytes = 0;
         uint64_t pairs = 0;
         double calls_s = 0; /* step_finish's sum, in call order */
@@ -545,7 +601,10 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
             calls_s += (double)(int64_t)cp * cf / rate[k->slot];
             pairs += cp;
         }
-        if (tc->computes) step_merges(km, c == 1 ? 0 : 1, tc->mqn * sg - tc->mqs, tc->mkn * sg - tc->mks, tc->part, o);
+        if (tc->computes) {
+            step_merges(km, c == 1 ? 0 : 1, tc->mqn * sg - tc->mqs, tc->mkn * sg - tc->mks, tc->part, o);
+            step_host(km, c == 1 ? 0 : 1, tc->n_calls, o);
+        }
         o->calls_s = calls_s;
         o->scaled_s = calls_s + (o->merge_bytes - o->before_bytes) / km->bw + o->before_bytes / km->clear_bw;
         o->deferred_s = o->deferred_bytes / km->bw;
@@ -553,24 +612,35 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         o->before_s = o->before_bytes / km->clear_bw;
         out->useful[c] = pairs * fpp, out->exec[c] = 0;
     }
-    out->epi_fixed_s = 0, out->epi_fixed_launches = 0; /* not read by the closed form (rs_kernel_classes_epilogue) */
+    out->epi_fixed_s = 0, out->epi_fixed_launches = out->epi_fixed_calls = 0; /* not read by the closed form (rs_kernel_classes_epilogue) */
 }
 
 void rs_kernel_classes_epilogue(const rs_kmodel_t *km, const rs_kclasses_t *c, int64_t rank, double *scaled_s,
-                                int *launches) {
+                                int *launches, int *calls) {
     const double r = (double)rank, after = (double)(km->n - 1 - rank);
     const double d = c->cls[1].deferred_s + r * c->cls[0].deferred_s + after * c->cls[2].deferred_s;
     const int dl = c->cls[1].deferred_launches + (int)rank * c->cls[0].deferred_launches +
                    (int)(km->n - 1 - rank) * c->cls[2].deferred_launches;
-    rs_kernel_epilogue(km, d, dl, scaled_s, launches);
+    rs_kernel_epilogue(km, d, dl, scaled_s, launches, calls);
 }
 
-double rs_kernel_layout_comp_s(const rs_kmodel_t *km, const rs_kclasses_t *c) {
-    const double launch = km->m->cal.launch_s;
-    if (km->n < 2) return (double)c->cls[1].launches * launch + c->cls[1].scaled_s;
-    double t0 = (double)c->cls[0].launches * launch + c->cls[0].scaled_s;
-    double t2 = (double)c->cls[2].launches * launch + c->cls[2].scaled_s;
-    return t0 > t2 ? t0 : t2;
+/* The compute of class k (no straggler, jitter or host cost of transfers). */
+static double class_s(const rs_kmodel_t *km, const rs_kstep_t *k) {
+    return rs_kernel_fixed_s(km, k->scaled_s, k->launches, k->host_calls, k->syncs);
+}
+
+/* The class that paces the layout's middle steps (the rule of kernel.h). */
+static const rs_kstep_t *layout_class(const rs_kmodel_t *km, const rs_kclasses_t *c) {
+    if (km->n < 2) return &c->cls[1];
+    return class_s(km, &c->cls[0]) >= class_s(km, &c->cls[2]) ? &c->cls[0] : &c->cls[2];
+}
+
+double rs_kernel_layout_comp_s(const rs_kmodel_t *km, const rs_kclasses_t *c) { return class_s(km, layout_class(km, c)); }
+
+void rs_kernel_layout_fixed(const rs_kmodel_t *km, const rs_kclasses_t *c, double *work_s, double *fixed_s) {
+    const rs_kstep_t *k = layout_class(km, c);
+    *work_s = k->scaled_s;
+    *fixed_s = rs_kernel_fixed_s(km, 0, k->launches, k->host_calls, k->syncs);
 }
 
 double rs_kernel_ideal_rate(const rs_kmodel_t *km) {

@@ -17,8 +17,9 @@
  * merges that read the incoming dK,dV partial (every preset's dK,dV accumulation at a later step:
  * ringsim's grad_add, ring-flash-attn's dk = block_dk + next_dk after d_kv_comm.wait(), TE's in-place
  * add) run after that partial arrives, not inside the compute: after_bytes, which the walk, the
- * simulators and the closed form add after max(compute end, arrival). Every launch costs
- * the machine's launch_s. With RS_IMPL_NONE and no kernel a step costs the dense model's
+ * simulators and the closed form add after max(compute end, arrival). The fixed costs of a step
+ * (kernel launches on the device, the preset's host calls, host syncs) combine with its work in
+ * rs_kernel_fixed_s. With RS_IMPL_NONE and no kernel a step costs the dense model's
  * launch_s + executed FLOPs / (F eff(B)) (one launch per computing step).
  */
 #ifndef RS_KERNEL_H
@@ -36,6 +37,18 @@
 typedef struct {
     double act, f32;
 } rs_elem_bytes_t;
+
+/* The host side of a preset (docs/model.md section 3b, "Fixed costs"): what its ring loop does on the
+ * CPU in a step besides launching the step's kernels, and what one framework call costs there. [pass]
+ * is forward/backward, [.][0] step 0, [.][1] a later step. */
+typedef struct {
+    rs_span_t call_s;                  /* host time of one framework call (a kernel launch or a host-only op) */
+    int calls[2][2];                   /* host-only calls of a computing step: allocations, views, P2P
+                                          submissions and their waits */
+    int syncs[2][2];                   /* host syncs of a computing step (the loop waits for the device) */
+    int call_extra_launches[2];        /* kernels an attention call launches beyond its main one */
+    int epi_calls[2];                  /* host-only calls of the pass epilogue */
+} rs_impl_host_t;
 
 /* An implementation preset: how it issues calls and what it moves through HBM around them. Rows are
  * the call's rows; an element is one (row, head, dim) of Q (Hq heads) or of K/V (Hkv heads); a row-head
@@ -58,6 +71,7 @@ typedef struct {
     int step_launch[2];
     rs_elem_bytes_t epi_fwd_q, epi_fwd_rh, epi_bwd_q, epi_bwd_kv; /* once per pass on the rank's rows */
     int epi_launch[2];                 /* [pass] */
+    rs_impl_host_t host;               /* its host-side fixed costs */
 } rs_impl_preset_t;
 
 /* The preset's definition (NULL for RS_IMPL_NONE). */
@@ -65,6 +79,10 @@ const rs_impl_preset_t *rs_impl_preset(rs_impl_t impl);
 /* Bytes per dK,dV element in flight under the preset (4, or act_bytes when grad_in_act); 0 for
  * RS_IMPL_NONE (the problem's own grad_bytes stands). */
 int64_t rs_impl_grad_bytes(rs_impl_t impl, int64_t act_bytes);
+
+/* The host time of one framework call of m's preset at m's bound (the preset's host.call_s, or the
+ * machine's host_call_s when given: --host-call); 0 for RS_IMPL_NONE. Can't fail. */
+double rs_kernel_call_s(const rs_machine_t *m);
 
 /* One line for headers: "at the <impl> preset's calls, kernel <name> curves (bf16, ...)" or "at the
  * dense peak F x eff(B) (no kernel curves)". Returns buf. */
@@ -88,6 +106,10 @@ typedef struct {
     double eq, ekv, rh;                /* elements per token row of Q, of K (or V); row-heads per row */
     double act;                        /* activation bytes */
     int64_t n, block;                  /* N, B */
+    double launch_s;                   /* device side, per kernel launch (the machine's cal.launch_s) */
+    double call_s;                     /* host side, per framework call (the preset's call_s at the machine's
+                                          bound; 0 without a preset) */
+    double latency_s;                  /* an idle device's launch latency after a host sync (the machine's) */
 } rs_kmodel_t;
 
 /* Resolve the machine's preset and kernel for the problem (the curves' fallbacks are the machine's
@@ -116,7 +138,27 @@ typedef struct {
     double deferred_s;                 /* deferred_bytes / bw */
     int launches;                      /* kernel launches in the step (each launch_s) */
     int deferred_launches;
+    int host_calls;                    /* host-only framework calls of the step (each call_s) */
+    int syncs;                         /* host syncs of the step */
 } rs_kstep_t;
+
+/* The time a step's compute takes from its device work work_s (its calls and merges, straggler and
+ * jitter applied), its kernel launches, host-only calls and host syncs (docs/model.md section 3b):
+ *   G = work_s + launches t_launch            (the device: its kernels queued one behind the other)
+ *   H = (launches + calls) t_call             (the host issuing them)
+ *   max(G, H)                                 no sync: the host runs ahead of the device
+ *   max(G + t_call, H) + t_lat + (syncs - 1)(t_lat + t_call)    syncs >= 1: the device idles while the
+ *                                             host wakes and issues again
+ * 0 when there is nothing (no work, launch or call). Without a preset (call_s = t_lat = 0, no calls)
+ * it is work_s + launches t_launch. The one formula of a step's compute: the walk, the closed form,
+ * the simulators and the planner reach it through rs_kernel_rank_step_s or call it. Can't fail. */
+static inline double rs_kernel_fixed_s(const rs_kmodel_t *km, double work_s, int launches, int calls, int syncs) {
+    if (!(work_s > 0) && launches == 0 && calls == 0) return 0;
+    const double g = work_s + (double)launches * km->launch_s, h = (double)(launches + calls) * km->call_s;
+    if (syncs <= 0) return g > h ? g : h;
+    const double gs = g + km->call_s;
+    return (gs > h ? gs : h) + km->latency_s + (double)(syncs - 1) * (km->latency_s + km->call_s);
+}
 
 /* The cost of (rank, step) st: its calls and the merges it runs inline or defers. No epilogue, no
  * straggler, jitter or host cost. Can't fail. */
@@ -128,11 +170,11 @@ void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *out)
  * deferred merges (deferred_s, deferred_launches summed over its steps). Seconds of scaled work into
  * *scaled_s, launches into *launches. Can't fail. */
 void rs_kernel_epilogue(const rs_kmodel_t *km, double deferred_s, int deferred_launches, double *scaled_s,
-                        int *launches);
+                        int *launches, int *calls);
 
-/* Duration of the compute of (st->rank, st->step) doing ks's work (its scaled_s and launches) when
- * nothing is in flight:
- *   ks->scaled_s x straggler(rank) x jitter(rank, step) + ks->launches x launch_s
+/* Duration of the compute of (st->rank, st->step) doing ks's work (its scaled_s, launches, host calls
+ * and syncs) when nothing is in flight:
+ *   rs_kernel_fixed_s(ks->scaled_s x straggler(rank) x jitter(rank, step), launches, calls, syncs)
  *   + host cost of the n_xfers transfers (bytes in all, reused_bytes of them into the buffer sent at
  *     the step before: rs_machine_host_s) it receives,
  * 0 when the step has no work. The walk inlines this per class (tested equal). Can't fail. */
@@ -157,7 +199,8 @@ typedef struct {
 double rs_kernel_step_s(const rs_kmodel_t *km, const rs_step_t *st, rs_krank_t *acc, int n_xfers, double bytes,
                         double reused_bytes);
 /* The rank's pass epilogue after its last step, from the merges *acc deferred over its steps
- * (rs_kernel_epilogue): launches x launch_s + its work x straggler; 0 when none. Can't fail. */
+ * (rs_kernel_epilogue): rs_kernel_fixed_s(its work x straggler, launches, calls, 0); 0 when none.
+ * Can't fail. */
 double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, int64_t rank);
 
 /* The three classes of a step (rs_schedule_flops_classes: KV owner before, equal to, after the
@@ -167,7 +210,7 @@ typedef struct {
     rs_kstep_t cls[3];
     uint64_t useful[3], exec[3];       /* FLOPs per class (exec 0 when not counted, see below) */
     double epi_fixed_s;                /* conversions of the epilogue (no deferred part) */
-    int epi_fixed_launches;
+    int epi_fixed_launches, epi_fixed_calls;
 } rs_kclasses_t;
 /* Fill the classes of km's problem (N = 1: class 1 only, the others zero). A call shape that recurs
  * among the classes is rated once. With exec false the executed FLOPs of diagonal blocks are not
@@ -185,7 +228,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out);
 /* The epilogue of rank r from the classes: steps 1..N-1 are class 0 for k <= r (r of them), class 2
  * for k > r (N-1-r), step 0 is class 1. */
 void rs_kernel_classes_epilogue(const rs_kmodel_t *km, const rs_kclasses_t *c, int64_t rank, double *scaled_s,
-                                int *launches);
+                                int *launches, int *calls);
 
 /* The rate of a perfect ring: the useful FLOP/s of one B x B call with the problem's mask (causal or
  * full) at the kernel's curve, or F x eff(B) without curves. ideal = useful FLOPs / (N x this rate):
@@ -208,5 +251,9 @@ double rs_kernel_ideal_s(const rs_problem_t *p, const rs_machine_t *m, double fl
  * ------------------------------------------------------------------------------------------------- */
 /* T_comp of the layout from its classes (the rule above). */
 double rs_kernel_layout_comp_s(const rs_kmodel_t *km, const rs_kclasses_t *c);
+/* The pacing step of that rule split in two: *work_s its device work (calls and merges), *fixed_s its
+ * compute with no work (launches, host calls and syncs alone: rs_kernel_fixed_s(km, 0, ...)). The
+ * fixed costs dominate while work_s < fixed_s (docs/model.md section 3b, B_fixed). Can't fail. */
+void rs_kernel_layout_fixed(const rs_kmodel_t *km, const rs_kclasses_t *c, double *work_s, double *fixed_s);
 
 #endif /* RS_KERNEL_H */

@@ -24,7 +24,8 @@ RS_TEST(test_list, "list") {
     /* h100-sxm: 989 TFLOP/s, nvlink4 450 GB/s, F/W 2197.8, over IB NDR 19780 */
     CU_ASSERT_PTR_NOT_NULL(strstr(o, "  h100-sxm        989.0      8 nvlink4           450.0 ib-ndr                 50.0    2197.8   19780.0\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(o, "  mi300x         1307.4      8 xgmi               64.0 "));
-    CU_ASSERT_PTR_NOT_NULL(strstr(o, "  ib-xdr            100.0       5.00\n"));
+    /* ib-xdr: 100 GB/s nominal x 0.94 (NDR's p2p ratio) = 94 GB/s, 22.4 us (NCCL's model of a network step) */
+    CU_ASSERT_PTR_NOT_NULL(strstr(o, "  ib-xdr              100.0 0.94 (0.73-0.96)        94.0      22.40\n"));
     CU_ASSERT_STRING_EQUAL(e, "");
     free(o);
     free(e);

@@ -20,11 +20,11 @@ RS_TEST(test_files, "the report's files and numbers") {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         CU_ASSERT(rs_test_file_size(path) > 0);
     }
-    /* the default problem: S = 128K over N = 8 (B = 16K) on H100-SXM; B_min = 989e12 / 450e9 / 4 */
+    /* the default problem: S = 128K over N = 8 (B = 16K) on H100-SXM; B_min = 989e12 / (450e9 x 0.822) / 4 */
     snprintf(path, sizeof path, "%s/report.md", dir);
     CU_ASSERT(rs_cmd_contains(path, "Problem: S = 131072 tokens over N = 8 ranks (B = 16384 tokens per rank), batch 1, 32 query "
                                     "heads, 8 KV heads, head_dim 128"));
-    CU_ASSERT(rs_cmd_contains(path, "B_min = F c_b / (W c_f) = 549.4 tokens"));
+    CU_ASSERT(rs_cmd_contains(path, "B_min = F c_b / (W c_f) = 668.4 tokens"));
     snprintf(path, sizeof path, "%s/report.html", dir);
     CU_ASSERT(rs_cmd_contains(path, "<html"));
     /* the zigzag forward trace is the walk of ringsim model on the same problem */

@@ -183,7 +183,7 @@ RS_TEST(test_job_run, "job_run") {
     CU_ASSERT(rs_cmd_contains(rs_test_path("out.txt"), "0.1250 nic"));
     CU_ASSERT(rs_cmd_contains(plat, "routing=\"DijkstraCache\""));
     CU_ASSERT(rs_cmd_contains(hops, "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw"));
-    CU_ASSERT(rs_cmd_contains(links, "nic0.0-up,50000000000,"));
+    CU_ASSERT(rs_cmd_contains(links, "nic0.0-up,47000000000,")); /* ib-ndr: 50 GB/s x 0.94, the rate p2p reaches */
     snprintf(args, sizeof args, "sim -S 32K --cp 4 --tp 8 --gpus-per-node 8 --inter ib-ndr --nics 1 --csv -");
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
     char *t = rs_test_slurp(rs_test_path("out.txt"), NULL);

@@ -19,7 +19,7 @@ static rs_problem_t infer(int64_t t, int64_t cached, int64_t n, bool causal, rs_
 }
 
 static rs_machine_t machine(double f, double w, double lat) {
-    return rs_machine_figures("test", RS_DTYPE_BF16, f, (rs_tier_t){"link", w, lat});
+    return rs_machine_figures("test", RS_DTYPE_BF16, f, (rs_tier_t){"link", w, lat, {0, 0, 0}, 0});
 }
 
 static double walk_makespan(const rs_problem_t *p, const rs_machine_t *m) {

@@ -243,7 +243,7 @@ RS_TEST(test_fused_walk_equals_general, "one-pass walk == general walk (multi-no
             p.tile_q = p.tile_k = 64;
             rs_machine_t m = rs_test_link_machine(1e13, 2e9, 2e-6);
             m.devices_per_node = 4;
-            m.inter = (rs_tier_t){"slow-nic", 3e8, 5e-6};
+            m.inter = (rs_tier_t){"slow-nic", 3e8, 5e-6, {0, 0, 0}, 0};
             m.cal.launch_s = 1e-6;
             m.jitter = 0.1;
             m.perturb.n_stragglers = 1, m.perturb.straggler_rank[0] = 6, m.perturb.straggler_factor[0] = 1.7;

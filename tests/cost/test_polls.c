@@ -70,7 +70,7 @@ RS_TEST(test_diagonal_block, "a causal diagonal block's polls, by hand") {
 
 /* eta of a polled transfer: done at L + t_k + x, t_k = k_frac x t_comp: eta = x / (x + t_k). */
 RS_TEST(test_eta, "the eta of a polled transfer") {
-    rs_machine_t m = rs_machine_figures("polled", RS_DTYPE_BF16, 1e12, (rs_tier_t){"l", 1e9, 0});
+    rs_machine_t m = rs_machine_figures("polled", RS_DTYPE_BF16, 1e12, (rs_tier_t){"l", 1e9, 0, {0, 0, 0}, 0});
     m.cal.overlap = 0.7;
     CU_ASSERT_EQUAL(rs_step_eta(&m, 1e6, 1e-4, 1e-3, 0.25), 0.7); /* no poll model: the overlap */
     const rs_problem_t p = problem(false);

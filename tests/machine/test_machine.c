@@ -62,8 +62,9 @@ RS_TEST(test_machine_hops, "hops_2x4") {
     for (int64_t p = 0; p < 8; p++) {
         bool x = (p == 3 || p == 7);
         CU_ASSERT_EQUAL(rs_machine_hop_inter(&m, 8, p), x);
-        RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, p), x ? 50e9 : 450e9, 0);
-        RS_ASSERT_REL(rs_machine_hop_latency(&m, 8, p), x ? 5e-6 : 3e-6, 0);
+        /* the rates p2p transfers reach: ib-ndr 50 GB/s x 0.94, nvlink4 450 GB/s x 0.822 (the tiers' p2p_efficiency) */
+        RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, p), x ? 47e9 : 369.9e9, 1e-15);
+        RS_ASSERT_REL(rs_machine_hop_latency(&m, 8, p), x ? 22.4e-6 : 3e-6, 0);
     }
     CU_ASSERT(rs_machine_hop_inter(&m, 8, -1)); /* wraps to hop 7 */
     /* N = 6, G = 4: nodes {0..3}, {4, 5}: hops 3 and 5 cross */
@@ -79,10 +80,10 @@ RS_TEST(test_machine_hops, "hops_2x4") {
     m.perturb.degraded_hop[1] = 7, m.perturb.degraded_factor[1] = 4;
     m.perturb.degraded_hop[2] = 5, m.perturb.degraded_factor[2] = 1.5;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), 0);
-    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 5), 150e9, 1e-15);
-    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 7), 12.5e9, 0);
-    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 6), 450e9, 0);
-    RS_ASSERT_REL(rs_machine_hop_latency(&m, 8, 7), 5e-6, 0); /* latency unchanged */
+    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 5), 369.9e9 / 3, 1e-15);
+    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 7), 47e9 / 4, 1e-15);
+    RS_ASSERT_REL(rs_machine_hop_bw(&m, 8, 6), 369.9e9, 1e-15);
+    RS_ASSERT_REL(rs_machine_hop_latency(&m, 8, 7), 22.4e-6, 0); /* latency unchanged */
     /* without an inter tier, crossing hops use the intra tier */
     rs_hw_t t = rs_test_hw("tpu-v5e");
     t.devices_per_node = 4;
@@ -157,8 +158,9 @@ RS_TEST(test_machine_overlap_curve_host, "overlap_curve_host_cost") {
     }
     const uint64_t fl = 4ull * 4096 * 4096 * 128;
     /* a step's compute with the host cost of its receives (what the walk and the simulators add) */
-    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl) + rs_machine_host_s(&m, 1, 2e6, 0), (double)fl / 989e12 + 5e-6 + 2e-4,
-                  1e-15);
+    /* ... plus the device's launch cost, 0.9 us (h100-sxm device.launch_s) */
+    RS_ASSERT_REL(rs_machine_comp_time(&m, 4096, 0, 0, fl) + rs_machine_host_s(&m, 1, 2e6, 0),
+                  (double)fl / 989e12 + 0.9e-6 + 5e-6 + 2e-4, 1e-15);
     CU_ASSERT_EQUAL(rs_machine_comp_time(&m, 4096, 0, 0, 0), 0.0); /* no compute, no cost */
     m.cal.host_s_per_byte = -1;
     CU_ASSERT_EQUAL(rs_machine_validate(&m, 8, &err), -1);
@@ -173,7 +175,8 @@ RS_TEST(test_machine_from_hw_and_validate, "from_hw_validate") {
     RS_ASSERT_REL(m.flops_per_s, 1979e12, 0);
     CU_ASSERT_STRING_EQUAL(m.hw_name, "H100-SXM");
     CU_ASSERT_EQUAL(m.devices_per_node, 8);
-    RS_ASSERT_REL(m.inter.bw_bytes_per_s, 50e9, 0);
+    RS_ASSERT_REL(m.inter.bw_bytes_per_s, 47e9, 1e-15);           /* 50 GB/s x 0.94 */
+    RS_ASSERT_REL(m.inter.nominal_bw_bytes_per_s, 50e9, 0);
     rs_hw_t t = rs_test_hw("tpu-v5e");
     CU_ASSERT_EQUAL(rs_machine_from_hw(&t, RS_DTYPE_FP32, &m, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "dtype fp32: profile TPU-v5e has no fp32 rate (it has: bf16)");
@@ -237,8 +240,8 @@ RS_TEST(test_slowest_hop, "the slowest hop in O(1) == hop by hop") {
         for (unsigned g = 0; g < 5; g++)
             for (unsigned w = 0; w < 3; w++)
                 for (int deg = 0; deg < 2; deg++) {
-                    rs_machine_t m = rs_machine_figures("hops", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 100e9, 2e-6});
-                    m.inter = (rs_tier_t){"inter", inter[w], 5e-6};
+                    rs_machine_t m = rs_machine_figures("hops", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 100e9, 2e-6, {0, 0, 0}, 0});
+                    m.inter = (rs_tier_t){"inter", inter[w], 5e-6, {0, 0, 0}, 0};
                     m.devices_per_node = gs[g];
                     if (deg && n > 1) m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = n - 1, m.perturb.degraded_factor[0] = 3;
                     double want_bw = INFINITY, want_lat = 0, bw, lat;

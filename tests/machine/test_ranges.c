@@ -26,7 +26,7 @@ static void check(const char *q, rs_range_t want) {
 RS_TEST(test_rows, "the rows carry their macros' bounds") {
     int n = 0;
     for (const rs_range_info_t *r = rs_ranges; r->quantity; r++) n++;
-    CU_ASSERT_EQUAL(n, 19);
+    CU_ASSERT_EQUAL(n, 21);
     check("peak FLOP/s of a dtype", (rs_range_t){RS_RANGE_FLOPS});
     check("hop bandwidth, bytes/s per direction", (rs_range_t){RS_RANGE_BW});
     check("latency per message, s", (rs_range_t){RS_RANGE_LATENCY});
@@ -36,6 +36,10 @@ RS_TEST(test_rows, "the rows carry their macros' bounds") {
     check("devices per node (0 = one flat ring)", (rs_range_t){RS_RANGE_GPUS_PER_NODE});
     check("kernel efficiency", (rs_range_t){RS_RANGE_EFFICIENCY});
     check("transfer curve factor g", (rs_range_t){RS_RANGE_XFER_FACTOR});
+    check("point-to-point efficiency of a tier", (rs_range_t){RS_RANGE_P2P_EFF});
+    check("launch cost per kernel, s", (rs_range_t){RS_RANGE_LAUNCH});
+    CU_ASSERT_EQUAL(row("point-to-point efficiency of a tier")->open_min, 1);
+    CU_ASSERT_EQUAL(row("NICs per node")->integer, 1);
     CU_ASSERT_EQUAL(row("kernel efficiency")->open_min, 1);
     CU_ASSERT_EQUAL(row("devices per node")->integer, 1);
     CU_ASSERT_STRING_EQUAL(row("peak FLOP/s of a dtype")->options, "--flops");
@@ -63,7 +67,7 @@ RS_TEST(test_print, "the Markdown rows") {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| devices per node | [1, 1e+06], an integer | - | device.devices_per_node |\n"));
     int lines = 0;
     for (const char *c = buf; *c; c++) lines += *c == '\n';
-    CU_ASSERT_EQUAL(lines, 2 + 19);
+    CU_ASSERT_EQUAL(lines, 2 + 21);
     free(buf);
 }
 

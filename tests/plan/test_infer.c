@@ -30,8 +30,8 @@ static rs_hw_t hand_hw(double inter_lat) {
     snprintf(hw.name, sizeof hw.name, "hand");
     hw.flops_per_s[RS_DTYPE_BF16] = 1e12, hw.flops_per_s[RS_DTYPE_FP8] = 2e12;
     hw.mem_bytes = 1e9, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
-    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6};
-    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat};
+    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6, {0, 0, 0}, 0};
+    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat, {0, 0, 0}, 0};
     rs_calibration_default(&hw.cal);
     return hw;
 }

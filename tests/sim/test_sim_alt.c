@@ -9,9 +9,9 @@
 
 /* F = 1e15, intra 400 GB/s + 2 us, inter 50 GB/s + 5 us, G = 8. */
 static rs_machine_t machine(void) { /* nodes of 8: 400 GB/s and 2 us inside, 50 GB/s and 5 us between */
-    rs_machine_t m = rs_machine_figures("round", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 400e9, 2e-6});
+    rs_machine_t m = rs_machine_figures("round", RS_DTYPE_BF16, 1e15, (rs_tier_t){"intra", 400e9, 2e-6, {0, 0, 0}, 0});
     m.devices_per_node = 8;
-    m.inter = (rs_tier_t){"inter", 50e9, 5e-6};
+    m.inter = (rs_tier_t){"inter", 50e9, 5e-6, {0, 0, 0}, 0};
     return m;
 }
 

@@ -19,7 +19,7 @@ const char *path_ptr[N_TRACES];
 double known_eff(int64_t B) { return B == 1024 ? effs[0] : B == 2048 ? effs[1] : effs[2]; }
 
 static rs_machine_t known_machine(void) {
-    rs_tier_t tier = {"known", W_BPS, L_S};
+    rs_tier_t tier = {"known", W_BPS, L_S, {0, 0, 0}, 0};
     rs_machine_t m = rs_machine_figures("known", RS_DTYPE_BF16, F_PEAK, tier);
     m.cal.n_eff = 3;
     for (int i = 0; i < 3; i++) m.cal.eff[i] = (rs_eff_point_t){(double)(1024 << i), effs[i]};
@@ -84,7 +84,7 @@ const known_curve_t known_curves[4] = {
 };
 
 static rs_machine_t known_kernel_machine(void) {
-    rs_tier_t tier = {"known", W_BPS, L_S};
+    rs_tier_t tier = {"known", W_BPS, L_S, {0, 0, 0}, 0};
     rs_machine_t m = rs_machine_figures("known-kernel", RS_DTYPE_BF16, F_PEAK, tier);
     rs_kernel_table_t *t = &m.kernels;
     memset(t, 0, sizeof *t);
@@ -100,6 +100,7 @@ static rs_machine_t known_kernel_machine(void) {
     t->merge_bw_bytes_per_s = 1e30; /* merges cost nothing: a step's compute is its call */
     rs_err_t err = {0};
     if (rs_machine_set_kernel(&m, RS_IMPL_FLASH_ATTN, 1, &err) != 0) fprintf(stderr, "  known kernel: %s\n", err.msg);
+    m.host_call_given = true, m.host_call_s = 0; /* nor the preset's host calls */
     return m;
 }
 

@@ -28,7 +28,7 @@ static void planted(void) {
     rs_setup_measure_problem(&p);
     p.layout = RS_LAYOUT_ZIGZAG, p.causal = true;
     v.ps[0].prob = p;
-    rs_tier_t tier = {"t", 1e9, 1e-6};
+    rs_tier_t tier = {"t", 1e9, 1e-6, {0, 0, 0}, 0};
     v.ps[0].m = rs_machine_figures("t", RS_DTYPE_FP32, 2e9, tier);
     v.ps[0].m.cal.n_eff = 2;
     v.ps[0].m.cal.eff[0] = (rs_eff_point_t){8, 0.5}, v.ps[0].m.cal.eff[1] = (rs_eff_point_t){16, 1};

@@ -122,7 +122,7 @@ RS_TEST(test_transport, "alpha-beta fitted again on the sweep's sizes") {
  * curves (points 32, 64, 128 square calls) are: full 0.1, 0.25, 1 TFLOP/s; causal 0.1, 0.1, 0.4;
  * shifted 0.1, 0.1, 0.4; a backward causal curve alone. */
 static void kernel_machine(rs_machine_t *m) {
-    rs_tier_t tier = {"t", 1e9, 1e-6};
+    rs_tier_t tier = {"t", 1e9, 1e-6, {0, 0, 0}, 0};
     *m = rs_machine_figures("k", RS_DTYPE_BF16, 1e12, tier);
     m->cal.n_eff = 2;
     m->cal.eff[0] = (rs_eff_point_t){64, 0.5}, m->cal.eff[1] = (rs_eff_point_t){128, 1};
