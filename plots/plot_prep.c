@@ -88,7 +88,7 @@ static int prep_timeline(const char *data, const rs_plot_opts_t *o, plot_vars_t 
     for (size_t i = 0; !(o && o->pass) && i < n; i++)
         if (e[i].pass != pass) { /* both passes: the figure draws one */
             rs_trace_free(t);
-            return rs_errf(err, "%s has events of the forward and the backward pass: pick one with --pass forward or --pass backward",
+            return rs_errf(err, "%s: events of the forward and the backward pass: pick one with --pass forward or --pass backward",
                            data);
         }
     int32_t max_rank = -1;

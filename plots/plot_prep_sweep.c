@@ -20,7 +20,7 @@ static int series_count(const prep_in_t *in) {
     return n;
 }
 
-/* "DATA has N series (a, b, c ...): pick one with --series NAME". */
+/* "DATA: N series (a, b, c ...): pick one with --series NAME". */
 static int refuse_series(const prep_in_t *in, rs_err_t *err) {
     char list[600] = "";
     for (size_t r = 0; r < in->t->n_rows; r++) {
@@ -34,7 +34,7 @@ static int refuse_series(const prep_in_t *in, rs_err_t *err) {
         }
         snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", prep_req(in, r, 0));
     }
-    return rs_errf(err, "%s has %d series (%s): pick one with --series NAME", in->data, series_count(in), list);
+    return rs_errf(err, "%s: %d series (%s): pick one with --series NAME", in->data, series_count(in), list);
 }
 
 /* Insertion sort of the n points of the five columns by the first (B); rows are usually sorted

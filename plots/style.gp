@@ -123,9 +123,14 @@ pm10 = tex ? '$\pm$10\%' : '±10%'
 # Seconds with SI prefixes on a time axis: "100 µs", "2 ms"
 fmt_time = '%.0s %cs'
 # The identity figures (pred-vs-meas, validation): log-log over [lo:hi] on both axes, square, the
-# +-10% band and y = x; identity_keys are their two key entries, identity_tics their ticks (k:
-# the characters of a label). Use: @identity_frame ... plot @identity_keys, ...
-identity_frame = "set logscale xy; set xrange [lo : hi]; set yrange [lo : hi]; set size ratio -1; " . \
+# +-10% band and y = x; identity_keys are their two key entries, identity_tics their ticks (k: the
+# characters of a label). The key below holds at most key_cols(n) columns for titles of at most n
+# characters (gnuplot lays it out for the width before the graph is made square, and counts a
+# character narrower than DejaVu Sans' is: a sample and 8 characters of room each).
+# Use: key_max = ...; @identity_frame ... plot @identity_keys, ...
+key_cols(n) = (kc_n = int(fit_n(w_in, 1) / (n + 8.0)), kc_n < 1 ? 1 : kc_n)
+if (!exists("key_max")) key_max = 5
+identity_frame = "set logscale xy; set xrange [lo : hi]; set yrange [lo : hi]; set size ratio -1; set key maxcols key_cols(key_max); " . \
     "set object 1 polygon from lo, 0.9 * lo to hi, 0.9 * hi to hi, 1.1 * hi to lo, 1.1 * lo to lo, 0.9 * lo fc rgb c_band fs solid 1.0 noborder behind; " . \
     "set arrow 1 from lo, lo to hi, hi nohead lw lw_mark lc rgb c_mark"
 identity_tics(k) = log_tics('x', k) . '; ' . log_tics('y', k)

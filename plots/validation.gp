@@ -16,6 +16,8 @@ if (!exists("ylab")) ylab = 'predicted'
 if (!exists("unit_s")) unit_s = 0
 @set_title
 if (unit_s) { set format x fmt_time; set format y fmt_time } else { set format x '%g'; set format y '%g' }
+key_max = 5   # the longest key title: y = x, or a source's
+do for [i=1:nsrc] { if (strlen(value(sprintf('src%d_t', i))) > key_max) { key_max = strlen(value(sprintf('src%d_t', i))) } }
 @identity_frame
 set xlabel fit_w(xlab, 1)
 eval set_ylab(ylab, 0.6)

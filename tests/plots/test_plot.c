@@ -110,7 +110,7 @@ RS_TEST(test_maxctx, "maxctx: png pdf svg") { render_sized(RS_PLOT_MAXCTX, figur
 RS_TEST(test_tcomm_two_series, "tcomm-vs-b: two series, refused or picked") {
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TCOMM_VS_B, figure_data_sweep2, rs_test_path("t2.svg"), NULL, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sweep2.csv has 2 series (h100-sxm/zigzag/forward/full/N=8, "
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sweep2.csv: 2 series (h100-sxm/zigzag/forward/full/N=8, "
                                     "mi300x/zigzag/forward/full/N=8): pick one with --series NAME"));
     CU_ASSERT_EQUAL(access(rs_test_path("t2.svg"), F_OK), -1);
     const rs_plot_opts_t o = {.series = "mi300x/zigzag/forward/full/N=8"};

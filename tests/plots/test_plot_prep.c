@@ -30,7 +30,7 @@ RS_TEST(test_tcomm, "tcomm-vs-b: series, sort, measured crossover, marks in rang
              "h100_sxm,2048,1000,9000,2,1,2,1,2,1,2,2\n",
              tcomm_head);
     const char *p = csv("tcomm.csv", text);
-    refused(RS_PLOT_TCOMM_VS_B, p, NULL, "@ has 2 series (h100_sxm, other): pick one with --series NAME");
+    refused(RS_PLOT_TCOMM_VS_B, p, NULL, "@: 2 series (h100_sxm, other): pick one with --series NAME");
     rs_plot_opts_t o = {.series = "h100_sxm"};
     prepared(RS_PLOT_TCOMM_VS_B, p, &o,
                                  "series='h100_sxm';bmin=1000;bstar=NaN;bx=2048;bx_label='measured';has_sim=1;has_exec=1;"
@@ -87,7 +87,7 @@ RS_TEST(test_timeline, "timeline: ranks, height, title, pass") {
                                  "model,2,0,backward,compute,0,0.001,1,0,-1\n", &fwd,
                                  "pass_sel='forward';n_ranks=12;title='model: forward pass, h100\\_sxm';");
     refused(RS_PLOT_TIMELINE, p, NULL,
-            "@ has events of the forward and the backward pass: pick one with --pass forward or --pass backward");
+            "@: events of the forward and the backward pass: pick one with --pass forward or --pass backward");
     plot_vars_t v = {0};
     int height = 0;
     rs_err_t err = {0};

@@ -1,6 +1,6 @@
 /* test_plot_scripts.c - the scripts (the plots/ scripts, and their one style, plots/style.gp) with the real
- * gnuplot: every figure kind at every size (the presets column, double and slide, and 1200 x 750
- * pixels) drawn as SVG and read back (svg_layout.c): no text leaves the canvas, no two texts
+ * gnuplot: every figure kind at every size (the presets column, double and slide, 1200 x 750 and
+ * 500 x 320 pixels) drawn as SVG and read back (svg_layout.c): no text leaves the canvas, no two texts
  * overlap, neither a text nor the key's box covers plotted data; one style: a base font changed in
  * a copy of style.gp changes the font size of every kind's text by that ratio, and no script but
  * style.gp names a font; the .tex output of every kind compiles in a minimal LaTeX document
@@ -44,7 +44,7 @@ static int draw_svg(rs_plot_kind_t kind, const char *size, const char *name, svg
 /* every kind at every size: a clean layout, and something drawn (data, and a key where the kind has
  * one) */
 RS_TEST(test_layout, "every kind at every preset: no text or key over data or another text") {
-    static const char *const sizes[] = {"column", "double", "slide", "1200x750"};
+    static const char *const sizes[] = {"column", "double", "slide", "1200x750", "500x320"};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int k = 0; k < RS_PLOT_KIND_COUNT; k++) {
             char name[128], why[512];
