@@ -2,7 +2,7 @@
  *
  * Generates (not stored) a PyTorch-profiler trace of a ring-attention run, N ranks x 8 ring passes of
  * each kind, one JSON file per rank, with tests/fixtures/import_fixtures.c: about half of the bytes are GPU
- * kernels with their CPU ops, launches and flows (1 in ~25 an attention or SendRecv kernel), the rest
+ * kernels with their CPU ops, launches and flows (attention, SendRecv, merges, other work), the rest
  * Python stack events. Then, each in a child process (wait4 gives its peak RSS), side by side:
  *   read     read the bytes (zlib's gzread, as the import does): the I/O floor;
  *   yajl     parse them with yajl and no callbacks: the parser floor;
@@ -191,9 +191,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     size_t n_ring = 0;
-    for (size_t i = 0; i < run.nk; i++) n_ring += run.k[i].role >= 0;
+    for (size_t i = 0; i < run.nk; i++) n_ring += run.k[i].in_step; /* attention, p2p, merges of a ring step */
     double total_mb = (double)json_bytes() / 1e6;
-    printf("fixture: %d ranks, %.1f MB of JSON (%.1f MB on disk%s), %zu kernels (%zu attention/SendRecv), generated in %.1f s\n",
+    printf("fixture: %d ranks, %.1f MB of JSON (%.1f MB on disk%s), %zu kernels (%zu in ring steps), generated in %.1f s\n",
            g_ranks, total_mb, (double)dir_bytes() / 1e6, g_gzip ? ", gzip" : "", run.nk, n_ring, rs_now_s() - t0);
     fx_free(&run);
     struct {

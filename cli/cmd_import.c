@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "stats.h"
 #include "trace.h"
 
 /* import's own options. */
@@ -17,7 +18,51 @@ typedef struct {
     const char *csv, *chrome, *kernels;     /* outputs */
     const char *export_dir;                 /* --export-kineto */
     bool quiet;                             /* -q */
+    char role_re[RS_ROLE_COUNT][2048];      /* --role-regex ROLE=RE, several joined with | */
 } import_cli_t;
+
+/* --role-regex ROLE=RE (repeatable): RE added to ROLE's names. */
+static int parse_role_regex(void *dst, const char *arg, rs_err_t *err) {
+    import_cli_t *ic = dst;
+    const char *eq = strchr(arg, '=');
+    char role[16];
+    rs_role_t r;
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof role || !eq[1])
+        return rs_errf(err, "--role-regex %s: expected ROLE=RE with ROLE attn, merge, cast or other", arg);
+    memcpy(role, arg, (size_t)(eq - arg));
+    role[eq - arg] = '\0';
+    if (rs_role_parse(role, &r) != 0) return rs_errf(err, "--role-regex %s: expected ROLE attn, merge, cast or other, got '%s'", arg, role);
+    char *b = ic->role_re[r];
+    const size_t used = strlen(b), need = strlen(eq + 1) + (used ? used + 5 : 0);
+    if (need >= sizeof ic->role_re[r]) return rs_errf(err, "--role-regex %s: the patterns of role %s exceed %zu characters", arg, role, sizeof ic->role_re[r] - 1);
+    if (used) { /* "(A)|(B)" in place: the check above keeps it inside the buffer */
+        const size_t add = strlen(eq + 1);
+        memmove(b + 1, b, used);
+        b[0] = '(';
+        memcpy(b + 1 + used, ")|(", 3);
+        memcpy(b + 4 + used, eq + 1, add);
+        memcpy(b + 4 + used + add, ")", 2);
+    } else {
+        memcpy(b, eq + 1, strlen(eq + 1) + 1);
+    }
+    ic->o.role_regex[r] = b;
+    return 0;
+}
+
+/* --window T0:T1 (seconds from the traces' first kernel). */
+static int parse_window(void *dst, const char *arg, rs_err_t *err) {
+    rs_import_opts_t *o = &((import_cli_t *)dst)->o;
+    const char *c = strchr(arg, ':');
+    char a[64];
+    if (!c || c == arg || (size_t)(c - arg) >= sizeof a)
+        return rs_errf(err, "--window %s: expected T0:T1, seconds from the traces' first kernel (e.g. 0.5:0.75)", arg);
+    memcpy(a, arg, (size_t)(c - arg));
+    a[c - arg] = '\0';
+    if (rs_parse_double("--window T0", a, 0, 1e9, &o->window_s[0], err) != 0 || rs_parse_double("--window T1", c + 1, 0, 1e9, &o->window_s[1], err) != 0)
+        return -1;
+    if (o->window_s[1] <= o->window_s[0]) return rs_errf(err, "--window %s: expected T0 < T1", arg);
+    return 0;
+}
 
 static int parse_format(void *dst, const char *arg, rs_err_t *err) {
     rs_import_opts_t *o = &((import_cli_t *)dst)->o;
@@ -38,13 +83,21 @@ static const rs_opt_t own_opts[] = {
     {"kernel-regex", 0, "RE", "none",
      "more attention kernels (POSIX ERE on the demangled name;\nbackward when the name has bwd/backward/bprop/grad)",
      RS_ARG_STRING, O(o.kernel_regex), 0, 0, NULL, NULL, NULL},
+    {"role-regex", 0, "ROLE=RE", "none",
+     "more kernels of ROLE (attn, merge, cast, other), POSIX ERE;\nrepeatable", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_role_regex, NULL},
+    {"group", 0, "G", "the p2p one", "the ring's process group: its name or ranks (0,2,4,6 or 0-7);\ndefault the group with the most p2p kernels",
+     RS_ARG_STRING, O(o.group), 0, 0, NULL, NULL, NULL},
+    {"profiler-step", 0, "N", "all", "only kernels launched in ProfilerStep#N", RS_ARG_INT, O(o.profiler_step), 0, 1 << 30, NULL, NULL, NULL},
+    {"window", 0, "T0:T1", "all", "only kernels starting T0..T1 s after the first kernel", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_window, NULL},
+    {"layer", 0, "K", "none", "the K-th ring pass of each kind inside the profiler step\n(--profiler-step, else the first holding attention)",
+     RS_ARG_INT, O(o.layer), 0, 1 << 20, NULL, NULL, NULL},
     {"step-regex", 0, "RE", RS_IMPORT_STEP_REGEX,
      "step ranges: NVTX / record_function names, case-insensitive,\nlast group = step number", RS_ARG_STRING,
      O(o.step_regex), 0, 0, NULL, NULL, NULL},
     {"no-ranges", 0, NULL, NULL, "ignore step ranges; steps from the launch order", RS_ARG_FALSE, O(o.use_ranges), 0, 0, NULL,
      NULL, NULL},
-    {"occurrence", 0, "K", "0", "which ring pass of each kind, 0 = the first", RS_ARG_INT, O(o.occurrence), 0, 1 << 20, NULL,
-     NULL, NULL},
+    {"occurrence", 0, "K", "0", "which ring pass of each kind over the whole trace,\n0 = the first (layers x iterations)", RS_ARG_INT,
+     O(o.occurrence), 0, 1 << 20, NULL, NULL, NULL},
     {"export-kineto", 0, "DIR", NULL,
      "instead: write the ringsim CSV trace given as\nDIR/rankR.pt.trace.json (Kineto JSON, as torch.profiler writes it)",
      RS_ARG_OUTDIR, O(export_dir), 0, 0, NULL, NULL, NULL},
@@ -104,6 +157,34 @@ static int export_kineto(const char *dir, int argc, char **argv) {
     if (rc) fprintf(stderr, "ringsim import: %s\n", err.msg);
     rs_trace_free(t);
     return rc;
+}
+
+/* Per step of trace t (N ranks): the medians over its ranks of each role's busy time and of the
+ * compute and step events. */
+static void print_roles(const rs_trace_t *t, int n_ranks) {
+    rs_problem_t p;
+    rs_err_t err;
+    if (rs_trace_problem(t, &p, &err) != 0 || rs_trace_role_count(t) == 0) return;
+    const int n_steps = p.pass == RS_PASS_BACKWARD ? n_ranks + 1 : n_ranks;
+    double v[RS_ROLE_COUNT + 2][1024];
+    printf("    %4s %10s %10s %10s %10s %10s %10s   (busy time per role; medians over the %d ranks)\n", "step", "attn", "merge", "cast", "other",
+           "compute", "step", n_ranks);
+    for (int k = 0; k < n_steps; k++) {
+        int m = 0;
+        for (int r = 0; r < n_ranks && m < 1024; r++, m++) {
+            for (int x = 0; x < RS_ROLE_COUNT; x++) {
+                const double b = rs_trace_role_busy(t, r, k, p.pass, (rs_role_t)x);
+                v[x][m] = b > 0 ? b : 0;
+            }
+            const long c = rs_trace_find(t, r, k, p.pass, RS_EV_COMPUTE), st = rs_trace_find(t, r, k, p.pass, RS_EV_STEP);
+            const rs_event_t *e = rs_trace_events(t);
+            v[RS_ROLE_COUNT][m] = c >= 0 ? e[c].end_s - e[c].start_s : 0;
+            v[RS_ROLE_COUNT + 1][m] = st >= 0 ? e[st].end_s - e[st].start_s : 0;
+        }
+        char b[RS_ROLE_COUNT + 2][32];
+        for (int x = 0; x < RS_ROLE_COUNT + 2; x++) rs_fmt_time(rs_median(v[x], (size_t)m), b[x], sizeof b[x]);
+        printf("    %4d %10s %10s %10s %10s %10s %10s\n", k, b[0], b[1], b[2], b[3], b[4], b[5]);
+    }
 }
 
 /* Write the outputs of trace i. */
@@ -170,10 +251,11 @@ int rs_cmd_import(int argc, char **argv) {
             rc = RS_EXIT_FAIL;
         }
     const rs_import_info_t *info = rs_import_info(im);
+    for (size_t i = 0; rc == RS_EXIT_OK && i < info->n_notes; i++) fprintf(stderr, "ringsim: note: %s\n", info->notes[i]);
     if (rc == RS_EXIT_OK && !quiet) {
-        printf("ringsim import: %s, %zu file(s), N = %d ranks%s%s; ring passes found: %d forward, %d backward; steps from %s\n",
-               rs_import_format_name(info->format), info->n_files, info->n_ranks, info->gpu_name[0] ? ", GPU " : "",
-               info->gpu_name, info->occurrences[RS_PASS_FORWARD], info->occurrences[RS_PASS_BACKWARD],
+        printf("ringsim import: %s, %zu file(s), N = %d ranks%s%s%s%s; ring passes found: %d forward, %d backward; steps from %s\n",
+               rs_import_format_name(info->format), info->n_files, info->n_ranks, info->group[0] ? ", group " : "", info->group,
+               info->gpu_name[0] ? ", GPU " : "", info->gpu_name, info->occurrences[RS_PASS_FORWARD], info->occurrences[RS_PASS_BACKWARD],
                info->ranges ? "step ranges" : "the launch order");
         for (size_t i = 0; i < n; i++) {
             const rs_trace_t *t = rs_import_trace(im, i);
@@ -181,8 +263,9 @@ int rs_cmd_import(int argc, char **argv) {
             rs_problem_t p;
             if (rs_trace_problem(t, &p, &err) != 0) continue;
             rs_cli_entry_path(path, sizeof path, csv, &p, n > 1);
-            printf("  %s ring pass %d: %zu events, %s kernels, makespan %s -> %s\n", rs_pass_name(p.pass), o.occurrence,
+            printf("  %s ring pass %d: %zu events, %s kernels, makespan %s -> %s\n", rs_pass_name(p.pass), info->occurrence,
                    rs_trace_count(t), rs_trace_get_meta(t, "import.kernels"), rs_fmt_time(rs_trace_makespan(t), buf, sizeof buf), path);
+            print_roles(t, info->n_ranks);
         }
     }
     rs_import_free(im);

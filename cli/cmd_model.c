@@ -140,8 +140,9 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
         printf("  nodes of %lld, inter %s W=%.4g GB/s", (long long)m->devices_per_node, m->inter.name,
                m->inter.bw_bytes_per_s / 1e9);
     printf("\n");
-    char kd[256];
+    char kd[256], rates[2048];
     printf("# compute: the attention steps %s\n", rs_kernel_describe(m, kd, sizeof kd));
+    printf("# rates: %s\n", rs_machine_rates_line(m, p->n_ranks, rates, sizeof rates));
     if (p->cached_tokens > 0 || rs_problem_passes_q(p))
         printf("# inference: %s, P=%lld cached tokens per sequence (Bc=%lld per rank)%s; all-to-all return %s\n",
                rs_ring_name(p->ring), (long long)p->cached_tokens, (long long)rs_problem_cached_block(p),
@@ -222,6 +223,7 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
     json_object_set_new(root, "kernel", c->machine.kernel > 0 ? json_string(c->machine.kernels.kernel[c->machine.kernel - 1].name)
                                                               : json_null());
     json_object_set_new(root, "compute", json_string(rs_kernel_describe(&c->machine, kd, sizeof kd)));
+    json_object_set_new(root, "rates", rs_cli_rates_json(&c->machine));
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:f, s:f, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",

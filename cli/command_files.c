@@ -46,6 +46,14 @@ void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem
     snprintf(dst, len, "%.*s-%s-%s%s", (int)(dot - path), path, rs_layout_name(p->layout), rs_pass_name(p->pass), dot);
 }
 
+void *rs_cli_rates_json(const rs_machine_t *m) {
+    json_t *o = json_object();
+    for (int r = 0; o && r < RS_RATE_COUNT; r++)
+        json_object_set_new(o, rs_rate_name((rs_rate_t)r),
+                            json_pack("{s:s, s:s}", "kind", rs_rate_kind_name(m->src.rate[r].kind), "source", m->src.rate[r].source));
+    return o;
+}
+
 int rs_cli_write_json(const char *path, void *root, rs_err_t *err) {
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(root);

@@ -35,4 +35,9 @@ void rs_cli_entry_path(char *dst, size_t len, const char *path, const rs_problem
  * path, atomically ("-" = stdout). Returns 0 or -1 with err. */
 int rs_cli_write_json(const char *path, void *root, rs_err_t *err);
 
+/* The sources of m's rates as a jansson object (a json_t *, new reference): {"attention": {"kind":
+ * "published", "source": "..."}, "merge_bw": ..., "intra_bw", "inter_bw", "latency", "launch"}
+ * (rate_source.h). Can't fail (NULL only when out of memory). */
+void *rs_cli_rates_json(const rs_machine_t *m);
+
 #endif /* RS_CLI_COMMAND_FILES_H */

@@ -9,11 +9,23 @@
 
 /* The end of a command: stdout checked (a full disk, a closed pipe: exit 1, its outputs removed),
  * then every output committed together, or removed when the command failed. Returns the exit code. */
+/* stdout's write error (an errno), or 0. An output larger than the stream's buffer failed in an
+ * earlier write, whose errno is gone: one more byte written says why (the output is lost anyway). */
+static int stdout_error(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    if (errno == 0) {
+        clearerr(stdout);
+        if (fputc('\n', stdout) != EOF) fflush(stdout);
+    }
+    return errno ? errno : EIO;
+}
+
 static int finish(const char *name, int rc) {
     rs_err_t err = {0};
-    errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
+    const int e = stdout_error();
+    if (e) {
+        rs_errf(&err, "stdout: write error: %s", strerror(e));
         rc = RS_EXIT_FAIL;
     } else if (rs_out_finish(rc == RS_EXIT_OK, &err) != 0) {
         rc = RS_EXIT_FAIL;

@@ -25,9 +25,11 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
 
 static const rs_abi_field_t table[] = {
     TYPE(rs_err_t), F(rs_err_t, msg), F(rs_err_t, code),
+    TYPE(rs_rate_source_t), F(rs_rate_source_t, kind), F(rs_rate_source_t, source),
     TYPE(rs_binding_walk_in_t), F(rs_binding_walk_in_t, layout_i), F(rs_binding_walk_in_t, pass_j), F(rs_binding_walk_in_t, cap),
     TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
     F(rs_plan_candidate_spec_t, gpus_per_node), F(rs_plan_candidate_spec_t, inter), F(rs_plan_candidate_spec_t, price),
+    F(rs_plan_candidate_spec_t, impl), F(rs_plan_candidate_spec_t, kernel),
     TYPE(rs_problem_t), F(rs_problem_t, seq_tokens), F(rs_problem_t, n_ranks), F(rs_problem_t, batch),
     F(rs_problem_t, q_heads), F(rs_problem_t, kv_heads), F(rs_problem_t, head_dim), F(rs_problem_t, act_bytes),
     F(rs_problem_t, grad_bytes), F(rs_problem_t, causal), F(rs_problem_t, layout), F(rs_problem_t, pass),
@@ -99,6 +101,13 @@ const rs_abi_field_t *rs_abi_fields(void) { return table; }
 /* ---------------------------------------------------------------------------------------------------
  * The walk and the closed form of a setup's entry
  * ------------------------------------------------------------------------------------------------- */
+int rs_binding_rate(const rs_setup_t *s, int r, rs_rate_source_t *out, bool *skipped, rs_err_t *err) {
+    if (r < 0 || r >= RS_RATE_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "rate %d: must be in [0, %d]", r, RS_RATE_COUNT - 1);
+    *out = s->machine.src.rate[r];
+    if (skipped) *skipped = rs_machine_rates_skip(&s->machine, s->problem.n_ranks) >> r & 1u;
+    return 0;
+}
+
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out) {
     *out = rs_setup_problem(s, layout_i, pass_j);
 }

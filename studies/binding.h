@@ -36,6 +36,12 @@ typedef struct {
 /* The table, nested types before the types that hold them; ends with a row of type NULL. Can't fail. */
 const rs_abi_field_t *rs_abi_fields(void);
 
+/* Where rate r (rs_rate_t) of the setup's machine comes from (rate_source.h) into *out; skipped (when
+ * non-NULL) tells whether the setup's ring does not use it (rs_machine_rates_skip: the inter-node hop
+ * of a ring inside one node, the merges of the dense model). Returns 0, or -1 with err for r out of
+ * range. */
+int rs_binding_rate(const rs_setup_t *s, int r, rs_rate_source_t *out, bool *skipped, rs_err_t *err);
+
 /* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out);
 /* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done), B* included

@@ -80,6 +80,9 @@ int rs_setup_finish(rs_setup_t *s, rs_err_t *err) {
             rs_problem_t p = rs_setup_problem(s, i, j);
             if (rs_problem_validate(&p, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
             if (!s->note[0]) rs_problem_note(&p, s->note, sizeof s->note);
+            rs_kmodel_t km; /* the calls outside their curves' measured shapes, named */
+            rs_kmodel_init(&km, &p, &s->machine);
+            rs_kernel_range_notes(&km, s->kernel_notes, sizeof s->kernel_notes);
         }
     return 0;
 }

@@ -28,7 +28,7 @@ typedef struct {
     /* results of rs_setup_finish */
     rs_hw_t hw;                            /* the profile as used (overrides applied) */
     rs_machine_t machine;                  /* the machine of model, sim and the studies */
-    char kernel_notes[768];                /* the kernel curves' fallbacks for the problem (or that an
+    char kernel_notes[2048];               /* the kernel curves' fallbacks and the calls outside their measured shapes (or that an
                                               inference variant runs the dense model), "" if none */
     char note[512];                        /* a valid but costlier choice to tell the user about
                                               (rs_problem_note of the first entry that has one), or "" */

@@ -50,6 +50,9 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
     for (int i = 0; i < n; i++) {
         char kd[256];
         fprintf(out, "# %s: attention %s\n", cands[i].res.hw_name, rs_kernel_describe(&cands[i].machine, kd, sizeof kd));
+        char notes[768]; /* the curves' fallbacks, as model says them */
+        if (rs_machine_kernel_notes(&cands[i].machine, c->model.head_dim, notes, sizeof notes)[0])
+            fprintf(out, "# %s: note: %s\n", cands[i].res.hw_name, notes);
     }
     fprintf(out, "# %-10s %3s %9s %5s %3s %-9s %4s %7s %9s %9s %9s %7s %9s %9s %9s %6s %9s %9s\n", "profile", "G",
             "seq", "N", "dp", "split", "fits", "mem_GiB", "attn_ms", "sim_ms", "a2a_ms", "hidden", "B_tokens",
@@ -276,7 +279,7 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         if (n >= RS_PLAN_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
-        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1};
+        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1, in->impl, in->kernel};
         if (rs_plan_candidate(&pc, &k->hw, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */

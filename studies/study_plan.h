@@ -29,6 +29,8 @@ typedef struct {
     rs_plan_config_t config;  /* the plan: model, S (0 = the longest that fits), batch, dp, N, ... */
     const char *profiles;     /* candidates: a comma list of profile names or files */
     const char *inter;        /* inter-node tier of every candidate (NULL: each profile's) */
+    const char *impl;         /* the implementation preset of every candidate (NULL: each profile's default) */
+    const char *kernel;       /* the kernel of every candidate (NULL: the one the preset runs there) */
     int64_t gpus_per_node;    /* devices per node of every candidate (-1: each profile's) */
     int n_prices;             /* prices per device-hour (override the profiles') */
     rs_plan_price_t prices[RS_PLAN_MAX_PRICES];

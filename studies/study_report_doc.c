@@ -32,6 +32,12 @@ static void doc_problem(report_t *r, rs_doc_t *d) {
     char kd[256];
     rs_doc_p(d, "Compute: the attention steps are costed %s (docs/model.md section 3a; --impl, --kernel, --flops change it).",
              rs_kernel_describe(m, kd, sizeof kd));
+    rs_doc_p(d, "Where each rate comes from (measured, published, estimated or user-given; docs/model.md section 3a):");
+    const unsigned skip = rs_machine_rates_skip(m, p0->n_ranks);
+    for (int k = 0; k < RS_RATE_COUNT; k++)
+        if (!(skip >> k & 1u))
+            rs_doc_li(d, "%s: %s (%s)", rs_rate_name((rs_rate_t)k), rs_rate_kind_name(m->src.rate[k].kind), m->src.rate[k].source);
+    rs_doc_end_list(d);
 }
 
 /* Per pass: the overlap threshold, and which layout wins and by how much. */

@@ -139,7 +139,7 @@ static void validation_sweep(report_t *r, const char *vdir) {
             fill_measured(&r->sv, &vt, rows, col);
             rs_file_t f;
             if (rs_file_open(&f, r->path, &e2) == 0) {
-                rs_sweep_write_header(f.fp, vs, label);
+                rs_sweep_write_header(f.fp, vs, label, r->sv.pts, r->sv.n);
                 for (size_t k = 0; k < r->sv.n; k++) rs_sweep_write_row(f.fp, k, &r->sv.pts[k]);
                 rs_sweep_write_crossovers(f.fp, r->sv.pts, r->sv.n);
                 r->have_val = rs_file_commit(&f, &e2) == 0;

@@ -286,7 +286,7 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
     rs_meter_t meter; /* "sweep 3/11 points (27%), 2 s left" on a terminal */
     if (in->progress) rs_meter_start(&meter, "sweep", (double)out->n, "points");
     int rc = 0;
-    rs_sweep_write_header(fp, in->spec, in->command);
+    rs_sweep_write_header(fp, in->spec, in->command, out->points, out->n);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
         rs_err_t e;
         if (run_point(in, out->points, i, &e) != 0) {
@@ -338,7 +338,7 @@ static int write_all(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err
     const bool to_file = strcmp(in->out_path, "-") != 0;
     if (to_file && rs_file_open(&f, in->out_path, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
     FILE *fp = to_file ? f.fp : stdout;
-    rs_sweep_write_header(fp, in->spec, in->command);
+    rs_sweep_write_header(fp, in->spec, in->command, out->points, out->n);
     for (size_t i = 0; i < out->n; i++) rs_sweep_write_row(fp, i, &out->points[i]);
     rs_sweep_write_crossovers(fp, out->points, out->n);
     out->done = out->n;

@@ -91,9 +91,11 @@ int rs_sweep_points_setup(const rs_sweep_spec_t *spec, rs_sweep_point_t *pts, rs
  * the caller frees them. Returns 0 or -1 with err (runtime failure). */
 int rs_sweep_point_run(const rs_sweep_spec_t *spec, rs_sweep_point_t *pt, rs_trace_t **traces, rs_err_t *err);
 
-/* CSV output: header ('#' notes + column line), one row per point, and the crossover notes found in
- * the data (rs_crossover_b per series: pred, sim, exec). */
-void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command);
+/* CSV output: header ('#' notes, one "# rates profile=NAME: ..." line per profile of pts[0..n) saying
+ * where each rate its points are costed at comes from (rs_machine_rates_line over the largest ring of
+ * its points), the column line), one row per point, and the crossover notes found in the data
+ * (rs_crossover_b per series: pred, sim, exec). */
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command, const rs_sweep_point_t *pts, size_t n);
 void rs_sweep_write_row(FILE *fp, size_t index, const rs_sweep_point_t *pt);
 void rs_sweep_write_crossovers(FILE *fp, const rs_sweep_point_t *pts, size_t n);
 

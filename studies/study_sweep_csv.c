@@ -14,7 +14,21 @@ static const char COLUMNS[] =
     "sim_overlap_eff,exec_t_comp_s,exec_t_comm_s,exec_t_step_s,exec_makespan_s,exec_bound,exec_efficiency,"
     "exec_overlap_eff,note";
 
-void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command) {
+/* One '#' line per profile of pts[0..n): where the rates its points are costed at come from. */
+static void write_rates(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(pts[j].profile, pts[i].profile)) j++;
+        if (j < i) continue; /* each profile once, over the largest ring of its points */
+        int64_t ranks = 0;
+        for (size_t k = i; k < n; k++)
+            if (!strcmp(pts[k].profile, pts[i].profile) && pts[k].problem.n_ranks > ranks) ranks = pts[k].problem.n_ranks;
+        char line[2048];
+        fprintf(fp, "# rates profile=%s: %s\n", pts[i].profile, rs_machine_rates_line(&pts[i].machine, ranks, line, sizeof line));
+    }
+}
+
+void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command, const rs_sweep_point_t *pts, size_t n) {
     const rs_problem_t *p = &spec->common.problem;
     fprintf(fp, "# ringsim-sweep=1\n");
     if (command) fprintf(fp, "# command=%s\n", command);
@@ -27,6 +41,7 @@ void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *co
                 "#   (rank, step) of compute, transfer (longer of send/recv) and step durations; makespan of the pass\n"
                 "# efficiency = useful FLOPs / (N F_eff) / makespan; overlap_eff = t_comp / t_step; nan = not run;\n"
                 "# crossover lines: '-' = not run, or no crossing in the swept range\n");
+    write_rates(fp, pts, n);
     fprintf(fp, "%s\n", COLUMNS);
     fflush(fp);
 }

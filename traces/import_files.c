@@ -1,4 +1,4 @@
-/* import_files.c - the input files of an import (import_files.h): directories walked in natural
+/* import_files.c - the input files of an import (import_files.h): directory trees walked in natural
  * order (rank2 before rank10), each file's format sniffed from its first bytes. */
 #include "import_files.h"
 
@@ -44,19 +44,22 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Append s (taken: freed on failure); -1 when s is NULL or on OOM. */
-static int strlist_add(rs_strlist_t *l, char *s) {
+/* Append s (taken: freed on failure) with its flag; -1 when s is NULL or on OOM. */
+static int strlist_add(rs_strlist_t *l, char *s, bool listed) {
     if (!s) return -1;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
         char **v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
+        if (v) l->v = v;
+        bool *f = v ? realloc(l->listed, cap * sizeof *f) : NULL;
+        if (!v || !f) {
             free(s);
             return -1;
         }
-        l->v = v;
+        l->listed = f;
         l->cap = cap;
     }
+    l->listed[l->n] = listed;
     l->v[l->n++] = s;
     return 0;
 }
@@ -64,6 +67,38 @@ static int strlist_add(rs_strlist_t *l, char *s) {
 void rs_strlist_free(rs_strlist_t *l) {
     for (size_t i = 0; i < l->n; i++) free(l->v[i]);
     free(l->v);
+    free(l->listed);
+}
+
+/* The trace files of directory dir's tree into out. 0, or -1 with err. */
+static int walk_dir(const char *dir, int depth, rs_strlist_t *out, rs_err_t *err) {
+    DIR *d = opendir(dir);
+    if (!d) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot open directory: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(len);
+        if (!p) {
+            rc = rs_errf(err, "out of memory");
+            break;
+        }
+        snprintf(p, len, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (depth < 16) rc = walk_dir(p, depth + 1, out, err);
+            free(p);
+            continue;
+        }
+        if (!ends_with(e->d_name, ".json") && !ends_with(e->d_name, ".json.gz") && !ends_with(e->d_name, ".sqlite")) {
+            free(p);
+            continue;
+        }
+        if (strlist_add(out, p, true) != 0) rc = rs_errf(err, "out of memory");
+    }
+    closedir(d);
+    return rc;
 }
 
 int rs_import_expand_paths(const char *const *paths, size_t n, rs_strlist_t *out, rs_err_t *err) {
@@ -71,29 +106,15 @@ int rs_import_expand_paths(const char *const *paths, size_t n, rs_strlist_t *out
         struct stat st;
         if (stat(paths[i], &st) != 0) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot open: %s", paths[i], strerror(errno));
         if (!S_ISDIR(st.st_mode)) {
-            if (strlist_add(out, strdup(paths[i])) != 0) return rs_errf(err, "out of memory");
+            if (strlist_add(out, strdup(paths[i]), false) != 0) return rs_errf(err, "out of memory");
             continue;
         }
-        DIR *d = opendir(paths[i]);
-        if (!d) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot open directory: %s", paths[i], strerror(errno));
         size_t first = out->n;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (e->d_name[0] == '.') continue;
-            if (!ends_with(e->d_name, ".json") && !ends_with(e->d_name, ".json.gz") && !ends_with(e->d_name, ".sqlite"))
-                continue;
-            size_t len = strlen(paths[i]) + strlen(e->d_name) + 2;
-            char *p = malloc(len);
-            if (p) snprintf(p, len, "%s/%s", paths[i], e->d_name);
-            if (strlist_add(out, p) != 0) {
-                closedir(d);
-                return rs_errf(err, "out of memory");
-            }
-        }
-        closedir(d);
+        if (walk_dir(paths[i], 0, out, err) != 0) return -1;
         if (out->n == first)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no trace files in the directory (expected *.json, *.json.gz or *.sqlite)",
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no trace files in the directory tree (expected *.json, *.json.gz or *.sqlite)",
                            paths[i]);
+        /* natural order of the paths, their flags alongside (all set) */
         qsort(out->v + first, out->n - first, sizeof *out->v, natural_qcmp);
     }
     if (out->n == 0) return rs_errc(err, RS_ERR_BAD_INPUT, "no trace file given");
@@ -107,6 +128,7 @@ long rs_import_list_files(const char *const *paths, size_t n_paths, char ***out,
         return -1;
     }
     *out = l.v;
+    free(l.listed);
     return (long)l.n;
 }
 

@@ -4,13 +4,15 @@
 #ifndef RS_IMPORT_FILES_H
 #define RS_IMPORT_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "import.h"
 
-/* A growable list of malloc'd strings. */
+/* A growable list of malloc'd strings; listed[i]: v[i] was found in a directory (not named). */
 typedef struct {
     char **v;
+    bool *listed;
     size_t n, cap;
 } rs_strlist_t;
 
@@ -20,9 +22,10 @@ void rs_strlist_free(rs_strlist_t *l);
  * unsigned chars. <0, 0, >0 as strcmp. Can't fail. */
 int rs_natural_cmp(const char *a, const char *b);
 
-/* Append the files of paths to out: a file as given, a directory its *.json, *.json.gz and *.sqlite
- * files (not hidden ones) in natural order. 0, or -1 with err naming the path (cannot open, a
- * directory without trace files, no path at all); out then holds what was added so far. */
+/* Append the files of paths to out: a file as given, a directory the *.json, *.json.gz and *.sqlite
+ * files of its tree (not hidden ones, at most 16 levels deep) in natural order of their paths. 0, or
+ * -1 with err naming the path (cannot open, a directory without trace files, no path at all); out
+ * then holds what was added so far. */
 int rs_import_expand_paths(const char *const *paths, size_t n, rs_strlist_t *out, rs_err_t *err);
 
 /* The format of path by its first 16 bytes: the SQLite header is nsys; gzip magic or a '{' after

@@ -1,23 +1,32 @@
 /* import_kineto.c - the reader of PyTorch profiler / Kineto Chrome-trace JSON (import_readers.h): a
- * streaming parse (yajl, through zlib so .json.gz reads the same) that keeps only attention and
- * SendRecv kernels, their launches and step ranges, into the raw store (import_raw.h). The other
- * direction, a ringsim trace as Kineto files, is kineto_export.c.
+ * streaming parse (yajl, through zlib so .json.gz reads the same) that keeps the GPU kernels (and
+ * memcpy / memset activities), their launches, the NCCL kernels' arguments and the record_param_comms
+ * point-to-point operations, the step and ProfilerStep ranges and the header's distributed info,
+ * into the raw store (import_raw.h); import_kineto_file.c turns one parsed file into raw ranks. The
+ * other direction, a ringsim trace as Kineto files, is kineto_export.c.
  *
- * The format, as libkineto's ChromeTraceLogger writes it:
+ * The format, as libkineto's ChromeTraceLogger writes it (PyTorch 2.x):
  *   {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", ...}],
- *    "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, ...},   (before or after traceEvents)
+ *    "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, "pg_count": 2,
+ *                        "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "pg_size": 8, "ranks": [0, ...]}]},
  *    "displayTimeUnit": "ms", "baseTimeNanoseconds": 1700000000000000000,
  *    "traceEvents": [
  *      {"ph": "X", "cat": "kernel", "name": "void flash_fwd_kernel<...>(Flash_fwd_params)", "pid": 0, "tid": 7,
- *       "ts": 5029783.925, "dur": 412.160, "args": {"External id": 29, "queued": 0, "device": 0,
- *       "context": 1, "stream": 7, "correlation": 312, "registers per thread": 255, ...}},
+ *       "ts": 5029783.925, "dur": 412.160, "args": {"External id": 29, "device": 0, "stream": 7,
+ *       "correlation": 312, "grid": [64, 1, 32], ...}},
+ *      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv(...)", ..., "args": {..., "Collective name": "send",
+ *       "In msg nelems": 8388608, "Out msg nelems": 8388608, "Group size": 4, "dtype": "BFloat16",
+ *       "Process Group Name": "1", "Process Group Description": "cp", "Process Group Ranks": "[0, 2, 4, 6]",
+ *       "Dst Rank": "2"}},
  *      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, "ts": ...,
  *       "args": {"cbid": 211, "correlation": 312, "External id": 29}},
- *      {"ph": "s", "id": 312, "pid": 4242, "tid": 4242, "ts": ..., "cat": "ac2g", "name": "ac2g"}, ...
+ *      {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", ..., "args": {"Collective name": "recv", ...}},
+ *      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#5", ...},
  *      {"ph": "X", "cat": "user_annotation", "name": "ring_step 3", "pid": 4242, "tid": 4242, ...}, ...],
  *    "traceName": "..."}
  * ts/dur are microseconds with 3 decimals (ns resolution), relative to baseTimeNanoseconds (older
- * files: absolute, no base). Older Kineto writes cat "Kernel" and tid "stream 7".
+ * files: absolute, no base). Older Kineto writes cat "Kernel" / "Runtime" and tid "stream 7"; on ROCm
+ * the launches are hipLaunchKernel / hipExtModuleLaunchKernel with the same categories.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -28,49 +37,20 @@
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
-#include "import_readers.h"
+#include "import_kineto.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Reader state
  * ---------------------------------------------------------------------------------------------- */
 enum { TK_OTHER = 0, TK_EVENTS, TK_BASE, TK_DIST, TK_DEVPROPS };
 enum { EK_OTHER = 0, EK_PH, EK_CAT, EK_NAME, EK_TS, EK_DUR, EK_PID, EK_TID, EK_ARGS };
-enum { AK_OTHER = 0, AK_STREAM, AK_CORR, AK_DEVICE };
+enum {
+    AK_OTHER = 0, AK_STREAM, AK_CORR, AK_DEVICE, AK_GRID, AK_COLL, AK_PG_NAME, AK_PG_DESC, AK_PG_RANKS, AK_IN_NELEMS,
+    AK_OUT_NELEMS, AK_DTYPE, AK_SRC, AK_DST, AK_IN_SPLIT, AK_OUT_SPLIT
+};
+enum { DK_OTHER = 0, DK_RANK, DK_WORLD, DK_PG_CONFIG };
+enum { PK_OTHER = 0, PK_NAME, PK_DESC, PK_RANKS };
 
-typedef struct {
-    int64_t corr;      /* correlation id */
-    int64_t ts_ns;     /* host launch time (relative to the file's base) */
-    int64_t tid;       /* launching thread, -1 unknown */
-} launch_t;
-
-typedef struct {
-    rs_raw_range_t g;  /* times relative to the file's base */
-    int64_t tid;       /* its thread */
-} trange_t;
-
-typedef struct {
-    rs_raw_t *raw;
-    const char *path;
-    int depth;             /* nesting depth: 1 = top object */
-    int top_key, ev_key, arg_key, sub_key;
-    bool saw_events, oom;
-    int64_t base_ns;       /* baseTimeNanoseconds (0 when absent) */
-    int64_t dist_rank;     /* distributedInfo.rank, -1 when absent */
-    /* current event */
-    char ph[4], cat[32];
-    char *name;
-    size_t name_len, name_cap;
-    int64_t ts_ns, dur_ns, pid, tid, stream, corr, device;
-    bool has_ts, has_dur, pid_num, tid_num, has_stream, has_corr, has_device;
-    launch_t *launch;      /* launches seen */
-    size_t n_launch, cap_launch;
-    rs_raw_kernel_t *kern; /* ring kernels seen (times relative to the base) */
-    size_t n_kern, cap_kern;
-    trange_t *rng;         /* step ranges seen */
-    size_t n_rng, cap_rng;
-} kparse_t;
-
-#define KEY_IS(k, len, lit) ((len) == sizeof(lit) - 1 && memcmp((k), (lit), sizeof(lit) - 1) == 0)
 
 /* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals. */
 static int us_text_to_ns(const char *s, size_t len, int64_t *ns) {
@@ -144,10 +124,31 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
     dst[n] = '\0';
 }
 
-static void event_reset(kparse_t *k) {
+/* Copy s[0..len) into the growable buffer b. 0 or -1 on OOM. */
+static int sbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
+    if (len + 1 > b->cap) {
+        size_t cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
+        char *n = realloc(b->s, cap);
+        if (!n) return -1;
+        b->s = n;
+        b->cap = cap;
+    }
+    memcpy(b->s, s, len);
+    b->s[len] = '\0';
+    b->len = len;
+    return 0;
+}
+
+static void event_reset(rs_kparse_t *k) {
     k->ph[0] = k->cat[0] = '\0';
-    k->name_len = 0;
+    k->name.len = 0;
     k->has_ts = k->has_dur = k->pid_num = k->tid_num = k->has_stream = k->has_corr = k->has_device = false;
+    k->ev.coll.len = k->ev.pg_name.len = k->ev.pg_desc.len = k->ev.pg_ranks.len = k->ev.in_split.len = k->ev.out_split.len = 0;
+    k->ev.dtype[0] = '\0';
+    k->ev.src = k->ev.dst = -1;
+    k->ev.in_nelems = k->ev.out_nelems = -1;
+    k->grid_i = 0;
+    k->grid[0] = k->grid[1] = k->grid[2] = 0;
 }
 
 static bool cat_is(const char *cat, const char *want) {
@@ -156,34 +157,44 @@ static bool cat_is(const char *cat, const char *want) {
     return *cat == '\0' && *want == '\0';
 }
 
-/* A complete traceEvents entry: keep it if it is an attention/SendRecv kernel, a kernel launch or a
- * step range. */
-static int event_done(kparse_t *k) {
+/* A complete traceEvents entry: kept when it is a GPU kernel or memory activity, a launch, a step or
+ * ProfilerStep range, or a record_param_comms point-to-point operation; CPU operators are counted. */
+static int event_done(rs_kparse_t *k) {
     if (strcmp(k->ph, "X") != 0 || !k->has_ts) return 0;
     rs_raw_t *raw = k->raw;
     int64_t dur = k->has_dur && k->dur_ns > 0 ? k->dur_ns : 0;
-    if (cat_is(k->cat, "kernel")) {
-        uint32_t id = rs_raw_intern(raw, k->name ? k->name : "", k->name_len);
+    const char *name = k->name.s ? k->name.s : "";
+    if (k->name.len == 0) name = "";
+    if (cat_is(k->cat, "kernel") || cat_is(k->cat, "gpu_memcpy") || cat_is(k->cat, "gpu_memset")) {
+        uint32_t id = rs_raw_intern(raw, name, k->name.len);
         if (id == UINT32_MAX) return -1;
-        if (rs_raw_role(raw, id) < 0) return 0;
-        rs_raw_kernel_t x = {k->ts_ns, k->ts_ns + dur, RS_RAW_NO_TIME, k->has_corr ? k->corr : -1,
-                             k->has_device ? k->device : (k->pid_num ? k->pid : -1),
-                             k->has_stream ? k->stream : (k->tid_num ? k->tid : -1), id, (uint8_t)rs_raw_role(raw, id)};
+        rs_kkernel_t x = {{k->ts_ns, k->ts_ns + dur, RS_RAW_NO_TIME, k->has_corr ? k->corr : -1,
+                           k->has_device ? k->device : (k->pid_num ? k->pid : -1), k->has_stream ? k->stream : (k->tid_num ? k->tid : -1),
+                           {k->grid[0], k->grid[1], k->grid[2]}, id, RS_RAW_NONE, (uint8_t)rs_raw_role(raw, id)},
+                          -1};
+        if (!cat_is(k->cat, "kernel")) x.k.role = RS_KROLE_CAST; /* a memcpy / memset on its stream */
+        if (rs_krole_is_comm(x.k.role) && k->ev.coll.len && rs_kineto_comm_args(k, &x.k) != 0) return -1;
         return rs_raw_grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
-    if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver")) && k->has_corr && k->name &&
-        strstr(k->name, "Launch")) {
-        launch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
+    if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime")) && k->has_corr &&
+        (strstr(name, "Launch") || strstr(name, "Memcpy") || strstr(name, "Memset"))) {
+        rs_klaunch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
         return rs_raw_grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
     }
-    if (cat_is(k->cat, "user_annotation") && k->name) {
+    if (cat_is(k->cat, "user_annotation") && k->name.len) {
         int32_t step;
-        int8_t hint;
-        if (!rs_raw_step_range(raw, k->name, &step, &hint)) return 0;
-        uint32_t id = rs_raw_intern(raw, k->name, k->name_len);
+        int8_t hint = -1;
+        uint8_t kind = RS_RANGE_STEP;
+        if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
+        else if (!rs_raw_step_range(raw, name, &step, &hint)) return 0;
+        uint32_t id = rs_raw_intern(raw, name, k->name.len);
         if (id == UINT32_MAX) return -1;
-        trange_t g = {{k->ts_ns, k->ts_ns + dur, id, step, hint}, k->tid_num ? k->tid : -1};
+        rs_krange_t g = {{k->ts_ns, k->ts_ns + dur, id, step, hint, kind}, k->tid_num ? k->tid : -1};
         return rs_raw_grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
+    }
+    if (cat_is(k->cat, "cpu_op")) {
+        k->n_cpu_ops++;
+        if (k->ev.coll.len && !strcmp(name, "record_param_comms")) return rs_kineto_p2p_op(k);
     }
     return 0;
 }
@@ -192,12 +203,17 @@ static int event_done(kparse_t *k) {
  * yajl callbacks
  * ---------------------------------------------------------------------------------------------- */
 static int on_number(void *ctx, const char *s, size_t len) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
     int64_t v;
     if (k->depth == 1 && k->top_key == TK_BASE) {
         if (text_to_i64(s, len, &v) == 0) k->base_ns = v;
-    } else if (k->depth == 2 && k->top_key == TK_DIST && k->sub_key == 1) {
-        if (text_to_i64(s, len, &v) == 0) k->dist_rank = v;
+    } else if (k->depth == 2 && k->top_key == TK_DIST) {
+        if (k->sub_key == DK_RANK && text_to_i64(s, len, &v) == 0) k->dist_rank = v;
+        if (k->sub_key == DK_WORLD && text_to_i64(s, len, &v) == 0) k->world_size = v;
+    } else if (k->depth == 5 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && k->pg_key == PK_RANKS) {
+        if (text_to_i64(s, len, &v) == 0 && k->pg_n < RS_KMAX_GROUP) k->pg_ranks[k->pg_n++] = (int32_t)v;
+    } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 1) {
+        if (text_to_i64(s, len, &v) == 0) k->dev_id = v;
     } else if (k->depth == 3 && k->top_key == TK_EVENTS) {
         switch (k->ev_key) {
         case EK_TS: k->has_ts = us_text_to_ns(s, len, &k->ts_ns) == 0; break;
@@ -211,92 +227,148 @@ static int on_number(void *ctx, const char *s, size_t len) {
         case AK_STREAM: k->has_stream = text_to_i64(s, len, &k->stream) == 0; break;
         case AK_CORR: k->has_corr = text_to_i64(s, len, &k->corr) == 0; break;
         case AK_DEVICE: k->has_device = text_to_i64(s, len, &k->device) == 0; break;
+        case AK_IN_NELEMS: text_to_i64(s, len, &k->ev.in_nelems); break;
+        case AK_OUT_NELEMS: text_to_i64(s, len, &k->ev.out_nelems); break;
+        case AK_SRC: text_to_i64(s, len, &k->ev.src); break;
+        case AK_DST: text_to_i64(s, len, &k->ev.dst); break;
         default: break;
         }
+    } else if (k->depth == 5 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && k->arg_key == AK_GRID && k->grid_i < 3) {
+        if (text_to_i64(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX) k->grid[k->grid_i] = (int32_t)v;
+        k->grid_i++;
     }
     return 1;
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
+    int64_t v;
+    rs_kbuf_t *dst = NULL;
     if (k->depth == 3 && k->top_key == TK_EVENTS) {
         switch (k->ev_key) {
         case EK_PH: copy_small(k->ph, sizeof k->ph, s, len); break;
         case EK_CAT: copy_small(k->cat, sizeof k->cat, s, len); break;
-        case EK_NAME:
-            if (len + 1 > k->name_cap) {
-                size_t cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
-                char *n = realloc(k->name, cap);
-                if (!n) {
-                    k->oom = true;
-                    return 0;
-                }
-                k->name = n;
-                k->name_cap = cap;
-            }
-            memcpy(k->name, s, len);
-            k->name[len] = '\0';
-            k->name_len = len;
-            break;
+        case EK_NAME: dst = &k->name; break;
         case EK_PID: k->pid_num = false; break;
         case EK_TID: k->tid_num = tid_text(s, len, &k->tid) == 0; break; /* "stream 7" */
         default: break;
         }
-    } else if (k->depth == 2 && k->top_key == TK_DIST && k->sub_key == 1) {
-        int64_t v;
-        if (tid_text(s, len, &v) == 0) k->dist_rank = v; /* "rank": "3" */
-    } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->sub_key == 1 && !k->raw->gpu_name[0]) {
-        copy_small(k->raw->gpu_name, sizeof k->raw->gpu_name, s, len);
+    } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
+        switch (k->arg_key) {
+        case AK_COLL: dst = &k->ev.coll; break;
+        case AK_PG_NAME: dst = &k->ev.pg_name; break;
+        case AK_PG_DESC: dst = &k->ev.pg_desc; break;
+        case AK_PG_RANKS: dst = &k->ev.pg_ranks; break;
+        case AK_IN_SPLIT: dst = &k->ev.in_split; break;
+        case AK_OUT_SPLIT: dst = &k->ev.out_split; break;
+        case AK_DTYPE: copy_small(k->ev.dtype, sizeof k->ev.dtype, s, len); break;
+        case AK_SRC: tid_text(s, len, &k->ev.src); break; /* "Src Rank": "3" */
+        case AK_DST: tid_text(s, len, &k->ev.dst); break;
+        case AK_IN_NELEMS: tid_text(s, len, &k->ev.in_nelems); break;
+        case AK_OUT_NELEMS: tid_text(s, len, &k->ev.out_nelems); break;
+        default: break;
+        }
+    } else if (k->depth == 2 && k->top_key == TK_DIST) {
+        if (k->sub_key == DK_RANK && tid_text(s, len, &v) == 0) k->dist_rank = v; /* "rank": "3" */
+        if (k->sub_key == DK_WORLD && tid_text(s, len, &v) == 0) k->world_size = v;
+    } else if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) {
+        if (k->pg_key == PK_NAME) dst = &k->pg_name;
+        if (k->pg_key == PK_DESC) dst = &k->pg_desc;
+        if (k->pg_key == PK_RANKS) dst = &k->pg_rank_text; /* "ranks": "all" or a list as text */
+    } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 2) {
+        if (sbuf_set(&k->dev_name, s, len) != 0) k->oom = true;
+    }
+    if (dst && sbuf_set(dst, s, len) != 0) {
+        k->oom = true;
+        return 0;
     }
     return 1;
 }
 
+/* Keys the reader knows at one level of the document, and the value each gives. */
+typedef struct {
+    const char *name;
+    size_t len;
+    int value;
+} key_def_t;
+#define KEY(lit, v) {lit, sizeof(lit) - 1, v}
+static const key_def_t TOP_KEYS[] = {KEY("traceEvents", TK_EVENTS), KEY("baseTimeNanoseconds", TK_BASE), KEY("distributedInfo", TK_DIST),
+                                     KEY("deviceProperties", TK_DEVPROPS)};
+static const key_def_t EVENT_KEYS[] = {KEY("ph", EK_PH),   KEY("cat", EK_CAT), KEY("name", EK_NAME), KEY("ts", EK_TS),
+                                       KEY("dur", EK_DUR), KEY("pid", EK_PID), KEY("tid", EK_TID),   KEY("args", EK_ARGS)};
+static const key_def_t ARG_KEYS[] = {
+    KEY("stream", AK_STREAM),           KEY("correlation", AK_CORR),
+    KEY("device", AK_DEVICE),           KEY("grid", AK_GRID),
+    KEY("Collective name", AK_COLL),    KEY("Process Group Name", AK_PG_NAME),
+    KEY("Process Group Description", AK_PG_DESC), KEY("Process Group Ranks", AK_PG_RANKS),
+    KEY("In msg nelems", AK_IN_NELEMS), KEY("Out msg nelems", AK_OUT_NELEMS),
+    KEY("dtype", AK_DTYPE),             KEY("Src Rank", AK_SRC),
+    KEY("Dst Rank", AK_DST),            KEY("In split size", AK_IN_SPLIT),
+    KEY("Out split size", AK_OUT_SPLIT)};
+static const key_def_t DIST_KEYS[] = {KEY("rank", DK_RANK), KEY("world_size", DK_WORLD), KEY("pg_config", DK_PG_CONFIG)};
+static const key_def_t PG_KEYS[] = {KEY("pg_name", PK_NAME), KEY("pg_desc", PK_DESC), KEY("ranks", PK_RANKS)};
+static const key_def_t DEV_KEYS[] = {KEY("id", 1), KEY("name", 2)};
+#undef KEY
+#define N_KEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* The value of key s[0..len) in table t[0..n), other when it is none of them. */
+static int key_value(const unsigned char *s, size_t len, const key_def_t *t, size_t n, int other) {
+    for (size_t i = 0; i < n; i++)
+        if (t[i].len == len && memcmp(s, t[i].name, len) == 0) return t[i].value;
+    return other;
+}
+
 static int on_map_key(void *ctx, const unsigned char *s, size_t len) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
     if (k->depth == 1) {
-        k->top_key = KEY_IS(s, len, "traceEvents")           ? TK_EVENTS
-                     : KEY_IS(s, len, "baseTimeNanoseconds") ? TK_BASE
-                     : KEY_IS(s, len, "distributedInfo")     ? TK_DIST
-                     : KEY_IS(s, len, "deviceProperties")    ? TK_DEVPROPS
-                                                             : TK_OTHER;
+        k->top_key = key_value(s, len, TOP_KEYS, N_KEYS(TOP_KEYS), TK_OTHER);
     } else if (k->depth == 3 && k->top_key == TK_EVENTS) {
-        k->ev_key = KEY_IS(s, len, "ph")     ? EK_PH
-                    : KEY_IS(s, len, "cat")  ? EK_CAT
-                    : KEY_IS(s, len, "name") ? EK_NAME
-                    : KEY_IS(s, len, "ts")   ? EK_TS
-                    : KEY_IS(s, len, "dur")  ? EK_DUR
-                    : KEY_IS(s, len, "pid")  ? EK_PID
-                    : KEY_IS(s, len, "tid")  ? EK_TID
-                    : KEY_IS(s, len, "args") ? EK_ARGS
-                                             : EK_OTHER;
+        k->ev_key = key_value(s, len, EVENT_KEYS, N_KEYS(EVENT_KEYS), EK_OTHER);
     } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
-        k->arg_key = KEY_IS(s, len, "stream")        ? AK_STREAM
-                     : KEY_IS(s, len, "correlation") ? AK_CORR
-                     : KEY_IS(s, len, "device")      ? AK_DEVICE
-                                                     : AK_OTHER;
+        k->arg_key = key_value(s, len, ARG_KEYS, N_KEYS(ARG_KEYS), AK_OTHER);
     } else if (k->depth == 2 && k->top_key == TK_DIST) {
-        k->sub_key = KEY_IS(s, len, "rank") ? 1 : 0;
+        k->sub_key = key_value(s, len, DIST_KEYS, N_KEYS(DIST_KEYS), DK_OTHER);
+    } else if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) {
+        k->pg_key = key_value(s, len, PG_KEYS, N_KEYS(PG_KEYS), PK_OTHER);
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS) {
-        k->sub_key = KEY_IS(s, len, "name") ? 1 : 0;
+        k->dev_key = key_value(s, len, DEV_KEYS, N_KEYS(DEV_KEYS), 0);
     }
     return 1;
 }
 
 static int on_start_map(void *ctx) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
     k->depth++;
     if (k->depth == 3 && k->top_key == TK_EVENTS) {
         event_reset(k);
         k->ev_key = EK_OTHER;
     }
     if (k->depth == 4) k->arg_key = AK_OTHER;
-    k->sub_key = 0;
+    if (k->depth == 2) k->sub_key = 0;
+    if (k->depth == 3 && k->top_key == TK_DEVPROPS) {
+        k->dev_key = 0;
+        k->dev_id = -1;
+        k->dev_name.len = 0;
+    }
+    if (k->depth == 4 && k->top_key == TK_DIST) {
+        k->pg_key = PK_OTHER;
+        k->pg_n = 0;
+        k->pg_name.len = k->pg_desc.len = k->pg_rank_text.len = 0;
+    }
     return 1;
 }
 
 static int on_end_map(void *ctx) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
     if (k->depth == 3 && k->top_key == TK_EVENTS && event_done(k) != 0) {
+        k->oom = true;
+        return 0;
+    }
+    if (k->depth == 3 && k->top_key == TK_DEVPROPS && rs_kineto_devprop(k) != 0) {
+        k->oom = true;
+        return 0;
+    }
+    if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && rs_kineto_pg_config(k) != 0) {
         k->oom = true;
         return 0;
     }
@@ -305,14 +377,14 @@ static int on_end_map(void *ctx) {
 }
 
 static int on_start_array(void *ctx) {
-    kparse_t *k = ctx;
+    rs_kparse_t *k = ctx;
     k->depth++;
     if (k->depth == 2 && k->top_key == TK_EVENTS) k->saw_events = true;
     return 1;
 }
 
 static int on_end_array(void *ctx) {
-    ((kparse_t *)ctx)->depth--;
+    ((rs_kparse_t *)ctx)->depth--;
     return 1;
 }
 
@@ -322,73 +394,6 @@ static int on_bool(void *ctx, int b) { (void)b; return on_scalar(ctx); }
 static const yajl_callbacks kineto_callbacks = {
     on_scalar, on_bool, NULL, NULL, on_number, on_string, on_start_map, on_map_key, on_end_map, on_start_array, on_end_array,
 };
-
-static int launch_cmp(const void *a, const void *b) {
-    const launch_t *x = a, *y = b;
-    return (x->corr > y->corr) - (x->corr < y->corr);
-}
-
-/* After the parse: shift by the base, attach launch times by correlation id, and split the file into
- * ranks, one per CUDA device (a process driving several GPUs from one thread each, as ringsim's
- * `exec --launch threads`, is several ranks); a step range goes to the device its thread launches on.
- * 0, or -1 on OOM or kernels on more than MAXDEV devices. */
-static int finish_file(kparse_t *k) {
-    rs_raw_t *raw = k->raw;
-    enum { MAXDEV = 64 };
-    int64_t dev[MAXDEV], tid_of[MAXDEV * 4], tid_dev[MAXDEV * 4];
-    int n_dev = 0, n_tid = 0;
-    if (k->n_launch > 1) qsort(k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
-    for (size_t i = 0; i < k->n_kern; i++) {
-        rs_raw_kernel_t *x = &k->kern[i];
-        int d = 0;
-        while (d < n_dev && dev[d] != x->device) d++;
-        if (d == n_dev) {
-            if (n_dev == MAXDEV) return -1;
-            dev[n_dev++] = x->device;
-        }
-        x->start_ns += k->base_ns;
-        x->end_ns += k->base_ns;
-        if (x->order < 0 || k->n_launch == 0) continue;
-        launch_t key = {x->order, 0, 0};
-        const launch_t *l = bsearch(&key, k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
-        if (!l) continue;
-        x->launch_ns = l->ts_ns + k->base_ns;
-        int t = 0;
-        while (t < n_tid && tid_of[t] != l->tid) t++;
-        if (t == n_tid && n_tid < MAXDEV * 4) tid_of[n_tid] = l->tid, tid_dev[n_tid++] = x->device;
-    }
-    for (int a = 1; a < n_dev; a++) /* ranks in device order */
-        for (int b = a; b > 0 && dev[b - 1] > dev[b]; b--) {
-            int64_t t = dev[b];
-            dev[b] = dev[b - 1], dev[b - 1] = t;
-        }
-    size_t first = raw->n_ranks;
-    for (int d = 0; d < (n_dev ? n_dev : 1); d++) { /* a file without ring kernels is one (empty) rank */
-        rs_raw_rank_t *r = rs_raw_add_rank(raw, k->path);
-        if (!r) return -1;
-        r->device = n_dev ? dev[d] : -1;
-        r->rank_key = n_dev <= 1 ? k->dist_rank : -1;
-    }
-    for (size_t i = 0; i < k->n_kern; i++) {
-        int d = 0;
-        while (dev[d] != k->kern[i].device) d++;
-        if (rs_raw_add_kernel(&raw->ranks[first + d], &k->kern[i]) != 0) return -1;
-    }
-    for (size_t i = 0; i < k->n_rng; i++) {
-        rs_raw_range_t g = k->rng[i].g;
-        g.start_ns += k->base_ns;
-        g.end_ns += k->base_ns;
-        int d = 0;
-        if (n_dev > 1) {
-            int t = 0;
-            while (t < n_tid && tid_of[t] != k->rng[i].tid) t++;
-            if (t == n_tid) continue; /* a thread that launches no ring kernel */
-            while (dev[d] != tid_dev[t]) d++;
-        }
-        if (rs_raw_add_range(&raw->ranks[first + d], &g) != 0) return -1;
-    }
-    return 0;
-}
 
 /* One line from yajl's message (it ends with a newline and may point into the text). */
 static void yajl_msg(yajl_handle h, char *dst, size_t cap) {
@@ -405,10 +410,10 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     gzFile gz = gzopen(path, "rb");
     if (!gz) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
     gzbuffer(gz, 1 << 18);
-    kparse_t k = {0};
+    rs_kparse_t k = {0};
     k.raw = raw;
     k.path = path;
-    k.dist_rank = -1;
+    k.dist_rank = k.world_size = -1;
     yajl_handle h = yajl_alloc(&kineto_callbacks, NULL, &k);
     enum { CHUNK = 1 << 16 };
     unsigned char *buf = malloc(CHUNK);
@@ -441,15 +446,14 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
         const char *m = gzerror(gz, &e);
         if (e == Z_BUF_ERROR) rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: truncated gzip stream (%s)", path, m);
     }
-    if (rc == 0 && !k.saw_events)
-        rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
-    if (rc == 0 && finish_file(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
+    if (rc == 0 && !k.saw_events) {
+        rs_errc(err, RS_ERR_BAD_INPUT, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
+        rc = -2;
+    }
+    if (rc == 0 && rs_kineto_finish(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
     if (h) yajl_free(h);
     free(buf);
-    free(k.name);
-    free(k.launch);
-    free(k.kern);
-    free(k.rng);
+    rs_kineto_parse_free(&k);
     gzclose(gz);
     return rc;
 }

@@ -1,13 +1,13 @@
 /* import_nsys.c - Nsight Systems SQLite exports (`nsys export --type sqlite`), read with libsqlite3
  * (import.h). Tables used (schema: the Nsight Systems user guide, "SQLite Schema Reference"):
  *   CUPTI_ACTIVITY_KIND_KERNEL  start, end (ns), deviceId, streamId, correlationId, globalPid,
- *                               demangledName / shortName (StringIds ids)          (required)
+ *                               demangledName / shortName (StringIds ids), gridX/Y/Z (required but the grid)
  *   StringIds                   id, value                                          (required)
  *   CUPTI_ACTIVITY_KIND_RUNTIME start, correlationId, globalTid: the launch of each kernel
  *   NVTX_EVENTS                 start, end, eventType (59 push/pop, 60 start/end range), text or
  *                               textId (StringIds), globalTid: step ranges
  *   MPI_RANKS                   globalTid, rank: ring order when present
- *   TARGET_INFO_GPU             name: recorded in the header
+ *   TARGET_INFO_GPU             id, name: each rank's GPU, recorded in the header
  *   TARGET_INFO_SESSION_START_TIME utcEpochNs: aligns several files (one per node)
  * A serialized globalTid / globalPid holds the process id in bits 24..47. One process = one rank
  * (a process driving several GPUs: one rank per device). The kernels and ranges go to the raw store
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_kclass.h"
 #include "import_readers.h"
 
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
@@ -100,20 +101,18 @@ typedef struct {
     size_t n, cap;
 } name_maps_t;
 
-/* A row (id, value) of the kernel names: kept when value is an attention or SendRecv kernel. */
+/* A row (id, value) of the kernel names, interned (and so classified). */
 static int name_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     name_maps_t *m = ctx;
     const char *name = (const char *)sqlite3_column_text(st, 1);
     if (!name) return 0;
     uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
     if (id == UINT32_MAX) return out_of_memory(x);
-    if (rs_raw_role(x->raw, id) < 0) return 0;
     const name_map_t e = {sqlite3_column_int64(st, 0), id};
     return rs_raw_grow((void **)&m->v, &m->n, &m->cap, sizeof e, &e) != 0 ? out_of_memory(x) : 0;
 }
 
-/* The kernel names that matter: StringIds ids of the name column whose string is an attention or
- * SendRecv kernel, sorted by id. */
+/* The kernel names: StringIds ids of the name column and their interned strings, sorted by id. */
 static int relevant_names(nsys_t *x, const char *col, name_map_t **out, size_t *n_out) {
     char sql[512];
     snprintf(sql, sizeof sql,
@@ -170,8 +169,8 @@ typedef struct {
     size_t n, cap;
 } kernels_t;
 
-/* A row (start, end, name id, device, stream, correlation, globalPid) of the kernel table: kept when
- * its name matters. */
+/* A row (start, end, name id, device, stream, correlation, globalPid, gridX, gridY, gridZ) of the
+ * kernel table. */
 static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     kernels_t *c = ctx;
     name_map_t key = {sqlite3_column_int64(st, 2), 0};
@@ -180,7 +179,9 @@ static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
     int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
     const pkernel_t pk = {{t0 + c->offset, (t1 > t0 ? t1 : t0) + c->offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
-                           sqlite3_column_int64(st, 4), m->name, (uint8_t)rs_raw_role(x->raw, m->name)},
+                           sqlite3_column_int64(st, 4),
+                           {sqlite3_column_int(st, 7), sqlite3_column_int(st, 8), sqlite3_column_int(st, 9)}, m->name, RS_RAW_NONE,
+                           (uint8_t)rs_raw_role(x->raw, m->name)},
                           PID_OF(sqlite3_column_int64(st, 6))};
     return rs_raw_grow((void **)&c->v, &c->n, &c->cap, sizeof pk, &pk) != 0 ? out_of_memory(x) : 0;
 }
@@ -189,11 +190,13 @@ static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
 static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int64_t offset, pkernel_t **out, size_t *n_out) {
     const char *col = has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") ? "demangledName" : "shortName";
     char sql[512];
-    snprintf(sql, sizeof sql, "SELECT start, end, %s, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", col,
+    const bool grid = has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "gridX");
+    snprintf(sql, sizeof sql, "SELECT start, end, %s, %s, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", col,
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId") ? "deviceId" : "0",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "streamId") ? "streamId" : "0",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "-1",
-             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0");
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0",
+             grid ? "gridX, gridY, gridZ" : "0, 0, 0");
     kernels_t c = {names, n_names, offset, NULL, 0, 0};
     if (each_row(x, sql, "reading CUPTI_ACTIVITY_KIND_KERNEL", kernel_row, &c) != 0) {
         free(c.v);
@@ -220,6 +223,7 @@ static int launch_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     pkernel_t *m = bsearch(&key, c->k, c->n, sizeof *c->k, pk_corr_cmp);
     if (!m || m->k.launch_ns != RS_RAW_NO_TIME) return 0;
     m->k.launch_ns = sqlite3_column_int64(st, 1) + c->offset;
+    if (!rs_krole_is_attn(m->k.role) && !(m->k.role >= RS_KROLE_SENDRECV && m->k.role <= RS_KROLE_RECV)) return 0;
     size_t t = 0;
     while (t < x->n_tids && x->tids[t].tid != tid) t++;
     const tid_dev_t td = {tid, m->k.device};
@@ -244,14 +248,17 @@ typedef struct {
     int64_t offset;       /* the session start */
 } ranges_t;
 
-/* A row (start, end, text, globalTid) of NVTX_EVENTS: a step range goes to the rank of its process
- * (of its thread's device when the process drives several GPUs). */
+/* A row (start, end, text, globalTid) of NVTX_EVENTS: a step (or ProfilerStep#N) range goes to the
+ * rank of its process (of its thread's device when the process drives several GPUs). */
 static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     const ranges_t *c = ctx;
     const char *name = (const char *)sqlite3_column_text(st, 2);
     int32_t step;
-    int8_t hint;
-    if (!name || !rs_raw_step_range(x->raw, name, &step, &hint)) return 0;
+    int8_t hint = -1;
+    uint8_t kind = RS_RANGE_STEP;
+    if (!name) return 0;
+    if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
+    else if (!rs_raw_step_range(x->raw, name, &step, &hint)) return 0;
     int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
     for (size_t t = 0; t < x->n_tids; t++)
         if (x->tids[t].tid == tid) dev = x->tids[t].device;
@@ -267,7 +274,7 @@ static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     }
     if (p == n_procs) return 0; /* a thread or process without ring kernels */
     uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
-    rs_raw_range_t g = {sqlite3_column_int64(st, 0) + c->offset, sqlite3_column_int64(st, 1) + c->offset, id, step, hint};
+    rs_raw_range_t g = {sqlite3_column_int64(st, 0) + c->offset, sqlite3_column_int64(st, 1) + c->offset, id, step, hint, kind};
     if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
     return 0;
 }
@@ -316,6 +323,24 @@ static int make_procs(nsys_t *x, const pkernel_t *k, size_t n, proc_t **out, siz
     return 0;
 }
 
+/* The GPU name of device d (TARGET_INFO_GPU's row of that id, else its first row), interned;
+ * RS_RAW_NONE when the table is missing. */
+static uint32_t gpu_of(nsys_t *x, int64_t d) {
+    if (!has_table(x->db, "TARGET_INFO_GPU") || !has_column(x->db, "TARGET_INFO_GPU", "name")) return RS_RAW_NONE;
+    sqlite3_stmt *st;
+    uint32_t id = RS_RAW_NONE;
+    if (sqlite3_prepare_v2(x->db, "SELECT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL ORDER BY (id = ?1) DESC, id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return id;
+    sqlite3_bind_int64(st, 1, d);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(st, 0);
+        id = rs_raw_intern(x->raw, n, strlen(n));
+        if (id == UINT32_MAX) id = RS_RAW_NONE;
+    }
+    sqlite3_finalize(st);
+    return id;
+}
+
 /* Kernels and ranges of one open database into raw ranks. */
 static int read_db(nsys_t *x) {
     sqlite3_stmt *st;
@@ -323,11 +348,15 @@ static int read_db(nsys_t *x) {
     while (s == SQLITE_OK && (s = sqlite3_step(st)) == SQLITE_ROW) s = SQLITE_OK;
     sqlite3_finalize(st);
     if (s != SQLITE_DONE) return sql_fail(x, "reading the schema");
-    if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL"))
-        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
-                       x->path);
-    if (!has_table(x->db, "StringIds"))
-        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
+    if (!has_table(x->db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+        rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)",
+                x->path);
+        return -2;
+    }
+    if (!has_table(x->db, "StringIds")) {
+        rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no StringIds table (the kernel names): not an nsys SQLite export", x->path);
+        return -2;
+    }
     if (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "start") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "end") ||
         (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") && !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")))
         return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
@@ -348,11 +377,7 @@ static int read_db(nsys_t *x) {
     proc_t *procs = NULL;
     int rc = relevant_names(x, col, &names, &n_names);
     if (rc == 0) rc = read_kernels(x, names, n_names, offset, &k, &nk);
-    if (rc == 0 && nk == 0) {
-        int64_t all = query_i64(x->db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0);
-        rc = rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: no attention or SendRecv kernel among its %lld kernels (name yours with --kernel-regex)", x->path,
-                     (long long)all);
-    }
+    if (rc == 0 && nk == 0) rc = rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: CUPTI_ACTIVITY_KIND_KERNEL holds no kernel (profile the run with nsys profile -t cuda,nvtx)", x->path);
     if (rc == 0) rc = read_launches(x, k, nk, offset);
     if (rc == 0) {
         qsort(k, nk, sizeof *k, pk_cmp);
@@ -368,6 +393,7 @@ static int read_db(nsys_t *x) {
         r->proc = procs[p].pid;
         r->device = procs[p].device;
         r->rank_key = procs[p].mpi_rank;
+        r->gpu = gpu_of(x, procs[p].device);
         for (size_t i = 0; i < procs[p].n && rc == 0; i++)
             if (rs_raw_add_kernel(r, &k[procs[p].first + i].k) != 0) rc = out_of_memory(x);
     }

@@ -6,7 +6,9 @@
 
 #include "import_raw.h"
 
-/* Append the ranks of one file. 0, or -1 with err "path: what is wrong". */
+/* Append the ranks of one file. 0, or -1 with err "path: what is wrong", or -2 (err set) when the
+ * file is not a trace of the tool at all (a JSON without traceEvents, a database without the kernel
+ * table): then nothing was appended. */
 int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err);
 int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err);
 

@@ -1,12 +1,14 @@
 /* import_steps.c - step assignment of the import (import_steps.h): each raw kernel of each rank gets
  * its ring pass instance and step, by step ranges (the range holding its launch) or, without ranges,
- * by the launch order of SendRecv groups and attention runs (docs/import.md, "Steps without
+ * by the launch order of the ring's point-to-point groups and attention runs, the other kernels of
+ * the compute streams going to the step they are launched in (docs/import.md, "Steps without
  * ranges"); then every rank is checked to have N or N + 1 steps per pass and as many passes as rank 0. */
 #include "import_steps.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "import_groups.h"
 #include "import_kclass.h"
 
 void rs_steps_free(rs_steps_t *a) {
@@ -40,6 +42,7 @@ static int launch_cmp(const void *a, const void *b) {
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* The kernels of r in launch order (all of them, *n = r->nk). NULL on OOM. */
 static size_t *launch_order(const rs_raw_rank_t *r) {
     size_t *ord = malloc((r->nk ? r->nk : 1) * sizeof *ord);
     if (!ord) return NULL;
@@ -52,6 +55,32 @@ static size_t *launch_order(const rs_raw_rank_t *r) {
     g_sort_by_order = by_order;
     if (r->nk > 1) qsort(ord, r->nk, sizeof *ord, launch_cmp);
     return ord;
+}
+
+/* A kernel of the ring itself: attention or the ring's point-to-point traffic. */
+static bool ring_kernel(int role) { return rs_krole_is_attn(role) || rs_krole_is_p2p(role); }
+
+/* The compute streams of r: the streams its attention kernels run on (at most 16; more count as
+ * one more). */
+typedef struct {
+    int64_t s[16];
+    int n;
+} streams_t;
+
+static void compute_streams(const rs_raw_rank_t *r, streams_t *cs) {
+    cs->n = 0;
+    for (size_t i = 0; i < r->nk; i++) {
+        if (!rs_krole_is_attn(r->k[i].role)) continue;
+        int j = 0;
+        while (j < cs->n && cs->s[j] != r->k[i].stream) j++;
+        if (j == cs->n && cs->n < 16) cs->s[cs->n++] = r->k[i].stream;
+    }
+}
+
+static bool on_compute_stream(const streams_t *cs, int64_t stream) {
+    for (int j = 0; j < cs->n; j++)
+        if (cs->s[j] == stream) return true;
+    return false;
 }
 
 /* Tokens of the launch order: runs of SendRecv kernels (groups) and of attention kernels of one pass. */
@@ -149,16 +178,48 @@ static int parse_pass(order_ctx_t *c, size_t *t, rs_pass_t pass, rs_err_t *err) 
     return 0;
 }
 
+/* The other kernels of the compute streams, in launch order (all[0..n)), go to the step of the ring
+ * kernel launched last before them: a step's merges, casts and other work; nothing for the backward's
+ * tail step (no compute) or before a pass's first ring kernel. After the forward's last attention
+ * kernel only the unbroken run of merge and cast kernels that follows it (its merges, the pass's
+ * epilogue): what comes after is the rest of the layer. */
+static void attach_compute(const rs_raw_rank_t *r, const size_t *all, int n, const streams_t *cs, rs_steps_t *a) {
+    int inst = -1, step = -1;
+    bool tail = false, broken = false;
+    for (size_t i = 0; i < r->nk; i++) {
+        const size_t x = all[i];
+        const int role = r->k[x].role;
+        if (ring_kernel(role)) {
+            inst = a->inst[x], step = a->step[x];
+            tail = inst >= 0 && rs_krole_is_attn(role) && a->insts[inst].pass == RS_PASS_FORWARD && step == n - 1;
+            broken = false;
+            continue;
+        }
+        if (inst < 0 || !rs_krole_is_compute(role) || !on_compute_stream(cs, r->k[x].stream)) continue;
+        if (a->insts[inst].pass == RS_PASS_BACKWARD && step == n) continue;
+        if (tail) {
+            if (broken || (role != RS_KROLE_MERGE && role != RS_KROLE_CAST)) {
+                broken = true;
+                continue;
+            }
+        }
+        a->inst[x] = inst, a->step[x] = step;
+    }
+}
+
 /* Steps from the launch order of one rank. */
 static int assign_by_order(const rs_raw_rank_t *r, int rank, int n, rs_steps_t *a, rs_err_t *err) {
-    size_t *ord = launch_order(r);
+    size_t *all = launch_order(r), *ord = malloc((r->nk ? r->nk : 1) * sizeof *ord);
     tok_t *tok = malloc((r->nk ? r->nk : 1) * sizeof *tok);
-    if (!ord || !tok) {
-        free(ord), free(tok);
+    if (!all || !ord || !tok) {
+        free(all), free(ord), free(tok);
         return rs_errf(err, "out of memory");
     }
+    size_t nr = 0;
+    for (size_t i = 0; i < r->nk; i++) /* the ring's kernels in launch order: the tokens are over these */
+        if (ring_kernel(r->k[all[i]].role)) ord[nr++] = all[i];
     size_t nt = 0;
-    for (size_t i = 0; i < r->nk; i++) {
+    for (size_t i = 0; i < nr; i++) {
         int role = r->k[ord[i]].role;
         bool at = rs_krole_is_attn(role);
         rs_pass_t p = rs_krole_pass(role);
@@ -175,19 +236,24 @@ static int assign_by_order(const rs_raw_rank_t *r, int rank, int n, rs_steps_t *
         size_t j = t;
         while (j < nt && !tok[j].attn) j++;
         if (j == nt) {
-            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: %zu SendRecv kernel(s) after the last attention kernel belong to no ring pass",
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: %zu point-to-point kernel(s) after the last attention kernel belong to no ring pass",
                          r->file, rank, tok[t].e - tok[t].b);
             break;
         }
         if (j == t) {
-            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: attention kernels before any SendRecv kernel (a ring pass cut by the profiling "
-                                                "window, or attention outside the ring: give step ranges or narrow --kernel-regex)",
+            rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: attention kernels before any point-to-point kernel of the ring (a ring pass cut by the "
+                                                "profiling window, or attention outside the ring: give step ranges, --profiler-step or --window)",
                          r->file, rank);
             break;
         }
         rc = parse_pass(&c, &t, tok[j].pass, err);
     }
-    free(ord), free(tok);
+    if (rc == 0) {
+        streams_t cs;
+        compute_streams(r, &cs);
+        attach_compute(r, all, n, &cs, a);
+    }
+    free(all), free(ord), free(tok);
     return rc;
 }
 
@@ -214,8 +280,23 @@ static int range_cmp(const void *a, const void *b) {
     return (x->end_ns < y->end_ns) - (x->end_ns > y->end_ns); /* outer first */
 }
 
-/* Steps from step ranges of one rank: each kernel goes to the range holding its launch (its GPU
- * start when the launch was not recorded); consecutive ranges numbered 0, 1, ... form a ring pass. */
+/* An attention kernel k launched at t outside every step range: refused when t lies between two
+ * consecutive step ranges of one ring pass (its step is unknown), else left out (attention outside
+ * the ring). 0 or -1 with err. */
+static int outside_ranges(const rs_raw_rank_t *r, const rs_raw_t *raw, int rank, const int32_t *inst_of, int64_t t, const rs_raw_kernel_t *k,
+                          rs_err_t *err) {
+    size_t i = 0;
+    while (i < r->nr && r->r[i].start_ns <= t) i++; /* r->r[i - 1] starts before t, r->r[i] after */
+    if (i == 0 || i == r->nr || inst_of[i - 1] != inst_of[i]) return 0;
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: attention kernel '%.60s' launched at %.3f us outside every step range, between '%s' and "
+                   "'%s' of one ring pass: its step is unknown (put every launch of a step inside its range)",
+                   r->file, rank, raw->names[k->name], (double)(t - r->r[0].start_ns) * 1e-3, raw->names[r->r[i - 1].name],
+                   raw->names[r->r[i].name]);
+}
+
+/* Steps from step ranges of one rank: each kernel of the ring, and each other kernel of its compute
+ * streams, goes to the range holding its launch (its GPU start when the launch was not recorded);
+ * consecutive ranges numbered 0, 1, ... form a ring pass. */
 static int assign_by_ranges(rs_raw_rank_t *r, const rs_raw_t *raw, int rank, rs_steps_t *a, rs_err_t *err) {
     qsort(r->r, r->nr, sizeof *r->r, range_cmp);
     int32_t *inst_of = malloc(r->nr * sizeof *inst_of);
@@ -249,10 +330,17 @@ static int assign_by_ranges(rs_raw_rank_t *r, const rs_raw_t *raw, int rank, rs_
     for (int i = 0; rc == 0 && i < a->n_insts; i++) inst_pass[i] = -1;
     for (size_t i = 0; rc == 0 && i < r->nr; i++)
         if (pass_of[i] >= 0) inst_pass[inst_of[i]] = pass_of[i];
+    streams_t cs;
+    compute_streams(r, &cs);
     for (size_t i = 0; rc == 0 && i < r->nk; i++) {
         const rs_raw_kernel_t *k = &r->k[i];
-        long g = range_at(r->r, r->nr, k->launch_ns != RS_RAW_NO_TIME ? k->launch_ns : k->start_ns);
-        if (g < 0) continue; /* outside every step range: not part of the ring */
+        if (!ring_kernel(k->role) && !(rs_krole_is_compute(k->role) && on_compute_stream(&cs, k->stream))) continue;
+        const int64_t t = k->launch_ns != RS_RAW_NO_TIME ? k->launch_ns : k->start_ns;
+        long g = range_at(r->r, r->nr, t);
+        if (g < 0) { /* outside every step range: not part of the ring, unless between two steps of a pass */
+            if (rs_krole_is_attn(k->role)) rc = outside_ranges(r, raw, rank, inst_of, t, k, err);
+            continue;
+        }
         int in = inst_of[g];
         a->inst[i] = in;
         a->step[i] = r->r[g].step;
@@ -284,9 +372,12 @@ int rs_import_assign_steps(rs_raw_t *raw, bool use_ranges, rs_steps_t *as, bool 
                            raw->ranks[r == 0 ? 1 : 0].file);
         bool attn = false;
         for (size_t i = 0; i < rr->nk && !attn; i++) attn = rs_krole_is_attn(rr->k[i].role);
-        if (!attn)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: no attention kernel (flash_fwd*/flash_bwd*, FlashAttnFwd/Bwd, cuDNN sdpa fprop/bprop, "
-                                                  "fmha_cutlass*, attn_fwd_mma ...); name yours with --kernel-regex", rr->file, r);
+        if (!attn) {
+            char seen[512];
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: rank %d: no attention kernel among its %s (FlashAttention 2/3/4, cuDNN, fmha_cutlass, "
+                           "CK / aiter, Triton, flashinfer, ringsim's names are known); name yours with --role-regex attn=RE",
+                           rr->file, r, rs_import_kernels_seen(raw, rr, seen, sizeof seen));
+        }
         as[r].inst = malloc((rr->nk ? rr->nk : 1) * sizeof *as[r].inst);
         as[r].step = malloc((rr->nk ? rr->nk : 1) * sizeof *as[r].step);
         if (!as[r].inst || !as[r].step) return rs_errf(err, "out of memory");

@@ -1,6 +1,8 @@
 /* kineto_export.c - a ringsim trace as Kineto files (import.h, rs_import_export_kineto): one
  * DIR/rankR.pt.trace.json per rank, laid out as torch.profiler's export_chrome_trace writes them
- * (the layout: import_kineto.c), so that the import reads it back to the nanosecond. */
+ * (the layout: import_kineto.c), so that the import reads it back to the nanosecond. A step with
+ * role events (an imported trace) becomes kernels of each role: one over the role's span, or two at
+ * its ends whose lengths add up to its busy time, so that the span and the busy time come back. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,12 +18,25 @@
 #define EXPORT_STREAM_COMPUTE 7
 #define EXPORT_STREAM_NCCL 20
 
+/* (rank, pass, step, last) of x against y's: -1, 0, 1. */
+static int rank_order(const int32_t x[4], const int32_t y[4]) {
+    for (int i = 0; i < 4; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Events by (rank, pass, step, kind). */
 static int ev_rank_cmp(const void *a, const void *b) {
     const rs_event_t *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->pass != y->pass) return x->pass < y->pass ? -1 : 1;
-    if (x->step != y->step) return x->step < y->step ? -1 : 1;
-    return (x->kind > y->kind) - (x->kind < y->kind);
+    const int32_t kx[4] = {x->rank, (int32_t)x->pass, x->step, (int32_t)x->kind}, ky[4] = {y->rank, (int32_t)y->pass, y->step, (int32_t)y->kind};
+    return rank_order(kx, ky);
+}
+
+/* Role events by (rank, pass, step, role). */
+static int role_rank_cmp(const void *a, const void *b) {
+    const rs_role_event_t *x = a, *y = b;
+    const int32_t kx[4] = {x->rank, (int32_t)x->pass, x->step, (int32_t)x->role}, ky[4] = {y->rank, (int32_t)y->pass, y->step, (int32_t)y->role};
+    return rank_order(kx, ky);
 }
 
 typedef struct {
@@ -66,8 +81,49 @@ static void put_kernel(kwriter_t *w, const char *api, const char *name, int64_t 
     fprintf(fp, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
 }
 
-/* The steps of one rank: ev[0..n) sorted by (pass, step, kind). */
-static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n) {
+/* A kernel of each role (trace.h rs_role_t), named so the import gives it that role. */
+static const char *role_kernel(rs_role_t r, rs_pass_t pass) {
+    switch (r) {
+    case RS_ROLE_MERGE: return "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int)";
+    case RS_ROLE_CAST: return "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>(int)";
+    case RS_ROLE_OTHER: return "ringsim_export_other_kernel";
+    default: return pass == RS_PASS_FORWARD ? "void attn_fwd_mma<__nv_bfloat16, 128>(FwdParams)" : "void attn_bwd_mma<__nv_bfloat16, 128, 64>(BwdParams)";
+    }
+}
+
+typedef struct {
+    int64_t t0, t1;
+    const char *name;
+} kint_t;
+
+static int kint_cmp(const void *a, const void *b) {
+    const kint_t *x = a, *y = b;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* The compute kernels of a step from its role events ro[0..n): per role one kernel over its span,
+ * or two at its ends adding up to its busy time; launched in start order. */
+static void put_roles(kwriter_t *w, const rs_role_event_t *ro, size_t n) {
+    kint_t k[2 * RS_ROLE_COUNT];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m + 2 <= 2 * RS_ROLE_COUNT; i++) {
+        const int64_t t0 = rel_ns(ro[i].start_s), t1 = rel_ns(ro[i].end_s), busy = llround(ro[i].busy_s * 1e9);
+        const char *name = role_kernel(ro[i].role, ro[i].pass);
+        if (busy >= t1 - t0) {
+            k[m++] = (kint_t){t0, t1, name};
+        } else {
+            k[m++] = (kint_t){t0, t0 + busy / 2, name};
+            k[m++] = (kint_t){t1 - (busy - busy / 2), t1, name};
+        }
+    }
+    qsort(k, m, sizeof *k, kint_cmp);
+    for (size_t i = 0; i < m; i++) put_kernel(w, "cudaLaunchKernel", k[i].name, EXPORT_STREAM_COMPUTE, k[i].t0, k[i].t1);
+}
+
+/* The steps of one rank: ev[0..n) sorted by (pass, step, kind), its role events ro[0..nr) sorted by
+ * (pass, step, role). */
+static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n, const rs_role_event_t *ro, size_t nr) {
+    size_t r0 = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && ev[j].pass == ev[i].pass && ev[j].step == ev[i].step) j++;
@@ -100,7 +156,14 @@ static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n) {
                            rel_ns(rcv->start_s), rel_ns(rcv->end_s));
         }
         const rs_event_t *c = by_kind[RS_EV_COMPUTE];
-        if (c)
+        while (r0 < nr && (ro[r0].pass < ev[i].pass || (ro[r0].pass == ev[i].pass && ro[r0].step < ev[i].step))) r0++;
+        size_t r1 = r0;
+        while (r1 < nr && ro[r1].pass == ev[i].pass && ro[r1].step == ev[i].step) r1++;
+        if (c && r1 > r0)
+            put_roles(w, ro + r0, r1 - r0);
+        else if (c && c->flops == 0) /* a masked block's launch: no attention work, so no attention kernel (the import checks) */
+            put_kernel(w, "cudaLaunchKernel", "void ringsim_masked_block_skip(int)", EXPORT_STREAM_COMPUTE, rel_ns(c->start_s), rel_ns(c->end_s));
+        else if (c)
             put_kernel(w, "cudaLaunchKernel",
                        c->pass == RS_PASS_FORWARD ? "void attn_fwd_mma<__nv_bfloat16, 128>(FwdParams)"
                                                   : "void attn_bwd_mma<__nv_bfloat16, 128, 64>(BwdParams)",
@@ -109,7 +172,8 @@ static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n) {
     }
 }
 
-static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t *ev, size_t n, rs_err_t *err) {
+static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t *ev, size_t n, const rs_role_event_t *ro, size_t nr,
+                       rs_err_t *err) {
     char path[4096];
     snprintf(path, sizeof path, "%s/rank%d.pt.trace.json", dir, rank);
     rs_file_t f;
@@ -127,7 +191,7 @@ static int export_rank(const char *dir, int rank, int n_ranks, const rs_event_t 
             rank, rank);
     fprintf(fp, ",\n  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %lld, \"tid\": 0, \"args\": {\"name\": \"python\"}}",
             (long long)w.host_pid);
-    put_rank_steps(&w, ev, n);
+    put_rank_steps(&w, ev, n, ro, nr);
     int64_t end = EXPORT_SHIFT_NS;
     for (size_t i = 0; i < n; i++) end = rel_ns(ev[i].end_s) > end ? rel_ns(ev[i].end_s) : end;
     fprintf(fp, ",\n  {\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", \"tid\": \"\", \"ts\": ");
@@ -145,17 +209,29 @@ int rs_import_export_kineto(const rs_trace_t *t, const char *dir, rs_err_t *err)
     } else if (!S_ISDIR(st.st_mode)) {
         return rs_errc(err, RS_ERR_BAD_INPUT, "%s: exists and is not a directory", dir);
     }
+    const size_t nr = rs_trace_role_count(t);
     rs_event_t *ev = malloc(n * sizeof *ev);
-    if (!ev) return rs_errf(err, "out of memory");
+    rs_role_event_t *ro = malloc((nr ? nr : 1) * sizeof *ro);
+    if (!ev || !ro) {
+        free(ev), free(ro);
+        return rs_errf(err, "out of memory");
+    }
     memcpy(ev, rs_trace_events(t), n * sizeof *ev);
     qsort(ev, n, sizeof *ev, ev_rank_cmp);
+    if (nr) memcpy(ro, rs_trace_roles(t), nr * sizeof *ro);
+    qsort(ro, nr, sizeof *ro, role_rank_cmp);
     int n_ranks = ev[n - 1].rank + 1, rc = 0;
+    size_t r0 = 0;
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i;
         while (j < n && ev[j].rank == ev[i].rank) j++;
-        rc = export_rank(dir, ev[i].rank, n_ranks, ev + i, j - i, err);
+        while (r0 < nr && ro[r0].rank < ev[i].rank) r0++;
+        size_t r1 = r0;
+        while (r1 < nr && ro[r1].rank == ev[i].rank) r1++;
+        rc = export_rank(dir, ev[i].rank, n_ranks, ev + i, j - i, ro + r0, r1 - r0, err);
         i = j;
+        r0 = r1;
     }
-    free(ev);
+    free(ev), free(ro);
     return rc;
 }

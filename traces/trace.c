@@ -24,6 +24,10 @@ struct rs_trace {
     size_t cap_events;     /* allocated events */
     rs_event_t *events;    /* [n_events] */
     int sorted;            /* 1 when events are known sorted by (pass, rank, step, kind) */
+    size_t n_roles;        /* role events */
+    size_t cap_roles;
+    rs_role_event_t *roles; /* [n_roles] */
+    int roles_sorted;      /* 1 when role events are known sorted by (pass, rank, step, role) */
 };
 
 /* ------------------------------------------------------------------------------------------------
@@ -38,6 +42,7 @@ rs_trace_t *rs_trace_create(const char *source) {
         return NULL;
     }
     t->sorted = 1;
+    t->roles_sorted = 1;
     return t;
 }
 
@@ -50,6 +55,7 @@ void rs_trace_free(rs_trace_t *t) {
     free(t->meta_keys);
     free(t->meta_values);
     free(t->events);
+    free(t->roles);
     free(t->source);
     free(t);
 }
@@ -252,14 +258,20 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
 /* ------------------------------------------------------------------------------------------------
  * Events
  * ---------------------------------------------------------------------------------------------- */
+/* Room for one more item in *v (n items of size bytes, *cap allocated; first_cap the first time). 0 or
+ * -1 on OOM (*v unchanged). */
+static int make_room(void **v, size_t n, size_t *cap, size_t size, size_t first_cap) {
+    if (n < *cap) return 0;
+    const size_t c = *cap ? 2 * *cap : first_cap;
+    void *p = realloc(*v, c * size);
+    if (!p) return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
 int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
-    if (t->n_events == t->cap_events) {
-        size_t cap = t->cap_events ? 2 * t->cap_events : 256;
-        rs_event_t *e = realloc(t->events, cap * sizeof *e);
-        if (!e) return -1;
-        t->events = e;
-        t->cap_events = cap;
-    }
+    if (make_room((void **)&t->events, t->n_events, &t->cap_events, sizeof *t->events, 256) != 0) return -1;
     if (t->sorted && t->n_events > 0 && rs_event_key_cmp(&t->events[t->n_events - 1], ev) > 0) t->sorted = 0;
     t->events[t->n_events++] = *ev;
     return 0;
@@ -279,7 +291,9 @@ rs_event_t *rs_trace_events_mut(rs_trace_t *t) {
 
 void rs_trace_sort(rs_trace_t *t) {
     if (t->n_events > 1) qsort(t->events, t->n_events, sizeof *t->events, rs_event_key_qcmp);
+    if (t->n_roles > 1) qsort(t->roles, t->n_roles, sizeof *t->roles, rs_role_event_qcmp);
     t->sorted = 1;
+    t->roles_sorted = 1;
 }
 
 long rs_trace_find(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass,
@@ -309,4 +323,47 @@ double rs_trace_makespan(const rs_trace_t *t) {
         if (t->events[i].end_s > hi) hi = t->events[i].end_s;
     }
     return hi - lo;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Role events
+ * ---------------------------------------------------------------------------------------------- */
+static const char *const role_names[RS_ROLE_COUNT] = {"attn", "merge", "cast", "other"};
+
+const char *rs_role_name(rs_role_t r) { return rs_enum_name(role_names, RS_ROLE_COUNT, (int)r); }
+
+int rs_role_parse(const char *s, rs_role_t *out) {
+    const int r = rs_enum_parse(role_names, RS_ROLE_COUNT, s);
+    if (r >= 0) *out = (rs_role_t)r;
+    return r >= 0 ? 0 : -1;
+}
+
+int rs_role_event_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
+    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    return (a->role > b->role) - (a->role < b->role);
+}
+
+int rs_role_event_qcmp(const void *a, const void *b) { return rs_role_event_cmp(a, b); }
+
+int rs_trace_add_role(rs_trace_t *t, const rs_role_event_t *r) {
+    if (make_room((void **)&t->roles, t->n_roles, &t->cap_roles, sizeof *t->roles, 64) != 0) return -1;
+    if (t->roles_sorted && t->n_roles > 0 && rs_role_event_cmp(&t->roles[t->n_roles - 1], r) > 0) t->roles_sorted = 0;
+    t->roles[t->n_roles++] = *r;
+    return 0;
+}
+
+size_t rs_trace_role_count(const rs_trace_t *t) { return t->n_roles; }
+const rs_role_event_t *rs_trace_roles(const rs_trace_t *t) { return t->roles; }
+
+double rs_trace_role_busy(const rs_trace_t *t, int32_t rank, int32_t step, rs_pass_t pass, rs_role_t role) {
+    const rs_role_event_t key = {rank, step, pass, role, 0, 0, 0};
+    if (!t->roles_sorted) {
+        for (size_t i = 0; i < t->n_roles; i++)
+            if (rs_role_event_cmp(&t->roles[i], &key) == 0) return t->roles[i].busy_s;
+        return -1;
+    }
+    const rs_role_event_t *r = t->n_roles ? bsearch(&key, t->roles, t->n_roles, sizeof *t->roles, rs_role_event_qcmp) : NULL;
+    return r ? r->busy_s : -1;
 }

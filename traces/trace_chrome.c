@@ -1,7 +1,8 @@
 /* trace_chrome.c - the trace schema as Chrome / Perfetto JSON (trace.h, rs_trace_write_chrome; the
- * format: docs/traces.md): one process per rank, one thread per lane, overlapping events of a lane
- * moved to overflow lanes. */
+ * format: docs/traces.md): one process per rank, one thread per lane (the event kinds, then the
+ * compute roles), overlapping events of a lane moved to overflow lanes. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,18 @@ static void json_str(FILE *fp, const char *s) {
 }
 
 /* Lane of an event: kind for forward, 4 + kind for backward (a trace holding both passes keeps
- * each lane free of overlaps). */
-static int ev_tid(const rs_event_t *e) { return (int)e->kind + (e->pass == RS_PASS_BACKWARD ? 4 : 0); }
+ * each lane free of overlaps); of a role event 8 + role, 12 + role. Overflow level k: tid = lane +
+ * LANES k. */
+enum { LANES = 16 };
+static int ev_lane(const rs_event_t *e) { return (int)e->kind + (e->pass == RS_PASS_BACKWARD ? 4 : 0); }
+static int role_lane(const rs_role_event_t *r) { return 8 + (int)r->role + (r->pass == RS_PASS_BACKWARD ? 4 : 0); }
 
 typedef struct {
     int32_t pid;    /* rank */
     int tid;        /* lane */
     double start_s; /* start */
     double end_s;   /* end */
-    size_t idx;     /* event index */
+    size_t idx;     /* index over events, then role events */
 } lane_ev_t;
 
 static int lane_cmp(const void *a, const void *b) {
@@ -49,12 +53,13 @@ static int pidtid_cmp(const void *a, const void *b) {
 }
 
 int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err) {
-    /* Lanes: an event goes to tid = lane + 8 k with the smallest k whose previous event has ended
+    /* Lanes: an event goes to tid = lane + LANES k with the smallest k whose previous event has ended
      * (tolerance 1e-12 of the trace's time scale for rounding). A well-formed trace uses k = 0 only;
      * measured traces of medians can overlap by a little and get an overflow lane, so no tid ever
-     * holds overlapping events and no time is altered. */
-    size_t n = rs_trace_count(t);
+     * holds overlapping events and no time is altered. Items: the events, then the role events. */
+    const size_t ne = rs_trace_count(t), nr = rs_trace_role_count(t), n = ne + nr;
     const rs_event_t *ev = rs_trace_events(t);
+    const rs_role_event_t *ro = rs_trace_roles(t);
     lane_ev_t *lv = n ? malloc(n * sizeof *lv) : NULL;
     int *tid_of = n ? malloc(n * sizeof *tid_of) : NULL;
     int *pt = n ? malloc(2 * n * sizeof *pt) : NULL; /* (pid, tid) pairs in use */
@@ -65,9 +70,9 @@ int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err) 
     }
     double scale = 0;
     for (size_t i = 0; i < n; i++) {
-        const rs_event_t *e = &ev[i];
-        lv[i] = (lane_ev_t){e->rank, ev_tid(e), e->start_s, e->end_s, i};
-        scale = fmax(scale, fmax(fabs(e->start_s), fabs(e->end_s)));
+        if (i < ne) lv[i] = (lane_ev_t){ev[i].rank, ev_lane(&ev[i]), ev[i].start_s, ev[i].end_s, i};
+        else lv[i] = (lane_ev_t){ro[i - ne].rank, role_lane(&ro[i - ne]), ro[i - ne].start_s, ro[i - ne].end_s, i};
+        scale = fmax(scale, fmax(fabs(lv[i].start_s), fabs(lv[i].end_s)));
     }
     if (n > 1) qsort(lv, n, sizeof *lv, lane_cmp);
     int levels = 0;
@@ -78,9 +83,9 @@ int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err) 
         if (k == 64) k = 63; /* pathological: 64 overlapping events on one lane share the last level */
         if (k == levels && levels < 64) levels++;
         ends[k] = lv[i].end_s;
-        tid_of[lv[i].idx] = lv[i].tid + 8 * k;
+        tid_of[lv[i].idx] = lv[i].tid + LANES * k;
     }
-    for (size_t i = 0; i < n; i++) pt[2 * i] = ev[i].rank, pt[2 * i + 1] = tid_of[i];
+    for (size_t i = 0; i < n; i++) pt[2 * i] = i < ne ? ev[i].rank : ro[i - ne].rank, pt[2 * i + 1] = tid_of[i];
     if (n > 1) qsort(pt, n, 2 * sizeof *pt, pidtid_cmp);
 
     rs_file_t f;
@@ -116,31 +121,46 @@ int rs_trace_write_chrome(const rs_trace_t *t, const char *path, rs_err_t *err) 
             first = 0;
         }
         if (new_tid) {
-            int lane = tid % 8, level = tid / 8;
+            int lane = tid % LANES, level = tid / LANES;
             char name[64];
-            snprintf(name, sizeof name, "%s%s", lane >= 4 ? "backward " : "", rs_event_kind_name((rs_event_kind_t)(lane % 4)));
+            if (lane < 8)
+                snprintf(name, sizeof name, "%s%s", lane >= 4 ? "backward " : "", rs_event_kind_name((rs_event_kind_t)(lane % 4)));
+            else
+                snprintf(name, sizeof name, "%scompute: %s", lane >= 12 ? "backward " : "", rs_role_name((rs_role_t)(lane % 4)));
             if (level) snprintf(name + strlen(name), sizeof name - strlen(name), " (overlap %d)", level);
+            /* shown in the order compute, its roles, send, recv, step; the backward's after */
+            const int order = lane < 8 ? lane * 64 + level : (lane >= 12 ? 4 : 0) * 64 + 32 + (lane % 4) * 8 + (level < 7 ? level : 7);
             fprintf(fp, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
                         "\"args\":{\"name\":\"%s\"}}",
                     pid, tid, name);
             fprintf(fp, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,"
                         "\"args\":{\"sort_index\":%d}}",
-                    pid, tid, lane * 64 + level);
+                    pid, tid, order);
         }
     }
-    /* Complete events in the trace's own order. ts and dur are derived from the same products so
-     * ts + dur lands on end_s * 1e6. */
+    /* Complete events in the trace's own order, then the role events. ts and dur are derived from the
+     * same products so ts + dur lands on end_s * 1e6. */
     for (size_t i = 0; i < n; i++) {
-        const rs_event_t *e = &ev[i];
-        double ts_us = e->start_s * 1e6, end_us = e->end_s * 1e6;
+        const bool role = i >= ne;
+        const double s0 = role ? ro[i - ne].start_s : ev[i].start_s, s1 = role ? ro[i - ne].end_s : ev[i].end_s;
+        double ts_us = s0 * 1e6, end_us = s1 * 1e6;
         double dur_us = end_us - ts_us;
         if (dur_us < 0) dur_us = 0;
-        fprintf(fp, "%s{\"ph\":\"X\",\"name\":\"%s %d\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,"
-                    "\"ts\":%.17g,\"dur\":%.17g,\"args\":{\"step\":%d,\"pass\":\"%s\",\"flops\":%.17g,"
-                    "\"bytes\":%.17g,\"peer\":%d}}",
-                first ? "" : ",\n", rs_event_kind_name(e->kind), (int)e->step, rs_event_kind_name(e->kind),
-                (int)e->rank, tid_of[i], ts_us, dur_us, (int)e->step, rs_pass_name(e->pass), e->flops,
-                e->bytes, (int)e->peer);
+        if (role) {
+            const rs_role_event_t *r = &ro[i - ne];
+            fprintf(fp, "%s{\"ph\":\"X\",\"name\":\"%s %d\",\"cat\":\"compute.%s\",\"pid\":%d,\"tid\":%d,"
+                        "\"ts\":%.17g,\"dur\":%.17g,\"args\":{\"step\":%d,\"pass\":\"%s\",\"role\":\"%s\",\"busy_us\":%.17g}}",
+                    first ? "" : ",\n", rs_role_name(r->role), (int)r->step, rs_role_name(r->role), (int)r->rank, tid_of[i], ts_us,
+                    dur_us, (int)r->step, rs_pass_name(r->pass), rs_role_name(r->role), r->busy_s * 1e6);
+        } else {
+            const rs_event_t *e = &ev[i];
+            fprintf(fp, "%s{\"ph\":\"X\",\"name\":\"%s %d\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                        "\"ts\":%.17g,\"dur\":%.17g,\"args\":{\"step\":%d,\"pass\":\"%s\",\"flops\":%.17g,"
+                        "\"bytes\":%.17g,\"peer\":%d}}",
+                    first ? "" : ",\n", rs_event_kind_name(e->kind), (int)e->step, rs_event_kind_name(e->kind),
+                    (int)e->rank, tid_of[i], ts_us, dur_us, (int)e->step, rs_pass_name(e->pass), e->flops,
+                    e->bytes, (int)e->peer);
+        }
         first = 0;
     }
     fputs("\n]}\n", fp);

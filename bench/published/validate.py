@@ -150,7 +150,10 @@ IMPL_OF_KERNEL = {"flash-attn-2": "flash-attn", "flash-attn-3": "flash-attn", "c
 
 
 def has_kernel(device, kernel):
-    return any(k["name"] == kernel for k in profile_json(device).get("kernels", {}).get("list", []))
+    """The profile runs the kernel: one of its own list, or of the preset its kernels come from ("from")."""
+    kernels = profile_json(device).get("kernels", {})
+    return any(k["name"] == kernel for k in kernels.get("list", [])) or \
+        ("from" in kernels and has_kernel(kernels["from"], kernel))
 
 
 def call_argv(device, kernel, seqlen, batch, heads, kv_heads, head_dim, causal, dtype):

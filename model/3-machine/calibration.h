@@ -13,7 +13,7 @@
 
 typedef struct {
     double block_tokens;     /* B, tokens per rank */
-    double efficiency;       /* F_eff(B) / F_peak, in (0, 1.5] */
+    double efficiency;       /* F_eff(B) / F_peak, in (0, 1] */
 } rs_eff_point_t;
 
 /* Overlap curve: eta as a function of the bytes a hop carries in the step (calibrated: on a CPU

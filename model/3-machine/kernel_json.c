@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "presets.h"
 #include "profile_json.h"
 #include "ranges.h"
 #include "schedule.h"
@@ -49,22 +50,85 @@ static int parse_dtypes(const pj_ctx_t *k, const char *path, const json_t *j, un
     return 0;
 }
 
-/* "points": [[q, k, flops_per_s], ...]: 2 to RS_KMAX_POINTS, sorted strictly by (area, q), tokens > 0,
- * rates in RS_RANGE_FLOPS */
+/* A text member (a source) copied into out, cut to cap - 1 bytes ("" when absent; the keys'
+ * check already made it a string). */
+static void copy_text(const json_t *obj, const char *key, char *out, size_t cap) {
+    const json_t *v = json_object_get(obj, key);
+    snprintf(out, cap, "%s", json_is_string(v) ? json_string_value(v) : "");
+}
+
+/* obj.key as an integer in [lo, hi] into *out (left as it is when absent). Returns 0 or -1. */
+static int get_int(const pj_ctx_t *k, const char *path, const json_t *obj, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return 0;
+    char kp[512];
+    snprintf(kp, sizeof kp, "%s.%s", path, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return KFAIL(k, kp, "must be an integer in [%lld, %lld]", (long long)lo, (long long)hi);
+    *out = (int64_t)json_integer_value(v);
+    return 0;
+}
+
+/* obj.key as a number in [lo, hi] into *out (left as it is when absent). Returns 0 or -1. */
+static int get_num(const pj_ctx_t *k, const char *path, const json_t *obj, const char *key, double lo, double hi, double *out) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return 0;
+    char kp[512];
+    snprintf(kp, sizeof kp, "%s.%s", path, key);
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < lo || json_number_value(v) > hi)
+        return KFAIL(k, kp, "must be a number in [%g, %g]", lo, hi);
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* obj.key, "q" or "kv" (the heads a CTA belongs to), into *per_kv (left as it is when absent). */
+static int get_heads(const pj_ctx_t *k, const char *path, const json_t *obj, const char *key, bool *per_kv) {
+    const json_t *v = json_object_get(obj, key);
+    if (!v) return 0;
+    char kp[512];
+    snprintf(kp, sizeof kp, "%s.%s", path, key);
+    if (!json_is_string(v) || (strcmp(json_string_value(v), "q") && strcmp(json_string_value(v), "kv")))
+        return KFAIL(k, kp, "must be \"q\" (a CTA per query head) or \"kv\" (per key/value head)");
+    *per_kv = !strcmp(json_string_value(v), "kv");
+    return 0;
+}
+
+/* The measurement and CTA figures a curve takes from its kernel unless it gives its own. */
+typedef struct {
+    int64_t heads, kv_heads;
+    double batch, tokens_per_batch;
+    int64_t cta_rows[2], ctas_per_sm[2];
+    bool per_kv[2];
+} kdefaults_t;
+
+#define KMAX_INT 1000000 /* heads, CTA rows, CTAs per SM: up to a million */
+
+/* The measurement's parallelism (heads, kv_heads, batch, tokens_per_batch) of obj at path into d. */
+static int parse_measure(const pj_ctx_t *k, const char *path, const json_t *obj, kdefaults_t *d) {
+    if (get_int(k, path, obj, "heads", 1, KMAX_INT, &d->heads) || get_int(k, path, obj, "kv_heads", 1, KMAX_INT, &d->kv_heads) ||
+        get_num(k, path, obj, "batch", 1, 1e9, &d->batch) || get_num(k, path, obj, "tokens_per_batch", 1, 1e12, &d->tokens_per_batch))
+        return -1;
+    return 0;
+}
+
+/* "points": [[q, k, flops_per_s(, batch)], ...]: 1 to RS_KMAX_POINTS, sorted strictly by (area, q),
+ * tokens > 0, rates in RS_RANGE_FLOPS, a batch >= 1 when given */
 static int parse_points(const pj_ctx_t *k, const char *path, const json_t *j, rs_kcurve_t *c) {
     if (!json_is_array(j)) return KFAIL(k, path, "must be an array of [q_tokens, k_tokens, flops_per_s] points, got %s", rs_json_type_name(j));
     size_t n = json_array_size(j);
-    if (n < 2 || n > RS_KMAX_POINTS)
-        return KFAIL(k, path, "needs 2 to %d points [q_tokens, k_tokens, flops_per_s], got %zu", RS_KMAX_POINTS, n);
-    static const char *const what[3] = {"q_tokens", "k_tokens", "flops_per_s"};
+    if (n < 1 || n > RS_KMAX_POINTS)
+        return KFAIL(k, path, "needs 1 to %d points [q_tokens, k_tokens, flops_per_s], got %zu", RS_KMAX_POINTS, n);
+    static const char *const what[4] = {"q_tokens", "k_tokens", "flops_per_s", "batch"};
     for (size_t i = 0; i < n; i++) {
         char ep[480], vp[512];
         snprintf(ep, sizeof ep, "%s[%zu]", path, i);
         const json_t *pt = json_array_get(j, i);
-        if (!json_is_array(pt) || json_array_size(pt) != 3)
-            return KFAIL(k, ep, "must be a point [q_tokens, k_tokens, flops_per_s], got %s", rs_json_type_name(pt));
-        double x[3];
-        for (size_t e = 0; e < 3; e++) {
+        const size_t m = json_is_array(pt) ? json_array_size(pt) : 0;
+        if (m != 3 && m != 4)
+            return KFAIL(k, ep, "must be a point [q_tokens, k_tokens, flops_per_s] or [q_tokens, k_tokens, flops_per_s, batch], got %s",
+                         rs_json_type_name(pt));
+        double x[4] = {0, 0, 0, 0};
+        for (size_t e = 0; e < m; e++) {
             snprintf(vp, sizeof vp, "%s[%zu]", ep, e);
             const json_t *v = json_array_get(pt, e);
             if (!json_is_number(v)) return KFAIL(k, vp, "%s must be a number, got %s", what[e], rs_json_type_name(v));
@@ -73,11 +137,12 @@ static int parse_points(const pj_ctx_t *k, const char *path, const json_t *j, rs
                 const rs_range_t r = {RS_RANGE_FLOPS};
                 if (!(isfinite(x[e]) && rs_range_ok(r, x[e])))
                     return KFAIL(k, vp, "%s must be in [%g, %g], got %g", what[e], r.min, r.max, x[e]);
-            } else if (!(isfinite(x[e]) && x[e] > 0)) {
-                return KFAIL(k, vp, "%s must be > 0, got %g", what[e], x[e]);
+            } else if (!(isfinite(x[e]) && x[e] > 0) || (e == 3 && x[e] < 1)) {
+                return KFAIL(k, vp, "%s must be %s, got %g", what[e], e == 3 ? ">= 1" : "> 0", x[e]);
             }
         }
         c->pt[i] = (rs_kpoint_t){x[0], x[1], x[2]};
+        c->pt_batch[i] = x[3];
         if (i > 0) {
             const rs_kpoint_t *o = &c->pt[i - 1];
             double a = x[0] * x[1], ao = o->q_tokens * o->k_tokens;
@@ -92,11 +157,32 @@ static int parse_points(const pj_ctx_t *k, const char *path, const json_t *j, rs
     return 0;
 }
 
-static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int kernel, rs_kernel_table_t *t) {
-    static const char *const fields[] = {"dtype", "head_dim", "pass", "mask", "points", NULL};
+/* In a shipped preset a point's rate must not exceed the device's datasheet peak for any dtype the
+ * curve holds for: a kernel cannot run faster than its tensor cores. (A calibrated file's "peak" is its
+ * fastest dense step, which another call's rate may pass: not checked.) */
+static int check_peak(const pj_ctx_t *k, const char *path, const rs_kcurve_t *c, const double *peaks) {
+    if (strncmp(k->origin, "preset:", 7) != 0) return 0;
+    for (int d = 0; d < RS_DTYPE_COUNT; d++) {
+        if (!(c->dtypes >> d & 1u) || !(peaks[d] > 0)) continue;
+        for (int i = 0; i < c->n; i++)
+            if (c->pt[i].flops_per_s > peaks[d]) {
+                char vp[512];
+                snprintf(vp, sizeof vp, "%s.points[%d][2]", path, i);
+                return KFAIL(k, vp, "%g FLOP/s is above the device's %s peak %g FLOP/s (device.flops_per_s.%s)", c->pt[i].flops_per_s,
+                             rs_dtype_name((rs_dtype_t)d), peaks[d], rs_dtype_name((rs_dtype_t)d));
+            }
+    }
+    return 0;
+}
+
+static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int kernel, const kdefaults_t *kd, const double *peaks,
+                       rs_kernel_table_t *t) {
+    static const char *const fields[] = {"dtype", "head_dim", "pass", "mask", "points", "heads", "kv_heads", "batch", "tokens_per_batch",
+                                         "cta_rows", "ctas_per_sm", "cta_heads", NULL};
+    static const char *const figures[] = {"heads", "kv_heads", "batch", "tokens_per_batch", "cta_rows", "ctas_per_sm", "cta_heads", NULL};
     if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
-    if (check_keys(k, path, j, fields, NULL)) return -1;
-    for (const char *const *f = fields; *f; f++)
+    if (check_keys(k, path, j, fields, figures)) return -1;
+    for (const char *const *f = fields; f - fields < 5; f++)
         if (!json_object_get(j, *f)) return KFAIL(k, path, "missing key '%s'", *f);
     if (t->n_curves >= RS_KMAX_CURVES) return KFAIL(k, path, "at most %d curves per profile", RS_KMAX_CURVES);
     rs_kcurve_t *c = &t->curve[t->n_curves];
@@ -121,6 +207,15 @@ static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int
         return KFAIL(k, kp, "must be full, causal or shifted");
     snprintf(kp, sizeof kp, "%s.points", path);
     if (parse_points(k, kp, json_object_get(j, "points"), c)) return -1;
+    kdefaults_t m = *kd; /* the kernel's, then the curve's own */
+    if (parse_measure(k, path, j, &m)) return -1;
+    c->heads = m.heads, c->kv_heads = m.kv_heads, c->batch = m.batch, c->tokens_per_batch = m.tokens_per_batch;
+    c->cta_rows = m.cta_rows[pass], c->ctas_per_sm = m.ctas_per_sm[pass], c->cta_per_kv_head = m.per_kv[pass];
+    if (get_int(k, path, j, "cta_rows", 1, KMAX_INT, &c->cta_rows) || get_int(k, path, j, "ctas_per_sm", 1, KMAX_INT, &c->ctas_per_sm) ||
+        get_heads(k, path, j, "cta_heads", &c->cta_per_kv_head))
+        return -1;
+    copy_text(j, "source", c->source, sizeof c->source);
+    if (check_peak(k, path, c, peaks)) return -1;
     for (int i = 0; i < t->n_curves; i++) {
         const rs_kcurve_t *o = &t->curve[i];
         if (o->kernel == kernel && (o->dtypes & c->dtypes) && o->head_dim == c->head_dim && o->pass == c->pass && o->mask == c->mask)
@@ -131,25 +226,42 @@ static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int
     return 0;
 }
 
-static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, rs_kernel_table_t *t) {
-    static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", NULL};
-    static const char *const figures[] = {"gqa_expand_bwd", NULL};
+static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, const double *peaks, rs_kernel_table_t *t) {
+    static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", "kind", "sm_count", "heads", "kv_heads", "batch",
+                                         "tokens_per_batch", "cta_rows_forward", "cta_rows_backward", "ctas_per_sm_forward",
+                                         "ctas_per_sm_backward", "cta_heads_forward", "cta_heads_backward", NULL};
     if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
-    if (check_keys(k, path, j, fields, figures)) return -1;
+    if (check_keys(k, path, j, fields, fields + 1)) return -1;
     if (t->n_kernels >= RS_KMAX_KERNELS) return KFAIL(k, path, "at most %d kernels", RS_KMAX_KERNELS);
     rs_kernel_info_t *ki = &t->kernel[t->n_kernels];
+    memset(ki, 0, sizeof *ki);
     char kp[256];
     snprintf(kp, sizeof kp, "%s.name", path);
     const json_t *nm = json_object_get(j, "name");
     if (!nm) return KFAIL(k, path, "missing key 'name'");
     if (get_string(k, kp, nm, ki->name, sizeof ki->name)) return -1;
-    if (rs_kernel_find(t, ki->name) >= 0) return KFAIL(k, kp, "kernel '%s' is listed twice", ki->name);
+    if (rs_kernel_find(t, ki->name) >= 0)
+        return KFAIL(k, kp, "kernel '%s' is listed twice%s%s%s", ki->name, t->from[0] ? " (or imported from " : "", t->from, t->from[0] ? ")" : "");
     const json_t *g = json_object_get(j, "gqa_expand_bwd");
     if (g && !json_is_boolean(g)) {
         snprintf(kp, sizeof kp, "%s.gqa_expand_bwd", path);
         return KFAIL(k, kp, "must be true or false, got %s", rs_json_type_name(g));
     }
     ki->gqa_expand_bwd = g && json_is_true(g);
+    const json_t *kind = json_object_get(j, "kind");
+    ki->kind = RS_RKIND_USER; /* a kernel that does not say is the user's own */
+    snprintf(kp, sizeof kp, "%s.kind", path);
+    if (kind && (!json_is_string(kind) || rs_rate_kind_parse(json_string_value(kind), &ki->kind) != 0))
+        return KFAIL(k, kp, "must be measured, published, estimated or user-given");
+    if (get_int(k, path, j, "sm_count", 1, KMAX_INT, &ki->sm_count)) return -1;
+    copy_text(j, "source", ki->source, sizeof ki->source);
+    kdefaults_t d = {0};
+    if (parse_measure(k, path, j, &d) || get_int(k, path, j, "cta_rows_forward", 1, KMAX_INT, &d.cta_rows[0]) ||
+        get_int(k, path, j, "cta_rows_backward", 1, KMAX_INT, &d.cta_rows[1]) ||
+        get_int(k, path, j, "ctas_per_sm_forward", 1, KMAX_INT, &d.ctas_per_sm[0]) ||
+        get_int(k, path, j, "ctas_per_sm_backward", 1, KMAX_INT, &d.ctas_per_sm[1]) ||
+        get_heads(k, path, j, "cta_heads_forward", &d.per_kv[0]) || get_heads(k, path, j, "cta_heads_backward", &d.per_kv[1]))
+        return -1;
     const json_t *cv = json_object_get(j, "curves");
     snprintf(kp, sizeof kp, "%s.curves", path);
     if (!cv) return KFAIL(k, path, "missing key 'curves'");
@@ -158,7 +270,7 @@ static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, rs
     for (size_t i = 0; i < json_array_size(cv); i++) {
         char cp[320];
         snprintf(cp, sizeof cp, "%s[%zu]", kp, i);
-        if (parse_curve(k, cp, json_array_get(cv, i), index, t)) return -1;
+        if (parse_curve(k, cp, json_array_get(cv, i), index, &d, peaks, t)) return -1;
     }
     return 0;
 }
@@ -180,42 +292,122 @@ static int parse_impls(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *t)
     return 0;
 }
 
-int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, rs_kernel_table_t *t,
+/* "from": "PRESET" - the kernel table of another device preset (one of its own, not imported itself),
+ * each rate scaled by this device's peak over that one's for the curve's dtype when "scale" is
+ * "peak" (the same kernels at the same fraction of peak on a sibling: its kernels become estimated)
+ * or kept as they are ("none": the same compute silicon; the kinds stay). "source" (required) says
+ * what is borrowed and why and leads each kernel's source; the SMs the curves were measured on stay
+ * the source device's; the merge bandwidth is this device's unless given; the file's own "list"
+ * adds kernels and its "impl_kernels" overrides the source's. */
+static int import_from(const pj_ctx_t *k, const json_t *j, const rs_hw_t *dev, rs_kernel_table_t *t) {
+    char name[RS_KNAME_LEN];
+    if (get_string(k, "kernels.from", json_object_get(j, "from"), name, sizeof name)) return -1;
+    const json_t *scale = json_object_get(j, "scale");
+    if (!scale || !json_is_string(scale) || (strcmp(json_string_value(scale), "peak") && strcmp(json_string_value(scale), "none")))
+        return KFAIL(k, scale ? "kernels.scale" : "kernels", "%s",
+                     scale ? "must be \"peak\" or \"none\"" : "kernels.from needs \"scale\": \"peak\" or \"none\"");
+    char src[RS_KSOURCE_LEN];
+    copy_text(j, "source", src, sizeof src);
+    if (!src[0]) return KFAIL(k, "kernels", "kernels.from needs a \"source\" saying what is borrowed and why");
+    rs_hw_t *o = malloc(sizeof *o);
+    if (!o) return KFAIL(k, "kernels.from", "out of memory");
+    rs_err_t e = {0};
+    if (!preset_find(rs_hw_preset_names(), name) || rs_hw_load(name, o, &e) != 0) {
+        free(o);
+        return KFAIL(k, "kernels.from", "'%s' is not a device preset with kernels%s%s", name, e.msg[0] ? ": " : "", e.msg);
+    }
+    int rc = 0;
+    if (o->kernels.n_kernels == 0 || o->kernels.from[0]) {
+        rc = KFAIL(k, "kernels.from", "preset %s has %s", name, o->kernels.from[0] ? "an imported table itself (import from its source)" : "no kernels");
+    } else {
+        const bool peak = !strcmp(json_string_value(scale), "peak");
+        *t = o->kernels;
+        snprintf(t->from, sizeof t->from, "%s", name);
+        t->merge_bw_bytes_per_s = 0, t->sm_count = dev->sm_count;
+        for (int i = 0; i < t->n_kernels; i++) {
+            rs_kernel_info_t *ki = &t->kernel[i];
+            if (peak) ki->kind = RS_RKIND_ESTIMATED;
+            if (ki->sm_count == 0) ki->sm_count = o->sm_count;
+            char orig[RS_KSOURCE_LEN];
+            snprintf(orig, sizeof orig, "%s", ki->source);
+            snprintf(ki->source, sizeof ki->source, "%.380s - %.380s", src, orig);
+        }
+        int n = 0;
+        for (int i = 0; i < t->n_curves; i++) { /* the dtypes both devices rate, scaled by the first one's peaks */
+            rs_kcurve_t c = t->curve[i];
+            unsigned keep = 0;
+            for (int d = 0; d < RS_DTYPE_COUNT; d++)
+                if ((c.dtypes >> d & 1u) && dev->flops_per_s[d] > 0 && o->flops_per_s[d] > 0) keep |= 1u << d;
+            if (!keep) continue;
+            int d0 = 0;
+            while (!(keep >> d0 & 1u)) d0++;
+            const double f = peak ? dev->flops_per_s[d0] / o->flops_per_s[d0] : 1.0;
+            c.dtypes = keep;
+            for (int p = 0; p < c.n; p++) c.pt[p].flops_per_s *= f;
+            t->curve[n++] = c;
+        }
+        t->n_curves = n;
+        if (n == 0) rc = KFAIL(k, "kernels.from", "preset %s has no curve for a dtype this device rates", name);
+        for (int i = 0; rc == 0 && i < RS_IMPL_COUNT; i++) /* a kernel left without curves runs no preset */
+            if (t->impl_kernel[i] > 0) {
+                bool any = false;
+                for (int c = 0; c < n; c++) any |= t->curve[c].kernel == t->impl_kernel[i] - 1;
+                if (!any) t->impl_kernel[i] = 0;
+            }
+        if (t->default_impl > 0 && t->impl_kernel[t->default_impl] == 0) t->default_impl = RS_IMPL_NONE;
+    }
+    free(o);
+    return rc;
+}
+
+static int parse_bw(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *t) {
+    const json_t *bw = json_object_get(j, "merge_bw_bytes_per_s");
+    if (!bw) return 0;
+    if (!json_is_number(bw)) return KFAIL(k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", rs_json_type_name(bw));
+    t->merge_bw_bytes_per_s = json_number_value(bw);
+    const rs_range_t r = {RS_RANGE_MEM_BW}; /* an HBM bandwidth: the device's memory bandwidth's range */
+    if (!(isfinite(t->merge_bw_bytes_per_s) && rs_range_ok(r, t->merge_bw_bytes_per_s)))
+        return KFAIL(k, "kernels.merge_bw_bytes_per_s", "must be in [%g, %g], got %g", r.min, r.max, t->merge_bw_bytes_per_s);
+    return 0;
+}
+
+static int parse_default(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *t) {
+    const json_t *di = json_object_get(j, "default_impl");
+    if (!di) return 0;
+    rs_impl_t imp;
+    if (!json_is_string(di) || rs_impl_parse(json_string_value(di), &imp) != 0)
+        return KFAIL(k, "kernels.default_impl", "must be none, ringsim, flash-attn or te");
+    if (imp != RS_IMPL_NONE && t->impl_kernel[imp] == 0)
+        return KFAIL(k, "kernels.default_impl", "%s runs no kernel here (add it to kernels.impl_kernels)", rs_impl_name(imp));
+    t->default_impl = (int)imp;
+    return 0;
+}
+
+int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, const rs_hw_t *dev, rs_kernel_table_t *t,
                          rs_err_t *err) {
     static const char *const fields[] = {"list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
+    static const char *const from_fields[] = {"from", "scale", "list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
     static const char *const figures[] = {"impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
     const pj_ctx_t k = {origin, pos, err};
+    const int64_t sms = dev->sm_count;
     memset(t, 0, sizeof *t);
+    t->sm_count = sms;
     if (!json_is_object(j)) return KFAIL(&k, "kernels", "must be an object, got %s", rs_json_type_name(j));
-    if (check_keys(&k, "kernels", j, fields, figures)) return -1;
+    const bool from = json_object_get(j, "from") != NULL;
+    if (check_keys(&k, "kernels", j, from ? from_fields : fields, figures)) return -1;
+    if (from && import_from(&k, j, dev, t)) return -1;
     const json_t *list = json_object_get(j, "list");
-    if (!list) return KFAIL(&k, "kernels", "missing key 'list'");
-    if (!json_is_array(list) || json_array_size(list) == 0) return KFAIL(&k, "kernels.list", "must be a non-empty array of kernels");
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    if (!list && !from) return KFAIL(&k, "kernels", "missing key 'list'");
+    if (list && (!json_is_array(list) || json_array_size(list) == 0)) return KFAIL(&k, "kernels.list", "must be a non-empty array of kernels");
+    for (size_t i = 0; list && i < json_array_size(list); i++) {
         char kp[64];
         snprintf(kp, sizeof kp, "kernels.list[%zu]", i);
-        if (parse_kernel(&k, kp, json_array_get(list, i), t)) return -1;
+        if (parse_kernel(&k, kp, json_array_get(list, i), dev->flops_per_s, t)) return -1;
     }
     const json_t *im = json_object_get(j, "impl_kernels");
     if (im && parse_impls(&k, im, t)) return -1;
-    const json_t *bw = json_object_get(j, "merge_bw_bytes_per_s");
-    if (bw) {
-        if (!json_is_number(bw)) return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be a number, got %s", rs_json_type_name(bw));
-        t->merge_bw_bytes_per_s = json_number_value(bw);
-        const rs_range_t r = {RS_RANGE_MEM_BW}; /* an HBM bandwidth: the device's memory bandwidth's range */
-        if (!(isfinite(t->merge_bw_bytes_per_s) && rs_range_ok(r, t->merge_bw_bytes_per_s)))
-            return KFAIL(&k, "kernels.merge_bw_bytes_per_s", "must be in [%g, %g], got %g", r.min, r.max, t->merge_bw_bytes_per_s);
-    }
-    t->default_impl = RS_IMPL_NONE;
-    const json_t *di = json_object_get(j, "default_impl");
-    if (di) {
-        rs_impl_t imp;
-        if (!json_is_string(di) || rs_impl_parse(json_string_value(di), &imp) != 0)
-            return KFAIL(&k, "kernels.default_impl", "must be none, ringsim, flash-attn or te");
-        if (imp != RS_IMPL_NONE && t->impl_kernel[imp] == 0)
-            return KFAIL(&k, "kernels.default_impl", "%s runs no kernel here (add it to kernels.impl_kernels)", rs_impl_name(imp));
-        t->default_impl = (int)imp;
-    }
+    if (!from) t->default_impl = RS_IMPL_NONE;
+    if (parse_bw(&k, j, t) || parse_default(&k, j, t)) return -1;
     rs_err_t e = {0};
     return rs_kernel_table_prepare(t, &e) ? KFAIL(&k, "kernels", "%s", e.msg) : 0;
 }
@@ -248,10 +440,18 @@ static void write_curve(rs_jw_t *w, const rs_kcurve_t *c, int ind, const char *s
         rs_jw_num(w, c->pt[i].k_tokens);
         fputs(", ", w->fp);
         rs_jw_num(w, c->pt[i].flops_per_s);
+        if (c->pt_batch[i] > 0) fputs(", ", w->fp), rs_jw_num(w, c->pt_batch[i]);
         fputs("]", w->fp);
     }
     fputs("]", w->fp);
-    rs_jw_source(w, ind + 2, source, false);
+    static const char *const ints[] = {"heads", "kv_heads", "cta_rows", "ctas_per_sm"};
+    const int64_t iv[] = {c->heads, c->kv_heads, c->cta_rows, c->ctas_per_sm};
+    for (int i = 0; i < 4; i++)
+        if (iv[i] > 0) rs_jw_key(w, ind + 2, ints[i], false), fprintf(w->fp, "%lld", (long long)iv[i]);
+    if (c->batch > 0) rs_jw_num_at(w, ind + 2, "batch", c->batch, false);
+    if (c->tokens_per_batch > 0) rs_jw_num_at(w, ind + 2, "tokens_per_batch", c->tokens_per_batch, false);
+    if (c->cta_per_kv_head) rs_jw_str_at(w, ind + 2, "cta_heads", "kv", false);
+    rs_jw_source(w, ind + 2, c->source[0] ? c->source : source, false);
     fprintf(w->fp, "\n%*s}", ind, "");
 }
 
@@ -264,6 +464,8 @@ static void write_list(rs_jw_t *w, const rs_kernel_table_t *t, int ind, const ch
         rs_jw_str_at(w, ind + 4, "name", t->kernel[k].name, true);
         rs_jw_key(w, ind + 4, "gqa_expand_bwd", false);
         fputs(t->kernel[k].gqa_expand_bwd ? "true" : "false", w->fp);
+        rs_jw_str_at(w, ind + 4, "kind", rs_rate_kind_name(t->kernel[k].kind), false);
+        if (t->kernel[k].sm_count > 0) rs_jw_key(w, ind + 4, "sm_count", false), fprintf(w->fp, "%lld", (long long)t->kernel[k].sm_count);
         rs_jw_key(w, ind + 4, "curves", false);
         fputs("[", w->fp);
         bool first = true;
@@ -274,7 +476,7 @@ static void write_list(rs_jw_t *w, const rs_kernel_table_t *t, int ind, const ch
             first = false;
         }
         fprintf(w->fp, "\n%*s]", ind + 4, "");
-        rs_jw_source(w, ind + 4, source, false);
+        rs_jw_source(w, ind + 4, t->kernel[k].source[0] ? t->kernel[k].source : source, false);
         fprintf(w->fp, "\n%*s}", ind + 2, "");
     }
     fprintf(w->fp, "\n%*s]", ind, "");

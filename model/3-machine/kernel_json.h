@@ -13,14 +13,16 @@
 #include "jsonpos.h"
 #include "jsonw.h"
 #include "kernel_table.h"
+#include "profile.h"
 #include "util.h"
 
-/* Parse the value of a profile's "kernels" member into t (zeroed first). origin names the file in
- * messages, pos locates key paths. Unknown keys, wrong types, curves with fewer than 2 points or
- * points not sorted by (area, q), non-positive throughput, unknown kernel/implementation/dtype names
- * and duplicate curves are errors; the table is prepared (rs_kernel_table_prepare). Returns 0 or -1
- * with err. */
-int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, rs_kernel_table_t *t,
+/* Parse the value of a profile's "kernels" member into t (zeroed first) for the device dev (its peaks
+ * and sm_count, already read; t may be &dev->kernels). origin names the file in messages, pos
+ * locates key paths. Unknown keys, wrong types, curves without points or points not sorted by (area,
+ * q), non-positive throughput or one above the device's peak for the curve's dtype, unknown
+ * kernel/implementation/dtype names and duplicate curves are errors; "from" imports another preset's
+ * table (docs/profiles.md); the table is prepared (rs_kernel_table_prepare). Returns 0 or -1 with err. */
+int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, const rs_hw_t *dev, rs_kernel_table_t *t,
                          rs_err_t *err);
 
 /* Write t as `"kernels": {...}` at indentation ind (spaces), the member preceded by ",\n"; numbers

@@ -68,26 +68,50 @@ static int area_run_end(const rs_kcurve_t *c, int i) {
 double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
     const double area = q * k, aspect = q / k;
     if (!c->shared_areas) { /* one point per area (the common case): the bracketing pair by a scan */
-        if (!(area > c->area[0])) return c->pt[0].flops_per_s;
+        if (!(area > c->area[0])) return c->full[0];
         int i = 1;
         while (i < c->n && c->area[i] <= area) i++;
-        if (i == c->n || c->area[i - 1] == area) return c->pt[i - 1].flops_per_s; /* clamped, or on a point */
+        if (i == c->n || c->area[i - 1] == area) return c->full[i - 1]; /* clamped, or on a point */
         const double t = (log(area) - c->log_area[i - 1]) / (c->log_area[i] - c->log_area[i - 1]);
         return exp(c->log_rate[i - 1] + t * (c->log_rate[i] - c->log_rate[i - 1]));
     }
     /* the run of points at or below the call's area, and the run above it */
     int lo = 0, lo_end = area_run_end(c, 0);
-    if (!(area > area_of(&c->pt[0]))) return nearest_aspect(c, 0, lo_end, aspect)->flops_per_s;
+    if (!(area > area_of(&c->pt[0]))) return c->full[nearest_aspect(c, 0, lo_end, aspect) - c->pt];
     while (lo_end < c->n && area_of(&c->pt[lo_end]) <= area) {
         lo = lo_end;
         lo_end = area_run_end(c, lo);
     }
     const rs_kpoint_t *p0 = nearest_aspect(c, lo, lo_end, aspect);
-    if (lo_end >= c->n || area_of(p0) == area) return p0->flops_per_s; /* clamped, or on a point */
+    if (lo_end >= c->n || area_of(p0) == area) return c->full[p0 - c->pt]; /* clamped, or on a point */
     const rs_kpoint_t *p1 = nearest_aspect(c, lo_end, area_run_end(c, lo_end), aspect);
     const int i0 = (int)(p0 - c->pt), i1 = (int)(p1 - c->pt);
     const double t = (log(area) - c->log_area[i0]) / (c->log_area[i1] - c->log_area[i0]);
     return exp(c->log_rate[i0] + t * (c->log_rate[i1] - c->log_rate[i0]));
+}
+
+int rs_kcurve_outside(const rs_kcurve_t *c, double q, double k) {
+    const double area = q * k;
+    if (area < c->area[0]) return -1;
+    return area > c->area[c->n - 1] ? 1 : 0;
+}
+
+double rs_kwave_util(double ctas, double slots) {
+    if (!(ctas > 0) || !(slots > 0)) return 1.0;
+    const double waves = ceil(ctas / slots);
+    return ctas / (waves * slots);
+}
+
+double rs_kcurve_ctas(const rs_kcurve_t *c, double q, double k, double batch, int64_t q_heads, int64_t kv_heads) {
+    if (!c->wave) return 0;
+    const double rows = c->pass == RS_PASS_FORWARD ? q : k;
+    return batch * (double)(c->cta_per_kv_head ? kv_heads : q_heads) * ceil(rows / (double)c->cta_rows);
+}
+
+double rs_kernel_slots(const rs_kernel_table_t *t, const rs_kcurve_t *c) {
+    if (!c->wave) return 0;
+    const int64_t sms = t->sm_count > 0 ? t->sm_count : t->kernel[c->kernel].sm_count;
+    return (double)sms * (double)c->ctas_per_sm;
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -110,8 +134,12 @@ int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err) {
         const rs_kcurve_t *c = &t->curve[i];
         if (c->kernel < 0 || c->kernel >= t->n_kernels) return rs_errc(err, RS_ERR_BAD_INPUT, "kernels: curve %d names kernel %d, out of range", i, c->kernel);
         const char *kn = t->kernel[c->kernel].name;
-        if (c->n < 2 || c->n > RS_KMAX_POINTS)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: %d points, must be in [2, %d]", kn, i, c->n, RS_KMAX_POINTS);
+        if (c->n < 1 || c->n > RS_KMAX_POINTS)
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: %d points, must be in [1, %d]", kn, i, c->n, RS_KMAX_POINTS);
+        bool bad = c->heads < 0 || c->kv_heads < 0 || c->cta_rows < 0 || c->ctas_per_sm < 0 || !(c->batch >= 0) || !(c->tokens_per_batch >= 0);
+        for (int j = 0; j < c->n; j++) bad |= !(isfinite(c->pt_batch[j]) && c->pt_batch[j] >= 0);
+        if (bad)
+            return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: heads, batch and CTA figures must be >= 0", kn, i);
         if (c->head_dim < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s curve %d: head_dim %lld must be >= 1", kn, i, (long long)c->head_dim);
         if (c->pass < 0 || c->pass > 1 || c->mask < 0 || c->mask >= RS_KMASK_COUNT || c->dtypes == 0 ||
             c->dtypes >= (1u << RS_DTYPE_COUNT))
@@ -139,15 +167,31 @@ int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err) {
     return 0;
 }
 
+/* The batch of curve c's point j at its measurement: the point's own, the curve's, or tokens_per_batch
+ * over the point's q (the papers' batch x seqlen = constant); 0 when not known. */
+static double point_batch(const rs_kcurve_t *c, int j) {
+    if (c->pt_batch[j] > 0) return c->pt_batch[j];
+    if (c->batch > 0) return c->batch;
+    return c->tokens_per_batch > 0 ? c->tokens_per_batch / c->pt[j].q_tokens : 0;
+}
+
 int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err) {
     if (rs_kernel_table_validate(t, err)) return -1;
     for (int i = 0; i < t->n_curves; i++) {
         rs_kcurve_t *c = &t->curve[i];
+        const int64_t sms = t->kernel[c->kernel].sm_count > 0 ? t->kernel[c->kernel].sm_count : t->sm_count;
         c->shared_areas = false;
+        c->wave = sms > 0 && c->heads > 0 && c->cta_rows > 0 && c->ctas_per_sm > 0;
+        for (int j = 0; j < c->n && c->wave; j++) c->wave = point_batch(c, j) > 0;
+        const int64_t kv = c->kv_heads > 0 ? c->kv_heads : c->heads;
         for (int j = 0; j < c->n; j++) {
             c->area[j] = area_of(&c->pt[j]);
             c->log_area[j] = log(c->area[j]);
-            c->log_rate[j] = log(c->pt[j].flops_per_s);
+            c->util[j] = c->wave ? rs_kwave_util(rs_kcurve_ctas(c, c->pt[j].q_tokens, c->pt[j].k_tokens, point_batch(c, j), c->heads, kv),
+                                                 (double)sms * (double)c->ctas_per_sm)
+                                 : 1.0;
+            c->full[j] = c->pt[j].flops_per_s / c->util[j];
+            c->log_rate[j] = log(c->full[j]);
             c->shared_areas |= j > 0 && c->area[j] == c->area[j - 1];
         }
     }

@@ -20,12 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rate_source.h"
 #include "util.h"
 
 #define RS_KMAX_KERNELS 8    /* kernels per profile */
-#define RS_KMAX_CURVES 32    /* curves per profile, all kernels together */
+#define RS_KMAX_CURVES 64    /* curves per profile, all kernels together */
 #define RS_KMAX_POINTS 24    /* points per curve */
 #define RS_KNAME_LEN 64
+#define RS_KSOURCE_LEN 768   /* a curve's or a kernel's source text, as stored */
 
 /* Mask kinds of one attention call: full (every pair), causal (diagonal: row i sees keys j <= i,
  * aligned at the top-left corner), shifted (shifted-causal: j < i, the striped layout's block whose
@@ -53,12 +55,25 @@ typedef struct {
     int64_t head_dim;      /* d */
     int pass;              /* rs_pass_t */
     rs_kmask_t mask;       /* mask kind */
-    int n;                 /* >= 2 points, strictly sorted by (area q*k, q) */
+    int n;                 /* >= 1 points, strictly sorted by (area q*k, q) */
     rs_kpoint_t pt[RS_KMAX_POINTS];
+    /* the measurement's parallelism, for the wave term (docs/model.md section 3a, "Waves"); 0 = not
+     * known, then the curve is taken as given for every head count and batch: */
+    int64_t heads, kv_heads;         /* query and key/value heads of the measured calls */
+    double batch;                    /* sequences per measured call (a point's own pt_batch wins) */
+    double pt_batch[RS_KMAX_POINTS]; /* a point's own batch (0: the curve's) */
+    double tokens_per_batch;         /* or: batch = tokens_per_batch / q (the papers' batch x seqlen) */
+    int64_t cta_rows;                /* rows a CTA owns: query rows forward, key rows backward */
+    int64_t ctas_per_sm;             /* CTAs one SM runs at once */
+    bool cta_per_kv_head;            /* a CTA per key/value head (else per query head) */
+    char source[RS_KSOURCE_LEN];     /* where the points come from */
     /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
+    bool wave;                       /* the wave term applies (all of the above known, and the SMs) */
     double area[RS_KMAX_POINTS];     /* q k */
     double log_area[RS_KMAX_POINTS]; /* log(q k) */
-    double log_rate[RS_KMAX_POINTS]; /* log(flops_per_s) */
+    double util[RS_KMAX_POINTS];     /* the measured call's wave utilisation (rs_kwave_util; 1 without the term) */
+    double full[RS_KMAX_POINTS];     /* flops_per_s / util: the rate of full waves */
+    double log_rate[RS_KMAX_POINTS]; /* log(full) */
     bool shared_areas;               /* two points have one area (then the nearest aspect decides) */
 } rs_kcurve_t;
 
@@ -66,6 +81,9 @@ typedef struct {
     char name[RS_KNAME_LEN];  /* e.g. "flash-attn-2" */
     bool gqa_expand_bwd;      /* with GQA the backward computes dK, dV per query head and sums the
                                  groups in a separate reduction (FlashAttention-2's mha_bwd) */
+    rs_rate_kind_t kind;      /* measured, published or estimated (its curves' rates) */
+    int64_t sm_count;         /* SMs of the device its curves were measured on (0: this device's) */
+    char source[RS_KSOURCE_LEN]; /* what the curves are, in one sentence ("" = the first curve's source) */
 } rs_kernel_info_t;
 
 typedef struct {
@@ -76,21 +94,42 @@ typedef struct {
     int impl_kernel[RS_IMPL_COUNT];  /* kernel index + 1 each preset runs on this device; 0 = none */
     int default_impl;                /* rs_impl_t used when none is asked for (RS_IMPL_NONE: dense peak) */
     double merge_bw_bytes_per_s;     /* HBM bandwidth of the merge/accumulate kernels; 0 = the device's */
+    int64_t sm_count;                /* SMs (CUs) of this device (profile device.sm_count); 0 = not known */
+    char from[RS_KNAME_LEN];         /* the preset the table was imported from ("kernels.from"), "" = its own */
 } rs_kernel_table_t;
 
-/* Useful FLOP/s of a q x k call on curve c (interpolation above), from its derived logs (c prepared).
- * Can't fail. */
+/* Useful FLOP/s of full waves of a q x k call on curve c (interpolation above of the points' full-wave
+ * rates, rs_kcurve_t.full; without the wave term the points' own rates), from its derived logs (c
+ * prepared). Can't fail. */
 double rs_kcurve_rate(const rs_kcurve_t *c, double q_tokens, double k_tokens);
+/* Where a q x k call lies against c's measured shapes: -1 below the smallest area, +1 above the
+ * largest, 0 inside (a clamped rate is the end point's). Can't fail. */
+int rs_kcurve_outside(const rs_kcurve_t *c, double q_tokens, double k_tokens);
+
+/* Waves: a call of `ctas` CTAs on `slots` CTA slots (SMs x CTAs per SM) runs ceil(ctas / slots)
+ * waves, the last one as long as a full one, so its slots are busy ctas / (waves slots) of the time:
+ * the utilisation, in (0, 1]; 1 when either is <= 0. Can't fail. */
+double rs_kwave_util(double ctas, double slots);
+/* CTAs of a call on curve c's kernel: batch x heads x ceil(rows / cta_rows), rows = q_tokens forward,
+ * k_tokens backward, heads = kv_heads when a CTA is per key/value head (else q_heads); 0 when c has
+ * no wave term. Can't fail. */
+double rs_kcurve_ctas(const rs_kcurve_t *c, double q_tokens, double k_tokens, double batch, int64_t q_heads,
+                      int64_t kv_heads);
+
+/* The CTA slots of this device for curve c: the table's sm_count (else the SMs c was measured on) x
+ * c's CTAs per SM; 0 when c has no wave term. Can't fail. */
+double rs_kernel_slots(const rs_kernel_table_t *t, const rs_kcurve_t *c);
 
 /* Index of the kernel called `name` (case-sensitive), or -1. */
 int rs_kernel_find(const rs_kernel_table_t *t, const char *name);
 
-/* Check a table's invariants: kernel indices, >= 2 points sorted strictly by (area, q), positive
+/* Check a table's invariants: kernel indices, >= 1 point sorted strictly by (area, q), positive
  * finite values, head_dim >= 1, impl_kernel indices in range, one curve per (kernel, dtype, head_dim,
  * pass, mask). err names the kernel and curve. Returns 0 or -1. (The JSON reader names file:line.) */
 int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err);
-/* Validate t and derive every curve's logs (the reader, the calibration and a table built by hand call
- * it once the points are set). Returns 0 or -1 with err (rs_kernel_table_validate's message). */
+/* Validate t and derive every curve's logs and wave utilisations (the reader, the calibration and a
+ * table built by hand call it once the points are set; the measured device's SMs are the kernel's
+ * sm_count, else the table's). Returns 0 or -1 with err (rs_kernel_table_validate's message). */
 int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err);
 
 /* The curves a kernel uses for a problem's (dtype, head_dim), one per (pass, mask), after the

@@ -1,6 +1,8 @@
 /* machine.c - the machine cost parameters built from a profile (machine.h). */
 #include "machine.h"
 
+#include "kernel_estimate.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,9 @@ rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops
     m.cal.comp_slowdown = 1;
     if (!(tier.nominal_bw_bytes_per_s > 0)) tier.nominal_bw_bytes_per_s = tier.bw_bytes_per_s;
     m.intra = m.inter = tier;
+    for (int r = 0; r < RS_RATE_COUNT; r++) rs_rate_set(&m.src, (rs_rate_t)r, RS_RKIND_USER, "the caller's figures (%s)", name);
+    m.peak_src = m.src.rate[RS_RATE_ATTN];
+    m.flops_given = true;
     m.launch_given = true; /* the figures' cal.launch_s (0) stands */
     return m;
 }
@@ -74,11 +79,41 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     rs_machine_set_bound(m, RS_BOUND_POINT);
     m->kernels = hw->kernels;
     m->mem_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
+    m->src = hw->src, m->peak_src = hw->peak_src, m->eff_src = hw->eff_src;
     if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
     const int impl = hw->kernels.default_impl, kernel = impl > 0 && impl < RS_IMPL_COUNT ? hw->kernels.impl_kernel[impl] : 0;
-    if (rs_machine_set_kernel(m, impl, kernel, NULL) != 0) /* no curve for this dtype: the dense peak model */
-        (void)rs_machine_set_kernel(m, RS_IMPL_NONE, 0, NULL);
-    return 0;
+    const int rc = rs_machine_set_kernel(m, impl, kernel, NULL);
+    if (rc == 0 && (m->kernel > 0 || m->cal.n_eff > 0)) return 0;
+    if (m->cal.n_eff > 0) /* no curve for this dtype, an efficiency curve: the dense model at F x eff(B) */
+        return rs_machine_set_kernel(m, RS_IMPL_NONE, 0, err);
+    bool curves = false; /* the profile asks for the dense model though it has curves: as asked, and said */
+    for (int i = 0; i < m->kernels.n_curves; i++) curves |= (m->kernels.curve[i].dtypes >> dtype & 1u) != 0;
+    if (rc == 0 && curves) return 0;
+    /* neither: the estimated kernel of its class, never the bare peak (the table's own merge
+     * bandwidth and SMs stay) */
+    const double merge = m->kernels.merge_bw_bytes_per_s;
+    const int64_t sms = m->kernels.sm_count;
+    if (rs_kernel_estimate(dtype, m->flops_per_s, &m->kernels, err) != 0) return -1;
+    m->kernels.merge_bw_bytes_per_s = merge, m->kernels.sm_count = sms;
+    return rs_machine_set_kernel(m, m->kernels.default_impl, m->kernels.impl_kernel[m->kernels.default_impl], err);
+}
+
+/* The attention rate's record from what costs the calls (rs_machine_set_kernel's contract). */
+static void attn_source(rs_machine_t *m) {
+    if (m->kernel > 0) {
+        const rs_kernel_info_t *k = &m->kernels.kernel[m->kernel - 1];
+        const char *src = k->source;
+        for (int i = 0; !*src && i < m->kernels.n_curves; i++)
+            if (m->kernels.curve[i].kernel == m->kernel - 1) src = m->kernels.curve[i].source;
+        rs_rate_set(&m->src, RS_RATE_ATTN, k->kind, "kernel %s, %s", k->name, *src ? src : "its curves");
+    } else if (m->flops_given) {
+        rs_rate_set(&m->src, RS_RATE_ATTN, RS_RKIND_USER, "--flops %.4g TFLOP/s x eff(B), the dense model", m->flops_per_s / 1e12);
+    } else if (m->cal.n_eff > 0) {
+        rs_rate_set(&m->src, RS_RATE_ATTN, m->eff_src.kind, "F x eff(B), eff(B) from %s", m->eff_src.source);
+    } else {
+        rs_rate_set(&m->src, RS_RATE_ATTN, m->peak_src.kind,
+                    "the bare datasheet peak F, an upper bound and not a kernel rate - %s", m->peak_src.source);
+    }
 }
 
 int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err) {
@@ -88,10 +123,25 @@ int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err) 
     if (kernel < 0 || kernel > m->kernels.n_kernels)
         return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %d: the machine has %d kernels", kernel - 1, m->kernels.n_kernels);
     if (impl == RS_IMPL_NONE && kernel > 0) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s: needs an implementation preset", m->kernels.kernel[kernel - 1].name);
-    if (kernel > 0 && (rs_kernel_table_prepare(&m->kernels, err) || rs_kernel_index(&m->kernels, kernel - 1, (int)m->dtype, &m->kindex, err)))
+    if (kernel > 0 && (rs_kernel_table_prepare(&m->kernels, err) || rs_kernel_index(&m->kernels, kernel - 1, (int)m->dtype, &m->kindex, err))) {
+        attn_source(m);
         return -1;
+    }
     m->impl = impl, m->kernel = kernel;
+    attn_source(m);
     return 0;
+}
+
+unsigned rs_machine_rates_skip(const rs_machine_t *m, int64_t n_ranks) {
+    unsigned skip = 0;
+    const bool crosses = m->hop_inter ? true : m->devices_per_node > 0 && m->devices_per_node < n_ranks;
+    if (!crosses) skip |= 1u << RS_RATE_INTER_BW;
+    if (m->impl == RS_IMPL_NONE) skip |= 1u << RS_RATE_MERGE_BW;
+    return skip;
+}
+
+const char *rs_machine_rates_line(const rs_machine_t *m, int64_t n_ranks, char *buf, size_t len) {
+    return rs_rate_sources_line(&m->src, rs_machine_rates_skip(m, n_ranks), buf, len);
 }
 
 const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, char *buf, size_t len) {
@@ -111,7 +161,7 @@ static int check_tier(const rs_tier_t *t, const char *what, rs_err_t *err) {
     return 0;
 }
 
-/* The efficiency curve (block > 0 increasing, efficiency in (0, 1.5]) or the overlap curve (bytes > 0
+/* The efficiency curve (block > 0 increasing, efficiency in (0, 1]: a fraction of the peak) or the overlap curve (bytes > 0
  * increasing, eta in [0, 1]). Returns 0 or -1 with err. */
 static int check_curve(const rs_calibration_t *cal, bool overlap, rs_err_t *err) {
     const char *what = overlap ? "overlap curve" : "efficiency curve", *xname = overlap ? "bytes" : "block";
@@ -123,9 +173,9 @@ static int check_curve(const rs_calibration_t *cal, bool overlap, rs_err_t *err)
         const double prev = k == 0 ? 0 : overlap ? cal->overlap_curve[k - 1].bytes : cal->eff[k - 1].block_tokens;
         if (!(isfinite(b) && b > 0) || (k > 0 && !(b > prev)))
             return rs_errc(err, RS_ERR_BAD_INPUT, "%s point %d: %s %g must be finite, > 0 and increasing", what, k, xname, b);
-        if (overlap ? !(e >= 0 && e <= 1) : !(e > 0 && e <= 1.5))
+        if (overlap ? !(e >= 0 && e <= 1) : !(e > 0 && e <= 1))
             return rs_errc(err, RS_ERR_BAD_INPUT, "%s point %d: %s %g must be in %s", what, k, overlap ? "eta" : "efficiency", e,
-                           overlap ? "[0, 1]" : "(0, 1.5]");
+                           overlap ? "[0, 1]" : "(0, 1]");
     }
     return 0;
 }
@@ -315,23 +365,33 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
 int rs_machine_spec_profile(const rs_machine_spec_t *s, rs_hw_t *hw, rs_err_t *err) {
     if (rs_hw_load(s->profile, hw, err) != 0) return rs_err_option(err, "--profile", s->profile);
     if (s->inter[0]) {
-        if (rs_tier_load(s->inter, &hw->inter, err) != 0) return rs_err_option(err, "--inter", s->inter);
+        if (rs_tier_load_src(s->inter, &hw->inter, hw->tier_src[1], err) != 0) return rs_err_option(err, "--inter", s->inter);
         hw->has_inter = true;
+        hw->src.rate[RS_RATE_INTER_BW] = hw->tier_src[1][0];
     }
     if (s->flops > 0) hw->flops_per_s[s->dtype] = s->flops;
     /* --bw and --inter-bw give the rate the ring's transfers reach (no efficiency applied) */
-    if (s->bw > 0) hw->intra.bw_bytes_per_s = s->bw, hw->intra.p2p_eff = (rs_span_t){0, 0, 0};
+    if (s->bw > 0) {
+        hw->intra.bw_bytes_per_s = s->bw, hw->intra.p2p_eff = (rs_span_t){0, 0, 0};
+        rs_rate_set(&hw->src, RS_RATE_INTRA_BW, RS_RKIND_USER, "--bw %.4g GB/s", s->bw / 1e9);
+    }
     if (s->inter_bw > 0) {
+        rs_rate_set(&hw->src, RS_RATE_INTER_BW, RS_RKIND_USER, "--inter-bw %.4g GB/s", s->inter_bw / 1e9);
         hw->inter.bw_bytes_per_s = s->inter_bw;
         hw->inter.p2p_eff = (rs_span_t){0, 0, 0};
         if (!hw->has_inter) {
             hw->has_inter = true;
             snprintf(hw->inter.name, sizeof hw->inter.name, "custom");
             hw->inter.latency_s = hw->intra.latency_s;
+            hw->tier_src[1][1] = hw->tier_src[0][1];
         }
     }
-    if (s->latency >= 0) hw->intra.latency_s = hw->inter.latency_s = s->latency;
-    if (s->launch >= 0) hw->cal.launch_s = s->launch;
+    if (s->latency >= 0) {
+        hw->intra.latency_s = hw->inter.latency_s = s->latency;
+        rs_rate_set(&hw->src, RS_RATE_LATENCY, RS_RKIND_USER, "--latency %.4g us", s->latency * 1e6);
+        hw->tier_src[0][1] = hw->tier_src[1][1] = hw->src.rate[RS_RATE_LATENCY];
+    }
+    if (s->launch >= 0) hw->cal.launch_s = s->launch, rs_rate_set(&hw->src, RS_RATE_LAUNCH, RS_RKIND_USER, "--launch-overhead %.4g us", s->launch * 1e6);
     if (s->overlap >= 0) hw->cal.overlap = s->overlap, hw->cal.n_overlap = 0, hw->cal.poll.n = 0; /* replaces a curve and the poll model */
     if (s->host_xfer >= 0) hw->cal.host_s_per_xfer = s->host_xfer, hw->cal.host_s_per_byte = s->host_byte;
     if (s->slowdown >= 0) hw->cal.comp_slowdown = s->slowdown;
@@ -358,7 +418,7 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
         kernel = impl == RS_IMPL_NONE || s->flops > 0 ? 0 : t->impl_kernel[impl];
         if (impl != RS_IMPL_NONE && !kernel && !s->kernel[0] && s->flops <= 0)
             return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: profile %s names no kernel for it (its kernels: %s); give --kernel NAME, or "
-                                "--flops F for the dense peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
+                                "--impl none for the dense model at the bare peak", rs_impl_name((rs_impl_t)impl), hw->name, names);
     } else if (s->flops > 0) { /* --flops alone: the dense peak model, no preset */
         impl = RS_IMPL_NONE, kernel = 0;
     }
@@ -380,7 +440,11 @@ static int spec_kernel(const rs_machine_spec_t *s, const rs_hw_t *hw, rs_machine
 }
 
 int rs_machine_spec_build(const rs_machine_spec_t *s, const rs_hw_t *hw, int64_t n_ranks, rs_machine_t *m, rs_err_t *err) {
-    if (rs_machine_from_hw(hw, s->dtype, m, err) != 0 || spec_kernel(s, hw, m, err) != 0) return -1;
+    if (rs_machine_from_hw(hw, s->dtype, m, err) != 0) return -1;
+    m->flops_given = s->flops > 0;
+    if (spec_kernel(s, hw, m, err) != 0) return -1;
+    if (m->devices_per_node > 0 && m->devices_per_node < n_ranks && hw->has_inter) /* the inter-node hop paces the ring */
+        m->src.rate[RS_RATE_LATENCY] = hw->tier_src[1][1];
     if (s->launch >= 0) m->launch_given = true, m->cal.launch_s = s->launch; /* --launch-overhead, also 0 */
     if (s->host_call >= 0) m->host_call_given = true, m->host_call_s = s->host_call;
     rs_machine_set_bound(m, s->bound);

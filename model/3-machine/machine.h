@@ -70,21 +70,35 @@ typedef struct {
                                       dense peak model: F x eff(B), one launch per computing step */
     int kernel;                    /* index + 1 of the kernel whose curves rate the calls; 0 = F x eff(B) */
     rs_kindex_t kindex;            /* that kernel's curves for dtype by head_dim (rs_machine_set_kernel) */
+    rs_rate_sources_t src;         /* where each rate comes from (rate_source.h): the profile's, the
+                                      overrides', the attention rate's set by rs_machine_set_kernel */
+    rs_rate_source_t peak_src, eff_src; /* the profile's peak and efficiency curve sources */
+    bool flops_given;              /* --flops: the dense model's F is the user's */
 } rs_machine_t;
 
 /* Machine from a profile and a dtype: peak F for that dtype, tiers, calibration, kernel curves with the
- * profile's default implementation preset and the kernel it runs there (the dense peak model when that
- * kernel has no curve for dtype); no perturbations. Returns 0 or -1 if the profile has no rate for
- * dtype. */
+ * profile's default implementation preset and the kernel it runs there; a profile with neither a
+ * curve for dtype nor an efficiency curve gets the estimated kernel of its class (rs_kernel_estimate:
+ * never the bare peak); no perturbations. The rates' sources (m->src) are the profile's. Returns 0 or
+ * -1 if the profile has no rate for dtype. */
 int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_err_t *err);
 /* Cost the steps as preset impl (rs_impl_t) issues them, at the curves of kernel (an index + 1 into
  * m->kernels; 0 = at F x eff(B)): prepares the table (rs_kernel_table_prepare) and indexes the
- * kernel's curves for m->dtype. Call it again after changing m->dtype or a curve. Returns 0 or -1
- * with err (impl or kernel out of range, an invalid table, no curve for the dtype). */
+ * kernel's curves for m->dtype, and sets the attention rate's source (the kernel's kind and source;
+ * the dense model: the user's --flops, the efficiency curve's, or the datasheet peak said as such).
+ * Call it again after changing m->dtype or a curve. Returns 0 or -1 with err (impl or kernel out of
+ * range, an invalid table, no curve for the dtype). */
 int rs_machine_set_kernel(rs_machine_t *m, int impl, int kernel, rs_err_t *err);
 /* The curve fallbacks a problem with head_dim takes on m's kernel (rs_kernel_resolve's notes), "" when
  * none or when m has no kernel. Returns buf. */
 const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, char *buf, size_t len);
+/* The rates a ring of n_ranks is costed at on m, with their sources, in one line (rate_source.h
+ * rs_rate_sources_line): the inter-node hop only when the ring crosses nodes, the merge bandwidth only
+ * under an implementation preset. Returns buf. */
+const char *rs_machine_rates_line(const rs_machine_t *m, int64_t n_ranks, char *buf, size_t len);
+/* The rates' records that line leaves out for a ring of n_ranks (a bit per rs_rate_t). Can't fail. */
+unsigned rs_machine_rates_skip(const rs_machine_t *m, int64_t n_ranks);
+
 /* Machine from its figures instead of a profile (tests, benchmarks): peak F for dtype, every hop on
  * tier (intra = inter), one flat ring, full overlap, no slowdown, no calibration, no perturbations.
  * Can't fail. */

@@ -60,10 +60,26 @@ static int parse_span(pj_obj_t o, const char *key, rs_range_t range, rs_span_t *
     return 1;
 }
 
-static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_err_t *err);
+static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_rate_source_t *src, rs_err_t *err);
 
-/* A tier at path: an object, or a string naming a tier preset. */
-static int parse_tier_value(const pj_ctx_t *v, const char *path, const json_t *j, rs_tier_t *out) {
+static bool is_preset(const char *origin) { return origin && !strncmp(origin, "preset:", 7); }
+
+/* The source of figure key of obj (its "<key>_source", else the object's "source") and the kind it
+ * says (rs_rate_kind_of_text; the user's own file is user-given unless ringsim measured it). */
+static void figure_source(const char *origin, const json_t *obj, const char *key, rs_rate_source_t *out) {
+    char sk[96];
+    snprintf(sk, sizeof sk, "%s_source", key);
+    const json_t *t = json_object_get(obj, sk);
+    if (!json_is_string(t)) t = json_object_get(obj, "source");
+    const char *text = json_is_string(t) ? json_string_value(t) : "";
+    out->kind = rs_rate_kind_of_text(text, is_preset(origin));
+    if (out->kind == RS_RKIND_USER) snprintf(out->source, sizeof out->source, "%s%s%s", origin, *text ? ": " : "", text);
+    else snprintf(out->source, sizeof out->source, "%s", *text ? text : "not given");
+}
+
+/* A tier at path: an object, or a string naming a tier preset; src (may be NULL) gets the sources of
+ * its bandwidth [0] and latency [1]. */
+static int parse_tier_value(const pj_ctx_t *v, const char *path, const json_t *j, rs_tier_t *out, rs_rate_source_t *src) {
     memset(out, 0, sizeof *out);
     if (json_is_string(j)) {
         const char *want = json_string_value(j);
@@ -75,7 +91,7 @@ static int parse_tier_value(const pj_ctx_t *v, const char *path, const json_t *j
         }
         char origin[RS_NAME_LEN + 16];
         snprintf(origin, sizeof origin, "preset:%s", name);
-        return parse_tier_text(rs_preset_text(name), origin, out, v->err);
+        return parse_tier_text(rs_preset_text(name), origin, out, src, v->err);
     }
     if (!json_is_object(j))
         return pj_fail(v, path, "must be an object or a tier preset name, got %s", rs_json_type_name(j));
@@ -85,25 +101,42 @@ static int parse_tier_value(const pj_ctx_t *v, const char *path, const json_t *j
     if (pj_str(tier, "description", false, false, NULL, 4096) < 0) return -1;
     if (pj_num(tier, "bw_bytes_per_s", true, (rs_range_t){RS_RANGE_BW}, &out->bw_bytes_per_s) < 0) return -1;
     if (pj_num(tier, "latency_s", true, (rs_range_t){RS_RANGE_LATENCY}, &out->latency_s) < 0) return -1;
+    if (src) figure_source(v->origin, j, "bw_bytes_per_s", &src[0]), figure_source(v->origin, j, "latency_s", &src[1]);
     if (parse_span(tier, "p2p_efficiency", (rs_range_t){RS_RANGE_P2P_EFF}, &out->p2p_eff) < 0) return -1;
     if (rs_span_given(out->p2p_eff) && !(out->p2p_eff.lo > 0))
         return pj_fail(v, pj_join((char[160]){0}, 160, path, "p2p_efficiency_lo"), "must be > 0, got %g", out->p2p_eff.lo);
+    if (src && rs_span_given(out->p2p_eff)) { /* the rate costed is the nominal one times the efficiency: both sources */
+        rs_rate_source_t eff;
+        figure_source(v->origin, j, "p2p_efficiency", &eff);
+        char nominal[RS_RATE_SOURCE_LEN];
+        snprintf(nominal, sizeof nominal, "%s", src[0].source);
+        snprintf(src[0].source, sizeof src[0].source, "the nominal rate x the p2p efficiency %.3g (%.150s); nominal: %.150s", out->p2p_eff.point,
+                 eff.source, nominal);
+        if (eff.kind == RS_RKIND_ESTIMATED || eff.kind == RS_RKIND_USER) src[0].kind = eff.kind;
+    }
     return 0;
 }
 
-static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_err_t *err) {
+static int parse_tier_text(const char *text, const char *origin, rs_tier_t *out, rs_rate_source_t *src, rs_err_t *err) {
     rs_jsonpos_t *pos;
     json_t *root = pj_load(text, origin, &pos, err);
     if (!root) return -1;
     pj_ctx_t v = {origin, pos, err};
-    int rc = parse_tier_value(&v, "", root, out);
+    int rc = parse_tier_value(&v, "", root, out, src);
     json_decref(root);
     rs_jsonpos_free(pos);
     return rc;
 }
 
+/* A tier and where to put its sources, for load(). */
+typedef struct {
+    rs_tier_t *tier;
+    rs_rate_source_t *src;
+} tier_out_t;
+
 static int tier_parse(const char *text, const char *origin, void *out, rs_err_t *err) {
-    return parse_tier_text(text, origin, out, err);
+    const tier_out_t *o = out;
+    return parse_tier_text(text, origin, o->tier, o->src, err);
 }
 
 /* A kind of profile: its presets, what names it when empty ("tier"), what when unknown ("hardware
@@ -123,10 +156,13 @@ static int load(const char *name_or_path, const profile_kind_t *k, void *out, rs
     return rc;
 }
 
-int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) {
+int rs_tier_load_src(const char *name_or_path, rs_tier_t *out, rs_rate_source_t src[2], rs_err_t *err) {
     const profile_kind_t k = {rs_tier_preset_names(), "tier", "tier", tier_parse};
-    return load(name_or_path, &k, out, err);
+    tier_out_t o = {out, src};
+    return load(name_or_path, &k, &o, err);
 }
+
+int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err) { return rs_tier_load_src(name_or_path, out, NULL, err); }
 
 /* ------------------------------------------------------------------------------------------------
  * Device profiles
@@ -135,7 +171,7 @@ static const char *const root_fields[] = {"name", "description", "device", "tier
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s", "devices_per_node",
                                             "price_per_device_hour", "nics_per_node", "launch_s", "launch_s_lo",
                                             "launch_s_hi", "launch_latency_s", "launch_latency_s_lo",
-                                            "launch_latency_s_hi", NULL};
+                                            "launch_latency_s_hi", "sm_count", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
                                            "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
@@ -189,7 +225,7 @@ static int parse_pairs(const pj_ctx_t *v, const json_t *j, const pairs_spec_t *s
     return 0;
 }
 
-/* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1.5]; and
+/* calibration.efficiency: [[block_tokens, efficiency], ...], efficiency in (0, 1] (a fraction of the peak); and
  * calibration.overlap_curve: [[bytes, eta], ...], eta in [0, 1]; x > 0 strictly increasing. */
 static int parse_curve(const pj_ctx_t *v, const json_t *j, bool overlap, rs_calibration_t *cal) {
     const pairs_spec_t sp = overlap ? (pairs_spec_t){"calibration.overlap_curve", "bytes", "eta", RS_MAX_OVERLAP_POINTS, RS_RANGE_OVERLAP, false}
@@ -262,6 +298,38 @@ static int parse_xfer(const pj_ctx_t *v, const json_t *cal, rs_calibration_t *ou
     return parse_points(v, reused, &sr, out->xfer_curve_reused, sizeof out->xfer_curve_reused[0], &out->n_xfer_reused);
 }
 
+/* Where the device's rates come from (rs_hw_t.src): the tiers' records, the merge bandwidth (the
+ * kernels' own figure, else the device's memory bandwidth), the launch cost (calibration.launch_s, else
+ * device.launch_s),
+ * the peak and the efficiency curve (the machine picks the attention rate's record from these and
+ * its kernel: rs_machine_set_kernel). */
+static void rate_sources(const char *origin, const json_t *dev, const json_t *rates, const json_t *cal, const json_t *kern, rs_hw_t *hw) {
+    const bool preset = is_preset(origin);
+    hw->preset = preset;
+    hw->src.rate[RS_RATE_INTRA_BW] = hw->tier_src[0][0];
+    if (hw->has_inter) hw->src.rate[RS_RATE_INTER_BW] = hw->tier_src[1][0];
+    else rs_rate_set(&hw->src, RS_RATE_INTER_BW, RS_RKIND_ESTIMATED, "no inter-node tier in the profile");
+    hw->src.rate[RS_RATE_LATENCY] = hw->tier_src[0][1];
+    figure_source(origin, rates, "bf16", &hw->peak_src);
+    if (kern && json_object_get(kern, "merge_bw_bytes_per_s")) figure_source(origin, kern, "merge_bw_bytes_per_s", &hw->src.rate[RS_RATE_MERGE_BW]);
+    else figure_source(origin, dev, "memory_bw_bytes_per_s", &hw->src.rate[RS_RATE_MERGE_BW]);
+    rs_rate_source_t *launch = &hw->src.rate[RS_RATE_LAUNCH];
+    if (cal && json_object_get(cal, "launch_s")) {
+        figure_source(origin, cal, "launch_s", launch);
+        if (launch->kind == RS_RKIND_USER && hw->calibration_note[0]) /* calibrate's note in calibration.note */
+            launch->kind = rs_rate_kind_of_text(hw->calibration_note, false);
+    } else if (dev && json_object_get(dev, "launch_s")) { /* the device's launch cost (a range) */
+        figure_source(origin, dev, "launch_s", launch);
+    } else {
+        rs_rate_set(&hw->src, RS_RATE_LAUNCH, RS_RKIND_ESTIMATED, "not given, 0 s per launch: the profile has no launch cost");
+    }
+    if (cal && json_object_get(cal, "efficiency")) {
+        figure_source(origin, cal, "efficiency", &hw->eff_src);
+        if (hw->eff_src.kind == RS_RKIND_USER && hw->calibration_note[0]) hw->eff_src.kind = rs_rate_kind_of_text(hw->calibration_note, false);
+    }
+    hw->src.rate[RS_RATE_ATTN] = hw->peak_src;
+}
+
 static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
     int bad;
     const pj_obj_t top = {v, "", root};
@@ -295,6 +363,10 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
         return pj_fail(v, "device.devices_per_node", "must be in [%g, %g], got %lld", gr.min, gr.max, (long long)gv);
     out->devices_per_node = (int64_t)gv;
     if (pj_num(device, "price_per_device_hour", false, (rs_range_t){RS_RANGE_PRICE}, &out->price_per_device_hour) < 0) return -1;
+    const json_t *sm = json_object_get(dev, "sm_count");
+    if (sm && (!json_is_integer(sm) || json_integer_value(sm) < 1 || json_integer_value(sm) > 1000000))
+        return pj_fail(v, "device.sm_count", "must be an integer in [1, 1000000] (SMs or CUs of the device)");
+    out->sm_count = sm ? (int64_t)json_integer_value(sm) : 0;
     double nics = 0;
     const int got_nics = pj_num(device, "nics_per_node", false, (rs_range_t){RS_RANGE_DEVICES_PER_NODE}, &nics);
     if (got_nics < 0) return -1;
@@ -311,10 +383,10 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
     if (pj_check_keys(tier_set, tiers_fields, source_key, NULL)) return -1;
     json_t *intra = json_object_get(tiers, "intra");
     if (!intra) return pj_fail(v, "tiers", "missing key 'intra'");
-    if (parse_tier_value(v, "tiers.intra", intra, &out->intra)) return -1;
+    if (parse_tier_value(v, "tiers.intra", intra, &out->intra, out->tier_src[0])) return -1;
     json_t *inter = json_object_get(tiers, "inter");
     if (inter) {
-        if (parse_tier_value(v, "tiers.inter", inter, &out->inter)) return -1;
+        if (parse_tier_value(v, "tiers.inter", inter, &out->inter, out->tier_src[1])) return -1;
         out->has_inter = true;
     }
 
@@ -343,7 +415,9 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
             return -1;
     }
     json_t *kern = json_object_get(root, "kernels");
-    if (kern && rs_kernel_json_parse(kern, v->origin, v->pos, &out->kernels, v->err)) return -1;
+    if (kern && rs_kernel_json_parse(kern, v->origin, v->pos, out, &out->kernels, v->err)) return -1;
+    out->kernels.sm_count = out->sm_count;
+    rate_sources(v->origin, dev, fl, cal, kern, out);
     return 0;
 }
 

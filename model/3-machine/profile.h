@@ -19,6 +19,7 @@
 #include "calibration.h"
 #include "dtype.h"
 #include "kernel_table.h"
+#include "rate_source.h"
 #include "util.h"
 
 
@@ -68,9 +69,16 @@ typedef struct {
     bool has_inter;                       /* an inter-node tier is given */
     rs_tier_t inter;                      /* ring hop between nodes (one NIC per device) */
     double price_per_device_hour;         /* currency units per device-hour; 0 = unknown */
+    int64_t sm_count;                     /* SMs (CUs) of the device, for the kernels' wave term; 0 = not given */
     rs_calibration_t cal;                 /* calibration (optional in the file; defaults when absent) */
     char calibration_note[256];           /* free text recorded by calibrate (BLAS kernel, date) */
     rs_kernel_table_t kernels;            /* attention kernel curves and presets (optional; prepared) */
+    rs_rate_sources_t src;                /* where each rate comes from (the intra/inter/latency records
+                                             from the tiers, merge_bw and launch from their sources;
+                                             attention: the machine sets it, rs_machine_set_kernel) */
+    rs_rate_source_t peak_src, eff_src;   /* the peak FLOP/s's source; calibration.efficiency's */
+    rs_rate_source_t tier_src[2][2];      /* [intra, inter][bandwidth, latency]: the tiers' sources */
+    bool preset;                          /* read from an embedded preset (else the user's file) */
 } rs_hw_t;
 
 /* Load a device profile: a preset name ("h100-sxm") or a path. Returns 0 or -1 with err naming
@@ -80,6 +88,8 @@ int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err);
 int rs_hw_parse(const char *text, const char *origin, rs_hw_t *out, rs_err_t *err);
 /* Load an interconnect tier preset ("ib-ndr") or file. Same error rules. */
 int rs_tier_load(const char *name_or_path, rs_tier_t *out, rs_err_t *err);
+/* rs_tier_load, and where its bandwidth (src[0]) and latency (src[1]) come from (rate_source.h). */
+int rs_tier_load_src(const char *name_or_path, rs_tier_t *out, rs_rate_source_t src[2], rs_err_t *err);
 /* Write a profile (including calibration) as JSON, atomically. Returns 0 or -1. */
 int rs_hw_write_json(const rs_hw_t *hw, const char *path, const char *source_note, rs_err_t *err);
 /* Names of the embedded device and tier presets, NULL-terminated. */

@@ -62,6 +62,7 @@ static void put_device(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
     rs_jw_num_at(w, 4, "memory_bw_bytes_per_s", hw->mem_bw_bytes_per_s, false);
     rs_jw_key(w, 4, "devices_per_node", false);
     fprintf(w->fp, "%lld", (long long)hw->devices_per_node);
+    if (hw->sm_count > 0) rs_jw_key(w, 4, "sm_count", false), fprintf(w->fp, "%lld", (long long)hw->sm_count);
     if (hw->price_per_device_hour != 0) rs_jw_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
     if (hw->nics_per_node > 0) {
         rs_jw_key(w, 4, "nics_per_node", false);

@@ -29,7 +29,7 @@
 #define RS_RANGE_PRICE 0, 1e6               /* per device-hour: --price, device.price_per_device_hour */
 #define RS_RANGE_DEVICES_PER_NODE 1, 1e6    /* device.devices_per_node (--gpus-per-node also takes 0: one flat ring) */
 #define RS_RANGE_GPUS_PER_NODE 0, 1e6       /* --gpus-per-node: 0 = one flat ring */
-#define RS_RANGE_EFFICIENCY 0, 1.5          /* calibration.efficiency[i][1], above 0 */
+#define RS_RANGE_EFFICIENCY 0, 1            /* calibration.efficiency[i][1], above 0: a fraction of the peak */
 #define RS_RANGE_POLLS 0, 1e6               /* calibration.poll_curve[i][1], above 0 */
 #define RS_RANGE_POLL_GEOM 1, 1e6           /* calibration.poll_chunk_cols, poll_panel_rows_*: integers */
 #define RS_RANGE_XFER_FACTOR 0, 1e6         /* calibration.xfer_curve[i][1], g above 0 */
@@ -45,7 +45,7 @@ static inline int rs_range_ok(rs_range_t r, double x) { return x >= r.min && x <
 typedef struct {
     const char *quantity;   /* "peak FLOP/s of a dtype" */
     double min, max;        /* the RS_RANGE_ macro's */
-    int open_min;           /* 1: min itself is refused, "(0, 1.5]" */
+    int open_min;           /* 1: min itself is refused, "(0, 1]" */
     int integer;            /* 1: an integer */
     const char *options;    /* the command-line options, "-" when none */
     const char *fields;     /* the profile / tier fields, "-" when none */

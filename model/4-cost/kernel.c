@@ -107,14 +107,23 @@ double rs_kernel_call_s(const rs_machine_t *m) {
 }
 
 const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len) {
-    if (m->impl == RS_IMPL_NONE)
-        snprintf(buf, len, "at the dense peak F x eff(B) = %.4g TFLOP/s x eff(B) (no kernel curves)", m->flops_per_s / 1e12);
-    else if (m->kernel > 0)
-        snprintf(buf, len, "as the %s preset issues its calls, at kernel %s's measured/published rates by call shape and mask",
-                 rs_impl_name((rs_impl_t)m->impl), m->kernels.kernel[m->kernel - 1].name);
-    else
-        snprintf(buf, len, "as the %s preset issues its calls, at the dense peak F x eff(B) = %.4g TFLOP/s x eff(B)",
-                 rs_impl_name((rs_impl_t)m->impl), m->flops_per_s / 1e12);
+    const rs_rate_source_t *a = &m->src.rate[RS_RATE_ATTN];
+    if (m->kernel > 0) {
+        const rs_kernel_table_t *t = &m->kernels;
+        bool wave = false;
+        for (int i = 0; i < t->n_curves; i++) wave |= t->curve[i].kernel == m->kernel - 1 && t->curve[i].wave;
+        snprintf(buf, len, "as the %s preset issues its calls, at kernel %s's %s rates by call shape and mask%s", rs_impl_name((rs_impl_t)m->impl),
+                 t->kernel[m->kernel - 1].name, rs_rate_kind_name(a->kind),
+                 wave ? " with the wave term" : " (no wave term: its CTAs or the device's SMs are not given)");
+    } else {
+        const char *how = m->impl == RS_IMPL_NONE ? "" : "as the preset issues its calls, ";
+        if (m->flops_given)
+            snprintf(buf, len, "%sat the user-given --flops %.4g TFLOP/s x eff(B) (the dense model)", how, m->flops_per_s / 1e12);
+        else if (m->cal.n_eff > 0)
+            snprintf(buf, len, "%sat F x eff(B) = %.4g TFLOP/s x eff(B), eff(B) %s", how, m->flops_per_s / 1e12, rs_rate_kind_name(a->kind));
+        else
+            snprintf(buf, len, "%sat the bare datasheet peak F = %.4g TFLOP/s (an upper bound, not a kernel rate)", how, m->flops_per_s / 1e12);
+    }
     return buf;
 }
 
@@ -151,18 +160,41 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
             for (int k = 0; k < RS_KMASK_COUNT; k++) km->curve[pass][k] = &m->kernels.curve[idx[pass][k]];
         km->curves = true;
         km->gqa_expand = m->kernels.kernel[m->kernel - 1].gqa_expand_bwd && p->q_heads != p->kv_heads;
+        for (int k = 0; k < RS_KMASK_COUNT; k++) km->slots[k] = rs_kernel_slots(&m->kernels, km->curve[p->pass][k]);
+    } else {
+        for (int k = 0; k < RS_KMASK_COUNT; k++) km->slots[k] = 0;
     }
 }
 
 static double eb(const rs_kmodel_t *km, rs_elem_bytes_t b) { return b.act * km->act + b.f32 * 4.0; }
 
-/* Time of one call on its blocks' FLOPs: useful FLOPs at the curve's rate for its shape, or executed
- * FLOPs at the dense rate. */
-static void call_time(const rs_kmodel_t *km, rs_kcall_t *c) {
+/* CTAs of a q x k call of mask kind mask under km's curves (0 without the wave term). */
+static double call_ctas(const rs_kmodel_t *km, rs_kmask_t mask, double q, double k) {
+    return km->slots[mask] > 0 ? rs_kcurve_ctas(km->curve[km->p.pass][mask], q, k, (double)km->p.batch, km->p.q_heads, km->p.kv_heads) : 0;
+}
+
+/* The wave utilisation of one launch of n calls (their CTAs together on the slots of the first one's
+ * curve: a fused launch runs all of a step's blocks in one grid); 1 without curves or wave term. */
+static double launch_util(const rs_kmodel_t *km, const rs_kcall_t *c, int n) {
+    if (!km->curves || n == 0 || !(km->slots[c[0].mask] > 0)) return 1.0;
+    double ctas = 0;
+    for (int i = 0; i < n; i++) ctas += call_ctas(km, c[i].mask, c[i].q_tokens, c[i].k_tokens);
+    return rs_kwave_util(ctas, km->slots[c[0].mask]);
+}
+
+/* Time of one call on its blocks' FLOPs: useful FLOPs at the curve's full-wave rate for its shape
+ * times the launch's wave utilisation util, or executed FLOPs at the dense rate. */
+static void call_time_full(rs_kcall_t *c, double full, double util) {
+    c->util = util;
+    c->rate = full * util;
+    c->time_s = c->flops_useful / c->rate;
+}
+
+static void call_time(const rs_kmodel_t *km, rs_kcall_t *c, double util) {
     if (km->curves) {
-        c->rate = rs_kcurve_rate(km->curve[km->p.pass][c->mask], c->q_tokens, c->k_tokens);
-        c->time_s = c->flops_useful / c->rate;
+        call_time_full(c, rs_kcurve_rate(km->curve[km->p.pass][c->mask], c->q_tokens, c->k_tokens), util);
     } else {
+        c->util = 1;
         c->rate = km->f_eff;
         c->time_s = c->flops_exec / c->rate;
     }
@@ -326,7 +358,8 @@ void rs_kernel_step(const rs_kmodel_t *km, const rs_step_t *st, rs_kstep_t *o) {
         v.b[v.n++] = (kblock_t){b->q_seg, b->kv_seg, mask, b->pairs, b->exec_pairs};
     }
     step_plan(km, &v, st->step, o);
-    for (int i = 0; i < o->n_calls; i++) call_time(km, &o->call[i]);
+    const double util = launch_util(km, o->call, o->n_calls);
+    for (int i = 0; i < o->n_calls; i++) call_time(km, &o->call[i], util);
     step_finish(km, o);
 }
 
@@ -387,23 +420,26 @@ double rs_kernel_rank_epilogue_s(const rs_kmodel_t *km, const rs_krank_t *acc, i
 /* ------------------------------------------------------------------------------------------------
  * Classes
  * ---------------------------------------------------------------------------------------------- */
-/* Time the calls of the classes, each distinct (mask, shape) once. */
+/* Time the calls of the classes, each distinct (mask, shape) rated once (its full-wave rate), each
+ * class one launch (its own wave utilisation). */
 static void classes_rate(const rs_kmodel_t *km, rs_kclasses_t *out) {
     const rs_kcall_t *seen[3 * RS_MAX_BLOCKS];
+    double full[3 * RS_MAX_BLOCKS];
     int n_seen = 0;
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < 3; c++) {
+        const double util = launch_util(km, out->cls[c].call, out->cls[c].n_calls);
         for (int i = 0; i < out->cls[c].n_calls; i++) {
             rs_kcall_t *k = &out->cls[c].call[i];
             int j = 0;
             while (j < n_seen && !(seen[j]->mask == k->mask && seen[j]->q_tokens == k->q_tokens && seen[j]->k_tokens == k->k_tokens)) j++;
-            if (j < n_seen) {
-                k->rate = seen[j]->rate;
-                k->time_s = (km->curves ? k->flops_useful : k->flops_exec) / k->rate;
-            } else {
-                call_time(km, k);
-                seen[n_seen++] = k;
+            if (!km->curves) {
+                call_time(km, k, 1.0);
+                continue;
             }
+            if (j == n_seen) full[n_seen] = rs_kcurve_rate(km->curve[km->p.pass][k->mask], k->q_tokens, k->k_tokens), seen[n_seen++] = k;
+            call_time_full(k, full[j], util);
         }
+    }
 }
 
 /* A class's visible and executed pairs (per sequence and head). */
@@ -594,11 +630,19 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         o->launches = tc->launches, o->deferred_launches = o->host_calls = o->syncs = 0;
         o->merge_bytes = o->deferred_bytes = o->after_bytes = o->before_bytes = 0;
         uint64_t pairs = 0;
-        double calls_s = 0; /* step_finish's sum, in call order */
+        double calls_s = 0, util = 1.0; /* step_finish's sum, in call order; the launch's waves (launch_util) */
+        if (tc->n_calls > 0 && km->slots[t->slot[tc->call[0].slot].mask] > 0) {
+            double ctas = 0;
+            for (int i = 0; i < tc->n_calls; i++) {
+                const tslot_t *sl = &t->slot[tc->call[i].slot];
+                ctas += call_ctas(km, (rs_kmask_t)sl->mask, sl->qn * sg - sl->qs, sl->kn * sg - sl->ks);
+            }
+            util = rs_kwave_util(ctas, km->slots[t->slot[tc->call[0].slot].mask]);
+        }
         for (int i = 0; i < tc->n_calls; i++) {
             const tcall_t *k = &tc->call[i];
             const uint64_t cp = k->nk[0] * kp[0] + k->nk[1] * kp[1] + k->nk[2] * kp[2];
-            calls_s += (double)(int64_t)cp * cf / rate[k->slot];
+            calls_s += (double)(int64_t)cp * cf / (rate[k->slot] * util);
             pairs += cp;
         }
         if (tc->computes) {
@@ -646,7 +690,44 @@ void rs_kernel_layout_fixed(const rs_kmodel_t *km, const rs_kclasses_t *c, doubl
 double rs_kernel_ideal_rate(const rs_kmodel_t *km) {
     if (!km->curves || !km->pre) return km->f_eff;
     const double b = (double)km->block;
-    return rs_kcurve_rate(km->curve[km->p.pass][km->p.causal ? RS_KMASK_CAUSAL : RS_KMASK_FULL], b, b);
+    const rs_kmask_t mask = km->p.causal ? RS_KMASK_CAUSAL : RS_KMASK_FULL;
+    const double util = km->slots[mask] > 0 ? rs_kwave_util(call_ctas(km, mask, b, b), km->slots[mask]) : 1.0;
+    return rs_kcurve_rate(km->curve[km->p.pass][mask], b, b) * util;
+}
+
+const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len) {
+    if (!len || !km->curves || !km->pre) return buf;
+    rs_kclasses_t c;
+    rs_kernel_classes(km, false, &c);
+    const rs_kernel_table_t *t = &km->m->kernels;
+    for (int mask = 0; mask < RS_KMASK_COUNT; mask++) /* one sentence per curve and side: the calls' shapes */
+        for (int side = -1; side <= 1; side += 2) {
+            const rs_kcurve_t *cv = km->curve[km->p.pass][mask];
+            char shapes[256] = "";
+            size_t ns = 0;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < c.cls[i].n_calls; j++) {
+                    const rs_kcall_t *k = &c.cls[i].call[j];
+                    if ((int)k->mask != mask || rs_kcurve_outside(cv, k->q_tokens, k->k_tokens) != side) continue;
+                    char one[48];
+                    snprintf(one, sizeof one, "%gx%g", k->q_tokens, k->k_tokens);
+                    if (!strstr(shapes, one) && ns < sizeof shapes)
+                        ns += (size_t)snprintf(shapes + ns, sizeof shapes - ns, "%s%s", ns ? ", " : "", one);
+                }
+            if (!ns) continue;
+            const rs_kpoint_t *a = &cv->pt[0], *b = &cv->pt[cv->n - 1];
+            char range[96], s[640];
+            const rs_kpoint_t *end = side < 0 ? a : b;
+            if (cv->n == 1) snprintf(range, sizeof range, "at %gx%g tokens only", a->q_tokens, a->k_tokens);
+            else snprintf(range, sizeof range, "from %gx%g to %gx%g tokens", a->q_tokens, a->k_tokens, b->q_tokens, b->k_tokens);
+            snprintf(s, sizeof s, "kernel %s's %s %s curve (head_dim %lld) was measured %s: calls of %s are rated at %gx%g, the nearest "
+                     "measured shape", t->kernel[cv->kernel].name, rs_pass_name((rs_pass_t)cv->pass), rs_kmask_name(cv->mask), (long long)cv->head_dim,
+                     range, shapes, end->q_tokens, end->k_tokens);
+            if (strstr(buf, s)) continue;
+            const size_t n = strlen(buf);
+            if (n < len) snprintf(buf + n, len - n, "%s%s", n ? "; " : "", s);
+        }
+    return buf;
 }
 
 double rs_kernel_ideal_s(const rs_problem_t *p, const rs_machine_t *m, double flops_useful) {

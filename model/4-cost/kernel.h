@@ -84,8 +84,11 @@ int64_t rs_impl_grad_bytes(rs_impl_t impl, int64_t act_bytes);
  * machine's host_call_s when given: --host-call); 0 for RS_IMPL_NONE. Can't fail. */
 double rs_kernel_call_s(const rs_machine_t *m);
 
-/* One line for headers: "at the <impl> preset's calls, kernel <name> curves (bf16, ...)" or "at the
- * dense peak F x eff(B) (no kernel curves)". Returns buf. */
+/* One line for headers: how the calls are costed and where their rate comes from - "as the
+ * flash-attn preset issues its calls, at kernel flash-attn-2's published rates by call shape and mask
+ * (with the wave term)", "at the bare datasheet peak F = 989 TFLOP/s (an upper bound, not a kernel
+ * rate: --impl none)", "at the user-given --flops ...", "at F x eff(B), eff(B) measured ...".
+ * Returns buf. */
 const char *rs_kernel_describe(const rs_machine_t *m, char *buf, size_t len);
 
 /* Everything a step's cost needs, resolved once for (problem, machine): a few comparisons (the
@@ -106,6 +109,8 @@ typedef struct {
     double eq, ekv, rh;                /* elements per token row of Q, of K (or V); row-heads per row */
     double act;                        /* activation bytes */
     int64_t n, block;                  /* N, B */
+    double slots[RS_KMASK_COUNT];      /* CTA slots of the device for the pass's curve of each mask (the
+                                          wave term, rs_kernel_slots); 0: none for that curve */
     double launch_s;                   /* device side, per kernel launch (the machine's cal.launch_s) */
     double call_s;                     /* host side, per framework call (the preset's call_s at the machine's
                                           bound; 0 without a preset) */
@@ -120,7 +125,9 @@ typedef struct {
     rs_kmask_t mask;                   /* the kind the call runs with */
     double q_tokens, k_tokens;         /* its shape */
     double flops_useful, flops_exec;   /* of its blocks */
-    double rate;                       /* FLOP/s it runs at (useful with curves, else executed) */
+    double rate;                       /* FLOP/s it runs at (useful with curves, else executed): the
+                                          curve's full-wave rate x util */
+    double util;                       /* the wave utilisation of the launch it is part of (1 without) */
     double time_s;                     /* its compute time (no launch) */
 } rs_kcall_t;
 
@@ -229,6 +236,13 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out);
  * for k > r (N-1-r), step 0 is class 1. */
 void rs_kernel_classes_epilogue(const rs_kmodel_t *km, const rs_kclasses_t *c, int64_t rank, double *scaled_s,
                                 int *launches, int *calls);
+
+/* The shapes a problem's calls take that lie outside the measured shapes of their curves, one
+ * sentence each naming the nearest measured shape ("kernel K's forward causal curve (head_dim 128)
+ * was measured from 512x512 to 16384x16384 tokens: a 32768x32768 call is rated at 16384x16384, the
+ * nearest measured shape"), appended to buf after "; " (buf keeps what it holds); "" when none or
+ * without curves. Returns buf. */
+const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len);
 
 /* The rate of a perfect ring: the useful FLOP/s of one B x B call with the problem's mask (causal or
  * full) at the kernel's curve, or F x eff(B) without curves. ideal = useful FLOPs / (N x this rate):

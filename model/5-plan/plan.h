@@ -144,6 +144,9 @@ typedef struct {
     int64_t gpus_per_node;    /* devices per node; -1: the profile's */
     const char *inter;        /* the inter-node tier; NULL or "": the profile's */
     double price;             /* per device-hour when >= 0; else the profile's */
+    const char *impl;         /* the implementation preset costing attention (ringsim, flash-attn, te, none);
+                                 NULL: the profile's default */
+    const char *kernel;       /* the profile's kernel whose curves rate the calls; NULL: the one the preset runs */
 } rs_plan_candidate_spec_t;
 
 /* The candidate's profile and machine into *hw, *m. The plan study's candidates and foreign callers

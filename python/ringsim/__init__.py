@@ -5,6 +5,7 @@
     m = ringsim.Machine("h100-sxm")
     ringsim.closed_form(p, m).t_comp_s         # the seed's T_comp, calibrated
     w = ringsim.walk(p, m)                      # w.makespan_s, w.compute_end_s[rank][step], ...
+    ringsim.rates(p, m)["attention"].kind      # "published": where each rate comes from (also w.rates)
     ringsim.memory("llama3-8b", seq_tokens="1M", sp_degree=32).total_bytes
     ringsim.plan("llama3-8b", profile="h200").options[0].t_step_s
     ringsim.read_trace("sim.csv").arrays()["step_end_s"]
@@ -17,9 +18,9 @@ arrays when numpy is installed (RINGSIM_NUMPY=0: lists), else lists. Bad input r
 from ._arrays import HAVE_NUMPY
 from ._lib import RingsimError, Record, lib_path, library_version
 from ._version import __version__
-from .core import Machine, Problem, closed_form, problem_of, walk
+from .core import Machine, Problem, closed_form, problem_of, rates, walk
 from .io import read_sweep, read_trace
 from .plan import memory, plan, transformer
 
 __all__ = ["HAVE_NUMPY", "Machine", "Problem", "Record", "RingsimError", "closed_form", "lib_path", "library_version",
-           "memory", "plan", "problem_of", "read_sweep", "read_trace", "transformer", "walk", "__version__"]
+           "memory", "plan", "problem_of", "rates", "read_sweep", "read_trace", "transformer", "walk", "__version__"]

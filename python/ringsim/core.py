@@ -3,7 +3,7 @@ through studies/setup.h: the same path as `ringsim model`)."""
 import ctypes
 
 from . import _arrays
-from ._lib import (S, Err, P, RingsimError, _layout, c_int, c_size_t, check, dtype_of, event_kind_name, fn, layout_of,
+from ._lib import (S, Err, P, Record, RingsimError, _layout, c_int, c_size_t, check, dtype_of, event_kind_name, fn, layout_of,
                    field_range, layout_name, pass_of, pass_name, real, record, size)
 
 _setup_default = fn("rs_setup_default", None, P(S["rs_setup_t"]))
@@ -14,6 +14,9 @@ _binding_closed = fn("rs_binding_closed", c_int, P(S["rs_setup_t"]), c_int, c_in
 _binding_walk_events = fn("rs_binding_walk_events", c_size_t, P(S["rs_setup_t"]), c_int, c_int)
 _binding_walk = fn("rs_binding_walk", c_int, P(S["rs_setup_t"]), P(S["rs_binding_walk_in_t"]), P(S["rs_event_t"]),
                    P(c_size_t), P(S["rs_walk_t"]), P(Err))
+_binding_rate = fn("rs_binding_rate", c_int, P(S["rs_setup_t"]), c_int, P(S["rs_rate_source_t"]), P(ctypes.c_bool), P(Err))
+_rate_name = fn("rs_rate_name", ctypes.c_char_p, ctypes.c_uint32)
+_rate_kind_name = fn("rs_rate_kind_name", ctypes.c_char_p, ctypes.c_uint32)
 
 _SIZES = ("seq_tokens", "n_ranks", "batch", "q_heads", "kv_heads", "head_dim", "grad_bytes")
 
@@ -132,13 +135,37 @@ def problem_of(problem=None, machine=None):
     return record(p, "rs_problem_t")
 
 
+_RATE_COUNT = 6  # rate_source.h rs_rate_t
+
+
+def _rates_of(s):
+    """{rate name: Record(kind, source, used)} of a finished setup (rate_source.h): where each rate the
+    machine is costed at comes from - kind measured / published / estimated / user-given, its source,
+    and whether the setup's ring uses it."""
+    out = {}
+    for r in range(_RATE_COUNT):
+        src, skipped, err = S["rs_rate_source_t"](), ctypes.c_bool(False), Err()
+        check(_binding_rate(ctypes.byref(s), r, ctypes.byref(src), ctypes.byref(skipped), ctypes.byref(err)), err)
+        out[_rate_name(r).decode()] = Record(kind=_rate_kind_name(src.kind).decode(), source=src.source.decode(), used=not skipped.value)
+    return out
+
+
+def rates(problem=None, machine=None):
+    """Where each rate of the machine comes from: {"attention", "merge_bw", "intra_bw", "inter_bw",
+    "latency", "launch"} -> Record(kind, source, used) (the same records `ringsim model` prints)."""
+    return _rates_of(setup(problem, machine))
+
+
 def closed_form(problem=None, machine=None):
     """The closed form (cost.h rs_closed_t): block_tokens, t_comp_s, t_comm_s, t_step_s, makespan_s,
-    b_min_tokens, b_star_tokens (NaN when none), comm_bound, ..."""
+    b_min_tokens, b_star_tokens (NaN when none), comm_bound, ..., and rates (where each rate comes
+    from: rates())."""
     s = setup(problem, machine)
     out, err = S["rs_closed_t"](), Err()
     check(_binding_closed(ctypes.byref(s), 0, 0, ctypes.byref(out), ctypes.byref(err)), err)
-    return record(out, "rs_closed_t")
+    c = record(out, "rs_closed_t")
+    c["rates"] = _rates_of(s)
+    return c
 
 
 def _event_records(events, n):
@@ -180,6 +207,7 @@ def walk(problem=None, machine=None, events=True):
     w["problem"] = record(p, "rs_problem_t")
     w["n_ranks"] = p.n_ranks
     w["n_steps"] = out.rank_steps // p.n_ranks  # the walk visits every (rank, step) once
+    w["rates"] = _rates_of(s)
     if events:
         w["events"] = _event_records(buf, n.value)
         w.update(_arrays.event_arrays(w["events"], w["n_ranks"], w["n_steps"]))

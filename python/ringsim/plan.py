@@ -55,11 +55,12 @@ def _opaque(field):
 
 def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, n_ranks=None, max_sp=4096,
          precision="mixed", ckpt="full", chunk_tokens=2048, causal=True, layout="zigzag", tile=128, usable_frac=0.90,
-         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None):
+         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None, impl=None, kernel=None):
     """The capacity plan on one candidate (plan.h rs_plan_run, as `ringsim plan -p PROFILE`): the
     smallest N that fits (or n_ranks), memory, times per layer and step, MFU, cost; options holds
     Ring, then the Ulysses/USP splits, each with its attention cost (attn); best, why. seq_tokens
-    "max": the longest context that fits."""
+    "max": the longest context that fits. impl, kernel: the implementation preset and kernel costing
+    attention (--impl, --kernel; None: the profile's)."""
     c = S["rs_plan_config_t"]()
     _plan_config_default(ctypes.byref(c))
     err = Err()
@@ -83,7 +84,8 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     gpn = -1 if gpus_per_node is None else size("gpus_per_node", gpus_per_node, 0, 1 << 20)
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
     pc = S["rs_plan_candidate_spec_t"](profile=str(profile).encode(), precision=c.precision, gpus_per_node=gpn,
-                                  inter=inter.encode() if inter else None, price=usd)
+                                  inter=inter.encode() if inter else None, price=usd,
+                                  impl=str(impl).encode() if impl else None, kernel=str(kernel).encode() if kernel else None)
     check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
     out = S["rs_plan_result_t"]()
     check(_plan_run(ctypes.byref(c), hw, m, ctypes.byref(out), ctypes.byref(err)), err)

@@ -1,5 +1,6 @@
 /* test_cmd_import.c - `ringsim import` end to end: the checked-in Kineto fixture (N = 4, one forward
- * and one backward ring pass) imported into one trace per pass, its summary line, the trace equal to
+ * and one backward ring pass) imported into one trace per pass, its summary lines (busy time per role
+ * per step), the trace equal to
  * the expected file but for the input's name, --chrome and --kernels per pass; a predicted trace
  * exported as Kineto JSON and imported back within the microseconds Kineto keeps; the refusals. */
 #include <stdlib.h>
@@ -27,12 +28,16 @@ RS_TEST(test_fixture, "the Kineto fixture: one trace per pass") {
     snprintf(args, sizeof args, "import -S 32K -o %s --chrome %s --kernels %s " DATA "/kineto_ring4", base, rs_test_path("k.json"),
              rs_test_path("kern.csv"));
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "ringsim import: kineto, 4 file(s), N = 4 ranks, GPU NVIDIA H100 80GB HBM3; ring "
-                                               "passes found: 1 forward, 1 backward; steps from the launch order\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "ringsim import: kineto, 4 file(s), N = 4 ranks, group '1' (cp) [0..3], GPU NVIDIA H100 80GB HBM3; "
+                                               "ring passes found: 1 forward, 1 backward; steps from the launch order\n"));
     char want[1200];
-    snprintf(want, sizeof want, "  forward ring pass 0: 56 events, 28 kernels, makespan 612.6 us -> %s\n", rs_test_path("k-zigzag-forward.csv"));
+    snprintf(want, sizeof want, "  forward ring pass 0: 56 events, 168 kernels, makespan 699.4 us -> %s\n", rs_test_path("k-zigzag-forward.csv"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, want));
-    snprintf(want, sizeof want, "  backward ring pass 0: 76 events, 76 kernels, makespan 1.439 ms -> %s\n",
+    /* busy time per role per step: the merges of ring-flash-attention's update_out_and_lse are counted */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "    step       attn      merge       cast      other    compute       step   (busy time per role; "
+                                               "medians over the 4 ranks)\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n       1   123.7 us   23.68 us   2.515 us        0 s     165 us     167 us\n"));
+    snprintf(want, sizeof want, "  backward ring pass 0: 76 events, 156 kernels, makespan 1.501 ms -> %s\n",
              rs_test_path("k-zigzag-backward.csv"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, want));
     static const char *const passes[] = {"forward", "backward"};
@@ -105,7 +110,7 @@ RS_TEST(test_refusals, "refusals") {
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --format chrome: expected auto, kineto or nsys\n");
     snprintf(args, sizeof args, "import -S 32K -N 8 -o %s " DATA "/kineto_ring4", rs_test_path("x.csv"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --ranks 8: the trace has 4 ranks\n");
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --ranks 8: the ring has 4 ranks (group '1' (cp) [0..3])\n");
     CU_ASSERT(rs_test_file_size(rs_test_path("x.csv")) < 0);
     snprintf(args, sizeof args, "import --export-kineto %s a.csv b.csv", rs_test_path("exk2"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);

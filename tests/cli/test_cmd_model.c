@@ -150,16 +150,16 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
                        "--kernel nope: profile H100-SXM has no such kernel (its kernels: flash-attn-2, flash-attn-3, cudnn, ringsim-mma)");
     expect_usage_error("--profile a100-sxm --impl ringsim", "--impl ringsim: profile A100-SXM names no kernel for it");
     expect_usage_error("--kernel cudnn --impl none", "--kernel cudnn: needs an implementation preset");
-    /* a curve of one point */
+    /* a curve without points */
     char path[512], args[1024];
     snprintf(path, sizeof path, "%s", rs_test_path("bad-kernels.json"));
     rs_test_write_text(path, "{\n  \"name\": \"x\",\n  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, "
           "\"memory_bw_bytes_per_s\": 3e12, \"devices_per_node\": 8},\n  \"tiers\": {\"intra\": \"nvlink4\"},\n"
           "  \"kernels\": {\"list\": [{\"name\": \"k\", \"curves\": [\n    {\"dtype\": \"bf16\", \"head_dim\": 128, "
-          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": [[512, 512, 1e14]]}]}]}\n}\n");
+          "\"pass\": \"forward\", \"mask\": \"full\", \"points\": []}]}]}\n}\n");
     snprintf(args, sizeof args, "--profile %s", path);
     char want[700];
-    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 2 to 24 points", path);
+    snprintf(want, sizeof want, "%s:6:75: kernels.list[0].curves[0].points: needs 1 to 24 points", path);
     expect_usage_error(args, want);
     /* the default (flash-attn on H100-SXM): one note line for the curves' fallbacks */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --layout striped --pass forward --seq 64K"), 0);
@@ -170,7 +170,8 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
     /* --flops alone: the dense peak, no note */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --flops 989e12 --layout zigzag --pass forward"), 0);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "");
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the dense peak F x eff(B) = 989 TFLOP/s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the user-given --flops 989 TFLOP/s x eff(B) (the dense model)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# rates: attention user-given (--flops 989 TFLOP/s x eff...)"));
     /* --impl te: the cudnn kernel, dK,dV in bf16 on the wire (JSON and the library agree) */
     CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model --impl te --json - --layout zigzag --pass backward --seq 64K"), 0);
     json_error_t jerr;
@@ -241,6 +242,43 @@ RS_TEST(test_setup_messages, "setup: perturbations against N and list items quot
     rs_errf(&err, "b:3:1: bad");
     rs_setup_list_err(&err, "--profile", "b", "a,b"); /* a file's message: kept */
     CU_ASSERT_STRING_EQUAL(err.msg, "b:3:1: bad");
+}
+
+/* What every shipped device profile prints: model and sim name the attention rate's source on their
+ * "# rates:" line and in JSON (measured, published or estimated, never the bare peak), plan's header
+ * names the kernel; only --impl none prints the bare datasheet peak, and says it is one. */
+RS_TEST(test_every_profile_names_its_attention_rate, "every shipped profile: model, sim, JSON, plan name a sourced attention rate, the bare peak only when said") {
+    static const char *const kinds[] = {"# rates: attention measured (", "# rates: attention published (", "# rates: attention estimated ("};
+    int n = 0;
+    for (const char *const *name = rs_hw_preset_names(); *name; name++, n++) {
+        char args[512];
+        const char *cmds[] = {"model -p %s -S 128K -N 8", "sim -p %s -S 16K -N 4"};
+        for (int c = 0; c < 2; c++) {
+            snprintf(args, sizeof args, cmds[c], *name);
+            CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+            bool sourced = false;
+            for (int k = 0; k < 3; k++) sourced |= strstr(rs_test_out, kinds[k]) != NULL;
+            if (!sourced || strstr(rs_test_out, "bare")) fprintf(stderr, "  %s: %.300s\n", args, rs_test_out);
+            CU_ASSERT(sourced);
+            CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+        }
+        snprintf(args, sizeof args, "model -p %s -S 128K -N 8 --json -", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        json_t *j = json_loads(rs_test_out, 0, NULL);
+        const json_t *attn = json_object_get(json_object_get(j, "rates"), "attention");
+        const char *kind = json_string_value(json_object_get(attn, "kind")), *src = json_string_value(json_object_get(attn, "source"));
+        CU_ASSERT_TRUE(kind && src && *src && strcmp(kind, "user-given") != 0 && !strstr(src, "bare"));
+        json_decref(j);
+        snprintf(args, sizeof args, "plan -m llama3-8b -S 128K -p %s", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "attention as the flash-attn preset issues its calls, at kernel "));
+        CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+        snprintf(args, sizeof args, "model -p %s -S 128K -N 8 --impl none", *name);
+        CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the bare datasheet peak F = "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "(an upper bound, not a kernel rate)"));
+    }
+    CU_ASSERT(n >= 14);
 }
 
 RS_TEST_MAIN(.suite = "ringsim model", .scratch = "cli")

@@ -94,4 +94,56 @@ RS_TEST(test_job_plan, "job_plan") {
 }
 #endif
 
+/* The per-GPU attention speedup of each candidate over the first: (attn_ms x N) of the first over its
+ * own, from the starred (fastest) rows of the plan's table. */
+static void speedups(const char *out, const char *const *names, int n, double *x) {
+    double gpu_ms[8] = {0};
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        char name[64];
+        long long g, seq, nr, dp;
+        char split[32], fits[8];
+        double mem, attn;
+        if (sscanf(l, "* %63s %lld %lld %lld %lld %31s %7s %lf %lf", name, &g, &seq, &nr, &dp, split, fits, &mem, &attn) != 9) continue;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(name, names[i])) gpu_ms[i] = attn * (double)nr;
+    }
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT_TRUE_FATAL(gpu_ms[i] > 0);
+        x[i] = gpu_ms[0] / gpu_ms[i];
+    }
+}
+
+/* Llama-3-70B at 1M tokens on H100-SXM, B200 and MI300X: the per-GPU attention speedups over the H100
+ * lie within what the public kernel benchmarks behind the profiles give for the same kernels
+ * (docs/profiles.md, "Attention across devices": FlashAttention-2 B200/H100 0.79-1.23 over head_dim 64
+ * and 128, forward and backward; aiter on MI300X / FlashAttention-2 on H100 1.20-1.61; cuDNN B200/H100
+ * 2.18-2.87 (forward: its B200 backward has no published curve); aiter / cuDNN on H100 0.76-1.02);
+ * --impl and --kernel choose as in model, and are refused as model refuses them. */
+RS_TEST(test_plan_speedups_within_benchmarks, "plan: B200 and MI300X per-GPU attention over H100 within the published kernel ranges; --impl, --kernel") {
+    const char *const names[] = {"H100-SXM", "B200", "MI300X"};
+    double x[3];
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-70b -S 1M -p h100-sxm,b200,mi300x"), 0);
+    speedups(rs_test_out, names, 3, x);
+    CU_ASSERT(x[1] >= 0.79 && x[1] <= 1.23);
+    CU_ASSERT(x[2] >= 1.20 && x[2] <= 1.61);
+    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-70b -S 1M -p h100-sxm,b200,mi300x --impl te"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# B200: attention as the te preset issues its calls, at kernel cudnn's published rates"));
+    /* the curves' fallbacks, one header line per candidate, as model says them */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# H100-SXM: note: kernel cudnn has no forward shifted curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# B200: note: kernel cudnn has no forward causal curve: using its full curve"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel cudnn has no backward curve: its forward curves stand in"));
+    speedups(rs_test_out, names, 3, x);
+    CU_ASSERT(x[1] >= 2.18 && x[1] <= 2.87);
+    CU_ASSERT(x[2] >= 0.76 && x[2] <= 1.02);
+    /* --kernel: FlashAttention-3 on the H100 under the flash-attn preset */
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-8b -S 128K -p h100-sxm --kernel flash-attn-3"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# H100-SXM: attention as the flash-attn preset issues its calls, at kernel flash-attn-3's published rates"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-8b -S 128K -p h100-sxm --impl none"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# H100-SXM: attention at the bare datasheet peak F = 989 TFLOP/s (an upper bound, not a kernel rate)"));
+    rs_cmd_expect_usage("plan -m llama3-8b --impl bogus", "--impl bogus: expected ringsim, flash-attn, te or none", NULL, NULL);
+    rs_cmd_expect_usage("plan -m llama3-8b -p a100-sxm --impl ringsim", "--impl ringsim: profile A100-SXM names no kernel for it", NULL, NULL);
+    rs_cmd_expect_usage("plan -m llama3-8b --kernel nope", "--kernel nope: profile H100-SXM has no such kernel", NULL, NULL);
+}
+
 RS_TEST_MAIN(.suite = "ringsim plan", .scratch = "cmd_plan")

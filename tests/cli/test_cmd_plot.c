@@ -63,7 +63,7 @@ RS_TEST(test_refusals, "refusals") {
     CU_ASSERT_STRING_EQUAL(rs_test_err, want);
     snprintf(args, sizeof args, "plot timeline %s -o %s", s, rs_test_path("x.svg"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2); /* a sweep is no trace */
-    snprintf(want, sizeof want, "ringsim plot: %s:1: expected '# ringsim-trace=1' (a ringsim CSV trace)\n", s);
+    snprintf(want, sizeof want, "ringsim plot: %s:1: expected '# ringsim-trace=2' (a ringsim CSV trace)\n", s);
     CU_ASSERT_STRING_EQUAL(rs_test_err, want);
     snprintf(args, sizeof args, "plot timeline %s -o %s --size 8x5", rs_test_path("t.csv"), rs_test_path("x.png"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);

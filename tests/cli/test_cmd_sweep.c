@@ -46,7 +46,10 @@ RS_TEST(test_csv_row, "the CSV's header and a point's row") {
     RS_ASSERT_REL(v[17], w[6], 1e-15);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# crossover series=h100-sxm/zigzag/forward/causal/N=4 b_min_tokens=668.424 b_star_tokens=0 "
                                      "pred_b=- sim_b=- exec_b=-\n"));
-    CU_ASSERT_EQUAL(rs_cmd_lines(t), 8 + 1 + 2 + 1); /* comments, header, 2 points, crossover */
+    /* where the rates come from, before the column line: the H100's published FlashAttention-2 curves */
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# rates profile=h100-sxm: attention published (kernel flash-attn-2, FlashAttention-3 paper Figures 5-6"));
+    CU_ASSERT_TRUE(strstr(t, "\n# rates profile=") < strstr(t, header));
+    CU_ASSERT_EQUAL(rs_cmd_lines(t), 8 + 1 + 1 + 2 + 1); /* comments, rates, header, 2 points, crossover */
     free(t);
 }
 

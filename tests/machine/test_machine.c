@@ -265,11 +265,20 @@ RS_TEST(test_machine_from_profile, "machine from a profile: default preset and k
     CU_ASSERT_EQUAL(rs_impl_grad_bytes(RS_IMPL_TE, 2), 2);
     CU_ASSERT_EQUAL(rs_impl_grad_bytes(RS_IMPL_FLASH_ATTN, 2), 4);
     CU_ASSERT_EQUAL(rs_impl_grad_bytes(RS_IMPL_NONE, 2), 0);
-    /* a profile without a kernels section: the dense peak model */
-    CU_ASSERT_EQUAL_FATAL(rs_hw_load("mi300x", &hw, NULL), 0);
+    CU_ASSERT_EQUAL(m.src.rate[RS_RATE_ATTN].kind, RS_RKIND_PUBLISHED);
+    /* a profile without a kernels section: the estimated kernel of its class, never the bare peak */
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("gaudi3", &hw, NULL), 0);
+    CU_ASSERT_EQUAL(hw.kernels.n_kernels, 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
-    CU_ASSERT_EQUAL(m.impl, RS_IMPL_NONE);
-    CU_ASSERT_EQUAL(m.kernel, 0);
+    CU_ASSERT_EQUAL(m.impl, RS_IMPL_FLASH_ATTN);
+    CU_ASSERT_TRUE_FATAL(m.kernel > 0);
+    CU_ASSERT_STRING_EQUAL(m.kernels.kernel[m.kernel - 1].name, "estimated");
+    CU_ASSERT_EQUAL(m.src.rate[RS_RATE_ATTN].kind, RS_RKIND_ESTIMATED);
+    CU_ASSERT_EQUAL(m.kernels.merge_bw_bytes_per_s, hw.mem_bw_bytes_per_s);
+    /* --impl none: the dense model at the datasheet peak, said as such */
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_NONE, 0, NULL), 0);
+    CU_ASSERT_EQUAL(m.src.rate[RS_RATE_ATTN].kind, RS_RKIND_PUBLISHED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(m.src.rate[RS_RATE_ATTN].source, "the bare datasheet peak F, an upper bound"));
 }
 
 /* t_a2a = max(M (G'-1) / (U W_intra), M (U-G') / (U W_inter)), no latency here. */

@@ -218,9 +218,9 @@ RS_TEST(test_paper_table2, "paper_table2") {
 /* Every shipped point: a single call of that shape and mask takes useful FLOPs / the source's rate,
  * so FLOPs / time gives back the source's TFLOP/s. */
 RS_TEST(test_shipped_round_trip, "shipped curves round-trip their sources' TFLOP/s") {
-    const char *const names[] = {"a100-sxm", "h100-sxm", "h200", "h800-sxm"};
+    const char *const names[] = {"a100-sxm", "h100-sxm", "h200", "h800-sxm", "b200", "mi300x"};
     int points = 0;
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
         rs_hw_t hw;
         rs_err_t err = {0};
         CU_ASSERT_EQUAL_FATAL(rs_hw_load(names[i], &hw, &err), 0);
@@ -231,9 +231,10 @@ RS_TEST(test_shipped_round_trip, "shipped curves round-trip their sources' TFLOP
             for (int k = 0; k < cv->n; k++) {
                 const rs_kpoint_t *pt = &cv->pt[k];
                 const double flops = 4.0 * 128 * 32 * pt->q_tokens * pt->k_tokens / (cv->mask == RS_KMASK_FULL ? 1 : 2);
-                const double rate = rs_kcurve_rate(cv, pt->q_tokens, pt->k_tokens);
-                CU_ASSERT_EQUAL(rate, pt->flops_per_s);
-                RS_ASSERT_REL(flops / (flops / rate), pt->flops_per_s, 1e-15);
+                /* the curve holds full-wave rates; at the point's own measurement its waves give its rate back */
+                const double rate = rs_kcurve_rate(cv, pt->q_tokens, pt->k_tokens) * cv->util[k];
+                RS_ASSERT_REL(rate, pt->flops_per_s, 1e-14);
+                RS_ASSERT_REL(flops / (flops / rate), pt->flops_per_s, 1e-14);
                 points++;
             }
         }
@@ -248,7 +249,7 @@ RS_TEST(test_shipped_round_trip, "shipped curves round-trip their sources' TFLOP
     for (int c = 0; c < hw.kernels.n_curves; c++) {
         const rs_kcurve_t *cv = &hw.kernels.curve[c];
         if (cv->kernel == k && cv->pass == RS_PASS_BACKWARD && cv->mask == RS_KMASK_SHIFTED) {
-            CU_ASSERT_EQUAL(rs_kcurve_rate(cv, 16384, 16384), 138.9e12); /* kernel-times.txt, striped */
+            CU_ASSERT_EQUAL(cv->pt[cv->n - 1].flops_per_s, 138.9e12); /* kernel-times.txt, striped, 16384 x 16384 */
             seen = true;
         }
     }
@@ -296,6 +297,59 @@ RS_TEST(test_h200_mma64_source, "h200 ringsim-mma64 == docs/data/2026-11-30-h200
     int points = 0;
     for (int c = 0; c < hw.kernels.n_curves; c++) points += hw.kernels.curve[c].kernel == k ? hw.kernels.curve[c].n : 0;
     CU_ASSERT_EQUAL(points, wanted); /* nothing in the profile that the file does not have */
+}
+
+/* No shipped device profile rates attention at the bare datasheet peak unless asked to, and then it
+ * says so. For every preset and every dtype it rates: the default machine runs a kernel (published,
+ * measured or estimated curves) or an efficiency curve, its attention source is sourced and names no
+ * bare peak, and a perfect ring's rate (B x B calls, 128K causal over 8, forward and backward) is
+ * below the peak; every implementation preset the profile names a kernel for runs that kernel (never
+ * the dense model); --impl none (the dense model) is the only way to the bare peak, and its source
+ * says "the bare datasheet peak F, an upper bound". */
+RS_TEST(test_no_silent_peak, "every shipped device, dtype and preset: attention from a sourced kernel, the bare peak only when said") {
+    int machines = 0, kernels = 0;
+    for (const char *const *name = rs_hw_preset_names(); *name; name++) {
+        const rs_hw_t hw = rs_test_hw(*name);
+        for (int d = 0; d < RS_DTYPE_COUNT; d++) {
+            if (!(hw.flops_per_s[d] > 0)) continue;
+            rs_machine_t m;
+            rs_err_t err = {0};
+            if (rs_machine_from_hw(&hw, (rs_dtype_t)d, &m, &err) != 0) { /* refused (said), never the peak */
+                CU_ASSERT_NOT_EQUAL(err.msg[0], '\0');
+                continue;
+            }
+            machines++;
+            const rs_rate_source_t *a = &m.src.rate[RS_RATE_ATTN];
+            const bool ok = (m.kernel > 0 || m.cal.n_eff > 0) && a->kind != RS_RKIND_USER && a->source[0] && !strstr(a->source, "bare");
+            if (!ok) fprintf(stderr, "  %s %s: attention %s (%s)\n", *name, rs_dtype_name((rs_dtype_t)d), rs_rate_kind_name(a->kind), a->source);
+            CU_ASSERT(ok);
+            for (int pass = RS_PASS_FORWARD; pass <= RS_PASS_BACKWARD; pass++) {
+                rs_problem_t p = rs_test_kernel_problem(8, 16384, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+                rs_kmodel_t km;
+                rs_kmodel_init(&km, &p, &m);
+                const double rate = rs_kernel_ideal_rate(&km);
+                if (!(rate > 0 && rate < 0.9 * m.flops_per_s))
+                    fprintf(stderr, "  %s %s %s: ideal rate %.4g of peak %.4g\n", *name, rs_dtype_name((rs_dtype_t)d),
+                            rs_pass_name((rs_pass_t)pass), rate, m.flops_per_s);
+                CU_ASSERT(rate > 0 && rate < 0.9 * m.flops_per_s);
+            }
+            for (int impl = RS_IMPL_NONE + 1; impl < RS_IMPL_COUNT; impl++) {
+                const int k = hw.kernels.impl_kernel[impl];
+                if (k <= 0 || m.kernels.n_kernels < k) continue; /* the CLI refuses such an --impl, naming it */
+                rs_machine_t mi = m;
+                if (rs_machine_set_kernel(&mi, impl, k, NULL) != 0) continue;
+                kernels++;
+                CU_ASSERT(mi.kernel == k && !strstr(mi.src.rate[RS_RATE_ATTN].source, "bare"));
+                CU_ASSERT(mi.src.rate[RS_RATE_ATTN].kind != RS_RKIND_USER);
+            }
+            rs_machine_t dense = m;
+            CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&dense, RS_IMPL_NONE, 0, NULL), 0);
+            if (dense.cal.n_eff == 0)
+                CU_ASSERT_PTR_NOT_NULL(strstr(dense.src.rate[RS_RATE_ATTN].source, "the bare datasheet peak F, an upper bound"));
+        }
+    }
+    CU_ASSERT(machines >= 14 * 2); /* 14 devices, two or more dtypes each */
+    CU_ASSERT(kernels > 10);
 }
 
 RS_TEST_PROGRAM("presets")

@@ -96,8 +96,9 @@ RS_TEST(test_errors_values, "errors_values") {
         {"\"comp_slowdown\": 1.1", "\"comp_slowdown\": 0.9", "t.json:20:5: calibration.comp_slowdown: must be in [1, 1e+06], got 0.9"},
         {"\"launch_s\": 5e-6", "\"launch_s\": -5e-6", "t.json:18:5: calibration.launch_s: must be in [0, 10], got -5e-06"},
         /* efficiency points: value positions inside the array */
-        {"[4096, 0.8]", "[4096, 1.6]", "t.json:17:40: calibration.efficiency[1][1]: efficiency must be in (0, 1.5], got 1.6"},
-        {"[1024, 0.5]", "[1024, 0]", "t.json:17:27: calibration.efficiency[0][1]: efficiency must be in (0, 1.5], got 0"},
+        {"[4096, 0.8]", "[4096, 1.6]", "t.json:17:40: calibration.efficiency[1][1]: efficiency must be in (0, 1], got 1.6"},
+        {"[4096, 0.8]", "[4096, 1.4]", "t.json:17:40: calibration.efficiency[1][1]: efficiency must be in (0, 1], got 1.4"},
+        {"[1024, 0.5]", "[1024, 0]", "t.json:17:27: calibration.efficiency[0][1]: efficiency must be in (0, 1], got 0"},
         {"[4096, 0.8]", "[512, 0.8]", "t.json:17:34: calibration.efficiency[1][0]: block_tokens must increase strictly, got 512 after 1024"},
         {"[1024, 0.5]", "[-1, 0.5]", "t.json:17:21: calibration.efficiency[0][0]: block_tokens must be > 0, got -1"},
         {"[[1024, 0.5], [4096, 0.8]]", "[]", "t.json:17:5: calibration.efficiency: must hold 1 to 64 [block_tokens, efficiency] pairs, got 0"},

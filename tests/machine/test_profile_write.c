@@ -24,7 +24,7 @@ RS_TEST(test_round_trip, "round_trip") {
     hw.cal.n_eff = 3;
     hw.cal.eff[0] = (rs_eff_point_t){256, 0.1 + 0.2};
     hw.cal.eff[1] = (rs_eff_point_t){1000.5, 1.0 / 3.0};
-    hw.cal.eff[2] = (rs_eff_point_t){65536, 1.4999999999999998};
+    hw.cal.eff[2] = (rs_eff_point_t){65536, 0.9999999999999999}; /* the largest double below the range's 1 */
     hw.cal.launch_s = 1e-5 / 3;
     hw.cal.overlap = 0.7;
     hw.cal.comp_slowdown = 1.0000000000000002;
@@ -44,6 +44,8 @@ RS_TEST(test_round_trip, "round_trip") {
     CU_ASSERT_EQUAL(back.mem_bytes, hw.mem_bytes);
     CU_ASSERT_EQUAL(back.mem_bw_bytes_per_s, hw.mem_bw_bytes_per_s);
     CU_ASSERT_EQUAL(back.devices_per_node, hw.devices_per_node);
+    CU_ASSERT_EQUAL(back.sm_count, 304);
+    CU_ASSERT_EQUAL(back.sm_count, hw.sm_count);
     CU_ASSERT_STRING_EQUAL(back.intra.name, hw.intra.name);
     CU_ASSERT_EQUAL(back.intra.bw_bytes_per_s, hw.intra.bw_bytes_per_s);
     CU_ASSERT_EQUAL(back.intra.latency_s, hw.intra.latency_s);

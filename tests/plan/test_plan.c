@@ -221,4 +221,37 @@ RS_TEST(test_plan_estimate, "plan_estimate") {
     free(chosen), free(r);
 }
 
+/* A candidate's preset and kernel: the profile's default, or --impl / --kernel as model takes them
+ * (the same machine as rs_machine_spec_build's); a bad name is refused naming the option. */
+RS_TEST(test_candidate_impl_kernel, "candidate: the profile's preset, --impl te, --kernel, --impl none, refusals") {
+    rs_hw_t *hw = malloc(sizeof *hw);
+    rs_machine_t *m = malloc(sizeof *m);
+    rs_err_t err = {0};
+    rs_plan_candidate_spec_t c = {"h100-sxm", RS_PREC_MIXED, -1, NULL, -1, NULL, NULL};
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
+    CU_ASSERT_EQUAL(m->impl, RS_IMPL_FLASH_ATTN);
+    CU_ASSERT_STRING_EQUAL(m->kernels.kernel[m->kernel - 1].name, "flash-attn-2");
+    c.impl = "te";
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
+    CU_ASSERT_EQUAL(m->impl, RS_IMPL_TE);
+    CU_ASSERT_STRING_EQUAL(m->kernels.kernel[m->kernel - 1].name, "cudnn");
+    CU_ASSERT_EQUAL(m->src.rate[RS_RATE_ATTN].kind, RS_RKIND_PUBLISHED);
+    c.impl = NULL, c.kernel = "flash-attn-3";
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
+    CU_ASSERT_EQUAL(m->impl, RS_IMPL_FLASH_ATTN);
+    CU_ASSERT_STRING_EQUAL(m->kernels.kernel[m->kernel - 1].name, "flash-attn-3");
+    c.impl = "none", c.kernel = NULL;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
+    CU_ASSERT_EQUAL(m->kernel, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(m->src.rate[RS_RATE_ATTN].source, "the bare datasheet peak F, an upper bound"));
+    c.impl = "bogus";
+    CU_ASSERT_EQUAL(rs_plan_candidate(&c, hw, m, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--impl bogus: expected ringsim, flash-attn, te or none");
+    c.impl = NULL, c.kernel = "nope";
+    CU_ASSERT_EQUAL(rs_plan_candidate(&c, hw, m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--kernel nope: profile H100-SXM has no such kernel"));
+    free(hw);
+    free(m);
+}
+
 RS_TEST_PROGRAM("plan")

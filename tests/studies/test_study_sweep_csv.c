@@ -23,7 +23,7 @@ static size_t count(const char *s, char c) {
     return n;
 }
 
-static void header_of(FILE *fp, const void *arg) { rs_sweep_write_header(fp, arg, "ringsim sweep -x"); }
+static void header_of(FILE *fp, const void *arg) { rs_sweep_write_header(fp, arg, "ringsim sweep -x", NULL, 0); }
 
 RS_TEST(test_header, "the header: format line, command, problem, 42 columns") {
     static rs_sweep_spec_t s;

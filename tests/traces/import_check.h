@@ -18,11 +18,11 @@ rs_import_opts_t it_opts(void);
 /* rs_import_read of one path. */
 rs_import_t *it_import1(const char *path, const rs_import_opts_t *o, rs_err_t *err);
 
-/* Same events: keys, peers, FLOPs, bytes equal; times within tol_s. */
+/* Same events and role events: keys, peers, FLOPs, bytes equal; times and busy times within tol_s. */
 void it_same_events(const rs_trace_t *want, const rs_trace_t *got, double tol_s);
-/* The import of run matches fx_expected for every pass it holds (occurrence layer): the problem
- * header, every event, the kernels behind every (rank, step). */
-void it_check_import(const fx_run_t *run, rs_import_t *im, int layer);
+/* The import of run matches fx_expected for every pass it holds (that occurrence, replica 0): the
+ * problem header, every event and role event, the kernels behind every (rank, step). */
+void it_check_import(const fx_run_t *run, rs_import_t *im, int occurrence);
 
 /* Generate the run of fo (NULL: fx_opts_default) into *run and write it as Kineto files into the
  * fresh scratch directory name (gzip or not); the directory's path (valid for the next 7

@@ -35,9 +35,7 @@ RS_TEST(test_header_and_accessors, "header keys of an imported trace, accessors,
     CU_ASSERT_EQUAL(info->n_files, 4);
     CU_ASSERT_EQUAL(info->occurrences[RS_PASS_FORWARD], 2);
     CU_ASSERT_EQUAL(info->occurrences[RS_PASS_BACKWARD], 2);
-    size_t n_ring = 0; /* attention and SendRecv kernels of the fixture */
-    for (size_t i = 0; i < run.nk; i++) n_ring += run.k[i].role >= 0;
-    CU_ASSERT_EQUAL(info->n_kernels, n_ring);
+    CU_ASSERT_EQUAL(info->n_kernels, run.nk); /* every kernel of the ring's ranks (no selection) */
     const rs_trace_t *t = rs_import_trace(im, 0);
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "backend"), "import");
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.format"), "kineto");
@@ -51,12 +49,19 @@ RS_TEST(test_header_and_accessors, "header keys of an imported trace, accessors,
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.occurrence"), "1");
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.occurrences"), "2");
     CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.gpu"), "NVIDIA H100 80GB HBM3");
-    /* the forward pass: per rank N attention kernels and N - 1 SendRecv kernels */
-    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.kernels"), "28");
+    /* the forward pass: per rank N attention kernels, N - 1 SendRecv kernels, the merges (1 at step
+     * 0, 9 later) and 3 filler kernels in each step but the last */
+    size_t n_fwd = 0;
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k < 4; k++) n_fwd += fx_step_kernels(&run, r, RS_PASS_FORWARD, 1, k);
+    CU_ASSERT_EQUAL(n_fwd, 4 * (4 + 3 + 1 + 27 + 9));
+    char nk[32];
+    snprintf(nk, sizeof nk, "%zu", n_fwd);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(t, "import.kernels"), nk);
     /* the origin: the earliest kernel of the pass over all ranks */
     long long origin = -1;
     for (size_t i = 0; i < run.nk; i++)
-        if (run.k[i].role >= 0 && run.k[i].layer == 1 && run.k[i].pass == RS_PASS_FORWARD && (origin < 0 || run.k[i].start_ns < origin))
+        if (run.k[i].in_step && run.k[i].layer == 1 && run.k[i].pass == RS_PASS_FORWARD && (origin < 0 || run.k[i].start_ns < origin))
             origin = run.k[i].start_ns;
     char o_ns[32];
     snprintf(o_ns, sizeof o_ns, "%lld", origin);
@@ -93,7 +98,10 @@ RS_TEST(test_bad_input, "bad input: options, one rank, a step without its transf
     char good[1100];
     snprintf(good, sizeof good, "%s/rank1.pt.trace.json", dir);
     /* one rank only */
-    it_expect_fail(good, &o, "rank1.pt.trace.json: 1 process with GPU kernels; a ring needs at least 2 ranks", RS_ERR_BAD_INPUT);
+    it_expect_fail(good, &o, "rank1.pt.trace.json: no trace of ranks 0, 2, 3 of the ring's group '1' (cp) [0..3] (1 trace(s) given)", RS_ERR_BAD_INPUT);
+    rs_import_opts_t og = it_opts();
+    og.group = "1";
+    it_expect_fail(good, &og, "give every rank's trace of the group", RS_ERR_BAD_INPUT);
     /* with ranges a step without SendRecv is found by its events, against the schedule */
     it_bad_kineto("bad_drop_r", tw_drop_comm, true, "rank2.pt.trace.json: rank 2 forward ring pass 0 step 1: no SendRecv kernel");
     /* options */
@@ -105,7 +113,7 @@ RS_TEST(test_bad_input, "bad input: options, one rank, a step without its transf
     oo = it_opts();
     oo.check_ranks = true;
     oo.problem.n_ranks = 8;
-    it_expect_fail(dir, &oo, "--ranks 8: the trace has 4 ranks", RS_ERR_BAD_INPUT);
+    it_expect_fail(dir, &oo, "--ranks 8: the ring has 4 ranks (group '1' (cp) [0..3])", RS_ERR_BAD_INPUT);
     oo = it_opts();
     oo.problem.seq_tokens = 1001;
     it_expect_fail(dir, &oo, "--seq 1001: must be divisible by 2*N = 8", RS_ERR_BAD_INPUT);
@@ -155,7 +163,7 @@ RS_TEST(test_cli, "ringsim import CLI: outputs, exit 2, no output") {
     rs_trace_t *t = rs_trace_read_csv(rs_test_path("cli-zigzag-backward.csv"), &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     rs_problem_t prob = it_problem();
-    rs_trace_t *exp = fx_expected(&run, RS_PASS_BACKWARD, 0, &prob);
+    rs_trace_t *exp = fx_expected(&run, RS_PASS_BACKWARD, 0, 0, &prob);
     it_same_events(exp, t, 1e-15);
     rs_trace_free(exp);
     rs_trace_free(t);
@@ -171,7 +179,11 @@ RS_TEST(test_cli, "ringsim import CLI: outputs, exit 2, no output") {
         quoted += strstr(line, ",\"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64,") != NULL;
     }
     fclose(fp);
-    CU_ASSERT_EQUAL(rows, 1 + 4 * (3 * 4 + 3 + 4)); /* per rank: 3 attention kernels x 4 steps, 3 K,V + 4 dK,dV SendRecv */
+    int want_rows = 1; /* per rank: 3 attention kernels x 4 steps, 3 K,V + 4 dK,dV SendRecv, the merges and the filler */
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k <= 4; k++) want_rows += (int)fx_step_kernels(&run, r, RS_PASS_BACKWARD, 0, k);
+    CU_ASSERT_EQUAL(want_rows, 1 + 4 * (3 * 4 + 3 + 4 + 3 * 4 + 3 * 4));
+    CU_ASSERT_EQUAL(rows, want_rows);
     CU_ASSERT_EQUAL(quoted, 16);
     /* bad input: exit 2, one line naming the file, no output */
     const char *cut = rs_test_fresh_dir("cli_bad");
@@ -196,9 +208,9 @@ RS_TEST(test_cli, "ringsim import CLI: outputs, exit 2, no output") {
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "an output never replaces an input"));
     CU_ASSERT_EQUAL(rs_test_file_size(in0), before);
-    snprintf(args, sizeof args, "import -o %s --profile h100-sxm %s", rs_test_path("never.csv"), dir);
+    snprintf(args, sizeof args, "import -o %s --flops 1e15 %s", rs_test_path("never.csv"), dir);
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "unknown option '--profile'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "unknown option '--flops'"));
     /* export: ringsim trace -> Kineto directory -> import */
     snprintf(args, sizeof args, "import --export-kineto %s %s", rs_test_path("cli_export"), rs_test_path("cli-zigzag-forward.csv"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
@@ -274,6 +286,12 @@ RS_TEST(test_real_torch_trace, "a real torch.profiler capture (torch 2.11, H200)
     const char *twice[2] = {p0, p0};
     rs_import_opts_t o = it_opts();
     o.problem.seq_tokens = 16384;
+    CU_ASSERT_PTR_NULL(it_import1(dir, &o, &err)); /* the capture's heads (grid z = 16): refused */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "runs on a grid of 16 query heads (grid z), but --heads is 32"));
+    o.problem.q_heads = 16;
+    CU_ASSERT_PTR_NULL(it_import1(dir, &o, &err)); /* its messages: K,V of 16 KV heads, 2 x 33554432 bf16 elements */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "step 0: the trace's messages send 67108864 bytes, the schedule 33554432"));
+    o.problem.kv_heads = 16;
     CU_ASSERT_PTR_NULL(rs_import_read(twice, 2, &o, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rank0.json: rank 0 again (also in "));
     for (int ranges = 0; ranges < 2; ranges++) {

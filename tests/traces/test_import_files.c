@@ -1,5 +1,5 @@
 /* test_import_files.c - the input files of an import (traces/import_files.c): natural order (rank2
- * before rank10), a directory's trace files listed in that order (others and hidden ones left out),
+ * before rank10), a directory tree's trace files listed in that order (others and hidden ones left out),
  * the format told from the first bytes (gzip, plain JSON, SQLite, other bytes) with the exact
  * refusals; through the import too (one line, RS_ERR_BAD_INPUT). */
 #include <stdlib.h>
@@ -39,9 +39,13 @@ RS_TEST(test_list_files, "a directory's trace files in natural order; refusals")
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         rs_test_write_text(p, "{}");
     }
-    char sub[1200];
-    snprintf(sub, sizeof sub, "%s/sub.json", dir); /* a directory named like a trace is listed like one */
+    char sub[1200], deep[1300];
+    snprintf(sub, sizeof sub, "%s/sub.json", dir); /* a directory, even one named like a trace, is searched */
     mkdir(sub, 0777);
+    snprintf(deep, sizeof deep, "%s/rank4.json", sub);
+    rs_test_write_text(deep, "{}");
+    snprintf(deep, sizeof deep, "%s/notes.txt", sub);
+    rs_test_write_text(deep, "{}");
     char file[1200];
     snprintf(file, sizeof file, "%s/rank9.json", dir);
     const char *paths[2] = {file, dir};
@@ -49,7 +53,7 @@ RS_TEST(test_list_files, "a directory's trace files in natural order; refusals")
     rs_err_t err = {0};
     long n = rs_import_list_files(paths, 2, &out, &err);
     CU_ASSERT_EQUAL_FATAL(n, 6);
-    const char *want[6] = {"rank9.json", "rank1.sqlite", "rank2.json.gz", "rank9.json", "rank10.json", "sub.json"};
+    const char *want[6] = {"rank9.json", "rank1.sqlite", "rank2.json.gz", "rank9.json", "rank10.json", "sub.json/rank4.json"};
     for (long i = 0; i < n; i++) {
         char w[1200];
         snprintf(w, sizeof w, "%s/%s", dir, want[i]);
@@ -62,7 +66,7 @@ RS_TEST(test_list_files, "a directory's trace files in natural order; refusals")
     char msg[1300];
     const char *p1[1] = {empty};
     CU_ASSERT_EQUAL(rs_import_list_files(p1, 1, &out, &err), -1);
-    snprintf(msg, sizeof msg, "%s: no trace files in the directory (expected *.json, *.json.gz or *.sqlite)", empty);
+    snprintf(msg, sizeof msg, "%s: no trace files in the directory tree (expected *.json, *.json.gz or *.sqlite)", empty);
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     const char *p2[1] = {rs_test_path("nowhere")};

@@ -77,7 +77,8 @@ RS_TEST(test_exact_text, "the exact text of a small import") {
     rs_import_free(im);
 }
 
-/* A backward pass: its tail step N (dK,dV home) has rows too, one SendRecv kernel per rank. */
+/* A backward pass: a row per kernel of every step; its tail step N (dK,dV home) has rows too, one
+ * SendRecv kernel per rank. */
 RS_TEST(test_backward_tail, "a backward pass's tail step") {
     fx_run_t run;
     const char *dir = it_kineto_dir("kcsv_bwd", NULL, false, &run);
@@ -91,15 +92,21 @@ RS_TEST(test_backward_tail, "a backward pass's tail step") {
     FILE *fp = fopen(rs_test_path("kb.csv"), "r");
     CU_ASSERT_FATAL(fp != NULL);
     char line[2048];
-    int rows = 0, tail = 0;
+    int rows = 0, tail = 0, attn = 0;
     while (fgets(line, sizeof line, fp)) {
         int r, k;
         if (sscanf(line, "%d,%d,", &r, &k) != 2) continue;
         rows++;
         tail += k == 4 && strstr(line, ",backward,sendrecv,") != NULL;
+        attn += strstr(line, ",backward,attn-bwd,") != NULL;
     }
     fclose(fp);
-    CU_ASSERT_EQUAL(rows, 4 * (3 * 4 + 3 + 4)); /* per rank: 3 attention kernels x 4 steps, 3 K,V + 4 dK,dV SendRecv */
+    size_t want = 0; /* every kernel of every step: attention, merges, casts, other work, SendRecv */
+    for (int r = 0; r < 4; r++)
+        for (int k = 0; k <= 4; k++) want += fx_step_kernels(&run, r, RS_PASS_BACKWARD, 0, k);
+    CU_ASSERT_EQUAL(rows, (int)want);
+    CU_ASSERT(want > 4 * (3 * 4 + 3 + 4)); /* more than 3 attention kernels x 4 steps, 3 K,V + 4 dK,dV SendRecv per rank */
+    CU_ASSERT_EQUAL(attn, 4 * 3 * 4);
     CU_ASSERT_EQUAL(tail, 4);
     rs_import_free(im);
     fx_free(&run);

@@ -58,7 +58,7 @@ RS_TEST(test_reader_by_hand, "a Kineto file written by hand, into the raw store"
     const rs_raw_rank_t *r = &raw.ranks[0];
     CU_ASSERT_STRING_EQUAL(r->file, p);
     CU_ASSERT(r->rank_key == 5 && r->device == 3 && r->proc == -1);
-    CU_ASSERT_EQUAL_FATAL(r->nk, 2); /* the elementwise kernel and the instant event are not kept */
+    CU_ASSERT_EQUAL_FATAL(r->nk, 3); /* every kernel is kept (the instant event is no kernel) */
     const rs_raw_kernel_t *k = r->k;
     /* 10.0005 us: 10000 ns and the fourth decimal rounds up */
     CU_ASSERT(k[0].start_ns == BASE + 10001 && k[0].end_ns == BASE + 12501 && k[0].launch_ns == BASE + 9250);
@@ -67,6 +67,9 @@ RS_TEST(test_reader_by_hand, "a Kineto file written by hand, into the raw store"
     /* "Kernel", "stream 13", 1.5e1 us, no correlation id: no launch */
     CU_ASSERT(k[1].start_ns == BASE + 15000 && k[1].end_ns == BASE + 19000 && k[1].launch_ns == RS_RAW_NO_TIME);
     CU_ASSERT(k[1].order == -1 && k[1].stream == 13 && k[1].role == RS_KROLE_ATTN_FWD);
+    /* a PyTorch elementwise kernel: a merge when it runs inside a ring step */
+    CU_ASSERT(k[2].start_ns == BASE + 20000 && k[2].end_ns == BASE + 21000 && k[2].stream == 7 && k[2].role == RS_KROLE_MERGE);
+    CU_ASSERT(k[0].comm == RS_RAW_NONE); /* no collective arguments */
     CU_ASSERT_EQUAL_FATAL(r->nr, 1); /* "optimizer step 3" is no ring step */
     CU_ASSERT(r->r[0].start_ns == BASE + 8000 && r->r[0].end_ns == BASE + 38000 && r->r[0].step == 2);
     CU_ASSERT_EQUAL(r->r[0].pass_hint, RS_PASS_FORWARD);
@@ -96,7 +99,7 @@ RS_TEST(test_reader_refusals, "the reader's refusals") {
     char msg[1300];
     const char *p = rs_test_path("other.json");
     rs_test_write_text(p, "{\"a\": [1, 2, 3]}");
-    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -2); /* not a trace at all: the caller may skip it */
     snprintf(msg, sizeof msg, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", p);
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);

@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "import_check.h"
+#include "import_fixtures_names.h"
 #include "import_readers.h"
 #include "test_main.h"
 #include "traces_check.h"
@@ -63,9 +64,10 @@ RS_TEST(test_reader_by_hand, "an nsys export written by hand, into the raw store
     /* end before start: the end is the start; the first launch of its correlation id counts */
     CU_ASSERT(r0->k[0].start_ns == T0 + 200 && r0->k[0].end_ns == T0 + 200 && r0->k[0].launch_ns == T0 + 180);
     CU_ASSERT(r0->k[0].order == 5 && r0->k[0].stream == 21 && r0->k[0].role == RS_KROLE_SENDRECV);
-    CU_ASSERT_EQUAL_FATAL(r1->nk, 2); /* the elementwise kernel is not kept; the others by start */
+    CU_ASSERT_EQUAL_FATAL(r1->nk, 3); /* every kernel is kept, by start */
     CU_ASSERT(r1->k[0].start_ns == T0 + 100 && r1->k[0].end_ns == T0 + 110 && r1->k[0].launch_ns == T0 + 90);
     CU_ASSERT(r1->k[1].start_ns == T0 + 105 && r1->k[1].launch_ns == T0 + 95 && r1->k[1].role == RS_KROLE_ATTN_FWD);
+    CU_ASSERT(r1->k[2].start_ns == T0 + 130 && r1->k[2].end_ns == T0 + 140 && r1->k[2].role == RS_KROLE_MERGE); /* elementwise */
     CU_ASSERT_STRING_EQUAL(raw.names[r1->k[1].name], "flash_fwd_kernel");
     /* push/pop and start/end ranges with an end; marks, open ranges and other names are not steps */
     CU_ASSERT_EQUAL_FATAL(r1->nr, 1);
@@ -75,12 +77,12 @@ RS_TEST(test_reader_by_hand, "an nsys export written by hand, into the raw store
     rs_raw_free(&raw);
 }
 
-/* path's read fails with "path: " + msg. */
-static void expect_read_fail(const char *path, const char *msg) {
+/* path's read fails (rc: -1 a broken export, -2 not an nsys export at all) with "path: " + msg. */
+static void expect_read_fail(const char *path, int rc, const char *msg) {
     rs_raw_t raw;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
-    CU_ASSERT_EQUAL(rs_import_read_nsys(&raw, path, &err), -1);
+    CU_ASSERT_EQUAL(rs_import_read_nsys(&raw, path, &err), rc);
     char want[1400];
     snprintf(want, sizeof want, "%s: %s", path, msg);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
@@ -90,18 +92,26 @@ static void expect_read_fail(const char *path, const char *msg) {
 }
 
 RS_TEST(test_reader_refusals, "the reader's refusals") {
-    expect_read_fail(make_db("nostrings", "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"),
+    expect_read_fail(make_db("nostrings", "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"), -2,
                      "no StringIds table (the kernel names): not an nsys SQLite export");
+    expect_read_fail(make_db("nokernels", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"), -2,
+                     "no CUPTI_ACTIVITY_KIND_KERNEL table: no CUDA kernels were traced (profile with nsys profile -t cuda,nvtx)");
     expect_read_fail(make_db("nocols", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
                                        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (begin INTEGER, end INTEGER, shortName INTEGER);\n"),
-                     "CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns");
-    expect_read_fail(make_db("noring", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
-                                       "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"
-                                       "INSERT INTO StringIds VALUES (1, 'sm90_xmma_gemm_bf16bf16');\n"
-                                       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1), (3, 4, 1);\n"),
-                     "no attention or SendRecv kernel among its 2 kernels (name yours with --kernel-regex)");
+                     -1, "CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns");
     rs_test_write_text(rs_test_path("text.sqlite"), "{\"traceEvents\": []} and more text than a header\n");
-    expect_read_fail(rs_test_path("text.sqlite"), "SQLite error reading the schema: file is not a database");
+    expect_read_fail(rs_test_path("text.sqlite"), -1, "SQLite error reading the schema: file is not a database");
+    /* GEMMs only: read, then refused by the import with the kernels it saw */
+    const char *gemm = make_db("noring", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\n"
+                                         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, shortName INTEGER);\n"
+                                         "INSERT INTO StringIds VALUES (1, 'sm90_xmma_gemm_bf16bf16');\n"
+                                         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1), (3, 4, 1);\n");
+    rs_import_opts_t o = it_opts();
+    rs_err_t err = {0};
+    CU_ASSERT_PTR_NULL(it_import1(gemm, &o, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "noring.sqlite: 1 rank with GPU kernels (2 kernel(s), the most frequent 2 x 'sm90_xmma_gemm_bf16bf16'): "
+                                       "a ring needs at least 2 ranks (give every rank's trace)"));
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
 }
 
 RS_TEST(test_nsys, "nsys: NVTX text, textId, no NVTX, MPI_RANKS") {
@@ -153,6 +163,9 @@ RS_TEST(test_bad_files, "no kernel table, no attention kernel") {
     ok.kernel_regex = "custom_ring_attention_";
     rs_err_t err;
     rs_import_t *im = it_import1(db, &ok, &err);
+    for (size_t i = 0; i < run2.nk; i++) /* named by --kernel-regex: attention now */
+        if (!strcmp(run2.k[i].name, K_CUSTOM_FWD) || !strcmp(run2.k[i].name, K_CUSTOM_BWD))
+            run2.k[i].role = run2.k[i].pass == RS_PASS_FORWARD ? RS_KROLE_ATTN_FWD : RS_KROLE_ATTN_BWD;
     it_check_import(&run2, im, 0);
     rs_import_free(im);
     fx_free(&run2);

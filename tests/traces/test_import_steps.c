@@ -1,8 +1,10 @@
 /* test_import_steps.c - step assignment (traces/import_steps.c) on raw ranks written by hand: by
  * launch order (correlation ids, or GPU start when a rank has none; the forward's last attention run
- * split at its widest gap after the last SendRecv; the backward's tail step) and by step ranges
- * (the range holding each launch; kernels outside every range left out); each refusal with its exact
- * message; and the same refusals from fixture files through the import. */
+ * split at its widest gap after the last SendRecv; the backward's tail step; the compute streams'
+ * other kernels to the step launched last, after the forward's last attention only the unbroken run
+ * of merges and casts) and by step ranges (the range holding each launch; kernels outside every range,
+ * or off the compute streams, left out; an attention launch between two steps of a pass refused);
+ * each refusal with its exact message; and the same refusals from fixture files through the import. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,9 @@
 #define FA "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)"
 #define FB "void flash_bwd_dq_dk_dv_loop_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8>>(Flash_bwd_params)"
 #define SR "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"
+#define ME "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >(int)"
+#define CA "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>(int)"
+#define GE "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas"
 
 typedef struct {
     const char *name;
@@ -28,14 +33,14 @@ static void add_rank(rs_raw_t *raw, const char *file, const kspec_t *ks, size_t 
     for (size_t i = 0; i < n; i++) {
         uint32_t id = rs_raw_intern(raw, ks[i].name, strlen(ks[i].name));
         CU_ASSERT_FATAL(rs_raw_role(raw, id) >= 0);
-        rs_raw_kernel_t k = {ks[i].start_ns, ks[i].end_ns, ks[i].launch_ns, ks[i].order, 0, 7, id, (uint8_t)rs_raw_role(raw, id)};
+        rs_raw_kernel_t k = {ks[i].start_ns, ks[i].end_ns, ks[i].launch_ns, ks[i].order, 0, 7, {0, 0, 0}, id, RS_RAW_NONE, (uint8_t)rs_raw_role(raw, id)};
         CU_ASSERT_EQUAL_FATAL(rs_raw_add_kernel(r, &k), 0);
     }
 }
 
 /* A step range [start_ns, end_ns] named name on the rank added last. */
 static void add_range(rs_raw_t *raw, const char *name, int64_t start_ns, int64_t end_ns) {
-    rs_raw_range_t g = {start_ns, end_ns, rs_raw_intern(raw, name, strlen(name)), 0, 0};
+    rs_raw_range_t g = {start_ns, end_ns, rs_raw_intern(raw, name, strlen(name)), 0, 0, RS_RANGE_STEP};
     CU_ASSERT_FATAL(rs_raw_step_range(raw, name, &g.step, &g.pass_hint) == 1);
     CU_ASSERT_EQUAL_FATAL(rs_raw_add_range(&raw->ranks[raw->n_ranks - 1], &g), 0);
 }
@@ -134,9 +139,32 @@ RS_TEST(test_by_ranges, "by step ranges") {
     CU_ASSERT_EQUAL(raw.ranks[0].r[0].step, 0); /* the ranges sorted */
     /* --no-ranges: the launch order instead (4 and 5 are SendRecv kernels after the last attention) */
     CU_ASSERT_EQUAL(assign(&raw, false, &ranges, &err, NULL), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "r0: rank 0: 2 SendRecv kernel(s) after the last attention kernel belong to no ring pass");
+    CU_ASSERT_STRING_EQUAL(err.msg, "r0: rank 0: 2 point-to-point kernel(s) after the last attention kernel belong to no ring pass");
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     rs_raw_free(&raw);
+}
+
+/* A kernel with its stream. */
+typedef struct {
+    kspec_t k;
+    int64_t stream;
+} sspec_t;
+
+/* Two ranks of ks[0..n) with their streams (and, ranges, the step ranges 0 and 1 at [0, 49] and [50, 99]). */
+static void two_ranks_streams(rs_raw_t *raw, const sspec_t *ks, size_t n, bool ranges) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(raw, NULL, NULL, &err), 0);
+    for (int r = 0; r < 2; r++) {
+        rs_raw_rank_t *rr = rs_raw_add_rank(raw, r ? "r1" : "r0");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rr);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = rs_raw_intern(raw, ks[i].k.name, strlen(ks[i].k.name));
+            rs_raw_kernel_t k = {ks[i].k.start_ns, ks[i].k.end_ns, ks[i].k.launch_ns, ks[i].k.order, 0, ks[i].stream, {0, 0, 0}, id, RS_RAW_NONE,
+                                 (uint8_t)rs_raw_role(raw, id)};
+            CU_ASSERT_EQUAL_FATAL(rs_raw_add_kernel(&raw->ranks[raw->n_ranks - 1], &k), 0);
+        }
+        if (ranges) add_range(raw, "ring_step 0", 0, 49), add_range(raw, "ring_step 1", 50, 99);
+    }
 }
 
 /* A raw store of two ranks, each holding ks (and the ranges of names at [10 i, 10 i + 9]). */
@@ -159,20 +187,61 @@ static void expect_refusal(rs_raw_t *raw, bool use_ranges, const char *msg) {
     rs_raw_free(raw);
 }
 
+RS_TEST(test_compute_kernels, "the compute streams' other kernels: by launch order and by ranges") {
+    /* a forward pass of N = 2 on stream 7 (NCCL on 21): step 0's attention and two merges, step 1's
+     * attention, its merge and the epilogue's cast, then a GEMM and a merge of the rest of the layer,
+     * and an elementwise kernel on stream 99 (no attention there) inside step 0 */
+    const sspec_t ks[10] = {
+        {{SR, 0, 10, 1, 1}, 21},   {{FA, 2, 12, 2, 2}, 7},    {{ME, 13, 14, 3, 3}, 7},   {{ME, 15, 16, 4, 4}, 7},
+        {{ME, 13, 15, 5, 5}, 99},  {{FA, 30, 40, 51, 6}, 7},  {{ME, 41, 42, 52, 7}, 7},  {{CA, 43, 44, 53, 8}, 7},
+        {{GE, 50, 60, 120, 9}, 7}, {{ME, 61, 62, 121, 10}, 7},
+    };
+    static const int32_t step[10] = {0, 0, 0, 0, -1, 1, 1, 1, -1, -1};
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    bool ranges = true;
+    rs_steps_t as[2];
+    two_ranks_streams(&raw, ks, 10, false);
+    CU_ASSERT_EQUAL_FATAL(assign(&raw, true, &ranges, &err, as), 0);
+    CU_ASSERT(!ranges);
+    for (int i = 0; i < 10; i++) CU_ASSERT(step[i] < 0 ? as[0].inst[i] == -1 : as[0].inst[i] == 0 && as[0].step[i] == step[i]);
+    rs_steps_free(&as[0]), rs_steps_free(&as[1]);
+    rs_raw_free(&raw);
+    /* by ranges: what is launched inside a range on the compute stream, whatever its role (the GEMM
+     * at 120 and the merge at 121 are outside every range, the kernel of stream 99 off the stream) */
+    two_ranks_streams(&raw, ks, 10, true);
+    CU_ASSERT_EQUAL_FATAL(assign(&raw, true, &ranges, &err, as), 0);
+    CU_ASSERT(ranges);
+    for (int i = 0; i < 10; i++) CU_ASSERT(step[i] < 0 ? as[0].inst[i] == -1 : as[0].inst[i] == 0 && as[0].step[i] == step[i]);
+    rs_steps_free(&as[0]), rs_steps_free(&as[1]);
+    rs_raw_free(&raw);
+    /* an attention kernel launched between the two ranges of one pass (range 0 ends at 45, range 1
+     * starts at 50, the launch at 49): refused */
+    sspec_t out[10];
+    memcpy(out, ks, sizeof out);
+    out[5].k.launch_ns = 49;
+    two_ranks_streams(&raw, out, 10, true);
+    raw.ranks[0].r[0].end_ns = 45;
+    expect_refusal(&raw, true, "r0: rank 0: attention kernel 'void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, ' "
+                               "launched at 0.049 us outside every step range, between 'ring_step 0' and 'ring_step 1' of one ring pass: its step "
+                               "is unknown (put every launch of a step inside its range)");
+}
+
 RS_TEST(test_refusals, "refusals: exact messages") {
     rs_raw_t raw;
     /* by launch order */
     const kspec_t attn_first[3] = {{FA, 0, 5, RS_RAW_NO_TIME, 1}, {SR, 6, 9, RS_RAW_NO_TIME, 2}, {FA, 10, 15, RS_RAW_NO_TIME, 3}};
     two_ranks(&raw, attn_first, 3, NULL, 0, false);
-    expect_refusal(&raw, false, "r0.json: rank 0: attention kernels before any SendRecv kernel (a ring pass cut by the profiling "
-                                "window, or attention outside the ring: give step ranges or narrow --kernel-regex)");
+    expect_refusal(&raw, false, "r0.json: rank 0: attention kernels before any point-to-point kernel of the ring (a ring pass cut by the "
+                                "profiling window, or attention outside the ring: give step ranges, --profiler-step or --window)");
     const kspec_t one_attn[2] = {{SR, 0, 5, RS_RAW_NO_TIME, 1}, {FA, 6, 9, RS_RAW_NO_TIME, 2}};
     two_ranks(&raw, one_attn, 2, NULL, 0, false);
     expect_refusal(&raw, false, "r0.json: rank 0 forward ring pass 0: no attention kernel for the last step 1 (one kernel after step 0's SendRecv)");
     const kspec_t no_attn[1] = {{SR, 0, 5, RS_RAW_NO_TIME, 1}};
     two_ranks(&raw, no_attn, 1, NULL, 0, false);
-    expect_refusal(&raw, false, "r0.json: rank 0: no attention kernel (flash_fwd*/flash_bwd*, FlashAttnFwd/Bwd, cuDNN sdpa fprop/bprop, "
-                                "fmha_cutlass*, attn_fwd_mma ...); name yours with --kernel-regex");
+    expect_refusal(&raw, false, "r0.json: rank 0: no attention kernel among its 1 kernel(s), the most frequent 1 x "
+                                "'ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<' (FlashAttention 2/3/4, cuDNN, fmha_cutlass, CK / aiter, "
+                                "Triton, flashinfer, ringsim's names are known); name yours with --role-regex attn=RE");
     /* a backward pass of N = 2 needs 3 SendRecv groups */
     const kspec_t short_bwd[5] = {{SR, 0, 5, RS_RAW_NO_TIME, 1}, {FB, 6, 9, RS_RAW_NO_TIME, 2}, {SR, 10, 12, RS_RAW_NO_TIME, 3},
                                   {FB, 13, 15, RS_RAW_NO_TIME, 4}, {FA, 16, 18, RS_RAW_NO_TIME, 5}};

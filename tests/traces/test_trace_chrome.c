@@ -92,7 +92,7 @@ RS_TEST(test_chrome_json, "chrome json parses back (us, lanes, no overlap)") {
 
 RS_TEST(test_chrome_overflow_lanes, "chrome json: overlaps go to overflow lanes") {
     /* transfer longer than a step: send of step k runs into send of step k+1 on the same lane; the
-     * writer moves it to an overflow lane (tid + 8) and alters no time */
+     * writer moves it to an overflow lane (tid + 16) and alters no time */
     rs_trace_t *t = tc_ring_trace(3, 1e-3, 0.5e-3, 1.5e-3);
     rs_err_t err = {0};
     const char *p = rs_test_path("overlap.json");
@@ -104,17 +104,17 @@ RS_TEST(test_chrome_overflow_lanes, "chrome json: overlaps go to overflow lanes"
     size_t i;
     json_t *e;
     int n_overflow_names = 0, send1_tid = -1;
-    double last_end[3][24];
-    int seen[3][24] = {{0}};
+    double last_end[3][40];
+    int seen[3][40] = {{0}};
     json_array_foreach(evs, i, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
         int pid = (int)json_integer_value(json_object_get(e, "pid"));
         int tid = (int)json_integer_value(json_object_get(e, "tid"));
-        CU_ASSERT_FATAL(pid >= 0 && pid < 3 && tid >= 0 && tid < 24);
+        CU_ASSERT_FATAL(pid >= 0 && pid < 3 && tid >= 0 && tid < 40);
         if (strcmp(ph, "M") == 0) {
             const char *label = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
             if (strcmp(json_string_value(json_object_get(e, "name")), "thread_name") == 0 && strstr(label, "(overlap 1)")) {
-                CU_ASSERT_STRING_EQUAL(label, tid % 8 == 1 ? "send (overlap 1)" : "recv (overlap 1)");
+                CU_ASSERT_STRING_EQUAL(label, tid % 16 == 1 ? "send (overlap 1)" : "recv (overlap 1)");
                 n_overflow_names++;
             }
             continue;
@@ -133,7 +133,7 @@ RS_TEST(test_chrome_overflow_lanes, "chrome json: overlaps go to overflow lanes"
         seen[pid][tid] = 1;
         last_end[pid][tid] = ts + dur;
     }
-    CU_ASSERT_EQUAL(send1_tid, 1 + 8);
+    CU_ASSERT_EQUAL(send1_tid, 1 + 16);
     CU_ASSERT_EQUAL(n_overflow_names, 3 * 2); /* send and recv of every rank */
     json_decref(root);
     /* both passes in one trace: backward uses lanes 4..7 */
@@ -145,6 +145,20 @@ RS_TEST(test_chrome_overflow_lanes, "chrome json: overlaps go to overflow lanes"
     CU_ASSERT_EQUAL(rs_trace_write_chrome(u, rs_test_path("both.json"), &err), 0);
     char *s = rs_test_slurp(rs_test_path("both.json"), NULL);
     CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"tid\":4,\"args\":{\"name\":\"backward compute\"}"));
+    CU_ASSERT_PTR_NULL(s ? strstr(s, "overlap") : NULL);
+    free(s);
+    /* role events: their own lanes (8 + role forward, 12 + role backward), after the compute lane,
+     * their busy time in the arguments */
+    const rs_role_event_t re[2] = {{0, 0, RS_PASS_FORWARD, RS_ROLE_MERGE, 0.75, 1, 0.125}, {0, 0, RS_PASS_BACKWARD, RS_ROLE_ATTN, 0.5, 1.25, 0.75}};
+    rs_trace_add_role(u, &re[0]);
+    rs_trace_add_role(u, &re[1]);
+    CU_ASSERT_EQUAL(rs_trace_write_chrome(u, rs_test_path("roles.json"), &err), 0);
+    s = rs_test_slurp(rs_test_path("roles.json"), NULL);
+    CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"tid\":9,\"args\":{\"name\":\"compute: merge\"}"));
+    CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"tid\":9,\"args\":{\"sort_index\":40}"));   /* between compute (0) and send (64) */
+    CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "\"tid\":12,\"args\":{\"name\":\"backward compute: attn\"}"));
+    CU_ASSERT_PTR_NOT_NULL(s && strstr(s, "{\"ph\":\"X\",\"name\":\"merge 0\",\"cat\":\"compute.merge\",\"pid\":0,\"tid\":9,\"ts\":750000,\"dur\":250000,"
+                                          "\"args\":{\"step\":0,\"pass\":\"forward\",\"role\":\"merge\",\"busy_us\":125000}}"));
     CU_ASSERT_PTR_NULL(s ? strstr(s, "overlap") : NULL);
     free(s);
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);

@@ -1,0 +1,110 @@
+/* import_kineto.h - private to traces/import_kineto*.c: the state of one Kineto file's parse
+ * (import_kineto.c, the yajl callbacks) and what becomes of it (import_kineto_file.c: the
+ * communication arguments, the record_param_comms operations of coalesced point-to-point kernels,
+ * the header's groups and devices, launches matched, one raw rank per device). */
+#ifndef RS_IMPORT_KINETO_H
+#define RS_IMPORT_KINETO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import_readers.h"
+
+#define RS_KMAX_GROUP 4096 /* ranks of a process group the reader keeps */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+} rs_kbuf_t;
+
+typedef struct {
+    int64_t corr;      /* correlation id */
+    int64_t ts_ns;     /* host launch time (relative to the file's base) */
+    int64_t tid;       /* launching thread, -1 unknown */
+} rs_klaunch_t;
+
+typedef struct {
+    rs_raw_range_t g;  /* times relative to the file's base */
+    int64_t tid;       /* its thread */
+} rs_krange_t;
+
+typedef struct {
+    rs_raw_kernel_t k; /* times relative to the file's base */
+    int64_t tid;       /* launching thread (after the launches are matched), -1 unknown */
+} rs_kkernel_t;
+
+/* A record_param_comms send or recv on a CPU thread: one message of the next coalesced kernel. */
+typedef struct {
+    int64_t ts_ns, tid;
+    bool is_send;
+    int32_t peer;      /* global rank, -1 unknown */
+    int64_t bytes;     /* -1 unknown */
+    uint32_t group;    /* raw group, RS_RAW_NONE */
+} rs_kp2p_t;
+
+typedef struct {
+    int64_t id;        /* deviceProperties id */
+    uint32_t name;     /* interned name */
+} rs_kdev_t;
+
+typedef struct {
+    rs_raw_t *raw;
+    const char *path;
+    int depth;             /* nesting depth: 1 = top object */
+    int top_key, ev_key, arg_key, sub_key, pg_key, dev_key;
+    bool saw_events, oom;
+    int64_t base_ns;       /* baseTimeNanoseconds (0 when absent) */
+    int64_t dist_rank;     /* distributedInfo.rank, -1 when absent */
+    int64_t world_size;    /* distributedInfo.world_size, -1 when absent */
+    size_t n_cpu_ops;      /* cpu_op events */
+    /* the current event */
+    char ph[4], cat[32];
+    rs_kbuf_t name;
+    int64_t ts_ns, dur_ns, pid, tid, stream, corr, device;
+    bool has_ts, has_dur, pid_num, tid_num, has_stream, has_corr, has_device;
+    int32_t grid[3];
+    int grid_i;
+    struct {               /* its collective arguments */
+        rs_kbuf_t coll, pg_name, pg_desc, pg_ranks, in_split, out_split;
+        char dtype[24];
+        int64_t in_nelems, out_nelems, src, dst;
+    } ev;
+    /* the current distributedInfo.pg_config entry */
+    rs_kbuf_t pg_name, pg_desc, pg_rank_text;
+    int32_t pg_ranks[RS_KMAX_GROUP];
+    int pg_n;
+    /* the current deviceProperties entry, and the devices seen */
+    int64_t dev_id;
+    rs_kbuf_t dev_name;
+    rs_kdev_t *devs;
+    size_t n_devs, cap_devs;
+    /* kept events */
+    rs_klaunch_t *launch;
+    size_t n_launch, cap_launch;
+    rs_kkernel_t *kern;
+    size_t n_kern, cap_kern;
+    rs_krange_t *rng;
+    size_t n_rng, cap_rng;
+    rs_kp2p_t *p2p;
+    size_t n_p2p, cap_p2p;
+} rs_kparse_t;
+
+/* The current kernel event's collective arguments into a raw comm entry of x (x->comm, x->role:
+ * send, recv, a single-peer all_to_all (a rotation: SendRecv) or another communication). 0 or -1 on
+ * OOM. */
+int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x);
+/* The current record_param_comms event: kept when it is a send or a recv. 0 or -1 on OOM. */
+int rs_kineto_p2p_op(rs_kparse_t *k);
+/* The deviceProperties entry just parsed. 0 or -1 on OOM. */
+int rs_kineto_devprop(rs_kparse_t *k);
+/* The distributedInfo.pg_config entry just parsed, as a raw group. 0 or -1 on OOM. */
+int rs_kineto_pg_config(rs_kparse_t *k);
+/* After the parse: shift by the base, match launches by correlation id, give coalesced point-to-point
+ * kernels their queued messages, and split the file into raw ranks, one per CUDA device. 0, or -1 on
+ * OOM or kernels on more than 64 devices. */
+int rs_kineto_finish(rs_kparse_t *k);
+/* Free what the parse holds. Can't fail. */
+void rs_kineto_parse_free(rs_kparse_t *k);
+
+#endif /* RS_IMPORT_KINETO_H */

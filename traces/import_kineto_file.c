@@ -1,0 +1,249 @@
+/* import_kineto_file.c - one parsed Kineto file into the raw store (import_kineto.h): the NCCL
+ * kernels' arguments read as messages, peers and groups; the record_param_comms sends and receives a
+ * thread queued, given to the coalesced kernel that runs them; the header's process groups and
+ * devices; launches matched by correlation id; one raw rank per CUDA device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_kclass.h"
+#include "import_kineto.h"
+
+/* The group of the current event's "Process Group Name" / "Ranks", RS_RAW_NONE without a name; sets
+ * *oom on OOM. */
+static uint32_t event_group(rs_kparse_t *k, bool *oom) {
+    static int32_t ranks[RS_KMAX_GROUP]; /* parse scratch: the reader runs one file at a time */
+    if (!k->ev.pg_name.len) return RS_RAW_NONE;
+    int n = k->ev.pg_ranks.len ? rs_raw_parse_ranks(k->ev.pg_ranks.s, ranks, RS_KMAX_GROUP) : 0;
+    if (n < 0) n = 0; /* an unreadable list: the group is known by name only */
+    uint32_t g = rs_raw_group(k->raw, k->ev.pg_name.s, k->ev.pg_desc.len ? k->ev.pg_desc.s : "", ranks, n);
+    if (g == RS_RAW_NONE) *oom = true;
+    return g;
+}
+
+/* Of an "In split size" / "Out split size" list ("[0, 0, 8192, 0]"): the index of its one non-zero
+ * entry, or -1 when it has none or several (or is not a list). */
+static int single_split(const char *s) {
+    if (!s) return -1;
+    int idx = -1, i = 0;
+    for (const char *c = s; *c;) {
+        if (*c < '0' || *c > '9') {
+            c++;
+            continue;
+        }
+        long long v = strtoll(c, (char **)&c, 10);
+        if (v != 0) {
+            if (idx >= 0) return -1;
+            idx = i;
+        }
+        i++;
+    }
+    return idx;
+}
+
+static int64_t msg_bytes(int64_t nelems, int dsize) { return nelems >= 0 && dsize > 0 ? nelems * dsize : -1; }
+
+int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
+    bool oom = false;
+    const char *cn = k->ev.coll.s;
+    rs_raw_comm_t c = {event_group(k, &oom), rs_raw_intern(k->raw, cn, k->ev.coll.len), (int8_t)rs_coll_of_name(cn), 0, 0, -1, -1, -1, -1};
+    if (oom || c.name == UINT32_MAX) return -1;
+    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
+    const int64_t in_b = msg_bytes(k->ev.in_nelems, dsize), out_b = msg_bytes(k->ev.out_nelems, dsize);
+    int role = RS_KROLE_XCOMM;
+    if (c.coll == RS_COLL_P2P) {
+        if (strstr(cn, "send")) {
+            c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = in_b;
+            role = RS_KROLE_SEND;
+        } else {
+            c.n_recv = 1, c.recv_peer = (int32_t)k->ev.src, c.recv_bytes = out_b >= 0 ? out_b : in_b;
+            role = RS_KROLE_RECV;
+        }
+    } else {
+        c.send_bytes = in_b, c.recv_bytes = out_b;
+        const rs_raw_group_t *g = c.group != RS_RAW_NONE ? &k->raw->groups[c.group] : NULL;
+        const int to = single_split(k->ev.in_split.len ? k->ev.in_split.s : NULL), from = single_split(k->ev.out_split.len ? k->ev.out_split.s : NULL);
+        if (c.coll == RS_COLL_ALL_TO_ALL && g && to >= 0 && from >= 0 && to < g->n && from < g->n) {
+            /* an all_to_all moving data to one peer and from one: a rotation (PyTorch's context
+             * parallel ring, permute_tensor), point-to-point traffic */
+            c.coll = RS_COLL_P2P;
+            c.n_send = c.n_recv = 1;
+            c.send_peer = g->ranks[to], c.recv_peer = g->ranks[from];
+            role = RS_KROLE_SENDRECV;
+        }
+    }
+    if ((x->comm = rs_raw_add_comm(k->raw, &c)) == RS_RAW_NONE) return -1;
+    x->role = (uint8_t)role;
+    return 0;
+}
+
+int rs_kineto_p2p_op(rs_kparse_t *k) {
+    const char *cn = k->ev.coll.s;
+    if (rs_coll_of_name(cn) != RS_COLL_P2P) return 0;
+    bool oom = false, send = strstr(cn, "send") != NULL;
+    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
+    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src),
+                   msg_bytes(send ? k->ev.in_nelems : (k->ev.out_nelems >= 0 ? k->ev.out_nelems : k->ev.in_nelems), dsize),
+                   event_group(k, &oom)};
+    if (oom) return -1;
+    return rs_raw_grow((void **)&k->p2p, &k->n_p2p, &k->cap_p2p, sizeof p, &p);
+}
+
+int rs_kineto_devprop(rs_kparse_t *k) {
+    if (!k->dev_name.len) return 0;
+    uint32_t id = rs_raw_intern(k->raw, k->dev_name.s, k->dev_name.len);
+    if (id == UINT32_MAX) return -1;
+    if (!k->raw->gpu_name[0]) snprintf(k->raw->gpu_name, sizeof k->raw->gpu_name, "%s", k->dev_name.s);
+    rs_kdev_t d = {k->dev_id, id};
+    return rs_raw_grow((void **)&k->devs, &k->n_devs, &k->cap_devs, sizeof d, &d);
+}
+
+int rs_kineto_pg_config(rs_kparse_t *k) {
+    if (!k->pg_name.len) return 0;
+    int n = k->pg_n;
+    if (n == 0 && k->pg_rank_text.len) {
+        n = rs_raw_parse_ranks(k->pg_rank_text.s, k->pg_ranks, RS_KMAX_GROUP);
+        if (n < 0) n = 0;
+    }
+    return rs_raw_group(k->raw, k->pg_name.s, k->pg_desc.len ? k->pg_desc.s : "", k->pg_ranks, n) == RS_RAW_NONE ? -1 : 0;
+}
+
+static int launch_cmp(const void *a, const void *b) {
+    const rs_klaunch_t *x = a, *y = b;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static int p2p_cmp(const void *a, const void *b) {
+    const rs_kp2p_t *x = a, *y = b;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+static const rs_kkernel_t *g_kern; /* for the qsort of kernel indices below */
+static int comm_launch_cmp(const void *a, const void *b) {
+    const rs_kkernel_t *x = &g_kern[*(const size_t *)a], *y = &g_kern[*(const size_t *)b];
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->k.launch_ns != y->k.launch_ns) return x->k.launch_ns < y->k.launch_ns ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Point-to-point kernels without arguments of their own (a coalesced batch_isend_irecv: the kernel
+ * is launched at the end of the batch, outside every record_param_comms) get the sends and receives
+ * their thread queued since its previous communication launch. 0 or -1 on OOM. */
+static int attach_p2p(rs_kparse_t *k) {
+    if (k->n_p2p == 0) return 0;
+    qsort(k->p2p, k->n_p2p, sizeof *k->p2p, p2p_cmp);
+    size_t *idx = malloc(k->n_kern * sizeof *idx), n = 0;
+    if (!idx) return -1;
+    for (size_t i = 0; i < k->n_kern; i++)
+        if (rs_krole_is_comm(k->kern[i].k.role) && k->kern[i].tid >= 0 && k->kern[i].k.launch_ns != RS_RAW_NO_TIME) idx[n++] = i;
+    g_kern = k->kern;
+    qsort(idx, n, sizeof *idx, comm_launch_cmp);
+    int rc = 0;
+    size_t p = 0;
+    for (size_t j = 0; j < n && rc == 0; j++) {
+        rs_kkernel_t *x = &k->kern[idx[j]];
+        const int64_t lo = j > 0 && k->kern[idx[j - 1]].tid == x->tid ? k->kern[idx[j - 1]].k.launch_ns : INT64_MIN;
+        while (p < k->n_p2p && (k->p2p[p].tid < x->tid || (k->p2p[p].tid == x->tid && k->p2p[p].ts_ns <= lo))) p++;
+        size_t q = p;
+        rs_raw_comm_t c = {RS_RAW_NONE, RS_RAW_NONE, RS_COLL_P2P, 0, 0, -1, -1, 0, 0};
+        for (; q < k->n_p2p && k->p2p[q].tid == x->tid && k->p2p[q].ts_ns <= x->k.launch_ns; q++) {
+            const rs_kp2p_t *o = &k->p2p[q];
+            if (c.group == RS_RAW_NONE) c.group = o->group;
+            int64_t *b = o->is_send ? &c.send_bytes : &c.recv_bytes;
+            *b = *b < 0 || o->bytes < 0 ? -1 : *b + o->bytes;
+            if (o->is_send) c.n_send++, c.send_peer = o->peer;
+            else c.n_recv++, c.recv_peer = o->peer;
+        }
+        p = q;
+        if (c.n_send + c.n_recv == 0 || x->k.comm != RS_RAW_NONE || !rs_krole_is_p2p(x->k.role)) continue;
+        if (!c.n_send) c.send_bytes = -1;
+        if (!c.n_recv) c.recv_bytes = -1;
+        if ((x->k.comm = rs_raw_add_comm(k->raw, &c)) == RS_RAW_NONE) rc = -1;
+        x->k.role = (uint8_t)(c.n_send && c.n_recv ? RS_KROLE_SENDRECV : c.n_send ? RS_KROLE_SEND : RS_KROLE_RECV);
+    }
+    free(idx);
+    return rc;
+}
+
+/* The GPU name of device d: the deviceProperties entry of its id, else the only entry. */
+static uint32_t device_gpu(const rs_kparse_t *k, int64_t d) {
+    for (size_t i = 0; i < k->n_devs; i++)
+        if (k->devs[i].id == d) return k->devs[i].name;
+    return k->n_devs == 1 ? k->devs[0].name : RS_RAW_NONE;
+}
+
+int rs_kineto_finish(rs_kparse_t *k) {
+    rs_raw_t *raw = k->raw;
+    enum { MAXDEV = 64 };
+    int64_t dev[MAXDEV], tid_of[MAXDEV * 4], tid_dev[MAXDEV * 4];
+    int n_dev = 0, n_tid = 0;
+    if (k->n_launch > 1) qsort(k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
+    for (size_t i = 0; i < k->n_kern; i++) {
+        rs_raw_kernel_t *x = &k->kern[i].k;
+        int d = 0;
+        while (d < n_dev && dev[d] != x->device) d++;
+        if (d == n_dev) {
+            if (n_dev == MAXDEV) return -1;
+            dev[n_dev++] = x->device;
+        }
+        x->start_ns += k->base_ns;
+        x->end_ns += k->base_ns;
+        if (x->order < 0 || k->n_launch == 0) continue;
+        rs_klaunch_t key = {x->order, 0, 0};
+        const rs_klaunch_t *l = bsearch(&key, k->launch, k->n_launch, sizeof *k->launch, launch_cmp);
+        if (!l) continue;
+        x->launch_ns = l->ts_ns + k->base_ns;
+        k->kern[i].tid = l->tid;
+        if (!rs_krole_is_attn(x->role) && !rs_krole_is_p2p(x->role)) continue; /* threads that launch the ring's kernels */
+        int t = 0;
+        while (t < n_tid && tid_of[t] != l->tid) t++;
+        if (t == n_tid && n_tid < MAXDEV * 4) tid_of[n_tid] = l->tid, tid_dev[n_tid++] = x->device;
+    }
+    for (size_t i = 0; i < k->n_p2p; i++) k->p2p[i].ts_ns += k->base_ns;
+    if (attach_p2p(k) != 0) return -1;
+    for (int a = 1; a < n_dev; a++) /* ranks in device order */
+        for (int b = a; b > 0 && dev[b - 1] > dev[b]; b--) {
+            int64_t t = dev[b];
+            dev[b] = dev[b - 1], dev[b - 1] = t;
+        }
+    size_t first = raw->n_ranks;
+    for (int d = 0; d < (n_dev ? n_dev : 1); d++) { /* a file without kernels is one (empty) rank */
+        rs_raw_rank_t *r = rs_raw_add_rank(raw, k->path);
+        if (!r) return -1;
+        r->device = n_dev ? dev[d] : -1;
+        r->rank_key = n_dev <= 1 ? k->dist_rank : -1;
+        r->world_size = k->world_size;
+        r->gpu = device_gpu(k, r->device);
+        r->n_cpu_ops = d == 0 ? k->n_cpu_ops : 0;
+    }
+    for (size_t i = 0; i < k->n_kern; i++) {
+        int d = 0;
+        while (dev[d] != k->kern[i].k.device) d++;
+        if (rs_raw_add_kernel(&raw->ranks[first + d], &k->kern[i].k) != 0) return -1;
+    }
+    for (size_t i = 0; i < k->n_rng; i++) {
+        rs_raw_range_t g = k->rng[i].g;
+        g.start_ns += k->base_ns;
+        g.end_ns += k->base_ns;
+        int d = 0;
+        if (n_dev > 1) {
+            int t = 0;
+            while (t < n_tid && tid_of[t] != k->rng[i].tid) t++;
+            if (t == n_tid) continue; /* a thread that launches no ring kernel */
+            while (dev[d] != tid_dev[t]) d++;
+        }
+        if (rs_raw_add_range(&raw->ranks[first + d], &g) != 0) return -1;
+    }
+    return 0;
+}
+
+void rs_kineto_parse_free(rs_kparse_t *k) {
+    rs_kbuf_t *b[] = {&k->name, &k->ev.coll, &k->ev.pg_name, &k->ev.pg_desc, &k->ev.pg_ranks, &k->ev.in_split, &k->ev.out_split,
+                      &k->pg_name, &k->pg_desc, &k->pg_rank_text, &k->dev_name};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->s);
+    free(k->devs);
+    free(k->launch);
+    free(k->kern);
+    free(k->rng);
+    free(k->p2p);
+}
