@@ -8,12 +8,26 @@
 #include "cli.h"
 
 #ifdef RINGSIM_HAVE_EXEC
+#include "exec.h" /* rs_exec_estimate */
 #include "study_calibrate.h"
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_calibrate_in_t *j = dst;
-    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", 1, 1 << 20, 1, RS_MAX_EFF_POINTS}, arg, j->calib.blocks, &j->calib.n_blocks,
-                              err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", RS_CLI_BLOCK_RANGE, 1, RS_MAX_EFF_POINTS}, arg, j->calib.blocks,
+                              &j->calib.n_blocks, err);
+}
+
+/* Every block size's run (at least one pass, and min_time_s of measuring) against --max-time and
+ * --max-memory, before anything runs. Returns 0 or -1 with err. */
+static int check_estimate(const rs_calibrate_in_t *j, const rs_cli_exec_cmd_t *e, rs_err_t *err) {
+    rs_estimate_t sum = {0, 0, 0}, est;
+    for (int i = 0; i < j->calib.n_blocks; i++) {
+        const rs_problem_t p = rs_problem_with_block(e->study.problem, j->calib.blocks[i]);
+        rs_exec_estimate(&p, NULL, &est);
+        est.time_s += j->calib.min_time_s;
+        rs_estimate_then(&sum, &est);
+    }
+    return rs_limits_check("this calibration", &sum, &e->c.limits, err);
 }
 
 #define O(field) offsetof(rs_calibrate_in_t, field)
@@ -57,7 +71,7 @@ int rs_cmd_calibrate(int argc, char **argv) {
     /* the largest block size must be a valid problem for this shape */
     if (!err.msg[0] && (rc = rs_cli_check_files("calibrate", e.groups, 3, &(rs_io_plan_t){0}, NULL, e.loud)) >= 0) return rc;
     if (err.msg[0] || rs_cli_exec_finish(&e, &j.calib.blocks[j.calib.n_blocks - 1], 1, &err) < 0 ||
-        rs_calibrate_finish(&j, &err) < 0)
+        rs_calibrate_finish(&j, &err) < 0 || check_estimate(&j, &e, &err) < 0)
         return rs_cli_usage("calibrate", e.loud, &err);
     return rs_study_calibrate(&j, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err); /* the ranks printed what failed */
 }

@@ -21,7 +21,7 @@
 
 static int parse_blocks(void *dst, const char *arg, rs_err_t *err) {
     rs_validate_in_t *j = dst;
-    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", 2, 1 << 16, 2, RS_VALIDATE_MAX_B}, arg, j->b, &j->n_b, err);
+    return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--blocks", RS_CLI_BLOCK_RANGE, 2, RS_VALIDATE_MAX_B}, arg, j->b, &j->n_b, err);
 }
 
 static int parse_timeout(void *dst, const char *arg, rs_err_t *err) {

@@ -51,8 +51,9 @@ int rs_cli_usage(const char *name, bool loud, const rs_err_t *err) {
 
 const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv) {
     snprintf(buf, len, "ringsim");
-    for (int i = 0; i < argc && strlen(buf) + strlen(argv[i]) + 2 < len; i++)
-        snprintf(buf + strlen(buf), len - strlen(buf), " %s", argv[i]);
+    char esc[4096]; /* control bytes (a newline in a file name) escaped: every header it goes into stays one line */
+    for (int i = 0; i < argc && strlen(buf) + strlen(rs_escape(argv[i], esc, sizeof esc)) + 2 < len; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), " %s", esc);
     return buf;
 }
 

@@ -1,8 +1,12 @@
 /* main.c - `ringsim COMMAND [options]`: dispatch to the subcommands (cli/cmd_*.c). */
 #include <stdbool.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "output.h"
@@ -73,6 +77,19 @@ static int docs(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    /* A file-size limit (ulimit -f) or a full disk: the write fails with EFBIG/ENOSPC, which the
+     * writers report with the file's name and clean up after, instead of killing the process (and
+     * leaving its temporaries and its children behind). Children inherit it: mpirun, its ranks and
+     * gnuplot see EFBIG too (subprocess.c). */
+    signal(SIGXFSZ, SIG_IGN);
+    /* A rank started by a launcher (mpirun, srun) dies with its launcher's process: a killed job leaves no
+     * rank running on, writing into the dead run's folders (a child ringsim starts is tied likewise,
+     * subprocess.h). */
+    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK") || getenv("SLURM_PROCID")) {
+        const pid_t launcher = getppid();
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != launcher) return RS_EXIT_FAIL; /* it died already */
+    }
     if (argc < 2) {
         usage(stderr);
         return RS_EXIT_USAGE;

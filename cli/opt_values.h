@@ -16,6 +16,9 @@ typedef struct {
     int min_n, max_n;    /* how many sizes */
 } rs_cli_sizes_t;
 
+/* The block sizes B a measuring command takes (--blocks of validate and calibrate): one range. */
+#define RS_CLI_BLOCK_RANGE 2, ((int64_t)1 << 16)
+
 /* "16,32,1K": increasing sizes as l accepts them, into out and *n_out. Returns 0 or -1 with err
  * "--blocks 64: give at least 2 sizes", "--nodes 4,2: sizes must increase", "--seq 1,x: 'x' is not a
  * size in [1, 4294967296] (K/M/G suffixes)", "at most 8 sizes", "empty list". */

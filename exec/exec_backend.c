@@ -2,6 +2,7 @@
  * launcher, threads or a loopback; `ringsim exec` as a subprocess; the CPU executor's tables. */
 #include "exec_backend.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec_launch.h"
+#include "output.h"
 #include "subprocess.h"
 
 /* ---------------------------------------------------------------------------------------------------
@@ -194,10 +196,11 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
         self[n] = 0;
         bin = self;
     }
-    char trace_path[] = "/tmp/ringsim-sweep-exec-XXXXXX";
-    int fd = mkstemp(trace_path);
-    if (fd < 0) return rs_errf(err, "exec skipped: no temporary file");
-    close(fd);
+    /* the child's trace, in a registered temporary folder of this run: removed at the end, on a signal,
+     * or by a later run once this PID is gone (output.h) */
+    char dir[PATH_MAX], trace_path[PATH_MAX + 16];
+    if (rs_out_tmpdir("sweep-exec", dir, sizeof dir, err) != 0) return rs_errf(err, "exec skipped: %.900s", err->msg);
+    snprintf(trace_path, sizeof trace_path, "%s/trace.csv", dir);
     const rs_problem_t *p = rs_schedule_problem(s);
     char a[19][80];
     int k = 0;
@@ -216,7 +219,7 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
     snprintf(a[k++], 80, "%s", p->causal ? "--causal" : "--no-causal");
     snprintf(a[k++], 80, "--tile=%lldx%lld", (long long)p->tile_q, (long long)p->tile_k);
     snprintf(a[k++], 80, "--dtype=%s", p->act_bytes == 4 ? "fp32" : (p->act_bytes == 1 ? "fp8" : "bf16"));
-    char trace_arg[200];
+    char trace_arg[PATH_MAX + 32];
     snprintf(trace_arg, sizeof trace_arg, "--trace=%s", trace_path);
     char *argv[24] = {(char *)bin, "exec"};
     for (int i = 0; i < k; i++) argv[2 + i] = a[i];
@@ -227,7 +230,7 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
     sp.argv = argv;
     sp.stdin_fd = sp.stdout_fd = sp.stderr_fd = RS_SPAWN_NULL;
     const double timeout = o ? o->timeout_s : 0;
-    sp.new_group = timeout > 0; /* the watchdog then ends mpirun and its ranks together */
+    sp.new_group = true; /* a watchdog (the timeout, or the child bound) ends mpirun and its ranks together */
     sp.drop_env = launcher_env;
     rs_child_status_t st;
     int rc = -1;
@@ -259,7 +262,7 @@ int rs_exec_subprocess_run(const rs_exec_backend_t *be, const rs_schedule_t *s, 
                     rs_child_status_text(&st, timeout, how, sizeof how));
         }
     }
-    remove(trace_path);
+    rs_out_tmpdir_remove(dir);
     return rc;
 }
 

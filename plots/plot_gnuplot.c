@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +207,8 @@ int rs_plot_copy_scripts(const char *dir, rs_err_t *err) {
  * Running gnuplot
  * ---------------------------------------------------------------------------------------------- */
 /* The first non-blank line of the file open on fd (without its newline) into first, and the file's
- * size; closes fd. */
+ * size - 0 when every line is blank or one of gnuplot's warnings ("line 0: warning: iconv failed to
+ * convert degree sign" in the C locale: the figure is drawn all the same); closes fd. */
 static long read_first_line(int fd, char *first, size_t len) {
     first[0] = 0;
     FILE *f = fdopen(fd, "r");
@@ -216,31 +219,44 @@ static long read_first_line(int fd, char *first, size_t len) {
     fseek(f, 0, SEEK_END);
     const long size = ftell(f);
     fseek(f, 0, SEEK_SET);
-    while (fgets(first, (int)len, f)) {
-        char *s = first;
+    bool failed = false;
+    for (char line[512]; !failed && fgets(line, (int)sizeof line, f);) {
+        char *s = line;
         while (isspace((unsigned char)*s)) s++;
-        if (*s) break;
+        if (!*s || strstr(s, "warning:")) continue;
+        snprintf(first, len, "%s", s);
+        failed = true;
     }
     first[strcspn(first, "\n")] = 0;
     fclose(f);
-    return size;
+    return failed ? size : 0;
 }
 
 int plot_gnuplot_run(const char *gnuplot, const char *vars, const char *script, rs_err_t *err) {
-    char errpath[] = "/tmp/ringsim-gnuplot-XXXXXX";
-    int efd = mkstemp(errpath);
-    if (efd < 0) return rs_errc(err, RS_ERR_RUNTIME, "cannot create a temporary file: %s", strerror(errno));
+    /* gnuplot's stderr: in a registered temporary folder (a signal removes it); gnuplot leads its own
+     * process group, so that the watchdog (subprocess.h: the child bound) ends a script's children too */
+    char dir[PATH_MAX], errpath[PATH_MAX + 16];
+    if (rs_out_tmpdir("gnuplot", dir, sizeof dir, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    int efd = open(errpath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (efd < 0) {
+        rs_out_tmpdir_remove(dir);
+        return rs_errc(err, RS_ERR_RUNTIME, "cannot create a temporary file: %s", strerror(errno));
+    }
     char *argv[] = {(char *)gnuplot, "-e", (char *)vars, (char *)script, NULL};
-    const rs_spawn_t sp = {.argv = argv, .stdin_fd = RS_SPAWN_NULL, .stdout_fd = RS_SPAWN_NULL, .stderr_fd = efd};
+    const rs_spawn_t sp = {.argv = argv, .stdin_fd = RS_SPAWN_NULL, .stdout_fd = RS_SPAWN_NULL, .stderr_fd = efd, .new_group = true};
     rs_child_status_t st;
     if (rs_spawn_run(&sp, "gnuplot", 0, &st, err) != 0) {
         close(efd);
-        remove(errpath);
+        rs_out_tmpdir_remove(dir);
         return rs_err_mark(err, RS_ERR_RUNTIME);
     }
     char first[512];
     const long size = read_first_line(efd, first, sizeof first);
-    remove(errpath);
+    rs_out_tmpdir_remove(dir);
+    char how[64];
+    if (st.timed_out || st.term_signal)
+        return rs_errc(err, RS_ERR_RUNTIME, "gnuplot %s: %s", script, rs_child_status_text(&st, 0, how, sizeof how));
     if (st.exit_code == 127) return rs_errc(err, RS_ERR_RUNTIME, "%s: cannot execute gnuplot", gnuplot);
     if (st.exit_code != 0)
         return rs_errc(err, RS_ERR_RUNTIME, "gnuplot %s failed (status %d): %s", script, st.exit_code, first);

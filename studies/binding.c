@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "ranges.h" /* the machine fields' ranges: rs_binding_machine_range */
 #include "plan.h"
 
 const char *rs_version(void) { return RINGSIM_VERSION; }
@@ -25,6 +26,8 @@ const char *rs_version(void) { return RINGSIM_VERSION; }
 
 static const rs_abi_field_t table[] = {
     TYPE(rs_err_t), F(rs_err_t, msg), F(rs_err_t, code),
+    TYPE(rs_estimate_t), F(rs_estimate_t, rank_steps), F(rs_estimate_t, time_s), F(rs_estimate_t, mem_bytes),
+    TYPE(rs_limits_t), F(rs_limits_t, max_time_s), F(rs_limits_t, max_mem_bytes),
     TYPE(rs_rate_source_t), F(rs_rate_source_t, kind), F(rs_rate_source_t, source),
     TYPE(rs_binding_walk_in_t), F(rs_binding_walk_in_t, layout_i), F(rs_binding_walk_in_t, pass_j), F(rs_binding_walk_in_t, cap),
     TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
@@ -97,6 +100,24 @@ static const rs_abi_field_t table[] = {
 };
 
 const rs_abi_field_t *rs_abi_fields(void) { return table; }
+
+int rs_binding_machine_range(const char *field, double *min, double *max) {
+    static const struct {
+        const char *name;
+        double range[2];
+    } t[] = {{"flops", {RS_RANGE_FLOPS}},         {"bw", {RS_RANGE_BW}},
+             {"inter_bw", {RS_RANGE_BW}},         {"latency", {RS_RANGE_LATENCY}},
+             {"launch", {RS_RANGE_LAUNCH}},       {"overlap", {RS_RANGE_OVERLAP}},
+             {"slowdown", {RS_RANGE_SLOWDOWN}},   {"host_xfer", {RS_RANGE_HOST_XFER}},
+             {"host_byte", {RS_RANGE_HOST_BYTE}}, {"jitter", {RS_RANGE_JITTER}},
+             {"factor", {RS_RANGE_FACTOR}},       {"gpus_per_node", {RS_RANGE_GPUS_PER_NODE}}};
+    for (size_t i = 0; field && i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(field, t[i].name)) {
+            *min = t[i].range[0], *max = t[i].range[1];
+            return 0;
+        }
+    return -1;
+}
 
 /* ---------------------------------------------------------------------------------------------------
  * The walk and the closed form of a setup's entry

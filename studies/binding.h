@@ -43,6 +43,12 @@ const rs_abi_field_t *rs_abi_fields(void);
 int rs_binding_rate(const rs_setup_t *s, int r, rs_rate_source_t *out, bool *skipped, rs_err_t *err);
 
 /* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
+/* The accepted range of the machine's field called field, the one the command line's option takes
+ * (model/3-machine/ranges.h): "flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown",
+ * "host_xfer", "host_byte", "jitter", "factor" (a straggler's or degraded hop's), "gpus_per_node",
+ * into *min and *max. Returns 0, or -1 for another name. */
+int rs_binding_machine_range(const char *field, double *min, double *max);
+
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out);
 /* The closed form of entry (i, j) on the setup's machine (rs_setup_finish done), B* included
  * (rs_model_b_star). Returns 0 or -1 with err. */

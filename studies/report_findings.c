@@ -171,7 +171,7 @@ void rs_report_finding_threshold(const rs_closed_t *cl, rs_pass_t pass, rs_layou
 static double cell(const rs_table_t *t, size_t row, const char *col) {
     const int c = rs_table_col(t, col);
     if (c < 0 || !t->cells[row][c][0]) return NAN;
-    return strtod(t->cells[row][c], NULL);
+    return rs_strtod(t->cells[row][c], NULL);
 }
 
 /* "contiguous forward causal" of a row. */

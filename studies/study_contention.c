@@ -139,7 +139,8 @@ static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs
 
 static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_contention_out_t *out) {
     const rs_contention_knobs_t *k = in->knobs;
-    if (in->command) fprintf(fp, "# command=%s\n", in->command);
+    char esc[8192]; /* argv may hold a newline (a file name): escaped, the header stays one line */
+    if (in->command) fprintf(fp, "# command=%s\n", rs_escape(in->command, esc, sizeof esc));
     fprintf(fp, "# job: %s; background %s (%s), %.17g parameter bytes, %.17g gradient bytes per device\n",
             k->map ? k->map : "degrees", rs_bg_kind_name(k->background.kind), rs_bg_group_name(k->background.group),
             k->background.param_bytes, k->background.grad_bytes);

@@ -89,8 +89,8 @@ static void read_heldout(report_t *r, const char *vdir) {
     for (size_t i = 0; l >= 0 && p >= 0 && m >= 0 && xm >= 0 && xp >= 0 && i < r->heldout.n_rows; i++) {
         char **c = r->heldout.cells[i];
         if (strcmp(c[l], "contiguous") || strcmp(c[p], "forward") || strcmp(c[m], "full")) continue;
-        r->val_x_meas = c[xm][0] ? strtod(c[xm], NULL) : NAN;
-        r->val_x_model = c[xp][0] ? strtod(c[xp], NULL) : NAN;
+        r->val_x_meas = c[xm][0] ? rs_strtod(c[xm], NULL) : NAN;
+        r->val_x_model = c[xp][0] ? rs_strtod(c[xp], NULL) : NAN;
     }
 }
 
@@ -101,10 +101,10 @@ static void fill_measured(sweep_t *sv, const rs_table_t *vt, const size_t *rows,
         rs_trace_summary_t *x = &sv->pts[k].exec;
         char **c = vt->cells[rows[k]];
         sv->pts[k].has_exec = true;
-        x->t_comp_s = strtod(c[col[1]], NULL);
-        x->t_comm_s = strtod(c[col[2]], NULL);
-        x->t_step_s = strtod(c[col[3]], NULL);
-        x->makespan_s = strtod(c[col[4]], NULL);
+        x->t_comp_s = rs_strtod(c[col[1]], NULL);
+        x->t_comm_s = rs_strtod(c[col[2]], NULL);
+        x->t_step_s = rs_strtod(c[col[3]], NULL);
+        x->makespan_s = rs_strtod(c[col[4]], NULL);
         x->n_comp = x->n_comm = x->n_step = 1;
     }
 }

@@ -111,8 +111,10 @@ typedef struct {
     const char *command;          /* the header's "# command=" line (NULL: none) */
     bool progress;                /* a progress meter on a terminal (model/1-base/meter.h) */
     bool interruptible;           /* Ctrl-C (SIGINT) stops after the current point */
-    bool keep_partial;            /* after a failed or interrupted point the finished ones are kept (the
-                                     file is written when at least one point ran); else nothing is */
+    bool keep_partial;            /* after a failed or interrupted point the finished ones are kept, in
+                                     rs_out_partial_name(out_path) beside the output ("out.partial.csv":
+                                     a previous complete output is never replaced by a partial one;
+                                     written when at least one point ran); else nothing is */
     bool distribute;              /* under a launcher (mpirun, srun: MPI) divide the points over its
                                      processes: point i runs on rank i mod P (its SimGrid children
                                      too), rank 0 gathers them and writes the one CSV, byte for byte

@@ -31,7 +31,8 @@ static void write_rates(FILE *fp, const rs_sweep_point_t *pts, size_t n) {
 void rs_sweep_write_header(FILE *fp, const rs_sweep_spec_t *spec, const char *command, const rs_sweep_point_t *pts, size_t n) {
     const rs_problem_t *p = &spec->common.problem;
     fprintf(fp, "# ringsim-sweep=1\n");
-    if (command) fprintf(fp, "# command=%s\n", command);
+    char esc[8192]; /* argv may hold a newline (a file name): escaped, the header stays one line */
+    if (command) fprintf(fp, "# command=%s\n", rs_escape(command, esc, sizeof esc));
     fprintf(fp, "# batch=%lld q_heads=%lld kv_heads=%lld head_dim=%lld act_bytes=%lld grad_bytes=%lld causal=%d tile=%lldx%lld\n",
             (long long)p->batch, (long long)p->q_heads, (long long)p->kv_heads, (long long)p->head_dim,
             (long long)p->act_bytes, (long long)p->grad_bytes, p->causal ? 1 : 0, (long long)p->tile_q,

@@ -65,7 +65,7 @@ void rs_validate_write_summary_csv(FILE *out, const rs_validate_row_t *rows, int
 }
 
 /* A number cell (empty: NaN). */
-static double num_cell(const char *c) { return c[0] ? strtod(c, NULL) : NAN; }
+static double num_cell(const char *c) { return c[0] ? rs_strtod(c, NULL) : NAN; }
 
 int rs_validate_read_summary_csv(const char *path, rs_validate_row_t *rows, int max, int *n, rs_err_t *err) {
     rs_table_t t;

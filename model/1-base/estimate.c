@@ -1,5 +1,6 @@
 /* estimate.c - run estimates and the caps they are checked against (estimate.h). */
 #include "estimate.h"
+#include "subprocess.h" /* rs_spawn_bound_note */
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ const char *rs_fmt_duration(double t, char *buf, size_t len) {
 int rs_limits_check(const char *what, const rs_estimate_t *e, const rs_limits_t *l, rs_err_t *err) {
     const double max_t = l && l->max_time_s > 0 ? l->max_time_s : RS_MAX_TIME_DEFAULT_S;
     const double max_m = l && l->max_mem_bytes > 0 ? l->max_mem_bytes : rs_mem_cap_default();
+    rs_spawn_bound_note(max_t); /* children without a timeout of their own run at most twice as long */
     char a[32], b[32], c[32];
     if (!(e->mem_bytes <= max_m)) {
         if (l && l->max_mem_bytes > 0)

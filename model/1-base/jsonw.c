@@ -1,5 +1,6 @@
 /* jsonw.c - writing JSON text by hand (jsonw.h). */
 #include "jsonw.h"
+#include "util.h" /* rs_strtod, rs_locale_c_enter */
 
 #include <jansson.h>
 #include <math.h>
@@ -11,6 +12,7 @@ void rs_jw_num(rs_jw_t *w, double x) {
         return;
     }
     char buf[48];
+    void *loc = rs_locale_c_enter(); /* '.' as the decimal point whatever the caller's locale */
     double ax = fabs(x);
     if (ax != 0 && (ax >= 1e4 || ax < 1e-3)) {
         /* engineering form, as in the shipped presets: 989e12, 3.35e12, 3e-6 */
@@ -19,16 +21,18 @@ void rs_jw_num(rs_jw_t *w, double x) {
         for (int prec = 1; prec <= 17; prec++) {
             snprintf(buf, sizeof buf, "%.*ge%d", prec, mant, e3);
             char *end = NULL;
-            if (strtod(buf, &end) == x && *end == '\0') {
+            if (rs_strtod(buf, &end) == x && *end == '\0') {
                 fputs(buf, w->fp);
+                rs_locale_c_leave(loc);
                 return;
             }
         }
     }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) break;
+        if (rs_strtod(buf, NULL) == x) break;
     }
+    rs_locale_c_leave(loc);
     fputs(buf, w->fp);
 }
 

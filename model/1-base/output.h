@@ -56,8 +56,14 @@ int rs_file_reserve(rs_file_t *f, const char *path, rs_err_t *err);
 /* Close the temporary (checking every write) and commit it: at once outside a run, at the end of
  * the run inside one. Returns 0 or -1 with err (the temporary is removed). */
 int rs_file_commit(rs_file_t *f, rs_err_t *err);
-/* Commit at once, even inside a run (an interrupted sweep keeps its finished points). */
-int rs_file_commit_now(rs_file_t *f, rs_err_t *err);
+/* A partial result (an interrupted sweep's finished points), committed at once, even inside a run,
+ * and never over the output itself: a regular file goes to rs_out_partial_name(path) beside it
+ * ("out.csv" -> "out.partial.csv"), so that a previous complete output stays; a device or descriptor
+ * is written in place (nothing there to lose). Returns 0 or -1 with err (the temporary removed). */
+int rs_file_commit_partial(rs_file_t *f, rs_err_t *err);
+/* The name a partial result of output path goes to: ".partial" before the extension of the file's
+ * name ("d/out.csv" -> "d/out.partial.csv", "out" -> "out.partial"). Returns buf (truncated to len). */
+const char *rs_out_partial_name(const char *path, char *buf, size_t len);
 /* Close and remove the temporary file. Can't fail. */
 void rs_file_abort(rs_file_t *f);
 
@@ -138,9 +144,15 @@ void rs_out_tmpdir_remove(const char *dir);
 
 /* A folder written as one output (a report): created as "DIR.tmp.PID.ringsim" (into stage, len >= 64
  * + strlen(dir)), its files committed at once inside it; rs_out_finish(true) moves it to dir (when dir
- * exists: each file into it, replacing files of the same name), rs_out_finish(false) or a signal
+ * exists at this call: each file into it, replacing files of the same name; when dir is missing at
+ * this call it is created at the end exclusively - renameat2 RENAME_NOREPLACE - and a run that finds
+ * it made by another run meanwhile fails with "DIR: created by another run meanwhile"), rs_out_finish(false) or a signal
  * removes it. Returns 0 or -1 with err. */
 int rs_out_stage_dir(const char *dir, char *stage, size_t len, rs_err_t *err);
+/* Commit the staged folder stage (rs_out_stage_dir) now, before the run ends, so that its command
+ * can say it was written only once it is (a report: "written to DIR/report.md"). Outside a run: 0.
+ * Returns 0 or -1 with err as rs_out_finish ("DIR: created by another run meanwhile: ..."). */
+int rs_out_stage_commit(const char *stage, rs_err_t *err);
 /* mkdir for an output folder of this run (0777 & umask; an existing folder is fine): removed by
  * rs_out_finish(false) when it is empty then. Returns 0 or -1 with err "PATH: cannot create: ...". */
 int rs_out_mkdir(const char *path, rs_err_t *err);

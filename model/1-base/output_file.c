@@ -76,22 +76,34 @@ static int file_close(rs_file_t *f, rs_err_t *err) {
     return -1;
 }
 
-static int commit(rs_file_t *f, bool now, rs_err_t *err) {
+const char *rs_out_partial_name(const char *path, char *buf, size_t len) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) dot = base + strlen(base); /* no extension (or a dot file): append */
+    snprintf(buf, len, "%.*s.partial%s", (int)(dot - path), path, dot);
+    return buf;
+}
+
+static int commit(rs_file_t *f, bool partial, rs_err_t *err) {
     if (file_close(f, err) != 0) return -1;
     out_node_t *n = rs_out_active() ? out_node_find(OUT_OPEN, f->tmp_path) : NULL;
-    if (n && !now && !out_in_stage(f->target)) {
+    if (n && !partial && !out_in_stage(f->target)) {
         out_node_pend(n, f->kind, f->fd, f->target);
         file_free(f);
         return 0;
     }
-    const int rc = out_place(f->tmp_path, f->target, f->path, f->kind, f->fd, err);
+    char target[PATH_MAX + 16], path[PATH_MAX + 16];
+    const bool aside = partial && f->kind == OUT_KIND_FILE;
+    if (aside) rs_out_partial_name(f->target, target, sizeof target), rs_out_partial_name(f->path, path, sizeof path);
+    const int rc = out_place(f->tmp_path, aside ? target : f->target, aside ? path : f->path, f->kind, f->fd, err);
     if (n) n->state = OUT_DONE;
     file_free(f);
     return rc;
 }
 
 int rs_file_commit(rs_file_t *f, rs_err_t *err) { return commit(f, false, err); }
-int rs_file_commit_now(rs_file_t *f, rs_err_t *err) { return commit(f, true, err); }
+int rs_file_commit_partial(rs_file_t *f, rs_err_t *err) { return commit(f, true, err); }
 
 void rs_file_abort(rs_file_t *f) {
     if (f->fp) fclose(f->fp);

@@ -267,10 +267,13 @@ int rs_out_stage_dir(const char *dir, char *stage, size_t len, rs_err_t *err) {
     out_sweep_beside(real, name);
     if (snprintf(stage, len, "%s.tmp.%ld.0.ringsim", canon, (long)getpid()) >= (int)len) return rs_errf(err, "%s: path too long", dir);
     if (mkdir(stage, 0777) != 0) return rs_errf(err, "%s: cannot create: %s", stage, strerror(errno));
-    if (!out_node_add(OUT_STAGE, stage, canon, dir)) {
+    out_node_t *n = out_node_add(OUT_STAGE, stage, canon, dir);
+    if (!n) {
         rmdir(stage);
         return rs_errf(err, "out of memory");
     }
+    struct stat st;
+    n->kind = lstat(canon, &st) != 0; /* 1: missing now, so created at the end and never merged into */
     return 0;
 }
 
@@ -293,15 +296,43 @@ static int merge_tree(const char *from, const char *to, int depth, rs_err_t *err
     return rc;
 }
 
+/* Move folder from to the new name to, which must not exist: renameat2(RENAME_NOREPLACE), so that of
+ * two runs that both found it missing, the second fails instead of replacing the first's (a file
+ * system without RENAME_NOREPLACE: rename, which still refuses a non-empty folder). Returns 0 or -1
+ * with errno. */
+static int rename_new(const char *from, const char *to) {
+    if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    return rename(from, to);
+}
+
 static int commit_stage(out_node_t *n, rs_err_t *err) {
     struct stat st;
     int rc = 0;
-    if (lstat(n->target, &st) != 0) {
+    if (n->kind == 1) { /* the folder was missing at the start: it is created now, or the run fails */
+        if (rename_new(n->tmp, n->target) != 0)
+            rc = errno == EEXIST || errno == ENOTEMPTY
+                     ? rs_errf(err, "%s: created by another run meanwhile: left as it is (give --force to write into it)", n->path)
+                     : rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
+    } else if (lstat(n->target, &st) != 0) {
         if (rename(n->tmp, n->target) != 0) rc = rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
     } else {
         rc = merge_tree(n->tmp, n->target, 0, err);
     }
     out_remove_tree(n->tmp);
+    return rc;
+}
+
+int rs_out_stage_commit(const char *stage, rs_err_t *err) {
+    out_node_t *n = rs_out_active() ? out_node_find(OUT_STAGE, stage) : NULL;
+    if (!n) return 0; /* outside a run the folder is written in place */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&block, handled[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    const int rc = commit_stage(n, err);
+    n->state = OUT_DONE;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
 

@@ -18,7 +18,7 @@ typedef struct out_node {
     char *tmp;                     /* the temporary file or folder */
     char *target;                  /* the final path (canonical) */
     char *path;                    /* as given, for messages */
-    int kind, fd;                  /* OUT_KIND_* (output_target.h), the descriptor */
+    int kind, fd;                  /* OUT_KIND_* (output_target.h; OUT_STAGE: 1 when the folder was missing at the start), the descriptor */
     pid_t pid;                     /* OUT_CHILD */
     bool group;                    /* OUT_CHILD: its process group */
 } out_node_t;

@@ -1,5 +1,5 @@
 /* subprocess.c - child processes with a watchdog (subprocess.h). */
-#define _DEFAULT_SOURCE /* wait4(): the child's own rusage */
+#define _GNU_SOURCE /* wait4(): the child's own rusage; prctl */
 #include "subprocess.h"
 
 #include "output.h"
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -48,9 +49,25 @@ static void child_drop_env(const char *const *prefixes) {
     }
 }
 
-/* The child's side of the fork: never returns. */
-static void child_main(const rs_spawn_t *sp) {
+/* The bound of children without a timeout of their own (subprocess.h). */
+static double bound_max_time_s = 0;
+
+void rs_spawn_bound_note(double max_time_s) {
+    if (max_time_s > bound_max_time_s) bound_max_time_s = max_time_s;
+}
+
+double rs_spawn_bound_s(void) {
+    const char *e = getenv("RINGSIM_CHILD_TIMEOUT_S");
+    double t = 0;
+    if (e && *e && rs_parse_double("RINGSIM_CHILD_TIMEOUT_S", e, 0, 1e9, &t, NULL) == 0) return t;
+    return 2 * bound_max_time_s > 3600 ? 2 * bound_max_time_s : 3600;
+}
+
+/* The child's side of the fork: never returns. parent: the PID that forked it. */
+static void child_main(const rs_spawn_t *sp, pid_t parent) {
     rs_out_forget(); /* the parent's run is not this process's: its signals end it plainly */
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* dies with the parent (a child of a killed ringsim runs on otherwise) */
+    if (getppid() != parent) _exit(128 + SIGTERM); /* the parent died before the line above */
     if (sp->new_group) setpgid(0, 0);
     if (sp->output_path) {
         int fd = open(sp->output_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -62,6 +79,8 @@ static void child_main(const rs_spawn_t *sp) {
     child_stream(sp->stdin_fd, 0);
     child_drop_env(sp->drop_env);
     if (!sp->argv) _exit(sp->fn ? sp->fn(sp->arg) : 0);
+    /* SIGXFSZ stays ignored (main): mpirun, gnuplot and ringsim's own children get EFBIG from a write past
+     * `ulimit -f` and report it, where the signal would kill them or (mpirun) leave the job waiting */
     if (strchr(sp->argv[0], '/')) execv(sp->argv[0], sp->argv);
     else execvp(sp->argv[0], sp->argv);
     _exit(127);
@@ -71,13 +90,16 @@ int rs_spawn_start(const rs_spawn_t *sp, const char *what, rs_child_t *child, rs
     memset(child, 0, sizeof *child);
     fflush(NULL);
     child->t0_s = rs_now_s();
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return rs_errf(err, "cannot start %s: %s", what, strerror(errno));
-    if (pid == 0) child_main(sp);
+    if (pid == 0) child_main(sp, parent);
     if (sp->new_group) setpgid(pid, pid); /* also here: no window in which a kill misses the group */
     child->pid = pid;
     child->group = sp->new_group;
     rs_out_child(pid, sp->new_group); /* a signal to this process ends it too */
+    /* the bound (subprocess.h); without a thread for it the child still runs, under the caller's timeout */
+    (void)rs_spawn_watchdog(child, rs_spawn_bound_s(), NULL);
     return 0;
 }
 
@@ -131,7 +153,15 @@ static void *watchdog_main(void *arg) {
 }
 
 int rs_spawn_watchdog(rs_child_t *child, double timeout_s, rs_err_t *err) {
-    if (timeout_s <= 0 || child->wd) return 0;
+    if (timeout_s <= 0) return 0;
+    if (child->wd) { /* the bound's watchdog: the caller's timeout replaces it */
+        struct rs_watchdog *w = child->wd;
+        pthread_mutex_lock(&w->lock);
+        w->deadline_s = child->t0_s + timeout_s;
+        pthread_cond_signal(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+    }
     struct rs_watchdog *w = calloc(1, sizeof *w);
     if (!w) return rs_errf(err, "out of memory");
     pthread_mutex_init(&w->lock, NULL);
@@ -146,8 +176,9 @@ int rs_spawn_watchdog(rs_child_t *child, double timeout_s, rs_err_t *err) {
     return 0;
 }
 
-/* Stop the watchdog (the child is reaped); true when it had ended the child. */
-static bool watchdog_stop(rs_child_t *child) {
+/* Stop the watchdog (the child is reaped); true when it had ended the child (*limit_s: after how many
+ * seconds; limit_s may be NULL). */
+static bool watchdog_stop(rs_child_t *child, double *limit_s) {
     struct rs_watchdog *w = child->wd;
     if (!w) return false;
     pthread_mutex_lock(&w->lock);
@@ -156,6 +187,7 @@ static bool watchdog_stop(rs_child_t *child) {
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);
     const bool fired = w->fired;
+    if (fired && limit_s) *limit_s = w->deadline_s - child->t0_s;
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->cond);
     free(w);
@@ -171,9 +203,9 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
     memset(&ru, 0, sizeof ru);
     if (timeout_s <= 0) {
         while (wait4(child->pid, &status, 0, &ru) < 0)
-            if (errno != EINTR) return watchdog_stop(child), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+            if (errno != EINTR) return watchdog_stop(child, NULL), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
         fill(st, status, &ru, child);
-        st->timed_out = watchdog_stop(child);
+        st->timed_out = watchdog_stop(child, &st->timeout_s);
         rs_out_child_done(child->pid);
         return 0;
     }
@@ -181,7 +213,7 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
     for (double dt = 1e-3;; dt = dt < 0.02 ? 2 * dt : 0.02) {
         pid_t r = wait4(child->pid, &status, WNOHANG, &ru);
         if (r == child->pid) break;
-        if (r < 0 && errno != EINTR) return watchdog_stop(child), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
+        if (r < 0 && errno != EINTR) return watchdog_stop(child, NULL), rs_errf(err, "waiting for process %d: %s", (int)child->pid, strerror(errno));
         if (rs_now_s() - child->t0_s > timeout_s) {
             kill(child->group ? -child->pid : child->pid, SIGTERM);
             nap(0.5);
@@ -190,14 +222,15 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
             }
             fill(st, status, &ru, child);
             st->timed_out = true;
-            watchdog_stop(child);
+            st->timeout_s = timeout_s;
+            watchdog_stop(child, NULL);
             rs_out_child_done(child->pid);
             return 0;
         }
         nap(dt);
     }
     fill(st, status, &ru, child);
-    st->timed_out = watchdog_stop(child);
+    st->timed_out = watchdog_stop(child, &st->timeout_s);
     rs_out_child_done(child->pid);
     return 0;
 }
@@ -209,7 +242,7 @@ int rs_spawn_run(const rs_spawn_t *sp, const char *what, double timeout_s, rs_ch
 }
 
 const char *rs_child_status_text(const rs_child_status_t *st, double timeout_s, char *buf, size_t len) {
-    if (st->timed_out) snprintf(buf, len, "timeout after %g s", timeout_s);
+    if (st->timed_out) snprintf(buf, len, "timeout after %g s", st->timeout_s > 0 ? st->timeout_s : timeout_s);
     else if (st->term_signal) snprintf(buf, len, "killed by %s", strsignal(st->term_signal));
     else snprintf(buf, len, "exit %d", st->exit_code);
     return buf;

@@ -8,6 +8,15 @@
  * the caller's unless redirected. rs_spawn_wait reaps it; with a timeout it is sent SIGTERM, then
  * SIGKILL 0.5 s later, and reported as timed out - the whole process group when the child leads
  * its own (new_group: mpirun and its ranks go together).
+ *
+ * Every child is bounded and tied to this process:
+ *  - the bound: a child for which the caller sets no timeout (0) still gets the process's child bound
+ *    (rs_spawn_bound_s: RINGSIM_CHILD_TIMEOUT_S when it is a number in [0, 1e9] - 0: none -, else the
+ *    larger of 3600 s and twice the command's --max-time), after which it is ended as above and reported as timed out;
+ *  - its life: the child gets SIGTERM when this process dies (PR_SET_PDEATHSIG, checked right after
+ *    the fork so a parent that died in between is noticed), so that a killed ringsim leaves no
+ *    running job behind (mpirun, on SIGTERM, ends its ranks); SIGINT/SIGTERM/SIGHUP to this process
+ *    end its children as well (output.h, rule 3).
  */
 #ifndef RS_SUBPROCESS_H
 #define RS_SUBPROCESS_H
@@ -47,6 +56,7 @@ typedef struct {
     int exit_code;          /* exit status when it exited, else -1 */
     int term_signal;        /* the signal that ended it (0: it exited) */
     bool timed_out;         /* the watchdog ended it */
+    double timeout_s;       /* timed_out: the limit it ran into, seconds (the caller's or the bound) */
     double wall_s;          /* fork to reap, seconds */
     long peak_rss_bytes;    /* its peak resident set (wait4: the child and its reaped children) */
     double cpu_s;           /* its user + system CPU time, likewise */
@@ -66,6 +76,11 @@ int rs_spawn_wait(rs_child_t *child, double timeout_s, rs_child_status_t *st, rs
 int rs_spawn_watchdog(rs_child_t *child, double timeout_s, rs_err_t *err);
 /* Start and wait. Returns 0 when the child ran and was reaped (check st), or -1 with err. */
 int rs_spawn_run(const rs_spawn_t *sp, const char *what, double timeout_s, rs_child_status_t *st, rs_err_t *err);
+/* The bound of a child without a timeout of its own, seconds (see above; 0: none, when
+ * RINGSIM_CHILD_TIMEOUT_S=0). Can't fail. */
+double rs_spawn_bound_s(void);
+/* The command's --max-time (rs_limits_check calls this): the bound is at least twice it. Can't fail. */
+void rs_spawn_bound_note(double max_time_s);
 /* One line describing how it ended: "exit 2", "killed by Segmentation fault", "timeout after 60 s".
  * Returns buf. */
 const char *rs_child_status_text(const rs_child_status_t *st, double timeout_s, char *buf, size_t len);

@@ -1,7 +1,10 @@
 /* util.c - errors, number parsing, clocks, hashing (see util.h; the output files: output.h). */
+#define _GNU_SOURCE /* strtod_l, newlocale, uselocale */
 #include "util.h"
 
 #include <ctype.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <errno.h>
@@ -117,12 +120,40 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
     return 0;
 }
 
+/* The "C" locale, made once (newlocale) and kept for the life of the process. */
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static void c_locale_make(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+
+static locale_t c_locale_get(void) {
+    pthread_once(&c_locale_once, c_locale_make);
+    return c_locale;
+}
+
+double rs_strtod(const char *text, char **end) {
+    const locale_t c = c_locale_get();
+    if (c) return strtod_l(text, end, c);
+    /* no locale object (out of memory at the first call): strtod, which is right in the "C" locale */
+    return strtod(text, end);
+}
+
+void *rs_locale_c_enter(void) {
+    const locale_t c = c_locale_get();
+    if (!c) return NULL;
+    const locale_t old = uselocale(c);
+    return old == (locale_t)0 ? NULL : (void *)old;
+}
+
+void rs_locale_c_leave(void *old) {
+    if (old) uselocale((locale_t)old);
+}
+
 int rs_parse_double(const char *name, const char *text, double min, double max, double *out,
                     rs_err_t *err) {
     if (!text || !*text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s: empty value (expected a number in [%g, %g])", name, min, max);
     errno = 0;
     char *end = NULL;
-    double v = strtod(text, &end);
+    double v = rs_strtod(text, &end);
     if (end == text) return rs_errc(err, RS_ERR_BAD_INPUT, "%s %s: not a number (expected e.g. 989e12 or 450G; range [%g, %g])", name, text, min, max);
     if (*end) {
         double mult;

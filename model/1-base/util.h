@@ -71,6 +71,17 @@ int rs_parse_size(const char *name, const char *text, int64_t min, int64_t max, 
 int rs_parse_double(const char *name, const char *text, double min, double max, double *out,
                     rs_err_t *err);
 
+/* Numbers are read and written the same in every locale (a caller - Python, a program that called
+ * setlocale - may have chosen one whose decimal point is ','): rs_strtod is strtod in the "C" locale
+ * whatever the caller's, and every reader of a number in ringsim goes through it or rs_parse_double.
+ * rs_locale_c_enter switches the calling thread to the "C" locale (uselocale) until
+ * rs_locale_c_leave(the value it returned): printf's "%g" then writes '.' (the Python package wraps
+ * every call into the library in them). rs_locale_c_enter returns NULL when the locale cannot be made
+ * (out of memory: the thread's locale is left as it was); rs_locale_c_leave(NULL) does nothing. */
+double rs_strtod(const char *text, char **end);
+void *rs_locale_c_enter(void);
+void rs_locale_c_leave(void *old);
+
 /* Enumerations by name: names[i] for 0 <= i < n, else "?"; the index of s among names[0..n), -1
  * when it is none of them. Can't fail. */
 const char *rs_enum_name(const char *const *names, int n, int i);

@@ -7,6 +7,7 @@ no second copy of any layout; an offset that ctypes would place differently is a
 import ctypes
 import ctypes.util
 import glob
+import numbers
 import os
 
 from ._version import __version__
@@ -117,15 +118,67 @@ def check(rc, err):
         raise RingsimError(err.msg.decode(errors="replace") or "libringsim failed (rc %d)" % rc)
 
 
+lib.rs_locale_c_enter.restype = ctypes.c_void_p
+lib.rs_locale_c_enter.argtypes = []
+lib.rs_locale_c_leave.restype = None
+lib.rs_locale_c_leave.argtypes = [ctypes.c_void_p]
+
+
 def fn(name, restype, *argtypes):
+    """The library's function name, called in the "C" locale (rs_locale_c_enter): numbers are read
+    and printed with '.' whatever locale.setlocale the caller chose."""
     f = getattr(lib, name)
     f.restype = restype
     f.argtypes = list(argtypes)
-    return f
+    enter, leave = lib.rs_locale_c_enter, lib.rs_locale_c_leave
+
+    def call(*args):
+        old = enter()
+        try:
+            return f(*args)
+        finally:
+            leave(old)
+
+    call.__name__ = name
+    return call
 
 
 P = ctypes.POINTER
 c_int, c_int64, c_double, c_char_p, c_size_t = ctypes.c_int, ctypes.c_int64, ctypes.c_double, ctypes.c_char_p, ctypes.c_size_t
+
+_machine_range = fn("rs_binding_machine_range", c_int, c_char_p, P(c_double), P(c_double))
+_input_check = fn("rs_input_check", c_int, c_char_p, c_char_p, ctypes.c_uint64, ctypes.c_bool, P(Err))
+
+
+def cstr(name, value):
+    """value as the bytes a C string of the library holds: text (or a path) with no NUL byte, which C
+    would read as the end (so '128K\\x00junk' would be taken as 128K)."""
+    if isinstance(value, bytes):
+        raw = value
+    elif isinstance(value, (str, os.PathLike)):
+        raw = os.fsencode(value)
+    else:
+        raise RingsimError("%s %r: expected text, not %s" % (name, value, type(value).__name__))
+    if b"\0" in raw:
+        raise RingsimError("%s %r: contains a NUL byte" % (name, value))
+    return raw
+
+
+def machine_range(field):
+    """(min, max) of the machine's field as the command line accepts it (rs_binding_machine_range,
+    model/3-machine/ranges.h: one table for both)."""
+    lo, hi = c_double(), c_double()
+    if _machine_range(field.encode(), ctypes.byref(lo), ctypes.byref(hi)) != 0:
+        raise RingsimError("%s: not a machine field with a range" % field)
+    return lo.value, hi.value
+
+
+def input_check(path, what, max_bytes):
+    """The check every C reader makes before it opens a file (rs_input_check): a regular file of at
+    most max_bytes; a directory, a device (/dev/zero), a socket or a FIFO is refused."""
+    err = Err()
+    check(_input_check(cstr("path", path), what.encode(), max_bytes, False, ctypes.byref(err)), err)
+
 
 _parse_size = fn("rs_parse_size", c_int, c_char_p, c_char_p, c_int64, c_int64, P(c_int64), P(Err))
 _field_range = fn("rs_problem_field_range", c_int, c_char_p, P(c_int64), P(c_int64))
@@ -144,21 +197,29 @@ def size(name, value, lo=0, hi=(1 << 62)):
     """An integer, or a size with a K/M/G/T suffix (powers of 1024): "128K" -> 131072."""
     if isinstance(value, bool):
         raise RingsimError("%s %r: expected an integer" % (name, value))
-    if isinstance(value, int):
+    if isinstance(value, numbers.Integral):  # numpy's integers too
+        value = int(value)
         if not lo <= value <= hi:
             raise RingsimError("%s %d: expected %d..%d" % (name, value, lo, hi))
         return value
+    if not isinstance(value, (str, bytes)):
+        raise RingsimError("%s %r: expected an integer or a size such as 128K, not %s" % (name, value, type(value).__name__))
     out, err = c_int64(), Err()
-    check(_parse_size(name.encode(), str(value).encode(), lo, hi, ctypes.byref(out), ctypes.byref(err)), err)
+    check(_parse_size(name.encode(), cstr(name, value), lo, hi, ctypes.byref(out), ctypes.byref(err)), err)
     return out.value
 
 
 def real(name, value, lo=-1e300, hi=1e300):
     """A finite number, or text with an SI suffix: "450G" -> 450e9."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = repr(float(value))
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            value = repr(float(value))
+        except OverflowError:
+            raise RingsimError("%s %d: must be in [%g, %g]" % (name, value, lo, hi)) from None
+    elif not isinstance(value, (str, bytes)):
+        raise RingsimError("%s %r: expected a number, not %s" % (name, value, type(value).__name__))
     out, err = c_double(), Err()
-    check(_parse_double(name.encode(), str(value).encode(), lo, hi, ctypes.byref(out), ctypes.byref(err)), err)
+    check(_parse_double(name.encode(), cstr(name, value), lo, hi, ctypes.byref(out), ctypes.byref(err)), err)
     return out.value
 
 
@@ -168,9 +229,13 @@ def _enum(parse, name_of, what, choices):
 
     def parse_value(text):
         out = ctypes.c_uint32()
+        if isinstance(text, bool) or not isinstance(text, (int, str)):
+            raise RingsimError("%s %r: expected %s" % (what, text, choices))
         if isinstance(text, int):
+            if n(text) == b"?":
+                raise RingsimError("%s %d: expected %s" % (what, text, choices))
             return text
-        if p(str(text).encode(), ctypes.byref(out)) != 0:
+        if p(cstr(what, text), ctypes.byref(out)) != 0:
             raise RingsimError("%s %s: expected %s" % (what, text, choices))
         return out.value
 

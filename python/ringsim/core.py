@@ -3,8 +3,8 @@ through studies/setup.h: the same path as `ringsim model`)."""
 import ctypes
 
 from . import _arrays
-from ._lib import (S, Err, P, Record, RingsimError, _layout, c_int, c_size_t, check, dtype_of, event_kind_name, fn, layout_of,
-                   field_range, layout_name, pass_of, pass_name, real, record, size)
+from ._lib import (S, Err, P, Record, RingsimError, _layout, c_int, c_size_t, check, cstr, dtype_of, event_kind_name,
+                   fn, layout_of, field_range, layout_name, machine_range, pass_of, pass_name, real, record, size)
 
 _setup_default = fn("rs_setup_default", None, P(S["rs_setup_t"]))
 _setup_dtype = fn("rs_setup_dtype", None, P(S["rs_setup_t"]), ctypes.c_uint32)
@@ -70,19 +70,24 @@ class Machine:
     def __init__(self, profile="h100-sxm", inter=None, gpus_per_node=None, flops=None, bw=None, inter_bw=None,
                  latency=None, launch=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None, jitter=None,
                  seed=None, stragglers=(), degraded=(), impl=None, kernel=None):
-        self.profile, self.inter = str(profile), inter
+        # the texts and the numbers checked as the command line checks them: no NUL byte, the option's range
+        self.profile = cstr("profile", str(profile) if not isinstance(profile, (str, bytes)) else profile).decode()
+        self.inter = None if inter is None else cstr("inter", inter).decode()
         if impl is not None and impl not in self._IMPLS:
             raise RingsimError("impl %s: expected ringsim, flash-attn, te or none" % impl)
-        self.impl, self.kernel = impl, kernel
-        self.gpus_per_node = None if gpus_per_node is None else size("gpus_per_node", gpus_per_node)
+        self.impl = impl
+        self.kernel = None if kernel is None else cstr("kernel", kernel).decode()
+        self.gpus_per_node = None if gpus_per_node is None else size("gpus_per_node", gpus_per_node,
+                                                                      *map(int, machine_range("gpus_per_node")))
         self.reals = {}
         for k in self._REALS:
             v = locals()[k]
             if v is not None:
-                self.reals[k] = real(k, v)
+                self.reals[k] = real(k, v, *machine_range(k))
         self.seed = None if seed is None else size("seed", seed)
-        self.stragglers = [(size("stragglers", r), real("stragglers", f, 1e-6, 1e6)) for r, f in stragglers]
-        self.degraded = [(size("degraded", h), real("degraded", f, 1e-6, 1e6)) for h, f in degraded]
+        factor = machine_range("factor")
+        self.stragglers = [(size("stragglers", r), real("stragglers", f, *factor)) for r, f in stragglers]
+        self.degraded = [(size("degraded", h), real("degraded", f, *factor)) for h, f in degraded]
 
     def _apply(self, spec):
         for name, value in (("profile", self.profile), ("inter", self.inter or ""), ("kernel", self.kernel or "")):

@@ -2,9 +2,11 @@
 (`ringsim sweep -o`, docs/report.md), to lists or numpy arrays."""
 import csv
 import ctypes
+import os
+import stat
 
 from . import _arrays
-from ._lib import S, Err, P, Record, RingsimError, c_char_p, c_size_t, fn, record
+from ._lib import S, Err, P, Record, RingsimError, c_char_p, c_size_t, cstr, fn, input_check, record
 from .core import _event_records
 
 _read_csv = fn("rs_trace_read_csv", ctypes.c_void_p, c_char_p, P(Err))
@@ -38,7 +40,7 @@ def read_trace(path):
     """Read a ringsim trace CSV (any backend's: model, sim, exec-cpu, exec-gpu, imported). Malformed
     input: RingsimError "path:line: expected ..."."""
     err = Err()
-    t = _read_csv(str(path).encode(), ctypes.byref(err))
+    t = _read_csv(cstr("path", path), ctypes.byref(err))
     if not t:
         raise RingsimError(err.msg.decode(errors="replace"))
     try:
@@ -75,10 +77,20 @@ class Sweep(Record):
         return _arrays.column([r[name] for r in self.rows])
 
 
+_SWEEP_MAX_BYTES = 1 << 30  # 100000 points (rs_study_sweep's cap) of about 600 bytes each, with room
+
+
 def read_sweep(path):
-    """Read `ringsim sweep -o FILE.csv` (or any ringsim CSV with '#' notes and one header line)."""
+    """Read `ringsim sweep -o FILE.csv` (or any ringsim CSV with '#' notes and one header line). A
+    path that is not a regular file of at most 1 GiB (a device such as /dev/zero, a FIFO, a folder) is
+    refused before it is opened, by the check the C readers make (rs_input_check)."""
+    input_check(path, "ringsim sweep CSV", _SWEEP_MAX_BYTES)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # replaced by a FIFO since the check: no blocking open
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RingsimError("%s: not a regular file: not a ringsim sweep CSV" % path)
     notes, lines = [], []
-    with open(path, newline="") as f:
+    with os.fdopen(fd, newline="") as f:
         for line in f:
             (notes.append(line[1:].strip()) if line.startswith("#") else lines.append(line))
     rows = list(csv.reader(lines))

@@ -2,8 +2,8 @@
 `ringsim memory` and `ringsim plan`)."""
 import ctypes
 
-from ._lib import (S, Err, P, RingsimError, _layout, c_char_p, c_int, check, ckpt_of, fn, layout_of, precision_of,
-                   real, record, size)
+from ._lib import (S, Err, P, RingsimError, _layout, c_char_p, c_int, check, ckpt_of, cstr, fn, layout_of,
+                   precision_of, real, record, size)
 
 _transformer_load = fn("rs_transformer_load", c_int, c_char_p, P(S["rs_transformer_t"]), P(Err))
 _mem_config_default = fn("rs_mem_config_default", None, P(S["rs_mem_config_t"]))
@@ -11,6 +11,11 @@ _sp_memory = fn("rs_sp_memory", c_int, P(S["rs_transformer_t"]), P(S["rs_mem_con
 _plan_config_default = fn("rs_plan_config_default", None, P(S["rs_plan_config_t"]))
 _plan_config_validate = fn("rs_plan_config_validate", c_int, P(S["rs_plan_config_t"]), P(Err))
 _plan_candidate = fn("rs_plan_candidate", c_int, P(S["rs_plan_candidate_spec_t"]), ctypes.c_void_p, ctypes.c_void_p, P(Err))
+_plan_choose = fn("rs_plan_choose", c_int, P(S["rs_plan_config_t"]), ctypes.c_void_p, ctypes.c_void_p,
+                  P(S["rs_plan_result_t"]), P(Err))
+_plan_estimate = fn("rs_plan_estimate", None, P(S["rs_plan_config_t"]), ctypes.c_void_p, P(S["rs_plan_result_t"]),
+                    P(S["rs_estimate_t"]))
+_limits_check = fn("rs_limits_check", c_int, c_char_p, P(S["rs_estimate_t"]), P(S["rs_limits_t"]), P(Err))
 _plan_run = fn("rs_plan_run", c_int, P(S["rs_plan_config_t"]), ctypes.c_void_p, ctypes.c_void_p, P(S["rs_plan_result_t"]),
                P(Err))
 
@@ -18,7 +23,7 @@ _plan_run = fn("rs_plan_run", c_int, P(S["rs_plan_config_t"]), ctypes.c_void_p, 
 def transformer(model):
     """A model preset ("llama3-8b") or JSON file as a Record of rs_transformer_t's fields."""
     t, err = S["rs_transformer_t"](), Err()
-    check(_transformer_load(str(model).encode(), ctypes.byref(t), ctypes.byref(err)), err)
+    check(_transformer_load(cstr("model", model), ctypes.byref(t), ctypes.byref(err)), err)
     return t
 
 
@@ -55,16 +60,19 @@ def _opaque(field):
 
 def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, n_ranks=None, max_sp=4096,
          precision="mixed", ckpt="full", chunk_tokens=2048, causal=True, layout="zigzag", tile=128, usable_frac=0.90,
-         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None, impl=None, kernel=None):
+         linear_eff=0.70, alternatives=True, gpus_per_node=None, inter=None, price=None, impl=None, kernel=None,
+         max_time=None, max_memory=None):
     """The capacity plan on one candidate (plan.h rs_plan_run, as `ringsim plan -p PROFILE`): the
     smallest N that fits (or n_ranks), memory, times per layer and step, MFU, cost; options holds
     Ring, then the Ulysses/USP splits, each with its attention cost (attn); best, why. seq_tokens
     "max": the longest context that fits. impl, kernel: the implementation preset and kernel costing
-    attention (--impl, --kernel; None: the profile's)."""
+    attention (--impl, --kernel; None: the profile's). Its walks are estimated first and refused above
+    max_time seconds / max_memory bytes (None: the command's defaults, 600 s and half this machine's
+    memory), as `ringsim plan --max-time --max-memory` does."""
     c = S["rs_plan_config_t"]()
     _plan_config_default(ctypes.byref(c))
     err = Err()
-    check(_transformer_load(str(model).encode(), ctypes.byref(c.model), ctypes.byref(err)), err)
+    check(_transformer_load(cstr("model", model), ctypes.byref(c.model), ctypes.byref(err)), err)
     c.seq_tokens = 0 if seq_tokens == "max" else size("seq_tokens", seq_tokens, 1, 1 << 36)
     c.global_batch = size("global_batch", global_batch, 1, 1 << 24)
     c.dp = 0 if dp is None else size("dp", dp, 1, 1 << 24)
@@ -83,10 +91,16 @@ def plan(model, profile="h100-sxm", seq_tokens="128K", global_batch=1, dp=None, 
     hw, m = _opaque("hw"), _opaque("machine")
     gpn = -1 if gpus_per_node is None else size("gpus_per_node", gpus_per_node, 0, 1 << 20)
     usd = -1.0 if price is None else real("price", price, 0, 1e6)
-    pc = S["rs_plan_candidate_spec_t"](profile=str(profile).encode(), precision=c.precision, gpus_per_node=gpn,
-                                  inter=inter.encode() if inter else None, price=usd,
-                                  impl=str(impl).encode() if impl else None, kernel=str(kernel).encode() if kernel else None)
+    pc = S["rs_plan_candidate_spec_t"](profile=cstr("profile", profile), precision=c.precision, gpus_per_node=gpn,
+                                  inter=cstr("inter", inter) if inter else None, price=usd,
+                                  impl=cstr("impl", impl) if impl else None, kernel=cstr("kernel", kernel) if kernel else None)
     check(_plan_candidate(ctypes.byref(pc), hw, m, ctypes.byref(err)), err)
+    limits = S["rs_limits_t"](max_time_s=0 if max_time is None else real("max_time", max_time, 1e-3, 1e12),
+                              max_mem_bytes=0 if max_memory is None else size("max_memory", max_memory, 1 << 20, (1 << 63) - 1))
+    chosen, est = S["rs_plan_result_t"](), S["rs_estimate_t"]()
+    check(_plan_choose(ctypes.byref(c), hw, m, ctypes.byref(chosen), ctypes.byref(err)), err)
+    _plan_estimate(ctypes.byref(c), m, ctypes.byref(chosen), ctypes.byref(est))
+    check(_limits_check(b"this plan", ctypes.byref(est), ctypes.byref(limits), ctypes.byref(err)), err)
     out = S["rs_plan_result_t"]()
     check(_plan_run(ctypes.byref(c), hw, m, ctypes.byref(out), ctypes.byref(err)), err)
     r = record(out, "rs_plan_result_t")

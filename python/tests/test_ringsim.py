@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -263,6 +264,81 @@ class TestSweep(unittest.TestCase):
                 f.write("a,b\n1,2,3\n")
             with self.assertRaises(ringsim.RingsimError):
                 ringsim.read_sweep(bad)
+
+    def test_readers_refuse_devices_and_fifos(self):
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "points.csv")
+            os.mkfifo(fifo)
+            for path, kind in (("/dev/zero", "character device"), (fifo, "FIFO"), (d, "directory")):
+                with self.assertRaises(ringsim.RingsimError) as ctx:  # at once: no read to the end, no blocking open
+                    ringsim.read_sweep(path)
+                self.assertIn("%s: is a %s, not a ringsim sweep CSV" % (path, kind), str(ctx.exception))
+
+
+class TestInputChecks(unittest.TestCase):
+    """The package refuses what the command refuses, with the same ranges (one table in the library)."""
+
+    def test_nul_bytes_are_refused(self):
+        for make in (lambda: ringsim.Problem(seq_tokens="128K\x00junk"), lambda: ringsim.Problem(dtype="bf16\x00x"),
+                     lambda: ringsim.Machine(profile="h100-sxm\x00x"), lambda: ringsim.Machine(flops="1e12\x00"),
+                     lambda: ringsim.memory("llama3-8b\x00junk"), lambda: ringsim.read_trace("t.csv\x00x")):
+            with self.assertRaises(ringsim.RingsimError) as ctx:
+                make()
+            self.assertIn("contains a NUL byte", str(ctx.exception))
+
+    def test_machine_ranges_are_the_commands(self):
+        for field, value, opt in (("flops", -1, "--flops"), ("flops", 0, "--flops"), ("flops", 2 ** 70, "--flops"),
+                                  ("bw", 0, "--bw"), ("latency", -1, "--latency"), ("overlap", 1.5, "--overlap"),
+                                  ("jitter", 1, "--jitter")):
+            code, _out, err = cli("model", opt, value, ok=False)
+            self.assertEqual(code, 2, (opt, value))
+            rng = err.strip().rsplit("must be in ", 1)[1]  # the command's range
+            with self.assertRaises(ringsim.RingsimError) as ctx:
+                ringsim.Machine(**{field: value})
+            self.assertTrue(str(ctx.exception).endswith("must be in " + rng), (str(ctx.exception), rng))
+
+    def test_plan_is_estimated_before_it_runs(self):
+        code, _out, err = cli("plan", "-m", "llama3-8b", "--ranks", 1 << 20, "-S", "1G", ok=False)
+        self.assertEqual(code, 2)
+        with self.assertRaises(ringsim.RingsimError) as ctx:  # at once, from the estimate: not after minutes of walks
+            ringsim.plan("llama3-8b", seq_tokens="1G", n_ranks=1 << 20)
+        self.assertIn("this plan: an estimated", str(ctx.exception))
+        self.assertEqual(str(ctx.exception), err.strip().split(": ", 1)[1])
+        with self.assertRaises(ringsim.RingsimError) as ctx:
+            ringsim.plan("llama3-8b", seq_tokens="4M", n_ranks=16384, alternatives=False, max_time=1)
+        self.assertIn("(above --max-time 1 s: give --max-time to allow more)", str(ctx.exception))
+
+    def test_types_are_checked(self):
+        for kw in (dict(flops=[1]), dict(bw={}), dict(seed=1.5)):
+            with self.assertRaises(ringsim.RingsimError):
+                ringsim.Machine(**kw)
+        with self.assertRaises(ringsim.RingsimError):
+            ringsim.Problem(n_ranks=True)
+        with self.assertRaises(ringsim.RingsimError):
+            ringsim.Problem(layout=7)
+
+
+class TestLocale(unittest.TestCase):
+    """The library reads and prints numbers with '.' whatever locale.setlocale the caller chose."""
+
+    def test_comma_locale(self):
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ)
+            if subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", os.path.join(d, "de_DE.UTF-8")],
+                              capture_output=True).returncode != 0:
+                self.skipTest("no de_DE locale source (localedef)")
+            env["LOCPATH"] = d
+            code = ("import locale, ringsim\n"
+                    "locale.setlocale(locale.LC_ALL, 'de_DE.UTF-8')\n"
+                    "assert locale.localeconv()['decimal_point'] == ','\n"
+                    "c = ringsim.closed_form(ringsim.Problem(seq_tokens='64K'), ringsim.Machine(flops='4.5e11', overlap=0.5))\n"
+                    "p = ringsim.plan('llama3-8b', seq_tokens='128K')\n"
+                    "print(repr(c.t_comp_s), repr(p.usable_bytes), repr(p.sp))\n")
+            got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(got.returncode, 0, got.stderr)
+            c = ringsim.closed_form(ringsim.Problem(seq_tokens="64K"), ringsim.Machine(flops="4.5e11", overlap=0.5))
+            p = ringsim.plan("llama3-8b", seq_tokens="128K")
+            self.assertEqual(got.stdout.split(), [repr(c.t_comp_s), repr(p.usable_bytes), repr(p.sp)])
 
 
 if __name__ == "__main__":

@@ -73,12 +73,31 @@ RS_TEST(test_reserve, "a reserved temporary is filled by another writer") {
     CU_ASSERT_PTR_NULL(f.fp);
     CU_ASSERT_PTR_NOT_NULL(strstr(f.tmp_path, "fig.svg.tmp."));
     rs_test_write_text(f.tmp_path, "<svg/>");
-    CU_ASSERT_EQUAL(rs_file_commit_now(&f, &err), 0);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
     char *text = rs_test_slurp(path, NULL);
     CU_ASSERT_STRING_EQUAL(text, "<svg/>");
     free(text);
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     remove(path);
+}
+
+/* A partial result goes beside the output, never over a previous complete one. */
+RS_TEST(test_partial_aside, "a partial result goes to NAME.partial.EXT and leaves the complete output") {
+    const char *path = rs_test_path("out.csv");
+    char partial[4096];
+    rs_test_write_text(path, "complete\n");
+    CU_ASSERT_STRING_EQUAL(rs_out_partial_name("d/out.csv", partial, sizeof partial), "d/out.partial.csv");
+    CU_ASSERT_STRING_EQUAL(rs_out_partial_name("d.x/out", partial, sizeof partial), "d.x/out.partial");
+    CU_ASSERT_STRING_EQUAL(rs_out_partial_name(".rc", partial, sizeof partial), ".rc.partial");
+    rs_file_t f;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    fputs("3 of 66 points\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit_partial(&f, &err), 0);
+    rs_test_expect_text(path, "complete\n");
+    rs_test_expect_text(rs_out_partial_name(path, partial, sizeof partial), "3 of 66 points\n");
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(path), remove(partial);
 }
 
 /* A symbolic link is followed: its target is replaced, the link stays a link. */

@@ -85,6 +85,34 @@ RS_TEST(test_watchdog, "watchdog") {
     CU_ASSERT(grandchild > 0 && !alive(grandchild)); /* the whole group is gone */
 }
 
+/* A child for which the caller sets no timeout is ended at the child bound (RINGSIM_CHILD_TIMEOUT_S;
+ * else the larger of 3600 s and twice the command's --max-time), and says after how long. */
+RS_TEST(test_child_bound, "a child without a timeout ends at the child bound") {
+    rs_child_status_t st;
+    char *slow[] = {"sleep", "30", NULL}, buf[64];
+    setenv("RINGSIM_CHILD_TIMEOUT_S", "0.3", 1);
+    const double t0 = rs_now_s();
+    CU_ASSERT_EQUAL(run(slow, 0, &st), 0);
+    CU_ASSERT(st.timed_out);
+    CU_ASSERT_DOUBLE_EQUAL(st.timeout_s, 0.3, 1e-9);
+    CU_ASSERT(rs_now_s() - t0 < 5);
+    CU_ASSERT_STRING_EQUAL(rs_child_status_text(&st, 0, buf, sizeof buf), "timeout after 0.3 s");
+    /* a timeout of the caller's own replaces the bound, longer or shorter */
+    setenv("RINGSIM_CHILD_TIMEOUT_S", "60", 1);
+    CU_ASSERT_EQUAL(run(slow, 0.2, &st), 0);
+    CU_ASSERT(st.timed_out);
+    CU_ASSERT_STRING_EQUAL(rs_child_status_text(&st, 0.2, buf, sizeof buf), "timeout after 0.2 s");
+    unsetenv("RINGSIM_CHILD_TIMEOUT_S");
+    CU_ASSERT_DOUBLE_EQUAL(rs_spawn_bound_s(), 3600, 0);
+    rs_spawn_bound_note(600);
+    CU_ASSERT_DOUBLE_EQUAL(rs_spawn_bound_s(), 3600, 0);
+    rs_spawn_bound_note(7200); /* --max-time 7200: twice it */
+    CU_ASSERT_DOUBLE_EQUAL(rs_spawn_bound_s(), 14400, 0);
+    setenv("RINGSIM_CHILD_TIMEOUT_S", "0", 1); /* 0: no bound */
+    CU_ASSERT_DOUBLE_EQUAL(rs_spawn_bound_s(), 0, 0);
+    unsetenv("RINGSIM_CHILD_TIMEOUT_S");
+}
+
 static int child_fn(void *arg) { return *(int *)arg + 1; }
 
 /* A function in the child, output into a file, and OMPI_ variables kept from the child. */

@@ -2,7 +2,12 @@
  * (message, code, exit code), escapes, an option's context added once, sizes and numbers with their
  * suffixes and every refusal's exact message and code, enumerations, line and file readers, the clock,
  * the seeded hash against a plain splitmix64, time and number cells. */
+#define _GNU_SOURCE /* newlocale, uselocale */
+#include <locale.h>
 #include <math.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +143,58 @@ RS_TEST(test_parse_double, "numbers with k/M/G/T/P and every refusal") {
     expect_double_error("1e400", "--bw 1e400: must be finite, in [1, 1e+16]");
     expect_double_error("0.5", "--bw 0.5: must be in [1, 1e+16]");
     expect_double_error("20P", "--bw 20P: must be in [1, 1e+16]");
+}
+
+/* A locale whose decimal point is ',' (de_DE: the system's, else compiled by localedef into the
+ * test's folder and found through LOCPATH), or 0 when this machine cannot make one. glibc keeps the
+ * LOCPATH list it parses for good (LeakSanitizer would count it): not checked while loading. */
+static locale_t comma_locale(void) {
+#ifdef __SANITIZE_ADDRESS__
+    __lsan_disable();
+#endif
+    locale_t l = newlocale(LC_ALL_MASK, "de_DE.UTF-8", (locale_t)0);
+    if (!l) {
+        const char *dir = rs_test_fresh_dir("locales");
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir);
+        if (system(cmd) == 0) {
+            setenv("LOCPATH", dir, 1);
+            l = newlocale(LC_ALL_MASK, "de_DE.UTF-8", (locale_t)0);
+        }
+    }
+#ifdef __SANITIZE_ADDRESS__
+    __lsan_enable();
+#endif
+    return l;
+}
+
+RS_TEST(test_locale_independent, "numbers read and printed with '.' while the caller's locale writes ','") {
+    const locale_t de = comma_locale();
+    if (!de) {
+        printf("skipped: no de_DE locale on this machine (localedef failed)\n");
+        return;
+    }
+    const locale_t old = uselocale(de);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.1f", 0.5);
+    CU_ASSERT_STRING_EQUAL(buf, "0,5");         /* the locale bites: printf writes ',' */
+    CU_ASSERT_EQUAL(strtod("0.5", NULL), 0.0);  /* and strtod stops at the '.' */
+    char *end = NULL;
+    CU_ASSERT_EQUAL(rs_strtod("4.5e11", &end), 4.5e11);
+    CU_ASSERT_EQUAL(*end, '\0');
+    double v = 0;
+    CU_ASSERT_EQUAL(rs_parse_double("--overlap", "0.5", 0, 1, &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 0.5);
+    CU_ASSERT_EQUAL(rs_parse_double("--flops", "1.5G", 1, 1e20, &v, NULL), 0);
+    CU_ASSERT_EQUAL(v, 1.5e9);
+    void *prev = rs_locale_c_enter();
+    snprintf(buf, sizeof buf, "%.1f", 0.5);
+    CU_ASSERT_STRING_EQUAL(buf, "0.5");         /* inside: the "C" locale */
+    rs_locale_c_leave(prev);
+    snprintf(buf, sizeof buf, "%.1f", 0.5);
+    CU_ASSERT_STRING_EQUAL(buf, "0,5");         /* after: the caller's locale again */
+    uselocale(old);
+    freelocale(de);
 }
 
 RS_TEST(test_enums, "enumerations by name") {

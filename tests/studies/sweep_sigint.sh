@@ -1,8 +1,10 @@
 #!/bin/sh
-# sweep_sigint.sh RINGSIM - Ctrl-C during `ringsim sweep` keeps the finished points in a valid file.
-# Ctrl-C reaches the whole process group (the sweep and its SimGrid child), so the group gets SIGINT
-# once the sweep has written some rows. Checks: exit 1, the final file (no temporary left) ends with
-# "# interrupted after K of N points" with 0 < K < N, and every row has the header's column count.
+# sweep_sigint.sh RINGSIM - Ctrl-C during `ringsim sweep -o out.csv` keeps the finished points in a
+# valid file beside the output, out.partial.csv (out.csv itself is not written: a previous complete
+# one would stay). Ctrl-C reaches the whole process group (the sweep and its SimGrid child), so the
+# group gets SIGINT once the sweep has written some rows. Checks: exit 1, no out.csv, out.partial.csv
+# (no temporary left) ends with "# interrupted after K of N points" with 0 < K < N, and every row has
+# the header's column count.
 set -u
 bin=${1:?usage: sweep_sigint.sh RINGSIM}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
@@ -23,8 +25,10 @@ kill -INT "-$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; exit 1; }
-[ -f out.csv ] || { echo "FAIL: out.csv missing"; exit 1; }
+[ -e out.csv ] && { echo "FAIL: out.csv written by an interrupted run"; exit 1; }
+[ -f out.partial.csv ] || { echo "FAIL: out.partial.csv missing"; exit 1; }
 ls out.csv.tmp.* >/dev/null 2>&1 && { echo "FAIL: temporary file left"; exit 1; }
+mv out.partial.csv out.csv
 last=$(tail -n 1 out.csv)
 echo "$last"
 k=$(echo "$last" | sed -n 's/^# interrupted after \([0-9]*\) of \([0-9]*\) points$/\1/p')
