@@ -16,6 +16,7 @@ typedef struct {
     const char *profile;    /* -p */
     const char *csv;        /* --csv */
     bool list;              /* --list */
+    double usable;          /* --usable (0: the runtime's) */
 } mem_cli_t;
 
 static int parse_precision(void *dst, const char *arg, rs_err_t *err) {
@@ -26,6 +27,18 @@ static int parse_precision(void *dst, const char *arg, rs_err_t *err) {
 static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
     if (rs_ckpt_parse(arg, &((mem_cli_t *)dst)->c.ckpt)) return rs_errf(err, "--ckpt %s: expected none, selective or full", arg);
     return 0;
+}
+
+static int parse_runtime(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_runtime_parse(arg, &((mem_cli_t *)dst)->c.runtime)) return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
+    return 0;
+}
+
+/* "none": the loss over every local token at once */
+static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
+    rs_mem_config_t *c = &((mem_cli_t *)dst)->c;
+    if (!strcmp(arg, "none")) return c->loss_chunk_tokens = 0, 0;
+    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, &c->loss_chunk_tokens, err);
 }
 
 #define O(field) offsetof(mem_cli_t, field)
@@ -47,6 +60,14 @@ static const rs_opt_t own_opts[] = {
     {"ckpt", 0, "C", "full", "none | selective | full", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ckpt, NULL},
     {"chunk", 0, "TOKENS", "2048", "blockwise FFN / loss chunk", RS_ARG_SIZE, O(c.chunk_tokens), 1, (double)(1LL << 30), NULL,
      NULL, NULL},
+    {"loss-chunk", 0, "TOKENS|none", "--chunk", "chunked loss (none: every local token's logits at once)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_loss_chunk, NULL},
+    {"tp", 0, "TP", "1", "tensor parallelism (Megatron with sequence parallelism): 1/TP of each device's state", RS_ARG_SIZE,
+     O(c.tp_degree), 1, 1 << 20, NULL, NULL, NULL},
+    {"runtime", 0, "R", "pytorch", "memory beside the tensors: pytorch | jax-gpu | jax-tpu | none", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_runtime, NULL},
+    {"usable", 0, "F", "the runtime's", "usable fraction of device memory (pytorch 1, jax-gpu 0.75)", RS_ARG_DOUBLE, O(usable),
+     1e-6, 1, NULL, NULL, NULL},
     {"profile", 'p', "NAME|FILE", "none", "compare with this device's memory", RS_ARG_IN, O(profile), 0, 0, NULL, NULL,
      NULL},
     {"csv", 0, "FILE", "none", "also write term,bytes as CSV (\"-\" = stdout)", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
@@ -81,7 +102,10 @@ static int write_csv(const char *path, const rs_mem_t *m, rs_err_t *err) {
         {"ring_forward", m->ring_fwd_bytes},   {"ring_backward", m->ring_bwd_bytes},
         {"ring", m->ring_bytes},               {"ring_shared_with_saved", 0.0 - m->ring_shared_bytes},
         {"all_to_all_staging", m->a2a_bytes},  {"ffn_chunk", m->ffn_chunk_bytes},
-        {"logits_chunk", m->logits_chunk_bytes}, {"total", m->total_bytes},
+        {"logits_chunk", m->logits_chunk_bytes}, {"attention_workspace", m->attn_workspace_bytes},
+        {"tensors", m->model_bytes},           {"fragmentation", m->fragmentation_bytes},
+        {"cuda_context", m->context_bytes},    {"nccl_buffers", m->comm_bytes},
+        {"total", m->total_bytes},
     };
     fprintf(fp, "term,bytes\n");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) fprintf(fp, "%s,%.0f\n", rows[i].name, rows[i].v);
@@ -105,6 +129,7 @@ int rs_cmd_memory(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     if (!shard_given) c.shard_devices = c.sp_degree;
+    if (!rs_cli_given(&groups[0], "loss-chunk")) c.loss_chunk_tokens = c.chunk_tokens; /* --chunk's */
     rs_transformer_t t;
     if (rs_transformer_load(model, &t, &err)) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
@@ -131,6 +156,6 @@ int rs_cmd_memory(int argc, char **argv) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
-    if (!csv || strcmp(csv, "-")) rs_memory_print(stdout, &t, &c, &m, dev_mem);
+    if (!csv || strcmp(csv, "-")) rs_memory_print(stdout, &t, &c, &m, dev_mem, mc.usable > 0 ? mc.usable : rs_runtime_usable(c.runtime));
     return RS_EXIT_OK;
 }

@@ -1,10 +1,13 @@
 /* cmd_plan.c - `ringsim plan`: capacity planning over candidate hardware (model/5-plan/plan.h, docs/plan.md).
  *
- * For every profile: the smallest sequence-parallel N that fits memory (or the longest context at N
- * with --seq max), the predicted attention and layer times, whether the ring's transfers hide, MFU
- * and cost; Ring against Ulysses and USP at that N with the winner and why. Output: a table on stdout,
- * --csv FILE, --maxctx-csv FILE (longest context against N per profile) and --figure FILE (that curve
- * drawn by plots/maxctx.gp with gnuplot). A progress bar on stderr when it is a terminal.
+ * For every profile (and layout, -L): the smallest sequence-parallel N that fits memory (or the longest
+ * context at N with --seq max), the predicted attention and layer times, whether the ring's transfers
+ * hide, MFU and cost; Ring against Ulysses and USP at that N with the winner and why; with --tp, TP
+ * inside a node. With --gpus N: every TP x CP x DP split of N devices ranked by step time or cost
+ * (--rank), the best --top and why each loses; --compare: the candidates' best side by side. Output: a
+ * table on stdout, --csv FILE, --maxctx-csv FILE (longest context against N per profile) and --figure
+ * FILE (that curve drawn by plots/maxctx.gp with gnuplot). A progress bar on stderr when it is a
+ * terminal.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -51,10 +54,58 @@ static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
+/* one layout, a comma list of them, or all */
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
-    if (rs_layout_parse(arg, &((plan_cli_t *)dst)->in.config.layout))
-        return rs_errf(err, "--layout %s: expected contiguous, striped or zigzag", arg);
+    rs_plan_in_t *in = &((plan_cli_t *)dst)->in;
+    if (!strcmp(arg, "all")) {
+        in->n_layouts = RS_LAYOUT_COUNT;
+        for (int i = 0; i < RS_LAYOUT_COUNT; i++) in->layouts[i] = (rs_layout_t)i;
+    } else {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", arg);
+        in->n_layouts = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            rs_layout_t l;
+            if (strlen(arg) >= sizeof buf || rs_layout_parse(tok, &l) || in->n_layouts >= RS_LAYOUT_COUNT)
+                return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
+            for (int i = 0; i < in->n_layouts; i++)
+                if (in->layouts[i] == l) return rs_errf(err, "--layout %s: %s is given twice (each layout once)", arg, tok);
+            in->layouts[in->n_layouts++] = l;
+        }
+        if (in->n_layouts == 0) return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
+    }
+    in->config.layout = in->layouts[0];
     return 0;
+}
+
+/* the GEMMs' dtype: bf16 (the precision's) or fp8 */
+static int parse_dtype(void *dst, const char *arg, rs_err_t *err) {
+    rs_plan_config_t *c = &((plan_cli_t *)dst)->in.config;
+    if (!strcmp(arg, "fp8")) c->fp8_linear = true;
+    else if (!strcmp(arg, "bf16")) c->fp8_linear = false;
+    else return rs_errf(err, "--dtype %s: expected bf16 or fp8 (the projections', FFN's and LM head's GEMMs)", arg);
+    return 0;
+}
+
+static int parse_rank(void *dst, const char *arg, rs_err_t *err) {
+    rs_plan_in_t *in = &((plan_cli_t *)dst)->in;
+    if (!strcmp(arg, "time")) in->by_cost = false;
+    else if (!strcmp(arg, "cost")) in->by_cost = true;
+    else return rs_errf(err, "--rank %s: expected time or cost", arg);
+    return 0;
+}
+
+static int parse_runtime(void *dst, const char *arg, rs_err_t *err) {
+    if (rs_runtime_parse(arg, &((plan_cli_t *)dst)->in.config.runtime))
+        return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
+    return 0;
+}
+
+/* "none": the loss over every local token at once */
+static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
+    rs_plan_config_t *c = &((plan_cli_t *)dst)->in.config;
+    if (!strcmp(arg, "none")) return c->loss_chunk_tokens = 0, 0;
+    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, &c->loss_chunk_tokens, err);
 }
 
 /* "[NAME=]USD", repeatable */
@@ -93,17 +144,35 @@ static const rs_opt_t own_opts_after[] = {
     {"ckpt", 0, "C", "full", "none | selective | full", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_ckpt, NULL},
     {"chunk", 0, "TOKENS", "2048", "blockwise FFN / loss chunk", RS_ARG_SIZE, C(chunk_tokens), 1, (double)(1LL << 30), NULL,
      NULL, NULL},
-    {"layout", 'L', "L", "zigzag", "ring layout: contiguous | striped | zigzag", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_layout,
+    {"loss-chunk", 0, "TOKENS|none", "--chunk", "chunked loss (none: every local token's logits at once)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_loss_chunk, NULL},
+    {"layout", 'L', "L", "zigzag", "ring layout: contiguous | striped | zigzag, a comma list, or all", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_layout, NULL},
+    {"tp", 0, "TP", "1", "tensor parallelism inside a node (divides G and the heads)", RS_ARG_SIZE, C(tp), 1, 1 << 20, NULL, NULL,
      NULL},
+    {"dtype", 0, "D", "bf16", "the GEMMs (projections, FFN, LM head): bf16 | fp8 (attention stays bf16)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_dtype, NULL},
+    {"gpus", 0, "N", "none", "a budget of N devices: every TP x CP x DP split, layout and split ranked", RS_ARG_SIZE, O(in.gpus), 1,
+     1 << 20, NULL, NULL, NULL},
+    {"rank", 0, "R", "time", "rank the budget's splits by step time or cost (per step, needs --price)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_rank, NULL},
+    {"top", 0, "K", "5", "the budget's best K printed (--csv: every split)", RS_ARG_SIZE, O(in.top), 1, 1 << 20, NULL, NULL, NULL},
+    {"compare", 0, NULL, "off", "the candidates' best side by side (two or more -p)", RS_ARG_TRUE, O(in.compare), 0, 0, NULL, NULL,
+     NULL},
+    {"attn-eff", 0, "E", "kernel model", "attention at E x peak, user-given (replaces --impl and --kernel)", RS_ARG_DOUBLE,
+     O(in.attn_eff), 1e-6, 1, NULL, NULL, NULL},
+    {"runtime", 0, "R", "pytorch", "memory beside the tensors: pytorch | jax-gpu | jax-tpu | none", RS_ARG_CUSTOM, 0, 0, 0, NULL,
+     parse_runtime, NULL},
     {"no-causal", 0, NULL, "causal", "full (bidirectional) attention", RS_ARG_FALSE, C(causal), 0, 0, NULL, NULL, NULL},
     {"tile", 0, "T", "128", "attention kernel tile (tokens)", RS_ARG_SIZE, C(tile), 1, 65536, NULL, NULL, NULL},
     {"impl", 0, "NAME", "the profile's", "ring implementation preset costing attention, every\ncandidate: ringsim|flash-attn|te|none (none: the bare peak)",
      RS_ARG_STRING, O(in.impl), 0, 0, NULL, NULL, NULL},
     {"kernel", 0, "NAME", "the preset's", "the candidates' kernel whose curves rate the calls", RS_ARG_STRING, O(in.kernel), 0, 0, NULL,
      NULL, NULL},
-    {"usable", 0, "F", "0.90", "usable fraction of device memory", RS_ARG_DOUBLE, C(usable_frac), 1e-6, 1, NULL, NULL, NULL},
-    {"linear-eff", 0, "E", "0.70", "projections/FFN GEMM efficiency vs peak", RS_ARG_DOUBLE, C(linear_eff), 1e-6, 1, NULL,
-     NULL, NULL},
+    {"usable", 0, "F", "the runtime's", "usable fraction of device memory (pytorch 1, jax-gpu 0.75)", RS_ARG_DOUBLE, C(usable_frac),
+     1e-6, 1, NULL, NULL, NULL},
+    {"linear-eff", 0, "E", "by shape", "a flat GEMM efficiency vs peak, user-given (default: by shape and dtype)", RS_ARG_DOUBLE,
+     C(linear_eff), 1e-6, 1, NULL, NULL, NULL},
     {"price", 0, "[NAME=]USD", "profile's", "price per device-hour (all, or one profile; repeatable)", RS_ARG_CUSTOM, 0, 0, 0,
      NULL, parse_price, NULL},
     {"no-alternatives", 0, NULL, NULL, "cost the ring only (no Ulysses / USP)", RS_ARG_FALSE, C(alternatives), 0, 0, NULL, NULL,
@@ -141,11 +210,13 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_cli_job_t jo;
     rs_cli_job_init(&jo);
     enum { JOB_GROUP = 4 };
+    enum { OWN_AFTER = 3 };
     rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
                                rs_cli_job_group(&jo, "tp,dp,cp,devices,map,model,bg-bytes,bg-group"),
                                rs_cli_limits_group(&pc.limits)};
 #else
+    enum { OWN_AFTER = 3 };
     rs_opt_group_t groups[] = {rs_cli_plan_model_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_plan_hw_group(&pc.x), {own_opts_after, RS_OPTS_N(own_opts_after), &pc, NULL, 0, true},
                                rs_cli_limits_group(&pc.limits)};
@@ -156,6 +227,11 @@ int rs_cmd_plan(int argc, char **argv) {
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;
     rs_plan_in_t in = pc.in;
     in.limits = pc.limits.limits;
+    if (!rs_cli_given(&groups[OWN_AFTER], "loss-chunk")) in.config.loss_chunk_tokens = in.config.chunk_tokens; /* --chunk's */
+    if (in.by_cost && in.gpus == 0) {
+        fprintf(stderr, "ringsim plan: --rank cost: ranks the splits of a budget (give --gpus N)\n");
+        return RS_EXIT_USAGE;
+    }
     in.profiles = pc.x.profiles, in.gpus_per_node = pc.x.gpus_per_node, in.inter = pc.x.inter;
 #ifdef RINGSIM_HAVE_SIM
     if (groups[JOB_GROUP].seen && !pc.sim) {

@@ -322,13 +322,14 @@ int rs_cmd_sim(int argc, char **argv) {
     rs_sim_config_default(&sc->o.cfg);
     rs_cli_job_init(&sc->jo);
     rs_opt_group_t *groups = sc->groups;
-    groups[0] = RS_OPT_GROUP(own_opts, &sc->o), groups[1] = rs_cli_job_group(&sc->jo, NULL), groups[2] = rs_cli_shared_group(c, NULL);
+    groups[0] = RS_OPT_GROUP(own_opts, &sc->o), groups[1] = rs_cli_job_group(&sc->jo, "model"), groups[2] = rs_cli_shared_group(c, NULL);
     int rc = rs_cli_run_parse("sim", argc, argv, groups, 3, true);
     entry_t *es = NULL;
     int n = 0;
     rs_err_t err = {0};
     if (rc >= 0) goto done;
     sc->cfg = sc->o.cfg;
+    sc->jo.model = c->model; /* -m sizes the background too */
     if (sc->o.all_pairs) sc->cfg.routes = RS_PLATFORM_ALL_PAIRS;
     rc = check_args(sc, &err);
     if (rc != RS_EXIT_OK) {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "memory.h"
 #include "opt_values.h"
 #include "ranges.h"
 
@@ -29,6 +30,16 @@ static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
         c->layouts[c->n_layouts++] = l;
     }
     if (c->n_layouts == 0) return rs_errf(err, "--layout %s: empty list", arg);
+    return 0;
+}
+
+/* -m: a model's attention shape (heads, KV heads, head_dim); options after it override them. */
+static int parse_model(void *dst, const char *arg, rs_err_t *err) {
+    rs_setup_t *c = dst;
+    rs_transformer_t t;
+    if (rs_transformer_load(arg, &t, err) != 0) return -1;
+    c->problem.q_heads = t.q_heads, c->problem.kv_heads = t.kv_heads, c->problem.head_dim = t.head_dim;
+    c->model = arg;
     return 0;
 }
 
@@ -164,6 +175,8 @@ const rs_opt_t rs_cli_shared_opts[] = {
      "Problem (sizes take K/M/G = powers of 1024):"},
     {"ranks", 'N', "N", "8", "ranks in the ring", RS_ARG_SIZE, P(n_ranks), RS_N_RANKS_MIN, (double)RS_N_RANKS_MAX, NULL, NULL, NULL},
     {"batch", 0, "B", "1", "sequences per step", RS_ARG_SIZE, P(batch), RS_BATCH_MIN, (double)RS_BATCH_MAX, NULL, NULL, NULL},
+    {"model", 'm', "NAME|FILE", "none", "model preset or JSON: its --heads, --kv-heads, --head-dim (later\noptions override them; sim: also the --background layer)",
+     RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_model, NULL},
     {"heads", 0, "H", "32", "query heads", RS_ARG_SIZE, P(q_heads), RS_HEADS_MIN, (double)RS_HEADS_MAX, NULL, NULL, NULL},
     {"kv-heads", 0, "H", "8", "key/value heads (divides --heads)", RS_ARG_SIZE, P(kv_heads), RS_HEADS_MIN, (double)RS_HEADS_MAX, NULL, NULL, NULL},
     {"head-dim", 0, "D", "128", "head dimension", RS_ARG_SIZE, P(head_dim), RS_HEAD_DIM_MIN, (double)RS_HEAD_DIM_MAX, NULL, NULL, NULL},

@@ -40,7 +40,7 @@ set(RINGSIM_PUBLIC_HEADERS
   model/1-base/util.h model/1-base/stats.h model/2-schedule/schedule.h model/2-schedule/event.h model/1-base/meter.h model/1-base/estimate.h
   model/3-machine/dtype.h model/3-machine/calibration.h model/3-machine/rate_source.h model/3-machine/kernel_table.h model/3-machine/profile.h model/3-machine/machine.h
   model/4-cost/kernel.h model/4-cost/cost.h
-  model/5-plan/memory.h model/5-plan/alt.h model/5-plan/plan.h
+  model/5-plan/memory.h model/5-plan/tp.h model/5-plan/gemm.h model/5-plan/alt.h model/5-plan/plan.h model/5-plan/budget.h
   traces/trace.h traces/compare.h traces/import.h
   plots/plot.h plots/plot_table.h
   backend/backend.h

@@ -23,6 +23,7 @@ typedef struct {
     bool grad_bytes_given;                 /* problem.grad_bytes was asked for (else the preset's) */
     bool ring_given;                       /* --ring was given (else decode runs pass-q by itself) */
     rs_limits_t limits;                    /* --max-time, --max-memory (estimate.h; 0: the defaults) */
+    const char *model;                     /* -m: the model whose attention shape the problem took (argv; NULL: none) */
     const char *perturb_args[2][RS_MAX_PERTURB]; /* spec.perturb's --straggler [0] and --degrade [1] values as
                                               given (argv, quoted by messages; NULL: made by a caller) */
     /* results of rs_setup_finish */

@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "setup.h"
+#include "gemm.h"
 #include "study_csv.h"
 
 #ifdef RINGSIM_HAVE_PLOTS
@@ -100,12 +101,23 @@ static const char *ttft_cell(char *buf, size_t len, const rs_infer_option_t *o) 
     return buf;
 }
 
-static void print_table(FILE *out, const rs_infer_in_t *in, const point_t *pts, size_t n) {
+static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands, int nc, const point_t *pts, size_t n) {
     const rs_infer_config_t *c = &in->config;
-    fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (eff %.2f) attention=bf16 (eff %.2f when the profile "
+    char lin[64];
+    if (c->linear_eff > 0) snprintf(lin, sizeof lin, "eff %.2f, user-given", c->linear_eff);
+    else snprintf(lin, sizeof lin, "GEMMs by shape");
+    fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (%s) attention=bf16 (eff %.2f when the profile "
                  "has no curve) layout=%s causal=%d usable=%.2f decode_batch=%lld\n",
-            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), c->linear_eff, c->attn_eff,
-            rs_layout_name(c->layout), c->causal, c->usable_frac, (long long)c->decode_batch);
+            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), lin, c->attn_eff,
+            rs_layout_name(c->layout), c->causal, c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH),
+            (long long)c->decode_batch);
+    for (int k = 0; k < nc; k++) {
+        rs_gemm_t g;
+        char gd[320];
+        rs_err_t e;
+        if (rs_gemm_model(&cands[k].hw, c->linear_dtype, c->linear_eff, &g, &e) == 0)
+            fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_gemm_describe(&g, gd, sizeof gd));
+    }
     fprintf(out, "# %-10s %5s %4s %9s %9s %-8s %9s %9s %9s %9s %9s %9s %8s %7s %7s %7s %4s %7s %6s %10s\n", "profile", "nodes",
             "CP", "T", "P", "best", "ttft_s", "pass-kv", "pass-q", "ulysses", "usp", "attn_ms", "lin_ms", "ar_ms", "kv_GiB",
             "w_GiB", "fits", "par_eff", "util", "decode_ms");
@@ -127,7 +139,7 @@ static void print_table(FILE *out, const rs_infer_in_t *in, const point_t *pts, 
     fprintf(out, "# ttft_s: time to first token of the best option (L x (linear + all-reduce + attention) + head); per-option "
                  "TTFT in s ('-': cannot run); attn/lin/ar: per layer; kv: KV cache per device after the prompt; w: "
                  "weights per device; par_eff: TTFT x nodes at the list's first node count over the same here; util: "
-                 "model FLOPs / (TTFT x devices x bf16 peak); decode_ms: one decode step (pass-q), 0 without "
+                 "model FLOPs at each part's datasheet peak (linear dtype, attention bf16) / (TTFT x devices); decode_ms: one decode step (pass-q), 0 without "
                  "--decode-batch\n");
 }
 
@@ -313,7 +325,7 @@ int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     if (rc == 0) rc = check_limits(in, cands, nc, err);
     if (rc == 0 && (plan_points(in, cands, nc, pts, err) || check_outputs(in, &o, err))) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
     if (rc == 0 && write_outputs(in, &o, err)) rc = rs_err_mark(err, RS_ERR_RUNTIME);
-    if (rc == 0 && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, pts, np);
+    if (rc == 0 && (!in->csv || strcmp(in->csv, "-"))) print_table(in->out, in, cands, nc, pts, np);
     free(cands);
     free(pts);
     return rc;

@@ -1,8 +1,11 @@
 /* study_plan.h - the capacity-planning study behind `ringsim plan` (model/5-plan/plan.h, docs/plan.md):
- * for every candidate profile, the smallest sequence-parallel N that fits memory (or the longest
- * context at N), the predicted attention and layer times, whether the ring's transfers hide, MFU and
- * cost; Ring against Ulysses and USP at that N with the winner and why; optionally every split
- * simulated in SimGrid and the longest context against N; written as a table, CSVs and a figure.
+ * for every candidate profile (and every layout asked for), the smallest sequence-parallel N that fits
+ * memory (or the longest context at N), the predicted attention and layer times, whether the ring's
+ * transfers hide, MFU and cost; Ring against Ulysses and USP at that N with the winner and why;
+ * optionally every split simulated in SimGrid and the longest context against N; written as a table,
+ * CSVs and a figure. With a budget of devices (gpus > 0): every TP x CP x DP split, layout and Ring /
+ * Ulysses / USP of it on every candidate ranked by step time or cost, the best few and why each loses
+ * (model/5-plan/budget.h). With compare: the candidates' best side by side.
  */
 #ifndef RS_STUDY_PLAN_H
 #define RS_STUDY_PLAN_H
@@ -10,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "budget.h"
 #include "plan.h"
 
 #define RS_PLAN_MAX_CANDIDATES 32
@@ -46,6 +50,13 @@ typedef struct {
     bool progress;            /* a progress meter on a terminal (model/1-base/meter.h) */
     rs_limits_t limits;       /* --max-time, --max-memory: the plan's walks and simulations, estimated before
                                  any runs (estimate.h; 0: the defaults) */
+    int n_layouts;            /* layouts to plan (0: config.layout alone) */
+    rs_layout_t layouts[RS_LAYOUT_COUNT];
+    int64_t gpus;             /* a budget of devices: every split of it ranked (0: no budget) */
+    bool by_cost;             /* rank the budget's splits by cost per step (needs prices), else step time */
+    int64_t top;              /* how many of the budget's best to print (0: 5) */
+    bool compare;             /* the candidates' best side by side (needs two or more) */
+    double attn_eff;          /* --attn-eff: attention at this x peak (0: the kernel model) */
     FILE *out;                /* the table */
 } rs_plan_in_t;
 
@@ -53,6 +64,7 @@ typedef struct {
     char spec[512];           /* as given */
     rs_hw_t hw;               /* loaded, overrides applied */
     rs_machine_t machine;     /* cost parameters */
+    rs_layout_t layout;       /* the layout of this plan (one candidate is planned once per layout) */
     rs_plan_result_t res;     /* the plan */
     int n_curve;              /* longest context per N = 1, 2, 4, ... */
     int64_t curve_n[RS_PLAN_MAX_CURVE];

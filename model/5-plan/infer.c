@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cost.h"
+#include "gemm.h"
+#include "tp.h"
 
 static const char *const kind_names[RS_INFER_COUNT] = {"pass-kv", "pass-q", "ulysses", "usp"};
 const char *rs_infer_kind_name(rs_infer_kind_t k) { return rs_enum_name(kind_names, RS_INFER_COUNT, (int)k); }
@@ -17,7 +19,7 @@ void rs_infer_config_default(rs_infer_config_t *c) {
     rs_problem_default(&p);
     memset(c, 0, sizeof *c);
     c->nodes = 1, c->new_tokens = p.seq_tokens, c->layout = p.layout, c->causal = p.causal;
-    c->linear_dtype = RS_DTYPE_BF16, c->linear_eff = 0.70, c->attn_eff = 0.50, c->usable_frac = 0.90, c->tile = p.tile_q;
+    c->linear_dtype = RS_DTYPE_BF16, c->linear_eff = 0, c->attn_eff = 0.50, c->usable_frac = 0, c->tile = p.tile_q;
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -27,11 +29,9 @@ static int64_t g_of(const rs_machine_t *m) { return m->devices_per_node > 0 ? m-
 static int64_t tp_of(const rs_infer_config_t *c, const rs_machine_t *m) { return c->tp > 0 ? c->tp : g_of(m); }
 static int64_t cp_per_node(const rs_infer_config_t *c, const rs_machine_t *m) { return g_of(m) / tp_of(c, m); }
 static int64_t cp_of(const rs_infer_config_t *c, const rs_machine_t *m) { return c->nodes * cp_per_node(c, m); }
-static int64_t hq_dev(const rs_infer_config_t *c, const rs_machine_t *m) { return c->model.q_heads / tp_of(c, m); }
+static int64_t hq_dev(const rs_infer_config_t *c, const rs_machine_t *m) { return rs_tp_q_heads(&c->model, tp_of(c, m)); }
 /* KV heads per device: Hkv / tp, or one (replicated) when the node has more devices than KV heads */
-static int64_t hkv_dev(const rs_infer_config_t *c, const rs_machine_t *m) {
-    return c->model.kv_heads >= tp_of(c, m) ? c->model.kv_heads / tp_of(c, m) : 1;
-}
+static int64_t hkv_dev(const rs_infer_config_t *c, const rs_machine_t *m) { return rs_tp_kv_heads(&c->model, tp_of(c, m)); }
 
 /* How the attention of a layer spreads: hq query and hkv KV heads per device over n ranks. */
 typedef struct {
@@ -58,15 +58,7 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
     if (rs_transformer_validate(&c->model, err)) return -1;
     const int64_t g = g_of(m), tp = tp_of(c, m);
     if (c->nodes < 1 || c->nodes > (1 << 20)) return rs_errc(err, RS_ERR_BAD_INPUT, "--nodes %lld: must be in [1, 1048576]", (long long)c->nodes);
-    if (tp < 1 || g % tp)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld devices of a node (a CP rank is tp devices of one node)",
-                       (long long)tp, (long long)g);
-    if (c->model.q_heads % tp)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld query heads of %s", (long long)tp, (long long)c->model.q_heads,
-                       c->model.name);
-    if (c->model.kv_heads >= tp && c->model.kv_heads % tp)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld KV heads of %s (or exceed them: one KV head per device)",
-                       (long long)tp, (long long)c->model.kv_heads, c->model.name);
+    if (rs_tp_check(&c->model, g, tp, err)) return -1;
     if (c->new_tokens < 1 || c->new_tokens > ((int64_t)1 << 32))
         return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be in [1, 4G] new tokens", (long long)c->new_tokens);
     if (c->cached_tokens < 0 || c->cached_tokens > ((int64_t)1 << 32))
@@ -77,18 +69,34 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
         return rs_errc(err, RS_ERR_BAD_INPUT, "--decode-batch %lld: decode needs the causal mask (drop --no-causal)", (long long)c->decode_batch);
     if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
-    if (!(c->linear_eff > 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
+    if (!(c->linear_eff >= 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
     if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
-    if (!(c->usable_frac > 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
+    if (!(c->usable_frac >= 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     return layout_validate(c, m, err);
 }
 
+/* An NCCL operation between nodes costs at least its small-message time: an 8-byte all-reduce of two
+ * ranks on two nodes (one exchange) takes 19.9 us over HDR InfiniBand (NVIDIA/nccl-tests issue #150,
+ * all_reduce_perf out of place), where the tier's latency is the wire's and the NIC's alone. A decode
+ * step's messages are that small: each of its ring steps and its all-to-all across nodes pays it, so
+ * the step's collective latency grows with the CP ranks it passes (docs/inference.md section 7). */
+#define NCCL_INTER_OP_S 19.9e-6
+
+/* The fraction of a flash kernel's work that is useful for calls of `rows` query rows: it runs whole
+ * tiles of tile query rows (FlashAttention's kBlockM), ceil(rows / tile) of them. */
+static double query_padding(const rs_infer_config_t *c, double rows) {
+    if (rows <= 0) return 1;
+    const double tile = (double)c->tile;
+    return rows / (ceil(rows / tile) * tile);
+}
+
 /* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
- * perturbations, the attention kernel at attn_eff x peak when the profile has no curve. The dense
- * model F x eff(B) for every variant: the kernel presets (model/4-cost/kernel.h) cost training rings only
- * (pass-kv without a cache), and the variants compared here must share one compute model. */
-static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn) {
+ * perturbations, the attention kernel at
+ * attn_eff x peak x its query padding for calls of q_rows rows when the profile has no curve. The
+ * dense model F x eff(B) for every variant: the kernel presets (model/4-cost/kernel.h) cost training
+ * rings only (pass-kv without a cache), and the variants compared here must share one compute model. */
+static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn, double q_rows) {
     rs_machine_t r = *m;
     (void)rs_machine_set_kernel(&r, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
     r.devices_per_node = cpn;
@@ -98,9 +106,16 @@ static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m
     if (r.cal.n_eff == 0) {
         r.cal.n_eff = 1;
         r.cal.eff[0].block_tokens = 1;
-        r.cal.eff[0].efficiency = c->attn_eff;
+        r.cal.eff[0].efficiency = c->attn_eff * query_padding(c, q_rows);
     }
     return r;
+}
+
+/* The query rows of one call of a ring of n ranks on T new tokens: a zigzag rank's two segments of
+ * T / 2n, else its block of T / n. */
+static double call_rows(const rs_infer_config_t *c, int64_t new_tokens, int64_t n) {
+    const double b = (double)new_tokens / (double)(n > 0 ? n : 1);
+    return n > 1 && c->layout == RS_LAYOUT_ZIGZAG ? b / 2 : b;
 }
 
 /* The attention problem of one device: the variant rc (T new on P cached) spread as sh. */
@@ -128,24 +143,35 @@ static int walk(const rs_problem_t *p, const rs_machine_t *rm, double *makespan,
     return 0;
 }
 
+/* pass-q's merge of the N partial outputs each owner gets back (O = sum exp(lse_i - lse) O_i): it reads
+ * N partials of B x Hq x d (with their fp32 LSE) and writes O once, through the device's memory. */
+static double merge_s(const rs_infer_config_t *c, const rs_machine_t *m, double rows, int64_t n) {
+    const double bw = m->mem_bw_bytes_per_s > 0 ? m->mem_bw_bytes_per_s : m->kernels.merge_bw_bytes_per_s;
+    if (n <= 1 || !(bw > 0)) return 0;
+    const double per_row = (double)hq_dev(c, m) * ((double)c->model.head_dim * ACT_BYTES + 4.0);
+    return ((double)n + 1.0) * rows * per_row / bw;
+}
+
 int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, const rs_infer_ring_case_t *rc, double *attn_s,
                        bool *hidden, rs_err_t *err) {
-    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    const int64_t cp = cp_of(c, m);
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), call_rows(c, rc->new_tokens, cp));
     const rs_problem_t p = attn_problem(c, cp_shape(c, m), *rc);
-    return walk(&p, &rm, attn_s, hidden, err);
+    if (walk(&p, &rm, attn_s, hidden, err)) return -1;
+    if (rc->ring == RS_RING_PASS_Q) *attn_s += merge_s(c, m, (double)rc->new_tokens / (double)cp, cp);
+    return 0;
 }
 
-/* The larger of compute (flops at rate) and memory (bytes at the device's bandwidth) time. */
-static double roofline(double flops, double rate, double bytes, double mem_bw) {
-    const double t = flops / rate;
-    return mem_bw > 0 && bytes / mem_bw > t ? bytes / mem_bw : t;
+/* The forward GEMMs of one layer on one device for `tokens` tokens (tp.h's shapes, gemm.h's times). */
+static double layer_gemms_s(const rs_infer_config_t *c, const rs_machine_t *m, const rs_gemm_t *g, double tokens) {
+    double nk[4][2], t = 0;
+    const int n = rs_tp_layer_gemms(&c->model, tp_of(c, m), nk);
+    for (int i = 0; i < n; i++) t += rs_gemm_time_s(g, tokens, nk[i][0], nk[i][1]);
+    return t;
 }
 
-/* The two tensor-parallel ring all-reduces of a layer on `bytes` each. */
-static double allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) {
-    if (tp <= 1) return 0;
-    return 2.0 * 2.0 * (double)(tp - 1) * (m->intra.latency_s + bytes / ((double)tp * m->intra.bw_bytes_per_s));
-}
+/* The two tensor-parallel all-reduces of a layer (attention output, FFN down) on `bytes` each. */
+static double allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) { return 2.0 * rs_tp_allreduce_s(m, tp, bytes); }
 
 /* ---------------------------------------------------------------------------------------------------
  * The options
@@ -160,7 +186,7 @@ static int ring_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_rin
         return 0;
     }
     o->feasible = true;
-    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), call_rows(c, c->new_tokens, cp_of(c, m)));
     const rs_problem_t p = attn_problem(c, cp_shape(c, m), rc);
     rs_closed_t cl;
     if (o->ring > 1 && rs_model_closed(&p, &rm, &cl, &e) == 0) {
@@ -187,11 +213,11 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
     if (cpn > 1 && cpn % u && u % cpn)
         return (void)snprintf(o->why_not, sizeof o->why_not, "U = %lld and %lld CP ranks per node do not nest",
                               (long long)u, (long long)cpn);
-    const rs_machine_t am = cp_machine(c, m, cpn);
+    const rs_machine_t am = cp_machine(c, m, cpn, 0);
     const double tok = (double)c->new_tokens / (double)cp, d = (double)c->model.head_dim;
     o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
                      rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
-    const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1);
+    const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1, call_rows(c, c->new_tokens, r));
     const rs_problem_t p =
         attn_problem(c, (attn_shape_t){hq / u, hkv / u, r}, (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});
     rs_err_t e = {0};
@@ -286,15 +312,14 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
  * The point
  * ------------------------------------------------------------------------------------------------- */
 /* One decode step (pass-q) at a context of P + T for decode_batch sequences. */
-static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, double f_lin,
+static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_gemm_t *g,
                         rs_infer_point_t *pt, rs_err_t *err) {
     const rs_transformer_t *t = &c->model;
     const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
-    const double pm = (double)rs_transformer_layer_matmul_params(t), ew = (double)rs_dtype_bytes(c->linear_dtype);
-    const double vh = (double)t->vocab * (double)t->hidden;
-    pt->decode_linear_layer_s = roofline(2 * pm * (double)bo / (double)tp, f_lin, pm * ew / (double)tp, hw->mem_bw_bytes_per_s);
+    pt->decode_linear_layer_s = layer_gemms_s(c, m, g, (double)bo); /* weight-bound GEMMs of bo tokens */
     const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
-    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m));
+    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), 0);
+    if (rm.inter.latency_s < NCCL_INTER_OP_S) rm.inter.latency_s = NCCL_INTER_OP_S; /* small messages: an NCCL operation's time */
     /* the decode kernel reads the KV cache once per query head group: 2 Hq / (Hkv e) FLOPs per byte */
     const double intensity = 2.0 * (double)hq_dev(c, m) / ((double)hkv_dev(c, m) * ACT_BYTES);
     rm.flops_per_s = fmin(rs_machine_flops_eff(&rm, 1), intensity * hw->mem_bw_bytes_per_s);
@@ -302,7 +327,8 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     rs_problem_t p = attn_problem(c, cp_shape(c, m), (rs_infer_ring_case_t){RS_RING_PASS_Q, 1, c->cached_tokens + c->new_tokens});
     p.decode = true, p.batch = b, p.layout = c->layout;
     if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
-    const double head = roofline(2 * vh * (double)bo / (double)tp, f_lin, vh * ew / (double)tp, hw->mem_bw_bytes_per_s);
+    pt->decode_attn_layer_s += merge_s(c, m, (double)bo, cp); /* the owners merge the partials */
+    const double head = rs_gemm_time_s(g, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
     pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + ar + pt->decode_attn_layer_s) + head;
     return 0;
 }
@@ -349,21 +375,20 @@ static void explain(const rs_infer_config_t *c, rs_infer_point_t *pt) {
 #undef ADD
 }
 
-/* Memory, the linear layers, their all-reduces and the head of the point. Returns f_lin (FLOP/s). */
-static double layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *pt) {
+/* Memory, the linear layers, their all-reduces and the head of the point (the first token's LM head). */
+static void layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_gemm_t *g, rs_infer_point_t *pt) {
     const rs_transformer_t *t = &c->model;
-    const double ew = (double)rs_dtype_bytes(c->linear_dtype), pm = (double)rs_transformer_layer_matmul_params(t);
-    const double vh = (double)t->vocab * (double)t->hidden, tok = (double)c->new_tokens / (double)pt->cp;
-    const double f_lin = hw->flops_per_s[c->linear_dtype] * c->linear_eff;
+    const double ew = (double)rs_dtype_bytes(c->linear_dtype), tok = (double)c->new_tokens / (double)pt->cp;
     pt->weight_bytes = (double)rs_transformer_params(t) * ew / (double)pt->tp;
     pt->kv_cache_bytes = (double)t->layers * (double)(c->cached_tokens + c->new_tokens) / (double)pt->cp * 2.0 *
                          (double)hkv_dev(c, m) * (double)t->head_dim * ACT_BYTES;
-    pt->usable_bytes = c->usable_frac * hw->mem_bytes;
-    pt->fits = pt->weight_bytes + pt->kv_cache_bytes <= pt->usable_bytes;
-    pt->linear_layer_s = roofline(2 * pm * tok / (double)pt->tp, f_lin, pm * ew / (double)pt->tp, hw->mem_bw_bytes_per_s);
+    /* the runtime beside them: the CUDA context and NCCL's communicators (TP's, CP's, and pass-q's all-to-all peers) */
+    pt->runtime_bytes = rs_runtime_fixed_bytes(RS_RT_PYTORCH, (pt->tp > 1) + (pt->cp > 1), pt->cp - 1);
+    pt->usable_bytes = (c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH)) * hw->mem_bytes;
+    pt->fits = pt->weight_bytes + pt->kv_cache_bytes + pt->runtime_bytes <= pt->usable_bytes;
+    pt->linear_layer_s = layer_gemms_s(c, m, g, tok);
     pt->allreduce_layer_s = allreduce_s(m, pt->tp, tok * (double)t->hidden * ACT_BYTES);
-    pt->head_s = roofline(2 * vh / (double)pt->tp, f_lin, vh * ew / (double)pt->tp, hw->mem_bw_bytes_per_s);
-    return f_lin;
+    pt->head_s = rs_gemm_time_s(g, 1, (double)t->vocab / (double)pt->tp, (double)t->hidden);
 }
 
 int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *out,
@@ -377,7 +402,9 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
     snprintf(pt->hw_name, sizeof pt->hw_name, "%s", hw->name);
     pt->devices_per_node = g_of(m), pt->tp = tp_of(c, m), pt->cp = cp_of(c, m), pt->nodes = c->nodes;
     pt->new_tokens = c->new_tokens, pt->cached_tokens = c->cached_tokens;
-    const double f_lin = layer_costs(c, hw, m, pt);
+    rs_gemm_t g;
+    if (rs_gemm_model(hw, c->linear_dtype, c->linear_eff, &g, err)) return -1;
+    layer_costs(c, hw, m, &g, pt);
     ring_option(c, m, RS_RING_PASS_KV, &pt->opt[RS_INFER_PASS_KV]);
     ring_option(c, m, RS_RING_PASS_Q, &pt->opt[RS_INFER_PASS_Q]);
     rs_infer_option_t *ul = &pt->opt[RS_INFER_ULYSSES];
@@ -396,12 +423,14 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
         rs_infer_crossing(c, m, &pt->cross_tokens, err) < 0)
         return -1;
     const double s = (double)c->new_tokens, pairs = s * (double)c->cached_tokens + (c->causal ? s * (s + 1) / 2 : s * s);
-    pt->model_flops = (double)t->layers * (2 * (double)rs_transformer_layer_matmul_params(t) * s +
-                                           4.0 * (double)t->head_dim * (double)t->q_heads * pairs) +
-                      2.0 * (double)t->vocab * (double)t->hidden;
+    const double lin_flops = (double)t->layers * 2 * (double)rs_transformer_layer_matmul_params(t) * s + 2.0 * (double)t->vocab * (double)t->hidden;
+    const double attn_flops = (double)t->layers * 4.0 * (double)t->head_dim * (double)t->q_heads * pairs;
+    pt->model_flops = lin_flops + attn_flops;
+    /* each part at its own dtype's datasheet peak: the linear layers' (bf16 or fp8), attention's bf16 */
     if (pt->best >= 0)
-        pt->flops_util = pt->model_flops / (pt->opt[pt->best].ttft_s * (double)(pt->cp * pt->tp) * hw->flops_per_s[RS_DTYPE_BF16]);
-    if (c->decode_batch > 0 && decode_point(c, hw, m, f_lin, pt, err) < 0) return -1;
+        pt->flops_util = (lin_flops / hw->flops_per_s[c->linear_dtype] + attn_flops / hw->flops_per_s[RS_DTYPE_BF16]) /
+                         (pt->opt[pt->best].ttft_s * (double)(pt->cp * pt->tp));
+    if (c->decode_batch > 0 && decode_point(c, hw, m, &g, pt, err) < 0) return -1;
     explain(c, pt);
     return 0;
 }

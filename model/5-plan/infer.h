@@ -79,13 +79,15 @@ typedef struct {
     double kv_cache_bytes;    /* per device, P + T tokens, every layer */
     double weight_bytes;      /* per device */
     double usable_bytes;
-    bool fits;                /* weights + KV cache <= usable */
+    double runtime_bytes;     /* the CUDA context and NCCL's buffers (memory.h's runtime terms) */
+    bool fits;                /* weights + KV cache + runtime <= usable */
     rs_infer_option_t opt[RS_INFER_COUNT];
     int best;                 /* fastest feasible option (-1: none) */
     int64_t cross_tokens;     /* the T at which pass-kv catches up with pass-q at this P (0: pass-kv is
                                  faster at every T tried; -1: not within 2^26 tokens) */
     double model_flops;       /* prefill: L (2 P_m T + useful attention FLOPs) + 2 V h */
-    double flops_util;        /* model_flops / (TTFT x devices x bf16 peak) of the best option */
+    double flops_util;        /* the best option's fraction of peak: its model FLOPs at each part's datasheet peak (linear
+                                 layers' dtype, attention bf16) over TTFT x devices; <= 1 */
     double decode_step_s;     /* one decode step (pass-q), 0 without decode */
     double decode_attn_layer_s, decode_linear_layer_s;
     char why[2048];           /* the winner and why, one line */

@@ -290,51 +290,121 @@ void rs_mem_config_default(rs_mem_config_t *c) {
     memset(c, 0, sizeof *c);
     c->seq_tokens = p.seq_tokens, c->sp_degree = p.n_ranks, c->ulysses_degree = 1, c->batch = p.batch;
     c->shard_devices = p.n_ranks, c->precision = RS_PREC_MIXED, c->ckpt = RS_CKPT_FULL, c->chunk_tokens = 2048;
+    c->loss_chunk_tokens = 2048, c->tp_degree = 1, c->runtime = RS_RT_PYTORCH;
 }
 
 int64_t rs_precision_act_bytes(rs_precision_t p) { return p == RS_PREC_FP32 ? 4 : 2; }
 int64_t rs_precision_grad_bytes(rs_precision_t p) { (void)p; return 4; }
 
-double rs_memory_ring_fwd_per_token(const rs_transformer_t *t, int64_t act_bytes, bool has_ring) {
-    double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-    return (2 * q + (has_ring ? 4 : 2) * k) * (double)act_bytes; /* Q, O; own K, V; incoming K, V */
+/* One device's view of a layer under TP degree tp with sequence parallelism (Megatron-SP: the hidden-size
+ * tensors of a layer are split by tokens over the TP group, the heads and FFN columns by tp), per token
+ * of the sequence-parallel shard: q and k the widths of Q and of each of K, V the device holds. */
+typedef struct {
+    double h;          /* hidden-size activations per token: h / tp */
+    double q, k;       /* Hq/tp d, Hkv' d (Hkv' = Hkv/tp, or 1 replicated) */
+    double hq;         /* query heads of the device */
+    double f_act, f_grad; /* FFN intermediates saved, and their gradients, per token: {3f, 2f}/tp, {2f, f}/tp */
+    double vocab;      /* V / tp (vocabulary-parallel LM head) */
+} dev_shape_t;
+
+static dev_shape_t dev_shape(const rs_transformer_t *t, int64_t tp) {
+    const double p = (double)(tp > 0 ? tp : 1), d = (double)t->head_dim;
+    const double hkv = t->kv_heads >= tp ? (double)t->kv_heads / p : 1.0, f = (double)t->ffn;
+    return (dev_shape_t){(double)t->hidden / p, (double)t->q_heads / p * d, hkv * d, (double)t->q_heads / p,
+                         f * (t->ffn_kind == RS_FFN_SWIGLU ? 3 : 2) / p, f * (t->ffn_kind == RS_FFN_SWIGLU ? 2 : 1) / p,
+                         (double)t->vocab / p};
 }
 
-double rs_memory_ring_bwd_per_token(const rs_transformer_t *t, int64_t act_bytes, int64_t grad_bytes,
-                                    bool has_ring) {
-    double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-    double a = (double)act_bytes, g = (double)grad_bytes;
-    if (!has_ring) return 3 * q * a + q * g + 2 * k * a + 2 * k * g;
-    return 3 * q * a + q * g /* Q, O, dO; dQ */ + 4 * k * a /* K,V current + incoming */ +
-           6 * k * g /* dK,dV accumulating, incoming, outgoing */;
+static double ring_fwd(const dev_shape_t *s, double a, bool has_ring) {
+    return (2 * s->q + (has_ring ? 4 : 2) * s->k) * a; /* Q, O; own K, V; incoming K, V */
 }
 
-/* FFN intermediates per token: stored (swiglu: gate, up, product = 3f; gelu: pre, post = 2f) and the
- * gradients the backward materialises at once (swiglu: d gate, d up = 2f; gelu: d pre = f). */
-static double ffn_act(const rs_transformer_t *t) { return (double)t->ffn * (t->ffn_kind == RS_FFN_SWIGLU ? 3 : 2); }
-static double ffn_grad(const rs_transformer_t *t) { return (double)t->ffn * (t->ffn_kind == RS_FFN_SWIGLU ? 2 : 1); }
+static double ring_bwd(const dev_shape_t *s, double a, double g, bool has_ring) {
+    if (!has_ring) return 3 * s->q * a + s->q * g + 2 * s->k * a + 2 * s->k * g;
+    return 3 * s->q * a + s->q * g /* Q, O, dO; dQ */ + 4 * s->k * a /* K,V current + incoming */ +
+           6 * s->k * g /* dK,dV accumulating, incoming, outgoing */;
+}
 
-double rs_memory_act_per_token_layer(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes) {
-    double h = (double)t->hidden, q = (double)(t->q_heads * t->head_dim),
-           k = (double)(t->kv_heads * t->head_dim), a = (double)act_bytes;
-    double lse = 4.0 * (double)t->q_heads; /* fp32 log-sum-exp per query head */
+static double act_saved(const dev_shape_t *s, rs_ckpt_t ckpt, double a) {
+    const double lse = 4.0 * s->hq; /* fp32 log-sum-exp per query head */
     switch (ckpt) {
     case RS_CKPT_NONE: /* 2 norm inputs, 2 norm outputs; Q, K, V, O; LSE; FFN intermediates */
-        return 4 * h * a + (2 * q + 2 * k) * a + lse + ffn_act(t) * a;
+        return 4 * s->h * a + (2 * s->q + 2 * s->k) * a + lse + s->f_act * a;
     case RS_CKPT_SELECTIVE: /* layer input, FFN-block input; Q, K, V, O, LSE (attention not recomputed) */
-        return 2 * h * a + (2 * q + 2 * k) * a + lse;
+        return 2 * s->h * a + (2 * s->q + 2 * s->k) * a + lse;
     default: /* full: the layer input only */
-        return h * a;
+        return s->h * a;
     }
 }
 
-double rs_memory_work_per_token(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes) {
-    double h = (double)t->hidden, a = (double)act_bytes;
+static double work(const dev_shape_t *s, rs_ckpt_t ckpt, double a) {
     switch (ckpt) {
     case RS_CKPT_NONE: return 0; /* everything of the layer is saved already */
-    case RS_CKPT_SELECTIVE: return 2 * h * a; /* recomputed norm outputs */
-    default: return 3 * h * a; /* recomputed attention-norm output, FFN-block input, FFN-norm output */
+    case RS_CKPT_SELECTIVE: return 2 * s->h * a; /* recomputed norm outputs */
+    default: return 3 * s->h * a; /* recomputed attention-norm output, FFN-block input, FFN-norm output */
     }
+}
+
+double rs_memory_ring_fwd_per_token(const rs_transformer_t *t, int64_t act_bytes, bool has_ring) {
+    const dev_shape_t s = dev_shape(t, 1);
+    return ring_fwd(&s, (double)act_bytes, has_ring);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * The runtime (docs/memory.md section 3.6): what a job loses beside its tensors
+ * ------------------------------------------------------------------------------------------------- */
+static const char *const rt_names[RS_RT_COUNT] = {"pytorch", "jax-gpu", "jax-tpu", "none"};
+const char *rs_runtime_name(rs_runtime_t r) { return rs_enum_name(rt_names, RS_RT_COUNT, (int)r); }
+int rs_runtime_parse(const char *s, rs_runtime_t *out) {
+    int i = parse_name(s, rt_names, RS_RT_COUNT);
+    if (i < 0) return -1;
+    *out = (rs_runtime_t)i;
+    return 0;
+}
+
+/* The CUDA context with lazy module loading (PyTorch's default since 1.13): 287,047,680 bytes measured
+ * (pytorch/pytorch pull request #86509; 666,632,192 loaded eagerly). */
+#define RT_CUDA_CONTEXT_BYTES 287047680.0
+/* NCCL on 8 x H100 (NVIDIA/nccl issue #1685): 1.06 GB per GPU for a communicator whose collectives ran
+ * (ring and tree channels), 3.28 GB more once an all-to-all connected 32 channels to each of the 7 other
+ * GPUs: 0.469 GB per all-to-all peer. */
+#define RT_NCCL_COMM_BYTES 1.06e9
+#define RT_NCCL_A2A_PEER_BYTES (3.28e9 / 7.0)
+/* PyTorch's caching allocator: 15% fragmentation on average, up to 33%, over eight LLMs trained on
+ * A100-80GB with ZeRO, recomputation and LoRA (Guo et al., GMLake, ASPLOS 2024, arXiv 2401.08156,
+ * Section 6: the fragmentation GMLake removes). */
+#define RT_FRAG_PYTORCH 0.15
+#define RT_FRAG_PYTORCH_HIGH 0.33
+/* JAX preallocates 75% of a GPU's memory and allocates only from it (JAX documentation, "GPU memory
+ * allocation": XLA_PYTHON_CLIENT_MEM_FRACTION, default .75). */
+#define RT_JAX_GPU_USABLE 0.75
+
+double rs_runtime_usable(rs_runtime_t r) { return r == RS_RT_JAX_GPU ? RT_JAX_GPU_USABLE : 1.0; }
+
+double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers) {
+    if (r != RS_RT_PYTORCH && r != RS_RT_JAX_GPU) return 0;
+    return RT_CUDA_CONTEXT_BYTES + n_comms * RT_NCCL_COMM_BYTES + (double)(a2a_peers > 0 ? a2a_peers : 0) * RT_NCCL_A2A_PEER_BYTES;
+}
+
+/* The runtime's terms into m (the model's terms summed in m->model_bytes): context, NCCL communicators
+ * (one for FSDP's collectives when D > 1, one for the ring's send/recv when it circulates, one for TP's
+ * all-reduces, all-to-all channels to the U - 1 Ulysses peers), the flash kernels' fp32 workspace of the
+ * backward (PyTorch: flash-attn's dq_accum and softmax_d), fragmentation. */
+static void runtime_terms(const rs_mem_config_t *c, const dev_shape_t *s, double T, rs_mem_t *m) {
+    const rs_runtime_t rt = c->runtime;
+    const bool gpu = rt == RS_RT_PYTORCH || rt == RS_RT_JAX_GPU;
+    if (rt == RS_RT_PYTORCH) m->attn_workspace_bytes = T * (4 * s->q + 4 * s->hq);
+    m->model_bytes += m->attn_workspace_bytes;
+    if (gpu) {
+        m->context_bytes = RT_CUDA_CONTEXT_BYTES;
+        const int comms = (c->shard_devices > 1) + (c->sp_degree / c->ulysses_degree > 1) + (c->tp_degree > 1);
+        m->comm_bytes = rs_runtime_fixed_bytes(rt, comms, c->ulysses_degree - 1) - RT_CUDA_CONTEXT_BYTES;
+    }
+    const double frag = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH : 0, frag_high = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH_HIGH : 0;
+    m->fragmentation_bytes = frag * m->model_bytes;
+    m->total_bytes = m->model_bytes + m->fragmentation_bytes + m->context_bytes + m->comm_bytes;
+    m->total_low_bytes = m->model_bytes + m->context_bytes + m->comm_bytes;
+    m->total_high_bytes = m->model_bytes * (1 + frag_high) + m->context_bytes + m->comm_bytes;
 }
 
 int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err) {
@@ -350,55 +420,59 @@ int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t
     if (c->batch < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--batch %lld: must be >= 1", (long long)c->batch);
     if (c->shard_devices < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--shard %lld: must be >= 1", (long long)c->shard_devices);
     if (c->chunk_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
-    if ((unsigned)c->precision >= RS_PREC_COUNT || (unsigned)c->ckpt >= RS_CKPT_COUNT)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "memory: invalid precision or checkpointing mode");
+    if (c->loss_chunk_tokens < 0)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--loss-chunk %lld: must be >= 1 (or none)", (long long)c->loss_chunk_tokens);
+    if (c->tp_degree < 1 || t->q_heads % c->tp_degree || (t->kv_heads >= c->tp_degree ? t->kv_heads % c->tp_degree : c->tp_degree % t->kv_heads))
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld query heads of %s and divide its %lld KV heads or be a multiple of them",
+                       (long long)c->tp_degree, (long long)t->q_heads, t->name, (long long)t->kv_heads);
+    if ((unsigned)c->precision >= RS_PREC_COUNT || (unsigned)c->ckpt >= RS_CKPT_COUNT || (unsigned)c->runtime >= RS_RT_COUNT)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "memory: invalid precision, checkpointing mode or runtime");
 
     rs_mem_t m;
     memset(&m, 0, sizeof m);
-    int64_t a = rs_precision_act_bytes(c->precision), g = rs_precision_grad_bytes(c->precision);
-    bool mixed = c->precision == RS_PREC_MIXED;
-    double T = (double)c->batch * (double)(c->seq_tokens / c->sp_degree);
-    double D = (double)c->shard_devices;
+    const double a = (double)rs_precision_act_bytes(c->precision), g = (double)rs_precision_grad_bytes(c->precision);
+    const bool mixed = c->precision == RS_PREC_MIXED;
+    const double T = (double)c->batch * (double)(c->seq_tokens / c->sp_degree), D = (double)c->shard_devices,
+                 tp = (double)c->tp_degree;
+    const dev_shape_t s = dev_shape(t, c->tp_degree);
     m.local_tokens = c->batch * (c->seq_tokens / c->sp_degree);
     m.params = (double)rs_transformer_params(t);
+    /* a device's parameters: 1/tp of every matrix and of the vocabulary, the norm vectors whole */
+    const double norms = (double)t->layers * 2.0 * (double)t->hidden + (double)t->hidden;
+    m.params_device = (m.params - norms) / tp + norms;
 
-    /* static state, ZeRO-3 sharded */
-    double w_b = mixed ? 2 : 4, g_b = mixed ? 2 : 4, o_b = mixed ? 12 : 8;
-    m.weights_bytes = m.params * w_b / D;
-    m.grads_bytes = m.params * g_b / D;
-    m.optim_bytes = m.params * o_b / D;
-    double unit = (double)rs_transformer_layer_params(t);
-    double emb = (double)t->vocab * (double)t->hidden;
+    /* static state, ZeRO-3 sharded over the D devices holding the same TP shard */
+    const double w_b = mixed ? 2 : 4, g_b = mixed ? 2 : 4, o_b = mixed ? 12 : 8;
+    m.weights_bytes = m.params_device * w_b / D;
+    m.grads_bytes = m.params_device * g_b / D;
+    m.optim_bytes = m.params_device * o_b / D;
+    double unit = ((double)rs_transformer_layer_matmul_params(t)) / tp + 2.0 * (double)t->hidden;
+    const double emb = (double)t->vocab * (double)t->hidden / tp;
     if (emb > unit) unit = emb;
     m.fsdp_unit_bytes = c->shard_devices > 1 ? unit * (2 * w_b + g_b) : 0;
 
     /* activations */
-    m.act_per_token_layer_bytes = rs_memory_act_per_token_layer(t, c->ckpt, a);
+    m.act_per_token_layer_bytes = act_saved(&s, c->ckpt, a);
     m.act_saved_bytes = (double)t->layers * T * m.act_per_token_layer_bytes;
-    m.layer_work_bytes = T * rs_memory_work_per_token(t, c->ckpt, a);
+    m.layer_work_bytes = T * work(&s, c->ckpt, a);
 
     /* the ring */
-    bool has_ring = c->sp_degree / c->ulysses_degree > 1;
-    m.ring_fwd_bytes = T * rs_memory_ring_fwd_per_token(t, a, has_ring);
-    m.ring_bwd_bytes = T * rs_memory_ring_bwd_per_token(t, a, g, has_ring);
+    const bool has_ring = c->sp_degree / c->ulysses_degree > 1;
+    m.ring_fwd_bytes = T * ring_fwd(&s, a, has_ring);
+    m.ring_bwd_bytes = T * ring_bwd(&s, a, g, has_ring);
     m.ring_bytes = m.ring_fwd_bytes > m.ring_bwd_bytes ? m.ring_fwd_bytes : m.ring_bwd_bytes;
-    if (c->ckpt != RS_CKPT_FULL) {
-        double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-        m.ring_shared_bytes = T * (2 * q + 2 * k) * (double)a;
-    }
-    if (c->ulysses_degree > 1) {
-        double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-        m.a2a_bytes = T * (q + 2 * k) * (double)a;
-    }
+    if (c->ckpt != RS_CKPT_FULL) m.ring_shared_bytes = T * (2 * s.q + 2 * s.k) * a;
+    if (c->ulysses_degree > 1) m.a2a_bytes = T * (s.q + 2 * s.k) * a;
 
-    /* chunked FFN and loss */
-    double chunk = (double)c->chunk_tokens < T ? (double)c->chunk_tokens : T;
-    m.ffn_chunk_bytes = chunk * (ffn_grad(t) + (c->ckpt == RS_CKPT_NONE ? 0 : ffn_act(t))) * (double)a;
-    m.logits_chunk_bytes = chunk * (double)t->vocab * 4.0 * 2.0;
+    /* chunked FFN and loss (loss_chunk_tokens 0: the loss over every local token at once) */
+    const double chunk = (double)c->chunk_tokens < T ? (double)c->chunk_tokens : T;
+    const double lchunk = c->loss_chunk_tokens == 0 || (double)c->loss_chunk_tokens > T ? T : (double)c->loss_chunk_tokens;
+    m.ffn_chunk_bytes = chunk * (s.f_grad + (c->ckpt == RS_CKPT_NONE ? 0 : s.f_act)) * a;
+    m.logits_chunk_bytes = lchunk * s.vocab * 4.0 * 2.0;
 
-    m.total_bytes = m.weights_bytes + m.grads_bytes + m.optim_bytes + m.fsdp_unit_bytes + m.act_saved_bytes +
-                    m.layer_work_bytes + m.ring_bytes - m.ring_shared_bytes + m.a2a_bytes + m.ffn_chunk_bytes +
-                    m.logits_chunk_bytes;
+    m.model_bytes = m.weights_bytes + m.grads_bytes + m.optim_bytes + m.fsdp_unit_bytes + m.act_saved_bytes + m.layer_work_bytes +
+                    m.ring_bytes - m.ring_shared_bytes + m.a2a_bytes + m.ffn_chunk_bytes + m.logits_chunk_bytes;
+    runtime_terms(c, &s, T, &m);
     *out = m;
     return 0;
 }
@@ -411,18 +485,21 @@ static void row(FILE *out, const char *name, double bytes, const char *note) {
 }
 
 void rs_memory_print(FILE *out, const rs_transformer_t *t, const rs_mem_config_t *c, const rs_mem_t *m,
-                     double device_mem_bytes) {
+                     double device_mem_bytes, double usable_frac) {
     fprintf(out, "# model=%s params=%.0f layers=%lld hidden=%lld q_heads=%lld kv_heads=%lld head_dim=%lld "
                  "ffn=%lld(%s) vocab=%lld\n",
             t->name, m->params, (long long)t->layers, (long long)t->hidden, (long long)t->q_heads,
             (long long)t->kv_heads, (long long)t->head_dim, (long long)t->ffn, rs_ffn_kind_name(t->ffn_kind),
             (long long)t->vocab);
-    fprintf(out, "# seq=%lld N=%lld ulysses=%lld ring=%lld batch=%lld local_tokens=%lld shard=%lld precision=%s "
-                 "ckpt=%s chunk=%lld\n",
+    char lchunk[32];
+    if (c->loss_chunk_tokens > 0) snprintf(lchunk, sizeof lchunk, "%lld", (long long)c->loss_chunk_tokens);
+    else snprintf(lchunk, sizeof lchunk, "none");
+    fprintf(out, "# seq=%lld N=%lld ulysses=%lld ring=%lld tp=%lld batch=%lld local_tokens=%lld shard=%lld precision=%s "
+                 "ckpt=%s chunk=%lld loss_chunk=%s runtime=%s\n",
             (long long)c->seq_tokens, (long long)c->sp_degree, (long long)c->ulysses_degree,
-            (long long)(c->sp_degree / c->ulysses_degree), (long long)c->batch, (long long)m->local_tokens,
+            (long long)(c->sp_degree / c->ulysses_degree), (long long)c->tp_degree, (long long)c->batch, (long long)m->local_tokens,
             (long long)c->shard_devices, rs_precision_name(c->precision), rs_ckpt_name(c->ckpt),
-            (long long)c->chunk_tokens);
+            (long long)c->chunk_tokens, lchunk, rs_runtime_name(c->runtime));
     fprintf(out, "# term                       GiB/device           bytes/device   formula\n");
     bool mixed = c->precision == RS_PREC_MIXED;
     row(out, "weights", m->weights_bytes, mixed ? "P*2/shard (bf16)" : "P*4/shard (fp32)");
@@ -440,10 +517,19 @@ void rs_memory_print(FILE *out, const rs_transformer_t *t, const rs_mem_config_t
     row(out, "ring_shared_with_saved", 0.0 - m->ring_shared_bytes, "Q, K, V, O saved anyway (none/selective)");
     row(out, "all_to_all_staging", m->a2a_bytes, "Ulysses/USP: T * (q + 2k) * a");
     row(out, "ffn_chunk", m->ffn_chunk_bytes, "min(chunk, T) x FFN intermediates (+ grads)");
-    row(out, "logits_chunk", m->logits_chunk_bytes, "min(chunk, T) x vocab x fp32 x 2");
+    row(out, "logits_chunk", m->logits_chunk_bytes, "min(loss chunk, T) x vocab x fp32 x 2");
+    row(out, "attention_workspace", m->attn_workspace_bytes, "pytorch: flash kernels' fp32 dQ, T * (4q + 4 Hq)");
+    row(out, "tensors", m->model_bytes, "the terms above");
+    row(out, "fragmentation", m->fragmentation_bytes, "pytorch: 15% of the tensors (GMLake, arXiv 2401.08156)");
+    row(out, "cuda_context", m->context_bytes, "GPU runtimes: lazy loading (pytorch/pytorch#86509)");
+    row(out, "nccl_buffers", m->comm_bytes, "1.06 GB a communicator, 0.47 GB an all-to-all peer (NVIDIA/nccl#1685)");
     row(out, "total", m->total_bytes, "");
-    if (device_mem_bytes > 0)
-        fprintf(out, "# device memory %.3f GiB: %s (%.1f%% used)\n", device_mem_bytes / 1073741824.0,
-                m->total_bytes <= device_mem_bytes ? "fits" : "DOES NOT FIT",
-                100.0 * m->total_bytes / device_mem_bytes);
+    fprintf(out, "# range %.3f .. %.3f GiB (fragmentation 0 .. %s)\n", m->total_low_bytes / 1073741824.0, m->total_high_bytes / 1073741824.0,
+            c->runtime == RS_RT_PYTORCH ? "33%" : "0");
+    if (device_mem_bytes > 0) {
+        const double usable = usable_frac * device_mem_bytes;
+        fprintf(out, "# device memory %.3f GiB, usable %.3f GiB (%.2f): %s (%.1f%% of usable; headroom %.3f GiB)\n",
+                device_mem_bytes / 1073741824.0, usable / 1073741824.0, usable_frac, m->total_bytes <= usable ? "fits" : "DOES NOT FIT",
+                100.0 * m->total_bytes / usable, (usable - m->total_bytes) / 1073741824.0);
+    }
 }

@@ -16,7 +16,14 @@
  *   ring blocks already saved   minus the resident Q, K, V, O that no/selective checkpointing also saves
  *   all-to-all staging          Ulysses/USP (U > 1) only: T * (q + 2k) * a, the transposed Q, K, V
  *   ffn chunk                   blockwise FFN: min(chunk, T) tokens of FFN intermediates (and grads)
- *   logits chunk                chunked loss: min(chunk, T) tokens x vocab x fp32 logits and grads
+ *   logits chunk                chunked loss: min(loss chunk, T) tokens x vocab x fp32 logits and grads
+ *   runtime                     what the framework and libraries hold beside the tensors (rs_runtime_t):
+ *                               the CUDA context, NCCL's buffers per communicator, the flash kernels'
+ *                               fp32 workspace, the caching allocator's fragmentation; the framework's
+ *                               reserve is the usable fraction of device memory (rs_runtime_usable)
+ * With tensor parallelism of degree tp (sequence parallelism on: Megatron-SP) every term is one device's:
+ * 1/tp of the matrices and of the vocabulary, Hq/tp and Hkv/tp (or one replicated) heads, and the
+ * hidden-size activations split by tokens over the TP group.
  *
  * Ring working set per local token (q = Hq*d, k = Hkv*d, a = activation bytes, g = grad bytes):
  *   forward  (2q + 4k) * a          resident Q, O, own K, V and the incoming K, V (double buffer):
@@ -80,6 +87,20 @@ uint64_t rs_transformer_params(const rs_transformer_t *t);
  * Memory per device
  * ------------------------------------------------------------------------------------------------- */
 typedef enum { RS_PREC_MIXED = 0, RS_PREC_FP32, RS_PREC_COUNT } rs_precision_t;
+/* The runtime a job runs under, for the terms beside its tensors (docs/memory.md section 3.6): PyTorch
+ * on GPUs (CUDA context, NCCL, flash-attn workspace, caching-allocator fragmentation), JAX on GPUs (CUDA
+ * context, NCCL; XLA assigns a program's buffers statically: no fragmentation term; 75% of the device
+ * preallocated), JAX on TPUs (none of them), or none (the tensors alone). */
+typedef enum { RS_RT_PYTORCH = 0, RS_RT_JAX_GPU, RS_RT_JAX_TPU, RS_RT_NONE, RS_RT_COUNT } rs_runtime_t;
+const char *rs_runtime_name(rs_runtime_t r);               /* "pytorch" | "jax-gpu" | "jax-tpu" | "none" */
+int rs_runtime_parse(const char *s, rs_runtime_t *out);    /* 0 or -1 */
+/* The fraction of device memory the runtime lets a job allocate (1 - the framework's reserve): 0.75
+ * for JAX on GPUs (its default preallocation), 1 otherwise. The one default of --usable in memory,
+ * plan and plan --inference. Can't fail. */
+double rs_runtime_usable(rs_runtime_t r);
+/* The runtime's fixed bytes of one device: the CUDA context and n_comms NCCL communicators with
+ * a2a_peers all-to-all peers (GPU runtimes; 0 otherwise). Can't fail. */
+double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers);
 typedef enum { RS_CKPT_NONE = 0, RS_CKPT_SELECTIVE, RS_CKPT_FULL, RS_CKPT_COUNT } rs_ckpt_t;
 const char *rs_precision_name(rs_precision_t p);           /* "mixed" | "fp32" */
 int rs_precision_parse(const char *s, rs_precision_t *out);
@@ -94,10 +115,14 @@ typedef struct {
     int64_t shard_devices;    /* ZeRO-3/FSDP group size dividing weights, grads, optimizer (>= 1) */
     rs_precision_t precision; /* mixed (bf16 + fp32 master + Adam) or fp32 (+ Adam) */
     rs_ckpt_t ckpt;           /* activation checkpointing */
-    int64_t chunk_tokens;     /* blockwise FFN and loss chunk, tokens */
+    int64_t chunk_tokens;     /* blockwise FFN chunk, tokens */
+    int64_t loss_chunk_tokens; /* chunked loss, tokens; 0: the loss over every local token at once */
+    int64_t tp_degree;        /* tensor parallelism inside a node (tp.h); 1: none */
+    rs_runtime_t runtime;     /* what the runtime adds (rs_runtime_t) */
 } rs_mem_config_t;
 
-/* Defaults: S 128K, N 8, U 1, batch 1, shard_devices 8, mixed, full checkpointing, chunk 2048 tokens. */
+/* Defaults: S 128K, N 8, U 1, batch 1, shard_devices 8, mixed, full checkpointing, chunk and loss chunk
+ * 2048 tokens, no TP, PyTorch. */
 void rs_mem_config_default(rs_mem_config_t *c);
 
 /* Bytes per element implied by the precision. */
@@ -107,6 +132,7 @@ int64_t rs_precision_grad_bytes(rs_precision_t p);         /* dK,dV in flight, d
 typedef struct {
     int64_t local_tokens;         /* T = batch * S / N */
     double params;                /* P */
+    double params_device;         /* P on one device: 1/tp of the matrices and vocabulary, norms whole */
     double weights_bytes;         /* sharded weights */
     double grads_bytes;           /* sharded gradients */
     double optim_bytes;           /* sharded optimizer state (master copy if mixed, Adam m, v) */
@@ -121,7 +147,13 @@ typedef struct {
     double a2a_bytes;             /* Ulysses all-to-all staging (0 for a pure ring) */
     double ffn_chunk_bytes;       /* blockwise FFN working set */
     double logits_chunk_bytes;    /* chunked loss working set */
-    double total_bytes;           /* sum, ring_shared subtracted */
+    double model_bytes;           /* the tensors: the terms above, ring_shared subtracted, with attn_workspace */
+    double attn_workspace_bytes;  /* the flash kernels' fp32 backward workspace (PyTorch): T (4 q + 4 Hq) */
+    double context_bytes;         /* the CUDA context (GPU runtimes) */
+    double comm_bytes;            /* NCCL's buffers: per communicator, and per all-to-all peer */
+    double fragmentation_bytes;   /* the caching allocator's fragmentation of model_bytes (PyTorch: 15%) */
+    double total_bytes;           /* model + fragmentation + context + comm: what fits is judged on */
+    double total_low_bytes, total_high_bytes; /* the range: no fragmentation .. the published worst (33%) */
 } rs_mem_t;
 
 /* Memory per device of sequence-parallel training (ring, Ulysses or USP by c->ulysses_degree).
@@ -129,17 +161,13 @@ typedef struct {
  * bound of Ulysses is checked by model/5-plan/alt.h, not here. Returns 0 or -1. */
 int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t *out, rs_err_t *err);
 
-/* The attention working sets per local token (bytes), see the header comment; has_ring = false for a
- * pure Ulysses split (nothing circulates). Can't fail. */
+/* The attention's forward working set per local token (bytes), see the header comment; has_ring = false
+ * for a pure Ulysses split (nothing circulates). Can't fail. */
 double rs_memory_ring_fwd_per_token(const rs_transformer_t *t, int64_t act_bytes, bool has_ring);
-double rs_memory_ring_bwd_per_token(const rs_transformer_t *t, int64_t act_bytes, int64_t grad_bytes,
-                                    bool has_ring);
-/* Saved activations per token per layer, and the recomputed layer's extra working set per token. */
-double rs_memory_act_per_token_layer(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes);
-double rs_memory_work_per_token(const rs_transformer_t *t, rs_ckpt_t ckpt, int64_t act_bytes);
 
-/* Print the breakdown as an aligned table ("# " header lines, one term per line, GiB and bytes). */
+/* Print the breakdown as an aligned table ("# " header lines, one term per line, GiB and bytes), then,
+ * with a device (device_mem_bytes > 0), whether the total fits usable_frac of it. */
 void rs_memory_print(FILE *out, const rs_transformer_t *t, const rs_mem_config_t *c, const rs_mem_t *m,
-                     double device_mem_bytes);
+                     double device_mem_bytes, double usable_frac);
 
 #endif /* RS_MEMORY_H */

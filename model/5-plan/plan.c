@@ -13,8 +13,11 @@ void rs_plan_config_default(rs_plan_config_t *c) {
     memset(c, 0, sizeof *c);
     c->seq_tokens = p.seq_tokens, c->global_batch = p.batch, c->max_sp = 4096, c->precision = RS_PREC_MIXED;
     c->ckpt = RS_CKPT_FULL, c->chunk_tokens = 2048, c->causal = p.causal, c->layout = p.layout, c->tile = p.tile_q;
-    c->usable_frac = 0.90, c->linear_eff = 0.70, c->alternatives = true;
+    c->usable_frac = 0, c->linear_eff = 0, c->alternatives = true, c->tp = 1, c->loss_chunk_tokens = 2048;
+    c->runtime = RS_RT_PYTORCH;
 }
+
+double rs_plan_usable(const rs_plan_config_t *c) { return c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(c->runtime); }
 
 static int64_t dp_of(const rs_plan_config_t *c) { return c->dp > 0 ? c->dp : c->global_batch; }
 
@@ -31,11 +34,15 @@ int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err) {
         return rs_errc(err, RS_ERR_BAD_INPUT, "--ranks %lld: must be in [1, 1048576] (0 = search)", (long long)c->fixed_sp);
     if (c->chunk_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
     if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
-    if (!(c->usable_frac > 0 && c->usable_frac <= 1))
+    if (!(c->usable_frac >= 0 && c->usable_frac <= 1))
         return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
-    if (!(c->linear_eff > 0 && c->linear_eff <= 1))
+    if (!(c->linear_eff >= 0 && c->linear_eff <= 1))
         return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    return 0;
+    if (c->loss_chunk_tokens < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "--loss-chunk %lld: must be >= 1", (long long)c->loss_chunk_tokens);
+    if (c->fp8_linear && c->precision == RS_PREC_FP32)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--dtype fp8: needs --precision mixed (fp8 GEMMs keep bf16 activations and fp32 master weights)");
+    if ((unsigned)c->runtime >= RS_RT_COUNT) return rs_errc(err, RS_ERR_BAD_INPUT, "--runtime: invalid");
+    return rs_tp_check(&c->model, 0, c->tp, err); /* the node's G is the machine's: rs_plan_option checks it */
 }
 
 int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, int64_t ulysses, rs_mem_t *out,
@@ -46,10 +53,13 @@ int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, in
     mc.sp_degree = sp;
     mc.ulysses_degree = ulysses;
     mc.batch = 1;
-    mc.shard_devices = sp * dp_of(c);
+    mc.shard_devices = sp * dp_of(c); /* ZeRO-3 over the devices holding one TP shard */
     mc.precision = c->precision;
     mc.ckpt = c->ckpt;
     mc.chunk_tokens = c->chunk_tokens;
+    mc.loss_chunk_tokens = c->loss_chunk_tokens;
+    mc.tp_degree = c->tp;
+    mc.runtime = c->runtime;
     return rs_memory_ring(&c->model, &mc, out, err);
 }
 
@@ -65,8 +75,8 @@ static bool representable(const rs_plan_config_t *c, int64_t seq, int64_t sp) {
     p.seq_tokens = seq;
     p.n_ranks = sp;
     p.batch = 1;
-    p.q_heads = c->model.q_heads;
-    p.kv_heads = c->model.kv_heads;
+    p.q_heads = rs_tp_q_heads(&c->model, c->tp);
+    p.kv_heads = rs_tp_kv_heads(&c->model, c->tp);
     p.head_dim = c->model.head_dim;
     p.act_bytes = rs_precision_act_bytes(c->precision);
     p.grad_bytes = rs_precision_grad_bytes(c->precision);
@@ -119,12 +129,37 @@ int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
     return gb > 0 ? gb : rs_precision_grad_bytes(c->precision);
 }
 
+/* One GEMM (M x N over K) forward, its two backward GEMMs (dX: M x K over N, dW: K x N over M) and r
+ * forward recomputations. */
+static double gemm_fwd_bwd_s(const rs_gemm_t *g, double m, double n, double k, double r) {
+    const double fwd = rs_gemm_time_s(g, m, n, k);
+    return (1.0 + r) * fwd + rs_gemm_time_s(g, m, k, n) + rs_gemm_time_s(g, k, n, m);
+}
+
+double rs_plan_linear_layer_s(const rs_plan_config_t *c, const rs_gemm_t *g, double tokens, double *flops) {
+    double nk[4][2];
+    const int n = rs_tp_layer_gemms(&c->model, c->tp, nk);
+    const double r = c->ckpt == RS_CKPT_NONE ? 0.0 : 1.0; /* recompute */
+    double t = 0, fl = 0;
+    for (int i = 0; i < n; i++) {
+        t += gemm_fwd_bwd_s(g, tokens, nk[i][0], nk[i][1], r);
+        fl += (3.0 + r) * 2.0 * tokens * nk[i][0] * nk[i][1];
+    }
+    if (flops) *flops = fl;
+    return t;
+}
+
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
                    rs_plan_option_t *out, rs_err_t *err) {
-    const int64_t seq_tokens = split->seq_tokens, ulysses = split->ulysses, ring = split->ring;
+    const int64_t seq_tokens = split->seq_tokens, ulysses = split->ulysses, ring = split->ring, tp = c->tp;
     rs_plan_option_t o;
     memset(&o, 0, sizeof o);
     const rs_transformer_t *t = &c->model;
+    if (rs_tp_check(t, m->devices_per_node, tp, err)) return -1;
+    /* one device's attention: Hq/tp heads, its CP ring's nodes holding G/tp ranks */
+    const rs_transformer_t t_dev = rs_tp_device_attention(t, tp);
+    rs_machine_t m_dev = *m;
+    if (tp > 1 && m->devices_per_node > 0) m_dev.devices_per_node = m->devices_per_node / tp;
     rs_sp_config_t sc;
     rs_sp_config_default(&sc);
     sc.seq_tokens = seq_tokens;
@@ -136,33 +171,48 @@ int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     sc.act_bytes = rs_precision_act_bytes(c->precision);
     sc.grad_bytes = rs_plan_grad_bytes(c, m);
     sc.tile = c->tile;
-    if (rs_sp_cost(t, m, &sc, &o.attn, err)) return -1;
+    if (rs_sp_cost(&t_dev, &m_dev, &sc, &o.attn, err)) return -1;
+    o.attn.flops_useful_fwd *= (double)tp; /* every TP rank's heads */
+    o.attn.flops_useful_bwd *= (double)tp;
     o.kind = o.attn.kind;
     o.ulysses = ulysses;
     o.ring = ring;
+    o.tp = tp;
+    o.layout = c->layout;
     int64_t sp = ulysses * ring;
     rs_mem_t mem;
     if (rs_plan_memory(c, seq_tokens, sp, ulysses, &mem, err)) return -1;
     o.mem_bytes = mem.total_bytes;
-    o.fits = mem.total_bytes <= c->usable_frac * hw->mem_bytes;
+    o.usable_bytes = rs_plan_usable(c) * hw->mem_bytes;
+    o.fits = mem.total_bytes <= o.usable_bytes;
 
-    double tokens = (double)seq_tokens / (double)sp; /* per device per micro-batch */
-    double f_lin = m->flops_per_s * c->linear_eff;
-    double p_lin = (double)rs_transformer_layer_matmul_params(t);
-    double lin_factor = 3.0 + (c->ckpt == RS_CKPT_NONE ? 0.0 : 1.0); /* fwd + 2 bwd (+ recompute) */
-    o.t_linear_layer_s = lin_factor * 2.0 * p_lin * tokens / f_lin;
+    /* the linear layers: GEMMs by shape (gemm.h) in the linear dtype, or a flat given efficiency */
+    const rs_dtype_t lin_dtype = c->fp8_linear ? RS_DTYPE_FP8 : m->dtype;
+    rs_gemm_t g;
+    if (rs_gemm_model(hw, lin_dtype, c->linear_eff, &g, err)) return -1;
+    double tokens = (double)seq_tokens / (double)sp; /* per TP group per micro-batch: the CP shard */
+    double lin_flops = 0;
+    o.t_linear_layer_s = rs_plan_linear_layer_s(c, &g, tokens, &lin_flops);
+    o.linear_eff = lin_flops / (o.t_linear_layer_s * g.peak_flops);
     o.t_attn_layer_s = o.attn.fwd_s + o.attn.bwd_s + (c->ckpt == RS_CKPT_FULL ? o.attn.fwd_s : 0.0);
-    o.t_layer_s = o.t_linear_layer_s + o.t_attn_layer_s;
+    /* TP: two all-reduces forward, two backward, two more in a fully recomputed forward */
+    const double n_ar = 4.0 + (c->ckpt == RS_CKPT_FULL ? 2.0 : 0.0);
+    o.t_tp_layer_s = n_ar * rs_tp_allreduce_s(m, tp, tokens * (double)t->hidden * (double)rs_precision_act_bytes(c->precision));
+    o.t_layer_s = o.t_linear_layer_s + o.t_attn_layer_s + o.t_tp_layer_s;
     double head = (double)t->vocab * (double)t->hidden;
-    o.t_head_s = 3.0 * 2.0 * head * tokens / f_lin;
+    o.t_head_s = gemm_fwd_bwd_s(&g, tokens, (double)t->vocab / (double)tp, (double)t->hidden, 0.0);
     o.t_micro_s = (double)t->layers * o.t_layer_s + o.t_head_s;
     int64_t dp = dp_of(c), accum = c->global_batch / dp;
+    o.dp = dp, o.accum = accum;
     o.t_step_s = (double)accum * o.t_micro_s;
-    double devices = (double)(sp * dp);
-    double seq_flops = 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens +
-                       (double)t->layers * 3.0 * o.attn.flops_useful_fwd; /* model FLOPs: bwd = 2 x fwd */
-    o.model_flops_step = (double)c->global_batch * seq_flops;
-    o.mfu = o.model_flops_step / (o.t_step_s * devices * m->flops_per_s);
+    double devices = (double)(sp * dp * tp);
+    double p_lin = (double)rs_transformer_layer_matmul_params(t);
+    /* model FLOPs (bwd = 2 x fwd, no recompute): the linear layers' and the attention's, each at its own
+     * dtype's datasheet peak for the fraction of peak */
+    const double lin_model = (double)c->global_batch * 6.0 * ((double)t->layers * p_lin + head) * (double)seq_tokens;
+    const double attn_model = (double)c->global_batch * (double)t->layers * 3.0 * o.attn.flops_useful_fwd;
+    o.model_flops_step = lin_model + attn_model;
+    o.mfu = (lin_model / g.peak_flops + attn_model / m->flops_per_s) / (o.t_step_s * devices);
     if (hw->price_per_device_hour > 0) {
         o.cost_per_step = devices * hw->price_per_device_hour * o.t_step_s / 3600.0;
         o.cost_per_mtok = o.cost_per_step / ((double)c->global_batch * (double)seq_tokens / 1e6);
@@ -217,19 +267,20 @@ static void explain(const rs_plan_config_t *c, rs_plan_result_t *r) {
             ADD(" (ring transfers exposed at B=%lld; full-block B*=%.0f)", (long long)o->attn.ring_block_tokens,
                 o->attn.ring_b_star_tokens);
     }
-    if (r->sp > c->model.kv_heads)
-        ADD("; pure Ulysses impossible: N=%lld > %lld KV heads", (long long)r->sp, (long long)c->model.kv_heads);
+    const int64_t kv_dev = rs_tp_kv_heads(&c->model, c->tp);
+    if (r->sp > kv_dev)
+        ADD("; pure Ulysses impossible: N=%lld > %lld KV heads%s", (long long)r->sp, (long long)kv_dev, c->tp > 1 ? " per TP rank" : "");
 #undef ADD
 }
 
 int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
                    rs_err_t *err) {
-    if (rs_plan_config_validate(c, err)) return -1;
+    if (rs_plan_config_validate(c, err) || rs_tp_check(&c->model, m->devices_per_node, c->tp, err)) return -1;
     rs_plan_result_t *r = out;
     memset(r, 0, sizeof *r);
     snprintf(r->hw_name, sizeof r->hw_name, "%s", hw->name);
     r->devices_per_node = m->devices_per_node;
-    r->usable_bytes = c->usable_frac * hw->mem_bytes;
+    r->usable_bytes = rs_plan_usable(c) * hw->mem_bytes;
     r->best = -1;
     r->dp = dp_of(c);
     r->accum = c->global_batch / r->dp;
@@ -266,7 +317,7 @@ int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     }
     r->sp = sp;
     r->seq_tokens = seq;
-    r->devices = sp * r->dp;
+    r->devices = sp * r->dp * c->tp;
     if (rs_plan_memory(c, seq, sp, 1, &r->mem, err)) return -1;
     if (c->seq_tokens != 0 || c->fixed_sp) r->fits = r->mem.total_bytes <= r->usable_bytes;
     if (!r->fits) r->shortfall_bytes = r->mem.total_bytes - r->usable_bytes;
@@ -277,6 +328,10 @@ int rs_plan_splits(const rs_plan_config_t *c, const rs_machine_t *m, int64_t seq
                    int64_t ulysses[RS_PLAN_MAX_OPTIONS]) {
     int n = 0;
     ulysses[n++] = 1; /* the ring */
+    /* the splits of one device's heads over CP ranks of G/tp a node */
+    const rs_transformer_t t_dev = rs_tp_device_attention(&c->model, c->tp);
+    rs_machine_t m_dev = *m;
+    if (c->tp > 1 && m->devices_per_node > 0) m_dev.devices_per_node = m->devices_per_node / c->tp;
     for (int64_t u = 2; c->alternatives && u <= sp && n < RS_PLAN_MAX_OPTIONS; u++) {
         if (sp % u) continue;
         rs_sp_config_t sc;
@@ -286,7 +341,7 @@ int rs_plan_splits(const rs_plan_config_t *c, const rs_machine_t *m, int64_t seq
         sc.ring = sp / u;
         sc.layout = c->layout;
         rs_err_t skip;
-        if (rs_sp_check(&c->model, m, &sc, &skip) == 0) ulysses[n++] = u; /* head bound, divisibility, node tiling */
+        if (rs_sp_check(&t_dev, &m_dev, &sc, &skip) == 0) ulysses[n++] = u; /* head bound, divisibility, node tiling */
     }
     return n;
 }
@@ -343,5 +398,17 @@ int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine
         return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", c->kernel, sizeof spec.kernel - 1);
     if (rs_machine_spec_profile(&spec, hw, err)) return -1;
     if (c->price >= 0) hw->price_per_device_hour = c->price;
-    return rs_machine_spec_build(&spec, hw, 1, m, err); /* the preset and kernel (--impl, --kernel) as model's */
+    /* the machine of one rank: the preset and kernel (--impl, --kernel) as model's, then --attn-eff's dense model */
+    if (rs_machine_spec_build(&spec, hw, 1, m, err)) return -1;
+    if (c->attn_eff > 0) {
+        if (!(c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+        if ((c->impl && c->impl[0]) || (c->kernel && c->kernel[0]))
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: rates attention at a flat efficiency of the peak: it replaces --impl and --kernel, give one of them",
+                           c->attn_eff);
+        (void)rs_machine_set_kernel(m, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
+        m->cal.n_eff = 1;
+        m->cal.eff[0].block_tokens = 1;
+        m->cal.eff[0].efficiency = c->attn_eff;
+    }
+    return 0;
 }

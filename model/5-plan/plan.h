@@ -3,17 +3,23 @@
  *
  * Derivation and assumptions: docs/plan.md. In short, per candidate (a hardware profile turned into a
  * machine, nodes of G devices, an inter-node tier):
- *   - memory per device: model/5-plan/memory.h with ZeRO-3 over all N x dp devices; fits iff total <=
- *     usable_frac x device memory;
+ *   - memory per device: model/5-plan/memory.h with ZeRO-3 over the N x dp devices holding one TP shard,
+ *     the runtime's terms included; fits iff total <= usable x device memory (usable: the runtime's,
+ *     rs_runtime_usable, or usable_frac when given);
+ *   - tensor parallelism of degree tp inside a node (tp.h): the attention of one device on Hq/tp heads
+ *     over a CP ring whose nodes hold G/tp ranks, 1/tp of every GEMM, the layer's TP all-reduces;
  *   - N: the smallest power of two <= max_sp whose ring memory fits (or the N given); with seq = 0
  *     ("max") the longest S that fits at that N (a multiple of 2N, binary search: memory grows with S);
  *   - attention time per layer: model/5-plan/alt.h (the ring walk of model/4-cost/cost.h, Ulysses' all-to-alls);
- *   - projections + FFN: 2 x matmul params FLOPs per token forward, x2 backward, x1 recompute (selective
- *     and full checkpointing), at linear_eff x peak; attention forward recomputed under full
- *     checkpointing; LM head 6 x V x h FLOPs per token at linear_eff; FSDP collectives assumed hidden;
+ *   - projections + FFN: each GEMM of the layer forward, its two backward GEMMs, and the forward again
+ *     under selective and full checkpointing, timed by shape and dtype (gemm.h; bf16, or fp8 with
+ *     fp8_linear), or at a flat linear_eff x peak when given; attention forward recomputed under full
+ *     checkpointing; LM head forward + backward likewise; FSDP collectives assumed hidden;
  *   - step = accumulation x (L x layer + head), accumulation = global_batch / dp;
  *   - MFU = (6 x matmul params x tokens + 3 x useful attention FLOPs of the forward) / (step x devices x
- *     peak), model FLOPs only (no recompute; the kernel's backward recomputation of QK^T excluded); cost = devices x price_per_device_hour x step / 3600.
+ *     peak), model FLOPs only (no recompute; the kernel's backward recomputation of QK^T excluded); with
+ *     fp8 GEMMs each part at its own dtype's datasheet peak (linear FLOPs / fp8 peak + attention FLOPs
+ *     / bf16 peak) over step x devices, so MFU <= 1; cost = devices x price_per_device_hour x step / 3600.
  */
 #ifndef RS_PLAN_H
 #define RS_PLAN_H
@@ -23,8 +29,10 @@
 
 #include "alt.h"
 #include "estimate.h"
+#include "gemm.h"
 #include "machine.h"
 #include "memory.h"
+#include "tp.h"
 #include "util.h"
 
 #define RS_PLAN_MAX_OPTIONS 24
@@ -42,13 +50,18 @@ typedef struct {
     bool causal;              /* causal mask */
     rs_layout_t layout;       /* ring layout */
     int64_t tile;             /* attention kernel tile */
-    double usable_frac;       /* fraction of device memory usable by the model (allocator, runtime) */
-    double linear_eff;        /* projections/FFN GEMM efficiency against peak */
+    double usable_frac;       /* fraction of device memory a job may allocate; 0: the runtime's (rs_runtime_usable) */
+    double linear_eff;        /* projections/FFN GEMM efficiency against peak, user-given; 0: by shape (gemm.h) */
     bool alternatives;        /* also cost Ulysses and USP at the chosen N */
+    int64_t tp;               /* tensor parallelism inside a node (tp.h); 1: none */
+    bool fp8_linear;          /* the projections', FFN's and LM head's GEMMs in fp8 (attention stays bf16) */
+    int64_t loss_chunk_tokens; /* chunked loss (memory.h); 0: unchunked */
+    rs_runtime_t runtime;     /* the runtime's memory terms and reserve (memory.h) */
 } rs_plan_config_t;
 
-/* Defaults: S 128K, global batch 1, dp 0, max_sp 4096, mixed, full checkpointing, chunk 2048, causal,
- * zigzag, tile 128, usable 0.90, linear 0.70, alternatives on. model is zeroed. */
+/* Defaults: S 128K, global batch 1, dp 0, max_sp 4096, mixed, full checkpointing, chunk and loss chunk
+ * 2048, causal, zigzag, tile 128, usable 0 (the runtime's), GEMMs by shape, alternatives on, tp 1, bf16
+ * GEMMs, PyTorch. model is zeroed. */
 void rs_plan_config_default(rs_plan_config_t *c);
 
 typedef struct {
@@ -67,6 +80,11 @@ typedef struct {
     double mfu;               /* model_flops_step / (t_step x devices x peak) */
     double cost_per_step;     /* currency units; NaN without a price */
     double cost_per_mtok;     /* per million tokens; NaN without a price */
+    int64_t tp, dp, accum;    /* TP degree, replicas, micro-batches per step: devices = tp x U x R x dp */
+    rs_layout_t layout;       /* the ring's layout */
+    double usable_bytes;      /* what fits is judged against */
+    double t_tp_layer_s;      /* TP all-reduces per layer (forward, backward, recompute), not overlapped */
+    double linear_eff;        /* the layer's GEMMs: their FLOPs / (their time x peak) */
 } rs_plan_option_t;
 
 typedef struct {
@@ -91,6 +109,12 @@ typedef struct {
 
 /* Validate the configuration (batch divisible by dp, ranges); err names the option. Returns 0 or -1. */
 int rs_plan_config_validate(const rs_plan_config_t *c, rs_err_t *err);
+/* The usable fraction of c: usable_frac, or the runtime's when 0. Can't fail. */
+double rs_plan_usable(const rs_plan_config_t *c);
+/* The time of one layer's projections and FFN on one device (forward, its backward, and the forward
+ * again under checkpointing) for T tokens at TP degree c->tp, with GEMM model g; *flops (may be NULL):
+ * their FLOPs. Can't fail. */
+double rs_plan_linear_layer_s(const rs_plan_config_t *c, const rs_gemm_t *g, double tokens, double *flops);
 
 /* Memory of N devices (Ulysses degree U) at S tokens on a device of mem_bytes. Returns 0 or -1. */
 int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, int64_t ulysses, rs_mem_t *out,
@@ -127,13 +151,14 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
  * own rates (its kernel curves, or F x eff(B) without them). Can't fail. */
 int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m);
 
-/* One split of N = U x R devices at S tokens. */
+/* One split of N = U x R devices at S tokens (TP degree, replicas and layout: c's). */
 typedef struct {
     int64_t seq_tokens;       /* S */
     int64_t ulysses, ring;    /* U, R */
 } rs_plan_split_t;
 
-/* Cost one split on the machine: memory, times, MFU, cost. Returns 0 or -1 (invalid split). */
+/* Cost one split on the machine: memory, times, MFU, cost, with c's TP degree (the CP ranks tp devices
+ * of one node each), replicas and layout. Returns 0 or -1 (invalid split). */
 int rs_plan_option(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_plan_split_t *split,
                    rs_plan_option_t *out, rs_err_t *err);
 
@@ -147,6 +172,7 @@ typedef struct {
     const char *impl;         /* the implementation preset costing attention (ringsim, flash-attn, te, none);
                                  NULL: the profile's default */
     const char *kernel;       /* the profile's kernel whose curves rate the calls; NULL: the one the preset runs */
+    double attn_eff;          /* --attn-eff: attention at this x peak, the dense model (user-given); 0: none */
 } rs_plan_candidate_spec_t;
 
 /* The candidate's profile and machine into *hw, *m. The plan study's candidates and foreign callers

@@ -251,6 +251,7 @@ ckpt_of, ckpt_name = _enum("rs_ckpt_parse", "rs_ckpt_name", "ckpt", "none, selec
 _, event_kind_name = _enum("rs_event_kind_parse", "rs_event_kind_name", "kind", "compute, send, recv or step")
 _, sp_kind_name = _enum("rs_layout_parse", "rs_sp_kind_name", "split", "ring, ulysses or usp")
 _, ffn_kind_name = _enum("rs_ffn_kind_parse", "rs_ffn_kind_name", "ffn kind", "swiglu or gelu")
+runtime_of, runtime_name = _enum("rs_runtime_parse", "rs_runtime_name", "runtime", "pytorch, jax-gpu, jax-tpu or none")
 
 # enum fields shown by name in records: (struct, field) -> name function
 ENUM_NAMES = {("rs_problem_t", "layout"): layout_name, ("rs_problem_t", "pass"): pass_name,
@@ -260,7 +261,8 @@ ENUM_NAMES = {("rs_problem_t", "layout"): layout_name, ("rs_problem_t", "pass"):
               ("rs_plan_config_t", "ckpt"): ckpt_name, ("rs_plan_config_t", "layout"): layout_name,
               ("rs_event_t", "pass"): pass_name, ("rs_event_t", "kind"): event_kind_name,
               ("rs_sp_cost_t", "kind"): sp_kind_name, ("rs_plan_option_t", "kind"): sp_kind_name,
-              ("rs_transformer_t", "ffn_kind"): ffn_kind_name}
+              ("rs_transformer_t", "ffn_kind"): ffn_kind_name, ("rs_mem_config_t", "runtime"): runtime_name,
+              ("rs_plan_config_t", "runtime"): runtime_name, ("rs_plan_option_t", "layout"): layout_name}
 
 
 class Record(dict):

@@ -200,7 +200,11 @@ class TestMemoryAndPlan(unittest.TestCase):
                   {"profile": "h100-sxm", "n_ranks": 16, "gpus_per_node": 4, "inter": "ib-ndr", "ckpt": "selective",
                    "layout": "striped"}),
                  (["-m", "llama3-8b", "-p", "h200", "-S", "max", "-N", "8", "--no-alternatives"],
-                  {"profile": "h200", "seq_tokens": "max", "n_ranks": 8, "alternatives": False})]
+                  {"profile": "h200", "seq_tokens": "max", "n_ranks": 8, "alternatives": False}),
+                 (["-m", "llama3-8b", "-p", "h100-sxm", "-N", "16", "--tp", "2", "--dtype", "fp8", "--runtime", "jax-gpu",
+                   "--loss-chunk", "none"],
+                  {"profile": "h100-sxm", "n_ranks": 16, "tp": 2, "dtype": "fp8", "runtime": "jax-gpu",
+                   "loss_chunk_tokens": "none"})]
         for opts, kw in cases:
             with self.subTest(opts=opts):
                 rows = list(csv.DictReader(cli("plan", "--csv", "-", *opts).splitlines()))

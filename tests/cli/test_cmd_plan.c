@@ -94,16 +94,52 @@ RS_TEST(test_job_plan, "job_plan") {
 }
 #endif
 
+/* A budget of 16 devices for llama3-8b (nodes of 8, 8 KV heads, global batch 1): TP 1, 2, 4, 8 leave CP
+ * 16, 8, 4, 2, split into 4, 3, 2, 1 Ring / Ulysses / USP splits (U dividing Hkv / TP): 10 rows, ranked
+ * by step time, each with tp x cp x dp = 16; --compare puts the two candidates' best side by side. */
+RS_TEST(test_plan_budget, "a budget of devices: every split once, ranked; --compare") {
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-8b -S 128K --gpus 16 -p h100-sxm --csv -"), 0);
+    CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_out), 11);
+    CU_ASSERT_EQUAL(strncmp(rs_test_out, "rank,profile,devices,tp,cp,ulysses,ring,dp,", 43), 0);
+    double last = 0;
+    int rows = 0;
+    for (const char *l = strchr(rs_test_out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        char *e;
+        const long rank = strtol(l + 1, &e, 10);
+        const char *f = strchr(e + 1, ','); /* after the profile */
+        const long dev = strtol(f + 1, &e, 10), tp = strtol(e + 1, &e, 10), cp = strtol(e + 1, &e, 10);
+        (void)strtol(e + 1, &e, 10), (void)strtol(e + 1, &e, 10); /* ulysses, ring */
+        const long dp = strtol(e + 1, &e, 10);
+        CU_ASSERT_EQUAL(rank, ++rows);
+        CU_ASSERT_EQUAL(dev, 16);
+        CU_ASSERT_EQUAL(tp * cp * dp, 16);
+        /* step_s: the 16th field */
+        const char *g = l + 1;
+        for (int k = 0; k < 15 && g; k++)
+            if ((g = strchr(g, ','))) g++;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        const double step = strtod(g, NULL);
+        CU_ASSERT(step >= last);
+        last = step;
+    }
+    CU_ASSERT_EQUAL(rows, 10);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("plan -m llama3-8b -S 128K --gpus 16 -p h100-sxm,h200 --compare"), 0);
+    rs_test_expect_all(rs_test_out, (const char *[]){"# compare: llama3-8b at S=131072, global batch 1, 16 devices each",
+                                                     "H100-SXM", "H200", "  step_s ", "  headroom_GiB ", "  bound ", NULL});
+}
+
 /* The per-GPU attention speedup of each candidate over the first: (attn_ms x N) of the first over its
  * own, from the starred (fastest) rows of the plan's table. */
 static void speedups(const char *out, const char *const *names, int n, double *x) {
     double gpu_ms[8] = {0};
     for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         char name[64];
-        long long g, seq, nr, dp;
-        char split[32], fits[8];
+        long long g, tp, seq, nr, dp;
+        char layout[32], split[32], fits[8];
         double mem, attn;
-        if (sscanf(l, "* %63s %lld %lld %lld %lld %31s %7s %lf %lf", name, &g, &seq, &nr, &dp, split, fits, &mem, &attn) != 9) continue;
+        if (sscanf(l, "* %63s %lld %lld %lld %lld %lld %31s %31s %7s %lf %lf", name, &g, &tp, &seq, &nr, &dp, layout, split, fits, &mem,
+                   &attn) != 11)
+            continue;
         for (int i = 0; i < n; i++)
             if (!strcmp(name, names[i])) gpu_ms[i] = attn * (double)nr;
     }

@@ -3,7 +3,8 @@
  * the TTFT sum, the model FLOPs and utilisation, the ring variants' attention on the CP ring (hidden
  * transfers: N t_comp; pass-q's all-to-all across nodes), USP's all-to-alls, Ulysses refused for whole
  * KV heads, the decode step (weight-bound linear on ceil(b/CP) tokens, attention at min(F eff, I x
- * memory bandwidth)), the pass-kv/pass-q crossing when both rings are transfer-bound, and the
+ * memory bandwidth), an NCCL operation's latency across nodes, pass-q's merge), a flash kernel's query
+ * padding, the pass-kv/pass-q crossing when both rings are transfer-bound, and the
  * configuration's bad input (the option named). */
 #include <math.h>
 #include <string.h>
@@ -23,13 +24,13 @@ static rs_transformer_t tiny(void) {
     return t;
 }
 
-/* 4 devices a node; bf16 1e12, fp8 2e12 FLOP/s; 1 GB at 1e11 B/s; intra 1e10 B/s, 1 us; inter 1e9 B/s, 2 us. */
+/* 4 devices a node; bf16 1e12, fp8 2e12 FLOP/s; 10 GB at 1e11 B/s; intra 1e10 B/s, 1 us; inter 1e9 B/s, 2 us. */
 static rs_hw_t hand_hw(double inter_lat) {
     rs_hw_t hw;
     memset(&hw, 0, sizeof hw);
     snprintf(hw.name, sizeof hw.name, "hand");
     hw.flops_per_s[RS_DTYPE_BF16] = 1e12, hw.flops_per_s[RS_DTYPE_FP8] = 2e12;
-    hw.mem_bytes = 1e9, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
+    hw.mem_bytes = 1e10, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
     hw.intra = (rs_tier_t){"intra", 1e10, 1e-6, {0, 0, 0}, 0};
     hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat, {0, 0, 0}, 0};
     rs_calibration_default(&hw.cal);
@@ -59,13 +60,16 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     /* weights: 86848 x 2 bytes / TP 2; KV cache: L (P + T) / CP x 2 x Hkv/TP x d x 2 = 2 x 768 x 2 x 2 x 8 x 2 */
     RS_ASSERT_REL(pt.weight_bytes, 86848.0, 1e-15);
     RS_ASSERT_REL(pt.kv_cache_bytes, 98304.0, 1e-15);
-    CU_ASSERT(pt.fits); /* 185152 <= 0.5 GB */
+    /* the runtime: the CUDA context, TP's and CP's NCCL communicators, pass-q's all-to-all to 3 peers */
+    RS_ASSERT_REL(pt.runtime_bytes, 287047680.0 + 2 * 1.06e9 + 3 * 3.28e9 / 7, 1e-15);
+    CU_ASSERT(pt.fits); /* 185152 + 3.81e9 <= 0.5 x 10 GB */
     /* linear: 2 x 36864 x 256 tokens / TP 2 FLOPs at 0.5 x 1e12 (compute-bound: 36864 weight bytes take 3.7e-7 s) */
     RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 5e11, 1e-15);
     /* two all-reduces of 256 x 64 x 2 bytes over TP 2: 2 x 2 (2 - 1) (1e-6 + 32768 / (2 x 1e10)) */
     RS_ASSERT_REL(pt.allreduce_layer_s, 4 * (1e-6 + 32768.0 / 2e10), 1e-15);
-    /* LM head on one token: 6400 weights / TP 2 x 2 bytes at 1e11 B/s (memory-bound: 6400 FLOPs take 1.3e-8 s) */
-    RS_ASSERT_REL(pt.head_s, 6400.0 / 1e11, 1e-15);
+    /* LM head on one token, the GEMM 1 x 50 over 64 (vocabulary / TP 2): it reads 64 + 3200 and writes 50
+     * elements of 2 bytes at 1e11 B/s (memory-bound: 6400 FLOPs take 1.3e-8 s) */
+    RS_ASSERT_REL(pt.head_s, 6628.0 / 1e11, 1e-15);
     /* pass-kv: B = 256, Bc = 512; t_comp = 4 d Hq/TP B (B + Bc) / (0.25 x 1e12) = 4 x 8 x 4 x 256 x 768 / 2.5e11;
      * a K,V block of 768 x 2 x 2 x 8 x 2 = 49152 bytes crosses a node in 2e-6 + 4.9152e-5 s < t_comp: hidden */
     const double tc = 25165824.0 / 2.5e11;
@@ -80,7 +84,9 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     const double a2a = 2e-6 + 2 * 20480.0 / 1e9;
     RS_ASSERT_REL(q->step_bytes, 16384.0, 1e-15);
     RS_ASSERT_REL(q->a2a_layer_s, a2a, 1e-12);
-    RS_ASSERT_REL(q->attn_layer_s, 4 * tc + a2a, 1e-12);
+    /* and each owner merges its 4 partials and writes O: (4 + 1) x 256 rows x 4 heads x (8 x 2 + 4) bytes */
+    const double merge = 5 * 256 * 4 * 20.0 / 1e11;
+    RS_ASSERT_REL(q->attn_layer_s, 4 * tc + a2a + merge, 1e-12);
     /* Ulysses over 4 CP ranks needs Hkv/TP = 2 divisible by 4 */
     CU_ASSERT(!pt.opt[RS_INFER_ULYSSES].feasible);
     CU_ASSERT_PTR_NOT_NULL(strstr(pt.opt[RS_INFER_ULYSSES].why_not, "not divisible by U = 4"));
@@ -104,7 +110,7 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     /* model FLOPs: L (2 P_m T + 4 d Hq T (P + T)) + 2 V h = 2 (75497472 + 256 x 1024 x 3072) + 12800 */
     const double mf = 2 * (75497472.0 + 256.0 * 1024 * 3072) + 12800;
     RS_ASSERT_REL(pt.model_flops, mf, 1e-15);
-    RS_ASSERT_REL(pt.flops_util, mf / (kv->ttft_s * 8 * 1e12), 1e-15);
+    RS_ASSERT_REL(pt.flops_util, mf / (kv->ttft_s * 8 * 1e12), 1e-15); /* bf16 GEMMs: one peak */
     /* causal: T (P + (T + 1) / 2) pairs */
     c.causal = true;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
@@ -122,13 +128,20 @@ RS_TEST(test_fp8_linear, "fp8 linear layers: half the weight bytes at the fp8 pe
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, NULL), 0);
     RS_ASSERT_REL(pt.weight_bytes, 86848.0 / 2, 1e-15);
     RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 1e12, 1e-15); /* 0.5 x 2e12 */
-    RS_ASSERT_REL(pt.head_s, 3200.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.head_s, (64 + 3200 + 50 * 2.0) / 1e11, 1e-15); /* fp8 in, bf16 out */
+    /* the fraction of peak: the linear FLOPs at the fp8 peak, the attention's at the bf16 peak */
+    const double lin = 2 * 2 * 36864.0 * 1024 + 2 * 100.0 * 64, attn = 2 * 4.0 * 8 * 8 * 1024 * 3072;
+    RS_ASSERT_REL(pt.flops_util, (lin / 2e12 + attn / 1e12) / (pt.opt[pt.best].ttft_s * 8), 1e-12);
+    CU_ASSERT(pt.flops_util <= 1);
 }
 
 /* Decode, 8 sequences over CP 4 at a context of P + T = 3072: 2 tokens per CP rank through the linear
- * layers, weight-bound (36864 x 2 / 2 bytes at 1e11 B/s against 147456 FLOPs at 5e11); the all-reduces
- * of 2 x 64 x 2 bytes; the head on 2 tokens, weight-bound; attention: the decode schedule at the
- * roofline rate min(0.25 x 1e12, I x 1e11) with I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 2e11. */
+ * layers' four GEMMs, each weight-bound: QKV reads 2 x 64 + 64 x 64 and writes 2 x 64, O 2 x 32 +
+ * 32 x 64 and 2 x 64, up 2 x 64 + 64 x 128 and 2 x 128, down as QKV: 19520 elements of 2 bytes at 1e11
+ * B/s (against 147456 FLOPs at 5e11); the all-reduces of 2 x 64 x 2 bytes; the head on 2 tokens,
+ * weight-bound; attention: the decode schedule at the roofline rate min(0.25 x 1e12, I x 1e11) with
+ * I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 2e11, its messages across nodes at an NCCL operation's
+ * 19.9 us (above the tier's 2 us), then the merge of 4 partials of 2 rows. */
 RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline attention rate") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
@@ -138,7 +151,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     rs_infer_point_t pt;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
-    RS_ASSERT_REL(pt.decode_linear_layer_s, 36864.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, 39040.0 / 1e11, 1e-15);
     /* the attention: the decode problem's closed form on the CP ring at 2e11 FLOP/s */
     rs_problem_t p;
     rs_problem_default(&p);
@@ -146,25 +159,54 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     p.q_heads = 4, p.kv_heads = 2, p.head_dim = 8, p.act_bytes = 2, p.causal = true, p.layout = RS_LAYOUT_CONTIGUOUS;
     p.tile_q = p.tile_k = 8;
     rs_machine_t rm = m;
-    rm.devices_per_node = 2, rm.flops_per_s = 2e11;
+    rm.devices_per_node = 2, rm.flops_per_s = 2e11, rm.inter.latency_s = 19.9e-6;
     rs_closed_t cl;
     CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &rm, &cl, &err), 0);
-    RS_ASSERT_REL(pt.decode_attn_layer_s, cl.makespan_s, 1e-12);
-    const double ar = 4 * (1e-6 + 256.0 / 2e10), head = 6400.0 / 1e11;
-    RS_ASSERT_REL(pt.decode_step_s, 2 * (36864.0 / 1e11 + ar + cl.makespan_s) + head, 1e-12);
+    const double merge = 5 * 2 * 4 * 20.0 / 1e11;
+    RS_ASSERT_REL(pt.decode_attn_layer_s, cl.makespan_s + merge, 1e-12);
+    const double ar = 4 * (1e-6 + 256.0 / 2e10), head = (2 * 64 + 64 * 50 + 2 * 50) * 2.0 / 1e11;
+    RS_ASSERT_REL(pt.decode_step_s, 2 * (39040.0 / 1e11 + ar + cl.makespan_s + merge) + head, 1e-12);
+    /* with the tier's latency alone (2 us) the step would be shorter by the ring's and the all-to-all's difference */
+    rm.inter.latency_s = 2e-6;
+    rs_closed_t cl2;
+    CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &rm, &cl2, &err), 0);
+    CU_ASSERT(cl2.makespan_s < cl.makespan_s);
     /* 6 sequences: still 2 tokens on the busiest CP rank (ceil(6 / 4)) */
     c.decode_batch = 6;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
-    RS_ASSERT_REL(pt.decode_linear_layer_s, 36864.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, 39040.0 / 1e11, 1e-15);
+}
+
+/* The query padding of a flash kernel's tiles: 16 new tokens over CP 4 (contiguous) are calls of 4 query
+ * rows; with transfers free the attention is compute alone, 4 d rows keys heads = 4 x 8 x 4 x 2064 x 4
+ * FLOPs a rank (full mask, every cached and new key) at 0.25 x 1e12 when the tile is 4 rows, and four
+ * times as long when the tile is 16 rows (each call runs a whole tile: 4/16 of it useful). */
+RS_TEST(test_query_padding, "a call of fewer query rows than the kernel's tile pays the whole tile") {
+    rs_hw_t hw = hand_hw(0);
+    hw.intra = (rs_tier_t){"intra", 1e30, 0, {0, 0, 0}, 0}, hw.inter = (rs_tier_t){"inter", 1e30, 0, {0, 0, 0}, 0};
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = hand_config();
+    c.new_tokens = 16, c.cached_tokens = 2048, c.tile = 4;
+    const rs_infer_ring_case_t rc = {RS_RING_PASS_KV, 16, 2048};
+    double t4, t16;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &rc, &t4, NULL, &err), 0);
+    RS_ASSERT_REL(t4, 4.0 * 8 * 4 * 2064 * 4 / (0.25 * 1e12), 1e-9);
+    c.tile = 16;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &rc, &t16, NULL, &err), 0);
+    RS_ASSERT_REL(t16, 4 * t4, 1e-9);
 }
 
 /* With compute free and no latency on the CP ring (TP = G: one CP rank a node, every hop and the whole
  * all-to-all on the NIC) both rings are transfer-bound: pass-kv moves (B + Bc) 2 Hkv d e per step,
  * pass-q B Hq d e per step and B Hq (d e + 4) to each of the N - 1 peers at the end. With Hq = 2, Hkv = 1
  * per device (TP 4 of 8/4 heads), d e = 16 and N = 2: pass-kv 32 (B + Bc) bytes, pass-q 32 B + 40 B; they
- * cross at T / P = 2 Hkv d e / (2 Hq d e + 4 Hq - 2 Hkv d e) = 32 / 40 = 0.8: P = 1004 -> T = 803.2,
- * the smallest multiple of the zigzag granule 2 N = 4 above it is 804. */
-RS_TEST(test_crossing_transfer_bound, "pass-kv/pass-q crossing, both transfer-bound: T = 804 on P = 1004") {
+ * cross at T / P = 2 Hkv d e / (2 Hq d e + 4 Hq - 2 Hkv d e) = 32 / 40 = 0.8 (the transfer-bound line).
+ * pass-q also merges its N partials: (N + 1) B Hq (d e + 4) = 120 B bytes through 1e11 B/s, 1.2 B
+ * bytes' worth at the NIC's 1e9: the crossing is 32 (B + Bc) = 73.2 B, B = 32 x 502 / 41.2 = 389.9,
+ * T = 779.8: the smallest multiple of the zigzag granule 2 N = 4 above it is 780. */
+RS_TEST(test_crossing_transfer_bound, "pass-kv/pass-q crossing, both transfer-bound, with the merge: T = 780 on P = 1004") {
     rs_hw_t hw = hand_hw(0);
     hw.flops_per_s[RS_DTYPE_BF16] = 1e30;
     rs_machine_t m;
@@ -175,15 +217,15 @@ RS_TEST(test_crossing_transfer_bound, "pass-kv/pass-q crossing, both transfer-bo
     int64_t t = 0;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_crossing(&c, &m, &t, &err), 0);
-    CU_ASSERT_EQUAL(t, 804);
+    CU_ASSERT_EQUAL(t, 780);
     RS_ASSERT_REL(rs_infer_comm_bound_ratio(&c, &m), 0.8, 1e-15); /* 32 / (64 + 8 - 32) */
     CU_ASSERT_EQUAL(rs_infer_cp_ranks(&c, &m), 2);
-    /* around it: by hand, pass-kv (B + Bc) 32 / W, pass-q B (32 + 40) / W */
+    /* one granule below it, by hand: pass-kv (B + Bc) 32 / W, pass-q B (32 + 40) / W + the merge */
     double kv, q;
-    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, 800, 1004}, &kv, NULL, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, 800, 1004}, &q, NULL, &err), 0);
-    RS_ASSERT_REL(kv, 32.0 * (400 + 502) / 1e9, 1e-9);
-    RS_ASSERT_REL(q, 72.0 * 400 / 1e9, 1e-9);
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_KV, 776, 1004}, &kv, NULL, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_infer_ring_attn(&c, &m, &(rs_infer_ring_case_t){RS_RING_PASS_Q, 776, 1004}, &q, NULL, &err), 0);
+    RS_ASSERT_REL(kv, 32.0 * (388 + 502) / 1e9, 1e-9);
+    RS_ASSERT_REL(q, 72.0 * 388 / 1e9 + 3 * 388 * 2 * 20.0 / 1e11, 1e-9);
     CU_ASSERT(q < kv);
     /* without a cache pass-kv is no slower at the smallest T */
     c.cached_tokens = 0;
@@ -237,8 +279,8 @@ RS_TEST(test_bad_config, "bad configurations name the option and the rule") {
     expect_bad(&c, &m, "--cached 2044: must be divisible by 2*N = 8");
     c = hand_config(), c.decode_batch = 4;
     expect_bad(&c, &m, "--decode-batch 4: decode needs the causal mask");
-    c = hand_config(), c.linear_eff = 0;
-    expect_bad(&c, &m, "--linear-eff 0: must be in (0, 1]");
+    c = hand_config(), c.linear_eff = 1.5;
+    expect_bad(&c, &m, "--linear-eff 1.5: must be in (0, 1]");
     c = hand_config(), c.nodes = 0;
     expect_bad(&c, &m, "--nodes 0: must be in [1, 1048576]");
 }

@@ -18,8 +18,26 @@ static rs_mem_config_t small_config(rs_ckpt_t ckpt, rs_precision_t prec) {
     rs_mem_config_t c;
     rs_mem_config_default(&c);
     c.seq_tokens = 1024, c.sp_degree = 4, c.batch = 1, c.shard_devices = 4;
-    c.precision = prec, c.ckpt = ckpt, c.chunk_tokens = 64;
+    c.precision = prec, c.ckpt = ckpt, c.chunk_tokens = 64, c.loss_chunk_tokens = 64;
+    c.runtime = RS_RT_NONE; /* the tensors alone: the worked example's terms */
     return c;
+}
+
+/* The worked example's model under c (a fatal assertion when it is refused). */
+static rs_mem_t worked(const rs_mem_config_t *c) {
+    const rs_transformer_t t = small_model();
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, c, &m, &err), 0);
+    return m;
+}
+
+/* c is refused with a message naming want. */
+static void expect_refused(const rs_transformer_t *t, const rs_mem_config_t *c, const char *want) {
+    rs_mem_t m;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_memory_ring(t, c, &m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
 }
 
 RS_TEST(test_params_small, "params_small") {
@@ -107,8 +125,114 @@ RS_TEST(test_memory_ulysses, "memory_ulysses") {
     /* 256 * (3*64*2 + 64*4 + 2*32*2 + 2*32*4) = 256 * (384 + 256 + 128 + 256) */
     CU_ASSERT_EQUAL(m.ring_bwd_bytes, 262144.0);
     c.ulysses_degree = 3;
-    CU_ASSERT_EQUAL(rs_memory_ring(&t, &c, &m, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--ulysses 3"));
+    expect_refused(&t, &c, "--ulysses 3");
+}
+
+/* The runtime's terms on the worked example (docs/memory.md section 3.6): PyTorch adds the flash kernels'
+ * fp32 backward workspace T (4q + 4 Hq) = 256 x 272, 15% fragmentation of the tensors, the CUDA context
+ * and one NCCL communicator for FSDP (D = 4) and one for the ring's send/recv (R = 4); JAX on GPUs the
+ * context and the communicators alone, with 75% of the device usable; JAX on TPUs nothing. */
+RS_TEST(test_memory_runtime, "the runtime's terms by hand") {
+    const rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    rs_mem_t m;
+    rs_err_t err = {0};
+    c.runtime = RS_RT_PYTORCH;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.attn_workspace_bytes, 256.0 * (4 * 64 + 4 * 4));
+    CU_ASSERT_EQUAL(m.model_bytes, 1292288.0 + 69632.0);
+    RS_ASSERT_REL(m.fragmentation_bytes, 0.15 * 1361920.0, 1e-15);
+    CU_ASSERT_EQUAL(m.context_bytes, 287047680.0);
+    RS_ASSERT_REL(m.comm_bytes, 2 * 1.06e9, 1e-15);
+    RS_ASSERT_REL(m.total_bytes, 1361920.0 * 1.15 + 287047680.0 + 2.12e9, 1e-15);
+    RS_ASSERT_REL(m.total_low_bytes, 1361920.0 + 287047680.0 + 2.12e9, 1e-15);
+    RS_ASSERT_REL(m.total_high_bytes, 1361920.0 * 1.33 + 287047680.0 + 2.12e9, 1e-15);
+    CU_ASSERT_EQUAL(rs_runtime_usable(RS_RT_PYTORCH), 1.0);
+    c.ulysses_degree = 4; /* pure Ulysses: no ring communicator, all-to-all channels to 3 peers */
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    RS_ASSERT_REL(m.comm_bytes, 1.06e9 + 3 * 3.28e9 / 7, 1e-15);
+    c.ulysses_degree = 1, c.runtime = RS_RT_JAX_GPU;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.attn_workspace_bytes, 0);
+    CU_ASSERT_EQUAL(m.fragmentation_bytes, 0);
+    RS_ASSERT_REL(m.total_bytes, 1292288.0 + 287047680.0 + 2.12e9, 1e-15);
+    CU_ASSERT_EQUAL(rs_runtime_usable(RS_RT_JAX_GPU), 0.75);
+    c.runtime = RS_RT_JAX_TPU;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    CU_ASSERT_EQUAL(m.total_bytes, 1292288.0);
+}
+
+/* TP 2 with sequence parallelism on the worked example, term by term: 2 query and 1 KV head a device
+ * (q = 32, k = 16), half of every matrix and of the vocabulary, the hidden-size activations split by
+ * tokens; the norms (2 x 2 x 64 + 64 = 320 parameters) whole. */
+RS_TEST(test_memory_tp, "TP x CP memory by hand") {
+    const rs_transformer_t t = small_model();
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.tp_degree = 2;
+    rs_mem_t m = worked(&c);
+    CU_ASSERT_EQUAL(m.params_device, (86848.0 - 320) / 2 + 320); /* 43584 */
+    CU_ASSERT_EQUAL(m.weights_bytes, 43584.0 * 2 / 4);
+    CU_ASSERT_EQUAL(m.optim_bytes, 43584.0 * 12 / 4);
+    CU_ASSERT_EQUAL(m.fsdp_unit_bytes, (36864.0 / 2 + 128) * 6); /* the layer's half (18560) over the embedding's (3200) */
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 2 * 256 * 64.0);          /* L T h a / tp */
+    CU_ASSERT_EQUAL(m.layer_work_bytes, 256 * 3 * 32 * 2.0);     /* T 3 (h / tp) a */
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256 * (2 * 32 + 4 * 16) * 2.0);
+    CU_ASSERT_EQUAL(m.ring_bwd_bytes, 256 * (3 * 32 * 2 + 32 * 4 + 4 * 16 * 2 + 6 * 16 * 4.0));
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 64 * (128 + 192) * 2.0);  /* (2f + 3f) / tp */
+    CU_ASSERT_EQUAL(m.logits_chunk_bytes, 64 * 50 * 8.0);        /* V / tp */
+    CU_ASSERT_EQUAL(m.total_bytes, 647168.0);
+    c.tp_degree = 4; /* 4 > 2 KV heads: one replicated a device */
+    m = worked(&c);
+    CU_ASSERT_EQUAL(m.ring_fwd_bytes, 256 * (2 * 16 + 4 * 16) * 2.0);
+    c.tp_degree = 3;
+    expect_refused(&t, &c, "--tp 3");
+}
+
+/* An unchunked loss (the Ring Attention paper's code) holds every local token's logits and their gradient. */
+RS_TEST(test_memory_loss_unchunked, "an unchunked loss") {
+    rs_mem_config_t c = small_config(RS_CKPT_FULL, RS_PREC_MIXED);
+    c.loss_chunk_tokens = 0;
+    const rs_mem_t m = worked(&c);
+    CU_ASSERT_EQUAL(m.logits_chunk_bytes, 256 * 100 * 8.0);
+    CU_ASSERT_EQUAL(m.ffn_chunk_bytes, 81920.0); /* the FFN's chunk stays 64 */
+}
+
+/* Fits at S, or not: the total of model at S tokens over n A100-80GB devices under the Ring Attention
+ * paper's setting (JAX on GPUs: 75% usable; full precision, full checkpointing, FSDP over all n, the
+ * loss over every local token), S rounded down to a multiple of n. */
+static bool paper_fits(const char *model, int64_t n, double seq, rs_mem_t *out) {
+    rs_transformer_t t;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_transformer_load(model, &t, &err), 0);
+    rs_mem_config_t c;
+    rs_mem_config_default(&c);
+    c.seq_tokens = (int64_t)(seq / (double)n) * n, c.sp_degree = n, c.shard_devices = n;
+    c.precision = RS_PREC_FP32, c.ckpt = RS_CKPT_FULL, c.loss_chunk_tokens = 0, c.runtime = RS_RT_JAX_GPU;
+    rs_mem_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_memory_ring(&t, &c, &m, &err), 0);
+    if (out) *out = m;
+    return m.total_bytes <= rs_runtime_usable(RS_RT_JAX_GPU) * 80e9;
+}
+
+/* The Ring Attention paper's Table 3 (Liu, Zaharia, Abbeel, arXiv 2310.01889), 8x A100 NVLink rows:
+ * the longest context is 512K, 256K, 128K tokens for the 3B, 7B and 13B LLaMA shapes. The model's
+ * longest context lies within 1.5x of each: it fits at S / 1.5 and does not at 1.5 S (memory grows
+ * with S). The 32x A100 rows (7B 4096K, 13B 2048K) cannot be reproduced in full precision: the saved
+ * fp32 layer inputs alone at 7B and 4M / 32 = 128K tokens a device are L T h 4 = 68.7 GB, more than
+ * the 60 GB JAX allows; the model says so (docs/memory.md section 7). */
+RS_TEST(test_memory_paper_table3, "the Ring Attention paper's Table 3, 8x A100 rows, within 1.5x") {
+    const struct {
+        const char *model;
+        double seq;
+    } rows[] = {{"ringattn-3b", 512 * 1024.0}, {"ringattn-7b", 256 * 1024.0}, {"ringattn-13b", 128 * 1024.0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        CU_ASSERT_TRUE(paper_fits(rows[i].model, 8, rows[i].seq / 1.5, NULL));
+        CU_ASSERT_FALSE(paper_fits(rows[i].model, 8, rows[i].seq * 1.5, NULL));
+    }
+    rs_mem_t m;
+    CU_ASSERT_FALSE(paper_fits("ringattn-7b", 32, 4096 * 1024.0, &m));
+    CU_ASSERT_EQUAL(m.act_saved_bytes, 32.0 * 131072 * 4096 * 4); /* the saved layer inputs quoted above */
+    CU_ASSERT(m.act_saved_bytes > 0.75 * 80e9);
 }
 
 RS_TEST(test_memory_scaling, "memory_scaling") {

@@ -11,7 +11,11 @@
 #include "test_main.h"
 #include "model_fixtures.h"
 
-static rs_hw_t round_hw(void) { return (rs_hw_t){.name = "round", .mem_bytes = 80e9, .price_per_device_hour = 3.6}; }
+static rs_hw_t round_hw(void) {
+    rs_hw_t hw = {.name = "round", .mem_bytes = 80e9, .mem_bw_bytes_per_s = 4e12, .price_per_device_hour = 3.6};
+    hw.flops_per_s[RS_DTYPE_BF16] = 1e15, hw.flops_per_s[RS_DTYPE_FP8] = 2e15;
+    return hw;
+}
 
 /* A plan of model at S tokens on the round machine (80 GB devices at 3.6 USD/h). */
 typedef struct {
@@ -25,6 +29,8 @@ static fixture_t fixture(const char *model, int64_t seq) {
     rs_plan_config_default(&f.c);
     f.c.model = rs_test_transformer(model);
     f.c.seq_tokens = seq;
+    f.c.usable_frac = 0.9; /* 72 GB of the 80 */
+    f.c.linear_eff = 0.7;  /* a flat GEMM efficiency: the hand formulas below */
     return f;
 }
 
@@ -227,7 +233,7 @@ RS_TEST(test_candidate_impl_kernel, "candidate: the profile's preset, --impl te,
     rs_hw_t *hw = malloc(sizeof *hw);
     rs_machine_t *m = malloc(sizeof *m);
     rs_err_t err = {0};
-    rs_plan_candidate_spec_t c = {"h100-sxm", RS_PREC_MIXED, -1, NULL, -1, NULL, NULL};
+    rs_plan_candidate_spec_t c = {"h100-sxm", RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0};
     CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
     CU_ASSERT_EQUAL(m->impl, RS_IMPL_FLASH_ATTN);
     CU_ASSERT_STRING_EQUAL(m->kernels.kernel[m->kernel - 1].name, "flash-attn-2");
