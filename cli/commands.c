@@ -157,10 +157,12 @@ const rs_command_t rs_commands[] = {
      "Defaults here: --layout zigzag --pass forward.\n"},
     {"plot", "render a figure with gnuplot (PNG, PDF, SVG)", rs_cmd_plot,
      "not built (the rs_plots library is missing)", -1,
-     "usage: ringsim plot KIND DATA -o FILE.{png,pdf,svg} [options]\n"
+     "usage: ringsim plot KIND DATA -o FILE.{png,pdf,svg,tex} [options]\n"
      "\n"
      "Render a figure with gnuplot; the format follows FILE's extension (PNG for screens, PDF and\n"
-     "SVG for papers). The scripts are plots/*.gp (one style: plots/style.gp) and can be edited.\n"
+     "SVG for papers, .tex for LaTeX: its text set in the document's font, FILE.pdf beside it). The\n"
+     "text scales with the size (8.5 pt at --size column). The scripts are plots/*.gp (one style:\n"
+     "plots/style.gp) and can be edited.\n"
      "\n"
      "kinds and their DATA:\n"
      "  tcomm-vs-b    T_comp, T_comm vs B, log-log, predicted lines, measured points,\n"
@@ -168,12 +170,14 @@ const rs_command_t rs_commands[] = {
      "  timeline      Gantt chart: compute/send/recv per rank and step DATA: a trace CSV\n"
      "  pred-vs-meas  predicted vs measured per step, y = x, +-10% band DATA: ringsim compare --csv\n"
      "  layout-busy   per-rank busy time of the three layouts         DATA: CSV rank,contiguous,striped,zigzag\n"
-     "  scaling       step time and overlap efficiency vs N or B per profile  DATA: ringsim sweep CSV\n"
+     "  scaling       step time and overlap efficiency vs N or B per series  DATA: ringsim sweep CSV\n"
      "  maxctx        longest context that fits vs N per profile  DATA: ringsim plan --maxctx-csv CSV\n"
      "  contention    concurrent rings: balance efficiency vs NICs per node or oversubscription (--x nics|oversub)\n"
      "                                DATA: ringsim sweep -o CSV with fabric knobs, plan --contention-csv\n"
      "  ttft          time to first token vs context length per variant  DATA: ringsim plan --inference --csv\n"
      "  pass-boundary pass-KV/pass-Q crossing T against P   DATA: ringsim plan --inference --boundary-csv\n"
+     "  validation    predicted vs published per case, y = x, +-10% band, one marker per source\n"
+     "                DATA: CSV case,source,published,predicted[,predicted_low,predicted_high]\n"
      "\n",
      "gnuplot: the one found at build time, else PATH; RINGSIM_GNUPLOT overrides. Scripts:\n"
      "$RINGSIM_PLOTS_DIR, else the installed share/ringsim/plots (beside the binary), else the source\n"

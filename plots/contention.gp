@@ -5,20 +5,22 @@
 #
 # Inputs: data    a contention CSV (series,...,nics,oversub,...,balance_efficiency,
 #                 balance_efficiency_free,...)
-#         series  space-separated values of the 'series' column
+#         series  space-separated values of the 'series' column      series_t  their legends
 #         xcol    'nics' | 'oversub'
+#         col_eff, col_eff_free  the columns of the efficiency with and without contention
 #         title
 if (!exists("style")) style = 'style.gp'
 load style
 if (!exists("title")) title = 'Concurrent rings: balance efficiency'
+if (!exists("series_t")) series_t = series
 sel(i, c) = (strcol('series') eq word(series, i)) ? column(c) : NaN
-set title title
+@set_title
 set logscale x 2
-set format x '%g'
-set xlabel (xcol eq 'nics' ? 'NICs per node K' : 'leaf uplink oversubscription (downlink : uplink)')
-set ylabel 'balance efficiency (mean compute / makespan)'
+set xlabel fit_w(xcol eq 'nics' ? 'NICs per node K' : 'leaf uplink oversubscription (downlink : uplink)', 1)
+eval set_ylab('balance efficiency (mean compute / makespan)', 0.6)
 set yrange [0 : 1.05]
-set key bottom right
-plot for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, 'balance_efficiency')) with linespoints lt i pt 7 ps 0.9 title word(series, i), \
-     keyentry with lines dt 2 lc rgb '#444444' title 'without contention (dashed)', \
-     for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, 'balance_efficiency_free')) with lines lt i dt 2 notitle
+cmd = "plot for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, col_eff)) with linespoints lt i title word(series_t, i), " . \
+      "keyentry with lines dt 2 lw lw_line lc rgb c_mark title 'without contention', " . \
+      "for [i=1:words(series)] data using (sel(i, xcol)):(sel(i, col_eff_free)) with lines lt i dt 2 notitle"
+tics = "eval pow2_tics('x', 3, 1); eval lin_tics('y', 1, 0.1)"
+@draw

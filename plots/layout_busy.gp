@@ -5,18 +5,20 @@
 if (!exists("style")) style = 'style.gp'
 load style
 if (!exists("title")) title = 'Per-rank compute time by layout (causal)'
-set title title
+@set_title
 set xlabel 'rank'
-set ylabel 'busy (compute) time per rank'
+eval set_ylab('busy (compute) time per rank', 0.6)
 set format y fmt_time
 set yrange [0 : *]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.9 noborder
 set boxwidth 0.9
-set key top left
 set grid noxtics
 set xtics scale 0
-plot data using (column('contiguous')):xtic(1) lc rgb c_contiguous title 'contiguous', \
-     data using (column('striped')) lc rgb c_striped title 'striped', \
-     data using (column('zigzag')) lc rgb c_zigzag title 'zigzag'
+# a rank's label every rank_every ranks (as many as fit side by side)
+rank_every = 1
+cmd = "plot data using (column('contiguous')):xtic(int(column('rank')) % rank_every == 0 ? strcol('rank') : '') lc rgb c_contiguous title 'contiguous', " . \
+      "data using (column('striped')) lc rgb c_striped title 'striped', data using (column('zigzag')) lc rgb c_zigzag title 'zigzag'"
+tics = "rank_every = every_fit('x', 3, span('x')); eval lin_tics('y', 1, 0)"
+@draw

@@ -6,7 +6,8 @@
  *   timeline      Gantt chart per rank: compute/send/recv per step   data: a trace CSV
  *   pred-vs-meas  predicted vs measured per step, y = x, +-10% band  data: `ringsim compare --csv` CSV
  *   layout-busy   per-rank busy time of contiguous/striped/zigzag    data: CSV rank,contiguous,striped,zigzag
- *   scaling       step time and overlap efficiency vs N or B per profile   data: `ringsim sweep` CSV
+ *   scaling       step time and overlap efficiency vs N or B per series (profile, and layout,
+ *                 pass, mask or size where they vary)       data: `ringsim sweep` CSV
  *   maxctx        the longest context that fits against N per profile     data: `ringsim plan --maxctx-csv` CSV
  *   contention    balance efficiency of concurrent rings against NICs per node (or oversubscription),
  *                 one line per series, the contention-free one dashed   data: a contention CSV
@@ -16,7 +17,16 @@
  *                                                             data: `ringsim plan --inference --csv` CSV
  *   pass-boundary the smallest T at which pass-KV is no slower than pass-Q against P, one line per
  *                 series, T = r P of docs/inference.md dashed  data: `ringsim plan --inference --boundary-csv`
- * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg.
+ *   validation    predicted against published or measured per case, log-log, y = x, +-10% band, one
+ *                 marker per source, the prediction's range as an error bar when the CSV has one
+ *                                   data: CSV case,source,published,predicted[,predicted_low,predicted_high]
+ * The format follows the output's extension: .png (pngcairo), .pdf (pdfcairo), .svg, .tex (cairolatex:
+ * the text set by LaTeX in the document's font, the graphics in FILE.pdf beside it, which the .tex
+ * includes by the name given minus its extension, as gnuplot does).
+ *
+ * Sizes are physical: pixels count 96 to the inch, so a figure looks the same in every format, and
+ * the text scales with the width (plots/style.gp: 8.5 pt at a paper's column width). A size in
+ * inches draws a PNG at 300 per inch.
  *
  * Scripts are taken from $RINGSIM_PLOTS_DIR, else an installation's share/ringsim/plots (found
  * relative to the binary: model/1-base/datadir.h), else the source tree's plots/ (so edits there
@@ -24,13 +34,14 @@
  * (GNUPLOT_EXECUTABLE), else `gnuplot` on PATH. Output is atomic (temporary + rename) and any
  * text gnuplot writes on stderr (warnings included) is treated as a failure.
  *
- * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c (each kind's checks and variables),
- * plot_gnuplot.c (formats, gnuplot, the scripts, running gnuplot), plot_vars.c (gnuplot's -e text),
- * plot_table.c (the CSV table reader, plot_table.h).
+ * The parts: plot.c (the kinds, rs_plot_render), plot_prep.c and plot_prep_identity.c (each kind's
+ * checks and variables), plot_size.c (the sizes), plot_gnuplot.c (formats, gnuplot, the scripts,
+ * running gnuplot), plot_vars.c (gnuplot's -e text), plot_table.c (the CSV table reader, plot_table.h).
  */
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "plot_table.h" /* the CSV table reader the figures use, for the studies that read one too */
@@ -46,27 +57,39 @@ typedef enum {
     RS_PLOT_CONTENTION,
     RS_PLOT_TTFT,
     RS_PLOT_PASS_BOUNDARY,
+    RS_PLOT_VALIDATION,
     RS_PLOT_KIND_COUNT
 } rs_plot_kind_t;
 const char *rs_plot_kind_name(rs_plot_kind_t k); /* "tcomm-vs-b", "timeline", ... */
 int rs_plot_kind_parse(const char *s, rs_plot_kind_t *out); /* 0 or -1 */
 
-typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
-const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg" */
+typedef enum { RS_PLOT_PNG = 0, RS_PLOT_PDF, RS_PLOT_SVG, RS_PLOT_TEX, RS_PLOT_FORMAT_COUNT } rs_plot_format_t;
+const char *rs_plot_format_ext(rs_plot_format_t f); /* "png", "pdf", "svg", "tex" */
 /* Format from a path's extension (case-insensitive). Returns 0 or -1 with err (RS_ERR_BAD_INPUT). */
 int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err);
 
 typedef struct {
-    int width_px;          /* PNG/SVG width in pixels (PDF: width_px / 150 inches); 0 = 1200 */
-    int height_px;         /* height; 0 = 750 (timeline: grows with the rank count) */
+    int width_px;          /* width in pixels, 96 to the inch; 0 = 1200 (or width_in) */
+    int height_px;         /* height; 0 = 750 (timeline: grows with the rank count; scaling: 1000) */
+    double width_in;       /* width in inches (a paper's size); > 0: wins over the pixels */
+    double height_in;      /* its height */
+    bool height_auto;      /* height_in is a preset's: the timeline's ranks and scaling's two panels grow it */
+    bool no_auto_title;    /* no title unless title is given (a paper's preset: the caption is the title) */
     const char *title;     /* figure title; NULL = automatic */
-    const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; NULL = first row's */
+    const char *series;    /* tcomm-vs-b: value of the sweep's 'series' column; scaling: a line's legend;
+                              NULL = every line (tcomm-vs-b: the only series; several are refused) */
     const char *x;         /* scaling: "n_ranks" | "block_tokens"; contention: "nics" | "oversub"; NULL = the one
                               that varies */
-    const char *pass;      /* timeline: "forward" | "backward"; NULL = the first event's */
-    const char *xlabel;    /* pred-vs-meas axis labels; NULL = from the compare CSV header */
+    const char *pass;      /* timeline: "forward" | "backward"; NULL = the only pass (both are refused) */
+    const char *xlabel;    /* pred-vs-meas, validation: axis labels; NULL = from the CSV's notes */
     const char *ylabel;
 } rs_plot_opts_t;
+
+/* Parse `--size` text into o's size: "WxH" in pixels (integers in [100, 10000]; "px" optional),
+ * inches or centimetres ("3.3inx2.2in", "8.5cmx5cm": in [1, 20] in), or a preset: "column" (3.3 x
+ * 2.5 in) and "double" (7.0 x 3.5 in), a paper's (no automatic title: the caption is one), "slide"
+ * (6.0 x 3.375 in). Returns 0, or -1 with err ("--size TEXT: ...", RS_ERR_BAD_INPUT) leaving o alone. */
+int rs_plot_size_parse(const char *arg, rs_plot_opts_t *o, rs_err_t *err);
 
 /* Path of the gnuplot executable or NULL (with err saying how to install it, RS_ERR_BAD_INPUT). */
 const char *rs_gnuplot_path(rs_err_t *err);

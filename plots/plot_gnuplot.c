@@ -22,7 +22,7 @@
 extern const rs_embedded_file_t rs_embedded_plots[]; /* the plots/ scripts, embedded (plots/CMakeLists.txt) */
 
 const char *rs_plot_format_ext(rs_plot_format_t f) {
-    static const char *const e[RS_PLOT_FORMAT_COUNT] = {"png", "pdf", "svg"};
+    static const char *const e[RS_PLOT_FORMAT_COUNT] = {"png", "pdf", "svg", "tex"};
     return (f >= 0 && f < RS_PLOT_FORMAT_COUNT) ? e[f] : "?";
 }
 
@@ -34,7 +34,7 @@ int rs_plot_format_of(const char *path, rs_plot_format_t *out, rs_err_t *err) {
                 *out = (rs_plot_format_t)f;
                 return 0;
             }
-    return rs_errc(err, RS_ERR_BAD_INPUT, "-o %s: expected a file name ending in .png, .pdf or .svg", path);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "-o %s: expected a file name ending in .png, .pdf, .svg or .tex", path);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -139,6 +139,49 @@ const char *rs_plot_scripts_dir(rs_err_t *err) {
     return extracted_dir;
 }
 
+int plot_copy_into(const char *from, FILE *to, rs_err_t *err) {
+    FILE *in = fopen(from, "r");
+    if (!in) return rs_errc(err, RS_ERR_RUNTIME, "%s: cannot read: %s", from, strerror(errno));
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, to);
+    const int bad = ferror(in);
+    fclose(in);
+    return bad ? rs_errc(err, RS_ERR_RUNTIME, "%s: read error", from) : 0;
+}
+
+int plot_copy_file(const char *from, const char *to, rs_err_t *err) {
+    FILE *fp = fopen(to, "w");
+    if (!fp) return rs_errc(err, RS_ERR_RUNTIME, "%s: cannot write: %s", to, strerror(errno));
+    const int rc = plot_copy_into(from, fp, err);
+    if (fclose(fp) != 0 && rc == 0) return rs_errc(err, RS_ERR_RUNTIME, "%s: write error", to);
+    return rc;
+}
+
+char *plot_slurp(const char *path, size_t *len, rs_err_t *err) {
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        rs_errc(err, RS_ERR_RUNTIME, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0, got;
+    char *b = malloc(cap + 1);
+    while (b && (got = fread(b + n, 1, cap - n, fp)) > 0)
+        if ((n += got) == cap) {
+            char *nb = realloc(b, 2 * cap + 1);
+            if (!nb) free(b);
+            b = nb, cap *= 2;
+        }
+    fclose(fp);
+    if (!b) {
+        rs_errc(err, RS_ERR_RUNTIME, "%s: out of memory", path);
+        return NULL;
+    }
+    b[n] = 0;
+    *len = n;
+    return b;
+}
+
 int rs_plot_copy_scripts(const char *dir, rs_err_t *err) {
     const char *src = rs_plot_scripts_dir(err);
     if (!src) return -1;
@@ -149,17 +192,12 @@ int rs_plot_copy_scripts(const char *dir, rs_err_t *err) {
         char from[1024], to[1024];
         snprintf(from, sizeof from, "%s/%s", src, names[i]);
         snprintf(to, sizeof to, "%s/%s", dir, names[i]);
-        FILE *in = fopen(from, "r");
-        if (!in) return rs_errc(err, RS_ERR_RUNTIME, "%s: cannot read: %s", from, strerror(errno));
         rs_file_t out;
-        if (rs_file_open(&out, to, err) != 0) {
-            fclose(in);
+        if (rs_file_open(&out, to, err) != 0) return -1;
+        if (plot_copy_into(from, out.fp, err) != 0) {
+            rs_file_abort(&out);
             return -1;
         }
-        char buf[8192];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out.fp);
-        fclose(in);
         if (rs_file_commit(&out, err) != 0) return -1;
     }
     return 0;

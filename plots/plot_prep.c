@@ -16,17 +16,7 @@
 #include <strings.h>
 
 #include "compare.h"
-#include "plot_table.h"
 #include "trace.h"
-
-/* What a table kind's preparation works on. */
-typedef struct {
-    const char *data;        /* the CSV's path (for messages) */
-    const rs_table_t *t;     /* its table */
-    const int *c;            /* the indices of the kind's required columns, in the order of its list */
-    const rs_plot_opts_t *o; /* the options; NULL: every default */
-    plot_vars_t *v;          /* the script's variables */
-} prep_in_t;
 
 /* ------------------------------------------------------------------------------------------------
  * Checks on a table
@@ -42,9 +32,7 @@ static int need_cols(const rs_table_t *t, const char *path, const char *const *n
     return 0;
 }
 
-/* Cell (r, c) as a number: finite, or NaN for "nan"/"" ; -1 with file:line for anything else (err
- * may be NULL: a cell already checked). */
-static int cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t *err) {
+int prep_cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t *err) {
     const rs_table_t *t = in->t;
     const char *s = t->cells[r][c];
     if (!*s || strcasecmp(s, "nan") == 0 || strcasecmp(s, "-nan") == 0) {
@@ -59,120 +47,30 @@ static int cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t 
     return 0;
 }
 
-/* Row r's cell in the i-th required column. */
-static const char *req(const prep_in_t *in, size_t r, int i) { return in->t->cells[r][in->c[i]]; }
+const char *prep_req(const prep_in_t *in, size_t r, int i) { return in->t->cells[r][in->c[i]]; }
 
-/* Row r's first required column (a series or a profile: what) as a word of a gnuplot list: not
- * empty, none of the characters in bad (a space and quotes). */
-static int name_ok(const prep_in_t *in, size_t r, const char *what, const char *bad, rs_err_t *err) {
-    const char *p = req(in, r, 0);
+int prep_name_ok(const prep_in_t *in, size_t r, const char *what, const char *bad, rs_err_t *err) {
+    const char *p = prep_req(in, r, 0);
     if (!*p || strpbrk(p, bad))
         return rs_errf(err, "%s:%ld: expected a %s name without spaces or quotes, got '%s'", in->data, in->t->lines[r],
                        what, p);
     return 0;
 }
 
-/* Append word to a space-separated list (when it fits). */
-static void list_add(char *list, size_t len, const char *word) {
+void prep_list_add(char *list, size_t len, const char *word) {
     const size_t n = strlen(list);
     if (n + strlen(word) + 2 < len) snprintf(list + n, len - n, "%s%s", n ? " " : "", word);
 }
 
-/* The title the user gave, if any (the kinds whose script has its own). */
-static void title_opt(const prep_in_t *in) {
+void prep_title_opt(const prep_in_t *in) {
     if (in->o && in->o->title) plot_vars_str(in->v, "title", in->o->title, false);
 }
 
 /* ------------------------------------------------------------------------------------------------
  * The kinds
  * ---------------------------------------------------------------------------------------------- */
-/* Insertion sort of the n points of the five columns by the first (B); rows are usually sorted
- * already. */
-static void sort_by_b(double *const cols[5], size_t n) {
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && cols[0][j - 1] > cols[0][j]; j--)
-            for (int a = 0; a < 5; a++) {
-                double tmp = cols[a][j];
-                cols[a][j] = cols[a][j - 1];
-                cols[a][j - 1] = tmp;
-            }
-}
-
-/* The sweep's rows of one series (--series, else the first row's): predicted lines, the measured
- * points that have data, B_min and B* and the measured (else simulated) crossover marked. */
-static int prep_tcomm(const prep_in_t *in, rs_err_t *err) {
-    const rs_table_t *t = in->t;
-    const int *c = in->c;
-    const char *data = in->data;
-    const rs_plot_opts_t *o = in->o;
-    const char *series = o && o->series ? o->series : req(in, 0, 0);
-    int c_sim[2] = {rs_table_col(t, "sim_t_comp_s"), rs_table_col(t, "sim_t_comm_s")};
-    int c_exec[2] = {rs_table_col(t, "exec_t_comp_s"), rs_table_col(t, "exec_t_comm_s")};
-    size_t n = 0;
-    double *b = calloc(t->n_rows, sizeof *b), *cs = calloc(t->n_rows, sizeof *cs), *ms = calloc(t->n_rows, sizeof *ms);
-    double *ce = calloc(t->n_rows, sizeof *ce), *me = calloc(t->n_rows, sizeof *me);
-    double bmin = NAN, bstar = NAN;
-    int good_sim[2] = {0, 0}, good_exec[2] = {0, 0}, good_pred = 0;
-    int rc = !b || !cs || !ms || !ce || !me ? rs_errf(err, "%s: out of memory", data) : 0;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        if (strcmp(t->cells[r][c[0]], series) != 0) continue;
-        double x[8];
-        for (int i = 1; i < 8 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
-        if (rc) break;
-        if (!(x[1] > 0))
-            rc = rs_errf(err, "%s:%ld: expected block_tokens > 0, got '%s'", data, t->lines[r], t->cells[r][c[1]]);
-        if (rc) break;
-        if (isnan(bmin)) bmin = x[2], bstar = x[3];
-        good_pred |= x[6] > 0 && x[7] > 0;
-        b[n] = x[1];
-        cs[n] = ms[n] = ce[n] = me[n] = NAN;
-        for (int i = 0; i < 2 && rc == 0; i++) {
-            double y = NAN;
-            if (c_sim[i] >= 0 && (rc = cell_num(in, r, c_sim[i], &y, err)) == 0 && y > 0) good_sim[i] = 1;
-            if (i == 0) cs[n] = y;
-            else ms[n] = y;
-            y = NAN;
-            if (rc == 0 && c_exec[i] >= 0 && (rc = cell_num(in, r, c_exec[i], &y, err)) == 0 && y > 0)
-                good_exec[i] = 1;
-            if (i == 0) ce[n] = y;
-            else me[n] = y;
-        }
-        n++;
-    }
-    if (rc == 0 && n == 0) /* only a series given with --series can have no rows */
-        rc = rs_errf(err, "--series %s: %s has no rows of that series", series, data);
-    if (rc == 0 && !good_pred)
-        rc = rs_errf(err, "%s: series '%s' has no positive pred_t_comp_s/pred_t_comm_s to plot", data, series);
-    if (rc == 0 && !(bmin > 0)) rc = rs_errf(err, "%s: series '%s': expected b_min_tokens > 0", data, series);
-    if (rc == 0) {
-        int has_sim = good_sim[0] && good_sim[1], has_exec = good_exec[0] && good_exec[1];
-        sort_by_b((double *const[5]){b, cs, ms, ce, me}, n); /* for the crossover */
-        double bx = NAN;
-        const char *bx_label = "measured";
-        if (has_exec) bx = rs_crossover_b(b, ce, me, n);
-        if (isnan(bx) && has_sim) bx = rs_crossover_b(b, cs, ms, n), bx_label = "simulated";
-        /* marks outside the data's B range would be drawn outside the axes: leave them out */
-        double blo = b[0], bhi = b[n - 1];
-        if (!(bmin >= blo / 1.05 && bmin <= bhi * 1.05)) bmin = NAN;
-        if (!(bstar >= blo / 1.05 && bstar <= bhi * 1.05)) bstar = NAN;
-        plot_vars_t *v = in->v;
-        plot_vars_str(v, "series", series, false);
-        plot_vars_num(v, "bmin", bmin);
-        plot_vars_num(v, "bstar", bstar);
-        plot_vars_num(v, "bx", bx);
-        plot_vars_str(v, "bx_label", bx_label, false);
-        plot_vars_add(v, "has_sim=%d", has_sim);
-        plot_vars_add(v, "has_exec=%d", has_exec);
-        char title[512];
-        snprintf(title, sizeof title, "Ring step: compute vs transfer (%s)", series);
-        plot_vars_str(v, "title", o && o->title ? o->title : title, !(o && o->title));
-    }
-    free(b), free(cs), free(ms), free(ce), free(me);
-    return rc;
-}
-
-/* A trace CSV: one pass (--pass, else the first event's), every lane with data; the figure's height
- * grows with the rank count. */
+/* A trace CSV: one pass (--pass; a trace of both passes is refused without it), every lane with
+ * data; the figure's height grows with the rank count. */
 static int prep_timeline(const char *data, const rs_plot_opts_t *o, plot_vars_t *v, int *height, rs_err_t *err) {
     rs_trace_t *t = rs_trace_read_csv(data, err);
     if (!t) return -1;
@@ -187,6 +85,12 @@ static int prep_timeline(const char *data, const rs_plot_opts_t *o, plot_vars_t 
         rs_trace_free(t);
         return rs_errf(err, "--pass %s: expected forward or backward", o->pass);
     }
+    for (size_t i = 0; !(o && o->pass) && i < n; i++)
+        if (e[i].pass != pass) { /* both passes: the figure draws one */
+            rs_trace_free(t);
+            return rs_errf(err, "%s: events of the forward and the backward pass: pick one with --pass forward or --pass backward",
+                           data);
+        }
     int32_t max_rank = -1;
     int kinds = 0;
     for (size_t i = 0; i < n; i++)
@@ -224,58 +128,6 @@ static int prep_timeline(const char *data, const rs_plot_opts_t *o, plot_vars_t 
     return 0;
 }
 
-/* A compare CSV: the metrics with positive pairs, the axis range around them, the axis labels from
- * its reference= and other= notes. */
-static int prep_pvm(const prep_in_t *in, rs_err_t *err) {
-    const rs_table_t *t = in->t;
-    const int *c = in->c;
-    const rs_plot_opts_t *o = in->o;
-    plot_vars_t *v = in->v;
-    static const char *const metrics[] = {"t_comp", "t_comm", "t_step"};
-    int present[3] = {0, 0, 0};
-    double lo = INFINITY, hi = 0;
-    int rc = 0;
-    for (size_t r = 0; r < t->n_rows && rc == 0; r++) {
-        double a, b;
-        if ((rc = cell_num(in, r, c[1], &a, err)) || (rc = cell_num(in, r, c[2], &b, err))) break;
-        int m = -1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(t->cells[r][c[0]], metrics[i]) == 0) m = i;
-        if (m < 0) {
-            rc = rs_errf(err, "%s:%ld: expected metric t_comp, t_comm or t_step, got '%s'", in->data, t->lines[r],
-                         t->cells[r][c[0]]);
-            break;
-        }
-        if (a > 0 && b > 0) {
-            present[m] = 1;
-            lo = fmin(lo, fmin(a, b));
-            hi = fmax(hi, fmax(a, b));
-        }
-    }
-    if (rc == 0 && !(present[0] || present[1] || present[2]))
-        rc = rs_errf(err, "%s: expected at least one row with positive ref_s and other_s", in->data);
-    if (rc == 0) {
-        char list[64] = "";
-        for (int i = 0; i < 3; i++)
-            if (present[i]) list_add(list, sizeof list, metrics[i]);
-        plot_vars_str(v, "metrics", list, false);
-        if (hi <= lo * 1.5) lo /= 1.5, hi *= 1.5; /* a band needs some width */
-        plot_vars_num(v, "lo", lo / 1.25);
-        plot_vars_num(v, "hi", hi * 1.25);
-        char buf[600], lab[700];
-        const char *ref = rs_table_note(t, "reference", buf, sizeof buf);
-        snprintf(lab, sizeof lab, "reference: %s", ref ? ref : "?");
-        if (o && o->xlabel) plot_vars_str(v, "xlab", o->xlabel, false);
-        else plot_vars_str(v, "xlab", lab, true);
-        const char *oth = rs_table_note(t, "other", buf, sizeof buf);
-        snprintf(lab, sizeof lab, "other: %s", oth ? oth : "?");
-        if (o && o->ylabel) plot_vars_str(v, "ylab", o->ylabel, false);
-        else plot_vars_str(v, "ylab", lab, true);
-        title_opt(in);
-    }
-    return rc;
-}
-
 /* rank,contiguous,striped,zigzag: times >= 0. */
 static int prep_busy(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
@@ -284,74 +136,11 @@ static int prep_busy(const prep_in_t *in, rs_err_t *err) {
         for (int i = 1; i < 4 && rc == 0; i++) {
             const int c = in->c[i];
             double x;
-            if ((rc = cell_num(in, r, c, &x, err)) == 0 && !(x >= 0))
+            if ((rc = prep_cell_num(in, r, c, &x, err)) == 0 && !(x >= 0))
                 rc = rs_errf(err, "%s:%ld: expected a time >= 0 in column '%s', got '%s'", in->data, t->lines[r], t->cols[c],
                              t->cells[r][c]);
         }
-    if (rc == 0) title_opt(in);
-    return rc;
-}
-
-/* A sweep CSV against N or B (--x, else the one that varies): one line per profile, each with a
- * positive prediction; simulated points when every profile has them. */
-static int prep_scaling(const prep_in_t *in, rs_err_t *err) {
-    const rs_table_t *t = in->t;
-    const int *c = in->c;
-    const char *data = in->data;
-    const rs_plot_opts_t *o = in->o;
-    int rc = 0;
-    int c_sim[2] = {rs_table_col(t, "sim_t_step_s"), rs_table_col(t, "sim_overlap_efficiency")};
-    enum { MAXP = 16 };
-    const char *prof[MAXP];
-    int np = 0, pred_ok[MAXP] = {0}, sim_ok[MAXP] = {0};
-    bool n_varies = false, b_varies = false;
-    for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        const char *p = t->cells[r][c[0]];
-        if ((rc = name_ok(in, r, "profile", " '", err))) break;
-        int k = -1;
-        for (int i = 0; i < np; i++)
-            if (strcmp(prof[i], p) == 0) k = i;
-        if (k < 0) {
-            if (np == MAXP) {
-                rc = rs_errf(err, "%s:%ld: expected at most %d profiles", data, t->lines[r], MAXP);
-                break;
-            }
-            prof[k = np++] = p;
-        }
-        double x[5];
-        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
-        if (rc) break;
-        if (strcmp(t->cells[r][c[1]], t->cells[0][c[1]]) != 0) n_varies = true;
-        if (strcmp(t->cells[r][c[2]], t->cells[0][c[2]]) != 0) b_varies = true;
-        if (x[3] > 0 && x[4] >= 0) pred_ok[k] = 1;
-        if (c_sim[0] >= 0 && c_sim[1] >= 0) {
-            double s0, s1;
-            if ((rc = cell_num(in, r, c_sim[0], &s0, err)) || (rc = cell_num(in, r, c_sim[1], &s1, err))) break;
-            if (s0 > 0 && s1 >= 0) sim_ok[k] = 1;
-        }
-    }
-    const char *xcol = o && o->x ? o->x : (n_varies ? "n_ranks" : "block_tokens");
-    if (rc == 0 && strcmp(xcol, "n_ranks") != 0 && strcmp(xcol, "block_tokens") != 0)
-        rc = rs_errf(err, "--x %s: expected n_ranks or block_tokens", xcol);
-    if (rc == 0 && !n_varies && !b_varies)
-        rc = rs_errf(err, "%s: expected n_ranks or block_tokens to vary across rows", data);
-    int has_sim = np > 0;
-    for (int i = 0; rc == 0 && i < np; i++) {
-        if (!pred_ok[i]) rc = rs_errf(err, "%s: profile '%s' has no positive pred_t_step_s", data, prof[i]);
-        has_sim &= sim_ok[i];
-    }
-    if (rc == 0) {
-        plot_vars_t *v = in->v;
-        char list[1024] = "";
-        for (int i = 0; i < np; i++) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "", prof[i]);
-        plot_vars_str(v, "profiles", list, false);
-        plot_vars_str(v, "xcol", xcol, false);
-        plot_vars_add(v, "has_sim=%d", has_sim);
-        char title[256];
-        snprintf(title, sizeof title, "Step time and overlap efficiency vs %s",
-                 strcmp(xcol, "n_ranks") == 0 ? "ranks N" : "block size B");
-        plot_vars_str(v, "title", o && o->title ? o->title : title, false);
-    }
+    if (rc == 0) prep_title_opt(in);
     return rc;
 }
 
@@ -360,15 +149,15 @@ static int prep_maxctx(const prep_in_t *in, rs_err_t *err) {
     char list[1024] = "";
     int rc = 0;
     for (size_t r = 0; rc == 0 && r < in->t->n_rows; r++) {
-        const char *p = req(in, r, 0);
+        const char *p = prep_req(in, r, 0);
         double x;
-        rc = name_ok(in, r, "profile", " '", err);
-        for (int i = 1; i < 3 && rc == 0; i++) rc = cell_num(in, r, in->c[i], &x, err);
-        if (rc == 0 && (r == 0 || strcmp(p, req(in, r - 1, 0)) != 0))
+        rc = prep_name_ok(in, r, "profile", " '", err);
+        for (int i = 1; i < 3 && rc == 0; i++) rc = prep_cell_num(in, r, in->c[i], &x, err);
+        if (rc == 0 && (r == 0 || strcmp(p, prep_req(in, r - 1, 0)) != 0))
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " " : "", p);
     }
-    if (rc == 0) plot_vars_str(in->v, "profiles", list, false);
-    if (rc == 0) title_opt(in);
+    if (rc == 0) plot_vars_str(in->v, "profiles", list, false), plot_vars_str(in->v, "profiles_t", list, true);
+    if (rc == 0) prep_title_opt(in);
     return rc;
 }
 
@@ -382,22 +171,25 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     bool nics_vary = false, ratio_vary = false;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         const char *p = t->cells[r][c[0]];
-        rc = name_ok(in, r, "series", " '", err);
+        rc = prep_name_ok(in, r, "series", " '", err);
         double x;
-        for (int i = 1; i < 5 && rc == 0; i++) rc = cell_num(in, r, c[i], &x, err);
+        for (int i = 1; i < 5 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x, err);
         if (rc) break;
         nics_vary |= strcmp(t->cells[r][c[1]], t->cells[0][c[1]]) != 0;
         ratio_vary |= strcmp(t->cells[r][c[2]], t->cells[0][c[2]]) != 0;
         bool seen = false;
         for (size_t q = 0; q < r && !seen; q++) seen = strcmp(t->cells[q][c[0]], p) == 0;
-        if (!seen) list_add(list, sizeof list, p);
+        if (!seen) prep_list_add(list, sizeof list, p);
     }
     const char *xcol = in->o && in->o->x ? in->o->x : (nics_vary || !ratio_vary ? "nics" : "oversub");
     if (rc == 0 && strcmp(xcol, "nics") != 0 && strcmp(xcol, "oversub") != 0)
         rc = rs_errf(err, "--x %s: expected nics or oversub", xcol);
     if (rc == 0) {
         plot_vars_str(in->v, "series", list, false);
+        plot_vars_str(in->v, "series_t", list, true);
         plot_vars_str(in->v, "xcol", xcol, false);
+        plot_vars_str(in->v, "col_eff", t->cols[c[3]], false);
+        plot_vars_str(in->v, "col_eff_free", t->cols[c[4]], false);
         const char *title = !strcmp(xcol, "nics") ? "Concurrent rings: balance efficiency vs NICs per node"
                                                   : "Concurrent rings: balance efficiency vs spine oversubscription";
         plot_vars_str(in->v, "title", in->o && in->o->title ? in->o->title : title, false);
@@ -405,28 +197,47 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
     return rc;
 }
 
+/* Row r's line of a TTFT CSV: its series, and its cached_tokens (column cp) when by_p. */
+static void ttft_key(const rs_table_t *t, size_t r, int c_series, int cp, bool by_p, char *buf, size_t len) {
+    if (by_p) snprintf(buf, len, "%s|%s", t->cells[r][c_series], t->cells[r][cp]);
+    else snprintf(buf, len, "%s", t->cells[r][c_series]);
+}
+
 /* series,context_tokens and the four TTFT columns (`ringsim plan --inference --csv`): one line per
- * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there). */
+ * series and variant that has at least one TTFT > 0 (an empty cell: the variant cannot run there);
+ * where cached_tokens takes more than one value, one per series, P and variant (TTFT depends on P
+ * and T, not on P + T alone: the rows of several P are several curves). */
 static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
     const rs_table_t *t = in->t;
     const int *c = in->c;
     const char *data = in->data;
-    static const char *const variant[4] = {"pass-KV", "pass-Q", "Ulysses", "USP"};
     enum { MAXS = 16 };
     int rc = 0, ns = 0, has[MAXS][4] = {{0}};
-    const char *ser[MAXS];
+    char ser[MAXS][160], name[MAXS][160];
+    const int cp = rs_table_col(t, "cached_tokens");
+    bool by_p = false;
+    for (size_t r = 1; cp >= 0 && r < t->n_rows; r++) by_p |= strcmp(t->cells[r][cp], t->cells[0][cp]) != 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
-        if ((rc = name_ok(in, r, "series", " '\"", err))) break;
+        if ((rc = prep_name_ok(in, r, "series", " '\"", err))) break;
+        char key[160];
+        ttft_key(t, r, c[0], cp, by_p, key, sizeof key);
         int k = -1;
         for (int i = 0; i < ns; i++)
-            if (!strcmp(ser[i], t->cells[r][c[0]])) k = i;
-        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series", data, t->lines[r], MAXS);
-        else if (k < 0) ser[k = ns++] = t->cells[r][c[0]];
+            if (!strcmp(ser[i], key)) k = i;
+        if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series%s", data, t->lines[r], MAXS, by_p ? " and P" : "");
+        else if (k < 0) {
+            snprintf(ser[k = ns++], sizeof ser[0], "%s", key);
+            const double pt = by_p ? atof(t->cells[r][cp]) : 0;
+            if (by_p && pt >= 1024 && fmod(pt, 1024) == 0) /* P in K tokens where it is a whole number of them */
+                snprintf(name[k], sizeof name[0], "%s/P=%.0fK", t->cells[r][c[0]], pt / 1024);
+            else if (by_p) snprintf(name[k], sizeof name[0], "%s/P=%s", t->cells[r][c[0]], t->cells[r][cp]);
+            else snprintf(name[k], sizeof name[0], "%s", key);
+        }
         double x;
-        if (rc == 0 && (rc = cell_num(in, r, c[1], &x, err)) == 0 && !(x > 0 && x < 1e30))
+        if (rc == 0 && (rc = prep_cell_num(in, r, c[1], &x, err)) == 0 && !(x > 0 && x < 1e30))
             rc = rs_errf(err, "%s:%ld: expected context_tokens in (0, 1e30), got '%s'", data, t->lines[r], t->cells[r][c[1]]);
         for (int j = 0; j < 4 && rc == 0; j++) {
-            if ((rc = cell_num(in, r, c[2 + j], &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
+            if ((rc = prep_cell_num(in, r, c[2 + j], &x, err)) == 0 && !isnan(x) && !(x > 0 && x < 1e30))
                 rc = rs_errf(err, "%s:%ld: expected a TTFT in (0, 1e30) s (or empty) in column '%s', got '%s'", data, t->lines[r],
                              t->cols[c[2 + j]], t->cells[r][c[2 + j]]);
             if (rc == 0 && x > 0) has[k][j] = 1;
@@ -435,36 +246,40 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         double x;
-        cell_num(in, r, c[1], &x, NULL);
+        prep_cell_num(in, r, c[1], &x, NULL);
         xmin = fmin(xmin, x), xmax = fmax(xmax, x);
         for (int j = 0; j < 4; j++)
-            if (cell_num(in, r, c[2 + j], &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
+            if (prep_cell_num(in, r, c[2 + j], &x, NULL) == 0 && x > 0) ymin = fmin(ymin, x), ymax = fmax(ymax, x);
     }
-    char pser[4096] = "", pcol[4096] = "", pname[4096] = "", pdash[512] = "", pcolor[512] = "";
-    for (int i = 0; rc == 0 && i < ns; i++)
+    char pser[4096] = "", pcol[4096] = "", pdash[512] = "", pcolor[512] = "", snames[4096] = "", vused[16] = "";
+    int used[4] = {0};
+    for (int i = 0, ni = 0; rc == 0 && i < ns; i++) { /* the series with a line, coloured in order */
+        bool any = false;
         for (int j = 0; j < 4; j++) {
             if (!has[i][j]) continue;
-            char name[300], num[16];
-            snprintf(name, sizeof name, "%.250s/%s", ser[i], variant[j]);
-            list_add(pser, sizeof pser, ser[i]);
-            list_add(pcol, sizeof pcol, t->cols[c[2 + j]]);
-            list_add(pname, sizeof pname, name);
+            char num[16];
+            any = true, used[j] = 1;
+            prep_list_add(pser, sizeof pser, ser[i]);
+            prep_list_add(pcol, sizeof pcol, t->cols[c[2 + j]]);
             snprintf(num, sizeof num, "%d", j + 1);
-            list_add(pdash, sizeof pdash, num);
-            snprintf(num, sizeof num, "%d", i + 1);
-            list_add(pcolor, sizeof pcolor, num);
+            prep_list_add(pdash, sizeof pdash, num);
+            snprintf(num, sizeof num, "%d", ni + 1);
+            prep_list_add(pcolor, sizeof pcolor, num);
         }
+        if (any) prep_list_add(snames, sizeof snames, name[i]), ni++;
+    }
+    for (int j = 0; j < 4; j++)
+        if (used[j]) prep_list_add(vused, sizeof vused, (const char[]){(char)('1' + j), 0});
     if (rc == 0 && !pser[0]) rc = rs_errf(err, "%s: expected a TTFT > 0 in at least one row", data);
     if (rc == 0) {
         plot_vars_t *v = in->v;
-        plot_vars_str(v, "pser", pser, false);
-        plot_vars_str(v, "pcol", pcol, false);
-        plot_vars_str(v, "pname", pname, false);
-        plot_vars_str(v, "pdash", pdash, false);
-        plot_vars_str(v, "pcolor", pcolor, false);
+        plot_vars_str(v, "pser", pser, false), plot_vars_str(v, "pcol", pcol, false);
+        plot_vars_str(v, "snames", snames, true), plot_vars_str(v, "vused", vused, false);
+        plot_vars_str(v, "pdash", pdash, false), plot_vars_str(v, "pcolor", pcolor, false);
+        plot_vars_add(v, "by_p=%d", by_p);
         plot_vars_num(v, "xmin", xmin / 1.25), plot_vars_num(v, "xmax", xmax * 1.25); /* margins: one point still spans a range */
         plot_vars_num(v, "ymin", ymin / 1.25), plot_vars_num(v, "ymax", ymax * 1.25);
-        title_opt(in);
+        prep_title_opt(in);
     }
     return rc;
 }
@@ -480,8 +295,8 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
     double ratio = NAN, pmin = INFINITY, pmax = 0;
     for (size_t r = 0; rc == 0 && r < t->n_rows; r++) {
         double x[4];
-        if ((rc = name_ok(in, r, "series", " '\"", err))) break;
-        for (int i = 1; i < 4 && rc == 0; i++) rc = cell_num(in, r, c[i], &x[i], err);
+        if ((rc = prep_name_ok(in, r, "series", " '\"", err))) break;
+        for (int i = 1; i < 4 && rc == 0; i++) rc = prep_cell_num(in, r, c[i], &x[i], err);
         if (rc == 0 && !(x[1] > 0 && x[1] < 1e30))
             rc = rs_errf(err, "%s:%ld: expected cached_tokens in (0, 1e30), got '%s'", data, t->lines[r], t->cells[r][c[1]]);
         if (rc == 0 && !(x[3] > 0 && x[3] < 1e30))
@@ -496,16 +311,17 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
             snprintf(word, sizeof word, " %s ", t->cells[r][c[0]]);
             char padded[4100];
             snprintf(padded, sizeof padded, " %s ", list);
-            if (!strstr(padded, word)) list_add(list, sizeof list, t->cells[r][c[0]]);
+            if (!strstr(padded, word)) prep_list_add(list, sizeof list, t->cells[r][c[0]]);
         }
     }
     if (rc == 0 && !list[0]) rc = rs_errf(err, "%s: expected a crossing (cross_tokens > 0) in at least one row", data);
     if (rc == 0) {
         plot_vars_str(in->v, "series", list, false);
+        plot_vars_str(in->v, "series_t", list, true);
         plot_vars_num(in->v, "ratio", ratio);
         plot_vars_num(in->v, "pmin", pmin / 1.25); /* a margin: one P alone still spans a range */
         plot_vars_num(in->v, "pmax", pmax * 1.25);
-        title_opt(in);
+        prep_title_opt(in);
     }
     return rc;
 }
@@ -521,10 +337,10 @@ typedef struct {
 
 #define COLS(...) ((const char *const[]){__VA_ARGS__, NULL})
 static const table_kind_t table_kinds[RS_PLOT_KIND_COUNT] = {
-    [RS_PLOT_TCOMM_VS_B] = {prep_tcomm, true,
+    [RS_PLOT_TCOMM_VS_B] = {prep_tcomm_vs_b, true,
                             COLS("series", "block_tokens", "b_min_tokens", "b_star_tokens", "seed_t_comp_s",
                                  "seed_t_comm_s", "pred_t_comp_s", "pred_t_comm_s")},
-    [RS_PLOT_PRED_VS_MEAS] = {prep_pvm, false, COLS("metric", "ref_s", "other_s")},
+    [RS_PLOT_PRED_VS_MEAS] = {prep_pred_vs_meas, false, COLS("metric", "ref_s", "other_s")},
     [RS_PLOT_LAYOUT_BUSY] = {prep_busy, true, COLS("rank", "contiguous", "striped", "zigzag")},
     [RS_PLOT_SCALING] = {prep_scaling, true,
                          COLS("profile", "n_ranks", "block_tokens", "pred_t_step_s", "pred_overlap_efficiency")},
@@ -533,6 +349,7 @@ static const table_kind_t table_kinds[RS_PLOT_KIND_COUNT] = {
     [RS_PLOT_TTFT] = {prep_ttft, true,
                       COLS("series", "context_tokens", "ttft_pass_kv_s", "ttft_pass_q_s", "ttft_ulysses_s", "ttft_usp_s")},
     [RS_PLOT_PASS_BOUNDARY] = {prep_boundary, true, COLS("series", "cached_tokens", "cross_tokens", "comm_bound_ratio")},
+    [RS_PLOT_VALIDATION] = {prep_validation, true, COLS("case", "source", "published", "predicted")},
 };
 #undef COLS
 

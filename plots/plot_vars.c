@@ -31,9 +31,19 @@ void plot_vars_add(plot_vars_t *v, const char *fmt, ...) {
     v->buf[v->len] = 0;
 }
 
-void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool enhanced) {
+/* LaTeX's text for the character c (one of \\{}_^&%#$~): a command or an escape. */
+static const char *latex_escape(char c) {
+    switch (c) {
+    case '\\': return "\\textbackslash{}";
+    case '^': return "\\textasciicircum{}";
+    case '~': return "\\textasciitilde{}";
+    default: return NULL; /* the others: a backslash before them */
+    }
+}
+
+void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool text) {
     size_t n = strlen(s);
-    char *q = malloc(3 * n + 3);
+    char *q = malloc(20 * n + 3);
     if (!q) {
         v->oom = 1;
         return;
@@ -41,8 +51,13 @@ void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool enhance
     size_t k = 0;
     q[k++] = '\'';
     for (size_t i = 0; i < n; i++) {
+        const char *cmd = text && v->tex ? latex_escape(s[i]) : NULL;
+        if (cmd) {
+            k += (size_t)sprintf(q + k, "%s", cmd);
+            continue;
+        }
         if (s[i] == '\'') q[k++] = '\'';
-        else if (enhanced && strchr("_^{}@&~", s[i])) q[k++] = '\\';
+        else if (text && strchr(v->tex ? "{}_&%#$" : "_^{}@&~", s[i])) q[k++] = '\\';
         q[k++] = s[i];
     }
     q[k++] = '\'';

@@ -13,13 +13,15 @@ typedef struct {
     size_t len; /* used */
     size_t cap; /* allocated */
     int oom;    /* allocation failed */
+    bool tex;   /* the figure's text is LaTeX (the .tex format), not gnuplot's enhanced text */
 } plot_vars_t;
 
 /* Append the printf text and a ';'. */
 void plot_vars_add(plot_vars_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* name='s' as a gnuplot single-quoted literal ('' escapes a quote); enhanced: also escape the
- * enhanced-text control characters _^{}@&~ so the text (a file name) prints as is. */
-void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool enhanced);
+/* name='s' as a gnuplot single-quoted literal ('' escapes a quote); text: also escape what the
+ * figure's markup would read (enhanced text: _^{}@&~; LaTeX: \{}_^&%#$~) so the text (a file name,
+ * a series) prints as is. */
+void plot_vars_str(plot_vars_t *v, const char *name, const char *s, bool text);
 /* name=x with every digit (%.17g), or name=NaN. */
 void plot_vars_num(plot_vars_t *v, const char *name, double x);
 

@@ -57,7 +57,7 @@ RS_TEST(test_plan_figure, "plan_figure") {
     CU_ASSERT(rs_cmd_starts_with(png, "\x89PNG\r\n\x1a\n", 8));
     snprintf(args, sizeof args, "plan -m llama2-7b -S max -N 16 --figure %s", rs_test_path("x.gif"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ".png, .pdf or .svg"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ".png, .pdf, .svg or .tex"));
 }
 
 #ifdef RINGSIM_HAVE_SIM

@@ -53,13 +53,13 @@ RS_TEST(test_refusals, "refusals") {
     snprintf(args, sizeof args, "plot nokind %s -o %s", s, out);
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim plot: unknown kind 'nokind' (expected tcomm-vs-b, timeline, pred-vs-meas, "
-                                        "layout-busy, scaling, maxctx, contention, ttft or pass-boundary)\n");
+                                        "layout-busy, scaling, maxctx, contention, ttft, pass-boundary or validation)\n");
     snprintf(args, sizeof args, "plot tcomm-vs-b %s", s);
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim plot: expected KIND DATA -o FILE (see ringsim plot --help)\n");
     snprintf(args, sizeof args, "plot tcomm-vs-b %s -o %s", s, rs_test_path("x.gif"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    snprintf(want, sizeof want, "ringsim plot: -o %s: expected a file name ending in .png, .pdf or .svg\n", rs_test_path("x.gif"));
+    snprintf(want, sizeof want, "ringsim plot: -o %s: expected a file name ending in .png, .pdf, .svg or .tex\n", rs_test_path("x.gif"));
     CU_ASSERT_STRING_EQUAL(rs_test_err, want);
     snprintf(args, sizeof args, "plot timeline %s -o %s", s, rs_test_path("x.svg"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2); /* a sweep is no trace */

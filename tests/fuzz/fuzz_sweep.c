@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     static const rs_plot_kind_t kinds[] = {RS_PLOT_TCOMM_VS_B, RS_PLOT_SCALING, RS_PLOT_PRED_VS_MEAS,
                                            RS_PLOT_LAYOUT_BUSY, RS_PLOT_MAXCTX, RS_PLOT_CONTENTION,
-                                           RS_PLOT_TTFT, RS_PLOT_PASS_BOUNDARY};
+                                           RS_PLOT_TTFT, RS_PLOT_PASS_BOUNDARY, RS_PLOT_VALIDATION};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char *vars = NULL;
         memset(&err, 0, sizeof err);

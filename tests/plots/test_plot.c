@@ -1,7 +1,7 @@
 /* test_plot.c - the figure kinds and rs_plot_render (plots/plot.c) with the real gnuplot: every kind
  * renders in every format (gnuplot exits 0 with an empty stderr, rs_plot_render fails otherwise),
  * the files are non-empty and of the right type, and the PNG has the requested pixel size (IHDR).
- * Data comes from the ringsim CLI (sweep, model, compare, plan). Refused data leaves no file, and
+ * Data comes from the ringsim CLI (sweep, model, compare, plan: figure_data.c). Refused data leaves no file, and
  * `ringsim plot` exits 2 on refused input, 1 on a failed run. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,9 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "figure_data.h"
+#include "harness.h"
 #include "plot.h"
 #include "test_main.h"
-#include "harness.h"
 
 /* PNG width and height from the IHDR chunk; 0 on error. */
 static int png_size(const char *path, uint32_t *w, uint32_t *h) {
@@ -78,8 +79,15 @@ static void refused(rs_plot_kind_t kind, const char *text, const char *want) {
     CU_ASSERT_EQUAL(access(out, F_OK), -1);
 }
 
-static char sweep_csv[1024], scaling_csv[1024], trace_csv[1024], cmp_csv[1024], busy_csv[1024], cont_csv[1024], ttft_csv[1024],
-    bound_csv[1024];
+#define sweep_csv figure_data[RS_PLOT_TCOMM_VS_B]
+#define scaling_csv figure_data[RS_PLOT_SCALING]
+#define trace_csv figure_data[RS_PLOT_TIMELINE]
+#define cmp_csv figure_data[RS_PLOT_PRED_VS_MEAS]
+#define busy_csv figure_data[RS_PLOT_LAYOUT_BUSY]
+#define cont_csv figure_data[RS_PLOT_CONTENTION]
+#define ttft_csv figure_data[RS_PLOT_TTFT]
+#define bound_csv figure_data[RS_PLOT_PASS_BOUNDARY]
+#define val_csv figure_data[RS_PLOT_VALIDATION]
 
 /* render_all in a size of w x h */
 static void render_sized(rs_plot_kind_t kind, const char *data, int w, int h) {
@@ -95,6 +103,19 @@ RS_TEST(test_layout_busy, "layout-busy: png pdf svg") {
     render_all(RS_PLOT_LAYOUT_BUSY, busy_csv, &o);
 }
 RS_TEST(test_scaling, "scaling: png pdf svg") { render_sized(RS_PLOT_SCALING, scaling_csv, 900, 900); }
+RS_TEST(test_maxctx, "maxctx: png pdf svg") { render_sized(RS_PLOT_MAXCTX, figure_data[RS_PLOT_MAXCTX], 800, 500); }
+
+/* a sweep of two profiles: tcomm-vs-b draws one series, so it is refused without --series (naming
+ * both), and drawn with it */
+RS_TEST(test_tcomm_two_series, "tcomm-vs-b: two series, refused or picked") {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TCOMM_VS_B, figure_data_sweep2, rs_test_path("t2.svg"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "sweep2.csv: 2 series (h100-sxm/zigzag/forward/full/N=8, "
+                                    "mi300x/zigzag/forward/full/N=8): pick one with --series NAME"));
+    CU_ASSERT_EQUAL(access(rs_test_path("t2.svg"), F_OK), -1);
+    const rs_plot_opts_t o = {.series = "mi300x/zigzag/forward/full/N=8"};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_TCOMM_VS_B, figure_data_sweep2, rs_test_path("t2.svg"), &o, &err), 0);
+}
 
 /* efficiency vs NICs per node, two series (the contention study's columns); against the ratio; a
  * series name with a space is refused with its line */
@@ -127,13 +148,22 @@ RS_TEST(test_pass_boundary, "pass-boundary: png pdf svg") {
             "expected a crossing (cross_tokens > 0) in at least one row");
 }
 
+/* predicted against published, two sources, with and without the prediction's range (error bars) */
+RS_TEST(test_validation, "validation: png pdf svg") {
+    rs_plot_opts_t o = {.width_px = 700, .height_px = 700};
+    render_all(RS_PLOT_VALIDATION, val_csv, &o);
+    rs_test_write_text(rs_test_path("val-nobars.csv"), "case,source,published,predicted\na,p1,10,11\nb,p2,20,18\n");
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_VALIDATION, rs_test_path("val-nobars.csv"), rs_test_path("v2.svg"), &o, &err), 0);
+}
+
 /* names and scripts of every kind, parsed back; an unknown name and kind */
 RS_TEST(test_kinds, "kinds: names, scripts, parse") {
     static const char *const names[RS_PLOT_KIND_COUNT] = {"tcomm-vs-b", "timeline", "pred-vs-meas", "layout-busy", "scaling",
-                                                          "maxctx", "contention", "ttft", "pass-boundary"};
+                                                          "maxctx", "contention", "ttft", "pass-boundary", "validation"};
     static const char *const scripts[RS_PLOT_KIND_COUNT] = {"tcomm_vs_b.gp", "timeline.gp", "pred_vs_meas.gp",
                                                             "layout_busy.gp", "scaling.gp", "maxctx.gp",
-                                                            "contention.gp", "ttft.gp", "pass_boundary.gp"};
+                                                            "contention.gp", "ttft.gp", "pass_boundary.gp", "validation.gp"};
     for (int k = 0; k < RS_PLOT_KIND_COUNT; k++) {
         CU_ASSERT_STRING_EQUAL(rs_plot_kind_name((rs_plot_kind_t)k), names[k]);
         CU_ASSERT_STRING_EQUAL(rs_plot_script_name((rs_plot_kind_t)k), scripts[k]);
@@ -160,7 +190,7 @@ RS_TEST(test_cli_exit_codes, "ringsim plot: exit codes and messages") {
     snprintf(args, sizeof args, "plot layout-busy %s -o %s", busy_csv, rs_test_path("cli.gif"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "ringsim plot: -o "));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "cli.gif: expected a file name ending in .png, .pdf or .svg\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "cli.gif: expected a file name ending in .png, .pdf, .svg or .tex\n"));
     snprintf(args, sizeof args, "plot scaling %s -o %s", busy_csv, rs_test_path("cli2.svg"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, ":2: expected a column named 'profile' in the header line\n"));
@@ -172,49 +202,11 @@ RS_TEST(test_cli_exit_codes, "ringsim plot: exit codes and messages") {
     CU_ASSERT_EQUAL(access(rs_test_path("cli3.svg"), F_OK), -1);
 }
 
-/* The data of the figures, made with ringsim in the scratch directory; "skipped" without gnuplot. */
+/* The data of the figures (figure_data.c); "skipped" without gnuplot. */
 static int setup(void) {
     rs_err_t err;
     if (!rs_gnuplot_path(&err)) return rs_test_skip(err.msg);
-    snprintf(sweep_csv, sizeof sweep_csv, "%s", rs_test_path("sweep.csv"));
-    snprintf(scaling_csv, sizeof scaling_csv, "%s", rs_test_path("scaling.csv"));
-    snprintf(trace_csv, sizeof trace_csv, "%s", rs_test_path("model.csv"));
-    snprintf(cmp_csv, sizeof cmp_csv, "%s", rs_test_path("cmp.csv"));
-    snprintf(busy_csv, sizeof busy_csv, "%s", rs_test_path("busy.csv"));
-    char args[4096];
-    int bad = 0;
-    snprintf(args, sizeof args, "sweep --block 128:8K:x2 --no-causal -q -o %s", sweep_csv);
-    bad |= rs_test_ringsim(args);
-    snprintf(args, sizeof args, "sweep --seq 64K --ranks 2:32:x2 --profile h100-sxm,mi300x -q -o %s", scaling_csv);
-    bad |= rs_test_ringsim(args);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --trace %s", trace_csv);
-    bad |= rs_test_ringsim(args);
-    snprintf(args, sizeof args, "model -N 4 -S 32K -L zigzag -P forward --latency 2e-6 --trace %s", rs_test_path("model2.csv"));
-    bad |= rs_test_ringsim(args);
-    snprintf(args, sizeof args, "compare -q %s %s --csv %s", trace_csv, rs_test_path("model2.csv"), cmp_csv);
-    bad |= rs_test_ringsim(args);
-    FILE *fp = fopen(busy_csv, "w");
-    if (!fp) return 1;
-    fprintf(fp, "# per-rank busy time\nrank,contiguous,striped,zigzag\n");
-    for (int r = 0; r < 4; r++) fprintf(fp, "%d,%g,%g,%g\n", r, 1e-3 * (2 * r + 1), 4e-3, 4e-3);
-    fclose(fp);
-    snprintf(cont_csv, sizeof cont_csv, "%s", rs_test_path("contention.csv"));
-    if (!(fp = fopen(cont_csv, "w"))) return 1;
-    fprintf(fp, "# contention\nseries,nics,oversub,balance_efficiency,balance_efficiency_free\n");
-    for (int s2 = 0; s2 < 2; s2++)
-        for (int k = 1; k <= 8; k *= 2)
-            fprintf(fp, "leaf-spine/tp-cp-dp/%d:1,%d,%d,%g,%g\n", s2 + 1, k, s2 + 1, 0.12 * k / (s2 + 1), 0.98);
-    fclose(fp);
-    snprintf(ttft_csv, sizeof ttft_csv, "%s", rs_test_path("ttft.csv"));
-    snprintf(bound_csv, sizeof bound_csv, "%s", rs_test_path("boundary.csv"));
-    snprintf(args, sizeof args, "plan --inference -m llama3-70b --nodes 1,2 -S 8K,32K,128K --cached 16K --csv %s --boundary-csv %s",
-             ttft_csv, bound_csv);
-    bad |= rs_test_ringsim(args);
-    if (bad) {
-        fprintf(stderr, "could not make the data with ringsim: %s\n", rs_test_err);
-        return 1;
-    }
-    return 0;
+    return figure_data_make();
 }
 
 RS_TEST_MAIN(.suite = "figures", .scratch = "plots", .keep_failed = true, .setup = setup)

@@ -30,6 +30,7 @@ static const char fake_text[] =
     "  fail) echo 'line 1: undefined variable: foo' >&2; exit 3 ;;\n"
     "  noexec) exit 127 ;;\n"
     "  empty) : > \"$out\" ;;\n"
+    "  tex) d=${out%.tex}; printf 'a\\\\includegraphics{%s}b{%s}' \"$d\" \"$d\" > \"$out\"; printf 'pdf' > \"$d.pdf\" ;;\n"
     "esac\n";
 
 /* The fake as gnuplot, in mode. */
@@ -74,7 +75,8 @@ RS_TEST(test_arguments, "the arguments and the committed output") {
     /* line 1: -e; line 2: the text, whose out= is the temporary beside the output; line 3: the script */
     char head[2400], tail[2400];
     snprintf(head, sizeof head, "-e\ntitle='t';data='%s';out='%s.tmp.", busy_csv, out);
-    snprintf(tail, sizeof tail, ".ringsim';style='%s/style.gp';fmt='svg';w_px=640;h_px=480;\n%s/layout_busy.gp\n", scripts,
+    snprintf(tail, sizeof tail, ".ringsim';style='%s/style.gp';fmt='svg';w_px=640;h_px=480;w_in=6.666666666666667;h_in=5;dpi=96;\n"
+                                "%s/layout_busy.gp\n", scripts,
              scripts);
     if (strncmp(args, head, strlen(head)) != 0 || strlen(args) < strlen(tail) ||
         strcmp(args + strlen(args) - strlen(tail), tail) != 0)
@@ -84,16 +86,55 @@ RS_TEST(test_arguments, "the arguments and the committed output") {
     free(args);
 }
 
-/* the size: 1200 x 750 by default, the timeline's 160 + 60 per rank (12 here), the format from the
- * extension in any case */
+/* the size: 1200 x 750 by default (12.5 x 7.8125 in at 96 per inch), the timeline's 160 + 60 per
+ * rank (12 here), the format from the extension in any case; the column preset 3.3 x 2.5 in with no
+ * automatic title, at 300 per inch in a PNG; its height grown 1.4 times for scaling's two panels
+ * and to 880 / 1200 of the width for the timeline's ranks (12 here: 2.42 in, so 2.5 stays);
+ * centimetres (a size, not a preset: the automatic title stays, no title='' follows the size, and
+ * no h_grow: a preset's height grows for a tall key, a size's does not) */
 RS_TEST(test_size_and_format, "size by kind, format by extension") {
     use_fake("ok");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("b.PNG"), NULL, &err), 0);
-    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=1200;h_px=750;\n", NULL});
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=1200;h_px=750;w_in=12.5;h_in=7.8125;dpi=96;\n", NULL});
     CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("tl.pdf"), NULL, &err), 0);
-    rs_test_expect_in_file(args_path, (const char *[]){"-e\npass_sel='forward';n_ranks=12;", ";fmt='pdf';w_px=1200;h_px=880;\n",
+    rs_test_expect_in_file(args_path, (const char *[]){"-e\npass_sel='forward';n_ranks=12;",
+                                                       ";fmt='pdf';w_px=1200;h_px=880;w_in=12.5;h_in=9.1666666666666661;dpi=96;\n",
                                                        "/timeline.gp\n", NULL});
+    rs_plot_opts_t o = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_plot_size_parse("column", &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("c.png"), &o, &err), 0);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='png';w_px=990;h_px=750;w_in=3.2999999999999998;h_in=2.5;dpi=300;h_grow=1;title='';\n",
+                                                       NULL});
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_TIMELINE, trace_csv, rs_test_path("c.svg"), &o, &err), 0);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='svg';w_px=317;h_px=240;w_in=3.2999999999999998;h_in=2.5;dpi=96;", NULL});
+    CU_ASSERT_EQUAL_FATAL(rs_plot_size_parse("8.5cmx5.08cm", &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("cm.pdf"), &o, &err), 0);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='pdf';w_px=321;h_px=192;w_in=3.3464566929133857;h_in=2;dpi=96;\n", NULL});
+    CU_ASSERT_EQUAL_FATAL(rs_plot_size_parse("slide", &o, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("s.pdf"), &o, &err), 0);
+    rs_test_expect_in_file(args_path, (const char *[]){";fmt='pdf';w_px=576;h_px=324;w_in=6;h_in=3.375;dpi=96;h_grow=1;\n", NULL});
+}
+
+/* .tex: the LaTeX text committed with its graphics named as the output minus .tex (not the scratch
+ * folder gnuplot wrote into), and the PDF beside it; nothing else left */
+RS_TEST(test_tex, "the .tex output and its PDF") {
+    use_fake("tex");
+    rs_err_t err = {0};
+    const char *out = rs_test_path("fig.tex");
+    CU_ASSERT_EQUAL_FATAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, out, NULL, &err), 0);
+    char want[2400];
+    snprintf(want, sizeof want, "a\\includegraphics{%.*s}b{%.*s}", (int)strlen(out) - 4, out, (int)strlen(out) - 4, out);
+    rs_test_expect_text(out, want);
+    rs_test_expect_text(rs_test_path("fig.pdf"), "pdf");
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    /* a gnuplot that writes no PDF: neither file is left */
+    use_fake("ok");
+    CU_ASSERT_EQUAL(rs_plot_render(RS_PLOT_LAYOUT_BUSY, busy_csv, rs_test_path("g.tex"), NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "fig.pdf: cannot read"));
+    CU_ASSERT_EQUAL(access(rs_test_path("g.tex"), F_OK), -1);
+    CU_ASSERT_EQUAL(access(rs_test_path("g.pdf"), F_OK), -1);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
 }
 
 RS_TEST(test_failures, "gnuplot warns, fails, cannot run, writes nothing") {
@@ -132,14 +173,16 @@ RS_TEST(test_formats, "formats by extension") {
     CU_ASSERT(rs_plot_format_of("a/b.svg", &f, &err) == 0 && f == RS_PLOT_SVG);
     CU_ASSERT(rs_plot_format_of("x.PNG", &f, &err) == 0 && f == RS_PLOT_PNG);
     CU_ASSERT(rs_plot_format_of("fig.v2.Pdf", &f, &err) == 0 && f == RS_PLOT_PDF);
+    CU_ASSERT(rs_plot_format_of("fig.tex", &f, &err) == 0 && f == RS_PLOT_TEX);
     CU_ASSERT_EQUAL(rs_plot_format_of("dir.png/fig", &f, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "-o dir.png/fig: expected a file name ending in .png, .pdf or .svg");
+    CU_ASSERT_STRING_EQUAL(err.msg, "-o dir.png/fig: expected a file name ending in .png, .pdf, .svg or .tex");
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_EQUAL(rs_plot_format_of("fig.jpg", &f, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "-o fig.jpg: expected a file name ending in .png, .pdf or .svg");
+    CU_ASSERT_STRING_EQUAL(err.msg, "-o fig.jpg: expected a file name ending in .png, .pdf, .svg or .tex");
     CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_PNG), "png");
     CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_PDF), "pdf");
     CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_SVG), "svg");
+    CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_TEX), "tex");
     CU_ASSERT_STRING_EQUAL(rs_plot_format_ext(RS_PLOT_FORMAT_COUNT), "?");
     /* rs_plot_render refuses the extension before anything runs */
     use_fake("ok");

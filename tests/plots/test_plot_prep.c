@@ -10,95 +10,16 @@
 #include "harness.h"
 #include "plot.h"
 #include "plot_prep.h"
+#include "prep_fixtures.h"
 #include "test_main.h"
 #include "trace.h"
-
-static const char *csv(const char *name, const char *text) {
-    const char *p = rs_test_path(name);
-    rs_test_write_text(p, text);
-    return p;
-}
-
-/* rs_plot_prepare succeeds with exactly want as the variables. */
-static void prepared(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t *o, const char *want) {
-    char *vars = NULL;
-    rs_err_t err = {0};
-    const int rc = rs_plot_prepare(kind, path, o, &vars, &err);
-    if (rc != 0) fprintf(stderr, "  %s: %s\n", rs_plot_kind_name(kind), err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    const char *got = vars ? vars : "";
-    if (strcmp(got, want) != 0) fprintf(stderr, "  got  %s\n  want %s\n", got, want);
-    CU_ASSERT_STRING_EQUAL(got, want);
-    free(vars);
-}
-
-/* text written to name, then prepared; the file's path. */
-static const char *prepared_csv(rs_plot_kind_t kind, const char *name, const char *text, const rs_plot_opts_t *o,
-                                const char *want) {
-    const char *p = csv(name, text);
-    prepared(kind, p, o, want);
-    return p;
-}
-
-/* rs_plot_prepare refuses with the message want, where "@" stands for the data's path. */
-static void refused(rs_plot_kind_t kind, const char *path, const rs_plot_opts_t *o, const char *want) {
-    char expect[2048] = "";
-    for (const char *s = want; *s; s++) {
-        const size_t n = strlen(expect);
-        if (*s == '@') snprintf(expect + n, sizeof expect - n, "%s", path);
-        else snprintf(expect + n, sizeof expect - n, "%c", *s);
-    }
-    char *vars = (char *)"unchanged";
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_plot_prepare(kind, path, o, &vars, &err), -1);
-    if (strcmp(err.msg, expect) != 0) fprintf(stderr, "  got  %s\n  want %s\n", err.msg, expect);
-    CU_ASSERT_STRING_EQUAL(err.msg, expect);
-    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
-    CU_ASSERT_PTR_NULL(vars);
-}
-
-/* A refused table: its rows after the kind's header line, and the message ("@": the path). */
-typedef struct {
-    const char *rows;
-    const char *want;
-} bad_t;
-
-/* Each of bad (ended by {NULL, NULL}), written after head into its own file, refused with its message. */
-static void refused_rows(rs_plot_kind_t kind, const char *head, const bad_t *bad) {
-    for (int i = 0; bad[i].rows; i++) {
-        char name[64], text[2048];
-        snprintf(name, sizeof name, "bad-%s-%d.csv", rs_plot_kind_name(kind), i);
-        snprintf(text, sizeof text, "%s%s", head, bad[i].rows);
-        refused(kind, csv(name, text), NULL, bad[i].want);
-    }
-}
-
-/* refused_rows of the rows {rows, want} given after head. */
-#define REFUSED_ROWS(kind, head, ...) refused_rows(kind, head, (const bad_t[]){__VA_ARGS__, {NULL, NULL}})
-
-/* The value text of variable name in vars ("name=VALUE;"), copied into buf; "" if absent. */
-static const char *var(const char *vars, const char *name, char *buf, size_t len) {
-    char key[64];
-    snprintf(key, sizeof key, "%s=", name);
-    const char *s = vars;
-    buf[0] = 0;
-    while (s && *s) {
-        if (!strncmp(s, key, strlen(key))) {
-            s += strlen(key);
-            snprintf(buf, len, "%.*s", (int)strcspn(s, ";"), s);
-            return buf;
-        }
-        s = strchr(s, ';');
-        if (s) s++;
-    }
-    return buf;
-}
 
 static const char tcomm_head[] = "# sweep\nseries,block_tokens,b_min_tokens,b_star_tokens,seed_t_comp_s,seed_t_comm_s,"
                                  "pred_t_comp_s,pred_t_comm_s,sim_t_comp_s,sim_t_comm_s";
 
-/* the first row's series, sorted by B; the measured crossover where exec's T_comp = T_comm (2048,
- * found only after sorting); B* outside the data's B range left out; the automatic title escaped */
+/* two series: refused without --series (naming both); --series h100_sxm sorted by B; the measured
+ * crossover where exec's T_comp = T_comm (2048, found only after sorting); B* outside the data's B
+ * range left out; the automatic title escaped */
 RS_TEST(test_tcomm, "tcomm-vs-b: series, sort, measured crossover, marks in range") {
     char text[2048];
     snprintf(text, sizeof text,
@@ -108,11 +29,14 @@ RS_TEST(test_tcomm, "tcomm-vs-b: series, sort, measured crossover, marks in rang
              "other,512,10,20,1,1,1,1,,,,\n"
              "h100_sxm,2048,1000,9000,2,1,2,1,2,1,2,2\n",
              tcomm_head);
-    const char *p = prepared_csv(RS_PLOT_TCOMM_VS_B, "tcomm.csv", text, NULL,
+    const char *p = csv("tcomm.csv", text);
+    refused(RS_PLOT_TCOMM_VS_B, p, NULL, "@: 2 series (h100_sxm, other): pick one with --series NAME");
+    rs_plot_opts_t o = {.series = "h100_sxm"};
+    prepared(RS_PLOT_TCOMM_VS_B, p, &o,
                                  "series='h100_sxm';bmin=1000;bstar=NaN;bx=2048;bx_label='measured';has_sim=1;has_exec=1;"
                                  "title='Ring step: compute vs transfer (h100\\_sxm)';");
     /* --series: that series' rows; B_min below its only B / 1.05 left out; no measured points */
-    rs_plot_opts_t o = {.series = "other", .title = "My_T"};
+    o = (rs_plot_opts_t){.series = "other", .title = "My_T"};
     prepared(RS_PLOT_TCOMM_VS_B, p, &o,
              "series='other';bmin=NaN;bstar=NaN;bx=NaN;bx_label='measured';has_sim=0;has_exec=0;title='My_T';");
     o.series = "nosuch";
@@ -151,20 +75,23 @@ RS_TEST(test_tcomm_refused, "tcomm-vs-b: refusals") {
 }
 
 /* a trace with 12 ranks in the forward pass (rank 11 only receives): the figure grows to 160 + 60 x
- * 12 = 880 px; without the problem's keys the title is the source, the pass and the hardware */
+ * 12 = 880 px; both passes refused without --pass; without the problem's keys the title is the source, the pass and the hardware */
 RS_TEST(test_timeline, "timeline: ranks, height, title, pass") {
+    const rs_plot_opts_t fwd = {.pass = "forward"};
     const char *p = prepared_csv(RS_PLOT_TIMELINE, "trace.csv", "# ringsim-trace=1\n# source=model\n# hw=h100_sxm\n"
                                  "source,rank,step,pass,kind,start_s,end_s,flops,bytes,peer\n"
                                  "model,0,0,forward,compute,0,0.001,1,0,-1\n"
                                  "model,0,0,forward,send,0,0.001,0,8,11\n"
                                  "model,11,0,forward,recv,0,0.001,0,8,0\n"
                                  "model,0,0,forward,step,0,0.001,0,0,-1\n"
-                                 "model,2,0,backward,compute,0,0.001,1,0,-1\n", NULL,
+                                 "model,2,0,backward,compute,0,0.001,1,0,-1\n", &fwd,
                                  "pass_sel='forward';n_ranks=12;title='model: forward pass, h100\\_sxm';");
+    refused(RS_PLOT_TIMELINE, p, NULL,
+            "@: events of the forward and the backward pass: pick one with --pass forward or --pass backward");
     plot_vars_t v = {0};
     int height = 0;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(plot_prepare(RS_PLOT_TIMELINE, p, NULL, &v, &height, &err), 0);
+    CU_ASSERT_EQUAL(plot_prepare(RS_PLOT_TIMELINE, p, &fwd, &v, &height, &err), 0);
     CU_ASSERT_EQUAL(height, 880);
     free(v.buf);
     rs_plot_opts_t o = {.pass = "backward"};
@@ -202,28 +129,6 @@ RS_TEST(test_timeline_problem, "timeline: the problem in the title") {
     free(v.buf);
 }
 
-/* the metrics with a positive pair; the range 0.001..0.004 with 25% margins; the labels from the
- * notes (escaped) or the options (as given) */
-RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
-    const char *p = prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp.csv",
-                                 "# reference=sim_x\n# other=model\nmetric,ref_s,other_s\nt_comp,0.001,0.002\n"
-                                 "t_step,0.004,0.004\nt_comm,0,0.001\n", NULL,
-                                 "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;"
-                                 "xlab='reference: sim\\_x';ylab='other: model';");
-    rs_plot_opts_t o = {.xlabel = "x_lab", .ylabel = "y", .title = "T"};
-    prepared(RS_PLOT_PRED_VS_MEAS, p, &o,
-             "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='x_lab';ylab='y';title='T';");
-    /* one point: the band widened by 1.5 each way before the margins; no notes: '?' */
-    prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp1.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\n", NULL,
-                 "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp2.csv", "metric,ref_s,other_s\nt_comp,1,1\nt_bad,1,1\n"), NULL,
-            "@:3: expected metric t_comp, t_comm or t_step, got 't_bad'");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp3.csv", "metric,ref_s,other_s\nt_comp,0,1\n"), NULL,
-            "@: expected at least one row with positive ref_s and other_s");
-    refused(RS_PLOT_PRED_VS_MEAS, csv("cmp4.csv", "metric,ref_s\nt_comp,1\n"), NULL,
-            "@:1: expected a column named 'other_s' in the header line");
-}
-
 RS_TEST(test_layout_busy, "layout-busy: times, title") {
     const char *p = prepared_csv(RS_PLOT_LAYOUT_BUSY, "busy.csv", "# busy\nrank,contiguous,striped,zigzag\n0,1,2,3\n1,2,2,2\n",
                                  NULL, "");
@@ -235,35 +140,40 @@ RS_TEST(test_layout_busy, "layout-busy: times, title") {
                  {"", "@:2: expected at least one data row"});
 }
 
-/* N varies: x = n_ranks; simulated points only when every profile has them */
+/* N varies: x = n_ranks, one line per profile; simulated points only when every line has them;
+ * against B each (profile, N) is a line of its own (N makes B unique within a line) */
 RS_TEST(test_scaling, "scaling: x, profiles, simulated points") {
     const char *p = prepared_csv(RS_PLOT_SCALING, "scaling.csv",
                                  "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency,sim_t_step_s,sim_overlap_efficiency\n"
                                  "h100,2,1024,1,0.5,1,0.5\nh100,4,1024,2,0.5,2,0.5\nmi300x,2,1024,1,0.5,,\n", NULL,
-                                 "profiles='h100 mi300x';xcol='n_ranks';has_sim=0;"
+                                 "keycols='profile';lines='h100 mi300x';titles='h100 mi300x';xcol='n_ranks';"
+                                 "col_step='pred_t_step_s';col_eff='pred_overlap_efficiency';col_sim_step='sim_t_step_s';col_sim_eff='sim_overlap_efficiency';has_sim=0;"
                                  "title='Step time and overlap efficiency vs ranks N';");
     rs_plot_opts_t o = {.x = "block_tokens"};
     prepared(RS_PLOT_SCALING, p, &o,
-             "profiles='h100 mi300x';xcol='block_tokens';has_sim=0;title='Step time and overlap efficiency vs block size B';");
+             "keycols='profile n_ranks';lines='h100|2 h100|4 mi300x|2';titles='h100/N=2 h100/N=4 mi300x/N=2';"
+             "xcol='block_tokens';col_step='pred_t_step_s';col_eff='pred_overlap_efficiency';col_sim_step='sim_t_step_s';col_sim_eff='sim_overlap_efficiency';has_sim=0;"
+             "title='Step time and overlap efficiency vs block size B';");
     prepared_csv(RS_PLOT_SCALING, "scaling-b.csv",
                  "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency,sim_t_step_s,sim_overlap_efficiency\n"
                  "h100,2,1024,1,0.5,1,0.5\nh100,2,2048,2,0.5,2,0.5\n", NULL,
-                 "profiles='h100';xcol='block_tokens';has_sim=1;title='Step time and overlap efficiency vs block size B';");
+                 "keycols='profile';lines='h100';titles='h100';xcol='block_tokens';col_step='pred_t_step_s';col_eff='pred_overlap_efficiency';col_sim_step='sim_t_step_s';col_sim_eff='sim_overlap_efficiency';has_sim=1;"
+                 "title='Step time and overlap efficiency vs block size B';");
     o.x = "seq";
     refused(RS_PLOT_SCALING, p, &o, "--x seq: expected n_ranks or block_tokens");
     REFUSED_ROWS(RS_PLOT_SCALING, "profile,n_ranks,block_tokens,pred_t_step_s,pred_overlap_efficiency\n",
                  {"h100,2,1024,1,0.5\nh100,2,1024,2,0.5\n", "@: expected n_ranks or block_tokens to vary across rows"},
                  {"h 100,2,1024,1,0.5\n", "@:2: expected a profile name without spaces or quotes, got 'h 100'"},
-                 {"a,2,1024,1,0.5\nb,4,1024,0,0.5\n", "@: profile 'b' has no positive pred_t_step_s"});
+                 {"a,2,1024,1,0.5\nb,4,1024,0,0.5\n", "@: series b has no positive pred_t_step_s"});
 }
 
 /* the profiles as they come (a profile again after another is listed again) */
 RS_TEST(test_maxctx, "maxctx: profiles in order") {
     prepared_csv(RS_PLOT_MAXCTX, "maxctx.csv", "profile,n_ranks,max_seq_tokens\na,1,100\na,2,200\nb,1,50\nb,2,90\n", NULL,
-                 "profiles='a b';");
+                 "profiles='a b';profiles_t='a b';");
     rs_plot_opts_t o = {.title = "Max"};
     prepared_csv(RS_PLOT_MAXCTX, "maxctx2.csv", "profile,n_ranks,max_seq_tokens\na,1,100\nb,1,50\na,2,200\n", &o,
-                 "profiles='a b a';title='Max';");
+                 "profiles='a b a';profiles_t='a b a';title='Max';");
     REFUSED_ROWS(RS_PLOT_MAXCTX, "profile,n_ranks,max_seq_tokens\n",
                  {"a'b,1,100\n", "@:2: expected a profile name without spaces or quotes, got 'a'b'"},
                  {"a,1,x\n", "@:2: expected a number in column 'max_seq_tokens', got 'x'"});
@@ -274,12 +184,14 @@ RS_TEST(test_contention, "contention: series, x") {
     const char *p = prepared_csv(RS_PLOT_CONTENTION, "cont.csv",
                                  "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
                                  "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n", NULL,
-                                 "series='s1 s2';xcol='nics';title='Concurrent rings: balance efficiency vs NICs per node';");
+                                 "series='s1 s2';series_t='s1 s2';xcol='nics';col_eff='efficiency';col_eff_free='efficiency_free';"
+                                 "title='Concurrent rings: balance efficiency vs NICs per node';");
     const char *q = prepared_csv(RS_PLOT_CONTENTION, "cont2.csv",
                                  "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n", NULL,
-                                 "series='s1';xcol='oversub';title='Concurrent rings: balance efficiency vs spine oversubscription';");
+                                 "series='s1';series_t='s1';xcol='oversub';col_eff='efficiency';col_eff_free='efficiency_free';"
+                                 "title='Concurrent rings: balance efficiency vs spine oversubscription';");
     rs_plot_opts_t o = {.x = "nics", .title = "C"};
-    prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';xcol='nics';title='C';");
+    prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';series_t='s1';xcol='nics';col_eff='efficiency';col_eff_free='efficiency_free';title='C';");
     o.x = "ranks";
     refused(RS_PLOT_CONTENTION, p, &o, "--x ranks: expected nics or oversub");
     refused(RS_PLOT_CONTENTION, csv("cont3.csv", "series,nics,oversub,balance_efficiency,balance_efficiency_free\nleaf spine,1,1,0.5,0.9\n"),
@@ -287,15 +199,23 @@ RS_TEST(test_contention, "contention: series, x") {
 }
 
 /* one line per series and variant with a TTFT > 0 (empty cells: the variant cannot run), in series
- * then variant order; the ranges with 25% margins */
+ * then variant order: colour by series, dash by variant (the key lists each once: snames, vused),
+ * a line per series and P where the CSV has several P;
+ * the ranges with 25% margins */
 RS_TEST(test_ttft, "ttft: lines per series and variant, ranges") {
     static const char head[] = "series,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
     char text[512];
     snprintf(text, sizeof text, "%sh:n1,1000,0.5,0.4,,\nh:n1,4000,2,1.5,,0.8\ng:n2,2000,1,,,\n", head);
     prepared_csv(RS_PLOT_TTFT, "ttft.csv", text, NULL,
                  "pser='h:n1 h:n1 h:n1 g:n2';pcol='ttft_pass_kv_s ttft_pass_q_s ttft_usp_s ttft_pass_kv_s';"
-                 "pname='h:n1/pass-KV h:n1/pass-Q h:n1/USP g:n2/pass-KV';pdash='1 2 4 1';pcolor='1 1 1 2';"
+                 "snames='h:n1 g:n2';vused='1 2 4';pdash='1 2 4 1';pcolor='1 1 1 2';by_p=0;"
                  "xmin=800;xmax=5000;ymin=0.32000000000000001;ymax=2.5;");
+    /* two cached P in one series: a line per series and P (TTFT depends on both, not on P + T) */
+    static const char headp[] = "series,cached_tokens,context_tokens,ttft_pass_kv_s,ttft_pass_q_s,ttft_ulysses_s,ttft_usp_s\n";
+    snprintf(text, sizeof text, "%sh:n1,100,1000,0.5,,,\nh:n1,100,4000,2,,,\nh:n1,900,1000,0.7,,,\nh:n1,900,4000,2.5,,,\n", headp);
+    prepared_csv(RS_PLOT_TTFT, "ttft-p.csv", text, NULL,
+                 "pser='h:n1|100 h:n1|900';pcol='ttft_pass_kv_s ttft_pass_kv_s';snames='h:n1/P=100 h:n1/P=900';vused='1';"
+                 "pdash='1 1';pcolor='1 2';by_p=1;xmin=800;xmax=5000;ymin=0.40000000000000002;ymax=3.125;");
     REFUSED_ROWS(RS_PLOT_TTFT, head,
                  {"h:n1,1024,0.5,,,\nh:n1,2048,-1,,,\n",
                   "@:3: expected a TTFT in (0, 1e30) s (or empty) in column 'ttft_pass_kv_s', got '-1'"},
@@ -311,7 +231,7 @@ RS_TEST(test_pass_boundary, "pass-boundary: series with a crossing, ratio, range
     snprintf(text, sizeof text, "%sa:n1,1000,0,0.5\na:n1,2000,300,0.25\nb:n2,4000,0,0.5\nc:n1,8000,100,0.5\na:n1,3000,400,0.5\n",
              head);
     prepared_csv(RS_PLOT_PASS_BOUNDARY, "bound.csv", text, NULL,
-                 "series='a:n1 c:n1';ratio=0.5;pmin=800;pmax=10000;");
+                 "series='a:n1 c:n1';series_t='a:n1 c:n1';ratio=0.5;pmin=800;pmax=10000;");
     REFUSED_ROWS(RS_PLOT_PASS_BOUNDARY, head,
                  {"h:n1,4096,0,0.066\n", "@: expected a crossing (cross_tokens > 0) in at least one row"},
                  {"h:n1,4096,1,0\n", "@:2: expected comm_bound_ratio in (0, 1e30), got '0'"},
