@@ -190,8 +190,8 @@ static int prep_contention(const prep_in_t *in, rs_err_t *err) {
         plot_vars_str(in->v, "xcol", xcol, false);
         plot_vars_str(in->v, "col_eff", t->cols[c[3]], false);
         plot_vars_str(in->v, "col_eff_free", t->cols[c[4]], false);
-        const char *title = !strcmp(xcol, "nics") ? "Concurrent rings: balance efficiency vs NICs per node"
-                                                  : "Concurrent rings: balance efficiency vs spine oversubscription";
+        const char *title = !strcmp(xcol, "nics") ? "Concurrent rings vs NICs per node"
+                                                  : "Concurrent rings vs spine oversubscription";
         plot_vars_str(in->v, "title", in->o && in->o->title ? in->o->title : title, false);
     }
     return rc;

@@ -184,14 +184,14 @@ RS_TEST(test_contention, "contention: series, x") {
     const char *p = prepared_csv(RS_PLOT_CONTENTION, "cont.csv",
                                  "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,2,1,0.6,0.9\n"
                                  "s2,1,2,0.4,0.9\ns2,2,2,0.5,0.9\n", NULL,
-                                 "series='s1 s2';series_t='s1 s2';xcol='nics';col_eff='efficiency';col_eff_free='efficiency_free';"
-                                 "title='Concurrent rings: balance efficiency vs NICs per node';");
+                                 "series='s1 s2';series_t='s1 s2';xcol='nics';col_eff='balance_efficiency';col_eff_free='balance_efficiency_free';"
+                                 "title='Concurrent rings vs NICs per node';");
     const char *q = prepared_csv(RS_PLOT_CONTENTION, "cont2.csv",
                                  "series,nics,oversub,balance_efficiency,balance_efficiency_free\ns1,1,1,0.5,0.9\ns1,1,2,0.6,0.9\n", NULL,
-                                 "series='s1';series_t='s1';xcol='oversub';col_eff='efficiency';col_eff_free='efficiency_free';"
-                                 "title='Concurrent rings: balance efficiency vs spine oversubscription';");
+                                 "series='s1';series_t='s1';xcol='oversub';col_eff='balance_efficiency';col_eff_free='balance_efficiency_free';"
+                                 "title='Concurrent rings vs spine oversubscription';");
     rs_plot_opts_t o = {.x = "nics", .title = "C"};
-    prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';series_t='s1';xcol='nics';col_eff='efficiency';col_eff_free='efficiency_free';title='C';");
+    prepared(RS_PLOT_CONTENTION, q, &o, "series='s1';series_t='s1';xcol='nics';col_eff='balance_efficiency';col_eff_free='balance_efficiency_free';title='C';");
     o.x = "ranks";
     refused(RS_PLOT_CONTENTION, p, &o, "--x ranks: expected nics or oversub");
     refused(RS_PLOT_CONTENTION, csv("cont3.csv", "series,nics,oversub,balance_efficiency,balance_efficiency_free\nleaf spine,1,1,0.5,0.9\n"),
