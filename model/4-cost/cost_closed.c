@@ -113,17 +113,24 @@ static double b_star_dense(const rs_machine_t *m, const variant_t *v) {
     return 0.5 * (lo + hi);
 }
 
+/* The problem at block b (S = b N) and its cost classes; false when that is no valid problem. */
+static bool classes_at(const rs_problem_t *p0, const rs_machine_t *m, int64_t b, rs_problem_t *p, rs_kmodel_t *km,
+                       rs_kclasses_t *kc) {
+    *p = rs_problem_with_block(p0, b);
+    if (rs_problem_validate(p, NULL) != 0) return false;
+    rs_kmodel_init(km, p, m);
+    closed_classes(p, km, kc);
+    return true;
+}
+
 /* Kernel model: gap at an integer block size b (a multiple of the layout's granule): the layout's
  * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm of v's
  * moving block. Sets *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
 static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, const variant_t *v, int64_t b, bool *valid) {
-    const rs_problem_t p = rs_problem_with_block(p0, b);
-    *valid = rs_problem_validate(&p, NULL) == 0;
-    if (!*valid) return 0;
+    rs_problem_t p;
     rs_kmodel_t km;
     rs_kclasses_t kc;
-    rs_kmodel_init(&km, &p, m);
-    closed_classes(&p, &km, &kc);
+    if (!(*valid = classes_at(p0, m, b, &p, &km, &kc))) return 0;
     const double bytes = v->c_x * (double)b;
     const double reused = p.n_ranks > 2 ? bytes : 0, g = rs_machine_step_xfer_factor(m, bytes, reused); /* a middle step: reused buffers */
     return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, v->n_x, bytes, reused) - (v->lat + bytes * g / v->w);
@@ -309,13 +316,10 @@ double rs_closed_overlap_efficiency(const rs_closed_t *c) { return c->t_step_s >
 /* The layout step's work minus its fixed costs at block b (a multiple of the granule); *valid false
  * when S = b N is no valid problem. */
 static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, int64_t b, bool *valid) {
-    const rs_problem_t p = rs_problem_with_block(p0, b);
-    *valid = rs_problem_validate(&p, NULL) == 0;
-    if (!*valid) return 0;
+    rs_problem_t p;
     rs_kmodel_t km;
     rs_kclasses_t kc;
-    rs_kmodel_init(&km, &p, m);
-    closed_classes(&p, &km, &kc);
+    if (!(*valid = classes_at(p0, m, b, &p, &km, &kc))) return 0;
     double work, fixed;
     rs_kernel_layout_fixed(&km, &kc, &work, &fixed);
     return work - fixed;
