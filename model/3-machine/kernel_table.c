@@ -321,9 +321,13 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
                 if (idx >= 0)
                     note(out, "kernel %s has no %s %s curve: using its %s curve%s", kn, rs_pass_name((rs_pass_t)src),
                          rs_kmask_name((rs_kmask_t)m), rs_kmask_name((rs_kmask_t)order[m][j]),
-                         t->curve[idx].shape_from ? " at its one point for every shape" : "");
-                for (int w = t->n_curves; idx >= 0 && t->curve[idx].shape_from && w < t->n_curves + t->n_twins; w++)
-                    if (t->curve[w].twin_of == idx + 1) idx = w; /* its flat twin: the borrowed shape is its own mask's */
+                         t->curve[idx].shape_from && (m == RS_KMASK_FULL) != (order[m][j] == RS_KMASK_FULL)
+                             ? " at its one point for every shape" : "");
+                /* a one-point curve standing in across full <-> diagonal (causal, shifted): its flat twin, the
+                 * borrowed shape being its own mask class's */
+                const bool across = idx >= 0 && (m == RS_KMASK_FULL) != (t->curve[idx].mask == RS_KMASK_FULL);
+                for (int w = t->n_curves; across && t->curve[idx].shape_from && w < t->n_curves + t->n_twins; w++)
+                    if (t->curve[w].twin_of == idx + 1) idx = w;
             }
             out->idx[pass][m] = idx; /* >= 0: the dtype and head_dim have at least one curve */
             const rs_kcurve_t *c = &t->curve[idx], *o = c->shape_from > 0 ? &t->curve[c->shape_from - 1] : NULL;

@@ -102,8 +102,9 @@ typedef struct {
     int n_curves;
     /* curve[n_curves + i], i < n_twins (derived by rs_kernel_table_prepare): the flat twin of each
      * one-point curve whose shape is borrowed - the same point, clamped everywhere - which the
-     * fallbacks use where that curve stands in for another mask kind (its borrowed shape is its own
-     * mask's). Never read, written or validated as curves of the profile. */
+     * fallbacks use where that curve stands in for a full-mask curve or a full-mask curve for a
+     * causal or shifted one (its borrowed shape is its own mask class's). Never read, written or
+     * validated as curves of the profile. */
     int n_twins;
     rs_kcurve_t curve[RS_KMAX_CURVES + RS_KMAX_TWINS];
     int impl_kernel[RS_IMPL_COUNT];  /* kernel index + 1 each preset runs on this device; 0 = none */
@@ -160,7 +161,8 @@ int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err);
  * causal -> full, full -> causal -> shifted, causal -> shifted -> full). Each fallback appends one
  * sentence to notes ("" when none), and so does each curve used whose shape is borrowed (shape_from:
  * "... its shape over sequence length borrowed from its forward causal curve (head_dim 128) ..."); a
- * one-point curve standing in for another mask kind is its flat twin (rs_kernel_table_t.n_twins).
+ * one-point curve standing in across full and the diagonal kinds (causal, shifted) is its flat twin
+ * (rs_kernel_table_t.n_twins).
  * idx[pass][mask] = index into t->curve. Returns 0, or -1 with err when the kernel has no curve at all
  * for the dtype. */
 typedef struct {

@@ -118,6 +118,10 @@ RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's sha
     CU_ASSERT_EQUAL(t.curve[4].twin_of, 3);
     CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[4], 2048, 2048), 150e12);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward full curve: using its causal curve at its one point for every shape"));
+    /* standing in for the shifted kind (a diagonal mask too), the causal curve keeps its borrowed shape */
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_SHIFTED], 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward shifted curve: using its causal curve"));
+    CU_ASSERT_PTR_NULL(strstr(r.notes, "shifted curve: using its causal curve at its one point"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's backward causal curve (head_dim 128) has one point, 8192x8192 tokens: its shape "
                                            "over sequence length borrowed from its backward full curve (head_dim 64), scaled through that point"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's forward full curve (head_dim 128) has one point, 2048x2048 tokens: its shape "
