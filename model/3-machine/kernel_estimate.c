@@ -60,7 +60,8 @@ static void est_init(void) {
                 for (int s = 0; s < RS_KEST_SHAPES; s++) {
                     const double a = shapes[s] * shapes[s];
                     int *n = &est.n[c->pass][m][s];
-                    if (a < c->area[0] || a > c->area[c->n - 1] || *n >= 64) continue;
+                    const rs_kpoint_t *p0 = &c->pt[0], *p1 = &c->pt[c->n - 1]; /* measured, not a borrowed shape */
+                    if (a < p0->q_tokens * p0->k_tokens || a > p1->q_tokens * p1->k_tokens || *n >= 64) continue;
                     vals[c->pass][m][s][(*n)++] = rs_kcurve_rate(c, shapes[s], shapes[s]) / hw->flops_per_s[RS_DTYPE_BF16];
                 }
             }

@@ -41,51 +41,49 @@ int rs_kernel_find(const rs_kernel_table_t *t, const char *name) {
 /* ------------------------------------------------------------------------------------------------
  * Interpolation
  * ---------------------------------------------------------------------------------------------- */
-/* Among the points [lo, hi) (one area), the one whose log(q/k) is nearest the call's aspect q/k (first
- * on a tie); a run of one point needs no logarithm. */
-static const rs_kpoint_t *nearest_aspect(const rs_kcurve_t *c, int lo, int hi, double aspect) {
-    const rs_kpoint_t *best = &c->pt[lo];
+/* Among the knots [lo, hi) (one area), the one whose log(q/k) is nearest the call's aspect q/k (first
+ * on a tie); a run of one knot needs no logarithm. */
+static int nearest_aspect(const rs_kcurve_t *c, int lo, int hi, double aspect) {
+    int best = lo;
     if (hi - lo < 2) return best;
     const double la = log(aspect);
-    double bd = fabs(log(best->q_tokens / best->k_tokens) - la);
+    double bd = fabs(log(c->kq[lo] / c->kk[lo]) - la);
     for (int i = lo + 1; i < hi; i++) {
-        double d = fabs(log(c->pt[i].q_tokens / c->pt[i].k_tokens) - la);
-        if (d < bd) bd = d, best = &c->pt[i];
+        double d = fabs(log(c->kq[i] / c->kk[i]) - la);
+        if (d < bd) bd = d, best = i;
     }
     return best;
 }
 
 static inline double area_of(const rs_kpoint_t *p) { return p->q_tokens * p->k_tokens; }
 
-/* End (exclusive) of the run of points sharing pt[i]'s area. */
+/* End (exclusive) of the run of knots sharing knot i's area. */
 static int area_run_end(const rs_kcurve_t *c, int i) {
-    const double a = area_of(&c->pt[i]);
     int j = i + 1;
-    while (j < c->n && area_of(&c->pt[j]) == a) j++;
+    while (j < c->nk && c->area[j] == c->area[i]) j++;
     return j;
 }
 
 double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
     const double area = q * k, aspect = q / k;
-    if (!c->shared_areas) { /* one point per area (the common case): the bracketing pair by a scan */
+    if (!c->shared_areas) { /* one knot per area (the common case): the bracketing pair by a scan */
         if (!(area > c->area[0])) return c->full[0];
         int i = 1;
-        while (i < c->n && c->area[i] <= area) i++;
-        if (i == c->n || c->area[i - 1] == area) return c->full[i - 1]; /* clamped, or on a point */
+        while (i < c->nk && c->area[i] <= area) i++;
+        if (i == c->nk || c->area[i - 1] == area) return c->full[i - 1]; /* clamped, or on a knot */
         const double t = (log(area) - c->log_area[i - 1]) / (c->log_area[i] - c->log_area[i - 1]);
         return exp(c->log_rate[i - 1] + t * (c->log_rate[i] - c->log_rate[i - 1]));
     }
-    /* the run of points at or below the call's area, and the run above it */
+    /* the run of knots at or below the call's area, and the run above it */
     int lo = 0, lo_end = area_run_end(c, 0);
-    if (!(area > area_of(&c->pt[0]))) return c->full[nearest_aspect(c, 0, lo_end, aspect) - c->pt];
-    while (lo_end < c->n && area_of(&c->pt[lo_end]) <= area) {
+    if (!(area > c->area[0])) return c->full[nearest_aspect(c, 0, lo_end, aspect)];
+    while (lo_end < c->nk && c->area[lo_end] <= area) {
         lo = lo_end;
         lo_end = area_run_end(c, lo);
     }
-    const rs_kpoint_t *p0 = nearest_aspect(c, lo, lo_end, aspect);
-    if (lo_end >= c->n || area_of(p0) == area) return c->full[p0 - c->pt]; /* clamped, or on a point */
-    const rs_kpoint_t *p1 = nearest_aspect(c, lo_end, area_run_end(c, lo_end), aspect);
-    const int i0 = (int)(p0 - c->pt), i1 = (int)(p1 - c->pt);
+    const int i0 = nearest_aspect(c, lo, lo_end, aspect);
+    if (lo_end >= c->nk || c->area[i0] == area) return c->full[i0]; /* clamped, or on a knot */
+    const int i1 = nearest_aspect(c, lo_end, area_run_end(c, lo_end), aspect);
     const double t = (log(area) - c->log_area[i0]) / (c->log_area[i1] - c->log_area[i0]);
     return exp(c->log_rate[i0] + t * (c->log_rate[i1] - c->log_rate[i0]));
 }
@@ -93,7 +91,7 @@ double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
 int rs_kcurve_outside(const rs_kcurve_t *c, double q, double k) {
     const double area = q * k;
     if (area < c->area[0]) return -1;
-    return area > c->area[c->n - 1] ? 1 : 0;
+    return area > c->area[c->nk - 1] ? 1 : 0;
 }
 
 double rs_kwave_util(double ctas, double slots) {
@@ -175,25 +173,93 @@ static double point_batch(const rs_kcurve_t *c, int j) {
     return c->tokens_per_batch > 0 ? c->tokens_per_batch / c->pt[j].q_tokens : 0;
 }
 
+/* Rank of donor o for a one-point curve c (smaller is nearer; -1: o cannot lend its shape): the pass,
+ * then the head_dim, then the mask (the same, then rs_kernel_resolve's nearest kinds), then the
+ * head_dim's distance, then the smaller head_dim. */
+static const int mask_order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
+                                                                   {RS_KMASK_SHIFTED, RS_KMASK_FULL},
+                                                                   {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
+static int64_t donor_rank(const rs_kcurve_t *c, const rs_kcurve_t *o) {
+    if (o == c || o->kernel != c->kernel || !(o->dtypes & c->dtypes) || o->n < 2) return -1;
+    const int mask = o->mask == c->mask ? 0 : (int)o->mask == mask_order[c->mask][0] ? 1 : 2;
+    const int64_t dd = llabs(o->head_dim - c->head_dim);
+    return ((((int64_t)(o->pass != c->pass) * 2 + (dd != 0)) * 3 + mask) * 65536 + dd) * 2 + (o->head_dim < c->head_dim ? 0 : 1);
+}
+
+/* The knots of curve c: its own points, at their full-wave rates (the knots after them zero, so that a
+ * table prepared again is the same bytes). */
+static void own_knots(rs_kcurve_t *c) {
+    c->shape_from = 0, c->nk = c->n;
+    memset(c->kq, 0, sizeof c->kq), memset(c->kk, 0, sizeof c->kk), memset(c->area, 0, sizeof c->area);
+    memset(c->log_area, 0, sizeof c->log_area), memset(c->full, 0, sizeof c->full), memset(c->log_rate, 0, sizeof c->log_rate);
+    for (int j = 0; j < c->n; j++) {
+        c->kq[j] = c->pt[j].q_tokens, c->kk[j] = c->pt[j].k_tokens;
+        c->area[j] = area_of(&c->pt[j]);
+        c->full[j] = c->pt[j].flops_per_s / c->util[j];
+    }
+}
+
+/* The knots of a one-point curve c from donor d (prepared, own knots): d's knots times the ratio of c's
+ * full-wave rate to d's at c's shape, the point itself in the place of a donor knot of its shape. */
+static void borrowed_knots(rs_kcurve_t *c, const rs_kcurve_t *d, int donor) {
+    const double q0 = c->pt[0].q_tokens, k0 = c->pt[0].k_tokens, a0 = q0 * k0, full0 = c->pt[0].flops_per_s / c->util[0];
+    const double f = full0 / rs_kcurve_rate(d, q0, k0);
+    int n = 0;
+    bool placed = false;
+    for (int j = 0; j <= d->nk; j++) {
+        const bool before = j == d->nk || d->area[j] > a0 || (d->area[j] == a0 && d->kq[j] >= q0);
+        if (!placed && before) { /* the point, at its place in (area, q) order */
+            c->kq[n] = q0, c->kk[n] = k0, c->area[n] = a0, c->full[n++] = full0;
+            placed = true;
+        }
+        if (j == d->nk || (d->area[j] == a0 && d->kq[j] == q0)) continue;
+        c->kq[n] = d->kq[j], c->kk[n] = d->kk[j], c->area[n] = d->area[j], c->full[n++] = d->full[j] * f;
+    }
+    c->shape_from = donor + 1, c->nk = n;
+}
+
+static void knot_logs(rs_kcurve_t *c) {
+    c->shared_areas = false;
+    for (int j = 0; j < c->nk; j++) {
+        c->log_area[j] = log(c->area[j]);
+        c->log_rate[j] = log(c->full[j]);
+        c->shared_areas |= j > 0 && c->area[j] == c->area[j - 1];
+    }
+}
+
 int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err) {
     if (rs_kernel_table_validate(t, err)) return -1;
     for (int i = 0; i < t->n_curves; i++) {
         rs_kcurve_t *c = &t->curve[i];
         const int64_t sms = t->kernel[c->kernel].sm_count > 0 ? t->kernel[c->kernel].sm_count : t->sm_count;
-        c->shared_areas = false;
         c->wave = sms > 0 && c->heads > 0 && c->cta_rows > 0 && c->ctas_per_sm > 0;
         for (int j = 0; j < c->n && c->wave; j++) c->wave = point_batch(c, j) > 0;
         const int64_t kv = c->kv_heads > 0 ? c->kv_heads : c->heads;
-        for (int j = 0; j < c->n; j++) {
-            c->area[j] = area_of(&c->pt[j]);
-            c->log_area[j] = log(c->area[j]);
+        for (int j = 0; j < c->n; j++)
             c->util[j] = c->wave ? rs_kwave_util(rs_kcurve_ctas(c, c->pt[j].q_tokens, c->pt[j].k_tokens, point_batch(c, j), c->heads, kv),
                                                  (double)sms * (double)c->ctas_per_sm)
                                  : 1.0;
-            c->full[j] = c->pt[j].flops_per_s / c->util[j];
-            c->log_rate[j] = log(c->full[j]);
-            c->shared_areas |= j > 0 && c->area[j] == c->area[j - 1];
+        c->twin_of = 0;
+        own_knots(c);
+        knot_logs(c);
+    }
+    t->n_twins = 0;
+    memset(&t->curve[t->n_curves], 0, sizeof t->curve[0] * RS_KMAX_TWINS); /* the twins' slots, past the curves */
+    for (int i = 0; i < t->n_curves; i++) { /* one-point curves borrow a shape; each keeps a flat twin */
+        rs_kcurve_t *c = &t->curve[i];
+        if (c->n != 1) continue;
+        int best = -1;
+        int64_t br = 0;
+        for (int j = 0; j < t->n_curves; j++) {
+            const int64_t r = donor_rank(c, &t->curve[j]);
+            if (r >= 0 && (best < 0 || r < br)) best = j, br = r;
         }
+        if (best < 0 || t->n_twins >= RS_KMAX_TWINS) continue; /* no donor (or no room for the twin): the point, clamped */
+        rs_kcurve_t *twin = &t->curve[t->n_curves + t->n_twins++];
+        *twin = *c;
+        twin->twin_of = i + 1;
+        borrowed_knots(c, &t->curve[best], best);
+        knot_logs(c);
     }
     return 0;
 }
@@ -203,7 +269,7 @@ int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err) {
  * ---------------------------------------------------------------------------------------------- */
 static void note(rs_kresolve_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(rs_kresolve_t *r, const char *fmt, ...) {
-    char s[256];
+    char s[384];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s, sizeof s, fmt, ap);
@@ -238,10 +304,7 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
     if (d != head_dim)
         note(out, "kernel %s has no %s curve for head_dim %lld: using its head_dim %lld curves", kn,
              rs_dtype_name((rs_dtype_t)dtype), (long long)head_dim, (long long)d);
-    /* nearest mask kinds, in order */
-    static const int order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
-                                                                  {RS_KMASK_SHIFTED, RS_KMASK_FULL},
-                                                                  {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
+    const int(*order)[RS_KMASK_COUNT - 1] = mask_order; /* nearest mask kinds, in order */
     for (int pass = 0; pass < 2; pass++) {
         int src = pass; /* a pass without any curve uses the other pass's */
         bool any = false;
@@ -256,10 +319,23 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
             for (int j = 0; idx < 0 && j < RS_KMASK_COUNT - 1; j++) {
                 idx = find_curve(t, kernel, dtype, d, src, order[m][j]);
                 if (idx >= 0)
-                    note(out, "kernel %s has no %s %s curve: using its %s curve", kn, rs_pass_name((rs_pass_t)src),
-                         rs_kmask_name((rs_kmask_t)m), rs_kmask_name((rs_kmask_t)order[m][j]));
+                    note(out, "kernel %s has no %s %s curve: using its %s curve%s", kn, rs_pass_name((rs_pass_t)src),
+                         rs_kmask_name((rs_kmask_t)m), rs_kmask_name((rs_kmask_t)order[m][j]),
+                         t->curve[idx].shape_from && (m == RS_KMASK_FULL) != (order[m][j] == RS_KMASK_FULL)
+                             ? " at its one point for every shape" : "");
+                /* a one-point curve standing in across full <-> diagonal (causal, shifted): its flat twin, the
+                 * borrowed shape being its own mask class's */
+                const bool across = idx >= 0 && (m == RS_KMASK_FULL) != (t->curve[idx].mask == RS_KMASK_FULL);
+                for (int w = t->n_curves; across && t->curve[idx].shape_from && w < t->n_curves + t->n_twins; w++)
+                    if (t->curve[w].twin_of == idx + 1) idx = w;
             }
             out->idx[pass][m] = idx; /* >= 0: the dtype and head_dim have at least one curve */
+            const rs_kcurve_t *c = &t->curve[idx], *o = c->shape_from > 0 ? &t->curve[c->shape_from - 1] : NULL;
+            if (o)
+                note(out, "kernel %s's %s %s curve (head_dim %lld) has one point, %gx%g tokens: its shape over sequence length borrowed "
+                     "from its %s %s curve (head_dim %lld), scaled through that point", kn, rs_pass_name((rs_pass_t)c->pass),
+                     rs_kmask_name(c->mask), (long long)c->head_dim, c->pt[0].q_tokens, c->pt[0].k_tokens,
+                     rs_pass_name((rs_pass_t)o->pass), rs_kmask_name(o->mask), (long long)o->head_dim);
         }
     }
     return 0;

@@ -25,7 +25,9 @@
 
 #define RS_KMAX_KERNELS 8    /* kernels per profile */
 #define RS_KMAX_CURVES 64    /* curves per profile, all kernels together */
+#define RS_KMAX_TWINS 16     /* flat twins of one-point curves (rs_kernel_table_t.n_twins) */
 #define RS_KMAX_POINTS 24    /* points per curve */
+#define RS_KMAX_KNOTS (RS_KMAX_POINTS + 1) /* knots of a curve's rate: its points, or a donor's and its one point */
 #define RS_KNAME_LEN 64
 #define RS_KSOURCE_LEN 768   /* a curve's or a kernel's source text, as stored */
 
@@ -69,12 +71,20 @@ typedef struct {
     char source[RS_KSOURCE_LEN];     /* where the points come from */
     /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
     bool wave;                       /* the wave term applies (all of the above known, and the SMs) */
-    double area[RS_KMAX_POINTS];     /* q k */
-    double log_area[RS_KMAX_POINTS]; /* log(q k) */
-    double util[RS_KMAX_POINTS];     /* the measured call's wave utilisation (rs_kwave_util; 1 without the term) */
-    double full[RS_KMAX_POINTS];     /* flops_per_s / util: the rate of full waves */
-    double log_rate[RS_KMAX_POINTS]; /* log(full) */
-    bool shared_areas;               /* two points have one area (then the nearest aspect decides) */
+    double util[RS_KMAX_POINTS];     /* point j's measured call's wave utilisation (rs_kwave_util; 1 without the term) */
+    /* The knots the rate interpolates: the points' shapes with their full-wave rates - or, for a curve
+     * of one point, its shape over sequence length borrowed from another curve of the kernel
+     * (shape_from): that curve's knots scaled so that they pass through the one point, plus the point
+     * (rs_kernel_table_prepare; docs/model.md section 3a, "One point"). */
+    int shape_from;                  /* index + 1 into the table's curves of the shape's donor; 0 = the curve's own points */
+    int twin_of;                     /* a flat twin (rs_kernel_table_t.n_twins): index + 1 of its one-point curve; else 0 */
+    int nk;                          /* knots, >= 1, sorted by (area, q) */
+    double kq[RS_KMAX_KNOTS], kk[RS_KMAX_KNOTS]; /* a knot's q and k tokens */
+    double area[RS_KMAX_KNOTS];      /* q k */
+    double log_area[RS_KMAX_KNOTS];  /* log(q k) */
+    double full[RS_KMAX_KNOTS];      /* the rate of full waves (a point's flops_per_s / util) */
+    double log_rate[RS_KMAX_KNOTS];  /* log(full) */
+    bool shared_areas;               /* two knots have one area (then the nearest aspect decides) */
 } rs_kcurve_t;
 
 typedef struct {
@@ -90,7 +100,13 @@ typedef struct {
     int n_kernels;
     rs_kernel_info_t kernel[RS_KMAX_KERNELS];
     int n_curves;
-    rs_kcurve_t curve[RS_KMAX_CURVES];
+    /* curve[n_curves + i], i < n_twins (derived by rs_kernel_table_prepare): the flat twin of each
+     * one-point curve whose shape is borrowed - the same point, clamped everywhere - which the
+     * fallbacks use where that curve stands in for a full-mask curve or a full-mask curve for a
+     * causal or shifted one (its borrowed shape is its own mask class's). Never read, written or
+     * validated as curves of the profile. */
+    int n_twins;
+    rs_kcurve_t curve[RS_KMAX_CURVES + RS_KMAX_TWINS];
     int impl_kernel[RS_IMPL_COUNT];  /* kernel index + 1 each preset runs on this device; 0 = none */
     int default_impl;                /* rs_impl_t used when none is asked for (RS_IMPL_NONE: dense peak) */
     double merge_bw_bytes_per_s;     /* HBM bandwidth of the merge/accumulate kernels; 0 = the device's */
@@ -98,12 +114,12 @@ typedef struct {
     char from[RS_KNAME_LEN];         /* the preset the table was imported from ("kernels.from"), "" = its own */
 } rs_kernel_table_t;
 
-/* Useful FLOP/s of full waves of a q x k call on curve c (interpolation above of the points' full-wave
+/* Useful FLOP/s of full waves of a q x k call on curve c (interpolation above of the knots' full-wave
  * rates, rs_kcurve_t.full; without the wave term the points' own rates), from its derived logs (c
  * prepared). Can't fail. */
 double rs_kcurve_rate(const rs_kcurve_t *c, double q_tokens, double k_tokens);
-/* Where a q x k call lies against c's measured shapes: -1 below the smallest area, +1 above the
- * largest, 0 inside (a clamped rate is the end point's). Can't fail. */
+/* Where a q x k call lies against c's knots (its measured shapes, or its borrowed shape's): -1 below
+ * the smallest area, +1 above the largest, 0 inside (a clamped rate is the end knot's). Can't fail. */
 int rs_kcurve_outside(const rs_kcurve_t *c, double q_tokens, double k_tokens);
 
 /* Waves: a call of `ctas` CTAs on `slots` CTA slots (SMs x CTAs per SM) runs ceil(ctas / slots)
@@ -129,18 +145,29 @@ int rs_kernel_find(const rs_kernel_table_t *t, const char *name);
 int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err);
 /* Validate t and derive every curve's logs and wave utilisations (the reader, the calibration and a
  * table built by hand call it once the points are set; the measured device's SMs are the kernel's
- * sm_count, else the table's). Returns 0 or -1 with err (rs_kernel_table_validate's message). */
+ * sm_count, else the table's). A curve of one point takes its shape over sequence length from the
+ * nearest curve of the same kernel with several points that shares a dtype: the same pass before the
+ * other; then the same head_dim before another (the nearest, the smaller on a tie); then the same
+ * mask, then the nearest kind (rs_kernel_resolve's order). Its knots are that curve's full-wave knots
+ * times (its point's full-wave rate / that curve's rate at the point's shape), plus the point itself
+ * (a donor knot of the point's shape replaced), so a call of the point's shape gets the point's rate
+ * and a call elsewhere the rate that falls or rises as the donor's does. No such curve: its own point,
+ * clamped. Returns 0 or -1 with err (rs_kernel_table_validate's message). */
 int rs_kernel_table_prepare(rs_kernel_table_t *t, rs_err_t *err);
 
 /* The curves a kernel uses for a problem's (dtype, head_dim), one per (pass, mask), after the
  * fallbacks of docs/model.md section 3: the exact head_dim, else the nearest one the kernel has for the
  * dtype; a pass without curves uses the other pass's; a missing mask kind the nearest kind (shifted ->
  * causal -> full, full -> causal -> shifted, causal -> shifted -> full). Each fallback appends one
- * sentence to notes ("" when none). idx[pass][mask] = index into t->curve. Returns 0, or -1 with err
- * when the kernel has no curve at all for the dtype. */
+ * sentence to notes ("" when none), and so does each curve used whose shape is borrowed (shape_from:
+ * "... its shape over sequence length borrowed from its forward causal curve (head_dim 128) ..."); a
+ * one-point curve standing in across full and the diagonal kinds (causal, shifted) is its flat twin
+ * (rs_kernel_table_t.n_twins).
+ * idx[pass][mask] = index into t->curve. Returns 0, or -1 with err when the kernel has no curve at all
+ * for the dtype. */
 typedef struct {
     int idx[2][RS_KMASK_COUNT];      /* [rs_pass_t][rs_kmask_t] */
-    char notes[768];                 /* fallbacks taken, sentences separated by "; " */
+    char notes[1024];                /* fallbacks taken, sentences separated by "; " */
 } rs_kresolve_t;
 int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t head_dim, rs_kresolve_t *out,
                       rs_err_t *err);

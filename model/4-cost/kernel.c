@@ -715,14 +715,14 @@ const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len) 
                         ns += (size_t)snprintf(shapes + ns, sizeof shapes - ns, "%s%s", ns ? ", " : "", one);
                 }
             if (!ns) continue;
-            const rs_kpoint_t *a = &cv->pt[0], *b = &cv->pt[cv->n - 1];
-            char range[96], s[640];
-            const rs_kpoint_t *end = side < 0 ? a : b;
-            if (cv->n == 1) snprintf(range, sizeof range, "at %gx%g tokens only", a->q_tokens, a->k_tokens);
-            else snprintf(range, sizeof range, "from %gx%g to %gx%g tokens", a->q_tokens, a->k_tokens, b->q_tokens, b->k_tokens);
-            snprintf(s, sizeof s, "kernel %s's %s %s curve (head_dim %lld) was measured %s: calls of %s are rated at %gx%g, the nearest "
-                     "measured shape", t->kernel[cv->kernel].name, rs_pass_name((rs_pass_t)cv->pass), rs_kmask_name(cv->mask), (long long)cv->head_dim,
-                     range, shapes, end->q_tokens, end->k_tokens);
+            const int a = 0, b = cv->nk - 1, end = side < 0 ? a : b; /* the knots: the measured shapes, or the borrowed shape's */
+            char range[160], s[704];
+            if (cv->nk == 1) snprintf(range, sizeof range, "measured at %gx%g tokens only", cv->kq[a], cv->kk[a]);
+            else snprintf(range, sizeof range, "%s from %gx%g to %gx%g tokens", cv->shape_from ? "shaped by another curve" : "measured",
+                          cv->kq[a], cv->kk[a], cv->kq[b], cv->kk[b]);
+            snprintf(s, sizeof s, "kernel %s's %s %s curve (head_dim %lld) was %s: calls of %s are rated at %gx%g, the nearest "
+                     "%s shape", t->kernel[cv->kernel].name, rs_pass_name((rs_pass_t)cv->pass), rs_kmask_name(cv->mask), (long long)cv->head_dim,
+                     range, shapes, cv->kq[end], cv->kk[end], cv->shape_from ? "known" : "measured");
             if (strstr(buf, s)) continue;
             const size_t n = strlen(buf);
             if (n < len) snprintf(buf + n, len - n, "%s%s", n ? "; " : "", s);

@@ -1,6 +1,7 @@
 /* test_kernel_table.c - kernel curves (kernel_table.c): a curve's rate by call shape (log-log in
- * area, nearest aspect, clamped, exact at its points) by hand, and the resolution of a call's curve
- * with its fallbacks (nearest mask, the other pass, nearest head_dim, no dtype). */
+ * area, nearest aspect, clamped, exact at its points) by hand, a one-point curve's borrowed shape by
+ * hand, and the resolution of a call's curve with its fallbacks (nearest mask, the other pass, nearest
+ * head_dim, no dtype). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,79 @@ RS_TEST(test_resolve_fallbacks, "fallbacks: nearest mask, other pass, nearest he
     CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&m.kernels, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
     CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_FULL], 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward curve: its forward curves stand in"));
+}
+
+/* Curve i of kernel 0 (bf16): n points of square shapes side[j] at rate[j] TFLOP/s. */
+static void add_square_curve(rs_kernel_table_t *t, rs_pass_t pass, rs_kmask_t mask, int64_t d, int n, const double *side,
+                             const double *tflops) {
+    rs_kcurve_t *c = &t->curve[t->n_curves++];
+    memset(c, 0, sizeof *c);
+    c->dtypes = 1u << RS_DTYPE_BF16, c->head_dim = d, c->pass = (int)pass, c->mask = mask, c->n = n;
+    for (int j = 0; j < n; j++) c->pt[j] = (rs_kpoint_t){side[j], side[j], tflops[j] * 1e12};
+}
+
+RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's shape, scaled through its point (by hand)") {
+    static rs_kernel_table_t t;
+    memset(&t, 0, sizeof t);
+    t.n_kernels = 1;
+    snprintf(t.kernel[0].name, sizeof t.kernel[0].name, "k");
+    add_square_curve(&t, RS_PASS_FORWARD, RS_KMASK_CAUSAL, 128, 3, (double[]){1024, 4096, 16384}, (double[]){100, 160, 200});
+    add_square_curve(&t, RS_PASS_BACKWARD, RS_KMASK_FULL, 64, 2, (double[]){1024, 16384}, (double[]){120, 240});
+    add_square_curve(&t, RS_PASS_BACKWARD, RS_KMASK_CAUSAL, 128, 1, (double[]){8192}, (double[]){150});
+    add_square_curve(&t, RS_PASS_FORWARD, RS_KMASK_FULL, 128, 1, (double[]){2048}, (double[]){300});
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
+    /* backward causal d128 (8K, 150): the same pass wins over the same mask and head_dim of the other
+     * pass: the backward full d64 curve. It rates 8K^2 (area 2^26, 3/4 of the way from 2^20 to 2^28 in
+     * log) at 120 x 2^0.75, so its knots scale by 150 / (120 x 2^0.75): 1K -> 150 x 2^-0.75, 16K ->
+     * 150 x 2^0.25; 2K (1/3 of the way from 1K to 8K) -> 150 x 2^-0.5. */
+    const rs_kcurve_t *b = &t.curve[2];
+    CU_ASSERT_EQUAL(b->shape_from, 2);
+    CU_ASSERT_EQUAL(b->nk, 3);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(b, 8192, 8192), 150e12); /* its own point, exactly */
+    RS_ASSERT_REL(rs_kcurve_rate(b, 2048, 2048), 150e12 / sqrt(2.0), 1e-13);
+    RS_ASSERT_REL(rs_kcurve_rate(b, 512, 512), 150e12 * pow(2, -0.75), 1e-13);     /* clamped at the donor's first knot */
+    RS_ASSERT_REL(rs_kcurve_rate(b, 32768, 32768), 150e12 * pow(2, 0.25), 1e-13);  /* and at its last */
+    CU_ASSERT_EQUAL(rs_kcurve_outside(b, 1024, 1024), 0);
+    CU_ASSERT_EQUAL(rs_kcurve_outside(b, 512, 512), -1);
+    /* forward full d128 (2K, 300): the forward causal d128 curve rates 2K^2 at sqrt(100 x 160), so
+     * 8K^2 (halfway in log between 4K^2 and 16K^2 of the scaled knots) gets
+     * 300 x sqrt(160 x 200) / sqrt(100 x 160) = 300 sqrt 2 */
+    const rs_kcurve_t *f = &t.curve[3];
+    CU_ASSERT_EQUAL(f->shape_from, 1);
+    CU_ASSERT_EQUAL(f->nk, 4);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(f, 2048, 2048), 300e12);
+    RS_ASSERT_REL(rs_kcurve_rate(f, 8192, 8192), 300e12 * sqrt(2.0), 1e-13);
+    RS_ASSERT_REL(rs_kcurve_rate(f, 1024, 1024), 300e12 * sqrt(100.0 / 160.0), 1e-13);
+    /* the curves with several points keep their own */
+    CU_ASSERT_EQUAL(t.curve[0].shape_from, 0);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[0], 4096, 4096), 160e12);
+    /* the resolution says whose shape a curve took */
+    rs_kresolve_t r;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&t, 0, RS_DTYPE_BF16, 128, &r, NULL), 0);
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_CAUSAL], 2);
+    /* standing in for the missing backward full curve, the causal point is its flat twin (curve[4]):
+     * the borrowed shape is the causal mask's */
+    CU_ASSERT_EQUAL(t.n_twins, 2);
+    CU_ASSERT_EQUAL_FATAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_FULL], 4);
+    CU_ASSERT_EQUAL(t.curve[4].twin_of, 3);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[4], 2048, 2048), 150e12);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward full curve: using its causal curve at its one point for every shape"));
+    /* standing in for the shifted kind (a diagonal mask too), the causal curve keeps its borrowed shape */
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_SHIFTED], 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward shifted curve: using its causal curve"));
+    CU_ASSERT_PTR_NULL(strstr(r.notes, "shifted curve: using its causal curve at its one point"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's backward causal curve (head_dim 128) has one point, 8192x8192 tokens: its shape "
+                                           "over sequence length borrowed from its backward full curve (head_dim 64), scaled through that point"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's forward full curve (head_dim 128) has one point, 2048x2048 tokens: its shape "
+                                           "over sequence length borrowed from its forward causal curve (head_dim 128)"));
+    /* a kernel with no curve of several points: the one point, clamped, and no note */
+    t.n_curves = 1;
+    t.curve[0].n = 1;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
+    CU_ASSERT_EQUAL(t.curve[0].shape_from, 0);
+    CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[0], 16384, 16384), 100e12);
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&t, 0, RS_DTYPE_BF16, 128, &r, NULL), 0);
+    CU_ASSERT_PTR_NULL(strstr(r.notes, "borrowed"));
 }
 
 RS_TEST_PROGRAM("kernel table")
