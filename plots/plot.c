@@ -94,9 +94,8 @@ static int tex_finish(plot_out_t *o, const char *out, rs_err_t *err) {
     snprintf(from, sizeof from, "{%s/fig}", o->scratch);
     snprintf(stem, sizeof stem, "{%.*s}", (int)(strrchr(out, '.') - out), out);
     snprintf(pdf, sizeof pdf, "%s/fig.pdf", o->scratch);
-    size_t len = 0;
-    char *tex = plot_slurp(o->target, &len, err);
-    if (!tex) return -1;
+    char *tex = rs_read_text_file(o->target, (size_t)1 << 26, "cairolatex .tex", err);
+    if (!tex) return rs_err_mark(err, RS_ERR_RUNTIME); /* gnuplot's own output: a fault, not the user's input */
     FILE *fp = fopen(o->fo.tmp_path, "w");
     int rc = fp ? 0 : rs_errc(err, RS_ERR_RUNTIME, "%s: cannot write: %s", o->fo.tmp_path, strerror(errno));
     for (const char *s = tex; rc == 0 && *s;) {

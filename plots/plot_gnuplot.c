@@ -158,30 +158,6 @@ int plot_copy_file(const char *from, const char *to, rs_err_t *err) {
     return rc;
 }
 
-char *plot_slurp(const char *path, size_t *len, rs_err_t *err) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        rs_errc(err, RS_ERR_RUNTIME, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0, got;
-    char *b = malloc(cap + 1);
-    while (b && (got = fread(b + n, 1, cap - n, fp)) > 0)
-        if ((n += got) == cap) {
-            char *nb = realloc(b, 2 * cap + 1);
-            if (!nb) free(b);
-            b = nb, cap *= 2;
-        }
-    fclose(fp);
-    if (!b) {
-        rs_errc(err, RS_ERR_RUNTIME, "%s: out of memory", path);
-        return NULL;
-    }
-    b[n] = 0;
-    *len = n;
-    return b;
-}
-
 int rs_plot_copy_scripts(const char *dir, rs_err_t *err) {
     const char *src = rs_plot_scripts_dir(err);
     if (!src) return -1;

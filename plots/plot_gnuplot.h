@@ -18,7 +18,5 @@ int plot_gnuplot_run(const char *gnuplot, const char *vars, const char *script, 
 int plot_copy_into(const char *from, FILE *to, rs_err_t *err);
 /* from copied to the file to (created or replaced). Returns 0 or -1 with err (RS_ERR_RUNTIME). */
 int plot_copy_file(const char *from, const char *to, rs_err_t *err);
-/* The whole file, NUL-terminated (malloc'd: free it), its length in *len; NULL with err. */
-char *plot_slurp(const char *path, size_t *len, rs_err_t *err);
 
 #endif /* RS_PLOT_GNUPLOT_H */

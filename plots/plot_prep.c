@@ -40,7 +40,7 @@ int prep_cell_num(const prep_in_t *in, size_t r, int c, double *out, rs_err_t *e
         return 0;
     }
     char *end = NULL;
-    double v = strtod(s, &end);
+    double v = rs_strtod(s, &end);
     if (end == s || *end || isinf(v))
         return rs_errf(err, "%s:%ld: expected a number in column '%s', got '%s'", in->data, t->lines[r], t->cols[c], s);
     *out = v;
@@ -227,7 +227,7 @@ static int prep_ttft(const prep_in_t *in, rs_err_t *err) {
         if (k < 0 && ns == MAXS) rc = rs_errf(err, "%s:%ld: expected at most %d series%s", data, t->lines[r], MAXS, by_p ? " and P" : "");
         else if (k < 0) {
             snprintf(ser[k = ns++], sizeof ser[0], "%s", key);
-            const double pt = by_p ? atof(t->cells[r][cp]) : 0;
+            const double pt = by_p ? rs_strtod(t->cells[r][cp], NULL) : 0;
             if (by_p && pt >= 1024 && fmod(pt, 1024) == 0) /* P in K tokens where it is a whole number of them */
                 snprintf(name[k], sizeof name[0], "%s/P=%.0fK", t->cells[r][c[0]], pt / 1024);
             else if (by_p) snprintf(name[k], sizeof name[0], "%s/P=%s", t->cells[r][c[0]], t->cells[r][cp]);
@@ -305,7 +305,7 @@ static int prep_boundary(const prep_in_t *in, rs_err_t *err) {
         if (r == 0) ratio = x[3];
         pmin = fmin(pmin, x[1]), pmax = fmax(pmax, x[1]);
         bool seen = false;
-        for (size_t q = 0; q < r && !seen; q++) seen = !strcmp(t->cells[q][c[0]], t->cells[r][c[0]]) && atof(t->cells[q][c[2]]) > 0;
+        for (size_t q = 0; q < r && !seen; q++) seen = !strcmp(t->cells[q][c[0]], t->cells[r][c[0]]) && rs_strtod(t->cells[q][c[2]], NULL) > 0;
         if (!seen && x[2] > 0) {
             char word[300];
             snprintf(word, sizeof word, " %s ", t->cells[r][c[0]]);

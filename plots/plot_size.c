@@ -34,7 +34,7 @@ static double side(const char *s, size_t n, int *phys) {
     memcpy(buf, s, n);
     buf[n] = 0;
     char *end = NULL;
-    const double v = strtod(buf, &end);
+    const double v = rs_strtod(buf, &end);
     if (end == buf || !isfinite(v)) return NAN;
     if (!*end || !strcmp(end, "px")) return *phys = 0, v;
     if (!strcmp(end, "in")) return *phys = 1, v;

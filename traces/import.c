@@ -215,10 +215,11 @@ static int header(const build_ctx_t *c, rs_trace_t *t, const rs_problem_t *p, in
     rc |= rs_trace_set_meta(t, "import.steps_from", "%s", c->mode);
     if (!strcmp(c->mode, "ranges")) rc |= rs_trace_set_meta(t, "import.step_regex", "%s", o->step_regex ? o->step_regex : RS_IMPORT_STEP_REGEX);
     if (o->kernel_regex) rc |= rs_trace_set_meta(t, "import.kernel_regex", "%s", o->kernel_regex);
-    for (int r = 0; r < RS_ROLE_COUNT; r++)
-        if (o->role_regex[r]) rc |= rs_trace_set_meta(t, r == RS_ROLE_ATTN ? "import.role_regex.attn" : r == RS_ROLE_MERGE ? "import.role_regex.merge"
-                                                                                 : r == RS_ROLE_CAST ? "import.role_regex.cast" : "import.role_regex.other",
-                                                      "%s", o->role_regex[r]);
+    for (int r = 0; r < RS_ROLE_COUNT; r++) {
+        char key[48];
+        snprintf(key, sizeof key, "import.role_regex.%s", rs_role_name((rs_role_t)r));
+        if (o->role_regex[r]) rc |= rs_trace_set_meta(t, key, "%s", o->role_regex[r]);
+    }
     if (c->ring->group >= 0) rc |= rs_trace_set_meta(t, "import.group", "%s", c->ring->label);
     if (c->world_size > 0) rc |= rs_trace_set_meta(t, "import.world_size", "%lld", (long long)c->world_size);
     if (o->profiler_step >= 0) rc |= rs_trace_set_meta(t, "import.profiler_step", "%d", o->profiler_step);

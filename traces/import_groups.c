@@ -105,7 +105,7 @@ static void keep_ranks(rs_raw_t *raw, const long *sel, size_t n) {
     }
     for (size_t i = 0; i < n; i++) v[i] = raw->ranks[sel[i]], kept[sel[i]] = true;
     for (size_t i = 0; i < raw->n_ranks; i++)
-        if (!kept[i]) free(raw->ranks[i].file), free(raw->ranks[i].k), free(raw->ranks[i].r), free(raw->ranks[i].ps);
+        if (!kept[i]) rs_raw_rank_free(&raw->ranks[i]);
     memcpy(raw->ranks, v, n * sizeof *v);
     raw->n_ranks = n;
     free(v), free(kept);

@@ -16,6 +16,8 @@ int rs_kclass_pass_hint(const rs_kclass_t *c, const char *name);
 static inline bool rs_krole_is_attn(int role) { return role == RS_KROLE_ATTN_FWD || role == RS_KROLE_ATTN_BWD; }
 /* A point-to-point kernel (SendRecv, Send, Recv): ring traffic when it is in the ring's group. */
 static inline bool rs_krole_is_p2p(int role) { return role >= RS_KROLE_SENDRECV && role <= RS_KROLE_RECV; }
+/* A kernel of the ring itself: attention or point-to-point. */
+static inline bool rs_krole_is_ring(int role) { return rs_krole_is_attn(role) || rs_krole_is_p2p(role); }
 /* A compute kernel (attention, merge, cast, other): what a step's compute event spans. */
 static inline bool rs_krole_is_compute(int role) { return rs_krole_is_attn(role) || (role >= RS_KROLE_MERGE && role <= RS_KROLE_OTHER); }
 /* The trace role (trace.h) of a compute kernel's role. */

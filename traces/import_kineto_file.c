@@ -194,7 +194,7 @@ int rs_kineto_finish(rs_kparse_t *k) {
         if (!l) continue;
         x->launch_ns = l->ts_ns + k->base_ns;
         k->kern[i].tid = l->tid;
-        if (!rs_krole_is_attn(x->role) && !rs_krole_is_p2p(x->role)) continue; /* threads that launch the ring's kernels */
+        if (!rs_krole_is_ring(x->role)) continue; /* threads that launch the ring's kernels */
         int t = 0;
         while (t < n_tid && tid_of[t] != l->tid) t++;
         if (t == n_tid && n_tid < MAXDEV * 4) tid_of[n_tid] = l->tid, tid_dev[n_tid++] = x->device;

@@ -223,7 +223,7 @@ static int launch_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     pkernel_t *m = bsearch(&key, c->k, c->n, sizeof *c->k, pk_corr_cmp);
     if (!m || m->k.launch_ns != RS_RAW_NO_TIME) return 0;
     m->k.launch_ns = sqlite3_column_int64(st, 1) + c->offset;
-    if (!rs_krole_is_attn(m->k.role) && !(m->k.role >= RS_KROLE_SENDRECV && m->k.role <= RS_KROLE_RECV)) return 0;
+    if (!rs_krole_is_ring(m->k.role)) return 0;
     size_t t = 0;
     while (t < x->n_tids && x->tids[t].tid != tid) t++;
     const tid_dev_t td = {tid, m->k.device};

@@ -31,13 +31,15 @@ int rs_raw_init(rs_raw_t *raw, const char *const extra[RS_ROLE_COUNT], const cha
     return 0;
 }
 
+void rs_raw_rank_free(rs_raw_rank_t *r) {
+    free(r->file);
+    free(r->k);
+    free(r->r);
+    free(r->ps);
+}
+
 void rs_raw_free(rs_raw_t *raw) {
-    for (size_t i = 0; i < raw->n_ranks; i++) {
-        free(raw->ranks[i].file);
-        free(raw->ranks[i].k);
-        free(raw->ranks[i].r);
-        free(raw->ranks[i].ps);
-    }
+    for (size_t i = 0; i < raw->n_ranks; i++) rs_raw_rank_free(&raw->ranks[i]);
     free(raw->ranks);
     free(raw->comms);
     for (size_t i = 0; i < raw->n_groups; i++) free(raw->groups[i].name), free(raw->groups[i].desc), free(raw->groups[i].ranks);

@@ -119,6 +119,8 @@ typedef struct {
  * --role-regex or --step-regex (bad pattern, no group around the step number) or OOM; then nothing
  * is left to free. */
 int rs_raw_init(rs_raw_t *raw, const char *const extra[RS_ROLE_COUNT], const char *step_regex, rs_err_t *err);
+/* Free what one rank holds (its file name, kernels, ranges, profiler steps). Can't fail. */
+void rs_raw_rank_free(rs_raw_rank_t *r);
 /* Free everything raw holds (the names too, unless taken). Can't fail. */
 void rs_raw_free(rs_raw_t *raw);
 /* Hand the interned names to the caller (*n_names of them; free each, then the array); raw keeps

@@ -57,9 +57,6 @@ static size_t *launch_order(const rs_raw_rank_t *r) {
     return ord;
 }
 
-/* A kernel of the ring itself: attention or the ring's point-to-point traffic. */
-static bool ring_kernel(int role) { return rs_krole_is_attn(role) || rs_krole_is_p2p(role); }
-
 /* The compute streams of r: the streams its attention kernels run on (at most 16; more count as
  * one more). */
 typedef struct {
@@ -189,7 +186,7 @@ static void attach_compute(const rs_raw_rank_t *r, const size_t *all, int n, con
     for (size_t i = 0; i < r->nk; i++) {
         const size_t x = all[i];
         const int role = r->k[x].role;
-        if (ring_kernel(role)) {
+        if (rs_krole_is_ring(role)) {
             inst = a->inst[x], step = a->step[x];
             tail = inst >= 0 && rs_krole_is_attn(role) && a->insts[inst].pass == RS_PASS_FORWARD && step == n - 1;
             broken = false;
@@ -217,7 +214,7 @@ static int assign_by_order(const rs_raw_rank_t *r, int rank, int n, rs_steps_t *
     }
     size_t nr = 0;
     for (size_t i = 0; i < r->nk; i++) /* the ring's kernels in launch order: the tokens are over these */
-        if (ring_kernel(r->k[all[i]].role)) ord[nr++] = all[i];
+        if (rs_krole_is_ring(r->k[all[i]].role)) ord[nr++] = all[i];
     size_t nt = 0;
     for (size_t i = 0; i < nr; i++) {
         int role = r->k[ord[i]].role;
@@ -334,7 +331,7 @@ static int assign_by_ranges(rs_raw_rank_t *r, const rs_raw_t *raw, int rank, rs_
     compute_streams(r, &cs);
     for (size_t i = 0; rc == 0 && i < r->nk; i++) {
         const rs_raw_kernel_t *k = &r->k[i];
-        if (!ring_kernel(k->role) && !(rs_krole_is_compute(k->role) && on_compute_stream(&cs, k->stream))) continue;
+        if (!rs_krole_is_ring(k->role) && !(rs_krole_is_compute(k->role) && on_compute_stream(&cs, k->stream))) continue;
         const int64_t t = k->launch_ns != RS_RAW_NO_TIME ? k->launch_ns : k->start_ns;
         long g = range_at(r->r, r->nr, t);
         if (g < 0) { /* outside every step range: not part of the ring, unless between two steps of a pass */
