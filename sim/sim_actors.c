@@ -182,9 +182,10 @@ typedef struct {
 static void post_transfers(const rank_t *r, int64_t k, const rs_step_t *st, transfers_t *x) {
     x->n = 0;
     x->got = NULL;
+    const double gx = st->n_send > 0 ? sim_send_factor(k, st) : 1;
     for (int i = 0; i < st->n_send; i++) {
         x->is_recv[x->n] = 0;
-        x->comm[x->n++] = sg_mailbox_put_async(g_mb[r->next], &payload, sim_send_bytes(k, st, i));
+        x->comm[x->n++] = sg_mailbox_put_async(g_mb[r->next], &payload, sim_send_bytes(st, i, gx));
     }
     for (int i = 0; i < st->n_recv; i++) {
         x->is_recv[x->n] = 1;

@@ -85,12 +85,13 @@ sg_link_t sim_hop_link(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_
     return l;
 }
 
-long sim_send_bytes(int64_t k, const rs_step_t *st, int i) {
+double sim_send_factor(int64_t k, const rs_step_t *st) {
     double send_bytes = 0; /* the transfer curve's g at the hop's bytes: SimGrid moves bytes x g (cost.c's walk) */
     for (int j = 0; j < st->n_send; j++) send_bytes += (double)st->send[j].bytes;
-    const double gx = rs_machine_step_xfer_factor(SR.m, send_bytes, (double)rs_schedule_step_reused_bytes(SR.s, k));
-    return (long)llround((double)st->send[i].bytes * gx);
+    return rs_machine_step_xfer_factor(SR.m, send_bytes, (double)rs_schedule_step_reused_bytes(SR.s, k));
 }
+
+long sim_send_bytes(const rs_step_t *st, int i, double gx) { return (long)llround((double)st->send[i].bytes * gx); }
 
 void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, double before_s, const sim_step_times_t *t) {
     const double end_x = fmax(t->end_send, t->end_recv);

@@ -44,6 +44,7 @@ typedef struct {
     sim_step_times_t t;   /* its times */
     rs_krank_t acc;       /* the merges deferred (kernel.h) */
     bool throttled;       /* the incoming hop's link runs at eta x its bandwidth */
+    double send_factor;   /* the step's transfer factor (sim_send_factor), once per step */
     xfer_tag_t tag[RS_MAX_TRANSFERS];
 } walker_t;
 
@@ -51,7 +52,6 @@ static struct {
     walker_t *w;          /* [SR.total] ring walkers */
     sg_link_t *hop_link;  /* partial overlap: [N] the bottleneck link of each hop of the one ring */
     double *hop_bw;       /* its full bandwidth */
-    int64_t done;         /* walkers that finished every step */
     int failed;           /* out of memory inside the run */
 } D;
 
@@ -61,7 +61,7 @@ static void send(int64_t g, int i) {
     walker_t *w = &D.w[g];
     const int64_t to = sim_next_of(g);
     w->tag[i] = (xfer_tag_t){g, i};
-    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(w->k, &w->st, i), &w->tag[i]) != 0) D.failed = 1;
+    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), &w->tag[i]) != 0) D.failed = 1;
 }
 
 /* Walker g's step is done: its books, then the next step (or its end). */
@@ -71,12 +71,8 @@ static void finish_step(void *arg) {
     const bool moves = w->st.n_send + w->st.n_recv > 0;
     if (SR.job) rs_jc_rank_end(g, w->t.te);
     sim_step_account(g, w->k, &w->st, moves, w->acc.before_s, &w->t);
-    if (w->k + 1 < SR.steps) {
-        start_step(g, w->k + 1);
-    } else {
-        D.done++;
-        sgx_owner_done(g);
-    }
+    if (w->k + 1 < SR.steps) start_step(g, w->k + 1);
+    else sgx_owner_done(g);
 }
 
 /* Walker g's compute and transfers are done: the merges after them and the epilogue, then its end. */
@@ -135,6 +131,7 @@ static void start_step(int64_t g, int64_t k) {
     w->k = k;
     w->t = (sim_step_times_t){.t0 = t0, .tc = tc, .end_c = t0, .end_send = t0, .end_recv = t0};
     w->sends_left = w->st.n_send;
+    w->send_factor = w->st.n_send > 0 ? sim_send_factor(k, &w->st) : 1;
     w->pending = (tc > 0) + w->st.n_send + w->st.n_recv;
     if (SR.partial && tc > 0 && w->st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
         const int64_t h = sim_rank_of(sim_prev_of(g));             /* (eta = 0 runs as 1e-12, sim_actors.c) */

@@ -76,8 +76,10 @@ int sim_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* The step's compute time for walker g (its merges in acc), and into *eta the rate its incoming
  * transfers progress at while it computes (only with partial overlap; 1 otherwise). */
 double sim_step_compute_s(int64_t g, rs_krank_t *acc, int64_t k, const rs_step_t *st, double *eta);
-/* The bytes SimGrid moves for the step's i-th send (the transfer curve's factor applied). */
-long sim_send_bytes(int64_t k, const rs_step_t *st, int i);
+/* The transfer curve's factor of step k's sends (st: its blocks): SimGrid moves bytes x it. Once per step. */
+double sim_send_factor(int64_t k, const rs_step_t *st);
+/* The bytes SimGrid moves for the step's i-th send at the step's factor gx (sim_send_factor). */
+long sim_send_bytes(const rs_step_t *st, int i, double gx);
 /* The statistics of a ring step of walker g, as rs_walk_t defines them, and its events (the compute
  * event starting before_s after the step's start). */
 void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, double before_s, const sim_step_times_t *t);
