@@ -298,13 +298,14 @@ int rs_cmd_model(int argc, char **argv) {
     rs_cli_setup_warning("model", &c);
     if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
-    rs_estimate_t sum = {0, 0, 0}; /* every walk, and the traces' events when asked for */
+    const bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-")); /* no table: no ranges to print */
+    rs_estimate_t sum = {0, 0, 0}; /* every walk (three with the table's ranges), and the traces' events when asked for */
     for (int j = 0; j < c.n_passes; j++)
         for (int i = 0; i < c.n_layouts; i++) {
             rs_estimate_t e;
             const rs_problem_t p = rs_setup_problem(&c, i, j);
             rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
-            rs_estimate_then(&sum, &e);
+            for (int w = 0; w < (quiet ? 1 : 3); w++) rs_estimate_then(&sum, &e);
             if (trace || chrome) rs_walk_estimate(&p, RS_EST_TRACE_FILE, &e), rs_estimate_then(&sum, &e);
         }
     if (rs_limits_check("this run", &sum, &c.limits, &err) != 0) {
@@ -328,14 +329,13 @@ int rs_cmd_model(int argc, char **argv) {
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
             else e->local_calls_s = rs_kernel_local_s(&e->problem, &c.machine, (double)e->walk.flops_useful);
-            for (int b = 0; b < 2 && rc == RS_EXIT_OK; b++)
+            for (int b = 0; b < 2 && rc == RS_EXIT_OK && !quiet; b++) /* the --bound fast / slow ranges the table prints */
                 if (rs_model_b_star(&e->problem, &mb[b], &e->closed_at[b], &err) != 0 ||
                     rs_model_walk(s, &mb[b], RS_NO_SINK, NULL, &e->walk_at[b], &err) != 0)
                     rc = RS_EXIT_USAGE;
             rs_schedule_free(s);
         }
     if (rc == RS_EXIT_OK) {
-        bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-"));
         if (!quiet) print_table(&c, es, n), print_fixed(&c, es, n);
         if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
         if (rc == RS_EXIT_OK && json && write_json(json, &c, es, n, &err) != 0) rc = RS_EXIT_FAIL;
