@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "plan_opts.h"
+#include "opt_values.h"
 #include "ranges.h"
 #include "study_plan.h"
 #ifdef RINGSIM_HAVE_SIM
@@ -54,26 +55,10 @@ static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
     return 0;
 }
 
-/* one layout, a comma list of them, or all */
+/* one layout, a comma list of them, or all; the first is the plan's */
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
     rs_plan_in_t *in = &((plan_cli_t *)dst)->in;
-    if (!strcmp(arg, "all")) {
-        in->n_layouts = RS_LAYOUT_COUNT;
-        for (int i = 0; i < RS_LAYOUT_COUNT; i++) in->layouts[i] = (rs_layout_t)i;
-    } else {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%s", arg);
-        in->n_layouts = 0;
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            rs_layout_t l;
-            if (strlen(arg) >= sizeof buf || rs_layout_parse(tok, &l) || in->n_layouts >= RS_LAYOUT_COUNT)
-                return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
-            for (int i = 0; i < in->n_layouts; i++)
-                if (in->layouts[i] == l) return rs_errf(err, "--layout %s: %s is given twice (each layout once)", arg, tok);
-            in->layouts[in->n_layouts++] = l;
-        }
-        if (in->n_layouts == 0) return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
-    }
+    if (rs_cli_parse_layouts(arg, in->layouts, &in->n_layouts, err) != 0) return -1;
     in->config.layout = in->layouts[0];
     return 0;
 }

@@ -53,3 +53,25 @@ int rs_cli_parse_pair(const rs_cli_pairs_t *l, const char *arg, rs_err_t *err) {
                            what, (long long)*idx_out, l->factor[i], what);
     return 0;
 }
+
+int rs_cli_parse_layouts(const char *arg, rs_layout_t *out, int *n, rs_err_t *err) {
+    *n = 0;
+    if (!strcmp(arg, "all")) {
+        for (int i = 0; i < RS_LAYOUT_COUNT; i++) out[(*n)++] = (rs_layout_t)i;
+        return 0;
+    }
+    char buf[128];
+    const size_t len = strlen(arg);
+    if (len == 0 || len >= sizeof buf || arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,"))
+        return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        rs_layout_t l;
+        if (rs_layout_parse(tok, &l) != 0)
+            return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
+        for (int i = 0; i < *n; i++)
+            if (out[i] == l) return rs_errf(err, "--layout %s: %s is given twice (each layout once)", arg, tok);
+        out[(*n)++] = l;
+    }
+    return 0;
+}

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "schedule.h"
 #include "util.h"
 
 /* A size list option: its name and what it accepts. */
@@ -37,5 +38,11 @@ typedef struct {
  * (the caller counts it); an index given before is refused (factors do not multiply). Returns 0 or
  * -1 with err "--straggler 3: expected RANK:FACTOR, one colon, e.g. 3:1.5". */
 int rs_cli_parse_pair(const rs_cli_pairs_t *l, const char *arg, rs_err_t *err);
+
+/* --layout: one layout, a comma list of them (each once), or "all", into out (RS_LAYOUT_COUNT slots)
+ * and *n. Returns 0 or -1 with err "--layout X: expected contiguous, striped, zigzag, a comma list of
+ * them, or all" (also for an empty item) or "--layout zigzag,zigzag: zigzag is given twice (each
+ * layout once)". */
+int rs_cli_parse_layouts(const char *arg, rs_layout_t *out, int *n, rs_err_t *err);
 
 #endif /* RS_CLI_OPT_VALUES_H */

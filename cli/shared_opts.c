@@ -11,26 +11,7 @@
 
 static int parse_layouts(void *dst, const char *arg, rs_err_t *err) {
     rs_setup_t *c = dst;
-    if (!strcmp(arg, "all")) {
-        c->n_layouts = RS_LAYOUT_COUNT;
-        for (int i = 0; i < RS_LAYOUT_COUNT; i++) c->layouts[i] = (rs_layout_t)i;
-        return 0;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", arg);
-    c->n_layouts = 0;
-    if (strlen(arg) >= sizeof buf || arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
-        return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        rs_layout_t l;
-        if (rs_layout_parse(tok, &l) != 0)
-            return rs_errf(err, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", arg);
-        for (int i = 0; i < c->n_layouts; i++)
-            if (c->layouts[i] == l) return rs_errf(err, "--layout %s: %s is given twice (each layout once)", arg, tok);
-        c->layouts[c->n_layouts++] = l;
-    }
-    if (c->n_layouts == 0) return rs_errf(err, "--layout %s: empty list", arg);
-    return 0;
+    return rs_cli_parse_layouts(arg, c->layouts, &c->n_layouts, err);
 }
 
 /* -m: a model's attention shape (heads, KV heads, head_dim); options after it override them. */

@@ -1,5 +1,7 @@
 /* test_opt_values.c - the option values with a syntax of their own (cli/opt_values.c): increasing
- * size lists and INDEX:FACTOR pairs, what they store and the exact message of each refusal. */
+ * size lists, INDEX:FACTOR pairs and layout lists, what they store and the exact message of each
+ * refusal. */
+#include <stdio.h>
 #include <string.h>
 
 #include "opt_values.h"
@@ -72,6 +74,30 @@ RS_TEST(test_pairs, "INDEX:FACTOR pairs: values and refusals") {
     expect_pair_refused(&l, "-1:2", "--degrade -1:2: the hop must be an integer >= 0, got '-1'");
     expect_pair_refused(&l, "2", "--degrade 2: expected HOP:FACTOR, one colon, e.g. 3:1.5");
     expect_pair_refused(&l, "2:nan", "--degrade 2:nan: the factor must be a number in [1, 1e+06], got 'nan'");
+}
+
+/* One layout, a list in the order given, all in the enum's order; every malformed list refused with
+ * the same words (model, sim and plan share them). */
+RS_TEST(test_layouts, "layout lists: values and refusals") {
+    rs_layout_t l[RS_LAYOUT_COUNT];
+    int n = -1;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_cli_parse_layouts("zigzag", l, &n, &err), 0);
+    CU_ASSERT(n == 1 && l[0] == RS_LAYOUT_ZIGZAG);
+    CU_ASSERT_EQUAL(rs_cli_parse_layouts("striped,contiguous", l, &n, &err), 0);
+    CU_ASSERT(n == 2 && l[0] == RS_LAYOUT_STRIPED && l[1] == RS_LAYOUT_CONTIGUOUS);
+    CU_ASSERT_EQUAL(rs_cli_parse_layouts("all", l, &n, &err), 0);
+    CU_ASSERT_EQUAL(n, RS_LAYOUT_COUNT);
+    for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(l[i], (rs_layout_t)i);
+    static const char *const bad[] = {"", ",", "zigzag,", ",zigzag", "zigzag,,striped", "diagonal", "all,zigzag"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[200];
+        snprintf(want, sizeof want, "--layout %s: expected contiguous, striped, zigzag, a comma list of them, or all", bad[i]);
+        CU_ASSERT_EQUAL(rs_cli_parse_layouts(bad[i], l, &n, &err), -1);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+    }
+    CU_ASSERT_EQUAL(rs_cli_parse_layouts("zigzag,striped,zigzag", l, &n, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--layout zigzag,striped,zigzag: zigzag is given twice (each layout once)");
 }
 
 RS_TEST_PROGRAM("option values")
