@@ -83,8 +83,7 @@ int rs_budget_add(rs_budget_t *b, int cand, const rs_plan_config_t *c, const rs_
             if (tr[i].cp == 1 && l > 0) continue; /* one rank: no ring, no layout */
             rs_plan_config_t cc = *c;
             cc.tp = tr[i].tp, cc.dp = tr[i].dp, cc.fixed_sp = tr[i].cp, cc.layout = layouts[l];
-            const int64_t granule = tr[i].cp > 1 && cc.layout == RS_LAYOUT_ZIGZAG ? 2 * tr[i].cp : tr[i].cp;
-            if (c->seq_tokens % granule) continue; /* S does not divide over this ring */
+            if (c->seq_tokens % rs_plan_granule(&cc, tr[i].cp)) continue; /* S does not divide over this ring */
             int64_t u[RS_PLAN_MAX_OPTIONS];
             const int ns = rs_plan_splits(&cc, m, c->seq_tokens, tr[i].cp, u);
             for (int k = 0; k < ns; k++) {

@@ -9,6 +9,7 @@
 #include "embed.h"
 #include "jsonpos.h"
 #include "schedule.h"
+#include "tp.h"
 
 /* ===================================================================================================
  * Names
@@ -422,9 +423,8 @@ int rs_memory_ring(const rs_transformer_t *t, const rs_mem_config_t *c, rs_mem_t
     if (c->chunk_tokens < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--chunk %lld: must be >= 1", (long long)c->chunk_tokens);
     if (c->loss_chunk_tokens < 0)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--loss-chunk %lld: must be >= 1 (or none)", (long long)c->loss_chunk_tokens);
-    if (c->tp_degree < 1 || t->q_heads % c->tp_degree || (t->kv_heads >= c->tp_degree ? t->kv_heads % c->tp_degree : c->tp_degree % t->kv_heads))
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must divide the %lld query heads of %s and divide its %lld KV heads or be a multiple of them",
-                       (long long)c->tp_degree, (long long)t->q_heads, t->name, (long long)t->kv_heads);
+    if (c->tp_degree < 1) return rs_errc(err, RS_ERR_BAD_INPUT, "--tp %lld: must be >= 1", (long long)c->tp_degree);
+    if (rs_tp_check(t, 0, c->tp_degree, err) != 0) return -1; /* the heads; no node: memory is per device */
     if ((unsigned)c->precision >= RS_PREC_COUNT || (unsigned)c->ckpt >= RS_CKPT_COUNT || (unsigned)c->runtime >= RS_RT_COUNT)
         return rs_errc(err, RS_ERR_BAD_INPUT, "memory: invalid precision, checkpointing mode or runtime");
 

@@ -63,8 +63,7 @@ int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, in
     return rs_memory_ring(&c->model, &mc, out, err);
 }
 
-/* The sequence granule at N: zigzag rings need S divisible by 2N, every split by N. */
-static int64_t granule(const rs_plan_config_t *c, int64_t sp) {
+int64_t rs_plan_granule(const rs_plan_config_t *c, int64_t sp) {
     return (sp > 1 && c->layout == RS_LAYOUT_ZIGZAG) ? 2 * sp : sp;
 }
 
@@ -89,7 +88,7 @@ static bool representable(const rs_plan_config_t *c, int64_t seq, int64_t sp) {
 
 int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
                     rs_err_t *err) {
-    int64_t g = granule(c, sp);
+    int64_t g = rs_plan_granule(c, sp);
     if (capped) *capped = false;
     /* the representable limit first (bisection on granules; validity is monotone in S) */
     int64_t lo = 0, hi = ((int64_t)1 << 36) / g; /* in granules */
@@ -291,17 +290,17 @@ int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
         sp = c->fixed_sp ? c->fixed_sp : c->max_sp;
         if (rs_plan_max_seq(c, r->usable_bytes, sp, &seq, &r->seq_capped, err)) return -1;
         r->fits = seq > 0;
-        if (!r->fits) seq = granule(c, sp);
+        if (!r->fits) seq = rs_plan_granule(c, sp);
     } else if (c->fixed_sp) {
         sp = c->fixed_sp;
-        if (seq % granule(c, sp))
+        if (seq % rs_plan_granule(c, sp))
             return rs_errc(err, RS_ERR_BAD_INPUT, "--seq %lld: must be divisible by %s%lld for N = %lld", (long long)seq,
-                           granule(c, sp) == sp ? "N = " : "2N = ", (long long)granule(c, sp), (long long)sp);
+                           rs_plan_granule(c, sp) == sp ? "N = " : "2N = ", (long long)rs_plan_granule(c, sp), (long long)sp);
     } else {
         for (int64_t n = 1; n <= c->max_sp; n *= 2) {
-            if (seq % granule(c, n)) { /* larger N cannot divide either */
+            if (seq % rs_plan_granule(c, n)) { /* larger N cannot divide either */
                 snprintf(r->n_limit, sizeof r->n_limit, "larger N must divide S: %lld is not a multiple of %s%lld",
-                         (long long)seq, granule(c, n) == n ? "N = " : "2N = ", (long long)granule(c, n));
+                         (long long)seq, rs_plan_granule(c, n) == n ? "N = " : "2N = ", (long long)rs_plan_granule(c, n));
                 break;
             }
             rs_mem_t mem;

@@ -131,6 +131,8 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
  * rs_plan_run. */
 int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_plan_result_t *out,
                    rs_err_t *err);
+/* The sequence granule at N = sp: a zigzag ring needs S divisible by 2N, every split by N. Can't fail. */
+int64_t rs_plan_granule(const rs_plan_config_t *c, int64_t sp);
 /* The splits rs_plan_run costs at (S, N): their Ulysses degrees into ulysses[] - 1 (the ring) first,
  * then (with c->alternatives) every U | N that rs_sp_check accepts, at most RS_PLAN_MAX_OPTIONS.
  * Returns their count (>= 1). */

@@ -299,4 +299,17 @@ RS_TEST(test_candidate_impl_kernel, "candidate: the profile's preset, --impl te,
     free(m);
 }
 
+/* The sequence granule: 2N for a zigzag ring (each rank two chunks), N otherwise, 1 without a ring. */
+RS_TEST(test_granule, "the sequence granule by layout and N") {
+    rs_plan_config_t c;
+    rs_plan_config_default(&c);
+    c.layout = RS_LAYOUT_ZIGZAG;
+    CU_ASSERT_EQUAL(rs_plan_granule(&c, 8), 16);
+    CU_ASSERT_EQUAL(rs_plan_granule(&c, 1), 1);
+    c.layout = RS_LAYOUT_STRIPED;
+    CU_ASSERT_EQUAL(rs_plan_granule(&c, 8), 8);
+    c.layout = RS_LAYOUT_CONTIGUOUS;
+    CU_ASSERT_EQUAL(rs_plan_granule(&c, 32), 32);
+}
+
 RS_TEST_PROGRAM("plan")
