@@ -369,14 +369,14 @@ void rs_machine_spec_default(rs_machine_spec_t *s) {
 static int spec_plausible(const rs_machine_spec_t *s, const rs_hw_t *hw, const rs_plausible_t *pl, rs_err_t *err) {
     const bool is_file = !preset_find(rs_hw_preset_names(), s->profile) || strchr(s->profile, '/') ||
                          (strlen(s->profile) > 5 && !strcmp(s->profile + strlen(s->profile) - 5, ".json"));
-    rs_hw_t dev;
-    const bool named = is_file ? rs_hw_device(hw, &dev) : (dev = *hw, true); /* a preset is its own datasheet */
-    if (is_file && rs_hw_plausible(hw, s->profile, named ? &dev : NULL, pl, err) != 0) return -1;
+    rs_hw_t file_dev; /* a file's device: the datasheet its name matches (a preset is its own datasheet) */
+    const rs_hw_t *dev = !is_file ? hw : rs_hw_device(hw, &file_dev) ? &file_dev : NULL;
+    if (is_file && rs_hw_plausible(hw, s->profile, dev, pl, err) != 0) return -1;
     char what[96], why[256];
-    const double peak = named ? dev.flops_per_s[s->dtype] : 0;
+    const double peak = dev ? dev->flops_per_s[s->dtype] : 0;
     if (s->flops > 0 && peak > 0) {
         snprintf(what, sizeof what, "--flops %g", s->flops);
-        snprintf(why, sizeof why, "above %s's datasheet %s peak x %.2f (%.4g FLOP/s)", dev.name, rs_dtype_name(s->dtype),
+        snprintf(why, sizeof why, "above %s's datasheet %s peak x %.2f (%.4g FLOP/s)", dev->name, rs_dtype_name(s->dtype),
                  RS_PLAUSIBLE_PEAK_FACTOR, RS_PLAUSIBLE_PEAK_FACTOR * peak);
         if (rs_plausible(pl, s->flops <= RS_PLAUSIBLE_PEAK_FACTOR * peak, what, why, err) != 0) return -1;
     }
