@@ -62,6 +62,9 @@ static void fig_list(report_t *r, fig_list_t *l) {
     if (r->have_val_cmp)
         fig_add(l, RS_PLOT_PRED_VS_MEAS, "data/compare-exec.csv", "pred-vs-meas-exec",
                 "Calibrated model vs CPU measurement, per (rank, step)", NULL, &r->f_vpvm);
+    if (r->have_val_cases)
+        fig_add(l, RS_PLOT_VALIDATION, "data/validation-exec.csv", "validation-exec",
+                "Makespan: calibrated model vs CPU measurement", NULL, &r->f_vcases);
     fig_add(l, RS_PLOT_SCALING, "data/scaling-n.csv", "scaling-n", NULL, "n_ranks", &r->f_sn);
     fig_add(l, RS_PLOT_SCALING, "data/scaling-b.csv", "scaling-b", NULL, "block_tokens", &r->f_sb);
     if (r->have_cont) fig_add(l, RS_PLOT_CONTENTION, "data/contention.csv", "contention", NULL, "nics", &r->f_cont);
