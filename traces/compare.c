@@ -112,13 +112,17 @@ static int step_cmp(const rs_event_t *a, const rs_event_t *b) {
 }
 static int same_step(const rs_event_t *a, const rs_event_t *b) { return step_cmp(a, b) == 0; }
 
+/* A sorted copy of n items of size bytes at src (room for one when n is 0); NULL on OOM. */
+static void *sorted_dup(const void *src, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    void *d = malloc((n ? n : 1) * size);
+    if (!d) return NULL;
+    if (n) memcpy(d, src, n * size);
+    qsort(d, n, size, cmp);
+    return d;
+}
+
 static rs_event_t *sorted_copy(const rs_trace_t *t) {
-    size_t n = rs_trace_count(t);
-    rs_event_t *e = malloc((n ? n : 1) * sizeof *e);
-    if (!e) return NULL;
-    if (n) memcpy(e, rs_trace_events(t), n * sizeof *e);
-    qsort(e, n, sizeof *e, rs_event_key_qcmp);
-    return e;
+    return sorted_dup(rs_trace_events(t), rs_trace_count(t), sizeof(rs_event_t), rs_event_key_qcmp);
 }
 
 int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err) {
@@ -212,12 +216,7 @@ static void stats_of(const rs_compare_t *c, rs_cmp_metric_t m, double *scratch, 
 
 /* The role events of t, sorted by (pass, rank, step, role); NULL on OOM. */
 static rs_role_event_t *sorted_roles(const rs_trace_t *t) {
-    size_t n = rs_trace_role_count(t);
-    rs_role_event_t *r = malloc((n ? n : 1) * sizeof *r);
-    if (!r) return NULL;
-    if (n) memcpy(r, rs_trace_roles(t), n * sizeof *r);
-    qsort(r, n, sizeof *r, rs_role_event_qcmp);
-    return r;
+    return sorted_dup(rs_trace_roles(t), rs_trace_role_count(t), sizeof(rs_role_event_t), rs_role_event_qcmp);
 }
 
 /* Order of (pass, rank, step) of two role events. */

@@ -15,6 +15,26 @@
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+/* c's table (rs_compare_print, REF named ref.csv) as printed into file; the caller frees it. */
+static char *printed(const rs_compare_t *c, const char *other, const char *file) {
+    FILE *fp = fopen(rs_test_path(file), "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    rs_compare_print(c, "ref.csv", other, fp);
+    fclose(fp);
+    char *text = rs_test_slurp(rs_test_path(file), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    return text;
+}
+
+/* c's CSV (rs_compare_write_csv, REF named ref.csv) as written into file; the caller frees it. */
+static char *written(const rs_compare_t *c, const char *other, const char *file) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(c, "ref.csv", other, rs_test_path(file), &err), 0);
+    char *text = rs_test_slurp(rs_test_path(file), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    return text;
+}
+
 static void add(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, double s, double e) {
     rs_event_t ev = {rank, step, RS_PASS_FORWARD, kind, kind == RS_EV_SEND || kind == RS_EV_RECV ? 0 : -1, s, e, 0, 0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_add(t, &ev), 0);
@@ -104,12 +124,7 @@ RS_TEST(test_statistics_by_hand, "statistics of a 3-step ring by hand; table and
     rs_trace_free(z1), rs_trace_free(z2), rs_trace_free(z3);
 
     /* the table */
-    FILE *fp = fopen(rs_test_path("table.txt"), "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    rs_compare_print(&c, "ref.csv", "other.csv", fp);
-    fclose(fp);
-    char *text = rs_test_slurp(rs_test_path("table.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *text = printed(&c, "other.csv", "table.txt");
     CU_ASSERT(starts(text, "# reference: ref.csv\n# other:     other.csv\n# error = (other - reference) / reference\n"));
     const char *line = strstr(text, "\nt_comp ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
@@ -124,9 +139,7 @@ RS_TEST(test_statistics_by_hand, "statistics of a 3-step ring by hand; table and
     tc_contains(text, table, sizeof table / sizeof table[0], false);
     free(text);
     /* the CSV */
-    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(&c, "ref.csv", "other.csv", rs_test_path("cmp.csv"), &err), 0);
-    text = rs_test_slurp(rs_test_path("cmp.csv"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    text = written(&c, "other.csv", "cmp.csv");
     CU_ASSERT(starts(text, "# ringsim-compare=1\n# reference=ref.csv\n# other=other.csv\n# error=(other-reference)/reference\n"
                           "# t_comp: n=3 median_abs=0.10000000000000009 p95_abs=0.25 max_abs=0.25 worst_rank=0 worst_step=1 worst_pass=forward\n"));
     const char *const csv[] = {
@@ -320,26 +333,20 @@ RS_TEST(test_roles_by_hand, "per-role busy times compared like with like; a role
     CU_ASSERT(c.points[13].metric == RS_CMP_ROLE_METRIC(RS_ROLE_MERGE) && c.points[13].ref_s == 0.4);
     RS_ASSERT_REL(c.stats[RS_CMP_COMP].median_abs, 0.1, 1e-12);
     /* the table: a row per role, the unmatched ones said */
-    FILE *fp = fopen(rs_test_path("roles.txt"), "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    rs_compare_print(&c, "ref.csv", "model", fp);
-    fclose(fp);
-    char *text = rs_test_slurp(rs_test_path("roles.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    const char *const table[] = {
-        "\nrole      points   reference       other    ratio median|err|    p95|err| ref share oth share\n",
-        "\nattn           2         3 s       3.4 s    1.133      10.00%      10.00%    75.00%    85.00%\n",
-        "\n#   attn: 1 pairs with a zero reference busy time not counted\n",
-        "\nmerge          2      600 ms      600 ms    1.000      37.50%      50.00%    15.00%    15.00%\n",
-        "\ncast           0      100 ms           -        -           -           -     2.50%         -  model has no cast events: unmatched, in no ratio\n",
-        "\nother          0      300 ms           -        -           -           -     7.50%         -  model has no other events: unmatched, in no ratio\n",
-    };
-    tc_contains(text, table, sizeof table / sizeof table[0], false);
+    char *text = printed(&c, "model", "roles.txt");
+    /* the role block closes the table, whole and in order */
+    static const char block[] =
+        "\nrole      points   reference       other    ratio median|err|    p95|err| ref share oth share\n"
+        "attn           2         3 s       3.4 s    1.133      10.00%      10.00%    75.00%    85.00%\n"
+        "#   attn: 1 pairs with a zero reference busy time not counted\n"
+        "merge          2      600 ms      600 ms    1.000      37.50%      50.00%    15.00%    15.00%\n"
+        "cast           0      100 ms           -        -           -           -     2.50%         -  model has no cast events: unmatched, in no ratio\n"
+        "other          0      300 ms           -        -           -           -     7.50%         -  model has no other events: unmatched, in no ratio\n";
+    const char *found = strstr(text, block);
+    CU_ASSERT(found != NULL && found[sizeof block - 1] == '\0');
     free(text);
     /* the CSV: version 2, a summary line per role, the roles' points */
-    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(&c, "ref.csv", "model", rs_test_path("roles.csv"), &err), 0);
-    text = rs_test_slurp(rs_test_path("roles.csv"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    text = written(&c, "model", "roles.csv");
     CU_ASSERT(starts(text, "# ringsim-compare=2\n"));
     const char *const csv[] = {
         "\n# role merge: status=compared n=2 ref_busy_s=0.60000000000000009 other_busy_s=0.59999999999999998 ratio=",
@@ -374,12 +381,7 @@ RS_TEST(test_roles_absent, "a role absent from the reference; no role events at 
     CU_ASSERT_EQUAL(c.role[RS_ROLE_ATTN].stats.n, 2);
     RS_ASSERT_REL(c.role[RS_ROLE_ATTN].stats.max_abs, 1, 1e-12);
     RS_ASSERT_REL(c.role[RS_ROLE_ATTN].ratio, 1.1 / 3, 1e-12);
-    FILE *fp = fopen(rs_test_path("absent.txt"), "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    rs_compare_print(&c, "ref.csv", "model", fp);
-    fclose(fp);
-    char *text = rs_test_slurp(rs_test_path("absent.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *text = printed(&c, "model", "absent.txt");
     const char *const table[] = {
         "\nmerge          0           -      100 ms        -           -           -         -     8.33%  ref.csv has no merge events: unmatched, in no ratio\n",
         "\ncast           0           -           -        -           -           -         -         -  absent in both\n",
@@ -393,17 +395,11 @@ RS_TEST(test_roles_absent, "a role absent from the reference; no role events at 
     a = ref_trace(), b = other_trace();
     CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
     CU_ASSERT(!c.ref_has_roles && !c.other_has_roles);
-    fp = fopen(rs_test_path("none.txt"), "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    rs_compare_print(&c, "ref.csv", "other.csv", fp);
-    fclose(fp);
-    text = rs_test_slurp(rs_test_path("none.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    text = printed(&c, "other.csv", "none.txt");
     CU_ASSERT(strstr(text, "role") == NULL);
     free(text);
-    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(&c, "ref.csv", "other.csv", rs_test_path("none.csv"), &err), 0);
-    text = rs_test_slurp(rs_test_path("none.csv"), NULL);
-    CU_ASSERT(text && starts(text, "# ringsim-compare=1\n") && !strstr(text, "# role"));
+    text = written(&c, "other.csv", "none.csv");
+    CU_ASSERT(starts(text, "# ringsim-compare=1\n") && !strstr(text, "# role"));
     free(text);
     rs_compare_free(&c);
     rs_trace_free(a);
