@@ -158,9 +158,11 @@ static const char *stat_pair(const rs_cmp_stats_t *s, char *buf, size_t len) {
 static const char *unmatched_roles(const rs_compare_t *c, char *buf, size_t len) {
     size_t u = 0;
     buf[0] = '\0';
+    char sh[32];
     for (int r = 0; r < RS_ROLE_COUNT && u < len; r++)
-        if (c->role[r].status == RS_CMP_ROLE_REF_ONLY)
-            u += (size_t)snprintf(buf + u, len - u, "%s%s %.1f%%", u ? ", " : "", rs_role_name((rs_role_t)r), 100 * c->role[r].ref_share);
+        if (c->role[r].status == RS_CMP_ROLE_REF_ONLY) /* a share is '-' when the trace's roles are all idle */
+            u += (size_t)snprintf(buf + u, len - u, "%s%s %s", u ? ", " : "", rs_role_name((rs_role_t)r),
+                                  rs_fmt_num(100 * c->role[r].ref_share, "%.1f%%", sh, sizeof sh));
     if (!buf[0]) snprintf(buf, len, "-");
     return buf;
 }
