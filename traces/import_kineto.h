@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "import_readers.h"
+#include "import_value.h"
 
 #define RS_KMAX_GROUP 4096 /* ranks of a process group the reader keeps */
 
@@ -51,9 +52,12 @@ typedef struct {
 typedef struct {
     rs_raw_t *raw;
     const char *path;
+    rs_err_t *err;         /* a refused value (failed set) */
     int depth;             /* nesting depth: 1 = top object */
     int top_key, ev_key, arg_key, sub_key, pg_key, dev_key;
-    bool saw_events, oom;
+    bool saw_events, oom, failed;
+    int64_t ev_index;      /* index of the current traceEvents entry */
+    rs_vspan_t span;       /* of the kept kernels (times relative to the base) */
     int64_t base_ns;       /* baseTimeNanoseconds (0 when absent) */
     int64_t dist_rank;     /* distributedInfo.rank, -1 when absent */
     int64_t world_size;    /* distributedInfo.world_size, -1 when absent */
@@ -61,8 +65,9 @@ typedef struct {
     /* the current event */
     char ph[4], cat[32];
     rs_kbuf_t name;
+    rs_jv_t ts_v, dur_v;   /* its ts and dur as written, validated when the event is kept */
     int64_t ts_ns, dur_ns, pid, tid, stream, corr, device;
-    bool has_ts, has_dur, pid_num, tid_num, has_stream, has_corr, has_device;
+    bool pid_num, tid_num, has_stream, has_corr, has_device;
     int32_t grid[3];
     int grid_i;
     struct {               /* its collective arguments */
