@@ -144,15 +144,11 @@ static int event_done(rs_kparse_t *k) {
         return rs_raw_grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
     }
     if (cat_is(k->cat, "user_annotation") && k->name.len) {
-        int32_t step;
-        int8_t hint = -1;
-        uint8_t kind = RS_RANGE_STEP;
-        if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
-        else if (!rs_raw_step_range(raw, name, &step, &hint)) return 0;
+        rs_krange_t g = {{0}, k->tid_num ? k->tid : -1};
+        if (!rs_raw_range_kind(raw, name, &g.g)) return 0;
         if (event_times(k, true) != 0) return -1;
-        uint32_t id = rs_raw_intern(raw, name, k->name.len);
-        if (id == UINT32_MAX) return -1;
-        rs_krange_t g = {{k->ts_ns, k->ts_ns + k->dur_ns, id, step, hint, kind}, k->tid_num ? k->tid : -1};
+        g.g.start_ns = k->ts_ns, g.g.end_ns = k->ts_ns + k->dur_ns;
+        if ((g.g.name = rs_raw_intern(raw, name, k->name.len)) == UINT32_MAX) return -1;
         return rs_raw_grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
     }
     if (cat_is(k->cat, "cpu_op")) {

@@ -40,26 +40,34 @@ static int single_split(const char *s) {
     return idx;
 }
 
-static int64_t msg_bytes(int64_t nelems, int dsize) { return nelems >= 0 && dsize > 0 ? nelems * dsize : -1; }
+/* Bytes of a message of nelems elements of the current event's dtype, -1 unknown. */
+static int64_t msg_bytes(const rs_kparse_t *k, int64_t nelems) {
+    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
+    return nelems >= 0 && dsize > 0 ? nelems * dsize : -1;
+}
+
+/* The bytes of the current event's point-to-point message (-1 unknown): a send's input message; a
+ * receive's output message, else its input when the output is not said. */
+static int64_t p2p_bytes(const rs_kparse_t *k, bool send) {
+    return msg_bytes(k, send || k->ev.out_nelems < 0 ? k->ev.in_nelems : k->ev.out_nelems);
+}
 
 int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
     bool oom = false;
     const char *cn = k->ev.coll.s;
     rs_raw_comm_t c = {event_group(k, &oom), rs_raw_intern(k->raw, cn, k->ev.coll.len), (int8_t)rs_coll_of_name(cn), 0, 0, -1, -1, -1, -1};
     if (oom || c.name == UINT32_MAX) return -1;
-    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
-    const int64_t in_b = msg_bytes(k->ev.in_nelems, dsize), out_b = msg_bytes(k->ev.out_nelems, dsize);
     int role = RS_KROLE_XCOMM;
     if (c.coll == RS_COLL_P2P) {
         if (strstr(cn, "send")) {
-            c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = in_b;
+            c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = p2p_bytes(k, true);
             role = RS_KROLE_SEND;
         } else {
-            c.n_recv = 1, c.recv_peer = (int32_t)k->ev.src, c.recv_bytes = out_b >= 0 ? out_b : in_b;
+            c.n_recv = 1, c.recv_peer = (int32_t)k->ev.src, c.recv_bytes = p2p_bytes(k, false);
             role = RS_KROLE_RECV;
         }
     } else {
-        c.send_bytes = in_b, c.recv_bytes = out_b;
+        c.send_bytes = msg_bytes(k, k->ev.in_nelems), c.recv_bytes = msg_bytes(k, k->ev.out_nelems);
         const rs_raw_group_t *g = c.group != RS_RAW_NONE ? &k->raw->groups[c.group] : NULL;
         const int to = single_split(k->ev.in_split.len ? k->ev.in_split.s : NULL), from = single_split(k->ev.out_split.len ? k->ev.out_split.s : NULL);
         if (c.coll == RS_COLL_ALL_TO_ALL && g && to >= 0 && from >= 0 && to < g->n && from < g->n) {
@@ -80,10 +88,7 @@ int rs_kineto_p2p_op(rs_kparse_t *k) {
     const char *cn = k->ev.coll.s;
     if (rs_coll_of_name(cn) != RS_COLL_P2P) return 0;
     bool oom = false, send = strstr(cn, "send") != NULL;
-    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
-    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src),
-                   msg_bytes(send ? k->ev.in_nelems : (k->ev.out_nelems >= 0 ? k->ev.out_nelems : k->ev.in_nelems), dsize),
-                   event_group(k, &oom)};
+    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src), p2p_bytes(k, send), event_group(k, &oom)};
     if (oom) return -1;
     return rs_raw_grow((void **)&k->p2p, &k->n_p2p, &k->cap_p2p, sizeof p, &p);
 }

@@ -318,12 +318,8 @@ static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     const ranges_t *c = ctx;
     const rs_vat_t at = {x->path, "NVTX_EVENTS", x->row};
     const char *name = (const char *)sqlite3_column_text(st, 2);
-    int32_t step;
-    int8_t hint = -1;
-    uint8_t kind = RS_RANGE_STEP;
-    if (!name) return 0;
-    if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
-    else if (!rs_raw_step_range(x->raw, name, &step, &hint)) return 0;
+    rs_raw_range_t g;
+    if (!name || !rs_raw_range_kind(x->raw, name, &g)) return 0;
     int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
     for (size_t t = 0; t < x->n_tids; t++)
         if (x->tids[t].tid == tid) dev = x->tids[t].device;
@@ -338,11 +334,10 @@ static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
         while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
     }
     if (p == n_procs) return 0; /* a thread or process without ring kernels */
-    int64_t t0, t1;
-    if (row_times(x, &at, st, 0, 1, &t0, &t1) != 0) return -1;
-    uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
-    rs_raw_range_t g = {t0 + c->offset, t1 + c->offset, id, step, hint, kind};
-    if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
+    if (row_times(x, &at, st, 0, 1, &g.start_ns, &g.end_ns) != 0) return -1;
+    g.start_ns += c->offset, g.end_ns += c->offset;
+    g.name = rs_raw_intern(x->raw, name, strlen(name));
+    if (g.name == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
     return 0;
 }
 

@@ -187,6 +187,16 @@ int rs_raw_profiler_step(const char *name, int32_t *n) {
     return 1;
 }
 
+int rs_raw_range_kind(const rs_raw_t *raw, const char *name, rs_raw_range_t *g) {
+    int32_t step;
+    int8_t hint = -1;
+    uint8_t kind = RS_RANGE_STEP;
+    if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
+    else if (!rs_raw_step_range(raw, name, &step, &hint)) return 0;
+    g->step = step, g->pass_hint = hint, g->kind = kind;
+    return 1;
+}
+
 const char *rs_coll_name(rs_coll_t c) {
     static const char *const n[RS_COLL_COUNT] = {"p2p", "all_to_all", "all_gather", "reduce_scatter", "all_reduce", "broadcast", "other"};
     return rs_enum_name(n, RS_COLL_COUNT, (int)c);
