@@ -69,8 +69,7 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
     dst[n] = '\0';
 }
 
-/* Copy s[0..len) into the growable buffer b. 0 or -1 on OOM. */
-static int sbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
+int rs_kbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
     if (len + 1 > b->cap) {
         size_t cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
         char *n = realloc(b->s, cap);
@@ -259,9 +258,9 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
         if (k->pg_key == PK_DESC) dst = &k->pg_desc;
         if (k->pg_key == PK_RANKS) dst = &k->pg_rank_text; /* "ranks": "all" or a list as text */
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 2) {
-        if (sbuf_set(&k->dev_name, s, len) != 0) k->oom = true;
+        if (rs_kbuf_set(&k->dev_name, s, len) != 0) k->oom = true;
     }
-    if (dst && sbuf_set(dst, s, len) != 0) {
+    if (dst && rs_kbuf_set(dst, s, len) != 0) {
         k->oom = true;
         return 0;
     }
@@ -401,6 +400,7 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     k.err = err;
     k.dist_rank = k.world_size = -1;
     k.ev_index = -1;
+    k.last_group.group = RS_RAW_NONE;
     rs_vspan_init(&k.span);
     yajl_handle h = yajl_alloc(&kineto_callbacks, NULL, &k);
     enum { CHUNK = 1 << 16 };

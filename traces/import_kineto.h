@@ -19,6 +19,9 @@ typedef struct {
     size_t len, cap;
 } rs_kbuf_t;
 
+/* Copy s[0..len) into the growable buffer b (NUL-terminated). 0 or -1 on OOM. */
+int rs_kbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len);
+
 typedef struct {
     int64_t corr;      /* correlation id */
     int64_t ts_ns;     /* host launch time (relative to the file's base) */
@@ -43,6 +46,13 @@ typedef struct {
     int64_t bytes;     /* -1 unknown */
     uint32_t group;    /* raw group, RS_RAW_NONE */
 } rs_kp2p_t;
+
+/* The last group an event named (its name, description and rank text) and its index: NCCL kernels
+ * name the same few groups over and over (group RS_RAW_NONE: none yet). */
+typedef struct {
+    rs_kbuf_t name, desc, ranks;
+    uint32_t group;
+} rs_klast_group_t;
 
 typedef struct {
     int64_t id;        /* deviceProperties id */
@@ -75,6 +85,7 @@ typedef struct {
         char dtype[24];
         int64_t in_nelems, out_nelems, src, dst;
     } ev;
+    rs_klast_group_t last_group;
     /* the current distributedInfo.pg_config entry */
     rs_kbuf_t pg_name, pg_desc, pg_rank_text;
     int32_t pg_ranks[RS_KMAX_GROUP];

@@ -8,15 +8,34 @@
 #include "import_kclass.h"
 #include "import_kineto.h"
 
-/* The group of the current event's "Process Group Name" / "Ranks", RS_RAW_NONE without a name; sets
- * *oom on OOM. */
-static uint32_t event_group(rs_kparse_t *k, bool *oom) {
+static bool kbuf_same(const rs_kbuf_t *a, const rs_kbuf_t *b) { return a->len == b->len && (a->len == 0 || !memcmp(a->s, b->s, a->len)); }
+
+/* The group of the current event's "Process Group Name" / "Description" / "Ranks" (the rank list
+ * parsed, the group table searched), RS_RAW_NONE without a name; sets *oom on OOM. */
+static uint32_t event_group_lookup(rs_kparse_t *k, bool *oom) {
     static int32_t ranks[RS_KMAX_GROUP]; /* parse scratch: the reader runs one file at a time */
     if (!k->ev.pg_name.len) return RS_RAW_NONE;
     int n = k->ev.pg_ranks.len ? rs_raw_parse_ranks(k->ev.pg_ranks.s, ranks, RS_KMAX_GROUP) : 0;
     if (n < 0) n = 0; /* an unreadable list: the group is known by name only */
     uint32_t g = rs_raw_group(k->raw, k->ev.pg_name.s, k->ev.pg_desc.len ? k->ev.pg_desc.s : "", ranks, n);
     if (g == RS_RAW_NONE) *oom = true;
+    return g;
+}
+
+/* event_group_lookup through a one-entry cache: the group of the previous event that named the same
+ * name, description and rank text (the lookup would find the same one: groups are only added, and a
+ * description changes nothing for an event of another text). */
+static uint32_t event_group(rs_kparse_t *k, bool *oom) {
+    if (!k->ev.pg_name.len) return RS_RAW_NONE;
+    rs_klast_group_t *c = &k->last_group;
+    if (c->group != RS_RAW_NONE && kbuf_same(&c->name, &k->ev.pg_name) && kbuf_same(&c->desc, &k->ev.pg_desc) && kbuf_same(&c->ranks, &k->ev.pg_ranks))
+        return c->group;
+    const uint32_t g = event_group_lookup(k, oom);
+    c->group = RS_RAW_NONE;
+    if (g != RS_RAW_NONE && rs_kbuf_set(&c->name, (const unsigned char *)k->ev.pg_name.s, k->ev.pg_name.len) == 0 &&
+        rs_kbuf_set(&c->desc, (const unsigned char *)(k->ev.pg_desc.len ? k->ev.pg_desc.s : ""), k->ev.pg_desc.len) == 0 &&
+        rs_kbuf_set(&c->ranks, (const unsigned char *)(k->ev.pg_ranks.len ? k->ev.pg_ranks.s : ""), k->ev.pg_ranks.len) == 0)
+        c->group = g; /* (a copy that fails only leaves the cache empty) */
     return g;
 }
 
@@ -244,7 +263,7 @@ int rs_kineto_finish(rs_kparse_t *k) {
 
 void rs_kineto_parse_free(rs_kparse_t *k) {
     rs_kbuf_t *b[] = {&k->name, &k->ev.coll, &k->ev.pg_name, &k->ev.pg_desc, &k->ev.pg_ranks, &k->ev.in_split, &k->ev.out_split,
-                      &k->pg_name, &k->pg_desc, &k->pg_rank_text, &k->dev_name};
+                      &k->pg_name, &k->pg_desc, &k->pg_rank_text, &k->dev_name, &k->last_group.name, &k->last_group.desc, &k->last_group.ranks};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->s);
     free(k->devs);
     free(k->launch);

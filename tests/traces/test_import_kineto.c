@@ -240,6 +240,42 @@ RS_TEST(test_kineto_gzip_no_ranges_layers, "Kineto gzip without ranges, 3 ring p
 }
 
 /* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
+RS_TEST(test_event_groups, "each kernel's process group, through the reader's last-group cache: as the lookup finds it") {
+    /* groups alternating, the same text again, a description seen later, one name with other ranks */
+    static const char *const pg[][3] = {{"1", "cp", "[0, 2]"}, {"0", "default_pg", "[0, 1, 2, 3]"}, {"1", "cp", "[0, 2]"}, {"1", "cp", "[0, 2]"},
+                                        {"1", "cp", "[0, 4]"}, {"2", "", "[1, 3]"},            {"2", "dp", "[1, 3]"}, {"2", "", "[1, 3]"}};
+    const size_t n = sizeof pg / sizeof pg[0];
+    char text[8192] = "{\"traceEvents\": [";
+    for (size_t i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text),
+                 "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_SendRecv(x)\", \"ts\": %zu, \"dur\": 1, \"args\": "
+                 "{\"device\": 0, \"Collective name\": \"send\", \"Process Group Name\": \"%s\", \"Process Group Description\": \"%s\", "
+                 "\"Process Group Ranks\": \"%s\", \"Dst Rank\": \"2\", \"In msg nelems\": 4, \"dtype\": \"Float\"}}",
+                 i ? ", " : "", 10 * i + 1, pg[i][0], pg[i][1], pg[i][2]);
+    strcat(text, "]}");
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    const char *p = rs_test_path("groups.json");
+    rs_test_write_text(p, text);
+    CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    CU_ASSERT_EQUAL_FATAL(raw.ranks[0].nk, n);
+    CU_ASSERT_EQUAL(raw.n_groups, 4); /* '1' [0, 2], '0', '1' [0, 4], '2' [1, 3] */
+    const uint32_t want[] = {0, 1, 0, 0, 2, 3, 3, 3};
+    for (size_t i = 0; i < n; i++) {
+        const rs_raw_kernel_t *k = &raw.ranks[0].k[i];
+        CU_ASSERT_FATAL(k->comm != RS_RAW_NONE);
+        const rs_raw_comm_t *c = &raw.comms[k->comm];
+        CU_ASSERT_EQUAL(c->group, want[i]);
+        CU_ASSERT(c->send_bytes == 16 && c->send_peer == 2);
+        CU_ASSERT_STRING_EQUAL(raw.groups[c->group].name, pg[i][0]);
+    }
+    CU_ASSERT_STRING_EQUAL(raw.groups[3].desc, "dp"); /* the description seen later */
+    CU_ASSERT(raw.groups[2].n == 2 && raw.groups[2].ranks[1] == 4);
+    rs_raw_free(&raw);
+}
+
 RS_TEST(test_one_process, "one process driving 4 GPUs") { it_check_one_process(false); }
 
 /* Broken files through the import: one line naming the file. */
