@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "import_kclass.h"
+#include "trace_private.h"
 
 int rs_raw_init(rs_raw_t *raw, const char *const extra[RS_ROLE_COUNT], const char *step_regex, rs_err_t *err) {
     memset(raw, 0, sizeof *raw);
@@ -154,13 +155,7 @@ rs_raw_rank_t *rs_raw_add_rank(rs_raw_t *raw, const char *file) {
 }
 
 int rs_raw_grow(void **v, size_t *n, size_t *cap, size_t size, const void *x) {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 256;
-        void *w = realloc(*v, c * size);
-        if (!w) return -1;
-        *v = w;
-        *cap = c;
-    }
+    if (rs_trace_room(v, *n, cap, size, 256) != 0) return -1;
     memcpy((char *)*v + *n * size, x, size);
     (*n)++;
     return 0;
