@@ -87,7 +87,7 @@ static void event_reset(rs_kparse_t *k) {
     k->ph[0] = k->cat[0] = '\0';
     k->name.len = 0;
     k->pid_num = k->tid_num = k->has_stream = k->has_corr = k->has_device = false;
-    k->ts_v.type = k->dur_v.type = RS_JV_ABSENT;
+    k->ts_v.type = k->dur_v.type = k->stream_v.type = k->corr_v.type = k->device_v.type = RS_JV_ABSENT;
     k->ev.coll.len = k->ev.pg_name.len = k->ev.pg_desc.len = k->ev.pg_ranks.len = k->ev.in_split.len = k->ev.out_split.len = 0;
     k->ev.dtype[0] = '\0';
     k->ev.src = k->ev.dst = -1;
@@ -117,12 +117,30 @@ static int event_times(rs_kparse_t *k, bool with_dur) {
     return 0;
 }
 
+/* The kernel's or launch's args.stream, .correlation, .device (each optional) into k->stream,
+ * k->corr, k->device and their has_ flags. 0, or -1 with k->err (k->failed set). */
+static int event_ids(rs_kparse_t *k) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    const int s = rs_value_json(&at, &RS_V_KINETO_STREAM, &k->stream_v, &k->stream, k->err);
+    const int c = s < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_CORR, &k->corr_v, &k->corr, k->err);
+    const int d = c < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_DEVICE, &k->device_v, &k->device, k->err);
+    if (d < 0) {
+        k->failed = true;
+        return -1;
+    }
+    k->has_stream = s == 0, k->has_corr = c == 0, k->has_device = d == 0;
+    return 0;
+}
+
 static int event_done(rs_kparse_t *k) {
     if (strcmp(k->ph, "X") != 0) return 0;
     rs_raw_t *raw = k->raw;
     const char *name = k->name.s ? k->name.s : "";
     if (k->name.len == 0) name = "";
-    if (cat_is(k->cat, "kernel") || cat_is(k->cat, "gpu_memcpy") || cat_is(k->cat, "gpu_memset")) {
+    const bool gpu = cat_is(k->cat, "kernel") || cat_is(k->cat, "gpu_memcpy") || cat_is(k->cat, "gpu_memset");
+    const bool runtime = cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime");
+    if ((gpu || runtime) && event_ids(k) != 0) return -1;
+    if (gpu) {
         if (event_times(k, true) != 0) return -1;
         const int64_t dur = k->dur_ns;
         rs_vspan_add(&k->span, k->ts_ns, k->ts_ns + dur, k->ev_index);
@@ -136,7 +154,7 @@ static int event_done(rs_kparse_t *k) {
         if (rs_krole_is_comm(x.k.role) && k->ev.coll.len && rs_kineto_comm_args(k, &x.k) != 0) return -1;
         return rs_raw_grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
-    if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime")) && k->has_corr &&
+    if (runtime && k->has_corr &&
         (strstr(name, "Launch") || strstr(name, "Memcpy") || strstr(name, "Memset"))) {
         if (event_times(k, false) != 0) return -1;
         rs_klaunch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
@@ -169,6 +187,11 @@ static int value_seen(rs_kparse_t *k, rs_jv_type_t t, const char *s, size_t len)
     if (k->depth == 2 && k->top_key == TK_EVENTS) k->ev_index++;
     if (k->depth == 3 && k->top_key == TK_EVENTS && (k->ev_key == EK_TS || k->ev_key == EK_DUR)) {
         rs_jv_set(k->ev_key == EK_TS ? &k->ts_v : &k->dur_v, t, s, len);
+        return 1;
+    }
+    if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS &&
+        (k->arg_key == AK_STREAM || k->arg_key == AK_CORR || k->arg_key == AK_DEVICE)) {
+        rs_jv_set(k->arg_key == AK_STREAM ? &k->stream_v : k->arg_key == AK_CORR ? &k->corr_v : &k->device_v, t, s, len);
         return 1;
     }
     if (k->depth == 1 && k->top_key == TK_BASE) {
@@ -204,9 +227,6 @@ static int on_number(void *ctx, const char *s, size_t len) {
         }
     } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
         switch (k->arg_key) {
-        case AK_STREAM: k->has_stream = rs_value_i64_text(s, len, &k->stream) == 0; break;
-        case AK_CORR: k->has_corr = rs_value_i64_text(s, len, &k->corr) == 0; break;
-        case AK_DEVICE: k->has_device = rs_value_i64_text(s, len, &k->device) == 0; break;
         case AK_IN_NELEMS: rs_value_i64_text(s, len, &k->ev.in_nelems); break;
         case AK_OUT_NELEMS: rs_value_i64_text(s, len, &k->ev.out_nelems); break;
         case AK_SRC: rs_value_i64_text(s, len, &k->ev.src); break;

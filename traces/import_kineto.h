@@ -76,6 +76,7 @@ typedef struct {
     char ph[4], cat[32];
     rs_kbuf_t name;
     rs_jv_t ts_v, dur_v;   /* its ts and dur as written, validated when the event is kept */
+    rs_jv_t stream_v, corr_v, device_v; /* its args.stream, .correlation, .device as written */
     int64_t ts_ns, dur_ns, pid, tid, stream, corr, device;
     bool pid_num, tid_num, has_stream, has_corr, has_device;
     int32_t grid[3];

@@ -236,12 +236,15 @@ static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     name_map_t key = {sqlite3_column_int64(st, 2), 0};
     const name_map_t *m = c->n_names ? bsearch(&key, c->names, c->n_names, sizeof *c->names, nmap_cmp) : NULL;
     if (!m) return 0;
-    int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-    const pkernel_t pk = {{t0 + c->offset, t1 + c->offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
-                           sqlite3_column_int64(st, 4),
-                           {sqlite3_column_int(st, 7), sqlite3_column_int(st, 8), sqlite3_column_int(st, 9)}, m->name, RS_RAW_NONE,
-                           (uint8_t)rs_raw_role(x->raw, m->name)},
-                          PID_OF(sqlite3_column_int64(st, 6))};
+    int64_t dev, stream, corr = -1, gpid, grid[3] = {0, 0, 0};
+    if (rs_value_sql(&at, &RS_V_NSYS_DEVICE, st, 3, &dev, x->err) != 0 || rs_value_sql(&at, &RS_V_NSYS_STREAM, st, 4, &stream, x->err) != 0 ||
+        rs_value_sql(&at, &RS_V_NSYS_CORR, st, 5, &corr, x->err) < 0 || rs_value_sql(&at, &RS_V_NSYS_PID, st, 6, &gpid, x->err) != 0)
+        return -1;
+    for (int g = 0; g < 3; g++)
+        if (rs_value_sql(&at, &RS_V_NSYS_GRID, st, 7 + g, &grid[g], x->err) < 0) return -1;
+    const pkernel_t pk = {{t0 + c->offset, t1 + c->offset, RS_RAW_NO_TIME, corr, dev, stream, {(int32_t)grid[0], (int32_t)grid[1], (int32_t)grid[2]},
+                           m->name, RS_RAW_NONE, (uint8_t)rs_raw_role(x->raw, m->name)},
+                          PID_OF(gpid)};
     return rs_raw_grow((void **)&c->v, &c->n, &c->cap, sizeof pk, &pk) != 0 ? out_of_memory(x) : 0;
 }
 
@@ -253,7 +256,7 @@ static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int6
     snprintf(sql, sizeof sql, "SELECT start, end, %s, %s, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", col,
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId") ? "deviceId" : "0",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "streamId") ? "streamId" : "0",
-             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "-1",
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "NULL",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0",
              grid ? "gridX, gridY, gridZ" : "0, 0, 0");
     kernels_t c = {names, n_names, offset, NULL, 0, 0, {0, 0, 0, 0}};

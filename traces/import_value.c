@@ -21,6 +21,16 @@ const rs_vrule_t RS_V_KINETO_BASE = {"baseTimeNanoseconds", "nanoseconds", 0, 4e
 const rs_vrule_t RS_V_NSYS_START = {"start", "nanoseconds", 0, 4e18, 1, true, false};
 const rs_vrule_t RS_V_NSYS_END = {"end", "nanoseconds", 0, 4e18, 1, true, false};
 const rs_vrule_t RS_V_NSYS_EPOCH = {"utcEpochNs", "nanoseconds", 0, 4e18, 1, false, false};
+/* A kernel's ids: a CUDA device (ringsim reads at most 64 per file), a stream, a CUPTI correlation
+ * id, an nsys serialized globalPid, a grid dimension (CUDA's limit, 2^31 - 1). */
+const rs_vrule_t RS_V_KINETO_DEVICE = {"args.device", NULL, 0, 65535, 1, false, false};
+const rs_vrule_t RS_V_KINETO_STREAM = {"args.stream", NULL, 0, 4294967295.0, 1, false, false};
+const rs_vrule_t RS_V_KINETO_CORR = {"args.correlation", NULL, 0, 4e18, 1, false, false};
+const rs_vrule_t RS_V_NSYS_DEVICE = {"deviceId", NULL, 0, 65535, 1, true, false};
+const rs_vrule_t RS_V_NSYS_STREAM = {"streamId", NULL, 0, 4294967295.0, 1, true, false};
+const rs_vrule_t RS_V_NSYS_CORR = {"correlationId", NULL, 0, 4e18, 1, false, false};
+const rs_vrule_t RS_V_NSYS_PID = {"globalPid", NULL, 0, 9e18, 1, true, false};
+const rs_vrule_t RS_V_NSYS_GRID = {"gridX/Y/Z", NULL, 0, 2147483647.0, 1, false, false};
 
 void rs_jv_set(rs_jv_t *v, rs_jv_type_t type, const char *s, size_t len) {
     v->type = (uint8_t)type;
@@ -53,8 +63,8 @@ static void shown(const char *s, bool quoted, bool cut, char *dst, size_t cap) {
 static int refuse(const rs_vat_t *at, const rs_vrule_t *r, const char *got, rs_err_t *err) {
     char w[600];
     where(at, w, sizeof w);
-    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: expected %s of %s in [%.6g, %.6g]", w, r->field, got, r->scale == 1 ? "an integer" : "a number",
-                   r->unit, r->lo, r->hi);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: expected %s%s%s in [%.10g, %.10g]", w, r->field, got, r->scale == 1 ? "an integer" : "a number",
+                   r->unit ? " of " : "", r->unit ? r->unit : "", r->lo, r->hi);
 }
 
 /* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals.

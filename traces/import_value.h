@@ -35,7 +35,7 @@ void rs_jv_set(rs_jv_t *v, rs_jv_type_t type, const char *s, size_t len);
 /* What a field accepts. */
 typedef struct {
     const char *field;  /* its name in the file: "ts", "start", "baseTimeNanoseconds" */
-    const char *unit;   /* "microseconds", "nanoseconds" */
+    const char *unit;   /* "microseconds", "nanoseconds"; NULL for an id */
     double lo, hi;      /* accepted range, in the file's unit */
     int64_t scale;      /* 1000: microseconds with up to 3 decimals read as nanoseconds; 1: an integer */
     bool required;      /* absent (or SQL NULL) is refused */
@@ -43,6 +43,8 @@ typedef struct {
 } rs_vrule_t;
 
 extern const rs_vrule_t RS_V_KINETO_TS, RS_V_KINETO_DUR, RS_V_KINETO_BASE, RS_V_NSYS_START, RS_V_NSYS_END, RS_V_NSYS_EPOCH;
+extern const rs_vrule_t RS_V_KINETO_DEVICE, RS_V_KINETO_STREAM, RS_V_KINETO_CORR, RS_V_NSYS_DEVICE, RS_V_NSYS_STREAM, RS_V_NSYS_CORR, RS_V_NSYS_PID,
+    RS_V_NSYS_GRID;
 
 /* Where a value is, for messages: a Kineto file's traceEvents[index] (table NULL), an nsys table's
  * row (index: its 1-based position in the query), or a header field (index -1). */

@@ -142,6 +142,12 @@ RS_TEST(test_reader_refusals, "the reader's refusals") {
         "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}, 7,\n"
         " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1.7e11, \"dur\": 1}]}",
         ": traceEvents[0] starts 170000 s (1.97 days) before traceEvents[2] ends: the kernels of one trace span at most 86400 s (24 h): a time out of line",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"device\": -1}}]}",
+        ": traceEvents[0]: args.device -1: expected an integer in [0, 65535]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"stream\": \"7\"}}]}",
+        ": traceEvents[0]: args.stream \"7\": expected an integer in [0, 4294967295]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 1, \"args\": {\"correlation\": 1.5}}]}",
+        ": traceEvents[0]: args.correlation 1.5: expected an integer in [0, 4e+18]",
         "{\"baseTimeNanoseconds\": \"soon\", \"traceEvents\": []}", ": baseTimeNanoseconds \"soon\": expected an integer of nanoseconds in [0, 4e+18]",
         "{\"baseTimeNanoseconds\": -1, \"traceEvents\": []}", ": baseTimeNanoseconds -1: expected an integer of nanoseconds in [0, 4e+18]",
         "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": \"x\", \"args\": {\"correlation\": 1}}]}",

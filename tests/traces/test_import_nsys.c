@@ -124,6 +124,22 @@ RS_TEST(test_reader_refusals, "the reader's refusals") {
                       "of one trace span at most 86400 s (24 h): a time out of line");
         expect_read_fail(make_db(name, sql), -1, msg);
     }
+    /* a kernel's ids: device, stream, correlation id (NULL: unknown), globalPid, grid */
+    const char *ids = "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);\nINSERT INTO StringIds VALUES (1, 'flash_fwd_kernel');\n"
+                      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, shortName, deviceId, streamId, correlationId, globalPid, gridX, gridY, gridZ);\n"
+                      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ";
+    const char *const id_rows[] = {"(1, 2, 1, 'gpu0', 7, 1, 0, 1, 1, 1)", "deviceId the text \"gpu0\": expected an integer in [0, 65535]",
+                                   "(1, 2, 1, 0, -7, 1, 0, 1, 1, 1)", "streamId -7: expected an integer in [0, 4294967295]",
+                                   "(1, 2, 1, 0, 7, 2.5, 0, 1, 1, 1)", "correlationId 2.5: expected an integer in [0, 4e+18]",
+                                   "(1, 2, 1, 0, 7, 1, NULL, 1, 1, 1)", "globalPid NULL: expected an integer in [0, 9e+18]",
+                                   "(1, 2, 1, 0, 7, 1, 0, 1, 1, 3000000000)", "gridX/Y/Z 3000000000: expected an integer in [0, 2147483647]"};
+    for (size_t i = 0; i < sizeof id_rows / sizeof id_rows[0]; i += 2) {
+        char q[1024], name[16], msg[300];
+        snprintf(q, sizeof q, "%s%s;\n", ids, id_rows[i]);
+        snprintf(name, sizeof name, "ids%zu", i / 2);
+        snprintf(msg, sizeof msg, "CUPTI_ACTIVITY_KIND_KERNEL row 1: %s", id_rows[i + 1]);
+        expect_read_fail(make_db(name, q), -1, msg);
+    }
     char sql[2048];
     snprintf(sql, sizeof sql, "%sINSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 1);\n"
              "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs);\nINSERT INTO TARGET_INFO_SESSION_START_TIME VALUES ('soon');\n", tab);
