@@ -247,6 +247,9 @@ RS_TEST(test_kineto_gzip_no_ranges_layers, "Kineto gzip without ranges, 3 ring p
 
 /* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
 RS_TEST(test_event_groups, "each kernel's process group, through the reader's last-group cache: as the lookup finds it") {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
     /* groups alternating, the same text again, a description seen later, one name with other ranks */
     static const char *const pg[][3] = {{"1", "cp", "[0, 2]"}, {"0", "default_pg", "[0, 1, 2, 3]"}, {"1", "cp", "[0, 2]"}, {"1", "cp", "[0, 2]"},
                                         {"1", "cp", "[0, 4]"}, {"2", "", "[1, 3]"},            {"2", "dp", "[1, 3]"}, {"2", "", "[1, 3]"}};
@@ -259,9 +262,6 @@ RS_TEST(test_event_groups, "each kernel's process group, through the reader's la
                  "\"Process Group Ranks\": \"%s\", \"Dst Rank\": \"2\", \"In msg nelems\": 4, \"dtype\": \"Float\"}}",
                  i ? ", " : "", 10 * i + 1, pg[i][0], pg[i][1], pg[i][2]);
     strcat(text, "]}");
-    rs_raw_t raw;
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
     const char *p = rs_test_path("groups.json");
     rs_test_write_text(p, text);
     CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
