@@ -139,7 +139,7 @@ static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands,
     fprintf(out, "# ttft_s: time to first token of the best option (L x (linear + all-reduce + attention) + head); per-option "
                  "TTFT in s ('-': cannot run); attn/lin/ar: per layer; kv: KV cache per device after the prompt; w: "
                  "weights per device; par_eff: TTFT x nodes at the list's first node count over the same here; util: "
-                 "model FLOPs at each part's datasheet peak (linear dtype, attention bf16) / (TTFT x devices); decode_ms: one decode step (pass-q), 0 without "
+                 "model FLOPs at each part's datasheet peak (the FFN's dtype, the rest bf16) / (TTFT x devices); decode_ms: one decode step (pass-q), 0 without "
                  "--decode-batch\n");
 }
 

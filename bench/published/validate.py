@@ -339,11 +339,16 @@ def long_context_attention(scratch):
 
 # ---- Meta's context-parallel inference: TTFT of a full prefill --------------------------------------------
 
+CP_QUANTITY = {"ttft_pass_kv_s": "TTFT pass-KV", "ttft_pass_q_s": "TTFT pass-Q", "decode_step_s": "TTIT decode"}
+
+
 def cp_argv(r):
     a = ["plan", "--inference", "-m", r["model"], "--linear-dtype", r["linear_dtype"], "-p", r["device"], "--nodes",
          r["nodes"], "-S", tokens(r["new_tokens"]), "--csv", "-", "-q"]
     if int(r["cached_tokens"]):
         a += ["--cached", tokens(r["cached_tokens"])]
+    if r["quantity"] == "decode_step_s":
+        a += ["--decode-batch", "1"]
     return a
 
 
@@ -353,9 +358,14 @@ def cp_inference():
     def finish(rs):
         out = []
         for r in rows:
-            def predict():
-                return value(rs.csv_rows(cp_argv(r))[0], "ttft_pass_kv_s")
-            out.append(result(r, "meta-cp-infer", "TTFT pass-KV %s nodes" % r["nodes"], predict, "held-out"))
+            def predict(r=r):
+                return value(rs.csv_rows(cp_argv(r))[0], r["quantity"])
+            what = CP_QUANTITY[r["quantity"]]
+            if r["quantity"] == "decode_step_s":
+                what += " at %s cached" % tokens(r["cached_tokens"])
+            elif int(r["cached_tokens"]):
+                what += " T=%s P=%s" % (tokens(r["new_tokens"]), tokens(r["cached_tokens"]))
+            out.append(result(r, "meta-cp-infer", "%s %s nodes" % (what, r["nodes"]), predict, "held-out"))
         return out
     return [cp_argv(r) for r in rows], finish
 

@@ -102,7 +102,7 @@ int rs_gemm_model(const rs_hw_t *hw, rs_dtype_t dtype, double flat_eff, rs_gemm_
     int64_t sms = 0;
     for (const rs_gemm_mamf_t *q = mamf; q->device && !sms; q++)
         if (!strcmp(q->device, hw->name)) sms = q->sms;
-    g.sms = sms;
+    g.sms = sms > 0 ? sms : hw->sm_count; /* a device the table lacks: its profile's SM count */
     if (p) { /* e: the model at the best shape runs at the MAMF */
         g.eff = 1.0;
         const double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, t = flops / (p->tflops * 1e12);

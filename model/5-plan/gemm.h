@@ -17,7 +17,8 @@
  * split-K rule are fitted to the H100 SXM's measured GEMM table of XLA's GPU cost model (openxla/xla
  * xla/service/gpu/model/matmul_interpolator_data.h, sm_90, bf16: 53 shapes of at least 1 GFLOP within
  * 32% each, median 7%); every device uses them with its own SM count, peak and MAMF. A device without
- * a published MAMF gets the median of the table's efficiencies for the dtype (estimated). */
+ * a published MAMF gets the median of the table's efficiencies for the dtype (estimated) and its
+ * profile's SM count (sm_count; none: no wave term). */
 #ifndef RS_GEMM_H
 #define RS_GEMM_H
 

@@ -162,12 +162,34 @@ int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, const 
     return 0;
 }
 
-/* The forward GEMMs of one layer on one device for `tokens` tokens (tp.h's shapes, gemm.h's times). */
-static double layer_gemms_s(const rs_infer_config_t *c, const rs_machine_t *m, const rs_gemm_t *g, double tokens) {
+/* The GEMM models of the linear layers: the FFN's in the linear dtype; the attention projections (QKV,
+ * O) and the LM head in bf16 whatever it is. FP8 serving quantizes the feed-forward layers only: Llama 3
+ * (Llama Team 2024, arXiv 2407.21783, section 6.2: "we do not perform quantization in the self-attention
+ * layers of the model"), the recipe of the published 405B context-parallel runs (Yang et al., arXiv
+ * 2411.01783, section 4.1: "row-wise quantized FP8 weights ... for feed forward layers after GQA"). */
+typedef struct {
+    rs_gemm_t ffn, proj;
+} linear_models_t;
+
+static int linear_models(const rs_infer_config_t *c, const rs_hw_t *hw, linear_models_t *lm, rs_err_t *err) {
+    if (rs_gemm_model(hw, c->linear_dtype, c->linear_eff, &lm->ffn, err)) return -1;
+    return rs_gemm_model(hw, RS_DTYPE_BF16, c->linear_eff, &lm->proj, err);
+}
+
+/* One device's forward linear layers of one layer for `tokens` tokens: the GEMMs (tp.h's shapes, gemm.h's
+ * times; QKV and O on the projections' model, the FFN's two on the FFN's) and the elementwise operations
+ * streamed through memory (rs_tp_pointwise_bytes at the memory bandwidth); *pointwise_s (may be NULL)
+ * gets the latter part. */
+static double layer_linear_s(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const linear_models_t *lm,
+                             double tokens, double *pointwise_s) {
     double nk[4][2], t = 0;
     const int n = rs_tp_layer_gemms(&c->model, tp_of(c, m), nk);
-    for (int i = 0; i < n; i++) t += rs_gemm_time_s(g, tokens, nk[i][0], nk[i][1]);
-    return t;
+    for (int i = 0; i < n; i++) t += rs_gemm_time_s(i < 2 ? &lm->proj : &lm->ffn, tokens, nk[i][0], nk[i][1]);
+    const double pw = hw->mem_bw_bytes_per_s > 0
+                          ? tokens * rs_tp_pointwise_bytes(&c->model, tp_of(c, m), c->linear_dtype == RS_DTYPE_FP8) / hw->mem_bw_bytes_per_s
+                          : 0;
+    if (pointwise_s) *pointwise_s = pw;
+    return t + pw;
 }
 
 /* The two tensor-parallel all-reduces of a layer (attention output, FFN down) on `bytes` each. */
@@ -312,11 +334,11 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
  * The point
  * ------------------------------------------------------------------------------------------------- */
 /* One decode step (pass-q) at a context of P + T for decode_batch sequences. */
-static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_gemm_t *g,
+static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const linear_models_t *lm,
                         rs_infer_point_t *pt, rs_err_t *err) {
     const rs_transformer_t *t = &c->model;
     const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
-    pt->decode_linear_layer_s = layer_gemms_s(c, m, g, (double)bo); /* weight-bound GEMMs of bo tokens */
+    pt->decode_linear_layer_s = layer_linear_s(c, hw, m, lm, (double)bo, NULL); /* weight-bound GEMMs of bo tokens */
     const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
     rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), 0);
     if (rm.inter.latency_s < NCCL_INTER_OP_S) rm.inter.latency_s = NCCL_INTER_OP_S; /* small messages: an NCCL operation's time */
@@ -328,7 +350,7 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     p.decode = true, p.batch = b, p.layout = c->layout;
     if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
     pt->decode_attn_layer_s += merge_s(c, m, (double)bo, cp); /* the owners merge the partials */
-    const double head = rs_gemm_time_s(g, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
+    const double head = rs_gemm_time_s(&lm->proj, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
     pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + ar + pt->decode_attn_layer_s) + head;
     return 0;
 }
@@ -376,19 +398,22 @@ static void explain(const rs_infer_config_t *c, rs_infer_point_t *pt) {
 }
 
 /* Memory, the linear layers, their all-reduces and the head of the point (the first token's LM head). */
-static void layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const rs_gemm_t *g, rs_infer_point_t *pt) {
+static void layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const linear_models_t *lm,
+                        rs_infer_point_t *pt) {
     const rs_transformer_t *t = &c->model;
     const double ew = (double)rs_dtype_bytes(c->linear_dtype), tok = (double)c->new_tokens / (double)pt->cp;
-    pt->weight_bytes = (double)rs_transformer_params(t) * ew / (double)pt->tp;
+    const double ffn = (double)t->layers * (t->ffn_kind == RS_FFN_SWIGLU ? 3.0 : 2.0) * (double)t->hidden * (double)t->ffn;
+    /* the FFN's weights in the linear dtype, every other weight in bf16 */
+    pt->weight_bytes = (ffn * ew + ((double)rs_transformer_params(t) - ffn) * ACT_BYTES) / (double)pt->tp;
     pt->kv_cache_bytes = (double)t->layers * (double)(c->cached_tokens + c->new_tokens) / (double)pt->cp * 2.0 *
                          (double)hkv_dev(c, m) * (double)t->head_dim * ACT_BYTES;
     /* the runtime beside them: the CUDA context and NCCL's communicators (TP's, CP's, and pass-q's all-to-all peers) */
     pt->runtime_bytes = rs_runtime_fixed_bytes(RS_RT_PYTORCH, (pt->tp > 1) + (pt->cp > 1), pt->cp - 1);
     pt->usable_bytes = (c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH)) * hw->mem_bytes;
     pt->fits = pt->weight_bytes + pt->kv_cache_bytes + pt->runtime_bytes <= pt->usable_bytes;
-    pt->linear_layer_s = layer_gemms_s(c, m, g, tok);
+    pt->linear_layer_s = layer_linear_s(c, hw, m, lm, tok, &pt->pointwise_layer_s);
     pt->allreduce_layer_s = allreduce_s(m, pt->tp, tok * (double)t->hidden * ACT_BYTES);
-    pt->head_s = rs_gemm_time_s(g, 1, (double)t->vocab / (double)pt->tp, (double)t->hidden);
+    pt->head_s = rs_gemm_time_s(&lm->proj, 1, (double)t->vocab / (double)pt->tp, (double)t->hidden);
 }
 
 int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, rs_infer_point_t *out,
@@ -402,9 +427,9 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
     snprintf(pt->hw_name, sizeof pt->hw_name, "%s", hw->name);
     pt->devices_per_node = g_of(m), pt->tp = tp_of(c, m), pt->cp = cp_of(c, m), pt->nodes = c->nodes;
     pt->new_tokens = c->new_tokens, pt->cached_tokens = c->cached_tokens;
-    rs_gemm_t g;
-    if (rs_gemm_model(hw, c->linear_dtype, c->linear_eff, &g, err)) return -1;
-    layer_costs(c, hw, m, &g, pt);
+    linear_models_t lm;
+    if (linear_models(c, hw, &lm, err)) return -1;
+    layer_costs(c, hw, m, &lm, pt);
     ring_option(c, m, RS_RING_PASS_KV, &pt->opt[RS_INFER_PASS_KV]);
     ring_option(c, m, RS_RING_PASS_Q, &pt->opt[RS_INFER_PASS_Q]);
     rs_infer_option_t *ul = &pt->opt[RS_INFER_ULYSSES];
@@ -423,14 +448,16 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
         rs_infer_crossing(c, m, &pt->cross_tokens, err) < 0)
         return -1;
     const double s = (double)c->new_tokens, pairs = s * (double)c->cached_tokens + (c->causal ? s * (s + 1) / 2 : s * s);
+    const double ffn_params = (t->ffn_kind == RS_FFN_SWIGLU ? 3.0 : 2.0) * (double)t->hidden * (double)t->ffn;
+    const double ffn_flops = (double)t->layers * 2 * ffn_params * s;
     const double lin_flops = (double)t->layers * 2 * (double)rs_transformer_layer_matmul_params(t) * s + 2.0 * (double)t->vocab * (double)t->hidden;
     const double attn_flops = (double)t->layers * 4.0 * (double)t->head_dim * (double)t->q_heads * pairs;
     pt->model_flops = lin_flops + attn_flops;
-    /* each part at its own dtype's datasheet peak: the linear layers' (bf16 or fp8), attention's bf16 */
+    /* each part at its own dtype's datasheet peak: the FFN's (bf16 or fp8), the projections', head's and attention's bf16 */
     if (pt->best >= 0)
-        pt->flops_util = (lin_flops / hw->flops_per_s[c->linear_dtype] + attn_flops / hw->flops_per_s[RS_DTYPE_BF16]) /
+        pt->flops_util = (ffn_flops / hw->flops_per_s[c->linear_dtype] + (lin_flops - ffn_flops + attn_flops) / hw->flops_per_s[RS_DTYPE_BF16]) /
                          (pt->opt[pt->best].ttft_s * (double)(pt->cp * pt->tp));
-    if (c->decode_batch > 0 && decode_point(c, hw, m, &g, pt, err) < 0) return -1;
+    if (c->decode_batch > 0 && decode_point(c, hw, m, &lm, pt, err) < 0) return -1;
     explain(c, pt);
     return 0;
 }

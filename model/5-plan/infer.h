@@ -7,9 +7,10 @@
  * A CP rank is `tp` devices of one node; nodes x (G / tp) CP ranks, filling nodes in order. Each device
  * holds Hq/tp query heads and Hkv/tp KV heads (one KV head, replicated, when Hkv < tp) and runs, per
  * layer (everything per device):
- *   linear     the layer's matmuls on its T/CP tokens with 1/tp of the weights: a roofline of
- *              2 P_m (T/CP) / tp FLOPs at F_lin x linear_eff and P_m e_w / tp weight bytes at the memory
- *              bandwidth (P_m matmul parameters, e_w bytes per weight, F_lin the peak of the linear dtype);
+ *   linear     the layer's matmuls on its T/CP tokens with 1/tp of the weights, each GEMM by its shape
+ *              (gemm.h): the FFN's in the linear dtype, the attention projections and the LM head in bf16
+ *              (FP8 serving quantizes the FFN only: Llama 3's recipe), plus the layer's elementwise
+ *              operations streamed through memory (tp.h rs_tp_pointwise_bytes, at the memory bandwidth);
  *   all-reduce two tensor-parallel ring all-reduces (attention output and FFN down projections) of
  *              (T/CP) h e_a bytes over the node's tier, 2 (tp-1) (L + M / (tp W)) each, not overlapped;
  *   attention  the ring schedule of model/2-schedule (pass-kv or pass-q, the cache sharded like the new
@@ -46,7 +47,7 @@ typedef struct {
     int64_t decode_batch;     /* sequences decoding one token each per step (0: no decode figures) */
     rs_layout_t layout;       /* ring layout of new and cached tokens */
     bool causal;              /* causal mask */
-    rs_dtype_t linear_dtype;  /* weights and GEMMs: bf16 or fp8 (attention and activations: bf16) */
+    rs_dtype_t linear_dtype;  /* the FFN's weights and GEMMs: bf16 or fp8 (projections, head, attention, activations: bf16) */
     double linear_eff;        /* GEMM efficiency against the linear dtype's peak */
     double attn_eff;          /* attention kernel efficiency against peak when the machine has no curve */
     double usable_frac;       /* fraction of device memory for weights and the KV cache */
@@ -73,7 +74,8 @@ typedef struct {
 typedef struct {
     char hw_name[RS_NAME_LEN];
     int64_t devices_per_node, tp, cp, nodes, new_tokens, cached_tokens;
-    double linear_layer_s;    /* prefill, per device */
+    double linear_layer_s;    /* prefill, per device: the GEMMs and the elementwise operations */
+    double pointwise_layer_s; /* the elementwise operations' part of linear_layer_s */
     double allreduce_layer_s; /* both TP all-reduces of a layer */
     double head_s;            /* LM head on the first token */
     double kv_cache_bytes;    /* per device, P + T tokens, every layer */

@@ -35,6 +35,14 @@ int rs_tp_layer_gemms(const rs_transformer_t *t, int64_t tp, double nk[4][2]) {
     return 4;
 }
 
+double rs_tp_pointwise_bytes(const rs_transformer_t *t, int64_t tp, bool fp8_ffn) {
+    const double p = (double)(tp > 0 ? tp : 1), e = 2.0, h = (double)t->hidden, f = (double)t->ffn / p;
+    const double qk = (double)(rs_tp_q_heads(t, tp) + rs_tp_kv_heads(t, tp)) * (double)t->head_dim;
+    const double act = (t->ffn_kind == RS_FFN_SWIGLU ? 3.0 : 2.0) * f * e;
+    const double quant = fp8_ffn ? (e + 1.0) * (h + f) : 0.0;
+    return 2.0 * 2.0 * h * e + 2.0 * 3.0 * h * e + 2.0 * qk * e + act + quant;
+}
+
 double rs_tp_allreduce_s(const rs_machine_t *m, int64_t tp, double bytes) {
     if (tp <= 1) return 0;
     return 2.0 * (double)(tp - 1) * (m->intra.latency_s + bytes / ((double)tp * m->intra.bw_bytes_per_s));

@@ -14,6 +14,7 @@
 #ifndef RS_TP_H
 #define RS_TP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "machine.h"
@@ -37,6 +38,16 @@ rs_transformer_t rs_tp_device_attention(const rs_transformer_t *t, int64_t tp);
  * QKV (h -> q/tp + 2 Hkv' d), O (q/tp -> h), the FFN's up projection (gate and up fused under SwiGLU:
  * h -> 2f/tp; GELU h -> f/tp), its down projection (f/tp -> h). Returns their count (4). Can't fail. */
 int rs_tp_layer_gemms(const rs_transformer_t *t, int64_t tp, double nk[4][2]);
+
+/* The bytes one device streams through its memory per token of one layer for the layer's elementwise
+ * operations, each reading its operands and writing its result once (unfused, as eager frameworks run
+ * them; activations in e = 2 bytes): the two RMSNorms (read h, write h: 2 x 2 h e), the two residual
+ * adds (read 2 h, write h: 2 x 3 h e), RoPE on the device's query and key heads (2 (q + k) e), the
+ * FFN's activation (SwiGLU: read the gate and up halves, write their product, 3 f/tp e; GELU 2 f/tp e)
+ * and, when the FFN runs in FP8, the quantization of its two inputs (read in e, write in one byte:
+ * 3 h + 3 f/tp). The layer's structure is Llama's (Touvron et al. 2023, arXiv 2302.13971, section 2:
+ * pre-normalization with RMSNorm, SwiGLU, rotary embeddings); docs/inference.md section 7. Can't fail. */
+double rs_tp_pointwise_bytes(const rs_transformer_t *t, int64_t tp, bool fp8_ffn);
 
 /* One ring all-reduce of `bytes` per device over a TP group of tp devices of machine m's node (the
  * formula above; 0 for tp = 1). Can't fail. */

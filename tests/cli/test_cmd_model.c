@@ -249,7 +249,8 @@ RS_TEST(test_setup_messages, "setup: perturbations against N and list items quot
 
 /* What every shipped device profile prints: model and sim name the attention rate's source on their
  * "# rates:" line and in JSON (measured, published or estimated, never the bare peak), plan's header
- * names the kernel; only --impl none prints the bare datasheet peak, and says it is one. */
+ * names the kernel; only --impl none prints the bare datasheet peak, and says it is one (a profile with a
+ * calibration curve rates it instead). */
 RS_TEST(test_every_profile_names_its_attention_rate, "every shipped profile: model, sim, JSON, plan name a sourced attention rate, the bare peak only when said") {
     static const char *const kinds[] = {"# rates: attention measured (", "# rates: attention published (", "# rates: attention estimated ("};
     int n = 0;
@@ -278,6 +279,13 @@ RS_TEST(test_every_profile_names_its_attention_rate, "every shipped profile: mod
         CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
         snprintf(args, sizeof args, "model -p %s -S 128K -N 8 --impl none", *name);
         CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+        rs_hw_t hw;
+        CU_ASSERT_EQUAL_FATAL(rs_hw_load(*name, &hw, NULL), 0);
+        if (hw.cal.n_eff > 0) { /* a profile with a calibration curve: the dense model is F x eff(B), sourced */
+            CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at F x eff(B) = "));
+            CU_ASSERT_PTR_NULL(strstr(rs_test_out, "bare"));
+            continue;
+        }
         CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# compute: the attention steps at the bare datasheet peak F = "));
         CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "(an upper bound, not a kernel rate)"));
     }

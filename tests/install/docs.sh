@@ -50,7 +50,7 @@ check_bash "striped" model -L st
 check_bash "bf16" model --dtype b
 check_bash "fp32 mixed" memory --precision ""
 check_bash "mpirun threads" exec --launch ""
-check_bash "h100-pcie h100-sxm" sim --profile h1
+check_bash "h100-gt h100-pcie h100-sxm" sim --profile h1
 check_bash "ib-hdr ib-ndr ib-ndr-measured ib-xdr" model --inter ib
 check_bash "llama3-405b llama3-70b llama3-8b" plan --model llama3
 check_bash "zigzag" model --layout=z

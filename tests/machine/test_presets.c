@@ -121,6 +121,23 @@ RS_TEST(test_preset_figures, "figures") {
     CU_ASSERT_EQUAL(g.devices_per_node, 72);
     RS_ASSERT_REL(g.intra.bw_bytes_per_s, 900e9, 0);
 
+    /* the published context-parallel runs' H100 (arXiv 2411.01783): 502 TFLOP/s is 63% of its BF16 peak
+     * (section 4.2.3), 96 GB at 2.4 TB/s (section 4.1); FlashAttention-3 at 540 TFLOP/s, 540 / 797 of the peak;
+     * between hosts the 400 Gb/s NIC (50 GB/s) at the 0.53 its SendRecv reached (Table 5), 40 us */
+    rs_hw_t gt = rs_test_hw("h100-gt");
+    RS_ASSERT_REL(gt.flops_per_s[RS_DTYPE_BF16], 797e12, 0);
+    CU_ASSERT(fabs(502e12 / gt.flops_per_s[RS_DTYPE_BF16] - 0.63) < 0.005);
+    RS_ASSERT_REL(gt.flops_per_s[RS_DTYPE_FP8], 2 * 797e12, 0);
+    RS_ASSERT_REL(gt.mem_bytes, 96e9, 0);
+    RS_ASSERT_REL(gt.mem_bw_bytes_per_s, 2.4e12, 0);
+    CU_ASSERT_EQUAL(gt.cal.n_eff, 1);
+    RS_ASSERT_REL(gt.cal.eff[0].efficiency * gt.flops_per_s[RS_DTYPE_BF16], 540e12, 1e-4);
+    RS_ASSERT_REL(gt.inter.bw_bytes_per_s, 50e9, 0);
+    RS_ASSERT_REL(gt.inter.p2p_eff.point, 0.53, 0);
+    RS_ASSERT_REL(gt.inter.latency_s, 40e-6, 0);
+    /* Table 5's pass-KV SendRecv, 16.384 MB, at 40 us + bytes / (0.53 x 50 GB/s): 658 us against 627-631 measured */
+    CU_ASSERT(fabs(40e-6 + 16.384e6 / (0.53 * 50e9) - 629e-6) < 0.05 * 629e-6);
+
     /* MI300X: the ring neighbour is ONE xGMI link (48-64 GB/s), never the 448 GB/s aggregate */
     rs_hw_t m = rs_test_hw("mi300x");
     RS_ASSERT_REL(m.flops_per_s[RS_DTYPE_BF16], 1307.4e12, 0);

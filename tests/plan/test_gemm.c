@@ -154,6 +154,17 @@ RS_TEST(test_estimated_and_given, "estimated default and user-given flat efficie
     CU_ASSERT_EQUAL(t.src, RS_GEMM_ESTIMATED);
     CU_ASSERT_DOUBLE_EQUAL(t.eff, 0.781, 1e-12);
     CU_ASSERT_PTR_NOT_NULL(strstr(t.source, "estimated"));
+    /* a GPU the MAMF table lacks keeps its profile's SMs for the wave term: h100-gt's 132; fp8 at the median 0.754 */
+    const rs_gemm_t gt = model("h100-gt", RS_DTYPE_FP8);
+    CU_ASSERT_EQUAL(gt.src, RS_GEMM_ESTIMATED);
+    CU_ASSERT_EQUAL(gt.sms, 132);
+    CU_ASSERT_DOUBLE_EQUAL(gt.eff, 0.754, 1e-12);
+    /* 128 x 128 outputs over K = 16384: one tile, split-K by min(132 SMs, 16384 / 128) = 128 units in one wave of
+     * 132 (0.970 busy), each k' = 128 long with the 96-element prologue; fp8 reads A and B in one byte, writes bf16 */
+    const double shape = (128.0 / 132.0) * 128.0 / (128.0 + 96.0), fl = 2 * 128.0 * 128 * 16384;
+    const double t_mem = (128.0 * 16384 + 16384.0 * 128 + 2 * 128.0 * 128) / 2.4e12;
+    RS_ASSERT_REL(rs_gemm_time_s(&gt, 128, 128, 16384), fmax(7e-6 + fmax(fl / (1594e12 * 0.754 * shape), t_mem), fl / (0.754 * 1594e12)),
+                  1e-12);
     rs_hw_t hw = rs_test_hw("h100-sxm");
     rs_gemm_t g;
     rs_err_t err = {0};

@@ -1,5 +1,6 @@
 /* test_infer_plan.c - inference planning (model/5-plan/infer.h, docs/inference.md) against hand-derived
- * numbers: the KV cache and weights per device, the linear roofline, the TP all-reduces, the LM head,
+ * numbers: the KV cache and weights per device, the linear layers (GEMMs, the fp8 FFN, the elementwise
+ * operations), the TP all-reduces, the LM head,
  * the TTFT sum, the model FLOPs and utilisation, the ring variants' attention on the CP ring (hidden
  * transfers: N t_comp; pass-q's all-to-all across nodes), USP's all-to-alls, Ulysses refused for whole
  * KV heads, the decode step (weight-bound linear on ceil(b/CP) tokens, attention at min(F eff, I x
@@ -63,8 +64,11 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     /* the runtime: the CUDA context, TP's and CP's NCCL communicators, pass-q's all-to-all to 3 peers */
     RS_ASSERT_REL(pt.runtime_bytes, 287047680.0 + 2 * 1.06e9 + 3 * 3.28e9 / 7, 1e-15);
     CU_ASSERT(pt.fits); /* 185152 + 3.81e9 <= 0.5 x 10 GB */
-    /* linear: 2 x 36864 x 256 tokens / TP 2 FLOPs at 0.5 x 1e12 (compute-bound: 36864 weight bytes take 3.7e-7 s) */
-    RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 5e11, 1e-15);
+    /* linear: 2 x 36864 x 256 tokens / TP 2 FLOPs at 0.5 x 1e12 (compute-bound: 36864 weight bytes take 3.7e-7 s),
+     * plus the elementwise operations: per token two RMSNorms 2 x 2 x 64 x 2, two residual adds 2 x 3 x 64 x 2,
+     * RoPE on 4 + 2 heads of 8: 2 x 48 x 2, SwiGLU 3 x 64 x 2 = 1856 bytes, 256 tokens at 1e11 B/s */
+    RS_ASSERT_REL(pt.pointwise_layer_s, 256 * 1856.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 5e11 + 256 * 1856.0 / 1e11, 1e-15);
     /* two all-reduces of 256 x 64 x 2 bytes over TP 2: 2 x 2 (2 - 1) (1e-6 + 32768 / (2 x 1e10)) */
     RS_ASSERT_REL(pt.allreduce_layer_s, 4 * (1e-6 + 32768.0 / 2e10), 1e-15);
     /* LM head on one token, the GEMM 1 x 50 over 64 (vocabulary / TP 2): it reads 64 + 3200 and writes 50
@@ -117,8 +121,9 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     RS_ASSERT_REL(pt.model_flops, 2 * (75497472.0 + 256.0 * (1024.0 * 2048 + 1024.0 * 1025 / 2)) + 12800, 1e-15);
 }
 
-/* fp8 weights: half the bytes, the fp8 peak for the linear layers. */
-RS_TEST(test_fp8_linear, "fp8 linear layers: half the weight bytes at the fp8 peak") {
+/* fp8 weights for the FFN only (Llama 3's recipe): its bytes halved and its GEMMs at the fp8 peak; the
+ * attention projections and the LM head stay bf16. */
+RS_TEST(test_fp8_linear, "fp8 FFN: its weight bytes halved at the fp8 peak, projections and head in bf16") {
     rs_hw_t hw = hand_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -126,12 +131,15 @@ RS_TEST(test_fp8_linear, "fp8 linear layers: half the weight bytes at the fp8 pe
     c.linear_dtype = RS_DTYPE_FP8;
     rs_infer_point_t pt;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, NULL), 0);
-    RS_ASSERT_REL(pt.weight_bytes, 86848.0 / 2, 1e-15);
-    RS_ASSERT_REL(pt.linear_layer_s, 9437184.0 / 1e12, 1e-15); /* 0.5 x 2e12 */
-    RS_ASSERT_REL(pt.head_s, (64 + 3200 + 50 * 2.0) / 1e11, 1e-15); /* fp8 in, bf16 out */
-    /* the fraction of peak: the linear FLOPs at the fp8 peak, the attention's at the bf16 peak */
-    const double lin = 2 * 2 * 36864.0 * 1024 + 2 * 100.0 * 64, attn = 2 * 4.0 * 8 * 8 * 1024 * 3072;
-    RS_ASSERT_REL(pt.flops_util, (lin / 2e12 + attn / 1e12) / (pt.opt[pt.best].ttft_s * 8), 1e-12);
+    /* the FFN's 2 x 3 x 64 x 128 = 49152 parameters in one byte, the other 37696 in two, over TP 2 */
+    RS_ASSERT_REL(pt.weight_bytes, (49152.0 + 2 * 37696.0) / 2, 1e-15);
+    /* per token: QKV 2 x 64 x 64 and O 2 x 64 x 32 FLOPs at 0.5 x 1e12, up 2 x 128 x 64 and down 2 x 64 x 64 at
+     * 0.5 x 2e12; the elementwise 1856 bytes plus the FFN inputs' quantization 3 x (64 + 64): 2240 bytes */
+    RS_ASSERT_REL(pt.linear_layer_s, 256 * (12288.0 / 5e11 + 24576.0 / 1e12 + 2240.0 / 1e11), 1e-15);
+    RS_ASSERT_REL(pt.head_s, (64 + 3200 + 50) * 2.0 / 1e11, 1e-15); /* bf16 */
+    /* the fraction of peak: the FFN's FLOPs at the fp8 peak, the rest and the attention's at the bf16 peak */
+    const double ffn = 2 * 2 * 24576.0 * 1024, lin = 2 * 2 * 36864.0 * 1024 + 2 * 100.0 * 64, attn = 2 * 4.0 * 8 * 8 * 1024 * 3072;
+    RS_ASSERT_REL(pt.flops_util, (ffn / 2e12 + (lin - ffn + attn) / 1e12) / (pt.opt[pt.best].ttft_s * 8), 1e-12);
     CU_ASSERT(pt.flops_util <= 1);
 }
 
@@ -151,7 +159,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     rs_infer_point_t pt;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
-    RS_ASSERT_REL(pt.decode_linear_layer_s, 39040.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, (39040.0 + 2 * 1856.0) / 1e11, 1e-15); /* + 2 tokens' elementwise bytes */
     /* the attention: the decode problem's closed form on the CP ring at 2e11 FLOP/s */
     rs_problem_t p;
     rs_problem_default(&p);
@@ -165,7 +173,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     const double merge = 5 * 2 * 4 * 20.0 / 1e11;
     RS_ASSERT_REL(pt.decode_attn_layer_s, cl.makespan_s + merge, 1e-12);
     const double ar = 4 * (1e-6 + 256.0 / 2e10), head = (2 * 64 + 64 * 50 + 2 * 50) * 2.0 / 1e11;
-    RS_ASSERT_REL(pt.decode_step_s, 2 * (39040.0 / 1e11 + ar + cl.makespan_s + merge) + head, 1e-12);
+    RS_ASSERT_REL(pt.decode_step_s, 2 * ((39040.0 + 2 * 1856.0) / 1e11 + ar + cl.makespan_s + merge) + head, 1e-12);
     /* with the tier's latency alone (2 us) the step would be shorter by the ring's and the all-to-all's difference */
     rm.inter.latency_s = 2e-6;
     rs_closed_t cl2;
@@ -174,7 +182,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     /* 6 sequences: still 2 tokens on the busiest CP rank (ceil(6 / 4)) */
     c.decode_batch = 6;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
-    RS_ASSERT_REL(pt.decode_linear_layer_s, 39040.0 / 1e11, 1e-15);
+    RS_ASSERT_REL(pt.decode_linear_layer_s, (39040.0 + 2 * 1856.0) / 1e11, 1e-15);
 }
 
 /* The query padding of a flash kernel's tiles: 16 new tokens over CP 4 (contiguous) are calls of 4 query

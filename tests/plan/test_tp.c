@@ -1,5 +1,5 @@
 /* test_tp.c - tensor parallelism inside a node (tp.c): the degrees a model and a node allow, the heads a
- * device holds, and the ring all-reduce by hand. */
+ * device holds, the ring all-reduce and a layer's elementwise bytes by hand. */
 #include <string.h>
 
 #include "test_main.h"
@@ -33,6 +33,18 @@ RS_TEST(test_allreduce_by_hand, "the ring all-reduce by hand") {
     m.intra.latency_s = 3e-6;
     RS_ASSERT_REL(rs_tp_allreduce_s(&m, 8, 64.0 * 1048576), 14 * (3e-6 + 8.0 * 1048576 / 400e9), 1e-12);
     CU_ASSERT_EQUAL(rs_tp_allreduce_s(&m, 1, 1e9), 0);
+}
+
+/* Llama 3 405B on TP 8 (h 16384, 16 + 1 heads of d 128 a device, FFN 53248 / 8 = 6656, SwiGLU), per token
+ * of a layer: RMSNorms 2 x 2 x 16384 x 2 = 131072, residual adds 2 x 3 x 16384 x 2 = 196608, RoPE
+ * 2 x 17 x 128 x 2 = 8704, SwiGLU 3 x 6656 x 2 = 39936: 376320 bytes; an fp8 FFN adds the quantization of
+ * its inputs, 3 x (16384 + 6656) = 69120. */
+RS_TEST(test_pointwise_by_hand, "the elementwise bytes of a Llama layer by hand, bf16 and fp8 FFN") {
+    const rs_transformer_t t = rs_test_transformer("llama3-405b");
+    RS_ASSERT_REL(rs_tp_pointwise_bytes(&t, 8, false), 376320.0, 1e-15);
+    RS_ASSERT_REL(rs_tp_pointwise_bytes(&t, 8, true), 376320.0 + 69120.0, 1e-15);
+    /* TP 1: the whole FFN width and all 128 + 8 heads on one device */
+    RS_ASSERT_REL(rs_tp_pointwise_bytes(&t, 1, false), 131072.0 + 196608.0 + 2 * 136 * 128 * 2.0 + 3 * 53248 * 2.0, 1e-15);
 }
 
 RS_TEST_PROGRAM("tp")
