@@ -189,7 +189,7 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_plan_defaults(&pc.in);
     rs_setup_default(&pc.limits);
     pc.in.progress = true;
-    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter, false};
     /* --help order: -m, plan's first rows, the candidates, plan's other rows, the job's, the limits */
 #ifdef RINGSIM_HAVE_SIM
     rs_cli_job_t jo;
@@ -218,6 +218,7 @@ int rs_cmd_plan(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     in.profiles = pc.x.profiles, in.gpus_per_node = pc.x.gpus_per_node, in.inter = pc.x.inter;
+    in.allow_implausible = pc.x.allow_implausible;
 #ifdef RINGSIM_HAVE_SIM
     if (groups[JOB_GROUP].seen && !pc.sim) {
         fprintf(stderr, "ringsim plan: fabric knobs (--nics, --oversub, --fabric, --order, --background) need --sim\n");

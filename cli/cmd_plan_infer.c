@@ -114,7 +114,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);
     rs_setup_default(&pc.limits);
-    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter, false};
     rs_opt_group_t groups[] = {RS_OPT_GROUP(own_first, &pc), rs_cli_plan_model_group(&pc.x),
                                rs_cli_plan_hw_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_limits_group(&pc.limits)};
@@ -122,6 +122,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
     pc.in.profiles = pc.x.profiles, pc.in.gpus_per_node = pc.x.gpus_per_node, pc.in.inter = pc.x.inter;
+    pc.in.allow_implausible = pc.x.allow_implausible;
     /* the inputs (-m, -p, --inter) and outputs (--csv, --figure, --boundary-*) through the output
      * module, before any work */
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;

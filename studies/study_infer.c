@@ -25,6 +25,7 @@ typedef struct {
     char spec[512];        /* as given */
     rs_hw_t hw;            /* loaded, overrides applied */
     rs_machine_t machine;  /* cost parameters (bf16 attention) */
+    char warning[1024];    /* the figures --allow-implausible took as given ("" when none) */
 } cand_t;
 
 typedef struct {
@@ -53,13 +54,16 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
     spec.dtype = RS_DTYPE_BF16;
     spec.gpus_per_node = in->gpus_per_node;
     if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
+    spec.allow_implausible = in->allow_implausible;
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n >= RS_INFER_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_INFER_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err))
+        if (rs_machine_spec_profile_checked(&spec, &k->hw, k->warning, sizeof k->warning, err) ||
+            rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
+        if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
