@@ -81,16 +81,11 @@ static int parse_rank(void *dst, const char *arg, rs_err_t *err) {
 }
 
 static int parse_runtime(void *dst, const char *arg, rs_err_t *err) {
-    if (rs_runtime_parse(arg, &((plan_cli_t *)dst)->in.config.runtime))
-        return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
-    return 0;
+    return rs_cli_parse_runtime(arg, &((plan_cli_t *)dst)->in.config.runtime, err);
 }
 
-/* "none": the loss over every local token at once */
 static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
-    rs_plan_config_t *c = &((plan_cli_t *)dst)->in.config;
-    if (!strcmp(arg, "none")) return c->loss_chunk_tokens = 0, 0;
-    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, &c->loss_chunk_tokens, err);
+    return rs_cli_parse_loss_chunk(arg, &((plan_cli_t *)dst)->in.config.loss_chunk_tokens, err);
 }
 
 /* "[NAME=]USD", repeatable */
