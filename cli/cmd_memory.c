@@ -17,6 +17,8 @@ typedef struct {
     const char *csv;        /* --csv */
     bool list;              /* --list */
     double usable;          /* --usable (0: the runtime's) */
+    bool allow_implausible; /* --allow-implausible: the profile's figures beyond its device's physics taken
+                               as given, with a warning (plausible.h) */
 } mem_cli_t;
 
 static int parse_precision(void *dst, const char *arg, rs_err_t *err) {
@@ -30,15 +32,11 @@ static int parse_ckpt(void *dst, const char *arg, rs_err_t *err) {
 }
 
 static int parse_runtime(void *dst, const char *arg, rs_err_t *err) {
-    if (rs_runtime_parse(arg, &((mem_cli_t *)dst)->c.runtime)) return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
-    return 0;
+    return rs_cli_parse_runtime(arg, &((mem_cli_t *)dst)->c.runtime, err);
 }
 
-/* "none": the loss over every local token at once */
 static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
-    rs_mem_config_t *c = &((mem_cli_t *)dst)->c;
-    if (!strcmp(arg, "none")) return c->loss_chunk_tokens = 0, 0;
-    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, &c->loss_chunk_tokens, err);
+    return rs_cli_parse_loss_chunk(arg, &((mem_cli_t *)dst)->c.loss_chunk_tokens, err);
 }
 
 #define O(field) offsetof(mem_cli_t, field)
@@ -69,6 +67,8 @@ static const rs_opt_t own_opts[] = {
     {"usable", 0, "F", "the runtime's", "usable fraction of device memory (pytorch 1, jax-gpu 0.75)", RS_ARG_DOUBLE, O(usable),
      1e-6, 1, NULL, NULL, NULL},
     {"profile", 'p', "NAME|FILE", "none", "compare with this device's memory", RS_ARG_IN, O(profile), 0, 0, NULL, NULL,
+     NULL},
+    {"allow-implausible", 0, NULL, "refuse", RS_CLI_ALLOW_IMPLAUSIBLE_HELP, RS_ARG_TRUE, O(allow_implausible), 0, 0, NULL, NULL,
      NULL},
     {"csv", 0, "FILE", "none", "also write term,bytes as CSV (\"-\" = stdout)", RS_ARG_OUT, O(csv), 0, 0, NULL, NULL, NULL},
     {"list", 0, NULL, NULL, "list the model presets and exit", RS_ARG_TRUE, O(list), 0, 0, NULL, NULL, NULL},
@@ -137,11 +137,13 @@ int rs_cmd_memory(int argc, char **argv) {
     }
     rs_hw_t hw;
     double dev_mem = 0;
+    char warning[1024] = "";
     if (profile) {
         rs_machine_spec_t spec; /* the profile as every command loads it (messages name --profile) */
         rs_machine_spec_default(&spec);
         snprintf(spec.profile, sizeof spec.profile, "%s", profile);
-        if (rs_machine_spec_profile(&spec, &hw, &err)) {
+        spec.allow_implausible = mc.allow_implausible;
+        if (rs_machine_spec_profile_checked(&spec, &hw, warning, sizeof warning, &err)) {
             fprintf(stderr, "ringsim memory: %s\n", err.msg);
             return RS_EXIT_USAGE;
         }
@@ -156,6 +158,10 @@ int rs_cmd_memory(int argc, char **argv) {
         fprintf(stderr, "ringsim memory: %s\n", err.msg);
         return RS_EXIT_FAIL;
     }
-    if (!csv || strcmp(csv, "-")) rs_memory_print(stdout, &t, &c, &m, dev_mem, mc.usable > 0 ? mc.usable : rs_runtime_usable(c.runtime));
+    if (warning[0]) fprintf(stderr, "ringsim memory: warning: %s\n", warning);
+    if (!csv || strcmp(csv, "-")) {
+        rs_memory_print(stdout, &t, &c, &m, dev_mem, mc.usable > 0 ? mc.usable : rs_runtime_usable(c.runtime));
+        if (warning[0]) printf("# warning: %s\n", warning); /* the device memory above is a figure taken as given */
+    }
     return RS_EXIT_OK;
 }

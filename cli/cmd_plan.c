@@ -81,16 +81,11 @@ static int parse_rank(void *dst, const char *arg, rs_err_t *err) {
 }
 
 static int parse_runtime(void *dst, const char *arg, rs_err_t *err) {
-    if (rs_runtime_parse(arg, &((plan_cli_t *)dst)->in.config.runtime))
-        return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
-    return 0;
+    return rs_cli_parse_runtime(arg, &((plan_cli_t *)dst)->in.config.runtime, err);
 }
 
-/* "none": the loss over every local token at once */
 static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
-    rs_plan_config_t *c = &((plan_cli_t *)dst)->in.config;
-    if (!strcmp(arg, "none")) return c->loss_chunk_tokens = 0, 0;
-    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, &c->loss_chunk_tokens, err);
+    return rs_cli_parse_loss_chunk(arg, &((plan_cli_t *)dst)->in.config.loss_chunk_tokens, err);
 }
 
 /* "[NAME=]USD", repeatable */
@@ -189,7 +184,7 @@ int rs_cmd_plan(int argc, char **argv) {
     rs_plan_defaults(&pc.in);
     rs_setup_default(&pc.limits);
     pc.in.progress = true;
-    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter, false};
     /* --help order: -m, plan's first rows, the candidates, plan's other rows, the job's, the limits */
 #ifdef RINGSIM_HAVE_SIM
     rs_cli_job_t jo;
@@ -218,6 +213,7 @@ int rs_cmd_plan(int argc, char **argv) {
         return RS_EXIT_USAGE;
     }
     in.profiles = pc.x.profiles, in.gpus_per_node = pc.x.gpus_per_node, in.inter = pc.x.inter;
+    in.allow_implausible = pc.x.allow_implausible;
 #ifdef RINGSIM_HAVE_SIM
     if (groups[JOB_GROUP].seen && !pc.sim) {
         fprintf(stderr, "ringsim plan: fabric knobs (--nics, --oversub, --fabric, --order, --background) need --sim\n");

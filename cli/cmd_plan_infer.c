@@ -76,8 +76,12 @@ static const rs_opt_t own_opts[] = {
     {"linear-dtype", 0, "D", "bf16", "weights and GEMMs: bf16 | fp8", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_linear_dtype, NULL},
     {"linear-eff", 0, "E", "by shape", "a flat GEMM efficiency vs the linear dtype's peak, user-given", RS_ARG_DOUBLE, C(linear_eff),
      1e-6, 1, NULL, NULL, NULL},
-    {"attn-eff", 0, "E", "0.50", "attention kernel efficiency (uncalibrated profiles)", RS_ARG_DOUBLE, C(attn_eff), 1e-6, 1,
+    {"impl", 0, "NAME", "the profile's", "implementation preset whose kernel's forward curves rate the prefill, every\n"
+     "candidate: ringsim|flash-attn|te|none (none: --attn-eff or the calibration curve)", RS_ARG_STRING, O(in.impl), 0, 0, NULL, NULL, NULL},
+    {"kernel", 0, "NAME", "the preset's", "the candidates' kernel whose forward curves rate the prefill", RS_ARG_STRING, O(in.kernel), 0, 0,
      NULL, NULL, NULL},
+    {"attn-eff", 0, "E", "kernel model", "prefill attention at E x peak x the query padding, user-given (replaces the\n"
+     "kernel curves; decode keeps the profile's decode_bw_eff)", RS_ARG_DOUBLE, C(attn_eff), 1e-6, 1, NULL, NULL, NULL},
     {"usable", 0, "F", "the runtime's: 1", "usable fraction of device memory (weights, KV cache, CUDA context, NCCL)", RS_ARG_DOUBLE,
      C(usable_frac), 1e-6, 1, NULL, NULL, NULL},
     {"csv", 0, "FILE", "none", "every point as CSV (\"-\" = stdout instead of the table)", RS_ARG_OUT, O(in.csv), 0, 0, NULL,
@@ -114,7 +118,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     memset(&pc, 0, sizeof pc);
     rs_infer_defaults(&pc.in);
     rs_setup_default(&pc.limits);
-    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter};
+    pc.x = (rs_cli_planned_t){NULL, pc.in.profiles, pc.in.gpus_per_node, pc.in.inter, false};
     rs_opt_group_t groups[] = {RS_OPT_GROUP(own_first, &pc), rs_cli_plan_model_group(&pc.x),
                                rs_cli_plan_hw_group(&pc.x), {own_opts, RS_OPTS_N(own_opts), &pc, NULL, 0, true},
                                rs_cli_limits_group(&pc.limits)};
@@ -122,6 +126,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
     pc.in.profiles = pc.x.profiles, pc.in.gpus_per_node = pc.x.gpus_per_node, pc.in.inter = pc.x.inter;
+    pc.in.allow_implausible = pc.x.allow_implausible;
     /* the inputs (-m, -p, --inter) and outputs (--csv, --figure, --boundary-*) through the output
      * module, before any work */
     if ((rc = rs_cli_check_files("plan", groups, n_groups, &(rs_io_plan_t){0}, NULL, true)) >= 0) return rc;

@@ -1,5 +1,5 @@
-/* opt_values.c - option values with a syntax of their own: size lists and INDEX:FACTOR pairs
- * (opt_values.h). */
+/* opt_values.c - option values with a syntax of their own: size lists, INDEX:FACTOR pairs, --runtime
+ * and --loss-chunk (opt_values.h). */
 #include "opt_values.h"
 
 #include <stdio.h>
@@ -74,4 +74,14 @@ int rs_cli_parse_layouts(const char *arg, rs_layout_t *out, int *n, rs_err_t *er
         out[(*n)++] = l;
     }
     return 0;
+}
+
+int rs_cli_parse_runtime(const char *arg, rs_runtime_t *out, rs_err_t *err) {
+    if (rs_runtime_parse(arg, out)) return rs_errf(err, "--runtime %s: expected pytorch, jax-gpu, jax-tpu or none", arg);
+    return 0;
+}
+
+int rs_cli_parse_loss_chunk(const char *arg, int64_t *tokens, rs_err_t *err) {
+    if (!strcmp(arg, "none")) return *tokens = 0, 0;
+    return rs_parse_size("--loss-chunk", arg, 1, (int64_t)1 << 30, tokens, err);
 }

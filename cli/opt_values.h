@@ -1,12 +1,13 @@
 /* opt_values.h - option values with a syntax of their own, read by the CUSTOM rows of several tables
  * (opt_values.c): increasing size lists ("16,32,1K": --blocks, --nodes, --seq of plan --inference)
- * and INDEX:FACTOR pairs (--straggler RANK:F, --degrade HOP:F). Messages name the option and quote
- * its whole value. */
+ * and INDEX:FACTOR pairs (--straggler RANK:F, --degrade HOP:F), and the memory model's --runtime and
+ * --loss-chunk (memory, plan). Messages name the option and quote its whole value. */
 #ifndef RS_CLI_OPT_VALUES_H
 #define RS_CLI_OPT_VALUES_H
 
 #include <stdint.h>
 
+#include "memory.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -44,5 +45,12 @@ int rs_cli_parse_pair(const rs_cli_pairs_t *l, const char *arg, rs_err_t *err);
  * them, or all" (also for an empty item) or "--layout zigzag,zigzag: zigzag is given twice (each
  * layout once)". */
 int rs_cli_parse_layouts(const char *arg, rs_layout_t *out, int *n, rs_err_t *err);
+
+/* --runtime: pytorch, jax-gpu, jax-tpu or none into *out. Returns 0 or -1 with err "--runtime X:
+ * expected pytorch, jax-gpu, jax-tpu or none". */
+int rs_cli_parse_runtime(const char *arg, rs_runtime_t *out, rs_err_t *err);
+/* --loss-chunk: a size in [1, 2^30] tokens, or "none" (0: every local token's logits at once) into
+ * *tokens. Returns 0 or -1 with err (rs_parse_size's message). */
+int rs_cli_parse_loss_chunk(const char *arg, int64_t *tokens, rs_err_t *err);
 
 #endif /* RS_CLI_OPT_VALUES_H */

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "shared_opts.h"
+
 /* --gpus-per-node overrides a profile's devices per node, which is at least 1: both planners count
  * the devices of a node (plan --inference: CP ranks = nodes x G / TP). */
 #define O(field) offsetof(rs_cli_planned_t, field)
@@ -15,6 +17,8 @@ static const rs_opt_t planned_opts[] = {
      NULL, NULL, NULL},
     {"inter", 0, "TIER", "profile's", "inter-node tier, all candidates (e.g. ib-ndr)", RS_ARG_IN, O(inter), 0, 0, NULL,
      NULL, NULL},
+    {"allow-implausible", 0, NULL, "refuse", RS_CLI_ALLOW_IMPLAUSIBLE_HELP, RS_ARG_TRUE, O(allow_implausible), 0, 0, NULL, NULL,
+     NULL},
 };
 #undef O
 

@@ -194,9 +194,8 @@ const rs_opt_t rs_cli_shared_opts[] = {
      "(none: the dense peak F x eff(B); --flops alone implies it)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_impl, NULL},
     {"kernel", 0, "NAME", "the preset's", "the profile's kernel whose curves rate the calls", RS_ARG_BUF, M(kernel), 0,
      sizeof(((rs_machine_spec_t *)0)->kernel), NULL, NULL, NULL},
-    {"allow-implausible", 0, NULL, "refuse", "take a figure beyond its device's physics as given, with a warning\n"
-     "(F above the datasheet peak x 1.05, W above the link's nominal rate)", RS_ARG_TRUE, M(allow_implausible), 0, 0, NULL,
-     NULL, NULL},
+    {"allow-implausible", 0, NULL, "refuse", RS_CLI_ALLOW_IMPLAUSIBLE_HELP, RS_ARG_TRUE, M(allow_implausible), 0, 0, NULL, NULL,
+     NULL},
     {"launch-overhead", 0, "S", "the profile's device", "device-side cost of a kernel launch, s (the dense model: one per step)",
      RS_ARG_DOUBLE, M(launch), RS_RANGE_LAUNCH, NULL, NULL, NULL},
     {"host-call", 0, "S", "the preset's", "host time of one framework call (a launch or a host-only op) of the\n"

@@ -8,6 +8,12 @@
 #include "options.h"
 #include "setup.h"
 
+/* --allow-implausible's help, one text for every command that takes it (the shared table's row, the
+ * planners', memory's) */
+#define RS_CLI_ALLOW_IMPLAUSIBLE_HELP                                                                   \
+    "take a figure beyond its device's physics as given, with a warning\n"                             \
+    "(F above the datasheet peak x 1.05, W above the link's nominal rate)"
+
 extern const rs_opt_t rs_cli_shared_opts[];
 extern const int rs_cli_shared_n;
 /* The shared options as a group filling s; skip: the names another group of the command takes

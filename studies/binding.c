@@ -33,6 +33,7 @@ static const rs_abi_field_t table[] = {
     TYPE(rs_plan_candidate_spec_t), F(rs_plan_candidate_spec_t, profile), F(rs_plan_candidate_spec_t, precision),
     F(rs_plan_candidate_spec_t, gpus_per_node), F(rs_plan_candidate_spec_t, inter), F(rs_plan_candidate_spec_t, price),
     F(rs_plan_candidate_spec_t, impl), F(rs_plan_candidate_spec_t, kernel), F(rs_plan_candidate_spec_t, attn_eff),
+    F(rs_plan_candidate_spec_t, allow_implausible),
     TYPE(rs_problem_t), F(rs_problem_t, seq_tokens), F(rs_problem_t, n_ranks), F(rs_problem_t, batch),
     F(rs_problem_t, q_heads), F(rs_problem_t, kv_heads), F(rs_problem_t, head_dim), F(rs_problem_t, act_bytes),
     F(rs_problem_t, grad_bytes), F(rs_problem_t, causal), F(rs_problem_t, layout), F(rs_problem_t, pass),

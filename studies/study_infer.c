@@ -25,6 +25,7 @@ typedef struct {
     char spec[512];        /* as given */
     rs_hw_t hw;            /* loaded, overrides applied */
     rs_machine_t machine;  /* cost parameters (bf16 attention) */
+    char warning[1024];    /* the figures --allow-implausible took as given ("" when none) */
 } cand_t;
 
 typedef struct {
@@ -53,13 +54,24 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
     spec.dtype = RS_DTYPE_BF16;
     spec.gpus_per_node = in->gpus_per_node;
     if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
+    spec.allow_implausible = in->allow_implausible;
+    if (in->impl) {
+        rs_impl_t impl;
+        if (rs_impl_parse(in->impl, &impl) != 0)
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: expected ringsim, flash-attn, te or none", in->impl);
+        spec.impl = (int)impl;
+    }
+    if (in->kernel && (size_t)snprintf(spec.kernel, sizeof spec.kernel, "%s", in->kernel) >= sizeof spec.kernel)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", in->kernel, sizeof spec.kernel - 1);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n >= RS_INFER_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_INFER_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
         snprintf(spec.profile, sizeof spec.profile, "%s", tok);
-        if (rs_machine_spec_profile(&spec, &k->hw, err) || rs_machine_from_hw(&k->hw, spec.dtype, &k->machine, err))
+        if (rs_machine_spec_profile_checked(&spec, &k->hw, k->warning, sizeof k->warning, err) ||
+            rs_machine_spec_build(&spec, &k->hw, 1, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
+        if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
@@ -106,17 +118,20 @@ static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands,
     char lin[64];
     if (c->linear_eff > 0) snprintf(lin, sizeof lin, "eff %.2f, user-given", c->linear_eff);
     else snprintf(lin, sizeof lin, "GEMMs by shape");
-    fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (%s) attention=bf16 (eff %.2f when the profile "
-                 "has no curve) layout=%s causal=%d usable=%.2f decode_batch=%lld\n",
-            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), lin, c->attn_eff,
+    fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (%s) attention=bf16 layout=%s causal=%d usable=%.2f "
+                 "decode_batch=%lld\n",
+            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), lin,
             rs_layout_name(c->layout), c->causal, c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH),
             (long long)c->decode_batch);
     for (int k = 0; k < nc; k++) {
         rs_gemm_t g;
         char gd[320];
         rs_err_t e;
+        char ad[1024];
         if (rs_gemm_model(&cands[k].hw, c->linear_dtype, c->linear_eff, &g, &e) == 0)
             fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_gemm_describe(&g, gd, sizeof gd));
+        fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_infer_rates_describe(c, &cands[k].hw, &cands[k].machine, ad, sizeof ad));
+        if (cands[k].warning[0]) fprintf(out, "# %s: warning: %s\n", cands[k].hw.name, cands[k].warning);
     }
     fprintf(out, "# %-10s %5s %4s %9s %9s %-8s %9s %9s %9s %9s %9s %9s %8s %7s %7s %7s %4s %7s %6s %10s\n", "profile", "nodes",
             "CP", "T", "P", "best", "ttft_s", "pass-kv", "pass-q", "ulysses", "usp", "attn_ms", "lin_ms", "ar_ms", "kv_GiB",

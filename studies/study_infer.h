@@ -32,6 +32,11 @@ typedef struct {
     const char *boundary_figure; /* that boundary drawn in (T, P) */
     rs_limits_t limits;        /* --max-time, --max-memory: the walks, estimated before any runs (estimate.h;
                                   0: the defaults) */
+    const char *impl;          /* --impl: the implementation preset whose kernel rates the prefill (NULL: each
+                                  profile's default) */
+    const char *kernel;        /* --kernel: the profile's kernel whose forward curves rate it (NULL: the preset's) */
+    bool allow_implausible;    /* --allow-implausible: a candidate's figure beyond its device's physics is
+                                  taken as given with a warning (plausible.h), not refused */
     FILE *out;                 /* the table */
 } rs_infer_in_t;
 

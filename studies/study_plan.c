@@ -72,6 +72,7 @@ void rs_plan_print_headers(FILE *out, const rs_plan_config_t *c, const cand_t *c
                      m->flops_per_s / 1e12);
         else rs_kernel_describe(m, kd, sizeof kd);
         fprintf(out, "# %s: attention %s; %s\n", cands[i].hw.name, kd, gd);
+        if (cands[i].warning[0]) fprintf(out, "# %s: warning: %s\n", cands[i].hw.name, cands[i].warning);
         char notes[768]; /* the curves' fallbacks, as model says them */
         if (rs_machine_kernel_notes(m, c->model.head_dim, notes, sizeof notes)[0]) fprintf(out, "# %s: note: %s\n", cands[i].hw.name, notes);
     }
@@ -316,9 +317,11 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         if (n >= RS_PLAN_MAX_CANDIDATES * nl) return rs_errf(err, "--profile: at most %d candidates", RS_PLAN_MAX_CANDIDATES);
         cand_t *k = &cands[n];
         snprintf(k->spec, sizeof k->spec, "%s", tok);
-        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1, in->impl, in->kernel, in->attn_eff};
-        if (rs_plan_candidate(&pc, &k->hw, &k->machine, err))
+        const rs_plan_candidate_spec_t pc = {tok, in->config.precision, in->gpus_per_node, in->inter, -1, in->impl, in->kernel, in->attn_eff,
+                                             in->allow_implausible};
+        if (rs_plan_candidate_checked(&pc, &k->hw, &k->machine, k->warning, sizeof k->warning, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
+        if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
         for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
             if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
                 k->hw.price_per_device_hour = in->prices[i].usd;

@@ -57,6 +57,8 @@ typedef struct {
     int64_t top;              /* how many of the budget's best to print (0: 5) */
     bool compare;             /* the candidates' best side by side (needs two or more) */
     double attn_eff;          /* --attn-eff: attention at this x peak (0: the kernel model) */
+    bool allow_implausible;   /* --allow-implausible: a candidate's figure beyond its device's physics is
+                                 taken as given with a warning (plausible.h), not refused */
     FILE *out;                /* the table */
 } rs_plan_in_t;
 
@@ -64,6 +66,7 @@ typedef struct {
     char spec[512];           /* as given */
     rs_hw_t hw;               /* loaded, overrides applied */
     rs_machine_t machine;     /* cost parameters */
+    char warning[1024];       /* the figures --allow-implausible took as given ("" when none) */
     rs_layout_t layout;       /* the layout of this plan (one candidate is planned once per layout) */
     rs_plan_result_t res;     /* the plan */
     int n_curve;              /* longest context per N = 1, 2, 4, ... */

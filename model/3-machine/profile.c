@@ -171,7 +171,8 @@ static const char *const root_fields[] = {"name", "description", "device", "tier
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s", "devices_per_node",
                                             "price_per_device_hour", "nics_per_node", "launch_s", "launch_s_lo",
                                             "launch_s_hi", "launch_latency_s", "launch_latency_s_lo",
-                                            "launch_latency_s_hi", "sm_count", NULL};
+                                            "launch_latency_s_hi", "sm_count", "decode_bw_eff", "decode_bw_eff_lo",
+                                            "decode_bw_eff_hi", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
                                            "host_s_per_xfer", "host_s_per_byte", "host_call_s", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
@@ -311,6 +312,7 @@ static void rate_sources(const char *origin, const json_t *dev, const json_t *ra
     else rs_rate_set(&hw->src, RS_RATE_INTER_BW, RS_RKIND_ESTIMATED, "no inter-node tier in the profile");
     hw->src.rate[RS_RATE_LATENCY] = hw->tier_src[0][1];
     figure_source(origin, rates, "bf16", &hw->peak_src);
+    if (dev && json_object_get(dev, "decode_bw_eff")) figure_source(origin, dev, "decode_bw_eff", &hw->decode_src);
     if (kern && json_object_get(kern, "merge_bw_bytes_per_s")) figure_source(origin, kern, "merge_bw_bytes_per_s", &hw->src.rate[RS_RATE_MERGE_BW]);
     else figure_source(origin, dev, "memory_bw_bytes_per_s", &hw->src.rate[RS_RATE_MERGE_BW]);
     rs_rate_source_t *launch = &hw->src.rate[RS_RATE_LAUNCH];
@@ -376,6 +378,9 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
     out->nics_per_node = (int64_t)nics;
     if (parse_span(device, "launch_s", (rs_range_t){RS_RANGE_LAUNCH}, &out->launch_s) < 0) return -1;
     if (parse_span(device, "launch_latency_s", (rs_range_t){RS_RANGE_LAUNCH}, &out->launch_latency_s) < 0) return -1;
+    if (parse_span(device, "decode_bw_eff", (rs_range_t){RS_RANGE_EFFICIENCY}, &out->decode_bw_eff) < 0) return -1;
+    if (rs_span_given(out->decode_bw_eff) && !(out->decode_bw_eff.lo > 0))
+        return pj_fail(v, "device.decode_bw_eff", "must be in (0, 1] (a fraction of the memory bandwidth), got %g", out->decode_bw_eff.lo);
 
     json_t *tiers = pj_obj(top, "tiers", true, &bad);
     if (bad) return -1;

@@ -70,6 +70,7 @@ static void put_device(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
     }
     put_span(w, 4, "launch_s", hw->launch_s);
     put_span(w, 4, "launch_latency_s", hw->launch_latency_s);
+    put_span(w, 4, "decode_bw_eff", hw->decode_bw_eff);
     rs_jw_source(w, 4, source_note, false);
     fputs("\n  }", w->fp);
 }

@@ -20,7 +20,7 @@ const rs_range_info_t rs_ranges[] = {
     {"price per device-hour", RS_RANGE_PRICE, 0, 0, "plan --price", "device.price_per_device_hour"},
     {"devices per node", RS_RANGE_DEVICES_PER_NODE, 0, 1, "-", "device.devices_per_node"},
     {"devices per node (0 = one flat ring)", RS_RANGE_GPUS_PER_NODE, 0, 1, "--gpus-per-node", "-"},
-    {"kernel efficiency", RS_RANGE_EFFICIENCY, 1, 0, "-", "calibration.efficiency[i][1]"},
+    {"kernel efficiency", RS_RANGE_EFFICIENCY, 1, 0, "-", "calibration.efficiency[i][1], device.decode_bw_eff (and its _lo, _hi)"},
     {"polls to complete a transfer", RS_RANGE_POLLS, 1, 0, "-", "calibration.poll_curve[i][1], calibration.poll_curve_fresh[i][1]"},
     {"poll geometry, columns / rows", RS_RANGE_POLL_GEOM, 0, 1, "-",
      "calibration.poll_chunk_cols, calibration.poll_panel_rows_forward, calibration.poll_panel_rows_backward"},

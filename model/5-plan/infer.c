@@ -7,6 +7,8 @@
 
 #include "cost.h"
 #include "gemm.h"
+#include "kernel.h"
+#include "plausible.h"
 #include "tp.h"
 
 static const char *const kind_names[RS_INFER_COUNT] = {"pass-kv", "pass-q", "ulysses", "usp"};
@@ -19,7 +21,7 @@ void rs_infer_config_default(rs_infer_config_t *c) {
     rs_problem_default(&p);
     memset(c, 0, sizeof *c);
     c->nodes = 1, c->new_tokens = p.seq_tokens, c->layout = p.layout, c->causal = p.causal;
-    c->linear_dtype = RS_DTYPE_BF16, c->linear_eff = 0, c->attn_eff = 0.50, c->usable_frac = 0, c->tile = p.tile_q;
+    c->linear_dtype = RS_DTYPE_BF16, c->linear_eff = 0, c->attn_eff = 0, c->usable_frac = 0, c->tile = p.tile_q;
 }
 
 /* ---------------------------------------------------------------------------------------------------
@@ -70,7 +72,7 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
     if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
     if (!(c->linear_eff >= 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff > 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    if (!(c->attn_eff >= 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
     if (!(c->usable_frac >= 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     return layout_validate(c, m, err);
@@ -91,22 +93,57 @@ static double query_padding(const rs_infer_config_t *c, double rows) {
     return rows / (ceil(rows / tile) * tile);
 }
 
+/* One attention call of a variant, for its rate: q x k tokens of one sequence. */
+typedef struct {
+    double q_rows, k_rows;
+} call_shape_t;
+
+/* Does m's calibration curve eff(B), measured or published on this very device, outrank its kernel
+ * curves, which are an estimate (borrowed from another device and scaled)? */
+static bool calibration_first(const rs_machine_t *m) {
+    return m->cal.n_eff > 0 && m->src.rate[RS_RATE_ATTN].kind == RS_RKIND_ESTIMATED &&
+           (m->eff_src.kind == RS_RKIND_MEASURED || m->eff_src.kind == RS_RKIND_PUBLISHED);
+}
+
+/* The forward full-mask curve (for the model's head_dim) of the kernel the profile's implementation preset
+ * runs on m - the curve training's forward costs its full blocks at - or NULL when m runs no kernel, or
+ * when its curves are an estimate and a calibration measured on the device itself outranks them. */
+static const rs_kcurve_t *fwd_curve(const rs_infer_config_t *c, const rs_machine_t *m) {
+    if (m->kernel <= 0 || m->kindex.n <= 0 || calibration_first(m)) return NULL;
+    const int i = rs_kindex_find(&m->kindex, c->model.head_dim)[RS_PASS_FORWARD][RS_KMASK_FULL];
+    return i >= 0 ? &m->kernels.curve[i] : NULL;
+}
+
+/* That curve's useful rate for call cs - its full-wave rate at q x k (kernel_table.h) - as a fraction of
+ * m's peak, at most 1; 0 without a curve. No wave term: where a call's query tiles do not fill the device
+ * (a short prompt, few heads a device) inference kernels split the keys across CTAs (Flash-Decoding's
+ * split-KV, FlashAttention's flash_attn_with_kvcache num_splits), so its waves are full. */
+static double curve_eff(const rs_infer_config_t *c, const rs_machine_t *m, call_shape_t cs) {
+    const rs_kcurve_t *cv = fwd_curve(c, m);
+    if (!cv || !(m->flops_per_s > 0)) return 0;
+    return fmin(1.0, rs_kcurve_rate(cv, fmax(cs.q_rows, 1), fmax(cs.k_rows, 1)) / m->flops_per_s);
+}
+
 /* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
- * perturbations, the attention kernel at
- * attn_eff x peak x its query padding for calls of q_rows rows when the profile has no curve. The
- * dense model F x eff(B) for every variant: the kernel presets (model/4-cost/kernel.h) cost training
- * rings only (pass-kv without a cache), and the variants compared here must share one compute model. */
-static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn, double q_rows) {
+ * perturbations, the dense model F x eff for every variant at the efficiency of its call cs: --attn-eff
+ * (user-given), else the forward full-mask kernel curve of the profile's preset at the call's shape
+ * (curve_eff), each times the call's query padding (a call of fewer rows than a tile pays the whole tile;
+ * the curves' points are whole tiles); else the profile's calibration curve eff(B) (none: the bare peak,
+ * said so by rs_infer_rates_describe). The kernel presets (model/4-cost/kernel.h) cost training rings only
+ * (pass-kv without a cache), and the variants compared here must share one compute model: the curve's
+ * rate at the call's shape, on executed FLOPs. */
+static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn, call_shape_t cs) {
     rs_machine_t r = *m;
+    const double ce = (c->attn_eff > 0 ? c->attn_eff : curve_eff(c, m, cs)) * query_padding(c, cs.q_rows);
     (void)rs_machine_set_kernel(&r, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
     r.devices_per_node = cpn;
     r.perturb.n_stragglers = r.perturb.n_degraded = 0;
     r.jitter = 0;
     r.hop_inter = NULL;
-    if (r.cal.n_eff == 0) {
+    if (ce > 0) {
         r.cal.n_eff = 1;
         r.cal.eff[0].block_tokens = 1;
-        r.cal.eff[0].efficiency = c->attn_eff * query_padding(c, q_rows);
+        r.cal.eff[0].efficiency = ce;
     }
     return r;
 }
@@ -116,6 +153,13 @@ static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m
 static double call_rows(const rs_infer_config_t *c, int64_t new_tokens, int64_t n) {
     const double b = (double)new_tokens / (double)(n > 0 ? n : 1);
     return n > 1 && c->layout == RS_LAYOUT_ZIGZAG ? b / 2 : b;
+}
+
+/* A ring call of n ranks on T new tokens over P cached: a rank's query rows
+ * (call_rows) against the K,V block one step brings, (T + P) / n tokens. */
+static call_shape_t ring_call(const rs_infer_config_t *c, int64_t new_tokens, int64_t cached_tokens, int64_t n) {
+    const double k = (double)(new_tokens + cached_tokens) / (double)(n > 0 ? n : 1);
+    return (call_shape_t){call_rows(c, new_tokens, n), k};
 }
 
 /* The attention problem of one device: the variant rc (T new on P cached) spread as sh. */
@@ -155,7 +199,7 @@ static double merge_s(const rs_infer_config_t *c, const rs_machine_t *m, double 
 int rs_infer_ring_attn(const rs_infer_config_t *c, const rs_machine_t *m, const rs_infer_ring_case_t *rc, double *attn_s,
                        bool *hidden, rs_err_t *err) {
     const int64_t cp = cp_of(c, m);
-    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), call_rows(c, rc->new_tokens, cp));
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), ring_call(c, rc->new_tokens, rc->cached_tokens, cp));
     const rs_problem_t p = attn_problem(c, cp_shape(c, m), *rc);
     if (walk(&p, &rm, attn_s, hidden, err)) return -1;
     if (rc->ring == RS_RING_PASS_Q) *attn_s += merge_s(c, m, (double)rc->new_tokens / (double)cp, cp);
@@ -208,7 +252,7 @@ static int ring_option(const rs_infer_config_t *c, const rs_machine_t *m, rs_rin
         return 0;
     }
     o->feasible = true;
-    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), call_rows(c, c->new_tokens, cp_of(c, m)));
+    const rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), ring_call(c, c->new_tokens, c->cached_tokens, cp_of(c, m)));
     const rs_problem_t p = attn_problem(c, cp_shape(c, m), rc);
     rs_closed_t cl;
     if (o->ring > 1 && rs_model_closed(&p, &rm, &cl, &e) == 0) {
@@ -235,11 +279,11 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
     if (cpn > 1 && cpn % u && u % cpn)
         return (void)snprintf(o->why_not, sizeof o->why_not, "U = %lld and %lld CP ranks per node do not nest",
                               (long long)u, (long long)cpn);
-    const rs_machine_t am = cp_machine(c, m, cpn, 0);
+    const rs_machine_t am = cp_machine(c, m, cpn, (call_shape_t){0, 0});
     const double tok = (double)c->new_tokens / (double)cp, d = (double)c->model.head_dim;
     o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
                      rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
-    const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1, call_rows(c, c->new_tokens, r));
+    const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1, ring_call(c, c->new_tokens, c->cached_tokens, r));
     const rs_problem_t p =
         attn_problem(c, (attn_shape_t){hq / u, hkv / u, r}, (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});
     rs_err_t e = {0};
@@ -333,6 +377,57 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
 /* ---------------------------------------------------------------------------------------------------
  * The point
  * ------------------------------------------------------------------------------------------------- */
+double rs_infer_decode_bw_eff(const rs_hw_t *hw, rs_rate_source_t *src) {
+    rs_rate_source_t own = hw->decode_src;
+    double eff = hw->decode_bw_eff.point;
+    if (!(eff > 0)) { /* the device preset the profile's name names, else the H100 SXM's, as an estimate */
+        rs_hw_t dev;
+        const bool named = rs_hw_device(hw, &dev) && dev.decode_bw_eff.point > 0;
+        if (named || rs_hw_load("h100-sxm", &dev, NULL) == 0) {
+            eff = dev.decode_bw_eff.point;
+            own.kind = RS_RKIND_ESTIMATED;
+            snprintf(own.source, sizeof own.source, "the profile gives no device.decode_bw_eff: %s's %.3g (%.200s)", dev.name, eff,
+                     dev.decode_src.source);
+        }
+    }
+    if (!(eff > 0)) { /* no preset to borrow from (can't happen with the shipped presets) */
+        eff = 1;
+        own.kind = RS_RKIND_ESTIMATED;
+        snprintf(own.source, sizeof own.source, "not given: the datasheet memory bandwidth (an upper bound)");
+    }
+    if (src) *src = own;
+    return eff;
+}
+
+const char *rs_infer_rates_describe(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, char *buf, size_t len) {
+    const rs_rate_source_t *a = &m->src.rate[RS_RATE_ATTN];
+    const rs_kcurve_t *cv = fwd_curve(c, m);
+    size_t n = 0;
+    if (c->attn_eff > 0)
+        n = (size_t)snprintf(buf, len, "prefill attention at --attn-eff %.2f x the dense peak %.4g TFLOP/s x the query padding (user-given)",
+                             c->attn_eff, m->flops_per_s / 1e12);
+    else if (cv)
+        n = (size_t)snprintf(buf, len, "prefill attention at kernel %s's %s forward full-mask rates by call shape (head_dim %lld, full waves: "
+                                       "split-KV) x the query padding (%.160s)",
+                             m->kernels.kernel[cv->kernel].name, rs_rate_kind_name(a->kind), (long long)cv->head_dim, a->source);
+    else if (m->cal.n_eff > 0)
+        n = (size_t)snprintf(buf, len, "prefill attention at F x eff(B) = %.4g TFLOP/s x eff(B), eff(B) %s (%.160s)", m->flops_per_s / 1e12,
+                             rs_rate_kind_name(m->eff_src.kind), m->eff_src.source);
+    else
+        n = (size_t)snprintf(buf, len, "prefill attention at the bare datasheet peak F = %.4g TFLOP/s (an upper bound, not a kernel rate)",
+                             m->flops_per_s / 1e12);
+    if (c->decode_batch > 0 && n < len) {
+        rs_rate_source_t d;
+        const double eff = rs_infer_decode_bw_eff(hw, &d);
+        const rs_span_t sp = hw->decode_bw_eff;
+        char range[64] = "";
+        if (sp.point > 0 && (sp.lo != sp.point || sp.hi != sp.point)) snprintf(range, sizeof range, ", range %.3g..%.3g", sp.lo, sp.hi);
+        snprintf(buf + n, len - n, "; decode attention memory-bound, KV bytes / (%.4g TB/s x %.3g%s) (%s: %.200s)", hw->mem_bw_bytes_per_s / 1e12,
+                 eff, range, rs_rate_kind_name(d.kind), d.source);
+    }
+    return buf;
+}
+
 /* One decode step (pass-q) at a context of P + T for decode_batch sequences. */
 static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, const linear_models_t *lm,
                         rs_infer_point_t *pt, rs_err_t *err) {
@@ -340,11 +435,14 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
     pt->decode_linear_layer_s = layer_linear_s(c, hw, m, lm, (double)bo, NULL); /* weight-bound GEMMs of bo tokens */
     const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
-    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), 0);
+    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), (call_shape_t){0, 0});
     if (rm.inter.latency_s < NCCL_INTER_OP_S) rm.inter.latency_s = NCCL_INTER_OP_S; /* small messages: an NCCL operation's time */
-    /* the decode kernel reads the KV cache once per query head group: 2 Hq / (Hkv e) FLOPs per byte */
+    /* memory-bound: the decode kernel reads the KV cache once per query head group, 2 Hq / (Hkv e) FLOPs per
+     * byte, at the fraction of the memory bandwidth decode kernels reach (the profile's decode_bw_eff);
+     * the dense peak bounds it (never reached at these intensities) */
     const double intensity = 2.0 * (double)hq_dev(c, m) / ((double)hkv_dev(c, m) * ACT_BYTES);
-    rm.flops_per_s = fmin(rs_machine_flops_eff(&rm, 1), intensity * hw->mem_bw_bytes_per_s);
+    pt->decode_bw_eff = rs_infer_decode_bw_eff(hw, NULL);
+    rm.flops_per_s = fmin(m->flops_per_s, intensity * hw->mem_bw_bytes_per_s * pt->decode_bw_eff);
     rm.cal.n_eff = 0;
     rs_problem_t p = attn_problem(c, cp_shape(c, m), (rs_infer_ring_case_t){RS_RING_PASS_Q, 1, c->cached_tokens + c->new_tokens});
     p.decode = true, p.batch = b, p.layout = c->layout;

@@ -20,13 +20,19 @@
  * TTFT = L (linear + all-reduce + attention) + the LM head on the first token.
  * Decode: `decode_batch` sequences decode one token each at a context of P + T; per layer the linear
  * roofline on ceil(b/CP) tokens (weight-bound), the all-reduces, and the decode schedule (pass-q) walked
- * at the attention's roofline rate min(F_attn, I x memory bandwidth), I = 2 Hq/(Hkv e_a) FLOPs per KV byte.
- * Attention rates: the machine's calibration curve, else attn_eff x peak.
+ * memory-bound, at KV bytes / (memory bandwidth x decode_bw_eff): the rate min(F, I x bandwidth x
+ * decode_bw_eff), I = 2 Hq/(Hkv e_a) FLOPs per KV byte.
+ * Prefill attention rates (every variant, one compute model): the forward full-mask kernel curve of the
+ * profile's implementation preset at each call's shape (a rank's query rows against the (T + P) / R
+ * tokens of a K,V block) with the wave term, as a fraction of the peak on executed FLOPs; --attn-eff
+ * (attn_eff > 0) replaces it, user-given; a machine without kernel curves runs its calibration curve
+ * eff(B), else the bare peak (said so).
  */
 #ifndef RS_INFER_H
 #define RS_INFER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "estimate.h"
@@ -49,13 +55,14 @@ typedef struct {
     bool causal;              /* causal mask */
     rs_dtype_t linear_dtype;  /* the FFN's weights and GEMMs: bf16 or fp8 (projections, head, attention, activations: bf16) */
     double linear_eff;        /* GEMM efficiency against the linear dtype's peak */
-    double attn_eff;          /* attention kernel efficiency against peak when the machine has no curve */
+    double attn_eff;          /* --attn-eff: attention at this x peak x the query padding, user-given (replaces
+                                 the kernel curves); 0: the kernel model (rs_infer_rates_describe) */
     double usable_frac;       /* fraction of device memory for weights and the KV cache */
     int64_t tile;             /* attention kernel tile */
 } rs_infer_config_t;
 
-/* Defaults: tp 0 (G), 1 node, T 128K, P 0, no decode, zigzag, causal, bf16 linear, linear_eff 0.70,
- * attn_eff 0.50, usable 0.90, tile 128; model zeroed. Can't fail. */
+/* Defaults: tp 0 (G), 1 node, T 128K, P 0, no decode, zigzag, causal, bf16 linear, linear_eff 0 (by
+ * shape), attn_eff 0 (the kernel model), usable 0 (the runtime's), tile 128; model zeroed. Can't fail. */
 void rs_infer_config_default(rs_infer_config_t *c);
 
 typedef struct {
@@ -91,6 +98,8 @@ typedef struct {
     double flops_util;        /* the best option's fraction of peak: its model FLOPs at each part's datasheet peak (linear
                                  layers' dtype, attention bf16) over TTFT x devices; <= 1 */
     double decode_step_s;     /* one decode step (pass-q), 0 without decode */
+    double decode_bw_eff;     /* the fraction of the memory bandwidth its attention reads the KV cache at
+                                 (rs_infer_decode_bw_eff; 0 without decode) */
     double decode_attn_layer_s, decode_linear_layer_s;
     char why[2048];           /* the winner and why, one line */
 } rs_infer_point_t;
@@ -128,6 +137,16 @@ int rs_infer_crossing(const rs_infer_config_t *c, const rs_machine_t *m, int64_t
  * valid (rs_infer_config_validate). Can't fail. */
 void rs_infer_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e);
 void rs_infer_crossing_estimate(const rs_infer_config_t *c, const rs_machine_t *m, rs_estimate_t *e);
+
+/* The fraction of the memory bandwidth a decode attention kernel reads the KV cache at on hw: the
+ * profile's device.decode_bw_eff, else (estimated) the device preset's its name names, else the
+ * h100-sxm preset's; *src (may be NULL) gets where it comes from. Can't fail. */
+double rs_infer_decode_bw_eff(const rs_hw_t *hw, rs_rate_source_t *src);
+
+/* The attention rates of the plan of c on hw, m, one line for table headers: the prefill's (the kernel,
+ * its curve and source, or --attn-eff user-given, or the calibration curve, or the bare peak) and, with
+ * decode, the decode kernel's fraction of the memory bandwidth and its source. Returns buf. */
+const char *rs_infer_rates_describe(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machine_t *m, char *buf, size_t len);
 
 /* CP ranks of the configuration: nodes x G / tp (G: the machine's devices per node). Can't fail. */
 int64_t rs_infer_cp_ranks(const rs_infer_config_t *c, const rs_machine_t *m);

@@ -381,6 +381,10 @@ int rs_plan_run(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machine_t
 }
 
 int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, rs_err_t *err) {
+    return rs_plan_candidate_checked(c, hw, m, NULL, 0, err);
+}
+
+int rs_plan_candidate_checked(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, char *warn, size_t len, rs_err_t *err) {
     rs_machine_spec_t spec;
     rs_machine_spec_default(&spec);
     spec.dtype = c->precision == RS_PREC_FP32 ? RS_DTYPE_FP32 : RS_DTYPE_BF16;
@@ -395,7 +399,8 @@ int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine
     }
     if (c->kernel && (size_t)snprintf(spec.kernel, sizeof spec.kernel, "%s", c->kernel) >= sizeof spec.kernel)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", c->kernel, sizeof spec.kernel - 1);
-    if (rs_machine_spec_profile(&spec, hw, err)) return -1;
+    spec.allow_implausible = c->allow_implausible;
+    if (rs_machine_spec_profile_checked(&spec, hw, warn, len, err)) return -1;
     if (c->price >= 0) hw->price_per_device_hour = c->price;
     /* the machine of one rank: the preset and kernel (--impl, --kernel) as model's, then --attn-eff's dense model */
     if (rs_machine_spec_build(&spec, hw, 1, m, err)) return -1;

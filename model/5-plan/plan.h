@@ -25,6 +25,7 @@
 #define RS_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "alt.h"
@@ -175,10 +176,15 @@ typedef struct {
                                  NULL: the profile's default */
     const char *kernel;       /* the profile's kernel whose curves rate the calls; NULL: the one the preset runs */
     double attn_eff;          /* --attn-eff: attention at this x peak, the dense model (user-given); 0: none */
+    bool allow_implausible;   /* --allow-implausible: a profile figure beyond its device's physics is a
+                                 warning, not a refusal (plausible.h) */
 } rs_plan_candidate_spec_t;
 
 /* The candidate's profile and machine into *hw, *m. The plan study's candidates and foreign callers
- * (binding.h) load them here. Returns 0 or -1 with err naming the file or option. */
+ * (binding.h) load them here; the profile's figures are checked against the device it names
+ * (rs_machine_spec_profile_checked): refused unless c->allow_implausible, then their warnings go to
+ * warn (len bytes, "" when none; NULL: dropped). Returns 0 or -1 with err naming the file or option. */
 int rs_plan_candidate(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, rs_err_t *err);
+int rs_plan_candidate_checked(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs_machine_t *m, char *warn, size_t len, rs_err_t *err);
 
 #endif /* RS_PLAN_H */

@@ -1,6 +1,6 @@
 /* test_opt_values.c - the option values with a syntax of their own (cli/opt_values.c): increasing
- * size lists, INDEX:FACTOR pairs and layout lists, what they store and the exact message of each
- * refusal. */
+ * size lists, INDEX:FACTOR pairs, layout lists, --runtime and --loss-chunk (memory's and plan's one
+ * parser), what they store and the exact message of each refusal. */
 #include <stdio.h>
 #include <string.h>
 
@@ -98,6 +98,24 @@ RS_TEST(test_layouts, "layout lists: values and refusals") {
     }
     CU_ASSERT_EQUAL(rs_cli_parse_layouts("zigzag,striped,zigzag", l, &n, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "--layout zigzag,striped,zigzag: zigzag is given twice (each layout once)");
+}
+
+RS_TEST(test_runtime_loss_chunk, "--runtime and --loss-chunk: values and refusals") {
+    rs_runtime_t r = RS_RT_PYTORCH;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_cli_parse_runtime("jax-gpu", &r, &err), 0);
+    CU_ASSERT_EQUAL(r, RS_RT_JAX_GPU);
+    CU_ASSERT_EQUAL(rs_cli_parse_runtime("none", &r, &err), 0);
+    CU_ASSERT_EQUAL(r, RS_RT_NONE);
+    CU_ASSERT_EQUAL(rs_cli_parse_runtime("tf", &r, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--runtime tf: expected pytorch, jax-gpu, jax-tpu or none");
+    int64_t t = -1;
+    CU_ASSERT_EQUAL(rs_cli_parse_loss_chunk("4K", &t, &err), 0);
+    CU_ASSERT_EQUAL(t, 4096);
+    CU_ASSERT_EQUAL(rs_cli_parse_loss_chunk("none", &t, &err), 0);
+    CU_ASSERT_EQUAL(t, 0);
+    CU_ASSERT_EQUAL(rs_cli_parse_loss_chunk("0", &t, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--loss-chunk 0: must be in [1, 1073741824]"));
 }
 
 RS_TEST_PROGRAM("option values")

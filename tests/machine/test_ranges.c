@@ -64,7 +64,7 @@ RS_TEST(test_print, "the Markdown rows") {
                                "| peak FLOP/s of a dtype | [1, 1e+20] | --flops | device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}, "
                                "kernels.list[i].curves[j].points[k][2] |\n";
     CU_ASSERT_EQUAL(strncmp(buf, head, sizeof head - 1), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| kernel efficiency | (0, 1] | - | calibration.efficiency[i][1] |\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| kernel efficiency | (0, 1] | - | calibration.efficiency[i][1], device.decode_bw_eff (and its _lo, _hi) |\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| devices per node | [1, 1e+06], an integer | - | device.devices_per_node |\n"));
     int lines = 0;
     for (const char *c = buf; *c; c++) lines += *c == '\n';

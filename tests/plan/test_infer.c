@@ -147,11 +147,13 @@ RS_TEST(test_fp8_linear, "fp8 FFN: its weight bytes halved at the fp8 peak, proj
  * layers' four GEMMs, each weight-bound: QKV reads 2 x 64 + 64 x 64 and writes 2 x 64, O 2 x 32 +
  * 32 x 64 and 2 x 64, up 2 x 64 + 64 x 128 and 2 x 128, down as QKV: 19520 elements of 2 bytes at 1e11
  * B/s (against 147456 FLOPs at 5e11); the all-reduces of 2 x 64 x 2 bytes; the head on 2 tokens,
- * weight-bound; attention: the decode schedule at the roofline rate min(0.25 x 1e12, I x 1e11) with
- * I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 2e11, its messages across nodes at an NCCL operation's
- * 19.9 us (above the tier's 2 us), then the merge of 4 partials of 2 rows. */
-RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline attention rate") {
+ * weight-bound; attention: the decode schedule memory-bound, KV bytes at the profile's decode_bw_eff 0.5 of
+ * 1e11 B/s: the rate min(1e12, I x 1e11 x 0.5) with I = 2 Hq / (Hkv e) = 2 FLOPs per KV byte: 1e11, its
+ * messages across nodes at an NCCL operation's 19.9 us (above the tier's 2 us), then the merge of 4
+ * partials of 2 rows. */
+RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, memory-bound attention at decode_bw_eff") {
     rs_hw_t hw = hand_hw(2e-6);
+    hw.decode_bw_eff = (rs_span_t){0.5, 0.5, 0.5};
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
@@ -160,14 +162,15 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.decode_linear_layer_s, (39040.0 + 2 * 1856.0) / 1e11, 1e-15); /* + 2 tokens' elementwise bytes */
-    /* the attention: the decode problem's closed form on the CP ring at 2e11 FLOP/s */
+    RS_ASSERT_REL(pt.decode_bw_eff, 0.5, 1e-15);
+    /* the attention: the decode problem's closed form on the CP ring at 1e11 FLOP/s */
     rs_problem_t p;
     rs_problem_default(&p);
     p.seq_tokens = 1, p.cached_tokens = 3072, p.n_ranks = 4, p.batch = 8, p.decode = true, p.ring = RS_RING_PASS_Q;
     p.q_heads = 4, p.kv_heads = 2, p.head_dim = 8, p.act_bytes = 2, p.causal = true, p.layout = RS_LAYOUT_CONTIGUOUS;
     p.tile_q = p.tile_k = 8;
     rs_machine_t rm = m;
-    rm.devices_per_node = 2, rm.flops_per_s = 2e11, rm.inter.latency_s = 19.9e-6;
+    rm.devices_per_node = 2, rm.flops_per_s = 1e11, rm.inter.latency_s = 19.9e-6;
     rs_closed_t cl;
     CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &rm, &cl, &err), 0);
     const double merge = 5 * 2 * 4 * 20.0 / 1e11;
@@ -183,6 +186,98 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, roofline
     c.decode_batch = 6;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.decode_linear_layer_s, (39040.0 + 2 * 1856.0) / 1e11, 1e-15);
+}
+
+/* The prefill's rate from the profile's kernel curve: one kernel (the flash-attn preset's) with a forward
+ * full-mask curve of two points, 256 x 256 at 2e11 and 1024 x 1024 at 8e11 FLOP/s (full waves). The hand
+ * point's pass-kv calls (whole tiles: no padding) are a rank's 256 query rows against a K,V block of (1024 + 2048) / 4 = 768 tokens:
+ * area 196608 = 3 x 65536, log-log between the points: 2e11 x 4^(ln 3 / ln 16) = 2e11 sqrt(3), an
+ * efficiency of 0.2 sqrt(3) of the 1e12 peak; pass-kv's four hidden steps then take 4 x 25165824 FLOPs at
+ * that rate. --attn-eff replaces the curve (user-given). */
+RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward kernel curve, by hand") {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_kernel_table_t *t = &hw.kernels;
+    t->n_kernels = 1, t->n_curves = 1;
+    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "hand-fa");
+    t->kernel[0].kind = RS_RKIND_PUBLISHED;
+    snprintf(t->kernel[0].source, sizeof t->kernel[0].source, "a hand curve");
+    rs_kcurve_t *cv = &t->curve[0];
+    cv->kernel = 0, cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 8, cv->pass = RS_PASS_FORWARD, cv->mask = RS_KMASK_FULL, cv->n = 2;
+    cv->pt[0] = (rs_kpoint_t){256, 256, 2e11};
+    cv->pt[1] = (rs_kpoint_t){1024, 1024, 8e11};
+    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1, t->default_impl = RS_IMPL_FLASH_ATTN;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(t, NULL), 0);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(m.kernel, 1);
+    rs_infer_config_t c = hand_config();
+    c.attn_eff = 0; /* the kernel model */
+    rs_infer_point_t pt;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    const double rate = 2e11 * sqrt(3.0);
+    RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / rate, 1e-9);
+    CU_ASSERT(pt.opt[RS_INFER_PASS_KV].hidden);
+    char line[1024];
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line),
+                                  "prefill attention at kernel hand-fa's published forward full-mask rates by call shape (head_dim 8, full "
+                                  "waves: split-KV) x the query padding"));
+    /* --attn-eff 0.25: the dense model at 0.25 x 1e12 (test_point_by_hand's), said user-given */
+    c.attn_eff = 0.25;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+    RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / 2.5e11, 1e-12);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line), "--attn-eff 0.25"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "(user-given)"));
+}
+
+/* An estimated kernel curve (borrowed from another device) against a calibration published on this device:
+ * the calibration rates the prefill (4 x 25165824 FLOPs at 0.3 x 1e12), and the rate line names its source;
+ * a published curve keeps its place. */
+RS_TEST(test_prefill_calibration_first, "prefill: a device's published calibration outranks an estimated kernel curve") {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_kernel_table_t *t = &hw.kernels;
+    t->n_kernels = 1, t->n_curves = 1;
+    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "borrowed-fa");
+    t->kernel[0].kind = RS_RKIND_ESTIMATED;
+    snprintf(t->kernel[0].source, sizeof t->kernel[0].source, "estimated: another device's curve scaled");
+    rs_kcurve_t *cv = &t->curve[0];
+    cv->kernel = 0, cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 8, cv->pass = RS_PASS_FORWARD, cv->mask = RS_KMASK_FULL, cv->n = 2;
+    cv->pt[0] = (rs_kpoint_t){256, 256, 2e11};
+    cv->pt[1] = (rs_kpoint_t){1024, 1024, 8e11};
+    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1, t->default_impl = RS_IMPL_FLASH_ATTN;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(t, NULL), 0);
+    hw.cal.n_eff = 1, hw.cal.eff[0] = (rs_eff_point_t){8192, 0.3};
+    hw.eff_src.kind = RS_RKIND_PUBLISHED;
+    snprintf(hw.eff_src.source, sizeof hw.eff_src.source, "a paper's kernel rate on this device");
+    for (int published = 0; published < 2; published++) {
+        t->kernel[0].kind = published ? RS_RKIND_PUBLISHED : RS_RKIND_ESTIMATED;
+        rs_machine_t m;
+        CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+        rs_infer_config_t c = hand_config();
+        c.attn_eff = 0;
+        rs_infer_point_t pt;
+        rs_err_t err = {0};
+        CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
+        RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / (published ? 2e11 * sqrt(3.0) : 3e11), 1e-9);
+        char line[1024];
+        rs_infer_rates_describe(&c, &hw, &m, line, sizeof line);
+        CU_ASSERT_PTR_NOT_NULL(strstr(line, published ? "kernel borrowed-fa's published" : "eff(B) published (a paper's kernel rate on this device)"));
+    }
+}
+
+/* The decode kernel's bandwidth fraction: the h100-sxm preset's is published (0.552: FlashAttention-3's
+ * 1849 GB/s of 3.35 TB/s); a profile without the figure borrows the preset's, estimated, and says whose. */
+RS_TEST(test_decode_bw_eff_sources, "decode bandwidth fraction: the preset's published figure, else an estimate naming it") {
+    rs_hw_t h100;
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("h100-sxm", &h100, NULL), 0);
+    rs_rate_source_t src;
+    RS_ASSERT_REL(rs_infer_decode_bw_eff(&h100, &src), 1849.0 / 3350.0, 1e-3);
+    CU_ASSERT_EQUAL(src.kind, RS_RKIND_PUBLISHED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(src.source, "flash-attention issue 1572"));
+    rs_hw_t hw = hand_hw(2e-6); /* a profile that names no device preset and gives no figure */
+    RS_ASSERT_REL(rs_infer_decode_bw_eff(&hw, &src), h100.decode_bw_eff.point, 1e-15);
+    CU_ASSERT_EQUAL(src.kind, RS_RKIND_ESTIMATED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(src.source, "the profile gives no device.decode_bw_eff: H100-SXM's 0.552"));
 }
 
 /* The query padding of a flash kernel's tiles: 16 new tokens over CP 4 (contiguous) are calls of 4 query

@@ -8,6 +8,7 @@
 #include "alt.h"
 #include "cost.h"
 #include "plan.h"
+#include "harness.h"
 #include "test_main.h"
 #include "model_fixtures.h"
 
@@ -243,7 +244,7 @@ RS_TEST(test_mfu_bounded_on_every_device, "MFU in (0, 1] over every candidate op
                 for (int ck = 0; ck < 2; ck++) {
                     rs_hw_t hw;
                     rs_machine_t m;
-                    const rs_plan_candidate_spec_t cs = {dev[d], RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0};
+                    const rs_plan_candidate_spec_t cs = {dev[d], RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0, false};
                     CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&cs, &hw, &m, NULL), 0);
                     rs_plan_config_t c;
                     rs_plan_config_default(&c);
@@ -272,7 +273,7 @@ RS_TEST(test_candidate_impl_kernel, "candidate: the profile's preset, --impl te,
     rs_hw_t *hw = malloc(sizeof *hw);
     rs_machine_t *m = malloc(sizeof *m);
     rs_err_t err = {0};
-    rs_plan_candidate_spec_t c = {"h100-sxm", RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0};
+    rs_plan_candidate_spec_t c = {"h100-sxm", RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0, false};
     CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&c, hw, m, &err), 0);
     CU_ASSERT_EQUAL(m->impl, RS_IMPL_FLASH_ATTN);
     CU_ASSERT_STRING_EQUAL(m->kernels.kernel[m->kernel - 1].name, "flash-attn-2");
@@ -312,4 +313,32 @@ RS_TEST(test_granule, "the sequence granule by layout and N") {
     CU_ASSERT_EQUAL(rs_plan_granule(&c, 32), 32);
 }
 
-RS_TEST_PROGRAM("plan")
+/* A candidate whose profile gives a bf16 peak of 2000 TFLOP/s, above the H100 SXM datasheet's 989 x 1.05:
+ * refused naming the figure and its bound; allowed (--allow-implausible), taken as given with the
+ * warning of the same words. */
+RS_TEST(test_candidate_implausible, "candidate: an implausible profile refused, or allowed with its warning") {
+    char *text = strdup(rs_preset_text("h100-sxm"));
+    char *at = strstr(text, "\"bf16\": 989e12");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    memcpy(at, "\"bf16\": 2e15  ", strlen("\"bf16\": 989e12"));
+    const char *path = rs_test_path("fast.json");
+    rs_test_write_text(path, text);
+    free(text);
+    rs_hw_t *hw = malloc(sizeof *hw);
+    rs_machine_t *m = malloc(sizeof *m);
+    rs_err_t err = {0};
+    rs_plan_candidate_spec_t c = {path, RS_PREC_MIXED, -1, NULL, -1, NULL, NULL, 0, false};
+    char warn[1024];
+    CU_ASSERT_EQUAL(rs_plan_candidate_checked(&c, hw, m, warn, sizeof warn, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "device.flops_per_s.bf16 2e+15: above H100-SXM's datasheet bf16 peak x 1.05 (1.038e+15 FLOP/s) "
+                                           "(--allow-implausible takes it as given)"));
+    c.allow_implausible = true;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate_checked(&c, hw, m, warn, sizeof warn, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(warn, "device.flops_per_s.bf16 2e+15: above H100-SXM's datasheet bf16 peak x 1.05 (1.038e+15 FLOP/s); "
+                                        "taken as given (--allow-implausible)"));
+    RS_ASSERT_REL(m->flops_per_s, 2e15, 1e-15);
+    free(hw), free(m);
+}
+
+RS_TEST_PROGRAM_IN("plan")

@@ -39,7 +39,7 @@ RS_TEST(test_csv_is_the_plan, "the CSV is rs_plan_run's plan; the max-context CS
     rs_hw_t hw;
     rs_machine_t m;
     rs_plan_result_t res;
-    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&(rs_plan_candidate_spec_t){"h100-sxm", in.config.precision, -1, NULL, -1, NULL, NULL, 0}, &hw, &m, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_plan_candidate(&(rs_plan_candidate_spec_t){"h100-sxm", in.config.precision, -1, NULL, -1, NULL, NULL, 0, false}, &hw, &m, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_plan_run(&in.config, &hw, &m, &res, &err), 0);
     rs_table_t t;
     CU_ASSERT_EQUAL_FATAL(rs_table_read(in.csv, &t, &err), 0);
