@@ -195,7 +195,6 @@ static int send_results(void) {
     const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
-    SR.sum.activities = SR.activities;
     if (SR.job && rs_jc_write(SR.out) != 0) return -1;
     sim_put_results(SR.out, &SR.sum, SR.step_end, SR.step_max);
     sim_put_text(SR.out, 'S', SIM_STAGE_DONE, "done");

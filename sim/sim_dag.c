@@ -181,7 +181,7 @@ int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
 int sim_dag_end(void) {
     int64_t transfers, timers;
     sgx_counts(&transfers, &timers);
-    SR.activities += transfers + timers;
+    SR.sum.activities += transfers + timers;
     sgx_free();
     const int rc = D.failed ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
     free(D.w);
