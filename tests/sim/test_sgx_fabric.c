@@ -82,7 +82,10 @@ static long routes_differ(const rs_fabric_t *f, bool built, long *pairs) {
         int argc = 1;
         char *argv[] = {"test_sgx_fabric", NULL};
         simgrid_init(&argc, argv);
-        if (built ? sgx_fabric_build(f) != 0 : (simgrid_load_platform(path), false)) _exit(2);
+        if (!built)
+            simgrid_load_platform(path);
+        else if (sgx_fabric_build(f) != 0)
+            _exit(2);
         sg_actor_create("probe", sg_host_by_name("gpu0"), probe, 0, NULL);
         simgrid_run();
         _exit(0);
@@ -96,8 +99,8 @@ static long routes_differ(const rs_fabric_t *f, bool built, long *pairs) {
     if (!built) unlink(path);
     long bad = -1;
     *pairs = 0;
-    if (got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && sscanf(line, "%ld %ld", pairs, &bad) != 2) bad = -1;
-    return bad;
+    if (got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && sscanf(line, "%ld %ld", pairs, &bad) == 2) return bad;
+    return -1;
 }
 
 static rs_fabric_t fabric(rs_fabric_kind_t kind, int64_t devices, int64_t g, int64_t k, int64_t m, double oversub) {
