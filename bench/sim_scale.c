@@ -2,7 +2,8 @@
  *
  * For each DP degree P of --dp (default 16,64,256: 1,024, 4,096 and 16,384 GPUs) one process
  *   ringsim sim -p h100-sxm --tp 8 --cp 8 --dp P -S 128K -L zigzag --fabric rail --model llama3-8b
- *               [--oversub 2 -P backward --background dp (--backward)] [--args ...] --timeout T --csv -
+ *               [--oversub 2 -P backward --background dp (--backward)] [--args ...] --timeout T
+ *               --max-time T --csv -
  * (Llama-3-8B attention, B = 16K tokens per rank, rings of 8 across nodes on rail leaves), run one
  * after the other. Printed per size: GPUs, rank-steps, SimGrid activities the child started (the
  * events the engine handled: transfers, timers, execs), the engine that ran, the process wall time,
@@ -55,7 +56,7 @@ int main(int argc, char **argv) {
         char *av[MAX_ARGS];
         int n = 0;
         const char *fixed[] = {RINGSIM, "sim", "-p", "h100-sxm", "--tp", "8", "--cp", "8", "--dp", dpa, "-S", "128K", "-L", "zigzag",
-                               "--fabric", "rail", "--model", "llama3-8b", "--timeout", timeout, "-q"};
+                               "--fabric", "rail", "--model", "llama3-8b", "--timeout", timeout, "--max-time", timeout, "-q"};
         for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) av[n++] = (char *)fixed[i];
         const char *bw[] = {"--oversub", "2", "-P", "backward", "--background", "dp"}, *fw[] = {"-P", "forward"};
         for (size_t i = 0; backward && i < 6; i++) av[n++] = (char *)bw[i];

@@ -114,92 +114,133 @@ const char *rs_fabric_describe(const rs_fabric_t *f, char *buf, size_t len) {
 }
 
 /* ================================================================================================
+ * Links and paths
+ * ============================================================================================== */
+int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind) {
+    const int64_t leaves = rs_fabric_leaves(f);
+    switch (kind) {
+    case RS_FLINK_NVL_UP: case RS_FLINK_NVL_DOWN: case RS_FLINK_PCIE_UP: case RS_FLINK_PCIE_DOWN: return f->devices;
+    case RS_FLINK_NVSW_IN: case RS_FLINK_NVSW_OUT: return rs_fabric_nodes(f);
+    case RS_FLINK_NIC_UP: case RS_FLINK_NIC_DOWN: return rs_fabric_nodes(f) * f->nics_per_node;
+    case RS_FLINK_LEAF_IN: case RS_FLINK_LEAF_OUT: return leaves;
+    case RS_FLINK_LEAF_UP: case RS_FLINK_LEAF_DOWN: return leaves > 1 ? leaves : 0;
+    default: return 0;
+    }
+}
+
+void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
+    static const char *const what[RS_FLINK_COUNT] = {"nvl", "nvl", "pcie", "pcie", "nvsw", "nvsw", "nic", "nic", "leaf", "leaf", "leaf", "leaf"};
+    static const char *const dir[RS_FLINK_COUNT] = {"up", "down", "up", "down", "in", "out", "up", "down", "in", "out", "up", "down"};
+    if (l.kind == RS_FLINK_NIC_UP || l.kind == RS_FLINK_NIC_DOWN)
+        snprintf(out->name, sizeof out->name, "nic%" PRId64 ".%" PRId64 "-%s", l.index / f->nics_per_node,
+                 l.index % f->nics_per_node, dir[l.kind]);
+    else
+        snprintf(out->name, sizeof out->name, "%s%" PRId64 "-%s", what[l.kind], l.index, dir[l.kind]);
+    out->bw_bytes_per_s = f->inter.bw_bytes_per_s; /* PCIe paths, NICs and leaf crossbars */
+    out->latency_s = 0;
+    out->fatpipe = true;
+    switch (l.kind) {
+    case RS_FLINK_NVL_UP: /* the device's NVLink port: latency on -up */
+        out->latency_s = f->intra.latency_s;
+        /* fall through */
+    case RS_FLINK_NVL_DOWN:
+        out->fatpipe = false;
+        /* fall through */
+    case RS_FLINK_NVSW_IN: case RS_FLINK_NVSW_OUT: /* the NVSwitch crossbar: FATPIPE */
+        out->bw_bytes_per_s = f->intra.bw_bytes_per_s;
+        break;
+    case RS_FLINK_NIC_UP: /* a NIC, shared by its devices: latency on -up */
+        out->latency_s = f->inter.latency_s;
+        /* fall through */
+    case RS_FLINK_NIC_DOWN: out->fatpipe = false; break;
+    case RS_FLINK_LEAF_UP: case RS_FLINK_LEAF_DOWN: /* the leaf's uplink to the spine */
+        out->bw_bytes_per_s = rs_fabric_uplink_bw(f, l.index);
+        out->fatpipe = false;
+        break;
+    default: break;
+    }
+}
+
+int rs_fabric_route(const rs_fabric_t *f, int64_t a, int64_t b, rs_flink_t route[RS_FABRIC_ROUTE_MAX]) {
+    if (a == b) return 0;
+    int n = 0;
+    const int64_t na = rs_fabric_node(f, a), nb = rs_fabric_node(f, b);
+    if (na == nb) { /* edges gpu<a> -> nvsw<n> -> gpu<b>, each one's links last first */
+        route[n++] = (rs_flink_t){RS_FLINK_NVSW_IN, na};
+        route[n++] = (rs_flink_t){RS_FLINK_NVL_UP, a};
+        route[n++] = (rs_flink_t){RS_FLINK_NVL_DOWN, b};
+        route[n++] = (rs_flink_t){RS_FLINK_NVSW_OUT, na};
+        return n;
+    }
+    /* edges gpu<a> -> leaf<i> [-> spine -> leaf<k>] -> gpu<b> */
+    const int64_t la = rs_fabric_leaf(f, a), lb = rs_fabric_leaf(f, b), k = f->nics_per_node;
+    route[n++] = (rs_flink_t){RS_FLINK_LEAF_IN, la};
+    route[n++] = (rs_flink_t){RS_FLINK_NIC_UP, na * k + rs_fabric_nic(f, a)};
+    route[n++] = (rs_flink_t){RS_FLINK_PCIE_UP, a};
+    if (la != lb) {
+        route[n++] = (rs_flink_t){RS_FLINK_LEAF_UP, la};
+        route[n++] = (rs_flink_t){RS_FLINK_LEAF_DOWN, lb};
+    }
+    route[n++] = (rs_flink_t){RS_FLINK_PCIE_DOWN, b};
+    route[n++] = (rs_flink_t){RS_FLINK_NIC_DOWN, nb * k + rs_fabric_nic(f, b)};
+    route[n++] = (rs_flink_t){RS_FLINK_LEAF_OUT, lb};
+    return n;
+}
+
+/* ================================================================================================
  * XML
  * ============================================================================================== */
-/* A link's rate: bandwidth (bytes/s), latency (s), and FATPIPE sharing (each flow alone up to the
- * bandwidth) or SHARED (flows share it). */
-typedef struct {
-    double bw, lat;
-    bool fatpipe;
-} link_rate_t;
-
-static void put_link(FILE *fp, const char *id, link_rate_t r) {
-    fprintf(fp, "  <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"%s/>\n", id, r.bw, r.lat,
+static void put_link(FILE *fp, const rs_fabric_t *f, rs_flink_kind_t kind, int64_t index) {
+    rs_flink_rate_t r;
+    rs_fabric_link(f, (rs_flink_t){kind, index}, &r);
+    fprintf(fp, "  <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"%s/>\n", r.name, r.bw_bytes_per_s, r.latency_s,
             r.fatpipe ? " sharing_policy=\"FATPIPE\"" : "");
 }
 
-/* an edge of the routing graph: src -> dst over up to three links */
-static void put_edge(FILE *fp, const char *src, const char *dst, const char *l1, const char *l2, const char *l3) {
-    fprintf(fp, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"%s\"/>", src, dst, l1);
-    if (l2) fprintf(fp, "<link_ctn id=\"%s\"/>", l2);
-    if (l3) fprintf(fp, "<link_ctn id=\"%s\"/>", l3);
+static void write_links(FILE *fp, const rs_fabric_t *f) {
+    for (int64_t d = 0; d < f->devices; d++)
+        for (int k = RS_FLINK_NVL_UP; k <= RS_FLINK_PCIE_DOWN; k++) put_link(fp, f, (rs_flink_kind_t)k, d);
+    for (int64_t n = 0; n < rs_fabric_nodes(f); n++) {
+        put_link(fp, f, RS_FLINK_NVSW_IN, n);
+        put_link(fp, f, RS_FLINK_NVSW_OUT, n);
+        for (int64_t j = 0; j < f->nics_per_node; j++) {
+            put_link(fp, f, RS_FLINK_NIC_UP, n * f->nics_per_node + j);
+            put_link(fp, f, RS_FLINK_NIC_DOWN, n * f->nics_per_node + j);
+        }
+    }
+    for (int64_t i = 0; i < rs_fabric_leaves(f); i++)
+        for (int k = RS_FLINK_LEAF_IN; k <= RS_FLINK_LEAF_DOWN; k++)
+            if (i < rs_fabric_link_count(f, (rs_flink_kind_t)k)) put_link(fp, f, (rs_flink_kind_t)k, i);
+}
+
+/* an edge of the routing graph: src -> dst over the links l[0..n) */
+static void put_edge(FILE *fp, const rs_fabric_t *f, const char *src, const char *dst, const rs_flink_t *l, int n) {
+    fprintf(fp, "  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", src, dst);
+    for (int i = 0; i < n; i++) {
+        rs_flink_rate_t r;
+        rs_fabric_link(f, l[i], &r);
+        fprintf(fp, "<link_ctn id=\"%s\"/>", r.name);
+    }
     fprintf(fp, "</route>\n");
 }
 
-/* Links "<name>-<a>" (at r) and "<name>-<b>" (r with latency 0). */
-static void put_pair(FILE *fp, const char *name, const char *a, const char *b, link_rate_t r) {
-    char id[128];
-    snprintf(id, sizeof id, "%s-%s", name, a);
-    put_link(fp, id, r);
-    snprintf(id, sizeof id, "%s-%s", name, b);
-    r.lat = 0;
-    put_link(fp, id, r);
-}
-
-static void write_links(FILE *fp, const rs_fabric_t *f) {
-    const int64_t nodes = rs_fabric_nodes(f), leaves = rs_fabric_leaves(f);
-    const double wi = f->intra.bw_bytes_per_s, wx = f->inter.bw_bytes_per_s;
-    char a[96];
-    for (int64_t d = 0; d < f->devices; d++) {
-        snprintf(a, sizeof a, "nvl%" PRId64, d);
-        put_pair(fp, a, "up", "down", (link_rate_t){wi, f->intra.latency_s, false});
-        snprintf(a, sizeof a, "pcie%" PRId64, d);
-        put_pair(fp, a, "up", "down", (link_rate_t){wx, 0, true});
-    }
-    for (int64_t n = 0; n < nodes; n++) {
-        snprintf(a, sizeof a, "nvsw%" PRId64, n);
-        put_pair(fp, a, "in", "out", (link_rate_t){wi, 0, true});
-        for (int64_t j = 0; j < f->nics_per_node; j++) {
-            snprintf(a, sizeof a, "nic%" PRId64 ".%" PRId64, n, j);
-            put_pair(fp, a, "up", "down", (link_rate_t){wx, f->inter.latency_s, false});
-        }
-    }
-    for (int64_t i = 0; i < leaves; i++) {
-        snprintf(a, sizeof a, "leaf%" PRId64, i);
-        put_pair(fp, a, "in", "out", (link_rate_t){wx, 0, true});
-        if (leaves > 1) put_pair(fp, a, "up", "down", (link_rate_t){rs_fabric_uplink_bw(f, i), 0, false});
-    }
-}
-
 static void write_edges(FILE *fp, const rs_fabric_t *f) {
-    const int64_t leaves = rs_fabric_leaves(f);
-    char h[48], sw[48], l1[96], l2[96], l3[96];
+    const int64_t leaves = rs_fabric_leaves(f), k = f->nics_per_node;
+    char h[48], sw[48];
     for (int64_t d = 0; d < f->devices; d++) {
-        const int64_t n = rs_fabric_node(f, d), j = rs_fabric_nic(f, d), leaf = rs_fabric_leaf(f, d);
+        const int64_t n = rs_fabric_node(f, d), nic = n * k + rs_fabric_nic(f, d), leaf = rs_fabric_leaf(f, d);
         snprintf(h, sizeof h, "gpu%" PRId64, d);
         snprintf(sw, sizeof sw, "nvsw%" PRId64, n);
-        snprintf(l1, sizeof l1, "nvl%" PRId64 "-up", d);
-        snprintf(l2, sizeof l2, "nvsw%" PRId64 "-in", n);
-        put_edge(fp, h, sw, l1, l2, NULL);
-        snprintf(l1, sizeof l1, "nvsw%" PRId64 "-out", n);
-        snprintf(l2, sizeof l2, "nvl%" PRId64 "-down", d);
-        put_edge(fp, sw, h, l1, l2, NULL);
+        put_edge(fp, f, h, sw, (rs_flink_t[]){{RS_FLINK_NVL_UP, d}, {RS_FLINK_NVSW_IN, n}}, 2);
+        put_edge(fp, f, sw, h, (rs_flink_t[]){{RS_FLINK_NVSW_OUT, n}, {RS_FLINK_NVL_DOWN, d}}, 2);
         snprintf(sw, sizeof sw, "leaf%" PRId64, leaf);
-        snprintf(l1, sizeof l1, "pcie%" PRId64 "-up", d);
-        snprintf(l2, sizeof l2, "nic%" PRId64 ".%" PRId64 "-up", n, j);
-        snprintf(l3, sizeof l3, "leaf%" PRId64 "-in", leaf);
-        put_edge(fp, h, sw, l1, l2, l3);
-        snprintf(l1, sizeof l1, "leaf%" PRId64 "-out", leaf);
-        snprintf(l2, sizeof l2, "nic%" PRId64 ".%" PRId64 "-down", n, j);
-        snprintf(l3, sizeof l3, "pcie%" PRId64 "-down", d);
-        put_edge(fp, sw, h, l1, l2, l3);
+        put_edge(fp, f, h, sw, (rs_flink_t[]){{RS_FLINK_PCIE_UP, d}, {RS_FLINK_NIC_UP, nic}, {RS_FLINK_LEAF_IN, leaf}}, 3);
+        put_edge(fp, f, sw, h, (rs_flink_t[]){{RS_FLINK_LEAF_OUT, leaf}, {RS_FLINK_NIC_DOWN, nic}, {RS_FLINK_PCIE_DOWN, d}}, 3);
     }
     for (int64_t i = 0; i < leaves && leaves > 1; i++) {
         snprintf(sw, sizeof sw, "leaf%" PRId64, i);
-        snprintf(l1, sizeof l1, "leaf%" PRId64 "-up", i);
-        put_edge(fp, sw, "spine", l1, NULL, NULL);
-        snprintf(l1, sizeof l1, "leaf%" PRId64 "-down", i);
-        put_edge(fp, "spine", sw, l1, NULL, NULL);
+        put_edge(fp, f, sw, "spine", (rs_flink_t[]){{RS_FLINK_LEAF_UP, i}}, 1);
+        put_edge(fp, f, "spine", sw, (rs_flink_t[]){{RS_FLINK_LEAF_DOWN, i}}, 1);
     }
 }
 

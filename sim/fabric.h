@@ -15,9 +15,11 @@
  *                 rails does (no PXN: a device's traffic leaves through its own NIC).
  * Inside a node every device has an NVLink port to the node's NVSwitch (intra tier).
  *
- * The platform (version 4.1) is one <zone routing="DijkstraCache">: hosts, routers (nvsw<n>,
- * leaf<i>, spine) and the edges between them; SimGrid computes every device pair's path (shortest
- * in links). Per-pair routes are never written. Links:
+ * The platform file (version 4.1, rs_fabric_write) is one <zone routing="DijkstraCache">: hosts,
+ * routers (nvsw<n>, leaf<i>, spine) and the edges between them; SimGrid computes every device pair's
+ * path (shortest in links). Per-pair routes are never written. The simulator does not load that file:
+ * it builds the same hosts and links in SimGrid directly and routes every pair from the fabric's
+ * known paths (rs_fabric_route, sgx_fabric.cpp), which are Dijkstra's paths link by link. Links:
  *   nvl<d>-up / -down      the device's NVLink port (intra bandwidth; latency on -up)
  *   nic<n>.<j>-up / -down  NIC j of node n (inter bandwidth; inter latency on -up), shared by its
  *                          devices
@@ -30,8 +32,16 @@
  *                          spine, never a detour through another device's NVLink and NIC).
  * A device pair's route therefore has exactly its tier's bandwidth and latency when nothing else
  * flows (CM02 then equals the walk); under load, flows share the NIC and uplink links max-min fairly.
- * Routes of a DijkstraCache zone exist only once the simulation runs (SimGrid seals such zones in
- * simgrid_run), so the simulator queries them from an actor.
+ * The path of a device pair a != b (rs_fabric_route) is the shortest in links of the file's graph,
+ * unique (any other crosses a second device's ports: 10 links or more):
+ *   same node:      gpu<a> -> nvsw<n> -> gpu<b>                        (4 links)
+ *   same leaf:      gpu<a> -> leaf<i> -> gpu<b>                        (6 links)
+ *   across leaves:  gpu<a> -> leaf<i> -> spine -> leaf<k> -> gpu<b>    (8 links)
+ * with i, k the leaves of a's and b's NICs. SimGrid 3.32's Dijkstra zone lists a path's links edge by
+ * edge, each edge's links last first: nvsw<n>-in, nvl<a>-up, nvl<b>-down, nvsw<n>-out inside a node;
+ * leaf<i>-in, nic<a>-up, pcie<a>-up, [leaf<i>-up, leaf<k>-down,] pcie<b>-down, nic<b>-down,
+ * leaf<k>-out across nodes (nic<a>: NIC rs_fabric_nic(a) of a's node). rs_fabric_route gives that
+ * order, so the built platform's flows meet their links as the file's do.
  */
 #ifndef RS_SIM_FABRIC_H
 #define RS_SIM_FABRIC_H
@@ -83,6 +93,36 @@ bool rs_fabric_same_node(const rs_fabric_t *f, int64_t a, int64_t b);
 /* One line: "rail: 64 nodes x 8 devices, 8 NICs per node (1 device per NIC), 8 rail leaves x 1
  * group of 64 nodes, spine 2:1 (intra nvlink4 450 GB/s 0 us, inter ib-ndr 50 GB/s 0 us)". */
 const char *rs_fabric_describe(const rs_fabric_t *f, char *buf, size_t len);
+
+/* The links of a fabric's platform by kind; a link's index: its device d (nvl, pcie), its node n
+ * (nvsw), n K + j for NIC j of node n (nic), its leaf i (leaf). */
+typedef enum {
+    RS_FLINK_NVL_UP = 0, RS_FLINK_NVL_DOWN, RS_FLINK_PCIE_UP, RS_FLINK_PCIE_DOWN, RS_FLINK_NVSW_IN, RS_FLINK_NVSW_OUT,
+    RS_FLINK_NIC_UP, RS_FLINK_NIC_DOWN, RS_FLINK_LEAF_IN, RS_FLINK_LEAF_OUT, RS_FLINK_LEAF_UP, RS_FLINK_LEAF_DOWN,
+    RS_FLINK_COUNT
+} rs_flink_kind_t;
+
+typedef struct {
+    rs_flink_kind_t kind;
+    int64_t index;
+} rs_flink_t;
+
+/* A link as the platform has it: name ("nic3.1-up"), bandwidth, latency, FATPIPE or shared. */
+typedef struct {
+    char name[64];
+    double bw_bytes_per_s, latency_s;
+    bool fatpipe;
+} rs_flink_rate_t;
+
+/* Links of that kind in a validated fabric (leaf up/down: 0 without a spine). */
+int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind);
+/* Link l (index < rs_fabric_link_count) into out. Can't fail. */
+void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
+
+#define RS_FABRIC_ROUTE_MAX 8
+/* The path from device a to device b (0 <= a, b < D) into route, in SimGrid's Dijkstra order (above);
+ * no link when a == b. Returns the number of links. */
+int rs_fabric_route(const rs_fabric_t *f, int64_t a, int64_t b, rs_flink_t route[RS_FABRIC_ROUTE_MAX]);
 
 /* Write the SimGrid platform of a validated fabric to fp. Returns 0 or -1 with err naming origin. */
 int rs_fabric_write(FILE *fp, const char *origin, const rs_fabric_t *f, rs_err_t *err);

@@ -6,7 +6,7 @@
  * latency to the send's completion) and the lowest per-step bandwidth; per shared link (not
  * FATPIPE) of the routes, the bytes carried and the union of the intervals in which a flow was
  * flowing through it (its busy time); per background collective, its latest end. The actors call
- * these from inside the simulation (routes of a DijkstraCache fabric exist only then).
+ * these from inside the simulation.
  */
 #ifndef RS_SIM_JOB_CHILD_H
 #define RS_SIM_JOB_CHILD_H

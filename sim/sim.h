@@ -84,7 +84,8 @@ typedef struct {
 void rs_sim_config_default(rs_sim_config_t *c);
 
 /* What simulating problem p costs (estimate.h): rank-steps over every ring of the job, the child's
- * time and memory, and with trace the events the parent keeps. Can't fail. */
+ * time and memory (a job's background collectives included), and with trace the events the parent
+ * keeps. Can't fail. */
 void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
 /* The same for `rings` concurrent rings of ring_ranks ranks each running pass, on an all-pairs
  * platform (a route per pair of hosts) or a ring's. Can't fail. */

@@ -84,7 +84,7 @@ static void slowdown_exec(compute_slot_t *sl, double amount, double speed, doubl
         sg_exec_t ex = sg_actor_exec_init(rem);
         if (slow) sg_exec_set_bound(ex, rate);
         sg_exec_start(ex);
-        SR.activities++;
+        SR.sum.activities++;
         for (;;) {
             const double dt = sg_exec_get_remaining(ex) / rate;
             if (dt <= SIM_TINY_S) {
@@ -117,7 +117,7 @@ static void compute_main(int argc, char **argv) {
         if (sl->stop) return;
         if (sl->amount > 0) {
             if (sigma > 1) slowdown_exec(sl, sl->amount, speed, sigma);
-            else sg_actor_execute(sl->amount), SR.activities++;
+            else sg_actor_execute(sl->amount), SR.sum.activities++;
         }
         sl->end_c = simgrid_get_clock();
         if (sl->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
@@ -155,7 +155,7 @@ static void a2a_step(const rank_t *r, int64_t k, const rs_step_t *st) {
     for (int64_t j = 1; j < n; j++) comm[nc++] = sg_mailbox_get_async(g_mb[g], &got);
     sg_comm_wait_all(comm, (size_t)nc);
     free(comm);
-    SR.activities += n - 1;
+    SR.sum.activities += n - 1;
     const double te = simgrid_get_clock();
     SR.sum.rank_steps++;
     if (te - t0 > SR.sum.t_comm_max_s) SR.sum.t_comm_max_s = te - t0;
@@ -191,7 +191,7 @@ static void post_transfers(const rank_t *r, int64_t k, const rs_step_t *st, tran
         x->is_recv[x->n] = 1;
         x->comm[x->n++] = sg_mailbox_get_async(g_mb[r->g], &x->got);
     }
-    SR.activities += st->n_send;
+    SR.sum.activities += st->n_send;
 }
 
 /* Post the step's transfers and wait for them, each completion an event end (one wait for all when
@@ -234,7 +234,7 @@ static void wait_step(const rank_t *r, int64_t k, const rs_step_t *st, sg_exec_t
 /* Execute `seconds` of compute in this actor (the merges after a step, the epilogue). */
 static void execute_s(double seconds) {
     sg_actor_execute(seconds * SR.f_eff);
-    SR.activities++;
+    SR.sum.activities++;
 }
 
 /* One step of the ring: the compute and the transfers start together; the step ends when both are
@@ -268,7 +268,7 @@ static void ring_step(rank_t *r, int64_t k, const rs_step_t *st) {
         sg_exec_t ex = NULL;
         if (t.tc > 0 && SR.exclusive && !SR.slowdown && !SR.partial) {
             ex = sg_actor_exec_async(t.tc * SR.f_eff);
-            SR.activities++;
+            SR.sum.activities++;
         } else if (t.tc > 0) {
             sl->amount = t.tc * SR.f_eff;
             sg_sem_release(sl->go);

@@ -20,6 +20,7 @@
 #include "sim_config.h"
 #include "sim_pipe.h"
 #include "sim_run.h"
+#include "sgx_fabric.h"
 #include "util.h"
 
 sim_run_t SR;
@@ -146,8 +147,7 @@ static int init_simgrid(const rs_sim_config_t *cfg) {
 }
 
 /* Every rank's host exists (into host[]), every hop has a route (checked here for Full zones; a job's
- * fabric is a DijkstraCache zone, routed only once the simulation runs, and generated with every
- * path). Returns 0 or -1 (an 'X' record sent). */
+ * fabric routes every pair by construction). Returns 0 or -1 (an 'X' record sent). */
 static int check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg_host_t *host) {
     sim_put_text(SR.out, 'S', SIM_STAGE_CHECK, "checking hosts and routes");
     const char *plat_name = cfg->platform_path ? cfg->platform_path : "generated platform";
@@ -195,7 +195,6 @@ static int send_results(void) {
     const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
-    SR.sum.activities = SR.activities;
     if (SR.job && rs_jc_write(SR.out) != 0) return -1;
     sim_put_results(SR.out, &SR.sum, SR.step_end, SR.step_max);
     sim_put_text(SR.out, 'S', SIM_STAGE_DONE, "done");
@@ -232,7 +231,11 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
     if (init_simgrid(in->cfg) != 0) return -1;
     sim_put_text(SR.out, 'S', SIM_STAGE_LOAD, "platform %s", in->cfg->platform_path ? in->cfg->platform_path : "(generated)");
-    simgrid_load_platform(in->platform);
+    if (SR.job) { /* the generated fabric, routed from its known paths (sgx_fabric.h) */
+        if (sgx_fabric_build(&in->cfg->job->fabric) != 0) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for the fabric");
+    } else {
+        simgrid_load_platform(in->platform);
+    }
     if (check_platform(in->cfg, in->hm, SR.host) != 0) return -1;
     SR.exclusive = in->cfg->platform_path == NULL;
     *dag = sim_dag_eligible(in->cfg);

@@ -149,7 +149,7 @@ static void start_step(int64_t g, int64_t k) {
 
 static void start_all(void *arg) {
     (void)arg;
-    for (int64_t g = 0; SR.job && g < SR.total; g++) /* routes exist once the run has sealed the platform */
+    for (int64_t g = 0; SR.job && g < SR.total; g++) /* each rank's hop, for the job's link table */
         rs_jc_rank_route(g, SR.host[g], SR.host[sim_next_of(g)]);
     for (int64_t g = 0; g < SR.total; g++) start_step(g, 0);
 }
@@ -181,7 +181,7 @@ int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
 int sim_dag_end(void) {
     int64_t transfers, timers;
     sgx_counts(&transfers, &timers);
-    SR.activities += transfers + timers;
+    SR.sum.activities += transfers + timers;
     sgx_free();
     const int rc = D.failed ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
     free(D.w);

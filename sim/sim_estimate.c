@@ -5,11 +5,35 @@
  * ranks costs the child 30 us + 0.05 us x N per rank-step (0.05: an upper bound), 30 us more per
  * rank-step when the events go to a trace file, after 0.3 s of start; its resident memory is 16 MB,
  * 24 KB per rank actor, 16 bytes per step, 300 bytes per kept event and 256 bytes per route of an
- * all-pairs platform.
+ * all-pairs platform. A job's background collectives add, per transfer (every member of a group
+ * sends once per step of each collective: 2 (P - 1) for a ring all-reduce over P), what a
+ * rank-step costs, and 24 KB per member actor.
  */
 #include <math.h>
+#include <stdlib.h>
 
+#include "job.h"
 #include "sim.h"
+
+/* A job's background transfers in pass (*members: the collectives' actors). 0 when the groups
+ * can't be listed (out of memory: the estimate then leaves them out). */
+static double background_transfers(const rs_job_t *j, rs_pass_t pass, double *members) {
+    *members = 0;
+    if (j->background.kind == RS_BG_NONE) return 0;
+    int64_t *member = NULL, *offset = NULL;
+    const int64_t groups = rs_background_groups(&j->placement, j->background.group, &member, &offset);
+    double n = 0;
+    for (int64_t i = 0; i < groups; i++) {
+        const int64_t size = offset[i + 1] - offset[i];
+        rs_bg_coll_t c[RS_BG_MAX_COLL];
+        const int nc = rs_background_colls(&j->background, pass, size, c);
+        for (int k = 0; k < nc; k++) n += (double)size * (double)c[k].steps;
+        if (nc > 0) *members += (double)size;
+    }
+    free(member);
+    free(offset);
+    return n;
+}
 
 void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e) {
     const double n = (double)ring_ranks * (double)rings, steps = pass == RS_PASS_BACKWARD ? (double)ring_ranks + 1 : (double)ring_ranks;
@@ -20,8 +44,13 @@ void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, in
 }
 
 void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
-    rs_sim_estimate_rings(p->n_ranks, cfg && cfg->job ? cfg->job->placement.n_rings : 1, p->pass, trace,
-                          cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS, e);
+    const int64_t rings = cfg && cfg->job ? cfg->job->placement.n_rings : 1;
+    rs_sim_estimate_rings(p->n_ranks, rings, p->pass, trace, cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS, e);
+    if (!cfg || !cfg->job) return;
+    double members = 0;
+    const double bg = background_transfers(cfg->job, p->pass, &members);
+    e->time_s += bg * (30e-6 + 0.05e-6 * (double)p->n_ranks * (double)rings);
+    e->mem_bytes += members * 24e3;
 }
 
 double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {

@@ -31,14 +31,14 @@ static int job_hostmap(const rs_job_t *j, rs_hostmap_t *hm, rs_err_t *err) {
     return 0;
 }
 
-/* The generated platform into pl->path (and cfg->platform_out), its description into pl->desc.
- * Returns 0 or -1 with err. */
+/* The generated platform into pl->path (and cfg->platform_out), its description into pl->desc; a
+ * job's fabric only into cfg->platform_out (the child builds it in SimGrid: sgx_fabric.h). Returns 0
+ * or -1 with err. */
 static int write_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, sim_platform_t *pl,
                           rs_err_t *err) {
     const rs_problem_t *pb = rs_schedule_problem(s);
     if (cfg->job) {
         rs_fabric_describe(&cfg->job->fabric, pl->desc, sizeof pl->desc);
-        if (rs_fabric_write_file(pl->path, &cfg->job->fabric, err) != 0) return -1;
         return cfg->platform_out ? rs_fabric_write_file(cfg->platform_out, &cfg->job->fabric, err) : 0;
     }
     rs_platform_describe(m, pb->n_ranks, pl->desc, sizeof pl->desc);

@@ -46,10 +46,9 @@ typedef struct {
     double *busy;             /* [total] summed compute time */
     double *step_end;         /* [steps] latest end */
     double *step_max;         /* [steps] longest duration */
-    sim_summary_rec_t sum;    /* running totals */
+    sim_summary_rec_t sum;    /* running totals (sum.activities: SimGrid activities the run started) */
     bool progress;            /* send 'P' records */
     double next_progress_s;   /* wall time of the next one */
-    int64_t activities;       /* SimGrid activities the run started (execs, transfers, timers) */
 } sim_run_t;
 
 extern sim_run_t SR;

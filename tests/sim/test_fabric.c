@@ -1,6 +1,6 @@
 /* test_fabric.c - the generated fabrics (sim/fabric.c): a small rail fabric's placement, links,
- * bandwidths and edges worked out by hand, a leaf-spine platform's size, the knobs' refusals with
- * their messages, and the routes SimGrid computes on each fabric (as a job's child records them). */
+ * bandwidths, edges and known paths worked out by hand, a leaf-spine platform's size, the knobs'
+ * refusals with their messages, and the routes of each fabric as a job's child records them. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +77,36 @@ RS_TEST(test_rail_by_hand, "rail_by_hand") {
                                        "<link_ctn id=\"nic1.1-down\"/><link_ctn id=\"pcie6-down\"/></route>"));
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<route src=\"spine\" dst=\"leaf3\" symmetrical=\"NO\"><link_ctn id=\"leaf3-down\"/></route>"));
     free(buf);
+    /* the known paths, edge by edge, each edge's links last first (SimGrid's Dijkstra order): 1 -> 3
+     * inside node 0; 2 (NIC 0.1, leaf 1) -> 7 (NIC 1.1, leaf 3) across the spine; 7 -> 6 shares
+     * NIC 1.1 (same node: NVLink); none to itself */
+    static const struct {
+        int64_t a, b;
+        const char *links;
+    } path[] = {
+        {1, 3, "nvsw0-in nvl1-up nvl3-down nvsw0-out"},
+        {2, 7, "leaf1-in nic0.1-up pcie2-up leaf1-up leaf3-down pcie7-down nic1.1-down leaf3-out"},
+        {7, 6, "nvsw1-in nvl7-up nvl6-down nvsw1-out"},
+        {5, 5, ""},
+    };
+    for (size_t i = 0; i < sizeof path / sizeof *path; i++) {
+        rs_flink_t r[RS_FABRIC_ROUTE_MAX];
+        const int n = rs_fabric_route(&f, path[i].a, path[i].b, r);
+        char got[512] = "";
+        for (int k = 0; k < n; k++) {
+            rs_flink_rate_t l;
+            rs_fabric_link(&f, r[k], &l);
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", k ? " " : "", l.name);
+        }
+        CU_ASSERT_STRING_EQUAL(got, path[i].links);
+    }
+    rs_flink_rate_t l;
+    rs_fabric_link(&f, (rs_flink_t){RS_FLINK_LEAF_UP, 2}, &l); /* a rail leaf's uplink: 1 port x 50 / 2 */
+    CU_ASSERT(l.bw_bytes_per_s == 25e9 && l.latency_s == 0 && !l.fatpipe);
+    rs_fabric_link(&f, (rs_flink_t){RS_FLINK_NIC_UP, 3}, &l);
+    CU_ASSERT(!strcmp(l.name, "nic1.1-up") && l.bw_bytes_per_s == 50e9 && l.latency_s == 4e-6 && !l.fatpipe);
+    CU_ASSERT_EQUAL(rs_fabric_link_count(&f, RS_FLINK_NIC_DOWN), 4);
+    CU_ASSERT_EQUAL(rs_fabric_link_count(&f, RS_FLINK_LEAF_DOWN), 4);
 }
 
 /* Flat and leaf-spine: one switch holds every NIC; leaves of M nodes, each NIC port's share of the

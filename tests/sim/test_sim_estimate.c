@@ -1,5 +1,6 @@
 /* test_sim_estimate.c - what a simulation is estimated to cost (sim/sim_estimate.c) against the cost
- * model worked out by hand, and the child's watchdog (rs_sim_timeout). */
+ * model worked out by hand (a job's background collectives included), and the child's watchdog
+ * (rs_sim_timeout). */
 #include <string.h>
 
 #include "sim.h"
@@ -51,6 +52,33 @@ RS_TEST(test_problem, "problem") {
     cfg.job = &j;
     rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
     CU_ASSERT_EQUAL(e.rank_steps, 3 * 8 * 8);
+}
+
+/* A job's background: tp 2 x cp 4 x dp 2 in nodes of 4, the DP all-reduce in the backward. Groups
+ * dp-cp: 2 groups (one per TP rank) of 8 members, 2 (8 - 1) = 14 steps each: 2 x 8 x 14 = 224
+ * transfers at 30 us + 0.05 us x 16 ranks, 16 member actors of 24 KB; groups dp: 8 of 2 members,
+ * 2 steps: 32 transfers, 16 actors. The forward has no all-reduce: the rings' estimate alone. */
+RS_TEST(test_background, "background") {
+    rs_machine_t m = nodes_of(4, 0, 0);
+    rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_job_t j = grid_job(&m, &p, 2, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_RAIL, 4, 1, 2});
+    j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 1e6, .grad_bytes = 1e6};
+    const rs_sim_config_t cfg = job_config(&j);
+    rs_estimate_t e, rings;
+    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate_rings(4, 4, RS_PASS_BACKWARD, RS_EST_NO_TRACE, false, &rings);
+    CU_ASSERT_EQUAL(e.rank_steps, rings.rank_steps);
+    RS_ASSERT_REL(e.time_s, rings.time_s + 224 * 30.8e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, rings.mem_bytes + 16 * 24e3, 1e-12);
+    j.background.group = RS_BG_GROUP_DP;
+    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    RS_ASSERT_REL(e.time_s, rings.time_s + 32 * 30.8e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, rings.mem_bytes + 16 * 24e3, 1e-12);
+    p.pass = RS_PASS_FORWARD;
+    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate_rings(4, 4, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &rings);
+    CU_ASSERT(e.time_s == rings.time_s && e.mem_bytes == rings.mem_bytes);
+    rs_job_free(&j);
 }
 
 /* The watchdog: --timeout when given, else 10 x the estimate, at least 60 s. N = 2048: 2048^2

@@ -1,6 +1,6 @@
 /* test_sim_prepare.c - the platform of a run, made ready in the parent (sim/sim_prepare.c): a
- * generated ring platform and a job's fabric written into a temporary folder (and --platform-out)
- * with the text the writers make, their descriptions and host maps, the folder removed on release;
+ * generated ring platform written into a temporary folder (and --platform-out), a job's fabric
+ * only into --platform-out (its child builds it), with the text the writers make, their descriptions and host maps, the folder removed on release;
  * a user's platform and host map taken as given, refused with the checker's and the reader's
  * messages (bad input). No simulation runs. */
 #include <string.h>
@@ -58,17 +58,20 @@ RS_TEST(test_generated, "generated") {
     rs_schedule_free(s);
 }
 
-/* A job: rank actor g on host gpu<device g>, the fabric's platform and description. */
+/* A job: rank actor g on host gpu<device g>, the fabric's description; its platform file only where
+ * --platform-out asks for it (the child builds the fabric in SimGrid). */
 RS_TEST(test_job, "job") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 1, 2});
-    const rs_sim_config_t cfg = job_config(&j);
+    rs_sim_config_t cfg = job_config(&j);
+    cfg.platform_out = sim_tmp_path("job_out.xml");
     rs_schedule_t *s = schedule_of(p);
     sim_platform_t pl;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, &pl, &err), 0);
     CU_ASSERT_EQUAL_FATAL(pl.hm.n_ranks, 8);
+    CU_ASSERT_NOT_EQUAL(access(pl.path, F_OK), 0); /* no file for the child */
     /* tp innermost: ring t's rank c (actor g = 4 t + c) on device t + 2 c */
     for (int g = 0; g < 8; g++) {
         char want[16];
@@ -77,11 +80,12 @@ RS_TEST(test_job, "job") {
     }
     char desc[512];
     CU_ASSERT_STRING_EQUAL(pl.desc, rs_fabric_describe(&j.fabric, desc, sizeof desc));
-    char *got = rs_test_slurp(pl.path, NULL);
+    char *got = rs_test_slurp(cfg.platform_out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(got);
     CU_ASSERT_PTR_NOT_NULL(strstr(got, "<zone id=\"fabric\" routing=\"DijkstraCache\">"));
     CU_ASSERT_PTR_NOT_NULL(strstr(got, "<host id=\"gpu7\" "));
     free(got);
+    unlink(cfg.platform_out);
     sim_platform_release(&pl);
     rs_job_free(&j);
     rs_schedule_free(s);
