@@ -157,6 +157,15 @@ int rs_out_stage_commit(const char *stage, rs_err_t *err);
  * rs_out_finish(false) when it is empty then. Returns 0 or -1 with err "PATH: cannot create: ...". */
 int rs_out_mkdir(const char *path, rs_err_t *err);
 
+/* The outputs the ranks of a job this run launched handed over (a rank's run, started with
+ * RINGSIM_RANK_OUT=dir in its environment, writes its regular-file outputs' temporaries into dir and,
+ * when it succeeds, leaves each there as "PID.SEQ.out" with its path in "PID.SEQ.path"): each is
+ * committed as an output of this run (rs_file_commit: pending until rs_out_finish), in each rank's
+ * order. The ranks thus never replace a file themselves, and their temporaries lie in dir, a
+ * registered temporary folder of this run (rs_out_tmpdir), removed on every end of the run. Returns 0
+ * or -1 with err (the rest not committed). */
+int rs_out_adopt(const char *dir, rs_err_t *err);
+
 /* A child process a signal must end with this process (group: its whole process group). Can't fail;
  * rs_out_child_done forgets it once reaped. */
 void rs_out_child(pid_t pid, bool group);
