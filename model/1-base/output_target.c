@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* O_DIRECTORY, realpath */
 #include "output_target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -136,15 +137,35 @@ void out_ident_st(const struct stat *st, out_ident_t *id) {
     *id = (out_ident_t){.exists = true, .dev = st->st_dev, .ino = st->st_ino, .ctim = st->st_ctim};
 }
 
+/* The entries of folder path, as one order-free hash: the sum over entries of FNV-1a over the name
+ * and the inode. */
+static unsigned long long entries_hash(const char *path) {
+    DIR *d = opendir(path);
+    unsigned long long sum = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        unsigned long long h = 1469598103934665603ULL;
+        for (const char *c = e->d_name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        for (int i = 0; i < 8; i++) h = (h ^ ((unsigned long long)e->d_ino >> (8 * i) & 0xff)) * 1099511628211ULL;
+        sum += h;
+    }
+    if (d) closedir(d);
+    return sum;
+}
+
 void out_ident_of(const char *path, out_ident_t *id) {
     struct stat st;
-    if (lstat(path, &st) == 0) out_ident_st(&st, id);
-    else *id = (out_ident_t){.exists = false};
+    if (lstat(path, &st) != 0) {
+        *id = (out_ident_t){.exists = false};
+        return;
+    }
+    out_ident_st(&st, id);
+    if (S_ISDIR(st.st_mode)) id->entries = entries_hash(path);
 }
 
 bool out_ident_same(const out_ident_t *a, const out_ident_t *b) {
     if (!a->exists || !b->exists) return a->exists == b->exists;
-    return a->dev == b->dev && a->ino == b->ino && a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec;
+    return a->dev == b->dev && a->ino == b->ino && a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec &&
+           a->entries == b->entries;
 }
 
 /* Hand the temporary "DIR/PID.SEQ.tmp" over to the run that launched this rank: path into

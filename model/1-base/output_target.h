@@ -19,12 +19,14 @@
 enum { OUT_KIND_FILE = 0, OUT_KIND_DEVICE = 1, OUT_KIND_FD = 2, OUT_KIND_HAND = 3 };
 
 /* What a target was at a moment: missing, or which file (device, inode and change time: a rename
- * over it, a new file in its place or a folder's new entry all change one of them). */
+ * over it or a new file in its place changes one of them); a folder also by its entries' names and
+ * inodes (a file renamed into it changes them even within one tick of the file-time clock). */
 typedef struct {
     bool exists;
     dev_t dev;
     ino_t ino;
     struct timespec ctim;
+    unsigned long long entries; /* a folder: a hash of its entries (names, inodes); else 0 */
 } out_ident_t;
 
 /* The identity of path now (lstat: a canonical target is no link). Can't fail (missing: !exists). */
