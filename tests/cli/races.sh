@@ -18,20 +18,8 @@
 #      the next MPI run removes the dead run's folder.
 set -u
 bin=${1:?usage: races.sh RINGSIM}
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-dir=$(mktemp -d /tmp/ringsim-races-XXXXXX)
-pids=""
-cleanup() {
-  for p in $pids; do kill -9 "$p" 2>/dev/null; kill -9 "-$p" 2>/dev/null; done
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-cd "$dir" || exit 1
-mkdir tmp
-export TMPDIR="$dir/tmp"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-temps() { find . \( -name '*.tmp.*' -o -path './tmp/*' \) -print 2>/dev/null | grep -c . ; }
+name=races
+. "$(dirname "$0")/scratch.sh"
 # wait (at most 60 s) until the glob $1 matches something
 await() { for _ in $(seq 600); do for f in $1; do [ -e "$f" ] && return 0; done; sleep 0.1; done; return 1; }
 
