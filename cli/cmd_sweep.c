@@ -191,12 +191,9 @@ int rs_cmd_sweep(int argc, char **argv) {
     if (rc != RS_EXIT_OK && err.msg[0] && launcher_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
     if (out.worker) goto done; /* rank 0 wrote the CSV and reports */
     const bool to_file = strcmp(out_path, "-") != 0;
-    char partial[PATH_MAX + 16];
-    struct stat st; /* a regular file's partial result went beside it (rs_file_commit_partial) */
-    if ((out.interrupted || rc == RS_EXIT_FAIL) && to_file && out.done > 0 && (stat(out_path, &st) != 0 || S_ISREG(st.st_mode)))
+    if ((out.interrupted || rc == RS_EXIT_FAIL) && out.kept[0] && strcmp(out.kept, out_path) != 0) /* beside it */
         fprintf(stderr, "ringsim sweep: %s: %zu of %zu points kept in %s (%s is left as it was)\n",
-                out.interrupted ? "interrupted" : "failed", out.done, out.n, rs_out_partial_name(out_path, partial, sizeof partial),
-                out_path);
+                out.interrupted ? "interrupted" : "failed", out.done, out.n, out.kept, out_path);
     else if (out.interrupted)
         fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", out.done, out.n, to_file ? " in " : "",
                 to_file ? out_path : "");

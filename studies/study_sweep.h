@@ -16,6 +16,7 @@
 #ifndef RS_STUDY_SWEEP_H
 #define RS_STUDY_SWEEP_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -130,6 +131,9 @@ typedef struct {
     size_t done;                  /* points run and written, in order */
     bool interrupted;             /* stopped by Ctrl-C */
     bool worker;                  /* a rank > 0 of a distributed sweep: rank 0 wrote (done = 0 here) */
+    char kept[PATH_MAX + 16];     /* where the finished points of a failed or interrupted sweep went: the
+                                     partial file beside the output, or the output itself when that is
+                                     a device or descriptor; "" when none were kept in a file */
 } rs_sweep_out_t;
 
 /* Set up every point (nothing runs on bad input), then run them in order into the CSV: header, one

@@ -43,7 +43,8 @@ typedef struct {
     char *path;      /* final name, as given */
     char *tmp_path;  /* temporary name */
     char *target;    /* where the bytes go: path with symbolic links followed */
-    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place */
+    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place;
+                      * 3: a rank's output, handed over to the run that launched it (rs_out_adopt) */
     int fd;          /* kind 2: the descriptor */
 } rs_file_t;
 
@@ -61,6 +62,9 @@ int rs_file_commit(rs_file_t *f, rs_err_t *err);
  * ("out.csv" -> "out.partial.csv"), so that a previous complete output stays; a device or descriptor
  * is written in place (nothing there to lose). Returns 0 or -1 with err (the temporary removed). */
 int rs_file_commit_partial(rs_file_t *f, rs_err_t *err);
+/* The name rs_file_commit_partial(f) writes to, into buf (truncated to len): rs_out_partial_name(f->path)
+ * for a regular file, f->path itself for a device or descriptor. Returns buf. */
+const char *rs_file_partial_path(const rs_file_t *f, char *buf, size_t len);
 /* The name a partial result of output path goes to: ".partial" before the extension of the file's
  * name ("d/out.csv" -> "d/out.partial.csv", "out" -> "out.partial"). Returns buf (truncated to len). */
 const char *rs_out_partial_name(const char *path, char *buf, size_t len);

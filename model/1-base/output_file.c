@@ -94,6 +94,12 @@ const char *rs_out_partial_name(const char *path, char *buf, size_t len) {
     return buf;
 }
 
+const char *rs_file_partial_path(const rs_file_t *f, char *buf, size_t len) {
+    if (f->kind == OUT_KIND_FILE || f->kind == OUT_KIND_HAND) return rs_out_partial_name(f->path, buf, len);
+    snprintf(buf, len, "%s", f->path);
+    return buf;
+}
+
 static int commit(rs_file_t *f, bool partial, rs_err_t *err) {
     if (file_close(f, err) != 0) return -1;
     out_node_t *n = rs_out_active() ? out_node_find(OUT_OPEN, f->tmp_path) : NULL;
