@@ -13,10 +13,10 @@
 #include "subprocess.h"
 
 int rs_exec_env_rank(void) {
-    const char *v = getenv("OMPI_COMM_WORLD_RANK");
-    if (!v) v = getenv("PMI_RANK");
-    if (!v) v = getenv("PMIX_RANK");
-    return v ? atoi(v) : -1;
+    const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return atoi(getenv(vars[i]));
+    return -1;
 }
 
 int rs_exec_env_size(void) {
