@@ -92,8 +92,13 @@ RS_TEST(test_partial_aside, "a partial result goes to NAME.partial.EXT and leave
     rs_file_t f;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    CU_ASSERT_STRING_EQUAL(rs_file_partial_path(&f, partial, sizeof partial), rs_out_partial_name(path, partial + 2048, 2048));
     fputs("3 of 66 points\n", f.fp);
     CU_ASSERT_EQUAL(rs_file_commit_partial(&f, &err), 0);
+    rs_file_t dev; /* a device takes the points in place */
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&dev, "/dev/null", &err), 0);
+    CU_ASSERT_STRING_EQUAL(rs_file_partial_path(&dev, partial, sizeof partial), "/dev/null");
+    rs_file_abort(&dev);
     rs_test_expect_text(path, "complete\n");
     rs_test_expect_text(rs_out_partial_name(path, partial, sizeof partial), "3 of 66 points\n");
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
