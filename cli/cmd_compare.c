@@ -20,7 +20,7 @@ typedef struct {
 static const rs_opt_t own_opts[] = {
     {"csv", 0, "FILE", "none", "also write the per-step points and the summary as CSV", RS_ARG_OUT, O(csv), 0, 0, NULL,
      NULL, "options:"},
-    {"fail-above", 0, "FRAC", "never", "exit 1 if the makespan |error| or a metric's p95 |error|\nexceeds FRAC (e.g. 0.1)",
+    {"fail-above", 0, "FRAC", "never", "exit 1 if the makespan |error| or a metric's (or a compared\nrole's) p95 |error| exceeds FRAC (e.g. 0.1)",
      RS_ARG_DOUBLE, O(fail_above), 0, 1e6, NULL, NULL, NULL},
     {"quiet", 'q', NULL, "off", "no table on stdout", RS_ARG_TRUE, O(quiet), 0, 0, NULL, NULL, NULL},
 };
@@ -77,6 +77,8 @@ int rs_cmd_compare(int argc, char **argv) {
         int bad = !(fabs(c.makespan_rel) <= fail_above);
         for (int m = 0; m < RS_CMP_METRIC_COUNT; m++)
             if (c.stats[m].n && !(c.stats[m].p95_abs <= fail_above)) bad = 1;
+        for (int r = 0; r < RS_ROLE_COUNT; r++) /* the roles both traces have */
+            if (c.role[r].stats.n && !(c.role[r].stats.p95_abs <= fail_above)) bad = 1;
         if (bad) {
             fprintf(stderr, "ringsim compare: error above --fail-above %g\n", fail_above);
             rc = RS_EXIT_FAIL;

@@ -56,9 +56,11 @@ int rs_cmd_report(int argc, char **argv) {
     rc = RS_EXIT_OK;
     char cmdline[1024];
     in.command = rs_cli_command_line(cmdline, sizeof cmdline, argc, argv);
+    const double t0_s = rs_now_s();
     rc = rs_study_report(&in, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim report: %s\n", err.msg);
-    else rs_cli_kernel_notes(c);
+    else rs_cli_kernel_notes(c), rs_cli_closing_line("ringsim report: written to %s/report.md (and %s/report.html) in %.1f s", in.dir,
+                                                     in.dir, rs_now_s() - t0_s);
 done:
     free(c);
     return rc;

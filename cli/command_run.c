@@ -3,6 +3,8 @@
  * (command_run.h). */
 #include "command_run.h"
 
+#include <stdarg.h>
+
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,7 +67,19 @@ void rs_cli_setup_warning(const char *name, const rs_setup_t *s) {
     if (s->warning[0]) fprintf(stderr, "ringsim %s: warning: %s\n", name, s->warning);
 }
 
+static char closing[4600];
+
+void rs_cli_closing_line(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(closing, sizeof closing, fmt, ap);
+    va_end(ap);
+}
+
 void rs_cli_notes_print(void) {
     if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
     kept_notes[0] = '\0';
+    fflush(stderr);
+    if (closing[0]) printf("%s\n", closing); /* after the notes: the command's last line */
+    closing[0] = '\0';
 }

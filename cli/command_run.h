@@ -42,7 +42,11 @@ const char *rs_cli_command_line(char *buf, size_t len, int argc, char **argv);
  * rs_cli_notes_print, which main calls once stdout and the outputs are safe (a run that fails ends
  * with its one error line, output.h). Can't fail. */
 void rs_cli_kernel_notes(const rs_setup_t *s);
-/* The kept notes once on stderr as "ringsim: note: ...", then forgotten. Can't fail. */
+/* The command's last line (as printf; "ringsim report: written to ..."), kept for rs_cli_notes_print:
+ * said on stdout only once the outputs are committed, after the notes. Can't fail. */
+void rs_cli_closing_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The kept notes once on stderr as "ringsim: note: ...", then the closing line on stdout, then both
+ * forgotten: the notes come before the command's last line. Can't fail. */
 void rs_cli_notes_print(void);
 /* The figures --allow-implausible took as given (rs_setup_finish's warning), at once on stderr as
  * "ringsim NAME: warning: ..." (one line); nothing when there are none. Can't fail. */

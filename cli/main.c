@@ -36,13 +36,13 @@ static int finish(const char *name, int rc) {
         rc = RS_EXIT_FAIL;
     }
     rs_out_finish(false, NULL); /* after a failure above: nothing of this run stays */
+    if (rc == RS_EXIT_OK && !err.msg[0]) rs_cli_notes_print(); /* the notes, then the command's last line */
     errno = 0;
     if (fclose(stdout) != 0 && !err.msg[0]) {
         rs_errf(&err, "stdout: write error: %s", strerror(errno ? errno : EIO));
         rc = RS_EXIT_FAIL;
     }
     if (err.msg[0]) fprintf(stderr, "ringsim %s: %s\n", name, err.msg);
-    else if (rc == RS_EXIT_OK) rs_cli_notes_print();
     return rc;
 }
 

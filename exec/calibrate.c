@@ -171,6 +171,7 @@ int rs_calibrate(const rs_problem_t *problem, const rs_exec_job_t *job, const rs
                  rs_err_t *err) {
     memset(out, 0, sizeof *out);
     rs_calibration_default(&out->model);
+    if (job->be && job->be->no_host_calls) out->model.host_call_given = true, out->model.host_call_s = 0;
     const int64_t n = job->tops->size(job->ts), rank = job->tops->rank(job->ts);
     rs_meter_t meter = {.active = false}; /* rank 0, on a terminal: the points measured */
     if (rank == 0) rs_meter_start(&meter, "calibrate", ROUNDS * o->n_blocks + (n >= 2 ? 2 * o->n_blocks : 0), "points");

@@ -297,7 +297,7 @@ static void *cpu_loopback_create(int64_t rank, int64_t n, const char *kind, rs_e
 }
 
 const rs_exec_backend_t rs_cpu_exec_backend = {
-    .name = "cpu", .source = "exec-cpu", .default_dtype = RS_DTYPE_FP32, .loopback_kinds = "local",
+    .name = "cpu", .source = "exec-cpu", .default_dtype = RS_DTYPE_FP32, .loopback_kinds = "local", .no_host_calls = true,
     .compute_for = cpu_compute_for, .kernel_tile = NULL,
 #ifdef RINGSIM_HAVE_MPI
     .mpi_ops = &rs_mpi_transport_ops, .mpi_create = cpu_mpi_create,

@@ -54,6 +54,10 @@ typedef struct rs_exec_backend {
     const char *source;                   /* trace source: "exec-cpu" | "exec-gpu" */
     rs_dtype_t default_dtype;             /* what it computes in when not told: fp32 | bf16 */
     const char *loopback_kinds;           /* "local" | "nccl|copy" */
+    bool no_host_calls;                   /* makes none of the preset's host-side calls (CUDA runtime, NCCL;
+                                           * model/4-cost/impl_presets.c): its host work per step is the
+                                           * calibrated cost per transfer, so its calibrations give
+                                           * calibration.host_call_s = 0 */
     /* The compute backend for activations of dtype, or NULL when it does not compute in it. */
     const rs_compute_ops_t *(*compute_for)(rs_dtype_t dtype);
     /* The kernel tile the compute backend runs for a pass (for the schedule's executed FLOPs), or

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare.h"
 #include "plot_prep.h"
 
 /* The axis range of both axes: the data's lo..hi, widened to a factor 1.5 each way when it is
@@ -56,6 +57,9 @@ int prep_pred_vs_meas(const prep_in_t *in, rs_err_t *err) {
         int m = -1;
         for (int i = 0; i < 3; i++)
             if (strcmp(t->cells[r][c[0]], metrics[i]) == 0) m = i;
+        bool role = false; /* a role's busy time (version 2): not plotted */
+        for (int k = 0; k < RS_ROLE_COUNT; k++) role |= strcmp(t->cells[r][c[0]], rs_cmp_metric_name(RS_CMP_ROLE_METRIC(k))) == 0;
+        if (role) continue;
         if (m < 0) {
             rc = rs_errf(err, "%s:%ld: expected metric t_comp, t_comm or t_step, got '%s'", in->data, t->lines[r],
                          t->cells[r][c[0]]);

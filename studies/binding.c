@@ -115,7 +115,8 @@ int rs_binding_machine_range(const char *field, double *min, double *max) {
         double range[2];
     } t[] = {{"flops", {RS_RANGE_FLOPS}},         {"bw", {RS_RANGE_BW}},
              {"inter_bw", {RS_RANGE_BW}},         {"latency", {RS_RANGE_LATENCY}},
-             {"launch", {RS_RANGE_LAUNCH}},       {"overlap", {RS_RANGE_OVERLAP}},
+             {"launch", {RS_RANGE_LAUNCH}},       {"host_call", {RS_RANGE_LAUNCH}},
+             {"overlap", {RS_RANGE_OVERLAP}},
              {"slowdown", {RS_RANGE_SLOWDOWN}},   {"host_xfer", {RS_RANGE_HOST_XFER}},
              {"host_byte", {RS_RANGE_HOST_BYTE}}, {"jitter", {RS_RANGE_JITTER}},
              {"factor", {RS_RANGE_FACTOR}},       {"gpus_per_node", {RS_RANGE_GPUS_PER_NODE}}};
@@ -136,6 +137,8 @@ int rs_binding_rate(const rs_setup_t *s, int r, rs_rate_source_t *out, bool *ski
     if (skipped) *skipped = rs_machine_rates_skip(&s->machine, s->problem.n_ranks) >> r & 1u;
     return 0;
 }
+
+int rs_binding_rate_count(void) { return RS_RATE_COUNT; }
 
 void rs_binding_problem(const rs_setup_t *s, int layout_i, int pass_j, rs_problem_t *out) {
     *out = rs_setup_problem(s, layout_i, pass_j);

@@ -41,6 +41,8 @@ const rs_abi_field_t *rs_abi_fields(void);
  * of a ring inside one node, the merges of the dense model). Returns 0, or -1 with err for r out of
  * range. */
 int rs_binding_rate(const rs_setup_t *s, int r, rs_rate_source_t *out, bool *skipped, rs_err_t *err);
+/* The number of rates (RS_RATE_COUNT): r of rs_binding_rate is in [0, it). Can't fail. */
+int rs_binding_rate_count(void);
 
 /* The problem of the setup's entry (layout i, pass j) into *out (rs_setup_problem). Can't fail. */
 /* The accepted range of the machine's field called field, the one the command line's option takes

@@ -8,7 +8,63 @@
 #include <string.h>
 
 #include "backend.h"
+#include "kernel.h"
 #include "plot.h"
+
+/* The model's role events of (rank, step) in its predicted trace t: attn over [c.start, + attn_s],
+ * merge (merge_s >= 0: a preset; < 0: the dense model has no merge term) from there to the later of
+ * its own end, the compute's end and end_s (its after-arrival and deferred merges run up to there; 0:
+ * none). Returns 0 or -1 on OOM. */
+static int add_step_roles(rs_trace_t *t, const rs_event_t *c, double attn_s, double merge_s, double end_s) {
+    /* busy within its span to the last bit (start + busy - start may round below busy) */
+    rs_role_event_t a = {c->rank, c->step, c->pass, RS_ROLE_ATTN, c->start_s, c->start_s + attn_s, 0};
+    a.busy_s = fmin(attn_s, a.end_s - a.start_s);
+    if (rs_trace_add_role(t, &a) != 0) return -1;
+    if (merge_s < 0) return 0;
+    rs_role_event_t g = {c->rank, c->step, c->pass, RS_ROLE_MERGE, a.end_s, fmax(fmax(a.end_s + merge_s, c->end_s), end_s), 0};
+    g.busy_s = fmin(merge_s, g.end_s - g.start_s);
+    return rs_trace_add_role(t, &g);
+}
+
+/* The model's role events in its prediction t of schedule s on machine m (docs/traces.md "Role
+ * events"), per (rank, step) with a compute event: attn = its attention calls' time; with a preset,
+ * merge = its merges inline, those of the incoming dK,dV partial after its arrival, and at the
+ * rank's last computing step the merges it deferred to the pass epilogue (docs/model.md section 3a);
+ * each x the rank's straggler factor, the inline work x its jitter as the compute is. Launches and
+ * host costs are in no role; the model has no cast or other term. Returns 0 or -1 on OOM. */
+static int add_model_roles(const rs_schedule_t *s, const rs_machine_t *m, rs_trace_t *t) {
+    const rs_problem_t *p = rs_schedule_problem(s);
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, p, m);
+    const int64_t ns = rs_schedule_n_steps(s);
+    int rc = 0;
+    for (int64_t r = 0; rc == 0 && r < p->n_ranks; r++) {
+        const double slow = rs_kernel_rank_slow(&km, r);
+        double deferred_s = 0; /* the rank's deferred merges, run after its last computing step k_last */
+        int64_t k_last = -1;
+        for (int with_epi = 0; rc == 0 && with_epi < 2; with_epi++)
+            for (int64_t k = 0; rc == 0 && k < ns; k++) {
+                rs_step_t st;
+                rs_schedule_step(s, r, k, &st);
+                const long ci = st.has_compute ? rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_COMPUTE) : -1;
+                if (ci < 0) continue;
+                rs_kstep_t ks;
+                rs_kernel_step(&km, &st, &ks);
+                if (!with_epi) { /* first: the deferred merges and the last computing step */
+                    deferred_s += ks.deferred_s * slow, k_last = k;
+                    continue;
+                }
+                const double jit = m->jitter != 0 ? 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1.0) : 1.0;
+                const double after = ks.after_s * slow, epi = k == k_last ? deferred_s : 0;
+                const double merge = km.pre ? (ks.scaled_s - ks.calls_s) * slow * jit + after + epi : -1;
+                const long si = rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_STEP);
+                const double step_end = si >= 0 ? rs_trace_events(t)[si].end_s : 0;
+                rc = add_step_roles(t, &rs_trace_events(t)[ci], ks.calls_s * slow * jit, merge,
+                                    after > 0 || epi > 0 ? step_end + after : 0);
+            }
+    }
+    return rc;
+}
 
 /* The walk's prediction of trace i's problem on machine m, sorted. NULL with err: bad input (the
  * profile cannot run the problem), runtime (the walk). */
@@ -29,6 +85,11 @@ static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, rs
         return NULL;
     }
     rs_trace_sort(t);
+    if (add_model_roles(rs_tset_schedule(ts, i), m, t) != 0) {
+        rs_errc(err, RS_ERR_RUNTIME, "out of memory");
+        rs_trace_free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -92,6 +153,20 @@ static const char *stat_pair(const rs_cmp_stats_t *s, char *buf, size_t len) {
     return buf;
 }
 
+/* The roles of c the trace (REF) has and the prediction has no term for, with their shares of the
+ * trace's busy time ("cast 1.2%, other 0.4%"; "-" when none). */
+static const char *unmatched_roles(const rs_compare_t *c, char *buf, size_t len) {
+    size_t u = 0;
+    buf[0] = '\0';
+    char sh[32];
+    for (int r = 0; r < RS_ROLE_COUNT && u < len; r++)
+        if (c->role[r].status == RS_CMP_ROLE_REF_ONLY) /* a share is '-' when the trace's roles are all idle */
+            u += (size_t)snprintf(buf + u, len - u, "%s%s %s", u ? ", " : "", rs_role_name((rs_role_t)r),
+                                  rs_fmt_num(100 * c->role[r].ref_share, "%.1f%%", sh, sizeof sh));
+    if (!buf[0]) snprintf(buf, len, "-");
+    return buf;
+}
+
 void rs_tval_print(const rs_tset_t *ts, const rs_tval_row_t *rows, FILE *out) {
     for (int i = 0; i < rs_tset_count(ts); i++) {
         fprintf(out, "# %s: B = %lld, %s pass; reference = the trace, other = the model's prediction with the profile\n",
@@ -99,14 +174,18 @@ void rs_tval_print(const rs_tset_t *ts, const rs_tval_row_t *rows, FILE *out) {
         rs_compare_print(&rows[i].cmp, rs_tset_path(ts, i), "model", out);
         fputc('\n', out);
     }
-    fprintf(out, "# per trace: |relative error| of the prediction per (rank, step), median / p95; makespan signed\n");
-    fprintf(out, "%-3s %8s %-8s %22s %22s %22s %10s\n", "#", "B", "pass", "t_comp", "t_comm", "t_step", "makespan");
+    fprintf(out, "# per trace: |relative error| of the prediction per (rank, step), median / p95; makespan signed; attn, merge: "
+                 "predicted / traced busy time of the role ('-': not in both); unmatched: the trace's roles the model has no "
+                 "term for, as shares of its busy time\n");
+    fprintf(out, "%-3s %8s %-8s %22s %22s %22s %10s %7s %7s  %s\n", "#", "B", "pass", "t_comp", "t_comm", "t_step", "makespan",
+            "attn", "merge", "unmatched");
     for (int i = 0; i < rs_tset_count(ts); i++) {
         const rs_compare_t *c = &rows[i].cmp;
-        char s0[64], s1[64], s2[64], mk[32];
-        fprintf(out, "%-3d %8lld %-8s %22s %22s %22s %10s\n", i, (long long)rs_problem_block(rs_tset_problem(ts, i)),
+        char s0[64], s1[64], s2[64], mk[32], ra[32], rm[32], um[128];
+        fprintf(out, "%-3d %8lld %-8s %22s %22s %22s %10s %7s %7s  %s\n", i, (long long)rs_problem_block(rs_tset_problem(ts, i)),
                 rs_pass_name(rs_tset_problem(ts, i)->pass), stat_pair(&c->stats[RS_CMP_COMP], s0, sizeof s0),
                 stat_pair(&c->stats[RS_CMP_COMM], s1, sizeof s1), stat_pair(&c->stats[RS_CMP_STEP], s2, sizeof s2),
-                rs_fmt_num(100 * c->makespan_rel, "%+.3f%%", mk, sizeof mk));
+                rs_fmt_num(100 * c->makespan_rel, "%+.3f%%", mk, sizeof mk), rs_fmt_num(c->role[RS_ROLE_ATTN].ratio, "%.3f", ra, sizeof ra),
+                rs_fmt_num(c->role[RS_ROLE_MERGE].ratio, "%.3f", rm, sizeof rm), unmatched_roles(c, um, sizeof um));
     }
 }

@@ -117,8 +117,6 @@ int rs_study_report(const rs_report_in_t *in, rs_err_t *err) {
     }
     rs_meter_end(&r->meter);
     if (rc == 0 && rs_out_stage_commit(r->stage, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME); /* in place, or said why not */
-    if (rc == 0)
-        printf("ringsim report: written to %s/report.md (and %s/report.html) in %.1f s\n", in->dir, in->dir, rs_now_s() - r->t_start);
     report_free(r);
     return rc;
 }

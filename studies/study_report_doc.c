@@ -216,13 +216,19 @@ static void doc_exec(report_t *r, rs_doc_t *d) {
         rs_doc_fig(d, "pred-vs-meas-exec", "Calibrated model against the CPU measurement per (rank, step), y = x with a +-10% band",
                    r->f_vpvm);
     }
+    if (r->have_val_cases) {
+        rs_doc_p(d, "Makespan of every measured configuration and block size against the calibrated model "
+                    "(data/validation-exec.csv): %d of %d within 10%%.", r->val_cases_within, r->val_cases_n);
+        rs_doc_fig(d, "validation-exec", "Makespan predicted by the calibrated model against the CPU measurement, every layout, "
+                   "pass, mask and B, log-log, y = x with a +-10% band", r->f_vcases);
+    }
 }
 
 static void doc_files(report_t *r, rs_doc_t *d) {
     rs_doc_h(d, 2, "Files");
     rs_doc_li(d, "traces/: model-LAYOUT-PASS.csv and .json (Chrome/Perfetto: open in ui.perfetto.dev)%s",
               r->sim ? ", sim-LAYOUT-PASS.*" : "");
-    rs_doc_li(d, "data/: sweep-b.csv, sweep-b-causal.csv, scaling-n.csv, scaling-b.csv (ringsim sweep format), busy-*.csv, compare-*.csv%s",
+    rs_doc_li(d, "data/: sweep-b.csv, sweep-b-causal.csv, scaling-n.csv, scaling-b.csv (ringsim sweep format), busy-*.csv, compare-*.csv, validation-*.csv%s",
               r->have_cont ? ", contention.csv (the contention study's format, docs/sim.md)" : "");
     rs_doc_li(d, "figures/: PNG, SVG and PDF; figures/scripts/ holds the gnuplot scripts, figures/regenerate.sh re-renders them");
     rs_doc_li(d, "summary.csv: every number of the table above at full precision");

@@ -9,11 +9,12 @@
 
 #include "output.h"
 
-/* One figure of the report: its kind, data (relative to the report), name, title and x. */
+/* One figure of the report: its kind, data (relative to the report), name, title and x, and its axis
+ * labels where the kind's own do not say it (NULL: the kind's). */
 typedef struct {
     rs_plot_kind_t kind;
     char data[64];
-    const char *name, *title, *x;
+    const char *name, *title, *x, *xlabel, *ylabel;
     bool *made; /* rendered in every format */
 } fig_t;
 
@@ -23,12 +24,14 @@ typedef struct {
     int n;
 } fig_list_t;
 
-static void fig_add(fig_list_t *l, rs_plot_kind_t kind, const char *data, const char *name, const char *title, const char *x,
-                    bool *made) {
-    if (l->n == MAX_FIGS) return;
+static fig_t *fig_add(fig_list_t *l, rs_plot_kind_t kind, const char *data, const char *name, const char *title, const char *x,
+                      bool *made) {
+    static fig_t spare; /* past MAX_FIGS: not drawn */
+    if (l->n == MAX_FIGS) return &spare;
     fig_t *f = &l->f[l->n++];
     *f = (fig_t){.kind = kind, .name = name, .title = title, .x = x, .made = made};
     snprintf(f->data, sizeof f->data, "%s", data);
+    return f;
 }
 
 /* The file "DIR/REL" into r->path; returns r->path. */
@@ -62,6 +65,11 @@ static void fig_list(report_t *r, fig_list_t *l) {
     if (r->have_val_cmp)
         fig_add(l, RS_PLOT_PRED_VS_MEAS, "data/compare-exec.csv", "pred-vs-meas-exec",
                 "Calibrated model vs CPU measurement, per (rank, step)", NULL, &r->f_vpvm);
+    if (r->have_val_cases) {
+        fig_t *f = fig_add(l, RS_PLOT_VALIDATION, "data/validation-exec.csv", "validation-exec",
+                           "Makespan: calibrated model vs CPU measurement", NULL, &r->f_vcases);
+        f->xlabel = "measured on this CPU", f->ylabel = "predicted (calibrated model)";
+    }
     fig_add(l, RS_PLOT_SCALING, "data/scaling-n.csv", "scaling-n", NULL, "n_ranks", &r->f_sn);
     fig_add(l, RS_PLOT_SCALING, "data/scaling-b.csv", "scaling-b", NULL, "block_tokens", &r->f_sb);
     if (r->have_cont) fig_add(l, RS_PLOT_CONTENTION, "data/contention.csv", "contention", NULL, "nics", &r->f_cont);
@@ -74,6 +82,7 @@ static bool render(report_t *r, const fig_t *f) {
     memset(&o, 0, sizeof o);
     o.title = f->title;
     o.x = f->x;
+    o.xlabel = f->xlabel, o.ylabel = f->ylabel;
     char data[1200];
     snprintf(data, sizeof data, "%s/%s", r->dir, f->data);
     for (int i = 0; i < 3; i++) {
@@ -132,6 +141,8 @@ static void write_regenerate(report_t *r, const fig_list_t *l) {
         fprintf(f.fp, "  \"$RINGSIM\" plot %s %s", rs_plot_kind_name(g->kind), g->data);
         if (g->x) fprintf(f.fp, " --x %s", g->x);
         if (g->title) fputs(" --title ", f.fp), sh_quote(f.fp, g->title);
+        if (g->xlabel) fputs(" --xlabel ", f.fp), sh_quote(f.fp, g->xlabel);
+        if (g->ylabel) fputs(" --ylabel ", f.fp), sh_quote(f.fp, g->ylabel);
         fprintf(f.fp, " ${SIZE:+--size \"$SIZE\"} -o figures/%s.$ext\n", g->name);
     }
     fprintf(f.fp, "done\n");

@@ -50,11 +50,13 @@ typedef struct {
     rs_table_t heldout;                /* validate's held-out table (validation/heldout.csv) */
     bool have_heldout;
     bool have_val, have_val_cmp;       /* data/validation-b.csv, data/compare-exec.csv */
+    bool have_val_cases;               /* data/validation-exec.csv */
+    int val_cases_n, val_cases_within; /* its cases, and those within 10% */
     double val_x_meas, val_x_model;    /* validate's crossover at the seed's threshold (the fitted configuration) */
     rs_compare_t vcmp;                 /* measured vs model traces at one B of it */
     long long vcmp_b;
     char fig_why[1200];                /* the first figure that failed and why */
-    bool f_vb, f_vpvm, f_tb, f_tbc, f_tl, f_tlc, f_pvm, f_busy, f_sn, f_sb; /* figures rendered */
+    bool f_vb, f_vpvm, f_vcases, f_tb, f_tbc, f_tl, f_tlc, f_pvm, f_busy, f_sn, f_sb; /* figures rendered */
     bool have_cont, f_cont;            /* data/contention.csv written, its figure rendered */
     char cont_note[900];               /* what the contention figure shows (its numbers), or why there is none */
     rs_meter_t meter;                  /* on a terminal: "report [2/6] sweeps", nested meters after it */

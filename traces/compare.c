@@ -10,8 +10,14 @@
 #include <string.h>
 
 const char *rs_cmp_metric_name(rs_cmp_metric_t m) {
-    static const char *const names[RS_CMP_METRIC_COUNT] = {"t_comp", "t_comm", "t_step"};
-    return (m >= 0 && m < RS_CMP_METRIC_COUNT) ? names[m] : "?";
+    static const char *const names[RS_CMP_METRIC_COUNT + RS_ROLE_COUNT] = {"t_comp", "t_comm", "t_step", "attn_busy",
+                                                                           "merge_busy", "cast_busy", "other_busy"};
+    return ((int)m >= 0 && (int)m < RS_CMP_METRIC_COUNT + RS_ROLE_COUNT) ? names[m] : "?";
+}
+
+const char *rs_cmp_role_status_name(rs_cmp_role_status_t s) {
+    static const char *const names[] = {"compared", "reference-only", "other-only", "absent"};
+    return ((int)s >= 0 && (int)s <= RS_CMP_ROLE_NEITHER) ? names[s] : "?";
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -106,13 +112,17 @@ static int step_cmp(const rs_event_t *a, const rs_event_t *b) {
 }
 static int same_step(const rs_event_t *a, const rs_event_t *b) { return step_cmp(a, b) == 0; }
 
+/* A sorted copy of n items of size bytes at src (room for one when n is 0); NULL on OOM. */
+static void *sorted_dup(const void *src, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    void *d = malloc((n ? n : 1) * size);
+    if (!d) return NULL;
+    if (n) memcpy(d, src, n * size);
+    qsort(d, n, size, cmp);
+    return d;
+}
+
 static rs_event_t *sorted_copy(const rs_trace_t *t) {
-    size_t n = rs_trace_count(t);
-    rs_event_t *e = malloc((n ? n : 1) * sizeof *e);
-    if (!e) return NULL;
-    if (n) memcpy(e, rs_trace_events(t), n * sizeof *e);
-    qsort(e, n, sizeof *e, rs_event_key_qcmp);
-    return e;
+    return sorted_dup(rs_trace_events(t), rs_trace_count(t), sizeof(rs_event_t), rs_event_key_qcmp);
 }
 
 int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err) {
@@ -204,14 +214,64 @@ static void stats_of(const rs_compare_t *c, rs_cmp_metric_t m, double *scratch, 
     }
 }
 
+/* The role events of t, sorted by (pass, rank, step, role); NULL on OOM. */
+static rs_role_event_t *sorted_roles(const rs_trace_t *t) {
+    return sorted_dup(rs_trace_roles(t), rs_trace_role_count(t), sizeof(rs_role_event_t), rs_role_event_qcmp);
+}
+
+/* Order of (pass, rank, step) of two role events. */
+static int role_step_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
+    if (a->pass != b->pass) return a->pass < b->pass ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return (a->step > b->step) - (a->step < b->step);
+}
+
+/* The roles of both traces (compare.h, "Per role"): each role's status, sums, shares, and for a role
+ * both have, its points appended to out->points (room for every role event of both is there) and
+ * their statistics. scratch: room for as many doubles. */
+static void compare_roles(const rs_trace_t *ref, const rs_trace_t *other, const rs_role_event_t *ra,
+                          const rs_role_event_t *rb, rs_compare_t *out, double *scratch) {
+    const size_t na = rs_trace_role_count(ref), nb = rs_trace_role_count(other);
+    bool in_a[RS_ROLE_COUNT] = {0}, in_b[RS_ROLE_COUNT] = {0};
+    double tot_a = 0, tot_b = 0;
+    for (size_t i = 0; i < na; i++) in_a[ra[i].role] = true, out->role[ra[i].role].ref_busy_s += ra[i].busy_s, tot_a += ra[i].busy_s;
+    for (size_t i = 0; i < nb; i++) in_b[rb[i].role] = true, out->role[rb[i].role].other_busy_s += rb[i].busy_s, tot_b += rb[i].busy_s;
+    out->ref_has_roles = na > 0;
+    out->other_has_roles = nb > 0;
+    for (int r = 0; r < RS_ROLE_COUNT; r++) {
+        rs_cmp_role_t *x = &out->role[r];
+        x->status = in_a[r] && in_b[r] ? RS_CMP_ROLE_BOTH : in_a[r] ? RS_CMP_ROLE_REF_ONLY : in_b[r] ? RS_CMP_ROLE_OTHER_ONLY : RS_CMP_ROLE_NEITHER;
+        x->ref_share = tot_a > 0 ? x->ref_busy_s / tot_a : NAN;
+        x->other_share = tot_b > 0 ? x->other_busy_s / tot_b : NAN;
+        x->ratio = x->status == RS_CMP_ROLE_BOTH && x->ref_busy_s > 0 ? x->other_busy_s / x->ref_busy_s : NAN;
+        const size_t first = out->n_points;
+        if (x->status == RS_CMP_ROLE_BOTH) /* merge the two sorted lists, role r only */
+            for (size_t i = 0, j = 0; i < na || j < nb;) {
+                if (i < na && ra[i].role != (rs_role_t)r) { i++; continue; }
+                if (j < nb && rb[j].role != (rs_role_t)r) { j++; continue; }
+                const int c = i < na && j < nb ? role_step_cmp(&ra[i], &rb[j]) : (i < na ? -1 : 1);
+                const rs_role_event_t *k = c <= 0 ? &ra[i] : &rb[j];
+                const double a = c <= 0 ? ra[i].busy_s : 0, b = c >= 0 ? rb[j].busy_s : 0;
+                const double rel = a > 0 ? (b - a) / a : (b == 0 ? 0.0 : NAN);
+                out->points[out->n_points++] = (rs_cmp_point_t){k->rank, k->step, k->pass, RS_CMP_ROLE_METRIC(r), a, b, rel};
+                i += c <= 0, j += c >= 0;
+            }
+        rs_compare_t view = {.points = out->points + first, .n_points = out->n_points - first};
+        stats_of(&view, RS_CMP_ROLE_METRIC(r), scratch, &x->stats);
+    }
+}
+
 int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     size_t na = rs_trace_count(ref), nb = rs_trace_count(other);
+    const size_t nr = rs_trace_role_count(ref) + rs_trace_role_count(other);
     rs_event_t *a = sorted_copy(ref), *b = sorted_copy(other);
-    rs_cmp_point_t *pts = malloc((na + 1) * sizeof *pts); /* at most one point per REF event */
-    double *scratch = malloc((na + 1) * sizeof *scratch);
-    if (!a || !b || !pts || !scratch) {
-        free(a), free(b), free(pts), free(scratch);
+    rs_role_event_t *ra = sorted_roles(ref), *rb = sorted_roles(other);
+    /* at most one point per REF event, and one per role event of either trace */
+    rs_cmp_point_t *pts = malloc((na + nr + 1) * sizeof *pts);
+    double *scratch = malloc((na + nr + 1) * sizeof *scratch);
+    if (!a || !b || !ra || !rb || !pts || !scratch) {
+        free(a), free(b), free(ra), free(rb), free(pts), free(scratch);
         return rs_errf(err, "compare: out of memory");
     }
     size_t np = 0, i = 0, j = 0, matched = 0;
@@ -243,6 +303,7 @@ int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare
     free(a);
     free(b);
     if (matched == 0) {
+        free(ra), free(rb);
         free(pts);
         free(scratch);
         return rs_errc(err, RS_ERR_BAD_INPUT, "compare: no event of one trace matches an event of the other by (rank, step, pass, kind)");
@@ -250,6 +311,8 @@ int rs_compare_traces(const rs_trace_t *ref, const rs_trace_t *other, rs_compare
     out->points = pts;
     out->n_points = np;
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) stats_of(out, (rs_cmp_metric_t)m, scratch, &out->stats[m]);
+    compare_roles(ref, other, ra, rb, out, scratch);
+    free(ra), free(rb);
     free(scratch);
     out->makespan_ref_s = rs_trace_makespan(ref);
     out->makespan_other_s = rs_trace_makespan(other);
@@ -335,6 +398,47 @@ static const char *apct(double x, char *buf, size_t len) {
     return buf;
 }
 
+/* What an unmatched or absent role lacks, after its row. */
+static void role_note(const rs_compare_t *c, rs_role_t r, const char *name_ref, const char *name_other, FILE *out) {
+    const char *role = rs_role_name(r);
+    switch (c->role[r].status) {
+    case RS_CMP_ROLE_REF_ONLY:
+        if (c->other_has_roles) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_other, role);
+        else fprintf(out, "  %s has no role events: unmatched, in no ratio\n", name_other);
+        break;
+    case RS_CMP_ROLE_OTHER_ONLY:
+        if (c->ref_has_roles) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_ref, role);
+        else fprintf(out, "  %s has no role events: unmatched, in no ratio\n", name_ref);
+        break;
+    case RS_CMP_ROLE_NEITHER: fprintf(out, "  absent in both\n"); break;
+    default: fputc('\n', out); break;
+    }
+}
+
+/* The per-role rows (compare.h), when either trace has role events. */
+static void print_roles(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out) {
+    if (!c->ref_has_roles && !c->other_has_roles) return;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], t1[32], t2[32];
+    fprintf(out, "# per role: busy time (the union of its kernels' intervals) summed over (rank, step); ratio = other / "
+                 "reference; share = of the trace's busy time over all roles\n");
+    fprintf(out, "%-8s %7s %11s %11s %8s %11s %11s %9s %9s\n", "role", "points", "reference", "other", "ratio",
+            "median|err|", "p95|err|", "ref share", "oth share");
+    for (int r = 0; r < RS_ROLE_COUNT; r++) {
+        const rs_cmp_role_t *x = &c->role[r];
+        const bool a = x->status == RS_CMP_ROLE_BOTH || x->status == RS_CMP_ROLE_REF_ONLY;
+        const bool b = x->status == RS_CMP_ROLE_BOTH || x->status == RS_CMP_ROLE_OTHER_ONLY;
+        fprintf(out, "%-8s %7zu %11s %11s %8s %11s %11s %9s %9s", rs_role_name((rs_role_t)r), x->stats.n,
+                a ? rs_fmt_time(x->ref_busy_s, t1, sizeof t1) : "-", b ? rs_fmt_time(x->other_busy_s, t2, sizeof t2) : "-",
+                rs_fmt_num(x->ratio, "%.3f", b1, sizeof b1), apct(x->stats.median_abs, b2, sizeof b2),
+                apct(x->stats.p95_abs, b3, sizeof b3), a ? apct(x->ref_share, b4, sizeof b4) : "-",
+                b ? apct(x->other_share, b5, sizeof b5) : "-");
+        role_note(c, (rs_role_t)r, name_ref, name_other, out);
+        if (x->stats.n_undefined)
+            fprintf(out, "#   %s: %zu pairs with a zero reference busy time not counted\n", rs_role_name((rs_role_t)r),
+                    x->stats.n_undefined);
+    }
+}
+
 void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out) {
     char b1[32], b2[32], b3[32], b4[32], t1[32], t2[32];
     fprintf(out, "# reference: %s\n# other:     %s\n# error = (other - reference) / reference\n", name_ref,
@@ -362,6 +466,7 @@ void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *n
     if (c->only_ref || c->only_other)
         fprintf(out, "# unmatched events: %zu only in the reference, %zu only in the other\n", c->only_ref,
                 c->only_other);
+    print_roles(c, name_ref, name_other, out);
 }
 
 int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char *name_other,
@@ -369,8 +474,9 @@ int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
     FILE *fp = f.fp;
-    fprintf(fp, "# ringsim-compare=1\n# reference=%s\n# other=%s\n# error=(other-reference)/reference\n",
-            name_ref, name_other);
+    const bool roles = c->ref_has_roles || c->other_has_roles;
+    fprintf(fp, "# ringsim-compare=%d\n# reference=%s\n# other=%s\n# error=(other-reference)/reference\n",
+            roles ? 2 : 1, name_ref, name_other);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {
         const rs_cmp_stats_t *s = &c->stats[m];
         fprintf(fp, "# %s: n=%zu median_abs=%.17g p95_abs=%.17g max_abs=%.17g worst_rank=%d worst_step=%d worst_pass=%s\n",
@@ -379,6 +485,16 @@ int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char
     }
     fprintf(fp, "# makespan: reference_s=%.17g other_s=%.17g rel_err=%.17g\n", c->makespan_ref_s,
             c->makespan_other_s, c->makespan_rel);
+    for (int r = 0; roles && r < RS_ROLE_COUNT; r++) {
+        const rs_cmp_role_t *x = &c->role[r];
+        char v[6][32];
+        fprintf(fp, "# role %s: status=%s n=%zu ref_busy_s=%.17g other_busy_s=%.17g ratio=%s median_abs=%s "
+                    "p95_abs=%s max_abs=%s ref_share=%s other_share=%s\n",
+                rs_role_name((rs_role_t)r), rs_cmp_role_status_name(x->status), x->stats.n, x->ref_busy_s, x->other_busy_s,
+                rs_fmt_num(x->ratio, "%.17g", v[0], sizeof v[0]), rs_fmt_num(x->stats.median_abs, "%.17g", v[1], sizeof v[1]),
+                rs_fmt_num(x->stats.p95_abs, "%.17g", v[2], sizeof v[2]), rs_fmt_num(x->stats.max_abs, "%.17g", v[3], sizeof v[3]),
+                rs_fmt_num(x->ref_share, "%.17g", v[4], sizeof v[4]), rs_fmt_num(x->other_share, "%.17g", v[5], sizeof v[5]));
+    }
     fprintf(fp, "rank,step,pass,metric,ref_s,other_s,rel_err\n");
     for (size_t i = 0; i < c->n_points; i++) {
         const rs_cmp_point_t *p = &c->points[i];

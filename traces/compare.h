@@ -15,10 +15,17 @@
  * Makespan = latest end - earliest start of each trace (rs_trace_makespan).
  * Statistics: median (mean of the two middle values for an even count), p95 (nearest rank:
  * the ceil(0.95 n)-th smallest), max, and the (rank, step, pass) of the max.
+ *
+ * Per role (trace.h role events: attn, merge, cast, other), like with like: a role is compared only
+ * where both traces have events of it; then per (rank, step, pass) where either has one (a missing
+ * one is 0 busy: a trace with events of a role has one wherever that role ran) the busy times are a
+ * point (metric RS_CMP_ROLE_METRIC(role)), and the role's ratio is other / reference of the summed
+ * busy times. A role only one trace has is unmatched: its time is shown, in no ratio and no point.
  */
 #ifndef RS_COMPARE_H
 #define RS_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +34,10 @@
 #include "trace.h"
 
 typedef enum { RS_CMP_COMP = 0, RS_CMP_COMM, RS_CMP_STEP, RS_CMP_METRIC_COUNT } rs_cmp_metric_t;
-const char *rs_cmp_metric_name(rs_cmp_metric_t m); /* "t_comp" | "t_comm" | "t_step" */
+/* The metric of a role's busy time (rs_role_t r): after the three above. */
+#define RS_CMP_ROLE_METRIC(r) ((rs_cmp_metric_t)(RS_CMP_METRIC_COUNT + (int)(r)))
+/* "t_comp" | "t_comm" | "t_step" | "attn_busy" | "merge_busy" | "cast_busy" | "other_busy" */
+const char *rs_cmp_metric_name(rs_cmp_metric_t m);
 
 typedef struct {
     int32_t rank;            /* ring rank */
@@ -49,12 +59,31 @@ typedef struct {
                                 worst.rank -1 when n == 0 */
 } rs_cmp_stats_t;
 
+/* Where a role's events are: in both traces (compared), in one only (unmatched), in neither. */
+typedef enum { RS_CMP_ROLE_BOTH = 0, RS_CMP_ROLE_REF_ONLY, RS_CMP_ROLE_OTHER_ONLY, RS_CMP_ROLE_NEITHER } rs_cmp_role_status_t;
+const char *rs_cmp_role_status_name(rs_cmp_role_status_t s); /* "compared" | "reference-only" | "other-only" | "absent" */
+
+/* One role compared. */
+typedef struct {
+    rs_cmp_role_status_t status;
+    rs_cmp_stats_t stats;    /* per (rank, step, pass) busy time |error| (BOTH only; else n 0) */
+    double ref_busy_s;       /* REF's busy time of the role summed over its role events (0 without) */
+    double other_busy_s;     /* OTHER's */
+    double ratio;            /* other_busy_s / ref_busy_s: BOTH with ref_busy_s > 0, else NaN. >= 0,
+                                unbounded: a ratio, not an efficiency */
+    double ref_share;        /* ref_busy_s / REF's busy time over all roles, in [0, 1]; NaN without roles */
+    double other_share;      /* the same in OTHER */
+} rs_cmp_role_t;
+
 typedef struct {
     rs_cmp_stats_t stats[RS_CMP_METRIC_COUNT]; /* per metric */
+    rs_cmp_role_t role[RS_ROLE_COUNT];         /* per role (trace.h rs_role_t) */
+    bool ref_has_roles, other_has_roles;       /* the trace has role events */
     double makespan_ref_s;   /* REF makespan */
     double makespan_other_s; /* OTHER makespan */
     double makespan_rel;     /* (other - ref) / ref */
-    size_t n_points;         /* per-(rank, step, pass, metric) points, sorted by pass, rank, step, metric */
+    size_t n_points;         /* per-(rank, step, pass, metric) points, sorted by pass, rank, step, metric;
+                                then the roles' points, by role, pass, rank, step */
     rs_cmp_point_t *points;  /* [n_points] (owned) */
     size_t only_ref;         /* events present in REF only */
     size_t only_other;       /* events present in OTHER only */
@@ -125,10 +154,13 @@ double rs_crossover_b(const double *b, const double *t_comp, const double *t_com
  * NaN when there is no sign change. Can't fail. */
 double rs_crossover_b_fit(const double *b, const double *t_comp, const double *t_comm, size_t n, int half);
 
-/* Fixed-width summary table. Can't fail. */
+/* Fixed-width summary table; then, when either trace has role events, one row per role: its points,
+ * both busy times, the ratio, median and p95 |error|, each trace's share, and for an unmatched or
+ * absent role what is missing ("model has no cast events: unmatched, in no ratio"). Can't fail. */
 void rs_compare_print(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out);
-/* Per-point CSV ('#' summary lines, then rank,step,pass,metric,ref_s,other_s,rel_err), atomically.
- * Returns 0 or -1 with err. */
+/* Per-point CSV ('#' summary lines, then rank,step,pass,metric,ref_s,other_s,rel_err), atomically:
+ * version 1 without role events in either trace; version 2 adds a '# role ROLE: ...' summary line
+ * per role and the roles' points (metric ROLE_busy). Returns 0 or -1 with err. */
 int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char *name_other,
                          const char *path, rs_err_t *err);
 

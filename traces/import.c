@@ -1,9 +1,9 @@
 /* import.c - the import (import.h): GPU traces of a ring-attention run -> one ringsim trace per pass.
  * The files are listed and sniffed (import_files.c), read into the raw store (import_raw.c) by the
- * readers (import_kineto*.c, import_nsys.c), checked to be one run (import_checks.c), narrowed to
- * what was asked for (import_select.c), put in the order of the ring's process group
- * (import_groups.c) and assigned to steps (import_steps.c); here each (rank, step) becomes its events
- * and role events, checked against the schedule. The rules are documented in docs/import.md; the
+ * readers (import_kineto*.c, import_nsys.c; every number through import_value.c), checked to be one
+ * run (import_checks.c), narrowed to what was asked for (import_select.c), put in the order of the
+ * ring's process group (import_groups.c) and assigned to steps (import_steps.c); here each (rank,
+ * step) becomes its events and role events, checked against the schedule. The rules are documented in docs/import.md; the
  * kernel list CSV is import_kernels_csv.c. */
 #include "import.h"
 

@@ -8,7 +8,8 @@
 
 #include "import_raw.h"
 
-/* Every raw rank holds GPU kernels; the ranks' world sizes and GPU names agree. 0 or -1 with err. */
+/* Every raw rank holds GPU kernels; the ranks' world sizes and GPU names agree; their kernels lie within
+ * RS_V_MAX_SPAN_NS (the files' clocks agree). 0 or -1 with err. */
 int rs_import_check_run(const rs_raw_t *raw, rs_err_t *err);
 /* The problem's head_dim and q_heads against the FlashAttention-2 kernels of every rank (the head
  * dimension of their Flash_fwd/bwd_kernel_traits, the grid's z = query heads). 0 or -1 with err. */

@@ -52,61 +52,6 @@ enum { DK_OTHER = 0, DK_RANK, DK_WORLD, DK_PG_CONFIG };
 enum { PK_OTHER = 0, PK_NAME, PK_DESC, PK_RANKS };
 
 
-/* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals. */
-static int us_text_to_ns(const char *s, size_t len, int64_t *ns) {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf) return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (strpbrk(buf, "eE")) {
-        char *end;
-        double v = strtod(buf, &end);
-        if (*end || !isfinite(v) || fabs(v) > 9e12) return -1;
-        *ns = llround(v * 1e3);
-        return 0;
-    }
-    const char *p = buf;
-    bool neg = *p == '-';
-    if (neg) p++;
-    int64_t ip = 0, frac = 0;
-    int nd = 0;
-    for (; isdigit((unsigned char)*p); p++, nd++) {
-        if (ip > INT64_MAX / 10000) return -1;
-        ip = 10 * ip + (*p - '0');
-    }
-    if (*p == '.') {
-        p++;
-        int k = 0;
-        for (; isdigit((unsigned char)*p); p++, k++) {
-            if (k < 3) frac = 10 * frac + (*p - '0');
-            else if (k == 3 && *p >= '5') frac++; /* round at the ns digit */
-        }
-        for (; k < 3; k++) frac *= 10;
-    }
-    if (*p || nd == 0) return -1;
-    *ns = (neg ? -1 : 1) * (ip * 1000 + frac);
-    return 0;
-}
-
-static int text_to_i64(const char *s, size_t len, int64_t *v) {
-    char buf[32];
-    if (len == 0 || len >= sizeof buf) return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end;
-    errno = 0;
-    long long x = strtoll(buf, &end, 10); /* exact: baseTimeNanoseconds needs all 19 digits */
-    if (!*end && errno == 0) {
-        *v = x;
-        return 0;
-    }
-    errno = 0;
-    double d = strtod(buf, &end); /* ids written as "7.0" */
-    if (*end || errno || !isfinite(d) || d != floor(d) || fabs(d) > 9e15) return -1;
-    *v = (int64_t)d;
-    return 0;
-}
-
 /* "stream 7" / "7" -> 7 */
 static int tid_text(const unsigned char *s, size_t len, int64_t *v) {
     size_t i = 0;
@@ -124,8 +69,7 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t len
     dst[n] = '\0';
 }
 
-/* Copy s[0..len) into the growable buffer b. 0 or -1 on OOM. */
-static int sbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
+int rs_kbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
     if (len + 1 > b->cap) {
         size_t cap = 2 * (len + 1) > 256 ? 2 * (len + 1) : 256;
         char *n = realloc(b->s, cap);
@@ -142,7 +86,8 @@ static int sbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len) {
 static void event_reset(rs_kparse_t *k) {
     k->ph[0] = k->cat[0] = '\0';
     k->name.len = 0;
-    k->has_ts = k->has_dur = k->pid_num = k->tid_num = k->has_stream = k->has_corr = k->has_device = false;
+    k->pid_num = k->tid_num = k->has_stream = k->has_corr = k->has_device = false;
+    k->ts_v.type = k->dur_v.type = k->stream_v.type = k->corr_v.type = k->device_v.type = RS_JV_ABSENT;
     k->ev.coll.len = k->ev.pg_name.len = k->ev.pg_desc.len = k->ev.pg_ranks.len = k->ev.in_split.len = k->ev.out_split.len = 0;
     k->ev.dtype[0] = '\0';
     k->ev.src = k->ev.dst = -1;
@@ -159,13 +104,46 @@ static bool cat_is(const char *cat, const char *want) {
 
 /* A complete traceEvents entry: kept when it is a GPU kernel or memory activity, a launch, a step or
  * ProfilerStep range, or a record_param_comms point-to-point operation; CPU operators are counted. */
+/* The kept event's ts (and dur when with_dur; else 0) into k->ts_ns, k->dur_ns. 0, or -1 with k->err
+ * (k->failed set). */
+static int event_times(rs_kparse_t *k, bool with_dur) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    k->dur_ns = 0;
+    if (rs_value_json(&at, &RS_V_KINETO_TS, &k->ts_v, &k->ts_ns, k->err) < 0 ||
+        (with_dur && rs_value_json(&at, &RS_V_KINETO_DUR, &k->dur_v, &k->dur_ns, k->err) < 0)) {
+        k->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+/* The kernel's or launch's args.stream, .correlation, .device (each optional) into k->stream,
+ * k->corr, k->device and their has_ flags. 0, or -1 with k->err (k->failed set). */
+static int event_ids(rs_kparse_t *k) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    const int s = rs_value_json(&at, &RS_V_KINETO_STREAM, &k->stream_v, &k->stream, k->err);
+    const int c = s < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_CORR, &k->corr_v, &k->corr, k->err);
+    const int d = c < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_DEVICE, &k->device_v, &k->device, k->err);
+    if (d < 0) {
+        k->failed = true;
+        return -1;
+    }
+    k->has_stream = s == 0, k->has_corr = c == 0, k->has_device = d == 0;
+    return 0;
+}
+
 static int event_done(rs_kparse_t *k) {
-    if (strcmp(k->ph, "X") != 0 || !k->has_ts) return 0;
+    if (strcmp(k->ph, "X") != 0) return 0;
     rs_raw_t *raw = k->raw;
-    int64_t dur = k->has_dur && k->dur_ns > 0 ? k->dur_ns : 0;
     const char *name = k->name.s ? k->name.s : "";
     if (k->name.len == 0) name = "";
-    if (cat_is(k->cat, "kernel") || cat_is(k->cat, "gpu_memcpy") || cat_is(k->cat, "gpu_memset")) {
+    const bool gpu = cat_is(k->cat, "kernel") || cat_is(k->cat, "gpu_memcpy") || cat_is(k->cat, "gpu_memset");
+    const bool runtime = cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime");
+    if ((gpu || runtime) && event_ids(k) != 0) return -1;
+    if (gpu) {
+        if (event_times(k, true) != 0) return -1;
+        const int64_t dur = k->dur_ns;
+        rs_vspan_add(&k->span, k->ts_ns, k->ts_ns + dur, k->ev_index);
         uint32_t id = rs_raw_intern(raw, name, k->name.len);
         if (id == UINT32_MAX) return -1;
         rs_kkernel_t x = {{k->ts_ns, k->ts_ns + dur, RS_RAW_NO_TIME, k->has_corr ? k->corr : -1,
@@ -176,25 +154,24 @@ static int event_done(rs_kparse_t *k) {
         if (rs_krole_is_comm(x.k.role) && k->ev.coll.len && rs_kineto_comm_args(k, &x.k) != 0) return -1;
         return rs_raw_grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
-    if ((cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime")) && k->has_corr &&
+    if (runtime && k->has_corr &&
         (strstr(name, "Launch") || strstr(name, "Memcpy") || strstr(name, "Memset"))) {
+        if (event_times(k, false) != 0) return -1;
         rs_klaunch_t l = {k->corr, k->ts_ns, k->tid_num ? k->tid : -1};
         return rs_raw_grow((void **)&k->launch, &k->n_launch, &k->cap_launch, sizeof l, &l);
     }
     if (cat_is(k->cat, "user_annotation") && k->name.len) {
-        int32_t step;
-        int8_t hint = -1;
-        uint8_t kind = RS_RANGE_STEP;
-        if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
-        else if (!rs_raw_step_range(raw, name, &step, &hint)) return 0;
-        uint32_t id = rs_raw_intern(raw, name, k->name.len);
-        if (id == UINT32_MAX) return -1;
-        rs_krange_t g = {{k->ts_ns, k->ts_ns + dur, id, step, hint, kind}, k->tid_num ? k->tid : -1};
+        rs_krange_t g = {{0}, k->tid_num ? k->tid : -1};
+        if (!rs_raw_range_kind(raw, name, &g.g)) return 0;
+        if (event_times(k, true) != 0) return -1;
+        g.g.start_ns = k->ts_ns, g.g.end_ns = k->ts_ns + k->dur_ns;
+        if ((g.g.name = rs_raw_intern(raw, name, k->name.len)) == UINT32_MAX) return -1;
         return rs_raw_grow((void **)&k->rng, &k->n_rng, &k->cap_rng, sizeof g, &g);
     }
     if (cat_is(k->cat, "cpu_op")) {
         k->n_cpu_ops++;
-        if (k->ev.coll.len && !strcmp(name, "record_param_comms")) return rs_kineto_p2p_op(k);
+        if (k->ev.coll.len && !strcmp(name, "record_param_comms") && rs_coll_of_name(k->ev.coll.s) == RS_COLL_P2P)
+            return event_times(k, false) != 0 ? -1 : rs_kineto_p2p_op(k);
     }
     return 0;
 }
@@ -202,39 +179,62 @@ static int event_done(rs_kparse_t *k) {
 /* ------------------------------------------------------------------------------------------------
  * yajl callbacks
  * ---------------------------------------------------------------------------------------------- */
+/* A value of type t (literal s[0..len)) about to be read at the current depth: counts the entries
+ * of traceEvents, keeps an event's ts and dur as written, and validates baseTimeNanoseconds. Returns
+ * 1 when the value is taken here (ts, dur, the base), 0 when the callback goes on, -1 when the base is
+ * refused (k->failed). */
+static int value_seen(rs_kparse_t *k, rs_jv_type_t t, const char *s, size_t len) {
+    if (k->depth == 2 && k->top_key == TK_EVENTS) k->ev_index++;
+    if (k->depth == 3 && k->top_key == TK_EVENTS && (k->ev_key == EK_TS || k->ev_key == EK_DUR)) {
+        rs_jv_set(k->ev_key == EK_TS ? &k->ts_v : &k->dur_v, t, s, len);
+        return 1;
+    }
+    if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS &&
+        (k->arg_key == AK_STREAM || k->arg_key == AK_CORR || k->arg_key == AK_DEVICE)) {
+        rs_jv_set(k->arg_key == AK_STREAM ? &k->stream_v : k->arg_key == AK_CORR ? &k->corr_v : &k->device_v, t, s, len);
+        return 1;
+    }
+    if (k->depth == 1 && k->top_key == TK_BASE) {
+        rs_jv_t v;
+        rs_jv_set(&v, t, s, len);
+        const rs_vat_t at = {k->path, NULL, -1};
+        if (rs_value_json(&at, &RS_V_KINETO_BASE, &v, &k->base_ns, k->err) < 0) {
+            k->failed = true;
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static int on_number(void *ctx, const char *s, size_t len) {
     rs_kparse_t *k = ctx;
     int64_t v;
-    if (k->depth == 1 && k->top_key == TK_BASE) {
-        if (text_to_i64(s, len, &v) == 0) k->base_ns = v;
-    } else if (k->depth == 2 && k->top_key == TK_DIST) {
-        if (k->sub_key == DK_RANK && text_to_i64(s, len, &v) == 0) k->dist_rank = v;
-        if (k->sub_key == DK_WORLD && text_to_i64(s, len, &v) == 0) k->world_size = v;
+    const int taken = value_seen(k, RS_JV_NUMBER, s, len);
+    if (taken) return taken > 0;
+    if (k->depth == 2 && k->top_key == TK_DIST) {
+        if (k->sub_key == DK_RANK && rs_value_i64_text(s, len, &v) == 0) k->dist_rank = v;
+        if (k->sub_key == DK_WORLD && rs_value_i64_text(s, len, &v) == 0) k->world_size = v;
     } else if (k->depth == 5 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && k->pg_key == PK_RANKS) {
-        if (text_to_i64(s, len, &v) == 0 && k->pg_n < RS_KMAX_GROUP) k->pg_ranks[k->pg_n++] = (int32_t)v;
+        if (rs_value_i64_text(s, len, &v) == 0 && k->pg_n < RS_KMAX_GROUP) k->pg_ranks[k->pg_n++] = (int32_t)v;
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 1) {
-        if (text_to_i64(s, len, &v) == 0) k->dev_id = v;
+        if (rs_value_i64_text(s, len, &v) == 0) k->dev_id = v;
     } else if (k->depth == 3 && k->top_key == TK_EVENTS) {
         switch (k->ev_key) {
-        case EK_TS: k->has_ts = us_text_to_ns(s, len, &k->ts_ns) == 0; break;
-        case EK_DUR: k->has_dur = us_text_to_ns(s, len, &k->dur_ns) == 0; break;
-        case EK_PID: k->pid_num = text_to_i64(s, len, &k->pid) == 0; break;
-        case EK_TID: k->tid_num = text_to_i64(s, len, &k->tid) == 0; break;
+        case EK_PID: k->pid_num = rs_value_i64_text(s, len, &k->pid) == 0; break;
+        case EK_TID: k->tid_num = rs_value_i64_text(s, len, &k->tid) == 0; break;
         default: break;
         }
     } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
         switch (k->arg_key) {
-        case AK_STREAM: k->has_stream = text_to_i64(s, len, &k->stream) == 0; break;
-        case AK_CORR: k->has_corr = text_to_i64(s, len, &k->corr) == 0; break;
-        case AK_DEVICE: k->has_device = text_to_i64(s, len, &k->device) == 0; break;
-        case AK_IN_NELEMS: text_to_i64(s, len, &k->ev.in_nelems); break;
-        case AK_OUT_NELEMS: text_to_i64(s, len, &k->ev.out_nelems); break;
-        case AK_SRC: text_to_i64(s, len, &k->ev.src); break;
-        case AK_DST: text_to_i64(s, len, &k->ev.dst); break;
+        case AK_IN_NELEMS: rs_value_i64_text(s, len, &k->ev.in_nelems); break;
+        case AK_OUT_NELEMS: rs_value_i64_text(s, len, &k->ev.out_nelems); break;
+        case AK_SRC: rs_value_i64_text(s, len, &k->ev.src); break;
+        case AK_DST: rs_value_i64_text(s, len, &k->ev.dst); break;
         default: break;
         }
     } else if (k->depth == 5 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && k->arg_key == AK_GRID && k->grid_i < 3) {
-        if (text_to_i64(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX) k->grid[k->grid_i] = (int32_t)v;
+        if (rs_value_i64_text(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX) k->grid[k->grid_i] = (int32_t)v;
         k->grid_i++;
     }
     return 1;
@@ -244,6 +244,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
     rs_kparse_t *k = ctx;
     int64_t v;
     rs_kbuf_t *dst = NULL;
+    const int taken = value_seen(k, RS_JV_STRING, (const char *)s, len);
+    if (taken) return taken > 0;
     if (k->depth == 3 && k->top_key == TK_EVENTS) {
         switch (k->ev_key) {
         case EK_PH: copy_small(k->ph, sizeof k->ph, s, len); break;
@@ -276,9 +278,9 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
         if (k->pg_key == PK_DESC) dst = &k->pg_desc;
         if (k->pg_key == PK_RANKS) dst = &k->pg_rank_text; /* "ranks": "all" or a list as text */
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 2) {
-        if (sbuf_set(&k->dev_name, s, len) != 0) k->oom = true;
+        if (rs_kbuf_set(&k->dev_name, s, len) != 0) k->oom = true;
     }
-    if (dst && sbuf_set(dst, s, len) != 0) {
+    if (dst && rs_kbuf_set(dst, s, len) != 0) {
         k->oom = true;
         return 0;
     }
@@ -338,6 +340,7 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len) {
 
 static int on_start_map(void *ctx) {
     rs_kparse_t *k = ctx;
+    if (value_seen(k, RS_JV_CONTAINER, NULL, 0) < 0) return 0;
     k->depth++;
     if (k->depth == 3 && k->top_key == TK_EVENTS) {
         event_reset(k);
@@ -361,7 +364,7 @@ static int on_start_map(void *ctx) {
 static int on_end_map(void *ctx) {
     rs_kparse_t *k = ctx;
     if (k->depth == 3 && k->top_key == TK_EVENTS && event_done(k) != 0) {
-        k->oom = true;
+        k->oom = !k->failed;
         return 0;
     }
     if (k->depth == 3 && k->top_key == TK_DEVPROPS && rs_kineto_devprop(k) != 0) {
@@ -378,6 +381,7 @@ static int on_end_map(void *ctx) {
 
 static int on_start_array(void *ctx) {
     rs_kparse_t *k = ctx;
+    if (value_seen(k, RS_JV_CONTAINER, NULL, 0) < 0) return 0;
     k->depth++;
     if (k->depth == 2 && k->top_key == TK_EVENTS) k->saw_events = true;
     return 1;
@@ -388,11 +392,11 @@ static int on_end_array(void *ctx) {
     return 1;
 }
 
-static int on_scalar(void *ctx) { (void)ctx; return 1; }
-static int on_bool(void *ctx, int b) { (void)b; return on_scalar(ctx); }
+static int on_null(void *ctx) { return value_seen(ctx, RS_JV_NULL, "null", 4) >= 0; }
+static int on_bool(void *ctx, int b) { return value_seen(ctx, RS_JV_BOOL, b ? "true" : "false", b ? 4 : 5) >= 0; }
 
 static const yajl_callbacks kineto_callbacks = {
-    on_scalar, on_bool, NULL, NULL, on_number, on_string, on_start_map, on_map_key, on_end_map, on_start_array, on_end_array,
+    on_null, on_bool, NULL, NULL, on_number, on_string, on_start_map, on_map_key, on_end_map, on_start_array, on_end_array,
 };
 
 /* One line from yajl's message (it ends with a newline and may point into the text). */
@@ -413,7 +417,11 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
     rs_kparse_t k = {0};
     k.raw = raw;
     k.path = path;
+    k.err = err;
     k.dist_rank = k.world_size = -1;
+    k.ev_index = -1;
+    k.last_group.group = RS_RAW_NONE;
+    rs_vspan_init(&k.span);
     yajl_handle h = yajl_alloc(&kineto_callbacks, NULL, &k);
     enum { CHUNK = 1 << 16 };
     unsigned char *buf = malloc(CHUNK);
@@ -433,7 +441,8 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
             char m[256];
             yajl_msg(h, m, sizeof m);
             uint64_t at = fed + (n > 0 ? yajl_get_bytes_consumed(h) : 0);
-            if (k.oom) rc = rs_errf(err, "%s: out of memory", path);
+            if (k.failed) rc = -1; /* err says which value */
+            else if (k.oom) rc = rs_errf(err, "%s: out of memory", path);
             else if (n == 0) rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: truncated JSON: the text ends at byte %llu inside a value (%s)", path, (unsigned long long)at, m);
             else rc = rs_errc(err, RS_ERR_BAD_INPUT, "%s: not valid JSON at byte %llu (%s)", path, (unsigned long long)at, m);
             break;
@@ -450,6 +459,8 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
         rs_errc(err, RS_ERR_BAD_INPUT, "%s: no \"traceEvents\" array: not a PyTorch profiler (Kineto) trace", path);
         rc = -2;
     }
+    const rs_vat_t at = {path, NULL, -1};
+    if (rc == 0 && rs_vspan_check(&k.span, &at, err) != 0) rc = -1;
     if (rc == 0 && rs_kineto_finish(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
     if (h) yajl_free(h);
     free(buf);

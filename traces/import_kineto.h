@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "import_readers.h"
+#include "import_value.h"
 
 #define RS_KMAX_GROUP 4096 /* ranks of a process group the reader keeps */
 
@@ -17,6 +18,9 @@ typedef struct {
     char *s;
     size_t len, cap;
 } rs_kbuf_t;
+
+/* Copy s[0..len) into the growable buffer b (NUL-terminated). 0 or -1 on OOM. */
+int rs_kbuf_set(rs_kbuf_t *b, const unsigned char *s, size_t len);
 
 typedef struct {
     int64_t corr;      /* correlation id */
@@ -43,6 +47,13 @@ typedef struct {
     uint32_t group;    /* raw group, RS_RAW_NONE */
 } rs_kp2p_t;
 
+/* The last group an event named (its name, description and rank text) and its index: NCCL kernels
+ * name the same few groups over and over (group RS_RAW_NONE: none yet). */
+typedef struct {
+    rs_kbuf_t name, desc, ranks;
+    uint32_t group;
+} rs_klast_group_t;
+
 typedef struct {
     int64_t id;        /* deviceProperties id */
     uint32_t name;     /* interned name */
@@ -51,9 +62,12 @@ typedef struct {
 typedef struct {
     rs_raw_t *raw;
     const char *path;
+    rs_err_t *err;         /* a refused value (failed set) */
     int depth;             /* nesting depth: 1 = top object */
     int top_key, ev_key, arg_key, sub_key, pg_key, dev_key;
-    bool saw_events, oom;
+    bool saw_events, oom, failed;
+    int64_t ev_index;      /* index of the current traceEvents entry */
+    rs_vspan_t span;       /* of the kept kernels (times relative to the base) */
     int64_t base_ns;       /* baseTimeNanoseconds (0 when absent) */
     int64_t dist_rank;     /* distributedInfo.rank, -1 when absent */
     int64_t world_size;    /* distributedInfo.world_size, -1 when absent */
@@ -61,8 +75,10 @@ typedef struct {
     /* the current event */
     char ph[4], cat[32];
     rs_kbuf_t name;
+    rs_jv_t ts_v, dur_v;   /* its ts and dur as written, validated when the event is kept */
+    rs_jv_t stream_v, corr_v, device_v; /* its args.stream, .correlation, .device as written */
     int64_t ts_ns, dur_ns, pid, tid, stream, corr, device;
-    bool has_ts, has_dur, pid_num, tid_num, has_stream, has_corr, has_device;
+    bool pid_num, tid_num, has_stream, has_corr, has_device;
     int32_t grid[3];
     int grid_i;
     struct {               /* its collective arguments */
@@ -70,6 +86,7 @@ typedef struct {
         char dtype[24];
         int64_t in_nelems, out_nelems, src, dst;
     } ev;
+    rs_klast_group_t last_group;
     /* the current distributedInfo.pg_config entry */
     rs_kbuf_t pg_name, pg_desc, pg_rank_text;
     int32_t pg_ranks[RS_KMAX_GROUP];

@@ -8,15 +8,34 @@
 #include "import_kclass.h"
 #include "import_kineto.h"
 
-/* The group of the current event's "Process Group Name" / "Ranks", RS_RAW_NONE without a name; sets
- * *oom on OOM. */
-static uint32_t event_group(rs_kparse_t *k, bool *oom) {
+static bool kbuf_same(const rs_kbuf_t *a, const rs_kbuf_t *b) { return a->len == b->len && (a->len == 0 || !memcmp(a->s, b->s, a->len)); }
+
+/* The group of the current event's "Process Group Name" / "Description" / "Ranks" (the rank list
+ * parsed, the group table searched), RS_RAW_NONE without a name; sets *oom on OOM. */
+static uint32_t event_group_lookup(rs_kparse_t *k, bool *oom) {
     static int32_t ranks[RS_KMAX_GROUP]; /* parse scratch: the reader runs one file at a time */
     if (!k->ev.pg_name.len) return RS_RAW_NONE;
     int n = k->ev.pg_ranks.len ? rs_raw_parse_ranks(k->ev.pg_ranks.s, ranks, RS_KMAX_GROUP) : 0;
     if (n < 0) n = 0; /* an unreadable list: the group is known by name only */
     uint32_t g = rs_raw_group(k->raw, k->ev.pg_name.s, k->ev.pg_desc.len ? k->ev.pg_desc.s : "", ranks, n);
     if (g == RS_RAW_NONE) *oom = true;
+    return g;
+}
+
+/* event_group_lookup through a one-entry cache: the group of the previous event that named the same
+ * name, description and rank text (the lookup would find the same one: groups are only added, and a
+ * description changes nothing for an event of another text). */
+static uint32_t event_group(rs_kparse_t *k, bool *oom) {
+    if (!k->ev.pg_name.len) return RS_RAW_NONE;
+    rs_klast_group_t *c = &k->last_group;
+    if (c->group != RS_RAW_NONE && kbuf_same(&c->name, &k->ev.pg_name) && kbuf_same(&c->desc, &k->ev.pg_desc) && kbuf_same(&c->ranks, &k->ev.pg_ranks))
+        return c->group;
+    const uint32_t g = event_group_lookup(k, oom);
+    c->group = RS_RAW_NONE;
+    if (g != RS_RAW_NONE && rs_kbuf_set(&c->name, (const unsigned char *)k->ev.pg_name.s, k->ev.pg_name.len) == 0 &&
+        rs_kbuf_set(&c->desc, (const unsigned char *)(k->ev.pg_desc.len ? k->ev.pg_desc.s : ""), k->ev.pg_desc.len) == 0 &&
+        rs_kbuf_set(&c->ranks, (const unsigned char *)(k->ev.pg_ranks.len ? k->ev.pg_ranks.s : ""), k->ev.pg_ranks.len) == 0)
+        c->group = g; /* (a copy that fails only leaves the cache empty) */
     return g;
 }
 
@@ -40,26 +59,34 @@ static int single_split(const char *s) {
     return idx;
 }
 
-static int64_t msg_bytes(int64_t nelems, int dsize) { return nelems >= 0 && dsize > 0 ? nelems * dsize : -1; }
+/* Bytes of a message of nelems elements of the current event's dtype, -1 unknown. */
+static int64_t msg_bytes(const rs_kparse_t *k, int64_t nelems) {
+    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
+    return nelems >= 0 && dsize > 0 ? nelems * dsize : -1;
+}
+
+/* The bytes of the current event's point-to-point message (-1 unknown): a send's input message; a
+ * receive's output message, else its input when the output is not said. */
+static int64_t p2p_bytes(const rs_kparse_t *k, bool send) {
+    return msg_bytes(k, send || k->ev.out_nelems < 0 ? k->ev.in_nelems : k->ev.out_nelems);
+}
 
 int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
     bool oom = false;
     const char *cn = k->ev.coll.s;
     rs_raw_comm_t c = {event_group(k, &oom), rs_raw_intern(k->raw, cn, k->ev.coll.len), (int8_t)rs_coll_of_name(cn), 0, 0, -1, -1, -1, -1};
     if (oom || c.name == UINT32_MAX) return -1;
-    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
-    const int64_t in_b = msg_bytes(k->ev.in_nelems, dsize), out_b = msg_bytes(k->ev.out_nelems, dsize);
     int role = RS_KROLE_XCOMM;
     if (c.coll == RS_COLL_P2P) {
         if (strstr(cn, "send")) {
-            c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = in_b;
+            c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = p2p_bytes(k, true);
             role = RS_KROLE_SEND;
         } else {
-            c.n_recv = 1, c.recv_peer = (int32_t)k->ev.src, c.recv_bytes = out_b >= 0 ? out_b : in_b;
+            c.n_recv = 1, c.recv_peer = (int32_t)k->ev.src, c.recv_bytes = p2p_bytes(k, false);
             role = RS_KROLE_RECV;
         }
     } else {
-        c.send_bytes = in_b, c.recv_bytes = out_b;
+        c.send_bytes = msg_bytes(k, k->ev.in_nelems), c.recv_bytes = msg_bytes(k, k->ev.out_nelems);
         const rs_raw_group_t *g = c.group != RS_RAW_NONE ? &k->raw->groups[c.group] : NULL;
         const int to = single_split(k->ev.in_split.len ? k->ev.in_split.s : NULL), from = single_split(k->ev.out_split.len ? k->ev.out_split.s : NULL);
         if (c.coll == RS_COLL_ALL_TO_ALL && g && to >= 0 && from >= 0 && to < g->n && from < g->n) {
@@ -80,10 +107,7 @@ int rs_kineto_p2p_op(rs_kparse_t *k) {
     const char *cn = k->ev.coll.s;
     if (rs_coll_of_name(cn) != RS_COLL_P2P) return 0;
     bool oom = false, send = strstr(cn, "send") != NULL;
-    const int dsize = rs_raw_dtype_bytes(k->ev.dtype);
-    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src),
-                   msg_bytes(send ? k->ev.in_nelems : (k->ev.out_nelems >= 0 ? k->ev.out_nelems : k->ev.in_nelems), dsize),
-                   event_group(k, &oom)};
+    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src), p2p_bytes(k, send), event_group(k, &oom)};
     if (oom) return -1;
     return rs_raw_grow((void **)&k->p2p, &k->n_p2p, &k->cap_p2p, sizeof p, &p);
 }
@@ -239,7 +263,7 @@ int rs_kineto_finish(rs_kparse_t *k) {
 
 void rs_kineto_parse_free(rs_kparse_t *k) {
     rs_kbuf_t *b[] = {&k->name, &k->ev.coll, &k->ev.pg_name, &k->ev.pg_desc, &k->ev.pg_ranks, &k->ev.in_split, &k->ev.out_split,
-                      &k->pg_name, &k->pg_desc, &k->pg_rank_text, &k->dev_name};
+                      &k->pg_name, &k->pg_desc, &k->pg_rank_text, &k->dev_name, &k->last_group.name, &k->last_group.desc, &k->last_group.ranks};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) free(b[i]->s);
     free(k->devs);
     free(k->launch);

@@ -17,9 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "import_kclass.h"
 #include "import_readers.h"
+#include "import_value.h"
+
+/* Every statement runs under a progress handler (called each RS_NSYS_PROGRESS_OPS virtual-machine
+ * operations): the reading of one file stops after RS_NSYS_STEPS_PER_BYTE operations per byte of the
+ * file (at least RS_NSYS_MIN_STEPS; a real export's queries scan each table a few times) or after
+ * RS_NSYS_MAX_S seconds, whichever comes first, so that a view or trigger that never ends (a
+ * recursive CTE) is refused instead of hanging. */
+#define RS_NSYS_PROGRESS_OPS 1000
+#define RS_NSYS_STEPS_PER_BYTE 1000.0
+#define RS_NSYS_MIN_STEPS 2e7
+#define RS_NSYS_MAX_S 600.0
 
 #define PID_OF(g) (((g) >> 24) & 0xFFFFFF)
 
@@ -28,6 +41,14 @@ typedef struct {
     int64_t device;  /* the device its launches go to */
 } tid_dev_t;
 
+/* The budget of one file's reading (the progress handler's state). */
+typedef struct {
+    double steps, max_steps;  /* virtual-machine operations so far, and allowed */
+    double t0_s, max_s;       /* when the reading started (CLOCK_MONOTONIC), and the seconds allowed */
+    bool over;                /* the handler stopped a statement */
+    bool said;                /* and err says so */
+} budget_t;
+
 typedef struct {
     sqlite3 *db;
     const char *path;
@@ -35,7 +56,22 @@ typedef struct {
     rs_err_t *err;
     tid_dev_t *tids;  /* threads that launch ring kernels */
     size_t n_tids, cap_tids;
+    budget_t budget;
+    int64_t row;      /* the row each_row hands over: its place in the result, from 1 */
 } nsys_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int on_progress(void *ctx) {
+    budget_t *b = ctx;
+    b->steps += RS_NSYS_PROGRESS_OPS;
+    if (b->steps > b->max_steps || now_s() - b->t0_s > b->max_s) b->over = true;
+    return b->over;
+}
 
 static int has_table(sqlite3 *db, const char *name) {
     sqlite3_stmt *st;
@@ -59,6 +95,11 @@ static int has_column(sqlite3 *db, const char *table, const char *col) {
 }
 
 static int sql_fail(nsys_t *x, const char *what) {
+    budget_t *b = &x->budget;
+    b->said = b->said || b->over;
+    if (b->over)
+        return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: %s stopped after %.3g SQLite steps and %.3g s (the budget of this file: %.3g steps, %.0f s): "
+                       "a view or trigger that does not end; not an nsys export", x->path, what, b->steps, now_s() - b->t0_s, b->max_steps, b->max_s);
     return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: SQLite error %s: %s", x->path, what, sqlite3_errmsg(x->db));
 }
 
@@ -70,7 +111,11 @@ static int each_row(nsys_t *x, const char *sql, const char *what, int (*row)(nsy
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) return sql_fail(x, what);
     int rc = 0, s = SQLITE_DONE;
-    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) rc = row(x, st, ctx);
+    x->row = 0;
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        x->row++;
+        rc = row(x, st, ctx);
+    }
     if (rc == 0 && s != SQLITE_DONE) rc = sql_fail(x, what);
     sqlite3_finalize(st);
     return rc;
@@ -167,22 +212,39 @@ typedef struct {
     int64_t offset;          /* the session start */
     pkernel_t *v;            /* the kept kernels */
     size_t n, cap;
+    rs_vspan_t span;         /* of the kernels (times relative to the session start) */
 } kernels_t;
+
+static const char *const KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL";
+
+/* Columns c0 (start) and c1 (end) of row at: validated times, end >= start. 0 or -1 with err. */
+static int row_times(nsys_t *x, const rs_vat_t *at, sqlite3_stmt *st, int c0, int c1, int64_t *t0, int64_t *t1) {
+    if (rs_value_sql(at, &RS_V_NSYS_START, st, c0, t0, x->err) != 0) return -1;
+    if (c1 < 0) return 0;
+    if (rs_value_sql(at, &RS_V_NSYS_END, st, c1, t1, x->err) != 0) return -1;
+    return rs_value_order(at, "start", *t0, "end", *t1, x->err);
+}
 
 /* A row (start, end, name id, device, stream, correlation, globalPid, gridX, gridY, gridZ) of the
  * kernel table. */
 static int kernel_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     kernels_t *c = ctx;
+    const rs_vat_t at = {x->path, KERNEL_TABLE, x->row};
+    int64_t t0, t1;
+    if (row_times(x, &at, st, 0, 1, &t0, &t1) != 0) return -1;
+    rs_vspan_add(&c->span, t0, t1, x->row);
     name_map_t key = {sqlite3_column_int64(st, 2), 0};
     const name_map_t *m = c->n_names ? bsearch(&key, c->names, c->n_names, sizeof *c->names, nmap_cmp) : NULL;
     if (!m) return 0;
-    int64_t t0 = sqlite3_column_int64(st, 0), t1 = sqlite3_column_int64(st, 1);
-    int64_t corr = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 5);
-    const pkernel_t pk = {{t0 + c->offset, (t1 > t0 ? t1 : t0) + c->offset, RS_RAW_NO_TIME, corr, sqlite3_column_int64(st, 3),
-                           sqlite3_column_int64(st, 4),
-                           {sqlite3_column_int(st, 7), sqlite3_column_int(st, 8), sqlite3_column_int(st, 9)}, m->name, RS_RAW_NONE,
-                           (uint8_t)rs_raw_role(x->raw, m->name)},
-                          PID_OF(sqlite3_column_int64(st, 6))};
+    int64_t dev, stream, corr = -1, gpid, grid[3] = {0, 0, 0};
+    if (rs_value_sql(&at, &RS_V_NSYS_DEVICE, st, 3, &dev, x->err) != 0 || rs_value_sql(&at, &RS_V_NSYS_STREAM, st, 4, &stream, x->err) != 0 ||
+        rs_value_sql(&at, &RS_V_NSYS_CORR, st, 5, &corr, x->err) < 0 || rs_value_sql(&at, &RS_V_NSYS_PID, st, 6, &gpid, x->err) != 0)
+        return -1;
+    for (int g = 0; g < 3; g++)
+        if (rs_value_sql(&at, &RS_V_NSYS_GRID, st, 7 + g, &grid[g], x->err) < 0) return -1;
+    const pkernel_t pk = {{t0 + c->offset, t1 + c->offset, RS_RAW_NO_TIME, corr, dev, stream, {(int32_t)grid[0], (int32_t)grid[1], (int32_t)grid[2]},
+                           m->name, RS_RAW_NONE, (uint8_t)rs_raw_role(x->raw, m->name)},
+                          PID_OF(gpid)};
     return rs_raw_grow((void **)&c->v, &c->n, &c->cap, sizeof pk, &pk) != 0 ? out_of_memory(x) : 0;
 }
 
@@ -194,11 +256,13 @@ static int read_kernels(nsys_t *x, const name_map_t *names, size_t n_names, int6
     snprintf(sql, sizeof sql, "SELECT start, end, %s, %s, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_KERNEL", col,
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId") ? "deviceId" : "0",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "streamId") ? "streamId" : "0",
-             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "-1",
+             has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "correlationId") ? "correlationId" : "NULL",
              has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "globalPid") ? "globalPid" : "0",
              grid ? "gridX, gridY, gridZ" : "0, 0, 0");
-    kernels_t c = {names, n_names, offset, NULL, 0, 0};
-    if (each_row(x, sql, "reading CUPTI_ACTIVITY_KIND_KERNEL", kernel_row, &c) != 0) {
+    kernels_t c = {names, n_names, offset, NULL, 0, 0, {0, 0, 0, 0}};
+    rs_vspan_init(&c.span);
+    const rs_vat_t at = {x->path, KERNEL_TABLE, -1};
+    if (each_row(x, sql, "reading CUPTI_ACTIVITY_KIND_KERNEL", kernel_row, &c) != 0 || rs_vspan_check(&c.span, &at, x->err) != 0) {
         free(c.v);
         return -1;
     }
@@ -217,12 +281,15 @@ typedef struct {
  * names, if any (the first one counts); its thread is recorded with the kernel's device. */
 static int launch_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     launches_t *c = ctx;
+    const rs_vat_t at = {x->path, "CUPTI_ACTIVITY_KIND_RUNTIME", x->row};
+    int64_t t0;
+    if (row_times(x, &at, st, 1, -1, &t0, NULL) != 0) return -1;
     int64_t tid = sqlite3_column_int64(st, 2);
     pkernel_t key = {.pid = PID_OF(tid)};
     key.k.order = sqlite3_column_int64(st, 0);
     pkernel_t *m = bsearch(&key, c->k, c->n, sizeof *c->k, pk_corr_cmp);
     if (!m || m->k.launch_ns != RS_RAW_NO_TIME) return 0;
-    m->k.launch_ns = sqlite3_column_int64(st, 1) + c->offset;
+    m->k.launch_ns = t0 + c->offset;
     if (!rs_krole_is_ring(m->k.role)) return 0;
     size_t t = 0;
     while (t < x->n_tids && x->tids[t].tid != tid) t++;
@@ -252,13 +319,10 @@ typedef struct {
  * rank of its process (of its thread's device when the process drives several GPUs). */
 static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
     const ranges_t *c = ctx;
+    const rs_vat_t at = {x->path, "NVTX_EVENTS", x->row};
     const char *name = (const char *)sqlite3_column_text(st, 2);
-    int32_t step;
-    int8_t hint = -1;
-    uint8_t kind = RS_RANGE_STEP;
-    if (!name) return 0;
-    if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
-    else if (!rs_raw_step_range(x->raw, name, &step, &hint)) return 0;
+    rs_raw_range_t g;
+    if (!name || !rs_raw_range_kind(x->raw, name, &g)) return 0;
     int64_t tid = sqlite3_column_int64(st, 3), pid = PID_OF(tid), dev = -1;
     for (size_t t = 0; t < x->n_tids; t++)
         if (x->tids[t].tid == tid) dev = x->tids[t].device;
@@ -273,9 +337,10 @@ static int range_row(nsys_t *x, sqlite3_stmt *st, void *ctx) {
         while (p < n_procs && !(procs[p].pid == pid && procs[p].device == dev)) p++;
     }
     if (p == n_procs) return 0; /* a thread or process without ring kernels */
-    uint32_t id = rs_raw_intern(x->raw, name, strlen(name));
-    rs_raw_range_t g = {sqlite3_column_int64(st, 0) + c->offset, sqlite3_column_int64(st, 1) + c->offset, id, step, hint, kind};
-    if (id == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
+    if (row_times(x, &at, st, 0, 1, &g.start_ns, &g.end_ns) != 0) return -1;
+    g.start_ns += c->offset, g.end_ns += c->offset;
+    g.name = rs_raw_intern(x->raw, name, strlen(name));
+    if (g.name == UINT32_MAX || rs_raw_add_range(&x->raw->ranks[c->first_rank + p], &g) != 0) return out_of_memory(x);
     return 0;
 }
 
@@ -341,6 +406,20 @@ static uint32_t gpu_of(nsys_t *x, int64_t d) {
     return id;
 }
 
+/* utcEpochNs of TARGET_INFO_SESSION_START_TIME's first row into *ns (left 0 without one, or NULL).
+ * 0 or -1 with err. */
+static int session_start(nsys_t *x, int64_t *ns) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return sql_fail(x, "reading TARGET_INFO_SESSION_START_TIME");
+    const rs_vat_t at = {x->path, "TARGET_INFO_SESSION_START_TIME", 1};
+    const int s = sqlite3_step(st);
+    int rc = s == SQLITE_ROW ? (rs_value_sql(&at, &RS_V_NSYS_EPOCH, st, 0, ns, x->err) < 0 ? -1 : 0)
+             : s == SQLITE_DONE ? 0 : sql_fail(x, "reading TARGET_INFO_SESSION_START_TIME");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Kernels and ranges of one open database into raw ranks. */
 static int read_db(nsys_t *x) {
     sqlite3_stmt *st;
@@ -360,9 +439,8 @@ static int read_db(nsys_t *x) {
     if (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "start") || !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "end") ||
         (!has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName") && !has_column(x->db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")))
         return rs_errc(x->err, RS_ERR_BAD_INPUT, "%s: CUPTI_ACTIVITY_KIND_KERNEL lacks start, end or demangledName/shortName columns", x->path);
-    int64_t offset = has_table(x->db, "TARGET_INFO_SESSION_START_TIME")
-                         ? query_i64(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", 0)
-                         : 0;
+    int64_t offset = 0;
+    if (has_table(x->db, "TARGET_INFO_SESSION_START_TIME") && session_start(x, &offset) != 0) return -1;
     if (!x->raw->gpu_name[0] && has_table(x->db, "TARGET_INFO_GPU") && has_column(x->db, "TARGET_INFO_GPU", "name")) {
         if (sqlite3_prepare_v2(x->db, "SELECT name FROM TARGET_INFO_GPU WHERE name IS NOT NULL LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
             if (sqlite3_step(st) == SQLITE_ROW)
@@ -403,13 +481,19 @@ static int read_db(nsys_t *x) {
 }
 
 int rs_import_read_nsys(rs_raw_t *raw, const char *path, rs_err_t *err) {
-    nsys_t x = {NULL, path, raw, err, NULL, 0, 0};
+    nsys_t x = {NULL, path, raw, err, NULL, 0, 0, {0, 0, 0, 0, false, false}, 0};
     if (sqlite3_open_v2(path, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         int rc = rs_errc(err, x.db ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME, "%s: cannot open as SQLite: %s", path, x.db ? sqlite3_errmsg(x.db) : "out of memory");
         sqlite3_close(x.db);
         return rc;
     }
+    struct stat sb;
+    const double bytes = stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+    x.budget = (budget_t){0, bytes * RS_NSYS_STEPS_PER_BYTE > RS_NSYS_MIN_STEPS ? bytes * RS_NSYS_STEPS_PER_BYTE : RS_NSYS_MIN_STEPS, now_s(), RS_NSYS_MAX_S,
+                          false, false};
+    sqlite3_progress_handler(x.db, RS_NSYS_PROGRESS_OPS, on_progress, &x.budget);
     int rc = read_db(&x);
+    if (x.budget.over && !x.budget.said) rc = sql_fail(&x, "the reading"); /* a helper query that was stopped */
     sqlite3_close(x.db);
     free(x.tids);
     return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "import_kclass.h"
+#include "trace_private.h"
 
 int rs_raw_init(rs_raw_t *raw, const char *const extra[RS_ROLE_COUNT], const char *step_regex, rs_err_t *err) {
     memset(raw, 0, sizeof *raw);
@@ -154,13 +155,7 @@ rs_raw_rank_t *rs_raw_add_rank(rs_raw_t *raw, const char *file) {
 }
 
 int rs_raw_grow(void **v, size_t *n, size_t *cap, size_t size, const void *x) {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 256;
-        void *w = realloc(*v, c * size);
-        if (!w) return -1;
-        *v = w;
-        *cap = c;
-    }
+    if (rs_trace_room(v, *n, cap, size, 256) != 0) return -1;
     memcpy((char *)*v + *n * size, x, size);
     (*n)++;
     return 0;
@@ -184,6 +179,16 @@ int rs_raw_profiler_step(const char *name, int32_t *n) {
     for (; isdigit((unsigned char)*d) && nd < 9; d++, nd++) v = 10 * v + (*d - '0');
     if (nd == 0 || *d) return 0;
     *n = (int32_t)v;
+    return 1;
+}
+
+int rs_raw_range_kind(const rs_raw_t *raw, const char *name, rs_raw_range_t *g) {
+    int32_t step;
+    int8_t hint = -1;
+    uint8_t kind = RS_RANGE_STEP;
+    if (rs_raw_profiler_step(name, &step)) kind = RS_RANGE_PROFILER;
+    else if (!rs_raw_step_range(raw, name, &step, &hint)) return 0;
+    g->step = step, g->pass_hint = hint, g->kind = kind;
     return 1;
 }
 

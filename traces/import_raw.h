@@ -136,6 +136,10 @@ static inline int rs_raw_role(const rs_raw_t *raw, uint32_t i) { return raw->rol
 int rs_raw_step_range(const rs_raw_t *raw, const char *name, int32_t *step, int8_t *pass_hint);
 /* If name is "ProfilerStep#N", set *n and return 1; else 0. */
 int rs_raw_profiler_step(const char *name, int32_t *n);
+/* What a range named name is: a ProfilerStep#N (kind RS_RANGE_PROFILER, step N) or a ring step
+ * (RS_RANGE_STEP, its step and pass hint) into g's step, pass_hint and kind, returning 1; 0 when it
+ * is neither (g untouched). */
+int rs_raw_range_kind(const rs_raw_t *raw, const char *name, rs_raw_range_t *g);
 
 /* New raw rank for file (copied). NULL on OOM. The pointer stays valid until the next call. */
 rs_raw_rank_t *rs_raw_add_rank(rs_raw_t *raw, const char *file);

@@ -26,6 +26,36 @@ static void keep_between(rs_raw_rank_t *r, int64_t t0, int64_t t1, bool gpu) {
     r->nr = m;
 }
 
+static int i64_cmp(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int rs_import_ranges_with_launch(const rs_raw_rank_t *r, bool *holds, bool reference) {
+    if (reference) {
+        for (size_t g = 0; g < r->nr; g++) {
+            holds[g] = false;
+            for (size_t i = 0; i < r->nk && !holds[g]; i++) holds[g] = launched(&r->k[i]) >= r->r[g].start_ns && launched(&r->k[i]) <= r->r[g].end_ns;
+        }
+        return 0;
+    }
+    int64_t *t = malloc((r->nk ? r->nk : 1) * sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < r->nk; i++) t[i] = launched(&r->k[i]);
+    if (r->nk > 1) qsort(t, r->nk, sizeof *t, i64_cmp);
+    for (size_t g = 0; g < r->nr; g++) { /* the first launch at or after the range's start */
+        size_t lo = 0, hi = r->nk;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (t[mid] < r->r[g].start_ns) lo = mid + 1;
+            else hi = mid;
+        }
+        holds[g] = lo < r->nk && t[lo] <= r->r[g].end_ns;
+    }
+    free(t);
+    return 0;
+}
+
 /* "#4..#6" of the ProfilerStep numbers r has. */
 static const char *steps_seen(const rs_raw_rank_t *r, char *buf, size_t len) {
     int lo = INT32_MAX, hi = -1;
@@ -96,13 +126,16 @@ int rs_import_select(rs_raw_t *raw, const rs_import_opts_t *o, int *occurrence, 
             rs_raw_rank_t *rr = &raw->ranks[r];
             keep_between(rr, t0, t1, true);
             /* a step range is kept when it holds a kept kernel's launch */
-            size_t m = 0;
-            for (size_t g = 0; g < rr->nr; g++) {
-                bool holds = false;
-                for (size_t i = 0; i < rr->nk && !holds; i++) holds = launched(&rr->k[i]) >= rr->r[g].start_ns && launched(&rr->k[i]) <= rr->r[g].end_ns;
-                if (holds) rr->r[m++] = rr->r[g];
+            bool *holds = malloc((rr->nr ? rr->nr : 1) * sizeof *holds);
+            if (!holds || rs_import_ranges_with_launch(rr, holds, false) != 0) {
+                free(holds);
+                return rs_errf(err, "out of memory");
             }
+            size_t m = 0;
+            for (size_t g = 0; g < rr->nr; g++)
+                if (holds[g]) rr->r[m++] = rr->r[g];
             rr->nr = m;
+            free(holds);
             kept += rr->nk;
         }
         if (kept == 0)

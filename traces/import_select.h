@@ -12,5 +12,9 @@
  * else o->occurrence). 0, or -1 with err (RS_ERR_BAD_INPUT): a rank without the ProfilerStep asked
  * for (naming the ones it has), a window holding no kernel. */
 int rs_import_select(rs_raw_t *raw, const rs_import_opts_t *o, int *occurrence, rs_err_t *err);
+/* For each step range of r, whether one of r's kernels was launched inside it (holds[r->nr]; a
+ * kernel without a recorded launch counts at its GPU start): by binary search over the sorted launch
+ * times, or (reference) by the plain scan of every kernel for every range. 0, or -1 on OOM. */
+int rs_import_ranges_with_launch(const rs_raw_rank_t *r, bool *holds, bool reference);
 
 #endif /* RS_IMPORT_SELECT_H */

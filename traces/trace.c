@@ -260,7 +260,7 @@ int rs_trace_problem(const rs_trace_t *t, rs_problem_t *p, rs_err_t *err) {
  * ---------------------------------------------------------------------------------------------- */
 /* Room for one more item in *v (n items of size bytes, *cap allocated; first_cap the first time). 0 or
  * -1 on OOM (*v unchanged). */
-static int make_room(void **v, size_t n, size_t *cap, size_t size, size_t first_cap) {
+int rs_trace_room(void **v, size_t n, size_t *cap, size_t size, size_t first_cap) {
     if (n < *cap) return 0;
     const size_t c = *cap ? 2 * *cap : first_cap;
     void *p = realloc(*v, c * size);
@@ -271,7 +271,7 @@ static int make_room(void **v, size_t n, size_t *cap, size_t size, size_t first_
 }
 
 int rs_trace_add(rs_trace_t *t, const rs_event_t *ev) {
-    if (make_room((void **)&t->events, t->n_events, &t->cap_events, sizeof *t->events, 256) != 0) return -1;
+    if (rs_trace_room((void **)&t->events, t->n_events, &t->cap_events, sizeof *t->events, 256) != 0) return -1;
     if (t->sorted && t->n_events > 0 && rs_event_key_cmp(&t->events[t->n_events - 1], ev) > 0) t->sorted = 0;
     t->events[t->n_events++] = *ev;
     return 0;
@@ -348,7 +348,7 @@ int rs_role_event_cmp(const rs_role_event_t *a, const rs_role_event_t *b) {
 int rs_role_event_qcmp(const void *a, const void *b) { return rs_role_event_cmp(a, b); }
 
 int rs_trace_add_role(rs_trace_t *t, const rs_role_event_t *r) {
-    if (make_room((void **)&t->roles, t->n_roles, &t->cap_roles, sizeof *t->roles, 64) != 0) return -1;
+    if (rs_trace_room((void **)&t->roles, t->n_roles, &t->cap_roles, sizeof *t->roles, 64) != 0) return -1;
     if (t->roles_sorted && t->n_roles > 0 && rs_role_event_cmp(&t->roles[t->n_roles - 1], r) > 0) t->roles_sorted = 0;
     t->roles[t->n_roles++] = *r;
     return 0;

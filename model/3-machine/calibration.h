@@ -77,6 +77,10 @@ typedef struct {
     rs_overlap_point_t overlap_curve[RS_MAX_OVERLAP_POINTS];
     double host_s_per_xfer;               /* o: host CPU seconds per received transfer, taken from compute */
     double host_s_per_byte;               /* O: host CPU seconds per received byte (a CPU-driven copy) */
+    bool host_call_given;                 /* host_call_s replaces the implementation preset's host time per
+                                           * framework call (model/4-cost/kernel.h): calibration.host_call_s */
+    double host_call_s;                   /* 0 for ringsim's CPU executor, which makes none of the preset's
+                                           * CUDA/NCCL calls (its host work is host_s_per_xfer) */
     rs_poll_model_t poll;                 /* polled progress; when its curve has points it replaces the
                                            * overlap curve for steps that compute (rs_step_eta) */
     int n_xfer;                           /* transfer curve g(bytes), sorted; 0: the affine model (g = 1) */

@@ -79,6 +79,7 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->launch_span_s = hw->launch_s;
     m->launch_latency_span_s = hw->launch_latency_s;
     m->launch_given = hw->cal.launch_s > 0; /* a calibrated launch cost replaces the device's figure */
+    if (hw->cal.host_call_given) m->host_call_given = true, m->host_call_s = hw->cal.host_call_s; /* and its host call */
     rs_machine_set_bound(m, RS_BOUND_POINT);
     m->kernels = hw->kernels;
     m->mem_bw_bytes_per_s = hw->mem_bw_bytes_per_s;

@@ -174,12 +174,12 @@ static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memo
                                             "launch_latency_s_hi", "sm_count", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
-                                           "host_s_per_xfer", "host_s_per_byte", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
+                                           "host_s_per_xfer", "host_s_per_byte", "host_call_s", "note",    "poll_curve", "poll_curve_fresh", "poll_chunk_cols",
                                            "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
                                            "xfer_curve_reused", NULL};
 static const char *const rate_keys[] = {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}; /* dtype_names + NULL */
 static const char *const calib_figures[] = {"efficiency",    "launch_s",        "overlap",         "overlap_curve",
-                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "poll_curve", "poll_curve_fresh",
+                                            "comp_slowdown", "host_s_per_xfer", "host_s_per_byte", "host_call_s", "poll_curve", "poll_curve_fresh",
                                             "poll_chunk_cols", "poll_panel_rows_forward", "poll_panel_rows_backward", "xfer_curve",
                                             "xfer_curve_reused", NULL};
 
@@ -408,6 +408,9 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
         if (oc && parse_curve(v, oc, true, &out->cal)) return -1;
         if (pj_num(calib, "host_s_per_xfer", false, (rs_range_t){RS_RANGE_HOST_XFER}, &out->cal.host_s_per_xfer) < 0) return -1;
         if (pj_num(calib, "host_s_per_byte", false, (rs_range_t){RS_RANGE_HOST_BYTE}, &out->cal.host_s_per_byte) < 0) return -1;
+        const int hc = pj_num(calib, "host_call_s", false, (rs_range_t){RS_RANGE_LAUNCH}, &out->cal.host_call_s);
+        if (hc < 0) return -1;
+        out->cal.host_call_given = hc > 0;
         if (parse_poll(v, cal, &out->cal.poll)) return -1;
         if (parse_xfer(v, cal, &out->cal)) return -1;
         if (pj_str(calib, "note", false, false, out->calibration_note,

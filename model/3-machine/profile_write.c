@@ -95,6 +95,7 @@ static void put_calibration(rs_jw_t *w, const rs_hw_t *hw, const char *source_no
     rs_jw_num_at(w, 4, "comp_slowdown", hw->cal.comp_slowdown, false);
     rs_jw_num_at(w, 4, "host_s_per_xfer", hw->cal.host_s_per_xfer, false);
     rs_jw_num_at(w, 4, "host_s_per_byte", hw->cal.host_s_per_byte, false);
+    if (hw->cal.host_call_given) rs_jw_num_at(w, 4, "host_call_s", hw->cal.host_call_s, false);
     if (rs_calibration_polled(&hw->cal)) {
         rs_jw_key(w, 4, "poll_curve", false);
         put_pairs(w, hw->cal.poll.curve, sizeof hw->cal.poll.curve[0],

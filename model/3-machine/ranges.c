@@ -8,6 +8,7 @@ const rs_range_info_t rs_ranges[] = {
     {"latency per message, s", RS_RANGE_LATENCY, 0, 0, "--latency", "tier latency_s"},
     {"launch cost per kernel, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead",
      "calibration.launch_s, device.launch_s, device.launch_latency_s (and their _lo, _hi)"},
+    {"host time per framework call, s", RS_RANGE_LAUNCH, 0, 0, "--host-call", "calibration.host_call_s"},
     {"overlap eta", RS_RANGE_OVERLAP, 0, 0, "--overlap", "calibration.overlap, calibration.overlap_curve[i][1]"},
     {"compute slowdown sigma", RS_RANGE_SLOWDOWN, 0, 0, "--slowdown", "calibration.comp_slowdown"},
     {"host cost per transfer, s", RS_RANGE_HOST_XFER, 0, 0, "--host-cost S", "calibration.host_s_per_xfer"},

@@ -16,6 +16,7 @@ _binding_walk_events = fn("rs_binding_walk_events", c_size_t, P(S["rs_setup_t"])
 _binding_walk = fn("rs_binding_walk", c_int, P(S["rs_setup_t"]), P(S["rs_binding_walk_in_t"]), P(S["rs_event_t"]),
                    P(c_size_t), P(S["rs_walk_t"]), P(Err))
 _binding_rate = fn("rs_binding_rate", c_int, P(S["rs_setup_t"]), c_int, P(S["rs_rate_source_t"]), P(ctypes.c_bool), P(Err))
+_binding_rate_count = fn("rs_binding_rate_count", c_int)
 _rate_name = fn("rs_rate_name", ctypes.c_char_p, ctypes.c_uint32)
 _rate_kind_name = fn("rs_rate_kind_name", ctypes.c_char_p, ctypes.c_uint32)
 
@@ -65,12 +66,14 @@ class Machine:
     te, none) and kernel as --impl and --kernel; allow_implausible as --allow-implausible (a figure
     above its device's datasheet is a warning, not a RingsimError)."""
 
-    _REALS = ("flops", "bw", "inter_bw", "latency", "launch", "overlap", "slowdown", "host_xfer", "host_byte", "jitter")
+    _REALS = ("flops", "bw", "inter_bw", "latency", "launch", "host_call", "overlap", "slowdown", "host_xfer", "host_byte",
+              "jitter")
 
     _IMPLS = ("none", "ringsim", "flash-attn", "te")  # rs_impl_t (kernel_table.h)
 
     def __init__(self, profile="h100-sxm", inter=None, gpus_per_node=None, flops=None, bw=None, inter_bw=None,
-                 latency=None, launch=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None, jitter=None,
+                 latency=None, launch=None, host_call=None, overlap=None, slowdown=None, host_xfer=None, host_byte=None,
+                 jitter=None,
                  seed=None, stragglers=(), degraded=(), impl=None, kernel=None, allow_implausible=False):
         # the texts and the numbers checked as the command line checks them: no NUL byte, the option's range
         self.profile = cstr("profile", str(profile) if not isinstance(profile, (str, bytes)) else profile).decode()
@@ -146,15 +149,12 @@ def problem_of(problem=None, machine=None):
     return record(p, "rs_problem_t")
 
 
-_RATE_COUNT = 6  # rate_source.h rs_rate_t
-
-
 def _rates_of(s):
     """{rate name: Record(kind, source, used)} of a finished setup (rate_source.h): where each rate the
     machine is costed at comes from - kind measured / published / estimated / user-given, its source,
     and whether the setup's ring uses it."""
     out = {}
-    for r in range(_RATE_COUNT):
+    for r in range(_binding_rate_count()):
         src, skipped, err = S["rs_rate_source_t"](), ctypes.c_bool(False), Err()
         check(_binding_rate(ctypes.byref(s), r, ctypes.byref(src), ctypes.byref(skipped), ctypes.byref(err)), err)
         out[_rate_name(r).decode()] = Record(kind=_rate_kind_name(src.kind).decode(), source=src.source.decode(), used=not skipped.value)

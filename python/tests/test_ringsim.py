@@ -307,13 +307,27 @@ class TestInputChecks(unittest.TestCase):
     def test_machine_ranges_are_the_commands(self):
         for field, value, opt in (("flops", -1, "--flops"), ("flops", 0, "--flops"), ("flops", 2 ** 70, "--flops"),
                                   ("bw", 0, "--bw"), ("latency", -1, "--latency"), ("overlap", 1.5, "--overlap"),
-                                  ("jitter", 1, "--jitter")):
+                                  ("jitter", 1, "--jitter"), ("host_call", -1, "--host-call"), ("host_call", 11, "--host-call")):
             code, _out, err = cli("model", opt, value, ok=False)
             self.assertEqual(code, 2, (opt, value))
             rng = err.strip().rsplit("must be in ", 1)[1]  # the command's range
             with self.assertRaises(ringsim.RingsimError) as ctx:
                 ringsim.Machine(**{field: value})
             self.assertTrue(str(ctx.exception).endswith("must be in " + rng), (str(ctx.exception), rng))
+
+    def test_host_call_costs_the_steps_as_the_command(self):
+        # --host-call 0 removes the preset's host time per call: the same step time as the command's
+        p = ringsim.Problem(seq_tokens="1K", n_ranks=8, layout="zigzag", pass_="forward")
+        steps = []
+        for h in (None, 0):
+            cf = ringsim.closed_form(p, ringsim.Machine(impl="flash-attn", host_call=h))
+            out = cli("model", "--impl", "flash-attn", *(("--host-call", h) if h is not None else ()), "-S", "1K", "-N", 8,
+                      "-L", "zigzag", "-P", "forward", "--csv", "-")
+            rows = [r for r in csv.DictReader(l for l in out.splitlines() if not l.startswith("#"))]
+            self.assertEqual(float(rows[0]["t_step_s"]), cf.t_step_s)
+            steps.append(cf.t_step_s)
+        self.assertGreater(steps[0], 5 * steps[1])  # B = 64: the preset's host calls pace the step
+        self.assertIn("launch", ringsim.rates())  # every rate the library has, its count from the library
 
     def test_plan_is_estimated_before_it_runs(self):
         code, _out, err = cli("plan", "-m", "llama3-8b", "--ranks", 1 << 20, "-S", "1G", ok=False)

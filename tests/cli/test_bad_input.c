@@ -222,7 +222,8 @@ RS_TEST(test_option_ranges, "options take their range from ranges.h") {
             checked++;
         }
     }
-    CU_ASSERT_EQUAL(checked, 9); /* --flops --bw --inter-bw --latency --launch-overhead --overlap --slowdown --jitter --gpus-per-node */
+    CU_ASSERT_EQUAL(checked, 10); /* --flops --bw --inter-bw --latency --launch-overhead --host-call --overlap --slowdown --jitter
+                                    * --gpus-per-node */
     rs_test_cleanup();
 }
 

@@ -42,11 +42,22 @@ RS_TEST(test_files, "the report's files and numbers") {
     rs_trace_free(t);
     /* again into the same folder: refused without --force */
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    char want[1200];
+    char want[2400];
     snprintf(want, sizeof want, "ringsim report: -o %s: exists; give --force to write into it, or another directory\n", dir);
     CU_ASSERT_STRING_EQUAL(rs_test_err, want);
-    snprintf(args, sizeof args, "report --quick --no-exec --no-sim --no-figures -q --force -o %s", dir);
-    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    /* stdout and stderr together: the curves' note once, then "written to" as the last line */
+    snprintf(path, sizeof path, "%s.both", dir);
+    snprintf(args, sizeof args, "timeout 120 %s/bin/ringsim report --quick --no-exec --no-sim --no-figures -q --force -o %s >%s 2>&1",
+             RS_BINARY_DIR, dir, path);
+    CU_ASSERT_EQUAL(system(args), 0);
+    char *both = rs_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(both);
+    snprintf(want, sizeof want, "\nringsim report: written to %s/report.md (and %s/report.html) in ", dir, dir);
+    const char *last = strstr(both, want), *note = strstr(both, "ringsim: note: kernel flash-attn-2");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+    CU_ASSERT(note != NULL && note < last && strstr(note + 1, "ringsim: note:") == NULL);
+    CU_ASSERT(strchr(last + 1, '\n') != NULL && strchr(last + 1, '\n')[1] == '\0');
+    free(both);
 }
 
 #ifdef RINGSIM_HAVE_SIM

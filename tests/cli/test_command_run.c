@@ -106,7 +106,7 @@ RS_TEST(test_usage_and_line, "the usage line and the command line as text") {
     CU_ASSERT_STRING_EQUAL(rs_cli_command_line(buf, sizeof buf, 0, argv), "ringsim");
 }
 
-RS_TEST(test_notes, "kernel notes: kept, printed once") {
+RS_TEST(test_notes, "kernel notes and the closing line: kept, printed once, the notes first") {
     static rs_setup_t s;
     rs_setup_default(&s);
     snprintf(s.kernel_notes, sizeof s.kernel_notes, "kernel k has no backward curve");
@@ -117,6 +117,21 @@ RS_TEST(test_notes, "kernel notes: kept, printed once") {
     rs_cli_notes_print(); /* once */
     char *text = rs_capture_end(&c);
     CU_ASSERT_STRING_EQUAL(text, "ringsim: note: kernel k has no backward curve\n");
+    free(text);
+    /* the closing line: on stdout after the notes, once */
+    rs_cli_kernel_notes(&s);
+    rs_cli_closing_line("ringsim report: written to %s in %.1f s", "R/report.md", 2.25);
+    rs_capture_t o;
+    rs_capture_begin(&c, 2);
+    rs_capture_begin(&o, 1);
+    rs_cli_notes_print();
+    rs_cli_notes_print();
+    fflush(stdout);
+    char *out = rs_capture_end(&o);
+    text = rs_capture_end(&c);
+    CU_ASSERT_STRING_EQUAL(text, "ringsim: note: kernel k has no backward curve\n");
+    CU_ASSERT_STRING_EQUAL(out, "ringsim report: written to R/report.md in 2.2 s\n");
+    free(out);
     free(text);
 }
 

@@ -115,6 +115,7 @@ RS_TEST(test_errors_values, "errors_values") {
         {"\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8], [1048576, 0]]", "t.json:19:44: calibration.xfer_curve[1][1]: g must be in (0, 1e+06], got 0"},
         {"\"overlap\": 0.9", "\"xfer_curve\": [[16384, 0.8]], \"xfer_curve_reused\": [[16384, 1.5], [8192, 2]]", "t.json:19:72: calibration.xfer_curve_reused[1][0]: bytes must increase strictly, got 8192 after 16384"},
         {"\"overlap\": 0.9", "\"xfer_curve_reused\": [[16384, 1.5]]", "t.json:19:5: calibration.xfer_curve_reused: needs calibration.xfer_curve (the curve of the other transfers)"},
+        {"\"overlap\": 0.9", "\"host_call_s\": -1e-6", "t.json:19:5: calibration.host_call_s: must be in [0, 10], got -1e-06"},
         {"\"overlap\": 0.9", "\"host_s_per_byte\": -1e-10", "t.json:19:5: calibration.host_s_per_byte: must be in [0, 0.001], got -1e-10"},
         {"\"bf16\": 100e12,", "", "t.json:4:5: device.flops_per_s: needs at least one rate (keys: fp32, tf32, bf16, fp16, fp8)"},
     };
@@ -128,7 +129,7 @@ RS_TEST(test_errors_keys_types, "errors_keys_types") {
                  "t.json:5:7: device.flops_per_s.bf61: unknown key (accepted: fp32, tf32, bf16, fp16, fp8, source, <figure>_source)");
     expect_error(subst("\"overlap\": 0.9", "\"overlap_s\": 0.9"),
                  "t.json:19:5: calibration.overlap_s: unknown key (accepted: efficiency, launch_s, overlap, overlap_curve, "
-                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, note, poll_curve, poll_curve_fresh, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, xfer_curve_reused, source, <figure>_source)");
+                 "comp_slowdown, host_s_per_xfer, host_s_per_byte, host_call_s, note, poll_curve, poll_curve_fresh, poll_chunk_cols, poll_panel_rows_forward, poll_panel_rows_backward, xfer_curve, xfer_curve_reused, source, <figure>_source)");
     expect_error(subst("\"bf16\": 100e12", "\"bf16\": \"989e12\""),
                  "t.json:5:7: device.flops_per_s.bf16: must be a number, got a string");
     expect_error(subst("\"source\": \"test\"", "\"source\": 3"), "t.json:6:7: device.flops_per_s.source: must be a string, got an integer");

@@ -28,6 +28,7 @@ RS_TEST(test_round_trip, "round_trip") {
     hw.cal.launch_s = 1e-5 / 3;
     hw.cal.overlap = 0.7;
     hw.cal.comp_slowdown = 1.0000000000000002;
+    hw.cal.host_call_given = true, hw.cal.host_call_s = 0; /* given as 0: the CPU executor's calibration */
     hw.price_per_device_hour = 2.49;
     hw.intra.latency_s = 2.9e-6 + 1e-22;
     hw.inter.latency_s = 5e-324; /* denormal */
@@ -58,6 +59,12 @@ RS_TEST(test_round_trip, "round_trip") {
     EXPECT_POINTS(back.cal.eff, hw.cal.eff, 3, block_tokens, efficiency);
     CU_ASSERT_EQUAL(back.cal.launch_s, hw.cal.launch_s);
     CU_ASSERT_EQUAL(back.cal.overlap, hw.cal.overlap);
+    CU_ASSERT(back.cal.host_call_given);
+    CU_ASSERT_EQUAL(back.cal.host_call_s, 0.0);
+    rs_machine_t mb;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&back, RS_DTYPE_BF16, &mb, &err), 0); /* the machine costs a host call at it */
+    CU_ASSERT(mb.host_call_given);
+    CU_ASSERT_EQUAL(mb.host_call_s, 0.0);
     CU_ASSERT_EQUAL(back.cal.comp_slowdown, hw.cal.comp_slowdown);
     CU_ASSERT_STRING_EQUAL(back.calibration_note, hw.calibration_note);
     CU_ASSERT_EQUAL(back.cal.n_overlap, 0);

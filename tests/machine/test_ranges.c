@@ -26,10 +26,11 @@ static void check(const char *q, rs_range_t want) {
 RS_TEST(test_rows, "the rows carry their macros' bounds") {
     int n = 0;
     for (const rs_range_info_t *r = rs_ranges; r->quantity; r++) n++;
-    CU_ASSERT_EQUAL(n, 21);
+    CU_ASSERT_EQUAL(n, 22);
     check("peak FLOP/s of a dtype", (rs_range_t){RS_RANGE_FLOPS});
     check("hop bandwidth, bytes/s per direction", (rs_range_t){RS_RANGE_BW});
     check("latency per message, s", (rs_range_t){RS_RANGE_LATENCY});
+    check("host time per framework call, s", (rs_range_t){RS_RANGE_LAUNCH});
     check("overlap eta", (rs_range_t){RS_RANGE_OVERLAP});
     check("device memory bandwidth, bytes/s", (rs_range_t){RS_RANGE_MEM_BW});
     check("devices per node", (rs_range_t){RS_RANGE_DEVICES_PER_NODE});
@@ -67,7 +68,7 @@ RS_TEST(test_print, "the Markdown rows") {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| devices per node | [1, 1e+06], an integer | - | device.devices_per_node |\n"));
     int lines = 0;
     for (const char *c = buf; *c; c++) lines += *c == '\n';
-    CU_ASSERT_EQUAL(lines, 2 + 21);
+    CU_ASSERT_EQUAL(lines, 2 + 22);
     free(buf);
 }
 

@@ -21,6 +21,9 @@ RS_TEST(test_pred_vs_meas, "pred-vs-meas: metrics, range, labels") {
     rs_plot_opts_t o = {.xlabel = "x_lab", .ylabel = "y", .title = "T"};
     prepared(RS_PLOT_PRED_VS_MEAS, p, &o,
              "metrics='t_comp t_step';lo=0.00080000000000000004;hi=0.0050000000000000001;xlab='x_lab';ylab='y';title='T';");
+    /* a version 2 compare CSV: the roles' busy times (far outside the range) are not plotted */
+    prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp-roles.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\nattn_busy,9,9\nmerge_busy,1e-9,1\n", NULL,
+                 "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");
     /* one point: the band widened by 1.5 each way before the margins; no notes: '?' */
     prepared_csv(RS_PLOT_PRED_VS_MEAS, "cmp1.csv", "metric,ref_s,other_s\nt_comm,0.003,0.003\n", NULL,
                  "metrics='t_comm';lo=0.0016000000000000001;hi=0.0056250000000000007;xlab='reference: ?';ylab='other: ?';");

@@ -1,11 +1,14 @@
 /* test_study_report_exec.c - the report's real execution (studies/study_report_exec.c): skipped on
  * --no-exec; `ringsim validate` stopped by its watchdog is said so, its log kept, the document still
- * written (the execution failing is not the report's failure). */
+ * written (the execution failing is not the report's failure); a full run's validation cases against
+ * validate.csv. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "plot_table.h"
 #include "studies_fixtures.h"
 #include "test_main.h"
 
@@ -35,6 +38,42 @@ RS_TEST(test_watchdog, "validate stopped by the watchdog: said, logged, the repo
     CU_ASSERT(rs_test_file_size(path) >= 0);
     snprintf(path, sizeof path, "%s/data/validation-b.csv", dir);
     CU_ASSERT_EQUAL(access(path, F_OK), -1);
+}
+
+/* A full run: every row of validate.csv is a validation case with its measured and modelled makespan,
+ * and the sentence counts those within 10% from the same rows. */
+RS_TEST(test_validation_cases, "every measured configuration and B a validation case, the count within 10% from its rows") {
+    const char *dir = rs_test_report("cases", "--no-sim --no-figures --quick");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/validation/validate.csv", dir);
+    rs_err_t err = {0};
+    rs_table_t v, c;
+    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &v, &err), 0);
+    snprintf(path, sizeof path, "%s/data/validation-exec.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &c, &err), 0);
+    CU_ASSERT(v.n_rows >= 12);
+    CU_ASSERT_EQUAL_FATAL(c.n_rows, v.n_rows);
+    char unit[8];
+    CU_ASSERT_STRING_EQUAL(rs_table_note(&c, "unit", unit, sizeof unit), "s");
+    const int meas = rs_table_col(&v, "makespan_meas_s"), model = rs_table_col(&v, "makespan_model_s"),
+              pub = rs_table_col(&c, "published"), pred = rs_table_col(&c, "predicted"), src = rs_table_col(&c, "source");
+    int within = 0;
+    for (size_t k = 0; k < v.n_rows; k++) {
+        const double m = strtod(v.cells[k][meas], NULL), p = strtod(v.cells[k][model], NULL);
+        RS_ASSERT_REL(strtod(c.cells[k][pub], NULL), m, 1e-8);
+        RS_ASSERT_REL(strtod(c.cells[k][pred], NULL), p, 1e-8);
+        char want[64];
+        snprintf(want, sizeof want, "%s %s", v.cells[k][rs_table_col(&v, "pass")], v.cells[k][rs_table_col(&v, "mask")]);
+        CU_ASSERT_STRING_EQUAL(c.cells[k][src], want);
+        within += fabs(p / m - 1) <= 0.10;
+    }
+    char *md = rs_test_report_file("report.md"), want[200];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    snprintf(want, sizeof want, "(data/validation-exec.csv): %d of %zu within 10%%.", within, v.n_rows);
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+    free(md);
+    rs_table_free(&v);
+    rs_table_free(&c);
 }
 
 RS_TEST_MAIN(.suite = "report_exec", .scratch = "report_exec", .keep_failed = true)

@@ -15,6 +15,26 @@
 
 static bool starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
+/* c's table (rs_compare_print, REF named ref.csv) as printed into file; the caller frees it. */
+static char *printed(const rs_compare_t *c, const char *other, const char *file) {
+    FILE *fp = fopen(rs_test_path(file), "w");
+    CU_ASSERT_FATAL(fp != NULL);
+    rs_compare_print(c, "ref.csv", other, fp);
+    fclose(fp);
+    char *text = rs_test_slurp(rs_test_path(file), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    return text;
+}
+
+/* c's CSV (rs_compare_write_csv, REF named ref.csv) as written into file; the caller frees it. */
+static char *written(const rs_compare_t *c, const char *other, const char *file) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(c, "ref.csv", other, rs_test_path(file), &err), 0);
+    char *text = rs_test_slurp(rs_test_path(file), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    return text;
+}
+
 static void add(rs_trace_t *t, int rank, int step, rs_event_kind_t kind, double s, double e) {
     rs_event_t ev = {rank, step, RS_PASS_FORWARD, kind, kind == RS_EV_SEND || kind == RS_EV_RECV ? 0 : -1, s, e, 0, 0};
     CU_ASSERT_EQUAL_FATAL(rs_trace_add(t, &ev), 0);
@@ -104,12 +124,7 @@ RS_TEST(test_statistics_by_hand, "statistics of a 3-step ring by hand; table and
     rs_trace_free(z1), rs_trace_free(z2), rs_trace_free(z3);
 
     /* the table */
-    FILE *fp = fopen(rs_test_path("table.txt"), "w");
-    CU_ASSERT_FATAL(fp != NULL);
-    rs_compare_print(&c, "ref.csv", "other.csv", fp);
-    fclose(fp);
-    char *text = rs_test_slurp(rs_test_path("table.txt"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    char *text = printed(&c, "other.csv", "table.txt");
     CU_ASSERT(starts(text, "# reference: ref.csv\n# other:     other.csv\n# error = (other - reference) / reference\n"));
     const char *line = strstr(text, "\nt_comp ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(line);
@@ -124,9 +139,7 @@ RS_TEST(test_statistics_by_hand, "statistics of a 3-step ring by hand; table and
     tc_contains(text, table, sizeof table / sizeof table[0], false);
     free(text);
     /* the CSV */
-    CU_ASSERT_EQUAL_FATAL(rs_compare_write_csv(&c, "ref.csv", "other.csv", rs_test_path("cmp.csv"), &err), 0);
-    text = rs_test_slurp(rs_test_path("cmp.csv"), NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    text = written(&c, "other.csv", "cmp.csv");
     CU_ASSERT(starts(text, "# ringsim-compare=1\n# reference=ref.csv\n# other=other.csv\n# error=(other-reference)/reference\n"
                           "# t_comp: n=3 median_abs=0.10000000000000009 p95_abs=0.25 max_abs=0.25 worst_rank=0 worst_step=1 worst_pass=forward\n"));
     const char *const csv[] = {
@@ -257,7 +270,140 @@ RS_TEST(test_crossover, "crossover block size: interpolated and fitted") {
     RS_ASSERT_REL(rs_crossover_b_fit(b, comp, bent, 2 + 1, 1), pow(2, 1.5), 1e-12);
     CU_ASSERT(isnan(rs_crossover_b_fit(b, comp, never, 4, 2)));
     CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_COMM), "t_comm");
-    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_METRIC_COUNT), "?");
+    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_METRIC_COUNT), "attn_busy");
+    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_ROLE_METRIC(RS_ROLE_OTHER)), "other_busy");
+    CU_ASSERT_STRING_EQUAL(rs_cmp_metric_name(RS_CMP_ROLE_METRIC(RS_ROLE_COUNT)), "?");
+}
+
+static void add_role(rs_trace_t *t, int step, rs_role_t role, double s, double busy) {
+    rs_role_event_t r = {0, step, RS_PASS_FORWARD, role, s, s + busy, busy};
+    CU_ASSERT_EQUAL_FATAL(rs_trace_add_role(t, &r), 0);
+}
+
+/* The 3-step ring above with roles. REF (an import) per step: attn 1, 2, -; merge 0.2, 0.4, -; cast
+ * 0.1 at step 0; other 0.3 at step 1. OTHER (a model: attn and merge only) per step: attn 1.1, 1.8,
+ * 0.5; merge 0.1, 0.5, -. By hand:
+ *   attn: points (0,0) +10%, (0,1) -10%, (0,2) 0 -> 0.5 undefined; sums 3 and 3.4, ratio 3.4 / 3;
+ *         median |err| 0.1; shares 3 / 4 = 0.75 and 3.4 / 4 = 0.85
+ *   merge: points -50%, +25%; sums 0.6 and 0.6, ratio 1; median 0.375, p95 0.5; shares 0.15, 0.15
+ *   cast, other: the reference's only (0.1 and 0.3 of 4: 0.025, 0.075), no point, no ratio. */
+RS_TEST(test_roles_by_hand, "per-role busy times compared like with like; a role one trace lacks is unmatched") {
+    rs_trace_t *a = ref_trace(), *b = other_trace();
+    add_role(a, 1, RS_ROLE_ATTN, 2, 2), add_role(a, 0, RS_ROLE_ATTN, 0, 1); /* any order */
+    add_role(a, 0, RS_ROLE_MERGE, 0.7, 0.2), add_role(a, 1, RS_ROLE_MERGE, 3.5, 0.4);
+    add_role(a, 0, RS_ROLE_CAST, 0.9, 0.1), add_role(a, 1, RS_ROLE_OTHER, 3.6, 0.3);
+    add_role(b, 0, RS_ROLE_ATTN, 0, 1.1), add_role(b, 0, RS_ROLE_MERGE, 1.1, 0.1);
+    add_role(b, 1, RS_ROLE_ATTN, 2, 1.8), add_role(b, 1, RS_ROLE_MERGE, 3.8, 0.5);
+    add_role(b, 2, RS_ROLE_ATTN, 4.4, 0.5);
+    rs_compare_t c;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    CU_ASSERT(c.ref_has_roles && c.other_has_roles);
+    const rs_cmp_role_t *at = &c.role[RS_ROLE_ATTN], *mg = &c.role[RS_ROLE_MERGE], *ca = &c.role[RS_ROLE_CAST],
+                        *ot = &c.role[RS_ROLE_OTHER];
+    CU_ASSERT_EQUAL(at->status, RS_CMP_ROLE_BOTH);
+    CU_ASSERT_EQUAL(at->stats.n, 2);
+    CU_ASSERT_EQUAL(at->stats.n_undefined, 1);
+    RS_ASSERT_REL(at->ref_busy_s, 3, 1e-15);
+    RS_ASSERT_REL(at->other_busy_s, 3.4, 1e-15);
+    RS_ASSERT_REL(at->ratio, 3.4 / 3, 1e-12);
+    RS_ASSERT_REL(at->stats.median_abs, 0.1, 1e-12);
+    RS_ASSERT_REL(at->ref_share, 0.75, 1e-12);
+    RS_ASSERT_REL(at->other_share, 0.85, 1e-12);
+    CU_ASSERT_EQUAL(mg->status, RS_CMP_ROLE_BOTH);
+    CU_ASSERT_EQUAL(mg->stats.n, 2);
+    RS_ASSERT_REL(mg->ratio, 1, 1e-12);
+    RS_ASSERT_REL(mg->stats.median_abs, 0.375, 1e-12);
+    RS_ASSERT_REL(mg->stats.p95_abs, 0.5, 1e-12);
+    RS_ASSERT_REL(mg->stats.worst.rel_err, -0.5, 1e-12);
+    CU_ASSERT(mg->stats.worst.step == 0);
+    RS_ASSERT_REL(mg->ref_share, 0.15, 1e-12);
+    CU_ASSERT_EQUAL(ca->status, RS_CMP_ROLE_REF_ONLY);
+    CU_ASSERT_EQUAL(ot->status, RS_CMP_ROLE_REF_ONLY);
+    CU_ASSERT_EQUAL(ca->stats.n + ot->stats.n, 0);
+    CU_ASSERT(isnan(ca->ratio) && isnan(ot->ratio));
+    RS_ASSERT_REL(ca->ref_busy_s, 0.1, 1e-15);
+    RS_ASSERT_REL(ca->ref_share, 0.025, 1e-12);
+    RS_ASSERT_REL(ot->ref_share, 0.075, 1e-12);
+    CU_ASSERT_EQUAL(ot->other_busy_s, 0);
+    /* the step metrics are those of test_statistics_by_hand: the roles' points follow theirs */
+    CU_ASSERT_EQUAL_FATAL(c.n_points, 9 + 3 + 2);
+    CU_ASSERT(c.points[9].metric == RS_CMP_ROLE_METRIC(RS_ROLE_ATTN) && c.points[9].step == 0 && c.points[9].other_s == 1.1);
+    CU_ASSERT(c.points[11].step == 2 && c.points[11].ref_s == 0 && isnan(c.points[11].rel_err));
+    CU_ASSERT(c.points[13].metric == RS_CMP_ROLE_METRIC(RS_ROLE_MERGE) && c.points[13].ref_s == 0.4);
+    RS_ASSERT_REL(c.stats[RS_CMP_COMP].median_abs, 0.1, 1e-12);
+    /* the table: a row per role, the unmatched ones said */
+    char *text = printed(&c, "model", "roles.txt");
+    /* the role block closes the table, whole and in order */
+    static const char block[] =
+        "\nrole      points   reference       other    ratio median|err|    p95|err| ref share oth share\n"
+        "attn           2         3 s       3.4 s    1.133      10.00%      10.00%    75.00%    85.00%\n"
+        "#   attn: 1 pairs with a zero reference busy time not counted\n"
+        "merge          2      600 ms      600 ms    1.000      37.50%      50.00%    15.00%    15.00%\n"
+        "cast           0      100 ms           -        -           -           -     2.50%         -  model has no cast events: unmatched, in no ratio\n"
+        "other          0      300 ms           -        -           -           -     7.50%         -  model has no other events: unmatched, in no ratio\n";
+    const char *found = strstr(text, block);
+    CU_ASSERT(found != NULL && found[sizeof block - 1] == '\0');
+    free(text);
+    /* the CSV: version 2, a summary line per role, the roles' points */
+    text = written(&c, "model", "roles.csv");
+    CU_ASSERT(starts(text, "# ringsim-compare=2\n"));
+    const char *const csv[] = {
+        "\n# role merge: status=compared n=2 ref_busy_s=0.60000000000000009 other_busy_s=0.59999999999999998 ratio=",
+        "\n# role cast: status=reference-only n=0 ref_busy_s=0.10000000000000001 other_busy_s=0 ratio=- median_abs=- p95_abs=- "
+        "max_abs=- ref_share=0.025",
+        "\n0,0,forward,attn_busy,1,1.1000000000000001,0.10000000000000009\n",
+        "\n0,2,forward,attn_busy,0,0.5,nan\n",
+        "\n0,1,forward,merge_busy,0.40000000000000002,0.5,0.24999999999999994\n",
+    };
+    tc_contains(text, csv, sizeof csv / sizeof csv[0], false);
+    free(text);
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+}
+
+/* A trace with no merges against one with: the role is the other's only, said, in no ratio; traces
+ * without role events print no role rows and write version 1. */
+RS_TEST(test_roles_absent, "a role absent from the reference; no role events at all") {
+    rs_trace_t *a = ref_trace(), *b = other_trace();
+    add_role(a, 0, RS_ROLE_ATTN, 0, 1), add_role(a, 1, RS_ROLE_ATTN, 2, 2);
+    add_role(b, 0, RS_ROLE_ATTN, 0, 1.1), add_role(b, 0, RS_ROLE_MERGE, 1.1, 0.1);
+    rs_compare_t c;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    CU_ASSERT_EQUAL(c.role[RS_ROLE_MERGE].status, RS_CMP_ROLE_OTHER_ONLY);
+    CU_ASSERT(isnan(c.role[RS_ROLE_MERGE].ratio));
+    CU_ASSERT_EQUAL(c.role[RS_ROLE_MERGE].ref_busy_s, 0);
+    RS_ASSERT_REL(c.role[RS_ROLE_MERGE].other_share, 0.1 / 1.2, 1e-12);
+    CU_ASSERT_EQUAL(c.role[RS_ROLE_CAST].status, RS_CMP_ROLE_NEITHER);
+    /* attn: (0,0) +10%, (0,1) 2 -> 0 (the other has attn events, none at step 1): -100% */
+    CU_ASSERT_EQUAL(c.role[RS_ROLE_ATTN].stats.n, 2);
+    RS_ASSERT_REL(c.role[RS_ROLE_ATTN].stats.max_abs, 1, 1e-12);
+    RS_ASSERT_REL(c.role[RS_ROLE_ATTN].ratio, 1.1 / 3, 1e-12);
+    char *text = printed(&c, "model", "absent.txt");
+    const char *const table[] = {
+        "\nmerge          0           -      100 ms        -           -           -         -     8.33%  ref.csv has no merge events: unmatched, in no ratio\n",
+        "\ncast           0           -           -        -           -           -         -         -  absent in both\n",
+    };
+    tc_contains(text, table, sizeof table / sizeof table[0], false);
+    free(text);
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
+    /* neither has role events: no role rows, version 1 */
+    a = ref_trace(), b = other_trace();
+    CU_ASSERT_EQUAL_FATAL(rs_compare_traces(a, b, &c, &err), 0);
+    CU_ASSERT(!c.ref_has_roles && !c.other_has_roles);
+    text = printed(&c, "other.csv", "none.txt");
+    CU_ASSERT(strstr(text, "role") == NULL);
+    free(text);
+    text = written(&c, "other.csv", "none.csv");
+    CU_ASSERT(starts(text, "# ringsim-compare=1\n") && !strstr(text, "# role"));
+    free(text);
+    rs_compare_free(&c);
+    rs_trace_free(a);
+    rs_trace_free(b);
 }
 
 RS_TEST_PROGRAM_IN("compare")

@@ -111,6 +111,69 @@ RS_TEST(test_reader_refusals, "the reader's refusals") {
     if (strncmp(err.msg, msg, strlen(msg))) fprintf(stderr, "  %s\n", err.msg);
     CU_ASSERT(strncmp(err.msg, msg, strlen(msg)) == 0);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    /* every number read is checked: its JSON type, finite and representable, its range; an event is
+     * named by its index in traceEvents (traceEvents[1]: the kernel after a good one) */
+    const char *const ts_bad[] = {"-5", "1e308", "\"abc\"", "null", "-0.0", "true"}, *const dur_bad[] = {"-400", "1e308", "true", "\"1\""};
+    for (size_t i = 0; i < 10; i++) {
+        const bool ts = i < 6;
+        const char *lit = ts ? ts_bad[i] : dur_bad[i - 6];
+        char text[1024];
+        snprintf(text, sizeof text, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1},\n"
+                 " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": %s, \"dur\": %s}]}\n", ts ? lit : "5", ts ? "1" : lit);
+        p = rs_test_path("bad.json");
+        rs_test_write_text(p, text);
+        rs_err_clear(&err);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+        snprintf(msg, sizeof msg, "%s: traceEvents[1]: %s %s: expected a number of microseconds in [0, %s]", p, ts ? "ts" : "dur", lit, ts ? "4e+15" : "8.64e+10");
+        CU_ASSERT_STRING_EQUAL(err.msg, msg);
+        CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    }
+    /* a key missing, a container, an underflow, one kernel out of line; the base; a time on a
+     * launch or a step range */
+    const char *const texts[] = {
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"dur\": 1}]}",
+        ": traceEvents[0]: ts missing: expected a number of microseconds in [0, 4e+15]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"k\", \"ts\": 1}]}",
+        ": traceEvents[0]: dur missing: expected a number of microseconds in [0, 8.64e+10]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": [1], \"dur\": 1}]}",
+        ": traceEvents[0]: ts an array or object: expected a number of microseconds in [0, 4e+15]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1e-400, \"dur\": 1}]}",
+        ": traceEvents[0]: ts 1e-400: not representable as a double (it underflows): expected a number of microseconds in [0, 4e+15]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1}, 7,\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1.7e11, \"dur\": 1}]}",
+        ": traceEvents[0] starts 170000 s (1.97 days) before traceEvents[2] ends: the kernels of one trace span at most 86400 s (24 h): a time out of line",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"device\": -1}}]}",
+        ": traceEvents[0]: args.device -1: expected an integer in [0, 65535]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 1, \"args\": {\"stream\": \"7\"}}]}",
+        ": traceEvents[0]: args.stream \"7\": expected an integer in [0, 4294967295]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 1, \"args\": {\"correlation\": 1.5}}]}",
+        ": traceEvents[0]: args.correlation 1.5: expected an integer in [0, 4e+18]",
+        "{\"baseTimeNanoseconds\": \"soon\", \"traceEvents\": []}", ": baseTimeNanoseconds \"soon\": expected an integer of nanoseconds in [0, 4e+18]",
+        "{\"baseTimeNanoseconds\": -1, \"traceEvents\": []}", ": baseTimeNanoseconds -1: expected an integer of nanoseconds in [0, 4e+18]",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": \"x\", \"args\": {\"correlation\": 1}}]}",
+        ": traceEvents[0]: ts \"x\": expected a number of microseconds in [0, 4e+15]",
+        "{\"traceEvents\": [{}, {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ring step 1\", \"ts\": 1, \"dur\": -1}]}",
+        ": traceEvents[1]: dur -1: expected a number of microseconds in [0, 8.64e+10]",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i += 2) {
+        p = rs_test_path("bad2.json");
+        rs_test_write_text(p, texts[i]);
+        rs_err_clear(&err);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+        snprintf(msg, sizeof msg, "%s%s", p, texts[i + 1]);
+        CU_ASSERT_STRING_EQUAL(err.msg, msg);
+    }
+    /* a base written as a string of digits is read (and so is a kernel of an ignored category with
+     * nonsense times: it is not read) */
+    p = rs_test_path("base_text.json");
+    rs_test_write_text(p, "{\"baseTimeNanoseconds\": \"1000\", \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, "
+                          "\"dur\": 2}, {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f\", \"ts\": \"x\"}]}");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    CU_ASSERT(raw.ranks[0].nk == 1 && raw.ranks[0].k[0].start_ns == 2000 && raw.ranks[0].k[0].end_ns == 4000);
+    rs_raw_free(&raw);
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
     p = rs_test_path("nowhere.json");
     CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
     snprintf(msg, sizeof msg, "%s: cannot open: No such file or directory", p);
@@ -183,6 +246,42 @@ RS_TEST(test_kineto_gzip_no_ranges_layers, "Kineto gzip without ranges, 3 ring p
 }
 
 /* ringsim exec --launch threads: one process, one thread per GPU: every device is a rank. */
+RS_TEST(test_event_groups, "each kernel's process group, through the reader's last-group cache: as the lookup finds it") {
+    rs_raw_t raw;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    /* groups alternating, the same text again, a description seen later, one name with other ranks */
+    static const char *const pg[][3] = {{"1", "cp", "[0, 2]"}, {"0", "default_pg", "[0, 1, 2, 3]"}, {"1", "cp", "[0, 2]"}, {"1", "cp", "[0, 2]"},
+                                        {"1", "cp", "[0, 4]"}, {"2", "", "[1, 3]"},            {"2", "dp", "[1, 3]"}, {"2", "", "[1, 3]"}};
+    const size_t n = sizeof pg / sizeof pg[0];
+    char text[8192] = "{\"traceEvents\": [";
+    for (size_t i = 0; i < n; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text),
+                 "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_SendRecv(x)\", \"ts\": %zu, \"dur\": 1, \"args\": "
+                 "{\"device\": 0, \"Collective name\": \"send\", \"Process Group Name\": \"%s\", \"Process Group Description\": \"%s\", "
+                 "\"Process Group Ranks\": \"%s\", \"Dst Rank\": \"2\", \"In msg nelems\": 4, \"dtype\": \"Float\"}}",
+                 i ? ", " : "", 10 * i + 1, pg[i][0], pg[i][1], pg[i][2]);
+    strcat(text, "]}");
+    const char *p = rs_test_path("groups.json");
+    rs_test_write_text(p, text);
+    CU_ASSERT_EQUAL_FATAL(rs_import_read_kineto(&raw, p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    CU_ASSERT_EQUAL_FATAL(raw.ranks[0].nk, n);
+    CU_ASSERT_EQUAL(raw.n_groups, 4); /* '1' [0, 2], '0', '1' [0, 4], '2' [1, 3] */
+    const uint32_t want[] = {0, 1, 0, 0, 2, 3, 3, 3};
+    for (size_t i = 0; i < n; i++) {
+        const rs_raw_kernel_t *k = &raw.ranks[0].k[i];
+        CU_ASSERT_FATAL(k->comm != RS_RAW_NONE);
+        const rs_raw_comm_t *c = &raw.comms[k->comm];
+        CU_ASSERT_EQUAL(c->group, want[i]);
+        CU_ASSERT(c->send_bytes == 16 && c->send_peer == 2);
+        CU_ASSERT_STRING_EQUAL(raw.groups[c->group].name, pg[i][0]);
+    }
+    CU_ASSERT_STRING_EQUAL(raw.groups[3].desc, "dp"); /* the description seen later */
+    CU_ASSERT(raw.groups[2].n == 2 && raw.groups[2].ranks[1] == 4);
+    rs_raw_free(&raw);
+}
+
 RS_TEST(test_one_process, "one process driving 4 GPUs") { it_check_one_process(false); }
 
 /* Broken files through the import: one line naming the file. */

@@ -107,6 +107,12 @@ RS_TEST(test_step_ranges, "step range names") {
     CU_ASSERT_EQUAL(rs_raw_step_range(&raw, "cp_bwd_15", &step, &hint), 1);
     CU_ASSERT(step == 15 && hint == RS_PASS_BACKWARD);
     CU_ASSERT_EQUAL(rs_raw_step_range(&raw, "ring_step 3", &step, &hint), 0);
+    /* a range's kind from its name: a ProfilerStep#N first, then a ring step, else none */
+    rs_raw_range_t g = {1, 2, 3, -1, -1, 9};
+    CU_ASSERT(rs_raw_range_kind(&raw, "ProfilerStep#12", &g) == 1 && g.kind == RS_RANGE_PROFILER && g.step == 12 && g.pass_hint == -1);
+    CU_ASSERT(rs_raw_range_kind(&raw, "cp_bwd_15", &g) == 1 && g.kind == RS_RANGE_STEP && g.step == 15 && g.pass_hint == RS_PASS_BACKWARD);
+    CU_ASSERT(rs_raw_range_kind(&raw, "ring_step 3", &g) == 0 && g.step == 15); /* untouched */
+    CU_ASSERT(g.start_ns == 1 && g.end_ns == 2 && g.name == 3);
     rs_raw_free(&raw);
 }
 

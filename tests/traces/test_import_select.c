@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "import_check.h"
+#include "import_select.h"
 #include "test_main.h"
 #include "traces_check.h"
 
@@ -71,6 +72,39 @@ RS_TEST(test_window, "--window T0:T1 around one profiler step") {
     o.window_s[0] = 100, o.window_s[1] = 101;
     it_expect_fail(dir, &o, "--window 100:101: no kernel starts in it (times in seconds from the traces' first kernel)", RS_ERR_BAD_INPUT);
     fx_free(&run);
+}
+
+RS_TEST(test_ranges_with_launch, "which step ranges hold a launch: binary search against the plain scan") {
+    unsigned seed = 12345;
+    for (int trial = 0; trial < 200; trial++) {
+        rs_raw_rank_t r;
+        memset(&r, 0, sizeof r);
+        const size_t nk = (size_t)(rand_r(&seed) % 40), nr = 1 + (size_t)(rand_r(&seed) % 30);
+        rs_raw_kernel_t k[40];
+        rs_raw_range_t g[30];
+        for (size_t i = 0; i < nk; i++) {
+            memset(&k[i], 0, sizeof k[i]);
+            k[i].start_ns = rand_r(&seed) % 1000;
+            k[i].launch_ns = rand_r(&seed) % 4 == 0 ? RS_RAW_NO_TIME : k[i].start_ns - rand_r(&seed) % 50; /* some without a launch */
+        }
+        for (size_t i = 0; i < nr; i++) {
+            memset(&g[i], 0, sizeof g[i]);
+            g[i].start_ns = rand_r(&seed) % 1000 - 50;
+            g[i].end_ns = g[i].start_ns + rand_r(&seed) % (trial % 2 ? 5 : 100); /* narrow ranges too, ends included */
+        }
+        r.k = k, r.nk = nk, r.r = g, r.nr = nr;
+        bool fast[30], plain[30];
+        CU_ASSERT_EQUAL_FATAL(rs_import_ranges_with_launch(&r, fast, false), 0);
+        CU_ASSERT_EQUAL_FATAL(rs_import_ranges_with_launch(&r, plain, true), 0);
+        CU_ASSERT_EQUAL(memcmp(fast, plain, nr * sizeof *fast), 0);
+    }
+    /* by hand: launches at 10 and 20; ranges [0, 9], [10, 10], [11, 19], [15, 25] */
+    rs_raw_kernel_t k[2] = {{.start_ns = 12, .launch_ns = 10}, {.start_ns = 20, .launch_ns = RS_RAW_NO_TIME}};
+    rs_raw_range_t g[4] = {{.start_ns = 0, .end_ns = 9}, {.start_ns = 10, .end_ns = 10}, {.start_ns = 11, .end_ns = 19}, {.start_ns = 15, .end_ns = 25}};
+    rs_raw_rank_t r = {.k = k, .nk = 2, .r = g, .nr = 4};
+    bool h[4];
+    CU_ASSERT_EQUAL_FATAL(rs_import_ranges_with_launch(&r, h, false), 0);
+    CU_ASSERT(!h[0] && h[1] && !h[2] && h[3]);
 }
 
 RS_TEST_PROGRAM_IN("import_select")

@@ -11,6 +11,7 @@
 #include "test_main.h"
 #include "traces_check.h"
 #include "trace.h"
+#include "trace_private.h"
 
 RS_TEST(test_problem_roundtrip, "problem header round trip") {
     rs_problem_t p;
@@ -168,6 +169,18 @@ RS_TEST(test_sink_sort_find_makespan, "sink, sort, find, makespan") {
     CU_ASSERT_EQUAL(rs_trace_find(empty, 0, 0, RS_PASS_FORWARD, RS_EV_STEP), -1);
     rs_trace_free(empty);
     rs_trace_free(t);
+}
+
+RS_TEST(test_room, "an array's room: first capacity, then doubling, nothing while there is room") {
+    int *v = NULL;
+    size_t cap = 0;
+    CU_ASSERT(rs_trace_room((void **)&v, 0, &cap, sizeof *v, 4) == 0 && cap == 4 && v);
+    int *before = v;
+    CU_ASSERT(rs_trace_room((void **)&v, 3, &cap, sizeof *v, 4) == 0 && cap == 4 && v == before); /* room left */
+    for (int i = 0; i < 4; i++) v[i] = i;
+    CU_ASSERT(rs_trace_room((void **)&v, 4, &cap, sizeof *v, 4) == 0 && cap == 8);
+    CU_ASSERT(v[0] == 0 && v[3] == 3); /* kept */
+    free(v);
 }
 
 RS_TEST_PROGRAM_IN("trace")
