@@ -46,7 +46,8 @@ static int file_start(rs_file_t *f, const char *path, bool reserve, rs_err_t *er
     char why[PATH_MAX + 128], tmp[PATH_MAX + 64];
     if (strcmp(path, "-") != 0 && (out_resolve(path, &t, why, sizeof why) != 0 || out_writable(&t, why, sizeof why) != 0))
         return rs_errf(err, "%s: cannot write: %s", path, why);
-    if (t.kind == OUT_KIND_FILE && out_handover_dir()) { /* a rank: the launching run commits it (rs_out_adopt) */
+    if (t.kind == OUT_KIND_FILE && out_handover_dir() && !out_in_stage(t.target)) { /* a rank's output (not a file of its own
+                                                                                        temporary folders): the launching run commits it */
         t.kind = OUT_KIND_HAND;
     } else if (t.kind == OUT_KIND_FILE) {
         char name[NAME_MAX + 1];

@@ -199,6 +199,16 @@ RS_TEST(test_hand_over, "a rank's outputs are handed over to the launching run, 
     snprintf(base, sizeof base, "%.*s", (int)strlen(f.tmp_path) - 4, f.tmp_path);
     fputs("rank 0\n", f.fp);
     CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    char own[1024], inner[1100]; /* a file of the rank's own temporary folder is its own: written in place at once */
+    setenv("TMPDIR", rs_test_dir, 1);
+    CU_ASSERT_EQUAL_FATAL(rs_out_tmpdir("sim", own, sizeof own, &err), 0);
+    snprintf(inner, sizeof inner, "%s/platform.xml", own);
+    rs_file_t g;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&g, inner, &err), 0);
+    fputs("<platform/>", g.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&g, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_file_size(inner), 11);
+    unsetenv("TMPDIR");
     CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
     CU_ASSERT_EQUAL(rs_test_file_size(path), -1); /* the rank never writes the target */
     snprintf(name, sizeof name, "%s.path", base);

@@ -74,7 +74,7 @@ if ! command -v mpirun >/dev/null || ! timeout 120 sh -c "$exe --seq 1K --reps 1
   echo "races: MPI cases skipped: no mpirun or no MPI in this build ($(tail -1 mpi.txt 2>/dev/null))"
 else
   # --- 3. two exec runs on one trace ---
-  race "$exe --seq 8K --reps 3 --trace t.csv" "$exe --seq 1K --reps 1 --trace t.csv" 'tmp/ringsim-mpi.*' t.csv
+  race "$exe --seq 16K --reps 6 --trace t.csv" "$exe --seq 1K --reps 1 --trace t.csv" 'tmp/ringsim-mpi.*' t.csv
   [ $rb = 0 ] && [ $ra = 1 ] || bad "3: exits $ra (A) $rb (B), not 1 and 0: $(cat a.txt b.txt)"
   grep -q "t.csv: replaced by another run meanwhile" a.txt || bad "3: the loser did not say so: $(cat a.txt)"
   cmp -s t.csv b.out || bad "3: t.csv is not the winner's"
@@ -86,7 +86,7 @@ else
   seen=0
   for d in 0.5 1 1.5 2 2.5; do
     # a group of its own, SIGINT not ignored (as sh leaves it for a command in the background)
-    setsid env --default-signal=INT,TERM timeout 120 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 8K --reps 3 \
+    setsid env --default-signal=INT,TERM timeout 120 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 16K --reps 6 \
       --trace t.csv >int.txt 2>&1 &
     p=$!
     pids="$pids $p"
@@ -106,7 +106,7 @@ else
   [ $seen = 1 ] || bad "4: no shared-memory segment seen in the run's folder"
 
   # --- 5. SIGKILL of the launching run ---
-  "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 8K --reps 3 --trace "$dir/t.csv" >kill.txt 2>&1 & # killed below
+  "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 16K --reps 6 --trace "$dir/t.csv" >kill.txt 2>&1 & # killed below
   p=$!
   pids="$pids $p"
   await 'tmp/ringsim-mpi.*/vader_segment.*' || bad "5: the job never started"
