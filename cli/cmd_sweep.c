@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "cli.h"
+#include "exec_launch.h"
 #include "study_sweep.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "job_opts.h"
@@ -75,13 +76,6 @@ static const rs_opt_t own_opts[] = {
 #undef O
 
 
-/* This process's rank under a launcher (mpirun, srun), -1 when none: only rank 0 reports. */
-static int launcher_rank(void) {
-    const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (getenv(vars[i])) return atoi(getenv(vars[i]));
-    return -1;
-}
 
 #ifdef RINGSIM_HAVE_SIM
 /* Every sweep point a case, the job's knobs swept on each: the contention study. Returns an exit code. */
@@ -165,7 +159,7 @@ int rs_cmd_sweep(int argc, char **argv) {
             rs_io_input(&io, "--profile", head, false);
         }
     }
-    if ((rc = rs_cli_check_files("sweep", groups, n_groups, &io, NULL, launcher_rank() <= 0)) >= 0) goto done;
+    if ((rc = rs_cli_check_files("sweep", groups, n_groups, &io, NULL, rs_exec_env_rank() <= 0)) >= 0) goto done;
     rc = RS_EXIT_OK;
     if (spec->n_blocks && spec->n_seqs) {
         fprintf(stderr, "ringsim sweep: --block and --seq: give one (S = B * N)\n");
@@ -188,15 +182,12 @@ int rs_cmd_sweep(int argc, char **argv) {
     rs_sweep_out_t out;
     rc = rs_study_sweep(&in, &out, &err) == 0 ? RS_EXIT_OK : rs_err_exit_code(&err);
     pts = out.points;
-    if (rc != RS_EXIT_OK && err.msg[0] && launcher_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+    if (rc != RS_EXIT_OK && err.msg[0] && rs_exec_env_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
     if (out.worker) goto done; /* rank 0 wrote the CSV and reports */
     const bool to_file = strcmp(out_path, "-") != 0;
-    char partial[PATH_MAX + 16];
-    struct stat st; /* a regular file's partial result went beside it (rs_file_commit_partial) */
-    if ((out.interrupted || rc == RS_EXIT_FAIL) && to_file && out.done > 0 && (stat(out_path, &st) != 0 || S_ISREG(st.st_mode)))
+    if ((out.interrupted || rc == RS_EXIT_FAIL) && out.kept[0] && strcmp(out.kept, out_path) != 0) /* beside it */
         fprintf(stderr, "ringsim sweep: %s: %zu of %zu points kept in %s (%s is left as it was)\n",
-                out.interrupted ? "interrupted" : "failed", out.done, out.n, rs_out_partial_name(out_path, partial, sizeof partial),
-                out_path);
+                out.interrupted ? "interrupted" : "failed", out.done, out.n, out.kept, out_path);
     else if (out.interrupted)
         fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", out.done, out.n, to_file ? " in " : "",
                 to_file ? out_path : "");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exec_launch.h"
 #include "output.h"
 
 /* The end of a command: stdout checked (a full disk, a closed pipe: exit 1, its outputs removed),
@@ -85,7 +86,7 @@ int main(int argc, char **argv) {
     /* A rank started by a launcher (mpirun, srun) dies with its launcher's process: a killed job leaves no
      * rank running on, writing into the dead run's folders (a child ringsim starts is tied likewise,
      * subprocess.h). */
-    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("PMI_RANK") || getenv("PMIX_RANK") || getenv("SLURM_PROCID")) {
+    if (rs_exec_env_rank() >= 0) {
         const pid_t launcher = getppid();
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != launcher) return RS_EXIT_FAIL; /* it died already */

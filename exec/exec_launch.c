@@ -1,4 +1,5 @@
 /* exec_launch.c - starting ranks: re-launching ringsim under mpirun, and where MPI put us. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +9,14 @@
 
 #include "exec.h"
 #include "meter.h"
+#include "output.h"
 #include "subprocess.h"
 
 int rs_exec_env_rank(void) {
-    const char *v = getenv("OMPI_COMM_WORLD_RANK");
-    if (!v) v = getenv("PMI_RANK");
-    if (!v) v = getenv("PMIX_RANK");
-    return v ? atoi(v) : -1;
+    const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return atoi(getenv(vars[i]));
+    return -1;
 }
 
 int rs_exec_env_size(void) {
@@ -44,6 +46,13 @@ bool rs_exec_have_mpirun(void) {
     return false;
 }
 
+/* What the job is told about its folder: where the ranks hand their outputs over (output.h,
+ * rs_out_adopt), Open MPI's session directory (4.1: orte_tmpdir_base) and the backing files of its
+ * shared-memory transports (btl_vader, osc_sm, osc_rdma; by default in /dev/shm, left there by a
+ * killed job). */
+static const char *const job_env[] = {"RINGSIM_RANK_OUT", "OMPI_MCA_orte_tmpdir_base", "OMPI_MCA_btl_vader_backing_directory",
+                                      "OMPI_MCA_osc_sm_backing_directory", "OMPI_MCA_osc_rdma_backing_directory"};
+
 int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err) {
     char npbuf[32], self[4096];
     snprintf(npbuf, sizeof npbuf, "%lld", (long long)np);
@@ -64,13 +73,27 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     args[k] = NULL;
     /* The ranks' stderr is mpirun's pipe: tell them whether this process would draw a meter (meter.h) */
     setenv("RINGSIM_METER", rs_meter_on() ? "1" : "0", 1);
+    /* The job's own folder, a registered temporary folder of this run (removed at its end, on a signal,
+     * or by a later run once this PID is gone): the ranks' outputs until this run commits them, Open
+     * MPI's session directory and its shared-memory segments */
+    char dir[PATH_MAX];
+    if (rs_out_tmpdir("mpi", dir, sizeof dir, err) != 0) return free(args), -1;
+    bool set[sizeof job_env / sizeof job_env[0]];
+    for (size_t i = 0; i < sizeof job_env / sizeof job_env[0]; i++) {
+        set[i] = !getenv(job_env[i]) || !strcmp(job_env[i], "RINGSIM_RANK_OUT"); /* a setting of the user's stays */
+        if (set[i]) setenv(job_env[i], dir, 1);
+    }
     rs_spawn_t sp;
     rs_spawn_init(&sp);
     sp.argv = args;
     rs_child_status_t st;
     int rc = rs_spawn_run(&sp, "mpirun", 0, &st, err);
     free(args);
-    if (rc != 0) return -1;
-    if (st.exit_code == 127) return rs_errf(err, "could not start mpirun (not on PATH?)");
-    return st.exit_code >= 0 ? st.exit_code : RS_EXIT_FAIL;
+    for (size_t i = 0; i < sizeof job_env / sizeof job_env[0]; i++)
+        if (set[i]) unsetenv(job_env[i]);
+    if (rc == 0 && st.exit_code == 127) rc = rs_errf(err, "could not start mpirun (not on PATH?)");
+    else if (rc == 0 && st.exit_code == 0 && rs_out_adopt(dir, err) != 0) rc = -1; /* the ranks' outputs, now this run's */
+    else if (rc == 0) rc = st.exit_code >= 0 ? st.exit_code : RS_EXIT_FAIL;
+    rs_out_tmpdir_remove(dir);
+    return rc;
 }

@@ -479,10 +479,13 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
         rs_err_t ce;
         if (rc != 0 && (out->done == 0 || !in->keep_partial)) {
             rs_file_abort(&f);
-        } else if ((rc == 0 ? rs_file_commit(&f, &ce) : rs_file_commit_partial(&f, &ce)) != 0) { /* kept partial points:
-                                                                                       beside the output, never over it */
-            *err = ce;
-            rc = rs_err_mark(err, RS_ERR_RUNTIME);
+        } else {
+            if (rc != 0) rs_file_partial_path(&f, out->kept, sizeof out->kept); /* beside the output, never over it */
+            if ((rc == 0 ? rs_file_commit(&f, &ce) : rs_file_commit_partial(&f, &ce)) != 0) {
+                out->kept[0] = 0;
+                *err = ce;
+                rc = rs_err_mark(err, RS_ERR_RUNTIME);
+            }
         }
     } else {
         fflush(stdout);

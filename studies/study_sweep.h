@@ -124,12 +124,19 @@ typedef struct {
                                      failure (interrupts and keep_partial do not apply) */
 } rs_sweep_in_t;
 
+/* rs_sweep_out_t.kept's size: a path (Linux's PATH_MAX, which a strict C17 <limits.h> does not
+ * declare) and ".partial". */
+enum { RS_SWEEP_KEPT_LEN = 4096 + 16 };
+
 typedef struct {
     rs_sweep_point_t *points;     /* every point set up, the first `done` run (malloc'd: free() it) */
     size_t n;                     /* points */
     size_t done;                  /* points run and written, in order */
     bool interrupted;             /* stopped by Ctrl-C */
     bool worker;                  /* a rank > 0 of a distributed sweep: rank 0 wrote (done = 0 here) */
+    char kept[RS_SWEEP_KEPT_LEN]; /* where the finished points of a failed or interrupted sweep went: the
+                                     partial file beside the output, or the output itself when that is
+                                     a device or descriptor; "" when none were kept in a file */
 } rs_sweep_out_t;
 
 /* Set up every point (nothing runs on bad input), then run them in order into the CSV: header, one

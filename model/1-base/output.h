@@ -43,7 +43,8 @@ typedef struct {
     char *path;      /* final name, as given */
     char *tmp_path;  /* temporary name */
     char *target;    /* where the bytes go: path with symbolic links followed */
-    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place */
+    int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place;
+                      * 3: a rank's output, handed over to the run that launched it (rs_out_adopt) */
     int fd;          /* kind 2: the descriptor */
 } rs_file_t;
 
@@ -61,6 +62,9 @@ int rs_file_commit(rs_file_t *f, rs_err_t *err);
  * ("out.csv" -> "out.partial.csv"), so that a previous complete output stays; a device or descriptor
  * is written in place (nothing there to lose). Returns 0 or -1 with err (the temporary removed). */
 int rs_file_commit_partial(rs_file_t *f, rs_err_t *err);
+/* The name rs_file_commit_partial(f) writes to, into buf (truncated to len): rs_out_partial_name(f->path)
+ * for a regular file, f->path itself for a device or descriptor. Returns buf. */
+const char *rs_file_partial_path(const rs_file_t *f, char *buf, size_t len);
 /* The name a partial result of output path goes to: ".partial" before the extension of the file's
  * name ("d/out.csv" -> "d/out.partial.csv", "out" -> "out.partial"). Returns buf (truncated to len). */
 const char *rs_out_partial_name(const char *path, char *buf, size_t len);
@@ -156,6 +160,15 @@ int rs_out_stage_commit(const char *stage, rs_err_t *err);
 /* mkdir for an output folder of this run (0777 & umask; an existing folder is fine): removed by
  * rs_out_finish(false) when it is empty then. Returns 0 or -1 with err "PATH: cannot create: ...". */
 int rs_out_mkdir(const char *path, rs_err_t *err);
+
+/* The outputs the ranks of a job this run launched handed over (a rank's run, started with
+ * RINGSIM_RANK_OUT=dir in its environment, writes its regular-file outputs' temporaries into dir and,
+ * when it succeeds, leaves each there as "PID.SEQ.out" with its path in "PID.SEQ.path"): each is
+ * committed as an output of this run (rs_file_commit: pending until rs_out_finish), in each rank's
+ * order. The ranks thus never replace a file themselves, and their temporaries lie in dir, a
+ * registered temporary folder of this run (rs_out_tmpdir), removed on every end of the run. Returns 0
+ * or -1 with err (the rest not committed). */
+int rs_out_adopt(const char *dir, rs_err_t *err);
 
 /* A child process a signal must end with this process (group: its whole process group). Can't fail;
  * rs_out_child_done forgets it once reaped. */

@@ -3,6 +3,7 @@
  * inode and by canonical path. */
 #define _GNU_SOURCE /* realpath, strndup */
 #include "output.h"
+#include "output_run.h"
 #include "output_target.h"
 
 #include <errno.h>
@@ -122,6 +123,11 @@ static int ident_of(const struct rs_io_entry *e, ident_t *id, char *why, size_t 
         return -1;
     }
     if (t.exists) ident_st(id, &t.st);
+    if (t.kind == OUT_KIND_FILE) { /* what the target is now: its commit checks no other run replaced it meanwhile */
+        out_ident_t seen = {.exists = false};
+        if (t.exists) out_ident_st(&t.st, &seen);
+        out_seen(t.target, &seen);
+    }
     if (t.kind == OUT_KIND_FD) snprintf(id->canon, sizeof id->canon, "descriptor %d", t.fd);
     else snprintf(id->canon, sizeof id->canon, "%s", t.target);
     return 0;

@@ -2,11 +2,12 @@
  * rs_out_read_path): a temporary beside the target (or in $TMPDIR for a device or descriptor),
  * checked writes, and the commit - at once outside a run, registered as pending inside one
  * (output_run.h) so that rs_out_finish commits every output together. */
-#define _GNU_SOURCE /* mkostemp */
+#define _GNU_SOURCE /* mkostemp, strverscmp */
 #include "output.h"
 #include "output_run.h"
 #include "output_target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +26,10 @@ static void file_free(rs_file_t *f) {
  * descriptor and its name in tmp, or -1 with errno. */
 static int make_temp(const out_target_t *t, char *tmp, size_t len) {
     const unsigned long seq = out_next_seq();
+    if (t->kind == OUT_KIND_HAND) {
+        if (snprintf(tmp, len, "%s/%ld.%lu.tmp", out_handover_dir(), (long)getpid(), seq) >= (int)len) return errno = ENAMETOOLONG, -1;
+        return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
     if (t->kind == OUT_KIND_FILE) {
         if (snprintf(tmp, len, "%s.tmp.%ld.%lu.ringsim", t->target, (long)getpid(), seq) >= (int)len) return errno = ENAMETOOLONG, -1;
         return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -41,7 +46,10 @@ static int file_start(rs_file_t *f, const char *path, bool reserve, rs_err_t *er
     char why[PATH_MAX + 128], tmp[PATH_MAX + 64];
     if (strcmp(path, "-") != 0 && (out_resolve(path, &t, why, sizeof why) != 0 || out_writable(&t, why, sizeof why) != 0))
         return rs_errf(err, "%s: cannot write: %s", path, why);
-    if (t.kind == OUT_KIND_FILE) {
+    if (t.kind == OUT_KIND_FILE && out_handover_dir() && !out_in_stage(t.target)) { /* a rank's output (not a file of its own
+                                                                                        temporary folders): the launching run commits it */
+        t.kind = OUT_KIND_HAND;
+    } else if (t.kind == OUT_KIND_FILE) {
         char name[NAME_MAX + 1];
         out_split_path(t.target, tmp, name);
         out_sweep_beside(t.dir, name);
@@ -52,12 +60,14 @@ static int file_start(rs_file_t *f, const char *path, bool reserve, rs_err_t *er
     f->kind = t.kind, f->fd = t.fd;
     if (!reserve) f->fp = fdopen(fd, "w");
     else close(fd);
+    out_node_t *n = NULL;
     if (!f->path || !f->tmp_path || !f->target || (!reserve && !f->fp) ||
-        (rs_out_active() && !out_node_add(OUT_OPEN, tmp, f->target, path))) {
+        (rs_out_active() && !(n = out_node_add(OUT_OPEN, tmp, f->target, path)))) {
         if (!reserve && !f->fp) close(fd);
         rs_file_abort(f);
         return rs_errf(err, "%s: out of memory", path);
     }
+    if (n && t.exists) out_ident_st(&t.st, &n->id); /* what the target is at the open (output_run.c: commit_file) */
     return 0;
 }
 
@@ -85,6 +95,12 @@ const char *rs_out_partial_name(const char *path, char *buf, size_t len) {
     return buf;
 }
 
+const char *rs_file_partial_path(const rs_file_t *f, char *buf, size_t len) {
+    if (f->kind == OUT_KIND_FILE || f->kind == OUT_KIND_HAND) return rs_out_partial_name(f->path, buf, len);
+    snprintf(buf, len, "%s", f->path);
+    return buf;
+}
+
 static int commit(rs_file_t *f, bool partial, rs_err_t *err) {
     if (file_close(f, err) != 0) return -1;
     out_node_t *n = rs_out_active() ? out_node_find(OUT_OPEN, f->tmp_path) : NULL;
@@ -94,7 +110,7 @@ static int commit(rs_file_t *f, bool partial, rs_err_t *err) {
         return 0;
     }
     char target[PATH_MAX + 16], path[PATH_MAX + 16];
-    const bool aside = partial && f->kind == OUT_KIND_FILE;
+    const bool aside = partial && (f->kind == OUT_KIND_FILE || f->kind == OUT_KIND_HAND);
     if (aside) rs_out_partial_name(f->target, target, sizeof target), rs_out_partial_name(f->path, path, sizeof path);
     const int rc = out_place(f->tmp_path, aside ? target : f->target, aside ? path : f->path, f->kind, f->fd, err);
     if (n) n->state = OUT_DONE;
@@ -147,3 +163,66 @@ const char *rs_out_read_path(const char *path, char *buf, size_t len) {
     return buf;
 }
 
+
+/* The path a handed-over output "DIR/NAME.out" goes to (its "DIR/NAME.path"), into path. Returns 0
+ * or -1 with errno. */
+static int handed_path(const char *dir, const char *name, char *path, size_t len) {
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s/%.*s.path", dir, (int)(strlen(name) - 4), name) >= (int)sizeof p) return errno = ENAMETOOLONG, -1;
+    const int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    const ssize_t n = read(fd, path, len - 1);
+    close(fd);
+    if (n <= 0) return errno = EINVAL, -1;
+    path[n] = 0;
+    return 0;
+}
+
+/* Move the file from into the temporary to (renamed on the same file system, else copied). */
+static int move_into(const char *from, const char *to) {
+    if (rename(from, to) == 0) return 0;
+    if (errno != EXDEV) return -1;
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[1 << 16];
+    int rc = in && out ? 0 : -1;
+    for (size_t n; rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0;)
+        if (fwrite(buf, 1, n, out) != n) rc = -1;
+    if (in && ferror(in)) rc = -1;
+    if (out && fclose(out) != 0) rc = -1;
+    if (in) fclose(in);
+    unlink(from);
+    return rc;
+}
+
+static int by_version(const struct dirent **a, const struct dirent **b) { return strverscmp((*a)->d_name, (*b)->d_name); }
+
+static int handed_out(const struct dirent *e) {
+    const size_t l = strlen(e->d_name);
+    return l > 4 && !strcmp(e->d_name + l - 4, ".out");
+}
+
+int rs_out_adopt(const char *dir, rs_err_t *err) {
+    struct dirent **list = NULL;
+    const int n = scandir(dir, &list, handed_out, by_version); /* "PID.SEQ.out": each rank's in its order */
+    if (n < 0) return rs_errf(err, "%s: cannot read the ranks' outputs: %s", dir, strerror(errno));
+    int rc = 0;
+    char path[PATH_MAX], from[PATH_MAX];
+    for (int i = 0; i < n; i++) {
+        rs_file_t f;
+        if (rc == 0 && handed_path(dir, list[i]->d_name, path, sizeof path) != 0)
+            rc = rs_errf(err, "%s: a rank's output has no name: %s", list[i]->d_name, strerror(errno));
+        else if (rc == 0 && out_join(from, dir, list[i]->d_name) && rs_file_reserve(&f, path, err) == 0) {
+            if (move_into(from, f.tmp_path) != 0) {
+                rc = rs_errf(err, "%s: cannot take the rank's output: %s", path, strerror(errno));
+                rs_file_abort(&f);
+            } else {
+                rc = rs_file_commit(&f, err);
+            }
+        } else if (rc == 0) {
+            rc = -1;
+        }
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}

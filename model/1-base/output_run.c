@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ================================================================================================
@@ -31,7 +33,8 @@ static struct {
     pthread_mutex_t lock;          /* appends and state changes from threads */
     unsigned long seq;             /* temporaries' sequence numbers */
     bool swept;                    /* dead PIDs' folders removed from $TMPDIR once */
-} R = {0, NULL, NULL, PTHREAD_MUTEX_INITIALIZER, 0, false};
+    char hand[PATH_MAX];           /* a rank's hand-over folder (RINGSIM_RANK_OUT), or "" */
+} R = {0, NULL, NULL, PTHREAD_MUTEX_INITIALIZER, 0, false, ""};
 
 bool rs_out_active(void) { return R.owner != 0 && R.owner == getpid(); }
 
@@ -93,6 +96,18 @@ bool out_in_stage(const char *target) {
     return false;
 }
 
+void out_seen(const char *target, const out_ident_t *id) {
+    if (!rs_out_active()) return;
+    for (out_node_t *n = R.head; n; n = n->next)
+        if (n->state == OUT_SEEN && !strcmp(n->target, target)) return; /* the first look counts */
+    out_node_t *n = out_node_add(OUT_DONE, NULL, target, NULL);
+    if (!n) return;
+    n->id = *id;
+    n->state = OUT_SEEN;
+}
+
+const char *out_handover_dir(void) { return rs_out_active() && R.hand[0] ? R.hand : NULL; }
+
 unsigned long out_next_seq(void) {
     pthread_mutex_lock(&R.lock);
     const unsigned long seq = R.seq++;
@@ -147,6 +162,14 @@ static void on_signal(int sig) {
 
 static const int handled[] = {SIGINT, SIGTERM, SIGHUP};
 
+/* Block the handled signals (a commit is not interrupted half-way); old: the mask to restore. */
+static void block_handled(sigset_t *old) {
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&block, handled[i]);
+    sigprocmask(SIG_BLOCK, &block, old);
+}
+
 /* A run that ends by exit() elsewhere (not through main's rs_out_finish) failed: remove its outputs. */
 static void at_exit(void) { rs_out_finish(false, NULL); }
 
@@ -154,6 +177,13 @@ void rs_out_begin(void) {
     static bool registered = false;
     if (!registered) registered = atexit(at_exit) == 0;
     R.owner = getpid();
+    /* a rank of a job this project's launcher started (exec_launch.c): its outputs go to the launching
+     * run, which commits them; the variable is not passed on to this process's own children */
+    const char *hand = getenv("RINGSIM_RANK_OUT");
+    struct stat st;
+    R.hand[0] = 0;
+    if (hand && *hand && strlen(hand) < sizeof R.hand && stat(hand, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(R.hand, sizeof R.hand, "%s", hand);
+    unsetenv("RINGSIM_RANK_OUT");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -272,8 +302,8 @@ int rs_out_stage_dir(const char *dir, char *stage, size_t len, rs_err_t *err) {
         rmdir(stage);
         return rs_errf(err, "out of memory");
     }
-    struct stat st;
-    n->kind = lstat(canon, &st) != 0; /* 1: missing now, so created at the end and never merged into */
+    out_ident_of(canon, &n->id);
+    n->kind = !n->id.exists; /* 1: missing now, so created at the end and never merged into */
     return 0;
 }
 
@@ -306,30 +336,85 @@ static int rename_new(const char *from, const char *to) {
     return rename(from, to);
 }
 
+/* The longest wait for another run's commit in the same folder. */
+enum { LOCK_WAIT_MS = 10000 };
+
+/* Lock the folder target lies in (flock: every ringsim commit there takes it, so that looking at the
+ * target and replacing it is one step among runs). Returns the descriptor to close, -1 when the file
+ * system has no such lock (the commit goes on unlocked), -2 when another run held it LOCK_WAIT_MS. */
+static int lock_folder(const char *target) {
+    char dir[PATH_MAX], name[NAME_MAX + 1];
+    if (!out_split_path(target, dir, name)) return -1;
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    for (int waited_ms = 0;; waited_ms += 5) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+        if (errno != EWOULDBLOCK && errno != EINTR) return close(fd), -1;
+        if (waited_ms >= LOCK_WAIT_MS) return close(fd), -2;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+}
+
+/* The refusal of a run that lost the race for target: another run committed there after this run
+ * first looked (output.h). */
+static int lost(const out_node_t *n, const char *how, rs_err_t *err) {
+    return rs_errf(err, "%s: %s by another run meanwhile: that run's output is kept, this run's is discarded", n->path, how);
+}
+
+static int locked_out(const out_node_t *n, rs_err_t *err) {
+    return rs_errf(err, "%s: its folder stayed locked by another run's commit for %d s: this run's output is discarded", n->path,
+                   LOCK_WAIT_MS / 1000);
+}
+
+/* Commit a pending regular file: under the folder's lock, renamed over target unless target is now a
+ * file other than the one this run saw first (at its checks, else at the open): then another run
+ * committed meanwhile, and this run's output is discarded. Returns 0 or -1 with err. */
+static int commit_file(const out_node_t *n, rs_err_t *err) {
+    out_ident_t was = n->id, now;
+    for (const out_node_t *s = R.head; s; s = s->next)
+        if (s->state == OUT_SEEN && !strcmp(s->target, n->target)) was = s->id;
+    const int lock = lock_folder(n->target);
+    int rc;
+    out_ident_of(n->target, &now);
+    if (lock == -2) rc = locked_out(n, err);
+    else if (now.exists && !out_ident_same(&was, &now)) rc = lost(n, was.exists ? "replaced" : "created", err);
+    else rc = out_place(n->tmp, n->target, n->path, n->kind, n->fd, err);
+    unlink(n->tmp);
+    if (lock >= 0) close(lock);
+    return rc;
+}
+
+/* Commit a staged folder, under the lock of the folder it goes into: created when it was missing at
+ * the start (and still is), merged into the existing folder when that is the one this run saw at the
+ * start; otherwise another run committed there meanwhile. Returns 0 or -1 with err. */
 static int commit_stage(out_node_t *n, rs_err_t *err) {
-    struct stat st;
+    const int lock = lock_folder(n->target);
+    out_ident_t now;
+    out_ident_of(n->target, &now);
     int rc = 0;
-    if (n->kind == 1) { /* the folder was missing at the start: it is created now, or the run fails */
+    if (lock == -2) {
+        rc = locked_out(n, err);
+    } else if (n->kind == 1) { /* the folder was missing at the start: it is created now, or the run fails */
         if (rename_new(n->tmp, n->target) != 0)
-            rc = errno == EEXIST || errno == ENOTEMPTY
-                     ? rs_errf(err, "%s: created by another run meanwhile: left as it is (give --force to write into it)", n->path)
-                     : rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
-    } else if (lstat(n->target, &st) != 0) {
+            rc = errno == EEXIST || errno == ENOTEMPTY ? lost(n, "created", err)
+                                                       : rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
+    } else if (!now.exists) {
         if (rename(n->tmp, n->target) != 0) rc = rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
+    } else if (!out_ident_same(&n->id, &now)) {
+        rc = lost(n, "replaced", err);
     } else {
         rc = merge_tree(n->tmp, n->target, 0, err);
     }
     out_remove_tree(n->tmp);
+    if (lock >= 0) close(lock);
     return rc;
 }
 
 int rs_out_stage_commit(const char *stage, rs_err_t *err) {
     out_node_t *n = rs_out_active() ? out_node_find(OUT_STAGE, stage) : NULL;
     if (!n) return 0; /* outside a run the folder is written in place */
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&block, handled[i]);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    block_handled(&old);
     const int rc = commit_stage(n, err);
     n->state = OUT_DONE;
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -355,17 +440,16 @@ void rs_out_child_done(pid_t pid) {
  * ============================================================================================== */
 int rs_out_finish(bool ok, rs_err_t *err) {
     if (!rs_out_active()) return 0;
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++) sigaddset(&block, handled[i]);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    block_handled(&old);
     int rc = 0;
     for (out_node_t *n = R.head; n; n = n->next) {
-        if (n->state == OUT_PENDING && ok && rc == 0) rc = out_place(n->tmp, n->target, n->path, n->kind, n->fd, err);
+        if (n->state == OUT_PENDING && ok && rc == 0 && n->kind == OUT_KIND_FILE) rc = commit_file(n, err);
+        else if (n->state == OUT_PENDING && ok && rc == 0) rc = out_place(n->tmp, n->target, n->path, n->kind, n->fd, err);
         else if (n->state == OUT_STAGE && ok && rc == 0) rc = commit_stage(n, err);
         else if (n->state == OUT_OPEN || n->state == OUT_PENDING) unlink(n->tmp);
         else if (n->state == OUT_STAGE || n->state == OUT_TMPDIR) out_remove_tree(n->tmp);
-        if (n->state != OUT_MKDIR) n->state = OUT_DONE;
+        if (n->state != OUT_MKDIR && n->state != OUT_SEEN) n->state = OUT_DONE; /* what was seen: for the later commits */
     }
     for (int pass = 0; pass < 16 && (!ok || rc != 0); pass++) /* folders this run created, innermost first */
         for (out_node_t *n = R.head; n; n = n->next)

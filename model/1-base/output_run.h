@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "output_target.h"
+
 /* What a registered entry is (OUT_DONE: nothing left to do). */
-enum { OUT_OPEN = 1, OUT_PENDING, OUT_DONE, OUT_TMPDIR, OUT_STAGE, OUT_MKDIR, OUT_CHILD };
+enum { OUT_OPEN = 1, OUT_PENDING, OUT_DONE, OUT_TMPDIR, OUT_STAGE, OUT_MKDIR, OUT_CHILD, OUT_SEEN };
 
 typedef struct out_node {
     struct out_node *volatile next;
@@ -21,6 +23,8 @@ typedef struct out_node {
     int kind, fd;                  /* OUT_KIND_* (output_target.h; OUT_STAGE: 1 when the folder was missing at the start), the descriptor */
     pid_t pid;                     /* OUT_CHILD */
     bool group;                    /* OUT_CHILD: its process group */
+    out_ident_t id;                /* OUT_OPEN/OUT_PENDING (at the open), OUT_STAGE, OUT_SEEN (at the run's checks): what
+                                    * target was then; a commit finding another file there lost a race (output.h) */
 } out_node_t;
 
 /* A node, appended (fully built before it is linked: the signal handler may walk the list at any
@@ -36,6 +40,13 @@ const char *out_pending_tmp(const char *target);
 /* true when target lies inside a staged or temporary folder of the run (its files are committed at
  * once, the folder at the end). */
 bool out_in_stage(const char *target);
+
+/* Record what target (canonical) is at the run's checks (rs_io_check), once per target: its
+ * commit compares against this rather than the later open. Can't fail (out of memory: not kept). */
+void out_seen(const char *target, const out_ident_t *id);
+/* The folder this rank hands its outputs over to (RINGSIM_RANK_OUT at rs_out_begin, an existing
+ * folder), or NULL: not a rank of a ringsim-launched job, or outside a run. */
+const char *out_handover_dir(void);
 
 /* The next sequence number of a temporary's name ("NAME.tmp.PID.SEQ.ringsim"). Thread-safe. */
 unsigned long out_next_seq(void);

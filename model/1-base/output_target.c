@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* O_DIRECTORY, realpath */
 #include "output_target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -132,11 +133,66 @@ static int copy_into(const char *from, int to) {
     return rc;
 }
 
+void out_ident_st(const struct stat *st, out_ident_t *id) {
+    *id = (out_ident_t){.exists = true, .dev = st->st_dev, .ino = st->st_ino, .ctim = st->st_ctim};
+}
+
+/* The entries of folder path, as one order-free hash: the sum over entries of FNV-1a over the name
+ * and the inode. */
+static unsigned long long entries_hash(const char *path) {
+    DIR *d = opendir(path);
+    unsigned long long sum = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        unsigned long long h = 1469598103934665603ULL;
+        for (const char *c = e->d_name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        for (int i = 0; i < 8; i++) h = (h ^ ((unsigned long long)e->d_ino >> (8 * i) & 0xff)) * 1099511628211ULL;
+        sum += h;
+    }
+    if (d) closedir(d);
+    return sum;
+}
+
+void out_ident_of(const char *path, out_ident_t *id) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        *id = (out_ident_t){.exists = false};
+        return;
+    }
+    out_ident_st(&st, id);
+    if (S_ISDIR(st.st_mode)) id->entries = entries_hash(path);
+}
+
+bool out_ident_same(const out_ident_t *a, const out_ident_t *b) {
+    if (!a->exists || !b->exists) return a->exists == b->exists;
+    return a->dev == b->dev && a->ino == b->ino && a->ctim.tv_sec == b->ctim.tv_sec && a->ctim.tv_nsec == b->ctim.tv_nsec &&
+           a->entries == b->entries;
+}
+
+/* Hand the temporary "DIR/PID.SEQ.tmp" over to the run that launched this rank: path into
+ * "DIR/PID.SEQ.path", then the bytes renamed to "DIR/PID.SEQ.out" (rs_out_adopt reads both). */
+static int hand_over(const char *tmp, const char *path) {
+    char base[PATH_MAX], name[PATH_MAX + 8];
+    const size_t l = strlen(tmp);
+    if (l < 4 || l >= sizeof base || strcmp(tmp + l - 4, ".tmp") != 0) return errno = EINVAL, -1;
+    memcpy(base, tmp, l - 4);
+    base[l - 4] = 0;
+    snprintf(name, sizeof name, "%s.path", base);
+    const int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    const size_t n = strlen(path);
+    const bool ok = write(fd, path, n) == (ssize_t)n;
+    if (close(fd) != 0 || !ok) return unlink(name), errno = errno ? errno : EIO, -1;
+    snprintf(name, sizeof name, "%s.out", base);
+    return rename(tmp, name);
+}
+
 /* Put the temporary where it goes: rename over a regular file, write into a device or descriptor
- * in place. The temporary is gone afterwards. Returns 0 or -1 with err. */
+ * in place, hand it over. The temporary is gone afterwards. Returns 0 or -1 with err. */
 int out_place(const char *tmp, const char *target, const char *path, int kind, int fd, rs_err_t *err) {
     int rc = 0;
-    if (kind == OUT_KIND_FILE) {
+    if (kind == OUT_KIND_HAND) {
+        if (hand_over(tmp, path) != 0) rc = rs_errf(err, "%s: cannot hand the output over to the launching run: %s", path, strerror(errno));
+    } else if (kind == OUT_KIND_FILE) {
         if (rename(tmp, target) != 0) rc = rs_errf(err, "%s: cannot rename the temporary file: %s", path, strerror(errno));
     } else {
         if (kind == OUT_KIND_FD) fflush(kind == OUT_KIND_FD && fd == 2 ? stderr : stdout);

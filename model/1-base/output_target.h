@@ -13,8 +13,28 @@
 #include "util.h"
 
 /* What a target is: a regular file (a temporary renamed over it), a device or FIFO (written in place),
- * a descriptor of this process (written in place). rs_file_t.kind holds the same values. */
-enum { OUT_KIND_FILE = 0, OUT_KIND_DEVICE = 1, OUT_KIND_FD = 2 };
+ * a descriptor of this process (written in place), a regular file an MPI rank hands over to the
+ * ringsim that launched it (the temporary is moved into that run's folder, which commits it:
+ * rs_out_adopt). rs_file_t.kind holds the same values. */
+enum { OUT_KIND_FILE = 0, OUT_KIND_DEVICE = 1, OUT_KIND_FD = 2, OUT_KIND_HAND = 3 };
+
+/* What a target was at a moment: missing, or which file (device, inode and change time: a rename
+ * over it or a new file in its place changes one of them); a folder also by its entries' names and
+ * inodes (a file renamed into it changes them even within one tick of the file-time clock). */
+typedef struct {
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctim;
+    unsigned long long entries; /* a folder: a hash of its entries (names, inodes); else 0 */
+} out_ident_t;
+
+/* The identity of path now (lstat: a canonical target is no link). Can't fail (missing: !exists). */
+void out_ident_of(const char *path, out_ident_t *id);
+/* The identity a stat result gives. */
+void out_ident_st(const struct stat *st, out_ident_t *id);
+/* true when both name the same file in the same state, or both are missing. */
+bool out_ident_same(const out_ident_t *a, const out_ident_t *b);
 
 typedef struct {
     int kind;               /* OUT_KIND_* */
@@ -37,7 +57,9 @@ int out_resolve(const char *path, out_target_t *t, char *why, size_t wl);
 /* Can this process write the resolved target? Returns 0 or -1 with why. */
 int out_writable(const out_target_t *t, char *why, size_t wl);
 /* Put the temporary tmp where it goes: rename over a regular file (target), write into a device
- * (target) or descriptor fd in place; path names it in messages. The temporary is gone afterwards.
+ * (target) or descriptor fd in place, hand it over (OUT_KIND_HAND: tmp "DIR/PID.SEQ.tmp" becomes
+ * "DIR/PID.SEQ.out", with path in "DIR/PID.SEQ.path"); path names it in messages. The temporary is
+ * gone afterwards.
  * Returns 0 or -1 with err ("PATH: cannot rename the temporary file: ...", "PATH: write failed: ..."). */
 int out_place(const char *tmp, const char *target, const char *path, int kind, int fd, rs_err_t *err);
 

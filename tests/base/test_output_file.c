@@ -92,8 +92,13 @@ RS_TEST(test_partial_aside, "a partial result goes to NAME.partial.EXT and leave
     rs_file_t f;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    CU_ASSERT_STRING_EQUAL(rs_file_partial_path(&f, partial, sizeof partial), rs_out_partial_name(path, partial + 2048, 2048));
     fputs("3 of 66 points\n", f.fp);
     CU_ASSERT_EQUAL(rs_file_commit_partial(&f, &err), 0);
+    rs_file_t dev; /* a device takes the points in place */
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&dev, "/dev/null", &err), 0);
+    CU_ASSERT_STRING_EQUAL(rs_file_partial_path(&dev, partial, sizeof partial), "/dev/null");
+    rs_file_abort(&dev);
     rs_test_expect_text(path, "complete\n");
     rs_test_expect_text(rs_out_partial_name(path, partial, sizeof partial), "3 of 66 points\n");
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
@@ -174,6 +179,65 @@ RS_TEST(test_dead_pid_temporaries, "a killed run's temporaries are removed, a li
     rs_file_abort(&f);
     remove(mine);
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+RS_TEST(test_hand_over, "a rank's outputs are handed over to the launching run, which commits them (rs_out_adopt)") {
+    char hand[1024], path[1024], name[1300];
+    rs_err_t err = {0};
+    snprintf(hand, sizeof hand, "%s", rs_test_path("hand"));
+    snprintf(path, sizeof path, "%s", rs_test_path("ranked.csv"));
+    CU_ASSERT_EQUAL_FATAL(mkdir(hand, 0700), 0);
+    /* the rank: its temporary lies in the folder, and a success leaves PID.SEQ.out with its path */
+    setenv("RINGSIM_RANK_OUT", hand, 1);
+    rs_out_begin();
+    CU_ASSERT_PTR_NULL(getenv("RINGSIM_RANK_OUT")); /* not passed on to the rank's own children */
+    rs_file_t f;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    snprintf(name, sizeof name, "%s/%ld.", hand, (long)getpid());
+    CU_ASSERT_EQUAL(strncmp(f.tmp_path, name, strlen(name)), 0);
+    char base[1200]; /* "hand/PID.SEQ" */
+    snprintf(base, sizeof base, "%.*s", (int)strlen(f.tmp_path) - 4, f.tmp_path);
+    fputs("rank 0\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    char own[1024], inner[1100]; /* a file of the rank's own temporary folder is its own: written in place at once */
+    setenv("TMPDIR", rs_test_dir, 1);
+    CU_ASSERT_EQUAL_FATAL(rs_out_tmpdir("sim", own, sizeof own, &err), 0);
+    snprintf(inner, sizeof inner, "%s/platform.xml", own);
+    rs_file_t g;
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&g, inner, &err), 0);
+    fputs("<platform/>", g.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&g, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_file_size(inner), 11);
+    unsetenv("TMPDIR");
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), -1); /* the rank never writes the target */
+    snprintf(name, sizeof name, "%s.path", base);
+    char *text = rs_test_slurp(name, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, path);
+    free(text);
+    /* the launching run: committed with the run, the folder emptied of what it took */
+    rs_out_begin();
+    CU_ASSERT_EQUAL(rs_out_adopt(hand, &err), 0);
+    CU_ASSERT_EQUAL(rs_test_file_size(path), -1); /* pending until the end */
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
+    text = rs_test_slurp(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_STRING_EQUAL(text, "rank 0\n");
+    free(text);
+    snprintf(name, sizeof name, "%s.out", base);
+    CU_ASSERT_EQUAL(rs_test_file_size(name), -1);
+    /* an output without its path is refused */
+    rs_test_write_text(name, "x");
+    snprintf(name, sizeof name, "%s.path", base);
+    remove(name);
+    rs_out_begin();
+    CU_ASSERT_EQUAL(rs_out_adopt(hand, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ".out: a rank's output has no name"));
+    CU_ASSERT_EQUAL(rs_out_finish(false, NULL), 0);
+    snprintf(name, sizeof name, "rm -rf '%s'", hand);
+    CU_ASSERT_EQUAL(system(name), 0);
+    remove(path);
 }
 
 RS_TEST_PROGRAM_IN("output_file")

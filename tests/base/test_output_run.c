@@ -110,6 +110,92 @@ RS_TEST(test_folders, "temporary and staged folders") {
     unsetenv("TMPDIR");
 }
 
+/* Another run's commit, as it lands: a complete file renamed over path. */
+static void other_run_commits(const char *path, const char *text) {
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.other", path);
+    rs_test_write_text(tmp, text);
+    CU_ASSERT_EQUAL(rename(tmp, path), 0);
+}
+
+/* The run's checks of one output path (rs_io_check: what the target is at the start). */
+static void check_output(const char *path) {
+    rs_io_plan_t io;
+    rs_err_t err = {0};
+    rs_io_init(&io);
+    CU_ASSERT_EQUAL(rs_io_output(&io, "-o", path), 0);
+    CU_ASSERT_EQUAL(rs_io_check(&io, &err), 0);
+    rs_io_free(&io);
+}
+
+RS_TEST(test_commit_race, "another run's commit after this run's checks wins: this run's output is discarded and says so") {
+    char path[1024], want[1200];
+    snprintf(path, sizeof path, "%s", rs_test_path("race.csv"));
+    rs_test_write_text(path, "old\n");
+    rs_err_t err = {0};
+    /* replaced between the checks and the open (the open alone would not see it) */
+    rs_out_begin();
+    check_output(path);
+    other_run_commits(path, "theirs\n");
+    write_output(path, "mine\n");
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), -1);
+    snprintf(want, sizeof want, "%s: replaced by another run meanwhile: that run's output is kept, this run's is discarded", path);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    char *text = rs_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "theirs\n");
+    free(text);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    /* missing at the checks, created meanwhile */
+    remove(path);
+    rs_out_begin();
+    check_output(path);
+    write_output(path, "mine\n");
+    other_run_commits(path, "theirs\n");
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "race.csv: created by another run meanwhile"));
+    text = rs_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "theirs\n");
+    free(text);
+    /* unchanged since the checks (and a target removed meanwhile): committed */
+    rs_out_begin();
+    check_output(path);
+    write_output(path, "mine\n");
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
+    rs_out_begin();
+    check_output(path);
+    remove(path);
+    write_output(path, "again\n");
+    CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
+    text = rs_test_slurp(path, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "again\n");
+    free(text);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(path);
+}
+
+RS_TEST(test_stage_race, "a staged folder is not merged into a folder another run committed into meanwhile") {
+    char dir[1024], stage[1200], file[1300];
+    rs_err_t err = {0};
+    snprintf(dir, sizeof dir, "%s", rs_test_path("raced"));
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0777), 0);
+    rs_out_begin();
+    CU_ASSERT_EQUAL_FATAL(rs_out_stage_dir(dir, stage, sizeof stage, &err), 0);
+    snprintf(file, sizeof file, "%s/report.md", stage);
+    write_output(file, "mine\n");
+    snprintf(file, sizeof file, "%s/report.md", dir);
+    other_run_commits(file, "theirs\n"); /* a new entry: the folder's change time moves */
+    CU_ASSERT_EQUAL(rs_out_stage_commit(stage, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "raced: replaced by another run meanwhile"));
+    char *text = rs_test_slurp(file, NULL);
+    CU_ASSERT_STRING_EQUAL(text, "theirs\n");
+    free(text);
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(stage, &st), -1);
+    CU_ASSERT_EQUAL(rs_out_finish(false, NULL), 0);
+    remove(file);
+    rmdir(dir);
+}
+
 /* SIGTERM in a run: the children are ended, the temporaries removed, the process ends by the signal. */
 RS_TEST(test_signal, "a signal removes the run's temporaries") {
     const pid_t child = fork();

@@ -21,21 +21,8 @@
 set -u
 bin=${1:?usage: signals.sh RINGSIM [GNUPLOT]}
 gnuplot=${2:-}
-case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
-dir=$(mktemp -d /tmp/ringsim-signals-XXXXXX)
-pids=""
-cleanup() {
-  for p in $pids; do kill -9 "$p" 2>/dev/null; done
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-cd "$dir" || exit 1
-mkdir tmp
-export TMPDIR="$dir/tmp"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-alive() { s=$(ps -o stat= -p "$1" 2>/dev/null); [ -n "$s" ] && [ "${s#Z}" = "$s" ]; } # a zombie is dead
-temps() { find . \( -name '*.tmp.*' -o -path './tmp/*' \) -print 2>/dev/null | grep -c . ; }
+name=signals
+. "$(dirname "$0")/scratch.sh"
 
 # --- 1. Ctrl-C never replaces a previous complete output ---
 "$bin" sweep --block 1K:8K:x2 -N 2,4 -q -o out.csv || bad "the first sweep failed"

@@ -11,14 +11,14 @@
 #include "exec_fixtures.h"
 #include "test_main.h"
 
-static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
+static const char *const launcher_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_SIZE",
                                             "PMI_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"};
 
 static void clear_launcher(void) {
     for (size_t i = 0; i < sizeof launcher_vars / sizeof launcher_vars[0]; i++) unsetenv(launcher_vars[i]);
 }
 
-/* Open MPI's variables first, then PMI's and PMIx's; none: -1 (local rank 0). */
+/* Open MPI's variables first, then PMI's and PMIx's (the rank: then Slurm's); none: -1 (local rank 0). */
 RS_TEST(test_env, "launcher_environment") {
     clear_launcher();
     CU_ASSERT_EQUAL(rs_exec_env_rank(), -1);
@@ -30,7 +30,8 @@ RS_TEST(test_env, "launcher_environment") {
         int (*read)(void);
         int want;
     } set[] = {
-        {"PMIX_RANK", "5", rs_exec_env_rank, 5},           {"PMI_RANK", "4", rs_exec_env_rank, 4},
+        {"SLURM_PROCID", "6", rs_exec_env_rank, 6},        {"PMIX_RANK", "5", rs_exec_env_rank, 5},
+        {"PMI_RANK", "4", rs_exec_env_rank, 4},
         {"OMPI_COMM_WORLD_RANK", "3", rs_exec_env_rank, 3}, {"PMI_SIZE", "7", rs_exec_env_size, 7},
         {"OMPI_COMM_WORLD_SIZE", "8", rs_exec_env_size, 8}, {"MPI_LOCALRANKID", "2", rs_exec_env_local_rank, 2},
         {"OMPI_COMM_WORLD_LOCAL_RANK", "1", rs_exec_env_local_rank, 1},

@@ -155,6 +155,7 @@ RS_TEST(test_study, "the study: a CSV; a failing point with and without the fini
     CU_ASSERT_STRING_EQUAL(err.msg, "point 1: failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
     CU_ASSERT_EQUAL(err.code, RS_ERR_RUNTIME);
     CU_ASSERT_EQUAL(out.done, 1);
+    CU_ASSERT_STRING_EQUAL(out.kept, rs_test_path("kept.partial.csv")); /* where they went, for the command to say */
     free(out.points);
     CU_ASSERT_EQUAL(rs_test_file_size(in.out_path), -1); /* the output itself is not written: the points go beside it */
     text = rs_test_slurp(rs_test_path("kept.partial.csv"), NULL);
@@ -165,6 +166,7 @@ RS_TEST(test_study, "the study: a CSV; a failing point with and without the fini
     in.keep_partial = false;
     in.out_path = rs_test_path("none.csv");
     CU_ASSERT_EQUAL(rs_study_sweep(&in, &out, &err), -1);
+    CU_ASSERT_STRING_EQUAL(out.kept, "");
     free(out.points);
     CU_ASSERT_EQUAL(rs_test_file_size(in.out_path), -1); /* nothing is written */
     unsetenv("RINGSIM_SWEEP_FAIL_POINT");
