@@ -188,6 +188,24 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, memory-b
     RS_ASSERT_REL(pt.decode_linear_layer_s, (39040.0 + 2 * 1856.0) / 1e11, 1e-15);
 }
 
+/* hand_hw with one kernel (the flash-attn preset's) of the given name and kind and a forward full-mask
+ * curve of two points, 256 x 256 at 2e11 and 1024 x 1024 at 8e11 FLOP/s, head_dim 8. */
+static rs_hw_t curve_hw(const char *name, rs_rate_kind_t kind) {
+    rs_hw_t hw = hand_hw(2e-6);
+    rs_kernel_table_t *t = &hw.kernels;
+    t->n_kernels = 1, t->n_curves = 1;
+    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "%s", name);
+    t->kernel[0].kind = kind;
+    snprintf(t->kernel[0].source, sizeof t->kernel[0].source, "a hand curve");
+    rs_kcurve_t *cv = &t->curve[0];
+    cv->kernel = 0, cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 8, cv->pass = RS_PASS_FORWARD, cv->mask = RS_KMASK_FULL, cv->n = 2;
+    cv->pt[0] = (rs_kpoint_t){256, 256, 2e11};
+    cv->pt[1] = (rs_kpoint_t){1024, 1024, 8e11};
+    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1, t->default_impl = RS_IMPL_FLASH_ATTN;
+    CU_ASSERT_EQUAL(rs_kernel_table_prepare(t, NULL), 0);
+    return hw;
+}
+
 /* The prefill's rate from the profile's kernel curve: one kernel (the flash-attn preset's) with a forward
  * full-mask curve of two points, 256 x 256 at 2e11 and 1024 x 1024 at 8e11 FLOP/s (full waves). The hand
  * point's pass-kv calls (whole tiles: no padding) are a rank's 256 query rows against a K,V block of (1024 + 2048) / 4 = 768 tokens:
@@ -195,18 +213,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, memory-b
  * efficiency of 0.2 sqrt(3) of the 1e12 peak; pass-kv's four hidden steps then take 4 x 25165824 FLOPs at
  * that rate. --attn-eff replaces the curve (user-given). */
 RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward kernel curve, by hand") {
-    rs_hw_t hw = hand_hw(2e-6);
-    rs_kernel_table_t *t = &hw.kernels;
-    t->n_kernels = 1, t->n_curves = 1;
-    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "hand-fa");
-    t->kernel[0].kind = RS_RKIND_PUBLISHED;
-    snprintf(t->kernel[0].source, sizeof t->kernel[0].source, "a hand curve");
-    rs_kcurve_t *cv = &t->curve[0];
-    cv->kernel = 0, cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 8, cv->pass = RS_PASS_FORWARD, cv->mask = RS_KMASK_FULL, cv->n = 2;
-    cv->pt[0] = (rs_kpoint_t){256, 256, 2e11};
-    cv->pt[1] = (rs_kpoint_t){1024, 1024, 8e11};
-    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1, t->default_impl = RS_IMPL_FLASH_ATTN;
-    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(t, NULL), 0);
+    rs_hw_t hw = curve_hw("hand-fa", RS_RKIND_PUBLISHED);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(m.kernel, 1);
@@ -234,18 +241,8 @@ RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward ke
  * the calibration rates the prefill (4 x 25165824 FLOPs at 0.3 x 1e12), and the rate line names its source;
  * a published curve keeps its place. */
 RS_TEST(test_prefill_calibration_first, "prefill: a device's published calibration outranks an estimated kernel curve") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = curve_hw("borrowed-fa", RS_RKIND_ESTIMATED);
     rs_kernel_table_t *t = &hw.kernels;
-    t->n_kernels = 1, t->n_curves = 1;
-    snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "borrowed-fa");
-    t->kernel[0].kind = RS_RKIND_ESTIMATED;
-    snprintf(t->kernel[0].source, sizeof t->kernel[0].source, "estimated: another device's curve scaled");
-    rs_kcurve_t *cv = &t->curve[0];
-    cv->kernel = 0, cv->dtypes = 1u << RS_DTYPE_BF16, cv->head_dim = 8, cv->pass = RS_PASS_FORWARD, cv->mask = RS_KMASK_FULL, cv->n = 2;
-    cv->pt[0] = (rs_kpoint_t){256, 256, 2e11};
-    cv->pt[1] = (rs_kpoint_t){1024, 1024, 8e11};
-    t->impl_kernel[RS_IMPL_FLASH_ATTN] = 1, t->default_impl = RS_IMPL_FLASH_ATTN;
-    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(t, NULL), 0);
     hw.cal.n_eff = 1, hw.cal.eff[0] = (rs_eff_point_t){8192, 0.3};
     hw.eff_src.kind = RS_RKIND_PUBLISHED;
     snprintf(hw.eff_src.source, sizeof hw.eff_src.source, "a paper's kernel rate on this device");
