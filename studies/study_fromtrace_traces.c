@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
+
 /* ------------------------------------------------------------------------------------------------
  * Kinds and keys
  * ---------------------------------------------------------------------------------------------- */
@@ -120,7 +122,7 @@ static int trace_problem(rs_tset_t *ts, int i, const rs_tfit_opts_t *o, rs_err_t
 }
 
 /* Every event inside the schedule of the trace's problem and pass; recv events where the schedule
- * moves bytes, with those bytes. Returns 0 or -1 with err naming path (bad input). */
+ * moves bytes, with those bytes; every (rank, step) of the schedule with its events (no cut trace). Returns 0 or -1 with err naming path (bad input). */
 static int check_events(const rs_trace_t *t, const char *path, const rs_problem_t *p, const rs_schedule_t *s,
                         rs_err_t *err) {
     const rs_event_t *ev = rs_trace_events(t);
@@ -148,7 +150,7 @@ static int check_events(const rs_trace_t *t, const char *path, const rs_problem_
                            "%llu: a trace of another problem", path, (int)e->rank, (int)e->step, e->bytes,
                            (unsigned long long)st.recv_bytes);
     }
-    return 0;
+    return rs_compare_check_events(t, path, err); /* every (rank, step) there: a fit refuses a cut trace as validate does */
 }
 
 rs_tset_t *rs_tset_load(const rs_tfit_opts_t *o, rs_err_t *err) {
