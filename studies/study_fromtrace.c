@@ -79,15 +79,21 @@ static int fitted_profile(const rs_tset_t *ts, const rs_tfit_t *f, const rs_fit_
     return 0;
 }
 
-/* Write hw to path and read it back. Returns 0 or -1 with err. */
-static int write_profile(const rs_hw_t *hw, const char *path, rs_err_t *err) {
+/* Write hw, fitted from the traces of o, to path and read it back. A figure the fit put out of its
+ * range is said at path (never at the run's temporary file) and blamed on the traces. Returns 0 or -1
+ * with err. */
+static int write_profile(const rs_hw_t *hw, const rs_tfit_opts_t *o, const char *path, rs_err_t *err) {
     rs_hw_t back;
-    if (rs_hw_write_json(hw, path, hw->calibration_note, err) != 0) return -1;
+    if (rs_hw_write_json(hw, path, hw->calibration_note, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
     rs_err_t e = {0};
     char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now */
-    if (rs_hw_load(rs_out_read_path(path, pending, sizeof pending), &back, &e) != 0)
-        return rs_errc(err, e.code, "the profile written does not load back: %s", e.msg);
-    return 0;
+    const char *now = rs_out_read_path(path, pending, sizeof pending);
+    if (rs_hw_load(now, &back, &e) == 0) return 0;
+    const size_t n = strlen(now);
+    const char *what = strncmp(e.msg, now, n) == 0 ? e.msg + n : e.msg; /* ":LINE:COL: field: ..." after the file */
+    return rs_errc(err, e.code == RS_ERR_BAD_INPUT ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME,
+                   "the profile fitted from %s%s is not a valid profile: %s%s: the traces' times do not fit the model (nothing written)",
+                   o->paths[0], o->n_paths > 1 ? " and the other traces" : "", what == e.msg ? "" : path, what);
 }
 
 int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out, rs_err_t *err) {
@@ -104,7 +110,7 @@ int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path,
     if (rc == 0) {
         fprintf(out, "# ringsim calibrate --from-trace\n");
         rs_tfit_print(f, ts, out);
-        if (write_profile(&hw, out_path, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
+        if (write_profile(&hw, o, out_path, err) != 0) rc = -1; /* its code: a fit out of range is the traces' (bad input) */
         else
             fprintf(out, "# profile %s (%s): F_peak(%s) %.6g TFLOP/s, %d efficiency points, W %.6g GB/s, L %.6g s, %d kernel curves\n",
                     out_path, hw.name, rs_dtype_name(f->dtype), hw.flops_per_s[f->dtype] * 1e-12, hw.cal.n_eff,
@@ -157,7 +163,7 @@ int rs_study_validate_from_trace(const rs_tval_in_t *in, rs_err_t *err) {
     rs_tval_row_t *rows = rc == 0 ? calloc((size_t)rs_tset_count(ts), sizeof *rows) : NULL;
     if (rc == 0 && !rows) rc = rs_errc(err, RS_ERR_RUNTIME, "out of memory");
     if (rc == 0) rc = rs_tval_run(ts, &hw, dtype, in->out_dir, rows, err);
-    if (rc == 0 && in->save_profile && write_profile(&hw, in->save_profile, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0 && in->save_profile && write_profile(&hw, in->fit, in->save_profile, err) != 0) rc = -1;
     if (rc == 0) {
         fprintf(in->out, "# profile %s: %s\n", in->calibrated ? in->calibrated : "fitted from the traces", hw.name);
         rs_tval_print(ts, rows, in->out);

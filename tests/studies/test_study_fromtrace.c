@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fromtrace_fixtures.h"
 #include "harness.h"
@@ -190,7 +191,7 @@ RS_TEST(test_plausible, "calibrate --from-trace: the traced device's memory; imp
 }
 
 /* In the library: an output that is an input, a profile that cannot be written, a calibrated profile
- * that does not load. */
+ * that does not load; and a fit out of the profile's range, said at the output's name. */
 RS_TEST(test_library_kinds, "in the library: the kind of each failure") {
     rs_tfit_opts_t o = fit_opts(0, 2);
     rs_err_t err = {0};
@@ -209,6 +210,23 @@ RS_TEST(test_library_kinds, "in the library: the kind of each failure") {
     rs_hw_t hw;
     CU_ASSERT_EQUAL_FATAL(rs_hw_load(rs_test_path("lib.json"), &hw, &err), 0);
     CU_ASSERT_STRING_EQUAL(hw.name, "named");
+    /* the section 7 Kineto fixture with compute events of 1 ns: a fit above the profile's own range
+     * (F <= 1e20), taken as given, is said at the output's name and blamed on the trace, as bad input, and
+     * nothing is written */
+    char cmd[3000], fast[1000];
+    snprintf(cmd, sizeof cmd, "import -S 32K -q -o %s %s/tests/fixtures/data/kineto_ring4", rs_test_path("k.csv"), RS_SOURCE_DIR);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(cmd), 0);
+    snprintf(fast, sizeof fast, "%s", rs_test_path("fast.csv"));
+    snprintf(cmd, sizeof cmd, "awk -F, -v OFS=, -v OFMT=%%.17g -v CONVFMT=%%.17g '/^#/ || $1 == \"source\" { print; next } $5 == "
+             "\"compute\" { $7 = $6 + 1e-9; if ($12 != \"-\") $12 = 5e-10 } { print }' %s > %s", rs_test_path("k-zigzag-forward.csv"),
+             fast);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "calibrate --out %s --from-trace %s --allow-implausible --latency 1e-6", rs_test_path("fast.json"), fast);
+    CU_ASSERT_EQUAL(rs_test_ringsim(cmd), 2);
+    snprintf(want, sizeof want, "ringsim calibrate: the profile fitted from %s is not a valid profile: %s:", fast, rs_test_path("fast.json"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "device.flops_per_s.bf16: must be in [1, 1e+20]"));
+    CU_ASSERT_EQUAL(access(rs_test_path("fast.json"), F_OK), -1);
     rs_tval_in_t in = {&o, rs_test_path("missing.json"), NULL, NULL, out};
     CU_ASSERT_EQUAL(rs_study_validate_from_trace(&in, &err), -1);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
