@@ -105,10 +105,7 @@ static int parse_grad_bytes(void *dst, const char *arg, rs_err_t *err) {
 }
 
 static int parse_impl(void *dst, const char *arg, rs_err_t *err) {
-    rs_impl_t i;
-    if (rs_impl_parse(arg, &i) != 0) return rs_errf(err, "--impl %s: expected ringsim, flash-attn, te or none", arg);
-    ((rs_setup_t *)dst)->spec.impl = (int)i;
-    return 0;
+    return rs_machine_spec_impl(&((rs_setup_t *)dst)->spec, arg, NULL, err);
 }
 
 static int parse_bound(void *dst, const char *arg, rs_err_t *err) {

@@ -55,14 +55,7 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
     spec.gpus_per_node = in->gpus_per_node;
     if (in->inter) snprintf(spec.inter, sizeof spec.inter, "%s", in->inter);
     spec.allow_implausible = in->allow_implausible;
-    if (in->impl) {
-        rs_impl_t impl;
-        if (rs_impl_parse(in->impl, &impl) != 0)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: expected ringsim, flash-attn, te or none", in->impl);
-        spec.impl = (int)impl;
-    }
-    if (in->kernel && (size_t)snprintf(spec.kernel, sizeof spec.kernel, "%s", in->kernel) >= sizeof spec.kernel)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", in->kernel, sizeof spec.kernel - 1);
+    if (rs_machine_spec_impl(&spec, in->impl, in->kernel, err) != 0) return -1;
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n >= RS_INFER_MAX_CANDIDATES) return rs_errf(err, "--profile: at most %d candidates", RS_INFER_MAX_CANDIDATES);
         cand_t *k = &cands[n];

@@ -355,6 +355,17 @@ const char *rs_machine_overlap_desc(const rs_machine_t *m, char *dst, size_t len
 /* ------------------------------------------------------------------------------------------------
  * A machine as asked for
  * ---------------------------------------------------------------------------------------------- */
+int rs_machine_spec_impl(rs_machine_spec_t *s, const char *impl, const char *kernel, rs_err_t *err) {
+    if (impl) {
+        rs_impl_t i;
+        if (rs_impl_parse(impl, &i) != 0) return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: expected ringsim, flash-attn, te or none", impl);
+        s->impl = (int)i;
+    }
+    if (kernel && (size_t)snprintf(s->kernel, sizeof s->kernel, "%s", kernel) >= sizeof s->kernel)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", kernel, sizeof s->kernel - 1);
+    return 0;
+}
+
 void rs_machine_spec_default(rs_machine_spec_t *s) {
     memset(s, 0, sizeof *s);
     snprintf(s->profile, sizeof s->profile, "h100-sxm");

@@ -198,6 +198,10 @@ typedef struct {
 
 /* Profile h100-sxm, bf16, nothing changed, seed 1. Can't fail. */
 void rs_machine_spec_default(rs_machine_spec_t *s);
+/* --impl NAME and --kernel NAME into s (either NULL: left as it is), checked as the command line checks
+ * them. Returns 0, or -1 with err (bad input: "--impl fast: expected ringsim, flash-attn, te or none",
+ * a kernel name longer than the spec holds). */
+int rs_machine_spec_impl(rs_machine_spec_t *s, const char *impl, const char *kernel, rs_err_t *err);
 /* The profile as used: s->profile loaded (JSON is read here and only here), the inter tier loaded
  * when given, the overrides applied. Returns 0 or -1 with err naming the file ("PATH:LINE: ...") or
  * the option and its value ("--profile nosuch: unknown hardware profile 'nosuch' (presets: ...)"). */

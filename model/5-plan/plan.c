@@ -391,14 +391,7 @@ int rs_plan_candidate_checked(const rs_plan_candidate_spec_t *c, rs_hw_t *hw, rs
     spec.gpus_per_node = c->gpus_per_node;
     if (c->inter) snprintf(spec.inter, sizeof spec.inter, "%s", c->inter);
     snprintf(spec.profile, sizeof spec.profile, "%s", c->profile ? c->profile : "");
-    if (c->impl) {
-        rs_impl_t impl;
-        if (rs_impl_parse(c->impl, &impl) != 0)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "--impl %s: expected ringsim, flash-attn, te or none", c->impl);
-        spec.impl = (int)impl;
-    }
-    if (c->kernel && (size_t)snprintf(spec.kernel, sizeof spec.kernel, "%s", c->kernel) >= sizeof spec.kernel)
-        return rs_errc(err, RS_ERR_BAD_INPUT, "--kernel %.40s...: a kernel name has at most %zu characters", c->kernel, sizeof spec.kernel - 1);
+    if (rs_machine_spec_impl(&spec, c->impl, c->kernel, err) != 0) return -1;
     spec.allow_implausible = c->allow_implausible;
     if (rs_machine_spec_profile_checked(&spec, hw, warn, len, err)) return -1;
     if (c->price >= 0) hw->price_per_device_hour = c->price;

@@ -294,4 +294,24 @@ RS_TEST(test_a2a_formula, "the all-to-all by hand (inside a node, across nodes, 
     RS_ASSERT_REL(rs_machine_a2a_s(&m, 2, 1e9, NULL), 1e-5 + 0.5e9 / 400e9, 1e-12);
 }
 
+
+RS_TEST(test_spec_impl, "--impl and --kernel into a spec: named, checked, NULL left as it is") {
+    rs_machine_spec_t s;
+    rs_machine_spec_default(&s);
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_machine_spec_impl(&s, "te", "cudnn", &err), 0);
+    CU_ASSERT_EQUAL(s.impl, (int)RS_IMPL_TE);
+    CU_ASSERT_STRING_EQUAL(s.kernel, "cudnn");
+    CU_ASSERT_EQUAL(rs_machine_spec_impl(&s, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(s.impl, (int)RS_IMPL_TE);
+    CU_ASSERT_STRING_EQUAL(s.kernel, "cudnn");
+    CU_ASSERT_EQUAL(rs_machine_spec_impl(&s, "fast", NULL, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--impl fast: expected ringsim, flash-attn, te or none");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    char longname[300];
+    memset(longname, 'k', sizeof longname - 1), longname[sizeof longname - 1] = 0;
+    CU_ASSERT_EQUAL(rs_machine_spec_impl(&s, NULL, longname, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a kernel name has at most"));
+}
+
 RS_TEST_PROGRAM("machine")
