@@ -14,20 +14,15 @@
 /* The kernels of all files lie within RS_V_MAX_SPAN_NS: their clocks agree (each file's is shifted
  * by its baseTimeNanoseconds or session start). 0 or -1 with err naming the two files. */
 static int check_clocks(const rs_raw_t *raw, rs_err_t *err) {
-    const rs_raw_rank_t *a = NULL, *b = NULL;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < raw->n_ranks; i++) {
-        const rs_raw_rank_t *r = &raw->ranks[i];
-        for (size_t j = 0; j < r->nk; j++) {
-            if (r->k[j].start_ns < lo) lo = r->k[j].start_ns, a = r;
-            if (r->k[j].end_ns > hi) hi = r->k[j].end_ns, b = r;
-        }
-    }
-    if (!a || hi - lo <= RS_V_MAX_SPAN_NS) return 0;
-    const double s = (double)(hi - lo) * 1e-9;
+    rs_vspan_t sp; /* where: the rank */
+    rs_vspan_init(&sp);
+    for (size_t i = 0; i < raw->n_ranks; i++)
+        for (size_t j = 0; j < raw->ranks[i].nk; j++) rs_vspan_add(&sp, raw->ranks[i].k[j].start_ns, raw->ranks[i].k[j].end_ns, (int64_t)i);
+    if (sp.lo_at < 0 || sp.hi_ns - sp.lo_ns <= RS_V_MAX_SPAN_NS) return 0;
+    const double s = (double)(sp.hi_ns - sp.lo_ns) * 1e-9;
     return rs_errc(err, RS_ERR_BAD_INPUT, "%s: its last kernel ends %.6g s (%.3g days) after the first kernel of %s starts: the kernels of all traces "
                    "span at most %.0f s (24 h): the files' clocks disagree (baseTimeNanoseconds, the session start) or they are traces of different runs",
-                   b->file, s, s / 86400, a->file, (double)RS_V_MAX_SPAN_NS * 1e-9);
+                   raw->ranks[sp.hi_at].file, s, s / 86400, raw->ranks[sp.lo_at].file, (double)RS_V_MAX_SPAN_NS * 1e-9);
 }
 
 int rs_import_check_run(const rs_raw_t *raw, rs_err_t *err) {

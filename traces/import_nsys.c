@@ -408,16 +408,12 @@ static uint32_t gpu_of(nsys_t *x, int64_t d) {
 
 /* utcEpochNs of TARGET_INFO_SESSION_START_TIME's first row into *ns (left 0 without one, or NULL).
  * 0 or -1 with err. */
+static int epoch_row(nsys_t *x, sqlite3_stmt *st, void *ns) {
+    return rs_value_sql(&(rs_vat_t){x->path, "TARGET_INFO_SESSION_START_TIME", x->row}, &RS_V_NSYS_EPOCH, st, 0, ns, x->err) < 0 ? -1 : 0;
+}
+
 static int session_start(nsys_t *x, int64_t *ns) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(x->db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-        return sql_fail(x, "reading TARGET_INFO_SESSION_START_TIME");
-    const rs_vat_t at = {x->path, "TARGET_INFO_SESSION_START_TIME", 1};
-    const int s = sqlite3_step(st);
-    int rc = s == SQLITE_ROW ? (rs_value_sql(&at, &RS_V_NSYS_EPOCH, st, 0, ns, x->err) < 0 ? -1 : 0)
-             : s == SQLITE_DONE ? 0 : sql_fail(x, "reading TARGET_INFO_SESSION_START_TIME");
-    sqlite3_finalize(st);
-    return rc;
+    return each_row(x, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", "reading TARGET_INFO_SESSION_START_TIME", epoch_row, ns);
 }
 
 /* Kernels and ranges of one open database into raw ranks. */
