@@ -113,17 +113,14 @@ static void fill_measured(sweep_t *sv, const rs_table_t *vt, const size_t *rows,
 /* The measured B sweep of the fitted configuration (contiguous forward, full blocks) in the sweep
  * format: the model (walk on the calibrated forward profile) and the measured rows of validate.csv,
  * into data/validation-b.csv. */
-static void validation_sweep(report_t *r, const char *vdir) {
-    rs_table_t vt;
+static void validation_sweep(report_t *r, const char *vdir, const rs_table_t *vt) {
     rs_err_t e2;
-    snprintf(r->path, sizeof r->path, "%s/validate.csv", vdir);
-    if (rs_table_read(r->path, &vt, &e2) != 0) return;
     static const char *const names[8] = {"B", "t_comp_meas_s", "t_comm_meas_s", "t_step_meas_s", "makespan_meas_s", "layout", "pass", "mask"};
-    int col[8], ok = vt.n_rows > 0;
-    for (int i = 0; i < 8; i++) ok &= (col[i] = rs_table_col(&vt, names[i])) >= 0;
+    int col[8], ok = vt->n_rows > 0;
+    for (int i = 0; i < 8; i++) ok &= (col[i] = rs_table_col(vt, names[i])) >= 0;
     size_t rows[RS_SWEEP_MAX_VALUES], nr = 0;
-    for (size_t k = 0; ok && k < vt.n_rows && nr < RS_SWEEP_MAX_VALUES; k++)
-        if (!strcmp(vt.cells[k][col[5]], "contiguous") && !strcmp(vt.cells[k][col[6]], "forward") && !strcmp(vt.cells[k][col[7]], "full"))
+    for (size_t k = 0; ok && k < vt->n_rows && nr < RS_SWEEP_MAX_VALUES; k++)
+        if (!strcmp(vt->cells[k][col[5]], "contiguous") && !strcmp(vt->cells[k][col[6]], "forward") && !strcmp(vt->cells[k][col[7]], "full"))
             rows[nr++] = k;
     rs_sweep_spec_t *vs = nr > 0 ? calloc(1, sizeof *vs) : NULL;
     if (vs) {
@@ -134,10 +131,10 @@ static void validation_sweep(report_t *r, const char *vdir) {
         rs_setup_dtype(&vs->common, RS_DTYPE_FP32);
         vs->common.layouts[0] = vs->common.problem.layout;
         vs->common.passes[0] = vs->common.problem.pass;
-        for (size_t k = 0; k < nr; k++) vs->blocks[vs->n_blocks++] = strtoll(vt.cells[rows[k]][col[0]], NULL, 10);
+        for (size_t k = 0; k < nr; k++) vs->blocks[vs->n_blocks++] = strtoll(vt->cells[rows[k]][col[0]], NULL, 10);
         snprintf(r->path, sizeof r->path, "%s/data/validation-b.csv", r->dir);
         if (rs_rep_run_sweep(vs, r->path, label, &r->sv, &e2) == 0 && r->sv.n == nr) {
-            fill_measured(&r->sv, &vt, rows, col);
+            fill_measured(&r->sv, vt, rows, col);
             rs_file_t f;
             if (rs_file_open(&f, r->path, &e2) == 0) {
                 rs_sweep_write_header(f.fp, vs, label, r->sv.pts, r->sv.n);
@@ -148,7 +145,6 @@ static void validation_sweep(report_t *r, const char *vdir) {
         }
     }
     free(vs);
-    rs_table_free(&vt);
 }
 
 /* Per-step comparison at the B nearest the measured crossover's upper side: data/compare-exec.csv. */
@@ -179,14 +175,11 @@ static void validation_compare(report_t *r, const char *vdir) {
 /* Every measured configuration and block size of validate.csv as a validation case (the figure kind
  * `validation`): its measured makespan against the calibrated model's, one marker per pass and mask,
  * into data/validation-exec.csv; the count within 10% for the text. */
-static void validation_cases(report_t *r, const char *vdir) {
-    rs_table_t vt;
+static void validation_cases(report_t *r, const rs_table_t *vt) {
     rs_err_t e2;
-    snprintf(r->path, sizeof r->path, "%s/validate.csv", vdir);
-    if (rs_table_read(r->path, &vt, &e2) != 0) return;
     static const char *const names[6] = {"layout", "pass", "mask", "B", "makespan_meas_s", "makespan_model_s"};
-    int col[6], ok = vt.n_rows > 0;
-    for (int i = 0; i < 6; i++) ok &= (col[i] = rs_table_col(&vt, names[i])) >= 0;
+    int col[6], ok = vt->n_rows > 0;
+    for (int i = 0; i < 6; i++) ok &= (col[i] = rs_table_col(vt, names[i])) >= 0;
     rs_file_t f;
     snprintf(r->path, sizeof r->path, "%s/data/validation-exec.csv", r->dir);
     if (ok && rs_file_open(&f, r->path, &e2) == 0) {
@@ -194,8 +187,8 @@ static void validation_cases(report_t *r, const char *vdir) {
                       "against the calibrated model's (predicted), every layout, pass, mask and B of validation/validate.csv\n"
                       "# unit=s\ncase,source,published,predicted\n");
         r->val_cases_n = r->val_cases_within = 0;
-        for (size_t k = 0; k < vt.n_rows; k++) {
-            char **c = vt.cells[k];
+        for (size_t k = 0; k < vt->n_rows; k++) {
+            char **c = vt->cells[k];
             const double meas = rs_strtod(c[col[4]], NULL), model = rs_strtod(c[col[5]], NULL);
             if (!(meas > 0 && meas < 1e30 && model > 0 && model < 1e30)) continue; /* not drawn, not counted */
             fprintf(f.fp, "%s-%s-%s-B%s,%s %s,%.9g,%.9g\n", c[col[0]], c[col[1]], c[col[2]], c[col[3]], c[col[1]], c[col[2]],
@@ -206,7 +199,6 @@ static void validation_cases(report_t *r, const char *vdir) {
         if (r->val_cases_n == 0) rs_file_abort(&f);
         else r->have_val_cases = rs_file_commit(&f, &e2) == 0;
     }
-    rs_table_free(&vt);
 }
 
 void rs_rep_exec(report_t *r) {
@@ -255,7 +247,12 @@ void rs_rep_exec(report_t *r) {
         snprintf(r->exec_note + strlen(r->exec_note), sizeof r->exec_note - strlen(r->exec_note), " Warning: %s.", why);
 #endif
     read_heldout(r, vdir);
-    validation_sweep(r, vdir);
+    rs_table_t vt; /* validate.csv, read once for the sweep and the cases */
+    rs_err_t e2;
+    snprintf(r->path, sizeof r->path, "%s/validate.csv", vdir);
+    if (rs_table_read(r->path, &vt, &e2) != 0) return;
+    validation_sweep(r, vdir, &vt);
     validation_compare(r, vdir);
-    validation_cases(r, vdir);
+    validation_cases(r, &vt);
+    rs_table_free(&vt);
 }
