@@ -24,14 +24,12 @@ typedef struct {
     int n;
 } fig_list_t;
 
-static fig_t *fig_add(fig_list_t *l, rs_plot_kind_t kind, const char *data, const char *name, const char *title, const char *x,
-                      bool *made) {
-    static fig_t spare; /* past MAX_FIGS: not drawn */
-    if (l->n == MAX_FIGS) return &spare;
+static void fig_add(fig_list_t *l, rs_plot_kind_t kind, const char *data, const char *name, const char *title, const char *x,
+                    bool *made) {
+    if (l->n == MAX_FIGS) return;
     fig_t *f = &l->f[l->n++];
     *f = (fig_t){.kind = kind, .name = name, .title = title, .x = x, .made = made};
     snprintf(f->data, sizeof f->data, "%s", data);
-    return f;
 }
 
 /* The file "DIR/REL" into r->path; returns r->path. */
@@ -66,9 +64,10 @@ static void fig_list(report_t *r, fig_list_t *l) {
         fig_add(l, RS_PLOT_PRED_VS_MEAS, "data/compare-exec.csv", "pred-vs-meas-exec",
                 "Calibrated model vs CPU measurement, per (rank, step)", NULL, &r->f_vpvm);
     if (r->have_val_cases) {
-        fig_t *f = fig_add(l, RS_PLOT_VALIDATION, "data/validation-exec.csv", "validation-exec",
-                           "Makespan: calibrated model vs CPU measurement", NULL, &r->f_vcases);
-        f->xlabel = "measured on this CPU", f->ylabel = "predicted (calibrated model)";
+        fig_add(l, RS_PLOT_VALIDATION, "data/validation-exec.csv", "validation-exec", "Makespan: calibrated model vs CPU measurement",
+                NULL, &r->f_vcases);
+        if (l->f[l->n - 1].made == &r->f_vcases)
+            l->f[l->n - 1].xlabel = "measured on this CPU", l->f[l->n - 1].ylabel = "predicted (calibrated model)";
     }
     fig_add(l, RS_PLOT_SCALING, "data/scaling-n.csv", "scaling-n", NULL, "n_ranks", &r->f_sn);
     fig_add(l, RS_PLOT_SCALING, "data/scaling-b.csv", "scaling-b", NULL, "block_tokens", &r->f_sb);
