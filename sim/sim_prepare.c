@@ -61,6 +61,11 @@ int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs
         return 0;
     }
     if ((cfg->job ? job_hostmap(cfg->job, &pl->hm, err) : rs_hostmap_identity(n, &pl->hm, err)) != 0) return -1;
+    if (cfg->job) { /* no file for the child (it builds the fabric): no temporary folder */
+        if (write_platform(s, m, cfg, pl, err) == 0) return 0;
+        rs_hostmap_free(&pl->hm);
+        return -1;
+    }
     if (rs_out_tmpdir("sim", pl->tmpdir, sizeof pl->tmpdir, err) != 0) { /* removed by a signal, or below */
         pl->tmpdir[0] = 0;
         rs_hostmap_free(&pl->hm);

@@ -18,7 +18,7 @@
 
 typedef struct {
     rs_hostmap_t hm;     /* every rank actor (rings x N) on its host */
-    char tmpdir[4096];   /* the temporary folder of a generated platform ("" for a user's) */
+    char tmpdir[4096];   /* the temporary folder of a generated platform ("" for a user's and a job's) */
     char path[4200];     /* the platform file the child loads (a job's is not written: the child builds it) */
     char desc[512];      /* what is simulated: the generated platform's description or the user's file */
 } sim_platform_t;
