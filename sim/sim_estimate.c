@@ -35,10 +35,13 @@ static double background_transfers(const rs_job_t *j, rs_pass_t pass, double *me
     return n;
 }
 
+/* The simulator's time per rank-step (or per transfer) with n ranks simulated at once. */
+static double rank_step_s(double n) { return 30e-6 + 0.05e-6 * n; }
+
 void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e) {
     const double n = (double)ring_ranks * (double)rings, steps = pass == RS_PASS_BACKWARD ? (double)ring_ranks + 1 : (double)ring_ranks;
     e->rank_steps = n * steps;
-    e->time_s = 0.3 + e->rank_steps * (30e-6 + 0.05e-6 * n + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
+    e->time_s = 0.3 + e->rank_steps * (rank_step_s(n) + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
     e->mem_bytes = 16e6 + n * 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
     if (all_pairs) e->mem_bytes += n * n * 256; /* a route per pair */
 }
@@ -49,7 +52,7 @@ void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trac
     if (!cfg || !cfg->job) return;
     double members = 0;
     const double bg = background_transfers(cfg->job, p->pass, &members);
-    e->time_s += bg * (30e-6 + 0.05e-6 * (double)p->n_ranks * (double)rings);
+    e->time_s += bg * rank_step_s((double)p->n_ranks * (double)rings);
     e->mem_bytes += members * 24e3;
 }
 
