@@ -65,6 +65,10 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
             rs_machine_spec_build(&spec, &k->hw, 1, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
+        if (!(k->hw.decode_bw_eff.point > 0)) { /* a borrowed decode figure, resolved once (it loads a preset), not per point */
+            const double de = rs_infer_decode_bw_eff(&k->hw, &k->hw.decode_src);
+            k->hw.decode_bw_eff = (rs_span_t){de, de, de};
+        }
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
