@@ -111,7 +111,8 @@ typedef struct {
  * send, recv, a single-peer all_to_all (a rotation: SendRecv) or another communication). 0 or -1 on
  * OOM. */
 int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x);
-/* The current record_param_comms event: kept when it is a send or a recv. 0 or -1 on OOM. */
+/* The current record_param_comms event, a send or a recv (its collective name is point-to-point: the
+ * caller checked), kept. 0 or -1 on OOM. */
 int rs_kineto_p2p_op(rs_kparse_t *k);
 /* The deviceProperties entry just parsed. 0 or -1 on OOM. */
 int rs_kineto_devprop(rs_kparse_t *k);

@@ -105,7 +105,6 @@ int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
 
 int rs_kineto_p2p_op(rs_kparse_t *k) {
     const char *cn = k->ev.coll.s;
-    if (rs_coll_of_name(cn) != RS_COLL_P2P) return 0;
     bool oom = false, send = strstr(cn, "send") != NULL;
     rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src), p2p_bytes(k, send), event_group(k, &oom)};
     if (oom) return -1;
