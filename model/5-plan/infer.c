@@ -500,7 +500,7 @@ static void layer_costs(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
                         rs_infer_point_t *pt) {
     const rs_transformer_t *t = &c->model;
     const double ew = (double)rs_dtype_bytes(c->linear_dtype), tok = (double)c->new_tokens / (double)pt->cp;
-    const double ffn = (double)t->layers * (t->ffn_kind == RS_FFN_SWIGLU ? 3.0 : 2.0) * (double)t->hidden * (double)t->ffn;
+    const double ffn = (double)t->layers * (double)rs_transformer_layer_ffn_params(t);
     /* the FFN's weights in the linear dtype, every other weight in bf16 */
     pt->weight_bytes = (ffn * ew + ((double)rs_transformer_params(t) - ffn) * ACT_BYTES) / (double)pt->tp;
     pt->kv_cache_bytes = (double)t->layers * (double)(c->cached_tokens + c->new_tokens) / (double)pt->cp * 2.0 *
@@ -546,8 +546,7 @@ int rs_infer_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_machi
         rs_infer_crossing(c, m, &pt->cross_tokens, err) < 0)
         return -1;
     const double s = (double)c->new_tokens, pairs = s * (double)c->cached_tokens + (c->causal ? s * (s + 1) / 2 : s * s);
-    const double ffn_params = (t->ffn_kind == RS_FFN_SWIGLU ? 3.0 : 2.0) * (double)t->hidden * (double)t->ffn;
-    const double ffn_flops = (double)t->layers * 2 * ffn_params * s;
+    const double ffn_flops = (double)t->layers * 2 * (double)rs_transformer_layer_ffn_params(t) * s;
     const double lin_flops = (double)t->layers * 2 * (double)rs_transformer_layer_matmul_params(t) * s + 2.0 * (double)t->vocab * (double)t->hidden;
     const double attn_flops = (double)t->layers * 4.0 * (double)t->head_dim * (double)t->q_heads * pairs;
     pt->model_flops = lin_flops + attn_flops;

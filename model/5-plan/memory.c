@@ -264,12 +264,13 @@ int rs_transformer_load(const char *name_or_path, rs_transformer_t *out, rs_err_
 /* ===================================================================================================
  * Parameter counts
  * ================================================================================================= */
+uint64_t rs_transformer_layer_ffn_params(const rs_transformer_t *t) {
+    return (t->ffn_kind == RS_FFN_SWIGLU ? 3 : 2) * (uint64_t)t->hidden * (uint64_t)t->ffn; /* gate, up, down | fc1, fc2 */
+}
+
 uint64_t rs_transformer_layer_matmul_params(const rs_transformer_t *t) {
-    uint64_t h = (uint64_t)t->hidden, q = (uint64_t)(t->q_heads * t->head_dim),
-             k = (uint64_t)(t->kv_heads * t->head_dim), f = (uint64_t)t->ffn;
-    uint64_t attn = h * q + 2 * h * k + q * h;                     /* Wq, Wk, Wv, Wo */
-    uint64_t ffn = (t->ffn_kind == RS_FFN_SWIGLU ? 3 : 2) * h * f; /* gate, up, down | fc1, fc2 */
-    return attn + ffn;
+    uint64_t h = (uint64_t)t->hidden, q = (uint64_t)(t->q_heads * t->head_dim), k = (uint64_t)(t->kv_heads * t->head_dim);
+    return h * q + 2 * h * k + q * h + rs_transformer_layer_ffn_params(t); /* Wq, Wk, Wv, Wo and the FFN */
 }
 
 uint64_t rs_transformer_layer_params(const rs_transformer_t *t) {

@@ -81,6 +81,8 @@ const char *const *rs_transformer_preset_names(void);
  * embedding + LM head (unless tied) + final norm. Matmul parameters per layer exclude the norms. */
 uint64_t rs_transformer_layer_params(const rs_transformer_t *t);
 uint64_t rs_transformer_layer_matmul_params(const rs_transformer_t *t);
+/* The FFN matrices of one layer: 3 x hidden x ffn (SwiGLU: gate, up, down), else 2 x (fc1, fc2). */
+uint64_t rs_transformer_layer_ffn_params(const rs_transformer_t *t);
 uint64_t rs_transformer_params(const rs_transformer_t *t);
 
 /* ---------------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ RS_TEST(test_params_small, "params_small") {
     rs_transformer_t t = small_model();
     /* Wq 64x64 + Wk,Wv 2x64x32 + Wo 64x64 = 12288; FFN 3x64x128 = 24576 */
     CU_ASSERT_EQUAL(rs_transformer_layer_matmul_params(&t), 36864u);
+    CU_ASSERT_EQUAL(rs_transformer_layer_ffn_params(&t), 24576u);
     CU_ASSERT_EQUAL(rs_transformer_layer_params(&t), 36992u); /* + 2 norms of 64 */
     /* 2 layers 73984 + embedding 6400 + head 6400 + final norm 64 */
     CU_ASSERT_EQUAL(rs_transformer_params(&t), 86848u);
