@@ -77,13 +77,16 @@ static int drawings(const char *out, const char *what, double *done, double *tot
 /* sim: rank-steps that grow to the total (N x steps), percentages that match them, the time left and
  * the simulated time; the line is erased before the table. */
 RS_TEST(test_sim_on_pty, "sim on a terminal: rank-steps, time left, simulated time") {
-    CU_ASSERT_EQUAL(run_pty("sim -N 384 -S 768K -L zigzag -P forward"), 0);
+    CU_ASSERT_EQUAL(run_pty("sim -N 640 -S 1280K -L zigzag -P forward"), 0);
     double done[4096], total = 0;
     int pct[4096];
-    const int k = drawings(pty_out, "sim zigzag forward N=384", done, &total, pct, 4096);
-    if (k < 3) fprintf(stderr, "  %d drawings in: %.300s\n", k, pty_out);
-    CU_ASSERT(k >= 3); /* the start, then the child's records every 0.2 s of a ~2 s run (a shorter run may give only 2) */
-    CU_ASSERT_EQUAL(total, 384.0 * 384.0);
+    const int k = drawings(pty_out, "sim zigzag forward N=640", done, &total, pct, 4096);
+    if (k < 2) fprintf(stderr, "  %d drawings in: %.300s\n", k, pty_out);
+    /* the start, then the child's records every 0.2 s: a run of 1-2 s on a quiet machine gives at
+     * least one (how many more depends on the machine's speed) */
+    CU_ASSERT(k >= 2);
+    CU_ASSERT(k < 2 || done[k - 1] > 0);
+    CU_ASSERT_EQUAL(total, 640.0 * 640.0);
     for (int i = 0; i < k; i++) {
         CU_ASSERT(done[i] >= 0 && done[i] <= total);
         CU_ASSERT(i == 0 || done[i] >= done[i - 1]);
