@@ -43,40 +43,40 @@ static void row_new(FILE *fp, int agent, int stream, int corr, const char *name,
             corr, 11 + corr % 3, name, corr, T0 + a, T0 + b, 256 * 304);
 }
 
+/* A row of the hand trace: queue/stream, correlation id, name, start and end (ns after T0). */
+typedef struct {
+    int queue, corr;
+    const char *name;
+    long long a, b;
+} hrow_t;
+
+/* DIR/FILE under header with rows[0..n) of agent, each row by put. */
+static void hand_file(const char *dir, const char *file, const char *header, void (*put)(FILE *, int, int, int, const char *, long long, long long),
+                      int agent, const hrow_t *rows, size_t n) {
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    FILE *fp = fopen(p, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs(header, fp);
+    for (size_t i = 0; i < n; i++) put(fp, agent, rows[i].queue, rows[i].corr, rows[i].name, rows[i].a, rows[i].b);
+    fclose(fp);
+}
+
 /* The hand trace: rank 0 under the 6.2 header, rank 1 under the newer one, forward, N = 2; rows in
  * completion order (the RCCL kernel, launched first, completes after the step's attention). */
 static const char *hand_dir(void) {
     const char *dir = rs_test_fresh_dir("rocprof_hand");
-    char p[1024];
-    snprintf(p, sizeof p, "%s/100_kernel_trace.csv", dir);
-    FILE *fp = fopen(p, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs(H_6_2, fp);
-    row62(fp, 2, 1, 2, K_CK, 12000, 52000);
-    row62(fp, 2, 1, 3, K_SIG, 52500, 55000);
-    row62(fp, 2, 2, 1, K_RCCL, 10000, 60000);
-    row62(fp, 2, 1, 4, K_CK, 61000, 81000);
-    row62(fp, 2, 1, 5, K_SIG, 81200, 84000);
-    row62(fp, 2, 1, 6, K_COPY, 84100, 85000);
-    fclose(fp);
-    snprintf(p, sizeof p, "%s/200_kernel_trace.csv", dir);
-    fp = fopen(p, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs(H_NEW, fp);
-    row_new(fp, 3, 1, 7, K_CK, 13000, 50000);
-    row_new(fp, 3, 1, 8, K_SIG, 50200, 53000);
-    row_new(fp, 3, 2, 6, K_RCCL, 11000, 59000);
-    row_new(fp, 3, 1, 9, K_CK, 60000, 90000);
-    row_new(fp, 3, 1, 10, K_SIG, 90100, 93000);
-    row_new(fp, 3, 1, 11, K_COPY, 93100, 94000);
-    fclose(fp);
+    static const hrow_t r0[] = {{1, 2, K_CK, 12000, 52000}, {1, 3, K_SIG, 52500, 55000}, {2, 1, K_RCCL, 10000, 60000},
+                                {1, 4, K_CK, 61000, 81000}, {1, 5, K_SIG, 81200, 84000}, {1, 6, K_COPY, 84100, 85000}};
+    static const hrow_t r1[] = {{1, 7, K_CK, 13000, 50000}, {1, 8, K_SIG, 50200, 53000},  {2, 6, K_RCCL, 11000, 59000},
+                                {1, 9, K_CK, 60000, 90000}, {1, 10, K_SIG, 90100, 93000}, {1, 11, K_COPY, 93100, 94000}};
+    hand_file(dir, "100_kernel_trace.csv", H_6_2, row62, 2, r0, sizeof r0 / sizeof r0[0]);
+    hand_file(dir, "200_kernel_trace.csv", H_NEW, row_new, 3, r1, sizeof r1 / sizeof r1[0]);
     /* what rocprofv3 writes beside it: not kernel traces, not listed */
+    char p[1024];
     snprintf(p, sizeof p, "%s/100_memory_copy_trace.csv", dir);
-    fp = fopen(p, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs("\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
-          "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",0,2,0,5000000000100,5000000000900\n", fp);
-    fclose(fp);
+    rs_test_write_text(p, "\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+                          "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",0,2,0,5000000000100,5000000000900\n");
     return dir;
 }
 
@@ -153,17 +153,26 @@ RS_TEST(test_hand_trace, "ROCm kernels under two rocprofv3 headers: step times, 
 
 /* The fixture run (ring-flash-attention, N = 4, both passes, merges) without step ranges, written under
  * each version's header: the import is the fixture's ground truth, every event and kernel. */
+/* The fixture run without step ranges (n_layers ring passes of each kind, the traffic comm:
+ * fx_comm_t) written under header version into the fresh scratch directory name. */
+static const char *rp_dir(const char *name, int n_layers, int comm, int version, fx_run_t *run) {
+    fx_opts_t fo;
+    fx_opts_default(&fo);
+    fo.ranges = false;
+    fo.n_layers = n_layers;
+    fo.comm = comm;
+    CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, run), 0);
+    const char *dir = rs_test_fresh_dir(name);
+    CU_ASSERT_EQUAL_FATAL(fx_write_rocprof(run, dir, version), 0);
+    return dir;
+}
+
 RS_TEST(test_fixture_headers, "the fixture run under the 6.2, 6.3 and newer headers imports as its ground truth") {
     for (int v = 0; v < FX_ROCPROF_COUNT; v++) {
-        fx_opts_t fo;
-        fx_opts_default(&fo);
-        fo.ranges = false;
-        fx_run_t run;
-        CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
         char name[32];
         snprintf(name, sizeof name, "rocprof_v%d", v);
-        const char *dir = rs_test_fresh_dir(name);
-        CU_ASSERT_EQUAL_FATAL(fx_write_rocprof(&run, dir, v), 0);
+        fx_run_t run;
+        const char *dir = rp_dir(name, 1, FX_COMM_RING, v, &run);
         rs_import_opts_t o = it_opts();
         rs_err_t err = {0};
         rs_import_t *im = it_import1(dir, &o, &err);
@@ -180,14 +189,8 @@ RS_TEST(test_fixture_headers, "the fixture run under the 6.2, 6.3 and newer head
 /* --occurrence and --window over two layers; --profiler-step refused (the trace has no ProfilerStep
  * ranges); --format rocprof on a Kineto file refused. */
 RS_TEST(test_selection, "--occurrence, --window, --profiler-step, --format on rocprofv3 traces") {
-    fx_opts_t fo;
-    fx_opts_default(&fo);
-    fo.ranges = false;
-    fo.n_layers = 2;
     fx_run_t run;
-    CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, &run), 0);
-    const char *dir = rs_test_fresh_dir("rocprof_sel");
-    CU_ASSERT_EQUAL_FATAL(fx_write_rocprof(&run, dir, FX_ROCPROF_NEW), 0);
+    const char *dir = rp_dir("rocprof_sel", 2, FX_COMM_RING, FX_ROCPROF_NEW, &run);
     rs_import_opts_t o = it_opts();
     o.occurrence = 1;
     rs_err_t err = {0};
@@ -228,10 +231,7 @@ RS_TEST(test_selection, "--occurrence, --window, --profiler-step, --format on ro
 static void bad_file(const char *name, const char *text, const char *needle) {
     char path[1024];
     snprintf(path, sizeof path, "%s", rs_test_path(name));
-    FILE *fp = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    fputs(text, fp);
-    fclose(fp);
+    rs_test_write_text(path, text);
     rs_import_opts_t o = hand_opts();
     char want[1400];
     snprintf(want, sizeof want, "%s%s", path, needle);
@@ -263,6 +263,17 @@ RS_TEST(test_refusals, "missing column, text in a time, end before start, bad ag
     bad_file("copy_trace.csv",
              "\"Kind\",\"Direction\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n",
              ": not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export");
+}
+
+/* All-gather context parallelism (Llama 3's: K,V gathered once per layer, each rank computing its own
+ * queries) has no ring: a rocprofv3 trace has no collective arguments, the kernel's name says it. */
+RS_TEST(test_allgather_cp, "all-gather context parallelism refused by name from the kernel names") {
+    fx_run_t run;
+    const char *dir = rp_dir("rocprof_ag", 1, FX_COMM_AG, FX_ROCPROF_6_2, &run);
+    rs_import_opts_t o = it_opts();
+    it_expect_fail(dir, &o, "no point-to-point ring traffic, but all_gather: all-gather context parallelism (K,V gathered once per layer, as Llama 3's)",
+                   RS_ERR_BAD_INPUT);
+    fx_free(&run);
 }
 
 RS_TEST_PROGRAM_IN("import_rocprof")
