@@ -434,7 +434,7 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     const rs_transformer_t *t = &c->model;
     const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
     pt->decode_linear_layer_s = layer_linear_s(c, hw, m, lm, (double)bo, NULL); /* weight-bound GEMMs of bo tokens */
-    const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
+    pt->decode_allreduce_layer_s = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
     rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), (call_shape_t){0, 0});
     if (rm.inter.latency_s < NCCL_INTER_OP_S) rm.inter.latency_s = NCCL_INTER_OP_S; /* small messages: an NCCL operation's time */
     /* memory-bound: the decode kernel reads the KV cache once per query head group, 2 Hq / (Hkv e) FLOPs per
@@ -448,8 +448,8 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     p.decode = true, p.batch = b, p.layout = c->layout;
     if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
     pt->decode_attn_layer_s += merge_s(c, m, (double)bo, cp); /* the owners merge the partials */
-    const double head = rs_gemm_time_s(&lm->proj, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
-    pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + ar + pt->decode_attn_layer_s) + head;
+    pt->decode_head_s = rs_gemm_time_s(&lm->proj, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
+    pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + pt->decode_allreduce_layer_s + pt->decode_attn_layer_s) + pt->decode_head_s;
     return 0;
 }
 
