@@ -392,10 +392,10 @@ static void serve_print(FILE *out, const rs_infer_in_t *in, const rs_budget_serv
     }
     int n_bound[RS_LIMIT_COUNT] = {0};
     for (int i = 1; i < b->n; i++) n_bound[rs_budget_serve_limit(&b->e[i], by_decode)]++;
-    fprintf(out, "# the %d besides rank 1: bound by", b->n > 0 ? b->n - 1 : 0);
-    for (int k = 0; k < RS_LIMIT_COUNT; k++)
+    if (b->n > 1) fprintf(out, "# the %d besides rank 1: bound by", b->n - 1);
+    for (int k = 0; k < RS_LIMIT_COUNT && b->n > 1; k++)
         if (n_bound[k]) fprintf(out, " %s %d;", k == RS_LIMIT_MEMORY ? "memory (do not fit)" : rs_limit_name((rs_limit_t)k), n_bound[k]);
-    fputc('\n', out);
+    if (b->n > 1) fputc('\n', out);
     for (int i = b->n_fit; i < b->n; i++) { /* each split that does not fit, once (its variants need the same memory) */
         const rs_budget_serve_t *o = &b->e[i];
         bool seen = false;

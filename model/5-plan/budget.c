@@ -329,6 +329,7 @@ int rs_budget_serve_add(rs_budget_serving_t *b, const rs_budget_cand_t *k, const
             }
             for (int i = 0; i < RS_INFER_COUNT && rc == 0; i++) {
                 if (!pt->opt[i].feasible || (i == RS_INFER_ULYSSES && l > 0)) continue; /* Ulysses runs no ring: one layout */
+                if (i == RS_INFER_PASS_Q && pt->cp == 1) continue; /* one CP rank passes nothing: pass-kv's entry is its local kernel */
                 const rs_budget_serve_t o = serve_entry(k, &cc, pt, i, ask->gpus);
                 rc = serve_push(b, &o, err);
                 added++;

@@ -70,7 +70,7 @@ void rs_budget_free(rs_budget_t *b);
  * node) nodes (G above a node must be whole nodes); each layout asked for where a ring runs. Each
  * split is costed by rs_infer_point (infer.h: the one TTFT, KV cache and decode model) and gives an
  * entry per prefill variant it can run: pass-KV, pass-Q, Ulysses (no ring: the first layout only) and
- * the point's fastest USP. Memory (weights + KV cache + the runtime's reserve within the usable
+ * the point's fastest USP; one CP rank runs its local kernel, one entry (pass-KV's). Memory (weights + KV cache + the runtime's reserve within the usable
  * fraction) is the split's, the same for each of its variants.
  * ------------------------------------------------------------------------------------------------- */
 typedef enum { RS_BUDGET_BY_TTFT = 0, RS_BUDGET_BY_DECODE, RS_BUDGET_BY_COST } rs_budget_rank_t;
