@@ -360,12 +360,16 @@ static void serve_csv_row(FILE *fp, const void *items, size_t i) {
     const rs_budget_serve_t *o = &x->b->e[i];
     char v[32], why[512], cost[32] = "";
     if (!isnan(o->cost_per_prefill)) snprintf(cost, sizeof cost, "%.17g", o->cost_per_prefill);
-    fprintf(fp, "%zu,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,\"%s\"\n",
+    rs_budget_serve_loses(x->b, o, x->rank, why, sizeof why);
+    for (char *p = why; *p; p++) /* one plain cell for every CSV reader: no comma, no quote */
+        if (*p == ',') *p = ';';
+        else if (*p == '"') *p = '\'';
+    fprintf(fp, "%zu,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s\n",
             i + 1, x->cands[o->cand].hw.name, (long long)x->gpus, (long long)o->tp, (long long)o->cp, (long long)o->nodes,
             (long long)o->ulysses, (long long)o->ring, o->ring > 1 ? rs_layout_name(o->layout) : "-", variant_name(v, sizeof v, o), o->fits,
             o->weight_bytes, o->kv_cache_bytes, o->runtime_bytes, o->usable_bytes, o->ttft_s, o->linear_s, o->attn_s, o->a2a_s,
             o->allreduce_s, o->decode_step_s, o->flops_util, (double)o->block_tokens, cost,
-            rs_limit_name(rs_budget_serve_limit(o, x->rank == RS_BUDGET_BY_DECODE)), rs_budget_serve_loses(x->b, o, x->rank, why, sizeof why));
+            rs_limit_name(rs_budget_serve_limit(o, x->rank == RS_BUDGET_BY_DECODE)), why);
 }
 
 static const char SERVE_CSV_HEADER[] =

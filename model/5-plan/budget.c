@@ -304,7 +304,7 @@ static rs_budget_serve_t serve_entry(const rs_budget_cand_t *k, const rs_infer_c
         .allreduce_s = l * pt->allreduce_layer_s,
         .decode_step_s = pt->decode_step_s, .decode_linear_s = l * pt->decode_linear_layer_s + pt->decode_head_s,
         .decode_attn_s = l * pt->decode_attn_layer_s, .decode_allreduce_s = l * pt->decode_allreduce_layer_s,
-        .cost_per_prefill = price > 0 ? o->ttft_s * (double)gpus * price / 3600.0 : NAN,
+        .usd_per_device_hour = price, .cost_per_prefill = price > 0 ? o->ttft_s * (double)gpus * price / 3600.0 : NAN,
         .flops_util = pt->flops_util * best->ttft_s / o->ttft_s, /* the same model FLOPs over a longer TTFT */
         .block_tokens = c->new_tokens / (o->ring > 0 ? o->ring : 1), .step_bytes = o->step_bytes, .comm_s = o->comm_s, .comp_s = o->comp_s};
 }
@@ -395,12 +395,16 @@ const char *rs_budget_serve_loses(const rs_budget_serving_t *b, const rs_budget_
     else n = (size_t)snprintf(buf, len, "%+.1f%%: ", 100.0 * (mx / mw - 1));
     if (n >= len) return buf;
     /* the decode step of one split is the same for each of its prefill variants: explain the prefill */
+    if (rank == RS_BUDGET_BY_COST && isfinite(mx) && o->ttft_s < w->ttft_s) {
+        snprintf(buf + n, len - n, "faster, on dearer devices (%.4g against %.4g USD per device-hour)", o->usd_per_device_hour,
+                 w->usd_per_device_hour);
+        return buf;
+    }
     const bool by_decode = rank == RS_BUDGET_BY_DECODE && fabs(mx / mw - 1) >= 5e-4;
     double d;
     const int k = most_more(serve_shares(o, by_decode), serve_shares(w, by_decode), &d);
     if (!(d > 0) || fabs((by_decode ? mx / mw : o->ttft_s / w->ttft_s) - 1) < 5e-4) {
-        snprintf(buf + n, len - n, "%s", rank == RS_BUDGET_BY_COST && isfinite(mx) && o->ttft_s < w->ttft_s ? "faster, on dearer devices"
-                                                                                                              : "ties with rank 1");
+        snprintf(buf + n, len - n, "ties with rank 1");
         return buf;
     }
     const char *what = by_decode ? "decode " : "";

@@ -89,7 +89,8 @@ typedef struct {
                                  linear); attn_s the attention without its all-to-alls; they sum to ttft_s */
     double decode_step_s;     /* 0 without a decode batch (pass-q whatever the prefill variant) */
     double decode_linear_s, decode_attn_s, decode_allreduce_s; /* its terms, the same way */
-    double cost_per_prefill;  /* ttft_s x G x the price per device-hour / 3600; NaN without a price */
+    double usd_per_device_hour; /* the candidate's price (0: none) */
+    double cost_per_prefill;  /* ttft_s x G x usd_per_device_hour / 3600; NaN without a price */
     double flops_util;        /* fraction of peak of the prefill (infer.h's flops_util at this TTFT) */
     int64_t block_tokens;     /* new tokens a ring rank holds (T / R) */
     double step_bytes, comm_s, comp_s; /* a middle ring step: bytes, transfer and compute (0 without a ring) */
