@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "budget.h"
+#include "budget_serve.h"
 #include "infer.h"
 #include "study_plan.h"
 

@@ -1,5 +1,6 @@
 /* budget.c - every split of a device budget, ranked, and why each loses (budget.h; docs/plan.md 5a). */
 #include "budget.h"
+#include "budget_serve.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "budget_serve.h"
 #include "test_main.h"
 #include "model_fixtures.h"
 
