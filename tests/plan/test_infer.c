@@ -204,14 +204,22 @@ RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward ke
     CU_ASSERT(pt.opt[RS_INFER_PASS_KV].hidden);
     char line[1024];
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line),
-                                  "prefill attention at kernel hand-fa's published forward full-mask rates by call shape (head_dim 8, full "
-                                  "waves: split-KV) x the query padding"));
+                                  "prefill attention at the published forward full-mask rates by call shape (head_dim 8, full "
+                                  "waves: split-KV) x the query padding (kernel hand-fa, "));
     /* --attn-eff 0.25: the dense model at 0.25 x 1e12 (test_point_by_hand's), said user-given */
     c.attn_eff = 0.25;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / 2.5e11, 1e-12);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line), "--attn-eff 0.25"));
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "(user-given)"));
+    /* no kernel (--impl none): the machine's own attention record, the bare peak said so, once */
+    c.attn_eff = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_NONE, 0, &err), 0);
+    char want[600];
+    snprintf(want, sizeof want, "prefill attention at F = 1 TFLOP/s, %s: %s", rs_rate_kind_name(m.src.rate[RS_RATE_ATTN].kind),
+             m.src.rate[RS_RATE_ATTN].source);
+    CU_ASSERT_STRING_EQUAL(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line), want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "the bare datasheet peak F, an upper bound and not a kernel rate"));
 }
 
 /* An estimated kernel curve (borrowed from another device) against a calibration published on this device:
@@ -235,7 +243,7 @@ RS_TEST(test_prefill_calibration_first, "prefill: a device's published calibrati
         RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / (published ? 2e11 * sqrt(3.0) : 3e11), 1e-9);
         char line[1024];
         rs_infer_rates_describe(&c, &hw, &m, line, sizeof line);
-        CU_ASSERT_PTR_NOT_NULL(strstr(line, published ? "kernel borrowed-fa's published" : "eff(B) published (a paper's kernel rate on this device)"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(line, published ? "at the published forward full-mask rates by call shape (head_dim 8, full waves: split-KV) x the query padding (kernel borrowed-fa" : "eff(B) published (a paper's kernel rate on this device)"));
     }
 }
 
