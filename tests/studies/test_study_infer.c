@@ -23,6 +23,16 @@ RS_TEST(test_defaults, "defaults") {
     CU_ASSERT_EQUAL(in.cached[0], 0);
 }
 
+/* The study's default candidate (h100-sxm, bf16), built as the study builds it. */
+static void default_candidate(rs_hw_t *hw, rs_machine_t *m) {
+    rs_machine_spec_t spec;
+    rs_machine_spec_default(&spec);
+    spec.dtype = RS_DTYPE_BF16;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_machine_spec_profile(&spec, hw, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_spec_build(&spec, hw, 1, m, &err), 0);
+}
+
 /* Nodes 1, 2 at T = 32K: each row's TTFT is rs_infer_point's best option; the efficiency of 2 nodes
  * is TTFT(1) / (2 TTFT(2)). */
 RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel efficiency") {
@@ -32,13 +42,9 @@ RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel ef
     in.csv = rs_test_path("infer.csv");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_study_infer(&in, &err), 0);
-    rs_machine_spec_t spec;
-    rs_machine_spec_default(&spec);
-    spec.dtype = RS_DTYPE_BF16;
     rs_hw_t hw;
     rs_machine_t m;
-    CU_ASSERT_EQUAL_FATAL(rs_machine_spec_profile(&spec, &hw, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, &err), 0);
+    default_candidate(&hw, &m);
     rs_table_t t;
     CU_ASSERT_EQUAL_FATAL(rs_table_read(in.csv, &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 2);
@@ -73,13 +79,9 @@ RS_TEST(test_budget_csv, "the budget's CSV is rs_budget_serve_add's entries in r
     in.csv = rs_test_path("budget.csv");
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_study_infer(&in, &err), 0);
-    rs_machine_spec_t spec;
-    rs_machine_spec_default(&spec);
-    spec.dtype = RS_DTYPE_BF16;
     rs_hw_t hw;
     rs_machine_t m;
-    CU_ASSERT_EQUAL_FATAL(rs_machine_spec_profile(&spec, &hw, &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_machine_spec_build(&spec, &hw, 1, &m, &err), 0);
+    default_candidate(&hw, &m);
     hw.price_per_device_hour = 2;
     rs_infer_config_t c = in.config;
     c.new_tokens = 32768;
