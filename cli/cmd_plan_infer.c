@@ -41,19 +41,18 @@ static int parse_cached(void *dst, const char *arg, rs_err_t *err) {
     return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--cached", 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->cached, &in->n_cached,
                               err);
 }
-/* one layout, a comma list of them, or all (several: a budget's, --gpus); the first is the plan's */
+/* one layout, a comma list of them, or all (several: a budget's, --gpus); the first is the plan's
+ * (config.layout, set after parsing) */
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
     rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    if (rs_cli_parse_layouts(arg, in->layouts, &in->n_layouts, err) != 0) return -1;
-    in->config.layout = in->layouts[0];
-    return 0;
+    return rs_cli_parse_layouts(arg, in->layouts, &in->n_layouts, err);
 }
+/* --rank's words, in rs_budget_rank_t's order */
+static const char *const rank_args[] = {"ttft", "decode", "cost"};
 static int parse_rank(void *dst, const char *arg, rs_err_t *err) {
-    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
-    if (!strcmp(arg, "ttft")) in->rank = RS_BUDGET_BY_TTFT;
-    else if (!strcmp(arg, "decode")) in->rank = RS_BUDGET_BY_DECODE;
-    else if (!strcmp(arg, "cost")) in->rank = RS_BUDGET_BY_COST;
-    else return rs_errf(err, "--rank %s: expected ttft, decode or cost", arg);
+    const int r = rs_enum_parse(rank_args, RS_OPTS_N(rank_args), arg);
+    if (r < 0) return rs_errf(err, "--rank %s: expected ttft, decode or cost", arg);
+    ((infer_cli_t *)dst)->in.rank = (rs_budget_rank_t)r;
     return 0;
 }
 /* "[NAME=]USD", repeatable */
@@ -149,6 +148,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     const int n_groups = RS_OPTS_N(groups);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
+    if (pc.in.n_layouts > 0) pc.in.config.layout = pc.in.layouts[0];
     pc.in.profiles = pc.x.profiles, pc.in.gpus_per_node = pc.x.gpus_per_node, pc.in.inter = pc.x.inter;
     pc.in.allow_implausible = pc.x.allow_implausible;
     /* the inputs (-m, -p, --inter) and outputs (--csv, --figure, --boundary-*) through the output

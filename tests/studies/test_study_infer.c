@@ -23,12 +23,15 @@ RS_TEST(test_defaults, "defaults") {
     CU_ASSERT_EQUAL(in.cached[0], 0);
 }
 
-/* The study's default candidate (h100-sxm, bf16), built as the study builds it. */
-static void default_candidate(rs_hw_t *hw, rs_machine_t *m) {
+/* Run the study *in into the scratch file csv, then build its default candidate (h100-sxm, bf16) as the
+ * study builds it. */
+static void run_study(rs_infer_in_t *in, const char *csv, rs_hw_t *hw, rs_machine_t *m) {
+    in->csv = rs_test_path(csv);
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_study_infer(in, &err), 0);
     rs_machine_spec_t spec;
     rs_machine_spec_default(&spec);
     spec.dtype = RS_DTYPE_BF16;
-    rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_machine_spec_profile(&spec, hw, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_machine_spec_build(&spec, hw, 1, m, &err), 0);
 }
@@ -39,12 +42,10 @@ RS_TEST(test_csv_is_the_plan, "the CSV is rs_infer_point's plan, the parallel ef
     rs_infer_in_t in;
     RS_TEST_PLANNING_IN(&in, rs_infer_defaults);
     in.n_nodes = 2, in.nodes[1] = 2, in.new_tokens[0] = 32768;
-    in.csv = rs_test_path("infer.csv");
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_study_infer(&in, &err), 0);
     rs_hw_t hw;
     rs_machine_t m;
-    default_candidate(&hw, &m);
+    run_study(&in, "infer.csv", &hw, &m);
+    rs_err_t err = {0};
     rs_table_t t;
     CU_ASSERT_EQUAL_FATAL(rs_table_read(in.csv, &t, &err), 0);
     CU_ASSERT_EQUAL_FATAL(t.n_rows, 2);
@@ -76,12 +77,10 @@ RS_TEST(test_budget_csv, "the budget's CSV is rs_budget_serve_add's entries in r
     in.new_tokens[0] = 32768, in.gpus = 16;
     in.n_layouts = 2, in.layouts[0] = RS_LAYOUT_CONTIGUOUS, in.layouts[1] = RS_LAYOUT_ZIGZAG;
     in.n_prices = 1, in.prices[0] = (rs_plan_price_t){"", 2.0, "2"};
-    in.csv = rs_test_path("budget.csv");
-    rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_study_infer(&in, &err), 0);
     rs_hw_t hw;
     rs_machine_t m;
-    default_candidate(&hw, &m);
+    run_study(&in, "budget.csv", &hw, &m);
+    rs_err_t err = {0};
     hw.price_per_device_hour = 2;
     rs_infer_config_t c = in.config;
     c.new_tokens = 32768;
