@@ -318,7 +318,8 @@ int rs_budget_serve_add(rs_budget_serving_t *b, const rs_budget_cand_t *k, const
     if (!pt) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
     rs_err_t first = {0};
     int added = 0, rc = 0;
-    for (int t = 0; t < d.n_tp && rc == 0; t++)
+    for (int t = 0; t < d.n_tp && rc == 0; t++) {
+        bool ulysses = false; /* Ulysses runs no ring: one entry whatever the layout */
         for (int l = 0; l < ask->n_layouts && rc == 0; l++) {
             rs_infer_config_t cc;
             if (!split_config(c, &d, d.tp[t], ask, l, &cc)) continue;
@@ -329,13 +330,15 @@ int rs_budget_serve_add(rs_budget_serving_t *b, const rs_budget_cand_t *k, const
                 continue;
             }
             for (int i = 0; i < RS_INFER_COUNT && rc == 0; i++) {
-                if (!pt->opt[i].feasible || (i == RS_INFER_ULYSSES && l > 0)) continue; /* Ulysses runs no ring: one layout */
+                if (!pt->opt[i].feasible || (i == RS_INFER_ULYSSES && ulysses)) continue;
                 if (i == RS_INFER_PASS_Q && pt->cp == 1) continue; /* one CP rank passes nothing: pass-kv's entry is its local kernel */
+                ulysses |= i == RS_INFER_ULYSSES;
                 const rs_budget_serve_t o = serve_entry(k, &cc, pt, i, ask->gpus);
                 rc = serve_push(b, &o, err);
                 added++;
             }
         }
+    }
     free(pt);
     if (rc == 0 && added == 0)
         rc = rs_errc(err, RS_ERR_BAD_INPUT, "--gpus %lld: no TP x CP split of it runs on %s: %s", (long long)ask->gpus, k->hw->name,
@@ -421,7 +424,8 @@ const char *rs_budget_serve_loses(const rs_budget_serving_t *b, const rs_budget_
             snprintf(buf + n, len - n, "attention +%s (ring transfers exposed%s: a middle step moves %.3g MB in %.3g ms against %.3g ms of "
                                        "compute%s)",
                      t, o->comm_s > o->comp_s ? "" : " on the lighter steps", o->step_bytes / 1e6, o->comm_s * 1e3, o->comp_s * 1e3, lay);
-        else snprintf(buf + n, len - n, "%sattention +%s (%lld new tokens a ring rank%s)", what, t, (long long)o->block_tokens, lay);
+        else if (by_decode) snprintf(buf + n, len - n, "decode attention +%s (pass-q's ring of %lld CP ranks, a step each, and the merge)", t, (long long)o->cp);
+        else snprintf(buf + n, len - n, "attention +%s (%lld new tokens a ring rank%s)", t, (long long)o->block_tokens, lay);
         break;
     case 2:
         snprintf(buf + n, len - n, "all-to-alls +%s (U = %lld%s)", t, (long long)o->ulysses, o->kind == RS_INFER_PASS_Q ? ": pass-q's return" : "");
