@@ -154,11 +154,13 @@ RS_TEST(test_hand_trace, "ROCm kernels under two rocprofv3 headers: step times, 
 /* The fixture run (ring-flash-attention, N = 4, both passes, merges) without step ranges, written under
  * each version's header: the import is the fixture's ground truth, every event and kernel. */
 /* The fixture run without step ranges (n_layers ring passes of each kind, the traffic comm:
- * fx_comm_t) written under header version into the fresh scratch directory name. */
+ * fx_comm_t; comm < 0: FX_COMM_RING with ranges, their API traces beside) written under header
+ * version into the fresh scratch directory name. */
 static const char *rp_dir(const char *name, int n_layers, int comm, int version, fx_run_t *run) {
     fx_opts_t fo;
     fx_opts_default(&fo);
-    fo.ranges = false;
+    fo.ranges = comm < 0;
+    if (comm < 0) comm = FX_COMM_RING;
     fo.n_layers = n_layers;
     fo.comm = comm;
     CU_ASSERT_EQUAL_FATAL(fx_generate(&fo, run), 0);
@@ -184,6 +186,37 @@ RS_TEST(test_fixture_headers, "the fixture run under the 6.2, 6.3 and newer head
         rs_import_free(im);
         fx_free(&run);
     }
+}
+
+/* With rocprofv3's HIP and marker traces beside the kernel traces: the launches and the step ranges
+ * (ROCTx) are read, the steps come from the ranges and the import is the fixture's ground truth;
+ * --profiler-step selects by the ProfilerStep#N ranges; without them (the marker trace removed) the
+ * same run imports by launch order alike. */
+RS_TEST(test_api_traces, "launches and ROCTx step ranges from the HIP and marker traces beside the kernel trace") {
+    fx_run_t run;
+    const char *dir = rp_dir("rocprof_api", 1, -1, FX_ROCPROF_6_3, &run);
+    rs_import_opts_t o = it_opts();
+    rs_err_t err = {0};
+    rs_import_t *im = it_import1(dir, &o, &err);
+    if (!im) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im);
+    CU_ASSERT_TRUE(rs_import_info(im)->ranges);
+    it_check_import(&run, im, 0);
+    rs_import_free(im);
+    o.profiler_step = 5;
+    im = it_import1(dir, &o, &err);
+    if (!im) fprintf(stderr, "  %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(im);
+    CU_ASSERT_STRING_EQUAL(rs_trace_get_meta(rs_import_trace(im, 0), "import.profiler_step"), "5");
+    rs_import_free(im);
+    /* a bad time in the marker trace is refused naming its line */
+    char p[1024];
+    snprintf(p, sizeof p, "%s/rank1_marker_api_trace.csv", dir);
+    rs_test_write_text(p, "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+                          "\"MARKER_CORE_API\",\"ring_attn.fwd.step_0\",1,1,7,900,800\n");
+    o = it_opts();
+    it_expect_fail(dir, &o, "rank1_marker_api_trace.csv:2: End_Timestamp 800 ns is before Start_Timestamp 900 ns", RS_ERR_BAD_INPUT);
+    fx_free(&run);
 }
 
 /* --occurrence and --window over two layers; --profiler-step refused (the trace has no ProfilerStep
