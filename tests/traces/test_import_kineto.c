@@ -3,7 +3,8 @@
  * correlation id, old files' "Kernel" and "stream 7", distributedInfo, deviceProperties, step ranges,
  * a process driving two GPUs), the fixtures imported (plain and gzip, with and without step ranges,
  * several ring passes, files out of order, one process driving 4 GPUs), broken files refused with one
- * line. */
+ * line; the communication arguments and the launch shape read strictly (each family refused with its
+ * message, the ranks against the header's world size wherever the header is, optional ones absent). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,117 @@ RS_TEST(test_event_groups, "each kernel's process group, through the reader's la
     }
     CU_ASSERT_STRING_EQUAL(raw.groups[3].desc, "dp"); /* the description seen later */
     CU_ASSERT(raw.groups[2].n == 2 && raw.groups[2].ranks[1] == 4);
+    rs_raw_free(&raw);
+}
+
+/* A file of one NCCL send kernel (args ARGS) and one record_param_comms recv (RARGS), then the header
+ * (after the events: what the ranks need is checked once the whole file is read). */
+static int comm_file(const char *args, const char *rargs, const char *world, rs_raw_t *raw, rs_err_t *err) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"traceEvents\": [\n"
+             " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_SendRecv(x)\", \"ts\": 10, \"dur\": 2, \"args\": {\"device\": 0, "
+             "\"grid\": [2, 1, 1], \"block\": [640, 1, 1], \"Collective name\": \"send\", \"Process Group Name\": \"1\", \"Process Group Ranks\": "
+             "\"[0, 1, 2, 3]\", \"dtype\": \"BFloat16\", \"Group size\": 4, %s}},\n"
+             " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"tid\": 5, \"ts\": 20, \"dur\": 1, \"args\": {\"Collective name\": "
+             "\"recv\", \"Process Group Name\": \"1\", \"dtype\": \"Float\", %s}}],\n"
+             " \"distributedInfo\": {\"rank\": 0, \"world_size\": %s}}\n",
+             args, rargs, world);
+    const char *p = rs_test_path("comm.json");
+    rs_test_write_text(p, text);
+    rs_raw_free(raw);
+    rs_err_clear(err);
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(raw, NULL, NULL, err), 0);
+    return rs_import_read_kineto(raw, p, err);
+}
+
+RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when right, each wrong one refused with its message") {
+    rs_raw_t raw = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    /* right: read as before (a peer as text, the message in elements of the dtype) */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"In msg nelems\": 1024, \"Out msg nelems\": \"1024\", \"Dst Rank\": \"3\"", "\"In msg nelems\": 8, \"Src Rank\": 2", "4", &raw, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    CU_ASSERT_EQUAL_FATAL(raw.ranks[0].nk, 1);
+    const rs_raw_kernel_t *x = &raw.ranks[0].k[0];
+    CU_ASSERT(x->grid[0] == 2 && x->grid[1] == 1 && x->grid[2] == 1);
+    CU_ASSERT_FATAL(x->comm != RS_RAW_NONE);
+    CU_ASSERT(raw.comms[x->comm].send_peer == 3 && raw.comms[x->comm].send_bytes == 2048);
+    CU_ASSERT(raw.groups[raw.comms[x->comm].group].n == 4);
+    /* optional arguments absent: unknown, as before (no peer, no size, no shape) */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"Rank\": 0", "\"Rank\": 0", "4", &raw, &err), 0);
+    x = &raw.ranks[0].k[0];
+    CU_ASSERT(raw.comms[x->comm].send_peer == -1 && raw.comms[x->comm].send_bytes == -1);
+    /* a list the profiler cut: the group known by its name only */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"Process Group Ranks\": \"[0, 1, ...]\", \"Dst Rank\": 1", "\"Src Rank\": 3", "4", &raw, &err), 0);
+    CU_ASSERT(raw.groups[raw.comms[raw.ranks[0].k[0].comm].group].n == 0);
+    /* no world size: the ranks are checked against their own range only */
+    CU_ASSERT_EQUAL(comm_file("\"Dst Rank\": 70000", "\"Src Rank\": 3", "\"x\"", &raw, &err), 0);
+    const struct {
+        const char *args, *rargs, *world;
+        int64_t ev;
+        const char *msg;
+    } bad[] = {
+        {"\"In msg nelems\": -1", "\"Src Rank\": 1", "4", 0, "args.In msg nelems -1: expected an integer in [0, 9007199254740992]"},
+        {"\"In msg nelems\": 1.5", "\"Src Rank\": 1", "4", 0, "args.In msg nelems 1.5: expected an integer in [0, 9007199254740992]"},
+        {"\"In msg nelems\": 9007199254740993", "\"Src Rank\": 1", "4", 0,
+         "args.In msg nelems 9007199254740993: expected an integer in [0, 9007199254740992]"},
+        {"\"Out msg nelems\": \"many\"", "\"Src Rank\": 1", "4", 0, "args.Out msg nelems \"many\": expected an integer in [0, 9007199254740992]"},
+        {"\"Out msg nelems\": null", "\"Src Rank\": 1", "4", 0, "args.Out msg nelems null: expected an integer in [0, 9007199254740992]"},
+        {"\"Group size\": 0", "\"Src Rank\": 1", "4", 0, "args.Group size 0: expected an integer in [1, 16777216]"},
+        {"\"Dst Rank\": -1", "\"Src Rank\": 1", "4", 0, "args.Dst Rank -1: expected an integer in [0, 16777215]"},
+        {"\"Dst Rank\": true", "\"Src Rank\": 1", "4", 0, "args.Dst Rank true: expected an integer in [0, 16777215]"},
+        {"\"Dst Rank\": 1", "\"Src Rank\": [1]", "4", 1, "args.Src Rank an array or object: expected an integer in [0, 16777215]"},
+        {"\"Dst Rank\": 9", "\"Src Rank\": 1", "4", 0, "args.Dst Rank 9: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
+        {"\"Dst Rank\": 1", "\"Src Rank\": 4", "4", 1, "args.Src Rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
+        {"\"Dst Rank\": 1", "\"Src Rank\": 1", "2", 0, "args.Group size 4: more ranks than distributedInfo.world_size 2: expected at most 2"},
+        {"\"Process Group Ranks\": \"[0, 1, 1, 3]\"", "\"Src Rank\": 1", "4", 0,
+         "args.Process Group Ranks \"[0, 1, 1, 3]\": rank 1 appears twice: expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")"},
+        {"\"Process Group Ranks\": \"[0, one]\"", "\"Src Rank\": 1", "4", 0,
+         "args.Process Group Ranks \"[0, one]\": expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")"},
+        {"\"Process Group Ranks\": [0, 1]", "\"Src Rank\": 1", "4", 0, "args.Process Group Ranks an array or object: expected a non-empty string"},
+        {"\"Dst Rank\": 1", "\"Process Group Ranks\": \"[0, 5]\", \"Src Rank\": 1", "4", 1,
+         "args.Process Group Ranks (rank 5): beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
+        {"\"Process Group Name\": 1", "\"Src Rank\": 1", "4", 0, "args.Process Group Name 1: expected a non-empty string"},
+        {"\"dtype\": 2", "\"Src Rank\": 1", "4", 0, "args.dtype 2: expected a non-empty string"},
+        {"\"Dst Rank\": 1", "\"Collective name\": 7", "4", 1, "args.Collective name 7: expected a non-empty string"},
+        {"\"grid\": [2, 0, 1]", "\"Src Rank\": 1", "4", 0, "args.grid[1] 0: expected an integer in [1, 2147483647]"},
+        {"\"grid\": [-2, 1, 1]", "\"Src Rank\": 1", "4", 0, "args.grid[0] -2: expected an integer in [1, 2147483647]"},
+        {"\"grid\": [2, 1]", "\"Src Rank\": 1", "4", 0, "args.grid: an array of 2 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]"},
+        {"\"grid\": [2, [1], 1]", "\"Src Rank\": 1", "4", 0, "args.grid[1] an array or object: expected an integer in [1, 2147483647]"},
+        {"\"grid\": {\"x\": 2}", "\"Src Rank\": 1", "4", 0,
+         "args.grid an array or object: expected an array of 3 integers (x, y, z), each in [1, 2147483647]"},
+        {"\"block\": [128, 1, 0]", "\"Src Rank\": 1", "4", 0, "args.block[2] 0: expected an integer in [1, 1024]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_EQUAL(comm_file(bad[i].args, bad[i].rargs, bad[i].world, &raw, &err), -1);
+        char want[600];
+        snprintf(want, sizeof want, "%s: traceEvents[%lld]: %s", rs_test_path("comm.json"), (long long)bad[i].ev, bad[i].msg);
+        if (strcmp(err.msg, want)) fprintf(stderr, "\n  case %zu: %s\n  wanted   %s\n", i, err.msg, want);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+        CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    }
+    /* the header's own group lists */
+    const char *p = rs_test_path("pg.json");
+    rs_test_write_text(p, "{\"distributedInfo\": {\"world_size\": 4, \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1, 2, 3]}, "
+                          "{\"pg_name\": \"1\", \"ranks\": [0, 2, 2]}]}, \"traceEvents\": []}");
+    rs_raw_free(&raw);
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[1].ranks: rank 2 appears twice: expected a list of distinct ranks in [0, 16777215] "
+             "(\"[0, 2, 4, 6]\")", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    rs_test_write_text(p, "{\"distributedInfo\": {\"world_size\": 4, \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1, 2, 7]}]}, \"traceEvents\": []}");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[0].ranks (rank 7): beyond distributedInfo.world_size 4: expected a rank in [0, 3]", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    rs_test_write_text(p, "{\"distributedInfo\": {\"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, -1]}]}, \"traceEvents\": []}");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[0].ranks: an entry -1: expected a list of distinct ranks in [0, 16777215]", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
     rs_raw_free(&raw);
 }
 
