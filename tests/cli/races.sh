@@ -8,6 +8,10 @@
 #      meanwhile"; when out.csv was missing at the start, A says "created by another run meanwhile";
 #   2. two `report --force -o R` into an existing R: B's report stays, A exits 1 "R: replaced by
 #      another run meanwhile" and merges none of its files;
+#   6. a partial result: `sweep -o p.csv` stopped after its first point, another run commits
+#      p.partial.csv, then the first is interrupted (SIGINT): its partial commit finds p.partial.csv
+#      created meanwhile, exits 1 "p.partial.csv: created by another run meanwhile" and the other's
+#      file stays; p.csv is not written;
 #   with mpirun (skipped without it):
 #   3. two `exec -N 2 --trace t.csv` (the ranks hand their outputs to the launching run, which commits
 #      them): the same as 1;
@@ -67,6 +71,30 @@ grep -q "R: replaced by another run meanwhile" a.txt || bad "2: the loser did no
 diff -r R b.out >/dev/null || bad "2: R is not the winner's report: $(diff -rq R b.out | head -3)"
 [ "$(temps)" = 0 ] || bad "2: temporaries left: $(find . -name '*.tmp.*'; ls tmp)"
 rm -rf b.out
+
+# --- 6. a partial commit against another run's commit of the same name ---
+timeout 120 "$bin" sweep -N 8:512:x2 -S 64K:4M:x2 --sim -q -o p.csv >a.txt 2>&1 &
+a=$!
+pids="$pids $a"
+# stopped once a point's row is in its temporary (rows are flushed one by one)
+rows() { for f in p.csv.tmp.*; do [ -e "$f" ] && grep -vc '^#' "$f"; done 2>/dev/null | head -1; }
+for _ in $(seq 600); do [ "$(rows)" -ge 2 ] 2>/dev/null && break; sleep 0.1; done
+[ "$(rows)" -ge 2 ] 2>/dev/null || bad "6: the sweep never finished a point"
+rs=$(pgrep -P $a | head -1) # the ringsim under timeout: it is what commits
+kill -STOP "${rs:-$a}"
+sh -c "$fast -o p.partial.csv" >b.txt 2>&1 || bad "6: the other run failed: $(cat b.txt)"
+cp p.partial.csv b.out
+kill -INT "${rs:-$a}"
+kill -CONT "${rs:-$a}"
+wait $a
+ra=$?
+[ $ra = 1 ] || bad "6: the interrupted sweep exited $ra, not 1: $(cat a.txt)"
+grep -q "p.partial.csv: created by another run meanwhile: that run's output is kept" a.txt || bad "6: the loser did not say so: $(cat a.txt)"
+[ "$(wc -l <a.txt)" = 1 ] || bad "6: not one line: $(cat a.txt)"
+cmp -s p.partial.csv b.out || bad "6: p.partial.csv is not the other run's"
+[ -e p.csv ] && bad "6: p.csv was written"
+[ "$(temps)" = 0 ] || bad "6: temporaries left: $(find . -name '*.tmp.*'; ls tmp)"
+rm -f b.out
 
 # --- MPI: the ranks' outputs, temporaries and shared memory ---
 exe="\"$bin\" exec -N 2 --dtype fp32 --warmup 0"
