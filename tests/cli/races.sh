@@ -19,7 +19,11 @@
 #      byte, no temporary is left beside it or in $TMPDIR; while the job runs, Open MPI's
 #      shared-memory segments (vader_segment.*) lie in the run's folder, not in /dev/shm;
 #   5. SIGKILL of `exec`: its ranks are gone within 5 s, its output is not replaced afterwards, and
-#      the next MPI run removes the dead run's folder.
+#      the next MPI run removes the dead run's folder;
+#   7. a plain `mpirun -np 2 ringsim exec` (not launched by ringsim): while it runs, Open MPI's
+#      shared-memory segments lie in mpirun's session folder in $TMPDIR, not in /dev/shm; after a
+#      normal end and after SIGINT to its process group nothing is left in $TMPDIR or /dev/shm, and
+#      no process of the job (the session folder's watcher included) within 5 s.
 set -u
 bin=${1:?usage: races.sh RINGSIM}
 name=races
@@ -146,6 +150,27 @@ else
   cmp -s t.csv before.csv || bad "5: t.csv was replaced after its run was killed"
   timeout 120 sh -c "$exe --seq 1K --reps 1 --trace u.csv" >/dev/null 2>&1 || bad "5: the next exec failed"
   [ "$(temps)" = 0 ] || bad "5: the killed run's folder is left after the next run: $(find tmp)"
+
+  # --- 7. a plain mpirun job ---
+  root=""
+  [ "$(id -u)" = 0 ] && root="--allow-run-as-root"
+  timeout 120 mpirun $root --oversubscribe -np 2 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 1K --reps 1 --trace p7.csv >p7.txt 2>&1 ||
+    bad "7: the plain mpirun job failed: $(tail -3 p7.txt)"
+  for _ in $(seq 50); do [ "$(temps)" = 0 ] && break; sleep 0.1; done
+  [ "$(temps)" = 0 ] || bad "7: a normal end left: $(find tmp)"
+  setsid env --default-signal=INT,TERM timeout 120 mpirun $root --oversubscribe -np 2 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 16K \
+    --reps 6 --trace "$dir/p7.csv" >p7.txt 2>&1 &
+  p=$!
+  pids="$pids $p"
+  await 'tmp/ompi.*/pid.*/vader_segment.*' || bad "7: no shared-memory segment in mpirun's session folder: $(find tmp; tail -3 p7.txt)"
+  segs=$(for s in tmp/ompi.*/pid.*/vader_segment.*; do [ -e "$s" ] && echo "${s##*/}"; done)
+  for s in $segs; do [ -e "/dev/shm/$s" ] && bad "7: $s is in /dev/shm too"; done
+  kill -INT "-$p" 2>/dev/null
+  wait $p
+  for _ in $(seq 50); do pgrep -f "trace $dir/p7.csv" >/dev/null || break; sleep 0.1; done
+  pgrep -f "trace $dir/p7.csv" >/dev/null && bad "7: processes of the job left: $(pgrep -af "trace $dir/p7.csv")"
+  [ "$(temps)" = 0 ] || bad "7: SIGINT left: $(find tmp)"
+  for s in $segs; do [ -e "/dev/shm/$s" ] && bad "7: SIGINT left /dev/shm/$s"; done
 fi
 [ $fail = 0 ] && echo "races: every case passed"
 exit $fail
