@@ -225,6 +225,10 @@ static int value_seen(rs_kparse_t *k, rs_jv_type_t t, const char *s, size_t len)
         d->n++;
         return t != RS_JV_CONTAINER;
     }
+    if (k->depth == 2 && k->top_key == TK_DIST && (k->sub_key == DK_RANK || k->sub_key == DK_WORLD)) {
+        rs_jv_set(&k->dist_v[k->sub_key == DK_WORLD], t, s, len); /* checked once the file is read */
+        return t != RS_JV_CONTAINER;
+    }
     if (k->depth == 1 && k->top_key == TK_BASE) {
         rs_jv_t v;
         rs_jv_set(&v, t, s, len);
@@ -244,13 +248,13 @@ static int on_number(void *ctx, const char *s, size_t len) {
     const int taken = value_seen(k, RS_JV_NUMBER, s, len);
     if (taken) return taken > 0;
     if (k->depth == 2 && k->top_key == TK_DIST) {
-        if (k->sub_key == DK_RANK && rs_value_i64_text(s, len, &v) == 0) k->dist_rank = v;
-        if (k->sub_key == DK_WORLD && rs_value_i64_text(s, len, &v) == 0) k->world_size = v;
     } else if (k->depth == 5 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && k->pg_key == PK_RANKS) {
         if (rs_value_i64_text(s, len, &v) != 0 || v < 0 || v > RS_V_MAX_RANK) {
             if (!k->pg_bad[0]) copy_small(k->pg_bad, sizeof k->pg_bad, (const unsigned char *)s, len);
         } else if (k->pg_n < RS_KMAX_GROUP) {
             k->pg_ranks[k->pg_n++] = (int32_t)v;
+        } else {
+            k->pg_over = true; /* more than the reader keeps: the group by its name only */
         }
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 1) {
         if (rs_value_i64_text(s, len, &v) == 0) k->dev_id = v;
@@ -266,7 +270,6 @@ static int on_number(void *ctx, const char *s, size_t len) {
 
 static int on_string(void *ctx, const unsigned char *s, size_t len) {
     rs_kparse_t *k = ctx;
-    int64_t v;
     rs_kbuf_t *dst = NULL;
     const int taken = value_seen(k, RS_JV_STRING, (const char *)s, len);
     if (taken) return taken > 0;
@@ -290,9 +293,6 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
         case AK_DTYPE: copy_small(k->ev.dtype, sizeof k->ev.dtype, s, len); break;
         default: break;
         }
-    } else if (k->depth == 2 && k->top_key == TK_DIST) {
-        if (k->sub_key == DK_RANK && tid_text(s, len, &v) == 0) k->dist_rank = v; /* "rank": "3" */
-        if (k->sub_key == DK_WORLD && tid_text(s, len, &v) == 0) k->world_size = v;
     } else if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) {
         if (k->pg_key == PK_NAME) dst = &k->pg_name;
         if (k->pg_key == PK_DESC) dst = &k->pg_desc;
@@ -378,6 +378,7 @@ static int on_start_map(void *ctx) {
         k->pg_key = PK_OTHER;
         k->pg_n = 0;
         k->pg_bad[0] = '\0';
+        k->pg_over = false;
         k->pg_name.len = k->pg_desc.len = k->pg_rank_text.len = 0;
     }
     return 1;

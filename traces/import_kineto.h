@@ -109,6 +109,8 @@ typedef struct {
     int32_t pg_ranks[RS_KMAX_GROUP];
     int pg_n, pg_i;
     char pg_bad[64];       /* a ranks entry that is no rank, as written ("" none) */
+    bool pg_over;          /* more ranks than RS_KMAX_GROUP */
+    rs_jv_t dist_v[2];     /* distributedInfo.rank and .world_size as written */
     /* the current deviceProperties entry, and the devices seen */
     int64_t dev_id;
     rs_kbuf_t dev_name;
@@ -137,8 +139,8 @@ int rs_kineto_devprop(rs_kparse_t *k);
 /* The distributedInfo.pg_config entry just parsed, as a raw group (its ranks validated). 0, or -1 as
  * rs_kineto_comm_args. */
 int rs_kineto_pg_config(rs_kparse_t *k);
-/* The ranks the file's arguments name against distributedInfo.world_size (when given). 0, or -1
- * with k->err. */
+/* distributedInfo.rank and .world_size (each optional) into k->dist_rank, k->world_size, then the
+ * ranks the file's arguments name against the world size (when given). 0, or -1 with k->err. */
 int rs_kineto_check_world(rs_kparse_t *k);
 /* After the parse: shift by the base, match launches by correlation id, give coalesced point-to-point
  * kernels their queued messages, and split the file into raw ranks, one per CUDA device. 0, or -1 on

@@ -19,6 +19,16 @@ static void need_ranks(rs_kparse_t *k, int64_t need, bool size, const char *what
 }
 
 int rs_kineto_check_world(rs_kparse_t *k) {
+    const rs_vat_t hdr = {k->path, NULL, -1};
+    if (rs_value_json(&hdr, &RS_V_KINETO_RANK, &k->dist_v[0], &k->dist_rank, k->err) < 0 ||
+        rs_value_json(&hdr, &RS_V_KINETO_WORLD, &k->dist_v[1], &k->world_size, k->err) < 0)
+        return -1;
+    const int64_t ev = k->ev_index;
+    k->ev_index = -1;
+    char what[64];
+    snprintf(what, sizeof what, "distributedInfo.rank %lld", (long long)k->dist_rank);
+    if (k->dist_rank >= 0) need_ranks(k, k->dist_rank + 1, false, what);
+    k->ev_index = ev;
     const int64_t w = k->world_size;
     if (w < 1 || k->need.need <= w) return 0;
     const rs_vat_t at = {k->path, NULL, k->need.at};
@@ -211,7 +221,7 @@ int rs_kineto_pg_config(rs_kparse_t *k) {
     const rs_vat_t at = {k->path, NULL, -1};
     char field[64];
     snprintf(field, sizeof field, "distributedInfo.pg_config[%d].ranks", k->pg_i);
-    int n = k->pg_n;
+    int n = k->pg_over ? 0 : k->pg_n;
     if (k->pg_bad[0])
         return rs_errc(k->err, RS_ERR_BAD_INPUT, "%s: %s: an entry %s: expected a list of distinct ranks in [0, %d]", k->path, field, k->pg_bad, RS_V_MAX_RANK),
                refused(k);

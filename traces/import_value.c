@@ -40,6 +40,8 @@ const rs_vrule_t RS_V_KINETO_OUT_NELEMS = {"args.Out msg nelems", NULL, 0, 90071
 const rs_vrule_t RS_V_KINETO_GROUP_SIZE = {"args.Group size", NULL, 1, RS_V_MAX_RANK + 1.0, 1, false, true};
 const rs_vrule_t RS_V_KINETO_SRC = {"args.Src Rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
 const rs_vrule_t RS_V_KINETO_DST = {"args.Dst Rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
+const rs_vrule_t RS_V_KINETO_RANK = {"distributedInfo.rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
+const rs_vrule_t RS_V_KINETO_WORLD = {"distributedInfo.world_size", NULL, 1, RS_V_MAX_RANK + 1.0, 1, false, true};
 /* A kernel's launch shape, per dimension: at least 1; a grid dimension at most 2^31 - 1 (CUDA's
  * limit of gridDim.x, CUDA C++ Programming Guide, "Technical Specifications per Compute
  * Capability"; the same bound for y and z, which ROCm traces give in work-items), a block dimension

@@ -49,6 +49,8 @@ extern const rs_vrule_t RS_V_KINETO_DEVICE, RS_V_KINETO_STREAM, RS_V_KINETO_CORR
  * group's size, a point-to-point peer (a global rank); a kernel's grid and block, per dimension. */
 extern const rs_vrule_t RS_V_KINETO_IN_NELEMS, RS_V_KINETO_OUT_NELEMS, RS_V_KINETO_GROUP_SIZE, RS_V_KINETO_SRC, RS_V_KINETO_DST;
 extern const rs_vrule_t RS_V_KINETO_GRID[3], RS_V_KINETO_BLOCK[3];
+/* The header's distributedInfo.rank and .world_size. */
+extern const rs_vrule_t RS_V_KINETO_RANK, RS_V_KINETO_WORLD;
 
 /* The largest rank a trace may name (a world of 2^24 ranks): rank lists and peers. */
 #define RS_V_MAX_RANK 16777215

@@ -15,6 +15,7 @@
 #include "traces_check.h"
 
 #define BASE 1000000000LL
+#define RS_TEST_BIG_GROUP 5000 /* more ranks than the reader keeps (RS_KMAX_GROUP) */
 
 static const char ONE_GPU[] =
     "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 3, \"name\": \"NVIDIA H200\"}],\n"
@@ -284,7 +285,8 @@ RS_TEST(test_event_groups, "each kernel's process group, through the reader's la
 }
 
 /* A file of one NCCL send kernel (args ARGS) and one record_param_comms recv (RARGS), then the header
- * (after the events: what the ranks need is checked once the whole file is read). */
+ * (after the events: what the ranks need is checked once the whole file is read; world NULL: no
+ * world size). */
 static int comm_file(const char *args, const char *rargs, const char *world, rs_raw_t *raw, rs_err_t *err) {
     char text[4096];
     snprintf(text, sizeof text,
@@ -294,8 +296,8 @@ static int comm_file(const char *args, const char *rargs, const char *world, rs_
              "\"[0, 1, 2, 3]\", \"dtype\": \"BFloat16\", \"Group size\": 4, %s}},\n"
              " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"tid\": 5, \"ts\": 20, \"dur\": 1, \"args\": {\"Collective name\": "
              "\"recv\", \"Process Group Name\": \"1\", \"dtype\": \"Float\", %s}}],\n"
-             " \"distributedInfo\": {\"rank\": 0, \"world_size\": %s}}\n",
-             args, rargs, world);
+             " \"distributedInfo\": {\"rank\": 0%s%s}}\n",
+             args, rargs, world ? ", \"world_size\": " : "", world ? world : "");
     const char *p = rs_test_path("comm.json");
     rs_test_write_text(p, text);
     rs_raw_free(raw);
@@ -325,7 +327,7 @@ RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when r
     CU_ASSERT_EQUAL_FATAL(comm_file("\"Process Group Ranks\": \"[0, 1, ...]\", \"Dst Rank\": 1", "\"Src Rank\": 3", "4", &raw, &err), 0);
     CU_ASSERT(raw.groups[raw.comms[raw.ranks[0].k[0].comm].group].n == 0);
     /* no world size: the ranks are checked against their own range only */
-    CU_ASSERT_EQUAL(comm_file("\"Dst Rank\": 70000", "\"Src Rank\": 3", "\"x\"", &raw, &err), 0);
+    CU_ASSERT_EQUAL(comm_file("\"Dst Rank\": 70000", "\"Src Rank\": 3", NULL, &raw, &err), 0);
     const struct {
         const char *args, *rargs, *world;
         int64_t ev;
@@ -391,6 +393,35 @@ RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when r
     CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
     snprintf(want, sizeof want, "%s: distributedInfo.pg_config[0].ranks: an entry -1: expected a list of distinct ranks in [0, 16777215]", p);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
+    /* the header's rank and world size */
+    const char *const hdr[][2] = {
+        {"{\"distributedInfo\": {\"rank\": 4, \"world_size\": 4}, \"traceEvents\": []}",
+         "distributedInfo.rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
+        {"{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 0, \"world_size\": \"eight\"}}",
+         "distributedInfo.world_size \"eight\": expected an integer in [1, 16777216]"},
+        {"{\"distributedInfo\": {\"rank\": -1, \"world_size\": 4}, \"traceEvents\": []}", "distributedInfo.rank -1: expected an integer in [0, 16777215]"},
+        {"{\"distributedInfo\": {\"rank\": [0], \"world_size\": 4}, \"traceEvents\": []}",
+         "distributedInfo.rank an array or object: expected an integer in [0, 16777215]"},
+    };
+    for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++) {
+        rs_test_write_text(p, hdr[i][0]);
+        rs_err_clear(&err);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+        snprintf(want, sizeof want, "%s: %s", p, hdr[i][1]);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+    }
+    /* a header's list longer than the reader keeps: the group by its name only */
+    {
+        static char big[6 * RS_TEST_BIG_GROUP + 256];
+        size_t n = (size_t)snprintf(big, sizeof big, "{\"distributedInfo\": {\"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [");
+        for (int r = 0; r < RS_TEST_BIG_GROUP; r++) n += (size_t)snprintf(big + n, sizeof big - n, "%s%d", r ? "," : "", r);
+        snprintf(big + n, sizeof big - n, "]}]}, \"traceEvents\": []}");
+        rs_test_write_text(p, big);
+        rs_raw_free(&raw);
+        CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), 0);
+        CU_ASSERT(raw.n_groups == 1 && raw.groups[0].n == 0);
+    }
     rs_raw_free(&raw);
 }
 
