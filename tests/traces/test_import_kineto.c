@@ -306,6 +306,17 @@ static int comm_file(const char *args, const char *rargs, const char *world, rs_
     return rs_import_read_kineto(raw, p, err);
 }
 
+/* One case of test_comm_args_strict's table (f: the args, the world size, the event, the message). */
+static void comm_refused(char **f, void *raw) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(comm_file(f[0], f[1], f[2], raw, &err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s: traceEvents[%s]: %s", rs_test_path("comm.json"), f[3], f[4]);
+    if (strcmp(err.msg, want)) fprintf(stderr, "\n  %s\n  wanted %s\n", err.msg, want);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+}
+
 RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when right, each wrong one refused with its message") {
     rs_raw_t raw = {0};
     rs_err_t err = {0};
@@ -328,50 +339,39 @@ RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when r
     CU_ASSERT(raw.groups[raw.comms[raw.ranks[0].k[0].comm].group].n == 0);
     /* no world size: the ranks are checked against their own range only */
     CU_ASSERT_EQUAL(comm_file("\"Dst Rank\": 70000", "\"Src Rank\": 3", NULL, &raw, &err), 0);
-    const struct {
-        const char *args, *rargs, *world;
-        int64_t ev;
-        const char *msg;
-    } bad[] = {
-        {"\"In msg nelems\": -1", "\"Src Rank\": 1", "4", 0, "args.In msg nelems -1: expected an integer in [0, 9007199254740992]"},
-        {"\"In msg nelems\": 1.5", "\"Src Rank\": 1", "4", 0, "args.In msg nelems 1.5: expected an integer in [0, 9007199254740992]"},
-        {"\"In msg nelems\": 9007199254740993", "\"Src Rank\": 1", "4", 0,
-         "args.In msg nelems 9007199254740993: expected an integer in [0, 9007199254740992]"},
-        {"\"Out msg nelems\": \"many\"", "\"Src Rank\": 1", "4", 0, "args.Out msg nelems \"many\": expected an integer in [0, 9007199254740992]"},
-        {"\"Out msg nelems\": null", "\"Src Rank\": 1", "4", 0, "args.Out msg nelems null: expected an integer in [0, 9007199254740992]"},
-        {"\"Group size\": 0", "\"Src Rank\": 1", "4", 0, "args.Group size 0: expected an integer in [1, 16777216]"},
-        {"\"Dst Rank\": -1", "\"Src Rank\": 1", "4", 0, "args.Dst Rank -1: expected an integer in [0, 16777215]"},
-        {"\"Dst Rank\": true", "\"Src Rank\": 1", "4", 0, "args.Dst Rank true: expected an integer in [0, 16777215]"},
-        {"\"Dst Rank\": 1", "\"Src Rank\": [1]", "4", 1, "args.Src Rank an array or object: expected an integer in [0, 16777215]"},
-        {"\"Dst Rank\": 9", "\"Src Rank\": 1", "4", 0, "args.Dst Rank 9: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
-        {"\"Dst Rank\": 1", "\"Src Rank\": 4", "4", 1, "args.Src Rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
-        {"\"Dst Rank\": 1", "\"Src Rank\": 1", "2", 0, "args.Group size 4: more ranks than distributedInfo.world_size 2: expected at most 2"},
-        {"\"Process Group Ranks\": \"[0, 1, 1, 3]\"", "\"Src Rank\": 1", "4", 0,
-         "args.Process Group Ranks \"[0, 1, 1, 3]\": rank 1 appears twice: expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")"},
-        {"\"Process Group Ranks\": \"[0, one]\"", "\"Src Rank\": 1", "4", 0,
-         "args.Process Group Ranks \"[0, one]\": expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")"},
-        {"\"Process Group Ranks\": [0, 1]", "\"Src Rank\": 1", "4", 0, "args.Process Group Ranks an array or object: expected a non-empty string"},
-        {"\"Dst Rank\": 1", "\"Process Group Ranks\": \"[0, 5]\", \"Src Rank\": 1", "4", 1,
-         "args.Process Group Ranks (rank 5): beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
-        {"\"Process Group Name\": 1", "\"Src Rank\": 1", "4", 0, "args.Process Group Name 1: expected a non-empty string"},
-        {"\"dtype\": 2", "\"Src Rank\": 1", "4", 0, "args.dtype 2: expected a non-empty string"},
-        {"\"Dst Rank\": 1", "\"Collective name\": 7", "4", 1, "args.Collective name 7: expected a non-empty string"},
-        {"\"grid\": [2, 0, 1]", "\"Src Rank\": 1", "4", 0, "args.grid[1] 0: expected an integer in [1, 2147483647]"},
-        {"\"grid\": [-2, 1, 1]", "\"Src Rank\": 1", "4", 0, "args.grid[0] -2: expected an integer in [1, 2147483647]"},
-        {"\"grid\": [2, 1]", "\"Src Rank\": 1", "4", 0, "args.grid: an array of 2 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]"},
-        {"\"grid\": [2, [1], 1]", "\"Src Rank\": 1", "4", 0, "args.grid[1] an array or object: expected an integer in [1, 2147483647]"},
-        {"\"grid\": {\"x\": 2}", "\"Src Rank\": 1", "4", 0,
-         "args.grid an array or object: expected an array of 3 integers (x, y, z), each in [1, 2147483647]"},
-        {"\"block\": [128, 1, 0]", "\"Src Rank\": 1", "4", 0, "args.block[2] 0: expected an integer in [1, 1024]"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CU_ASSERT_EQUAL(comm_file(bad[i].args, bad[i].rargs, bad[i].world, &raw, &err), -1);
-        char want[600];
-        snprintf(want, sizeof want, "%s: traceEvents[%lld]: %s", rs_test_path("comm.json"), (long long)bad[i].ev, bad[i].msg);
-        if (strcmp(err.msg, want)) fprintf(stderr, "\n  case %zu: %s\n  wanted   %s\n", i, err.msg, want);
-        CU_ASSERT_STRING_EQUAL(err.msg, want);
-        CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
-    }
+    /* each case: the kernel's args | the record_param_comms args | the world size | the event refused | its message */
+    static const char bad[] =
+        "\"In msg nelems\": -1 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems -1: expected an integer in [0, 9007199254740992]\n"
+        "\"In msg nelems\": 1.5 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems 1.5: expected an integer in [0, 9007199254740992]\n"
+        "\"In msg nelems\": 9007199254740993 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems 9007199254740993: expected an integer in [0, 9007199254740992]\n"
+        "\"Out msg nelems\": \"many\" | \"Src Rank\": 1 | 4 | 0 | args.Out msg nelems \"many\": expected an integer in [0, 9007199254740992]\n"
+        "\"Out msg nelems\": null | \"Src Rank\": 1 | 4 | 0 | args.Out msg nelems null: expected an integer in [0, 9007199254740992]\n"
+        "\"Group size\": 0 | \"Src Rank\": 1 | 4 | 0 | args.Group size 0: expected an integer in [1, 16777216]\n"
+        "\"Dst Rank\": -1 | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank -1: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": true | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank true: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": [1] | 4 | 1 | args.Src Rank an array or object: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": 9 | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank 9: beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": 4 | 4 | 1 | args.Src Rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": 1 | 2 | 0 | args.Group size 4: more ranks than distributedInfo.world_size 2: expected at most 2\n"
+        "\"Process Group Ranks\": \"[0, 1, 1, 3]\" | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks \"[0, 1, 1, 3]\": rank 1 appears twice: expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")\n"
+        "\"Process Group Ranks\": \"[0, one]\" | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks \"[0, one]\": expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")\n"
+        "\"Process Group Ranks\": [0, 1] | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks an array or object: expected a non-empty string\n"
+        "\"Dst Rank\": 1 | \"Process Group Ranks\": \"[0, 5]\", \"Src Rank\": 1 | 4 | 1 | args.Process Group Ranks (rank 5): beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Process Group Name\": 1 | \"Src Rank\": 1 | 4 | 0 | args.Process Group Name 1: expected a non-empty string\n"
+        "\"dtype\": 2 | \"Src Rank\": 1 | 4 | 0 | args.dtype 2: expected a non-empty string\n"
+        "\"Dst Rank\": 1 | \"Collective name\": 7 | 4 | 1 | args.Collective name 7: expected a non-empty string\n"
+        "\"grid\": [2, 0, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 0: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [-2, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[0] -2: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [2, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid: an array of 2 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"grid\": [2, [1], 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] an array or object: expected an integer in [1, 2147483647]\n"
+        "\"grid\": {\"x\": 2} | \"Src Rank\": 1 | 4 | 0 | args.grid an array or object: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"block\": [128, 1, 0] | \"Src Rank\": 1 | 4 | 0 | args.block[2] 0: expected an integer in [1, 1024]\n"
+        "\"grid\": [64, 1.5, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 1.5: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 1, \"1\"] | \"Src Rank\": 1 | 4 | 0 | args.grid[2] \"1\": expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 2147483648, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 2147483648: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 1, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid: an array of 4 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"block\": [1025, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.block[0] 1025: expected an integer in [1, 1024]\n";
+    tc_table(bad, 5, comm_refused, &raw);
     /* the header's own group lists */
     const char *p = rs_test_path("pg.json");
     rs_test_write_text(p, "{\"distributedInfo\": {\"world_size\": 4, \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1, 2, 3]}, "
