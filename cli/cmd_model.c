@@ -295,8 +295,6 @@ int rs_cmd_model(int argc, char **argv) {
     }
     if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
-    rs_cli_setup_warning("model", &c);
-    if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
     const bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-")); /* no table: no ranges to print */
     rs_estimate_t sum = {0, 0, 0}; /* every walk (three with the table's ranges), and the traces' events when asked for */
@@ -336,6 +334,7 @@ int rs_cmd_model(int argc, char **argv) {
             rs_schedule_free(s);
         }
     if (rc == RS_EXIT_OK) {
+        rs_cli_notes_now("model", &c, NULL); /* every refusal made: the notes, then the outputs */
         if (!quiet) print_table(&c, es, n), print_fixed(&c, es, n);
         if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
         if (rc == RS_EXIT_OK && json && write_json(json, &c, es, n, &err) != 0) rc = RS_EXIT_FAIL;
@@ -343,7 +342,6 @@ int rs_cmd_model(int argc, char **argv) {
             if (write_traces(&c, &es[i], trace, chrome, n > 1, &err) != 0) rc = RS_EXIT_FAIL;
     }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim model: %s\n", err.msg);
-    else rs_cli_kernel_notes(&c);
     free(es);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "setup.h"
 #include "cost.h"
 #include "test_main.h"
+#include "cmd_test.h"
 #include "harness.h"
 #include "trace.h"
 
@@ -201,6 +202,28 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
 
 /* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
  * problem runs the forward only; its trace header names the variant and reads back. */
+/* As a terminal shows a run: the curves' note once, before the table's first line; a refusal made
+ * after the rates are resolved (the run's size against --max-time) alone, with no note and no warning
+ * of --allow-implausible before it. */
+RS_TEST(test_notes_before_table, "the notes once before the table, a refused run one line") {
+    rs_cmd_expect_notes_first("model -L zigzag -P forward", "# ringsim model: S=131072 N=8 ");
+    rs_cmd_expect_notes_first("model -L all -P both --csv m.csv", "# ringsim model: S=131072 N=8 ");
+    rs_cmd_expect_notes_first("model -L zigzag -P forward --csv -", "layout,pass,seq_tokens,");
+    const char *big = "this run: an estimated 1.8e+11 rank-steps would take about 90 min";
+    rs_cmd_expect_refused_alone("model -N 100000 -S 200000", big);
+    rs_cmd_expect_refused_alone("model --flops 2000T --allow-implausible -N 100000 -S 200000", big);
+    /* the warning is said once, with the notes, when the run goes on */
+    char *t = NULL;
+    CU_ASSERT_EQUAL(rs_cmd_tty("model --flops 2000T --allow-implausible -L zigzag -P forward", &t), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(strncmp(t, "ringsim model: warning: --flops 2e+15: above H100-SXM's datasheet bf16 peak", 75), 0);
+    const char *nl = strchr(t, '\n');
+    CU_ASSERT_FATAL(nl != NULL);
+    CU_ASSERT_PTR_NULL(strstr(nl, "warning:"));
+    CU_ASSERT_EQUAL(strncmp(nl + 1, "# ringsim model: ", 17), 0);
+    free(t);
+}
+
 RS_TEST(test_inference_runs, "inference: pass-q note, forward only, trace header") {
     CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
