@@ -54,7 +54,7 @@ static int add_model_roles(const rs_schedule_t *s, const rs_machine_t *m, rs_tra
                     deferred_s += ks.deferred_s * slow, k_last = k;
                     continue;
                 }
-                const double jit = m->jitter != 0 ? 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1.0) : 1.0;
+                const double jit = rs_machine_jitter(m, r, k);
                 const double after = ks.after_s * slow, epi = k == k_last ? deferred_s : 0;
                 const double merge = km.pre ? (ks.scaled_s - ks.calls_s) * slow * jit + after + epi : -1;
                 const long si = rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_STEP);
