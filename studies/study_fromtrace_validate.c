@@ -156,7 +156,10 @@ int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const 
             rc = -1;
             break;
         }
-        if (rs_compare_check_problem(rs_tset_trace(ts, i), pred, rs_tset_path(ts, i), "the prediction", err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+        /* the trace's events were checked at load (rs_tset_load): its header against the prediction's, and the prediction's events */
+        if (rs_compare_check_headers(rs_tset_trace(ts, i), pred, rs_tset_path(ts, i), "the prediction", err) != 0 ||
+            rs_compare_check_events(pred, "the prediction", err) != 0)
+            rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
         else if (rs_compare_traces(rs_tset_trace(ts, i), pred, &rows[i].cmp, err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
         else if (out_dir && write_outputs(ts, i, pred, &rows[i].cmp, out_dir, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
         rs_trace_free(pred);

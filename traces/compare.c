@@ -23,7 +23,7 @@ const char *rs_cmp_role_status_name(rs_cmp_role_status_t s) {
 /* ------------------------------------------------------------------------------------------------
  * Problem check
  * ---------------------------------------------------------------------------------------------- */
-int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+int rs_compare_check_headers(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err) {
     rs_problem_t a, b;
     rs_err_t e = {0};
@@ -54,7 +54,13 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
         len += (size_t)snprintf(diff + len, sizeof diff - len, "%spass %s vs %s", len ? ", " : "",
                                 rs_pass_name(a.pass), rs_pass_name(b.pass));
     if (len) return rs_errc(err, RS_ERR_BAD_INPUT, "%s and %s describe different problems: %s", name_ref, name_other, diff);
-    if (rs_compare_check_events(ref, name_ref, err) != 0) return -1;
+    return 0;
+}
+
+int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+                             const char *name_other, rs_err_t *err) {
+    if (rs_compare_check_headers(ref, other, name_ref, name_other, err) != 0 || rs_compare_check_events(ref, name_ref, err) != 0)
+        return -1;
     return rs_compare_check_events(other, name_other, err);
 }
 

@@ -214,9 +214,18 @@ RS_TEST(test_checks, "problem and event checks: exact messages") {
     rs_trace_meta_problem(h, &p);
     CU_ASSERT_EQUAL(rs_compare_check_events(h, "h.csv", &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "h.csv: no events (the header's problem has 2 ranks x 2 forward steps)");
-    /* check_problem checks both traces' events */
+    /* check_problem checks both traces' events; check_headers the headers alone */
     CU_ASSERT_EQUAL(rs_compare_check_problem(a, h, "a.csv", "h.csv", &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "h.csv: no events (the header's problem has 2 ranks x 2 forward steps)");
+    CU_ASSERT_EQUAL(rs_compare_check_problem(h, a, "h.csv", "a.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "h.csv: no events (the header's problem has 2 ranks x 2 forward steps)");
+    CU_ASSERT_EQUAL(rs_compare_check_headers(a, h, "a.csv", "h.csv", &err), 0);
+    CU_ASSERT_EQUAL(rs_compare_check_headers(h, a, "h.csv", "a.csv", &err), 0);
+    CU_ASSERT_EQUAL(rs_compare_check_headers(a, c, "a.csv", "c.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "a.csv and c.csv describe different problems: n_ranks 2 vs 16, layout zigzag vs striped");
+    CU_ASSERT_EQUAL(rs_compare_check_headers(none, a, "none.csv", "a.csv", &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "none.csv: trace header: missing key 'seq_tokens'");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     rs_trace_free(a), rs_trace_free(b), rs_trace_free(c), rs_trace_free(none), rs_trace_free(d);
     rs_trace_free(e), rs_trace_free(f), rs_trace_free(g), rs_trace_free(h);
 }
