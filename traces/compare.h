@@ -77,8 +77,8 @@ typedef struct {
 
 typedef struct {
     rs_cmp_stats_t stats[RS_CMP_METRIC_COUNT]; /* per metric */
-    rs_cmp_role_t role[RS_ROLE_COUNT];         /* per role (trace.h rs_role_t) */
-    bool ref_has_roles, other_has_roles;       /* the trace has role events */
+    rs_cmp_role_t role[RS_ROLE_COUNT];         /* per role (trace.h rs_role_t); a trace has role events iff
+                                                  some role's status includes it */
     double makespan_ref_s;   /* REF makespan */
     double makespan_other_s; /* OTHER makespan */
     double makespan_rel;     /* (other - ref) / ref */
