@@ -69,7 +69,8 @@ static int parse_format(void *dst, const char *arg, rs_err_t *err) {
     if (!strcmp(arg, "auto")) o->format = RS_IMPORT_AUTO;
     else if (!strcmp(arg, "kineto")) o->format = RS_IMPORT_KINETO;
     else if (!strcmp(arg, "nsys")) o->format = RS_IMPORT_NSYS;
-    else return rs_errf(err, "--format %s: expected auto, kineto or nsys", arg);
+    else if (!strcmp(arg, "rocprof")) o->format = RS_IMPORT_ROCPROF;
+    else return rs_errf(err, "--format %s: expected auto, kineto, nsys or rocprof", arg);
     return 0;
 }
 
@@ -79,7 +80,7 @@ static const rs_opt_t own_opts[] = {
      O(csv), 0, 0, NULL, NULL, "options:"},
     {"chrome", 0, "FILE", "none", "also as Chrome/Perfetto JSON", RS_ARG_OUT, O(chrome), 0, 0, NULL, NULL, NULL},
     {"kernels", 0, "FILE", "none", "the kernels behind every event, CSV", RS_ARG_OUT, O(kernels), 0, 0, NULL, NULL, NULL},
-    {"format", 0, "F", "auto", "auto, kineto or nsys", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_format, NULL},
+    {"format", 0, "F", "auto", "auto, kineto, nsys or rocprof", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_format, NULL},
     {"kernel-regex", 0, "RE", "none",
      "more attention kernels (POSIX ERE on the demangled name;\nbackward when the name has bwd/backward/bprop/grad)",
      RS_ARG_STRING, O(o.kernel_regex), 0, 0, NULL, NULL, NULL},

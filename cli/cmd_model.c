@@ -5,8 +5,8 @@
  * The ranges: B_fixed, and the makespan, balance efficiency and T_comm at --bound fast and slow (the
  * table's comment lines, the CSV's and the JSON's fields).
  * Output: a fixed-width table on stdout, --csv FILE, --json FILE ("-" = stdout), --trace FILE and
- * --chrome FILE (the walk's predicted trace; with several entries the file name gets
- * "-LAYOUT-PASS" before its extension). */
+ * --chrome FILE (the walk's predicted trace with the model's role events, as validate --from-trace
+ * predicts them; with several entries the file name gets "-LAYOUT-PASS" before its extension). */
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -15,8 +15,9 @@
 
 #include "cli.h"
 #include "kernel.h"
-#include "trace.h"
 #include "output.h"
+#include "study_fromtrace_validate.h"
+#include "trace.h"
 
 static const rs_opt_t own_opts[] = {
     {"csv", 0, "FILE", "none", "also write the table as CSV (\"-\" = stdout)", RS_ARG_OUT, offsetof(rs_cli_model_t, csv), 0,
@@ -105,6 +106,7 @@ static int write_traces(const rs_setup_t *c, const entry_t *e, const char *csv, 
     }
     rs_walk_t w;
     int rc = rs_model_walk(s, &c->machine, rs_trace_sink(t), NULL, &w, err);
+    if (rc == 0 && rs_tval_model_roles(s, &c->machine, t) != 0) rc = rs_errf(err, "out of memory");
     if (rc == 0) {
         rc |= rs_trace_set_meta(t, "backend", "model");
         rc |= rs_trace_meta_problem(t, &e->problem);

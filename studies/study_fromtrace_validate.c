@@ -211,3 +211,8 @@ void rs_tval_print(const rs_tset_t *ts, const rs_tval_row_t *rows, FILE *out) {
                 rs_fmt_num(c->role[RS_ROLE_MERGE].ratio, "%.3f", rm, sizeof rm), unmatched_roles(c, um, sizeof um));
     }
 }
+
+int rs_tval_model_roles(const rs_schedule_t *s, const rs_machine_t *m, rs_trace_t *t) {
+    rs_trace_sort(t);
+    return add_model_roles(s, m, t);
+}

@@ -27,6 +27,12 @@ typedef struct {
  * walk, writing the files). */
 int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const char *out_dir, rs_tval_row_t *rows,
                 rs_err_t *err);
+/* The model's role events (docs/traces.md "Role events") in t, the walk's predicted trace of schedule
+ * s on machine m, sorted here: per (rank, step) with a compute event, attn = its attention calls'
+ * time and, with a kernel preset, merge = its merges (inline, after the dK,dV arrival, deferred to the
+ * epilogue; docs/model.md section 3a), as validate --from-trace predicts them; the model has no cast
+ * or other term. 0 or -1 on OOM. */
+int rs_tval_model_roles(const rs_schedule_t *s, const rs_machine_t *m, rs_trace_t *t);
 /* Per trace: the compare table (rs_compare_print), then one summary line per trace. Can't fail. */
 void rs_tval_print(const rs_tset_t *ts, const rs_tval_row_t *rows, FILE *out);
 

@@ -1,6 +1,6 @@
 /* import.c - the import (import.h): GPU traces of a ring-attention run -> one ringsim trace per pass.
  * The files are listed and sniffed (import_files.c), read into the raw store (import_raw.c) by the
- * readers (import_kineto*.c, import_nsys.c; every number through import_value.c), checked to be one
+ * readers (import_kineto*.c, import_nsys.c, import_rocprof.c; every number through import_value.c), checked to be one
  * run (import_checks.c), narrowed to what was asked for (import_select.c), put in the order of the
  * ring's process group (import_groups.c) and assigned to steps (import_steps.c); here each (rank,
  * step) becomes its events and role events, checked against the schedule. The rules are documented in docs/import.md; the
@@ -314,14 +314,17 @@ static int read_all(rs_raw_t *raw, const rs_strlist_t *files, rs_import_opts_t *
         const bool listed = files->listed[i];
         int rc = rs_import_sniff_format(files->v[i], &f, err);
         if (rc == 0 && forced != RS_IMPORT_AUTO && f != forced) {
-            rs_errc(err, RS_ERR_BAD_INPUT, "%s: is %s, not %s (--format)", files->v[i], f == RS_IMPORT_NSYS ? "an Nsight Systems SQLite export" : "JSON",
+            rs_errc(err, RS_ERR_BAD_INPUT, "%s: is %s, not %s (--format)", files->v[i],
+                    f == RS_IMPORT_NSYS ? "an Nsight Systems SQLite export" : f == RS_IMPORT_ROCPROF ? "a rocprofv3 kernel trace CSV" : "JSON",
                     rs_import_format_name(forced));
             rc = listed ? -2 : -1;
         } else if (rc == 0 && first && f != o->format) {
             return rs_errc(err, RS_ERR_BAD_INPUT, "%s: is a %s trace but %s is %s: give traces of one tool", files->v[i], rs_import_format_name(f), first,
                            rs_import_format_name(o->format));
         } else if (rc == 0) {
-            rc = f == RS_IMPORT_NSYS ? rs_import_read_nsys(raw, files->v[i], err) : rs_import_read_kineto(raw, files->v[i], err);
+            rc = f == RS_IMPORT_NSYS      ? rs_import_read_nsys(raw, files->v[i], err)
+                 : f == RS_IMPORT_ROCPROF ? rs_import_read_rocprof(raw, files->v[i], err)
+                                          : rs_import_read_kineto(raw, files->v[i], err);
         } else if (listed && err->code == RS_ERR_BAD_INPUT) {
             rc = -2; /* neither Kineto nor nsys */
         }

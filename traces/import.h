@@ -10,6 +10,9 @@
  *  - Nsight Systems SQLite exports (`nsys export --type sqlite`): CUPTI_ACTIVITY_KIND_KERNEL (ns
  *    integers, names through StringIds), CUPTI_ACTIVITY_KIND_RUNTIME, NVTX_EVENTS, TARGET_INFO_GPU,
  *    MPI_RANKS. One file may hold every rank (one process per GPU) or one.
+ *  - rocprofv3 kernel traces (`rocprofv3 --kernel-trace --output-format csv`, PREFIX_kernel_trace.csv),
+ *    one file per process: columns by header name (Agent_Id, Queue_Id / Stream_Id, Correlation_Id,
+ *    Kernel_Name, Start_Timestamp / End_Timestamp in ns, grid and workgroup sizes); one rank per agent.
  *
  * Kernels by name (docs/import.md section 3): attention (FlashAttention 2/3/4, cuDNN and
  * TransformerEngine fused attention, PyTorch's memory-efficient, composable_kernel / aiter, Triton,
@@ -85,11 +88,11 @@ static inline bool rs_krole_is_comm(int role) { return (role >= RS_KROLE_SENDREC
 /* ---------------------------------------------------------------------------------------------------
  * Import
  * ------------------------------------------------------------------------------------------------- */
-typedef enum { RS_IMPORT_AUTO = 0, RS_IMPORT_KINETO, RS_IMPORT_NSYS } rs_import_format_t;
-const char *rs_import_format_name(rs_import_format_t f); /* "auto" | "kineto" | "nsys" */
+typedef enum { RS_IMPORT_AUTO = 0, RS_IMPORT_KINETO, RS_IMPORT_NSYS, RS_IMPORT_ROCPROF } rs_import_format_t;
+const char *rs_import_format_name(rs_import_format_t f); /* "auto" | "kineto" | "nsys" | "rocprof" */
 
 typedef struct {
-    rs_import_format_t format;   /* AUTO: by content (SQLite magic, else JSON, gzip or not) */
+    rs_import_format_t format;   /* AUTO: by content (SQLite magic, JSON (gzip or not), a CSV header with Kernel_Name) */
     const char *kernel_regex;    /* extra attention kernels (POSIX ERE), NULL = none (as role_regex[RS_ROLE_ATTN]) */
     const char *role_regex[RS_ROLE_COUNT]; /* extra names per role (POSIX ERE), NULL = none (--role-regex ROLE=RE) */
     const char *step_regex;      /* step ranges: POSIX ERE, case-insensitive; the last group that
@@ -140,7 +143,8 @@ typedef struct {
 
 typedef struct rs_import rs_import_t;
 
-/* Read paths (files, or directories searched recursively for *.json, *.json.gz, *.sqlite files, in
+/* Read paths (files, or directories searched recursively for *.json, *.json.gz, *.sqlite and
+ * *kernel_trace.csv files, in
  * natural order; a file there that is not a trace is skipped with a note) and build one trace per
  * pass. Ring rank = position of the process in the ring order: the ring's process group's rank
  * list when the trace names it, else Kineto distributedInfo.rank or nsys MPI_RANKS when every process

@@ -14,7 +14,7 @@
 #include "estimate.h"
 
 const char *rs_import_format_name(rs_import_format_t f) {
-    return f == RS_IMPORT_KINETO ? "kineto" : f == RS_IMPORT_NSYS ? "nsys" : "auto";
+    return f == RS_IMPORT_KINETO ? "kineto" : f == RS_IMPORT_NSYS ? "nsys" : f == RS_IMPORT_ROCPROF ? "rocprof" : "auto";
 }
 
 int rs_natural_cmp(const char *a, const char *b) {
@@ -91,7 +91,8 @@ static int walk_dir(const char *dir, int depth, rs_strlist_t *out, rs_err_t *err
             free(p);
             continue;
         }
-        if (!ends_with(e->d_name, ".json") && !ends_with(e->d_name, ".json.gz") && !ends_with(e->d_name, ".sqlite")) {
+        if (!ends_with(e->d_name, ".json") && !ends_with(e->d_name, ".json.gz") && !ends_with(e->d_name, ".sqlite") &&
+            !ends_with(e->d_name, "kernel_trace.csv")) {
             free(p);
             continue;
         }
@@ -112,7 +113,7 @@ int rs_import_expand_paths(const char *const *paths, size_t n, rs_strlist_t *out
         size_t first = out->n;
         if (walk_dir(paths[i], 0, out, err) != 0) return -1;
         if (out->n == first)
-            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no trace files in the directory tree (expected *.json, *.json.gz or *.sqlite)",
+            return rs_errc(err, RS_ERR_BAD_INPUT, "%s: no trace files in the directory tree (expected *.json, *.json.gz, *.sqlite or *_kernel_trace.csv)",
                            paths[i]);
         /* natural order of the paths, their flags alongside (all set) */
         qsort(out->v + first, out->n - first, sizeof *out->v, natural_qcmp);
@@ -130,6 +131,17 @@ long rs_import_list_files(const char *const *paths, size_t n_paths, char ***out,
     *out = l.v;
     free(l.listed);
     return (long)l.n;
+}
+
+/* Whether the first line of path (up to 4 KiB) is a CSV header naming Kernel_Name: rocprofv3's
+ * kernel trace (the column is checked by the reader). */
+static bool csv_kernel_header(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return false;
+    char line[4096];
+    bool found = fgets(line, sizeof line, fp) && (strstr(line, "\"Kernel_Name\"") || strstr(line, ",Kernel_Name,") || !strncmp(line, "Kernel_Name,", 12));
+    fclose(fp);
+    return found;
 }
 
 int rs_import_sniff_format(const char *path, rs_import_format_t *f, rs_err_t *err) {
@@ -156,6 +168,11 @@ int rs_import_sniff_format(const char *path, rs_import_format_t *f, rs_err_t *er
     }
     if (n == 0)
         return rs_errc(err, RS_ERR_BAD_INPUT, "%s: empty file (expected a Kineto JSON trace or an Nsight Systems SQLite export)", path);
-    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: not a Kineto JSON trace (plain or gzip) nor an Nsight Systems SQLite export "
-                                          "(.nsys-rep reports: convert with nsys export --type sqlite)", path);
+    if (csv_kernel_header(path)) {
+        *f = RS_IMPORT_ROCPROF;
+        return 0;
+    }
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export "
+                                          "(.nsys-rep reports: convert with nsys export --type sqlite) nor a rocprofv3 kernel trace CSV "
+                                          "(its header names Kernel_Name)", path);
 }

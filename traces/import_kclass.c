@@ -39,10 +39,12 @@ static const char RE_ATTN_BWD[] =
     "(^|[^A-Za-z0-9])_attn_bwd|^_bwd_kernel|^_bwd_preprocess|attn_bwd_mma|attn_bwd_ref";
 /* Cast / copy / fill (after attention and communication): PyTorch's direct_copy_kernel_cuda (every
  * .to(dtype) and .copy_), copy_kernel, FillFunctor (zeros, fill_), CatArrayBatchedCopy (torch.cat),
- * Kineto's and nsys' memcpy / memset activities ("Memcpy DtoD (Device -> Device)", "Memset"),
+ * Kineto's and nsys' memcpy / memset activities ("Memcpy DtoD (Device -> Device)", "Memset"), the
+ * HIP runtime's blit kernels that a rocprofv3 kernel trace lists for device copies and memsets
+ * (ROCm clr's rocclr/device/blitcl.cpp: __amd_rocclr_copyBuffer, __amd_rocclr_fillBufferAligned, ...),
  * TransformerEngine's cast kernels and its THD half-tensor reads (thd_read_half_tensor_kernel). */
 static const char RE_CAST[] =
-    "direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|CatArrayBatchedCopy|[Mm]emcpy|[Mm]emset|"
+    "direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|CatArrayBatchedCopy|[Mm]emcpy|[Mm]emset|__amd_rocclr_(copy|fill)|"
     "transformer_engine::[A-Za-z0-9_:]*cast|cast_transpose|thd_read_half_tensor|thd_read_second_half";
 /* Merge / correction of partial results: TransformerEngine's context-parallel corrections
  * (fused_out_correction_kernel, thd_out_correction_kernel, thd_grad_correction_kernel, thd_lse_kernel);

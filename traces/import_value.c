@@ -21,6 +21,18 @@ const rs_vrule_t RS_V_KINETO_BASE = {"baseTimeNanoseconds", "nanoseconds", 0, 4e
 const rs_vrule_t RS_V_NSYS_START = {"start", "nanoseconds", 0, 4e18, 1, true, false};
 const rs_vrule_t RS_V_NSYS_END = {"end", "nanoseconds", 0, 4e18, 1, true, false};
 const rs_vrule_t RS_V_NSYS_EPOCH = {"utcEpochNs", "nanoseconds", 0, 4e18, 1, false, false};
+/* rocprofv3's kernel trace CSV (rocprofiler-sdk's kernel_trace.csv): integer nanoseconds of the
+ * ROCm runtime's clock; an agent (its node id, or "Agent N"), a queue handle or a HIP stream id, the
+ * correlation and dispatch ids, the grid and workgroup sizes in work-items (HSA's 32-bit fields). */
+const rs_vrule_t RS_V_ROCPROF_START = {"Start_Timestamp", "nanoseconds", 0, 4e18, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_END = {"End_Timestamp", "nanoseconds", 0, 4e18, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_AGENT = {"Agent_Id", NULL, 0, 65535, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_QUEUE = {"Queue_Id", NULL, 0, 9e18, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_STREAM = {"Stream_Id", NULL, 0, 9e18, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_CORR = {"Correlation_Id", NULL, 0, 4e18, 1, true, false};
+const rs_vrule_t RS_V_ROCPROF_DISPATCH = {"Dispatch_Id", NULL, 0, 4e18, 1, false, false};
+const rs_vrule_t RS_V_ROCPROF_GRID = {"Grid_Size_X/Y/Z", NULL, 0, 4294967295.0, 1, false, false};
+const rs_vrule_t RS_V_ROCPROF_WORKGROUP = {"Workgroup_Size_X/Y/Z", NULL, 0, 4294967295.0, 1, false, false};
 /* A kernel's ids: a CUDA device (ringsim reads at most 64 per file), a stream, a CUPTI correlation
  * id, an nsys serialized globalPid, a grid dimension (CUDA's limit, 2^31 - 1). */
 const rs_vrule_t RS_V_KINETO_DEVICE = {"args.device", NULL, 0, 65535, 1, false, false};
@@ -53,6 +65,8 @@ const rs_vrule_t RS_V_KINETO_BLOCK[3] = {{"args.block", NULL, 1, 1024, 1, false,
                                          {"args.block", NULL, 1, 1024, 1, false, false},
                                          {"args.block", NULL, 1, 1024, 1, false, false}};
 
+const char RS_VAT_LINE[] = "line";
+
 void rs_jv_set(rs_jv_t *v, rs_jv_type_t type, const char *s, size_t len) {
     v->type = (uint8_t)type;
     size_t n = s ? len : 0;
@@ -67,6 +81,7 @@ void rs_jv_set(rs_jv_t *v, rs_jv_type_t type, const char *s, size_t len) {
 static void where(const rs_vat_t *at, char *dst, size_t cap) {
     const char *f = at->file ? at->file : "", *sep = at->file ? ": " : "";
     if (at->index < 0) snprintf(dst, cap, "%s", f);
+    else if (at->table == RS_VAT_LINE) snprintf(dst, cap, "%s:%lld", f, (long long)at->index);
     else if (!at->table) snprintf(dst, cap, "%s%straceEvents[%lld]", f, sep, (long long)at->index);
     else snprintf(dst, cap, "%s%s%s row %lld", f, sep, at->table, (long long)at->index);
 }
@@ -182,6 +197,18 @@ int rs_value_json(const rs_vat_t *at, const rs_vrule_t *r, const rs_jv_t *v, int
                        r->field, got, r->unit, r->lo, r->hi);
     }
     if (rc != 0 || in_range(at, r, x, got, err) != 0) return rc != 0 ? refuse(at, r, got, err) : -1;
+    *out = x;
+    return 0;
+}
+
+int rs_value_text(const rs_vat_t *at, const rs_vrule_t *r, const char *s, size_t len, int64_t *out, rs_err_t *err) {
+    if (!s || len == 0) return r->required ? refuse(at, r, "missing", err) : 1;
+    char lit[40], got[96];
+    snprintf(lit, sizeof lit, "%.*s", (int)(len < sizeof lit ? len : sizeof lit - 1), s);
+    shown(lit, true, len >= sizeof lit, got, sizeof got);
+    int64_t x;
+    if ((r->lo >= 0 && s[0] == '-') || rs_value_i64_text(s, len, &x) != 0) return refuse(at, r, got, err);
+    if (in_range(at, r, x, got, err) != 0) return -1;
     *out = x;
     return 0;
 }

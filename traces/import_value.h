@@ -43,6 +43,8 @@ typedef struct {
 } rs_vrule_t;
 
 extern const rs_vrule_t RS_V_KINETO_TS, RS_V_KINETO_DUR, RS_V_KINETO_BASE, RS_V_NSYS_START, RS_V_NSYS_END, RS_V_NSYS_EPOCH;
+extern const rs_vrule_t RS_V_ROCPROF_START, RS_V_ROCPROF_END, RS_V_ROCPROF_AGENT, RS_V_ROCPROF_QUEUE, RS_V_ROCPROF_STREAM, RS_V_ROCPROF_CORR,
+    RS_V_ROCPROF_DISPATCH, RS_V_ROCPROF_GRID, RS_V_ROCPROF_WORKGROUP;
 extern const rs_vrule_t RS_V_KINETO_DEVICE, RS_V_KINETO_STREAM, RS_V_KINETO_CORR, RS_V_NSYS_DEVICE, RS_V_NSYS_STREAM, RS_V_NSYS_CORR, RS_V_NSYS_PID,
     RS_V_NSYS_GRID;
 /* A communication's arguments (Kineto's NCCL kernels and record_param_comms): message sizes, the
@@ -56,12 +58,14 @@ extern const rs_vrule_t RS_V_KINETO_RANK, RS_V_KINETO_WORLD;
 #define RS_V_MAX_RANK 16777215
 
 /* Where a value is, for messages: a Kineto file's traceEvents[index] (table NULL), an nsys table's
- * row (index: its 1-based position in the query), or a header field (index -1). */
+ * row (index: its 1-based position in the query), a CSV file's line (table RS_VAT_LINE: "FILE:INDEX"),
+ * or a header field (index -1). */
 typedef struct {
     const char *file;
     const char *table;
     int64_t index;
 } rs_vat_t;
+extern const char RS_VAT_LINE[]; /* the table of a CSV line (compared by address) */
 
 /* The JSON value v under rule r into *out (nanoseconds for a time; the integer otherwise). Returns 0
  * (*out set), 1 when v is absent and the rule allows it (*out untouched), or -1 with err. */
@@ -69,6 +73,9 @@ int rs_value_json(const rs_vat_t *at, const rs_vrule_t *r, const rs_jv_t *v, int
 /* Column col of the current row of st under rule r (an INTEGER, or a REAL holding one): as
  * rs_value_json (1 for a NULL the rule allows). */
 int rs_value_sql(const rs_vat_t *at, const rs_vrule_t *r, sqlite3_stmt *st, int col, int64_t *out, rs_err_t *err);
+/* A CSV field s[0..len) under an integer rule r (scale 1; NULL or empty = absent): as
+ * rs_value_json (1 for an absent value the rule allows). */
+int rs_value_text(const rs_vat_t *at, const rs_vrule_t *r, const char *s, size_t len, int64_t *out, rs_err_t *err);
 /* A value that must be text (a collective's name, a process group's name, a dtype): 0 when v is a
  * non-empty string, 1 when absent, -1 with err naming field (refused: another type, "") otherwise. */
 int rs_value_json_text(const rs_vat_t *at, const char *field, const rs_jv_t *v, rs_err_t *err);

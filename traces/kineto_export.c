@@ -1,8 +1,9 @@
 /* kineto_export.c - a ringsim trace as Kineto files (import.h, rs_import_export_kineto): one
  * DIR/rankR.pt.trace.json per rank, laid out as torch.profiler's export_chrome_trace writes them
  * (the layout: import_kineto.c), so that the import reads it back to the nanosecond. A step with
- * role events (an imported trace) becomes kernels of each role: one over the role's span, or two at
- * its ends whose lengths add up to its busy time, so that the span and the busy time come back. */
+ * role events spanning its compute event (an imported trace's, a preset model's) becomes kernels of
+ * each role: one over the role's span, or two at its ends whose lengths add up to its busy time, so
+ * that the span and the busy time come back. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -101,6 +102,15 @@ static int kint_cmp(const void *a, const void *b) {
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
+/* Whether the role events ro[0..n) of a step span its compute event c to the nanosecond (an imported
+ * trace's, a preset model's): then they are its kernels; else (the dense model's attention role, its
+ * host cost in no role) the compute event is one attention kernel, as without roles. */
+static bool roles_span(const rs_role_event_t *ro, size_t n, const rs_event_t *c) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) lo = fmin(lo, ro[i].start_s), hi = fmax(hi, ro[i].end_s);
+    return rel_ns(lo) == rel_ns(c->start_s) && rel_ns(hi) == rel_ns(c->end_s);
+}
+
 /* The compute kernels of a step from its role events ro[0..n): per role one kernel over its span,
  * or two at its ends adding up to its busy time; launched in start order. */
 static void put_roles(kwriter_t *w, const rs_role_event_t *ro, size_t n) {
@@ -159,7 +169,7 @@ static void put_rank_steps(kwriter_t *w, const rs_event_t *ev, size_t n, const r
         while (r0 < nr && (ro[r0].pass < ev[i].pass || (ro[r0].pass == ev[i].pass && ro[r0].step < ev[i].step))) r0++;
         size_t r1 = r0;
         while (r1 < nr && ro[r1].pass == ev[i].pass && ro[r1].step == ev[i].step) r1++;
-        if (c && r1 > r0)
+        if (c && r1 > r0 && roles_span(ro + r0, r1 - r0, c))
             put_roles(w, ro + r0, r1 - r0);
         else if (c && c->flops == 0) /* a masked block's launch: no attention work, so no attention kernel (the import checks) */
             put_kernel(w, "cudaLaunchKernel", "void ringsim_masked_block_skip(int)", EXPORT_STREAM_COMPUTE, rel_ns(c->start_s), rel_ns(c->end_s));

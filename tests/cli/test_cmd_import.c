@@ -107,7 +107,7 @@ RS_TEST(test_refusals, "refusals") {
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --layout: give the one layout the traced run used\n");
     snprintf(args, sizeof args, "import -S 32K --format chrome -o %s " DATA "/kineto_ring4", rs_test_path("x.csv"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
-    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --format chrome: expected auto, kineto or nsys\n");
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --format chrome: expected auto, kineto, nsys or rocprof\n");
     snprintf(args, sizeof args, "import -S 32K -N 8 -o %s " DATA "/kineto_ring4", rs_test_path("x.csv"));
     CU_ASSERT_EQUAL(rs_test_ringsim(args), 2);
     CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim import: --ranks 8: the ring has 4 ranks (group '1' (cp) [0..3])\n");

@@ -403,4 +403,54 @@ RS_TEST(test_every_profile_names_its_attention_rate, "every shipped profile: mod
     CU_ASSERT(n >= 14);
 }
 
+/* The predicted trace carries the model's role events, as validate --from-trace predicts them. The
+ * flash-attn preset (the default) on H100-SXM, forward, N = 4, zigzag, S = 4K (B = 1024), 32 query
+ * heads of d 128, bf16: 4096 Q elements and 32 row-heads per token; merges stream at
+ * kernels.merge_bw_bytes_per_s = 3.35e12 B/s (profiles/devices/h100-sxm.json). Merge bytes by
+ * docs/model.md section 3a: step 0 (a B x B call) 6 B per element, 1024 x 4096 x 6 = 25165824 B; a
+ * step whose KV owner (r - k) mod 4 precedes the rank (a call over all B rows) 38 B per element and
+ * 52 B per row-head, 1024 x (4096 x 38 + 32 x 52) = 161087488 B; one whose owner follows (B/2 rows,
+ * copied back) 512 x (4096 x 46 + 32 x 60) = 97452032 B. Over the 4 ranks: 1651900416 B. Compared
+ * with itself, every role the trace has gives ratio 1. */
+RS_TEST(test_trace_roles, "--trace: merge role events of the flash-attn preset by hand; compare with itself: ratio 1 per role") {
+    char args[2048];
+    snprintf(args, sizeof args, "model -N 4 -S 4K -L zigzag --pass forward --trace %s", rs_test_path("roles.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    rs_err_t err;
+    rs_trace_t *t = rs_trace_read_csv(rs_test_path("roles.csv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    const double bw = 3.35e12;
+    int n_merge = 0, n_attn = 0;
+    double total = 0;
+    for (size_t i = 0; i < rs_trace_role_count(t); i++) {
+        const rs_role_event_t *g = &rs_trace_roles(t)[i];
+        if (g->role == RS_ROLE_ATTN) n_attn++;
+        if (g->role != RS_ROLE_MERGE) continue;
+        const int owner = (g->rank - g->step + 4) % 4;
+        const double bytes = g->step == 0 ? 25165824.0 : owner < g->rank ? 161087488.0 : 97452032.0;
+        RS_ASSERT_REL(g->busy_s, bytes / bw, 1e-9);
+        CU_ASSERT(g->end_s - g->start_s >= g->busy_s);
+        total += g->busy_s;
+        n_merge++;
+    }
+    CU_ASSERT_EQUAL(n_merge, 16);
+    CU_ASSERT_EQUAL(n_attn, 16);
+    RS_ASSERT_REL(total, 1651900416.0 / bw, 1e-9);
+    rs_trace_free(t);
+    snprintf(args, sizeof args, "compare %s %s --csv %s", rs_test_path("roles.csv"), rs_test_path("roles.csv"), rs_test_path("roles-cmp.csv"));
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    char *csv = rs_test_slurp(rs_test_path("roles-cmp.csv"), NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "# role attn: status=compared n=16 "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "# role merge: status=compared n=16 "));
+    int n_ratio = 0; /* each compared role's line says ratio=1 */
+    for (char *q = strtok(csv, "\n"); q; q = strtok(NULL, "\n"))
+        if (!strncmp(q, "# role ", 7) && strstr(q, " status=compared ")) {
+            CU_ASSERT_PTR_NOT_NULL(strstr(q, " ratio=1 "));
+            n_ratio++;
+        }
+    CU_ASSERT_EQUAL(n_ratio, 2);
+    free(csv);
+}
+
 RS_TEST_MAIN(.suite = "ringsim model", .scratch = "cli")

@@ -66,7 +66,7 @@ RS_TEST(test_list_files, "a directory's trace files in natural order; refusals")
     char msg[1300];
     const char *p1[1] = {empty};
     CU_ASSERT_EQUAL(rs_import_list_files(p1, 1, &out, &err), -1);
-    snprintf(msg, sizeof msg, "%s: no trace files in the directory tree (expected *.json, *.json.gz or *.sqlite)", empty);
+    snprintf(msg, sizeof msg, "%s: no trace files in the directory tree (expected *.json, *.json.gz, *.sqlite or *_kernel_trace.csv)", empty);
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     const char *p2[1] = {rs_test_path("nowhere")};
@@ -105,12 +105,13 @@ RS_TEST(test_sniff, "format from the first bytes; refusals") {
     /* refusals */
     char msg[1300];
     CU_ASSERT_EQUAL(sniff("e.sqlite", "SQLite format 2\0", 16, &f, &err), -1);
-    snprintf(msg, sizeof msg, "%s: not a Kineto JSON trace (plain or gzip) nor an Nsight Systems SQLite export "
-                              "(.nsys-rep reports: convert with nsys export --type sqlite)", rs_test_path("e.sqlite"));
+    snprintf(msg, sizeof msg, "%s: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export "
+                              "(.nsys-rep reports: convert with nsys export --type sqlite) nor a rocprofv3 kernel trace CSV "
+                              "(its header names Kernel_Name)", rs_test_path("e.sqlite"));
     CU_ASSERT_STRING_EQUAL(err.msg, msg);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_EQUAL(sniff("f.nsys-rep", "\x01\x02\x03\x04", 4, &f, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "f.nsys-rep: not a Kineto JSON trace (plain or gzip) nor"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "f.nsys-rep: not a Kineto JSON trace (plain or gzip), an Nsight"));
     CU_ASSERT_EQUAL(sniff("g.json", "  [1, 2]", 8, &f, &err), -1); /* JSON, but not an object */
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "g.json: not a Kineto JSON trace"));
     CU_ASSERT_EQUAL(sniff("h.json", "", 0, &f, &err), -1);

@@ -114,6 +114,9 @@ RS_TEST(test_classify, "kernel name patterns") {
         {"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(...)", RS_KROLE_CAST},
         {"Memcpy DtoD (Device -> Device)", RS_KROLE_CAST},
         {"Memset (Device)", RS_KROLE_CAST},
+        {"__amd_rocclr_copyBuffer", RS_KROLE_CAST}, /* HIP's blit kernels in a rocprofv3 kernel trace */
+        {"__amd_rocclr_fillBufferAligned", RS_KROLE_CAST},
+        {"__amd_rocclr_copyBufferToImage", RS_KROLE_CAST},
         {"void transformer_engine::context_parallel::thd_read_half_tensor_kernel(void*, void*, int*, int, int, int, int)", RS_KROLE_CAST},
         /* the rest */
         {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", RS_KROLE_OTHER},
