@@ -16,6 +16,7 @@
 #endif
 #include "output.h"
 #include "setup.h"
+#include "stats.h"
 #include "subprocess.h"
 #include "trace.h"
 
@@ -85,6 +86,19 @@ static void read_heldout(report_t *r, const char *vdir) {
     snprintf(r->path, sizeof r->path, "%s/heldout.csv", vdir);
     if (rs_table_read(r->path, &r->heldout, &e2) != 0) return;
     r->have_heldout = true;
+    /* the measurement's own spread per configuration: what a 10% criterion can resolve in this run */
+    const int sp = rs_table_col(&r->heldout, "makespan_spread");
+    double v[64];
+    size_t n = 0;
+    for (size_t i = 0; sp >= 0 && i < r->heldout.n_rows && n < 64; i++) {
+        const char *cell = r->heldout.cells[i][sp];
+        const double x = cell[0] && cell[0] != '-' ? rs_strtod(cell, NULL) : NAN;
+        if (isfinite(x) && x >= 0) v[n++] = x;
+    }
+    r->val_sp_n = (int)n;
+    r->val_sp_max = 0;
+    for (size_t i = 0; i < n; i++) r->val_sp_max = fmax(r->val_sp_max, v[i]);
+    r->val_sp_median = n > 0 ? rs_median(v, n) : NAN;
     const int l = rs_table_col(&r->heldout, "layout"), p = rs_table_col(&r->heldout, "pass"), m = rs_table_col(&r->heldout, "mask"),
               xm = rs_table_col(&r->heldout, "crossover_meas"), xp = rs_table_col(&r->heldout, "crossover_model");
     for (size_t i = 0; l >= 0 && p >= 0 && m >= 0 && xm >= 0 && xp >= 0 && i < r->heldout.n_rows; i++) {

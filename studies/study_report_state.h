@@ -52,6 +52,8 @@ typedef struct {
     bool have_val, have_val_cmp;       /* data/validation-b.csv, data/compare-exec.csv */
     bool have_val_cases;               /* data/validation-exec.csv */
     int val_cases_n, val_cases_within; /* its cases, and those within 10% */
+    int val_sp_n;                      /* configurations of heldout.csv with a makespan spread */
+    double val_sp_median, val_sp_max;  /* their makespan_spread (|round - median of the rounds| / median): median, max */
     double val_x_meas, val_x_model;    /* validate's crossover at the seed's threshold (the fitted configuration) */
     rs_compare_t vcmp;                 /* measured vs model traces at one B of it */
     long long vcmp_b;

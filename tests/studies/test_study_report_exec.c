@@ -41,7 +41,8 @@ RS_TEST(test_watchdog, "validate stopped by the watchdog: said, logged, the repo
 }
 
 /* A full run: every row of validate.csv is a validation case with its measured and modelled makespan,
- * and the sentence counts those within 10% from the same rows. */
+ * and the sentence counts those within 10% from the same rows; the next says how noisy the run was
+ * (heldout.csv's makespan spread, its median and max over the configurations). */
 RS_TEST(test_validation_cases, "every measured configuration and B a validation case, the count within 10% from its rows") {
     const char *dir = rs_test_report("cases", "--no-sim --no-figures --quick");
     char path[1200];
@@ -71,7 +72,30 @@ RS_TEST(test_validation_cases, "every measured configuration and B a validation 
     CU_ASSERT_PTR_NOT_NULL_FATAL(md);
     snprintf(want, sizeof want, "(data/validation-exec.csv): %d of %zu within 10%%.", within, v.n_rows);
     CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+    /* the spread sentence: the median and max of heldout.csv's makespan_spread over its configurations */
+    rs_table_t h;
+    snprintf(path, sizeof path, "%s/validation/heldout.csv", dir);
+    CU_ASSERT_EQUAL_FATAL(rs_table_read(path, &h, &err), 0);
+    const int sp = rs_table_col(&h, "makespan_spread");
+    CU_ASSERT_FATAL(sp >= 0);
+    double x[64] = {0}, hi = 0;
+    size_t n = 0;
+    for (size_t k = 0; k < h.n_rows && n < 64; k++)
+        if (h.cells[k][sp][0] && h.cells[k][sp][0] != '-') x[n] = strtod(h.cells[k][sp], NULL), hi = fmax(hi, x[n]), n++;
+    CU_ASSERT_EQUAL_FATAL(n, h.n_rows); /* 2 rounds: every configuration has a spread */
+    for (size_t i = 1; i < n; i++) /* the median by hand: insertion sort */
+        for (size_t j = i; j > 0 && x[j] < x[j - 1]; j--) {
+            const double t = x[j];
+            x[j] = x[j - 1], x[j - 1] = t;
+        }
+    const double med = n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    snprintf(want, sizeof want, "validation/heldout.csv makespan_spread) was %.1f%% in the median configuration and %.1f%% in "
+                                "the noisiest of %zu",
+             100 * med, 100 * hi, n);
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, want));
+    CU_ASSERT_PTR_NOT_NULL(strstr(md, med > 0.10 ? "a 10% criterion is finer than this run resolves" : "not resolved by this run"));
     free(md);
+    rs_table_free(&h);
     rs_table_free(&v);
     rs_table_free(&c);
 }
