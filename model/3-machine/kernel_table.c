@@ -55,6 +55,14 @@ static int nearest_aspect(const rs_kcurve_t *c, int lo, int hi, double aspect) {
     return best;
 }
 
+double rs_kcurve_rate_dim(const rs_kcurve_t *c, double q, double k, int64_t head_dim, double exp_per_s) {
+    const double r = rs_kcurve_rate(c, q, k);
+    if (!(exp_per_s > 0) || head_dim < 1 || head_dim >= c->head_dim) return r;
+    const double per_dim = c->pass == RS_PASS_BACKWARD ? 10.0 : 4.0; /* FLOPs per score per head_dim */
+    const double extra_s = (1.0 / (per_dim * (double)head_dim) - 1.0 / (per_dim * (double)c->head_dim)) / exp_per_s;
+    return 1.0 / (1.0 / r + extra_s);
+}
+
 static inline double area_of(const rs_kpoint_t *p) { return p->q_tokens * p->k_tokens; }
 
 /* End (exclusive) of the run of knots sharing knot i's area. */

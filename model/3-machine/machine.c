@@ -83,6 +83,7 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     rs_machine_set_bound(m, RS_BOUND_POINT);
     m->kernels = hw->kernels;
     m->mem_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
+    m->exp_per_s = hw->exp_per_s, m->exp_src = hw->exp_src;
     m->src = hw->src, m->peak_src = hw->peak_src, m->eff_src = hw->eff_src;
     if (!(m->kernels.merge_bw_bytes_per_s > 0)) m->kernels.merge_bw_bytes_per_s = hw->mem_bw_bytes_per_s;
     const int impl = hw->kernels.default_impl, kernel = impl > 0 && impl < RS_IMPL_COUNT ? hw->kernels.impl_kernel[impl] : 0;
@@ -152,8 +153,18 @@ const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, cha
     rs_kresolve_t r;
     if (!len) return buf;
     buf[0] = '\0';
-    if (m->kernel > 0 && rs_kernel_resolve(&m->kernels, m->kernel - 1, (int)m->dtype, head_dim, &r, NULL) == 0)
-        snprintf(buf, len, "%s", r.notes);
+    if (!(m->kernel > 0 && rs_kernel_resolve(&m->kernels, m->kernel - 1, (int)m->dtype, head_dim, &r, NULL) == 0)) return buf;
+    size_t n = (size_t)snprintf(buf, len, "%s", r.notes);
+    const int64_t d = m->kernels.curve[r.idx[0][0]].head_dim; /* the head_dim resolved (every curve of r has it) */
+    if (head_dim >= d || n >= len) return buf;
+    if (m->exp_per_s > 0)
+        snprintf(buf + n, len - n, "%scalls at head_dim %lld add one exponential per score at the device's %.4g per s (%s) to the "
+                 "head_dim %lld curves' time (docs/model.md section 3a, \"Head dims\")", n ? "; " : "", (long long)head_dim,
+                 m->exp_per_s, m->exp_src.source, (long long)d);
+    else
+        snprintf(buf + n, len - n, "%sthe device gives no exponential rate (device.exp_per_s): calls at head_dim %lld take the "
+                 "head_dim %lld curves' rates, an upper bound (a smaller head_dim spends a larger share on the softmax)",
+                 n ? "; " : "", (long long)head_dim, (long long)d);
     return buf;
 }
 

@@ -66,6 +66,9 @@ typedef struct {
                                       profile gives none) */
     double mem_bw_bytes_per_s;     /* the device's memory bandwidth (profile device.memory_bw_bytes_per_s;
                                       0: the merge bandwidth): a clear of a buffer out of use for a step */
+    double exp_per_s;              /* exponentials per second of the device's special-function units (hw->exp_per_s):
+                                      the exponential term of calls below their curve's head_dim (rs_kcurve_rate_dim) */
+    rs_rate_source_t exp_src;      /* its source */
     int impl;                      /* rs_impl_t costing the steps (model/4-cost/kernel.h); RS_IMPL_NONE = the
                                       dense peak model: F x eff(B), one launch per computing step */
     int kernel;                    /* index + 1 of the kernel whose curves rate the calls; 0 = F x eff(B) */

@@ -136,4 +136,28 @@ RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's sha
     CU_ASSERT_PTR_NULL(strstr(r.notes, "borrowed"));
 }
 
+RS_TEST(test_rate_dim, "the exponential term of a call below its curve's head_dim, by hand; none at or above it, none without a rate") {
+    static rs_kernel_table_t t;
+    memset(&t, 0, sizeof t);
+    t.n_kernels = 1;
+    snprintf(t.kernel[0].name, sizeof t.kernel[0].name, "k");
+    add_square_curve(&t, RS_PASS_FORWARD, RS_KMASK_FULL, 128, 1, (double[]){4096}, (double[]){183.63});
+    add_square_curve(&t, RS_PASS_BACKWARD, RS_KMASK_CAUSAL, 128, 1, (double[]){8192}, (double[]){174.4});
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
+    const double e = 2.43648e12; /* an A100's 16 exponentials a clock x 108 SMs x 1.41 GHz */
+    /* forward at d 32: 1/rate = 1/183.63e12 + (1/(4 x 32) - 1/(4 x 128)) / e
+     * = 5.445733e-15 + (7.8125e-3 - 1.953125e-3) / 2.43648e12 = 5.445733e-15 + 2.404863e-15 s per FLOP:
+     * 127.379e12, 0.6937 of the d 128 rate; at d 64: + (3.90625e-3 - 1.953125e-3) / e = + 8.01621e-16:
+     * 160.07e12 (0.8717) */
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 32, e), 127.37903012e12, 1e-9);
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 64, e), 183.63e12 * 0.87168681134, 1e-9);
+    /* backward at d 32: 10 FLOPs a score per head_dim: + (1/320 - 1/1280) / e = 9.61945e-16 on 5.733945e-15:
+     * 149.345e12 (0.8563) */
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[1], 8192, 8192, 32, e), 149.34543499e12, 1e-9);
+    /* at or above the curve's head_dim, or without the device's rate: the curve's own rate */
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 128, e), 183.63e12);
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 256, e), 183.63e12);
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 32, 0), 183.63e12);
+}
+
 RS_TEST_PROGRAM("kernel table")
