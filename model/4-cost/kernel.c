@@ -75,7 +75,7 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
 /* The full-wave rate of a q x k call of mask kind mask at the problem's head_dim (rs_kcurve_rate_dim:
  * the exponential term where the curve was measured at a larger head_dim). */
 static double curve_rate(const rs_kmodel_t *km, rs_kmask_t mask, double q, double k) {
-    return rs_kcurve_rate_dim(km->curve[km->p.pass][mask], q, k, km->p.head_dim, km->m->exp_per_s);
+    return rs_kcurve_rate_dim(km->curve[km->p.pass][mask], q, k, km->p.head_dim, km->m->exp_bound_per_s);
 }
 
 static double eb(const rs_kmodel_t *km, rs_elem_bytes_t b) { return b.act * km->act + b.f32 * 4.0; }

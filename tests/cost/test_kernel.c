@@ -281,7 +281,8 @@ RS_TEST(test_classes_fast_equal_reference,
 
 /* The A100's flash-attn-2 curves are measured at head_dim 128 only: a head_dim-32 call is rated at the
  * d-128 curve plus the exponential term (kernel_table.h rs_kcurve_rate_dim, by hand in test_kernel_table.c)
- * at the profile's device.exp_per_s (16 a clock x 108 SMs x 1.41 GHz), and the notes say so; without the
+ * at the profile's device.exp_per_s (16 a clock x 108 SMs x 1.41 GHz), and the notes say so; at --bound fast the
+ * exponentials are hidden (the d-128 rate), at slow they are not (the point's rate); without the
  * figure the d-128 rate stands and the notes call it an upper bound. */
 RS_TEST(test_head_dim_exp_term, "a call below the curves' head_dim: the d-128 rate plus the exponential term, said in the notes") {
     const rs_hw_t hw = rs_test_hw("a100-sxm");
@@ -302,7 +303,14 @@ RS_TEST(test_head_dim_exp_term, "a call below the curves' head_dim: the d-128 ra
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_machine_kernel_notes(&m, 32, notes, sizeof notes),
                                   "calls at head_dim 32 add one exponential per score at the device's 2.436e+12 per s (CUDA C++"));
     CU_ASSERT_PTR_NULL(strstr(rs_machine_kernel_notes(&m, 128, notes, sizeof notes), "exponential")); /* its own head_dim */
+    rs_machine_set_bound(&m, RS_BOUND_FAST); /* the fast end: the exponentials hidden behind the matmuls */
+    rs_kmodel_init(&km, &p, &m);
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util * full, 1e-12);
+    rs_machine_set_bound(&m, RS_BOUND_SLOW); /* the slow end: not hidden, as at the point */
+    rs_kmodel_init(&km, &p, &m);
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util / (1.0 / full + per_flop), 1e-12);
     m.exp_per_s = 0;
+    rs_machine_set_bound(&m, RS_BOUND_POINT);
     rs_kmodel_init(&km, &p, &m);
     RS_ASSERT_REL(rs_kernel_local_rate(&km), util * full, 1e-12);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_machine_kernel_notes(&m, 32, notes, sizeof notes), "an upper bound"));
