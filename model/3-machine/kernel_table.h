@@ -155,9 +155,9 @@ int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err);
 /* Validate t and derive every curve's logs and wave utilisations (the reader, the calibration and a
  * table built by hand call it once the points are set; the measured device's SMs are the kernel's
  * sm_count, else the table's). A curve of one point takes its shape over sequence length from the
- * nearest curve of the same kernel with several points that shares a dtype: the same pass before the
- * other; then the same head_dim before another (the nearest, the smaller on a tie); then the same
- * mask, then the nearest kind (rs_kernel_resolve's order). Its knots are that curve's full-wave knots
+ * nearest curve of the same kernel with several points that shares a dtype: the same mask, then the
+ * nearest kind (rs_kernel_resolve's order); then the same pass before the other; then the same
+ * head_dim before another (the nearest, the smaller on a tie). Its knots are that curve's full-wave knots
  * times (its point's full-wave rate / that curve's rate at the point's shape), plus the point itself
  * (a donor knot of the point's shape replaced), so a call of the point's shape gets the point's rate
  * and a call elsewhere the rate that falls or rises as the donor's does. No such curve: its own point,
