@@ -73,7 +73,7 @@ void rs_plan_print_headers(FILE *out, const rs_plan_config_t *c, const cand_t *c
         else rs_kernel_describe(m, kd, sizeof kd);
         fprintf(out, "# %s: attention %s; %s\n", cands[i].hw.name, kd, gd);
         if (cands[i].warning[0]) fprintf(out, "# %s: warning: %s\n", cands[i].hw.name, cands[i].warning);
-        char notes[768]; /* the curves' fallbacks, as model says them */
+        char notes[1536]; /* the curves' fallbacks, as model says them */
         if (rs_machine_kernel_notes(m, c->model.head_dim, notes, sizeof notes)[0]) fprintf(out, "# %s: note: %s\n", cands[i].hw.name, notes);
     }
 }

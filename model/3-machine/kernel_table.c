@@ -55,6 +55,14 @@ static int nearest_aspect(const rs_kcurve_t *c, int lo, int hi, double aspect) {
     return best;
 }
 
+double rs_kcurve_rate_dim(const rs_kcurve_t *c, double q, double k, int64_t head_dim, double exp_per_s) {
+    const double r = rs_kcurve_rate(c, q, k);
+    if (!(exp_per_s > 0) || head_dim < 1 || head_dim >= c->head_dim) return r;
+    const double per_dim = c->pass == RS_PASS_BACKWARD ? 10.0 : 4.0; /* FLOPs per score per head_dim */
+    const double extra_s = (1.0 / (per_dim * (double)head_dim) - 1.0 / (per_dim * (double)c->head_dim)) / exp_per_s;
+    return 1.0 / (1.0 / r + extra_s);
+}
+
 static inline double area_of(const rs_kpoint_t *p) { return p->q_tokens * p->k_tokens; }
 
 /* End (exclusive) of the run of knots sharing knot i's area. */
@@ -173,9 +181,12 @@ static double point_batch(const rs_kcurve_t *c, int j) {
     return c->tokens_per_batch > 0 ? c->tokens_per_batch / c->pt[j].q_tokens : 0;
 }
 
-/* Rank of donor o for a one-point curve c (smaller is nearer; -1: o cannot lend its shape): the pass,
- * then the head_dim, then the mask (the same, then rs_kernel_resolve's nearest kinds), then the
- * head_dim's distance, then the smaller head_dim. */
+/* Rank of donor o for a one-point curve c (smaller is nearer; -1: o cannot lend its shape): the mask
+ * (the same, then rs_kernel_resolve's nearest kinds: how a rate falls at short sequences is the
+ * diagonal tiles' share, which both passes have - the FlashAttention-2 paper's H100 forward + backward
+ * causal/full ratios, 0.66, 0.83, 0.92 at 512, 2K, 8K (Figure 7), follow the forward-only ones of the
+ * FlashAttention-3 paper's Figure 5, 0.62, 0.82, 0.90, not the flat backward full curve), then the
+ * pass, then the head_dim, then the head_dim's distance, then the smaller head_dim. */
 static const int mask_order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
                                                                    {RS_KMASK_SHIFTED, RS_KMASK_FULL},
                                                                    {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
@@ -183,7 +194,7 @@ static int64_t donor_rank(const rs_kcurve_t *c, const rs_kcurve_t *o) {
     if (o == c || o->kernel != c->kernel || !(o->dtypes & c->dtypes) || o->n < 2) return -1;
     const int mask = o->mask == c->mask ? 0 : (int)o->mask == mask_order[c->mask][0] ? 1 : 2;
     const int64_t dd = llabs(o->head_dim - c->head_dim);
-    return ((((int64_t)(o->pass != c->pass) * 2 + (dd != 0)) * 3 + mask) * 65536 + dd) * 2 + (o->head_dim < c->head_dim ? 0 : 1);
+    return ((((int64_t)mask * 2 + (o->pass != c->pass)) * 2 + (dd != 0)) * 65536 + dd) * 2 + (o->head_dim < c->head_dim ? 0 : 1);
 }
 
 /* The knots of curve c: its own points, at their full-wave rates (the knots after them zero, so that a

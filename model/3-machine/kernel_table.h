@@ -118,6 +118,15 @@ typedef struct {
  * rates, rs_kcurve_t.full; without the wave term the points' own rates), from its derived logs (c
  * prepared). Can't fail. */
 double rs_kcurve_rate(const rs_kcurve_t *c, double q_tokens, double k_tokens);
+/* The useful rate of a q x k call of head_dim d on curve c measured at head_dim d_c (docs/model.md
+ * section 3a, "Head dims"). A call computes one exponential per score (forward: the softmax; backward:
+ * its recomputation) beside its 4 d (forward) or 10 d (backward) FLOPs per score, on the special-function
+ * units, which FlashAttention-2 does not overlap with its matmuls (FlashAttention-3 paper, arXiv
+ * 2407.08608, section 3.1); the curve's time per FLOP holds d_c's share of them, so a smaller head_dim
+ * adds the rest: 1 / rate = 1 / rs_kcurve_rate + (1 / (c d) - 1 / (c d_c)) / exp_per_s, c = 4 forward,
+ * 10 backward. Only below the curve's head_dim (above it other limits set in: register pressure, smaller
+ * tiles) and with exp_per_s > 0; else rs_kcurve_rate. Can't fail. */
+double rs_kcurve_rate_dim(const rs_kcurve_t *c, double q_tokens, double k_tokens, int64_t head_dim, double exp_per_s);
 /* Where a q x k call lies against c's knots (its measured shapes, or its borrowed shape's): -1 below
  * the smallest area, +1 above the largest, 0 inside (a clamped rate is the end knot's). Can't fail. */
 int rs_kcurve_outside(const rs_kcurve_t *c, double q_tokens, double k_tokens);
@@ -146,9 +155,9 @@ int rs_kernel_table_validate(const rs_kernel_table_t *t, rs_err_t *err);
 /* Validate t and derive every curve's logs and wave utilisations (the reader, the calibration and a
  * table built by hand call it once the points are set; the measured device's SMs are the kernel's
  * sm_count, else the table's). A curve of one point takes its shape over sequence length from the
- * nearest curve of the same kernel with several points that shares a dtype: the same pass before the
- * other; then the same head_dim before another (the nearest, the smaller on a tie); then the same
- * mask, then the nearest kind (rs_kernel_resolve's order). Its knots are that curve's full-wave knots
+ * nearest curve of the same kernel with several points that shares a dtype: the same mask, then the
+ * nearest kind (rs_kernel_resolve's order); then the same pass before the other; then the same
+ * head_dim before another (the nearest, the smaller on a tie). Its knots are that curve's full-wave knots
  * times (its point's full-wave rate / that curve's rate at the point's shape), plus the point itself
  * (a donor knot of the point's shape replaced), so a call of the point's shape gets the point's rate
  * and a call elsewhere the rate that falls or rises as the donor's does. No such curve: its own point,

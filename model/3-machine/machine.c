@@ -50,6 +50,7 @@ void rs_machine_set_bound(rs_machine_t *m, rs_bound_t b) {
     tier_at(&m->inter, b);
     if (!m->launch_given) m->cal.launch_s = rs_span_at(m->launch_span_s, b, false, 0.0);
     m->launch_latency_s = rs_span_at(m->launch_latency_span_s, b, false, 0.0);
+    m->exp_bound_per_s = b == RS_BOUND_FAST ? 0 : m->exp_per_s;
     /* a ring alone crosses each node boundary once per direction (ranks fill nodes in order): its hop
      * has its NIC to itself; the slow end: every device of the node crossing at once (other rings) */
     m->nic_share = b == RS_BOUND_SLOW ? rs_machine_nic_share(m, (double)m->devices_per_node) : 1.0;
@@ -78,6 +79,7 @@ int rs_machine_from_hw(const rs_hw_t *hw, rs_dtype_t dtype, rs_machine_t *m, rs_
     m->inter.nominal_bw_bytes_per_s = m->inter.bw_bytes_per_s;
     m->launch_span_s = hw->launch_s;
     m->launch_latency_span_s = hw->launch_latency_s;
+    m->exp_per_s = hw->exp_per_s, m->exp_src = hw->exp_src;
     m->launch_given = hw->cal.launch_s > 0; /* a calibrated launch cost replaces the device's figure */
     if (hw->cal.host_call_given) m->host_call_given = true, m->host_call_s = hw->cal.host_call_s; /* and its host call */
     rs_machine_set_bound(m, RS_BOUND_POINT);
@@ -152,8 +154,19 @@ const char *rs_machine_kernel_notes(const rs_machine_t *m, int64_t head_dim, cha
     rs_kresolve_t r;
     if (!len) return buf;
     buf[0] = '\0';
-    if (m->kernel > 0 && rs_kernel_resolve(&m->kernels, m->kernel - 1, (int)m->dtype, head_dim, &r, NULL) == 0)
-        snprintf(buf, len, "%s", r.notes);
+    if (!(m->kernel > 0 && rs_kernel_resolve(&m->kernels, m->kernel - 1, (int)m->dtype, head_dim, &r, NULL) == 0)) return buf;
+    size_t n = (size_t)snprintf(buf, len, "%s", r.notes);
+    const int64_t d = m->kernels.curve[r.idx[0][0]].head_dim; /* the head_dim resolved (every curve of r has it) */
+    if (head_dim >= d || n >= len) return buf;
+    if (m->exp_per_s > 0)
+        snprintf(buf + n, len - n, "%scalls at head_dim %lld add one exponential per score at the device's %.4g per s (%s) to the "
+                 "head_dim %lld curves' time, not overlapped as in FlashAttention-2 (--bound fast: hidden, the curves' rates; docs/model.md "
+                 "section 3a, \"Head dims\")", n ? "; " : "", (long long)head_dim,
+                 m->exp_per_s, m->exp_src.source, (long long)d);
+    else
+        snprintf(buf + n, len - n, "%sthe device gives no exponential rate (device.exp_per_s): calls at head_dim %lld take the "
+                 "head_dim %lld curves' rates, an upper bound (a smaller head_dim spends a larger share on the softmax)",
+                 n ? "; " : "", (long long)head_dim, (long long)d);
     return buf;
 }
 

@@ -66,6 +66,11 @@ typedef struct {
                                       profile gives none) */
     double mem_bw_bytes_per_s;     /* the device's memory bandwidth (profile device.memory_bw_bytes_per_s;
                                       0: the merge bandwidth): a clear of a buffer out of use for a step */
+    double exp_per_s;              /* exponentials per second of the device's special-function units (hw->exp_per_s) */
+    rs_rate_source_t exp_src;      /* its source */
+    double exp_bound_per_s;        /* the rate the exponential term of calls below their curve's head_dim is costed
+                                      at (rs_kcurve_rate_dim): exp_per_s, or 0 at RS_BOUND_FAST (the exponentials
+                                      hidden behind the matmuls, as FlashAttention-3 overlaps them) */
     int impl;                      /* rs_impl_t costing the steps (model/4-cost/kernel.h); RS_IMPL_NONE = the
                                       dense peak model: F x eff(B), one launch per computing step */
     int kernel;                    /* index + 1 of the kernel whose curves rate the calls; 0 = F x eff(B) */
@@ -105,8 +110,9 @@ unsigned rs_machine_rates_skip(const rs_machine_t *m, int64_t n_ranks);
 rs_machine_t rs_machine_figures(const char *name, rs_dtype_t dtype, double flops_per_s, rs_tier_t tier);
 /* Resolve every uncertain figure of m at bound b (profile.h): each tier's rate = its nominal figure x
  * its p2p efficiency at b, the device's launch cost per kernel (cal.launch_s, unless launch_given) and
- * launch latency at b, the NIC share of a crossing hop (1, or at RS_BOUND_SLOW the share when every
- * device of a node crosses at once: rs_machine_nic_share(m, G)). rs_machine_from_hw calls it with
+ * launch latency at b, the exponential term's rate (none at RS_BOUND_FAST), the NIC share of a crossing
+ * hop (1, or at RS_BOUND_SLOW the share when every device of a node crosses at once:
+ * rs_machine_nic_share(m, G)). rs_machine_from_hw calls it with
  * RS_BOUND_POINT. Can't fail. */
 void rs_machine_set_bound(rs_machine_t *m, rs_bound_t b);
 /* The share of a NIC each of `crossing` concurrent node-crossing flows of a node gets: min(1, NICs per

@@ -171,7 +171,7 @@ static const char *const root_fields[] = {"name", "description", "device", "tier
 static const char *const device_fields[] = {"flops_per_s", "memory_bytes", "memory_bw_bytes_per_s", "devices_per_node",
                                             "price_per_device_hour", "nics_per_node", "launch_s", "launch_s_lo",
                                             "launch_s_hi", "launch_latency_s", "launch_latency_s_lo",
-                                            "launch_latency_s_hi", "sm_count", "decode_bw_eff", "decode_bw_eff_lo",
+                                            "launch_latency_s_hi", "sm_count", "exp_per_s", "decode_bw_eff", "decode_bw_eff_lo",
                                             "decode_bw_eff_hi", NULL};
 static const char *const tiers_fields[] = {"intra", "inter", NULL};
 static const char *const calib_fields[] = {"efficiency",      "launch_s",        "overlap", "overlap_curve", "comp_slowdown",
@@ -369,6 +369,7 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
     if (sm && (!json_is_integer(sm) || json_integer_value(sm) < 1 || json_integer_value(sm) > 1000000))
         return pj_fail(v, "device.sm_count", "must be an integer in [1, 1000000] (SMs or CUs of the device)");
     out->sm_count = sm ? (int64_t)json_integer_value(sm) : 0;
+    if (pj_num(device, "exp_per_s", false, (rs_range_t){RS_RANGE_FLOPS}, &out->exp_per_s) < 0) return -1;
     double nics = 0;
     const int got_nics = pj_num(device, "nics_per_node", false, (rs_range_t){RS_RANGE_DEVICES_PER_NODE}, &nics);
     if (got_nics < 0) return -1;
@@ -425,6 +426,7 @@ static int parse_device(const pj_ctx_t *v, const json_t *root, rs_hw_t *out) {
     json_t *kern = json_object_get(root, "kernels");
     if (kern && rs_kernel_json_parse(kern, v->origin, v->pos, out, &out->kernels, v->err)) return -1;
     out->kernels.sm_count = out->sm_count;
+    if (out->exp_per_s > 0) figure_source(v->origin, dev, "exp_per_s", &out->exp_src);
     rate_sources(v->origin, dev, fl, cal, kern, out);
     return 0;
 }

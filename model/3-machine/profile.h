@@ -70,6 +70,9 @@ typedef struct {
     rs_tier_t inter;                      /* ring hop between nodes (one NIC per device) */
     double price_per_device_hour;         /* currency units per device-hour; 0 = unknown */
     int64_t sm_count;                     /* SMs (CUs) of the device, for the kernels' wave term; 0 = not given */
+    double exp_per_s;                     /* exponentials per second of its special-function units, for kernel
+                                             curves applied below their head_dim (device.exp_per_s; 0 = not given) */
+    rs_rate_source_t exp_src;             /* its source (device.exp_per_s_source) */
     rs_span_t decode_bw_eff;              /* the fraction of memory_bw_bytes_per_s a decode attention kernel reads
                                              the KV cache at (device.decode_bw_eff, _lo, _hi; 0 = not given) */
     rs_rate_source_t decode_src;          /* its source (device.decode_bw_eff_source) */

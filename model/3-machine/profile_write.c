@@ -63,6 +63,10 @@ static void put_device(rs_jw_t *w, const rs_hw_t *hw, const char *source_note) {
     rs_jw_key(w, 4, "devices_per_node", false);
     fprintf(w->fp, "%lld", (long long)hw->devices_per_node);
     if (hw->sm_count > 0) rs_jw_key(w, 4, "sm_count", false), fprintf(w->fp, "%lld", (long long)hw->sm_count);
+    if (hw->exp_per_s > 0) {
+        rs_jw_num_at(w, 4, "exp_per_s", hw->exp_per_s, false);
+        if (hw->exp_src.source[0]) rs_jw_str_at(w, 4, "exp_per_s_source", hw->exp_src.source, false);
+    }
     if (hw->price_per_device_hour != 0) rs_jw_num_at(w, 4, "price_per_device_hour", hw->price_per_device_hour, false);
     if (hw->nics_per_node > 0) {
         rs_jw_key(w, 4, "nics_per_node", false);

@@ -4,6 +4,7 @@
 
 const rs_range_info_t rs_ranges[] = {
     {"peak FLOP/s of a dtype", RS_RANGE_FLOPS, 0, 0, "--flops", "device.flops_per_s.{fp32,tf32,bf16,fp16,fp8}, kernels.list[i].curves[j].points[k][2]"},
+    {"exponentials per second of the special-function units", RS_RANGE_FLOPS, 0, 0, "-", "device.exp_per_s"},
     {"hop bandwidth, bytes/s per direction", RS_RANGE_BW, 0, 0, "--bw, --inter-bw", "tier bw_bytes_per_s"},
     {"latency per message, s", RS_RANGE_LATENCY, 0, 0, "--latency", "tier latency_s"},
     {"launch cost per kernel, s", RS_RANGE_LAUNCH, 0, 0, "--launch-overhead",

@@ -72,6 +72,12 @@ void rs_kmodel_init(rs_kmodel_t *km, const rs_problem_t *p, const rs_machine_t *
     }
 }
 
+/* The full-wave rate of a q x k call of mask kind mask at the problem's head_dim (rs_kcurve_rate_dim:
+ * the exponential term where the curve was measured at a larger head_dim). */
+static double curve_rate(const rs_kmodel_t *km, rs_kmask_t mask, double q, double k) {
+    return rs_kcurve_rate_dim(km->curve[km->p.pass][mask], q, k, km->p.head_dim, km->m->exp_bound_per_s);
+}
+
 static double eb(const rs_kmodel_t *km, rs_elem_bytes_t b) { return b.act * km->act + b.f32 * 4.0; }
 
 /* CTAs of a q x k call of mask kind mask under km's curves (0 without the wave term). */
@@ -98,7 +104,7 @@ static void call_time_full(rs_kcall_t *c, double full, double util) {
 
 static void call_time(const rs_kmodel_t *km, rs_kcall_t *c, double util) {
     if (km->curves) {
-        call_time_full(c, rs_kcurve_rate(km->curve[km->p.pass][c->mask], c->q_tokens, c->k_tokens), util);
+        call_time_full(c, curve_rate(km, c->mask, c->q_tokens, c->k_tokens), util);
     } else {
         c->util = 1;
         c->rate = km->f_eff;
@@ -340,7 +346,7 @@ static void classes_rate(const rs_kmodel_t *km, rs_kclasses_t *out) {
                 call_time(km, k, 1.0);
                 continue;
             }
-            if (j == n_seen) full[n_seen] = rs_kcurve_rate(km->curve[km->p.pass][k->mask], k->q_tokens, k->k_tokens), seen[n_seen++] = k;
+            if (j == n_seen) full[n_seen] = curve_rate(km, k->mask, k->q_tokens, k->k_tokens), seen[n_seen++] = k;
             call_time_full(k, full[j], util);
         }
     }
@@ -523,7 +529,7 @@ void rs_kernel_classes_fast(const rs_kmodel_t *km, rs_kclasses_t *out) {
         const tslot_t *sl = &t->slot[j];
         const rs_kcurve_t *cv = curve[sl->mask];
         /* a curve with one point per area rates a call by its area alone (rs_kcurve_rate): q x k = k x q */
-        rate[j] = sl->twin >= 0 && !cv->shared_areas ? rate[sl->twin] : rs_kcurve_rate(cv, sl->qn * sg - sl->qs, sl->kn * sg - sl->ks);
+        rate[j] = sl->twin >= 0 && !cv->shared_areas ? rate[sl->twin] : curve_rate(km, (rs_kmask_t)sl->mask, sl->qn * sg - sl->qs, sl->kn * sg - sl->ks);
     }
     const uint64_t kp[3] = {(uint64_t)seg * (uint64_t)seg, rs_diag_pairs(seg, 0), rs_diag_pairs(seg, 1)};
     const uint64_t fpp = rs_problem_flops_per_pair(&km->p);
@@ -596,7 +602,7 @@ double rs_kernel_local_rate(const rs_kmodel_t *km) {
     const double b = (double)km->block;
     const rs_kmask_t mask = km->p.causal ? RS_KMASK_CAUSAL : RS_KMASK_FULL;
     const double util = km->slots[mask] > 0 ? rs_kwave_util(call_ctas(km, mask, b, b), km->slots[mask]) : 1.0;
-    return rs_kcurve_rate(km->curve[km->p.pass][mask], b, b) * util;
+    return curve_rate(km, mask, b, b) * util;
 }
 
 const char *rs_kernel_range_notes(const rs_kmodel_t *km, char *buf, size_t len) {

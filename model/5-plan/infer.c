@@ -121,7 +121,7 @@ static const rs_kcurve_t *fwd_curve(const rs_infer_config_t *c, const rs_machine
 static double curve_eff(const rs_infer_config_t *c, const rs_machine_t *m, call_shape_t cs) {
     const rs_kcurve_t *cv = fwd_curve(c, m);
     if (!cv || !(m->flops_per_s > 0)) return 0;
-    return fmin(1.0, rs_kcurve_rate(cv, fmax(cs.q_rows, 1), fmax(cs.k_rows, 1)) / m->flops_per_s);
+    return fmin(1.0, rs_kcurve_rate_dim(cv, fmax(cs.q_rows, 1), fmax(cs.k_rows, 1), c->model.head_dim, m->exp_bound_per_s) / m->flops_per_s);
 }
 
 /* The CP ranks' links: m with cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no

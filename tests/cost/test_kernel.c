@@ -279,4 +279,41 @@ RS_TEST(test_classes_fast_equal_reference,
     CU_ASSERT(checked > 600);
 }
 
+/* The A100's flash-attn-2 curves are measured at head_dim 128 only: a head_dim-32 call is rated at the
+ * d-128 curve plus the exponential term (kernel_table.h rs_kcurve_rate_dim, by hand in test_kernel_table.c)
+ * at the profile's device.exp_per_s (16 a clock x 108 SMs x 1.41 GHz), and the notes say so; at --bound fast the
+ * exponentials are hidden (the d-128 rate), at slow they are not (the point's rate); without the
+ * figure the d-128 rate stands and the notes call it an upper bound. */
+RS_TEST(test_head_dim_exp_term, "a call below the curves' head_dim: the d-128 rate plus the exponential term, said in the notes") {
+    const rs_hw_t hw = rs_test_hw("a100-sxm");
+    CU_ASSERT_EQUAL(hw.exp_per_s, 2.43648e12);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_FLASH_ATTN, hw.kernels.impl_kernel[RS_IMPL_FLASH_ATTN], NULL), 0);
+    rs_problem_t p = rs_test_kernel_problem(1, 4096, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    p.q_heads = p.kv_heads = 64, p.head_dim = 32;
+    rs_kmodel_t km;
+    rs_kmodel_init(&km, &p, &m);
+    const rs_kcurve_t *cv = km.curve[RS_PASS_FORWARD][RS_KMASK_FULL];
+    CU_ASSERT_EQUAL_FATAL(cv->head_dim, 128);
+    const double full = rs_kcurve_rate(cv, 4096, 4096), per_flop = (1.0 / 128 - 1.0 / 512) / 2.43648e12;
+    const double util = km.slots[RS_KMASK_FULL] > 0 ? rs_kwave_util(rs_kcurve_ctas(cv, 4096, 4096, 1, 64, 64), km.slots[RS_KMASK_FULL]) : 1;
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util / (1.0 / full + per_flop), 1e-12);
+    char notes[2048];
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_machine_kernel_notes(&m, 32, notes, sizeof notes),
+                                  "calls at head_dim 32 add one exponential per score at the device's 2.436e+12 per s (CUDA C++"));
+    CU_ASSERT_PTR_NULL(strstr(rs_machine_kernel_notes(&m, 128, notes, sizeof notes), "exponential")); /* its own head_dim */
+    rs_machine_set_bound(&m, RS_BOUND_FAST); /* the fast end: the exponentials hidden behind the matmuls */
+    rs_kmodel_init(&km, &p, &m);
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util * full, 1e-12);
+    rs_machine_set_bound(&m, RS_BOUND_SLOW); /* the slow end: not hidden, as at the point */
+    rs_kmodel_init(&km, &p, &m);
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util / (1.0 / full + per_flop), 1e-12);
+    m.exp_per_s = 0;
+    rs_machine_set_bound(&m, RS_BOUND_POINT);
+    rs_kmodel_init(&km, &p, &m);
+    RS_ASSERT_REL(rs_kernel_local_rate(&km), util * full, 1e-12);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_machine_kernel_notes(&m, 32, notes, sizeof notes), "an upper bound"));
+}
+
 RS_TEST_PROGRAM("kernel")

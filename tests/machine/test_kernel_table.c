@@ -82,28 +82,30 @@ RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's sha
     add_square_curve(&t, RS_PASS_BACKWARD, RS_KMASK_CAUSAL, 128, 1, (double[]){8192}, (double[]){150});
     add_square_curve(&t, RS_PASS_FORWARD, RS_KMASK_FULL, 128, 1, (double[]){2048}, (double[]){300});
     CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
-    /* backward causal d128 (8K, 150): the same pass wins over the same mask and head_dim of the other
-     * pass: the backward full d64 curve. It rates 8K^2 (area 2^26, 3/4 of the way from 2^20 to 2^28 in
-     * log) at 120 x 2^0.75, so its knots scale by 150 / (120 x 2^0.75): 1K -> 150 x 2^-0.75, 16K ->
-     * 150 x 2^0.25; 2K (1/3 of the way from 1K to 8K) -> 150 x 2^-0.5. */
+    /* backward causal d128 (8K, 150): the same mask wins over the same pass (the causal ramp at short
+     * sequences is the diagonal tiles' share, which both passes have): the forward causal d128 curve.
+     * It rates 8K^2 (area 2^26, halfway in log from 4K^2 to 16K^2) at sqrt(160 x 200), so its knots
+     * scale by f = 150 / sqrt(32000): 1K -> 100 f = 150 sqrt(5/16), 4K -> 160 f, 16K -> 200 f =
+     * 150 sqrt(5/4), plus the point: 4 knots; 2K (halfway from 1K to 4K) -> sqrt(100 x 160) f = 150 / sqrt 2. */
     const rs_kcurve_t *b = &t.curve[2];
-    CU_ASSERT_EQUAL(b->shape_from, 2);
-    CU_ASSERT_EQUAL(b->nk, 3);
+    CU_ASSERT_EQUAL(b->shape_from, 1);
+    CU_ASSERT_EQUAL(b->nk, 4);
     CU_ASSERT_EQUAL(rs_kcurve_rate(b, 8192, 8192), 150e12); /* its own point, exactly */
     RS_ASSERT_REL(rs_kcurve_rate(b, 2048, 2048), 150e12 / sqrt(2.0), 1e-13);
-    RS_ASSERT_REL(rs_kcurve_rate(b, 512, 512), 150e12 * pow(2, -0.75), 1e-13);     /* clamped at the donor's first knot */
-    RS_ASSERT_REL(rs_kcurve_rate(b, 32768, 32768), 150e12 * pow(2, 0.25), 1e-13);  /* and at its last */
+    RS_ASSERT_REL(rs_kcurve_rate(b, 512, 512), 150e12 * sqrt(5.0 / 16), 1e-13);    /* clamped at the donor's first knot */
+    RS_ASSERT_REL(rs_kcurve_rate(b, 32768, 32768), 150e12 * sqrt(5.0 / 4), 1e-13); /* and at its last */
     CU_ASSERT_EQUAL(rs_kcurve_outside(b, 1024, 1024), 0);
     CU_ASSERT_EQUAL(rs_kcurve_outside(b, 512, 512), -1);
-    /* forward full d128 (2K, 300): the forward causal d128 curve rates 2K^2 at sqrt(100 x 160), so
-     * 8K^2 (halfway in log between 4K^2 and 16K^2 of the scaled knots) gets
-     * 300 x sqrt(160 x 200) / sqrt(100 x 160) = 300 sqrt 2 */
+    /* forward full d128 (2K, 300): the same mask (the backward full d64 curve) wins over the same pass
+     * and head_dim (forward causal). It rates 2K^2 (a quarter of the way in log from 1K^2 to 16K^2) at
+     * 120 x 2^0.25, so its knots scale by 300 / (120 x 2^0.25): 1K -> 300 x 2^-0.25, 16K -> 300 x 2^0.75,
+     * plus the point: 3 knots; 8K^2 (2/3 of the way in log from 2K^2 to 16K^2) gets 300 x 2^0.5 */
     const rs_kcurve_t *f = &t.curve[3];
-    CU_ASSERT_EQUAL(f->shape_from, 1);
-    CU_ASSERT_EQUAL(f->nk, 4);
+    CU_ASSERT_EQUAL(f->shape_from, 2);
+    CU_ASSERT_EQUAL(f->nk, 3);
     CU_ASSERT_EQUAL(rs_kcurve_rate(f, 2048, 2048), 300e12);
     RS_ASSERT_REL(rs_kcurve_rate(f, 8192, 8192), 300e12 * sqrt(2.0), 1e-13);
-    RS_ASSERT_REL(rs_kcurve_rate(f, 1024, 1024), 300e12 * sqrt(100.0 / 160.0), 1e-13);
+    RS_ASSERT_REL(rs_kcurve_rate(f, 1024, 1024), 300e12 * pow(2, -0.25), 1e-13);
     /* the curves with several points keep their own */
     CU_ASSERT_EQUAL(t.curve[0].shape_from, 0);
     CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[0], 4096, 4096), 160e12);
@@ -123,9 +125,9 @@ RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's sha
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no backward shifted curve: using its causal curve"));
     CU_ASSERT_PTR_NULL(strstr(r.notes, "shifted curve: using its causal curve at its one point"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's backward causal curve (head_dim 128) has one point, 8192x8192 tokens: its shape "
-                                           "over sequence length borrowed from its backward full curve (head_dim 64), scaled through that point"));
+                                           "over sequence length borrowed from its forward causal curve (head_dim 128), scaled through that point"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k's forward full curve (head_dim 128) has one point, 2048x2048 tokens: its shape "
-                                           "over sequence length borrowed from its forward causal curve (head_dim 128)"));
+                                           "over sequence length borrowed from its backward full curve (head_dim 64)"));
     /* a kernel with no curve of several points: the one point, clamped, and no note */
     t.n_curves = 1;
     t.curve[0].n = 1;
@@ -134,6 +136,30 @@ RS_TEST(test_one_point_shape, "a one-point curve borrows the nearest curve's sha
     CU_ASSERT_EQUAL(rs_kcurve_rate(&t.curve[0], 16384, 16384), 100e12);
     CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(&t, 0, RS_DTYPE_BF16, 128, &r, NULL), 0);
     CU_ASSERT_PTR_NULL(strstr(r.notes, "borrowed"));
+}
+
+RS_TEST(test_rate_dim, "the exponential term of a call below its curve's head_dim, by hand; none at or above it, none without a rate") {
+    static rs_kernel_table_t t;
+    memset(&t, 0, sizeof t);
+    t.n_kernels = 1;
+    snprintf(t.kernel[0].name, sizeof t.kernel[0].name, "k");
+    add_square_curve(&t, RS_PASS_FORWARD, RS_KMASK_FULL, 128, 1, (double[]){4096}, (double[]){183.63});
+    add_square_curve(&t, RS_PASS_BACKWARD, RS_KMASK_CAUSAL, 128, 1, (double[]){8192}, (double[]){174.4});
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_table_prepare(&t, NULL), 0);
+    const double e = 2.43648e12; /* an A100's 16 exponentials a clock x 108 SMs x 1.41 GHz */
+    /* forward at d 32: 1/rate = 1/183.63e12 + (1/(4 x 32) - 1/(4 x 128)) / e
+     * = 5.445733e-15 + (7.8125e-3 - 1.953125e-3) / 2.43648e12 = 5.445733e-15 + 2.404863e-15 s per FLOP:
+     * 127.379e12, 0.6937 of the d 128 rate; at d 64: + (3.90625e-3 - 1.953125e-3) / e = + 8.01621e-16:
+     * 160.07e12 (0.8717) */
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 32, e), 127.37903012e12, 1e-9);
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 64, e), 183.63e12 * 0.87168681134, 1e-9);
+    /* backward at d 32: 10 FLOPs a score per head_dim: + (1/320 - 1/1280) / e = 9.61945e-16 on 5.733945e-15:
+     * 149.345e12 (0.8563) */
+    RS_ASSERT_REL(rs_kcurve_rate_dim(&t.curve[1], 8192, 8192, 32, e), 149.34543499e12, 1e-9);
+    /* at or above the curve's head_dim, or without the device's rate: the curve's own rate */
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 128, e), 183.63e12);
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 256, e), 183.63e12);
+    CU_ASSERT_EQUAL(rs_kcurve_rate_dim(&t.curve[0], 4096, 4096, 32, 0), 183.63e12);
 }
 
 RS_TEST_PROGRAM("kernel table")

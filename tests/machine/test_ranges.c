@@ -26,8 +26,9 @@ static void check(const char *q, rs_range_t want) {
 RS_TEST(test_rows, "the rows carry their macros' bounds") {
     int n = 0;
     for (const rs_range_info_t *r = rs_ranges; r->quantity; r++) n++;
-    CU_ASSERT_EQUAL(n, 22);
+    CU_ASSERT_EQUAL(n, 23);
     check("peak FLOP/s of a dtype", (rs_range_t){RS_RANGE_FLOPS});
+    check("exponentials per second of the special-function units", (rs_range_t){RS_RANGE_FLOPS});
     check("hop bandwidth, bytes/s per direction", (rs_range_t){RS_RANGE_BW});
     check("latency per message, s", (rs_range_t){RS_RANGE_LATENCY});
     check("host time per framework call, s", (rs_range_t){RS_RANGE_LAUNCH});
@@ -68,7 +69,7 @@ RS_TEST(test_print, "the Markdown rows") {
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\n| devices per node | [1, 1e+06], an integer | - | device.devices_per_node |\n"));
     int lines = 0;
     for (const char *c = buf; *c; c++) lines += *c == '\n';
-    CU_ASSERT_EQUAL(lines, 2 + 22);
+    CU_ASSERT_EQUAL(lines, 2 + 23);
     free(buf);
 }
 
