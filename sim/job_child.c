@@ -16,6 +16,7 @@
 #include <xbt/dynar.h>
 
 #include "cost.h"
+#include "sgx.h"
 
 /* ================================================================================================
  * Child state
@@ -48,9 +49,23 @@ typedef struct {
     int coll_index;           /* which of the pass's collectives */
 } bg_inst_t;
 
+/* A member of a collective on the activity engine (the actors' rules, bg_main). */
+typedef struct {
+    bg_inst_t *in;            /* its collective */
+    int64_t i;                /* its index in the group */
+    int64_t next, prev;       /* the walkers of its successor and predecessor (their images in a fold) */
+    sg_host_t self, to;       /* its device and its successor's */
+    double lat;               /* its route's latency */
+    int32_t n_route, route[RS_JOB_ROUTE_MAX];
+    int64_t s;                /* the step started (-1 before the first) */
+    double t0[2];             /* step starts by parity */
+    int pending;              /* its send and its receive of the step */
+} bg_walker_t;
+
 static struct {
     const rs_job_t *job;
-    int64_t n, total;         /* ranks per ring, all ranks */
+    const rs_job_fold_t *fold; /* NULL: every ring and member simulated */
+    int64_t n, total;         /* ranks per ring, ranks simulated */
     hop_acc_t *hop;           /* [total] */
     double *start;            /* [2 total]: step start of rank g at step k at 2 g + (k & 1) */
     double *ring_end;         /* [rings] */
@@ -62,6 +77,9 @@ static struct {
     bg_inst_t *inst;          /* background instances */
     int64_t n_inst;
     int64_t *members, *offset; /* background groups */
+    int64_t n_groups;
+    bg_walker_t *bgw;         /* the activity engine's members */
+    int64_t n_bgw, owner0;    /* and the sgx owner of the first */
 } J;
 
 static char untracked; /* sg_link data of a FATPIPE link (never binding: not tracked) */
@@ -138,11 +156,12 @@ static void record_flow(const int32_t *route, int32_t n_route, double s, double 
     for (int32_t i = 0; i < n_route; i++) link_add(route[i], s, e, bytes);
 }
 
-int rs_jc_init(const rs_job_t *job, rs_pass_t pass, int64_t n) {
+int rs_jc_init(const rs_job_t *job, const rs_job_fold_t *fold, rs_pass_t pass, int64_t n) {
     memset(&J, 0, sizeof J);
     J.job = job;
+    J.fold = fold;
     J.n = n;
-    J.total = job->placement.n_rings * n;
+    J.total = (fold ? fold->n_rings : job->placement.n_rings) * n;
     J.hop = calloc((size_t)J.total, sizeof *J.hop);
     J.start = calloc((size_t)(2 * J.total), sizeof *J.start);
     J.ring_end = calloc((size_t)job->placement.n_rings, sizeof *J.ring_end);
@@ -151,6 +170,7 @@ int rs_jc_init(const rs_job_t *job, rs_pass_t pass, int64_t n) {
     if (job->background.kind == RS_BG_NONE) return 0;
     const int64_t n_groups = rs_background_groups(&job->placement, job->background.group, &J.members, &J.offset);
     if (n_groups < 0) return -1;
+    J.n_groups = n_groups;
     J.inst = calloc((size_t)(n_groups * RS_BG_MAX_COLL + 1), sizeof *J.inst);
     if (!J.inst) return -1;
     for (int64_t k = 0; k < n_groups; k++) {
@@ -260,6 +280,113 @@ int rs_jc_start_background(void) {
 }
 
 /* ================================================================================================
+ * Background collectives on the activity engine: bg_main's rules without an actor. A member starts
+ * a step when its previous one is done (its send and its receive); its send to the successor starts
+ * when both have started the step (the later start posts it, the mailbox rendezvous). In a fold a
+ * member's successor and predecessor are their images (job_fold.h); its send still goes to its
+ * successor's own device, over that route's folded links.
+ * ============================================================================================== */
+static int bg_failed;
+
+static void bg_sent(void *arg);
+
+static void bg_send(int64_t w) {
+    bg_walker_t *x = &J.bgw[w];
+    if (sgx_transfer(J.owner0 + w, x->self, x->to, (double)x->in->coll.step_bytes, bg_sent, (void *)(intptr_t)w) != 0) bg_failed = 1;
+}
+
+static void bg_start(int64_t w, int64_t s) {
+    bg_walker_t *x = &J.bgw[w];
+    x->s = s;
+    x->t0[s & 1] = simgrid_get_clock();
+    x->pending = 2;
+    if (J.bgw[x->next].s == s) bg_send(w);                  /* the successor is there */
+    if (x->prev != w && J.bgw[x->prev].s == s) bg_send(x->prev); /* the predecessor was there first */
+}
+
+static void bg_settle(int64_t w) {
+    bg_walker_t *x = &J.bgw[w];
+    if (--x->pending > 0) return;
+    if (x->s + 1 < x->in->coll.steps) {
+        bg_start(w, x->s + 1);
+        return;
+    }
+    const double end = simgrid_get_clock();
+    if (end > x->in->end_s) x->in->end_s = end;
+    sgx_owner_done(J.owner0 + w);
+}
+
+static void bg_sent(void *arg) {
+    const int64_t w = (int64_t)(intptr_t)arg;
+    const bg_walker_t *x = &J.bgw[w];
+    const double now = simgrid_get_clock();
+    const double fs = fmax(x->t0[x->s & 1], J.bgw[x->next].t0[x->s & 1]) + x->lat;
+    if (now > fs) record_flow(x->route, x->n_route, fs, now, (double)x->in->coll.step_bytes);
+    bg_settle(w);
+    bg_settle(x->next);
+}
+
+/* The slot of member i of the group at `lo` of `size`, moved by `by`. */
+static int64_t slot_at(int64_t lo, int64_t size, int64_t i, int64_t by) { return lo + ((i + by) % size + size) % size; }
+
+int64_t rs_jc_engine_walkers(sg_host_t *host, int64_t owner0) {
+    if (J.n_inst == 0) return 0;
+    const int64_t slots = J.offset[J.n_groups];
+    const int nc = J.n_coll;
+    if (!J.bgw) {
+        int64_t *walker = malloc(sizeof *walker * (size_t)(slots * nc + 1)); /* (slot, collective) -> walker */
+        J.bgw = calloc((size_t)(slots * nc + 1), sizeof *J.bgw);
+        if (!walker || !J.bgw) {
+            free(walker);
+            return -1;
+        }
+        for (int64_t k = 0, in = 0; k < J.n_groups; k++) /* instances: group by group, each group's collectives */
+            for (int c = 0; c < nc && in < J.n_inst && J.inst[in].member == J.members + J.offset[k]; c++, in++)
+                for (int64_t i = 0; i < J.inst[in].p; i++) {
+                    const int64_t m = J.offset[k] + i;
+                    walker[m * nc + c] = -1;
+                    if (J.fold && J.fold->slot_sim[m] != m) continue;
+                    walker[m * nc + c] = J.n_bgw;
+                    J.bgw[J.n_bgw++] = (bg_walker_t){.in = &J.inst[in], .i = i, .s = -1};
+                }
+        for (int64_t w = 0; w < J.n_bgw; w++) {
+            bg_walker_t *x = &J.bgw[w];
+            const int64_t lo = x->in->member - J.members, c = x->in->coll_index;
+            const int64_t nx = slot_at(lo, x->in->p, x->i, 1), pv = slot_at(lo, x->in->p, x->i, -1);
+            x->next = walker[(J.fold ? J.fold->slot_sim[nx] : nx) * nc + c];
+            x->prev = walker[(J.fold ? J.fold->slot_sim[pv] : pv) * nc + c];
+            char name[48];
+            snprintf(name, sizeof name, "gpu%" PRId64, x->in->member[x->i]);
+            x->self = sg_host_by_name(name);
+            snprintf(name, sizeof name, "gpu%" PRId64, J.members[nx]);
+            x->to = sg_host_by_name(name);
+            if (!x->self || !x->to || x->next < 0 || x->prev < 0) {
+                free(walker);
+                return -1;
+            }
+        }
+        free(walker);
+    }
+    J.owner0 = owner0;
+    for (int64_t w = 0; host && w < J.n_bgw; w++) host[w] = J.bgw[w].self;
+    return J.n_bgw;
+}
+
+int rs_jc_engine_start(void) {
+    for (int64_t w = 0; w < J.n_bgw; w++) {
+        bg_walker_t *x = &J.bgw[w];
+        route_of(x->self, x->to, &x->lat, &x->n_route, x->route);
+    }
+    for (int64_t w = 0; w < J.n_bgw; w++) {
+        if (J.bgw[w].in->coll.steps > 0) bg_start(w, 0);
+        else sgx_owner_done(J.owner0 + w);
+    }
+    return bg_failed ? -1 : 0;
+}
+
+int rs_jc_engine_failed(void) { return bg_failed; }
+
+/* ================================================================================================
  * Child -> parent records
  * ============================================================================================== */
 typedef struct {
@@ -272,26 +399,115 @@ typedef struct {
     int64_t flows;
 } link_rec_t;
 
+static link_rec_t link_rec(const link_acc_t *a, const char *name) {
+    link_rec_t r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "%s", name);
+    r.cap = a->cap;
+    r.bytes = a->bytes;
+    r.flows = a->flows;
+    for (int64_t b = 0; b < a->n_blk; b++) r.busy_s += a->blk[b].e - a->blk[b].s;
+    return r;
+}
+
+static void put_hop(FILE *out, hop_acc_t r) {
+    if (!isfinite(r.min_bw)) r.min_bw = 0;
+    fwrite(&r, sizeof r, 1, out);
+}
+
+/* A folded job's books, unfolded: every ring, hop and link has its image's figures; the links are
+ * listed in the order the full simulation finds them (every ring hop's route, then every member's).
+ * Returns 0 or -1 (out of memory). */
+static int write_unfolded(FILE *out, job_hdr_t *h) {
+    const rs_job_t *j = J.job;
+    const rs_fabric_t *f = &j->fabric;
+    const int64_t n = J.n, rings = j->placement.n_rings, total = rings * n, slots = J.n_inst ? J.offset[J.n_groups] : 0;
+    int64_t base[RS_FLINK_COUNT + 1] = {0};
+    for (int k = 0; k < RS_FLINK_COUNT; k++) base[k + 1] = base[k] + rs_fabric_link_count(f, (rs_flink_kind_t)k);
+    int64_t *full = malloc(sizeof *full * (size_t)(base[RS_FLINK_COUNT] + 1)); /* link -> its index in the list */
+    int64_t *sim_of = malloc(sizeof *sim_of * (size_t)(rings + 1));             /* ring -> its simulated ring's walkers / n */
+    rs_flink_t *order = malloc(sizeof *order * (size_t)(base[RS_FLINK_COUNT] + 1));
+    hop_acc_t *hop = malloc(sizeof *hop * (size_t)(total + 1));
+    if (!full || !sim_of || !order || !hop) {
+        free(full);
+        free(sim_of);
+        free(order);
+        free(hop);
+        return -1;
+    }
+    for (int64_t i = 0; i < base[RS_FLINK_COUNT]; i++) full[i] = -1;
+    for (int64_t q = 0; q < J.fold->n_rings; q++) sim_of[J.fold->ring[q]] = q;
+    int64_t n_links = 0;
+    for (int64_t hp = 0; hp < total + slots; hp++) {
+        int64_t a, b;
+        if (hp < total) {
+            a = j->placement.device[hp];
+            b = j->placement.device[hp - hp % n + (hp % n + 1) % n];
+        } else {
+            const int64_t m = hp - total;
+            int64_t k = 0;
+            while (J.offset[k + 1] <= m) k++;
+            a = J.members[m];
+            b = J.members[slot_at(J.offset[k], J.offset[k + 1] - J.offset[k], m - J.offset[k], 1)];
+        }
+        rs_flink_t r[RS_FABRIC_ROUTE_MAX];
+        const int nr = rs_fabric_route(f, a, b, r);
+        hop_acc_t *o = hp < total ? &hop[hp] : NULL;
+        if (o) {
+            *o = J.hop[sim_of[J.fold->ring_sim[hp / n]] * n + hp % n];
+            o->n_route = 0;
+        }
+        for (int i = 0; i < nr; i++) {
+            rs_flink_rate_t rate;
+            rs_fabric_link(f, r[i], &rate);
+            if (rate.fatpipe) continue;
+            const int64_t key = base[r[i].kind] + r[i].index;
+            if (full[key] < 0) {
+                order[n_links] = r[i];
+                full[key] = n_links++;
+            }
+            if (o && o->n_route < RS_JOB_ROUTE_MAX) o->route[o->n_route++] = (int32_t)full[key];
+        }
+    }
+    h->n_hops = total;
+    h->n_links = n_links;
+    fputc('J', out);
+    fwrite(h, sizeof *h, 1, out);
+    for (int64_t r = 0; r < rings; r++) fwrite(&J.ring_end[sim_of[J.fold->ring_sim[r]]], sizeof(double), 1, out);
+    for (int64_t g = 0; g < total; g++) put_hop(out, hop[g]);
+    int rc = 0;
+    for (int64_t i = 0; i < n_links && rc == 0; i++) {
+        rs_flink_rate_t rate, img;
+        rs_fabric_link(f, order[i], &rate);
+        rs_fabric_link(f, rs_job_fold_link(f, J.fold, order[i]), &img);
+        const sg_link_t l = sg_link_by_name(img.name);
+        const int64_t k = l ? link_index(l) : -1;
+        if (k < 0) rc = -1; /* the covering guarantees every image carried its copies' flows */
+        else {
+            const link_rec_t rec = link_rec(&J.link[k], rate.name);
+            fwrite(&rec, sizeof rec, 1, out);
+        }
+    }
+    free(full);
+    free(sim_of);
+    free(order);
+    free(hop);
+    return rc;
+}
+
 int rs_jc_write(FILE *out) {
     job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, J.n_coll};
-    fputc('J', out);
-    fwrite(&h, sizeof h, 1, out);
-    fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
-    for (int64_t g = 0; g < J.total; g++) {
-        hop_acc_t r = J.hop[g];
-        if (!isfinite(r.min_bw)) r.min_bw = 0;
-        fwrite(&r, sizeof r, 1, out);
-    }
-    for (int64_t i = 0; i < J.n_link; i++) {
-        const link_acc_t *a = &J.link[i];
-        link_rec_t r;
-        memset(&r, 0, sizeof r);
-        snprintf(r.name, sizeof r.name, "%s", sg_link_get_name(a->link));
-        r.cap = a->cap;
-        r.bytes = a->bytes;
-        r.flows = a->flows;
-        for (int64_t b = 0; b < a->n_blk; b++) r.busy_s += a->blk[b].e - a->blk[b].s;
-        fwrite(&r, sizeof r, 1, out);
+    if (J.fold && J.fold->copies > 1) {
+        if (write_unfolded(out, &h) != 0) return -1;
+    } else {
+        fputc('J', out);
+        fwrite(&h, sizeof h, 1, out);
+        fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
+        for (int64_t g = 0; g < J.total; g++) put_hop(out, J.hop[g]);
+        for (int64_t i = 0; i < J.n_link; i++) {
+            const link_rec_t r = link_rec(&J.link[i], sg_link_get_name(J.link[i].link));
+            fwrite(&r, sizeof r, 1, out);
+        }
     }
     for (int i = 0; i < J.n_coll; i++) {
         rs_bg_result_t b;

@@ -195,6 +195,11 @@ static int send_results(void) {
     const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
+    /* a fold: every simulated ring stands for SR.copies rings with the same figures (job_fold.h) */
+    SR.sum.rank_steps *= SR.copies;
+    SR.sum.comm_bound_steps *= SR.copies;
+    SR.sum.flops_useful *= (uint64_t)SR.copies;
+    SR.sum.flops_exec *= (uint64_t)SR.copies;
     if (SR.job && rs_jc_write(SR.out) != 0) return -1;
     sim_put_results(SR.out, &SR.sum, SR.step_end, SR.step_max);
     sim_put_text(SR.out, 'S', SIM_STAGE_DONE, "done");
@@ -223,22 +228,24 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     SR.next_progress_s = rs_now_s() + SIM_PROGRESS_S;
     SR.out = out;
     SR.errc = RS_ERR_RUNTIME;
+    SR.copies = in->fold ? in->fold->copies : 1;
     SR.busy = calloc((size_t)SR.total, sizeof *SR.busy);
     SR.step_end = calloc((size_t)SR.steps, sizeof *SR.step_end);
     SR.step_max = calloc((size_t)SR.steps, sizeof *SR.step_max);
     SR.host = calloc((size_t)SR.total, sizeof *SR.host);
-    if (!SR.busy || !SR.step_end || !SR.step_max || !SR.host || (SR.job && rs_jc_init(in->cfg->job, pb->pass, SR.n) != 0))
+    if (!SR.busy || !SR.step_end || !SR.step_max || !SR.host || (SR.job && rs_jc_init(in->cfg->job, in->fold, pb->pass, SR.n) != 0))
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
     if (init_simgrid(in->cfg) != 0) return -1;
     sim_put_text(SR.out, 'S', SIM_STAGE_LOAD, "platform %s", in->cfg->platform_path ? in->cfg->platform_path : "(generated)");
     if (SR.job) { /* the generated fabric, routed from its known paths (sgx_fabric.h) */
-        if (sgx_fabric_build(&in->cfg->job->fabric) != 0) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for the fabric");
+        if (sgx_fabric_build(&in->cfg->job->fabric, in->fold) != 0) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for the fabric");
     } else {
         simgrid_load_platform(in->platform);
     }
     if (check_platform(in->cfg, in->hm, SR.host) != 0) return -1;
     SR.exclusive = in->cfg->platform_path == NULL;
     *dag = sim_dag_eligible(in->cfg);
+    if (in->fold && !*dag) return sim_fail(RS_ERR_RUNTIME, "sim: a folded job runs only on the activity engine");
     SR.sum.engine = *dag ? RS_SIM_ENGINE_FAST : RS_SIM_ENGINE_REFERENCE;
     return *dag ? sim_dag_start(in->m, in->cfg) : sim_actors_create(in->m, in->cfg);
 }

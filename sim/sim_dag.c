@@ -15,7 +15,8 @@
  *   - partial overlap: the incoming hop's bottleneck link runs at eta x its bandwidth from the step
  *     start to the compute's end (as the compute helper does);
  *   - a job's hops keep their books (job_child.h) from the same starts and completions.
- * A job's background collectives stay actors (job_child.c), started beside the walkers. Compute
+ * A job's background collectives run the same way (job_child.c), each member an owner beside the
+ * walkers; in a folded job only the fold's rings and members run (job_fold.h). Compute
  * slowdown (the exec's rate changes while transfers fly) and pass-q's all-to-all step run on the
  * actor engine, as does a user's platform (hosts may be shared or vary in speed). */
 #include <inttypes.h>
@@ -56,12 +57,14 @@ static struct {
 } D;
 
 static void start_step(int64_t g, int64_t k);
+static void transfer_done(void *tag);
 
 static void send(int64_t g, int i) {
     walker_t *w = &D.w[g];
     const int64_t to = sim_next_of(g);
     w->tag[i] = (xfer_tag_t){g, i};
-    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), &w->tag[i]) != 0) D.failed = 1;
+    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), transfer_done, &w->tag[i]) != 0)
+        D.failed = 1;
 }
 
 /* Walker g's step is done: its books, then the next step (or its end). */
@@ -151,6 +154,7 @@ static void start_all(void *arg) {
     (void)arg;
     for (int64_t g = 0; SR.job && g < SR.total; g++) /* each rank's hop, for the job's link table */
         rs_jc_rank_route(g, SR.host[g], SR.host[sim_next_of(g)]);
+    if (SR.job && rs_jc_engine_start() != 0) D.failed = 1;
     for (int64_t g = 0; g < SR.total; g++) start_step(g, 0);
 }
 
@@ -172,9 +176,15 @@ int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
         if (!(D.hop_link[r] = sim_hop_link(m, cfg, r))) return -1;
         D.hop_bw[r] = sg_link_get_bandwidth(D.hop_link[r]);
     }
-    if (sgx_init(SR.total, SR.host, transfer_done) != 0 || sgx_timer(0, start_all, NULL) != 0)
+    const int64_t bg = SR.job ? rs_jc_engine_walkers(NULL, SR.total) : 0;
+    sg_host_t *owner = bg >= 0 ? malloc(sizeof *owner * (size_t)(SR.total + bg + 1)) : NULL;
+    if (!owner) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
+    memcpy(owner, SR.host, sizeof *owner * (size_t)SR.total);
+    if (bg > 0) rs_jc_engine_walkers(owner + SR.total, SR.total);
+    const int rc = sgx_init(SR.total + bg, owner);
+    free(owner);
+    if (rc != 0 || sgx_timer(0, start_all, NULL) != 0)
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    if (SR.job && rs_jc_start_background() != 0) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
     return 0;
 }
 
@@ -183,7 +193,7 @@ int sim_dag_end(void) {
     sgx_counts(&transfers, &timers);
     SR.sum.activities += transfers + timers;
     sgx_free();
-    const int rc = D.failed ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
+    const int rc = D.failed || (SR.job && rs_jc_engine_failed()) ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
     free(D.w);
     free(D.hop_link);
     free(D.hop_bw);

@@ -40,6 +40,7 @@ typedef struct {
     sg_host_t *host;          /* [total] host of each walker */
     rs_kmodel_t km;           /* the step cost (model/4-cost/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
+    int64_t copies;           /* a folded job: rings each simulated ring stands for (1: none folded) */
     bool events;              /* stream events to the parent */
     FILE *out;                /* the pipe */
     int errc;                 /* the kind of the 'X' record sent (rs_errc_t) */

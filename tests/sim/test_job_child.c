@@ -364,7 +364,7 @@ RS_TEST(test_record, "record") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(2, 512, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 0, 0, 1});
-    CU_ASSERT_EQUAL_FATAL(rs_jc_init(&j, RS_PASS_FORWARD, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_jc_init(&j, NULL, RS_PASS_FORWARD, 2), 0);
     for (int64_t g = 0; g < 4; g++) rs_jc_rank_route(g, NULL, NULL);
     /* step 0: ranks start at 0 and 1e-6 (ring 0), 0 and 0 (ring 1); step 1 at 1e-5 */
     rs_jc_step_start(0, 0, 0), rs_jc_step_start(1, 0, 1e-6), rs_jc_step_start(2, 0, 0), rs_jc_step_start(3, 0, 0);
