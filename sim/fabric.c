@@ -131,11 +131,16 @@ int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind) {
 void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
     static const char *const what[RS_FLINK_COUNT] = {"nvl", "nvl", "pcie", "pcie", "nvsw", "nvsw", "nic", "nic", "leaf", "leaf", "leaf", "leaf"};
     static const char *const dir[RS_FLINK_COUNT] = {"up", "down", "up", "down", "in", "out", "up", "down", "in", "out", "up", "down"};
+    rs_fabric_link_rate(f, l, out);
     if (l.kind == RS_FLINK_NIC_UP || l.kind == RS_FLINK_NIC_DOWN)
         snprintf(out->name, sizeof out->name, "nic%" PRId64 ".%" PRId64 "-%s", l.index / f->nics_per_node,
                  l.index % f->nics_per_node, dir[l.kind]);
     else
         snprintf(out->name, sizeof out->name, "%s%" PRId64 "-%s", what[l.kind], l.index, dir[l.kind]);
+}
+
+void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
+    out->name[0] = '\0';
     out->bw_bytes_per_s = f->inter.bw_bytes_per_s; /* PCIe paths, NICs and leaf crossbars */
     out->latency_s = 0;
     out->fatpipe = true;

@@ -118,6 +118,8 @@ typedef struct {
 int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind);
 /* Link l (index < rs_fabric_link_count) into out. Can't fail. */
 void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
+/* The same without the name (out->name ""): for the loops over every route. Can't fail. */
+void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
 
 #define RS_FABRIC_ROUTE_MAX 8
 /* The path from device a to device b (0 <= a, b < D) into route, in SimGrid's Dijkstra order (above);

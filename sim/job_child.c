@@ -459,7 +459,7 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
         }
         for (int i = 0; i < nr; i++) {
             rs_flink_rate_t rate;
-            rs_fabric_link(f, r[i], &rate);
+            rs_fabric_link_rate(f, r[i], &rate);
             if (rate.fatpipe) continue;
             const int64_t key = base[r[i].kind] + r[i].index;
             if (full[key] < 0) {
@@ -476,18 +476,24 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
     for (int64_t r = 0; r < rings; r++) fwrite(&J.ring_end[sim_of[J.fold->ring_sim[r]]], sizeof(double), 1, out);
     for (int64_t g = 0; g < total; g++) put_hop(out, hop[g]);
     int rc = 0;
-    for (int64_t i = 0; i < n_links && rc == 0; i++) {
-        rs_flink_rate_t rate, img;
-        rs_fabric_link(f, order[i], &rate);
+    link_rec_t *rec = malloc(sizeof *rec * (size_t)(J.n_link + 1)); /* each simulated link's books, once */
+    for (int64_t k = 0; rec && k < J.n_link; k++) rec[k] = link_rec(&J.link[k], "");
+    for (int64_t i = 0; i < n_links && rc == 0 && rec; i++) {
+        rs_flink_rate_t img;
         rs_fabric_link(f, rs_job_fold_link(f, J.fold, order[i]), &img);
         const sg_link_t l = sg_link_by_name(img.name);
         const int64_t k = l ? link_index(l) : -1;
-        if (k < 0) rc = -1; /* the covering guarantees every image carried its copies' flows */
+        if (k < 0 || k >= J.n_link) rc = -1; /* the covering guarantees every image carried its copies' flows */
         else {
-            const link_rec_t rec = link_rec(&J.link[k], rate.name);
-            fwrite(&rec, sizeof rec, 1, out);
+            link_rec_t r = rec[k];
+            rs_flink_rate_t own;
+            rs_fabric_link(f, order[i], &own);
+            snprintf(r.name, sizeof r.name, "%.47s", own.name);
+            fwrite(&r, sizeof r, 1, out);
         }
     }
+    if (!rec) rc = -1;
+    free(rec);
     free(full);
     free(sim_of);
     free(order);

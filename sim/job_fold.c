@@ -54,6 +54,11 @@ static int cmp_u64(const void *a, const void *b) {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
+/* (link key, hop image) pairs: by link, then by image */
+static int cmp_pair(const void *a, const void *b) {
+    const int c = cmp_u64(a, b);
+    return c ? c : cmp_u64((const uint64_t *)a + 1, (const uint64_t *)b + 1);
+}
 
 /* Hop h's devices: ring hops [0, total), then background slots. */
 static void hop_ends(const ctx_t *c, int64_t h, int64_t *a, int64_t *b) {
@@ -120,8 +125,8 @@ static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
             const rs_flink_t x = rs_job_fold_link(f, fd, r[i]), y = rs_job_fold_link(f, fd, ri[i]);
             if (x.kind != y.kind || x.index != y.index) return false;
             rs_flink_rate_t u, v;
-            rs_fabric_link(f, r[i], &u);
-            rs_fabric_link(f, x, &v);
+            rs_fabric_link_rate(f, r[i], &u);
+            rs_fabric_link_rate(f, x, &v);
             if (u.bw_bytes_per_s != v.bw_bytes_per_s || u.latency_s != v.latency_s || u.fatpipe != v.fatpipe) return false;
             if (!shared_kind(r[i].kind)) continue;
             c->pair[2 * np] = key_of(r[i]);
@@ -132,7 +137,7 @@ static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
             c->sim[ns++] = key_of(x);
         }
     }
-    qsort(c->pair, (size_t)np, 2 * sizeof *c->pair, cmp_u64); /* by link, then image: the pair is one 128-bit key */
+    qsort(c->pair, (size_t)np, 2 * sizeof *c->pair, cmp_pair); /* a link's hops together, equal images adjacent */
     qsort(c->sim, (size_t)ns, sizeof *c->sim, cmp_u64);
     for (int64_t i = 0; i < np;) {
         int64_t e = i + 1;
