@@ -82,6 +82,7 @@ int rs_fabric_validate(const rs_fabric_t *f, rs_err_t *err);
 int64_t rs_fabric_nodes(const rs_fabric_t *f);             /* ceil(D / G) */
 int64_t rs_fabric_node(const rs_fabric_t *f, int64_t d);    /* d / G */
 int64_t rs_fabric_nic(const rs_fabric_t *f, int64_t d);     /* NIC of d within its node: (d mod G) K / G */
+int64_t rs_fabric_nic_link(const rs_fabric_t *f, int64_t d); /* index of d's NIC links: node x K + its NIC */
 int64_t rs_fabric_leaves(const rs_fabric_t *f);            /* leaf switches (1 for flat) */
 int64_t rs_fabric_leaf(const rs_fabric_t *f, int64_t d);    /* leaf of d's NIC */
 /* NIC ports on leaf i and that leaf's uplink bandwidth (ports x inter bw / oversub), bytes/s. */
