@@ -235,18 +235,14 @@ int rs_job_fold(const rs_job_t *j, rs_pass_t pass, rs_job_fold_t *out) {
             c.slot_at[c.member[m]] = m;
         }
     const int64_t nodes = rs_fabric_nodes(f), g = f->devices_per_node;
-    int64_t s = g, t = nodes;
-    for (int64_t x = 1; rc == 0 && x < g; x++)
-        if (try_fold(&c, nodes, x, out)) {
-            s = x;
-            break;
-        }
+    int64_t s = g;
+    bool valid = false; /* out holds the last fold tried, which passed */
+    for (int64_t x = 1; rc == 0 && x < g && !valid; x++)
+        if ((valid = try_fold(&c, nodes, x, out))) s = x;
     for (int64_t x = 1; rc == 0 && x < nodes; x++)
-        if (try_fold(&c, x, s, out)) {
-            t = x;
-            break;
-        }
-    if (rc == 0 && !try_fold(&c, t, s, out)) { /* the identity fold: nothing folded */
+        if ((valid = try_fold(&c, x, s, out))) break;
+    if (rc == 0 && !valid && s < g) valid = try_fold(&c, nodes, s, out); /* the rail fold alone */
+    if (rc == 0 && !valid) { /* the identity fold: nothing folded */
         out->node_period = nodes;
         out->rail_period = g;
         for (int64_t r = 0; r < c.rings; r++) out->ring_sim[r] = r;
