@@ -44,15 +44,12 @@ typedef struct {
     rs_step_t st;         /* the step */
     sim_step_times_t t;   /* its times */
     rs_krank_t acc;       /* the merges deferred (kernel.h) */
-    bool throttled;       /* the incoming hop's link runs at eta x its bandwidth */
     double send_factor;   /* the step's transfer factor (sim_send_factor), once per step */
     xfer_tag_t tag[RS_MAX_TRANSFERS];
 } walker_t;
 
 static struct {
     walker_t *w;          /* [SR.total] ring walkers */
-    sg_link_t *hop_link;  /* partial overlap: [N] the bottleneck link of each hop of the one ring */
-    double *hop_bw;       /* its full bandwidth */
     int failed;           /* out of memory inside the run */
 } D;
 
@@ -84,11 +81,10 @@ static void step_done(int64_t g) {
     sim_step_times_t *t = &w->t;
     t->end_cx = fmax(t->end_c, fmax(t->end_send, t->end_recv));
     t->te = t->end_step = t->end_cx;
-    if (w->acc.after_s > 0) t->te = t->end_cx + w->acc.after_s; /* the arrived dK,dV partial's merges (kernel.h) */
-    if (w->k == SR.steps - 1) {                                  /* the pass epilogue, in the last step's event */
-        const double epi = rs_kernel_rank_epilogue_s(&SR.km, &w->acc, sim_rank_of(g));
-        if (epi > 0) t->te = t->end_step = t->te + epi;
-    }
+    double merges, epi;
+    sim_step_tail(g, w->k, &w->acc, &merges, &epi);
+    if (merges > 0) t->te = t->end_cx + merges;
+    if (epi > 0) t->te = t->end_step = t->te + epi; /* the pass epilogue, in the last step's event */
     if (t->te > t->end_cx) {
         if (sgx_timer(t->te, finish_step, (void *)(intptr_t)g) != 0) D.failed = 1;
     } else {
@@ -104,11 +100,7 @@ static void compute_done(void *arg) {
     const int64_t g = (int64_t)(intptr_t)arg;
     walker_t *w = &D.w[g];
     w->t.end_c = w->t.t0 + w->t.tc;
-    if (w->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
-        const int64_t h = sim_rank_of(sim_prev_of(g));
-        sg_link_set_bandwidth(D.hop_link[h], D.hop_bw[h]);
-        w->throttled = false;
-    }
+    sim_unthrottle_in(g); /* the receiver stopped computing: its incoming hop at full rate again */
     settle(g);
 }
 
@@ -136,11 +128,7 @@ static void start_step(int64_t g, int64_t k) {
     w->sends_left = w->st.n_send;
     w->send_factor = w->st.n_send > 0 ? sim_send_factor(k, &w->st) : 1;
     w->pending = (tc > 0) + w->st.n_send + w->st.n_recv;
-    if (SR.partial && tc > 0 && w->st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
-        const int64_t h = sim_rank_of(sim_prev_of(g));             /* (eta = 0 runs as 1e-12, sim_actors.c) */
-        sg_link_set_bandwidth(D.hop_link[h], fmax(eta, 1e-12) * D.hop_bw[h]);
-        w->throttled = true;
-    }
+    if (SR.partial && tc > 0 && w->st.n_recv > 0 && eta < 1) sim_throttle_in(g, eta); /* incoming transfers at eta while computing */
     if (tc > 0 && sgx_timer(t0 + tc, compute_done, (void *)(intptr_t)g) != 0) D.failed = 1;
     const int64_t next = sim_next_of(g), prev = sim_prev_of(g);
     if (w->st.n_send > 0 && D.w[next].k == k) /* the receiver is there: post them */
@@ -162,20 +150,11 @@ bool sim_dag_eligible(const rs_sim_config_t *cfg) {
     return cfg->engine == RS_SIM_ENGINE_FAST && SR.exclusive && !SR.slowdown && rs_schedule_step_a2a_bytes(SR.s, SR.n) == 0;
 }
 
-int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+int sim_dag_start(void) {
     memset(&D, 0, sizeof D);
     D.w = calloc((size_t)SR.total, sizeof *D.w);
     if (!D.w) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
     for (int64_t g = 0; g < SR.total; g++) D.w[g].k = -1;
-    if (SR.partial && SR.n > 1) {
-        D.hop_link = calloc((size_t)SR.n, sizeof *D.hop_link);
-        D.hop_bw = calloc((size_t)SR.n, sizeof *D.hop_bw);
-        if (!D.hop_link || !D.hop_bw) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    }
-    for (int64_t r = 0; D.hop_link && r < SR.n; r++) {
-        if (!(D.hop_link[r] = sim_hop_link(m, cfg, r))) return -1;
-        D.hop_bw[r] = sg_link_get_bandwidth(D.hop_link[r]);
-    }
     const int64_t bg = SR.job ? rs_jc_engine_walkers(NULL, SR.total) : 0;
     sg_host_t *owner = bg >= 0 ? malloc(sizeof *owner * (size_t)(SR.total + bg + 1)) : NULL;
     if (!owner) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
@@ -195,8 +174,6 @@ int sim_dag_end(void) {
     sgx_free();
     const int rc = D.failed || (SR.job && rs_jc_engine_failed()) ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
     free(D.w);
-    free(D.hop_link);
-    free(D.hop_bw);
     memset(&D, 0, sizeof D);
     return rc;
 }
