@@ -405,24 +405,13 @@ RS_TEST(test_record, "record") {
 /* ------------------------------------------------------------------------------------------------
  * The activity engine against the actor engine
  * ---------------------------------------------------------------------------------------------- */
-static void job_on(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, rs_sim_engine_t e, rs_sim_result_t *out) {
-    rs_schedule_t *s = schedule_of(*p);
-    rs_sim_config_t cfg = job_config(j);
-    cfg.engine = e;
-    rs_err_t err = {0};
-    const int rc = rs_sim_run(s, m, &cfg, NULL, out, &err);
-    if (rc != 0) fprintf(stderr, "  rs_sim_run (job): %s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    rs_schedule_free(s);
-}
-
 /* The job on both engines: the activity engine ran, and every ring's makespan, hop's bytes, flow
  * time and worst bandwidth (to 1e-9 of its nominal), link's bytes, busy time and flows, collective's
  * end agree to 1e-12. */
 static void check_job_engines(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, const char *what) {
     rs_sim_result_t a, b;
-    job_on(p, m, j, RS_SIM_ENGINE_FAST, &a);
-    job_on(p, m, j, RS_SIM_ENGINE_REFERENCE, &b);
+    run_job_on(p, m, j, RS_SIM_ENGINE_FAST, false, &a);
+    run_job_on(p, m, j, RS_SIM_ENGINE_REFERENCE, false, &b);
     CU_ASSERT_EQUAL(a.engine, RS_SIM_ENGINE_FAST);
     CU_ASSERT_EQUAL(b.engine, RS_SIM_ENGINE_REFERENCE);
     const rs_job_result_t *x = a.job, *y = b.job;

@@ -24,16 +24,21 @@ static rs_job_t rail_job(const rs_machine_t *m, const rs_problem_t *p, int64_t d
  * the members on rail 0 of nodes 0-7. Links fold by node mod 8 and NIC mod 1: nic37.5-up (node 37,
  * NIC 5) onto nic5.0-up; rail leaf 77 (group 9 = node 37 / 4, rail 5) onto leaf 8 (group 9 mod 2 = 1,
  * rail 0); nvl<d> onto the device's image: device 37 x 8 + 5 = 301 onto 5 x 8 = 40. */
+/* The fold of job j in pass: its periods, copies and simulated rings (f kept for more checks). */
+static void expect_fold(const rs_job_t *j, rs_pass_t pass, int64_t s, int64_t t, int64_t copies, int64_t rings, rs_job_fold_t *f) {
+    CU_ASSERT_EQUAL_FATAL(rs_job_fold(j, pass, f), 0);
+    CU_ASSERT_EQUAL(f->rail_period, s);
+    CU_ASSERT_EQUAL(f->node_period, t);
+    CU_ASSERT_EQUAL(f->copies, copies);
+    CU_ASSERT_EQUAL_FATAL(f->n_rings, rings);
+}
+
 RS_TEST(test_rail_shape, "rail_shape") {
     const rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     const rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_job_t j = rail_job(&m, &p, 4);
     rs_job_fold_t f;
-    CU_ASSERT_EQUAL_FATAL(rs_job_fold(&j, RS_PASS_BACKWARD, &f), 0);
-    CU_ASSERT_EQUAL(f.rail_period, 1);
-    CU_ASSERT_EQUAL(f.node_period, 8);
-    CU_ASSERT_EQUAL(f.copies, 32);
-    CU_ASSERT_EQUAL_FATAL(f.n_rings, 1);
+    expect_fold(&j, RS_PASS_BACKWARD, 1, 8, 32, 1, &f);
     CU_ASSERT_EQUAL(f.ring[0], 0);
     int bad = 0;
     for (int64_t r = 0; r < j.placement.n_rings; r++) bad += f.ring_sim[r] != 0;
@@ -70,11 +75,7 @@ RS_TEST(test_refused, "refused") {
     rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 4, 2});
     j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 109e6, .grad_bytes = 109e6};
     rs_job_fold_t f;
-    CU_ASSERT_EQUAL_FATAL(rs_job_fold(&j, RS_PASS_BACKWARD, &f), 0);
-    CU_ASSERT_EQUAL(f.rail_period, 8);
-    CU_ASSERT_EQUAL(f.node_period, 8);
-    CU_ASSERT_EQUAL(f.copies, 2);
-    CU_ASSERT_EQUAL(f.n_rings, 8);
+    expect_fold(&j, RS_PASS_BACKWARD, 8, 8, 2, 8, &f);
     rs_job_fold_free(&f);
     rs_job_free(&j);
 
@@ -82,23 +83,9 @@ RS_TEST(test_refused, "refused") {
     const rs_problem_t q = problem(4, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     j = grid_job(&m1, &q, 1, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 1, 0, 1});
     j.background = (rs_background_t){.kind = RS_BG_FSDP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 8e6, .grad_bytes = 8e6};
-    CU_ASSERT_EQUAL_FATAL(rs_job_fold(&j, RS_PASS_FORWARD, &f), 0);
-    CU_ASSERT_EQUAL(f.copies, 1);
-    CU_ASSERT_EQUAL(f.node_period, 4);
-    CU_ASSERT_EQUAL(f.n_rings, 1);
+    expect_fold(&j, RS_PASS_FORWARD, 1, 4, 1, 1, &f);
     rs_job_fold_free(&f);
     rs_job_free(&j);
-}
-
-static void run_cfg(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, bool no_fold, rs_sim_result_t *out) {
-    rs_schedule_t *s = schedule_of(*p);
-    rs_sim_config_t cfg = job_config(j);
-    cfg.no_fold = no_fold;
-    rs_err_t err = {0};
-    const int rc = rs_sim_run(s, m, &cfg, NULL, out, &err);
-    if (rc != 0) fprintf(stderr, "  rs_sim_run (job): %s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    rs_schedule_free(s);
 }
 
 static int differ(double a, double b, double scale) { return !(fabs(a - b) <= 1e-9 * scale); }
@@ -108,8 +95,8 @@ static int differ(double a, double b, double scale) { return !(fabs(a - b) <= 1e
  * link in the same order with the same books, every collective's end. */
 static void check_folded(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, int64_t copies, const char *what) {
     rs_sim_result_t a, b;
-    run_cfg(p, m, j, false, &a);
-    run_cfg(p, m, j, true, &b);
+    run_job_on(p, m, j, RS_SIM_ENGINE_FAST, false, &a);
+    run_job_on(p, m, j, RS_SIM_ENGINE_FAST, true, &b);
     CU_ASSERT_EQUAL(a.fold_copies, copies);
     CU_ASSERT_EQUAL(b.fold_copies, 1);
     CU_ASSERT_EQUAL(a.engine, RS_SIM_ENGINE_FAST);

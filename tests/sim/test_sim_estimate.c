@@ -54,6 +54,13 @@ RS_TEST(test_problem, "problem") {
     CU_ASSERT_EQUAL(e.rank_steps, 3 * 8 * 8);
 }
 
+/* A job of tp x cp x dp (cp: p's N) by tp-cp-dp on fab with one layer's DP all-reduce of 1 MB. */
+static rs_job_t dp_job(const rs_machine_t *m, const rs_problem_t *p, int64_t tp, int64_t dp, test_fabric_t fab) {
+    rs_job_t j = grid_job(m, p, tp, dp, TP_CP_DP, fab);
+    j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 1e6, .grad_bytes = 1e6};
+    return j;
+}
+
 /* A job's background, every ring and member simulated: tp 2 x cp 4 x dp 2 in nodes of 4, the DP all-reduce in the backward. Groups
  * dp-cp: 2 groups (one per TP rank) of 8 members, 2 (8 - 1) = 14 steps each: 2 x 8 x 14 = 224
  * transfers at 30 us + 0.05 us x 16 ranks, 16 member actors of 24 KB; groups dp: 8 of 2 members,
@@ -61,8 +68,7 @@ RS_TEST(test_problem, "problem") {
 RS_TEST(test_background, "background") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(4, 512, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 2, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_RAIL, 4, 1, 2});
-    j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 1e6, .grad_bytes = 1e6};
+    rs_job_t j = dp_job(&m, &p, 2, 2, (test_fabric_t){RS_FABRIC_RAIL, 4, 1, 2});
     rs_sim_config_t cfg = job_config(&j);
     cfg.no_fold = true; /* every ring and member simulated (the fold: test_folded) */
     rs_estimate_t e, rings;
@@ -91,8 +97,7 @@ RS_TEST(test_background, "background") {
 RS_TEST(test_folded, "folded") {
     rs_machine_t m = nodes_of(8, 0, 0);
     rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 4, TP_CP_DP, (test_fabric_t){RS_FABRIC_RAIL, 8, 4, 2});
-    j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 1e6, .grad_bytes = 1e6};
+    rs_job_t j = dp_job(&m, &p, 8, 4, (test_fabric_t){RS_FABRIC_RAIL, 8, 4, 2});
     rs_sim_config_t cfg = job_config(&j);
     rs_estimate_t e;
     rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
