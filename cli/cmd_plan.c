@@ -91,19 +91,7 @@ static int parse_loss_chunk(void *dst, const char *arg, rs_err_t *err) {
 /* "[NAME=]USD", repeatable */
 static int parse_price(void *dst, const char *arg, rs_err_t *err) {
     rs_plan_in_t *in = &((plan_cli_t *)dst)->in;
-    if (in->n_prices >= RS_PLAN_MAX_PRICES) return rs_errf(err, "--price: at most %d", RS_PLAN_MAX_PRICES);
-    const char *eq = strrchr(arg, '=');
-    rs_plan_price_t *p = &in->prices[in->n_prices];
-    p->name[0] = '\0';
-    p->arg = arg;
-    if (eq) snprintf(p->name, sizeof p->name, "%.*s", (int)(eq - arg), arg);
-    in->n_prices++;
-    rs_err_t e;
-    const rs_range_t r = {RS_RANGE_PRICE};
-    if (rs_parse_double("--price", eq ? eq + 1 : arg, r.min, r.max, &p->usd, &e) != 0)
-        return rs_errf(err, "--price %s: the price per device-hour must be a number in [%g, %g], got '%s'", arg, r.min, r.max,
-                       eq ? eq + 1 : arg);
-    return 0;
+    return rs_cli_parse_price(arg, in->prices, &in->n_prices, err);
 }
 
 #define O(field) offsetof(plan_cli_t, field)

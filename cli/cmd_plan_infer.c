@@ -7,7 +7,9 @@
  * crossing in T/P), the KV cache and weights per device, parallel efficiency, FLOPS utilisation and,
  * with --decode-batch, the decode step latency. Output: a table on stdout, --csv, --boundary-csv, and
  * the figures --figure (TTFT against context length, plots/ttft.gp) and --boundary-figure (the
- * boundary in (T, P), plots/pass_boundary.gp).
+ * boundary in (T, P), plots/pass_boundary.gp). With --gpus G: every TP x CP split of G devices, each
+ * layout (-L, a list or all) and variant ranked by TTFT, decode step or cost per prefill (--rank), the
+ * best --top and why each loses, the splits that do not fit and by how much (model/5-plan/budget.h).
  */
 #include <stddef.h>
 #include <string.h>
@@ -39,10 +41,24 @@ static int parse_cached(void *dst, const char *arg, rs_err_t *err) {
     return rs_cli_parse_sizes(&(rs_cli_sizes_t){"--cached", 0, (int64_t)1 << 32, 1, RS_INFER_MAX_LIST}, arg, in->cached, &in->n_cached,
                               err);
 }
+/* one layout, a comma list of them, or all (several: a budget's, --gpus); the first is the plan's
+ * (config.layout, set after parsing) */
 static int parse_layout(void *dst, const char *arg, rs_err_t *err) {
-    if (rs_layout_parse(arg, &((infer_cli_t *)dst)->in.config.layout))
-        return rs_errf(err, "--layout %s: expected contiguous, striped or zigzag", arg);
+    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
+    return rs_cli_parse_layouts(arg, in->layouts, &in->n_layouts, err);
+}
+/* --rank's words, in rs_budget_rank_t's order */
+static const char *const rank_args[] = {"ttft", "decode", "cost"};
+static int parse_rank(void *dst, const char *arg, rs_err_t *err) {
+    const int r = rs_enum_parse(rank_args, RS_OPTS_N(rank_args), arg);
+    if (r < 0) return rs_errf(err, "--rank %s: expected ttft, decode or cost", arg);
+    ((infer_cli_t *)dst)->in.rank = (rs_budget_rank_t)r;
     return 0;
+}
+/* "[NAME=]USD", repeatable */
+static int parse_price(void *dst, const char *arg, rs_err_t *err) {
+    rs_infer_in_t *in = &((infer_cli_t *)dst)->in;
+    return rs_cli_parse_price(arg, in->prices, &in->n_prices, err);
 }
 static int parse_linear_dtype(void *dst, const char *arg, rs_err_t *err) {
     rs_dtype_t d;
@@ -69,8 +85,15 @@ static const rs_opt_t own_opts[] = {
      NULL},
     {"decode-batch", 0, "B", "0", "sequences decoding one token each: decode step latency (0: none)", RS_ARG_SIZE,
      C(decode_batch), 0, 1 << 20, NULL, NULL, NULL},
-    {"layout", 'L', "L", "zigzag", "ring layout of new and cached tokens: contiguous | striped | zigzag", RS_ARG_CUSTOM, 0, 0, 0,
-     NULL, parse_layout, NULL},
+    {"layout", 'L', "L", "zigzag", "ring layout of new and cached tokens: contiguous | striped | zigzag (with --gpus:\n"
+     "a comma list, or all)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_layout, NULL},
+    {"gpus", 0, "G", "none", "a budget of G devices: every TP x CP split, layout and variant ranked (one -S, one --cached)",
+     RS_ARG_SIZE, O(in.gpus), 1, 1 << 20, NULL, NULL, NULL},
+    {"rank", 0, "R", "ttft", "rank the budget's splits by ttft, decode (needs --decode-batch) or cost (per prefill, needs\n"
+     "--price)", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_rank, NULL},
+    {"top", 0, "K", "5", "the budget's best K printed (--csv: every split)", RS_ARG_SIZE, O(in.top), 1, 1 << 20, NULL, NULL, NULL},
+    {"price", 0, "[NAME=]USD", "profile's", "price per device-hour (all, or one profile; repeatable)", RS_ARG_CUSTOM, 0, 0, 0,
+     NULL, parse_price, NULL},
     {"no-causal", 0, NULL, "causal", "full (bidirectional) attention", RS_ARG_FALSE, C(causal), 0, 0, NULL, NULL, NULL},
     {"tile", 0, "T", "128", "attention kernel tile (tokens)", RS_ARG_SIZE, C(tile), 1, 65536, NULL, NULL, NULL},
     {"linear-dtype", 0, "D", "bf16", "weights and GEMMs: bf16 | fp8", RS_ARG_CUSTOM, 0, 0, 0, NULL, parse_linear_dtype, NULL},
@@ -125,6 +148,7 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     const int n_groups = RS_OPTS_N(groups);
     int rc = rs_cli_run_parse("plan", argc, argv, groups, n_groups, true);
     if (rc >= 0) return rc;
+    if (pc.in.n_layouts > 0) pc.in.config.layout = pc.in.layouts[0];
     pc.in.profiles = pc.x.profiles, pc.in.gpus_per_node = pc.x.gpus_per_node, pc.in.inter = pc.x.inter;
     pc.in.allow_implausible = pc.x.allow_implausible;
     /* the inputs (-m, -p, --inter) and outputs (--csv, --figure, --boundary-*) through the output
@@ -136,6 +160,20 @@ int rs_cmd_plan_infer(int argc, char **argv) {
     }
     if (rs_transformer_load(pc.x.model, &pc.in.config.model, &err) || outputs_distinct(&pc, &err)) {
         fprintf(stderr, "ringsim plan: %s\n", err.msg);
+        return RS_EXIT_USAGE;
+    }
+    const rs_opt_group_t *own = &groups[3];
+    const char *budget_only = !pc.in.gpus && pc.in.n_layouts > 1 ? "--layout (several)"
+                              : !pc.in.gpus && rs_cli_given(own, "rank")  ? "--rank"
+                              : !pc.in.gpus && rs_cli_given(own, "top")   ? "--top"
+                              : !pc.in.gpus && pc.in.n_prices > 0         ? "--price"
+                                                                          : NULL;
+    if (budget_only) {
+        fprintf(stderr, "ringsim plan: %s: ranks the splits of a budget (give --gpus G)\n", budget_only);
+        return RS_EXIT_USAGE;
+    }
+    if (pc.in.gpus && rs_cli_given(own, "nodes")) {
+        fprintf(stderr, "ringsim plan: --nodes: --gpus %lld searches the nodes (G / devices per node)\n", (long long)pc.in.gpus);
         return RS_EXIT_USAGE;
     }
     pc.in.limits = pc.limits.limits;

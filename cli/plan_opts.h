@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "study_plan.h"
 
 typedef struct {
     const char *model;        /* -m: a model preset or JSON file (NULL: not given) */
@@ -29,5 +30,10 @@ typedef struct {
  * rs_cli_check_files: no output replaces it). Can't fail. */
 rs_opt_group_t rs_cli_plan_model_group(rs_cli_planned_t *x);
 rs_opt_group_t rs_cli_plan_hw_group(rs_cli_planned_t *x);
+
+/* --price [NAME=]USD (repeatable): appended to prices (RS_PLAN_MAX_PRICES), *n counting them. arg
+ * must live as long as prices (quoted by later messages). Returns 0 or -1 with err "--price X: the
+ * price per device-hour must be a number in [0, 1e+06], got 'Y'". */
+int rs_cli_parse_price(const char *arg, rs_plan_price_t *prices, int *n, rs_err_t *err);
 
 #endif /* RS_CLI_PLAN_OPTS_H */

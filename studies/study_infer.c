@@ -65,6 +65,7 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
             rs_machine_spec_build(&spec, &k->hw, 1, &k->machine, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
+        rs_plan_price_apply(in->prices, in->n_prices, tok, k->hw.name, &k->hw.price_per_device_hour);
         if (!(k->hw.decode_bw_eff.point > 0)) { /* a borrowed decode figure, resolved once (it loads a preset), not per point */
             const double de = rs_infer_decode_bw_eff(&k->hw, &k->hw.decode_src);
             k->hw.decode_bw_eff = (rs_span_t){de, de, de};
@@ -72,6 +73,9 @@ static int load_candidates(const rs_infer_in_t *in, cand_t *cands, int *n_out, r
         n++;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
+    const char *names[2 * RS_INFER_MAX_CANDIDATES];
+    for (int j = 0; j < n; j++) names[2 * j] = cands[j].spec, names[2 * j + 1] = cands[j].hw.name;
+    if (rs_plan_prices_check(in->prices, in->n_prices, names, 2 * n, in->profiles, err)) return -1;
     *n_out = n;
     return 0;
 }
@@ -110,15 +114,18 @@ static const char *ttft_cell(char *buf, size_t len, const rs_infer_option_t *o) 
     return buf;
 }
 
-static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands, int nc, const point_t *pts, size_t n) {
+/* The header lines: the configuration, and per candidate what rates its GEMMs and attention. */
+static void print_headers(FILE *out, const rs_infer_in_t *in, const cand_t *cands, int nc) {
     const rs_infer_config_t *c = &in->config;
     char lin[64];
     if (c->linear_eff > 0) snprintf(lin, sizeof lin, "eff %.2f, user-given", c->linear_eff);
     else snprintf(lin, sizeof lin, "GEMMs by shape");
+    char layouts[64] = "";
+    for (int l = 0, n = 0; l < (in->gpus > 0 && in->n_layouts > 0 ? in->n_layouts : 1); l++)
+        n += snprintf(layouts + n, sizeof layouts - (size_t)n, "%s%s", l ? "," : "", rs_layout_name(in->gpus > 0 && in->n_layouts > 0 ? in->layouts[l] : c->layout));
     fprintf(out, "# ringsim plan --inference: model=%s tp=%s linear=%s (%s) attention=bf16 layout=%s causal=%d usable=%.2f "
                  "decode_batch=%lld\n",
-            c->model.name, c->tp ? "given" : "G", rs_dtype_name(c->linear_dtype), lin,
-            rs_layout_name(c->layout), c->causal, c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH),
+            c->model.name, c->tp ? "given" : in->gpus > 0 ? "searched" : "G", rs_dtype_name(c->linear_dtype), lin, layouts, c->causal, c->usable_frac > 0 ? c->usable_frac : rs_runtime_usable(RS_RT_PYTORCH),
             (long long)c->decode_batch);
     for (int k = 0; k < nc; k++) {
         rs_gemm_t g;
@@ -130,6 +137,10 @@ static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands,
         fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_infer_rates_describe(c, &cands[k].hw, &cands[k].machine, ad, sizeof ad));
         if (cands[k].warning[0]) fprintf(out, "# %s: warning: %s\n", cands[k].hw.name, cands[k].warning);
     }
+}
+
+static void print_table(FILE *out, const rs_infer_in_t *in, const cand_t *cands, int nc, const point_t *pts, size_t n) {
+    print_headers(out, in, cands, nc);
     fprintf(out, "# %-10s %5s %4s %9s %9s %-8s %9s %9s %9s %9s %9s %9s %8s %7s %7s %7s %4s %7s %6s %10s\n", "profile", "nodes",
             "CP", "T", "P", "best", "ttft_s", "pass-kv", "pass-q", "ulysses", "usp", "attn_ms", "lin_ms", "ar_ms", "kv_GiB",
             "w_GiB", "fits", "par_eff", "util", "decode_ms");
@@ -321,11 +332,140 @@ static int check_outputs(const rs_infer_in_t *in, const outputs_t *o, rs_err_t *
     return 0;
 }
 
+
+/* ---------------------------------------------------------------------------------------------------
+ * The budget (model/5-plan/budget.h): every TP x CP split of in->gpus devices, ranked
+ * ------------------------------------------------------------------------------------------------- */
+#define GIB 1073741824.0
+#define DEFAULT_TOP 5
+
+/* "pass-kv", "ulysses", "usp2x4": a variant in a word. Returns buf. */
+static const char *variant_name(char *buf, size_t len, const rs_budget_serve_t *o) {
+    if (o->kind == RS_INFER_USP) snprintf(buf, len, "usp%lldx%lld", (long long)o->ulysses, (long long)o->ring);
+    else snprintf(buf, len, "%s", rs_infer_kind_name(o->kind));
+    return buf;
+}
+
+static double need_bytes(const rs_budget_serve_t *o) { return o->weight_bytes + o->kv_cache_bytes + o->runtime_bytes; }
+
+typedef struct {
+    const rs_budget_serving_t *b;
+    const cand_t *cands;
+    rs_budget_rank_t rank;
+    int64_t gpus;
+} serve_csv_t;
+
+static void serve_csv_row(FILE *fp, const void *items, size_t i) {
+    const serve_csv_t *x = items;
+    const rs_budget_serve_t *o = &x->b->e[i];
+    char v[32], why[512], cost[32] = "";
+    if (!isnan(o->cost_per_prefill)) snprintf(cost, sizeof cost, "%.17g", o->cost_per_prefill);
+    rs_budget_serve_loses(x->b, o, x->rank, why, sizeof why);
+    for (char *p = why; *p; p++) /* one plain cell for every CSV reader: no comma, no quote */
+        if (*p == ',') *p = ';';
+        else if (*p == '"') *p = '\'';
+    fprintf(fp, "%zu,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%s,%s\n",
+            i + 1, x->cands[o->cand].hw.name, (long long)x->gpus, (long long)o->tp, (long long)o->cp, (long long)o->nodes,
+            (long long)o->ulysses, (long long)o->ring, o->ring > 1 ? rs_layout_name(o->layout) : "-", variant_name(v, sizeof v, o), o->fits,
+            o->weight_bytes, o->kv_cache_bytes, o->runtime_bytes, o->usable_bytes, o->ttft_s, o->linear_s, o->attn_s, o->a2a_s,
+            o->allreduce_s, o->decode_step_s, o->flops_util, (double)o->block_tokens, cost,
+            rs_limit_name(rs_budget_serve_limit(o, x->rank == RS_BUDGET_BY_DECODE)), why);
+}
+
+static const char SERVE_CSV_HEADER[] =
+    "rank,profile,devices,tp,cp,nodes,ulysses,ring,layout,variant,fits,weight_bytes,kv_cache_bytes,runtime_bytes,usable_bytes,ttft_s,"
+    "linear_s,attn_s,a2a_s,allreduce_s,decode_step_s,flops_util,block_tokens,usd_per_prefill,bound,why\n";
+
+static void serve_print(FILE *out, const rs_infer_in_t *in, const rs_budget_serving_t *b, const cand_t *cands) {
+    const int top = in->top > 0 && in->top < 1000000 ? (int)in->top : DEFAULT_TOP;
+    const bool by_decode = in->rank == RS_BUDGET_BY_DECODE;
+    fprintf(out, "# budget: %lld devices; T=%lld P=%lld; ranked by %s; %d configurations, %d fit; the best %d (every one: --csv)\n",
+            (long long)in->gpus, (long long)in->new_tokens[0], (long long)in->cached[0], rs_budget_rank_name(in->rank), b->n,
+            b->n_fit, top < b->n_fit ? top : b->n_fit);
+    fprintf(out, "# %4s %-10s %3s %4s %5s %-10s %-9s %6s %6s %8s %9s %9s %6s %11s %-14s %s\n", "rank", "profile", "tp", "cp", "nodes", "layout",
+            "variant", "w_GiB", "kv_GiB", "headroom", "ttft_s", "decode_ms", "util", "usd_prefill", "bound", "why it loses to rank 1");
+    for (int i = 0; i < b->n && i < top && b->e[i].fits; i++) {
+        const rs_budget_serve_t *o = &b->e[i];
+        char v[32], why[512], c[24], dec[24];
+        fprintf(out, "  %4d %-10.10s %3lld %4lld %5lld %-10s %-9s %6.1f %6.1f %8.1f %9.4g %9s %6.3f %11s %-14s %s\n", i + 1,
+                cands[o->cand].hw.name, (long long)o->tp, (long long)o->cp, (long long)o->nodes, o->ring > 1 ? rs_layout_name(o->layout) : "-",
+                variant_name(v, sizeof v, o), o->weight_bytes / GIB, o->kv_cache_bytes / GIB, (o->usable_bytes - need_bytes(o)) / GIB, o->ttft_s,
+                in->config.decode_batch > 0 ? rs_fmt_num(o->decode_step_s * 1e3, "%.4g", dec, sizeof dec) : "-", o->flops_util,
+                rs_fmt_num(o->cost_per_prefill, "%.4g", c, sizeof c), rs_limit_name(rs_budget_serve_limit(o, by_decode)),
+                rs_budget_serve_loses(b, o, in->rank, why, sizeof why));
+    }
+    int n_bound[RS_LIMIT_COUNT] = {0};
+    for (int i = 1; i < b->n; i++) n_bound[rs_budget_serve_limit(&b->e[i], by_decode)]++;
+    if (b->n > 1) fprintf(out, "# the %d besides rank 1: bound by", b->n - 1);
+    for (int k = 0; k < RS_LIMIT_COUNT && b->n > 1; k++)
+        if (n_bound[k]) fprintf(out, " %s %d;", k == RS_LIMIT_MEMORY ? "memory (do not fit)" : rs_limit_name((rs_limit_t)k), n_bound[k]);
+    if (b->n > 1) fputc('\n', out);
+    for (int i = b->n_fit; i < b->n; i++) { /* each split that does not fit, once (its variants need the same memory) */
+        const rs_budget_serve_t *o = &b->e[i];
+        bool seen = false;
+        for (int j = b->n_fit; j < i && !seen; j++) seen = b->e[j].cand == o->cand && b->e[j].tp == o->tp;
+        char why[512];
+        if (!seen)
+            fprintf(out, "# %s tp%lld cp%lld %s\n", cands[o->cand].hw.name, (long long)o->tp, (long long)o->cp,
+                    rs_budget_serve_overflow(o, why, sizeof why));
+    }
+    fprintf(out, "# tp x cp = devices, CP ranks across nodes; U x R of usp = cp; w, kv: weights and KV cache per device; headroom: usable - "
+                 "(weights + KV cache + runtime), GiB; ttft_s: L x (linear + all-reduce + attention) + head; decode_ms: one decode step "
+                 "(pass-q, the split's whatever the prefill variant); util: fraction of peak; usd_prefill: TTFT x devices x price per "
+                 "device-hour; bound: the largest term (linear, attention, ring-transfers exposed, all-to-all, tp-allreduce)\n");
+}
+
+static int budget_study(const rs_infer_in_t *in, const cand_t *cands, int nc, rs_err_t *err) {
+    rs_infer_config_t cfg = in->config;
+    cfg.new_tokens = in->new_tokens[0], cfg.cached_tokens = in->cached[0];
+    const rs_infer_config_t *c = &cfg;
+    const rs_layout_t one = c->layout;
+    const rs_budget_ask_t ask = {in->gpus, in->n_layouts > 0 ? in->layouts : &one, in->n_layouts > 0 ? in->n_layouts : 1};
+    if (in->n_new != 1 || in->n_cached != 1 || in->n_nodes != 1)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--gpus %lld: ranks the splits of one prompt: give one --seq and one --cached (and no --nodes)",
+                       (long long)in->gpus);
+    if (in->figure || in->boundary_csv || in->boundary_figure)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--gpus %lld: writes its ranking and --csv only (no --figure, --boundary-csv, --boundary-figure)",
+                       (long long)in->gpus);
+    if (in->rank == RS_BUDGET_BY_DECODE && c->decode_batch <= 0)
+        return rs_errc(err, RS_ERR_BAD_INPUT, "--rank decode: ranks by the decode step (give --decode-batch B)");
+    for (int k = 0; in->rank == RS_BUDGET_BY_COST && k < nc; k++)
+        if (!(cands[k].hw.price_per_device_hour > 0))
+            return rs_errc(err, RS_ERR_BAD_INPUT, "--rank cost: %s has no price per device-hour (give --price [NAME=]USD)", cands[k].hw.name);
+    rs_estimate_t sum = {0, 0, 0};
+    for (int k = 0; k < nc; k++) rs_budget_serve_estimate(c, &cands[k].machine, &ask, &sum);
+    if (rs_limits_check("this plan", &sum, &in->limits, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    rs_budget_serving_t b = {0};
+    int rc = 0;
+    for (int k = 0; k < nc && rc == 0; k++)
+        rc = rs_budget_serve_add(&b, &(rs_budget_cand_t){k, &cands[k].hw, &cands[k].machine}, c, &ask, err);
+    if (rc == 0) rs_budget_serve_sort(&b, in->rank);
+    if (rc == 0 && b.n_fit == 0) {
+        const rs_budget_serve_t *o = &b.e[0];
+        rc = rs_errc(err, RS_ERR_BAD_INPUT, "--gpus %lld: nothing fits: the closest, %s tp%lld cp%lld, needs %.1f GiB per device with %.1f GiB usable",
+                     (long long)in->gpus, cands[o->cand].hw.name, (long long)o->tp, (long long)o->cp, need_bytes(o) / GIB, o->usable_bytes / GIB);
+    }
+    const serve_csv_t ctx = {&b, cands, in->rank, in->gpus};
+    if (rc == 0 && in->csv && rs_study_write_csv(in->csv, SERVE_CSV_HEADER, serve_csv_row, &ctx, (size_t)b.n, err))
+        rc = rs_err_mark(err, RS_ERR_RUNTIME);
+    if (rc == 0 && (!in->csv || strcmp(in->csv, "-"))) {
+        print_headers(in->out, in, cands, nc);
+        serve_print(in->out, in, &b, cands);
+    }
+    rs_budget_serve_free(&b);
+    return rc;
+}
+
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err) {
     cand_t *cands = calloc(RS_INFER_MAX_CANDIDATES, sizeof *cands);
     int nc = 0;
     if (!cands) return rs_errc(err, RS_ERR_RUNTIME, "out of memory");
     if (load_candidates(in, cands, &nc, err)) return free(cands), rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (in->gpus > 0) {
+        const int rc = budget_study(in, cands, nc, err);
+        free(cands);
+        return rc;
+    }
     const size_t np = (size_t)nc * (size_t)in->n_nodes * (size_t)in->n_new * (size_t)in->n_cached;
     if (np > 4096) {
         free(cands);

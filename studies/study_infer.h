@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
+#include "budget_serve.h"
 #include "infer.h"
+#include "study_plan.h"
 
 #define RS_INFER_MAX_LIST 64      /* values per list (nodes, T, P) */
 #define RS_INFER_MAX_CANDIDATES 16
@@ -37,13 +39,23 @@ typedef struct {
     const char *kernel;        /* --kernel: the profile's kernel whose forward curves rate it (NULL: the preset's) */
     bool allow_implausible;    /* --allow-implausible: a candidate's figure beyond its device's physics is
                                   taken as given with a warning (plausible.h), not refused */
+    int64_t gpus;              /* a budget of devices: every TP x CP split, layout and variant ranked (0: none;
+                                  then one T, one P, nodes and layout the search's) */
+    rs_budget_rank_t rank;     /* the budget's order: TTFT, decode step (needs a decode batch), cost (needs prices) */
+    int64_t top;               /* the budget's best printed (0: 5) */
+    int n_layouts;             /* the budget's layouts (0: config.layout alone) */
+    rs_layout_t layouts[RS_LAYOUT_COUNT];
+    int n_prices;              /* prices per device-hour (override the profiles') */
+    rs_plan_price_t prices[RS_PLAN_MAX_PRICES];
     FILE *out;                 /* the table */
 } rs_infer_in_t;
 
 /* Defaults: rs_infer_config_default, candidate h100-sxm, nodes 1, T 128K, P 0, out = stdout. */
 void rs_infer_defaults(rs_infer_in_t *in);
-/* Run the study and write its outputs. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a candidate, a
- * configuration, the estimated work above in->limits), RS_ERR_RUNTIME (writing, gnuplot). */
+/* Run the study and write its outputs (with in->gpus: the budget's ranking, its --csv every split).
+ * Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a candidate, a configuration, a price, the estimated work
+ * above in->limits, a budget nothing of which fits: err names the closest), RS_ERR_RUNTIME (writing,
+ * gnuplot). */
 int rs_study_infer(const rs_infer_in_t *in, rs_err_t *err);
 
 #endif /* RS_STUDY_INFER_H */

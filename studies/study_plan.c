@@ -322,9 +322,7 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         if (rs_plan_candidate_checked(&pc, &k->hw, &k->machine, k->warning, sizeof k->warning, err))
             return rs_setup_list_err(err, "--profile", tok, in->profiles), -1;
         if (k->warning[0]) fprintf(stderr, "ringsim plan: warning: %s\n", k->warning);
-        for (int i = 0; i < in->n_prices; i++) /* the price is the profile's (hw), not the machine's */
-            if (!in->prices[i].name[0] || !strcmp(in->prices[i].name, tok) || !strcmp(in->prices[i].name, k->hw.name))
-                k->hw.price_per_device_hour = in->prices[i].usd;
+        rs_plan_price_apply(in->prices, in->n_prices, tok, k->hw.name, &k->hw.price_per_device_hour); /* the profile's, not the machine's */
         k->layout = layouts[0];
         for (int l = 1; l < nl; l++) {
             cands[n + l] = *k;
@@ -333,15 +331,27 @@ static int load_candidates(const rs_plan_in_t *in, cand_t *cands, int *n_out, rs
         n += nl;
     }
     if (n == 0) return rs_errf(err, "--profile: no candidate given");
-    for (int i = 0; i < in->n_prices; i++) {
-        bool used = !in->prices[i].name[0];
-        for (int j = 0; j < n && !used; j++)
-            used = !strcmp(in->prices[i].name, cands[j].spec) || !strcmp(in->prices[i].name, cands[j].hw.name);
-        if (!used)
-            return rs_errf(err, "--price %s%s: no such candidate in --profile %s", in->prices[i].arg ? in->prices[i].arg : in->prices[i].name,
-                           in->prices[i].arg ? "" : "=...", in->profiles);
-    }
+    const char *names[2 * RS_PLAN_MAX_CANDIDATES * RS_LAYOUT_COUNT];
+    for (int j = 0; j < n; j++) names[2 * j] = cands[j].spec, names[2 * j + 1] = cands[j].hw.name;
+    if (rs_plan_prices_check(in->prices, in->n_prices, names, 2 * n, in->profiles, err)) return -1;
     *n_out = n;
+    return 0;
+}
+
+void rs_plan_price_apply(const rs_plan_price_t *prices, int n_prices, const char *spec, const char *name, double *usd) {
+    for (int i = 0; i < n_prices; i++)
+        if (!prices[i].name[0] || !strcmp(prices[i].name, spec) || !strcmp(prices[i].name, name)) *usd = prices[i].usd;
+}
+
+int rs_plan_prices_check(const rs_plan_price_t *prices, int n_prices, const char *const *names, int n_names, const char *profiles,
+                         rs_err_t *err) {
+    for (int i = 0; i < n_prices; i++) {
+        bool used = !prices[i].name[0];
+        for (int j = 0; j < n_names && !used; j++) used = !strcmp(prices[i].name, names[j]);
+        if (!used)
+            return rs_errf(err, "--price %s%s: no such candidate in --profile %s", prices[i].arg ? prices[i].arg : prices[i].name,
+                           prices[i].arg ? "" : "=...", profiles);
+    }
     return 0;
 }
 

@@ -76,6 +76,15 @@ typedef struct {
     double sim_attn_s[RS_PLAN_MAX_OPTIONS]; /* SimGrid: attention per layer as t_attn_layer_s; NaN = not run */
 } rs_plan_candidate_t;
 
+/* The price per device-hour of the candidate given as spec with the profile name `name`: the last of
+ * prices that names either or none, else *usd as it was. Can't fail. */
+void rs_plan_price_apply(const rs_plan_price_t *prices, int n_prices, const char *spec, const char *name, double *usd);
+/* Every price that names a candidate names one of names (the candidates' specs and profile names);
+ * profiles: the --profile list quoted. Returns 0, or -1 with err "--price X: no such candidate in
+ * --profile LIST". */
+int rs_plan_prices_check(const rs_plan_price_t *prices, int n_prices, const char *const *names, int n_names, const char *profiles,
+                         rs_err_t *err);
+
 /* Defaults: the plan defaults (rs_plan_config_default), candidate h100-sxm, out = stdout. */
 void rs_plan_defaults(rs_plan_in_t *in);
 /* Run the study and write its outputs. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a candidate, a

@@ -1,6 +1,7 @@
 /* budget.h - the buyer's question: with a budget of G devices, which tensor x context x data split
  * (TP inside a node, CP = Ulysses x ring, DP), which layout and which of Ring, Ulysses and USP trains
- * fastest or cheapest, and why each other one loses (docs/plan.md section 4c).
+ * fastest or cheapest, and why each other one loses (docs/plan.md section 4c). The same for serving:
+ * budget_serve.h (budget.c).
  *
  * Every configuration with tp x cp x dp = G is costed by rs_plan_option (plan.h: the one step cost, the
  * one memory model): tp a divisor of the node's devices that the model's heads allow (tp.h), dp a

@@ -124,22 +124,30 @@ static double curve_eff(const rs_infer_config_t *c, const rs_machine_t *m, call_
     return fmin(1.0, rs_kcurve_rate(cv, fmax(cs.q_rows, 1), fmax(cs.k_rows, 1)) / m->flops_per_s);
 }
 
-/* The CP ranks' machine: cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
- * perturbations, the dense model F x eff for every variant at the efficiency of its call cs: --attn-eff
- * (user-given), else the forward full-mask kernel curve of the profile's preset at the call's shape
- * (curve_eff), each times the call's query padding (a call of fewer rows than a tile pays the whole tile;
- * the curves' points are whole tiles); else the profile's calibration curve eff(B) (none: the bare peak,
- * said so by rs_infer_rates_describe). The kernel presets (model/4-cost/kernel.h) cost training rings only
- * (pass-kv without a cache), and the variants compared here must share one compute model: the curve's
- * rate at the call's shape, on executed FLOPs. */
-static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn, call_shape_t cs) {
+/* The CP ranks' links: m with cpn ranks per node (1: every hop crosses nodes on the devices' NICs), no
+ * perturbations, no kernel (the dense model), m's own rate: what the all-to-alls run on, and the decode
+ * step, which sets its own memory-bound rate. */
+static rs_machine_t cp_links(const rs_machine_t *m, int64_t cpn) {
     rs_machine_t r = *m;
-    const double ce = (c->attn_eff > 0 ? c->attn_eff : curve_eff(c, m, cs)) * query_padding(c, cs.q_rows);
     (void)rs_machine_set_kernel(&r, RS_IMPL_NONE, 0, NULL); /* can't fail with no kernel */
     r.devices_per_node = cpn;
     r.perturb.n_stragglers = r.perturb.n_degraded = 0;
     r.jitter = 0;
     r.hop_inter = NULL;
+    return r;
+}
+
+/* The CP ranks' machine for a prefill attention call cs: cp_links with the dense model F x eff for
+ * every variant at the efficiency of its call: --attn-eff (user-given), else the forward full-mask
+ * kernel curve of the profile's preset at the call's shape (curve_eff), each times the call's query
+ * padding (a call of fewer rows than a tile pays the whole tile; the curves' points are whole tiles);
+ * else the profile's calibration curve eff(B) (none: the bare peak, said so by
+ * rs_infer_rates_describe). The kernel presets (model/4-cost/kernel.h) cost training rings only
+ * (pass-kv without a cache), and the variants compared here must share one compute model: the curve's
+ * rate at the call's shape, on executed FLOPs. */
+static rs_machine_t cp_machine(const rs_infer_config_t *c, const rs_machine_t *m, int64_t cpn, call_shape_t cs) {
+    rs_machine_t r = cp_links(m, cpn);
+    const double ce = (c->attn_eff > 0 ? c->attn_eff : curve_eff(c, m, cs)) * query_padding(c, cs.q_rows);
     if (ce > 0) {
         r.cal.n_eff = 1;
         r.cal.eff[0].block_tokens = 1;
@@ -279,7 +287,7 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
     if (cpn > 1 && cpn % u && u % cpn)
         return (void)snprintf(o->why_not, sizeof o->why_not, "U = %lld and %lld CP ranks per node do not nest",
                               (long long)u, (long long)cpn);
-    const rs_machine_t am = cp_machine(c, m, cpn, (call_shape_t){0, 0});
+    const rs_machine_t am = cp_links(m, cpn);
     const double tok = (double)c->new_tokens / (double)cp, d = (double)c->model.head_dim;
     o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
                      rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
@@ -406,11 +414,13 @@ const char *rs_infer_rates_describe(const rs_infer_config_t *c, const rs_hw_t *h
     if (c->attn_eff > 0)
         n = (size_t)snprintf(buf, len, "prefill attention at --attn-eff %.2f x the dense peak %.4g TFLOP/s x the query padding (user-given)",
                              c->attn_eff, m->flops_per_s / 1e12);
-    else if (cv)
-        n = (size_t)snprintf(buf, len, "prefill attention at kernel %s's %s forward full-mask rates by call shape (head_dim %lld, full waves: "
+    else if (cv) /* the machine's attention record (rs_machine_set_kernel's) names the kernel and its source */
+        n = (size_t)snprintf(buf, len, "prefill attention at the %s forward full-mask rates by call shape (head_dim %lld, full waves: "
                                        "split-KV) x the query padding (%.160s)",
-                             m->kernels.kernel[cv->kernel].name, rs_rate_kind_name(a->kind), (long long)cv->head_dim, a->source);
-    else if (m->cal.n_eff > 0)
+                             rs_rate_kind_name(a->kind), (long long)cv->head_dim, a->source);
+    else if (m->kernel <= 0) /* no kernel: the record says what rates the dense model (--flops, eff(B), or the bare peak) */
+        n = (size_t)snprintf(buf, len, "prefill attention at F = %.4g TFLOP/s, %s: %.200s", m->flops_per_s / 1e12, rs_rate_kind_name(a->kind), a->source);
+    else if (m->cal.n_eff > 0) /* a kernel the prefill does not run (calibration first, or no forward curve): its own words */
         n = (size_t)snprintf(buf, len, "prefill attention at F x eff(B) = %.4g TFLOP/s x eff(B), eff(B) %s (%.160s)", m->flops_per_s / 1e12,
                              rs_rate_kind_name(m->eff_src.kind), m->eff_src.source);
     else
@@ -434,8 +444,8 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     const rs_transformer_t *t = &c->model;
     const int64_t tp = pt->tp, cp = pt->cp, b = c->decode_batch, bo = (b + cp - 1) / cp;
     pt->decode_linear_layer_s = layer_linear_s(c, hw, m, lm, (double)bo, NULL); /* weight-bound GEMMs of bo tokens */
-    const double ar = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
-    rs_machine_t rm = cp_machine(c, m, cp_per_node(c, m), (call_shape_t){0, 0});
+    pt->decode_allreduce_layer_s = allreduce_s(m, tp, (double)bo * (double)t->hidden * ACT_BYTES);
+    rs_machine_t rm = cp_links(m, cp_per_node(c, m));
     if (rm.inter.latency_s < NCCL_INTER_OP_S) rm.inter.latency_s = NCCL_INTER_OP_S; /* small messages: an NCCL operation's time */
     /* memory-bound: the decode kernel reads the KV cache once per query head group, 2 Hq / (Hkv e) FLOPs per
      * byte, at the fraction of the memory bandwidth decode kernels reach (the profile's decode_bw_eff);
@@ -448,8 +458,8 @@ static int decode_point(const rs_infer_config_t *c, const rs_hw_t *hw, const rs_
     p.decode = true, p.batch = b, p.layout = c->layout;
     if (walk(&p, &rm, &pt->decode_attn_layer_s, NULL, err) < 0) return -1;
     pt->decode_attn_layer_s += merge_s(c, m, (double)bo, cp); /* the owners merge the partials */
-    const double head = rs_gemm_time_s(&lm->proj, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
-    pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + ar + pt->decode_attn_layer_s) + head;
+    pt->decode_head_s = rs_gemm_time_s(&lm->proj, (double)bo, (double)t->vocab / (double)tp, (double)t->hidden);
+    pt->decode_step_s = (double)t->layers * (pt->decode_linear_layer_s + pt->decode_allreduce_layer_s + pt->decode_attn_layer_s) + pt->decode_head_s;
     return 0;
 }
 

@@ -101,6 +101,8 @@ typedef struct {
     double decode_bw_eff;     /* the fraction of the memory bandwidth its attention reads the KV cache at
                                  (rs_infer_decode_bw_eff; 0 without decode) */
     double decode_attn_layer_s, decode_linear_layer_s;
+    double decode_allreduce_layer_s; /* both TP all-reduces of a decode layer */
+    double decode_head_s;     /* the decode step's LM head */
     char why[2048];           /* the winner and why, one line */
 } rs_infer_point_t;
 

@@ -1,11 +1,14 @@
 /* test_budget.c - a budget of devices (budget.c): the TP x CP x DP splits and the Ring / Ulysses / USP
  * splits of each counted by hand, every configuration the one step cost of plan.c, the ranking by time
- * and by cost, and why each loses. */
+ * and by cost, and why each loses; for serving, the TP x CP splits and variants counted by hand, one
+ * TTFT derived by hand, every entry the inference planner's own point, the ranking by TTFT, cost per
+ * prefill and decode step, and what does not fit. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "budget.h"
+#include "budget_serve.h"
 #include "test_main.h"
 #include "model_fixtures.h"
 
@@ -144,6 +147,203 @@ RS_TEST(test_budget_does_not_fit, "what does not fit ranks last and says by how 
     snprintf(want, sizeof want, "does not fit: %.1f GiB > %.1f GiB usable", x->mem_bytes / 1073741824.0, hw.mem_bytes / 1073741824.0);
     CU_ASSERT_STRING_EQUAL(rs_budget_loses(&b, &b.e[n_fit], false, why, sizeof why), want);
     rs_budget_free(&b);
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * Serving: plan --inference --gpus
+ * ------------------------------------------------------------------------------------------------- */
+/* The tiny model on 4-device nodes (model_fixtures.h): T = 1024 on P = 2048, full attention,
+ * contiguous, GEMMs at 0.5 and attention at 0.25 of peak, half the memory usable. */
+static rs_infer_config_t serve_config(void) {
+    rs_infer_config_t c;
+    rs_infer_config_default(&c);
+    c.model = rs_test_infer_tiny();
+    c.new_tokens = 1024, c.cached_tokens = 2048, c.causal = false, c.layout = RS_LAYOUT_CONTIGUOUS;
+    c.linear_eff = 0.5, c.attn_eff = 0.25, c.usable_frac = 0.5, c.tile = 8;
+    return c;
+}
+
+static const rs_budget_serve_t *find_serve(const rs_budget_serving_t *b, int cand, int64_t tp, rs_infer_kind_t kind) {
+    for (int i = 0; i < b->n; i++)
+        if (b->e[i].cand == cand && b->e[i].tp == tp && b->e[i].kind == kind) return &b->e[i];
+    return NULL;
+}
+
+/* 8 devices on nodes of 4: 2 nodes, TP 1, 2, 4 (each divides the node and the 8/4 heads), CP 8, 4, 2.
+ * TP 1: Hkv 4 a device, Ulysses over 8 impossible, USP 2 x 4 or 4 x 2: pass-kv, pass-q, usp (3);
+ * TP 2: Hkv 2, Ulysses over 4 impossible, USP 2 x 2: 3; TP 4: Hkv 1, no Ulysses, no USP (2 CP ranks): 2.
+ * TP 2's pass-kv by hand (the point of test_infer.c's test_point_by_hand): per layer the linear layers
+ * 2 x 36864 x 256 / TP 2 FLOPs at 0.5 x 1e12 plus 256 tokens' 1856 elementwise bytes at 1e11 B/s, the
+ * all-reduces 4 (1e-6 + 32768 / 2e10), the attention 4 steps of 4 x 8 x 4 x 256 x 768 / 2.5e11 (hidden);
+ * TTFT = 2 layers x their sum + the LM head 6628 / 1e11. */
+RS_TEST(test_serve_splits, "the serving budget's splits counted by hand; one TTFT derived by hand; cost per prefill") {
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
+    hw.price_per_device_hour = 3.6;
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    const rs_infer_config_t c = serve_config();
+    const rs_layout_t layouts[] = {RS_LAYOUT_CONTIGUOUS};
+    rs_budget_serving_t b = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){8, layouts, 1}, &err), 0);
+    CU_ASSERT_EQUAL(b.n, 8);
+    int per_tp[5] = {0};
+    for (int i = 0; i < b.n; i++) {
+        CU_ASSERT_EQUAL(b.e[i].tp * b.e[i].cp, 8);
+        CU_ASSERT_EQUAL(b.e[i].nodes, 2);
+        CU_ASSERT_EQUAL(b.e[i].ulysses * b.e[i].ring, b.e[i].cp);
+        if (b.e[i].tp <= 4) per_tp[b.e[i].tp]++;
+    }
+    CU_ASSERT_EQUAL(per_tp[1], 3);
+    CU_ASSERT_EQUAL(per_tp[2], 3);
+    CU_ASSERT_EQUAL(per_tp[4], 2);
+    CU_ASSERT_PTR_NULL(find_serve(&b, 0, 1, RS_INFER_ULYSSES));
+    const rs_budget_serve_t *o = find_serve(&b, 0, 2, RS_INFER_PASS_KV);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT_EQUAL(o->cp, 4);
+    const double lin = 9437184.0 / 5e11 + 256 * 1856.0 / 1e11, ar = 4 * (1e-6 + 32768.0 / 2e10), attn = 4 * (25165824.0 / 2.5e11);
+    const double head = 6628.0 / 1e11, ttft = 2 * (lin + ar + attn) + head;
+    RS_ASSERT_REL(o->ttft_s, ttft, 1e-12);
+    RS_ASSERT_REL(o->linear_s, 2 * lin + head, 1e-12);
+    RS_ASSERT_REL(o->allreduce_s, 2 * ar, 1e-12);
+    RS_ASSERT_REL(o->attn_s + o->a2a_s, 2 * attn, 1e-12);
+    CU_ASSERT(o->hidden);
+    RS_ASSERT_REL(o->cost_per_prefill, ttft * 8 * 3.6 / 3600, 1e-12); /* TTFT x devices x price per device-hour */
+    /* memory is the split's: weights 86848 x 2 / TP 2, the KV cache 2 x 768 x 2 x 2 x 8 x 2 */
+    RS_ASSERT_REL(o->weight_bytes, 86848.0, 1e-15);
+    RS_ASSERT_REL(o->kv_cache_bytes, 98304.0, 1e-15);
+    RS_ASSERT_REL(o->usable_bytes, 5e9, 1e-15);
+    /* every entry the inference planner's own point: TP 4 on 2 nodes, pass-q */
+    rs_infer_config_t cc = c;
+    cc.tp = 4, cc.nodes = 2;
+    rs_infer_point_t pt;
+    CU_ASSERT_EQUAL_FATAL(rs_infer_point(&cc, &hw, &m, &pt, &err), 0);
+    o = find_serve(&b, 0, 4, RS_INFER_PASS_Q);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    RS_ASSERT_REL(o->ttft_s, pt.opt[RS_INFER_PASS_Q].ttft_s, 1e-15);
+    RS_ASSERT_REL(o->linear_s + o->attn_s + o->a2a_s + o->allreduce_s, o->ttft_s, 1e-12);
+    rs_budget_serve_free(&b);
+    /* two layouts: each ring variant twice, Ulysses (no ring) once */
+    const rs_layout_t two[] = {RS_LAYOUT_CONTIGUOUS, RS_LAYOUT_ZIGZAG};
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){8, two, 2}, &err), 0);
+    CU_ASSERT_EQUAL(b.n, 16);
+    rs_budget_serve_free(&b);
+    /* a budget below a node: one node of its devices (TP 1, 2), CP 2 and 1 */
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){2, layouts, 1}, &err), 0);
+    for (int i = 0; i < b.n; i++) CU_ASSERT(b.e[i].nodes == 1 && b.e[i].tp * b.e[i].cp == 2);
+    CU_ASSERT_PTR_NOT_NULL(find_serve(&b, 0, 2, RS_INFER_PASS_KV));
+    rs_budget_serve_free(&b);
+}
+
+RS_TEST(test_serve_bad, "a serving budget refuses G below 1, part of a node above one, a TP the heads refuse") {
+    const rs_hw_t hw = rs_test_infer_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    rs_infer_config_t c = serve_config();
+    const rs_layout_t layouts[] = {RS_LAYOUT_CONTIGUOUS};
+    rs_budget_serving_t b = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){6, layouts, 1}, &err), -1);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--gpus 6: above one node it must be whole nodes of 4 devices (a multiple of 4)");
+    CU_ASSERT_EQUAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){0, layouts, 1}, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "--gpus 0: must be >= 1");
+    c.tp = 3;
+    CU_ASSERT_EQUAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){8, layouts, 1}, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no TP inside a node of 4 devices"));
+    /* T = 1001 splits over no CP of 8, 4 or 2 ranks: the first reason */
+    c = serve_config();
+    c.new_tokens = 1001, c.cached_tokens = 0;
+    CU_ASSERT_EQUAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &(rs_budget_ask_t){8, layouts, 1}, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--gpus 8: no TP x CP split of it runs on hand: "));
+    CU_ASSERT_EQUAL(b.n, 0);
+    rs_budget_serve_free(&b);
+}
+
+/* Ranked by TTFT, by cost, by decode: candidate 1 has twice the compute at 3x the price, so it is
+ * faster and dearer per prefill (3 x its devices' hours over at most 2x less time). */
+RS_TEST(test_serve_rank, "ranked by TTFT, by cost per prefill and by decode step, and why each loses") {
+    rs_hw_t slow = rs_test_infer_hw(2e-6), fast = slow;
+    slow.price_per_device_hour = 1, fast.price_per_device_hour = 3;
+    fast.flops_per_s[RS_DTYPE_BF16] *= 2, fast.flops_per_s[RS_DTYPE_FP8] *= 2;
+    rs_machine_t ms, mf;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&slow, RS_DTYPE_BF16, &ms, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&fast, RS_DTYPE_BF16, &mf, NULL), 0);
+    rs_infer_config_t c = serve_config();
+    c.causal = true, c.decode_batch = 4;
+    const rs_layout_t layouts[] = {RS_LAYOUT_CONTIGUOUS, RS_LAYOUT_ZIGZAG};
+    const rs_budget_ask_t ask = {8, layouts, 2};
+    rs_budget_serving_t b = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &slow, &ms}, &c, &ask, &err), 0);
+    const int n0 = b.n;
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){1, &fast, &mf}, &c, &ask, &err), 0);
+    CU_ASSERT_EQUAL(b.n, 2 * n0);
+    CU_ASSERT_EQUAL(b.n_fit, b.n);
+    rs_budget_serve_sort(&b, RS_BUDGET_BY_TTFT);
+    CU_ASSERT_EQUAL(b.e[0].cand, 1);
+    for (int i = 1; i < b.n; i++) CU_ASSERT(b.e[i].ttft_s >= b.e[i - 1].ttft_s);
+    char why[512], want[96];
+    CU_ASSERT_STRING_EQUAL(rs_budget_serve_loses(&b, &b.e[0], RS_BUDGET_BY_TTFT, why, sizeof why), "-");
+    const rs_budget_serve_t *last = &b.e[b.n - 1];
+    rs_budget_serve_loses(&b, last, RS_BUDGET_BY_TTFT, why, sizeof why);
+    snprintf(want, sizeof want, "%+.1f%%: ", 100.0 * (last->ttft_s / b.e[0].ttft_s - 1));
+    CU_ASSERT_EQUAL(strncmp(why, want, strlen(want)), 0);
+    rs_budget_serve_sort(&b, RS_BUDGET_BY_COST);
+    CU_ASSERT_EQUAL(b.e[0].cand, 0);
+    for (int i = 1; i < b.n; i++) CU_ASSERT(b.e[i].cost_per_prefill >= b.e[i - 1].cost_per_prefill);
+    const rs_budget_serve_t *f = NULL;
+    for (int i = 0; i < b.n && !f; i++)
+        if (b.e[i].cand == 1) f = &b.e[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT(f->ttft_s < b.e[0].ttft_s); /* faster, and still dearer */
+    rs_budget_serve_loses(&b, f, RS_BUDGET_BY_COST, why, sizeof why);
+    snprintf(want, sizeof want, "%+.1f%% cost per prefill (TTFT %+.1f%%); ", 100.0 * (f->cost_per_prefill / b.e[0].cost_per_prefill - 1),
+             100.0 * (f->ttft_s / b.e[0].ttft_s - 1));
+    CU_ASSERT_EQUAL(strncmp(why, want, strlen(want)), 0);
+    rs_budget_serve_sort(&b, RS_BUDGET_BY_DECODE);
+    for (int i = 1; i < b.n; i++) {
+        CU_ASSERT(b.e[i].decode_step_s > 0);
+        CU_ASSERT(b.e[i].decode_step_s >= b.e[i - 1].decode_step_s);
+        if (b.e[i].decode_step_s == b.e[i - 1].decode_step_s) CU_ASSERT(b.e[i].ttft_s >= b.e[i - 1].ttft_s); /* then by TTFT */
+    }
+    rs_budget_serve_free(&b);
+}
+
+/* A device too small for the wider CP splits (each CP rank's NCCL buffers grow with its all-to-all
+ * peers): those rank after every split that fits, by memory, and say by how much they miss. */
+RS_TEST(test_serve_does_not_fit, "what does not fit ranks last and says by how much, weights, KV cache and runtime") {
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
+    rs_machine_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
+    const rs_infer_config_t c = serve_config();
+    const rs_layout_t layouts[] = {RS_LAYOUT_CONTIGUOUS};
+    const rs_budget_ask_t ask = {8, layouts, 1};
+    rs_budget_serving_t b = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &ask, &err), 0);
+    const double need4 = find_serve(&b, 0, 4, RS_INFER_PASS_KV)->weight_bytes + find_serve(&b, 0, 4, RS_INFER_PASS_KV)->kv_cache_bytes +
+                         find_serve(&b, 0, 4, RS_INFER_PASS_KV)->runtime_bytes;
+    const rs_budget_serve_t *t2 = find_serve(&b, 0, 2, RS_INFER_PASS_KV);
+    const double need2 = t2->weight_bytes + t2->kv_cache_bytes + t2->runtime_bytes;
+    CU_ASSERT_FATAL(need2 > need4);
+    rs_budget_serve_free(&b);
+    hw.mem_bytes = (need4 + need2); /* half of it usable: between TP 4's need and TP 2's */
+    CU_ASSERT_EQUAL_FATAL(rs_budget_serve_add(&b, &(rs_budget_cand_t){0, &hw, &m}, &c, &ask, &err), 0);
+    CU_ASSERT_EQUAL(b.n_fit, 2); /* TP 4's pass-kv and pass-q */
+    rs_budget_serve_sort(&b, RS_BUDGET_BY_TTFT);
+    for (int i = 0; i < b.n; i++) CU_ASSERT_EQUAL(b.e[i].fits, i < 2);
+    for (int i = 0; i < 2; i++) CU_ASSERT_EQUAL(b.e[i].tp, 4);
+    for (int i = 3; i < b.n; i++) CU_ASSERT(b.e[i].runtime_bytes >= b.e[i - 1].runtime_bytes); /* the smaller need first */
+    const rs_budget_serve_t *x = &b.e[2];
+    CU_ASSERT_EQUAL(x->tp, 2);
+    const double gib = 1073741824.0;
+    char why[512], want[256];
+    snprintf(want, sizeof want, "does not fit: %.1f GiB > %.1f GiB usable (%+.1f GiB: weights %.1f, KV cache %.1f, runtime %.1f GiB)",
+             need2 / gib, hw.mem_bytes / 2 / gib, (need2 - hw.mem_bytes / 2) / gib, 86848.0 / gib, 98304.0 / gib, x->runtime_bytes / gib);
+    CU_ASSERT_STRING_EQUAL(rs_budget_serve_loses(&b, x, RS_BUDGET_BY_TTFT, why, sizeof why), want);
+    CU_ASSERT_EQUAL(rs_budget_serve_limit(x, false), RS_LIMIT_MEMORY);
+    rs_budget_serve_free(&b);
 }
 
 RS_TEST_PROGRAM("budget")

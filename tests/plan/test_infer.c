@@ -13,43 +13,20 @@
 #include "infer.h"
 #include "cost.h"
 #include "test_main.h"
-
-/* 2 layers, h 64, 8/4 heads, d 8, SwiGLU 128, vocab 100, untied: P_m = 4096 + 4096 + 4096 + 24576 =
- * 36864 matmul parameters per layer; 2 (36864 + 128) + 2 x 6400 + 64 = 86848 parameters. */
-static rs_transformer_t tiny(void) {
-    rs_transformer_t t;
-    memset(&t, 0, sizeof t);
-    snprintf(t.name, sizeof t.name, "tiny");
-    t.layers = 2, t.hidden = 64, t.q_heads = 8, t.kv_heads = 4, t.head_dim = 8, t.ffn = 128, t.ffn_kind = RS_FFN_SWIGLU;
-    t.vocab = 100;
-    return t;
-}
-
-/* 4 devices a node; bf16 1e12, fp8 2e12 FLOP/s; 10 GB at 1e11 B/s; intra 1e10 B/s, 1 us; inter 1e9 B/s, 2 us. */
-static rs_hw_t hand_hw(double inter_lat) {
-    rs_hw_t hw;
-    memset(&hw, 0, sizeof hw);
-    snprintf(hw.name, sizeof hw.name, "hand");
-    hw.flops_per_s[RS_DTYPE_BF16] = 1e12, hw.flops_per_s[RS_DTYPE_FP8] = 2e12;
-    hw.mem_bytes = 1e10, hw.mem_bw_bytes_per_s = 1e11, hw.devices_per_node = 4;
-    hw.intra = (rs_tier_t){"intra", 1e10, 1e-6, {0, 0, 0}, 0};
-    hw.has_inter = true, hw.inter = (rs_tier_t){"inter", 1e9, inter_lat, {0, 0, 0}, 0};
-    rs_calibration_default(&hw.cal);
-    return hw;
-}
+#include "model_fixtures.h"
 
 /* TP 2 (2 CP ranks a node) on 2 nodes: CP = 4; T = 1024 on P = 2048, full attention, contiguous. */
 static rs_infer_config_t hand_config(void) {
     rs_infer_config_t c;
     rs_infer_config_default(&c);
-    c.model = tiny();
+    c.model = rs_test_infer_tiny();
     c.tp = 2, c.nodes = 2, c.new_tokens = 1024, c.cached_tokens = 2048, c.causal = false, c.layout = RS_LAYOUT_CONTIGUOUS;
     c.linear_eff = 0.5, c.attn_eff = 0.25, c.usable_frac = 0.5, c.tile = 8;
     return c;
 }
 
 RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head, rings, USP, TTFT, FLOPs") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
@@ -124,7 +101,7 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
 /* fp8 weights for the FFN only (Llama 3's recipe): its bytes halved and its GEMMs at the fp8 peak; the
  * attention projections and the LM head stay bf16. */
 RS_TEST(test_fp8_linear, "fp8 FFN: its weight bytes halved at the fp8 peak, projections and head in bf16") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
@@ -152,7 +129,7 @@ RS_TEST(test_fp8_linear, "fp8 FFN: its weight bytes halved at the fp8 peak, proj
  * messages across nodes at an NCCL operation's 19.9 us (above the tier's 2 us), then the merge of 4
  * partials of 2 rows. */
 RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, memory-bound attention at decode_bw_eff") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     hw.decode_bw_eff = (rs_span_t){0.5, 0.5, 0.5};
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -191,7 +168,7 @@ RS_TEST(test_decode_by_hand, "decode step by hand: weight-bound linear, memory-b
 /* hand_hw with one kernel (the flash-attn preset's) of the given name and kind and a forward full-mask
  * curve of two points, 256 x 256 at 2e11 and 1024 x 1024 at 8e11 FLOP/s, head_dim 8. */
 static rs_hw_t curve_hw(const char *name, rs_rate_kind_t kind) {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     rs_kernel_table_t *t = &hw.kernels;
     t->n_kernels = 1, t->n_curves = 1;
     snprintf(t->kernel[0].name, sizeof t->kernel[0].name, "%s", name);
@@ -227,14 +204,22 @@ RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward ke
     CU_ASSERT(pt.opt[RS_INFER_PASS_KV].hidden);
     char line[1024];
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line),
-                                  "prefill attention at kernel hand-fa's published forward full-mask rates by call shape (head_dim 8, full "
-                                  "waves: split-KV) x the query padding"));
+                                  "prefill attention at the published forward full-mask rates by call shape (head_dim 8, full "
+                                  "waves: split-KV) x the query padding (kernel hand-fa, "));
     /* --attn-eff 0.25: the dense model at 0.25 x 1e12 (test_point_by_hand's), said user-given */
     c.attn_eff = 0.25;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
     RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / 2.5e11, 1e-12);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line), "--attn-eff 0.25"));
     CU_ASSERT_PTR_NOT_NULL(strstr(line, "(user-given)"));
+    /* no kernel (--impl none): the machine's own attention record, the bare peak said so, once */
+    c.attn_eff = 0;
+    CU_ASSERT_EQUAL_FATAL(rs_machine_set_kernel(&m, RS_IMPL_NONE, 0, &err), 0);
+    char want[600];
+    snprintf(want, sizeof want, "prefill attention at F = 1 TFLOP/s, %s: %s", rs_rate_kind_name(m.src.rate[RS_RATE_ATTN].kind),
+             m.src.rate[RS_RATE_ATTN].source);
+    CU_ASSERT_STRING_EQUAL(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line), want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "the bare datasheet peak F, an upper bound and not a kernel rate"));
 }
 
 /* An estimated kernel curve (borrowed from another device) against a calibration published on this device:
@@ -258,7 +243,7 @@ RS_TEST(test_prefill_calibration_first, "prefill: a device's published calibrati
         RS_ASSERT_REL(pt.opt[RS_INFER_PASS_KV].attn_layer_s, 4 * 25165824.0 / (published ? 2e11 * sqrt(3.0) : 3e11), 1e-9);
         char line[1024];
         rs_infer_rates_describe(&c, &hw, &m, line, sizeof line);
-        CU_ASSERT_PTR_NOT_NULL(strstr(line, published ? "kernel borrowed-fa's published" : "eff(B) published (a paper's kernel rate on this device)"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(line, published ? "at the published forward full-mask rates by call shape (head_dim 8, full waves: split-KV) x the query padding (kernel borrowed-fa" : "eff(B) published (a paper's kernel rate on this device)"));
     }
 }
 
@@ -271,7 +256,7 @@ RS_TEST(test_decode_bw_eff_sources, "decode bandwidth fraction: the preset's pub
     RS_ASSERT_REL(rs_infer_decode_bw_eff(&h100, &src), 1849.0 / 3350.0, 1e-3);
     CU_ASSERT_EQUAL(src.kind, RS_RKIND_PUBLISHED);
     CU_ASSERT_PTR_NOT_NULL(strstr(src.source, "flash-attention issue 1572"));
-    rs_hw_t hw = hand_hw(2e-6); /* a profile that names no device preset and gives no figure */
+    rs_hw_t hw = rs_test_infer_hw(2e-6); /* a profile that names no device preset and gives no figure */
     RS_ASSERT_REL(rs_infer_decode_bw_eff(&hw, &src), h100.decode_bw_eff.point, 1e-15);
     CU_ASSERT_EQUAL(src.kind, RS_RKIND_ESTIMATED);
     CU_ASSERT_PTR_NOT_NULL(strstr(src.source, "the profile gives no device.decode_bw_eff: H100-SXM's 0.552"));
@@ -282,7 +267,7 @@ RS_TEST(test_decode_bw_eff_sources, "decode bandwidth fraction: the preset's pub
  * FLOPs a rank (full mask, every cached and new key) at 0.25 x 1e12 when the tile is 4 rows, and four
  * times as long when the tile is 16 rows (each call runs a whole tile: 4/16 of it useful). */
 RS_TEST(test_query_padding, "a call of fewer query rows than the kernel's tile pays the whole tile") {
-    rs_hw_t hw = hand_hw(0);
+    rs_hw_t hw = rs_test_infer_hw(0);
     hw.intra = (rs_tier_t){"intra", 1e30, 0, {0, 0, 0}, 0}, hw.inter = (rs_tier_t){"inter", 1e30, 0, {0, 0, 0}, 0};
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -307,7 +292,7 @@ RS_TEST(test_query_padding, "a call of fewer query rows than the kernel's tile p
  * bytes' worth at the NIC's 1e9: the crossing is 32 (B + Bc) = 73.2 B, B = 32 x 502 / 41.2 = 389.9,
  * T = 779.8: the smallest multiple of the zigzag granule 2 N = 4 above it is 780. */
 RS_TEST(test_crossing_transfer_bound, "pass-kv/pass-q crossing, both transfer-bound, with the merge: T = 780 on P = 1004") {
-    rs_hw_t hw = hand_hw(0);
+    rs_hw_t hw = rs_test_infer_hw(0);
     hw.flops_per_s[RS_DTYPE_BF16] = 1e30;
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
@@ -363,7 +348,7 @@ static void expect_bad(const rs_infer_config_t *c, const rs_machine_t *m, const 
 }
 
 RS_TEST(test_bad_config, "bad configurations name the option and the rule") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
@@ -390,7 +375,7 @@ RS_TEST(test_bad_config, "bad configurations name the option and the rule") {
  * from one granule (4 tokens, contiguous) up to 2^26 / 4 = 2^24 granules - 24 doublings - then a
  * bisection as long, 2 walks each: 2 (2 x 24 + 1) x 16 = 1568; decode one more walk of 16. */
 RS_TEST(test_estimate_by_hand, "the estimate of a point's walks by hand") {
-    rs_hw_t hw = hand_hw(2e-6);
+    rs_hw_t hw = rs_test_infer_hw(2e-6);
     rs_machine_t m;
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     rs_infer_config_t c = hand_config();
