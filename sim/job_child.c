@@ -340,11 +340,11 @@ int64_t rs_jc_engine_walkers(sg_host_t *host, int64_t owner0) {
             free(walker);
             return -1;
         }
+        for (int64_t i = 0; i < slots * nc; i++) walker[i] = -1;
         for (int64_t k = 0, in = 0; k < J.n_groups; k++) /* instances: group by group, each group's collectives */
             for (int c = 0; c < nc && in < J.n_inst && J.inst[in].member == J.members + J.offset[k]; c++, in++)
                 for (int64_t i = 0; i < J.inst[in].p; i++) {
                     const int64_t m = J.offset[k] + i;
-                    walker[m * nc + c] = -1;
                     if (J.fold && J.fold->slot_sim[m] != m) continue;
                     walker[m * nc + c] = J.n_bgw;
                     J.bgw[J.n_bgw++] = (bg_walker_t){.in = &J.inst[in], .i = i, .s = -1};
@@ -438,14 +438,13 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
     for (int64_t i = 0; i < base[RS_FLINK_COUNT]; i++) full[i] = -1;
     for (int64_t q = 0; q < J.fold->n_rings; q++) sim_of[J.fold->ring[q]] = q;
     int64_t n_links = 0;
-    for (int64_t hp = 0; hp < total + slots; hp++) {
+    for (int64_t hp = 0, k = 0; hp < total + slots; hp++) { /* k: the group of slot hp - total */
         int64_t a, b;
         if (hp < total) {
             a = j->placement.device[hp];
             b = j->placement.device[hp - hp % n + (hp % n + 1) % n];
         } else {
             const int64_t m = hp - total;
-            int64_t k = 0;
             while (J.offset[k + 1] <= m) k++;
             a = J.members[m];
             b = J.members[slot_at(J.offset[k], J.offset[k + 1] - J.offset[k], m - J.offset[k], 1)];

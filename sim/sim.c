@@ -195,8 +195,9 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const bool folds = sim_job_folds(s, m, cfg);
     if (folds && rs_job_fold(cfg->job, rs_schedule_problem(s)->pass, &fold) != 0) return rs_errf(err, "sim: out of memory for the job's fold");
     out->fold_copies = folds ? fold.copies : 1;
+    const rs_job_fold_t *fd = out->fold_copies > 1 ? &fold : NULL; /* a fold of 1 copy: the job as it is */
     sim_platform_t pl;
-    if (sim_prepare_platform(s, m, cfg, folds ? &fold : NULL, &pl, err) != 0) {
+    if (sim_prepare_platform(s, m, cfg, fd, &pl, err) != 0) {
         rs_job_fold_free(&fold);
         return -1;
     }
@@ -207,7 +208,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     char what[64];
     snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
     rs_meter_start(&meter, what, (double)pl.hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
-    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, folds ? &fold : NULL, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
+    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, fd, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
                      meter.active ? &meter : NULL};
     int rc;
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
