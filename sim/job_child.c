@@ -1,5 +1,6 @@
-/* job_child.c - a job's bookkeeping inside the simulation child, background collectives, and the
- * parent's side of the results (job_child.h). */
+/* job_child.c - a job's bookkeeping inside the simulation child (its rings' hops, the shared links'
+ * books, unfolded onto every copy of a folded job) and the parent's side of the results
+ * (job_child.h); the background collectives are job_bg.c. */
 #include "job_child.h"
 
 #include <inttypes.h>
@@ -16,7 +17,6 @@
 #include <xbt/dynar.h>
 
 #include "cost.h"
-#include "sgx.h"
 
 /* ================================================================================================
  * Child state
@@ -39,28 +39,6 @@ typedef struct {
     int32_t n_route, route[RS_JOB_ROUTE_MAX];
 } hop_acc_t;
 
-typedef struct {
-    rs_bg_coll_t coll;        /* what runs */
-    int64_t p;                /* members */
-    const int64_t *member;    /* devices, ascending */
-    sg_mailbox_t *mb;         /* [p] */
-    double *start;            /* [2 p]: step start of member i at step s at 2 i + (s & 1) */
-    double end_s;             /* latest member end */
-    int coll_index;           /* which of the pass's collectives */
-} bg_inst_t;
-
-/* A member of a collective on the activity engine (the actors' rules, bg_main). */
-typedef struct {
-    bg_inst_t *in;            /* its collective */
-    int64_t i;                /* its index in the group */
-    int64_t next, prev;       /* the walkers of its successor and predecessor (their images in a fold) */
-    sg_host_t self, to;       /* its device and its successor's */
-    double lat;               /* its route's latency */
-    int32_t n_route, route[RS_JOB_ROUTE_MAX];
-    int64_t s;                /* the step started (-1 before the first) */
-    double t0[2];             /* step starts by parity */
-    int pending;              /* its send and its receive of the step */
-} bg_walker_t;
 
 static struct {
     const rs_job_t *job;
@@ -71,15 +49,6 @@ static struct {
     double *ring_end;         /* [rings] */
     link_acc_t *link;         /* registry of shared links that carried traffic */
     int64_t n_link, cap_link;
-    int n_coll;
-    rs_bg_coll_t coll[RS_BG_MAX_COLL];
-    int64_t coll_groups[RS_BG_MAX_COLL], coll_members[RS_BG_MAX_COLL];
-    bg_inst_t *inst;          /* background instances */
-    int64_t n_inst;
-    int64_t *members, *offset; /* background groups */
-    int64_t n_groups;
-    bg_walker_t *bgw;         /* the activity engine's members */
-    int64_t n_bgw, owner0;    /* and the sgx owner of the first */
 } J;
 
 static char untracked; /* sg_link data of a FATPIPE link (never binding: not tracked) */
@@ -138,7 +107,7 @@ static void link_add(int64_t i, double s, double e, double bytes) {
 }
 
 /* Route from src to dst: latency and the shared links (at most RS_JOB_ROUTE_MAX). */
-static void route_of(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]) {
+void rs_jc_route(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]) {
     *n_route = 0;
     *lat = 0;
     if (src == dst) return;
@@ -152,7 +121,7 @@ static void route_of(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route
     xbt_dynar_free(&links);
 }
 
-static void record_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes) {
+void rs_jc_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes) {
     for (int32_t i = 0; i < n_route; i++) link_add(route[i], s, e, bytes);
 }
 
@@ -167,32 +136,7 @@ int rs_jc_init(const rs_job_t *job, const rs_job_fold_t *fold, rs_pass_t pass, i
     J.ring_end = calloc((size_t)job->placement.n_rings, sizeof *J.ring_end);
     if (!J.hop || !J.start || !J.ring_end) return -1;
     for (int64_t g = 0; g < J.total; g++) J.hop[g].min_bw = INFINITY;
-    if (job->background.kind == RS_BG_NONE) return 0;
-    const int64_t n_groups = rs_background_groups(&job->placement, job->background.group, &J.members, &J.offset);
-    if (n_groups < 0) return -1;
-    J.n_groups = n_groups;
-    J.inst = calloc((size_t)(n_groups * RS_BG_MAX_COLL + 1), sizeof *J.inst);
-    if (!J.inst) return -1;
-    for (int64_t k = 0; k < n_groups; k++) {
-        const int64_t p = J.offset[k + 1] - J.offset[k];
-        rs_bg_coll_t c[RS_BG_MAX_COLL];
-        const int nc = rs_background_colls(&job->background, pass, p, c);
-        for (int i = 0; i < nc; i++) {
-            bg_inst_t *in = &J.inst[J.n_inst++];
-            in->coll = c[i];
-            in->coll_index = i;
-            in->p = p;
-            in->member = J.members + J.offset[k];
-            in->mb = calloc((size_t)p, sizeof *in->mb);
-            in->start = calloc((size_t)(2 * p), sizeof *in->start);
-            if (!in->mb || !in->start) return -1;
-            J.coll[i] = c[i];
-            if (i + 1 > J.n_coll) J.n_coll = i + 1;
-            J.coll_groups[i]++;
-            if (p > J.coll_members[i]) J.coll_members[i] = p;
-        }
-    }
-    return 0;
+    return rs_jc_bg_init(job, fold, pass);
 }
 
 static int64_t ring_next(int64_t g) {
@@ -202,7 +146,7 @@ static int64_t ring_next(int64_t g) {
 
 void rs_jc_rank_route(int64_t g, sg_host_t src, sg_host_t dst) {
     hop_acc_t *h = &J.hop[g];
-    route_of(src, dst, &h->lat, &h->n_route, h->route);
+    rs_jc_route(src, dst, &h->lat, &h->n_route, h->route);
 }
 
 void rs_jc_step_start(int64_t g, int64_t k, double t0) { J.start[2 * g + (k & 1)] = t0; }
@@ -215,176 +159,13 @@ void rs_jc_hop_done(int64_t g, int64_t k, double t0, double end_s, double bytes)
     h->bytes += bytes;
     h->flow_s += flow;
     if (bytes / flow < h->min_bw) h->min_bw = bytes / flow;
-    record_flow(h->route, h->n_route, s, end_s, bytes);
+    rs_jc_flow(h->route, h->n_route, s, end_s, bytes);
 }
 
 void rs_jc_rank_end(int64_t g, double te) {
     const int64_t r = g / J.n;
     if (te > J.ring_end[r]) J.ring_end[r] = te;
 }
-
-/* ================================================================================================
- * Background collectives: NCCL's ring algorithm, one actor per member
- * ============================================================================================== */
-static void bg_main(int argc, char **argv) {
-    (void)argc;
-    bg_inst_t *in = &J.inst[strtoll(argv[1], NULL, 10)];
-    const int64_t i = strtoll(argv[2], NULL, 10), next = (i + 1) % in->p;
-    char name[48];
-    snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
-    sg_host_t self = sg_host_by_name(name);
-    snprintf(name, sizeof name, "gpu%" PRId64, in->member[next]);
-    sg_host_t to = sg_host_by_name(name);
-    double lat;
-    int32_t n_route, route[RS_JOB_ROUTE_MAX];
-    route_of(self, to, &lat, &n_route, route);
-    static char payload; /* SimGrid needs a non-NULL payload */
-    for (int64_t s = 0; s < in->coll.steps; s++) {
-        const double t0 = simgrid_get_clock();
-        in->start[2 * i + (s & 1)] = t0;
-        void *got = NULL;
-        sg_comm_t c[2];
-        c[0] = sg_mailbox_put_async(in->mb[next], &payload, (long)in->coll.step_bytes);
-        c[1] = sg_mailbox_get_async(in->mb[i], &got);
-        ssize_t first = sg_comm_wait_any(c, 2);
-        double send_end = simgrid_get_clock();
-        sg_comm_wait(c[1 - first]);
-        if (first != 0) send_end = simgrid_get_clock();
-        const double fs = fmax(t0, in->start[2 * next + (s & 1)]) + lat;
-        if (send_end > fs) record_flow(route, n_route, fs, send_end, (double)in->coll.step_bytes);
-    }
-    const double end = simgrid_get_clock();
-    if (end > in->end_s) in->end_s = end;
-}
-
-int rs_jc_start_background(void) {
-    char name[64], a1[24], a2[24];
-    for (int64_t k = 0; k < J.n_inst; k++) {
-        bg_inst_t *in = &J.inst[k];
-        for (int64_t i = 0; i < in->p; i++) {
-            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
-            in->mb[i] = sg_mailbox_by_name(name);
-        }
-        for (int64_t i = 0; i < in->p; i++) {
-            snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
-            sg_host_t h = sg_host_by_name(name);
-            if (!h) return -1;
-            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
-            snprintf(a1, sizeof a1, "%" PRId64, k);
-            snprintf(a2, sizeof a2, "%" PRId64, i);
-            const char *av[] = {name, a1, a2};
-            sg_actor_create_(name, h, bg_main, 3, av);
-        }
-    }
-    return 0;
-}
-
-/* ================================================================================================
- * Background collectives on the activity engine: bg_main's rules without an actor. A member starts
- * a step when its previous one is done (its send and its receive); its send to the successor starts
- * when both have started the step (the later start posts it, the mailbox rendezvous). In a fold a
- * member's successor and predecessor are their images (job_fold.h); its send still goes to its
- * successor's own device, over that route's folded links.
- * ============================================================================================== */
-static int bg_failed;
-
-static void bg_sent(void *arg);
-
-static void bg_send(int64_t w) {
-    bg_walker_t *x = &J.bgw[w];
-    if (sgx_transfer(J.owner0 + w, x->self, x->to, (double)x->in->coll.step_bytes, bg_sent, (void *)(intptr_t)w) != 0) bg_failed = 1;
-}
-
-static void bg_start(int64_t w, int64_t s) {
-    bg_walker_t *x = &J.bgw[w];
-    x->s = s;
-    x->t0[s & 1] = simgrid_get_clock();
-    x->pending = 2;
-    if (J.bgw[x->next].s == s) bg_send(w);                  /* the successor is there */
-    if (x->prev != w && J.bgw[x->prev].s == s) bg_send(x->prev); /* the predecessor was there first */
-}
-
-static void bg_settle(int64_t w) {
-    bg_walker_t *x = &J.bgw[w];
-    if (--x->pending > 0) return;
-    if (x->s + 1 < x->in->coll.steps) {
-        bg_start(w, x->s + 1);
-        return;
-    }
-    const double end = simgrid_get_clock();
-    if (end > x->in->end_s) x->in->end_s = end;
-    sgx_owner_done(J.owner0 + w);
-}
-
-static void bg_sent(void *arg) {
-    const int64_t w = (int64_t)(intptr_t)arg;
-    const bg_walker_t *x = &J.bgw[w];
-    const double now = simgrid_get_clock();
-    const double fs = fmax(x->t0[x->s & 1], J.bgw[x->next].t0[x->s & 1]) + x->lat;
-    if (now > fs) record_flow(x->route, x->n_route, fs, now, (double)x->in->coll.step_bytes);
-    bg_settle(w);
-    bg_settle(x->next);
-}
-
-/* The slot of member i of the group at `lo` of `size`, moved by `by`. */
-static int64_t slot_at(int64_t lo, int64_t size, int64_t i, int64_t by) { return lo + ((i + by) % size + size) % size; }
-
-int64_t rs_jc_engine_walkers(sg_host_t *host, int64_t owner0) {
-    if (J.n_inst == 0) return 0;
-    const int64_t slots = J.offset[J.n_groups];
-    const int nc = J.n_coll;
-    if (!J.bgw) {
-        int64_t *walker = malloc(sizeof *walker * (size_t)(slots * nc + 1)); /* (slot, collective) -> walker */
-        J.bgw = calloc((size_t)(slots * nc + 1), sizeof *J.bgw);
-        if (!walker || !J.bgw) {
-            free(walker);
-            return -1;
-        }
-        for (int64_t i = 0; i < slots * nc; i++) walker[i] = -1;
-        for (int64_t k = 0, in = 0; k < J.n_groups; k++) /* instances: group by group, each group's collectives */
-            for (int c = 0; c < nc && in < J.n_inst && J.inst[in].member == J.members + J.offset[k]; c++, in++)
-                for (int64_t i = 0; i < J.inst[in].p; i++) {
-                    const int64_t m = J.offset[k] + i;
-                    if (J.fold && J.fold->slot_sim[m] != m) continue;
-                    walker[m * nc + c] = J.n_bgw;
-                    J.bgw[J.n_bgw++] = (bg_walker_t){.in = &J.inst[in], .i = i, .s = -1};
-                }
-        for (int64_t w = 0; w < J.n_bgw; w++) {
-            bg_walker_t *x = &J.bgw[w];
-            const int64_t lo = x->in->member - J.members, c = x->in->coll_index;
-            const int64_t nx = slot_at(lo, x->in->p, x->i, 1), pv = slot_at(lo, x->in->p, x->i, -1);
-            x->next = walker[(J.fold ? J.fold->slot_sim[nx] : nx) * nc + c];
-            x->prev = walker[(J.fold ? J.fold->slot_sim[pv] : pv) * nc + c];
-            char name[48];
-            snprintf(name, sizeof name, "gpu%" PRId64, x->in->member[x->i]);
-            x->self = sg_host_by_name(name);
-            snprintf(name, sizeof name, "gpu%" PRId64, J.members[nx]);
-            x->to = sg_host_by_name(name);
-            if (!x->self || !x->to || x->next < 0 || x->prev < 0) {
-                free(walker);
-                return -1;
-            }
-        }
-        free(walker);
-    }
-    J.owner0 = owner0;
-    for (int64_t w = 0; host && w < J.n_bgw; w++) host[w] = J.bgw[w].self;
-    return J.n_bgw;
-}
-
-int rs_jc_engine_start(void) {
-    for (int64_t w = 0; w < J.n_bgw; w++) {
-        bg_walker_t *x = &J.bgw[w];
-        route_of(x->self, x->to, &x->lat, &x->n_route, x->route);
-    }
-    for (int64_t w = 0; w < J.n_bgw; w++) {
-        if (J.bgw[w].in->coll.steps > 0) bg_start(w, 0);
-        else sgx_owner_done(J.owner0 + w);
-    }
-    return bg_failed ? -1 : 0;
-}
-
-int rs_jc_engine_failed(void) { return bg_failed; }
 
 /* ================================================================================================
  * Child -> parent records
@@ -421,7 +202,8 @@ static void put_hop(FILE *out, hop_acc_t r) {
 static int write_unfolded(FILE *out, job_hdr_t *h) {
     const rs_job_t *j = J.job;
     const rs_fabric_t *f = &j->fabric;
-    const int64_t n = J.n, rings = j->placement.n_rings, total = rings * n, slots = J.n_inst ? J.offset[J.n_groups] : 0;
+    const int64_t *member = NULL, *offset = NULL;
+    const int64_t n = J.n, rings = j->placement.n_rings, total = rings * n, slots = rs_jc_bg_slots(&member, &offset);
     int64_t base[RS_FLINK_COUNT + 1] = {0};
     for (int k = 0; k < RS_FLINK_COUNT; k++) base[k + 1] = base[k] + rs_fabric_link_count(f, (rs_flink_kind_t)k);
     int64_t *full = malloc(sizeof *full * (size_t)(base[RS_FLINK_COUNT] + 1)); /* link -> its index in the list */
@@ -445,9 +227,9 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
             b = j->placement.device[hp - hp % n + (hp % n + 1) % n];
         } else {
             const int64_t m = hp - total;
-            while (J.offset[k + 1] <= m) k++;
-            a = J.members[m];
-            b = J.members[slot_at(J.offset[k], J.offset[k + 1] - J.offset[k], m - J.offset[k], 1)];
+            while (offset[k + 1] <= m) k++;
+            a = member[m];
+            b = member[offset[k] + (m - offset[k] + 1) % (offset[k + 1] - offset[k])];
         }
         rs_flink_t r[RS_FABRIC_ROUTE_MAX];
         const int nr = rs_fabric_route(f, a, b, r);
@@ -501,7 +283,7 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
 }
 
 int rs_jc_write(FILE *out) {
-    job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, J.n_coll};
+    job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, rs_jc_bg_colls()};
     if (J.fold && J.fold->copies > 1) {
         if (write_unfolded(out, &h) != 0) return -1;
     } else {
@@ -514,17 +296,7 @@ int rs_jc_write(FILE *out) {
             fwrite(&r, sizeof r, 1, out);
         }
     }
-    for (int i = 0; i < J.n_coll; i++) {
-        rs_bg_result_t b;
-        memset(&b, 0, sizeof b);
-        snprintf(b.name, sizeof b.name, "%s", J.coll[i].name);
-        b.groups = J.coll_groups[i];
-        b.members = J.coll_members[i];
-        b.bytes = (double)J.coll[i].steps * (double)J.coll[i].step_bytes;
-        for (int64_t k = 0; k < J.n_inst; k++)
-            if (J.inst[k].coll_index == i && J.inst[k].end_s > b.end_s) b.end_s = J.inst[k].end_s;
-        fwrite(&b, sizeof b, 1, out);
-    }
+    rs_jc_bg_write(out);
     return ferror(out) ? -1 : 0;
 }
 

@@ -32,6 +32,17 @@ void rs_jc_step_start(int64_t g, int64_t k, double t0);
 void rs_jc_hop_done(int64_t g, int64_t k, double t0, double end_s, double bytes);
 /* Rank g ended a step at te. */
 void rs_jc_rank_end(int64_t g, double te);
+/* What job_child.c's books and job_bg.c share: a transfer's route from src to dst (latency and shared
+ * links, at most RS_JOB_ROUTE_MAX), and a flow of `bytes` through those links from s to e. */
+void rs_jc_route(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]);
+void rs_jc_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes);
+/* The background collectives (job_bg.c): set up for the pass (rs_jc_init calls it; 0 or -1 out of
+ * memory), their count, the groups' members (slot i of group k at offset[k] + i; returns the slots,
+ * 0 without a background) and their results after the 'J' record's links. */
+int rs_jc_bg_init(const rs_job_t *job, const rs_job_fold_t *fold, rs_pass_t pass);
+int rs_jc_bg_colls(void);
+int64_t rs_jc_bg_slots(const int64_t **member, const int64_t **offset);
+void rs_jc_bg_write(FILE *out);
 /* Create the background collectives' actors (one per member and collective; the actor engine).
  * Returns 0 or -1. */
 int rs_jc_start_background(void);
