@@ -21,9 +21,9 @@ static rs_job_t rail_job(const rs_machine_t *m, const rs_problem_t *p, int64_t d
  * device inside the node moves it to the next rail, by 8 nodes to the next replica, and the DP
  * all-reduce (8 groups of 32: rail t of every node) moves with it. Nothing smaller is a symmetry: 4
  * nodes split a ring. So s = 1, T = 8: 8 x 4 = 32 copies of ring 0 (devices 0, 8, .., 56) and of
- * the members on rail 0 of nodes 0-7. Links fold by node mod 8 and NIC mod 1: nic37.5-up (node 37,
- * NIC 5) onto nic5.0-up; rail leaf 77 (group 9 = node 37 / 4, rail 5) onto leaf 8 (group 9 mod 2 = 1,
- * rail 0); nvl<d> onto the device's image: device 37 x 8 + 5 = 301 onto 5 x 8 = 40. */
+ * the members on rail 0 of nodes 0-7. Links fold by node mod 8 and NIC mod 1: nic29.5-up (node 29,
+ * NIC 5) onto nic5.0-up; rail leaf 61 (group 7 = node 29 / 4, rail 5) onto leaf 8 (group 7 mod 2 = 1,
+ * rail 0); nvl<d> onto the device's image: device 29 x 8 + 5 = 237 onto 5 x 8 = 40. */
 /* The fold of job j in pass: its periods, copies and simulated rings (f kept for more checks). */
 static void expect_fold(const rs_job_t *j, rs_pass_t pass, int64_t s, int64_t t, int64_t copies, int64_t rings, rs_job_fold_t *f) {
     CU_ASSERT_EQUAL_FATAL(rs_job_fold(j, pass, f), 0);
@@ -44,15 +44,16 @@ RS_TEST(test_rail_shape, "rail_shape") {
     for (int64_t r = 0; r < j.placement.n_rings; r++) bad += f.ring_sim[r] != 0;
     CU_ASSERT_EQUAL(bad, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f.slot_sim);
-    /* group 0 (rail 0): member i on node i onto member i mod 8; group 5's member 37 (device 301) too */
+    /* group t (rail t, 32 members: node n's device t) member n onto group 0's member n mod 8: group 1's
+     * member 5 (slot 37) and group 5's member 29 (slot 189, device 237) onto slot 5 */
     CU_ASSERT_EQUAL(f.slot_sim[37], 5);
-    CU_ASSERT_EQUAL(f.slot_sim[5 * 32 + 37], 5);
-    CU_ASSERT_EQUAL(rs_job_fold_device(&j.fabric, &f, 301), 40);
-    rs_flink_t l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_NIC_UP, 37 * 8 + 5});
+    CU_ASSERT_EQUAL(f.slot_sim[5 * 32 + 29], 5);
+    CU_ASSERT_EQUAL(rs_job_fold_device(&j.fabric, &f, 237), 40);
+    rs_flink_t l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_NIC_UP, 29 * 8 + 5});
     CU_ASSERT(l.kind == RS_FLINK_NIC_UP && l.index == 5 * 8);
-    l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_LEAF_UP, 77});
+    l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_LEAF_UP, 61});
     CU_ASSERT(l.kind == RS_FLINK_LEAF_UP && l.index == 8);
-    l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_NVL_UP, 301});
+    l = rs_job_fold_link(&j.fabric, &f, (rs_flink_t){RS_FLINK_NVL_UP, 237});
     CU_ASSERT(l.kind == RS_FLINK_NVL_UP && l.index == 40);
     rs_job_fold_free(&f);
     /* the forward has no all-reduce: the same fold of the rings alone, no slots */
