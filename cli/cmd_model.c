@@ -2,6 +2,8 @@
  *
  * For each (layout, pass): the closed form (seed + calibrated: T_comp, T_comm, bound, T_step, B_min,
  * B*) and the critical-path walk (makespan, busiest rank), and the metrics of docs/model.md "Metrics".
+ * The ranges: B_fixed, and the makespan, balance efficiency and T_comm at --bound fast and slow (the
+ * table's comment lines, the CSV's and the JSON's fields).
  * Output: a fixed-width table on stdout, --csv FILE, --json FILE ("-" = stdout), --trace FILE and
  * --chrome FILE (the walk's predicted trace; with several entries the file name gets
  * "-LAYOUT-PASS" before its extension). */
@@ -203,11 +205,16 @@ static void print_table(const rs_setup_t *c, const entry_t *es, int n) {
                "# (docs/inference.md; the kernel presets cost training rings).\n");
 }
 
-/* The CSV's columns: the metrics by their glossary names (docs/model.md "Metrics"). */
+/* The CSV's columns: the metrics by their glossary names (docs/model.md "Metrics"), then the ranges
+ * the table's comment lines print (print_fixed): the middle step's work and fixed costs, B_fixed
+ * (nan: still below at the largest B searched), and at --bound fast and slow B_fixed, the makespan,
+ * the balance efficiency and T_comm. */
 static const char csv_columns[] =
     "layout,pass,seq_tokens,n_ranks,block_tokens,t_comp_s,t_comm_s,bound,t_step_s,makespan_s,closed_makespan_s,"
     "overlap_efficiency,balance_efficiency,fraction_of_peak,load_balance,peak_flops_per_s,local_calls_s,busy_max_s,"
-    "busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens\n";
+    "busy_mean_s,flops_useful,flops_exec,b_min_tokens,b_star_tokens,work_s,fixed_s,b_fixed_tokens,b_fixed_fast_tokens,"
+    "b_fixed_slow_tokens,makespan_fast_s,makespan_slow_s,balance_efficiency_fast,balance_efficiency_slow,t_comm_fast_s,"
+    "t_comm_slow_s\n";
 
 static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) {
     rs_output_t out;
@@ -217,7 +224,7 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                    "%llu,%llu,%.17g,%.17g\n",
+                    "%llu,%llu,%.17g,%.17g",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)e->closed.block_tokens, e->closed.t_comp_s,
                 e->closed.t_comm_s, bound_name(e), e->closed.t_step_s, e->walk.makespan_s, e->closed.makespan_s,
@@ -225,8 +232,34 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
                 e->walk.peak_flops_per_s, e->local_calls_s, e->walk.busy_max_s, e->walk.busy_mean_s,
                 (unsigned long long)e->walk.flops_useful, (unsigned long long)e->walk.flops_exec, e->closed.b_min_tokens,
                 e->closed.b_star_tokens);
+        fprintf(fp, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e->closed.work_s, e->closed.fixed_s,
+                e->closed.b_fixed_tokens, e->closed_at[0].b_fixed_tokens, e->closed_at[1].b_fixed_tokens, e->walk_at[0].makespan_s,
+                e->walk_at[1].makespan_s, e->walk_at[0].balance_efficiency, e->walk_at[1].balance_efficiency,
+                e->closed_at[0].t_comm_s, e->closed_at[1].t_comm_s);
     }
     return rs_output_close(&out, err);
+}
+
+/* A token count as JSON: null when NaN (B_fixed still below at the largest B searched). */
+static json_t *tokens_json(double b) { return isnan(b) ? json_null() : json_real(b); }
+
+/* The ranges of entry e into o (the CSV's columns of the same names). */
+static void ranges_json(json_t *o, const entry_t *e) {
+    json_object_set_new(o, "work_s", json_real(e->closed.work_s));
+    json_object_set_new(o, "fixed_s", json_real(e->closed.fixed_s));
+    json_object_set_new(o, "b_fixed_tokens", tokens_json(e->closed.b_fixed_tokens));
+    static const char *const end[2] = {"fast", "slow"};
+    char key[64];
+    for (int b = 0; b < 2; b++) {
+        snprintf(key, sizeof key, "b_fixed_%s_tokens", end[b]);
+        json_object_set_new(o, key, tokens_json(e->closed_at[b].b_fixed_tokens));
+        snprintf(key, sizeof key, "makespan_%s_s", end[b]);
+        json_object_set_new(o, key, json_real(e->walk_at[b].makespan_s));
+        snprintf(key, sizeof key, "balance_efficiency_%s", end[b]);
+        json_object_set_new(o, key, json_real(e->walk_at[b].balance_efficiency));
+        snprintf(key, sizeof key, "t_comm_%s_s", end[b]);
+        json_object_set_new(o, key, json_real(e->closed_at[b].t_comm_s));
+    }
 }
 
 static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, int n, rs_err_t *err) {
@@ -257,6 +290,7 @@ static int write_json(const char *path, const rs_setup_t *c, const entry_t *es, 
         json_object_set_new(o, "load_balance", json_real(e->walk.load_balance));
         json_object_set_new(o, "peak_flops_per_s", json_real(e->walk.peak_flops_per_s));
         json_object_set_new(o, "local_calls_s", json_real(e->local_calls_s));
+        ranges_json(o, e);
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "entries", arr);
@@ -295,17 +329,15 @@ int rs_cmd_model(int argc, char **argv) {
     }
     if ((rc = rs_cli_check_entry_files("model", &c, groups, 2, true)) >= 0) return rc;
     rc = RS_EXIT_OK;
-    rs_cli_setup_warning("model", &c);
-    if (c.note[0]) fprintf(stderr, "ringsim model: note: %s\n", c.note);
     int n = c.n_layouts * c.n_passes;
-    const bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-")); /* no table: no ranges to print */
-    rs_estimate_t sum = {0, 0, 0}; /* every walk (three with the table's ranges), and the traces' events when asked for */
+    const bool quiet = (csv && !strcmp(csv, "-")) || (json && !strcmp(json, "-")); /* stdout is the CSV or JSON: no table */
+    rs_estimate_t sum = {0, 0, 0}; /* every walk (three: the ranges), and the traces' events when asked for */
     for (int j = 0; j < c.n_passes; j++)
         for (int i = 0; i < c.n_layouts; i++) {
             rs_estimate_t e;
             const rs_problem_t p = rs_setup_problem(&c, i, j);
             rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
-            for (int w = 0; w < (quiet ? 1 : 3); w++) rs_estimate_then(&sum, &e);
+            for (int w = 0; w < 3; w++) rs_estimate_then(&sum, &e);
             if (trace || chrome) rs_walk_estimate(&p, RS_EST_TRACE_FILE, &e), rs_estimate_then(&sum, &e);
         }
     if (rs_limits_check("this run", &sum, &c.limits, &err) != 0) {
@@ -329,13 +361,14 @@ int rs_cmd_model(int argc, char **argv) {
                 rs_model_walk(s, &c.machine, RS_NO_SINK, NULL, &e->walk, &err) != 0)
                 rc = RS_EXIT_USAGE;
             else e->local_calls_s = rs_kernel_local_s(&e->problem, &c.machine, (double)e->walk.flops_useful);
-            for (int b = 0; b < 2 && rc == RS_EXIT_OK && !quiet; b++) /* the --bound fast / slow ranges the table prints */
+            for (int b = 0; b < 2 && rc == RS_EXIT_OK; b++) /* the --bound fast / slow ranges (the table, CSV, JSON) */
                 if (rs_model_b_star(&e->problem, &mb[b], &e->closed_at[b], &err) != 0 ||
                     rs_model_walk(s, &mb[b], RS_NO_SINK, NULL, &e->walk_at[b], &err) != 0)
                     rc = RS_EXIT_USAGE;
             rs_schedule_free(s);
         }
     if (rc == RS_EXIT_OK) {
+        rs_cli_notes_now("model", &c, NULL); /* every refusal made: the notes, then the outputs */
         if (!quiet) print_table(&c, es, n), print_fixed(&c, es, n);
         if (csv && write_csv(csv, es, n, &err) != 0) rc = RS_EXIT_FAIL;
         if (rc == RS_EXIT_OK && json && write_json(json, &c, es, n, &err) != 0) rc = RS_EXIT_FAIL;
@@ -343,7 +376,6 @@ int rs_cmd_model(int argc, char **argv) {
             if (write_traces(&c, &es[i], trace, chrome, n > 1, &err) != 0) rc = RS_EXIT_FAIL;
     }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim model: %s\n", err.msg);
-    else rs_cli_kernel_notes(&c);
     free(es);
     return rc;
 }

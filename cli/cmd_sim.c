@@ -91,6 +91,7 @@ typedef struct {
     rs_opt_group_t groups[3];    /* sim's own, the job's, the shared */
     rs_sim_config_t cfg;         /* what the simulator runs: o.cfg, --all-pairs, the job */
     rs_job_t job;                /* the job of concurrent rings (when a job option was given) */
+    char job_note[256];          /* what the background passes assume (rs_cli_job_background_passes), said with the notes */
 } sim_cmd_t;
 
 
@@ -300,14 +301,10 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
                RS_EXIT_USAGE;
     rs_cli_inference_passes(c, &groups[2]);
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
-    rs_cli_setup_warning("sim", c);
-    if (c->note[0]) fprintf(stderr, "ringsim sim: note: %s\n", c->note);
     if (!jo->any) return RS_EXIT_OK;
-    char note[256];
-    if (rs_cli_job_background(jo, &c->problem, err) != 0 || rs_cli_job_background_passes(jo, c, note, sizeof note, err) != 0 ||
-        rs_cli_job_build(jo, c, &sc->job, err) != 0)
+    if (rs_cli_job_background(jo, &c->problem, err) != 0 ||
+        rs_cli_job_background_passes(jo, c, sc->job_note, sizeof sc->job_note, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0)
         return RS_EXIT_USAGE;
-    if (note[0]) fprintf(stderr, "ringsim sim: note: %s\n", note);
     cfg->job = &sc->job;
     return RS_EXIT_OK;
 }
@@ -366,9 +363,11 @@ int rs_cmd_sim(int argc, char **argv) {
             es[k].problem = rs_setup_problem(c, i, j);
             rc = run_entry(sc, &es[k], &err);
         }
-    if (rc == RS_EXIT_OK) rc = write_outputs(sc, es, n, &err);
+    if (rc == RS_EXIT_OK) {
+        rs_cli_notes_now("sim", c, sc->job_note); /* every refusal made: the notes, then the outputs */
+        rc = write_outputs(sc, es, n, &err);
+    }
     if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sim: %s\n", err.msg);
-    else rs_cli_kernel_notes(c);
     for (int i = 0; es && i < n; i++) rs_sim_result_free(&es[i].sim);
 done:
     free(es);

@@ -188,7 +188,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     if ((out.interrupted || rc == RS_EXIT_FAIL) && out.kept[0] && strcmp(out.kept, out_path) != 0) /* beside it */
         fprintf(stderr, "ringsim sweep: %s: %zu of %zu points kept in %s (%s is left as it was)\n",
                 out.interrupted ? "interrupted" : "failed", out.done, out.n, out.kept, out_path);
-    else if (out.interrupted)
+    else if (out.interrupted && (!to_file || out.kept[0])) /* (none kept: the commit's refusal said why) */
         fprintf(stderr, "ringsim sweep: interrupted: %zu of %zu points kept%s%s\n", out.done, out.n, to_file ? " in " : "",
                 to_file ? out_path : "");
     if (!quiet && rc == RS_EXIT_OK) {

@@ -1,6 +1,6 @@
 /* command_run.c - how a command reads its command line: its groups against its table entry, --help
- * or its hook, the usage line, the command line as text, the notes kept for the end
- * (command_run.h). */
+ * or its hook, the usage line, the command line as text, the notes said before a table or
+ * kept for the end (command_run.h). */
 #include "command_run.h"
 
 #include <stdarg.h>
@@ -76,8 +76,21 @@ void rs_cli_closing_line(const char *fmt, ...) {
     va_end(ap);
 }
 
+/* The kernel curves' fallbacks as one line on stderr; nothing when there are none. */
+static void say_kernel_notes(const char *notes) {
+    if (notes[0]) fprintf(stderr, "ringsim: note: %s\n", notes);
+}
+
+void rs_cli_notes_now(const char *name, const rs_setup_t *s, const char *extra) {
+    rs_cli_setup_warning(name, s);
+    if (s->note[0]) fprintf(stderr, "ringsim %s: note: %s\n", name, s->note);
+    if (extra && extra[0]) fprintf(stderr, "ringsim %s: note: %s\n", name, extra);
+    say_kernel_notes(s->kernel_notes);
+    fflush(stderr);
+}
+
 void rs_cli_notes_print(void) {
-    if (kept_notes[0]) fprintf(stderr, "ringsim: note: %s\n", kept_notes); /* the curves' fallbacks, once */
+    say_kernel_notes(kept_notes); /* the curves' fallbacks, once */
     kept_notes[0] = '\0';
     fflush(stderr);
     if (closing[0]) printf("%s\n", closing); /* after the notes: the command's last line */

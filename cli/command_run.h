@@ -1,7 +1,7 @@
 /* command_run.h - how a command reads its command line (command_run.c): its option groups against
  * its entry in the command table (commands.h), --help (printed, or handed to the man page and
  * completion generators), the one usage line of a bad option, the command line as text, and the
- * kernel curves' notes kept until the run's end. */
+ * setup's notes: said before a table, or kept until the run's end. */
 #ifndef RS_CLI_COMMAND_RUN_H
 #define RS_CLI_COMMAND_RUN_H
 
@@ -51,5 +51,13 @@ void rs_cli_notes_print(void);
 /* The figures --allow-implausible took as given (rs_setup_finish's warning), at once on stderr as
  * "ringsim NAME: warning: ..." (one line); nothing when there are none. Can't fail. */
 void rs_cli_setup_warning(const char *name, const rs_setup_t *s);
+/* A command whose stdout is its table (model, sim): every warning and note of its setup at once on
+ * stderr, each one line ending with a newline - the warning above, the problem's note ("ringsim
+ * NAME: note: ..."), the extra note when not NULL or empty (the same form), the kernel curves'
+ * fallbacks ("ringsim: note: ...", as rs_cli_notes_print words them; nothing is kept for it). Called
+ * once, after the command's last refusal of bad input and before its first output: a refused run
+ * prints only its error line, a table comes after its notes, and a write failing later still ends
+ * the run with its error line. Can't fail. */
+void rs_cli_notes_now(const char *name, const rs_setup_t *s, const char *extra);
 
 #endif /* RS_CLI_COMMAND_RUN_H */

@@ -1,8 +1,17 @@
 /* exec_launch.c - starting ranks: re-launching ringsim under mpirun, and where MPI put us. */
+#define _GNU_SOURCE /* syscall */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec_launch.h"
@@ -50,8 +59,11 @@ bool rs_exec_have_mpirun(void) {
  * rs_out_adopt), Open MPI's session directory (4.1: orte_tmpdir_base) and the backing files of its
  * shared-memory transports (btl_vader, osc_sm, osc_rdma; by default in /dev/shm, left there by a
  * killed job). */
-static const char *const job_env[] = {"RINGSIM_RANK_OUT", "OMPI_MCA_orte_tmpdir_base", "OMPI_MCA_btl_vader_backing_directory",
+static const char *const job_env[] = {"RINGSIM_RANK_OUT", "RINGSIM_MPI_JOB", "OMPI_MCA_orte_tmpdir_base", "OMPI_MCA_btl_vader_backing_directory",
                                       "OMPI_MCA_osc_sm_backing_directory", "OMPI_MCA_osc_rdma_backing_directory"};
+enum { JOB_ENV_OURS = 2 }; /* the first ones are this project's own: always set */
+/* The backing directories of Open MPI's shared-memory transports (the last of job_env). */
+enum { JOB_ENV_BACKING = 3 };
 
 int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err) {
     char npbuf[32], self[4096];
@@ -80,7 +92,7 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     if (rs_out_tmpdir("mpi", dir, sizeof dir, err) != 0) return free(args), -1;
     bool set[sizeof job_env / sizeof job_env[0]];
     for (size_t i = 0; i < sizeof job_env / sizeof job_env[0]; i++) {
-        set[i] = !getenv(job_env[i]) || !strcmp(job_env[i], "RINGSIM_RANK_OUT"); /* a setting of the user's stays */
+        set[i] = !getenv(job_env[i]) || i < JOB_ENV_OURS; /* a setting of the user's stays */
         if (set[i]) setenv(job_env[i], dir, 1);
     }
     rs_spawn_t sp;
@@ -96,4 +108,44 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
     else if (rc == 0) rc = st.exit_code >= 0 ? st.exit_code : RS_EXIT_FAIL;
     rs_out_tmpdir_remove(dir);
     return rc;
+}
+
+/* The watcher of a plain mpirun job's session directory (rs_exec_mpi_prepare), in a child of its
+ * own: waits for mpirun (launcher) to end, then removes session (and top, its parent, when that is
+ * empty then). Never returns. */
+static void watch_session(pid_t launcher, const char *session, const char *top) {
+    setsid(); /* a SIGINT to the job's process group does not reach it */
+    if (fork() != 0) _exit(0); /* the rank's child ends at once; the watcher is reparented */
+    for (int fd = 0; fd < 1024; fd++) close(fd); /* none of mpirun's pipes held open */
+    const int pfd = (int)syscall(SYS_pidfd_open, launcher, 0);
+    if (pfd >= 0) {
+        struct pollfd p = {pfd, POLLIN, 0};
+        while (poll(&p, 1, -1) < 0 && errno == EINTR) {}
+    } else {
+        while (kill(launcher, 0) == 0 || errno == EPERM) nanosleep(&(struct timespec){0, 200000000}, NULL);
+    }
+    rs_out_tmpdir_remove(session); /* (outside a run: only the folder) */
+    rmdir(top);
+    _exit(0);
+}
+
+void rs_exec_mpi_prepare(void) {
+    const char *session = getenv("OMPI_MCA_orte_jobfam_session_dir"), *top = getenv("OMPI_MCA_orte_top_session_dir");
+    struct stat st;
+    if (getenv("RINGSIM_MPI_JOB") || !session || !*session || stat(session, &st) != 0 || !S_ISDIR(st.st_mode)) return;
+    for (size_t i = JOB_ENV_BACKING; i < sizeof job_env / sizeof job_env[0]; i++) setenv(job_env[i], session, 0);
+    /* mpirun's own folder of the job ("TOP/pid.MPIRUN", mpirun this rank's parent on its host), once
+     * per host */
+    const pid_t launcher = getppid();
+    char want[32];
+    snprintf(want, sizeof want, "pid.%ld", (long)launcher);
+    const char *base = strrchr(session, '/');
+    if (!base || strcmp(base + 1, want) != 0 || rs_exec_env_local_rank() != 0) return;
+    fflush(NULL);
+    const pid_t c = fork();
+    if (c == 0) {
+        rs_out_forget();
+        watch_session(launcher, session, top && *top ? top : "");
+    }
+    if (c > 0) waitpid(c, NULL, 0);
 }

@@ -23,4 +23,13 @@ bool rs_exec_have_mpirun(void);
  * started. */
 int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs_err_t *err);
 
+/* Before MPI_Init, in a rank of a job that mpirun started directly (`mpirun -np 2 ringsim exec ...`,
+ * not rs_exec_mpirun, whose job works in the launching run's folder): Open MPI's shared-memory
+ * backing files (btl_vader, osc_sm, osc_rdma; /dev/shm by default, where a killed rank leaves them)
+ * go into mpirun's session directory of the job (a setting of the user's stays), and local rank 0
+ * leaves a watcher (its own session, no descriptors) that removes that session directory once mpirun
+ * is gone, when mpirun left it (Open MPI 4.1's mpirun does after a SIGINT to its process group).
+ * Nothing without mpirun's session directory in the environment (another launcher). Can't fail. */
+void rs_exec_mpi_prepare(void);
+
 #endif /* RS_EXEC_LAUNCH_H */

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "exec.h"
+#include "exec_launch.h"
 
 #define MPICHECK(call, err)                                                                         \
     do {                                                                                           \
@@ -107,6 +108,7 @@ void *rs_mpi_transport_create(int *argc, char ***argv, rs_progress_t progress, r
          * block: the same cost on every rank, which is the model's host cost per received transfer
          * (docs/exec.md section 3). A value set by the user is kept. */
         setenv("OMPI_MCA_btl_vader_flags", RS_MPI_VADER_FLAGS, 0);
+        rs_exec_mpi_prepare(); /* a plain mpirun job's shared memory in its session directory */
         int want = progress == RS_PROGRESS_THREAD ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
         if (MPI_Init_thread(argc, argv, want, &provided) != MPI_SUCCESS) {
             rs_errf(err, "mpi: MPI_Init_thread failed");

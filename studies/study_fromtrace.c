@@ -86,14 +86,11 @@ static int write_profile(const rs_hw_t *hw, const rs_tfit_opts_t *o, const char 
     rs_hw_t back;
     if (rs_hw_write_json(hw, path, hw->calibration_note, err) != 0) return rs_err_mark(err, RS_ERR_RUNTIME);
     rs_err_t e = {0};
-    char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now */
-    const char *now = rs_out_read_path(path, pending, sizeof pending);
-    if (rs_hw_load(now, &back, &e) == 0) return 0;
-    const size_t n = strlen(now);
-    const char *what = strncmp(e.msg, now, n) == 0 ? e.msg + n : e.msg; /* ":LINE:COL: field: ..." after the file */
+    char pending[4200]; /* outputs are committed at the end of the run (output.h): read it where it is now, named as it will be */
+    if (rs_hw_load_as(rs_out_read_path(path, pending, sizeof pending), path, &back, &e) == 0) return 0;
     return rs_errc(err, e.code == RS_ERR_BAD_INPUT ? RS_ERR_BAD_INPUT : RS_ERR_RUNTIME,
-                   "the profile fitted from %s%s is not a valid profile: %s%s: the traces' times do not fit the model (nothing written)",
-                   o->paths[0], o->n_paths > 1 ? " and the other traces" : "", what == e.msg ? "" : path, what);
+                   "the profile fitted from %s%s is not a valid profile: %s: the traces' times do not fit the model (nothing written)",
+                   o->paths[0], o->n_paths > 1 ? " and the other traces" : "", e.msg);
 }
 
 int rs_study_calibrate_from_trace(const rs_tfit_opts_t *o, const char *out_path, const char *name, FILE *out, rs_err_t *err) {

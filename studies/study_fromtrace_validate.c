@@ -26,42 +26,61 @@ static int add_step_roles(rs_trace_t *t, const rs_event_t *c, double attn_s, dou
     return rs_trace_add_role(t, &g);
 }
 
+/* A computing (rank, step) of the prediction whose roles are not written yet: its compute event ci
+ * (-1: none), its attention time, its merges (inline and after the arrival) and those after the
+ * arrival alone. */
+typedef struct {
+    long ci;
+    double attn_s, merge_s, after_s;
+} pending_roles_t;
+
+/* The roles of the pending step p in t (add_step_roles): its merges plus epi_s, the merges deferred
+ * to the epilogue when it is the rank's last computing step; merges up to the step event's end plus
+ * its after-arrival ones when it has either. pre: the model has a merge term (a preset). */
+static int write_pending(rs_trace_t *t, const pending_roles_t *p, double epi_s, bool pre) {
+    const rs_event_t *c = &rs_trace_events(t)[p->ci];
+    double end_s = 0;
+    if (p->after_s > 0 || epi_s > 0) {
+        const long si = rs_trace_find(t, c->rank, c->step, c->pass, RS_EV_STEP);
+        end_s = (si >= 0 ? rs_trace_events(t)[si].end_s : 0) + p->after_s;
+    }
+    return add_step_roles(t, c, p->attn_s, pre ? p->merge_s + epi_s : -1, end_s);
+}
+
 /* The model's role events in its prediction t of schedule s on machine m (docs/traces.md "Role
  * events"), per (rank, step) with a compute event: attn = its attention calls' time; with a preset,
  * merge = its merges inline, those of the incoming dK,dV partial after its arrival, and at the
  * rank's last computing step the merges it deferred to the pass epilogue (docs/model.md section 3a);
- * each x the rank's straggler factor, the inline work x its jitter as the compute is. Launches and
- * host costs are in no role; the model has no cast or other term. Returns 0 or -1 on OOM. */
+ * each x the rank's straggler factor, the inline work x its jitter as the compute is. The epilogue's
+ * own conversions (rs_kernel_epilogue's bytes: flash-attn's out.to(q.dtype), ringsim's finalize
+ * kernel) are in no role: a trace has them as a cast or other kernel (import_kclass.c), not a merge.
+ * Launches and host costs are in no role; the model has no cast or other term. One walk over each
+ * rank's steps: a step's roles are written when the next computing step, or the rank's end, shows
+ * whether it is the last. Returns 0 or -1 on OOM. */
 static int add_model_roles(const rs_schedule_t *s, const rs_machine_t *m, rs_trace_t *t) {
     const rs_problem_t *p = rs_schedule_problem(s);
     rs_kmodel_t km;
     rs_kmodel_init(&km, p, m);
     const int64_t ns = rs_schedule_n_steps(s);
+    const bool pre = km.pre != NULL;
     int rc = 0;
     for (int64_t r = 0; rc == 0 && r < p->n_ranks; r++) {
         const double slow = rs_kernel_rank_slow(&km, r);
-        double deferred_s = 0; /* the rank's deferred merges, run after its last computing step k_last */
-        int64_t k_last = -1;
-        for (int with_epi = 0; rc == 0 && with_epi < 2; with_epi++)
-            for (int64_t k = 0; rc == 0 && k < ns; k++) {
-                rs_step_t st;
-                rs_schedule_step(s, r, k, &st);
-                const long ci = st.has_compute ? rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_COMPUTE) : -1;
-                if (ci < 0) continue;
-                rs_kstep_t ks;
-                rs_kernel_step(&km, &st, &ks);
-                if (!with_epi) { /* first: the deferred merges and the last computing step */
-                    deferred_s += ks.deferred_s * slow, k_last = k;
-                    continue;
-                }
-                const double jit = m->jitter != 0 ? 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)r, (uint64_t)k) - 1.0) : 1.0;
-                const double after = ks.after_s * slow, epi = k == k_last ? deferred_s : 0;
-                const double merge = km.pre ? (ks.scaled_s - ks.calls_s) * slow * jit + after + epi : -1;
-                const long si = rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_STEP);
-                const double step_end = si >= 0 ? rs_trace_events(t)[si].end_s : 0;
-                rc = add_step_roles(t, &rs_trace_events(t)[ci], ks.calls_s * slow * jit, merge,
-                                    after > 0 || epi > 0 ? step_end + after : 0);
-            }
+        double deferred_s = 0; /* the rank's deferred merges so far, run after its last computing step */
+        pending_roles_t last = {-1, 0, 0, 0};
+        for (int64_t k = 0; rc == 0 && k < ns; k++) {
+            rs_step_t st;
+            rs_schedule_step(s, r, k, &st);
+            const long ci = st.has_compute ? rs_trace_find(t, (int32_t)r, (int32_t)k, p->pass, RS_EV_COMPUTE) : -1;
+            if (ci < 0) continue;
+            if (last.ci >= 0) rc = write_pending(t, &last, 0, pre); /* not the last computing step */
+            rs_kstep_t ks;
+            rs_kernel_step(&km, &st, &ks);
+            deferred_s += ks.deferred_s * slow;
+            const double jit = rs_machine_jitter(m, r, k), after = ks.after_s * slow;
+            last = (pending_roles_t){ci, ks.calls_s * slow * jit, (ks.scaled_s - ks.calls_s) * slow * jit + after, after};
+        }
+        if (rc == 0 && last.ci >= 0) rc = write_pending(t, &last, deferred_s, pre);
     }
     return rc;
 }
@@ -137,7 +156,10 @@ int rs_tval_run(const rs_tset_t *ts, const rs_hw_t *hw, rs_dtype_t dtype, const 
             rc = -1;
             break;
         }
-        if (rs_compare_check_problem(rs_tset_trace(ts, i), pred, rs_tset_path(ts, i), "the prediction", err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
+        /* the trace's events were checked at load (rs_tset_load): its header against the prediction's, and the prediction's events */
+        if (rs_compare_check_headers(rs_tset_trace(ts, i), pred, rs_tset_path(ts, i), "the prediction", err) != 0 ||
+            rs_compare_check_events(pred, "the prediction", err) != 0)
+            rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
         else if (rs_compare_traces(rs_tset_trace(ts, i), pred, &rows[i].cmp, err) != 0) rc = rs_err_mark(err, RS_ERR_BAD_INPUT);
         else if (out_dir && write_outputs(ts, i, pred, &rows[i].cmp, out_dir, err) != 0) rc = rs_err_mark(err, RS_ERR_RUNTIME);
         rs_trace_free(pred);

@@ -23,7 +23,7 @@ const char *rs_cmp_role_status_name(rs_cmp_role_status_t s) {
 /* ------------------------------------------------------------------------------------------------
  * Problem check
  * ---------------------------------------------------------------------------------------------- */
-int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+int rs_compare_check_headers(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err) {
     rs_problem_t a, b;
     rs_err_t e = {0};
@@ -54,7 +54,13 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
         len += (size_t)snprintf(diff + len, sizeof diff - len, "%spass %s vs %s", len ? ", " : "",
                                 rs_pass_name(a.pass), rs_pass_name(b.pass));
     if (len) return rs_errc(err, RS_ERR_BAD_INPUT, "%s and %s describe different problems: %s", name_ref, name_other, diff);
-    if (rs_compare_check_events(ref, name_ref, err) != 0) return -1;
+    return 0;
+}
+
+int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+                             const char *name_other, rs_err_t *err) {
+    if (rs_compare_check_headers(ref, other, name_ref, name_other, err) != 0 || rs_compare_check_events(ref, name_ref, err) != 0)
+        return -1;
     return rs_compare_check_events(other, name_other, err);
 }
 
@@ -236,8 +242,6 @@ static void compare_roles(const rs_trace_t *ref, const rs_trace_t *other, const 
     double tot_a = 0, tot_b = 0;
     for (size_t i = 0; i < na; i++) in_a[ra[i].role] = true, out->role[ra[i].role].ref_busy_s += ra[i].busy_s, tot_a += ra[i].busy_s;
     for (size_t i = 0; i < nb; i++) in_b[rb[i].role] = true, out->role[rb[i].role].other_busy_s += rb[i].busy_s, tot_b += rb[i].busy_s;
-    out->ref_has_roles = na > 0;
-    out->other_has_roles = nb > 0;
     for (int r = 0; r < RS_ROLE_COUNT; r++) {
         rs_cmp_role_t *x = &out->role[r];
         x->status = in_a[r] && in_b[r] ? RS_CMP_ROLE_BOTH : in_a[r] ? RS_CMP_ROLE_REF_ONLY : in_b[r] ? RS_CMP_ROLE_OTHER_ONLY : RS_CMP_ROLE_NEITHER;
@@ -398,16 +402,24 @@ static const char *apct(double x, char *buf, size_t len) {
     return buf;
 }
 
+/* Whether REF (ref true) or OTHER has role events: some role is in it (its status). */
+static bool has_roles(const rs_compare_t *c, bool ref) {
+    for (int r = 0; r < RS_ROLE_COUNT; r++)
+        if (c->role[r].status == RS_CMP_ROLE_BOTH || c->role[r].status == (ref ? RS_CMP_ROLE_REF_ONLY : RS_CMP_ROLE_OTHER_ONLY))
+            return true;
+    return false;
+}
+
 /* What an unmatched or absent role lacks, after its row. */
 static void role_note(const rs_compare_t *c, rs_role_t r, const char *name_ref, const char *name_other, FILE *out) {
     const char *role = rs_role_name(r);
     switch (c->role[r].status) {
     case RS_CMP_ROLE_REF_ONLY:
-        if (c->other_has_roles) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_other, role);
+        if (has_roles(c, false)) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_other, role);
         else fprintf(out, "  %s has no role events: unmatched, in no ratio\n", name_other);
         break;
     case RS_CMP_ROLE_OTHER_ONLY:
-        if (c->ref_has_roles) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_ref, role);
+        if (has_roles(c, true)) fprintf(out, "  %s has no %s events: unmatched, in no ratio\n", name_ref, role);
         else fprintf(out, "  %s has no role events: unmatched, in no ratio\n", name_ref);
         break;
     case RS_CMP_ROLE_NEITHER: fprintf(out, "  absent in both\n"); break;
@@ -417,7 +429,7 @@ static void role_note(const rs_compare_t *c, rs_role_t r, const char *name_ref, 
 
 /* The per-role rows (compare.h), when either trace has role events. */
 static void print_roles(const rs_compare_t *c, const char *name_ref, const char *name_other, FILE *out) {
-    if (!c->ref_has_roles && !c->other_has_roles) return;
+    if (!has_roles(c, true) && !has_roles(c, false)) return;
     char b1[32], b2[32], b3[32], b4[32], b5[32], t1[32], t2[32];
     fprintf(out, "# per role: busy time (the union of its kernels' intervals) summed over (rank, step); ratio = other / "
                  "reference; share = of the trace's busy time over all roles\n");
@@ -474,7 +486,7 @@ int rs_compare_write_csv(const rs_compare_t *c, const char *name_ref, const char
     rs_file_t f;
     if (rs_file_open(&f, path, err) != 0) return -1;
     FILE *fp = f.fp;
-    const bool roles = c->ref_has_roles || c->other_has_roles;
+    const bool roles = has_roles(c, true) || has_roles(c, false);
     fprintf(fp, "# ringsim-compare=%d\n# reference=%s\n# other=%s\n# error=(other-reference)/reference\n",
             roles ? 2 : 1, name_ref, name_other);
     for (int m = 0; m < RS_CMP_METRIC_COUNT; m++) {

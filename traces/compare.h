@@ -77,8 +77,8 @@ typedef struct {
 
 typedef struct {
     rs_cmp_stats_t stats[RS_CMP_METRIC_COUNT]; /* per metric */
-    rs_cmp_role_t role[RS_ROLE_COUNT];         /* per role (trace.h rs_role_t) */
-    bool ref_has_roles, other_has_roles;       /* the trace has role events */
+    rs_cmp_role_t role[RS_ROLE_COUNT];         /* per role (trace.h rs_role_t); a trace has role events iff
+                                                  some role's status includes it */
     double makespan_ref_s;   /* REF makespan */
     double makespan_other_s; /* OTHER makespan */
     double makespan_rel;     /* (other - ref) / ref */
@@ -89,10 +89,14 @@ typedef struct {
     size_t only_other;       /* events present in OTHER only */
 } rs_compare_t;
 
-/* Refuse traces of different problems: 0 if both headers describe the same problem, else -1 with
- * err listing every field that differs ("n_ranks 8 vs 16, layout zigzag vs striped") or naming the
- * trace whose header lacks a problem key; then each trace's events against its header
- * (rs_compare_check_events). Names used in messages: name_ref, name_other. */
+/* Refuse traces of different problems, by their headers only: 0 if both describe the same problem,
+ * else -1 with err listing every field that differs ("n_ranks 8 vs 16, layout zigzag vs striped") or
+ * naming the trace whose header lacks a problem key. Names used in messages: name_ref, name_other.
+ * For a caller that checked a trace's events already (validate --from-trace at load). */
+int rs_compare_check_headers(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
+                             const char *name_other, rs_err_t *err);
+/* rs_compare_check_headers, then each trace's events against its header (rs_compare_check_events):
+ * what `ringsim compare` checks of two traces it has just read. */
 int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, const char *name_ref,
                              const char *name_other, rs_err_t *err);
 
@@ -102,7 +106,7 @@ int rs_compare_check_problem(const rs_trace_t *ref, const rs_trace_t *other, con
  * pass, a rank >= N, a step >= n_steps). Returns 0, or -1 with err naming the first (rank, step) in
  * (rank, step) order: "x.csv: rank 3 step 2 has no events (the header's problem has 4 ranks x 4
  * forward steps): a cut or partial trace". rs_compare_check_problem calls it for both traces. The
- * refusals of both carry RS_ERR_BAD_INPUT. */
+ * refusals of all three carry RS_ERR_BAD_INPUT. */
 int rs_compare_check_events(const rs_trace_t *t, const char *name, rs_err_t *err);
 
 /* Align and compare (does not check the problem; call rs_compare_check_problem first). The traces

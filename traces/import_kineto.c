@@ -44,10 +44,6 @@
  * ---------------------------------------------------------------------------------------------- */
 enum { TK_OTHER = 0, TK_EVENTS, TK_BASE, TK_DIST, TK_DEVPROPS };
 enum { EK_OTHER = 0, EK_PH, EK_CAT, EK_NAME, EK_TS, EK_DUR, EK_PID, EK_TID, EK_ARGS };
-enum {
-    AK_OTHER = 0, AK_STREAM, AK_CORR, AK_DEVICE, AK_GRID, AK_COLL, AK_PG_NAME, AK_PG_DESC, AK_PG_RANKS, AK_IN_NELEMS,
-    AK_OUT_NELEMS, AK_DTYPE, AK_SRC, AK_DST, AK_IN_SPLIT, AK_OUT_SPLIT
-};
 enum { DK_OTHER = 0, DK_RANK, DK_WORLD, DK_PG_CONFIG };
 enum { PK_OTHER = 0, PK_NAME, PK_DESC, PK_RANKS };
 
@@ -87,12 +83,13 @@ static void event_reset(rs_kparse_t *k) {
     k->ph[0] = k->cat[0] = '\0';
     k->name.len = 0;
     k->pid_num = k->tid_num = k->has_stream = k->has_corr = k->has_device = false;
-    k->ts_v.type = k->dur_v.type = k->stream_v.type = k->corr_v.type = k->device_v.type = RS_JV_ABSENT;
+    k->ts_v.type = k->dur_v.type = RS_JV_ABSENT;
+    for (int a = 0; a < AK_COUNT; a++) k->arg_v[a].type = RS_JV_ABSENT;
+    k->grid_v.whole.type = k->block_v.whole.type = RS_JV_ABSENT;
     k->ev.coll.len = k->ev.pg_name.len = k->ev.pg_desc.len = k->ev.pg_ranks.len = k->ev.in_split.len = k->ev.out_split.len = 0;
     k->ev.dtype[0] = '\0';
     k->ev.src = k->ev.dst = -1;
     k->ev.in_nelems = k->ev.out_nelems = -1;
-    k->grid_i = 0;
     k->grid[0] = k->grid[1] = k->grid[2] = 0;
 }
 
@@ -121,14 +118,37 @@ static int event_times(rs_kparse_t *k, bool with_dur) {
  * k->corr, k->device and their has_ flags. 0, or -1 with k->err (k->failed set). */
 static int event_ids(rs_kparse_t *k) {
     const rs_vat_t at = {k->path, NULL, k->ev_index};
-    const int s = rs_value_json(&at, &RS_V_KINETO_STREAM, &k->stream_v, &k->stream, k->err);
-    const int c = s < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_CORR, &k->corr_v, &k->corr, k->err);
-    const int d = c < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_DEVICE, &k->device_v, &k->device, k->err);
+    const int s = rs_value_json(&at, &RS_V_KINETO_STREAM, &k->arg_v[AK_STREAM], &k->stream, k->err);
+    const int c = s < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_CORR, &k->arg_v[AK_CORR], &k->corr, k->err);
+    const int d = c < 0 ? -1 : rs_value_json(&at, &RS_V_KINETO_DEVICE, &k->arg_v[AK_DEVICE], &k->device, k->err);
     if (d < 0) {
         k->failed = true;
         return -1;
     }
     k->has_stream = s == 0, k->has_corr = c == 0, k->has_device = d == 0;
+    return 0;
+}
+
+/* A GPU event's args.grid and args.block (each optional) into k->grid (the block is only checked).
+ * 0, or -1 with k->err (k->failed set). */
+static int event_shape(rs_kparse_t *k) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    int32_t block[3];
+    if (rs_value_json_dim3(&at, RS_V_KINETO_GRID, &k->grid_v, k->grid, k->err) < 0 ||
+        rs_value_json_dim3(&at, RS_V_KINETO_BLOCK, &k->block_v, block, k->err) < 0) {
+        k->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+/* The event's collective name is text (the caller saw the key). 0, or -1 with k->err (k->failed). */
+static int event_coll_text(rs_kparse_t *k) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    if (rs_value_json_text(&at, "args.Collective name", &k->arg_v[AK_COLL], k->err) < 0) {
+        k->failed = true;
+        return -1;
+    }
     return 0;
 }
 
@@ -141,7 +161,7 @@ static int event_done(rs_kparse_t *k) {
     const bool runtime = cat_is(k->cat, "cuda_runtime") || cat_is(k->cat, "cuda_driver") || cat_is(k->cat, "runtime");
     if ((gpu || runtime) && event_ids(k) != 0) return -1;
     if (gpu) {
-        if (event_times(k, true) != 0) return -1;
+        if (event_times(k, true) != 0 || event_shape(k) != 0) return -1;
         const int64_t dur = k->dur_ns;
         rs_vspan_add(&k->span, k->ts_ns, k->ts_ns + dur, k->ev_index);
         uint32_t id = rs_raw_intern(raw, name, k->name.len);
@@ -151,7 +171,7 @@ static int event_done(rs_kparse_t *k) {
                            {k->grid[0], k->grid[1], k->grid[2]}, id, RS_RAW_NONE, (uint8_t)rs_raw_role(raw, id)},
                           -1};
         if (!cat_is(k->cat, "kernel")) x.k.role = RS_KROLE_CAST; /* a memcpy / memset on its stream */
-        if (rs_krole_is_comm(x.k.role) && k->ev.coll.len && rs_kineto_comm_args(k, &x.k) != 0) return -1;
+        if (rs_krole_is_comm(x.k.role) && k->arg_v[AK_COLL].type != RS_JV_ABSENT && rs_kineto_comm_args(k, &x.k) != 0) return -1;
         return rs_raw_grow((void **)&k->kern, &k->n_kern, &k->cap_kern, sizeof x, &x);
     }
     if (runtime && k->has_corr &&
@@ -170,8 +190,9 @@ static int event_done(rs_kparse_t *k) {
     }
     if (cat_is(k->cat, "cpu_op")) {
         k->n_cpu_ops++;
-        if (k->ev.coll.len && !strcmp(name, "record_param_comms") && rs_coll_of_name(k->ev.coll.s) == RS_COLL_P2P)
-            return event_times(k, false) != 0 ? -1 : rs_kineto_p2p_op(k);
+        if (k->arg_v[AK_COLL].type == RS_JV_ABSENT || strcmp(name, "record_param_comms") != 0) return 0;
+        if (event_coll_text(k) != 0) return -1;
+        if (rs_coll_of_name(k->ev.coll.s) == RS_COLL_P2P) return event_times(k, false) != 0 ? -1 : rs_kineto_p2p_op(k);
     }
     return 0;
 }
@@ -189,10 +210,24 @@ static int value_seen(rs_kparse_t *k, rs_jv_type_t t, const char *s, size_t len)
         rs_jv_set(k->ev_key == EK_TS ? &k->ts_v : &k->dur_v, t, s, len);
         return 1;
     }
-    if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS &&
-        (k->arg_key == AK_STREAM || k->arg_key == AK_CORR || k->arg_key == AK_DEVICE)) {
-        rs_jv_set(k->arg_key == AK_STREAM ? &k->stream_v : k->arg_key == AK_CORR ? &k->corr_v : &k->device_v, t, s, len);
-        return 1;
+    if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && k->arg_key != AK_OTHER) {
+        rs_jv_dim3_t *d = k->arg_key == AK_GRID ? &k->grid_v : k->arg_key == AK_BLOCK ? &k->block_v : NULL;
+        rs_jv_set(d ? &d->whole : &k->arg_v[k->arg_key], t, s, len);
+        if (d) d->array = false, d->n = 0; /* (on_start_array marks an array) */
+        /* numbers are taken here; text goes on to on_string, which keeps it whole */
+        return t != RS_JV_CONTAINER && !d && (k->arg_key < AK_COLL || (k->arg_key >= AK_IN_NELEMS && k->arg_key <= AK_GROUP_SIZE) ||
+                                              k->arg_key == AK_SRC || k->arg_key == AK_DST);
+    }
+    if (k->depth == 5 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && (k->arg_key == AK_GRID || k->arg_key == AK_BLOCK)) {
+        rs_jv_dim3_t *d = k->arg_key == AK_GRID ? &k->grid_v : &k->block_v;
+        if (!d->array) return t != RS_JV_CONTAINER; /* inside an object: refused as a whole */
+        if (d->n < 3) rs_jv_set(&d->v[d->n], t, s, len);
+        d->n++;
+        return t != RS_JV_CONTAINER;
+    }
+    if (k->depth == 2 && k->top_key == TK_DIST && (k->sub_key == DK_RANK || k->sub_key == DK_WORLD)) {
+        rs_jv_set(&k->dist_v[k->sub_key == DK_WORLD], t, s, len); /* checked once the file is read */
+        return t != RS_JV_CONTAINER;
     }
     if (k->depth == 1 && k->top_key == TK_BASE) {
         rs_jv_t v;
@@ -213,10 +248,14 @@ static int on_number(void *ctx, const char *s, size_t len) {
     const int taken = value_seen(k, RS_JV_NUMBER, s, len);
     if (taken) return taken > 0;
     if (k->depth == 2 && k->top_key == TK_DIST) {
-        if (k->sub_key == DK_RANK && rs_value_i64_text(s, len, &v) == 0) k->dist_rank = v;
-        if (k->sub_key == DK_WORLD && rs_value_i64_text(s, len, &v) == 0) k->world_size = v;
     } else if (k->depth == 5 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && k->pg_key == PK_RANKS) {
-        if (rs_value_i64_text(s, len, &v) == 0 && k->pg_n < RS_KMAX_GROUP) k->pg_ranks[k->pg_n++] = (int32_t)v;
+        if (rs_value_i64_text(s, len, &v) != 0 || v < 0 || v > RS_V_MAX_RANK) {
+            if (!k->pg_bad[0]) copy_small(k->pg_bad, sizeof k->pg_bad, (const unsigned char *)s, len);
+        } else if (k->pg_n < RS_KMAX_GROUP) {
+            k->pg_ranks[k->pg_n++] = (int32_t)v;
+        } else {
+            k->pg_over = true; /* more than the reader keeps: the group by its name only */
+        }
     } else if (k->depth == 3 && k->top_key == TK_DEVPROPS && k->dev_key == 1) {
         if (rs_value_i64_text(s, len, &v) == 0) k->dev_id = v;
     } else if (k->depth == 3 && k->top_key == TK_EVENTS) {
@@ -225,24 +264,12 @@ static int on_number(void *ctx, const char *s, size_t len) {
         case EK_TID: k->tid_num = rs_value_i64_text(s, len, &k->tid) == 0; break;
         default: break;
         }
-    } else if (k->depth == 4 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS) {
-        switch (k->arg_key) {
-        case AK_IN_NELEMS: rs_value_i64_text(s, len, &k->ev.in_nelems); break;
-        case AK_OUT_NELEMS: rs_value_i64_text(s, len, &k->ev.out_nelems); break;
-        case AK_SRC: rs_value_i64_text(s, len, &k->ev.src); break;
-        case AK_DST: rs_value_i64_text(s, len, &k->ev.dst); break;
-        default: break;
-        }
-    } else if (k->depth == 5 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && k->arg_key == AK_GRID && k->grid_i < 3) {
-        if (rs_value_i64_text(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX) k->grid[k->grid_i] = (int32_t)v;
-        k->grid_i++;
     }
     return 1;
 }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len) {
     rs_kparse_t *k = ctx;
-    int64_t v;
     rs_kbuf_t *dst = NULL;
     const int taken = value_seen(k, RS_JV_STRING, (const char *)s, len);
     if (taken) return taken > 0;
@@ -264,15 +291,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t len) {
         case AK_IN_SPLIT: dst = &k->ev.in_split; break;
         case AK_OUT_SPLIT: dst = &k->ev.out_split; break;
         case AK_DTYPE: copy_small(k->ev.dtype, sizeof k->ev.dtype, s, len); break;
-        case AK_SRC: tid_text(s, len, &k->ev.src); break; /* "Src Rank": "3" */
-        case AK_DST: tid_text(s, len, &k->ev.dst); break;
-        case AK_IN_NELEMS: tid_text(s, len, &k->ev.in_nelems); break;
-        case AK_OUT_NELEMS: tid_text(s, len, &k->ev.out_nelems); break;
         default: break;
         }
-    } else if (k->depth == 2 && k->top_key == TK_DIST) {
-        if (k->sub_key == DK_RANK && tid_text(s, len, &v) == 0) k->dist_rank = v; /* "rank": "3" */
-        if (k->sub_key == DK_WORLD && tid_text(s, len, &v) == 0) k->world_size = v;
     } else if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) {
         if (k->pg_key == PK_NAME) dst = &k->pg_name;
         if (k->pg_key == PK_DESC) dst = &k->pg_desc;
@@ -301,6 +321,7 @@ static const key_def_t EVENT_KEYS[] = {KEY("ph", EK_PH),   KEY("cat", EK_CAT), K
 static const key_def_t ARG_KEYS[] = {
     KEY("stream", AK_STREAM),           KEY("correlation", AK_CORR),
     KEY("device", AK_DEVICE),           KEY("grid", AK_GRID),
+    KEY("block", AK_BLOCK),             KEY("Group size", AK_GROUP_SIZE),
     KEY("Collective name", AK_COLL),    KEY("Process Group Name", AK_PG_NAME),
     KEY("Process Group Description", AK_PG_DESC), KEY("Process Group Ranks", AK_PG_RANKS),
     KEY("In msg nelems", AK_IN_NELEMS), KEY("Out msg nelems", AK_OUT_NELEMS),
@@ -356,6 +377,8 @@ static int on_start_map(void *ctx) {
     if (k->depth == 4 && k->top_key == TK_DIST) {
         k->pg_key = PK_OTHER;
         k->pg_n = 0;
+        k->pg_bad[0] = '\0';
+        k->pg_over = false;
         k->pg_name.len = k->pg_desc.len = k->pg_rank_text.len = 0;
     }
     return 1;
@@ -372,9 +395,10 @@ static int on_end_map(void *ctx) {
         return 0;
     }
     if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG && rs_kineto_pg_config(k) != 0) {
-        k->oom = true;
+        k->oom = !k->failed;
         return 0;
     }
+    if (k->depth == 4 && k->top_key == TK_DIST && k->sub_key == DK_PG_CONFIG) k->pg_i++;
     k->depth--;
     return 1;
 }
@@ -384,6 +408,8 @@ static int on_start_array(void *ctx) {
     if (value_seen(k, RS_JV_CONTAINER, NULL, 0) < 0) return 0;
     k->depth++;
     if (k->depth == 2 && k->top_key == TK_EVENTS) k->saw_events = true;
+    if (k->depth == 5 && k->top_key == TK_EVENTS && k->ev_key == EK_ARGS && (k->arg_key == AK_GRID || k->arg_key == AK_BLOCK))
+        (k->arg_key == AK_GRID ? &k->grid_v : &k->block_v)->array = true;
     return 1;
 }
 
@@ -460,7 +486,7 @@ int rs_import_read_kineto(rs_raw_t *raw, const char *path, rs_err_t *err) {
         rc = -2;
     }
     const rs_vat_t at = {path, NULL, -1};
-    if (rc == 0 && rs_vspan_check(&k.span, &at, err) != 0) rc = -1;
+    if (rc == 0 && (rs_vspan_check(&k.span, &at, err) != 0 || rs_kineto_check_world(&k) != 0)) rc = -1;
     if (rc == 0 && rs_kineto_finish(&k) != 0) rc = rs_errf(err, "%s: out of memory (or kernels on more than 64 devices)", path);
     if (h) yajl_free(h);
     free(buf);

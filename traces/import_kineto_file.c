@@ -10,33 +10,125 @@
 
 static bool kbuf_same(const rs_kbuf_t *a, const rs_kbuf_t *b) { return a->len == b->len && (a->len == 0 || !memcmp(a->s, b->s, a->len)); }
 
+/* Note that the file's arguments name need ranks (what: the argument as shown; size: a group size,
+ * else a rank), for rs_kineto_check_world. */
+static void need_ranks(rs_kparse_t *k, int64_t need, bool size, const char *what) {
+    if (need <= k->need.need) return;
+    k->need.need = need, k->need.at = k->ev_index, k->need.size = size;
+    snprintf(k->need.what, sizeof k->need.what, "%s", what);
+}
+
+int rs_kineto_check_world(rs_kparse_t *k) {
+    const rs_vat_t hdr = {k->path, NULL, -1};
+    if (rs_value_json(&hdr, &RS_V_KINETO_RANK, &k->dist_v[0], &k->dist_rank, k->err) < 0 ||
+        rs_value_json(&hdr, &RS_V_KINETO_WORLD, &k->dist_v[1], &k->world_size, k->err) < 0)
+        return -1;
+    const int64_t ev = k->ev_index;
+    k->ev_index = -1;
+    char what[64];
+    snprintf(what, sizeof what, "distributedInfo.rank %lld", (long long)k->dist_rank);
+    if (k->dist_rank >= 0) need_ranks(k, k->dist_rank + 1, false, what);
+    k->ev_index = ev;
+    const int64_t w = k->world_size;
+    if (w < 1 || k->need.need <= w) return 0;
+    const rs_vat_t at = {k->path, NULL, k->need.at};
+    char where[700];
+    if (at.index >= 0) snprintf(where, sizeof where, "%s: traceEvents[%lld]", k->path, (long long)at.index);
+    else snprintf(where, sizeof where, "%s", k->path);
+    if (k->need.size)
+        return rs_errc(k->err, RS_ERR_BAD_INPUT, "%s: %s: more ranks than distributedInfo.world_size %lld: expected at most %lld", where, k->need.what,
+                       (long long)w, (long long)w);
+    return rs_errc(k->err, RS_ERR_BAD_INPUT, "%s: %s: beyond distributedInfo.world_size %lld: expected a rank in [0, %lld]", where, k->need.what, (long long)w,
+                   (long long)w - 1);
+}
+
+/* A refused argument: k->err is set. -1. */
+static int refused(rs_kparse_t *k) {
+    k->failed = true;
+    return -1;
+}
+
+/* The ranks of a group list (field: how it is named; text: as written) into ranks[0..cap): *n of
+ * them, 0 when the list was cut (the group is then known by name only). 0, or -1 (refused). */
+static int group_ranks(rs_kparse_t *k, const rs_vat_t *at, const char *field, const char *text, int32_t *ranks, int cap, int *n) {
+    bool cut;
+    int64_t max;
+    if (rs_value_ranks(at, field, text, ranks, cap, n, &cut, &max, k->err) != 0) return refused(k);
+    if (cut) *n = 0;
+    char what[96];
+    snprintf(what, sizeof what, "%s (rank %lld)", field, (long long)max);
+    if (max >= 0) need_ranks(k, max + 1, false, what);
+    return 0;
+}
+
 /* The group of the current event's "Process Group Name" / "Description" / "Ranks" (the rank list
- * parsed, the group table searched), RS_RAW_NONE without a name; sets *oom on OOM. */
-static uint32_t event_group_lookup(rs_kparse_t *k, bool *oom) {
+ * validated and parsed, the group table searched) into *g, RS_RAW_NONE without a name. 0, or -1 on
+ * OOM or a refused list (k->failed). */
+static int event_group_lookup(rs_kparse_t *k, uint32_t *g) {
     static int32_t ranks[RS_KMAX_GROUP]; /* parse scratch: the reader runs one file at a time */
-    if (!k->ev.pg_name.len) return RS_RAW_NONE;
-    int n = k->ev.pg_ranks.len ? rs_raw_parse_ranks(k->ev.pg_ranks.s, ranks, RS_KMAX_GROUP) : 0;
-    if (n < 0) n = 0; /* an unreadable list: the group is known by name only */
-    uint32_t g = rs_raw_group(k->raw, k->ev.pg_name.s, k->ev.pg_desc.len ? k->ev.pg_desc.s : "", ranks, n);
-    if (g == RS_RAW_NONE) *oom = true;
-    return g;
+    *g = RS_RAW_NONE;
+    if (!k->ev.pg_name.len) return 0;
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    int n = 0;
+    if (k->ev.pg_ranks.len && group_ranks(k, &at, "args.Process Group Ranks", k->ev.pg_ranks.s, ranks, RS_KMAX_GROUP, &n) != 0) return -1;
+    *g = rs_raw_group(k->raw, k->ev.pg_name.s, k->ev.pg_desc.len ? k->ev.pg_desc.s : "", ranks, n);
+    return *g == RS_RAW_NONE ? -1 : 0;
 }
 
 /* event_group_lookup through a one-entry cache: the group of the previous event that named the same
- * name, description and rank text (the lookup would find the same one: groups are only added, and a
- * description changes nothing for an event of another text). */
-static uint32_t event_group(rs_kparse_t *k, bool *oom) {
-    if (!k->ev.pg_name.len) return RS_RAW_NONE;
+ * name, description and rank text (the lookup would find the same one, its list already validated:
+ * groups are only added, and a description changes nothing for an event of another text). */
+static int event_group(rs_kparse_t *k, uint32_t *g) {
+    *g = RS_RAW_NONE;
+    if (!k->ev.pg_name.len) return 0;
     rs_klast_group_t *c = &k->last_group;
-    if (c->group != RS_RAW_NONE && kbuf_same(&c->name, &k->ev.pg_name) && kbuf_same(&c->desc, &k->ev.pg_desc) && kbuf_same(&c->ranks, &k->ev.pg_ranks))
-        return c->group;
-    const uint32_t g = event_group_lookup(k, oom);
+    if (c->group != RS_RAW_NONE && kbuf_same(&c->name, &k->ev.pg_name) && kbuf_same(&c->desc, &k->ev.pg_desc) && kbuf_same(&c->ranks, &k->ev.pg_ranks)) {
+        *g = c->group;
+        return 0;
+    }
+    if (event_group_lookup(k, g) != 0) return -1;
     c->group = RS_RAW_NONE;
-    if (g != RS_RAW_NONE && rs_kbuf_set(&c->name, (const unsigned char *)k->ev.pg_name.s, k->ev.pg_name.len) == 0 &&
+    if (rs_kbuf_set(&c->name, (const unsigned char *)k->ev.pg_name.s, k->ev.pg_name.len) == 0 &&
         rs_kbuf_set(&c->desc, (const unsigned char *)(k->ev.pg_desc.len ? k->ev.pg_desc.s : ""), k->ev.pg_desc.len) == 0 &&
         rs_kbuf_set(&c->ranks, (const unsigned char *)(k->ev.pg_ranks.len ? k->ev.pg_ranks.s : ""), k->ev.pg_ranks.len) == 0)
-        c->group = g; /* (a copy that fails only leaves the cache empty) */
-    return g;
+        c->group = *g; /* (a copy that fails only leaves the cache empty) */
+    return 0;
+}
+
+/* One numeric argument a (optional) under rule r into *v (-1 when absent). 0, or -1 (refused). */
+static int num_arg(rs_kparse_t *k, const rs_vat_t *at, int a, const rs_vrule_t *r, int64_t *v) {
+    *v = -1;
+    return rs_value_json(at, r, &k->arg_v[a], v, k->err) < 0 ? refused(k) : 0;
+}
+
+/* The current event's communication arguments, each checked (import_value.h) where it is given:
+ * the names as text, the message sizes, the group size, the peer (peer_arg: AK_DST for a send,
+ * AK_SRC for a recv, AK_OTHER for none) into k->ev, and its group into *g. 0, or -1 on OOM or a
+ * refused argument (k->failed). */
+static int comm_args_read(rs_kparse_t *k, int peer_arg, uint32_t *g) {
+    const rs_vat_t at = {k->path, NULL, k->ev_index};
+    static const struct {
+        int a;
+        const char *field;
+    } text[] = {{AK_COLL, "args.Collective name"}, {AK_PG_NAME, "args.Process Group Name"}, {AK_PG_DESC, "args.Process Group Description"},
+                {AK_PG_RANKS, "args.Process Group Ranks"}, {AK_DTYPE, "args.dtype"}};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+        if (rs_value_json_text(&at, text[i].field, &k->arg_v[text[i].a], k->err) < 0 &&
+            !(k->arg_v[text[i].a].type == RS_JV_STRING && (text[i].a == AK_PG_DESC || text[i].a == AK_DTYPE)))
+            return refused(k); /* (an empty description or dtype: none given) */
+    int64_t size;
+    if (num_arg(k, &at, AK_IN_NELEMS, &RS_V_KINETO_IN_NELEMS, &k->ev.in_nelems) != 0 ||
+        num_arg(k, &at, AK_OUT_NELEMS, &RS_V_KINETO_OUT_NELEMS, &k->ev.out_nelems) != 0 || num_arg(k, &at, AK_GROUP_SIZE, &RS_V_KINETO_GROUP_SIZE, &size) != 0)
+        return -1;
+    char what[96];
+    if (size > 0) snprintf(what, sizeof what, "args.Group size %lld", (long long)size), need_ranks(k, size, true, what);
+    if (peer_arg != AK_OTHER) {
+        const bool send = peer_arg == AK_DST;
+        int64_t *peer = send ? &k->ev.dst : &k->ev.src;
+        if (num_arg(k, &at, peer_arg, send ? &RS_V_KINETO_DST : &RS_V_KINETO_SRC, peer) != 0) return -1;
+        if (*peer >= 0) snprintf(what, sizeof what, "args.%s Rank %lld", send ? "Dst" : "Src", (long long)*peer), need_ranks(k, *peer + 1, false, what);
+    }
+    return event_group(k, g);
 }
 
 /* Of an "In split size" / "Out split size" list ("[0, 0, 8192, 0]"): the index of its one non-zero
@@ -72,13 +164,17 @@ static int64_t p2p_bytes(const rs_kparse_t *k, bool send) {
 }
 
 int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
-    bool oom = false;
+    if (rs_value_json_text(&(rs_vat_t){k->path, NULL, k->ev_index}, "args.Collective name", &k->arg_v[AK_COLL], k->err) < 0) return refused(k);
     const char *cn = k->ev.coll.s;
-    rs_raw_comm_t c = {event_group(k, &oom), rs_raw_intern(k->raw, cn, k->ev.coll.len), (int8_t)rs_coll_of_name(cn), 0, 0, -1, -1, -1, -1};
-    if (oom || c.name == UINT32_MAX) return -1;
+    const int coll = rs_coll_of_name(cn);
+    const bool send = coll == RS_COLL_P2P && strstr(cn, "send");
+    uint32_t group;
+    if (comm_args_read(k, coll != RS_COLL_P2P ? AK_OTHER : send ? AK_DST : AK_SRC, &group) != 0) return -1;
+    rs_raw_comm_t c = {group, rs_raw_intern(k->raw, cn, k->ev.coll.len), (int8_t)coll, 0, 0, -1, -1, -1, -1};
+    if (c.name == UINT32_MAX) return -1;
     int role = RS_KROLE_XCOMM;
     if (c.coll == RS_COLL_P2P) {
-        if (strstr(cn, "send")) {
+        if (send) {
             c.n_send = 1, c.send_peer = (int32_t)k->ev.dst, c.send_bytes = p2p_bytes(k, true);
             role = RS_KROLE_SEND;
         } else {
@@ -104,10 +200,10 @@ int rs_kineto_comm_args(rs_kparse_t *k, rs_raw_kernel_t *x) {
 }
 
 int rs_kineto_p2p_op(rs_kparse_t *k) {
-    const char *cn = k->ev.coll.s;
-    bool oom = false, send = strstr(cn, "send") != NULL;
-    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src), p2p_bytes(k, send), event_group(k, &oom)};
-    if (oom) return -1;
+    const bool send = strstr(k->ev.coll.s, "send") != NULL;
+    uint32_t group;
+    if (comm_args_read(k, send ? AK_DST : AK_SRC, &group) != 0) return -1;
+    rs_kp2p_t p = {k->ts_ns, k->tid_num ? k->tid : -1, send, (int32_t)(send ? k->ev.dst : k->ev.src), p2p_bytes(k, send), group};
     return rs_raw_grow((void **)&k->p2p, &k->n_p2p, &k->cap_p2p, sizeof p, &p);
 }
 
@@ -122,11 +218,28 @@ int rs_kineto_devprop(rs_kparse_t *k) {
 
 int rs_kineto_pg_config(rs_kparse_t *k) {
     if (!k->pg_name.len) return 0;
-    int n = k->pg_n;
-    if (n == 0 && k->pg_rank_text.len) {
-        n = rs_raw_parse_ranks(k->pg_rank_text.s, k->pg_ranks, RS_KMAX_GROUP);
-        if (n < 0) n = 0;
+    const rs_vat_t at = {k->path, NULL, -1};
+    char field[64];
+    snprintf(field, sizeof field, "distributedInfo.pg_config[%d].ranks", k->pg_i);
+    int n = k->pg_over ? 0 : k->pg_n;
+    if (k->pg_bad[0])
+        return rs_errc(k->err, RS_ERR_BAD_INPUT, "%s: %s: an entry %s: expected a list of distinct ranks in [0, %d]", k->path, field, k->pg_bad, RS_V_MAX_RANK),
+               refused(k);
+    const int64_t ev = k->ev_index;
+    k->ev_index = -1; /* what it needs is the header's */
+    int rc = 0;
+    if (n > 0) {
+        char what[96];
+        int32_t max = 0;
+        for (int i = 0; i < n; i++) max = k->pg_ranks[i] > max ? k->pg_ranks[i] : max;
+        snprintf(what, sizeof what, "%s (rank %d)", field, (int)max);
+        need_ranks(k, (int64_t)max + 1, false, what);
+        if (rs_value_ranks_distinct(&at, field, NULL, k->pg_ranks, n, k->err) != 0) rc = refused(k);
+    } else if (k->pg_rank_text.len && strcmp(k->pg_rank_text.s, "all") != 0) {
+        rc = group_ranks(k, &at, field, k->pg_rank_text.s, k->pg_ranks, RS_KMAX_GROUP, &n);
     }
+    k->ev_index = ev;
+    if (rc != 0) return -1;
     return rs_raw_group(k->raw, k->pg_name.s, k->pg_desc.len ? k->pg_desc.s : "", k->pg_ranks, n) == RS_RAW_NONE ? -1 : 0;
 }
 

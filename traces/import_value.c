@@ -31,6 +31,27 @@ const rs_vrule_t RS_V_NSYS_STREAM = {"streamId", NULL, 0, 4294967295.0, 1, true,
 const rs_vrule_t RS_V_NSYS_CORR = {"correlationId", NULL, 0, 4e18, 1, false, false};
 const rs_vrule_t RS_V_NSYS_PID = {"globalPid", NULL, 0, 9e18, 1, true, false};
 const rs_vrule_t RS_V_NSYS_GRID = {"gridX/Y/Z", NULL, 0, 2147483647.0, 1, false, false};
+/* A communication's arguments, as torch/csrc/profiler/util.cpp (saveNcclMeta) writes them: element
+ * counts (at most 2^53, exact in the double a JSON reader may make of them), the group's size and a
+ * peer's global rank (a world of at most 2^24 ranks), each an integer or a string holding one ("Dst
+ * Rank": "2"). */
+const rs_vrule_t RS_V_KINETO_IN_NELEMS = {"args.In msg nelems", NULL, 0, 9007199254740992.0, 1, false, true};
+const rs_vrule_t RS_V_KINETO_OUT_NELEMS = {"args.Out msg nelems", NULL, 0, 9007199254740992.0, 1, false, true};
+const rs_vrule_t RS_V_KINETO_GROUP_SIZE = {"args.Group size", NULL, 1, RS_V_MAX_RANK + 1.0, 1, false, true};
+const rs_vrule_t RS_V_KINETO_SRC = {"args.Src Rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
+const rs_vrule_t RS_V_KINETO_DST = {"args.Dst Rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
+const rs_vrule_t RS_V_KINETO_RANK = {"distributedInfo.rank", NULL, 0, RS_V_MAX_RANK, 1, false, true};
+const rs_vrule_t RS_V_KINETO_WORLD = {"distributedInfo.world_size", NULL, 1, RS_V_MAX_RANK + 1.0, 1, false, true};
+/* A kernel's launch shape, per dimension: at least 1; a grid dimension at most 2^31 - 1 (CUDA's
+ * limit of gridDim.x, CUDA C++ Programming Guide, "Technical Specifications per Compute
+ * Capability"; the same bound for y and z, which ROCm traces give in work-items), a block dimension
+ * at most 1024 threads (CUDA's and HIP's maxThreadsPerBlock). */
+const rs_vrule_t RS_V_KINETO_GRID[3] = {{"args.grid", NULL, 1, 2147483647.0, 1, false, false},
+                                        {"args.grid", NULL, 1, 2147483647.0, 1, false, false},
+                                        {"args.grid", NULL, 1, 2147483647.0, 1, false, false}};
+const rs_vrule_t RS_V_KINETO_BLOCK[3] = {{"args.block", NULL, 1, 1024, 1, false, false},
+                                         {"args.block", NULL, 1, 1024, 1, false, false},
+                                         {"args.block", NULL, 1, 1024, 1, false, false}};
 
 void rs_jv_set(rs_jv_t *v, rs_jv_type_t type, const char *s, size_t len) {
     v->type = (uint8_t)type;
@@ -60,11 +81,18 @@ static void shown(const char *s, bool quoted, bool cut, char *dst, size_t cap) {
     dst[j] = '\0';
 }
 
+/* A bound as shown: 10 significant digits (4e+15), all of them when that would change it (2^53). */
+static void bound(double v, char *dst, size_t cap) {
+    snprintf(dst, cap, "%.10g", v);
+    if (strtod(dst, NULL) != v) snprintf(dst, cap, "%.17g", v);
+}
+
 static int refuse(const rs_vat_t *at, const rs_vrule_t *r, const char *got, rs_err_t *err) {
-    char w[600];
+    char w[600], lo[32], hi[32];
     where(at, w, sizeof w);
-    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: expected %s%s%s in [%.10g, %.10g]", w, r->field, got, r->scale == 1 ? "an integer" : "a number",
-                   r->unit ? " of " : "", r->unit ? r->unit : "", r->lo, r->hi);
+    bound(r->lo, lo, sizeof lo), bound(r->hi, hi, sizeof hi);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: expected %s%s%s in [%s, %s]", w, r->field, got, r->scale == 1 ? "an integer" : "a number",
+                   r->unit ? " of " : "", r->unit ? r->unit : "", lo, hi);
 }
 
 /* Microseconds text ("5029783.925", "12", "1.5e3") -> integer nanoseconds, exact for plain decimals.
@@ -123,7 +151,9 @@ int rs_value_i64_text(const char *s, size_t len, int64_t *v) {
 
 /* A value read as v (file units times r->scale) against the rule's range. */
 static int in_range(const rs_vat_t *at, const rs_vrule_t *r, int64_t v, const char *lit, rs_err_t *err) {
-    if ((double)v < r->lo * (double)r->scale || (double)v > r->hi * (double)r->scale) return refuse(at, r, lit, err);
+    const double lo = r->lo * (double)r->scale, hi = r->hi * (double)r->scale;
+    if ((double)v < lo || (double)v > hi) return refuse(at, r, lit, err);
+    if ((fabs(lo) < 9e18 && v < (int64_t)lo) || (fabs(hi) < 9e18 && v > (int64_t)hi)) return refuse(at, r, lit, err); /* exact past 2^53 */
     return 0;
 }
 
@@ -154,6 +184,135 @@ int rs_value_json(const rs_vat_t *at, const rs_vrule_t *r, const rs_jv_t *v, int
     if (rc != 0 || in_range(at, r, x, got, err) != 0) return rc != 0 ? refuse(at, r, got, err) : -1;
     *out = x;
     return 0;
+}
+
+/* v as shown in a message: its literal (quoted when a string), "null", "an array or object". */
+static void jv_shown(const rs_jv_t *v, char *dst, size_t cap) {
+    if (v->type == RS_JV_CONTAINER) snprintf(dst, cap, "an array or object");
+    else if (v->type == RS_JV_NULL) snprintf(dst, cap, "null");
+    else shown(v->text, v->type == RS_JV_STRING, v->cut, dst, cap);
+}
+
+int rs_value_json_text(const rs_vat_t *at, const char *field, const rs_jv_t *v, rs_err_t *err) {
+    if (v->type == RS_JV_ABSENT) return 1;
+    if (v->type == RS_JV_STRING && v->len > 0) return 0;
+    char w[600], got[96];
+    where(at, w, sizeof w);
+    jv_shown(v, got, sizeof got);
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: expected a non-empty string", w, field, got);
+}
+
+int rs_value_json_dim3(const rs_vat_t *at, const rs_vrule_t r[3], const rs_jv_dim3_t *d, int32_t out[3], rs_err_t *err) {
+    if (d->whole.type == RS_JV_ABSENT) return 1;
+    if (!d->array || d->n != 3) {
+        char w[600], got[96];
+        where(at, w, sizeof w);
+        if (d->array) snprintf(got, sizeof got, ": an array of %d entries", d->n);
+        else jv_shown(&d->whole, got + 1, sizeof got - 1), got[0] = ' ';
+        return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s%s: expected an array of 3 integers (x, y, z), each in [%.10g, %.10g]", w, r[0].field, got, r[0].lo,
+                       r[0].hi);
+    }
+    int32_t v3[3];
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s[%d]", r[i].field, i);
+        rs_vrule_t e = r[i];
+        e.field = name, e.required = true;
+        int64_t x;
+        if (rs_value_json(at, &e, &d->v[i], &x, err) != 0) return -1;
+        v3[i] = (int32_t)x;
+    }
+    memcpy(out, v3, sizeof v3);
+    return 0;
+}
+
+static int ranks_refuse(const rs_vat_t *at, const char *field, const char *s, const char *why, rs_err_t *err) {
+    char w[600], head[61], got[96];
+    where(at, w, sizeof w);
+    got[0] = '\0';
+    if (s) { /* at most 60 bytes shown, then "..." */
+        snprintf(head, sizeof head, "%s", s);
+        shown(head, true, strlen(s) >= sizeof head, got + 1, sizeof got - 1), got[0] = ' ';
+    }
+    return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s%s: %sexpected a list of distinct ranks in [0, %d] (\"[0, 2, 4, 6]\")", w, field, got, why, RS_V_MAX_RANK);
+}
+
+int rs_value_ranks(const rs_vat_t *at, const char *field, const char *s, int32_t *out, int cap, int *n, bool *cut, int64_t *max_rank, rs_err_t *err) {
+    const char *p = s;
+    int k = 0;
+    *cut = false;
+    *max_rank = -1;
+    while (isspace((unsigned char)*p)) p++;
+    const bool bracket = *p == '[';
+    if (bracket) p++;
+    for (bool first = true;; first = false) {
+        while (isspace((unsigned char)*p)) p++;
+        if (bracket && *p == ']' && first) {
+            p++;
+            break;
+        }
+        if (!bracket && !*p && first) break;
+        if (!strncmp(p, "...", 3)) { /* the profiler cut the list here */
+            *cut = true;
+            p += 3;
+            while (isspace((unsigned char)*p)) p++;
+            if (bracket && *p == ']') p++;
+            break;
+        }
+        if (!isdigit((unsigned char)*p)) return ranks_refuse(at, field, s, "", err);
+        int64_t a = 0, b;
+        for (; isdigit((unsigned char)*p); p++)
+            if ((a = 10 * a + (*p - '0')) > RS_V_MAX_RANK) return ranks_refuse(at, field, s, "a rank out of range: ", err);
+        b = a;
+        if (*p == '-') { /* a range a-b */
+            p++;
+            if (!isdigit((unsigned char)*p)) return ranks_refuse(at, field, s, "", err);
+            for (b = 0; isdigit((unsigned char)*p); p++)
+                if ((b = 10 * b + (*p - '0')) > RS_V_MAX_RANK) return ranks_refuse(at, field, s, "a rank out of range: ", err);
+            if (b < a) return ranks_refuse(at, field, s, "a range that runs backwards: ", err);
+        }
+        if (b > *max_rank) *max_rank = b;
+        for (int64_t v = a; v <= b; v++) {
+            if (k == cap) {
+                *cut = true;
+                break;
+            }
+            out[k++] = (int32_t)v;
+        }
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (bracket && *p == ']') p++;
+        else if (bracket || *p) return ranks_refuse(at, field, s, "", err);
+        break;
+    }
+    while (isspace((unsigned char)*p)) p++;
+    if (*p) return ranks_refuse(at, field, s, "", err);
+    *n = k;
+    return rs_value_ranks_distinct(at, field, s, out, k, err);
+}
+
+static int i32_cmp(const void *a, const void *b) {
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int rs_value_ranks_distinct(const rs_vat_t *at, const char *field, const char *shown_as, const int32_t *ranks, int n, rs_err_t *err) {
+    if (n < 2) return 0;
+    int32_t *c = malloc((size_t)n * sizeof *c);
+    if (!c) return rs_errf(err, "%s: out of memory", at->file ? at->file : "");
+    memcpy(c, ranks, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, i32_cmp);
+    int32_t twice = -1;
+    for (int i = 1; i < n && twice < 0; i++)
+        if (c[i] == c[i - 1]) twice = c[i];
+    free(c);
+    if (twice < 0) return 0;
+    char why[64];
+    snprintf(why, sizeof why, "rank %d appears twice: ", (int)twice);
+    return ranks_refuse(at, field, shown_as, why, err);
 }
 
 int rs_value_sql(const rs_vat_t *at, const rs_vrule_t *r, sqlite3_stmt *st, int col, int64_t *out, rs_err_t *err) {

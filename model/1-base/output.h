@@ -17,7 +17,9 @@
  *
  * rs_file_open / rs_file_commit / rs_file_abort (below) are this module's writers; rs_output_open is
  * the one "-"-or-file opening. Outside a run (rs_out_begin not called: library tests, forked
- * children) a commit renames at once.
+ * children) a commit renames at once. Every commit of a regular file is checked for a race: under
+ * its folder's lock, the target must be missing or still the file the run saw first (output_run.h:
+ * out_commit), else the other run's output is kept and this one discarded.
  *
  * The module's files: output_check.c (rule 1), output_run.c (the run: rules 2 and 3, its registry
  * output_run.h), output_file.c (the writers), output_target.c (where a path's bytes go,
@@ -30,6 +32,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -38,6 +41,18 @@
  * by rs_file_commit - at once outside a run, together at the end of a run (rs_out_finish) inside one.
  * A failed run calls rs_file_abort() (or fails) and leaves no half-written file under the final name.
  * ------------------------------------------------------------------------------------------------- */
+/* What a target was at a moment (output_target.c: out_ident_*): missing, or which file (device,
+ * inode and change time: a rename over it or a new file in its place changes one of them); a folder
+ * also by its entries' names and inodes (a file renamed into it changes them even within one tick of
+ * the file-time clock). A commit finding another file there than the one it saw lost a race. */
+typedef struct {
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctim;
+    unsigned long long entries; /* a folder: a hash of its entries (names, inodes); else 0 */
+} out_ident_t;
+
 typedef struct {
     FILE *fp;        /* write here (NULL after rs_file_reserve: another program writes tmp_path) */
     char *path;      /* final name, as given */
@@ -46,6 +61,7 @@ typedef struct {
     int kind;        /* 0: a regular file, renamed over; 1: a device or FIFO, 2: a descriptor: written in place;
                       * 3: a rank's output, handed over to the run that launched it (rs_out_adopt) */
     int fd;          /* kind 2: the descriptor */
+    out_ident_t was, was_partial; /* kind 0: the target and its partial name (rs_out_partial_name) at the open */
 } rs_file_t;
 
 /* Open a temporary for path (a regular file beside its target, else in $TMPDIR). Returns 0 or -1

@@ -58,6 +58,11 @@ static int file_start(rs_file_t *f, const char *path, bool reserve, rs_err_t *er
     if (fd < 0) return rs_errf(err, "%s: cannot write: %s", path, strerror(errno));
     f->path = strdup(path), f->tmp_path = strdup(tmp), f->target = strdup(t.kind == OUT_KIND_FD ? "" : t.target);
     f->kind = t.kind, f->fd = t.fd;
+    if (t.kind == OUT_KIND_FILE) { /* what the commit compares against (output_run.c: out_commit) */
+        char partial[PATH_MAX + 16];
+        if (t.exists) out_ident_st(&t.st, &f->was);
+        out_ident_of(rs_out_partial_name(t.target, partial, sizeof partial), &f->was_partial);
+    }
     if (!reserve) f->fp = fdopen(fd, "w");
     else close(fd);
     out_node_t *n = NULL;
@@ -67,7 +72,7 @@ static int file_start(rs_file_t *f, const char *path, bool reserve, rs_err_t *er
         rs_file_abort(f);
         return rs_errf(err, "%s: out of memory", path);
     }
-    if (n && t.exists) out_ident_st(&t.st, &n->id); /* what the target is at the open (output_run.c: commit_file) */
+    if (n) n->id = f->was; /* what the target is at the open */
     return 0;
 }
 
@@ -112,7 +117,7 @@ static int commit(rs_file_t *f, bool partial, rs_err_t *err) {
     char target[PATH_MAX + 16], path[PATH_MAX + 16];
     const bool aside = partial && (f->kind == OUT_KIND_FILE || f->kind == OUT_KIND_HAND);
     if (aside) rs_out_partial_name(f->target, target, sizeof target), rs_out_partial_name(f->path, path, sizeof path);
-    const int rc = out_place(f->tmp_path, aside ? target : f->target, aside ? path : f->path, f->kind, f->fd, err);
+    const int rc = out_commit(f->tmp_path, aside ? target : f->target, aside ? path : f->path, f->kind, f->fd, aside ? &f->was_partial : &f->was, err);
     if (n) n->state = OUT_DONE;
     file_free(f);
     return rc;
@@ -178,22 +183,6 @@ static int handed_path(const char *dir, const char *name, char *path, size_t len
     return 0;
 }
 
-/* Move the file from into the temporary to (renamed on the same file system, else copied). */
-static int move_into(const char *from, const char *to) {
-    if (rename(from, to) == 0) return 0;
-    if (errno != EXDEV) return -1;
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-    char buf[1 << 16];
-    int rc = in && out ? 0 : -1;
-    for (size_t n; rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0;)
-        if (fwrite(buf, 1, n, out) != n) rc = -1;
-    if (in && ferror(in)) rc = -1;
-    if (out && fclose(out) != 0) rc = -1;
-    if (in) fclose(in);
-    unlink(from);
-    return rc;
-}
-
 static int by_version(const struct dirent **a, const struct dirent **b) { return strverscmp((*a)->d_name, (*b)->d_name); }
 
 static int handed_out(const struct dirent *e) {
@@ -212,7 +201,7 @@ int rs_out_adopt(const char *dir, rs_err_t *err) {
         if (rc == 0 && handed_path(dir, list[i]->d_name, path, sizeof path) != 0)
             rc = rs_errf(err, "%s: a rank's output has no name: %s", list[i]->d_name, strerror(errno));
         else if (rc == 0 && out_join(from, dir, list[i]->d_name) && rs_file_reserve(&f, path, err) == 0) {
-            if (move_into(from, f.tmp_path) != 0) {
+            if (out_move(from, f.tmp_path) != 0) {
                 rc = rs_errf(err, "%s: cannot take the rank's output: %s", path, strerror(errno));
                 rs_file_abort(&f);
             } else {

@@ -96,10 +96,16 @@ bool out_in_stage(const char *target) {
     return false;
 }
 
+/* The record of what target was at the run's checks, or NULL. */
+static const out_node_t *seen_node(const char *target) {
+    if (!rs_out_active()) return NULL;
+    for (const out_node_t *n = R.head; n; n = n->next)
+        if (n->state == OUT_SEEN && !strcmp(n->target, target)) return n;
+    return NULL;
+}
+
 void out_seen(const char *target, const out_ident_t *id) {
-    if (!rs_out_active()) return;
-    for (out_node_t *n = R.head; n; n = n->next)
-        if (n->state == OUT_SEEN && !strcmp(n->target, target)) return; /* the first look counts */
+    if (!rs_out_active() || seen_node(target)) return; /* the first look counts */
     out_node_t *n = out_node_add(OUT_DONE, NULL, target, NULL);
     if (!n) return;
     n->id = *id;
@@ -355,31 +361,28 @@ static int lock_folder(const char *target) {
     }
 }
 
-/* The refusal of a run that lost the race for target: another run committed there after this run
- * first looked (output.h). */
-static int lost(const out_node_t *n, const char *how, rs_err_t *err) {
-    return rs_errf(err, "%s: %s by another run meanwhile: that run's output is kept, this run's is discarded", n->path, how);
+/* The refusal of a run that lost the race for the output path: another run committed there after
+ * this run first looked (output.h). */
+static int lost(const char *path, const char *how, rs_err_t *err) {
+    return rs_errf(err, "%s: %s by another run meanwhile: that run's output is kept, this run's is discarded", path, how);
 }
 
-static int locked_out(const out_node_t *n, rs_err_t *err) {
-    return rs_errf(err, "%s: its folder stayed locked by another run's commit for %d s: this run's output is discarded", n->path,
-                   LOCK_WAIT_MS / 1000);
+static int locked_out(const char *path, rs_err_t *err) {
+    return rs_errf(err, "%s: its folder stayed locked by another run's commit for %d s: this run's output is discarded", path, LOCK_WAIT_MS / 1000);
 }
 
-/* Commit a pending regular file: under the folder's lock, renamed over target unless target is now a
- * file other than the one this run saw first (at its checks, else at the open): then another run
- * committed meanwhile, and this run's output is discarded. Returns 0 or -1 with err. */
-static int commit_file(const out_node_t *n, rs_err_t *err) {
-    out_ident_t was = n->id, now;
-    for (const out_node_t *s = R.head; s; s = s->next)
-        if (s->state == OUT_SEEN && !strcmp(s->target, n->target)) was = s->id;
-    const int lock = lock_folder(n->target);
+int out_commit(const char *tmp, const char *target, const char *path, int kind, int fd, const out_ident_t *was, rs_err_t *err) {
+    if (kind != OUT_KIND_FILE) return out_place(tmp, target, path, kind, fd, err);
+    const out_node_t *seen = seen_node(target);
+    const out_ident_t first = seen ? seen->id : *was;
+    const int lock = lock_folder(target);
+    out_ident_t now;
+    out_ident_of(target, &now);
     int rc;
-    out_ident_of(n->target, &now);
-    if (lock == -2) rc = locked_out(n, err);
-    else if (now.exists && !out_ident_same(&was, &now)) rc = lost(n, was.exists ? "replaced" : "created", err);
-    else rc = out_place(n->tmp, n->target, n->path, n->kind, n->fd, err);
-    unlink(n->tmp);
+    if (lock == -2) rc = locked_out(path, err);
+    else if (now.exists && !out_ident_same(&first, &now)) rc = lost(path, first.exists ? "replaced" : "created", err);
+    else rc = out_place(tmp, target, path, kind, fd, err);
+    unlink(tmp);
     if (lock >= 0) close(lock);
     return rc;
 }
@@ -393,15 +396,15 @@ static int commit_stage(out_node_t *n, rs_err_t *err) {
     out_ident_of(n->target, &now);
     int rc = 0;
     if (lock == -2) {
-        rc = locked_out(n, err);
+        rc = locked_out(n->path, err);
     } else if (n->kind == 1) { /* the folder was missing at the start: it is created now, or the run fails */
         if (rename_new(n->tmp, n->target) != 0)
-            rc = errno == EEXIST || errno == ENOTEMPTY ? lost(n, "created", err)
+            rc = errno == EEXIST || errno == ENOTEMPTY ? lost(n->path, "created", err)
                                                        : rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
     } else if (!now.exists) {
         if (rename(n->tmp, n->target) != 0) rc = rs_errf(err, "%s: cannot move into place: %s", n->path, strerror(errno));
     } else if (!out_ident_same(&n->id, &now)) {
-        rc = lost(n, "replaced", err);
+        rc = lost(n->path, "replaced", err);
     } else {
         rc = merge_tree(n->tmp, n->target, 0, err);
     }
@@ -444,8 +447,7 @@ int rs_out_finish(bool ok, rs_err_t *err) {
     block_handled(&old);
     int rc = 0;
     for (out_node_t *n = R.head; n; n = n->next) {
-        if (n->state == OUT_PENDING && ok && rc == 0 && n->kind == OUT_KIND_FILE) rc = commit_file(n, err);
-        else if (n->state == OUT_PENDING && ok && rc == 0) rc = out_place(n->tmp, n->target, n->path, n->kind, n->fd, err);
+        if (n->state == OUT_PENDING && ok && rc == 0) rc = out_commit(n->tmp, n->target, n->path, n->kind, n->fd, &n->id, err);
         else if (n->state == OUT_STAGE && ok && rc == 0) rc = commit_stage(n, err);
         else if (n->state == OUT_OPEN || n->state == OUT_PENDING) unlink(n->tmp);
         else if (n->state == OUT_STAGE || n->state == OUT_TMPDIR) out_remove_tree(n->tmp);

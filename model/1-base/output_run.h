@@ -44,6 +44,14 @@ bool out_in_stage(const char *target);
 /* Record what target (canonical) is at the run's checks (rs_io_check), once per target: its
  * commit compares against this rather than the later open. Can't fail (out of memory: not kept). */
 void out_seen(const char *target, const out_ident_t *id);
+/* The one commit of a finished temporary (out_place's arguments; every writer's, inside a run or
+ * not, pending or at once): a regular file under the lock of its folder (flock: every ringsim commit
+ * there takes it), renamed over target only when target is missing or still the file this run saw
+ * first (at the run's checks, out_seen, else was: at the open); otherwise another run committed there
+ * meanwhile and this output is discarded. Other kinds are placed as out_place does. The temporary is
+ * gone afterwards. Returns 0 or -1 with err ("PATH: replaced by another run meanwhile: that run's
+ * output is kept, this run's is discarded", "PATH: created by ...", out_place's). */
+int out_commit(const char *tmp, const char *target, const char *path, int kind, int fd, const out_ident_t *was, rs_err_t *err);
 /* The folder this rank hands its outputs over to (RINGSIM_RANK_OUT at rs_out_begin, an existing
  * folder), or NULL: not a rank of a ringsim-launched job, or outside a run. */
 const char *out_handover_dir(void);

@@ -133,6 +133,18 @@ static int copy_into(const char *from, int to) {
     return rc;
 }
 
+int out_move(const char *from, const char *to) {
+    if (rename(from, to) == 0) return 0;
+    if (errno != EXDEV) return -1;
+    const int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int rc = fd < 0 || copy_into(from, fd) != 0 ? -1 : 0;
+    const int e = errno;
+    if (fd >= 0 && close(fd) != 0 && rc == 0) rc = -1;
+    else errno = e;
+    unlink(from);
+    return rc;
+}
+
 void out_ident_st(const struct stat *st, out_ident_t *id) {
     *id = (out_ident_t){.exists = true, .dev = st->st_dev, .ino = st->st_ino, .ctim = st->st_ctim};
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "output.h"
 #include "util.h"
 
 /* What a target is: a regular file (a temporary renamed over it), a device or FIFO (written in place),
@@ -17,17 +18,6 @@
  * ringsim that launched it (the temporary is moved into that run's folder, which commits it:
  * rs_out_adopt). rs_file_t.kind holds the same values. */
 enum { OUT_KIND_FILE = 0, OUT_KIND_DEVICE = 1, OUT_KIND_FD = 2, OUT_KIND_HAND = 3 };
-
-/* What a target was at a moment: missing, or which file (device, inode and change time: a rename
- * over it or a new file in its place changes one of them); a folder also by its entries' names and
- * inodes (a file renamed into it changes them even within one tick of the file-time clock). */
-typedef struct {
-    bool exists;
-    dev_t dev;
-    ino_t ino;
-    struct timespec ctim;
-    unsigned long long entries; /* a folder: a hash of its entries (names, inodes); else 0 */
-} out_ident_t;
 
 /* The identity of path now (lstat: a canonical target is no link). Can't fail (missing: !exists). */
 void out_ident_of(const char *path, out_ident_t *id);
@@ -56,6 +46,9 @@ bool out_join(char *out, const char *dir, const char *name);
 int out_resolve(const char *path, out_target_t *t, char *why, size_t wl);
 /* Can this process write the resolved target? Returns 0 or -1 with why. */
 int out_writable(const out_target_t *t, char *why, size_t wl);
+/* Move the file from to the name to: renamed on the same file system, else copied into to (created
+ * or truncated) and from removed. Returns 0 or -1 with errno. */
+int out_move(const char *from, const char *to);
 /* Put the temporary tmp where it goes: rename over a regular file (target), write into a device
  * (target) or descriptor fd in place, hand it over (OUT_KIND_HAND: tmp "DIR/PID.SEQ.tmp" becomes
  * "DIR/PID.SEQ.out", with path in "DIR/PID.SEQ.path"); path names it in messages. The temporary is

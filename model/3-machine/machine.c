@@ -289,15 +289,17 @@ double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens) {
     return m->flops_per_s * rs_calibration_efficiency(&m->cal, block_tokens);
 }
 
+double rs_machine_jitter(const rs_machine_t *m, int64_t rank, int64_t step) {
+    return m->jitter != 0 ? 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0) : 1.0;
+}
+
 double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                             uint64_t flops_exec) {
     if (flops_exec == 0) return 0.0;
     double slow = 1.0;
     for (int k = 0; k < m->perturb.n_stragglers && k < RS_MAX_PERTURB; k++)
         if (m->perturb.straggler_rank[k] == rank) slow *= m->perturb.straggler_factor[k];
-    double jit = 1.0;
-    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
-    return m->cal.launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * jit;
+    return m->cal.launch_s + (double)flops_exec / rs_machine_flops_eff(m, (double)block_tokens) * slow * rs_machine_jitter(m, rank, step);
 }
 
 double rs_machine_overlap(const rs_machine_t *m, double bytes) { return rs_calibration_overlap(&m->cal, bytes); }

@@ -128,8 +128,12 @@ bool rs_machine_hop_inter(const rs_machine_t *m, int64_t n_ranks, int64_t hop);
 
 /* Effective compute rate F_eff(B) = F_peak * eff(B), FLOP/s. */
 double rs_machine_flops_eff(const rs_machine_t *m, double block_tokens);
+/* The compute-time factor of (rank, step) under the machine's jitter J: 1 + J (2u - 1), u =
+ * rs_hash_unit(seed, rank, step), in [1 - J, 1 + J]; exactly 1 without jitter (J = 0). The one
+ * draw every cost of a step's compute takes. Can't fail. */
+double rs_machine_jitter(const rs_machine_t *m, int64_t rank, int64_t step);
 /* Compute duration of (rank, step) when nothing is in flight: 0 if flops_exec == 0, else
- * launch_s + flops_exec / F_eff(B) * straggler(rank) * jitter(rank, step). */
+ * launch_s + flops_exec / F_eff(B) * straggler(rank) * rs_machine_jitter(rank, step). */
 double rs_machine_comp_time(const rs_machine_t *m, int64_t block_tokens, int64_t rank, int64_t step,
                             uint64_t flops_exec);
 /* Overlap factor eta for a step whose hop carries `bytes`: the curve (log-linear in bytes between

@@ -22,7 +22,6 @@
 
 #define RS_MAX_PRESET_FILES 1024
 #define RS_MAX_PRESET_BYTES ((size_t)4 << 20)
-#define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile larger than this is not a profile */
 #define RS_MAX_PRESETS 256
 
 static rs_embedded_file_t *table; /* embedded + installed, {0, 0}-terminated; NULL: the embedded one */

@@ -14,6 +14,8 @@ const char *preset_find(const char *const *names, const char *name);
 /* names joined with ", " into buf (truncated to len). */
 void preset_list(char *buf, size_t len, const char *const *names);
 
+#define RS_PROFILE_MAX_BYTES (16 << 20) /* a profile or tier file larger than this is not one */
+
 /* The JSON text of a preset or a file, and its origin for messages. */
 typedef struct {
     const char *text;   /* the text (a preset's, or owned) */

@@ -450,6 +450,14 @@ static int hw_parse(const char *text, const char *origin, void *out, rs_err_t *e
     return rs_hw_parse(text, origin, out, err);
 }
 
+int rs_hw_load_as(const char *path, const char *display, rs_hw_t *out, rs_err_t *err) {
+    char *text = rs_read_text_file(path, RS_PROFILE_MAX_BYTES, "JSON text", err);
+    if (!text) return -1;
+    const int rc = rs_hw_parse(text, display, out, err);
+    free(text);
+    return rc;
+}
+
 int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err) {
     const profile_kind_t k = {rs_hw_preset_names(), "profile", "hardware profile", hw_parse};
     return load(name_or_path, &k, out, err);

@@ -87,6 +87,11 @@ typedef struct {
 /* Load a device profile: a preset name ("h100-sxm") or a path. Returns 0 or -1 with err naming
  * file:line:column and the key for unknown keys, wrong types and out-of-range values. */
 int rs_hw_load(const char *name_or_path, rs_hw_t *out, rs_err_t *err);
+/* The profile in the file at path, its messages naming display instead of path (file:line:column and
+ * the key, as rs_hw_load's): a profile written under a temporary name and committed at the run's end
+ * (output.h) is read back and reported by the name it will have. Never a preset. Returns 0 or -1
+ * with err. */
+int rs_hw_load_as(const char *path, const char *display, rs_hw_t *out, rs_err_t *err);
 /* Parse profile text; origin is the file name used in messages. */
 int rs_hw_parse(const char *text, const char *origin, rs_hw_t *out, rs_err_t *err);
 /* Load an interconnect tier preset ("ib-ndr") or file. Same error rules. */

@@ -123,10 +123,57 @@ static bool classes_at(const rs_problem_t *p0, const rs_machine_t *m, int64_t b,
     return true;
 }
 
-/* Kernel model: gap at an integer block size b (a multiple of the layout's granule): the layout's
- * step compute from the classes of the problem at S = b N, plus the host cost, minus T_comm of v's
- * moving block. Sets *valid = false when S = b N is not a valid problem (64-bit FLOP counts). */
-static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, const variant_t *v, int64_t b, bool *valid) {
+/* A gap evaluated at an integer block size b (a multiple of the layout's granule) for the problem p0
+ * on m: what the granule scan (granule_crossing) bisects. Sets *valid = false when S = b N is no
+ * valid problem (64-bit FLOP counts). */
+typedef double gap_at_fn(const rs_problem_t *p0, const rs_machine_t *m, const void *ctx, int64_t b, bool *valid);
+
+/* Where gap (gap_at_fn) changes from < 0 to >= 0 on whole granules g of B (2 for a zigzag ring,
+ * else 1): a log scan b = 2^(j/4) rounded up to g, four points per octave up to 2^24 tokens (a b that
+ * is no valid problem ends it), then a bisection on granules between the bracket's ends. first: the
+ * first b with gap >= 0, the scan ending there (*neg the b scanned before it, 0 when it is the first
+ * point); else the last b with gap < 0 and the first after it with gap >= 0, the scan ending 8 points
+ * into a run of gap >= 0 after a gap < 0. On return gap(*neg) < 0 <= gap(*pos) with *pos - *neg = g;
+ * *neg -1 (last mode) when no b had gap < 0, *pos -1 when none after it had gap >= 0 (then nothing is
+ * bisected). Tokens. Can't fail. */
+static void granule_crossing(const rs_problem_t *p, const rs_machine_t *m, gap_at_fn *gap, const void *ctx, bool first,
+                             int64_t *neg, int64_t *pos) {
+    const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
+    int64_t last_neg = first ? 0 : -1, first_pos = -1, prev = 0;
+    int pos_run = 0;
+    bool valid = true;
+    for (int j = 0; j <= 4 * 24; j++) {
+        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
+        b = (b + g - 1) / g * g;
+        if (b <= prev) continue;
+        prev = b;
+        const double gp = gap(p, m, ctx, b, &valid);
+        if (!valid) break;
+        if (gp < 0) {
+            last_neg = b, first_pos = -1, pos_run = 0;
+        } else if (first) {
+            first_pos = b;
+            break;
+        } else if (last_neg >= 0) {
+            if (first_pos < 0) first_pos = b;
+            if (++pos_run >= 8) break;
+        }
+    }
+    *neg = last_neg, *pos = first_pos;
+    if (last_neg < 0 || first_pos < 0) return;
+    int64_t lo = last_neg / g, hi = first_pos / g; /* gap(lo g) < 0 <= gap(hi g); lo 0: nothing below */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (gap(p, m, ctx, mid * g, &valid) < 0) lo = mid;
+        else hi = mid;
+    }
+    *neg = lo * g, *pos = hi * g;
+}
+
+/* Kernel model: the gap at block b (gap_at_fn; ctx: the variant v) - the layout's step compute from
+ * the classes of the problem at S = b N, plus the host cost, minus T_comm of v's moving block. */
+static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, const void *ctx, int64_t b, bool *valid) {
+    const variant_t *v = ctx;
     rs_problem_t p;
     rs_kmodel_t km;
     rs_kclasses_t kc;
@@ -136,38 +183,16 @@ static double gap_kernel(const rs_problem_t *p0, const rs_machine_t *m, const va
     return rs_kernel_layout_comp_s(&km, &kc) + rs_machine_host_s(m, v->n_x, bytes, reused) - (v->lat + bytes * g / v->w);
 }
 
-/* B* of the kernel model: the largest block (in granules g) whose middle step is transfer-bound:
- * scan b = g 2^(j/4) up to 2^24 tokens, then bisect on whole granules. The scan stops two octaves
- * after the transfer-bound range ends (compute grows as b^2 once the curves are clamped, transfers as
- * b). 0 if never transfer-bound; NaN if still transfer-bound at the largest b scanned. */
+/* B* of the kernel model: the largest block (in granules) whose middle step is transfer-bound, the
+ * last crossing of the granule scan. The scan stops 8 points after the transfer-bound range ends
+ * (compute grows as b^2 once the curves are clamped, transfers as b). 0 if never transfer-bound; NaN
+ * if still transfer-bound at the largest b scanned. */
 static double b_star_kernel(const rs_problem_t *p, const rs_machine_t *m, const variant_t *v) {
-    const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
-    int64_t last_neg = -1, first_pos_after = -1, prev = 0;
-    int pos_run = 0;
-    bool valid = true;
-    for (int j = 0; j <= 4 * 24; j++) {
-        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
-        b = (b + g - 1) / g * g;
-        if (b <= prev) continue;
-        prev = b;
-        double gp = gap_kernel(p, m, v, b, &valid);
-        if (!valid) break;
-        if (gp < 0) {
-            last_neg = b, first_pos_after = -1, pos_run = 0;
-        } else if (last_neg >= 0) {
-            if (first_pos_after < 0) first_pos_after = b;
-            if (++pos_run >= 8) break;
-        }
-    }
-    if (last_neg < 0) return 0;
-    if (first_pos_after < 0) return NAN; /* transfer-bound up to the largest b scanned */
-    int64_t lo = last_neg / g, hi = first_pos_after / g; /* gap(lo g) < 0 <= gap(hi g) */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (gap_kernel(p, m, v, mid * g, &valid) < 0) lo = mid;
-        else hi = mid;
-    }
-    return (double)(lo * g);
+    int64_t neg, pos;
+    granule_crossing(p, m, gap_kernel, v, false, &neg, &pos);
+    if (neg < 0) return 0;
+    if (pos < 0) return NAN; /* transfer-bound up to the largest b scanned */
+    return (double)neg;
 }
 
 /* The step kinds of a balanced training ring: what closed_makespan composes. */
@@ -313,9 +338,9 @@ int rs_model_closed(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o
 
 double rs_closed_overlap_efficiency(const rs_closed_t *c) { return c->t_step_s > 0 ? c->t_comp_s / c->t_step_s : 1; }
 
-/* The layout step's work minus its fixed costs at block b (a multiple of the granule); *valid false
- * when S = b N is no valid problem. */
-static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, int64_t b, bool *valid) {
+/* The layout step's work minus its fixed costs at block b (gap_at_fn; no ctx). */
+static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, const void *ctx, int64_t b, bool *valid) {
+    (void)ctx;
     rs_problem_t p;
     rs_kmodel_t km;
     rs_kclasses_t kc;
@@ -326,32 +351,13 @@ static double fixed_gap(const rs_problem_t *p0, const rs_machine_t *m, int64_t b
 }
 
 /* B_fixed of a training ring: the smallest block (in granules) whose layout step's work reaches its
- * fixed costs; the work grows with B, the fixed costs do not (the calls of a step are the same at
- * every B). A log scan of four points per octave up to 2^24 tokens, then a bisection on granules. */
+ * fixed costs, the first crossing of the granule scan; the work grows with B, the fixed costs do not
+ * (the calls of a step are the same at every B). NaN if still below at the largest b scanned. */
 static double b_fixed(const rs_problem_t *p, const rs_machine_t *m, double fixed_s) {
     if (!(fixed_s > 0)) return 0;
-    const int64_t g = p->layout == RS_LAYOUT_ZIGZAG && p->n_ranks > 1 ? 2 : 1;
-    int64_t below = 0, above = -1, prev = 0;
-    bool valid = true;
-    for (int j = 0; j <= 4 * 24 && above < 0; j++) {
-        int64_t b = ((int64_t)1 << (j / 4)) * (4 + j % 4) / 4;
-        b = (b + g - 1) / g * g;
-        if (b <= prev) continue;
-        prev = b;
-        const double gp = fixed_gap(p, m, b, &valid);
-        if (!valid) break;
-        if (gp >= 0) above = b;
-        else below = b;
-    }
-    if (above < 0) return NAN;
-    int64_t lo = below / g, hi = above / g; /* gap(lo g) < 0 <= gap(hi g); lo = 0: the first block reaches it */
-    if (lo == 0) return (double)(hi * g);
-    while (hi - lo > 1) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (fixed_gap(p, m, mid * g, &valid) >= 0) hi = mid;
-        else lo = mid;
-    }
-    return (double)(hi * g);
+    int64_t neg, pos;
+    granule_crossing(p, m, fixed_gap, NULL, true, &neg, &pos);
+    return pos < 0 ? NAN : (double)pos;
 }
 
 int rs_model_b_star(const rs_problem_t *p, const rs_machine_t *m, rs_closed_t *o, rs_err_t *err) {

@@ -64,8 +64,7 @@ static inline double rank_work(const work_classes_t *wc, int64_t r, int64_t k, w
     acc->exec += fx;
     const int calls = wc->per_step ? 0 : wc->calls[cls];
     if (!(scaled > 0) && launches == 0 && calls == 0) return 0;
-    double work = scaled * wc->slow[r];
-    if (wc->m->jitter > 0) work *= 1 + wc->m->jitter * (2 * rs_hash_unit(wc->m->seed, (uint64_t)r, (uint64_t)k) - 1);
+    const double work = scaled * wc->slow[r] * rs_machine_jitter(wc->m, r, k);
     return rs_kernel_fixed_s(wc->km, work, launches, calls, wc->per_step ? 0 : wc->syncs[cls]);
 }
 

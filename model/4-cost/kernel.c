@@ -299,9 +299,7 @@ double rs_kernel_rank_step_s(const rs_kmodel_t *km, const rs_step_t *st, const r
     const int launches = ks->launches;
     if (!(scaled_s > 0) && launches == 0 && ks->host_calls == 0) return 0.0;
     const double slow = rs_kernel_rank_slow(km, rank);
-    double jit = 1.0;
-    if (m->jitter != 0) jit = 1.0 + m->jitter * (2.0 * rs_hash_unit(m->seed, (uint64_t)rank, (uint64_t)step) - 1.0);
-    return rs_kernel_fixed_s(km, scaled_s * slow * jit, launches, ks->host_calls, ks->syncs) +
+    return rs_kernel_fixed_s(km, scaled_s * slow * rs_machine_jitter(m, rank, step), launches, ks->host_calls, ks->syncs) +
            rs_machine_host_s(m, n_xfers, bytes, reused_bytes);
 }
 

@@ -75,7 +75,7 @@ static int drawings(const char *out, const char *what, double *done, double *tot
 }
 
 /* sim: rank-steps that grow to the total (N x steps), percentages that match them, the time left and
- * the simulated time; the line is erased before the table. */
+ * the simulated time; the line is erased before the notes and the table. */
 RS_TEST(test_sim_on_pty, "sim on a terminal: rank-steps, time left, simulated time") {
     CU_ASSERT_EQUAL(run_pty("sim -N 640 -S 1280K -L zigzag -P forward"), 0);
     double done[4096], total = 0;
@@ -94,7 +94,10 @@ RS_TEST(test_sim_on_pty, "sim on a terminal: rank-steps, time left, simulated ti
     }
     CU_ASSERT_PTR_NOT_NULL(strstr(pty_out, " left, "));
     CU_ASSERT_PTR_NOT_NULL(strstr(pty_out, " simulated"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(pty_out, "\r\033[K# ringsim sim:")); /* erased, then the table */
+    /* erased, then the kernel curves' note (one line), then the table */
+    const char *note = strstr(pty_out, "\r\033[Kringsim: note: kernel "), *nl = note ? strchr(note, '\n') : NULL;
+    CU_ASSERT_PTR_NOT_NULL(note);
+    CU_ASSERT(nl && !strncmp(nl + 1, "# ringsim sim:", 14));
     CU_ASSERT_PTR_NOT_NULL(strstr(pty_out, "zigzag     forward"));
 }
 

@@ -1,7 +1,8 @@
 /* test_output_run.c - the run of a process (output_run.c): inside a run a commit is pending until
  * rs_out_finish, which commits everything (true) or removes it (false); a pending output is read at
  * its temporary; the same target committed twice keeps the later; temporary folders, staged folders
- * (merged into an existing folder) and created folders; a signal removes what the run left. */
+ * (merged into an existing folder) and created folders; a signal removes what the run left; every
+ * commit checked for a race (pending, partial, outside a run), the loser's temporary removed. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -171,6 +172,64 @@ RS_TEST(test_commit_race, "another run's commit after this run's checks wins: th
     free(text);
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
     remove(path);
+}
+
+/* A commit of path's temporary f, expected to lose to another writer with how ("replaced",
+ * "created"); what is there stays "theirs\n", no temporary is left. */
+static void expect_lost(rs_file_t *f, bool partial, const char *shown, const char *there, const char *how) {
+    rs_err_t err = {0};
+    fputs("mine\n", f->fp);
+    CU_ASSERT_EQUAL(partial ? rs_file_commit_partial(f, &err) : rs_file_commit(f, &err), -1);
+    char want[1200];
+    snprintf(want, sizeof want, "%s: %s by another run meanwhile: that run's output is kept, this run's is discarded", shown, how);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    char *text = rs_test_slurp(there, NULL);
+    CU_ASSERT_STRING_EQUAL(text ? text : "", "theirs\n");
+    free(text);
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+RS_TEST(test_every_commit_checked, "a partial commit and a commit outside a run lose to another run's commit meanwhile, as a pending one does") {
+    char path[1024], partial[1100];
+    snprintf(path, sizeof path, "%s", rs_test_path("p.csv"));
+    rs_out_partial_name(path, partial, sizeof partial);
+    rs_err_t err = {0};
+    rs_file_t f;
+    /* outside a run: replaced, or created, between the open and the commit */
+    rs_test_write_text(path, "old\n");
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    other_run_commits(path, "theirs\n");
+    expect_lost(&f, false, path, path, "replaced");
+    remove(path);
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    other_run_commits(path, "theirs\n");
+    expect_lost(&f, false, path, path, "created");
+    /* a partial result (inside a run and outside): its NAME.partial.EXT created or replaced meanwhile */
+    for (int in_run = 0; in_run < 2; in_run++) {
+        remove(partial);
+        if (in_run) rs_out_begin();
+        CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+        other_run_commits(partial, "theirs\n");
+        expect_lost(&f, true, partial, partial, "created");
+        CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+        other_run_commits(partial, "theirs\n"); /* another file in its place */
+        expect_lost(&f, true, partial, partial, "replaced");
+        if (in_run) CU_ASSERT_EQUAL(rs_out_finish(true, &err), 0);
+        char *text = rs_test_slurp(path, NULL);
+        CU_ASSERT_STRING_EQUAL(text ? text : "", "theirs\n"); /* the complete output untouched */
+        free(text);
+    }
+    /* nobody else wrote: a previous partial result is replaced, as the output is */
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    fputs("points\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit_partial(&f, &err), 0);
+    rs_test_expect_text(partial, "points\n");
+    CU_ASSERT_EQUAL_FATAL(rs_file_open(&f, path, &err), 0);
+    fputs("all\n", f.fp);
+    CU_ASSERT_EQUAL(rs_file_commit(&f, &err), 0);
+    rs_test_expect_text(path, "all\n");
+    CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+    remove(path), remove(partial);
 }
 
 RS_TEST(test_stage_race, "a staged folder is not merged into a folder another run committed into meanwhile") {

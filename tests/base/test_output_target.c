@@ -1,13 +1,14 @@
 /* test_output_target.c - where the bytes of an output path go (output_target.c): a path split into
  * folder and name and joined again, links followed to their target (relative, absolute, chains, a
  * loop), a descriptor of this process recognised, the refusals' phrases, and a temporary placed by
- * rename or written into a device. */
+ * rename or written into a device; a file moved by rename, and by a copy across file systems. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -114,6 +115,34 @@ RS_TEST(test_place, "a temporary renamed over, written into a device, removed on
     CU_ASSERT_STRING_EQUAL(err.msg, "t.csv: cannot rename the temporary file: No such file or directory");
     CU_ASSERT_EQUAL(access(tmp, F_OK), -1); /* removed on failure too */
     remove(target);
+}
+
+RS_TEST(test_move, "a file moved: renamed on one file system, copied (and removed) across two") {
+    char from[1024], to[1024];
+    snprintf(from, sizeof from, "%s", rs_test_path("m.src"));
+    snprintf(to, sizeof to, "%s", rs_test_path("m.dst"));
+    rs_test_write_text(from, "moved\n");
+    rs_test_write_text(to, "a longer old content\n");
+    CU_ASSERT_EQUAL(out_move(from, to), 0);
+    rs_test_expect_text(to, "moved\n");
+    CU_ASSERT_EQUAL(access(from, F_OK), -1);
+    /* across file systems (/dev/shm is a tmpfs where it exists): the bytes copied over a longer file */
+    struct stat a, b;
+    char shm[64];
+    snprintf(shm, sizeof shm, "/dev/shm/ringsim-test-move.%ld", (long)getpid());
+    const bool cross = stat("/dev/shm", &a) == 0 && stat(to, &b) == 0 && a.st_dev != b.st_dev;
+    if (!cross) {
+        printf("skipped: no second file system at /dev/shm ");
+    } else {
+        rs_test_write_text(to, "a longer old content\n");
+        rs_test_write_text(shm, "copied\n");
+        CU_ASSERT_EQUAL(out_move(shm, to), 0);
+        rs_test_expect_text(to, "copied\n");
+        CU_ASSERT_EQUAL(access(shm, F_OK), -1); /* the source removed */
+    }
+    CU_ASSERT_EQUAL(out_move(from, to), -1); /* no source: errno, nothing touched */
+    rs_test_expect_text(to, cross ? "copied\n" : "moved\n");
+    remove(to), remove(shm);
 }
 
 RS_TEST_PROGRAM_IN("output_target")

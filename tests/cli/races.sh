@@ -8,6 +8,10 @@
 #      meanwhile"; when out.csv was missing at the start, A says "created by another run meanwhile";
 #   2. two `report --force -o R` into an existing R: B's report stays, A exits 1 "R: replaced by
 #      another run meanwhile" and merges none of its files;
+#   6. a partial result: `sweep -o p.csv` stopped after its first point, another run commits
+#      p.partial.csv, then the first is interrupted (SIGINT): its partial commit finds p.partial.csv
+#      created meanwhile, exits 1 "p.partial.csv: created by another run meanwhile" and the other's
+#      file stays; p.csv is not written;
 #   with mpirun (skipped without it):
 #   3. two `exec -N 2 --trace t.csv` (the ranks hand their outputs to the launching run, which commits
 #      them): the same as 1;
@@ -15,7 +19,11 @@
 #      byte, no temporary is left beside it or in $TMPDIR; while the job runs, Open MPI's
 #      shared-memory segments (vader_segment.*) lie in the run's folder, not in /dev/shm;
 #   5. SIGKILL of `exec`: its ranks are gone within 5 s, its output is not replaced afterwards, and
-#      the next MPI run removes the dead run's folder.
+#      the next MPI run removes the dead run's folder;
+#   7. a plain `mpirun -np 2 ringsim exec` (not launched by ringsim): while it runs, Open MPI's
+#      shared-memory segments lie in mpirun's session folder in $TMPDIR, not in /dev/shm; after a
+#      normal end and after SIGINT to its process group nothing is left in $TMPDIR or /dev/shm, and
+#      no process of the job (the session folder's watcher included) within 5 s.
 set -u
 bin=${1:?usage: races.sh RINGSIM}
 name=races
@@ -68,6 +76,30 @@ diff -r R b.out >/dev/null || bad "2: R is not the winner's report: $(diff -rq R
 [ "$(temps)" = 0 ] || bad "2: temporaries left: $(find . -name '*.tmp.*'; ls tmp)"
 rm -rf b.out
 
+# --- 6. a partial commit against another run's commit of the same name ---
+timeout 120 "$bin" sweep -N 8:512:x2 -S 64K:4M:x2 --sim -q -o p.csv >a.txt 2>&1 &
+a=$!
+pids="$pids $a"
+# stopped once a point's row is in its temporary (rows are flushed one by one)
+rows() { for f in p.csv.tmp.*; do [ -e "$f" ] && grep -vc '^#' "$f"; done 2>/dev/null | head -1; }
+for _ in $(seq 600); do [ "$(rows)" -ge 2 ] 2>/dev/null && break; sleep 0.1; done
+[ "$(rows)" -ge 2 ] 2>/dev/null || bad "6: the sweep never finished a point"
+rs=$(pgrep -P $a | head -1) # the ringsim under timeout: it is what commits
+kill -STOP "${rs:-$a}"
+sh -c "$fast -o p.partial.csv" >b.txt 2>&1 || bad "6: the other run failed: $(cat b.txt)"
+cp p.partial.csv b.out
+kill -INT "${rs:-$a}"
+kill -CONT "${rs:-$a}"
+wait $a
+ra=$?
+[ $ra = 1 ] || bad "6: the interrupted sweep exited $ra, not 1: $(cat a.txt)"
+grep -q "p.partial.csv: created by another run meanwhile: that run's output is kept" a.txt || bad "6: the loser did not say so: $(cat a.txt)"
+[ "$(wc -l <a.txt)" = 1 ] || bad "6: not one line: $(cat a.txt)"
+cmp -s p.partial.csv b.out || bad "6: p.partial.csv is not the other run's"
+[ -e p.csv ] && bad "6: p.csv was written"
+[ "$(temps)" = 0 ] || bad "6: temporaries left: $(find . -name '*.tmp.*'; ls tmp)"
+rm -f b.out
+
 # --- MPI: the ranks' outputs, temporaries and shared memory ---
 exe="\"$bin\" exec -N 2 --dtype fp32 --warmup 0"
 if ! command -v mpirun >/dev/null || ! timeout 120 sh -c "$exe --seq 1K --reps 1 --trace t.csv" >mpi.txt 2>&1; then
@@ -118,6 +150,27 @@ else
   cmp -s t.csv before.csv || bad "5: t.csv was replaced after its run was killed"
   timeout 120 sh -c "$exe --seq 1K --reps 1 --trace u.csv" >/dev/null 2>&1 || bad "5: the next exec failed"
   [ "$(temps)" = 0 ] || bad "5: the killed run's folder is left after the next run: $(find tmp)"
+
+  # --- 7. a plain mpirun job ---
+  root=""
+  [ "$(id -u)" = 0 ] && root="--allow-run-as-root"
+  timeout 120 mpirun $root --oversubscribe -np 2 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 1K --reps 1 --trace p7.csv >p7.txt 2>&1 ||
+    bad "7: the plain mpirun job failed: $(tail -3 p7.txt)"
+  for _ in $(seq 50); do [ "$(temps)" = 0 ] && break; sleep 0.1; done
+  [ "$(temps)" = 0 ] || bad "7: a normal end left: $(find tmp)"
+  setsid env --default-signal=INT,TERM timeout 120 mpirun $root --oversubscribe -np 2 "$bin" exec -N 2 --dtype fp32 --warmup 0 --seq 16K \
+    --reps 6 --trace "$dir/p7.csv" >p7.txt 2>&1 &
+  p=$!
+  pids="$pids $p"
+  await 'tmp/ompi.*/pid.*/vader_segment.*' || bad "7: no shared-memory segment in mpirun's session folder: $(find tmp; tail -3 p7.txt)"
+  segs=$(for s in tmp/ompi.*/pid.*/vader_segment.*; do [ -e "$s" ] && echo "${s##*/}"; done)
+  for s in $segs; do [ -e "/dev/shm/$s" ] && bad "7: $s is in /dev/shm too"; done
+  kill -INT "-$p" 2>/dev/null
+  wait $p
+  for _ in $(seq 50); do pgrep -f "trace $dir/p7.csv" >/dev/null || break; sleep 0.1; done
+  pgrep -f "trace $dir/p7.csv" >/dev/null && bad "7: processes of the job left: $(pgrep -af "trace $dir/p7.csv")"
+  [ "$(temps)" = 0 ] || bad "7: SIGINT left: $(find tmp)"
+  for s in $segs; do [ -e "/dev/shm/$s" ] && bad "7: SIGINT left /dev/shm/$s"; done
 fi
 [ $fail = 0 ] && echo "races: every case passed"
 exit $fail

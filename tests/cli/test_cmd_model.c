@@ -1,6 +1,7 @@
 /* test_cmd_model.c - `ringsim model` end to end: output against the library, bad input (exit 2, one line
  * naming the parameter, no output file), --help, CSV/JSON/trace outputs. */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "setup.h"
 #include "cost.h"
 #include "test_main.h"
+#include "cmd_test.h"
 #include "harness.h"
 #include "trace.h"
 
@@ -201,6 +203,28 @@ RS_TEST(test_kernel_options, "--impl, --kernel, --flops, notes, bad kernels inpu
 
 /* pass-q without a cache runs (exit 0) and says its pass-kv equivalent on stderr; an inference
  * problem runs the forward only; its trace header names the variant and reads back. */
+/* As a terminal shows a run: the curves' note once, before the table's first line; a refusal made
+ * after the rates are resolved (the run's size against --max-time) alone, with no note and no warning
+ * of --allow-implausible before it. */
+RS_TEST(test_notes_before_table, "the notes once before the table, a refused run one line") {
+    rs_cmd_expect_notes_first("model -L zigzag -P forward", "# ringsim model: S=131072 N=8 ");
+    rs_cmd_expect_notes_first("model -L all -P both --csv m.csv", "# ringsim model: S=131072 N=8 ");
+    rs_cmd_expect_notes_first("model -L zigzag -P forward --csv -", "layout,pass,seq_tokens,");
+    const char *big = "this run: an estimated 1.8e+11 rank-steps would take about 90 min";
+    rs_cmd_expect_refused_alone("model -N 100000 -S 200000", big);
+    rs_cmd_expect_refused_alone("model --flops 2000T --allow-implausible -N 100000 -S 200000", big);
+    /* the warning is said once, with the notes, when the run goes on */
+    char *t = NULL;
+    CU_ASSERT_EQUAL(rs_cmd_tty("model --flops 2000T --allow-implausible -L zigzag -P forward", &t), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(strncmp(t, "ringsim model: warning: --flops 2e+15: above H100-SXM's datasheet bf16 peak", 75), 0);
+    const char *nl = strchr(t, '\n');
+    CU_ASSERT_FATAL(nl != NULL);
+    CU_ASSERT_PTR_NULL(strstr(nl, "warning:"));
+    CU_ASSERT_EQUAL(strncmp(nl + 1, "# ringsim model: ", 17), 0);
+    free(t);
+}
+
 RS_TEST(test_inference_runs, "inference: pass-q note, forward only, trace header") {
     CU_ASSERT_EQUAL(rs_test_ringsim("model --ring pass-q -L zigzag"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "note: --ring pass-q without a cache (--cached 0): the same FLOPs as --ring pass-kv"));
@@ -221,6 +245,93 @@ RS_TEST(test_inference_runs, "inference: pass-q note, forward only, trace header
     /* N = 4: 5 steps x 4 ranks step events, 4 x 4 compute, 3 x 4 x (send + recv) Q, 4 x (send + recv) return */
     CU_ASSERT_EQUAL(rs_trace_count(t), 20 + 16 + 24 + 8);
     rs_trace_free(t);
+}
+
+/* The index of column name in a CSV header line (-1: none). */
+static int csv_column(const char *header, const char *name) {
+    int i = 0;
+    const size_t n = strlen(name);
+    for (const char *f = header; f; f = strchr(f, ','), f = f ? f + 1 : NULL, i++)
+        if (!strncmp(f, name, n) && (f[n] == ',' || f[n] == '\n' || f[n] == '\0')) return i;
+    return -1;
+}
+
+/* Field i of a CSV line as a number ("nan" reads as NaN). */
+static double csv_field(const char *line, int i) {
+    const char *f = line;
+    for (int k = 0; k < i && f; k++) f = strchr(f, ','), f = f ? f + 1 : NULL;
+    return f ? strtod(f, NULL) : NAN;
+}
+
+/* The ranges the table's comment lines print, in the CSV and the JSON: each column equals the
+ * library's closed form and walk of the same problem on the machine at the point, --bound fast and
+ * --bound slow (rs_machine_spec_build), and the JSON's fields of the same names equal the CSV's. */
+RS_TEST(test_ranges_csv_json, "the ranges (B_fixed, --bound fast / slow) in the CSV and the JSON") {
+    const char *args = "model -S 64K -N 8 -L contiguous,zigzag -P both";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --csv - ", args);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(cmd), 0);
+    char *csv = strdup(rs_test_out);
+    snprintf(cmd, sizeof cmd, "%s --json - ", args);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(cmd), 0);
+    json_error_t jerr;
+    json_t *root = json_loads(rs_test_out, 0, &jerr), *entries = json_object_get(root, "entries");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    CU_ASSERT_EQUAL_FATAL(json_array_size(entries), 4);
+    static const char *const cols[] = {"work_s", "fixed_s", "b_fixed_tokens", "b_fixed_fast_tokens", "b_fixed_slow_tokens",
+                                       "makespan_fast_s", "makespan_slow_s", "balance_efficiency_fast",
+                                       "balance_efficiency_slow", "t_comm_fast_s", "t_comm_slow_s"};
+    enum { NC = sizeof cols / sizeof cols[0] };
+    int at[NC];
+    for (int i = 0; i < NC; i++) {
+        at[i] = csv_column(csv, cols[i]);
+        CU_ASSERT_FATAL(at[i] > 0);
+    }
+    static rs_setup_t c; /* the library's: the same problem and the default profile */
+    rs_setup_default(&c);
+    c.problem.seq_tokens = 65536, c.problem.n_ranks = 8;
+    c.n_layouts = 2, c.layouts[0] = RS_LAYOUT_CONTIGUOUS, c.layouts[1] = RS_LAYOUT_ZIGZAG;
+    c.n_passes = 2, c.passes[0] = RS_PASS_FORWARD, c.passes[1] = RS_PASS_BACKWARD;
+    CU_ASSERT_EQUAL_FATAL(rs_setup_finish(&c, NULL), 0);
+    rs_machine_t mb[3] = {c.machine};
+    for (int b = 0; b < 2; b++) {
+        rs_machine_spec_t sp = c.spec;
+        sp.bound = b == 0 ? RS_BOUND_FAST : RS_BOUND_SLOW;
+        CU_ASSERT_EQUAL_FATAL(rs_machine_spec_build(&sp, &c.hw, 8, &mb[1 + b], NULL), 0);
+    }
+    const char *line = strchr(csv, '\n');
+    int rows = 0;
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 2; i++, rows++) {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+            line++;
+            const rs_problem_t p = rs_setup_problem(&c, i, j);
+            CU_ASSERT_EQUAL(strncmp(line, rs_layout_name(p.layout), strlen(rs_layout_name(p.layout))), 0);
+            rs_schedule_t *sch = rs_schedule_create(&p, NULL);
+            rs_closed_t cl[3];
+            rs_walk_t w[3];
+            for (int b = 0; b < 3; b++) {
+                CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &mb[b], &cl[b], NULL), 0);
+                CU_ASSERT_EQUAL_FATAL(rs_model_walk(sch, &mb[b], RS_NO_SINK, NULL, &w[b], NULL), 0);
+            }
+            rs_schedule_free(sch);
+            const double want[NC] = {cl[0].work_s, cl[0].fixed_s, cl[0].b_fixed_tokens, cl[1].b_fixed_tokens,
+                                     cl[2].b_fixed_tokens, w[1].makespan_s, w[2].makespan_s, w[1].balance_efficiency,
+                                     w[2].balance_efficiency, cl[1].t_comm_s, cl[2].t_comm_s};
+            json_t *e = json_array_get(entries, (size_t)rows);
+            for (int k = 0; k < NC; k++) {
+                const double got = csv_field(line, at[k]);
+                RS_ASSERT_REL(got, want[k], 1e-15);
+                RS_ASSERT_REL(json_real_value(json_object_get(e, cols[k])), got, 1e-15);
+            }
+            /* the ends differ where the uncertain figures move them: B_fixed lower, T_comm shorter at the fast end */
+            CU_ASSERT(want[3] < want[2] && want[2] < want[4]);
+            CU_ASSERT(want[9] < want[10]);
+            line = strchr(line, '\n');
+        }
+    CU_ASSERT_EQUAL(rows, 4);
+    json_decref(root);
+    free(csv);
 }
 
 /* The perturbations against N (setup.h): the value as given when the command line gave it, else made

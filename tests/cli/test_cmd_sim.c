@@ -214,4 +214,23 @@ RS_TEST(test_said, "background_pass_note_and_rate_source") {
     CU_ASSERT_PTR_NULL(strstr(rs_test_err, "--background"));
 }
 
+/* As a terminal shows a run: the curves' note once, before the table's first line; with a job, the
+ * background's note and then the curves' before the header; a run refused for its size alone. */
+RS_TEST(test_notes_before_table, "the notes once before the table, a refused run one line") {
+    rs_cmd_expect_notes_first("sim -N 4 -S 8K -L zigzag -P forward -q", "# ringsim sim: ");
+    char *t = NULL;
+    CU_ASSERT_EQUAL(rs_cmd_tty("sim -S 32K --cp 4 --tp 2 --gpus-per-node 8 --inter ib-ndr -L zigzag -P both --background dp "
+                               "--bg-bytes 4M -q", &t), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(strncmp(t, "ringsim sim: note: --background dp: the gradient all-reduce runs in the backward pass", 84), 0);
+    const char *nl = strchr(t, '\n');
+    CU_ASSERT_FATAL(nl != NULL);
+    CU_ASSERT_EQUAL(strncmp(nl + 1, "ringsim: note: kernel ", 22), 0);
+    nl = strchr(nl + 1, '\n');
+    CU_ASSERT(nl && nl[1] == '#');
+    CU_ASSERT(nl && !strstr(nl, "note:"));
+    free(t);
+    rs_cmd_expect_refused_alone("sim -N 32768 -S 1M", "this run: an estimated 2.15e+09 rank-steps would take about 20.7 days");
+}
+
 RS_TEST_MAIN(.suite = "sim_cli", .scratch = "sim_cli")

@@ -1,6 +1,6 @@
 /* test_main.c - the `ringsim` program itself (cli/main.c) through the built binary: no command, --help,
  * --version, an unknown command, the build-time --man-dir and --completion, and the end of a run: a
- * stdout that cannot be written exits 1 with one line. */
+ * stdout that cannot be written exits 1 with its error as the last line on stderr. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -48,16 +48,36 @@ RS_TEST(test_docs, "--man-dir and --completion") {
     CU_ASSERT(rs_cmd_contains(path, ".SH NAME\nringsim\\-plan \\- capacity planning"));
 }
 
-/* stdout to /dev/full: the command's end finds the write error, exit 1, no output file kept. */
-RS_TEST(test_stdout_error, "a stdout that cannot be written") {
+/* `ringsim model ARGS --csv m.csv > /dev/full`: exit 1, no m.csv kept; its stderr (NUL-terminated,
+ * owned) in *err. */
+static void model_to_full(const char *args, char **err) {
     char cmd[2048];
     const char *csv = rs_test_path("m.csv");
-    snprintf(cmd, sizeof cmd, "%s/bin/ringsim model -L zigzag -P forward --csv %s > /dev/full 2> %s", RS_BINARY_DIR, csv,
+    snprintf(cmd, sizeof cmd, "%s/bin/ringsim model %s --csv %s > /dev/full 2> %s", RS_BINARY_DIR, args, csv,
              rs_test_path("full.txt"));
     const int st = system(cmd);
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
-    rs_test_expect_text(rs_test_path("full.txt"), "ringsim model: stdout: write error: No space left on device\n");
     CU_ASSERT(rs_test_file_size(csv) < 0);
+    *err = rs_test_slurp(rs_test_path("full.txt"), NULL);
+}
+
+/* stdout to /dev/full: the command's end finds the write error, exit 1, no output file kept, and the
+ * error is the last line on stderr. A run without notes says only that line; one whose kernel curves
+ * fall back said its note before its table (once, as a run that succeeds says it), then the error. */
+RS_TEST(test_stdout_error, "a stdout that cannot be written") {
+    static const char want[] = "ringsim model: stdout: write error: No space left on device\n";
+    char *err = NULL;
+    model_to_full("-L zigzag -P forward --impl none", &err); /* the dense model: no kernel curve, no note */
+    CU_ASSERT_STRING_EQUAL(err ? err : "", want);
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim("model -L zigzag -P forward"), 0);
+    CU_ASSERT_EQUAL_FATAL(strncmp(rs_test_err, "ringsim: note: kernel flash-attn-2 has no forward shifted curve", 63), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_cmd_lines(rs_test_err), 1);
+    static char both[sizeof rs_test_err + sizeof want];
+    snprintf(both, sizeof both, "%s%s", rs_test_err, want); /* the note of the run that succeeded, then the error */
+    model_to_full("-L zigzag -P forward", &err);
+    CU_ASSERT_STRING_EQUAL(err ? err : "", both);
+    free(err);
 }
 
 RS_TEST_MAIN(.suite = "ringsim", .scratch = "cli_main")

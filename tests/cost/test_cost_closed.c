@@ -203,4 +203,40 @@ RS_TEST(test_bound_rule_half_block, "bound rule: a causal zigzag step is half a 
     CU_ASSERT_TRUE(cz.comm_bound);
 }
 
+/* B_fixed against its definition, checked at its neighbours (the plain reference of the granule scan):
+ * the smallest block (a whole granule: even for zigzag) at which the layout step's work reaches its
+ * fixed costs, rs_model_closed's work_s and fixed_s at S = B N; both passes, three layouts, the
+ * flash-attn preset with a launch of 5 us and a host call of 8 us; 0 without fixed costs. */
+RS_TEST(test_b_fixed_neighbours, "B_fixed: the smallest granule whose work reaches its fixed costs") {
+    rs_machine_t m = rs_test_kernel_machine(RS_IMPL_FLASH_ATTN, 5e-6);
+    m.host_call_s = 8e-6;
+    const rs_layout_t ls[] = {RS_LAYOUT_CONTIGUOUS, RS_LAYOUT_ZIGZAG, RS_LAYOUT_STRIPED};
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 3; i++) {
+            rs_problem_t p = rs_test_kernel_problem(8, 4096, ls[i], (rs_pass_t)pass, true);
+            const int64_t g = ls[i] == RS_LAYOUT_ZIGZAG ? 2 : 1;
+            rs_closed_t c, at, below;
+            CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &m, &c, NULL), 0);
+            const double bf = c.b_fixed_tokens;
+            CU_ASSERT_FATAL(bf > 2 * g && bf < 16777216 && bf == floor(bf));
+            CU_ASSERT_EQUAL(fmod(bf, (double)g), 0);
+            p.seq_tokens = 8 * (int64_t)bf;
+            CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &at, NULL), 0);
+            p.seq_tokens = 8 * ((int64_t)bf - g);
+            CU_ASSERT_EQUAL_FATAL(rs_model_closed(&p, &m, &below, NULL), 0);
+            CU_ASSERT(at.fixed_s > 0 && at.work_s >= at.fixed_s);
+            CU_ASSERT(below.work_s < below.fixed_s);
+            if (!(at.work_s >= at.fixed_s && below.work_s < below.fixed_s))
+                fprintf(stderr, "  %s %s: B_fixed %.0f: work %g / fixed %g, below %g / %g\n", rs_layout_name(ls[i]),
+                        rs_pass_name((rs_pass_t)pass), bf, at.work_s, at.fixed_s, below.work_s, below.fixed_s);
+        }
+    /* no fixed costs (the dense model without a launch): B_fixed 0 */
+    rs_machine_t z = rs_test_kernel_machine(RS_IMPL_NONE, 0);
+    rs_problem_t p = rs_test_kernel_problem(8, 4096, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_closed_t c;
+    CU_ASSERT_EQUAL_FATAL(rs_model_b_star(&p, &z, &c, NULL), 0);
+    CU_ASSERT_EQUAL(c.fixed_s, 0);
+    CU_ASSERT_EQUAL(c.b_fixed_tokens, 0);
+}
+
 RS_TEST_PROGRAM("closed form")

@@ -114,6 +114,15 @@ RS_TEST(test_machine_comp_time, "comp_time") {
         CU_ASSERT_EQUAL(t, rs_machine_comp_time(&m, 4096, 1, s, fl)); /* deterministic */
     }
     CU_ASSERT(lo >= 0.9 && lo < 0.95 && hi <= 1.1 && hi > 1.05); /* the draws spread over the range */
+    /* the factor itself: 1 + J (2u - 1) for (rank, step), by hand at two draws; 1 without jitter */
+    const double u7 = rs_hash_unit(42, 3, 7), u0 = rs_hash_unit(42, 0, 0);
+    CU_ASSERT_DOUBLE_EQUAL(rs_machine_jitter(&m, 3, 7), 1 + 0.1 * (2 * u7 - 1), 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(rs_machine_jitter(&m, 0, 0), 1 + 0.1 * (2 * u0 - 1), 1e-15);
+    CU_ASSERT(rs_machine_jitter(&m, 3, 7) != rs_machine_jitter(&m, 7, 3)); /* (rank, step), not a symmetric draw */
+    m.seed = 43;
+    CU_ASSERT(rs_machine_jitter(&m, 3, 7) != 1 + 0.1 * (2 * u7 - 1)); /* the machine's seed */
+    m.jitter = 0;
+    CU_ASSERT_EQUAL(rs_machine_jitter(&m, 3, 7), 1.0);
     /* the efficiency curve slows compute: F_eff = 0.5 F at B = 4096 */
     m.jitter = 0, m.perturb.n_stragglers = 0;
     m.cal.n_eff = 1;

@@ -190,4 +190,34 @@ RS_TEST(test_errors_files, "errors_files") {
     remove(path);
 }
 
+/* A file read under one name and reported by another (a profile written under a temporary name):
+ * its messages name the display name, file:line:column as rs_hw_load's; a valid one reads as
+ * rs_hw_load reads it; a name that would be a preset's is still a file; a missing file names the path
+ * read. */
+RS_TEST(test_load_as, "rs_hw_load_as: the messages name the display name") {
+    const char *path = RS_BINARY_DIR "/tests/test_hw_load_as.tmp";
+    FILE *fp = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    fputs(subst("100e12", "-1"), fp);
+    fclose(fp);
+    rs_hw_t hw, ref;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(rs_hw_load_as(path, "out/fit.json", &hw, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "out/fit.json:5:7: device.flops_per_s.bf16: must be in [1, 1e+20], got -1");
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    fp = fopen(path, "w");
+    fputs(BASE, fp);
+    fclose(fp);
+    CU_ASSERT_EQUAL(rs_hw_load_as(path, "h100-sxm", &hw, &err), 0); /* the file, not the preset of that name */
+    CU_ASSERT_EQUAL_FATAL(rs_hw_parse(BASE, "t.json", &ref, &err), 0);
+    CU_ASSERT_STRING_EQUAL(hw.name, "T");
+    CU_ASSERT_EQUAL(hw.flops_per_s[RS_DTYPE_BF16], ref.flops_per_s[RS_DTYPE_BF16]);
+    CU_ASSERT_EQUAL(hw.intra.bw_bytes_per_s, ref.intra.bw_bytes_per_s);
+    remove(path);
+    CU_ASSERT_EQUAL(rs_hw_load_as(path, "out/fit.json", &hw, &err), -1);
+    char want[1024];
+    snprintf(want, sizeof want, "%s: cannot read: No such file or directory", path);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+}
+
 RS_TEST_PROGRAM("profile")

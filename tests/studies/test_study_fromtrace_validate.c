@@ -130,7 +130,9 @@ RS_TEST(test_roles_dense, "validate per role, dense model: attention like with l
  * rows): a + 36 = 38 B per element and 52 B per row-head, 1024 x (4096 x 38 + 32 x 52) B = 161.087488
  * us; one whose owner follows (the second half, B/2 rows, copied back: + 8 B and + 8 B): 512 x (4096 x
  * 46 + 32 x 60) B = 97.452032 us. Over the 4 ranks: 4 step 0s, 6 steps of each other kind:
- * 1651.900416 us of predicted merges; the trace has none (said), then merges of known busy time. */
+ * 1651.900416 us of predicted merges; the trace has none (said), then merges of known busy time. The
+ * pass epilogue's out.to(q.dtype) (read 4, write 2 B per element: 25.165824 us a rank) is in no role:
+ * a trace has it as a cast kernel (direct_copy_kernel), not a merge. */
 RS_TEST(test_roles_preset, "validate per role, flash-attn preset: the model's merge cost by hand against the trace's merges") {
     rs_hw_t hw;
     rs_tval_row_t row;

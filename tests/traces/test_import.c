@@ -270,16 +270,19 @@ RS_TEST(test_checked_in_fixtures, "checked-in fixtures of tests/fixtures/data") 
 
 RS_TEST(test_real_torch_trace, "a real torch.profiler capture (torch 2.11, H200)") {
     rs_err_t err = {0};
-    /* the ring capture as rank 0, and as rank 1 (the same timeline: world size 1 on one GPU) */
+    /* the ring capture (world size 1 on one GPU) as rank 0 and as rank 1 of a world of 2: the same
+     * timeline */
     char *ring = it_gunzip(IT_DATA "/torch_h200/ring.pt.trace.json.gz");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ring);
     const char *dir = rs_test_fresh_dir("real");
     char p0[1100], p1[1100];
     snprintf(p0, sizeof p0, "%s/rank0.json", dir);
     snprintf(p1, sizeof p1, "%s/rank1.json", dir);
-    rs_test_write_text(p0, ring);
-    char *at = strstr(ring, "\"rank\": 0, \"world_size\": 1");
+    static const char header[] = "\"rank\": 0, \"world_size\": 1";
+    char *at = strstr(ring, header);
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    at[sizeof header - 2] = '2';
+    rs_test_write_text(p0, ring);
     at[8] = '1';
     rs_test_write_text(p1, ring);
     free(ring);

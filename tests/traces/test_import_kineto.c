@@ -3,7 +3,8 @@
  * correlation id, old files' "Kernel" and "stream 7", distributedInfo, deviceProperties, step ranges,
  * a process driving two GPUs), the fixtures imported (plain and gzip, with and without step ranges,
  * several ring passes, files out of order, one process driving 4 GPUs), broken files refused with one
- * line. */
+ * line; the communication arguments and the launch shape read strictly (each family refused with its
+ * message, the ranks against the header's world size wherever the header is, optional ones absent). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "traces_check.h"
 
 #define BASE 1000000000LL
+#define RS_TEST_BIG_GROUP 5000 /* more ranks than the reader keeps (RS_KMAX_GROUP) */
 
 static const char ONE_GPU[] =
     "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 3, \"name\": \"NVIDIA H200\"}],\n"
@@ -279,6 +281,147 @@ RS_TEST(test_event_groups, "each kernel's process group, through the reader's la
     }
     CU_ASSERT_STRING_EQUAL(raw.groups[3].desc, "dp"); /* the description seen later */
     CU_ASSERT(raw.groups[2].n == 2 && raw.groups[2].ranks[1] == 4);
+    rs_raw_free(&raw);
+}
+
+/* A file of one NCCL send kernel (args ARGS) and one record_param_comms recv (RARGS), then the header
+ * (after the events: what the ranks need is checked once the whole file is read; world NULL: no
+ * world size). */
+static int comm_file(const char *args, const char *rargs, const char *world, rs_raw_t *raw, rs_err_t *err) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"traceEvents\": [\n"
+             " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_SendRecv(x)\", \"ts\": 10, \"dur\": 2, \"args\": {\"device\": 0, "
+             "\"grid\": [2, 1, 1], \"block\": [640, 1, 1], \"Collective name\": \"send\", \"Process Group Name\": \"1\", \"Process Group Ranks\": "
+             "\"[0, 1, 2, 3]\", \"dtype\": \"BFloat16\", \"Group size\": 4, %s}},\n"
+             " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"tid\": 5, \"ts\": 20, \"dur\": 1, \"args\": {\"Collective name\": "
+             "\"recv\", \"Process Group Name\": \"1\", \"dtype\": \"Float\", %s}}],\n"
+             " \"distributedInfo\": {\"rank\": 0%s%s}}\n",
+             args, rargs, world ? ", \"world_size\": " : "", world ? world : "");
+    const char *p = rs_test_path("comm.json");
+    rs_test_write_text(p, text);
+    rs_raw_free(raw);
+    rs_err_clear(err);
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(raw, NULL, NULL, err), 0);
+    return rs_import_read_kineto(raw, p, err);
+}
+
+/* One case of test_comm_args_strict's table (f: the args, the world size, the event, the message). */
+static void comm_refused(char **f, void *raw) {
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL(comm_file(f[0], f[1], f[2], raw, &err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s: traceEvents[%s]: %s", rs_test_path("comm.json"), f[3], f[4]);
+    if (strcmp(err.msg, want)) fprintf(stderr, "\n  %s\n  wanted %s\n", err.msg, want);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+}
+
+RS_TEST(test_comm_args_strict, "NCCL arguments and the launch shape: read when right, each wrong one refused with its message") {
+    rs_raw_t raw = {0};
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    /* right: read as before (a peer as text, the message in elements of the dtype) */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"In msg nelems\": 1024, \"Out msg nelems\": \"1024\", \"Dst Rank\": \"3\"", "\"In msg nelems\": 8, \"Src Rank\": 2", "4", &raw, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(raw.n_ranks, 1);
+    CU_ASSERT_EQUAL_FATAL(raw.ranks[0].nk, 1);
+    const rs_raw_kernel_t *x = &raw.ranks[0].k[0];
+    CU_ASSERT(x->grid[0] == 2 && x->grid[1] == 1 && x->grid[2] == 1);
+    CU_ASSERT_FATAL(x->comm != RS_RAW_NONE);
+    CU_ASSERT(raw.comms[x->comm].send_peer == 3 && raw.comms[x->comm].send_bytes == 2048);
+    CU_ASSERT(raw.groups[raw.comms[x->comm].group].n == 4);
+    /* optional arguments absent: unknown, as before (no peer, no size, no shape) */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"Rank\": 0", "\"Rank\": 0", "4", &raw, &err), 0);
+    x = &raw.ranks[0].k[0];
+    CU_ASSERT(raw.comms[x->comm].send_peer == -1 && raw.comms[x->comm].send_bytes == -1);
+    /* a list the profiler cut: the group known by its name only */
+    CU_ASSERT_EQUAL_FATAL(comm_file("\"Process Group Ranks\": \"[0, 1, ...]\", \"Dst Rank\": 1", "\"Src Rank\": 3", "4", &raw, &err), 0);
+    CU_ASSERT(raw.groups[raw.comms[raw.ranks[0].k[0].comm].group].n == 0);
+    /* no world size: the ranks are checked against their own range only */
+    CU_ASSERT_EQUAL(comm_file("\"Dst Rank\": 70000", "\"Src Rank\": 3", NULL, &raw, &err), 0);
+    /* each case: the kernel's args | the record_param_comms args | the world size | the event refused | its message */
+    static const char bad[] =
+        "\"In msg nelems\": -1 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems -1: expected an integer in [0, 9007199254740992]\n"
+        "\"In msg nelems\": 1.5 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems 1.5: expected an integer in [0, 9007199254740992]\n"
+        "\"In msg nelems\": 9007199254740993 | \"Src Rank\": 1 | 4 | 0 | args.In msg nelems 9007199254740993: expected an integer in [0, 9007199254740992]\n"
+        "\"Out msg nelems\": \"many\" | \"Src Rank\": 1 | 4 | 0 | args.Out msg nelems \"many\": expected an integer in [0, 9007199254740992]\n"
+        "\"Out msg nelems\": null | \"Src Rank\": 1 | 4 | 0 | args.Out msg nelems null: expected an integer in [0, 9007199254740992]\n"
+        "\"Group size\": 0 | \"Src Rank\": 1 | 4 | 0 | args.Group size 0: expected an integer in [1, 16777216]\n"
+        "\"Dst Rank\": -1 | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank -1: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": true | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank true: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": [1] | 4 | 1 | args.Src Rank an array or object: expected an integer in [0, 16777215]\n"
+        "\"Dst Rank\": 9 | \"Src Rank\": 1 | 4 | 0 | args.Dst Rank 9: beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": 4 | 4 | 1 | args.Src Rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Dst Rank\": 1 | \"Src Rank\": 1 | 2 | 0 | args.Group size 4: more ranks than distributedInfo.world_size 2: expected at most 2\n"
+        "\"Process Group Ranks\": \"[0, 1, 1, 3]\" | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks \"[0, 1, 1, 3]\": rank 1 appears twice: expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")\n"
+        "\"Process Group Ranks\": \"[0, one]\" | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks \"[0, one]\": expected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")\n"
+        "\"Process Group Ranks\": [0, 1] | \"Src Rank\": 1 | 4 | 0 | args.Process Group Ranks an array or object: expected a non-empty string\n"
+        "\"Dst Rank\": 1 | \"Process Group Ranks\": \"[0, 5]\", \"Src Rank\": 1 | 4 | 1 | args.Process Group Ranks (rank 5): beyond distributedInfo.world_size 4: expected a rank in [0, 3]\n"
+        "\"Process Group Name\": 1 | \"Src Rank\": 1 | 4 | 0 | args.Process Group Name 1: expected a non-empty string\n"
+        "\"dtype\": 2 | \"Src Rank\": 1 | 4 | 0 | args.dtype 2: expected a non-empty string\n"
+        "\"Dst Rank\": 1 | \"Collective name\": 7 | 4 | 1 | args.Collective name 7: expected a non-empty string\n"
+        "\"grid\": [2, 0, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 0: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [-2, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[0] -2: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [2, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid: an array of 2 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"grid\": [2, [1], 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] an array or object: expected an integer in [1, 2147483647]\n"
+        "\"grid\": {\"x\": 2} | \"Src Rank\": 1 | 4 | 0 | args.grid an array or object: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"block\": [128, 1, 0] | \"Src Rank\": 1 | 4 | 0 | args.block[2] 0: expected an integer in [1, 1024]\n"
+        "\"grid\": [64, 1.5, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 1.5: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 1, \"1\"] | \"Src Rank\": 1 | 4 | 0 | args.grid[2] \"1\": expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 2147483648, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid[1] 2147483648: expected an integer in [1, 2147483647]\n"
+        "\"grid\": [64, 1, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.grid: an array of 4 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]\n"
+        "\"block\": [1025, 1, 1] | \"Src Rank\": 1 | 4 | 0 | args.block[0] 1025: expected an integer in [1, 1024]\n";
+    tc_table(bad, 5, comm_refused, &raw);
+    /* the header's own group lists */
+    const char *p = rs_test_path("pg.json");
+    rs_test_write_text(p, "{\"distributedInfo\": {\"world_size\": 4, \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1, 2, 3]}, "
+                          "{\"pg_name\": \"1\", \"ranks\": [0, 2, 2]}]}, \"traceEvents\": []}");
+    rs_raw_free(&raw);
+    CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[1].ranks: rank 2 appears twice: expected a list of distinct ranks in [0, 16777215] "
+             "(\"[0, 2, 4, 6]\")", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    rs_test_write_text(p, "{\"distributedInfo\": {\"world_size\": 4, \"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, 1, 2, 7]}]}, \"traceEvents\": []}");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[0].ranks (rank 7): beyond distributedInfo.world_size 4: expected a rank in [0, 3]", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    rs_test_write_text(p, "{\"distributedInfo\": {\"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [0, -1]}]}, \"traceEvents\": []}");
+    rs_err_clear(&err);
+    CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+    snprintf(want, sizeof want, "%s: distributedInfo.pg_config[0].ranks: an entry -1: expected a list of distinct ranks in [0, 16777215]", p);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    /* the header's rank and world size */
+    const char *const hdr[][2] = {
+        {"{\"distributedInfo\": {\"rank\": 4, \"world_size\": 4}, \"traceEvents\": []}",
+         "distributedInfo.rank 4: beyond distributedInfo.world_size 4: expected a rank in [0, 3]"},
+        {"{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 0, \"world_size\": \"eight\"}}",
+         "distributedInfo.world_size \"eight\": expected an integer in [1, 16777216]"},
+        {"{\"distributedInfo\": {\"rank\": -1, \"world_size\": 4}, \"traceEvents\": []}", "distributedInfo.rank -1: expected an integer in [0, 16777215]"},
+        {"{\"distributedInfo\": {\"rank\": [0], \"world_size\": 4}, \"traceEvents\": []}",
+         "distributedInfo.rank an array or object: expected an integer in [0, 16777215]"},
+    };
+    for (size_t i = 0; i < sizeof hdr / sizeof hdr[0]; i++) {
+        rs_test_write_text(p, hdr[i][0]);
+        rs_err_clear(&err);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), -1);
+        snprintf(want, sizeof want, "%s: %s", p, hdr[i][1]);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+    }
+    /* a header's list longer than the reader keeps: the group by its name only */
+    {
+        static char big[6 * RS_TEST_BIG_GROUP + 256];
+        size_t n = (size_t)snprintf(big, sizeof big, "{\"distributedInfo\": {\"pg_config\": [{\"pg_name\": \"0\", \"ranks\": [");
+        for (int r = 0; r < RS_TEST_BIG_GROUP; r++) n += (size_t)snprintf(big + n, sizeof big - n, "%s%d", r ? "," : "", r);
+        snprintf(big + n, sizeof big - n, "]}]}, \"traceEvents\": []}");
+        rs_test_write_text(p, big);
+        rs_raw_free(&raw);
+        CU_ASSERT_EQUAL_FATAL(rs_raw_init(&raw, NULL, NULL, &err), 0);
+        CU_ASSERT_EQUAL(rs_import_read_kineto(&raw, p, &err), 0);
+        CU_ASSERT(raw.n_groups == 1 && raw.groups[0].n == 0);
+    }
     rs_raw_free(&raw);
 }
 

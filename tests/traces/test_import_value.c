@@ -2,7 +2,9 @@
  * JSON value (microseconds text to exact nanoseconds, integers, a number written as a string where
  * the rule allows it, every wrong type, a negative or underflowing literal, the range) and an SQLite
  * column (INTEGER, a REAL holding an integer, NULL optional or required, TEXT, BLOB), each refusal's
- * exact message; an interval's order; the span of a file's kernels at and past 24 h. */
+ * exact message; an interval's order; the span of a file's kernels at and past 24 h; a value that
+ * must be text; a kernel's grid and block (three integers, each at least 1); a rank list (distinct
+ * ranks, ranges, a list the profiler cut, every malformed one refused with its message). */
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +114,115 @@ RS_TEST(test_order_span, "end >= start; the span of a file's kernels") {
     CU_ASSERT(rs_value_i64_text("-3", 2, &x) == 0 && x == -3);
     CU_ASSERT_EQUAL(rs_value_i64_text("7.5", 3, &x), -1);
     CU_ASSERT_EQUAL(rs_value_i64_text("", 0, &x), -1);
+}
+
+static rs_jv_t jv(rs_jv_type_t t, const char *text) {
+    rs_jv_t v;
+    rs_jv_set(&v, t, text, text ? strlen(text) : 0);
+    return v;
+}
+
+RS_TEST(test_text_dims, "a value that must be text; a grid or block of three integers") {
+    rs_err_t err = {0};
+    rs_jv_t v = jv(RS_JV_STRING, "send");
+    CU_ASSERT_EQUAL(rs_value_json_text(&AT, "args.Collective name", &v, &err), 0);
+    v = jv(RS_JV_ABSENT, NULL);
+    CU_ASSERT_EQUAL(rs_value_json_text(&AT, "args.Collective name", &v, &err), 1);
+    const struct {
+        rs_jv_type_t t;
+        const char *text, *msg;
+    } bad_text[] = {{RS_JV_NUMBER, "42", "42"}, {RS_JV_STRING, "", "\"\""}, {RS_JV_NULL, "null", "null"}, {RS_JV_CONTAINER, NULL, "an array or object"}};
+    for (size_t i = 0; i < sizeof bad_text / sizeof bad_text[0]; i++) {
+        v = jv(bad_text[i].t, bad_text[i].text);
+        rs_err_clear(&err);
+        CU_ASSERT_EQUAL(rs_value_json_text(&AT, "args.dtype", &v, &err), -1);
+        char want[200];
+        snprintf(want, sizeof want, "f.json: traceEvents[7]: args.dtype %s: expected a non-empty string", bad_text[i].msg);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+        CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    }
+    rs_jv_dim3_t d = {.whole = jv(RS_JV_CONTAINER, NULL), .array = true, .n = 3, .v = {jv(RS_JV_NUMBER, "132"), jv(RS_JV_NUMBER, "1"), jv(RS_JV_NUMBER, "2147483647")}};
+    int32_t g[3] = {0, 0, 0};
+    CU_ASSERT_EQUAL(rs_value_json_dim3(&AT, RS_V_KINETO_GRID, &d, g, &err), 0);
+    CU_ASSERT(g[0] == 132 && g[1] == 1 && g[2] == 2147483647);
+    rs_jv_dim3_t none = {.whole = jv(RS_JV_ABSENT, NULL)};
+    g[0] = 5;
+    CU_ASSERT(rs_value_json_dim3(&AT, RS_V_KINETO_GRID, &none, g, &err) == 1 && g[0] == 5); /* absent: untouched */
+    /* one entry out of range (each entry's rule: test_import_kineto reads them all from JSON), an
+     * array of 2, not an array */
+    struct {
+        rs_jv_dim3_t d;
+        const rs_vrule_t *r;
+        const char *msg;
+    } bad[] = {
+        {{jv(RS_JV_CONTAINER, NULL), true, 3, {jv(RS_JV_NUMBER, "64"), jv(RS_JV_NUMBER, "0"), jv(RS_JV_NUMBER, "1")}}, RS_V_KINETO_GRID,
+         "args.grid[1] 0: expected an integer in [1, 2147483647]"},
+        {{jv(RS_JV_CONTAINER, NULL), true, 2, {jv(RS_JV_NUMBER, "64"), jv(RS_JV_NUMBER, "1")}}, RS_V_KINETO_GRID,
+         "args.grid: an array of 2 entries: expected an array of 3 integers (x, y, z), each in [1, 2147483647]"},
+        {{jv(RS_JV_STRING, "64x1x1"), false, 0, {{0}}}, RS_V_KINETO_BLOCK, "args.block \"64x1x1\": expected an array of 3 integers (x, y, z), each in [1, 1024]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rs_err_clear(&err);
+        g[0] = g[1] = g[2] = 7;
+        CU_ASSERT_EQUAL(rs_value_json_dim3(&AT, bad[i].r, &bad[i].d, g, &err), -1);
+        CU_ASSERT(g[0] == 7 && g[1] == 7 && g[2] == 7); /* nothing written on a refusal */
+        char want[300];
+        snprintf(want, sizeof want, "f.json: traceEvents[7]: %s", bad[i].msg);
+        CU_ASSERT_STRING_EQUAL(err.msg, want);
+        CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+    }
+}
+
+/* One case of test_ranks's table (f: the list, the start of its refusal). */
+static void ranks_refused(char **f, void *unused) {
+    (void)unused;
+    rs_err_t err = {0};
+    int32_t r[8];
+    int n;
+    bool cut;
+    int64_t max;
+    CU_ASSERT_EQUAL(rs_value_ranks(&AT, "L", f[0], r, 8, &n, &cut, &max, &err), -1);
+    char want[300];
+    snprintf(want, sizeof want, "f.json: traceEvents[7]: %sexpected a list of distinct ranks in [0, 16777215] (\"[0, 2, 4, 6]\")", f[1]);
+    CU_ASSERT_STRING_EQUAL(err.msg, want);
+    CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
+}
+
+RS_TEST(test_ranks, "a rank list: distinct ranks in range, ranges, a cut list; every malformed one refused") {
+    rs_err_t err = {0};
+    int32_t r[8];
+    int n = -1;
+    bool cut = true;
+    int64_t max = -9;
+    CU_ASSERT(rs_value_ranks(&AT, "L", "[0, 2, 4, 6]", r, 8, &n, &cut, &max, &err) == 0 && n == 4 && !cut && max == 6 && r[1] == 2 && r[3] == 6);
+    CU_ASSERT(rs_value_ranks(&AT, "L", "[6, 4, 2, 0]", r, 8, &n, &cut, &max, &err) == 0 && n == 4 && r[0] == 6 && max == 6); /* order kept */
+    CU_ASSERT(rs_value_ranks(&AT, "L", "0-3, 8", r, 8, &n, &cut, &max, &err) == 0 && n == 5 && r[3] == 3 && r[4] == 8 && max == 8);
+    CU_ASSERT(rs_value_ranks(&AT, "L", "[]", r, 8, &n, &cut, &max, &err) == 0 && n == 0 && !cut && max == -1);
+    CU_ASSERT(rs_value_ranks(&AT, "L", " [ 3 ] ", r, 8, &n, &cut, &max, &err) == 0 && n == 1 && r[0] == 3);
+    CU_ASSERT(rs_value_ranks(&AT, "L", "[0, 1, 2, ...]", r, 8, &n, &cut, &max, &err) == 0 && n == 3 && cut && max == 2); /* the profiler's cut */
+    CU_ASSERT(rs_value_ranks(&AT, "L", "0-20", r, 8, &n, &cut, &max, &err) == 0 && n == 8 && cut && max == 20);      /* more than the room */
+    CU_ASSERT(rs_value_ranks(&AT, "L", "[16777215]", r, 8, &n, &cut, &max, &err) == 0 && max == RS_V_MAX_RANK);
+    /* each case: the list | the start of its refusal */
+    static const char bad[] =
+        "[0, 0, 1] | L \"[0, 0, 1]\": rank 0 appears twice: \n"
+        "[0, 1-3, 2] | L \"[0, 1-3, 2]\": rank 2 appears twice: \n"
+        "[0, -1] | L \"[0, -1]\": \n"
+        "[0, x] | L \"[0, x]\": \n"
+        "[0, 1.5] | L \"[0, 1.5]\": \n"
+        "[0, 1 | L \"[0, 1\": \n"
+        "[0 1] | L \"[0 1]\": \n"
+        "[0, 1] 2 | L \"[0, 1] 2\": \n"
+        "[0, ] | L \"[0, ]\": \n"
+        "[0, 16777216] | L \"[0, 16777216]\": a rank out of range: \n"
+        "[7-3] | L \"[7-3]\": a range that runs backwards: \n"
+        "all | L \"all\": \n";
+    tc_table(bad, 2, ranks_refused, NULL);
+    const int32_t twice[] = {3, 1, 3};
+    const rs_vat_t hdr = {"f.json", NULL, -1};
+    CU_ASSERT_EQUAL(rs_value_ranks_distinct(&hdr, "distributedInfo.pg_config[0].ranks", NULL, twice, 2, &err), 0);
+    CU_ASSERT_EQUAL(rs_value_ranks_distinct(&hdr, "distributedInfo.pg_config[0].ranks", NULL, twice, 3, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "f.json: distributedInfo.pg_config[0].ranks: rank 3 appears twice: expected a list of distinct ranks in [0, 16777215] "
+                                    "(\"[0, 2, 4, 6]\")");
 }
 
 RS_TEST_PROGRAM("import_value")

@@ -1,6 +1,7 @@
 /* traces_check.c - what the tests of traces/ share (traces_check.h). */
 #include "traces_check.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,4 +53,23 @@ void tc_dir_refused(int (*write)(const rs_trace_t *t, const char *path, rs_err_t
     CU_ASSERT(stat(rs_test_path("adir"), &st) == 0 && S_ISDIR(st.st_mode));
     rmdir(rs_test_path("adir"));
     CU_ASSERT_EQUAL(rs_test_temp_files(), 0);
+}
+
+void tc_table(const char *table, int nf, void (*fn)(char **f, void *ctx), void *ctx) {
+    char *copy = strdup(table), *save = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *f[8];
+        int n = 0;
+        for (char *c = line; n < 8;) {
+            f[n++] = c;
+            char *sep = strstr(c, " | ");
+            if (!sep) break;
+            *sep = '\0';
+            c = sep + 3;
+        }
+        CU_ASSERT_EQUAL(n, nf);
+        if (n == nf) fn(f, ctx);
+    }
+    free(copy);
 }

@@ -1,5 +1,5 @@
 /* traces_check.h - what the tests of traces/ share (traces_check.c): a ring-shaped trace, checks of
- * a text's contents and of a writer's refusal of a directory. */
+ * a text's contents and of a writer's refusal of a directory, a table of cases as text. */
 #ifndef RS_TEST_TRACES_CHECK_H
 #define RS_TEST_TRACES_CHECK_H
 
@@ -22,5 +22,9 @@ void tc_contains(const char *text, const char *const *needles, size_t n, bool in
 /* write(t, DIR, ...) refuses a directory before writing anything ("DIR: cannot write: is a
  * directory"), keeps it and leaves no temporary file. */
 void tc_dir_refused(int (*write)(const rs_trace_t *t, const char *path, rs_err_t *err), const rs_trace_t *t);
+
+/* A test's table of cases written as text, one case a line, its fields separated by " | ": each
+ * line's nf fields given to fn (with ctx); a line with another number of fields fails an assertion. */
+void tc_table(const char *table, int nf, void (*fn)(char **f, void *ctx), void *ctx);
 
 #endif /* RS_TEST_TRACES_CHECK_H */
