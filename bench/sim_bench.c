@@ -2,11 +2,13 @@
  *
  * For each N (default 256, 512, 1024): a non-causal forward pass with B tokens per rank on the
  * h100-sxm profile (F = 989 TFLOP/s, W = 450 GB/s, 3 us), run as two processes one after the other:
- *   ringsim sim -N N -S N*B --no-causal -L contiguous -P forward --impl none --csv -
+ *   ringsim sim -N N -S N*B --no-causal -L contiguous -P forward --impl none --launch-overhead 0 --gpus-per-node 0 --csv -
  *   sim_bare_ring N FLOPS_PER_STEP BYTES_PER_STEP F W LATENCY
  * The step's FLOPs and bytes come from the schedule (rs_problem_flops_per_pair, rs_problem_kv_bytes)
  * and the machine from the same profile; --impl none makes ringsim cost a step at the dense
- * F_eff(B) the bare ring runs at (not the profile's kernel curves), so both simulate the same ring. Printed per N: wall time of
+ * F_eff(B) the bare ring runs at (not the profile's kernel curves), --launch-overhead 0 drops the
+ * profile's launch cost per step (the bare ring has none) and --gpus-per-node 0 makes the ring flat
+ * (one link per hop, as the bare ring's), so both simulate the same ring. Printed per N: wall time of
  * each process (best of --repeat), time per simulated rank-step, peak RSS (wait4: the process and
  * its children, the one child-process helper), the ratios ringsim / bare (best against best, and the median of back-to-back pairs,
  * which cancels the drift of a shared machine), and both makespans (they must agree).
@@ -28,6 +30,25 @@
 
 #define RINGSIM RS_BINARY_DIR "/bin/ringsim"
 #define BARE RS_BINARY_DIR "/bench/sim_bare_ring"
+
+/* The value of column `name` in the first row after the CSV header in buf (NAN when missing). */
+static double csv_field(const char *buf, const char *name) {
+    const char *hdr = strstr(buf, "layout,pass,");
+    const char *row = hdr ? strchr(hdr, '\n') : NULL;
+    if (!row) return NAN;
+    row++;
+    const size_t len = strlen(name);
+    for (const char *h = hdr; h < row - 1;) {
+        const char *comma = strpbrk(h, ",\n");
+        if (!comma) break;
+        if ((size_t)(comma - h) == len && !strncmp(h, name, len)) return strtod(row, NULL);
+        h = comma + 1;
+        row = strchr(row, ',');
+        if (!row) return NAN;
+        row++;
+    }
+    return NAN;
+}
 
 int main(int argc, char **argv) {
     const char *sizes = "256,512,1024";
@@ -87,7 +108,7 @@ int main(int argc, char **argv) {
         snprintf(a_W, sizeof a_W, "%.17g", m.intra.bw_bytes_per_s);
         snprintf(a_L, sizeof a_L, "%.17g", m.intra.latency_s);
         char *rs_argv[] = {RINGSIM, "sim", "-N", a_n, "-S", a_s, "--no-causal", "-L", "contiguous", "-P", "forward",
-                           "--impl", "none", "--csv", "-", NULL};
+                           "--impl", "none", "--launch-overhead", "0", "--gpus-per-node", "0", "--csv", "-", NULL};
         char *bare_argv[] = {BARE, a_n, a_f, a_b, a_F, a_W, a_L, NULL};
         run_t best_rs = {INFINITY, INFINITY, 0, 0, 0}, best_bare = {INFINITY, INFINITY, 0, 0, 0};
         double paired[64]; /* CPU-time ratio of each back-to-back pair (drift cancels) */
@@ -100,17 +121,9 @@ int main(int argc, char **argv) {
                 rc = 1;
                 break;
             }
-            /* --csv - : header line, then layout,pass,seq,n,B,makespan_s,walk,rel,eff,cb,rs,bmax,bmean,fu,fx,sim_wall_s,... */
-            char *row = strchr(buf, '\n');
-            double f[20] = {0};
-            int nf = 0;
-            for (char *c = row ? row + 1 : buf; c && *c && nf < 20; nf++) {
-                f[nf] = strtod(c, NULL);
-                c = strchr(c, ',');
-                if (c) c++;
-            }
-            r.makespan_s = f[5];
-            r.inner_s = f[15];
+            /* --csv - : a header line, then the row */
+            r.makespan_s = csv_field(buf, "makespan_s");
+            r.inner_s = csv_field(buf, "sim_wall_s");
             if (r.wall_s < best_rs.wall_s) best_rs.wall_s = r.wall_s, best_rs.inner_s = r.inner_s;
             if (r.cpu_s < best_rs.cpu_s) best_rs.cpu_s = r.cpu_s;
             rs_cpu_k = r.cpu_s;
@@ -147,6 +160,8 @@ int main(int argc, char **argv) {
                best_rs.cpu_s, best_bare.cpu_s, best_rs.cpu_s / best_bare.cpu_s, median, 1e6 * best_rs.wall_s / rank_steps,
                1e6 * best_bare.wall_s / rank_steps, best_rs.rss_bytes / 1e6, best_bare.rss_bytes / 1e6,
                best_rs.inner_s, best_bare.inner_s, same ? "equal" : "DIFFER");
+        if (!same) fprintf(stderr, "sim_bench: N = %lld: ringsim's makespan %.17g s, the bare ring's %.17g s\n", (long long)n,
+                           best_rs.makespan_s, best_bare.makespan_s);
         fflush(stdout);
         if (!same) rc = 1;
     }

@@ -8,7 +8,9 @@
  * after the other. Printed per size: GPUs, rank-steps, SimGrid activities the child started (the
  * events the engine handled: transfers, timers, execs), the engine that ran, the process wall time,
  * SimGrid's own time in the child, the time per rank-step and the peak RSS of the process tree (wait4),
- * and the simulated job makespan. Memory per GPU shows whether the memory grows linearly.
+ * the copies the job folded into (docs/sim.md, "Folding"; 1: every ring simulated, as with
+ * --args --no-fold) and the simulated job makespan. Memory per GPU shows whether the memory grows
+ * linearly.
  *
  * usage: sim_scale [--dp 16,64,256] [--backward] [--timeout 3600] [--args "--nics 4 ..."]
  */
@@ -41,8 +43,8 @@ int main(int argc, char **argv) {
            backward ? " --oversub 2 -P backward --background dp" : " -P forward", extra[0] ? " " : "", extra);
     printf("# activities: SimGrid activities the child started (transfers, timers, execs); wall: the process;\n"
            "# sim_s: SimGrid's run in the child; rss: peak RSS of the process tree (wait4)\n");
-    printf("%7s %11s %12s %9s %9s %9s %12s %9s %9s %12s\n", "gpus", "rank_steps", "activities", "engine", "wall_s",
-           "sim_s", "per_rstep", "rss_MB", "KB/gpu", "makespan");
+    printf("%7s %11s %12s %9s %9s %9s %12s %9s %9s %7s %12s\n", "gpus", "rank_steps", "activities", "engine", "wall_s",
+           "sim_s", "per_rstep", "rss_MB", "KB/gpu", "copies", "makespan");
     char *buf = malloc(1 << 20), *words = strdup(extra);
     if (!buf || !words) return 1;
     int rc = 0;
@@ -81,12 +83,16 @@ int main(int argc, char **argv) {
             rc = 1;
             continue;
         }
+        const char *fold = strstr(buf, "# folded: ");
+        long long copies = 1;
+        if (fold) sscanf(fold, "# folded: %lld", &copies);
         const char *mk = strstr(buf, "job makespan ");
         const long long gpus = 64 * dp;
         char mks[32] = "?";
         if (mk) sscanf(mk, "job makespan %31[^,]", mks);
-        printf("%7lld %11lld %12lld %9s %9.2f %9.2f %10.2fus %9.1f %9.1f %12s\n", gpus, steps, acts, engine, r.wall_s, sim_s,
-               steps > 0 ? 1e6 * r.wall_s / (double)steps : 0, (double)r.rss_bytes / 1e6, (double)r.rss_bytes / 1e3 / (double)gpus, mks);
+        printf("%7lld %11lld %12lld %9s %9.2f %9.2f %10.2fus %9.1f %9.1f %7lld %12s\n", gpus, steps, acts, engine, r.wall_s, sim_s,
+               steps > 0 ? 1e6 * r.wall_s / (double)steps : 0, (double)r.rss_bytes / 1e6, (double)r.rss_bytes / 1e3 / (double)gpus, copies,
+               mks);
         fflush(stdout);
     }
     free(buf);

@@ -60,6 +60,8 @@ static const rs_opt_t own_opts[] = {
      parse_netmodel, NULL},
     {"cfg", 0, "KEY:VALUE", "none", "any SimGrid setting, after the defaults (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_cfg, NULL},
+    {"no-fold", 0, NULL, "fold", "a job: simulate every ring and member even where the job's symmetry\nmakes copies of them (docs/sim.md, \"Folding\")",
+     RS_ARG_TRUE, O(cfg.no_fold), 0, 0, NULL, NULL, NULL},
     {"timeout", 0, "S", "10 x estimate, >= 60", "stop a SimGrid child after S seconds (its watchdog)", RS_ARG_DOUBLE,
      O(cfg.timeout_s), 1e-3, 1e9, NULL, NULL, NULL},
     {"trace", 0, "FILE", "none", "the simulated trace, CSV", RS_ARG_OUT, O(trace), 0, 0, NULL, NULL, "Output:"},

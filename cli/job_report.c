@@ -129,6 +129,9 @@ void rs_cli_job_print(FILE *out, const rs_job_t *job, const rs_cli_job_entry_t *
                 sim->fig.rank_steps, sim->activities, rs_sim_engine_name(sim->engine), sim->sim_wall_s,
                 rs_fmt_time(sim->fig.rank_steps > 0 ? sim->sim_wall_s / (double)sim->fig.rank_steps : 0, b, sizeof b),
                 (double)sim->peak_rss_bytes / 1e6);
+        if (sim->fold_copies > 1)
+            fprintf(out, "# folded: %" PRId64 " identical copies of %" PRId64 " rank-steps by the job's symmetry, one simulated (docs/sim.md, \"Folding\")\n",
+                    sim->fold_copies, sim->fig.rank_steps / sim->fold_copies);
         print_rings(out, r);
         print_links(out, r);
         print_background(out, r);

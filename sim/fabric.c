@@ -60,6 +60,7 @@ int64_t rs_fabric_node(const rs_fabric_t *f, int64_t d) { return d / f->devices_
 int64_t rs_fabric_nic(const rs_fabric_t *f, int64_t d) {
     return (d % f->devices_per_node) * f->nics_per_node / f->devices_per_node;
 }
+int64_t rs_fabric_nic_link(const rs_fabric_t *f, int64_t d) { return rs_fabric_node(f, d) * f->nics_per_node + rs_fabric_nic(f, d); }
 bool rs_fabric_same_node(const rs_fabric_t *f, int64_t a, int64_t b) { return rs_fabric_node(f, a) == rs_fabric_node(f, b); }
 
 /* groups of nodes_per_leaf nodes (one group for flat) */
@@ -131,11 +132,16 @@ int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind) {
 void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
     static const char *const what[RS_FLINK_COUNT] = {"nvl", "nvl", "pcie", "pcie", "nvsw", "nvsw", "nic", "nic", "leaf", "leaf", "leaf", "leaf"};
     static const char *const dir[RS_FLINK_COUNT] = {"up", "down", "up", "down", "in", "out", "up", "down", "in", "out", "up", "down"};
+    rs_fabric_link_rate(f, l, out);
     if (l.kind == RS_FLINK_NIC_UP || l.kind == RS_FLINK_NIC_DOWN)
         snprintf(out->name, sizeof out->name, "nic%" PRId64 ".%" PRId64 "-%s", l.index / f->nics_per_node,
                  l.index % f->nics_per_node, dir[l.kind]);
     else
         snprintf(out->name, sizeof out->name, "%s%" PRId64 "-%s", what[l.kind], l.index, dir[l.kind]);
+}
+
+void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
+    out->name[0] = '\0';
     out->bw_bytes_per_s = f->inter.bw_bytes_per_s; /* PCIe paths, NICs and leaf crossbars */
     out->latency_s = 0;
     out->fatpipe = true;
@@ -173,16 +179,16 @@ int rs_fabric_route(const rs_fabric_t *f, int64_t a, int64_t b, rs_flink_t route
         return n;
     }
     /* edges gpu<a> -> leaf<i> [-> spine -> leaf<k>] -> gpu<b> */
-    const int64_t la = rs_fabric_leaf(f, a), lb = rs_fabric_leaf(f, b), k = f->nics_per_node;
+    const int64_t la = rs_fabric_leaf(f, a), lb = rs_fabric_leaf(f, b);
     route[n++] = (rs_flink_t){RS_FLINK_LEAF_IN, la};
-    route[n++] = (rs_flink_t){RS_FLINK_NIC_UP, na * k + rs_fabric_nic(f, a)};
+    route[n++] = (rs_flink_t){RS_FLINK_NIC_UP, rs_fabric_nic_link(f, a)};
     route[n++] = (rs_flink_t){RS_FLINK_PCIE_UP, a};
     if (la != lb) {
         route[n++] = (rs_flink_t){RS_FLINK_LEAF_UP, la};
         route[n++] = (rs_flink_t){RS_FLINK_LEAF_DOWN, lb};
     }
     route[n++] = (rs_flink_t){RS_FLINK_PCIE_DOWN, b};
-    route[n++] = (rs_flink_t){RS_FLINK_NIC_DOWN, nb * k + rs_fabric_nic(f, b)};
+    route[n++] = (rs_flink_t){RS_FLINK_NIC_DOWN, rs_fabric_nic_link(f, b)};
     route[n++] = (rs_flink_t){RS_FLINK_LEAF_OUT, lb};
     return n;
 }
@@ -200,17 +206,20 @@ static void put_link(FILE *fp, const rs_fabric_t *f, rs_flink_kind_t kind, int64
 static void write_links(FILE *fp, const rs_fabric_t *f) {
     for (int64_t d = 0; d < f->devices; d++)
         for (int k = RS_FLINK_NVL_UP; k <= RS_FLINK_PCIE_DOWN; k++) put_link(fp, f, (rs_flink_kind_t)k, d);
-    for (int64_t n = 0; n < rs_fabric_nodes(f); n++) {
+    const int64_t nodes = rs_fabric_nodes(f), k = f->nics_per_node, leaves = rs_fabric_leaves(f);
+    for (int64_t n = 0; n < nodes; n++) {
         put_link(fp, f, RS_FLINK_NVSW_IN, n);
         put_link(fp, f, RS_FLINK_NVSW_OUT, n);
-        for (int64_t j = 0; j < f->nics_per_node; j++) {
-            put_link(fp, f, RS_FLINK_NIC_UP, n * f->nics_per_node + j);
-            put_link(fp, f, RS_FLINK_NIC_DOWN, n * f->nics_per_node + j);
+        for (int64_t i = n * k; i < (n + 1) * k; i++) { /* the node's NICs: links n K .. n K + K - 1 */
+            put_link(fp, f, RS_FLINK_NIC_UP, i);
+            put_link(fp, f, RS_FLINK_NIC_DOWN, i);
         }
     }
-    for (int64_t i = 0; i < rs_fabric_leaves(f); i++)
-        for (int k = RS_FLINK_LEAF_IN; k <= RS_FLINK_LEAF_DOWN; k++)
-            if (i < rs_fabric_link_count(f, (rs_flink_kind_t)k)) put_link(fp, f, (rs_flink_kind_t)k, i);
+    int64_t count[RS_FLINK_COUNT];
+    for (int k2 = RS_FLINK_LEAF_IN; k2 <= RS_FLINK_LEAF_DOWN; k2++) count[k2] = rs_fabric_link_count(f, (rs_flink_kind_t)k2);
+    for (int64_t i = 0; i < leaves; i++)
+        for (int k2 = RS_FLINK_LEAF_IN; k2 <= RS_FLINK_LEAF_DOWN; k2++)
+            if (i < count[k2]) put_link(fp, f, (rs_flink_kind_t)k2, i);
 }
 
 /* an edge of the routing graph: src -> dst over the links l[0..n) */
@@ -225,10 +234,10 @@ static void put_edge(FILE *fp, const rs_fabric_t *f, const char *src, const char
 }
 
 static void write_edges(FILE *fp, const rs_fabric_t *f) {
-    const int64_t leaves = rs_fabric_leaves(f), k = f->nics_per_node;
+    const int64_t leaves = rs_fabric_leaves(f);
     char h[48], sw[48];
     for (int64_t d = 0; d < f->devices; d++) {
-        const int64_t n = rs_fabric_node(f, d), nic = n * k + rs_fabric_nic(f, d), leaf = rs_fabric_leaf(f, d);
+        const int64_t n = rs_fabric_node(f, d), nic = rs_fabric_nic_link(f, d), leaf = rs_fabric_leaf(f, d);
         snprintf(h, sizeof h, "gpu%" PRId64, d);
         snprintf(sw, sizeof sw, "nvsw%" PRId64, n);
         put_edge(fp, f, h, sw, (rs_flink_t[]){{RS_FLINK_NVL_UP, d}, {RS_FLINK_NVSW_IN, n}}, 2);

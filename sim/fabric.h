@@ -82,6 +82,7 @@ int rs_fabric_validate(const rs_fabric_t *f, rs_err_t *err);
 int64_t rs_fabric_nodes(const rs_fabric_t *f);             /* ceil(D / G) */
 int64_t rs_fabric_node(const rs_fabric_t *f, int64_t d);    /* d / G */
 int64_t rs_fabric_nic(const rs_fabric_t *f, int64_t d);     /* NIC of d within its node: (d mod G) K / G */
+int64_t rs_fabric_nic_link(const rs_fabric_t *f, int64_t d); /* index of d's NIC links: node x K + its NIC */
 int64_t rs_fabric_leaves(const rs_fabric_t *f);            /* leaf switches (1 for flat) */
 int64_t rs_fabric_leaf(const rs_fabric_t *f, int64_t d);    /* leaf of d's NIC */
 /* NIC ports on leaf i and that leaf's uplink bandwidth (ports x inter bw / oversub), bytes/s. */
@@ -118,6 +119,8 @@ typedef struct {
 int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind);
 /* Link l (index < rs_fabric_link_count) into out. Can't fail. */
 void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
+/* The same without the name (out->name ""): for the loops over every route. Can't fail. */
+void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
 
 #define RS_FABRIC_ROUTE_MAX 8
 /* The path from device a to device b (0 <= a, b < D) into route, in SimGrid's Dijkstra order (above);

@@ -1,5 +1,6 @@
-/* job_child.c - a job's bookkeeping inside the simulation child, background collectives, and the
- * parent's side of the results (job_child.h). */
+/* job_child.c - a job's bookkeeping inside the simulation child (its rings' hops, the shared links'
+ * books, unfolded onto every copy of a folded job) and the parent's side of the results
+ * (job_child.h); the background collectives are job_bg.c. */
 #include "job_child.h"
 
 #include <inttypes.h>
@@ -38,30 +39,16 @@ typedef struct {
     int32_t n_route, route[RS_JOB_ROUTE_MAX];
 } hop_acc_t;
 
-typedef struct {
-    rs_bg_coll_t coll;        /* what runs */
-    int64_t p;                /* members */
-    const int64_t *member;    /* devices, ascending */
-    sg_mailbox_t *mb;         /* [p] */
-    double *start;            /* [2 p]: step start of member i at step s at 2 i + (s & 1) */
-    double end_s;             /* latest member end */
-    int coll_index;           /* which of the pass's collectives */
-} bg_inst_t;
 
 static struct {
     const rs_job_t *job;
-    int64_t n, total;         /* ranks per ring, all ranks */
+    const rs_job_fold_t *fold; /* NULL: every ring and member simulated */
+    int64_t n, total;         /* ranks per ring, ranks simulated */
     hop_acc_t *hop;           /* [total] */
     double *start;            /* [2 total]: step start of rank g at step k at 2 g + (k & 1) */
     double *ring_end;         /* [rings] */
     link_acc_t *link;         /* registry of shared links that carried traffic */
     int64_t n_link, cap_link;
-    int n_coll;
-    rs_bg_coll_t coll[RS_BG_MAX_COLL];
-    int64_t coll_groups[RS_BG_MAX_COLL], coll_members[RS_BG_MAX_COLL];
-    bg_inst_t *inst;          /* background instances */
-    int64_t n_inst;
-    int64_t *members, *offset; /* background groups */
 } J;
 
 static char untracked; /* sg_link data of a FATPIPE link (never binding: not tracked) */
@@ -120,7 +107,7 @@ static void link_add(int64_t i, double s, double e, double bytes) {
 }
 
 /* Route from src to dst: latency and the shared links (at most RS_JOB_ROUTE_MAX). */
-static void route_of(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]) {
+void rs_jc_route(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route, int32_t route[RS_JOB_ROUTE_MAX]) {
     *n_route = 0;
     *lat = 0;
     if (src == dst) return;
@@ -134,45 +121,22 @@ static void route_of(sg_host_t src, sg_host_t dst, double *lat, int32_t *n_route
     xbt_dynar_free(&links);
 }
 
-static void record_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes) {
+void rs_jc_flow(const int32_t *route, int32_t n_route, double s, double e, double bytes) {
     for (int32_t i = 0; i < n_route; i++) link_add(route[i], s, e, bytes);
 }
 
-int rs_jc_init(const rs_job_t *job, rs_pass_t pass, int64_t n) {
+int rs_jc_init(const rs_job_t *job, const rs_job_fold_t *fold, rs_pass_t pass, int64_t n) {
     memset(&J, 0, sizeof J);
     J.job = job;
+    J.fold = fold;
     J.n = n;
-    J.total = job->placement.n_rings * n;
+    J.total = (fold ? fold->n_rings : job->placement.n_rings) * n;
     J.hop = calloc((size_t)J.total, sizeof *J.hop);
     J.start = calloc((size_t)(2 * J.total), sizeof *J.start);
     J.ring_end = calloc((size_t)job->placement.n_rings, sizeof *J.ring_end);
     if (!J.hop || !J.start || !J.ring_end) return -1;
     for (int64_t g = 0; g < J.total; g++) J.hop[g].min_bw = INFINITY;
-    if (job->background.kind == RS_BG_NONE) return 0;
-    const int64_t n_groups = rs_background_groups(&job->placement, job->background.group, &J.members, &J.offset);
-    if (n_groups < 0) return -1;
-    J.inst = calloc((size_t)(n_groups * RS_BG_MAX_COLL + 1), sizeof *J.inst);
-    if (!J.inst) return -1;
-    for (int64_t k = 0; k < n_groups; k++) {
-        const int64_t p = J.offset[k + 1] - J.offset[k];
-        rs_bg_coll_t c[RS_BG_MAX_COLL];
-        const int nc = rs_background_colls(&job->background, pass, p, c);
-        for (int i = 0; i < nc; i++) {
-            bg_inst_t *in = &J.inst[J.n_inst++];
-            in->coll = c[i];
-            in->coll_index = i;
-            in->p = p;
-            in->member = J.members + J.offset[k];
-            in->mb = calloc((size_t)p, sizeof *in->mb);
-            in->start = calloc((size_t)(2 * p), sizeof *in->start);
-            if (!in->mb || !in->start) return -1;
-            J.coll[i] = c[i];
-            if (i + 1 > J.n_coll) J.n_coll = i + 1;
-            J.coll_groups[i]++;
-            if (p > J.coll_members[i]) J.coll_members[i] = p;
-        }
-    }
-    return 0;
+    return rs_jc_bg_init(job, fold, pass);
 }
 
 static int64_t ring_next(int64_t g) {
@@ -182,7 +146,7 @@ static int64_t ring_next(int64_t g) {
 
 void rs_jc_rank_route(int64_t g, sg_host_t src, sg_host_t dst) {
     hop_acc_t *h = &J.hop[g];
-    route_of(src, dst, &h->lat, &h->n_route, h->route);
+    rs_jc_route(src, dst, &h->lat, &h->n_route, h->route);
 }
 
 void rs_jc_step_start(int64_t g, int64_t k, double t0) { J.start[2 * g + (k & 1)] = t0; }
@@ -195,68 +159,12 @@ void rs_jc_hop_done(int64_t g, int64_t k, double t0, double end_s, double bytes)
     h->bytes += bytes;
     h->flow_s += flow;
     if (bytes / flow < h->min_bw) h->min_bw = bytes / flow;
-    record_flow(h->route, h->n_route, s, end_s, bytes);
+    rs_jc_flow(h->route, h->n_route, s, end_s, bytes);
 }
 
 void rs_jc_rank_end(int64_t g, double te) {
     const int64_t r = g / J.n;
     if (te > J.ring_end[r]) J.ring_end[r] = te;
-}
-
-/* ================================================================================================
- * Background collectives: NCCL's ring algorithm, one actor per member
- * ============================================================================================== */
-static void bg_main(int argc, char **argv) {
-    (void)argc;
-    bg_inst_t *in = &J.inst[strtoll(argv[1], NULL, 10)];
-    const int64_t i = strtoll(argv[2], NULL, 10), next = (i + 1) % in->p;
-    char name[48];
-    snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
-    sg_host_t self = sg_host_by_name(name);
-    snprintf(name, sizeof name, "gpu%" PRId64, in->member[next]);
-    sg_host_t to = sg_host_by_name(name);
-    double lat;
-    int32_t n_route, route[RS_JOB_ROUTE_MAX];
-    route_of(self, to, &lat, &n_route, route);
-    static char payload; /* SimGrid needs a non-NULL payload */
-    for (int64_t s = 0; s < in->coll.steps; s++) {
-        const double t0 = simgrid_get_clock();
-        in->start[2 * i + (s & 1)] = t0;
-        void *got = NULL;
-        sg_comm_t c[2];
-        c[0] = sg_mailbox_put_async(in->mb[next], &payload, (long)in->coll.step_bytes);
-        c[1] = sg_mailbox_get_async(in->mb[i], &got);
-        ssize_t first = sg_comm_wait_any(c, 2);
-        double send_end = simgrid_get_clock();
-        sg_comm_wait(c[1 - first]);
-        if (first != 0) send_end = simgrid_get_clock();
-        const double fs = fmax(t0, in->start[2 * next + (s & 1)]) + lat;
-        if (send_end > fs) record_flow(route, n_route, fs, send_end, (double)in->coll.step_bytes);
-    }
-    const double end = simgrid_get_clock();
-    if (end > in->end_s) in->end_s = end;
-}
-
-int rs_jc_start_background(void) {
-    char name[64], a1[24], a2[24];
-    for (int64_t k = 0; k < J.n_inst; k++) {
-        bg_inst_t *in = &J.inst[k];
-        for (int64_t i = 0; i < in->p; i++) {
-            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
-            in->mb[i] = sg_mailbox_by_name(name);
-        }
-        for (int64_t i = 0; i < in->p; i++) {
-            snprintf(name, sizeof name, "gpu%" PRId64, in->member[i]);
-            sg_host_t h = sg_host_by_name(name);
-            if (!h) return -1;
-            snprintf(name, sizeof name, "bg%" PRId64 ".%" PRId64, k, i);
-            snprintf(a1, sizeof a1, "%" PRId64, k);
-            snprintf(a2, sizeof a2, "%" PRId64, i);
-            const char *av[] = {name, a1, a2};
-            sg_actor_create_(name, h, bg_main, 3, av);
-        }
-    }
-    return 0;
 }
 
 /* ================================================================================================
@@ -272,38 +180,123 @@ typedef struct {
     int64_t flows;
 } link_rec_t;
 
-int rs_jc_write(FILE *out) {
-    job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, J.n_coll};
+static link_rec_t link_rec(const link_acc_t *a, const char *name) {
+    link_rec_t r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "%s", name);
+    r.cap = a->cap;
+    r.bytes = a->bytes;
+    r.flows = a->flows;
+    for (int64_t b = 0; b < a->n_blk; b++) r.busy_s += a->blk[b].e - a->blk[b].s;
+    return r;
+}
+
+static void put_hop(FILE *out, hop_acc_t r) {
+    if (!isfinite(r.min_bw)) r.min_bw = 0;
+    fwrite(&r, sizeof r, 1, out);
+}
+
+/* A folded job's books, unfolded: every ring, hop and link has its image's figures; the links are
+ * listed in the order the full simulation finds them (every ring hop's route, then every member's).
+ * Returns 0 or -1 (out of memory). */
+static int write_unfolded(FILE *out, job_hdr_t *h) {
+    const rs_job_t *j = J.job;
+    const rs_fabric_t *f = &j->fabric;
+    const int64_t *member = NULL, *offset = NULL;
+    const int64_t n = J.n, rings = j->placement.n_rings, total = rings * n, slots = rs_jc_bg_slots(&member, &offset);
+    int64_t base[RS_FLINK_COUNT + 1] = {0};
+    for (int k = 0; k < RS_FLINK_COUNT; k++) base[k + 1] = base[k] + rs_fabric_link_count(f, (rs_flink_kind_t)k);
+    int64_t *full = malloc(sizeof *full * (size_t)(base[RS_FLINK_COUNT] + 1)); /* link -> its index in the list */
+    int64_t *sim_of = malloc(sizeof *sim_of * (size_t)(rings + 1));             /* ring -> its simulated ring's walkers / n */
+    rs_flink_t *order = malloc(sizeof *order * (size_t)(base[RS_FLINK_COUNT] + 1));
+    hop_acc_t *hop = malloc(sizeof *hop * (size_t)(total + 1));
+    if (!full || !sim_of || !order || !hop) {
+        free(full);
+        free(sim_of);
+        free(order);
+        free(hop);
+        return -1;
+    }
+    for (int64_t i = 0; i < base[RS_FLINK_COUNT]; i++) full[i] = -1;
+    for (int64_t q = 0; q < J.fold->n_rings; q++) sim_of[J.fold->ring[q]] = q;
+    int64_t n_links = 0;
+    for (int64_t hp = 0, k = 0; hp < total + slots; hp++) { /* k: the group of slot hp - total */
+        int64_t a, b;
+        if (hp < total) {
+            a = j->placement.device[hp];
+            b = j->placement.device[hp - hp % n + (hp % n + 1) % n];
+        } else {
+            const int64_t m = hp - total;
+            while (offset[k + 1] <= m) k++;
+            a = member[m];
+            b = member[offset[k] + (m - offset[k] + 1) % (offset[k + 1] - offset[k])];
+        }
+        rs_flink_t r[RS_FABRIC_ROUTE_MAX];
+        const int nr = rs_fabric_route(f, a, b, r);
+        hop_acc_t *o = hp < total ? &hop[hp] : NULL;
+        if (o) {
+            *o = J.hop[sim_of[J.fold->ring_sim[hp / n]] * n + hp % n];
+            o->n_route = 0;
+        }
+        for (int i = 0; i < nr; i++) {
+            rs_flink_rate_t rate;
+            rs_fabric_link_rate(f, r[i], &rate);
+            if (rate.fatpipe) continue;
+            const int64_t key = base[r[i].kind] + r[i].index;
+            if (full[key] < 0) {
+                order[n_links] = r[i];
+                full[key] = n_links++;
+            }
+            if (o && o->n_route < RS_JOB_ROUTE_MAX) o->route[o->n_route++] = (int32_t)full[key];
+        }
+    }
+    h->n_hops = total;
+    h->n_links = n_links;
     fputc('J', out);
-    fwrite(&h, sizeof h, 1, out);
-    fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
-    for (int64_t g = 0; g < J.total; g++) {
-        hop_acc_t r = J.hop[g];
-        if (!isfinite(r.min_bw)) r.min_bw = 0;
-        fwrite(&r, sizeof r, 1, out);
+    fwrite(h, sizeof *h, 1, out);
+    for (int64_t r = 0; r < rings; r++) fwrite(&J.ring_end[sim_of[J.fold->ring_sim[r]]], sizeof(double), 1, out);
+    for (int64_t g = 0; g < total; g++) put_hop(out, hop[g]);
+    int rc = 0;
+    link_rec_t *rec = malloc(sizeof *rec * (size_t)(J.n_link + 1)); /* each simulated link's books, once */
+    for (int64_t k = 0; rec && k < J.n_link; k++) rec[k] = link_rec(&J.link[k], "");
+    for (int64_t i = 0; i < n_links && rc == 0 && rec; i++) {
+        rs_flink_rate_t img;
+        rs_fabric_link(f, rs_job_fold_link(f, J.fold, order[i]), &img);
+        const sg_link_t l = sg_link_by_name(img.name);
+        const int64_t k = l ? link_index(l) : -1;
+        if (k < 0 || k >= J.n_link) rc = -1; /* the covering guarantees every image carried its copies' flows */
+        else {
+            link_rec_t r = rec[k];
+            rs_flink_rate_t own;
+            rs_fabric_link(f, order[i], &own);
+            snprintf(r.name, sizeof r.name, "%.47s", own.name);
+            fwrite(&r, sizeof r, 1, out);
+        }
     }
-    for (int64_t i = 0; i < J.n_link; i++) {
-        const link_acc_t *a = &J.link[i];
-        link_rec_t r;
-        memset(&r, 0, sizeof r);
-        snprintf(r.name, sizeof r.name, "%s", sg_link_get_name(a->link));
-        r.cap = a->cap;
-        r.bytes = a->bytes;
-        r.flows = a->flows;
-        for (int64_t b = 0; b < a->n_blk; b++) r.busy_s += a->blk[b].e - a->blk[b].s;
-        fwrite(&r, sizeof r, 1, out);
+    if (!rec) rc = -1;
+    free(rec);
+    free(full);
+    free(sim_of);
+    free(order);
+    free(hop);
+    return rc;
+}
+
+int rs_jc_write(FILE *out) {
+    job_hdr_t h = {J.job->placement.n_rings, J.total, J.n_link, rs_jc_bg_colls()};
+    if (J.fold && J.fold->copies > 1) {
+        if (write_unfolded(out, &h) != 0) return -1;
+    } else {
+        fputc('J', out);
+        fwrite(&h, sizeof h, 1, out);
+        fwrite(J.ring_end, sizeof(double), (size_t)h.n_rings, out);
+        for (int64_t g = 0; g < J.total; g++) put_hop(out, J.hop[g]);
+        for (int64_t i = 0; i < J.n_link; i++) {
+            const link_rec_t r = link_rec(&J.link[i], sg_link_get_name(J.link[i].link));
+            fwrite(&r, sizeof r, 1, out);
+        }
     }
-    for (int i = 0; i < J.n_coll; i++) {
-        rs_bg_result_t b;
-        memset(&b, 0, sizeof b);
-        snprintf(b.name, sizeof b.name, "%s", J.coll[i].name);
-        b.groups = J.coll_groups[i];
-        b.members = J.coll_members[i];
-        b.bytes = (double)J.coll[i].steps * (double)J.coll[i].step_bytes;
-        for (int64_t k = 0; k < J.n_inst; k++)
-            if (J.inst[k].coll_index == i && J.inst[k].end_s > b.end_s) b.end_s = J.inst[k].end_s;
-        fwrite(&b, sizeof b, 1, out);
-    }
+    rs_jc_bg_write(out);
     return ferror(out) ? -1 : 0;
 }
 

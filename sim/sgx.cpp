@@ -35,16 +35,21 @@ struct Owner {
 
 struct Live {
     sg4::ExecPtr exec;
+    sgx_fn done;
+    void *tag;
+};
+
+struct Ended {
+    sgx_fn done;
     void *tag;
 };
 
 struct State {
     std::vector<Owner> owners;
     std::unordered_map<const void *, Live> live; /* the activity behind each transfer in flight */
-    std::vector<void *> ended;                   /* tags of the transfers that ended this round */
+    std::vector<Ended> ended;                    /* the transfers that ended this round */
     std::vector<sg4::ExecPtr> retiring, retired; /* ended this round, ended a round before */
     bool flush_set = false;
-    sgx_done_fn done = nullptr;
     int64_t transfers = 0, timers = 0;
 };
 
@@ -72,16 +77,16 @@ void flush() {
     S->flush_set = false;
     S->retired.clear(); /* SimGrid finished with these a round ago */
     S->retired.swap(S->retiring);
-    std::vector<void *> ended;
+    std::vector<Ended> ended;
     ended.swap(S->ended);
-    for (void *tag : ended) S->done(tag);
+    for (const Ended &e : ended) e.done(e.tag);
 }
 
 void on_state(Action &a) {
     if (a.get_state() != Action::State::FINISHED) return;
     auto it = S->live.find(a.get_activity());
     if (it == S->live.end()) return;
-    S->ended.push_back(it->second.tag);
+    S->ended.push_back(Ended{it->second.done, it->second.tag});
     S->retiring.push_back(std::move(it->second.exec));
     S->live.erase(it);
     if (!S->flush_set) {
@@ -104,10 +109,9 @@ int sgx_timer(double date, sgx_fn fn, void *arg) {
     }
 }
 
-int sgx_init(int64_t n, const sg_host_t *host, sgx_done_fn done) {
+int sgx_init(int64_t n, const sg_host_t *host) {
     try {
         S = new State();
-        S->done = done;
         S->owners.resize((size_t)n);
         S->live.reserve((size_t)(2 * n + 16));
         for (int64_t i = 0; i < n; i++) {
@@ -122,7 +126,7 @@ int sgx_init(int64_t n, const sg_host_t *host, sgx_done_fn done) {
     }
 }
 
-int sgx_transfer(int64_t owner, sg_host_t src, sg_host_t dst, double bytes, void *tag) {
+int sgx_transfer(int64_t owner, sg_host_t src, sg_host_t dst, double bytes, sgx_fn done, void *tag) {
     try {
         Owner &o = S->owners[(size_t)owner];
         sg4::ExecPtr e;
@@ -136,7 +140,7 @@ int sgx_transfer(int64_t owner, sg_host_t src, sg_host_t dst, double bytes, void
         e->set_hosts({src, dst}); /* no FLOPs: host_clm03.cpp reads the missing amounts as none */
         e->set_bytes_amounts({0.0, bytes, 0.0, 0.0});
         e->start();
-        S->live.emplace(e->get_impl(), Live{e, tag});
+        S->live.emplace(e->get_impl(), Live{e, done, tag});
         S->transfers++;
         return 0;
     } catch (const std::bad_alloc &) {

@@ -24,18 +24,15 @@ extern "C" {
 #endif
 
 typedef void (*sgx_fn)(void *arg);
-/* A transfer ended at the current simulated time; tag is what sgx_transfer was given. */
-typedef void (*sgx_done_fn)(void *tag);
 
 /* Call fn(arg) at simulated time date (>= now) from the engine. Returns 0 or -1 (out of memory). */
 int sgx_timer(double date, sgx_fn fn, void *arg);
 
-/* Before simgrid_run(): n owner actors, owner i on host[i]; done is called for every transfer that
- * ends. Returns 0 or -1 (out of memory). */
-int sgx_init(int64_t n, const sg_host_t *host, sgx_done_fn done);
+/* Before simgrid_run(): n owner actors, owner i on host[i]. Returns 0 or -1 (out of memory). */
+int sgx_init(int64_t n, const sg_host_t *host);
 /* From the engine (a timer or a done callback): move `bytes` (> 0) from src to dst over their route,
- * owned by owner; done(tag) when it ends. Returns 0 or -1 (out of memory). */
-int sgx_transfer(int64_t owner, sg_host_t src, sg_host_t dst, double bytes, void *tag);
+ * owned by owner; done(tag) at the simulated time it ends. Returns 0 or -1 (out of memory). */
+int sgx_transfer(int64_t owner, sg_host_t src, sg_host_t dst, double bytes, sgx_fn done, void *tag);
 /* Owner i has nothing more to move: its actor ends (the simulation ends when every owner has and
  * nothing is left to do). */
 void sgx_owner_done(int64_t owner);

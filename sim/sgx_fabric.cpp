@@ -29,12 +29,13 @@ using simgrid::kernel::routing::Route;
 
 class FabricZone : public NetZoneImpl {
 public:
-    explicit FabricZone(const rs_fabric_t &f) : NetZoneImpl("fabric"), f_(f) {}
+    FabricZone(const rs_fabric_t &f, const rs_job_fold_t *fold) : NetZoneImpl("fabric"), f_(f), fold_(fold) {}
     void build();
     void get_local_route(const NetPoint *src, const NetPoint *dst, Route *into, double *latency) override;
 
 private:
     rs_fabric_t f_;
+    const rs_job_fold_t *fold_;                     /* NULL: every link is its own */
     std::vector<int64_t> device_;                   /* netpoint id -> device */
     std::vector<StandardLinkImpl *> link_[RS_FLINK_COUNT];
     std::vector<double> latency_s_[RS_FLINK_COUNT];
@@ -51,15 +52,17 @@ void FabricZone::build() {
     }
     for (int k = 0; k < RS_FLINK_COUNT; k++) {
         const int64_t n = rs_fabric_link_count(&f_, (rs_flink_kind_t)k);
-        link_[k].reserve((size_t)n);
-        latency_s_[k].reserve((size_t)n);
+        link_[k].assign((size_t)n, nullptr);
+        latency_s_[k].assign((size_t)n, 0.0);
         for (int64_t i = 0; i < n; i++) {
+            const rs_flink_t fl{(rs_flink_kind_t)k, i};
+            if (fold_ && rs_job_fold_link(&f_, fold_, fl).index != i) continue; /* another link's copy: never routed */
             rs_flink_rate_t r;
-            rs_fabric_link(&f_, rs_flink_t{(rs_flink_kind_t)k, i}, &r);
+            rs_fabric_link(&f_, fl, &r);
             sg4::Link *l = zone->create_link(r.name, r.bw_bytes_per_s)->set_latency(r.latency_s);
             if (r.fatpipe) l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
-            link_[k].push_back(l->get_impl());
-            latency_s_[k].push_back(r.latency_s);
+            link_[k][(size_t)i] = l->get_impl();
+            latency_s_[k][(size_t)i] = r.latency_s;
         }
     }
     zone->seal();
@@ -73,16 +76,17 @@ void FabricZone::get_local_route(const NetPoint *src, const NetPoint *dst, Route
     rs_flink_t route[RS_FABRIC_ROUTE_MAX];
     const int n = rs_fabric_route(&f_, a, b, route);
     for (int i = 0; i < n; i++) {
-        const size_t k = (size_t)route[i].kind, j = (size_t)route[i].index;
+        const rs_flink_t l = fold_ ? rs_job_fold_link(&f_, fold_, route[i]) : route[i];
+        const size_t k = (size_t)l.kind, j = (size_t)l.index;
         into->link_list_.push_back(link_[k][j]);
         if (latency) *latency += latency_s_[k][j];
     }
 }
 } // namespace
 
-int sgx_fabric_build(const rs_fabric_t *f) {
+int sgx_fabric_build(const rs_fabric_t *f, const rs_job_fold_t *fold) {
     try {
-        (new FabricZone(*f))->build(); /* the engine owns its root zone */
+        (new FabricZone(*f, fold))->build(); /* the engine owns its root zone */
         return 0;
     } catch (const std::bad_alloc &) {
         return -1;

@@ -17,10 +17,13 @@ extern "C" { /* fabric.h is C: its functions have C linkage */
 #endif
 
 #include "fabric.h"
+#include "job_fold.h"
 
 /* After simgrid_init(), instead of simgrid_load_platform(): the platform of the validated fabric f.
- * Returns 0 or -1 (out of memory). */
-int sgx_fabric_build(const rs_fabric_t *f);
+ * With a fold (job_fold.h; NULL: none) only the links that are their own image are made, and a
+ * route from a to b is rs_fabric_route(a, b) with every link replaced by its image. Returns 0 or -1
+ * (out of memory). */
+int sgx_fabric_build(const rs_fabric_t *f, const rs_job_fold_t *fold);
 
 #ifdef __cplusplus
 }

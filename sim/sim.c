@@ -21,6 +21,7 @@
 #include <simgrid/version.h>
 
 #include "job_child.h"
+#include "job_fold.h"
 #include "meter.h"
 #include "output.h"
 #include "sim_child.h"
@@ -190,8 +191,16 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const rs_sim_config_t *cfg = cfg_in ? cfg_in : &defcfg;
     if (sim_config_check(s, m, cfg, trace != NULL, err) != 0) return -1;
     cfg = sim_config_for_run(s, cfg, &run_cfg);
+    rs_job_fold_t fold = {0};
+    const bool folds = sim_job_folds(s, m, cfg);
+    if (folds && rs_job_fold(cfg->job, rs_schedule_problem(s)->pass, &fold) != 0) return rs_errf(err, "sim: out of memory for the job's fold");
+    out->fold_copies = folds ? fold.copies : 1;
+    const rs_job_fold_t *fd = out->fold_copies > 1 ? &fold : NULL; /* a fold of 1 copy: the job as it is */
     sim_platform_t pl;
-    if (sim_prepare_platform(s, m, cfg, &pl, err) != 0) return -1;
+    if (sim_prepare_platform(s, m, cfg, fd, &pl, err) != 0) {
+        rs_job_fold_free(&fold);
+        return -1;
+    }
     snprintf(out->platform, sizeof out->platform, "%s", pl.desc);
     if (trace) sim_meta_fill(trace, s, cfg, out->platform);
     rs_meter_t meter; /* on a terminal: simulated time and rank-steps, from the child's 'P' records */
@@ -199,10 +208,11 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     char what[64];
     snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
     rs_meter_start(&meter, what, (double)pl.hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
-    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, trace != NULL, meter.active}, {-1, -1}, tmpfile(), meter.active ? &meter : NULL};
+    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, fd, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
+                     meter.active ? &meter : NULL};
     int rc;
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));
-    else rc = run_child(&a, rs_schedule_n_steps(s), rs_sim_timeout(pb, cfg), trace, out, err);
+    else rc = run_child(&a, rs_schedule_n_steps(s), sim_timeout_folded(pb, cfg, out->fold_copies), trace, out, err);
     rs_meter_end(&meter);
     if (rc == 0 && !cfg->job) rs_walk_metrics(pb, m, &out->fig); /* from the simulation's own figures */
     if (rc == 0 && cfg->job && (!out->job || rs_job_finish(cfg->job, s, m, out->job, err) != 0))
@@ -211,6 +221,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     if (a.fds[1] >= 0) close(a.fds[1]);
     if (a.errf) fclose(a.errf);
     sim_platform_release(&pl);
+    rs_job_fold_free(&fold);
     if (rc != 0) rs_sim_result_free(out);
     return rc;
 }

@@ -44,7 +44,7 @@
 /* How the child simulates (docs/sim.md, "How it is simulated"). FAST: on a generated platform (one
  * ring or a job's rings) without compute slowdown or an all-to-all step, no actor per rank (a step's
  * transfers and compute are SimGrid activities started from the completions of the previous ones,
- * sim_dag.c; a job's collectives stay actors); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
+ * sim_dag.c; a job's collectives too); elsewhere as REFERENCE. REFERENCE: one SimGrid actor per rank and per collective
  * member posting an exec and mailbox transfers each step - the plain reference the fast one is
  * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
@@ -62,6 +62,8 @@ typedef struct {
     const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
     double timeout_s;                 /* the child's watchdog, seconds; 0 = rs_sim_timeout's default */
     rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
+    bool no_fold;                     /* a job: simulate every ring and member even where its symmetry
+                                         folds them (FAST engine; job_fold.h, docs/sim.md "Folding") */
 } rs_sim_config_t;
 
 typedef struct {
@@ -78,6 +80,7 @@ typedef struct {
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */
     rs_job_result_t *job;     /* with a job: per ring, hop and link (malloc'd; NULL without) */
+    int64_t fold_copies;      /* a job: copies of each simulated ring and member (1: every one simulated) */
 } rs_sim_result_t;
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */

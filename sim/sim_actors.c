@@ -50,10 +50,6 @@ typedef struct {
     int active;       /* hops of this rank (in and out) with a transfer in flight */
     int64_t started;  /* last step this rank has started (-1 before the first) */
     int stop;         /* 1: the helper returns */
-    sg_link_t out_link; /* --overlap < 1: the bottleneck link of hop rank -> rank+1 */
-    double out_bw;      /* its full bandwidth, bytes/s */
-    int throttled;      /* 1 while the incoming hop's link (the previous rank's out_link) runs at
-                         * eta x its bandwidth: this rank's compute of this step */
 } compute_slot_t;
 
 static compute_slot_t *g_slot; /* [total] */
@@ -120,11 +116,7 @@ static void compute_main(int argc, char **argv) {
             else sg_actor_execute(sl->amount), SR.sum.activities++;
         }
         sl->end_c = simgrid_get_clock();
-        if (sl->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
-            const compute_slot_t *in = &g_slot[sim_prev_of(sl - g_slot)];
-            sg_link_set_bandwidth(in->out_link, in->out_bw);
-            sl->throttled = 0;
-        }
+        sim_unthrottle_in(sl - g_slot); /* the receiver stopped computing: its incoming hop at full rate again */
         sg_sem_release(sl->done);
     }
 }
@@ -251,11 +243,7 @@ static void ring_step(rank_t *r, int64_t k, const rs_step_t *st) {
         if (g_slot[r->next].started >= k) hop_activity(r->g, +1);
         if (g_slot[r->prev].started >= k && r->prev != r->g) hop_activity(r->prev, +1);
     }
-    if (SR.partial && t.tc > 0 && st->n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
-        /* SimGrid cannot run a link at 0 B/s: eta = 0 becomes 1e-12 (moves 1e-12 of the bytes) */
-        sg_link_set_bandwidth(g_slot[r->prev].out_link, fmax(eta, 1e-12) * g_slot[r->prev].out_bw);
-        sl->throttled = 1;
-    }
+    if (SR.partial && t.tc > 0 && st->n_recv > 0 && eta < 1) sim_throttle_in(r->g, eta); /* incoming transfers at eta while computing */
     t.end_send = t.end_recv = t.end_c = t.t0;
     if (!moves) { /* nothing to overlap: run the exec here */
         if (t.tc > 0) execute_s(t.tc);
@@ -277,16 +265,15 @@ static void ring_step(rank_t *r, int64_t k, const rs_step_t *st) {
     }
     t.end_cx = fmax(t.end_c, fmax(t.end_send, t.end_recv));
     t.te = t.end_step = t.end_cx;
-    if (r->acc.after_s > 0) { /* the merges of the arrived dK,dV partial, after both (kernel.h) */
-        execute_s(r->acc.after_s);
+    double merges, epi;
+    sim_step_tail(r->g, k, &r->acc, &merges, &epi);
+    if (merges > 0) { /* the merges of the arrived dK,dV partial, after both (kernel.h) */
+        execute_s(merges);
         t.te = simgrid_get_clock();
     }
-    if (k == SR.steps - 1) { /* the pass epilogue after the ring loop, in the last step's event (kernel.h) */
-        const double epi = rs_kernel_rank_epilogue_s(&SR.km, &r->acc, r->p);
-        if (epi > 0) {
-            execute_s(epi);
-            t.te = t.end_step = simgrid_get_clock();
-        }
+    if (epi > 0) { /* the pass epilogue after the ring loop, in the last step's event */
+        execute_s(epi);
+        t.te = t.end_step = simgrid_get_clock();
     }
     if (SR.job) rs_jc_rank_end(r->g, t.te);
     sim_step_account(r->g, k, st, moves, r->acc.before_s, &t);
@@ -313,7 +300,7 @@ static void rank_main(int argc, char **argv) {
     sg_sem_release(sl->go);
 }
 
-int sim_actors_create(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+int sim_actors_create(void) {
     char name[64], arg[32];
     g_slot = calloc((size_t)SR.total, sizeof *g_slot);
     g_mb = calloc((size_t)SR.total, sizeof *g_mb);
@@ -326,11 +313,6 @@ int sim_actors_create(const rs_machine_t *m, const rs_sim_config_t *cfg) {
         g_slot[r].wake = sg_sem_init(0);
         g_slot[r].started = -1;
     }
-    if (SR.partial && SR.n > 1) /* one ring, generated (the parent checks): hop r's bottleneck link */
-        for (int64_t r = 0; r < SR.n; r++) {
-            if (!(g_slot[r].out_link = sim_hop_link(m, cfg, r))) return -1;
-            g_slot[r].out_bw = sg_link_get_bandwidth(g_slot[r].out_link);
-        }
     for (int64_t r = 0; r < SR.total; r++) {
         snprintf(name, sizeof name, "rank%" PRId64, r);
         snprintf(arg, sizeof arg, "%" PRId64, r);

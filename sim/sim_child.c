@@ -76,14 +76,38 @@ double sim_step_compute_s(int64_t g, rs_krank_t *acc, int64_t k, const rs_step_t
     return tc;
 }
 
-sg_link_t sim_hop_link(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t r) {
-    char name[64];
-    if (rs_machine_hop_inter(m, SR.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
-    else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
-    else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
-    sg_link_t l = sg_link_by_name(name);
-    if (!l) sim_fail(RS_ERR_RUNTIME, "sim: the generated platform lacks link '%s'", name);
-    return l;
+int sim_hops_init(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+    SR.throttled = calloc((size_t)SR.total, sizeof *SR.throttled);
+    SR.hop_link = calloc((size_t)SR.n, sizeof *SR.hop_link);
+    SR.hop_bw = calloc((size_t)SR.n, sizeof *SR.hop_bw);
+    if (!SR.throttled || !SR.hop_link || !SR.hop_bw) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
+    for (int64_t r = 0; r < SR.n; r++) {
+        char name[64];
+        if (rs_machine_hop_inter(m, SR.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
+        else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
+        else snprintf(name, sizeof name, "nvl%" PRId64 "-up", r);
+        if (!(SR.hop_link[r] = sg_link_by_name(name))) return sim_fail(RS_ERR_RUNTIME, "sim: the generated platform lacks link '%s'", name);
+        SR.hop_bw[r] = sg_link_get_bandwidth(SR.hop_link[r]);
+    }
+    return 0;
+}
+
+void sim_throttle_in(int64_t g, double eta) {
+    const int64_t h = sim_rank_of(sim_prev_of(g));
+    sg_link_set_bandwidth(SR.hop_link[h], fmax(eta, 1e-12) * SR.hop_bw[h]);
+    SR.throttled[g] = true;
+}
+
+void sim_unthrottle_in(int64_t g) {
+    if (!SR.throttled || !SR.throttled[g]) return;
+    const int64_t h = sim_rank_of(sim_prev_of(g));
+    sg_link_set_bandwidth(SR.hop_link[h], SR.hop_bw[h]);
+    SR.throttled[g] = false;
+}
+
+void sim_step_tail(int64_t g, int64_t k, const rs_krank_t *acc, double *merges_s, double *epilogue_s) {
+    *merges_s = acc->after_s > 0 ? acc->after_s : 0; /* the arrived dK,dV partial's merges, after both (kernel.h) */
+    *epilogue_s = k == SR.steps - 1 ? rs_kernel_rank_epilogue_s(&SR.km, acc, sim_rank_of(g)) : 0; /* after the ring loop */
 }
 
 double sim_send_factor(int64_t k, const rs_step_t *st) {
@@ -195,6 +219,11 @@ static int send_results(void) {
     const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
+    /* a fold: every simulated ring stands for SR.copies rings with the same figures (job_fold.h) */
+    SR.sum.rank_steps *= SR.copies;
+    SR.sum.comm_bound_steps *= SR.copies;
+    SR.sum.flops_useful *= (uint64_t)SR.copies;
+    SR.sum.flops_exec *= (uint64_t)SR.copies;
     if (SR.job && rs_jc_write(SR.out) != 0) return -1;
     sim_put_results(SR.out, &SR.sum, SR.step_end, SR.step_max);
     sim_put_text(SR.out, 'S', SIM_STAGE_DONE, "done");
@@ -223,24 +252,27 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     SR.next_progress_s = rs_now_s() + SIM_PROGRESS_S;
     SR.out = out;
     SR.errc = RS_ERR_RUNTIME;
+    SR.copies = in->fold ? in->fold->copies : 1;
     SR.busy = calloc((size_t)SR.total, sizeof *SR.busy);
     SR.step_end = calloc((size_t)SR.steps, sizeof *SR.step_end);
     SR.step_max = calloc((size_t)SR.steps, sizeof *SR.step_max);
     SR.host = calloc((size_t)SR.total, sizeof *SR.host);
-    if (!SR.busy || !SR.step_end || !SR.step_max || !SR.host || (SR.job && rs_jc_init(in->cfg->job, pb->pass, SR.n) != 0))
+    if (!SR.busy || !SR.step_end || !SR.step_max || !SR.host || (SR.job && rs_jc_init(in->cfg->job, in->fold, pb->pass, SR.n) != 0))
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
     if (init_simgrid(in->cfg) != 0) return -1;
     sim_put_text(SR.out, 'S', SIM_STAGE_LOAD, "platform %s", in->cfg->platform_path ? in->cfg->platform_path : "(generated)");
     if (SR.job) { /* the generated fabric, routed from its known paths (sgx_fabric.h) */
-        if (sgx_fabric_build(&in->cfg->job->fabric) != 0) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for the fabric");
+        if (sgx_fabric_build(&in->cfg->job->fabric, in->fold) != 0) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for the fabric");
     } else {
         simgrid_load_platform(in->platform);
     }
     if (check_platform(in->cfg, in->hm, SR.host) != 0) return -1;
     SR.exclusive = in->cfg->platform_path == NULL;
+    if (SR.partial && SR.n > 1 && sim_hops_init(in->m, in->cfg) != 0) return -1;
     *dag = sim_dag_eligible(in->cfg);
+    if (in->fold && !*dag) return sim_fail(RS_ERR_RUNTIME, "sim: a folded job runs only on the activity engine");
     SR.sum.engine = *dag ? RS_SIM_ENGINE_FAST : RS_SIM_ENGINE_REFERENCE;
-    return *dag ? sim_dag_start(in->m, in->cfg) : sim_actors_create(in->m, in->cfg);
+    return *dag ? sim_dag_start() : sim_actors_create();
 }
 
 int sim_child_main(const sim_child_in_t *in, FILE *out) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "job_fold.h"
 #include "machine.h"
 #include "platform.h"
 #include "schedule.h"
@@ -24,7 +25,8 @@ typedef struct {
     const rs_machine_t *m;      /* the machine */
     const rs_sim_config_t *cfg; /* the run's configuration (sim_config_for_run) */
     const char *platform;       /* the platform file to load */
-    const rs_hostmap_t *hm;     /* every rank actor (rings x N) on its host */
+    const rs_hostmap_t *hm;     /* every rank actor (rings x N; a fold's rings only) on its host */
+    const rs_job_fold_t *fold;  /* a job's fold on the activity engine (NULL: none) */
     bool events;                /* send the trace events ('E') */
     bool progress;              /* send 'P' records */
 } sim_child_in_t;

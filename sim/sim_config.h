@@ -36,6 +36,12 @@ int sim_config_check(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim
 
 /* The configuration a run uses: cfg, except that pass-q's all-to-all return on a generated ring
  * platform routes every pair (then a copy in buf). Can't fail. */
+/* rs_sim_estimate and rs_sim_timeout (sim_estimate.c) for a job known to fold into `copies`. */
+void sim_estimate_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, int64_t copies, rs_estimate_t *e);
+double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int64_t copies);
+/* Whether the run folds its job (job_fold.h): a job on the activity engine (sim_dag_eligible's rules:
+ * no compute slowdown, no all-to-all step) unless cfg->no_fold. */
+bool sim_job_folds(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg);
 const rs_sim_config_t *sim_config_for_run(const rs_schedule_t *s, const rs_sim_config_t *cfg, rs_sim_config_t *buf);
 
 /* The SimGrid settings of cfg (above; --cfg entries beyond RS_SIM_MAX_CFG are left out). Can't fail. */

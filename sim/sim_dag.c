@@ -15,7 +15,8 @@
  *   - partial overlap: the incoming hop's bottleneck link runs at eta x its bandwidth from the step
  *     start to the compute's end (as the compute helper does);
  *   - a job's hops keep their books (job_child.h) from the same starts and completions.
- * A job's background collectives stay actors (job_child.c), started beside the walkers. Compute
+ * A job's background collectives run the same way (job_child.c), each member an owner beside the
+ * walkers; in a folded job only the fold's rings and members run (job_fold.h). Compute
  * slowdown (the exec's rate changes while transfers fly) and pass-q's all-to-all step run on the
  * actor engine, as does a user's platform (hosts may be shared or vary in speed). */
 #include <inttypes.h>
@@ -43,25 +44,24 @@ typedef struct {
     rs_step_t st;         /* the step */
     sim_step_times_t t;   /* its times */
     rs_krank_t acc;       /* the merges deferred (kernel.h) */
-    bool throttled;       /* the incoming hop's link runs at eta x its bandwidth */
     double send_factor;   /* the step's transfer factor (sim_send_factor), once per step */
     xfer_tag_t tag[RS_MAX_TRANSFERS];
 } walker_t;
 
 static struct {
     walker_t *w;          /* [SR.total] ring walkers */
-    sg_link_t *hop_link;  /* partial overlap: [N] the bottleneck link of each hop of the one ring */
-    double *hop_bw;       /* its full bandwidth */
     int failed;           /* out of memory inside the run */
 } D;
 
 static void start_step(int64_t g, int64_t k);
+static void transfer_done(void *tag);
 
 static void send(int64_t g, int i) {
     walker_t *w = &D.w[g];
     const int64_t to = sim_next_of(g);
     w->tag[i] = (xfer_tag_t){g, i};
-    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), &w->tag[i]) != 0) D.failed = 1;
+    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), transfer_done, &w->tag[i]) != 0)
+        D.failed = 1;
 }
 
 /* Walker g's step is done: its books, then the next step (or its end). */
@@ -81,11 +81,10 @@ static void step_done(int64_t g) {
     sim_step_times_t *t = &w->t;
     t->end_cx = fmax(t->end_c, fmax(t->end_send, t->end_recv));
     t->te = t->end_step = t->end_cx;
-    if (w->acc.after_s > 0) t->te = t->end_cx + w->acc.after_s; /* the arrived dK,dV partial's merges (kernel.h) */
-    if (w->k == SR.steps - 1) {                                  /* the pass epilogue, in the last step's event */
-        const double epi = rs_kernel_rank_epilogue_s(&SR.km, &w->acc, sim_rank_of(g));
-        if (epi > 0) t->te = t->end_step = t->te + epi;
-    }
+    double merges, epi;
+    sim_step_tail(g, w->k, &w->acc, &merges, &epi);
+    if (merges > 0) t->te = t->end_cx + merges;
+    if (epi > 0) t->te = t->end_step = t->te + epi; /* the pass epilogue, in the last step's event */
     if (t->te > t->end_cx) {
         if (sgx_timer(t->te, finish_step, (void *)(intptr_t)g) != 0) D.failed = 1;
     } else {
@@ -101,11 +100,7 @@ static void compute_done(void *arg) {
     const int64_t g = (int64_t)(intptr_t)arg;
     walker_t *w = &D.w[g];
     w->t.end_c = w->t.t0 + w->t.tc;
-    if (w->throttled) { /* the receiver stopped computing: its incoming hop runs at full rate again */
-        const int64_t h = sim_rank_of(sim_prev_of(g));
-        sg_link_set_bandwidth(D.hop_link[h], D.hop_bw[h]);
-        w->throttled = false;
-    }
+    sim_unthrottle_in(g); /* the receiver stopped computing: its incoming hop at full rate again */
     settle(g);
 }
 
@@ -133,11 +128,7 @@ static void start_step(int64_t g, int64_t k) {
     w->sends_left = w->st.n_send;
     w->send_factor = w->st.n_send > 0 ? sim_send_factor(k, &w->st) : 1;
     w->pending = (tc > 0) + w->st.n_send + w->st.n_recv;
-    if (SR.partial && tc > 0 && w->st.n_recv > 0 && eta < 1) { /* incoming transfers progress at eta while computing */
-        const int64_t h = sim_rank_of(sim_prev_of(g));             /* (eta = 0 runs as 1e-12, sim_actors.c) */
-        sg_link_set_bandwidth(D.hop_link[h], fmax(eta, 1e-12) * D.hop_bw[h]);
-        w->throttled = true;
-    }
+    if (SR.partial && tc > 0 && w->st.n_recv > 0 && eta < 1) sim_throttle_in(g, eta); /* incoming transfers at eta while computing */
     if (tc > 0 && sgx_timer(t0 + tc, compute_done, (void *)(intptr_t)g) != 0) D.failed = 1;
     const int64_t next = sim_next_of(g), prev = sim_prev_of(g);
     if (w->st.n_send > 0 && D.w[next].k == k) /* the receiver is there: post them */
@@ -151,6 +142,7 @@ static void start_all(void *arg) {
     (void)arg;
     for (int64_t g = 0; SR.job && g < SR.total; g++) /* each rank's hop, for the job's link table */
         rs_jc_rank_route(g, SR.host[g], SR.host[sim_next_of(g)]);
+    if (SR.job && rs_jc_engine_start() != 0) D.failed = 1;
     for (int64_t g = 0; g < SR.total; g++) start_step(g, 0);
 }
 
@@ -158,23 +150,20 @@ bool sim_dag_eligible(const rs_sim_config_t *cfg) {
     return cfg->engine == RS_SIM_ENGINE_FAST && SR.exclusive && !SR.slowdown && rs_schedule_step_a2a_bytes(SR.s, SR.n) == 0;
 }
 
-int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+int sim_dag_start(void) {
     memset(&D, 0, sizeof D);
     D.w = calloc((size_t)SR.total, sizeof *D.w);
     if (!D.w) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
     for (int64_t g = 0; g < SR.total; g++) D.w[g].k = -1;
-    if (SR.partial && SR.n > 1) {
-        D.hop_link = calloc((size_t)SR.n, sizeof *D.hop_link);
-        D.hop_bw = calloc((size_t)SR.n, sizeof *D.hop_bw);
-        if (!D.hop_link || !D.hop_bw) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    }
-    for (int64_t r = 0; D.hop_link && r < SR.n; r++) {
-        if (!(D.hop_link[r] = sim_hop_link(m, cfg, r))) return -1;
-        D.hop_bw[r] = sg_link_get_bandwidth(D.hop_link[r]);
-    }
-    if (sgx_init(SR.total, SR.host, transfer_done) != 0 || sgx_timer(0, start_all, NULL) != 0)
+    const int64_t bg = SR.job ? rs_jc_engine_walkers(NULL, SR.total) : 0;
+    sg_host_t *owner = bg >= 0 ? malloc(sizeof *owner * (size_t)(SR.total + bg + 1)) : NULL;
+    if (!owner) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
+    memcpy(owner, SR.host, sizeof *owner * (size_t)SR.total);
+    if (bg > 0) rs_jc_engine_walkers(owner + SR.total, SR.total);
+    const int rc = sgx_init(SR.total + bg, owner);
+    free(owner);
+    if (rc != 0 || sgx_timer(0, start_all, NULL) != 0)
         return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    if (SR.job && rs_jc_start_background() != 0) return sim_fail(RS_ERR_RUNTIME, "sim: cannot start the background collectives");
     return 0;
 }
 
@@ -183,10 +172,8 @@ int sim_dag_end(void) {
     sgx_counts(&transfers, &timers);
     SR.sum.activities += transfers + timers;
     sgx_free();
-    const int rc = D.failed ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
+    const int rc = D.failed || (SR.job && rs_jc_engine_failed()) ? sim_fail(RS_ERR_RUNTIME, "sim: out of memory during the simulation") : 0;
     free(D.w);
-    free(D.hop_link);
-    free(D.hop_bw);
     memset(&D, 0, sizeof D);
     return rc;
 }

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 
 #include "job.h"
+#include "job_fold.h"
 #include "sim.h"
+#include "sim_config.h"
 
 /* A job's background transfers in pass (*members: the collectives' actors). 0 when the groups
  * can't be listed (out of memory: the estimate then leaves them out). */
@@ -46,19 +48,42 @@ void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, in
     if (all_pairs) e->mem_bytes += n * n * 256; /* a route per pair */
 }
 
-void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+void sim_estimate_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, int64_t copies, rs_estimate_t *e) {
     const int64_t rings = cfg && cfg->job ? cfg->job->placement.n_rings : 1;
+    const double c = copies > 1 ? (double)copies : 1;
     rs_sim_estimate_rings(p->n_ranks, rings, p->pass, trace, cfg && cfg->routes == RS_PLATFORM_ALL_PAIRS, e);
     if (!cfg || !cfg->job) return;
+    rs_estimate_t one; /* what the child simulates: one copy of every class */
+    rs_sim_estimate_rings(p->n_ranks, (int64_t)((double)rings / c), p->pass, trace, false, &one);
     double members = 0;
-    const double bg = background_transfers(cfg->job, p->pass, &members);
-    e->time_s += bg * rank_step_s((double)p->n_ranks * (double)rings);
-    e->mem_bytes += members * 24e3;
+    const double bg = background_transfers(cfg->job, p->pass, &members) / c;
+    e->time_s = one.time_s + bg * rank_step_s((double)p->n_ranks * (double)rings / c);
+    /* the child's own state shrinks with the fold; the job's books (per ring, hop and link, and a host
+     * per device) stay whole: 2 KB per device */
+    e->mem_bytes = one.mem_bytes + members / c * 24e3 + (c > 1 ? (double)cfg->job->fabric.devices * 2e3 : 0);
 }
 
-double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) {
+/* The copies a job folds into on the activity engine (1 when it does not fold or the fold can't be
+ * listed). The machine is not known here: a job with compute slowdown runs every ring (actor
+ * engine), and the estimate is then low. */
+static int64_t estimate_copies(const rs_problem_t *p, const rs_sim_config_t *cfg) {
+    if (!cfg || !cfg->job || cfg->no_fold || cfg->engine != RS_SIM_ENGINE_FAST) return 1;
+    rs_job_fold_t f;
+    if (rs_job_fold(cfg->job, p->pass, &f) != 0) return 1;
+    const int64_t c = f.copies;
+    rs_job_fold_free(&f);
+    return c;
+}
+
+void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    sim_estimate_folded(p, cfg, trace, estimate_copies(p, cfg), e);
+}
+
+double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int64_t copies) {
     if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
     rs_estimate_t e;
-    rs_sim_estimate(p, cfg, RS_EST_NO_TRACE, &e);
+    sim_estimate_folded(p, cfg, RS_EST_NO_TRACE, copies, &e);
     return fmax(60, 10 * e.time_s);
 }
+
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) { return sim_timeout_folded(p, cfg, estimate_copies(p, cfg)); }

@@ -13,13 +13,14 @@
 #include "output.h"
 #include "platform_check.h"
 
-/* Every rank actor of a job (rings x N) on host gpu<device>. Returns 0 or -1 with err. */
-static int job_hostmap(const rs_job_t *j, rs_hostmap_t *hm, rs_err_t *err) {
-    const int64_t total = j->placement.n_rings * j->placement.ring_ranks;
+/* Every rank actor of a job (rings x N; a fold's rings only) on host gpu<device>. Returns 0 or -1
+ * with err. */
+static int job_hostmap(const rs_job_t *j, const rs_job_fold_t *fold, rs_hostmap_t *hm, rs_err_t *err) {
+    const int64_t n = j->placement.ring_ranks, total = (fold ? fold->n_rings : j->placement.n_rings) * n;
     if (rs_hostmap_identity(total, hm, err) != 0) return -1;
     char name[64];
     for (int64_t g = 0; g < total; g++) {
-        snprintf(name, sizeof name, "gpu%" PRId64, j->placement.device[g]);
+        snprintf(name, sizeof name, "gpu%" PRId64, j->placement.device[fold ? fold->ring[g / n] * n + g % n : g]);
         char *dup = strdup(name);
         if (!dup) {
             rs_hostmap_free(hm);
@@ -48,8 +49,8 @@ static int write_platform(const rs_schedule_t *s, const rs_machine_t *m, const r
     return rc;
 }
 
-int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, sim_platform_t *pl,
-                         rs_err_t *err) {
+int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_job_fold_t *fold,
+                         sim_platform_t *pl, rs_err_t *err) {
     const int64_t n = rs_schedule_problem(s)->n_ranks;
     memset(pl, 0, sizeof *pl);
     if (cfg->platform_path) {
@@ -60,7 +61,7 @@ int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs
         snprintf(pl->path, sizeof pl->path, "%s", cfg->platform_path);
         return 0;
     }
-    if ((cfg->job ? job_hostmap(cfg->job, &pl->hm, err) : rs_hostmap_identity(n, &pl->hm, err)) != 0) return -1;
+    if ((cfg->job ? job_hostmap(cfg->job, fold, &pl->hm, err) : rs_hostmap_identity(n, &pl->hm, err)) != 0) return -1;
     if (cfg->job) { /* no file for the child (it builds the fabric): no temporary folder */
         if (write_platform(s, m, cfg, pl, err) == 0) return 0;
         rs_hostmap_free(&pl->hm);

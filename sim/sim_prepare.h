@@ -12,12 +12,13 @@
 
 #include "machine.h"
 #include "platform.h"
+#include "job_fold.h"
 #include "schedule.h"
 #include "sim.h"
 #include "util.h"
 
 typedef struct {
-    rs_hostmap_t hm;     /* every rank actor (rings x N) on its host */
+    rs_hostmap_t hm;     /* every rank actor (rings x N; a fold's rings only) on its host */
     char tmpdir[4096];   /* the temporary folder of a generated platform ("" for a user's and a job's) */
     char path[4200];     /* the platform file the child loads (a job's is not written: the child builds it) */
     char desc[512];      /* what is simulated: the generated platform's description or the user's file */
@@ -26,8 +27,8 @@ typedef struct {
 /* Make the platform of the run (cfg as sim_config_for_run gives it). Returns 0, or -1 with err
  * (code RS_ERR_BAD_INPUT for a bad platform or host map file, else RS_ERR_RUNTIME); nothing is left
  * to release then. */
-int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, sim_platform_t *pl,
-                         rs_err_t *err);
+int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_job_fold_t *fold,
+                         sim_platform_t *pl, rs_err_t *err);
 /* Remove the temporary folder and free the host map. Can't fail. */
 void sim_platform_release(sim_platform_t *pl);
 

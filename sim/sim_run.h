@@ -40,6 +40,10 @@ typedef struct {
     sg_host_t *host;          /* [total] host of each walker */
     rs_kmodel_t km;           /* the step cost (model/4-cost/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
+    int64_t copies;           /* a folded job: rings each simulated ring stands for (1: none folded) */
+    sg_link_t *hop_link;      /* partial overlap: [N] the bottleneck link of each hop of the one ring */
+    double *hop_bw;           /* and its full bandwidth */
+    bool *throttled;          /* [total] walker g's incoming hop runs at eta x its bandwidth */
     bool events;              /* stream events to the parent */
     FILE *out;                /* the pipe */
     int errc;                 /* the kind of the 'X' record sent (rs_errc_t) */
@@ -83,14 +87,22 @@ long sim_send_bytes(const rs_step_t *st, int i, double gx);
  * event starting before_s after the step's start). */
 void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, double before_s, const sim_step_times_t *t);
 
-/* The bottleneck link of hop r of the one ring on a generated platform (partial overlap throttles
- * it): hop<r>, nic<r>-up or nvl<r>-up. NULL after an 'X' record when the platform lacks it. */
-sg_link_t sim_hop_link(const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t r);
+/* Partial overlap on a generated platform: the table of each hop's bottleneck link (hop<r>, nic<r>-up
+ * or nvl<r>-up) and bandwidth. Returns 0, or -1 after an 'X' record (out of memory, a missing link). */
+int sim_hops_init(const rs_machine_t *m, const rs_sim_config_t *cfg);
+/* Walker g computes step k while its incoming transfers progress at eta: their hop's link at eta x
+ * its bandwidth (eta = 0 runs as 1e-12: SimGrid cannot run a link at 0 B/s) until
+ * sim_unthrottle_in(g) at the compute's end (which does nothing when g was not throttled). */
+void sim_throttle_in(int64_t g, double eta);
+void sim_unthrottle_in(int64_t g);
+/* What follows walker g's step k once its compute and transfers are done: the merges of an arrived
+ * partial (acc->after_s) and, after the pass's last step, the epilogue (kernel.h), seconds. */
+void sim_step_tail(int64_t g, int64_t k, const rs_krank_t *acc, double *merges_s, double *epilogue_s);
 
 /* The engines: 0, or -1 (an 'X' record sent). sim_actors_create makes the actors (run by
  * simgrid_run); sim_dag_start sets the walkers going, sim_dag_end checks and frees after the run. */
-int sim_actors_create(const rs_machine_t *m, const rs_sim_config_t *cfg);
-int sim_dag_start(const rs_machine_t *m, const rs_sim_config_t *cfg);
+int sim_actors_create(void);
+int sim_dag_start(void);
 int sim_dag_end(void);
 /* True iff the activity engine runs this configuration (sim_dag.c's rules). */
 bool sim_dag_eligible(const rs_sim_config_t *cfg);

@@ -10,7 +10,6 @@
  *   every ring across a 2:1 spine         -> W / 2
  *   rails, right placement                -> no slowdown; wrong placement -> W / oversubscription
  *   one ring, no background               -> the walk (and the one-ring simulator) step by step
- *   background all-reduce beside rings    -> 2 (L + (g / 2) / W); a shared hop -> processor sharing
  * plus byte conservation on links (the routes SimGrid computes: test_fabric.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -249,109 +248,6 @@ RS_TEST(test_uneven_bounds, "uneven_bounds") {
     unlink(path);
 }
 
-RS_TEST_SUITE("background")
-/* ------------------------------------------------------------------------------------------------
- * Background traffic
- * ---------------------------------------------------------------------------------------------- */
-/* Two rings inside two nodes (CP 8 = G, DP 2) and the data-parallel gradient all-reduce between the
- * nodes (--bg-group dp: device c with device 8 + c): the rings never touch a NIC (the walk exactly),
- * the all-reduce takes 2 steps of L + (g / 2) / W. The forward has no DP traffic. */
-RS_TEST(test_background_beside, "beside") {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    for (int pass = 0; pass < RS_PASS_COUNT; pass++) {
-        rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
-        rs_job_t j = grid_job(&m, &p, 1, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 8, 0, 1});
-        j.background.kind = RS_BG_DP;
-        j.background.group = RS_BG_GROUP_DP;
-        j.background.param_bytes = j.background.grad_bytes = 64e6;
-        rs_sim_result_t r;
-        CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-        for (int64_t k = 0; k < 2; k++) RS_ASSERT_REL(r.job->rings[k].slowdown, 1, 1e-9);
-        if (pass == RS_PASS_FORWARD) {
-            CU_ASSERT_EQUAL(r.job->n_bg, 0);
-        } else {
-            CU_ASSERT_EQUAL_FATAL(r.job->n_bg, 1);
-            CU_ASSERT_STRING_EQUAL(r.job->bg[0].name, "all-reduce");
-            CU_ASSERT_EQUAL(r.job->bg[0].groups, 8);
-            CU_ASSERT_EQUAL(r.job->bg[0].members, 2);
-            RS_ASSERT_REL(r.job->bg[0].end_s, 2 * (5e-6 + 32e6 / W_IB), 1e-9);
-            RS_ASSERT_REL(r.job->bg[0].bytes, 64e6, 1e-12);
-        }
-        rs_sim_result_free(&r);
-        rs_job_free(&j);
-    }
-}
-
-/* One ring of 2 ranks across 2 nodes and the FSDP all-gather over the same 2 devices: in step 0 the
- * ring's K,V (a bytes) and the gather's half layer (b bytes) leave each device together on its NIC
- * and share it: the smaller ends at L + 2 min(a, b) / W, the larger at L + (a + b) / W. */
-RS_TEST(test_background_shares_the_nic, "shares_the_nic") {
-    rs_machine_t m = nodes_of(1, 2e-6, 5e-6);
-    rs_problem_t p = problem(2, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
-    rs_err_t err = {0};
-    rs_schedule_t *s = rs_schedule_create(&p, &err);
-    rs_step_t st;
-    rs_schedule_step(s, 0, 0, &st);
-    const double a = (double)st.send_bytes, tc = rs_machine_comp_time(&m, 2048, 0, 0, st.flops_exec);
-    rs_schedule_free(s);
-    const double bs[] = {a / 4, 5 * a}; /* whole bytes: a member sends ceil(layer / 2) */
-    for (int i = 0; i < 2; i++) {
-        const double b = bs[i];
-        rs_job_t j = grid_job(&m, &p, 1, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 1, 0, 1});
-        j.background.kind = RS_BG_FSDP;
-        j.background.param_bytes = j.background.grad_bytes = 2 * b; /* a member sends half */
-        rs_sim_result_t r;
-        CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-        const double ring_x = 5e-6 + (a <= b ? 2 * a : a + b) / W_IB;
-        const double bg_x = 5e-6 + (b <= a ? 2 * b : a + b) / W_IB;
-        RS_ASSERT_REL(r.job->rings[0].makespan_s, fmax(tc, ring_x) + tc, 1e-9);
-        CU_ASSERT_EQUAL_FATAL(r.job->n_bg, 1);
-        RS_ASSERT_REL(r.job->bg[0].end_s, bg_x, 1e-9);
-        CU_ASSERT(r.job->rings[0].slowdown > 1);
-        rs_sim_result_free(&r);
-        rs_job_free(&j);
-    }
-}
-
-/* Rings and a DP all-reduce (dp-cp groups of 16) crossing the same NICs and a 2:1 spine: no link runs
- * above its capacity while it carries anything (busy time is the union of the flows' intervals, which
- * complete out of order), and the NIC uplinks carry exactly the node-crossing bytes of ring hops and
- * collective steps. */
-RS_TEST(test_background_link_books, "link_books") {
-    rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    /* compute-bound steps (B = 16K): a rank's send completes well before its step ends */
-    rs_problem_t p = problem(8, 16384, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 8, 4, 2});
-    j.background.kind = RS_BG_DP;
-    j.background.param_bytes = j.background.grad_bytes = 109e6;
-    rs_sim_result_t r;
-    CU_ASSERT_EQUAL_FATAL(run_job(&p, &m, &j, &r), 0);
-    const rs_job_result_t *jr = r.job;
-    double nic_up = 0, expect = 0;
-    for (int64_t i = 0; i < jr->n_links; i++) {
-        CU_ASSERT(rs_link_busy_util(&jr->links[i]) <= 1 + 1e-9);
-        if (!strncmp(jr->links[i].name, "nic", 3) && strstr(jr->links[i].name, "-up")) nic_up += jr->links[i].bytes;
-    }
-    for (int64_t h = 0; h < jr->n_hops; h++)
-        if (jr->hops[h].inter) expect += jr->hops[h].bytes;
-    int64_t *mem, *off;
-    const int64_t ng = rs_background_groups(&j.placement, j.background.group, &mem, &off);
-    for (int64_t g = 0; g < ng; g++) {
-        const int64_t n = off[g + 1] - off[g];
-        rs_bg_coll_t c[RS_BG_MAX_COLL];
-        const int nc = rs_background_colls(&j.background, p.pass, n, c);
-        for (int64_t i = 0; i < n; i++)
-            if (!rs_fabric_same_node(&j.fabric, mem[off[g] + i], mem[off[g] + (i + 1) % n]))
-                for (int k = 0; k < nc; k++) expect += (double)c[k].steps * (double)c[k].step_bytes;
-    }
-    free(mem);
-    free(off);
-    CU_ASSERT_EQUAL(jr->n_bg, 1);
-    RS_ASSERT_REL(nic_up, expect, 1e-12);
-    rs_sim_result_free(&r);
-    rs_job_free(&j);
-}
-
 RS_TEST_SUITE("record")
 /* ------------------------------------------------------------------------------------------------
  * The 'J' record
@@ -364,7 +260,7 @@ RS_TEST(test_record, "record") {
     rs_machine_t m = nodes_of(4, 0, 0);
     rs_problem_t p = problem(2, 512, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     rs_job_t j = grid_job(&m, &p, 2, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 0, 0, 1});
-    CU_ASSERT_EQUAL_FATAL(rs_jc_init(&j, RS_PASS_FORWARD, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_jc_init(&j, NULL, RS_PASS_FORWARD, 2), 0);
     for (int64_t g = 0; g < 4; g++) rs_jc_rank_route(g, NULL, NULL);
     /* step 0: ranks start at 0 and 1e-6 (ring 0), 0 and 0 (ring 1); step 1 at 1e-5 */
     rs_jc_step_start(0, 0, 0), rs_jc_step_start(1, 0, 1e-6), rs_jc_step_start(2, 0, 0), rs_jc_step_start(3, 0, 0);
@@ -405,24 +301,13 @@ RS_TEST(test_record, "record") {
 /* ------------------------------------------------------------------------------------------------
  * The activity engine against the actor engine
  * ---------------------------------------------------------------------------------------------- */
-static void job_on(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, rs_sim_engine_t e, rs_sim_result_t *out) {
-    rs_schedule_t *s = schedule_of(*p);
-    rs_sim_config_t cfg = job_config(j);
-    cfg.engine = e;
-    rs_err_t err = {0};
-    const int rc = rs_sim_run(s, m, &cfg, NULL, out, &err);
-    if (rc != 0) fprintf(stderr, "  rs_sim_run (job): %s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
-    rs_schedule_free(s);
-}
-
 /* The job on both engines: the activity engine ran, and every ring's makespan, hop's bytes, flow
  * time and worst bandwidth (to 1e-9 of its nominal), link's bytes, busy time and flows, collective's
  * end agree to 1e-12. */
 static void check_job_engines(const rs_problem_t *p, const rs_machine_t *m, const rs_job_t *j, const char *what) {
     rs_sim_result_t a, b;
-    job_on(p, m, j, RS_SIM_ENGINE_FAST, &a);
-    job_on(p, m, j, RS_SIM_ENGINE_REFERENCE, &b);
+    run_job_on(p, m, j, RS_SIM_ENGINE_FAST, false, &a);
+    run_job_on(p, m, j, RS_SIM_ENGINE_REFERENCE, false, &b);
     CU_ASSERT_EQUAL(a.engine, RS_SIM_ENGINE_FAST);
     CU_ASSERT_EQUAL(b.engine, RS_SIM_ENGINE_REFERENCE);
     const rs_job_result_t *x = a.job, *y = b.job;

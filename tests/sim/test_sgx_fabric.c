@@ -84,7 +84,7 @@ static long routes_differ(const rs_fabric_t *f, bool built, long *pairs) {
         simgrid_init(&argc, argv);
         if (!built)
             simgrid_load_platform(path);
-        else if (sgx_fabric_build(f) != 0)
+        else if (sgx_fabric_build(f, NULL) != 0)
             _exit(2);
         sg_actor_create("probe", sg_host_by_name("gpu0"), probe, 0, NULL);
         simgrid_run();

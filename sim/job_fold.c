@@ -1,0 +1,265 @@
+/* job_fold.c - a job folded by its symmetry, and the checks that make the fold exact (job_fold.h). */
+#include "job_fold.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t rs_job_fold_device(const rs_fabric_t *f, const rs_job_fold_t *fd, int64_t d) {
+    const int64_t g = f->devices_per_node;
+    return (d / g) % fd->node_period * g + d % g % fd->rail_period;
+}
+
+rs_flink_t rs_job_fold_link(const rs_fabric_t *f, const rs_job_fold_t *fd, rs_flink_t l) {
+    const int64_t k = f->nics_per_node, t = fd->node_period;
+    const int64_t nics = fd->rail_period * k / f->devices_per_node; /* NICs of the s devices a fold keeps (>= 1) */
+    const int64_t groups = f->kind == RS_FABRIC_FLAT ? 1 : (t + f->nodes_per_leaf - 1) / f->nodes_per_leaf;
+    switch (l.kind) {
+    case RS_FLINK_NVL_UP: case RS_FLINK_NVL_DOWN: case RS_FLINK_PCIE_UP: case RS_FLINK_PCIE_DOWN:
+        return (rs_flink_t){l.kind, rs_job_fold_device(f, fd, l.index)};
+    case RS_FLINK_NVSW_IN: case RS_FLINK_NVSW_OUT: return (rs_flink_t){l.kind, l.index % t};
+    case RS_FLINK_NIC_UP: case RS_FLINK_NIC_DOWN:
+        return (rs_flink_t){l.kind, l.index / k % t * k + l.index % k % (nics > 0 ? nics : 1)};
+    default: /* leaves: leaf-spine's leaf is its group; a rail leaf is group x K + NIC */
+        if (f->kind != RS_FABRIC_RAIL) return (rs_flink_t){l.kind, l.index % groups};
+        return (rs_flink_t){l.kind, l.index / k % groups * k + l.index % k % (nics > 0 ? nics : 1)};
+    }
+}
+
+void rs_job_fold_free(rs_job_fold_t *f) {
+    free(f->ring);
+    free(f->ring_sim);
+    free(f->slot_sim);
+    memset(f, 0, sizeof *f);
+}
+
+/* ================================================================================================
+ * The checks
+ * ============================================================================================== */
+typedef struct {
+    const rs_job_t *j;
+    int64_t n, rings, total;      /* ranks per ring, rings, ring hops */
+    int64_t slots, *member, *offset, *group_of; /* background slots, their groups, slot -> group */
+    int64_t *rank_at, *slot_at;   /* [devices]: the ring rank, the slot on a device (-1: none) */
+    uint64_t *pair;               /* (link key, hop image) per shared link of every hop */
+    uint64_t *sim;                /* folded link key per shared link of every simulated hop */
+} ctx_t;
+
+static bool shared_kind(rs_flink_kind_t k) {
+    return k == RS_FLINK_NVL_UP || k == RS_FLINK_NVL_DOWN || k == RS_FLINK_NIC_UP || k == RS_FLINK_NIC_DOWN ||
+           k == RS_FLINK_LEAF_UP || k == RS_FLINK_LEAF_DOWN;
+}
+static uint64_t key_of(rs_flink_t l) { return (uint64_t)l.kind << 40 | (uint64_t)l.index; }
+static int cmp_u64(const void *a, const void *b) {
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+/* (link key, hop image) pairs: by link, then by image */
+static int cmp_pair(const void *a, const void *b) {
+    const int c = cmp_u64(a, b);
+    return c ? c : cmp_u64((const uint64_t *)a + 1, (const uint64_t *)b + 1);
+}
+
+/* Hop h's devices: ring hops [0, total), then background slots. */
+static void hop_ends(const ctx_t *c, int64_t h, int64_t *a, int64_t *b) {
+    const int64_t *dev = c->j->placement.device;
+    if (h < c->total) {
+        *a = dev[h];
+        *b = dev[h - h % c->n + (h % c->n + 1) % c->n];
+        return;
+    }
+    const int64_t m = h - c->total, k = c->group_of[m], lo = c->offset[k], size = c->offset[k + 1] - lo;
+    *a = c->member[m];
+    *b = c->member[lo + (m - lo + 1) % size];
+}
+
+static int64_t slot_next(const ctx_t *c, int64_t m, int64_t by) {
+    const int64_t k = c->group_of[m], lo = c->offset[k], size = c->offset[k + 1] - lo;
+    return lo + ((m - lo + by) % size + size) % size;
+}
+
+/* The images of rings and slots under fold fd into out; false when one has none. */
+static bool images(const ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
+    const rs_fabric_t *f = &c->j->fabric;
+    for (int64_t r = 0; r < c->rings; r++) {
+        const int64_t g = c->rank_at[rs_job_fold_device(f, fd, c->j->placement.device[r * c->n])];
+        if (g < 0 || g % c->n != 0) return false;
+        out->ring_sim[r] = g / c->n;
+    }
+    for (int64_t m = 0; m < c->slots; m++) {
+        const int64_t s = c->slot_at[rs_job_fold_device(f, fd, c->member[m])];
+        if (s < 0) return false;
+        out->slot_sim[m] = s;
+    }
+    for (int64_t m = 0; m < c->slots; m++) { /* the same collective, neighbours onto neighbours */
+        const int64_t s = out->slot_sim[m], k = c->group_of[m], ks = c->group_of[s];
+        if (c->offset[k + 1] - c->offset[k] != c->offset[ks + 1] - c->offset[ks] ||
+            out->slot_sim[slot_next(c, m, 1)] != out->slot_sim[slot_next(c, s, 1)] ||
+            out->slot_sim[slot_next(c, m, -1)] != out->slot_sim[slot_next(c, s, -1)])
+            return false;
+    }
+    return true;
+}
+
+static int64_t image_of(const ctx_t *c, const rs_job_fold_t *out, int64_t h) {
+    if (h < c->total) return out->ring_sim[h / c->n] * c->n + h % c->n;
+    return c->total + out->slot_sim[h - c->total];
+}
+
+/* Routes and links: every hop has its image's folded route with the same rates, and on every shared
+ * link the hops map one to one onto the simulated hops through its image; every simulated ring and
+ * slot has the same number of copies. */
+static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
+    const rs_fabric_t *f = &c->j->fabric;
+    const int64_t hops = c->total + c->slots;
+    int64_t np = 0, ns = 0;
+    for (int64_t h = 0; h < hops; h++) {
+        const int64_t img = image_of(c, out, h);
+        int64_t a, b, ia, ib;
+        hop_ends(c, h, &a, &b);
+        hop_ends(c, img, &ia, &ib);
+        rs_flink_t r[RS_FABRIC_ROUTE_MAX], ri[RS_FABRIC_ROUTE_MAX];
+        const int n = rs_fabric_route(f, a, b, r), ni = rs_fabric_route(f, ia, ib, ri);
+        if (n != ni) return false;
+        for (int i = 0; i < n; i++) {
+            const rs_flink_t x = rs_job_fold_link(f, fd, r[i]), y = rs_job_fold_link(f, fd, ri[i]);
+            if (x.kind != y.kind || x.index != y.index) return false;
+            rs_flink_rate_t u, v;
+            rs_fabric_link_rate(f, r[i], &u);
+            rs_fabric_link_rate(f, x, &v);
+            if (u.bw_bytes_per_s != v.bw_bytes_per_s || u.latency_s != v.latency_s || u.fatpipe != v.fatpipe) return false;
+            if (!shared_kind(r[i].kind)) continue;
+            c->pair[2 * np] = key_of(r[i]);
+            c->pair[2 * np++ + 1] = (uint64_t)img;
+            if (img != h) continue;
+            for (int q = 0; q < i; q++) /* a simulated route crosses an image once */
+                if (shared_kind(r[q].kind) && key_of(rs_job_fold_link(f, fd, r[q])) == key_of(x)) return false;
+            c->sim[ns++] = key_of(x);
+        }
+    }
+    qsort(c->pair, (size_t)np, 2 * sizeof *c->pair, cmp_pair); /* a link's hops together, equal images adjacent */
+    qsort(c->sim, (size_t)ns, sizeof *c->sim, cmp_u64);
+    for (int64_t i = 0; i < np;) {
+        int64_t e = i + 1;
+        while (e < np && c->pair[2 * e] == c->pair[2 * i]) {
+            if (c->pair[2 * e + 1] == c->pair[2 * (e - 1) + 1]) return false; /* two hops of one link onto one image */
+            e++;
+        }
+        const rs_flink_t l = {(rs_flink_kind_t)(c->pair[2 * i] >> 40), (int64_t)(c->pair[2 * i] & ((1ull << 40) - 1))};
+        const uint64_t img = key_of(rs_job_fold_link(f, fd, l));
+        int64_t lo = 0, hi = ns; /* simulated hops through the image: the first and past the last */
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) / 2;
+            if (c->sim[mid] < img) lo = mid + 1;
+            else hi = mid;
+        }
+        int64_t q = lo;
+        while (q < ns && c->sim[q] == img) q++;
+        if (q - lo != e - i) return false;
+        i = e;
+    }
+    int64_t *count = calloc((size_t)(c->rings + c->slots + 1), sizeof *count);
+    if (!count) return false;
+    for (int64_t r = 0; r < c->rings; r++) count[out->ring_sim[r]]++;
+    for (int64_t m = 0; m < c->slots; m++) count[c->rings + out->slot_sim[m]]++;
+    int64_t want = -1;
+    bool same = true;
+    for (int64_t i = 0; i < c->rings + c->slots && same; i++) {
+        if (!count[i]) continue;
+        if (want < 0) want = count[i];
+        same = count[i] == want;
+    }
+    free(count);
+    out->copies = want > 0 ? want : 1;
+    return same;
+}
+
+/* Whether fold (t, s) of the fabric is defined: whole nodes, whole leaves, whole NIC groups. */
+static bool fold_defined(const rs_fabric_t *f, int64_t t, int64_t s) {
+    const int64_t nodes = rs_fabric_nodes(f), g = f->devices_per_node, k = f->nics_per_node;
+    if (nodes % t != 0 || g % s != 0 || f->devices != nodes * g) return false;
+    if (t != nodes && f->kind != RS_FABRIC_FLAT && t % f->nodes_per_leaf != 0) return false;
+    if (s != g && (g % k != 0 || s % (g / k) != 0)) return false;
+    return true;
+}
+
+static bool try_fold(ctx_t *c, int64_t t, int64_t s, rs_job_fold_t *out) {
+    if (!fold_defined(&c->j->fabric, t, s)) return false;
+    out->node_period = t;
+    out->rail_period = s;
+    return images(c, out, out) && covering(c, out, out);
+}
+
+static void ctx_free(ctx_t *c) {
+    free(c->member);
+    free(c->offset);
+    free(c->group_of);
+    free(c->rank_at);
+    free(c->slot_at);
+    free(c->pair);
+    free(c->sim);
+}
+
+int rs_job_fold(const rs_job_t *j, rs_pass_t pass, rs_job_fold_t *out) {
+    memset(out, 0, sizeof *out);
+    const rs_fabric_t *f = &j->fabric;
+    if (f->devices < 1 || f->devices_per_node < 1 || f->nics_per_node < 1 || f->nodes_per_leaf < 1 || j->placement.n_rings < 1 ||
+        j->placement.ring_ranks < 1 || !j->placement.device) { /* not a built job: nothing to fold */
+        out->copies = 1;
+        return 0;
+    }
+    ctx_t c = {.j = j, .n = j->placement.ring_ranks, .rings = j->placement.n_rings};
+    c.total = c.rings * c.n;
+    int64_t groups = 0;
+    rs_bg_coll_t coll[RS_BG_MAX_COLL];
+    if (j->background.kind != RS_BG_NONE && rs_background_colls(&j->background, pass, 2, coll) > 0) {
+        groups = rs_background_groups(&j->placement, j->background.group, &c.member, &c.offset);
+        if (groups < 0) return -1;
+        c.slots = c.offset[groups];
+    }
+    const int64_t hops = c.total + c.slots;
+    c.group_of = malloc(sizeof *c.group_of * (size_t)(c.slots + 1));
+    c.rank_at = malloc(sizeof *c.rank_at * (size_t)f->devices);
+    c.slot_at = malloc(sizeof *c.slot_at * (size_t)f->devices);
+    c.pair = malloc(2 * sizeof *c.pair * (size_t)(hops * RS_FABRIC_ROUTE_MAX + 1));
+    c.sim = malloc(sizeof *c.sim * (size_t)(hops * RS_FABRIC_ROUTE_MAX + 1));
+    out->ring_sim = malloc(sizeof *out->ring_sim * (size_t)c.rings);
+    out->slot_sim = malloc(sizeof *out->slot_sim * (size_t)(c.slots + 1));
+    int rc = 0;
+    if (!c.group_of || !c.rank_at || !c.slot_at || !c.pair || !c.sim || !out->ring_sim || !out->slot_sim) rc = -1;
+    for (int64_t d = 0; rc == 0 && d < f->devices; d++) c.rank_at[d] = c.slot_at[d] = -1;
+    for (int64_t g = 0; rc == 0 && g < c.total; g++) c.rank_at[j->placement.device[g]] = g;
+    for (int64_t k = 0; rc == 0 && k < groups; k++)
+        for (int64_t m = c.offset[k]; m < c.offset[k + 1]; m++) {
+            c.group_of[m] = k;
+            c.slot_at[c.member[m]] = m;
+        }
+    const int64_t nodes = rs_fabric_nodes(f), g = f->devices_per_node;
+    int64_t s = g;
+    bool valid = false; /* out holds the last fold tried, which passed */
+    for (int64_t x = 1; rc == 0 && x < g && !valid; x++)
+        if ((valid = try_fold(&c, nodes, x, out))) s = x;
+    for (int64_t x = 1; rc == 0 && x < nodes; x++)
+        if ((valid = try_fold(&c, x, s, out))) break;
+    if (rc == 0 && !valid && s < g) valid = try_fold(&c, nodes, s, out); /* the rail fold alone */
+    if (rc == 0 && !valid) { /* the identity fold: nothing folded */
+        out->node_period = nodes;
+        out->rail_period = g;
+        for (int64_t r = 0; r < c.rings; r++) out->ring_sim[r] = r;
+        for (int64_t m = 0; m < c.slots; m++) out->slot_sim[m] = m;
+        out->copies = 1;
+    }
+    if (rc == 0) {
+        out->ring = malloc(sizeof *out->ring * (size_t)c.rings);
+        if (!out->ring) rc = -1;
+        for (int64_t r = 0; rc == 0 && r < c.rings; r++)
+            if (out->ring_sim[r] == r) out->ring[out->n_rings++] = r;
+    }
+    if (rc == 0 && c.slots == 0) {
+        free(out->slot_sim);
+        out->slot_sim = NULL;
+    }
+    ctx_free(&c);
+    if (rc != 0) rs_job_fold_free(out);
+    return rc;
+}
