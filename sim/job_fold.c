@@ -33,6 +33,38 @@ void rs_job_fold_free(rs_job_fold_t *f) {
     memset(f, 0, sizeof *f);
 }
 
+/* Each pass's fold of one job, computed on first use (sim.h). */
+struct rs_sim_folds {
+    const rs_job_t *job;
+    bool done[RS_PASS_COUNT];
+    rs_job_fold_t fold[RS_PASS_COUNT];
+};
+
+rs_sim_folds_t *rs_sim_folds_new(void) { return calloc(1, sizeof(rs_sim_folds_t)); }
+
+void rs_sim_folds_free(rs_sim_folds_t *f) {
+    for (int k = 0; f && k < RS_PASS_COUNT; k++) rs_job_fold_free(&f->fold[k]);
+    free(f);
+}
+
+const rs_job_fold_t *rs_job_fold_of(const rs_sim_config_t *cfg, rs_pass_t pass, rs_job_fold_t *own) {
+    memset(own, 0, sizeof *own);
+    rs_sim_folds_t *c = cfg->folds;
+    if (!c || pass < 0 || pass >= RS_PASS_COUNT) return rs_job_fold(cfg->job, pass, own) == 0 ? own : NULL;
+    if (c->job != cfg->job) { /* another job: its folds, not the last one's */
+        for (int k = 0; k < RS_PASS_COUNT; k++) {
+            rs_job_fold_free(&c->fold[k]);
+            c->done[k] = false;
+        }
+        c->job = cfg->job;
+    }
+    if (!c->done[pass]) {
+        if (rs_job_fold(cfg->job, pass, &c->fold[pass]) != 0) return NULL;
+        c->done[pass] = true;
+    }
+    return &c->fold[pass];
+}
+
 /* ================================================================================================
  * The checks
  * ============================================================================================== */

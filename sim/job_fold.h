@@ -33,6 +33,7 @@
 
 #include "fabric.h"
 #include "job.h"
+#include "sim.h"
 
 typedef struct {
     int64_t copies;      /* copies of each simulated ring and member in the job (1: nothing folded) */
@@ -48,6 +49,9 @@ typedef struct {
  * collective on every group). Returns 0 or -1 (out of memory). */
 int rs_job_fold(const rs_job_t *j, rs_pass_t pass, rs_job_fold_t *out);
 void rs_job_fold_free(rs_job_fold_t *f);
+/* cfg->job's fold in pass, computed once per pass where cfg->folds is set (it owns that fold), else
+ * into *own (zeroed first; rs_job_fold_free it either way). NULL: out of memory. */
+const rs_job_fold_t *rs_job_fold_of(const rs_sim_config_t *cfg, rs_pass_t pass, rs_job_fold_t *own);
 
 /* The device and the fabric link that d and l fold onto (a fold of the job's fabric f). */
 int64_t rs_job_fold_device(const rs_fabric_t *f, const rs_job_fold_t *fd, int64_t d);

@@ -48,6 +48,14 @@
  * member posting an exec and mailbox transfers each step - the plain reference the fast one is
  * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
+
+/* A job's folds (docs/sim.md "Folding"), each pass's computed once and kept, so that an estimate
+ * and the run that follows it share one: rs_sim_folds_new gives an empty one for cfg->folds
+ * (NULL: out of memory), rs_sim_folds_free releases it. It keeps the folds of the job it first
+ * served (another job empties it first): the job must not change while it is set. */
+typedef struct rs_sim_folds rs_sim_folds_t;
+rs_sim_folds_t *rs_sim_folds_new(void);
+void rs_sim_folds_free(rs_sim_folds_t *f);
 /* "activity" (FAST) or "actor" (REFERENCE). */
 const char *rs_sim_engine_name(rs_sim_engine_t e);
 
@@ -64,6 +72,8 @@ typedef struct {
     rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
     bool no_fold;                     /* a job: simulate every ring and member even where its symmetry
                                          folds them (FAST engine; job_fold.h, docs/sim.md "Folding") */
+    rs_sim_folds_t *folds;            /* a job's folds kept across calls (rs_sim_folds_new); NULL: each
+                                         rs_sim_estimate and rs_sim_run computes its own */
 } rs_sim_config_t;
 
 typedef struct {

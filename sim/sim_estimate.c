@@ -68,10 +68,10 @@ void sim_estimate_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int 
  * engine), and the estimate is then low. */
 static int64_t estimate_copies(const rs_problem_t *p, const rs_sim_config_t *cfg) {
     if (!cfg || !cfg->job || cfg->no_fold || cfg->engine != RS_SIM_ENGINE_FAST) return 1;
-    rs_job_fold_t f;
-    if (rs_job_fold(cfg->job, p->pass, &f) != 0) return 1;
-    const int64_t c = f.copies;
-    rs_job_fold_free(&f);
+    rs_job_fold_t own;
+    const rs_job_fold_t *f = rs_job_fold_of(cfg, p->pass, &own); /* cfg->folds keeps it for the run */
+    const int64_t c = f ? f->copies : 1;
+    rs_job_fold_free(&own);
     return c;
 }
 
