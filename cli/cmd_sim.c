@@ -319,7 +319,7 @@ static int check_limits(const rs_setup_t *c, const rs_sim_config_t *cfg, bool tr
             const rs_problem_t p = rs_setup_problem(c, i, j);
             rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
             rs_estimate_then(&sum, &e);
-            rs_sim_estimate(&p, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
+            rs_sim_estimate(&p, &c->machine, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
             rs_estimate_then(&sum, &e);
         }
     rs_err_t err = {0};

@@ -96,14 +96,16 @@ typedef struct {
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
 void rs_sim_config_default(rs_sim_config_t *c);
 
-/* What simulating problem p costs (estimate.h): rank-steps over every ring of the job, the child's
- * time and memory (a job's background collectives included), and with trace the events the parent
- * keeps. Can't fail. */
-void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
+/* What simulating problem p on machine m costs (estimate.h): rank-steps over every ring of the job,
+ * the child's time and memory (a job's background collectives included; a job folded only where the
+ * engine that will run folds it: not with m's --slowdown), and with trace the events the parent
+ * keeps. m NULL: a machine without compute slowdown. Can't fail. */
+void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
 /* The same for `rings` concurrent rings of ring_ranks ranks each running pass, on an all-pairs
  * platform (a route per pair of hosts) or a ring's. Can't fail. */
 void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e);
-/* The child's watchdog: cfg->timeout_s when set, else 10 x the estimated time, at least 60 s. */
+/* The child's watchdog: cfg->timeout_s when set, else 10 x the estimated time (rs_sim_estimate's
+ * without a machine), at least 60 s. */
 double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg);
 
 /* In a freshly forked simulation child (rs_sim_run, sim/sim_alt.c): no core dumps, default SIGPIPE and

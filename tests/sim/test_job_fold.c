@@ -117,7 +117,7 @@ RS_TEST(test_folds_kept, "folds_kept") {
     CU_ASSERT(b && b->copies == 16);
     cfg.job = &j;
     rs_estimate_t e;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     rs_sim_result_t x, y;
     CU_ASSERT_EQUAL_FATAL(run_job_cfg(&p, &m, &cfg, &x), 0);
     run_job_on(&p, &m, &j, RS_SIM_ENGINE_FAST, false, &y);
