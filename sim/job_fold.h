@@ -12,8 +12,9 @@
  *   - every hop (ring rank -> next rank, member -> successor) has its image's route, link for link
  *     under the fold, with the same bandwidth, latency and sharing policy;
  *   - on every shared link of the job the hops through it map one to one onto the simulated hops
- *     through its image (so each max-min constraint has the same flows at the same rates), and no
- *     simulated route crosses one image twice;
+ *     through its image (so each max-min constraint has the same flows at the same rates; checked
+ *     as equal counts, which job_fold.c shows one to one on the folds tried), and no simulated
+ *     route crosses one image twice;
  *   - a member's successor and predecessor map onto its image's successor and predecessor, in a
  *     group of the same size (the same collective, step by step);
  *   - every simulated ring and member stands for the same number of copies.

@@ -133,6 +133,30 @@ RS_TEST(test_folds_kept, "folds_kept") {
     rs_job_free(&k);
 }
 
+/* Two copies of a hop on one link (job_fold.c, covering): leaf-spine, 4 nodes of 2 devices with a
+ * NIC each, leaves of 2 nodes; ring A on devices 0 (node 0) and 6 (node 3), ring A' its copy one
+ * rail over, on 1 and 7. The rail fold (s = 1, T = 4) maps A' onto A, but leaf 0's uplink carries
+ * A's and A''s first hops, two copies of one simulated hop, where the simulated job has one: the
+ * count refuses it. Adding the node fold (T = 2, s = 1) would put leaf 1's hops (A's and A''s
+ * second) on leaf 0's image too, 2 per uplink as simulated, each of leaf 0's hops still a copy of
+ * A's first: a fold the search never tries (its rail fold failed), and the node fold alone (T = 2,
+ * s = 2) puts 4 simulated hops on leaf 0's image, where the job has 2 per uplink. Nothing folds. */
+RS_TEST(test_copies_on_one_link, "copies_on_one_link") {
+    const rs_machine_t m = nodes_of(2, 2e-6, 5e-6);
+    const rs_problem_t p = problem(2, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_job_t j = grid_job(&m, &p, 1, 4, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 2, 1});
+    CU_ASSERT_EQUAL_FATAL(j.fabric.devices, 8);
+    const int64_t dev[4] = {0, 6, 1, 7};
+    j.placement.n_rings = 2;
+    memcpy(j.placement.device, dev, sizeof dev);
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_job_validate(&j, &err), 0);
+    rs_job_fold_t f;
+    expect_fold(&j, RS_PASS_FORWARD, 2, 4, 1, 2, &f);
+    rs_job_fold_free(&f);
+    rs_job_free(&j);
+}
+
 static int differ(double a, double b, double scale) { return !(fabs(a - b) <= 1e-9 * scale); }
 
 /* The folded and the full simulation of one job: the fold took `copies`, and every figure agrees to
