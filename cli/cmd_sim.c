@@ -306,7 +306,8 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
         rs_cli_job_background_passes(jo, c, sc->job_note, sizeof sc->job_note, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0)
         return RS_EXIT_USAGE;
     cfg->job = &sc->job;
-    return RS_EXIT_OK;
+    cfg->folds = rs_sim_folds_new(); /* the estimate's fold, kept for the run */
+    return cfg->folds ? RS_EXIT_OK : (rs_errf(err, "out of memory"), RS_EXIT_FAIL);
 }
 
 /* Every entry's walk and simulation against --max-time and --max-memory. Returns -1 to go on or
@@ -318,7 +319,7 @@ static int check_limits(const rs_setup_t *c, const rs_sim_config_t *cfg, bool tr
             const rs_problem_t p = rs_setup_problem(c, i, j);
             rs_walk_estimate(&p, RS_EST_NO_TRACE, &e);
             rs_estimate_then(&sum, &e);
-            rs_sim_estimate(&p, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
+            rs_sim_estimate(&p, &c->machine, cfg, trace ? RS_EST_TRACE_FILE : RS_EST_NO_TRACE, &e);
             rs_estimate_then(&sum, &e);
         }
     rs_err_t err = {0};
@@ -371,6 +372,7 @@ int rs_cmd_sim(int argc, char **argv) {
     for (int i = 0; es && i < n; i++) rs_sim_result_free(&es[i].sim);
 done:
     free(es);
+    rs_sim_folds_free(sc->cfg.folds);
     rs_job_free(&sc->job);
     free(sc);
     return rc;

@@ -33,6 +33,38 @@ void rs_job_fold_free(rs_job_fold_t *f) {
     memset(f, 0, sizeof *f);
 }
 
+/* Each pass's fold of one job, computed on first use (sim.h). */
+struct rs_sim_folds {
+    const rs_job_t *job;
+    bool done[RS_PASS_COUNT];
+    rs_job_fold_t fold[RS_PASS_COUNT];
+};
+
+rs_sim_folds_t *rs_sim_folds_new(void) { return calloc(1, sizeof(rs_sim_folds_t)); }
+
+void rs_sim_folds_free(rs_sim_folds_t *f) {
+    for (int k = 0; f && k < RS_PASS_COUNT; k++) rs_job_fold_free(&f->fold[k]);
+    free(f);
+}
+
+const rs_job_fold_t *rs_job_fold_of(const rs_sim_config_t *cfg, rs_pass_t pass, rs_job_fold_t *own) {
+    memset(own, 0, sizeof *own);
+    rs_sim_folds_t *c = cfg->folds;
+    if (!c || pass < 0 || pass >= RS_PASS_COUNT) return rs_job_fold(cfg->job, pass, own) == 0 ? own : NULL;
+    if (c->job != cfg->job) { /* another job: its folds, not the last one's */
+        for (int k = 0; k < RS_PASS_COUNT; k++) {
+            rs_job_fold_free(&c->fold[k]);
+            c->done[k] = false;
+        }
+        c->job = cfg->job;
+    }
+    if (!c->done[pass]) {
+        if (rs_job_fold(cfg->job, pass, &c->fold[pass]) != 0) return NULL;
+        c->done[pass] = true;
+    }
+    return &c->fold[pass];
+}
+
 /* ================================================================================================
  * The checks
  * ============================================================================================== */
@@ -41,7 +73,7 @@ typedef struct {
     int64_t n, rings, total;      /* ranks per ring, rings, ring hops */
     int64_t slots, *member, *offset, *group_of; /* background slots, their groups, slot -> group */
     int64_t *rank_at, *slot_at;   /* [devices]: the ring rank, the slot on a device (-1: none) */
-    uint64_t *pair;               /* (link key, hop image) per shared link of every hop */
+    uint64_t *link;               /* link key per shared link of every hop */
     uint64_t *sim;                /* folded link key per shared link of every simulated hop */
 } ctx_t;
 
@@ -53,11 +85,6 @@ static uint64_t key_of(rs_flink_t l) { return (uint64_t)l.kind << 40 | (uint64_t
 static int cmp_u64(const void *a, const void *b) {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
-}
-/* (link key, hop image) pairs: by link, then by image */
-static int cmp_pair(const void *a, const void *b) {
-    const int c = cmp_u64(a, b);
-    return c ? c : cmp_u64((const uint64_t *)a + 1, (const uint64_t *)b + 1);
 }
 
 /* Hop h's devices: ring hops [0, total), then background slots. */
@@ -108,7 +135,28 @@ static int64_t image_of(const ctx_t *c, const rs_job_fold_t *out, int64_t h) {
 
 /* Routes and links: every hop has its image's folded route with the same rates, and on every shared
  * link the hops map one to one onto the simulated hops through its image; every simulated ring and
- * slot has the same number of copies. */
+ * slot has the same number of copies.
+ *
+ * One to one is checked as equal counts: each hop through a link maps onto a simulated hop through
+ * its image (the routes agree link for link), so the map is onto once it is one to one, and it is
+ * one to one on every fold rs_job_fold tries - two hops h1, h2 through link L at one position of
+ * their routes (a simulated route crosses an image once) with one image have, by their routes, the
+ * same folded source and destination devices:
+ *   - NVL and NIC links, and rail leaves: L's devices (its device; its NIC's G / K devices; NIC j of
+ *     nodes_per_leaf nodes, T a multiple of them) hold no two devices with one image (s is a
+ *     multiple of G / K), so h1 and h2 leave (or reach) one device: a ring hop and a member's, whose
+ *     images are a ring hop and a member's;
+ *   - a leaf-spine uplink with T = every node: a link that is its own image, whose C copies (C >= 2:
+ *     two hops onto one) would each cross it, C x m hops where the count wants the m simulated;
+ *   - a leaf-spine uplink with T < every node: rs_job_fold tries (T, s < G) only after (every node,
+ *     s) passed (with s = G the node and device of h1 and h2 are one, as above); h1 and h2 leave one
+ *     node (T is a multiple of nodes_per_leaf), their images k1, k2 under (every node, s) differ (no
+ *     two hops onto one there) and cross L too; k1 leaves device d1, k2 device d2 of that node; if
+ *     d1 != d2 they use two NICs, and (every node, s) put a hop of d1's NIC onto k2, from d1 itself
+ *     (the only device of that NIC with d2's image) and not k1: d1 sends k1 and that hop, a ring
+ *     hop and a member's, and so k1 and k2 are one of each - as they are when d1 = d2 - and their
+ *     images under (T, s), h1's and h2's (the fold (T, s) is (T, G)'s of (every node, s)'s), differ.
+ * (A fold the search does not try can put two copies on one link: test_job_fold copies_on_one_link.) */
 static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
     const rs_fabric_t *f = &c->j->fabric;
     const int64_t hops = c->total + c->slots;
@@ -129,23 +177,19 @@ static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
             rs_fabric_link_rate(f, x, &v);
             if (u.bw_bytes_per_s != v.bw_bytes_per_s || u.latency_s != v.latency_s || u.fatpipe != v.fatpipe) return false;
             if (!shared_kind(r[i].kind)) continue;
-            c->pair[2 * np] = key_of(r[i]);
-            c->pair[2 * np++ + 1] = (uint64_t)img;
+            c->link[np++] = key_of(r[i]);
             if (img != h) continue;
             for (int q = 0; q < i; q++) /* a simulated route crosses an image once */
                 if (shared_kind(r[q].kind) && key_of(rs_job_fold_link(f, fd, r[q])) == key_of(x)) return false;
             c->sim[ns++] = key_of(x);
         }
     }
-    qsort(c->pair, (size_t)np, 2 * sizeof *c->pair, cmp_pair); /* a link's hops together, equal images adjacent */
+    qsort(c->link, (size_t)np, sizeof *c->link, cmp_u64); /* a link's hops together */
     qsort(c->sim, (size_t)ns, sizeof *c->sim, cmp_u64);
     for (int64_t i = 0; i < np;) {
         int64_t e = i + 1;
-        while (e < np && c->pair[2 * e] == c->pair[2 * i]) {
-            if (c->pair[2 * e + 1] == c->pair[2 * (e - 1) + 1]) return false; /* two hops of one link onto one image */
-            e++;
-        }
-        const rs_flink_t l = {(rs_flink_kind_t)(c->pair[2 * i] >> 40), (int64_t)(c->pair[2 * i] & ((1ull << 40) - 1))};
+        while (e < np && c->link[e] == c->link[i]) e++;
+        const rs_flink_t l = {(rs_flink_kind_t)(c->link[i] >> 40), (int64_t)(c->link[i] & ((1ull << 40) - 1))};
         const uint64_t img = key_of(rs_job_fold_link(f, fd, l));
         int64_t lo = 0, hi = ns; /* simulated hops through the image: the first and past the last */
         while (lo < hi) {
@@ -196,7 +240,7 @@ static void ctx_free(ctx_t *c) {
     free(c->group_of);
     free(c->rank_at);
     free(c->slot_at);
-    free(c->pair);
+    free(c->link);
     free(c->sim);
 }
 
@@ -221,12 +265,12 @@ int rs_job_fold(const rs_job_t *j, rs_pass_t pass, rs_job_fold_t *out) {
     c.group_of = malloc(sizeof *c.group_of * (size_t)(c.slots + 1));
     c.rank_at = malloc(sizeof *c.rank_at * (size_t)f->devices);
     c.slot_at = malloc(sizeof *c.slot_at * (size_t)f->devices);
-    c.pair = malloc(2 * sizeof *c.pair * (size_t)(hops * RS_FABRIC_ROUTE_MAX + 1));
+    c.link = malloc(sizeof *c.link * (size_t)(hops * RS_FABRIC_ROUTE_MAX + 1));
     c.sim = malloc(sizeof *c.sim * (size_t)(hops * RS_FABRIC_ROUTE_MAX + 1));
     out->ring_sim = malloc(sizeof *out->ring_sim * (size_t)c.rings);
     out->slot_sim = malloc(sizeof *out->slot_sim * (size_t)(c.slots + 1));
     int rc = 0;
-    if (!c.group_of || !c.rank_at || !c.slot_at || !c.pair || !c.sim || !out->ring_sim || !out->slot_sim) rc = -1;
+    if (!c.group_of || !c.rank_at || !c.slot_at || !c.link || !c.sim || !out->ring_sim || !out->slot_sim) rc = -1;
     for (int64_t d = 0; rc == 0 && d < f->devices; d++) c.rank_at[d] = c.slot_at[d] = -1;
     for (int64_t g = 0; rc == 0 && g < c.total; g++) c.rank_at[j->placement.device[g]] = g;
     for (int64_t k = 0; rc == 0 && k < groups; k++)

@@ -12,8 +12,9 @@
  *   - every hop (ring rank -> next rank, member -> successor) has its image's route, link for link
  *     under the fold, with the same bandwidth, latency and sharing policy;
  *   - on every shared link of the job the hops through it map one to one onto the simulated hops
- *     through its image (so each max-min constraint has the same flows at the same rates), and no
- *     simulated route crosses one image twice;
+ *     through its image (so each max-min constraint has the same flows at the same rates; checked
+ *     as equal counts, which job_fold.c shows one to one on the folds tried), and no simulated
+ *     route crosses one image twice;
  *   - a member's successor and predecessor map onto its image's successor and predecessor, in a
  *     group of the same size (the same collective, step by step);
  *   - every simulated ring and member stands for the same number of copies.
@@ -33,6 +34,7 @@
 
 #include "fabric.h"
 #include "job.h"
+#include "sim.h"
 
 typedef struct {
     int64_t copies;      /* copies of each simulated ring and member in the job (1: nothing folded) */
@@ -48,6 +50,9 @@ typedef struct {
  * collective on every group). Returns 0 or -1 (out of memory). */
 int rs_job_fold(const rs_job_t *j, rs_pass_t pass, rs_job_fold_t *out);
 void rs_job_fold_free(rs_job_fold_t *f);
+/* cfg->job's fold in pass, computed once per pass where cfg->folds is set (it owns that fold), else
+ * into *own (zeroed first; rs_job_fold_free it either way). NULL: out of memory. */
+const rs_job_fold_t *rs_job_fold_of(const rs_sim_config_t *cfg, rs_pass_t pass, rs_job_fold_t *own);
 
 /* The device and the fabric link that d and l fold onto (a fold of the job's fabric f). */
 int64_t rs_job_fold_device(const rs_fabric_t *f, const rs_job_fold_t *fd, int64_t d);

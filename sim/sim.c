@@ -192,10 +192,10 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     if (sim_config_check(s, m, cfg, trace != NULL, err) != 0) return -1;
     cfg = sim_config_for_run(s, cfg, &run_cfg);
     rs_job_fold_t fold = {0};
-    const bool folds = sim_job_folds(s, m, cfg);
-    if (folds && rs_job_fold(cfg->job, rs_schedule_problem(s)->pass, &fold) != 0) return rs_errf(err, "sim: out of memory for the job's fold");
-    out->fold_copies = folds ? fold.copies : 1;
-    const rs_job_fold_t *fd = out->fold_copies > 1 ? &fold : NULL; /* a fold of 1 copy: the job as it is */
+    const rs_job_fold_t *fd = sim_job_folds(s, m, cfg) ? rs_job_fold_of(cfg, rs_schedule_problem(s)->pass, &fold) : &fold;
+    if (!fd) return rs_errf(err, "sim: out of memory for the job's fold");
+    out->fold_copies = fd->copies > 1 ? fd->copies : 1;
+    if (out->fold_copies == 1) fd = NULL; /* a fold of 1 copy: the job as it is */
     sim_platform_t pl;
     if (sim_prepare_platform(s, m, cfg, fd, &pl, err) != 0) {
         rs_job_fold_free(&fold);

@@ -48,6 +48,14 @@
  * member posting an exec and mailbox transfers each step - the plain reference the fast one is
  * tested against. */
 typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t;
+
+/* A job's folds (docs/sim.md "Folding"), each pass's computed once and kept, so that an estimate
+ * and the run that follows it share one: rs_sim_folds_new gives an empty one for cfg->folds
+ * (NULL: out of memory), rs_sim_folds_free releases it. It keeps the folds of the job it first
+ * served (another job empties it first): the job must not change while it is set. */
+typedef struct rs_sim_folds rs_sim_folds_t;
+rs_sim_folds_t *rs_sim_folds_new(void);
+void rs_sim_folds_free(rs_sim_folds_t *f);
 /* "activity" (FAST) or "actor" (REFERENCE). */
 const char *rs_sim_engine_name(rs_sim_engine_t e);
 
@@ -64,6 +72,8 @@ typedef struct {
     rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
     bool no_fold;                     /* a job: simulate every ring and member even where its symmetry
                                          folds them (FAST engine; job_fold.h, docs/sim.md "Folding") */
+    rs_sim_folds_t *folds;            /* a job's folds kept across calls (rs_sim_folds_new); NULL: each
+                                         rs_sim_estimate and rs_sim_run computes its own */
 } rs_sim_config_t;
 
 typedef struct {
@@ -86,14 +96,16 @@ typedef struct {
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
 void rs_sim_config_default(rs_sim_config_t *c);
 
-/* What simulating problem p costs (estimate.h): rank-steps over every ring of the job, the child's
- * time and memory (a job's background collectives included), and with trace the events the parent
- * keeps. Can't fail. */
-void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
+/* What simulating problem p on machine m costs (estimate.h): rank-steps over every ring of the job,
+ * the child's time and memory (a job's background collectives included; a job folded only where the
+ * engine that will run folds it: not with m's --slowdown), and with trace the events the parent
+ * keeps. m NULL: a machine without compute slowdown. Can't fail. */
+void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
 /* The same for `rings` concurrent rings of ring_ranks ranks each running pass, on an all-pairs
  * platform (a route per pair of hosts) or a ring's. Can't fail. */
 void rs_sim_estimate_rings(int64_t ring_ranks, int64_t rings, rs_pass_t pass, int trace, bool all_pairs, rs_estimate_t *e);
-/* The child's watchdog: cfg->timeout_s when set, else 10 x the estimated time, at least 60 s. */
+/* The child's watchdog: cfg->timeout_s when set, else 10 x the estimated time (rs_sim_estimate's
+ * without a machine), at least 60 s. */
 double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg);
 
 /* In a freshly forked simulation child (rs_sim_run, sim/sim_alt.c): no core dumps, default SIGPIPE and

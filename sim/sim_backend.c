@@ -33,8 +33,7 @@ static int sim_backend_run(const rs_schedule_t *s, const rs_machine_t *m, const 
 }
 
 static void sim_estimate(const rs_problem_t *p, const rs_machine_t *m, int trace, rs_estimate_t *e) {
-    (void)m;
-    rs_sim_estimate(p, NULL, trace, e);
+    rs_sim_estimate(p, m, NULL, trace, e);
 }
 
 const rs_backend_ops_t rs_sim_backend = {

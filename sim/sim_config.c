@@ -127,9 +127,12 @@ int sim_config_check(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim
     return rs_schedule_step_a2a_bytes(s, n) > 0 ? check_a2a(m, cfg, err) : 0;
 }
 
+bool sim_job_may_fold(const rs_machine_t *m, const rs_sim_config_t *cfg) {
+    return cfg->job && !cfg->no_fold && cfg->engine == RS_SIM_ENGINE_FAST && !(m && m->cal.comp_slowdown > 1);
+}
+
 bool sim_job_folds(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg) {
-    return cfg->job && !cfg->no_fold && cfg->engine == RS_SIM_ENGINE_FAST && !(m->cal.comp_slowdown > 1) &&
-           rs_schedule_step_a2a_bytes(s, rs_schedule_problem(s)->n_ranks) == 0;
+    return sim_job_may_fold(m, cfg) && rs_schedule_step_a2a_bytes(s, rs_schedule_problem(s)->n_ranks) == 0;
 }
 
 const rs_sim_config_t *sim_config_for_run(const rs_schedule_t *s, const rs_sim_config_t *cfg, rs_sim_config_t *buf) {

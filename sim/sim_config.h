@@ -42,6 +42,9 @@ double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int
 /* Whether the run folds its job (job_fold.h): a job on the activity engine (sim_dag_eligible's rules:
  * no compute slowdown, no all-to-all step) unless cfg->no_fold. */
 bool sim_job_folds(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg);
+/* The same rules before the schedule is made (a job with an all-to-all step is refused anyway:
+ * sim_config_check); m NULL: a machine without compute slowdown. */
+bool sim_job_may_fold(const rs_machine_t *m, const rs_sim_config_t *cfg);
 const rs_sim_config_t *sim_config_for_run(const rs_schedule_t *s, const rs_sim_config_t *cfg, rs_sim_config_t *buf);
 
 /* The SimGrid settings of cfg (above; --cfg entries beyond RS_SIM_MAX_CFG are left out). Can't fail. */

@@ -63,20 +63,19 @@ void sim_estimate_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int 
     e->mem_bytes = one.mem_bytes + members / c * 24e3 + (c > 1 ? (double)cfg->job->fabric.devices * 2e3 : 0);
 }
 
-/* The copies a job folds into on the activity engine (1 when it does not fold or the fold can't be
- * listed). The machine is not known here: a job with compute slowdown runs every ring (actor
- * engine), and the estimate is then low. */
-static int64_t estimate_copies(const rs_problem_t *p, const rs_sim_config_t *cfg) {
-    if (!cfg || !cfg->job || cfg->no_fold || cfg->engine != RS_SIM_ENGINE_FAST) return 1;
-    rs_job_fold_t f;
-    if (rs_job_fold(cfg->job, p->pass, &f) != 0) return 1;
-    const int64_t c = f.copies;
-    rs_job_fold_free(&f);
+/* The copies a job folds into on the engine that will run it (1 when it does not fold, or runs on
+ * the actor engine - --slowdown or REFERENCE, which never fold -, or the fold can't be listed). */
+static int64_t estimate_copies(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg) {
+    if (!cfg || !sim_job_may_fold(m, cfg)) return 1;
+    rs_job_fold_t own;
+    const rs_job_fold_t *f = rs_job_fold_of(cfg, p->pass, &own); /* cfg->folds keeps it for the run */
+    const int64_t c = f ? f->copies : 1;
+    rs_job_fold_free(&own);
     return c;
 }
 
-void rs_sim_estimate(const rs_problem_t *p, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
-    sim_estimate_folded(p, cfg, trace, estimate_copies(p, cfg), e);
+void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
+    sim_estimate_folded(p, cfg, trace, estimate_copies(p, m, cfg), e);
 }
 
 double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int64_t copies) {
@@ -86,4 +85,4 @@ double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int
     return fmax(60, 10 * e.time_s);
 }
 
-double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) { return sim_timeout_folded(p, cfg, estimate_copies(p, cfg)); }
+double rs_sim_timeout(const rs_problem_t *p, const rs_sim_config_t *cfg) { return sim_timeout_folded(p, cfg, estimate_copies(p, NULL, cfg)); }

@@ -209,7 +209,7 @@ int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_er
         rs_sim_config_default(&cfg);
         cfg.job = &job;
         rs_estimate_t one;
-        rs_sim_estimate(&c->problem, &cfg, RS_EST_NO_TRACE, &one);
+        rs_sim_estimate(&c->problem, &c->machine, &cfg, RS_EST_NO_TRACE, &one);
         rs_estimate_then(e, &one);
         rs_job_free(&job);
     }

@@ -89,6 +89,74 @@ RS_TEST(test_refused, "refused") {
     rs_job_free(&j);
 }
 
+/* cfg->folds: each pass's fold computed once, the one rs_job_fold finds (the same rings, the same
+ * images), handed back at every later call; another job's call empties it first; a run after the
+ * estimate with it agrees exactly with a run computing its own fold. */
+RS_TEST(test_folds_kept, "folds_kept") {
+    const rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
+    const rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
+    rs_job_t j = rail_job(&m, &p, 4), k = rail_job(&m, &p, 2);
+    rs_sim_config_t cfg = job_config(&j);
+    cfg.folds = rs_sim_folds_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.folds);
+    rs_job_fold_t own, ref;
+    const rs_job_fold_t *a = rs_job_fold_of(&cfg, RS_PASS_BACKWARD, &own);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NULL(own.ring); /* the cache's, not the caller's */
+    CU_ASSERT_PTR_EQUAL(rs_job_fold_of(&cfg, RS_PASS_BACKWARD, &own), a);
+    CU_ASSERT_EQUAL_FATAL(rs_job_fold(&j, RS_PASS_BACKWARD, &ref), 0);
+    CU_ASSERT(a->copies == 32 && a->node_period == ref.node_period && a->rail_period == ref.rail_period && a->n_rings == ref.n_rings);
+    CU_ASSERT_EQUAL(memcmp(a->ring_sim, ref.ring_sim, sizeof *ref.ring_sim * (size_t)j.placement.n_rings), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a->slot_sim);
+    CU_ASSERT_EQUAL(memcmp(a->slot_sim, ref.slot_sim, sizeof *ref.slot_sim * 256), 0);
+    rs_job_fold_free(&ref);
+    const rs_job_fold_t *fw = rs_job_fold_of(&cfg, RS_PASS_FORWARD, &own); /* the forward's: no slots */
+    CU_ASSERT(fw && fw != a && fw->copies == 32 && !fw->slot_sim);
+    cfg.job = &k; /* dp 2: 16 copies */
+    const rs_job_fold_t *b = rs_job_fold_of(&cfg, RS_PASS_BACKWARD, &own);
+    CU_ASSERT(b && b->copies == 16);
+    cfg.job = &j;
+    rs_estimate_t e;
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_result_t x, y;
+    CU_ASSERT_EQUAL_FATAL(run_job_cfg(&p, &m, &cfg, &x), 0);
+    run_job_on(&p, &m, &j, RS_SIM_ENGINE_FAST, false, &y);
+    CU_ASSERT(x.fold_copies == 32 && y.fold_copies == 32);
+    CU_ASSERT(x.fig.makespan_s == y.fig.makespan_s && x.fig.busy_max_s == y.fig.busy_max_s && x.activities == y.activities);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x.job);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y.job);
+    CU_ASSERT(x.job->n_links == y.job->n_links && x.job->bg[0].end_s == y.job->bg[0].end_s);
+    rs_sim_result_free(&x);
+    rs_sim_result_free(&y);
+    rs_sim_folds_free(cfg.folds);
+    rs_job_free(&j);
+    rs_job_free(&k);
+}
+
+/* Two copies of a hop on one link (job_fold.c, covering): leaf-spine, 4 nodes of 2 devices with a
+ * NIC each, leaves of 2 nodes; ring A on devices 0 (node 0) and 6 (node 3), ring A' its copy one
+ * rail over, on 1 and 7. The rail fold (s = 1, T = 4) maps A' onto A, but leaf 0's uplink carries
+ * A's and A''s first hops, two copies of one simulated hop, where the simulated job has one: the
+ * count refuses it. Adding the node fold (T = 2, s = 1) would put leaf 1's hops (A's and A''s
+ * second) on leaf 0's image too, 2 per uplink as simulated, each of leaf 0's hops still a copy of
+ * A's first: a fold the search never tries (its rail fold failed), and the node fold alone (T = 2,
+ * s = 2) puts 4 simulated hops on leaf 0's image, where the job has 2 per uplink. Nothing folds. */
+RS_TEST(test_copies_on_one_link, "copies_on_one_link") {
+    const rs_machine_t m = nodes_of(2, 2e-6, 5e-6);
+    const rs_problem_t p = problem(2, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
+    rs_job_t j = grid_job(&m, &p, 1, 4, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 2, 1});
+    CU_ASSERT_EQUAL_FATAL(j.fabric.devices, 8);
+    const int64_t dev[4] = {0, 6, 1, 7};
+    j.placement.n_rings = 2;
+    memcpy(j.placement.device, dev, sizeof dev);
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_job_validate(&j, &err), 0);
+    rs_job_fold_t f;
+    expect_fold(&j, RS_PASS_FORWARD, 2, 4, 1, 2, &f);
+    rs_job_fold_free(&f);
+    rs_job_free(&j);
+}
+
 static int differ(double a, double b, double scale) { return !(fabs(a - b) <= 1e-9 * scale); }
 
 /* The folded and the full simulation of one job: the fold took `copies`, and every figure agrees to

@@ -82,7 +82,7 @@ RS_TEST(test_estimate, "estimate") {
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &f);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &f);
     CU_ASSERT_EQUAL(e.rank_steps, f.rank_steps);
     RS_ASSERT_REL(e.time_s, f.time_s, 1e-15);
     RS_ASSERT_REL(e.mem_bytes, f.mem_bytes, 1e-15);

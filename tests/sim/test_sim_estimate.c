@@ -36,13 +36,13 @@ RS_TEST(test_rings, "rings") {
 RS_TEST(test_problem, "problem") {
     rs_problem_t p = problem(8, 1024, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
     rs_estimate_t e, f;
-    rs_sim_estimate(&p, NULL, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, NULL, RS_EST_NO_TRACE, &e);
     rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &f);
     CU_ASSERT(e.rank_steps == f.rank_steps && e.time_s == f.time_s && e.mem_bytes == f.mem_bytes);
     rs_sim_config_t cfg;
     rs_sim_config_default(&cfg);
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
-    rs_sim_estimate(&p, &cfg, RS_EST_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_TRACE, &e);
     rs_sim_estimate_rings(8, 1, RS_PASS_FORWARD, RS_EST_TRACE, true, &f);
     CU_ASSERT(e.rank_steps == f.rank_steps && e.time_s == f.time_s && e.mem_bytes == f.mem_bytes);
     rs_job_t j;
@@ -50,7 +50,7 @@ RS_TEST(test_problem, "problem") {
     j.placement.n_rings = 3;
     rs_sim_config_default(&cfg);
     cfg.job = &j;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     CU_ASSERT_EQUAL(e.rank_steps, 3 * 8 * 8);
 }
 
@@ -72,17 +72,17 @@ RS_TEST(test_background, "background") {
     rs_sim_config_t cfg = job_config(&j);
     cfg.no_fold = true; /* every ring and member simulated (the fold: test_folded) */
     rs_estimate_t e, rings;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     rs_sim_estimate_rings(4, 4, RS_PASS_BACKWARD, RS_EST_NO_TRACE, false, &rings);
     CU_ASSERT_EQUAL(e.rank_steps, rings.rank_steps);
     RS_ASSERT_REL(e.time_s, rings.time_s + 224 * 30.8e-6, 1e-12);
     RS_ASSERT_REL(e.mem_bytes, rings.mem_bytes + 16 * 24e3, 1e-12);
     j.background.group = RS_BG_GROUP_DP;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     RS_ASSERT_REL(e.time_s, rings.time_s + 32 * 30.8e-6, 1e-12);
     RS_ASSERT_REL(e.mem_bytes, rings.mem_bytes + 16 * 24e3, 1e-12);
     p.pass = RS_PASS_FORWARD;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     rs_sim_estimate_rings(4, 4, RS_PASS_FORWARD, RS_EST_NO_TRACE, false, &rings);
     CU_ASSERT(e.time_s == rings.time_s && e.mem_bytes == rings.mem_bytes);
     rs_job_free(&j);
@@ -93,21 +93,29 @@ RS_TEST(test_background, "background") {
  * rank-steps at 30 us + 0.05 us x 8 after 0.3 s, and 8 x 32 members x 2 (32 - 1) steps / 32 = 496
  * transfers at the same cost; memory: that ring (16 MB + 8 x 24 KB + 9 x 16 B), 256 / 32 = 8
  * members of 24 KB and 2 KB per device of the 256. The rank-steps are the job's: 32 x 72. The
- * watchdog follows the folded estimate; without the fold, the full one. */
+ * watchdog follows the folded estimate; without the fold, the full one. With --slowdown the actor
+ * engine runs (it never folds): the full estimate, 256 ranks and 256 members of 24 KB, as --no-fold's. */
 RS_TEST(test_folded, "folded") {
     rs_machine_t m = nodes_of(8, 0, 0);
     rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
     rs_job_t j = dp_job(&m, &p, 8, 4, (test_fabric_t){RS_FABRIC_RAIL, 8, 4, 2});
     rs_sim_config_t cfg = job_config(&j);
     rs_estimate_t e;
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e);
     CU_ASSERT_EQUAL(e.rank_steps, 32 * 72);
     RS_ASSERT_REL(e.time_s, 0.3 + (72 + 496) * 30.4e-6, 1e-12);
     RS_ASSERT_REL(e.mem_bytes, 16e6 + 8 * 24e3 + 9 * 16 + 8 * 24e3 + 256 * 2e3, 1e-12);
     CU_ASSERT_EQUAL(rs_sim_timeout(&p, &cfg), 60);
+    rs_sim_estimate(&p, &m, &cfg, RS_EST_NO_TRACE, &e); /* the machine without slowdown: the same fold */
+    RS_ASSERT_REL(e.time_s, 0.3 + (72 + 496) * 30.4e-6, 1e-12);
+    rs_estimate_t slow, full;
+    m.cal.comp_slowdown = 1.5; /* --slowdown: the actor engine runs, every ring and member */
+    rs_sim_estimate(&p, &m, &cfg, RS_EST_NO_TRACE, &slow);
     cfg.no_fold = true; /* 256 ranks: 32 x 72 rank-steps and 15,872 transfers at 30 us + 0.05 us x 256 */
-    rs_sim_estimate(&p, &cfg, RS_EST_NO_TRACE, &e);
-    RS_ASSERT_REL(e.time_s, 0.3 + (32 * 72 + 15872) * 42.8e-6, 1e-12);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &full);
+    RS_ASSERT_REL(full.time_s, 0.3 + (32 * 72 + 15872) * 42.8e-6, 1e-12);
+    RS_ASSERT_REL(full.mem_bytes, 16e6 + 256 * 24e3 + 9 * 16 + 256 * 24e3, 1e-12);
+    CU_ASSERT(slow.time_s == full.time_s && slow.mem_bytes == full.mem_bytes && slow.rank_steps == full.rank_steps);
     rs_job_free(&j);
 }
 
