@@ -33,6 +33,22 @@ static void expect_fold(const rs_job_t *j, rs_pass_t pass, int64_t s, int64_t t,
     CU_ASSERT_EQUAL_FATAL(f->n_rings, rings);
 }
 
+/* A causal zigzag job of rings of `ranks` at 2K tokens a rank, on nodes of g devices (NVLink 2 us,
+ * NIC 5 us latency), tp x cp x dp on fabric fab. */
+static rs_job_t zigzag_job(int64_t g, int64_t ranks, rs_pass_t pass, int64_t tp, int64_t dp, test_fabric_t fab) {
+    const rs_machine_t m = nodes_of(g, 2e-6, 5e-6);
+    const rs_problem_t p = problem(ranks, 2048, RS_LAYOUT_ZIGZAG, pass, true);
+    return grid_job(&m, &p, tp, dp, TP_CP_DP, fab);
+}
+
+/* expect_fold, then the fold and the job freed (a job checked for its fold only). */
+static void expect_fold_only(rs_job_t *j, rs_pass_t pass, int64_t s, int64_t t, int64_t copies, int64_t rings) {
+    rs_job_fold_t f;
+    expect_fold(j, pass, s, t, copies, rings, &f);
+    rs_job_fold_free(&f);
+    rs_job_free(j);
+}
+
 RS_TEST(test_rail_shape, "rail_shape") {
     const rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
     const rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
@@ -71,22 +87,15 @@ RS_TEST(test_rail_shape, "rail_shape") {
  * every device: the members would fold onto one, but each NIC carries one ring hop and one member,
  * and a fold would put the 4 ring hops and that member on one NIC: nothing folds. */
 RS_TEST(test_refused, "refused") {
-    const rs_machine_t m = nodes_of(8, 2e-6, 5e-6);
-    const rs_problem_t p = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, true);
-    rs_job_t j = grid_job(&m, &p, 8, 2, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 4, 2});
+    rs_job_t j = zigzag_job(8, 8, RS_PASS_BACKWARD, 8, 2, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 4, 2});
     j.background = (rs_background_t){.kind = RS_BG_DP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 109e6, .grad_bytes = 109e6};
-    rs_job_fold_t f;
-    expect_fold(&j, RS_PASS_BACKWARD, 8, 8, 2, 8, &f);
-    rs_job_fold_free(&f);
-    rs_job_free(&j);
+    expect_fold_only(&j, RS_PASS_BACKWARD, 8, 8, 2, 8);
 
     const rs_machine_t m1 = nodes_of(1, 0, 5e-6);
     const rs_problem_t q = problem(4, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
     j = grid_job(&m1, &q, 1, 1, TP_CP_DP, (test_fabric_t){RS_FABRIC_FLAT, 1, 0, 1});
     j.background = (rs_background_t){.kind = RS_BG_FSDP, .group = RS_BG_GROUP_DP_CP, .param_bytes = 8e6, .grad_bytes = 8e6};
-    expect_fold(&j, RS_PASS_FORWARD, 1, 4, 1, 1, &f);
-    rs_job_fold_free(&f);
-    rs_job_free(&j);
+    expect_fold_only(&j, RS_PASS_FORWARD, 1, 4, 1, 1);
 }
 
 /* cfg->folds: each pass's fold computed once, the one rs_job_fold finds (the same rings, the same
@@ -142,19 +151,14 @@ RS_TEST(test_folds_kept, "folds_kept") {
  * A's first: a fold the search never tries (its rail fold failed), and the node fold alone (T = 2,
  * s = 2) puts 4 simulated hops on leaf 0's image, where the job has 2 per uplink. Nothing folds. */
 RS_TEST(test_copies_on_one_link, "copies_on_one_link") {
-    const rs_machine_t m = nodes_of(2, 2e-6, 5e-6);
-    const rs_problem_t p = problem(2, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_FORWARD, true);
-    rs_job_t j = grid_job(&m, &p, 1, 4, TP_CP_DP, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 2, 1});
+    rs_job_t j = zigzag_job(2, 2, RS_PASS_FORWARD, 1, 4, (test_fabric_t){RS_FABRIC_LEAF_SPINE, 2, 2, 1});
     CU_ASSERT_EQUAL_FATAL(j.fabric.devices, 8);
     const int64_t dev[4] = {0, 6, 1, 7};
     j.placement.n_rings = 2;
     memcpy(j.placement.device, dev, sizeof dev);
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_job_validate(&j, &err), 0);
-    rs_job_fold_t f;
-    expect_fold(&j, RS_PASS_FORWARD, 2, 4, 1, 2, &f);
-    rs_job_fold_free(&f);
-    rs_job_free(&j);
+    expect_fold_only(&j, RS_PASS_FORWARD, 2, 4, 1, 2);
 }
 
 static int differ(double a, double b, double scale) { return !(fabs(a - b) <= 1e-9 * scale); }
