@@ -164,53 +164,59 @@ int rs_value_i64_text(const char *s, size_t len, int64_t *v) {
     return 0;
 }
 
-/* A value read as v (file units times r->scale) against the rule's range. */
-static int in_range(const rs_vat_t *at, const rs_vrule_t *r, int64_t v, const char *lit, rs_err_t *err) {
+/* Whether a value read as v (file units times r->scale) is within the rule's range. */
+static bool in_range(const rs_vrule_t *r, int64_t v) {
     const double lo = r->lo * (double)r->scale, hi = r->hi * (double)r->scale;
-    if ((double)v < lo || (double)v > hi) return refuse(at, r, lit, err);
-    if ((fabs(lo) < 9e18 && v < (int64_t)lo) || (fabs(hi) < 9e18 && v > (int64_t)hi)) return refuse(at, r, lit, err); /* exact past 2^53 */
-    return 0;
+    if ((double)v < lo || (double)v > hi) return false;
+    return !((fabs(lo) < 9e18 && v < (int64_t)lo) || (fabs(hi) < 9e18 && v > (int64_t)hi)); /* exact past 2^53 */
+}
+
+/* A string or number value refused, shown as it was read (quoted when a string). */
+static int refuse_jv(const rs_vat_t *at, const rs_vrule_t *r, const rs_jv_t *v, rs_err_t *err) {
+    char got[96];
+    shown(v->text, v->type == RS_JV_STRING, v->cut, got, sizeof got);
+    return refuse(at, r, got, err);
 }
 
 int rs_value_json(const rs_vat_t *at, const rs_vrule_t *r, const rs_jv_t *v, int64_t *out, rs_err_t *err) {
-    char got[96];
     switch ((rs_jv_type_t)v->type) {
     case RS_JV_ABSENT: return r->required ? refuse(at, r, "missing", err) : 1;
     case RS_JV_NULL: return refuse(at, r, "null", err);
     case RS_JV_CONTAINER: return refuse(at, r, "an array or object", err);
     case RS_JV_BOOL: return refuse(at, r, v->text, err);
     case RS_JV_STRING:
-        shown(v->text, true, v->cut, got, sizeof got);
-        if (!r->text_ok) return refuse(at, r, got, err);
+        if (!r->text_ok) return refuse_jv(at, r, v, err);
         break;
-    case RS_JV_NUMBER: shown(v->text, false, v->cut, got, sizeof got); break;
+    case RS_JV_NUMBER: break;
     default: return refuse(at, r, "?", err);
     }
-    if (v->cut || v->len == 0) return refuse(at, r, got, err);
-    if (r->lo >= 0 && v->text[0] == '-') return refuse(at, r, got, err); /* -0.0 too: no profiler writes it */
+    if (v->cut || v->len == 0) return refuse_jv(at, r, v, err);
+    if (r->lo >= 0 && v->text[0] == '-') return refuse_jv(at, r, v, err); /* -0.0 too: no profiler writes it */
     int64_t x;
     const int rc = r->scale == 1000 ? us_text_to_ns(v->text, &x) : rs_value_i64_text(v->text, v->len, &x);
     if (rc == -2) {
-        char w[600];
+        char w[600], got[96];
         where(at, w, sizeof w);
+        shown(v->text, v->type == RS_JV_STRING, v->cut, got, sizeof got);
         return rs_errc(err, RS_ERR_BAD_INPUT, "%s: %s %s: not representable as a double (it underflows): expected a number of %s in [%.6g, %.6g]", w,
                        r->field, got, r->unit, r->lo, r->hi);
     }
-    if (rc != 0 || in_range(at, r, x, got, err) != 0) return rc != 0 ? refuse(at, r, got, err) : -1;
+    if (rc != 0 || !in_range(r, x)) return refuse_jv(at, r, v, err);
     *out = x;
     return 0;
 }
 
 int rs_value_text(const rs_vat_t *at, const rs_vrule_t *r, const char *s, size_t len, int64_t *out, rs_err_t *err) {
     if (!s || len == 0) return r->required ? refuse(at, r, "missing", err) : 1;
+    int64_t x;
+    if (!(r->lo >= 0 && s[0] == '-') && rs_value_i64_text(s, len, &x) == 0 && in_range(r, x)) {
+        *out = x;
+        return 0;
+    }
     char lit[40], got[96];
     snprintf(lit, sizeof lit, "%.*s", (int)(len < sizeof lit ? len : sizeof lit - 1), s);
     shown(lit, true, len >= sizeof lit, got, sizeof got);
-    int64_t x;
-    if ((r->lo >= 0 && s[0] == '-') || rs_value_i64_text(s, len, &x) != 0) return refuse(at, r, got, err);
-    if (in_range(at, r, x, got, err) != 0) return -1;
-    *out = x;
-    return 0;
+    return refuse(at, r, got, err);
 }
 
 /* v as shown in a message: its literal (quoted when a string), "null", "an array or object". */
@@ -348,8 +354,10 @@ int rs_value_sql(const rs_vat_t *at, const rs_vrule_t *r, sqlite3_stmt *st, int 
     case SQLITE_NULL: return r->required ? refuse(at, r, "NULL", err) : 1;
     case SQLITE_INTEGER: {
         const int64_t x = sqlite3_column_int64(st, col);
-        snprintf(got, sizeof got, "%lld", (long long)x);
-        if (in_range(at, r, x * r->scale, got, err) != 0) return -1;
+        if (!in_range(r, x * r->scale)) {
+            snprintf(got, sizeof got, "%lld", (long long)x);
+            return refuse(at, r, got, err);
+        }
         *out = x * r->scale;
         return 0;
     }
