@@ -140,28 +140,29 @@ void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
         snprintf(out->name, sizeof out->name, "%s%" PRId64 "-%s", what[l.kind], l.index, dir[l.kind]);
 }
 
+bool rs_fabric_link_shared(rs_flink_kind_t k) {
+    return k == RS_FLINK_NVL_UP || k == RS_FLINK_NVL_DOWN || k == RS_FLINK_NIC_UP || k == RS_FLINK_NIC_DOWN ||
+           k == RS_FLINK_LEAF_UP || k == RS_FLINK_LEAF_DOWN;
+}
+
 void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out) {
     out->name[0] = '\0';
     out->bw_bytes_per_s = f->inter.bw_bytes_per_s; /* PCIe paths, NICs and leaf crossbars */
     out->latency_s = 0;
-    out->fatpipe = true;
+    out->fatpipe = !rs_fabric_link_shared(l.kind);
     switch (l.kind) {
     case RS_FLINK_NVL_UP: /* the device's NVLink port: latency on -up */
         out->latency_s = f->intra.latency_s;
         /* fall through */
     case RS_FLINK_NVL_DOWN:
-        out->fatpipe = false;
-        /* fall through */
     case RS_FLINK_NVSW_IN: case RS_FLINK_NVSW_OUT: /* the NVSwitch crossbar: FATPIPE */
         out->bw_bytes_per_s = f->intra.bw_bytes_per_s;
         break;
     case RS_FLINK_NIC_UP: /* a NIC, shared by its devices: latency on -up */
         out->latency_s = f->inter.latency_s;
-        /* fall through */
-    case RS_FLINK_NIC_DOWN: out->fatpipe = false; break;
+        break;
     case RS_FLINK_LEAF_UP: case RS_FLINK_LEAF_DOWN: /* the leaf's uplink to the spine */
         out->bw_bytes_per_s = rs_fabric_uplink_bw(f, l.index);
-        out->fatpipe = false;
         break;
     default: break;
     }

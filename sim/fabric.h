@@ -119,6 +119,9 @@ typedef struct {
 int64_t rs_fabric_link_count(const rs_fabric_t *f, rs_flink_kind_t kind);
 /* Link l (index < rs_fabric_link_count) into out. Can't fail. */
 void rs_fabric_link(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
+/* Whether links of that kind are shared by their flows (NVLink ports, NICs, leaf uplinks); the
+ * others are FATPIPE crossbars. */
+bool rs_fabric_link_shared(rs_flink_kind_t k);
 /* The same without the name (out->name ""): for the loops over every route. Can't fail. */
 void rs_fabric_link_rate(const rs_fabric_t *f, rs_flink_t l, rs_flink_rate_t *out);
 

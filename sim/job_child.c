@@ -239,9 +239,7 @@ static int write_unfolded(FILE *out, job_hdr_t *h) {
             o->n_route = 0;
         }
         for (int i = 0; i < nr; i++) {
-            rs_flink_rate_t rate;
-            rs_fabric_link_rate(f, r[i], &rate);
-            if (rate.fatpipe) continue;
+            if (!rs_fabric_link_shared(r[i].kind)) continue;
             const int64_t key = base[r[i].kind] + r[i].index;
             if (full[key] < 0) {
                 order[n_links] = r[i];

@@ -77,10 +77,6 @@ typedef struct {
     uint64_t *sim;                /* folded link key per shared link of every simulated hop */
 } ctx_t;
 
-static bool shared_kind(rs_flink_kind_t k) {
-    return k == RS_FLINK_NVL_UP || k == RS_FLINK_NVL_DOWN || k == RS_FLINK_NIC_UP || k == RS_FLINK_NIC_DOWN ||
-           k == RS_FLINK_LEAF_UP || k == RS_FLINK_LEAF_DOWN;
-}
 static uint64_t key_of(rs_flink_t l) { return (uint64_t)l.kind << 40 | (uint64_t)l.index; }
 static int cmp_u64(const void *a, const void *b) {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -176,11 +172,11 @@ static bool covering(ctx_t *c, const rs_job_fold_t *fd, rs_job_fold_t *out) {
             rs_fabric_link_rate(f, r[i], &u);
             rs_fabric_link_rate(f, x, &v);
             if (u.bw_bytes_per_s != v.bw_bytes_per_s || u.latency_s != v.latency_s || u.fatpipe != v.fatpipe) return false;
-            if (!shared_kind(r[i].kind)) continue;
+            if (!rs_fabric_link_shared(r[i].kind)) continue;
             c->link[np++] = key_of(r[i]);
             if (img != h) continue;
             for (int q = 0; q < i; q++) /* a simulated route crosses an image once */
-                if (shared_kind(r[q].kind) && key_of(rs_job_fold_link(f, fd, r[q])) == key_of(x)) return false;
+                if (rs_fabric_link_shared(r[q].kind) && key_of(rs_job_fold_link(f, fd, r[q])) == key_of(x)) return false;
             c->sim[ns++] = key_of(x);
         }
     }
