@@ -103,8 +103,7 @@ static rs_trace_t *predict(const rs_tset_t *ts, int i, const rs_machine_t *m, rs
         rs_trace_free(t);
         return NULL;
     }
-    rs_trace_sort(t);
-    if (add_model_roles(rs_tset_schedule(ts, i), m, t) != 0) {
+    if (rs_tval_model_roles(rs_tset_schedule(ts, i), m, t) != 0) {
         rs_errc(err, RS_ERR_RUNTIME, "out of memory");
         rs_trace_free(t);
         return NULL;
