@@ -85,13 +85,21 @@ static int tp_sizes(const rs_transformer_t *t, int64_t g, int64_t gpus, int64_t 
     return n;
 }
 
+/* Room for one more entry of `size` bytes in *e (n used of *cap): doubled from 64. */
+static int room(void **e, int *cap, int n, size_t size, rs_err_t *err) {
+    if (n < *cap) return 0;
+    const int c = *cap ? 2 * *cap : 64;
+    void *g = realloc(*e, (size_t)c * size);
+    if (!g) return rs_errc(err, RS_ERR_RUNTIME, "out of memory for %d budget configurations", c);
+    *e = g, *cap = c;
+    return 0;
+}
+
 static int add(rs_budget_t *b, int cand, const rs_plan_option_t *o, rs_err_t *err) {
-    if (b->n == b->cap) {
-        const int cap = b->cap ? 2 * b->cap : 64;
-        rs_budget_entry_t *e = realloc(b->e, (size_t)cap * sizeof *e);
-        if (!e) return rs_errc(err, RS_ERR_RUNTIME, "out of memory for %d budget configurations", cap);
-        b->e = e, b->cap = cap;
-    }
+    void *e = b->e;
+    const int rc = room(&e, &b->cap, b->n, sizeof *b->e, err);
+    b->e = e;
+    if (rc != 0) return -1;
     b->e[b->n++] = (rs_budget_entry_t){cand, *o};
     b->n_fit += o->fits;
     return 0;
@@ -280,12 +288,10 @@ static bool split_config(const rs_infer_config_t *c, const deployment_t *d, int6
 }
 
 static int serve_push(rs_budget_serving_t *b, const rs_budget_serve_t *o, rs_err_t *err) {
-    if (b->n == b->cap) {
-        const int cap = b->cap ? 2 * b->cap : 64;
-        rs_budget_serve_t *e = realloc(b->e, (size_t)cap * sizeof *e);
-        if (!e) return rs_errc(err, RS_ERR_RUNTIME, "out of memory for %d budget configurations", cap);
-        b->e = e, b->cap = cap;
-    }
+    void *e = b->e;
+    const int rc = room(&e, &b->cap, b->n, sizeof *b->e, err);
+    b->e = e;
+    if (rc != 0) return -1;
     b->e[b->n++] = *o;
     b->n_fit += o->fits;
     return 0;
