@@ -12,9 +12,9 @@ static bool kbuf_same(const rs_kbuf_t *a, const rs_kbuf_t *b) { return a->len ==
 
 /* Note that the file's arguments name need ranks (what: the argument as shown; size: a group size,
  * else a rank), for rs_kineto_check_world. */
-static void need_ranks(rs_kparse_t *k, int64_t need, bool size, const char *what) {
+static void need_ranks(rs_kparse_t *k, const rs_vat_t *at, int64_t need, bool size, const char *what) {
     if (need <= k->need.need) return;
-    k->need.need = need, k->need.at = k->ev_index, k->need.size = size;
+    k->need.need = need, k->need.at = at->index, k->need.size = size;
     snprintf(k->need.what, sizeof k->need.what, "%s", what);
 }
 
@@ -23,12 +23,9 @@ int rs_kineto_check_world(rs_kparse_t *k) {
     if (rs_value_json(&hdr, &RS_V_KINETO_RANK, &k->dist_v[0], &k->dist_rank, k->err) < 0 ||
         rs_value_json(&hdr, &RS_V_KINETO_WORLD, &k->dist_v[1], &k->world_size, k->err) < 0)
         return -1;
-    const int64_t ev = k->ev_index;
-    k->ev_index = -1;
     char what[64];
     snprintf(what, sizeof what, "distributedInfo.rank %lld", (long long)k->dist_rank);
-    if (k->dist_rank >= 0) need_ranks(k, k->dist_rank + 1, false, what);
-    k->ev_index = ev;
+    if (k->dist_rank >= 0) need_ranks(k, &hdr, k->dist_rank + 1, false, what);
     const int64_t w = k->world_size;
     if (w < 1 || k->need.need <= w) return 0;
     const rs_vat_t at = {k->path, NULL, k->need.at};
@@ -57,7 +54,7 @@ static int group_ranks(rs_kparse_t *k, const rs_vat_t *at, const char *field, co
     if (cut) *n = 0;
     char what[96];
     snprintf(what, sizeof what, "%s (rank %lld)", field, (long long)max);
-    if (max >= 0) need_ranks(k, max + 1, false, what);
+    if (max >= 0) need_ranks(k, at, max + 1, false, what);
     return 0;
 }
 
@@ -121,12 +118,12 @@ static int comm_args_read(rs_kparse_t *k, int peer_arg, uint32_t *g) {
         num_arg(k, &at, AK_OUT_NELEMS, &RS_V_KINETO_OUT_NELEMS, &k->ev.out_nelems) != 0 || num_arg(k, &at, AK_GROUP_SIZE, &RS_V_KINETO_GROUP_SIZE, &size) != 0)
         return -1;
     char what[96];
-    if (size > 0) snprintf(what, sizeof what, "args.Group size %lld", (long long)size), need_ranks(k, size, true, what);
+    if (size > 0) snprintf(what, sizeof what, "args.Group size %lld", (long long)size), need_ranks(k, &at, size, true, what);
     if (peer_arg != AK_OTHER) {
         const bool send = peer_arg == AK_DST;
         int64_t *peer = send ? &k->ev.dst : &k->ev.src;
         if (num_arg(k, &at, peer_arg, send ? &RS_V_KINETO_DST : &RS_V_KINETO_SRC, peer) != 0) return -1;
-        if (*peer >= 0) snprintf(what, sizeof what, "args.%s Rank %lld", send ? "Dst" : "Src", (long long)*peer), need_ranks(k, *peer + 1, false, what);
+        if (*peer >= 0) snprintf(what, sizeof what, "args.%s Rank %lld", send ? "Dst" : "Src", (long long)*peer), need_ranks(k, &at, *peer + 1, false, what);
     }
     return event_group(k, g);
 }
@@ -225,20 +222,17 @@ int rs_kineto_pg_config(rs_kparse_t *k) {
     if (k->pg_bad[0])
         return rs_errc(k->err, RS_ERR_BAD_INPUT, "%s: %s: an entry %s: expected a list of distinct ranks in [0, %d]", k->path, field, k->pg_bad, RS_V_MAX_RANK),
                refused(k);
-    const int64_t ev = k->ev_index;
-    k->ev_index = -1; /* what it needs is the header's */
     int rc = 0;
     if (n > 0) {
         char what[96];
         int32_t max = 0;
         for (int i = 0; i < n; i++) max = k->pg_ranks[i] > max ? k->pg_ranks[i] : max;
         snprintf(what, sizeof what, "%s (rank %d)", field, (int)max);
-        need_ranks(k, (int64_t)max + 1, false, what);
+        need_ranks(k, &at, (int64_t)max + 1, false, what);
         if (rs_value_ranks_distinct(&at, field, NULL, k->pg_ranks, n, k->err) != 0) rc = refused(k);
     } else if (k->pg_rank_text.len && strcmp(k->pg_rank_text.s, "all") != 0) {
         rc = group_ranks(k, &at, field, k->pg_rank_text.s, k->pg_ranks, RS_KMAX_GROUP, &n);
     }
-    k->ev_index = ev;
     if (rc != 0) return -1;
     return rs_raw_group(k->raw, k->pg_name.s, k->pg_desc.len ? k->pg_desc.s : "", k->pg_ranks, n) == RS_RAW_NONE ? -1 : 0;
 }
