@@ -72,7 +72,7 @@ int rs_infer_config_validate(const rs_infer_config_t *c, const rs_machine_t *m, 
     if (c->linear_dtype != RS_DTYPE_BF16 && c->linear_dtype != RS_DTYPE_FP8)
         return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-dtype %s: must be bf16 or fp8", rs_dtype_name(c->linear_dtype));
     if (!(c->linear_eff >= 0 && c->linear_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--linear-eff %g: must be in (0, 1]", c->linear_eff);
-    if (!(c->attn_eff >= 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in (0, 1]", c->attn_eff);
+    if (!(c->attn_eff >= 0 && c->attn_eff <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--attn-eff %g: must be in [0, 1] (0: the kernel curves)", c->attn_eff);
     if (!(c->usable_frac >= 0 && c->usable_frac <= 1)) return rs_errc(err, RS_ERR_BAD_INPUT, "--usable %g: must be in (0, 1]", c->usable_frac);
     if (c->tile < 1 || c->tile > 65536) return rs_errc(err, RS_ERR_BAD_INPUT, "--tile %lld: must be in [1, 65536]", (long long)c->tile);
     return layout_validate(c, m, err);
