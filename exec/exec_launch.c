@@ -113,9 +113,10 @@ int rs_exec_mpirun(int64_t np, int argc, char **argv, const char *subcommand, rs
 /* The watcher of a plain mpirun job's session directory (rs_exec_mpi_prepare), in a child of its
  * own: waits for mpirun (launcher) to end, then removes session (and top, its parent, when that is
  * empty then). Never returns. */
-static void watch_session(pid_t launcher, const char *session, const char *top) {
+static void watch_session(pid_t launcher, const char *session, const char *top, const sigset_t *was) {
     setsid(); /* a SIGINT to the job's process group does not reach it */
     if (fork() != 0) _exit(0); /* the rank's child ends at once; the watcher is reparented */
+    sigprocmask(SIG_SETMASK, was, NULL); /* (blocked until it was in its own session) */
     for (int fd = 0; fd < 1024; fd++) close(fd); /* none of mpirun's pipes held open */
     const int pfd = (int)syscall(SYS_pidfd_open, launcher, 0);
     if (pfd >= 0) {
@@ -140,12 +141,23 @@ void rs_exec_mpi_prepare(void) {
     char want[32];
     snprintf(want, sizeof want, "pid.%ld", (long)launcher);
     const char *base = strrchr(session, '/');
-    if (!base || strcmp(base + 1, want) != 0 || rs_exec_env_local_rank() != 0) return;
+    if (!base || strcmp(base + 1, want) != 0) return;
+    /* The first rank of the host to get here starts it (not a given local rank: one that a signal
+     * stops before this point leaves the folder to the others) */
+    char mark[PATH_MAX];
+    if (snprintf(mark, sizeof mark, "%s/ringsim-watcher", session) >= (int)sizeof mark) return;
+    const int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    close(fd);
     fflush(NULL);
+    sigset_t all, was;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &was); /* no SIGINT to the job reaches the child before its setsid */
     const pid_t c = fork();
     if (c == 0) {
         rs_out_forget();
-        watch_session(launcher, session, top && *top ? top : "");
+        watch_session(launcher, session, top && *top ? top : "", &was);
     }
+    sigprocmask(SIG_SETMASK, &was, NULL);
     if (c > 0) waitpid(c, NULL, 0);
 }

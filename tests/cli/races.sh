@@ -162,7 +162,8 @@ else
     --reps 6 --trace "$dir/p7.csv" >p7.txt 2>&1 &
   p=$!
   pids="$pids $p"
-  await 'tmp/ompi.*/pid.*/vader_segment.*' || bad "7: no shared-memory segment in mpirun's session folder: $(find tmp; tail -3 p7.txt)"
+  await 'tmp/ompi.*/pid.*/vader_segment.*.1' || bad "7: no shared-memory segment of rank 1 in mpirun's session folder: $(find tmp; tail -3 p7.txt)"
+  await 'tmp/ompi.*/pid.*/vader_segment.*.0' || bad "7: no shared-memory segment of rank 0 in mpirun's session folder: $(find tmp; tail -3 p7.txt)"
   segs=$(for s in tmp/ompi.*/pid.*/vader_segment.*; do [ -e "$s" ] && echo "${s##*/}"; done)
   for s in $segs; do [ -e "/dev/shm/$s" ] && bad "7: $s is in /dev/shm too"; done
   kill -INT "-$p" 2>/dev/null
