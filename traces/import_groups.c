@@ -311,20 +311,6 @@ int rs_import_ring(rs_raw_t *raw, const char *group_opt, rs_import_ring_t *ring,
     return check_direction(raw, g, &raw->groups[g], err);
 }
 
-/* The collective a communication kernel's name says, for a kernel without arguments (a rocprofv3
- * trace, a Kineto trace without NCCL arguments): NCCL / RCCL name it (ncclDevKernel_AllGather_RING_LL,
- * ncclKernel_AllToAll_...); RCCL's Generic kernel says nothing (other). */
-static rs_coll_t coll_of_kernel_name(const char *name) {
-    static const struct {
-        const char *word;
-        rs_coll_t coll;
-    } w[] = {{"AllGather", RS_COLL_ALL_GATHER}, {"AllToAll", RS_COLL_ALL_TO_ALL}, {"ReduceScatter", RS_COLL_REDUCE_SCATTER},
-             {"AllReduce", RS_COLL_ALL_REDUCE}, {"Broadcast", RS_COLL_BROADCAST}};
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        if (strstr(name, w[i].word)) return w[i].coll;
-    return RS_COLL_OTHER;
-}
-
 int rs_import_check_traffic(const rs_raw_t *raw, const rs_import_ring_t *ring, rs_err_t *err) {
     for (size_t i = 0; i < raw->n_ranks; i++) {
         const rs_raw_rank_t *r = &raw->ranks[i];
@@ -335,7 +321,7 @@ int rs_import_check_traffic(const rs_raw_t *raw, const rs_import_ring_t *ring, r
             p2p += rs_krole_is_p2p(role);
             const rs_raw_comm_t *c = role == RS_KROLE_XCOMM ? comm_of(raw, &r->k[j]) : NULL;
             if (c) coll[c->coll]++;
-            else if (role == RS_KROLE_XCOMM) coll[coll_of_kernel_name(raw->names[r->k[j].name])]++;
+            else if (role == RS_KROLE_XCOMM) coll[rs_coll_of_name(raw->names[r->k[j].name])]++;
         }
         if (p2p > 0 || attn == 0) continue; /* no attention: refused with the kernels seen, later */
         char seen[600];

@@ -201,7 +201,15 @@ rs_coll_t rs_coll_of_name(const char *name) {
     /* torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp's RECORD_PARAM_COMMS names: send, recv,
      * all_to_all / all_to_allv / alltoall_base, all_gather / _allgather_base / allgather_coalesced /
      * allgather_into_tensor_coalesced, reduce_scatter / _reduce_scatter_base /
-     * reduce_scatter_tensor_coalesced, allreduce / allreduce_coalesced, broadcast, barrier, ... */
+     * reduce_scatter_tensor_coalesced, allreduce / allreduce_coalesced, broadcast, barrier, ...;
+     * and NCCL's / RCCL's kernel names, for a kernel without arguments (a rocprofv3 trace, a Kineto
+     * trace without NCCL arguments): ncclDevKernel_AllGather_RING_LL, ncclKernel_AllToAll_..., read
+     * in lower case (RCCL's Generic kernel and SendRecv say no collective: other) */
+    char low[256];
+    size_t n = 0;
+    for (; name[n] && n < sizeof low - 1; n++) low[n] = (char)tolower((unsigned char)name[n]);
+    low[n] = 0;
+    name = low;
     if (!strcmp(name, "send") || !strcmp(name, "recv") || !strcmp(name, "isend") || !strcmp(name, "irecv")) return RS_COLL_P2P;
     if (strstr(name, "to_all") || strstr(name, "toall")) return RS_COLL_ALL_TO_ALL;
     if (strstr(name, "allgather") || strstr(name, "all_gather")) return RS_COLL_ALL_GATHER;
