@@ -186,9 +186,13 @@ RS_TEST(test_machine_from_hw_and_validate, "from_hw_validate") {
     CU_ASSERT_EQUAL(m.devices_per_node, 8);
     RS_ASSERT_REL(m.inter.bw_bytes_per_s, 47e9, 1e-15);           /* 50 GB/s x 0.94 */
     RS_ASSERT_REL(m.inter.nominal_bw_bytes_per_s, 50e9, 0);
-    rs_hw_t t = rs_test_hw("tpu-v5e");
+    rs_hw_t t = rs_test_hw("gaudi3");
     CU_ASSERT_EQUAL(rs_machine_from_hw(&t, RS_DTYPE_FP32, &m, &err), -1);
-    CU_ASSERT_STRING_EQUAL(err.msg, "dtype fp32: profile TPU-v5e has no fp32 rate (it has: bf16)");
+    CU_ASSERT_STRING_EQUAL(err.msg, "dtype fp32: profile Gaudi3 has no fp32 rate (it has: bf16, fp8)");
+    /* a TPU's fp32 is JAX's default precision: one bf16 pass, at the bf16 rate */
+    rs_hw_t tpu = rs_test_hw("tpu-v5e");
+    CU_ASSERT_EQUAL(rs_machine_from_hw(&tpu, RS_DTYPE_FP32, &m, &err), 0);
+    RS_ASSERT_REL(m.flops_per_s, 197e12, 0);
 
     rs_machine_t base = machine_2x4(), b;
 #define BAD(stmt, n, want)                                                   \
