@@ -36,9 +36,8 @@ static struct {
     int64_t u_deg, r_deg;     /* U, R */
     int64_t steps;            /* steps of the ring pass */
     int64_t block;            /* B = S / R */
-    double in_bytes;          /* per device, before the first all-to-all */
-    double out_bytes;         /* per device, before the second */
-    sg_mailbox_t *mb_in, *mb_ring, *mb_out; /* [N] per rank */
+    rs_sp_a2a_t calls;        /* the all-to-alls before and after the attention, one per tensor (alt.h) */
+    sg_mailbox_t *mb_in[RS_SP_A2A_MAX], *mb_ring, *mb_out[RS_SP_A2A_MAX]; /* [N] per rank; one set per call */
     double end_in, end_attn, end_out;       /* latest over ranks */
     int64_t finished;         /* ranks that reached the end */
 } A;
@@ -64,7 +63,7 @@ static void rank_main(int argc, char **argv) {
     const int64_t p = strtoll(argv[1], NULL, 10);
     const int64_t r = p / A.u_deg, u = p % A.u_deg;
     const double speed = sg_host_get_speed(sg_host_self());
-    a2a(p, A.mb_in, A.in_bytes);
+    for (int i = 0; i < A.calls.n_in; i++) a2a(p, A.mb_in[i], A.calls.in_bytes[i]); /* one after the other */
     rs_krank_t acc = {0};
     double t = simgrid_get_clock();
     if (t > A.end_in) A.end_in = t;
@@ -87,7 +86,7 @@ static void rank_main(int argc, char **argv) {
     if (epi > 0) sg_actor_execute(epi * speed); /* the pass epilogue after the ring loop */
     t = simgrid_get_clock();
     if (t > A.end_attn) A.end_attn = t;
-    a2a(p, A.mb_out, A.out_bytes);
+    for (int i = 0; i < A.calls.n_out; i++) a2a(p, A.mb_out[i], A.calls.out_bytes[i]);
     t = simgrid_get_clock();
     if (t > A.end_out) A.end_out = t;
     A.finished++;
@@ -110,18 +109,23 @@ static int child_main(const char *platform, int64_t n, FILE *out) {
     simgrid_init(&argc, argv);
     rs_sim_child_after_init();
     simgrid_load_platform(platform);
-    A.mb_in = calloc((size_t)n, sizeof *A.mb_in);
     A.mb_ring = calloc((size_t)n, sizeof *A.mb_ring);
-    A.mb_out = calloc((size_t)n, sizeof *A.mb_out);
-    if (!A.mb_in || !A.mb_ring || !A.mb_out) return RS_EXIT_FAIL;
+    if (!A.mb_ring) return RS_EXIT_FAIL;
+    for (int i = 0; i < RS_SP_A2A_MAX; i++) {
+        A.mb_in[i] = calloc((size_t)n, sizeof *A.mb_in[i]);
+        A.mb_out[i] = calloc((size_t)n, sizeof *A.mb_out[i]);
+        if (!A.mb_in[i] || !A.mb_out[i]) return RS_EXIT_FAIL;
+    }
     char name[64], host[64], arg[32];
     for (int64_t p = 0; p < n; p++) {
-        snprintf(name, sizeof name, "in%lld", (long long)p);
-        A.mb_in[p] = sg_mailbox_by_name(name);
+        for (int i = 0; i < RS_SP_A2A_MAX; i++) { /* a call's own mailboxes: no message of the next one is taken for it */
+            snprintf(name, sizeof name, "in%d_%lld", i, (long long)p);
+            A.mb_in[i][p] = sg_mailbox_by_name(name);
+            snprintf(name, sizeof name, "out%d_%lld", i, (long long)p);
+            A.mb_out[i][p] = sg_mailbox_by_name(name);
+        }
         snprintf(name, sizeof name, "ring%lld", (long long)p);
         A.mb_ring[p] = sg_mailbox_by_name(name);
-        snprintf(name, sizeof name, "out%lld", (long long)p);
-        A.mb_out[p] = sg_mailbox_by_name(name);
     }
     for (int64_t p = 0; p < n; p++) {
         sg_host_t h = sg_host_by_name(rs_platform_host_name(p, host, sizeof host));
@@ -175,10 +179,6 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     rs_schedule_t *s = rs_schedule_create(&p, err);
     if (!s) return rs_err_mark(err, RS_ERR_BAD_INPUT);
 
-    /* bytes a device holds before each all-to-all (docs/plan.md) */
-    double tok = (double)c->batch * (double)c->seq_tokens / (double)n;
-    double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-    double a = (double)c->act_bytes;
     memset(&A, 0, sizeof A);
     A.s = s;
     A.rm = &rm;
@@ -187,8 +187,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     A.steps = rs_schedule_n_steps(s);
     A.block = rs_problem_block(&p);
     rs_kmodel_init(&A.km, &p, A.rm);
-    A.in_bytes = pass == RS_PASS_FORWARD ? tok * (q + 2 * k) * a : tok * q * a;
-    A.out_bytes = pass == RS_PASS_FORWARD ? tok * q * a : tok * (q + 2 * k) * a;
+    rs_sp_a2a_calls(t, c, pass, &A.calls); /* bytes a device holds before each all-to-all (docs/plan.md) */
 
     char dir[1024], platform[1100];
     int rc = -1, fds[2] = {-1, -1};

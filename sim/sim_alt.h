@@ -17,15 +17,15 @@
  *
  * One layer's attention pass for the split simulated in SimGrid on the all-pairs platform of
  * sim/platform.h (N = U x R hosts gpu<p>, intra ports and NICs per device, CM02 exact settings): every
- * rank posts its all-to-all in (U-1 messages of M/U bytes to its group), waits, walks the ring
- * sub-schedule (rs_schedule_step of rs_sp_ring_problem: compute exec + transfers to the ring
- * neighbour U ranks away), then posts the all-to-all out. Runs in a forked child (SimGrid initialises
+ * rank posts its all-to-alls in (rs_sp_a2a_calls, one per tensor, each U-1 messages of M/U bytes to its
+ * group, waited for before the next), walks the ring sub-schedule (rs_schedule_step of rs_sp_ring_problem:
+ * compute exec + transfers to the ring neighbour U ranks away), then posts the all-to-alls out the same way. Runs in a forked child (SimGrid initialises
  * once per process). Times are the latest over ranks.
  * ------------------------------------------------------------------------------------------------- */
 typedef struct {
-    double a2a_in_end_s;  /* latest end of the first all-to-all (0 for a pure ring) */
+    double a2a_in_end_s;  /* latest end of the all-to-alls in (0 for a pure ring) */
     double attn_end_s;    /* latest end of the ring/attention phase */
-    double makespan_s;    /* latest end of the second all-to-all: the layer's attention pass */
+    double makespan_s;    /* latest end of the all-to-alls out: the layer's attention pass */
     double sim_wall_s;    /* wall time of the child */
 } rs_sim_alt_result_t;
 

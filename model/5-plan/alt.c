@@ -100,6 +100,20 @@ static int walk_pass(const rs_transformer_t *t, const rs_machine_t *m, const rs_
     return 0;
 }
 
+void rs_sp_a2a_calls(const rs_transformer_t *t, const rs_sp_config_t *c, rs_pass_t pass, rs_sp_a2a_t *out) {
+    memset(out, 0, sizeof *out);
+    if (c->ulysses <= 1) return;
+    /* a device holds S/N tokens x all heads of a sequence before the exchange */
+    const double tok = (double)c->batch * (double)c->seq_tokens / (double)(c->ulysses * c->ring), a = (double)c->act_bytes;
+    const double q = tok * (double)(t->q_heads * t->head_dim) * a, k = tok * (double)(t->kv_heads * t->head_dim) * a;
+    const double qkv[3] = {q, k, k};
+    double *many = pass == RS_PASS_FORWARD ? out->in_bytes : out->out_bytes, *one = pass == RS_PASS_FORWARD ? out->out_bytes : out->in_bytes;
+    for (int i = 0; i < 3; i++) many[i] = qkv[i]; /* Q, K, V in (forward) or dQ, dK, dV out (backward) */
+    one[0] = q;                                   /* O out (forward) or dO in (backward) */
+    out->n_in = pass == RS_PASS_FORWARD ? 3 : 1;
+    out->n_out = pass == RS_PASS_FORWARD ? 1 : 3;
+}
+
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,
                rs_err_t *err) {
     if (rs_sp_check(t, m, c, err)) return -1;
@@ -139,19 +153,21 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
         o.ring_hidden_fwd = o.ring_hidden_bwd = true; /* nothing circulates */
     }
 
-    if (c->ulysses > 1) {
-        /* a device holds S/N tokens x all heads of a sequence before the exchange */
-        double tok = (double)c->batch * (double)c->seq_tokens / (double)(c->ulysses * c->ring);
-        double q = (double)(t->q_heads * t->head_dim), k = (double)(t->kv_heads * t->head_dim);
-        double a = (double)c->act_bytes;
-        bool x1 = false, x2 = false;
-        o.a2a_fwd_bytes = tok * (q + 2 * k) * a + tok * q * a;
-        o.a2a_bwd_bytes = tok * q * a + tok * (q + 2 * k) * a;
-        o.a2a_fwd_s = rs_machine_a2a_s(m, c->ulysses, tok * (q + 2 * k) * a, &x1) + /* Q, K, V in */
-                      rs_machine_a2a_s(m, c->ulysses, tok * q * a, &x2);              /* O out */
-        o.a2a_bwd_s = rs_machine_a2a_s(m, c->ulysses, tok * q * a, NULL) +             /* dO in */
-                      rs_machine_a2a_s(m, c->ulysses, tok * (q + 2 * k) * a, NULL);    /* dQ, dK, dV out */
-        o.a2a_inter = x1 || x2;
+    if (c->ulysses > 1) { /* one all-to-all per tensor, one after the other (alt.h) */
+        for (int pass = 0; pass < 2; pass++) {
+            rs_sp_a2a_t calls;
+            rs_sp_a2a_calls(t, c, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD, &calls);
+            double bytes = 0, time_s = 0;
+            for (int i = 0; i < calls.n_in + calls.n_out; i++) {
+                const double b = i < calls.n_in ? calls.in_bytes[i] : calls.out_bytes[i - calls.n_in];
+                bool x = false;
+                time_s += rs_machine_a2a_s(m, c->ulysses, b, &x);
+                bytes += b;
+                o.a2a_inter = o.a2a_inter || x;
+            }
+            *(pass ? &o.a2a_bwd_s : &o.a2a_fwd_s) = time_s;
+            *(pass ? &o.a2a_bwd_bytes : &o.a2a_fwd_bytes) = bytes;
+        }
     }
     o.fwd_s = o.a2a_fwd_s + o.attn_fwd_s;
     o.bwd_s = o.a2a_bwd_s + o.attn_bwd_s;

@@ -5,7 +5,12 @@
  *   - Ring (U = 1, R = N): the ring schedule (model/2-schedule/schedule.h) walked by rs_model_walk on the machine.
  *   - Ulysses (U = N, R = 1): an all-to-all turns S/U tokens x all heads into S tokens x Hq/U heads,
  *     one local attention kernel, an all-to-all back. Needs U <= Hkv and U | Hkv (each device owns
- *     whole KV heads). Forward moves Q, K, V in and O out; backward moves dO in and dQ, dK, dV out.
+ *     whole KV heads). Forward moves Q, K, V in and O out; backward moves dO in and dQ, dK, dV out,
+ *     one all-to-all per tensor (rs_sp_a2a_calls), each paying its own latency: what the implementations
+ *     issue (feifeibear/long-context-attention, yunchang/hybrid/attn_layer.py LongContextAttention.forward
+ *     and yunchang/ulysses/attn_layer.py UlyssesAttention.forward: one SeqAllToAll4D each for query, key,
+ *     value and the output; SeqAllToAll4D.backward, yunchang/comm/all_to_all.py, one per gradient; the
+ *     same in DeepSpeed-Ulysses' DistributedAttention.forward, _SeqAllToAll per tensor).
  *   - USP (1 < U < N): Ulysses inside groups of U consecutive ranks, a ring of R = N / U ranks across
  *     groups; each ring rank holds S/R tokens of Hq/U query and Hkv/U KV heads. The ring walks the same
  *     schedule with those heads on a machine whose "node" holds G/U ring ranks (U | G) or one (G | U).
@@ -52,7 +57,7 @@ typedef struct {
     bool ring_inter;           /* the ring has inter-node hops */
     double a2a_fwd_bytes;      /* per device per layer: Q, K, V in + O out */
     double a2a_bwd_bytes;      /* dO in + dQ, dK, dV out */
-    double a2a_fwd_s;          /* all-to-all time, forward, per layer */
+    double a2a_fwd_s;          /* all-to-all time, forward, per layer: the 4 calls' (rs_sp_a2a_calls) */
     double a2a_bwd_s;          /* backward */
     double attn_fwd_s;         /* attention core: ring walk makespan (R > 1) or the local kernel */
     double attn_bwd_s;
@@ -86,6 +91,18 @@ typedef struct {
 /* The ring sub-problem of a split for one pass into out. Returns 0 or -1 (rs_sp_check's errors). */
 int rs_sp_ring_problem(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_pass_t pass,
                        rs_sp_ring_t *out, rs_err_t *err);
+
+/* The all-to-alls of one Ulysses group around one pass's attention, in the order issued: each call's
+ * bytes per device (M of rs_machine_a2a_s) for the n_in before the attention and the n_out after it.
+ * Forward: Q, K, V in (S/N tokens x Hq d, Hkv d, Hkv d x act_bytes), O out (Hq d); backward: dO in (Hq d),
+ * dQ, dK, dV out (Hq d, Hkv d, Hkv d). U = 1: none. rs_sp_cost sums rs_machine_a2a_s over them and the
+ * simulator (sim/sim_alt.c) issues the same calls one after the other. Can't fail. */
+#define RS_SP_A2A_MAX 3
+typedef struct {
+    int n_in, n_out;
+    double in_bytes[RS_SP_A2A_MAX], out_bytes[RS_SP_A2A_MAX];
+} rs_sp_a2a_t;
+void rs_sp_a2a_calls(const rs_transformer_t *t, const rs_sp_config_t *c, rs_pass_t pass, rs_sp_a2a_t *out);
 
 /* Cost one layer's attention for the split. Returns 0 or -1 with err. */
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,

@@ -17,23 +17,35 @@
  * benchmark's earlier table (CUDA 12.1), as quoted by github.com/mag-/gpu_benchmark README "Stats".
  * SMs: NVIDIA A100 and H100 architecture whitepapers (108; 132 SXM5, 114 PCIe), NVIDIA Blackwell
  * datasheets (148 per B200 GPU), AMD CDNA 3 whitepaper (304 CUs for MI300X and MI325X); Gaudi 3's
- * matrix engines are not SMs: no wave term. H200: the H100 SXM die ("H200 is the same" in the table). */
+ * matrix engines are not SMs: no wave term. H200: the H100 SXM die ("H200 is the same" in the table).
+ * H100-GT (Meta's H100 96 GB HBM2e at 500 W, profiles/devices/h100-gt.json), which the MAMF table lacks:
+ * pytorch/FBGEMM PR #2546 "Add fp8 row/block-wise scaled GEMMs" (commit 3ad9031d, 2024-05-02), its
+ * description's "H100 500W" results of fbgemm_gpu/experimental/gemm/triton/fp8_gemm_benchmark.py
+ * (triton.testing.do_bench, 25 warmup and 100 repetition ms; TFLOP/s = 2 M N K / t; input M x K, weight
+ * N x K) at (M, N, K) = 8192^3, 65536x8192x7168 and 65536x3584x8192: bf16 torch.matmul 585.23, 575.12,
+ * 546.31; "fp8 row gemm only" (FBGEMM's Triton matmul_fp8_row, the rowwise scales computed beforehand)
+ * 1125.51, 1082.75, 1141.38 TFLOP/s. Each dtype's row is its best shape; tests/plan/test_gemm.c holds the
+ * other two. The PR says "H100 500W": Meta's in-house H100, the one at 500 W in Meta's hosts
+ * (profiles/devices/h100-gt.json's sources). SMs 0: the profile's sm_count. */
 static const rs_gemm_mamf_t mamf[] = {
-    {"A100-SXM", RS_DTYPE_BF16, 271.2, 1024, 10240, 5120, 108},
-    {"H100-SXM", RS_DTYPE_BF16, 794.5, 2048, 2048, 13312, 132},
-    {"H100-SXM", RS_DTYPE_FP8, 1402.6, 1024, 9216, 14336, 132},
-    {"H200", RS_DTYPE_BF16, 794.5, 2048, 2048, 13312, 132},
-    {"H200", RS_DTYPE_FP8, 1453.4, 1280, 4096, 12032, 132},
-    {"H100-PCIe", RS_DTYPE_BF16, 499.5, 6912, 16384, 2048, 114},
-    {"B200", RS_DTYPE_BF16, 1745.0, 1792, 16128, 3072, 148},
-    {"B200", RS_DTYPE_FP8, 3432.5, 15360, 4096, 3072, 148},
-    {"GB200", RS_DTYPE_BF16, 1822.0, 4096, 9728, 2048, 148},
-    {"GB200", RS_DTYPE_FP8, 3615.6, 19456, 5120, 1536, 148},
-    {"MI300X", RS_DTYPE_BF16, 668.4, 10240, 15360, 8192, 304},
-    {"MI325X", RS_DTYPE_BF16, 784.9, 13312, 10240, 8192, 304},
-    {"Gaudi3", RS_DTYPE_BF16, 1243.0, 16384, 4096, 768, 0},
-    {"Gaudi3", RS_DTYPE_FP8, 1289.5, 16640, 1536, 3072, 0},
-    {NULL, RS_DTYPE_BF16, 0, 0, 0, 0, 0},
+    {"A100-SXM", RS_DTYPE_BF16, 271.2, 1024, 10240, 5120, 108, "Bekman, ML Engineering, MAMF table"},
+    {"H100-SXM", RS_DTYPE_BF16, 794.5, 2048, 2048, 13312, 132, "Bekman, ML Engineering, MAMF table"},
+    {"H100-SXM", RS_DTYPE_FP8, 1402.6, 1024, 9216, 14336, 132, "Bekman, ML Engineering, MAMF table"},
+    {"H200", RS_DTYPE_BF16, 794.5, 2048, 2048, 13312, 132, "Bekman, ML Engineering, MAMF table"},
+    {"H200", RS_DTYPE_FP8, 1453.4, 1280, 4096, 12032, 132, "Bekman, ML Engineering, MAMF table"},
+    {"H100-PCIe", RS_DTYPE_BF16, 499.5, 6912, 16384, 2048, 114, "Bekman, ML Engineering, MAMF table (CUDA 12.1), via mag-/gpu_benchmark"},
+    {"B200", RS_DTYPE_BF16, 1745.0, 1792, 16128, 3072, 148, "Bekman, ML Engineering, MAMF table"},
+    {"B200", RS_DTYPE_FP8, 3432.5, 15360, 4096, 3072, 148, "Bekman, ML Engineering, MAMF table"},
+    {"GB200", RS_DTYPE_BF16, 1822.0, 4096, 9728, 2048, 148, "Bekman, ML Engineering, MAMF table"},
+    {"GB200", RS_DTYPE_FP8, 3615.6, 19456, 5120, 1536, 148, "Bekman, ML Engineering, MAMF table"},
+    {"MI300X", RS_DTYPE_BF16, 668.4, 10240, 15360, 8192, 304, "Bekman, ML Engineering, MAMF table"},
+    {"MI325X", RS_DTYPE_BF16, 784.9, 13312, 10240, 8192, 304, "Bekman, ML Engineering, MAMF table"},
+    {"Gaudi3", RS_DTYPE_BF16, 1243.0, 16384, 4096, 768, 0, "Bekman, ML Engineering, MAMF table"},
+    {"Gaudi3", RS_DTYPE_FP8, 1289.5, 16640, 1536, 3072, 0, "Bekman, ML Engineering, MAMF table"},
+    {"H100-GT", RS_DTYPE_BF16, 585.23, 8192, 8192, 8192, 0, "FBGEMM PR #2546, torch.matmul on Meta's H100 500 W, best of 3 shapes"},
+    {"H100-GT", RS_DTYPE_FP8, 1141.38, 65536, 3584, 8192, 0,
+     "FBGEMM PR #2546, fp8 rowwise Triton GEMM (scales cached) on Meta's H100 500 W, best of 3 shapes"},
+    {NULL, RS_DTYPE_BF16, 0, 0, 0, 0, 0, NULL},
 };
 
 const rs_gemm_mamf_t *rs_gemm_mamf_table(void) { return mamf; }
@@ -110,8 +122,8 @@ int rs_gemm_model(const rs_hw_t *hw, rs_dtype_t dtype, double flat_eff, rs_gemm_
         if (g.eff > 1) g.eff = 1;
         g.max_flops = p->tflops * 1e12;
         g.src = RS_GEMM_PUBLISHED;
-        snprintf(g.source, sizeof g.source, "published: MAMF %.1f TFLOP/s at %lldx%lldx%lld (Bekman, ML Engineering, MAMF table)",
-                 p->tflops, (long long)p->m, (long long)p->n, (long long)p->k);
+        snprintf(g.source, sizeof g.source, "published: %.1f TFLOP/s at %lldx%lldx%lld (%s)", p->tflops, (long long)p->m,
+                 (long long)p->n, (long long)p->k, p->source);
     } else {
         g.eff = dtype == RS_DTYPE_FP8 ? GEMM_EST_FP8 : GEMM_EST_BF16;
         g.max_flops = g.eff * g.peak_flops;

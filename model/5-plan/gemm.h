@@ -13,7 +13,9 @@
  * and e the device's efficiency at an ideal shape, set so that t at the device's published best shape
  * equals its published Maximum Achievable Matmul FLOPS (MAMF: S. Bekman, Machine Learning Engineering,
  * compute/accelerator, "Maximum Achievable Matmul FLOPS comparison table"), and R_max = the MAMF (the
- * maximum a brute-force search over shapes reached: no shape runs faster). t0, k0, the tile and the
+ * maximum a brute-force search over shapes reached: no shape runs faster); Meta's H100 500 W (h100-gt),
+ * which that table lacks, takes the best of the shapes FBGEMM's GEMM benchmark published on it (pytorch/
+ * FBGEMM PR #2546) the same way. t0, k0, the tile and the
  * split-K rule are fitted to the H100 SXM's measured GEMM table of XLA's GPU cost model (openxla/xla
  * xla/service/gpu/model/matmul_interpolator_data.h, sm_90, bf16: 53 shapes of at least 1 GFLOP within
  * 32% each, median 7%); every device uses them with its own SM count, peak and MAMF. A device without
@@ -58,13 +60,15 @@ double rs_gemm_eff(const rs_gemm_t *g, double m, double n, double k);
 /* One line for headers: "GEMMs: bf16 at 0.803 of 989 TFLOP/s at the best shape (published: ...)". */
 const char *rs_gemm_describe(const rs_gemm_t *g, char *buf, size_t len);
 
-/* The published points the model rests on, for tests and docs: the MAMF of each device and dtype. */
+/* The published points the model rests on, for tests and docs: the best published rate of each device
+ * and dtype (the MAMF where Bekman's table has the device), each with its source. */
 typedef struct {
     const char *device;       /* the profile's device name (rs_hw_t.name) */
     rs_dtype_t dtype;
-    double tflops;            /* MAMF */
-    int64_t m, n, k;          /* its best shape */
-    int64_t sms;              /* the device's SMs */
+    double tflops;            /* the published rate: R_max */
+    int64_t m, n, k;          /* the shape it was reached at */
+    int64_t sms;              /* the device's SMs (0: the profile's sm_count) */
+    const char *source;       /* where the rate is published, one short line */
 } rs_gemm_mamf_t;
 /* The table, terminated by device NULL. Can't fail. */
 const rs_gemm_mamf_t *rs_gemm_mamf_table(void);

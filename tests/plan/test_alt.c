@@ -77,7 +77,8 @@ RS_TEST(test_ring_is_walk, "ring_is_walk") {
 }
 
 /* Ulysses on one node: attention = one local kernel over S tokens and Hq/U heads; all-to-alls by the
- * formula with M = S/U tokens x (q + 2k) x 2 bytes (Q, K, V) and S/U x q x 2 (O). */
+ * formula with M = S/U tokens x q x 2 bytes (Q), x k x 2 (K, V) and x q x 2 (O), one call each (no
+ * latency on this machine: their sum is that of Q, K, V as one). */
 RS_TEST(test_ulysses_cost, "ulysses_cost") {
     rs_transformer_t t = rs_test_transformer("llama2-7b"); /* 32 KV heads */
     rs_machine_t m = rs_test_round_machine();
@@ -95,6 +96,44 @@ RS_TEST(test_ulysses_cost, "ulysses_cost") {
     /* non-causal: S^2 pairs x 4 d (Hq / U) FLOPs at peak (uncalibrated machine) */
     RS_ASSERT_REL(u.attn_fwd_s, 65536.0 * 65536.0 * 4 * 128 * 4 / 1e15, 1e-12);
     RS_ASSERT_REL(u.fwd_s, u.a2a_fwd_s + u.attn_fwd_s, 1e-15);
+}
+
+/* One all-to-all per tensor, each with its latency (alt.h; feifeibear/long-context-attention's
+ * LongContextAttention.forward: SeqAllToAll4D for query, key, value and the output). Llama-3 8B (32/8
+ * heads of d 128) over U = 8 on one node at 400 GB/s and 3 us: a device holds 65536 / 8 = 8192 tokens,
+ * Q and O 8192 x 4096 x 2 = 67108864 B, K and V 8192 x 1024 x 2 = 16777216 B, 167772160 B in all; each
+ * call sends 7/8 of its M: forward = 4 x 3 us + 7/8 x 167772160 / 400e9 = 12 + 367.0016 us = 379.0016 us
+ * (Q, K, V as one call would be 373.0016); backward the same 4 calls (dO in, dQ, dK, dV out). */
+RS_TEST(test_a2a_per_tensor, "a2a_per_tensor") {
+    rs_transformer_t t = rs_test_transformer("llama3-8b");
+    rs_machine_t m = rs_test_round_machine();
+    m.intra.latency_s = 3e-6;
+    rs_sp_config_t c = sp_config(1 << 16, 8, 1);
+    rs_sp_a2a_t f, b;
+    rs_sp_a2a_calls(&t, &c, RS_PASS_FORWARD, &f);
+    rs_sp_a2a_calls(&t, &c, RS_PASS_BACKWARD, &b);
+    CU_ASSERT_EQUAL(f.n_in, 3);
+    CU_ASSERT_EQUAL(f.n_out, 1);
+    CU_ASSERT_EQUAL(b.n_in, 1);
+    CU_ASSERT_EQUAL(b.n_out, 3);
+    RS_ASSERT_REL(f.in_bytes[0], 67108864.0, 0); /* Q */
+    RS_ASSERT_REL(f.in_bytes[1], 16777216.0, 0); /* K */
+    RS_ASSERT_REL(f.in_bytes[2], 16777216.0, 0); /* V */
+    RS_ASSERT_REL(f.out_bytes[0], 67108864.0, 0); /* O */
+    RS_ASSERT_REL(b.in_bytes[0], 67108864.0, 0);  /* dO */
+    RS_ASSERT_REL(b.out_bytes[0], 67108864.0, 0); /* dQ */
+    RS_ASSERT_REL(b.out_bytes[2], 16777216.0, 0); /* dV */
+    rs_sp_cost_t u;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_sp_cost(&t, &m, &c, &u, &err), 0);
+    RS_ASSERT_REL(u.a2a_fwd_s, 379.0016e-6, 1e-12);
+    RS_ASSERT_REL(u.a2a_bwd_s, 379.0016e-6, 1e-12);
+    RS_ASSERT_REL(u.a2a_fwd_bytes, 167772160.0, 0);
+    RS_ASSERT_REL(u.a2a_bwd_bytes, 167772160.0, 0);
+    /* a pure ring has none */
+    c = sp_config(1 << 16, 1, 8);
+    rs_sp_a2a_calls(&t, &c, RS_PASS_FORWARD, &f);
+    CU_ASSERT_EQUAL(f.n_in + f.n_out, 0);
 }
 
 /* Causal zigzag steps compute half a block: at B = 4096 on the 50 GB/s inter tier a full block would
