@@ -100,18 +100,37 @@ static int walk_pass(const rs_transformer_t *t, const rs_machine_t *m, const rs_
     return 0;
 }
 
+void rs_sp_a2a_of_tensors(double q_bytes, double kv_bytes, rs_pass_t pass, rs_sp_a2a_t *out) {
+    memset(out, 0, sizeof *out);
+    const double qkv[3] = {q_bytes, kv_bytes, kv_bytes};
+    double *many = pass == RS_PASS_FORWARD ? out->in_bytes : out->out_bytes, *one = pass == RS_PASS_FORWARD ? out->out_bytes : out->in_bytes;
+    for (int i = 0; i < 3; i++) many[i] = qkv[i]; /* Q, K, V in (forward) or dQ, dK, dV out (backward) */
+    one[0] = q_bytes;                             /* O out (forward) or dO in (backward) */
+    out->n_in = pass == RS_PASS_FORWARD ? 3 : 1;
+    out->n_out = pass == RS_PASS_FORWARD ? 1 : 3;
+}
+
 void rs_sp_a2a_calls(const rs_transformer_t *t, const rs_sp_config_t *c, rs_pass_t pass, rs_sp_a2a_t *out) {
     memset(out, 0, sizeof *out);
     if (c->ulysses <= 1) return;
     /* a device holds S/N tokens x all heads of a sequence before the exchange */
     const double tok = (double)c->batch * (double)c->seq_tokens / (double)(c->ulysses * c->ring), a = (double)c->act_bytes;
-    const double q = tok * (double)(t->q_heads * t->head_dim) * a, k = tok * (double)(t->kv_heads * t->head_dim) * a;
-    const double qkv[3] = {q, k, k};
-    double *many = pass == RS_PASS_FORWARD ? out->in_bytes : out->out_bytes, *one = pass == RS_PASS_FORWARD ? out->out_bytes : out->in_bytes;
-    for (int i = 0; i < 3; i++) many[i] = qkv[i]; /* Q, K, V in (forward) or dQ, dK, dV out (backward) */
-    one[0] = q;                                   /* O out (forward) or dO in (backward) */
-    out->n_in = pass == RS_PASS_FORWARD ? 3 : 1;
-    out->n_out = pass == RS_PASS_FORWARD ? 1 : 3;
+    rs_sp_a2a_of_tensors(tok * (double)(t->q_heads * t->head_dim) * a, tok * (double)(t->kv_heads * t->head_dim) * a, pass, out);
+}
+
+double rs_sp_a2a_time_s(const rs_machine_t *m, int64_t u, const rs_sp_a2a_t *calls, double *bytes, bool *inter) {
+    double sum_bytes = 0, time_s = 0;
+    bool any = false;
+    for (int i = 0; i < calls->n_in + calls->n_out; i++) {
+        const double b = i < calls->n_in ? calls->in_bytes[i] : calls->out_bytes[i - calls->n_in];
+        bool x = false;
+        time_s += rs_machine_a2a_s(m, u, b, &x);
+        sum_bytes += b;
+        any = any || x;
+    }
+    if (bytes) *bytes = sum_bytes;
+    if (inter) *inter = any;
+    return time_s;
 }
 
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,
@@ -157,14 +176,10 @@ int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_con
         for (int pass = 0; pass < 2; pass++) {
             rs_sp_a2a_t calls;
             rs_sp_a2a_calls(t, c, pass ? RS_PASS_BACKWARD : RS_PASS_FORWARD, &calls);
-            double bytes = 0, time_s = 0;
-            for (int i = 0; i < calls.n_in + calls.n_out; i++) {
-                const double b = i < calls.n_in ? calls.in_bytes[i] : calls.out_bytes[i - calls.n_in];
-                bool x = false;
-                time_s += rs_machine_a2a_s(m, c->ulysses, b, &x);
-                bytes += b;
-                o.a2a_inter = o.a2a_inter || x;
-            }
+            double bytes = 0;
+            bool x = false;
+            const double time_s = rs_sp_a2a_time_s(m, c->ulysses, &calls, &bytes, &x);
+            o.a2a_inter = o.a2a_inter || x;
             *(pass ? &o.a2a_bwd_s : &o.a2a_fwd_s) = time_s;
             *(pass ? &o.a2a_bwd_bytes : &o.a2a_fwd_bytes) = bytes;
         }

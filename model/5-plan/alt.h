@@ -103,6 +103,12 @@ typedef struct {
     double in_bytes[RS_SP_A2A_MAX], out_bytes[RS_SP_A2A_MAX];
 } rs_sp_a2a_t;
 void rs_sp_a2a_calls(const rs_transformer_t *t, const rs_sp_config_t *c, rs_pass_t pass, rs_sp_a2a_t *out);
+/* The same calls from one device's tensors: q_bytes = tokens x Hq d x act_bytes, kv_bytes = tokens x
+ * Hkv d x act_bytes (rs_sp_a2a_calls and the inference planner, model/5-plan/infer.c, both use it). */
+void rs_sp_a2a_of_tensors(double q_bytes, double kv_bytes, rs_pass_t pass, rs_sp_a2a_t *out);
+/* The calls' time on a group of u ranks, one after the other: the sum of rs_machine_a2a_s over them.
+ * bytes (their sum) and inter (any call crosses nodes) are written when not NULL. */
+double rs_sp_a2a_time_s(const rs_machine_t *m, int64_t u, const rs_sp_a2a_t *calls, double *bytes, bool *inter);
 
 /* Cost one layer's attention for the split. Returns 0 or -1 with err. */
 int rs_sp_cost(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp_config_t *c, rs_sp_cost_t *out,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alt.h"
 #include "cost.h"
 #include "gemm.h"
 #include "kernel.h"
@@ -289,8 +290,9 @@ static void ulysses_option(const rs_infer_config_t *c, const rs_machine_t *m, in
                               (long long)u, (long long)cpn);
     const rs_machine_t am = cp_links(m, cpn);
     const double tok = (double)c->new_tokens / (double)cp, d = (double)c->model.head_dim;
-    o->a2a_layer_s = rs_machine_a2a_s(&am, u, tok * (double)(hq + 2 * hkv) * d * ACT_BYTES, NULL) + /* Q, K, V in */
-                     rs_machine_a2a_s(&am, u, tok * (double)hq * d * ACT_BYTES, NULL);                 /* O out */
+    rs_sp_a2a_t calls; /* one all-to-all per tensor: Q, K, V in, O out (alt.h) */
+    rs_sp_a2a_of_tensors(tok * (double)hq * d * ACT_BYTES, tok * (double)hkv * d * ACT_BYTES, RS_PASS_FORWARD, &calls);
+    o->a2a_layer_s = rs_sp_a2a_time_s(&am, u, &calls, NULL, NULL);
     const rs_machine_t rm = cp_machine(c, m, cpn % u == 0 ? cpn / u : 1, ring_call(c, c->new_tokens, c->cached_tokens, r));
     const rs_problem_t p =
         attn_problem(c, (attn_shape_t){hq / u, hkv / u, r}, (rs_infer_ring_case_t){RS_RING_PASS_KV, c->new_tokens, c->cached_tokens});

@@ -71,14 +71,15 @@ RS_TEST(test_point_by_hand, "one point by hand: memory, linear, all-reduce, head
     /* Ulysses over 4 CP ranks needs Hkv/TP = 2 divisible by 4 */
     CU_ASSERT(!pt.opt[RS_INFER_ULYSSES].feasible);
     CU_ASSERT_PTR_NOT_NULL(strstr(pt.opt[RS_INFER_ULYSSES].why_not, "not divisible by U = 4"));
-    /* USP U = 2 inside a node, R = 2 across: Q,K,V in = 256 x (4 + 2 x 2) x 8 x 2 = 32768 bytes, O out 16384,
-     * each a pair exchange of half over the intra tier; the ring of 2 on 2/1 heads: B = 512, Bc = 1024,
+    /* USP U = 2 inside a node, R = 2 across: one all-to-all per tensor, Q in 256 x 4 x 8 x 2 = 16384 bytes,
+     * K and V 256 x 2 x 8 x 2 = 8192 each, O out 16384, each a pair exchange of half over the intra tier
+     * with its own latency; the ring of 2 on 2/1 heads: B = 512, Bc = 1024,
      * t_comp = 4 x 8 x 2 x 512 x 1536 / 2.5e11, hidden (49152 bytes on the inter tier) */
     const rs_infer_option_t *usp = &pt.opt[RS_INFER_USP];
     CU_ASSERT_FATAL(usp->feasible);
     CU_ASSERT_EQUAL(usp->ulysses, 2);
     CU_ASSERT_EQUAL(usp->ring, 2);
-    const double usp_a2a = (1e-6 + 16384.0 / 1e10) + (1e-6 + 8192.0 / 1e10);
+    const double usp_a2a = 2 * (1e-6 + 8192.0 / 1e10) + 2 * (1e-6 + 4096.0 / 1e10);
     RS_ASSERT_REL(usp->a2a_layer_s, usp_a2a, 1e-12);
     RS_ASSERT_REL(usp->attn_layer_s, usp_a2a + 2 * (50331648.0 / 2.5e11), 1e-12);
     /* TTFT = L (linear + all-reduce + attention) + head; pass-kv wins */
