@@ -95,14 +95,14 @@ static int sweep_jobs(rs_cli_sweep_t *so, const char *cmdline, rs_err_t *err) {
     }
     if (rc == RS_EXIT_OK && rs_cli_job_background(jo, &cases[0].problem, err) != 0) rc = RS_EXIT_USAGE;
     if (rc == RS_EXIT_OK) {
-        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet};
-        rs_contention_out_t out = {NULL, 0, 0};
+        rs_contention_in_t in = {cases, n, &jo->k, so->out_path, so->figure, cmdline, !so->quiet, true};
+        rs_contention_out_t out = {NULL, 0, 0, false};
         rs_estimate_t e; /* every job point, one after the other, against --max-time and --max-memory */
         if (rs_contention_estimate(&in, &e, err) != 0 || rs_limits_check("this sweep", &e, &spec->common.limits, err) != 0)
             rc = RS_EXIT_USAGE;
         else
             rc = rs_study_contention(&in, &out, err) == 0 ? RS_EXIT_OK : rs_err_exit_code(err);
-        if (rc == RS_EXIT_OK && !so->quiet && strcmp(so->out_path, "-") != 0)
+        if (rc == RS_EXIT_OK && !so->quiet && !out.worker && strcmp(so->out_path, "-") != 0)
             fprintf(stderr, "ringsim sweep: %zu job points written to %s%s%s\n", out.done, so->out_path,
                     so->figure ? ", figure " : "", so->figure ? so->figure : "");
         free(out.points);
@@ -169,7 +169,7 @@ int rs_cmd_sweep(int argc, char **argv) {
 #ifdef RINGSIM_HAVE_SIM
     if (groups[1].seen) {
         rc = sweep_jobs(so, cmdline, &err);
-        if (rc != RS_EXIT_OK) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
+        if (rc != RS_EXIT_OK && rs_exec_env_rank() <= 0) fprintf(stderr, "ringsim sweep: %s\n", err.msg);
         goto done;
     }
 #endif

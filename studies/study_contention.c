@@ -11,6 +11,7 @@
 #include "cost.h"
 #include "plot.h"
 #include "output.h"
+#include "spread.h"
 
 void rs_contention_knobs_default(rs_contention_knobs_t *k) {
     memset(k, 0, sizeof *k);
@@ -94,7 +95,9 @@ static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, b
 }
 
 /* Simulate one point. Returns 0, or -1 with err (its code: bad input or runtime). */
-static int run_point(const rs_contention_in_t *in, rs_contention_point_t *pt, rs_err_t *err) {
+static int run_point(const rs_contention_in_t *in, size_t i, rs_contention_point_t *pt, rs_err_t *err) {
+    const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
+    if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errc(err, RS_ERR_RUNTIME, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
     const rs_contention_case_t *c = &in->cases[pt->case_index];
     rs_job_t job;
     if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
@@ -216,6 +219,24 @@ int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_er
     return 0;
 }
 
+/* Point i (pt) of a rank's share (spread.h's run; ctx: the study's input): "point 3 (...): ..." on
+ * failure, its kind kept. */
+static int spread_point(const void *ctx, size_t i, void *item, rs_err_t *err) {
+    rs_contention_point_t *pt = item;
+    rs_err_t e = {0};
+    return run_point(ctx, i, pt, &e) == 0 ? 0 : rs_errc(err, e.code, "point %zu (%s): %s", i, pt->series, e.msg);
+}
+
+/* The points over the launcher's processes; rank 0 writes. Returns 0 or -1 with err. */
+static int run_distributed(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err) {
+    const rs_spread_t sp = {"points", "contention (rank 0's share)", out->n, sizeof *out->points, out->points, spread_point, in,
+                            in->progress};
+    if (rs_spread_run(&sp, &out->worker, err) != 0) return -1;
+    if (out->worker) return 0;
+    out->done = out->n;
+    return write_outputs(in, out, err) != 0 ? rs_err_mark(err, RS_ERR_RUNTIME) : 0;
+}
+
 int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err) {
     memset(out, 0, sizeof *out);
     const rs_contention_knobs_t *k = in->knobs;
@@ -228,11 +249,12 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
     if (!out->points) return rs_errc(err, RS_ERR_RUNTIME, "contention: out of memory for %zu points", out->n);
     const bool x_is_nics = k->n_nics > 1 || k->n_oversubs == 1;
     if (check_points(in, out, x_is_nics, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
+    if (in->distribute && rs_spread_ranks() > 1) return run_distributed(in, out, err);
     rs_meter_t meter; /* on a terminal: "contention 3/8 points K=4: efficiency 0.9312 (37%), 12 s left" */
     if (in->progress) rs_meter_start(&meter, "contention", (double)out->n, "points");
     for (size_t i = 0; i < out->n; i++) {
         rs_err_t e = {0};
-        const int rc = run_point(in, &out->points[i], &e);
+        const int rc = run_point(in, i, &out->points[i], &e);
         if (rc != 0) {
             if (in->progress) rs_meter_end(&meter);
             return rs_errc(err, e.code, "point %zu (%s): %s", i, out->points[i].series, e.msg); /* its kind: run_point's */

@@ -97,12 +97,19 @@ typedef struct {
     const char *figure;                 /* balance efficiency vs NICs (or ratio): .png/.pdf/.svg; needs csv; NULL: none */
     const char *command;                /* the CSV's "# command=" line (NULL: none) */
     bool progress;                      /* a progress meter on a terminal (model/1-base/meter.h) */
+    bool distribute;                    /* under a launcher (mpirun, srun: MPI) divide the points over its
+                                           processes (spread.h): point i on rank i mod P, rank 0 gathers
+                                           them and writes the CSV and the figure, what one process
+                                           writes but for the run's own cost (sim_wall_s, peak_rss_bytes);
+                                           a failed point on any rank: no file, -1 on rank 0 with err
+                                           naming the rank, its points and the failure */
 } rs_contention_in_t;
 
 typedef struct {
     rs_contention_point_t *points;      /* malloc'd: free() it */
     size_t n;                           /* points set up */
     size_t done;                        /* points simulated */
+    bool worker;                        /* a rank > 0 of a distributed study: rank 0 wrote (done = 0 here) */
 } rs_contention_out_t;
 
 /* Points of a study: cases x fabrics x orders x ratios x NICs (NICs fastest). */
@@ -111,8 +118,9 @@ size_t rs_contention_count(const rs_contention_in_t *in);
 /* What simulating every point costs, one after the other (estimate.h: each point's job through
  * rs_sim_estimate). Returns 0, or -1 with err when a point's job cannot be built (bad input). */
 int rs_contention_estimate(const rs_contention_in_t *in, rs_estimate_t *e, rs_err_t *err);
-/* Check every point's job (nothing runs on bad input), simulate them in order, write the CSV and the
- * figure. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a point's job), a simulation's own kind
+/* Check every point's job (nothing runs on bad input), simulate them in order (or spread over a
+ * launcher's ranks: in->distribute), write the CSV and the figure. Testing: RINGSIM_SWEEP_FAIL_POINT=i
+ * makes point i fail as a runtime error would. Returns 0, or -1 with err: RS_ERR_BAD_INPUT (a point's job), a simulation's own kind
  * ("point 3 (...): ...": bad input when its job or schedule is refused, else runtime or timeout),
  * RS_ERR_RUNTIME (writing). out is filled in every case. */
 int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, rs_err_t *err);

@@ -276,7 +276,7 @@ static int contention_estimate(const rs_plan_in_t *in, const cand_t *cands, int 
     *e = (rs_estimate_t){0, 0, 0};
     ring_jobs_t j;
     if (ring_jobs(in, cands, n, true, &j, err) != 0) return -1;
-    rs_contention_in_t ci = {j.cases, j.n, &j.knobs, NULL, NULL, NULL, false};
+    rs_contention_in_t ci = {j.cases, j.n, &j.knobs, NULL, NULL, NULL, false, false};
     const int rc = j.n > 0 ? rs_contention_estimate(&ci, e, err) : 0;
     free(j.cases);
     return rc;
@@ -291,7 +291,7 @@ static int plan_contention(const rs_plan_in_t *in, const cand_t *cands, int n, r
     if (j.n == 0) {
         fprintf(in->out, "\n# the ring split as a job: no candidate fits with 2 <= N <= %d\n", RS_PLAN_SIM_MAX_N);
     } else {
-        rs_contention_in_t ci = {j.cases, j.n, &j.knobs, in->contention_csv, in->contention_figure, NULL, false};
+        rs_contention_in_t ci = {j.cases, j.n, &j.knobs, in->contention_csv, in->contention_figure, NULL, false, false};
         rs_contention_out_t co;
         rc = rs_study_contention(&ci, &co, err);
         if (rc == 0 && (!in->contention_csv || strcmp(in->contention_csv, "-"))) print_contention(in->out, &ci, &co, j.knobs.dp);

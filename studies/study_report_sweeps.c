@@ -117,7 +117,7 @@ void rs_rep_contention(report_t *r) {
     k.n_oversubs = 2;
     k.oversubs[1] = 2;
     snprintf(r->path, sizeof r->path, "%s/data/contention.csv", r->dir);
-    rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", true};
+    rs_contention_in_t in = {&cs, 1, &k, r->path, NULL, "ringsim report (concurrent rings over NICs per node and spine)", true, false};
     rs_contention_out_t o;
     rs_err_t e;
     if (rs_problem_validate(&cs.problem, &e) != 0 || rs_study_contention(&in, &o, &e) != 0) {

@@ -17,12 +17,7 @@
 #include "meter.h"
 #include "trace.h"
 #include "output.h"
-#if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
-/* the cpu backend's executor (registry.h) carries the MPI transport the ranks of a distributed sweep
- * talk over; its members (mpi_create, mpi_ops) are the executor's API, exec/exec_backend.h */
-#include "exec_backend.h"
-#define RS_SWEEP_MPI 1
-#endif
+#include "spread.h"
 
 /* ------------------------------------------------------------------------------------------------
  * Ranges
@@ -276,11 +271,11 @@ static void on_sigint(int sig) {
     interrupted = 1;
 }
 
-/* Run point i. Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
-static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pts, size_t i, rs_err_t *err) {
+/* Run point i (pt). Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
+static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pt, size_t i, rs_err_t *err) {
     const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
     if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errf(err, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
-    return rs_sweep_point_run(in->spec, &pts[i], NULL, err);
+    return rs_sweep_point_run(in->spec, pt, NULL, err);
 }
 
 /* Run the points in order into fp (header, rows, crossovers). Returns 0, or -1 with err: a point
@@ -292,7 +287,7 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
     rs_sweep_write_header(fp, in->spec, in->command, out->points, out->n);
     for (size_t i = 0; i < out->n && !(in->interruptible && interrupted); i++) {
         rs_err_t e;
-        if (run_point(in, out->points, i, &e) != 0) {
+        if (run_point(in, &out->points[i], i, &e) != 0) {
             if (in->interruptible && interrupted) break; /* Ctrl-C reached the point's simulation too: not an error */
             rc = rs_errc(err, RS_ERR_RUNTIME, "point %zu: %s", i, e.msg);
             break;
@@ -313,27 +308,8 @@ static int run_points(const rs_sweep_in_t *in, FILE *fp, rs_sweep_out_t *out, rs
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Distributed: the points divided over the processes of a launcher (mpirun, srun)
+ * Distributed: the points divided over the processes of a launcher (mpirun, srun; spread.h)
  * ---------------------------------------------------------------------------------------------- */
-/* Processes the launcher started, from its environment (1 when none). The MPI library has the last
- * word (a singleton MPI job runs the sweep alone). */
-static int launcher_size(void) {
-    const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && atoi(v) > 1) return atoi(v);
-    }
-    return 1;
-}
-
-/* What a rank tells rank 0 before its points. */
-typedef struct {
-    int32_t failed;      /* 1: point `point` failed (msg says why); the rank ran none after it */
-    int32_t rank;
-    int64_t point;
-    char msg[512];
-} rank_status_t;
-
 /* Write the points (all run) as one single-process sweep would: header, rows, crossovers. Returns 0
  * or -1 with err (a runtime failure). */
 static int write_all(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
@@ -349,80 +325,22 @@ static int write_all(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err
     return rs_file_commit(&f, err) == 0 ? 0 : rs_err_mark(err, RS_ERR_RUNTIME);
 }
 
-#ifdef RS_SWEEP_MPI
-/* Run this rank's points (i = rank, rank + size, ...) into its slots of buf (status, then the points
- * in that order), with a progress bar on rank 0. */
-static void run_share(const rs_sweep_in_t *in, rs_sweep_out_t *out, int rank, int size, char *buf) {
-    rank_status_t *st = (rank_status_t *)(void *)buf;
-    rs_sweep_point_t *slot = (rs_sweep_point_t *)(void *)(buf + sizeof *st);
-    const size_t mine = out->n > (size_t)rank ? (out->n - (size_t)rank + (size_t)size - 1) / (size_t)size : 0;
-    const bool bar = rank == 0 && in->progress && mine > 0; /* rank 0's share, on a terminal */
-    rs_meter_t meter;
-    if (bar) rs_meter_start(&meter, "sweep (rank 0's share)", (double)mine, "points");
-    st->rank = rank;
-    for (size_t j = 0; j < mine; j++) {
-        const size_t i = (size_t)rank + j * (size_t)size;
-        rs_err_t e;
-        if (run_point(in, out->points, i, &e) != 0) {
-            st->failed = 1, st->point = (int64_t)i;
-            snprintf(st->msg, sizeof st->msg, "%.511s", e.msg);
-            break;
-        }
-        slot[j] = out->points[i];
-        if (bar) rs_meter_update(&meter, (double)(j + 1), NULL);
-    }
-    if (bar) rs_meter_end(&meter);
-}
-
-/* Rank 0: the gathered points in point order. Returns 0, or -1 with err naming every rank that failed
- * and its points (a runtime failure). */
-static int collect(rs_sweep_out_t *out, int size, const char *all, size_t bytes, rs_err_t *err) {
-    const size_t per = (bytes - sizeof(rank_status_t)) / sizeof(rs_sweep_point_t);
-    char *m = err->msg;
-    const size_t len = sizeof err->msg;
-    m[0] = 0;
-    for (int r = 0; r < size; r++) {
-        const rank_status_t *st = (const rank_status_t *)(const void *)(all + (size_t)r * bytes);
-        const rs_sweep_point_t *slot = (const rs_sweep_point_t *)(const void *)(all + (size_t)r * bytes + sizeof *st);
-        for (size_t j = 0; j < per && (size_t)r + j * (size_t)size < out->n; j++)
-            out->points[(size_t)r + j * (size_t)size] = slot[j];
-        if (!st->failed) continue;
-        snprintf(m + strlen(m), len - strlen(m), "%srank %d (points", m[0] ? "; " : "", r);
-        for (size_t i = (size_t)r; i < out->n; i += (size_t)size) snprintf(m + strlen(m), len - strlen(m), " %zu", i);
-        snprintf(m + strlen(m), len - strlen(m), "): point %lld: %s", (long long)st->point, st->msg);
-    }
-    if (!m[0]) return 0;
-    err->code = RS_ERR_RUNTIME;
-    return -1;
+/* One point of a rank's share (spread.h's run; ctx: the sweep's input): "point 5: ..." on failure
+ * (runtime). */
+static int spread_point(const void *ctx, size_t i, void *pt, rs_err_t *err) {
+    rs_err_t e;
+    return run_point(ctx, pt, i, &e) == 0 ? 0 : rs_errc(err, RS_ERR_RUNTIME, "point %zu: %s", i, e.msg);
 }
 
 /* The sweep over the launcher's processes: every rank runs its share, rank 0 gathers them and writes
- * the one CSV. Returns 0, or -1 with err (a runtime failure): a failed point on any rank (no file,
- * the failure named on rank 0), the transport. */
+ * the one CSV. Returns 0, or -1 with err: a failed point on any rank (no file, the failure named on
+ * rank 0), the transport, a build without MPI (bad input). */
 static int run_distributed(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) {
-    const rs_exec_backend_t *be = rs_backend_find("cpu")->exec; /* its MPI transport */
-    void *ts = be->mpi_create(NULL, NULL, RS_PROGRESS_NONE, 0, err);
-    if (!ts) return rs_err_mark(err, RS_ERR_RUNTIME);
-    const int rank = (int)be->mpi_ops->rank(ts), size = (int)be->mpi_ops->size(ts);
-    const size_t per = (out->n + (size_t)size - 1) / (size_t)size;
-    const size_t bytes = sizeof(rank_status_t) + per * sizeof(rs_sweep_point_t);
-    char *buf = calloc(1, bytes), *all = rank == 0 ? calloc((size_t)size, bytes) : NULL;
-    int rc = -1;
-    if (!buf || (rank == 0 && !all)) {
-        rs_errc(err, RS_ERR_RUNTIME, "rank %d: out of memory for the sweep's results", rank);
-        be->mpi_ops->abort(ts, RS_EXIT_FAIL);
-    } else {
-        run_share(in, out, rank, size, buf);
-        if (be->mpi_ops->gather(ts, buf, bytes, all, 0, err) != 0) be->mpi_ops->abort(ts, RS_EXIT_FAIL);
-        out->worker = rank != 0;
-        rc = rank != 0 ? 0 : collect(out, size, all, bytes, err);
-        if (rank == 0 && rc == 0) rc = write_all(in, out, err);
-    }
-    free(buf), free(all);
-    be->mpi_ops->destroy(ts);
-    return rc;
+    const rs_spread_t sp = {"points", "sweep (rank 0's share)", out->n, sizeof *out->points, out->points, spread_point, in,
+                            in->progress};
+    if (rs_spread_run(&sp, &out->worker, err) != 0) return -1;
+    return out->worker ? 0 : write_all(in, out, err);
 }
-#endif
 
 /* Every point's runs (the walk, the simulator, the executor as asked for), one after the other,
  * against the limits (estimate.h). Returns 0 or -1 with err. */
@@ -450,15 +368,7 @@ int rs_study_sweep(const rs_sweep_in_t *in, rs_sweep_out_t *out, rs_err_t *err) 
     /* validate everything before running anything */
     if (rs_sweep_points_setup(in->spec, out->points, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
     if (check_estimate(in->spec, out->points, out->n, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
-    if (in->distribute && launcher_size() > 1) {
-#ifdef RS_SWEEP_MPI
-        return run_distributed(in, out, err);
-#else
-        return rs_errc(err, RS_ERR_BAD_INPUT,
-                       "started by a launcher (%d processes) but this build has no MPI: run the sweep as one process",
-                       launcher_size());
-#endif
-    }
+    if (in->distribute && rs_spread_ranks() > 1) return run_distributed(in, out, err);
     rs_file_t f = {0};
     FILE *fp = stdout;
     const bool to_file = strcmp(in->out_path, "-") != 0;

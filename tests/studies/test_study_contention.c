@@ -30,7 +30,7 @@ RS_TEST(test_knobs, "knobs: defaults, order names, the count of points") {
     CU_ASSERT_STRING_EQUAL(rs_contention_order_name(&k, 1, buf, sizeof buf), "dp-tp-cp");
     /* cases x fabrics x orders x ratios x NICs; a map file has one order */
     rs_contention_case_t cases[2];
-    rs_contention_in_t in = {cases, 2, &k, NULL, NULL, NULL, false};
+    rs_contention_in_t in = {cases, 2, &k, NULL, NULL, NULL, false, false};
     k.n_nics = 3, k.n_oversubs = 2;
     CU_ASSERT_EQUAL(rs_contention_count(&in), 2 * 1 * 2 * 2 * 3);
     k.map = "placement.map";
@@ -55,7 +55,7 @@ RS_TEST(test_refused, "refusals before anything runs are bad input") {
     small_case(&c);
     rs_contention_knobs_t k;
     rs_contention_knobs_default(&k);
-    rs_contention_in_t in = {&c, 0, &k, NULL, NULL, NULL, false};
+    rs_contention_in_t in = {&c, 0, &k, NULL, NULL, NULL, false, false};
     rs_contention_out_t out;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL(rs_study_contention(&in, &out, &err), -1);
@@ -82,7 +82,7 @@ RS_TEST(test_small_study, "a small study: its points in the CSV, efficiency up w
     rs_contention_knobs_default(&k);
     k.tp = 8, k.fabrics[0] = RS_FABRIC_LEAF_SPINE, k.nodes_per_leaf = 1;
     k.n_nics = 2, k.nics[0] = 1, k.nics[1] = 8;
-    rs_contention_in_t in = {&c, 1, &k, rs_test_path("cont.csv"), NULL, "test", false};
+    rs_contention_in_t in = {&c, 1, &k, rs_test_path("cont.csv"), NULL, "test", false, false};
     rs_contention_out_t out;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_study_contention(&in, &out, &err), 0);
