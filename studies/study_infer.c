@@ -131,7 +131,7 @@ static void print_headers(FILE *out, const rs_infer_in_t *in, const cand_t *cand
         rs_gemm_t g;
         char gd[320];
         rs_err_t e;
-        char ad[1024];
+        char ad[4096]; /* the sources in full (RS_KSOURCE_LEN, RS_RATE_SOURCE_LEN) */
         if (rs_gemm_model(&cands[k].hw, c->linear_dtype, c->linear_eff, &g, &e) == 0)
             fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_gemm_describe(&g, gd, sizeof gd));
         fprintf(out, "# %s: %s\n", cands[k].hw.name, rs_infer_rates_describe(c, &cands[k].hw, &cands[k].machine, ad, sizeof ad));

@@ -418,12 +418,12 @@ const char *rs_infer_rates_describe(const rs_infer_config_t *c, const rs_hw_t *h
                              c->attn_eff, m->flops_per_s / 1e12);
     else if (cv) /* the machine's attention record (rs_machine_set_kernel's) names the kernel and its source */
         n = (size_t)snprintf(buf, len, "prefill attention at the %s forward full-mask rates by call shape (head_dim %lld, full waves: "
-                                       "split-KV) x the query padding (%.160s)",
+                                       "split-KV) x the query padding (%s)",
                              rs_rate_kind_name(a->kind), (long long)cv->head_dim, a->source);
     else if (m->kernel <= 0) /* no kernel: the record says what rates the dense model (--flops, eff(B), or the bare peak) */
-        n = (size_t)snprintf(buf, len, "prefill attention at F = %.4g TFLOP/s, %s: %.200s", m->flops_per_s / 1e12, rs_rate_kind_name(a->kind), a->source);
+        n = (size_t)snprintf(buf, len, "prefill attention at F = %.4g TFLOP/s, %s: %s", m->flops_per_s / 1e12, rs_rate_kind_name(a->kind), a->source);
     else if (m->cal.n_eff > 0) /* a kernel the prefill does not run (calibration first, or no forward curve): its own words */
-        n = (size_t)snprintf(buf, len, "prefill attention at F x eff(B) = %.4g TFLOP/s x eff(B), eff(B) %s (%.160s)", m->flops_per_s / 1e12,
+        n = (size_t)snprintf(buf, len, "prefill attention at F x eff(B) = %.4g TFLOP/s x eff(B), eff(B) %s (%s)", m->flops_per_s / 1e12,
                              rs_rate_kind_name(m->eff_src.kind), m->eff_src.source);
     else
         n = (size_t)snprintf(buf, len, "prefill attention at the bare datasheet peak F = %.4g TFLOP/s (an upper bound, not a kernel rate)",
@@ -434,7 +434,7 @@ const char *rs_infer_rates_describe(const rs_infer_config_t *c, const rs_hw_t *h
         const rs_span_t sp = hw->decode_bw_eff;
         char range[64] = "";
         if (sp.point > 0 && (sp.lo != sp.point || sp.hi != sp.point)) snprintf(range, sizeof range, ", range %.3g..%.3g", sp.lo, sp.hi);
-        snprintf(buf + n, len - n, "; decode attention memory-bound, KV bytes / (%.4g TB/s x %.3g%s) (%s: %.200s)", hw->mem_bw_bytes_per_s / 1e12,
+        snprintf(buf + n, len - n, "; decode attention memory-bound, KV bytes / (%.4g TB/s x %.3g%s) (%s: %s)", hw->mem_bw_bytes_per_s / 1e12,
                  eff, range, rs_rate_kind_name(d.kind), d.source);
     }
     return buf;

@@ -207,6 +207,21 @@ RS_TEST(test_prefill_kernel_curve, "prefill attention at the preset's forward ke
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_infer_rates_describe(&c, &hw, &m, line, sizeof line),
                                   "prefill attention at the published forward full-mask rates by call shape (head_dim 8, full "
                                   "waves: split-KV) x the query padding (kernel hand-fa, "));
+    /* a shipped profile's sources are printed whole, not cut at a fixed width */
+    {
+        rs_hw_t h100 = rs_test_hw("h100-sxm");
+        rs_machine_t m100;
+        CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&h100, RS_DTYPE_BF16, &m100, NULL), 0);
+        rs_infer_config_t c100 = c;
+        c100.decode_batch = 1;
+        char whole[4096];
+        rs_infer_rates_describe(&c100, &h100, &m100, whole, sizeof whole);
+        rs_rate_source_t d;
+        (void)rs_infer_decode_bw_eff(&h100, &d);
+        CU_ASSERT(strlen(d.source) > 200);
+        CU_ASSERT_PTR_NOT_NULL(strstr(whole, d.source));
+        CU_ASSERT_PTR_NOT_NULL(strstr(whole, "with ring-flash-attention's H800 run for the causal backward)"));
+    }
     /* --attn-eff 0.25: the dense model at 0.25 x 1e12 (test_point_by_hand's), said user-given */
     c.attn_eff = 0.25;
     CU_ASSERT_EQUAL_FATAL(rs_infer_point(&c, &hw, &m, &pt, &err), 0);
