@@ -77,6 +77,11 @@ static void point_of(const rs_contention_in_t *in, size_t i, rs_contention_point
     pt->case_index = i / (size_t)k->n_fabrics;
 }
 
+/* The NICs per node a point runs with: its knob, or (0) one per device. */
+static int64_t nics_of(const rs_contention_in_t *in, const rs_contention_point_t *pt) {
+    return pt->pick.nics > 0 ? pt->pick.nics : in->cases[pt->case_index].machine.devices_per_node;
+}
+
 /* The series a point belongs to in the figure: what differs except the x axis (no spaces). */
 static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, bool x_is_nics) {
     const rs_contention_knobs_t *k = in->knobs;
@@ -89,7 +94,7 @@ static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, b
                  rs_pass_name(c->problem.pass), (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem));
     snprintf(s + strlen(s), len - strlen(s), "%s/%s", rs_fabric_kind_name(pt->pick.fabric), rs_contention_order_name(k, pt->pick.order, o, sizeof o));
     if (x_is_nics) snprintf(s + strlen(s), len - strlen(s), "/%.6g:1", pt->pick.oversub);
-    else snprintf(s + strlen(s), len - strlen(s), "/K=%lld", (long long)pt->pick.nics);
+    else snprintf(s + strlen(s), len - strlen(s), "/K=%lld", (long long)nics_of(in, pt));
     for (char *q = s; *q; q++)
         if (*q == ' ' || *q == '\'' || *q == ',' || *q == '_') *q = '.';
 }
@@ -159,14 +164,13 @@ static void write_csv_rows(FILE *fp, const rs_contention_in_t *in, const rs_cont
     for (size_t i = 0; i < out->done; i++) {
         const rs_contention_point_t *pt = &out->points[i];
         const rs_contention_case_t *c = &in->cases[pt->case_index];
-        const int64_t g = c->machine.devices_per_node;
         fprintf(fp, "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%s,%s,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%.17g,"
                     "%.17g,%ld\n",
                 pt->series, c->profile, rs_layout_name(c->problem.layout), rs_pass_name(c->problem.pass),
                 (long long)c->problem.n_ranks, (long long)rs_problem_block(&c->problem), (long long)(k->map ? 0 : k->tp),
                 (long long)(k->map ? 0 : k->dp), (long long)pt->devices, (long long)pt->rings, rs_fabric_kind_name(pt->pick.fabric),
                 rs_contention_order_name(k, pt->pick.order, o, sizeof o), (long long)k->nodes_per_leaf,
-                (long long)(pt->pick.nics > 0 ? pt->pick.nics : g), pt->pick.oversub, pt->makespan_s, pt->free_s, pt->slowdown,
+                (long long)nics_of(in, pt), pt->pick.oversub, pt->makespan_s, pt->free_s, pt->slowdown,
                 pt->balance_efficiency, pt->balance_efficiency_free, pt->worst_ratio, pt->saturated, pt->bg_end_s, pt->sim_wall_s,
                 pt->peak_rss_bytes);
     }
@@ -262,7 +266,7 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
         out->done = i + 1;
         if (in->progress)
             rs_meter_update(&meter, (double)(i + 1), "%s K=%lld: balance efficiency %.4f",
-                            out->points[i].series, (long long)out->points[i].pick.nics, out->points[i].balance_efficiency);
+                            out->points[i].series, (long long)nics_of(in, &out->points[i]), out->points[i].balance_efficiency);
     }
     if (in->progress) rs_meter_end(&meter);
     return write_outputs(in, out, err) != 0 ? rs_err_mark(err, RS_ERR_RUNTIME) : 0;

@@ -115,4 +115,25 @@ RS_TEST(test_small_study, "a small study: its points in the CSV, efficiency up w
     free(out.points);
 }
 
+RS_TEST(test_series_default_nics, "the series of a point with the default NICs names their count (one per device)") {
+    rs_contention_case_t c;
+    small_case(&c);
+    rs_contention_knobs_t k;
+    rs_contention_knobs_default(&k);
+    k.tp = 8, k.fabrics[0] = RS_FABRIC_LEAF_SPINE, k.nodes_per_leaf = 1;
+    k.n_oversubs = 2, k.oversubs[0] = 1, k.oversubs[1] = 2; /* x: the oversubscription; the series: the NICs */
+    CU_ASSERT_EQUAL_FATAL(k.n_nics, 1);
+    CU_ASSERT_EQUAL_FATAL(k.nics[0], 0);
+    rs_contention_in_t in = {&c, 1, &k, rs_test_path("cont_k.csv"), NULL, "test", false, false};
+    rs_contention_out_t out;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_study_contention(&in, &out, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(out.done, 2);
+    char want[64];
+    snprintf(want, sizeof want, "leaf-spine/tp-cp-dp/K=%lld", (long long)c.machine.devices_per_node);
+    CU_ASSERT(c.machine.devices_per_node > 0);
+    for (int i = 0; i < 2; i++) CU_ASSERT_STRING_EQUAL(out.points[i].series, want);
+    free(out.points);
+}
+
 RS_TEST_MAIN(.suite = "study_contention", .scratch = "study_contention", .keep_failed = true)
