@@ -18,7 +18,6 @@
 #include "plan_opts.h"
 #include "opt_values.h"
 #include "ranges.h"
-#include "spread.h"
 #include "study_plan.h"
 #ifdef RINGSIM_HAVE_SIM
 #include "job_opts.h"
@@ -217,13 +216,6 @@ int rs_cmd_plan(int argc, char **argv) {
     }
     rs_plan_config_t c = in.config;
     const char *model = pc.x.model;
-    if (pc.sim && rs_spread_ranks() > 1) { /* every rank would simulate the same plan and write its files */
-        if (rs_exec_env_rank() <= 0)
-            fprintf(stderr, "ringsim plan: --sim under a launcher (%d processes) would simulate the same plan on every rank: run it as "
-                            "one process (to spread jobs of rings over ranks: mpirun ringsim sweep with fabric knobs)\n",
-                    rs_spread_ranks());
-        return RS_EXIT_USAGE;
-    }
     if (pc.sim) {
 #ifdef RINGSIM_HAVE_SIM
         in.simulate = true;

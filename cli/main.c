@@ -77,6 +77,16 @@ static int docs(int argc, char **argv) {
     return RS_EXIT_FAIL;
 }
 
+/* Commands that divide their work over a launcher's ranks (mpirun, srun), and --help anywhere. */
+static bool uses_launcher(const char *name, int argc, char **argv) {
+    static const char *const ranked[] = {"exec", "calibrate", "validate", "sweep"};
+    for (size_t i = 0; i < sizeof ranked / sizeof ranked[0]; i++)
+        if (!strcmp(name, ranked[i])) return true;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return true;
+    return false;
+}
+
 int main(int argc, char **argv) {
     /* A file-size limit (ulimit -f) or a full disk: the write fails with EFBIG/ENOSPC, which the
      * writers report with the file's name and clean up after, instead of killing the process (and
@@ -105,6 +115,14 @@ int main(int argc, char **argv) {
         return RS_EXIT_OK;
     }
     const rs_command_t *c = rs_cli_command(argv[1]);
+    if (c && c->run && rs_exec_env_size() > 1 && !uses_launcher(c->name, argc, argv)) {
+        /* every rank would repeat the whole command and race for its outputs; rank 0 says so */
+        if (rs_exec_env_rank() <= 0)
+            fprintf(stderr, "ringsim %s: started by a launcher (%d processes): %s runs as one process and every rank would repeat it; "
+                        "run it without mpirun/srun (exec, calibrate, validate and sweep divide their work over a launcher's ranks)\n",
+                c->name, rs_exec_env_size(), c->name);
+        return RS_EXIT_USAGE;
+    }
     if (c && c->run) {
         rs_out_begin();
         return finish(c->name, c->run(argc - 1, argv + 1));

@@ -97,19 +97,6 @@ RS_TEST(test_job_plan, "job_plan") {
 /* ringsim plan --sim under a launcher (PMI_SIZE=3, as mpirun or srun sets it) would simulate the same
  * plan on every rank and write its files from each: refused up front in one line (exit 2, no file);
  * the plan without --sim still runs. */
-RS_TEST(test_sim_under_launcher, "plan --sim under a launcher: refused in one line") {
-    const char *csv = rs_test_path("launcher-cont.csv");
-    char args[1024];
-    snprintf(args, sizeof args, "plan -m llama3-8b -S 32K --sim --nics 1,2 --contention-csv %s", csv);
-    setenv("PMI_SIZE", "3", 1);
-    rs_cmd_expect_usage(args, "--sim under a launcher (3 processes)", NULL, csv);
-    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim plan: --sim under a launcher (3 processes) would simulate the same plan on every "
-                                        "rank: run it as one process (to spread jobs of rings over ranks: mpirun ringsim sweep "
-                                        "with fabric knobs)\n");
-    CU_ASSERT_EQUAL(rs_test_ringsim("plan -m llama3-8b -S 32K"), 0);
-    unsetenv("PMI_SIZE");
-}
-
 /* A budget of 16 devices for llama3-8b (nodes of 8, 8 KV heads, global batch 1): TP 1, 2, 4, 8 leave CP
  * 16, 8, 4, 2, split into 4, 3, 2, 1 Ring / Ulysses / USP splits (U dividing Hkv / TP): 10 rows, ranked
  * by step time, each with tp x cp x dp = 16; --compare puts the two candidates' best side by side. */

@@ -80,4 +80,27 @@ RS_TEST(test_stdout_error, "a stdout that cannot be written") {
     free(err);
 }
 
+RS_TEST(test_launcher, "under a launcher: a one-process command is refused by rank 0 in one line, before any work") {
+    setenv("PMI_SIZE", "3", 1);
+    CU_ASSERT_EQUAL(rs_test_ringsim("model -N 4 -S 16K"), 2);
+    CU_ASSERT_STRING_EQUAL(rs_test_out, "");
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "ringsim model: started by a launcher (3 processes): model runs as one process and every rank "
+                                        "would repeat it; run it without mpirun/srun (exec, calibrate, validate and sweep divide their "
+                                        "work over a launcher's ranks)\n");
+    const char *const one[] = {"sim -N 4 -S 16K", "plan -m llama3-8b -S 128K", "report --force", "memory -m llama3-8b -S 128K",
+                               "profiles", "plot --help-kinds", "import x.json", "compare a.csv b.csv"};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        CU_ASSERT_EQUAL(rs_test_ringsim(one[i]), 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "started by a launcher (3 processes)"));
+        CU_ASSERT_EQUAL(rs_cmd_lines(rs_test_err), 1);
+    }
+    CU_ASSERT_EQUAL(rs_test_ringsim("model --help"), 0); /* help still answers */
+    setenv("PMI_RANK", "1", 1); /* the other ranks exit quietly */
+    CU_ASSERT_EQUAL(rs_test_ringsim("model -N 4 -S 16K"), 2);
+    CU_ASSERT_STRING_EQUAL(rs_test_err, "");
+    unsetenv("PMI_RANK");
+    unsetenv("PMI_SIZE");
+    CU_ASSERT_EQUAL(rs_test_ringsim("model -N 4 -S 16K -q"), 0);
+}
+
 RS_TEST_MAIN(.suite = "ringsim", .scratch = "cli_main")
