@@ -70,8 +70,9 @@ typedef struct {
     const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
     double timeout_s;                 /* the child's watchdog, seconds; 0 = rs_sim_timeout's default */
     rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
-    bool no_fold;                     /* a job: simulate every ring and member even where its symmetry
-                                         folds them (FAST engine; job_fold.h, docs/sim.md "Folding") */
+    bool no_fold;                     /* simulate every ring, member and rank even where the job's or the
+                                         ring's symmetry folds them (FAST engine; job_fold.h, ring_fold.h,
+                                         docs/sim.md "Folding") */
     rs_sim_folds_t *folds;            /* a job's folds kept across calls (rs_sim_folds_new); NULL: each
                                          rs_sim_estimate and rs_sim_run computes its own */
 } rs_sim_config_t;
@@ -90,7 +91,9 @@ typedef struct {
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */
     rs_job_result_t *job;     /* with a job: per ring, hop and link (malloc'd; NULL without) */
-    int64_t fold_copies;      /* a job: copies of each simulated ring and member (1: every one simulated) */
+    int64_t fold_copies;      /* a job: copies of each simulated ring and member; one ring folded by its
+                                 rotation symmetry: N, the ranks its one simulated rank stands for
+                                 (ring_fold.h; 1: every one simulated) */
 } rs_sim_result_t;
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
