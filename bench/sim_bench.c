@@ -73,8 +73,8 @@ int main(int argc, char **argv) {
     if (bench_h100_machine("sim_bench: ", &m) != 0) return 1;
     printf("# sim_bench: ringsim sim vs a bare SimGrid C ring, non-causal forward, B = %lld, h100-sxm\n",
            (long long)block);
-    printf("# fold: ringsim sim (the ring folded by its rotation symmetry, docs/sim.md \"Folding\"); nofold: ringsim\n"
-           "# sim --no-fold (every rank simulated); bare: the bare SimGrid ring; run back to back in that order per repeat\n");
+    printf("# fold: ringsim sim (the ring folded by its rotation symmetry, docs/sim.md \"Folding a single ring\"); nofold:\n"
+           "# ringsim sim --no-fold (every rank simulated); bare: the bare SimGrid ring; back to back in that order per repeat\n");
     printf("# wall: process wall time, best of %d; cpu: user+sys CPU time, best of %d; f/b, n/b: folded and --no-fold over\n"
            "# the bare ring; paired: median over repeats of (ringsim CPU / bare CPU) of back-to-back runs; rss: peak RSS\n"
            "# (wait4), MB; sim_s: SimGrid run inside ringsim's child, the bare ring's own init-to-end time\n",

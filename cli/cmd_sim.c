@@ -144,7 +144,7 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
            "# resident memory.\n", n > 0 ? es[0].sim.fig.peak_flops_per_s / 1e12 : c->machine.flops_per_s / 1e12);
     for (int i = 0; i < n; i++)
         if (es[i].sim.fold_copies > 1)
-            printf("# folded: %s %s: %" PRId64 " ranks by the ring's rotation symmetry, one simulated (docs/sim.md, \"Folding\")\n",
+            printf("# folded: %s %s: %" PRId64 " ranks by the ring's rotation symmetry, one simulated (docs/sim.md, \"Folding a single ring\")\n",
                    rs_layout_name(es[i].problem.layout), rs_pass_name(es[i].problem.pass), es[i].sim.fold_copies);
     for (int i = 0; i < n && steps; i++) {
         const entry_t *e = &es[i];

@@ -101,8 +101,9 @@ void rs_sim_config_default(rs_sim_config_t *c);
 
 /* What simulating problem p on machine m costs (estimate.h): rank-steps over every ring of the job,
  * the child's time and memory (a job's background collectives included; a job folded only where the
- * engine that will run folds it: not with m's --slowdown), and with trace the events the parent
- * keeps. m NULL: a machine without compute slowdown. Can't fail. */
+ * engine that will run folds it: not with m's --slowdown; a single ring folded by its rotation where
+ * the run will fold it, ring_fold.h, checked on p's schedule: O(N x steps)), and with trace the
+ * events the parent keeps. m NULL: a machine without compute slowdown, a ring unfolded. Can't fail. */
 void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
 /* The same for `rings` concurrent rings of ring_ranks ranks each running pass, on an all-pairs
  * platform (a route per pair of hosts) or a ring's. Can't fail. */

@@ -206,4 +206,32 @@ RS_TEST(test_kernel_curves, "kernel_curves") {
     }
 }
 
+/* The --max-time estimate of a ring the run folds: one rank's 512 steps in the child (30.05 us each
+ * and 0.3 s of start) and 0.1 us per rank-step of the whole ring for the check; unfolded (a causal
+ * contiguous ring, or --no-fold) 512^2 rank-steps at 30 us + 0.05 us x 512 each. Memory: 16 MB, one
+ * rank's 24 KB and 16 bytes a step; with a trace, 300 bytes per event kept (4 a rank-step). */
+RS_TEST(test_estimate, "estimate") {
+    const rs_machine_t m = flat();
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    const rs_problem_t p = problem(512, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    rs_estimate_t e;
+    rs_sim_estimate(&p, &m, &cfg, RS_EST_NO_TRACE, &e);
+    CU_ASSERT_DOUBLE_EQUAL(e.rank_steps, 512.0 * 512, 0);
+    RS_ASSERT_REL(e.time_s, 0.3 + 512 * 30.05e-6 + 512.0 * 512 * 0.1e-6, 1e-12);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 24e3 + 512 * 16, 1e-12);
+    rs_sim_estimate(&p, &m, &cfg, RS_EST_TRACE, &e);
+    RS_ASSERT_REL(e.mem_bytes, 16e6 + 24e3 + 512 * 16 + 512.0 * 512 * 300, 1e-12);
+    const double whole_s = 0.3 + 512.0 * 512 * (30e-6 + 0.05e-6 * 512);
+    cfg.no_fold = true;
+    rs_sim_estimate(&p, &m, &cfg, RS_EST_NO_TRACE, &e);
+    RS_ASSERT_REL(e.time_s, whole_s, 1e-12);
+    cfg.no_fold = false;
+    const rs_problem_t causal = problem(512, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, true);
+    rs_sim_estimate(&causal, &m, &cfg, RS_EST_NO_TRACE, &e);
+    RS_ASSERT_REL(e.time_s, whole_s, 1e-12);
+    rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e); /* no machine: unfolded */
+    RS_ASSERT_REL(e.time_s, whole_s, 1e-12);
+}
+
 RS_TEST_PROGRAM("ring_fold")
