@@ -19,10 +19,13 @@
  * statistics are rank 0's (sums over rank-steps times N). test_ring_fold compares folded and full
  * simulations to 1e-9.
  *
+ * Partial overlap folds too: a rank's incoming hop runs at eta while it computes, and rank 1's hop
+ * 0 (the representative's sends) is throttled when rank 0 computes, by the same eta (part of the
+ * compared cost).
+ *
  * It does not fold (copies 1): a job (job_fold.h folds those), --no-fold, the actor engine, a user's
- * platform, compute slowdown (the actor engine runs it) or partial overlap (--overlap below 1), an
- * all-to-all step (pass-q's return), N < 2, hops of different links, and any rank-step whose cost
- * differs from rank 0's.
+ * platform, compute slowdown (the actor engine runs it), an all-to-all step (pass-q's return),
+ * N < 2, hops of different links, and any rank-step whose cost differs from rank 0's.
  */
 #ifndef RS_SIM_RING_FOLD_H
 #define RS_SIM_RING_FOLD_H
@@ -32,6 +35,14 @@
 #include "machine.h"
 #include "schedule.h"
 #include "sim.h"
+
+/* The rate, as a fraction of its bandwidth, at which a step's incoming transfers progress while its
+ * rank computes (partial overlap: --overlap, an overlap curve or polled progress): st's receives of
+ * recv_bytes in all (reused_bytes of them into the buffer sent at the step before) over hop
+ * prev_rank -> rank of a ring of n, during tc_s of compute; 1 without partial overlap, compute or
+ * receives. The one rule of sim_step_compute_s (sim_run.h) and this fold's check. Can't fail. */
+double rs_ring_recv_eta(const rs_machine_t *m, const rs_problem_t *p, int64_t n, int64_t prev_rank, const rs_step_t *st, double tc_s,
+                        double recv_bytes, double reused_bytes);
 
 /* The ranks one simulated rank stands for when the run of s on m under cfg (as sim_config_for_run
  * gives it) folds by the ring's rotation symmetry: N, or 1 when it does not fold (above; also when

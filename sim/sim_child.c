@@ -17,6 +17,7 @@
 #include "job_child.h"
 #include "kernel.h"
 #include "polls.h"
+#include "ring_fold.h"
 #include "sim_config.h"
 #include "sim_pipe.h"
 #include "sim_run.h"
@@ -66,15 +67,8 @@ double sim_step_compute_s(int64_t g, rs_krank_t *acc, int64_t k, const rs_step_t
     for (int i = 0; i < st->n_recv; i++) recv_bytes += (double)st->recv[i].bytes;
     const double reused = (double)rs_schedule_step_reused_bytes(SR.s, k); /* received into the buffer sent at k - 1 */
     const double tc = rs_kernel_step_s(&SR.km, st, acc, st->n_recv, recv_bytes, reused);
-    *eta = 1;
-    if (!SR.partial || !(tc > 0) || st->n_recv == 0) return tc;
-    /* the hop's eta; polled progress: from this rank's own polls (model/4-cost/polls.h) */
-    const int64_t prev_rank = sim_rank_of(sim_prev_of(g));
-    *eta = rs_calibration_polled(&SR.m->cal)
-               ? rs_step_eta(SR.m, recv_bytes,
-                             recv_bytes * rs_machine_step_xfer_factor(SR.m, recv_bytes, reused) / rs_machine_hop_bw(SR.m, SR.n, prev_rank), tc,
-                             rs_step_poll_frac(SR.m, rs_schedule_problem(SR.s), st, recv_bytes, reused))
-               : rs_machine_overlap(SR.m, recv_bytes);
+    const int64_t p = sim_rank_of(g); /* the hop into it: folded by its rotation, rank 0's own (ring_fold.h) */
+    *eta = rs_ring_recv_eta(SR.m, rs_schedule_problem(SR.s), SR.n, (p + SR.n - 1) % SR.n, st, tc, recv_bytes, reused);
     return tc;
 }
 
@@ -83,7 +77,7 @@ int sim_hops_init(const rs_machine_t *m, const rs_sim_config_t *cfg) {
     SR.hop_link = calloc((size_t)SR.n, sizeof *SR.hop_link);
     SR.hop_bw = calloc((size_t)SR.n, sizeof *SR.hop_bw);
     if (!SR.throttled || !SR.hop_link || !SR.hop_bw) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    for (int64_t r = 0; r < SR.n; r++) {
+    for (int64_t r = 0; r < (SR.rot ? 1 : SR.n); r++) { /* folded by its rotation: hop 0 alone (its platform's) */
         char name[64];
         if (rs_machine_hop_inter(m, SR.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
         else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);

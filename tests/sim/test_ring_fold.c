@@ -1,6 +1,7 @@
 /* test_ring_fold.c - a single ring folded by its rotation symmetry (sim/ring_fold.c): where it folds
- * and where it must not, and the folded simulation (one rank simulated, replicated) against the full
- * one (--no-fold): makespan, per-step ends, per-rank statistics and every event to 1e-9. */
+ * and where it must not, the folded simulation (one rank simulated, replicated) against the full one
+ * (--no-fold): makespan, per-step ends, per-rank statistics and every event to 1e-9, also with
+ * partial overlap and kernel curves; a folded ring against the walk; the estimate of a folded ring. */
 #include <string.h>
 
 #include "model_fixtures.h"
@@ -145,11 +146,8 @@ RS_TEST(test_no_fold, "no_fold") {
     m = machine(F_H100, W_NVL, 2e-6, 4, W_IB, 5e-6); /* nodes of 4: hops 3 and 7 cross nodes, the others don't */
     CU_ASSERT_EQUAL(copies_of(p, &m, &cfg), 1);
     check_fold(&p, &m, &cfg, false, false);
-    m = m0; /* compute slowdown and partial overlap are not folded */
+    m = m0; /* compute slowdown is not folded (the actor engine runs it) */
     m.cal.comp_slowdown = 1.5;
-    CU_ASSERT_EQUAL(copies_of(p, &m, &cfg), 1);
-    m = m0;
-    m.cal.overlap = 0.5;
     CU_ASSERT_EQUAL(copies_of(p, &m, &cfg), 1);
     rs_sim_config_t c = cfg; /* the actor engine, --no-fold, a job */
     c.engine = RS_SIM_ENGINE_REFERENCE;
@@ -232,6 +230,46 @@ RS_TEST(test_estimate, "estimate") {
     RS_ASSERT_REL(e.time_s, whole_s, 1e-12);
     rs_sim_estimate(&p, NULL, &cfg, RS_EST_NO_TRACE, &e); /* no machine: unfolded */
     RS_ASSERT_REL(e.time_s, whole_s, 1e-12);
+}
+
+/* Partial overlap folds: every rank's incoming hop runs at eta while it computes, the representative's
+ * hop 0 while it computes (rank 1's, by the symmetry). eta 0.5 and 0 (run as 1e-12) on a
+ * transfer-bound flat ring, and polled progress (an overlap curve, a host cost, two poll panels and a
+ * poll curve: each receiver's eta from its own step's polls), against the full runs. */
+RS_TEST(test_partial_overlap, "partial_overlap") {
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    rs_machine_t m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+    const double etas[] = {0.5, 0};
+    for (int i = 0; i < 2; i++) {
+        m.cal.overlap = etas[i];
+        for (int pass = 0; pass < 2; pass++) {
+            const rs_problem_t full = problem(8, 2048, RS_LAYOUT_STRIPED, (rs_pass_t)pass, false);
+            const rs_problem_t zz = problem(5, 1024, RS_LAYOUT_ZIGZAG, (rs_pass_t)pass, true);
+            check_fold(&full, &m, &cfg, true, true);
+            check_fold(&zz, &m, &cfg, true, true);
+        }
+    }
+    m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
+    m.cal.n_overlap = 2;
+    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
+    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
+    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
+    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
+    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
+    for (int pass = 0; pass < 2; pass++) {
+        const rs_problem_t full = problem(8, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
+        check_fold(&full, &m, &cfg, true, true);
+        const rs_problem_t causal = problem(8, 2048, RS_LAYOUT_STRIPED, (rs_pass_t)pass, true);
+        check_fold(&causal, &m, &cfg, false, false);
+    }
+    /* the all-pairs platform: the hop's link is the sender's nvl0-up */
+    m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
+    m.cal.overlap = 0.3;
+    cfg.routes = RS_PLATFORM_ALL_PAIRS;
+    const rs_problem_t full = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, false);
+    check_fold(&full, &m, &cfg, true, true);
 }
 
 RS_TEST_PROGRAM("ring_fold")
