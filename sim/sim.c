@@ -210,7 +210,8 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const rs_problem_t *pb = rs_schedule_problem(s);
     char what[64];
     snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
-    rs_meter_start(&meter, what, (double)pl.hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
+    const double simulated = ring_copies > 1 ? 1 : (double)pl.hm.n_ranks; /* ranks the child runs */
+    rs_meter_start(&meter, what, simulated * (double)rs_schedule_n_steps(s), "rank-steps");
     child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, fd, ring_copies, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
                      meter.active ? &meter : NULL};
     int rc;
