@@ -60,7 +60,7 @@ static const rs_opt_t own_opts[] = {
      parse_netmodel, NULL},
     {"cfg", 0, "KEY:VALUE", "none", "any SimGrid setting, after the defaults (repeatable)", RS_ARG_CUSTOM, 0, 0, 0, NULL,
      parse_cfg, NULL},
-    {"no-fold", 0, NULL, "fold", "a job: simulate every ring and member even where the job's symmetry\nmakes copies of them (docs/sim.md, \"Folding\")",
+    {"no-fold", 0, NULL, "fold", "simulate every rank of a ring, every ring and member of a job, even\nwhere the ring's or the job's symmetry makes copies of them\n(docs/sim.md, \"Folding\")",
      RS_ARG_TRUE, O(cfg.no_fold), 0, 0, NULL, NULL, NULL},
     {"timeout", 0, "S", "10 x estimate, >= 60", "stop a SimGrid child after S seconds (its watchdog)", RS_ARG_DOUBLE,
      O(cfg.timeout_s), 1e-3, 1e9, NULL, NULL, NULL},
@@ -142,6 +142,10 @@ static void print_table(const rs_setup_t *c, const rs_sim_config_t *cfg, const e
            "# useful FLOPs / (N x %.4g TFLOP/s x makespan); comm_bound: rank-steps whose transfers ended after their\n"
            "# compute; sim_wall: SimGrid run in the child; per_rstep: sim_wall / rank_steps; peak_rss: the child's peak\n"
            "# resident memory.\n", n > 0 ? es[0].sim.fig.peak_flops_per_s / 1e12 : c->machine.flops_per_s / 1e12);
+    for (int i = 0; i < n; i++)
+        if (es[i].sim.fold_copies > 1)
+            printf("# folded: %s %s: %" PRId64 " ranks by the ring's rotation symmetry, one simulated (docs/sim.md, \"Folding a single ring\")\n",
+                   rs_layout_name(es[i].problem.layout), rs_pass_name(es[i].problem.pass), es[i].sim.fold_copies);
     for (int i = 0; i < n && steps; i++) {
         const entry_t *e = &es[i];
         printf("\n# steps of %s %s: step, latest end over ranks, longest step over ranks\n",

@@ -70,15 +70,17 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
     const rs_platform_routes_t routes = spec->routes;
     char desc[512], a[64], b[64];
     const bool multi = multi_node(m, n);
+    const int64_t nh = spec->hosts > 0 && spec->hosts < n ? spec->hosts : n; /* hosts written */
     fprintf(fp, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     fprintf(fp, "<!-- ringsim: %s; %s routes; hosts gpu<p> hold rank p -->\n", rs_platform_describe(m, n, desc, sizeof desc),
             routes == RS_PLATFORM_RING ? "ring" : "all-pairs");
     fprintf(fp, "<platform version=\"4.1\">\n<zone id=\"ringsim\" routing=\"Full\">\n");
     const double speed = rs_machine_flops_eff(m, spec->block_tokens);
-    for (int64_t p = 0; p < n; p++)
+    for (int64_t p = 0; p < nh; p++)
         fprintf(fp, "  <host id=\"gpu%" PRId64 "\" speed=\"%.17gf\"/>\n", p, speed);
     if (routes == RS_PLATFORM_RING) {
         for (int64_t p = 0; p < n && n > 1; p++) {
+            if (p >= nh || (p + 1) % n >= nh) continue; /* a hop between hosts not written */
             if (!rs_machine_hop_inter(m, n, p)) {
                 snprintf(a, sizeof a, "hop%" PRId64, p);
                 put_link(fp, a, rs_machine_hop_bw(m, n, p), rs_machine_hop_latency(m, n, p));
@@ -92,6 +94,7 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
         }
         for (int64_t p = 0; p < n && n > 1; p++) {
             const int64_t q = (p + 1) % n;
+            if (p >= nh || q >= nh) continue;
             if (!rs_machine_hop_inter(m, n, p)) {
                 snprintf(a, sizeof a, "hop%" PRId64, p);
                 put_route(fp, p, q, a, NULL);
@@ -102,7 +105,7 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
             }
         }
     } else {
-        for (int64_t p = 0; p < n; p++) {
+        for (int64_t p = 0; p < nh; p++) {
             snprintf(a, sizeof a, "nvl%" PRId64 "-up", p);
             put_link(fp, a, up_bw(m, n, p, false), m->intra.latency_s);
             snprintf(a, sizeof a, "nvl%" PRId64 "-down", p);
@@ -114,8 +117,8 @@ int rs_platform_write(FILE *fp, const char *origin, const rs_platform_spec_t *sp
                 put_link(fp, a, m->inter.bw_bytes_per_s, 0.0);
             }
         }
-        for (int64_t p = 0; p < n; p++)
-            for (int64_t q = 0; q < n; q++) {
+        for (int64_t p = 0; p < nh; p++)
+            for (int64_t q = 0; q < nh; q++) {
                 if (p == q) continue;
                 const bool cross = node_of(m, n, p) != node_of(m, n, q);
                 snprintf(a, sizeof a, "%s%" PRId64 "-up", cross ? "nic" : "nvl", p);

@@ -43,6 +43,9 @@ typedef struct {
     int64_t n_ranks;              /* hosts gpu0 .. gpu<N-1> */
     double block_tokens;          /* B: the host speed is F_eff(B) */
     rs_platform_routes_t routes;  /* ring routes or all pairs */
+    int64_t hosts;                /* 0: every rank's host; H in [2, N): only gpu0 .. gpu<H-1>, the links
+                                     and routes among them, each as in the ring of n_ranks (a ring
+                                     folded by its rotation needs hop 0 alone: ring_fold.h) */
 } rs_platform_spec_t;
 
 /* Write the platform XML of spec to fp. Returns 0, or -1 with err on a write error (origin names

@@ -48,6 +48,7 @@ struct State {
     std::vector<Owner> owners;
     std::unordered_map<const void *, Live> live; /* the activity behind each transfer in flight */
     std::vector<Ended> ended;                    /* the transfers that ended this round */
+    std::vector<Ended> reporting;                /* the round being reported (its storage kept for the next) */
     std::vector<sg4::ExecPtr> retiring, retired; /* ended this round, ended a round before */
     bool flush_set = false;
     int64_t transfers = 0, timers = 0;
@@ -77,9 +78,9 @@ void flush() {
     S->flush_set = false;
     S->retired.clear(); /* SimGrid finished with these a round ago */
     S->retired.swap(S->retiring);
-    std::vector<Ended> ended;
-    ended.swap(S->ended);
-    for (const Ended &e : ended) e.done(e.tag);
+    S->reporting.swap(S->ended); /* the callbacks may start transfers; those end in a later round */
+    for (const Ended &e : S->reporting) e.done(e.tag);
+    S->reporting.clear(); /* both lists keep their storage: no allocation per round */
 }
 
 void on_state(Action &a) {

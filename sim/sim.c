@@ -24,6 +24,7 @@
 #include "job_fold.h"
 #include "meter.h"
 #include "output.h"
+#include "ring_fold.h"
 #include "sim_child.h"
 #include "sim_config.h"
 #include "sim_meta.h"
@@ -196,8 +197,10 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     if (!fd) return rs_errf(err, "sim: out of memory for the job's fold");
     out->fold_copies = fd->copies > 1 ? fd->copies : 1;
     if (out->fold_copies == 1) fd = NULL; /* a fold of 1 copy: the job as it is */
+    const int64_t ring_copies = cfg->job ? 1 : rs_ring_fold_copies(s, m, cfg); /* one ring: its rotation (ring_fold.h) */
+    if (ring_copies > 1) out->fold_copies = ring_copies;
     sim_platform_t pl;
-    if (sim_prepare_platform(s, m, cfg, fd, &pl, err) != 0) {
+    if (sim_prepare_platform(s, m, cfg, fd, ring_copies, &pl, err) != 0) {
         rs_job_fold_free(&fold);
         return -1;
     }
@@ -207,8 +210,9 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     const rs_problem_t *pb = rs_schedule_problem(s);
     char what[64];
     snprintf(what, sizeof what, "sim %s %s N=%lld", rs_layout_name(pb->layout), rs_pass_name(pb->pass), (long long)pb->n_ranks);
-    rs_meter_start(&meter, what, (double)pl.hm.n_ranks * (double)rs_schedule_n_steps(s), "rank-steps");
-    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, fd, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
+    const double simulated = ring_copies > 1 ? 1 : (double)pl.hm.n_ranks; /* ranks the child runs */
+    rs_meter_start(&meter, what, simulated * (double)rs_schedule_n_steps(s), "rank-steps");
+    child_arg_t a = {{s, m, cfg, pl.path, &pl.hm, fd, ring_copies, trace != NULL, meter.active}, {-1, -1}, tmpfile(),
                      meter.active ? &meter : NULL};
     int rc;
     if (!a.errf || pipe(a.fds) != 0) rc = rs_errf(err, "sim: cannot create the pipe or log file: %s", strerror(errno));

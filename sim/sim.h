@@ -70,8 +70,9 @@ typedef struct {
     const rs_job_t *job;              /* concurrent rings on a generated fabric (job.h); NULL = one ring */
     double timeout_s;                 /* the child's watchdog, seconds; 0 = rs_sim_timeout's default */
     rs_sim_engine_t engine;           /* FAST (default) or REFERENCE */
-    bool no_fold;                     /* a job: simulate every ring and member even where its symmetry
-                                         folds them (FAST engine; job_fold.h, docs/sim.md "Folding") */
+    bool no_fold;                     /* simulate every ring, member and rank even where the job's or the
+                                         ring's symmetry folds them (FAST engine; job_fold.h, ring_fold.h,
+                                         docs/sim.md "Folding") */
     rs_sim_folds_t *folds;            /* a job's folds kept across calls (rs_sim_folds_new); NULL: each
                                          rs_sim_estimate and rs_sim_run computes its own */
 } rs_sim_config_t;
@@ -90,7 +91,9 @@ typedef struct {
     long peak_rss_bytes;      /* the child's peak resident set (getrusage via wait4) */
     char platform[512];       /* what was simulated: generated description or the user's file */
     rs_job_result_t *job;     /* with a job: per ring, hop and link (malloc'd; NULL without) */
-    int64_t fold_copies;      /* a job: copies of each simulated ring and member (1: every one simulated) */
+    int64_t fold_copies;      /* a job: copies of each simulated ring and member; one ring folded by its
+                                 rotation symmetry: N, the ranks its one simulated rank stands for
+                                 (ring_fold.h; 1: every one simulated) */
 } rs_sim_result_t;
 
 /* Defaults: generated platform with ring routes, CM02, no extra settings. Can't fail. */
@@ -98,8 +101,9 @@ void rs_sim_config_default(rs_sim_config_t *c);
 
 /* What simulating problem p on machine m costs (estimate.h): rank-steps over every ring of the job,
  * the child's time and memory (a job's background collectives included; a job folded only where the
- * engine that will run folds it: not with m's --slowdown), and with trace the events the parent
- * keeps. m NULL: a machine without compute slowdown. Can't fail. */
+ * engine that will run folds it: not with m's --slowdown; a single ring folded by its rotation where
+ * the run will fold it, ring_fold.h, checked on p's schedule: O(N x steps)), and with trace the
+ * events the parent keeps. m NULL: a machine without compute slowdown, a ring unfolded. Can't fail. */
 void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e);
 /* The same for `rings` concurrent rings of ring_ranks ranks each running pass, on an all-pairs
  * platform (a route per pair of hosts) or a ring's. Can't fail. */

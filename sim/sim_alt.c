@@ -198,7 +198,7 @@ int rs_sim_alt_run(const rs_transformer_t *t, const rs_machine_t *m, const rs_sp
     }
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
     /* host speed F_eff(B), as the ring's compute time assumes */
-    const rs_platform_spec_t spec = {m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS};
+    const rs_platform_spec_t spec = {m, n, (double)A.block, RS_PLATFORM_ALL_PAIRS, 0};
     if (rs_platform_write_file(platform, &spec, err)) goto done;
     errf = tmpfile(); /* SimGrid's own messages: quoted on failure, silent otherwise */
     if (!errf || pipe(fds)) {

@@ -17,6 +17,7 @@
 #include "job_child.h"
 #include "kernel.h"
 #include "polls.h"
+#include "ring_fold.h"
 #include "sim_config.h"
 #include "sim_pipe.h"
 #include "sim_run.h"
@@ -27,10 +28,12 @@ sim_run_t SR;
 
 int64_t sim_rank_of(int64_t g) { return g % SR.n; }
 int64_t sim_next_of(int64_t g) {
+    if (SR.rot) return g;
     const int64_t p = g % SR.n;
     return g - p + (p + 1) % SR.n;
 }
 int64_t sim_prev_of(int64_t g) {
+    if (SR.rot) return g;
     const int64_t p = g % SR.n;
     return g - p + (p + SR.n - 1) % SR.n;
 }
@@ -64,15 +67,8 @@ double sim_step_compute_s(int64_t g, rs_krank_t *acc, int64_t k, const rs_step_t
     for (int i = 0; i < st->n_recv; i++) recv_bytes += (double)st->recv[i].bytes;
     const double reused = (double)rs_schedule_step_reused_bytes(SR.s, k); /* received into the buffer sent at k - 1 */
     const double tc = rs_kernel_step_s(&SR.km, st, acc, st->n_recv, recv_bytes, reused);
-    *eta = 1;
-    if (!SR.partial || !(tc > 0) || st->n_recv == 0) return tc;
-    /* the hop's eta; polled progress: from this rank's own polls (model/4-cost/polls.h) */
-    const int64_t prev_rank = sim_rank_of(sim_prev_of(g));
-    *eta = rs_calibration_polled(&SR.m->cal)
-               ? rs_step_eta(SR.m, recv_bytes,
-                             recv_bytes * rs_machine_step_xfer_factor(SR.m, recv_bytes, reused) / rs_machine_hop_bw(SR.m, SR.n, prev_rank), tc,
-                             rs_step_poll_frac(SR.m, rs_schedule_problem(SR.s), st, recv_bytes, reused))
-               : rs_machine_overlap(SR.m, recv_bytes);
+    const int64_t p = sim_rank_of(g); /* the hop into it: folded by its rotation, rank 0's own (ring_fold.h) */
+    *eta = rs_ring_recv_eta(SR.m, rs_schedule_problem(SR.s), SR.n, (p + SR.n - 1) % SR.n, st, tc, recv_bytes, reused);
     return tc;
 }
 
@@ -81,7 +77,7 @@ int sim_hops_init(const rs_machine_t *m, const rs_sim_config_t *cfg) {
     SR.hop_link = calloc((size_t)SR.n, sizeof *SR.hop_link);
     SR.hop_bw = calloc((size_t)SR.n, sizeof *SR.hop_bw);
     if (!SR.throttled || !SR.hop_link || !SR.hop_bw) return sim_fail(RS_ERR_RUNTIME, "sim: out of memory for %" PRId64 " ranks", SR.total);
-    for (int64_t r = 0; r < SR.n; r++) {
+    for (int64_t r = 0; r < (SR.rot ? 1 : SR.n); r++) { /* folded by its rotation: hop 0 alone (its platform's) */
         char name[64];
         if (rs_machine_hop_inter(m, SR.n, r)) snprintf(name, sizeof name, "nic%" PRId64 "-up", r);
         else if (cfg->routes == RS_PLATFORM_RING) snprintf(name, sizeof name, "hop%" PRId64, r);
@@ -133,15 +129,20 @@ void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, dou
     if (t->te > SR.step_end[k]) SR.step_end[k] = t->te;
     if (t->te - t->t0 > SR.step_max[k]) SR.step_max[k] = t->te - t->t0;
     if (!SR.events) return;
-    const int32_t rk = (int32_t)sim_rank_of(g), sk = (int32_t)k;
-    if (st->has_compute) /* it starts after the merges before the calls (kernel.h) */
-        put_event((rs_event_t){rk, sk, SR.pass, RS_EV_COMPUTE, -1, t->tc > 0 ? t->t0 + before_s : t->t0, t->end_c,
-                               (double)st->flops_exec, 0});
-    if (moves) {
-        put_event((rs_event_t){rk, sk, SR.pass, RS_EV_SEND, st->send_peer, t->t0, t->end_send, 0, (double)st->send_bytes});
-        put_event((rs_event_t){rk, sk, SR.pass, RS_EV_RECV, st->recv_peer, t->t0, t->end_recv, 0, (double)st->recv_bytes});
+    const int64_t p0 = sim_rank_of(g), copies = SR.rot ? SR.n : 1; /* folded: rank q's events are rank 0's at q */
+    for (int64_t q = p0; q < p0 + copies; q++) {
+        const int32_t rk = (int32_t)q, sk = (int32_t)k;
+        const int64_t to = st->send_peer < 0 ? -1 : (st->send_peer + q - p0) % SR.n;
+        const int64_t from = st->recv_peer < 0 ? -1 : (st->recv_peer + q - p0) % SR.n;
+        if (st->has_compute) /* it starts after the merges before the calls (kernel.h) */
+            put_event((rs_event_t){rk, sk, SR.pass, RS_EV_COMPUTE, -1, t->tc > 0 ? t->t0 + before_s : t->t0, t->end_c,
+                                   (double)st->flops_exec, 0});
+        if (moves) {
+            put_event((rs_event_t){rk, sk, SR.pass, RS_EV_SEND, to, t->t0, t->end_send, 0, (double)st->send_bytes});
+            put_event((rs_event_t){rk, sk, SR.pass, RS_EV_RECV, from, t->t0, t->end_recv, 0, (double)st->recv_bytes});
+        }
+        put_event((rs_event_t){rk, sk, SR.pass, RS_EV_STEP, -1, t->t0, t->end_step, 0, 0}); /* the arrived partial's merges follow it */
     }
-    put_event((rs_event_t){rk, sk, SR.pass, RS_EV_STEP, -1, t->t0, t->end_step, 0, 0}); /* the arrived partial's merges follow it */
 }
 
 /* ================================================================================================
@@ -185,6 +186,8 @@ static int check_platform(const rs_sim_config_t *cfg, const rs_hostmap_t *hm, sg
                     plat_name, hm->host[r], r);
     }
     if (SR.job) return 0;
+    if (SR.rot) /* the generated ring's routes; the representative sends over hop 0's */
+        return (SR.peer_host = sg_host_by_name("gpu1")) ? 0 : sim_fail(RS_ERR_RUNTIME, "sim: the generated platform lacks host 'gpu1'");
     xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
     int rc = 0;
     const bool a2a = rs_schedule_step_a2a_bytes(SR.s, SR.n) > 0; /* pass-q's return: every pair talks */
@@ -219,7 +222,8 @@ static int send_results(void) {
     const int64_t want = SR.total * SR.steps;
     if (SR.sum.rank_steps != want)
         return sim_fail(RS_ERR_RUNTIME, "sim: only %" PRId64 " of %" PRId64 " rank-steps completed (deadlock?)", SR.sum.rank_steps, want);
-    /* a fold: every simulated ring stands for SR.copies rings with the same figures (job_fold.h) */
+    /* a fold: every simulated ring stands for SR.copies rings with the same figures (job_fold.h), a
+     * ring's one walker for its SR.copies ranks (ring_fold.h) */
     SR.sum.rank_steps *= SR.copies;
     SR.sum.comm_bound_steps *= SR.copies;
     SR.sum.flops_useful *= (uint64_t)SR.copies;
@@ -239,7 +243,8 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     SR.m = in->m;
     SR.pass = pb->pass;
     SR.n = pb->n_ranks;
-    SR.total = in->hm->n_ranks;
+    SR.rot = in->ring_copies > 1 && !in->cfg->job;
+    SR.total = SR.rot ? 1 : in->hm->n_ranks;
     SR.job = in->cfg->job != NULL;
     SR.slowdown = in->m->cal.comp_slowdown > 1;
     SR.partial = rs_machine_partial_overlap(in->m);
@@ -252,7 +257,7 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     SR.next_progress_s = rs_now_s() + SIM_PROGRESS_S;
     SR.out = out;
     SR.errc = RS_ERR_RUNTIME;
-    SR.copies = in->fold ? in->fold->copies : 1;
+    SR.copies = in->fold ? in->fold->copies : SR.rot ? SR.n : 1;
     SR.busy = calloc((size_t)SR.total, sizeof *SR.busy);
     SR.step_end = calloc((size_t)SR.steps, sizeof *SR.step_end);
     SR.step_max = calloc((size_t)SR.steps, sizeof *SR.step_max);
@@ -270,7 +275,7 @@ static int setup(const sim_child_in_t *in, FILE *out, bool *dag) {
     SR.exclusive = in->cfg->platform_path == NULL;
     if (SR.partial && SR.n > 1 && sim_hops_init(in->m, in->cfg) != 0) return -1;
     *dag = sim_dag_eligible(in->cfg);
-    if (in->fold && !*dag) return sim_fail(RS_ERR_RUNTIME, "sim: a folded job runs only on the activity engine");
+    if ((in->fold || SR.rot) && !*dag) return sim_fail(RS_ERR_RUNTIME, "sim: a folded %s runs only on the activity engine", SR.rot ? "ring" : "job");
     SR.sum.engine = *dag ? RS_SIM_ENGINE_FAST : RS_SIM_ENGINE_REFERENCE;
     return *dag ? sim_dag_start() : sim_actors_create();
 }

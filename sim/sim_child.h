@@ -27,6 +27,8 @@ typedef struct {
     const char *platform;       /* the platform file to load */
     const rs_hostmap_t *hm;     /* every rank actor (rings x N; a fold's rings only) on its host */
     const rs_job_fold_t *fold;  /* a job's fold on the activity engine (NULL: none) */
+    int64_t ring_copies;        /* a single ring folded by its rotation symmetry (ring_fold.h): N, rank 0
+                                   alone simulated, its own neighbour; 1: every rank simulated */
     bool events;                /* send the trace events ('E') */
     bool progress;              /* send 'P' records */
 } sim_child_in_t;

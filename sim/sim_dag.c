@@ -16,7 +16,9 @@
  *     start to the compute's end (as the compute helper does);
  *   - a job's hops keep their books (job_child.h) from the same starts and completions.
  * A job's background collectives run the same way (job_child.c), each member an owner beside the
- * walkers; in a folded job only the fold's rings and members run (job_fold.h). Compute
+ * walkers; in a folded job only the fold's rings and members run (job_fold.h), in a ring folded by
+ * its rotation only rank 0, its own next and previous walker (ring_fold.h: a transfer it sends is
+ * the one it receives, settling both its send and its receive). Compute
  * slowdown (the exec's rate changes while transfers fly) and pass-q's all-to-all step run on the
  * actor engine, as does a user's platform (hosts may be shared or vary in speed). */
 #include <inttypes.h>
@@ -60,7 +62,8 @@ static void send(int64_t g, int i) {
     walker_t *w = &D.w[g];
     const int64_t to = sim_next_of(g);
     w->tag[i] = (xfer_tag_t){g, i};
-    if (sgx_transfer(g, SR.host[g], SR.host[to], (double)sim_send_bytes(&w->st, i, w->send_factor), transfer_done, &w->tag[i]) != 0)
+    sg_host_t dst = SR.rot ? SR.peer_host : SR.host[to]; /* folded by its rotation: over hop 0's route */
+    if (sgx_transfer(g, SR.host[g], dst, (double)sim_send_bytes(&w->st, i, w->send_factor), transfer_done, &w->tag[i]) != 0)
         D.failed = 1;
 }
 
@@ -133,7 +136,7 @@ static void start_step(int64_t g, int64_t k) {
     const int64_t next = sim_next_of(g), prev = sim_prev_of(g);
     if (w->st.n_send > 0 && D.w[next].k == k) /* the receiver is there: post them */
         for (int i = 0; i < w->st.n_send; i++) send(g, i);
-    if (w->st.n_recv > 0 && D.w[prev].k == k) /* the sender was there first: this start posts its sends */
+    if (w->st.n_recv > 0 && prev != g && D.w[prev].k == k) /* the sender was there first: this start posts its sends */
         for (int i = 0; i < D.w[prev].st.n_send; i++) send(prev, i);
     if (w->pending == 0) step_done(g);
 }

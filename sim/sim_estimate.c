@@ -7,13 +7,17 @@
  * 24 KB per rank actor, 16 bytes per step, 300 bytes per kept event and 256 bytes per route of an
  * all-pairs platform. A job's background collectives add, per transfer (every member of a group
  * sends once per step of each collective: 2 (P - 1) for a ring all-reduce over P), what a
- * rank-step costs, and 24 KB per member actor.
+ * rank-step costs, and 24 KB per member actor. A single ring the run will fold by its rotation
+ * (ring_fold.h; the schedule is made and checked here as the run checks it) costs the child one
+ * rank's steps, and the parent 0.1 us per rank-step of the whole ring for the check, plus the whole
+ * ring's events with a trace.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "job.h"
 #include "job_fold.h"
+#include "ring_fold.h"
 #include "sim.h"
 #include "sim_config.h"
 
@@ -74,8 +78,30 @@ static int64_t estimate_copies(const rs_problem_t *p, const rs_machine_t *m, con
     return c;
 }
 
+/* The ranks one simulated rank stands for where the run will fold the single ring p by its
+ * rotation (the run's own check, on its schedule); 1 otherwise (a job, no machine, no schedule). */
+static int64_t estimate_ring_copies(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg) {
+    rs_sim_config_t def, buf;
+    if (!cfg) rs_sim_config_default(&def);
+    const rs_sim_config_t *c = cfg ? cfg : &def;
+    if (!m || c->job || c->no_fold || c->engine != RS_SIM_ENGINE_FAST || c->platform_path || p->n_ranks < 2) return 1;
+    rs_err_t err = {0};
+    rs_schedule_t *s = rs_schedule_create(p, &err);
+    if (!s) return 1;
+    const int64_t copies = rs_ring_fold_copies(s, m, sim_config_for_run(s, c, &buf));
+    rs_schedule_free(s);
+    return copies;
+}
+
 void rs_sim_estimate(const rs_problem_t *p, const rs_machine_t *m, const rs_sim_config_t *cfg, int trace, rs_estimate_t *e) {
-    sim_estimate_folded(p, cfg, trace, estimate_copies(p, m, cfg), e);
+    if (estimate_ring_copies(p, m, cfg) == 1) {
+        sim_estimate_folded(p, cfg, trace, estimate_copies(p, m, cfg), e);
+        return;
+    }
+    const double n = (double)p->n_ranks, steps = p->pass == RS_PASS_BACKWARD ? n + 1 : n;
+    e->rank_steps = n * steps; /* the ring's, one rank's simulated */
+    e->time_s = 0.3 + steps * rank_step_s(1) + e->rank_steps * (0.1e-6 + (trace == RS_EST_TRACE_FILE ? 30e-6 : 0));
+    e->mem_bytes = 16e6 + 24e3 + steps * 16 + (trace ? e->rank_steps * 300 : 0);
 }
 
 double sim_timeout_folded(const rs_problem_t *p, const rs_sim_config_t *cfg, int64_t copies) {

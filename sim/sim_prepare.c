@@ -35,22 +35,24 @@ static int job_hostmap(const rs_job_t *j, const rs_job_fold_t *fold, rs_hostmap_
 /* The generated platform into pl->path (and cfg->platform_out), its description into pl->desc; a
  * job's fabric only into cfg->platform_out (the child builds it in SimGrid: sgx_fabric.h). Returns 0
  * or -1 with err. */
-static int write_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, sim_platform_t *pl,
-                          rs_err_t *err) {
+static int write_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, int64_t ring_copies,
+                          sim_platform_t *pl, rs_err_t *err) {
     const rs_problem_t *pb = rs_schedule_problem(s);
     if (cfg->job) {
         rs_fabric_describe(&cfg->job->fabric, pl->desc, sizeof pl->desc);
         return cfg->platform_out ? rs_fabric_write_file(cfg->platform_out, &cfg->job->fabric, err) : 0;
     }
     rs_platform_describe(m, pb->n_ranks, pl->desc, sizeof pl->desc);
-    const rs_platform_spec_t spec = {m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes};
-    int rc = rs_platform_write_file(pl->path, &spec, err);
+    const rs_platform_spec_t spec = {m, pb->n_ranks, (double)rs_problem_block(pb), cfg->routes, 0};
+    rs_platform_spec_t folded = spec; /* a ring folded by its rotation: hop 0 between gpu0 and gpu1 (ring_fold.h) */
+    folded.hosts = ring_copies > 1 ? 2 : 0;
+    int rc = rs_platform_write_file(pl->path, &folded, err);
     if (rc == 0 && cfg->platform_out) rc = rs_platform_write_file(cfg->platform_out, &spec, err);
     return rc;
 }
 
 int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_job_fold_t *fold,
-                         sim_platform_t *pl, rs_err_t *err) {
+                         int64_t ring_copies, sim_platform_t *pl, rs_err_t *err) {
     const int64_t n = rs_schedule_problem(s)->n_ranks;
     memset(pl, 0, sizeof *pl);
     if (cfg->platform_path) {
@@ -63,7 +65,7 @@ int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs
     }
     if ((cfg->job ? job_hostmap(cfg->job, fold, &pl->hm, err) : rs_hostmap_identity(n, &pl->hm, err)) != 0) return -1;
     if (cfg->job) { /* no file for the child (it builds the fabric): no temporary folder */
-        if (write_platform(s, m, cfg, pl, err) == 0) return 0;
+        if (write_platform(s, m, cfg, ring_copies, pl, err) == 0) return 0;
         rs_hostmap_free(&pl->hm);
         return -1;
     }
@@ -73,7 +75,7 @@ int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs
         return -1;
     }
     snprintf(pl->path, sizeof pl->path, "%s/platform.xml", pl->tmpdir);
-    if (write_platform(s, m, cfg, pl, err) != 0) {
+    if (write_platform(s, m, cfg, ring_copies, pl, err) != 0) {
         sim_platform_release(pl);
         return -1;
     }

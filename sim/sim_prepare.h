@@ -24,11 +24,12 @@ typedef struct {
     char desc[512];      /* what is simulated: the generated platform's description or the user's file */
 } sim_platform_t;
 
-/* Make the platform of the run (cfg as sim_config_for_run gives it). Returns 0, or -1 with err
- * (code RS_ERR_BAD_INPUT for a bad platform or host map file, else RS_ERR_RUNTIME); nothing is left
- * to release then. */
+/* Make the platform of the run (cfg as sim_config_for_run gives it; ring_copies > 1: a ring folded
+ * by its rotation, whose child loads hosts gpu0 and gpu1 and hop 0 alone - --platform-out still gets
+ * the whole ring). Returns 0, or -1 with err (code RS_ERR_BAD_INPUT for a bad platform or host map
+ * file, else RS_ERR_RUNTIME); nothing is left to release then. */
 int sim_prepare_platform(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg, const rs_job_fold_t *fold,
-                         sim_platform_t *pl, rs_err_t *err);
+                         int64_t ring_copies, sim_platform_t *pl, rs_err_t *err);
 /* Remove the temporary folder and free the host map. Can't fail. */
 void sim_platform_release(sim_platform_t *pl);
 

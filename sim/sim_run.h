@@ -40,7 +40,11 @@ typedef struct {
     sg_host_t *host;          /* [total] host of each walker */
     rs_kmodel_t km;           /* the step cost (model/4-cost/kernel.h) */
     double f_eff;             /* F_eff(B): FLOPs per second of compute time */
-    int64_t copies;           /* a folded job: rings each simulated ring stands for (1: none folded) */
+    int64_t copies;           /* a folded job: rings each simulated ring stands for; a ring folded by its
+                                 rotation: N, the ranks its one walker stands for (1: none folded) */
+    bool rot;                 /* a ring folded by its rotation (ring_fold.h): walker 0 alone, its own next and
+                                 previous walker, its sends over hop 0's route (to peer_host) */
+    sg_host_t peer_host;      /* rot: host gpu1, the receiving end of hop 0 */
     sg_link_t *hop_link;      /* partial overlap: [N] the bottleneck link of each hop of the one ring */
     double *hop_bw;           /* and its full bandwidth */
     bool *throttled;          /* [total] walker g's incoming hop runs at eta x its bandwidth */
@@ -68,7 +72,8 @@ typedef struct {
     double te;                 /* the rank's end of the step, the merges after it included */
 } sim_step_times_t;
 
-/* Schedule rank, next and previous walker of walker g (ring g / N's rank g mod N). */
+/* Schedule rank, next and previous walker of walker g (ring g / N's rank g mod N; folded by its
+ * rotation: g itself). */
 int64_t sim_rank_of(int64_t g);
 int64_t sim_next_of(int64_t g);
 int64_t sim_prev_of(int64_t g);
@@ -84,7 +89,7 @@ double sim_send_factor(int64_t k, const rs_step_t *st);
 /* The bytes SimGrid moves for the step's i-th send at the step's factor gx (sim_send_factor). */
 long sim_send_bytes(const rs_step_t *st, int i, double gx);
 /* The statistics of a ring step of walker g, as rs_walk_t defines them, and its events (the compute
- * event starting before_s after the step's start). */
+ * event starting before_s after the step's start; folded by its rotation: every rank's, relabelled). */
 void sim_step_account(int64_t g, int64_t k, const rs_step_t *st, bool moves, double before_s, const sim_step_times_t *t);
 
 /* Partial overlap on a generated platform: the table of each hop's bottleneck link (hop<r>, nic<r>-up

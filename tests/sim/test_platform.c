@@ -15,7 +15,7 @@
 /* A flat ring of 3 (1 PFLOP/s, 400 GB/s, 2 us): a link per hop, a route per hop, nothing else. */
 RS_TEST(test_ring_of_3, "ring_of_3") {
     rs_machine_t m = machine(1e15, 400e9, 2e-6, 0, 0, 0);
-    char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_RING});
+    char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_RING, 0});
     const char *want =
         XML_HEAD
         "<!-- ringsim: flat ring of 3 (nvl 400 GB/s, 2 us); ring routes; hosts gpu<p> hold rank p -->\n"
@@ -33,7 +33,7 @@ RS_TEST(test_ring_of_3, "ring_of_3") {
     CU_ASSERT_STRING_EQUAL(got, want);
     free(got);
     /* one rank: its host alone */
-    got = platform_text(&(rs_platform_spec_t){&m, 1, 1024, RS_PLATFORM_RING});
+    got = platform_text(&(rs_platform_spec_t){&m, 1, 1024, RS_PLATFORM_RING, 0});
     CU_ASSERT_PTR_NOT_NULL(strstr(got, "  <host id=\"gpu0\" speed=\"1000000000000000f\"/>\n</zone>\n"));
     CU_ASSERT_PTR_NULL(strstr(got, "<link "));
     free(got);
@@ -46,7 +46,7 @@ RS_TEST(test_ring_of_3, "ring_of_3") {
 RS_TEST(test_all_pairs_of_3, "all_pairs_of_3") {
     rs_machine_t m = machine(1e15, 400e9, 2e-6, 2, 50e9, 5e-6);
     m.perturb.n_degraded = 1, m.perturb.degraded_hop[0] = 1, m.perturb.degraded_factor[0] = 2;
-    char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_ALL_PAIRS});
+    char *got = platform_text(&(rs_platform_spec_t){&m, 3, 1024, RS_PLATFORM_ALL_PAIRS, 0});
 #define L(id, bw, lat) "  <link id=\"" id "\" bandwidth=\"" bw "Bps\" latency=\"" lat "s\"/>\n"
 #define R(s, d, a, b) "  <route src=\"gpu" s "\" dst=\"gpu" d "\" symmetrical=\"NO\"><link_ctn id=\"" a "\"/><link_ctn id=\"" b "\"/></route>\n"
     const char *want =
@@ -81,7 +81,7 @@ RS_TEST(test_platform_xml, "platform_xml") {
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     rs_err_t err;
-    CU_ASSERT_EQUAL(rs_platform_write(fp, "mem", &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_RING}, &err), 0);
+    CU_ASSERT_EQUAL(rs_platform_write(fp, "mem", &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_RING, 0}, &err), 0);
     fclose(fp);
     /* intra hop 1 degraded to 225 GB/s; hop 3 crosses nodes via the NICs; hop 7 wraps to node 0 */
     CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<link id=\"hop1\" bandwidth=\"225000000000Bps\" latency=\"3.0000000000000001e-06s\"/>"));
@@ -106,7 +106,7 @@ RS_TEST(test_names, "names") {
     FILE *ro = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(ro);
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL(rs_platform_write(ro, "ro.xml", &(rs_platform_spec_t){&flat, 4, 1024, RS_PLATFORM_RING}, &err), -1);
+    CU_ASSERT_EQUAL(rs_platform_write(ro, "ro.xml", &(rs_platform_spec_t){&flat, 4, 1024, RS_PLATFORM_RING, 0}, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "ro.xml: write error while generating the platform");
     fclose(ro);
     unlink(path);

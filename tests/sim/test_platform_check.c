@@ -75,7 +75,7 @@ RS_TEST(test_file, "file") {
     rs_machine_t m = machine(F_H100, W_NVL, 3e-6, 4, W_IB, 5e-6);
     char *path = sim_tmp_path("check.xml");
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(path, &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_ALL_PAIRS}, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_platform_write_file(path, &(rs_platform_spec_t){&m, 8, 1024, RS_PLATFORM_ALL_PAIRS, 0}, &err), 0);
     CU_ASSERT_EQUAL(rs_platform_check_file(path, &err), 0);
     write_text(path, HEAD "<host id=\"a\" speed=\"0f\"/>\n</zone></platform>\n");
     CU_ASSERT_EQUAL(rs_platform_check_file(path, &err), -1);

@@ -27,14 +27,14 @@ RS_TEST(test_generated, "generated") {
     cfg.platform_out = sim_tmp_path("out.xml");
     sim_platform_t pl;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), 0);
     CU_ASSERT(is_dir(pl.tmpdir));
     char want[4200];
     snprintf(want, sizeof want, "%s/platform.xml", pl.tmpdir);
     CU_ASSERT_STRING_EQUAL(pl.path, want);
     char desc[512];
     CU_ASSERT_STRING_EQUAL(pl.desc, rs_platform_describe(&m, 4, desc, sizeof desc));
-    char *expect = platform_text(&(rs_platform_spec_t){&m, 4, 1024, RS_PLATFORM_ALL_PAIRS});
+    char *expect = platform_text(&(rs_platform_spec_t){&m, 4, 1024, RS_PLATFORM_ALL_PAIRS, 0});
     char *got = rs_test_slurp(pl.path, NULL), *out = rs_test_slurp(cfg.platform_out, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(got);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out);
@@ -69,7 +69,7 @@ RS_TEST(test_job, "job") {
     rs_schedule_t *s = schedule_of(p);
     sim_platform_t pl;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), 0);
     CU_ASSERT_EQUAL_FATAL(pl.hm.n_ranks, 8);
     CU_ASSERT_NOT_EQUAL(access(pl.path, F_OK), 0); /* no file for the child */
     /* tp innermost: ring t's rank c (actor g = 4 t + c) on device t + 2 c */
@@ -106,34 +106,34 @@ RS_TEST(test_user, "user") {
     cfg.platform_path = plat;
     sim_platform_t pl;
     rs_err_t err = {0};
-    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), 0);
     CU_ASSERT_STRING_EQUAL(pl.path, plat);
     CU_ASSERT_STRING_EQUAL(pl.desc, plat);
     CU_ASSERT_EQUAL(pl.tmpdir[0], 0);
     CU_ASSERT_STRING_EQUAL(pl.hm.host[1], "gpu1");
     sim_platform_release(&pl);
     cfg.hostmap_path = map;
-    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), 0);
     CU_ASSERT_STRING_EQUAL(pl.hm.host[0], "b");
     CU_ASSERT_STRING_EQUAL(pl.hm.host[1], "a");
     CU_ASSERT_EQUAL(pl.hm.line[0], 2);
     sim_platform_release(&pl);
     char want[1200];
     write_text(map, "0 a\n0 b\n");
-    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), -1);
+    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), -1);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     snprintf(want, sizeof want, "%s:2: rank 0 already mapped at line 1", map);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     write_text(plat, "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n"
                      "<host id=\"a\" speed=\"0f\"/>\n</zone></platform>\n");
     rs_err_clear(&err);
-    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), -1);
+    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), -1);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     snprintf(want, sizeof want, "%s:4: <host id=\"a\"> speed=\"0f\": a rate (speed, bandwidth) must be > 0", plat);
     CU_ASSERT_STRING_EQUAL(err.msg, want);
     unlink(plat);
     rs_err_clear(&err);
-    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, &pl, &err), -1);
+    CU_ASSERT_EQUAL(sim_prepare_platform(s, &m, &cfg, NULL, 1, &pl, &err), -1);
     CU_ASSERT_EQUAL(err.code, RS_ERR_BAD_INPUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, plat));
     unlink(map);
