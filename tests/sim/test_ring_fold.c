@@ -250,14 +250,7 @@ RS_TEST(test_partial_overlap, "partial_overlap") {
             check_fold(&zz, &m, &cfg, true, true);
         }
     }
-    m = machine(F_H100, 20e9, 3e-6, 0, 0, 0);
-    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
-    m.cal.n_overlap = 2;
-    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
-    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
-    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
-    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
-    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
+    m = poll_machine(false);
     for (int pass = 0; pass < 2; pass++) {
         const rs_problem_t full = problem(8, 2048, RS_LAYOUT_CONTIGUOUS, (rs_pass_t)pass, false);
         check_fold(&full, &m, &cfg, true, true);

@@ -108,19 +108,6 @@ RS_TEST(test_exact_slowdown_overlap, "exact_slowdown_overlap (sigma 1.4, eta 0.5
     check_exact(&p, &m, &cfg, "all-pairs eta=0.3");
 }
 
-/* A machine with polled progress: an overlap curve, a host cost, two poll panels and a poll curve;
- * nodes of 4 on a 5 GB/s NIC (in_nodes) or flat. */
-static rs_machine_t poll_machine(bool in_nodes) {
-    rs_machine_t m = in_nodes ? machine(F_H100, 20e9, 2e-6, 4, 5e9, 5e-6) : machine(F_H100, 20e9, 3e-6, 0, 0, 0);
-    m.cal.host_s_per_xfer = 4e-6, m.cal.host_s_per_byte = 3e-12;
-    m.cal.n_overlap = 2;
-    m.cal.overlap_curve[0] = (rs_overlap_point_t){1e5, 0.2};
-    m.cal.overlap_curve[1] = (rs_overlap_point_t){1e8, 0.8};
-    m.cal.poll = (rs_poll_model_t){.chunk_cols = 256, .panel_rows = {512, 256}, .n = 2};
-    m.cal.poll.curve[0] = (rs_poll_point_t){1e6, 3.0};
-    m.cal.poll.curve[1] = (rs_poll_point_t){1e8, 2.0};
-    return m;
-}
 
 /* Polled progress (model/4-cost/polls.h): every receiver's eta from its own step's polls, so the
  * causal and zigzag steps (more, smaller calls) differ from the full ones. Every layout x pass x
