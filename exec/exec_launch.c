@@ -28,10 +28,16 @@ int rs_exec_env_rank(void) {
     return -1;
 }
 
-int rs_exec_env_size(void) {
-    const char *v = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!v) v = getenv("PMI_SIZE");
-    return v ? atoi(v) : -1;
+int rs_exec_env_size(void) { /* the launchers of rs_exec_env_rank; a singleton's 1 lets the next decide */
+    const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"};
+    int size = -1;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (!v) continue;
+        if (atoi(v) > 1) return atoi(v);
+        if (size < 0) size = atoi(v);
+    }
+    return size;
 }
 
 int rs_exec_env_local_rank(void) {

@@ -7,8 +7,8 @@
 
 #include "util.h"
 
-/* Rank / size / rank on this host from the launcher's environment (Open MPI, PMI, PMIx; the rank
- * also from Slurm's SLURM_PROCID), read before MPI_Init. -1 (local rank: 0) when not started by a
+/* Rank / size / rank on this host from the launcher's environment (Open MPI, PMI, PMIx, Slurm's
+ * SLURM_PROCID / SLURM_STEP_NUM_TASKS), read before MPI_Init. -1 (local rank: 0) when not started by a
  * launcher: the one test of "a launcher started this process" (main's PR_SET_PDEATHSIG, sweep's rank
  * 0). Can't fail. */
 int rs_exec_env_rank(void);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec_launch.h"
 #include "meter.h"
 #include "registry.h"
 #if defined(RINGSIM_HAVE_EXEC) && defined(RINGSIM_HAVE_MPI)
@@ -17,12 +18,8 @@
 
 /* The MPI library has the last word (a singleton MPI job runs alone). */
 int rs_spread_ranks(void) {
-    const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && atoi(v) > 1) return atoi(v);
-    }
-    return 1;
+    const int n = rs_exec_env_size();
+    return n > 1 ? n : 1;
 }
 
 void rs_spread_name_failure(char *out, size_t len, const char *noun, int rank, int ranks, size_t n, const char *msg) {
