@@ -91,7 +91,7 @@ int rs_kernel_estimate(rs_dtype_t dtype, double peak, rs_kernel_table_t *t, rs_e
     const rs_kest_t *e = rs_kernel_estimate_fractions();
     memset(t, 0, sizeof *t);
     rs_kernel_info_t *k = &t->kernel[0];
-    snprintf(k->name, sizeof k->name, "estimated");
+    snprintf(k->name, sizeof k->name, "median-of-published");
     k->kind = RS_RKIND_ESTIMATED;
     snprintf(k->source, sizeof k->source,
              "no attention kernel measured or published for this device: at each shape the median fraction of the datasheet peak "

@@ -285,7 +285,7 @@ RS_TEST(test_machine_from_profile, "machine from a profile: default preset and k
     CU_ASSERT_EQUAL_FATAL(rs_machine_from_hw(&hw, RS_DTYPE_BF16, &m, NULL), 0);
     CU_ASSERT_EQUAL(m.impl, RS_IMPL_FLASH_ATTN);
     CU_ASSERT_TRUE_FATAL(m.kernel > 0);
-    CU_ASSERT_STRING_EQUAL(m.kernels.kernel[m.kernel - 1].name, "estimated");
+    CU_ASSERT_STRING_EQUAL(m.kernels.kernel[m.kernel - 1].name, "median-of-published");
     CU_ASSERT_EQUAL(m.src.rate[RS_RATE_ATTN].kind, RS_RKIND_ESTIMATED);
     CU_ASSERT_EQUAL(m.kernels.merge_bw_bytes_per_s, hw.mem_bw_bytes_per_s);
     /* --impl none: the dense model at the datasheet peak, said as such */
