@@ -307,13 +307,14 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
                RS_EXIT_USAGE;
     rs_cli_inference_passes(c, &groups[2]);
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    cfg->folds = rs_sim_folds_new(); /* the estimate's folds (a job's, a ring's rotation check), kept for the run */
+    if (!cfg->folds) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     if (!jo->any) return RS_EXIT_OK;
     if (rs_cli_job_background(jo, &c->problem, err) != 0 ||
         rs_cli_job_background_passes(jo, c, sc->job_note, sizeof sc->job_note, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0)
         return RS_EXIT_USAGE;
     cfg->job = &sc->job;
-    cfg->folds = rs_sim_folds_new(); /* the estimate's fold, kept for the run */
-    return cfg->folds ? RS_EXIT_OK : (rs_errf(err, "out of memory"), RS_EXIT_FAIL);
+    return RS_EXIT_OK;
 }
 
 /* Every entry's walk and simulation against --max-time and --max-memory. Returns -1 to go on or
