@@ -163,18 +163,18 @@ static int write_csv(const char *path, const entry_t *es, int n, rs_err_t *err) 
     FILE *fp = out.fp;
     fprintf(fp, "layout,pass,seq_tokens,n_ranks,block_tokens,makespan_s,walk_makespan_s,rel_diff,balance_efficiency,"
                 "fraction_of_peak,peak_flops_per_s,comm_bound_steps,rank_steps,busy_max_s,busy_mean_s,flops_useful,flops_exec,sim_wall_s,"
-                "child_wall_s,peak_rss_bytes,activities,engine\n");
+                "child_wall_s,peak_rss_bytes,activities,engine,fold_copies\n");
     for (int i = 0; i < n; i++) {
         const entry_t *e = &es[i];
         fprintf(fp, "%s,%s,%lld,%lld,%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%llu,%llu,%.17g,%.17g,%ld,%" PRId64
-                    ",%s\n",
+                    ",%s,%" PRId64 "\n",
                 rs_layout_name(e->problem.layout), rs_pass_name(e->problem.pass), (long long)e->problem.seq_tokens,
                 (long long)e->problem.n_ranks, (long long)rs_problem_block(&e->problem), e->sim.fig.makespan_s,
                 e->walk.makespan_s, rel_diff(e->sim.fig.makespan_s, e->walk.makespan_s), e->sim.fig.balance_efficiency,
                 e->sim.fig.fraction_of_peak, e->sim.fig.peak_flops_per_s, e->sim.fig.comm_bound_steps,
                 e->sim.fig.rank_steps, e->sim.fig.busy_max_s, e->sim.fig.busy_mean_s, (unsigned long long)e->sim.fig.flops_useful,
                 (unsigned long long)e->sim.fig.flops_exec, e->sim.sim_wall_s, e->sim.child_wall_s, e->sim.peak_rss_bytes,
-                e->sim.activities, rs_sim_engine_name(e->sim.engine));
+                e->sim.activities, rs_sim_engine_name(e->sim.engine), e->sim.fold_copies);
     }
     return rs_output_close(&out, err);
 }
@@ -204,6 +204,8 @@ static int write_json(const char *path, const rs_setup_t *c, const rs_sim_config
                               e->sim.fig.busy_mean_s, "flops_useful", (json_int_t)e->sim.fig.flops_useful, "flops_exec",
                               (json_int_t)e->sim.fig.flops_exec, "sim_wall_s", e->sim.sim_wall_s, "child_wall_s",
                               e->sim.child_wall_s, "peak_rss_bytes", (json_int_t)e->sim.peak_rss_bytes);
+        /* how it ran: N where one ring folded by its rotation, a job's copies, 1 unfolded (docs/sim.md) */
+        if (o && json_object_set_new(o, "fold_copies", json_integer((json_int_t)e->sim.fold_copies)) != 0) json_decref(o), o = NULL;
         if (!o || json_array_append_new(arr, o) != 0) {
             json_decref(arr), json_decref(root);
             return rs_errf(err, "--json: %s %s: a value is not finite", rs_layout_name(e->problem.layout),
@@ -305,13 +307,14 @@ static int check_args(sim_cmd_t *sc, rs_err_t *err) {
                RS_EXIT_USAGE;
     rs_cli_inference_passes(c, &groups[2]);
     if (rs_cli_job_apply(jo, c, rs_cli_given(&groups[2], "ranks"), err) != 0 || rs_setup_finish(c, err) != 0) return RS_EXIT_USAGE;
+    cfg->folds = rs_sim_folds_new(); /* the estimate's folds (a job's, a ring's rotation check), kept for the run */
+    if (!cfg->folds) return rs_errf(err, "out of memory"), RS_EXIT_FAIL;
     if (!jo->any) return RS_EXIT_OK;
     if (rs_cli_job_background(jo, &c->problem, err) != 0 ||
         rs_cli_job_background_passes(jo, c, sc->job_note, sizeof sc->job_note, err) != 0 || rs_cli_job_build(jo, c, &sc->job, err) != 0)
         return RS_EXIT_USAGE;
     cfg->job = &sc->job;
-    cfg->folds = rs_sim_folds_new(); /* the estimate's fold, kept for the run */
-    return cfg->folds ? RS_EXIT_OK : (rs_errf(err, "out of memory"), RS_EXIT_FAIL);
+    return RS_EXIT_OK;
 }
 
 /* Every entry's walk and simulation against --max-time and --max-memory. Returns -1 to go on or

@@ -155,10 +155,10 @@ static int64_t n_links(const rs_job_result_t *r) { return r->n_links; }
 
 static void ring_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
     const rs_ring_result_t *g = &e->sim->job->rings[k];
-    fprintf(fp, "%s,%s,%lld,%" PRId64 ",%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%ld\n",
+    fprintf(fp, "%s,%s,%lld,%" PRId64 ",%.17g,%.17g,%.17g,%" PRId64 ",%" PRId64 ",%.17g,%.17g,%ld,%" PRId64 "\n",
             rs_layout_name(e->problem->layout), rs_pass_name(e->problem->pass), (long long)rs_problem_block(e->problem), k,
             g->makespan_s, g->walk_makespan_s, g->slowdown, g->inter_hops, g->worst_hop, g->worst_ratio, e->sim->sim_wall_s,
-            e->sim->peak_rss_bytes);
+            e->sim->peak_rss_bytes, e->sim->fold_copies);
 }
 
 static void hop_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
@@ -179,7 +179,7 @@ static void link_row(FILE *fp, const rs_cli_job_entry_t *e, int64_t k) {
 }
 
 static const job_table_t rings_table = {"layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,"
-                                        "worst_hop,worst_ratio,sim_wall_s,peak_rss_bytes",
+                                        "worst_hop,worst_ratio,sim_wall_s,peak_rss_bytes,fold_copies",
                                         n_rings, ring_row};
 static const job_table_t hops_table = {"layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,"
                                        "ratio,bytes,flow_s,latency_s,bottleneck",

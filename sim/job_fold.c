@@ -1,5 +1,6 @@
 /* job_fold.c - a job folded by its symmetry, and the checks that make the fold exact (job_fold.h). */
 #include "job_fold.h"
+#include "ring_fold.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -33,19 +34,66 @@ void rs_job_fold_free(rs_job_fold_t *f) {
     memset(f, 0, sizeof *f);
 }
 
-/* Each pass's fold of one job, computed on first use (sim.h). */
+/* A single ring's rotation check kept (ring_fold.h): the problem, a byte copy of the machine it ran
+ * on, and its answer. */
+typedef struct {
+    rs_problem_t problem;
+    rs_machine_t *machine;
+    int64_t copies;
+} ring_kept_t;
+
+#define RING_KEPT_MAX 16 /* every (layout, pass) of one command: 3 x 2, with room */
+
+/* Each pass's fold of one job, computed on first use, and the single rings' checks (sim.h). */
 struct rs_sim_folds {
     const rs_job_t *job;
     bool done[RS_PASS_COUNT];
     rs_job_fold_t fold[RS_PASS_COUNT];
+    int n_ring;
+    ring_kept_t ring[RING_KEPT_MAX];
+    int64_t ring_checks; /* checks run (not found kept) */
 };
 
 rs_sim_folds_t *rs_sim_folds_new(void) { return calloc(1, sizeof(rs_sim_folds_t)); }
 
 void rs_sim_folds_free(rs_sim_folds_t *f) {
     for (int k = 0; f && k < RS_PASS_COUNT; k++) rs_job_fold_free(&f->fold[k]);
+    for (int i = 0; f && i < f->n_ring; i++) free(f->ring[i].machine);
     free(f);
 }
+
+/* Every field of two problems equal (their padding differs between copies). */
+_Static_assert(sizeof(rs_problem_t) == 15 * 8, "rs_problem_t changed: compare its new field in same_problem");
+static bool same_problem(const rs_problem_t *a, const rs_problem_t *b) {
+    return a->seq_tokens == b->seq_tokens && a->n_ranks == b->n_ranks && a->batch == b->batch && a->q_heads == b->q_heads &&
+           a->kv_heads == b->kv_heads && a->head_dim == b->head_dim && a->act_bytes == b->act_bytes &&
+           a->grad_bytes == b->grad_bytes && a->causal == b->causal && a->layout == b->layout && a->pass == b->pass &&
+           a->tile_q == b->tile_q && a->tile_k == b->tile_k && a->ring == b->ring && a->cached_tokens == b->cached_tokens &&
+           a->decode == b->decode;
+}
+
+/* The machine byte for byte (the same machine is the same bytes; a copy's padding that differs only
+ * makes a kept check missed, never a wrong one found). */
+bool sim_folds_ring_find(const rs_sim_folds_t *f, const rs_problem_t *p, const rs_machine_t *m, int64_t *copies) {
+    for (int i = 0; f && m->hop_inter == NULL && i < f->n_ring; i++)
+        if (same_problem(&f->ring[i].problem, p) && !memcmp(f->ring[i].machine, m, sizeof *m)) {
+            *copies = f->ring[i].copies;
+            return true;
+        }
+    return false;
+}
+
+void sim_folds_ring_keep(rs_sim_folds_t *f, const rs_problem_t *p, const rs_machine_t *m, int64_t copies) {
+    if (!f) return;
+    f->ring_checks++;
+    if (m->hop_inter || f->n_ring == RING_KEPT_MAX) return; /* a borrowed array's contents are not compared */
+    rs_machine_t *copy = malloc(sizeof *copy);
+    if (!copy) return;
+    memcpy(copy, m, sizeof *m);
+    f->ring[f->n_ring++] = (ring_kept_t){*p, copy, copies};
+}
+
+int64_t sim_folds_ring_checks(const rs_sim_folds_t *f) { return f ? f->ring_checks : 0; }
 
 const rs_job_fold_t *rs_job_fold_of(const rs_sim_config_t *cfg, rs_pass_t pass, rs_job_fold_t *own) {
     memset(own, 0, sizeof *own);

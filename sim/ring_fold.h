@@ -30,6 +30,7 @@
 #ifndef RS_SIM_RING_FOLD_H
 #define RS_SIM_RING_FOLD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "machine.h"
@@ -46,7 +47,19 @@ double rs_ring_recv_eta(const rs_machine_t *m, const rs_problem_t *p, int64_t n,
 
 /* The ranks one simulated rank stands for when the run of s on m under cfg (as sim_config_for_run
  * gives it) folds by the ring's rotation symmetry: N, or 1 when it does not fold (above; also when
- * the check runs out of memory). O(N x steps) step costs. */
+ * the check runs out of memory). O(N x steps) step costs. With cfg->folds, the answer of an earlier
+ * check on an equal problem (every field; the schedule is made from it alone) and machine (byte for
+ * byte) is reused: the --max-time estimate's check serves the run (rs_sim_estimate, then rs_sim_run); cfg's
+ * fields that decide (job, no_fold, engine, platform_path) are read on every call. */
 int64_t rs_ring_fold_copies(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg);
+/* The unkept check: rs_ring_fold_copies without cfg->folds (the reference tests compare it with). */
+int64_t rs_ring_fold_copies_check(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg);
+
+/* cfg->folds' kept checks (job_fold.c holds them beside the jobs' folds): find copies of problem p on
+ * machine m (true), keep them (at most 16; none for a machine with a borrowed hop_inter, whose
+ * contents a byte copy would not compare), and the number of checks run so far. */
+bool sim_folds_ring_find(const rs_sim_folds_t *f, const rs_problem_t *p, const rs_machine_t *m, int64_t *copies);
+void sim_folds_ring_keep(rs_sim_folds_t *f, const rs_problem_t *p, const rs_machine_t *m, int64_t copies);
+int64_t sim_folds_ring_checks(const rs_sim_folds_t *f);
 
 #endif /* RS_SIM_RING_FOLD_H */

@@ -52,7 +52,8 @@ typedef enum { RS_SIM_ENGINE_FAST = 0, RS_SIM_ENGINE_REFERENCE } rs_sim_engine_t
 /* A job's folds (docs/sim.md "Folding"), each pass's computed once and kept, so that an estimate
  * and the run that follows it share one: rs_sim_folds_new gives an empty one for cfg->folds
  * (NULL: out of memory), rs_sim_folds_free releases it. It keeps the folds of the job it first
- * served (another job empties it first): the job must not change while it is set. */
+ * served (another job empties it first): the job must not change while it is set. It keeps a
+ * single ring's rotation check too (sim/ring_fold.h), for an equal problem and machine. */
 typedef struct rs_sim_folds rs_sim_folds_t;
 rs_sim_folds_t *rs_sim_folds_new(void);
 void rs_sim_folds_free(rs_sim_folds_t *f);
@@ -73,8 +74,9 @@ typedef struct {
     bool no_fold;                     /* simulate every ring, member and rank even where the job's or the
                                          ring's symmetry folds them (FAST engine; job_fold.h, ring_fold.h,
                                          docs/sim.md "Folding") */
-    rs_sim_folds_t *folds;            /* a job's folds kept across calls (rs_sim_folds_new); NULL: each
-                                         rs_sim_estimate and rs_sim_run computes its own */
+    rs_sim_folds_t *folds;            /* a job's folds and a single ring's rotation checks kept across
+                                         calls (rs_sim_folds_new); NULL: each rs_sim_estimate and
+                                         rs_sim_run computes its own */
 } rs_sim_config_t;
 
 typedef struct {

@@ -101,6 +101,7 @@ static const rs_abi_field_t table[] = {
     F(rs_plan_option_t, linear_eff),
     TYPE(rs_plan_result_t), F(rs_plan_result_t, hw_name), F(rs_plan_result_t, devices_per_node),
     F(rs_plan_result_t, usable_bytes), F(rs_plan_result_t, seq_tokens), F(rs_plan_result_t, seq_capped),
+    F(rs_plan_result_t, seq_tokens_low), F(rs_plan_result_t, seq_tokens_high),
     F(rs_plan_result_t, sp), F(rs_plan_result_t, dp), F(rs_plan_result_t, accum), F(rs_plan_result_t, devices),
     F(rs_plan_result_t, fits), F(rs_plan_result_t, shortfall_bytes), F(rs_plan_result_t, n_limit),
     SUB(rs_plan_result_t, mem, rs_mem_t), F(rs_plan_result_t, n_options), SUB(rs_plan_result_t, options, rs_plan_option_t),

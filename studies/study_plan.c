@@ -103,6 +103,10 @@ static void print_table(FILE *out, const rs_plan_config_t *c, const cand_t *cand
                     rs_fmt_num(o->mfu, "%.3f", cl[5], 24), rs_fmt_num(o->cost_per_step, "%.4g", cl[6], 24),
                     rs_fmt_num(o->cost_per_mtok, "%.4g", cl[7], 24));
         }
+        if (c->seq_tokens == 0 && (r->fits || r->seq_tokens_high > 0)) /* "max": the longest S at each end of the memory range */
+            fprintf(out, "# %s: longest context %lld, range %lld .. %lld (fragmentation %.0f%% .. 0%%, docs/memory.md 3.6)\n",
+                    r->hw_name, (long long)(r->fits ? r->seq_tokens : 0), (long long)r->seq_tokens_low, (long long)r->seq_tokens_high,
+                    100 * rs_runtime_fragmentation(c->runtime, true));
         if (!r->fits) {
             char a[32], b[32], sh[32];
             fprintf(out, "# %s: does not fit at N=%lld: %s GiB per device, %s usable (short by %s GiB)\n", r->hw_name,
@@ -120,7 +124,7 @@ static const char CSV_HEADER[] =
     "profile,devices_per_node,seq_tokens,n_ranks,ulysses,ring,dp,accum,split,best,fits,mem_bytes,usable_bytes,attn_fwd_s,"
     "attn_bwd_s,a2a_fwd_s,a2a_bwd_s,attn_layer_s,linear_layer_s,layer_s,head_s,step_s,block_tokens,ring_b_star_tokens,"
     "ring_hidden_fwd,ring_hidden_bwd,a2a_inter,ring_inter,mfu,usd_per_step,usd_per_mtok,sim_attn_layer_s,tp,layout,tp_layer_s,"
-    "linear_eff,bound\n";
+    "linear_eff,bound,seq_tokens_low,seq_tokens_high\n";
 
 /* The CSV rows of candidate i: one per split. */
 static void csv_rows(FILE *fp, const void *items, size_t i) {
@@ -129,7 +133,7 @@ static void csv_rows(FILE *fp, const void *items, size_t i) {
     for (int j = 0; j < r->n_options; j++) {
         const rs_plan_option_t *o = &r->options[j];
         fprintf(fp, "%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                    "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%lld,%s,%.17g,%.17g,%s\n",
+                    "%.17g,%.17g,%.17g,%.17g,%lld,%.17g,%d,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%lld,%s,%.17g,%.17g,%s",
                 r->hw_name, (long long)r->devices_per_node, (long long)r->seq_tokens, (long long)(o->ulysses * o->ring),
                 (long long)o->ulysses, (long long)o->ring, (long long)r->dp, (long long)r->accum, rs_sp_kind_name(o->kind),
                 j == r->best, o->fits, o->mem_bytes, r->usable_bytes, o->attn.attn_fwd_s, o->attn.attn_bwd_s,
@@ -138,6 +142,10 @@ static void csv_rows(FILE *fp, const void *items, size_t i) {
                 o->attn.ring_hidden_bwd, o->attn.a2a_inter, o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok,
                 k->sim_attn_s[j], (long long)o->tp, rs_layout_name(o->layout), o->t_tp_layer_s, o->linear_eff,
                 rs_limit_name(rs_plan_limit(o)));
+        if (k->res.seq_tokens_low || k->res.seq_tokens_high) /* "max": the range; a given S has none */
+            fprintf(fp, ",%lld,%lld\n", (long long)r->seq_tokens_low, (long long)r->seq_tokens_high);
+        else
+            fputs(",,\n", fp);
     }
 }
 

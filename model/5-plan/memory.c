@@ -383,6 +383,10 @@ int rs_runtime_parse(const char *s, rs_runtime_t *out) {
 
 double rs_runtime_usable(rs_runtime_t r) { return r == RS_RT_JAX_GPU ? RT_JAX_GPU_USABLE : 1.0; }
 
+double rs_runtime_fragmentation(rs_runtime_t r, bool high) {
+    return r != RS_RT_PYTORCH ? 0 : high ? RT_FRAG_PYTORCH_HIGH : RT_FRAG_PYTORCH;
+}
+
 double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers) {
     if (r != RS_RT_PYTORCH && r != RS_RT_JAX_GPU) return 0;
     return RT_CUDA_CONTEXT_BYTES + n_comms * RT_NCCL_COMM_BYTES + (double)(a2a_peers > 0 ? a2a_peers : 0) * RT_NCCL_A2A_PEER_BYTES;
@@ -402,7 +406,7 @@ static void runtime_terms(const rs_mem_config_t *c, const dev_shape_t *s, double
         const int comms = (c->shard_devices > 1) + (c->sp_degree / c->ulysses_degree > 1) + (c->tp_degree > 1);
         m->comm_bytes = rs_runtime_fixed_bytes(rt, comms, c->ulysses_degree - 1) - RT_CUDA_CONTEXT_BYTES;
     }
-    const double frag = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH : 0, frag_high = rt == RS_RT_PYTORCH ? RT_FRAG_PYTORCH_HIGH : 0;
+    const double frag = rs_runtime_fragmentation(rt, false), frag_high = rs_runtime_fragmentation(rt, true);
     m->fragmentation_bytes = frag * m->model_bytes;
     m->total_bytes = m->model_bytes + m->fragmentation_bytes + m->context_bytes + m->comm_bytes;
     m->total_low_bytes = m->model_bytes + m->context_bytes + m->comm_bytes;
@@ -525,8 +529,8 @@ void rs_memory_print(FILE *out, const rs_transformer_t *t, const rs_mem_config_t
     row(out, "cuda_context", m->context_bytes, "GPU runtimes: lazy loading (pytorch/pytorch#86509)");
     row(out, "nccl_buffers", m->comm_bytes, "1.06 GB a communicator, 0.47 GB an all-to-all peer (NVIDIA/nccl#1685)");
     row(out, "total", m->total_bytes, "");
-    fprintf(out, "# range %.3f .. %.3f GiB (fragmentation 0 .. %s)\n", m->total_low_bytes / 1073741824.0, m->total_high_bytes / 1073741824.0,
-            c->runtime == RS_RT_PYTORCH ? "33%" : "0");
+    fprintf(out, "# range %.3f .. %.3f GiB (fragmentation 0 .. %.0f%%)\n", m->total_low_bytes / 1073741824.0,
+            m->total_high_bytes / 1073741824.0, 100 * rs_runtime_fragmentation(c->runtime, true));
     if (device_mem_bytes > 0) {
         const double usable = usable_frac * device_mem_bytes;
         fprintf(out, "# device memory %.3f GiB, usable %.3f GiB (%.2f): %s (%.1f%% of usable; headroom %.3f GiB)\n",

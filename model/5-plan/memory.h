@@ -103,6 +103,9 @@ double rs_runtime_usable(rs_runtime_t r);
 /* The runtime's fixed bytes of one device: the CUDA context and n_comms NCCL communicators with
  * a2a_peers all-to-all peers (GPU runtimes; 0 otherwise). Can't fail. */
 double rs_runtime_fixed_bytes(rs_runtime_t r, int n_comms, int64_t a2a_peers);
+/* The runtime's allocator fragmentation as a fraction of the tensors: its average (high false) or the
+ * top of its published range (high true; the bottom is 0): PyTorch 0.15, 0.33; 0 otherwise. Can't fail. */
+double rs_runtime_fragmentation(rs_runtime_t r, bool high);
 typedef enum { RS_CKPT_NONE = 0, RS_CKPT_SELECTIVE, RS_CKPT_FULL, RS_CKPT_COUNT } rs_ckpt_t;
 const char *rs_precision_name(rs_precision_t p);           /* "mixed" | "fp32" */
 int rs_precision_parse(const char *s, rs_precision_t *out);

@@ -86,8 +86,12 @@ static bool representable(const rs_plan_config_t *c, int64_t seq, int64_t sp) {
     return rs_problem_validate(&p, NULL) == 0;
 }
 
-int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
-                    rs_err_t *err) {
+static double mem_total(const rs_mem_t *m, rs_plan_mem_end_t end) {
+    return end == RS_PLAN_MEM_LOW ? m->total_low_bytes : end == RS_PLAN_MEM_HIGH ? m->total_high_bytes : m->total_bytes;
+}
+
+int rs_plan_max_seq_at(const rs_plan_config_t *c, double usable_bytes, int64_t sp, rs_plan_mem_end_t end, int64_t *max_seq,
+                       bool *capped, rs_err_t *err) {
     int64_t g = rs_plan_granule(c, sp);
     if (capped) *capped = false;
     /* the representable limit first (bisection on granules; validity is monotone in S) */
@@ -107,7 +111,7 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
     }
     rs_mem_t m;
     if (rs_plan_memory(c, hi * g, sp, 1, &m, err)) return -1;
-    if (m.total_bytes <= usable_bytes) {
+    if (mem_total(&m, end) <= usable_bytes) {
         *max_seq = hi * g;
         if (capped) *capped = true;
         return 0;
@@ -116,11 +120,16 @@ int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, 
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         if (rs_plan_memory(c, mid * g, sp, 1, &m, err)) return -1;
-        if (m.total_bytes <= usable_bytes) lo = mid;
+        if (mem_total(&m, end) <= usable_bytes) lo = mid;
         else hi = mid;
     }
     *max_seq = lo * g;
     return 0;
+}
+
+int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
+                    rs_err_t *err) {
+    return rs_plan_max_seq_at(c, usable_bytes, sp, RS_PLAN_MEM_NOMINAL, max_seq, capped, err);
 }
 
 int64_t rs_plan_grad_bytes(const rs_plan_config_t *c, const rs_machine_t *m) {
@@ -289,6 +298,10 @@ int rs_plan_choose(const rs_plan_config_t *c, const rs_hw_t *hw, const rs_machin
     if (seq == 0) {
         sp = c->fixed_sp ? c->fixed_sp : c->max_sp;
         if (rs_plan_max_seq(c, r->usable_bytes, sp, &seq, &r->seq_capped, err)) return -1;
+        /* the range: the longest S at the memory model's high end (most memory) and at its low end */
+        if (rs_plan_max_seq_at(c, r->usable_bytes, sp, RS_PLAN_MEM_HIGH, &r->seq_tokens_low, NULL, err) ||
+            rs_plan_max_seq_at(c, r->usable_bytes, sp, RS_PLAN_MEM_LOW, &r->seq_tokens_high, NULL, err))
+            return -1;
         r->fits = seq > 0;
         if (!r->fits) seq = rs_plan_granule(c, sp);
     } else if (c->fixed_sp) {

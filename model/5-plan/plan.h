@@ -94,6 +94,8 @@ typedef struct {
     double usable_bytes;        /* usable_frac x device memory */
     int64_t seq_tokens;         /* S planned (the longest that fits when asked for "max") */
     bool seq_capped;            /* "max" stopped at the schedule's 64-bit FLOP limit, not memory */
+    int64_t seq_tokens_low;     /* "max": the longest S at the memory terms' high end (total_high_bytes: most memory) */
+    int64_t seq_tokens_high;    /* "max": the longest S at their low end (total_low_bytes: least memory); both 0 when S is given */
     int64_t sp;                 /* N chosen */
     int64_t dp;                 /* replicas */
     int64_t accum;              /* micro-batches per step per replica */
@@ -126,6 +128,12 @@ int rs_plan_memory(const rs_plan_config_t *c, int64_t seq_tokens, int64_t sp, in
  * Returns 0 or -1. */
 int rs_plan_max_seq(const rs_plan_config_t *c, double usable_bytes, int64_t sp, int64_t *max_seq, bool *capped,
                     rs_err_t *err);
+/* Which total of rs_mem_t a fit is judged on: total_bytes, total_low_bytes or total_high_bytes (the
+ * memory model's range, memory.h: fragmentation 0 .. 33% under PyTorch). */
+typedef enum { RS_PLAN_MEM_NOMINAL, RS_PLAN_MEM_LOW, RS_PLAN_MEM_HIGH } rs_plan_mem_end_t;
+/* rs_plan_max_seq judged on the total of end (RS_PLAN_MEM_NOMINAL: rs_plan_max_seq). */
+int rs_plan_max_seq_at(const rs_plan_config_t *c, double usable_bytes, int64_t sp, rs_plan_mem_end_t end, int64_t *max_seq,
+                       bool *capped, rs_err_t *err);
 
 /* The first half of rs_plan_run, no walk: validate c, choose N and S on the machine (memory only:
  * cheap), fill out but for the options (n_options 0, best -1, why ""). Returns 0 or -1 with err as

@@ -225,6 +225,12 @@ class TestMemoryAndPlan(unittest.TestCase):
                 for j, (row, o) in enumerate(zip(rows, r.options)):
                     self.assertEqual(row["profile"], r.hw_name)
                     self.assertEqual(int(row["seq_tokens"]), r.seq_tokens)
+                    if kw.get("seq_tokens") == "max":  # the longest context's range (docs/plan.md)
+                        self.assertEqual((int(row["seq_tokens_low"]), int(row["seq_tokens_high"])),
+                                         (r.seq_tokens_low, r.seq_tokens_high))
+                        self.assertTrue(0 < r.seq_tokens_low < r.seq_tokens < r.seq_tokens_high)
+                    else:
+                        self.assertEqual((row["seq_tokens_low"], row["seq_tokens_high"]), ("", ""))
                     self.assertEqual(int(row["n_ranks"]), o.ulysses * o.ring)
                     self.assertEqual(row["split"], o.kind)
                     self.assertEqual(int(row["best"]), int(j == r.best))

@@ -43,6 +43,26 @@ RS_TEST(test_plan_ok_csv, "plan_ok_csv") {
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_err, "/nonexistent-dir/x.csv"));
 }
 
+/* -S max gives the longest context at each end of the memory model's range (docs/memory.md 3.6:
+ * fragmentation 33% .. 0%) in the table's note and the CSV's seq_tokens_low, seq_tokens_high (the hand
+ * derivation: test_plan max_seq_range); a given S leaves them empty. */
+RS_TEST(test_plan_max_range, "plan_max_range") {
+    const char *cmd = "plan -m ringattn-7b -p a100-sxm -N 8 -S max --precision fp32 --ckpt full --no-alternatives";
+    char args[1024];
+    CU_ASSERT_EQUAL(rs_test_ringsim(cmd), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# A100-SXM: longest context 493968, range 404816 .. 592800 (fragmentation 33% .. 0%"));
+    const char *csv = rs_test_path("range.csv");
+    snprintf(args, sizeof args, "%s --csv %s", cmd, csv);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    rs_test_expect_in_file(csv, (const char *[]){",bound,seq_tokens_low,seq_tokens_high\n", "A100-SXM,8,493968,8,1,8,",
+                                                 ",404816,592800\n", NULL});
+    snprintf(args, sizeof args, "plan -m ringattn-7b -p a100-sxm -N 8 -S 128K --no-alternatives --csv %s", csv);
+    CU_ASSERT_EQUAL(rs_test_ringsim(args), 0);
+    rs_test_expect_in_file(csv, (const char *[]){"A100-SXM,8,131072,8,1,8,", ",,\n", NULL});
+    CU_ASSERT_EQUAL(rs_test_ringsim("plan -m ringattn-7b -p a100-sxm -N 8 -S 128K --no-alternatives"), 0);
+    CU_ASSERT_PTR_NULL(strstr(rs_test_out, "longest context"));
+}
+
 /* The max-context figure through gnuplot and plots/maxctx.gp (skipped without gnuplot). */
 RS_TEST(test_plan_figure, "plan_figure") {
     if (!rs_cmd_have_gnuplot()) {

@@ -199,6 +199,35 @@ RS_TEST(test_job_run, "job_run") {
     free(t);
 }
 
+/* How each run was folded, in the CSV and JSON beside the table's "# folded:" line: a non-causal
+ * contiguous ring of 4 on one flat tier folds by its rotation (4 ranks, one simulated), --no-fold runs
+ * whole (1); a job of 16 rings on rails folds into 16 copies of one (docs/sim.md "Folding"). */
+RS_TEST(test_fold_copies_out, "fold_copies in the CSV and JSON") {
+    const char *ring = "sim -N 4 -S 16K --no-causal -L contiguous -P forward --impl none --gpus-per-node 0";
+    char args[1024];
+    snprintf(args, sizeof args, "%s --csv -", ring);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ",activities,engine,fold_copies\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ",activity,4\n"));
+    snprintf(args, sizeof args, "%s --no-fold --csv -", ring);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ",activity,1\n"));
+    snprintf(args, sizeof args, "%s --json -", ring);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\"fold_copies\": 4"));
+    const char *job = "sim -S 32K --tp 8 --cp 4 --dp 2 --gpus-per-node 8 --inter ib-ndr --fabric rail -P forward --impl none";
+    snprintf(args, sizeof args, "%s -q", job);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "# folded: 16 identical copies of 16 rank-steps"));
+    snprintf(args, sizeof args, "%s --csv -", job);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ",peak_rss_bytes,fold_copies\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, ",16\nzigzag,forward,")); /* every ring's row */
+    snprintf(args, sizeof args, "%s --json -", job);
+    CU_ASSERT_EQUAL_FATAL(rs_test_ringsim(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\"fold_copies\": 16"));
+}
+
 /* What the run was asked and what it did: -P both with --background dp notes that the forward rows
  * run without it (the all-reduce is the backward's) and the backward row has it; the header names
  * the rates the steps were costed at (the preset's calls on the kernel's curves, or the bare peak). */

@@ -23,7 +23,7 @@ static void make_result(void) {
     hops[1] = (rs_hop_result_t){0, 1, 1, 0, true, 68719476736.0, 0x1p-19, 1073741824.0, 0.03125, 17179869184.0, 1, {0}, 0};
     result = (rs_job_result_t){.n_rings = 1, .n_hops = 2, .n_links = 1, .rings = &ring, .hops = hops, .links = &link,
                                .makespan_s = 0.0625};
-    sim.job = &result, sim.sim_wall_s = 0.5, sim.peak_rss_bytes = 4096;
+    sim.job = &result, sim.sim_wall_s = 0.5, sim.peak_rss_bytes = 4096, sim.fold_copies = 8; /* a fold's copies */
     rs_problem_default(&problem);
     problem.seq_tokens = 8192, problem.n_ranks = 2, problem.layout = RS_LAYOUT_ZIGZAG, problem.pass = RS_PASS_FORWARD;
     entry = (rs_cli_job_entry_t){&problem, &sim};
@@ -38,8 +38,8 @@ RS_TEST(test_tables, "rings, hops and links tables of a hand-made job") {
     CU_ASSERT_EQUAL_FATAL(rs_cli_job_write_links(rs_test_path("links.csv"), &entry, 1, &err), 0);
     rs_test_expect_text(rs_test_path("rings.csv"),
                         "layout,pass,block_tokens,ring,makespan_s,walk_makespan_s,slowdown,inter_hops,worst_hop,worst_ratio,"
-                        "sim_wall_s,peak_rss_bytes\n"
-                        "zigzag,forward,4096,0,0.0625,0.03125,2,1,1,0.5,0.5,4096\n");
+                        "sim_wall_s,peak_rss_bytes,fold_copies\n"
+                        "zigzag,forward,4096,0,0.0625,0.03125,2,1,1,0.5,0.5,4096,8\n");
     /* achieved = bytes / flow time; ratio = achieved / nominal; the bottleneck by name */
     rs_test_expect_text(rs_test_path("hops.csv"),
                         "layout,pass,ring,rank,src_device,dst_device,inter,nominal_bw,achieved_bw,min_step_bw,ratio,bytes,"

@@ -163,6 +163,57 @@ RS_TEST(test_smallest_n_and_max_seq, "smallest_n_and_max_seq") {
     free(r);
 }
 
+/* The longest context's range by hand: docs/memory.md's worked example (L 2, h 64, Hq 4, Hkv 2, d 16,
+ * f 128 SwiGLU, V 100) at N = 4 (ZeRO-3 over 4), mixed, full checkpointing, chunk and loss chunk 64,
+ * PyTorch. For T = S/4 >= 64 local tokens the tensors are affine in T:
+ *   static  43424 + 43424 + 260544 + 221952 (fsdp_unit) + 81920 (ffn_chunk) + 51200 (logits) = 702464
+ *   per token  256 (saved) + 384 (working set) + 1664 (ring backward) + 272 (flash workspace) = 2576
+ * and the fixed terms are the CUDA context and 2 communicators (FSDP, ring): 287047680 + 2.12e9 B.
+ * A device of those plus 1e8 B holds (702464 + 2576 T) (1 + frag) <= 1e8; T even (S a multiple of 2N):
+ *   frag 0.15: T <= 33483.7 -> 33482, S 133928;  0: T <= 38547.1 -> 38546, S 154184;
+ *   0.33: T <= 28915.2 -> 28914, S 115656. */
+RS_TEST(test_max_seq_range, "max_seq_range") {
+    fixture_t f = fixture("llama2-7b", 0);
+    f.c.model = (rs_transformer_t){.name = "small", .layers = 2, .hidden = 64, .q_heads = 4, .kv_heads = 2, .head_dim = 16,
+                                   .ffn = 128, .ffn_kind = RS_FFN_SWIGLU, .vocab = 100};
+    f.c.fixed_sp = 4, f.c.chunk_tokens = 64, f.c.loss_chunk_tokens = 64, f.c.usable_frac = 1;
+    f.c.alternatives = false;
+    const double fixed = 287047680.0 + 2 * 1.06e9;
+    f.hw.mem_bytes = fixed + 1e8;
+    rs_err_t err = {0};
+    rs_mem_t m;
+    CU_ASSERT_EQUAL_FATAL(rs_plan_memory(&f.c, 4 * 1000, 4, 1, &m, &err), 0); /* the affine form at T = 1000 */
+    RS_ASSERT_REL(m.total_bytes, (702464.0 + 2576.0 * 1000) * 1.15 + fixed, 1e-15);
+    int64_t s = 0;
+    const struct {
+        rs_plan_mem_end_t end;
+        int64_t want;
+    } ends[] = {{RS_PLAN_MEM_NOMINAL, 133928}, {RS_PLAN_MEM_LOW, 154184}, {RS_PLAN_MEM_HIGH, 115656}};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        CU_ASSERT_EQUAL(rs_plan_max_seq_at(&f.c, f.hw.mem_bytes, 4, ends[i].end, &s, NULL, &err), 0);
+        CU_ASSERT_EQUAL(s, ends[i].want);
+    }
+    rs_plan_result_t *r = malloc(sizeof *r);
+    plan_ok(&f, r);
+    CU_ASSERT_TRUE(r->fits);
+    CU_ASSERT_EQUAL(r->seq_tokens, 133928);
+    CU_ASSERT_EQUAL(r->seq_tokens_low, 115656);  /* fragmentation 33%: the most memory */
+    CU_ASSERT_EQUAL(r->seq_tokens_high, 154184); /* no fragmentation */
+    /* JAX on GPUs: no fragmentation at either end, so no range; the same fixed terms, no flash workspace:
+     * 702464 + 2304 T <= 1e8, T <= 43097.9 -> 43096, S 172384 */
+    f.c.runtime = RS_RT_JAX_GPU;
+    plan_ok(&f, r);
+    CU_ASSERT_EQUAL(r->seq_tokens, 172384);
+    CU_ASSERT_EQUAL(r->seq_tokens_low, r->seq_tokens);
+    CU_ASSERT_EQUAL(r->seq_tokens_high, r->seq_tokens);
+    /* a given S has no range */
+    f.c.runtime = RS_RT_PYTORCH, f.c.seq_tokens = 4096;
+    plan_ok(&f, r);
+    CU_ASSERT_EQUAL(r->seq_tokens_low, 0);
+    CU_ASSERT_EQUAL(r->seq_tokens_high, 0);
+    free(r);
+}
+
 /* A model that cannot fit says by how much. */
 RS_TEST(test_does_not_fit, "does_not_fit") {
     fixture_t f = fixture("llama3-405b", 1 << 20);

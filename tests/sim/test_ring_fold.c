@@ -1,7 +1,8 @@
 /* test_ring_fold.c - a single ring folded by its rotation symmetry (sim/ring_fold.c): where it folds
  * and where it must not, the folded simulation (one rank simulated, replicated) against the full one
  * (--no-fold): makespan, per-step ends, per-rank statistics and every event to 1e-9, also with
- * partial overlap and kernel curves; a folded ring against the walk; the estimate of a folded ring. */
+ * partial overlap and kernel curves; a folded ring against the walk; the estimate of a folded ring;
+ * the check the estimate keeps for the run against the check itself. */
 #include <string.h>
 
 #include "model_fixtures.h"
@@ -263,6 +264,79 @@ RS_TEST(test_partial_overlap, "partial_overlap") {
     cfg.routes = RS_PLATFORM_ALL_PAIRS;
     const rs_problem_t full = problem(8, 2048, RS_LAYOUT_ZIGZAG, RS_PASS_BACKWARD, false);
     check_fold(&full, &m, &cfg, true, true);
+}
+
+/* The check kept in cfg->folds (the estimate's, reused by the run) against the check itself
+ * (rs_ring_fold_copies_check): the same answer for every problem and machine of test_no_fold's, the
+ * check run once per equal (problem, machine) - a problem made again field by field, the machine
+ * the same bytes -, again for a changed machine or problem at the same address, and the config's
+ * gates (--no-fold, the actor engine, a user platform) read on every call. The estimate then the
+ * run, as `ringsim sim` calls them: one check, the run folded. */
+RS_TEST(test_kept_check, "kept_check") {
+    rs_sim_config_t cfg;
+    rs_sim_config_default(&cfg);
+    cfg.folds = rs_sim_folds_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.folds);
+    rs_sim_config_t plain;
+    rs_sim_config_default(&plain);
+    rs_machine_t m = flat();
+    const rs_problem_t p = problem(8, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false);
+    const rs_problem_t causal = problem(8, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, true);
+    rs_schedule_t *s = schedule_of(p), *sc = schedule_of(causal);
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &cfg), 8);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 1);
+    CU_ASSERT_EQUAL(copies_of(problem(8, 2048, RS_LAYOUT_CONTIGUOUS, RS_PASS_FORWARD, false), &m, &cfg), 8); /* another schedule */
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 1);
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(sc, &m, &cfg), 1); /* another problem: checked */
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(sc, &m, &cfg), rs_ring_fold_copies_check(sc, &m, &plain));
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 2);
+    m.perturb.n_stragglers = 1; /* the same machine changed: checked again */
+    m.perturb.straggler_rank[0] = 3;
+    m.perturb.straggler_factor[0] = 1.5;
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &cfg), 1);
+    CU_ASSERT_EQUAL(rs_ring_fold_copies_check(s, &m, &plain), 1);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 3);
+    m = flat();
+    m.jitter = 0.1;
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &cfg), 1);
+    m = machine(F_H100, W_NVL, 2e-6, 4, W_IB, 5e-6);
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &cfg), 1);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 5);
+    m = flat(); /* back to the first: kept */
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &cfg), 8);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 5);
+    rs_sim_config_t c = cfg; /* the gates: kept answers never outlive them */
+    c.no_fold = true;
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &c), 1);
+    c = cfg;
+    c.engine = RS_SIM_ENGINE_REFERENCE;
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &c), 1);
+    c = cfg;
+    c.platform_path = "platform.xml";
+    CU_ASSERT_EQUAL(rs_ring_fold_copies(s, &m, &c), 1);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 5);
+    rs_schedule_free(s);
+    rs_schedule_free(sc);
+    rs_sim_folds_free(cfg.folds);
+
+    /* the estimate, then the run: one check between them, the run folded as without the kept one */
+    rs_sim_config_default(&cfg);
+    cfg.folds = rs_sim_folds_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.folds);
+    const rs_problem_t q = problem(16, 2048, RS_LAYOUT_STRIPED, RS_PASS_BACKWARD, false);
+    rs_estimate_t e;
+    rs_sim_estimate(&q, &m, &cfg, RS_EST_NO_TRACE, &e);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 1);
+    rs_sim_result_t kept, own;
+    run_one(&q, &m, &cfg, NULL, &kept);
+    run_one(&q, &m, &plain, NULL, &own);
+    CU_ASSERT_EQUAL(sim_folds_ring_checks(cfg.folds), 1);
+    CU_ASSERT_EQUAL(kept.fold_copies, 16);
+    CU_ASSERT_EQUAL(own.fold_copies, 16);
+    CU_ASSERT_EQUAL(kept.fig.makespan_s, own.fig.makespan_s);
+    rs_sim_result_free(&kept);
+    rs_sim_result_free(&own);
+    rs_sim_folds_free(cfg.folds);
 }
 
 RS_TEST_PROGRAM("ring_fold")
