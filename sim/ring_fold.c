@@ -82,13 +82,12 @@ static bool hops_alike(const rs_machine_t *m, int64_t n) {
     return true;
 }
 
-/* What the config decides alone: whether a single ring may fold at all. */
-static bool cfg_may_fold(const rs_sim_config_t *cfg) {
+bool rs_ring_fold_may(const rs_sim_config_t *cfg) {
     return !cfg->job && !cfg->no_fold && cfg->engine == RS_SIM_ENGINE_FAST && !cfg->platform_path;
 }
 
 int64_t rs_ring_fold_copies(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg) {
-    if (!cfg_may_fold(cfg)) return 1;
+    if (!rs_ring_fold_may(cfg)) return 1;
     int64_t copies = 1;
     if (sim_folds_ring_find(cfg->folds, rs_schedule_problem(s), m, &copies)) return copies;
     copies = rs_ring_fold_copies_check(s, m, cfg);
@@ -99,7 +98,7 @@ int64_t rs_ring_fold_copies(const rs_schedule_t *s, const rs_machine_t *m, const
 int64_t rs_ring_fold_copies_check(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_config_t *cfg) {
     const rs_problem_t *pb = rs_schedule_problem(s);
     const int64_t n = pb->n_ranks, steps = rs_schedule_n_steps(s);
-    if (!cfg_may_fold(cfg) || n < 2 || steps < 1 || m->cal.comp_slowdown > 1 || rs_schedule_step_a2a_bytes(s, n) > 0 ||
+    if (!rs_ring_fold_may(cfg) || n < 2 || steps < 1 || m->cal.comp_slowdown > 1 || rs_schedule_step_a2a_bytes(s, n) > 0 ||
         !hops_alike(m, n))
         return 1;
     step_cost_t *ref = malloc(sizeof *ref * (size_t)steps);

@@ -45,6 +45,10 @@
 double rs_ring_recv_eta(const rs_machine_t *m, const rs_problem_t *p, int64_t n, int64_t prev_rank, const rs_step_t *st, double tc_s,
                         double recv_bytes, double reused_bytes);
 
+/* What the config decides alone: whether a single ring may fold at all (not a job, not --no-fold, the
+ * activity engine, a generated platform). Can't fail. */
+bool rs_ring_fold_may(const rs_sim_config_t *cfg);
+
 /* The ranks one simulated rank stands for when the run of s on m under cfg (as sim_config_for_run
  * gives it) folds by the ring's rotation symmetry: N, or 1 when it does not fold (above; also when
  * the check runs out of memory). O(N x steps) step costs. With cfg->folds, the answer of an earlier

@@ -197,7 +197,7 @@ int rs_sim_run(const rs_schedule_t *s, const rs_machine_t *m, const rs_sim_confi
     if (!fd) return rs_errf(err, "sim: out of memory for the job's fold");
     out->fold_copies = fd->copies > 1 ? fd->copies : 1;
     if (out->fold_copies == 1) fd = NULL; /* a fold of 1 copy: the job as it is */
-    const int64_t ring_copies = cfg->job ? 1 : rs_ring_fold_copies(s, m, cfg); /* one ring: its rotation (ring_fold.h) */
+    const int64_t ring_copies = rs_ring_fold_copies(s, m, cfg); /* one ring: its rotation (ring_fold.h; 1 for a job) */
     if (ring_copies > 1) out->fold_copies = ring_copies;
     sim_platform_t pl;
     if (sim_prepare_platform(s, m, cfg, fd, ring_copies, &pl, err) != 0) {

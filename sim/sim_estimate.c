@@ -84,7 +84,7 @@ static int64_t estimate_ring_copies(const rs_problem_t *p, const rs_machine_t *m
     rs_sim_config_t def, buf;
     if (!cfg) rs_sim_config_default(&def);
     const rs_sim_config_t *c = cfg ? cfg : &def;
-    if (!m || c->job || c->no_fold || c->engine != RS_SIM_ENGINE_FAST || c->platform_path || p->n_ranks < 2) return 1;
+    if (!m || !rs_ring_fold_may(c) || p->n_ranks < 2) return 1;
     rs_err_t err = {0};
     rs_schedule_t *s = rs_schedule_create(p, &err);
     if (!s) return 1;
