@@ -22,6 +22,12 @@ int rs_spread_ranks(void) {
     return n > 1 ? n : 1;
 }
 
+int rs_spread_test_failure(size_t i, rs_err_t *err) {
+    const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
+    if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errc(err, RS_ERR_RUNTIME, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
+    return 0;
+}
+
 void rs_spread_name_failure(char *out, size_t len, const char *noun, int rank, int ranks, size_t n, const char *msg) {
     snprintf(out + strlen(out), len - strlen(out), "%srank %d (%s", out[0] ? "; " : "", rank, noun);
     for (size_t i = (size_t)rank; i < n; i += (size_t)ranks) snprintf(out + strlen(out), len - strlen(out), " %zu", i);

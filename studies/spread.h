@@ -37,6 +37,10 @@ typedef struct {
  * "started by a launcher (4 processes) but this build has no MPI: run it as one process"). */
 int rs_spread_run(const rs_spread_t *sp, bool *worker, rs_err_t *err);
 
+/* The studies' test hook: RINGSIM_SWEEP_FAIL_POINT=i makes item i fail as a runtime error would.
+ * Returns -1 with err ("failed on purpose (RINGSIM_SWEEP_FAIL_POINT)") for that item, else 0. */
+int rs_spread_test_failure(size_t i, rs_err_t *err);
+
 /* The failure message of rank `rank` of `ranks` over n items (testable without a launcher): "rank 2
  * (points 2 5 8): MSG" appended to out (len bytes; "; " before it when out is not empty). Can't
  * fail (truncates). */

@@ -101,8 +101,7 @@ static void series_of(const rs_contention_in_t *in, rs_contention_point_t *pt, b
 
 /* Simulate one point. Returns 0, or -1 with err (its code: bad input or runtime). */
 static int run_point(const rs_contention_in_t *in, size_t i, rs_contention_point_t *pt, rs_err_t *err) {
-    const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
-    if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errc(err, RS_ERR_RUNTIME, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
+    if (rs_spread_test_failure(i, err) != 0) return -1;
     const rs_contention_case_t *c = &in->cases[pt->case_index];
     rs_job_t job;
     if (rs_contention_job(in->knobs, &pt->pick, &c->problem, &c->machine, &job, err) != 0) return rs_err_mark(err, RS_ERR_BAD_INPUT);
@@ -257,11 +256,9 @@ int rs_study_contention(const rs_contention_in_t *in, rs_contention_out_t *out, 
     rs_meter_t meter; /* on a terminal: "contention 3/8 points K=4: efficiency 0.9312 (37%), 12 s left" */
     if (in->progress) rs_meter_start(&meter, "contention", (double)out->n, "points");
     for (size_t i = 0; i < out->n; i++) {
-        rs_err_t e = {0};
-        const int rc = run_point(in, i, &out->points[i], &e);
-        if (rc != 0) {
+        if (spread_point(in, i, &out->points[i], err) != 0) { /* its kind: run_point's */
             if (in->progress) rs_meter_end(&meter);
-            return rs_errc(err, e.code, "point %zu (%s): %s", i, out->points[i].series, e.msg); /* its kind: run_point's */
+            return -1;
         }
         out->done = i + 1;
         if (in->progress)

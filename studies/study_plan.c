@@ -142,7 +142,7 @@ static void csv_rows(FILE *fp, const void *items, size_t i) {
                 o->attn.ring_hidden_bwd, o->attn.a2a_inter, o->attn.ring_inter, o->mfu, o->cost_per_step, o->cost_per_mtok,
                 k->sim_attn_s[j], (long long)o->tp, rs_layout_name(o->layout), o->t_tp_layer_s, o->linear_eff,
                 rs_limit_name(rs_plan_limit(o)));
-        if (k->res.seq_tokens_low || k->res.seq_tokens_high) /* "max": the range; a given S has none */
+        if (r->seq_tokens_low || r->seq_tokens_high) /* "max": the range; a given S has none */
             fprintf(fp, ",%lld,%lld\n", (long long)r->seq_tokens_low, (long long)r->seq_tokens_high);
         else
             fputs(",,\n", fp);

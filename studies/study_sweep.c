@@ -273,8 +273,7 @@ static void on_sigint(int sig) {
 
 /* Run point i (pt). Testing: RINGSIM_SWEEP_FAIL_POINT=i makes it fail as a runtime error would. */
 static int run_point(const rs_sweep_in_t *in, rs_sweep_point_t *pt, size_t i, rs_err_t *err) {
-    const char *fail = getenv("RINGSIM_SWEEP_FAIL_POINT");
-    if (fail && *fail && strtoull(fail, NULL, 10) == i) return rs_errf(err, "failed on purpose (RINGSIM_SWEEP_FAIL_POINT)");
+    if (rs_spread_test_failure(i, err) != 0) return -1;
     return rs_sweep_point_run(in->spec, pt, NULL, err);
 }
 
