@@ -229,7 +229,7 @@ static int parse_curve(const pj_ctx_t *k, const char *path, const json_t *j, int
 static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, const double *peaks, rs_kernel_table_t *t) {
     static const char *const fields[] = {"name", "gqa_expand_bwd", "curves", "kind", "sm_count", "heads", "kv_heads", "batch",
                                          "tokens_per_batch", "cta_rows_forward", "cta_rows_backward", "ctas_per_sm_forward",
-                                         "ctas_per_sm_backward", "cta_heads_forward", "cta_heads_backward", NULL};
+                                         "ctas_per_sm_backward", "cta_heads_forward", "cta_heads_backward", "backward_from", NULL};
     if (!json_is_object(j)) return KFAIL(k, path, "must be an object, got %s", rs_json_type_name(j));
     if (check_keys(k, path, j, fields, fields + 1)) return -1;
     if (t->n_kernels >= RS_KMAX_KERNELS) return KFAIL(k, path, "at most %d kernels", RS_KMAX_KERNELS);
@@ -255,6 +255,14 @@ static int parse_kernel(const pj_ctx_t *k, const char *path, const json_t *j, co
         return KFAIL(k, kp, "must be measured, published, estimated or user-given");
     if (get_int(k, path, j, "sm_count", 1, KMAX_INT, &ki->sm_count)) return -1;
     copy_text(j, "source", ki->source, sizeof ki->source);
+    const json_t *bf = json_object_get(j, "backward_from");
+    if (bf) {
+        snprintf(kp, sizeof kp, "%s.backward_from", path);
+        if (get_string(k, kp, bf, ki->backward_from, sizeof ki->backward_from)) return -1;
+        copy_text(j, "backward_from_source", ki->backward_from_source, sizeof ki->backward_from_source);
+        if (!ki->backward_from_source[0])
+            return KFAIL(k, kp, "needs \"backward_from_source\" saying why that device's backward / forward ratio applies here");
+    }
     kdefaults_t d = {0};
     if (parse_measure(k, path, j, &d) || get_int(k, path, j, "cta_rows_forward", 1, KMAX_INT, &d.cta_rows[0]) ||
         get_int(k, path, j, "cta_rows_backward", 1, KMAX_INT, &d.cta_rows[1]) ||
@@ -335,6 +343,7 @@ static int import_from(const pj_ctx_t *k, const json_t *j, const rs_hw_t *dev, r
         int n = 0;
         for (int i = 0; i < t->n_curves; i++) { /* the dtypes both devices rate, scaled by the first one's peaks */
             rs_kcurve_t c = t->curve[i];
+            if (c.derived) continue; /* derived again here, after this file's own curves, as a written table is */
             unsigned keep = 0;
             for (int d = 0; d < RS_DTYPE_COUNT; d++)
                 if ((c.dtypes >> d & 1u) && dev->flops_per_s[d] > 0 && o->flops_per_s[d] > 0) keep |= 1u << d;
@@ -383,6 +392,114 @@ static int parse_default(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *
     return 0;
 }
 
+/* Backward curves from forward ones (docs/model.md section 3a, "Backward from forward"): each forward
+ * curve of kernel ki in t gets a backward twin - the same shapes, at the forward rate times the backward /
+ * forward ratio of kernel ok in table ot at that shape and mask (ot's resolution at the curve's head_dim
+ * when at is 0, at the nearest head_dim with a backward curve of ot's own when at < 0; the ratio taken within one mask: where ot has no backward curve of the mask,
+ * the mask that stands in for it in both passes). `skip_dims`: leave the head_dims that have a backward
+ * curve (the kernel's own ratio fills only the others). A ratio ot cannot give (no backward, or no
+ * forward, at that head_dim) is refused with kp when `must`, else that curve is left as it is. */
+static int derive_curves(const pj_ctx_t *k, const char *kp, rs_kernel_table_t *t, int ki, const rs_kernel_table_t *ot, int ok,
+                         int64_t at, bool skip_dims, bool must, const char *donor) { /* donor: ot's preset name, NULL for t's own */
+    const int n0 = t->n_curves;
+    for (int i = 0; i < n0; i++) {
+        const rs_kcurve_t *f = &t->curve[i];
+        if (f->kernel != ki || f->pass != RS_PASS_FORWARD) continue;
+        bool has = false;
+        for (int j = 0; skip_dims && j < n0; j++) {
+            const rs_kcurve_t *c = &t->curve[j];
+            has |= c->kernel == ki && c->pass == RS_PASS_BACKWARD && c->head_dim == f->head_dim && (c->dtypes & f->dtypes);
+        }
+        if (has) continue;
+        int dt = 0;
+        while (!(f->dtypes >> dt & 1u)) dt++;
+        rs_kresolve_t r;
+        rs_err_t e = {0};
+        int64_t d = at > 0 ? at : f->head_dim;
+        for (int j = 0; at < 0 && j < ot->n_curves; j++) { /* the nearest head_dim with a backward of its own */
+            const rs_kcurve_t *c = &ot->curve[j];
+            if (c->kernel != ok || c->pass != RS_PASS_BACKWARD || c->derived || !(c->dtypes >> dt & 1u)) continue;
+            const int64_t dd = llabs(c->head_dim - f->head_dim), db = llabs(d - f->head_dim);
+            if (d == f->head_dim || dd < db || (dd == db && c->head_dim < d)) d = c->head_dim;
+        }
+        if (at < 0 && d == f->head_dim) continue; /* no backward curve anywhere */
+        if (rs_kernel_resolve(ot, ok, dt, d, &r, &e)) {
+            if (must) return KFAIL(k, kp, "preset %s: %s", donor, e.msg);
+            continue;
+        }
+        const rs_kcurve_t *ob = &ot->curve[r.idx[RS_PASS_BACKWARD][f->mask]];
+        const rs_kcurve_t *of = ob->pass == RS_PASS_BACKWARD ? &ot->curve[r.idx[RS_PASS_FORWARD][ob->mask]] : NULL;
+        if (!of || of->pass != RS_PASS_FORWARD || of->mask != ob->mask) {
+            if (must)
+                return KFAIL(k, kp, "preset %s's kernel %s has no backward and forward curves of one mask for %s", donor, ot->kernel[ok].name,
+                             rs_dtype_name((rs_dtype_t)dt));
+            continue;
+        }
+        if (t->n_curves >= RS_KMAX_CURVES) return KFAIL(k, kp, "at most %d curves", RS_KMAX_CURVES);
+        rs_kcurve_t *b = &t->curve[t->n_curves++];
+        *b = *f;
+        b->pass = RS_PASS_BACKWARD, b->derived = true, b->ratio_head_dim = ob->head_dim;
+        for (int p = 0; p < b->n; p++)
+            b->pt[p].flops_per_s *= rs_kcurve_rate(ob, f->pt[p].q_tokens, f->pt[p].k_tokens) /
+                                    rs_kcurve_rate(of, f->pt[p].q_tokens, f->pt[p].k_tokens);
+        char src[RS_KSOURCE_LEN];
+        snprintf(src, sizeof src, "%.280s x the %.60s %.60s backward / forward ratio at each shape (head_dim %lld%s%.280s", f->source,
+                 donor ? donor : "kernel's own", ot->kernel[ok].name, (long long)ob->head_dim, donor ? ": " : "",
+                 donor ? t->kernel[ki].backward_from_source : "");
+        snprintf(b->source, sizeof b->source, "%.760s)", src);
+    }
+    return 0;
+}
+
+/* "backward_from": "PRESET" on a kernel measured forward only: its backward curves from its forward ones
+ * at the ratio of the kernel of the same name on PRESET (derive_curves). The same kernel's two passes keep
+ * their ratio across GPUs far better than either pass keeps its rate: the ratio is the kernel's algorithm
+ * (the backward's 2.5x FLOPs over more passes through memory, its atomics), the rate the silicon. Refused:
+ * the kernel has a backward curve of its own; PRESET lacks the kernel or derives its backward itself.
+ * Then every kernel's forward curves at a head_dim without a backward curve take the kernel's own ratio at
+ * its nearest head_dim that has both passes (t prepared first, and again after). */
+static int derive_backward(const pj_ctx_t *k, rs_kernel_table_t *t) {
+    rs_err_t e = {0};
+    for (int ki = 0; ki < t->n_kernels; ki++) {
+        rs_kernel_info_t *info = &t->kernel[ki];
+        if (!info->backward_from[0]) continue;
+        char kp[RS_KNAME_LEN + 64];
+        snprintf(kp, sizeof kp, "kernels.list[%s].backward_from", info->name);
+        bool done = false; /* an imported table ("from") has them already */
+        for (int i = 0; i < t->n_curves; i++) {
+            const rs_kcurve_t *c = &t->curve[i];
+            if (c->kernel == ki && c->pass == RS_PASS_BACKWARD && !c->derived)
+                return KFAIL(k, kp, "kernel %s has backward curves of its own: derive none", info->name);
+            done |= c->kernel == ki && c->derived;
+        }
+        if (done) continue;
+        rs_hw_t *o = malloc(sizeof *o);
+        if (!o) return KFAIL(k, kp, "out of memory");
+        if (!preset_find(rs_hw_preset_names(), info->backward_from) || rs_hw_load(info->backward_from, o, &e) != 0) {
+            free(o);
+            return KFAIL(k, kp, "'%s' is not a device preset%s%s", info->backward_from, e.msg[0] ? ": " : "", e.msg);
+        }
+        const int ok = rs_kernel_find(&o->kernels, info->name);
+        char donor[RS_KNAME_LEN + 16];
+        snprintf(donor, sizeof donor, "preset %s", info->backward_from);
+        int rc = ok < 0 ? KFAIL(k, kp, "preset %s has no kernel named '%s'", info->backward_from, info->name)
+                 : o->kernels.kernel[ok].backward_from[0]
+                     ? KFAIL(k, kp, "preset %s derives its %s backward itself (name a preset that measured it)", info->backward_from, info->name)
+                     : 0;
+        if (rc == 0) rc = derive_curves(k, kp, t, ki, &o->kernels, ok, 0, false, true, info->backward_from);
+        free(o);
+        if (rc) return rc;
+    }
+    rs_kernel_table_t *own = malloc(sizeof *own);
+    if (!own) return KFAIL(k, "kernels", "out of memory");
+    *own = *t;
+    int rc = rs_kernel_table_prepare(own, &e) ? KFAIL(k, "kernels", "%s", e.msg) : 0;
+    for (int ki = 0; rc == 0 && ki < t->n_kernels; ki++)
+        if (!t->kernel[ki].backward_from[0]) rc = derive_curves(k, "kernels", t, ki, own, ki, -1, true, false, NULL);
+    free(own);
+    return rc;
+}
+
 int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, const rs_hw_t *dev, rs_kernel_table_t *t,
                          rs_err_t *err) {
     static const char *const fields[] = {"list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
@@ -407,7 +524,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
     const json_t *im = json_object_get(j, "impl_kernels");
     if (im && parse_impls(&k, im, t)) return -1;
     if (!from) t->default_impl = RS_IMPL_NONE;
-    if (parse_bw(&k, j, t) || parse_default(&k, j, t)) return -1;
+    if (parse_bw(&k, j, t) || parse_default(&k, j, t) || derive_backward(&k, t)) return -1;
     rs_err_t e = {0};
     return rs_kernel_table_prepare(t, &e) ? KFAIL(&k, "kernels", "%s", e.msg) : 0;
 }
@@ -466,11 +583,15 @@ static void write_list(rs_jw_t *w, const rs_kernel_table_t *t, int ind, const ch
         fputs(t->kernel[k].gqa_expand_bwd ? "true" : "false", w->fp);
         rs_jw_str_at(w, ind + 4, "kind", rs_rate_kind_name(t->kernel[k].kind), false);
         if (t->kernel[k].sm_count > 0) rs_jw_key(w, ind + 4, "sm_count", false), fprintf(w->fp, "%lld", (long long)t->kernel[k].sm_count);
+        if (t->kernel[k].backward_from[0]) {
+            rs_jw_str_at(w, ind + 4, "backward_from", t->kernel[k].backward_from, false);
+            rs_jw_str_at(w, ind + 4, "backward_from_source", t->kernel[k].backward_from_source, false);
+        }
         rs_jw_key(w, ind + 4, "curves", false);
         fputs("[", w->fp);
         bool first = true;
         for (int i = 0; i < t->n_curves; i++) {
-            if (t->curve[i].kernel != k) continue;
+            if (t->curve[i].kernel != k || t->curve[i].derived) continue;
             fputs(first ? "\n" : ",\n", w->fp);
             write_curve(w, &t->curve[i], ind + 6, source);
             first = false;

@@ -186,12 +186,13 @@ static double point_batch(const rs_kcurve_t *c, int j) {
  * diagonal tiles' share, which both passes have - the FlashAttention-2 paper's H100 forward + backward
  * causal/full ratios, 0.66, 0.83, 0.92 at 512, 2K, 8K (Figure 7), follow the forward-only ones of the
  * FlashAttention-3 paper's Figure 5, 0.62, 0.82, 0.90, not the flat backward full curve), then the
- * pass, then the head_dim, then the head_dim's distance, then the smaller head_dim. */
+ * pass, then the head_dim, then the head_dim's distance, then the smaller head_dim; never a derived
+ * backward curve (its shape is a forward one's). */
 static const int mask_order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
                                                                    {RS_KMASK_SHIFTED, RS_KMASK_FULL},
                                                                    {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
 static int64_t donor_rank(const rs_kcurve_t *c, const rs_kcurve_t *o) {
-    if (o == c || o->kernel != c->kernel || !(o->dtypes & c->dtypes) || o->n < 2) return -1;
+    if (o == c || o->kernel != c->kernel || !(o->dtypes & c->dtypes) || o->n < 2 || o->derived) return -1; /* shapes are measured */
     const int mask = o->mask == c->mask ? 0 : (int)o->mask == mask_order[c->mask][0] ? 1 : 2;
     const int64_t dd = llabs(o->head_dim - c->head_dim);
     return ((((int64_t)mask * 2 + (o->pass != c->pass)) * 2 + (dd != 0)) * 65536 + dd) * 2 + (o->head_dim < c->head_dim ? 0 : 1);
@@ -342,6 +343,12 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
             }
             out->idx[pass][m] = idx; /* >= 0: the dtype and head_dim have at least one curve */
             const rs_kcurve_t *c = &t->curve[idx], *o = c->shape_from > 0 ? &t->curve[c->shape_from - 1] : NULL;
+            if (c->derived && t->kernel[kernel].backward_from[0])
+                note(out, "kernel %s has no measured backward here: its backward rates are its forward rates times %s's %s "
+                     "backward / forward ratio at each shape", kn, t->kernel[kernel].backward_from, kn);
+            else if (c->derived)
+                note(out, "kernel %s has no backward curve for head_dim %lld: its backward rates are its forward rates times its "
+                     "head_dim %lld backward / forward ratio at each shape", kn, (long long)c->head_dim, (long long)c->ratio_head_dim);
             if (o)
                 note(out, "kernel %s's %s %s curve (head_dim %lld) has one point, %gx%g tokens: its shape over sequence length borrowed "
                      "from its %s %s curve (head_dim %lld), scaled through that point", kn, rs_pass_name((rs_pass_t)c->pass),

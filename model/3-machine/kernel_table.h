@@ -69,6 +69,10 @@ typedef struct {
     int64_t ctas_per_sm;             /* CTAs one SM runs at once */
     bool cta_per_kv_head;            /* a CTA per key/value head (else per query head) */
     char source[RS_KSOURCE_LEN];     /* where the points come from */
+    bool derived;                    /* a backward curve made from this kernel's forward curve of the same
+                                        head_dim and mask (docs/model.md section 3a, "Backward from forward");
+                                        not written back */
+    int64_t ratio_head_dim;          /* derived: the head_dim whose backward / forward ratio it took */
     /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
     bool wave;                       /* the wave term applies (all of the above known, and the SMs) */
     double util[RS_KMAX_POINTS];     /* point j's measured call's wave utilisation (rs_kwave_util; 1 without the term) */
@@ -94,6 +98,11 @@ typedef struct {
     rs_rate_kind_t kind;      /* measured, published or estimated (its curves' rates) */
     int64_t sm_count;         /* SMs of the device its curves were measured on (0: this device's) */
     char source[RS_KSOURCE_LEN]; /* what the curves are, in one sentence ("" = the first curve's source) */
+    /* A kernel measured forward only: its backward curves are its forward ones times the backward /
+     * forward ratio of the kernel of the same name on this device preset, shape by shape ("" = none;
+     * profile key "backward_from", docs/model.md section 3a, "Backward from forward"). */
+    char backward_from[RS_KNAME_LEN];
+    char backward_from_source[RS_KSOURCE_LEN];
 } rs_kernel_info_t;
 
 typedef struct {

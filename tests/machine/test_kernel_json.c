@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel_table.h"
 #include "profile.h"
+#include "schedule.h"
 #include "test_main.h"
 
 static const char *const base_head =
@@ -86,6 +88,110 @@ RS_TEST(test_write_round_trip, "write and read back exactly") {
     CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&back, path, "test note", &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &again, &err), 0);
     CU_ASSERT_EQUAL(memcmp(&again.kernels, &back.kernels, sizeof hw.kernels), 0);
+    remove(path);
+}
+
+/* "backward_from": a forward-only kernel's backward at its forward rates times another preset's backward /
+ * forward ratio of the same kernel, shape by shape (the H100 SXM's cuDNN at head_dim 128, full mask:
+ * FlashAttention-3 paper Figures 5 and 6, 574 forward and 408 backward TFLOP/s at 1K, 600 and 518 at 8K). */
+static const char *const bf_profile =
+    "{\n"
+    "  \"name\": \"t\",\n"
+    "  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, \"memory_bw_bytes_per_s\": 3e12, "
+    "\"devices_per_node\": 8},\n"
+    "  \"tiers\": {\"intra\": {\"name\": \"l\", \"bw_bytes_per_s\": 4e11, \"latency_s\": 0}},\n"
+    "  \"kernels\": {\"list\": [{\"name\": \"%s\", \"source\": \"k\", %s\"curves\": [\n"
+    "    {\"dtype\": \"bf16\", \"head_dim\": 128, \"pass\": \"forward\", \"mask\": \"full\", "
+    "\"points\": [[1024, 1024, 8e14], [8192, 8192, 9e14]], \"source\": \"s\"}%s]}]}\n"
+    "}\n";
+
+static int bf_parse(const char *kernel, const char *keys, const char *more, rs_hw_t *hw, rs_err_t *err) {
+    char text[4096];
+    snprintf(text, sizeof text, bf_profile, kernel, keys, more);
+    memset(err, 0, sizeof *err);
+    return rs_hw_parse(text, "t.json", hw, err);
+}
+
+RS_TEST(test_backward_from, "backward_from: forward rates x a preset's backward/forward ratio, refused where it cannot hold") {
+    static const char *const ok = "\"backward_from\": \"h100-sxm\", \"backward_from_source\": \"why\", ";
+    rs_hw_t hw;
+    rs_err_t err;
+    CU_ASSERT_EQUAL_FATAL(bf_parse("cudnn", ok, "", &hw, &err), 0);
+    const rs_kernel_table_t *t = &hw.kernels;
+    CU_ASSERT_EQUAL_FATAL(t->n_curves, 2);
+    const rs_kcurve_t *b = &t->curve[1];
+    CU_ASSERT_TRUE(b->derived);
+    CU_ASSERT_EQUAL(b->pass, RS_PASS_BACKWARD);
+    CU_ASSERT_EQUAL(b->head_dim, 128);
+    CU_ASSERT_EQUAL(b->n, 2);
+    CU_ASSERT_DOUBLE_EQUAL(b->pt[0].flops_per_s / (8e14 * 408.0 / 574.0), 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(b->pt[1].flops_per_s / (9e14 * 518.0 / 600.0), 1.0, 1e-9);
+    rs_kresolve_t r;
+    CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(t, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
+    CU_ASSERT_EQUAL(r.idx[RS_PASS_BACKWARD][RS_KMASK_FULL], 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "its backward rates are its forward rates times h100-sxm's cudnn backward / forward ratio"));
+
+    /* written and read back: the key again, not the derived curves, and the same table */
+    rs_hw_t back;
+    char path[] = "/tmp/ringsim-kernel-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_TRUE_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&hw, path, "test note", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &back, &err), 0);
+    CU_ASSERT_EQUAL(memcmp(&hw.kernels, &back.kernels, sizeof hw.kernels), 0);
+    remove(path);
+
+    /* refused: no source; not a preset; a kernel the preset lacks; a kernel with a backward of its own */
+    CU_ASSERT_EQUAL(bf_parse("cudnn", "\"backward_from\": \"h100-sxm\", ", "", &hw, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "kernels.list[0].backward_from: needs \"backward_from_source\""));
+    CU_ASSERT_EQUAL(bf_parse("cudnn", "\"backward_from\": \"h900\", \"backward_from_source\": \"why\", ", "", &hw, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "backward_from: 'h900' is not a device preset"));
+    CU_ASSERT_EQUAL(bf_parse("mine", ok, "", &hw, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "preset h100-sxm has no kernel named 'mine'"));
+    CU_ASSERT_EQUAL(bf_parse("cudnn", ok,
+                             ",\n    {\"dtype\": \"bf16\", \"head_dim\": 128, \"pass\": \"backward\", \"mask\": \"full\", "
+                             "\"points\": [[1024, 1024, 5e14]]}",
+                             &hw, &err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "kernel cudnn has backward curves of its own: derive none"));
+}
+
+/* The shipped B200 and GB200 (imported from it) rate cuDNN's backward so, and write back identically; a
+ * kernel's head_dim without a backward takes the kernel's own ratio at another head_dim. */
+RS_TEST(test_backward_from_presets, "b200/gb200 cudnn backward derived once, written back identically") {
+    rs_hw_t b2, gb, back;
+    rs_err_t err = {0};
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("b200", &b2, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load("gb200", &gb, &err), 0);
+    const int kb = rs_kernel_find(&b2.kernels, "cudnn"), kg = rs_kernel_find(&gb.kernels, "cudnn");
+    CU_ASSERT_TRUE_FATAL(kb >= 0 && kg >= 0);
+    int nb = 0, ng = 0;
+    for (int i = 0; i < b2.kernels.n_curves; i++) nb += b2.kernels.curve[i].kernel == kb && b2.kernels.curve[i].derived;
+    for (int i = 0; i < gb.kernels.n_curves; i++) ng += gb.kernels.curve[i].kernel == kg && gb.kernels.curve[i].derived;
+    CU_ASSERT_EQUAL(nb, 3); /* one per forward curve: d64 full and causal, d128 full */
+    CU_ASSERT_EQUAL(ng, 3);
+    /* the B200's flash-attn-2 has a backward at head_dim 64 only: its head_dim 128 backward is the head_dim
+     * 128 forward times its own head_dim 64 backward / forward ratio (issue 1589's 8K figures 329.09 / 343.07;
+     * the two passes' waves at 8K are within 1% of full) */
+    const int kf = rs_kernel_find(&b2.kernels, "flash-attn-2");
+    CU_ASSERT_TRUE_FATAL(kf >= 0);
+    const rs_kcurve_t *d128 = NULL;
+    for (int i = 0; i < b2.kernels.n_curves; i++) {
+        const rs_kcurve_t *c = &b2.kernels.curve[i];
+        if (c->kernel == kf && c->derived && c->head_dim == 128 && c->pass == RS_PASS_BACKWARD) d128 = c;
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d128);
+    CU_ASSERT_EQUAL(d128->ratio_head_dim, 64);
+    CU_ASSERT_EQUAL(d128->pt[4].q_tokens, 8192);
+    CU_ASSERT_DOUBLE_EQUAL(d128->pt[4].flops_per_s / (361.591e12 * 329.09 / 343.07), 1.0, 0.02);
+    char path[] = "/tmp/ringsim-kernel-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_TRUE_FATAL(fd >= 0);
+    close(fd);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&b2, path, "test note", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &back, &err), 0);
+    CU_ASSERT_EQUAL(memcmp(&b2.kernels, &back.kernels, sizeof b2.kernels), 0);
     remove(path);
 }
 
