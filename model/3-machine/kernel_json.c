@@ -500,6 +500,75 @@ static int derive_backward(const pj_ctx_t *k, rs_kernel_table_t *t) {
     return rc;
 }
 
+/* Full <-> causal curves from each other (docs/model.md section 3a, "Masks from the other mask"): where a
+ * kernel has, for a pass and dtype, a curve of one of the two masks at head_dim d but not the other, the
+ * missing curve is the present one's points times the other-mask / this-mask rate ratio at each shape of
+ * the other pass at d, else of this pass at the nearest head_dim with both (the smaller on a tie): how much
+ * a causal call loses is the diagonal tiles' share, a matter of the tile and the sequence, which the
+ * passes share (FlashAttention-2 paper Figure 7, H100 forward + backward causal / full at d 128: 0.66,
+ * 0.83, 0.92 at 512, 2K, 8K; FlashAttention-3 paper Figure 5, forward only: 0.62, 0.82, 0.90) and so do
+ * the head_dims of one kernel (Figure 5: 0.59, 0.63, 0.59 at 512 for head_dim 64, 128, 256; 0.81, 0.83,
+ * 0.76 at 2K). The curves present before this step count (a derived backward has its forward's masks);
+ * t prepared first (a copy), and again after. */
+static int derive_masks(const pj_ctx_t *k, rs_kernel_table_t *t) {
+    rs_kernel_table_t *own = malloc(sizeof *own);
+    if (!own) return KFAIL(k, "kernels", "out of memory");
+    *own = *t;
+    rs_err_t e = {0};
+    int rc = rs_kernel_table_prepare(own, &e) ? KFAIL(k, "kernels", "%s", e.msg) : 0;
+    const int n0 = own->n_curves;
+    for (int i = 0; rc == 0 && i < n0; i++) {
+        const rs_kcurve_t *c = &own->curve[i];
+        if (c->mask == RS_KMASK_SHIFTED) continue;
+        const rs_kmask_t want = c->mask == RS_KMASK_FULL ? RS_KMASK_CAUSAL : RS_KMASK_FULL;
+        int dt = 0;
+        while (!(c->dtypes >> dt & 1u)) dt++;
+        int have = -1; /* the missing mask at c's head_dim */
+        for (int j = 0; j < t->n_curves && have < 0; j++) {
+            const rs_kcurve_t *o = &t->curve[j];
+            if (o->kernel == c->kernel && o->pass == c->pass && o->head_dim == c->head_dim && o->mask == want && (o->dtypes >> dt & 1u)) have = j;
+        }
+        if (have >= 0) continue;
+        /* the ratio's curves: the other pass at this head_dim (how much a causal call loses is the same in
+         * both passes), else this pass at the nearest other head_dim (the smaller on a tie) */
+        int num = -1, den = -1;
+        int64_t best = 0;
+        for (int j = 0; j < n0; j++) {
+            const rs_kcurve_t *o = &own->curve[j];
+            if (o->kernel != c->kernel || o->mask != want || !(o->dtypes >> dt & 1u) || (o->pass == c->pass) == (o->head_dim == c->head_dim))
+                continue;
+            int m = -1;
+            for (int q = 0; q < n0 && m < 0; q++) {
+                const rs_kcurve_t *x = &own->curve[q];
+                if (x->kernel == c->kernel && x->pass == o->pass && x->head_dim == o->head_dim && x->mask == c->mask && (x->dtypes >> dt & 1u))
+                    m = q;
+            }
+            if (m < 0) continue;
+            const int64_t r = o->pass != c->pass ? 0 : 2 * llabs(o->head_dim - c->head_dim) + (o->head_dim > c->head_dim);
+            if (num < 0 || r < best) num = j, den = m, best = r;
+        }
+        if (num < 0) continue;
+        if (t->n_curves >= RS_KMAX_CURVES) {
+            rc = KFAIL(k, "kernels", "at most %d curves", RS_KMAX_CURVES);
+            break;
+        }
+        const rs_kcurve_t *on = &own->curve[num], *od = &own->curve[den];
+        rs_kcurve_t *b = &t->curve[t->n_curves++];
+        *b = t->curve[i];
+        b->mask = want, b->derived = true, b->ratio_head_dim = on->head_dim, b->mask_of = (int)c->mask + 1, b->dtypes = c->dtypes & on->dtypes & od->dtypes;
+        for (int p = 0; p < b->n; p++) { /* a causal call never runs faster per useful FLOP than a full one */
+            const double r = rs_kcurve_rate(on, c->pt[p].q_tokens, c->pt[p].k_tokens) / rs_kcurve_rate(od, c->pt[p].q_tokens, c->pt[p].k_tokens);
+            b->pt[p].flops_per_s *= want == RS_KMASK_CAUSAL ? fmin(r, 1.0) : fmax(r, 1.0);
+        }
+        char src[RS_KSOURCE_LEN];
+        snprintf(src, sizeof src, "%.400s x the kernel's head_dim %lld %s / %s ratio at each shape", c->source, (long long)on->head_dim,
+                 rs_kmask_name(want), rs_kmask_name(c->mask));
+        snprintf(b->source, sizeof b->source, "%s", src);
+    }
+    free(own);
+    return rc;
+}
+
 int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t *pos, const rs_hw_t *dev, rs_kernel_table_t *t,
                          rs_err_t *err) {
     static const char *const fields[] = {"list", "impl_kernels", "default_impl", "merge_bw_bytes_per_s", NULL};
@@ -524,7 +593,7 @@ int rs_kernel_json_parse(const json_t *j, const char *origin, const rs_jsonpos_t
     const json_t *im = json_object_get(j, "impl_kernels");
     if (im && parse_impls(&k, im, t)) return -1;
     if (!from) t->default_impl = RS_IMPL_NONE;
-    if (parse_bw(&k, j, t) || parse_default(&k, j, t) || derive_backward(&k, t)) return -1;
+    if (parse_bw(&k, j, t) || parse_default(&k, j, t) || derive_backward(&k, t) || derive_masks(&k, t)) return -1;
     rs_err_t e = {0};
     return rs_kernel_table_prepare(t, &e) ? KFAIL(&k, "kernels", "%s", e.msg) : 0;
 }

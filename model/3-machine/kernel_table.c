@@ -343,7 +343,12 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
             }
             out->idx[pass][m] = idx; /* >= 0: the dtype and head_dim have at least one curve */
             const rs_kcurve_t *c = &t->curve[idx], *o = c->shape_from > 0 ? &t->curve[c->shape_from - 1] : NULL;
-            if (c->derived && t->kernel[kernel].backward_from[0])
+            if (c->derived && c->mask_of)
+                note(out, "kernel %s has no %s %s curve for head_dim %lld: its %s curve times its head_dim %lld %s / %s ratio at each shape",
+                     kn, rs_pass_name((rs_pass_t)c->pass), rs_kmask_name(c->mask), (long long)c->head_dim,
+                     rs_kmask_name((rs_kmask_t)(c->mask_of - 1)), (long long)c->ratio_head_dim, rs_kmask_name(c->mask),
+                     rs_kmask_name((rs_kmask_t)(c->mask_of - 1)));
+            else if (c->derived && t->kernel[kernel].backward_from[0])
                 note(out, "kernel %s has no measured backward here: its backward rates are its forward rates times %s's %s "
                      "backward / forward ratio at each shape", kn, t->kernel[kernel].backward_from, kn);
             else if (c->derived)

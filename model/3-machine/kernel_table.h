@@ -72,7 +72,8 @@ typedef struct {
     bool derived;                    /* a backward curve made from this kernel's forward curve of the same
                                         head_dim and mask (docs/model.md section 3a, "Backward from forward");
                                         not written back */
-    int64_t ratio_head_dim;          /* derived: the head_dim whose backward / forward ratio it took */
+    int64_t ratio_head_dim;          /* derived: the head_dim whose ratio it took */
+    int mask_of;                     /* derived across masks: 1 + the mask of the curve it scales (0: across passes) */
     /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
     bool wave;                       /* the wave term applies (all of the above known, and the SMs) */
     double util[RS_KMAX_POINTS];     /* point j's measured call's wave utilisation (rs_kwave_util; 1 without the term) */

@@ -194,7 +194,8 @@ RS_TEST(test_plan_speedups_within_benchmarks, "plan: B200 and MI300X per-GPU att
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# H100-SXM: note: kernel cudnn has no forward shifted curve"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "\n# B200: note: kernel cudnn's forward full curve (head_dim 128) has one point, 1024x1024 tokens: "
                                                "its shape over sequence length borrowed from its forward full curve (head_dim 64)"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel cudnn has no forward causal curve: using its full curve at its one point for every shape"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel cudnn has no forward causal curve for head_dim 128: its full curve times its head_dim 64 "
+                                               "causal / full ratio at each shape"));
     CU_ASSERT_PTR_NOT_NULL(strstr(rs_test_out, "kernel cudnn has no measured backward here: its backward rates are its forward rates "
                                                "times h100-sxm's cudnn backward / forward ratio at each shape"));
     speedups(rs_test_out, names, 3, x);

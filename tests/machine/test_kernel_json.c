@@ -166,11 +166,15 @@ RS_TEST(test_backward_from_presets, "b200/gb200 cudnn backward derived once, wri
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("gb200", &gb, &err), 0);
     const int kb = rs_kernel_find(&b2.kernels, "cudnn"), kg = rs_kernel_find(&gb.kernels, "cudnn");
     CU_ASSERT_TRUE_FATAL(kb >= 0 && kg >= 0);
-    int nb = 0, ng = 0;
-    for (int i = 0; i < b2.kernels.n_curves; i++) nb += b2.kernels.curve[i].kernel == kb && b2.kernels.curve[i].derived;
-    for (int i = 0; i < gb.kernels.n_curves; i++) ng += gb.kernels.curve[i].kernel == kg && gb.kernels.curve[i].derived;
-    CU_ASSERT_EQUAL(nb, 3); /* one per forward curve: d64 full and causal, d128 full */
-    CU_ASSERT_EQUAL(ng, 3);
+    int nb[2] = {0}, ng[2] = {0}; /* across passes, across masks */
+    for (int i = 0; i < b2.kernels.n_curves; i++)
+        if (b2.kernels.curve[i].kernel == kb && b2.kernels.curve[i].derived) nb[b2.kernels.curve[i].mask_of > 0]++;
+    for (int i = 0; i < gb.kernels.n_curves; i++)
+        if (gb.kernels.curve[i].kernel == kg && gb.kernels.curve[i].derived) ng[gb.kernels.curve[i].mask_of > 0]++;
+    CU_ASSERT_EQUAL(nb[0], 3); /* one per forward curve: d64 full and causal, d128 full */
+    CU_ASSERT_EQUAL(ng[0], 3);
+    CU_ASSERT_EQUAL(nb[1], 2); /* d128 causal, forward and backward, from the d64 causal / full ratio */
+    CU_ASSERT_EQUAL(ng[1], 2);
     /* the B200's flash-attn-2 has a backward at head_dim 64 only: its head_dim 128 backward is the head_dim
      * 128 forward times its own head_dim 64 backward / forward ratio (issue 1589's 8K figures 329.09 / 343.07;
      * the two passes' waves at 8K are within 1% of full) */
@@ -193,6 +197,49 @@ RS_TEST(test_backward_from_presets, "b200/gb200 cudnn backward derived once, wri
     CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &back, &err), 0);
     CU_ASSERT_EQUAL(memcmp(&b2.kernels, &back.kernels, sizeof b2.kernels), 0);
     remove(path);
+}
+
+/* Full <-> causal from the other mask: a head_dim with one mask takes the other mask's ratio of the other
+ * pass at that head_dim, else of the nearest head_dim with both (by hand: 6e14 x 2/4 at 1K, 7e14 x 4.5/5 at
+ * 8K); a ratio that would make a causal call faster than a full one is held at 1. */
+RS_TEST(test_mask_from_other_mask, "a missing causal curve: the present full one times another head_dim's causal/full ratio") {
+    static const char *const fmt =
+        "{\n"
+        "  \"name\": \"t\",\n"
+        "  \"device\": {\"flops_per_s\": {\"bf16\": 1e15}, \"memory_bytes\": 8e10, \"memory_bw_bytes_per_s\": 3e12, "
+        "\"devices_per_node\": 8},\n"
+        "  \"tiers\": {\"intra\": {\"name\": \"l\", \"bw_bytes_per_s\": 4e11, \"latency_s\": 0}},\n"
+        "  \"kernels\": {\"list\": [{\"name\": \"k\", \"source\": \"k\", \"curves\": [\n"
+        "    {\"dtype\": \"bf16\", \"head_dim\": 64, \"pass\": \"forward\", \"mask\": \"full\", "
+        "\"points\": [[1024, 1024, 4e14], [8192, 8192, 5e14]], \"source\": \"s\"},\n"
+        "    {\"dtype\": \"bf16\", \"head_dim\": 64, \"pass\": \"forward\", \"mask\": \"causal\", "
+        "\"points\": [[1024, 1024, 2e14], [8192, 8192, %s]], \"source\": \"s\"},\n"
+        "    {\"dtype\": \"bf16\", \"head_dim\": 128, \"pass\": \"forward\", \"mask\": \"full\", "
+        "\"points\": [[1024, 1024, 6e14], [8192, 8192, 7e14]], \"source\": \"s\"}]}]}\n"
+        "}\n";
+    const char *const causal8k[] = {"4.5e14", "6e14"};
+    const double want8k[] = {7e14 * 4.5 / 5.0, 7e14};
+    for (int v = 0; v < 2; v++) {
+        char text[4096];
+        snprintf(text, sizeof text, fmt, causal8k[v]);
+        rs_hw_t hw;
+        rs_err_t err = {0};
+        CU_ASSERT_EQUAL_FATAL(rs_hw_parse(text, "t.json", &hw, &err), 0);
+        const rs_kernel_table_t *t = &hw.kernels;
+        CU_ASSERT_EQUAL_FATAL(t->n_curves, 4);
+        const rs_kcurve_t *c = &t->curve[3];
+        CU_ASSERT_TRUE(c->derived);
+        CU_ASSERT_EQUAL(c->head_dim, 128);
+        CU_ASSERT_EQUAL(c->mask, RS_KMASK_CAUSAL);
+        CU_ASSERT_EQUAL(c->ratio_head_dim, 64);
+        CU_ASSERT_DOUBLE_EQUAL(c->pt[0].flops_per_s / (6e14 * 2.0 / 4.0), 1.0, 1e-12);
+        CU_ASSERT_DOUBLE_EQUAL(c->pt[1].flops_per_s / want8k[v], 1.0, 1e-12);
+        rs_kresolve_t r;
+        CU_ASSERT_EQUAL_FATAL(rs_kernel_resolve(t, 0, RS_DTYPE_BF16, 128, &r, &err), 0);
+        CU_ASSERT_EQUAL(r.idx[RS_PASS_FORWARD][RS_KMASK_CAUSAL], 3);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "kernel k has no forward causal curve for head_dim 128: its full curve times its head_dim 64 "
+                                               "causal / full ratio at each shape"));
+    }
 }
 
 RS_TEST_PROGRAM("kernel json")
