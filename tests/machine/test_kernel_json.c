@@ -91,6 +91,21 @@ RS_TEST(test_write_round_trip, "write and read back exactly") {
     remove(path);
 }
 
+/* hw written to a file and read back has the same kernel table, byte for byte. */
+static bool writes_back_identically(const rs_hw_t *hw) {
+    static rs_hw_t back;
+    rs_err_t err = {0};
+    char path[] = "/tmp/ringsim-kernel-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return false;
+    close(fd);
+    const bool same = rs_hw_write_json(hw, path, "test note", &err) == 0 && rs_hw_load(path, &back, &err) == 0 &&
+                      memcmp(&hw->kernels, &back.kernels, sizeof hw->kernels) == 0;
+    if (err.msg[0]) fprintf(stderr, "  %s\n", err.msg);
+    remove(path);
+    return same;
+}
+
 /* "backward_from": a forward-only kernel's backward at its forward rates times another preset's backward /
  * forward ratio of the same kernel, shape by shape (the H100 SXM's cuDNN at head_dim 128, full mask:
  * FlashAttention-3 paper Figures 5 and 6, 574 forward and 408 backward TFLOP/s at 1K, 600 and 518 at 8K). */
@@ -132,15 +147,7 @@ RS_TEST(test_backward_from, "backward_from: forward rates x a preset's backward/
     CU_ASSERT_PTR_NOT_NULL(strstr(r.notes, "its backward rates are its forward rates times h100-sxm's cudnn backward / forward ratio"));
 
     /* written and read back: the key again, not the derived curves, and the same table */
-    rs_hw_t back;
-    char path[] = "/tmp/ringsim-kernel-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_TRUE_FATAL(fd >= 0);
-    close(fd);
-    CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&hw, path, "test note", &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &back, &err), 0);
-    CU_ASSERT_EQUAL(memcmp(&hw.kernels, &back.kernels, sizeof hw.kernels), 0);
-    remove(path);
+    CU_ASSERT_TRUE(writes_back_identically(&hw));
 
     /* refused: no source; not a preset; a kernel the preset lacks; a kernel with a backward of its own */
     CU_ASSERT_EQUAL(bf_parse("cudnn", "\"backward_from\": \"h100-sxm\", ", "", &hw, &err), -1);
@@ -160,7 +167,7 @@ RS_TEST(test_backward_from, "backward_from: forward rates x a preset's backward/
 /* The shipped B200 and GB200 (imported from it) rate cuDNN's backward so, and write back identically; a
  * kernel's head_dim without a backward takes the kernel's own ratio at another head_dim. */
 RS_TEST(test_backward_from_presets, "b200/gb200 cudnn backward derived once, written back identically") {
-    rs_hw_t b2, gb, back;
+    rs_hw_t b2, gb;
     rs_err_t err = {0};
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("b200", &b2, &err), 0);
     CU_ASSERT_EQUAL_FATAL(rs_hw_load("gb200", &gb, &err), 0);
@@ -189,14 +196,7 @@ RS_TEST(test_backward_from_presets, "b200/gb200 cudnn backward derived once, wri
     CU_ASSERT_EQUAL(d128->ratio_head_dim, 64);
     CU_ASSERT_EQUAL(d128->pt[4].q_tokens, 8192);
     CU_ASSERT_DOUBLE_EQUAL(d128->pt[4].flops_per_s / (361.591e12 * 329.09 / 343.07), 1.0, 0.02);
-    char path[] = "/tmp/ringsim-kernel-XXXXXX";
-    int fd = mkstemp(path);
-    CU_ASSERT_TRUE_FATAL(fd >= 0);
-    close(fd);
-    CU_ASSERT_EQUAL_FATAL(rs_hw_write_json(&b2, path, "test note", &err), 0);
-    CU_ASSERT_EQUAL_FATAL(rs_hw_load(path, &back, &err), 0);
-    CU_ASSERT_EQUAL(memcmp(&b2.kernels, &back.kernels, sizeof b2.kernels), 0);
-    remove(path);
+    CU_ASSERT_TRUE(writes_back_identically(&b2));
 }
 
 /* Full <-> causal from the other mask: a head_dim with one mask takes the other mask's ratio of the other
