@@ -300,6 +300,25 @@ static int parse_impls(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *t)
     return 0;
 }
 
+/* The lowest dtype of a non-empty bit set of them. */
+static int first_dtype(unsigned dtypes) {
+    int d = 0;
+    while (!(dtypes >> d & 1u)) d++;
+    return d;
+}
+
+/* Device preset `name` into a new *out (free it), for key path kp: "'NAME' is not a device preset<what>"
+ * otherwise. */
+static int load_preset(const pj_ctx_t *k, const char *kp, const char *name, const char *what, rs_hw_t **out) {
+    *out = malloc(sizeof **out);
+    if (!*out) return KFAIL(k, kp, "out of memory");
+    rs_err_t e = {0};
+    if (preset_find(rs_hw_preset_names(), name) && rs_hw_load(name, *out, &e) == 0) return 0;
+    free(*out);
+    *out = NULL;
+    return KFAIL(k, kp, "'%s' is not a device preset%s%s%s", name, what, e.msg[0] ? ": " : "", e.msg);
+}
+
 /* "from": "PRESET" - the kernel table of another device preset (one of its own, not imported itself),
  * each rate scaled by this device's peak over that one's for the curve's dtype when "scale" is
  * "peak" (the same kernels at the same fraction of peak on a sibling: its kernels become estimated)
@@ -317,13 +336,8 @@ static int import_from(const pj_ctx_t *k, const json_t *j, const rs_hw_t *dev, r
     char src[RS_KSOURCE_LEN];
     copy_text(j, "source", src, sizeof src);
     if (!src[0]) return KFAIL(k, "kernels", "kernels.from needs a \"source\" saying what is borrowed and why");
-    rs_hw_t *o = malloc(sizeof *o);
-    if (!o) return KFAIL(k, "kernels.from", "out of memory");
-    rs_err_t e = {0};
-    if (!preset_find(rs_hw_preset_names(), name) || rs_hw_load(name, o, &e) != 0) {
-        free(o);
-        return KFAIL(k, "kernels.from", "'%s' is not a device preset with kernels%s%s", name, e.msg[0] ? ": " : "", e.msg);
-    }
+    rs_hw_t *o;
+    if (load_preset(k, "kernels.from", name, " with kernels", &o)) return -1;
     int rc = 0;
     if (o->kernels.n_kernels == 0 || o->kernels.from[0]) {
         rc = KFAIL(k, "kernels.from", "preset %s has %s", name, o->kernels.from[0] ? "an imported table itself (import from its source)" : "no kernels");
@@ -348,8 +362,7 @@ static int import_from(const pj_ctx_t *k, const json_t *j, const rs_hw_t *dev, r
             for (int d = 0; d < RS_DTYPE_COUNT; d++)
                 if ((c.dtypes >> d & 1u) && dev->flops_per_s[d] > 0 && o->flops_per_s[d] > 0) keep |= 1u << d;
             if (!keep) continue;
-            int d0 = 0;
-            while (!(keep >> d0 & 1u)) d0++;
+            const int d0 = first_dtype(keep);
             const double f = peak ? dev->flops_per_s[d0] / o->flops_per_s[d0] : 1.0;
             c.dtypes = keep;
             for (int p = 0; p < c.n; p++) c.pt[p].flops_per_s *= f;
@@ -392,45 +405,51 @@ static int parse_default(const pj_ctx_t *k, const json_t *j, rs_kernel_table_t *
     return 0;
 }
 
-/* Backward curves from forward ones (docs/model.md section 3a, "Backward from forward"): each forward
- * curve of kernel ki in t gets a backward twin - the same shapes, at the forward rate times the backward /
- * forward ratio of kernel ok in table ot at that shape and mask (ot's resolution at the curve's head_dim
- * when at is 0, at the nearest head_dim with a backward curve of ot's own when at < 0; the ratio taken within one mask: where ot has no backward curve of the mask,
- * the mask that stands in for it in both passes). `skip_dims`: leave the head_dims that have a backward
- * curve (the kernel's own ratio fills only the others). A ratio ot cannot give (no backward, or no
- * forward, at that head_dim) is refused with kp when `must`, else that curve is left as it is. */
+/* A prepared copy of t in a new *own (free it; NULL on failure), whose curves' rates the derivations read. */
+static int prepared_copy(const pj_ctx_t *k, const rs_kernel_table_t *t, rs_kernel_table_t **own) {
+    *own = malloc(sizeof **own);
+    if (!*own) return KFAIL(k, "kernels", "out of memory");
+    **own = *t;
+    rs_err_t e = {0};
+    return rs_kernel_table_prepare(*own, &e) ? KFAIL(k, "kernels", "%s", e.msg) : 0;
+}
+
+/* Backward curves from forward ones (docs/model.md section 3a, "Backward from forward"): forward curves
+ * of kernel ki in t get a backward twin - the same shapes, at the forward rate times the backward / forward
+ * ratio of kernel ok in table ot at that shape and mask, the ratio taken within one mask (where ot has no
+ * backward curve of the mask, the mask that stands in for it in both passes).
+ * - donor, a preset's name (ot that preset's table): every forward curve, ot resolved at its head_dim; a
+ *   ratio ot cannot give is refused.
+ * - donor NULL (ot t's own table, prepared): the forward curves at head_dims without a backward curve, ot
+ *   resolved at the nearest head_dim with a backward of its own; where there is none, nothing. */
 static int derive_curves(const pj_ctx_t *k, const char *kp, rs_kernel_table_t *t, int ki, const rs_kernel_table_t *ot, int ok,
-                         int64_t at, bool skip_dims, bool must, const char *donor) { /* donor: ot's preset name, NULL for t's own */
+                         const char *donor) {
     const int n0 = t->n_curves;
     for (int i = 0; i < n0; i++) {
         const rs_kcurve_t *f = &t->curve[i];
         if (f->kernel != ki || f->pass != RS_PASS_FORWARD) continue;
-        bool has = false;
-        for (int j = 0; skip_dims && j < n0; j++) {
-            const rs_kcurve_t *c = &t->curve[j];
-            has |= c->kernel == ki && c->pass == RS_PASS_BACKWARD && c->head_dim == f->head_dim && (c->dtypes & f->dtypes);
+        const int dt = first_dtype(f->dtypes);
+        int64_t d = donor ? f->head_dim : -1;
+        for (int j = 0; !donor && j < ot->n_curves; j++) { /* the nearest head_dim with a backward of its own */
+            const rs_kcurve_t *c = &ot->curve[j];
+            if (c->kernel != ok || c->pass != RS_PASS_BACKWARD || c->derived) continue;
+            if (c->head_dim == f->head_dim && (c->dtypes & f->dtypes)) { /* this head_dim has one */
+                d = -1;
+                break;
+            }
+            if ((c->dtypes >> dt & 1u) && rs_kdim_nearer(c->head_dim, d, f->head_dim)) d = c->head_dim;
         }
-        if (has) continue;
-        int dt = 0;
-        while (!(f->dtypes >> dt & 1u)) dt++;
+        if (d < 0) continue;
         rs_kresolve_t r;
         rs_err_t e = {0};
-        int64_t d = at > 0 ? at : f->head_dim;
-        for (int j = 0; at < 0 && j < ot->n_curves; j++) { /* the nearest head_dim with a backward of its own */
-            const rs_kcurve_t *c = &ot->curve[j];
-            if (c->kernel != ok || c->pass != RS_PASS_BACKWARD || c->derived || !(c->dtypes >> dt & 1u)) continue;
-            const int64_t dd = llabs(c->head_dim - f->head_dim), db = llabs(d - f->head_dim);
-            if (d == f->head_dim || dd < db || (dd == db && c->head_dim < d)) d = c->head_dim;
-        }
-        if (at < 0 && d == f->head_dim) continue; /* no backward curve anywhere */
         if (rs_kernel_resolve(ot, ok, dt, d, &r, &e)) {
-            if (must) return KFAIL(k, kp, "preset %s: %s", donor, e.msg);
+            if (donor) return KFAIL(k, kp, "preset %s: %s", donor, e.msg);
             continue;
         }
         const rs_kcurve_t *ob = &ot->curve[r.idx[RS_PASS_BACKWARD][f->mask]];
         const rs_kcurve_t *of = ob->pass == RS_PASS_BACKWARD ? &ot->curve[r.idx[RS_PASS_FORWARD][ob->mask]] : NULL;
         if (!of || of->pass != RS_PASS_FORWARD || of->mask != ob->mask) {
-            if (must)
+            if (donor)
                 return KFAIL(k, kp, "preset %s's kernel %s has no backward and forward curves of one mask for %s", donor, ot->kernel[ok].name,
                              rs_dtype_name((rs_dtype_t)dt));
             continue;
@@ -442,11 +461,11 @@ static int derive_curves(const pj_ctx_t *k, const char *kp, rs_kernel_table_t *t
         for (int p = 0; p < b->n; p++)
             b->pt[p].flops_per_s *= rs_kcurve_rate(ob, f->pt[p].q_tokens, f->pt[p].k_tokens) /
                                     rs_kcurve_rate(of, f->pt[p].q_tokens, f->pt[p].k_tokens);
-        char src[RS_KSOURCE_LEN];
-        snprintf(src, sizeof src, "%.280s x the %.60s %.60s backward / forward ratio at each shape (head_dim %lld%s%.280s", f->source,
+        char src[RS_KSOURCE_LEN]; /* f and the kernel's text lie in t, as b does */
+        snprintf(src, sizeof src, "%.280s x the %.60s %.60s backward / forward ratio at each shape (head_dim %lld%s%.280s)", f->source,
                  donor ? donor : "kernel's own", ot->kernel[ok].name, (long long)ob->head_dim, donor ? ": " : "",
                  donor ? t->kernel[ki].backward_from_source : "");
-        snprintf(b->source, sizeof b->source, "%.760s)", src);
+        snprintf(b->source, sizeof b->source, "%s", src);
     }
     return 0;
 }
@@ -459,43 +478,29 @@ static int derive_curves(const pj_ctx_t *k, const char *kp, rs_kernel_table_t *t
  * Then every kernel's forward curves at a head_dim without a backward curve take the kernel's own ratio at
  * its nearest head_dim that has both passes (t prepared first, and again after). */
 static int derive_backward(const pj_ctx_t *k, rs_kernel_table_t *t) {
-    rs_err_t e = {0};
     for (int ki = 0; ki < t->n_kernels; ki++) {
         rs_kernel_info_t *info = &t->kernel[ki];
         if (!info->backward_from[0]) continue;
         char kp[RS_KNAME_LEN + 64];
         snprintf(kp, sizeof kp, "kernels.list[%s].backward_from", info->name);
-        bool done = false; /* an imported table ("from") has them already */
-        for (int i = 0; i < t->n_curves; i++) {
-            const rs_kcurve_t *c = &t->curve[i];
-            if (c->kernel == ki && c->pass == RS_PASS_BACKWARD && !c->derived)
+        for (int i = 0; i < t->n_curves; i++) /* none is derived yet: an imported table ("from") dropped its */
+            if (t->curve[i].kernel == ki && t->curve[i].pass == RS_PASS_BACKWARD)
                 return KFAIL(k, kp, "kernel %s has backward curves of its own: derive none", info->name);
-            done |= c->kernel == ki && c->derived;
-        }
-        if (done) continue;
-        rs_hw_t *o = malloc(sizeof *o);
-        if (!o) return KFAIL(k, kp, "out of memory");
-        if (!preset_find(rs_hw_preset_names(), info->backward_from) || rs_hw_load(info->backward_from, o, &e) != 0) {
-            free(o);
-            return KFAIL(k, kp, "'%s' is not a device preset%s%s", info->backward_from, e.msg[0] ? ": " : "", e.msg);
-        }
+        rs_hw_t *o;
+        if (load_preset(k, kp, info->backward_from, "", &o)) return -1;
         const int ok = rs_kernel_find(&o->kernels, info->name);
-        char donor[RS_KNAME_LEN + 16];
-        snprintf(donor, sizeof donor, "preset %s", info->backward_from);
         int rc = ok < 0 ? KFAIL(k, kp, "preset %s has no kernel named '%s'", info->backward_from, info->name)
                  : o->kernels.kernel[ok].backward_from[0]
                      ? KFAIL(k, kp, "preset %s derives its %s backward itself (name a preset that measured it)", info->backward_from, info->name)
                      : 0;
-        if (rc == 0) rc = derive_curves(k, kp, t, ki, &o->kernels, ok, 0, false, true, info->backward_from);
+        if (rc == 0) rc = derive_curves(k, kp, t, ki, &o->kernels, ok, info->backward_from);
         free(o);
         if (rc) return rc;
     }
-    rs_kernel_table_t *own = malloc(sizeof *own);
-    if (!own) return KFAIL(k, "kernels", "out of memory");
-    *own = *t;
-    int rc = rs_kernel_table_prepare(own, &e) ? KFAIL(k, "kernels", "%s", e.msg) : 0;
+    rs_kernel_table_t *own;
+    int rc = prepared_copy(k, t, &own);
     for (int ki = 0; rc == 0 && ki < t->n_kernels; ki++)
-        if (!t->kernel[ki].backward_from[0]) rc = derive_curves(k, "kernels", t, ki, own, ki, -1, true, false, NULL);
+        if (!t->kernel[ki].backward_from[0]) rc = derive_curves(k, "kernels", t, ki, own, ki, NULL);
     free(own);
     return rc;
 }
@@ -511,28 +516,23 @@ static int derive_backward(const pj_ctx_t *k, rs_kernel_table_t *t) {
  * 0.76 at 2K). The curves present before this step count (a derived backward has its forward's masks);
  * t prepared first (a copy), and again after. */
 static int derive_masks(const pj_ctx_t *k, rs_kernel_table_t *t) {
-    rs_kernel_table_t *own = malloc(sizeof *own);
-    if (!own) return KFAIL(k, "kernels", "out of memory");
-    *own = *t;
-    rs_err_t e = {0};
-    int rc = rs_kernel_table_prepare(own, &e) ? KFAIL(k, "kernels", "%s", e.msg) : 0;
-    const int n0 = own->n_curves;
+    rs_kernel_table_t *own;
+    int rc = prepared_copy(k, t, &own);
+    const int n0 = rc == 0 ? own->n_curves : 0;
     for (int i = 0; rc == 0 && i < n0; i++) {
         const rs_kcurve_t *c = &own->curve[i];
         if (c->mask == RS_KMASK_SHIFTED) continue;
         const rs_kmask_t want = c->mask == RS_KMASK_FULL ? RS_KMASK_CAUSAL : RS_KMASK_FULL;
-        int dt = 0;
-        while (!(c->dtypes >> dt & 1u)) dt++;
-        int have = -1; /* the missing mask at c's head_dim */
-        for (int j = 0; j < t->n_curves && have < 0; j++) {
+        const int dt = first_dtype(c->dtypes);
+        bool have = false; /* the other mask at c's head_dim, of the profile or derived in this loop */
+        for (int j = 0; j < t->n_curves && !have; j++) {
             const rs_kcurve_t *o = &t->curve[j];
-            if (o->kernel == c->kernel && o->pass == c->pass && o->head_dim == c->head_dim && o->mask == want && (o->dtypes >> dt & 1u)) have = j;
+            have = o->kernel == c->kernel && o->pass == c->pass && o->head_dim == c->head_dim && o->mask == want && (o->dtypes >> dt & 1u);
         }
-        if (have >= 0) continue;
+        if (have) continue;
         /* the ratio's curves: the other pass at this head_dim (how much a causal call loses is the same in
          * both passes), else this pass at the nearest other head_dim (the smaller on a tie) */
         int num = -1, den = -1;
-        int64_t best = 0;
         for (int j = 0; j < n0; j++) {
             const rs_kcurve_t *o = &own->curve[j];
             if (o->kernel != c->kernel || o->mask != want || !(o->dtypes >> dt & 1u) || (o->pass == c->pass) == (o->head_dim == c->head_dim))
@@ -544,8 +544,9 @@ static int derive_masks(const pj_ctx_t *k, rs_kernel_table_t *t) {
                     m = q;
             }
             if (m < 0) continue;
-            const int64_t r = o->pass != c->pass ? 0 : 2 * llabs(o->head_dim - c->head_dim) + (o->head_dim > c->head_dim);
-            if (num < 0 || r < best) num = j, den = m, best = r;
+            const rs_kcurve_t *cur = num < 0 ? NULL : &own->curve[num];
+            if (!cur || (cur->pass == c->pass && (o->pass != c->pass || rs_kdim_nearer(o->head_dim, cur->head_dim, c->head_dim))))
+                num = j, den = m;
         }
         if (num < 0) continue;
         if (t->n_curves >= RS_KMAX_CURVES) {
@@ -560,10 +561,8 @@ static int derive_masks(const pj_ctx_t *k, rs_kernel_table_t *t) {
             const double r = rs_kcurve_rate(on, c->pt[p].q_tokens, c->pt[p].k_tokens) / rs_kcurve_rate(od, c->pt[p].q_tokens, c->pt[p].k_tokens);
             b->pt[p].flops_per_s *= want == RS_KMASK_CAUSAL ? fmin(r, 1.0) : fmax(r, 1.0);
         }
-        char src[RS_KSOURCE_LEN];
-        snprintf(src, sizeof src, "%.400s x the kernel's head_dim %lld %s / %s ratio at each shape", c->source, (long long)on->head_dim,
-                 rs_kmask_name(want), rs_kmask_name(c->mask));
-        snprintf(b->source, sizeof b->source, "%s", src);
+        snprintf(b->source, sizeof b->source, "%.400s x the kernel's head_dim %lld %s / %s ratio at each shape", c->source,
+                 (long long)on->head_dim, rs_kmask_name(want), rs_kmask_name(c->mask)); /* c lies in own, not t */
     }
     free(own);
     return rc;

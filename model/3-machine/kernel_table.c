@@ -96,6 +96,11 @@ double rs_kcurve_rate(const rs_kcurve_t *c, double q, double k) {
     return exp(c->log_rate[i0] + t * (c->log_rate[i1] - c->log_rate[i0]));
 }
 
+bool rs_kdim_nearer(int64_t d, int64_t best, int64_t target) {
+    const int64_t dd = llabs(d - target), db = llabs(best - target);
+    return best < 0 || dd < db || (dd == db && d < best);
+}
+
 int rs_kcurve_outside(const rs_kcurve_t *c, double q, double k) {
     const double area = q * k;
     if (area < c->area[0]) return -1;
@@ -187,7 +192,7 @@ static double point_batch(const rs_kcurve_t *c, int j) {
  * causal/full ratios, 0.66, 0.83, 0.92 at 512, 2K, 8K (Figure 7), follow the forward-only ones of the
  * FlashAttention-3 paper's Figure 5, 0.62, 0.82, 0.90, not the flat backward full curve), then the
  * pass, then the head_dim, then the head_dim's distance, then the smaller head_dim; never a derived
- * backward curve (its shape is a forward one's). */
+ * curve (its shape is another curve's). */
 static const int mask_order[RS_KMASK_COUNT][RS_KMASK_COUNT - 1] = {{RS_KMASK_CAUSAL, RS_KMASK_SHIFTED},
                                                                    {RS_KMASK_SHIFTED, RS_KMASK_FULL},
                                                                    {RS_KMASK_CAUSAL, RS_KMASK_FULL}};
@@ -309,8 +314,7 @@ int rs_kernel_resolve(const rs_kernel_table_t *t, int kernel, int dtype, int64_t
     for (int i = 0; i < t->n_curves; i++) {
         const rs_kcurve_t *c = &t->curve[i];
         if (c->kernel != kernel || !(c->dtypes >> dtype & 1u)) continue;
-        int64_t dd = llabs(c->head_dim - head_dim), db = llabs(d - head_dim);
-        if (d < 0 || dd < db || (dd == db && c->head_dim < d)) d = c->head_dim;
+        if (rs_kdim_nearer(c->head_dim, d, head_dim)) d = c->head_dim;
     }
     if (d < 0) return rs_errc(err, RS_ERR_BAD_INPUT, "kernel %s has no curve for dtype %s", kn, rs_dtype_name((rs_dtype_t)dtype));
     if (d != head_dim)

@@ -69,9 +69,9 @@ typedef struct {
     int64_t ctas_per_sm;             /* CTAs one SM runs at once */
     bool cta_per_kv_head;            /* a CTA per key/value head (else per query head) */
     char source[RS_KSOURCE_LEN];     /* where the points come from */
-    bool derived;                    /* a backward curve made from this kernel's forward curve of the same
-                                        head_dim and mask (docs/model.md section 3a, "Backward from forward");
-                                        not written back */
+    bool derived;                    /* made from another curve of the kernel times a ratio of two others
+                                        (docs/model.md section 3a, "Backward from forward", "Masks from the
+                                        other mask"); not written back, lends no shape */
     int64_t ratio_head_dim;          /* derived: the head_dim whose ratio it took */
     int mask_of;                     /* derived across masks: 1 + the mask of the curve it scales (0: across passes) */
     /* derived by rs_kernel_table_prepare from pt (call it again after changing a point): */
@@ -128,6 +128,9 @@ typedef struct {
  * rates, rs_kcurve_t.full; without the wave term the points' own rates), from its derived logs (c
  * prepared). Can't fail. */
 double rs_kcurve_rate(const rs_kcurve_t *c, double q_tokens, double k_tokens);
+/* Whether head_dim d is nearer `target` than `best` (the smaller on a tie; any d when best < 0): the one
+ * rule by which a head_dim without curves picks another's. Can't fail. */
+bool rs_kdim_nearer(int64_t d, int64_t best, int64_t target);
 /* The useful rate of a q x k call of head_dim d on curve c measured at head_dim d_c (docs/model.md
  * section 3a, "Head dims"). A call computes one exponential per score (forward: the softmax; backward:
  * its recomputation) beside its 4 d (forward) or 10 d (backward) FLOPs per score, on the special-function
